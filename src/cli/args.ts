@@ -1,0 +1,18 @@
+/** Argument parsing shared by the subcommands (node:util parseArgs, strict). */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Bad usage: reported on stderr, exit status 2. */
+export class UsageError extends Error {}
+
+export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T, allowPositionals = true) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Writes one JSON document to stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+}

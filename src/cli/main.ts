@@ -1,0 +1,78 @@
+/**
+ * `yoke` — the command line (contract section 3). Each subcommand lives in its own module,
+ * loaded on demand; each returns the exit status: 0 success, 1 refused/failed, 2 bad usage.
+ */
+import { UsageError } from "./args";
+
+type Command = (argv: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import("./commands/run")).runCommand,
+  resume: async () => (await import("./commands/run")).resumeCommand,
+  sessions: async () => (await import("./commands/sessions")).sessionsCommand,
+  edit: async () => (await import("./commands/edit")).editCommand,
+  permissions: async () => (await import("./commands/permissions")).permissionsCommand,
+  sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
+  bench: async () => (await import("./commands/bench")).benchCommand,
+};
+
+const USAGE = `yoke — a coding agent (VS Code extension and command line)
+
+Usage:
+  yoke run [options] PROMPT            run the agent on a task in --cwd (default: .)
+  yoke resume SESSION [options]        continue a session from its event log
+  yoke sessions [--session-dir DIR]    list sessions with their status
+  yoke edit view FILE [--offset N] [--limit M]
+  yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] < EDIT
+  yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
+  yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S] -- COMMAND...
+  yoke bench [--json]
+
+Run options:
+  --provider anthropic|openai|openai-compatible   (default: from ~/.yoke/settings.json, else anthropic)
+  --base-url URL  --model NAME  --api-key-env VAR
+  --permission-mode default|acceptEdits|plan|bypassPermissions
+  --session-dir DIR  --max-turns N  --json  --cwd DIR
+
+Every command accepts --json for one JSON document on stdout.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(USAGE + "\n");
+    return name ? 0 : 2;
+  }
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`${YOKE_VERSION}\n`);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    process.stderr.write(`yoke: unknown command "${name}"\n\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    return await (await load())(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`yoke ${name}: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`yoke ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+declare const YOKE_VERSION: string;
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`yoke: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * The session event log: every step of a session is one of these, appended to a JSONL file.
+ * The conversation the model sees, the UI state and resume are projections of this log.
+ */
+import { z } from "zod";
+
+export const LOOP_STATES = ["idle", "thinking", "waiting_tool", "waiting_user", "done", "error", "cancelled"] as const;
+export const LoopState = z.enum(LOOP_STATES);
+export type LoopState = z.infer<typeof LoopState>;
+
+export const ToolCallRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Arguments as the model sent them (parsed JSON, or the raw string when it was not JSON). */
+  input: z.unknown(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+
+export const Usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative().default(0),
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+const base = {
+  /** Position in the log, from 0. */
+  seq: z.number().int().nonnegative(),
+  /** ISO time. */
+  ts: z.string(),
+};
+
+export const SessionEvent = z.discriminatedUnion("type", [
+  z.object({
+    ...base,
+    type: z.literal("session_start"),
+    sessionId: z.string(),
+    cwd: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    permissionMode: z.string().default("default"),
+    /** Label shown instead of the model name (e.g. "demo model"). */
+    label: z.string().optional(),
+    /** Version of the event schema. */
+    version: z.literal(1),
+  }),
+  z.object({ ...base, type: z.literal("user_message"), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("assistant_message"),
+    text: z.string(),
+    reasoning: z.string().optional(),
+    toolCalls: z.array(ToolCallRecord),
+    stopReason: z.string().optional(),
+  }),
+  /** A tool began to run (after validation and permission). */
+  z.object({ ...base, type: z.literal("tool_call"), callId: z.string(), name: z.string(), input: z.unknown() }),
+  z.object({
+    ...base,
+    type: z.literal("tool_result"),
+    callId: z.string(),
+    name: z.string(),
+    /** What the model is told. */
+    output: z.string(),
+    isError: z.boolean(),
+    durationMs: z.number().nonnegative(),
+    /** The tool was running when the session died; it was not re-run. */
+    interrupted: z.boolean().optional(),
+    /** Structured details for the UI (never sent to the model). */
+    meta: z.unknown().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("permission_request"),
+    callId: z.string(),
+    tool: z.string(),
+    permission: z.string(),
+    input: z.unknown(),
+    reason: z.string(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("permission_decision"),
+    callId: z.string(),
+    decision: z.enum(["allow", "deny"]),
+    by: z.enum(["rule", "mode", "hook", "user", "restricted"]),
+    rule: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  z.object({ ...base, type: z.literal("edit_proposed"), editId: z.string(), callId: z.string(), path: z.string(), diff: z.string() }),
+  z.object({ ...base, type: z.literal("edit_applied"), editId: z.string(), path: z.string(), partial: z.boolean().optional() }),
+  z.object({ ...base, type: z.literal("edit_rejected"), editId: z.string(), path: z.string(), message: z.string().optional() }),
+  z.object({
+    ...base,
+    type: z.literal("error"),
+    message: z.string(),
+    code: z.string().optional(),
+    retryable: z.boolean().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal("usage"),
+    usage: Usage,
+    model: z.string(),
+    /** USD for this request; absent when the model's price is unknown. */
+    costUsd: z.number().optional(),
+  }),
+  z.object({ ...base, type: z.literal("compaction"), summary: z.string(), upToSeq: z.number().int() }),
+  z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
+  z.object({
+    ...base,
+    type: z.literal("todos"),
+    todos: z.array(z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })),
+  }),
+]);
+export type SessionEvent = z.infer<typeof SessionEvent>;
+export type SessionEventType = SessionEvent["type"];
+export type EventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
+/** An event before the log assigns its position and time. */
+export type NewEvent = SessionEvent extends infer E ? (E extends SessionEvent ? Omit<E, "seq" | "ts"> : never) : never;

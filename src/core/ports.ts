@@ -1,0 +1,113 @@
+/**
+ * What the harness-neutral core needs from its host. The CLI implements these with Node
+ * (src/node), the extension with VS Code APIs (src/host). The core never imports either.
+ */
+
+export type FileType = "file" | "directory" | "symlink" | "other";
+
+export interface FileStat {
+  type: FileType;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/**
+ * The workspace file system. Paths given to it are absolute, normalised POSIX-style paths that
+ * the core has already resolved and checked to lie inside the workspace (see paths.ts);
+ * implementations must not interpret `..` or follow anything the core did not ask for.
+ */
+export interface WorkspaceFs {
+  /** Absolute path of the workspace root, POSIX separators, no trailing slash. */
+  readonly root: string;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Writes atomically where the platform allows (temp file + rename); creates parent folders. */
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  /** `undefined` when the path does not exist. Does not follow a final symlink. */
+  stat(path: string): Promise<FileStat | undefined>;
+  /** Entries of a folder: [name, type]; a symlink is reported as "symlink". */
+  readDir(path: string): Promise<Array<[string, FileType]>>;
+  /** The path with every symlink resolved; `undefined` when it does not exist. */
+  realPath(path: string): Promise<string | undefined>;
+  delete(path: string): Promise<void>;
+  watch?(path: string, onChange: (path: string) => void): Disposable;
+}
+
+export interface GrepOptions {
+  /** Regular expression (Rust/PCRE-ish syntax as ripgrep understands it). */
+  pattern: string;
+  /** Absolute folder or file to search in. */
+  path: string;
+  /** Glob filter on file names, e.g. "*.ts" or "src/**\/*.tsx". */
+  glob?: string;
+  ignoreCase?: boolean;
+  /** Lines of context before and after each match. */
+  context?: number;
+  /** Stop after this many matching lines in all. */
+  maxMatches: number;
+  signal?: AbortSignal;
+}
+
+export interface GrepLine {
+  /** Absolute path. */
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** false for a context line. */
+  match: boolean;
+}
+
+export interface GrepResult {
+  lines: GrepLine[];
+  /** true when maxMatches stopped the search early. */
+  truncated: boolean;
+}
+
+export interface GlobOptions {
+  pattern: string;
+  /** Absolute folder to search in. */
+  path: string;
+  maxResults: number;
+  signal?: AbortSignal;
+}
+
+/** Fast search of the workspace that honours .gitignore (ripgrep in both hosts). */
+export interface Searcher {
+  grep(opts: GrepOptions): Promise<GrepResult>;
+  /** Absolute paths of files matching the glob, most recently modified first. */
+  glob(opts: GlobOptions): Promise<{ paths: string[]; truncated: boolean }>;
+}
+
+export interface Logger {
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};
+
+/**
+ * Append-only storage of session event logs, one per session. Both hosts use a Node
+ * implementation (the log lives in the extension's storage, on the extension host's machine).
+ */
+export interface SessionStore {
+  /** Appends one serialised line (no trailing newline) to the session's log. */
+  append(sessionId: string, line: string): void;
+  /** Flushes the session's log to stable storage (fsync). Called at turn boundaries. */
+  sync(sessionId: string): void;
+  /** Every line of the session's log, in order; a torn last line is returned as it is. */
+  read(sessionId: string): string[];
+  /** Session ids, newest first. */
+  list(): string[];
+  exists(sessionId: string): boolean;
+}

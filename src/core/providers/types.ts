@@ -1,0 +1,83 @@
+/** The one interface every model provider implements. */
+import type { Usage } from "../events";
+
+export type ProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm" | "scripted";
+
+/** A message of the conversation as the core projects it from the event log. */
+export type ModelMessage =
+  | { role: "user"; text: string }
+  | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; input: unknown }> }
+  | { role: "tool"; callId: string; name: string; content: string; isError: boolean };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  /** Stable for the whole session so provider prompt caches hit. */
+  system: string;
+  messages: ModelMessage[];
+  /** Stable for the whole session (same order, same text). */
+  tools: ToolSpec[];
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+export type ProviderEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  /** A complete tool call; `input` is the parsed JSON object, or the raw string when it did not parse. */
+  | { type: "tool_call"; id: string; name: string; input: unknown }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; stopReason: string };
+
+export type ProviderErrorKind =
+  | "auth"
+  | "not_found"
+  | "context_length"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "network"
+  | "bad_request"
+  | "aborted";
+
+/** A provider failure, classified so the loop can retry and the user can be told what to do. */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    message: string,
+    readonly status?: number,
+    /** From a `retry-after` / `retry-after-ms` header. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+  get retryable(): boolean {
+    return this.kind === "rate_limit" || this.kind === "overloaded" || this.kind === "server" || this.kind === "network";
+  }
+}
+
+export interface Provider {
+  readonly id: ProviderId;
+  readonly model: string;
+  /** Streams one model response. Throws ProviderError. Never retries by itself. */
+  stream(req: ChatRequest): AsyncIterable<ProviderEvent>;
+}
+
+export interface ProviderConfig {
+  provider: ProviderId;
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  /** Use the non-streaming endpoint (some servers stream badly); the result is still yielded as events. */
+  stream?: boolean;
+  maxOutputTokens?: number;
+  /** Extra headers for gateways. */
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}

@@ -1,0 +1,48 @@
+/** A model-facing tool: schema, handler, timeout and permission name in one object. */
+import type { z } from "zod";
+import type { Logger, Searcher, WorkspaceFs } from "../ports";
+
+export interface ToolContext {
+  fs: WorkspaceFs;
+  search: Searcher;
+  signal: AbortSignal;
+  sessionId: string;
+  callId: string;
+  log: Logger;
+  /** Files the model has seen this session: absolute path -> content hash at that time (see read tracking). */
+  readState: Map<string, { mtimeMs: number; size: number }>;
+}
+
+export interface ToolOutput {
+  /** What the model is told. Keep it bounded (see output.ts). */
+  text: string;
+  isError?: boolean;
+  /** Structured details for the UI and the event log; never sent to the model. */
+  meta?: unknown;
+}
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Permission name used by permission rules and hooks (contract section 1): Read, Edit, Bash... */
+  permission: string;
+  /** Does the tool change anything (files, processes)? Restricted Mode and plan mode refuse those. */
+  mutates: boolean;
+  timeoutMs: number;
+  /** The `tool_input` a Claude Code-compatible hook sees (contract section 1). */
+  hookInput(args: z.infer<S>): Record<string, unknown>;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Thrown by a handler for an expected failure; its message goes to the model as is. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}
