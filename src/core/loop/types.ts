@@ -43,3 +43,32 @@ export interface AgentSessionApi {
   /** Aborts the provider stream and running tools; records what happened. */
   cancel(): void;
 }
+
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+
+/** What the permission engine decides about one tool call before it runs. */
+export interface PermissionDecision {
+  decision: "allow" | "ask" | "deny";
+  /** The rule that decided, in rule syntax (e.g. `Bash(git push:*)`), when a rule did. */
+  rule?: string | null;
+  /** Who decided: a rule, the mode's default, a hook, or Restricted Mode. */
+  by: "rule" | "mode" | "hook" | "restricted";
+  /** Human-readable reason, shown to the user and (for a deny) to the model. */
+  reason: string;
+}
+
+export interface PermissionCheck {
+  /** Tool name (read_file, run_command...). */
+  tool: string;
+  /** Permission name (Read, Bash...). */
+  permission: string;
+  /** The hook-style tool_input (contract section 1): {file_path}, {command}... */
+  input: Record<string, unknown>;
+  /** Does the tool change anything? */
+  mutates: boolean;
+}
+
+/** The single gate every tool call passes (issue: permission engine). */
+export interface PermissionGate {
+  check(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
+}
