@@ -32,6 +32,7 @@ export type ProviderEvent =
   /** A complete tool call; `input` is the parsed JSON object, or the raw string when it did not parse. */
   | { type: "tool_call"; id: string; name: string; input: unknown }
   | { type: "usage"; usage: Usage }
+  /** Last event. stopReason: "end_turn" | "tool_use" | "max_tokens" | another provider-specific reason. */
   | { type: "done"; stopReason: string };
 
 export type ProviderErrorKind =
@@ -80,4 +81,6 @@ export interface ProviderConfig {
   /** Extra headers for gateways. */
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** Name of the environment variable the key comes from, quoted in "key rejected" messages. */
+  apiKeyEnv?: string;
 }

@@ -1,0 +1,128 @@
+/** Provider over the official `@anthropic-ai/sdk` client (Anthropic, or a gateway at baseUrl). */
+import Anthropic from "@anthropic-ai/sdk";
+import type { Usage } from "../events";
+import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from "./anthropic-messages";
+import { parseArguments } from "./conversation";
+import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
+import type { ChatRequest, Provider, ProviderConfig, ProviderEvent } from "./types";
+
+export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+const DEFAULT_MAX_TOKENS = 16_000;
+
+type RawUsage = Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number | null>>;
+
+/** Adds the non-null fields of `u` to an accumulated Usage (message_delta repeats totals, so it overwrites). */
+function mergeUsage(into: Usage, u: RawUsage | null | undefined): void {
+  if (!u) return;
+  if (u.input_tokens != null) into.inputTokens = u.input_tokens;
+  if (u.output_tokens != null) into.outputTokens = u.output_tokens;
+  if (u.cache_read_input_tokens != null) into.cacheReadTokens = u.cache_read_input_tokens;
+  if (u.cache_creation_input_tokens != null) into.cacheWriteTokens = u.cache_creation_input_tokens;
+}
+
+export class AnthropicProvider implements Provider {
+  readonly id = "anthropic" as const;
+  readonly model: string;
+  private readonly client: Anthropic;
+  private readonly ctx: FailureContext;
+
+  constructor(private readonly config: ProviderConfig) {
+    this.model = config.model;
+    const baseURL = config.baseUrl ?? ANTHROPIC_BASE_URL;
+    this.client = new Anthropic({
+      apiKey: config.apiKey || "no-key",
+      baseURL,
+      maxRetries: 0,
+      timeout: config.timeoutMs ?? 600_000,
+      defaultHeaders: config.headers,
+    });
+    this.ctx = {
+      providerName: "Anthropic",
+      baseUrl: baseURL,
+      model: config.model,
+      apiKeyEnv: config.apiKeyEnv,
+      hasKey: Boolean(config.apiKey),
+      timeoutMs: config.timeoutMs,
+    };
+  }
+
+  private params(req: ChatRequest) {
+    const system = toAnthropicSystem(req.system);
+    return {
+      model: this.model,
+      max_tokens: req.maxOutputTokens ?? this.config.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+      messages: toAnthropicMessages(req),
+      ...(system ? { system } : {}),
+      ...(req.tools.length ? { tools: toAnthropicTools(req.tools) } : {}),
+    };
+  }
+
+  async *stream(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    try {
+      if (this.config.stream === false) yield* this.complete(req);
+      else yield* this.streamed(req);
+    } catch (err) {
+      throw classifyFailure(sdkFailureInfo(err, Anthropic, req.signal), this.ctx);
+    }
+  }
+
+  private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    const stream = await this.client.messages.create({ ...this.params(req), stream: true }, { signal: req.signal });
+    const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
+    let stop = "end_turn";
+    let sawUsage = false;
+    for await (const ev of stream) {
+      switch (ev.type) {
+        case "message_start":
+          sawUsage = true;
+          mergeUsage(usage, ev.message.usage);
+          break;
+        case "content_block_start":
+          if (ev.content_block.type === "tool_use") {
+            const b = ev.content_block;
+            tools.set(ev.index, { id: b.id, name: b.name, json: "", input: b.input });
+          }
+          break;
+        case "content_block_delta": {
+          const d = ev.delta;
+          if (d.type === "text_delta" && d.text) yield { type: "text_delta", text: d.text };
+          else if (d.type === "thinking_delta" && d.thinking) yield { type: "reasoning_delta", text: d.thinking };
+          else if (d.type === "input_json_delta") {
+            const t = tools.get(ev.index);
+            if (t) t.json += d.partial_json;
+          }
+          break;
+        }
+        case "content_block_stop": {
+          const t = tools.get(ev.index);
+          if (t) {
+            tools.delete(ev.index);
+            yield { type: "tool_call", id: t.id, name: t.name, input: t.json ? parseArguments(t.json) : (t.input ?? {}) };
+          }
+          break;
+        }
+        case "message_delta":
+          if (ev.delta.stop_reason) stop = ev.delta.stop_reason;
+          sawUsage = true;
+          mergeUsage(usage, ev.usage);
+          break;
+      }
+    }
+    if (sawUsage) yield { type: "usage", usage };
+    yield { type: "done", stopReason: stop };
+  }
+
+  private async *complete(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    const msg = await this.client.messages.create({ ...this.params(req), stream: false }, { signal: req.signal });
+    for (const b of msg.content) {
+      if (b.type === "thinking" && b.thinking) yield { type: "reasoning_delta", text: b.thinking };
+      else if (b.type === "text" && b.text) yield { type: "text_delta", text: b.text };
+      else if (b.type === "tool_use") yield { type: "tool_call", id: b.id, name: b.name, input: b.input ?? {} };
+    }
+    const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    mergeUsage(usage, msg.usage);
+    yield { type: "usage", usage };
+    yield { type: "done", stopReason: msg.stop_reason ?? "end_turn" };
+  }
+}

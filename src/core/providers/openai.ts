@@ -1,0 +1,170 @@
+/**
+ * Provider over the official `openai` client: OpenAI itself and any server that speaks the
+ * Chat Completions API (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter).
+ */
+import OpenAI from "openai";
+import type { Usage } from "../events";
+import { inputString, pairToolResults, parseArguments } from "./conversation";
+import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
+import type { ChatRequest, Provider, ProviderConfig, ProviderEvent } from "./types";
+
+type Msg = OpenAI.Chat.ChatCompletionMessageParam;
+type RawUsage = OpenAI.CompletionUsage | null | undefined;
+
+export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** Chat Completions messages for a request: system first, tool results as `tool` messages. */
+export function toOpenAiMessages(req: ChatRequest): Msg[] {
+  const out: Msg[] = req.system ? [{ role: "system", content: req.system }] : [];
+  for (const m of pairToolResults(req.messages)) {
+    if (m.role === "user") out.push({ role: "user", content: m.text });
+    else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.callId, content: m.content });
+    else {
+      const calls = m.toolCalls.map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.name, arguments: inputString(c.input) },
+      }));
+      out.push({ role: "assistant", content: m.text || (calls.length ? null : ""), ...(calls.length ? { tool_calls: calls } : {}) });
+    }
+  }
+  return out;
+}
+
+/** Usage with cached prompt tokens split out, so inputTokens counts uncached input only. */
+export function openAiUsage(u: NonNullable<RawUsage>): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    inputTokens: Math.max(0, (u.prompt_tokens ?? 0) - cached),
+    outputTokens: u.completion_tokens ?? 0,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 0,
+  };
+}
+
+/** OpenAI finish reasons in the Anthropic-style vocabulary the loop sees. */
+export function stopReason(finish: string | null | undefined, hasToolCalls: boolean): string {
+  if (hasToolCalls) return "tool_use";
+  if (finish === "length") return "max_tokens";
+  if (finish === "stop" || !finish) return "end_turn";
+  return finish;
+}
+
+function reasoningOf(x: unknown): string | undefined {
+  const r = x as { reasoning_content?: unknown; reasoning?: unknown } | undefined;
+  const v = r?.reasoning_content ?? r?.reasoning;
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+interface PartialCall {
+  id?: string;
+  name: string;
+  args: string;
+}
+
+export class OpenAiProvider implements Provider {
+  readonly id: "openai" | "openai-compatible";
+  readonly model: string;
+  private readonly client: OpenAI;
+  private readonly ctx: FailureContext;
+
+  constructor(private readonly config: ProviderConfig) {
+    this.id = config.provider === "openai" ? "openai" : "openai-compatible";
+    this.model = config.model;
+    const baseURL = config.baseUrl ?? OPENAI_BASE_URL;
+    this.client = new OpenAI({
+      apiKey: config.apiKey || "no-key",
+      baseURL,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: config.timeoutMs ?? 600_000,
+      defaultHeaders: config.headers,
+    });
+    this.ctx = {
+      providerName: this.id === "openai" ? "OpenAI" : "the OpenAI-compatible server",
+      baseUrl: baseURL,
+      model: config.model,
+      apiKeyEnv: config.apiKeyEnv,
+      hasKey: Boolean(config.apiKey),
+      timeoutMs: config.timeoutMs,
+    };
+  }
+
+  private params(req: ChatRequest) {
+    const max = req.maxOutputTokens ?? this.config.maxOutputTokens;
+    return {
+      model: this.model,
+      messages: toOpenAiMessages(req),
+      ...(req.tools.length
+        ? {
+            tools: req.tools.map((t) => ({
+              type: "function" as const,
+              function: { name: t.name, description: t.description, parameters: t.inputSchema },
+            })),
+          }
+        : {}),
+      // OpenAI's reasoning models refuse max_tokens; most compatible servers only know it.
+      ...(max ? (this.id === "openai" ? { max_completion_tokens: max } : { max_tokens: max }) : {}),
+    };
+  }
+
+  async *stream(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    try {
+      if (this.config.stream === false) yield* this.complete(req);
+      else yield* this.streamed(req);
+    } catch (err) {
+      throw classifyFailure(sdkFailureInfo(err, OpenAI, req.signal), this.ctx);
+    }
+  }
+
+  private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    const stream = await this.client.chat.completions.create(
+      { ...this.params(req), stream: true, stream_options: { include_usage: true } },
+      { signal: req.signal },
+    );
+    const calls: PartialCall[] = [];
+    let finish: string | null | undefined;
+    let usage: RawUsage;
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      for (const choice of chunk.choices ?? []) {
+        const delta = choice.delta ?? {};
+        const reasoning = reasoningOf(delta);
+        if (reasoning) yield { type: "reasoning_delta", text: reasoning };
+        if (delta.content) yield { type: "text_delta", text: delta.content };
+        if (delta.refusal) yield { type: "text_delta", text: delta.refusal };
+        for (const [pos, tc] of (delta.tool_calls ?? []).entries()) {
+          const index = typeof tc.index === "number" ? tc.index : pos;
+          const call = (calls[index] ??= { name: "", args: "" });
+          if (tc.id) call.id = tc.id;
+          if (tc.function?.name && !call.name) call.name = tc.function.name;
+          if (tc.function?.arguments) call.args += tc.function.arguments;
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+    }
+    const complete = calls.filter((c) => c && c.name);
+    for (const [i, c] of complete.entries()) {
+      yield { type: "tool_call", id: c.id ?? `call_${i}_${Date.now().toString(36)}`, name: c.name, input: parseArguments(c.args) };
+    }
+    if (usage) yield { type: "usage", usage: openAiUsage(usage) };
+    yield { type: "done", stopReason: stopReason(finish, complete.length > 0) };
+  }
+
+  private async *complete(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    const res = await this.client.chat.completions.create({ ...this.params(req), stream: false }, { signal: req.signal });
+    const choice = res.choices?.[0];
+    const msg = choice?.message;
+    const reasoning = reasoningOf(msg);
+    if (reasoning) yield { type: "reasoning_delta", text: reasoning };
+    if (msg?.content) yield { type: "text_delta", text: msg.content };
+    if (msg?.refusal) yield { type: "text_delta", text: msg.refusal };
+    const calls = (msg?.tool_calls ?? []).filter((c) => c.type === "function");
+    for (const [i, c] of calls.entries()) {
+      yield { type: "tool_call", id: c.id || `call_${i}`, name: c.function.name, input: parseArguments(c.function.arguments ?? "") };
+    }
+    if (res.usage) yield { type: "usage", usage: openAiUsage(res.usage) };
+    yield { type: "done", stopReason: stopReason(choice?.finish_reason, calls.length > 0) };
+  }
+}
