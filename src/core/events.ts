@@ -39,9 +39,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
     cwd: z.string(),
     provider: z.string(),
     model: z.string(),
+    /** Provider base URL (never a key), so `yoke resume` can reconnect without options. */
+    baseUrl: z.string().optional(),
     permissionMode: z.string().default("default"),
     /** Label shown instead of the model name (e.g. "demo model"). */
     label: z.string().optional(),
+    /** The system prompt, fixed for the session so resume sends the same prefix (prompt caches hit). */
+    systemPrompt: z.string().optional(),
+    /** Whether the workspace was trusted (false = Restricted Mode: nothing is written or run). */
+    trusted: z.boolean().default(true),
     /** Version of the event schema. */
     version: z.literal(1),
   }),

@@ -1,0 +1,30 @@
+/** Permission questions in a terminal: asked on stderr when there is a TTY, refused otherwise. */
+import { createInterface } from "node:readline/promises";
+import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
+
+export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Approver {
+  return {
+    async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
+      if (!input.isTTY) {
+        return {
+          decision: "deny",
+          message: `no one to ask (not a terminal): ${q.reason}. Run with --permission-mode acceptEdits or bypassPermissions, or add an allow rule in .yoke/settings.json`,
+        };
+      }
+      const rl = createInterface({ input, output });
+      try {
+        const answer = await rl.question(`\n? Allow ${q.tool} ${summarize(q.input)} (${q.reason})? [y/N/message] `, { signal });
+        const a = answer.trim();
+        if (/^y(es)?$/i.test(a)) return { decision: "allow" };
+        return { decision: "deny", message: a && !/^no?$/i.test(a) ? a : undefined };
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}
+
+function summarize(input: unknown): string {
+  const text = JSON.stringify(input);
+  return text.length > 160 ? text.slice(0, 159) + "…" : text;
+}

@@ -1,0 +1,114 @@
+/**
+ * `yoke run PROMPT` and `yoke resume SESSION [PROMPT]`: the agent loop, headless. The answer and
+ * tool activity stream to stdout; permission questions go to the terminal when there is one.
+ */
+import { resolve } from "node:path";
+import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
+import type { PermissionMode } from "../../core/loop/types";
+import { summarizeSession } from "../../core/session/projection";
+import { parse, printJson, UsageError } from "../args";
+import { buildCliSession, type CliSessionFlags } from "../session-setup";
+import { createConsoleRenderer } from "../render";
+
+const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
+
+const options = {
+  cwd: { type: "string" },
+  provider: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "api-key-env": { type: "string" },
+  "permission-mode": { type: "string" },
+  "session-dir": { type: "string" },
+  "max-turns": { type: "string" },
+  "no-stream": { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+function flagsFrom(values: Record<string, string | boolean | undefined>): CliSessionFlags {
+  const mode = values["permission-mode"] as string | undefined;
+  if (mode !== undefined && !MODES.includes(mode as PermissionMode)) {
+    throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")} (got "${mode}")`);
+  }
+  const maxTurnsText = values["max-turns"] as string | undefined;
+  const maxTurns = maxTurnsText === undefined ? undefined : Number(maxTurnsText);
+  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new UsageError(`--max-turns must be a positive integer (got "${maxTurnsText}")`);
+  return {
+    cwd: resolve((values.cwd as string | undefined) ?? "."),
+    provider: values.provider as string | undefined,
+    baseUrl: values["base-url"] as string | undefined,
+    model: values.model as string | undefined,
+    apiKeyEnv: values["api-key-env"] as string | undefined,
+    permissionMode: mode as PermissionMode | undefined,
+    sessionDir: values["session-dir"] as string | undefined,
+    maxTurns,
+    stream: values["no-stream"] ? false : undefined,
+    json: Boolean(values.json),
+  };
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, options);
+  const prompt = positionals.join(" ").trim();
+  if (!prompt) throw new UsageError('a prompt is required: yoke run "what does this project do?"');
+  const flags = flagsFrom(values);
+  const setup = await buildCliSession(flags);
+  const session = await AgentSession.create(setup.options);
+  return drive(session, setup.options, setup.sessionDir, flags, (s) => s.send(prompt));
+}
+
+export async function resumeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, options);
+  const [id, ...rest] = positionals;
+  if (!id) throw new UsageError("a session id is required: yoke resume SESSION (see `yoke sessions`)");
+  const flags = flagsFrom(values);
+  const setup = await buildCliSession(flags, id);
+  const session = await AgentSession.resume(id, setup.options);
+  const prompt = rest.join(" ").trim();
+  return drive(session, setup.options, setup.sessionDir, flags, (s) => (prompt ? s.send(prompt) : s.continue()));
+}
+
+async function drive(
+  session: AgentSession,
+  opts: AgentSessionOptions,
+  sessionDir: string,
+  flags: CliSessionFlags,
+  act: (s: AgentSession) => Promise<void>,
+): Promise<number> {
+  const renderer = flags.json ? undefined : createConsoleRenderer(process.stdout, process.stderr);
+  renderer?.header(session.id, opts.provider, opts.providerLabel);
+  const subscriptions = renderer ? [session.onEvent((e) => renderer.event(e)), session.onDelta((d) => renderer.delta(d))] : [];
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write("\nstopping… (Ctrl+C again to quit at once)\n");
+    session.cancel();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    await act(session);
+  } finally {
+    process.off("SIGINT", onSigint);
+    for (const s of subscriptions) s.dispose();
+    await opts.toolContext?.commands?.killAll?.();
+  }
+  const events = session.events();
+  const summary = summarizeSession(events, session.id);
+  const lastAnswer = [...events].reverse().find((e) => e.type === "assistant_message");
+  const lastError = [...events].reverse().find((e) => e.type === "error");
+  if (flags.json) {
+    printJson({
+      sessionId: session.id,
+      status: summary.status,
+      text: lastAnswer?.type === "assistant_message" ? lastAnswer.text : "",
+      usage: summary.usage,
+      costUsd: summary.costUsd ?? null,
+      error: summary.status === "error" && lastError?.type === "error" ? lastError.message : null,
+      sessionDir,
+    });
+  } else {
+    renderer?.footer(summary);
+  }
+  return summary.status === "done" ? 0 : 1;
+}

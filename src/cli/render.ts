@@ -1,0 +1,69 @@
+/** Human output of `yoke run`: the answer streamed to stdout, tool activity as short lines. */
+import type { SessionEvent } from "../core/events";
+import type { StreamDelta } from "../core/loop/types";
+import type { Provider } from "../core/providers/types";
+import type { SessionSummary } from "../core/session/projection";
+
+export interface ConsoleRenderer {
+  header(id: string, provider: Provider, label?: string): void;
+  event(e: SessionEvent): void;
+  delta(d: StreamDelta): void;
+  footer(s: SessionSummary): void;
+}
+
+export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.WritableStream): ConsoleRenderer {
+  let midLine = false;
+  const line = (text: string) => {
+    if (midLine) out.write("\n");
+    midLine = false;
+    out.write(text + "\n");
+  };
+  return {
+    header(id, provider, label) {
+      err.write(`yoke: session ${id} · ${label ?? `${provider.id}/${provider.model}`}\n`);
+    },
+    delta(d) {
+      if (d.type !== "text") return;
+      out.write(d.text);
+      midLine = !d.text.endsWith("\n");
+    },
+    event(e) {
+      switch (e.type) {
+        case "tool_call":
+          line(`⏺ ${e.name} ${brief(e.input)}`);
+          break;
+        case "tool_result": {
+          const first = e.output.split("\n").find((l) => l.trim()) ?? "";
+          line(`  ⎿ ${e.isError ? "error: " : ""}${first.length > 120 ? first.slice(0, 119) + "…" : first} (${e.durationMs} ms)`);
+          break;
+        }
+        case "permission_decision":
+          if (e.decision === "deny") line(`  ✗ ${e.callId}: denied by ${e.by}${e.message ? ` — ${e.message}` : ""}`);
+          break;
+        case "error":
+          line(`! ${e.message}`);
+          break;
+        case "assistant_message":
+          if (midLine) line("");
+          break;
+        default:
+          break;
+      }
+    },
+    footer(s) {
+      if (midLine) line("");
+      const cost = s.costUsd !== undefined ? ` · $${s.costUsd.toFixed(4)}` : "";
+      err.write(`yoke: ${s.status} · ${s.usage.inputTokens} in / ${s.usage.outputTokens} out tokens${cost} · session ${s.id}\n`);
+    },
+  };
+}
+
+function brief(input: unknown): string {
+  if (input && typeof input === "object") {
+    const o = input as Record<string, unknown>;
+    const key = o.path ?? o.pattern ?? o.command ?? o.file_path;
+    if (typeof key === "string") return key;
+  }
+  const t = JSON.stringify(input) ?? "";
+  return t.length > 80 ? t.slice(0, 79) + "…" : t;
+}

@@ -1,0 +1,37 @@
+/**
+ * The system prompt. It is built once per session and stored in the session_start event, so every
+ * turn (and a resumed session) sends the same prefix and provider prompt caches keep hitting.
+ */
+export interface SystemPromptInput {
+  workspaceRoot: string;
+  platform: string;
+  trusted: boolean;
+  permissionMode: string;
+  /** Project instructions (AGENTS.md, CLAUDE.md...), already read by the host. */
+  instructions?: Array<{ source: string; text: string }>;
+}
+
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const parts = [
+    "You are Yoke, a coding agent working in the user's workspace through tools.",
+    `Workspace root: ${input.workspaceRoot}. Platform: ${input.platform}. Paths in tool calls are relative to the workspace root.`,
+    [
+      "How to work:",
+      "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
+      "- read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.",
+      "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
+      "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
+      "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
+      "- For multi-step tasks, keep a todo list with todo_write.",
+    ].join("\n"),
+  ];
+  if (!input.trusted) {
+    parts.push("The workspace is in Restricted Mode (not trusted by the user): you may read files and answer, but tools that write files or run commands are refused. Say so if the task needs them.");
+  } else if (input.permissionMode === "plan") {
+    parts.push("Plan mode is on: you may read and investigate, but not change files or run commands with side effects. Finish with a concrete plan for the user to approve.");
+  }
+  for (const ins of input.instructions ?? []) {
+    parts.push(`Project instructions from ${ins.source}:\n${ins.text.trim()}`);
+  }
+  return parts.join("\n\n");
+}
