@@ -4,7 +4,7 @@ import type { Usage } from "../events";
 import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from "./anthropic-messages";
 import { parseArguments } from "./conversation";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import type { ChatRequest, Provider, ProviderConfig, ProviderEvent } from "./types";
+import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 const DEFAULT_MAX_TOKENS = 16_000;
@@ -62,6 +62,7 @@ export class AnthropicProvider implements Provider {
       if (this.config.stream === false) yield* this.complete(req);
       else yield* this.streamed(req);
     } catch (err) {
+      if (err instanceof ProviderError) throw err;
       throw classifyFailure(sdkFailureInfo(err, Anthropic, req.signal), this.ctx);
     }
   }
@@ -72,6 +73,7 @@ export class AnthropicProvider implements Provider {
     const tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
     let stop = "end_turn";
     let sawUsage = false;
+    let complete = false;
     for await (const ev of stream) {
       switch (ev.type) {
         case "message_start":
@@ -107,7 +109,15 @@ export class AnthropicProvider implements Provider {
           sawUsage = true;
           mergeUsage(usage, ev.usage);
           break;
+        case "message_stop":
+          complete = true;
+          break;
       }
+    }
+    // The SDK ends an aborted stream quietly; a cut-off answer must not look complete.
+    if (req.signal?.aborted) throw new ProviderError("aborted", "the request was cancelled");
+    if (!complete) {
+      throw new ProviderError("network", `the response from ${this.ctx.baseUrl} ended before the message was complete: try again`);
     }
     if (sawUsage) yield { type: "usage", usage };
     yield { type: "done", stopReason: stop };

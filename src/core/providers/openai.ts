@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import type { ChatRequest, Provider, ProviderConfig, ProviderEvent } from "./types";
+import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
 
 type Msg = OpenAI.Chat.ChatCompletionMessageParam;
 type RawUsage = OpenAI.CompletionUsage | null | undefined;
@@ -114,6 +114,7 @@ export class OpenAiProvider implements Provider {
       if (this.config.stream === false) yield* this.complete(req);
       else yield* this.streamed(req);
     } catch (err) {
+      if (err instanceof ProviderError) throw err;
       throw classifyFailure(sdkFailureInfo(err, OpenAI, req.signal), this.ctx);
     }
   }
@@ -144,6 +145,8 @@ export class OpenAiProvider implements Provider {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     }
+    // The SDK ends an aborted stream quietly; a cut-off answer must not look complete.
+    if (req.signal?.aborted) throw new ProviderError("aborted", "the request was cancelled");
     const complete = calls.filter((c) => c && c.name);
     for (const [i, c] of complete.entries()) {
       yield { type: "tool_call", id: c.id ?? `call_${i}_${Date.now().toString(36)}`, name: c.name, input: parseArguments(c.args) };

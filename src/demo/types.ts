@@ -1,0 +1,61 @@
+/** The scripted LLM server's script and what it records. */
+
+/** One scripted model response. Everything is optional: an empty turn answers with no text. */
+export interface ScriptedTurn {
+  text?: string;
+  reasoning?: string;
+  /** OpenAI wire only: the delta field reasoning is sent in (default "reasoning_content"). */
+  reasoningField?: "reasoning_content" | "reasoning";
+  toolCalls?: Array<{ name: string; input: unknown }>;
+  /** Token counts reported; estimated from the request and reply sizes when absent. */
+  usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /** Pause between streamed chunks. */
+  chunkDelayMs?: number;
+  /** Answer with this HTTP error instead (the body defaults to the wire format's error shape). */
+  error?: { status: number; body?: unknown; headers?: Record<string, string> };
+  /** Send headers and the first chunk, then stall until the client disconnects. */
+  hang?: boolean;
+}
+
+/** A request as the server received it. */
+export interface RecordedRequest {
+  format: "openai" | "anthropic";
+  method: string;
+  path: string;
+  /** Lower-case names; authorization / x-api-key / api-key values replaced by "***". */
+  headers: Record<string, string>;
+  /** The parsed JSON body. */
+  body: Record<string, unknown>;
+  stream: boolean;
+}
+
+export type Script = ScriptedTurn[] | ((req: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn>);
+
+export interface ScriptedServerOptions {
+  /** 0 or absent: any free port. */
+  port?: number;
+  host?: "127.0.0.1";
+  script: Script;
+  /** When set, requests must carry this key (Bearer or x-api-key), else 401. */
+  apiKey?: string;
+}
+
+export interface ScriptedServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** url + "/v1", for OpenAI clients. */
+  openaiBaseUrl: string;
+  /** url, for Anthropic clients (they add /v1 themselves). */
+  anthropicBaseUrl: string;
+  port: number;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** Per-response values the wire encoders need. */
+export interface WireContext {
+  /** 1-based number of this response, for deterministic ids. */
+  n: number;
+  model: string;
+  usage: { input: number; output: number; cacheRead: number; cacheWrite: number };
+}
