@@ -304,7 +304,7 @@ export class AgentSession implements AgentSessionApi {
     };
     const provider = withRetries(this.opts.provider, {
       ...this.opts.retry,
-      onRetry: (err: ProviderError, attempt: number, delayMs: number) => {
+      onRetry: ({ error: err, attempt, delayMs }) => {
         this.log.warn(`provider ${err.kind} (${err.message}); retry ${attempt} in ${delayMs} ms`);
         this.append({ type: "error", message: `${err.message} — retrying in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`, code: err.kind, retryable: true });
         armIdle();
@@ -352,7 +352,7 @@ export class AgentSession implements AgentSessionApi {
         throw err;
       }
       if (idleExpired) {
-        throw new ProviderError("network", `No response from ${this.opts.provider.id} (${this.opts.provider.model}) for ${Math.round(idleMs / 1000)} s; the request was abandoned. Send a message to try again.`);
+        throw new ProviderError("network", `No response from ${this.opts.provider.id} (${this.opts.provider.model}) for ${seconds(idleMs)} s; the request was abandoned. Send a message to try again.`);
       }
       throw err;
     } finally {
@@ -403,8 +403,8 @@ export class AgentSession implements AgentSessionApi {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        reject(new ToolError(`${call.name} did not finish within ${seconds(def.timeoutMs)} s and was stopped.`));
         controller.abort(new DOMException("tool timeout", "TimeoutError"));
-        reject(new ToolError(`${call.name} did not finish within ${Math.round(def.timeoutMs / 1000)} s and was stopped.`));
       }, def.timeoutMs);
     });
     const aborted = new Promise<never>((_, reject) => {
@@ -487,7 +487,7 @@ export class AgentSession implements AgentSessionApi {
       return await raceAbort(this.opts.approver.ask(q, controller.signal), controller.signal);
     } catch (err) {
       if (signal.aborted) throw err;
-      return { decision: "deny" as const, message: `no answer within ${Math.round(waitMs / 1000)} s` };
+      return { decision: "deny" as const, message: `no answer within ${seconds(waitMs)} s` };
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
@@ -512,4 +512,9 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** Seconds for messages: whole seconds, or one decimal below 10 s. */
+function seconds(ms: number): string {
+  return ms >= 10_000 ? String(Math.round(ms / 1000)) : String(Math.round(ms / 100) / 10);
 }
