@@ -1,5 +1,6 @@
 /** A model-facing tool: schema, handler, timeout and permission name in one object. */
 import type { z } from "zod";
+import type { CommandRunner } from "../commands/types";
 import type { Logger, Searcher, WorkspaceFs } from "../ports";
 
 export interface ToolContext {
@@ -11,6 +12,8 @@ export interface ToolContext {
   log: Logger;
   /** Files the model has seen this session: absolute path -> content hash at that time (see read tracking). */
   readState: Map<string, { mtimeMs: number; size: number }>;
+  /** Runs shell commands (run_command, command_output, kill_command); absent where the host has none. */
+  commands?: CommandRunner;
 }
 
 export interface ToolOutput {

@@ -1,0 +1,128 @@
+/**
+ * The command-runner port: how the core starts shell commands. Yoke spawns every process
+ * itself (never through a terminal's shell integration), inside a sandbox, and keeps all of
+ * its output. The Node implementation lives in src/node/commands; hosts mirror a
+ * RunningCommand into a terminal view through onData/onExit/interrupt.
+ */
+import type { Disposable } from "../ports";
+
+export type NetworkMode = "off" | "on";
+
+/** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */
+export type SandboxName = "bwrap" | "firejail" | "docker" | "sandbox-exec" | "none";
+
+export interface CommandRequest {
+  /** A shell command line, run with `bash -c` (or the configured shell). */
+  command: string;
+  /** Absolute working folder (inside the workspace). */
+  cwd: string;
+  /** Foreground only: stop the command after this long (default and maximum: RunnerInfo). */
+  timeoutMs?: number;
+  /** true: return at once and keep the process running until killed or the session ends. */
+  background: boolean;
+  network: NetworkMode;
+  /** Extra environment variables, set after the scrubbing of secrets. */
+  env?: Record<string, string>;
+  /** Aborting it stops the command (SIGTERM to the group, then SIGKILL). */
+  signal?: AbortSignal;
+}
+
+export interface CommandResult {
+  /** null when the process was ended by a signal or could not start. */
+  exitCode: number | null;
+  /** Name of the signal that ended the process (e.g. "SIGTERM"), or null. */
+  signal: string | null;
+  timedOut: boolean;
+  /** Stopped by the signal of the request, kill(), or killAll(). */
+  cancelled: boolean;
+  durationMs: number;
+  /** Why the process could not be started, when it could not. */
+  error?: string;
+  /** Processes the command left running (started with `&`) that were stopped when it exited. */
+  strayProcessesStopped?: boolean;
+}
+
+/** Lines of output as the model sees them: head and tail kept, the middle counted. */
+export interface BoundedOutput {
+  head: string[];
+  tail: string[];
+  /** Lines in all (a last line without a newline counts). */
+  totalLines: number;
+}
+
+export interface OutputPage {
+  /** Raw lines (ANSI codes and `\r` redraws still in), without their newline. */
+  lines: string[];
+  /** 1-based number of the first line returned. */
+  from: number;
+  /** Number of the last line returned (from - 1 when none). */
+  to: number;
+  totalLines: number;
+  /** true when lines after `to` exist now. */
+  more: boolean;
+}
+
+export interface RunningCommand {
+  /** Short id the model uses: "c1", "c2"... */
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly background: boolean;
+  readonly network: NetworkMode;
+  /** Epoch milliseconds. */
+  readonly startedAt: number;
+  /** "pty" when the command runs on a pseudo-terminal (isatty is true), else "pipe". */
+  readonly mode: "pty" | "pipe";
+  /** The full raw output (with ANSI codes) is kept here. */
+  readonly logPath: string;
+  /** The result once the command has finished, else undefined. */
+  readonly result: CommandResult | undefined;
+  /**
+   * Raw output chunks (colours and all) as they arrive; stdout and stderr are merged. With
+   * `replay`, first the recent output already produced (up to 256 KB) is delivered at once.
+   */
+  onData(listener: (chunk: string) => void, opts?: { replay?: boolean }): Disposable;
+  /** Called once when the command finishes (at once when it already has). */
+  onExit(listener: (result: CommandResult) => void): Disposable;
+  wait(): Promise<CommandResult>;
+  /** SIGTERM to the command's processes, SIGKILL after a grace period; resolves when all are gone. */
+  kill(): Promise<void>;
+  /** SIGINT to the command's processes (Ctrl+C). */
+  interrupt(): void;
+  /** Lines from 1-based line `since`, read from the log file. */
+  outputSince(since: number, limits?: { maxLines?: number; maxBytes?: number }): Promise<OutputPage>;
+  /** The bounded, cleaned view of the output so far (ANSI and progress redraws removed). */
+  bounded(): BoundedOutput;
+  /** Resizes the pseudo-terminal (no-op in pipe mode). */
+  resize(cols: number, rows: number): void;
+}
+
+/** What a runner is configured to do; the UI shows `warning` persistently when set. */
+export interface RunnerInfo {
+  sandbox: SandboxName;
+  /** Shown by the UI while it applies (e.g. sandbox "none"). */
+  warning?: string;
+  /** Can the network be turned on for a single command? */
+  networkToggle: boolean;
+  /** Network of commands unless they match networkCommands. */
+  network: NetworkMode;
+  /** Command prefixes the user allows the network for (e.g. "npm install"). */
+  networkCommands: string[];
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  /** Commands run on a pseudo-terminal when it is available. */
+  pty: boolean;
+}
+
+export interface CommandRunner {
+  readonly info: RunnerInfo;
+  /** Starts a command. Throws when it cannot be started (e.g. cwd outside the workspace). */
+  start(req: CommandRequest): RunningCommand;
+  get(id: string): RunningCommand | undefined;
+  /** Every command of this runner, oldest first, running or finished. */
+  list(): RunningCommand[];
+  /** Stops every running command (session end). */
+  killAll(): Promise<void>;
+  /** Called with each command as it starts (hosts open a terminal mirror here). */
+  onDidStart(listener: (cmd: RunningCommand) => void): Disposable;
+}
