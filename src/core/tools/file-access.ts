@@ -1,0 +1,97 @@
+/**
+ * Shared file helpers for the tools: stat through a final symlink, text decoding with binary
+ * detection, and "did you mean" suggestions for a missing path.
+ */
+import { baseName, dirName, isInside, normalizePath, relativePath } from "../paths";
+import type { FileStat, WorkspaceFs } from "../ports";
+import type { ReadText } from "./ignore-rules";
+import type { ToolContext } from "./types";
+
+/** Stat that follows a final symlink (which resolveWorkspacePath already checked stays inside). */
+export async function statFollow(fs: WorkspaceFs, abs: string): Promise<FileStat | undefined> {
+  const st = await fs.stat(abs);
+  if (st?.type !== "symlink") return st;
+  const real = await fs.realPath(abs);
+  return real === undefined ? undefined : fs.stat(normalizePath(real));
+}
+
+export type Decoded = { binary: true } | { binary: false; text: string; bom: boolean };
+
+const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/** Text files decode as UTF-8 (invalid bytes become U+FFFD); a NUL byte in the first 8 KB means binary. */
+export function decodeText(bytes: Uint8Array): Decoded {
+  const probe = bytes.subarray(0, 8192);
+  if (probe.includes(0)) return { binary: true };
+  let text = utf8.decode(bytes);
+  const bom = text.charCodeAt(0) === 0xfeff;
+  if (bom) text = text.slice(1);
+  return { binary: false, text, bom };
+}
+
+/** The read-state record of a file as it is now. */
+export function readStamp(st: FileStat): { mtimeMs: number; size: number } {
+  return { mtimeMs: st.mtimeMs, size: st.size };
+}
+
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+function stem(name: string): string {
+  const i = name.lastIndexOf(".");
+  return (i > 0 ? name.slice(0, i) : name).toLowerCase();
+}
+
+/**
+ * Up to 5 existing workspace files with names like the missing one: siblings in the nearest
+ * existing folder first, then same-named files anywhere.
+ */
+export async function similarFiles(ctx: ToolContext, abs: string): Promise<string[]> {
+  const root = normalizePath(ctx.fs.root);
+  const want = baseName(abs).toLowerCase();
+  const scored: Array<[number, string]> = [];
+  let dir = dirName(abs);
+  while (isInside(root, dir) && !(await ctx.fs.stat(dir))) dir = dirName(dir);
+  if (isInside(root, dir)) {
+    const entries = await ctx.fs.readDir(dir).catch(() => [] as Array<[string, string]>);
+    for (const [name] of entries) {
+      const lower = name.toLowerCase();
+      const d = Math.min(distance(lower, want), distance(stem(name), stem(want)) + 1);
+      const close = d <= Math.max(2, Math.floor(want.length / 3)) || lower.includes(stem(want)) || want.includes(stem(name));
+      if (close) scored.push([d, relativePath(root, `${dir === "/" ? "" : dir}/${name}`)]);
+    }
+  }
+  scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
+  const out = scored.map(([, p]) => p);
+  if (out.length < 5 && want) {
+    const glob = await ctx.search
+      .glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, signal: ctx.signal })
+      .catch(() => ({ paths: [] as string[] }));
+    for (const p of glob.paths) {
+      const rel = relativePath(root, normalizePath(p));
+      if (!out.includes(rel)) out.push(rel);
+    }
+  }
+  return out.slice(0, 5);
+}
+
+/** Reads a text file through the workspace fs; undefined when missing or unreadable. */
+export function fsReadText(fs: WorkspaceFs): ReadText {
+  const dec = new TextDecoder();
+  return async (abs) => {
+    const st = await fs.stat(abs).catch(() => undefined);
+    if (st?.type !== "file") return undefined;
+    return fs.readFile(abs).then((b) => dec.decode(b), () => undefined);
+  };
+}

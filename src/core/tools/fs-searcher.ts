@@ -1,0 +1,142 @@
+/**
+ * A Searcher in plain TypeScript over a WorkspaceFs: the fallback when ripgrep is missing.
+ * It follows ripgrep's rules (as `rg --hidden --no-require-git --sort path`): .gitignore/.ignore
+ * honoured, .git skipped, symlinks not followed, files with NUL bytes skipped, a `glob` whitelists
+ * files (even ignored ones) and is matched gitignore-style relative to the searched folder.
+ */
+import picomatch from "picomatch/posix";
+import { baseName, joinPath, normalizePath, relativePath } from "../paths";
+import type { GlobOptions, GrepLine, GrepOptions, GrepResult, Searcher, WorkspaceFs } from "../ports";
+import { fsReadText } from "./file-access";
+import { IgnoreRules } from "./ignore-rules";
+
+type Override = (rel: string, isDir: boolean) => "include" | "exclude" | undefined;
+
+/** Compiles a ripgrep-style `--glob`: no "/" matches at any depth, "!" negates, trailing "/" only folders. */
+function compileOverride(glob: string | undefined): Override {
+  if (!glob) return (rel, isDir) => (baseName(rel) === ".git" && isDir ? "exclude" : undefined);
+  let p = glob;
+  const negated = p.startsWith("!");
+  if (negated) p = p.slice(1);
+  let dirOnly = false;
+  if (p.endsWith("/")) {
+    dirOnly = true;
+    p = p.slice(0, -1);
+  }
+  const anchored = p.includes("/");
+  if (p.startsWith("/")) p = p.slice(1);
+  const match = picomatch(anchored ? p : `**/${p}`, { dot: true });
+  return (rel, isDir) => {
+    if (baseName(rel) === ".git") return "exclude";
+    const hit = (!dirOnly || isDir) && match(rel);
+    if (negated) return hit ? "exclude" : undefined;
+    if (hit) return "include";
+    return isDir ? undefined : "exclude";
+  };
+}
+
+function byName(a: [string, unknown], b: [string, unknown]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+function aborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+}
+
+/** Every searchable file under `dir`, in ripgrep's `--sort path` order. */
+async function* walk(fs: WorkspaceFs, base: string, dir: string, rules: IgnoreRules, override: Override, signal?: AbortSignal): AsyncGenerator<string> {
+  const entries = (await fs.readDir(dir).catch(() => [] as Array<[string, string]>)).sort(byName);
+  for (const [name, type] of entries) {
+    aborted(signal);
+    if (type !== "file" && type !== "directory") continue;
+    const abs = joinPath(dir, name);
+    const isDir = type === "directory";
+    const o = override(relativePath(base, abs), isDir);
+    if (o === "exclude") continue;
+    if (o !== "include" && rules.ignores(abs, isDir)) continue;
+    if (isDir) yield* walk(fs, base, abs, await rules.enter(abs), override, signal);
+    else yield abs;
+  }
+}
+
+function compileRegex(pattern: string, ignoreCase?: boolean): RegExp {
+  let p = pattern;
+  let flags = ignoreCase ? "i" : "";
+  if (p.startsWith("(?i)")) {
+    p = p.slice(4);
+    flags = "i";
+  }
+  try {
+    return new RegExp(p, flags + "u");
+  } catch {
+    try {
+      return new RegExp(p, flags);
+    } catch (e) {
+      throw new Error(`regex parse error: ${(e as Error).message}`);
+    }
+  }
+}
+
+const decoder = new TextDecoder();
+
+/** Options of createFsSearcher. */
+export interface FsSearcherOptions {
+  /** Folder from which .gitignore files above the searched folder are read. Default: fs.root. */
+  ignoreRoot?: string;
+}
+
+export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}): Searcher {
+  const read = fsReadText(fs);
+  const ignoreRoot = normalizePath(opts.ignoreRoot ?? fs.root);
+
+  async function files(path: string, glob: string | undefined, signal?: AbortSignal): Promise<string[]> {
+    const abs = normalizePath(path);
+    const st = await fs.stat(abs);
+    if (!st) throw new Error(`${abs}: No such file or directory`);
+    if (st.type !== "directory") return [abs];
+    const rules = await IgnoreRules.forDir(read, ignoreRoot, abs);
+    const out: string[] = [];
+    for await (const f of walk(fs, abs, abs, rules, compileOverride(glob), signal)) out.push(f);
+    return out;
+  }
+
+  return {
+    async grep(o: GrepOptions): Promise<GrepResult> {
+      const re = compileRegex(o.pattern, o.ignoreCase);
+      const ctx = o.context ?? 0;
+      const lines: GrepLine[] = [];
+      let matches = 0;
+      for (const file of await files(o.path, o.glob, o.signal)) {
+        aborted(o.signal);
+        const bytes = await fs.readFile(file).catch(() => undefined);
+        if (!bytes || bytes.includes(0)) continue;
+        let text = decoder.decode(bytes);
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        const all = text.split("\n");
+        if (all[all.length - 1] === "") all.pop();
+        const hits = all.map((l) => re.test(l));
+        let lastShown = -1;
+        for (let i = 0; i < all.length; i++) {
+          if (!hits[i]) continue;
+          if (matches === o.maxMatches) return { lines, truncated: true };
+          matches++;
+          for (let j = Math.max(lastShown + 1, i - ctx); j < i; j++) lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
+          lines.push({ path: file, line: i + 1, text: all[i]!, match: true });
+          lastShown = i;
+          for (let j = i + 1; j <= Math.min(all.length - 1, i + ctx) && !hits[j]; j++) {
+            lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
+            lastShown = j;
+          }
+        }
+      }
+      return { lines, truncated: false };
+    },
+
+    async glob(o: GlobOptions) {
+      const found = await files(o.path, o.pattern, o.signal);
+      const stamped = await Promise.all(found.map(async (p) => [p, (await fs.stat(p))?.mtimeMs ?? 0] as const));
+      stamped.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      return { paths: stamped.slice(0, o.maxResults).map(([p]) => p), truncated: stamped.length > o.maxResults };
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Bounding what tools send to the model: cap by lines and bytes, cut long lines, and always say
+ * what was cut and how to see more.
+ */
+
+export const MAX_LINE_CHARS = 2000;
+/** Default byte budget of one tool result. */
+export const MAX_OUTPUT_BYTES = 50_000;
+
+const encoder = new TextEncoder();
+
+export function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/** Cuts a line longer than `max` characters, with a marker that says how much was cut. */
+export function cutLine(line: string, max = MAX_LINE_CHARS): string {
+  if (line.length <= max) return line;
+  return `${line.slice(0, max)}… [line cut: ${line.length - max} more characters]`;
+}
+
+export interface HeadResult {
+  /** The lines kept, in order. */
+  kept: string[];
+  /** How many lines were left out at the end. */
+  omitted: number;
+}
+
+/** Keeps leading lines while both the line count and the byte budget allow. */
+export function keepHead(lines: readonly string[], maxLines: number, maxBytes = MAX_OUTPUT_BYTES): HeadResult {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    if (kept.length >= maxLines) break;
+    const size = byteLength(line) + 1;
+    if (bytes + size > maxBytes && kept.length > 0) break;
+    kept.push(line);
+    bytes += size;
+  }
+  return { kept, omitted: lines.length - kept.length };
+}
+
+/**
+ * Keeps the head and the tail of a long text (for logs and command output), with a marker in the
+ * middle saying how many lines were left out.
+ */
+export function keepHeadAndTail(text: string, maxLines: number, maxBytes = MAX_OUTPUT_BYTES, hint = ""): string {
+  const lines = text.split("\n").map((l) => cutLine(l));
+  const total = byteLength(lines.join("\n"));
+  if (lines.length <= maxLines && total <= maxBytes) return lines.join("\n");
+  const headLines = Math.max(1, Math.floor(maxLines / 2));
+  const tailLines = Math.max(1, maxLines - headLines);
+  const head = keepHead(lines, headLines, Math.floor(maxBytes / 2)).kept;
+  const tail = keepHead([...lines].reverse(), tailLines, Math.floor(maxBytes / 2)).kept.reverse();
+  const omitted = Math.max(0, lines.length - head.length - tail.length);
+  if (omitted === 0) return lines.join("\n");
+  const note = `[… ${omitted} lines omitted${hint ? `; ${hint}` : ""} …]`;
+  return [...head, note, ...tail].join("\n");
+}
+
+/** A bracketed note on its own line, as every tool writes them. */
+export function note(text: string): string {
+  return `[${text}]`;
+}
+
+/** Formats a count with its noun: 1 file, 2 files. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

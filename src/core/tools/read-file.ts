@@ -1,0 +1,120 @@
+/** read_file: a file (or a range of it) in the hashline view. */
+import { z } from "zod";
+import { formatHashline, hashlineReady, splitLines } from "../edit/hashline";
+import { resolveWorkspacePath } from "../paths";
+import { decodeText, readStamp, similarFiles, statFollow } from "./file-access";
+import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
+import { defineTool, ToolError, type ToolContext } from "./types";
+
+export const DEFAULT_READ_LIMIT = 2000;
+
+const schema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root."),
+  offset: z.number().int().min(1).optional().describe("First line to show (1-based). Default 1."),
+  limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${DEFAULT_READ_LIMIT}.`),
+  force: z
+    .boolean()
+    .optional()
+    .describe("Send the text again even if this range was already read and the file is unchanged."),
+});
+
+type Stamp = { mtimeMs: number; size: number };
+
+/** Ranges already sent this session, per read state (so one map per session). */
+const sentRanges = new WeakMap<ToolContext["readState"], Map<string, Stamp>>();
+
+function rangesOf(ctx: ToolContext): Map<string, Stamp> {
+  let m = sentRanges.get(ctx.readState);
+  if (!m) {
+    m = new Map();
+    sentRanges.set(ctx.readState, m);
+  }
+  return m;
+}
+
+function same(a: Stamp | undefined, b: Stamp): boolean {
+  return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size;
+}
+
+async function missing(ctx: ToolContext, path: string, abs: string): Promise<ToolError> {
+  const near = await similarFiles(ctx, abs);
+  const hint = near.length
+    ? ` Files with similar names: ${near.map((p) => `"${p}"`).join(", ")}.`
+    : " Use glob or list_files to find the right path.";
+  return new ToolError(`File not found: "${path}".${hint}`);
+}
+
+export const readFileTool = defineTool({
+  name: "read_file",
+  description:
+    "Read a text file. Every line is shown as LINE#HASH|text; use the LINE#HASH anchors with edit_file. " +
+    `Shows at most ${DEFAULT_READ_LIMIT} lines per call: use offset/limit for long files, and prefer grep to find the part you need. ` +
+    "A range you already read is not sent again while the file is unchanged (pass force: true to get it anyway).",
+  schema,
+  permission: "Read",
+  mutates: false,
+  timeoutMs: 30_000,
+  hookInput: (a) => ({ file_path: a.path, offset: a.offset, limit: a.limit }),
+  async run(args, ctx) {
+    await hashlineReady();
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);
+    const st = await statFollow(ctx.fs, abs);
+    if (!st) throw await missing(ctx, args.path, abs);
+    if (st.type === "directory") {
+      throw new ToolError(`"${rel}" is a directory, not a file. Call list_files with path="${rel}" to see what it contains.`);
+    }
+    const stamp = readStamp(st);
+    const offset = args.offset ?? 1;
+    const limit = args.limit ?? DEFAULT_READ_LIMIT;
+    const key = `${abs}\n${offset}\n${limit}`;
+    const ranges = rangesOf(ctx);
+    if (!args.force && same(ranges.get(key), stamp) && same(ctx.readState.get(abs), stamp)) {
+      return {
+        text:
+          `${rel} (lines from ${offset}, limit ${limit}) is unchanged since you read it earlier in this session; ` +
+          "the earlier result is still valid. Call read_file with force: true to get the text again.",
+        meta: { path: rel, unchanged: true },
+      };
+    }
+    const decoded = decodeText(await ctx.fs.readFile(abs));
+    if (decoded.binary) {
+      throw new ToolError(
+        `"${rel}" is a binary file (${st.size} bytes); read_file shows text files only. ` +
+          "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
+      );
+    }
+    const lines = splitLines(decoded.text);
+    const total = lines.length;
+    ctx.readState.set(abs, stamp);
+    if (total === 0) {
+      ranges.set(key, stamp);
+      return { text: `File: ${rel} (empty file, 0 lines)`, meta: { path: rel, from: 0, to: 0, total } };
+    }
+    if (offset > total) {
+      throw new ToolError(
+        `offset ${offset} is past the end of "${rel}", which has ${total} line${total === 1 ? "" : "s"}. ` +
+          `Call read_file with an offset from 1 to ${total}.`,
+      );
+    }
+    const last = Math.min(total, offset + limit - 1);
+    const out: string[] = [];
+    let bytes = 0;
+    let n = offset;
+    for (; n <= last; n++) {
+      const line = cutLine(formatHashline(n, lines[n - 1]!));
+      const size = byteLength(line) + 1;
+      if (bytes + size > MAX_OUTPUT_BYTES && out.length > 0) break;
+      out.push(line);
+      bytes += size;
+    }
+    const to = n - 1;
+    const header = `File: ${rel} (lines ${offset}-${to} of ${total}${decoded.bom ? "; UTF-8 BOM not shown" : ""})`;
+    const parts = [header, ...out];
+    if (to < total) {
+      const why = to < last ? `the output limit of ${MAX_OUTPUT_BYTES} bytes was reached` : `limit ${limit}`;
+      parts.push(note(`Showing lines ${offset}-${to} of ${total} (${why}). Call read_file with offset=${to + 1} to see more.`));
+    }
+    ranges.set(key, stamp);
+    return { text: parts.join("\n"), meta: { path: rel, from: offset, to, total } };
+  },
+});

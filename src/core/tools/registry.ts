@@ -1,0 +1,133 @@
+/**
+ * The tools a session offers: lookup, the JSON Schemas sent to the provider, and argument
+ * validation with model-facing errors.
+ */
+import { z } from "zod";
+import type { ToolSpec } from "../providers/types";
+import { describeArguments, describeIssue } from "./arg-errors";
+import type { ToolDefinition } from "./types";
+
+type Json = Record<string, unknown>;
+type Validation = { ok: true; args: unknown } | { ok: false; error: string };
+
+/** JSON Schema of a tool's arguments, without `$schema` and zod's safe-integer bounds. */
+function toJsonSchema(schema: z.ZodType): Json {
+  const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
+  const clean = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(clean);
+    if (node === null || typeof node !== "object") return node;
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$schema") continue;
+      if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
+      if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
+      out[k] = clean(v);
+    }
+    return out;
+  };
+  return clean(raw) as Json;
+}
+
+/** Numbers and booleans models often send as strings ("10", "true") for top-level fields. */
+function coerce(input: unknown, schema: Json): unknown {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+  const props = (schema.properties as Record<string, Json> | undefined) ?? {};
+  const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(out)) {
+    const type = props[key]?.type;
+    if (typeof value !== "string") continue;
+    const t = value.trim();
+    if ((type === "integer" || type === "number") && /^-?\d+(\.\d+)?$/.test(t)) out[key] = Number(t);
+    else if (type === "boolean" && (t === "true" || t === "false")) out[key] = t === "true";
+  }
+  return out;
+}
+
+function parseRaw(name: string, raw: string, schema: Json): { ok: true; value: unknown } | { ok: false; error: string } {
+  const text = raw.trim();
+  if (text === "") return { ok: true, value: {} };
+  try {
+    let value: unknown = JSON.parse(text);
+    if (typeof value === "string") value = JSON.parse(value);
+    return { ok: true, value };
+  } catch (e) {
+    const shown = raw.length > 200 ? `${raw.slice(0, 200)}… (${raw.length} characters in all)` : raw;
+    return {
+      ok: false,
+      error:
+        `${name}: the arguments were not valid JSON (${(e as Error).message}). Received: ${shown}\n` +
+        `Call ${name} again with one JSON object as its arguments: ${describeArguments(schema)}.`,
+    };
+  }
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, ToolDefinition>();
+  private readonly schemas = new Map<string, Json>();
+  private cachedSpecs: ToolSpec[] | undefined;
+
+  constructor(tools: ToolDefinition[]) {
+    for (const tool of tools) {
+      if (this.byName.has(tool.name)) throw new Error(`ToolRegistry: duplicate tool name "${tool.name}"`);
+      this.byName.set(tool.name, tool);
+    }
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** JSON Schema of a tool's arguments (computed once). */
+  jsonSchema(name: string): Json | undefined {
+    const tool = this.byName.get(name);
+    if (!tool) return undefined;
+    let s = this.schemas.get(name);
+    if (!s) {
+      s = toJsonSchema(tool.schema);
+      this.schemas.set(name, s);
+    }
+    return s;
+  }
+
+  /** Provider tool specs, in registration order; the same objects on every call. */
+  specs(): ToolSpec[] {
+    this.cachedSpecs ??= [...this.byName.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: this.jsonSchema(t.name)!,
+    }));
+    return this.cachedSpecs;
+  }
+
+  /** Parses and checks a tool call's arguments (an object, or the raw string the model sent). */
+  validate(name: string, input: unknown): Validation {
+    const tool = this.byName.get(name);
+    if (!tool) {
+      return {
+        ok: false,
+        error: `Unknown tool "${name}". Available tools: ${this.names().join(", ")}. Call one of these by its exact name.`,
+      };
+    }
+    const schema = this.jsonSchema(name)!;
+    let value: unknown = input ?? {};
+    if (typeof value === "string") {
+      const parsed = parseRaw(name, value, schema);
+      if (!parsed.ok) return parsed;
+      value = parsed.value ?? {};
+    }
+    value = coerce(value, schema);
+    const result = tool.schema.safeParse(value, { reportInput: true });
+    if (result.success) return { ok: true, args: result.data };
+    const lines = result.error.issues.map((issue) => `${name}: ${describeIssue(issue, schema, value)}.`);
+    const known = new Set(Object.keys((schema.properties as Json | undefined) ?? {}));
+    const unknown =
+      value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((k) => !known.has(k)) : [];
+    if (unknown.length) lines.push(`(${unknown.map((k) => `"${k}"`).join(", ")} ${unknown.length > 1 ? "are not arguments" : "is not an argument"} of ${name}.)`);
+    lines.push(`Call ${name} again with corrected arguments: ${describeArguments(schema)}.`);
+    return { ok: false, error: lines.join("\n") };
+  }
+}

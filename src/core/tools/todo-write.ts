@@ -1,0 +1,47 @@
+/** todo_write: replaces the session's todo list. */
+import { z } from "zod";
+import { defineTool } from "./types";
+
+const Todo = z.object({
+  content: z.string().min(1).describe("What to do, as a short imperative sentence."),
+  status: z.enum(["pending", "in_progress", "completed"]),
+  activeForm: z.string().optional().describe("Present-continuous form shown while in progress (optional)."),
+});
+
+/** One item of the todo list. */
+export type Todo = z.infer<typeof Todo>;
+
+const schema = z.object({
+  todos: z
+    .array(Todo)
+    .describe("The complete list, in order; it replaces the previous list.")
+    .refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
+      message:
+        "at most one item may have status \"in_progress\" at a time. Mark the others \"pending\" (not started) or \"completed\" (done)",
+    }),
+});
+
+const MARK: Record<Todo["status"], string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
+
+export function renderTodos(todos: readonly Todo[]): string {
+  if (todos.length === 0) return "Todo list cleared (no items).";
+  const count = (s: Todo["status"]) => todos.filter((t) => t.status === s).length;
+  const head = `Todo list (${todos.length} item${todos.length === 1 ? "" : "s"}: ${count("completed")} completed, ${count("in_progress")} in progress, ${count("pending")} pending):`;
+  return [head, ...todos.map((t, i) => `${MARK[t.status]} ${i + 1}. ${t.content}`)].join("\n");
+}
+
+export const todoWriteTool = defineTool({
+  name: "todo_write",
+  description:
+    "Keep a todo list for multi-step work: send the complete list each time (it replaces the previous one). " +
+    "Each item has content and status pending | in_progress | completed; at most one item is in_progress. " +
+    "Mark an item completed as soon as it is done.",
+  schema,
+  permission: "TodoWrite",
+  mutates: false,
+  timeoutMs: 5_000,
+  hookInput: (a) => ({ todos: a.todos }),
+  async run(args) {
+    return { text: renderTodos(args.todos), meta: { todos: args.todos } };
+  },
+});

@@ -1,0 +1,85 @@
+/** write_file: create a file or replace one the model has read. */
+import { z } from "zod";
+import { splitLines } from "../edit/hashline";
+import { resolveWorkspacePath } from "../paths";
+import { decodeText, readStamp, statFollow } from "./file-access";
+import { plural } from "./output";
+import { defineTool, ToolError } from "./types";
+
+const schema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root. Parent folders are created."),
+  content: z.string().describe("The complete new content of the file."),
+});
+
+const encoder = new TextEncoder();
+
+function when(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Most lines end with CRLF. */
+function isCrlf(text: string): boolean {
+  const crlf = text.split("\r\n").length - 1;
+  return crlf > 0 && crlf * 2 >= text.split("\n").length - 1;
+}
+
+/** Keeps the replaced file's BOM and CRLF line endings when the new content has none of its own. */
+function withStyle(content: string, style: { bom: boolean; crlf: boolean }): string {
+  let out = content;
+  if (style.crlf && !out.includes("\r")) out = out.replace(/\n/g, "\r\n");
+  if (style.bom && !out.startsWith("\uFEFF")) out = "\uFEFF" + out;
+  return out;
+}
+
+export const writeFileTool = defineTool({
+  name: "write_file",
+  description:
+    "Create a new file, or replace the whole content of an existing file. To replace an existing file you must have " +
+    "read it with read_file in this session; for changes to part of a file use edit_file instead.",
+  schema,
+  permission: "Write",
+  mutates: true,
+  timeoutMs: 30_000,
+  hookInput: (a) => ({ file_path: a.path, content: a.content }),
+  async run(args, ctx) {
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);
+    if (rel === ".") throw new ToolError("write_file needs a file path, not the workspace root.");
+    const st = await statFollow(ctx.fs, abs);
+    if (st && st.type === "directory") {
+      throw new ToolError(`"${rel}" is a directory; write_file writes files. Choose a file path such as "${rel}/new-file.ts".`);
+    }
+    let before: string | undefined;
+    let style = { bom: false, crlf: false };
+    if (st) {
+      const seen = ctx.readState.get(abs);
+      if (!seen) {
+        throw new ToolError(
+          `write_file refused: "${rel}" already exists and you have not read it in this session. ` +
+            `Call read_file with path="${rel}" first (or use edit_file to change part of it), then call write_file again.`,
+        );
+      }
+      if (seen.mtimeMs !== st.mtimeMs || seen.size !== st.size) {
+        throw new ToolError(
+          `write_file refused: "${rel}" has changed on disk since you read it ` +
+            `(then ${seen.size} bytes, modified ${when(seen.mtimeMs)}; now ${st.size} bytes, modified ${when(st.mtimeMs)}). ` +
+            `Call read_file with path="${rel}" to see the current content, then decide again.`,
+        );
+      }
+      const old = decodeText(await ctx.fs.readFile(abs));
+      before = old.binary ? undefined : old.text;
+      if (!old.binary) style = { bom: old.bom, crlf: isCrlf(old.text) };
+    }
+    const after = withStyle(args.content, { ...style, bom: false });
+    const lines = splitLines(after).length;
+    if (before !== undefined && before === after) {
+      return { text: `${rel} already has exactly this content (${plural(lines, "line")}); nothing was written.`, meta: { path: rel, before, after } };
+    }
+    await ctx.fs.writeFile(abs, encoder.encode(style.bom ? "\uFEFF" + after : after));
+    const now = await statFollow(ctx.fs, abs);
+    if (now) ctx.readState.set(abs, readStamp(now));
+    const text = st
+      ? `Overwrote ${rel} (was ${before === undefined ? "a binary file" : plural(splitLines(before).length, "line")}, now ${plural(lines, "line")}).`
+      : `Created ${rel} (${plural(lines, "line")}).`;
+    return { text, meta: { path: rel, before, after } };
+  },
+});

@@ -1,0 +1,97 @@
+/** WorkspaceFs over node:fs/promises, with atomic writes. */
+import { randomBytes } from "node:crypto";
+import { watch as fsWatch, type FSWatcher } from "node:fs";
+import * as fsp from "node:fs/promises";
+import * as nodePath from "node:path";
+import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
+
+/** POSIX separators, no trailing slash (except the file-system root). */
+export function toPosix(p: string): string {
+  const s = p.replace(/\\/g, "/");
+  return s.length > 1 && s.endsWith("/") && !/^[A-Za-z]:\/$/.test(s) ? s.slice(0, -1) : s;
+}
+
+function isMissing(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function typeOf(d: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FileType {
+  if (d.isSymbolicLink()) return "symlink";
+  if (d.isFile()) return "file";
+  if (d.isDirectory()) return "directory";
+  return "other";
+}
+
+/** Writes `data` to a temp file beside `target`, fsyncs it, keeps the old mode, then renames over. */
+async function atomicWrite(target: string, data: Uint8Array): Promise<void> {
+  let dest = target;
+  const st = await fsp.lstat(target).catch(() => undefined);
+  if (st?.isSymbolicLink()) dest = await fsp.realpath(target);
+  const mode = st && !st.isSymbolicLink() ? st.mode & 0o7777 : st ? (await fsp.stat(dest)).mode & 0o7777 : undefined;
+  const dir = nodePath.dirname(dest);
+  await fsp.mkdir(dir, { recursive: true });
+  const tmp = nodePath.join(dir, `.${nodePath.basename(dest)}.${process.pid}.${randomBytes(4).toString("hex")}.yoke-tmp`);
+  const handle = await fsp.open(tmp, "wx", mode ?? 0o666);
+  try {
+    try {
+      await handle.writeFile(data);
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(tmp, dest);
+  } catch (e) {
+    await fsp.rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+export function createNodeWorkspaceFs(root: string): WorkspaceFs {
+  const rootPosix = toPosix(nodePath.resolve(root));
+  return {
+    root: rootPosix,
+    async readFile(path) {
+      return new Uint8Array(await fsp.readFile(path));
+    },
+    writeFile: atomicWrite,
+    async stat(path): Promise<FileStat | undefined> {
+      try {
+        const st = await fsp.lstat(path);
+        return { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
+      } catch (e) {
+        if (isMissing(e)) return undefined;
+        throw e;
+      }
+    },
+    async readDir(path) {
+      const entries = await fsp.readdir(path, { withFileTypes: true });
+      return entries.map((d) => [d.name, typeOf(d)] as [string, FileType]);
+    },
+    async realPath(path) {
+      try {
+        return toPosix(await fsp.realpath(path));
+      } catch (e) {
+        if (isMissing(e) || (e as NodeJS.ErrnoException).code === "ELOOP") return undefined;
+        throw e;
+      }
+    },
+    async delete(path) {
+      await fsp.rm(path, { recursive: true });
+    },
+    watch(path, onChange): Disposable {
+      let watcher: FSWatcher;
+      const handler = (_event: string, name: string | Buffer | null) => {
+        onChange(name ? toPosix(nodePath.join(path, name.toString())) : toPosix(path));
+      };
+      try {
+        watcher = fsWatch(path, { recursive: true }, handler);
+      } catch {
+        watcher = fsWatch(path, handler);
+      }
+      watcher.on("error", () => watcher.close());
+      return { dispose: () => watcher.close() };
+    },
+  };
+}

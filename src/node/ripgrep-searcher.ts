@@ -1,0 +1,185 @@
+/** Searcher over the ripgrep binary, with a pure-JS fallback when no rg can be found. */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { stat } from "node:fs/promises";
+import * as nodePath from "node:path";
+import { createFsSearcher } from "../core/tools/fs-searcher";
+import type { GlobOptions, GrepLine, GrepOptions, GrepResult, Logger, Searcher } from "../core/ports";
+import { createNodeWorkspaceFs, toPosix } from "./node-fs";
+
+/** Options of createRipgrepSearcher. */
+export interface RipgrepSearcherOptions {
+  /** Explicit rg binary; wins over everything else. */
+  rgPath?: string;
+  /** VS Code's appRoot (vscode.env.appRoot): its bundled rg is used next. */
+  vscodeAppRoot?: string;
+  /** Told once when the JS fallback is used. */
+  log?: Logger;
+}
+
+const EXE = process.platform === "win32" ? "rg.exe" : "rg";
+
+function executable(p: string | undefined): p is string {
+  if (!p) return false;
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The rg binary to use: opts.rgPath, $YOKE_RG_PATH, VS Code's bundled rg, then rg on PATH. */
+export function findRipgrep(opts: RipgrepSearcherOptions = {}): string | undefined {
+  const candidates = [opts.rgPath, process.env.YOKE_RG_PATH];
+  if (opts.vscodeAppRoot) {
+    for (const nm of ["node_modules", "node_modules.asar.unpacked"]) {
+      candidates.push(nodePath.join(opts.vscodeAppRoot, nm, "@vscode", "ripgrep", "bin", EXE));
+    }
+  }
+  for (const dir of (process.env.PATH ?? "").split(nodePath.delimiter)) if (dir) candidates.push(nodePath.join(dir, EXE));
+  return candidates.find(executable);
+}
+
+const COMMON = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-messages", "--sort", "path"];
+
+/** Runs rg with cwd = the searched folder (so globs are relative to it); calls onLine per stdout line. */
+function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | undefined, onLine: (line: string) => boolean): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
+    const child = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+    let buf = "";
+    let stderr = "";
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      child.kill();
+    };
+    const onAbort = () => stop();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (stopped) return;
+      buf += chunk;
+      let nl: number;
+      while (!stopped && (nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!onLine(line)) stop();
+      }
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (c: string) => (stderr += c));
+    child.on("error", (e) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (!stopped && buf) onLine(buf);
+      if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
+      resolve({ code: stopped ? 0 : code, stderr });
+    });
+  });
+}
+
+type RgText = { text?: string; bytes?: string };
+const decoder = new TextDecoder();
+
+function rgText(t: RgText | undefined): string {
+  if (!t) return "";
+  if (t.text !== undefined) return t.text;
+  return t.bytes ? decoder.decode(Buffer.from(t.bytes, "base64")) : "";
+}
+
+/** Folder to run rg in and the target to pass: the folder itself, or a file's folder and name. */
+async function target(path: string): Promise<[string, string]> {
+  const st = await stat(path);
+  return st.isDirectory() ? [path, "."] : [nodePath.dirname(path), nodePath.basename(path)];
+}
+
+function absolute(cwd: string, p: string): string {
+  return toPosix(nodePath.resolve(cwd, p));
+}
+
+function check(code: number | null, stderr: string): void {
+  if (code !== 0 && code !== 1) throw new Error(stderr.trim() || `ripgrep exited with code ${code}`);
+}
+
+function rgSearcher(rg: string): Searcher {
+  return {
+    async grep(o: GrepOptions): Promise<GrepResult> {
+      const [cwd, tgt] = await target(o.path);
+      const ctx = o.context ?? 0;
+      const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
+      if (ctx > 0) args.push("--context", String(ctx));
+      if (o.glob) args.push("--glob", o.glob);
+      args.push("--glob", "!.git", "--regexp", o.pattern, "--", tgt);
+      const lines: GrepLine[] = [];
+      let matches = 0;
+      let last: GrepLine | undefined;
+      let truncated = false;
+      const { code, stderr } = await runRg(rg, args, cwd, o.signal, (raw) => {
+        let ev: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number } };
+        try {
+          ev = JSON.parse(raw);
+        } catch {
+          return true;
+        }
+        if (ev.type !== "match" && ev.type !== "context") return true;
+        const isMatch = ev.type === "match";
+        if (isMatch && matches === o.maxMatches) {
+          truncated = true;
+          while (lines.length && !lines[lines.length - 1]!.match) {
+            const l = lines[lines.length - 1]!;
+            if (l.path === last!.path && l.line <= last!.line + ctx) break;
+            lines.pop();
+          }
+          return false;
+        }
+        const path = absolute(cwd, rgText(ev.data.path));
+        const text = rgText(ev.data.lines).replace(/\n$/, "").split("\n");
+        text.forEach((t, i) => lines.push({ path, line: ev.data.line_number! + i, text: t, match: isMatch }));
+        if (isMatch) {
+          matches++;
+          last = lines[lines.length - 1];
+        }
+        return true;
+      });
+      if (!truncated) check(code, stderr);
+      return { lines, truncated };
+    },
+
+    async glob(o: GlobOptions) {
+      const [cwd] = await target(o.path);
+      const args = ["--files", ...COMMON, "--glob", o.pattern, "--glob", "!.git", "--", "."];
+      const found: string[] = [];
+      const { code, stderr } = await runRg(rg, args, cwd, o.signal, (line) => {
+        if (line) found.push(absolute(cwd, line));
+        return true;
+      });
+      check(code, stderr);
+      const stamped = await Promise.all(found.map(async (p) => [p, (await stat(p).catch(() => undefined))?.mtimeMs ?? 0] as const));
+      stamped.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      return { paths: stamped.slice(0, o.maxResults).map(([p]) => p), truncated: stamped.length > o.maxResults };
+    },
+  };
+}
+
+let warned = false;
+
+/** The pure-JS searcher used when no rg exists (reads .gitignore files from the disk root down). */
+export function createJsSearcher(): Searcher {
+  const root = toPosix(nodePath.parse(process.cwd()).root);
+  return createFsSearcher(createNodeWorkspaceFs(root), { ignoreRoot: root });
+}
+
+export function createRipgrepSearcher(opts: RipgrepSearcherOptions = {}): Searcher {
+  const rg = findRipgrep(opts);
+  if (rg) return rgSearcher(rg);
+  if (!warned) {
+    warned = true;
+    (opts.log ?? console).warn("yoke: ripgrep (rg) not found; using the slower built-in search. Set YOKE_RG_PATH to an rg binary to fix this.");
+  }
+  return createJsSearcher();
+}
