@@ -51,6 +51,13 @@ const targets = [
   },
   {
     ...common,
+    entryPoints: { "scripted-llm": "src/demo/main.ts" },
+    outdir: "dist",
+    platform: "node",
+    format: "cjs",
+  },
+  {
+    ...common,
     entryPoints: { webview: "webview/main.ts" },
     outdir: "dist",
     platform: "browser",
