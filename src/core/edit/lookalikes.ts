@@ -1,0 +1,92 @@
+/**
+ * Unicode look-alikes that models write as ASCII (or the reverse): smart quotes, dashes, special
+ * spaces, the ellipsis. Used by the fourth rung of the matching ladder, and to carry the file's
+ * own characters into the replacement where the model did not mean to change them.
+ */
+
+const MAP: Record<string, string> = {
+  "\u2018": "'", "\u2019": "'", "\u201A": "'", "\u201B": "'", "\u2032": "'", "\u02BC": "'",
+  "\u201C": '"', "\u201D": '"', "\u201E": '"', "\u201F": '"', "\u2033": '"', "\u00AB": '"', "\u00BB": '"',
+  "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+  "\u00A0": " ", "\u2002": " ", "\u2003": " ", "\u2004": " ", "\u2005": " ", "\u2006": " ", "\u2007": " ",
+  "\u2008": " ", "\u2009": " ", "\u200A": " ", "\u202F": " ", "\u205F": " ", "\u3000": " ",
+  "\u2026": "...",
+  "\u200B": "", "\u200C": "", "\u200D": "", "\u2060": "", "\uFEFF": "",
+};
+const ANY = new RegExp(`[${Object.keys(MAP).join("")}]`, "u");
+const ALL = new RegExp(ANY.source, "gu");
+
+export function hasLookalikes(s: string): boolean {
+  return ANY.test(s);
+}
+
+/** The ASCII reading of a string. */
+export function foldLookalikes(s: string): string {
+  return s.replace(ALL, (c) => MAP[c]!);
+}
+
+/** For each position of the folded string, the index of the source character it came from. */
+function foldMap(s: string): { folded: string; origin: number[] } {
+  let folded = "";
+  const origin: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    const f = MAP[c] ?? c;
+    folded += f;
+    for (let k = 0; k < f.length; k++) origin.push(i);
+  }
+  return { folded, origin };
+}
+
+/**
+ * `changed` is the model's edited version of `seen` (its copy of `actual`, which differs from
+ * it only in look-alikes). Returns `changed` with the characters it kept from `seen` taken from
+ * `actual`, so smart quotes and dashes the model did not touch stay as they are in the file.
+ * Returns `changed` unchanged when `seen` and `actual` do not fold to the same text.
+ */
+export function restoreLookalikes(
+  seen: string,
+  actual: string,
+  changed: string,
+  diffChars: (a: string, b: string) => Array<{ value: string; added?: boolean; removed?: boolean }>,
+): string {
+  if (seen === actual) return changed;
+  const s = foldMap(seen);
+  const a = foldMap(actual);
+  if (s.folded !== a.folded) return changed;
+  // Position in `seen` -> range of folded positions.
+  const start: number[] = [];
+  const stop: number[] = [];
+  for (let p = 0; p < s.origin.length; p++) {
+    const i = s.origin[p]!;
+    if (start[i] === undefined) start[i] = p;
+    stop[i] = p + 1;
+  }
+  let out = "";
+  let si = 0;
+  let lastActual = -1;
+  for (const part of diffChars(seen, changed)) {
+    if (part.added) {
+      out += part.value;
+      continue;
+    }
+    if (part.removed) {
+      si += part.value.length;
+      continue;
+    }
+    for (let k = 0; k < part.value.length; k++, si++) {
+      const from = start[si];
+      if (from === undefined) continue; // a zero-width character in `seen`
+      for (let p = from; p < stop[si]!; p++) {
+        const ai = a.origin[p]!;
+        if (ai > lastActual) {
+          // Zero-width characters of the file that sit just before this one are kept too.
+          for (let z = lastActual + 1; z < ai; z++) if ((MAP[actual[z]!] ?? "x") === "") out += actual[z];
+          out += actual[ai];
+          lastActual = ai;
+        }
+      }
+    }
+  }
+  return out;
+}

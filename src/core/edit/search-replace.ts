@@ -1,0 +1,318 @@
+/**
+ * One search/replace edit through the matching ladder. Each rung relaxes the comparison a little
+ * (exact; line endings and trailing whitespace; indentation; Unicode look-alikes; elision) and is
+ * accepted only when it matches exactly one place. Nothing fuzzy is ever applied: a miss is
+ * refused with the closest region of the file, an ambiguity with the candidate line numbers.
+ */
+import { diffArrays, diffChars } from "diff";
+import { closestRegion } from "./closest-region";
+import { countElisions, findElisionMatches, isElisionLine, splitAtElisions } from "./elision";
+import { formatHashlineView } from "./hashline";
+import { foldLookalikes, restoreLookalikes } from "./lookalikes";
+import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
+import { applySplices, docLines, lineStarts, type Splice, type TextDoc } from "./text-doc";
+import type { MatchRung } from "./types";
+
+export interface SearchReplaceRequest {
+  search: string;
+  replace: string;
+  /** Text blocks are whole lines; JSON old_string is a substring first, then whole lines. */
+  lineMode: boolean;
+  replaceAll: boolean;
+  path: string;
+}
+
+export type SearchReplaceResult =
+  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string }
+  | { ok: false; message: string };
+
+const KEYS: Record<Exclude<MatchRung, "elision">, (l: string) => string> = {
+  exact: (l) => l,
+  whitespace: (l) => l.trimEnd(),
+  indentation: (l) => l.trim(),
+  unicode: (l) => foldLookalikes(l).trim(),
+};
+
+const RUNG_WORDS: Record<MatchRung, string> = {
+  exact: "exactly",
+  whitespace: "when trailing whitespace is ignored",
+  indentation: "when indentation is ignored",
+  unicode: "when Unicode look-alikes (smart quotes, dashes, special spaces) are read as ASCII",
+  elision: "with the elided (...) lines skipped",
+};
+
+const VIEW_CONTEXT = 2;
+const MAX_VIEW_LINES = 40;
+
+function toLines(s: string): string[] {
+  if (s === "") return [];
+  const lines = s.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+function plural(n: number, w: string): string {
+  return `${n} ${w}${n === 1 ? "" : "s"}`;
+}
+
+/** The 1-based line number of an offset. */
+function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function range(start: number, count: number): string {
+  return count <= 1 ? `line ${start + 1}` : `lines ${start + 1}-${start + count}`;
+}
+
+/** The hashline view of file lines [start, start + count) with a little context, capped. */
+export function regionView(lines: readonly string[], start: number, count: number): string {
+  const from = Math.max(1, start + 1 - VIEW_CONTEXT);
+  const to = Math.min(lines.length, start + count + VIEW_CONTEXT);
+  if (to - from + 1 <= MAX_VIEW_LINES) return formatHashlineView(lines, from, to);
+  const half = Math.floor(MAX_VIEW_LINES / 2);
+  return `${formatHashlineView(lines, from, from + half - 1)}\n    ...\n${formatHashlineView(lines, to - half + 1, to)}`;
+}
+
+/** All starts (0-based) where `search` matches under `key`. */
+function findAll(fileKeys: readonly string[], searchKeys: readonly string[], limit = 50): number[] {
+  const out: number[] = [];
+  const m = searchKeys.length;
+  for (let i = 0; i + m <= fileKeys.length; i++) {
+    if (fileKeys[i] !== searchKeys[0]) continue;
+    let k = 1;
+    while (k < m && fileKeys[i + k] === searchKeys[k]) k++;
+    if (k === m) {
+      out.push(i);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The replacement lines: lines REPLACE keeps unchanged from SEARCH are the file's own lines;
+ * changed and new lines go through `map` (re-indentation, look-alike restoration).
+ */
+function buildReplacement(
+  file: readonly string[],
+  search: readonly string[],
+  replace: readonly string[],
+  map: (r: string, pair?: { s: string; f: string }) => string,
+): string[] {
+  const out: string[] = [];
+  let si = 0;
+  let ri = 0;
+  const parts = diffArrays(search as string[], replace as string[]);
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p]!;
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      for (let k = 0; k < n; k++) out.push(file[si + k]!);
+      si += n;
+      ri += n;
+    } else if (part.removed) {
+      const next = parts[p + 1];
+      if (next?.added) {
+        const d = next.count ?? next.value.length;
+        for (let k = 0; k < d; k++) out.push(map(replace[ri + k]!, k < n ? { s: search[si + k]!, f: file[si + k]! } : undefined));
+        ri += d;
+        p++;
+      }
+      si += n;
+    } else {
+      for (let k = 0; k < n; k++) out.push(map(replace[ri + k]!));
+      ri += n;
+    }
+  }
+  return out;
+}
+
+/** The splice that replaces file lines [start, start + count) by `out`. */
+function lineSplice(text: string, starts: readonly number[], start: number, count: number, out: readonly string[]): Splice {
+  const n = starts.length;
+  let s = starts[start] ?? text.length;
+  const end = start + count < n ? starts[start + count]! : text.length;
+  const hasNewline = start + count < n || text.endsWith("\n");
+  const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
+  if (!out.length && !hasNewline && s > 0) s -= 1;
+  return { start: s, end, text: body };
+}
+
+function content(l: string): string {
+  return l.slice(leadingWhitespace(l).length);
+}
+
+function notFound(req: SearchReplaceRequest, lines: readonly string[], search: readonly string[], extra = ""): string {
+  const near = closestRegion(lines, search.filter((l) => !isElisionLine(l)).length ? search.filter((l) => !isElisionLine(l)) : search);
+  let msg = `SEARCH text not found in ${req.path}${extra}.`;
+  if (near && near.similarity >= 0.3) {
+    msg +=
+      ` The closest region is ${range(near.start, near.count)} (${Math.round(near.similarity * 100)}% similar); current text:\n` +
+      `${regionView(lines, near.start, near.count)}\n`;
+    msg += `Fix: copy SEARCH from the current text above (without the "N#HH|" prefixes) and retry, or use a hashline replace op with those anchors.`;
+  } else {
+    msg += ` Nothing in the file is close to it (${plural(lines.length, "line")}). Re-read the file (read_file) to see its current content.`;
+  }
+  return msg;
+}
+
+function ambiguous(req: SearchReplaceRequest, rung: MatchRung, starts: readonly number[], count: number, viaSubstring = false): string {
+  const where = starts.slice(0, 10).map((s) => (viaSubstring || count <= 1 ? `${s + 1}` : `${s + 1}-${s + count}`));
+  const more = starts.length > 10 ? ` and more` : "";
+  const allHint = rung === "exact" && !req.lineMode ? `, or set replace_all: true to change every occurrence` : "";
+  return (
+    `SEARCH matches ${starts.length >= 50 ? "50 or more" : starts.length} places in ${req.path} ${RUNG_WORDS[rung]} ` +
+    `(starting at lines ${where.join(", ")}${more}); nothing was changed. ` +
+    `Add neighbouring lines to SEARCH so it matches exactly one place${allHint}.`
+  );
+}
+
+/** Applies one search/replace edit to `doc`. */
+export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): SearchReplaceResult {
+  const search = req.search.replace(/\r\n/g, "\n");
+  const replace = req.replace.replace(/\r\n/g, "\n");
+  const lines = docLines(doc.text);
+
+  if (search.trim() === "") {
+    if (doc.text.trim() === "") {
+      const text = req.lineMode && replace !== "" && !replace.endsWith("\n") ? replace + "\n" : replace;
+      const next = applySplices(doc, [{ start: 0, end: doc.text.length, text }]);
+      return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text };
+    }
+    return {
+      ok: false,
+      message:
+        `SEARCH is empty, but ${req.path} is not empty (${plural(lines.length, "line")}); an empty SEARCH only creates a new file. ` +
+        `To add text, put in SEARCH the existing lines next to where it goes and repeat them in REPLACE with the new text, ` +
+        `or use a hashline append/prepend op.`,
+    };
+  }
+  if (search === replace) {
+    return { ok: true, doc, rung: "exact", places: 0, noop: true, note: "SEARCH and REPLACE are identical" };
+  }
+
+  if (!req.lineMode) {
+    const hits: number[] = [];
+    for (let i = doc.text.indexOf(search); i >= 0; i = doc.text.indexOf(search, i + search.length)) hits.push(i);
+    if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
+      const next = applySplices(doc, hits.map((h) => ({ start: h, end: h + search.length, text: replace })));
+      return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text };
+    }
+    if (hits.length > 1) return { ok: false, message: ambiguous(req, "exact", hits.map((h) => lineOf(doc.text, h) - 1), 1, true) };
+    if (req.replaceAll) {
+      return {
+        ok: false,
+        message: notFound(req, lines, toLines(search), " exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical)"),
+      };
+    }
+  }
+
+  const sLines = toLines(search);
+  const rLines = toLines(replace);
+  const starts = lineStarts(doc.text);
+  const rungs: Array<Exclude<MatchRung, "elision">> = req.lineMode ? ["exact", "whitespace", "indentation", "unicode"] : ["whitespace", "indentation", "unicode"];
+  for (const rung of rungs) {
+    const key = KEYS[rung];
+    const fileKeys = lines.map(key);
+    const hits = findAll(fileKeys, sLines.map(key));
+    if (hits.length === 0) continue;
+    if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
+    const at = hits[0]!;
+    const file = lines.slice(at, at + sLines.length);
+    let map = (r: string) => r;
+    let how = "";
+    if (rung === "indentation" || rung === "unicode") {
+      const re = findReindent(
+        file.map((f, k) => [f, sLines[k]!] as [string, string]),
+        rLines,
+        fileIndentUnit(lines),
+      );
+      if (!re.ok) {
+        return {
+          ok: false,
+          message:
+            `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS.indentation}, and the REPLACE text cannot be ` +
+            `re-indented consistently: ${re.reason}. Nothing was changed. Current text:\n${regionView(lines, at, file.length)}\n` +
+            `Fix: copy the indentation exactly from the current text above.`,
+        };
+      }
+      how = re.describe;
+      map = (r: string) => re.apply(r) ?? r;
+    }
+    const restore = rung === "unicode";
+    const out = buildReplacement(file, sLines, rLines, (r, pair) => {
+      if (restore && pair) {
+        const ws = leadingWhitespace(r);
+        r = ws + restoreLookalikes(content(pair.s).trimEnd(), content(pair.f).trimEnd(), content(r), diffChars);
+      }
+      return map(r);
+    });
+    return finish(doc, starts, at, file, out, rung, how);
+  }
+
+  if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
+  return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+function finish(doc: TextDoc, starts: readonly number[], at: number, file: readonly string[], out: readonly string[], rung: MatchRung, how: string): SearchReplaceResult {
+  const noop = out.length === file.length && out.every((l, i) => l === file[i]);
+  const next = noop ? doc : applySplices(doc, [lineSplice(doc.text, starts, at, file.length, out)]);
+  const note = rung === "exact" ? undefined : `matched ${range(at, file.length)} ${RUNG_WORDS[rung]}${how && how !== "no indentation change" ? `; ${how}` : ""}`;
+  return { ok: true, doc: next, rung, places: 1, noop, note };
+}
+
+function applyElision(
+  doc: TextDoc,
+  req: SearchReplaceRequest,
+  lines: readonly string[],
+  starts: readonly number[],
+  sIn: readonly string[],
+  rIn: readonly string[],
+): SearchReplaceResult {
+  let s = [...sIn];
+  let r = [...rIn];
+  // Markers at the very start or end of both sides carry no position: drop them in pairs.
+  while (s.length && r.length && isElisionLine(s[0]!) && isElisionLine(r[0]!)) (s = s.slice(1)), (r = r.slice(1));
+  while (s.length && r.length && isElisionLine(s[s.length - 1]!) && isElisionLine(r[r.length - 1]!)) (s = s.slice(0, -1)), (r = r.slice(0, -1));
+  if (!s.length || isElisionLine(s[0]!) || isElisionLine(s[s.length - 1]!)) {
+    return {
+      ok: false,
+      message: `SEARCH in ${req.path} begins or ends with an elision marker ("..."), so where it starts or ends is unknown. Begin and end SEARCH with real lines copied from the file.`,
+    };
+  }
+  const sMarks = countElisions(s);
+  const rMarks = countElisions(r);
+  if (sMarks !== rMarks) {
+    return {
+      ok: false,
+      message:
+        `SEARCH has ${plural(sMarks, "elision marker")} ("...") but REPLACE has ${rMarks}; nothing was changed. ` +
+        `REPLACE must keep each marker of SEARCH (in the same order) so the elided lines are kept as they are, or spell the lines out in full.`,
+    };
+  }
+  const key = KEYS.whitespace;
+  const segments = splitAtElisions(s).map((seg) => seg.map(key));
+  const matches = findElisionMatches(lines.map(key), segments);
+  if (matches.length === 0) return { ok: false, message: notFound(req, lines, s, " (even with the elided lines skipped)") };
+  if (matches.length > 1) {
+    return { ok: false, message: ambiguous(req, "elision", matches.map((m) => m.start), 1) };
+  }
+  const m = matches[0]!;
+  const expand = (side: readonly string[]) => {
+    const out: string[] = [];
+    let g = 0;
+    for (const l of side) {
+      if (isElisionLine(l)) {
+        const [from, to] = m.gaps[g++]!;
+        out.push(...lines.slice(from, to));
+      } else out.push(l);
+    }
+    return out;
+  };
+  const file = lines.slice(m.start, m.end);
+  const out = buildReplacement(file, expand(s), expand(r), (x) => x);
+  const elided = m.gaps.reduce((n, [a, b]) => n + b - a, 0);
+  return finish(doc, starts, m.start, file, out, "elision", `${plural(elided, "elided line")} kept as in the file`);
+}
