@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
+import { createThinkSplitter } from "./think-tags";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
 import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
 
@@ -127,13 +128,14 @@ export class OpenAiProvider implements Provider {
     const calls: PartialCall[] = [];
     let finish: string | null | undefined;
     let usage: RawUsage;
+    const think = createThinkSplitter();
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
       for (const choice of chunk.choices ?? []) {
         const delta = choice.delta ?? {};
         const reasoning = reasoningOf(delta);
         if (reasoning) yield { type: "reasoning_delta", text: reasoning };
-        if (delta.content) yield { type: "text_delta", text: delta.content };
+        if (delta.content) yield* think.push(delta.content);
         if (delta.refusal) yield { type: "text_delta", text: delta.refusal };
         for (const [pos, tc] of (delta.tool_calls ?? []).entries()) {
           const index = typeof tc.index === "number" ? tc.index : pos;
@@ -147,6 +149,7 @@ export class OpenAiProvider implements Provider {
     }
     // The SDK ends an aborted stream quietly; a cut-off answer must not look complete.
     if (req.signal?.aborted) throw new ProviderError("aborted", "the request was cancelled");
+    yield* think.flush();
     const complete = calls.filter((c) => c && c.name);
     for (const [i, c] of complete.entries()) {
       yield { type: "tool_call", id: c.id ?? `call_${i}_${Date.now().toString(36)}`, name: c.name, input: parseArguments(c.args) };
@@ -161,7 +164,10 @@ export class OpenAiProvider implements Provider {
     const msg = choice?.message;
     const reasoning = reasoningOf(msg);
     if (reasoning) yield { type: "reasoning_delta", text: reasoning };
-    if (msg?.content) yield { type: "text_delta", text: msg.content };
+    if (msg?.content) {
+      const think = createThinkSplitter();
+      yield* [...think.push(msg.content), ...think.flush()];
+    }
     if (msg?.refusal) yield { type: "text_delta", text: msg.refusal };
     const calls = (msg?.tool_calls ?? []).filter((c) => c.type === "function");
     for (const [i, c] of calls.entries()) {
