@@ -1,0 +1,88 @@
+// Launches a real VS Code (code-server) per test file: fresh user-data-dir, extensions-dir and
+// workspace in a temp dir, the packaged Yoke installed, its own process group killed on stop().
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  findFreePort,
+  installVsix,
+  mergeJsonFile,
+  setupCodeServer,
+  startCodeServer,
+} from "../../../scripts/lib/code-server.mjs";
+import { RESULTS_DIR, SAMPLE_WORKSPACE, vsixPath } from "./paths";
+
+/** Options for one code-server instance. */
+export interface LaunchOptions {
+  /** Name used for the temp dir and the log file in test-results/e2e. */
+  name: string;
+  /** false: workspace trust stays enabled and the folder is not trusted (Restricted Mode). Default true. */
+  trusted?: boolean;
+  /** Written to <workspace>/.vscode/settings.json. */
+  workspaceSettings?: Record<string, unknown>;
+  /** Merged over the default user settings. */
+  userSettings?: Record<string, unknown>;
+  /** Extra environment for code-server and its extension host. */
+  env?: Record<string, string>;
+}
+
+/** A running instance; stop() kills its process group and removes the temp dir. */
+export interface E2eCodeServer {
+  /** Workbench URL with ?folder= the workspace. */
+  url: string;
+  base: string;
+  workspace: string;
+  userDataDir: string;
+  stop(): Promise<void>;
+  output(): string;
+}
+
+const DEFAULT_USER_SETTINGS = {
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "update.mode": "none",
+  "chat.disableAIFeatures": true,
+  "window.commandCenter": false,
+  "workbench.layoutControl.enabled": false,
+};
+
+/** Starts code-server with the packaged extension and a fresh copy of the sample workspace. */
+export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServer> {
+  const vsix = vsixPath();
+  if (!existsSync(vsix)) throw new Error(`${vsix} is missing: run npm run package (or npm run test:e2e)`);
+  const setup = setupCodeServer();
+  const tmp = mkdtempSync(join(tmpdir(), `yoke-e2e-${opts.name}-`));
+  const extensionsDir = join(tmp, "extensions");
+  const userDataDir = join(tmp, "user");
+  const workspace = join(tmp, "sample-workspace");
+  cpSync(SAMPLE_WORKSPACE, workspace, { recursive: true });
+  installVsix(setup, { vsix, extensionsDir, userDataDir });
+  mergeJsonFile(join(userDataDir, "User", "settings.json"), {
+    ...DEFAULT_USER_SETTINGS,
+    "security.workspace.trust.enabled": opts.trusted === false,
+    ...(opts.userSettings ?? {}),
+  });
+  if (opts.workspaceSettings) {
+    mergeJsonFile(join(workspace, ".vscode", "settings.json"), opts.workspaceSettings);
+  }
+  const port = await findFreePort();
+  const server = await startCodeServer(setup, {
+    port,
+    extensionsDir,
+    userDataDir,
+    folder: workspace,
+    env: opts.env,
+    timeoutMs: 90_000,
+  });
+  const stop = async () => {
+    await server.stop();
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(join(RESULTS_DIR, `${opts.name}.code-server.log`), server.output());
+    if (!process.env.YOKE_E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
+  };
+  return { url: server.url, base: server.base, workspace, userDataDir, stop, output: server.output };
+}

@@ -1,0 +1,78 @@
+// Driving the VS Code workbench (code-server) and finding Yoke's webview inside it.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Frame, Page } from "playwright-core";
+import { RESULTS_DIR } from "./paths";
+
+/** Opens the workbench URL and waits until the workbench and its extension host are up. */
+export async function openWorkbench(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  // The status bar is rendered once the workbench has restored its parts.
+  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ timeout: 60_000 });
+}
+
+/**
+ * Runs a command through the command palette (F1), matching its label. The palette's list is
+ * computed when it opens, so a command contributed by an extension that is still starting may be
+ * missing: close and reopen until it shows up.
+ */
+export async function runCommand(page: Page, label: string, timeoutMs = 45_000): Promise<void> {
+  const input = page.locator(".quick-input-widget .quick-input-box input");
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    await page.keyboard.press("F1");
+    const opened = await input.waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false);
+    if (opened) {
+      await input.fill(`>${label}`);
+      const found = await row.waitFor({ timeout: 4_000 }).then(() => true, () => false);
+      if (found) break;
+      await page.keyboard.press("Escape");
+    } else {
+      await page.locator("#workbench\\.parts\\.statusbar").click({ position: { x: 600, y: 5 } }).catch(() => undefined);
+    }
+    if (Date.now() > deadline) {
+      mkdirSync(RESULTS_DIR, { recursive: true });
+      await page.screenshot({ path: join(RESULTS_DIR, `command-not-found-${Date.now()}.png`) }).catch(() => undefined);
+      throw new Error(`command "${label}" did not appear in the command palette within ${timeoutMs} ms`);
+    }
+    await page.waitForTimeout(500);
+  }
+  await page.keyboard.press("Enter");
+  await input.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => undefined);
+}
+
+/** Polls all frames (webviews are nested iframes) for the one containing `selector`. */
+export async function findFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      try {
+        if (await frame.$(selector)) return frame;
+      } catch {
+        // frame detached while we looked
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no frame contains ${selector} after ${timeoutMs} ms (frames: ${page.frames().length})`);
+}
+
+/** Opens the Yoke chat view and returns the webview frame holding #yoke-root. */
+export async function openYokeView(page: Page): Promise<Frame> {
+  await runCommand(page, "Yoke: Focus on Chat View");
+  return findFrame(page, "#yoke-root", 45_000);
+}
+
+/** Screenshots named <prefix>-<NN>-<step>.png in test-results/e2e (kept as artefacts). */
+export function screenshotter(page: Page, prefix: string): (step: string) => Promise<string> {
+  let n = 0;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  return async (step: string) => {
+    n += 1;
+    const file = join(RESULTS_DIR, `${prefix}-${String(n).padStart(2, "0")}-${step}.png`);
+    await page.screenshot({ path: file });
+    return file;
+  };
+}
