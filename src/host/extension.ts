@@ -1,0 +1,126 @@
+// Extension entry point. activate() stays cheap: it registers the view and the commands; the
+// session's ports (file system, search, store, provider) are built on first use.
+import { writeFileSync } from "node:fs";
+import * as vscode from "vscode";
+import type { Snapshot } from "../protocol/messages";
+import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
+import { SessionController } from "./session-controller";
+import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
+
+/** What activate() returns: used by tests running inside VS Code. */
+export interface YokeExtensionApi {
+  snapshot(): Promise<Snapshot>;
+  send(text: string): Promise<void>;
+}
+
+export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
+  const log = vscode.window.createOutputChannel("Yoke", { log: true });
+  const keys = new ApiKeys(context.secrets);
+  let controller: SessionController | undefined;
+  const getController = (): SessionController => {
+    if (!controller) {
+      controller = new SessionController(context, log, keys, () => panel.visible);
+      context.subscriptions.push(controller);
+    }
+    return controller;
+  };
+  const panel: ChatViewProvider = new ChatViewProvider(context.extensionUri, getController, log);
+
+  context.subscriptions.push(
+    log,
+    panel,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.commands.registerCommand("yoke.focus", () => panel.reveal()),
+    vscode.commands.registerCommand("yoke.newSession", async () => {
+      await panel.reveal();
+      getController().newSession();
+    }),
+    vscode.commands.registerCommand("yoke.stop", () => controller?.stop()),
+    vscode.commands.registerCommand("yoke.showLog", () => log.show()),
+    vscode.commands.registerCommand("yoke.openSession", () => openSessionPick(getController(), panel)),
+    vscode.commands.registerCommand("yoke.setApiKey", () => setApiKey(keys)),
+    vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
+  );
+
+  if (process.env.YOKE_TEST_SUITE) void runTestSuite(process.env.YOKE_TEST_SUITE, process.env.YOKE_TEST_RESULTS, log);
+
+  return {
+    snapshot: () => getController().snapshot(),
+    send: (text) => getController().send(text),
+  };
+}
+
+export function deactivate(): void {}
+
+async function openSessionPick(controller: SessionController, panel: ChatViewProvider): Promise<void> {
+  const sessions = controller.history();
+  if (!sessions.length) {
+    void vscode.window.showInformationMessage("Yoke: no sessions in this workspace yet.");
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(
+    sessions.map((s) => ({
+      label: s.title,
+      description: `${s.status} · ${s.modelLabel}`,
+      detail: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : undefined,
+      id: s.id,
+    })),
+    { title: "Yoke: Open Session", placeHolder: "Sessions of this workspace, newest first", matchOnDescription: true },
+  );
+  if (!pick) return;
+  await panel.reveal();
+  controller.openSession(pick.id);
+}
+
+const KEYED: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible"];
+
+async function setApiKey(keys: ApiKeys): Promise<void> {
+  const s = readSettings();
+  let provider: HostProviderId | undefined = s.explicit && s.provider !== "vscode-lm" ? s.provider : undefined;
+  if (!provider) {
+    const pick = await vscode.window.showQuickPick(
+      KEYED.map((p) => ({ label: p })),
+      { title: "Yoke: Set API Key", placeHolder: "Which provider is the key for?" },
+    );
+    provider = pick?.label;
+  }
+  if (!provider) return;
+  const key = await vscode.window.showInputBox({
+    title: `Yoke: API key for ${provider}`,
+    prompt: "Kept in VS Code's secret storage, never in settings files.",
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : "Enter the key, or press Escape to cancel."),
+  });
+  if (!key?.trim()) return;
+  await keys.set(provider, key.trim());
+  if (!s.explicit) await vscode.workspace.getConfiguration("yoke").update("provider", provider, vscode.ConfigurationTarget.Global);
+  void vscode.window.showInformationMessage(`Yoke: API key for ${provider} saved.`);
+}
+
+async function clearApiKey(keys: ApiKeys): Promise<void> {
+  const stored: string[] = [];
+  for (const p of PROVIDERS) if (await keys.get(p)) stored.push(p);
+  if (!stored.length) {
+    void vscode.window.showInformationMessage("Yoke: no API keys are stored.");
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(stored, { title: "Yoke: Clear API Key", placeHolder: "Remove the key of which provider?" });
+  if (!pick) return;
+  await keys.clear(pick);
+  void vscode.window.showInformationMessage(`Yoke: API key for ${pick} removed.`);
+}
+
+/** Test hook: env YOKE_TEST_SUITE names a JS file exporting run(); its result goes to YOKE_TEST_RESULTS. */
+async function runTestSuite(suitePath: string, resultsPath: string | undefined, log: vscode.LogOutputChannel): Promise<void> {
+  let result: { passed: number; failed: number; failures: string[] };
+  try {
+    // A runtime path: the bundler leaves a non-literal require as it is.
+    const suite = require(suitePath) as { run(): Promise<typeof result> };
+    result = await suite.run();
+  } catch (err) {
+    result = { passed: 0, failed: 1, failures: [`test suite ${suitePath} failed to run: ${(err as Error)?.stack ?? String(err)}`] };
+  }
+  log.info(`test suite ${suitePath}: ${result.passed} passed, ${result.failed} failed`);
+  if (resultsPath) writeFileSync(resultsPath, JSON.stringify(result, null, 2));
+}

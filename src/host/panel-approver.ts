@@ -1,0 +1,84 @@
+// The Approver of the extension: a question becomes a permission card in the panel and, when the
+// panel is hidden, also a notification. Whichever answers first wins.
+import * as vscode from "vscode";
+import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
+import type { PermissionView } from "../protocol/messages";
+import { formatInput, summarizeToolInput } from "./panel/view-model";
+
+interface Pending {
+  view: PermissionView;
+  settle(answer: PermissionAnswer): void;
+}
+
+export class PanelApprover implements Approver {
+  private pending: Pending | undefined;
+  private readonly changed = new vscode.EventEmitter<PermissionView | null>();
+  /** Fires with the question to show, or null when it was answered or withdrawn. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly isPanelVisible: () => boolean) {}
+
+  get current(): PermissionView | null {
+    return this.pending?.view ?? null;
+  }
+
+  ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
+    this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
+    const view: PermissionView = {
+      callId: q.callId,
+      tool: q.tool,
+      permission: q.permission,
+      summary: summarizeToolInput(q.tool, q.input) || q.tool,
+      detail: formatInput(q.input),
+      reason: q.reason,
+    };
+    return new Promise<PermissionAnswer>((resolve) => {
+      const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
+      const entry: Pending = {
+        view,
+        settle: (answer) => {
+          if (this.pending !== entry) return;
+          this.pending = undefined;
+          signal.removeEventListener("abort", onAbort);
+          this.changed.fire(null);
+          resolve(answer);
+        },
+      };
+      this.pending = entry;
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.changed.fire(view);
+      if (!this.isPanelVisible()) void this.notify(entry);
+    });
+  }
+
+  /** An answer from the panel; ignored when it is not about the open question. */
+  answer(callId: string, answer: PermissionAnswer): boolean {
+    if (this.pending?.view.callId !== callId) return false;
+    this.pending.settle(answer);
+    return true;
+  }
+
+  /** Denies the open question (the run is being stopped). */
+  cancel(message = "The run was stopped."): void {
+    this.pending?.settle({ decision: "deny", message });
+  }
+
+  dispose(): void {
+    this.cancel("VS Code closed the session.");
+    this.changed.dispose();
+  }
+
+  private async notify(entry: Pending): Promise<void> {
+    const v = entry.view;
+    const choice = await vscode.window.showWarningMessage(
+      `Yoke wants to use ${v.tool}: ${v.summary}`,
+      { detail: v.reason },
+      "Allow",
+      "Deny",
+      "Show",
+    );
+    if (choice === "Allow") entry.settle({ decision: "allow" });
+    else if (choice === "Deny") entry.settle({ decision: "deny", message: "The user denied this in VS Code." });
+    else if (choice === "Show") void vscode.commands.executeCommand("yoke.focus");
+  }
+}

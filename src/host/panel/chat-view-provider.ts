@@ -1,0 +1,76 @@
+// The side panel: a WebviewViewProvider that validates every inbound message and hands it to the controller.
+import * as vscode from "vscode";
+import { parseWebviewToHost, type HostToWebview } from "../../protocol/messages";
+import type { SessionController } from "../session-controller";
+import { renderPanelHtml } from "./html";
+
+export const CHAT_VIEW_ID = "yoke.chat";
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly controller: () => SessionController,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.disposeView();
+    this.view = view;
+    const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
+    const media = vscode.Uri.joinPath(this.extensionUri, "media");
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    const asUri = (name: string) => view.webview.asWebviewUri(vscode.Uri.joinPath(dist, name)).toString();
+    view.webview.html = renderPanelHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: asUri("webview.js"),
+      styleUri: asUri("webview.css"),
+      codiconUri: asUri("codicon.css"),
+    });
+    const controller = this.controller();
+    const post = (msg: HostToWebview) => {
+      if (this.view === view) void view.webview.postMessage(msg).then(undefined, () => undefined);
+    };
+    controller.connect(post);
+    this.subs.push(
+      view.webview.onDidReceiveMessage((raw: unknown) => {
+        const parsed = parseWebviewToHost(raw);
+        if (!parsed.ok) {
+          this.log.warn(`dropped an invalid message from the webview: ${parsed.error}`);
+          return;
+        }
+        controller.handle(parsed.message).catch((err: unknown) => {
+          this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
+          post({ type: "error", message: (err as Error)?.message ?? String(err) });
+        });
+      }),
+      view.onDidDispose(() => {
+        if (this.view === view) {
+          controller.disconnect();
+          this.disposeView();
+        }
+      }),
+    );
+  }
+
+  /** Reveals the panel (the view container and the view). */
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+  }
+
+  dispose(): void {
+    this.disposeView();
+  }
+
+  private disposeView(): void {
+    for (const s of this.subs) s.dispose();
+    this.subs = [];
+    this.view = undefined;
+  }
+}

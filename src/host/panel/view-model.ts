@@ -1,0 +1,245 @@
+// Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
+import type { SessionEvent } from "../../core/events";
+import type { PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
+
+const INPUT_LIMIT = 4_000;
+const OUTPUT_LIMIT = 8_000;
+const SUMMARY_LIMIT = 100;
+
+type ToolItem = Extract<ViewItem, { kind: "tool" }>;
+
+/** Cuts text to `limit` characters, saying how much was left out. */
+export function bound(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n… (${text.length - limit} more characters)`;
+}
+
+function oneLine(text: string, limit = SUMMARY_LIMIT): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+function field(input: unknown, key: string): string | undefined {
+  if (input && typeof input === "object" && key in input) {
+    const v = (input as Record<string, unknown>)[key];
+    if (typeof v === "string" || typeof v === "number") return String(v);
+  }
+  return undefined;
+}
+
+/** The short argument summary shown in a tool card header and a permission card. */
+export function summarizeToolInput(name: string, input: unknown): string {
+  if (typeof input === "string") return oneLine(input);
+  switch (name) {
+    case "read_file": {
+      const path = field(input, "path") ?? "";
+      const offset = field(input, "offset");
+      return oneLine(offset ? `${path}:${offset}` : path);
+    }
+    case "write_file":
+    case "edit_file":
+      return oneLine(field(input, "path") ?? "");
+    case "list_files":
+      return oneLine(field(input, "path") ?? ".");
+    case "grep":
+    case "glob": {
+      const pattern = field(input, "pattern") ?? "";
+      const path = field(input, "path");
+      return oneLine(path ? `${pattern} in ${path}` : pattern);
+    }
+    case "run_command":
+      return oneLine(field(input, "command") ?? "");
+    case "command_output":
+    case "kill_command":
+      return oneLine(field(input, "id") ?? "");
+    case "todo_write": {
+      const todos = (input as { todos?: unknown })?.todos;
+      return Array.isArray(todos) ? `${todos.length} item${todos.length === 1 ? "" : "s"}` : "";
+    }
+    case "task":
+      return oneLine(field(input, "description") ?? "");
+    case "load_skill":
+      return oneLine(field(input, "name") ?? "");
+    default: {
+      if (input && typeof input === "object") {
+        const first = Object.values(input).find((v) => typeof v === "string");
+        if (typeof first === "string") return oneLine(first);
+      }
+      return "";
+    }
+  }
+}
+
+export function formatInput(input: unknown): string {
+  if (typeof input === "string") return bound(input, INPUT_LIMIT);
+  try {
+    return bound(JSON.stringify(input, null, 2) ?? "", INPUT_LIMIT);
+  } catch {
+    return "(arguments could not be shown)";
+  }
+}
+
+export function emptyUsage(): UsageView {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
+}
+
+/**
+ * The panel's state of one session, built by applying the session's events in order.
+ * `apply` returns the items it created or changed so the host can send them incrementally.
+ */
+export class SessionViewModel {
+  private readonly order: string[] = [];
+  private readonly byId = new Map<string, ViewItem>();
+  private usageView: UsageView = emptyUsage();
+  private stateView: ViewState = "idle";
+  private pendingView: PermissionView | null = null;
+  private modelName = "";
+  private labelText: string | undefined;
+  private modeName = "default";
+
+  constructor(events: readonly SessionEvent[] = []) {
+    for (const e of events) this.apply(e);
+  }
+
+  get state(): ViewState {
+    return this.stateView;
+  }
+  get usage(): UsageView {
+    return this.usageView;
+  }
+  get pending(): PermissionView | null {
+    return this.pendingView;
+  }
+  get mode(): string {
+    return this.modeName;
+  }
+  /** The label shown for the model: the session's label (e.g. "demo model") or the model name. */
+  get modelLabel(): string {
+    return this.labelText ?? this.modelName;
+  }
+
+  /** All items, or the last `max` of them with the number left out. */
+  items(max = Infinity): { items: ViewItem[]; omitted: number } {
+    const start = Math.max(0, this.order.length - max);
+    return { items: this.order.slice(start).map((id) => this.byId.get(id)!), omitted: start };
+  }
+
+  /** Marks the state of a log that ended mid-turn (the process died). */
+  markInterrupted(): void {
+    if (this.stateView === "thinking" || this.stateView === "waiting_tool" || this.stateView === "waiting_user") {
+      this.stateView = "interrupted";
+      this.pendingView = null;
+    }
+  }
+
+  apply(e: SessionEvent): ViewItem[] {
+    switch (e.type) {
+      case "session_start":
+        this.modelName = e.model;
+        this.labelText = e.label;
+        this.modeName = e.permissionMode;
+        return [];
+      case "user_message":
+        return [this.put({ kind: "user", id: `u${e.seq}`, text: e.text })];
+      case "assistant_message": {
+        const out: ViewItem[] = [];
+        if (e.text.trim() || e.reasoning?.trim()) {
+          out.push(this.put({ kind: "assistant", id: `a${e.seq}`, text: e.text, reasoning: e.reasoning || undefined }));
+        }
+        for (const call of e.toolCalls) {
+          out.push(this.put(this.toolItem(call.id, call.name, call.input, "pending")));
+        }
+        return out;
+      }
+      case "permission_request":
+        this.pendingView = {
+          callId: e.callId,
+          tool: e.tool,
+          permission: e.permission,
+          summary: summarizeToolInput(e.tool, e.input) || e.tool,
+          detail: formatInput(e.input),
+          reason: e.reason,
+        };
+        return this.updateTool(e.callId, e.tool, e.input, { status: "asking" });
+      case "permission_decision": {
+        if (this.pendingView?.callId === e.callId) this.pendingView = null;
+        if (e.decision === "allow") return this.updateTool(e.callId, undefined, undefined, { status: "pending" });
+        const note = e.message ?? (e.by === "restricted" ? "Not allowed in Restricted Mode." : `Denied (${e.by}${e.rule ? `: ${e.rule}` : ""}).`);
+        return this.updateTool(e.callId, undefined, undefined, { status: "denied", note });
+      }
+      case "tool_call":
+        return this.updateTool(e.callId, e.name, e.input, { status: "running" });
+      case "tool_result":
+        return this.updateTool(e.callId, e.name, undefined, {
+          status: e.interrupted ? "interrupted" : e.isError ? (this.toolStatus(e.callId) === "denied" ? "denied" : "error") : "done",
+          durationMs: e.durationMs,
+          output: bound(e.output, OUTPUT_LIMIT),
+        });
+      case "edit_applied":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `${e.partial ? "Partly applied" : "Applied"} edit to ${e.path}` })];
+      case "edit_rejected":
+        return [
+          this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `Edit to ${e.path} rejected${e.message ? `: ${e.message}` : ""}` }),
+        ];
+      case "error":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "error", text: e.message })];
+      case "compaction":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: "Earlier conversation was summarised to save context." })];
+      case "usage": {
+        const u = this.usageView;
+        const cost = e.costUsd === undefined ? u.costUsd : (u.costUsd ?? 0) + e.costUsd;
+        this.usageView = {
+          inputTokens: u.inputTokens + e.usage.inputTokens,
+          outputTokens: u.outputTokens + e.usage.outputTokens,
+          cacheReadTokens: u.cacheReadTokens + e.usage.cacheReadTokens,
+          ...(cost === undefined ? {} : { costUsd: cost }),
+        };
+        return [];
+      }
+      case "status":
+        this.stateView = e.state;
+        if (e.state !== "waiting_user") this.pendingView = null;
+        if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return this.settleTools();
+        return [];
+      case "todos":
+        return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
+      case "edit_proposed":
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  private toolItem(callId: string, name: string, input: unknown, status: ToolItem["status"]): ToolItem {
+    return { kind: "tool", id: callId, name, summary: summarizeToolInput(name, input), status, input: formatInput(input) };
+  }
+
+  private toolStatus(callId: string): ToolItem["status"] | undefined {
+    const item = this.byId.get(callId);
+    return item?.kind === "tool" ? item.status : undefined;
+  }
+
+  private updateTool(callId: string, name: string | undefined, input: unknown, patch: Partial<ToolItem>): ViewItem[] {
+    const existing = this.byId.get(callId);
+    const base = existing?.kind === "tool" ? existing : this.toolItem(callId, name ?? "tool", input, "pending");
+    return [this.put({ ...base, ...patch })];
+  }
+
+  /** Tool cards still pending or running when the turn ended did not finish. */
+  private settleTools(): ViewItem[] {
+    const out: ViewItem[] = [];
+    for (const id of this.order) {
+      const item = this.byId.get(id)!;
+      if (item.kind === "tool" && (item.status === "pending" || item.status === "running" || item.status === "asking")) {
+        out.push(this.put({ ...item, status: "interrupted" }));
+      }
+    }
+    return out;
+  }
+
+  private put(item: ViewItem): ViewItem {
+    if (!this.byId.has(item.id)) this.order.push(item.id);
+    this.byId.set(item.id, item);
+    return item;
+  }
+}

@@ -1,0 +1,377 @@
+// Owns the panel's state: the session shown, the live AgentSession (created lazily on first send),
+// the view model projected from its events, and the messages sent to the webview.
+import { join } from "node:path";
+import * as vscode from "vscode";
+import { AgentSession, type AgentSessionOptions } from "../core/loop/agent-session";
+import type { Disposable, SessionStore, WorkspaceFs } from "../core/ports";
+import { createProvider } from "../core/providers/create";
+import type { Provider } from "../core/providers/types";
+import { summarizeSession } from "../core/session/projection";
+import { parseLog } from "../core/session/session-log";
+import { createBuiltinTools } from "../core/tools/builtin";
+import { createRipgrepSearcher } from "../node/ripgrep-searcher";
+import { createFileSessionStore } from "../node/session-store";
+import { PROTOCOL_VERSION, type FirstRunView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import { probeLocalServers } from "./local-servers";
+import { PanelApprover } from "./panel-approver";
+import { SessionViewModel } from "./panel/view-model";
+import { ApiKeys, needsKey, providerConfig, readSettings, writeSetting, type HostSettings } from "./settings";
+import { withTiming } from "./timed-provider";
+import { createVscodeLmProvider } from "./vscode-lm-provider";
+import { createVscodeWorkspaceFs } from "./workspace-fs";
+
+const LAST_SESSION_KEY = "yoke.lastSession";
+/** Items sent in a snapshot; older ones are left out of long sessions. */
+const MAX_SNAPSHOT_ITEMS = 400;
+const MAX_HISTORY = 30;
+const DELTA_FLUSH_MS = 16;
+const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+const MAX_INSTRUCTIONS = 20_000;
+
+/** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
+export class UserFacingError extends Error {}
+
+export class SessionController implements vscode.Disposable {
+  readonly approver: PanelApprover;
+  private store: SessionStore | undefined;
+  private fs: { key: string; fs: WorkspaceFs } | undefined;
+  private live: { session: AgentSession; subs: Disposable[] } | undefined;
+  private shownId: string | null = null;
+  private vm = new SessionViewModel();
+  private resumed = false;
+  private running = false;
+  private restored = false;
+  private streaming = { text: "", reasoning: "" };
+  private deltaBuf = { text: "", reasoning: "" };
+  private deltaTimer: ReturnType<typeof setTimeout> | undefined;
+  private servers: FirstRunView["servers"] | undefined;
+  private probing: Promise<void> | undefined;
+  private post: (msg: HostToWebview) => void = () => {};
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly keys: ApiKeys,
+    isPanelVisible: () => boolean,
+  ) {
+    this.approver = new PanelApprover(isPanelVisible);
+    this.disposables.push(
+      this.approver.onDidChange((request) => this.post({ type: "permission", request })),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("yoke")) this.settingsChanged();
+      }),
+      keys.onDidChange(() => this.settingsChanged()),
+    );
+  }
+
+  /** Connects the webview; `post` is called with every message for it until `disconnect`. */
+  connect(post: (msg: HostToWebview) => void): void {
+    this.post = post;
+  }
+
+  disconnect(): void {
+    this.post = () => {};
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  async handle(msg: WebviewToHost): Promise<void> {
+    switch (msg.type) {
+      case "ready":
+        if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
+        return this.pushState();
+      case "prompt":
+        return this.send(msg.text);
+      case "stop":
+        return this.stop();
+      case "newSession":
+        return this.newSession();
+      case "openSession":
+        return this.openSession(msg.id);
+      case "permissionAnswer":
+        if (msg.always) this.log.info(`always-allow for ${msg.callId}: rules are not written yet; allowing once`);
+        this.approver.answer(msg.callId, { decision: msg.decision, ...(msg.message ? { message: msg.message } : {}) });
+        return;
+      case "useLocalServer":
+        await writeSetting("provider", "openai-compatible");
+        await writeSetting("baseUrl", msg.baseUrl);
+        await writeSetting("model", msg.model);
+        this.log.info(`using local server ${msg.baseUrl} (${msg.model})`);
+        return this.pushState();
+      case "probeLocalServers":
+        this.servers = undefined;
+        this.probing = undefined;
+        return this.pushState();
+      case "setApiKey":
+        await vscode.commands.executeCommand("yoke.setApiKey");
+        return;
+      case "openLog":
+        this.log.show(true);
+        return;
+      case "openSettings":
+        await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:yoke-dev.yoke");
+        return;
+      default:
+        msg satisfies never;
+    }
+  }
+
+  async send(text: string): Promise<void> {
+    if (this.running) {
+      this.post({ type: "error", message: "Yoke is still working on the last message. Wait for it or press Stop." });
+      return;
+    }
+    this.running = true;
+    void vscode.commands.executeCommand("setContext", "yoke.running", true);
+    try {
+      const session = await this.liveSession();
+      this.resumed = false;
+      await session.send(text);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!(err instanceof UserFacingError) && (err as Error)?.name !== "ProviderConfigError") this.log.error(`send failed: ${(err as Error)?.stack ?? message}`);
+      this.post({ type: "error", message });
+      this.post({ type: "status", state: this.vm.state });
+    } finally {
+      this.running = false;
+      this.flushDeltas();
+      void vscode.commands.executeCommand("setContext", "yoke.running", false);
+      this.post({ type: "history", sessions: this.history() });
+    }
+  }
+
+  stop(): void {
+    this.approver.cancel();
+    this.live?.session.cancel();
+  }
+
+  newSession(): void {
+    this.detach(true);
+    this.shownId = null;
+    this.vm = new SessionViewModel();
+    this.resumed = false;
+    void this.ctx.workspaceState.update(LAST_SESSION_KEY, undefined);
+    void this.pushState();
+  }
+
+  openSession(id: string): void {
+    if (id === this.shownId) return void this.pushState();
+    const store = this.sessionStore();
+    if (!store.exists(id)) {
+      this.post({ type: "error", message: `Session ${id} no longer exists.` });
+      return;
+    }
+    this.detach(true);
+    this.showFromLog(id);
+    void this.pushState();
+  }
+
+  /** Sessions of this workspace, newest first, for the history list and the quick pick. */
+  history(): SessionItemView[] {
+    const store = this.sessionStore();
+    const out: SessionItemView[] = [];
+    for (const id of store.list().slice(0, MAX_HISTORY)) {
+      try {
+        const s = summarizeSession(parseLog(store.read(id)).events, id);
+        const status: ViewState = id === this.shownId && this.running ? this.vm.state : s.status;
+        out.push({ id, title: s.title, status, updatedAt: s.updatedAt, modelLabel: s.label ?? s.model, active: id === this.shownId });
+      } catch (err) {
+        this.log.warn(`session ${id}: cannot be listed: ${(err as Error).message}`);
+      }
+    }
+    return out;
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    this.restoreOnce();
+    const s = readSettings();
+    const { items, omitted } = this.vm.items(MAX_SNAPSHOT_ITEMS);
+    const firstUser = items.find((i) => i.kind === "user");
+    const streaming = this.running && (this.streaming.text || this.streaming.reasoning) ? { ...this.streaming } : undefined;
+    return {
+      protocol: PROTOCOL_VERSION,
+      sessionId: this.shownId,
+      title: firstUser?.kind === "user" ? firstUser.text.slice(0, 80) : "New session",
+      state: this.vm.state,
+      resumed: this.resumed,
+      items,
+      omitted,
+      ...(streaming ? { streaming } : {}),
+      pending: this.approver.current,
+      usage: this.vm.usage,
+      modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : s.demoLabel || s.model || s.provider,
+      mode: this.shownId ? this.vm.mode : s.permissionMode,
+      restricted: !vscode.workspace.isTrusted,
+      firstRun: await this.firstRun(s),
+      history: this.history(),
+    };
+  }
+
+  dispose(): void {
+    this.detach(true);
+    this.approver.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private async pushState(): Promise<void> {
+    try {
+      this.post({ type: "state", snapshot: await this.snapshot() });
+    } catch (err) {
+      this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
+      this.post({ type: "error", message: `Yoke could not load its state: ${(err as Error).message}` });
+    }
+  }
+
+  /** After a window reload the panel shows the last active session, read-only until the user sends. */
+  private restoreOnce(): void {
+    if (this.restored) return;
+    this.restored = true;
+    const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);
+    if (id && !this.shownId && this.sessionStore().exists(id)) this.showFromLog(id);
+  }
+
+  private showFromLog(id: string): void {
+    const parsed = parseLog(this.sessionStore().read(id));
+    this.vm = new SessionViewModel(parsed.events);
+    this.vm.markInterrupted();
+    this.shownId = id;
+    this.resumed = true;
+    void this.ctx.workspaceState.update(LAST_SESSION_KEY, id);
+  }
+
+  private async firstRun(s: HostSettings): Promise<FirstRunView | null> {
+    const configured = s.explicit ? !needsKey(s) || Boolean(await this.keys.get(s.provider)) : Boolean(await this.keys.get(s.provider));
+    if (configured) return null;
+    if (!this.probing) {
+      this.probing = probeLocalServers().then((servers) => {
+        this.servers = servers;
+        this.log.info(`local servers found: ${servers.map((x) => `${x.name} (${x.model})`).join(", ") || "none"}`);
+        this.post({ type: "firstRun", info: { servers, probing: false } });
+      });
+    }
+    return { servers: this.servers ?? [], probing: this.servers === undefined };
+  }
+
+  private settingsChanged(): void {
+    // The next send reopens the session with the new provider, mode or trust.
+    if (!this.running) this.detach(false);
+    void this.pushState();
+  }
+
+  private sessionStore(): SessionStore {
+    if (!this.store) {
+      const base = this.ctx.storageUri ?? this.ctx.globalStorageUri;
+      this.store = createFileSessionStore(join(base.fsPath, "sessions"));
+    }
+    return this.store as SessionStore;
+  }
+
+  private async liveSession(): Promise<AgentSession> {
+    if (this.live) return this.live.session;
+    const opts = await this.sessionOptions();
+    const store = opts.store;
+    const session =
+      this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
+    this.attach(session);
+    return session;
+  }
+
+  private attach(session: AgentSession): void {
+    this.shownId = session.id;
+    void this.ctx.workspaceState.update(LAST_SESSION_KEY, session.id);
+    this.vm = new SessionViewModel(session.events());
+    this.streaming = { text: "", reasoning: "" };
+    const subs = [session.onEvent((e) => this.onEvent(e)), session.onDelta((d) => this.onDelta(d.type, d.text))];
+    this.live = { session, subs };
+    void this.pushState();
+  }
+
+  /** Drops the live session instance (keeping the one shown); `cancel` stops a run first. */
+  private detach(cancel: boolean): void {
+    if (!this.live) return;
+    if (cancel) this.stop();
+    for (const s of this.live.subs) s.dispose();
+    this.live = undefined;
+    this.streaming = { text: "", reasoning: "" };
+    this.deltaBuf = { text: "", reasoning: "" };
+  }
+
+  private onEvent(e: Parameters<SessionViewModel["apply"]>[0]): void {
+    this.flushDeltas();
+    if (e.type === "assistant_message" || e.type === "error" || e.type === "status") this.streaming = { text: "", reasoning: "" };
+    for (const view of this.vm.apply(e)) this.post({ type: "event", view });
+    if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
+    else if (e.type === "usage") this.post({ type: "usage", usage: this.vm.usage });
+  }
+
+  private onDelta(kind: "text" | "reasoning", text: string): void {
+    this.streaming[kind] += text;
+    this.deltaBuf[kind] += text;
+    this.deltaTimer ??= setTimeout(() => this.flushDeltas(), DELTA_FLUSH_MS);
+  }
+
+  private flushDeltas(): void {
+    if (this.deltaTimer) clearTimeout(this.deltaTimer);
+    this.deltaTimer = undefined;
+    const buf = this.deltaBuf;
+    this.deltaBuf = { text: "", reasoning: "" };
+    if (buf.reasoning) this.post({ type: "delta", kind: "reasoning", text: buf.reasoning });
+    if (buf.text) this.post({ type: "delta", kind: "text", text: buf.text });
+  }
+
+  private async sessionOptions(): Promise<AgentSessionOptions> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
+    const s = readSettings();
+    const provider = withTiming(await this.provider(s), this.log);
+    const key = folder.uri.toString();
+    if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
+    const fs = this.fs.fs;
+    this.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${s.permissionMode}, trusted ${vscode.workspace.isTrusted}`);
+    return {
+      store: this.sessionStore(),
+      provider,
+      ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
+      ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
+      tools: createBuiltinTools(),
+      fs,
+      search: createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot }),
+      approver: this.approver,
+      permissionMode: s.permissionMode,
+      trusted: vscode.workspace.isTrusted,
+      instructions: await readInstructions(fs),
+      platform: process.platform,
+      log: this.log,
+      maxTurns: s.maxTurns,
+    };
+  }
+
+  private async provider(s: HostSettings): Promise<Provider> {
+    if (s.provider === "vscode-lm") return createVscodeLmProvider(s.model);
+    const key = await this.keys.get(s.provider);
+    if (needsKey(s) && !key) {
+      throw new UserFacingError(`No API key for ${s.provider}. Run "Yoke: Set API Key" (the key is kept in VS Code's secret storage), or choose another provider in the yoke.provider setting.`);
+    }
+    return createProvider(providerConfig(s, key));
+  }
+}
+
+/** Project instructions for the system prompt (AGENTS.md, CLAUDE.md), read through the workspace fs. */
+async function readInstructions(fs: WorkspaceFs): Promise<Array<{ source: string; text: string }>> {
+  const out: Array<{ source: string; text: string }> = [];
+  for (const name of INSTRUCTION_FILES) {
+    try {
+      const path = `${fs.root}/${name}`;
+      if ((await fs.stat(path))?.type !== "file") continue;
+      const text = new TextDecoder().decode(await fs.readFile(path));
+      out.push({ source: name, text: text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[truncated]` : text });
+    } catch {
+      // unreadable: skip
+    }
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+// The core Provider over VS Code's Language Model API (models other extensions provide, e.g. Copilot).
+// Token usage is not reported by this API, so no usage events are emitted.
+import * as vscode from "vscode";
+import { ProviderError, type ChatRequest, type ModelMessage, type Provider, type ProviderEvent } from "../core/providers/types";
+
+async function selectModel(model: string): Promise<vscode.LanguageModelChat> {
+  const tries: vscode.LanguageModelChatSelector[] = model ? [{ id: model }, { family: model }] : [{}];
+  for (const selector of tries) {
+    const [found] = await vscode.lm.selectChatModels(selector);
+    if (found) return found;
+  }
+  const available = (await vscode.lm.selectChatModels({})).map((m) => m.id);
+  throw new ProviderError(
+    "not_found",
+    available.length
+      ? `No VS Code language model matches "${model}". Available: ${available.join(", ")}. Set yoke.model to one of them.`
+      : "No VS Code language model is available. Install and sign in to an extension that provides one (e.g. GitHub Copilot), or choose another yoke.provider.",
+  );
+}
+
+/** Converts the core conversation to the Language Model API's messages (the system prompt goes first, as a user message). */
+export function toLmMessages(system: string, messages: ModelMessage[]): vscode.LanguageModelChatMessage[] {
+  const out: vscode.LanguageModelChatMessage[] = [];
+  if (system) out.push(vscode.LanguageModelChatMessage.User(system));
+  let toolResults: vscode.LanguageModelToolResultPart[] = [];
+  const flush = () => {
+    if (toolResults.length) out.push(vscode.LanguageModelChatMessage.User(toolResults));
+    toolResults = [];
+  };
+  for (const m of messages) {
+    if (m.role === "tool") {
+      const text = m.isError ? `Error: ${m.content}` : m.content;
+      toolResults.push(new vscode.LanguageModelToolResultPart(m.callId, [new vscode.LanguageModelTextPart(text)]));
+      continue;
+    }
+    flush();
+    if (m.role === "user") {
+      out.push(vscode.LanguageModelChatMessage.User(m.text));
+    } else {
+      const parts: Array<vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart> = [];
+      if (m.text) parts.push(new vscode.LanguageModelTextPart(m.text));
+      for (const c of m.toolCalls) {
+        const input = c.input && typeof c.input === "object" ? (c.input as object) : { input: c.input };
+        parts.push(new vscode.LanguageModelToolCallPart(c.id, c.name, input));
+      }
+      out.push(vscode.LanguageModelChatMessage.Assistant(parts.length ? parts : ""));
+    }
+  }
+  flush();
+  return out;
+}
+
+function classify(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (err instanceof vscode.LanguageModelError) {
+    const kind = err.code === vscode.LanguageModelError.NoPermissions.name ? "auth" : err.code === vscode.LanguageModelError.NotFound.name ? "not_found" : "server";
+    const hint = kind === "auth" ? " Allow Yoke to use this model when VS Code asks, or choose another yoke.provider." : "";
+    return new ProviderError(kind, `${err.message}${hint}`);
+  }
+  if (err instanceof vscode.CancellationError) return new ProviderError("aborted", "The request was cancelled.");
+  return new ProviderError("server", err instanceof Error ? err.message : String(err));
+}
+
+export function createVscodeLmProvider(model: string): Provider {
+  return {
+    id: "vscode-lm",
+    model: model || "auto",
+    async *stream(req: ChatRequest): AsyncIterable<ProviderEvent> {
+      const cts = new vscode.CancellationTokenSource();
+      const onAbort = () => cts.cancel();
+      req.signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        if (req.signal?.aborted) throw new ProviderError("aborted", "The request was cancelled.");
+        const chat = await selectModel(model);
+        const response = await chat.sendRequest(
+          toLmMessages(req.system, req.messages),
+          {
+            justification: "Yoke uses this model to answer in its chat panel.",
+            tools: req.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+            toolMode: vscode.LanguageModelChatToolMode.Auto,
+          },
+          cts.token,
+        );
+        let sawTool = false;
+        for await (const part of response.stream) {
+          if (part instanceof vscode.LanguageModelTextPart) {
+            if (part.value) yield { type: "text_delta", text: part.value };
+          } else if (part instanceof vscode.LanguageModelToolCallPart) {
+            sawTool = true;
+            yield { type: "tool_call", id: part.callId, name: part.name, input: part.input };
+          }
+        }
+        if (req.signal?.aborted) throw new ProviderError("aborted", "The request was cancelled.");
+        yield { type: "done", stopReason: sawTool ? "tool_use" : "end_turn" };
+      } catch (err) {
+        throw req.signal?.aborted ? new ProviderError("aborted", "The request was cancelled.") : classify(err);
+      } finally {
+        req.signal?.removeEventListener("abort", onAbort);
+        cts.dispose();
+      }
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// WorkspaceFs over vscode.workspace.fs, so the core reads and writes through VS Code's file system
+// providers: this is what makes Remote-SSH, WSL and dev containers work.
+import { promises as nodeFs } from "node:fs";
+import * as vscode from "vscode";
+import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
+
+const CODES: Record<string, string> = {
+  FileNotFound: "ENOENT",
+  FileExists: "EEXIST",
+  FileNotADirectory: "ENOTDIR",
+  FileIsADirectory: "EISDIR",
+  NoPermissions: "EACCES",
+  Unavailable: "EAGAIN",
+};
+
+/** Re-throws a vscode.FileSystemError as an Error with a Node-style `code`, as the Node port does. */
+function nodeStyle(err: unknown, op: string, path: string): Error {
+  if (err instanceof vscode.FileSystemError) {
+    const code = CODES[err.code] ?? "EIO";
+    const e = new Error(`${code}: ${err.message || err.code}, ${op} '${path}'`) as Error & { code: string };
+    e.code = code;
+    return e;
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function typeOf(t: vscode.FileType): FileType {
+  if (t & vscode.FileType.SymbolicLink) return "symlink";
+  if (t & vscode.FileType.Directory) return "directory";
+  if (t & vscode.FileType.File) return "file";
+  return "other";
+}
+
+/** "/c:/x" (a URI path with a drive letter) -> "c:/x"; POSIX paths unchanged. */
+export function uriPathToFsPath(uriPath: string): string {
+  const p = /^\/[a-zA-Z]:/.test(uriPath) ? uriPath.slice(1) : uriPath;
+  return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
+}
+
+export function createVscodeWorkspaceFs(folder: vscode.Uri): WorkspaceFs {
+  const fs = vscode.workspace.fs;
+  const root = uriPathToFsPath(folder.path);
+  const toUri = (path: string) => folder.with({ path: path.startsWith("/") ? path : `/${path}` });
+  const fromUri = (uri: vscode.Uri) => uriPathToFsPath(uri.path);
+
+  async function stat(path: string): Promise<FileStat | undefined> {
+    try {
+      const s = await fs.stat(toUri(path));
+      return { type: typeOf(s.type), size: s.size, mtimeMs: s.mtime };
+    } catch (err) {
+      if (err instanceof vscode.FileSystemError && err.code === "FileNotFound") return undefined;
+      throw nodeStyle(err, "stat", path);
+    }
+  }
+
+  return {
+    root,
+    async readFile(path) {
+      try {
+        return await fs.readFile(toUri(path));
+      } catch (err) {
+        throw nodeStyle(err, "open", path);
+      }
+    },
+    async writeFile(path, data) {
+      const target = toUri(path);
+      const parent = vscode.Uri.joinPath(target, "..");
+      const tmp = vscode.Uri.joinPath(parent, `.${target.path.split("/").pop()}.yoke-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.tmp`);
+      try {
+        await fs.createDirectory(parent);
+        await fs.writeFile(tmp, data);
+        await fs.rename(tmp, target, { overwrite: true });
+      } catch (err) {
+        await fs.delete(tmp, { useTrash: false }).then(undefined, () => undefined);
+        throw nodeStyle(err, "write", path);
+      }
+    },
+    stat,
+    async readDir(path) {
+      try {
+        const entries = await fs.readDirectory(toUri(path));
+        return entries.map(([name, t]) => [name, typeOf(t)] as [string, FileType]);
+      } catch (err) {
+        throw nodeStyle(err, "scandir", path);
+      }
+    },
+    async realPath(path) {
+      // vscode.workspace.fs has no realpath. The extension runs on the workspace's machine
+      // (extensionKind workspace), so Node can resolve the local path of a file: URI or a remote one.
+      const uri = toUri(path);
+      try {
+        const real = await nodeFs.realpath(uri.fsPath);
+        return uriPathToFsPath(vscode.Uri.file(real).path);
+      } catch (err) {
+        if ((err as { code?: string }).code === "ENOENT" || (err as { code?: string }).code === "ENOTDIR") return undefined;
+        // Not reachable through Node: accept the path only if nothing on the way is a symlink.
+        const parts = path.split("/");
+        for (let i = 2; i <= parts.length; i++) {
+          const s = await stat(parts.slice(0, i).join("/"));
+          if (!s) return undefined;
+          if (s.type === "symlink") throw nodeStyle(err, "realpath", path);
+        }
+        return path;
+      }
+    },
+    async delete(path) {
+      try {
+        await fs.delete(toUri(path), { recursive: true, useTrash: false });
+      } catch (err) {
+        throw nodeStyle(err, "unlink", path);
+      }
+    },
+    watch(path, onChange): Disposable {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(toUri(path), "**/*"));
+      const fire = (uri: vscode.Uri) => onChange(fromUri(uri));
+      const subs = [watcher.onDidChange(fire), watcher.onDidCreate(fire), watcher.onDidDelete(fire)];
+      return {
+        dispose() {
+          for (const s of subs) s.dispose();
+          watcher.dispose();
+        },
+      };
+    },
+  };
+}

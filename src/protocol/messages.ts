@@ -1,0 +1,172 @@
+/**
+ * The typed protocol between the extension host and the chat webview. Both sides validate every
+ * inbound message with these schemas; an invalid message is logged and dropped.
+ * Imports nothing from the core: the host maps core events to these view types.
+ * Uses zod/mini so the webview bundle stays small.
+ */
+import * as z from "zod/mini";
+
+/** Bumped on any incompatible change; the webview sends it with `ready`. */
+export const PROTOCOL_VERSION = 1;
+
+const id = z.string().check(z.minLength(1), z.maxLength(200));
+const text = z.string().check(z.maxLength(1_000_000));
+
+export const VIEW_STATES = ["idle", "thinking", "waiting_tool", "waiting_user", "done", "error", "cancelled", "interrupted"] as const;
+export const ViewState = z.enum(VIEW_STATES);
+export type ViewState = z.infer<typeof ViewState>;
+
+export const ToolStatus = z.enum(["pending", "asking", "running", "done", "error", "denied", "interrupted"]);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
+export const TodoView = z.object({ content: z.string(), status: z.enum(["pending", "in_progress", "completed"]) });
+export type TodoView = z.infer<typeof TodoView>;
+
+/** One entry of the message list. `id` is stable: an `event` message with a known id replaces that entry. */
+export const ViewItem = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("user"), id, text }),
+  z.object({ kind: z.literal("assistant"), id, text, reasoning: z.optional(text) }),
+  z.object({
+    kind: z.literal("tool"),
+    /** The tool call id. */
+    id,
+    name: z.string(),
+    /** Short argument summary for the card header (a path, a command, a pattern). */
+    summary: z.string(),
+    status: ToolStatus,
+    durationMs: z.optional(z.number()),
+    /** Arguments, pretty-printed and bounded. */
+    input: text,
+    /** The result text the model was given, bounded. */
+    output: z.optional(text),
+    /** Why it was denied, when it was. */
+    note: z.optional(z.string()),
+  }),
+  z.object({ kind: z.literal("todos"), id, todos: z.array(TodoView) }),
+  z.object({ kind: z.literal("notice"), id, level: z.enum(["info", "warning", "error"]), text }),
+]);
+export type ViewItem = z.infer<typeof ViewItem>;
+
+export const PermissionView = z.object({
+  callId: id,
+  tool: z.string(),
+  permission: z.string(),
+  /** One line: what will happen (the command, the file). */
+  summary: z.string(),
+  /** The arguments, pretty-printed and bounded. */
+  detail: text,
+  reason: z.string(),
+});
+export type PermissionView = z.infer<typeof PermissionView>;
+
+export const UsageView = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  /** Absent when the model's price is unknown. */
+  costUsd: z.optional(z.number()),
+});
+export type UsageView = z.infer<typeof UsageView>;
+
+export const SessionItemView = z.object({
+  id,
+  title: z.string(),
+  status: ViewState,
+  updatedAt: z.string(),
+  modelLabel: z.string(),
+  active: z.boolean(),
+});
+export type SessionItemView = z.infer<typeof SessionItemView>;
+
+export const LocalServerView = z.object({ name: z.string(), baseUrl: z.string(), model: z.string() });
+export type LocalServerView = z.infer<typeof LocalServerView>;
+
+/** Shown when no provider is configured. */
+export const FirstRunView = z.object({
+  /** Local OpenAI-compatible servers that answered GET /v1/models. */
+  servers: z.array(LocalServerView),
+  probing: z.boolean(),
+});
+export type FirstRunView = z.infer<typeof FirstRunView>;
+
+/** Everything the panel shows; sent on `ready` and whenever the host switches sessions. */
+export const Snapshot = z.object({
+  protocol: z.number(),
+  sessionId: z.nullable(z.string()),
+  title: z.string(),
+  state: ViewState,
+  /** A resumed session shown read-only until the user sends (which continues it). */
+  resumed: z.boolean(),
+  items: z.array(ViewItem),
+  /** Items left out at the start of a long session. */
+  omitted: z.number(),
+  /** Text streamed so far for the message in progress. */
+  streaming: z.optional(z.object({ text: z.string(), reasoning: z.string() })),
+  pending: z.nullable(PermissionView),
+  usage: UsageView,
+  modelLabel: z.string(),
+  mode: z.string(),
+  restricted: z.boolean(),
+  firstRun: z.nullable(FirstRunView),
+  history: z.array(SessionItemView),
+});
+export type Snapshot = z.infer<typeof Snapshot>;
+
+export const HostToWebview = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("state"), snapshot: Snapshot }),
+  /** Append an item, or replace the item with the same id. */
+  z.object({ type: z.literal("event"), view: ViewItem }),
+  /** Streamed text of the assistant message in progress. */
+  z.object({ type: z.literal("delta"), kind: z.enum(["text", "reasoning"]), text }),
+  z.object({ type: z.literal("status"), state: ViewState, detail: z.optional(z.string()) }),
+  z.object({ type: z.literal("usage"), usage: UsageView }),
+  z.object({ type: z.literal("permission"), request: z.nullable(PermissionView) }),
+  z.object({ type: z.literal("history"), sessions: z.array(SessionItemView) }),
+  z.object({ type: z.literal("firstRun"), info: z.nullable(FirstRunView) }),
+  z.object({ type: z.literal("error"), message: z.string() }),
+]);
+export type HostToWebview = z.infer<typeof HostToWebview>;
+
+export const WebviewToHost = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready"), protocol: z.number() }),
+  z.object({ type: z.literal("prompt"), text: z.string().check(z.minLength(1), z.maxLength(1_000_000)) }),
+  z.object({ type: z.literal("stop") }),
+  z.object({ type: z.literal("newSession") }),
+  z.object({ type: z.literal("openSession"), id }),
+  z.object({
+    type: z.literal("permissionAnswer"),
+    callId: id,
+    decision: z.enum(["allow", "deny"]),
+    always: z.optional(z.boolean()),
+    message: z.optional(z.string().check(z.maxLength(10_000))),
+  }),
+  z.object({
+    type: z.literal("useLocalServer"),
+    baseUrl: z.string().check(z.regex(/^http:\/\/(127\.0\.0\.1|localhost):\d{1,5}\/v1$/)),
+    model: z.string().check(z.minLength(1), z.maxLength(300)),
+  }),
+  z.object({ type: z.literal("probeLocalServers") }),
+  z.object({ type: z.literal("setApiKey") }),
+  z.object({ type: z.literal("openLog") }),
+  z.object({ type: z.literal("openSettings") }),
+]);
+export type WebviewToHost = z.infer<typeof WebviewToHost>;
+
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function describe(err: z.core.$ZodError): string {
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
+}
+
+export function parseWebviewToHost(raw: unknown): ParseResult<WebviewToHost> {
+  const r = WebviewToHost.safeParse(raw);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: describe(r.error) };
+}
+
+export function parseHostToWebview(raw: unknown): ParseResult<HostToWebview> {
+  const r = HostToWebview.safeParse(raw);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: describe(r.error) };
+}

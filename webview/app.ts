@@ -1,0 +1,140 @@
+// The panel: builds the views and applies host messages to them. The host owns the state;
+// the panel only renders snapshots and increments.
+import { PROTOCOL_VERSION, type HostToWebview, type Snapshot, type ViewState } from "../src/protocol/messages";
+import { RUNNING_STATES } from "./format";
+import type { HostApi } from "./host-api";
+import { button } from "./ui/components";
+import { el, clear } from "./ui/dom";
+import { Composer } from "./views/composer";
+import { FirstRun } from "./views/first-run";
+import { Header } from "./views/header";
+import { History } from "./views/history";
+import { handleCopyClick } from "./views/markdown";
+import { MessageList } from "./views/message-list";
+import { PermissionCard } from "./views/permission-card";
+
+export class App {
+  private readonly header: Header;
+  private readonly history: History;
+  private readonly list: MessageList;
+  private readonly composer: Composer;
+  private readonly permission: PermissionCard;
+  private readonly firstRun: FirstRun;
+  private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
+    "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
+  ]);
+  private readonly resumed = el("div", { class: "banner resumed", "data-testid": "resumed-banner", hidden: true }, [
+    "Opened from history. Send a message to continue this session.",
+  ]);
+  private readonly error = el("div", { class: "banner error", "data-testid": "error-banner", role: "alert", hidden: true });
+  private readonly empty = el("div", { class: "empty", "data-testid": "empty-state", hidden: true }, ["Ask Yoke to explain, fix or change something in this workspace."]);
+  private state: ViewState = "idle";
+
+  constructor(root: HTMLElement, private readonly host: HostApi) {
+    const send = host.send;
+    this.header = new Header(() => send({ type: "newSession" }));
+    this.history = new History((id) => send({ type: "openSession", id }));
+    this.firstRun = new FirstRun(send);
+    this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
+    this.composer = new Composer(
+      (text) => {
+        this.hideError();
+        send({ type: "prompt", text });
+      },
+      () => send({ type: "stop" }),
+    );
+    const scroller = el("main", { class: "scroller" });
+    this.list = new MessageList(scroller);
+    scroller.append(this.firstRun.root, this.empty, this.list.root);
+    scroller.addEventListener("click", handleCopyClick);
+    root.append(
+      this.header.root,
+      this.restricted,
+      this.history.root,
+      scroller,
+      this.error,
+      this.resumed,
+      this.permission.root,
+      this.composer.root,
+    );
+  }
+
+  start(): void {
+    this.host.onMessage((msg) => this.apply(msg));
+    this.host.send({ type: "ready", protocol: PROTOCOL_VERSION });
+    this.composer.focus();
+  }
+
+  apply(msg: HostToWebview): void {
+    switch (msg.type) {
+      case "state":
+        return this.applySnapshot(msg.snapshot);
+      case "event":
+        this.list.upsert(msg.view);
+        if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
+        this.empty.hidden = true;
+        return;
+      case "delta":
+        this.list.delta(msg.kind, msg.text);
+        this.empty.hidden = true;
+        return;
+      case "status":
+        this.setState(msg.state, msg.detail);
+        return;
+      case "usage":
+        this.header.setUsage(msg.usage);
+        return;
+      case "permission":
+        this.permission.show(msg.request);
+        return;
+      case "history":
+        this.history.set(msg.sessions);
+        return;
+      case "firstRun":
+        this.firstRun.show(msg.info);
+        return;
+      case "error":
+        this.showError(msg.message);
+        return;
+      default:
+        msg satisfies never;
+    }
+  }
+
+  private applySnapshot(s: Snapshot): void {
+    this.list.reset(s.items, s.omitted, s.streaming);
+    this.header.setModel(s.modelLabel, s.mode);
+    this.header.setUsage(s.usage);
+    this.setState(s.state);
+    this.history.set(s.history);
+    this.history.root.open = !s.sessionId && s.history.length > 0 && !s.firstRun;
+    this.permission.show(s.pending);
+    this.firstRun.show(s.firstRun);
+    this.restricted.hidden = !s.restricted;
+    this.resumed.hidden = !s.resumed || s.items.length === 0;
+    this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
+    this.hideError();
+  }
+
+  private setState(state: ViewState, detail?: string): void {
+    this.state = state;
+    this.header.setStatus(state, detail);
+    const running = RUNNING_STATES.has(state);
+    this.composer.setRunning(running);
+    if (running) this.resumed.hidden = true;
+    else if (state !== "idle") this.list.dropLive();
+  }
+
+  private showError(message: string): void {
+    clear(this.error);
+    this.error.append(
+      el("span", { class: "error-text" }, [message]),
+      button({ icon: "close", title: "Dismiss", onClick: () => this.hideError() }),
+    );
+    this.error.hidden = false;
+  }
+
+  private hideError(): void {
+    this.error.hidden = true;
+  }
+}

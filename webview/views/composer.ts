@@ -1,0 +1,54 @@
+// The prompt box: Enter sends, Shift+Enter adds a newline; Stop while the agent runs.
+import { button, setDisabled } from "../ui/components";
+import { el } from "../ui/dom";
+
+export class Composer {
+  readonly root: HTMLElement;
+  readonly input: HTMLTextAreaElement;
+  private readonly sendButton: HTMLElement;
+  private readonly stopButton: HTMLElement;
+  private running = false;
+
+  constructor(onSend: (text: string) => void, onStop: () => void) {
+    this.input = el("textarea", {
+      class: "prompt-input",
+      "data-testid": "prompt-input",
+      rows: "3",
+      placeholder: "Ask Yoke… (Enter to send, Shift+Enter for a new line)",
+      "aria-label": "Prompt",
+    });
+    const submit = () => {
+      const text = this.input.value.trim();
+      if (!text || this.running) return;
+      onSend(text);
+      this.input.value = "";
+      this.autosize();
+    };
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        submit();
+      }
+    });
+    this.input.addEventListener("input", () => this.autosize());
+    this.sendButton = button({ icon: "send", title: "Send (Enter)", testid: "send", onClick: submit });
+    this.stopButton = button({ icon: "debug-stop", title: "Stop", testid: "stop", onClick: onStop });
+    this.stopButton.hidden = true;
+    this.root = el("div", { class: "composer" }, [this.input, el("div", { class: "composer-actions" }, [this.stopButton, this.sendButton])]);
+  }
+
+  setRunning(running: boolean): void {
+    this.running = running;
+    this.stopButton.hidden = !running;
+    setDisabled(this.sendButton, running);
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  private autosize(): void {
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
+  }
+}

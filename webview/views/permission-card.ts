@@ -1,0 +1,43 @@
+// The open permission question, pinned above the prompt: allow once, always allow, or deny with a message.
+import type { PermissionView } from "../../src/protocol/messages";
+import { button } from "../ui/components";
+import { el, clear } from "../ui/dom";
+
+export type PermissionChoice = { decision: "allow" | "deny"; always?: boolean; message?: string };
+
+export class PermissionCard {
+  readonly root = el("div", { class: "permission-slot" });
+  private callId: string | undefined;
+
+  constructor(private readonly onAnswer: (callId: string, choice: PermissionChoice) => void) {}
+
+  show(request: PermissionView | null): void {
+    if (request?.callId === this.callId) return;
+    clear(this.root);
+    this.callId = request?.callId;
+    if (!request) return;
+    const message = el("input", { class: "deny-message", type: "text", placeholder: "Optional: tell the agent why (sent with Deny)", "aria-label": "Message sent with Deny" }) as HTMLInputElement;
+    const answer = (choice: PermissionChoice) => {
+      if (this.callId !== request.callId) return;
+      this.onAnswer(request.callId, choice);
+      this.show(null);
+    };
+    message.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") answer({ decision: "deny", message: message.value.trim() || undefined });
+    });
+    this.root.appendChild(
+      el("div", { class: "permission-card", "data-testid": "permission-card", "data-call-id": request.callId, "data-tool": request.tool, role: "alertdialog", "aria-label": `Permission for ${request.tool}` }, [
+        el("div", { class: "permission-title" }, ["Allow ", el("strong", {}, [request.tool]), ` (${request.permission})?`]),
+        el("pre", { class: "permission-summary" }, [request.summary]),
+        el("div", { class: "permission-reason" }, [request.reason]),
+        el("details", { class: "permission-detail" }, [el("summary", {}, ["Arguments"]), el("pre", {}, [request.detail])]),
+        message,
+        el("div", { class: "permission-actions" }, [
+          button({ label: "Allow once", testid: "allow-once", onClick: () => answer({ decision: "allow" }) }),
+          button({ label: "Always allow", appearance: "secondary", testid: "always-allow", onClick: () => answer({ decision: "allow", always: true }) }),
+          button({ label: "Deny", appearance: "secondary", testid: "deny", onClick: () => answer({ decision: "deny", message: message.value.trim() || undefined }) }),
+        ]),
+      ]),
+    );
+  }
+}
