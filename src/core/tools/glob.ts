@@ -47,7 +47,9 @@ export const globTool = defineTool({
     if (paths.length === 0) {
       return { text: `No files match "${args.pattern}" in ${where} (files ignored by .gitignore are not searched).`, meta: { paths } };
     }
-    const parts = [`${paths.length}${res.truncated ? "+" : ""} file${paths.length === 1 ? "" : "s"} match "${args.pattern}" in ${where}:`, ...paths];
+    const count = `${paths.length}${res.truncated ? "+" : ""}`;
+    const verb = paths.length === 1 && !res.truncated ? "file matches" : "files match";
+    const parts = [`${count} ${verb} "${args.pattern}" in ${where}:`, ...paths];
     if (res.truncated) {
       parts.push(note(`Only the ${MAX_GLOB_RESULTS} most recently modified matches are shown. Use a more specific pattern or a path to narrow the search.`));
     }

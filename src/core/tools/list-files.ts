@@ -51,7 +51,7 @@ async function walk(w: Walk, dir: string, rules: IgnoreRules, depth: number): Pr
       continue;
     }
     if (depth >= w.maxDepth) {
-      const inner = await w.fs.readDir(abs).then(
+      const inner = await visible(w.fs, abs, await rules.enter(abs)).then(
         (e) => e.length,
         () => 0,
       );

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { ToolRegistry } from "../../../src/core/tools/registry";
+
+const registry = new ToolRegistry(createBuiltinTools());
+
+function error(name: string, input: unknown): string {
+  const v = registry.validate(name, input);
+  if (v.ok) throw new Error(`expected ${name} to refuse ${JSON.stringify(input)}`);
+  return v.error;
+}
+
+describe("ToolRegistry", () => {
+  it("lists the built-in tools in a fixed order with permission names", () => {
+    expect(registry.specs().map((s) => s.name)).toEqual(["read_file", "list_files", "glob", "grep", "write_file", "todo_write"]);
+    expect(createBuiltinTools().map((t) => t.permission)).toEqual(["Read", "Read", "Glob", "Grep", "Write", "TodoWrite"]);
+    expect(createBuiltinTools().filter((t) => t.mutates).map((t) => t.name)).toEqual(["write_file"]);
+  });
+
+  it("produces the same JSON Schemas on every call, without $schema or safe-integer noise", () => {
+    const a = JSON.stringify(registry.specs());
+    const b = JSON.stringify(new ToolRegistry(createBuiltinTools()).specs());
+    expect(a).toBe(b);
+    const read = registry.specs()[0]!.inputSchema;
+    expect(read).toEqual({
+      type: "object",
+      properties: {
+        path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
+        offset: { type: "integer", minimum: 1, description: "First line to show (1-based). Default 1." },
+        limit: { type: "integer", minimum: 1, description: "How many lines to show. Default 2000." },
+        force: {
+          type: "boolean",
+          description: "Send the text again even if this range was already read and the file is unchanged.",
+        },
+      },
+      required: ["path"],
+    });
+    expect(a).not.toContain("$schema");
+    expect(a).not.toContain("9007199254740991");
+  });
+
+  it("refuses duplicate tool names", () => {
+    const [read] = createBuiltinTools();
+    expect(() => new ToolRegistry([read!, read!])).toThrow('duplicate tool name "read_file"');
+  });
+
+  it("names the bad field, what was expected, what was received and how to fix it", () => {
+    expect(error("read_file", { path: "a.ts", offset: "ten" })).toBe(
+      'read_file: argument "offset" must be an integer ≥ 1 (got "ten").\n' +
+        "Call read_file again with corrected arguments: path (non-empty string, required), offset (integer ≥ 1), limit (integer ≥ 1), force (true or false).",
+    );
+    expect(error("read_file", { path: "a.ts", offset: 0 })).toContain('argument "offset" must be an integer ≥ 1 (got 0)');
+    expect(error("read_file", { path: "a.ts", limit: 2.5 })).toContain('argument "limit" must be an integer ≥ 1 (got 2.5)');
+  });
+
+  it("reports each missing required argument and arguments the tool does not take", () => {
+    const msg = error("write_file", { file_path: "a.ts" });
+    expect(msg).toContain('write_file: missing required argument "path" (a non-empty string).');
+    expect(msg).toContain('write_file: missing required argument "content" (a string).');
+    expect(msg).toContain('("file_path" is not an argument of write_file.)');
+  });
+
+  it("describes nested array items with their index", () => {
+    const msg = error("todo_write", { todos: [{ content: "a", status: "pending" }, { content: "b", status: "done" }] });
+    expect(msg).toContain('todo_write: argument "todos[1].status" must be one of "pending", "in_progress", "completed" (got "done").');
+  });
+
+  it("says when the arguments were not valid JSON and shows the first 200 characters", () => {
+    const raw = '{"path": "src/a.ts", "offset": ' + "9".repeat(300);
+    const msg = error("read_file", raw);
+    expect(msg).toMatch(/^read_file: the arguments were not valid JSON \(.+\)\. Received: \{"path": "src\/a.ts", "offset": 9+… \(331 characters in all\)\n/);
+    expect(msg.split("\n")[0]!.match(/9+…/)![0].length).toBe(200 - 31 + 1);
+    expect(msg).toContain("Call read_file again with one JSON object as its arguments: path (non-empty string, required)");
+  });
+
+  it("accepts arguments sent as a JSON string, and numbers or booleans sent as strings", () => {
+    expect(registry.validate("read_file", '{"path":"a.ts","offset":"10","force":"true"}')).toEqual({
+      ok: true,
+      args: { path: "a.ts", offset: 10, force: true },
+    });
+    expect(registry.validate("list_files", "")).toEqual({ ok: true, args: {} });
+    expect(registry.validate("list_files", undefined)).toEqual({ ok: true, args: {} });
+  });
+
+  it("lists the available tools for an unknown name", () => {
+    expect(error("read", { path: "a" })).toBe(
+      'Unknown tool "read". Available tools: read_file, list_files, glob, grep, write_file, todo_write. Call one of these by its exact name.',
+    );
+  });
+
+  it("says the arguments must be an object when they are not", () => {
+    expect(error("read_file", "[1,2]")).toContain("read_file: the arguments must be a JSON object (got [1,2]).");
+  });
+});

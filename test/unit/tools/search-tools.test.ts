@@ -1,0 +1,111 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { hashlineReady, lineHash } from "../../../src/core/edit/hashline";
+import type { Searcher } from "../../../src/core/ports";
+import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { MAX_GREP_MATCHES } from "../../../src/core/tools/grep";
+import type { ToolContext } from "../../../src/core/tools/types";
+import { createJsSearcher, createRipgrepSearcher, findRipgrep } from "../../../src/node/ripgrep-searcher";
+import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
+
+const tools = createBuiltinTools();
+const searchers: Array<[string, () => Searcher]> = [
+  ["ripgrep", () => createRipgrepSearcher()],
+  ["JS fallback", () => createJsSearcher()],
+];
+
+const h = (n: number, text: string) => `${n}#${lineHash(n, text)}|${text}`;
+
+describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
+  let ws: TempWorkspace;
+  let ctx: ToolContext;
+  beforeAll(async () => {
+    await hashlineReady();
+    expect(findRipgrep()).toBeDefined();
+  });
+  beforeEach(() => {
+    ws = createTempWorkspace(
+      {
+        ".gitignore": "build/\n*.log\n",
+        "src/a.ts": "export function alpha() {\n  return 1;\n}\n\nexport const beta = alpha();\n",
+        "src/b.ts": "import { alpha } from './a';\nconsole.log(alpha);\n",
+        "src/deep/c.tsx": "const Alpha = () => null;\n",
+        "build/out.js": "function alpha() {}\n",
+        "trace.log": "alpha\n",
+        ".config/settings.json": '{"alpha": true}\n',
+        ".git/config": "alpha\n",
+      },
+      { search: make() },
+    );
+    const t = Date.now() / 1000;
+    fs.utimesSync(path.join(ws.root, "src/a.ts"), t - 300, t - 300);
+    fs.utimesSync(path.join(ws.root, "src/b.ts"), t - 100, t - 100);
+    fs.utimesSync(path.join(ws.root, "src/deep/c.tsx"), t - 200, t - 200);
+    ctx = ws.context();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("glob lists workspace-relative paths, newest first, honouring .gitignore", async () => {
+    const out = await callTool(tools, "glob", { pattern: "**/*.ts*" }, ctx);
+    expect(out.text).toBe(['3 files match "**/*.ts*" in the workspace:', "src/b.ts", "src/deep/c.tsx", "src/a.ts"].join("\n"));
+  });
+
+  it("glob matches a pattern without / at any depth and is relative to path", async () => {
+    expect((await callTool(tools, "glob", { pattern: "*.tsx" }, ctx)).text).toContain("src/deep/c.tsx");
+    const inSrc = await callTool(tools, "glob", { pattern: "deep/*.tsx", path: "src" }, ctx);
+    expect(inSrc.text).toBe(['1 file matches "deep/*.tsx" in "src":', "src/deep/c.tsx"].join("\n"));
+  });
+
+  it("glob finds hidden files but never .git, and says when nothing matched", async () => {
+    expect((await callTool(tools, "glob", { pattern: "*.json" }, ctx)).text).toContain(".config/settings.json");
+    expect((await callTool(tools, "glob", { pattern: "config" }, ctx)).text).toBe(
+      'No files match "config" in the workspace (files ignored by .gitignore are not searched).',
+    );
+  });
+
+  it("grep groups results by file with hashline anchors", async () => {
+    const out = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
+    expect(out.text).toBe(
+      [
+        '5 matching lines in 3 files for /alpha/ in the workspace:',
+        ".config/settings.json:",
+        h(1, '{"alpha": true}'),
+        "src/a.ts:",
+        h(1, "export function alpha() {"),
+        "--",
+        h(5, "export const beta = alpha();"),
+        "src/b.ts:",
+        h(1, "import { alpha } from './a';"),
+        h(2, "console.log(alpha);"),
+      ].join("\n"),
+    );
+  });
+
+  it("grep shows context lines in the same format, with ignore_case and glob", async () => {
+    const out = await callTool(tools, "grep", { pattern: "^alpha|const alpha", glob: "*.tsx", ignore_case: true, context: 1 }, ctx);
+    expect(out.text).toBe(
+      ['1 matching line in 1 file for /^alpha|const alpha/ in the workspace (files matching "*.tsx"):', "src/deep/c.tsx:", h(1, "const Alpha = () => null;")].join("\n"),
+    );
+    const ctxOut = await callTool(tools, "grep", { pattern: "return", path: "src/a.ts", context: 1 }, ctx);
+    expect(ctxOut.text.split("\n").slice(1)).toEqual(["src/a.ts:", h(1, "export function alpha() {"), h(2, "  return 1;"), h(3, "}")]);
+  });
+
+  it("grep stops at the match limit and says how to narrow", async () => {
+    ws.write({ "many.txt": Array.from({ length: MAX_GREP_MATCHES + 5 }, (_, i) => `hit ${i}`).join("\n") });
+    const out = await callTool(tools, "grep", { pattern: "hit" }, ctx);
+    expect(out.text.split("\n")[0]).toBe(`${MAX_GREP_MATCHES} matching lines (more exist) in 1 file for /hit/ in the workspace:`);
+    expect(out.text).toContain(`[Results stop at ${MAX_GREP_MATCHES} matching lines. Narrow the search with path=, glob= or a more specific pattern to see the rest.]`);
+  });
+
+  it("grep reports an invalid regex as a model-facing error", async () => {
+    const out = await callTool(tools, "grep", { pattern: "foo(" }, ctx);
+    expect(out.isError).toBe(true);
+    expect(out.text).toMatch(/^grep failed: .*\. Check the pattern \(ripgrep regex syntax/s);
+  });
+
+  it("grep says when nothing matched and refuses paths outside the workspace", async () => {
+    expect((await callTool(tools, "grep", { pattern: "zeta" }, ctx)).text).toBe("No matches for /zeta/ in the workspace.");
+    expect((await callTool(tools, "grep", { pattern: "x", path: "../" }, ctx)).text).toContain("is outside the workspace");
+  });
+});
