@@ -57,7 +57,8 @@ function wireContext(n: number, rec: RecordedRequest, turn: ScriptedTurn): WireC
 }
 
 /** Writes SSE frames with the turn's pacing; with `hang`, stops after the first and waits for the client to leave. */
-async function streamFrames(res: ServerResponse, frames: string[], turn: ScriptedTurn): Promise<void> {
+async function streamFrames(res: ServerResponse, frames: string[], turn: ScriptedTurn, errorFrame?: string): Promise<void> {
+  if (errorFrame) frames = [...frames.slice(0, Math.max(1, Math.floor(frames.length / 2))), errorFrame];
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   for (const [i, frame] of frames.entries()) {
     if (res.destroyed) return;
@@ -97,20 +98,28 @@ export async function startScriptedLlmServer(opts: ScriptedServerOptions): Promi
       return sendJson(res, 401, errorBody(401, "scripted server: invalid API key"));
     }
     const turn = await nextTurn(rec);
+    if (turn.delayMs) await sleep(turn.delayMs);
+    if (res.destroyed) return;
     if (turn.error) {
       const e = turn.error;
       return sendJson(res, e.status, e.body ?? errorBody(e.status, `scripted server: error ${e.status}`), e.headers);
     }
     const ctx = wireContext(++served, rec, turn);
     if (format === "openai") {
-      if (!rec.stream) return sendJson(res, 200, openAiCompletion(turn, ctx));
-      const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+      if (!rec.stream) {
+      const json = openAiCompletion(turn, ctx) as { usage?: unknown };
+      if (turn.noUsage) delete json.usage;
+      return sendJson(res, 200, json);
+    }
+      const includeUsage = !turn.noUsage && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
       const frames = openAiChunks(turn, ctx, includeUsage).map((c) => `data: ${JSON.stringify(c)}\n\n`);
-      return streamFrames(res, [...frames, "data: [DONE]\n\n"], turn);
+      const errorFrame = turn.midStreamError && `data: ${JSON.stringify({ error: { ...turn.midStreamError, code: null, param: null } })}\n\n`;
+      return streamFrames(res, [...frames, "data: [DONE]\n\n"], turn, errorFrame);
     }
     if (!rec.stream) return sendJson(res, 200, anthropicMessage(turn, ctx));
     const frames = anthropicEvents(turn, ctx).map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
-    return streamFrames(res, frames, turn);
+    const errorFrame = turn.midStreamError && `event: error\ndata: ${JSON.stringify({ type: "error", error: turn.midStreamError })}\n\n`;
+    return streamFrames(res, frames, turn, errorFrame);
   };
 
   const server = createServer((req, res) => {

@@ -15,6 +15,12 @@ export interface ScriptedTurn {
   error?: { status: number; body?: unknown; headers?: Record<string, string> };
   /** Send headers and the first chunk, then stall until the client disconnects. */
   hang?: boolean;
+  /** Wait this long before answering at all (no headers yet), e.g. to test timeouts. */
+  delayMs?: number;
+  /** Streamed only: after about half of the chunks, send this error in-stream and end (Anthropic `event: error`, OpenAI `data: {"error": ...}`). */
+  midStreamError?: { type: string; message: string };
+  /** OpenAI wire only: never report usage, like servers that ignore stream_options. */
+  noUsage?: boolean;
 }
 
 /** A request as the server received it. */

@@ -100,7 +100,7 @@ export function classifyFailure(info: FailureInfo, ctx: FailureContext): Provide
     case "network":
       message =
         info.transport === "timeout"
-          ? `the request to ${ctx.baseUrl} timed out${ctx.timeoutMs ? ` after ${Math.round(ctx.timeoutMs / 1000)} s` : ""}: is the server running and responsive?`
+          ? `the request to ${ctx.baseUrl} timed out${ctx.timeoutMs ? ` after ${ctx.timeoutMs < 1000 ? `${ctx.timeoutMs} ms` : `${Math.round(ctx.timeoutMs / 1000)} s`}` : ""}: is the server running and responsive?`
           : `could not reach ${ctx.baseUrl}: is the server running?${info.message ? ` (${info.message})` : ""}`;
       break;
     case "auth":

@@ -79,6 +79,14 @@ describe("OpenAiProvider", () => {
     expect(costOf("gpt-4o", usage)).toBeCloseTo((1000 * 2.5 + 500 * 10 + 4000 * 1.25) / 1e6, 10);
   });
 
+  it("ends with done and no usage event when the server reports no usage", async () => {
+    const { provider } = await setup([{ text: "no usage here", noUsage: true }]);
+    const events = await collectEvents(provider, userRequest("x"));
+    expect(events.some((e) => e.type === "usage")).toBe(false);
+    expect(textOf(events)).toBe("no usage here");
+    expect(events.at(-1)).toEqual({ type: "done", stopReason: "end_turn" });
+  });
+
   it("maps reasoning_content and reasoning deltas to reasoning_delta", async () => {
     const { provider } = await setup([
       { reasoning: "First I think. Then I answer.", text: "Answer." },
@@ -184,6 +192,25 @@ describe("OpenAiProvider errors", () => {
     expect(err.kind).toBe("network");
     expect(err.message).toContain(`could not reach ${url}: is the server running?`);
     expect(err.retryable).toBe(true);
+  });
+
+  it("says the request timed out when the server answers too slowly", async () => {
+    server = await startScriptedLlmServer({ script: [{ text: "late", delayMs: 3000 }] });
+    const provider = createProvider({ provider: "openai-compatible", model: "m", baseUrl: server.openaiBaseUrl, timeoutMs: 300 });
+    const started = Date.now();
+    const err = (await streamError(provider, userRequest("x"))) as ProviderError;
+    expect(err.kind).toBe("network");
+    expect(err.message).toBe(`the request to ${server.openaiBaseUrl} timed out after 300 ms: is the server running and responsive?`);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it("classifies an error sent inside the stream after some text", async () => {
+    const { provider } = await setup([{ text: "one two three four five six", midStreamError: { type: "server_error", message: "backend crashed" } }]);
+    const seen: ProviderEvent[] = [];
+    const err = (await streamError(provider, userRequest("x"), seen)) as ProviderError;
+    expect(err.kind).toBe("server");
+    expect(err.message).toContain("backend crashed");
+    expect(textOf(seen).length).toBeGreaterThan(0);
   });
 
   it("ends promptly with kind aborted when a hanging stream is cancelled", async () => {

@@ -96,6 +96,21 @@ describe("withRetries", () => {
     expect(waits).toEqual([]);
   });
 
+  it("does not retry an overloaded error that arrives after streamed text (real SDK)", async () => {
+    server = await startScriptedLlmServer({
+      script: [{ text: "partial answer that is cut off midway", midStreamError: { type: "overloaded_error", message: "Overloaded" } }, { text: "never" }],
+    });
+    const inner = createProvider({ provider: "anthropic", model: "claude-haiku-4-5", baseUrl: server.anthropicBaseUrl, apiKey: "k" });
+    const { waits, sleep } = fakeSleep();
+    const seen: ProviderEvent[] = [];
+    const err = (await streamError(withRetries(inner, { sleep }), userRequest("x"), seen)) as ProviderError;
+    expect(err.kind).toBe("overloaded");
+    expect(textOf(seen)).not.toBe("");
+    expect("partial answer that is cut off midway".startsWith(textOf(seen))).toBe(true);
+    expect(waits).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("stops waiting at once when the request is aborted during backoff", async () => {
     const inner = await openAi([{ error: { status: 500 } }, { text: "never" }]);
     const controller = new AbortController();
