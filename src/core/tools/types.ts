@@ -1,6 +1,7 @@
 /** A model-facing tool: schema, handler, timeout and permission name in one object. */
 import type { z } from "zod";
 import type { CommandRunner } from "../commands/types";
+import type { ChangeReviewer, ReviewMode } from "../review";
 import type { Logger, Searcher, WorkspaceFs } from "../ports";
 
 export interface ToolContext {
@@ -14,6 +15,14 @@ export interface ToolContext {
   readState: Map<string, { mtimeMs: number; size: number }>;
   /** Runs shell commands (run_command, command_output, kill_command); absent where the host has none. */
   commands?: CommandRunner;
+  /**
+   * Reviews proposed file changes (the extension's diff review). Absent: tools write directly.
+   * With it, edit_file/write_file compute the new content and call
+   * `reviewer.review(change, ctx.reviewMode ?? "auto", ctx.signal)`, and the outcome decides what the model is told.
+   */
+  reviewer?: ChangeReviewer;
+  /** "ask" when the permission gate would ask about this edit (the review is the question), else "auto". */
+  reviewMode?: ReviewMode;
 }
 
 export interface ToolOutput {

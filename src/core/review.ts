@@ -1,0 +1,46 @@
+/**
+ * Review of proposed file changes. An edit the agent proposes becomes a pending change; the host
+ * shows it (diff editor, inline decorations, per-hunk Accept/Reject) and answers with what was
+ * actually written. Hosts without a review UI (the CLI) apply changes directly.
+ */
+import type { Disposable } from "./ports";
+
+export interface ProposedChange {
+  /** Unique per change, e.g. `${callId}:0`. */
+  editId: string;
+  callId: string;
+  /** Absolute path (inside the workspace). */
+  path: string;
+  /** Workspace-relative path, for display. */
+  relPath: string;
+  /** Content before the change; null when the file does not exist yet. */
+  before: string | null;
+  /** Content the agent proposes. */
+  after: string;
+  /** The tool that proposed it (edit_file, write_file). */
+  tool: string;
+}
+
+export type ReviewMode =
+  /** Wait for the user to accept or reject (all, per file, per hunk). */
+  | "ask"
+  /** Apply at once, keep the change listed and revertable. */
+  | "auto";
+
+export interface ReviewOutcome {
+  status: "accepted" | "rejected" | "partial";
+  /** The file's content after the review: what is on disk (or in the editor) now. null = file absent. */
+  finalContent: string | null;
+  /** Hunks accepted and rejected, for the message to the model. */
+  hunks?: { accepted: number; rejected: number };
+  /** The user changed the proposal by hand before accepting. */
+  userEdited?: boolean;
+  /** What the user said when rejecting, if anything. */
+  message?: string;
+}
+
+export interface ChangeReviewer {
+  review(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome>;
+  /** Pending and auto-applied changes, for the panel. */
+  onDidChange?(listener: () => void): Disposable;
+}
