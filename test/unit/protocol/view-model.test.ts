@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import type { NewEvent, SessionEvent } from "../../../src/core/events";
+import { SessionViewModel, summarizeToolInput } from "../../../src/host/panel/view-model";
+
+function log(events: NewEvent[]): SessionEvent[] {
+  return events.map((e, seq) => ({ ...e, seq, ts: `2026-11-30T00:00:${String(seq).padStart(2, "0")}Z` }) as SessionEvent);
+}
+
+const start: NewEvent = {
+  type: "session_start",
+  sessionId: "s1",
+  cwd: "/w",
+  provider: "openai-compatible",
+  model: "qwen",
+  permissionMode: "default",
+  label: "demo model",
+  trusted: true,
+  version: 1,
+};
+
+/** One turn: read a file, ask to run a command (allowed), then answer; usage from two requests. */
+const turn: NewEvent[] = [
+  start,
+  { type: "status", state: "idle" },
+  { type: "user_message", text: "run the tests" },
+  { type: "status", state: "thinking" },
+  { type: "assistant_message", text: "", toolCalls: [{ id: "c1", name: "read_file", input: { path: "package.json" } }, { id: "c2", name: "run_command", input: { command: "npm test" } }] },
+  { type: "usage", usage: { inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 }, model: "qwen", costUsd: 0.01 },
+  { type: "status", state: "waiting_tool" },
+  { type: "tool_call", callId: "c1", name: "read_file", input: { path: "package.json" } },
+  { type: "tool_result", callId: "c1", name: "read_file", output: "1#ZZ|{", isError: false, durationMs: 4 },
+  { type: "permission_request", callId: "c2", tool: "run_command", permission: "Bash", input: { command: "npm test" }, reason: "commands need approval" },
+  { type: "permission_decision", callId: "c2", decision: "allow", by: "user" },
+  { type: "tool_call", callId: "c2", name: "run_command", input: { command: "npm test" } },
+  { type: "tool_result", callId: "c2", name: "run_command", output: "ok", isError: false, durationMs: 1500 },
+  { type: "status", state: "thinking" },
+  { type: "assistant_message", text: "All tests pass.", reasoning: "looked fine", toolCalls: [] },
+  { type: "usage", usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 800, cacheWriteTokens: 0 }, model: "qwen", costUsd: 0.02 },
+  { type: "todos", todos: [{ content: "run tests", status: "completed" }] },
+  { type: "status", state: "done" },
+];
+
+describe("SessionViewModel", () => {
+  it("projects a turn with tools into user, tool, assistant and todo items in order", () => {
+    const vm = new SessionViewModel(log(turn));
+    const { items, omitted } = vm.items();
+    expect(omitted).toBe(0);
+    expect(items.map((i) => `${i.kind}:${i.id}`)).toEqual(["user:u2", "tool:c1", "tool:c2", "assistant:a14", "todos:t16"]);
+    expect(items[1]).toMatchObject({ name: "read_file", summary: "package.json", status: "done", durationMs: 4, output: "1#ZZ|{" });
+    expect(items[2]).toMatchObject({ name: "run_command", summary: "npm test", status: "done", durationMs: 1500 });
+    expect(items[3]).toMatchObject({ text: "All tests pass.", reasoning: "looked fine" });
+    expect(vm.state).toBe("done");
+    expect(vm.modelLabel).toBe("demo model");
+    expect(vm.pending).toBeNull();
+  });
+
+  it("sums usage and cost over requests", () => {
+    const vm = new SessionViewModel(log(turn));
+    expect(vm.usage).toEqual({ inputTokens: 3000, outputTokens: 80, cacheReadTokens: 800, costUsd: 0.03 });
+  });
+
+  it("leaves cost out when no request had a price", () => {
+    const vm = new SessionViewModel(log([start, { type: "usage", usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, model: "x" }]));
+    expect(vm.usage.costUsd).toBeUndefined();
+  });
+
+  it("reports the changed items incrementally as events arrive", () => {
+    const events = log(turn);
+    const vm = new SessionViewModel(events.slice(0, 9));
+    const changed = vm.apply(events[9]!);
+    expect(changed).toEqual([expect.objectContaining({ id: "c2", status: "asking" })]);
+    expect(vm.pending).toMatchObject({ callId: "c2", tool: "run_command", permission: "Bash", summary: "npm test", reason: "commands need approval" });
+    expect(vm.apply(events[10]!)).toEqual([expect.objectContaining({ id: "c2", status: "pending" })]);
+    expect(vm.pending).toBeNull();
+    expect(vm.apply(events[11]!)).toEqual([expect.objectContaining({ id: "c2", status: "running" })]);
+  });
+
+  it("marks a denied tool call with the user's message", () => {
+    const vm = new SessionViewModel(
+      log([
+        start,
+        { type: "assistant_message", text: "", toolCalls: [{ id: "c9", name: "write_file", input: { path: "a.ts", content: "x" } }] },
+        { type: "permission_request", callId: "c9", tool: "write_file", permission: "Write", input: { path: "a.ts" }, reason: "edits need approval" },
+        { type: "permission_decision", callId: "c9", decision: "deny", by: "user", message: "not that file" },
+        { type: "tool_result", callId: "c9", name: "write_file", output: "denied: not that file", isError: true, durationMs: 0 },
+      ]),
+    );
+    expect(vm.items().items[0]).toMatchObject({ id: "c9", status: "denied", note: "not that file", output: "denied: not that file" });
+  });
+
+  it("settles tool cards still running when the run is cancelled", () => {
+    const vm = new SessionViewModel(log(turn.slice(0, 8)));
+    const changed = vm.apply({ type: "status", state: "cancelled", seq: 99, ts: "" });
+    expect(changed.map((i) => i.id)).toEqual(["c1", "c2"]);
+    expect(changed.every((i) => i.kind === "tool" && i.status === "interrupted")).toBe(true);
+  });
+
+  it("shows a log that ended mid-turn as interrupted", () => {
+    const vm = new SessionViewModel(log(turn.slice(0, 8)));
+    expect(vm.state).toBe("waiting_tool");
+    vm.markInterrupted();
+    expect(vm.state).toBe("interrupted");
+  });
+
+  it("bounds long tool output and keeps only the newest items when asked", () => {
+    const big = "x".repeat(20_000);
+    const events: NewEvent[] = [start];
+    for (let i = 0; i < 10; i++) events.push({ type: "user_message", text: `m${i}` });
+    events.push({ type: "tool_result", callId: "cb", name: "grep", output: big, isError: false, durationMs: 1 });
+    const vm = new SessionViewModel(log(events));
+    const { items, omitted } = vm.items(3);
+    expect(omitted).toBe(8);
+    expect(items.map((i) => i.id)).toEqual(["u9", "u10", "cb"]);
+    const tool = items[2]!;
+    expect(tool.kind === "tool" && tool.output!.length).toBeLessThan(8_100);
+    expect(tool.kind === "tool" && tool.output).toContain("(12000 more characters)");
+  });
+
+  it("turns errors, edits and compaction into notices", () => {
+    const vm = new SessionViewModel(
+      log([
+        start,
+        { type: "error", message: "rate limited: retry in 5 s", code: "rate_limit" },
+        { type: "edit_applied", editId: "e1", path: "src/a.ts" },
+        { type: "edit_rejected", editId: "e2", path: "src/b.ts", message: "wrong file" },
+        { type: "compaction", summary: "…", upToSeq: 3 },
+      ]),
+    );
+    expect(vm.items().items).toEqual([
+      { kind: "notice", id: "n1", level: "error", text: "rate limited: retry in 5 s" },
+      { kind: "notice", id: "n2", level: "info", text: "Applied edit to src/a.ts" },
+      { kind: "notice", id: "n3", level: "warning", text: "Edit to src/b.ts rejected: wrong file" },
+      { kind: "notice", id: "n4", level: "info", text: "Earlier conversation was summarised to save context." },
+    ]);
+  });
+});
+
+describe("summarizeToolInput", () => {
+  it("picks the argument that identifies each tool call", () => {
+    expect(summarizeToolInput("read_file", { path: "src/a.ts", offset: 40 })).toBe("src/a.ts:40");
+    expect(summarizeToolInput("grep", { pattern: "TODO", path: "src" })).toBe("TODO in src");
+    expect(summarizeToolInput("todo_write", { todos: [{}, {}] })).toBe("2 items");
+    expect(summarizeToolInput("mcp__gh__search", { query: "bug" })).toBe("bug");
+    expect(summarizeToolInput("run_command", { command: `echo ${"a".repeat(200)}` })).toHaveLength(100);
+    expect(summarizeToolInput("run_command", "not json")).toBe("not json");
+  });
+});
