@@ -1,0 +1,72 @@
+/**
+ * What an applied edit is reported as: +/- line counts, a compact unified diff (capped), and the
+ * fresh hashline view of the changed region, so the model's next edit needs no re-read.
+ */
+import { createPatch, structuredPatch } from "diff";
+import { formatHashlineView } from "./hashline";
+import { docLines, type TextDoc } from "./text-doc";
+
+export interface EditSummary {
+  added: number;
+  removed: number;
+  /** Compact diff (1 line of context), capped at `maxDiffLines`. */
+  compactDiff: string;
+  /** Full unified diff (3 lines of context) for the review UI. */
+  fullDiff: string;
+  /** Hashline view of the changed regions of the new file, capped at `maxViewLines`. */
+  view: string;
+}
+
+export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, maxDiffLines = 60, maxViewLines = 60): EditSummary {
+  const patch = structuredPatch(path, path, before.text, after.text, "", "", { context: 1 });
+  let added = 0;
+  let removed = 0;
+  const out: string[] = [];
+  let truncated = 0;
+  for (const h of patch.hunks) {
+    const block = [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines.filter((l) => !l.startsWith("\\"))];
+    for (const l of h.lines) {
+      if (l.startsWith("+")) added++;
+      else if (l.startsWith("-")) removed++;
+    }
+    for (const l of block) {
+      if (out.length < maxDiffLines) out.push(l);
+      else truncated++;
+    }
+  }
+  if (truncated) out.push(`... (${truncated} more diff lines not shown)`);
+
+  const lines = docLines(after.text);
+  const ranges: Array<[number, number]> = [];
+  for (const h of patch.hunks) {
+    const from = Math.max(1, h.newStart);
+    const to = Math.min(lines.length, h.newStart + Math.max(h.newLines, 1) - 1);
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
+  }
+  const view: string[] = [];
+  let shown = 0;
+  let hidden = 0;
+  for (const [from, to] of ranges) {
+    if (to < from) continue;
+    const room = maxViewLines - shown;
+    if (room <= 0) {
+      hidden += to - from + 1;
+      continue;
+    }
+    if (view.length) view.push("    ...");
+    const end = Math.min(to, from + room - 1);
+    view.push(formatHashlineView(lines, from, end));
+    shown += end - from + 1;
+    hidden += to - end;
+  }
+  if (hidden) view.push(`    ... (${hidden} more changed lines; read_file shows them)`);
+  return {
+    added,
+    removed,
+    compactDiff: out.join("\n"),
+    fullDiff: createPatch(path, before.text, after.text, "", ""),
+    view: view.join("\n"),
+  };
+}

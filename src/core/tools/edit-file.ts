@@ -1,0 +1,100 @@
+/** edit_file: hashline ops and/or search/replace pairs on one file, all or nothing. */
+import { z } from "zod";
+import { applyEditsToBytes } from "../edit/apply-edits";
+import { hashlineReady } from "../edit/hashline";
+import { summarizeEdit } from "../edit/summary";
+import { docFromString } from "../edit/text-doc";
+import { isHashlineOp, type EditInput } from "../edit/types";
+import { resolveWorkspacePath } from "../paths";
+import { readStamp, statFollow } from "./file-access";
+import { defineTool, ToolError } from "./types";
+
+const hashlineOp = z
+  .object({
+    op: z.enum(["replace", "append", "prepend"]),
+    pos: z.string().optional().describe('Anchor "LINE#HASH" from read_file/grep, e.g. "12#QN". replace: first line; append: insert after; prepend: insert before. Omit for end/start of file.'),
+    end: z.string().optional().describe("replace only: anchor of the last line to replace (inclusive). Omit to replace one line."),
+    lines: z
+      .union([z.string(), z.array(z.string()), z.null()])
+      .optional()
+      .describe("The new lines (array, or one string split on newlines), without LINE#HASH prefixes. null or [] deletes."),
+  })
+  .describe("A hashline op.");
+
+const searchReplace = z
+  .object({
+    old_string: z.string().describe("Text to find, copied from the file (without LINE#HASH| prefixes). Must match one place."),
+    new_string: z.string().describe("Its replacement."),
+    replace_all: z.boolean().optional().describe("Replace every exact occurrence."),
+  })
+  .describe("A search/replace pair.");
+
+const schema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root."),
+  edits: z
+    .array(z.union([hashlineOp, searchReplace]))
+    .min(1)
+    .describe("Edits to this file, applied all or nothing. Hashline ops all refer to the file as you read it."),
+});
+
+function when(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function plural(n: number, w: string): string {
+  return `${n} ${w}${n === 1 ? "" : "s"}`;
+}
+
+export const editFileTool = defineTool({
+  name: "edit_file",
+  description:
+    "Edit a text file. Each edit is either a hashline op using the LINE#HASH anchors read_file and grep show " +
+    '({"op":"replace","pos":"12#QN","end":"14#VR","lines":["..."]}, {"op":"append","pos":"12#QN","lines":[...]}, ' +
+    '{"op":"prepend",...}; lines null/[] deletes) or a search/replace pair ({"old_string":"...","new_string":"..."}). ' +
+    "Hashline ops are the cheapest: all anchors refer to the file as you read it, so give several ops in one call. " +
+    "All edits apply or none do. The result shows the changed lines with fresh anchors, so you do not need to re-read the file.",
+  schema,
+  permission: "Edit",
+  mutates: true,
+  timeoutMs: 30_000,
+  hookInput: (a) => ({ file_path: a.path, edits: a.edits }),
+  async run(args, ctx) {
+    await hashlineReady();
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);
+    if (rel === ".") throw new ToolError("edit_file needs a file path, not the workspace root.");
+    const st = await statFollow(ctx.fs, abs);
+    if (st && st.type === "directory") throw new ToolError(`"${rel}" is a directory; edit_file edits files.`);
+    const edits = args.edits as EditInput[];
+    const notes: string[] = [];
+    const seen = ctx.readState.get(abs);
+    if (st && seen && (seen.mtimeMs !== st.mtimeMs || seen.size !== st.size)) {
+      const change =
+        `"${rel}" has changed on disk since you read it (then ${seen.size} bytes, modified ${when(seen.mtimeMs)}; ` +
+        `now ${st.size} bytes, modified ${when(st.mtimeMs)})`;
+      if (!edits.every(isHashlineOp)) {
+        throw new ToolError(
+          `edit_file refused: ${change}, so your copy of its text may be stale. Nothing was written. ` +
+            `Call read_file with path="${rel}" to see the current content, then edit again.`,
+        );
+      }
+      notes.push(`${change}; every anchor still matched the current lines, so the ops were applied.`);
+    }
+    const bytes = st ? await ctx.fs.readFile(abs) : undefined;
+    const r = applyEditsToBytes(bytes, edits, rel);
+    if (!r.ok) throw new ToolError(r.message);
+    await ctx.fs.writeFile(abs, r.bytes);
+    const now = await statFollow(ctx.fs, abs);
+    if (now) ctx.readState.set(abs, readStamp(now));
+
+    const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);
+    const verb = st ? "Edited" : "Created";
+    const parts = [
+      `${verb} ${rel}: +${s.added} -${s.removed} lines (${plural(edits.length, "edit")}).`,
+      s.compactDiff,
+      `Current lines of the changed region (fresh anchors for your next edit):\n${s.view || "(the file is now empty)"}`,
+    ];
+    const allNotes = [...notes, ...r.notes];
+    if (allNotes.length) parts.push(`Notes:\n${allNotes.map((n) => `- ${n}`).join("\n")}`);
+    return { text: parts.filter(Boolean).join("\n\n"), meta: { path: rel, before: r.before, after: r.after, diff: s.fullDiff } };
+  },
+});
