@@ -20,6 +20,7 @@ function mergeUsage(into: Usage, u: RawUsage | null | undefined): void {
   if (u.cache_creation_input_tokens != null) into.cacheWriteTokens = u.cache_creation_input_tokens;
 }
 
+/** Anthropic Messages over `@anthropic-ai/sdk`, with prompt-cache breakpoints; errors are thrown as classified ProviderErrors. */
 export class AnthropicProvider implements Provider {
   readonly id = "anthropic" as const;
   readonly model: string;

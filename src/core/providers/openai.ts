@@ -63,6 +63,7 @@ interface PartialCall {
   args: string;
 }
 
+/** Chat Completions over the `openai` client; errors are thrown as classified ProviderErrors. */
 export class OpenAiProvider implements Provider {
   readonly id: "openai" | "openai-compatible";
   readonly model: string;
