@@ -11,6 +11,7 @@ import { ProviderError, type Provider } from "../providers/types";
 import { NOT_RUN_TEXT, projectConversation, unansweredToolCalls } from "../session/projection";
 import { SessionLog, newSessionId } from "../session/session-log";
 import { ToolRegistry } from "../tools/registry";
+import type { ReviewMode } from "../review";
 import { ToolError, type ToolContext, type ToolDefinition } from "../tools/types";
 import { defaultDecision, RESTRICTED_REASON } from "./default-gate";
 import { buildSystemPrompt } from "./system-prompt";
@@ -394,6 +395,8 @@ export class AgentSession implements AgentSessionApi {
       result(decision.message, true);
       return;
     }
+    // A change the user already approved (rule, mode or answer) is applied at once, still listed and revertable.
+    const reviewMode: ReviewMode = decision.review ?? "auto";
     this.append({ type: "tool_call", callId: call.id, name: call.name, input: args });
     this.setState("waiting_tool", call.name);
     const started = Date.now();
@@ -421,6 +424,7 @@ export class AgentSession implements AgentSessionApi {
         callId: call.id,
         log: this.log,
         readState: this.readState,
+        reviewMode,
       };
       const out = await Promise.race([def.run(args, ctx), timeout, aborted]);
       result(out.text, out.isError ?? false, Date.now() - started, out.meta);
@@ -449,7 +453,7 @@ export class AgentSession implements AgentSessionApi {
     call: ToolCallRecord,
     args: unknown,
     signal: AbortSignal,
-  ): Promise<{ decision: "allow" } | { decision: "deny"; message: string }> {
+  ): Promise<{ decision: "allow"; review?: ReviewMode } | { decision: "deny"; message: string }> {
     const input = def.hookInput(args as never);
     let d: PermissionDecision;
     if (this.opts.trusted === false && def.mutates) {
@@ -458,6 +462,11 @@ export class AgentSession implements AgentSessionApi {
       d = await this.opts.gate.check({ tool: def.name, permission: def.permission, input, mutates: def.mutates }, this.mode);
     } else {
       d = defaultDecision(def, this.mode);
+    }
+    if (d.decision === "ask" && def.reviewable && this.opts.toolContext?.reviewer) {
+      // The diff review is the question: the user accepts or rejects the change itself.
+      this.append({ type: "permission_decision", callId: call.id, decision: "allow", by: d.by, ...(d.rule ? { rule: d.rule } : {}), message: "sent to review" });
+      return { decision: "allow", review: "ask" };
     }
     if (d.decision === "ask") {
       this.append({ type: "permission_request", callId: call.id, tool: def.name, permission: def.permission, input, reason: d.reason });

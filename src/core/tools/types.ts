@@ -42,6 +42,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Does the tool change anything (files, processes)? Restricted Mode and plan mode refuse those. */
   mutates: boolean;
   timeoutMs: number;
+  /**
+   * The tool proposes file changes through ctx.reviewer. When the gate would ask about it and a
+   * reviewer exists, the review itself is the question (no separate permission card).
+   */
+  reviewable?: boolean;
   /** The `tool_input` a Claude Code-compatible hook sees (contract section 1). */
   hookInput(args: z.infer<S>): Record<string, unknown>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;

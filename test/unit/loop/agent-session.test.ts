@@ -242,6 +242,43 @@ describe("AgentSession", () => {
   });
 });
 
+describe("AgentSession with a change reviewer", () => {
+  const reviewTool = (modes: string[]) =>
+    defineTool({
+      name: "propose",
+      description: "proposes a change",
+      schema: z.object({ path: z.string() }),
+      permission: "Edit",
+      mutates: true,
+      reviewable: true,
+      timeoutMs: 1000,
+      hookInput: (a) => ({ file_path: a.path }),
+      async run(_a, ctx) {
+        modes.push(ctx.reviewMode ?? "none");
+        return { text: "reviewed" };
+      },
+    });
+
+  it("lets the review be the question in default mode (no permission card) and applies at once in acceptEdits", async () => {
+    const reviewer = { review: async () => ({ status: "accepted" as const, finalContent: "" }) };
+    for (const [mode, expected] of [["default", "ask"], ["acceptEdits", "auto"]] as const) {
+      const modes: string[] = [];
+      let asked = 0;
+      const { opts } = setup([toolTurn({ id: "c1", name: "propose", input: { path: "a.ts" } }), textTurn("ok")], {
+        tools: [reviewTool(modes)],
+        permissionMode: mode,
+        toolContext: { reviewer },
+        approver: { ask: async () => (asked++, { decision: "allow" }) },
+      });
+      const s = await AgentSession.create(opts);
+      await s.send("go");
+      expect(modes).toEqual([expected]);
+      expect(asked).toBe(0);
+      expect(s.events().some((e) => e.type === "permission_request")).toBe(false);
+    }
+  });
+});
+
 describe("AgentSession.resume", () => {
   it("records a tool call that was running at the crash as interrupted and never re-runs it", async () => {
     const first = setup([toolTurn({ id: "c1", name: "touch", input: { path: "x" } })]);
