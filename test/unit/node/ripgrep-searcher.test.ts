@@ -1,0 +1,169 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GrepOptions, Searcher } from "../../../src/core/ports";
+import { createJsSearcher, createRipgrepSearcher, findRipgrep } from "../../../src/node/ripgrep-searcher";
+
+const FILES: Record<string, string | Uint8Array> = {
+  ".gitignore": "build/\n*.log\n!keep.log\n/top-only.txt\n",
+  ".hidden/h.ts": "const needle = 1;\n",
+  ".git/HEAD": "needle\n",
+  "a.ts": "needle one\nplain\nNeedle two\nplain\nplain\nplain\nneedle three\n",
+  "a-b.ts": "needle\n",
+  "b/needle.md": "# needle\nx\n",
+  "b/c/deep.ts": "x\nx\nneedle deep\nx\n",
+  "b/c/.gitignore": "gen.ts\n",
+  "b/c/gen.ts": "needle generated\n",
+  "b/top-only.txt": "needle kept\n",
+  "top-only.txt": "needle ignored\n",
+  "build/x.ts": "needle in build\n",
+  "debug.log": "needle log\n",
+  "keep.log": "needle keep\n",
+  "bin.dat": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0, 1, 2]),
+  "latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a]),
+  "crlf.txt": "needle\r\nother\r\n",
+  "bom.txt": "\uFEFFneedle bom\n",
+};
+
+describe("ripgrep searcher and JS fallback", () => {
+  let root: string;
+  let rg: Searcher;
+  let js: Searcher;
+  beforeAll(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-rg-")));
+    for (const [rel, content] of Object.entries(FILES)) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), content);
+    }
+    fs.symlinkSync(path.join(root, "a.ts"), path.join(root, "link.ts"));
+    const base = Date.now() / 1000;
+    Object.keys(FILES).forEach((rel, i) => fs.utimesSync(path.join(root, rel), base - 1000 + i * 10, base - 1000 + i * 10));
+    expect(findRipgrep()).toBeDefined();
+    rg = createRipgrepSearcher();
+    js = createJsSearcher();
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const grepBoth = async (o: Omit<GrepOptions, "path" | "maxMatches"> & { path?: string; maxMatches?: number }) => {
+    const opts = { maxMatches: 100, ...o, path: o.path ?? root };
+    const [a, b] = await Promise.all([rg.grep(opts), js.grep(opts)]);
+    expect(b).toEqual(a);
+    return a;
+  };
+  const rel = (paths: string[]) => paths.map((p) => path.relative(root, p));
+
+  it("grep: the same matches, honouring nested .gitignore, negation and anchoring, skipping .git, binary files and symlinks", async () => {
+    const res = await grepBoth({ pattern: "needle" });
+    const files = [...new Set(rel(res.lines.map((l) => l.path)))];
+    expect(files).toEqual([".hidden/h.ts", "a-b.ts", "a.ts", "b/c/deep.ts", "b/needle.md", "b/top-only.txt", "bom.txt", "crlf.txt", "keep.log", "latin1.txt"]);
+    expect(res.lines.find((l) => l.path.endsWith("bom.txt"))).toEqual({ path: `${root}/bom.txt`, line: 1, text: "needle bom", match: true });
+    expect(res.lines.find((l) => l.path.endsWith("latin1.txt"))!.text).toBe("caf\uFFFD needle");
+    expect(res.truncated).toBe(false);
+  });
+
+  it("grep: the same context lines, case folding and glob filter", async () => {
+    const res = await grepBoth({ pattern: "needle", ignoreCase: true, context: 1, glob: "*.ts" });
+    const a = res.lines.filter((l) => l.path === `${root}/a.ts`).map((l) => `${l.line}${l.match ? ":" : "-"}${l.text}`);
+    expect(a).toEqual(["1:needle one", "2-plain", "3:Needle two", "4-plain", "6-plain", "7:needle three"]);
+    await grepBoth({ pattern: "needle", glob: "b/**" });
+    await grepBoth({ pattern: "needle", glob: "!*.ts" });
+  });
+
+  it("grep: stops at maxMatches across files with the same result", async () => {
+    const res = await grepBoth({ pattern: "needle", maxMatches: 3, context: 2 });
+    expect(res.truncated).toBe(true);
+    expect(res.lines.filter((l) => l.match)).toHaveLength(3);
+  });
+
+  it("grep: searches one explicit file even when it is ignored", async () => {
+    const res = await grepBoth({ pattern: "needle", path: `${root}/debug.log` });
+    expect(res.lines).toEqual([{ path: `${root}/debug.log`, line: 1, text: "needle log", match: true }]);
+  });
+
+  it("grep: both reject an invalid regex", async () => {
+    await expect(rg.grep({ pattern: "a(", path: root, maxMatches: 5 })).rejects.toThrow(/regex/i);
+    await expect(js.grep({ pattern: "a(", path: root, maxMatches: 5 })).rejects.toThrow(/regex/i);
+  });
+
+  it("glob: the same files, newest first, with whitelisting globs like ripgrep's", async () => {
+    for (const pattern of ["*.ts", "**/*.ts", "b/**", "*.log", "b/c/*", "*.{md,txt}", "needle.md"]) {
+      const opts = { pattern, path: root, maxResults: 50 };
+      const [a, b] = await Promise.all([rg.glob(opts), js.glob(opts)]);
+      expect(b, pattern).toEqual(a);
+    }
+    const ts = await rg.glob({ pattern: "*.ts", path: root, maxResults: 50 });
+    // As in ripgrep, a glob that names a file whitelists it even when a .gitignore ignores it (gen.ts),
+    // but ignored folders (build/) are still not entered.
+    expect(rel(ts.paths)).toEqual(["b/c/gen.ts", "b/c/deep.ts", "a-b.ts", "a.ts", ".hidden/h.ts"]);
+    const logs = await rg.glob({ pattern: "*.log", path: root, maxResults: 50 });
+    expect(rel(logs.paths)).toEqual(["keep.log", "debug.log"]);
+  });
+
+  it("glob: truncates to the most recent maxResults", async () => {
+    const opts = { pattern: "*.ts", path: root, maxResults: 2 };
+    const [a, b] = await Promise.all([rg.glob(opts), js.glob(opts)]);
+    expect(a).toEqual({ paths: [`${root}/b/c/gen.ts`, `${root}/b/c/deep.ts`], truncated: true });
+    expect(b).toEqual(a);
+  });
+
+  it("aborts a running search when the signal fires", async () => {
+    const ac = new AbortController();
+    ac.abort(new Error("stop now"));
+    await expect(rg.grep({ pattern: "x", path: root, maxMatches: 5, signal: ac.signal })).rejects.toThrow("stop now");
+    await expect(js.glob({ pattern: "*", path: root, maxResults: 5, signal: ac.signal })).rejects.toThrow("stop now");
+  });
+});
+
+describe("findRipgrep", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-findrg-"));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function fakeRg(at: string): string {
+    fs.mkdirSync(path.dirname(at), { recursive: true });
+    fs.writeFileSync(at, "#!/bin/sh\n", { mode: 0o755 });
+    return at;
+  }
+
+  it("prefers rgPath, then YOKE_RG_PATH, then VS Code's bundled rg, then PATH", () => {
+    const explicit = fakeRg(path.join(dir, "explicit/rg"));
+    const env = fakeRg(path.join(dir, "env/rg"));
+    const app = path.join(dir, "vscode");
+    const unpacked = fakeRg(path.join(app, "node_modules.asar.unpacked/@vscode/ripgrep/bin/rg"));
+    const saved = process.env.YOKE_RG_PATH;
+    try {
+      process.env.YOKE_RG_PATH = env;
+      expect(findRipgrep({ rgPath: explicit, vscodeAppRoot: app })).toBe(explicit);
+      expect(findRipgrep({ rgPath: path.join(dir, "missing"), vscodeAppRoot: app })).toBe(env);
+      delete process.env.YOKE_RG_PATH;
+      expect(findRipgrep({ vscodeAppRoot: app })).toBe(unpacked);
+      const plain = fakeRg(path.join(app, "node_modules/@vscode/ripgrep/bin/rg"));
+      expect(findRipgrep({ vscodeAppRoot: app })).toBe(plain);
+      expect(findRipgrep()).toMatch(/\/rg$/);
+    } finally {
+      if (saved === undefined) delete process.env.YOKE_RG_PATH;
+      else process.env.YOKE_RG_PATH = saved;
+    }
+  });
+
+  it("falls back to the JS searcher with one warning when no rg exists", async () => {
+    const savedPath = process.env.PATH;
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
+    try {
+      process.env.PATH = dir;
+      const s = createRipgrepSearcher({ log });
+      createRipgrepSearcher({ log });
+      fs.writeFileSync(path.join(dir, "x.txt"), "hello\n");
+      const r = await s.grep({ pattern: "hel+o", path: dir, maxMatches: 5 });
+      expect(r.lines).toEqual([{ path: `${dir}/x.txt`, line: 1, text: "hello", match: true }]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("ripgrep (rg) not found; using the slower built-in search");
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+});
