@@ -30,6 +30,10 @@ export function openAiChunks(turn: ScriptedTurn, ctx: WireContext, includeUsage:
   for (const piece of splitText(turn.reasoning ?? "")) out.push(chunk({ [field]: piece }));
   for (const piece of splitText(turn.text ?? "")) out.push(chunk({ content: piece }));
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+    if (turn.wholeToolCalls) {
+      out.push(chunk({ tool_calls: [{ id: callId(ctx, i), type: "function", function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } }] }));
+      continue;
+    }
     out.push(chunk({ tool_calls: [{ index: i, id: callId(ctx, i), type: "function", function: { name: call.name, arguments: "" } }] }));
     for (const piece of splitJson(JSON.stringify(call.input ?? {}))) {
       out.push(chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] }));

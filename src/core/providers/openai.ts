@@ -63,6 +63,19 @@ interface PartialCall {
   args: string;
 }
 
+/**
+ * The call a streamed fragment belongs to: by `index`, or, for servers that omit it and send
+ * whole calls, a new call whenever a new id appears.
+ */
+function callFor(calls: PartialCall[], tc: { index?: number; id?: string }): PartialCall {
+  if (typeof tc.index === "number") return (calls[tc.index] ??= { name: "", args: "" });
+  const known = tc.id ? calls.find((c) => c?.id === tc.id) : calls[calls.length - 1];
+  if (known) return known;
+  const call: PartialCall = { name: "", args: "" };
+  calls.push(call);
+  return call;
+}
+
 /** Chat Completions over the `openai` client; errors are thrown as classified ProviderErrors. */
 export class OpenAiProvider implements Provider {
   readonly id: "openai" | "openai-compatible";
@@ -138,12 +151,12 @@ export class OpenAiProvider implements Provider {
         if (reasoning) yield { type: "reasoning_delta", text: reasoning };
         if (delta.content) yield* think.push(delta.content);
         if (delta.refusal) yield { type: "text_delta", text: delta.refusal };
-        for (const [pos, tc] of (delta.tool_calls ?? []).entries()) {
-          const index = typeof tc.index === "number" ? tc.index : pos;
-          const call = (calls[index] ??= { name: "", args: "" });
+        for (const tc of delta.tool_calls ?? []) {
+          const call = callFor(calls, tc);
           if (tc.id) call.id = tc.id;
           if (tc.function?.name && !call.name) call.name = tc.function.name;
-          if (tc.function?.arguments) call.args += tc.function.arguments;
+          const args: unknown = tc.function?.arguments;
+          if (args) call.args += typeof args === "string" ? args : JSON.stringify(args);
         }
         if (choice.finish_reason) finish = choice.finish_reason;
       }

@@ -48,6 +48,15 @@ describe("OpenAiProvider", () => {
     expect(events.at(-1)).toEqual({ type: "done", stopReason: "tool_use" });
   });
 
+  it("keeps whole tool calls apart when the server sends them without index", async () => {
+    const { provider } = await setup([{ wholeToolCalls: true, toolCalls: [{ name: "read_file", input: { path: "a" } }, { name: "read_file", input: { path: "b" } }] }]);
+    const events = await collectEvents(provider, userRequest("x"));
+    expect(events.filter((e) => e.type === "tool_call")).toEqual([
+      { type: "tool_call", id: "call_scripted_1_0", name: "read_file", input: { path: "a" } },
+      { type: "tool_call", id: "call_scripted_1_1", name: "read_file", input: { path: "b" } },
+    ]);
+  });
+
   it("keeps the raw string as input when tool arguments are not JSON", async () => {
     const { provider } = await setup([{ toolCalls: [{ name: "read_file", input: "{not json" }] }]);
     // The scripted server JSON-encodes input, so a string input arrives as a JSON string literal.
