@@ -7,6 +7,8 @@ import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
 import { defineTool, ToolError, type ToolContext } from "./types";
 
 export const DEFAULT_READ_LIMIT = 2000;
+/** Files larger than this are not loaded; grep finds lines in them. */
+export const MAX_READ_BYTES = 50_000_000;
 
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root."),
@@ -75,6 +77,12 @@ export const readFileTool = defineTool({
           "the earlier result is still valid. Call read_file with force: true to get the text again.",
         meta: { path: rel, unchanged: true },
       };
+    }
+    if (st.size > MAX_READ_BYTES) {
+      throw new ToolError(
+        `"${rel}" is too large to read (${(st.size / 1e6).toFixed(1)} MB; the limit is ${MAX_READ_BYTES / 1e6} MB). ` +
+          `Use grep with path="${rel}" to find the lines you need, or run_command with a tool such as \`sed -n '100,200p'\`.`,
+      );
     }
     const decoded = decodeText(await ctx.fs.readFile(abs));
     if (decoded.binary) {
