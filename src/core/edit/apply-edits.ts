@@ -32,9 +32,9 @@ function firstLine(s: string | string[]): string {
 }
 
 function describe(e: EditInput): string {
-  if (isBlock(e)) return `SEARCH block starting ${firstLine(e.search)}`;
+  if (isBlock(e)) return e.search.some((l) => l.trim() !== "") ? `SEARCH block starting ${firstLine(e.search)}` : "empty SEARCH block";
   if (isHashlineOp(e)) return "hashline op";
-  return `old_string starting ${firstLine(e.old_string)}`;
+  return e.old_string.trim() !== "" ? `old_string starting ${firstLine(e.old_string)}` : "empty old_string";
 }
 
 function plural(n: number, w: string): string {

@@ -121,7 +121,8 @@ export function findReindent(pairs: ReadonlyArray<[string, string]>, replace: re
       return { ok: false, reason: `the REPLACE line ${JSON.stringify(bad.trim())} is not indented by whole levels, so it cannot be converted to the file's indentation` };
     }
   }
-  const examples = real
+  const examples = [...real]
+    .sort((x, y) => Number(leadingWhitespace(y[0]) !== leadingWhitespace(y[1])) - Number(leadingWhitespace(x[0]) !== leadingWhitespace(x[1])))
     .slice(0, 3)
     .map(([f, s]) => `file ${show(leadingWhitespace(f))} vs SEARCH ${show(leadingWhitespace(s))} for ${JSON.stringify(f.trim().slice(0, 40))}`)
     .join("; ");
