@@ -30,6 +30,9 @@ const coreGuardPlugin = {
   },
 };
 
+// web-tree-sitter's ESM build needs import.meta.url, which a CJS bundle lacks: use its CJS build.
+const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" };
+
 const targets = [
   {
     ...common,
@@ -37,8 +40,9 @@ const targets = [
     outdir: "dist",
     platform: "node",
     format: "cjs",
-    external: ["vscode"],
+    external: ["vscode", "@lydell/node-pty"],
     plugins: [coreGuardPlugin],
+    alias: nodeAliases,
   },
   {
     ...common,
@@ -47,7 +51,10 @@ const targets = [
     platform: "node",
     format: "cjs",
     banner: { js: "#!/usr/bin/env node" },
+    // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
+    external: ["@lydell/node-pty"],
     plugins: [coreGuardPlugin],
+    alias: nodeAliases,
   },
   {
     ...common,
@@ -70,6 +77,9 @@ mkdirSync("dist", { recursive: true });
 // The webview's icon font is served from dist so localResourceRoots can stay {dist, media}.
 cpSync("node_modules/@vscode/codicons/dist/codicon.css", "dist/codicon.css");
 cpSync("node_modules/@vscode/codicons/dist/codicon.ttf", "dist/codicon.ttf");
+// The shell parser of the permission engine (src/node/tree-sitter-wasm.ts looks next to the bundle).
+cpSync("node_modules/web-tree-sitter/tree-sitter.wasm", "dist/tree-sitter.wasm");
+cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", "dist/tree-sitter-bash.wasm");
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

@@ -1,0 +1,122 @@
+/**
+ * `yoke sandbox exec [--backend B] [--cwd DIR] [--network off|on] [--timeout S] [--json] -- COMMAND [ARGS...]`
+ * Runs one command in the sandbox the agent uses, streams its output and exits with its status:
+ * the command's exit code; 128+N when a signal N ended it; 124 on timeout (as coreutils
+ * `timeout`); 1 when the sandbox is unavailable or the command could not start; 2 on bad usage.
+ * One COMMAND argument is a shell command line; several are quoted and run as an argument vector.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { constants } from "node:os";
+import { formatBoundedOutput } from "../../core/commands/output";
+import { commandLineFromArgv } from "../../core/commands/shell-quote";
+import type { CommandResult, NetworkMode } from "../../core/commands/types";
+import { createNodeCommandRunner } from "../../node/commands/runner";
+import { createSandbox, SANDBOX_CHOICES, type SandboxChoice } from "../../node/commands/sandbox/create";
+import { SandboxUnavailableError } from "../../node/commands/sandbox/types";
+import { parse, printJson, UsageError } from "../args";
+
+/** Exit status for a timeout, as coreutils `timeout` uses. */
+export const TIMEOUT_STATUS = 124;
+
+export function exitStatusOf(r: CommandResult): number {
+  if (r.timedOut) return TIMEOUT_STATUS;
+  if (r.error) return 1;
+  if (r.signal) return 128 + ((constants.signals as Record<string, number>)[r.signal] ?? 0);
+  return r.exitCode ?? 1;
+}
+
+export async function sandboxCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    backend: { type: "string" },
+    cwd: { type: "string" },
+    network: { type: "string" },
+    timeout: { type: "string" },
+    json: { type: "boolean" },
+    "allow-env": { type: "string", multiple: true },
+  });
+  const [sub, ...command] = positionals;
+  if (sub !== "exec") throw new UsageError(`expected "exec", got ${sub ? `"${sub}"` : "nothing"} (yoke sandbox exec [options] -- COMMAND [ARGS...])`);
+  if (command.length === 0) throw new UsageError("missing the command to run after -- (yoke sandbox exec [options] -- COMMAND [ARGS...])");
+  const backend = (values.backend ?? "auto") as SandboxChoice;
+  if (!SANDBOX_CHOICES.includes(backend)) throw new UsageError(`--backend must be one of ${SANDBOX_CHOICES.join(", ")}; got "${backend}"`);
+  const network = (values.network ?? "off") as NetworkMode;
+  if (network !== "off" && network !== "on") throw new UsageError(`--network must be "off" or "on"; got "${values.network}"`);
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const s = Number(values.timeout);
+    if (!Number.isFinite(s) || s <= 0) throw new UsageError(`--timeout must be a positive number of seconds; got "${values.timeout}"`);
+    timeoutMs = Math.round(s * 1000);
+  }
+  const cwd = resolve(values.cwd ?? process.cwd());
+  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    process.stderr.write(`yoke sandbox: --cwd ${cwd} is not a folder\n`);
+    return 1;
+  }
+
+  let sandbox;
+  try {
+    sandbox = createSandbox(backend, { workspace: cwd });
+  } catch (err) {
+    if (!(err instanceof SandboxUnavailableError)) throw err;
+    if (values.json) printJson({ ok: false, error: err.message, backend });
+    process.stderr.write(`yoke sandbox: ${err.message}\n`);
+    return 1;
+  }
+  if (sandbox.warning) process.stderr.write(`yoke sandbox: warning: ${sandbox.warning}\n`);
+
+  const logDir = mkdtempSync(join(tmpdir(), "yoke-sandbox-"));
+  const runner = createNodeCommandRunner({
+    workspace: cwd,
+    logDir,
+    sandbox,
+    pty: !values.json && process.stdout.isTTY === true,
+    allowEnv: values["allow-env"] ?? [],
+    maxTimeoutMs: Number.MAX_SAFE_INTEGER,
+    ...(process.stdout.columns ? { cols: process.stdout.columns, rows: process.stdout.rows } : {}),
+  });
+  const cmd = runner.start({
+    command: commandLineFromArgv(command),
+    cwd,
+    background: false,
+    network,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  if (!values.json) cmd.onData((chunk) => process.stdout.write(chunk));
+  let interrupts = 0;
+  const onSigint = () => (interrupts++ === 0 ? cmd.interrupt() : void cmd.kill());
+  const onSigterm = () => void cmd.kill();
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  try {
+    const result = await cmd.wait();
+    const status = exitStatusOf(result);
+    if (values.json) {
+      printJson({
+        ok: !result.error,
+        backend: sandbox.name,
+        network: cmd.network,
+        cwd,
+        command: cmd.command,
+        mode: cmd.mode,
+        exitStatus: status,
+        ...result,
+        totalLines: cmd.bounded().totalLines,
+        output: formatBoundedOutput(cmd.bounded(), cmd.id),
+        logPath: cmd.logPath,
+      });
+    } else if (result.error) {
+      process.stderr.write(`yoke sandbox: the command could not be started: ${result.error}\n`);
+    } else if (result.timedOut) {
+      process.stderr.write(`yoke sandbox: killed after ${Math.round(timeoutMs! / 1000)} s (timeout)\n`);
+    }
+    return status;
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+    await runner.dispose();
+    // With --json the full log stays for the caller (its path is in the document).
+    if (!values.json) rmSync(logDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,114 @@
+/** run_command: runs a shell command in the sandbox; output is always captured and bounded. */
+import { z } from "zod";
+import { networkFor } from "../commands/network";
+import { formatBoundedOutput } from "../commands/output";
+import { formatCommandReport } from "../commands/result-text";
+import type { CommandRunner, RunningCommand } from "../commands/types";
+import { defineTool, ToolError, type ToolContext } from "./types";
+
+/** How long a background start waits to report a command that fails at once. */
+export const BACKGROUND_SETTLE_MS = 500;
+
+const schema = z.object({
+  command: z.string().min(1).describe("The shell command line (bash). Runs in the workspace root."),
+  timeout_s: z
+    .number()
+    .positive()
+    .optional()
+    .describe("Stop the command after this many seconds (default 120). Not used with background."),
+  background: z
+    .boolean()
+    .optional()
+    .describe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command."),
+});
+
+export function requireRunner(ctx: ToolContext): CommandRunner {
+  if (!ctx.commands) throw new ToolError("Running commands is not available in this host (no command runner). Tell the user.");
+  return ctx.commands;
+}
+
+/** UI details of a command (never sent to the model). */
+export function commandMeta(cmd: RunningCommand, sandbox: string): Record<string, unknown> {
+  const r = cmd.result;
+  return {
+    id: cmd.id,
+    command: cmd.command,
+    background: cmd.background,
+    network: cmd.network,
+    sandbox,
+    mode: cmd.mode,
+    logPath: cmd.logPath,
+    running: r === undefined,
+    ...(r ? { exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, cancelled: r.cancelled, durationMs: r.durationMs } : {}),
+  };
+}
+
+export const runCommandTool = defineTool({
+  name: "run_command",
+  description:
+    "Run a shell command (bash) in the workspace root, inside a sandbox: the workspace is writable, the rest of the file system read-only, " +
+    "the home folder hidden, the network off unless the user allowed it, and secrets removed from the environment. " +
+    "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines, and says how to read the rest). " +
+    "Foreground commands are killed after timeout_s (default 120). For servers, watchers and other long-running jobs use background: true, " +
+    "then command_output to read the output and kill_command to stop it. Commands get no input: pass flags like --yes instead of answering prompts.",
+  schema,
+  permission: "Bash",
+  mutates: true,
+  timeoutMs: 3_600_000,
+  hookInput: (a) => ({
+    command: a.command,
+    timeout: a.timeout_s === undefined ? undefined : Math.round(a.timeout_s * 1000),
+    run_in_background: a.background ?? false,
+  }),
+  async run(args, ctx) {
+    const runner = requireRunner(ctx);
+    const info = runner.info;
+    const background = args.background ?? false;
+    let timeoutMs = args.timeout_s === undefined ? info.defaultTimeoutMs : Math.round(args.timeout_s * 1000);
+    let clamped = "";
+    if (timeoutMs > info.maxTimeoutMs) {
+      clamped = `[timeout_s ${args.timeout_s} is above the maximum of ${Math.round(info.maxTimeoutMs / 1000)} s; the maximum was used.]\n`;
+      timeoutMs = info.maxTimeoutMs;
+    }
+    const network = networkFor(args.command, info);
+    const cmd = runner.start({
+      command: args.command,
+      cwd: ctx.fs.root,
+      background,
+      network,
+      ...(background ? {} : { timeoutMs, signal: ctx.signal }),
+    });
+    const report = () =>
+      formatCommandReport({
+        id: cmd.id,
+        command: cmd.command,
+        network,
+        result: cmd.result!,
+        output: cmd.bounded(),
+        timeoutMs,
+        maxTimeoutMs: info.maxTimeoutMs,
+      });
+    if (!background) {
+      const result = await cmd.wait();
+      const failed = result.exitCode !== 0;
+      return { text: clamped + report(), isError: failed, meta: commandMeta(cmd, info.sandbox) };
+    }
+    const settled = await Promise.race([cmd.wait(), new Promise((r) => setTimeout(r, BACKGROUND_SETTLE_MS, undefined))]);
+    if (settled !== undefined) {
+      return {
+        text: `Command ${cmd.id} finished at once:\n${report()}`,
+        isError: cmd.result!.exitCode !== 0,
+        meta: commandMeta(cmd, info.sandbox),
+      };
+    }
+    const so = cmd.bounded();
+    const first = so.totalLines > 0 ? `\nOutput so far:\n${formatBoundedOutput(so, cmd.id)}` : "";
+    return {
+      text:
+        `Started command ${cmd.id} in the background: ${cmd.command}\n` +
+        `Read its output with command_output {"id":"${cmd.id}"}; stop it with kill_command {"id":"${cmd.id}"}. ` +
+        `It is stopped when the session ends.${first}`,
+      meta: commandMeta(cmd, info.sandbox),
+    };
+  },
+});

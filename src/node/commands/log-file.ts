@@ -1,0 +1,117 @@
+/**
+ * The full raw output of one command, appended to a log file as it arrives, with a sparse
+ * index of line starts so that reading from line N does not rescan the whole file.
+ */
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import type { OutputPage } from "../../core/commands/types";
+
+/** Every CHECKPOINT-th line start is remembered. */
+const CHECKPOINT = 256;
+const READ_CHUNK = 64 * 1024;
+
+export class CommandLog {
+  private fd: number | undefined;
+  private readFd: number | undefined;
+  private bytes = 0;
+  private newlines = 0;
+  private lastByte = 10;
+  /** checkpoints[k] = byte offset where line k*CHECKPOINT+1 starts. */
+  private readonly checkpoints: number[] = [0];
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, "w", 0o600);
+  }
+
+  write(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (this.fd !== undefined) writeSync(this.fd, chunk);
+    let at = chunk.indexOf(10);
+    while (at !== -1) {
+      this.newlines++;
+      if (this.newlines % CHECKPOINT === 0) this.checkpoints.push(this.bytes + at + 1);
+      at = chunk.indexOf(10, at + 1);
+    }
+    this.bytes += chunk.length;
+    this.lastByte = chunk[chunk.length - 1]!;
+  }
+
+  /** Lines so far; a last line without a newline counts. */
+  get totalLines(): number {
+    return this.newlines + (this.lastByte === 10 ? 0 : 1);
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Stops writing (the file stays readable). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  dispose(): void {
+    this.close();
+    if (this.readFd !== undefined) closeSync(this.readFd);
+    this.readFd = undefined;
+  }
+
+  /** Lines from 1-based `since`, at most maxLines lines and about maxBytes bytes. */
+  read(since: number, maxLines: number, maxBytes: number): OutputPage {
+    const total = this.totalLines;
+    const from = Math.max(1, Math.floor(since));
+    if (from > total) return { lines: [], from, to: from - 1, totalLines: total, more: false };
+    this.readFd ??= openSync(this.path, "r");
+    const k = Math.min(Math.floor((from - 1) / CHECKPOINT), this.checkpoints.length - 1);
+    let line = k * CHECKPOINT + 1;
+    let pos = this.checkpoints[k]!;
+    const end = this.bytes;
+    const buf = Buffer.alloc(READ_CHUNK);
+    const lines: string[] = [];
+    let current: Buffer[] = [];
+    let currentLen = 0;
+    let cut = 0;
+    let taken = 0;
+    let full = false;
+    outer: while (pos < end) {
+      const n = readSync(this.readFd, buf, 0, Math.min(READ_CHUNK, end - pos), pos);
+      if (n <= 0) break;
+      const chunk = buf.subarray(0, n);
+      let start = 0;
+      while (start < n) {
+        const nl = chunk.indexOf(10, start);
+        const stop = nl === -1 ? n : nl;
+        if (line >= from) {
+          const room = Math.max(0, maxBytes - taken - currentLen);
+          const part = chunk.subarray(start, Math.min(stop, start + room));
+          current.push(Buffer.from(part));
+          currentLen += part.length;
+          cut += stop - start - part.length;
+        }
+        if (nl === -1) break;
+        if (line >= from) {
+          lines.push(finish(current, cut));
+          taken += currentLen + 1;
+          if (lines.length >= maxLines || taken >= maxBytes) {
+            full = true;
+            break outer;
+          }
+        }
+        current = [];
+        currentLen = 0;
+        cut = 0;
+        line++;
+        start = nl + 1;
+      }
+      pos += n;
+    }
+    if (!full && line >= from && (currentLen > 0 || cut > 0)) lines.push(finish(current, cut));
+    const to = lines.length === 0 ? from - 1 : from + lines.length - 1;
+    return { lines, from, to, totalLines: total, more: to < total };
+  }
+}
+
+function finish(parts: Buffer[], cut: number): string {
+  const text = Buffer.concat(parts).toString("utf8");
+  return cut > 0 ? `${text} … [${cut} more bytes on this line]` : text;
+}

@@ -1,0 +1,298 @@
+/**
+ * One command run by the Node runner: spawned by us in its own process group (on a
+ * pseudo-terminal or on pipes), wrapped by the sandbox, its output fanned out to the log
+ * file, the bounded model view and live listeners.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { constants } from "node:os";
+import { StringDecoder } from "node:string_decoder";
+import { OutputBounder, type OutputLimits } from "../../core/commands/output";
+import type {
+  BoundedOutput,
+  CommandRequest,
+  CommandResult,
+  NetworkMode,
+  OutputPage,
+  RunningCommand,
+} from "../../core/commands/types";
+import type { Disposable } from "../../core/ports";
+import { CommandLog } from "./log-file";
+import { groupAlive, signalTree, terminateTree, type TreeTarget } from "./process-tree";
+import type { IPty } from "./pty";
+import { loadPty } from "./pty";
+import type { SandboxBackend, WrapRequest } from "./sandbox/types";
+
+/** Raw output kept in memory for a mirror that attaches late. */
+const REPLAY_CHARS = 256 * 1024;
+
+export interface CommandSpawnSpec {
+  id: string;
+  req: CommandRequest;
+  shell: string;
+  env: Record<string, string>;
+  logPath: string;
+  sandbox: SandboxBackend;
+  usePty: boolean;
+  cols: number;
+  rows: number;
+  graceMs: number;
+  limits?: Partial<OutputLimits>;
+}
+
+function signalName(sig: number | string | null | undefined): string | null {
+  if (sig === null || sig === undefined || sig === 0) return null;
+  if (typeof sig === "string") return sig;
+  const entry = Object.entries(constants.signals).find(([, n]) => n === sig);
+  return entry ? entry[0] : `signal ${sig}`;
+}
+
+export class NodeRunningCommand implements RunningCommand {
+  readonly id: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly background: boolean;
+  readonly network: NetworkMode;
+  readonly startedAt = Date.now();
+  readonly mode: "pty" | "pipe";
+  readonly logPath: string;
+  private _result: CommandResult | undefined;
+  private readonly log: CommandLog;
+  private readonly bounder: OutputBounder;
+  private readonly dataListeners = new Set<(chunk: string) => void>();
+  private readonly exitListeners = new Set<(r: CommandResult) => void>();
+  private replay: string[] = [];
+  private replayChars = 0;
+  private pid: number | undefined;
+  private child: ChildProcess | undefined;
+  private term: IPty | undefined;
+  private timedOut = false;
+  private cancelled = false;
+  private stray = false;
+  private stopping: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly done: Promise<CommandResult>;
+  private resolveDone!: (r: CommandResult) => void;
+  private readonly wrapReq: WrapRequest;
+  private readonly onAbort = () => {
+    if (this._result) return;
+    this.cancelled = true;
+    void this.stop();
+  };
+
+  constructor(private readonly spec: CommandSpawnSpec) {
+    const { req } = spec;
+    this.id = spec.id;
+    this.command = req.command;
+    this.cwd = req.cwd;
+    this.background = req.background;
+    this.network = req.network;
+    this.logPath = spec.logPath;
+    this.log = new CommandLog(spec.logPath);
+    this.bounder = new OutputBounder(spec.limits);
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.wrapReq = { argv: [spec.shell, "-c", req.command], cwd: req.cwd, network: req.network, id: spec.id };
+    const wrapped = spec.sandbox.wrap(this.wrapReq);
+    this.mode = spec.usePty ? "pty" : "pipe";
+    try {
+      if (spec.usePty) this.spawnPty(wrapped.file, wrapped.args);
+      else this.spawnPipes(wrapped.file, wrapped.args);
+    } catch (err) {
+      this.finish(null, null, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    if (!req.background && req.timeoutMs !== undefined) {
+      this.timer = setTimeout(() => {
+        if (this._result) return;
+        this.timedOut = true;
+        void this.stop();
+      }, req.timeoutMs);
+    }
+    if (req.signal) {
+      if (req.signal.aborted) this.onAbort();
+      else req.signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+  }
+
+  get result(): CommandResult | undefined {
+    return this._result;
+  }
+
+  /** The process tree target (for the runner's exit hook). */
+  get target(): TreeTarget | undefined {
+    return this.pid === undefined ? undefined : { root: this.pid, helpers: this.spec.sandbox.helpers };
+  }
+
+  onData(listener: (chunk: string) => void, opts?: { replay?: boolean }): Disposable {
+    if (opts?.replay) for (const chunk of this.replay) listener(chunk);
+    this.dataListeners.add(listener);
+    return { dispose: () => this.dataListeners.delete(listener) };
+  }
+
+  onExit(listener: (result: CommandResult) => void): Disposable {
+    if (this._result) {
+      listener(this._result);
+      return { dispose() {} };
+    }
+    this.exitListeners.add(listener);
+    return { dispose: () => this.exitListeners.delete(listener) };
+  }
+
+  wait(): Promise<CommandResult> {
+    return this.done;
+  }
+
+  async kill(): Promise<void> {
+    if (this._result) return;
+    this.cancelled = true;
+    await this.stop();
+    await this.done;
+  }
+
+  interrupt(): void {
+    const t = this.target;
+    if (t && !this._result) signalTree(t, "SIGINT");
+  }
+
+  async outputSince(since: number, limits?: { maxLines?: number; maxBytes?: number }): Promise<OutputPage> {
+    return this.log.read(since, limits?.maxLines ?? 400, limits?.maxBytes ?? 30_000);
+  }
+
+  bounded(): BoundedOutput {
+    return this.bounder.snapshot();
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.term && !this._result) this.term.resize(Math.max(1, cols), Math.max(1, rows));
+  }
+
+  /** Closes the log's read handle (the runner calls it when the session ends). */
+  dispose(): void {
+    this.log.dispose();
+  }
+
+  private spawnPty(file: string, args: string[]): void {
+    const { pty } = loadPty();
+    if (!pty) throw new Error("the pseudo-terminal module is not available");
+    const term = pty.spawn(file, args, {
+      name: this.spec.env.TERM ?? "xterm-256color",
+      cols: this.spec.cols,
+      rows: this.spec.rows,
+      cwd: this.spec.req.cwd,
+      env: this.spec.env,
+    });
+    this.term = term;
+    this.pid = term.pid;
+    term.onData((data) => this.handle(Buffer.from(data, "utf8"), data));
+    term.onExit(({ exitCode, signal }) => {
+      void this.onProcessExit(signal ? null : exitCode, signalName(signal));
+    });
+  }
+
+  private spawnPipes(file: string, args: string[]): void {
+    const child = spawn(file, args, {
+      cwd: this.spec.req.cwd,
+      env: this.spec.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    this.pid = child.pid;
+    const out = new StringDecoder("utf8");
+    const err = new StringDecoder("utf8");
+    child.stdout!.on("data", (b: Buffer) => this.handle(b, out.write(b)));
+    child.stderr!.on("data", (b: Buffer) => this.handle(b, err.write(b)));
+    child.on("error", (e) => {
+      if (this.pid === undefined) this.finish(null, null, e.message);
+    });
+    child.on("exit", (code, sig) => void this.onProcessExit(code, signalName(sig)));
+  }
+
+  private handle(raw: Buffer, text: string): void {
+    if (this._result) return;
+    this.log.write(raw);
+    if (!text) return;
+    this.bounder.push(text);
+    this.replay.push(text);
+    this.replayChars += text.length;
+    while (this.replayChars > REPLAY_CHARS && this.replay.length > 1) this.replayChars -= this.replay.shift()!.length;
+    for (const l of this.dataListeners) {
+      try {
+        l(text);
+      } catch {
+        // a listener's failure must not stop the capture
+      }
+    }
+  }
+
+  private stop(): Promise<void> {
+    const t = this.target;
+    if (!t) return Promise.resolve();
+    this.stopping ??= (async () => {
+      await Promise.all([terminateTree(t, this.spec.graceMs), this.spec.sandbox.stop?.(this.wrapReq)]);
+    })();
+    return this.stopping;
+  }
+
+  private async onProcessExit(code: number | null, signal: string | null): Promise<void> {
+    if (this._result) return;
+    const t = this.target;
+    // Processes the command left behind (e.g. `server &`): stopped, so nothing outlives it.
+    if (t && t.helpers.length === 0 && !this.stopping && groupAlive(t.root)) {
+      this.stray = true;
+      await this.stop();
+    } else if (this.stopping) {
+      await this.stopping;
+    }
+    await this.drain();
+    this.finish(code, signal);
+  }
+
+  /** Waits for the last output after the process exited (pipes: until closed, at most 1 s). */
+  private async drain(): Promise<void> {
+    const child = this.child;
+    if (child) {
+      if (child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) return;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve();
+        }, 1000);
+        child.once("close", () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  private finish(code: number | null, signal: string | null, error?: string): void {
+    if (this._result) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.spec.req.signal?.removeEventListener("abort", this.onAbort);
+    this.bounder.end();
+    this.log.close();
+    const result: CommandResult = {
+      exitCode: error ? null : code,
+      signal: error ? null : signal,
+      timedOut: this.timedOut,
+      cancelled: this.cancelled && !this.timedOut,
+      durationMs: Date.now() - this.startedAt,
+      ...(error ? { error } : {}),
+      ...(this.stray ? { strayProcessesStopped: true } : {}),
+    };
+    this._result = result;
+    this.resolveDone(result);
+    for (const l of this.exitListeners) {
+      try {
+        l(result);
+      } catch {
+        // ignore listener failures
+      }
+    }
+    this.exitListeners.clear();
+    this.dataListeners.clear();
+  }
+}
