@@ -92,6 +92,10 @@ export function classifyFailure(info: FailureInfo, ctx: FailureContext): Provide
   const status = info.status;
   const http = status !== undefined ? ` (HTTP ${status})` : "";
   const env = ctx.apiKeyEnv ?? (ctx.providerName === "Anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  if (/insufficient_quota|billing/.test(`${d.type ?? ""} ${d.code ?? ""}`)) {
+    const text = `${ctx.providerName} says the account has no quota left${http}: check the plan and billing of this API key${said(ctx, d.text)}`;
+    return new ProviderError("bad_request", text, status);
+  }
   let message: string;
   switch (kind) {
     case "aborted":

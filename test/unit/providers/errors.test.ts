@@ -50,6 +50,13 @@ describe("classifyFailure", () => {
     expect(err.message).toBe('Anthropic rejected the request (HTTP 400) (Anthropic said: "tools.0.name: invalid")');
   });
 
+  it("does not retry a 429 that means the quota is used up", () => {
+    const body = { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", code: "insufficient_quota" } };
+    const err = classifyFailure({ status: 429, body }, { ...ctx, providerName: "OpenAI" });
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain("OpenAI says the account has no quota left (HTTP 429): check the plan and billing of this API key");
+  });
+
   it("treats 403 as auth and 429 as rate_limit", () => {
     expect(classifyFailure({ status: 403 }, ctx).kind).toBe("auth");
     const rl = classifyFailure({ status: 429, headers: { "retry-after": "4" } }, ctx);
