@@ -4,4 +4,5 @@ import type { BenchFn } from "./types";
 export function loadSections(register: (name: string, load: () => Promise<BenchFn>) => void): void {
   void register;
   register("providers", async () => (await import("./providers")).bench);
+  register("tools", async () => (await import("./tools")).bench);
 }
