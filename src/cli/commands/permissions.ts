@@ -1,0 +1,106 @@
+/**
+ * `yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]... [--json]`
+ * Prints the decision; exit 0 whenever the check ran (also for deny), 2 for bad usage.
+ */
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { createPermissionGate } from "../../core/permissions/gate";
+import { PERMISSION_MODES } from "../../core/permissions/merge-settings";
+import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
+import { loadSettingsSources, nodeRealPath } from "../../node/settings-files";
+import { loadShellWasm } from "../../node/tree-sitter-wasm";
+import { parse, UsageError } from "../args";
+
+/** Tool names accepted in place of permission names. */
+const TOOL_TO_PERMISSION: Record<string, string> = {
+  read_file: "Read", list_files: "Read", recall: "Read", glob: "Glob", grep: "Grep", edit_file: "Edit", write_file: "Write",
+  run_command: "Bash", command_output: "Bash", kill_command: "Bash", todo_write: "TodoWrite", task: "Task", load_skill: "Skill",
+};
+const READ_ONLY_PERMISSIONS = new Set(["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"]);
+
+export interface CheckOptions {
+  tool: string;
+  input: Record<string, unknown>;
+  cwd: string;
+  home?: string;
+  mode?: PermissionMode;
+  settings?: string[];
+  trusted?: boolean;
+}
+
+export interface CheckResult {
+  decision: PermissionDecision;
+  mode: PermissionMode;
+  problems: string[];
+}
+
+/** The check behind the CLI (also used by the corpus test). */
+export async function checkPermission(opts: CheckOptions): Promise<CheckResult> {
+  const cwd = resolve(opts.cwd);
+  const home = opts.home ? resolve(opts.home) : homedir();
+  const gate = createPermissionGate({
+    cwd,
+    home,
+    realPath: nodeRealPath,
+    loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings }),
+    shellWasm: () => loadShellWasm(),
+    trusted: opts.trusted,
+  });
+  const permission = TOOL_TO_PERMISSION[opts.tool] ?? opts.tool;
+  const mode = opts.mode ?? (await gate.defaultMode());
+  const decision = await gate.check({ tool: opts.tool, permission, input: opts.input, mutates: !READ_ONLY_PERMISSIONS.has(permission) }, mode);
+  return { decision, mode, problems: (await gate.problems()).map((p) => p.message) };
+}
+
+type Out = { out: (s: string) => void; err: (s: string) => void };
+const stdio: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+export async function permissionsCommand(argv: string[], io: Out = stdio): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "check") throw new UsageError(`expected "check" (yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...)`);
+  const { values, positionals } = parse(
+    rest,
+    {
+      tool: { type: "string" },
+      input: { type: "string" },
+      cwd: { type: "string" },
+      mode: { type: "string" },
+      settings: { type: "string", multiple: true },
+      home: { type: "string" },
+      untrusted: { type: "boolean" },
+      json: { type: "boolean" },
+    },
+    true,
+  );
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  if (!values.tool) throw new UsageError("--tool is required (a permission name such as Bash, Read, Edit)");
+  if (values.input === undefined) throw new UsageError(`--input is required (the tool input as JSON, e.g. '{"command":"ls"}')`);
+  let input: unknown;
+  try {
+    input = JSON.parse(values.input);
+  } catch (err) {
+    throw new UsageError(`--input is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input)) throw new UsageError("--input must be a JSON object");
+  if (values.mode !== undefined && !PERMISSION_MODES.includes(values.mode as PermissionMode))
+    throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")} (got "${values.mode}")`);
+  const cwd = resolve(values.cwd ?? ".");
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
+  for (const f of values.settings ?? []) if (!existsSync(resolve(cwd, f))) throw new UsageError(`--settings ${f}: no such file`);
+
+  const result = await checkPermission({
+    tool: values.tool,
+    input: input as Record<string, unknown>,
+    cwd,
+    home: values.home,
+    mode: values.mode as PermissionMode | undefined,
+    settings: values.settings,
+    trusted: !values.untrusted,
+  });
+  for (const p of result.problems) io.err(`warning: ${p}\n`);
+  const { decision } = result;
+  if (values.json) io.out(JSON.stringify({ decision: decision.decision, rule: decision.rule ?? null, reason: decision.reason, by: decision.by, mode: result.mode }, null, 2) + "\n");
+  else io.out(`${decision.decision}${decision.rule ? ` (rule ${decision.rule})` : ""}: ${decision.reason}\n`);
+  return 0;
+}

@@ -1,0 +1,76 @@
+/** What one permission check needs: settings, folders, symlink resolution, the shell parser. */
+import type { Parser } from "web-tree-sitter";
+import type { PermissionDecision, PermissionMode } from "../loop/types";
+import { pathSpecMatches } from "./path-spec";
+import { isWithin, resolveFrom, resolveReal } from "./posix-path";
+import { ruleAppliesTo } from "./rule-syntax";
+import { sensitivity, type Sensitivity } from "./sensitive";
+import type { MergedSettings, PermissionRule, RuleList } from "./types";
+
+export interface EvalContext {
+  /** Workspace root: absolute, normalised. */
+  cwd: string;
+  home: string;
+  /** Workspace root and additional directories, symlinks resolved. */
+  roots: string[];
+  settings: MergedSettings;
+  /** Rules added by "always allow" answers for this session only. */
+  sessionRules: PermissionRule[];
+  realPath?: (p: string) => Promise<string | undefined>;
+  parser: Parser;
+  trusted: boolean;
+}
+
+/** A path as written and as it resolves (symlinks followed). */
+export interface CheckedPath {
+  written: string;
+  lexical: string;
+  real: string;
+  inside: boolean;
+  sensitive?: Sensitivity;
+}
+
+export async function checkPath(ctx: EvalContext, base: string, written: string): Promise<CheckedPath> {
+  const lexical = resolveFrom(base, written, ctx.home);
+  const real = await resolveReal(lexical, ctx.realPath);
+  const inside = ctx.roots.some((r) => isWithin(real, r));
+  const sensitive = sensitivity(real, ctx.home) ?? sensitivity(lexical, ctx.home);
+  return { written, lexical, real, inside, sensitive };
+}
+
+export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): PermissionRule[] {
+  const all = [...ctx.sessionRules, ...ctx.settings.rules];
+  return all.filter((r) => r.list === list && ruleAppliesTo(r.tool, permission));
+}
+
+/** First rule of `list` for `permission` whose path specifier matches (deny/ask: lexical or real path; allow: real path). */
+export function matchPathRule(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
+  const candidates = list === "allow" ? [path.real] : [path.lexical, path.real];
+  return rulesFor(ctx, list, permission).find(
+    (r) => r.specifier === undefined || pathSpecMatches(r.specifier, candidates, { cwd: ctx.cwd, home: ctx.home, baseDir: r.source.baseDir, list }),
+  );
+}
+
+export function decide(decision: PermissionDecision["decision"], by: PermissionDecision["by"], reason: string, rule?: PermissionRule): PermissionDecision {
+  return { decision, by, reason, rule: rule?.raw ?? null };
+}
+
+export function ruleLabel(rule: PermissionRule): string {
+  return `${rule.raw} (${rule.source.label})`;
+}
+
+export function planModeReason(what: string): string {
+  return `Yoke is in plan mode, which is read-only: ${what} is not allowed. Investigate with read-only tools, then present your plan; the user leaves plan mode to carry it out.`;
+}
+
+export function restrictedReason(what: string): string {
+  return `The workspace is not trusted (VS Code Restricted Mode): ${what} is not allowed. Ask the user to trust the workspace first.`;
+}
+
+export const MODE_NAMES: Record<PermissionMode, string> = { default: "default", acceptEdits: "acceptEdits", plan: "plan", bypassPermissions: "bypassPermissions" };
+
+/** A path for messages: relative to the workspace when inside it. */
+export function showPath(ctx: EvalContext, p: CheckedPath): string {
+  if (isWithin(p.lexical, ctx.cwd) && p.lexical !== ctx.cwd) return p.lexical.slice(ctx.cwd.length + 1);
+  return p.lexical;
+}

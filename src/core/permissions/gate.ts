@@ -1,0 +1,125 @@
+/**
+ * The permission gate every tool call passes. Rules come only from settings sources and from the
+ * user's own "always allow" answers; nothing a tool returns or a model writes can add one.
+ */
+import type { Parser } from "web-tree-sitter";
+import type { Logger } from "../ports";
+import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
+import type { EvalContext } from "./context";
+import { evaluate } from "./evaluate";
+import { mergeSettings } from "./merge-settings";
+import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
+import { proposeRules } from "./propose-rule";
+import { parseRule } from "./rule-syntax";
+import { initShellParser, type ShellParserWasm } from "./shell/parser";
+import type { LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
+
+/** Persists an "always allow" rule (node implementation: src/node/settings-files.ts). */
+export interface SettingsWriter {
+  /** Adds `rule` to permissions.<list> of .yoke/settings.local.json; returns the file written. */
+  addRule(rule: string, list: RuleList): Promise<{ path: string }>;
+}
+
+export interface PermissionGateOptions {
+  /** Workspace root (absolute). */
+  cwd: string;
+  /** The user's home folder (absolute). */
+  home: string;
+  /** Resolves symlinks; undefined when the path does not exist. Without it, paths are only normalised. */
+  realPath?: (path: string) => Promise<string | undefined>;
+  /** Reads the settings sources, lowest priority first; called on first use and on reload(). */
+  loadSources: () => Promise<LoadedSource[]>;
+  /** The tree-sitter wasm bytes (or a loader); see src/node/tree-sitter-wasm.ts. */
+  shellWasm: ShellParserWasm | (() => Promise<ShellParserWasm>);
+  writer?: SettingsWriter;
+  /** false in an untrusted workspace: workspace settings may only restrict; edits, commands and MCP calls are denied. */
+  trusted?: boolean;
+  log?: Logger;
+}
+
+export interface YokePermissionGate extends PermissionGate {
+  /** Rules that would allow this call ("Always allow"); empty when none is safe to offer. */
+  proposeRules(req: PermissionCheck): Promise<string[]>;
+  /** The first of proposeRules, or null. */
+  proposeRule(req: PermissionCheck): Promise<string | null>;
+  /** Writes an allow rule to .yoke/settings.local.json and applies it at once. */
+  addLocalRule(rule: string): Promise<{ path: string }>;
+  /** Adds a rule for the lifetime of this gate only. */
+  addSessionRule(rule: string, list?: RuleList): void;
+  /** Re-reads the settings sources (after the user edited them). */
+  reload(): Promise<void>;
+  settings(): Promise<MergedSettings>;
+  /** Malformed files, skipped rules, ignored settings. */
+  problems(): Promise<SettingsProblem[]>;
+  /** permissions.defaultMode from the settings, else "default". */
+  defaultMode(): Promise<PermissionMode>;
+}
+
+const SESSION_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed for this session", baseDir: "/" };
+
+export function createPermissionGate(opts: PermissionGateOptions): YokePermissionGate {
+  const cwd = normalizeAbs(opts.cwd);
+  const home = normalizeAbs(opts.home);
+  const trusted = opts.trusted ?? true;
+  const sessionRules: PermissionRule[] = [];
+  let state: Promise<EvalContext> | undefined;
+
+  const build = async (): Promise<EvalContext> => {
+    const parser: Parser = await initShellParser(opts.shellWasm);
+    const settings = mergeSettings(await opts.loadSources(), { trusted });
+    for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
+    const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
+    const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
+    return { cwd, home, roots, settings, sessionRules, realPath: opts.realPath, parser, trusted };
+  };
+  const context = () => {
+    state ??= build();
+    state.catch(() => (state = undefined));
+    return state;
+  };
+
+  const gate: YokePermissionGate = {
+    async check(req, mode) {
+      try {
+        return await evaluate(req, mode, await context());
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        opts.log?.error(`[permissions] check failed: ${message}`);
+        return { decision: "ask", by: "mode", rule: null, reason: `Yoke's permission check failed (${message}), so it asks.` } satisfies PermissionDecision;
+      }
+    },
+    async proposeRules(req) {
+      return proposeRules(req, await context());
+    },
+    async proposeRule(req) {
+      return (await gate.proposeRules(req))[0] ?? null;
+    },
+    async addLocalRule(rule) {
+      const parsed = parseRule(rule);
+      if ("error" in parsed) throw new Error(parsed.error);
+      if (!opts.writer) throw new Error("this host cannot save permission rules");
+      const written = await opts.writer.addRule(rule.trim(), "allow");
+      await gate.reload();
+      return written;
+    },
+    addSessionRule(rule, list = "allow") {
+      const parsed = parseRule(rule);
+      if ("error" in parsed) throw new Error(parsed.error);
+      sessionRules.push({ raw: rule.trim(), tool: parsed.tool, specifier: parsed.specifier, list, source: SESSION_SOURCE });
+    },
+    async reload() {
+      state = undefined;
+      await context();
+    },
+    async settings() {
+      return (await context()).settings;
+    },
+    async problems() {
+      return (await context()).settings.problems;
+    },
+    async defaultMode() {
+      return (await context()).settings.defaultMode?.mode ?? "default";
+    },
+  };
+  return gate;
+}

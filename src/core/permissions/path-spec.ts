@@ -1,0 +1,64 @@
+/**
+ * Path specifiers of Read/Edit/Write/Glob/Grep rules, gitignore-style, as in Claude Code:
+ * `//abs/path` from the file-system root, `~/path` from the home folder, `/path` relative to the
+ * settings source's folder (the project root for project files), `./path` or `path` relative to the
+ * workspace. A pattern without a slash (`*.pem`, `.env`) matches at any depth; a pattern naming a
+ * folder also matches everything below it.
+ */
+import picomatch from "picomatch";
+import { normalizeAbs, relativeTo } from "./posix-path";
+import type { RuleList } from "./types";
+
+export interface PathSpecContext {
+  cwd: string;
+  home: string;
+  /** The folder `/path` specifiers are relative to. */
+  baseDir: string;
+  list: RuleList;
+}
+
+interface Anchored {
+  base: string;
+  pattern: string;
+}
+
+const cache = new Map<string, (p: string) => boolean>();
+
+function matcher(pattern: string): (p: string) => boolean {
+  let m = cache.get(pattern);
+  if (!m) {
+    const a = picomatch(pattern, { dot: true });
+    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true });
+    m = (p: string) => a(p) || b(p);
+    cache.set(pattern, m);
+  }
+  return m;
+}
+
+/** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */
+export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
+  if (spec.startsWith("//")) return [{ base: "/", pattern: spec.slice(2) }];
+  if (spec === "~") return [{ base: ctx.home, pattern: "**" }];
+  if (spec.startsWith("~/")) return [{ base: ctx.home, pattern: spec.slice(2) }];
+  if (spec.startsWith("/")) {
+    const relative = { base: ctx.baseDir, pattern: spec.slice(1) };
+    return ctx.list === "allow" ? [relative] : [relative, { base: "/", pattern: spec.slice(1) }];
+  }
+  const rest = spec.startsWith("./") ? spec.slice(2) : spec;
+  const body = rest.replace(/\/+$/, "");
+  const anyDepth = !spec.startsWith("./") && !body.includes("/");
+  return [{ base: ctx.cwd, pattern: anyDepth ? `**/${rest}` : rest }];
+}
+
+/** Does the specifier match any of the absolute paths? */
+export function pathSpecMatches(spec: string, paths: string[], ctx: PathSpecContext): boolean {
+  const anchors = anchorsOf(spec, ctx);
+  for (const p of paths) {
+    for (const { base, pattern } of anchors) {
+      const rel = relativeTo(p, normalizeAbs(base));
+      if (rel === undefined) continue;
+      if (rel === "" ? pattern === "**" : matcher(pattern)(rel)) return true;
+    }
+  }
+  return false;
+}

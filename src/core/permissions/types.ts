@@ -1,0 +1,58 @@
+/** Rules, settings sources and their merge result. */
+import type { PermissionMode } from "../loop/types";
+
+export type RuleList = "allow" | "ask" | "deny";
+
+/** Where a rule or setting came from. */
+export interface SettingsSourceInfo {
+  /** Which source: VS Code settings, ~/.yoke, .yoke, .yoke local, .claude, .claude local, --settings, or answers given in this session. */
+  kind: "vscode" | "user" | "project" | "project-local" | "claude" | "claude-local" | "extra" | "session";
+  /** Shown in reasons, e.g. `.yoke/settings.json`. */
+  label: string;
+  /** Absolute file path, for files. */
+  path?: string;
+  /** The folder `/path` rule specifiers are relative to. */
+  baseDir: string;
+}
+
+/** One settings source as the host found it: file text (undefined when absent) or an object (VS Code). */
+export interface LoadedSource {
+  info: SettingsSourceInfo;
+  text?: string;
+  value?: unknown;
+  /** The file exists but could not be read. */
+  error?: string;
+}
+
+export interface PermissionRule {
+  /** As written (trimmed), e.g. `Bash(npm run test:*)`. */
+  raw: string;
+  /** Bash, Read, Edit, mcp__server, mcp__server__tool… */
+  tool: string;
+  specifier?: string;
+  list: RuleList;
+  source: SettingsSourceInfo;
+}
+
+export interface SettingsProblem {
+  source: SettingsSourceInfo;
+  message: string;
+}
+
+/** A command hook group from a settings file (`hooks.<Event>[i]`). */
+export interface HookGroupConfig {
+  event: string;
+  matcher: string;
+  hooks: Array<{ type: "command"; command: string; timeout?: number }>;
+  source: SettingsSourceInfo;
+}
+
+export interface MergedSettings {
+  /** Every rule, highest-priority source first. */
+  rules: PermissionRule[];
+  defaultMode?: { mode: PermissionMode; source: SettingsSourceInfo };
+  /** Extra folders treated like the workspace (permissions.additionalDirectories). */
+  additionalDirectories: string[];
+  hooks: HookGroupConfig[];
+  problems: SettingsProblem[];
+}
