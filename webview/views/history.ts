@@ -28,6 +28,7 @@ export class History {
 
   set(sessions: SessionItemView[]): void {
     this.title.textContent = `History (${sessions.length})`;
+    this.root.hidden = sessions.length === 0;
     clear(this.list);
     if (!sessions.length) {
       this.list.appendChild(el("li", { class: "history-empty" }, ["No sessions yet."]));

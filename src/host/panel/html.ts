@@ -32,6 +32,7 @@ export function renderPanelHtml(input: PanelHtmlInput): string {
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(contentSecurityPolicy(input.cspSource, nonce))}">
+<meta property="csp-nonce" content="${nonce}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" nonce="${nonce}" href="${escapeAttr(input.codiconUri)}">
 <link rel="stylesheet" nonce="${nonce}" href="${escapeAttr(input.styleUri)}">

@@ -1,0 +1,259 @@
+// The real webview bundle in a real Chromium, under the real CSP, driven by protocol messages.
+// Skipped when no Chromium is installed.
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join } from "node:path";
+import * as esbuild from "esbuild";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { renderPanelHtml } from "../../../src/host/panel/html";
+import { PROTOCOL_VERSION, type HostToWebview, type Snapshot } from "../../../src/protocol/messages";
+
+const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+
+const TYPES: Record<string, string> = { ".js": "text/javascript", ".css": "text/css", ".ttf": "font/ttf", ".html": "text/html" };
+
+function baseSnapshot(over: Partial<Snapshot> = {}): Snapshot {
+  return {
+    protocol: PROTOCOL_VERSION,
+    sessionId: "s1",
+    title: "t",
+    state: "idle",
+    resumed: false,
+    items: [],
+    omitted: 0,
+    pending: null,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 },
+    modelLabel: "demo model",
+    mode: "default",
+    restricted: false,
+    firstRun: null,
+    history: [],
+    ...over,
+  };
+}
+
+describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
+  let dir: string;
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+  let pageErrors: string[];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "yoke-webview-"));
+    await esbuild.build({
+      entryPoints: { webview: "webview/main.ts" },
+      outdir: dir,
+      bundle: true,
+      platform: "browser",
+      format: "iife",
+      target: "es2022",
+      loader: { ".css": "css" },
+      logLevel: "error",
+    });
+    copyFileSync("node_modules/@vscode/codicons/dist/codicon.css", join(dir, "codicon.css"));
+    copyFileSync("node_modules/@vscode/codicons/dist/codicon.ttf", join(dir, "codicon.ttf"));
+    server = createServer((req, res) => {
+      const name = (req.url ?? "/").split("?")[0]!.slice(1) || "index.html";
+      if (name === "index.html") {
+        const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const nonce = "testnonce0123456789";
+        const html = renderPanelHtml({ cspSource: origin, scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css`, codiconUri: `${origin}/codicon.css`, nonce });
+        // The stand-in for VS Code's acquireVsCodeApi records what the panel posts.
+        const stub = `<script nonce="${nonce}">window.__sent=[];window.__csp=[];document.addEventListener("securitypolicyviolation",e=>window.__csp.push(e.violatedDirective+" "+e.blockedURI));window.acquireVsCodeApi=()=>({postMessage:m=>window.__sent.push(m)});</script>`;
+        res.setHeader("content-type", "text/html");
+        res.end(html.replace("<script nonce", `${stub}\n<script nonce`));
+        return;
+      }
+      if (name === "favicon.ico") {
+        res.statusCode = 204;
+        res.end();
+        return;
+      }
+      const file = join(dir, name);
+      if (!/^[\w.-]+$/.test(name) || !existsSync(file)) {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
+      res.setHeader("content-type", TYPES[extname(name)] ?? "application/octet-stream");
+      res.end(readFileSync(file));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => server?.close(r));
+  });
+
+  beforeEach(async () => {
+    page = await browser.newPage();
+    pageErrors = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") pageErrors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/index.html`);
+    await page.waitForFunction(() => (window as unknown as { __sent: unknown[] }).__sent.length > 0);
+  });
+
+  /** Posts like the host does and waits until the panel has handled it (message events are tasks). */
+  const post = (msg: HostToWebview | unknown) =>
+    page.evaluate((m) => {
+      window.postMessage(m, "*");
+      return new Promise((r) => setTimeout(r, 0));
+    }, msg);
+  const sent = () => page.evaluate(() => (window as unknown as { __sent: Array<{ type: string }> }).__sent);
+  const cspViolations = () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+
+  it("says ready with its protocol version on load, without errors or CSP violations", async () => {
+    expect(await sent()).toEqual([{ type: "ready", protocol: PROTOCOL_VERSION }]);
+    await post({ type: "state", snapshot: baseSnapshot() });
+    await page.locator("[data-testid=model-label]").waitFor();
+    expect(await cspViolations()).toEqual([]);
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
+    expect(await page.locator("#yoke-root").count()).toBe(1);
+  });
+
+  it("renders a snapshot: messages, tool card, status, usage, model, banner and history", async () => {
+    await post({
+      type: "state",
+      snapshot: baseSnapshot({
+        state: "done",
+        restricted: true,
+        items: [
+          { kind: "user", id: "u1", text: "explain <b>this</b>" },
+          { kind: "tool", id: "c1", name: "read_file", summary: "src/a.ts", status: "done", durationMs: 1500, input: '{"path":"src/a.ts"}', output: "1#ZZ|hello" },
+          { kind: "assistant", id: "a2", text: "It **works**.\n\n```ts\nconst x = 1;\n```" },
+          { kind: "todos", id: "t3", todos: [{ content: "write tests", status: "completed" }, { content: "ship", status: "pending" }] },
+        ],
+        usage: { inputTokens: 12_345, outputTokens: 1_234, cacheReadTokens: 0, costUsd: 0.04 },
+        history: [
+          { id: "s1", title: "explain this", status: "done", updatedAt: "2026-11-30T00:00:00Z", modelLabel: "demo model", active: true },
+          { id: "s0", title: "older", status: "interrupted", updatedAt: "2026-11-29T00:00:00Z", modelLabel: "demo model", active: false },
+        ],
+      }),
+    });
+    await expect.poll(() => page.locator("[data-testid=status]").textContent()).toBe("done");
+    expect(await page.locator("[data-testid=message-user]").textContent()).toBe("explain <b>this</b>");
+    expect(await page.locator("[data-testid=message-assistant] strong").textContent()).toBe("works");
+    expect(await page.locator("[data-testid=message-assistant] pre code").textContent()).toContain("const x = 1;");
+    expect(await page.locator("[data-testid=usage-meter]").textContent()).toBe("12.3k in · 1.2k out · $0.04");
+    expect(await page.locator("[data-testid=model-label]").textContent()).toBe("demo model");
+    expect(await page.locator("[data-testid=restricted-banner]").isVisible()).toBe(true);
+    expect(await page.locator("[data-testid=stop]").isVisible()).toBe(false);
+    const card = page.locator("[data-testid=tool-card]");
+    expect(await card.getAttribute("data-tool-name")).toBe("read_file");
+    expect(await card.locator(".tool-header").textContent()).toContain("src/a.ts");
+    expect(await card.locator(".tool-duration").textContent()).toBe("1.5 s");
+    expect(await page.locator("[data-testid=tool-output]").count()).toBe(0);
+    await card.locator("summary").click();
+    expect(await page.locator("[data-testid=tool-output]").textContent()).toBe("1#ZZ|hello");
+    expect(await page.locator("[data-testid=todos] li").count()).toBe(2);
+    await page.locator("[data-testid=history]").click();
+    await page.locator("[data-testid=session-item]", { hasText: "older" }).click();
+    expect((await sent()).at(-1)).toEqual({ type: "openSession", id: "s0" });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("streams deltas into one live message that the final event replaces", async () => {
+    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "user", id: "u1", text: "hi" }] }) });
+    await post({ type: "status", state: "thinking" });
+    expect(await page.locator("[data-testid=stop]").isVisible()).toBe(true);
+    for (const part of ["Hel", "lo **wor", "ld**"]) await post({ type: "delta", kind: "text", text: part });
+    await expect.poll(() => page.locator("[data-testid=message-assistant] strong").textContent()).toBe("world");
+    expect(await page.locator("[data-testid=message-assistant]").count()).toBe(1);
+    await post({ type: "event", view: { kind: "assistant", id: "a2", text: "Hello **world**!" } });
+    await post({ type: "status", state: "done" });
+    await expect.poll(async () => (await page.locator("[data-testid=message-assistant]").textContent())?.trim()).toBe("Hello world!");
+    expect(await page.locator("[data-testid=message-assistant]").count()).toBe(1);
+    expect(await page.locator(".streaming").count()).toBe(0);
+    expect(await page.locator("[data-testid=stop]").isVisible()).toBe(false);
+  });
+
+  it("sanitises markdown so model output cannot run script or add handlers", async () => {
+    const evil = 'hi <img src="x" onerror="window.__pwned=1"> <script>window.__pwned=2</script> [x](javascript:window.__pwned=3) <a href="#" onclick="window.__pwned=4">y</a>';
+    await post({ type: "event", view: { kind: "assistant", id: "a1", text: evil } });
+    const html = await page.locator("[data-testid=message-assistant]").innerHTML();
+    expect(html).not.toMatch(/onerror|onclick|<script|javascript:/i);
+    await page.locator("[data-testid=message-assistant] a").first().click().catch(() => undefined);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it("sends on Enter and keeps a newline on Shift+Enter", async () => {
+    const input = page.locator("[data-testid=prompt-input]");
+    await input.fill("line one");
+    await input.press("Shift+Enter");
+    await input.pressSequentially("line two");
+    await input.press("Enter");
+    expect((await sent()).at(-1)).toEqual({ type: "prompt", text: "line one\nline two" });
+    expect(await input.inputValue()).toBe("");
+    await input.press("Enter");
+    expect((await sent()).filter((m) => m.type === "prompt")).toHaveLength(1);
+  });
+
+  it("answers a permission card with allow once, always allow, or deny with a message", async () => {
+    const request = { callId: "c7", tool: "run_command", permission: "Bash", summary: "npm test", detail: '{"command":"npm test"}', reason: "commands need approval" };
+    await post({ type: "permission", request });
+    const card = page.locator("[data-testid=permission-card]");
+    expect(await card.textContent()).toContain("npm test");
+    await page.locator("[data-testid=allow-once]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c7", decision: "allow" });
+    expect(await card.count()).toBe(0);
+    await post({ type: "permission", request: { ...request, callId: "c8" } });
+    await page.locator("[data-testid=always-allow]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c8", decision: "allow", always: true });
+    await post({ type: "permission", request: { ...request, callId: "c9" } });
+    await page.locator(".deny-message").fill("use pnpm instead");
+    await page.locator("[data-testid=deny]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c9", decision: "deny", message: "use pnpm instead" });
+  });
+
+  it("offers a found local server on the first-run screen", async () => {
+    await post({ type: "state", snapshot: baseSnapshot({ sessionId: null, firstRun: { servers: [], probing: true } }) });
+    expect(await page.locator("[data-testid=first-run]").isVisible()).toBe(true);
+    await post({ type: "firstRun", info: { servers: [{ name: "Ollama", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder" }], probing: false } });
+    const use = page.locator("[data-testid=use-local-server]");
+    expect(await use.textContent()).toContain("Use Ollama (qwen2.5-coder)");
+    await use.click();
+    expect((await sent()).at(-1)).toEqual({ type: "useLocalServer", baseUrl: "http://127.0.0.1:11434/v1", model: "qwen2.5-coder" });
+    await post({ type: "firstRun", info: null });
+    expect(await page.locator("[data-testid=first-run]").isVisible()).toBe(false);
+  });
+
+  it("drops invalid host messages and keeps working", async () => {
+    await post({ type: "event", view: { kind: "html", id: "x", html: "<b>bad</b>" } });
+    await post({ type: "status", state: "exploded" });
+    await post("not even an object");
+    await post({ type: "status", state: "thinking" });
+    await expect.poll(() => page.locator("[data-testid=status]").textContent()).toBe("thinking");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("stays fast on a long session: a 400-item snapshot and 2000 deltas", async () => {
+    const items: Snapshot["items"] = [];
+    for (let i = 0; i < 200; i++) {
+      items.push({ kind: "user", id: `u${i}`, text: `question ${i}` });
+      items.push({ kind: "tool", id: `c${i}`, name: "grep", summary: "TODO", status: "done", durationMs: 3, input: "{}", output: "x".repeat(4000) });
+    }
+    const t0 = Date.now();
+    await post({ type: "state", snapshot: baseSnapshot({ items }) });
+    await page.locator("[data-testid=tool-card]").nth(199).waitFor({ state: "attached" });
+    const snapshotMs = Date.now() - t0;
+    const t1 = Date.now();
+    await page.evaluate(() => {
+      for (let i = 0; i < 2000; i++) window.postMessage({ type: "delta", kind: "text", text: `word${i} ` }, "*");
+    });
+    await expect.poll(() => page.locator(".streaming").textContent(), { timeout: 10_000 }).toContain("word1999");
+    const streamMs = Date.now() - t1;
+    console.log(`[panel perf] 400-item snapshot ${snapshotMs} ms, 2000 deltas ${streamMs} ms`);
+    expect(await page.locator("[data-testid=tool-card]").count()).toBe(200);
+    expect(snapshotMs).toBeLessThan(3_000);
+    expect(streamMs).toBeLessThan(5_000);
+  });
+});
