@@ -34,6 +34,14 @@ function rangesOf(ctx: ToolContext): Map<string, Stamp> {
   return m;
 }
 
+/**
+ * Forgets which ranges were sent, so the next read_file re-sends text (call it when the model's
+ * context no longer holds earlier results, e.g. after compaction). Write permission is kept.
+ */
+export function forgetSentRanges(readState: ToolContext["readState"]): void {
+  sentRanges.delete(readState);
+}
+
 function same(a: Stamp | undefined, b: Stamp): boolean {
   return a !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size;
 }

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashlineReady, lineHash } from "../../../src/core/edit/hashline";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { MAX_READ_BYTES, forgetSentRanges } from "../../../src/core/tools/read-file";
 import { ToolRegistry } from "../../../src/core/tools/registry";
 import type { ToolContext } from "../../../src/core/tools/types";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
@@ -89,6 +90,21 @@ describe("read_file", () => {
     await read({ path: "src/app.ts" });
     ws.write({ "src/app.ts": "const a = 10;\n" });
     expect((await read({ path: "src/app.ts" })).text).toContain("File: src/app.ts (lines 1-1 of 1)");
+  });
+
+  it("re-sends after forgetSentRanges (e.g. after compaction) and keeps write permission", async () => {
+    await read({ path: "src/app.ts" });
+    forgetSentRanges(ctx.readState);
+    expect((await read({ path: "src/app.ts" })).text).toContain("File: src/app.ts (lines 1-3 of 3)");
+    expect(ctx.readState.has(`${ws.root}/src/app.ts`)).toBe(true);
+  });
+
+  it("refuses files too large to load and points at grep", async () => {
+    fs.writeFileSync(path.join(ws.root, "huge.log"), "");
+    fs.truncateSync(path.join(ws.root, "huge.log"), MAX_READ_BYTES + 1);
+    const out = await read({ path: "huge.log" });
+    expect(out.isError).toBe(true);
+    expect(out.text).toContain('"huge.log" is too large to read (50.0 MB; the limit is 50 MB). Use grep with path="huge.log"');
   });
 
   it("does not take the shortcut in a new session (fresh read state)", async () => {
