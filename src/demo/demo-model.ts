@@ -48,6 +48,7 @@ function firstTextLine(output: string): string | undefined {
   return undefined;
 }
 
+const count = (n: number, one: string, many = `${one}s`) => `**${n}** ${n === 1 ? one : many}`;
 const step = (ex: Exchange, name: string): ToolStep | undefined => ex.steps.find((s) => s.name === name);
 const offers = (ex: Exchange, name: string) => ex.tools.includes(name);
 const call = (text: string, reasoning: string, name: string, input: unknown): ScriptedTurn => ({
@@ -96,11 +97,11 @@ function summary(ex: Exchange): string {
     else if (s.name === "list_files") {
       const entries = entriesIn(s.output);
       const shown = entries.slice(0, 8).map((e) => `\`${e}\``).join(", ");
-      out.push(`- Listed the workspace root: **${entries.length}** entries (${shown}${entries.length > 8 ? ", …" : ""}).`);
+      out.push(`- Listed the workspace root: ${count(entries.length, "entry", "entries")} (${shown}${entries.length > 8 ? ", …" : ""}).`);
     } else if (s.name === "read_file") {
       const path = (s.input as { path?: string })?.path ?? "a file";
       const first = firstTextLine(s.output);
-      out.push(`- Read \`${path}\`: **${lineCount(s.output)}** lines${first ? `, starting with “${first}”` : ""}.`);
+      out.push(`- Read \`${path}\`: ${count(lineCount(s.output), "line")}${first ? `, starting with “${first}”` : ""}.`);
     } else if (s.name === "todo_write") out.push("- Wrote a todo list of 3 items.");
     else if (s.name === "write_file") out.push(`- Created \`${DEMO_FILE}\`.`);
     else out.push(`- Called \`${s.name}\`.`);

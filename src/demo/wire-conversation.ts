@@ -18,6 +18,7 @@ export interface Exchange {
 }
 
 type Json = Record<string, unknown>;
+const LOOKS_FAILED = /^(error\b|the user denied|permission denied|denied\b)|\b(failed|was refused|not allowed)\b/i;
 const asArray = (x: unknown): Json[] => (Array.isArray(x) ? (x as Json[]) : []);
 
 function textOf(content: unknown): string {
@@ -57,7 +58,9 @@ export function readExchange(req: RecordedRequest): Exchange {
       }
       for (const b of asArray(m.content)) if (b.type === "tool_use") calls.set(String(b.id), { name: String(b.name), input: b.input });
     } else if (m.role === "tool") {
-      result(m.tool_call_id, textOf(m.content), false);
+      // Chat Completions has no error flag: judge by the first line.
+      const out = textOf(m.content);
+      result(m.tool_call_id, out, LOOKS_FAILED.test(out.split("\n")[0] ?? ""));
     } else if (m.role === "user") {
       for (const b of asArray(m.content)) if (b.type === "tool_result") result(b.tool_use_id, textOf(b.content), b.is_error === true);
       const text = textOf(m.content);

@@ -90,6 +90,22 @@ describe("demo model", () => {
     expect(answer).toContain(`Created \`${DEMO_FILE}\``);
   });
 
+  it("reports a denied write as failed over the OpenAI wire, which has no error flag", () => {
+    const body = {
+      model: "demo",
+      tools: [{ type: "function", function: { name: "write_file" } }],
+      messages: [
+        { role: "user", content: "write something" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "write_file", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "The user denied write_file. Do not retry the same call." },
+      ],
+    };
+    const turn = demoModel({ format: "openai", method: "POST", path: "/v1/chat/completions", headers: {}, body, stream: true });
+    expect(turn.toolCalls).toBeUndefined();
+    expect(turn.text).toContain("- `write_file` failed: The user denied write_file.");
+    expect(turn.text).not.toContain("Created");
+  });
+
   it("prefers a README, then package.json, then the first file", () => {
     expect(pickFile("Workspace root (depth 2):\nsrc/\n  a.ts\nCHANGELOG.md\nreadme.txt\n")).toBe("readme.txt");
     expect(pickFile("Workspace root (depth 2):\nLICENSE\npackage.json\n")).toBe("package.json");
