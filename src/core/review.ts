@@ -37,6 +37,10 @@ export interface ReviewOutcome {
   userEdited?: boolean;
   /** What the user said when rejecting, if anything. */
   message?: string;
+  /** Per hunk (in the order of computeHunks in review-hunks.ts), what the user decided. */
+  hunkDecisions?: Array<"accepted" | "rejected">;
+  /** Applied without asking ("auto" mode); still listed and revertable. */
+  auto?: boolean;
 }
 
 export interface ChangeReviewer {
