@@ -64,7 +64,7 @@ export const runCommandTool = defineTool({
     const runner = requireRunner(ctx);
     const info = runner.info;
     const background = args.background ?? false;
-    let timeoutMs = args.timeout_s === undefined ? info.defaultTimeoutMs : Math.round(args.timeout_s * 1000);
+    let timeoutMs = args.timeout_s === undefined ? Math.min(info.defaultTimeoutMs, info.maxTimeoutMs) : Math.round(args.timeout_s * 1000);
     let clamped = "";
     if (timeoutMs > info.maxTimeoutMs) {
       clamped = `[timeout_s ${args.timeout_s} is above the maximum of ${Math.round(info.maxTimeoutMs / 1000)} s; the maximum was used.]\n`;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { endedText, formatCommandReport, statusText, timeoutText } from "../../../src/core/commands/result-text";
+import type { CommandResult } from "../../../src/core/commands/types";
+
+const ok: CommandResult = { exitCode: 0, signal: null, timedOut: false, cancelled: false, durationMs: 1234 };
+
+describe("statusText", () => {
+  it("gives the exit code and duration when the command finished", () => {
+    expect(statusText(ok, 120_000, 600_000)).toBe("[Exit code 0 after 1.2 s.]");
+    expect(statusText({ ...ok, exitCode: 2 }, 120_000, 600_000)).toBe("[Exit code 2 after 1.2 s.]");
+  });
+
+  it("says the command was killed after N s and how to run it in the background when it timed out", () => {
+    const text = statusText({ ...ok, exitCode: null, signal: "SIGTERM", timedOut: true, durationMs: 120_050 }, 120_000, 600_000);
+    expect(text).toBe(timeoutText(120_000, 600_000));
+    expect(text).toBe(
+      "[Killed after 120 s: the command did not finish within its timeout (timeout_s: 120), so it and its child processes were stopped. " +
+        "If it is a server, a watcher or another long-running job, run it with background: true and read its output with command_output; " +
+        "otherwise run it again with a longer timeout_s (at most 600).]",
+    );
+  });
+
+  it("reports cancel, signal and start failure", () => {
+    expect(statusText({ ...ok, cancelled: true }, 1, 1)).toBe("[Cancelled after 1.2 s: the command and its child processes were stopped.]");
+    expect(statusText({ ...ok, exitCode: null, signal: "SIGSEGV" }, 1, 1)).toBe("[Terminated by signal SIGSEGV after 1.2 s.]");
+    expect(statusText({ ...ok, exitCode: null, error: "spawn bash ENOENT" }, 1, 1)).toBe("[The command could not be started: spawn bash ENOENT]");
+  });
+});
+
+describe("endedText", () => {
+  it("describes how a command ended in a few words", () => {
+    expect(endedText(ok)).toBe("exited with code 0 after 1.2 s");
+    expect(endedText({ ...ok, cancelled: true })).toBe("was stopped after 1.2 s");
+  });
+});
+
+describe("formatCommandReport", () => {
+  const base = { id: "c1", network: "off" as const, timeoutMs: 120_000, maxTimeoutMs: 600_000 };
+
+  it("adds the network hint when a command failed for lack of network", () => {
+    const text = formatCommandReport({
+      ...base,
+      command: "npm install left-pad",
+      result: { ...ok, exitCode: 1 },
+      output: { head: ["npm error code EAI_AGAIN", "npm error request to https://registry.npmjs.org/left-pad failed"], tail: [], totalLines: 2 },
+    });
+    expect(text.split("\n")[3]).toBe("[Exit code 1 after 1.2 s.]");
+    expect(text).toContain("[Network access is off in the sandbox");
+  });
+
+  it("gives no network hint when the network was on or the command succeeded", () => {
+    const output = { head: ["getaddrinfo ENOTFOUND x"], tail: [], totalLines: 1 };
+    expect(formatCommandReport({ ...base, command: "curl x", network: "on", result: { ...ok, exitCode: 6 }, output })).not.toContain("Network access");
+    expect(formatCommandReport({ ...base, command: "curl x", result: ok, output })).not.toContain("Network access");
+  });
+
+  it("says stray background processes were stopped", () => {
+    const text = formatCommandReport({ ...base, command: "srv &", result: { ...ok, strayProcessesStopped: true }, output: { head: [], tail: [], totalLines: 0 } });
+    expect(text).toBe(
+      "(no output)\n\n[Exit code 0 after 1.2 s.]\n[The command left processes running in the background (started with &); they were stopped when it exited. To keep a server running, start it with background: true.]",
+    );
+  });
+});

@@ -1,0 +1,146 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commandOutputTool } from "../../../src/core/tools/command-output";
+import { killCommandTool } from "../../../src/core/tools/kill-command";
+import { runCommandTool } from "../../../src/core/tools/run-command";
+import { ToolError } from "../../../src/core/tools/types";
+import { createNodeCommandRunner, type NodeCommandRunner } from "../../../src/node/commands/runner";
+import { createNoSandbox } from "../../../src/node/commands/sandbox/none";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
+
+let ws: TempWorkspace;
+let runner: NodeCommandRunner;
+
+beforeEach(() => {
+  ws = createTempWorkspace();
+  // The tools' texts do not depend on the backend: "none" (chosen explicitly) keeps these unit tests fast and portable.
+  runner = createNodeCommandRunner({
+    workspace: ws.root,
+    logDir: join(ws.root, ".yoke-logs"),
+    sandbox: createNoSandbox(),
+    pty: false,
+    maxTimeoutMs: 5_000,
+    killGraceMs: 500,
+    outputLimits: { headLines: 3, tailLines: 3 },
+  });
+});
+
+afterEach(async () => {
+  await runner.dispose();
+  ws.cleanup();
+});
+
+const ctx = () => ws.context({ commands: runner });
+const DUR = String.raw`\d+(\.\d)? m?s`;
+
+describe("run_command", () => {
+  it("returns the output, the exit code and the duration when the command finishes", async () => {
+    const out = await runCommandTool.run({ command: "echo hello; echo oops >&2; exit 3" }, ctx());
+    expect(out.text).toMatch(new RegExp(`^hello\\noops\\n\\n\\[Exit code 3 after ${DUR}\\.\\]$`));
+    expect(out.isError).toBe(true);
+    expect(out.meta).toMatchObject({ id: "c1", exitCode: 3, sandbox: "none", running: false });
+  });
+
+  it("runs in the workspace root", async () => {
+    const out = await runCommandTool.run({ command: "pwd" }, ctx());
+    expect(out.text.split("\n")[0]).toBe(ws.root);
+  });
+
+  it("keeps the head and tail of long output and says how to read the middle", async () => {
+    const out = await runCommandTool.run({ command: "seq 1 100" }, ctx());
+    expect(out.text).toMatch(
+      new RegExp(`^1\\n2\\n3\\n\\[\\.\\.\\. 94 lines omitted \\(lines 4-97\\)\\. Read them with command_output \\{"id":"c1","since":4\\} \\.\\.\\.\\]\\n98\\n99\\n100\\n\\n\\[Exit code 0`),
+    );
+    const page = await commandOutputTool.run({ id: "c1", since: 4 }, ctx());
+    const lines = page.text.split("\n");
+    expect(lines[0]).toBe("$ seq 1 100");
+    expect(lines[1]).toBe("4");
+    expect(lines.at(-2)).toBe("100");
+    expect(lines.at(-1)).toMatch(new RegExp(`^\\[Lines 4-100 of 100\\. Command c1 exited with code 0 after ${DUR}\\.\\]$`));
+  });
+
+  it("says it killed the command after N s and how to run it in the background when it times out", async () => {
+    const out = await runCommandTool.run({ command: "echo before; sleep 30", timeout_s: 1 }, ctx());
+    expect(out.text).toBe(
+      "before\n\n[Killed after 1 s: the command did not finish within its timeout (timeout_s: 1), so it and its child processes were stopped. " +
+        "If it is a server, a watcher or another long-running job, run it with background: true and read its output with command_output; " +
+        "otherwise run it again with a longer timeout_s (at most 5).]",
+    );
+    expect(out.isError).toBe(true);
+  });
+
+  it("uses the maximum timeout and says so when timeout_s is above it", async () => {
+    const out = await runCommandTool.run({ command: "true", timeout_s: 999 }, ctx());
+    expect(out.text.split("\n")[0]).toBe("[timeout_s 999 is above the maximum of 5 s; the maximum was used.]");
+  });
+
+  it("stops the command when the call is cancelled", async () => {
+    const ac = new AbortController();
+    const running = runCommandTool.run({ command: "sleep 30" }, ws.context({ commands: runner, signal: ac.signal }));
+    setTimeout(() => ac.abort(), 200);
+    const out = await running;
+    expect(out.text).toMatch(new RegExp(`^\\(no output\\)\\n\\n\\[Cancelled after ${DUR}: the command and its child processes were stopped\\.\\]$`));
+  });
+
+  it("reports a background command that fails at once like a foreground one", async () => {
+    const out = await runCommandTool.run({ command: "echo no such thing; exit 4", background: true }, ctx());
+    expect(out.text).toMatch(new RegExp(`^Command c1 finished at once:\\nno such thing\\n\\n\\[Exit code 4 after ${DUR}\\.\\]$`));
+  });
+
+  it("maps its arguments to Claude Code's Bash hook input", () => {
+    expect(runCommandTool.hookInput({ command: "ls", timeout_s: 2, background: true })).toEqual({ command: "ls", timeout: 2000, run_in_background: true });
+    expect(runCommandTool.hookInput({ command: "ls" })).toEqual({ command: "ls", timeout: undefined, run_in_background: false });
+    expect(runCommandTool.permission).toBe("Bash");
+    expect(runCommandTool.mutates).toBe(true);
+  });
+
+  it("refuses with a clear message when the host has no command runner", async () => {
+    await expect(runCommandTool.run({ command: "ls" }, ws.context())).rejects.toThrow(
+      new ToolError("Running commands is not available in this host (no command runner). Tell the user."),
+    );
+  });
+});
+
+describe("background commands", () => {
+  it("starts, reads new output with command_output, and stops with kill_command", async () => {
+    const started = await runCommandTool.run({ command: "echo started; sleep 0.7; echo later; sleep 30", background: true }, ctx());
+    expect(started.text).toBe(
+      'Started command c1 in the background: echo started; sleep 0.7; echo later; sleep 30\nRead its output with command_output {"id":"c1"}; ' +
+        'stop it with kill_command {"id":"c1"}. It is stopped when the session ends.\nOutput so far:\nstarted',
+    );
+    await new Promise((r) => setTimeout(r, 700));
+    const first = await commandOutputTool.run({ id: "c1" }, ctx());
+    expect(first.text).toMatch(
+      new RegExp(`^\\$ echo started; sleep 0.7; echo later; sleep 30\\nstarted\\nlater\\n\\[Lines 1-2 of 2\\. Command c1 is still running \\(for ${DUR}\\)\\. Later output: command_output \\{"id":"c1"\\}\\.\\]$`),
+    );
+    const again = await commandOutputTool.run({ id: "c1" }, ctx());
+    expect(again.text).toMatch(/^\$ .*\n\(No new output after line 2\.\)\n\[Command c1 is still running/);
+
+    const killed = await killCommandTool.run({ id: "c1" }, ctx());
+    expect(killed.text).toMatch(
+      new RegExp(`^Stopped command c1 \\(echo started; sleep 0.7; echo later; sleep 30\\) after ${DUR}; it and its child processes are gone\\. Its 2 lines of output can still be read with command_output \\{"id":"c1","since":1\\}\\.$`),
+    );
+    const twice = await killCommandTool.run({ id: "c1" }, ctx());
+    expect(twice.text).toMatch(new RegExp(`^Command c1 had already finished \\(it was stopped after ${DUR}\\); nothing to stop\\.$`));
+  });
+
+  it("shows the newest lines and says what it skipped when much new output arrived", async () => {
+    await runCommandTool.run({ command: "seq 1 500" }, ctx());
+    const out = await commandOutputTool.run({ id: "c1" }, ctx());
+    const lines = out.text.split("\n");
+    expect(lines[1]).toBe('[... lines 1-300 not shown. Read them with command_output {"id":"c1","since":1} ...]');
+    expect(lines[2]).toBe("301");
+  });
+
+  it("names the known commands when the id is wrong", async () => {
+    await runCommandTool.run({ command: "true" }, ctx());
+    await expect(commandOutputTool.run({ id: "c9" }, ctx())).rejects.toThrow('No command with id "c9". Commands of this session: c1 (finished).');
+    await expect(killCommandTool.run({ id: "x" }, ctx())).rejects.toThrow('No command with id "x". Commands of this session: c1 (finished).');
+  });
+
+  it("says when since is past the end of the output", async () => {
+    await runCommandTool.run({ command: "echo one" }, ctx());
+    const out = await commandOutputTool.run({ id: "c1", since: 9 }, ctx());
+    expect(out.text).toMatch(/^\$ echo one\n\(Line 9 is past the end: the output has 1 line\.\)\n\[Command c1 exited with code 0 after /);
+  });
+});
