@@ -189,6 +189,11 @@ export class SessionController implements vscode.Disposable {
   async snapshot(): Promise<Snapshot> {
     this.restoreOnce();
     const s = readSettings();
+    return this.buildSnapshot(s, await this.firstRun(s));
+  }
+
+  /** Synchronous, so no event can slip in between reading the state and posting it. */
+  private buildSnapshot(s: HostSettings, firstRun: FirstRunView | null): Snapshot {
     const { items, omitted } = this.vm.items(MAX_SNAPSHOT_ITEMS);
     const firstUser = items.find((i) => i.kind === "user");
     const streaming = this.running && (this.streaming.text || this.streaming.reasoning) ? { ...this.streaming } : undefined;
@@ -206,7 +211,7 @@ export class SessionController implements vscode.Disposable {
       modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : s.demoLabel || s.model || s.provider,
       mode: this.shownId ? this.vm.mode : s.permissionMode,
       restricted: !vscode.workspace.isTrusted,
-      firstRun: await this.firstRun(s),
+      firstRun,
       history: this.history(),
     };
   }
@@ -219,7 +224,10 @@ export class SessionController implements vscode.Disposable {
 
   private async pushState(): Promise<void> {
     try {
-      this.post({ type: "state", snapshot: await this.snapshot() });
+      this.restoreOnce();
+      const s = readSettings();
+      const firstRun = await this.firstRun(s);
+      this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun) });
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
       this.post({ type: "error", message: `Yoke could not load its state: ${(err as Error).message}` });
