@@ -196,6 +196,12 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   if (!req.lineMode) {
     const hits: number[] = [];
     for (let i = doc.text.indexOf(search); i >= 0; i = doc.text.indexOf(search, i + search.length)) hits.push(i);
+    if (hits.length === 1 && !req.replaceAll) {
+      const h = hits[0]!;
+      const wholeLines = (h === 0 || doc.text[h - 1] === "\n") && (search.endsWith("\n") || h + search.length === doc.text.length || doc.text[h + search.length] === "\n");
+      const twin = wholeLines ? invisibleTwin(req, lines, toLines(search)) : undefined;
+      if (twin) return { ok: false, message: twin };
+    }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
       const next = applySplices(doc, hits.map((h) => ({ start: h, end: h + search.length, text: replace })));
       return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text };
@@ -219,6 +225,10 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const hits = findAll(fileKeys, sLines.map(key));
     if (hits.length === 0) continue;
     if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
+    if (rung === "exact") {
+      const twin = invisibleTwin(req, lines, sLines);
+      if (twin) return { ok: false, message: twin };
+    }
     const at = hits[0]!;
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
@@ -254,6 +264,17 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
 
   if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/**
+ * An exact match is trusted only if no other place differs from it by trailing whitespace alone:
+ * that difference is invisible to the model, so which one it meant cannot be known.
+ */
+function invisibleTwin(req: SearchReplaceRequest, lines: readonly string[], sLines: readonly string[]): string | undefined {
+  if (!lines.some((l) => /\s$/.test(l))) return undefined;
+  const key = KEYS.whitespace;
+  const hits = findAll(lines.map(key), sLines.map(key));
+  return hits.length > 1 ? ambiguous(req, "whitespace", hits, sLines.length) : undefined;
 }
 
 function finish(doc: TextDoc, starts: readonly number[], at: number, file: readonly string[], out: readonly string[], rung: MatchRung, how: string): SearchReplaceResult {
