@@ -82,6 +82,8 @@ export class OpenAiProvider implements Provider {
   readonly model: string;
   private readonly client: OpenAI;
   private readonly ctx: FailureContext;
+  /** Cleared when the server rejects `stream_options`. */
+  private usageOption = true;
 
   constructor(private readonly config: ProviderConfig) {
     this.id = config.provider === "openai" ? "openai" : "openai-compatible";
@@ -125,18 +127,28 @@ export class OpenAiProvider implements Provider {
   }
 
   async *stream(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    let yielded = false;
     try {
-      if (this.config.stream === false) yield* this.complete(req);
-      else yield* this.streamed(req);
+      for await (const e of this.config.stream === false ? this.complete(req) : this.streamed(req)) {
+        yielded = true;
+        yield e;
+      }
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      throw classifyFailure(sdkFailureInfo(err, OpenAI, req.signal), this.ctx);
+      const failure = classifyFailure(sdkFailureInfo(err, OpenAI, req.signal), this.ctx);
+      // Some servers refuse stream_options: ask once more without it, and never again.
+      if (!yielded && this.usageOption && failure.kind === "bad_request" && /stream_options/.test(failure.message)) {
+        this.usageOption = false;
+        yield* this.stream(req);
+        return;
+      }
+      throw failure;
     }
   }
 
   private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
     const stream = await this.client.chat.completions.create(
-      { ...this.params(req), stream: true, stream_options: { include_usage: true } },
+      { ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) },
       { signal: req.signal },
     );
     const calls: PartialCall[] = [];

@@ -96,6 +96,14 @@ describe("OpenAiProvider", () => {
     expect(events.at(-1)).toEqual({ type: "done", stopReason: "end_turn" });
   });
 
+  it("asks again without stream_options when a server refuses them", async () => {
+    const refusal = { error: { message: "Unrecognized request argument supplied: stream_options", type: "invalid_request_error" } };
+    const { provider, server } = await setup([{ error: { status: 400, body: refusal } }, { text: "fine" }, { text: "again" }]);
+    expect(textOf(await collectEvents(provider, userRequest("x")))).toBe("fine");
+    expect(textOf(await collectEvents(provider, userRequest("y")))).toBe("again");
+    expect(server.requests.map((r) => "stream_options" in r.body)).toEqual([true, false, false]);
+  });
+
   it("maps reasoning_content and reasoning deltas to reasoning_delta", async () => {
     const { provider } = await setup([
       { reasoning: "First I think. Then I answer.", text: "Answer." },
