@@ -102,8 +102,11 @@ function absolute(cwd: string, p: string): string {
   return toPosix(nodePath.resolve(cwd, p));
 }
 
-function check(code: number | null, stderr: string): void {
-  if (code !== 0 && code !== 1) throw new Error(stderr.trim() || `ripgrep exited with code ${code}`);
+/** Exit 2 with results means some files could not be read (messages are suppressed): keep the results. */
+function check(code: number | null, stderr: string, found: number): void {
+  if (code === 0 || code === 1) return;
+  if (found > 0 && !stderr.trim()) return;
+  throw new Error(stderr.trim() || `ripgrep exited with code ${code}`);
 }
 
 function rgSearcher(rg: string): Searcher {
@@ -146,7 +149,7 @@ function rgSearcher(rg: string): Searcher {
         }
         return true;
       });
-      if (!truncated) check(code, stderr);
+      if (!truncated) check(code, stderr, lines.length);
       return { lines, truncated };
     },
 
@@ -158,7 +161,7 @@ function rgSearcher(rg: string): Searcher {
         if (line) found.push(absolute(cwd, line));
         return true;
       });
-      check(code, stderr);
+      check(code, stderr, found.length);
       const stamped = await Promise.all(found.map(async (p) => [p, (await stat(p).catch(() => undefined))?.mtimeMs ?? 0] as const));
       stamped.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       return { paths: stamped.slice(0, o.maxResults).map(([p]) => p), truncated: stamped.length > o.maxResults };

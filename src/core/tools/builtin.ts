@@ -1,13 +1,32 @@
-/** The built-in tools of this module's owner: reading, searching, writing files and the todo list. */
+/** The built-in tool set every session gets (MCP tools, skills and sub-agents are added elsewhere). */
+import { commandOutputTool } from "./command-output";
+import { editFileTool } from "./edit-file";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
+import { killCommandTool } from "./kill-command";
 import { listFilesTool } from "./list-files";
 import { readFileTool } from "./read-file";
+import { runCommandTool } from "./run-command";
 import { todoWriteTool } from "./todo-write";
 import type { ToolDefinition } from "./types";
 import { writeFileTool } from "./write-file";
 
-/** read_file, list_files, glob, grep, write_file, todo_write — in a fixed order (stable tool specs). */
+/**
+ * read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output,
+ * kill_command, todo_write — always in this order, so the tool specs (and provider prompt
+ * caches) stay stable.
+ */
 export function createBuiltinTools(): ToolDefinition[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, writeFileTool, todoWriteTool] as ToolDefinition[];
+  return [
+    readFileTool,
+    listFilesTool,
+    globTool,
+    grepTool,
+    editFileTool,
+    writeFileTool,
+    runCommandTool,
+    commandOutputTool,
+    killCommandTool,
+    todoWriteTool,
+  ] as ToolDefinition[];
 }

@@ -60,7 +60,7 @@ async function* walk(fs: WorkspaceFs, base: string, dir: string, rules: IgnoreRu
 }
 
 function compileRegex(pattern: string, ignoreCase?: boolean): RegExp {
-  let p = pattern;
+  let p = pattern.replace(/\(\?P</g, "(?<");
   let flags = ignoreCase ? "i" : "";
   if (p.startsWith("(?i)")) {
     p = p.slice(4);

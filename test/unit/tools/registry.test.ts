@@ -12,9 +12,11 @@ function error(name: string, input: unknown): string {
 
 describe("ToolRegistry", () => {
   it("lists the built-in tools in a fixed order with permission names", () => {
-    expect(registry.specs().map((s) => s.name)).toEqual(["read_file", "list_files", "glob", "grep", "write_file", "todo_write"]);
-    expect(createBuiltinTools().map((t) => t.permission)).toEqual(["Read", "Read", "Glob", "Grep", "Write", "TodoWrite"]);
-    expect(createBuiltinTools().filter((t) => t.mutates).map((t) => t.name)).toEqual(["write_file"]);
+    expect(registry.specs().map((s) => s.name)).toEqual([
+      "read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "command_output", "kill_command", "todo_write",
+    ]);
+    expect(createBuiltinTools().map((t) => t.permission)).toEqual(["Read", "Read", "Glob", "Grep", "Edit", "Write", "Bash", "Bash", "Bash", "TodoWrite"]);
+    for (const spec of registry.specs()) expect(spec.inputSchema.type, spec.name).toBe("object");
   });
 
   it("produces the same JSON Schemas on every call, without $schema or safe-integer noise", () => {
@@ -84,7 +86,7 @@ describe("ToolRegistry", () => {
 
   it("lists the available tools for an unknown name", () => {
     expect(error("read", { path: "a" })).toBe(
-      'Unknown tool "read". Available tools: read_file, list_files, glob, grep, write_file, todo_write. Call one of these by its exact name.',
+      'Unknown tool "read". Available tools: read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output, kill_command, todo_write. Call one of these by its exact name.',
     );
   });
 
