@@ -41,6 +41,17 @@ describe("ToolRegistry", () => {
     expect(a).not.toContain("9007199254740991");
   });
 
+  it("gives hooks the tool_input shapes of contract section 1", () => {
+    const hook = (name: string, args: unknown) => registry.get(name)!.hookInput(args as never);
+    expect(hook("read_file", { path: "a.ts", offset: 2, limit: 5 })).toEqual({ file_path: "a.ts", offset: 2, limit: 5 });
+    expect(hook("list_files", {})).toEqual({ path: "." });
+    expect(hook("glob", { pattern: "*.ts" })).toEqual({ pattern: "*.ts", path: "." });
+    expect(hook("grep", { pattern: "x", glob: "*.md" })).toEqual({ pattern: "x", path: ".", glob: "*.md" });
+    expect(hook("write_file", { path: "a", content: "b" })).toEqual({ file_path: "a", content: "b" });
+    const todos = [{ content: "a", status: "pending" }];
+    expect(hook("todo_write", { todos })).toEqual({ todos });
+  });
+
   it("refuses duplicate tool names", () => {
     const [read] = createBuiltinTools();
     expect(() => new ToolRegistry([read!, read!])).toThrow('duplicate tool name "read_file"');

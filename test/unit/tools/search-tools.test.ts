@@ -91,6 +91,16 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
     expect(ctxOut.text.split("\n").slice(1)).toEqual(["src/a.ts:", h(1, "export function alpha() {"), h(2, "  return 1;"), h(3, "}")]);
   });
 
+  it("grep anchors equal read_file's anchors for CRLF, BOM and non-UTF-8 lines", async () => {
+    ws.write({ "w.txt": "\uFEFFfirst\r\nsecond zed\r\n", "l.txt": new Uint8Array([0x7a, 0x65, 0x64, 0xe9, 0x0a]) });
+    const read = (await callTool(tools, "read_file", { path: "w.txt" }, ctx)).text.split("\n")[2];
+    const grep = await callTool(tools, "grep", { pattern: "zed" }, ctx);
+    expect(grep.text).toContain(`w.txt:\n${read}`);
+    expect(read).toBe(h(2, "second zed"));
+    const latin = (await callTool(tools, "read_file", { path: "l.txt" }, ctx)).text.split("\n")[1];
+    expect(grep.text).toContain(`l.txt:\n${latin}`);
+  });
+
   it("grep stops at the match limit and says how to narrow", async () => {
     ws.write({ "many.txt": Array.from({ length: MAX_GREP_MATCHES + 5 }, (_, i) => `hit ${i}`).join("\n") });
     const out = await callTool(tools, "grep", { pattern: "hit" }, ctx);
