@@ -29,6 +29,8 @@ export class App {
   private readonly error = el("div", { class: "banner error", "data-testid": "error-banner", role: "alert", hidden: true });
   private readonly empty = el("div", { class: "empty", "data-testid": "empty-state", hidden: true }, ["Ask Yoke to explain, fix or change something in this workspace."]);
   private state: ViewState = "idle";
+  /** The prompt last sent, until the host shows it: restored into the box if sending fails. */
+  private unconfirmedPrompt: string | undefined;
 
   constructor(root: HTMLElement, private readonly host: HostApi) {
     const send = host.send;
@@ -39,6 +41,7 @@ export class App {
     this.composer = new Composer(
       (text) => {
         this.hideError();
+        this.unconfirmedPrompt = text;
         send({ type: "prompt", text });
       },
       () => send({ type: "stop" }),
@@ -70,6 +73,7 @@ export class App {
       case "state":
         return this.applySnapshot(msg.snapshot);
       case "event":
+        if (msg.view.kind === "user") this.unconfirmedPrompt = undefined;
         this.list.upsert(msg.view);
         if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
         this.empty.hidden = true;
@@ -95,6 +99,8 @@ export class App {
         return;
       case "error":
         this.showError(msg.message);
+        if (this.unconfirmedPrompt !== undefined) this.composer.restore(this.unconfirmedPrompt);
+        this.unconfirmedPrompt = undefined;
         return;
       default:
         msg satisfies never;

@@ -14,6 +14,7 @@ export interface YokeExtensionApi {
 }
 
 export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel("Yoke", { log: true });
   const keys = new ApiKeys(context.secrets);
   let controller: SessionController | undefined;
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
   );
 
+  log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
   if (process.env.YOKE_TEST_SUITE) void runTestSuite(process.env.YOKE_TEST_SUITE, process.env.YOKE_TEST_RESULTS, log);
 
   return {

@@ -43,6 +43,13 @@ export class Composer {
     setDisabled(this.sendButton, running);
   }
 
+  /** Puts back a prompt that could not be sent (only into an empty box: never overwrite typing). */
+  restore(text: string): void {
+    if (this.input.value.trim()) return;
+    this.input.value = text;
+    this.autosize();
+  }
+
   focus(): void {
     this.input.focus();
   }

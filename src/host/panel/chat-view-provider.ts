@@ -34,8 +34,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       codiconUri: asUri("codicon.css"),
     });
     const controller = this.controller();
+    const resolved = performance.now();
+    let firstState = true;
     const post = (msg: HostToWebview) => {
-      if (this.view === view) void view.webview.postMessage(msg).then(undefined, () => undefined);
+      if (this.view !== view) return;
+      if (msg.type === "state" && firstState) {
+        firstState = false;
+        this.log.info(`panel: first state ${(performance.now() - resolved).toFixed(0)} ms after the view was resolved`);
+      }
+      void view.webview.postMessage(msg).then(undefined, () => undefined);
     };
     controller.connect(post);
     this.subs.push(

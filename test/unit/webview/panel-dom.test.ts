@@ -197,6 +197,20 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect((await sent()).filter((m) => m.type === "prompt")).toHaveLength(1);
   });
 
+  it("puts a prompt back into the box when the host could not send it", async () => {
+    const input = page.locator("[data-testid=prompt-input]");
+    await input.fill("explain the build");
+    await input.press("Enter");
+    expect(await input.inputValue()).toBe("");
+    await post({ type: "error", message: 'No API key for anthropic. Run "Yoke: Set API Key".' });
+    expect(await page.locator("[data-testid=error-banner]").textContent()).toContain("No API key for anthropic");
+    expect(await input.inputValue()).toBe("explain the build");
+    await input.press("Enter");
+    await post({ type: "event", view: { kind: "user", id: "u1", text: "explain the build" } });
+    await post({ type: "error", message: "rate limited" });
+    expect(await input.inputValue()).toBe("");
+  });
+
   it("answers a permission card with allow once, always allow, or deny with a message", async () => {
     const request = { callId: "c7", tool: "run_command", permission: "Bash", summary: "npm test", detail: '{"command":"npm test"}', reason: "commands need approval" };
     await post({ type: "permission", request });
