@@ -52,6 +52,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.log.warn(`dropped an invalid message from the webview: ${parsed.error}`);
           return;
         }
+        if (parsed.message.type === "ready") this.log.info(`panel: webview ready ${(performance.now() - resolved).toFixed(0)} ms after the view was resolved`);
         controller.handle(parsed.message).catch((err: unknown) => {
           this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
           post({ type: "error", message: (err as Error)?.message ?? String(err) });
