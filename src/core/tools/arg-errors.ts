@@ -44,7 +44,8 @@ export function describeSchema(node: Json | undefined): string {
       return "null";
     case "array": {
       const items = node.items as Json | undefined;
-      const what = items?.type === "object" ? "objects" : items ? describeSchema(items).replace(/^an? /, "") + " items" : "items";
+      const objects = items?.type === "object" || (Array.isArray(items?.anyOf) && (items.anyOf as Json[]).every((m) => m.type === "object"));
+      const what = objects ? "objects" : items ? `${describeSchema(items).replace(/^an? /, "")} items` : "items";
       const min = node.minItems as number | undefined;
       return `an array of ${what}${min ? ` (at least ${min})` : ""}`;
     }
@@ -57,13 +58,22 @@ export function describeSchema(node: Json | undefined): string {
   }
 }
 
-/** The schema node at `path` (object properties and array items). */
+function props(node: Json | undefined): Record<string, Json> {
+  return (node?.properties as Record<string, Json> | undefined) ?? {};
+}
+
+/** The schema node at `path` (object properties, array items; in an anyOf, the member that has the key). */
 export function schemaAt(root: Json, path: readonly PropertyKey[]): Json | undefined {
   let node: Json | undefined = root;
   for (const key of path) {
     if (!node) return undefined;
+    if (Array.isArray(node.anyOf)) {
+      const members = node.anyOf as Json[];
+      node = typeof key === "number" ? members.find((m) => m.type === "array") : members.find((m) => String(key) in props(m));
+      if (!node) return undefined;
+    }
     if (typeof key === "number") node = node.items as Json | undefined;
-    else node = (node.properties as Record<string, Json> | undefined)?.[String(key)];
+    else node = props(node)[String(key)];
   }
   return node;
 }
@@ -84,8 +94,41 @@ export function argName(path: readonly PropertyKey[]): string {
   return s;
 }
 
+type Issue = z.core.$ZodIssue;
+
+/** For a failed union, the branch the model most likely meant: most shared keys, then fewest errors. */
+function likelyBranch(issue: Issue & { code: "invalid_union" }, schema: Json, input: unknown): Issue[] | undefined {
+  const members = schemaAt(schema, issue.path)?.anyOf as Json[] | undefined;
+  const value = valueAt(input, issue.path);
+  if (!issue.errors.length || !members || members.length !== issue.errors.length) return undefined;
+  const keys = value && typeof value === "object" ? Object.keys(value) : [];
+  let best = 0;
+  let bestScore = -Infinity;
+  issue.errors.forEach((errs, i) => {
+    const shared = keys.filter((k) => k in props(members[i])).length;
+    const score = shared * 100 - errs.length;
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  if (keys.length && bestScore < 0) return undefined;
+  return issue.errors[best]!.map((e) => ({ ...e, path: [...issue.path, ...e.path] }) as Issue);
+}
+
+/** Sentences for each issue; a failed union is explained by the branch the model most likely meant. */
+export function describeIssues(issues: readonly Issue[], schema: Json, input: unknown): string[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === "invalid_union" && issue.path.length > 0) {
+      const branch = likelyBranch(issue, schema, input);
+      if (branch) return describeIssues(branch, schema, input);
+    }
+    return [describeIssue(issue, schema, input)];
+  });
+}
+
 /** One sentence per issue, e.g. `argument "offset" must be an integer ≥ 1 (got "ten")`. */
-export function describeIssue(issue: z.core.$ZodIssue, schema: Json, input: unknown): string {
+export function describeIssue(issue: Issue, schema: Json, input: unknown): string {
   const path = issue.path;
   const name = argName(path);
   const node = schemaAt(schema, path);

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { ToolSpec } from "../providers/types";
-import { describeArguments, describeIssue } from "./arg-errors";
+import { describeArguments, describeIssues } from "./arg-errors";
 import type { ToolDefinition } from "./types";
 
 type Json = Record<string, unknown>;
@@ -28,17 +28,35 @@ function toJsonSchema(schema: z.ZodType): Json {
   return clean(raw) as Json;
 }
 
-/** Numbers and booleans models often send as strings ("10", "true") for top-level fields. */
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Top-level values models often send in the wrong form: numbers, booleans, arrays and objects as
+ * strings ("10", "true", "[...]"), and one object where an array is expected (made a one-item array).
+ */
 function coerce(input: unknown, schema: Json): unknown {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
   const props = (schema.properties as Record<string, Json> | undefined) ?? {};
   const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
   for (const [key, value] of Object.entries(out)) {
     const type = props[key]?.type;
+    if (type === "array" && value !== null && typeof value === "object" && !Array.isArray(value)) out[key] = [value];
     if (typeof value !== "string") continue;
     const t = value.trim();
     if ((type === "integer" || type === "number") && /^-?\d+(\.\d+)?$/.test(t)) out[key] = Number(t);
     else if (type === "boolean" && (t === "true" || t === "false")) out[key] = t === "true";
+    else if ((type === "array" || type === "object") && /^[[{]/.test(t)) {
+      const parsed = tryJson(t);
+      if (type === "array" && Array.isArray(parsed)) out[key] = parsed;
+      else if (type === "array" && parsed && typeof parsed === "object") out[key] = [parsed];
+      else if (type === "object" && parsed && typeof parsed === "object" && !Array.isArray(parsed)) out[key] = parsed;
+    }
   }
   return out;
 }
@@ -122,7 +140,7 @@ export class ToolRegistry {
     value = coerce(value, schema);
     const result = tool.schema.safeParse(value, { reportInput: true });
     if (result.success) return { ok: true, args: result.data };
-    const lines = result.error.issues.map((issue) => `${name}: ${describeIssue(issue, schema, value)}.`);
+    const lines = describeIssues(result.error.issues, schema, value).map((text) => `${name}: ${text}.`);
     const known = new Set(Object.keys((schema.properties as Json | undefined) ?? {}));
     const unknown =
       value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((k) => !known.has(k)) : [];

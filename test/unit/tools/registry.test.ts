@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { ToolRegistry } from "../../../src/core/tools/registry";
+import { defineTool } from "../../../src/core/tools/types";
 
 const registry = new ToolRegistry(createBuiltinTools());
 
@@ -103,5 +105,47 @@ describe("ToolRegistry", () => {
 
   it("says the arguments must be an object when they are not", () => {
     expect(error("read_file", "[1,2]")).toContain("read_file: the arguments must be a JSON object (got [1,2]).");
+  });
+
+  describe("with a union of object shapes (like edit_file's edits)", () => {
+    const unionTool = defineTool({
+      name: "patch",
+      description: "test tool",
+      schema: z.object({
+        edits: z
+          .array(
+            z.union([
+              z.object({ op: z.enum(["replace", "append"]), pos: z.string().optional() }),
+              z.object({ old_string: z.string(), new_string: z.string() }),
+            ]),
+          )
+          .min(1),
+      }),
+      permission: "Edit",
+      mutates: true,
+      timeoutMs: 1000,
+      hookInput: (a) => a,
+      run: async () => ({ text: "ok" }),
+    });
+    const reg = new ToolRegistry([unionTool]);
+    const err = (input: unknown) => {
+      const v = reg.validate("patch", input);
+      return v.ok ? "OK" : v.error.split("\n")[0];
+    };
+
+    it("explains a failed union by the branch the model meant", () => {
+      expect(err({ edits: [{ old_string: "a" }] })).toBe('patch: missing required argument "edits[0].new_string" (a string).');
+      expect(err({ edits: [{ op: "insert" }] })).toBe('patch: argument "edits[0].op" must be one of "replace", "append" (got "insert").');
+      expect(err({ edits: [{ op: "append", pos: 12 }] })).toBe('patch: argument "edits[0].pos" must be a string (got 12).');
+      expect(err({ edits: [] })).toBe('patch: argument "edits" must be an array of objects (at least 1) (got []).');
+    });
+
+    it("accepts an array sent as a JSON string, and a single object where an array is expected", () => {
+      expect(reg.validate("patch", { edits: '[{"old_string":"a","new_string":"b"}]' })).toEqual({
+        ok: true,
+        args: { edits: [{ old_string: "a", new_string: "b" }] },
+      });
+      expect(reg.validate("patch", { edits: { op: "append" } })).toEqual({ ok: true, args: { edits: [{ op: "append" }] } });
+    });
   });
 });
