@@ -48,6 +48,7 @@ const DEFAULT_USER_SETTINGS = {
   "chat.disableAIFeatures": true,
   "window.commandCenter": false,
   "workbench.layoutControl.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
 };
 
 /** Starts code-server with the packaged extension and a fresh copy of the sample workspace. */

@@ -2,6 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Frame, Page } from "playwright-core";
+import { onTestFailed } from "vitest";
 import { RESULTS_DIR } from "./paths";
 
 /** Opens the workbench URL and waits until the workbench and its extension host are up. */
@@ -65,10 +66,16 @@ export async function openYokeView(page: Page): Promise<Frame> {
   return findFrame(page, "#yoke-root", 45_000);
 }
 
-/** Screenshots named <prefix>-<NN>-<step>.png in test-results/e2e (kept as artefacts). */
+/**
+ * Screenshots named <prefix>-<NN>-<step>.png in test-results/e2e (kept as artefacts), plus
+ * <prefix>-failed.png when the current test fails. Call inside a test.
+ */
 export function screenshotter(page: Page, prefix: string): (step: string) => Promise<string> {
   let n = 0;
   mkdirSync(RESULTS_DIR, { recursive: true });
+  onTestFailed(async () => {
+    await page.screenshot({ path: join(RESULTS_DIR, `${prefix}-failed.png`) }).catch(() => undefined);
+  });
   return async (step: string) => {
     n += 1;
     const file = join(RESULTS_DIR, `${prefix}-${String(n).padStart(2, "0")}-${step}.png`);

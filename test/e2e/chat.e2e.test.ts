@@ -1,0 +1,91 @@
+// A chat turn in a real VS Code: the panel sends a prompt, the (scripted) model reads README.md
+// with read_file, the answer streams into the panel, and everything survives a window reload.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatHashline, hashlineReady } from "../../src/core/edit/hashline";
+import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { readExchange } from "../../src/demo/wire-conversation";
+import { launchBrowser, type E2eBrowser } from "./support/browser";
+import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
+import { expandToolCard, sendPrompt, texts, waitForAssistantText } from "./support/yoke-panel";
+import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
+
+const ANSWER = "The README describes tidewatch, which predicts the next high tide using the 12 h 25 min lunar period.";
+
+/** First turn: read README.md. Once its result is in the request: answer from it. */
+function readmeScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
+  const read = readExchange(req).steps.find((s) => s.name === "read_file");
+  if (!read) return { text: "Let me read the README first.", toolCalls: [{ name: "read_file", input: { path: "README.md" } }] };
+  return { text: ANSWER, chunkDelayMs: 20 };
+}
+
+describe("chat panel in code-server", () => {
+  let llm: ScriptedServer;
+  let server: E2eCodeServer;
+  let browser: E2eBrowser;
+
+  beforeAll(async () => {
+    await hashlineReady();
+    llm = await startScriptedLlmServer({ script: readmeScript });
+    server = await launchCodeServer({
+      name: "chat",
+      workspaceSettings: {
+        "yoke.provider": "openai-compatible",
+        "yoke.baseUrl": llm.openaiBaseUrl,
+        "yoke.model": "scripted-e2e",
+      },
+    });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await llm?.close();
+  });
+
+  it("streams an answer after a read_file tool call and keeps the conversation across a window reload", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "chat");
+    await openWorkbench(page, server.url);
+    let frame = await openYokeView(page);
+    await shot("panel-open");
+
+    await sendPrompt(frame, "What does this project do?");
+    await frame.locator("[data-testid=message-user]", { hasText: "What does this project do?" }).waitFor();
+    const answer = await waitForAssistantText(frame, "12 h 25 min lunar period");
+    expect(answer).toContain(ANSWER);
+    await shot("answered");
+
+    // The tool card shows the hashline view of README.md.
+    const output = await expandToolCard(frame, "read_file");
+    const firstLine = formatHashline(1, "# tidewatch");
+    expect(firstLine).toMatch(/^1#[ZPMQVRWSNKTXJBYH]{2}\|# tidewatch$/);
+    expect(output.split("\n")).toContain(firstLine);
+    await shot("tool-card-expanded");
+
+    // The model received the same view as the tool result.
+    const withResult = llm.requests.map(readExchange).find((ex) => ex.steps.some((s) => s.name === "read_file"));
+    const toolResult = withResult?.steps.find((s) => s.name === "read_file")?.output ?? "";
+    expect(toolResult.split("\n")).toContain(firstLine);
+    expect(toolResult).toContain("|Known gap: spring/neap variation is ignored");
+    expect(llm.requests[0]?.body.model).toBe("scripted-e2e");
+
+    const before = {
+      user: await texts(frame, "message-user"),
+      assistant: await texts(frame, "message-assistant"),
+      usage: await texts(frame, "usage-meter"),
+    };
+    const requestsBefore = llm.requests.length;
+
+    await runCommand(page, "Developer: Reload Window");
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    frame = await openYokeView(page);
+    await frame.locator("[data-testid=message-assistant]", { hasText: "12 h 25 min lunar period" }).waitFor({ timeout: 30_000 });
+    await shot("after-reload");
+    expect(await texts(frame, "message-user")).toEqual(before.user);
+    expect(await texts(frame, "message-assistant")).toEqual(before.assistant);
+    expect(await texts(frame, "usage-meter")).toEqual(before.usage);
+    expect(await frame.locator("[data-testid=tool-card][data-tool-name=read_file]").count()).toBe(1);
+    expect(llm.requests.length).toBe(requestsBefore); // restored from the session log, not re-asked
+  });
+});
