@@ -3,10 +3,12 @@
  * sandbox-exec on macOS. A missing backend is an error that says what to install; Yoke never
  * falls back to running without a sandbox unless "none" was chosen explicitly.
  */
+import { homedir } from "node:os";
 import { createBwrapBackend } from "./bwrap";
 import { createDockerBackend } from "./docker";
 import { createFirejailBackend } from "./firejail";
 import { createNoSandbox } from "./none";
+import { toolchainPaths } from "./paths";
 import { createSeatbeltBackend } from "./seatbelt";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy } from "./types";
 
@@ -17,9 +19,18 @@ export const SANDBOX_CHOICES: readonly SandboxChoice[] = ["auto", "bwrap", "fire
 export interface SandboxOptions extends SandboxPolicy {
   /** Image for the docker backend. */
   dockerImage?: string;
+  /** Expose PATH folders under the hidden home read-only (nvm, pyenv, cargo...). Default true. */
+  exposeToolchains?: boolean;
+  /** PATH used to find those folders (default process.env.PATH). */
+  pathVar?: string;
 }
 
-export function createSandbox(choice: SandboxChoice, opts: SandboxOptions): SandboxBackend {
+export function createSandbox(choice: SandboxChoice, options: SandboxOptions): SandboxBackend {
+  const opts = { ...options };
+  if (options.exposeToolchains !== false) {
+    const tools = toolchainPaths(options.home ?? homedir(), options.pathVar ?? process.env.PATH ?? "");
+    opts.paths = [...tools, ...(options.paths ?? [])];
+  }
   switch (choice) {
     case "bwrap":
       return createBwrapBackend(opts);

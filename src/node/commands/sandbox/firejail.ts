@@ -7,8 +7,12 @@ import { spawnSync } from "node:child_process";
 import { isWithin, resolvePolicy, which, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
 
-/** Folders where firejail's --whitelist works (home and a few system folders). */
-const WHITELIST_ROOTS = ["/tmp", "/opt", "/srv", "/media", "/mnt", "/var"];
+/**
+ * Outside home, only /tmp is whitelisted (it becomes a tmpfs holding just those paths); elsewhere
+ * a whitelist would hide the rest of its top folder (seen with /var/tmp), so paths there are only
+ * made read-write or read-only.
+ */
+const WHITELIST_ROOTS = ["/tmp"];
 
 export function firejailArgs(p: ResolvedPolicy, req: Pick<WrapRequest, "cwd" | "network">): string[] {
   const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--read-only=/"];

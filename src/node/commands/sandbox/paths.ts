@@ -48,3 +48,29 @@ export function which(name: string, path = process.env.PATH ?? ""): string | und
   }
   return undefined;
 }
+
+/** Folders under home where language toolchains live; exposed read-only when PATH points into them. */
+const TOOLCHAIN_DIRS = [
+  ".nvm", ".pyenv", ".rbenv", ".cargo", ".rustup", ".volta", ".bun", ".deno", ".sdkman", ".asdf", ".fnm", ".jenv",
+  ".local/bin", ".local/share/pnpm", ".npm-global", ".yarn/bin", ".dotnet", ".ghcup", ".elan", "go", ".go", ".nix-profile",
+];
+
+/**
+ * Read-only exceptions for the PATH folders under the hidden home (nvm, pyenv, cargo...), so
+ * that the user's toolchains still run in the sandbox. A PATH folder inside a known toolchain
+ * folder exposes that whole folder (the shims need their versions); any other, just itself.
+ */
+export function toolchainPaths(home: string, pathVar: string): SandboxPath[] {
+  const out = new Set<string>();
+  const realHome = real(home);
+  for (const entry of pathVar.split(delimiter)) {
+    if (!entry || !isWithin(resolve(entry), home) && !isWithin(real(entry), realHome)) continue;
+    const dir = real(entry);
+    if (!existsSync(dir) || dir === realHome) continue;
+    const known = TOOLCHAIN_DIRS.map((d) => join(realHome, d)).find((root) => isWithin(dir, root));
+    out.add(known ?? dir);
+    // rustup's proxies in ~/.cargo/bin need ~/.rustup.
+    if (known === join(realHome, ".cargo") && existsSync(join(realHome, ".rustup"))) out.add(join(realHome, ".rustup"));
+  }
+  return [...out].map((path) => ({ path, mode: "ro" as const }));
+}

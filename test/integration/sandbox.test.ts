@@ -1,0 +1,315 @@
+/**
+ * The command sandbox with the real bwrap (and firejail where it works) on this machine:
+ * home hidden, writes confined to the workspace, network off by default, secrets scrubbed,
+ * timeouts that leave no process behind, background commands, and the `yoke sandbox exec` CLI.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync, realpathSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { commandOutputTool } from "../../src/core/tools/command-output";
+import { killCommandTool } from "../../src/core/tools/kill-command";
+import { runCommandTool } from "../../src/core/tools/run-command";
+import { createNodeCommandRunner, type NodeCommandRunner } from "../../src/node/commands/runner";
+import { createSandbox } from "../../src/node/commands/sandbox/create";
+import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
+import type { SandboxChoice } from "../../src/node/commands/sandbox/create";
+import { ensureBuilt, runCli } from "../support/cli";
+import { createTempWorkspace, type TempWorkspace } from "../support/workspace";
+
+/** Outside /tmp on purpose: /tmp is private in the sandbox anyway, which would hide a wrong result. */
+const OUTSIDE_ROOT = "/var/tmp";
+
+function firejailUsable(): string | undefined {
+  try {
+    probeFirejail();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Host pids of processes whose command line is exactly `argv`. */
+function pidsOf(argv: string[]): number[] {
+  const want = argv.join("\0");
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0$/, "");
+      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
+      if (cmdline === want && state !== "Z") out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+let server: Server;
+let port: number;
+beforeAll(async () => {
+  server = createServer((_req, res) => res.end("hello from the host"));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const backends: Array<[SandboxChoice, string | undefined]> = [
+  ["bwrap", undefined],
+  ["firejail", firejailUsable()],
+];
+
+describe.each(backends)("sandbox %s", (backend, unusable) => {
+  let ws: TempWorkspace;
+  let home: string;
+  let outside: string;
+  let runner: NodeCommandRunner;
+  const tag = Math.random().toString(36).slice(2, 8);
+  const secretName = `yoke-secret-${tag}.txt`;
+  const allowedName = `yoke-allowed-${tag}.txt`;
+
+  const make = (over: { network?: "off" | "on"; networkCommands?: string[]; env?: Record<string, string | undefined>; pty?: boolean } = {}) =>
+    createNodeCommandRunner({
+      workspace: ws.root,
+      logDir: join(home, "session", "c"),
+      sandbox: createSandbox(backend, { workspace: ws.root, home, paths: [{ path: `~/${allowedName}`, mode: "ro" }], exposeToolchains: false }),
+      env: over.env ?? { ...process.env, HOME: home },
+      pty: over.pty ?? false,
+      killGraceMs: 1000,
+      ...(over.network ? { network: over.network } : {}),
+      ...(over.networkCommands ? { networkCommands: over.networkCommands } : {}),
+    });
+
+  const run = async (command: string, r = runner) => {
+    const cmd = r.start({ command, cwd: ws.root, background: false, network: r.info.network, timeoutMs: 20_000 });
+    const result = await cmd.wait();
+    return { result, text: [...cmd.bounded().head, ...cmd.bounded().tail].join("\n") };
+  };
+
+  beforeAll(() => {
+    if (unusable) return;
+    ws = createTempWorkspace({ "hello.txt": "hi\n" });
+    // firejail always hides the user's real home (from the password database), whatever $HOME says.
+    home = backend === "firejail" ? realpathSync(homedir()) : realpathSync(mkdtempSync(join(OUTSIDE_ROOT, "yoke-home-")));
+    outside = realpathSync(mkdtempSync(join(OUTSIDE_ROOT, "yoke-outside-")));
+    writeFileSync(join(home, secretName), "TOP SECRET\n");
+    writeFileSync(join(home, allowedName), "visible\n");
+  });
+  afterEach(async () => {
+    await runner?.dispose();
+  });
+  afterAll(() => {
+    if (unusable) return;
+    ws.cleanup();
+    if (backend === "firejail") for (const f of [secretName, allowedName]) rmSync(join(home, f), { force: true });
+    else rmSync(home, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it.skipIf(!!unusable)("cannot read a file planted in $HOME, but can read a path the user listed", async () => {
+    runner = make();
+    const r = await run(`cat "$HOME/${secretName}"; echo "rc=$?"; cat "$HOME/${allowedName}"; echo listed > "$HOME/${allowedName}"; echo "write-rc=$?"`);
+    expect(r.text).not.toContain("TOP SECRET");
+    expect(r.text).toMatch(/No such file or directory\nrc=1/);
+    expect(r.text).toContain("visible");
+    expect(r.text).toContain("write-rc=1");
+    expect(readFileSync(join(home, allowedName), "utf8")).toBe("visible\n");
+  });
+
+  it.skipIf(!!unusable)("writes in the workspace but not outside it, nor to /etc", async () => {
+    runner = make();
+    const r = await run(`echo ok > made.txt; echo x > "${outside}/escape.txt"; echo "out=$?"; echo y > /etc/yoke-escape; echo "etc=$?"`);
+    expect(ws.read("made.txt")).toBe("ok\n");
+    expect(r.text).toContain("out=1");
+    expect(r.text).toContain("etc=1");
+    expect(r.text).toMatch(/Read-only file system|No such file or directory/);
+    expect(existsSync(join(outside, "escape.txt"))).toBe(false);
+    expect(existsSync("/etc/yoke-escape")).toBe(false);
+  });
+
+  it.skipIf(!!unusable)("cannot reach a server on 127.0.0.1 when the network is off, and can when it is on", async () => {
+    runner = make();
+    const off = await run(`curl -s -m 3 http://127.0.0.1:${port}/; echo "rc=$?"`);
+    expect(off.text).not.toContain("hello from the host");
+    expect(off.text).toMatch(/rc=[1-9]/);
+    await runner.dispose();
+    runner = make({ networkCommands: ["curl"] });
+    const out = await runCommandTool.run({ command: `curl -s -m 3 http://127.0.0.1:${port}/` }, ws.context({ commands: runner }));
+    expect(out.text).toMatch(/^hello from the host\n\n\[Exit code 0 after /);
+  });
+
+  it.skipIf(!!unusable)("tells the model the network is off when a command fails for lack of it", async () => {
+    runner = make();
+    const out = await runCommandTool.run({ command: "curl -sS -m 3 https://registry.npmjs.org/" }, ws.context({ commands: runner }));
+    expect(out.text).toContain("curl: (6) Could not resolve host: registry.npmjs.org");
+    expect(out.text).toContain('[Network access is off in the sandbox, which is likely why this command failed.');
+    expect(out.text).toContain('they can add "curl -sS" to "sandbox.networkCommands"');
+  });
+
+  it.skipIf(!!unusable)("does not pass ANTHROPIC_API_KEY or other secrets, unless allowed by name", async () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = "sk-ant-should-not-leak";
+    try {
+      runner = make({ env: { ...process.env, HOME: home, GITHUB_TOKEN: "ghp_x", PLAIN: "kept" } });
+      const r = await run(`echo "key=[$ANTHROPIC_API_KEY] gh=[$GITHUB_TOKEN] plain=[$PLAIN]"; env | grep -c sk-ant || true`);
+      expect(r.text).toContain("key=[] gh=[] plain=[kept]");
+      expect(r.text.split("\n")).toContain("0");
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+
+  it.skipIf(!!unusable)("kills a command and its children at the timeout, leaving no process behind", async () => {
+    runner = make();
+    const secs = `987.${Math.floor(Math.random() * 1e6)}`;
+    const cmd = runner.start({ command: `sleep ${secs} & sleep ${secs}; echo never`, cwd: ws.root, background: false, network: "off", timeoutMs: 1500 });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(pidsOf(["sleep", secs])).toHaveLength(2);
+    const result = await cmd.wait();
+    expect(result.timedOut).toBe(true);
+    expect(result.durationMs).toBeLessThan(1500 + 1000 + 1500);
+    expect(pidsOf(["sleep", secs])).toEqual([]);
+    expect(cmd.bounded().tail).not.toContain("never");
+  });
+
+  it.skipIf(!!unusable)("starts a background server, reads its output with command_output, and stops it with kill_command", async () => {
+    // A server in a sandbox without network has its own loopback: nobody outside could reach it.
+    runner = make({ network: "on" });
+    const ctx = ws.context({ commands: runner });
+    const srvPort = 20000 + Math.floor(Math.random() * 20000);
+    const js = `require('http').createServer((q,s)=>{console.log('request', q.method, q.url); s.end('pong')}).listen(${srvPort}, '127.0.0.1', () => console.log('listening on ${srvPort}'))`;
+    const started = await runCommandTool.run({ command: `node -e "${js}"`, background: true }, ctx);
+    expect(started.text).toContain(`Started command c1 in the background: node -e`);
+    let body = "";
+    for (let i = 0; i < 50 && !body; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = await fetch(`http://127.0.0.1:${srvPort}/ping`).then((r) => r.text(), () => "");
+    }
+    expect(body).toBe("pong");
+    await new Promise((r) => setTimeout(r, 100));
+    const out = await commandOutputTool.run({ id: "c1" }, ctx);
+    expect(out.text).toContain(`listening on ${srvPort}\nrequest GET /ping`);
+    expect(out.text).toMatch(/Command c1 is still running/);
+    const killed = await killCommandTool.run({ id: "c1" }, ctx);
+    expect(killed.text).toMatch(/^Stopped command c1 \(node -e/);
+    expect(await fetch(`http://127.0.0.1:${srvPort}/`).then(() => "up", () => "down")).toBe("down");
+  });
+
+  it.skipIf(!!unusable)("stops background commands when the session ends (killAll)", async () => {
+    runner = make();
+    const secs = `986.${Math.floor(Math.random() * 1e6)}`;
+    runner.start({ command: `sleep ${secs}`, cwd: ws.root, background: true, network: "off" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pidsOf(["sleep", secs])).toHaveLength(1);
+    await runner.killAll();
+    expect(pidsOf(["sleep", secs])).toEqual([]);
+    expect(runner.list()[0]!.result?.cancelled).toBe(true);
+  });
+
+  it.skipIf(!!unusable)("runs on a pseudo-terminal: isatty is true, raw colours reach onData, the model gets plain text", async () => {
+    runner = make({ pty: true });
+    expect(runner.info.pty).toBe(true);
+    const cmd = runner.start({ command: `test -t 1 && echo tty; printf '\\033[31mred\\033[0m\\n'`, cwd: ws.root, background: false, network: "off" });
+    let raw = "";
+    cmd.onData((c) => (raw += c));
+    await cmd.wait();
+    expect(cmd.mode).toBe("pty");
+    expect(raw).toContain("\x1b[31mred\x1b[0m");
+    expect(cmd.bounded().head).toEqual(["tty", "red"]);
+    expect(readFileSync(cmd.logPath, "utf8")).toContain("\x1b[31mred");
+  });
+});
+
+describe("missing backends", () => {
+  let savedPath: string | undefined;
+  const ws = { root: "" };
+  beforeAll(() => {
+    ws.root = mkdtempSync(join(tmpdir(), "yoke-ws-"));
+    savedPath = process.env.PATH;
+  });
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+  afterAll(() => rmSync(ws.root, { recursive: true, force: true }));
+
+  it("says what to install when bwrap is missing, and never falls back to no sandbox", () => {
+    const empty = mkdtempSync(join(tmpdir(), "yoke-empty-path-"));
+    process.env.PATH = empty;
+    expect(() => createSandbox("bwrap", { workspace: ws.root })).toThrow(
+      "The bwrap sandbox is not available: bubblewrap is not installed. Install it (Debian/Ubuntu: sudo apt-get install bubblewrap; " +
+        "Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), or choose another backend.",
+    );
+    expect(() => createSandbox("auto", { workspace: ws.root })).toThrow(
+      /^No sandbox is available for commands, so none will run\. Install bubblewrap \(Debian\/Ubuntu: sudo apt-get install bubblewrap\), or choose "none" explicitly/,
+    );
+    rmSync(empty, { recursive: true });
+  });
+
+  it("says no Docker engine is running when only the client exists", () => {
+    if (!existsSync("/usr/local/bin/docker") && !existsSync("/usr/bin/docker")) {
+      expect(() => createSandbox("docker", { workspace: ws.root })).toThrow(/the docker command is not installed/);
+      return;
+    }
+    expect(() => createSandbox("docker", { workspace: ws.root })).toThrow(/no Docker engine is running or reachable/);
+  });
+
+  it("runs without a sandbox only when none is chosen, with a warning for the UI", () => {
+    const r = createNodeCommandRunner({ workspace: ws.root, logDir: join(ws.root, "logs"), sandbox: createSandbox("none", { workspace: ws.root }) });
+    expect(r.info.sandbox).toBe("none");
+    expect(r.info.warning).toBe(
+      "Sandbox off: commands run with your full user rights — they can read your home folder and secrets, write anywhere you can, and use the network.",
+    );
+    void r.dispose();
+  });
+});
+
+describe("yoke sandbox exec", () => {
+  let dir: string;
+  beforeAll(() => {
+    ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), "yoke-cli-ws-"));
+    mkdirSync(join(dir, "sub"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("streams the output and exits with the command's status", async () => {
+    const r = await runCli(["sandbox", "exec", "--cwd", dir, "--", "echo out; echo err >&2; exit 7"]);
+    expect(r.stdout).toBe("out\nerr\n");
+    expect(r.code).toBe(7);
+  });
+
+  it("quotes several arguments as an argument vector", async () => {
+    const r = await runCli(["sandbox", "exec", "--cwd", dir, "--", "printf", "[%s]\\n", "a b", "$HOME"]);
+    expect(r.stdout).toBe("[a b]\n[$HOME]\n");
+    expect(r.code).toBe(0);
+  });
+
+  it("exits 124 on timeout, like coreutils timeout", async () => {
+    const r = await runCli(["sandbox", "exec", "--cwd", dir, "--timeout", "0.5", "--", "sleep 30"]);
+    expect(r.code).toBe(124);
+    expect(r.stderr).toContain("yoke sandbox: killed after 1 s (timeout)");
+  });
+
+  it("prints one JSON document with --json", async () => {
+    const r = await runCli(["sandbox", "exec", "--json", "--backend", "bwrap", "--cwd", dir, "--", "echo hi; exit 3"]);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ ok: true, backend: "bwrap", network: "off", exitCode: 3, exitStatus: 3, timedOut: false, output: "hi" });
+    expect(r.code).toBe(3);
+    rmSync(join(doc.logPath, ".."), { recursive: true, force: true });
+  });
+
+  it("exits 1 when the backend is unavailable and 2 on bad usage", async () => {
+    const docker = await runCli(["sandbox", "exec", "--backend", "docker", "--cwd", dir, "--", "true"]);
+    expect(docker.code).toBe(1);
+    expect(docker.stderr).toMatch(/^yoke sandbox: The docker sandbox is not available/);
+    const bad = await runCli(["sandbox", "exec", "--network", "maybe", "--", "true"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('yoke sandbox: --network must be "off" or "on"; got "maybe"\n');
+    const none = await runCli(["sandbox", "exec"]);
+    expect(none.code).toBe(2);
+  });
+});
