@@ -49,11 +49,16 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   }
   if (!ctx.trusted) return decide("deny", "restricted", restrictedReason("running commands"));
 
-  // 2. Ask rules, and deny rules that might match a part only known at run time.
+  // 2. Deny rules that might match a part only known at run time (`git $SUB`, `xargs git`), then ask rules.
+  const possible = maybe.find((m) => m.part.problems.length === 0);
+  if (possible) {
+    const { rule, part } = possible;
+    return decide("ask", "rule", `\`${part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs), so it needs approval.`, rule);
+  }
   for (const info of infos) {
     for (const view of info.part.views) {
       for (const rule of rulesFor(ctx, "ask", "Bash")) {
-        if (matchBashSpec(rule.specifier, view.words, info.part.extraArgs) !== "no")
+        if (matchBashSpec(rule.specifier, view.words, info.part.extraArgs) === "yes")
           return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${info.part.text}\`.`, rule);
       }
     }
@@ -64,10 +69,6 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   }
   const config = io.find((t) => t.kind === "write" && t.path.sensitive?.kind === "config");
   if (config && mode !== "plan") return decide("ask", "mode", `The command writes to ${showPath(ctx, config.path)}, which holds agent settings (${config.path.sensitive!.why}); that needs approval in every mode.`);
-  if (maybe.length) {
-    const { rule, part } = maybe[0]!;
-    return decide("ask", "rule", `\`${part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs), so it needs approval.`, rule);
-  }
 
   // 3. Anything the parser could not analyse confidently.
   const problems = [...analysis.problems, ...infos.flatMap((i) => i.part.problems.map((p) => `\`${i.part.text}\`: ${p}`))];
@@ -93,16 +94,18 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     if (!part.wrapper) {
       const views = part.views.filter((v) => v.allowable && !v.denyOnly);
       byRule = allowRules.find((r) => views.some((v) => matchBashSpec(r.specifier, v.words, part.extraArgs) === "yes"));
-      const why = mode !== "plan" && byRule ? undefined : await readOnlyProblem(info, ctx);
-      if (why) {
-        failures.push(mode === "plan" ? `\`${part.text}\` ${why}` : `\`${part.text}\` needs approval (${why})`);
+      const check = mode !== "plan" && byRule ? {} : await readOnlyProblem(info, ctx);
+      if (check.why) {
+        failures.push(mode === "plan" ? `\`${part.text}\` ${check.why}` : `\`${part.text}\` needs approval (${check.why})`);
         continue;
       }
-      if (mode !== "plan" && byRule) usedRule ??= byRule;
+      if (mode !== "plan") usedRule ??= byRule;
+      usedRule ??= check.rule;
     }
     for (const r of part.redirects) {
-      const why = await redirectProblem(r, info, ctx, mode, !!byRule);
-      if (why) failures.push(`\`${part.text}\` ${why}`);
+      const check = await redirectProblem(r, info, ctx, mode, !!byRule);
+      if (check.why) failures.push(`\`${part.text}\` ${check.why}`);
+      usedRule ??= check.rule;
     }
   }
   if (failures.length) {
@@ -159,52 +162,65 @@ async function collectPaths(infos: PartInfo[], ctx: EvalContext): Promise<Touche
   return out;
 }
 
-/** Why a part is not a read-only command on allowed paths, or undefined when it is. */
-async function readOnlyProblem(info: PartInfo, ctx: EvalContext): Promise<string | undefined> {
-  const { part } = info;
-  if (part.elevated) return "it runs with sudo";
-  const cls = classifyReadOnly(info.effective.words);
-  if (!cls.ok) return cls.why;
-  if (part.extraArgs && cls.paths !== undefined && !["echo", "printf", "true", ":"].includes(info.effective.words[0]!.value))
-    return `it receives file names at run time (${part.via[part.via.length - 1] ?? "xargs"})`;
-  for (const w of cls.paths) {
-    const why = await pathProblem(w, info.cwd, ctx);
-    if (why) return why;
-  }
-  return undefined;
+interface Check {
+  /** Why it is not allowed; undefined when it is. */
+  why?: string;
+  /** A path rule that allowed it. */
+  rule?: PermissionRule;
 }
 
-async function pathProblem(w: Word, cwd: string, ctx: EvalContext): Promise<string | undefined> {
-  if (w.dynamic) return `the argument ${w.raw} is only known when it runs`;
+/** Why a part is not a read-only command on allowed paths, or nothing when it is. */
+async function readOnlyProblem(info: PartInfo, ctx: EvalContext): Promise<Check> {
+  const { part } = info;
+  if (part.elevated) return { why: "it runs with sudo" };
+  const cls = classifyReadOnly(info.effective.words);
+  if (!cls.ok) return { why: cls.why };
+  if (part.extraArgs && !["echo", "printf", "true", ":"].includes(info.effective.words[0]!.value))
+    return { why: `it receives file names at run time (${part.via[part.via.length - 1] ?? "xargs"})` };
+  let rule: PermissionRule | undefined;
+  for (const w of cls.paths) {
+    const check = await pathProblem(w, info.cwd, ctx);
+    if (check.why) return check;
+    rule ??= check.rule;
+  }
+  return { rule };
+}
+
+async function pathProblem(w: Word, cwd: string, ctx: EvalContext): Promise<Check> {
+  if (w.dynamic) return { why: `the argument ${w.raw} is only known when it runs` };
   const path = await checkPath(ctx, cwd, w.value);
   if (w.glob) {
-    const prefix = w.value.split("/").filter((_s, i, all) => !all.slice(0, i + 1).some((x) => /[*?[{]/.test(x)));
-    const dir = await checkPath(ctx, cwd, prefix.join("/") || ".");
-    if (!dir.inside) return `${w.raw} may match files outside the workspace`;
-    const rest = w.value.slice(prefix.join("/").length).replace(/^\//, "");
-    const m = picomatch(rest, { dot: false });
-    if (SENSITIVE_PROBES.some((probe) => m(probe)) || dir.sensitive) return `${w.raw} may match sensitive files`;
-    return undefined;
+    const segs = w.value.split("/");
+    const fixed = segs.slice(0, segs.findIndex((x) => /[*?[{]/.test(x)));
+    const dir = await checkPath(ctx, cwd, fixed.join("/") || (w.value.startsWith("/") ? "/" : "."));
+    if (!dir.inside) return { why: `${w.raw} may match files outside the workspace` };
+    const m = picomatch(segs.slice(fixed.length).join("/"), { dot: false });
+    if (SENSITIVE_PROBES.some((probe) => m(probe)) || dir.sensitive?.kind === "secret") return { why: `${w.raw} may match sensitive files` };
+    return {};
   }
-  if (path.inside && path.sensitive?.kind !== "secret") return undefined;
-  if (matchPathRule(ctx, "allow", "Read", path)) return undefined;
-  if (!path.inside) return `it reads ${showPath(ctx, path)}, outside the workspace`;
-  return `it reads ${showPath(ctx, path)}, a sensitive file (${path.sensitive!.why})`;
+  if (path.inside && path.sensitive?.kind !== "secret") return {};
+  const rule = matchPathRule(ctx, "allow", "Read", path);
+  if (rule) return { rule };
+  if (!path.inside) return { why: `it reads ${showPath(ctx, path)}, outside the workspace` };
+  return { why: `it reads ${showPath(ctx, path)}, a sensitive file (${path.sensitive!.why})` };
 }
 
-async function redirectProblem(r: Redirect, info: PartInfo, ctx: EvalContext, mode: PermissionMode, allowedByRule: boolean): Promise<string | undefined> {
-  if (r.kind === "dup" || HARMLESS_TARGETS.test(r.target.value)) return undefined;
+async function redirectProblem(r: Redirect, info: PartInfo, ctx: EvalContext, mode: PermissionMode, allowedByRule: boolean): Promise<Check> {
+  if (r.kind === "dup" || HARMLESS_TARGETS.test(r.target.value)) return {};
   const path = await checkPath(ctx, info.cwd, r.target.value);
+  const shown = showPath(ctx, path);
   if (r.kind === "read") {
-    if ((path.inside && path.sensitive?.kind !== "secret") || matchPathRule(ctx, "allow", "Read", path)) return undefined;
-    return `reads ${showPath(ctx, path)}${path.inside ? `, a sensitive file (${path.sensitive!.why})` : ", outside the workspace"}`;
+    if (path.inside && path.sensitive?.kind !== "secret") return {};
+    const rule = matchPathRule(ctx, "allow", "Read", path);
+    if (rule) return { rule };
+    return { why: `reads ${shown}${path.inside ? `, a sensitive file (${path.sensitive!.why})` : ", outside the workspace"}` };
   }
-  if (mode === "plan") return `writes to ${showPath(ctx, path)}`;
-  if (path.sensitive?.kind === "config") return `writes to ${showPath(ctx, path)}, which holds agent settings`;
-  if (matchPathRule(ctx, "allow", "Write", path)) return undefined;
-  if (!path.inside) return `writes to ${showPath(ctx, path)}, outside the workspace`;
-  if (path.sensitive) return `writes to ${showPath(ctx, path)}, a sensitive file (${path.sensitive.why})`;
-  if (mode === "acceptEdits" || allowedByRule) return undefined;
-  return `writes to ${showPath(ctx, path)} (writing files needs approval in default mode)`;
+  if (mode === "plan") return { why: `writes to ${shown}` };
+  if (path.sensitive?.kind === "config") return { why: `writes to ${shown}, which holds agent settings` };
+  const rule = matchPathRule(ctx, "allow", "Write", path);
+  if (rule) return { rule };
+  if (!path.inside) return { why: `writes to ${shown}, outside the workspace` };
+  if (path.sensitive) return { why: `writes to ${shown}, a sensitive file (${path.sensitive.why})` };
+  if (mode === "acceptEdits" || allowedByRule) return {};
+  return { why: `writes to ${shown} (writing files needs approval in default mode)` };
 }
-

@@ -30,6 +30,7 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
   const out: Unwrapped = { parts: [], scripts: [] };
   let words = part.views[0]!.words;
   let allowable = true;
+  let denyOnly = false;
   for (let guard = 0; guard < 16 && words.length > 0; guard++) {
     const first = words[0]!;
     if (first.dynamic) {
@@ -40,7 +41,7 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
       part.problems.push(`the command name ${first.raw} is a pattern`);
       return out;
     }
-    if (first.value.startsWith("/") && first.value.length > 1) {
+    if (first.value.includes("/") && !first.value.endsWith("/")) {
       const base = first.value.slice(first.value.lastIndexOf("/") + 1);
       const renamed = [{ ...first, value: base }, ...words.slice(1)];
       const system = SYSTEM_BIN.test(first.value);
@@ -55,9 +56,10 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
       part.elevated = true;
       allowable = false;
     }
+    denyOnly ||= !!next.denyOnly;
     words = next.words;
     if (words.length === 0) return out;
-    part.views.push({ words, allowable });
+    part.views.push(denyOnly ? { words, allowable: false, denyOnly } : { words, allowable });
   }
   return out;
 }
@@ -65,6 +67,8 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
 interface Step {
   words: Word[];
   elevate?: boolean;
+  /** The new view only serves deny and ask rules (e.g. `git -C dir push` read as `git push`). */
+  denyOnly?: boolean;
 }
 
 function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefined {
@@ -214,7 +218,7 @@ function gitStep(args: Word[]): Step | undefined {
   }
   if (!changed) return undefined;
   const git: Word = { value: "git", raw: "git", dynamic: false, glob: false };
-  return { words: [git, ...args.slice(i)] };
+  return { words: [git, ...args.slice(i)], denyOnly: true };
 }
 
 function skipFlags(args: Word[], flags: Set<string>): Word[] {
