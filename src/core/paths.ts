@@ -88,13 +88,17 @@ function realRoot(fs: WorkspaceFs): Promise<string> {
   return p;
 }
 
-/** The real location of `abs`: symlinks of its deepest existing ancestor resolved, the rest appended. */
-async function realLocation(fs: WorkspaceFs, abs: string): Promise<string> {
+/**
+ * The real location of `abs`: symlinks of its deepest existing ancestor resolved, the rest
+ * appended. `undefined` when a symlink on the way is dangling (its target is unknown).
+ */
+async function realLocation(fs: WorkspaceFs, abs: string): Promise<string | undefined> {
   const tail: string[] = [];
   let cur = abs;
   for (;;) {
     const real = await fs.realPath(cur);
     if (real !== undefined) return joinPath(normalizePath(real), ...tail.reverse());
+    if ((await fs.stat(cur))?.type === "symlink") return undefined;
     const parent = dirName(cur);
     if (parent === cur) return abs;
     tail.push(baseName(cur));
@@ -129,6 +133,12 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
   }
   const realRootPath = await realRoot(fs);
   const real = await realLocation(fs, abs);
+  if (real === undefined) {
+    throw new ToolError(
+      `The path "${given}" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` +
+        `(the workspace root is ${root}). Use a path without that link.`,
+    );
+  }
   if (!isInside(realRootPath, real) && !isInside(root, real)) {
     throw new ToolError(
       `The path "${given}" is inside the workspace but a symbolic link on the way leads outside it ` +
