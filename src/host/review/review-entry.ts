@@ -1,0 +1,87 @@
+// One change under review (or applied in auto mode): its hunks, where each hunk sits in the
+// document now, and what the user decided.
+import type * as vscode from "vscode";
+import type { ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
+import { adjustRange, countChanges, lineEditOf, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
+
+/** A row of the pending-changes list the panel shows. */
+export interface ReviewListItem {
+  editId: string;
+  relPath: string;
+  added: number;
+  removed: number;
+  /** pending: waiting for the user; applied: auto-applied, revertable; reverted: undone by the user. */
+  status: "pending" | "applied" | "reverted";
+  /** Hunks still undecided (pending changes only). */
+  undecided: number;
+  hunks: number;
+}
+
+export class ReviewEntry {
+  readonly decisions: Array<HunkDecision | undefined>;
+  status: ReviewListItem["status"];
+  /** The document text right after an auto-applied change was saved (what Revert expects to find). */
+  writtenText: string | undefined;
+  /** The user typed inside a hunk before deciding it. */
+  readonly touched = new Set<number>();
+  /** What the user said when rejecting (or why the review ended without them). */
+  message: string | undefined;
+  /** Detaches the abort listener once the review has ended. */
+  cleanup: (() => void) | undefined;
+
+  constructor(
+    readonly change: ProposedChange,
+    readonly uri: vscode.Uri,
+    readonly mode: ReviewMode,
+    readonly hunks: Hunk[],
+    public ranges: LineRange[],
+    readonly settle: (outcome: ReviewOutcome) => void,
+  ) {
+    this.decisions = hunks.map(() => undefined);
+    this.status = mode === "ask" ? "pending" : "applied";
+  }
+
+  get editId(): string {
+    return this.change.editId;
+  }
+
+  get undecided(): number[] {
+    return this.hunks.flatMap((_, k) => (this.decisions[k] ? [] : [k]));
+  }
+
+  get done(): boolean {
+    return this.decisions.every(Boolean);
+  }
+
+  item(): ReviewListItem {
+    const { added, removed } = countChanges(this.hunks);
+    return { editId: this.editId, relPath: this.change.relPath, added, removed, status: this.status, undecided: this.undecided.length, hunks: this.hunks.length };
+  }
+
+  /** Follows every hunk through a change of the document (the user's typing or our own edits). */
+  follow(changes: readonly vscode.TextDocumentContentChangeEvent[], byUser: boolean): void {
+    for (const c of changes) {
+      const edit = lineEditOf({ startLine: c.range.start.line, startChar: c.range.start.character, endLine: c.range.end.line, endChar: c.range.end.character, text: c.text.replace(/\r\n/g, "\n") });
+      this.ranges = this.ranges.map((r, k) => {
+        const { range, touched } = adjustRange(r, edit);
+        if (touched && byUser && !this.decisions[k]) this.touched.add(k);
+        return range;
+      });
+    }
+  }
+
+  /** The undecided hunk at (or nearest to) a 0-based line, if any. */
+  hunkAt(line: number): number | undefined {
+    let best: number | undefined;
+    let bestDist = Infinity;
+    for (const k of this.undecided) {
+      const r = this.ranges[k]!;
+      const dist = line < r.start ? r.start - line : line >= Math.max(r.end, r.start + 1) ? line - Math.max(r.end - 1, r.start) : 0;
+      if (dist < bestDist) {
+        best = k;
+        bestDist = dist;
+      }
+    }
+    return best;
+  }
+}
