@@ -55,11 +55,14 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     const { rule, part } = possible;
     return decide("ask", "rule", `\`${part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs), so it needs approval.`, rule);
   }
-  for (const info of infos) {
-    for (const view of info.part.views) {
-      for (const rule of rulesFor(ctx, "ask", "Bash")) {
-        if (matchBashSpec(rule.specifier, view.words, info.part.extraArgs) === "yes")
-          return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${info.part.text}\`.`, rule);
+  for (const wanted of ["yes", "maybe"] as const) {
+    for (const info of infos) {
+      if (wanted === "maybe" && info.part.problems.length) continue;
+      for (const view of info.part.views) {
+        for (const rule of rulesFor(ctx, "ask", "Bash")) {
+          if (matchBashSpec(rule.specifier, view.words, info.part.extraArgs) === wanted)
+            return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${info.part.text}\`.`, rule);
+        }
       }
     }
   }

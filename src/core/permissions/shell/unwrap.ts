@@ -10,6 +10,11 @@ import { isDangerousVariable } from "./variables";
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
+/**
+ * Programs that run another command given after their own options and arguments. Their views are
+ * only used for deny and ask rules: every later word that is not an option starts a candidate.
+ */
+const RUNS_A_COMMAND = new Set(["watch", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace", "nsenter", "chroot", "su", "runuser", "script", "firejail", "proxychains", "proxychains4", "torsocks", "xvfb-run", "dbus-run-session", "parallel", "entr", "coproc", "then", "do"]);
 
 export interface InnerScript {
   how: string;
@@ -122,6 +127,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
     }
     default:
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
+      if (RUNS_A_COMMAND.has(name)) runsACommand(part, args, name, out);
       return undefined;
   }
 }
@@ -175,6 +181,19 @@ function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped
     if (!v.value.startsWith("-") && !v.value.startsWith("+")) return undefined;
   }
   return undefined;
+}
+
+/** `watch -n 5 git push`, `flock f git push`, `su -c 'git push'`: candidate inner commands for deny rules. */
+function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrapped): void {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === "-c" && args[i + 1]) {
+      out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: true });
+      i++;
+      continue;
+    }
+    if (!v.startsWith("-") && !args[i]!.dynamic) part.views.push({ words: args.slice(i), allowable: false, denyOnly: true });
+  }
 }
 
 /** `find … -exec CMD … ;` — each CMD is a further part; `{}` are paths found at run time. */
