@@ -58,7 +58,9 @@ function wireContext(n: number, rec: RecordedRequest, turn: ScriptedTurn): WireC
 
 /** Writes SSE frames with the turn's pacing; with `hang`, stops after the first and waits for the client to leave. */
 async function streamFrames(res: ServerResponse, frames: string[], turn: ScriptedTurn, errorFrame?: string): Promise<void> {
-  if (errorFrame) frames = [...frames.slice(0, Math.max(1, Math.floor(frames.length / 2))), errorFrame];
+  const half = Math.max(1, Math.floor(frames.length / 2));
+  if (errorFrame) frames = [...frames.slice(0, half), errorFrame];
+  else if (turn.cutOff) frames = frames.slice(0, half);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   for (const [i, frame] of frames.entries()) {
     if (res.destroyed) return;

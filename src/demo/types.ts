@@ -19,6 +19,8 @@ export interface ScriptedTurn {
   delayMs?: number;
   /** Streamed only: after about half of the chunks, send this error in-stream and end (Anthropic `event: error`, OpenAI `data: {"error": ...}`). */
   midStreamError?: { type: string; message: string };
+  /** Streamed only: close the connection after about half of the chunks, without an error or an end. */
+  cutOff?: boolean;
   /** OpenAI wire only: send each tool call whole in one chunk without `index` (as some local servers do). */
   wholeToolCalls?: boolean;
   /** OpenAI wire only: never report usage, like servers that ignore stream_options. */

@@ -106,7 +106,11 @@ export class AnthropicProvider implements Provider {
           break;
         }
         case "message_delta":
-          if (ev.delta.stop_reason) stop = ev.delta.stop_reason;
+          // Some gateways end without message_stop; a stop_reason is as good.
+          if (ev.delta.stop_reason) {
+            stop = ev.delta.stop_reason;
+            complete = true;
+          }
           sawUsage = true;
           mergeUsage(usage, ev.usage);
           break;

@@ -175,6 +175,9 @@ export class OpenAiProvider implements Provider {
     }
     // The SDK ends an aborted stream quietly; a cut-off answer must not look complete.
     if (req.signal?.aborted) throw new ProviderError("aborted", "the request was cancelled");
+    if (!finish) {
+      throw new ProviderError("network", `the response from ${this.ctx.baseUrl} ended before the answer was complete (no finish_reason): try again`);
+    }
     yield* think.flush();
     const complete = calls.filter((c) => c && c.name);
     for (const [i, c] of complete.entries()) {

@@ -154,6 +154,15 @@ describe("AnthropicProvider errors", () => {
     expect(err.message).toContain("Anthropic is overloaded (HTTP 529): try again in a moment");
   });
 
+  it("fails with a network error when the stream is cut off before the message ends", async () => {
+    const { provider, server } = await setup([{ text: "a long answer that will never be finished by the server", cutOff: true }]);
+    const seen: ProviderEvent[] = [];
+    const err = (await streamError(provider, userRequest("x"), seen)) as ProviderError;
+    expect(err.kind).toBe("network");
+    expect(err.message).toBe(`the response from ${server.anthropicBaseUrl} ended before the message was complete: try again`);
+    expect(seen.some((e) => e.type === "done")).toBe(false);
+  });
+
   it("ends promptly with kind aborted when a hanging stream is cancelled", async () => {
     const { provider } = await setup([{ text: "never", hang: true }]);
     const controller = new AbortController();

@@ -230,6 +230,15 @@ describe("OpenAiProvider errors", () => {
     expect(textOf(seen).length).toBeGreaterThan(0);
   });
 
+  it("fails with a network error when the stream ends without a finish_reason", async () => {
+    const { provider, server } = await setup([{ text: "a long answer that the server stops sending halfway", cutOff: true }]);
+    const seen: ProviderEvent[] = [];
+    const err = (await streamError(provider, userRequest("x"), seen)) as ProviderError;
+    expect(err.kind).toBe("network");
+    expect(err.message).toContain(`the response from ${server.openaiBaseUrl} ended before the answer was complete`);
+    expect(seen.some((e) => e.type === "done")).toBe(false);
+  });
+
   it("ends promptly with kind aborted when a hanging stream is cancelled", async () => {
     const { provider } = await setup([{ text: "never finishes", hang: true }]);
     const controller = new AbortController();
