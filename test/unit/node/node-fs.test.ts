@@ -80,7 +80,7 @@ describe("createNodeWorkspaceFs", () => {
     const w = wfs.watch!(root, (p) => seen.push(p));
     try {
       fs.writeFileSync(path.join(root, "w.txt"), "x");
-      for (let i = 0; i < 50 && !seen.length; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 150 && !seen.length; i++) await new Promise((r) => setTimeout(r, 20));
       expect(seen).toContain(`${root}/w.txt`);
     } finally {
       w.dispose();
