@@ -26,6 +26,8 @@ export class AnthropicProvider implements Provider {
   readonly model: string;
   private readonly client: Anthropic;
   private readonly ctx: FailureContext;
+  /** Lowered when the server names the model's output limit. */
+  private maxTokensCap = Number.POSITIVE_INFINITY;
 
   constructor(private readonly config: ProviderConfig) {
     this.model = config.model;
@@ -51,7 +53,7 @@ export class AnthropicProvider implements Provider {
     const system = toAnthropicSystem(req.system);
     return {
       model: this.model,
-      max_tokens: req.maxOutputTokens ?? this.config.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+      max_tokens: Math.min(req.maxOutputTokens ?? this.config.maxOutputTokens ?? DEFAULT_MAX_TOKENS, this.maxTokensCap),
       messages: toAnthropicMessages(req),
       ...(system ? { system } : {}),
       ...(req.tools.length ? { tools: toAnthropicTools(req.tools) } : {}),
@@ -59,12 +61,23 @@ export class AnthropicProvider implements Provider {
   }
 
   async *stream(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    let yielded = false;
     try {
-      if (this.config.stream === false) yield* this.complete(req);
-      else yield* this.streamed(req);
+      for await (const e of this.config.stream === false ? this.complete(req) : this.streamed(req)) {
+        yielded = true;
+        yield e;
+      }
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      throw classifyFailure(sdkFailureInfo(err, Anthropic, req.signal), this.ctx);
+      const failure = classifyFailure(sdkFailureInfo(err, Anthropic, req.signal), this.ctx);
+      // "max_tokens: 16000 > 8192, which is the maximum allowed ...": ask once more within the model's limit.
+      const limit = /max_tokens: \d+ > (\d+)/.exec(failure.message);
+      if (!yielded && failure.kind === "bad_request" && limit && Number(limit[1]) < this.maxTokensCap) {
+        this.maxTokensCap = Number(limit[1]);
+        yield* this.stream(req);
+        return;
+      }
+      throw failure;
     }
   }
 

@@ -146,6 +146,14 @@ describe("AnthropicProvider errors", () => {
     expect(err.message).toContain("prompt is too long");
   });
 
+  it("asks again within the model's output limit when max_tokens is too high", async () => {
+    const body = { type: "error", error: { type: "invalid_request_error", message: "max_tokens: 16000 > 8192, which is the maximum allowed number of output tokens for claude-3-5-haiku-20241022" } };
+    const { provider, server } = await setup([{ error: { status: 400, body } }, { text: "ok" }, { text: "again" }], { model: "claude-3-5-haiku-20241022" });
+    expect(textOf(await collectEvents(provider, userRequest("x")))).toBe("ok");
+    expect(textOf(await collectEvents(provider, userRequest("y")))).toBe("again");
+    expect(server.requests.map((r) => r.body.max_tokens)).toEqual([16000, 8192, 8192]);
+  });
+
   it("classifies 529 as overloaded with its retry-after", async () => {
     const { provider } = await setup([{ error: { status: 529, headers: { "retry-after": "2" } } }]);
     const err = (await streamError(provider, userRequest("x"))) as ProviderError;
