@@ -5,4 +5,6 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   void register;
   register("providers", async () => (await import("./providers")).bench);
   register("tools", async () => (await import("./tools")).bench);
+  register("edit", async () => (await import("./edit")).bench);
+  register("sandbox", async () => (await import("./sandbox")).bench);
 }

@@ -42,6 +42,8 @@ const RUNG_WORDS: Record<MatchRung, string> = {
 };
 
 const VIEW_CONTEXT = 2;
+/** A line ending in whitespace (an explicit class: much faster than [^\S\n] on large files). */
+const TRAILING_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]\n/;
 const MAX_VIEW_LINES = 40;
 
 function toLines(s: string): string[] {
@@ -173,8 +175,6 @@ function ambiguous(req: SearchReplaceRequest, rung: MatchRung, starts: readonly 
 export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): SearchReplaceResult {
   const search = req.search.replace(/\r\n/g, "\n");
   const replace = req.replace.replace(/\r\n/g, "\n");
-  const lines = docLines(doc.text);
-
   if (search.trim() === "") {
     if (doc.text.trim() === "") {
       const text = req.lineMode && replace !== "" && !replace.endsWith("\n") ? replace + "\n" : replace;
@@ -184,7 +184,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     return {
       ok: false,
       message:
-        `SEARCH is empty, but ${req.path} is not empty (${plural(lines.length, "line")}); an empty SEARCH only creates a new file. ` +
+        `SEARCH is empty, but ${req.path} is not empty (${plural(docLines(doc.text).length, "line")}); an empty SEARCH only creates a new file. ` +
         `To add text, put in SEARCH the existing lines next to where it goes and repeat them in REPLACE with the new text, ` +
         `or use a hashline append/prepend op.`,
     };
@@ -199,7 +199,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (hits.length === 1 && !req.replaceAll) {
       const h = hits[0]!;
       const wholeLines = (h === 0 || doc.text[h - 1] === "\n") && (search.endsWith("\n") || h + search.length === doc.text.length || doc.text[h + search.length] === "\n");
-      const twin = wholeLines ? invisibleTwin(req, lines, toLines(search)) : undefined;
+      const twin = wholeLines ? invisibleTwin(req, doc.text, toLines(search)) : undefined;
       if (twin) return { ok: false, message: twin };
     }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
@@ -210,25 +210,26 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (req.replaceAll) {
       return {
         ok: false,
-        message: notFound(req, lines, toLines(search), " exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical)"),
+        message: notFound(req, docLines(doc.text), toLines(search), " exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical)"),
       };
     }
   }
 
   const sLines = toLines(search);
   const rLines = toLines(replace);
+  if (req.lineMode) {
+    const exact = exactLines(doc, req, sLines, rLines);
+    if (exact) return exact;
+  }
+  const lines = docLines(doc.text);
   const starts = lineStarts(doc.text);
-  const rungs: Array<Exclude<MatchRung, "elision">> = req.lineMode ? ["exact", "whitespace", "indentation", "unicode"] : ["whitespace", "indentation", "unicode"];
+  const rungs: Array<Exclude<MatchRung, "elision">> = ["whitespace", "indentation", "unicode"];
   for (const rung of rungs) {
     const key = KEYS[rung];
     const fileKeys = lines.map(key);
     const hits = findAll(fileKeys, sLines.map(key));
     if (hits.length === 0) continue;
     if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
-    if (rung === "exact") {
-      const twin = invisibleTwin(req, lines, sLines);
-      if (twin) return { ok: false, message: twin };
-    }
     const at = hits[0]!;
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
@@ -270,11 +271,37 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
  * An exact match is trusted only if no other place differs from it by trailing whitespace alone:
  * that difference is invisible to the model, so which one it meant cannot be known.
  */
-function invisibleTwin(req: SearchReplaceRequest, lines: readonly string[], sLines: readonly string[]): string | undefined {
-  if (!lines.some((l) => /\s$/.test(l))) return undefined;
+function invisibleTwin(req: SearchReplaceRequest, text: string, sLines: readonly string[]): string | undefined {
+  if (!TRAILING_SPACE.test(text) && !/[^\S\n]$/.test(text.slice(-1))) return undefined;
+  const lines = docLines(text);
   const key = KEYS.whitespace;
   const hits = findAll(lines.map(key), sLines.map(key));
   return hits.length > 1 ? ambiguous(req, "whitespace", hits, sLines.length) : undefined;
+}
+
+/** The exact rung for whole lines, found with a substring search (no per-line work on large files). */
+function exactLines(doc: TextDoc, req: SearchReplaceRequest, sLines: readonly string[], rLines: readonly string[]): SearchReplaceResult | undefined {
+  const text = doc.text;
+  const needle = sLines.join("\n");
+  const hits: number[] = [];
+  for (let i = text.indexOf(needle); i >= 0 && hits.length < 50; i = text.indexOf(needle, i + 1)) {
+    const end = i + needle.length;
+    if ((i === 0 || text[i - 1] === "\n") && (end === text.length || text[end] === "\n")) hits.push(i);
+  }
+  if (hits.length === 0) return undefined;
+  if (hits.length > 1) return { ok: false, message: ambiguous(req, "exact", hits.map((h) => lineOf(text, h) - 1), sLines.length) };
+  const twin = invisibleTwin(req, text, sLines);
+  if (twin) return { ok: false, message: twin };
+  const out = buildReplacement(sLines, sLines, rLines, (r) => r);
+  const noop = out.length === sLines.length && out.every((l, i) => l === sLines[i]);
+  if (noop) return { ok: true, doc, rung: "exact", places: 1, noop };
+  let start = hits[0]!;
+  let end = start + needle.length;
+  const hasNewline = end < text.length;
+  if (hasNewline) end += 1;
+  const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
+  if (!out.length && !hasNewline && start > 0) start -= 1;
+  return { ok: true, doc: applySplices(doc, [{ start, end, text: body }]), rung: "exact", places: 1, noop };
 }
 
 function finish(doc: TextDoc, starts: readonly number[], at: number, file: readonly string[], out: readonly string[], rung: MatchRung, how: string): SearchReplaceResult {

@@ -132,6 +132,8 @@ function mapEndings(prev: string, flags: boolean[], next: string, dominant: bool
 /** Applies non-overlapping splices (zero-width ones at the same offset keep their given order). */
 export function applySplices(doc: TextDoc, splices: readonly Splice[]): TextDoc {
   const order = splices.map((s, i) => ({ s, i })).sort((x, y) => x.s.start - y.s.start || x.s.end - y.s.end || x.i - y.i);
+  const first = doc.crlf[0] ?? false;
+  if (doc.crlf.every((c) => c === first)) return applyUniform(doc, order.map((o) => o.s), first);
   const dominant = dominantCrlf(doc);
   let text = "";
   const crlf: boolean[] = [];
@@ -158,4 +160,20 @@ export function applySplices(doc: TextDoc, splices: readonly Splice[]): TextDoc 
   }
   copyTo(doc.text.length);
   return { text, crlf, bom: doc.bom };
+}
+
+/** The common case: every line has the same ending, so new lines simply get it too. */
+function applyUniform(doc: TextDoc, sorted: readonly Splice[], crlf: boolean): TextDoc {
+  let text = "";
+  let pos = 0;
+  let count = doc.crlf.length;
+  for (const s of sorted) {
+    if (s.start < pos) throw new Error("applySplices: overlapping splices");
+    text += doc.text.slice(pos, s.start) + s.text;
+    count += countNewlines(s.text) - countNewlines(doc.text.slice(s.start, s.end));
+    pos = s.end;
+  }
+  text += doc.text.slice(pos);
+  const flags = doc.crlf.length === count ? doc.crlf.slice() : new Array<boolean>(count).fill(crlf);
+  return { text, crlf: flags, bom: doc.bom };
 }

@@ -1,0 +1,251 @@
+/**
+ * Edit engine benchmark: correctness on the edit corpus, output tokens per edit for hashline ops
+ * vs SEARCH/REPLACE vs whole-file rewrite, apply time on a large file, hashline view throughput.
+ */
+import { createRequire } from "node:module";
+import { diffArrays } from "diff";
+import { applyEditsToBytes } from "../core/edit/apply-edits";
+import { formatHashlineView, hashlineReady, lineTag } from "../core/edit/hashline";
+import type { EditInput, HashlineOp } from "../core/edit/types";
+import { loadCorpus, runCase, type CaseStatus } from "./edit-corpus";
+import type { BenchMetric, BenchSection } from "./types";
+
+type Encoder = { encode(text: string): number[] };
+
+/** js-tiktoken (o200k_base), loaded at run time so its 2 MB of ranks stay out of the CLI bundle. */
+function loadTokenizer(): Encoder {
+  const req = createRequire(__filename);
+  const { Tiktoken } = req("js-tiktoken/lite") as { Tiktoken: new (ranks: unknown) => Encoder };
+  const ranks = req("js-tiktoken/ranks/o200k_base") as { default?: unknown };
+  return new Tiktoken(ranks.default ?? ranks);
+}
+
+const encoder = new TextEncoder();
+
+function splitLines(s: string): string[] {
+  const lines = s.replace(/\r\n/g, "\n").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+interface Hunk {
+  /** 0-based index of the first removed line (or the insertion point) in the old file. */
+  at: number;
+  removed: string[];
+  added: string[];
+}
+
+function hunks(before: string[], after: string[]): Hunk[] {
+  const out: Hunk[] = [];
+  let i = 0;
+  let cur: Hunk | undefined;
+  for (const part of diffArrays(before, after)) {
+    if (!part.added && !part.removed) {
+      if (cur) out.push(cur);
+      cur = undefined;
+      i += part.value.length;
+      continue;
+    }
+    cur ??= { at: i, removed: [], added: [] };
+    if (part.removed) {
+      cur.removed.push(...part.value);
+      i += part.value.length;
+    } else cur.added.push(...part.value);
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/** The hashline ops a model would send for this change. */
+export function hashlineOpsFor(before: string, after: string): HashlineOp[] {
+  const lines = splitLines(before);
+  return hunks(lines, splitLines(after)).map((h): HashlineOp => {
+    if (h.removed.length) {
+      const op: HashlineOp = { op: "replace", pos: lineTag(h.at + 1, lines[h.at]!), lines: h.added.length ? h.added : null };
+      if (h.removed.length > 1) op.end = lineTag(h.at + h.removed.length, lines[h.at + h.removed.length - 1]!);
+      return op;
+    }
+    if (h.at > 0) return { op: "append", pos: lineTag(h.at, lines[h.at - 1]!), lines: h.added };
+    return lines.length ? { op: "prepend", pos: lineTag(1, lines[0]!), lines: h.added } : { op: "append", lines: h.added };
+  });
+}
+
+function occurrences(lines: string[], search: string[]): number {
+  let n = 0;
+  for (let i = 0; i + search.length <= lines.length; i++) {
+    let k = 0;
+    while (k < search.length && lines[i + k] === search[k]) k++;
+    if (k === search.length) n++;
+  }
+  return n;
+}
+
+/** Minimal SEARCH/REPLACE pairs: the changed lines plus just enough context to be unique. */
+export function searchReplaceFor(before: string, after: string): Array<{ search: string[]; replace: string[] }> {
+  const lines = splitLines(before);
+  return hunks(lines, splitLines(after)).map((h) => {
+    let from = h.at;
+    let to = h.at + h.removed.length;
+    let pre: string[] = [];
+    let post: string[] = [];
+    const unique = () => occurrences(lines, [...pre, ...h.removed, ...post]) === 1;
+    for (let grow = 0; (pre.length + h.removed.length + post.length === 0 || !unique()) && grow < lines.length; grow++) {
+      if (from > 0 && (grow % 2 === 0 || to >= lines.length)) pre = lines.slice(--from, h.at);
+      else if (to < lines.length) post = lines.slice(h.at + h.removed.length, ++to);
+      else break;
+    }
+    return { search: [...pre, ...h.removed, ...post], replace: [...pre, ...h.added, ...post] };
+  });
+}
+
+function blockText(path: string, pairs: Array<{ search: string[]; replace: string[] }>): string {
+  return pairs
+    .map((p) => `${path}\n<<<<<<< SEARCH\n${p.search.map((l) => l + "\n").join("")}=======\n${p.replace.map((l) => l + "\n").join("")}>>>>>>> REPLACE\n`)
+    .join("\n");
+}
+
+function applies(before: string, edits: EditInput[], expected: string): boolean {
+  const r = applyEditsToBytes(encoder.encode(before), edits, "f");
+  return r.ok && r.after === expected;
+}
+
+interface TokenCounts {
+  hashline: number;
+  srJson: number;
+  srBlocks: number;
+  whole: number;
+}
+
+function tokensFor(tok: Encoder, path: string, before: string, after: string): TokenCounts | undefined {
+  const ops = hashlineOpsFor(before, after);
+  const pairs = searchReplaceFor(before, after);
+  const blocks = pairs.map((p) => ({ kind: "block" as const, search: p.search, replace: p.replace }));
+  if (!applies(before, ops, after) || !applies(before, blocks, after)) return undefined;
+  const json = pairs.map((p) => ({ old_string: p.search.join("\n"), new_string: p.replace.join("\n") }));
+  return {
+    hashline: tok.encode(JSON.stringify({ path, edits: ops })).length,
+    srJson: tok.encode(JSON.stringify({ path, edits: json })).length,
+    srBlocks: tok.encode(blockText(path, pairs)).length,
+    whole: tok.encode(JSON.stringify({ path, content: after })).length,
+  };
+}
+
+/** A TypeScript-like file of `functions` 4-line functions. */
+function generatedFile(functions: number): string {
+  let s = "";
+  for (let i = 0; i < functions; i++) {
+    s += `export function compute${i}(value: number, factor = ${i % 13}): number {\n  const scaled = value * factor + ${i};\n  return Math.round(scaled / ${(i % 7) + 1});\n}\n`;
+  }
+  return s;
+}
+
+/** Best of `runs` wall times (the least disturbed by other load on the machine). */
+function time(fn: () => void, runs = 7): number {
+  fn();
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+function pct(n: number, d: number): number {
+  return d === 0 ? 100 : Math.round((1000 * n) / d) / 10;
+}
+
+export async function bench(): Promise<BenchSection> {
+  await hashlineReady();
+  const metrics: BenchMetric[] = [];
+
+  // 1. Correctness on the corpus.
+  const corpus = loadCorpus();
+  const counts = new Map<CaseStatus, number>();
+  const wrong: string[] = [];
+  for (const c of corpus) {
+    const r = runCase(c);
+    counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+    if (r.status === "wrong-apply") wrong.push(c.name);
+  }
+  const shouldApply = corpus.filter((c) => "content" in c.expect).length;
+  const shouldRefuse = corpus.length - shouldApply;
+  metrics.push({ name: "corpus cases", value: corpus.length, unit: "cases", note: `${shouldApply} should apply, ${shouldRefuse} should be refused` });
+  metrics.push({ name: "applied correctly", value: pct(counts.get("applied-correctly") ?? 0, shouldApply), unit: "%" });
+  metrics.push({ name: "refused correctly", value: pct(counts.get("refused-correctly") ?? 0, shouldRefuse), unit: "%" });
+  metrics.push({ name: "wrong applies", value: wrong.length, unit: "cases", note: wrong.length ? wrong.join(", ") : "must be 0" });
+  metrics.push({ name: "false refusals", value: counts.get("wrong-refusal") ?? 0, unit: "cases" });
+
+  // 2. Output tokens per edit on the corpus edits that apply.
+  const tok = loadTokenizer();
+  const per: TokenCounts[] = [];
+  for (const c of corpus) {
+    if (!("content" in c.expect) || c.read !== c.file || c.file === "") continue;
+    const t = tokensFor(tok, "src/example.ts", c.file, c.expect.content);
+    if (t) per.push(t);
+  }
+  const avg = (k: keyof TokenCounts) => Math.round((10 * per.reduce((n, t) => n + t[k], 0)) / Math.max(1, per.length)) / 10;
+  const single = { hashline: avg("hashline"), srJson: avg("srJson"), srBlocks: avg("srBlocks"), whole: avg("whole") };
+  const note = `mean over ${per.length} corpus edits, o200k_base`;
+  metrics.push({ name: "tokens per edit: hashline ops (JSON)", value: single.hashline, unit: "tokens", baseline: single.srJson, ratio: single.hashline / single.srJson, note: `${note}; baseline = search/replace JSON` });
+  metrics.push({ name: "tokens per edit: search/replace JSON", value: single.srJson, unit: "tokens", note });
+  metrics.push({ name: "tokens per edit: SEARCH/REPLACE text blocks", value: single.srBlocks, unit: "tokens", note });
+  metrics.push({ name: "tokens per edit: whole-file rewrite", value: single.whole, unit: "tokens", note });
+
+  // 3. Ten successive edits to one 300-line file.
+  let file = generatedFile(75);
+  const seq: TokenCounts = { hashline: 0, srJson: 0, srBlocks: 0, whole: 0 };
+  for (let k = 0; k < 10; k++) {
+    const i = 5 + k * 7;
+    const next = file
+      .replace(`  return Math.round(scaled / ${(i % 7) + 1});\n`, `  if (!Number.isFinite(scaled)) return 0;\n  return Math.round(scaled / ${(i % 7) + 2});\n`)
+      .replace(`export function compute${i}(value: number`, `export function compute${i}(value: number /* checked */`);
+    const t = tokensFor(tok, "src/compute.ts", file, next);
+    if (!t) throw new Error(`bench: generated edit ${k} did not round-trip`);
+    for (const key of Object.keys(seq) as Array<keyof TokenCounts>) seq[key] += t[key];
+    file = next;
+  }
+  metrics.push({ name: "10 edits to one 300-line file: hashline ops", value: seq.hashline, unit: "tokens", baseline: seq.srJson, ratio: seq.hashline / seq.srJson, note: "baseline = search/replace JSON" });
+  metrics.push({ name: "10 edits to one 300-line file: search/replace JSON", value: seq.srJson, unit: "tokens" });
+  metrics.push({ name: "10 edits to one 300-line file: SEARCH/REPLACE blocks", value: seq.srBlocks, unit: "tokens" });
+  metrics.push({ name: "10 edits to one 300-line file: whole-file rewrites", value: seq.whole, unit: "tokens" });
+
+  // 4. Apply time: a 20,000-line file, 100 edits in one call.
+  const big = generatedFile(5000);
+  const bigBytes = encoder.encode(big);
+  const bigLines = splitLines(big);
+  const ops: HashlineOp[] = [];
+  const pairs: EditInput[] = [];
+  const blocks: EditInput[] = [];
+  for (let e = 0; e < 100; e++) {
+    const i = e * 50 + 3;
+    const line = 4 * i + 3;
+    ops.push({ op: "replace", pos: lineTag(line, bigLines[line - 1]!), lines: [`  return Math.round(scaled / ${(i % 7) + 1}) + 1;`] });
+    pairs.push({ old_string: `  const scaled = value * factor + ${i};\n`, new_string: `  const scaled = value * factor + ${i} + 1;\n` });
+    blocks.push({ kind: "block", search: [`  const scaled = value * factor + ${i};`], replace: [`  const scaled = value * factor + ${i} + 1;`] });
+  }
+  for (const [name, edits] of [
+    ["hashline ops", ops],
+    ["search/replace JSON", pairs],
+    ["SEARCH/REPLACE blocks", blocks],
+  ] as const) {
+    const r = applyEditsToBytes(bigBytes, edits as EditInput[], "big.ts");
+    if (!r.ok) throw new Error(`bench: ${name} on the large file failed: ${r.message}`);
+    const ms = time(() => applyEditsToBytes(bigBytes, edits as EditInput[], "big.ts"));
+    metrics.push({ name: `apply 100 edits to a 20,000-line file: ${name}`, value: ms, unit: "ms", note: `${(bigBytes.length / 2 ** 20).toFixed(2)} MiB file, best of 7` });
+  }
+
+  // 5. Hashline view throughput.
+  const viewMs = time(() => formatHashlineView(bigLines), 9);
+  metrics.push({ name: "hashline view throughput", value: bigBytes.length / 2 ** 20 / (viewMs / 1000), unit: "MiB/s", note: "file bytes formatted per second, 20,000-line file, best of 9" });
+
+  return {
+    section: "edit",
+    method:
+      "Corpus: test/fixtures/edit-corpus (realistic model edits with expected results) through the edit engine. Tokens: for each corpus " +
+      "edit that applies, the same change is generated as hashline ops, minimal search/replace pairs (changed lines plus just enough " +
+      "context to be unique) and a whole-file rewrite, each checked to reproduce the expected file, and counted as tool-call arguments " +
+      "with js-tiktoken o200k_base. Timing: best-of-7 wall time of applyEditsToBytes (decode, validate, apply, encode).",
+    metrics,
+  };
+}
