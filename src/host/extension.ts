@@ -44,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  if (process.env.YOKE_TEST_SUITE) void runTestSuite(process.env.YOKE_TEST_SUITE, process.env.YOKE_TEST_RESULTS, log);
+  if (process.env.YOKE_TEST_SUITE) void runTestSuite(context.extension.id, process.env.YOKE_TEST_SUITE, process.env.YOKE_TEST_RESULTS, log);
 
   return {
     snapshot: () => getController().snapshot(),
@@ -114,9 +114,11 @@ async function clearApiKey(keys: ApiKeys): Promise<void> {
 }
 
 /** Test hook: env YOKE_TEST_SUITE names a JS file exporting run(); its result goes to YOKE_TEST_RESULTS. */
-async function runTestSuite(suitePath: string, resultsPath: string | undefined, log: vscode.LogOutputChannel): Promise<void> {
+async function runTestSuite(extensionId: string, suitePath: string, resultsPath: string | undefined, log: vscode.LogOutputChannel): Promise<void> {
   let result: { passed: number; failed: number; failures: string[] };
   try {
+    // Run only once VS Code reports the activation finished, so the suite can use our exports.
+    for (let i = 0; i < 400 && !vscode.extensions.getExtension(extensionId)?.isActive; i++) await new Promise((r) => setTimeout(r, 25));
     // A runtime path: the bundler leaves a non-literal require as it is.
     const suite = require(suitePath) as { run(): Promise<typeof result> };
     result = await suite.run();

@@ -208,7 +208,7 @@ export class SessionController implements vscode.Disposable {
       ...(streaming ? { streaming } : {}),
       pending: this.approver.current,
       usage: this.vm.usage,
-      modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : s.demoLabel || s.model || s.provider,
+      modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : firstRun ? "no model" : s.demoLabel || s.model || s.provider,
       mode: this.shownId ? this.vm.mode : s.permissionMode,
       restricted: !vscode.workspace.isTrusted,
       firstRun,

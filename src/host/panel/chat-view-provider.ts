@@ -35,12 +35,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     });
     const controller = this.controller();
     const resolved = performance.now();
-    let firstState = true;
+    /** When the webview last said ready and has not had its state yet (timing for the log). */
+    let readyAt: number | undefined;
     const post = (msg: HostToWebview) => {
       if (this.view !== view) return;
-      if (msg.type === "state" && firstState) {
-        firstState = false;
-        this.log.info(`panel: first state ${(performance.now() - resolved).toFixed(0)} ms after the view was resolved`);
+      if (msg.type === "state" && readyAt !== undefined) {
+        this.log.info(`panel: state sent ${(performance.now() - readyAt).toFixed(0)} ms after ready`);
+        readyAt = undefined;
       }
       void view.webview.postMessage(msg).then(undefined, () => undefined);
     };
@@ -52,7 +53,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.log.warn(`dropped an invalid message from the webview: ${parsed.error}`);
           return;
         }
-        if (parsed.message.type === "ready") this.log.info(`panel: webview ready ${(performance.now() - resolved).toFixed(0)} ms after the view was resolved`);
+        if (parsed.message.type === "ready") {
+          readyAt = performance.now();
+          this.log.info(`panel: webview ready ${(readyAt - resolved).toFixed(0)} ms after the view was resolved`);
+        }
         controller.handle(parsed.message).catch((err: unknown) => {
           this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
           post({ type: "error", message: (err as Error)?.message ?? String(err) });
