@@ -29,7 +29,7 @@ Usage:
   yoke bench [--json]
 
 Run options:
-  --provider anthropic|openai|openai-compatible   (default: from ~/.yoke/settings.json, else anthropic)
+  --provider anthropic|openai|openai-compatible   (default: anthropic)
   --base-url URL  --model NAME  --api-key-env VAR
   --permission-mode default|acceptEdits|plan|bypassPermissions
   --session-dir DIR  --max-turns N  --json  --cwd DIR

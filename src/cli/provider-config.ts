@@ -4,8 +4,8 @@ import { UsageError } from "./args";
 
 const PROVIDERS: readonly ProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];
 const DEFAULT_MODELS: Partial<Record<ProviderId, string>> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-4.1",
+  anthropic: "claude-sonnet-5",
+  openai: "gpt-5.1",
 };
 const DEFAULT_KEY_ENV: Partial<Record<ProviderId, string>> = {
   anthropic: "ANTHROPIC_API_KEY",
@@ -35,7 +35,7 @@ export async function providerConfigFromFlags(flags: ProviderFlags, env: NodeJS.
     throw new UsageError(`no API key for ${provider}: set ${keyEnv} (or name another variable with --api-key-env)`);
   }
   const model = flags.model ?? DEFAULT_MODELS[provider] ?? (await firstServerModel(flags.baseUrl!, apiKey));
-  return { provider, model, baseUrl: flags.baseUrl, apiKey, stream: flags.stream ?? true };
+  return { provider, model, baseUrl: flags.baseUrl, apiKey, apiKeyEnv: keyEnv, stream: flags.stream ?? true };
 }
 
 /** Asks an OpenAI-compatible server for its models (GET /models) and takes the first. */

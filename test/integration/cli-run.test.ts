@@ -61,7 +61,7 @@ describe("yoke run", () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "Hello from the Anthropic wire." }], apiKey: "sk-test" });
     const r = await runCli(
-      ["run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-4-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"],
+      ["run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"],
       { env: { ANTHROPIC_API_KEY: "sk-test" } },
     );
     expect(r.code).toBe(0);

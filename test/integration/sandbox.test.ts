@@ -222,6 +222,17 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(cmd.bounded().head).toEqual(["tty", "red"]);
     expect(readFileSync(cmd.logPath, "utf8")).toContain("\x1b[31mred");
   });
+
+  it.skipIf(!!unusable)("captures every byte of a fast command's output on a pseudo-terminal", async () => {
+    runner = make({ pty: true });
+    for (let i = 0; i < 15; i++) {
+      const cmd = runner.start({ command: `head -c 300000 /dev/zero | tr '\\0' a; echo; echo END`, cwd: ws.root, background: false, network: "off" });
+      await cmd.wait();
+      const seen = cmd.bounded();
+      expect([...seen.head, ...seen.tail].at(-1)).toBe("END");
+      expect(readFileSync(cmd.logPath, "utf8").replace(/\r/g, "")).toBe("a".repeat(300_000) + "\nEND\n");
+    }
+  });
 });
 
 describe("missing backends", () => {

@@ -87,7 +87,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
     throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")} (got "${values.mode}")`);
   const cwd = resolve(values.cwd ?? ".");
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
-  for (const f of values.settings ?? []) if (!existsSync(resolve(cwd, f))) throw new UsageError(`--settings ${f}: no such file`);
+  for (const f of values.settings ?? []) if (!existsSync(resolve(f))) throw new UsageError(`--settings ${f}: no such file`);
 
   const result = await checkPermission({
     tool: values.tool,
@@ -95,7 +95,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
     cwd,
     home: values.home,
     mode: values.mode as PermissionMode | undefined,
-    settings: values.settings,
+    settings: values.settings?.map((f) => resolve(f)),
     trusted: !values.untrusted,
   });
   for (const p of result.problems) io.err(`warning: ${p}\n`);
