@@ -4,6 +4,7 @@
  * file, the bounded model view and live listeners.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { OutputBounder, type OutputLimits } from "../../core/commands/output";
@@ -17,10 +18,13 @@ import type {
 } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
 import { CommandLog } from "./log-file";
-import { groupAlive, signalTree, terminateTree, type TreeTarget } from "./process-tree";
+import { groupAlive, isAlive, signalTree, terminateTree, type TreeTarget } from "./process-tree";
 import type { IPty } from "./pty";
 import { loadPty } from "./pty";
 import type { SandboxBackend, WrapRequest } from "./sandbox/types";
+
+/** After a pty command exits, its output must be quiet this long before the stream is closed. */
+const PTY_QUIET_MS = 10;
 
 /** Raw output kept in memory for a mirror that attaches late. */
 const REPLAY_CHARS = 256 * 1024;
@@ -90,7 +94,9 @@ export class NodeRunningCommand implements RunningCommand {
     this.log = new CommandLog(spec.logPath);
     this.bounder = new OutputBounder(spec.limits);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
-    this.wrapReq = { argv: [spec.shell, "-c", req.command], cwd: req.cwd, network: req.network, id: spec.id };
+    // On pipes, stderr is sent into the stdout pipe first thing, so that the two stay in the order written.
+    const script = spec.usePty ? req.command : `exec 2>&1\n${req.command}`;
+    this.wrapReq = { argv: [spec.shell, "-c", script], cwd: req.cwd, network: req.network, id: spec.id };
     const wrapped = spec.sandbox.wrap(this.wrapReq);
     this.mode = spec.usePty ? "pty" : "pipe";
     try {
@@ -182,10 +188,33 @@ export class NodeRunningCommand implements RunningCommand {
     });
     this.term = term;
     this.pid = term.pid;
-    term.onData((data) => this.handle(Buffer.from(data, "utf8"), data));
+    let lastData = Date.now();
+    term.onData((data) => {
+      lastData = Date.now();
+      this.handle(Buffer.from(data, "utf8"), data);
+    });
     term.onExit(({ exitCode, signal }) => {
       void this.onProcessExit(signal ? null : exitCode, signalName(signal));
     });
+    // On Linux the last output of a fast-exiting command can be lost when the terminal hangs up
+    // (node-pty issues #85, #726). Holding the terminal's other end open until the process is
+    // gone and the output has gone quiet makes every byte reach us; closing it then ends the stream.
+    const ptsName = (term as unknown as { ptsName?: string }).ptsName;
+    if (!ptsName || process.platform !== "linux") return;
+    let slave: number | undefined;
+    try {
+      slave = openSync(ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+    } catch {
+      return;
+    }
+    const pid = term.pid;
+    const poll = setInterval(() => {
+      if (slave === undefined) return clearInterval(poll);
+      if (isAlive(pid) || Date.now() - lastData < PTY_QUIET_MS) return;
+      clearInterval(poll);
+      closeSync(slave);
+      slave = undefined;
+    }, 5);
   }
 
   private spawnPipes(file: string, args: string[]): void {
@@ -247,7 +276,7 @@ export class NodeRunningCommand implements RunningCommand {
     this.finish(code, signal);
   }
 
-  /** Waits for the last output after the process exited (pipes: until closed, at most 1 s). */
+  /** Waits for the last output after the process exited (pipes: until they close, at most 1 s). */
   private async drain(): Promise<void> {
     const child = this.child;
     if (child) {
@@ -265,7 +294,7 @@ export class NodeRunningCommand implements RunningCommand {
       });
       return;
     }
-    await new Promise((r) => setTimeout(r, 50));
+    // pty: node-pty reports the exit only after its stream closed, so all output is in.
   }
 
   private finish(code: number | null, signal: string | null, error?: string): void {
