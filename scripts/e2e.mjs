@@ -7,6 +7,8 @@
 //      extension-host-suite.e2e.test.ts, which runs that mocha suite inside code-server's extension host.
 // Extra arguments go to vitest (e.g. a file filter). Screenshots and logs: test-results/e2e/.
 import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildVscodeSuite } from "./lib/build-vscode-suite.mjs";
 import { setupCodeServer } from "./lib/code-server.mjs";
@@ -18,15 +20,20 @@ const log = (line) => console.log(`[yoke e2e] ${line}`);
 
 try {
   log("checking code-server, Node 24 and chromium");
-  setupCodeServer();
-  const { vsix } = await packageVsix({ log });
+  const setup = setupCodeServer();
+  const built = await packageVsix({ log });
+  // A private copy: a concurrent `npm run package` must not swap the extension under the tests.
+  const privateDir = mkdtempSync(join(tmpdir(), "yoke-e2e-vsix-"));
+  const vsix = join(privateDir, "yoke.vsix");
+  copyFileSync(built.vsix, vsix);
+  process.on("exit", () => rmSync(privateDir, { recursive: true, force: true }));
   const { suite } = await buildVscodeSuite();
   log(`bundled the extension-host suite to ${suite} (${elapsed()})`);
   const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
   const r = spawnSync(process.execPath, [vitest, "run", "-c", "vitest.e2e.config.ts", ...process.argv.slice(2)], {
     cwd: ROOT,
     stdio: "inherit",
-    env: { ...process.env, YOKE_VSIX: vsix, YOKE_VSCODE_SUITE: suite },
+    env: { ...process.env, YOKE_VSIX: vsix, YOKE_VSCODE_SUITE: suite, YOKE_E2E_SETUP: `${setup.node} ${setup.codeServer}` },
   });
   log(`finished in ${elapsed()} (screenshots and logs in test-results/e2e/)`);
   process.exit(r.status ?? 1);

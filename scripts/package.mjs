@@ -4,7 +4,7 @@
 // Before packaging, the file list is checked: only dist/, media/, lessons/, package.json,
 // README and LICENSE may ship (.vscodeignore decides; a missing .vscodeignore gets a strict fallback).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -84,7 +84,8 @@ export async function packageVsix(opts = {}) {
   const ignore = ignoreFile();
   const files = await checkFileList(ignore);
   log(`[yoke package] packaging ${files.length} files with vsce`);
-  rmSync(VSIX_PATH, { force: true });
+  // Written under a temporary name and renamed: a concurrent reader never sees a missing or half file.
+  const partial = `${VSIX_PATH}.${process.pid}.partial.vsix`;
   const vsceBin = join(ROOT, "node_modules", "@vscode", "vsce", "vsce");
   run(
     process.execPath,
@@ -94,10 +95,11 @@ export async function packageVsix(opts = {}) {
       "--allow-missing-repository",
       "--no-rewrite-relative-links",
       "--ignoreFile", ignore,
-      "--out", VSIX_PATH,
+      "--out", partial,
     ],
     "vsce package",
   );
+  renameSync(partial, VSIX_PATH);
   const bytes = statSync(VSIX_PATH).size;
   log(`[yoke package] wrote ${relative(ROOT, VSIX_PATH)} (${Math.round(bytes / 1024)} KiB)`);
   return { vsix: VSIX_PATH, files, bytes };

@@ -10,9 +10,13 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * Runs scripts/setup-e2e.sh (idempotent) and returns the Node 24 binary and code-server entry it
- * reports on its last stdout line. Progress goes to stderr (inherited).
+ * reports on its last stdout line. Progress goes to stderr (inherited). Env YOKE_E2E_SETUP
+ * ("<node24> <code-server>") skips the script.
  */
 export function setupCodeServer() {
+  // scripts/e2e.mjs has run it already and passes the answer down to the test processes.
+  const known = process.env.YOKE_E2E_SETUP?.split(" ");
+  if (known?.length === 2 && known.every((p) => existsSync(p))) return { node: known[0], codeServer: known[1] };
   const r = spawnSync("bash", [join(ROOT, "scripts", "setup-e2e.sh")], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],

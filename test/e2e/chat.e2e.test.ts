@@ -47,6 +47,9 @@ describe("chat panel in code-server", () => {
     const page = browser.page;
     const shot = screenshotter(page, "chat");
     await openWorkbench(page, server.url);
+    // README.md open in the editor: what a person would look at while asking about it.
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "README.md" }).first().click();
+    await page.locator(".editor-instance .view-lines", { hasText: "tidewatch" }).first().waitFor({ timeout: 30_000 });
     let frame = await openYokeView(page);
     await shot("panel-open");
 
