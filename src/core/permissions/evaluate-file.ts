@@ -67,11 +67,11 @@ export async function evaluateFileTool(req: PermissionCheck, mode: PermissionMod
   if (mode === "bypassPermissions") return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
   if (reading) {
     if (issues.length === 0) return decide("allow", "mode", `Reading inside the workspace is allowed in ${mode} mode.`);
-    return decide("ask", "mode", `${capitalise(issues.join("; "))}, so reading it needs approval.`);
+    return decide("ask", "mode", `${issues.join("; ")}, so reading it needs approval.`);
   }
   if (mode === "acceptEdits") {
     if (issues.length === 0) return decide("allow", "mode", "acceptEdits mode allows edits inside the workspace.");
-    return decide("ask", "mode", `${capitalise(issues.join("; "))}, so ${verbIng(perm)} it needs approval even in acceptEdits mode.`);
+    return decide("ask", "mode", `${issues.join("; ")}, so ${verbIng(perm)} it needs approval even in acceptEdits mode.`);
   }
   const extra = issues.length ? ` (${issues.join("; ")})` : "";
   return decide("ask", "mode", `${capitalise(verbIng(perm))} files needs approval in default mode${extra}.`);
