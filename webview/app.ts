@@ -23,9 +23,9 @@ export class App {
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
-  private readonly resumed = el("div", { class: "banner resumed", "data-testid": "resumed-banner", hidden: true }, [
-    "Opened from history. Send a message to continue this session.",
-  ]);
+  private readonly resumedText = el("span", {});
+  private readonly continueButton: HTMLElement;
+  private readonly resumed = el("div", { class: "banner resumed", "data-testid": "resumed-banner", hidden: true }, [this.resumedText]);
   private readonly error = el("div", { class: "banner error", "data-testid": "error-banner", role: "alert", hidden: true });
   private readonly empty = el("div", { class: "empty", "data-testid": "empty-state", hidden: true }, ["Ask Yoke to explain, fix or change something in this workspace."]);
   private state: ViewState = "idle";
@@ -34,6 +34,8 @@ export class App {
 
   constructor(root: HTMLElement, private readonly host: HostApi) {
     const send = host.send;
+    this.continueButton = button({ label: "Continue", appearance: "secondary", testid: "continue", onClick: () => send({ type: "continue" }) });
+    this.resumed.append(this.continueButton);
     this.header = new Header(() => send({ type: "newSession" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
@@ -118,6 +120,11 @@ export class App {
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.resumed.hidden = !s.resumed || s.items.length === 0;
+    const interrupted = s.state === "interrupted";
+    this.resumedText.textContent = interrupted
+      ? "This session was interrupted. Continue it, or send a message."
+      : "Opened from history. Send a message to continue this session.";
+    this.continueButton.hidden = !interrupted;
     this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
     this.hideError();
   }

@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
 export function deactivate(): void {}
 
 async function openSessionPick(controller: SessionController, panel: ChatViewProvider): Promise<void> {
-  const sessions = controller.history();
+  const sessions = controller.history(true);
   if (!sessions.length) {
     void vscode.window.showInformationMessage("Yoke: no sessions in this workspace yet.");
     return;

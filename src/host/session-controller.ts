@@ -6,7 +6,7 @@ import { AgentSession, type AgentSessionOptions } from "../core/loop/agent-sessi
 import type { Disposable, SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
 import type { Provider } from "../core/providers/types";
-import { summarizeSession } from "../core/session/projection";
+import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
@@ -45,6 +45,7 @@ export class SessionController implements vscode.Disposable {
   private deltaBuf = { text: "", reasoning: "" };
   private deltaTimer: ReturnType<typeof setTimeout> | undefined;
   private servers: FirstRunView["servers"] | undefined;
+  private readonly summaries = new Map<string, SessionSummary>();
   private probing: Promise<void> | undefined;
   private post: (msg: HostToWebview) => void = () => {};
   private readonly disposables: vscode.Disposable[] = [];
@@ -86,6 +87,8 @@ export class SessionController implements vscode.Disposable {
         return this.pushState();
       case "prompt":
         return this.send(msg.text);
+      case "continue":
+        return this.run((session) => session.continue());
       case "stop":
         return this.stop();
       case "newSession":
@@ -120,7 +123,12 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
-  async send(text: string): Promise<void> {
+  send(text: string): Promise<void> {
+    return this.run((session) => session.send(text));
+  }
+
+  /** Runs the loop on the live session (resuming the shown one first); one run at a time. */
+  private async run(act: (session: AgentSession) => Promise<void>): Promise<void> {
     if (this.running) {
       this.post({ type: "error", message: "Yoke is still working on the last message. Wait for it or press Stop." });
       return;
@@ -130,7 +138,7 @@ export class SessionController implements vscode.Disposable {
     try {
       const session = await this.liveSession();
       this.resumed = false;
-      await session.send(text);
+      await act(session);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!(err instanceof UserFacingError) && (err as Error)?.name !== "ProviderConfigError") this.log.error(`send failed: ${(err as Error)?.stack ?? message}`);
@@ -171,12 +179,18 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sessions of this workspace, newest first, for the history list and the quick pick. */
-  history(): SessionItemView[] {
+  history(fresh = false): SessionItemView[] {
     const store = this.sessionStore();
     const out: SessionItemView[] = [];
+    if (fresh) this.summaries.clear();
     for (const id of store.list().slice(0, MAX_HISTORY)) {
       try {
-        const s = summarizeSession(parseLog(store.read(id)).events, id);
+        // Logs other than the shown one change only if another process writes them: cached.
+        let s = id === this.shownId ? undefined : this.summaries.get(id);
+        if (!s) {
+          s = summarizeSession(parseLog(store.read(id)).events, id);
+          this.summaries.set(id, s);
+        }
         const status: ViewState = id === this.shownId && this.running ? this.vm.state : s.status;
         out.push({ id, title: s.title, status, updatedAt: s.updatedAt, modelLabel: s.label ?? s.model, active: id === this.shownId });
       } catch (err) {

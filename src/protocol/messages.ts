@@ -130,6 +130,8 @@ export type HostToWebview = z.infer<typeof HostToWebview>;
 export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), protocol: z.number() }),
   z.object({ type: z.literal("prompt"), text: z.string().check(z.minLength(1), z.maxLength(1_000_000)) }),
+  /** Continue an interrupted session without a new message. */
+  z.object({ type: z.literal("continue") }),
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("newSession") }),
   z.object({ type: z.literal("openSession"), id }),

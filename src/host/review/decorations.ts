@@ -45,8 +45,9 @@ export class ReviewDecorations implements vscode.Disposable {
         const hover = new vscode.MarkdownString(`**Yoke, hunk ${k + 1}: ${n} line${n === 1 ? "" : "s"} removed**`);
         const shown = h.beforeLines.slice(0, MAX_HOVER_LINES).map((l) => l.replace(/\r?\n$/, ""));
         hover.appendCodeblock(shown.join("\n") + (n > MAX_HOVER_LINES ? `\n… (${n - MAX_HOVER_LINES} more)` : ""), editor.document.languageId);
+        const eol = editor.document.lineAt(first).range.end;
         notes.push({
-          range: new vscode.Range(first, 0, first, 0),
+          range: new vscode.Range(eol, eol),
           hoverMessage: hover,
           renderOptions: {
             after: {

@@ -50,6 +50,7 @@ const webviewMessages: WebviewToHost[] = [
   { type: "ready", protocol: PROTOCOL_VERSION },
   { type: "prompt", text: "hello\nworld" },
   { type: "stop" },
+  { type: "continue" },
   { type: "newSession" },
   { type: "openSession", id: "20261130-abc" },
   { type: "permissionAnswer", callId: "call_1", decision: "allow" },

@@ -240,6 +240,15 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await page.locator("[data-testid=first-run]").isVisible()).toBe(false);
   });
 
+  it("offers Continue for an interrupted session opened from history", async () => {
+    await post({ type: "state", snapshot: baseSnapshot({ state: "interrupted", resumed: true, items: [{ kind: "user", id: "u1", text: "long task" }] }) });
+    expect(await page.locator("[data-testid=resumed-banner]").textContent()).toContain("interrupted");
+    await page.locator("[data-testid=continue]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "continue" });
+    await post({ type: "status", state: "thinking" });
+    expect(await page.locator("[data-testid=resumed-banner]").isVisible()).toBe(false);
+  });
+
   it("drops invalid host messages and keeps working", async () => {
     await post({ type: "event", view: { kind: "html", id: "x", html: "<b>bad</b>" } });
     await post({ type: "status", state: "exploded" });
