@@ -4,7 +4,7 @@
  */
 import { baseName, dirName, isInside, normalizePath, relativePath } from "../paths";
 import type { FileStat, WorkspaceFs } from "../ports";
-import type { ReadText } from "./ignore-rules";
+import type { RuleSource } from "./ignore-rules";
 import type { ToolContext } from "./types";
 
 /** Stat that follows a final symlink (which resolveWorkspacePath already checked stays inside). */
@@ -86,12 +86,20 @@ export async function similarFiles(ctx: ToolContext, abs: string): Promise<strin
   return out.slice(0, 5);
 }
 
-/** Reads a text file through the workspace fs; undefined when missing or unreadable. */
-export function fsReadText(fs: WorkspaceFs): ReadText {
+/** Rule files read through the workspace fs. */
+export function fsRuleSource(fs: WorkspaceFs): RuleSource {
   const dec = new TextDecoder();
-  return async (abs) => {
-    const st = await fs.stat(abs).catch(() => undefined);
-    if (st?.type !== "file") return undefined;
-    return fs.readFile(abs).then((b) => dec.decode(b), () => undefined);
+  return {
+    async read(abs) {
+      const st = await fs.stat(abs).catch(() => undefined);
+      if (st?.type !== "file") return undefined;
+      return fs.readFile(abs).then(
+        (b) => dec.decode(b),
+        () => undefined,
+      );
+    },
+    async exists(abs) {
+      return (await fs.stat(abs).catch(() => undefined)) !== undefined;
+    },
   };
 }

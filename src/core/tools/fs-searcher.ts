@@ -7,7 +7,7 @@
 import picomatch from "picomatch/posix";
 import { baseName, joinPath, normalizePath, relativePath } from "../paths";
 import type { GlobOptions, GrepLine, GrepOptions, GrepResult, Searcher, WorkspaceFs } from "../ports";
-import { fsReadText } from "./file-access";
+import { fsRuleSource } from "./file-access";
 import { IgnoreRules } from "./ignore-rules";
 
 type Override = (rel: string, isDir: boolean) => "include" | "exclude" | undefined;
@@ -86,7 +86,7 @@ export interface FsSearcherOptions {
 }
 
 export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}): Searcher {
-  const read = fsReadText(fs);
+  const read = fsRuleSource(fs);
   const ignoreRoot = normalizePath(opts.ignoreRoot ?? fs.root);
 
   async function files(path: string, glob: string | undefined, signal?: AbortSignal): Promise<string[]> {

@@ -4,7 +4,7 @@ import { joinPath, normalizePath, resolveWorkspacePath } from "../paths";
 import type { FileType, WorkspaceFs } from "../ports";
 import { IgnoreRules } from "./ignore-rules";
 import { note } from "./output";
-import { fsReadText, statFollow } from "./file-access";
+import { fsRuleSource, statFollow } from "./file-access";
 import { defineTool, ToolError } from "./types";
 
 export const MAX_LIST_ENTRIES = 500;
@@ -83,7 +83,7 @@ export const listFilesTool = defineTool({
     }
     const depth = args.depth ?? 2;
     const root = normalizePath(ctx.fs.root);
-    const rules = await IgnoreRules.forDir(fsReadText(ctx.fs), root, abs);
+    const rules = await IgnoreRules.forDir(fsRuleSource(ctx.fs), root, abs);
     const w: Walk = { fs: ctx.fs, maxDepth: depth, lines: [], truncated: false, signal: ctx.signal };
     await walk(w, abs, rules, 1);
     const header = `${rel === "." ? "Workspace root" : rel + "/"} (depth ${depth}):`;

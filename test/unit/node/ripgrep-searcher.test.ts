@@ -167,3 +167,37 @@ describe("findRipgrep", () => {
     }
   });
 });
+
+describe("ignore files above the searched folder", () => {
+  let parent: string;
+  let ws: string;
+  beforeAll(() => {
+    parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-parent-")));
+    ws = path.join(parent, "ws");
+    fs.mkdirSync(path.join(ws, "src"), { recursive: true });
+    fs.writeFileSync(path.join(parent, ".gitignore"), "ws/\n*.log\n");
+    fs.writeFileSync(path.join(ws, "src/a.ts"), "needle\n");
+    fs.writeFileSync(path.join(ws, "b.log"), "needle\n");
+  });
+  afterAll(() => fs.rmSync(parent, { recursive: true, force: true }));
+
+  async function both(): Promise<string[]> {
+    const opts = { pattern: "needle", path: ws, maxMatches: 50 };
+    const [a, b] = await Promise.all([createRipgrepSearcher().grep(opts), createJsSearcher().grep(opts)]);
+    expect(b).toEqual(a);
+    return a.lines.map((l) => path.relative(ws, l.path));
+  }
+
+  it("never ignores the searched folder itself, but applies the other parent rules", async () => {
+    expect(await both()).toEqual(["src/a.ts"]);
+  });
+
+  it("stops at a repository root: rules above a folder holding .git do not apply", async () => {
+    fs.mkdirSync(path.join(ws, ".git"));
+    try {
+      expect(await both()).toEqual(["b.log", "src/a.ts"]);
+    } finally {
+      fs.rmSync(path.join(ws, ".git"), { recursive: true });
+    }
+  });
+});
