@@ -51,26 +51,31 @@ function matchesAt(keys: readonly string[], seg: readonly string[], at: number):
  * already normalised for comparison. The first and last segments must not be empty.
  */
 export function findElisionMatches(keys: readonly string[], segments: readonly string[][], limit = 10): ElisionMatch[] {
-  const first = segments[0]!;
+  // Where each non-empty segment matches, in order, so each chain step is a binary search.
+  const where = segments.map((seg) => {
+    if (seg.length === 0) return [];
+    const at: number[] = [];
+    for (let t = 0; t + seg.length <= keys.length; t++) if (keys[t] === seg[0] && matchesAt(keys, seg, t)) at.push(t);
+    return at;
+  });
+  const nextAt = (list: number[], pos: number): number => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]! < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < list.length ? list[lo]! : -1;
+  };
   const out: ElisionMatch[] = [];
-  for (let s = 0; s + first.length <= keys.length; s++) {
-    if (!matchesAt(keys, first, s)) continue;
-    let pos = s + first.length;
+  for (const s of where[0]!) {
+    let pos = s + segments[0]!.length;
     const gaps: Array<[number, number]> = [];
     let ok = true;
     for (let i = 1; i < segments.length; i++) {
       const seg = segments[i]!;
-      let at = -1;
-      if (seg.length === 0) {
-        at = pos;
-      } else {
-        for (let t = pos; t + seg.length <= keys.length; t++) {
-          if (matchesAt(keys, seg, t)) {
-            at = t;
-            break;
-          }
-        }
-      }
+      const at = seg.length === 0 ? pos : nextAt(where[i]!, pos);
       if (at < 0) {
         ok = false;
         break;

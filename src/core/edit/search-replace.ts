@@ -4,13 +4,13 @@
  * accepted only when it matches exactly one place. Nothing fuzzy is ever applied: a miss is
  * refused with the closest region of the file, an ambiguity with the candidate line numbers.
  */
-import { diffArrays, diffChars } from "diff";
-import { closestRegion } from "./closest-region";
+import { diffChars } from "diff";
 import { countElisions, findElisionMatches, isElisionLine, splitAtElisions } from "./elision";
-import { formatHashlineView } from "./hashline";
+import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
+import { ambiguous, lineOf, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
-import { applySplices, docLines, lineStarts, type Splice, type TextDoc } from "./text-doc";
+import { applySplices, docLines, lineStarts, type TextDoc } from "./text-doc";
 import type { MatchRung } from "./types";
 
 export interface SearchReplaceRequest {
@@ -33,142 +33,11 @@ const KEYS: Record<Exclude<MatchRung, "elision">, (l: string) => string> = {
   unicode: (l) => foldLookalikes(l).trim(),
 };
 
-const RUNG_WORDS: Record<MatchRung, string> = {
-  exact: "exactly",
-  whitespace: "when trailing whitespace is ignored",
-  indentation: "when indentation is ignored",
-  unicode: "when Unicode look-alikes (smart quotes, dashes, special spaces) are read as ASCII",
-  elision: "with the elided (...) lines skipped",
-};
-
-const VIEW_CONTEXT = 2;
 /** A line ending in whitespace (an explicit class: much faster than [^\S\n] on large files). */
 const TRAILING_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]\n/;
-const MAX_VIEW_LINES = 40;
-
-function toLines(s: string): string[] {
-  if (s === "") return [];
-  const lines = s.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-function plural(n: number, w: string): string {
-  return `${n} ${w}${n === 1 ? "" : "s"}`;
-}
-
-/** The 1-based line number of an offset. */
-function lineOf(text: string, offset: number): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
-function range(start: number, count: number): string {
-  return count <= 1 ? `line ${start + 1}` : `lines ${start + 1}-${start + count}`;
-}
-
-/** The hashline view of file lines [start, start + count) with a little context, capped. */
-export function regionView(lines: readonly string[], start: number, count: number): string {
-  const from = Math.max(1, start + 1 - VIEW_CONTEXT);
-  const to = Math.min(lines.length, start + count + VIEW_CONTEXT);
-  if (to - from + 1 <= MAX_VIEW_LINES) return formatHashlineView(lines, from, to);
-  const half = Math.floor(MAX_VIEW_LINES / 2);
-  return `${formatHashlineView(lines, from, from + half - 1)}\n    ...\n${formatHashlineView(lines, to - half + 1, to)}`;
-}
-
-/** All starts (0-based) where `search` matches under `key`. */
-function findAll(fileKeys: readonly string[], searchKeys: readonly string[], limit = 50): number[] {
-  const out: number[] = [];
-  const m = searchKeys.length;
-  for (let i = 0; i + m <= fileKeys.length; i++) {
-    if (fileKeys[i] !== searchKeys[0]) continue;
-    let k = 1;
-    while (k < m && fileKeys[i + k] === searchKeys[k]) k++;
-    if (k === m) {
-      out.push(i);
-      if (out.length >= limit) break;
-    }
-  }
-  return out;
-}
-
-/**
- * The replacement lines: lines REPLACE keeps unchanged from SEARCH are the file's own lines;
- * changed and new lines go through `map` (re-indentation, look-alike restoration).
- */
-function buildReplacement(
-  file: readonly string[],
-  search: readonly string[],
-  replace: readonly string[],
-  map: (r: string, pair?: { s: string; f: string }) => string,
-): string[] {
-  const out: string[] = [];
-  let si = 0;
-  let ri = 0;
-  const parts = diffArrays(search as string[], replace as string[]);
-  for (let p = 0; p < parts.length; p++) {
-    const part = parts[p]!;
-    const n = part.count ?? part.value.length;
-    if (!part.added && !part.removed) {
-      for (let k = 0; k < n; k++) out.push(file[si + k]!);
-      si += n;
-      ri += n;
-    } else if (part.removed) {
-      const next = parts[p + 1];
-      if (next?.added) {
-        const d = next.count ?? next.value.length;
-        for (let k = 0; k < d; k++) out.push(map(replace[ri + k]!, k < n ? { s: search[si + k]!, f: file[si + k]! } : undefined));
-        ri += d;
-        p++;
-      }
-      si += n;
-    } else {
-      for (let k = 0; k < n; k++) out.push(map(replace[ri + k]!));
-      ri += n;
-    }
-  }
-  return out;
-}
-
-/** The splice that replaces file lines [start, start + count) by `out`. */
-function lineSplice(text: string, starts: readonly number[], start: number, count: number, out: readonly string[]): Splice {
-  const n = starts.length;
-  let s = starts[start] ?? text.length;
-  const end = start + count < n ? starts[start + count]! : text.length;
-  const hasNewline = start + count < n || text.endsWith("\n");
-  const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
-  if (!out.length && !hasNewline && s > 0) s -= 1;
-  return { start: s, end, text: body };
-}
 
 function content(l: string): string {
   return l.slice(leadingWhitespace(l).length);
-}
-
-function notFound(req: SearchReplaceRequest, lines: readonly string[], search: readonly string[], extra = ""): string {
-  const near = closestRegion(lines, search.filter((l) => !isElisionLine(l)).length ? search.filter((l) => !isElisionLine(l)) : search);
-  let msg = `SEARCH text not found in ${req.path}${extra}.`;
-  if (near && near.similarity >= 0.3) {
-    msg +=
-      ` The closest region is ${range(near.start, near.count)} (${Math.round(near.similarity * 100)}% similar); current text:\n` +
-      `${regionView(lines, near.start, near.count)}\n`;
-    msg += `Fix: copy SEARCH from the current text above (without the "N#HH|" prefixes) and retry, or use a hashline replace op with those anchors.`;
-  } else {
-    msg += ` Nothing in the file is close to it (${plural(lines.length, "line")}). Re-read the file (read_file) to see its current content.`;
-  }
-  return msg;
-}
-
-function ambiguous(req: SearchReplaceRequest, rung: MatchRung, starts: readonly number[], count: number, viaSubstring = false): string {
-  const where = starts.slice(0, 10).map((s) => (viaSubstring || count <= 1 ? `${s + 1}` : `${s + 1}-${s + count}`));
-  const more = starts.length > 10 ? ` and more` : "";
-  const allHint = rung === "exact" && !req.lineMode ? `, or set replace_all: true to change every occurrence` : "";
-  return (
-    `SEARCH matches ${starts.length >= 50 ? "50 or more" : starts.length} places in ${req.path} ${RUNG_WORDS[rung]} ` +
-    `(starting at lines ${where.join(", ")}${more}); nothing was changed. ` +
-    `Add neighbouring lines to SEARCH so it matches exactly one place${allHint}.`
-  );
 }
 
 /** Applies one search/replace edit to `doc`. */

@@ -1,0 +1,78 @@
+/**
+ * Whole-line matching and the replacement built from a match: lines REPLACE keeps from SEARCH
+ * are the file's own lines, so nothing the model did not mean to change is touched.
+ */
+import { diffArrays } from "diff";
+import type { Splice } from "./text-doc";
+
+export function toLines(s: string): string[] {
+  if (s === "") return [];
+  const lines = s.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** All starts (0-based) where `search` matches under `key`. */
+export function findAll(fileKeys: readonly string[], searchKeys: readonly string[], limit = 50): number[] {
+  const out: number[] = [];
+  const m = searchKeys.length;
+  for (let i = 0; i + m <= fileKeys.length; i++) {
+    if (fileKeys[i] !== searchKeys[0]) continue;
+    let k = 1;
+    while (k < m && fileKeys[i + k] === searchKeys[k]) k++;
+    if (k === m) {
+      out.push(i);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The replacement lines: lines REPLACE keeps unchanged from SEARCH are the file's own lines;
+ * changed and new lines go through `map` (re-indentation, look-alike restoration).
+ */
+export function buildReplacement(
+  file: readonly string[],
+  search: readonly string[],
+  replace: readonly string[],
+  map: (r: string, pair?: { s: string; f: string }) => string,
+): string[] {
+  const out: string[] = [];
+  let si = 0;
+  let ri = 0;
+  const parts = diffArrays(search as string[], replace as string[]);
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p]!;
+    const n = part.count ?? part.value.length;
+    if (!part.added && !part.removed) {
+      for (let k = 0; k < n; k++) out.push(file[si + k]!);
+      si += n;
+      ri += n;
+    } else if (part.removed) {
+      const next = parts[p + 1];
+      if (next?.added) {
+        const d = next.count ?? next.value.length;
+        for (let k = 0; k < d; k++) out.push(map(replace[ri + k]!, k < n ? { s: search[si + k]!, f: file[si + k]! } : undefined));
+        ri += d;
+        p++;
+      }
+      si += n;
+    } else {
+      for (let k = 0; k < n; k++) out.push(map(replace[ri + k]!));
+      ri += n;
+    }
+  }
+  return out;
+}
+
+/** The splice that replaces file lines [start, start + count) by `out`. */
+export function lineSplice(text: string, starts: readonly number[], start: number, count: number, out: readonly string[]): Splice {
+  const n = starts.length;
+  let s = starts[start] ?? text.length;
+  const end = start + count < n ? starts[start + count]! : text.length;
+  const hasNewline = start + count < n || text.endsWith("\n");
+  const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
+  if (!out.length && !hasNewline && s > 0) s -= 1;
+  return { start: s, end, text: body };
+}
