@@ -55,6 +55,8 @@ export class SessionController implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly keys: ApiKeys,
     isPanelVisible: () => boolean,
+    /** More session options from other parts of the host (e.g. the diff reviewer in toolContext). */
+    private readonly extraOptions: () => Partial<AgentSessionOptions> = () => ({}),
   ) {
     this.approver = new PanelApprover(isPanelVisible);
     this.disposables.push(
@@ -369,6 +371,7 @@ export class SessionController implements vscode.Disposable {
       platform: process.platform,
       log: this.log,
       maxTurns: s.maxTurns,
+      ...this.extraOptions(),
     };
   }
 

@@ -27,20 +27,24 @@ function field(input: unknown, key: string): string | undefined {
   return undefined;
 }
 
-/** The short argument summary shown in a tool card header and a permission card. */
+/**
+ * The short argument summary shown in a tool card header and a permission card. Accepts the
+ * model's arguments ({path}) and the hook-style input permission questions carry ({file_path}).
+ */
 export function summarizeToolInput(name: string, input: unknown): string {
   if (typeof input === "string") return oneLine(input);
+  const pathOf = () => field(input, "path") ?? field(input, "file_path");
   switch (name) {
     case "read_file": {
-      const path = field(input, "path") ?? "";
+      const path = pathOf() ?? "";
       const offset = field(input, "offset");
       return oneLine(offset ? `${path}:${offset}` : path);
     }
     case "write_file":
     case "edit_file":
-      return oneLine(field(input, "path") ?? "");
+      return oneLine(pathOf() ?? "");
     case "list_files":
-      return oneLine(field(input, "path") ?? ".");
+      return oneLine(pathOf() ?? ".");
     case "grep":
     case "glob": {
       const pattern = field(input, "pattern") ?? "";

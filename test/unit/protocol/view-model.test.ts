@@ -139,6 +139,7 @@ describe("summarizeToolInput", () => {
   it("picks the argument that identifies each tool call", () => {
     expect(summarizeToolInput("read_file", { path: "src/a.ts", offset: 40 })).toBe("src/a.ts:40");
     expect(summarizeToolInput("grep", { pattern: "TODO", path: "src" })).toBe("TODO in src");
+    expect(summarizeToolInput("write_file", { file_path: "notes.md", content: "x" })).toBe("notes.md");
     expect(summarizeToolInput("todo_write", { todos: [{}, {}] })).toBe("2 items");
     expect(summarizeToolInput("mcp__gh__search", { query: "bug" })).toBe("bug");
     expect(summarizeToolInput("run_command", { command: `echo ${"a".repeat(200)}` })).toHaveLength(100);
