@@ -28,6 +28,8 @@ export interface SandboxSettings {
   /** Run commands on a pseudo-terminal when available (default true). */
   pty?: boolean;
   dockerImage?: string;
+  /** Expose the PATH folders under the hidden home read-only (nvm, pyenv, cargo...). Default true. */
+  exposeToolchains?: boolean;
 }
 
 export interface SessionRunnerOptions {
@@ -50,6 +52,7 @@ export function createSessionCommandRunner(opts: SessionRunnerOptions): NodeComm
     workspace: opts.workspace,
     ...(s.paths ? { paths: s.paths } : {}),
     ...(s.dockerImage ? { dockerImage: s.dockerImage } : {}),
+    ...(s.exposeToolchains === undefined ? {} : { exposeToolchains: s.exposeToolchains }),
   });
   return createNodeCommandRunner({
     workspace: opts.workspace,
