@@ -1,13 +1,14 @@
 // Reviewing an edit in a real VS Code: the (scripted) model proposes a two-hunk edit_file, the
 // user accepts hunk 1 and rejects hunk 2 with the CodeLens in the editor, the file on disk holds
 // exactly that, and the model is told which hunk was applied.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
+import { RESULTS_DIR } from "./support/paths";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
 import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
 
@@ -46,6 +47,9 @@ describe("change review in code-server", () => {
         "yoke.model": "scripted-e2e",
         "yoke.permissionMode": "default",
       },
+      // code-server (web) saves after a delay by default, which would write the proposal while it
+      // is under review; the desktop default is off, and that is what "nothing on disk yet" checks.
+      userSettings: { "files.autoSave": "off" },
     });
     browser = await launchBrowser();
   });
@@ -84,6 +88,9 @@ describe("change review in code-server", () => {
     await lens(2, "Reject").click();
 
     await waitForAssistantText(frame, DONE, 60_000);
+    // Decided: the CodeLens rows are gone and the editor is saved (no dirty marker on the tab).
+    await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
+    await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
     await shot("review-done");
 
     const expected = original.replace(OLD_1, NEW_1);
@@ -91,6 +98,7 @@ describe("change review in code-server", () => {
 
     const after = llm.requests.map(readExchange).find((ex) => ex.steps.some((s) => s.name === "edit_file"));
     const result = after?.steps.find((s) => s.name === "edit_file");
+    writeFileSync(join(RESULTS_DIR, "review-tool-result.txt"), result?.output ?? "(no edit_file result)");
     expect(result?.output).toContain("The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.");
     expect(result?.output).toContain(NEW_1);
   });
