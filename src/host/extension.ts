@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { Snapshot } from "../protocol/messages";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
 import { SessionController } from "./session-controller";
+import { registerReview } from "./review"; // change review (src/host/review)
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
 
 /** What activate() returns: used by tests running inside VS Code. */
@@ -17,10 +18,11 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel("Yoke", { log: true });
   const keys = new ApiKeys(context.secrets);
+  const review = registerReview(context, log); // change review: diff, CodeLens, commands
   let controller: SessionController | undefined;
   const getController = (): SessionController => {
     if (!controller) {
-      controller = new SessionController(context, log, keys, () => panel.visible);
+      controller = new SessionController(context, log, keys, () => panel.visible, () => ({ toolContext: { reviewer: review.reviewer } }));
       context.subscriptions.push(controller);
     }
     return controller;
