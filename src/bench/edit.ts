@@ -88,8 +88,11 @@ export function searchReplaceFor(before: string, after: string): Array<{ search:
     let to = h.at + h.removed.length;
     let pre: string[] = [];
     let post: string[] = [];
-    const unique = () => occurrences(lines, [...pre, ...h.removed, ...post]) === 1;
-    for (let grow = 0; (pre.length + h.removed.length + post.length === 0 || !unique()) && grow < lines.length; grow++) {
+    const usable = () => {
+      const search = [...pre, ...h.removed, ...post];
+      return search.some((l) => l.trim() !== "") && occurrences(lines, search) === 1;
+    };
+    for (let grow = 0; !usable() && grow < lines.length; grow++) {
       if (from > 0 && (grow % 2 === 0 || to >= lines.length)) pre = lines.slice(--from, h.at);
       else if (to < lines.length) post = lines.slice(h.at + h.removed.length, ++to);
       else break;

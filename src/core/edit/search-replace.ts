@@ -141,11 +141,24 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
  * that difference is invisible to the model, so which one it meant cannot be known.
  */
 function invisibleTwin(req: SearchReplaceRequest, text: string, sLines: readonly string[]): string | undefined {
+  if (!twoCandidateStarts(text, sLines[0]!.trimEnd())) return undefined;
   if (!TRAILING_SPACE.test(text) && !/[^\S\n]$/.test(text.slice(-1))) return undefined;
   const lines = docLines(text);
   const key = KEYS.whitespace;
   const hits = findAll(lines.map(key), sLines.map(key));
   return hits.length > 1 ? ambiguous(req, "whitespace", hits, sLines.length) : undefined;
+}
+
+/** Does `first` start at least two lines whose rest is only whitespace? (A cheap pre-check.) */
+function twoCandidateStarts(text: string, first: string): boolean {
+  if (first.trim() === "") return true;
+  let n = 0;
+  for (let i = text.indexOf(first); i >= 0; i = text.indexOf(first, i + 1)) {
+    if (i > 0 && text[i - 1] !== "\n") continue;
+    const eol = text.indexOf("\n", i + first.length);
+    if (text.slice(i + first.length, eol < 0 ? text.length : eol).trim() === "" && ++n > 1) return true;
+  }
+  return false;
 }
 
 /** The exact rung for whole lines, found with a substring search (no per-line work on large files). */
