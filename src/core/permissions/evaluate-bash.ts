@@ -7,6 +7,7 @@ import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { matchBashSpec } from "./bash-spec";
 import { checkPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
 import { resolveFrom } from "./posix-path";
+import { namedPaths } from "./command-paths";
 import { classifyReadOnly } from "./readonly-commands";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { analyseCommand } from "./shell/extract";
@@ -15,6 +16,8 @@ import type { Word } from "./shell/words";
 import picomatch from "picomatch";
 import type { PermissionRule } from "./types";
 
+/** Variables a read-only command may be given without asking (others could change what it reads or runs). */
+const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLUMNS|LINES)$/;
 const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
 interface PartInfo {
@@ -158,8 +161,9 @@ async function collectPaths(infos: PartInfo[], ctx: EvalContext): Promise<Touche
       out.push({ kind: r.kind, path, dynamic: r.target.dynamic, raw: r.target.raw });
     }
     const cls = classifyReadOnly(info.innermost.words);
-    if (cls.ok) {
-      for (const w of cls.paths) if (!w.dynamic) out.push({ kind: "read", path: await checkPath(ctx, info.cwd, w.value), dynamic: false, raw: w.raw });
+    const named = cls.ok ? { reads: cls.paths, writes: [] } : namedPaths(info.innermost.words);
+    for (const [kind, list] of [["read", named.reads], ["write", named.writes]] as const) {
+      for (const w of list) if (!w.dynamic) out.push({ kind, path: await checkPath(ctx, info.cwd, w.value), dynamic: false, raw: w.raw });
     }
   }
   return out;
@@ -176,6 +180,8 @@ interface Check {
 async function readOnlyProblem(info: PartInfo, ctx: EvalContext): Promise<Check> {
   const { part } = info;
   if (part.elevated) return { why: "it runs with sudo" };
+  const env = part.assignments.find((a) => !SAFE_ENV.test(a.name));
+  if (env) return { why: `it sets ${env.name} for the command` };
   const cls = classifyReadOnly(info.effective.words);
   if (!cls.ok) return { why: cls.why };
   if (part.extraArgs && !["echo", "printf", "true", ":"].includes(info.effective.words[0]!.value))

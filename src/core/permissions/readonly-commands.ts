@@ -51,7 +51,7 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   return { ok: true, paths };
 }
 
-/** Non-option arguments, `--opt=value` values, and everything after `--`. */
+/** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */
 export function pathArguments(args: Word[]): Word[] {
   const out: Word[] = [];
   let optionsDone = false;
@@ -61,8 +61,8 @@ export function pathArguments(args: Word[]): Word[] {
       continue;
     }
     if (!optionsDone && a.value.startsWith("-") && a.value.length > 1) {
-      const eq = a.value.indexOf("=");
-      if (a.value.startsWith("--") && eq > 0) out.push({ ...a, value: a.value.slice(eq + 1) });
+      const glued = gluedValue(a.value);
+      if (glued !== undefined) out.push({ ...a, value: glued });
       continue;
     }
     out.push(a);
@@ -102,4 +102,12 @@ function classifyGit(args: Word[]): ReadOnlyClass {
     if (colon >= 0 && colon < a.value.length - 1) paths.push({ ...a, value: a.value.slice(colon + 1) });
   }
   return { ok: true, paths };
+}
+
+/** `-f/etc/passwd` → `/etc/passwd`; `--file=x` → `x`; undefined when the option carries no path-like value. */
+export function gluedValue(option: string): string | undefined {
+  const eq = option.indexOf("=");
+  if (option.startsWith("--")) return eq > 0 ? option.slice(eq + 1) : undefined;
+  const rest = option.slice(2);
+  return rest && /^[./~]|\//.test(rest) ? rest : undefined;
 }
