@@ -16,6 +16,8 @@ import { createNodeCommandRunner, type NodeCommandRunner } from "../../src/node/
 import { createSandbox } from "../../src/node/commands/sandbox/create";
 import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import type { SandboxChoice } from "../../src/node/commands/sandbox/create";
+import { SandboxUnavailableError } from "../../src/node/commands/sandbox/types";
+import { createSessionCommandRunner } from "../../src/node/commands/session-runner";
 import { ensureBuilt, runCli } from "../support/cli";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace";
 
@@ -223,6 +225,16 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(readFileSync(cmd.logPath, "utf8")).toContain("\x1b[31mred");
   });
 
+  it.skipIf(!!unusable)("delivers SIGINT to the command's processes on interrupt()", async () => {
+    runner = make();
+    const cmd = runner.start({ command: `trap 'echo got-int; exit 130' INT; echo ready; sleep 30 & wait`, cwd: ws.root, background: true, network: "off" });
+    for (let i = 0; i < 50 && cmd.bounded().totalLines === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    cmd.interrupt();
+    const result = await cmd.wait();
+    expect(result.exitCode).toBe(130);
+    expect([...cmd.bounded().head, ...cmd.bounded().tail]).toEqual(["ready", "got-int"]);
+  });
+
   it.skipIf(!!unusable)("captures every byte of a fast command's output on a pseudo-terminal", async () => {
     runner = make({ pty: true });
     for (let i = 0; i < 15; i++) {
@@ -275,6 +287,44 @@ describe("missing backends", () => {
       "Sandbox off: commands run with your full user rights — they can read your home folder and secrets, write anywhere you can, and use the network.",
     );
     void r.dispose();
+  });
+});
+
+describe("createSessionCommandRunner", () => {
+  it("applies the sandbox settings and logs into the session folder", async () => {
+    const ws = createTempWorkspace();
+    const sessionDir = mkdtempSync(join(tmpdir(), "yoke-sessions-"));
+    const runner = createSessionCommandRunner({
+      workspace: ws.root,
+      sessionDir,
+      sessionId: "s1",
+      settings: { backend: "bwrap", networkCommands: ["npm install"], timeoutS: 30, maxTimeoutS: 90, pty: false },
+    });
+    try {
+      expect(runner.info).toEqual({
+        sandbox: "bwrap",
+        networkToggle: true,
+        network: "off",
+        networkCommands: ["npm install"],
+        defaultTimeoutMs: 30_000,
+        maxTimeoutMs: 90_000,
+        pty: false,
+      });
+      const cmd = runner.start({ command: "echo logged", cwd: ws.root, background: false, network: "off" });
+      await cmd.wait();
+      expect(cmd.logPath).toBe(join(sessionDir, "s1.commands", "c1.log"));
+      expect(readFileSync(cmd.logPath, "utf8")).toBe("logged\n");
+    } finally {
+      await runner.dispose();
+      ws.cleanup();
+      rmSync(sessionDir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to create a runner when the chosen backend is missing", () => {
+    expect(() =>
+      createSessionCommandRunner({ workspace: tmpdir(), sessionDir: tmpdir(), sessionId: "s2", settings: { backend: "docker" } }),
+    ).toThrow(SandboxUnavailableError);
   });
 });
 

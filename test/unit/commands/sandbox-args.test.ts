@@ -65,6 +65,7 @@ describe("firejailArgs", () => {
       "--quiet",
       "--noprofile",
       "--deterministic-exit-code",
+      "--deterministic-shutdown",
       "--read-only=/",
       "--private-tmp",
       "--whitelist=/home/ann/proj",

@@ -15,7 +15,8 @@ import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type 
 const WHITELIST_ROOTS = ["/tmp"];
 
 export function firejailArgs(p: ResolvedPolicy, req: Pick<WrapRequest, "cwd" | "network">): string[] {
-  const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--read-only=/"];
+  // --deterministic-shutdown: end the sandbox (and what the command left running) when the command exits, as bwrap does.
+  const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown", "--read-only=/"];
   const visible = [{ path: p.workspace, mode: "rw" as const }, ...p.paths];
   const inHome = visible.filter((v) => p.home !== "/" && isWithin(v.path, p.home));
   if (inHome.length === 0) args.push("--private");
