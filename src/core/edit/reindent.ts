@@ -71,7 +71,10 @@ export function findReindent(pairs: ReadonlyArray<[string, string]>, replace: re
   // 1. Same style: a common prefix added to (or removed from) every line.
   if (fi0.endsWith(si0)) {
     const add = fi0.slice(0, fi0.length - si0.length);
-    if (real.every(([f, s]) => leadingWhitespace(f) === add + leadingWhitespace(s))) {
+    // Spaces added under a tab prefix (or the reverse) would mix styles: leave that to step 2.
+    const other = add.startsWith("\t") ? " " : add.startsWith(" ") ? "\t" : undefined;
+    const mixes = other !== undefined && replace.some((l) => !isBlank(l) && leadingWhitespace(l).includes(other));
+    if (!mixes && real.every(([f, s]) => leadingWhitespace(f) === add + leadingWhitespace(s))) {
       return { ok: true, apply: (l) => (isBlank(l) ? "" : add + l), describe: add === "" ? "no indentation change" : `indentation shifted by +${show(add)}` };
     }
   }

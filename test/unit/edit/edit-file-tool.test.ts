@@ -135,4 +135,20 @@ describe("edit_file tool", () => {
     const msg = await runError({ path: "../outside.txt", edits: [{ old_string: "", new_string: "x" }] });
     expect(msg).toContain("is outside the workspace");
   });
+  it("reports an edit that changes nothing as an error and does not touch the file", async () => {
+    const p = join(root, "n.ts");
+    writeFileSync(p, "same\n");
+    const before = statSync(p).mtimeMs;
+    expect(await runError({ path: "n.ts", edits: [{ op: "replace", pos: lineTag(1, "same"), lines: ["same"] }] })).toBe(
+      `No change: Edit 1 (replace ${lineTag(1, "same")}) changes nothing: the new lines are identical to the current ones. Nothing was written.`,
+    );
+    expect(statSync(p).mtimeMs).toBe(before);
+  });
+
+  it("keeps a CRLF file's endings and BOM on disk", async () => {
+    const p = join(root, "w.cs");
+    writeFileSync(p, "\uFEFFclass A\r\n{\r\n}\r\n");
+    await editFileTool.run({ path: "w.cs", edits: [{ old_string: "{\n}", new_string: "{\n  int x;\n}" }] }, ctx);
+    expect(readFileSync(p)).toEqual(Buffer.from("\uFEFFclass A\r\n{\r\n  int x;\r\n}\r\n", "utf8"));
+  });
 });

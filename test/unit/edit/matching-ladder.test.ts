@@ -205,3 +205,18 @@ describe("search/replace matching ladder", () => {
     expect(msg).toContain("SEARCH text not found in f.ts.");
   });
 });
+
+describe("search/replace re-indentation across styles", () => {
+  it("does not mix the model's spaces into a tab-indented file when SEARCH is one line", () => {
+    const f = "func f() {\n\t\ty()\n}\n";
+    expect(applied(f, [block(["y()"], ["y()", "if ok {", "  z()", "}"])])).toBe("func f() {\n\t\ty()\n\t\tif ok {\n\t\t\tz()\n\t\t}\n}\n");
+  });
+
+  it("applies hashline ops and search/replace pairs given in one call", () => {
+    const f = "one\ntwo\nthree\n";
+    const r = edit(f, [{ old_string: "three", new_string: "3" }, { op: "replace", pos: "1#" + "ZZ", lines: ["1"] }]);
+    expect(r.ok).toBe(false);
+    const good = edit(f, [{ old_string: "three", new_string: "3" }, { op: "prepend", lines: ["zero"] }]);
+    expect(good.ok && good.after).toBe("zero\none\ntwo\n3\n");
+  });
+});
