@@ -17,7 +17,10 @@ export interface EvalContext {
   /** Rules added by "always allow" answers for this session only. */
   sessionRules: PermissionRule[];
   realPath?: (p: string) => Promise<string | undefined>;
-  parser: Parser;
+  /** Undefined when the shell parser could not be loaded (then every command asks). */
+  parser?: Parser;
+  /** Why the parser is missing. */
+  parserError?: string;
   trusted: boolean;
 }
 

@@ -30,6 +30,7 @@ interface PartInfo {
 }
 
 export async function evaluateBash(command: string, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
+  if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   const analysis = analyseCommand(ctx.parser, command);
   const infos = trackCwd(analysis.parts, ctx);
   const denyRules = rulesFor(ctx, "deny", "Bash");
@@ -203,7 +204,7 @@ async function pathProblem(w: Word, cwd: string, ctx: EvalContext): Promise<Chec
     const fixed = segs.slice(0, segs.findIndex((x) => /[*?[{]/.test(x)));
     const dir = await checkPath(ctx, cwd, fixed.join("/") || (w.value.startsWith("/") ? "/" : "."));
     if (!dir.inside) return { why: `${w.raw} may match files outside the workspace` };
-    const m = picomatch(segs.slice(fixed.length).join("/"), { dot: false });
+    const m = picomatch(segs.slice(fixed.length).join("/"), { dot: false, windows: false });
     if (SENSITIVE_PROBES.some((probe) => m(probe)) || dir.sensitive?.kind === "secret") return { why: `${w.raw} may match sensitive files` };
     return {};
   }

@@ -65,12 +65,19 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   let state: Promise<EvalContext> | undefined;
 
   const build = async (): Promise<EvalContext> => {
-    const parser: Parser = await initShellParser(opts.shellWasm);
+    let parser: Parser | undefined;
+    let parserError: string | undefined;
+    try {
+      parser = await initShellParser(opts.shellWasm);
+    } catch (err) {
+      parserError = err instanceof Error ? err.message : String(err);
+      opts.log?.error(`[permissions] the shell parser could not be loaded: ${parserError}`);
+    }
     const settings = mergeSettings(await opts.loadSources(), { trusted });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
-    return { cwd, home, roots, settings, sessionRules, realPath: opts.realPath, parser, trusted };
+    return { cwd, home, roots, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted };
   };
   const context = () => {
     state ??= build();

@@ -27,8 +27,8 @@ const cache = new Map<string, (p: string) => boolean>();
 function matcher(pattern: string): (p: string) => boolean {
   let m = cache.get(pattern);
   if (!m) {
-    const a = picomatch(pattern, { dot: true });
-    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true });
+    const a = picomatch(pattern, { dot: true, windows: false });
+    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false });
     m = (p: string) => a(p) || b(p);
     cache.set(pattern, m);
   }

@@ -51,6 +51,7 @@ function anchoredSpec(abs: string, ctx: EvalContext): string {
 }
 
 function proposeBash(command: string, ctx: EvalContext): string[] {
+  if (!ctx.parser) return [];
   const analysis = analyseCommand(ctx.parser, command);
   if (analysis.problems.length || analysis.parts.some((p) => p.problems.length)) return [];
   const out: string[] = [];
