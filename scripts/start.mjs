@@ -5,7 +5,7 @@
 //   npm start -- --folder DIR      open another folder
 //   npm start -- --port N          listen on N (default 8080, or the next free port)
 // Ctrl+C stops code-server (and the demo model).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { findFreePort, installVsix, killGroup, mergeJsonFile, setupCodeServer, startCodeServer } from "./lib/code-server.mjs";
@@ -66,8 +66,10 @@ function removeDemoSettings(file) {
   writeFileSync(file, `${JSON.stringify(current, null, 2)}\n`);
 }
 
-/** Starts dist/scripted-llm.js in its own process group and resolves with its URL. */
+/** Builds dist/, starts dist/scripted-llm.js in its own process group and resolves with its URL. */
 function startDemoModel() {
+  const build = spawnSync(process.execPath, ["esbuild.mjs"], { cwd: ROOT, stdio: "inherit" });
+  if (build.status !== 0) fail("the build (node esbuild.mjs) failed");
   const entry = join(ROOT, "dist", "scripted-llm.js");
   if (!existsSync(entry)) fail(`${entry} is missing: the build did not produce the demo model`);
   const child = spawn(process.execPath, [entry, "--port", "0", "--demo"], {
@@ -130,6 +132,9 @@ async function main() {
     "extensions.autoCheckUpdates": false,
     "extensions.autoUpdate": false,
     "update.mode": "none",
+    // The built-in Copilot chat needs a sign-in that code-server lacks; keep its panel out of the way.
+    "chat.disableAIFeatures": true,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
   });
 
   step("preparing the workspace");
@@ -144,13 +149,12 @@ async function main() {
       console.log(`    copied the sample project to ${folder}`);
     }
   }
-  // Demo settings go to the sample workspace's settings; for a folder of yours, to the profile's
-  // user settings (so your folder is not touched). A start without --demo removes them again.
-  const ownFolder = Boolean(opts.folder);
-  const demoSettingsFile = ownFolder ? userSettings : join(folder, ".vscode", "settings.json");
+  // Demo settings go to this profile's user settings (.cache/code-server/user), not the folder's:
+  // Restricted Mode ignores a workspace's yoke.provider/yoke.baseUrl, and your folder stays untouched.
+  // A start without --demo removes them again (they name a port that is gone).
+  const demoSettingsFile = userSettings;
   removeDemoSettings(userSettings);
-  if (!ownFolder) removeDemoSettings(demoSettingsFile);
-
+  if (!opts.folder) removeDemoSettings(join(folder, ".vscode", "settings.json")); // older starts wrote them here
   step(opts.demo ? "starting the demo model (scripted, no API key)" : "no demo model (use --demo to try Yoke without a key)");
   if (opts.demo) {
     const demo = await startDemoModel().catch((err) => fail(err.message));
@@ -193,10 +197,8 @@ async function main() {
   console.log(`    ${server.url}`);
   console.log("");
   console.log("    Yoke is the Yoke icon in the activity bar (or F1 → \"Yoke: Focus on Chat View\").");
-  if (!ownFolder) {
-    console.log("    VS Code asks whether you trust the folder: choose \"Yes, I trust the authors\".");
-    console.log("    (In Restricted Mode Yoke only reads, and ignores the workspace's yoke.provider/baseUrl.)");
-  }
+  console.log("    The folder opens in Restricted Mode (banner at the top): Yoke can read and answer but not");
+  console.log("    write or run. To allow that, click \"Manage\" in the banner and trust the folder.");
   if (!opts.demo) console.log("    Pick a provider in Settings (yoke.provider) and run \"Yoke: Set API Key\", or restart with --demo.");
   console.log("    Ctrl+C stops everything.");
 }

@@ -7,7 +7,7 @@ import { readExchange } from "../../src/demo/wire-conversation";
 import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { expandToolCard, sendPrompt, texts, waitForAssistantText } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
+import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./support/workbench";
 
 const ANSWER = "The README describes tidewatch, which predicts the next high tide using the 12 h 25 min lunar period.";
 
@@ -51,6 +51,7 @@ describe("chat panel in code-server", () => {
     await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "README.md" }).first().click();
     await page.locator(".editor-instance .view-lines", { hasText: "tidewatch" }).first().waitFor({ timeout: 30_000 });
     let frame = await openYokeView(page);
+    await widenSideBar(page, 560);
     await shot("panel-open");
 
     await sendPrompt(frame, "What does this project do?");

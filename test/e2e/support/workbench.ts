@@ -83,3 +83,14 @@ export function screenshotter(page: Page, prefix: string): (step: string) => Pro
     return file;
   };
 }
+
+/** Drags the side bar's edge so it is `width` pixels wide (readable screenshots of the panel). */
+export async function widenSideBar(page: Page, width: number): Promise<void> {
+  const box = await page.locator("#workbench\\.parts\\.sidebar").boundingBox();
+  if (!box) return;
+  const edge = box.x + box.width + 1;
+  await page.mouse.move(edge, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, box.y + box.height / 2, { steps: 8 });
+  await page.mouse.up();
+}
