@@ -39,14 +39,25 @@ export function parseAnchor(ref: string): Anchor | undefined {
 /** The lines an op inserts: a string is split on newlines; copied `N#HH|` prefixes are removed. */
 export function opLines(lines: HashlineOp["lines"]): string[] {
   if (lines === null || lines === undefined) return [];
-  let out = typeof lines === "string" ? lines.split("\n") : lines.flatMap((l) => String(l).split("\n"));
+  let out: string[] = typeof lines === "string" ? lines.split("\n") : lines.flatMap((l) => String(l).split("\n"));
   if (typeof lines === "string" && out.length > 1 && out[out.length - 1] === "") out.pop();
   out = out.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  const nonEmpty = out.filter((l) => l.trim() !== "");
-  if (nonEmpty.length > 0 && nonEmpty.every((l) => COPIED_PREFIX.test(l))) {
-    out = out.map((l) => l.replace(COPIED_PREFIX, ""));
-  }
-  return out;
+  return stripViewPrefixes(out) ?? out;
+}
+
+/**
+ * Lines copied from the hashline view with their `N#HH|` prefixes: the lines without them when
+ * every non-empty line has one (undefined otherwise, so ordinary text is never altered).
+ */
+export function stripViewPrefixes(lines: readonly string[]): string[] | undefined {
+  const nonEmpty = lines.filter((l) => l.trim() !== "");
+  if (nonEmpty.length === 0 || !nonEmpty.every((l) => COPIED_PREFIX.test(l))) return undefined;
+  return lines.map((l) => l.replace(COPIED_PREFIX, ""));
+}
+
+/** Removes a copied `N#HH|` prefix from one line, if it has one. */
+export function stripViewPrefix(line: string): string {
+  return line.replace(COPIED_PREFIX, "");
 }
 
 function describe(op: HashlineOp): string {

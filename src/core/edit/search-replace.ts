@@ -8,6 +8,7 @@ import { diffChars } from "diff";
 import { countElisions, findElisionMatches, isElisionLine, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
 import { ambiguous, lineOf, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
 import { applySplices, docLines, lineStarts, type TextDoc } from "./text-doc";
@@ -42,8 +43,16 @@ function content(l: string): string {
 
 /** Applies one search/replace edit to `doc`. */
 export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): SearchReplaceResult {
-  const search = req.search.replace(/\r\n/g, "\n");
-  const replace = req.replace.replace(/\r\n/g, "\n");
+  let search = req.search.replace(/\r\n/g, "\n");
+  let replace = req.replace.replace(/\r\n/g, "\n");
+  const unprefixed = stripViewPrefixes(search.split("\n"));
+  if (unprefixed) {
+    search = unprefixed.join("\n");
+    replace = replace.split("\n").map(stripViewPrefix).join("\n");
+    const r = applySearchReplace(doc, { ...req, search, replace });
+    const note = 'the "N#HH|" prefixes copied from the view were removed from SEARCH and REPLACE';
+    return r.ok ? { ...r, note: r.note ? `${note}; ${r.note}` : note } : r;
+  }
   if (search.trim() === "") {
     if (doc.text.trim() === "") {
       const text = req.lineMode && replace !== "" && !replace.endsWith("\n") ? replace + "\n" : replace;

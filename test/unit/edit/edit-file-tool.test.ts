@@ -5,6 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import { silentLogger, type Searcher } from "../../../src/core/ports";
 import { editFileTool } from "../../../src/core/tools/edit-file";
+import { ToolRegistry } from "../../../src/core/tools/registry";
 import { ToolError, type ToolContext } from "../../../src/core/tools/types";
 import { createNodeWorkspaceFs } from "../../../src/node/node-fs";
 
@@ -150,5 +151,14 @@ describe("edit_file tool", () => {
     writeFileSync(p, "\uFEFFclass A\r\n{\r\n}\r\n");
     await editFileTool.run({ path: "w.cs", edits: [{ old_string: "{\n}", new_string: "{\n  int x;\n}" }] }, ctx);
     expect(readFileSync(p)).toEqual(Buffer.from("\uFEFFclass A\r\n{\r\n  int x;\r\n}\r\n", "utf8"));
+  });
+  it("offers a JSON Schema with both edit shapes and validates calls through the registry", () => {
+    const reg = new ToolRegistry([editFileTool]);
+    const spec = JSON.stringify(reg.specs()[0]);
+    expect(spec).toContain('"old_string"');
+    expect(spec).toContain('"op"');
+    const ok = reg.validate("edit_file", { path: "a.ts", edits: JSON.stringify([{ old_string: "a", new_string: "b" }]) });
+    expect(ok).toEqual({ ok: true, args: { path: "a.ts", edits: [{ old_string: "a", new_string: "b" }] } });
+    expect(reg.validate("edit_file", { path: "a.ts" }).ok).toBe(false);
   });
 });

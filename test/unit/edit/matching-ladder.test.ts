@@ -220,3 +220,16 @@ describe("search/replace re-indentation across styles", () => {
     expect(good.ok && good.after).toBe("zero\none\ntwo\n3\n");
   });
 });
+
+describe("search/replace copied from the hashline view", () => {
+  it("removes N#HH| prefixes when every SEARCH line carries one, and says so", () => {
+    const f = "def area(r):\n    return 3.14 * r * r\n";
+    const r = edit(f, [{ old_string: "1#KR|def area(r):\n>>> 2#BN|    return 3.14 * r * r", new_string: "1#KR|def area(r):\n    return math.pi * r * r" }]);
+    expect(r.ok && r.after).toBe("def area(r):\n    return math.pi * r * r\n");
+    expect(r.ok && r.notes).toEqual(['Edit 1 (old_string starting "1#KR|def area(r):"): the "N#HH|" prefixes copied from the view were removed from SEARCH and REPLACE.']);
+  });
+
+  it("leaves text alone when only some lines look like view prefixes", () => {
+    expect(refused("a\nb\n", [{ old_string: "1#KR|a\nb", new_string: "x" }])).toContain("SEARCH text not found in f.ts.");
+  });
+});
