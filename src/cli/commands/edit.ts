@@ -5,7 +5,7 @@
  */
 import { basename, dirname, resolve } from "node:path";
 import { applyEditsToBytes } from "../../core/edit/apply-edits";
-import { parseEditBlocks } from "../../core/edit/block-parser";
+import { looksLikeBlocks, parseEditBlocks } from "../../core/edit/block-parser";
 import { formatHashlineView, hashlineReady, lineHash } from "../../core/edit/hashline";
 import { summarizeEdit } from "../../core/edit/summary";
 import { decodeDoc, docFromString, docLines } from "../../core/edit/text-doc";
@@ -88,8 +88,22 @@ async function readStdin(): Promise<string> {
 /** Turns the stdin text into edits, or throws Refused with a message saying what is wrong. */
 export function parseEditInput(input: string, format: Format, file: string): EditInput[] {
   const trimmed = input.trim();
-  const json = format === "hashline" || (format === "auto" && /^[[{]/.test(trimmed));
-  if (!json) {
+  let value: unknown;
+  let isJson = false;
+  let jsonError = "";
+  if (/^[[{]/.test(trimmed)) {
+    try {
+      value = JSON.parse(trimmed);
+      isJson = true;
+    } catch (e) {
+      jsonError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  if (!isJson && format === "hashline") {
+    throw new Refused(`--format hashline expects JSON (an array of ops or {"edits": [...]})${jsonError ? `, but the input is not valid JSON (${jsonError})` : ""}`);
+  }
+  if (!isJson) {
+    if (jsonError && !looksLikeBlocks(input)) throw new Refused(`the edit is not valid JSON (${jsonError})`);
     const r = parseEditBlocks(input);
     if (!r.ok) throw new Refused(r.message);
     r.blocks.forEach((b, i) => {
@@ -99,12 +113,6 @@ export function parseEditInput(input: string, format: Format, file: string): Edi
     });
     return r.blocks;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(trimmed);
-  } catch (e) {
-    throw new Refused(`the edit is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
-  }
   const list = Array.isArray(value) ? value : (value as { edits?: unknown })?.edits;
   if (!Array.isArray(list) || list.length === 0) throw new Refused(`expected a JSON array of edits or {"edits": [...]} with at least one edit`);
   return list.map((e, i) => {
@@ -112,7 +120,7 @@ export function parseEditInput(input: string, format: Format, file: string): Edi
     const ok = e !== null && typeof e === "object" && (isHashlineOp(item) || (isSearchReplaceEdit(item) && typeof (e as { new_string?: unknown }).new_string === "string"));
     if (!ok) throw new Refused(`edit ${i + 1} is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})`);
     if (format === "hashline" && !isHashlineOp(item)) throw new Refused(`edit ${i + 1} is not a hashline op, but --format hashline was given`);
-    if ((format as Format) === "search_replace" && isHashlineOp(item)) throw new Refused(`edit ${i + 1} is a hashline op, but --format search_replace was given`);
+    if (format === "search_replace" && isHashlineOp(item)) throw new Refused(`edit ${i + 1} is a hashline op, but --format search_replace was given`);
     return item;
   });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import * as esbuild from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEditInput } from "../../../src/cli/commands/edit";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 
 let dir: string;
@@ -118,5 +119,23 @@ describe("yoke edit", () => {
     const r = yoke(["edit", "view", p]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("it is not valid UTF-8 text");
+  });
+});
+
+describe("parseEditInput", () => {
+  it("reads JSON pairs with --format search_replace and blocks whose filename starts with a bracket", () => {
+    expect(parseEditInput('[{"old_string":"a","new_string":"b"}]', "search_replace", "/w/x.ts")).toEqual([{ old_string: "a", new_string: "b" }]);
+    expect(parseEditInput("[id].tsx\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", "auto", "/w/app/[id].tsx")).toEqual([
+      { kind: "block", search: ["a"], replace: ["b"], path: "[id].tsx", startLine: undefined },
+    ]);
+  });
+
+  it("says what is wrong with malformed input", () => {
+    expect(() => parseEditInput('[{"old_string": "a"', "auto", "/w/x.ts")).toThrow(/^the edit is not valid JSON \(/);
+    expect(() => parseEditInput("<<<<<<< SEARCH\na\n", "hashline", "/w/x.ts")).toThrow('--format hashline expects JSON (an array of ops or {"edits": [...]})');
+    expect(() => parseEditInput('{"edits": []}', "auto", "/w/x.ts")).toThrow('expected a JSON array of edits or {"edits": [...]} with at least one edit');
+    expect(() => parseEditInput('[{"new_string": "b"}]', "auto", "/w/x.ts")).toThrow(
+      'edit 1 is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})',
+    );
   });
 });
