@@ -1,0 +1,103 @@
+/**
+ * Runs test/fixtures/permissions-corpus.json through `yoke permissions check --json` (the CLI code
+ * path), each case in a fresh temporary workspace with real files and symlinks. Used by the corpus
+ * test and by `yoke bench`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { permissionsCommand } from "../cli/commands/permissions";
+
+export interface PermissionCase {
+  id: string;
+  category: string;
+  tool: string;
+  input: Record<string, unknown>;
+  mode?: string;
+  settings?: unknown;
+  sources?: Record<string, unknown>;
+  expect: { decision: string; rule: string | null };
+  note?: string;
+}
+
+export interface PermissionCorpus {
+  workspace: { files: string[]; symlinks: Record<string, string>; home: string[]; outside: string[] };
+  standardSettings: unknown;
+  cases: PermissionCase[];
+}
+
+export interface CaseOutcome {
+  decision: string;
+  rule: string | null;
+  reason: string;
+  stderr: string;
+  exitCode: number;
+  /** The expectation with placeholders filled in. */
+  expected: { decision: string; rule: string | null };
+  agrees: boolean;
+}
+
+export function loadPermissionCorpus(path = join(process.cwd(), "test", "fixtures", "permissions-corpus.json")): PermissionCorpus {
+  return JSON.parse(readFileSync(path, "utf8")) as PermissionCorpus;
+}
+
+/** A folder tree (home, outside) shared by the cases; each case gets its own workspace in it. */
+export function createCorpusRunner(corpus: PermissionCorpus) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-corpus-")));
+  const home = join(root, "home");
+  const out = join(root, "outside");
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
+  for (const f of corpus.workspace.home) write(join(home, f), "x\n");
+  for (const f of corpus.workspace.outside) write(join(out, f), "x\n");
+  let made = 0;
+
+  const substitute = <T>(value: T, ws: string): T =>
+    JSON.parse(JSON.stringify(value).replaceAll("$WS", ws).replaceAll("$HOME", home).replaceAll("$OUTREL", out.slice(1)).replaceAll("$OUT", out)) as T;
+
+  const makeWorkspace = (id: string) => {
+    const ws = join(root, `ws-${id}-${made++}`);
+    for (const f of corpus.workspace.files) write(join(ws, f), "x\n");
+    for (const [link, target] of Object.entries(corpus.workspace.symlinks)) {
+      mkdirSync(dirname(join(ws, link)), { recursive: true });
+      symlinkSync(substitute(target, ws), join(ws, link));
+    }
+    return ws;
+  };
+
+  return {
+    root,
+    async run(c: PermissionCase): Promise<CaseOutcome> {
+      const ws = makeWorkspace(c.id);
+      const argv = ["check", "--tool", c.tool, "--input", JSON.stringify(substitute(c.input, ws)), "--cwd", ws, "--home", home, "--json"];
+      if (c.mode) argv.push("--mode", c.mode);
+      const settings = c.settings === undefined ? corpus.standardSettings : c.settings;
+      if (settings !== null) {
+        const file = join(root, `settings-${c.id}-${made}.json`);
+        write(file, JSON.stringify(substitute(settings, ws)));
+        argv.push("--settings", file);
+      }
+      const homeFiles: string[] = [];
+      for (const [rel, content] of Object.entries(c.sources ?? {})) {
+        const path = rel.startsWith("$HOME/") ? join(home, rel.slice(6)) : join(ws, rel);
+        if (rel.startsWith("$HOME/")) homeFiles.push(path);
+        write(path, typeof content === "string" ? content : JSON.stringify(content));
+      }
+      let stdout = "";
+      let stderr = "";
+      try {
+        const exitCode = await permissionsCommand(argv, { out: (s) => (stdout += s), err: (s) => (stderr += s) });
+        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string };
+        const expected = substitute(c.expect, ws);
+        return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule };
+      } finally {
+        for (const f of homeFiles) rmSync(f, { force: true });
+      }
+    },
+    dispose() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
