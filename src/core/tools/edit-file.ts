@@ -8,6 +8,7 @@ import { isHashlineOp, type EditInput } from "../edit/types";
 import { resolveWorkspacePath } from "../paths";
 import { readStamp, statFollow } from "./file-access";
 import { defineTool, ToolError } from "./types";
+import { commitChange } from "./commit-change";
 
 const hashlineOp = z
   .object({
@@ -56,6 +57,7 @@ export const editFileTool = defineTool({
   schema,
   permission: "Edit",
   mutates: true,
+  reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, edits: a.edits }),
   async run(args, ctx) {
@@ -82,12 +84,18 @@ export const editFileTool = defineTool({
     const bytes = st ? await ctx.fs.readFile(abs) : undefined;
     const r = applyEditsToBytes(bytes, edits, rel);
     if (!r.ok) throw new ToolError(r.message);
-    await ctx.fs.writeFile(abs, r.bytes);
+    const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
+    if (committed.reviewText && !committed.exact) {
+      // Rejected, partly accepted or edited by hand: the review's account is the whole truth.
+      const meta = { path: rel, before: r.before, after: committed.outcome?.finalContent ?? r.before, review: committed.outcome };
+      const reread = committed.outcome?.status === "rejected" ? "" : `\n\nCall read_file on ${rel} for fresh anchors before editing it again.`;
+      return { text: committed.reviewText + reread, meta };
+    }
 
     const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);
-    const verb = st ? "Edited" : "Created";
+    const verb = committed.outcome && !committed.outcome.auto ? (st ? "The user accepted the edit of" : "The user accepted the creation of") : st ? "Edited" : "Created";
     const parts = [
       `${verb} ${rel}: +${s.added} -${s.removed} lines (${plural(edits.length, "edit")}).`,
       s.compactDiff,

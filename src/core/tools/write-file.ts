@@ -5,6 +5,7 @@ import { resolveWorkspacePath } from "../paths";
 import { decodeText, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { defineTool, ToolError } from "./types";
+import { commitChange } from "./commit-change";
 
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root. Parent folders are created."),
@@ -39,6 +40,7 @@ export const writeFileTool = defineTool({
   schema,
   permission: "Write",
   mutates: true,
+  reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, content: a.content }),
   async run(args, ctx) {
@@ -74,9 +76,19 @@ export const writeFileTool = defineTool({
     if (before !== undefined && before === after) {
       return { text: `${rel} already has exactly this content (${plural(lines, "line")}); nothing was written.`, meta: { path: rel, before, after } };
     }
-    await ctx.fs.writeFile(abs, encoder.encode(style.bom ? "\uFEFF" + after : after));
+    const committed = await commitChange(ctx, {
+      abs,
+      rel,
+      tool: "write_file",
+      before: st ? (before ?? null) : null,
+      after,
+      bytes: encoder.encode(style.bom ? "\uFEFF" + after : after),
+    });
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
+    if (committed.reviewText && !committed.exact) {
+      return { text: committed.reviewText, meta: { path: rel, before, after: committed.outcome?.finalContent ?? before, review: committed.outcome } };
+    }
     const text = st
       ? `Overwrote ${rel} (was ${before === undefined ? "a binary file" : plural(splitLines(before).length, "line")}, now ${plural(lines, "line")}).`
       : `Created ${rel} (${plural(lines, "line")}).`;
