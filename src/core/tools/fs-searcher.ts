@@ -78,6 +78,8 @@ function compileRegex(pattern: string, ignoreCase?: boolean): RegExp {
 }
 
 const decoder = new TextDecoder();
+/** Files read in parallel ahead of the one being searched. */
+const READ_AHEAD = 16;
 
 /** Options of createFsSearcher. */
 export interface FsSearcherOptions {
@@ -100,18 +102,32 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
     return out;
   }
 
+  /** The file's text when it is searchable (no NUL byte) and the prefilter hits. */
+  async function readCandidate(file: string, anyLine: RegExp): Promise<string | undefined> {
+    const bytes = await fs.readFile(file).catch(() => undefined);
+    if (!bytes || bytes.includes(0)) return undefined;
+    let text = decoder.decode(bytes);
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return anyLine.test(text) ? text : undefined;
+  }
+
   return {
     async grep(o: GrepOptions): Promise<GrepResult> {
       const re = compileRegex(o.pattern, o.ignoreCase);
+      // Whole-file prefilter: any line that matches also matches the text in multiline mode.
+      const anyLine = new RegExp(re.source, re.flags + "m");
       const ctx = o.context ?? 0;
       const lines: GrepLine[] = [];
       let matches = 0;
-      for (const file of await files(o.path, o.glob, o.signal)) {
+      const list = await files(o.path, o.glob, o.signal);
+      let batch: Promise<Array<string | undefined>> | undefined;
+      const load = (from: number) => Promise.all(list.slice(from, from + READ_AHEAD).map((f) => readCandidate(f, anyLine)));
+      for (let f = 0; f < list.length; f++) {
         aborted(o.signal);
-        const bytes = await fs.readFile(file).catch(() => undefined);
-        if (!bytes || bytes.includes(0)) continue;
-        let text = decoder.decode(bytes);
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        if (f % READ_AHEAD === 0) batch = load(f);
+        const text = (await batch!)[f % READ_AHEAD];
+        if (text === undefined) continue;
+        const file = list[f]!;
         const all = text.split("\n");
         if (all[all.length - 1] === "") all.pop();
         const hits = all.map((l) => re.test(l));
