@@ -6,6 +6,13 @@ import { createPatch, structuredPatch } from "diff";
 import { formatHashlineView } from "./hashline";
 import { docLines, type TextDoc } from "./text-doc";
 
+/** Longest line shown (as read_file); longer ones are cut with a note. */
+const MAX_LINE_CHARS = 2000;
+
+function cut(line: string): string {
+  return line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length - MAX_LINE_CHARS} more characters]`;
+}
+
 export interface EditSummary {
   added: number;
   removed: number;
@@ -30,7 +37,7 @@ export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, max
       else if (l.startsWith("-")) removed++;
     }
     for (const l of block) {
-      if (out.length < maxDiffLines) out.push(l);
+      if (out.length < maxDiffLines) out.push(cut(l));
       else truncated++;
     }
   }
@@ -57,7 +64,7 @@ export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, max
     }
     if (view.length) view.push("    ...");
     const end = Math.min(to, from + room - 1);
-    view.push(formatHashlineView(lines, from, end));
+    view.push(formatHashlineView(lines, from, end).split("\n").map(cut).join("\n"));
     shown += end - from + 1;
     hidden += to - end;
   }

@@ -1,0 +1,31 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
+import { summarizeEdit } from "../../../src/core/edit/summary";
+import { docFromString } from "../../../src/core/edit/text-doc";
+
+beforeAll(() => hashlineReady());
+
+describe("summarizeEdit", () => {
+  it("counts lines, shows a compact diff and the changed region with fresh anchors", () => {
+    const s = summarizeEdit("a.txt", docFromString("a\nb\nc\nd\n"), docFromString("a\nB\nc\nd\ne\n"));
+    expect([s.added, s.removed]).toEqual([2, 1]);
+    expect(s.compactDiff).toBe("@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e");
+    expect(s.view).toBe(["a", "B", "c", "d", "e"].map((l, i) => `${lineTag(i + 1, l)}|${l}`).join("\n"));
+    expect(s.fullDiff).toContain("+++ a.txt");
+  });
+
+  it("caps the diff and the view and says how much was left out", () => {
+    const before = Array.from({ length: 200 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const after = before.replace(/line (\d+)/g, "LINE $1");
+    const s = summarizeEdit("big.txt", docFromString(before), docFromString(after), 10, 5);
+    expect(s.compactDiff.split("\n")).toHaveLength(11);
+    expect(s.compactDiff.endsWith("... (391 more diff lines not shown)")).toBe(true);
+    expect(s.view.split("\n").slice(-1)[0]).toBe("    ... (195 more changed lines; read_file shows them)");
+  });
+
+  it("cuts very long lines", () => {
+    const s = summarizeEdit("m.js", docFromString("x\n"), docFromString("y".repeat(5000) + "\n"));
+    expect(s.compactDiff).toContain("… [line cut: 3001 more characters]");
+    expect(s.view).toContain("… [line cut:");
+  });
+});
