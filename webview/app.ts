@@ -12,6 +12,7 @@ import { History } from "./views/history";
 import { handleCopyClick } from "./views/markdown";
 import { MessageList } from "./views/message-list";
 import { PermissionCard } from "./views/permission-card";
+import { PendingChanges } from "./views/pending-changes";
 
 export class App {
   private readonly header: Header;
@@ -20,6 +21,8 @@ export class App {
   private readonly composer: Composer;
   private readonly permission: PermissionCard;
   private readonly firstRun: FirstRun;
+  /** Change review: pending and auto-applied file changes. */
+  private readonly reviews: PendingChanges;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -39,6 +42,7 @@ export class App {
     this.header = new Header(() => send({ type: "newSession" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
+    this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
     this.composer = new Composer(
       (text) => {
@@ -59,6 +63,7 @@ export class App {
       scroller,
       this.error,
       this.resumed,
+      this.reviews.root,
       this.permission.root,
       this.composer.root,
     );
@@ -104,6 +109,9 @@ export class App {
         if (this.unconfirmedPrompt !== undefined) this.composer.restore(this.unconfirmedPrompt);
         this.unconfirmedPrompt = undefined;
         return;
+      case "reviews":
+        this.reviews.set(msg.items);
+        return;
       default:
         msg satisfies never;
     }
@@ -117,6 +125,7 @@ export class App {
     this.history.set(s.history);
     this.history.root.open = !s.sessionId && s.history.length > 0 && !s.firstRun;
     this.permission.show(s.pending);
+    this.reviews.set(s.reviews ?? []);
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.resumed.hidden = !s.resumed || s.items.length === 0;

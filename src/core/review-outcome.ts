@@ -12,6 +12,7 @@ const MAX_DIFF_LINES = 120;
 
 /** The model-facing text for a review outcome. */
 export function describeOutcome(change: ProposedChange, outcome: ReviewOutcome): string {
+  if (outcome.error) return outcome.error;
   const rel = change.relPath;
   const hunks = computeHunks(change.before, change.after);
   const decisions: HunkDecision[] =

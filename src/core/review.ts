@@ -41,6 +41,12 @@ export interface ReviewOutcome {
   hunkDecisions?: Array<"accepted" | "rejected">;
   /** Applied without asking ("auto" mode); still listed and revertable. */
   auto?: boolean;
+  /**
+   * Set when the change could not be put up for review or applied (not a user decision); nothing
+   * was written. Model-facing text. Hosts return it instead of throwing, so callers need no
+   * error classes from the host's bundle.
+   */
+  error?: string;
 }
 
 export interface ChangeReviewer {

@@ -19,6 +19,7 @@ import { ApiKeys, needsKey, providerConfig, readSettings, writeSetting, type Hos
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
+import type { ReviewFeature } from "./review";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
 /** Items sent in a snapshot; older ones are left out of long sessions. */
@@ -57,6 +58,8 @@ export class SessionController implements vscode.Disposable {
     isPanelVisible: () => boolean,
     /** More session options from other parts of the host (e.g. the diff reviewer in toolContext). */
     private readonly extraOptions: () => Partial<AgentSessionOptions> = () => ({}),
+    /** The change review (src/host/review): its pending-changes list is shown in the panel. */
+    private readonly review?: ReviewFeature,
   ) {
     this.approver = new PanelApprover(isPanelVisible);
     this.disposables.push(
@@ -67,6 +70,18 @@ export class SessionController implements vscode.Disposable {
       }),
       keys.onDidChange(() => this.settingsChanged()),
     );
+    // --- change review: post the pending-changes list when it changes ---
+    if (review) {
+      let last = "";
+      this.disposables.push(
+        review.onDidChange(() => {
+          const items = review.list();
+          const json = JSON.stringify(items);
+          if (json !== last) this.post({ type: "reviews", items });
+          last = json;
+        }),
+      );
+    }
   }
 
   /** Connects the webview; `post` is called with every message for it until `disconnect`. */
@@ -120,6 +135,8 @@ export class SessionController implements vscode.Disposable {
       case "openSettings":
         await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:yoke-dev.yoke");
         return;
+      case "reviewAction":
+        return this.reviewAction(msg);
       default:
         msg satisfies never;
     }
@@ -229,7 +246,18 @@ export class SessionController implements vscode.Disposable {
       restricted: !vscode.workspace.isTrusted,
       firstRun,
       history: this.history(),
+      reviews: this.review?.list() ?? [],
     };
+  }
+
+  // --- change review: buttons of the pending-changes list ---
+  private async reviewAction(msg: Extract<WebviewToHost, { type: "reviewAction" }>): Promise<void> {
+    if (!this.review) return;
+    if (msg.action === "accept") return this.review.accept(msg.editId);
+    if (msg.action === "reject") return this.review.reject(msg.editId, msg.message);
+    if (msg.action === "openDiff") return this.review.openDiff(msg.editId);
+    const problem = await this.review.revert(msg.editId);
+    if (problem) this.post({ type: "error", message: problem });
   }
 
   dispose(): void {

@@ -89,6 +89,21 @@ export const FirstRunView = z.object({
 });
 export type FirstRunView = z.infer<typeof FirstRunView>;
 
+// --- change review (src/host/review) ---
+/** A file change the agent proposed (pending review) or applied in auto mode (revertable). */
+const editId = z.string().check(z.minLength(1), z.maxLength(5_000));
+export const ReviewItemView = z.object({
+  editId,
+  relPath: z.string(),
+  added: z.number(),
+  removed: z.number(),
+  status: z.enum(["pending", "applied", "reverted"]),
+  undecided: z.number(),
+  hunks: z.number(),
+});
+export type ReviewItemView = z.infer<typeof ReviewItemView>;
+// --- end change review ---
+
 /** Everything the panel shows; sent on `ready` and whenever the host switches sessions. */
 export const Snapshot = z.object({
   protocol: z.number(),
@@ -109,6 +124,8 @@ export const Snapshot = z.object({
   restricted: z.boolean(),
   firstRun: z.nullable(FirstRunView),
   history: z.array(SessionItemView),
+  /** Change review: pending and auto-applied file changes. */
+  reviews: z.optional(z.array(ReviewItemView)),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -124,6 +141,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("history"), sessions: z.array(SessionItemView) }),
   z.object({ type: z.literal("firstRun"), info: z.nullable(FirstRunView) }),
   z.object({ type: z.literal("error"), message: z.string() }),
+  /** Change review: the pending-changes list changed. */
+  z.object({ type: z.literal("reviews"), items: z.array(ReviewItemView) }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -151,6 +170,13 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("setApiKey") }),
   z.object({ type: z.literal("openLog") }),
   z.object({ type: z.literal("openSettings") }),
+  /** Change review: accept/reject a whole pending change, revert an applied one, open its diff. */
+  z.object({
+    type: z.literal("reviewAction"),
+    editId,
+    action: z.enum(["accept", "reject", "revert", "openDiff"]),
+    message: z.optional(z.string().check(z.maxLength(10_000))),
+  }),
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

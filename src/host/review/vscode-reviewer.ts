@@ -67,7 +67,17 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     return [...this.entries.values()].filter((e) => e.status === "pending");
   }
 
+  /** Reviews a change; a refusal (the file changed, is being reviewed, cannot be written) comes back as `error`. */
   async review(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome> {
+    try {
+      return await this.start(change, mode, signal);
+    } catch (err) {
+      if (err instanceof ToolError) return { status: "rejected", finalContent: change.before, error: err.message };
+      throw err;
+    }
+  }
+
+  private async start(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome> {
     if (signal.aborted) return { status: "rejected", finalContent: change.before, message: STOPPED_MESSAGE };
     const uri = this.opts.toUri(change.path);
     if (this.pendingFor(uri)) {

@@ -98,3 +98,10 @@ describe("decisionList", () => {
     expect(decisionList(["accepted", "rejected", "accepted"])).toBe("hunks 1, 3 applied, hunk 2 rejected");
   });
 });
+
+describe("describeOutcome with a refusal", () => {
+  it("gives the host's reason as is when the change could not be reviewed", () => {
+    const error = "src/greek.txt changed after you read it, so your change was not applied. Read it again and redo the edit.";
+    expect(describeOutcome(change(before, after), { status: "rejected", finalContent: before, error })).toBe(error);
+  });
+});
