@@ -51,7 +51,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** Version of the event schema. */
     version: z.literal(1),
   }),
-  z.object({ ...base, type: z.literal("user_message"), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("user_message"),
+    text: z.string(),
+    /** Context added for the model by hooks (SessionStart, UserPromptSubmit, Stop); not shown as the user's words. */
+    context: z.string().optional(),
+    /** Who wrote it: the user, or a Stop hook that kept the agent going. */
+    from: z.enum(["user", "hook"]).optional(),
+  }),
   z.object({
     ...base,
     type: z.literal("assistant_message"),

@@ -4,6 +4,8 @@
  * thinking … → done | error | cancelled.
  */
 import type { LoopState, NewEvent, SessionEvent, ToolCallRecord, Usage } from "../events";
+import type { HookEventFields, HookEventName, HookOutcome } from "../hooks/types";
+import { combineWithHooks, type HookRunner } from "../hooks/run-hooks";
 import { silentLogger, type Disposable, type Logger, type Searcher, type SessionStore, type WorkspaceFs } from "../ports";
 import { costOf } from "../providers/pricing";
 import { withRetries } from "../providers/retry";
@@ -36,6 +38,8 @@ export interface AgentSessionOptions {
   search: Searcher;
   approver: Approver;
   gate?: PermissionGate;
+  /** Lifecycle hooks (Claude Code-compatible commands and in-process handlers), per session. */
+  hooks?: (session: { id: string }) => HookRunner;
   permissionMode?: PermissionMode;
   /** false = Restricted Mode: tools that write or run are refused. */
   trusted?: boolean;
@@ -59,6 +63,10 @@ export interface AgentSessionOptions {
 }
 
 const DEFAULT_MAX_TURNS = 50;
+/** A Stop hook may keep the agent going at most this many times per message. */
+const MAX_STOP_BLOCKS = 3;
+/** Hook-style argument names mapped back to tool argument names (for PreToolUse updatedInput). */
+const HOOK_TO_ARG: Record<string, string> = { file_path: "path", run_in_background: "background", timeout: "timeout_s" };
 const DEFAULT_THINKING_IDLE_MS = 120_000;
 
 export class AgentSession implements AgentSessionApi {
@@ -71,6 +79,9 @@ export class AgentSession implements AgentSessionApi {
   private loopState: LoopState = "idle";
   private mode: PermissionMode;
   private readonly log: Logger;
+  private hookRunner: HookRunner | undefined;
+  /** Context from SessionStart hooks, given to the model with the next user message. */
+  private pendingContext: string[] = [];
 
   private constructor(
     private readonly sessionLog: SessionLog,
@@ -80,6 +91,7 @@ export class AgentSession implements AgentSessionApi {
     this.registry = new ToolRegistry(opts.tools);
     this.mode = opts.permissionMode ?? "default";
     this.log = opts.log ?? silentLogger;
+    this.hookRunner = opts.hooks?.({ id: sessionLog.id });
   }
 
   /** Starts a new session and writes its session_start event. */
@@ -112,6 +124,7 @@ export class AgentSession implements AgentSessionApi {
     });
     session.append({ type: "status", state: "idle" });
     session.sessionLog.sync();
+    await session.sessionStartHooks("startup");
     return session;
   }
 
@@ -150,6 +163,7 @@ export class AgentSession implements AgentSessionApi {
       session.append({ type: "status", state: "idle", detail: `resumed (was ${last.state})` });
     }
     session.sessionLog.sync();
+    await session.sessionStartHooks("resume");
     return session;
   }
 
@@ -191,9 +205,47 @@ export class AgentSession implements AgentSessionApi {
     if (this.running) throw new Error("the agent is still working on the previous message: stop it first");
     // Calls left unstarted by a crash are superseded by the new message: record that they did not run.
     this.closeUnanswered(NOT_RUN_TEXT);
-    this.append({ type: "user_message", text });
+    const hooks = await this.runHooks("UserPromptSubmit", { prompt: text });
+    if (hooks?.blocked || hooks?.stop) {
+      const why = hooks.message ?? hooks.stop?.reason ?? "a UserPromptSubmit hook blocked it";
+      this.append({ type: "error", message: `Your message was not sent: ${why}`, code: "hook_blocked" });
+      this.setState("idle", "prompt blocked by a hook");
+      this.sessionLog.sync();
+      return;
+    }
+    const context = [...this.pendingContext, ...(hooks?.additionalContext ?? [])].join("\n\n");
+    this.pendingContext = [];
+    this.append({ type: "user_message", text, ...(context ? { context } : {}) });
     this.sessionLog.sync();
     await this.run();
+  }
+
+  /** Ends the session: SessionEnd hooks run and running commands are the host's to stop. */
+  async end(reason = "other"): Promise<void> {
+    this.cancel();
+    await this.idle();
+    await this.runHooks("SessionEnd", { reason });
+  }
+
+  private async sessionStartHooks(source: "startup" | "resume"): Promise<void> {
+    const out = await this.runHooks("SessionStart", { source });
+    if (out?.additionalContext.length) this.pendingContext.push(...out.additionalContext);
+  }
+
+  /** Runs one event's hooks; reports non-blocking problems to the user as events. Never throws. */
+  private async runHooks(event: HookEventName, fields: HookEventFields = {}, signal?: AbortSignal): Promise<HookOutcome | undefined> {
+    if (!this.hookRunner) return undefined;
+    try {
+      const out = await this.hookRunner.runHooks(event, { permission_mode: this.mode, ...fields }, signal);
+      for (const m of [...out.userMessages, ...out.errors.map((e) => `${event} hook: ${e}`)]) {
+        this.append({ type: "error", message: m, code: "hook" });
+      }
+      return out;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      this.append({ type: "error", message: `${event} hooks failed: ${err instanceof Error ? err.message : String(err)}`, code: "hook" });
+      return undefined;
+    }
   }
 
   async continue(): Promise<void> {
@@ -263,10 +315,17 @@ export class AgentSession implements AgentSessionApi {
         for (const call of calls) await this.runToolCall(call, signal);
         this.sessionLog.sync();
       }
+      let stopBlocks = 0;
       for (let turn = 0; turn < maxTurns; turn++) {
         const reply = await this.modelTurn(signal);
         if (reply.toolCalls.length === 0) {
-          this.setState("done");
+          const stop = await this.runHooks("Stop", { stop_hook_active: stopBlocks > 0 }, signal);
+          if (stop?.blocked && !stop.stop && stopBlocks < MAX_STOP_BLOCKS) {
+            stopBlocks++;
+            this.append({ type: "user_message", text: `A Stop hook asks you to continue: ${stop.message ?? "(no reason given)"}`, from: "hook" });
+            continue;
+          }
+          this.setState("done", stop?.stop ? `stopped by a hook: ${stop.stop.reason}` : undefined);
           return;
         }
         for (const call of reply.toolCalls) await this.runToolCall(call, signal);
@@ -275,6 +334,11 @@ export class AgentSession implements AgentSessionApi {
       this.append({ type: "error", message: `Stopped after ${maxTurns} model turns without finishing (max turns). Send a message to continue.`, code: "max_turns" });
       this.setState("error", "max turns reached");
     } catch (err) {
+      if (err instanceof HookStop) {
+        this.closeUnanswered(`Not run: a hook stopped the session (${err.message}).`);
+        this.setState("done", `stopped by a hook: ${err.message}`);
+        return;
+      }
       if (signal.aborted) {
         this.closeUnanswered("Not run: the user stopped the agent before this call ran.");
         this.setState("cancelled", "stopped by the user");
@@ -389,8 +453,21 @@ export class AgentSession implements AgentSessionApi {
       result(checked.ok ? `Unknown tool "${call.name}".` : checked.error, true);
       return;
     }
-    const args = checked.args;
-    const decision = await this.decide(def, call, args, signal);
+    let args = checked.args;
+    const pre = def ? await this.runHooks("PreToolUse", { tool_name: def.permission, tool_input: def.hookInput(args as never) }, signal) : undefined;
+    if (pre?.updatedInput) {
+      const updated = this.applyUpdatedInput(call, args, pre.updatedInput);
+      if (!updated.ok) {
+        result(updated.error, true);
+        return;
+      }
+      args = updated.args;
+    }
+    if (pre?.stop) {
+      result(`A PreToolUse hook stopped the session: ${pre.stop.reason}`, true);
+      throw new HookStop(pre.stop.reason);
+    }
+    const decision = await this.decide(def, call, args, signal, pre);
     if (decision.decision !== "allow") {
       result(decision.message, true);
       return;
@@ -427,7 +504,14 @@ export class AgentSession implements AgentSessionApi {
         reviewMode,
       };
       const out = await Promise.race([def.run(args, ctx), timeout, aborted]);
-      result(out.text, out.isError ?? false, Date.now() - started, out.meta);
+      const duration = Date.now() - started;
+      const post = await this.runHooks(
+        "PostToolUse",
+        { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_response: { output: out.text, is_error: out.isError ?? false } },
+        signal,
+      );
+      const extra = [...(post?.blocked && post.message ? [`PostToolUse hook: ${post.message}`] : []), ...(post?.additionalContext ?? [])];
+      result(extra.length ? `${out.text}\n\n${extra.join("\n\n")}` : out.text, out.isError ?? false, duration, out.meta);
       const todos = (out.meta as { todos?: unknown } | undefined)?.todos;
       if (call.name === "todo_write" && Array.isArray(todos)) this.append({ type: "todos", todos: todos as never });
     } catch (err) {
@@ -447,22 +531,34 @@ export class AgentSession implements AgentSessionApi {
     }
   }
 
+  /** Applies a PreToolUse hook's updatedInput (hook-style names mapped back) and validates again. */
+  private applyUpdatedInput(call: ToolCallRecord, args: unknown, updated: Record<string, unknown>) {
+    const merged: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(updated)) merged[HOOK_TO_ARG[k] ?? k] = v;
+    const checked = this.registry.validate(call.name, merged);
+    if (checked.ok) return checked;
+    return { ok: false as const, error: `A PreToolUse hook changed the arguments of ${call.name} into invalid ones, so it was not run: ${checked.error}` };
+  }
+
   /** The permission gate, the user's answer when it asks, and Restricted Mode. Every decision is logged. */
   private async decide(
     def: ToolDefinition,
     call: ToolCallRecord,
     args: unknown,
     signal: AbortSignal,
+    hooks?: HookOutcome,
   ): Promise<{ decision: "allow"; review?: ReviewMode } | { decision: "deny"; message: string }> {
     const input = def.hookInput(args as never);
     let d: PermissionDecision;
     if (this.opts.trusted === false && def.mutates) {
       d = { decision: "deny", by: "restricted", reason: RESTRICTED_REASON, rule: null };
-    } else if (this.opts.gate) {
-      d = await this.opts.gate.check({ tool: def.name, permission: def.permission, input, mutates: def.mutates }, this.mode);
     } else {
-      d = defaultDecision(def, this.mode);
+      d = this.opts.gate
+        ? await this.opts.gate.check({ tool: def.name, permission: def.permission, input, mutates: def.mutates }, this.mode)
+        : defaultDecision(def, this.mode);
+      if (hooks) d = combineWithHooks(d, hooks);
     }
+    if (d.decision === "ask") void this.runHooks("Notification", { message: `Yoke needs your permission to use ${def.permission}` });
     if (d.decision === "ask" && def.reviewable && this.opts.toolContext?.reviewer) {
       // The diff review is the question: the user accepts or rejects the change itself.
       this.append({ type: "permission_decision", callId: call.id, decision: "allow", by: d.by, ...(d.rule ? { rule: d.rule } : {}), message: "sent to review" });
@@ -527,3 +623,6 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 function seconds(ms: number): string {
   return ms >= 10_000 ? String(Math.round(ms / 1000)) : String(Math.round(ms / 100) / 10);
 }
+
+/** A hook said `continue: false`: the turn ends here. */
+class HookStop extends Error {}

@@ -35,7 +35,7 @@ export function projectConversation(events: readonly SessionEvent[]): ModelMessa
     switch (e.type) {
       case "user_message":
         flush();
-        messages.push({ role: "user", text: e.text });
+        messages.push({ role: "user", text: e.context ? `${e.text}\n\n<context source="hooks">\n${e.context}\n</context>` : e.text });
         break;
       case "assistant_message":
         flush();

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { AgentSession, type AgentSessionOptions } from "../../../src/core/loop/agent-session";
 import { RESTRICTED_REASON } from "../../../src/core/loop/default-gate";
 import type { Approver, PermissionQuestion } from "../../../src/core/loop/types";
+import type { HookRunner } from "../../../src/core/hooks/run-hooks";
+import type { HookEventFields, HookEventName, HookOutcome } from "../../../src/core/hooks/types";
 import type { Searcher, WorkspaceFs } from "../../../src/core/ports";
 import { ProviderError } from "../../../src/core/providers/types";
 import { NOT_RUN_TEXT, projectConversation } from "../../../src/core/session/projection";
@@ -276,6 +278,62 @@ describe("AgentSession with a change reviewer", () => {
       expect(asked).toBe(0);
       expect(s.events().some((e) => e.type === "permission_request")).toBe(false);
     }
+  });
+});
+
+describe("AgentSession with hooks", () => {
+  function hookRunner(react: (event: HookEventName, fields: HookEventFields) => Partial<HookOutcome>) {
+    const calls: Array<{ event: HookEventName; fields: HookEventFields }> = [];
+    const runner: HookRunner = {
+      async runHooks(event, fields = {}) {
+        calls.push({ event, fields });
+        return { event, blocked: false, additionalContext: [], userMessages: [], errors: [], results: [], ...react(event, fields) };
+      },
+    };
+    return { runner, calls };
+  }
+
+  it("blocks a tool call when a PreToolUse hook exits 2, giving its stderr to the model", async () => {
+    const { runner, calls } = hookRunner((e, f) => (e === "PreToolUse" && f.tool_name === "Write" ? { blocked: true, message: "no writes on Fridays" } : {}));
+    const { opts, provider, counter } = setup([toolTurn({ id: "c1", name: "touch", input: { path: "x" } }), textTurn("ok")], {
+      hooks: () => runner,
+      permissionMode: "bypassPermissions",
+    });
+    const s = await AgentSession.create(opts);
+    await s.send("go");
+    expect(counter.runs.touch).toBeUndefined();
+    expect((provider.requests[1]!.messages.at(-1) as { content: string }).content).toBe("Permission denied for touch: no writes on Fridays");
+    expect(s.events().find((e) => e.type === "permission_decision")).toMatchObject({ decision: "deny", by: "hook" });
+    expect(calls.map((c) => c.event)).toEqual(["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"]);
+    expect(calls[2]!.fields).toMatchObject({ tool_name: "Write", tool_input: { file_path: "x" } });
+  });
+
+  it("applies updatedInput, adds PostToolUse context to the result, and keeps going when a Stop hook blocks once", async () => {
+    let stops = 0;
+    const { runner } = hookRunner((e) => {
+      if (e === "PreToolUse") return { updatedInput: { key: "b" } };
+      if (e === "PostToolUse") return { additionalContext: ["remember: b is special"] };
+      if (e === "Stop") return stops++ === 0 ? { blocked: true, message: "run the tests first" } : {};
+      if (e === "UserPromptSubmit") return { additionalContext: ["branch: main"] };
+      return {};
+    });
+    const { opts, provider } = setup([toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }), textTurn("first"), textTurn("second")], { hooks: () => runner });
+    const s = await AgentSession.create(opts);
+    await s.send("go");
+    expect(provider.requests[0]!.messages[0]).toEqual({ role: "user", text: 'go\n\n<context source="hooks">\nbranch: main\n</context>' });
+    expect(provider.requests[1]!.messages.at(-1)).toMatchObject({ content: "value of b\n\nremember: b is special" });
+    expect(provider.requests[2]!.messages.at(-1)).toEqual({ role: "user", text: "A Stop hook asks you to continue: run the tests first" });
+    expect(s.state).toBe("done");
+  });
+
+  it("does not send a prompt a UserPromptSubmit hook blocks, and says why", async () => {
+    const { runner } = hookRunner((e) => (e === "UserPromptSubmit" ? { blocked: true, message: "contains a secret" } : {}));
+    const { opts, provider } = setup([textTurn("never")], { hooks: () => runner });
+    const s = await AgentSession.create(opts);
+    await s.send("my key is sk-123");
+    expect(provider.requests).toHaveLength(0);
+    expect(s.events().some((e) => e.type === "user_message")).toBe(false);
+    expect(s.events().find((e) => e.type === "error")).toMatchObject({ message: "Your message was not sent: contains a secret" });
   });
 });
 
