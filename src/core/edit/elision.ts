@@ -50,7 +50,12 @@ function matchesAt(keys: readonly string[], seg: readonly string[], at: number):
  * after the previous one). `keys` are the file lines and `segments` the SEARCH segments, both
  * already normalised for comparison. The first and last segments must not be empty.
  */
-export function findElisionMatches(keys: readonly string[], segments: readonly string[][], limit = 10): ElisionMatch[] {
+export function findElisionMatches(
+  keys: readonly string[],
+  segments: readonly string[][],
+  gapOk: (gap: number, from: number, to: number) => boolean = () => true,
+  limit = 10,
+): ElisionMatch[] {
   // Where each non-empty segment matches, in order, so each chain step is a binary search.
   const where = segments.map((seg) => {
     if (seg.length === 0) return [];
@@ -76,7 +81,8 @@ export function findElisionMatches(keys: readonly string[], segments: readonly s
     for (let i = 1; i < segments.length; i++) {
       const seg = segments[i]!;
       const at = seg.length === 0 ? pos : nextAt(where[i]!, pos);
-      if (at < 0) {
+      // A gap that breaks the marker's indentation rule would break it further out too: stop.
+      if (at < 0 || !gapOk(i - 1, pos, at)) {
         ok = false;
         break;
       }
@@ -89,4 +95,46 @@ export function findElisionMatches(keys: readonly string[], segments: readonly s
     }
   }
   return out;
+}
+
+/** Indentation width in columns (a tab counts 4). */
+export function indentColumns(line: string): number {
+  let n = 0;
+  for (const c of line) {
+    if (c === " ") n++;
+    else if (c === "\t") n += 4;
+    else break;
+  }
+  return n;
+}
+
+/**
+ * The indentation rule of each marker: a marker indented deeper than the SEARCH line before it
+ * stands for lines deeper than that line ("strict"); at the same depth, for lines at least as
+ * deep; a marker less indented sets no rule. This keeps `def a(): / ... / return x` from
+ * reaching into the next function when `a` has no `return x`.
+ */
+export function markerRules(search: readonly string[]): Array<"strict" | "same" | "none"> {
+  const rules: Array<"strict" | "same" | "none"> = [];
+  let prev: string | undefined;
+  for (const l of search) {
+    if (isElisionLine(l)) {
+      if (prev === undefined) rules.push("none");
+      else {
+        const d = indentColumns(l) - indentColumns(prev);
+        rules.push(d > 0 ? "strict" : d === 0 ? "same" : "none");
+      }
+    } else if (l.trim() !== "") prev = l;
+  }
+  return rules;
+}
+
+/** Checks file lines [from, to) elided after line `from - 1` against a marker's rule. */
+export function gapFollowsRule(lines: readonly string[], from: number, to: number, rule: "strict" | "same" | "none"): boolean {
+  if (rule === "none" || from === 0) return true;
+  let base = from - 1;
+  while (base > 0 && lines[base]!.trim() === "") base--;
+  const min = indentColumns(lines[base]!) + (rule === "strict" ? 1 : 0);
+  for (let k = from; k < to; k++) if (lines[k]!.trim() !== "" && indentColumns(lines[k]!) < min) return false;
+  return true;
 }

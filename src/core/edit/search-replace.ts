@@ -5,7 +5,7 @@
  * refused with the closest region of the file, an ambiguity with the candidate line numbers.
  */
 import { diffChars } from "diff";
-import { countElisions, findElisionMatches, isElisionLine, splitAtElisions } from "./elision";
+import { countElisions, findElisionMatches, gapFollowsRule, isElisionLine, markerRules, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
 import { ambiguous, lineOf, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
 import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
@@ -233,7 +233,8 @@ function applyElision(
   }
   const key = KEYS.whitespace;
   const segments = splitAtElisions(s).map((seg) => seg.map(key));
-  const matches = findElisionMatches(lines.map(key), segments);
+  const rules = markerRules(s);
+  const matches = findElisionMatches(lines.map(key), segments, (g, from, to) => gapFollowsRule(lines, from, to, rules[g] ?? "none"));
   if (matches.length === 0) return { ok: false, message: notFound(req, lines, s, " (even with the elided lines skipped)") };
   if (matches.length > 1) {
     return { ok: false, message: ambiguous(req, "elision", matches.map((m) => m.start), 1) };

@@ -233,3 +233,18 @@ describe("search/replace copied from the hashline view", () => {
     expect(refused("a\nb\n", [{ old_string: "1#KR|a\nb", new_string: "x" }])).toContain("SEARCH text not found in f.ts.");
   });
 });
+
+describe("elision boundaries", () => {
+  it("does not let an indented marker stand for lines outside the block it is in", () => {
+    const f = "def load(path):\n    data = read(path)\n    return parse(data)\n\n\ndef save(path, obj):\n    text = dump(obj)\n    return len(text)\n";
+    const msg = refused(f, [block(["def load(path):", "    ...", "    return len(text)"], ["def load(path):", "    ...", "    return 0"])]);
+    expect(msg).toContain('Edit 1 (SEARCH block starting "def load(path):"): SEARCH text not found in f.ts (even with the elided lines skipped).');
+  });
+
+  it("lets a marker at the outer level span blocks", () => {
+    const f = "<head>\n  <title>A</title>\n</head>\n<body>\n  <h1>x</h1>\n</body>\n";
+    expect(applied(f, [block(["  <title>A</title>", "<!-- ... -->", "  <h1>x</h1>"], ["  <title>B</title>", "<!-- ... -->", "  <h1>y</h1>"])])).toBe(
+      "<head>\n  <title>B</title>\n</head>\n<body>\n  <h1>y</h1>\n</body>\n",
+    );
+  });
+});
