@@ -36,7 +36,8 @@ const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-si
 const targets = [
   {
     ...common,
-    entryPoints: { extension: "src/host/extension.ts" },
+    // session.js (the agent core, SDKs) is required on first use so activation stays light.
+    entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts" },
     outdir: "dist",
     platform: "node",
     format: "cjs",

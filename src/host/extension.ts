@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import * as vscode from "vscode";
 import type { Snapshot } from "../protocol/messages";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
-import { SessionController } from "./session-controller";
+import type { SessionController } from "./session-controller";
 import { registerReview } from "./review"; // change review (src/host/review)
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
 
@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   let controller: SessionController | undefined;
   const getController = (): SessionController => {
     if (!controller) {
-      controller = new SessionController(context, log, keys, () => panel.visible, () => ({ toolContext: { reviewer: review.reviewer } }));
+      controller = new (loadSessionModule().SessionController)(context, log, keys, () => panel.visible, () => ({ toolContext: { reviewer: review.reviewer } }), review);
       context.subscriptions.push(controller);
     }
     return controller;
@@ -55,6 +55,15 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
 }
 
 export function deactivate(): void {}
+
+/**
+ * The agent core and the provider SDKs are a separate bundle (dist/session.js), compiled only when
+ * the panel or a command first needs a session: activation itself loads a small file.
+ */
+function loadSessionModule(): typeof import("./session-controller") {
+  const bundle = "./session.js"; // not a literal in require(): the bundler must not inline it
+  return require(bundle) as typeof import("./session-controller");
+}
 
 async function openSessionPick(controller: SessionController, panel: ChatViewProvider): Promise<void> {
   const sessions = controller.history(true);

@@ -33,7 +33,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       styleUri: asUri("webview.css"),
       codiconUri: asUri("codicon.css"),
     });
-    const controller = this.controller();
     const resolved = performance.now();
     /** When the webview last said ready and has not had its state yet (timing for the log). */
     let readyAt: number | undefined;
@@ -45,8 +44,21 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       }
       void view.webview.postMessage(msg).then(undefined, () => undefined);
     };
-    controller.connect(post);
+    // The controller (and the session bundle behind it) is loaded after this returns, so the
+    // webview boots while the extension host compiles it.
+    let controller: SessionController | undefined;
+    const connected = (): SessionController => {
+      if (!controller) {
+        controller = this.controller();
+        controller.connect(post);
+      }
+      return controller;
+    };
+    const warmUp = setTimeout(() => {
+      if (this.view === view) connected();
+    }, 0);
     this.subs.push(
+      { dispose: () => clearTimeout(warmUp) },
       view.webview.onDidReceiveMessage((raw: unknown) => {
         const parsed = parseWebviewToHost(raw);
         if (!parsed.ok) {
@@ -57,14 +69,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           readyAt = performance.now();
           this.log.info(`panel: webview ready ${(readyAt - resolved).toFixed(0)} ms after the view was resolved`);
         }
-        controller.handle(parsed.message).catch((err: unknown) => {
+        connected().handle(parsed.message).catch((err: unknown) => {
           this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
           post({ type: "error", message: (err as Error)?.message ?? String(err) });
         });
       }),
       view.onDidDispose(() => {
         if (this.view === view) {
-          controller.disconnect();
+          controller?.disconnect();
           this.disposeView();
         }
       }),

@@ -208,7 +208,7 @@ export class SessionViewModel {
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
       case "edit_proposed":
-        return [];
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Proposed a change to ${e.path}: review it in the editor.` })];
       default:
         return [];
     }
