@@ -150,3 +150,38 @@ export function adjustRange(r: LineRange, e: LineEdit): { range: LineRange; touc
 export function normalizeEol(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }
+
+/**
+ * Moves hunks computed against `before` onto `current` (the editor's unsaved text), when the user's
+ * changes do not touch any hunk: each hunk's original lines must be unchanged and contiguous in
+ * `current`. Returns hunks in `current`'s coordinates, or null when any hunk is affected.
+ */
+export function rebaseHunks(before: string, current: string, hunks: readonly Hunk[]): Hunk[] | null {
+  const a = splitLines(before);
+  const map: Array<number | undefined> = new Array(a.length);
+  let i = 0;
+  let j = 0;
+  for (const part of diffArrays(a, splitLines(current))) {
+    const n = part.value.length;
+    if (part.added) j += n;
+    else if (part.removed) i += n;
+    else for (let k = 0; k < n; k++) map[i++] = j++;
+  }
+  const out: Hunk[] = [];
+  let shift = 0;
+  for (const h of hunks) {
+    const s = h.beforeStart;
+    const e = s + h.beforeLines.length;
+    let pos: number | undefined;
+    if (e > s) {
+      pos = map[s];
+      for (let k = s; k < e; k++) if (pos === undefined || map[k] !== pos + (k - s)) return null;
+    } else {
+      pos = s === 0 ? 0 : map[s - 1] === undefined ? undefined : map[s - 1]! + 1;
+      if (pos === undefined || (s < a.length && map[s] !== pos)) return null;
+    }
+    out.push({ ...h, beforeStart: pos!, afterStart: pos! + shift });
+    shift += h.afterLines.length - h.beforeLines.length;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@
 // the change listed with a Revert that refuses when the file changed since.
 import * as vscode from "vscode";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
-import { applyHunks, computeHunks, normalizeEol, proposalRanges, type HunkDecision } from "../../core/review-hunks";
+import { applyHunks, computeHunks, normalizeEol, proposalRanges, rebaseHunks, type Hunk, type HunkDecision } from "../../core/review-hunks";
 import { userEditsDiff } from "../../core/review-outcome";
 import { ToolError } from "../../core/tools/types";
 import { docRange, lineSpan } from "./document-ranges";
@@ -83,8 +83,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (this.pendingFor(uri)) {
       throw new ToolError(`${change.relPath} already has a change waiting for the user's review. Wait for that review before changing the file again.`);
     }
-    const hunks = computeHunks(change.before, change.after);
     const doc = await this.prepare(change, uri);
+    const hunks = this.placeHunks(change, doc);
     if (!hunks.length) {
       if (change.before === null) await doc.save();
       return { status: "accepted", finalContent: doc.getText(), hunkDecisions: [], ...(mode === "auto" ? { auto: true } : {}) };
@@ -184,7 +184,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     });
   }
 
-  /** Opens (or creates) the document and checks it holds what the agent's change was computed from. */
+  /** Opens the document, or creates the file for a new one. */
   private async prepare(change: ProposedChange, uri: vscode.Uri): Promise<vscode.TextDocument> {
     if (change.before === null) {
       const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
@@ -194,15 +194,23 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       if (!(await this.applyOwn(create))) throw new ToolError(`VS Code could not create ${change.relPath}.`);
       return vscode.workspace.openTextDocument(uri);
     }
-    const doc = await vscode.workspace.openTextDocument(uri);
-    if (normalizeEol(doc.getText()) !== normalizeEol(change.before)) {
-      throw new ToolError(
-        doc.isDirty
-          ? `${change.relPath} has unsaved changes in the editor that differ from the file on disk, so your change was not applied. Ask the user to save or revert the file, then read it again.`
-          : `${change.relPath} changed after you read it, so your change was not applied. Read it again and redo the edit.`,
-      );
-    }
-    return doc;
+    return vscode.workspace.openTextDocument(uri);
+  }
+
+  /**
+   * The change's hunks in the document's coordinates. An editor with unsaved changes elsewhere in
+   * the file keeps them (the hunks move around them); changes that touch a hunk refuse the edit.
+   */
+  private placeHunks(change: ProposedChange, doc: vscode.TextDocument): Hunk[] {
+    const hunks = computeHunks(change.before, change.after);
+    if (change.before === null || normalizeEol(doc.getText()) === normalizeEol(change.before)) return hunks;
+    const rebased = doc.isDirty ? rebaseHunks(change.before, doc.getText(), hunks) : null;
+    if (rebased) return rebased;
+    throw new ToolError(
+      doc.isDirty
+        ? `${change.relPath} has unsaved changes in the editor that touch the lines you changed, so your change was not applied. Ask the user to save or revert the file, then read it again.`
+        : `${change.relPath} changed after you read it, so your change was not applied. Read it again and redo the edit.`,
+    );
   }
 
   /** Writes the original lines back over the hunks' current ranges, last hunk first. */
@@ -231,7 +239,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       finalContent = saved ? doc.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(entry.uri));
       if (!saved) this.opts.log.warn(`review ${entry.editId}: ${entry.change.relPath} could not be saved; reporting the content on disk`);
     }
-    const expected = applyHunks(entry.change.before, entry.hunks, decisions);
+    // As describeOutcome sees it: unsaved edits the editor held before the review count as the user's.
+    const expected = applyHunks(entry.change.before, computeHunks(entry.change.before, entry.change.after), decisions);
     const userEdited = finalContent !== null && userEditsDiff(expected, finalContent, entry.change.relPath) !== null;
     const status = allRejected ? "rejected" : decisions.every((d) => d === "accepted") ? "accepted" : "partial";
     this.entries.delete(entry.editId);

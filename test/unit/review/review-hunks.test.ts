@@ -6,6 +6,7 @@ import {
   countChanges,
   lineEditOf,
   proposalRanges,
+  rebaseHunks,
   splitLines,
   type HunkDecision,
 } from "../../../src/core/review-hunks";
@@ -145,5 +146,29 @@ describe("lineEditOf and adjustRange", () => {
     // Rejecting hunk 1 replaces its two lines by the original one.
     const e = lineEditOf({ startLine: 1, startChar: 0, endLine: 3, endChar: 0, text: "line 2\n" });
     expect(adjustRange(ranges[1]!, e).range).toEqual({ start: 17, end: 18 });
+  });
+});
+
+describe("rebaseHunks", () => {
+  const before = lines(20);
+  const after = before.replace("line 3\n", "three\n").replace("line 15\n", "line 15\nfifteen and a half\n");
+
+  it("moves hunks below the user's unsaved lines and applies to exactly the expected text", () => {
+    const current = before.replace("line 8\n", "line 8\nuser line a\nuser line b\n");
+    const hunks = rebaseHunks(before, current, computeHunks(before, after))!;
+    expect(hunks.map((h) => [h.beforeStart, h.afterStart])).toEqual([[2, 2], [17, 17]]);
+    const applied = applyHunks(current, hunks, ["accepted", "accepted"]);
+    expect(applied).toBe(after.replace("line 8\n", "line 8\nuser line a\nuser line b\n"));
+    expect(proposalRanges(hunks)).toEqual([{ start: 2, end: 3 }, { start: 17, end: 18 }]);
+  });
+
+  it("refuses when the user changed a line of a hunk", () => {
+    const current = before.replace("line 3\n", "line 3 (mine)\n");
+    expect(rebaseHunks(before, current, computeHunks(before, after))).toBeNull();
+  });
+
+  it("refuses an insertion where the user inserted lines at the same place", () => {
+    const current = before.replace("line 15\n", "line 15\nmine\n");
+    expect(rebaseHunks(before, current, computeHunks(before, after))).toBeNull();
   });
 });
