@@ -11,8 +11,10 @@ export interface EvalContext {
   /** Workspace root: absolute, normalised. */
   cwd: string;
   home: string;
-  /** Workspace root and additional directories, symlinks resolved. */
+  /** Workspace root and additional directories, symlinks resolved (roots[0] is the workspace root). */
   roots: string[];
+  /** The home folder with symlinks resolved. */
+  realHome: string;
   settings: MergedSettings;
   /** Rules added by "always allow" answers for this session only. */
   sessionRules: PermissionRule[];
@@ -37,7 +39,7 @@ export async function checkPath(ctx: EvalContext, base: string, written: string)
   const lexical = resolveFrom(base, written, ctx.home);
   const real = await resolveReal(lexical, ctx.realPath);
   const inside = ctx.roots.some((r) => isWithin(real, r));
-  const sensitive = sensitivity(real, ctx.home) ?? sensitivity(lexical, ctx.home);
+  const sensitive = sensitivity(real, ctx.realHome) ?? sensitivity(real, ctx.home) ?? sensitivity(lexical, ctx.home);
   return { written, lexical, real, inside, sensitive };
 }
 
@@ -50,7 +52,7 @@ export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): 
 export function matchPathRule(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
   const candidates = list === "allow" ? [path.real] : [path.lexical, path.real];
   return rulesFor(ctx, list, permission).find(
-    (r) => r.specifier === undefined || pathSpecMatches(r.specifier, candidates, { cwd: ctx.cwd, home: ctx.home, baseDir: r.source.baseDir, list }),
+    (r) => r.specifier === undefined || pathSpecMatches(r.specifier, candidates, { cwd: ctx.cwd, home: ctx.home, realCwd: ctx.roots[0], realHome: ctx.realHome, baseDir: r.source.baseDir, list }),
   );
 }
 
@@ -75,5 +77,7 @@ export const MODE_NAMES: Record<PermissionMode, string> = { default: "default", 
 /** A path for messages: relative to the workspace when inside it. */
 export function showPath(ctx: EvalContext, p: CheckedPath): string {
   if (isWithin(p.lexical, ctx.cwd) && p.lexical !== ctx.cwd) return p.lexical.slice(ctx.cwd.length + 1);
+  const root = ctx.roots[0];
+  if (root && isWithin(p.lexical, root) && p.lexical !== root) return p.lexical.slice(root.length + 1);
   return p.lexical;
 }

@@ -77,7 +77,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
-    return { cwd, home, roots, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted };
+    const realHome = await resolveReal(home, opts.realPath);
+    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted };
   };
   const context = () => {
     state ??= build();

@@ -12,6 +12,9 @@ import type { RuleList } from "./types";
 export interface PathSpecContext {
   cwd: string;
   home: string;
+  /** The same folders with symlinks resolved, when they differ (resolved paths are matched too). */
+  realCwd?: string;
+  realHome?: string;
   /** The folder `/path` specifiers are relative to. */
   baseDir: string;
   list: RuleList;
@@ -53,6 +56,8 @@ export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
 /** Does the specifier match any of the absolute paths? */
 export function pathSpecMatches(spec: string, paths: string[], ctx: PathSpecContext): boolean {
   const anchors = anchorsOf(spec, ctx);
+  if (ctx.realCwd && ctx.realCwd !== ctx.cwd) anchors.push(...anchorsOf(spec, { ...ctx, cwd: ctx.realCwd, baseDir: ctx.baseDir === ctx.cwd ? ctx.realCwd : ctx.baseDir }));
+  if (ctx.realHome && ctx.realHome !== ctx.home) anchors.push(...anchorsOf(spec, { ...ctx, home: ctx.realHome, baseDir: ctx.baseDir === ctx.home ? ctx.realHome : ctx.baseDir }));
   for (const p of paths) {
     for (const { base, pattern } of anchors) {
       const rel = relativeTo(p, normalizeAbs(base));

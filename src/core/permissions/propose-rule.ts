@@ -27,7 +27,8 @@ export async function proposeRules(req: PermissionCheck, ctx: EvalContext): Prom
       if (p.sensitive) spec = anchoredSpec(p.real, ctx);
       else {
         const dir = fileArg ? dirnameOf(p.real) : p.real;
-        spec = tool === "Edit" && dir === ctx.cwd ? anchoredSpec(p.real, ctx) : dir === ctx.cwd ? "./**" : `${anchoredSpec(dir, ctx)}/**`;
+        const atRoot = dir === ctx.cwd || dir === ctx.roots[0];
+        spec = tool === "Edit" && atRoot ? anchoredSpec(p.real, ctx) : atRoot ? "./**" : `${anchoredSpec(dir, ctx).replace(/^\.\//, "")}/**`;
       }
       const rule = `${tool}(${spec})`;
       if (!out.includes(rule)) out.push(rule);
@@ -42,11 +43,13 @@ export async function proposeRules(req: PermissionCheck, ctx: EvalContext): Prom
 
 /** A specifier naming exactly `abs`: `./x` or `dir/x` in the workspace, `~/x` in the home folder, `//x` elsewhere. */
 function anchoredSpec(abs: string, ctx: EvalContext): string {
-  if (isWithin(abs, ctx.cwd) && abs !== ctx.cwd) {
-    const rel = abs.slice(ctx.cwd.length + 1);
-    return rel.includes("/") ? rel : `./${rel}`;
+  for (const root of [ctx.cwd, ctx.roots[0]!]) {
+    if (isWithin(abs, root) && abs !== root) {
+      const rel = abs.slice(root.length + 1);
+      return rel.includes("/") ? rel : `./${rel}`;
+    }
   }
-  if (isWithin(abs, ctx.home) && abs !== ctx.home) return `~/${abs.slice(ctx.home.length + 1)}`;
+  for (const home of [ctx.home, ctx.realHome]) if (isWithin(abs, home) && abs !== home) return `~/${abs.slice(home.length + 1)}`;
   return `/${abs}`;
 }
 

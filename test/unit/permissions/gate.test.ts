@@ -168,3 +168,20 @@ describe("createPermissionGate", () => {
     expect(await gate.check(call("command_output", { id: "c1" }), "plan")).toEqual({ decision: "allow", by: "mode", rule: null, reason: "command_output only reads or stops a command Yoke already started." });
   });
 });
+
+describe("createPermissionGate with a workspace reached through a symlink", () => {
+  it("matches relative rules against resolved paths and proposes relative rules", async () => {
+    const { symlinkSync } = await import("node:fs");
+    const { createPermissionGate } = await import("../../../src/core/permissions/gate");
+    const { loadSettingsSources, nodeRealPath } = await import("../../../src/node/settings-files");
+    const { loadShellWasm } = await import("../../../src/node/tree-sitter-wasm");
+    const w = createPermissionWorkspace({ permissions: { allow: ["Edit(src/**)"], deny: ["Read(./.env)"] } });
+    const via = join(w.root, "ws-link");
+    symlinkSync(w.ws, via);
+    const gate = createPermissionGate({ cwd: via, home: w.home, realPath: nodeRealPath, loadSources: async () => loadSettingsSources({ cwd: via, home: w.home }), shellWasm: () => loadShellWasm() });
+    expect(await gate.check(call("edit_file", { file_path: "src/a.ts" }), "default")).toMatchObject({ decision: "allow", rule: "Edit(src/**)" });
+    expect(await gate.check(call("run_command", { command: "cat .env" }), "default")).toMatchObject({ decision: "deny", rule: "Read(./.env)" });
+    expect(await gate.check(call("run_command", { command: "cat src/a.ts" }), "default")).toMatchObject({ decision: "allow" });
+    expect(await gate.proposeRules(call("edit_file", { file_path: "docs/guide.md" }))).toEqual(["Edit(docs/**)"]);
+  });
+});
