@@ -60,6 +60,10 @@ export function stripViewPrefix(line: string): string {
   return line.replace(COPIED_PREFIX, "");
 }
 
+function isBlankRef(ref: unknown): boolean {
+  return typeof ref !== "string" || ref.trim() === "";
+}
+
 function describe(op: HashlineOp): string {
   const where = [op.pos, op.end].filter((x) => typeof x === "string" && x.trim() !== "").map((x) => x!.trim());
   const name = typeof op.op === "string" ? op.op : "?";
@@ -110,7 +114,9 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
   const seen = new Set<string>();
   const n = lines.length;
 
-  for (const { index, op } of ops) {
+  for (const { index, op: given } of ops) {
+    // A replace with only "end" is a one-line replace of that line.
+    const op = given.op === "replace" && isBlankRef(given.pos) && !isBlankRef(given.end) ? { ...given, pos: given.end, end: undefined } : given;
     const label = `Edit ${index} (${describe(op)})`;
     const key = JSON.stringify([op.op, op.pos ?? null, op.end ?? null, opLines(op.lines)]);
     if (seen.has(key)) continue;
@@ -119,7 +125,7 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
       failures.push({ index, message: `${label}: unknown op ${JSON.stringify(op.op)}; use "replace", "append" or "prepend".` });
       continue;
     }
-    if (op.op === "replace" && (op.pos === undefined || op.pos === null || String(op.pos).trim() === "")) {
+    if (op.op === "replace" && isBlankRef(op.pos)) {
       failures.push({ index, message: `${label}: "pos" is required for replace (the first line to replace, e.g. "12#QN").` });
       continue;
     }

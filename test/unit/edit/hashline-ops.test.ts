@@ -145,3 +145,9 @@ describe("hashline ops", () => {
     expect(applied(f, [{ op: "replace", pos: anchor(f, 2), lines: ["B"] }])).toBe("a\nB");
   });
 });
+
+describe("hashline op tolerance", () => {
+  it("treats a replace with only end as a one-line replace", () => {
+    expect(applied(file, [{ op: "replace", end: a(3), lines: ["3"] }])).toBe(file.replace("three", "3"));
+  });
+});
