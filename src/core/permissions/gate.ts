@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import type { EvalContext } from "./context";
+import { checkPath, matchPathRule, type EvalContext } from "./context";
 import { evaluate } from "./evaluate";
 import { mergeSettings } from "./merge-settings";
 import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
@@ -38,6 +38,12 @@ export interface PermissionGateOptions {
 }
 
 export interface YokePermissionGate extends PermissionGate {
+  /**
+   * The deny rule that forbids `permission` (Read, Edit, Write…) on `path` (absolute or relative to
+   * the workspace), or null. For tools that touch many files at once (grep, glob) to leave out
+   * files a deny rule covers, e.g. `.env` under `Read(./.env)`.
+   */
+  deniedBy(permission: string, path: string): Promise<string | null>;
   /** Rules that would allow this call ("Always allow"); empty when none is safe to offer. */
   proposeRules(req: PermissionCheck): Promise<string[]>;
   /** The first of proposeRules, or null. */
@@ -95,6 +101,11 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
         opts.log?.error(`[permissions] check failed: ${message}`);
         return { decision: "ask", by: "mode", rule: null, reason: `Yoke's permission check failed (${message}), so it asks.` } satisfies PermissionDecision;
       }
+    },
+    async deniedBy(permission, path) {
+      const ctx = await context();
+      const checked = await checkPath(ctx, ctx.cwd, path);
+      return matchPathRule(ctx, "deny", permission, checked)?.raw ?? null;
     },
     async proposeRules(req) {
       return proposeRules(req, await context());

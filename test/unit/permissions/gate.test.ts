@@ -185,3 +185,13 @@ describe("createPermissionGate with a workspace reached through a symlink", () =
     expect(await gate.proposeRules(call("edit_file", { file_path: "docs/guide.md" }))).toEqual(["Edit(docs/**)"]);
   });
 });
+
+describe("deniedBy", () => {
+  it("names the deny rule covering a path, for tools that touch many files", async () => {
+    const w = createPermissionWorkspace({ permissions: { deny: ["Read(./.env)", "Edit(docs/**)"] } });
+    const gate = w.gate();
+    expect(await gate.deniedBy("Grep", join(w.ws, ".env"))).toBe("Read(./.env)");
+    expect(await gate.deniedBy("Read", "src/a.ts")).toBeNull();
+    expect(await gate.deniedBy("Write", "docs/guide.md")).toBe("Edit(docs/**)");
+  });
+});
