@@ -12,6 +12,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore } from "../node/session-store";
 import { PROTOCOL_VERSION, type FirstRunView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import { bridgeToolContext } from "./bundle-bridge";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
@@ -399,8 +400,18 @@ export class SessionController implements vscode.Disposable {
       platform: process.platform,
       log: this.log,
       maxTurns: s.maxTurns,
-      ...this.extraOptions(),
+      ...this.bridgedExtraOptions(),
     };
+  }
+
+  /** Options from extension.js objects: their ToolErrors are mapped to this bundle's class. */
+  private bridgedExtraOptions(): Partial<AgentSessionOptions> {
+    const extra = this.extraOptions();
+    const tc = extra.toolContext;
+    if (!tc) return extra;
+    const toolContext: AgentSessionOptions["toolContext"] =
+      typeof tc === "function" ? (session) => bridgeToolContext(tc(session))! : bridgeToolContext(tc);
+    return { ...extra, toolContext };
   }
 
   private async provider(s: HostSettings): Promise<Provider> {
