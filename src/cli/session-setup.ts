@@ -13,6 +13,7 @@ import { createFileSessionStore } from "../node/session-store";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
+import { createNodeServices } from "../node/agent-services";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -24,6 +25,8 @@ export interface CliSessionFlags {
   sessionDir?: string;
   maxTurns?: number;
   stream?: boolean;
+  /** Extra settings files (highest priority). */
+  settings?: string[];
   json: boolean;
 }
 
@@ -64,6 +67,9 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   }
   const config = await providerConfigFromFlags(providerFlags);
   const fs = createNodeWorkspaceFs(flags.cwd);
+  const services = createNodeServices({ cwd: flags.cwd, sessionDir, trusted: true, extraSettings: flags.settings });
+  const permissionMode = flags.permissionMode ?? (await services.gate.defaultMode());
+  for (const p of await services.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   return {
     sessionDir,
     options: {
@@ -75,7 +81,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       fs,
       search: createRipgrepSearcher(),
       approver: createTerminalApprover(),
-      permissionMode: flags.permissionMode,
+      ...services.sessionOptions,
+      permissionMode,
       trusted: true,
       instructions: readInstructions(flags.cwd),
       platform: process.platform,

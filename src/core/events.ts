@@ -48,6 +48,10 @@ export const SessionEvent = z.discriminatedUnion("type", [
     systemPrompt: z.string().optional(),
     /** Whether the workspace was trusted (false = Restricted Mode: nothing is written or run). */
     trusted: z.boolean().default(true),
+    /** The sandbox commands run in, chosen once per session (absent: the host runs no commands). */
+    sandbox: z.string().optional(),
+    /** Shown persistently while it applies (e.g. sandbox "none"). */
+    sandboxWarning: z.string().optional(),
     /** Version of the event schema. */
     version: z.literal(1),
   }),

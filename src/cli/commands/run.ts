@@ -22,10 +22,11 @@ const options = {
   "session-dir": { type: "string" },
   "max-turns": { type: "string" },
   "no-stream": { type: "boolean" },
+  settings: { type: "string", multiple: true },
   json: { type: "boolean" },
 } as const;
 
-function flagsFrom(values: Record<string, string | boolean | undefined>): CliSessionFlags {
+function flagsFrom(values: Record<string, string | boolean | string[] | undefined>): CliSessionFlags {
   const mode = values["permission-mode"] as string | undefined;
   if (mode !== undefined && !MODES.includes(mode as PermissionMode)) {
     throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")} (got "${mode}")`);
@@ -43,6 +44,7 @@ function flagsFrom(values: Record<string, string | boolean | undefined>): CliSes
     sessionDir: values["session-dir"] as string | undefined,
     maxTurns,
     stream: values["no-stream"] ? false : undefined,
+    settings: values.settings as string[] | undefined,
     json: Boolean(values.json),
   };
 }
@@ -91,7 +93,7 @@ async function drive(
   } finally {
     process.off("SIGINT", onSigint);
     for (const s of subscriptions) s.dispose();
-    await opts.toolContext?.commands?.killAll?.();
+    await session.end(interrupts > 0 ? "prompt_input_exit" : "other");
   }
   const events = session.events();
   const summary = summarizeSession(events, session.id);

@@ -57,8 +57,8 @@ export interface AgentSessionOptions {
     waitingUserMs?: number;
   };
   retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
-  /** Extra members for every ToolContext (e.g. the command runner). */
-  toolContext?: Partial<ToolContext>;
+  /** Extra members for every ToolContext (the command runner, the change reviewer), or a factory per session. */
+  toolContext?: Partial<ToolContext> | ((session: { id: string }) => Partial<ToolContext>);
   now?: () => Date;
 }
 
@@ -80,6 +80,8 @@ export class AgentSession implements AgentSessionApi {
   private mode: PermissionMode;
   private readonly log: Logger;
   private hookRunner: HookRunner | undefined;
+  /** The ToolContext members the host supplies for this session. */
+  readonly services: Partial<ToolContext>;
   /** Context from SessionStart hooks, given to the model with the next user message. */
   private pendingContext: string[] = [];
 
@@ -92,6 +94,7 @@ export class AgentSession implements AgentSessionApi {
     this.mode = opts.permissionMode ?? "default";
     this.log = opts.log ?? silentLogger;
     this.hookRunner = opts.hooks?.({ id: sessionLog.id });
+    this.services = typeof opts.toolContext === "function" ? opts.toolContext({ id: sessionLog.id }) : (opts.toolContext ?? {});
   }
 
   /** Starts a new session and writes its session_start event. */
@@ -120,6 +123,11 @@ export class AgentSession implements AgentSessionApi {
       label: opts.providerLabel,
       systemPrompt: system,
       trusted,
+      ...(session.services.commands
+        ? { sandbox: session.services.commands.info.sandbox, sandboxWarning: session.services.commands.info.warning }
+        : session.services.commandsUnavailable
+          ? { sandbox: "unavailable", sandboxWarning: session.services.commandsUnavailable }
+          : {}),
       version: 1,
     });
     session.append({ type: "status", state: "idle" });
@@ -224,6 +232,7 @@ export class AgentSession implements AgentSessionApi {
   async end(reason = "other"): Promise<void> {
     this.cancel();
     await this.idle();
+    await this.services.commands?.killAll();
     await this.runHooks("SessionEnd", { reason });
   }
 
@@ -493,7 +502,7 @@ export class AgentSession implements AgentSessionApi {
     });
     try {
       const ctx: ToolContext = {
-        ...this.opts.toolContext,
+        ...this.services,
         fs: this.opts.fs,
         search: this.opts.search,
         signal: controller.signal,
@@ -559,7 +568,7 @@ export class AgentSession implements AgentSessionApi {
       if (hooks) d = combineWithHooks(d, hooks);
     }
     if (d.decision === "ask") void this.runHooks("Notification", { message: `Yoke needs your permission to use ${def.permission}` });
-    if (d.decision === "ask" && def.reviewable && this.opts.toolContext?.reviewer) {
+    if (d.decision === "ask" && def.reviewable && this.services.reviewer) {
       // The diff review is the question: the user accepts or rejects the change itself.
       this.append({ type: "permission_decision", callId: call.id, decision: "allow", by: d.by, ...(d.rule ? { rule: d.rule } : {}), message: "sent to review" });
       return { decision: "allow", review: "ask" };

@@ -23,7 +23,7 @@ const schema = z.object({
 });
 
 export function requireRunner(ctx: ToolContext): CommandRunner {
-  if (!ctx.commands) throw new ToolError("Running commands is not available in this host (no command runner). Tell the user.");
+  if (!ctx.commands) throw new ToolError(ctx.commandsUnavailable ?? "Running commands is not available in this host (no command runner). Tell the user.");
   return ctx.commands;
 }
 

@@ -15,6 +15,8 @@ export interface ToolContext {
   readState: Map<string, { mtimeMs: number; size: number }>;
   /** Runs shell commands (run_command, command_output, kill_command); absent where the host has none. */
   commands?: CommandRunner;
+  /** Why there is no command runner (e.g. the chosen sandbox is not installed, and what to install). */
+  commandsUnavailable?: string;
   /**
    * Reviews proposed file changes (the extension's diff review). Absent: tools write directly.
    * With it, edit_file/write_file compute the new content and call
