@@ -161,4 +161,13 @@ describe("edit_file tool", () => {
     expect(ok).toEqual({ ok: true, args: { path: "a.ts", edits: [{ old_string: "a", new_string: "b" }] } });
     expect(reg.validate("edit_file", { path: "a.ts" }).ok).toBe(false);
   });
+  it("says the file changed on disk when hashline anchors of a changed file are stale", async () => {
+    const p = join(root, "s.ts");
+    writeFileSync(p, "a\nb\n");
+    markRead("s.ts");
+    writeFileSync(p, "a\nB!\n");
+    const msg = await runError({ path: "s.ts", edits: [{ op: "replace", pos: lineTag(2, "b"), lines: ["c"] }] });
+    expect(msg.split("\n").slice(0, 2)).toEqual(['Note: "s.ts" has changed on disk since you read it.', "Nothing was written to s.ts: the edit failed."]);
+    expect(msg).toContain(`>>> ${lineTag(2, "B!")}|B!`);
+  });
 });
