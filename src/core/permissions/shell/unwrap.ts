@@ -10,11 +10,17 @@ import { isDangerousVariable } from "./variables";
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
+/** Package-manager subcommands that run another program (`npm exec -- git push`, `uv run git push`); deny and ask rules only. */
+const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
+  npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "run"], uv: ["run"], poetry: ["run"], pipenv: ["run"],
+  bundle: ["exec"], conda: ["run"], mise: ["exec", "x"], direnv: ["exec"], nix: ["run", "shell"],
+};
+
 /**
  * Programs that run another command given after their own options and arguments. Their views are
  * only used for deny and ask rules: every later word that is not an option starts a candidate.
  */
-const RUNS_A_COMMAND = new Set(["watch", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace", "nsenter", "chroot", "su", "runuser", "script", "firejail", "proxychains", "proxychains4", "torsocks", "xvfb-run", "dbus-run-session", "parallel", "entr", "coproc", "then", "do"]);
+const RUNS_A_COMMAND = new Set(["npx", "bunx", "pnpx", "watch", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace", "nsenter", "chroot", "su", "runuser", "script", "firejail", "proxychains", "proxychains4", "torsocks", "xvfb-run", "dbus-run-session", "parallel", "entr", "coproc", "then", "do"]);
 
 export interface InnerScript {
   how: string;
@@ -128,6 +134,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
     default:
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (RUNS_A_COMMAND.has(name)) runsACommand(part, args, name, out);
+      else if (RUNNER_SUBCOMMANDS[name]?.includes(args[0]?.value ?? "")) runsACommand(part, args.slice(1), `${name} ${args[0]!.value}`, out);
       return undefined;
   }
 }
