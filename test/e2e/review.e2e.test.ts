@@ -19,17 +19,40 @@ const OLD_2 = "  return result;\n}";
 const NEW_2 = "  return Object.freeze(result) as Date[];\n}";
 const DONE = "Kept the comment; the freeze was rejected.";
 
-/** read_file, then one edit_file with two far-apart edits, then an answer once the review is over. */
+/** What the scripted model does for a prompt: read the file, propose edits, answer when told the outcome. */
+interface Plan {
+  edits: Array<{ old_string: string; new_string: string }>;
+  /** Delay before the edit_file turn (the user is busy meanwhile). */
+  delayMs?: number;
+  done: string;
+}
+
+const PLANS: Record<string, Plan> = {
+  "Document the M2 constituent": { edits: [{ old_string: OLD_1, new_string: NEW_1 }, { old_string: OLD_2, new_string: NEW_2 }], done: DONE },
+  "Shorten a doc comment": {
+    edits: [{ old_string: "/** Returns the first high tide strictly after `lastHigh`. */", new_string: "/** The next high tide after `lastHigh`. */" }],
+    delayMs: 4_000,
+    done: "Understood, left as it was.",
+  },
+  "Rename the loop variable": { edits: [{ old_string: "  let t = knownHigh.getTime();", new_string: "  let time = knownHigh.getTime();" }], done: "unused" },
+  "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
+};
+
 function reviewScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
-  const steps = readExchange(req).steps;
-  if (!steps.some((s) => s.name === "read_file")) return { toolCalls: [{ name: "read_file", input: { path: FILE } }] };
-  if (!steps.some((s) => s.name === "edit_file")) {
-    return {
-      text: "Two small changes.",
-      toolCalls: [{ name: "edit_file", input: { path: FILE, edits: [{ old_string: OLD_1, new_string: NEW_1 }, { old_string: OLD_2, new_string: NEW_2 }] } }],
-    };
+  const ex = readExchange(req);
+  const plan = Object.entries(PLANS).find(([k]) => ex.userText.includes(k))?.[1];
+  if (!plan) return { text: "No plan for this prompt." };
+  if (!ex.steps.some((s) => s.name === "read_file")) return { toolCalls: [{ name: "read_file", input: { path: FILE } }] };
+  if (!ex.steps.some((s) => s.name === "edit_file")) {
+    return { text: "Proposing a change.", toolCalls: [{ name: "edit_file", input: { path: FILE, edits: plan.edits } }], ...(plan.delayMs ? { delayMs: plan.delayMs } : {}) };
   }
-  return { text: DONE };
+  return { text: plan.done };
+}
+
+/** The edit_file result of the exchange that started with `prompt`. */
+function editResult(llm: ScriptedServer, prompt: string): string | undefined {
+  const ex = llm.requests.map(readExchange).find((e) => e.userText.includes(prompt) && e.steps.some((s) => s.name === "edit_file"));
+  return ex?.steps.find((s) => s.name === "edit_file")?.output;
 }
 
 describe("change review in code-server", () => {
@@ -96,10 +119,98 @@ describe("change review in code-server", () => {
     const expected = original.replace(OLD_1, NEW_1);
     expect(readFileSync(path, "utf8")).toBe(expected);
 
-    const after = llm.requests.map(readExchange).find((ex) => ex.steps.some((s) => s.name === "edit_file"));
-    const result = after?.steps.find((s) => s.name === "edit_file");
-    writeFileSync(join(RESULTS_DIR, "review-tool-result.txt"), result?.output ?? "(no edit_file result)");
-    expect(result?.output).toContain("The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.");
-    expect(result?.output).toContain(NEW_1);
+    const result = editResult(llm, "Document the M2 constituent");
+    writeFileSync(join(RESULTS_DIR, "review-tool-result.txt"), result ?? "(no edit_file result)");
+    expect(result).toContain("The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.");
+    expect(result).toContain(NEW_1);
+  });
+
+  it("keeps the focus and every keystroke in the editor the user is typing in when a proposal arrives", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-focus");
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const frame = await openYokeView(page);
+    await sendPrompt(frame, "Shorten a doc comment in src/tides.ts.");
+
+    // Back to work: open format.ts and type while the model is busy (its edit arrives after 4 s).
+    await page.keyboard.press("F1");
+    const quick = page.locator(".quick-input-widget .quick-input-box input");
+    await quick.fill("format.ts");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "format.ts" }).first().waitFor();
+    await page.keyboard.press("Enter");
+    const formatEditor = page.locator(".editor-instance .monaco-editor", { hasText: "formatTide" }).first();
+    await formatEditor.locator(".view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Enter");
+    const typed = "// typed while Yoke proposed a change";
+    const proposal = page.locator(".codelens-decoration a", { hasText: /^Accept File$/ });
+    for (const ch of typed) {
+      await page.keyboard.type(ch);
+      await page.waitForTimeout(150);
+    }
+    // Keep typing until the proposal is on screen, then a little more.
+    let extra = "";
+    const deadline = Date.now() + 30_000;
+    while (!(await proposal.isVisible()) && Date.now() < deadline) {
+      await page.keyboard.type("x");
+      extra += "x";
+      await page.waitForTimeout(150);
+    }
+    await expect(proposal.isVisible()).resolves.toBe(true);
+    await page.keyboard.type(" done");
+    await shot("typing-with-proposal-beside");
+    // Every character landed in format.ts, which still has the keyboard focus.
+    await formatEditor.locator(".view-lines", { hasText: `${typed}${extra} done` }).waitFor({ timeout: 5_000 });
+    expect(await page.locator(".monaco-editor.focused", { hasText: "formatTide" }).count()).toBe(1);
+
+    // Reject from the panel's pending-changes list.
+    const row = frame.locator('[data-testid=pending-change][data-path="src/tides.ts"]');
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toContain("+1");
+    await row.locator("[data-testid=reject-change]").click();
+    await waitForAssistantText(frame, "Understood, left as it was.", 60_000);
+    await shot("rejected-from-panel");
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect(editResult(llm, "Shorten a doc comment")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
+  });
+
+  it("restores the original when the agent is stopped during a review", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-stop");
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const frame = await openYokeView(page);
+    await sendPrompt(frame, "Rename the loop variable in src/tides.ts.");
+    await page.locator(".view-lines", { hasText: "let time = knownHigh" }).first().waitFor({ timeout: 60_000 });
+    await shot("proposal");
+    await frame.locator("[data-testid=stop]").click();
+    await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 15_000 });
+    await page.locator(".view-lines", { hasText: "let t = knownHigh" }).first().waitFor({ timeout: 10_000 });
+    await page.locator(".tab.dirty", { hasText: "tides.ts" }).waitFor({ state: "detached", timeout: 10_000 });
+    await shot("stopped");
+    expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
+  it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-auto");
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const settings = join(server.workspace, ".vscode", "settings.json");
+    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
+    writeFileSync(settings, JSON.stringify({ ...current, "yoke.permissionMode": "acceptEdits" }, null, 2));
+    const frame = await openYokeView(page);
+    await frame.locator("[data-testid=model-label]").waitFor();
+    await page.waitForTimeout(1_500); // the settings file is picked up
+    await sendPrompt(frame, "Apply this at once: comment the result array.");
+    await waitForAssistantText(frame, "Applied.", 60_000);
+    expect(readFileSync(path, "utf8")).toBe(before.replace("  const result: Date[] = [];", "  const result: Date[] = []; // high tides"));
+    const row = frame.locator('[data-testid=pending-change][data-path="src/tides.ts"][data-status=applied]');
+    await row.waitFor({ timeout: 10_000 });
+    await shot("applied-listed");
+    await row.locator("[data-testid=revert-change]").click();
+    await expect.poll(() => readFileSync(path, "utf8"), { timeout: 10_000 }).toBe(before);
+    await shot("reverted");
   });
 });
