@@ -11,6 +11,8 @@ export const PROTOCOL_VERSION = 1;
 
 const id = z.string().check(z.minLength(1), z.maxLength(200));
 const text = z.string().check(z.maxLength(1_000_000));
+/** A session id names a log file: letters, digits, `.`, `_`, `-`, never a path. */
+const sessionId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/));
 
 export const VIEW_STATES = ["idle", "thinking", "waiting_tool", "waiting_user", "done", "error", "cancelled", "interrupted"] as const;
 export const ViewState = z.enum(VIEW_STATES);
@@ -153,7 +155,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("continue") }),
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("newSession") }),
-  z.object({ type: z.literal("openSession"), id }),
+  z.object({ type: z.literal("openSession"), id: sessionId }),
   z.object({
     type: z.literal("permissionAnswer"),
     callId: id,

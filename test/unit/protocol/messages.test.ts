@@ -87,6 +87,8 @@ describe("protocol messages", () => {
       { type: "prompt", text: "" },
       { type: "prompt", text: 42 },
       { type: "openSession", id: "" },
+      { type: "openSession", id: "../../../etc/passwd" },
+      { type: "openSession", id: "/abs" },
       { type: "permissionAnswer", callId: "c1", decision: "maybe" },
       { type: "permissionAnswer", decision: "allow" },
       { type: "useLocalServer", baseUrl: "https://evil.example/v1", model: "m" },
