@@ -3,7 +3,7 @@
  * blocks) applied to one file, all or nothing. Hashline ops are validated together against the
  * file as read and applied as one batch; search/replace edits then apply in order.
  */
-import { planHashlineOps } from "./hashline-ops";
+import { keepFinalNewline, planHashlineOps } from "./hashline-ops";
 import { applySearchReplace } from "./search-replace";
 import { applySplices, decodeDoc, docFromString, docToString, encodeDoc, type TextDoc } from "./text-doc";
 import { isBlock, isHashlineOp, type AppliedEdit, type EditFailure, type EditInput, type HashlineOp } from "./types";
@@ -80,7 +80,7 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
     const plan = planHashlineOps(original, ops);
     failures.push(...plan.failures);
     if (plan.failures.length === 0) {
-      doc = applySplices(original, plan.splices);
+      doc = keepFinalNewline(original, applySplices(original, plan.splices));
       for (const p of plan.planned) {
         applied.push({ index: p.index, kind: "hashline", places: p.noop ? 0 : 1, noop: p.noop });
         if (p.noop) notes.push(`${p.label} changes nothing: the new lines are identical to the current ones.`);

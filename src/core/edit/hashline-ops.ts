@@ -103,8 +103,9 @@ export interface HashlinePlan {
 }
 
 /**
- * Validates every op against `doc` (the file as read) and plans their splices.
- * `indexOf` maps an op's position in `ops` to its 1-based position in the whole edits list.
+ * Validates every op against `doc` (the file as read) and plans their splices. `index` is each
+ * op's 1-based position in the whole edits list. A file without a final newline may come out
+ * with one (after deleting its last line): the caller restores that (see keepFinalNewline).
  */
 export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number; op: HashlineOp }>): HashlinePlan {
   const lines = docLines(doc.text);
@@ -176,12 +177,10 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
         failures.push({ index, message: `${label}: "end" (line ${to}) is before "pos" (line ${from}); "end" is the last line to replace.` });
         continue;
       }
-      let start = starts[from - 1]!;
+      const start = starts[from - 1]!;
       const end = to < n ? starts[to]! : doc.text.length;
       const hasNewline = to < n || doc.text.endsWith("\n");
       const text = newLines.length ? newLines.join("\n") + (hasNewline ? "\n" : "") : "";
-      // Deleting the last lines of a file without a final newline: drop the newline before them instead.
-      if (!newLines.length && !hasNewline && start > 0) start -= 1;
       const current = lines.slice(from - 1, to);
       const noop = current.length === newLines.length && current.every((l, i) => l === newLines[i]);
       planned.push({ index, op, from, to, splice: { start, end, text }, noop });
@@ -249,4 +248,10 @@ function span(a: Planned, b?: Planned): string {
   const to = Math.max(a.to, b?.to ?? a.to);
   if (!b && isInsert(a)) return `an insertion ${a.op.op === "append" ? "after" : "before"} line ${a.op.op === "append" ? a.to : a.from}`;
   return from === to ? `line ${from}` : `lines ${from}-${to}`;
+}
+
+/** When the file had no final newline, the result must not gain one. */
+export function keepFinalNewline(before: TextDoc, after: TextDoc): TextDoc {
+  if (before.text === "" || before.text.endsWith("\n") || !after.text.endsWith("\n")) return after;
+  return { text: after.text.slice(0, -1), crlf: after.crlf.slice(0, -1), bom: after.bom };
 }

@@ -151,3 +151,15 @@ describe("hashline op tolerance", () => {
     expect(applied(file, [{ op: "replace", end: a(3), lines: ["3"] }])).toBe(file.replace("three", "3"));
   });
 });
+
+describe("hashline ops at the end of a file without a final newline", () => {
+  it("appends after the next-to-last line while deleting the last one", () => {
+    const f = "a\nb";
+    expect(applied(f, [{ op: "append", pos: anchor(f, 1), lines: ["x"] }, { op: "replace", pos: anchor(f, 2), lines: null }])).toBe("a\nx");
+  });
+
+  it("deletes every line", () => {
+    const f = "a\nb";
+    expect(applied(f, [{ op: "replace", pos: anchor(f, 1), end: anchor(f, 2), lines: [] }])).toBe("");
+  });
+});
