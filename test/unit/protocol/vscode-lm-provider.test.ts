@@ -55,7 +55,7 @@ vi.mock("vscode", () => {
 });
 
 const vscode = (await import("vscode")) as unknown as {
-  __state: { models: Array<{ id: string; family: string; sendRequest: (...a: unknown[]) => unknown }> };
+  __state: { models: Array<{ id: string; family: string; sendRequest: (...a: never[]) => unknown }> };
   LanguageModelTextPart: new (v: string) => unknown;
   LanguageModelToolCallPart: new (id: string, name: string, input: object) => unknown;
   LanguageModelError: new (m: string, code: string) => Error;
