@@ -194,7 +194,8 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
     if (op.op === "prepend") {
       const before = pos ? pos.line : 1;
       const at = n === 0 ? 0 : starts[before - 1]!;
-      planned.push({ index, op, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n" }, noop: false });
+      // Text prepended to a line follows text appended to the line before it.
+      planned.push({ index, op, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: 1 }, noop: false });
       continue;
     }
     const after = pos ? pos.line : n;

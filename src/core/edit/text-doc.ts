@@ -19,6 +19,8 @@ export interface Splice {
   start: number;
   end: number;
   text: string;
+  /** Order among insertions at the same offset (lower first; then the given order). */
+  bias?: number;
 }
 
 export type DecodeResult = { ok: true; doc: TextDoc } | { ok: false; reason: "binary" | "encoding"; message: string };
@@ -131,7 +133,9 @@ function mapEndings(prev: string, flags: boolean[], next: string, dominant: bool
 
 /** Applies non-overlapping splices (zero-width ones at the same offset keep their given order). */
 export function applySplices(doc: TextDoc, splices: readonly Splice[]): TextDoc {
-  const order = splices.map((s, i) => ({ s, i })).sort((x, y) => x.s.start - y.s.start || x.s.end - y.s.end || x.i - y.i);
+  const order = splices
+    .map((s, i) => ({ s, i }))
+    .sort((x, y) => x.s.start - y.s.start || x.s.end - y.s.end || (x.s.bias ?? 0) - (y.s.bias ?? 0) || x.i - y.i);
   const first = doc.crlf[0] ?? false;
   if (doc.crlf.every((c) => c === first)) return applyUniform(doc, order.map((o) => o.s), first);
   const dominant = dominantCrlf(doc);

@@ -66,13 +66,14 @@ describe("hashline ops", () => {
     expect(out).toBe("zero\none\nTWO\nTWO-B\nthree\nfour\nFIVE-SIX\nseven\neight\n");
   });
 
-  it("keeps the given order of inserts at the same place, before a replace starting there", () => {
+  it("puts text appended to a line before text prepended to the next, whatever the order of the ops", () => {
     const out = applied(file, [
       { op: "replace", pos: a(3), lines: ["THREE"] },
       { op: "prepend", pos: a(3), lines: ["p1"] },
+      { op: "prepend", pos: a(3), lines: ["p2"] },
       { op: "append", pos: a(2), lines: ["a1"] },
     ]);
-    expect(out).toBe("one\ntwo\np1\na1\nTHREE\nfour\nfive\nsix\nseven\n");
+    expect(out).toBe("one\ntwo\na1\np1\np2\nTHREE\nfour\nfive\nsix\nseven\n");
   });
 
   it("accepts anchors with model noise and the legacy hash", () => {

@@ -1,0 +1,94 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
+import type { HashlineOp } from "../../../src/core/edit/types";
+import { block, edit } from "./edit-helpers";
+
+beforeAll(() => hashlineReady());
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function join(lines: string[], crlf: boolean, finalNewline: boolean): string {
+  const eol = crlf ? "\r\n" : "\n";
+  return lines.join(eol) + (finalNewline && lines.length ? eol : "");
+}
+
+describe("randomized edits against a line-array model", () => {
+  it("applies random non-overlapping hashline ops exactly as the model of them says", () => {
+    for (let round = 0; round < 300; round++) {
+      const r = rng(round + 1);
+      const n = 1 + Math.floor(r() * 30);
+      // The last line is never empty: "a\n" is one line with a final newline, as the view counts it.
+      const lines = Array.from({ length: n }, (_, i) => (r() < 0.15 && i < n - 1 ? "" : `line ${i} ${Math.floor(r() * 1000)}`));
+      const crlf = r() < 0.3;
+      const finalNewline = r() < 0.8;
+      const file = join(lines, crlf, finalNewline);
+      // Pick disjoint ranges from top to bottom.
+      const ops: HashlineOp[] = [];
+      const expected: string[] = [];
+      let i = 0;
+      while (i < n) {
+        const roll = r();
+        if (roll < 0.2) {
+          const len = 1 + Math.floor(r() * Math.min(3, n - i));
+          const repl = r() < 0.3 ? [] : Array.from({ length: Math.floor(r() * 3) + 1 }, (_, k) => `new ${i}.${k}`);
+          const op: HashlineOp = { op: "replace", pos: lineTag(i + 1, lines[i]!), lines: repl.length ? repl : null };
+          if (len > 1) op.end = lineTag(i + len, lines[i + len - 1]!);
+          ops.push(op);
+          expected.push(...repl);
+          i += len;
+        } else if (roll < 0.3) {
+          ops.push({ op: "prepend", pos: lineTag(i + 1, lines[i]!), lines: [`before ${i}`] });
+          expected.push(`before ${i}`, lines[i]!);
+          i++;
+        } else if (roll < 0.4) {
+          ops.push({ op: "append", pos: lineTag(i + 1, lines[i]!), lines: [`after ${i}`] });
+          expected.push(lines[i]!, `after ${i}`);
+          i++;
+        } else {
+          expected.push(lines[i]!);
+          i++;
+        }
+      }
+      if (ops.length === 0) continue;
+      // Shuffle: the order of ops in a call must not matter.
+      for (let k = ops.length - 1; k > 0; k--) {
+        const j = Math.floor(r() * (k + 1));
+        [ops[k], ops[j]] = [ops[j]!, ops[k]!];
+      }
+      const out = edit(file, ops);
+      // A file without any line ending gives new lines "\n".
+      const want = join(expected, crlf && file.includes("\n"), finalNewline);
+      if (want === file) {
+        expect(out.ok, `round ${round}`).toBe(false);
+        continue;
+      }
+      expect(out.ok ? out.after : out.message, `round ${round}`).toBe(want);
+    }
+  });
+
+  it("applies random unique SEARCH/REPLACE blocks and preserves endings", () => {
+    for (let round = 0; round < 200; round++) {
+      const r = rng(1000 + round);
+      const n = 2 + Math.floor(r() * 25);
+      const lines = Array.from({ length: n }, (_, i) => `${"  ".repeat(Math.floor(r() * 3))}stmt_${i}(${Math.floor(r() * 100)});`);
+      const crlf = r() < 0.4;
+      const finalNewline = r() < 0.7;
+      const file = join(lines, crlf, finalNewline);
+      const at = Math.floor(r() * n);
+      const len = 1 + Math.floor(r() * Math.min(4, n - at));
+      const search = lines.slice(at, at + len);
+      const replace = r() < 0.2 ? [] : [...search.slice(0, 1), `${search[0]!.match(/^\s*/)![0]}inserted_${round}();`, ...search.slice(1)];
+      const out = edit(file, [block(search, replace)]);
+      const expected = [...lines.slice(0, at), ...replace, ...lines.slice(at + len)];
+      expect(out.ok ? out.after : out.message, `round ${round}`).toBe(join(expected, crlf, finalNewline && expected.length > 0));
+    }
+  });
+});
