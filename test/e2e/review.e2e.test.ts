@@ -35,6 +35,7 @@ const PLANS: Record<string, Plan> = {
     done: "Understood, left as it was.",
   },
   "Rename the loop variable": { edits: [{ old_string: "  let t = knownHigh.getTime();", new_string: "  let time = knownHigh.getTime();" }], done: "unused" },
+  "Tidy the loop": { edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up" }], done: "Noted your edit." },
   "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
 };
 
@@ -104,6 +105,11 @@ describe("change review in code-server", () => {
     // Nothing is on disk while the user decides.
     expect(readFileSync(path, "utf8")).toBe(original);
     await shot("proposal-inline");
+    // The diff editor (original from memory on the left) opens beside the file.
+    await page.locator(".codelens-decoration a", { hasText: /^Open Diff$/ }).click();
+    await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: OLD_1 }).first().waitFor({ timeout: 15_000 });
+    await page.locator(".monaco-diff-editor .editor.modified .view-lines", { hasText: "the M2 constituent" }).first().waitFor();
+    await shot("diff-editor");
 
     await lens(1, "Accept").click();
     await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ state: "detached", timeout: 10_000 });
@@ -187,9 +193,32 @@ describe("change review in code-server", () => {
     await frame.locator("[data-testid=stop]").click();
     await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 15_000 });
     await page.locator(".view-lines", { hasText: "let t = knownHigh" }).first().waitFor({ timeout: 10_000 });
-    await page.locator(".tab.dirty", { hasText: "tides.ts" }).waitFor({ state: "detached", timeout: 10_000 });
+    await expect.poll(() => page.locator(".tab.dirty", { hasText: "tides.ts" }).count(), { timeout: 10_000 }).toBe(0);
     await shot("stopped");
     expect(readFileSync(path, "utf8")).toBe(before);
+  });
+
+  it("accepts the hunk at the cursor with Ctrl+Alt+Y and tells the model about the user's own edit", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-keys");
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const frame = await openYokeView(page);
+    await sendPrompt(frame, "Tidy the loop in src/tides.ts.");
+    const line = page.locator(".editor-instance .view-line", { hasText: "// catch up" }).first();
+    await line.waitFor({ timeout: 60_000 });
+    await line.click();
+    await page.keyboard.press("End");
+    await page.keyboard.type(" (by hand)");
+    await page.keyboard.press("Control+Alt+y");
+    await waitForAssistantText(frame, "Noted your edit.", 60_000);
+    await shot("accepted-with-user-edit");
+    const proposed = "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up";
+    expect(readFileSync(path, "utf8")).toBe(before.replace("  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", `${proposed} (by hand)`));
+    const result = editResult(llm, "Tidy the loop") ?? "";
+    expect(result).toContain("The user accepted the change to src/tides.ts.");
+    expect(result).toContain(`The user edited the proposal before accepting:\n--- src/tides.ts (as proposed)\n+++ src/tides.ts (as saved)`);
+    expect(result).toContain(`-${proposed}\n+${proposed} (by hand)`);
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {

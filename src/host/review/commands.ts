@@ -64,7 +64,8 @@ export function registerReviewCommands(reviewer: VscodeChangeReviewer): vscode.D
       const last = reviewer.list().at(-1);
       const entry = target(reviewer, arg) ?? (arg === undefined && last ? reviewer.get(last.editId) : undefined);
       if (!entry) return noChange();
-      await reviewer.openDiff(entry.editId, { preview: true, preserveFocus: false });
+      // Beside the file's editor, so its inline CodeLens stays in view.
+      await reviewer.openDiff(entry.editId, { preview: true, preserveFocus: false, viewColumn: vscode.ViewColumn.Beside });
     }),
     vscode.commands.registerCommand("yoke.revertChange", async (editId?: unknown) => {
       if (typeof editId !== "string") return;

@@ -271,10 +271,11 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const typing = Date.now() - this.lastTypedAt < TYPING_MS;
     const preserveFocus = cfg.get<string>("focus", "background") !== "foreground" || typing;
     const key = entry.uri.toString();
-    const visible = vscode.window.visibleTextEditors.find((ed) => ed.document.uri.toString() === key);
+    // A plain editor already showing the file (a diff editor does not count: it shows no CodeLens).
+    const visible = vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputText && g.activeTab.input.uri.toString() === key)?.viewColumn;
     const active = vscode.window.activeTextEditor;
     // Never cover the editor the user is typing in: open beside it instead.
-    const column = typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible?.viewColumn ?? vscode.ViewColumn.Active);
+    const column = typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible ?? vscode.ViewColumn.Active);
     const first = new vscode.Range(entry.ranges[0]!.start, 0, entry.ranges[0]!.start, 0);
     if (cfg.get<string>("view", "inline") === "diff") {
       await this.openDiff(entry.editId, { preview: true, preserveFocus, viewColumn: column });
