@@ -234,6 +234,9 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (entry.change.before === null && allRejected && doc.getText() === "") {
       await this.removeCreated(doc);
       finalContent = null;
+    } else if (allRejected && entry.change.before !== null && normalizeEol(doc.getText()) !== normalizeEol(entry.change.before)) {
+      // Nothing of the agent's is left, but the editor holds the user's own unsaved edits: keep them unsaved.
+      finalContent = new TextDecoder().decode(await vscode.workspace.fs.readFile(entry.uri));
     } else {
       const saved = await doc.save();
       finalContent = saved ? doc.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(entry.uri));

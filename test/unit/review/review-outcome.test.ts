@@ -105,3 +105,29 @@ describe("describeOutcome with a refusal", () => {
     expect(describeOutcome(change(before, after), { status: "rejected", finalContent: before, error })).toBe(error);
   });
 });
+
+describe("describeOutcome for a partial review with hand edits", () => {
+  it("shows the regions as the decisions give them, then the user's edits", () => {
+    const final = "ALPHA\nbeta\ngamma!\ndelta\nepsilon\nzeta\neta\ntheta\n";
+    const out = describeOutcome(change(before, after), { status: "partial", finalContent: final, hunkDecisions: ["accepted", "rejected"], userEdited: true });
+    expect(out).toBe(
+      [
+        "The user partly accepted the change to src/greek.txt: hunk 1 applied, hunk 2 rejected.",
+        "With these decisions the changed regions read:",
+        "hunk 1 (applied), lines 1-1:",
+        "ALPHA",
+        "hunk 2 (rejected, as before): no lines here now (after line 8)",
+        "The user edited the proposal before accepting:",
+        "--- src/greek.txt (as proposed)",
+        "+++ src/greek.txt (as saved)",
+        "@@ -1,5 +1,5 @@",
+        " ALPHA",
+        " beta",
+        "-gamma",
+        "+gamma!",
+        " delta",
+        " epsilon",
+      ].join("\n"),
+    );
+  });
+});
