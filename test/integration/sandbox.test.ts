@@ -68,6 +68,8 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
   let ws: TempWorkspace;
   let home: string;
   let outside: string;
+  let logRoot: string;
+  let runners = 0;
   let runner: NodeCommandRunner;
   const tag = Math.random().toString(36).slice(2, 8);
   const secretName = `yoke-secret-${tag}.txt`;
@@ -76,7 +78,7 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
   const make = (over: { network?: "off" | "on"; networkCommands?: string[]; env?: Record<string, string | undefined>; pty?: boolean } = {}) =>
     createNodeCommandRunner({
       workspace: ws.root,
-      logDir: join(home, "session", "c"),
+      logDir: join(logRoot, `runner-${++runners}`),
       sandbox: createSandbox(backend, { workspace: ws.root, home, paths: [{ path: `~/${allowedName}`, mode: "ro" }], exposeToolchains: false }),
       env: over.env ?? { ...process.env, HOME: home },
       pty: over.pty ?? false,
@@ -97,6 +99,7 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     // firejail always hides the user's real home (from the password database), whatever $HOME says.
     home = backend === "firejail" ? realpathSync(homedir()) : realpathSync(mkdtempSync(join(OUTSIDE_ROOT, "yoke-home-")));
     outside = realpathSync(mkdtempSync(join(OUTSIDE_ROOT, "yoke-outside-")));
+    logRoot = mkdtempSync(join(tmpdir(), "yoke-cmd-logs-"));
     writeFileSync(join(home, secretName), "TOP SECRET\n");
     writeFileSync(join(home, allowedName), "visible\n");
   });
@@ -109,6 +112,7 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     if (backend === "firejail") for (const f of [secretName, allowedName]) rmSync(join(home, f), { force: true });
     else rmSync(home, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
+    rmSync(logRoot, { recursive: true, force: true });
   });
 
   it.skipIf(!!unusable)("cannot read a file planted in $HOME, but can read a path the user listed", async () => {

@@ -54,8 +54,23 @@ const NON_INTERACTIVE: Record<string, string> = {
   DEBIAN_FRONTEND: "noninteractive",
 };
 
+/** Commands still running, in every runner: killed synchronously when Node exits. */
+const live = new Set<NodeRunningCommand>();
+let exitHook = false;
+
+function installExitHook(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on("exit", () => {
+    for (const cmd of live) {
+      const t = cmd.target;
+      if (t && !cmd.result) killTree(t);
+    }
+  });
+}
+
 export interface NodeCommandRunner extends CommandRunner {
-  /** Kills what runs and detaches from process exit. */
+  /** Kills what runs and closes the logs. */
   dispose(): Promise<void>;
   /** Variable names removed from the environment of commands. */
   readonly removedEnv: string[];
@@ -83,13 +98,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   let next = 1;
   let dirReady = false;
 
-  const onProcessExit = () => {
-    for (const cmd of commands.values()) {
-      const t = cmd.target;
-      if (t && !cmd.result) killTree(t);
-    }
-  };
-  process.on("exit", onProcessExit);
+  installExitHook();
 
   const runner: NodeCommandRunner = {
     info,
@@ -125,6 +134,10 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         ...(opts.outputLimits ? { limits: opts.outputLimits } : {}),
       });
       commands.set(id, cmd);
+      if (!cmd.result) {
+        live.add(cmd);
+        cmd.onExit(() => live.delete(cmd));
+      }
       for (const l of startListeners) {
         try {
           l(cmd);
@@ -146,7 +159,6 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
     async dispose() {
       await runner.killAll();
       for (const c of commands.values()) c.dispose();
-      process.off("exit", onProcessExit);
     },
   };
   return runner;

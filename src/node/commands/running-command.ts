@@ -189,8 +189,10 @@ export class NodeRunningCommand implements RunningCommand {
     this.term = term;
     this.pid = term.pid;
     let lastData = Date.now();
+    let dataCount = 0;
     term.onData((data) => {
       lastData = Date.now();
+      dataCount++;
       this.handle(Buffer.from(data, "utf8"), data);
     });
     term.onExit(({ exitCode, signal }) => {
@@ -208,12 +210,45 @@ export class NodeRunningCommand implements RunningCommand {
       return;
     }
     const pid = term.pid;
+    // node-pty destroys its stream 200 ms after the exit if it has not closed, dropping unread
+    // output when our event loop was busy; while we hold the terminal, that destroy waits for us.
+    const stream = (term as unknown as { _socket?: { destroy?: (...a: unknown[]) => unknown } })._socket;
+    const destroy = stream?.destroy;
+    let destroyWanted = false;
+    if (stream && typeof destroy === "function") {
+      stream.destroy = (...a: unknown[]) => {
+        if (slave !== undefined) {
+          destroyWanted = true;
+          return stream;
+        }
+        return destroy.apply(stream, a);
+      };
+    }
+    const release = () => {
+      if (slave !== undefined) closeSync(slave);
+      slave = undefined;
+      // Closing our end makes the stream end by itself; the deferred destroy is a backstop.
+      if (destroyWanted && stream && destroy) setTimeout(() => destroy.apply(stream, []), 1000).unref();
+    };
+    // Once the process is gone, wait until several event-loop turns in a row (each with an I/O
+    // poll that reads the terminal) brought no output, and at least PTY_QUIET_MS passed.
+    let quietTurns = 0;
+    let seen = dataCount;
+    const settle = () => {
+      if (dataCount !== seen || Date.now() - lastData < PTY_QUIET_MS) {
+        seen = dataCount;
+        quietTurns = 0;
+      } else if (++quietTurns >= 3) {
+        return release();
+      }
+      setTimeout(() => setImmediate(settle), 1);
+    };
     const poll = setInterval(() => {
       if (slave === undefined) return clearInterval(poll);
-      if (isAlive(pid) || Date.now() - lastData < PTY_QUIET_MS) return;
+      if (isAlive(pid)) return;
       clearInterval(poll);
-      closeSync(slave);
-      slave = undefined;
+      seen = dataCount;
+      setImmediate(settle);
     }, 5);
   }
 
