@@ -90,12 +90,15 @@ export class MessageList {
     if (this.live.timer) clearTimeout(this.live.timer);
     this.live.node.remove();
     this.live = undefined;
+    this.root.removeAttribute("aria-busy");
   }
 
   private startLive(): Live {
     const body = el("div", { class: "body markdown" });
     const node = el("div", { class: "message assistant streaming", "data-testid": "message-assistant" }, [body]);
     this.root.appendChild(node);
+    // Screen readers announce the message once it is complete, not every re-render.
+    this.root.setAttribute("aria-busy", "true");
     this.live = { node, body, reasoning: undefined, text: "", reasoningText: "", lastRender: 0, timer: undefined };
     return this.live;
   }
@@ -122,6 +125,7 @@ export class MessageList {
     const live = this.live!;
     if (live.timer) clearTimeout(live.timer);
     this.live = undefined;
+    this.root.removeAttribute("aria-busy");
     const node = this.render(item);
     live.node.replaceWith(node);
     this.remember(item, node);
