@@ -11,7 +11,6 @@ const READ_CHUNK = 64 * 1024;
 
 export class CommandLog {
   private fd: number | undefined;
-  private readFd: number | undefined;
   private bytes = 0;
   private newlines = 0;
   private lastByte = 10;
@@ -52,8 +51,6 @@ export class CommandLog {
 
   dispose(): void {
     this.close();
-    if (this.readFd !== undefined) closeSync(this.readFd);
-    this.readFd = undefined;
   }
 
   /** Lines from 1-based `since`, at most maxLines lines and about maxBytes bytes. */
@@ -61,7 +58,15 @@ export class CommandLog {
     const total = this.totalLines;
     const from = Math.max(1, Math.floor(since));
     if (from > total) return { lines: [], from, to: from - 1, totalLines: total, more: false };
-    this.readFd ??= openSync(this.path, "r");
+    const fd = openSync(this.path, "r");
+    try {
+      return this.readFrom(fd, from, total, maxLines, maxBytes);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private readFrom(fd: number, from: number, total: number, maxLines: number, maxBytes: number): OutputPage {
     const k = Math.min(Math.floor((from - 1) / CHECKPOINT), this.checkpoints.length - 1);
     let line = k * CHECKPOINT + 1;
     let pos = this.checkpoints[k]!;
@@ -74,7 +79,7 @@ export class CommandLog {
     let taken = 0;
     let full = false;
     outer: while (pos < end) {
-      const n = readSync(this.readFd, buf, 0, Math.min(READ_CHUNK, end - pos), pos);
+      const n = readSync(fd, buf, 0, Math.min(READ_CHUNK, end - pos), pos);
       if (n <= 0) break;
       const chunk = buf.subarray(0, n);
       let start = 0;

@@ -99,6 +99,11 @@ describe("run_command", () => {
       new ToolError("Running commands is not available in this host (no command runner). Tell the user."),
     );
   });
+
+  it("gives the host's reason when commands are unavailable (e.g. the sandbox is not installed)", async () => {
+    const reason = "Commands cannot run: The bwrap sandbox is not available: bubblewrap is not installed.";
+    await expect(runCommandTool.run({ command: "ls" }, ws.context({ commandsUnavailable: reason }))).rejects.toThrow(new ToolError(reason));
+  });
 });
 
 describe("background commands", () => {
