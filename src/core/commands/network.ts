@@ -50,7 +50,7 @@ export function networkOffHint(command: string): string {
   return (
     `[Network access is off in the sandbox, which is likely why this command failed. ` +
     `Do not try to work around it. If the command needs the network, ask the user to allow it: ` +
-    `they can add "${prefix}" to "sandbox.networkCommands" in .yoke/settings.json (network for commands starting with it), ` +
+    `they can add "${prefix}" to "sandbox.networkCommands" in their user settings ~/.yoke/settings.json (network for commands starting with it), ` +
     `or set "sandbox.network" to "on"; then run the command again.]`
   );
 }

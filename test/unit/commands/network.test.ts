@@ -45,7 +45,7 @@ describe("networkOffHint", () => {
   it("tells the model the network is off and how the user can allow it", () => {
     expect(networkOffHint("npm install left-pad")).toBe(
       "[Network access is off in the sandbox, which is likely why this command failed. Do not try to work around it. " +
-        'If the command needs the network, ask the user to allow it: they can add "npm install" to "sandbox.networkCommands" in .yoke/settings.json ' +
+        'If the command needs the network, ask the user to allow it: they can add "npm install" to "sandbox.networkCommands" in their user settings ~/.yoke/settings.json ' +
         '(network for commands starting with it), or set "sandbox.network" to "on"; then run the command again.]',
     );
   });
