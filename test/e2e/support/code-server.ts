@@ -60,6 +60,9 @@ export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServ
   const extensionsDir = join(tmp, "extensions");
   const userDataDir = join(tmp, "user");
   const workspace = join(tmp, "sample-workspace");
+  // A home of its own: no ~/.yoke or ~/.claude settings of the machine leak into the test.
+  const home = join(tmp, "home");
+  mkdirSync(home, { recursive: true });
   cpSync(SAMPLE_WORKSPACE, workspace, { recursive: true });
   installVsix(setup, { vsix, extensionsDir, userDataDir });
   mergeJsonFile(join(userDataDir, "User", "settings.json"), {
@@ -76,7 +79,7 @@ export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServ
     extensionsDir,
     userDataDir,
     folder: workspace,
-    env: opts.env,
+    env: { HOME: home, ...(opts.env ?? {}) },
     timeoutMs: 90_000,
   });
   const stop = async () => {
