@@ -36,6 +36,7 @@ const PLANS: Record<string, Plan> = {
   },
   "Rename the loop variable": { edits: [{ old_string: "  let t = knownHigh.getTime();", new_string: "  let time = knownHigh.getTime();" }], done: "unused" },
   "Tidy the loop": { edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up" }], done: "Noted your edit." },
+  "Use the diff view": { edits: [{ old_string: "(12 * 60 + 25) * 60 * 1000", new_string: "44_700_000" }], done: "Kept the formula." },
   "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
 };
 
@@ -219,6 +220,30 @@ describe("change review in code-server", () => {
     expect(result).toContain("The user accepted the change to src/tides.ts.");
     expect(result).toContain(`The user edited the proposal before accepting:\n--- src/tides.ts (as proposed)\n+++ src/tides.ts (as saved)`);
     expect(result).toContain(`-${proposed}\n+${proposed} (by hand)`);
+  });
+
+  it("reviews in a diff editor when yoke.review.view is diff, and Ctrl+Alt+N there rejects the hunk", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-diff-view");
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const settings = join(server.workspace, ".vscode", "settings.json");
+    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
+    writeFileSync(settings, JSON.stringify({ ...current, "yoke.review.view": "diff" }, null, 2));
+    await page.waitForTimeout(1_500); // the settings file is picked up
+    const frame = await openYokeView(page);
+    await sendPrompt(frame, "Use the diff view to simplify the period constant.");
+    const modified = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "44_700_000" }).first();
+    await modified.waitFor({ timeout: 60_000 });
+    await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: "(12 * 60 + 25)" }).first().waitFor();
+    await shot("diff-editor");
+    await modified.click();
+    await page.keyboard.press("Control+Alt+n");
+    await waitForAssistantText(frame, "Kept the formula.", 60_000);
+    await shot("rejected-with-keybinding");
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect(editResult(llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
+    writeFileSync(settings, JSON.stringify(current, null, 2));
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {
