@@ -3,23 +3,16 @@
 import { join } from "node:path";
 import * as vscode from "vscode";
 import { AgentSession, type AgentSessionOptions } from "../core/loop/agent-session";
-import type { Disposable, SessionStore, WorkspaceFs } from "../core/ports";
-import { createProvider } from "../core/providers/create";
-import type { Provider } from "../core/providers/types";
+import type { Disposable, SessionStore } from "../core/ports";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";
-import { createBuiltinTools } from "../core/tools/builtin";
-import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore } from "../node/session-store";
 import { PROTOCOL_VERSION, type FirstRunView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
-import { bridgeToolContext } from "./bundle-bridge";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
-import { ApiKeys, needsKey, providerConfig, readSettings, writeSetting, type HostSettings } from "./settings";
-import { withTiming } from "./timed-provider";
-import { createVscodeLmProvider } from "./vscode-lm-provider";
-import { createVscodeWorkspaceFs } from "./workspace-fs";
+import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from "./settings";
+import { SessionOptionsBuilder, UserFacingError } from "./session-options";
 import type { ReviewFeature } from "./review";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
@@ -27,16 +20,11 @@ const LAST_SESSION_KEY = "yoke.lastSession";
 const MAX_SNAPSHOT_ITEMS = 400;
 const MAX_HISTORY = 30;
 const DELTA_FLUSH_MS = 16;
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
-const MAX_INSTRUCTIONS = 20_000;
-
-/** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
-export class UserFacingError extends Error {}
 
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;
   private store: SessionStore | undefined;
-  private fs: { key: string; fs: WorkspaceFs } | undefined;
+  private readonly options: SessionOptionsBuilder;
   private live: { session: AgentSession; subs: Disposable[] } | undefined;
   private shownId: string | null = null;
   private vm = new SessionViewModel();
@@ -58,11 +46,12 @@ export class SessionController implements vscode.Disposable {
     private readonly keys: ApiKeys,
     isPanelVisible: () => boolean,
     /** More session options from other parts of the host (e.g. the diff reviewer in toolContext). */
-    private readonly extraOptions: () => Partial<AgentSessionOptions> = () => ({}),
+    extraOptions: () => Partial<AgentSessionOptions> = () => ({}),
     /** The change review (src/host/review): its pending-changes list is shown in the panel. */
     private readonly review?: ReviewFeature,
   ) {
     this.approver = new PanelApprover(isPanelVisible);
+    this.options = new SessionOptionsBuilder({ log, keys, approver: this.approver, store: () => this.sessionStore(), extraOptions });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
@@ -325,7 +314,7 @@ export class SessionController implements vscode.Disposable {
 
   private async liveSession(): Promise<AgentSession> {
     if (this.live) return this.live.session;
-    const opts = await this.sessionOptions();
+    const opts = await this.options.build();
     const store = opts.store;
     const session =
       this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
@@ -375,67 +364,4 @@ export class SessionController implements vscode.Disposable {
     if (buf.reasoning) this.post({ type: "delta", kind: "reasoning", text: buf.reasoning });
     if (buf.text) this.post({ type: "delta", kind: "text", text: buf.text });
   }
-
-  private async sessionOptions(): Promise<AgentSessionOptions> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
-    const s = readSettings();
-    const provider = withTiming(await this.provider(s), this.log);
-    const key = folder.uri.toString();
-    if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
-    const fs = this.fs.fs;
-    this.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${s.permissionMode}, trusted ${vscode.workspace.isTrusted}`);
-    return {
-      store: this.sessionStore(),
-      provider,
-      ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
-      ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
-      tools: createBuiltinTools(),
-      fs,
-      search: createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot }),
-      approver: this.approver,
-      permissionMode: s.permissionMode,
-      trusted: vscode.workspace.isTrusted,
-      instructions: await readInstructions(fs),
-      platform: process.platform,
-      log: this.log,
-      maxTurns: s.maxTurns,
-      ...this.bridgedExtraOptions(),
-    };
-  }
-
-  /** Options from extension.js objects: their ToolErrors are mapped to this bundle's class. */
-  private bridgedExtraOptions(): Partial<AgentSessionOptions> {
-    const extra = this.extraOptions();
-    const tc = extra.toolContext;
-    if (!tc) return extra;
-    const toolContext: AgentSessionOptions["toolContext"] =
-      typeof tc === "function" ? (session) => bridgeToolContext(tc(session))! : bridgeToolContext(tc);
-    return { ...extra, toolContext };
-  }
-
-  private async provider(s: HostSettings): Promise<Provider> {
-    if (s.provider === "vscode-lm") return createVscodeLmProvider(s.model);
-    const key = await this.keys.get(s.provider);
-    if (needsKey(s) && !key) {
-      throw new UserFacingError(`No API key for ${s.provider}. Run "Yoke: Set API Key" (the key is kept in VS Code's secret storage), or choose another provider in the yoke.provider setting.`);
-    }
-    return createProvider(providerConfig(s, key));
-  }
-}
-
-/** Project instructions for the system prompt (AGENTS.md, CLAUDE.md), read through the workspace fs. */
-async function readInstructions(fs: WorkspaceFs): Promise<Array<{ source: string; text: string }>> {
-  const out: Array<{ source: string; text: string }> = [];
-  for (const name of INSTRUCTION_FILES) {
-    try {
-      const path = `${fs.root}/${name}`;
-      if ((await fs.stat(path))?.type !== "file") continue;
-      const text = new TextDecoder().decode(await fs.readFile(path));
-      out.push({ source: name, text: text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[truncated]` : text });
-    } catch {
-      // unreadable: skip
-    }
-  }
-  return out;
 }

@@ -1,0 +1,101 @@
+// Builds the AgentSession's options from the settings, the secret storage and the workspace:
+// the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
+import * as vscode from "vscode";
+import type { AgentSessionOptions } from "../core/loop/agent-session";
+import type { Approver } from "../core/loop/types";
+import type { SessionStore, WorkspaceFs } from "../core/ports";
+import { createProvider } from "../core/providers/create";
+import type { Provider } from "../core/providers/types";
+import { createBuiltinTools } from "../core/tools/builtin";
+import { createRipgrepSearcher } from "../node/ripgrep-searcher";
+import { bridgeToolContext } from "./bundle-bridge";
+import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
+import { withTiming } from "./timed-provider";
+import { createVscodeLmProvider } from "./vscode-lm-provider";
+import { createVscodeWorkspaceFs } from "./workspace-fs";
+
+const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+const MAX_INSTRUCTIONS = 20_000;
+
+/** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
+export class UserFacingError extends Error {}
+
+export interface SessionOptionsDeps {
+  log: vscode.LogOutputChannel;
+  keys: ApiKeys;
+  approver: Approver;
+  store: () => SessionStore;
+  /** More options from other parts of the host (e.g. the change reviewer in toolContext). */
+  extraOptions: () => Partial<AgentSessionOptions>;
+}
+
+export class SessionOptionsBuilder {
+  private fs: { key: string; fs: WorkspaceFs } | undefined;
+
+  constructor(private readonly deps: SessionOptionsDeps) {}
+
+  async build(): Promise<AgentSessionOptions> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
+    const s = readSettings();
+    const provider = withTiming(await this.provider(s), this.deps.log);
+    const key = folder.uri.toString();
+    if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
+    const fs = this.fs.fs;
+    this.deps.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${s.permissionMode}, trusted ${vscode.workspace.isTrusted}`);
+    return {
+      store: this.deps.store(),
+      provider,
+      ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
+      ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
+      tools: createBuiltinTools(),
+      fs,
+      search: createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot }),
+      approver: this.deps.approver,
+      permissionMode: s.permissionMode,
+      trusted: vscode.workspace.isTrusted,
+      instructions: await readInstructions(fs),
+      platform: process.platform,
+      log: this.deps.log,
+      maxTurns: s.maxTurns,
+      ...this.bridgedExtraOptions(),
+    };
+  }
+
+  /** Options from extension.js objects: their ToolErrors are mapped to this bundle's class. */
+  private bridgedExtraOptions(): Partial<AgentSessionOptions> {
+    const extra = this.deps.extraOptions();
+    const tc = extra.toolContext;
+    if (!tc) return extra;
+    const toolContext: AgentSessionOptions["toolContext"] =
+      typeof tc === "function" ? (session) => bridgeToolContext(tc(session))! : bridgeToolContext(tc);
+    return { ...extra, toolContext };
+  }
+
+  private async provider(s: HostSettings): Promise<Provider> {
+    if (s.provider === "vscode-lm") return createVscodeLmProvider(s.model);
+    const key = await this.deps.keys.get(s.provider);
+    if (needsKey(s) && !key) {
+      throw new UserFacingError(
+        `No API key for ${s.provider}. Run "Yoke: Set API Key" (the key is kept in VS Code's secret storage), or choose another provider in the yoke.provider setting.`,
+      );
+    }
+    return createProvider(providerConfig(s, key));
+  }
+}
+
+/** Project instructions for the system prompt (AGENTS.md, CLAUDE.md), read through the workspace fs. */
+async function readInstructions(fs: WorkspaceFs): Promise<Array<{ source: string; text: string }>> {
+  const out: Array<{ source: string; text: string }> = [];
+  for (const name of INSTRUCTION_FILES) {
+    try {
+      const path = `${fs.root}/${name}`;
+      if ((await fs.stat(path))?.type !== "file") continue;
+      const text = new TextDecoder().decode(await fs.readFile(path));
+      out.push({ source: name, text: text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[truncated]` : text });
+    } catch {
+      // unreadable: skip
+    }
+  }
+  return out;
+}
