@@ -95,7 +95,7 @@ export class NodeRunningCommand implements RunningCommand {
     this.bounder = new OutputBounder(spec.limits);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // On pipes, stderr is sent into the stdout pipe first thing, so that the two stay in the order written.
-    const script = spec.usePty ? req.command : `exec 2>&1\n${req.command}`;
+    const script = spec.usePty ? req.command : `exec 2>&1; ${req.command}`;
     this.wrapReq = { argv: [spec.shell, "-c", script], cwd: req.cwd, network: req.network, id: spec.id };
     const wrapped = spec.sandbox.wrap(this.wrapReq);
     this.mode = spec.usePty ? "pty" : "pipe";
