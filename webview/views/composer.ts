@@ -1,4 +1,5 @@
-// The prompt box: Enter sends, Shift+Enter adds a newline; Stop while the agent runs.
+// The prompt box: Enter sends, Shift+Enter adds a newline, Up in an empty box recalls the last
+// prompt; Stop while the agent runs.
 import { button, setDisabled } from "../ui/components";
 import { el } from "../ui/dom";
 
@@ -8,6 +9,8 @@ export class Composer {
   private readonly sendButton: HTMLElement;
   private readonly stopButton: HTMLElement;
   private running = false;
+  /** The last prompt sent, recalled with Up in an empty box. */
+  private last = "";
 
   constructor(onSend: (text: string) => void, onStop: () => void) {
     this.input = el("textarea", {
@@ -21,6 +24,7 @@ export class Composer {
       const text = this.input.value.trim();
       if (!text || this.running) return;
       onSend(text);
+      this.last = text;
       this.input.value = "";
       this.autosize();
     };
@@ -28,6 +32,10 @@ export class Composer {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
         submit();
+      } else if (e.key === "ArrowUp" && !this.input.value && this.last) {
+        e.preventDefault();
+        this.input.value = this.last;
+        this.autosize();
       }
     });
     this.input.addEventListener("input", () => this.autosize());

@@ -195,6 +195,8 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await input.inputValue()).toBe("");
     await input.press("Enter");
     expect((await sent()).filter((m) => m.type === "prompt")).toHaveLength(1);
+    await input.press("ArrowUp");
+    expect(await input.inputValue()).toBe("line one\nline two");
   });
 
   it("puts a prompt back into the box when the host could not send it", async () => {
