@@ -17,12 +17,25 @@ export class CommandLog {
   /** checkpoints[k] = byte offset where line k*CHECKPOINT+1 starts. */
   private readonly checkpoints: number[] = [0];
 
-  constructor(readonly path: string) {
+  /** true once maxBytes was reached: later output is not logged (the bounded view still sees it). */
+  truncated = false;
+
+  /** `maxBytes` keeps a runaway command from filling the disk (default 1 GiB). */
+  constructor(
+    readonly path: string,
+    private readonly maxBytes = 2 ** 30,
+  ) {
     this.fd = openSync(path, "w", 0o600);
   }
 
-  write(chunk: Buffer): void {
-    if (chunk.length === 0) return;
+  write(data: Buffer): void {
+    if (data.length === 0 || this.truncated) return;
+    let chunk = data;
+    if (this.bytes + chunk.length > this.maxBytes) {
+      const note = Buffer.from(`\n[yoke: the log stopped at ${this.maxBytes} bytes; later output was not kept]\n`);
+      chunk = Buffer.concat([chunk.subarray(0, Math.max(0, this.maxBytes - this.bytes)), note]);
+      this.truncated = true;
+    }
     if (this.fd !== undefined) writeSync(this.fd, chunk);
     let at = chunk.indexOf(10);
     while (at !== -1) {

@@ -48,6 +48,18 @@ describe("CommandLog", () => {
     expect(page.more).toBe(true);
   });
 
+  it("stops logging at its size limit and says so in the log", () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-log-"));
+    dirs.push(dir);
+    const log = new CommandLog(join(dir, "c1.log"), 10);
+    log.write(Buffer.from("12345678\nabcdef\n"));
+    log.write(Buffer.from("more\n"));
+    log.close();
+    expect(readFileSync(log.path, "utf8")).toBe("12345678\na\n[yoke: the log stopped at 10 bytes; later output was not kept]\n");
+    expect(log.truncated).toBe(true);
+    expect(log.read(1, 10, 1000).lines).toEqual(["12345678", "a", "[yoke: the log stopped at 10 bytes; later output was not kept]"]);
+  });
+
   it("returns nothing past the end", () => {
     const log = newLog();
     log.write(Buffer.from("one\n"));
