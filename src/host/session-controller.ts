@@ -286,7 +286,12 @@ export class SessionController implements vscode.Disposable {
   }
 
   private async firstRun(s: HostSettings): Promise<FirstRunView | null> {
-    const configured = s.explicit ? !needsKey(s) || Boolean(await this.keys.get(s.provider)) : Boolean(await this.keys.get(s.provider));
+    const hasKey = async () => Boolean(await this.keys.get(s.provider));
+    const configured = !s.explicit
+      ? await hasKey()
+      : s.provider === "openai-compatible"
+        ? Boolean(s.baseUrl) // a local server needs no key, but it needs its URL
+        : !needsKey(s) || (await hasKey());
     if (configured) return null;
     if (!this.probing) {
       this.probing = probeLocalServers().then((servers) => {

@@ -76,6 +76,15 @@ describe("SessionController", () => {
     controller.dispose();
   });
 
+  it("keeps the first-run screen for an OpenAI-compatible provider without a base URL", async () => {
+    vscode.__state.config.set("yoke.provider", "openai-compatible");
+    const { controller } = open();
+    expect((await controller.snapshot()).firstRun).not.toBeNull();
+    vscode.__state.config.set("yoke.baseUrl", "http://127.0.0.1:11434/v1");
+    expect((await controller.snapshot()).firstRun).toBeNull();
+    controller.dispose();
+  });
+
   it("runs a prompt with a tool call and streams events, deltas, status and usage to the panel", async () => {
     await useScript([
       { reasoning: "Look first.", text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "README.md" } }], usage: { input: 100, output: 10 } },
