@@ -94,7 +94,7 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
     const index = i + 1;
     const label = `Edit ${index} (${describe(e)})`;
     const req = isBlock(e)
-      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), lineMode: true, replaceAll: false, path }
+      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path }
       : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path };
     const r = applySearchReplace(doc, req);
     if (!r.ok) {

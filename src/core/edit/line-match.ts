@@ -38,10 +38,16 @@ export function buildReplacement(
   replace: readonly string[],
   map: (r: string, pair?: { s: string; f: string }) => string,
 ): string[] {
-  const out: string[] = [];
-  let si = 0;
-  let ri = 0;
-  const parts = diffArrays(search as string[], replace as string[]);
+  // Lines kept at the start and the end pair up by position (a diff alone may pair a repeated
+  // line with the wrong copy and move the file's own text of it, such as trailing spaces).
+  let pre = 0;
+  while (pre < search.length && pre < replace.length && search[pre] === replace[pre]) pre++;
+  let suf = 0;
+  while (suf < search.length - pre && suf < replace.length - pre && search[search.length - 1 - suf] === replace[replace.length - 1 - suf]) suf++;
+  const out: string[] = file.slice(0, pre);
+  let si = pre;
+  let ri = pre;
+  const parts = diffArrays(search.slice(pre, search.length - suf), replace.slice(pre, replace.length - suf));
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p]!;
     const n = part.count ?? part.value.length;
@@ -63,6 +69,7 @@ export function buildReplacement(
       ri += n;
     }
   }
+  out.push(...file.slice(search.length - suf));
   return out;
 }
 

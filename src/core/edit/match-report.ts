@@ -72,3 +72,14 @@ export function ambiguous(req: RequestInfo, rung: MatchRung, starts: readonly nu
     `Add neighbouring lines to SEARCH so it matches exactly one place${allHint}.`
   );
 }
+
+/** A relaxed match that is unique only at its own rung: other places match almost as well. */
+export function looselyAmbiguous(req: RequestInfo, rung: MatchRung, at: number, starts: readonly number[], count: number): string {
+  const where = starts.slice(0, 10).map((s) => (count <= 1 ? `${s + 1}` : `${s + 1}-${s + count}`));
+  return (
+    `SEARCH does not match ${req.path} exactly. It matches ${range(at, count)} ${RUNG_WORDS[rung]}, but read loosely ` +
+    `(ignoring indentation and trailing whitespace) it matches ${starts.length >= 50 ? "50 or more" : starts.length} places ` +
+    `(starting at lines ${where.join(", ")}${starts.length > 10 ? " and more" : ""}), so which one is meant is unclear; nothing was changed. ` +
+    `Copy SEARCH exactly from the file, with neighbouring lines so it matches exactly one place.`
+  );
+}

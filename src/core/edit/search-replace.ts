@@ -7,7 +7,7 @@
 import { diffChars } from "diff";
 import { countElisions, findElisionMatches, gapFollowsRule, isElisionLine, markerRules, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
-import { ambiguous, lineOf, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { ambiguous, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
 import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
@@ -19,6 +19,9 @@ export interface SearchReplaceRequest {
   replace: string;
   /** Text blocks are whole lines; JSON old_string is a substring first, then whole lines. */
   lineMode: boolean;
+  /** Line mode: the lines themselves (a joined string cannot tell [] from [""]). */
+  searchLines?: string[];
+  replaceLines?: string[];
   replaceAll: boolean;
   path: string;
 }
@@ -41,21 +44,30 @@ function content(l: string): string {
   return l.slice(leadingWhitespace(l).length);
 }
 
+function dropCr(l: string): string {
+  return l.endsWith("\r") ? l.slice(0, -1) : l;
+}
+
 /** Applies one search/replace edit to `doc`. */
 export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): SearchReplaceResult {
-  let search = req.search.replace(/\r\n/g, "\n");
-  let replace = req.replace.replace(/\r\n/g, "\n");
-  const unprefixed = stripViewPrefixes(search.split("\n"));
+  const search = req.search.replace(/\r\n/g, "\n");
+  const replace = req.replace.replace(/\r\n/g, "\n");
+  // Text blocks are line lists: a trailing blank line is a line, so they are never re-split.
+  const sArr = req.lineMode ? (req.searchLines ?? search.split("\n")).map(dropCr) : undefined;
+  const rArr = req.lineMode ? (req.replaceLines ?? (replace === "" ? [] : replace.split("\n"))).map(dropCr) : undefined;
+  const unprefixed = stripViewPrefixes(sArr ?? search.split("\n"));
   if (unprefixed) {
-    search = unprefixed.join("\n");
-    replace = replace.split("\n").map(stripViewPrefix).join("\n");
-    const r = applySearchReplace(doc, { ...req, search, replace });
+    const rStripped = (rArr ?? replace.split("\n")).map(stripViewPrefix);
+    const next = req.lineMode
+      ? { ...req, search: unprefixed.join("\n"), replace: rStripped.join("\n"), searchLines: unprefixed, replaceLines: rStripped }
+      : { ...req, search: unprefixed.join("\n"), replace: rStripped.join("\n") };
+    const r = applySearchReplace(doc, next);
     const note = 'the "N#HH|" prefixes copied from the view were removed from SEARCH and REPLACE';
     return r.ok ? { ...r, note: r.note ? `${note}; ${r.note}` : note } : r;
   }
   if (search.trim() === "") {
     if (doc.text.trim() === "") {
-      const text = req.lineMode && replace !== "" && !replace.endsWith("\n") ? replace + "\n" : replace;
+      const text = rArr ? (rArr.length ? rArr.join("\n") + "\n" : "") : replace;
       const next = applySplices(doc, [{ start: 0, end: doc.text.length, text }]);
       return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text };
     }
@@ -67,7 +79,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         `or use a hashline append/prepend op.`,
     };
   }
-  if (search === replace) {
+  const identical = sArr && rArr ? sArr.length === rArr.length && sArr.every((l, i) => l === rArr[i]) : search === replace;
+  if (identical) {
     return { ok: true, doc, rung: "exact", places: 0, noop: true, note: "SEARCH and REPLACE are identical" };
   }
 
@@ -93,8 +106,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     }
   }
 
-  const sLines = toLines(search);
-  const rLines = toLines(replace);
+  const sLines = sArr ?? toLines(search);
+  const rLines = rArr ?? toLines(replace);
   if (req.lineMode) {
     const exact = exactLines(doc, req, sLines, rLines);
     if (exact) return exact;
@@ -108,6 +121,11 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const hits = findAll(fileKeys, sLines.map(key));
     if (hits.length === 0) continue;
     if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
+    // SEARCH is already not exact: it must also be unique when read as loosely as the ladder allows.
+    if (rung !== "unicode") {
+      const loose = findAll(lines.map(KEYS.unicode), sLines.map(KEYS.unicode));
+      if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
+    }
     const at = hits[0]!;
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
@@ -142,7 +160,34 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   }
 
   if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
+  const trimmed = req.lineMode ? withoutEdgeBlanks(sLines, rLines) : undefined;
+  if (trimmed) {
+    const r = applySearchReplace(doc, { ...req, search: trimmed[0].join("\n"), replace: trimmed[1].join("\n"), searchLines: trimmed[0], replaceLines: trimmed[1] });
+    const note = "blank lines at the start or end of both SEARCH and REPLACE were not required to match";
+    if (r.ok) return { ...r, note: r.note ? `${note}; ${r.note}` : note };
+  }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/**
+ * Blank lines a model put at the start or end of both SEARCH and REPLACE (as many on each side)
+ * say nothing about the change; without them the block may match. Undefined if there are none.
+ */
+function withoutEdgeBlanks(s: readonly string[], r: readonly string[]): [string[], string[]] | undefined {
+  const lead = (a: readonly string[]) => {
+    let n = 0;
+    while (n < a.length && a[n]!.trim() === "") n++;
+    return n;
+  };
+  const trail = (a: readonly string[]) => {
+    let n = 0;
+    while (n < a.length && a[a.length - 1 - n]!.trim() === "") n++;
+    return n;
+  };
+  const head = Math.min(lead(s), lead(r));
+  const tail = Math.min(trail(s), trail(r));
+  if (head + tail === 0 || head + tail >= s.length) return undefined;
+  return [s.slice(head, s.length - tail), r.slice(head, Math.max(head, r.length - tail))];
 }
 
 /**
@@ -177,7 +222,8 @@ function exactLines(doc: TextDoc, req: SearchReplaceRequest, sLines: readonly st
   const hits: number[] = [];
   for (let i = text.indexOf(needle); i >= 0 && hits.length < 50; i = text.indexOf(needle, i + 1)) {
     const end = i + needle.length;
-    if ((i === 0 || text[i - 1] === "\n") && (end === text.length || text[end] === "\n")) hits.push(i);
+    // Ends at a line end; a match running over the final newline would invent a line after it.
+    if ((i === 0 || text[i - 1] === "\n") && (text[end] === "\n" || (end === text.length && !text.endsWith("\n")))) hits.push(i);
   }
   if (hits.length === 0) return undefined;
   if (hits.length > 1) return { ok: false, message: ambiguous(req, "exact", hits.map((h) => lineOf(text, h) - 1), sLines.length) };

@@ -116,9 +116,22 @@ function mapEndings(prev: string, flags: boolean[], next: string, dominant: bool
   const a = prev.split("\n");
   const b = next.split("\n");
   const out = new Array<boolean>(count).fill(dominant);
-  let i = 0;
-  let j = 0;
-  for (const part of diffArrays(a, b)) {
+  // Unchanged leading and trailing lines pair up by position, the rest through a diff.
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) {
+    if (pre < count && pre < flags.length) out[pre] = flags[pre]!;
+    pre++;
+  }
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) {
+    const i = a.length - 1 - suf;
+    const j = b.length - 1 - suf;
+    if (j < count && i < flags.length) out[j] = flags[i]!;
+    suf++;
+  }
+  let i = pre;
+  let j = pre;
+  for (const part of diffArrays(a.slice(pre, a.length - suf), b.slice(pre, b.length - suf))) {
     const n = part.count ?? part.value.length;
     if (part.added) j += n;
     else if (part.removed) i += n;

@@ -248,3 +248,28 @@ describe("elision boundaries", () => {
     );
   });
 });
+
+describe("blank lines at the edges of text blocks", () => {
+  it("keeps a trailing blank line of SEARCH as a line to match", () => {
+    const f = "    return z;\n    next();\nreturn z;\n\nend();\n";
+    const r = edit(f, [block(["return z;", ""], ["return y;", ""])]);
+    expect(r.ok && r.after).toBe("    return z;\n    next();\nreturn y;\n\nend();\n");
+  });
+
+  it("adds a blank line REPLACE ends with", () => {
+    expect(applied("a\nb\n", [block(["a"], ["a", ""])])).toBe("a\n\nb\n");
+  });
+
+  it("does not require blank lines that both SEARCH and REPLACE carry at their edges", () => {
+    const r = edit("a\nb\nc\n", [block(["", "b", ""], ["", "B", ""])]);
+    expect(r.ok && r.after).toBe("a\nB\nc\n");
+    expect(r.ok && r.notes).toEqual(['Edit 1 (SEARCH block starting "b"): blank lines at the start or end of both SEARCH and REPLACE were not required to match.']);
+  });
+});
+
+describe("the end of the file", () => {
+  it("does not take the final newline for a blank line of SEARCH", () => {
+    expect(refused("a\nb\n", [block(["b", ""], ["B"])])).toContain("SEARCH text not found in f.ts.");
+    expect(applied("a\nb\n", [block(["b"], ["B"])])).toBe("a\nB\n");
+  });
+});

@@ -91,4 +91,35 @@ describe("randomized edits against a line-array model", () => {
       expect(out.ok ? out.after : out.message, `round ${round}`).toBe(join(expected, crlf, finalNewline && expected.length > 0));
     }
   });
+
+  it("never applies a drifted SEARCH anywhere but the intended place", () => {
+    let applied = 0;
+    for (let round = 0; round < 300; round++) {
+      const r = rng(5000 + round);
+      const n = 3 + Math.floor(r() * 30);
+      const pool = ["x = 1;", "y();", "return z;", "}", "if (a) {", "", "log(x);"];
+      const lines = Array.from({ length: n }, () => {
+        const body = pool[Math.floor(r() * pool.length)]!;
+        return body === "" ? "" : "  ".repeat(Math.floor(r() * 3)) + body + (r() < 0.1 ? "  " : "");
+      });
+      lines[n - 1] = "end();";
+      const file = lines.join("\n") + "\n";
+      const at = Math.floor(r() * (n - 1));
+      const len = 1 + Math.floor(r() * Math.min(3, n - 1 - at));
+      const region = lines.slice(at, at + len);
+      const j = region.findIndex((l) => l.trim() !== "");
+      if (j < 0) continue;
+      const drift = r();
+      const search = region.map((l) => (drift < 0.5 ? l.trimEnd() : l === "" ? "" : "    " + l));
+      const replace = search.map((l, k) => (k === j ? l + " // changed" : l));
+      // A drifted SEARCH that is exactly some other place's text is taken at its word: skip those.
+      if (("\n" + file).includes("\n" + search.join("\n") + "\n")) continue;
+      const out = edit(file, [block(search, replace)]);
+      if (!out.ok) continue;
+      applied++;
+      const want = [...lines.slice(0, at), ...region.map((l, k) => (k === j ? (drift < 0.5 ? l.trimEnd() : l) + " // changed" : l)), ...lines.slice(at + len)];
+      expect(out.after, `round ${round}`).toBe(want.join("\n") + "\n");
+    }
+    expect(applied).toBeGreaterThan(50);
+  });
 });
