@@ -12,7 +12,8 @@ import { findFreePort, installVsix, killGroup, mergeJsonFile, setupCodeServer, s
 import { packageVsix, ROOT } from "./package.mjs";
 
 const USAGE = "Usage: npm start -- [--demo] [--folder DIR] [--port N]";
-const CACHE = join(ROOT, ".cache");
+// YOKE_START_DIR moves the profile and the sample workspace elsewhere (the e2e test of npm start uses it).
+const CACHE = process.env.YOKE_START_DIR ? resolve(process.env.YOKE_START_DIR) : join(ROOT, ".cache");
 const PROFILE = join(CACHE, "code-server");
 const DEMO_KEYS = ["yoke.provider", "yoke.baseUrl", "yoke.model", "yoke.demoLabel"];
 
