@@ -1,7 +1,7 @@
 // Reviewing an edit in a real VS Code: the (scripted) model proposes a two-hunk edit_file, the
 // user accepts hunk 1 and rejects hunk 2 with the CodeLens in the editor, the file on disk holds
 // exactly that, and the model is told which hunk was applied.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
@@ -40,8 +40,19 @@ const PLANS: Record<string, Plan> = {
   "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
 };
 
+/** New files: write_file straight away (nothing to read). */
+const WRITES: Record<string, { path: string; content: string; done: string }> = {
+  "Start a notes file": { path: "notes/tides.md", content: "# Notes\n\nSpring tides follow new and full moons.\n", done: "Notes not created." },
+  "Write the changelog": { path: "CHANGELOG.md", content: "# Changelog\n\n- 0.1.0: first release\n", done: "Changelog written." },
+};
+
 function reviewScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
   const ex = readExchange(req);
+  const write = Object.entries(WRITES).find(([k]) => ex.userText.includes(k))?.[1];
+  if (write) {
+    if (!ex.steps.some((s) => s.name === "write_file")) return { toolCalls: [{ name: "write_file", input: { path: write.path, content: write.content } }] };
+    return { text: write.done };
+  }
   const plan = Object.entries(PLANS).find(([k]) => ex.userText.includes(k))?.[1];
   if (!plan) return { text: "No plan for this prompt." };
   if (!ex.steps.some((s) => s.name === "read_file")) return { toolCalls: [{ name: "read_file", input: { path: FILE } }] };
@@ -52,9 +63,9 @@ function reviewScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 /** The edit_file result of the exchange that started with `prompt`. */
-function editResult(llm: ScriptedServer, prompt: string): string | undefined {
-  const ex = llm.requests.map(readExchange).find((e) => e.userText.includes(prompt) && e.steps.some((s) => s.name === "edit_file"));
-  return ex?.steps.find((s) => s.name === "edit_file")?.output;
+function editResult(llm: ScriptedServer, prompt: string, tool = "edit_file"): string | undefined {
+  const ex = llm.requests.map(readExchange).find((e) => e.userText.includes(prompt) && e.steps.some((s) => s.name === tool));
+  return ex?.steps.find((s) => s.name === tool)?.output;
 }
 
 describe("change review in code-server", () => {
@@ -220,6 +231,29 @@ describe("change review in code-server", () => {
     expect(result).toContain("The user accepted the change to src/tides.ts.");
     expect(result).toContain(`The user edited the proposal before accepting:\n--- src/tides.ts (as proposed)\n+++ src/tides.ts (as saved)`);
     expect(result).toContain(`-${proposed}\n+${proposed} (by hand)`);
+  });
+
+  it("creates a new file only when accepted, and leaves no file behind when rejected", async () => {
+    const page = browser.page;
+    const shot = screenshotter(page, "review-new-file");
+    const frame = await openYokeView(page);
+    const fileLens = (title: string) => page.locator(".codelens-decoration a", { hasText: new RegExp(`^${title}$`) });
+
+    await sendPrompt(frame, "Start a notes file about spring tides.");
+    await page.locator(".view-lines", { hasText: "Spring tides follow" }).first().waitFor({ timeout: 60_000 });
+    await shot("new-file-proposed");
+    await fileLens("Reject File").click();
+    await waitForAssistantText(frame, "Notes not created.", 60_000);
+    await expect.poll(() => existsSync(join(server.workspace, "notes", "tides.md")), { timeout: 10_000 }).toBe(false);
+    expect(existsSync(join(server.workspace, "notes"))).toBe(false); // the folder made for it is gone too
+    expect(editResult(llm, "Start a notes file", "write_file")).toContain("The user rejected the change to notes/tides.md; the file was not created.");
+
+    await sendPrompt(frame, "Write the changelog.");
+    await page.locator(".view-lines", { hasText: "first release" }).first().waitFor({ timeout: 60_000 });
+    await fileLens("Accept File").click();
+    await waitForAssistantText(frame, "Changelog written.", 60_000);
+    await shot("new-file-accepted");
+    expect(readFileSync(join(server.workspace, "CHANGELOG.md"), "utf8")).toBe(WRITES["Write the changelog"]!.content);
   });
 
   it("reviews in a diff editor when yoke.review.view is diff, and Ctrl+Alt+N there rejects the hunk", async () => {

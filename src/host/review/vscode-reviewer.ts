@@ -30,6 +30,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private readonly entries = new Map<string, ReviewEntry>();
   private readonly emitter = new vscode.EventEmitter<void>();
   private readonly queues = new Map<string, Promise<void>>();
+  /** New file URI -> the outermost folder created for it (removed again if the file is). */
+  private readonly createdDirs = new Map<string, vscode.Uri>();
   private readonly disposables: vscode.Disposable[] = [];
   private ownEdits = 0;
   private lastTypedAt = 0;
@@ -189,8 +191,10 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (change.before === null) {
       const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
       if (exists) throw new ToolError(`${change.relPath} now exists (it was created after you checked). Read it, then edit it.`);
+      const createdDir = await this.firstMissingFolder(uri);
       const create = new vscode.WorkspaceEdit();
       create.createFile(uri, { ignoreIfExists: false });
+      if (createdDir) this.createdDirs.set(uri.toString(), createdDir);
       if (!(await this.applyOwn(create))) throw new ToolError(`VS Code could not create ${change.relPath}.`);
       return vscode.workspace.openTextDocument(uri);
     }
@@ -267,6 +271,19 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const del = new vscode.WorkspaceEdit();
     del.deleteFile(doc.uri, { ignoreIfNotExists: true });
     await this.applyOwn(del);
+    const dir = this.createdDirs.get(doc.uri.toString());
+    this.createdDirs.delete(doc.uri.toString());
+    if (dir && (await holdsNoFiles(dir))) await vscode.workspace.fs.delete(dir, { recursive: true, useTrash: false }).then(undefined, () => undefined);
+  }
+
+  /** The outermost missing folder on the way to `file`, if any. */
+  private async firstMissingFolder(file: vscode.Uri): Promise<vscode.Uri | undefined> {
+    let missing: vscode.Uri | undefined;
+    for (let dir = vscode.Uri.joinPath(file, ".."); dir.path !== "/" && dir.path.length > 1; dir = vscode.Uri.joinPath(dir, "..")) {
+      if (await vscode.workspace.fs.stat(dir).then(() => true, () => false)) break;
+      missing = dir;
+    }
+    return missing;
   }
 
   private async show(entry: ReviewEntry, doc: vscode.TextDocument): Promise<void> {
@@ -344,4 +361,14 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     });
     return next;
   }
+}
+
+/** A folder with nothing but (possibly nested) empty folders in it. */
+async function holdsNoFiles(dir: vscode.Uri): Promise<boolean> {
+  const entries = await vscode.workspace.fs.readDirectory(dir).then(undefined, () => undefined);
+  if (!entries) return false;
+  for (const [name, type] of entries) {
+    if (type !== vscode.FileType.Directory || !(await holdsNoFiles(vscode.Uri.joinPath(dir, name)))) return false;
+  }
+  return true;
 }
