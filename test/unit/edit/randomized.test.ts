@@ -98,9 +98,10 @@ describe("randomized edits against a line-array model", () => {
       const r = rng(5000 + round);
       const n = 3 + Math.floor(r() * 30);
       const pool = ["x = 1;", "y();", "return z;", "}", "if (a) {", "", "log(x);"];
+      const unit = r() < 0.3 ? "\t" : "  ";
       const lines = Array.from({ length: n }, () => {
         const body = pool[Math.floor(r() * pool.length)]!;
-        return body === "" ? "" : "  ".repeat(Math.floor(r() * 3)) + body + (r() < 0.1 ? "  " : "");
+        return body === "" ? "" : unit.repeat(Math.floor(r() * 3)) + body + (r() < 0.1 ? "  " : "");
       });
       lines[n - 1] = "end();";
       const file = lines.join("\n") + "\n";
@@ -109,15 +110,21 @@ describe("randomized edits against a line-array model", () => {
       const region = lines.slice(at, at + len);
       const j = region.findIndex((l) => l.trim() !== "");
       if (j < 0) continue;
+      // Drift: trailing whitespace dropped, everything indented 4 more, or tabs written as 4 spaces.
       const drift = r();
-      const search = region.map((l) => (drift < 0.5 ? l.trimEnd() : l === "" ? "" : "    " + l));
+      const search = region.map((l) =>
+        drift < 0.4 ? l.trimEnd() : drift < 0.7 ? (l === "" ? "" : "    " + l) : l.replace(/^\t+/, (t) => "    ".repeat(t.length)),
+      );
       const replace = search.map((l, k) => (k === j ? l + " // changed" : l));
       // A drifted SEARCH that is exactly some other place's text is taken at its word: skip those.
       if (("\n" + file).includes("\n" + search.join("\n") + "\n")) continue;
-      const out = edit(file, [block(search, replace)]);
+      const asJson = r() < 0.5;
+      // A JSON old_string is first an exact substring (Claude Code's Edit): when it is one, that is what it means.
+      if (asJson && file.includes(search.join("\n"))) continue;
+      const out = edit(file, [asJson ? { old_string: search.join("\n"), new_string: replace.join("\n") } : block(search, replace)]);
       if (!out.ok) continue;
       applied++;
-      const want = [...lines.slice(0, at), ...region.map((l, k) => (k === j ? (drift < 0.5 ? l.trimEnd() : l) + " // changed" : l)), ...lines.slice(at + len)];
+      const want = [...lines.slice(0, at), ...region.map((l, k) => (k === j ? (drift < 0.4 ? l.trimEnd() : l) + " // changed" : l)), ...lines.slice(at + len)];
       expect(out.after, `round ${round}`).toBe(want.join("\n") + "\n");
     }
     expect(applied).toBeGreaterThan(50);
