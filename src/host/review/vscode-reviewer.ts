@@ -9,9 +9,12 @@ import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "
 import { applyHunks, computeHunks, normalizeEol, proposalRanges, rebaseHunks, type Hunk, type HunkDecision } from "../../core/review-hunks";
 import { userEditsDiff } from "../../core/review-outcome";
 import { ToolError } from "../../core/tools/types";
+import { firstMissingFolder, holdsNoFiles } from "./created-folders";
 import { docRange, lineSpan } from "./document-ranges";
 import { OriginalContentProvider } from "./original-content";
 import { ReviewEntry, type ReviewListItem } from "./review-entry";
+import { SerialQueue } from "./serial-queue";
+import { showProposal } from "./show-proposal";
 
 /** The user typed within this many ms: a review opening now must not take the focus. */
 const TYPING_MS = 3_000;
@@ -29,7 +32,7 @@ export interface ReviewerOptions {
 export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private readonly entries = new Map<string, ReviewEntry>();
   private readonly emitter = new vscode.EventEmitter<void>();
-  private readonly queues = new Map<string, Promise<void>>();
+  private readonly queue = new SerialQueue((editId, err) => this.opts.log.error(`review ${editId}: ${(err as Error)?.stack ?? String(err)}`));
   /** New file URI -> the outermost folder created for it (removed again if the file is). */
   private readonly createdDirs = new Map<string, vscode.Uri>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -111,13 +114,16 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       const onAbort = () => void this.cancel(entry.editId);
       signal.addEventListener("abort", onAbort, { once: true });
       entry.cleanup = () => signal.removeEventListener("abort", onAbort);
-      void this.show(entry, doc).catch((err) => this.opts.log.warn(`review of ${change.relPath}: cannot show it: ${(err as Error).message}`));
+      const typing = Date.now() - this.lastTypedAt < TYPING_MS;
+      showProposal(entry, doc, { typing, openDiff: (o) => this.openDiff(entry.editId, o) }).catch((err) =>
+        this.opts.log.warn(`review of ${change.relPath}: cannot show it: ${(err as Error).message}`),
+      );
     });
   }
 
   /** Accepts or rejects hunks (0-based) of a pending change; the review ends when all are decided. */
   decide(editId: string, which: number[] | "all", decision: HunkDecision, message?: string): Promise<void> {
-    return this.serial(editId, async () => {
+    return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "pending") return;
       const targets = (which === "all" ? entry.undecided : which).filter((k) => k >= 0 && k < entry.hunks.length && !entry.decisions[k]);
@@ -132,7 +138,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
 
   /** Undoes an auto-applied change; returns why it cannot, or undefined when reverted. */
   revert(editId: string): Promise<string | undefined> {
-    return this.serial(editId, async () => {
+    return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "applied") return "There is no applied change with that id.";
       const rel = entry.change.relPath;
@@ -176,7 +182,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   }
 
   private cancel(editId: string): Promise<void> {
-    return this.serial(editId, async () => {
+    return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "pending") return;
       await this.restoreOriginal(entry, entry.hunks.flatMap((_, k) => (entry.decisions[k] === "rejected" ? [] : [k])));
@@ -191,7 +197,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (change.before === null) {
       const exists = await vscode.workspace.fs.stat(uri).then(() => true, () => false);
       if (exists) throw new ToolError(`${change.relPath} now exists (it was created after you checked). Read it, then edit it.`);
-      const createdDir = await this.firstMissingFolder(uri);
+      const createdDir = await firstMissingFolder(uri);
       const create = new vscode.WorkspaceEdit();
       create.createFile(uri, { ignoreIfExists: false });
       if (createdDir) this.createdDirs.set(uri.toString(), createdDir);
@@ -276,36 +282,6 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (dir && (await holdsNoFiles(dir))) await vscode.workspace.fs.delete(dir, { recursive: true, useTrash: false }).then(undefined, () => undefined);
   }
 
-  /** The outermost missing folder on the way to `file`, if any. */
-  private async firstMissingFolder(file: vscode.Uri): Promise<vscode.Uri | undefined> {
-    let missing: vscode.Uri | undefined;
-    for (let dir = vscode.Uri.joinPath(file, ".."); dir.path !== "/" && dir.path.length > 1; dir = vscode.Uri.joinPath(dir, "..")) {
-      if (await vscode.workspace.fs.stat(dir).then(() => true, () => false)) break;
-      missing = dir;
-    }
-    return missing;
-  }
-
-  private async show(entry: ReviewEntry, doc: vscode.TextDocument): Promise<void> {
-    const cfg = vscode.workspace.getConfiguration("yoke.review");
-    const typing = Date.now() - this.lastTypedAt < TYPING_MS;
-    const preserveFocus = cfg.get<string>("focus", "background") !== "foreground" || typing;
-    const key = entry.uri.toString();
-    // A plain editor already showing the file (a diff editor does not count: it shows no CodeLens).
-    const visible = vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputText && g.activeTab.input.uri.toString() === key)?.viewColumn;
-    const active = vscode.window.activeTextEditor;
-    // Never cover the editor the user is typing in: open beside it instead.
-    const column = typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible ?? vscode.ViewColumn.Active);
-    const first = new vscode.Range(entry.ranges[0]!.start, 0, entry.ranges[0]!.start, 0);
-    if (cfg.get<string>("view", "inline") === "diff") {
-      await this.openDiff(entry.editId, { preview: true, preserveFocus, viewColumn: column });
-      return;
-    }
-    if (visible && typing) return;
-    const editor = await vscode.window.showTextDocument(doc, { preview: true, preserveFocus, viewColumn: column });
-    editor.revealRange(first, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  }
-
   private remember(entry: ReviewEntry): void {
     this.entries.set(entry.editId, entry);
     const applied = [...this.entries.values()].filter((e) => e.status !== "pending");
@@ -339,36 +315,11 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const entry = this.pendingFor(doc.uri);
     if (!entry || this.ownEdits) return;
     // The user closed the editor without saving: the proposal is gone, the disk holds the original.
-    void this.serial(entry.editId, async () => {
+    void this.queue.run(entry.editId, async () => {
       if (entry.status !== "pending") return;
       entry.decisions.fill("rejected");
       entry.message = "the user closed the file without keeping the change";
       await this.finish(entry);
     });
   }
-
-  /** Runs review operations on one change one at a time (double clicks, cancel during a decision). */
-  private serial<T>(editId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.queues.get(editId) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.then(
-      () => undefined,
-      (err) => this.opts.log.error(`review ${editId}: ${(err as Error)?.stack ?? String(err)}`),
-    );
-    this.queues.set(editId, tail);
-    void tail.then(() => {
-      if (this.queues.get(editId) === tail) this.queues.delete(editId);
-    });
-    return next;
-  }
-}
-
-/** A folder with nothing but (possibly nested) empty folders in it. */
-async function holdsNoFiles(dir: vscode.Uri): Promise<boolean> {
-  const entries = await vscode.workspace.fs.readDirectory(dir).then(undefined, () => undefined);
-  if (!entries) return false;
-  for (const [name, type] of entries) {
-    if (type !== vscode.FileType.Directory || !(await holdsNoFiles(vscode.Uri.joinPath(dir, name)))) return false;
-  }
-  return true;
 }

@@ -1,0 +1,29 @@
+// Where and how a proposal is shown. It never takes the focus from an editor the user is typing
+// in: then it opens beside that editor with the focus kept (yoke.review.focus "background", the
+// default, never takes it at all). yoke.review.view "diff" opens the diff editor instead.
+import * as vscode from "vscode";
+import type { ReviewEntry } from "./review-entry";
+
+export interface ShowOptions {
+  /** The user typed in the active editor moments ago. */
+  typing: boolean;
+  openDiff(options: vscode.TextDocumentShowOptions): Promise<void>;
+}
+
+export async function showProposal(entry: ReviewEntry, doc: vscode.TextDocument, opts: ShowOptions): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration("yoke.review");
+  const preserveFocus = cfg.get<string>("focus", "background") !== "foreground" || opts.typing;
+  const key = entry.uri.toString();
+  // A plain editor already showing the file (a diff editor does not count: it shows no CodeLens).
+  const visible = vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputText && g.activeTab.input.uri.toString() === key)?.viewColumn;
+  const active = vscode.window.activeTextEditor;
+  const column = opts.typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible ?? vscode.ViewColumn.Active);
+  if (cfg.get<string>("view", "inline") === "diff") {
+    await opts.openDiff({ preview: true, preserveFocus, viewColumn: column });
+    return;
+  }
+  if (visible && opts.typing) return;
+  const editor = await vscode.window.showTextDocument(doc, { preview: true, preserveFocus, viewColumn: column });
+  const line = entry.ranges[0]?.start ?? 0;
+  editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
