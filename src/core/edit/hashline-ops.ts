@@ -47,11 +47,13 @@ export function opLines(lines: HashlineOp["lines"]): string[] {
 
 /**
  * Lines copied from the hashline view with their `N#HH|` prefixes: the lines without them when
- * every non-empty line has one (undefined otherwise, so ordinary text is never altered).
+ * at least half of the non-empty lines have one, as oh-my-openagent does (a model often copies
+ * a few lines and types a new one); undefined otherwise, so ordinary text is never altered.
  */
 export function stripViewPrefixes(lines: readonly string[]): string[] | undefined {
   const nonEmpty = lines.filter((l) => l.trim() !== "");
-  if (nonEmpty.length === 0 || !nonEmpty.every((l) => COPIED_PREFIX.test(l))) return undefined;
+  const prefixed = nonEmpty.filter((l) => COPIED_PREFIX.test(l)).length;
+  if (prefixed === 0 || prefixed * 2 < nonEmpty.length) return undefined;
   return lines.map((l) => l.replace(COPIED_PREFIX, ""));
 }
 

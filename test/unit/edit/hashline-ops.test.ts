@@ -35,9 +35,10 @@ describe("opLines", () => {
     expect(opLines("")).toEqual([""]);
   });
 
-  it("strips hashline prefixes copied into every line, but not from ordinary content", () => {
+  it("strips hashline prefixes copied into most lines, but not from ordinary content", () => {
     expect(opLines(["3#QN|  a", ">>> 4#VR|b", ""])).toEqual(["  a", "b", ""]);
-    expect(opLines(["3#QN|a", "plain"])).toEqual(["3#QN|a", "plain"]);
+    expect(opLines(["3#QN|a", "4#VR|b", "new line"])).toEqual(["a", "b", "new line"]);
+    expect(opLines(["3#QN|a", "plain", "text"])).toEqual(["3#QN|a", "plain", "text"]);
   });
 });
 

@@ -229,8 +229,8 @@ describe("search/replace copied from the hashline view", () => {
     expect(r.ok && r.notes).toEqual(['Edit 1 (old_string starting "1#KR|def area(r):"): the "N#HH|" prefixes copied from the view were removed from SEARCH and REPLACE.']);
   });
 
-  it("leaves text alone when only some lines look like view prefixes", () => {
-    expect(refused("a\nb\n", [{ old_string: "1#KR|a\nb", new_string: "x" }])).toContain("SEARCH text not found in f.ts.");
+  it("leaves text alone when only a few lines look like view prefixes", () => {
+    expect(refused("a\nb\nc\n", [{ old_string: "1#KR|a\nb\nc", new_string: "x" }])).toContain("SEARCH text not found in f.ts.");
   });
 });
 
