@@ -84,6 +84,7 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
       for (const p of plan.planned) {
         applied.push({ index: p.index, kind: "hashline", places: p.noop ? 0 : 1, noop: p.noop });
         if (p.noop) notes.push(`${p.label} changes nothing: the new lines are identical to the current ones.`);
+        if (p.echo) notes.push(`${p.label}: ${p.echo}, so that line is now there twice; if that was not meant, delete the copy using the fresh anchors.`);
       }
       if (plan.planned.length < ops.length) notes.push(`${plural(ops.length - plan.planned.length, "duplicate op")} ignored.`);
     }

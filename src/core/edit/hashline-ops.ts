@@ -96,11 +96,13 @@ interface Planned {
   to: number;
   splice: Splice;
   noop: boolean;
+  /** A remark for the model (an inserted line that repeats its neighbour). */
+  echo?: string;
 }
 
 export interface HashlinePlan {
   splices: Splice[];
-  planned: Array<{ index: number; noop: boolean; label: string }>;
+  planned: Array<{ index: number; noop: boolean; label: string; echo?: string }>;
   failures: EditFailure[];
 }
 
@@ -185,7 +187,12 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
       const text = newLines.length ? newLines.join("\n") + (hasNewline ? "\n" : "") : "";
       const current = lines.slice(from - 1, to);
       const noop = current.length === newLines.length && current.every((l, i) => l === newLines[i]);
-      planned.push({ index, op, from, to, splice: { start, end, text }, noop });
+      let echo: string | undefined;
+      if (!noop && from > 1 && newLines.length > 0 && newLines[0]!.trim() !== "" && newLines[0] === lines[from - 2]) echo = `its first new line repeats line ${from - 1}, which it does not replace`;
+      else if (!noop && to < n && newLines.length > 0 && newLines[newLines.length - 1]!.trim() !== "" && newLines[newLines.length - 1] === lines[to]) {
+        echo = `its last new line repeats line ${to + 1}, which it does not replace`;
+      }
+      planned.push({ index, op, from, to, splice: { start, end, text }, noop, echo });
       continue;
     }
     if (newLines.length === 0) {
@@ -197,17 +204,20 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
       const before = pos ? pos.line : 1;
       const at = n === 0 ? 0 : starts[before - 1]!;
       // Text prepended to a line follows text appended to the line before it.
-      planned.push({ index, op, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: 1 }, noop: false });
+      const last = newLines[newLines.length - 1]!;
+      const echo = n > 0 && last.trim() !== "" && last === lines[before - 1] ? `its last line repeats line ${before}, before which it inserts` : undefined;
+      planned.push({ index, op, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: 1 }, noop: false, echo });
       continue;
     }
     const after = pos ? pos.line : n;
+    const echo = after > 0 && newLines[0]!.trim() !== "" && newLines[0] === lines[after - 1] ? `its first line repeats line ${after}, after which it inserts` : undefined;
     if (after < n) {
       const at = starts[after]!;
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: at, end: at, text: body + "\n" }, noop: false });
+      planned.push({ index, op, from: after + 1, to: after, splice: { start: at, end: at, text: body + "\n" }, noop: false, echo });
     } else if (n === 0 || doc.text.endsWith("\n")) {
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: body + "\n" }, noop: false });
+      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: body + "\n" }, noop: false, echo });
     } else {
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: "\n" + body }, noop: false });
+      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: "\n" + body }, noop: false, echo });
     }
   }
 
@@ -230,7 +240,7 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
   const ok = failures.length === 0;
   return {
     splices: ok ? planned.filter((p) => !p.noop).map((p) => p.splice) : [],
-    planned: planned.map((p) => ({ index: p.index, noop: p.noop, label: `Edit ${p.index} (${describe(p.op)})` })),
+    planned: planned.map((p) => ({ index: p.index, noop: p.noop, label: `Edit ${p.index} (${describe(p.op)})`, echo: p.echo })),
     failures,
   };
 }

@@ -165,3 +165,18 @@ describe("hashline ops at the end of a file without a final newline", () => {
     expect(applied(f, [{ op: "replace", pos: anchor(f, 1), end: anchor(f, 2), lines: [] }])).toBe("");
   });
 });
+
+describe("echoed neighbour lines", () => {
+  it("applies an append whose first line repeats the anchor line, and says so", () => {
+    const r = edit(file, [{ op: "append", pos: a(2), lines: ["two", "2.5"] }]);
+    expect(r.ok && r.after).toBe("one\ntwo\ntwo\n2.5\nthree\nfour\nfive\nsix\nseven\n");
+    expect(r.ok && r.notes).toEqual([
+      `Edit 1 (append ${a(2)}): its first line repeats line 2, after which it inserts, so that line is now there twice; if that was not meant, delete the copy using the fresh anchors.`,
+    ]);
+  });
+
+  it("notes a replace whose last new line repeats the line after the range", () => {
+    const r = edit(file, [{ op: "replace", pos: a(2), lines: ["TWO", "three"] }]);
+    expect(r.ok && r.notes[0]).toContain("its last new line repeats line 3, which it does not replace");
+  });
+});
