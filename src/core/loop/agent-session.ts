@@ -490,7 +490,9 @@ export class AgentSession implements AgentSessionApi {
     const onAbort = () => controller.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // A change under review waits for the user, not for the tool: no timeout then (Stop still works).
     const timeout = new Promise<never>((_, reject) => {
+      if (reviewMode === "ask") return;
       timer = setTimeout(() => {
         reject(new ToolError(`${call.name} did not finish within ${seconds(def.timeoutMs)} s and was stopped.`));
         controller.abort(new DOMException("tool timeout", "TimeoutError"));

@@ -279,6 +279,27 @@ describe("AgentSession with a change reviewer", () => {
       expect(s.events().some((e) => e.type === "permission_request")).toBe(false);
     }
   });
+
+  it("does not time out a change while the user is reviewing it", async () => {
+    const slowReview = defineTool({
+      name: "propose",
+      description: "proposes a change",
+      schema: z.object({}),
+      permission: "Edit",
+      mutates: true,
+      reviewable: true,
+      timeoutMs: 50,
+      hookInput: () => ({}),
+      run: () => new Promise((r) => setTimeout(() => r({ text: "accepted after a while" }), 200)),
+    });
+    const { opts, provider } = setup([toolTurn({ id: "c1", name: "propose", input: {} }), textTurn("ok")], {
+      tools: [slowReview],
+      toolContext: () => ({ reviewer: { review: async () => ({ status: "accepted" as const, finalContent: "" }) } }),
+    });
+    const s = await AgentSession.create(opts);
+    await s.send("go");
+    expect((provider.requests[1]!.messages.at(-1) as { content: string }).content).toBe("accepted after a while");
+  });
 });
 
 describe("AgentSession with hooks", () => {
