@@ -10,7 +10,7 @@ import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { RESULTS_DIR } from "./support/paths";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
 
 const FILE = "src/tides.ts";
 const OLD_1 = "/** Mean lunar semidiurnal period: 12 hours 25 minutes. */";
@@ -37,6 +37,7 @@ const PLANS: Record<string, Plan> = {
   "Rename the loop variable": { edits: [{ old_string: "  let t = knownHigh.getTime();", new_string: "  let time = knownHigh.getTime();" }], done: "unused" },
   "Tidy the loop": { edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up" }], done: "Noted your edit." },
   "Use the diff view": { edits: [{ old_string: "(12 * 60 + 25) * 60 * 1000", new_string: "44_700_000" }], done: "Kept the formula." },
+  "Inline the helper": { edits: [{ old_string: "  return result;\n}", new_string: "  return result.slice();\n}" }], done: "Will use a constant." },
   "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
 };
 
@@ -278,6 +279,27 @@ describe("change review in code-server", () => {
     expect(readFileSync(path, "utf8")).toBe(before);
     expect(editResult(llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
     writeFileSync(settings, JSON.stringify(current, null, 2));
+  });
+
+  it("sends the user's note with a rejection made from the command palette", async () => {
+    const page = browser.page;
+    const path = join(server.workspace, FILE);
+    const before = readFileSync(path, "utf8");
+    const frame = await openYokeView(page);
+    await sendPrompt(frame, "Inline the helper in src/tides.ts.");
+    const line = page.locator(".editor-instance .view-line", { hasText: "result.slice()" }).first();
+    await line.waitFor({ timeout: 60_000 });
+    await line.click();
+    await runCommand(page, "Yoke: Reject File Changes with a Note");
+    const input = page.locator(".quick-input-widget .quick-input-box input");
+    await input.waitFor({ state: "visible" });
+    await input.fill("keep returning the same array");
+    await page.keyboard.press("Enter");
+    await waitForAssistantText(frame, "Will use a constant.", 60_000);
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect(editResult(llm, "Inline the helper")).toContain(
+      "The user rejected the change to src/tides.ts; the file is unchanged. Reason: keep returning the same array",
+    );
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {

@@ -46,18 +46,37 @@ function fileCommand(reviewer: VscodeChangeReviewer, decision: "accepted" | "rej
 }
 
 export function registerReviewCommands(reviewer: VscodeChangeReviewer): vscode.Disposable[] {
+  const last = new Map<string, boolean>();
+  const set = (key: string, value: boolean) => {
+    if (last.get(key) === value) return;
+    last.set(key, value);
+    void vscode.commands.executeCommand("setContext", key, value);
+  };
   const updateContext = () => {
     const editor = vscode.window.activeTextEditor;
-    void vscode.commands.executeCommand("setContext", "yoke.review.hasPending", reviewer.pending().length > 0);
-    void vscode.commands.executeCommand("setContext", "yoke.review.editorHasPending", Boolean(editor && reviewer.pendingFor(editor.document.uri)));
+    set("yoke.review.hasPending", reviewer.pending().length > 0);
+    set("yoke.review.editorHasPending", Boolean(editor && reviewer.pendingFor(editor.document.uri)));
   };
   return [
     reviewer.onDidChangeEntries(updateContext),
     vscode.window.onDidChangeActiveTextEditor(updateContext),
+    // Clicking into an editor that was already active changes no active editor, only the selection.
+    vscode.window.onDidChangeTextEditorSelection(updateContext),
     vscode.commands.registerCommand("yoke.acceptHunk", hunkCommand(reviewer, "accepted")),
     vscode.commands.registerCommand("yoke.rejectHunk", hunkCommand(reviewer, "rejected")),
     vscode.commands.registerCommand("yoke.acceptFile", fileCommand(reviewer, "accepted")),
     vscode.commands.registerCommand("yoke.rejectFile", fileCommand(reviewer, "rejected")),
+    vscode.commands.registerCommand("yoke.rejectFileWithNote", async (arg?: unknown) => {
+      const entry = target(reviewer, arg);
+      if (!entry) return noChange();
+      const note = await vscode.window.showInputBox({
+        title: `Yoke: reject the change to ${entry.change.relPath}`,
+        prompt: "What should the agent know? (sent with the rejection)",
+        ignoreFocusOut: true,
+      });
+      if (note === undefined) return;
+      await reviewer.decide(entry.editId, "all", "rejected", note.trim() || undefined);
+    }),
     vscode.commands.registerCommand("yoke.acceptAll", () => Promise.all(reviewer.pending().map((e) => reviewer.decide(e.editId, "all", "accepted")))),
     vscode.commands.registerCommand("yoke.rejectAll", () => Promise.all(reviewer.pending().map((e) => reviewer.decide(e.editId, "all", "rejected")))),
     vscode.commands.registerCommand("yoke.openReviewDiff", async (arg?: unknown) => {
