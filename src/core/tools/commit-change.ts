@@ -38,15 +38,20 @@ export async function commitChange(ctx: ToolContext, c: ChangeToCommit): Promise
     callId: ctx.callId,
     path: c.abs,
     relPath: c.rel,
-    before: c.before,
-    after: c.after,
+    // Editors hold text without the byte order mark (the file's encoding keeps it).
+    before: c.before === null ? null : stripBom(c.before),
+    after: stripBom(c.after),
     tool: c.tool,
   };
   const outcome = await reviewer.review(change, ctx.reviewMode ?? "auto", ctx.signal);
-  const exact = outcome.status === "accepted" && outcome.finalContent !== null && sameText(outcome.finalContent, c.after);
+  const exact = outcome.status === "accepted" && outcome.finalContent !== null && sameText(stripBom(outcome.finalContent), change.after);
   return { outcome, reviewText: describeOutcome(change, outcome), exact };
 }
 
 function sameText(a: string, b: string): boolean {
   return a.replace(/\r\n/g, "\n") === b.replace(/\r\n/g, "\n");
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
