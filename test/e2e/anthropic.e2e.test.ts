@@ -5,7 +5,7 @@ import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "
 import { readExchange } from "../../src/demo/wire-conversation";
 import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
-import { expandToolCard, sendPrompt, waitForAssistantText } from "./support/yoke-panel";
+import { expandToolCard, lastAssistantText, sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
 
 const KEY = "sk-ant-e2e-0123456789";
@@ -61,6 +61,8 @@ describe("Anthropic provider in code-server", () => {
     await frame.locator("[data-testid=first-run]").waitFor({ state: "hidden", timeout: 30_000 });
     await sendPrompt(frame, "What is TIDAL_PERIOD_MS?");
     await waitForAssistantText(frame, "12 h 25 min in milliseconds");
+    await waitForState(frame, "done");
+    expect(await lastAssistantText(frame)).toContain("TIDAL_PERIOD_MS is 12 h 25 min in milliseconds.");
     const output = await expandToolCard(frame, "read_file");
     expect(output).toContain("|export const TIDAL_PERIOD_MS = (12 * 60 + 25) * 60 * 1000;");
     await shot("answered");

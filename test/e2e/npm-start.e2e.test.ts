@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { ROOT } from "./support/paths";
-import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
+import { lastAssistantText, sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
 
 async function answers(url: string): Promise<boolean> {
@@ -52,7 +52,9 @@ describe("npm start -- --demo", () => {
     await frame.locator("[data-testid=model-label]", { hasText: "demo model" }).waitFor({ timeout: 30_000 });
     await sendPrompt(frame, "What is in this project?");
     // The demo lists the workspace, reads README.md and reports what it found.
-    const text = await waitForAssistantText(frame, "What I did", 60_000);
+    await waitForAssistantText(frame, "What I did", 60_000);
+    await waitForState(frame, "done");
+    const text = await lastAssistantText(frame);
     expect(text).toMatch(/Read README\.md: \d+ lines, starting with .# tidewatch/);
     await shot("demo-answered");
     await browser.close();

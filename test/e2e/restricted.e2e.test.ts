@@ -7,7 +7,7 @@ import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "
 import { readExchange } from "../../src/demo/wire-conversation";
 import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
-import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
+import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
 
 /** First turn: try to write a file. Then: report what the tool said. */
@@ -56,6 +56,7 @@ describe("Restricted Mode in code-server", () => {
 
     await sendPrompt(frame, "Create NOTES.md with a heading.");
     await waitForAssistantText(frame, "could not write NOTES.md");
+    await waitForState(frame, "done");
     const card = frame.locator("[data-testid=tool-card][data-tool-name=write_file]").first();
     await expect.poll(() => card.getAttribute("data-status")).toBe("denied");
     await shot("write-refused");

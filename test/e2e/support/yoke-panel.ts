@@ -30,3 +30,13 @@ export async function expandToolCard(frame: Frame, toolName: string): Promise<st
   await output.waitFor({ state: "visible", timeout: 15_000 });
   return (await output.textContent()) ?? "";
 }
+
+/** Waits until the header's status shows `state` (e.g. "done" once a run has finished). */
+export async function waitForState(frame: Frame, state: string, timeoutMs = 60_000): Promise<void> {
+  await frame.locator(`[data-testid=status][data-state=${state}]`).waitFor({ state: "attached", timeout: timeoutMs });
+}
+
+/** The text of the last assistant message. */
+export async function lastAssistantText(frame: Frame): Promise<string> {
+  return (await frame.locator("[data-testid=message-assistant]").last().textContent()) ?? "";
+}
