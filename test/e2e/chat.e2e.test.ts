@@ -15,7 +15,7 @@ const ANSWER = "The README describes tidewatch, which predicts the next high tid
 function readmeScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
   const read = readExchange(req).steps.find((s) => s.name === "read_file");
   if (!read) return { text: "Let me read the README first.", toolCalls: [{ name: "read_file", input: { path: "README.md" } }] };
-  return { text: ANSWER, chunkDelayMs: 20 };
+  return { text: ANSWER, chunkDelayMs: 80 }; // about ten chunks: a second of visible streaming
 }
 
 describe("chat panel in code-server", () => {
@@ -56,6 +56,13 @@ describe("chat panel in code-server", () => {
 
     await sendPrompt(frame, "What does this project do?");
     await frame.locator("[data-testid=message-user]", { hasText: "What does this project do?" }).waitFor();
+    // The answer streams: a partial message is on screen before the run is done.
+    const streaming = frame.locator("[data-testid=message-assistant].streaming", { hasText: "The README" }).first();
+    await streaming.waitFor({ state: "visible", timeout: 60_000 });
+    const partial = ((await streaming.textContent()) ?? "").trim();
+    expect(partial.length).toBeGreaterThan(0);
+    expect(ANSWER.startsWith(partial)).toBe(true);
+    await shot("streaming");
     await waitForAssistantText(frame, "12 h 25 min lunar period");
     await waitForState(frame, "done");
     expect((await lastAssistantText(frame)).trim()).toBe(ANSWER);
