@@ -1,5 +1,5 @@
 // Driving the VS Code workbench (code-server) and finding Yoke's webview inside it.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Frame, Page } from "playwright-core";
 import { onTestFailed } from "vitest";
@@ -73,6 +73,10 @@ export async function openYokeView(page: Page): Promise<Frame> {
 export function screenshotter(page: Page, prefix: string): (step: string) => Promise<string> {
   let n = 0;
   mkdirSync(RESULTS_DIR, { recursive: true });
+  // Screenshots of an earlier run of this test would mislead: remove them.
+  const mine = (name: string) =>
+    name.startsWith(`${prefix}-`) && /^(\d\d-.*|failed)\.png$/.test(name.slice(prefix.length + 1));
+  for (const name of readdirSync(RESULTS_DIR)) if (mine(name)) rmSync(join(RESULTS_DIR, name), { force: true });
   onTestFailed(async () => {
     await page.screenshot({ path: join(RESULTS_DIR, `${prefix}-failed.png`) }).catch(() => undefined);
   });
