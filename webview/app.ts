@@ -13,6 +13,7 @@ import { handleCopyClick } from "./views/markdown";
 import { MessageList } from "./views/message-list";
 import { PermissionCard } from "./views/permission-card";
 import { PendingChanges } from "./views/pending-changes";
+import { HostInfoPanel } from "./views/host-info";
 
 export class App {
   private readonly header: Header;
@@ -23,6 +24,7 @@ export class App {
   private readonly firstRun: FirstRun;
   /** Change review: pending and auto-applied file changes. */
   private readonly reviews: PendingChanges;
+  private readonly hostInfo: HostInfoPanel;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -39,7 +41,11 @@ export class App {
     const send = host.send;
     this.continueButton = button({ label: "Continue", appearance: "secondary", testid: "continue", onClick: () => send({ type: "continue" }) });
     this.resumed.append(this.continueButton);
-    this.header = new Header(() => send({ type: "newSession" }));
+    this.header = new Header(
+      () => send({ type: "newSession" }),
+      (mode) => send({ type: "setMode", mode }),
+    );
+    this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
@@ -59,6 +65,7 @@ export class App {
     root.append(
       this.header.root,
       this.restricted,
+      this.hostInfo.root,
       this.history.root,
       scroller,
       this.error,
@@ -112,6 +119,10 @@ export class App {
       case "reviews":
         this.reviews.set(msg.items);
         return;
+      case "hostInfo":
+        this.header.setHostInfo(msg.info);
+        this.hostInfo.set(msg.info);
+        return;
       default:
         msg satisfies never;
     }
@@ -126,6 +137,8 @@ export class App {
     this.history.root.open = !s.sessionId && s.history.length > 0 && !s.firstRun;
     this.permission.show(s.pending);
     this.reviews.set(s.reviews ?? []);
+    this.header.setHostInfo(s.hostInfo ?? { mode: (s.mode as "default") ?? "default" });
+    if (s.hostInfo) this.hostInfo.set(s.hostInfo);
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.resumed.hidden = !s.resumed || s.items.length === 0;

@@ -43,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.openSession", () => openSessionPick(getController(), panel)),
     vscode.commands.registerCommand("yoke.setApiKey", () => setApiKey(keys)),
     vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
+    vscode.commands.registerCommand("yoke.setPermissionMode", () => setPermissionMode(getController())),
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
@@ -83,6 +84,22 @@ async function openSessionPick(controller: SessionController, panel: ChatViewPro
   if (!pick) return;
   await panel.reveal();
   controller.openSession(pick.id);
+}
+
+const MODE_PICKS = [
+  { mode: "default", label: "Ask (default)", detail: "Ask before edits and commands unless a rule allows them." },
+  { mode: "acceptEdits", label: "Accept edits", detail: "Apply file edits without asking; still ask before commands." },
+  { mode: "plan", label: "Plan (read-only)", detail: "The agent investigates and plans; it changes nothing." },
+  { mode: "bypassPermissions", label: "Bypass permissions", detail: "Never ask (deny rules still apply). Use only in a sandbox." },
+] as const;
+
+async function setPermissionMode(controller: SessionController): Promise<void> {
+  const current = await controller.currentMode();
+  const pick = await vscode.window.showQuickPick(
+    MODE_PICKS.map((m) => ({ ...m, description: m.mode === current ? "current" : m.mode })),
+    { title: "Yoke: Set Permission Mode", placeHolder: `Now: ${current}` },
+  );
+  if (pick) await controller.setMode(pick.mode);
 }
 
 const KEYED: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible"];

@@ -10,8 +10,18 @@ interface Pending {
   settle(answer: PermissionAnswer): void;
 }
 
+/** Permissions whose tools change nothing (for the rule proposal). */
+const READ_ONLY = new Set(["Read", "Glob", "Grep", "TodoWrite"]);
+
+/** The rule "Always allow" would write for a question, or null when no rule is safe. */
+export type RuleProposer = (req: { tool: string; permission: string; input: unknown; mutates: boolean }) => Promise<string | null>;
+
 export class PanelApprover implements Approver {
   private pending: Pending | undefined;
+  /** Set by the host once the permission gate exists. */
+  proposeRule: RuleProposer | undefined;
+  /** "Always allow" from the notification: writes the rule, then allows (set by the host). */
+  alwaysAllow: ((callId: string, rule: string) => Promise<void>) | undefined;
   private readonly changed = new vscode.EventEmitter<PermissionView | null>();
   /** Fires with the question to show, or null when it was answered or withdrawn. */
   readonly onDidChange = this.changed.event;
@@ -22,7 +32,15 @@ export class PanelApprover implements Approver {
     return this.pending?.view ?? null;
   }
 
-  ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
+  async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
+    this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
+    let rule: string | null = null;
+    try {
+      rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !READ_ONLY.has(q.permission) })) ?? null;
+    } catch {
+      rule = null; // no proposal: the card offers Allow once and Deny only
+    }
+    if (signal.aborted) return { decision: "deny", message: "The run was stopped." };
     this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
     const view: PermissionView = {
       callId: q.callId,
@@ -31,6 +49,7 @@ export class PanelApprover implements Approver {
       summary: summarizeToolInput(q.tool, q.input) || q.tool,
       detail: formatInput(q.input),
       reason: q.reason,
+      ...(rule ? { rule } : {}),
     };
     return new Promise<PermissionAnswer>((resolve) => {
       const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
@@ -70,14 +89,17 @@ export class PanelApprover implements Approver {
 
   private async notify(entry: Pending): Promise<void> {
     const v = entry.view;
+    const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
     const choice = await vscode.window.showWarningMessage(
       `Yoke wants to use ${v.tool}: ${v.summary}`,
       { detail: v.reason },
       "Allow",
+      ...(always ? [always] : []),
       "Deny",
       "Show",
     );
     if (choice === "Allow") entry.settle({ decision: "allow" });
+    else if (always && choice === always && v.rule) void this.alwaysAllow?.(v.callId, v.rule);
     else if (choice === "Deny") entry.settle({ decision: "deny", message: "The user denied this in VS Code." });
     else if (choice === "Show") void vscode.commands.executeCommand("yoke.focus");
   }

@@ -7,7 +7,9 @@ import type { Disposable, SessionStore } from "../core/ports";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";
 import { createFileSessionStore } from "../node/session-store";
-import { PROTOCOL_VERSION, type FirstRunView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import type { PermissionMode } from "../core/loop/types";
+import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import { configuredPermissionMode, HostServices } from "./host-services";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
@@ -39,6 +41,9 @@ export class SessionController implements vscode.Disposable {
   private probing: Promise<void> | undefined;
   private post: (msg: HostToWebview) => void = () => {};
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly services: HostServices;
+  /** The permission mode of the live session and the next one; undefined until first needed. */
+  private mode: PermissionMode | undefined;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -51,7 +56,18 @@ export class SessionController implements vscode.Disposable {
     private readonly review?: ReviewFeature,
   ) {
     this.approver = new PanelApprover(isPanelVisible);
-    this.options = new SessionOptionsBuilder({ log, keys, approver: this.approver, store: () => this.sessionStore(), extraOptions });
+    this.services = new HostServices(ctx, log, () => this.sessionDir());
+    this.approver.proposeRule = async (req) => (await this.services.gate?.proposeRule(req as never)) ?? null;
+    this.approver.alwaysAllow = (callId, rule) => this.alwaysAllow(callId, rule);
+    this.options = new SessionOptionsBuilder({
+      log,
+      keys,
+      approver: this.approver,
+      store: () => this.sessionStore(),
+      extraOptions,
+      services: () => this.services.sessionOptions(),
+      mode: () => this.mode ?? "default",
+    });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
@@ -59,6 +75,8 @@ export class SessionController implements vscode.Disposable {
         if (e.affectsConfiguration("yoke")) this.settingsChanged();
       }),
       keys.onDidChange(() => this.settingsChanged()),
+      this.services,
+      this.services.onDidChange(() => void this.pushHostInfo()),
     );
     // --- change review: post the pending-changes list when it changes ---
     if (review) {
@@ -102,10 +120,17 @@ export class SessionController implements vscode.Disposable {
         return this.newSession();
       case "openSession":
         return this.openSession(msg.id);
-      case "permissionAnswer":
-        if (msg.always) this.log.info(`always-allow for ${msg.callId}: rules are not written yet; allowing once`);
+      case "permissionAnswer": {
+        const rule = this.approver.current?.callId === msg.callId ? this.approver.current.rule : undefined;
+        if (msg.always && msg.decision === "allow" && rule) return this.alwaysAllow(msg.callId, rule);
         this.approver.answer(msg.callId, { decision: msg.decision, ...(msg.message ? { message: msg.message } : {}) });
         return;
+      }
+      case "setMode":
+        return this.setMode(msg.mode);
+      case "killProcess":
+        if (this.live) await this.services.kill(this.live.session.id, msg.id);
+        return this.pushHostInfo();
       case "useLocalServer":
         await writeSetting("provider", "openai-compatible");
         await writeSetting("baseUrl", msg.baseUrl);
@@ -161,6 +186,63 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
+  /** "Always allow": writes the rule to .yoke/settings.local.json, then allows the call. */
+  async alwaysAllow(callId: string, rule: string): Promise<void> {
+    const gate = this.services.gate;
+    if (this.approver.current?.callId !== callId || !gate) return;
+    try {
+      const { path } = await gate.addLocalRule(rule);
+      const rel = vscode.workspace.asRelativePath ? vscode.workspace.asRelativePath(path) : path;
+      this.log.info(`always allow: added ${rule} to ${path}`);
+      this.postNotice(`rule-${callId}`, "info", `Always allowed: added ${rule} to ${rel}.`);
+      this.approver.answer(callId, { decision: "allow" });
+    } catch (err) {
+      // The card stays: the user can still allow once or deny.
+      const message = `Could not save the rule ${rule}: ${(err as Error)?.message ?? String(err)}`;
+      this.log.warn(message);
+      this.post({ type: "error", message });
+    }
+  }
+
+  /** The permission mode from now on (also for the session running now). */
+  async setMode(mode: PermissionMode): Promise<void> {
+    this.mode = mode;
+    this.live?.session.setPermissionMode(mode);
+    this.log.info(`permission mode: ${mode}`);
+    await this.pushHostInfo();
+  }
+
+  /** The mode shown and used: picked from the settings the first time. */
+  async currentMode(): Promise<PermissionMode> {
+    this.mode ??= await this.services.startMode();
+    return this.mode;
+  }
+
+  private postNotice(id: string, level: "info" | "warning" | "error", text: string): void {
+    this.post({ type: "event", view: this.vm.notice(id, level, text) });
+  }
+
+  private async hostInfo(): Promise<HostInfoView> {
+    const mode = await this.currentMode();
+    const problems = await this.services.problems();
+    const sandbox = this.vm.sandbox;
+    const network = this.live ? this.services.network(this.live.session.id) : undefined;
+    return {
+      mode,
+      problems,
+      ...(sandbox ? { sandbox: { ...sandbox, ...(network ? { network } : {}) } } : {}),
+      background: this.live ? this.services.background(this.live.session.id) : [],
+    };
+  }
+
+  private async pushHostInfo(): Promise<void> {
+    try {
+      this.post({ type: "hostInfo", info: await this.hostInfo() });
+    } catch (err) {
+      this.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
   stop(): void {
     this.approver.cancel();
     this.live?.session.cancel();
@@ -212,11 +294,12 @@ export class SessionController implements vscode.Disposable {
   async snapshot(): Promise<Snapshot> {
     this.restoreOnce();
     const s = readSettings();
-    return this.buildSnapshot(s, await this.firstRun(s));
+    const firstRun = await this.firstRun(s);
+    return this.buildSnapshot(s, firstRun, await this.hostInfo().catch(() => undefined));
   }
 
   /** Synchronous, so no event can slip in between reading the state and posting it. */
-  private buildSnapshot(s: HostSettings, firstRun: FirstRunView | null): Snapshot {
+  private buildSnapshot(s: HostSettings, firstRun: FirstRunView | null, hostInfo?: HostInfoView): Snapshot {
     const { items, omitted } = this.vm.items(MAX_SNAPSHOT_ITEMS);
     const firstUser = items.find((i) => i.kind === "user");
     const streaming = this.running && (this.streaming.text || this.streaming.reasoning) ? { ...this.streaming } : undefined;
@@ -232,11 +315,12 @@ export class SessionController implements vscode.Disposable {
       pending: this.approver.current,
       usage: this.vm.usage,
       modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : firstRun ? "no model" : s.demoLabel || s.model || s.provider,
-      mode: this.shownId ? this.vm.mode : s.permissionMode,
+      mode: hostInfo?.mode ?? (this.shownId ? this.vm.mode : s.permissionMode),
       restricted: !vscode.workspace.isTrusted,
       firstRun,
       history: this.history(),
       reviews: this.review?.list() ?? [],
+      ...(hostInfo ? { hostInfo } : {}),
     };
   }
 
@@ -251,8 +335,15 @@ export class SessionController implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.detach(true);
-    this.approver.dispose();
+    if (this.approver.current && this.live) {
+      // The window closes (or reloads) while a question is open: leave it unanswered in the log, so
+      // the next window asks it again. Commands die with the extension host.
+      for (const s of this.live.subs) s.dispose();
+      this.live = undefined;
+    } else {
+      this.detach(true);
+      this.approver.dispose();
+    }
     for (const d of this.disposables) d.dispose();
   }
 
@@ -261,7 +352,11 @@ export class SessionController implements vscode.Disposable {
       this.restoreOnce();
       const s = readSettings();
       const firstRun = await this.firstRun(s);
-      this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun) });
+      const hostInfo = await this.hostInfo().catch((err: unknown) => {
+        this.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
+        return undefined;
+      });
+      this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
       this.post({ type: "error", message: `Yoke could not load its state: ${(err as Error).message}` });
@@ -273,16 +368,27 @@ export class SessionController implements vscode.Disposable {
     if (this.restored) return;
     this.restored = true;
     const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);
-    if (id && !this.shownId && this.sessionStore().exists(id)) this.showFromLog(id);
+    if (id && !this.shownId && this.sessionStore().exists(id)) {
+      const pending = this.showFromLog(id);
+      // A question was open when the window closed or crashed: ask it again (the core re-checks
+      // the unstarted call through the gate), without the user doing anything.
+      if (pending) {
+        this.log.info(`session ${id}: a permission question was open; resuming to ask it again`);
+        queueMicrotask(() => void this.run((session) => session.continue()));
+      }
+    }
   }
 
-  private showFromLog(id: string): void {
+  /** Shows a session from its log; true when the log ends with a permission question nobody answered. */
+  private showFromLog(id: string): boolean {
     const parsed = parseLog(this.sessionStore().read(id));
     this.vm = new SessionViewModel(parsed.events);
+    const pending = this.vm.pending !== null;
     this.vm.markInterrupted();
     this.shownId = id;
     this.resumed = true;
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, id);
+    return pending;
   }
 
   private async firstRun(s: HostSettings): Promise<FirstRunView | null> {
@@ -305,20 +411,27 @@ export class SessionController implements vscode.Disposable {
 
   private settingsChanged(): void {
     // The next send reopens the session with the new provider, mode or trust.
+    const configured = configuredPermissionMode();
+    if (configured && configured !== this.mode) void this.setMode(configured);
     if (!this.running) this.detach(false);
     void this.pushState();
   }
 
+  private sessionDir(): string {
+    const base = this.ctx.storageUri ?? this.ctx.globalStorageUri;
+    return join(base.fsPath, "sessions");
+  }
+
   private sessionStore(): SessionStore {
-    if (!this.store) {
-      const base = this.ctx.storageUri ?? this.ctx.globalStorageUri;
-      this.store = createFileSessionStore(join(base.fsPath, "sessions"));
-    }
+    this.store ??= createFileSessionStore(this.sessionDir());
     return this.store as SessionStore;
   }
 
   private async liveSession(): Promise<AgentSession> {
     if (this.live) return this.live.session;
+    // Settings files may have changed while no watcher event arrived yet: read them afresh.
+    await this.services.gate?.reload().catch((err: unknown) => this.log.warn(`reloading the permission settings failed: ${(err as Error)?.message ?? String(err)}`));
+    await this.currentMode();
     const opts = await this.options.build();
     const store = opts.store;
     const session =
@@ -337,12 +450,20 @@ export class SessionController implements vscode.Disposable {
     void this.pushState();
   }
 
-  /** Drops the live session instance (keeping the one shown); `cancel` stops a run first. */
+  /**
+   * Drops the live session instance (keeping the one shown); `cancel` stops a run first. The
+   * session is ended: SessionEnd hooks run and its background commands are stopped.
+   */
   private detach(cancel: boolean): void {
     if (!this.live) return;
     if (cancel) this.stop();
+    const { session } = this.live;
     for (const s of this.live.subs) s.dispose();
     this.live = undefined;
+    session.end(cancel ? "clear" : "other").then(
+      () => this.services.release(session.id),
+      (err: unknown) => this.log.warn(`ending session ${session.id} failed: ${(err as Error)?.message ?? String(err)}`),
+    );
     this.streaming = { text: "", reasoning: "" };
     this.deltaBuf = { text: "", reasoning: "" };
   }

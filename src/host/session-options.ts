@@ -2,13 +2,14 @@
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
-import type { Approver } from "../core/loop/types";
+import type { Approver, PermissionMode } from "../core/loop/types";
 import type { SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
 import type { Provider } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { bridgeToolContext } from "./bundle-bridge";
+import { combineToolContexts } from "./host-services";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
@@ -27,6 +28,10 @@ export interface SessionOptionsDeps {
   store: () => SessionStore;
   /** More options from other parts of the host (e.g. the change reviewer in toolContext). */
   extraOptions: () => Partial<AgentSessionOptions>;
+  /** The Node services (gate, hooks, command runner); their toolContext is merged with the extra one. */
+  services?: () => Pick<AgentSessionOptions, "gate" | "hooks" | "toolContext">;
+  /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
+  mode?: () => PermissionMode;
 }
 
 export class SessionOptionsBuilder {
@@ -42,7 +47,10 @@ export class SessionOptionsBuilder {
     const key = folder.uri.toString();
     if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
     const fs = this.fs.fs;
-    this.deps.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${s.permissionMode}, trusted ${vscode.workspace.isTrusted}`);
+    const mode = this.deps.mode?.() ?? s.permissionMode;
+    const extra = this.bridgedExtraOptions();
+    const services = this.deps.services?.() ?? {};
+    this.deps.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${mode}, trusted ${vscode.workspace.isTrusted}`);
     return {
       store: this.deps.store(),
       provider,
@@ -52,13 +60,15 @@ export class SessionOptionsBuilder {
       fs,
       search: createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot }),
       approver: this.deps.approver,
-      permissionMode: s.permissionMode,
+      permissionMode: mode,
       trusted: vscode.workspace.isTrusted,
       instructions: await readInstructions(fs),
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
-      ...this.bridgedExtraOptions(),
+      ...services,
+      ...extra,
+      toolContext: combineToolContexts(extra.toolContext, services.toolContext),
     };
   }
 

@@ -43,6 +43,8 @@ export const ViewItem = z.discriminatedUnion("kind", [
     output: z.optional(text),
     /** Why it was denied, when it was. */
     note: z.optional(z.string()),
+    /** Who decided the call: "allowed by rule Bash(npm test:*)", "denied by hook: …", "asked you". */
+    decision: z.optional(z.string()),
   }),
   z.object({ kind: z.literal("todos"), id, todos: z.array(TodoView) }),
   z.object({ kind: z.literal("notice"), id, level: z.enum(["info", "warning", "error"]), text }),
@@ -58,6 +60,8 @@ export const PermissionView = z.object({
   /** The arguments, pretty-printed and bounded. */
   detail: text,
   reason: z.string(),
+  /** The rule "Always allow" writes (e.g. `Bash(npm run test:*)`); absent when no rule is safe. */
+  rule: z.optional(z.string()),
 });
 export type PermissionView = z.infer<typeof PermissionView>;
 
@@ -106,6 +110,25 @@ export const ReviewItemView = z.object({
 export type ReviewItemView = z.infer<typeof ReviewItemView>;
 // --- end change review ---
 
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
+export const PermissionModeView = z.enum(PERMISSION_MODES);
+
+/** A background command of the live session. */
+export const BackgroundProcessView = z.object({ id, command: z.string() });
+export type BackgroundProcessView = z.infer<typeof BackgroundProcessView>;
+
+/** Permissions, settings problems and the sandbox of the panel's session. */
+export const HostInfoView = z.object({
+  /** The permission mode the next tool call is checked in. */
+  mode: PermissionModeView,
+  /** Settings problems (malformed settings files, skipped rules), shown until fixed. */
+  problems: z.array(z.string()),
+  /** The sandbox commands run in ("bwrap", "none", "unavailable"); absent before a session has one. */
+  sandbox: z.optional(z.object({ name: z.string(), network: z.optional(z.string()), warning: z.optional(z.string()) })),
+  background: z.array(BackgroundProcessView),
+});
+export type HostInfoView = z.infer<typeof HostInfoView>;
+
 /** Everything the panel shows; sent on `ready` and whenever the host switches sessions. */
 export const Snapshot = z.object({
   protocol: z.number(),
@@ -128,6 +151,7 @@ export const Snapshot = z.object({
   history: z.array(SessionItemView),
   /** Change review: pending and auto-applied file changes. */
   reviews: z.optional(z.array(ReviewItemView)),
+  hostInfo: z.optional(HostInfoView),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -145,6 +169,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("error"), message: z.string() }),
   /** Change review: the pending-changes list changed. */
   z.object({ type: z.literal("reviews"), items: z.array(ReviewItemView) }),
+  /** Permission mode, settings problems, sandbox, background commands changed. */
+  z.object({ type: z.literal("hostInfo"), info: HostInfoView }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -172,6 +198,9 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("setApiKey") }),
   z.object({ type: z.literal("openLog") }),
   z.object({ type: z.literal("openSettings") }),
+  z.object({ type: z.literal("setMode"), mode: PermissionModeView }),
+  /** Stops a background command of the live session. */
+  z.object({ type: z.literal("killProcess"), id }),
   /** Change review: accept/reject a whole pending change, revert an applied one, open its diff. */
   z.object({
     type: z.literal("reviewAction"),

@@ -1,5 +1,6 @@
-// Top bar: model label, loop status, token/cost meter, new-session button.
-import type { UsageView, ViewState } from "../../src/protocol/messages";
+// Top bar: model label, loop status, permission mode (switchable), sandbox badge, token/cost meter,
+// new-session button.
+import { PERMISSION_MODES, type HostInfoView, type UsageView, type ViewState } from "../../src/protocol/messages";
 import { formatUsage, RUNNING_STATES, stateHint } from "../format";
 import { button, progressRing } from "../ui/components";
 import { el } from "../ui/dom";
@@ -10,12 +11,18 @@ export class Header {
   private readonly status = el("span", { class: "status", "data-testid": "status" });
   private readonly usage = el("span", { class: "usage-meter", "data-testid": "usage-meter" });
   private readonly ring = progressRing();
+  private readonly mode = el("select", { class: "mode-select", "data-testid": "mode", "aria-label": "Permission mode", title: "Permission mode" }) as HTMLSelectElement;
+  private readonly sandbox = el("span", { class: "sandbox-badge", "data-testid": "sandbox", hidden: true });
 
-  constructor(onNewSession: () => void) {
+  constructor(onNewSession: () => void, onMode: (mode: (typeof PERMISSION_MODES)[number]) => void) {
     this.ring.hidden = true;
+    for (const m of PERMISSION_MODES) this.mode.appendChild(el("option", { value: m }, [MODE_LABELS[m]]));
+    this.mode.addEventListener("change", () => onMode(this.mode.value as (typeof PERMISSION_MODES)[number]));
     this.root = el("header", { class: "header" }, [
       el("div", { class: "header-main" }, [this.model, el("span", { class: "status-wrap" }, [this.ring, this.status])]),
       el("div", { class: "header-side" }, [
+        this.mode,
+        this.sandbox,
         this.usage,
         button({ icon: "add", title: "New session", testid: "new-session", onClick: onNewSession }),
       ]),
@@ -25,6 +32,19 @@ export class Header {
   setModel(label: string, mode: string): void {
     this.model.textContent = label || "no model";
     this.model.title = `Model: ${label || "not configured"} · permission mode: ${mode}`;
+  }
+
+  /** The permission mode and the sandbox badge ("bwrap · network off"). */
+  setHostInfo(info: Pick<HostInfoView, "mode" | "sandbox">): void {
+    this.mode.value = info.mode;
+    this.mode.dataset.mode = info.mode;
+    const sb = info.sandbox;
+    this.sandbox.hidden = !sb;
+    if (!sb) return;
+    this.sandbox.textContent = sb.name === "none" || sb.name === "unavailable" ? `no sandbox` : `${sb.name}${sb.network ? ` · network ${sb.network}` : ""}`;
+    this.sandbox.dataset.sandbox = sb.name;
+    this.sandbox.classList.toggle("warning", Boolean(sb.warning) || sb.name === "none" || sb.name === "unavailable");
+    this.sandbox.title = sb.warning ?? `Commands run in the ${sb.name} sandbox${sb.network ? `, network ${sb.network}` : ""}.`;
   }
 
   setStatus(state: ViewState, detail?: string): void {
@@ -39,3 +59,10 @@ export class Header {
     this.usage.title = `${u.inputTokens} input tokens (${u.cacheReadTokens} from cache) · ${u.outputTokens} output tokens${u.costUsd === undefined ? " · price unknown" : ""}`;
   }
 }
+
+const MODE_LABELS: Record<(typeof PERMISSION_MODES)[number], string> = {
+  default: "Ask (default)",
+  acceptEdits: "Accept edits",
+  plan: "Plan (read-only)",
+  bypassPermissions: "Bypass permissions",
+};

@@ -16,7 +16,7 @@ export class PermissionCard {
     clear(this.root);
     this.callId = request?.callId;
     if (!request) return;
-    const message = el("input", { class: "deny-message", type: "text", placeholder: "Optional: tell the agent why (sent with Deny)", "aria-label": "Message sent with Deny" }) as HTMLInputElement;
+    const message = el("input", { class: "deny-message", "data-testid": "deny-message", type: "text", placeholder: "Optional: tell the agent why (sent with Deny)", "aria-label": "Message sent with Deny" }) as HTMLInputElement;
     const answer = (choice: PermissionChoice) => {
       if (this.callId !== request.callId) return;
       this.onAnswer(request.callId, choice);
@@ -34,7 +34,15 @@ export class PermissionCard {
         message,
         el("div", { class: "permission-actions" }, [
           button({ label: "Allow once", testid: "allow-once", onClick: () => answer({ decision: "allow" }) }),
-          button({ label: "Always allow", appearance: "secondary", testid: "always-allow", onClick: () => answer({ decision: "allow", always: true }) }),
+          request.rule
+            ? button({
+                label: `Always allow ${request.rule}`,
+                title: `Allow now and add the rule ${request.rule} to .yoke/settings.local.json`,
+                appearance: "secondary",
+                testid: "always-allow",
+                onClick: () => answer({ decision: "allow", always: true }),
+              })
+            : null,
           button({ label: "Deny", appearance: "secondary", testid: "deny", onClick: () => answer({ decision: "deny", message: message.value.trim() || undefined }) }),
         ]),
       ]),

@@ -83,6 +83,25 @@ export function formatInput(input: unknown): string {
   }
 }
 
+type DecisionEvent = Extract<SessionEvent, { type: "permission_decision" }>;
+
+/** Who decided a tool call, for its card: "allowed by rule Bash(npm test:*)", "denied by hook: no rm", "asked you". */
+export function describeDecision(e: Pick<DecisionEvent, "decision" | "by" | "rule" | "message">): string {
+  const verb = e.decision === "allow" ? "allowed" : "denied";
+  switch (e.by) {
+    case "rule":
+      return e.message === "sent to review" ? `sent to review (rule ${e.rule ?? "?"})` : `${verb} by rule ${e.rule ?? "(unnamed)"}`;
+    case "hook":
+      return e.decision === "deny" ? `denied by hook: ${e.message ?? "(no message)"}` : "allowed by hook";
+    case "user":
+      return e.decision === "allow" ? "asked you: allowed" : `asked you: denied${e.message ? ` (${e.message})` : ""}`;
+    case "restricted":
+      return "denied: Restricted Mode";
+    default:
+      return e.message === "sent to review" ? "sent to review" : `${verb} by the permission mode`;
+  }
+}
+
 export function emptyUsage(): UsageView {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
 }
@@ -100,6 +119,7 @@ export class SessionViewModel {
   private modelName = "";
   private labelText: string | undefined;
   private modeName = "default";
+  private sandboxView: { name: string; warning?: string } | undefined;
 
   constructor(events: readonly SessionEvent[] = []) {
     for (const e of events) this.apply(e);
@@ -117,6 +137,10 @@ export class SessionViewModel {
   get mode(): string {
     return this.modeName;
   }
+  /** The sandbox the session's commands run in (from session_start), if it has one. */
+  get sandbox(): { name: string; warning?: string } | undefined {
+    return this.sandboxView;
+  }
   /** The label shown for the model: the session's label (e.g. "demo model") or the model name. */
   get modelLabel(): string {
     return this.labelText ?? this.modelName;
@@ -126,6 +150,11 @@ export class SessionViewModel {
   items(max = Infinity): { items: ViewItem[]; omitted: number } {
     const start = Math.max(0, this.order.length - max);
     return { items: this.order.slice(start).map((id) => this.byId.get(id)!), omitted: start };
+  }
+
+  /** A notice from the host itself (not from the log), e.g. the rule "Always allow" wrote. */
+  notice(id: string, level: "info" | "warning" | "error", text: string): ViewItem {
+    return this.put({ kind: "notice", id, level, text });
   }
 
   /** Marks the state of a log that ended mid-turn (the process died). */
@@ -142,6 +171,7 @@ export class SessionViewModel {
         this.modelName = e.model;
         this.labelText = e.label;
         this.modeName = e.permissionMode;
+        this.sandboxView = e.sandbox ? { name: e.sandbox, ...(e.sandboxWarning ? { warning: e.sandboxWarning } : {}) } : undefined;
         return [];
       case "user_message":
         return [this.put({ kind: "user", id: `u${e.seq}`, text: e.text })];
@@ -167,9 +197,10 @@ export class SessionViewModel {
         return this.updateTool(e.callId, e.tool, e.input, { status: "asking" });
       case "permission_decision": {
         if (this.pendingView?.callId === e.callId) this.pendingView = null;
-        if (e.decision === "allow") return this.updateTool(e.callId, undefined, undefined, { status: "pending" });
+        const decision = describeDecision(e);
+        if (e.decision === "allow") return this.updateTool(e.callId, undefined, undefined, { status: "pending", decision });
         const note = e.message ?? (e.by === "restricted" ? "Not allowed in Restricted Mode." : `Denied (${e.by}${e.rule ? `: ${e.rule}` : ""}).`);
-        return this.updateTool(e.callId, undefined, undefined, { status: "denied", note });
+        return this.updateTool(e.callId, undefined, undefined, { status: "denied", note, decision });
       }
       case "tool_call":
         return this.updateTool(e.callId, e.name, e.input, { status: "running" });

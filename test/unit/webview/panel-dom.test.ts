@@ -218,10 +218,13 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     await post({ type: "permission", request });
     const card = page.locator("[data-testid=permission-card]");
     expect(await card.textContent()).toContain("npm test");
+    // No rule proposed (none is safe): no Always allow button.
+    expect(await page.locator("[data-testid=always-allow]").count()).toBe(0);
     await page.locator("[data-testid=allow-once]").click();
     expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c7", decision: "allow" });
     expect(await card.count()).toBe(0);
-    await post({ type: "permission", request: { ...request, callId: "c8" } });
+    await post({ type: "permission", request: { ...request, callId: "c8", rule: "Bash(npm test:*)" } });
+    expect(await page.locator("[data-testid=always-allow]").textContent()).toContain("Always allow Bash(npm test:*)");
     await page.locator("[data-testid=always-allow]").click();
     expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c8", decision: "allow", always: true });
     await post({ type: "permission", request: { ...request, callId: "c9" } });

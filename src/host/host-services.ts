@@ -1,0 +1,188 @@
+// The Node services of the extension's sessions (src/node/agent-services.ts): the permission gate
+// over the settings files and the VS Code settings, hooks, and the sandboxed command runner, with
+// what only VS Code adds: a watcher that reloads the gate, the terminal mirror, the background list.
+import * as vscode from "vscode";
+import type { RunningCommand, CommandRunner } from "../core/commands/types";
+import type { AgentSessionOptions } from "../core/loop/agent-session";
+import type { PermissionMode } from "../core/loop/types";
+import type { YokePermissionGate } from "../core/permissions/gate";
+import type { Disposable } from "../core/ports";
+import { createNodeServices, type NodeServices } from "../node/agent-services";
+import type { SandboxSettings } from "../node/commands/session-runner";
+import type { BackgroundProcessView } from "../protocol/messages";
+import { TerminalMirror } from "./terminal-mirror";
+
+const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
+const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
+
+type ToolContextOption = NonNullable<AgentSessionOptions["toolContext"]>;
+type ToolContextValue = Exclude<ToolContextOption, (...args: never[]) => unknown>;
+
+/** Both tool contexts (object or function of the session) merged into one; `b` wins on a clash. */
+export function combineToolContexts(a: ToolContextOption | undefined, b: ToolContextOption | undefined): ToolContextOption | undefined {
+  if (!a || !b) return a ?? b;
+  const resolve = (tc: ToolContextOption, session: { id: string }): ToolContextValue => (typeof tc === "function" ? tc(session) : tc);
+  return (session) => ({ ...resolve(a, session), ...resolve(b, session) });
+}
+
+/** The permission mode the user chose in VS Code settings (any scope), if any. */
+export function configuredPermissionMode(): PermissionMode | undefined {
+  const c = vscode.workspace.getConfiguration("yoke");
+  const i = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<string>("permissionMode");
+  const value = i ? (i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue) : undefined;
+  return MODES.includes(value as PermissionMode) ? (value as PermissionMode) : undefined;
+}
+
+interface Current {
+  key: string;
+  services: NodeServices;
+  watcher: vscode.Disposable | undefined;
+}
+
+export class HostServices implements vscode.Disposable {
+  private current: Current | undefined;
+  private readonly mirror = new TerminalMirror();
+  /** The command runner of each session not ended yet, by session id. */
+  private readonly runners = new Map<string, { runner: CommandRunner; sub: Disposable }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Settings problems, the sandbox or the background commands changed. */
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly sessionDir: () => string,
+  ) {}
+
+  /** The services for the open folder and the current settings (made again when they change). */
+  services(): NodeServices | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) return undefined;
+    const c = vscode.workspace.getConfiguration("yoke");
+    const permissions = c.get<unknown>("permissions");
+    const hooks = c.get<unknown>("hooks");
+    // Only the user's own value: a workspace must not turn the sandbox off or the network on.
+    const sandbox = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<SandboxSettings>("sandbox")?.globalValue;
+    const trusted = vscode.workspace.isTrusted;
+    const key = JSON.stringify([folder.uri.toString(), trusted, permissions ?? null, hooks ?? null, sandbox ?? null, this.sessionDir()]);
+    if (this.current?.key === key) return this.current.services;
+    this.current?.watcher?.dispose();
+    const dist = this.ctx.extensionUri ? vscode.Uri.joinPath(this.ctx.extensionUri, "dist").fsPath : undefined;
+    const services = createNodeServices({
+      cwd: folder.uri.fsPath,
+      sessionDir: this.sessionDir(),
+      trusted,
+      vscodePermissions: isObject(permissions) ? permissions : undefined,
+      vscodeHooks: isObject(hooks) ? hooks : undefined,
+      vscodeSandbox: isObject(sandbox) ? sandbox : undefined,
+      wasmDirs: dist ? [dist] : undefined,
+      log: this.log,
+    });
+    this.current = { key, services, watcher: this.watch(folder, services.gate) };
+    this.changed.fire();
+    return services;
+  }
+
+  get gate(): YokePermissionGate | undefined {
+    return this.services()?.gate;
+  }
+
+  /** The session options of these services; the commands runner of each session is mirrored and listed. */
+  sessionOptions(): Pick<AgentSessionOptions, "gate" | "hooks" | "toolContext"> {
+    const services = this.services();
+    if (!services) return {};
+    const { toolContext, ...rest } = services.sessionOptions;
+    if (typeof toolContext !== "function") return { ...rest, toolContext };
+    return {
+      ...rest,
+      toolContext: (session) => {
+        const tc = toolContext(session);
+        if (tc.commands) this.adopt(session.id, tc.commands);
+        else if (tc.commandsUnavailable) this.log.warn(`session ${session.id}: ${tc.commandsUnavailable}`);
+        return tc;
+      },
+    };
+  }
+
+  async problems(): Promise<string[]> {
+    const gate = this.gate;
+    if (!gate) return [];
+    try {
+      return (await gate.problems()).map((p) => p.message);
+    } catch (err) {
+      return [`The permission settings could not be read: ${(err as Error).message}`];
+    }
+  }
+
+  /** The mode a new session starts in: yoke.permissionMode if set, else the settings files' defaultMode. */
+  async startMode(): Promise<PermissionMode> {
+    const configured = configuredPermissionMode();
+    if (configured) return configured;
+    try {
+      return (await this.gate?.defaultMode()) ?? "default";
+    } catch {
+      return "default";
+    }
+  }
+
+  /** Network of a session's commands ("off", "on"). */
+  network(sessionId: string): string | undefined {
+    return this.runners.get(sessionId)?.runner.info.network;
+  }
+
+  /** A session's background commands still running. */
+  background(sessionId: string): BackgroundProcessView[] {
+    const runner = this.runners.get(sessionId)?.runner;
+    return (runner?.list() ?? []).filter((c) => c.background && !c.result).map((c) => ({ id: c.id, command: c.command }));
+  }
+
+  async kill(sessionId: string, id: string): Promise<void> {
+    await this.runners.get(sessionId)?.runner.get(id)?.kill();
+  }
+
+  /** Forgets a session's runner (after session.end() stopped its commands). */
+  release(sessionId: string): void {
+    this.runners.get(sessionId)?.sub.dispose();
+    this.runners.delete(sessionId);
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    for (const r of this.runners.values()) r.sub.dispose();
+    this.runners.clear();
+    this.current?.watcher?.dispose();
+    this.mirror.dispose();
+    this.changed.dispose();
+  }
+
+  private adopt(sessionId: string, runner: CommandRunner): void {
+    this.runners.get(sessionId)?.sub.dispose();
+    const mirror = this.mirror.watch(runner);
+    const started = runner.onDidStart((cmd: RunningCommand) => {
+      if (!cmd.background) return;
+      this.changed.fire();
+      cmd.onExit(() => this.changed.fire());
+    });
+    this.runners.set(sessionId, { runner, sub: { dispose: () => (mirror.dispose(), started.dispose()) } });
+    this.changed.fire();
+  }
+
+  /** Reloads the gate when a settings file changes, so fixes and new rules apply at once. */
+  private watch(folder: vscode.WorkspaceFolder, gate: YokePermissionGate): vscode.Disposable | undefined {
+    const create = vscode.workspace.createFileSystemWatcher as typeof vscode.workspace.createFileSystemWatcher | undefined;
+    if (!create) return undefined;
+    const watcher = create(new vscode.RelativePattern(folder, SETTINGS_GLOB));
+    const reload = () => {
+      gate.reload().then(
+        () => this.changed.fire(),
+        (err: unknown) => this.log.warn(`reloading the permission settings failed: ${(err as Error)?.message ?? String(err)}`),
+      );
+    };
+    const subs = [watcher.onDidChange(reload), watcher.onDidCreate(reload), watcher.onDidDelete(reload)];
+    return { dispose: () => (subs.forEach((s) => s.dispose()), watcher.dispose()) };
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
