@@ -1,12 +1,9 @@
 /** Turns CLI flags (and the environment) into a ProviderConfig; finds a model on keyless local servers. */
 import type { ProviderConfig, ProviderId } from "../core/providers/types";
+import { DEFAULT_MODELS } from "../core/providers/defaults";
 import { UsageError } from "./args";
 
 const PROVIDERS: readonly ProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];
-const DEFAULT_MODELS: Partial<Record<ProviderId, string>> = {
-  anthropic: "claude-sonnet-5",
-  openai: "gpt-5.1",
-};
 const DEFAULT_KEY_ENV: Partial<Record<ProviderId, string>> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",

@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import type { PermissionMode } from "../core/loop/types";
 import type { ProviderConfig } from "../core/providers/types";
+import { DEFAULT_MODELS as CORE_DEFAULT_MODELS } from "../core/providers/defaults";
 
 export type HostProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm";
 export const PROVIDERS: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];
@@ -9,8 +10,8 @@ const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "byp
 
 /** Used when yoke.model is empty. */
 export const DEFAULT_MODELS: Record<HostProviderId, string> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-4.1",
+  anthropic: CORE_DEFAULT_MODELS.anthropic ?? "",
+  openai: CORE_DEFAULT_MODELS.openai ?? "",
   "openai-compatible": "",
   "vscode-lm": "",
 };
