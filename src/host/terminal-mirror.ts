@@ -95,8 +95,8 @@ function exitLine(r: CommandResult): string {
   if (r.error) return `could not start: ${r.error}`;
   if (r.timedOut) return `killed at its timeout after ${took}`;
   if (r.cancelled) return `stopped after ${took}`;
-  if (r.signal) return `${r.signal} after ${took}`;
-  return `exit ${r.exitCode} · ${took}`;
+  const end = r.signal ? `${r.signal}` : `exit ${r.exitCode}`;
+  return r.interrupted ? `interrupted · ${end} · ${took}` : `${end} · ${took}`;
 }
 
 /** Opens terminals for the commands of every runner given to `watch`. */

@@ -19,6 +19,7 @@ export function statusText(r: CommandResult, timeoutMs: number, maxTimeoutMs: nu
   if (r.error) return `[The command could not be started: ${r.error}]`;
   if (r.timedOut) return timeoutText(timeoutMs, maxTimeoutMs);
   if (r.cancelled) return `[Cancelled after ${took}: the command and its child processes were stopped.]`;
+  if (r.interrupted) return `[Interrupted by the user (Ctrl+C) after ${took}; ${r.signal ? `signal ${r.signal}` : `exit code ${r.exitCode}`}.]`;
   if (r.signal) return `[Terminated by signal ${r.signal} after ${took}.]`;
   return `[Exit code ${r.exitCode} after ${took}.]`;
 }
@@ -29,6 +30,7 @@ export function endedText(r: CommandResult): string {
   if (r.error) return `could not be started: ${r.error}`;
   if (r.timedOut) return `was killed at its timeout after ${took}`;
   if (r.cancelled) return `was stopped after ${took}`;
+  if (r.interrupted) return `was interrupted by the user (Ctrl+C) after ${took}`;
   if (r.signal) return `was terminated by signal ${r.signal} after ${took}`;
   return `exited with code ${r.exitCode} after ${took}`;
 }

@@ -40,6 +40,8 @@ export interface CommandResult {
   error?: string;
   /** Processes the command left running (started with `&`) that were stopped when it exited. */
   strayProcessesStopped?: boolean;
+  /** The user interrupted it (Ctrl+C in the terminal mirror: interrupt()) before it ended. */
+  interrupted?: boolean;
 }
 
 /** Lines of output as the model sees them: head and tail kept, the middle counted. */

@@ -71,6 +71,7 @@ export class NodeRunningCommand implements RunningCommand {
   private term: IPty | undefined;
   private timedOut = false;
   private cancelled = false;
+  private interrupted = false;
   private stray = false;
   private stopping: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -156,7 +157,9 @@ export class NodeRunningCommand implements RunningCommand {
 
   interrupt(): void {
     const t = this.target;
-    if (t && !this._result) signalTree(t, "SIGINT");
+    if (!t || this._result) return;
+    this.interrupted = true;
+    signalTree(t, "SIGINT");
   }
 
   async outputSince(since: number, limits?: { maxLines?: number; maxBytes?: number }): Promise<OutputPage> {
@@ -346,6 +349,7 @@ export class NodeRunningCommand implements RunningCommand {
       durationMs: Date.now() - this.startedAt,
       ...(error ? { error } : {}),
       ...(this.stray ? { strayProcessesStopped: true } : {}),
+      ...(this.interrupted && !this.timedOut && !this.cancelled ? { interrupted: true } : {}),
     };
     this._result = result;
     this.resolveDone(result);

@@ -23,6 +23,7 @@ describe("statusText", () => {
   it("reports cancel, signal and start failure", () => {
     expect(statusText({ ...ok, cancelled: true }, 1, 1)).toBe("[Cancelled after 1.2 s: the command and its child processes were stopped.]");
     expect(statusText({ ...ok, exitCode: null, signal: "SIGSEGV" }, 1, 1)).toBe("[Terminated by signal SIGSEGV after 1.2 s.]");
+    expect(statusText({ ...ok, exitCode: 130, interrupted: true }, 1, 1)).toBe("[Interrupted by the user (Ctrl+C) after 1.2 s; exit code 130.]");
     expect(statusText({ ...ok, exitCode: null, error: "spawn bash ENOENT" }, 1, 1)).toBe("[The command could not be started: spawn bash ENOENT]");
   });
 });
