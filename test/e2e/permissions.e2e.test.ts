@@ -129,4 +129,15 @@ describe("permissions in code-server", () => {
     expect(await problem.textContent()).toContain(".yoke/settings.json");
     await shot("settings-problem");
   });
+
+  it("switches the permission mode from the command palette and from the panel header", async () => {
+    const page = browser.page;
+    const frame = await openYokeView(page);
+    await runCommand(page, "Yoke: Set Permission Mode");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Plan (read-only)" }).first().click();
+    await frame.locator("[data-testid=mode][data-mode=plan]").waitFor({ state: "attached", timeout: 15_000 });
+    expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("plan");
+    await frame.locator("[data-testid=mode]").selectOption("acceptEdits");
+    await frame.locator("[data-testid=mode][data-mode=acceptEdits]").waitFor({ state: "attached", timeout: 15_000 });
+  });
 });
