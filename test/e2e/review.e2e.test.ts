@@ -220,6 +220,8 @@ describe("change review in code-server", () => {
     await sendPrompt(frame, "Tidy the loop in src/tides.ts.");
     const line = page.locator(".editor-instance .view-line", { hasText: "// catch up" }).first();
     await line.waitFor({ timeout: 60_000 });
+    // As a person would: act once the proposal's CodeLens is up (the extension host has caught up).
+    await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ timeout: 15_000 });
     await line.click();
     await page.keyboard.press("End");
     await page.keyboard.type(" (by hand)");
@@ -272,7 +274,9 @@ describe("change review in code-server", () => {
     await modified.waitFor({ timeout: 60_000 });
     await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: "(12 * 60 + 25)" }).first().waitFor();
     await shot("diff-editor");
+    await frame.locator('[data-testid=pending-change][data-path="src/tides.ts"][data-status=pending]').waitFor({ timeout: 15_000 });
     await modified.click();
+    await page.waitForTimeout(500); // the editor's context keys reach the keybinding service
     await page.keyboard.press("Control+Alt+n");
     await waitForAssistantText(frame, "Kept the formula.", 60_000);
     await shot("rejected-with-keybinding");

@@ -108,6 +108,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       return { status: "accepted", finalContent: doc.getText(), hunkDecisions: entry.decisions as HunkDecision[], auto: true };
     }
 
+    this.opts.log.info(`review ${change.editId}: ${change.relPath}, ${hunks.length} hunk(s), waiting for the user`);
     return new Promise<ReviewOutcome>((resolve) => {
       const entry = new ReviewEntry(change, uri, mode, hunks, proposalRanges(hunks), resolve);
       this.remember(entry);
@@ -128,6 +129,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       if (!entry || entry.status !== "pending") return;
       const targets = (which === "all" ? entry.undecided : which).filter((k) => k >= 0 && k < entry.hunks.length && !entry.decisions[k]);
       if (!targets.length) return;
+      this.opts.log.info(`review ${editId}: hunk(s) ${targets.map((k) => k + 1).join(", ")} ${decision}`);
       if (decision === "rejected") await this.restoreOriginal(entry, targets);
       for (const k of targets) entry.decisions[k] = decision;
       if (message) entry.message = message;
@@ -256,6 +258,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const expected = applyHunks(entry.change.before, computeHunks(entry.change.before, entry.change.after), decisions);
     const userEdited = finalContent !== null && userEditsDiff(expected, finalContent, entry.change.relPath) !== null;
     const status = allRejected ? "rejected" : decisions.every((d) => d === "accepted") ? "accepted" : "partial";
+    this.opts.log.info(`review ${entry.editId}: ${status}${entry.message ? ` (${entry.message})` : ""}${userEdited ? ", edited by the user" : ""}`);
     this.entries.delete(entry.editId);
     this.opts.originals.delete(entry.editId);
     entry.cleanup?.();
