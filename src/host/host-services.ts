@@ -25,12 +25,40 @@ export function combineToolContexts(a: ToolContextOption | undefined, b: ToolCon
   return (session) => ({ ...resolve(a, session), ...resolve(b, session) });
 }
 
-/** The permission mode the user chose in VS Code settings (any scope), if any. */
+/**
+ * The permission mode the user chose in VS Code settings, if any. A workspace's settings (checked
+ * in with a repository) may choose any mode but bypassPermissions, and none in Restricted Mode.
+ */
 export function configuredPermissionMode(): PermissionMode | undefined {
   const c = vscode.workspace.getConfiguration("yoke");
   const i = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<string>("permissionMode");
-  const value = i ? (i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue) : undefined;
-  return MODES.includes(value as PermissionMode) ? (value as PermissionMode) : undefined;
+  if (!i) return undefined;
+  const valid = (v: unknown): v is PermissionMode => MODES.includes(v as PermissionMode);
+  const ws = i.workspaceFolderValue ?? i.workspaceValue;
+  if (vscode.workspace.isTrusted && valid(ws) && ws !== "bypassPermissions") return ws;
+  return valid(i.globalValue) ? i.globalValue : undefined;
+}
+
+/**
+ * An object setting (yoke.permissions, yoke.hooks): the user's value, or in a trusted workspace the
+ * effective one. A workspace's permissions cannot set defaultMode bypassPermissions (as with the
+ * checked-in .yoke/settings.json and .claude/settings.json).
+ */
+function objectSetting(c: vscode.WorkspaceConfiguration, key: string): Record<string, unknown> | undefined {
+  const inspect = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<unknown>(key);
+  const user = inspect?.globalValue;
+  const ws = inspect?.workspaceFolderValue ?? inspect?.workspaceValue;
+  if (!isObject(ws) || !vscode.workspace.isTrusted) return isObject(user) ? user : inspect ? undefined : asObject(c.get<unknown>(key));
+  const merged: Record<string, unknown> = { ...(isObject(user) ? user : {}), ...ws };
+  if (key === "permissions" && ws.defaultMode === "bypassPermissions") {
+    if (isObject(user) && user.defaultMode !== undefined) merged.defaultMode = user.defaultMode;
+    else delete merged.defaultMode;
+  }
+  return merged;
+}
+
+function asObject(v: unknown): Record<string, unknown> | undefined {
+  return isObject(v) ? v : undefined;
 }
 
 interface Current {
@@ -59,8 +87,8 @@ export class HostServices implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) return undefined;
     const c = vscode.workspace.getConfiguration("yoke");
-    const permissions = c.get<unknown>("permissions");
-    const hooks = c.get<unknown>("hooks");
+    const permissions = objectSetting(c, "permissions");
+    const hooks = objectSetting(c, "hooks");
     // Only the user's own value: a workspace must not turn the sandbox off or the network on.
     const sandbox = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<SandboxSettings>("sandbox")?.globalValue;
     const trusted = vscode.workspace.isTrusted;
@@ -72,8 +100,8 @@ export class HostServices implements vscode.Disposable {
       cwd: folder.uri.fsPath,
       sessionDir: this.sessionDir(),
       trusted,
-      vscodePermissions: isObject(permissions) ? permissions : undefined,
-      vscodeHooks: isObject(hooks) ? hooks : undefined,
+      vscodePermissions: permissions,
+      vscodeHooks: hooks,
       vscodeSandbox: isObject(sandbox) ? sandbox : undefined,
       wasmDirs: dist ? [dist] : undefined,
       log: this.log,

@@ -9,7 +9,7 @@ import { parseLog } from "../core/session/session-log";
 import { createFileSessionStore } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
-import { configuredPermissionMode, HostServices } from "./host-services";
+import { HostServices } from "./host-services";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
@@ -72,6 +72,7 @@ export class SessionController implements vscode.Disposable {
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.setMode(mode));
         if (e.affectsConfiguration("yoke")) this.settingsChanged();
       }),
       keys.onDidChange(() => this.settingsChanged()),
@@ -411,8 +412,6 @@ export class SessionController implements vscode.Disposable {
 
   private settingsChanged(): void {
     // The next send reopens the session with the new provider, mode or trust.
-    const configured = configuredPermissionMode();
-    if (configured && configured !== this.mode) void this.setMode(configured);
     if (!this.running) this.detach(false);
     void this.pushState();
   }
