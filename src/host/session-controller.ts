@@ -10,6 +10,7 @@ import { createFileSessionStore } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
 import { HostServices } from "./host-services";
+import { PermissionControls } from "./permission-controls";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
@@ -42,8 +43,7 @@ export class SessionController implements vscode.Disposable {
   private post: (msg: HostToWebview) => void = () => {};
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
-  /** The permission mode of the live session and the next one; undefined until first needed. */
-  private mode: PermissionMode | undefined;
+  private readonly permissions: PermissionControls;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -57,8 +57,15 @@ export class SessionController implements vscode.Disposable {
   ) {
     this.approver = new PanelApprover(isPanelVisible);
     this.services = new HostServices(ctx, log, () => this.sessionDir());
-    this.approver.proposeRule = async (req) => (await this.services.gate?.proposeRule(req as never)) ?? null;
-    this.approver.alwaysAllow = (callId, rule) => this.alwaysAllow(callId, rule);
+    this.permissions = new PermissionControls({
+      services: this.services,
+      approver: this.approver,
+      log,
+      post: (msg) => this.post(msg),
+      notice: (id, level, text) => this.post({ type: "event", view: this.vm.notice(id, level, text) }),
+      live: () => this.live?.session,
+      sandbox: () => this.vm.sandbox,
+    });
     this.options = new SessionOptionsBuilder({
       log,
       keys,
@@ -66,18 +73,18 @@ export class SessionController implements vscode.Disposable {
       store: () => this.sessionStore(),
       extraOptions,
       services: () => this.services.sessionOptions(),
-      mode: () => this.mode ?? "default",
+      mode: () => this.permissions.mode,
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.setMode(mode));
+        if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.permissions.setMode(mode));
         if (e.affectsConfiguration("yoke")) this.settingsChanged();
       }),
       keys.onDidChange(() => this.settingsChanged()),
       this.services,
-      this.services.onDidChange(() => void this.pushHostInfo()),
+      this.services.onDidChange(() => void this.permissions.pushInfo()),
     );
     // --- change review: post the pending-changes list when it changes ---
     if (review) {
@@ -121,17 +128,13 @@ export class SessionController implements vscode.Disposable {
         return this.newSession();
       case "openSession":
         return this.openSession(msg.id);
-      case "permissionAnswer": {
-        const rule = this.approver.current?.callId === msg.callId ? this.approver.current.rule : undefined;
-        if (msg.always && msg.decision === "allow" && rule) return this.alwaysAllow(msg.callId, rule);
-        this.approver.answer(msg.callId, { decision: msg.decision, ...(msg.message ? { message: msg.message } : {}) });
-        return;
-      }
+      case "permissionAnswer":
+        return this.permissions.answer(msg);
       case "setMode":
-        return this.setMode(msg.mode);
+        return this.permissions.setMode(msg.mode);
       case "killProcess":
         if (this.live) await this.services.kill(this.live.session.id, msg.id);
-        return this.pushHostInfo();
+        return this.permissions.pushInfo();
       case "useLocalServer":
         await writeSetting("provider", "openai-compatible");
         await writeSetting("baseUrl", msg.baseUrl);
@@ -187,61 +190,14 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
-  /** "Always allow": writes the rule to .yoke/settings.local.json, then allows the call. */
-  async alwaysAllow(callId: string, rule: string): Promise<void> {
-    const gate = this.services.gate;
-    if (this.approver.current?.callId !== callId || !gate) return;
-    try {
-      const { path } = await gate.addLocalRule(rule);
-      const rel = vscode.workspace.asRelativePath ? vscode.workspace.asRelativePath(path) : path;
-      this.log.info(`always allow: added ${rule} to ${path}`);
-      this.postNotice(`rule-${callId}`, "info", `Always allowed: added ${rule} to ${rel}.`);
-      this.approver.answer(callId, { decision: "allow" });
-    } catch (err) {
-      // The card stays: the user can still allow once or deny.
-      const message = `Could not save the rule ${rule}: ${(err as Error)?.message ?? String(err)}`;
-      this.log.warn(message);
-      this.post({ type: "error", message });
-    }
-  }
-
   /** The permission mode from now on (also for the session running now). */
-  async setMode(mode: PermissionMode): Promise<void> {
-    this.mode = mode;
-    this.live?.session.setPermissionMode(mode);
-    this.log.info(`permission mode: ${mode}`);
-    await this.pushHostInfo();
+  setMode(mode: PermissionMode): Promise<void> {
+    return this.permissions.setMode(mode);
   }
 
   /** The mode shown and used: picked from the settings the first time. */
-  async currentMode(): Promise<PermissionMode> {
-    this.mode ??= await this.services.startMode();
-    return this.mode;
-  }
-
-  private postNotice(id: string, level: "info" | "warning" | "error", text: string): void {
-    this.post({ type: "event", view: this.vm.notice(id, level, text) });
-  }
-
-  private async hostInfo(): Promise<HostInfoView> {
-    const mode = await this.currentMode();
-    const problems = await this.services.problems();
-    const sandbox = this.vm.sandbox;
-    const network = this.live ? this.services.network(this.live.session.id) : undefined;
-    return {
-      mode,
-      problems,
-      ...(sandbox ? { sandbox: { ...sandbox, ...(network ? { network } : {}) } } : {}),
-      background: this.live ? this.services.background(this.live.session.id) : [],
-    };
-  }
-
-  private async pushHostInfo(): Promise<void> {
-    try {
-      this.post({ type: "hostInfo", info: await this.hostInfo() });
-    } catch (err) {
-      this.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
-    }
+  currentMode(): Promise<PermissionMode> {
+    return this.permissions.currentMode();
   }
 
   stop(): void {
@@ -296,7 +252,7 @@ export class SessionController implements vscode.Disposable {
     this.restoreOnce();
     const s = readSettings();
     const firstRun = await this.firstRun(s);
-    return this.buildSnapshot(s, firstRun, await this.hostInfo().catch(() => undefined));
+    return this.buildSnapshot(s, firstRun, await this.permissions.info().catch(() => undefined));
   }
 
   /** Synchronous, so no event can slip in between reading the state and posting it. */
@@ -353,7 +309,7 @@ export class SessionController implements vscode.Disposable {
       this.restoreOnce();
       const s = readSettings();
       const firstRun = await this.firstRun(s);
-      const hostInfo = await this.hostInfo().catch((err: unknown) => {
+      const hostInfo = await this.permissions.info().catch((err: unknown) => {
         this.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
         return undefined;
       });
@@ -430,7 +386,7 @@ export class SessionController implements vscode.Disposable {
     if (this.live) return this.live.session;
     // Settings files may have changed while no watcher event arrived yet: read them afresh.
     await this.services.gate?.reload().catch((err: unknown) => this.log.warn(`reloading the permission settings failed: ${(err as Error)?.message ?? String(err)}`));
-    await this.currentMode();
+    await this.permissions.currentMode();
     const opts = await this.options.build();
     const store = opts.store;
     const session =

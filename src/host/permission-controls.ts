@@ -1,0 +1,100 @@
+// The panel's permission controls: the permission mode (shown and switchable), "Always allow"
+// (writes the proposed rule, then allows), and the info line of the panel (mode, settings
+// problems, sandbox, background commands).
+import * as vscode from "vscode";
+import type { PermissionMode } from "../core/loop/types";
+import type { HostInfoView, HostToWebview, WebviewToHost } from "../protocol/messages";
+import type { HostServices } from "./host-services";
+import type { PanelApprover } from "./panel-approver";
+
+export interface PermissionControlsDeps {
+  services: HostServices;
+  approver: PanelApprover;
+  log: vscode.LogOutputChannel;
+  post: (msg: HostToWebview) => void;
+  /** Adds a notice to the shown session's message list. */
+  notice: (id: string, level: "info" | "warning" | "error", text: string) => void;
+  /** The live session, if any. */
+  live: () => { readonly id: string; setPermissionMode(mode: PermissionMode): void } | undefined;
+  /** The sandbox of the shown session (from its session_start). */
+  sandbox: () => { name: string; warning?: string } | undefined;
+}
+
+export class PermissionControls {
+  /** The mode of the live session and the next one; undefined until first needed. */
+  private current: PermissionMode | undefined;
+
+  constructor(private readonly deps: PermissionControlsDeps) {
+    deps.approver.proposeRule = async (req) => (await deps.services.gate?.proposeRule(req as never)) ?? null;
+    deps.approver.alwaysAllow = (callId, rule) => this.alwaysAllow(callId, rule);
+  }
+
+  /** The mode now ("default" before it was read from the settings). */
+  get mode(): PermissionMode {
+    return this.current ?? "default";
+  }
+
+  /** The mode shown and used: picked from the settings the first time. */
+  async currentMode(): Promise<PermissionMode> {
+    this.current ??= await this.deps.services.startMode();
+    return this.current;
+  }
+
+  /** The permission mode from now on (also for the session running now). */
+  async setMode(mode: PermissionMode): Promise<void> {
+    this.current = mode;
+    this.deps.live()?.setPermissionMode(mode);
+    this.deps.log.info(`permission mode: ${mode}`);
+    await this.pushInfo();
+  }
+
+  /** An answer from the permission card. */
+  async answer(msg: Extract<WebviewToHost, { type: "permissionAnswer" }>): Promise<void> {
+    const { approver } = this.deps;
+    const rule = approver.current?.callId === msg.callId ? approver.current.rule : undefined;
+    if (msg.always && msg.decision === "allow" && rule) return this.alwaysAllow(msg.callId, rule);
+    approver.answer(msg.callId, { decision: msg.decision, ...(msg.message ? { message: msg.message } : {}) });
+  }
+
+  /** "Always allow": writes the rule to .yoke/settings.local.json, then allows the call. */
+  async alwaysAllow(callId: string, rule: string): Promise<void> {
+    const { approver, log } = this.deps;
+    const gate = this.deps.services.gate;
+    if (approver.current?.callId !== callId || !gate) return;
+    try {
+      const { path } = await gate.addLocalRule(rule);
+      const rel = vscode.workspace.asRelativePath ? vscode.workspace.asRelativePath(path) : path;
+      log.info(`always allow: added ${rule} to ${path}`);
+      this.deps.notice(`rule-${callId}`, "info", `Always allowed: added ${rule} to ${rel}.`);
+      approver.answer(callId, { decision: "allow" });
+    } catch (err) {
+      // The card stays: the user can still allow once or deny.
+      const message = `Could not save the rule ${rule}: ${(err as Error)?.message ?? String(err)}`;
+      log.warn(message);
+      this.deps.post({ type: "error", message });
+    }
+  }
+
+  async info(): Promise<HostInfoView> {
+    const { services } = this.deps;
+    const mode = await this.currentMode();
+    const problems = await services.problems();
+    const live = this.deps.live();
+    const sandbox = this.deps.sandbox();
+    const network = live ? services.network(live.id) : undefined;
+    return {
+      mode,
+      problems,
+      ...(sandbox ? { sandbox: { ...sandbox, ...(network ? { network } : {}) } } : {}),
+      background: live ? services.background(live.id) : [],
+    };
+  }
+
+  async pushInfo(): Promise<void> {
+    try {
+      this.deps.post({ type: "hostInfo", info: await this.info() });
+    } catch (err) {
+      this.deps.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+}
