@@ -33,6 +33,10 @@ function parseArgs(argv) {
     fail(`--port needs a port number (1-65535)\n${USAGE}`, 2);
   }
   if (argv.includes("--folder") && !opts.folder) fail(`--folder needs a directory\n${USAGE}`, 2);
+  if (opts.folder) {
+    opts.folder = resolve(opts.folder);
+    if (!existsSync(opts.folder) || !statSync(opts.folder).isDirectory()) fail(`--folder ${opts.folder}: not a directory`, 2);
+  }
   return opts;
 }
 
@@ -141,8 +145,7 @@ async function main() {
   step("preparing the workspace");
   let folder;
   if (opts.folder) {
-    folder = resolve(opts.folder);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) fail(`--folder ${opts.folder}: not a directory`);
+    folder = opts.folder;
   } else {
     folder = join(CACHE, "sample-workspace");
     if (!existsSync(folder)) {
