@@ -48,9 +48,9 @@ async function useScript(script: ScriptedTurn[]): Promise<void> {
   c.set("yoke.model", "scripted");
 }
 
-function open() {
+function open(visible = true) {
   const posted: HostToWebview[] = [];
-  const controller = new SessionController(parts.context as never, parts.log as never, new ApiKeys(parts.context.secrets as never), () => true);
+  const controller = new SessionController(parts.context as never, parts.log as never, new ApiKeys(parts.context.secrets as never), () => visible);
   controllers.push(controller);
   controller.connect((msg) => posted.push(msg));
   return { controller, posted };
@@ -102,6 +102,19 @@ describe("SessionController permissions", () => {
     const notice = posted.flatMap((m) => (m.type === "event" && m.view.kind === "notice" ? [m.view.text] : [])).find((t) => t.startsWith("Always allowed"));
     expect(notice).toContain("added Edit(src/**) to");
     expect(fs.readFileSync(nodePath.join(workspace, "src", "notes.md"), "utf8")).toBe("hi\n");
+  });
+
+  it("offers Always allow with the rule in the notification when the panel is hidden", async () => {
+    await useScript([{ toolCalls: [{ name: "write_file", input: { path: "src/a.md", content: "a\n" } }] }, { text: "Written." }]);
+    vscode.__state.warningAnswer = "Always Allow Edit(src/**)";
+    const { controller, posted } = open(false);
+    await controller.handle({ type: "prompt", text: "write a" });
+    expect(vscode.__state.warnings[0]).toContain("Yoke wants to use write_file: src/a.md");
+    expect(lastState(posted)).toBe("done");
+    const local = JSON.parse(fs.readFileSync(nodePath.join(workspace, ".yoke", "settings.local.json"), "utf8")) as { permissions: { allow: string[] } };
+    expect(local.permissions.allow).toEqual(["Edit(src/**)"]);
+    expect(fs.readFileSync(nodePath.join(workspace, "src", "a.md"), "utf8")).toBe("a\n");
+    vscode.__state.warningAnswer = undefined;
   });
 
   it("shows a malformed settings file as a problem and starts in its valid defaultMode otherwise", async () => {
