@@ -6,6 +6,7 @@ import type { PermissionMode } from "../core/loop/types";
 import type { HostInfoView, HostToWebview, WebviewToHost } from "../protocol/messages";
 import type { HostServices } from "./host-services";
 import type { PanelApprover } from "./panel-approver";
+import { NO_SANDBOX_WARNING } from "../node/commands/sandbox/none";
 
 export interface PermissionControlsDeps {
   services: HostServices;
@@ -80,7 +81,8 @@ export class PermissionControls {
     const mode = await this.currentMode();
     const problems = await services.problems();
     const live = this.deps.live();
-    const sandbox = this.deps.sandbox();
+    // Before a session has a runner, a sandbox switched off in the settings is already warned about.
+    const sandbox = this.deps.sandbox() ?? (services.services()?.sandboxSettings.backend === "none" ? { name: "none", warning: NO_SANDBOX_WARNING } : undefined);
     const network = live ? services.network(live.id) : undefined;
     return {
       mode,

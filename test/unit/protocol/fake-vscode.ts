@@ -130,6 +130,8 @@ export function createFakeVscode() {
       getConfiguration(section: string) {
         return {
           get: <T>(key: string, fallback?: T) => (state.config.has(`${section}.${key}`) ? (state.config.get(`${section}.${key}`) as T) : fallback),
+          /** Every value set counts as the user's (global) value. */
+          inspect: <T>(key: string) => ({ key: `${section}.${key}`, globalValue: state.config.get(`${section}.${key}`) as T | undefined }),
           update: async (key: string, value: unknown) => {
             state.config.set(`${section}.${key}`, value);
             configChanged.fire({ affectsConfiguration: (s: string) => `${section}.${key}`.startsWith(s) });

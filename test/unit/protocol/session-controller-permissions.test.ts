@@ -128,5 +128,15 @@ describe("SessionController permissions", () => {
     expect(snap.hostInfo?.mode).toBe("plan");
     expect(snap.mode).toBe("plan");
     expect(snap.hostInfo?.problems.join("\n")).toContain(".claude/settings.json");
+    // yoke.permissionMode wins over the settings files' defaultMode.
+    vscode.__state.config.set("yoke.permissionMode", "acceptEdits");
+    expect((await open().controller.snapshot()).hostInfo?.mode).toBe("acceptEdits");
+  });
+
+  it("warns about a sandbox switched off in the user settings before any session runs", async () => {
+    await useScript([{ text: "ok" }]);
+    vscode.__state.config.set("yoke.sandbox", { backend: "none" });
+    const snap = await open().controller.snapshot();
+    expect(snap.hostInfo?.sandbox).toEqual({ name: "none", warning: expect.stringContaining("Sandbox off: commands run with your full user rights") });
   });
 });
