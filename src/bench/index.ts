@@ -2,7 +2,6 @@
 import type { BenchFn } from "./types";
 
 export function loadSections(register: (name: string, load: () => Promise<BenchFn>) => void): void {
-  void register;
   register("providers", async () => (await import("./providers")).bench);
   register("tools", async () => (await import("./tools")).bench);
   register("edit", async () => (await import("./edit")).bench);
