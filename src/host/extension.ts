@@ -33,7 +33,15 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     log,
     panel,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, panel, { webviewOptions: { retainContextWhenHidden: false } }),
-    vscode.commands.registerCommand("yoke.focus", () => panel.reveal()),
+    vscode.commands.registerCommand("yoke.focus", (args?: { fromKeybinding?: boolean }) => {
+      // Ctrl+Alt+Y both focuses the chat and accepts the hunk at the cursor. If the key arrives in an
+      // editor with a pending change before its context key has caught up, it still accepts the hunk.
+      const editor = vscode.window.activeTextEditor;
+      if (args?.fromKeybinding && editor && review.reviewer.pendingFor(editor.document.uri)) {
+        return vscode.commands.executeCommand("yoke.acceptHunk");
+      }
+      return panel.reveal();
+    }),
     vscode.commands.registerCommand("yoke.newSession", async () => {
       await panel.reveal();
       getController().newSession();
