@@ -16,6 +16,7 @@ import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "./setti
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
+import { createSandbox } from "./commands/sandbox/create";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -71,7 +72,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     log: opts.log,
   });
   const sandboxSettings: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
-  const hookExec = createNodeHookRunner();
+  const hookExec = createNodeHookRunner({ wrap: hookSandbox(cwd, sandboxSettings, opts.log) });
   return {
     gate,
     sandboxSettings,
@@ -101,5 +102,28 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
           }
         : undefined,
     },
+  };
+}
+
+/**
+ * Hooks run in the same sandbox as commands (workspace writable, home hidden, network as the
+ * sandbox settings say). Made on first use. When the sandbox is missing, hooks still run, without
+ * it, and the log says so: a guard hook must not fail open because bwrap is not installed.
+ */
+function hookSandbox(cwd: string, s: SandboxSettings, log?: Logger) {
+  let backend: ReturnType<typeof createSandbox> | null | undefined;
+  let n = 0;
+  return (argv: string[], hookCwd: string) => {
+    if (backend === undefined) {
+      try {
+        backend = createSandbox(s.backend ?? "auto", { workspace: cwd, ...(s.paths ? { paths: s.paths } : {}), ...(s.exposeToolchains === undefined ? {} : { exposeToolchains: s.exposeToolchains }) });
+      } catch (err) {
+        if (!(err instanceof SandboxUnavailableError)) throw err;
+        log?.warn(`hooks run without a sandbox: ${err.message}`);
+        backend = null;
+      }
+    }
+    if (!backend || backend.name === "docker") return { file: argv[0]!, args: argv.slice(1) };
+    return backend.wrap({ argv, cwd: hookCwd, network: s.network ?? "off", id: `hook-${++n}` });
   };
 }

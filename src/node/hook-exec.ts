@@ -8,12 +8,20 @@ import type { HookCommandRunner } from "../core/hooks/types";
 const MAX_OUTPUT = 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 
-export function createNodeHookRunner(opts: { shell?: string } = {}): HookCommandRunner {
+export interface NodeHookRunnerOptions {
+  shell?: string;
+  /** Confines each hook command (the session's sandbox): argv in, the program to spawn out. */
+  wrap?: (argv: string[], cwd: string) => { file: string; args: string[] };
+}
+
+export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookCommandRunner {
   return {
     run(req, signal) {
       return new Promise((resolve) => {
         const windows = process.platform === "win32";
-        const child = spawn(windows ? req.command : (opts.shell ?? "/bin/sh"), windows ? [] : ["-c", req.command], {
+        const argv = [opts.shell ?? "/bin/sh", "-c", req.command];
+        const wrapped = !windows && opts.wrap ? opts.wrap(argv, req.cwd) : { file: argv[0]!, args: argv.slice(1) };
+        const child = spawn(windows ? req.command : wrapped.file, windows ? [] : wrapped.args, {
           cwd: req.cwd,
           env: { ...process.env, ...req.env },
           detached: !windows,
