@@ -1,8 +1,9 @@
 /** Builds the agent session's ports for the command line: Node file system, ripgrep, JSONL logs. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
+import { readInstructions } from "../core/loop/instructions";
 import type { PermissionMode } from "../core/loop/types";
 import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
@@ -34,21 +35,6 @@ export interface CliSessionFlags {
 export function defaultSessionDir(cwd: string): string {
   const slug = resolve(cwd).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+/, "");
   return join(homedir(), ".yoke", "sessions", slug || "root");
-}
-
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
-const MAX_INSTRUCTIONS = 20_000;
-
-/** Project instructions the system prompt carries (AGENTS.md, CLAUDE.md), bounded. */
-export function readInstructions(cwd: string): Array<{ source: string; text: string }> {
-  const out: Array<{ source: string; text: string }> = [];
-  for (const name of INSTRUCTION_FILES) {
-    const path = join(cwd, name);
-    if (!existsSync(path)) continue;
-    const text = readFileSync(path, "utf8");
-    out.push({ source: name, text: text.length > MAX_INSTRUCTIONS ? text.slice(0, MAX_INSTRUCTIONS) + "\n[truncated]" : text });
-  }
-  return out;
 }
 
 export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string }> {
@@ -84,7 +70,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       ...services.sessionOptions,
       permissionMode,
       trusted: true,
-      instructions: readInstructions(flags.cwd),
+      instructions: await readInstructions(fs),
       platform: process.platform,
       maxTurns: flags.maxTurns,
     },

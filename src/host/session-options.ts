@@ -2,6 +2,7 @@
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
+import { readInstructions } from "../core/loop/instructions";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
@@ -15,8 +16,6 @@ import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
 
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
-const MAX_INSTRUCTIONS = 20_000;
 
 /** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
 export class UserFacingError extends Error {}
@@ -92,20 +91,4 @@ export class SessionOptionsBuilder {
     }
     return createProvider(providerConfig(s, key));
   }
-}
-
-/** Project instructions for the system prompt (AGENTS.md, CLAUDE.md), read through the workspace fs. */
-async function readInstructions(fs: WorkspaceFs): Promise<Array<{ source: string; text: string }>> {
-  const out: Array<{ source: string; text: string }> = [];
-  for (const name of INSTRUCTION_FILES) {
-    try {
-      const path = `${fs.root}/${name}`;
-      if ((await fs.stat(path))?.type !== "file") continue;
-      const text = new TextDecoder().decode(await fs.readFile(path));
-      out.push({ source: name, text: text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[truncated]` : text });
-    } catch {
-      // unreadable: skip
-    }
-  }
-  return out;
 }
