@@ -4,7 +4,7 @@
  * rules such as `Read(./.env)` or `Edit(./secrets/**)` therefore also catch `source .env`,
  * `node x.js .env` or `rm -r secrets`. Never used to allow anything.
  */
-import { gluedValue, NO_PATH_COMMANDS } from "./readonly-commands";
+import { NO_PATH_COMMANDS, pathArguments } from "./readonly-commands";
 import type { Word } from "./shell/words";
 
 const NO_PATH = new Set(NO_PATH_COMMANDS);
@@ -42,20 +42,5 @@ export function namedPaths(words: Word[]): NamedPaths {
 
 /** Literal arguments that are not options (everything after `--`), plus values glued to short options (`-f/etc/x`). */
 export function positionalArgs(args: Word[]): Word[] {
-  const out: Word[] = [];
-  let optionsDone = false;
-  for (const a of args) {
-    if (a.dynamic) continue;
-    if (!optionsDone && a.value === "--") {
-      optionsDone = true;
-      continue;
-    }
-    if (!optionsDone && a.value.startsWith("-") && a.value.length > 1) {
-      const glued = gluedValue(a.value);
-      if (glued !== undefined) out.push({ ...a, value: glued });
-      continue;
-    }
-    out.push(a);
-  }
-  return out;
+  return pathArguments(args.filter((a) => !a.dynamic));
 }
