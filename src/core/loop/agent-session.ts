@@ -191,10 +191,6 @@ export class AgentSession implements AgentSessionApi {
     this.mode = mode;
   }
 
-  get isRunning(): boolean {
-    return this.running !== undefined;
-  }
-
   events(): readonly SessionEvent[] {
     return this.sessionLog.events;
   }
@@ -463,7 +459,7 @@ export class AgentSession implements AgentSessionApi {
       return;
     }
     let args = checked.args;
-    const pre = def ? await this.runHooks("PreToolUse", { tool_name: def.permission, tool_input: def.hookInput(args as never) }, signal) : undefined;
+    const pre = await this.runHooks("PreToolUse", { tool_name: def.permission, tool_input: def.hookInput(args as never) }, signal);
     if (pre?.updatedInput) {
       const updated = this.applyUpdatedInput(call, args, pre.updatedInput);
       if (!updated.ok) {
