@@ -8,6 +8,20 @@ import type { Disposable } from "../ports";
 
 export type NetworkMode = "off" | "on";
 
+/**
+ * How the sandbox must confine one command, as the permission gate decided it. The runner enforces
+ * it whatever the shell analysis concluded: a command the parser misread still cannot write.
+ */
+export interface CommandConfinement {
+  /**
+   * The command was allowed as read-only (a read-only command, or plan mode): the workspace is
+   * mounted read-only and git runs with a configuration that cannot execute anything.
+   */
+  readOnly?: boolean;
+  /** Protected paths (absolute) the user approved this command to write; every other protected path stays read-only. */
+  writable?: string[];
+}
+
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */
 export type SandboxName = "bwrap" | "firejail" | "docker" | "sandbox-exec" | "none";
 
@@ -25,6 +39,8 @@ export interface CommandRequest {
   env?: Record<string, string>;
   /** Aborting it stops the command (SIGTERM to the group, then SIGKILL). */
   signal?: AbortSignal;
+  /** What the permission decision requires of the sandbox (default: workspace writable, protected paths read-only). */
+  confine?: CommandConfinement;
 }
 
 export interface CommandResult {

@@ -1,5 +1,6 @@
 /** The public surface of a running agent session, as hosts (CLI, extension) use it. */
 import type { LoopState, SessionEvent } from "../events";
+import type { CommandConfinement } from "../commands/types";
 import type { Disposable } from "../ports";
 
 export interface PermissionQuestion {
@@ -55,6 +56,8 @@ export interface PermissionDecision {
   by: "rule" | "mode" | "hook" | "restricted";
   /** Human-readable reason, shown to the user and (for a deny) to the model. */
   reason: string;
+  /** For an allowed command: how the sandbox must confine it (read-only, protected paths it may write). */
+  confine?: CommandConfinement;
 }
 
 export interface PermissionCheck {

@@ -13,6 +13,11 @@ export interface SettingsSourceInfo {
   path?: string;
   /** The folder `/path` rule specifiers are relative to. */
   baseDir: string;
+  /**
+   * The file is shared with the repository (git tracks it, or it is a project file meant to be
+   * committed), so a hostile repository could have written it: it may restrict, never loosen.
+   */
+  checkedIn?: boolean;
 }
 
 /** One settings source as the host found it: file text (undefined when absent) or an object (VS Code). */

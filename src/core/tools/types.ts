@@ -51,6 +51,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   reviewable?: boolean;
   /** The `tool_input` a Claude Code-compatible hook sees (contract section 1). */
   hookInput(args: z.infer<S>): Record<string, unknown>;
+  /** The `tool_response` a PostToolUse hook sees, in the shape Claude Code gives that tool (default: {output, is_error}). */
+  hookResponse?(args: z.infer<S>, output: ToolOutput): unknown;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
