@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { silentLogger, type Searcher } from "../core/ports";
-import { createBuiltinTools } from "../core/tools/builtin";
+import { readFileTool } from "../core/tools/read-file";
 import type { ToolContext } from "../core/tools/types";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createJsSearcher, createRipgrepSearcher, findRipgrep } from "../node/ripgrep-searcher";
@@ -62,7 +62,7 @@ export async function bench(): Promise<BenchSection> {
       metrics.push(...(await compare("grep 'handler77_' (full scan)", rg, js, (s) => s.grep({ pattern: "handler77_", path: root, maxMatches: 200 }))));
       metrics.push(...(await compare("glob '**/*.ts'", rg, js, (s) => s.glob({ pattern: "**/*.ts", path: root, maxResults: 200 }))));
     }
-    const read = createBuiltinTools().find((t) => t.name === "read_file")!;
+    const read = readFileTool;
     const ctx: ToolContext = {
       fs: createNodeWorkspaceFs(root),
       search: js,
@@ -71,6 +71,7 @@ export async function bench(): Promise<BenchSection> {
       callId: "bench",
       log: silentLogger,
       readState: new Map(),
+      record: () => {},
     };
     const first = await read.run({ path: "src/mod1/file1.ts" }, ctx);
     const again = await read.run({ path: "src/mod1/file1.ts" }, ctx);

@@ -13,6 +13,8 @@ export interface ConsoleRenderer {
 
 export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.WritableStream): ConsoleRenderer {
   let midLine = false;
+  /** The tools' own summaries of the calls of the last assistant message. */
+  const summaries = new Map<string, string>();
   const line = (text: string) => {
     if (midLine) out.write("\n");
     midLine = false;
@@ -30,7 +32,7 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
     event(e) {
       switch (e.type) {
         case "tool_call":
-          line(`⏺ ${e.name} ${brief(e.input)}`);
+          line(`⏺ ${e.name} ${summaries.get(e.callId) ?? brief(e.input)}`);
           break;
         case "tool_result": {
           const first = e.output.split("\n").find((l) => l.trim()) ?? "";
@@ -45,6 +47,8 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           break;
         case "assistant_message":
           if (midLine) line("");
+          summaries.clear();
+          for (const c of e.toolCalls) if (c.summary) summaries.set(c.id, c.summary);
           break;
         default:
           break;
@@ -58,12 +62,8 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
   };
 }
 
+/** An unknown tool's arguments, cut to a line. */
 function brief(input: unknown): string {
-  if (input && typeof input === "object") {
-    const o = input as Record<string, unknown>;
-    const key = o.path ?? o.pattern ?? o.command ?? o.file_path;
-    if (typeof key === "string") return key;
-  }
   const t = JSON.stringify(input) ?? "";
   return t.length > 80 ? t.slice(0, 79) + "…" : t;
 }

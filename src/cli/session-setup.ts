@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { readInstructions } from "../core/loop/instructions";
+import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
 import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
@@ -53,9 +54,10 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   }
   const config = await providerConfigFromFlags(providerFlags);
   const fs = createNodeWorkspaceFs(flags.cwd);
-  const services = createNodeServices({ cwd: flags.cwd, sessionDir, trusted: true, extraSettings: flags.settings });
-  const permissionMode = flags.permissionMode ?? (await services.gate.defaultMode());
-  for (const p of await services.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
+  const node = createNodeServices({ cwd: flags.cwd, sessionDir, trusted: true, extraSettings: flags.settings });
+  const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
+  for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
+  const search = createRipgrepSearcher();
   return {
     sessionDir,
     options: {
@@ -64,10 +66,9 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       providerLabel: label,
       baseUrl: config.baseUrl,
       tools: createBuiltinTools(),
-      fs,
-      search: createRipgrepSearcher(),
+      services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
       approver: createTerminalApprover(),
-      ...services.sessionOptions,
+      ...node.sessionOptions,
       permissionMode,
       trusted: true,
       instructions: await readInstructions(fs),

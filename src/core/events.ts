@@ -13,6 +13,8 @@ export const ToolCallRecord = z.object({
   name: z.string(),
   /** Arguments as the model sent them (parsed JSON, or the raw string when it was not JSON). */
   input: z.unknown(),
+  /** One line for cards and approvals, from the tool's own summary (never sent to the model). */
+  summary: z.string().optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
@@ -61,9 +63,14 @@ export const SessionEvent = z.discriminatedUnion("type", [
     text: z.string(),
     /** Context added for the model by hooks (SessionStart, UserPromptSubmit, Stop); not shown as the user's words. */
     context: z.string().optional(),
-    /** Who wrote it: the user, or a Stop hook that kept the agent going. */
-    from: z.enum(["user", "hook"]).optional(),
+    /** Who wrote it: the user, or an extension (a Stop hook, a nudge) that kept the agent going. */
+    from: z.enum(["user", "hook", "extension"]).optional(),
   }),
+  /**
+   * Context an extension appended for the model (request.prepare): sent as a user-role message at
+   * this place in the conversation, so the prefix before it never changes and prompt caches hit.
+   */
+  z.object({ ...base, type: z.literal("context"), source: z.string(), text: z.string() }),
   z.object({
     ...base,
     type: z.literal("assistant_message"),
@@ -87,6 +94,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     interrupted: z.boolean().optional(),
     /** Structured details for the UI (never sent to the model). */
     meta: z.unknown().optional(),
+    /** What the tool card shows besides the output (the tool's own description of its result). */
+    card: z.object({ badges: z.array(z.string()).optional(), detail: z.string().optional() }).optional(),
   }),
   z.object({
     ...base,
@@ -96,19 +105,66 @@ export const SessionEvent = z.discriminatedUnion("type", [
     permission: z.string(),
     input: z.unknown(),
     reason: z.string(),
+    /** One line describing the call (the tool's own summary). */
+    summary: z.string().optional(),
   }),
   z.object({
     ...base,
     type: z.literal("permission_decision"),
     callId: z.string(),
     decision: z.enum(["allow", "deny"]),
-    by: z.enum(["rule", "mode", "hook", "user", "restricted"]),
+    by: z.enum(["rule", "mode", "hook", "user", "restricted", "extension"]),
     rule: z.string().optional(),
     message: z.string().optional(),
   }),
-  z.object({ ...base, type: z.literal("edit_proposed"), editId: z.string(), callId: z.string(), path: z.string(), diff: z.string() }),
-  z.object({ ...base, type: z.literal("edit_applied"), editId: z.string(), path: z.string(), partial: z.boolean().optional() }),
-  z.object({ ...base, type: z.literal("edit_rejected"), editId: z.string(), path: z.string(), message: z.string().optional() }),
+  /**
+   * A change put up for review. The proposal is recorded as a unified diff against `beforeHash`
+   * (the content it was made from), so a window reload can rebuild the review from the log.
+   */
+  z.object({
+    ...base,
+    type: z.literal("review_proposed"),
+    editId: z.string(),
+    callId: z.string(),
+    /** Absolute path. */
+    path: z.string(),
+    relPath: z.string(),
+    tool: z.string(),
+    /** "ask": waits for the user; "auto": applied at once (the mode or a rule allowed it), still revertable. */
+    mode: z.enum(["ask", "auto"]),
+    /** The file did not exist before. */
+    created: z.boolean(),
+    /** xxHash32 (hex) of the content before, without BOM. */
+    beforeHash: z.string(),
+    /** Unified diff from the content before to the proposal. */
+    diff: z.string(),
+  }),
+  /** What became of a reviewed change: by the user (per file or per hunk) or by the mode. */
+  z.object({
+    ...base,
+    type: z.literal("review_decision"),
+    editId: z.string(),
+    path: z.string(),
+    status: z.enum(["accepted", "rejected", "partial", "failed"]),
+    by: z.enum(["user", "mode"]),
+    hunks: z.object({ accepted: z.number().int(), rejected: z.number().int() }).optional(),
+    userEdited: z.boolean().optional(),
+    message: z.string().optional(),
+    /** The changed region of the file as it now reads (bounded), for the record. */
+    region: z.string().optional(),
+  }),
+  /** The permission mode changed during the session. */
+  z.object({ ...base, type: z.literal("mode_change"), mode: z.string(), from: z.string(), by: z.enum(["user", "host", "extension"]) }),
+  /** An extension changed the course of the loop, or failed (it is contained; the session goes on). */
+  z.object({
+    ...base,
+    type: z.literal("extension"),
+    name: z.string(),
+    point: z.string(),
+    outcome: z.enum(["error", "rewrote_input", "rewrote_output", "stopped", "nudged", "blocked", "decided", "context"]),
+    callId: z.string().optional(),
+    detail: z.string().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal("error"),
@@ -124,7 +180,6 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** USD for this request; absent when the model's price is unknown. */
     costUsd: z.number().optional(),
   }),
-  z.object({ ...base, type: z.literal("compaction"), summary: z.string(), upToSeq: z.number().int() }),
   z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
   z.object({
     ...base,

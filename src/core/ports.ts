@@ -1,7 +1,12 @@
 /**
  * What the harness-neutral core needs from its host. The CLI implements these with Node
  * (src/node), the extension with VS Code APIs (src/host). The core never imports either.
+ * SessionServices (below) is the one object a host hands a session.
  */
+import type { CommandRunner } from "./commands/types";
+import type { ChangeReviewer } from "./review";
+
+export type { CommandRunner, ChangeReviewer };
 
 export type FileType = "file" | "directory" | "symlink" | "other";
 
@@ -111,3 +116,31 @@ export interface SessionStore {
   list(): string[];
   exists(sessionId: string): boolean;
 }
+
+/** Which files the session's tools may touch: content tools (grep, glob, list_files) leave out what a deny rule covers. */
+export interface FileAccessPolicy {
+  /** The deny rule (rule syntax) that forbids `permission` (Read, Edit, Write…) on `absPath`, or null. */
+  deniedBy(permission: string, absPath: string): Promise<string | null>;
+}
+
+/**
+ * Everything a session uses from its host, in one typed object: the hosts build it (the CLI with
+ * Node, the extension with VS Code), the loop hands it to tools and extensions. Members a host
+ * does not have are absent, and the tools that need them say so to the model.
+ */
+export interface SessionServices {
+  fs: WorkspaceFs;
+  search: Searcher;
+  log: Logger;
+  /** Runs shell commands (run_command, command_output, kill_command). */
+  commands?: CommandRunner;
+  /** Why there is no command runner (e.g. the chosen sandbox is not installed, and what to install). */
+  commandsUnavailable?: string;
+  /** Reviews proposed file changes (the extension's diff review). Absent: tools write directly. */
+  reviewer?: ChangeReviewer;
+  /** Deny rules for content tools; absent: nothing is left out. */
+  access?: FileAccessPolicy;
+}
+
+/** Per-session services, made when the session is created or resumed. */
+export type SessionServicesFactory = (session: { id: string }) => SessionServices;

@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   let controller: SessionController | undefined;
   const getController = (): SessionController => {
     if (!controller) {
-      controller = new (loadSessionModule().SessionController)(context, log, keys, () => panel.visible, () => ({ toolContext: { reviewer: review.reviewer } }), review);
+      controller = new (loadSessionModule().SessionController)(context, log, keys, () => panel.visible, review);
       context.subscriptions.push(controller);
     }
     return controller;

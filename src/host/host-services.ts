@@ -6,7 +6,7 @@ import type { RunningCommand, CommandRunner } from "../core/commands/types";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { PermissionMode } from "../core/loop/types";
 import type { YokePermissionGate } from "../core/permissions/gate";
-import type { Disposable } from "../core/ports";
+import type { Disposable, SessionServices } from "../core/ports";
 import { createNodeServices, type NodeServices } from "../node/agent-services";
 import type { SandboxSettings } from "../node/commands/session-runner";
 import type { BackgroundProcessView } from "../protocol/messages";
@@ -14,16 +14,6 @@ import { TerminalMirror } from "./terminal-mirror";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
-
-type ToolContextOption = NonNullable<AgentSessionOptions["toolContext"]>;
-type ToolContextValue = Exclude<ToolContextOption, (...args: never[]) => unknown>;
-
-/** Both tool contexts (object or function of the session) merged into one; `b` wins on a clash. */
-export function combineToolContexts(a: ToolContextOption | undefined, b: ToolContextOption | undefined): ToolContextOption | undefined {
-  if (!a || !b) return a ?? b;
-  const resolve = (tc: ToolContextOption, session: { id: string }): ToolContextValue => (typeof tc === "function" ? tc(session) : tc);
-  return (session) => ({ ...resolve(a, session), ...resolve(b, session) });
-}
 
 /**
  * The permission mode the user chose in VS Code settings, if any. A workspace's settings (checked
@@ -115,19 +105,20 @@ export class HostServices implements vscode.Disposable {
     return this.services()?.gate;
   }
 
-  /** The session options of these services; the commands runner of each session is mirrored and listed. */
-  sessionOptions(): Pick<AgentSessionOptions, "gate" | "hooks" | "toolContext"> {
+  /**
+   * The session options of these services (permission engine, hooks) and the per-session members
+   * of SessionServices; each session's command runner is mirrored into a terminal and listed.
+   */
+  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
     const services = this.services();
-    if (!services) return {};
-    const { toolContext, ...rest } = services.sessionOptions;
-    if (typeof toolContext !== "function") return { ...rest, toolContext };
+    if (!services) return undefined;
     return {
-      ...rest,
-      toolContext: (session) => {
-        const tc = toolContext(session);
-        if (tc.commands) this.adopt(session.id, tc.commands);
-        else if (tc.commandsUnavailable) this.log.warn(`session ${session.id}: ${tc.commandsUnavailable}`);
-        return tc;
+      options: services.sessionOptions,
+      session: (session) => {
+        const commands = services.commands(session);
+        if (commands.commands) this.adopt(session.id, commands.commands);
+        else if (commands.commandsUnavailable) this.log.warn(`session ${session.id}: ${commands.commandsUnavailable}`);
+        return { ...commands, access: services.access };
       },
     };
   }

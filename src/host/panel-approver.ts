@@ -3,15 +3,12 @@
 import * as vscode from "vscode";
 import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
 import type { PermissionView } from "../protocol/messages";
-import { formatInput, summarizeToolInput } from "./panel/view-model";
+import { formatInput } from "./panel/view-model";
 
 interface Pending {
   view: PermissionView;
   settle(answer: PermissionAnswer): void;
 }
-
-/** Permissions whose tools change nothing (for the rule proposal). */
-const READ_ONLY = new Set(["Read", "Glob", "Grep", "TodoWrite"]);
 
 /** The rule "Always allow" would write for a question, or null when no rule is safe. */
 export type RuleProposer = (req: { tool: string; permission: string; input: unknown; mutates: boolean }) => Promise<string | null>;
@@ -36,7 +33,7 @@ export class PanelApprover implements Approver {
     this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
     let rule: string | null = null;
     try {
-      rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !READ_ONLY.has(q.permission) })) ?? null;
+      rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
     } catch {
       rule = null; // no proposal: the card offers Allow once and Deny only
     }
@@ -46,7 +43,7 @@ export class PanelApprover implements Approver {
       callId: q.callId,
       tool: q.tool,
       permission: q.permission,
-      summary: summarizeToolInput(q.tool, q.input) || q.tool,
+      summary: q.summary || q.tool,
       detail: formatInput(q.input),
       reason: q.reason,
       ...(rule ? { rule } : {}),

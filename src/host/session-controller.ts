@@ -50,9 +50,7 @@ export class SessionController implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly keys: ApiKeys,
     isPanelVisible: () => boolean,
-    /** More session options from other parts of the host (e.g. the diff reviewer in toolContext). */
-    extraOptions: () => Partial<AgentSessionOptions> = () => ({}),
-    /** The change review (src/host/review): its pending-changes list is shown in the panel. */
+    /** The change review (src/host/review): sessions propose changes through it; its pending list is shown in the panel. */
     private readonly review?: ReviewFeature,
   ) {
     this.approver = new PanelApprover(isPanelVisible);
@@ -71,8 +69,8 @@ export class SessionController implements vscode.Disposable {
       keys,
       approver: this.approver,
       store: () => this.sessionStore(),
-      extraOptions,
-      services: () => this.services.sessionOptions(),
+      ...(review ? { reviewer: review.reviewer } : {}),
+      services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
     });
     this.disposables.push(

@@ -4,13 +4,11 @@ import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { readInstructions } from "../core/loop/instructions";
 import type { Approver, PermissionMode } from "../core/loop/types";
-import type { SessionStore, WorkspaceFs } from "../core/ports";
+import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
 import type { Provider } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
-import { bridgeToolContext } from "./bundle-bridge";
-import { combineToolContexts } from "./host-services";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
@@ -25,10 +23,10 @@ export interface SessionOptionsDeps {
   keys: ApiKeys;
   approver: Approver;
   store: () => SessionStore;
-  /** More options from other parts of the host (e.g. the change reviewer in toolContext). */
-  extraOptions: () => Partial<AgentSessionOptions>;
-  /** The Node services (gate, hooks, command runner); their toolContext is merged with the extra one. */
-  services?: () => Pick<AgentSessionOptions, "gate" | "hooks" | "toolContext">;
+  /** The change review (the extension's diff review), if the host has one. */
+  reviewer?: ChangeReviewer;
+  /** The Node services: the permission engine and hooks, and per session the command runner and the deny rules for content tools. */
+  services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
 }
@@ -47,8 +45,10 @@ export class SessionOptionsBuilder {
     if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
     const fs = this.fs.fs;
     const mode = this.deps.mode?.() ?? s.permissionMode;
-    const extra = this.bridgedExtraOptions();
-    const services = this.deps.services?.() ?? {};
+    const node = this.deps.services?.();
+    const search = createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot });
+    const { reviewer } = this.deps;
+    const log = this.deps.log;
     this.deps.log.info(`session options: ${s.provider}/${s.model || "(default)"}, mode ${mode}, trusted ${vscode.workspace.isTrusted}`);
     return {
       store: this.deps.store(),
@@ -56,8 +56,7 @@ export class SessionOptionsBuilder {
       ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
       ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
       tools: createBuiltinTools(),
-      fs,
-      search: createRipgrepSearcher({ vscodeAppRoot: vscode.env.appRoot }),
+      services: (session) => ({ fs, search, log, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
       approver: this.deps.approver,
       permissionMode: mode,
       trusted: vscode.workspace.isTrusted,
@@ -65,20 +64,8 @@ export class SessionOptionsBuilder {
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
-      ...services,
-      ...extra,
-      toolContext: combineToolContexts(extra.toolContext, services.toolContext),
+      ...node?.options,
     };
-  }
-
-  /** Options from extension.js objects: their ToolErrors are mapped to this bundle's class. */
-  private bridgedExtraOptions(): Partial<AgentSessionOptions> {
-    const extra = this.deps.extraOptions();
-    const tc = extra.toolContext;
-    if (!tc) return extra;
-    const toolContext: AgentSessionOptions["toolContext"] =
-      typeof tc === "function" ? (session) => bridgeToolContext(tc(session))! : bridgeToolContext(tc);
-    return { ...extra, toolContext };
   }
 
   private async provider(s: HostSettings): Promise<Provider> {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
-import type { Logger } from "../core/ports";
+import type { FileAccessPolicy, Logger, SessionServices } from "../core/ports";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
@@ -40,8 +40,12 @@ export interface NodeServicesOptions {
 
 export interface NodeServices {
   gate: YokePermissionGate;
-  /** Session options to spread into AgentSessionOptions. */
-  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks" | "toolContext">;
+  /** Session options to spread into AgentSessionOptions: the permission engine and the hooks. */
+  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks">;
+  /** Deny rules for content tools (grep, glob, list_files). */
+  access: FileAccessPolicy;
+  /** The command runner of one session (absent in Restricted Mode, where nothing runs). */
+  commands(session: { id: string }): Pick<SessionServices, "commands" | "commandsUnavailable">;
   sandboxSettings: SandboxSettings;
 }
 
@@ -76,6 +80,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   return {
     gate,
     sandboxSettings,
+    access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
     sessionOptions: {
       gate,
       hooks: (session) =>
@@ -88,19 +93,18 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
           transcriptPath: join(opts.sessionDir, `${session.id}.jsonl`),
           log: opts.log,
         }),
+    },
+    commands(session) {
       // In Restricted Mode nothing runs, so no runner (and no sandbox check) is made.
-      toolContext: opts.trusted
-        ? (session) => {
-            try {
-              return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env }) };
-            } catch (err) {
-              // The chosen sandbox is missing: say so and what to install; never fall back to no sandbox.
-              if (!(err instanceof SandboxUnavailableError)) throw err;
-              opts.log?.warn(err.message);
-              return { commandsUnavailable: `Commands cannot run: ${err.message}` };
-            }
-          }
-        : undefined,
+      if (!opts.trusted) return {};
+      try {
+        return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env }) };
+      } catch (err) {
+        // The chosen sandbox is missing: say so and what to install; never fall back to no sandbox.
+        if (!(err instanceof SandboxUnavailableError)) throw err;
+        opts.log?.warn(err.message);
+        return { commandsUnavailable: `Commands cannot run: ${err.message}` };
+      }
     },
   };
 }

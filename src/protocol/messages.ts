@@ -45,6 +45,8 @@ export const ViewItem = z.discriminatedUnion("kind", [
     note: z.optional(z.string()),
     /** Who decided the call: "allowed by rule Bash(npm test:*)", "denied by hook: …", "asked you". */
     decision: z.optional(z.string()),
+    /** The tool's own badges for its result: "exit 1", "+3 −1", "bwrap". */
+    badges: z.optional(z.array(z.string())),
   }),
   z.object({ kind: z.literal("todos"), id, todos: z.array(TodoView) }),
   z.object({ kind: z.literal("notice"), id, level: z.enum(["info", "warning", "error"]), text }),

@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { NewEvent } from "../../src/core/events";
 import type { Searcher, WorkspaceFs } from "../../src/core/ports";
 import { silentLogger } from "../../src/core/ports";
 import { ToolRegistry } from "../../src/core/tools/registry";
@@ -20,6 +21,8 @@ export interface TempWorkspace {
   exists(rel: string): boolean;
   /** A tool context with a fresh read state unless one is given. */
   context(over?: Partial<ToolContext>): ToolContext;
+  /** Events the tools recorded through their contexts (the todo list, reviews). */
+  recorded: NewEvent[];
   cleanup(): void;
 }
 
@@ -41,6 +44,7 @@ export function createTempWorkspace(files: Record<string, string | Uint8Array> =
     },
     read: (rel) => fs.readFileSync(path.join(root, rel), "utf8"),
     exists: (rel) => fs.existsSync(path.join(root, rel)),
+    recorded: [],
     context: (over = {}) => ({
       fs: wfs,
       search,
@@ -49,6 +53,7 @@ export function createTempWorkspace(files: Record<string, string | Uint8Array> =
       callId: "call-1",
       log: silentLogger,
       readState: new Map(),
+      record: (e) => void ws.recorded.push(e),
       ...over,
     }),
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),

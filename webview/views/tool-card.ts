@@ -42,6 +42,7 @@ export function renderToolCard(item: ToolItem, existing?: HTMLElement): HTMLElem
     el("span", { class: "tool-name" }, [item.name]),
     el("span", { class: "tool-summary", title: item.summary }, [item.summary]),
     el("span", { class: "tool-status", "data-testid": "tool-status" }, [item.status]),
+    ...(item.badges ?? []).map((b) => el("span", { class: "tool-badge", "data-testid": "tool-badge" }, [b])),
     item.decision ? el("span", { class: "tool-decision", "data-testid": "tool-decision", title: item.decision }, [item.decision]) : null,
     item.durationMs !== undefined ? el("span", { class: "tool-duration" }, [formatDuration(item.durationMs)]) : null,
   ]);

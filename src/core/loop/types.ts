@@ -12,6 +12,10 @@ export interface PermissionQuestion {
   input: unknown;
   /** Why the user is asked. */
   reason: string;
+  /** The tool's one-line summary of the call (for the card). */
+  summary: string;
+  /** The tool changes nothing (its capabilities), e.g. for the rule "Always allow" proposes. */
+  readOnly: boolean;
 }
 
 export interface PermissionAnswer {

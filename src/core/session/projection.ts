@@ -6,21 +6,12 @@ import type { ModelMessage } from "../providers/types";
 export const NOT_RUN_TEXT = "This tool call did not run: the session was interrupted before it started. Call it again if it is still needed.";
 
 /**
- * The conversation the model sees. A compaction replaces everything before it with its summary.
- * Every tool call of an assistant message gets exactly one result, in call order, so providers
- * never see a dangling call.
+ * The conversation the model sees. Every tool call of an assistant message gets exactly one
+ * result, in call order, so providers never see a dangling call. Context an extension appended
+ * is a user-role message at the place it was logged.
  */
 export function projectConversation(events: readonly SessionEvent[]): ModelMessage[] {
-  let start = 0;
   const messages: ModelMessage[] = [];
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === "compaction") {
-      messages.push({ role: "user", text: `[Summary of the earlier conversation]\n${e.summary}` });
-      start = e.upToSeq + 1;
-      break;
-    }
-  }
   let pending: Array<{ id: string; name: string }> = [];
   const results = new Map<string, ModelMessage>();
   const flush = () => {
@@ -30,12 +21,15 @@ export function projectConversation(events: readonly SessionEvent[]): ModelMessa
     pending = [];
     results.clear();
   };
-  for (const e of events.slice(start)) {
-    if (e.seq < start) continue;
+  for (const e of events) {
     switch (e.type) {
       case "user_message":
         flush();
         messages.push({ role: "user", text: e.context ? `${e.text}\n\n<context source="hooks">\n${e.context}\n</context>` : e.text });
+        break;
+      case "context":
+        flush();
+        messages.push({ role: "user", text: `<context source="${e.source}">\n${e.text}\n</context>` });
         break;
       case "assistant_message":
         flush();

@@ -5,7 +5,7 @@ import { endedText } from "../commands/result-text";
 import { renderTerminalText } from "../commands/terminal-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { commandMeta, requireRunner } from "./run-command";
-import { defineTool, ToolError } from "./types";
+import { defineTool, field, ToolError } from "./types";
 
 export const PAGE_LINES = 400;
 export const PAGE_BYTES = 30_000;
@@ -48,7 +48,8 @@ export const commandOutputTool = defineTool({
     "Without since, shows the output after what you have already read; with since, shows lines from that line on.",
   schema,
   permission: "Bash",
-  mutates: false,
+  capabilities: { reads: true },
+  summarize: (i) => field(i, "id") ?? "",
   timeoutMs: 30_000,
   hookInput: (a) => ({ id: a.id }),
   async run(args, ctx) {

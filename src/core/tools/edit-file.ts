@@ -7,7 +7,8 @@ import { docFromString } from "../edit/text-doc";
 import { isHashlineOp, type EditInput } from "../edit/types";
 import { resolveWorkspacePath } from "../paths";
 import { readStamp, statFollow } from "./file-access";
-import { defineTool, ToolError } from "./types";
+import { diffCard } from "./cards";
+import { defineTool, field, ToolError } from "./types";
 import { commitChange } from "./commit-change";
 
 const hashlineOp = z
@@ -56,7 +57,9 @@ export const editFileTool = defineTool({
     "All edits apply or none do. The result shows the changed lines with fresh anchors, so you do not need to re-read the file.",
   schema,
   permission: "Edit",
-  mutates: true,
+  capabilities: { reads: true, writes: true },
+  summarize: (i) => field(i, "path", "file_path", "filePath") ?? "",
+  card: (o) => diffCard(o.meta),
   reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, edits: a.edits }),

@@ -103,3 +103,20 @@ export function fsRuleSource(fs: WorkspaceFs): RuleSource {
     },
   };
 }
+
+/**
+ * The absolute paths no deny rule forbids reading; content tools (grep, glob, list_files) leave
+ * the others out of what the model sees, as read_file would refuse them.
+ */
+export async function readablePaths(ctx: Pick<ToolContext, "access">, paths: readonly string[]): Promise<{ kept: Set<string>; hidden: number }> {
+  const access = ctx.access;
+  if (!access) return { kept: new Set(paths), hidden: 0 };
+  const verdicts = await Promise.all(paths.map(async (p) => [p, await access.deniedBy("Read", p)] as const));
+  const kept = new Set(verdicts.filter(([, rule]) => rule === null).map(([p]) => p));
+  return { kept, hidden: verdicts.length - kept.size };
+}
+
+/** The note a content tool adds when it left out files a deny rule covers. */
+export function hiddenNote(hidden: number, one: string, many = `${one}s`): string {
+  return `${hidden} ${hidden === 1 ? one : many} left out: a permission rule denies reading ${hidden === 1 ? "it" : "them"}.`;
+}

@@ -1,8 +1,9 @@
 /** glob: files whose path matches a glob pattern, most recently modified first. */
 import { z } from "zod";
 import { isInside, normalizePath, relativePath, resolveWorkspacePath } from "../paths";
-import { statFollow } from "./file-access";
+import { hiddenNote, readablePaths, statFollow } from "./file-access";
 import { note } from "./output";
+import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
 
 export const MAX_GLOB_RESULTS = 200;
@@ -30,7 +31,8 @@ export const globTool = defineTool({
     `modified first, at most ${MAX_GLOB_RESULTS}. Honours .gitignore; skips .git.`,
   schema,
   permission: "Glob",
-  mutates: false,
+  capabilities: { reads: true },
+  summarize: (i) => searchSummary(i),
   timeoutMs: 30_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? "." }),
   async run(args, ctx) {
@@ -42,17 +44,21 @@ export const globTool = defineTool({
     const pattern = relativePattern(args.pattern, abs);
     const res = await ctx.search.glob({ pattern, path: abs, maxResults: MAX_GLOB_RESULTS, signal: ctx.signal });
     const root = normalizePath(ctx.fs.root);
-    const paths = res.paths.map((p) => normalizePath(p)).filter((p) => isInside(root, p)).map((p) => relativePath(root, p));
+    const inside = res.paths.map((p) => normalizePath(p)).filter((p) => isInside(root, p));
+    const { kept, hidden } = await readablePaths(ctx, inside);
+    const paths = inside.filter((p) => kept.has(p)).map((p) => relativePath(root, p));
     const where = rel === "." ? "the workspace" : `"${rel}"`;
     if (paths.length === 0) {
-      return { text: `No files match "${args.pattern}" in ${where} (files ignored by .gitignore are not searched).`, meta: { paths } };
+      const left = hidden ? ` ${hiddenNote(hidden, "matching file")}` : "";
+      return { text: `No files match "${args.pattern}" in ${where} (files ignored by .gitignore are not searched).${left}`, meta: { paths, ...(hidden ? { hidden } : {}) } };
     }
     const count = `${paths.length}${res.truncated ? "+" : ""}`;
     const verb = paths.length === 1 && !res.truncated ? "file matches" : "files match";
     const parts = [`${count} ${verb} "${args.pattern}" in ${where}:`, ...paths];
+    if (hidden) parts.push(note(hiddenNote(hidden, "matching file")));
     if (res.truncated) {
       parts.push(note(`Only the ${MAX_GLOB_RESULTS} most recently modified matches are shown. Use a more specific pattern or a path to narrow the search.`));
     }
-    return { text: parts.join("\n"), meta: { paths, truncated: res.truncated } };
+    return { text: parts.join("\n"), meta: { paths, truncated: res.truncated, ...(hidden ? { hidden } : {}) } };
   },
 });

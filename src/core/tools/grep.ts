@@ -3,8 +3,9 @@ import { z } from "zod";
 import { formatHashline, hashlineReady } from "../edit/hashline";
 import { isInside, normalizePath, relativePath, resolveWorkspacePath } from "../paths";
 import type { GrepLine } from "../ports";
-import { statFollow } from "./file-access";
+import { hiddenNote, readablePaths, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
+import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
 
 export const MAX_GREP_MATCHES = 200;
@@ -51,7 +52,8 @@ export const grepTool = defineTool({
     `At most ${MAX_GREP_MATCHES} matching lines; narrow with path, glob or a more specific pattern.`,
   schema,
   permission: "Grep",
-  mutates: false,
+  capabilities: { reads: true },
+  summarize: (i) => searchSummary(i),
   timeoutMs: 60_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? ".", glob: a.glob }),
   async run(args, ctx) {
@@ -79,10 +81,13 @@ export const grepTool = defineTool({
     const root = normalizePath(ctx.fs.root);
     const where = rel === "." ? "the workspace" : `"${rel}"`;
     const filter = args.glob ? ` (files matching "${args.glob}")` : "";
-    if (res.lines.length === 0) {
-      return { text: `No matches for /${args.pattern}/ in ${where}${filter}.`, meta: { matches: 0, files: 0 } };
+    const { kept, hidden } = await readablePaths(ctx, [...new Set(res.lines.map((l) => normalizePath(l.path)))]);
+    const lines = hidden ? res.lines.filter((l) => kept.has(normalizePath(l.path))) : res.lines;
+    const hiddenText = hidden ? `\n${note(hiddenNote(hidden, "file"))}` : "";
+    if (lines.length === 0) {
+      return { text: `No matches for /${args.pattern}/ in ${where}${filter}.${hiddenText}`, meta: { matches: 0, files: 0, ...(hidden ? { hidden } : {}) } };
     }
-    const { blocks, files, matches } = render(res.lines, root);
+    const { blocks, files, matches } = render(lines, root);
     const out: string[] = [];
     let bytes = 0;
     let cut = false;
@@ -97,10 +102,11 @@ export const grepTool = defineTool({
     }
     const head = `${plural(matches, "matching line")}${res.truncated ? " (more exist)" : ""} in ${plural(files, "file")} for /${args.pattern}/ in ${where}${filter}:`;
     const parts = [head, ...out];
+    if (hidden) parts.push(note(hiddenNote(hidden, "file")));
     if (res.truncated || cut) {
       const why = cut ? `the output limit of ${MAX_OUTPUT_BYTES} bytes` : `${MAX_GREP_MATCHES} matching lines`;
       parts.push(note(`Results stop at ${why}. Narrow the search with path=, glob= or a more specific pattern to see the rest.`));
     }
-    return { text: parts.join("\n"), meta: { matches, files, truncated: res.truncated || cut } };
+    return { text: parts.join("\n"), meta: { matches, files, truncated: res.truncated || cut, ...(hidden ? { hidden } : {}) } };
   },
 });

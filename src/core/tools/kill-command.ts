@@ -4,7 +4,7 @@ import { formatDuration } from "../commands/output";
 import { endedText } from "../commands/result-text";
 import { findCommand } from "./command-output";
 import { commandMeta, requireRunner } from "./run-command";
-import { defineTool } from "./types";
+import { defineTool, field } from "./types";
 
 const schema = z.object({
   id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
@@ -17,7 +17,8 @@ export const killCommandTool = defineTool({
     "SIGTERM first, SIGKILL if it has not exited after 2 seconds. Its output stays readable with command_output.",
   schema,
   permission: "Bash",
-  mutates: true,
+  capabilities: { runs: true },
+  summarize: (i) => field(i, "id") ?? "",
   timeoutMs: 30_000,
   hookInput: (a) => ({ id: a.id }),
   async run(args, ctx) {

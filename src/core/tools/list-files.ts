@@ -4,8 +4,8 @@ import { joinPath, normalizePath, resolveWorkspacePath } from "../paths";
 import type { FileType, WorkspaceFs } from "../ports";
 import { IgnoreRules } from "./ignore-rules";
 import { note } from "./output";
-import { fsRuleSource, statFollow } from "./file-access";
-import { defineTool, ToolError } from "./types";
+import { fsRuleSource, hiddenNote, readablePaths, statFollow } from "./file-access";
+import { defineTool, field, ToolError, type ToolContext } from "./types";
 
 export const MAX_LIST_ENTRIES = 500;
 const SKIPPED = new Set([".git", "node_modules"]);
@@ -23,21 +23,24 @@ function byName(a: [string, FileType], b: [string, FileType]): number {
 
 interface Walk {
   fs: WorkspaceFs;
+  access: ToolContext["access"];
+  /** Entries left out because a deny rule covers them. */
+  hidden: number;
   maxDepth: number;
   lines: string[];
   truncated: boolean;
   signal: AbortSignal;
 }
 
-async function visible(fs: WorkspaceFs, dir: string, rules: IgnoreRules): Promise<Array<[string, FileType]>> {
-  const entries = await fs.readDir(dir);
-  return entries
-    .filter(([name, type]) => !(SKIPPED.has(name) && type !== "file") && !rules.ignores(joinPath(dir, name), type === "directory"))
-    .sort(byName);
+async function visible(w: Pick<Walk, "fs" | "access" | "hidden">, dir: string, rules: IgnoreRules): Promise<Array<[string, FileType]>> {
+  const entries = (await w.fs.readDir(dir)).filter(([name, type]) => !(SKIPPED.has(name) && type !== "file") && !rules.ignores(joinPath(dir, name), type === "directory"));
+  const { kept, hidden } = await readablePaths(w, entries.map(([name]) => joinPath(dir, name)));
+  w.hidden += hidden;
+  return entries.filter(([name]) => kept.has(joinPath(dir, name))).sort(byName);
 }
 
 async function walk(w: Walk, dir: string, rules: IgnoreRules, depth: number): Promise<void> {
-  const entries = await visible(w.fs, dir, rules);
+  const entries = await visible(w, dir, rules);
   const indent = "  ".repeat(depth - 1);
   for (const [name, type] of entries) {
     if (w.signal.aborted) throw new ToolError("list_files was cancelled.");
@@ -51,7 +54,7 @@ async function walk(w: Walk, dir: string, rules: IgnoreRules, depth: number): Pr
       continue;
     }
     if (depth >= w.maxDepth) {
-      const inner = await visible(w.fs, abs, await rules.enter(abs)).then(
+      const inner = await visible({ ...w, hidden: 0 }, abs, await rules.enter(abs)).then(
         (e) => e.length,
         () => 0,
       );
@@ -70,7 +73,8 @@ export const listFilesTool = defineTool({
     "Skips .git, node_modules and files ignored by .gitignore. Use glob to find files by name pattern.",
   schema,
   permission: "Read",
-  mutates: false,
+  capabilities: { reads: true },
+  summarize: (i) => field(i, "path") ?? ".",
   timeoutMs: 30_000,
   hookInput: (a) => ({ path: a.path ?? "." }),
   async run(args, ctx) {
@@ -84,11 +88,12 @@ export const listFilesTool = defineTool({
     const depth = args.depth ?? 2;
     const root = normalizePath(ctx.fs.root);
     const rules = await IgnoreRules.forDir(fsRuleSource(ctx.fs), root, abs);
-    const w: Walk = { fs: ctx.fs, maxDepth: depth, lines: [], truncated: false, signal: ctx.signal };
+    const w: Walk = { fs: ctx.fs, access: ctx.access, hidden: 0, maxDepth: depth, lines: [], truncated: false, signal: ctx.signal };
     await walk(w, abs, rules, 1);
     const header = `${rel === "." ? "Workspace root" : rel + "/"} (depth ${depth}):`;
     const body = w.lines.length ? w.lines : ["(empty folder)"];
     const parts = [header, ...body];
+    if (w.hidden) parts.push(note(hiddenNote(w.hidden, "entry", "entries")));
     if (w.truncated) {
       parts.push(
         note(
@@ -97,6 +102,6 @@ export const listFilesTool = defineTool({
         ),
       );
     }
-    return { text: parts.join("\n"), meta: { path: rel, entries: w.lines.length, truncated: w.truncated } };
+    return { text: parts.join("\n"), meta: { path: rel, entries: w.lines.length, truncated: w.truncated, ...(w.hidden ? { hidden: w.hidden } : {}) } };
   },
 });

@@ -4,7 +4,7 @@ import { formatHashline, hashlineReady, splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
 import { decodeText, readStamp, similarFiles, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
-import { defineTool, ToolError, type ToolContext } from "./types";
+import { defineTool, field, ToolError, type ToolContext } from "./types";
 
 export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are not loaded; grep finds lines in them. */
@@ -62,7 +62,12 @@ export const readFileTool = defineTool({
     "A range you already read is not sent again while the file is unchanged (pass force: true to get it anyway).",
   schema,
   permission: "Read",
-  mutates: false,
+  capabilities: { reads: true },
+  summarize: (i) => {
+    const path = field(i, "path", "file_path") ?? "";
+    const offset = field(i, "offset");
+    return offset ? `${path}:${offset}` : path;
+  },
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, offset: a.offset, limit: a.limit }),
   async run(args, ctx) {

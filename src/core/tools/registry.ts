@@ -148,4 +148,20 @@ export class ToolRegistry {
     lines.push(`Call ${name} again with corrected arguments: ${describeArguments(schema)}.`);
     return { ok: false, error: lines.join("\n") };
   }
+
+  /**
+   * The tool's own one-line summary of a call (model arguments or a hook-style input), for cards,
+   * approvals and the CLI; "" for an unknown tool or when the tool's summary fails.
+   */
+  summarize(name: string, input: unknown): string {
+    const tool = this.byName.get(name);
+    if (!tool) return "";
+    try {
+      const obj = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+      const text = tool.summarize(obj).replace(/\s+/g, " ").trim();
+      return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+    } catch {
+      return "";
+    }
+  }
 }

@@ -4,7 +4,8 @@ import { networkFor } from "../commands/network";
 import { formatBoundedOutput } from "../commands/output";
 import { formatCommandReport } from "../commands/result-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
-import { defineTool, ToolError, type ToolContext } from "./types";
+import { commandCard } from "./cards";
+import { defineTool, field, ToolError, type ToolContext } from "./types";
 
 /** How long a background start waits to report a command that fails at once. */
 export const BACKGROUND_SETTLE_MS = 500;
@@ -53,7 +54,9 @@ export const runCommandTool = defineTool({
     "then command_output to read the output and kill_command to stop it. Commands get no input: pass flags like --yes instead of answering prompts.",
   schema,
   permission: "Bash",
-  mutates: true,
+  capabilities: { reads: true, writes: true, runs: true },
+  summarize: (i) => field(i, "command") ?? "",
+  card: (o) => commandCard(o.meta),
   timeoutMs: 3_600_000,
   hookInput: (a) => ({
     command: a.command,

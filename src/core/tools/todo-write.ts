@@ -38,10 +38,12 @@ export const todoWriteTool = defineTool({
     "Mark an item completed as soon as it is done.",
   schema,
   permission: "TodoWrite",
-  mutates: false,
+  capabilities: {},
+  summarize: (i) => (Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? "" : "s"}` : ""),
   timeoutMs: 5_000,
   hookInput: (a) => ({ todos: a.todos }),
-  async run(args) {
+  async run(args, ctx) {
+    ctx.record({ type: "todos", todos: args.todos.map((t) => ({ content: t.content, status: t.status })) });
     return { text: renderTodos(args.todos), meta: { todos: args.todos } };
   },
 });

@@ -1,38 +1,58 @@
-/** A model-facing tool: schema, handler, timeout and permission name in one object. */
+/**
+ * A model-facing tool: schema, handler, timeout, permission name and a description of itself
+ * (what it can do, how it reads on a card, how Claude Code hooks see it) in one object. The
+ * loop, the permission modes, the panel and the CLI read these properties; nothing outside a
+ * tool's own module switches on its name.
+ */
 import type { z } from "zod";
-import type { CommandRunner } from "../commands/types";
-import type { ChangeReviewer, ReviewMode } from "../review";
-import type { Logger, Searcher, WorkspaceFs } from "../ports";
+import type { CommandConfinement } from "../commands/types";
+import type { NewEvent } from "../events";
+import type { ReviewMode } from "../review";
+import type { SessionServices } from "../ports";
 
-export interface ToolContext {
-  fs: WorkspaceFs;
-  search: Searcher;
+/** What a tool can do. A tool with none of these is read-only (allowed in plan and Restricted Mode). */
+export interface ToolCapabilities {
+  /** Reads files (of the workspace or elsewhere). */
+  reads?: boolean;
+  /** Creates, changes or deletes files. */
+  writes?: boolean;
+  /** Runs programs, or controls programs it ran. */
+  runs?: boolean;
+  /** Reaches the network (an MCP server, a web fetch). */
+  network?: boolean;
+}
+
+/** The one notion of read-only: changes nothing outside the session, runs nothing, reaches nothing. */
+export function isReadOnly(c: ToolCapabilities): boolean {
+  return !c.writes && !c.runs && !c.network;
+}
+
+export interface ToolContext extends SessionServices {
   signal: AbortSignal;
   sessionId: string;
   callId: string;
-  log: Logger;
-  /** Files the model has seen this session: absolute path -> content hash at that time (see read tracking). */
+  /** Files the model has seen this session: absolute path -> content stamp at that time (see read tracking). */
   readState: Map<string, { mtimeMs: number; size: number }>;
-  /** Runs shell commands (run_command, command_output, kill_command); absent where the host has none. */
-  commands?: CommandRunner;
-  /** Why there is no command runner (e.g. the chosen sandbox is not installed, and what to install). */
-  commandsUnavailable?: string;
-  /**
-   * Reviews proposed file changes (the extension's diff review). Absent: tools write directly.
-   * With it, edit_file/write_file compute the new content and call
-   * `reviewer.review(change, ctx.reviewMode ?? "auto", ctx.signal)`, and the outcome decides what the model is told.
-   */
-  reviewer?: ChangeReviewer;
   /** "ask" when the permission gate would ask about this edit (the review is the question), else "auto". */
   reviewMode?: ReviewMode;
+  /** Set by the permission decision for this call: how the sandbox must confine the command. */
+  confine?: CommandConfinement;
+  /** Appends an event to the session log with this call (a change put up for review, the todo list). */
+  record(event: NewEvent): void;
 }
 
 export interface ToolOutput {
   /** What the model is told. Keep it bounded (see output.ts). */
   text: string;
   isError?: boolean;
-  /** Structured details for the UI and the event log; never sent to the model. */
+  /** Structured details for the event log; never sent to the model. */
   meta?: unknown;
+}
+
+/** What a tool card shows besides the output, e.g. `exit 1`, `+3 −1`. */
+export interface ToolCard {
+  badges?: string[];
+  detail?: string;
 }
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
@@ -41,15 +61,21 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** Permission name used by permission rules and hooks (contract section 1): Read, Edit, Bash... */
   permission: string;
-  /** Does the tool change anything (files, processes)? Restricted Mode and plan mode refuse those. */
-  mutates: boolean;
+  capabilities: ToolCapabilities;
   timeoutMs: number;
   /**
-   * The tool proposes file changes through ctx.reviewer. When the gate would ask about it and a
+   * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */
   reviewable?: boolean;
-  /** The `tool_input` a Claude Code-compatible hook sees (contract section 1). */
+  /**
+   * One line for tool cards, approvals and the CLI. Gets the model's arguments as sent (possibly
+   * invalid) or the hook-style input of a permission question: read fields defensively.
+   */
+  summarize(input: Record<string, unknown>): string;
+  /** Badges for the card from the result (optional). */
+  card?(output: ToolOutput): ToolCard | undefined;
+  /** The `tool_input` a Claude Code-compatible hook sees (contract section 1); also what the permission gate checks. */
   hookInput(args: z.infer<S>): Record<string, unknown>;
   /** The `tool_response` a PostToolUse hook sees, in the shape Claude Code gives that tool (default: {output, is_error}). */
   hookResponse?(args: z.infer<S>, output: ToolOutput): unknown;
@@ -64,6 +90,23 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * A ToolError from any bundle: the extension's and the session's bundles each have their own copy
+ * of the class, so identity is by name, not by `instanceof`.
+ */
+export function isToolError(err: unknown): err is Error {
+  return err instanceof Error && err.name === "ToolError";
+}
+
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
   return def;
+}
+
+/** A string field of a tool's input, for summaries. */
+export function field(input: Record<string, unknown> | undefined, ...keys: string[]): string | undefined {
+  for (const k of keys) {
+    const v = input?.[k];
+    if (typeof v === "string" || typeof v === "number") return String(v);
+  }
+  return undefined;
 }

@@ -4,7 +4,8 @@ import { splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
 import { decodeText, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
-import { defineTool, ToolError } from "./types";
+import { diffCard } from "./cards";
+import { defineTool, field, ToolError } from "./types";
 import { commitChange } from "./commit-change";
 
 const schema = z.object({
@@ -39,7 +40,9 @@ export const writeFileTool = defineTool({
     "read it with read_file in this session; for changes to part of a file use edit_file instead.",
   schema,
   permission: "Write",
-  mutates: true,
+  capabilities: { reads: true, writes: true },
+  summarize: (i) => field(i, "path", "file_path") ?? "",
+  card: (o) => diffCard(o.meta),
   reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, content: a.content }),

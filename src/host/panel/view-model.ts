@@ -19,59 +19,18 @@ function oneLine(text: string, limit = SUMMARY_LIMIT): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
-function field(input: unknown, key: string): string | undefined {
-  if (input && typeof input === "object" && key in input) {
-    const v = (input as Record<string, unknown>)[key];
-    if (typeof v === "string" || typeof v === "number") return String(v);
-  }
-  return undefined;
-}
-
 /**
- * The short argument summary shown in a tool card header and a permission card. Accepts the
- * model's arguments ({path}) and the hook-style input permission questions carry ({file_path}).
+ * A card's one-line summary: the tool's own (recorded with the call), else the first string
+ * argument of an unknown tool — the panel never switches on tool names.
  */
-export function summarizeToolInput(name: string, input: unknown): string {
+export function cardSummary(summary: string | undefined, input: unknown): string {
+  if (summary) return oneLine(summary);
   if (typeof input === "string") return oneLine(input);
-  const pathOf = () => field(input, "path") ?? field(input, "file_path");
-  switch (name) {
-    case "read_file": {
-      const path = pathOf() ?? "";
-      const offset = field(input, "offset");
-      return oneLine(offset ? `${path}:${offset}` : path);
-    }
-    case "write_file":
-    case "edit_file":
-      return oneLine(pathOf() ?? "");
-    case "list_files":
-      return oneLine(pathOf() ?? ".");
-    case "grep":
-    case "glob": {
-      const pattern = field(input, "pattern") ?? "";
-      const path = field(input, "path");
-      return oneLine(path ? `${pattern} in ${path}` : pattern);
-    }
-    case "run_command":
-      return oneLine(field(input, "command") ?? "");
-    case "command_output":
-    case "kill_command":
-      return oneLine(field(input, "id") ?? "");
-    case "todo_write": {
-      const todos = (input as { todos?: unknown })?.todos;
-      return Array.isArray(todos) ? `${todos.length} item${todos.length === 1 ? "" : "s"}` : "";
-    }
-    case "task":
-      return oneLine(field(input, "description") ?? "");
-    case "load_skill":
-      return oneLine(field(input, "name") ?? "");
-    default: {
-      if (input && typeof input === "object") {
-        const first = Object.values(input).find((v) => typeof v === "string");
-        if (typeof first === "string") return oneLine(first);
-      }
-      return "";
-    }
+  if (input && typeof input === "object") {
+    const first = Object.values(input).find((v) => typeof v === "string");
+    if (typeof first === "string") return oneLine(first);
   }
+  return "";
 }
 
 export function formatInput(input: unknown): string {
@@ -181,7 +140,7 @@ export class SessionViewModel {
           out.push(this.put({ kind: "assistant", id: `a${e.seq}`, text: e.text, reasoning: e.reasoning || undefined }));
         }
         for (const call of e.toolCalls) {
-          out.push(this.put(this.toolItem(call.id, call.name, call.input, "pending")));
+          out.push(this.put(this.toolItem(call.id, call.name, call.input, "pending", call.summary)));
         }
         return out;
       }
@@ -190,7 +149,7 @@ export class SessionViewModel {
           callId: e.callId,
           tool: e.tool,
           permission: e.permission,
-          summary: summarizeToolInput(e.tool, e.input) || e.tool,
+          summary: cardSummary(e.summary, e.input) || e.tool,
           detail: formatInput(e.input),
           reason: e.reason,
         };
@@ -209,17 +168,21 @@ export class SessionViewModel {
           status: e.interrupted ? "interrupted" : e.isError ? (this.toolStatus(e.callId) === "denied" ? "denied" : "error") : "done",
           durationMs: e.durationMs,
           output: bound(e.output, OUTPUT_LIMIT),
+          ...(e.card?.badges?.length ? { badges: e.card.badges } : {}),
         });
-      case "edit_applied":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `${e.partial ? "Partly applied" : "Applied"} edit to ${e.path}` })];
-      case "edit_rejected":
-        return [
-          this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `Edit to ${e.path} rejected${e.message ? `: ${e.message}` : ""}` }),
-        ];
+      case "review_proposed":
+        if (e.mode !== "ask") return [];
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Proposed a change to ${e.relPath}: review it in the editor.` })];
+      case "review_decision":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.status === "accepted" ? "info" : "warning", text: reviewText(e) })];
+      case "mode_change":
+        this.modeName = e.mode;
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Permission mode: ${e.mode} (was ${e.from}).` })];
+      case "extension":
+        if (e.outcome !== "error") return [];
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `${e.name} failed at ${e.point}: ${e.detail ?? "(no message)"}. The session goes on without it.` })];
       case "error":
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "error", text: e.message })];
-      case "compaction":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: "Earlier conversation was summarised to save context." })];
       case "usage": {
         const u = this.usageView;
         const cost = e.costUsd === undefined ? u.costUsd : (u.costUsd ?? 0) + e.costUsd;
@@ -238,15 +201,13 @@ export class SessionViewModel {
         return [];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
-      case "edit_proposed":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Proposed a change to ${e.path}: review it in the editor.` })];
       default:
         return [];
     }
   }
 
-  private toolItem(callId: string, name: string, input: unknown, status: ToolItem["status"]): ToolItem {
-    return { kind: "tool", id: callId, name, summary: summarizeToolInput(name, input), status, input: formatInput(input) };
+  private toolItem(callId: string, name: string, input: unknown, status: ToolItem["status"], summary?: string): ToolItem {
+    return { kind: "tool", id: callId, name, summary: cardSummary(summary, input), status, input: formatInput(input) };
   }
 
   private toolStatus(callId: string): ToolItem["status"] | undefined {
@@ -276,5 +237,21 @@ export class SessionViewModel {
     if (!this.byId.has(item.id)) this.order.push(item.id);
     this.byId.set(item.id, item);
     return item;
+  }
+}
+
+type ReviewDecisionEvent = Extract<SessionEvent, { type: "review_decision" }>;
+
+function reviewText(e: ReviewDecisionEvent): string {
+  const who = e.by === "mode" ? "by the permission mode" : "by you";
+  switch (e.status) {
+    case "accepted":
+      return `Change to ${e.path} accepted ${who}${e.userEdited ? " (with your edits)" : ""}.`;
+    case "partial":
+      return `Change to ${e.path} partly accepted ${who}${e.hunks ? `: ${e.hunks.accepted} hunk(s) applied, ${e.hunks.rejected} rejected` : ""}.`;
+    case "rejected":
+      return `Change to ${e.path} rejected ${who}${e.message ? `: ${e.message}` : ""}.`;
+    default:
+      return `Change to ${e.path} could not be reviewed${e.message ? `: ${e.message}` : ""}.`;
   }
 }

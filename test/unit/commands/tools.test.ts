@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { commandOutputTool } from "../../../src/core/tools/command-output";
 import { killCommandTool } from "../../../src/core/tools/kill-command";
 import { runCommandTool } from "../../../src/core/tools/run-command";
-import { ToolError } from "../../../src/core/tools/types";
+import { isReadOnly, ToolError } from "../../../src/core/tools/types";
 import { createNodeCommandRunner, type NodeCommandRunner } from "../../../src/node/commands/runner";
 import { createNoSandbox } from "../../../src/node/commands/sandbox/none";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
@@ -91,7 +91,7 @@ describe("run_command", () => {
     expect(runCommandTool.hookInput({ command: "ls", timeout_s: 2, background: true })).toEqual({ command: "ls", timeout: 2000, run_in_background: true });
     expect(runCommandTool.hookInput({ command: "ls" })).toEqual({ command: "ls", timeout: undefined, run_in_background: false });
     expect(runCommandTool.permission).toBe("Bash");
-    expect(runCommandTool.mutates).toBe(true);
+    expect(isReadOnly(runCommandTool.capabilities)).toBe(false);
   });
 
   it("refuses with a clear message when the host has no command runner", async () => {

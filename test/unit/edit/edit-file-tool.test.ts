@@ -6,7 +6,7 @@ import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import { silentLogger, type Searcher } from "../../../src/core/ports";
 import { editFileTool } from "../../../src/core/tools/edit-file";
 import { ToolRegistry } from "../../../src/core/tools/registry";
-import { ToolError, type ToolContext } from "../../../src/core/tools/types";
+import { isReadOnly, ToolError, type ToolContext } from "../../../src/core/tools/types";
 import { createNodeWorkspaceFs } from "../../../src/node/node-fs";
 
 const noSearch: Searcher = {
@@ -28,6 +28,7 @@ beforeEach(() => {
     callId: "c",
     log: silentLogger,
     readState: new Map(),
+    record: () => {},
   };
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -51,7 +52,7 @@ describe("edit_file tool", () => {
   it("declares the contract's permission, hook input and mutation flag", () => {
     expect(editFileTool.name).toBe("edit_file");
     expect(editFileTool.permission).toBe("Edit");
-    expect(editFileTool.mutates).toBe(true);
+    expect(isReadOnly(editFileTool.capabilities)).toBe(false);
     const edits = [{ old_string: "a", new_string: "b" }];
     expect(editFileTool.hookInput({ path: "x.ts", edits })).toEqual({ file_path: "x.ts", edits });
   });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentSession, type AgentSessionOptions } from "../../../src/core/loop/agent-session";
-import { RESTRICTED_REASON } from "../../../src/core/loop/default-gate";
+import { RESTRICTED_REASON } from "../../../src/core/permissions/mode-default";
 import type { Approver, PermissionQuestion } from "../../../src/core/loop/types";
 import type { HookRunner } from "../../../src/core/hooks/run-hooks";
 import type { HookEventFields, HookEventName, HookOutcome } from "../../../src/core/hooks/types";
-import type { Searcher, WorkspaceFs } from "../../../src/core/ports";
+import { silentLogger, type Searcher, type WorkspaceFs } from "../../../src/core/ports";
 import { ProviderError } from "../../../src/core/providers/types";
 import { NOT_RUN_TEXT, projectConversation } from "../../../src/core/session/projection";
 import { parseLog } from "../../../src/core/session/session-log";
@@ -24,7 +24,8 @@ function makeTools(counter: { runs: Record<string, number> }): ToolDefinition[] 
       description: "reads",
       schema: z.object({ key: z.string() }),
       permission: "Read",
-      mutates: false,
+      capabilities: { reads: true },
+      summarize: () => "",
       timeoutMs: 1000,
       hookInput: (a) => ({ key: a.key }),
       async run(a) {
@@ -38,7 +39,8 @@ function makeTools(counter: { runs: Record<string, number> }): ToolDefinition[] 
       description: "writes",
       schema: z.object({ path: z.string() }),
       permission: "Write",
-      mutates: true,
+      capabilities: { writes: true },
+      summarize: () => "",
       timeoutMs: 1000,
       hookInput: (a) => ({ file_path: a.path }),
       async run(a) {
@@ -51,7 +53,8 @@ function makeTools(counter: { runs: Record<string, number> }): ToolDefinition[] 
       description: "waits",
       schema: z.object({ ms: z.number() }),
       permission: "Read",
-      mutates: false,
+      capabilities: { reads: true },
+      summarize: () => "",
       timeoutMs: 300,
       hookInput: () => ({}),
       run: (a, ctx) =>
@@ -77,8 +80,7 @@ function setup(turns: FakeTurn[], extra: Partial<AgentSessionOptions> = {}) {
     store,
     provider,
     tools: makeTools(counter),
-    fs,
-    search,
+    services: { fs, search, log: silentLogger },
     approver: allowAll,
     retry: { maxRetries: 0 },
     ...extra,
@@ -251,7 +253,8 @@ describe("AgentSession with a change reviewer", () => {
       description: "proposes a change",
       schema: z.object({ path: z.string() }),
       permission: "Edit",
-      mutates: true,
+      capabilities: { writes: true },
+      summarize: () => "",
       reviewable: true,
       timeoutMs: 1000,
       hookInput: (a) => ({ file_path: a.path }),
@@ -269,7 +272,7 @@ describe("AgentSession with a change reviewer", () => {
       const { opts } = setup([toolTurn({ id: "c1", name: "propose", input: { path: "a.ts" } }), textTurn("ok")], {
         tools: [reviewTool(modes)],
         permissionMode: mode,
-        toolContext: { reviewer },
+        services: { fs, search, log: silentLogger, reviewer },
         approver: { ask: async () => (asked++, { decision: "allow" }) },
       });
       const s = await AgentSession.create(opts);
@@ -286,7 +289,8 @@ describe("AgentSession with a change reviewer", () => {
       description: "proposes a change",
       schema: z.object({}),
       permission: "Edit",
-      mutates: true,
+      capabilities: { writes: true },
+      summarize: () => "",
       reviewable: true,
       timeoutMs: 50,
       hookInput: () => ({}),
@@ -294,7 +298,7 @@ describe("AgentSession with a change reviewer", () => {
     });
     const { opts, provider } = setup([toolTurn({ id: "c1", name: "propose", input: {} }), textTurn("ok")], {
       tools: [slowReview],
-      toolContext: () => ({ reviewer: { review: async () => ({ status: "accepted" as const, finalContent: "" }) } }),
+      services: () => ({ fs, search, log: silentLogger, reviewer: { review: async () => ({ status: "accepted" as const, finalContent: "" }) } }),
     });
     const s = await AgentSession.create(opts);
     await s.send("go");

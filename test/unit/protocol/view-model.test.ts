@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { SessionViewModel, summarizeToolInput } from "../../../src/host/panel/view-model";
+import { cardSummary, SessionViewModel } from "../../../src/host/panel/view-model";
+import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { ToolRegistry } from "../../../src/core/tools/registry";
 
 function log(events: NewEvent[]): SessionEvent[] {
   return events.map((e, seq) => ({ ...e, seq, ts: `2026-11-30T00:00:${String(seq).padStart(2, "0")}Z` }) as SessionEvent);
@@ -116,33 +118,43 @@ describe("SessionViewModel", () => {
     expect(tool.kind === "tool" && tool.output).toContain("(12000 more characters)");
   });
 
-  it("turns errors, edits and compaction into notices", () => {
+  it("turns errors, review decisions, mode changes and extension failures into notices", () => {
     const vm = new SessionViewModel(
       log([
         start,
         { type: "error", message: "rate limited: retry in 5 s", code: "rate_limit" },
-        { type: "edit_applied", editId: "e1", path: "src/a.ts" },
-        { type: "edit_rejected", editId: "e2", path: "src/b.ts", message: "wrong file" },
-        { type: "compaction", summary: "…", upToSeq: 3 },
+        { type: "review_decision", editId: "e1", path: "src/a.ts", status: "accepted", by: "user" },
+        { type: "review_decision", editId: "e2", path: "src/b.ts", status: "rejected", by: "user", message: "wrong file" },
+        { type: "mode_change", mode: "plan", from: "default", by: "user" },
+        { type: "extension", name: "lessons", point: "request.prepare", outcome: "error", detail: "bad lesson" },
       ]),
     );
     expect(vm.items().items).toEqual([
       { kind: "notice", id: "n1", level: "error", text: "rate limited: retry in 5 s" },
-      { kind: "notice", id: "n2", level: "info", text: "Applied edit to src/a.ts" },
-      { kind: "notice", id: "n3", level: "warning", text: "Edit to src/b.ts rejected: wrong file" },
-      { kind: "notice", id: "n4", level: "info", text: "Earlier conversation was summarised to save context." },
+      { kind: "notice", id: "n2", level: "info", text: "Change to src/a.ts accepted by you." },
+      { kind: "notice", id: "n3", level: "warning", text: "Change to src/b.ts rejected by you: wrong file." },
+      { kind: "notice", id: "n4", level: "info", text: "Permission mode: plan (was default)." },
+      { kind: "notice", id: "n5", level: "warning", text: "lessons failed at request.prepare: bad lesson. The session goes on without it." },
     ]);
+    expect(vm.mode).toBe("plan");
   });
 });
 
-describe("summarizeToolInput", () => {
-  it("picks the argument that identifies each tool call", () => {
-    expect(summarizeToolInput("read_file", { path: "src/a.ts", offset: 40 })).toBe("src/a.ts:40");
-    expect(summarizeToolInput("grep", { pattern: "TODO", path: "src" })).toBe("TODO in src");
-    expect(summarizeToolInput("write_file", { file_path: "notes.md", content: "x" })).toBe("notes.md");
-    expect(summarizeToolInput("todo_write", { todos: [{}, {}] })).toBe("2 items");
-    expect(summarizeToolInput("mcp__gh__search", { query: "bug" })).toBe("bug");
-    expect(summarizeToolInput("run_command", { command: `echo ${"a".repeat(200)}` })).toHaveLength(100);
-    expect(summarizeToolInput("run_command", "not json")).toBe("not json");
+describe("tool summaries", () => {
+  it("each tool picks the argument that identifies its call", () => {
+    const reg = new ToolRegistry(createBuiltinTools());
+    expect(reg.summarize("read_file", { path: "src/a.ts", offset: 40 })).toBe("src/a.ts:40");
+    expect(reg.summarize("grep", { pattern: "TODO", path: "src" })).toBe("TODO in src");
+    expect(reg.summarize("write_file", { file_path: "notes.md", content: "x" })).toBe("notes.md");
+    expect(reg.summarize("todo_write", { todos: [{}, {}] })).toBe("2 items");
+    expect(reg.summarize("mcp__gh__search", { query: "bug" })).toBe("");
+    expect(reg.summarize("run_command", "not json")).toBe("");
+  });
+
+  it("the card shows the tool's summary, else the first string argument, on one bounded line", () => {
+    expect(cardSummary("src/a.ts:40", { path: "src/a.ts" })).toBe("src/a.ts:40");
+    expect(cardSummary(undefined, { query: "bug" })).toBe("bug");
+    expect(cardSummary(`echo ${"a".repeat(200)}`, {})).toHaveLength(100);
+    expect(cardSummary(undefined, "not json")).toBe("not json");
   });
 });

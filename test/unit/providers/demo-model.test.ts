@@ -50,7 +50,7 @@ async function drive(provider: Provider, prompt: string): Promise<{ toolNames: s
       if (!v.ok) throw new Error(`demo model sent invalid ${c.name} input: ${v.error}`);
       const ctx = {
         fs: wfs, search: undefined as never, signal: new AbortController().signal, sessionId: "s", callId: c.id,
-        log: silentLogger, readState: new Map(),
+        log: silentLogger, readState: new Map(), record: () => {},
       } as ToolContext;
       const out = await registry.get(c.name)!.run(v.args, ctx);
       messages.push({ role: "tool", callId: c.id, name: c.name, content: out.text, isError: out.isError ?? false });

@@ -122,9 +122,10 @@ describe("ToolRegistry", () => {
           .min(1),
       }),
       permission: "Edit",
-      mutates: true,
+      capabilities: { writes: true },
+      summarize: () => "",
       timeoutMs: 1000,
-      hookInput: (a) => a,
+      hookInput: (a) => a as Record<string, unknown>,
       run: async () => ({ text: "ok" }),
     });
     const reg = new ToolRegistry([unionTool]);

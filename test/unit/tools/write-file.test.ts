@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
-import type { ToolContext } from "../../../src/core/tools/types";
+import { isReadOnly, type ToolContext } from "../../../src/core/tools/types";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
 
 const tools = createBuiltinTools();
@@ -94,7 +94,7 @@ describe("write_file", () => {
 
   it("is a mutating tool with the Write permission and Claude Code hook input", () => {
     const tool = tools.find((t) => t.name === "write_file")!;
-    expect(tool.mutates).toBe(true);
+    expect(isReadOnly(tool.capabilities)).toBe(false);
     expect(tool.permission).toBe("Write");
     expect(tool.hookInput({ path: "a", content: "b" })).toEqual({ file_path: "a", content: "b" });
   });

@@ -1,0 +1,179 @@
+/**
+ * Typed extension points of the agent loop. Every mechanism that acts on a session — the
+ * permission gate, Claude Code–compatible hooks, lessons, compaction, breakers, checkpoints,
+ * MCP — is an Extension that registers handlers on these points; the loop knows only the points.
+ *
+ * Handlers of one point run one after another, highest priority first (stable for equal
+ * priorities); a handler may stop propagation (no later handler of that point runs for this
+ * occurrence). A handler that throws is contained: the failure is logged, recorded as an
+ * `extension` event and the others go on — the session never dies of it.
+ */
+import type { CommandConfinement } from "../commands/types";
+import type { NewEvent, SessionEvent, ToolCallRecord } from "../events";
+import type { PermissionDecision, PermissionMode } from "../loop/types";
+import type { Disposable, SessionServices } from "../ports";
+import type { ModelMessage } from "../providers/types";
+import type { ToolDefinition, ToolOutput } from "../tools/types";
+
+/** What an extension may know about the session it is part of. */
+export interface SessionInfo {
+  readonly id: string;
+  readonly mode: PermissionMode;
+  /** false in Restricted Mode (an untrusted workspace). */
+  readonly trusted: boolean;
+  readonly provider: string;
+  readonly model: string;
+  /** Every event of the log so far. */
+  events(): readonly SessionEvent[];
+  readonly services: SessionServices;
+}
+
+/** A permission answer from an extension (the gate, a hook, a policy). */
+export interface ExtensionDecision {
+  decision: PermissionDecision["decision"];
+  reason: string;
+  by: PermissionDecision["by"] | "extension";
+  rule?: string | null;
+  /**
+   * true for the mode's default answer ("edits ask in default mode"): an explicit allow from
+   * another extension (a hook) may lift it. A rule's or a hook's ask is not overridable, and a
+   * deny never is.
+   */
+  overridable?: boolean;
+  confine?: CommandConfinement;
+}
+
+export interface ToolBeforeInput {
+  call: ToolCallRecord;
+  tool: ToolDefinition;
+  /** Validated arguments, as rewritten by the handlers before this one. */
+  args: unknown;
+}
+
+export interface ToolBeforeResult {
+  decision?: ExtensionDecision;
+  /** New arguments (validated again by the loop; invalid ones refuse the call). */
+  args?: unknown;
+  /** Text given to the model with the tool's result. */
+  context?: string[];
+  /** Ends the turn at once (Claude `continue: false`); shown to the user as the reason. */
+  stop?: string;
+}
+
+export interface PermissionRequestInput {
+  call: ToolCallRecord;
+  tool: ToolDefinition;
+  args: unknown;
+  /** Why the decision is "ask". */
+  reason: string;
+}
+
+export interface PermissionRequestResult {
+  /** Answers the question instead of the user (a PermissionRequest hook); absent: the user is asked. */
+  decision?: "allow" | "deny";
+  message?: string;
+  /** Logged as who decided (default "extension"). */
+  by?: "hook" | "extension";
+}
+
+export interface ToolAfterInput {
+  call: ToolCallRecord;
+  tool: ToolDefinition;
+  args: unknown;
+  output: ToolOutput;
+  durationMs: number;
+}
+
+export interface ToolAfterResult {
+  /** Replaces the text the model is told (later handlers see the replacement). */
+  text?: string;
+  /** Appended to the text the model is told. */
+  append?: string[];
+}
+
+export interface TurnAfterInput {
+  /** 0-based assistant turn within this send()/continue(). */
+  turn: number;
+  text: string;
+  toolCalls: readonly ToolCallRecord[];
+  /** The model asked for no tool: the loop is about to finish. */
+  final: boolean;
+  /** How many times extensions have already kept the loop going after a final turn (this send). */
+  continued: number;
+}
+
+export interface TurnAfterResult {
+  /** Ends the loop; shown to the user as the reason (e.g. "stopped by a hook: tests pass"). */
+  stop?: string;
+  /** Keeps the agent going with this message to the model (logged as a user message from the extension). */
+  nudge?: string;
+  /** Who the nudge is from in the log (default "extension"). */
+  by?: "hook" | "extension";
+}
+
+export interface ContextMessage {
+  /** Who adds it, e.g. "lessons", "hooks". Shown in the log and the transcript. */
+  source: string;
+  text: string;
+}
+
+/** The points, with what each handler gets and may return. */
+export interface ExtensionPoints {
+  "session.start": { input: { source: "startup" | "resume" }; result: { context?: string[] } };
+  "session.end": { input: { reason: string }; result: void };
+  /** A user message is about to be sent (Claude UserPromptSubmit): may block it or add context. */
+  "prompt.submit": { input: { text: string }; result: { block?: string; context?: string[] } };
+  /**
+   * Before each model request. Handlers may append context messages (logged as `context`
+   * events, so later requests carry them at the same place); the existing prefix is never changed.
+   */
+  "request.prepare": { input: { turn: number; messages: readonly ModelMessage[] }; result: { append?: ContextMessage[] } };
+  "turn.after": { input: TurnAfterInput; result: TurnAfterResult };
+  "tool.before": { input: ToolBeforeInput; result: ToolBeforeResult };
+  /** The decision is "ask" and no review answers it: an extension may answer before the user is asked. */
+  "permission.request": { input: PermissionRequestInput; result: PermissionRequestResult };
+  "tool.after": { input: ToolAfterInput; result: ToolAfterResult };
+  /** Before a compaction (issue: context engineering): may add instructions or veto it. */
+  compaction: { input: { trigger: "manual" | "auto" }; result: { veto?: string; instructions?: string[] } };
+}
+
+export type PointName = keyof ExtensionPoints;
+export type PointInput<P extends PointName> = ExtensionPoints[P]["input"];
+export type PointResult<P extends PointName> = ExtensionPoints[P]["result"];
+
+export interface HandlerContext {
+  readonly session: SessionInfo;
+  readonly signal: AbortSignal;
+  /** No later handler of this point runs for this occurrence. */
+  stopPropagation(): void;
+}
+
+export type Handler<P extends PointName> = (
+  input: PointInput<P>,
+  ctx: HandlerContext,
+) => PointResult<P> | void | undefined | Promise<PointResult<P> | void | undefined>;
+
+export interface HandlerOptions {
+  /** Higher runs first; default 0. */
+  priority?: number;
+  /**
+   * If the handler throws on tool.before, the call is not allowed silently: it asks (the
+   * permission gate and guards register with this). Elsewhere a failure is only reported.
+   */
+  failClosed?: boolean;
+}
+
+/** What an extension gets when it is set up for one session. */
+export interface ExtensionApi {
+  readonly session: SessionInfo;
+  on<P extends PointName>(point: P, handler: Handler<P>, opts?: HandlerOptions): Disposable;
+  /** Appends an event to the session log (e.g. a lesson injected, a breaker opened). */
+  record(event: NewEvent): void;
+}
+
+/** A mechanism that plugs into the loop. `setup` runs once per session, before session.start. */
+export interface Extension {
+  /** Unique and stable: it names the extension in events, logs and errors. */
+  name: string;
+  setup(api: ExtensionApi): void | Disposable | Promise<void | Disposable>;
+}

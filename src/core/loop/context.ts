@@ -1,0 +1,81 @@
+/** What every step of the loop works over: one object per session, built by AgentSession. */
+import type { LoopState, NewEvent, SessionEvent } from "../events";
+import type { ExtensionRegistry } from "../extensions/registry";
+import type { SessionInfo } from "../extensions/types";
+import type { Logger, SessionServices } from "../ports";
+import type { Provider } from "../providers/types";
+import type { SessionLog } from "../session/session-log";
+import type { ToolRegistry } from "../tools/registry";
+import type { ToolContext } from "../tools/types";
+import type { Approver, PermissionMode, StreamDelta } from "./types";
+
+export interface LoopLimits {
+  /** Assistant turns per send() before the loop stops. */
+  maxTurns: number;
+  /** No event from the provider for this long aborts the request. */
+  thinkingIdleMs: number;
+  /** An unanswered permission question is denied after this long (undefined: wait). */
+  waitingUserMs?: number;
+  retry?: { maxRetries?: number; baseDelayMs?: number; maxDelayMs?: number };
+}
+
+export interface LoopContext {
+  readonly id: string;
+  readonly sessionLog: SessionLog;
+  readonly system: string;
+  readonly provider: Provider;
+  readonly registry: ToolRegistry;
+  readonly services: SessionServices;
+  readonly extensions: ExtensionRegistry;
+  readonly approver: Approver;
+  readonly log: Logger;
+  readonly readState: ToolContext["readState"];
+  readonly limits: LoopLimits;
+  readonly info: SessionInfo;
+  mode(): PermissionMode;
+  /** Appends to the log and tells the listeners. */
+  append(event: NewEvent): SessionEvent;
+  setState(state: LoopState, detail?: string): void;
+  emitDelta(delta: StreamDelta): void;
+}
+
+/** An extension ended the turn (Claude hooks' `continue: false`): the loop finishes as done. */
+export class LoopStop extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "LoopStop";
+  }
+}
+
+/** Seconds for messages: whole seconds, or one decimal below 10 s. */
+export function seconds(ms: number): string {
+  return ms >= 10_000 ? String(Math.round(ms / 1000)) : String(Math.round(ms / 100) / 10);
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts (an approver may never answer). */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** A child controller aborted with its parent. */
+export function childController(parent: AbortSignal): { controller: AbortController; release: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener("abort", onAbort, { once: true });
+  return { controller, release: () => parent.removeEventListener("abort", onAbort) };
+}

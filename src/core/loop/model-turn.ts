@@ -1,0 +1,105 @@
+/** One model request: request.prepare, the provider stream, and the assistant message it logs. */
+import type { ToolCallRecord, Usage } from "../events";
+import { costOf } from "../providers/pricing";
+import { withRetries } from "../providers/retry";
+import { ProviderError } from "../providers/types";
+import { projectConversation } from "../session/projection";
+import { childController, seconds, type LoopContext } from "./context";
+
+export interface ModelReply {
+  text: string;
+  toolCalls: ToolCallRecord[];
+}
+
+/** Context the extensions append before a request, logged so later requests carry it at the same place. */
+async function prepare(ctx: LoopContext, turn: number, signal: AbortSignal): Promise<void> {
+  if (!ctx.extensions.has("request.prepare")) return;
+  const messages = projectConversation(ctx.sessionLog.events);
+  for (const out of await ctx.extensions.run("request.prepare", { turn, messages }, { signal })) {
+    for (const m of out.result?.append ?? []) {
+      if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text });
+    }
+  }
+}
+
+export async function modelTurn(ctx: LoopContext, turn: number, signal: AbortSignal): Promise<ModelReply> {
+  await prepare(ctx, turn, signal);
+  ctx.setState("thinking");
+  const idleMs = ctx.limits.thinkingIdleMs;
+  const { controller: request, release } = childController(signal);
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let idleExpired = false;
+  const armIdle = () => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idleExpired = true;
+      request.abort(new DOMException("provider idle timeout", "TimeoutError"));
+    }, idleMs);
+  };
+  const provider = withRetries(ctx.provider, {
+    ...ctx.limits.retry,
+    onRetry: ({ error: err, attempt, delayMs }) => {
+      ctx.log.warn(`provider ${err.kind} (${err.message}); retry ${attempt} in ${delayMs} ms`);
+      ctx.append({ type: "error", message: `${err.message} — retrying in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`, code: err.kind, retryable: true });
+      armIdle();
+    },
+  });
+  let text = "";
+  let reasoning = "";
+  const toolCalls: ToolCallRecord[] = [];
+  let usage: Usage | undefined;
+  let stopReason: string | undefined;
+  const started = Date.now();
+  armIdle();
+  try {
+    for await (const ev of provider.stream({
+      system: ctx.system,
+      messages: projectConversation(ctx.sessionLog.events),
+      tools: ctx.registry.specs(),
+      signal: request.signal,
+    })) {
+      armIdle();
+      switch (ev.type) {
+        case "text_delta":
+          text += ev.text;
+          ctx.emitDelta({ type: "text", text: ev.text });
+          break;
+        case "reasoning_delta":
+          reasoning += ev.text;
+          ctx.emitDelta({ type: "reasoning", text: ev.text });
+          break;
+        case "tool_call":
+          toolCalls.push({ id: ev.id, name: ev.name, input: ev.input, ...summaryOf(ctx, ev.name, ev.input) });
+          break;
+        case "usage":
+          usage = ev.usage;
+          break;
+        case "done":
+          stopReason = ev.stopReason;
+          break;
+      }
+    }
+  } catch (err) {
+    if (signal.aborted) {
+      // Keep what the user already saw: the partial answer is part of the record.
+      if (text || reasoning) ctx.append({ type: "assistant_message", text, reasoning: reasoning || undefined, toolCalls: [], stopReason: "cancelled" });
+      throw err;
+    }
+    if (idleExpired) {
+      throw new ProviderError("network", `No response from ${ctx.provider.id} (${ctx.provider.model}) for ${seconds(idleMs)} s; the request was abandoned. Send a message to try again.`);
+    }
+    throw err;
+  } finally {
+    clearTimeout(idleTimer);
+    release();
+  }
+  ctx.log.info(`model turn: ${Date.now() - started} ms, ${toolCalls.length} tool call(s), stop=${stopReason ?? "?"}`);
+  ctx.append({ type: "assistant_message", text, reasoning: reasoning || undefined, toolCalls, stopReason });
+  if (usage) ctx.append({ type: "usage", usage, model: ctx.provider.model, costUsd: costOf(ctx.provider.model, usage) });
+  return { text, toolCalls };
+}
+
+function summaryOf(ctx: LoopContext, name: string, input: unknown): { summary?: string } {
+  const summary = ctx.registry.summarize(name, input);
+  return summary ? { summary } : {};
+}

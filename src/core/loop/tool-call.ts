@@ -1,0 +1,167 @@
+/**
+ * One tool call: validate → tool.before (extensions may rewrite the input, decide, add context,
+ * stop) → the decision (gate, review, user) → run with its timeout and cancellation → tool.after
+ * (extensions may observe or rewrite the result) → tool_result. Never throws except on
+ * cancellation or an extension's stop.
+ */
+import type { ToolCallRecord } from "../events";
+import type { ExtensionDecision, ToolBeforeInput } from "../extensions/types";
+import type { ReviewMode } from "../review";
+import { isToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "../tools/types";
+import { childController, LoopStop, seconds, type LoopContext } from "./context";
+import { decideCall } from "./permission";
+
+interface Before {
+  args: unknown;
+  decisions: ExtensionDecision[];
+  context: string[];
+}
+
+/** tool.before: each handler sees the arguments as rewritten before it; rewrites are validated again. */
+async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRecord, args: unknown, signal: AbortSignal): Promise<Before | { error: string }> {
+  const out: Before = { args, decisions: [], context: [] };
+  let invalid: string | undefined;
+  const outcomes = await ctx.extensions.run(
+    "tool.before",
+    { call, tool: def, args },
+    {
+      signal,
+      next: (input: ToolBeforeInput, result) => {
+        if (result.args === undefined || invalid) return input;
+        const checked = ctx.registry.validate(def.name, result.args);
+        if (!checked.ok) {
+          invalid = checked.error;
+          return input;
+        }
+        return { ...input, args: checked.args };
+      },
+    },
+  );
+  for (const o of outcomes) {
+    if (o.error !== undefined) {
+      // A failed policy never lets the call through silently.
+      if (o.failClosed) out.decisions.push({ decision: "ask", by: "extension", reason: `The permission check (${o.extension}) failed (${o.error}), so Yoke asks.` });
+      continue;
+    }
+    const r = o.result;
+    if (!r) continue;
+    if (r.args !== undefined && !invalid) {
+      const checked = ctx.registry.validate(def.name, r.args);
+      if (checked.ok) {
+        out.args = checked.args;
+        ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
+      }
+    }
+    if (r.decision) out.decisions.push(r.decision);
+    if (r.context?.length) out.context.push(...r.context);
+    if (r.stop !== undefined) {
+      ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "stopped", callId: call.id, detail: r.stop });
+      throw new LoopStop(r.stop);
+    }
+  }
+  if (invalid) return { error: `An extension changed the arguments of ${def.name} into invalid ones, so it was not run: ${invalid}` };
+  return out;
+}
+
+/** tool.after: handlers may replace or extend the text the model is told. */
+async function afterCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRecord, args: unknown, output: ToolOutput, durationMs: number, signal: AbortSignal): Promise<string> {
+  if (!ctx.extensions.has("tool.after")) return output.text;
+  let text = output.text;
+  const appended: string[] = [];
+  const outcomes = await ctx.extensions.run("tool.after", { call, tool: def, args, output, durationMs }, { signal, next: (input, r) => (r.text === undefined ? input : { ...input, output: { ...input.output, text: r.text } }) });
+  for (const o of outcomes) {
+    if (!o.result) continue;
+    if (o.result.text !== undefined && o.result.text !== text) {
+      text = o.result.text;
+      ctx.append({ type: "extension", name: o.extension, point: "tool.after", outcome: "rewrote_output", callId: call.id });
+    }
+    appended.push(...(o.result.append ?? []).filter((t) => t.trim()));
+  }
+  return appended.length ? `${text}\n\n${appended.join("\n\n")}` : text;
+}
+
+export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
+  const result = (output: string, isError: boolean, durationMs = 0, out?: ToolOutput) => {
+    const card = out && def?.card ? safeCard(ctx, def, out) : undefined;
+    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs, ...(out?.meta === undefined ? {} : { meta: out.meta }), ...(card ? { card } : {}) });
+  };
+  const def = ctx.registry.get(call.name);
+  const checked = ctx.registry.validate(call.name, call.input);
+  if (!def || !checked.ok) {
+    result(checked.ok ? `Unknown tool "${call.name}".` : checked.error, true);
+    return;
+  }
+  const before = await beforeCall(ctx, def, call, checked.args, signal);
+  if ("error" in before) {
+    result(before.error, true);
+    return;
+  }
+  const { args } = before;
+  const decision = await decideCall(ctx, def, call, args, before.decisions, signal);
+  if (decision.decision !== "allow") {
+    result([decision.message, ...before.context].join("\n\n"), true);
+    return;
+  }
+  // A change the user already approved (rule, mode or answer) is applied at once, still listed and revertable.
+  const reviewMode: ReviewMode = decision.review ?? "auto";
+  ctx.append({ type: "tool_call", callId: call.id, name: call.name, input: args });
+  ctx.setState("waiting_tool", call.name);
+  const started = Date.now();
+  const { controller, release } = childController(signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A change under review waits for the user, not for the tool: no timeout then (Stop still works).
+  const timeout = new Promise<never>((_, reject) => {
+    if (reviewMode === "ask") return;
+    timer = setTimeout(() => {
+      reject(new TimeoutError(`${call.name} did not finish within ${seconds(def.timeoutMs)} s and was stopped.`));
+      controller.abort(new DOMException("tool timeout", "TimeoutError"));
+    }, def.timeoutMs);
+  });
+  const aborted = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason);
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+  });
+  try {
+    const toolCtx: ToolContext = {
+      ...ctx.services,
+      signal: controller.signal,
+      sessionId: ctx.id,
+      callId: call.id,
+      readState: ctx.readState,
+      reviewMode,
+      ...(decision.confine ? { confine: decision.confine } : {}),
+      record: (event) => void ctx.append(event),
+    };
+    const out = await Promise.race([def.run(args, toolCtx), timeout, aborted]);
+    const duration = Date.now() - started;
+    const text = await afterCall(ctx, def, call, args, out, duration, signal);
+    result(before.context.length ? `${text}\n\n${before.context.join("\n\n")}` : text, out.isError ?? false, duration, out);
+  } catch (err) {
+    const duration = Date.now() - started;
+    if (signal.aborted) {
+      result(`Cancelled by the user after ${(duration / 1000).toFixed(1)} s; ${call.name} was stopped and its effects may be partial.`, true, duration);
+      throw signal.reason;
+    }
+    if (err instanceof LoopStop) throw err;
+    const failed: ToolOutput = { text: isToolError(err) || err instanceof TimeoutError ? err.message : `${call.name} failed with an internal error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    if (!isToolError(err) && !(err instanceof TimeoutError)) ctx.log.error(`tool ${call.name} failed`, err);
+    // Extensions see failures too (Claude's PostToolUseFailure).
+    const text = await afterCall(ctx, def, call, args, failed, duration, signal).catch(() => failed.text);
+    result(text, true, duration);
+  } finally {
+    clearTimeout(timer);
+    release();
+  }
+}
+
+class TimeoutError extends Error {}
+
+function safeCard(ctx: LoopContext, def: ToolDefinition, out: ToolOutput) {
+  try {
+    return def.card?.(out);
+  } catch (err) {
+    ctx.log.warn(`${def.name}: card failed: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
