@@ -4,65 +4,26 @@
  * everything else that acts on a session (permissions, hooks, lessons, breakers…) is an Extension.
  */
 import type { LoopState, NewEvent, SessionEvent } from "../events";
-import { ExtensionRegistry } from "../extensions/registry";
-import type { Extension, SessionInfo } from "../extensions/types";
+import type { Extension } from "../extensions/types";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
-import type { HookRunner } from "../hooks/run-hooks";
 import { permissionExtension } from "../permissions/extension";
-import { silentLogger, type Disposable, type Logger, type SessionServices, type SessionServicesFactory, type SessionStore } from "../ports";
-import type { Provider } from "../providers/types";
+import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
 import { NOT_RUN_TEXT, projectConversation, unansweredToolCalls } from "../session/projection";
 import { SessionLog, newSessionId } from "../session/session-log";
-import { ToolRegistry } from "../tools/registry";
-import type { ToolContext, ToolDefinition } from "../tools/types";
-import type { LoopContext, LoopLimits } from "./context";
+import { createLoopContext, type LoopContext } from "./context";
+import type { AgentSessionOptions } from "./options";
 import { buildSystemPrompt } from "./system-prompt";
-import { closeUnanswered, runTurns } from "./turn-loop";
-import type { AgentSessionApi, Approver, PermissionGate, PermissionMode, StreamDelta } from "./types";
+import { closeUnanswered, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
+import type { AgentSessionApi, PermissionMode, StreamDelta } from "./types";
 
-export interface AgentSessionOptions {
-  store: SessionStore;
-  provider: Provider;
-  /** Shown instead of the model name (e.g. "demo model"). */
-  providerLabel?: string;
-  /** Recorded in the log so a resume can reconnect (never a key). */
-  baseUrl?: string;
-  tools: ToolDefinition[];
-  /** What the host gives the session (file system, search, commands, review…), or a factory per session. */
-  services: SessionServices | SessionServicesFactory;
-  approver: Approver;
-  /** The permission engine; without one, the mode's defaults decide. */
-  gate?: PermissionGate;
-  /** Claude Code-compatible hooks (commands and in-process handlers), per session. */
-  hooks?: (session: { id: string }) => HookRunner;
-  /** More extensions, set up for each session after the permission engine and the hooks. */
-  extensions?: Extension[];
-  permissionMode?: PermissionMode;
-  /** false = Restricted Mode: tools that write or run are refused. */
-  trusted?: boolean;
-  /** Overrides the built system prompt (tests, embedders). */
-  systemPrompt?: string;
-  instructions?: Array<{ source: string; text: string }>;
-  platform?: string;
-  log?: Logger;
-  /** Assistant turns per send() before the loop stops (default 50). */
-  maxTurns?: number;
-  timeouts?: {
-    /** No event from the provider for this long aborts the request (default 120 s). */
-    thinkingIdleMs?: number;
-    /** An unanswered permission question is denied after this long (default: wait forever). */
-    waitingUserMs?: number;
-  };
-  retry?: LoopLimits["retry"];
-  now?: () => Date;
-}
+export type { AgentSessionOptions } from "./options";
 
 const DEFAULT_MAX_TURNS = 50;
 const DEFAULT_THINKING_IDLE_MS = 120_000;
 
 export class AgentSession implements AgentSessionApi {
-  private readonly eventListeners = new Set<(e: SessionEvent) => void>();
-  private readonly deltaListeners = new Set<(d: StreamDelta) => void>();
+  private readonly eventListeners = new Listeners<SessionEvent>();
+  private readonly deltaListeners = new Listeners<StreamDelta>();
   private current: AbortController | undefined;
   private running: Promise<void> | undefined;
   private loopState: LoopState = "idle";
@@ -84,41 +45,26 @@ export class AgentSession implements AgentSessionApi {
     this.mode = opts.permissionMode ?? "default";
     this.services = services;
     this.log = opts.log ?? services.log ?? silentLogger;
-    const session = this;
-    const info: SessionInfo = {
-      id: sessionLog.id,
-      get mode() {
-        return session.mode;
-      },
-      trusted,
-      provider: opts.provider.id,
-      model: opts.provider.model,
-      events: () => sessionLog.events,
-      services: this.services,
-    };
-    this.ctx = {
-      id: sessionLog.id,
+    this.ctx = createLoopContext({
       sessionLog,
       system,
+      trusted,
       provider: opts.provider,
-      registry: new ToolRegistry(opts.tools),
-      services: this.services,
-      extensions: new ExtensionRegistry(info, (e) => this.append(e), this.log),
+      tools: opts.tools,
+      services,
       approver: opts.approver,
       log: this.log,
-      readState: new Map() as ToolContext["readState"],
       limits: {
         maxTurns: opts.maxTurns ?? DEFAULT_MAX_TURNS,
         thinkingIdleMs: opts.timeouts?.thinkingIdleMs ?? DEFAULT_THINKING_IDLE_MS,
         waitingUserMs: opts.timeouts?.waitingUserMs,
         retry: opts.retry,
       },
-      info,
       mode: () => this.mode,
       append: (e) => this.append(e),
       setState: (state, detail) => this.setState(state, detail),
       emitDelta: (d) => this.emitDelta(d),
-    };
+    });
   }
 
   /** Starts a new session and writes its session_start event. */
@@ -173,18 +119,7 @@ export class AgentSession implements AgentSessionApi {
     if (parsed.tornTail || parsed.invalidLines.length > 0) {
       session.log.warn(`session ${id}: skipped ${parsed.invalidLines.length + (parsed.tornTail ? 1 : 0)} damaged line(s) of the log`);
     }
-    for (const call of unansweredToolCalls(log.events)) {
-      if (!call.started) continue;
-      session.append({
-        type: "tool_result",
-        callId: call.id,
-        name: call.name,
-        output: `The session was interrupted while ${call.name} was running, so its result is unknown. It was not run again: check its effects (e.g. read the files it would change) before retrying.`,
-        isError: true,
-        durationMs: 0,
-        interrupted: true,
-      });
-    }
+    recordInterrupted(session.ctx);
     const last = [...log.events].reverse().find((e) => e.type === "status");
     if (last?.type === "status" && last.state !== "idle" && last.state !== "done") {
       session.append({ type: "status", state: "idle", detail: `resumed (was ${last.state})` });
@@ -219,35 +154,19 @@ export class AgentSession implements AgentSessionApi {
   }
 
   onEvent(listener: (event: SessionEvent) => void): Disposable {
-    this.eventListeners.add(listener);
-    return { dispose: () => this.eventListeners.delete(listener) };
+    return this.eventListeners.add(listener);
   }
 
   onDelta(listener: (delta: StreamDelta) => void): Disposable {
-    this.deltaListeners.add(listener);
-    return { dispose: () => this.deltaListeners.delete(listener) };
+    return this.deltaListeners.add(listener);
   }
 
   async send(text: string): Promise<void> {
     if (this.running) throw new Error("the agent is still working on the previous message: stop it first");
     // Calls left unstarted by a crash are superseded by the new message: record that they did not run.
     closeUnanswered(this.ctx, NOT_RUN_TEXT);
-    const context = [...this.pendingContext];
-    const signal = new AbortController().signal;
-    for (const o of await this.ctx.extensions.run("prompt.submit", { text }, { signal })) {
-      if (o.result?.block !== undefined) {
-        this.append({ type: "extension", name: o.extension, point: "prompt.submit", outcome: "blocked", detail: o.result.block });
-        this.append({ type: "error", message: `Your message was not sent: ${o.result.block}`, code: "hook_blocked" });
-        this.setState("idle", "prompt blocked");
-        this.sessionLog.sync();
-        return;
-      }
-      context.push(...(o.result?.context ?? []));
-    }
+    if (!(await submitPrompt(this.ctx, text, this.pendingContext))) return;
     this.pendingContext = [];
-    const joined = context.filter((c) => c.trim()).join("\n\n");
-    this.append({ type: "user_message", text, ...(joined ? { context: joined } : {}) });
-    this.sessionLog.sync();
     await this.run(false);
   }
 
@@ -303,13 +222,7 @@ export class AgentSession implements AgentSessionApi {
 
   private append(event: NewEvent): SessionEvent {
     const stored = this.sessionLog.append(event);
-    for (const l of this.eventListeners) {
-      try {
-        l(stored);
-      } catch (err) {
-        this.log.error("event listener failed", err);
-      }
-    }
+    this.eventListeners.fire(stored, (err) => this.log.error("event listener failed", err));
     return stored;
   }
 
@@ -319,16 +232,30 @@ export class AgentSession implements AgentSessionApi {
   }
 
   private emitDelta(delta: StreamDelta): void {
-    for (const l of this.deltaListeners) {
-      try {
-        l(delta);
-      } catch (err) {
-        this.log.error("delta listener failed", err);
-      }
-    }
+    this.deltaListeners.fire(delta, (err) => this.log.error("delta listener failed", err));
   }
 }
 
 function servicesFor(opts: AgentSessionOptions, id: string): SessionServices {
   return typeof opts.services === "function" ? opts.services({ id }) : opts.services;
+}
+
+/** Listeners of one kind; a listener that throws does not stop the others. */
+class Listeners<T> {
+  private readonly set = new Set<(value: T) => void>();
+
+  add(listener: (value: T) => void): Disposable {
+    this.set.add(listener);
+    return { dispose: () => this.set.delete(listener) };
+  }
+
+  fire(value: T, onError: (err: unknown) => void): void {
+    for (const l of this.set) {
+      try {
+        l(value);
+      } catch (err) {
+        onError(err);
+      }
+    }
+  }
 }

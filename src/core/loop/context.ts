@@ -1,12 +1,12 @@
 /** What every step of the loop works over: one object per session, built by AgentSession. */
 import type { LoopState, NewEvent, SessionEvent } from "../events";
-import type { ExtensionRegistry } from "../extensions/registry";
+import { ExtensionRegistry } from "../extensions/registry";
 import type { SessionInfo } from "../extensions/types";
 import type { Logger, SessionServices } from "../ports";
 import type { Provider } from "../providers/types";
 import type { SessionLog } from "../session/session-log";
-import type { ToolRegistry } from "../tools/registry";
-import type { ToolContext } from "../tools/types";
+import { ToolRegistry } from "../tools/registry";
+import type { ToolContext, ToolDefinition } from "../tools/types";
 import type { Approver, PermissionMode, StreamDelta } from "./types";
 
 export interface LoopLimits {
@@ -37,6 +37,55 @@ export interface LoopContext {
   append(event: NewEvent): SessionEvent;
   setState(state: LoopState, detail?: string): void;
   emitDelta(delta: StreamDelta): void;
+}
+
+export interface LoopContextParts {
+  sessionLog: SessionLog;
+  system: string;
+  trusted: boolean;
+  provider: Provider;
+  tools: ToolDefinition[];
+  services: SessionServices;
+  approver: Approver;
+  log: Logger;
+  limits: LoopLimits;
+  mode(): PermissionMode;
+  append(event: NewEvent): SessionEvent;
+  setState(state: LoopState, detail?: string): void;
+  emitDelta(delta: StreamDelta): void;
+}
+
+/** The context of one session: its tools, its extension registry and what extensions may know of it. */
+export function createLoopContext(p: LoopContextParts): LoopContext {
+  const info: SessionInfo = {
+    id: p.sessionLog.id,
+    get mode() {
+      return p.mode();
+    },
+    trusted: p.trusted,
+    provider: p.provider.id,
+    model: p.provider.model,
+    events: () => p.sessionLog.events,
+    services: p.services,
+  };
+  return {
+    id: p.sessionLog.id,
+    sessionLog: p.sessionLog,
+    system: p.system,
+    provider: p.provider,
+    registry: new ToolRegistry(p.tools),
+    services: p.services,
+    extensions: new ExtensionRegistry(info, p.append, p.log),
+    approver: p.approver,
+    log: p.log,
+    readState: new Map(),
+    limits: p.limits,
+    info,
+    mode: p.mode,
+    append: p.append,
+    setState: p.setState,
+    emitDelta: p.emitDelta,
+  };
 }
 
 /** An extension ended the turn (Claude hooks' `continue: false`): the loop finishes as done. */

@@ -20,6 +20,47 @@ export function closeUnanswered(ctx: LoopContext, output: string): void {
   }
 }
 
+/**
+ * After a crash: a call that had started (`tool_call` logged, no result) is recorded as
+ * interrupted and never re-run; calls that had not started run on continue(), gated again.
+ */
+export function recordInterrupted(ctx: LoopContext): void {
+  for (const call of unansweredToolCalls(ctx.sessionLog.events)) {
+    if (!call.started) continue;
+    ctx.append({
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      output: `The session was interrupted while ${call.name} was running, so its result is unknown. It was not run again: check its effects (e.g. read the files it would change) before retrying.`,
+      isError: true,
+      durationMs: 0,
+      interrupted: true,
+    });
+  }
+}
+
+/**
+ * A user message through prompt.submit: an extension may block it (recorded, nothing sent) or add
+ * context, given to the model with it (with `pending`, e.g. from session.start). False when blocked.
+ */
+export async function submitPrompt(ctx: LoopContext, text: string, pending: readonly string[]): Promise<boolean> {
+  const context = [...pending];
+  for (const o of await ctx.extensions.run("prompt.submit", { text }, { signal: new AbortController().signal })) {
+    if (o.result?.block !== undefined) {
+      ctx.append({ type: "extension", name: o.extension, point: "prompt.submit", outcome: "blocked", detail: o.result.block });
+      ctx.append({ type: "error", message: `Your message was not sent: ${o.result.block}`, code: "hook_blocked" });
+      ctx.setState("idle", "prompt blocked");
+      ctx.sessionLog.sync();
+      return false;
+    }
+    context.push(...(o.result?.context ?? []));
+  }
+  const joined = context.filter((c) => c.trim()).join("\n\n");
+  ctx.append({ type: "user_message", text, ...(joined ? { context: joined } : {}) });
+  ctx.sessionLog.sync();
+  return true;
+}
+
 /** Calls of the last assistant message left unstarted by an interruption: they run now, through the gate again. */
 async function runLeftovers(ctx: LoopContext, signal: AbortSignal): Promise<void> {
   const leftover = unansweredToolCalls(ctx.sessionLog.events).filter((c) => !c.started);

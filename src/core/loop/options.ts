@@ -1,0 +1,45 @@
+/** The options of an agent session: what the host gives it, the policies, the limits. */
+import type { Extension } from "../extensions/types";
+import type { HookRunner } from "../hooks/run-hooks";
+import type { Logger, SessionServices, SessionServicesFactory, SessionStore } from "../ports";
+import type { Provider } from "../providers/types";
+import type { ToolDefinition } from "../tools/types";
+import type { LoopLimits } from "./context";
+import type { Approver, PermissionGate, PermissionMode } from "./types";
+
+export interface AgentSessionOptions {
+  store: SessionStore;
+  provider: Provider;
+  /** Shown instead of the model name (e.g. "demo model"). */
+  providerLabel?: string;
+  /** Recorded in the log so a resume can reconnect (never a key). */
+  baseUrl?: string;
+  tools: ToolDefinition[];
+  /** What the host gives the session (file system, search, commands, review…), or a factory per session. */
+  services: SessionServices | SessionServicesFactory;
+  approver: Approver;
+  /** The permission engine; without one, the mode's defaults decide. */
+  gate?: PermissionGate;
+  /** Claude Code-compatible hooks (commands and in-process handlers), per session. */
+  hooks?: (session: { id: string }) => HookRunner;
+  /** More extensions, set up for each session after the permission engine and the hooks. */
+  extensions?: Extension[];
+  permissionMode?: PermissionMode;
+  /** false = Restricted Mode: tools that write or run are refused. */
+  trusted?: boolean;
+  /** Overrides the built system prompt (tests, embedders). */
+  systemPrompt?: string;
+  instructions?: Array<{ source: string; text: string }>;
+  platform?: string;
+  log?: Logger;
+  /** Assistant turns per send() before the loop stops (default 50). */
+  maxTurns?: number;
+  timeouts?: {
+    /** No event from the provider for this long aborts the request (default 120 s). */
+    thinkingIdleMs?: number;
+    /** An unanswered permission question is denied after this long (default: wait forever). */
+    waitingUserMs?: number;
+  };
+  retry?: LoopLimits["retry"];
+  now?: () => Date;
+}
