@@ -26,6 +26,11 @@ function h32(text: string, seed: number): number {
   return api.h32(text, seed) >>> 0;
 }
 
+/** xxHash32 (seed 0) of a whole text, as 8 hex digits: identifies a file's content in the log. */
+export function textHash(text: string): string {
+  return h32(text, 0).toString(16).padStart(8, "0");
+}
+
 /** Normalises a line as the hash sees it. */
 function normalize(line: string): string {
   return line.replace(/\r/g, "").trimEnd();

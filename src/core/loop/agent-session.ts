@@ -8,12 +8,12 @@ import type { Extension } from "../extensions/types";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
-import { NOT_RUN_TEXT, projectConversation, unansweredToolCalls } from "../session/projection";
+import { NOT_RUN_TEXT, projectConversation } from "../session/projection";
 import { SessionLog, newSessionId } from "../session/session-log";
 import { createLoopContext, type LoopContext } from "./context";
 import type { AgentSessionOptions } from "./options";
 import { buildSystemPrompt } from "./system-prompt";
-import { closeUnanswered, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
+import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
 import type { AgentSessionApi, PermissionMode, StreamDelta } from "./types";
 
 export type { AgentSessionOptions } from "./options";
@@ -173,7 +173,7 @@ export class AgentSession implements AgentSessionApi {
   async continue(): Promise<void> {
     if (this.running) throw new Error("the agent is already running");
     const conversation = projectConversation(this.sessionLog.events);
-    const pending = unansweredToolCalls(this.sessionLog.events).filter((c) => !c.started);
+    const pending = leftoverCalls(this.ctx);
     const last = conversation[conversation.length - 1];
     if (pending.length === 0 && (!last || last.role === "assistant")) {
       this.setState("done", "nothing to continue: the agent had finished");

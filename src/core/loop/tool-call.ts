@@ -82,10 +82,7 @@ async function afterCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRe
 
 export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal: AbortSignal): Promise<void> {
   if (signal.aborted) throw signal.reason;
-  const result = (output: string, isError: boolean, durationMs = 0, out?: ToolOutput) => {
-    const card = out && def?.card ? safeCard(ctx, def, out) : undefined;
-    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs, ...(out?.meta === undefined ? {} : { meta: out.meta }), ...(card ? { card } : {}) });
-  };
+  const result = (output: string, isError: boolean) => ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs: 0 });
   const def = ctx.registry.get(call.name);
   const checked = ctx.registry.validate(call.name, call.input);
   if (!def || !checked.ok) {
@@ -106,6 +103,44 @@ export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal
   // A change the user already approved (rule, mode or answer) is applied at once, still listed and revertable.
   const reviewMode: ReviewMode = decision.review ?? "auto";
   ctx.append({ type: "tool_call", callId: call.id, name: call.name, input: args });
+  await execute(ctx, def, call, args, signal, { reviewMode, confine: decision.confine, context: before.context }, (toolCtx) => def.run(args, toolCtx));
+}
+
+/**
+ * Takes up a call the session was interrupted in, which its tool can continue (a pending review
+ * shown again after a window reload); its result is recorded as any call's.
+ */
+export async function resumeToolCall(ctx: LoopContext, call: ToolCallRecord, signal: AbortSignal): Promise<void> {
+  const def = ctx.registry.get(call.name);
+  const checked = ctx.registry.validate(call.name, call.input);
+  const events = ctx.sessionLog.events;
+  if (!def?.resume || !checked.ok) {
+    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output: `The session was interrupted while ${call.name} was running; it was not run again.`, isError: true, durationMs: 0, interrupted: true });
+    return;
+  }
+  await execute(ctx, def, call, checked.args, signal, { reviewMode: "ask", context: [] }, async (toolCtx) => {
+    const out = await def.resume!(toolCtx, events);
+    return out ?? { text: `The session was interrupted while ${call.name} was running and it could not be taken up again. Check its effects before retrying.`, isError: true };
+  });
+}
+
+type Run = (ctx: ToolContext) => Promise<ToolOutput>;
+
+/** Runs a call that was allowed: timeout (none while a change waits for review), cancellation, tool.after, tool_result. */
+async function execute(
+  ctx: LoopContext,
+  def: ToolDefinition,
+  call: ToolCallRecord,
+  args: unknown,
+  signal: AbortSignal,
+  how: { reviewMode: ReviewMode; confine?: ToolContext["confine"]; context: readonly string[] },
+  run: Run,
+): Promise<void> {
+  const { reviewMode } = how;
+  const result = (output: string, isError: boolean, durationMs = 0, out?: ToolOutput) => {
+    const card = out && def.card ? safeCard(ctx, def, out) : undefined;
+    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs, ...(out?.meta === undefined ? {} : { meta: out.meta }), ...(card ? { card } : {}) });
+  };
   ctx.setState("waiting_tool", call.name);
   const started = Date.now();
   const { controller, release } = childController(signal);
@@ -130,13 +165,13 @@ export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal
       callId: call.id,
       readState: ctx.readState,
       reviewMode,
-      ...(decision.confine ? { confine: decision.confine } : {}),
+      ...(how.confine ? { confine: how.confine } : {}),
       record: (event) => void ctx.append(event),
     };
-    const out = await Promise.race([def.run(args, toolCtx), timeout, aborted]);
+    const out = await Promise.race([run(toolCtx), timeout, aborted]);
     const duration = Date.now() - started;
     const text = await afterCall(ctx, def, call, args, out, duration, signal);
-    result(before.context.length ? `${text}\n\n${before.context.join("\n\n")}` : text, out.isError ?? false, duration, out);
+    result(how.context.length ? `${text}\n\n${how.context.join("\n\n")}` : text, out.isError ?? false, duration, out);
   } catch (err) {
     const duration = Date.now() - started;
     if (signal.aborted) {

@@ -8,7 +8,7 @@ import { ProviderError } from "../providers/types";
 import { unansweredToolCalls } from "../session/projection";
 import { LoopStop, type LoopContext } from "./context";
 import { modelTurn } from "./model-turn";
-import { runToolCall } from "./tool-call";
+import { resumeToolCall, runToolCall } from "./tool-call";
 
 /** Extensions may keep the agent going after it wanted to finish at most this many times per message. */
 export const MAX_CONTINUATIONS = 3;
@@ -26,7 +26,7 @@ export function closeUnanswered(ctx: LoopContext, output: string): void {
  */
 export function recordInterrupted(ctx: LoopContext): void {
   for (const call of unansweredToolCalls(ctx.sessionLog.events)) {
-    if (!call.started) continue;
+    if (!call.started || resumable(ctx, call)) continue;
     ctx.append({
       type: "tool_result",
       callId: call.id,
@@ -61,13 +61,29 @@ export async function submitPrompt(ctx: LoopContext, text: string, pending: read
   return true;
 }
 
-/** Calls of the last assistant message left unstarted by an interruption: they run now, through the gate again. */
+/** A started call its tool can continue from what it recorded (a change still under review). */
+function resumable(ctx: LoopContext, call: { id: string; name: string }): boolean {
+  return ctx.registry.get(call.name)?.resumable?.(call.id, ctx.sessionLog.events) ?? false;
+}
+
+/** Calls of the last assistant message an interruption left without a result that continue() takes up. */
+export function leftoverCalls(ctx: LoopContext): Array<{ id: string; name: string; started: boolean }> {
+  return unansweredToolCalls(ctx.sessionLog.events).filter((c) => !c.started || resumable(ctx, c));
+}
+
+/**
+ * Calls left by an interruption: unstarted ones run now, through the gate again; started ones
+ * their tool can resume go on (a pending review is shown again and its decision is the result).
+ */
 async function runLeftovers(ctx: LoopContext, signal: AbortSignal): Promise<void> {
-  const leftover = unansweredToolCalls(ctx.sessionLog.events).filter((c) => !c.started);
+  const leftover = leftoverCalls(ctx);
   if (leftover.length === 0) return;
   const msg = [...ctx.sessionLog.events].reverse().find((e) => e.type === "assistant_message");
   const calls = msg?.type === "assistant_message" ? msg.toolCalls.filter((c) => leftover.some((l) => l.id === c.id)) : [];
-  for (const call of calls) await runToolCall(ctx, call, signal);
+  for (const call of calls) {
+    if (leftover.find((l) => l.id === call.id)?.started) await resumeToolCall(ctx, call, signal);
+    else await runToolCall(ctx, call, signal);
+  }
   ctx.sessionLog.sync();
 }
 

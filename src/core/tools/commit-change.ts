@@ -1,10 +1,17 @@
 /**
  * Writes a file change a tool computed: directly when the host has no review, else through the
  * host's change review ("ask": the user decides per hunk; "auto": applied at once, revertable).
+ * A review is recorded in the log (the proposal when it is put up, the decision when it is made),
+ * so a window reload can bring a pending review back and the log tells what became of it.
  */
-import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../review";
+import { applyPatch, createPatch, structuredPatch } from "diff";
+import { hashlineReady, textHash } from "../edit/hashline";
+import type { EventOf, SessionEvent } from "../events";
+import { resolveWorkspacePath } from "../paths";
+import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../review";
 import { describeOutcome } from "../review-outcome";
-import type { ToolContext } from "./types";
+import { decodeText, readStamp, statFollow } from "./file-access";
+import type { ToolContext, ToolOutput } from "./types";
 
 export interface ChangeToCommit {
   abs: string;
@@ -25,13 +32,17 @@ export interface CommitResult {
   reviewText?: string;
   /** The file now holds exactly the proposal. */
   exact: boolean;
+  /** Nothing of the change landed: the review failed, or the user rejected all of it. */
+  failed: boolean;
 }
+
+const MAX_REGION_LINES = 60;
 
 export async function commitChange(ctx: ToolContext, c: ChangeToCommit): Promise<CommitResult> {
   const reviewer: ChangeReviewer | undefined = ctx.reviewer;
   if (!reviewer) {
     await ctx.fs.writeFile(c.abs, c.bytes);
-    return { outcome: null, exact: true };
+    return { outcome: null, exact: true, failed: false };
   }
   const change: ProposedChange = {
     editId: `${ctx.callId}:${c.rel}`,
@@ -43,9 +54,90 @@ export async function commitChange(ctx: ToolContext, c: ChangeToCommit): Promise
     after: stripBom(c.after),
     tool: c.tool,
   };
-  const outcome = await reviewer.review(change, ctx.reviewMode ?? "auto", ctx.signal);
+  const mode = ctx.reviewMode ?? "auto";
+  await hashlineReady();
+  ctx.record({
+    type: "review_proposed",
+    editId: change.editId,
+    callId: change.callId,
+    path: change.path,
+    relPath: change.relPath,
+    tool: change.tool,
+    mode,
+    created: change.before === null,
+    beforeHash: textHash(change.before ?? ""),
+    diff: createPatch(change.relPath, change.before ?? "", change.after, "", ""),
+  });
+  return review(ctx, reviewer, change, mode);
+}
+
+async function review(ctx: ToolContext, reviewer: ChangeReviewer, change: ProposedChange, mode: ReviewMode): Promise<CommitResult> {
+  const outcome = await reviewer.review(change, mode, ctx.signal);
   const exact = outcome.status === "accepted" && outcome.finalContent !== null && sameText(stripBom(outcome.finalContent), change.after);
-  return { outcome, reviewText: describeOutcome(change, outcome), exact };
+  const failed = outcome.error !== undefined || outcome.status === "rejected";
+  ctx.record(decisionEvent(change, outcome));
+  return { outcome, reviewText: describeOutcome(change, outcome), exact, failed };
+}
+
+function decisionEvent(change: ProposedChange, o: ReviewOutcome): Omit<EventOf<"review_decision">, "seq" | "ts"> {
+  return {
+    type: "review_decision",
+    editId: change.editId,
+    path: change.relPath,
+    status: o.error !== undefined ? "failed" : o.status,
+    by: o.auto ? "mode" : "user",
+    ...(o.hunks ? { hunks: o.hunks } : {}),
+    ...(o.userEdited ? { userEdited: true } : {}),
+    ...(o.message || o.error ? { message: o.error ?? o.message } : {}),
+    ...(o.finalContent !== null && o.error === undefined ? { region: changedRegion(change.before ?? "", o.finalContent) } : {}),
+  };
+}
+
+/** The lines the change touched, as the file now reads (bounded). */
+function changedRegion(before: string, final: string): string {
+  const patch = structuredPatch("a", "b", before, stripBom(final), "", "", { context: 0 });
+  const lines: string[] = [];
+  for (const h of patch.hunks) {
+    const added = h.lines.filter((l) => l.startsWith("+")).map((l) => l.slice(1));
+    lines.push(`@@ line ${h.newStart}${added.length ? "" : " (lines removed)"}`, ...added);
+  }
+  if (lines.length > MAX_REGION_LINES) return [...lines.slice(0, MAX_REGION_LINES), `… (${lines.length - MAX_REGION_LINES} more lines)`].join("\n");
+  return lines.join("\n");
+}
+
+/** The proposal of this call still waiting for a decision in the log, if any. */
+export function pendingProposal(callId: string, events: readonly SessionEvent[]): EventOf<"review_proposed"> | undefined {
+  const proposed = events.filter((e): e is EventOf<"review_proposed"> => e.type === "review_proposed" && e.callId === callId);
+  return proposed.find((p) => !events.some((e) => e.type === "review_decision" && e.editId === p.editId));
+}
+
+/**
+ * Continues a change whose review was pending when the session was interrupted (a window
+ * reload): the proposal is rebuilt from the log — only if the file still holds the content it
+ * was made from — and put up for review again; the user's decision is the tool's result.
+ */
+export async function resumeReview(ctx: ToolContext, events: readonly SessionEvent[]): Promise<ToolOutput | undefined> {
+  const p = pendingProposal(ctx.callId, events);
+  if (!p || !ctx.reviewer) return undefined;
+  await hashlineReady();
+  const { abs, rel } = await resolveWorkspacePath(ctx.fs, p.path);
+  const st = await statFollow(ctx.fs, abs);
+  const decoded = st ? decodeText(await ctx.fs.readFile(abs)) : undefined;
+  const before = decoded && !decoded.binary ? decoded.text : st ? undefined : null;
+  if (before === undefined || textHash(before ?? "") !== p.beforeHash) {
+    return {
+      text: `The change to ${rel} was waiting for review when the window reloaded, and the file has changed since, so it was not applied. Read the file again and redo the change if it is still needed.`,
+      isError: true,
+    };
+  }
+  const after = applyPatch(before ?? "", p.diff);
+  if (after === false) return { text: `The pending change to ${rel} could not be rebuilt after the reload; it was not applied. Redo it if it is still needed.`, isError: true };
+  const change: ProposedChange = { editId: p.editId, callId: p.callId, path: abs, relPath: rel, before, after, tool: p.tool };
+  const committed = await review(ctx, ctx.reviewer, change, "ask");
+  const now = await statFollow(ctx.fs, abs);
+  if (now) ctx.readState.set(abs, readStamp(now));
+  const reread = committed.outcome?.status === "rejected" ? "" : `\n\nCall read_file on ${rel} for fresh anchors before editing it again.`;
+  return { text: committed.reviewText + reread, isError: committed.failed };
 }
 
 function sameText(a: string, b: string): boolean {

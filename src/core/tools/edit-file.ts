@@ -9,7 +9,7 @@ import { resolveWorkspacePath } from "../paths";
 import { readStamp, statFollow } from "./file-access";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
-import { commitChange } from "./commit-change";
+import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
 const hashlineOp = z
   .object({
@@ -60,6 +60,8 @@ export const editFileTool = defineTool({
   capabilities: { reads: true, writes: true },
   summarize: (i) => field(i, "path", "file_path", "filePath") ?? "",
   card: (o) => diffCard(o.meta),
+  resumable: (callId, events) => pendingProposal(callId, events) !== undefined,
+  resume: resumeReview,
   reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, edits: a.edits }),
@@ -94,7 +96,7 @@ export const editFileTool = defineTool({
       // Rejected, partly accepted or edited by hand: the review's account is the whole truth.
       const meta = { path: rel, before: r.before, after: committed.outcome?.finalContent ?? r.before, review: committed.outcome };
       const reread = committed.outcome?.status === "rejected" ? "" : `\n\nCall read_file on ${rel} for fresh anchors before editing it again.`;
-      return { text: committed.reviewText + reread, meta };
+      return { text: committed.reviewText + reread, isError: committed.failed, meta };
     }
 
     const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);

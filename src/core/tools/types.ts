@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { CommandConfinement } from "../commands/types";
-import type { NewEvent } from "../events";
+import type { NewEvent, SessionEvent } from "../events";
 import type { ReviewMode } from "../review";
 import type { SessionServices } from "../ports";
 
@@ -80,6 +80,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** The `tool_response` a PostToolUse hook sees, in the shape Claude Code gives that tool (default: {output, is_error}). */
   hookResponse?(args: z.infer<S>, output: ToolOutput): unknown;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * The call was running when the session was interrupted (a window reload) but can go on from
+   * what it recorded (a change still under review): resume() then gives its result.
+   */
+  resumable?(callId: string, events: readonly SessionEvent[]): boolean;
+  resume?(ctx: ToolContext, events: readonly SessionEvent[]): Promise<ToolOutput | undefined>;
 }
 
 /** Thrown by a handler for an expected failure; its message goes to the model as is. */

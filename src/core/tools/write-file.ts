@@ -6,7 +6,7 @@ import { decodeText, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
-import { commitChange } from "./commit-change";
+import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root. Parent folders are created."),
@@ -43,6 +43,8 @@ export const writeFileTool = defineTool({
   capabilities: { reads: true, writes: true },
   summarize: (i) => field(i, "path", "file_path") ?? "",
   card: (o) => diffCard(o.meta),
+  resumable: (callId, events) => pendingProposal(callId, events) !== undefined,
+  resume: resumeReview,
   reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, content: a.content }),
@@ -90,7 +92,7 @@ export const writeFileTool = defineTool({
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
     if (committed.reviewText && !committed.exact) {
-      return { text: committed.reviewText, meta: { path: rel, before, after: committed.outcome?.finalContent ?? before, review: committed.outcome } };
+      return { text: committed.reviewText, isError: committed.failed, meta: { path: rel, before, after: committed.outcome?.finalContent ?? before, review: committed.outcome } };
     }
     const text = st
       ? `Overwrote ${rel} (was ${before === undefined ? "a binary file" : plural(splitLines(before).length, "line")}, now ${plural(lines, "line")}).`
