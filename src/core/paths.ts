@@ -2,7 +2,7 @@
  * Workspace path safety: pure POSIX path handling (no node:path in the core) and the single
  * check every tool runs before touching a file.
  */
-import type { WorkspaceFs } from "./ports";
+import type { WorkspaceFolder, WorkspaceFs } from "./ports";
 import { ToolError } from "./tools/types";
 
 const DRIVE = /^[A-Za-z]:(\/|$)/;
@@ -77,15 +77,45 @@ export function relativePath(root: string, abs: string): string {
   return a.slice(r.endsWith("/") ? r.length : r.length + 1);
 }
 
-const realRoots = new WeakMap<WorkspaceFs, Promise<string>>();
+const realRoots = new WeakMap<WorkspaceFs, Map<string, Promise<string>>>();
 
-function realRoot(fs: WorkspaceFs): Promise<string> {
-  let p = realRoots.get(fs);
+function realRoot(fs: WorkspaceFs, root: string): Promise<string> {
+  let byRoot = realRoots.get(fs);
+  if (!byRoot) realRoots.set(fs, (byRoot = new Map()));
+  let p = byRoot.get(root);
   if (!p) {
-    p = fs.realPath(fs.root).then((r) => normalizePath(r ?? fs.root));
-    realRoots.set(fs, p);
+    p = fs.realPath(root).then((r) => normalizePath(r ?? root));
+    byRoot.set(root, p);
   }
   return p;
+}
+
+/** The folders of the workspace, first (primary) first; one folder named after its root when the fs has no list. */
+export function workspaceFolders(fs: WorkspaceFs): readonly WorkspaceFolder[] {
+  if (fs.folders && fs.folders.length > 0) return fs.folders;
+  return [{ name: baseName(fs.root), root: normalizePath(fs.root) }];
+}
+
+/** Several folders: relative paths start with a folder's name. */
+export function isMultiRoot(fs: WorkspaceFs): boolean {
+  return (fs.folders?.length ?? 0) > 1;
+}
+
+/** The folder holding `abs`, or undefined. */
+export function folderOf(fs: WorkspaceFs, abs: string): WorkspaceFolder | undefined {
+  return workspaceFolders(fs).find((f) => isInside(normalizePath(f.root), abs));
+}
+
+/**
+ * How a path is shown to the model and the user: relative to the workspace root, or, in a
+ * multi-root workspace, `folder/relative` ("." for the whole workspace). Paths outside stay absolute.
+ */
+export function displayPath(fs: WorkspaceFs, abs: string): string {
+  const folder = folderOf(fs, abs);
+  if (!folder) return abs;
+  const rel = relativePath(normalizePath(folder.root), abs);
+  if (!isMultiRoot(fs)) return rel;
+  return rel === "." ? folder.name : `${folder.name}/${rel}`;
 }
 
 /**
@@ -108,43 +138,88 @@ async function realLocation(fs: WorkspaceFs, abs: string): Promise<string | unde
 
 const HOW = 'Use a path relative to the workspace root (for example "src/index.ts"), or an absolute path inside it.';
 
+function howMulti(fs: WorkspaceFs): string {
+  const names = workspaceFolders(fs).map((f) => `"${f.name}/…"`);
+  return `This workspace has several folders: start a relative path with the folder's name (${names.join(", ")}), or give an absolute path inside one of them.`;
+}
+
+/** Where the model gave the workspace itself ("." or the empty path). */
+export const WORKSPACE = ".";
+
+/** The folders a search of `abs` covers: every folder for the whole multi-root workspace, else `abs`. */
+export function searchRoots(fs: WorkspaceFs, abs: string, rel: string): string[] {
+  return rel === WORKSPACE && isMultiRoot(fs) ? workspaceFolders(fs).map((f) => normalizePath(f.root)) : [abs];
+}
+
 /**
- * Resolves a path the model gave (relative to the workspace root, or absolute inside it) to a
- * normalised absolute path. Throws a model-facing ToolError when the path is empty-ish, uses `~`,
- * or lies outside the workspace, also when a symlink on the way leads outside.
+ * Resolves a path the model gave (relative to the workspace root — in a multi-root workspace,
+ * starting with a folder's name — or absolute inside a folder) to a normalised absolute path and
+ * its display form. The input is trimmed and `\` read as `/` — the one canonical form, which the
+ * loop computes before the permission engine and hooks see the call. Throws a model-facing
+ * ToolError when the path is empty-ish, uses `~`, or lies outside the workspace, also when a
+ * symlink on the way leads outside. In a multi-root workspace "." is the workspace as a whole:
+ * `abs` is then the first folder's root and `rel` is ".".
  */
 export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): Promise<{ abs: string; rel: string }> {
   const root = normalizePath(fs.root);
   const given = userPath.trim();
-  if (given.includes("\0")) throw new ToolError(`The path ${JSON.stringify(given)} contains a NUL character. ${HOW}`);
+  const multi = isMultiRoot(fs);
+  const how = multi ? howMulti(fs) : HOW;
+  if (given.includes("\0")) throw new ToolError(`The path ${JSON.stringify(given)} contains a NUL character. ${how}`);
   if (given === "~" || given.startsWith("~/") || given.startsWith("~\\")) {
     throw new ToolError(
       `The path "${given}" starts with "~", which is not expanded here (home folders are outside the workspace). ` +
-        `The workspace root is ${root}. ${HOW}`,
+        `${multi ? "" : `The workspace root is ${root}. `}${how}`,
     );
   }
   const p = given === "" ? "." : given.replace(/\\/g, "/");
-  const abs = isAbsolutePath(p) ? normalizePath(p) : joinPath(root, p);
-  if (!isInside(root, abs)) {
-    throw new ToolError(
-      `The path "${given}" is outside the workspace (it resolves to ${abs}; the workspace root is ${root}). ` +
-        `Only files inside the workspace can be used. ${HOW}`,
-    );
+  if (multi && normalizePath(p) === ".") return { abs: root, rel: WORKSPACE };
+  const abs = isAbsolutePath(p) ? normalizePath(p) : multi ? await inFolder(fs, p, given) : joinPath(root, p);
+  const folder = folderOf(fs, abs);
+  if (!folder) {
+    const where = multi ? `the workspace folders are ${workspaceFolders(fs).map((f) => f.root).join(", ")}` : `the workspace root is ${root}`;
+    throw new ToolError(`The path "${given}" is outside the workspace (it resolves to ${abs}; ${where}). Only files inside the workspace can be used. ${how}`);
   }
-  const realRootPath = await realRoot(fs);
+  const folderRoot = normalizePath(folder.root);
+  const realRootPath = await realRoot(fs, folderRoot);
   const real = await realLocation(fs, abs);
+  const rootText = multi ? `the folder ${folder.name} is ${folderRoot}` : `the workspace root is ${folderRoot}`;
   if (real === undefined) {
     throw new ToolError(
       `The path "${given}" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` +
-        `(the workspace root is ${root}). Use a path without that link.`,
+        `(${rootText}). Use a path without that link.`,
     );
   }
-  if (!isInside(realRootPath, real) && !isInside(root, real)) {
+  if (!isInside(realRootPath, real) && !isInside(folderRoot, real)) {
     throw new ToolError(
       `The path "${given}" is inside the workspace but a symbolic link on the way leads outside it ` +
-        `(it resolves to ${real}; the workspace root is ${root}). Files outside the workspace cannot be used; ` +
+        `(it resolves to ${real}; ${rootText}). Files outside the workspace cannot be used; ` +
         `pick a file whose real location is inside the workspace.`,
     );
   }
-  return { abs, rel: relativePath(root, abs) };
+  return { abs, rel: displayPath(fs, abs) };
+}
+
+/**
+ * A relative path in a multi-root workspace: `folder/rest`; without a folder name, the one folder
+ * where it exists (never a guess between several, nor for a path that exists nowhere).
+ */
+async function inFolder(fs: WorkspaceFs, p: string, given: string): Promise<string> {
+  const norm = normalizePath(p);
+  const [first, ...rest] = norm.split("/");
+  const folders = workspaceFolders(fs);
+  if (first === "..") return joinPath(normalizePath(fs.root), norm);
+  const named = folders.filter((f) => f.name === first);
+  if (named.length === 1) return joinPath(normalizePath(named[0]!.root), ...rest);
+  if (named.length > 1) throw new ToolError(`The path "${given}" is ambiguous: several workspace folders are named "${first}". Give an absolute path.`);
+  const existing: string[] = [];
+  for (const f of folders) {
+    const candidate = joinPath(normalizePath(f.root), norm);
+    if (isInside(normalizePath(f.root), candidate) && (await fs.stat(candidate))) existing.push(candidate);
+  }
+  if (existing.length === 1) return existing[0]!;
+  if (existing.length > 1) {
+    throw new ToolError(`The path "${given}" exists in several workspace folders (${existing.map((e) => displayPath(fs, e)).join(", ")}). ${howMulti(fs)}`);
+  }
+  throw new ToolError(`The path "${given}" does not start with a workspace folder's name and exists in none of them. ${howMulti(fs)}`);
 }

@@ -25,9 +25,21 @@ export interface Disposable {
  * the core has already resolved and checked to lie inside the workspace (see paths.ts);
  * implementations must not interpret `..` or follow anything the core did not ask for.
  */
+export interface WorkspaceFolder {
+  /** The folder's name, as VS Code shows it (the name relative paths start with in a multi-root workspace). */
+  name: string;
+  /** Absolute root, POSIX separators, no trailing slash. */
+  root: string;
+}
+
 export interface WorkspaceFs {
-  /** Absolute path of the workspace root, POSIX separators, no trailing slash. */
+  /** Absolute path of the workspace root (the first folder's), POSIX separators, no trailing slash. */
   readonly root: string;
+  /**
+   * Every folder of a multi-root workspace, the first being `root`. Absent or one entry: a
+   * single folder. Paths of any folder may be given to the methods below.
+   */
+  readonly folders?: readonly WorkspaceFolder[];
   readFile(path: string): Promise<Uint8Array>;
   /** Writes atomically where the platform allows (temp file + rename); creates parent folders. */
   writeFile(path: string, data: Uint8Array): Promise<void>;

@@ -74,20 +74,23 @@ export class HostServices implements vscode.Disposable {
 
   /** The services for the open folder and the current settings (made again when they change). */
   services(): NodeServices | undefined {
-    const folder = vscode.workspace.workspaceFolders?.[0];
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders[0];
     if (!folder) return undefined;
+    const more = folders.slice(1).map((f) => f.uri.fsPath);
     const c = vscode.workspace.getConfiguration("yoke");
     const permissions = objectSetting(c, "permissions");
     const hooks = objectSetting(c, "hooks");
     // Only the user's own value: a workspace must not turn the sandbox off or the network on.
     const sandbox = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<SandboxSettings>("sandbox")?.globalValue;
     const trusted = vscode.workspace.isTrusted;
-    const key = JSON.stringify([folder.uri.toString(), trusted, permissions ?? null, hooks ?? null, sandbox ?? null, this.sessionDir()]);
+    const key = JSON.stringify([folders.map((f) => f.uri.toString()), trusted, permissions ?? null, hooks ?? null, sandbox ?? null, this.sessionDir()]);
     if (this.current?.key === key) return this.current.services;
     this.current?.watcher?.dispose();
     const dist = this.ctx.extensionUri ? vscode.Uri.joinPath(this.ctx.extensionUri, "dist").fsPath : undefined;
     const services = createNodeServices({
       cwd: folder.uri.fsPath,
+      folders: more,
       sessionDir: this.sessionDir(),
       trusted,
       vscodePermissions: permissions,

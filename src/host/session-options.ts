@@ -37,12 +37,13 @@ export class SessionOptionsBuilder {
   constructor(private readonly deps: SessionOptionsDeps) {}
 
   async build(): Promise<AgentSessionOptions> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders[0];
     if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
     const s = readSettings();
     const provider = withTiming(await this.provider(s), this.deps.log);
-    const key = folder.uri.toString();
-    if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri) };
+    const key = folders.map((f) => `${f.name}=${f.uri.toString()}`).join("|");
+    if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri, folders) };
     const fs = this.fs.fs;
     const mode = this.deps.mode?.() ?? s.permissionMode;
     const node = this.deps.services?.();

@@ -37,10 +37,16 @@ export function uriPathToFsPath(uriPath: string): string {
   return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
 }
 
-export function createVscodeWorkspaceFs(folder: vscode.Uri): WorkspaceFs {
+/**
+ * The workspace file system over VS Code's providers. With several folders (a multi-root
+ * workspace) each path goes to the folder holding it, in that folder's scheme and authority.
+ */
+export function createVscodeWorkspaceFs(first: vscode.Uri, all: ReadonlyArray<{ uri: vscode.Uri; name: string }> = []): WorkspaceFs {
   const fs = vscode.workspace.fs;
-  const root = uriPathToFsPath(folder.path);
-  const toUri = (path: string) => folder.with({ path: path.startsWith("/") ? path : `/${path}` });
+  const root = uriPathToFsPath(first.path);
+  const folders = all.map((f) => ({ uri: f.uri, name: f.name, root: uriPathToFsPath(f.uri.path) }));
+  const folderFor = (path: string) => folders.find((f) => path === f.root || path.startsWith(f.root.endsWith("/") ? f.root : `${f.root}/`))?.uri ?? first;
+  const toUri = (path: string) => folderFor(path).with({ path: path.startsWith("/") ? path : `/${path}` });
   const fromUri = (uri: vscode.Uri) => uriPathToFsPath(uri.path);
 
   async function stat(path: string): Promise<FileStat | undefined> {
@@ -55,6 +61,7 @@ export function createVscodeWorkspaceFs(folder: vscode.Uri): WorkspaceFs {
 
   return {
     root,
+    ...(folders.length > 1 ? { folders: folders.map(({ name, root: r }) => ({ name, root: r })) } : {}),
     async readFile(path) {
       try {
         return await fs.readFile(toUri(path));

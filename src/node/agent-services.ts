@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { FileAccessPolicy, Logger, SessionServices } from "../core/ports";
+import type { LoadedSource } from "../core/permissions/types";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
@@ -20,6 +21,8 @@ import { createSandbox } from "./commands/sandbox/create";
 
 export interface NodeServicesOptions {
   cwd: string;
+  /** The other folders of a multi-root workspace: inside the workspace for the rules, writable for commands. */
+  folders?: string[];
   sessionDir: string;
   trusted: boolean;
   home?: string;
@@ -69,13 +72,20 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     cwd,
     home,
     realPath: nodeRealPath,
-    loadSources: async () => loadSettingsSources({ cwd, home, vscodePermissions: opts.vscodePermissions, vscodeHooks: opts.vscodeHooks, extraFiles: opts.extraSettings }),
+    loadSources: async () => [
+      ...loadSettingsSources({ cwd, home, vscodePermissions: opts.vscodePermissions, vscodeHooks: opts.vscodeHooks, extraFiles: opts.extraSettings }),
+      ...workspaceFolderSources(cwd, opts.folders ?? []),
+    ],
     shellWasm: () => loadShellWasm(opts.wasmDirs),
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,
     log: opts.log,
   });
-  const sandboxSettings: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
+  const userSandbox: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
+  // The other workspace folders are as writable for commands as the first.
+  const sandboxSettings: SandboxSettings = opts.folders?.length
+    ? { ...userSandbox, paths: [...(userSandbox.paths ?? []), ...opts.folders.map((path) => ({ path: resolve(path), mode: "rw" as const }))] }
+    : userSandbox;
   const hookExec = createNodeHookRunner({ wrap: hookSandbox(cwd, sandboxSettings, opts.log) });
   return {
     gate,
@@ -107,6 +117,15 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       }
     },
   };
+}
+
+/**
+ * The other folders of a multi-root workspace, as the workspace itself for the permission rules:
+ * the user opened them, so they count like permissions.additionalDirectories from the user.
+ */
+function workspaceFolderSources(cwd: string, folders: string[]): LoadedSource[] {
+  if (folders.length === 0) return [];
+  return [{ info: { kind: "vscode", label: "VS Code workspace folders", baseDir: cwd }, value: { permissions: { additionalDirectories: folders.map((f) => resolve(f)) } } }];
 }
 
 /**

@@ -48,10 +48,19 @@ async function atomicWrite(target: string, data: Uint8Array): Promise<void> {
   }
 }
 
-export function createNodeWorkspaceFs(root: string): WorkspaceFs {
+/**
+ * The workspace file system for `root`; with `folders`, a multi-root workspace whose first folder
+ * is `root` (names default to the folders' base names).
+ */
+export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyArray<{ root: string; name?: string }> } = {}): WorkspaceFs {
   const rootPosix = toPosix(nodePath.resolve(root));
+  const folders = more.folders?.map((f) => {
+    const r = toPosix(nodePath.resolve(f.root));
+    return { root: r, name: f.name ?? nodePath.basename(r) };
+  });
   return {
     root: rootPosix,
+    ...(folders && folders.length > 1 ? { folders } : {}),
     async readFile(path) {
       return new Uint8Array(await fsp.readFile(path));
     },

@@ -61,7 +61,7 @@ export async function decideCall(ctx: LoopContext, def: ToolDefinition, call: To
     ctx.append({ type: "permission_decision", callId: call.id, decision: "allow", by: by(d), ...rule, message: "sent to review" });
     return { decision: "allow", review: "ask" };
   }
-  const summary = ctx.registry.summarize(def.name, args);
+  const summary = ctx.registry.summarize(def.name, ctx.registry.displayArgs(def.name, args, ctx.services.fs));
   ctx.append({ type: "permission_request", callId: call.id, tool: def.name, permission: def.permission, input, reason: d.reason, summary });
   ctx.setState("waiting_user", def.name);
   ctx.sessionLog.sync();

@@ -2,8 +2,12 @@
  * The system prompt. It is built once per session and stored in the session_start event, so every
  * turn (and a resumed session) sends the same prefix and provider prompt caches keep hitting.
  */
+import type { WorkspaceFolder } from "../ports";
+
 export interface SystemPromptInput {
   workspaceRoot: string;
+  /** The folders of a multi-root workspace (the first is the root commands run in). */
+  folders?: readonly WorkspaceFolder[];
   platform: string;
   trusted: boolean;
   permissionMode: string;
@@ -14,7 +18,7 @@ export interface SystemPromptInput {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const parts = [
     "You are Yoke, a coding agent working in the user's workspace through tools.",
-    `Workspace root: ${input.workspaceRoot}. Platform: ${input.platform}. Paths in tool calls are relative to the workspace root.`,
+    workspaceLine(input),
     [
       "How to work:",
       "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
@@ -34,4 +38,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     parts.push(`Project instructions from ${ins.source}:\n${ins.text.trim()}`);
   }
   return parts.join("\n\n");
+}
+
+function workspaceLine(input: SystemPromptInput): string {
+  const folders = input.folders ?? [];
+  if (folders.length < 2) return `Workspace root: ${input.workspaceRoot}. Platform: ${input.platform}. Paths in tool calls are relative to the workspace root.`;
+  return [
+    `This workspace has ${folders.length} folders. Platform: ${input.platform}.`,
+    ...folders.map((f, i) => `- ${f.name}: ${f.root}${i === 0 ? " (commands run here)" : ""}`),
+    `In tool calls, start a relative path with the folder's name (e.g. "${folders[1]!.name}/src/index.ts"), or give an absolute path inside a folder. Tool results show paths the same way.`,
+  ].join("\n");
 }

@@ -26,13 +26,14 @@ async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallR
     { call, tool: def, args },
     {
       signal,
-      next: (input: ToolBeforeInput, result) => {
+      next: async (input: ToolBeforeInput, result) => {
         if (result.args === undefined || invalid) return input;
-        const checked = ctx.registry.validate(def.name, result.args);
+        const checked = await ctx.registry.prepare(def.name, result.args, ctx.services.fs);
         if (!checked.ok) {
           invalid = checked.error;
           return input;
         }
+        out.args = checked.args;
         return { ...input, args: checked.args };
       },
     },
@@ -45,13 +46,7 @@ async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallR
     }
     const r = o.result;
     if (!r) continue;
-    if (r.args !== undefined && !invalid) {
-      const checked = ctx.registry.validate(def.name, r.args);
-      if (checked.ok) {
-        out.args = checked.args;
-        ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
-      }
-    }
+    if (r.args !== undefined && !invalid) ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
     if (r.decision) out.decisions.push(r.decision);
     if (r.context?.length) out.context.push(...r.context);
     if (r.stop !== undefined) {
@@ -84,7 +79,7 @@ export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal
   if (signal.aborted) throw signal.reason;
   const result = (output: string, isError: boolean) => ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs: 0 });
   const def = ctx.registry.get(call.name);
-  const checked = ctx.registry.validate(call.name, call.input);
+  const checked = await ctx.registry.prepare(call.name, call.input, ctx.services.fs);
   if (!def || !checked.ok) {
     result(checked.ok ? `Unknown tool "${call.name}".` : checked.error, true);
     return;

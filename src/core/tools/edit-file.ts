@@ -58,6 +58,7 @@ export const editFileTool = defineTool({
   schema,
   permission: "Edit",
   capabilities: { reads: true, writes: true },
+  pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path", "filePath") ?? "",
   card: (o) => diffCard(o.meta),
   resumable: (callId, events) => pendingProposal(callId, events) !== undefined,

@@ -2,7 +2,7 @@
  * Shared file helpers for the tools: stat through a final symlink, text decoding with binary
  * detection, and "did you mean" suggestions for a missing path.
  */
-import { baseName, dirName, isInside, normalizePath, relativePath } from "../paths";
+import { baseName, dirName, displayPath, folderOf, isInside, normalizePath } from "../paths";
 import type { FileStat, WorkspaceFs } from "../ports";
 import type { RuleSource } from "./ignore-rules";
 import type { ToolContext } from "./types";
@@ -58,7 +58,7 @@ function stem(name: string): string {
  * existing folder first, then same-named files anywhere.
  */
 export async function similarFiles(ctx: ToolContext, abs: string): Promise<string[]> {
-  const root = normalizePath(ctx.fs.root);
+  const root = normalizePath(folderOf(ctx.fs, abs)?.root ?? ctx.fs.root);
   const want = baseName(abs).toLowerCase();
   const scored: Array<[number, string]> = [];
   let dir = dirName(abs);
@@ -69,7 +69,7 @@ export async function similarFiles(ctx: ToolContext, abs: string): Promise<strin
       const lower = name.toLowerCase();
       const d = Math.min(distance(lower, want), distance(stem(name), stem(want)) + 1);
       const close = d <= Math.max(2, Math.floor(want.length / 3)) || lower.includes(stem(want)) || want.includes(stem(name));
-      if (close) scored.push([d, relativePath(root, `${dir === "/" ? "" : dir}/${name}`)]);
+      if (close) scored.push([d, displayPath(ctx.fs, `${dir === "/" ? "" : dir}/${name}`)]);
     }
   }
   scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
@@ -79,7 +79,7 @@ export async function similarFiles(ctx: ToolContext, abs: string): Promise<strin
       .glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, signal: ctx.signal })
       .catch(() => ({ paths: [] as string[] }));
     for (const p of glob.paths) {
-      const rel = relativePath(root, normalizePath(p));
+      const rel = displayPath(ctx.fs, normalizePath(p));
       if (!out.includes(rel)) out.push(rel);
     }
   }

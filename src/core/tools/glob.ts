@@ -1,6 +1,7 @@
 /** glob: files whose path matches a glob pattern, most recently modified first. */
 import { z } from "zod";
-import { isInside, normalizePath, relativePath, resolveWorkspacePath } from "../paths";
+import { displayPath, folderOf, normalizePath, resolveWorkspacePath, searchRoots, workspaceFolders } from "../paths";
+import type { WorkspaceFs } from "../ports";
 import { hiddenNote, readablePaths, statFollow } from "./file-access";
 import { note } from "./output";
 import { searchSummary } from "./cards";
@@ -24,6 +25,15 @@ function relativePattern(pattern: string, base: string): string {
   return p;
 }
 
+/** Across the folders of a multi-root workspace, a pattern that starts with a folder's name searches only that folder. */
+function patternPerRoot(fs: WorkspaceFs, pattern: string, roots: string[]): Array<{ path: string; pattern: string }> {
+  if (roots.length < 2) return roots.map((path) => ({ path, pattern }));
+  const p = pattern.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+  const named = workspaceFolders(fs).find((f) => p.startsWith(`${f.name}/`));
+  if (named) return [{ path: normalizePath(named.root), pattern: p.slice(named.name.length + 1) }];
+  return roots.map((path) => ({ path, pattern }));
+}
+
 export const globTool = defineTool({
   name: "glob",
   description:
@@ -32,21 +42,29 @@ export const globTool = defineTool({
   schema,
   permission: "Glob",
   capabilities: { reads: true },
+  pathArgs: ["path"],
   summarize: (i) => searchSummary(i),
   timeoutMs: 30_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? "." }),
   async run(args, ctx) {
-    const given = args.path ?? ".";
-    const { abs, rel } = await resolveWorkspacePath(ctx.fs, given);
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path ?? ".");
     const st = await statFollow(ctx.fs, abs);
-    if (!st) throw new ToolError(`Folder not found: "${given}". Call glob without a path to search the whole workspace.`);
+    if (!st) throw new ToolError(`Folder not found: "${rel}". Call glob without a path to search the whole workspace.`);
     if (st.type !== "directory") throw new ToolError(`"${rel}" is a file, not a folder; glob needs a folder as path.`);
-    const pattern = relativePattern(args.pattern, abs);
-    const res = await ctx.search.glob({ pattern, path: abs, maxResults: MAX_GLOB_RESULTS, signal: ctx.signal });
-    const root = normalizePath(ctx.fs.root);
-    const inside = res.paths.map((p) => normalizePath(p)).filter((p) => isInside(root, p));
+    const res = { paths: [] as string[], truncated: false };
+    for (const { path, pattern } of patternPerRoot(ctx.fs, args.pattern, searchRoots(ctx.fs, abs, rel))) {
+      const left = MAX_GLOB_RESULTS - res.paths.length;
+      if (left <= 0) {
+        res.truncated = true;
+        break;
+      }
+      const part = await ctx.search.glob({ pattern: relativePattern(pattern, path), path, maxResults: left, signal: ctx.signal });
+      res.paths.push(...part.paths);
+      res.truncated ||= part.truncated;
+    }
+    const inside = res.paths.map((p) => normalizePath(p)).filter((p) => folderOf(ctx.fs, p));
     const { kept, hidden } = await readablePaths(ctx, inside);
-    const paths = inside.filter((p) => kept.has(p)).map((p) => relativePath(root, p));
+    const paths = inside.filter((p) => kept.has(p)).map((p) => displayPath(ctx.fs, p));
     const where = rel === "." ? "the workspace" : `"${rel}"`;
     if (paths.length === 0) {
       const left = hidden ? ` ${hiddenNote(hidden, "matching file")}` : "";

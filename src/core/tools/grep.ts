@@ -1,7 +1,7 @@
 /** grep: regex search over the workspace; results grouped by file, lines in the hashline view. */
 import { z } from "zod";
 import { formatHashline, hashlineReady } from "../edit/hashline";
-import { isInside, normalizePath, relativePath, resolveWorkspacePath } from "../paths";
+import { displayPath, normalizePath, resolveWorkspacePath, searchRoots } from "../paths";
 import type { GrepLine } from "../ports";
 import { hiddenNote, readablePaths, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
@@ -21,7 +21,7 @@ const schema = z.object({
   context: z.number().int().min(0).max(10).optional().describe("Lines of context before and after each match. Default 0."),
 });
 
-function render(lines: GrepLine[], root: string): { blocks: string[]; files: number; matches: number } {
+function render(lines: GrepLine[], show: (abs: string) => string): { blocks: string[]; files: number; matches: number } {
   const blocks: string[] = [];
   let files = 0;
   let matches = 0;
@@ -33,7 +33,7 @@ function render(lines: GrepLine[], root: string): { blocks: string[]; files: num
       file = path;
       files++;
       prev = -1;
-      blocks.push(`${isInside(root, path) ? relativePath(root, path) : path}:`);
+      blocks.push(`${show(path)}:`);
     } else if (prev >= 0 && l.line > prev + 1) {
       blocks.push("--");
     }
@@ -53,32 +53,32 @@ export const grepTool = defineTool({
   schema,
   permission: "Grep",
   capabilities: { reads: true },
+  pathArgs: ["path"],
   summarize: (i) => searchSummary(i),
   timeoutMs: 60_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? ".", glob: a.glob }),
   async run(args, ctx) {
     await hashlineReady();
-    const given = args.path ?? ".";
-    const { abs, rel } = await resolveWorkspacePath(ctx.fs, given);
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path ?? ".");
     if (!(await statFollow(ctx.fs, abs))) {
-      throw new ToolError(`Path not found: "${given}". Call grep without a path to search the whole workspace.`);
+      throw new ToolError(`Path not found: "${rel}". Call grep without a path to search the whole workspace.`);
     }
-    let res;
-    try {
-      res = await ctx.search.grep({
-        pattern: args.pattern,
-        path: abs,
-        glob: args.glob,
-        ignoreCase: args.ignore_case,
-        context: args.context,
-        maxMatches: MAX_GREP_MATCHES,
-        signal: ctx.signal,
-      });
-    } catch (e) {
-      if (ctx.signal.aborted) throw e;
-      throw new ToolError(`grep failed: ${(e as Error).message.trim()}. Check the pattern (ripgrep regex syntax; escape ( [ { . * + ? with \\) and try again.`);
+    const res: { lines: GrepLine[]; truncated: boolean } = { lines: [], truncated: false };
+    for (const path of searchRoots(ctx.fs, abs, rel)) {
+      const left = MAX_GREP_MATCHES - res.lines.filter((l) => l.match).length;
+      if (left <= 0) {
+        res.truncated = true;
+        break;
+      }
+      try {
+        const part = await ctx.search.grep({ pattern: args.pattern, path, glob: args.glob, ignoreCase: args.ignore_case, context: args.context, maxMatches: left, signal: ctx.signal });
+        res.lines.push(...part.lines);
+        res.truncated ||= part.truncated;
+      } catch (e) {
+        if (ctx.signal.aborted) throw e;
+        throw new ToolError(`grep failed: ${(e as Error).message.trim()}. Check the pattern (ripgrep regex syntax; escape ( [ { . * + ? with \\) and try again.`);
+      }
     }
-    const root = normalizePath(ctx.fs.root);
     const where = rel === "." ? "the workspace" : `"${rel}"`;
     const filter = args.glob ? ` (files matching "${args.glob}")` : "";
     const { kept, hidden } = await readablePaths(ctx, [...new Set(res.lines.map((l) => normalizePath(l.path)))]);
@@ -87,7 +87,7 @@ export const grepTool = defineTool({
     if (lines.length === 0) {
       return { text: `No matches for /${args.pattern}/ in ${where}${filter}.${hiddenText}`, meta: { matches: 0, files: 0, ...(hidden ? { hidden } : {}) } };
     }
-    const { blocks, files, matches } = render(lines, root);
+    const { blocks, files, matches } = render(lines, (p) => displayPath(ctx.fs, p));
     const out: string[] = [];
     let bytes = 0;
     let cut = false;

@@ -1,6 +1,6 @@
 /** list_files: a folder tree down to a depth, honouring .gitignore. */
 import { z } from "zod";
-import { joinPath, normalizePath, resolveWorkspacePath } from "../paths";
+import { folderOf, joinPath, normalizePath, resolveWorkspacePath, searchRoots, workspaceFolders } from "../paths";
 import type { FileType, WorkspaceFs } from "../ports";
 import { IgnoreRules } from "./ignore-rules";
 import { note } from "./output";
@@ -74,23 +74,33 @@ export const listFilesTool = defineTool({
   schema,
   permission: "Read",
   capabilities: { reads: true },
+  pathArgs: ["path"],
   summarize: (i) => field(i, "path") ?? ".",
   timeoutMs: 30_000,
   hookInput: (a) => ({ path: a.path ?? "." }),
   async run(args, ctx) {
-    const given = args.path ?? ".";
-    const { abs, rel } = await resolveWorkspacePath(ctx.fs, given);
+    const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path ?? ".");
     const st = await statFollow(ctx.fs, abs);
-    if (!st) throw new ToolError(`Folder not found: "${given}". Call list_files without a path to see the workspace root.`);
+    if (!st) throw new ToolError(`Folder not found: "${rel}". Call list_files without a path to see the workspace root.`);
     if (st.type !== "directory") {
       throw new ToolError(`"${rel}" is a file, not a folder. Call read_file with path="${rel}" to read it.`);
     }
     const depth = args.depth ?? 2;
-    const root = normalizePath(ctx.fs.root);
-    const rules = await IgnoreRules.forDir(fsRuleSource(ctx.fs), root, abs);
     const w: Walk = { fs: ctx.fs, access: ctx.access, hidden: 0, maxDepth: depth, lines: [], truncated: false, signal: ctx.signal };
-    await walk(w, abs, rules, 1);
-    const header = `${rel === "." ? "Workspace root" : rel + "/"} (depth ${depth}):`;
+    const roots = searchRoots(ctx.fs, abs, rel);
+    if (roots.length > 1) {
+      // The whole multi-root workspace: its folders head the listing, each shown `depth` levels deep.
+      w.maxDepth = depth + 1;
+      for (const folder of workspaceFolders(ctx.fs)) {
+        const root = normalizePath(folder.root);
+        w.lines.push(`${folder.name}/ (${root})`);
+        await walk(w, root, await IgnoreRules.forDir(fsRuleSource(ctx.fs), root, root), 2);
+      }
+    } else {
+      const root = normalizePath(folderOf(ctx.fs, abs)?.root ?? ctx.fs.root);
+      await walk(w, abs, await IgnoreRules.forDir(fsRuleSource(ctx.fs), root, abs), 1);
+    }
+    const header = `${rel === "." ? (roots.length > 1 ? "Workspace folders" : "Workspace root") : rel + "/"} (depth ${depth}):`;
     const body = w.lines.length ? w.lines : ["(empty folder)"];
     const parts = [header, ...body];
     if (w.hidden) parts.push(note(hiddenNote(w.hidden, "entry", "entries")));

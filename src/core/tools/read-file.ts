@@ -63,6 +63,7 @@ export const readFileTool = defineTool({
   schema,
   permission: "Read",
   capabilities: { reads: true },
+  pathArgs: ["path"],
   summarize: (i) => {
     const path = field(i, "path", "file_path") ?? "";
     const offset = field(i, "offset");
@@ -74,7 +75,7 @@ export const readFileTool = defineTool({
     await hashlineReady();
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);
     const st = await statFollow(ctx.fs, abs);
-    if (!st) throw await missing(ctx, args.path, abs);
+    if (!st) throw await missing(ctx, rel, abs);
     if (st.type === "directory") {
       throw new ToolError(`"${rel}" is a directory, not a file. Call list_files with path="${rel}" to see what it contains.`);
     }

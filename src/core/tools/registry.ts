@@ -3,6 +3,8 @@
  * validation with model-facing errors.
  */
 import { z } from "zod";
+import { displayPath, isAbsolutePath, resolveWorkspacePath, WORKSPACE } from "../paths";
+import type { WorkspaceFs } from "../ports";
 import type { ToolSpec } from "../providers/types";
 import { describeArguments, describeIssues } from "./arg-errors";
 import type { ToolDefinition } from "./types";
@@ -147,6 +149,41 @@ export class ToolRegistry {
     if (unknown.length) lines.push(`(${unknown.map((k) => `"${k}"`).join(", ")} ${unknown.length > 1 ? "are not arguments" : "is not an argument"} of ${name}.)`);
     lines.push(`Call ${name} again with corrected arguments: ${describeArguments(schema)}.`);
     return { ok: false, error: lines.join("\n") };
+  }
+
+  /**
+   * Validated arguments with their path arguments in canonical form (see ToolDefinition.pathArgs).
+   * A path that cannot be resolved (outside the workspace, through a dangling link…) refuses the
+   * call here, with the tool's own message: a path the permission engine did not see never runs.
+   */
+  async prepare(name: string, input: unknown, fs: WorkspaceFs): Promise<Validation> {
+    const checked = this.validate(name, input);
+    const tool = this.byName.get(name);
+    if (!checked.ok || !tool?.pathArgs?.length) return checked;
+    const args = { ...(checked.args as Record<string, unknown>) };
+    for (const key of tool.pathArgs) {
+      const value = args[key];
+      if (typeof value !== "string") continue;
+      try {
+        const { abs, rel } = await resolveWorkspacePath(fs, value);
+        args[key] = rel === WORKSPACE ? WORKSPACE : abs;
+      } catch (err) {
+        return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      }
+    }
+    return { ok: true, args };
+  }
+
+  /** Prepared arguments with their canonical paths shown as the model wrote them (relative, or folder/relative). */
+  displayArgs(name: string, args: unknown, fs: WorkspaceFs): unknown {
+    const tool = this.byName.get(name);
+    if (!tool?.pathArgs?.length || !args || typeof args !== "object") return args;
+    const out = { ...(args as Record<string, unknown>) };
+    for (const key of tool.pathArgs) {
+      const v = out[key];
+      if (typeof v === "string" && isAbsolutePath(v)) out[key] = displayPath(fs, v);
+    }
+    return out;
   }
 
   /**

@@ -62,6 +62,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Permission name used by permission rules and hooks (contract section 1): Read, Edit, Bash... */
   permission: string;
   capabilities: ToolCapabilities;
+  /**
+   * Arguments that name workspace paths. The loop resolves them to their one canonical form (an
+   * absolute path: trimmed, `\` as `/`, `..` and folder names resolved) before hooks and the
+   * permission engine see the call, so what is checked is exactly what the tool opens.
+   */
+  pathArgs?: readonly string[];
   timeoutMs: number;
   /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a

@@ -41,6 +41,7 @@ export const writeFileTool = defineTool({
   schema,
   permission: "Write",
   capabilities: { reads: true, writes: true },
+  pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path") ?? "",
   card: (o) => diffCard(o.meta),
   resumable: (callId, events) => pendingProposal(callId, events) !== undefined,
