@@ -31,7 +31,6 @@ function render(lines: GrepLine[], root: string): { blocks: string[]; files: num
     if (path !== file) {
       file = path;
       files++;
-      prev = -1;
       blocks.push(`${isInside(root, path) ? relativePath(root, path) : path}:`);
     } else if (prev >= 0 && l.line > prev + 1) {
       blocks.push("--");
