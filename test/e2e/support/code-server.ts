@@ -2,7 +2,7 @@
 // workspace in a temp dir, the packaged Yoke installed, its own process group killed on stop().
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import {
   findFreePort,
   installVsix,
@@ -24,6 +24,10 @@ export interface LaunchOptions {
   userSettings?: Record<string, unknown>;
   /** Extra environment for code-server and its extension host. */
   env?: Record<string, string>;
+  /** Files written into the workspace (path relative to it → content) after the sample is copied. */
+  files?: Record<string, string>;
+  /** More .vsix files installed next to Yoke (e.g. the test-only runner extension). */
+  extensions?: string[];
 }
 
 /** A running instance; stop() kills its process group and removes the temp dir. */
@@ -33,6 +37,8 @@ export interface E2eCodeServer {
   base: string;
   workspace: string;
   userDataDir: string;
+  /** The HOME of code-server and its extension host (empty at start: no machine settings leak in). */
+  home: string;
   stop(): Promise<void>;
   output(): string;
 }
@@ -64,7 +70,14 @@ export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServ
   const home = join(tmp, "home");
   mkdirSync(home, { recursive: true });
   cpSync(SAMPLE_WORKSPACE, workspace, { recursive: true });
+  for (const [rel, content] of Object.entries(opts.files ?? {})) {
+    if (isAbsolute(rel) || rel.split(/[\\/]/).includes("..")) throw new Error(`workspace file ${rel} is not inside the workspace`);
+    const file = join(workspace, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
   installVsix(setup, { vsix, extensionsDir, userDataDir });
+  for (const extra of opts.extensions ?? []) installVsix(setup, { vsix: extra, extensionsDir, userDataDir });
   mergeJsonFile(join(userDataDir, "User", "settings.json"), {
     ...DEFAULT_USER_SETTINGS,
     "security.workspace.trust.enabled": opts.trusted === false,
@@ -88,5 +101,5 @@ export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServ
     writeFileSync(join(RESULTS_DIR, `${opts.name}.code-server.log`), server.output());
     if (!process.env.YOKE_E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
   };
-  return { url: server.url, base: server.base, workspace, userDataDir, stop, output: server.output };
+  return { url: server.url, base: server.base, workspace, userDataDir, home, stop, output: server.output };
 }
