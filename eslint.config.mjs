@@ -11,6 +11,7 @@
 // are caught alike; module names (vscode, Node built-ins) are matched in every form: static and
 // type-only imports, re-exports, import() and require().
 import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
 import importX, { createNodeResolver } from "eslint-plugin-import-x";
 import globals from "globals";
 import tseslint from "typescript-eslint";
@@ -42,7 +43,7 @@ const noNodeBuiltins = {
   "import-x/no-nodejs-modules": "error",
 };
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: [
       "dist/**",
