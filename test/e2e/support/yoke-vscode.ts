@@ -40,6 +40,11 @@ export interface YokeVscodeOptions {
   /** Files written into the workspace (relative path → content) before VS Code starts. */
   files?: Record<string, string>;
   /**
+   * More root folders (name → files): a multi-root workspace of the sample workspace and these.
+   * workspaceSettings (and the model's settings) then go to the .code-workspace file.
+   */
+  folders?: Record<string, Record<string, string>>;
+  /**
    * Launch options known only at run time (built before code-server starts, in beforeAll):
    * environment for code-server and its extension host, more .vsix files to install.
    */
@@ -55,8 +60,8 @@ export interface YokeVscode {
   readonly llm: ScriptedServer;
   /** The workspace folder code-server opened (a fresh copy of test/fixtures/sample-workspace). */
   readonly workspace: string;
-  /** An absolute path inside the workspace. */
-  path(relative: string): string;
+  /** An absolute path inside the workspace, or inside the root folder `folder` of a multi-root one. */
+  path(relative: string, folder?: string): string;
   /** Opens the workbench and waits until it and its extension host are up. */
   openWorkbench(): Promise<void>;
   /** Focuses Yoke's chat view; returns its webview frame. */
@@ -108,6 +113,7 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       workspaceSettings,
       userSettings,
       files: opts.files,
+      folders: opts.folders,
       env: extra.env,
       extensions: extra.extensions,
     });
@@ -138,7 +144,12 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     get workspace() {
       return ready(server, "code-server").workspace;
     },
-    path: (relative) => join(ready(server, "code-server").workspace, relative),
+    path: (relative, folder) => {
+      const s = ready(server, "code-server");
+      const root = folder === undefined ? s.workspace : s.folders[folder];
+      if (!root) throw new Error(`useYokeVscode(${opts.name}): no root folder ${folder}`);
+      return join(root, relative);
+    },
     openWorkbench: () => openWorkbench(page(), ready(server, "code-server").url),
     openPanel: () => openYokeView(page()),
     runCommand: (label, timeoutMs) => runCommand(page(), label, timeoutMs),
