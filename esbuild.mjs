@@ -1,11 +1,13 @@
-// Builds the three bundles: extension (Node, vscode external), CLI (Node), webview (browser).
-// Also a "core guard": src/core bundled for a neutral platform with `vscode` unresolvable,
-// so any import of vscode from the core fails the build.
+// Builds the bundles: extension (Node, vscode external), CLI (Node), webview (browser), the demo
+// model. A "core guard" fails the build on any import of vscode from the core.
+// Flags: --production (minified, no source maps: what the .vsix ships), --watch,
+// --outdir=DIR (default dist; test/unit/arch/production-bundle.test.ts builds into a temp dir).
 import * as esbuild from "esbuild";
 import { cpSync, mkdirSync, readFileSync } from "node:fs";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
+const outdir = process.argv.find((a) => a.startsWith("--outdir="))?.slice("--outdir=".length) || "dist";
 
 /** @type {import('esbuild').BuildOptions} */
 const version = JSON.parse(readFileSync("package.json", "utf8")).version;
@@ -38,7 +40,7 @@ const targets = [
     ...common,
     // session.js (the agent core, SDKs) is required on first use so activation stays light.
     entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts" },
-    outdir: "dist",
+    outdir,
     platform: "node",
     format: "cjs",
     external: ["vscode", "@lydell/node-pty"],
@@ -48,7 +50,7 @@ const targets = [
   {
     ...common,
     entryPoints: { cli: "src/cli/main.ts" },
-    outdir: "dist",
+    outdir,
     platform: "node",
     format: "cjs",
     banner: { js: "#!/usr/bin/env node" },
@@ -60,27 +62,27 @@ const targets = [
   {
     ...common,
     entryPoints: { "scripted-llm": "src/demo/main.ts" },
-    outdir: "dist",
+    outdir,
     platform: "node",
     format: "cjs",
   },
   {
     ...common,
     entryPoints: { webview: "webview/main.ts" },
-    outdir: "dist",
+    outdir,
     platform: "browser",
     format: "iife",
     loader: { ".css": "css" },
   },
 ];
 
-mkdirSync("dist", { recursive: true });
+mkdirSync(outdir, { recursive: true });
 // The webview's icon font is served from dist so localResourceRoots can stay {dist, media}.
-cpSync("node_modules/@vscode/codicons/dist/codicon.css", "dist/codicon.css");
-cpSync("node_modules/@vscode/codicons/dist/codicon.ttf", "dist/codicon.ttf");
+cpSync("node_modules/@vscode/codicons/dist/codicon.css", `${outdir}/codicon.css`);
+cpSync("node_modules/@vscode/codicons/dist/codicon.ttf", `${outdir}/codicon.ttf`);
 // The shell parser of the permission engine (src/node/tree-sitter-wasm.ts looks next to the bundle).
-cpSync("node_modules/web-tree-sitter/tree-sitter.wasm", "dist/tree-sitter.wasm");
-cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", "dist/tree-sitter-bash.wasm");
+cpSync("node_modules/web-tree-sitter/tree-sitter.wasm", `${outdir}/tree-sitter.wasm`);
+cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", `${outdir}/tree-sitter-bash.wasm`);
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

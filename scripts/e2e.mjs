@@ -2,9 +2,10 @@
 // `npm run test:e2e`: Yoke in a real VS Code (code-server) driven by Chromium.
 //   1. scripts/setup-e2e.sh (code-server, Node 24, chromium; cached)
 //   2. a fresh .vsix (scripts/package.mjs)
-//   3. the mocha suite for the extension host, bundled to .cache/vscode-suite.js
+//   3. the mocha suite for the extension host, bundled to .cache/vscode-suite.js, and the test-only
+//      runner extension that loads it (.cache/yoke-test-runner.vsix; Yoke itself has no test hook)
 //   4. vitest with vitest.e2e.config.ts: the Playwright tests (test/e2e/*.e2e.test.ts), including
-//      extension-host-suite.e2e.test.ts, which runs that mocha suite inside code-server's extension host.
+//      extension-host-suite.e2e.test.ts, which installs the runner next to Yoke in code-server.
 // Extra arguments go to vitest (e.g. a file filter). Screenshots and logs: test-results/e2e/.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -27,13 +28,13 @@ try {
   const vsix = join(privateDir, "yoke.vsix");
   copyFileSync(built.vsix, vsix);
   process.on("exit", () => rmSync(privateDir, { recursive: true, force: true }));
-  const { suite } = await buildVscodeSuite();
-  log(`bundled the extension-host suite to ${suite} (${elapsed()})`);
+  const { suite, runnerVsix } = await buildVscodeSuite();
+  log(`bundled the extension-host suite to ${suite} and its runner to ${runnerVsix} (${elapsed()})`);
   const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
   const r = spawnSync(process.execPath, [vitest, "run", "-c", "vitest.e2e.config.ts", ...process.argv.slice(2)], {
     cwd: ROOT,
     stdio: "inherit",
-    env: { ...process.env, YOKE_VSIX: vsix, YOKE_VSCODE_SUITE: suite, YOKE_E2E_SETUP: `${setup.node} ${setup.codeServer}` },
+    env: { ...process.env, YOKE_VSIX: vsix, YOKE_VSCODE_SUITE: suite, YOKE_VSCODE_RUNNER: runnerVsix, YOKE_E2E_SETUP: `${setup.node} ${setup.codeServer}` },
   });
   log(`finished in ${elapsed()} (screenshots and logs in test-results/e2e/)`);
   process.exit(r.status ?? 1);

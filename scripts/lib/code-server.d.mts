@@ -30,6 +30,7 @@ export function startCodeServer(
     port: number;
     extensionsDir: string;
     userDataDir: string;
+    /** A folder, or a .code-workspace file (opened with ?workspace=). */
     folder?: string;
     env?: Record<string, string>;
     onOutput?: (chunk: string) => void;

@@ -126,6 +126,7 @@ export function killGroup(pid, signal = "SIGTERM") {
 /**
  * Starts code-server in its own process group and waits until it serves HTTP 200.
  * @param {{node: string; codeServer: string}} setup
+ * `folder` may be a folder or a .code-workspace file.
  * @param {{port: number; extensionsDir: string; userDataDir: string; folder?: string; env?: Record<string, string>;
  *          onOutput?: (chunk: string) => void; timeoutMs?: number}} opts
  */
@@ -174,6 +175,8 @@ export async function startCodeServer(setup, opts) {
     await stop();
     throw err;
   }
-  const folderUrl = opts.folder ? `${base}/?folder=${encodeURIComponent(opts.folder).replace(/%2F/g, "/")}` : `${base}/`;
+  // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+  const param = opts.folder?.endsWith(".code-workspace") ? "workspace" : "folder";
+  const folderUrl = opts.folder ? `${base}/?${param}=${encodeURIComponent(opts.folder).replace(/%2F/g, "/")}` : `${base}/`;
   return { child, pid: child.pid, base, url: folderUrl, stop, output: () => log };
 }

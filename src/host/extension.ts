@@ -1,6 +1,5 @@
 // Extension entry point. activate() stays cheap: it registers the view and the commands; the
 // session's ports (file system, search, store, provider) are built on first use.
-import { writeFileSync } from "node:fs";
 import * as vscode from "vscode";
 import type { Snapshot } from "../protocol/messages";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
@@ -55,7 +54,6 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
-  if (process.env.YOKE_TEST_SUITE) void runTestSuite(context.extension.id, process.env.YOKE_TEST_SUITE, process.env.YOKE_TEST_RESULTS, log);
 
   return {
     snapshot: () => getController().snapshot(),
@@ -71,6 +69,7 @@ export function deactivate(): void {}
  */
 function loadSessionModule(): typeof import("./session-controller") {
   const bundle = "./session.js"; // not a literal in require(): the bundler must not inline it
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of the second bundle, on purpose
   return require(bundle) as typeof import("./session-controller");
 }
 
@@ -147,20 +146,4 @@ async function clearApiKey(keys: ApiKeys): Promise<void> {
   if (!pick) return;
   await keys.clear(pick);
   void vscode.window.showInformationMessage(`Yoke: API key for ${pick} removed.`);
-}
-
-/** Test hook: env YOKE_TEST_SUITE names a JS file exporting run(); its result goes to YOKE_TEST_RESULTS. */
-async function runTestSuite(extensionId: string, suitePath: string, resultsPath: string | undefined, log: vscode.LogOutputChannel): Promise<void> {
-  let result: { passed: number; failed: number; failures: string[] };
-  try {
-    // Run only once VS Code reports the activation finished, so the suite can use our exports.
-    for (let i = 0; i < 400 && !vscode.extensions.getExtension(extensionId)?.isActive; i++) await new Promise((r) => setTimeout(r, 25));
-    // A runtime path: the bundler leaves a non-literal require as it is.
-    const suite = require(suitePath) as { run(): Promise<typeof result> };
-    result = await suite.run();
-  } catch (err) {
-    result = { passed: 0, failed: 1, failures: [`test suite ${suitePath} failed to run: ${(err as Error)?.stack ?? String(err)}`] };
-  }
-  log.info(`test suite ${suitePath}: ${result.passed} passed, ${result.failed} failed`);
-  if (resultsPath) writeFileSync(resultsPath, JSON.stringify(result, null, 2));
 }

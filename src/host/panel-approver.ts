@@ -31,7 +31,7 @@ export class PanelApprover implements Approver {
 
   async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
     this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
-    let rule: string | null = null;
+    let rule: string | null;
     try {
       rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
     } catch {

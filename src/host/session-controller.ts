@@ -2,7 +2,7 @@
 // the view model projected from its events, and the messages sent to the webview.
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { AgentSession, type AgentSessionOptions } from "../core/loop/agent-session";
+import { AgentSession } from "../core/loop/agent-session";
 import type { Disposable, SessionStore } from "../core/ports";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";

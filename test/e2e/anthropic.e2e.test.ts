@@ -1,12 +1,10 @@
 // The Anthropic Messages wire format through the panel: the key is entered with "Yoke: Set API
 // Key" (it lives in SecretStorage, never in settings), and the scripted server requires it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { expandToolCard, lastAssistantText, sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const KEY = "sk-ant-e2e-0123456789";
 
@@ -17,38 +15,17 @@ function tidesScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 describe("Anthropic provider in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script: tidesScript, apiKey: KEY });
-    server = await launchCodeServer({
-      name: "anthropic",
-      workspaceSettings: {
-        "yoke.provider": "anthropic",
-        "yoke.baseUrl": llm.anthropicBaseUrl,
-        "yoke.model": "claude-e2e",
-      },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  const vs = useYokeVscode({ name: "anthropic", model: { script: tidesScript, apiKey: KEY, wire: "anthropic", name: "claude-e2e" } });
 
   it("sends the key from 'Yoke: Set API Key' and speaks the Messages API with tool use", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "anthropic");
-    await openWorkbench(page, server.url);
-    let frame = await openYokeView(page);
+    const { page, llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
+    let frame = await vs.openPanel();
     await frame.locator("[data-testid=first-run]").waitFor({ state: "visible", timeout: 30_000 });
     await shot("needs-key");
 
-    await runCommand(page, "Yoke: Set API Key");
+    await vs.runCommand("Yoke: Set API Key");
     const input = page.locator(".quick-input-widget .quick-input-box input");
     await input.waitFor({ state: "visible" });
     expect(await input.getAttribute("type")).toBe("password");
@@ -57,7 +34,7 @@ describe("Anthropic provider in code-server", () => {
     await page.locator(".notification-toast", { hasText: "API key for anthropic saved" }).waitFor({ timeout: 20_000 });
     await shot("key-saved");
 
-    frame = await openYokeView(page);
+    frame = await vs.openPanel();
     await frame.locator("[data-testid=first-run]").waitFor({ state: "hidden", timeout: 30_000 });
     await sendPrompt(frame, "What is TIDAL_PERIOD_MS?");
     await waitForAssistantText(frame, "12 h 25 min in milliseconds");

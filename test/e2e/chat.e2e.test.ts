@@ -1,13 +1,11 @@
 // A chat turn in a real VS Code: the panel sends a prompt, the (scripted) model reads README.md
 // with read_file, the answer streams into the panel, and everything survives a window reload.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { formatHashline, hashlineReady } from "../../src/core/edit/hashline";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { expandToolCard, lastAssistantText, sendPrompt, texts, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const ANSWER = "The README describes tidewatch, which predicts the next high tide using the 12 h 25 min lunar period.";
 
@@ -19,39 +17,18 @@ function readmeScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 describe("chat panel in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    await hashlineReady();
-    llm = await startScriptedLlmServer({ script: readmeScript });
-    server = await launchCodeServer({
-      name: "chat",
-      workspaceSettings: {
-        "yoke.provider": "openai-compatible",
-        "yoke.baseUrl": llm.openaiBaseUrl,
-        "yoke.model": "scripted-e2e",
-      },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  beforeAll(() => hashlineReady());
+  const vs = useYokeVscode({ name: "chat", model: { script: readmeScript } });
 
   it("streams an answer after a read_file tool call and keeps the conversation across a window reload", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "chat");
-    await openWorkbench(page, server.url);
+    const { page, llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
     // README.md open in the editor: what a person would look at while asking about it.
     await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "README.md" }).first().click();
     await page.locator(".editor-instance .view-lines", { hasText: "tidewatch" }).first().waitFor({ timeout: 30_000 });
-    let frame = await openYokeView(page);
-    await widenSideBar(page, 560);
+    let frame = await vs.openPanel();
+    await vs.widenSideBar(560);
     await shot("panel-open");
 
     await sendPrompt(frame, "What does this project do?");
@@ -89,9 +66,7 @@ describe("chat panel in code-server", () => {
     };
     const requestsBefore = llm.requests.length;
 
-    await runCommand(page, "Developer: Reload Window");
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-    frame = await openYokeView(page);
+    frame = await vs.reloadWindow();
     await frame.locator("[data-testid=message-assistant]", { hasText: "12 h 25 min lunar period" }).waitFor({ timeout: 30_000 });
     await shot("after-reload");
     expect(await texts(frame, "message-user")).toEqual(before.user);

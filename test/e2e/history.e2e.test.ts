@@ -1,12 +1,10 @@
 // Sessions: "New session" clears the panel, the history lists both sessions, and opening the
 // first one shows its conversation again; sending there continues it with its whole context.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, texts, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 /** Echoes the prompt, so each answer names the session it belongs to. */
 function echoScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
@@ -14,30 +12,13 @@ function echoScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 describe("session history in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script: echoScript });
-    server = await launchCodeServer({
-      name: "history",
-      workspaceSettings: { "yoke.provider": "openai-compatible", "yoke.baseUrl": llm.openaiBaseUrl, "yoke.model": "scripted-e2e" },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  const vs = useYokeVscode({ name: "history", model: { script: echoScript } });
 
   it("starts a new session, lists both, and reopens and continues the first", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "history");
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
+    const { llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
 
     await sendPrompt(frame, "alpha session");
     await waitForAssistantText(frame, "Noted: alpha session");

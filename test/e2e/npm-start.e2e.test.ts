@@ -5,10 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
 import { ROOT } from "./support/paths";
 import { lastAssistantText, sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { useBrowser } from "./support/yoke-vscode";
 
 async function answers(url: string): Promise<boolean> {
   return fetch(url, { signal: AbortSignal.timeout(2000) }).then(
@@ -20,10 +19,10 @@ async function answers(url: string): Promise<boolean> {
 describe("npm start -- --demo", () => {
   const dir = mkdtempSync(join(tmpdir(), "yoke-e2e-start-"));
   let start: ChildProcess | undefined;
-  let browser: E2eBrowser | undefined;
+  // scripts/start.mjs runs its own code-server: this test needs only the browser of the fixture.
+  const browser = useBrowser();
 
-  afterAll(async () => {
-    await browser?.close();
+  afterAll(() => {
     if (start?.pid && start.exitCode === null) process.kill(-start.pid, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   });
@@ -45,10 +44,9 @@ describe("npm start -- --demo", () => {
     expect(url).toContain(`folder=${join(dir, "sample-workspace")}`);
     expect(demo).toBeDefined();
 
-    browser = await launchBrowser();
-    const shot = screenshotter(browser.page, "npm-start");
-    await openWorkbench(browser.page, url!);
-    const frame = await openYokeView(browser.page);
+    const shot = browser.screenshots("npm-start");
+    await browser.openWorkbench(url!);
+    const frame = await browser.openPanel();
     await frame.locator("[data-testid=model-label]", { hasText: "demo model" }).waitFor({ timeout: 30_000 });
     await sendPrompt(frame, "What is in this project?");
     // The demo lists the workspace, reads README.md and reports what it found.
@@ -58,7 +56,6 @@ describe("npm start -- --demo", () => {
     expect(text).toMatch(/Read README\.md: \d+ lines, starting with .# tidewatch/);
     await shot("demo-answered");
     await browser.close();
-    browser = undefined;
 
     const base = new URL(url!).origin;
     expect(await answers(`${base}/healthz`)).toBe(true);

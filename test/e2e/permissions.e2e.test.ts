@@ -2,14 +2,11 @@
 // window reload), "Always allow" writes the proposed rule to .yoke/settings.local.json and runs the
 // command; a PreToolUse hook from .claude/settings.json blocks `rm`, and the model is told why.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const TEST_COMMAND = "npm run test -- --watch=false";
 const RULE = "Bash(npm run test:*)";
@@ -34,35 +31,14 @@ function runCommandResults(llm: ScriptedServer): string[] {
 }
 
 describe("permissions in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script });
-    server = await launchCodeServer({
-      name: "permissions",
-      workspaceSettings: {
-        "yoke.provider": "openai-compatible",
-        "yoke.baseUrl": llm.openaiBaseUrl,
-        "yoke.model": "scripted-e2e",
-      },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  const vs = useYokeVscode({ name: "permissions", model: { script } });
 
   it("asks for a command again after a window reload, and Always allow writes the rule and runs it", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "permissions");
-    await openWorkbench(page, server.url);
-    let frame = await openYokeView(page);
-    await widenSideBar(page, 560);
+    const { llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
+    let frame = await vs.openPanel();
+    await vs.widenSideBar(560);
     expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("default");
 
     await sendPrompt(frame, "run the tests");
@@ -74,9 +50,7 @@ describe("permissions in code-server", () => {
     const requestsBefore = llm.requests.length;
 
     // The question survives a window reload: the panel resumes the session and asks again.
-    await runCommand(page, "Developer: Reload Window");
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-    frame = await openYokeView(page);
+    frame = await vs.reloadWindow();
     card = frame.locator("[data-testid=permission-card]");
     await card.waitFor({ timeout: 60_000 });
     expect(await card.textContent()).toContain(TEST_COMMAND);
@@ -90,7 +64,7 @@ describe("permissions in code-server", () => {
     await waitForState(frame, "done");
     await shot("always-allowed");
 
-    const local = JSON.parse(readFileSync(join(server.workspace, ".yoke", "settings.local.json"), "utf8")) as { permissions?: { allow?: string[] } };
+    const local = JSON.parse(readFileSync(vs.path(".yoke/settings.local.json"), "utf8")) as { permissions?: { allow?: string[] } };
     expect(local.permissions?.allow).toContain(RULE);
     const results = runCommandResults(llm);
     expect(results).toHaveLength(1);
@@ -101,29 +75,29 @@ describe("permissions in code-server", () => {
   });
 
   it("blocks rm with a PreToolUse hook from .claude/settings.json and tells the model why", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "permissions-hook");
-    writeFileSync(join(server.workspace, "x.txt"), "keep me\n");
-    mkdirSync(join(server.workspace, ".claude"), { recursive: true });
+    const { llm } = vs;
+    const shot = vs.screenshots("permissions-hook");
+    writeFileSync(vs.path("x.txt"), "keep me\n");
+    mkdirSync(vs.path(".claude"), { recursive: true });
     writeFileSync(
-      join(server.workspace, ".claude", "settings.json"),
+      vs.path(".claude/settings.json"),
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo '${HOOK_MESSAGE}' >&2; exit 2` }] }] } }, null, 2),
     );
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await frame.locator("[data-testid=new-session]").click();
     await sendPrompt(frame, "remove x.txt");
     await waitForAssistantText(frame, "Finished:", 90_000);
     await waitForState(frame, "done");
     await shot("denied-by-hook");
 
-    expect(existsSync(join(server.workspace, "x.txt"))).toBe(true);
+    expect(existsSync(vs.path("x.txt"))).toBe(true);
     const results = runCommandResults(llm);
     expect(results.at(-1)).toContain(HOOK_MESSAGE);
     const decision = frame.locator("[data-testid=tool-card][data-tool-name=run_command] [data-testid=tool-decision]").last();
     expect(await decision.textContent()).toBe(`denied by hook: ${HOOK_MESSAGE}`);
 
     // A malformed settings file is reported in the panel (its rules do not apply).
-    writeFileSync(join(server.workspace, ".yoke", "settings.json"), '{ "permissions": { "allow": "Bash" ');
+    writeFileSync(vs.path(".yoke/settings.json"), '{ "permissions": { "allow": "Bash" ');
     const problem = frame.locator("[data-testid=settings-problem]").first();
     await problem.waitFor({ timeout: 30_000 });
     expect(await problem.textContent()).toContain(".yoke/settings.json");
@@ -131,9 +105,9 @@ describe("permissions in code-server", () => {
   });
 
   it("switches the permission mode from the command palette and from the panel header", async () => {
-    const page = browser.page;
-    const frame = await openYokeView(page);
-    await runCommand(page, "Yoke: Set Permission Mode");
+    const { page } = vs;
+    const frame = await vs.openPanel();
+    await vs.runCommand("Yoke: Set Permission Mode");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Plan (read-only)" }).first().click();
     await frame.locator("[data-testid=mode][data-mode=plan]").waitFor({ state: "attached", timeout: 15_000 });
     expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("plan");

@@ -1,14 +1,11 @@
 // Restricted Mode: workspace trust enabled and the folder not trusted. Yoke declares limited
 // support, so it stays enabled, shows a banner, and refuses to write (telling the model why).
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 /** First turn: try to write a file. Then: report what the tool said. */
 function writeScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
@@ -18,39 +15,21 @@ function writeScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 describe("Restricted Mode in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script: writeScript });
-    server = await launchCodeServer({
-      name: "restricted",
-      trusted: false,
-      // yoke.provider and yoke.baseUrl are restricted settings: an untrusted workspace's values
-      // are ignored, so the provider comes from the user's settings here.
-      userSettings: {
-        "security.workspace.trust.startupPrompt": "never",
-        "yoke.provider": "openai-compatible",
-        "yoke.baseUrl": llm.openaiBaseUrl,
-        "yoke.model": "scripted-e2e",
-      },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
+  const vs = useYokeVscode({
+    name: "restricted",
+    trusted: false,
+    // yoke.provider and yoke.baseUrl are restricted settings: an untrusted workspace's values
+    // are ignored, so the provider comes from the user's settings here.
+    model: { script: writeScript, settingsIn: "user" },
+    userSettings: { "security.workspace.trust.startupPrompt": "never" },
   });
 
   it("stays enabled, shows the restricted banner and refuses write_file with the reason sent to the model", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "restricted");
-    await openWorkbench(page, server.url);
+    const { page, llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
     await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ timeout: 30_000 });
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await frame.locator("[data-testid=restricted-banner]").waitFor({ state: "visible", timeout: 30_000 });
     await shot("banner");
 
@@ -67,6 +46,6 @@ describe("Restricted Mode in code-server", () => {
       .find((s) => s.name === "write_file");
     expect(refused?.output).toMatch(/Restricted Mode/);
     expect(refused?.output).toMatch(/not trusted/);
-    expect(existsSync(join(server.workspace, "NOTES.md"))).toBe(false);
+    expect(existsSync(vs.path("NOTES.md"))).toBe(false);
   });
 });

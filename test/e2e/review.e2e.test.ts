@@ -3,14 +3,12 @@
 // exactly that, and the model is told which hunk was applied.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { RESULTS_DIR } from "./support/paths";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const FILE = "src/tides.ts";
 const OLD_1 = "/** Mean lunar semidiurnal period: 12 hours 25 minutes. */";
@@ -70,43 +68,25 @@ function editResult(llm: ScriptedServer, prompt: string, tool = "edit_file"): st
 }
 
 describe("change review in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script: reviewScript });
-    server = await launchCodeServer({
-      name: "review",
-      workspaceSettings: {
-        "yoke.provider": "openai-compatible",
-        "yoke.baseUrl": llm.openaiBaseUrl,
-        "yoke.model": "scripted-e2e",
-        "yoke.permissionMode": "default",
-      },
-      // code-server (web) saves after a delay by default, which would write the proposal while it
-      // is under review; the desktop default is off, and that is what "nothing on disk yet" checks.
-      userSettings: { "files.autoSave": "off" },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
+  const vs = useYokeVscode({
+    name: "review",
+    model: { script: reviewScript },
+    workspaceSettings: { "yoke.permissionMode": "default" },
+    // code-server (web) saves after a delay by default, which would write the proposal while it
+    // is under review; the desktop default is off, and that is what "nothing on disk yet" checks.
+    userSettings: { "files.autoSave": "off" },
   });
 
   it("writes exactly the accepted hunk and tells the model hunk 1 applied, hunk 2 rejected", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots();
+    const path = vs.path(FILE);
     const original = readFileSync(path, "utf8");
     expect(original).toContain(OLD_1);
     expect(original).toContain(OLD_2);
 
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
 
     // The proposal opens in the editor with a CodeLens row per hunk.
@@ -138,18 +118,18 @@ describe("change review in code-server", () => {
     const expected = original.replace(OLD_1, NEW_1);
     expect(readFileSync(path, "utf8")).toBe(expected);
 
-    const result = editResult(llm, "Document the M2 constituent");
+    const result = editResult(vs.llm, "Document the M2 constituent");
     writeFileSync(join(RESULTS_DIR, "review-tool-result.txt"), result ?? "(no edit_file result)");
     expect(result).toContain("The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.");
     expect(result).toContain(NEW_1);
   });
 
   it("keeps the focus and every keystroke in the editor the user is typing in when a proposal arrives", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-focus");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots("review-focus");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Shorten a doc comment in src/tides.ts.");
 
     // Back to work: open format.ts and type while the model is busy (its edit arrives after 4 s).
@@ -191,15 +171,15 @@ describe("change review in code-server", () => {
     await waitForAssistantText(frame, "Understood, left as it was.", 60_000);
     await shot("rejected-from-panel");
     expect(readFileSync(path, "utf8")).toBe(before);
-    expect(editResult(llm, "Shorten a doc comment")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
+    expect(editResult(vs.llm, "Shorten a doc comment")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
   });
 
   it("restores the original when the agent is stopped during a review", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-stop");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots("review-stop");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Rename the loop variable in src/tides.ts.");
     await page.locator(".view-lines", { hasText: "let time = knownHigh" }).first().waitFor({ timeout: 60_000 });
     await shot("proposal");
@@ -212,11 +192,11 @@ describe("change review in code-server", () => {
   });
 
   it("accepts the hunk at the cursor with Ctrl+Alt+Y and tells the model about the user's own edit", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-keys");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots("review-keys");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Tidy the loop in src/tides.ts.");
     const line = page.locator(".editor-instance .view-line", { hasText: "// catch up" }).first();
     await line.waitFor({ timeout: 60_000 });
@@ -230,16 +210,16 @@ describe("change review in code-server", () => {
     await shot("accepted-with-user-edit");
     const proposed = "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up";
     expect(readFileSync(path, "utf8")).toBe(before.replace("  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", `${proposed} (by hand)`));
-    const result = editResult(llm, "Tidy the loop") ?? "";
+    const result = editResult(vs.llm, "Tidy the loop") ?? "";
     expect(result).toContain("The user accepted the change to src/tides.ts.");
     expect(result).toContain(`The user edited the proposal before accepting:\n--- src/tides.ts (as proposed)\n+++ src/tides.ts (as saved)`);
     expect(result).toContain(`-${proposed}\n+${proposed} (by hand)`);
   });
 
   it("creates a new file only when accepted, and leaves no file behind when rejected", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-new-file");
-    const frame = await openYokeView(page);
+    const page = vs.page;
+    const shot = vs.screenshots("review-new-file");
+    const frame = await vs.openPanel();
     const fileLens = (title: string) => page.locator(".codelens-decoration a", { hasText: new RegExp(`^${title}$`) });
 
     await sendPrompt(frame, "Start a notes file about spring tides.");
@@ -247,28 +227,28 @@ describe("change review in code-server", () => {
     await shot("new-file-proposed");
     await fileLens("Reject File").click();
     await waitForAssistantText(frame, "Notes not created.", 60_000);
-    await expect.poll(() => existsSync(join(server.workspace, "notes", "tides.md")), { timeout: 10_000 }).toBe(false);
-    expect(existsSync(join(server.workspace, "notes"))).toBe(false); // the folder made for it is gone too
-    expect(editResult(llm, "Start a notes file", "write_file")).toContain("The user rejected the change to notes/tides.md; the file was not created.");
+    await expect.poll(() => existsSync(vs.path("notes/tides.md")), { timeout: 10_000 }).toBe(false);
+    expect(existsSync(vs.path("notes"))).toBe(false); // the folder made for it is gone too
+    expect(editResult(vs.llm, "Start a notes file", "write_file")).toContain("The user rejected the change to notes/tides.md; the file was not created.");
 
     await sendPrompt(frame, "Write the changelog.");
     await page.locator(".view-lines", { hasText: "first release" }).first().waitFor({ timeout: 60_000 });
     await fileLens("Accept File").click();
     await waitForAssistantText(frame, "Changelog written.", 60_000);
     await shot("new-file-accepted");
-    expect(readFileSync(join(server.workspace, "CHANGELOG.md"), "utf8")).toBe(WRITES["Write the changelog"]!.content);
+    expect(readFileSync(vs.path("CHANGELOG.md"), "utf8")).toBe(WRITES["Write the changelog"]!.content);
   });
 
   it("reviews in a diff editor when yoke.review.view is diff, and Ctrl+Alt+N there rejects the hunk", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-diff-view");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots("review-diff-view");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const settings = join(server.workspace, ".vscode", "settings.json");
+    const settings = vs.path(".vscode/settings.json");
     const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
     writeFileSync(settings, JSON.stringify({ ...current, "yoke.review.view": "diff" }, null, 2));
     await page.waitForTimeout(1_500); // the settings file is picked up
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Use the diff view to simplify the period constant.");
     const modified = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "44_700_000" }).first();
     await modified.waitFor({ timeout: 60_000 });
@@ -281,40 +261,40 @@ describe("change review in code-server", () => {
     await waitForAssistantText(frame, "Kept the formula.", 60_000);
     await shot("rejected-with-keybinding");
     expect(readFileSync(path, "utf8")).toBe(before);
-    expect(editResult(llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
+    expect(editResult(vs.llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
     writeFileSync(settings, JSON.stringify(current, null, 2));
   });
 
   it("sends the user's note with a rejection made from the command palette", async () => {
-    const page = browser.page;
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Inline the helper in src/tides.ts.");
     const line = page.locator(".editor-instance .view-line", { hasText: "result.slice()" }).first();
     await line.waitFor({ timeout: 60_000 });
     await line.click();
-    await runCommand(page, "Yoke: Reject File Changes with a Note");
+    await vs.runCommand("Yoke: Reject File Changes with a Note");
     const input = page.locator(".quick-input-widget .quick-input-box input");
     await input.waitFor({ state: "visible" });
     await input.fill("keep returning the same array");
     await page.keyboard.press("Enter");
     await waitForAssistantText(frame, "Will use a constant.", 60_000);
     expect(readFileSync(path, "utf8")).toBe(before);
-    expect(editResult(llm, "Inline the helper")).toContain(
+    expect(editResult(vs.llm, "Inline the helper")).toContain(
       "The user rejected the change to src/tides.ts; the file is unchanged. Reason: keep returning the same array",
     );
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-auto");
-    const path = join(server.workspace, FILE);
+    const page = vs.page;
+    const shot = vs.screenshots("review-auto");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const settings = join(server.workspace, ".vscode", "settings.json");
+    const settings = vs.path(".vscode/settings.json");
     const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
     writeFileSync(settings, JSON.stringify({ ...current, "yoke.permissionMode": "acceptEdits" }, null, 2));
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
     await frame.locator("[data-testid=model-label]").waitFor();
     await page.waitForTimeout(1_500); // the settings file is picked up
     await sendPrompt(frame, "Apply this at once: comment the result array.");

@@ -1,12 +1,10 @@
 // Stop: a model that stalls mid-stream is cancelled from the panel, the panel says so, and the
 // next prompt in the same session works (the model sees the earlier exchange).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 /** The first prompt stalls after its first chunk; any later prompt is answered at once. */
 function stallingScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
@@ -15,30 +13,13 @@ function stallingScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 }
 
 describe("Stop in code-server", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script: stallingScript });
-    server = await launchCodeServer({
-      name: "stop",
-      workspaceSettings: { "yoke.provider": "openai-compatible", "yoke.baseUrl": llm.openaiBaseUrl, "yoke.model": "scripted-e2e" },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  const vs = useYokeVscode({ name: "stop", model: { script: stallingScript } });
 
   it("cancels a stalled stream with the stop button and answers the next prompt in the same session", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "stop");
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
+    const { llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
 
     await sendPrompt(frame, "Please stall for a while.");
     const stop = frame.locator("[data-testid=stop]");

@@ -1,14 +1,12 @@
 // Commands in a real VS Code: a long command is mirrored live into the "Yoke" terminal, Ctrl+C typed
 // there interrupts it and the model is told; a background command is listed in the panel, has its
 // own "Yoke: <command>" terminal, and the panel's stop button kills it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter, widenSideBar } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const TICKS = "for i in $(seq 1 200); do echo tick $i; sleep 0.5; done";
 const BACKGROUND = "sleep 300";
@@ -40,38 +38,20 @@ async function waitForTerminalText(page: Page, pattern: RegExp, timeoutMs = 30_0
 }
 
 describe("commands mirrored into VS Code terminals", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script });
-    server = await launchCodeServer({
-      name: "terminal",
-      workspaceSettings: {
-        "yoke.provider": "openai-compatible",
-        "yoke.baseUrl": llm.openaiBaseUrl,
-        "yoke.model": "scripted-e2e",
-        "yoke.permissionMode": "acceptEdits",
-      },
-      // xterm's DOM renderer, so the terminal's text is in the page.
-      userSettings: { "terminal.integrated.gpuAcceleration": "off" },
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
+  const vs = useYokeVscode({
+    name: "terminal",
+    model: { script },
+    workspaceSettings: { "yoke.permissionMode": "acceptEdits" },
+    // xterm's DOM renderer, so the terminal's text is in the page.
+    userSettings: { "terminal.integrated.gpuAcceleration": "off" },
   });
 
   it("shows a running command live in the Yoke terminal and stops it on Ctrl+C typed there", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "terminal");
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
-    await widenSideBar(page, 520);
+    const { page, llm } = vs;
+    const shot = vs.screenshots();
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    await vs.widenSideBar(520);
     expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("acceptEdits");
 
     await sendPrompt(frame, "print ticks");
@@ -101,9 +81,9 @@ describe("commands mirrored into VS Code terminals", () => {
   });
 
   it("lists a background command in the panel and stops it from there", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "terminal-background");
-    const frame = await openYokeView(page);
+    const { page } = vs;
+    const shot = vs.screenshots("terminal-background");
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "start a background sleep");
     const row = frame.locator("[data-testid=background-process]");
     await row.waitFor({ timeout: 60_000 });

@@ -13,7 +13,10 @@ const MAP: Record<string, string> = {
   "\u2026": "...",
   "\u200B": "", "\u200C": "", "\u200D": "", "\u2060": "", "\uFEFF": "",
 };
+// Each invisible joiner (U+200C, U+200D) is matched on its own, which is the point of the class.
+// eslint-disable-next-line no-misleading-character-class
 const ANY = new RegExp(`[${Object.keys(MAP).join("")}]`, "u");
+// eslint-disable-next-line no-misleading-character-class
 const ALL = new RegExp(ANY.source, "gu");
 
 export function hasLookalikes(s: string): boolean {

@@ -259,8 +259,14 @@ function applyElision(
   let s = [...sIn];
   let r = [...rIn];
   // Markers at the very start or end of both sides carry no position: drop them in pairs.
-  while (s.length && r.length && isElisionLine(s[0]!) && isElisionLine(r[0]!)) (s = s.slice(1)), (r = r.slice(1));
-  while (s.length && r.length && isElisionLine(s[s.length - 1]!) && isElisionLine(r[r.length - 1]!)) (s = s.slice(0, -1)), (r = r.slice(0, -1));
+  while (s.length && r.length && isElisionLine(s[0]!) && isElisionLine(r[0]!)) {
+    s = s.slice(1);
+    r = r.slice(1);
+  }
+  while (s.length && r.length && isElisionLine(s[s.length - 1]!) && isElisionLine(r[r.length - 1]!)) {
+    s = s.slice(0, -1);
+    r = r.slice(0, -1);
+  }
   if (!s.length || isElisionLine(s[0]!) || isElisionLine(s[s.length - 1]!)) {
     return {
       ok: false,

@@ -72,7 +72,7 @@ function compileRegex(pattern: string, ignoreCase?: boolean): RegExp {
     try {
       return new RegExp(p, flags);
     } catch (e) {
-      throw new Error(`regex parse error: ${(e as Error).message}`);
+      throw new Error(`regex parse error: ${(e as Error).message}`, { cause: e });
     }
   }
 }

@@ -32,7 +32,6 @@ function render(lines: GrepLine[], show: (abs: string) => string): { blocks: str
     if (path !== file) {
       file = path;
       files++;
-      prev = -1;
       blocks.push(`${show(path)}:`);
     } else if (prev >= 0 && l.line > prev + 1) {
       blocks.push("--");

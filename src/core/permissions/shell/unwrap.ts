@@ -35,8 +35,6 @@ export interface Unwrapped {
   scripts: InnerScript[];
 }
 
-const lit = (w: Word | undefined) => (w && !w.dynamic ? w.value : undefined);
-
 export function unwrapCommand(part: CommandPart): Unwrapped {
   const out: Unwrapped = { parts: [], scripts: [] };
   let words = part.views[0]!.words;

@@ -1,0 +1,197 @@
+// The one fixture of the end-to-end tests: a scripted model (src/demo/scripted-llm-server.ts), a
+// real VS Code (code-server) with the packaged Yoke and a fresh copy of the sample workspace, and
+// headless Chromium on it. Call useYokeVscode() in a describe() block: it starts everything in
+// beforeAll (model first, so the settings can name its URL), stops everything in afterAll, and
+// returns a handle whose page, model, server and workspace are there once the tests run.
+import { join } from "node:path";
+import type { Frame, Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { startScriptedLlmServer, type ScriptedServer, type ScriptedServerOptions } from "../../../src/demo/scripted-llm-server";
+import { launchBrowser, type E2eBrowser } from "./browser";
+import { launchCodeServer, type E2eCodeServer, type LaunchOptions } from "./code-server";
+import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./workbench";
+
+/** The scripted model and how Yoke is pointed at it. */
+export interface ScriptedModel extends Omit<ScriptedServerOptions, "port" | "host"> {
+  /** The wire format Yoke speaks to it: "openai" (yoke.provider openai-compatible, the default) or "anthropic". */
+  wire?: "openai" | "anthropic";
+  /** yoke.model. Default "scripted-e2e". */
+  name?: string;
+  /**
+   * Where yoke.provider, yoke.baseUrl and yoke.model are written. Default "workspace"
+   * (.vscode/settings.json). Restricted Mode ignores a workspace's values of the restricted
+   * settings yoke.provider and yoke.baseUrl, so an untrusted folder needs "user".
+   */
+  settingsIn?: "workspace" | "user";
+}
+
+/** What one test file's VS Code looks like. */
+export interface YokeVscodeOptions {
+  /** Names the temp dir, the code-server log in test-results/e2e and the default screenshot prefix. */
+  name: string;
+  /** The scripted model; absent: no model server and no provider settings. */
+  model?: ScriptedModel;
+  /** false: workspace trust on and the folder not trusted (Restricted Mode). Default true. */
+  trusted?: boolean;
+  /** Written to <workspace>/.vscode/settings.json (after the model's settings, so they can override them). */
+  workspaceSettings?: Record<string, unknown>;
+  /** Merged over the default user settings (after the model's settings). */
+  userSettings?: Record<string, unknown>;
+  /** Files written into the workspace (relative path → content) before VS Code starts. */
+  files?: Record<string, string>;
+  /**
+   * More root folders (name → files): a multi-root workspace of the sample workspace and these.
+   * workspaceSettings (and the model's settings) then go to the .code-workspace file.
+   */
+  folders?: Record<string, Record<string, string>>;
+  /**
+   * Launch options known only at run time (built before code-server starts, in beforeAll):
+   * environment for code-server and its extension host, more .vsix files to install.
+   */
+  launch?: () => Promise<Pick<LaunchOptions, "env" | "extensions">> | Pick<LaunchOptions, "env" | "extensions">;
+}
+
+/** The running fixture. Its fields throw until beforeAll has started everything. */
+export interface YokeVscode {
+  readonly page: Page;
+  readonly browser: E2eBrowser;
+  readonly server: E2eCodeServer;
+  /** The scripted model (throws when the fixture has none). */
+  readonly llm: ScriptedServer;
+  /** The workspace folder code-server opened (a fresh copy of test/fixtures/sample-workspace). */
+  readonly workspace: string;
+  /** An absolute path inside the workspace, or inside the root folder `folder` of a multi-root one. */
+  path(relative: string, folder?: string): string;
+  /** Opens the workbench and waits until it and its extension host are up. */
+  openWorkbench(): Promise<void>;
+  /** Focuses Yoke's chat view; returns its webview frame. */
+  openPanel(): Promise<Frame>;
+  /** Runs a command from the command palette by its label. */
+  runCommand(label: string, timeoutMs?: number): Promise<void>;
+  /** "Developer: Reload Window", then the chat view again; returns its new frame. */
+  reloadWindow(): Promise<Frame>;
+  /** Makes the side bar `width` pixels wide. */
+  widenSideBar(width: number): Promise<void>;
+  /** A screenshotter (see workbench.ts) with `prefix`, by default the fixture's name. Call inside a test. */
+  screenshots(prefix?: string): (step: string) => Promise<string>;
+}
+
+function providerSettings(model: ScriptedModel, llm: ScriptedServer): Record<string, unknown> {
+  const anthropic = model.wire === "anthropic";
+  return {
+    "yoke.provider": anthropic ? "anthropic" : "openai-compatible",
+    "yoke.baseUrl": anthropic ? llm.anthropicBaseUrl : llm.openaiBaseUrl,
+    "yoke.model": model.name ?? "scripted-e2e",
+  };
+}
+
+function ready<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`useYokeVscode: ${what} is not there yet (use it inside a test, after beforeAll)`);
+  return value;
+}
+
+/** Registers beforeAll/afterAll for one VS Code with Yoke, a scripted model and a browser. */
+export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
+  let llm: ScriptedServer | undefined;
+  let server: E2eCodeServer | undefined;
+  let browser: E2eBrowser | undefined;
+
+  beforeAll(async () => {
+    let workspaceSettings = opts.workspaceSettings;
+    let userSettings = opts.userSettings;
+    if (opts.model) {
+      const { wire: _wire, name: _name, settingsIn, ...serverOptions } = opts.model;
+      llm = await startScriptedLlmServer(serverOptions);
+      const provider = providerSettings(opts.model, llm);
+      if (settingsIn === "user") userSettings = { ...provider, ...userSettings };
+      else workspaceSettings = { ...provider, ...workspaceSettings };
+    }
+    const extra = (await opts.launch?.()) ?? {};
+    server = await launchCodeServer({
+      name: opts.name,
+      trusted: opts.trusted,
+      workspaceSettings,
+      userSettings,
+      files: opts.files,
+      folders: opts.folders,
+      env: extra.env,
+      extensions: extra.extensions,
+    });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await llm?.close();
+  });
+
+  const page = () => ready(browser, "the browser").page;
+  return {
+    get page() {
+      return page();
+    },
+    get browser() {
+      return ready(browser, "the browser");
+    },
+    get server() {
+      return ready(server, "code-server");
+    },
+    get llm() {
+      if (!opts.model) throw new Error(`useYokeVscode(${opts.name}): no model was configured`);
+      return ready(llm, "the scripted model");
+    },
+    get workspace() {
+      return ready(server, "code-server").workspace;
+    },
+    path: (relative, folder) => {
+      const s = ready(server, "code-server");
+      const root = folder === undefined ? s.workspace : s.folders[folder];
+      if (!root) throw new Error(`useYokeVscode(${opts.name}): no root folder ${folder}`);
+      return join(root, relative);
+    },
+    openWorkbench: () => openWorkbench(page(), ready(server, "code-server").url),
+    openPanel: () => openYokeView(page()),
+    runCommand: (label, timeoutMs) => runCommand(page(), label, timeoutMs),
+    reloadWindow: async () => {
+      await runCommand(page(), "Developer: Reload Window");
+      await page().locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      return openYokeView(page());
+    },
+    widenSideBar: (width) => widenSideBar(page(), width),
+    screenshots: (prefix = opts.name) => screenshotter(page(), prefix),
+  };
+}
+
+/** Only the browser, for a test that starts VS Code its own way (npm start). Closed in afterAll. */
+export interface BrowserOnly {
+  readonly page: Page;
+  /** Closes the browser now (afterAll does it otherwise). */
+  close(): Promise<void>;
+  openWorkbench(url: string): Promise<void>;
+  openPanel(): Promise<Frame>;
+  screenshots(prefix: string): (step: string) => Promise<string>;
+}
+
+/** Registers beforeAll/afterAll for a headless Chromium page. */
+export function useBrowser(): BrowserOnly {
+  let browser: E2eBrowser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const page = () => ready(browser, "the browser").page;
+  return {
+    get page() {
+      return page();
+    },
+    close: async () => {
+      await browser?.close();
+    },
+    openWorkbench: (url) => openWorkbench(page(), url),
+    openPanel: () => openYokeView(page()),
+    screenshots: (prefix) => screenshotter(page(), prefix),
+  };
+}
