@@ -78,7 +78,7 @@ export function readRule(text: string, list: RuleList): ReadRule {
   const { tool, specifier } = parsed;
   if (tool.includes("*")) {
     // Deny and ask rules take any tool-name pattern; allow rules only after a literal mcp__<server>__.
-    if (!restricting && !/^mcp__[^*_][^*]*?__/.test(tool)) return { error: `rule "${raw}": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code), so it allows nothing` };
+    if (!restricting && !/^mcp__[^*_][^*]*?__/.test(tool)) return { error: `rule "${raw}": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code)` };
     return { use: parsed, tools: [tool] };
   }
   if (tool.startsWith("mcp__")) return { use: parsed, tools: [tool] };

@@ -178,7 +178,7 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
 
   const hidden = collapse([...hide]);
   const ro = collapse([...readOnly]).filter((p) => !hidden.some((h) => isWithin(p, h)));
-  return { hide: hidden, readOnly: ro, notes };
+  return { hide: hidden, readOnly: ro, notes: [...new Set(notes)] };
 }
 
 /** The path a pattern names when it has no wildcard (a trailing `/**` names the folder itself). */
