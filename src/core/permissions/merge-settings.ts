@@ -291,6 +291,7 @@ function readPermissions(
         return;
       }
       const read = readRule(entry, list);
+      if ("claudeOnly" in read) return;
       if ("unused" in read) return report(`permissions.${key}: ${read.unused}`);
       if ("error" in read) {
         if (!read.askFor) return report(`permissions.${key}: ${read.error}; this rule is skipped (it allows nothing)`);

@@ -11,7 +11,7 @@
  * ignored (`.ENV` is `.env` on a case-insensitive file system). Allow rules keep the narrow reading.
  */
 import picomatch from "picomatch";
-import { normalizeAbs, relativeTo } from "./posix-path";
+import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
 import type { RuleList } from "./types";
 
 export interface PathSpecContext {
@@ -47,6 +47,23 @@ export function matcher(pattern: string, nocase = false): (p: string) => boolean
 
 /** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */
 export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
+  return readings(spec, ctx).map(climb);
+}
+
+/** `../x` from a base is `x` from the base's parent (a pattern only matches below its base). */
+function climb(a: Anchored): Anchored {
+  let { base, pattern } = a;
+  for (;;) {
+    if (pattern.startsWith("./")) pattern = pattern.slice(2);
+    else if (pattern === ".." || pattern.startsWith("../")) {
+      base = dirnameOf(normalizeAbs(base));
+      pattern = pattern === ".." ? "**" : pattern.slice(3);
+    } else break;
+  }
+  return { base, pattern: pattern === "" ? "**" : pattern };
+}
+
+function readings(spec: string, ctx: PathSpecContext): Anchored[] {
   if (spec.startsWith("//")) return [{ base: "/", pattern: spec.slice(2) }];
   if (spec === "~") return [{ base: ctx.home, pattern: "**" }];
   if (spec.startsWith("~/")) return [{ base: ctx.home, pattern: spec.slice(2) }];
@@ -58,7 +75,7 @@ export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
   const body = rest.replace(/\/+$/, "");
   if (spec.startsWith("./")) return [{ base: ctx.cwd, pattern: rest }];
   if (!body.includes("/")) return [{ base: ctx.cwd, pattern: `**/${rest}` }];
-  if (ctx.list === "allow" || rest.startsWith("**/")) return [{ base: ctx.cwd, pattern: rest }];
+  if (ctx.list === "allow" || rest.startsWith("**/") || rest.startsWith("../")) return [{ base: ctx.cwd, pattern: rest }];
   return [{ base: ctx.cwd, pattern: rest }, { base: ctx.cwd, pattern: `**/${rest}` }];
 }
 

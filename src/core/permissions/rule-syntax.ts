@@ -55,6 +55,8 @@ export function parseRule(text: string): ParsedRule | { error: string } {
 export type ReadRule =
   /** Use it; `tools` are the permission names it is stored under (a Read deny rule also covers Edit). `note` is reported. */
   | { use: ParsedRule; tools: string[]; note?: string }
+  /** A Claude Code tool Yoke does not have (`WebFetch(domain:x)`): accepted, stored nowhere, not reported. */
+  | { claudeOnly: string }
   /** It can never match a Yoke tool: reported, not used. */
   | { unused: string }
   /** Not understood. In an allow list it is skipped; in deny and ask lists `askFor` (a permission name or `*`) asks. */
@@ -86,7 +88,7 @@ export function readRule(text: string, list: RuleList): ReadRule {
   if (CLAUDE_ONLY.has(tool)) {
     const as = RESTRICT_AS[tool];
     if (restricting && as) return { use: { tool: as, specifier }, tools: coverage(as, list) };
-    return { unused: `rule "${raw}": Yoke has no ${tool} tool, so it never matches` };
+    return { claudeOnly: tool };
   }
   if (!KNOWN_TOOLS.has(canonical)) return { unused: `rule "${raw}" names an unknown tool "${tool}"` };
   return { use: { tool: canonical, specifier }, tools: coverage(canonical, list) };

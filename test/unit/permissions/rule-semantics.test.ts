@@ -34,9 +34,9 @@ describe("readRule", () => {
     expect(readRule("MultiEdit(src/**)", "deny")).toMatchObject({ use: { tool: "Edit", specifier: "src/**" } });
     expect(readRule("NotebookEdit", "deny")).toMatchObject({ use: { tool: "Edit" } });
     expect(readRule("LS(secrets)", "deny")).toMatchObject({ use: { tool: "Read", specifier: "secrets" } });
-    expect(readRule("MultiEdit(src/**)", "allow")).toEqual({ unused: 'rule "MultiEdit(src/**)": Yoke has no MultiEdit tool, so it never matches' });
+    expect(readRule("MultiEdit(src/**)", "allow")).toEqual({ claudeOnly: "MultiEdit" });
     expect(readRule("Agent(Explore)", "allow")).toEqual({ use: { tool: "Task", specifier: "Explore" }, tools: ["Task"] });
-    expect(readRule("WebFetch(domain:github.com)", "deny")).toEqual({ unused: 'rule "WebFetch(domain:github.com)": Yoke has no WebFetch tool, so it never matches' });
+    expect(readRule("WebFetch(domain:github.com)", "deny")).toEqual({ claudeOnly: "WebFetch" });
   });
 
   it("fails closed for a deny rule it cannot read, for the tool it names", () => {
