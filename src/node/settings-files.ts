@@ -60,12 +60,15 @@ export function settingsFileList(opts: SettingsFileOptions): SettingsSourceInfo[
     }
     for (const n of names) managed.push(file("managed", `${join(dropIns, n)} (managed settings)`, join(dropIns, n), dropIns));
   }
+  const user = [join(home, ".claude", "settings.json"), join(home, ".yoke", "settings.json")];
+  // In the home folder the project files are the user's own files: read them once, as the user's.
+  const project = (f: SettingsSourceInfo) => (user.includes(f.path!) ? [] : [f]);
   return [
     file("claude-user", "~/.claude/settings.json", join(home, ".claude", "settings.json"), join(home, ".claude")),
     file("user", "~/.yoke/settings.json", join(home, ".yoke", "settings.json"), home),
-    file("project", ".yoke/settings.json", join(cwd, ".yoke", "settings.json"), cwd),
+    ...project(file("project", ".yoke/settings.json", join(cwd, ".yoke", "settings.json"), cwd)),
     file("project-local", ".yoke/settings.local.json", join(cwd, ".yoke", "settings.local.json"), cwd),
-    file("claude", ".claude/settings.json", join(cwd, ".claude", "settings.json"), cwd),
+    ...project(file("claude", ".claude/settings.json", join(cwd, ".claude", "settings.json"), cwd)),
     file("claude-local", ".claude/settings.local.json", join(cwd, ".claude", "settings.local.json"), cwd),
     ...(opts.extraFiles ?? []).map((f) => {
       const abs = resolve(cwd, f);

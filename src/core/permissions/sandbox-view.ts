@@ -125,51 +125,51 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     }
   }
 
-  // One bounded walk per workspace folder: glob targets, and protected paths below the top level.
+  // One bounded walk per workspace folder, a level at a time (folders of a level listed in parallel):
+  // glob targets, and protected paths below the top level. Dependency folders (node_modules) and git
+  // folders are not walked: they hold no secrets of the user's and no settings of the project.
   let visited = 0;
   let stopped = false;
-  for (const root of roots) {
-    if (roots.some((r) => r !== root && isWithin(root, r))) continue;
-    const stack: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
-    while (stack.length) {
-      const { dir, depth } = stack.pop()!;
-      const entries = await list(dir);
-      if (!entries) continue;
-      for (const e of entries) {
-        if (++visited > maxEntries) {
-          stopped = true;
-          break;
-        }
-        const abs = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
-        let matched = false;
-        for (const t of targets) {
-          if (t.test(abs)) {
-            (t.purpose === "hide" ? hide : readOnly).add(abs);
-            matched = matched || t.purpose === "hide";
+  const walkRoots = roots.filter((root) => !roots.some((r) => r !== root && isWithin(root, r)));
+  let level: Array<{ dir: string; root: string }> = walkRoots.map((root) => ({ dir: root, root }));
+  for (let depth = 0; level.length && !stopped; depth++) {
+    const next: typeof level = [];
+    for (let i = 0; i < level.length && !stopped; i += 64) {
+      const batch = level.slice(i, i + 64);
+      const listed = await Promise.all(batch.map((b) => list(b.dir)));
+      batch.forEach(({ dir, root }, k) => {
+        for (const e of listed[k] ?? []) {
+          if (stopped) return;
+          if (++visited > maxEntries) {
+            stopped = true;
+            return;
           }
+          const abs = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
+          let hidden = false;
+          for (const t of targets) {
+            if (t.test(abs)) {
+              (t.purpose === "hide" ? hide : readOnly).add(abs);
+              hidden = hidden || t.purpose === "hide";
+            }
+          }
+          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) readOnly.add(abs);
+          if (e.name === ".git" && depth > 0) {
+            // A nested repository or submodule: a `.git` file is read-only (it names the git folder); of a `.git`
+            // folder, its protected parts (config, hooks, modules, info).
+            if (e.kind !== "dir") readOnly.add(abs);
+            else for (const p of PROTECTED_WORKSPACE_PATHS) if (p.path.startsWith(".git/")) readOnly.add(`${dir}/${p.path}`);
+            continue;
+          }
+          if (hidden || e.kind !== "dir" || SKIP_DIRS.has(e.name)) continue;
+          if (depth + 1 >= maxDepth) {
+            stopped = true;
+            return;
+          }
+          next.push({ dir: abs, root });
         }
-        const rel = relativeTo(abs, root)!;
-        if (depth > 0 || rel.includes("/")) {
-          const nested = nestedProtected(rel);
-          if (nested) readOnly.add(abs);
-        }
-        if (e.name === ".git" && depth > 0) {
-          // A nested repository or submodule: a `.git` file is read-only (it names the git folder); of a `.git`
-          // folder, its protected parts (config, hooks, modules, info). The rest of it is not walked.
-          if (e.kind !== "dir") readOnly.add(abs);
-          else for (const p of PROTECTED_WORKSPACE_PATHS) if (p.path.startsWith(".git/")) readOnly.add(`${dirnameOf(abs)}/${p.path}`);
-          continue;
-        }
-        if (matched || e.kind !== "dir" || e.name === ".git") continue;
-        if (depth + 1 >= maxDepth) {
-          stopped = true;
-          continue;
-        }
-        stack.push({ dir: abs, depth: depth + 1 });
-      }
-      if (stopped && visited > maxEntries) break;
+      });
     }
-    if (visited > maxEntries) break;
+    level = next;
   }
   if (stopped) {
     const globs = [...new Set(targets.map((t) => t.rule.raw))];
@@ -180,6 +180,8 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   const ro = collapse([...readOnly]).filter((p) => !hidden.some((h) => isWithin(p, h)));
   return { hide: hidden, readOnly: ro, notes: [...new Set(notes)] };
 }
+
+const SKIP_DIRS = new Set([".git", "node_modules"]);
 
 /** The path a pattern names when it has no wildcard (a trailing `/**` names the folder itself). */
 function concretePath(pattern: string): string | undefined {

@@ -77,8 +77,8 @@ function probesOf(raw: string, list: List, w: PermissionWorkspace): Probe | { sk
   const parsed = parseRule(raw);
   if ("error" in parsed) return { skip: `malformed: ${parsed.error}` };
   const { tool, specifier } = parsed;
-  const mode = list === "deny" ? "bypassPermissions" : "default";
-  const want = list === "deny" ? "deny" : list === "ask" ? "not-allow" : "allow";
+  const mode: Probe["checks"][number]["mode"] = list === "deny" ? "bypassPermissions" : "default";
+  const want: Probe["checks"][number]["expect"] = list === "deny" ? "deny" : list === "ask" ? "not-allow" : "allow";
   const checks: Probe["checks"] = [];
   const add = (r: PermissionCheck, m = mode, e: Probe["checks"][number]["expect"] = want) => checks.push({ req: r, mode: m, expect: e });
   const fileTool = ({ Read: "Read", Edit: "Edit", Write: "Write", Glob: "Glob", Grep: "Grep", MultiEdit: "Edit", NotebookEdit: "Edit" } as Record<string, string>)[tool];

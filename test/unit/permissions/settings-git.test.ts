@@ -169,6 +169,16 @@ describe("user and managed settings", () => {
     expect(await gate.defaultMode()).toBe("acceptEdits");
   });
 
+  it("reads the home folder's settings once, as the user's, when the workspace is the home folder", async () => {
+    const r = repo({});
+    r.write(join(r.home, ".claude/settings.json"), JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
+    const sources = await loadSettingsSources({ cwd: r.home, home: r.home, managedDir: null });
+    expect(sources.filter((s) => s.text !== undefined).map((s) => s.info.kind)).toEqual(["claude-user"]);
+    const gate = createPermissionGate({ cwd: r.home, home: r.home, loadSources: () => loadSettingsSources({ cwd: r.home, home: r.home, managedDir: null }), shellWasm: () => loadShellWasm() });
+    expect(await gate.defaultMode()).toBe("acceptEdits");
+    expect(await gate.problems()).toEqual([]);
+  });
+
   it("reads Claude Code's managed settings and drop-ins last (highest priority)", async () => {
     const r = repo({});
     const managed = join(r.root, "managed");
