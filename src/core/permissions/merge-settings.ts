@@ -13,7 +13,7 @@
  * of its last good version (from git or the previous load). Each case is a problem the user sees.
  */
 import type { PermissionMode } from "../loop/types";
-import { parseJsonWithPosition } from "./json-position";
+import { findDuplicateKeys, parseJsonWithPosition } from "./json-position";
 import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 
@@ -206,6 +206,7 @@ function readSource(source: LoadedSource, problems: SettingsProblem[], memory: M
   }
   if (parsed.ok) {
     const content = readObject(parsed.value, info, problems);
+    if (source.text !== undefined) reportDuplicates(source.text, info, content, problems);
     if (memory && source.text !== undefined) memory.set(key, source.text);
     return content;
   }
@@ -232,6 +233,23 @@ function readSource(source: LoadedSource, problems: SettingsProblem[], memory: M
   content.failClosed.push({ tool: "*", source: info, why: `${info.label} ${parsed.failed}` });
   problems.push({ source: info, message: `${where}: the file ${parsed.failed}; Yoke cannot know which rules it holds, so every tool call asks until it is fixed${keptText}` });
   return content;
+}
+
+/**
+ * A key written twice keeps only its last value (JSON.parse): the earlier rules are lost. For the
+ * permissions object or its deny and ask lists that is a loss Yoke cannot undo, so every tool asks.
+ */
+function reportDuplicates(text: string, info: SettingsSourceInfo, content: SourceContent, problems: SettingsProblem[]): void {
+  for (const d of findDuplicateKeys(text)) {
+    const where = [...d.path, d.key].join(".");
+    const guarding = (d.path.length === 0 && d.key === "permissions") || (d.path.length === 1 && d.path[0] === "permissions" && (d.key === "deny" || d.key === "ask"));
+    if (guarding) {
+      content.failClosed.push({ tool: "*", source: info, why: `${info.label} defines "${where}" twice` });
+      problems.push({ source: info, message: `${info.path ?? info.label}:${d.line}:${d.column}: "${where}" is defined twice; JSON keeps only the last one, so the rules of the first are lost and every tool call asks until it is fixed (merge the two)` });
+    } else {
+      problems.push({ source: info, message: `${info.path ?? info.label}:${d.line}:${d.column}: "${where}" is defined twice; only the last one is used` });
+    }
+  }
 }
 
 /** Reads a settings object; what it does not understand is reported, and deny and ask rules it cannot read fail closed. */

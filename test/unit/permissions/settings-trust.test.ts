@@ -203,6 +203,15 @@ describe("what Yoke cannot read fails closed", () => {
     expect(mergeSettings([{ info: { kind: "user", label: "~/.yoke/settings.json", baseDir: "/h" }, error: "EISDIR" }]).failClosed.map((f) => f.tool)).toEqual(["*"]);
   });
 
+  it("makes every tool ask when the permissions object or a deny list is written twice (JSON keeps only the last)", () => {
+    const twice = mergeSettings([src("user", '{\n  "permissions": {\n    "deny": ["Read(./.env)"],\n    "deny": []\n  },\n  "model": "a",\n  "model": "b"\n}')]);
+    expect(twice.failClosed.map((f) => f.tool)).toEqual(["*"]);
+    expect(messages(twice)).toEqual([
+      '/w/~/.yoke/settings.json:4:5: "permissions.deny" is defined twice; JSON keeps only the last one, so the rules of the first are lost and every tool call asks until it is fixed (merge the two)',
+      '/w/~/.yoke/settings.json:7:3: "model" is defined twice; only the last one is used',
+    ]);
+  });
+
   it("reports an empty file loudly (it might have held rules)", () => {
     const merged = mergeSettings([src("claude", "  \n")]);
     expect(merged.failClosed).toEqual([]);
