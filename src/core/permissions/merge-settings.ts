@@ -174,7 +174,7 @@ function remembered(source: LoadedSource, memory: Map<string, string> | undefine
   const key = source.info.path ?? source.info.label;
   const prev = memory.get(key);
   if (prev === undefined) return source;
-  const broken = source.error !== undefined || (source.text !== undefined && (source.text.trim() === "" || !parseJsonWithPosition(source.text).ok));
+  const broken = parseSource(source)?.ok === false;
   return broken ? { ...source, fallback: { text: prev, from: "the version Yoke loaded before" } } : source;
 }
 

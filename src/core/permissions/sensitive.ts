@@ -47,9 +47,15 @@ export function sensitivity(abs: string, home: string): Sensitivity | undefined 
   }
   const segments = abs.split("/");
   const name = basenameOf(abs);
-  const guarded = protectedAnywhere(segments) ?? (name === ".git" ? "a .git file or folder decides which repository and configuration git uses" : undefined);
+  const listed = protectedAnywhere(segments);
+  const guarded = listed ?? (name === ".git" ? "a .git file or folder decides which repository and configuration git uses" : undefined);
   const extra = guarded ? { protected: guarded } : {};
-  if (segments.includes(".git")) return { kind: "secret", why: "git internals", ...extra };
+  if (segments.includes(".git")) {
+    // Protected git internals (hooks, info, modules) are readable like other protected paths; a git
+    // `config` and the rest of .git stay secrets to read (actions/checkout stores its token in config).
+    if (listed && name !== "config") return { kind: "config", why: "git internals", protected: listed };
+    return { kind: "secret", why: "git internals", ...extra };
+  }
   if (SECRET_NAMES.test(name)) return { kind: "secret", why: name.startsWith(".env") ? "environment file" : "credentials or key file", ...extra };
   if (CONFIG_FILES.test(abs)) return { kind: "config", why: "agent settings", protected: AGENT_SETTINGS };
   if (guarded) return { kind: "config", why: "protected path", protected: guarded };

@@ -185,6 +185,14 @@ describe("protected paths", () => {
     expect(await gate.check(edit("src/a.ts"), mode)).toMatchObject({ decision: "allow" });
   });
 
+  it("asks before a command writes one too, in bypassPermissions (through the shell analysis' settings check)", async () => {
+    const gate = createPermissionWorkspace({ permissions: { allow: ["Bash"] } }).gate();
+    // Protected paths that are also secrets (.envrc, .git/config, ~/.ssh) carry `sensitive.protected`, which the shell analysis reads.
+    for (const p of [".vscode/tasks.json", ".husky/pre-commit", ".gitattributes", ".git/hooks/pre-commit", "sub/.vscode/settings.json"]) {
+      expect((await gate.check(bash(`echo x > ${p}`), "bypassPermissions")).decision, p).toBe("ask");
+    }
+  });
+
   it("names why in the question, and denies in plan mode", async () => {
     const gate = createPermissionWorkspace().gate();
     expect((await gate.check(write(".git/hooks/pre-commit"), "bypassPermissions")).reason).toBe("Changing .git/hooks/pre-commit needs approval in every mode: git hooks run on later git commands.");
@@ -201,6 +209,8 @@ describe("protected paths", () => {
     // .git/config can hold credentials (actions/checkout writes its token there): reading it asks, as before.
     expect((await gate.check(read(".git/config"), "default")).decision).toBe("ask");
     expect((await gate.check(read(".git/objects/ab/cdef"), "default")).decision).toBe("ask");
+    expect((await gate.check(read(".git/hooks/pre-commit"), "default")).decision).toBe("allow");
+    expect((await gate.check(read("vendor/lib/.git/modules/x/config"), "default")).decision).toBe("ask");
     expect((await gate.check(write(".git/objects/ab/cdef"), "acceptEdits")).decision).toBe("ask");
     expect((await gate.check(write(".git/objects/ab/cdef"), "bypassPermissions")).decision).toBe("allow");
   });
