@@ -187,7 +187,7 @@ describe("protected paths", () => {
 
   it("asks before a command writes one too, in bypassPermissions (through the shell analysis' settings check)", async () => {
     const gate = createPermissionWorkspace({ permissions: { allow: ["Bash"] } }).gate();
-    // Protected paths that are also secrets (.envrc, .git/config, ~/.ssh) carry `sensitive.protected`, which the shell analysis reads.
+    // Protected paths that are also secrets (.envrc, .git/config, ~/.ssh) carry `sensitive.protected`; asking for those in commands is the shell analysis' part.
     for (const p of [".vscode/tasks.json", ".husky/pre-commit", ".gitattributes", ".git/hooks/pre-commit", "sub/.vscode/settings.json"]) {
       expect((await gate.check(bash(`echo x > ${p}`), "bypassPermissions")).decision, p).toBe("ask");
     }
