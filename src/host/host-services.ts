@@ -30,21 +30,18 @@ export function configuredPermissionMode(): PermissionMode | undefined {
 }
 
 /**
- * An object setting (yoke.permissions, yoke.hooks): the user's value, or in a trusted workspace the
- * effective one. A workspace's permissions cannot set defaultMode bypassPermissions (as with the
- * checked-in .yoke/settings.json and .claude/settings.json).
+ * An object setting (yoke.permissions, yoke.hooks), as two sources: the user's own value, and the
+ * workspace's (from .vscode/settings.json or a .code-workspace file, shared with the repository),
+ * which the permission engine lets restrict but never loosen.
  */
-function objectSetting(c: vscode.WorkspaceConfiguration, key: string): Record<string, unknown> | undefined {
+function objectSetting(c: vscode.WorkspaceConfiguration, key: string): { user?: Record<string, unknown>; workspace?: Record<string, unknown> } {
   const inspect = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<unknown>(key);
-  const user = inspect?.globalValue;
-  const ws = inspect?.workspaceFolderValue ?? inspect?.workspaceValue;
-  if (!isObject(ws) || !vscode.workspace.isTrusted) return isObject(user) ? user : inspect ? undefined : asObject(c.get<unknown>(key));
-  const merged: Record<string, unknown> = { ...(isObject(user) ? user : {}), ...ws };
-  if (key === "permissions" && ws.defaultMode === "bypassPermissions") {
-    if (isObject(user) && user.defaultMode !== undefined) merged.defaultMode = user.defaultMode;
-    else delete merged.defaultMode;
-  }
-  return merged;
+  if (!inspect) return { user: asObject(c.get<unknown>(key)) };
+  const user = asObject(inspect.globalValue);
+  const ws = asObject(inspect.workspaceValue);
+  const folder = asObject(inspect.workspaceFolderValue);
+  const workspace = ws && folder ? { ...ws, ...folder } : folder ?? ws;
+  return { ...(user ? { user } : {}), ...(workspace ? { workspace } : {}) };
 }
 
 function asObject(v: unknown): Record<string, unknown> | undefined {
@@ -93,8 +90,10 @@ export class HostServices implements vscode.Disposable {
       folders: more,
       sessionDir: this.sessionDir(),
       trusted,
-      vscodePermissions: permissions,
-      vscodeHooks: hooks,
+      vscodePermissions: permissions.user,
+      vscodeHooks: hooks.user,
+      vscodeWorkspacePermissions: permissions.workspace,
+      vscodeWorkspaceHooks: hooks.workspace,
       vscodeSandbox: isObject(sandbox) ? sandbox : undefined,
       wasmDirs: dist ? [dist] : undefined,
       log: this.log,

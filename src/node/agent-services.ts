@@ -13,7 +13,7 @@ import { createPermissionGate, type YokePermissionGate } from "../core/permissio
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
 import { createNodeHookRunner } from "./hook-exec";
-import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "./settings-files";
+import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
@@ -26,9 +26,12 @@ export interface NodeServicesOptions {
   sessionDir: string;
   trusted: boolean;
   home?: string;
-  /** VS Code settings yoke.permissions / yoke.hooks (extension only). */
+  /** VS Code user settings yoke.permissions / yoke.hooks (extension only). */
   vscodePermissions?: unknown;
   vscodeHooks?: unknown;
+  /** The same settings from the workspace (shared with the repository: they may only restrict). */
+  vscodeWorkspacePermissions?: unknown;
+  vscodeWorkspaceHooks?: unknown;
   /** VS Code settings yoke.sandbox (extension only); overrides ~/.yoke/settings.json "sandbox". */
   vscodeSandbox?: SandboxSettings;
   /** Extra settings files (`--settings`). */
@@ -73,9 +76,19 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     home,
     realPath: nodeRealPath,
     loadSources: async () => [
-      ...loadSettingsSources({ cwd, home, vscodePermissions: opts.vscodePermissions, vscodeHooks: opts.vscodeHooks, extraFiles: opts.extraSettings }),
+      // Lowest priority first: the other workspace folders, then the settings files.
       ...workspaceFolderSources(cwd, opts.folders ?? []),
+      ...(await loadSettingsSources({
+        cwd,
+        home,
+        vscodePermissions: opts.vscodePermissions,
+        vscodeHooks: opts.vscodeHooks,
+        vscodeWorkspacePermissions: opts.vscodeWorkspacePermissions,
+        vscodeWorkspaceHooks: opts.vscodeWorkspaceHooks,
+        extraFiles: opts.extraSettings,
+      })),
     ],
+    listDir: nodeListDir,
     shellWasm: () => loadShellWasm(opts.wasmDirs),
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../../src/core/permissions/gate";
 import type { PermissionCheck } from "../../src/core/loop/types";
-import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "../../src/node/settings-files";
+import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings-files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
 
 export interface PermissionWorkspace {
@@ -30,7 +30,8 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
   for (const f of ["src/a.ts", "src/utils/x.ts", "README.md", ".env", "docs/guide.md"]) write(f, "x\n");
   write(join(outside, "o.txt"), "x\n");
   mkdirSync(home, { recursive: true });
-  if (settings) write(".yoke/settings.json", JSON.stringify(settings));
+  // The user's own (untracked) workspace file: its allow rules apply. A checked-in .yoke/settings.json may only restrict.
+  if (settings) write(".yoke/settings.local.json", JSON.stringify(settings));
   return {
     root,
     ws,
@@ -46,7 +47,8 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
         cwd: ws,
         home,
         realPath: nodeRealPath,
-        loadSources: async () => loadSettingsSources({ cwd: ws, home, extraFiles: opts.extraFiles, vscodePermissions: opts.vscodePermissions }),
+        loadSources: async () => loadSettingsSources({ cwd: ws, home, extraFiles: opts.extraFiles, vscodePermissions: opts.vscodePermissions, managedDir: null }),
+        listDir: nodeListDir,
         shellWasm: () => loadShellWasm(),
         writer: createSettingsWriter(ws),
         trusted: opts.trusted,

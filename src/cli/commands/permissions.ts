@@ -27,6 +27,8 @@ export interface CheckOptions {
   mode?: PermissionMode;
   settings?: string[];
   trusted?: boolean;
+  /** Claude Code's managed settings folder (default the platform's; null: none). */
+  managedDir?: string | null;
 }
 
 export interface CheckResult {
@@ -43,7 +45,7 @@ export async function checkPermission(opts: CheckOptions): Promise<CheckResult> 
     cwd,
     home,
     realPath: nodeRealPath,
-    loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings }),
+    loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,
   });
@@ -68,6 +70,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
       mode: { type: "string" },
       settings: { type: "string", multiple: true },
       home: { type: "string" },
+      "managed-dir": { type: "string" },
       untrusted: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -97,6 +100,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
     mode: values.mode as PermissionMode | undefined,
     settings: values.settings?.map((f) => resolve(f)),
     trusted: !values.untrusted,
+    managedDir: values["managed-dir"] === undefined ? undefined : values["managed-dir"] === "" ? null : resolve(values["managed-dir"]),
   });
   for (const p of result.problems) io.err(`warning: ${p}\n`);
   const { decision } = result;

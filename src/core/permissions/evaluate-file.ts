@@ -55,8 +55,9 @@ export async function evaluateFileTool(req: PermissionCheck, mode: PermissionMod
     if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before ${verbIng(perm)} ${showPath(ctx, p)}.`, rule);
   }
   if (!reading) {
-    const config = paths.find((p) => p.sensitive?.kind === "config");
-    if (config) return decide("ask", "mode", `${showPath(ctx, config)} holds agent settings (${config.sensitive!.why}); changing it needs approval in every mode.`);
+    // Protected paths run code later (git hooks, editor tasks, agent settings...): every mode asks, whatever the allow rules say.
+    const guarded = paths.find((p) => p.sensitive?.protected || p.sensitive?.kind === "config");
+    if (guarded) return decide("ask", "mode", `Changing ${showPath(ctx, guarded)} needs approval in every mode: ${guarded.sensitive!.protected ?? guarded.sensitive!.why}.`);
   }
   const allowRules = paths.map((p) => matchPathRule(ctx, "allow", perm, p));
   if (allowRules.every((r) => r)) return decide("allow", "rule", `Allowed by the rule ${ruleLabel(allowRules[0]!)}.`, allowRules[0]);

@@ -3,12 +3,40 @@ import type { PermissionCheck, PermissionDecision, PermissionMode } from "../loo
 import { decide, planModeReason, restrictedReason, ruleLabel, rulesFor, type EvalContext } from "./context";
 import { evaluateBash } from "./evaluate-bash";
 import { evaluateFileTool } from "./evaluate-file";
-import { PATH_TOOLS } from "./rule-syntax";
+import { nameGlob, paramSpecifier, PATH_TOOLS, ruleAppliesTo } from "./rule-syntax";
 
 /** Tools that change nothing outside the session: allowed in every mode unless a rule says otherwise. */
 const SESSION_TOOLS = new Set(["TodoWrite", "Task", "Skill"]);
 
-export async function evaluate(req: PermissionCheck, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
+/**
+ * The decision for one call. After the tool's own check, three settings-wide rules apply, each only
+ * ever stricter: bypassPermissions is read as default when disableBypassPermissionsMode is set; an
+ * "allow" becomes "ask" where a setting Yoke could not read might have forbidden it (FailClosed);
+ * in dontAsk mode (settings defaultMode "dontAsk", while the session is in default mode) an "ask"
+ * becomes "deny".
+ */
+export async function evaluate(req: PermissionCheck, requested: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
+  const { settings } = ctx;
+  const mode = requested === "bypassPermissions" && settings.bypassDisabled ? "default" : requested;
+  let decision = await evaluateTool(req, mode, ctx);
+  if (mode !== requested && decision.decision !== "deny") {
+    decision = { ...decision, reason: `${decision.reason} (bypassPermissions mode is disabled by ${settings.bypassDisabled!.label}, so default mode applies.)` };
+  }
+  if (decision.decision === "allow" && !isOwnCommand(req)) {
+    const unread = settings.failClosed.find((f) => ruleAppliesTo(f.tool, req.permission));
+    if (unread) decision = decide("ask", "mode", `Yoke asks because ${unread.why}, so it cannot tell whether this call is allowed; fix the settings to stop these questions.`);
+  }
+  if (decision.decision === "ask" && mode === "default" && settings.defaultMode?.dontAsk) {
+    decision = { ...decision, decision: "deny", reason: `${decision.reason} Yoke is in dontAsk mode (${settings.defaultMode.source.label}), which denies whatever would need approval.` };
+  }
+  return decision;
+}
+
+function isOwnCommand(req: PermissionCheck): boolean {
+  return req.permission === "Bash" && req.input.command === undefined && req.input.id !== undefined;
+}
+
+async function evaluateTool(req: PermissionCheck, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
   const perm = req.permission;
   if (perm === "Bash") {
     const command = req.input.command;
@@ -31,7 +59,17 @@ function evaluateOther(req: PermissionCheck, mode: PermissionMode, ctx: EvalCont
   const perm = req.permission;
   const name = specifierTarget(req);
   const matches = (list: "deny" | "ask" | "allow") =>
-    rulesFor(ctx, list, perm).find((r) => r.specifier === undefined || (name !== undefined && globMatch(r.specifier, name)));
+    rulesFor(ctx, list, perm).find((r) => {
+      if (r.specifier === undefined) return true;
+      // Deny and ask rules may match an input parameter, `Task(model:opus)` (Claude Code's Tool(param:value)).
+      const param = list === "allow" ? undefined : paramSpecifier(r.specifier);
+      if (param) {
+        // A parameter the call leaves out never matches.
+        const value = req.input[param.param];
+        return (typeof value === "string" || typeof value === "number" || typeof value === "boolean") && globMatch(param.value, String(value));
+      }
+      return name !== undefined && globMatch(r.specifier, name);
+    });
   const deny = matches("deny");
   if (deny) return decide("deny", "rule", `Permission to use ${perm} is denied by the rule ${ruleLabel(deny)}.`, deny);
   const session = SESSION_TOOLS.has(perm);
@@ -53,6 +91,5 @@ function specifierTarget(req: PermissionCheck): string | undefined {
 }
 
 function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return re.test(value);
+  return nameGlob(pattern).test(value);
 }

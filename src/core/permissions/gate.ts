@@ -10,6 +10,7 @@ import { evaluate } from "./evaluate";
 import { mergeSettings } from "./merge-settings";
 import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
+import { sandboxProtection, type ListDir, type SandboxProtection } from "./sandbox-view";
 import { parseRule } from "./rule-syntax";
 import { initShellParser, type ShellParserWasm } from "./shell/parser";
 import type { LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
@@ -35,6 +36,8 @@ export interface PermissionGateOptions {
   /** false in an untrusted workspace: workspace settings may only restrict; edits, commands and MCP calls are denied. */
   trusted?: boolean;
   log?: Logger;
+  /** Lists a folder (for sandboxProtection to expand deny globs); without it only literal paths are listed. */
+  listDir?: ListDir;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -57,8 +60,12 @@ export interface YokePermissionGate extends PermissionGate {
   settings(): Promise<MergedSettings>;
   /** Malformed files, skipped rules, ignored settings. */
   problems(): Promise<SettingsProblem[]>;
-  /** permissions.defaultMode from the settings, else "default". */
+  /** permissions.defaultMode from the settings, else "default" (never bypassPermissions when it is disabled). */
   defaultMode(): Promise<PermissionMode>;
+  /** May the session enter this mode? false for bypassPermissions when a settings file sets disableBypassPermissionsMode. */
+  modeAllowed(mode: PermissionMode): Promise<boolean>;
+  /** The file rules as sandbox mounts: paths to hide (denied reads) and to keep read-only (protected paths, denied writes). */
+  sandboxProtection(): Promise<SandboxProtection>;
 }
 
 const SESSION_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed for this session", baseDir: "/" };
@@ -68,6 +75,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const home = normalizeAbs(opts.home);
   const trusted = opts.trusted ?? true;
   const sessionRules: PermissionRule[] = [];
+  // The last good text of each settings file: an emptied or broken file keeps its deny and ask rules.
+  const lastGood = new Map<string, string>();
   let state: Promise<EvalContext> | undefined;
 
   const build = async (): Promise<EvalContext> => {
@@ -79,7 +88,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       parserError = err instanceof Error ? err.message : String(err);
       opts.log?.error(`[permissions] the shell parser could not be loaded: ${parserError}`);
     }
-    const settings = mergeSettings(await opts.loadSources(), { trusted });
+    const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
@@ -138,6 +147,13 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     },
     async defaultMode() {
       return (await context()).settings.defaultMode?.mode ?? "default";
+    },
+    async modeAllowed(mode) {
+      return !(mode === "bypassPermissions" && (await context()).settings.bypassDisabled);
+    },
+    async sandboxProtection() {
+      const { settings, cwd: root, home: h, roots, realHome } = await context();
+      return sandboxProtection(settings, { cwd: root, home: h, roots, realHome }, opts.listDir);
     },
   };
   return gate;

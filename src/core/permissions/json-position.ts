@@ -83,3 +83,69 @@ function findErrorOffset(s: string): number {
     return typeof at === "number" ? Math.min(at, s.length) : 0;
   }
 }
+
+/**
+ * Keys that appear twice in one object of a valid JSON text (JSON.parse keeps only the last value):
+ * each with the path of the object (`["permissions"]`), the key and its 1-based line and column.
+ */
+export function findDuplicateKeys(s: string): Array<{ path: string[]; key: string; line: number; column: number }> {
+  const out: Array<{ path: string[]; key: string; line: number; column: number }> = [];
+  let i = 0;
+  const ws = () => {
+    while (i < s.length && " \t\r\n".includes(s[i]!)) i++;
+  };
+  const string = (): string => {
+    const start = i;
+    i++;
+    while (i < s.length && s[i] !== '"') i += s[i] === "\\" ? 2 : 1;
+    i++;
+    return JSON.parse(s.slice(start, i)) as string;
+  };
+  const value = (path: string[]): void => {
+    ws();
+    const c = s[i];
+    if (c === "{") {
+      i++;
+      const seen = new Set<string>();
+      for (;;) {
+        ws();
+        if (s[i] === "}") return void i++;
+        if (s[i] === ",") {
+          i++;
+          continue;
+        }
+        const at = i;
+        const key = string();
+        if (seen.has(key)) {
+          const before = s.slice(0, at);
+          out.push({ path, key, line: before.split("\n").length, column: at - before.lastIndexOf("\n") });
+        }
+        seen.add(key);
+        ws();
+        i++; // ':'
+        value([...path, key]);
+      }
+    }
+    if (c === "[") {
+      i++;
+      for (let n = 0; ; n++) {
+        ws();
+        if (s[i] === "]") return void i++;
+        if (s[i] === ",") {
+          i++;
+          n--;
+          continue;
+        }
+        value([...path, String(n)]);
+      }
+    }
+    if (c === '"') return void string();
+    while (i < s.length && !",]} \t\r\n".includes(s[i]!)) i++;
+  };
+  try {
+    value([]);
+  } catch {
+    return out;
+  }
+  return out;
+}

@@ -4,9 +4,14 @@
  * settings source's folder (the project root for project files), `./path` or `path` relative to the
  * workspace. A pattern without a slash (`*.pem`, `.env`) matches at any depth; a pattern naming a
  * folder also matches everything below it.
+ *
+ * Deny and ask rules are read the stricter way where a pattern is ambiguous (fail closed): `/path`
+ * is also read as an absolute path, a relative pattern with a slash (`secrets/**`) also matches at
+ * any depth (a `secrets` folder anywhere) unless it starts with `./`, and case is
+ * ignored (`.ENV` is `.env` on a case-insensitive file system). Allow rules keep the narrow reading.
  */
 import picomatch from "picomatch";
-import { normalizeAbs, relativeTo } from "./posix-path";
+import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
 import type { RuleList } from "./types";
 
 export interface PathSpecContext {
@@ -27,19 +32,38 @@ interface Anchored {
 
 const cache = new Map<string, (p: string) => boolean>();
 
-function matcher(pattern: string): (p: string) => boolean {
-  let m = cache.get(pattern);
+/** Matches a path relative to the anchor: the pattern itself, or anything below what it names. */
+export function matcher(pattern: string, nocase = false): (p: string) => boolean {
+  const key = `${nocase ? "i" : "s"}:${pattern}`;
+  let m = cache.get(key);
   if (!m) {
-    const a = picomatch(pattern, { dot: true, windows: false });
-    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false });
+    const a = picomatch(pattern, { dot: true, windows: false, nocase });
+    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false, nocase });
     m = (p: string) => a(p) || b(p);
-    cache.set(pattern, m);
+    cache.set(key, m);
   }
   return m;
 }
 
 /** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */
 export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
+  return readings(spec, ctx).map(climb);
+}
+
+/** `../x` from a base is `x` from the base's parent (a pattern only matches below its base). */
+function climb(a: Anchored): Anchored {
+  let { base, pattern } = a;
+  for (;;) {
+    if (pattern.startsWith("./")) pattern = pattern.slice(2);
+    else if (pattern === ".." || pattern.startsWith("../")) {
+      base = dirnameOf(normalizeAbs(base));
+      pattern = pattern === ".." ? "**" : pattern.slice(3);
+    } else break;
+  }
+  return { base, pattern: pattern === "" ? "**" : pattern };
+}
+
+function readings(spec: string, ctx: PathSpecContext): Anchored[] {
   if (spec.startsWith("//")) return [{ base: "/", pattern: spec.slice(2) }];
   if (spec === "~") return [{ base: ctx.home, pattern: "**" }];
   if (spec.startsWith("~/")) return [{ base: ctx.home, pattern: spec.slice(2) }];
@@ -49,8 +73,10 @@ export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {
   }
   const rest = spec.startsWith("./") ? spec.slice(2) : spec;
   const body = rest.replace(/\/+$/, "");
-  const anyDepth = !spec.startsWith("./") && !body.includes("/");
-  return [{ base: ctx.cwd, pattern: anyDepth ? `**/${rest}` : rest }];
+  if (spec.startsWith("./")) return [{ base: ctx.cwd, pattern: rest }];
+  if (!body.includes("/")) return [{ base: ctx.cwd, pattern: `**/${rest}` }];
+  if (ctx.list === "allow" || rest.startsWith("**/") || rest.startsWith("../")) return [{ base: ctx.cwd, pattern: rest }];
+  return [{ base: ctx.cwd, pattern: rest }, { base: ctx.cwd, pattern: `**/${rest}` }];
 }
 
 /** Does the specifier match any of the absolute paths? */
@@ -62,7 +88,7 @@ export function pathSpecMatches(spec: string, paths: string[], ctx: PathSpecCont
     for (const { base, pattern } of anchors) {
       const rel = relativeTo(p, normalizeAbs(base));
       if (rel === undefined) continue;
-      if (rel === "" ? pattern === "**" : matcher(pattern)(rel)) return true;
+      if (rel === "" ? pattern === "**" : matcher(pattern, ctx.list !== "allow")(rel)) return true;
     }
   }
   return false;

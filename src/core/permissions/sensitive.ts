@@ -1,29 +1,77 @@
-/** Files that ask before being touched even where the mode would allow it. */
+/**
+ * Files that ask before being touched even where the mode would allow it.
+ *
+ * - secret: credentials and keys; reading and writing them asks (except in bypassPermissions).
+ * - protected (`protected: true`): code or configuration something runs later, outside any
+ *   sandbox: the workspace paths of src/core/protected-paths.ts (git hooks and config, .vscode,
+ *   .husky, .yoke, .claude...), agent settings, and the shell and git start-up files of the home
+ *   folder. Writing one asks in every mode, bypassPermissions included, even with an allow rule.
+ *   They are matched at any depth, which covers every workspace folder and additional directory:
+ *   a nested repository's `.git/hooks`, a sub-project's `.envrc` or `.gitattributes` run code too.
+ */
+import { PROTECTED_WORKSPACE_PATHS, protectedEntry } from "../protected-paths";
 import { basenameOf, isWithin } from "./posix-path";
 
 export interface Sensitivity {
-  /** secret: credentials and keys (reads and writes ask); config: agent settings (writes ask in every mode). */
+  /**
+   * secret: reads and writes ask (credentials, keys, git internals); config: reads are fine, writes
+   * ask in every mode (a protected path that holds no secret).
+   */
   kind: "secret" | "config";
   why: string;
+  /**
+   * Set when writing it asks in every mode, bypassPermissions included: why (e.g. "git hooks run on
+   * later git commands"). Always set for "config"; also for secrets that run code (`.git/hooks`, `.envrc`).
+   */
+  protected?: string;
 }
 
 const SECRET_HOME_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store"];
+/** Home files a shell, git or the desktop runs or reads for commands later. */
+const HOME_STARTUP = [
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+  ".config/fish", ".gitconfig", ".config/git", ".config/systemd", ".config/autostart", ".config/environment.d", ".pam_environment", ".xprofile", ".xinitrc",
+];
 const SECRET_NAMES = /^(\.env(\..*)?|\.envrc|credentials(\..*)?|\.credentials(\..*)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(.*)?|.*\.(pem|key|p12|pfx|jks|keystore))$/;
 const CONFIG_FILES = /(^|\/)(\.yoke\/settings(\.local)?\.json|\.claude\/settings(\.local)?\.json|\.vscode\/settings\.json|\.vscode\/mcp\.json|\.mcp\.json)$/;
+const AGENT_SETTINGS = "it holds agent settings, which decide what Yoke may do";
 
 /** Why `abs` (absolute, resolved) is sensitive, or undefined. */
 export function sensitivity(abs: string, home: string): Sensitivity | undefined {
   for (const dir of SECRET_HOME_DIRS) {
-    if (isWithin(abs, `${home}/${dir}`)) return { kind: "secret", why: `inside ~/${dir}` };
+    if (isWithin(abs, `${home}/${dir}`)) return { kind: "secret", why: `inside ~/${dir}`, protected: `~/${dir} holds credentials and configuration` };
   }
-  if (isWithin(abs, `${home}/.yoke`) || isWithin(abs, `${home}/.claude`)) return { kind: "config", why: "user agent settings" };
+  if (isWithin(abs, `${home}/.yoke`) || isWithin(abs, `${home}/.claude`)) return { kind: "config", why: "user agent settings", protected: AGENT_SETTINGS };
+  for (const f of HOME_STARTUP) {
+    if (isWithin(abs, `${home}/${f}`)) return { kind: "config", why: `~/${f}`, protected: `~/${f} is read by shells, git or the desktop and can run programs` };
+  }
   const segments = abs.split("/");
-  if (segments.includes(".git")) return { kind: "secret", why: "git internals" };
   const name = basenameOf(abs);
-  if (SECRET_NAMES.test(name)) return { kind: "secret", why: name.startsWith(".env") ? "environment file" : "credentials or key file" };
-  if (CONFIG_FILES.test(abs)) return { kind: "config", why: "agent settings" };
+  const listed = protectedAnywhere(segments);
+  const guarded = listed ?? (name === ".git" ? "a .git file or folder decides which repository and configuration git uses" : undefined);
+  const extra = guarded ? { protected: guarded } : {};
+  if (segments.includes(".git")) {
+    // Protected git internals (hooks, info, modules) are readable like other protected paths; a git
+    // `config` and the rest of .git stay secrets to read (actions/checkout stores its token in config).
+    if (listed && name !== "config") return { kind: "config", why: "git internals", protected: listed };
+    return { kind: "secret", why: "git internals", ...extra };
+  }
+  if (SECRET_NAMES.test(name)) return { kind: "secret", why: name.startsWith(".env") ? "environment file" : "credentials or key file", ...extra };
+  if (CONFIG_FILES.test(abs)) return { kind: "config", why: "agent settings", protected: AGENT_SETTINGS };
+  if (guarded) return { kind: "config", why: "protected path", protected: guarded };
   return undefined;
 }
+
+/** Why the path (segments of an absolute path) is protected, matched at any depth. */
+function protectedAnywhere(segments: string[]): string | undefined {
+  for (let i = 1; i < segments.length; i++) {
+    if (!FIRST_SEGMENTS.has(segments[i]!)) continue;
+    const entry = protectedEntry(segments.slice(i).join("/"));
+    if (entry) return entry.why;
+  }
+  return undefined;
+}
+const FIRST_SEGMENTS = new Set(PROTECTED_WORKSPACE_PATHS.map((e) => e.path.split("/")[0]!));
 
 /** Names a glob pattern could expand to that are sensitive (probed against globs in command arguments). */
 export const SENSITIVE_PROBES = [".env", ".env.local", ".envrc", "credentials", "credentials.json", "id_rsa", "id_ed25519", "server.pem", "server.key", ".git/config", ".netrc", ".npmrc"];

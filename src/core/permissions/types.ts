@@ -5,8 +5,12 @@ export type RuleList = "allow" | "ask" | "deny";
 
 /** Where a rule or setting came from. */
 export interface SettingsSourceInfo {
-  /** Which source: VS Code settings, ~/.yoke, .yoke, .yoke local, .claude, .claude local, --settings, or answers given in this session. */
-  kind: "vscode" | "user" | "project" | "project-local" | "claude" | "claude-local" | "extra" | "session";
+  /**
+   * Which source: VS Code user settings, ~/.claude/settings.json, ~/.yoke, .yoke, .yoke local,
+   * .claude, .claude local, VS Code workspace settings, --settings, Claude Code's managed settings,
+   * or answers given in this session.
+   */
+  kind: "vscode" | "claude-user" | "user" | "project" | "project-local" | "claude" | "claude-local" | "vscode-workspace" | "extra" | "managed" | "session";
   /** Shown in reasons, e.g. `.yoke/settings.json`. */
   label: string;
   /** Absolute file path, for files. */
@@ -16,8 +20,14 @@ export interface SettingsSourceInfo {
   /**
    * The file is shared with the repository (git tracks it, or it is a project file meant to be
    * committed), so a hostile repository could have written it: it may restrict, never loosen.
+   * Read by the merge (allow rules, a looser defaultMode and additionalDirectories are ignored) and
+   * by the hooks (a hook from such a source may block, never allow). Workspace files
+   * (`project-local`, `claude-local`) count as checked in unless the loader says `false`;
+   * `project`, `claude` and `vscode-workspace` always do.
    */
   checkedIn?: boolean;
+  /** Why `checkedIn` is true, for messages: "git tracks it", "it is reached through a symbolic link"... */
+  checkedInWhy?: string;
 }
 
 /** One settings source as the host found it: file text (undefined when absent) or an object (VS Code). */
@@ -27,12 +37,19 @@ export interface LoadedSource {
   value?: unknown;
   /** The file exists but could not be read. */
   error?: string;
+  /**
+   * An earlier version of the file that held rules, used when this one is empty, unreadable or not
+   * valid JSON: its deny and ask rules keep applying (a truncated settings file must not silently
+   * drop them). The loader fills it from git (the committed version of a tracked file); the gate
+   * from the last version it loaded (MergeOptions.memory).
+   */
+  fallback?: { text: string; from: string };
 }
 
 export interface PermissionRule {
   /** As written (trimmed), e.g. `Bash(npm run test:*)`. */
   raw: string;
-  /** Bash, Read, Edit, mcp__server, mcp__server__tool… */
+  /** Bash, Read, Edit, mcp__server, mcp__server__tool, or a tool-name pattern (`*`, `mcp__*`) in deny and ask rules. */
   tool: string;
   specifier?: string;
   list: RuleList;
@@ -44,20 +61,42 @@ export interface SettingsProblem {
   message: string;
 }
 
+/**
+ * Something in a settings source Yoke could not read, so it asks instead of guessing: a malformed
+ * deny or ask rule (that tool asks), or a file that is not valid JSON or cannot be read (every
+ * tool asks). The gate turns an "allow" for a matching permission into "ask", naming `why`.
+ */
+export interface FailClosed {
+  /** A permission name or a tool-name pattern (`*` = every tool). */
+  tool: string;
+  source: SettingsSourceInfo;
+  /** For the reason, e.g. `the deny rule "Bash(rm" in .claude/settings.json is malformed`. */
+  why: string;
+}
+
 /** A command hook group from a settings file (`hooks.<Event>[i]`). */
 export interface HookGroupConfig {
   event: string;
   matcher: string;
   hooks: Array<{ type: "command"; command: string; timeout?: number }>;
+  /** Its source; `source.checkedIn` says whether the hook may allow (see SettingsSourceInfo). */
   source: SettingsSourceInfo;
 }
 
 export interface MergedSettings {
   /** Every rule, highest-priority source first. */
   rules: PermissionRule[];
-  defaultMode?: { mode: PermissionMode; source: SettingsSourceInfo };
+  /**
+   * The mode a session starts in. `declared` is the value as written when Yoke maps it (Claude
+   * Code's `manual` = default, `auto` = default, `dontAsk` = default with `dontAsk`).
+   */
+  defaultMode?: { mode: PermissionMode; source: SettingsSourceInfo; declared?: string; dontAsk?: boolean };
+  /** `permissions.disableBypassPermissionsMode: "disable"` was set here (any source: it only restricts). */
+  bypassDisabled?: SettingsSourceInfo;
   /** Extra folders treated like the workspace (permissions.additionalDirectories). */
   additionalDirectories: string[];
   hooks: HookGroupConfig[];
+  /** What could not be read and makes Yoke ask (see FailClosed). */
+  failClosed: FailClosed[];
   problems: SettingsProblem[];
 }

@@ -42,6 +42,6 @@ describe("permissions corpus", () => {
   it("warns about a malformed settings file, naming the file and position", async () => {
     const c = corpus.cases.find((x) => x.note?.startsWith("malformed file"))!;
     const got = await runner.run(c);
-    expect(got.stderr).toMatch(/warning: .*\.claude\/settings\.json:1:47: invalid JSON, unexpected "\}" .*; the file is ignored until it is fixed \(its rules do not apply\)/);
+    expect(got.stderr).toMatch(/warning: .*\.claude\/settings\.json: the file is not valid JSON \(1:47: unexpected "\}" .*\); Yoke cannot know which rules it holds, so every tool call asks until it is fixed/);
   });
 });

@@ -12,7 +12,7 @@ describe("createPermissionGate", () => {
       decision: "deny",
       by: "rule",
       rule: "Bash(git push:*)",
-      reason: "Denied by the rule Bash(git push:*) (.yoke/settings.json): the command runs `FOO=1 g'i't push origin`.",
+      reason: "Denied by the rule Bash(git push:*) (.yoke/settings.local.json): the command runs `FOO=1 g'i't push origin`.",
     });
   });
 
@@ -23,7 +23,7 @@ describe("createPermissionGate", () => {
       decision: "allow",
       by: "rule",
       rule: "Bash(npm run test:*)",
-      reason: "Allowed by the rule Bash(npm run test:*) (.yoke/settings.json); every other part is allowed too.",
+      reason: "Allowed by the rule Bash(npm run test:*) (.yoke/settings.local.json); every other part is allowed too.",
     });
     expect(await gate.check(bash("npm run test && npm publish"), "default")).toEqual({
       decision: "ask",
@@ -54,7 +54,7 @@ describe("createPermissionGate", () => {
   it("treats a redirection as a write of its target", async () => {
     const w = createPermissionWorkspace({ permissions: { deny: ["Write(//etc/**)"] } });
     const gate = w.gate();
-    expect(await gate.check(bash("echo x > /etc/motd"), "bypassPermissions")).toMatchObject({ decision: "deny", rule: "Write(//etc/**)", reason: "Denied by the rule Write(//etc/**) (.yoke/settings.json): the command writes to /etc/motd." });
+    expect(await gate.check(bash("echo x > /etc/motd"), "bypassPermissions")).toMatchObject({ decision: "deny", rule: "Write(//etc/**)", reason: "Denied by the rule Write(//etc/**) (.yoke/settings.local.json): the command writes to /etc/motd." });
     expect(await gate.check(bash("ls > files.txt"), "default")).toMatchObject({ decision: "ask", reason: "`ls` writes to files.txt (writing files needs approval in default mode)." });
     expect(await gate.check(bash("ls > files.txt"), "acceptEdits")).toMatchObject({ decision: "allow" });
     expect(await gate.check(bash(`ls > ${w.outside}/f.txt`), "acceptEdits")).toMatchObject({ decision: "ask", reason: `\`ls\` writes to ${w.outside}/f.txt, outside the workspace.` });
@@ -69,8 +69,8 @@ describe("createPermissionGate", () => {
       decision: "ask",
       reason: "src/escape/o.txt is outside the workspace, so editing it needs approval even in acceptEdits mode.",
     });
-    expect(await gate.check(call("read_file", { file_path: "notes.txt" }), "default")).toMatchObject({ decision: "deny", rule: "Read(./.env)", reason: "Permission to read notes.txt is denied by the rule Read(./.env) (.yoke/settings.json)." });
-    expect(await gate.check(call("edit_file", { file_path: "src/a.ts" }), "default")).toMatchObject({ decision: "allow", rule: "Edit(src/**)", reason: "Allowed by the rule Edit(src/**) (.yoke/settings.json)." });
+    expect(await gate.check(call("read_file", { file_path: "notes.txt" }), "default")).toMatchObject({ decision: "deny", rule: "Read(./.env)", reason: "Permission to read notes.txt is denied by the rule Read(./.env) (.yoke/settings.local.json)." });
+    expect(await gate.check(call("edit_file", { file_path: "src/a.ts" }), "default")).toMatchObject({ decision: "allow", rule: "Edit(src/**)", reason: "Allowed by the rule Edit(src/**) (.yoke/settings.local.json)." });
   });
 
   it("follows the modes: default asks for edits, acceptEdits allows them, plan denies them with a message for the model", async () => {
@@ -89,7 +89,7 @@ describe("createPermissionGate", () => {
 
   it("asks before agent settings files are changed, in every mode and despite allow rules", async () => {
     const gate = createPermissionWorkspace({ permissions: { allow: ["Edit", "Bash"] } }).gate();
-    const expected = { decision: "ask", by: "mode", rule: null, reason: ".claude/settings.json holds agent settings (agent settings); changing it needs approval in every mode." };
+    const expected = { decision: "ask", by: "mode", rule: null, reason: "Changing .claude/settings.json needs approval in every mode: it holds agent settings, which decide what Yoke may do." };
     expect(await gate.check(call("write_file", { file_path: ".claude/settings.json", content: "{}" }), "bypassPermissions")).toEqual(expected);
     expect(await gate.check(bash("echo '{}' > .yoke/settings.local.json"), "bypassPermissions")).toMatchObject({ decision: "ask" });
   });
@@ -105,7 +105,7 @@ describe("createPermissionGate", () => {
     });
     expect(await gate.check(call("read_file", { file_path: "/etc/hostname" }), "default")).toMatchObject({ decision: "ask" });
     expect((await gate.problems()).map((p) => p.message)).toEqual([
-      ".yoke/settings.json: the workspace is not trusted, so its allow rules, defaultMode, additionalDirectories and hooks are ignored (deny and ask rules still apply)",
+      ".yoke/settings.local.json: the workspace is not trusted, so its allow rules, defaultMode, additionalDirectories and hooks are ignored (deny and ask rules still apply)",
     ]);
   });
 
@@ -139,14 +139,15 @@ describe("createPermissionGate", () => {
     expect((await w.gate().check(call("edit_file", { file_path: "docs/guide.md" }), "default")).decision).toBe("ask");
   });
 
-  it("reports a malformed settings file and treats it as absent", async () => {
+  it("reports a malformed settings file and asks for every tool until it is fixed", async () => {
     const w = createPermissionWorkspace();
     w.write(".claude/settings.json", '{"permissions": {"allow": ["Bash(ls)"]\n  "deny": []}}');
     const gate = w.gate();
     expect((await gate.problems()).map((p) => p.message)).toEqual([
-      `${join(w.ws, ".claude/settings.json")}:2:3: invalid JSON, unexpected "\\"" (Expected ',' or '}' after property value in JSON at position 41); the file is ignored until it is fixed (its rules do not apply)`,
+      `${join(w.ws, ".claude/settings.json")}: the file is not valid JSON (2:3: unexpected "\\"" (Expected ',' or '}' after property value in JSON at position 41)); Yoke cannot know which rules it holds, so every tool call asks until it is fixed`,
     ]);
     expect((await gate.check(bash("ls > x"), "default")).decision).toBe("ask");
+    expect(await gate.check(call("read_file", { file_path: "README.md" }), "default")).toMatchObject({ decision: "ask", reason: "Yoke asks because .claude/settings.json is not valid JSON (2:3: unexpected \"\\\"\" (Expected ',' or '}' after property value in JSON at position 41)), so it cannot tell whether this call is allowed; fix the settings to stop these questions." });
   });
 
   it("reads defaultMode from the settings", async () => {

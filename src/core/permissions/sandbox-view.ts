@@ -1,0 +1,211 @@
+/**
+ * The file rules as the command sandbox enforces them: which absolute paths a command must not
+ * read (hidden inside the sandbox) and which it must not change (read-only), whatever the shell
+ * analysis concluded about the command.
+ *
+ * - hide: every path a deny rule forbids reading (`Read(./.env)`, `Read(**\/.env*)`,
+ *   `Read(secrets/**)`, `Read(~/.aws/**)`, `Read(//etc/shadow)`), expanded to the concrete files and
+ *   folders that exist, by a bounded walk of the workspace folders through the `listDir` port.
+ * - readOnly: the protected paths (src/core/protected-paths.ts) of every workspace folder, existing
+ *   or not (the sandbox must also keep them from being created), protected paths found deeper in
+ *   the workspace (a nested repository's `.git/hooks`, a sub-project's `.envrc`), and every path a
+ *   deny rule forbids editing or writing.
+ *
+ * Patterns anchored above the workspace (`Read(//**\/.env)`, `Read(~/**\/id_*)`) are expanded inside
+ * the workspace folders only; the rest of the disk is the sandbox's own business (home is hidden).
+ * Bare rules (`Read` denied entirely) cannot become mounts: the gate still denies those calls.
+ */
+import { PROTECTED_WORKSPACE_PATHS, protectedEntry } from "../protected-paths";
+import { anchorsOf, matcher } from "./path-spec";
+import { basenameOf, dirnameOf, isWithin, normalizeAbs, relativeTo } from "./posix-path";
+import { ruleAppliesTo } from "./rule-syntax";
+import type { MergedSettings, PermissionRule } from "./types";
+
+export interface DirEntry {
+  name: string;
+  kind: "file" | "dir" | "symlink" | "other";
+}
+
+/** Lists a folder without following symlinks in it; undefined when it is not a readable folder. */
+export type ListDir = (dir: string) => Promise<DirEntry[] | undefined>;
+
+export interface SandboxProtection {
+  /** Absolute paths a command must not read; each exists (a file or a folder) when the view is made. */
+  hide: string[];
+  /** Absolute paths a command must not change; they may not exist yet, and must not be created either. */
+  readOnly: string[];
+  /** What the view could not cover, for the log (a walk that stopped at its bound, a bare deny rule). */
+  notes: string[];
+}
+
+export interface SandboxViewContext {
+  /** Workspace root as given (absolute, normalised). */
+  cwd: string;
+  home: string;
+  /** Workspace root and additional directories, symlinks resolved. */
+  roots: string[];
+  realHome: string;
+}
+
+export interface SandboxViewLimits {
+  /** Folder entries looked at in all, at most (default 50 000). */
+  maxEntries?: number;
+  /** How deep below a workspace folder the walk goes (default 32). */
+  maxDepth?: number;
+}
+
+interface Target {
+  purpose: "hide" | "readOnly";
+  base: string;
+  pattern: string;
+  rule: PermissionRule;
+  /** Matches an absolute path. */
+  test: (abs: string) => boolean;
+}
+
+/** Turns the merged settings into the sandbox's hide and read-only lists. */
+export async function sandboxProtection(settings: MergedSettings, ctx: SandboxViewContext, listDir?: ListDir, limits: SandboxViewLimits = {}): Promise<SandboxProtection> {
+  const maxEntries = limits.maxEntries ?? 50_000;
+  const maxDepth = limits.maxDepth ?? 32;
+  const notes: string[] = [];
+  const hide = new Set<string>();
+  const readOnly = new Set<string>();
+  const roots = [...new Set([...ctx.roots, ctx.cwd].map(normalizeAbs))];
+  const cache = new Map<string, Promise<DirEntry[] | undefined>>();
+  const list = (dir: string) => {
+    if (!listDir) return Promise.resolve(undefined);
+    let p = cache.get(dir);
+    if (!p) {
+      p = listDir(dir).catch(() => undefined);
+      cache.set(dir, p);
+    }
+    return p;
+  };
+  const exists = async (abs: string) => abs === "/" || !!(await list(dirnameOf(abs)))?.some((e) => e.name === basenameOf(abs));
+
+  for (const root of roots) {
+    // In a linked worktree or a submodule `.git` is a file naming the real git folder: that file is what to protect here.
+    const gitFile = (await list(root))?.some((e) => e.name === ".git" && e.kind !== "dir");
+    if (gitFile) notes.push(`${root}/.git is a file (a linked worktree or submodule): the git folder it names, with its hooks and config, is outside this view`);
+    for (const e of PROTECTED_WORKSPACE_PATHS) readOnly.add(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
+  }
+
+  // Deny rules with a path become targets; concrete paths are added at once, globs wait for the walk.
+  const targets: Target[] = [];
+  const seen = new Set<string>();
+  for (const rule of settings.rules) {
+    if (rule.list !== "deny") continue;
+    const purpose = ruleAppliesTo(rule.tool, "Read") ? "hide" : ruleAppliesTo(rule.tool, "Edit") || ruleAppliesTo(rule.tool, "Write") ? "readOnly" : undefined;
+    if (!purpose) continue;
+    if (rule.specifier === undefined) {
+      notes.push(`the deny rule ${rule.raw} (${rule.source.label}) covers every path; the gate denies those calls, the sandbox cannot hide everything`);
+      continue;
+    }
+    const key = `${purpose} ${rule.specifier} ${rule.source.baseDir}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const pathCtx = { cwd: ctx.cwd, home: ctx.home, baseDir: rule.source.baseDir, list: "deny" as const };
+    const anchors = anchorsOf(rule.specifier, pathCtx);
+    if (roots[0] && roots[0] !== ctx.cwd) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, cwd: roots[0], baseDir: rule.source.baseDir === ctx.cwd ? roots[0] : rule.source.baseDir }));
+    if (ctx.realHome !== ctx.home) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, home: ctx.realHome, baseDir: rule.source.baseDir === ctx.home ? ctx.realHome : rule.source.baseDir }));
+    for (const { base: rawBase, pattern } of anchors) {
+      const base = normalizeAbs(rawBase);
+      const fixed = concretePath(pattern);
+      if (fixed !== undefined) {
+        const abs = normalizeAbs(`${base}/${fixed}`);
+        if (purpose === "readOnly") readOnly.add(abs);
+        else if (await exists(abs)) hide.add(abs);
+        continue;
+      }
+      const m = matcher(pattern, true);
+      targets.push({ purpose, base, pattern, rule, test: (abs) => {
+        const rel = relativeTo(abs, base);
+        return rel !== undefined && rel !== "" && m(rel);
+      } });
+    }
+  }
+
+  // One bounded walk per workspace folder, a level at a time (folders of a level listed in parallel):
+  // glob targets, and protected paths below the top level. Dependency folders (node_modules) and git
+  // folders are not walked: they hold no secrets of the user's and no settings of the project.
+  let visited = 0;
+  let stopped = false;
+  const walkRoots = roots.filter((root) => !roots.some((r) => r !== root && isWithin(root, r)));
+  let level: Array<{ dir: string; root: string }> = walkRoots.map((root) => ({ dir: root, root }));
+  for (let depth = 0; level.length && !stopped; depth++) {
+    const next: typeof level = [];
+    for (let i = 0; i < level.length && !stopped; i += 64) {
+      const batch = level.slice(i, i + 64);
+      const listed = await Promise.all(batch.map((b) => list(b.dir)));
+      batch.forEach(({ dir, root }, k) => {
+        for (const e of listed[k] ?? []) {
+          if (stopped) return;
+          if (++visited > maxEntries) {
+            stopped = true;
+            return;
+          }
+          const abs = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
+          let hidden = false;
+          for (const t of targets) {
+            if (t.test(abs)) {
+              (t.purpose === "hide" ? hide : readOnly).add(abs);
+              hidden = hidden || t.purpose === "hide";
+            }
+          }
+          if (depth > 0 && nestedProtected(relativeTo(abs, root)!)) readOnly.add(abs);
+          if (e.name === ".git" && depth > 0) {
+            // A nested repository or submodule: a `.git` file is read-only (it names the git folder); of a `.git`
+            // folder, its protected parts (config, hooks, modules, info).
+            if (e.kind !== "dir") readOnly.add(abs);
+            else for (const p of PROTECTED_WORKSPACE_PATHS) if (p.path.startsWith(".git/")) readOnly.add(`${dir}/${p.path}`);
+            continue;
+          }
+          if (hidden || e.kind !== "dir" || SKIP_DIRS.has(e.name)) continue;
+          if (depth + 1 >= maxDepth) {
+            stopped = true;
+            return;
+          }
+          next.push({ dir: abs, root });
+        }
+      });
+    }
+    level = next;
+  }
+  if (stopped) {
+    const globs = [...new Set(targets.map((t) => t.rule.raw))];
+    notes.push(`the walk of the workspace stopped after ${Math.min(visited, maxEntries)} entries or at depth ${maxDepth}${globs.length ? `; files matching ${globs.slice(0, 3).join(", ")} deeper down may not be hidden or read-only in the sandbox (the gate still checks them)` : ""}`);
+  }
+
+  const hidden = collapse([...hide]);
+  const ro = collapse([...readOnly]).filter((p) => !hidden.some((h) => isWithin(p, h)));
+  return { hide: hidden, readOnly: ro, notes: [...new Set(notes)] };
+}
+
+const SKIP_DIRS = new Set([".git", "node_modules"]);
+
+/** The path a pattern names when it has no wildcard (a trailing `/**` names the folder itself). */
+function concretePath(pattern: string): string | undefined {
+  let p = pattern.replace(/\/+$/, "");
+  while (p.endsWith("/**")) p = p.slice(0, -3);
+  if (p === "**" || p === "") return p === "" ? "" : undefined;
+  return /[*?[\]{}!]/.test(p) ? undefined : p;
+}
+
+/** A protected entry for a path below the top of a workspace folder (nested sub-projects), or undefined. */
+function nestedProtected(rel: string): boolean {
+  const segs = rel.split("/");
+  for (let i = 1; i < segs.length; i++) {
+    const e = protectedEntry(segs.slice(i).join("/"));
+    // Only the protected path itself, not everything below a protected folder (that folder is listed already).
+    if (e && segs.slice(i).join("/") === e.path) return true;
+  }
+  return false;
+}
+
+/** Sorted, without paths inside another one of the list. */
+function collapse(paths: string[]): string[] {
+  const sorted = [...new Set(paths.map(normalizeAbs))].sort();
+  const out: string[] = [];
+  for (const p of sorted) if (!out.some((q) => isWithin(p, q))) out.push(p);
+  return out;
+}
