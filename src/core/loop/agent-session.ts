@@ -5,7 +5,8 @@
  */
 import type { LoopState, NewEvent, SessionEvent, ToolCallRecord, Usage } from "../events";
 import type { HookEventFields, HookEventName, HookOutcome } from "../hooks/types";
-import { combineWithHooks, type HookRunner } from "../hooks/run-hooks";
+import { decideWithHooks, permissionRequestAnswer, type HookRunner } from "../hooks/run-hooks";
+import { argsFromHookInput } from "../hooks/claude-shapes";
 import { silentLogger, type Disposable, type Logger, type Searcher, type SessionStore, type WorkspaceFs } from "../ports";
 import { costOf } from "../providers/pricing";
 import { withRetries } from "../providers/retry";
@@ -65,8 +66,6 @@ export interface AgentSessionOptions {
 const DEFAULT_MAX_TURNS = 50;
 /** A Stop hook may keep the agent going at most this many times per message. */
 const MAX_STOP_BLOCKS = 3;
-/** Hook-style argument names mapped back to tool argument names (for PreToolUse updatedInput). */
-const HOOK_TO_ARG: Record<string, string> = { file_path: "path", run_in_background: "background", timeout: "timeout_s" };
 const DEFAULT_THINKING_IDLE_MS = 120_000;
 
 export class AgentSession implements AgentSessionApi {
@@ -217,7 +216,7 @@ export class AgentSession implements AgentSessionApi {
       this.sessionLog.sync();
       return;
     }
-    const context = [...this.pendingContext, ...(hooks?.additionalContext ?? [])].join("\n\n");
+    const context = [...this.pendingContext, ...this.asyncHookContext(), ...(hooks?.additionalContext ?? [])].join("\n\n");
     this.pendingContext = [];
     this.append({ type: "user_message", text, ...(context ? { context } : {}) });
     this.sessionLog.sync();
@@ -230,10 +229,18 @@ export class AgentSession implements AgentSessionApi {
     await this.idle();
     await this.services.commands?.killAll();
     await this.runHooks("SessionEnd", { reason });
+    await this.hookRunner?.close?.();
+  }
+
+  /** What background hooks said since the last request (context for the model; messages for the user). */
+  private asyncHookContext(): string[] {
+    const out = this.hookRunner?.takeAsyncOutput?.();
+    for (const m of out?.userMessages ?? []) this.append({ type: "error", message: m, code: "hook" });
+    return [...(out?.additionalContext ?? []), ...(out?.rewake ?? []).map((r) => `A background hook reports: ${r}`)];
   }
 
   private async sessionStartHooks(source: "startup" | "resume"): Promise<void> {
-    const out = await this.runHooks("SessionStart", { source });
+    const out = await this.runHooks("SessionStart", { source, model: this.opts.provider.model });
     if (out?.additionalContext.length) this.pendingContext.push(...out.additionalContext);
   }
 
@@ -324,7 +331,7 @@ export class AgentSession implements AgentSessionApi {
       for (let turn = 0; turn < maxTurns; turn++) {
         const reply = await this.modelTurn(signal);
         if (reply.toolCalls.length === 0) {
-          const stop = await this.runHooks("Stop", { stop_hook_active: stopBlocks > 0 }, signal);
+          const stop = await this.runHooks("Stop", { stop_hook_active: stopBlocks > 0, last_assistant_message: reply.text }, signal);
           if (stop?.blocked && !stop.stop && stopBlocks < MAX_STOP_BLOCKS) {
             stopBlocks++;
             this.append({ type: "user_message", text: `A Stop hook asks you to continue: ${stop.message ?? "(no reason given)"}`, from: "hook" });
@@ -357,7 +364,7 @@ export class AgentSession implements AgentSessionApi {
   }
 
   /** One model request: streams deltas to listeners and logs the complete assistant message. */
-  private async modelTurn(signal: AbortSignal): Promise<{ toolCalls: ToolCallRecord[] }> {
+  private async modelTurn(signal: AbortSignal): Promise<{ toolCalls: ToolCallRecord[]; text: string }> {
     this.setState("thinking");
     const idleMs = this.opts.timeouts?.thinkingIdleMs ?? DEFAULT_THINKING_IDLE_MS;
     const request = new AbortController();
@@ -434,7 +441,7 @@ export class AgentSession implements AgentSessionApi {
     if (usage) {
       this.append({ type: "usage", usage, model: this.opts.provider.model, costUsd: costOf(this.opts.provider.model, usage) });
     }
-    return { toolCalls };
+    return { toolCalls, text };
   }
 
   private emitDelta(delta: StreamDelta): void {
@@ -459,9 +466,9 @@ export class AgentSession implements AgentSessionApi {
       return;
     }
     let args = checked.args;
-    const pre = await this.runHooks("PreToolUse", { tool_name: def.permission, tool_input: def.hookInput(args as never) }, signal);
+    const pre = await this.runHooks("PreToolUse", { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_use_id: call.id }, signal);
     if (pre?.updatedInput) {
-      const updated = this.applyUpdatedInput(call, args, pre.updatedInput);
+      const updated = this.applyUpdatedInput(def, call, args, pre);
       if (!updated.ok) {
         result(updated.error, true);
         return;
@@ -512,13 +519,15 @@ export class AgentSession implements AgentSessionApi {
       };
       const out = await Promise.race([def.run(args, ctx), timeout, aborted]);
       const duration = Date.now() - started;
+      const failed = out.isError === true;
       const post = await this.runHooks(
-        "PostToolUse",
-        { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_response: { output: out.text, is_error: out.isError ?? false } },
+        failed ? "PostToolUseFailure" : "PostToolUse",
+        { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_use_id: call.id, ...(failed ? { error: out.text, is_interrupt: false } : { tool_response: def.hookResponse?.(args as never, out) ?? { output: out.text, is_error: false } }) },
         signal,
       );
-      const extra = [...(post?.blocked && post.message ? [`PostToolUse hook: ${post.message}`] : []), ...(post?.additionalContext ?? [])];
-      result(extra.length ? `${out.text}\n\n${extra.join("\n\n")}` : out.text, out.isError ?? false, duration, out.meta);
+      const extra = [...(post?.blocked && post.message ? [`${post.event} hook: ${post.message}`] : []), ...(post?.additionalContext ?? []), ...this.asyncHookContext()];
+      const text = post?.updatedToolOutput ?? out.text;
+      result(extra.length ? `${text}\n\n${extra.join("\n\n")}` : text, out.isError ?? false, duration, out.meta);
       const todos = (out.meta as { todos?: unknown } | undefined)?.todos;
       if (call.name === "todo_write" && Array.isArray(todos)) this.append({ type: "todos", todos: todos as never });
     } catch (err) {
@@ -527,7 +536,11 @@ export class AgentSession implements AgentSessionApi {
         result(`Cancelled by the user after ${(duration / 1000).toFixed(1)} s; ${call.name} was stopped and its effects may be partial.`, true, duration);
         throw signal.reason;
       }
-      if (err instanceof ToolError) result(err.message, true, duration);
+      if (err instanceof ToolError) {
+        const post = await this.runHooks("PostToolUseFailure", { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_use_id: call.id, error: err.message, is_interrupt: false }, signal);
+        const extra = [...(post?.blocked && post.message ? [`PostToolUseFailure hook: ${post.message}`] : []), ...(post?.additionalContext ?? [])];
+        result(extra.length ? `${err.message}\n\n${extra.join("\n\n")}` : err.message, true, duration);
+      }
       else {
         this.log.error(`tool ${call.name} failed`, err);
         result(`${call.name} failed with an internal error: ${err instanceof Error ? err.message : String(err)}`, true, duration);
@@ -538,10 +551,10 @@ export class AgentSession implements AgentSessionApi {
     }
   }
 
-  /** Applies a PreToolUse hook's updatedInput (hook-style names mapped back) and validates again. */
-  private applyUpdatedInput(call: ToolCallRecord, args: unknown, updated: Record<string, unknown>) {
-    const merged: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(updated)) merged[HOOK_TO_ARG[k] ?? k] = v;
+  /** Applies a PreToolUse hook's updatedInput (hook-style names mapped back by the tool) and validates again. */
+  private applyUpdatedInput(def: ToolDefinition, call: ToolCallRecord, args: unknown, pre: HookOutcome) {
+    const merged = argsFromHookInput(def, args, pre.updatedInput ?? {}, pre.toolInput, this.opts.fs.root);
+    if (!merged) return { ok: true as const, args };
     const checked = this.registry.validate(call.name, merged);
     if (checked.ok) return checked;
     return { ok: false as const, error: `A PreToolUse hook changed the arguments of ${call.name} into invalid ones, so it was not run: ${checked.error}` };
@@ -560,12 +573,19 @@ export class AgentSession implements AgentSessionApi {
     if (this.opts.trusted === false && def.mutates) {
       d = { decision: "deny", by: "restricted", reason: RESTRICTED_REASON, rule: null };
     } else {
-      d = this.opts.gate
-        ? await this.opts.gate.check({ tool: def.name, permission: def.permission, input, mutates: def.mutates }, this.mode)
-        : defaultDecision(def, this.mode);
-      if (hooks) d = combineWithHooks(d, hooks);
+      const gate = this.opts.gate;
+      const check = (mode: PermissionMode) => (gate ? gate.check({ tool: def.name, permission: def.permission, input, mutates: def.mutates }, mode) : Promise.resolve(defaultDecision(def, mode)));
+      d = await decideWithHooks(check, this.mode, hooks);
     }
-    if (d.decision === "ask") void this.runHooks("Notification", { message: `Yoke needs your permission to use ${def.permission}` });
+    if (d.decision === "ask") {
+      const answer = permissionRequestAnswer(await this.runHooks("PermissionRequest", { tool_name: def.permission, tool_input: input, tool_use_id: call.id }, signal));
+      if (answer) {
+        this.append({ type: "permission_decision", callId: call.id, decision: answer.decision, by: "hook", ...(answer.message ? { message: answer.message } : {}) });
+        if (answer.decision === "allow") return { decision: "allow" };
+        return { decision: "deny", message: `Permission denied for ${def.name}: ${answer.message ?? "a PermissionRequest hook denied it"}` };
+      }
+      void this.runHooks("Notification", { message: `Yoke needs your permission to use ${def.permission}`, notification_type: "permission_prompt" });
+    }
     if (d.decision === "ask" && def.reviewable && this.services.reviewer) {
       // The diff review is the question: the user accepts or rejects the change itself.
       this.append({ type: "permission_decision", callId: call.id, decision: "allow", by: d.by, ...(d.rule ? { rule: d.rule } : {}), message: "sent to review" });

@@ -33,6 +33,11 @@ export const globTool = defineTool({
   mutates: false,
   timeoutMs: 30_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? "." }),
+  hookResponse: (_a, out) => {
+    const meta = (out.meta ?? {}) as { paths?: string[]; truncated?: boolean };
+    const filenames = meta.paths ?? [];
+    return { filenames, numFiles: filenames.length, truncated: meta.truncated === true };
+  },
   async run(args, ctx) {
     const given = args.path ?? ".";
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, given);

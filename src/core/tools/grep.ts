@@ -54,6 +54,10 @@ export const grepTool = defineTool({
   mutates: false,
   timeoutMs: 60_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? ".", glob: a.glob }),
+  hookResponse: (_a, out) => {
+    const meta = (out.meta ?? {}) as { matches?: number; files?: number };
+    return { mode: "content", numFiles: meta.files ?? 0, filenames: [], content: out.text, numLines: meta.matches ?? 0 };
+  },
   async run(args, ctx) {
     await hashlineReady();
     const given = args.path ?? ".";

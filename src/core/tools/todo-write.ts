@@ -41,6 +41,7 @@ export const todoWriteTool = defineTool({
   mutates: false,
   timeoutMs: 5_000,
   hookInput: (a) => ({ todos: a.todos }),
+  hookResponse: (a) => ({ newTodos: a.todos }),
   async run(args) {
     return { text: renderTodos(args.todos), meta: { todos: args.todos } };
   },

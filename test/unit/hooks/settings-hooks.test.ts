@@ -50,7 +50,8 @@ describe("createNodeHookRunner", () => {
   it("reports a folder that does not exist as an error, not a crash", async () => {
     const r = await runner.run({ command: "true", cwd: "/no/such/folder", stdin: "", timeoutMs: 5000 });
     expect(r.exitCode).toBeNull();
-    expect(r.error).toMatch(/ENOENT/);
+    expect(r.cannotStart).toMatch(/ENOENT/);
+    expect(r.cannotStart).toContain("/no/such/folder");
   });
 
   it("stops the hook when the signal aborts", async () => {
