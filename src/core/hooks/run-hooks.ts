@@ -278,7 +278,10 @@ export function combineWithHooks(gate: PermissionDecision, hooks: HookOutcome | 
   if (hooks.decision === "deny" || (hooks.blocked && hooks.event === "PreToolUse")) return { decision: "deny", by: "hook", rule: null, reason: hooks.message ?? reason };
   if (gate.decision === "deny") return gate;
   if (hooks.decision === "ask" && gate.decision === "allow") return { decision: "ask", by: "hook", rule: null, reason };
-  if (hooks.decision === "allow" && gate.decision === "ask" && asBypass?.decision === "allow") return { decision: "allow", by: "hook", rule: null, reason };
+  if (hooks.decision === "allow" && gate.decision === "ask") {
+    if (asBypass?.decision === "allow") return { decision: "allow", by: "hook", rule: null, reason };
+    if (asBypass) return { ...gate, reason: `${gate.reason} A hook allowed it, but a hook's allow cannot skip this question: ${asBypass.reason}` };
+  }
   return gate;
 }
 
