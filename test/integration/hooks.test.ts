@@ -205,14 +205,14 @@ echo '{"decision": "block", "reason": "Run the tests (npm test) before you finis
     expect(r.stdout + r.stderr).toMatch(/not valid bash/);
   });
 
-  it("maps a hook's updatedInput back (timeout in ms → timeout_s) and runs the rewritten command", async () => {
+  it("maps a hook's updatedInput back (timeout in ms → timeout_s), runs the rewritten command, and gives the model its additionalContext", async () => {
     const { ws, sessions, home } = workspace({
       ".claude/settings.json": JSON.stringify({
         hooks: {
           PreToolUse: [
             {
               matcher: "Bash",
-              hooks: [{ type: "command", command: `jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: (.tool_input + {command: (.tool_input.command + " --reporter=dot"), timeout: 30000})}}'` }],
+              hooks: [{ type: "command", command: `jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", additionalContext: "CI runs on Node 20", updatedInput: (.tool_input + {command: (.tool_input.command + " --reporter=dot"), timeout: 30000})}}'` }],
             },
           ],
         },
@@ -222,7 +222,7 @@ echo '{"decision": "block", "reason": "Run the tests (npm test) before you finis
     const r = await run(ws, sessions, home, "test", ["--permission-mode", "bypassPermissions"]);
     expect(r.code).toBe(0);
     expect(sessionLog(sessions).find((e) => e.type === "tool_call")).toMatchObject({ input: { command: "echo testing --reporter=dot", timeout_s: 30 } });
-    expect(toolResults(1).at(-1)).toMatch(/^testing --reporter=dot/);
+    expect(toolResults(1).at(-1)).toMatch(/^testing --reporter=dot\n[^]*\n\nCI runs on Node 20$/);
   });
 
   it("fires PostToolUseFailure for a failing command and SessionStart with the source and model", async () => {

@@ -481,7 +481,7 @@ export class AgentSession implements AgentSessionApi {
     }
     const decision = await this.decide(def, call, args, signal, pre);
     if (decision.decision !== "allow") {
-      result(decision.message, true);
+      result([decision.message, ...(pre?.additionalContext ?? [])].join("\n\n"), true);
       return;
     }
     // A change the user already approved (rule, mode or answer) is applied at once, still listed and revertable.
@@ -525,7 +525,7 @@ export class AgentSession implements AgentSessionApi {
         { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_use_id: call.id, ...(failed ? { error: out.text, is_interrupt: false } : { tool_response: def.hookResponse?.(args as never, out) ?? { output: out.text, is_error: false } }) },
         signal,
       );
-      const extra = [...(post?.blocked && post.message ? [`${post.event} hook: ${post.message}`] : []), ...(post?.additionalContext ?? []), ...this.asyncHookContext()];
+      const extra = [...(pre?.additionalContext ?? []), ...(post?.blocked && post.message ? [`${post.event} hook: ${post.message}`] : []), ...(post?.additionalContext ?? []), ...this.asyncHookContext()];
       const text = post?.updatedToolOutput ?? out.text;
       result(extra.length ? `${text}\n\n${extra.join("\n\n")}` : text, out.isError ?? false, duration, out.meta);
       const todos = (out.meta as { todos?: unknown } | undefined)?.todos;
@@ -538,7 +538,7 @@ export class AgentSession implements AgentSessionApi {
       }
       if (err instanceof ToolError) {
         const post = await this.runHooks("PostToolUseFailure", { tool_name: def.permission, tool_input: def.hookInput(args as never), tool_use_id: call.id, error: err.message, is_interrupt: false }, signal);
-        const extra = [...(post?.blocked && post.message ? [`PostToolUseFailure hook: ${post.message}`] : []), ...(post?.additionalContext ?? [])];
+        const extra = [...(pre?.additionalContext ?? []), ...(post?.blocked && post.message ? [`PostToolUseFailure hook: ${post.message}`] : []), ...(post?.additionalContext ?? [])];
         result(extra.length ? `${err.message}\n\n${extra.join("\n\n")}` : err.message, true, duration);
       }
       else {
