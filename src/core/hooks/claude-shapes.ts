@@ -80,6 +80,11 @@ export function claudeEditWithText(path: string, edits: readonly EditInput[], be
   return editShape(path, edits, before === undefined ? undefined : splitLines(before));
 }
 
+/** The input still needs the file's text (hashline ops): resolve it before the tool changes the file. */
+export function needsFileText(input: Record<string, unknown>): boolean {
+  return (input as { [LINE_EDITS]?: Pending })[LINE_EDITS] !== undefined;
+}
+
 /**
  * Completes a hook input before it is sent: the old text of hashline ops, read from the file
  * (`readText(absolutePath)`; undefined when it cannot be read). Returns a plain object.

@@ -6,7 +6,7 @@ import type { PermissionDecision, PermissionMode } from "../loop/types";
 import type { Logger } from "../ports";
 import type { HookGroupConfig, SettingsSourceInfo } from "../permissions/types";
 import type { HookBus, HookHandler } from "./bus";
-import { absolutePaths, resolveHookInput } from "./claude-shapes";
+import { absolutePaths, needsFileText, resolveHookInput } from "./claude-shapes";
 import { EVENT_TRAITS } from "./events";
 import { applyResult, boundHookText, emptyOutcome, MAX_HOOK_CONTEXT_CHARS, parseHookStdout } from "./interpret";
 import { defaultIfMatcher, matcherMatches, matcherTarget, type HookIfMatcher } from "./matcher";
@@ -63,6 +63,23 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
   const background = new Set<Promise<void>>();
   const stopBackground = new AbortController();
   let pending: AsyncHookOutput = { additionalContext: [], userMessages: [], rewake: [] };
+  /**
+   * Tool inputs as hooks saw them, by tool call: PostToolUse gets the input PreToolUse got (an
+   * edit's old text is read before the edit, not after it).
+   */
+  const resolved = new Map<string, Record<string, unknown>>();
+  const resolveInput = async (fields: HookEventFields): Promise<Record<string, unknown> | undefined> => {
+    if (!fields.tool_input) return undefined;
+    const key = typeof fields.tool_use_id === "string" ? `${fields.tool_use_id}\n${JSON.stringify(fields.tool_input)}` : undefined;
+    const known = key ? resolved.get(key) : undefined;
+    if (known) return known;
+    const r = await resolveHookInput(fields.tool_input, opts.cwd, opts.readText);
+    if (key) {
+      resolved.set(key, r);
+      if (resolved.size > 64) resolved.delete(resolved.keys().next().value!);
+    }
+    return r;
+  };
 
   const expand = (s: string) => s.replace(/\$\{(\w+)\}|\$(\w+)/g, (m, a: string | undefined, b: string | undefined) => env[(a ?? b)! as keyof typeof env] ?? m);
 
@@ -185,9 +202,13 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         commands.push(p);
       }
       const handlers = opts.bus?.handlersFor(event, target) ?? [];
-      if (commands.length === 0 && handlers.length === 0 && unsupported.length === 0) return outcome;
+      if (commands.length === 0 && handlers.length === 0 && unsupported.length === 0) {
+        // Later tool events of this call need the file as it is now.
+        if (event === "PreToolUse" && fields.tool_input && needsFileText(fields.tool_input) && groups.some((g) => TOOL_EVENTS.has(g.event as HookEventName))) await resolveInput(fields);
+        return outcome;
+      }
 
-      const toolInput = fields.tool_input ? await resolveHookInput(fields.tool_input, opts.cwd, opts.readText) : undefined;
+      const toolInput = await resolveInput(fields);
       if (toolInput) outcome.toolInput = toolInput;
       const payload = dropUndefined({
         ...fields,

@@ -295,6 +295,17 @@ describe("the payload is what Claude Code sends", () => {
     expect(synced).toBe(1);
   });
 
+  it("PostToolUse gets the edit's input as PreToolUse saw it: the old text from before the edit", async () => {
+    const { cwd, runner } = setup([group("PostToolUse", [{ command: "jq -c .tool_input > post.json" }])], { readText: async (p) => readFileSync(p, "utf8") });
+    writeFileSync(join(cwd, "a.ts"), "one\ntwo\n");
+    const { claudeEditInput } = await import("../../../src/core/hooks/claude-shapes");
+    const input = claudeEditInput("a.ts", [{ op: "replace", pos: "2#ZZ", lines: ["TWO"] }]);
+    await runner.runHooks("PreToolUse", { tool_name: "Edit", tool_input: input, tool_use_id: "t1" });
+    writeFileSync(join(cwd, "a.ts"), "one\nTWO\n"); // the tool ran
+    await runner.runHooks("PostToolUse", { tool_name: "Edit", tool_input: input, tool_use_id: "t1", tool_response: {} });
+    expect(JSON.parse(readFileSync(join(cwd, "post.json"), "utf8"))).toEqual({ file_path: join(cwd, "a.ts"), old_string: "two", new_string: "TWO" });
+  });
+
   it("hooks see the user's environment (outside the command sandbox) and CLAUDE_PROJECT_DIR", async () => {
     const { cwd, runner } = setup([group("SessionStart", [{ command: 'cat "$YOKE_TEST_SECRET_FILE"; echo " $CLAUDE_PROJECT_DIR"' }])]);
     writeFileSync(join(cwd, "home-secret.txt"), "from-home");
