@@ -4,6 +4,7 @@
  * command runner. The host adds what only it has (the VS Code change review, UI approvals).
  */
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
@@ -12,12 +13,16 @@ import type { LoadedSource } from "../core/permissions/types";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
+import type { ClaudeToolShape } from "../core/hooks/transcript";
+import { absolutePaths } from "../core/hooks/claude-shapes";
+import { createBuiltinTools } from "../core/tools/builtin";
+import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
+import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
-import { createSandbox } from "./commands/sandbox/create";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -39,6 +44,8 @@ export interface NodeServicesOptions {
   /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
   wasmDirs?: string[];
   bus?: HookBus;
+  /** The session's tools, for the Claude names and inputs in the hook transcript (default: the built-in tools). */
+  tools?: ToolDefinition[];
   log?: Logger;
   /** The environment commands start from (default process.env). */
   env?: Record<string, string | undefined>;
@@ -99,23 +106,35 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const sandboxSettings: SandboxSettings = opts.folders?.length
     ? { ...userSandbox, paths: [...(userSandbox.paths ?? []), ...opts.folders.map((path) => ({ path: resolve(path), mode: "rw" as const }))] }
     : userSandbox;
-  const hookExec = createNodeHookRunner({ wrap: hookSandbox(cwd, sandboxSettings, opts.log) });
+  // Hooks are code the user (or a trusted workspace) chose: they run as Claude Code runs them, in
+  // the user's environment and outside the model's command sandbox (mergeSettings drops workspace
+  // hooks in an untrusted workspace).
+  const hookExec = createNodeHookRunner();
+  const toolShape = claudeToolShape(opts.tools ?? createBuiltinTools(), cwd);
   return {
     gate,
     sandboxSettings,
     access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
     sessionOptions: {
       gate,
-      hooks: (session) =>
-        createHookRunner({
+      hooks: (session) => {
+        const transcript = createClaudeTranscriptWriter({
+          logPath: join(opts.sessionDir, `${session.id}.jsonl`),
+          path: join(opts.sessionDir, "transcripts", `${session.id}.jsonl`),
+          toolShape,
+        });
+        return createHookRunner({
           hooks: async () => (await gate.settings()).hooks,
           runner: hookExec,
           bus: opts.bus,
           cwd,
           sessionId: session.id,
-          transcriptPath: join(opts.sessionDir, `${session.id}.jsonl`),
+          transcriptPath: transcript.path,
+          transcript,
+          readText: (path) => readFile(path, "utf8").catch(() => undefined),
           log: opts.log,
-        }),
+        });
+      },
     },
     commands(session) {
       // In Restricted Mode nothing runs, so no runner (and no sandbox check) is made.
@@ -141,25 +160,13 @@ function workspaceFolderSources(cwd: string, folders: string[]): LoadedSource[] 
   return [{ info: { kind: "vscode", label: "VS Code workspace folders", baseDir: cwd }, value: { permissions: { additionalDirectories: folders.map((f) => resolve(f)) } } }];
 }
 
-/**
- * Hooks run in the same sandbox as commands (workspace writable, home hidden, network as the
- * sandbox settings say). Made on first use. When the sandbox is missing, hooks still run, without
- * it, and the log says so: a guard hook must not fail open because bwrap is not installed.
- */
-function hookSandbox(cwd: string, s: SandboxSettings, log?: Logger) {
-  let backend: ReturnType<typeof createSandbox> | null | undefined;
-  let n = 0;
-  return (argv: string[], hookCwd: string) => {
-    if (backend === undefined) {
-      try {
-        backend = createSandbox(s.backend ?? "auto", { workspace: cwd, ...(s.paths ? { paths: s.paths } : {}), ...(s.exposeToolchains === undefined ? {} : { exposeToolchains: s.exposeToolchains }) });
-      } catch (err) {
-        if (!(err instanceof SandboxUnavailableError)) throw err;
-        log?.warn(`hooks run without a sandbox: ${err.message}`);
-        backend = null;
-      }
-    }
-    if (!backend || backend.name === "docker") return { file: argv[0]!, args: argv.slice(1) };
-    return backend.wrap({ argv, cwd: hookCwd, network: s.network ?? "off", id: `hook-${++n}` });
+/** A tool call as Claude Code logs it: the permission name (Bash, Edit…) and the hook input. */
+function claudeToolShape(tools: ToolDefinition[], cwd: string): ClaudeToolShape {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return (name, input) => {
+    const def = byName.get(name);
+    if (!def) return { name, input };
+    const parsed = def.schema.safeParse(input);
+    return { name: def.permission, input: parsed.success ? absolutePaths(def.hookInput(parsed.data as never), cwd) : input };
   };
 }

@@ -70,22 +70,6 @@ describe("yoke run with the full tool set", () => {
     expect(toolResult(1)).toBe("Permission denied for run_command: rm is not allowed here, use git clean");
   });
 
-  it("runs hooks in the sandbox: the workspace is writable, the home folder hidden, the rest read-only", async () => {
-    const { ws, sessions, home } = workspace({});
-    mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, "secret.txt"), "s3cret");
-    const outside = mkdtempSync(join("/var/tmp", "yoke-hook-outside-"));
-    temps.push(outside);
-    const hook = `cat "$HOME/secret.txt" > seen.txt 2>/dev/null; echo ran >> ran.txt; touch ${outside}/escaped; exit 0`;
-    writeFileSync(join(ws, ".yoke-hook-settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: hook }] }] } }));
-    server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
-    const r = await runCli([...base(server.openaiBaseUrl, ws, sessions), "--settings", join(ws, ".yoke-hook-settings.json"), "hi"], { env: { HOME: home } });
-    expect(r.code).toBe(0);
-    expect(readFileSync(join(ws, "ran.txt"), "utf8")).toBe("ran\n");
-    expect(readFileSync(join(ws, "seen.txt"), "utf8")).toBe("");
-    expect(existsSync(join(outside, "escaped"))).toBe(false);
-  });
-
   it("denies by rule even in bypassPermissions mode, naming the rule", async () => {
     const { ws, sessions, home } = workspace({ ".yoke/settings.json": JSON.stringify({ permissions: { deny: ["Bash(git push:*)"] } }) });
     server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: "FOO=1 g'i't push origin main" } }] }, { text: "ok" }] });

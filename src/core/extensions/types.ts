@@ -40,6 +40,8 @@ export interface ExtensionDecision {
    * deny never is.
    */
   overridable?: boolean;
+  /** Why an ask is not overridable (said when an explicit allow meets it). */
+  notLiftable?: string;
   confine?: CommandConfinement;
 }
 

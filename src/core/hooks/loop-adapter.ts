@@ -1,29 +1,32 @@
 /**
  * Claude Code–compatible hooks as one loop extension: each hook event is a handler on the
- * matching extension point. SessionStart → session.start, UserPromptSubmit → prompt.submit,
- * PreToolUse → tool.before (before the permission gate, so an updated input is what is checked),
- * Notification → permission.request, PostToolUse → tool.after, Stop → turn.after (final turns),
- * SessionEnd → session.end. What the hooks said that the user should see is recorded as events.
+ * matching extension point.
+ *
+ * | loop point         | Claude events                                                   |
+ * |--------------------|-----------------------------------------------------------------|
+ * | session.start      | SessionStart (`source`, `model`)                                |
+ * | prompt.submit      | UserPromptSubmit                                                |
+ * | request.prepare    | what background (`async`) hooks produced since the last request |
+ * | tool.before        | PreToolUse — before the permission engine, so an updated input is what is checked |
+ * | permission.request | PermissionRequest; unanswered: Notification `permission_prompt` |
+ * | tool.after         | PostToolUse, or PostToolUseFailure for a failed call            |
+ * | turn.after (final) | Stop (`last_assistant_message`)                                 |
+ * | session.end        | SessionEnd, then background hooks are stopped                   |
+ *
+ * A hook's "allow" is exactly as strong as bypassPermissions mode: it lifts a question only when
+ * the permission engine, asked in that mode, allows the call (see permissions/extension.ts).
+ * What the hooks said that the user should see is recorded as events.
  */
 import type { Extension, ExtensionApi, ExtensionDecision } from "../extensions/types";
-import type { ToolDefinition } from "../tools/types";
-import type { HookRunner } from "./run-hooks";
+import type { ToolDefinition, ToolOutput } from "../tools/types";
+import { argsFromHookInput } from "./claude-shapes";
+import { permissionRequestAnswer, type HookRunner } from "./run-hooks";
 import type { HookEventFields, HookEventName, HookOutcome } from "./types";
 
 /** PreToolUse runs before the permission engine (priority 0). */
 export const HOOKS_PRIORITY = 100;
 
-/** Hook-style argument names mapped back to tool argument names (for PreToolUse updatedInput). */
-const HOOK_TO_ARG: Record<string, string> = { file_path: "path", run_in_background: "background", timeout: "timeout_s" };
-
-/** A PreToolUse hook's updatedInput as the tool's own arguments. */
-export function argsFromHookInput(args: unknown, updated: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(updated)) merged[HOOK_TO_ARG[k] ?? k] = k === "timeout" && typeof v === "number" ? v / 1000 : v;
-  return merged;
-}
-
-function toolResponse(tool: ToolDefinition, args: unknown, output: { text: string; isError?: boolean; meta?: unknown }): unknown {
+function toolResponse(tool: ToolDefinition, args: unknown, output: ToolOutput): unknown {
   return tool.hookResponse ? tool.hookResponse(args as never, output) : { output: output.text, is_error: output.isError ?? false };
 }
 
@@ -31,6 +34,9 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
   return {
     name: "claude-hooks",
     setup(api) {
+      const root = api.session.services.fs.root;
+      /** The input PreToolUse was sent for each call: PostToolUse gets the same (an edit's old text is read before it). */
+      const sentInput = new Map<string, Record<string, unknown>>();
       const run = async (event: HookEventName, fields: HookEventFields, signal?: AbortSignal): Promise<HookOutcome | undefined> => {
         try {
           const out = await runner.runHooks(event, { permission_mode: api.session.mode, ...fields }, signal);
@@ -54,19 +60,29 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         return { context: out?.additionalContext ?? [] };
       });
 
+      api.on("request.prepare", () => {
+        const out = runner.takeAsyncOutput?.();
+        if (!out) return undefined;
+        for (const m of out.userMessages) api.record({ type: "error", message: m, code: "hook" });
+        const text = [...out.additionalContext, ...out.rewake.map((r) => `A background hook reports: ${r}`)].filter((t) => t.trim());
+        return text.length ? { append: [{ source: "hooks", text: text.join("\n\n") }] } : undefined;
+      });
+
       api.on(
         "tool.before",
         async ({ call, tool, args }, { signal }) => {
           const out = await run("PreToolUse", { tool_name: tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
           if (!out) return undefined;
+          if (out.toolInput) sentInput.set(call.id, out.toolInput);
           const reason = out.decisionReason ?? out.message ?? "a PreToolUse hook decided";
           let decision: ExtensionDecision | undefined;
           if (out.decision === "deny" || out.blocked) decision = { decision: "deny", by: "hook", reason: out.message ?? reason };
           else if (out.decision === "ask") decision = { decision: "ask", by: "hook", reason };
           else if (out.decision === "allow") decision = { decision: "allow", by: "hook", reason };
+          const updated = out.updatedInput ? argsFromHookInput(tool, args, out.updatedInput, out.toolInput, root) : undefined;
           return {
             ...(decision ? { decision } : {}),
-            ...(out.updatedInput ? { args: argsFromHookInput(args, out.updatedInput) } : {}),
+            ...(updated ? { args: updated } : {}),
             ...(out.additionalContext.length ? { context: out.additionalContext } : {}),
             ...(out.stop ? { stop: `stopped by a hook: ${out.stop.reason}` } : {}),
           };
@@ -74,16 +90,24 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         { priority: HOOKS_PRIORITY },
       );
 
-      api.on("permission.request", async ({ tool }, { signal }) => {
-        await run("Notification", { message: `Yoke needs your permission to use ${tool.permission}`, notification_type: "permission_prompt" }, signal);
+      api.on("permission.request", async ({ call, tool, args }, { signal }) => {
+        const out = await run("PermissionRequest", { tool_name: tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
+        const answer = permissionRequestAnswer(out);
+        if (answer) return { decision: answer.decision, by: "hook", message: answer.message ?? (answer.decision === "deny" ? "a PermissionRequest hook denied it" : undefined) };
+        void run("Notification", { message: `Yoke needs your permission to use ${tool.permission}`, notification_type: "permission_prompt" });
         return undefined;
       });
 
       api.on("tool.after", async ({ call, tool, args, output }, { signal }) => {
-        const out = await run("PostToolUse", { tool_name: tool.permission, tool_input: tool.hookInput(args as never), tool_response: toolResponse(tool, args, output), tool_use_id: call.id }, signal);
+        const input = sentInput.get(call.id) ?? tool.hookInput(args as never);
+        sentInput.delete(call.id);
+        const failed = output.isError === true;
+        const out = failed
+          ? await run("PostToolUseFailure", { tool_name: tool.permission, tool_input: input, tool_use_id: call.id, error: output.text, is_interrupt: false }, signal)
+          : await run("PostToolUse", { tool_name: tool.permission, tool_input: input, tool_response: toolResponse(tool, args, output), tool_use_id: call.id }, signal);
         if (!out) return undefined;
-        const append = [...(out.blocked && out.message ? [`PostToolUse hook: ${out.message}`] : []), ...out.additionalContext];
-        return append.length ? { append } : undefined;
+        const append = [...(out.blocked && out.message ? [`${out.event} hook: ${out.message}`] : []), ...out.additionalContext];
+        return { ...(out.updatedToolOutput !== undefined ? { text: out.updatedToolOutput } : {}), ...(append.length ? { append } : {}) };
       });
 
       api.on("turn.after", async ({ final, continued, text }, { signal }) => {
@@ -96,6 +120,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
 
       api.on("session.end", async ({ reason }) => {
         await run("SessionEnd", { reason });
+        await runner.close?.();
       });
     },
   };

@@ -1,26 +1,42 @@
 /** Claude Code-compatible lifecycle hooks: events, payloads, hook output, aggregated outcome. */
+import type { SettingsSourceInfo } from "../permissions/types";
+import type { HookEventName } from "./events";
 
-export type HookEventName = "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SubagentStop" | "PreCompact" | "Notification" | "SessionEnd";
+export type { HookEventName } from "./events";
 
 /** Fields the caller supplies for an event (session_id, transcript_path, cwd and hook_event_name are added). */
 export interface HookEventFields {
-  /** Permission name (Bash, Edit, mcp__server__tool…), for PreToolUse/PostToolUse. */
+  /** Permission name (Bash, Edit, mcp__server__tool…), for the tool events. */
   tool_name?: string;
+  /** The tool's hook input (ToolDefinition.hookInput); relative paths are made absolute for the hook. */
   tool_input?: Record<string, unknown>;
+  /** The tool call's id (the provider's tool_use id). */
+  tool_use_id?: string;
+  /** PostToolUse: ToolDefinition.hookResponse (Claude's per-tool shape). */
   tool_response?: unknown;
+  /** PostToolUseFailure: the error text, and whether the user interrupted it. */
+  error?: string;
+  is_interrupt?: boolean;
   /** UserPromptSubmit. */
   prompt?: string;
   /** SessionStart: startup | resume | clear | compact. */
   source?: string;
+  /** SessionStart: the model of the session. */
+  model?: string;
   /** PreCompact: manual | auto. */
   trigger?: string;
   custom_instructions?: string;
-  /** Notification. */
+  /** Notification: the text, and permission_prompt | idle_prompt | … (what its matcher tests). */
   message?: string;
+  notification_type?: string;
+  title?: string;
   /** Stop/SubagentStop: true when the agent is already continuing because of a Stop hook. */
   stop_hook_active?: boolean;
+  /** Stop/SubagentStop: the text of the final assistant message. */
+  last_assistant_message?: string;
   /** SessionEnd: clear | logout | prompt_input_exit | other. */
   reason?: string;
+  /** default | plan | acceptEdits | bypassPermissions. */
   permission_mode?: string;
   [key: string]: unknown;
 }
@@ -33,47 +49,87 @@ export interface HookPayload extends HookEventFields {
   hook_event_name: HookEventName;
 }
 
-/** What a hook may print on stdout (exit 0) or an in-process handler may return. */
+/** What a hook may print on stdout or an in-process handler may return. */
 export interface HookResponse {
   continue?: boolean;
   stopReason?: string;
   suppressOutput?: boolean;
   systemMessage?: string;
-  /** approve | block (legacy PreToolUse), block (PostToolUse, Stop, UserPromptSubmit). */
-  decision?: "approve" | "block";
+  /** approve | block (legacy PreToolUse), block (PostToolUse, Stop, UserPromptSubmit…). */
+  decision?: "approve" | "block" | string;
   reason?: string;
   additionalContext?: string;
   updatedInput?: Record<string, unknown>;
   hookSpecificOutput?: {
     hookEventName?: string;
-    permissionDecision?: "allow" | "ask" | "deny";
+    /** PreToolUse. `defer` is treated as ask (Yoke has no deferred runs). */
+    permissionDecision?: "allow" | "ask" | "deny" | "defer" | string;
     permissionDecisionReason?: string;
     additionalContext?: string;
     updatedInput?: Record<string, unknown>;
+    /** PermissionRequest. */
+    decision?: { behavior?: "allow" | "deny" | string; updatedInput?: Record<string, unknown>; updatedPermissions?: unknown; message?: string; interrupt?: boolean };
+    /** PostToolUse: what the model sees instead of the tool's output. */
+    updatedToolOutput?: unknown;
+    updatedMCPToolOutput?: unknown;
   };
 }
 
-/** Runs one hook command (node implementation: src/node/hook-exec.ts). */
+/** One hook command to run (node implementation: src/node/hook-exec.ts). */
+export interface HookCommandRequest {
+  /** Shell form: the command line (run with `bash -c`). Exec form (with `args`): the program. */
+  command: string;
+  /** Exec form: the argument vector; no shell is involved. */
+  args?: string[];
+  /** Shell form only: bash (default) or powershell. */
+  shell?: "bash" | "powershell";
+  cwd: string;
+  stdin: string;
+  /** Undefined: no timeout (async hooks; they are stopped when the session ends). */
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+export interface HookCommandResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** The process could not be spawned (error text). */
+  error?: string;
+  /**
+   * The hook did not really run: the program or script is missing or not executable (exit
+   * 126/127 from the shell, spawn ENOENT/EACCES) or the command is not valid shell syntax.
+   */
+  cannotStart?: string;
+}
+
+/** Runs one hook command. */
 export interface HookCommandRunner {
-  run(
-    req: { command: string; cwd: string; stdin: string; timeoutMs: number; env?: Record<string, string> },
-    signal?: AbortSignal,
-  ): Promise<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean; error?: string }>;
+  run(req: HookCommandRequest, signal?: AbortSignal): Promise<HookCommandResult>;
 }
 
 /** What one hook (command or in-process handler) said. */
 export interface HookResult {
   kind: "command" | "handler";
-  /** The command line or handler name. */
+  /** The command line (with its args) or handler name. */
   name: string;
+  /** The settings file the hook came from (commands). */
+  source?: SettingsSourceInfo;
+  /** Every settings file that defines this hook is shared with the repository: its "allow" counts as no opinion. */
+  checkedIn?: boolean;
   exitCode?: number | null;
   durationMs: number;
   response?: HookResponse;
   /** Exit 2: the hook's stderr. */
   blockMessage?: string;
-  /** A non-blocking failure (other exit status, timeout, bad JSON, handler threw). */
+  /** The hook could not start (missing script, not executable, bad syntax): blocks fail-closed events. */
+  cannotStart?: string;
+  /** A non-blocking failure (other exit status, timeout, handler threw). */
   error?: string;
-  /** Plain stdout of a successful command that printed no JSON. */
+  /** `onFailure: "block"`: a timeout or an unexpected exit status blocks fail-closed events too. */
+  blockOnFailure?: boolean;
+  /** Plain stdout of a command that printed no JSON object. */
   plainOutput?: string;
 }
 
@@ -81,24 +137,38 @@ export interface HookResult {
 export interface HookOutcome {
   event: HookEventName;
   /**
-   * The event's action is blocked: the tool call is not run (PreToolUse), the tool result is
-   * followed by `message` (PostToolUse), the prompt is dropped (UserPromptSubmit), the agent must
-   * continue instead of stopping (Stop/SubagentStop).
+   * The event's action is blocked: the tool call is not run (PreToolUse, PermissionRequest), the
+   * tool result is followed by `message` (PostToolUse, PostToolUseFailure), the prompt is dropped
+   * (UserPromptSubmit), the agent must continue instead of stopping (Stop).
    */
   blocked: boolean;
-  /** Why (for the model on tool events and Stop; for the user on UserPromptSubmit). */
+  /** Why (for the model on tool events and Stop; for the user on UserPromptSubmit). Bounded. */
   message?: string;
-  /** PreToolUse permission decision (deny > ask > allow across hooks). */
+  /** PreToolUse / PermissionRequest decision (deny > ask > allow across hooks). */
   decision?: "allow" | "ask" | "deny";
   decisionReason?: string;
-  /** Text to add to the model's context. */
+  /** Text to add to the model's context (each bounded). */
   additionalContext: string[];
-  /** Replacement tool input (PreToolUse). */
+  /** Replacement tool input (PreToolUse; PermissionRequest with allow), in hook field names. */
   updatedInput?: Record<string, unknown>;
-  /** `continue: false`: stop the whole session turn, showing `reason` to the user. */
+  /** The tool_input the hooks were given (absolute paths, Claude shapes): argsFromHookInput compares against it. */
+  toolInput?: Record<string, unknown>;
+  /** PostToolUse: what the model sees instead of the tool's output (text). */
+  updatedToolOutput?: string;
+  /** `continue: false` (or a PermissionRequest `interrupt`): stop the whole turn, showing `reason` to the user. */
   stop?: { reason: string };
   /** Messages for the user (systemMessage, non-blocking errors). */
   userMessages: string[];
   errors: string[];
+  /** Notes for the log (ignored allows of checked-in hooks, debug output). */
+  notes?: string[];
   results: HookResult[];
+}
+
+/** What background (`async: true`) hooks produced since the last take, for the next model request. */
+export interface AsyncHookOutput {
+  additionalContext: string[];
+  userMessages: string[];
+  /** `asyncRewake` hooks that exited 2: their stderr, to wake the model with. */
+  rewake: string[];
 }

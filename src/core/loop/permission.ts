@@ -23,6 +23,11 @@ export function foldDecisions(answers: readonly ExtensionDecision[]): ExtensionD
   const deny = answers.find((d) => d.decision === "deny");
   if (deny) return deny;
   const hardAsk = answers.find((d) => d.decision === "ask" && !d.overridable);
+  const explicitAllow = answers.find((d) => d.decision === "allow" && d.by !== "mode" && d.by !== "rule");
+  if (hardAsk && explicitAllow) {
+    const who = explicitAllow.by === "hook" ? "A hook" : "An extension";
+    return { ...hardAsk, reason: `${hardAsk.reason} ${who} allowed it, but its allow cannot skip this question${hardAsk.notLiftable ? `: ${hardAsk.notLiftable}` : "."}` };
+  }
   if (hardAsk) return hardAsk;
   const allow = answers.find((d) => d.decision === "allow");
   if (allow) {

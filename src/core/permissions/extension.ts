@@ -5,7 +5,7 @@
  * throws, the call asks.
  */
 import type { Extension } from "../extensions/types";
-import type { PermissionGate } from "../loop/types";
+import type { PermissionGate, PermissionMode } from "../loop/types";
 import { isReadOnly } from "../tools/types";
 import { defaultDecision, RESTRICTED_REASON } from "./mode-default";
 
@@ -21,11 +21,16 @@ export function permissionExtension(opts: { gate?: PermissionGate }): Extension 
         async ({ tool, args }) => {
           const readOnly = isReadOnly(tool.capabilities);
           if (!api.session.trusted && !readOnly) return { decision: { decision: "deny", by: "restricted", reason: RESTRICTED_REASON } };
-          const d = opts.gate
-            ? await opts.gate.check({ tool: tool.name, permission: tool.permission, input: tool.hookInput(args as never), mutates: !readOnly }, api.session.mode)
-            : defaultDecision(tool, api.session.mode);
-          // Only the mode's own default may be lifted by an explicit allow (a hook's); a protected write never.
-          return { decision: { ...d, overridable: d.by === "mode" && d.decision === "ask" && !d.confine?.writable?.length } };
+          const req = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args as never), mutates: !readOnly };
+          const check = (mode: PermissionMode) => (opts.gate ? opts.gate.check(req, mode) : Promise.resolve(defaultDecision(tool, mode)));
+          const d = await check(api.session.mode);
+          if (d.decision !== "ask") return { decision: d };
+          // An explicit allow (a hook's) is as strong as bypassPermissions mode: it lifts this question
+          // only if the engine would allow the call in that mode — never an ask rule, a protected
+          // file, or a command it cannot analyse while a deny rule could apply.
+          const bypass = api.session.mode === "bypassPermissions" ? d : await check("bypassPermissions");
+          const liftable = bypass.decision === "allow" && !d.confine?.writable?.length;
+          return { decision: { ...d, overridable: liftable, ...(liftable ? {} : { notLiftable: bypass.reason }) } };
         },
         { priority: PERMISSION_PRIORITY, failClosed: true },
       );

@@ -16,9 +16,10 @@ import type { PermissionMode } from "../loop/types";
 import { findDuplicateKeys, parseJsonWithPosition } from "./json-position";
 import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
+import { readHooks } from "../hooks/config";
 
 export const PERMISSION_MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
-export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "Notification", "SessionEnd"] as const;
+export { HOOK_EVENTS } from "../hooks/config";
 
 /**
  * Claude Code's values of `permissions.defaultMode` and what Yoke makes of them: `manual` is
@@ -371,45 +372,4 @@ function describe(v: unknown): string {
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
   if (typeof v === "object") return "an object";
   return `${typeof v} ${String(v)}`;
-}
-
-function readHooks(hooks: Record<string, unknown>, info: SettingsSourceInfo, problems: SettingsProblem[]): HookGroupConfig[] {
-  const out: HookGroupConfig[] = [];
-  const where = info.path ?? info.label;
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      problems.push({ source: info, message: `${where}: hooks.${event}: unknown hook event (known: ${HOOK_EVENTS.join(", ")}); skipped` });
-      continue;
-    }
-    if (!Array.isArray(groups)) {
-      problems.push({ source: info, message: `${where}: hooks.${event} must be an array of {matcher, hooks}; skipped` });
-      continue;
-    }
-    groups.forEach((group: unknown, i) => {
-      const g = group as { matcher?: unknown; hooks?: unknown };
-      if (typeof g !== "object" || g === null || !Array.isArray(g.hooks) || (g.matcher !== undefined && typeof g.matcher !== "string")) {
-        problems.push({ source: info, message: `${where}: hooks.${event}[${i}] must be {"matcher": string, "hooks": [...]}; skipped` });
-        return;
-      }
-      const commands: HookGroupConfig["hooks"] = [];
-      g.hooks.forEach((h: unknown, j) => {
-        const hook = h as { type?: unknown; command?: unknown; timeout?: unknown };
-        if (hook?.type !== "command" || typeof hook.command !== "string" || (hook.timeout !== undefined && (typeof hook.timeout !== "number" || !(hook.timeout > 0)))) {
-          problems.push({ source: info, message: `${where}: hooks.${event}[${i}].hooks[${j}] must be {"type": "command", "command": string, "timeout"?: seconds}; skipped` });
-          return;
-        }
-        commands.push({ type: "command", command: hook.command, timeout: hook.timeout as number | undefined });
-      });
-      if (g.matcher !== undefined) {
-        try {
-          new RegExp(g.matcher as string);
-        } catch {
-          problems.push({ source: info, message: `${where}: hooks.${event}[${i}].matcher ${JSON.stringify(g.matcher)} is not a valid regular expression; skipped` });
-          return;
-        }
-      }
-      if (commands.length) out.push({ event, matcher: (g.matcher as string | undefined) ?? "", hooks: commands, source: info });
-    });
-  }
-  return out;
 }

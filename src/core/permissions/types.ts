@@ -59,6 +59,8 @@ export interface PermissionRule {
 export interface SettingsProblem {
   source: SettingsSourceInfo;
   message: string;
+  /** "info": accepted but without effect yet (e.g. a hook event Yoke never fires); default: a warning. */
+  level?: "info";
 }
 
 /**
@@ -78,7 +80,27 @@ export interface FailClosed {
 export interface HookGroupConfig {
   event: string;
   matcher: string;
-  hooks: Array<{ type: "command"; command: string; timeout?: number }>;
+  hooks: Array<{
+    type: "command";
+    command: string;
+    /** Seconds (default 600). */
+    timeout?: number;
+    /** Permission-rule condition on tool events, e.g. `Bash(git *)`: the hook runs only when it matches. */
+    if?: string;
+    /** Exec form: `command` is the program, these its arguments; no shell. */
+    args?: string[];
+    /** Runs in the background; cannot block; its output reaches the model on the next request. */
+    async?: boolean;
+    /** Like async, and an exit 2 wakes the model with its stderr. */
+    asyncRewake?: boolean;
+    /** Shell form: bash (default) or powershell. */
+    shell?: "bash" | "powershell";
+    /** "block": a timeout or an unexpected exit status blocks like a hook that cannot start. */
+    onFailure?: "block" | "ignore";
+    statusMessage?: string;
+  }>;
+  /** Handlers of types Yoke cannot run (`prompt`, `agent`, `http`, `mcp_tool`): on a PreToolUse or PermissionRequest they make matching calls ask. */
+  unsupported?: Array<{ type: string }>;
   /** Its source; `source.checkedIn` says whether the hook may allow (see SettingsSourceInfo). */
   source: SettingsSourceInfo;
 }

@@ -10,6 +10,7 @@ import { readStamp, statFollow } from "./file-access";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
+import { changedHookFields, claudeEditInput, claudeEditWithText, editsFromHookInput, structuredPatch } from "../hooks/claude-shapes";
 
 const hashlineOp = z
   .object({
@@ -65,7 +66,30 @@ export const editFileTool = defineTool({
   resume: resumeReview,
   reviewable: true,
   timeoutMs: 30_000,
-  hookInput: (a) => ({ file_path: a.path, edits: a.edits }),
+  hookInput: (a) => claudeEditInput(a.path, a.edits as EditInput[]),
+  // Claude Code's Edit response (MultiEdit's for several edits), from the file before and after.
+  hookResponse: (a, out) => {
+    const meta = (out.meta ?? {}) as { path?: string; before?: string; after?: string; review?: { status?: string } };
+    const shape = claudeEditWithText(a.path, a.edits as EditInput[], meta.before);
+    const common = {
+      filePath: meta.path ?? a.path,
+      originalFile: meta.before ?? null,
+      structuredPatch: meta.after === undefined ? [] : structuredPatch(meta.before ?? "", meta.after),
+      userModified: meta.review !== undefined && meta.review.status !== "accepted",
+    };
+    if (Array.isArray(shape.edits)) return { ...common, edits: shape.edits };
+    return { ...common, oldString: shape.old_string, newString: shape.new_string, replaceAll: shape.replace_all === true };
+  },
+  // A hook that rewrote the edit's text gives search/replace pairs (as Claude Code's Edit would take them).
+  fromHookInput: (u) => {
+    const changed = changedHookFields(u);
+    const out: Record<string, unknown> = typeof u.file_path === "string" ? { path: u.file_path } : {};
+    if (["old_string", "new_string", "replace_all", "edits"].some((k) => changed.has(k))) {
+      const edits = editsFromHookInput(u);
+      out.edits = edits ?? u.edits;
+    }
+    return out;
+  },
   async run(args, ctx) {
     await hashlineReady();
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);

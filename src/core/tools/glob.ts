@@ -46,6 +46,11 @@ export const globTool = defineTool({
   summarize: (i) => searchSummary(i),
   timeoutMs: 30_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? "." }),
+  hookResponse: (_a, out) => {
+    const meta = (out.meta ?? {}) as { paths?: string[]; truncated?: boolean };
+    const filenames = meta.paths ?? [];
+    return { filenames, numFiles: filenames.length, truncated: meta.truncated === true };
+  },
   async run(args, ctx) {
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path ?? ".");
     const st = await statFollow(ctx.fs, abs);

@@ -56,6 +56,10 @@ export const grepTool = defineTool({
   summarize: (i) => searchSummary(i),
   timeoutMs: 60_000,
   hookInput: (a) => ({ pattern: a.pattern, path: a.path ?? ".", glob: a.glob }),
+  hookResponse: (_a, out) => {
+    const meta = (out.meta ?? {}) as { matches?: number; files?: number };
+    return { mode: "content", numFiles: meta.files ?? 0, filenames: [], content: out.text, numLines: meta.matches ?? 0 };
+  },
   async run(args, ctx) {
     await hashlineReady();
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path ?? ".");

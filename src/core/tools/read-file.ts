@@ -71,6 +71,25 @@ export const readFileTool = defineTool({
   },
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, offset: a.offset, limit: a.limit }),
+  // Claude Code's Read response: the raw text of the lines shown (without the hashline anchors).
+  hookResponse: (a, out) => {
+    const meta = (out.meta ?? {}) as { path?: string; from?: number; to?: number; total?: number; unchanged?: boolean };
+    const filePath = meta.path ?? a.path;
+    if (meta.unchanged) return { type: "file_unchanged", file: { filePath } };
+    const content = out.text
+      .split("\n")
+      .filter((l) => /^\d+#[ZPMQVRWSNKTXJBYH]{2}\|/.test(l))
+      .map((l) => l.replace(/^\d+#[ZPMQVRWSNKTXJBYH]{2}\|/, ""))
+      .join("\n");
+    const from = meta.from ?? 1;
+    const to = meta.to ?? 0;
+    return { type: "text", file: { filePath, content, numLines: Math.max(0, to - from + 1), startLine: from, totalLines: meta.total ?? 0 } };
+  },
+  fromHookInput: (u) => ({
+    ...(typeof u.file_path === "string" ? { path: u.file_path } : {}),
+    ...(typeof u.offset === "number" ? { offset: u.offset } : {}),
+    ...(typeof u.limit === "number" ? { limit: u.limit } : {}),
+  }),
   async run(args, ctx) {
     await hashlineReady();
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);

@@ -63,6 +63,28 @@ export const runCommandTool = defineTool({
     timeout: a.timeout_s === undefined ? undefined : Math.round(a.timeout_s * 1000),
     run_in_background: a.background ?? false,
   }),
+  // Claude Code's Bash response. Yoke merges stdout and stderr, so all output is in stdout.
+  hookResponse: (a, out) => {
+    const meta = (out.meta ?? {}) as { id?: string; exitCode?: number | null; cancelled?: boolean; interrupted?: boolean };
+    let stdout = out.text;
+    const status = /\n\n\[(?:Exit code|Killed after|Cancelled after|Interrupted by|Terminated by|The command could not be started)[^]*$/.exec(stdout);
+    if (!a.background && status) stdout = stdout.slice(0, status.index);
+    stdout = stdout.replace(/^\[timeout_s [^\n]*\]\n/, "");
+    if (stdout === "(no output)") stdout = "";
+    return {
+      stdout,
+      stderr: "",
+      interrupted: meta.cancelled === true || meta.interrupted === true,
+      isImage: false,
+      ...(typeof meta.exitCode === "number" ? { exitCode: meta.exitCode } : {}),
+      ...(a.background && meta.id ? { backgroundTaskId: meta.id } : {}),
+    };
+  },
+  fromHookInput: (u) => ({
+    ...(typeof u.command === "string" ? { command: u.command } : {}),
+    ...(typeof u.timeout === "number" ? { timeout_s: u.timeout / 1000 } : u.timeout === null ? { timeout_s: undefined } : {}),
+    ...(typeof u.run_in_background === "boolean" ? { background: u.run_in_background } : {}),
+  }),
   async run(args, ctx) {
     const runner = requireRunner(ctx);
     const info = runner.info;

@@ -42,6 +42,7 @@ export const todoWriteTool = defineTool({
   summarize: (i) => (Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? "" : "s"}` : ""),
   timeoutMs: 5_000,
   hookInput: (a) => ({ todos: a.todos }),
+  hookResponse: (a) => ({ newTodos: a.todos }),
   async run(args, ctx) {
     ctx.record({ type: "todos", todos: args.todos.map((t) => ({ content: t.content, status: t.status })) });
     return { text: renderTodos(args.todos), meta: { todos: args.todos } };

@@ -85,6 +85,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   hookInput(args: z.infer<S>): Record<string, unknown>;
   /** The `tool_response` a PostToolUse hook sees, in the shape Claude Code gives that tool (default: {output, is_error}). */
   hookResponse?(args: z.infer<S>, output: ToolOutput): unknown;
+  /**
+   * Maps a PreToolUse hook's `updatedInput` (hook field names, workspace paths relative, every
+   * field present; `changedHookFields(updated)` names the ones the hook changed) back to argument
+   * fields, e.g. `file_path` → `path`, `timeout` ms → `timeout_s` (default: names as they are).
+   */
+  fromHookInput?(updated: Record<string, unknown>, args: z.infer<S>): Record<string, unknown>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
   /**
    * The call was running when the session was interrupted (a window reload) but can go on from

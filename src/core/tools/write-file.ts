@@ -6,6 +6,7 @@ import { decodeText, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
+import { structuredPatch } from "../hooks/claude-shapes";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
 const schema = z.object({
@@ -49,6 +50,23 @@ export const writeFileTool = defineTool({
   reviewable: true,
   timeoutMs: 30_000,
   hookInput: (a) => ({ file_path: a.path, content: a.content }),
+  // Claude Code's Write response.
+  hookResponse: (a, out) => {
+    const meta = (out.meta ?? {}) as { path?: string; before?: string; after?: string };
+    const after = meta.after ?? a.content;
+    return {
+      type: meta.before === undefined ? "create" : "update",
+      filePath: meta.path ?? a.path,
+      content: after,
+      structuredPatch: structuredPatch(meta.before ?? "", after),
+      originalFile: meta.before ?? null,
+      success: out.isError !== true,
+    };
+  },
+  fromHookInput: (u) => ({
+    ...(typeof u.file_path === "string" ? { path: u.file_path } : {}),
+    ...(typeof u.content === "string" ? { content: u.content } : {}),
+  }),
   async run(args, ctx) {
     const { abs, rel } = await resolveWorkspacePath(ctx.fs, args.path);
     if (rel === ".") throw new ToolError("write_file needs a file path, not the workspace root.");

@@ -54,7 +54,8 @@ describe("edit_file tool", () => {
     expect(editFileTool.permission).toBe("Edit");
     expect(isReadOnly(editFileTool.capabilities)).toBe(false);
     const edits = [{ old_string: "a", new_string: "b" }];
-    expect(editFileTool.hookInput({ path: "x.ts", edits })).toEqual({ file_path: "x.ts", edits });
+    // Claude Code's Edit shape (the hook machinery in src/core/hooks/claude-shapes.ts; paths are made absolute when a hook runs).
+    expect(editFileTool.hookInput({ path: "x.ts", edits })).toEqual({ file_path: "x.ts", old_string: "a", new_string: "b" });
   });
 
   it("validates mixed hashline ops and search/replace pairs with its schema", () => {

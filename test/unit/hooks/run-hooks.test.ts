@@ -43,7 +43,8 @@ describe("runHooks with command hooks", () => {
     const { runner } = setup([{ event: "PostToolUse", hooks: [{ command: "echo broken >&2; exit 3" }] }]);
     const outcome = await runner.runHooks("PostToolUse", { tool_name: "Edit", tool_input: {}, tool_response: {} });
     expect(outcome.blocked).toBe(false);
-    expect(outcome.errors).toEqual(['hook "echo broken >&2; exit 3": failed with exit status 3: broken']);
+    expect(outcome.errors).toEqual(['hook "echo broken >&2; exit 3" (.claude/settings.json): failed with exit status 3: broken']);
+    expect(outcome.message).toBeUndefined();
   });
 
   it("reads permissionDecision, updatedInput and additionalContext from JSON stdout", async () => {
@@ -76,7 +77,7 @@ describe("runHooks with command hooks", () => {
     const start = Date.now();
     const outcome = await runner.runHooks("Stop", { stop_hook_active: false });
     expect(Date.now() - start).toBeLessThan(3000);
-    expect(outcome.errors).toEqual(['hook "(sleep 1; touch late.txt) & sleep 5": timed out after 0.3 s and was stopped']);
+    expect(outcome.errors).toEqual(['hook "(sleep 1; touch late.txt) & sleep 5" (.claude/settings.json): timed out after 0.3 s and was stopped']);
     await new Promise((r) => setTimeout(r, 1500));
     expect(() => readFileSync(join(cwd, "late.txt")), "the background child was killed with the group").toThrow();
   });
@@ -101,10 +102,15 @@ describe("runHooks with command hooks", () => {
     expect((await runner.runHooks("PostToolUse", { tool_name: "Bash" })).stop).toEqual({ reason: "budget spent" });
   });
 
-  it("reports stdout that looks like JSON but is not", async () => {
-    const { runner } = setup([{ event: "Notification", hooks: [{ command: "echo '{oops'" }] }]);
-    const outcome = await runner.runHooks("Notification", { message: "x" });
-    expect(outcome.errors[0]).toMatch(/^hook "echo '\{oops'": stdout looks like JSON but does not parse/);
+  it("takes stdout that starts with { but is not a JSON object as plain text, not an error", async () => {
+    const { runner } = setup([
+      { event: "Notification", hooks: [{ command: "echo '{oops'" }] },
+      { event: "UserPromptSubmit", hooks: [{ command: "echo '{not json} but context'" }] },
+    ]);
+    const n = await runner.runHooks("Notification", { message: "x", notification_type: "permission_prompt" });
+    expect(n.errors).toEqual([]);
+    expect(n.notes?.[0]).toMatch(/printed: \{oops$/);
+    expect((await runner.runHooks("UserPromptSubmit", { prompt: "hi" })).additionalContext).toEqual(["{not json} but context"]);
   });
 
   it("runs a command listed twice only once", async () => {
@@ -158,13 +164,19 @@ describe("HookBus", () => {
 
 describe("combineWithHooks", () => {
   const outcome = (decision?: "allow" | "ask" | "deny") => ({ event: "PreToolUse" as const, blocked: decision === "deny", decision, decisionReason: decision && `hook says ${decision}`, message: decision === "deny" ? "hook says deny" : undefined, additionalContext: [], userMessages: [], errors: [], results: [] });
+  const bypassAllows = { decision: "allow" as const, by: "mode" as const, rule: null, reason: "bypass" };
+  const bypassAsks = { decision: "ask" as const, by: "mode" as const, rule: null, reason: "cannot analyse; a deny rule could apply" };
   it("lets a hook deny what the rules allow", () => {
     expect(combineWithHooks({ decision: "allow", by: "rule", rule: "Bash(ls)", reason: "r" }, outcome("deny"))).toEqual({ decision: "deny", by: "hook", rule: null, reason: "hook says deny" });
   });
-  it("lets a hook's allow skip a mode question but not a deny rule or an ask rule", () => {
-    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"))).toEqual({ decision: "allow", by: "hook", rule: null, reason: "hook says allow" });
-    expect(combineWithHooks({ decision: "deny", by: "rule", rule: "Bash(rm:*)", reason: "r" }, outcome("allow")).decision).toBe("deny");
-    expect(combineWithHooks({ decision: "ask", by: "rule", rule: "Bash(git push:*)", reason: "r" }, outcome("allow")).decision).toBe("ask");
+  it("lets a hook's allow skip a question only where bypassPermissions mode would allow the call", () => {
+    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"), bypassAllows)).toEqual({ decision: "allow", by: "hook", rule: null, reason: "hook says allow" });
+    // The gate asks because a deny rule might apply: the hook's allow cannot skip that.
+    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"), bypassAsks).decision).toBe("ask");
+    // Without the bypass answer a hook's allow skips nothing.
+    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow")).decision).toBe("ask");
+    expect(combineWithHooks({ decision: "deny", by: "rule", rule: "Bash(rm:*)", reason: "r" }, outcome("allow"), bypassAllows).decision).toBe("deny");
+    expect(combineWithHooks({ decision: "ask", by: "rule", rule: "Bash(git push:*)", reason: "r" }, outcome("allow"), bypassAsks).decision).toBe("ask");
   });
   it("turns an allow into ask when a hook asks", () => {
     expect(combineWithHooks({ decision: "allow", by: "mode", rule: null, reason: "r" }, outcome("ask"))).toMatchObject({ decision: "ask", by: "hook" });

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { combineWithHooks, createHookRunner } from "../../../src/core/hooks/run-hooks";
+import { combineWithHooks, createHookRunner, decideWithHooks } from "../../../src/core/hooks/run-hooks";
 import { createNodeHookRunner } from "../../../src/node/hook-exec";
 import { call, createPermissionWorkspace } from "../../support/permission-workspace";
 
@@ -38,6 +38,49 @@ describe("hooks from settings files", () => {
   });
 });
 
+describe("a hook's allow never overrides a deny rule", () => {
+  // The reported attack: the gate asks (by "mode") when it cannot rule out that a deny rule applies,
+  // and a hook's "allow" used to turn every such question into an allow. A hook's allow is now
+  // exactly as strong as bypassPermissions mode.
+  const allowEverything = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"trusted"}}'`;
+  const setup = (deny: string[]) => {
+    const w = createPermissionWorkspace({ permissions: { deny } });
+    const gate = w.gate();
+    const hooks = [{ event: "PreToolUse", matcher: "*", hooks: [{ type: "command" as const, command: allowEverything }], source: { kind: "user" as const, label: "~/.yoke/settings.json", baseDir: w.home } }];
+    const runner = createHookRunner({ hooks, runner: createNodeHookRunner(), cwd: w.ws, sessionId: "s", transcriptPath: join(w.ws, "t.jsonl") });
+    const decide = async (tool: string, input: Record<string, unknown>, mode: "default" | "acceptEdits" = "default") => {
+      const req = call(tool, input);
+      const outcome = await runner.runHooks("PreToolUse", { tool_name: req.permission, tool_input: req.input });
+      return { outcome, gate: await gate.check(req, mode), final: await decideWithHooks((m) => gate.check(req, m), mode, outcome) };
+    };
+    return { w, decide };
+  };
+
+  it("keeps the question about a command whose deny-rule status Yoke cannot decide", async () => {
+    const { decide } = setup(["Bash(rm:*)"]);
+    const r = await decide("run_command", { command: "X=rm; $X -rf src" });
+    expect(r.outcome.decision).toBe("allow");
+    expect(r.gate).toMatchObject({ decision: "ask", by: "mode" });
+    // What the old combination did with the same answers: allow, and src was deleted.
+    expect(combineWithHooks(r.gate, r.outcome, { decision: "allow", by: "mode", rule: null, reason: "" }).decision).toBe("allow");
+    expect(r.final).toMatchObject({ decision: "ask", by: "mode" });
+    expect(r.final.reason).toContain("cannot rule out that a deny rule applies");
+  });
+
+  it("keeps denials and the question about agent settings files", async () => {
+    const { decide } = setup(["Bash(rm:*)", "Read(secrets/**)"]);
+    expect((await decide("run_command", { command: "rm -rf src" })).final).toMatchObject({ decision: "deny", by: "rule" });
+    expect((await decide("read_file", { path: "secrets/key.txt" })).final).toMatchObject({ decision: "deny", by: "rule" });
+    expect((await decide("write_file", { path: ".claude/settings.json", content: "{}" })).final).toMatchObject({ decision: "ask", by: "mode" });
+  });
+
+  it("still skips a question the mode alone would ask", async () => {
+    const { decide } = setup(["Bash(rm:*)"]);
+    expect((await decide("write_file", { path: "src/new.ts", content: "x" })).final).toMatchObject({ decision: "allow", by: "hook" });
+    expect((await decide("run_command", { command: "npm test" })).final).toMatchObject({ decision: "allow", by: "hook" });
+  });
+});
+
 describe("createNodeHookRunner", () => {
   const runner = createNodeHookRunner();
 
@@ -50,7 +93,8 @@ describe("createNodeHookRunner", () => {
   it("reports a folder that does not exist as an error, not a crash", async () => {
     const r = await runner.run({ command: "true", cwd: "/no/such/folder", stdin: "", timeoutMs: 5000 });
     expect(r.exitCode).toBeNull();
-    expect(r.error).toMatch(/ENOENT/);
+    expect(r.cannotStart).toMatch(/ENOENT/);
+    expect(r.cannotStart).toContain("/no/such/folder");
   });
 
   it("stops the hook when the signal aborts", async () => {
