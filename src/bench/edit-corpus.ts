@@ -5,8 +5,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { applyEditsToBytes } from "../core/edit/apply-edits";
-import { parseEditInput } from "../cli/commands/edit";
 import { parseEditBlocks } from "../core/edit/block-parser";
+import { parseEditText } from "../core/edit/edit-input";
 import { lineTag } from "../core/edit/hashline";
 import type { EditInput } from "../core/edit/types";
 
@@ -134,14 +134,13 @@ const encoder = new TextEncoder();
 
 /** Runs a case through the engine as `yoke edit apply FILE --dry-run` does (call `await hashlineReady()` first). */
 export function runCase(c: CorpusCase): CaseResult {
-  let edits: EditInput[];
-  try {
-    edits = parseEditInput(caseInput(c), "auto", c.path);
-  } catch (e) {
-    edits = [];
-    const message = (e as Error).message;
-    return "content" in c.expect ? { status: "wrong-refusal", detail: message } : message.includes(c.expect.refused) ? { status: "refused-correctly", detail: message } : { status: "refused-with-other-reason", detail: message };
+  const parsed = parseEditText(caseInput(c), { file: c.path, truncated: c.truncated });
+  if (!parsed.ok) {
+    const message = parsed.message;
+    if ("content" in c.expect) return { status: "wrong-refusal", detail: message };
+    return message.includes(c.expect.refused) ? { status: "refused-correctly", detail: message } : { status: "refused-with-other-reason", detail: message };
   }
+  const edits: EditInput[] = parsed.edits;
   const r = applyEditsToBytes(encoder.encode(c.file), edits, c.path);
   if ("content" in c.expect) {
     if (!r.ok) return { status: "wrong-refusal", detail: r.message };

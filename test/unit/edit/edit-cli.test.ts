@@ -133,9 +133,10 @@ describe("parseEditInput", () => {
   it("says what is wrong with malformed input", () => {
     expect(() => parseEditInput('[{"old_string": "a"', "auto", "/w/x.ts")).toThrow(/^the edit is not valid JSON \(/);
     expect(() => parseEditInput("<<<<<<< SEARCH\na\n", "hashline", "/w/x.ts")).toThrow('--format hashline expects JSON (an array of ops or {"edits": [...]})');
-    expect(() => parseEditInput('{"edits": []}', "auto", "/w/x.ts")).toThrow('expected a JSON array of edits or {"edits": [...]} with at least one edit');
-    expect(() => parseEditInput('[{"new_string": "b"}]', "auto", "/w/x.ts")).toThrow(
-      'edit 1 is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})',
+    expect(() => parseEditInput('{"edits": []}', "auto", "/w/x.ts")).toThrow(/^No edits were given \(an empty list\)\. Accepted shapes: /);
+    expect(() => parseEditInput('[{"new_string": "b"}]', "auto", "/w/x.ts")).toThrow('Cannot read 1 edit: edit 1 has no "old_string" (a string). Accepted shapes: ');
+    expect(() => parseEditInput('[{"from": "a", "to": "b"}]', "auto", "/w/x.ts")).toThrow(
+      'edit 1 ({"from":"a","to":"b"}) is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})',
     );
   });
 });
