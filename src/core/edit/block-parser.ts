@@ -97,8 +97,8 @@ export function parseEditBlocks(input: string, options: ParseBlocksOptions = {})
       };
     }
     const cut = dividers[(dividers.length - 1) / 2]!;
-    const search = body.slice(0, cut);
-    let replace = body.slice(cut + 1);
+    const search = body.slice(0, cut).map(unescapeMarker);
+    let replace = body.slice(cut + 1).map(unescapeMarker);
     let unclosed = false;
     if (!closed) {
       // The last block of the reply, without its closing marker.
@@ -134,11 +134,20 @@ function unclosedEnd(replace: readonly string[], search: readonly string[], inFe
     for (let k = replace.length - 1; k >= 0; k--) if (BARE_FENCE.test(replace[k]!)) return trimBlanks(replace, k, search);
   }
   const end = trimBlanks(replace, replace.length, search);
-  const gap = replace.slice(0, end).findIndex((l) => l.trim() === "");
-  if (gap >= 0 && !inFence) {
+  const body = replace.slice(0, end);
+  const gap = body.findIndex((l, k) => l.trim() === "" && body.slice(k + 1).some((x) => x.trim() !== ""));
+  if (gap >= 0) {
     return `the reply ends without the block's ">>>>>>> REPLACE" line, and its REPLACE text has a blank line followed by more text, so where its REPLACE text ends (and prose begins) is unclear`;
   }
   return end;
+}
+
+/** Roo Code escapes marker lines that are content with a backslash (`\\=======`): the line without it. */
+function unescapeMarker(line: string): string {
+  const m = /^(\s*)\\(.*)$/.exec(line);
+  if (!m) return line;
+  const rest = m[1]! + m[2]!;
+  return HEAD.test(rest) || DIVIDER.test(rest) || TAIL.test(rest) || /^\s*(?:<{3,}|>{3,}|={3,}|-{3,}|\+{3,})/.test(rest) ? rest : line;
 }
 
 function trimBlanks(replace: readonly string[], end: number, search: readonly string[]): number {

@@ -240,7 +240,7 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
     }
     const virtual = anchors.pos?.virtual ?? anchors.end?.virtual;
     if (virtual === "final-newline") {
-      rules.push({ rule: "final-newline-line", what: `line ${n + 1} is the empty line after the file's final newline (as views that split the file on newlines show it), and the op was applied to that line` });
+      rules.push({ rule: "final-newline-line", what: `line ${n + 1} is the empty line after the file's final newline (as views that split the file on newlines show it); the op was applied there, and the file keeps its final newline unless that line was deleted` });
     } else if (virtual === "empty-file") {
       rules.push({ rule: "final-newline-line", what: `the file is empty; line 1 is the empty line views show for it` });
     }
@@ -290,10 +290,11 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
         echo = `its last new line repeats line ${to + 1}, which it does not replace`;
       }
       if (to === n + 1) {
-        // Lines from..n and the empty line after the final newline: the text from line `from` to the end, with no newline after the last new line.
+        // Up to the empty line after the final newline: the new lines end the file, with its final newline;
+        // deleting that empty line (alone or with lines before it) deletes the final newline.
         const start = from <= n ? starts[from - 1]! : len;
         if (newLines.length) {
-          planned.push({ index, op, label, from, to, splice: { start, end: len, text: newLines.join("\n"), bias: 2 }, noop, echo, rules });
+          planned.push({ index, op, label, from, to, splice: { start, end: len, text: newLines.join("\n") + "\n", bias: 2 }, noop, echo, rules });
         } else {
           planned.push({ index, op, label, from, to, splice: { start: Math.max(0, start - 1), end: len, text: "" }, noop, echo, rules, dropsFinalNewline: true });
         }
@@ -330,14 +331,14 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
         continue;
       }
       const at = n === 0 ? 0 : starts[before - 1]!;
-      // Text prepended to a line follows text appended to the line before it.
-      planned.push({ index, op, label, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: 1 }, noop: false, rules });
+      // Text prepended to a line follows text appended to the line before it; in an empty file, the top comes first.
+      planned.push({ index, op, label, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: n === 0 ? -1 : 1 }, noop: false, rules });
       continue;
     }
     const after = anchorLine ?? n;
     if (after === n + 1) {
-      // After the empty line after the final newline: that empty line stays, and the new lines end the file.
-      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: len, end: len, text: "\n" + body, bias: 3 }, noop: false, rules });
+      // After the empty line after the final newline: that empty line stays (a blank line), and the new lines end the file.
+      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: len, end: len, text: "\n" + body + "\n", bias: 3 }, noop: false, rules });
     } else if (after < n) {
       const at = starts[after]!;
       planned.push({ index, op, label, from: after + 1, to: after, splice: { start: at, end: at, text: body + "\n" }, noop: false, rules });

@@ -95,7 +95,9 @@ export function insertEcho(op: "append" | "prepend", lines: readonly string[], b
     const farIdx = op === "append" ? out.length - 1 : 0;
     const e = echoOf(out[farIdx], far.text);
     const other = op === "append" ? "last" : "first";
-    if (e === "exact" && near === "exact" && out.length > 1) {
+    if (far.text.trim() === "" && e !== "none") {
+      // A blank line next to a blank line: at most one blank line more, as written.
+    } else if (e === "exact" && near === "exact" && out.length > 1) {
       out = op === "append" ? out.slice(0, -1) : out.slice(1);
       applied.push({ rule: "anchor-echo", what: `its ${other} line repeated line ${far.n}, on the other side of the insertion, so that copy was left out too` });
     } else if (e !== "none") {
@@ -321,7 +323,10 @@ export function restoreIndent(original: readonly string[], lines: readonly strin
   const first = result.findIndex((l, k) => l !== out[k]);
   if (first < 0) return { ok: true, lines: out, applied };
   if (!contextRequires(leadingWhitespace(result[first]!), ctx, result.slice(0, first))) {
-    return refuse("the lines around the range do not require it (the range may end a block, and the dedent may be meant)");
+    return refuse("the lines around the range do not require it (the range ends a block after other lines of it, so a dedent may be meant)");
+  }
+  if (!openersConsistent(result, ctx.after)) {
+    return refuse("with the indentation of the lines they stand for, a line that opens a block would not be followed by a more indented line (the structure changed)");
   }
   const shown = result.filter((l, k) => l !== out[k]).map(leadingWhitespace);
   applied.push({ rule: "indent-restored", what: `its lines had lost their indentation, so each got the indentation of the line it stands for (${describeIndent(shown)})` });
@@ -431,17 +436,30 @@ function mapIndents(original: readonly string[], lines: readonly string[], ctx: 
   return out;
 }
 
-/** Do the lines around the range require `indent` for its first line (so dropping it cannot be meant)? */
+const CLOSER = /^\s*(?:[}\])]|end\b|<\/)/;
+
+/**
+ * Do the lines around the range require `indent` for its first line (so dropping it cannot be
+ * meant)? Yes when the range is inside a block (the next line is indented at least as much, or
+ * closes the block), or when it is the whole body of a block opened by the line right before it.
+ * Not at the end of a block after other lines of it: there a dedent may be meant.
+ */
 function contextRequires(indent: string, ctx: IndentContext, newBefore: readonly string[]): boolean {
-  const beforeAll = [...ctx.before, ...newBefore];
-  let k = beforeAll.length - 1;
-  while (k >= 0 && beforeAll[k]!.trim() === "") k--;
-  if (k >= 0) {
-    const prev = beforeAll[k]!;
-    if (leadingWhitespace(prev).length >= indent.length) return true;
-    // The line right before (no blank line between) opens a block.
-    if (k === beforeAll.length - 1 && OPENER.test(prev)) return true;
-  }
   const next = ctx.after.find((l) => l.trim() !== "");
-  return next !== undefined && leadingWhitespace(next).length >= indent.length;
+  if (next !== undefined && (leadingWhitespace(next).length >= indent.length || CLOSER.test(next))) return true;
+  const beforeAll = [...ctx.before, ...newBefore];
+  const prev = beforeAll[beforeAll.length - 1];
+  return prev !== undefined && prev.trim() !== "" && OPENER.test(prev) && leadingWhitespace(prev).length < indent.length && newBefore.length === 0;
+}
+
+/** A restored line that opens a block must be followed by a more indented line, else the structure was changed and the mapping is a guess. */
+function openersConsistent(result: readonly string[], after: readonly string[]): boolean {
+  const all = [...result, ...after];
+  for (let k = 0; k < result.length; k++) {
+    const l = result[k]!;
+    if (l.trim() === "" || !OPENER.test(l)) continue;
+    const next = all.slice(k + 1).find((x) => x.trim() !== "");
+    if (next !== undefined && !CLOSER.test(next) && leadingWhitespace(next).length <= leadingWhitespace(l).length) return false;
+  }
+  return true;
 }

@@ -270,9 +270,11 @@ function spacingMap(file: readonly string[], search: readonly string[]): Map<str
     const b = content(search[k]!).trimEnd().split(/(\s+)/);
     if (a.length !== b.length) return;
     for (let i = 1; i < a.length; i += 2) {
+      // Only runs of spaces read as runs of spaces (a tab is never introduced into new text).
+      const to = /^ +$/.test(a[i]!) && /^ +$/.test(b[i]!) ? a[i]! : null;
       const prev = m.get(b[i]!);
-      if (prev === undefined) m.set(b[i]!, a[i]!);
-      else if (prev !== a[i]) m.set(b[i]!, null);
+      if (prev === undefined) m.set(b[i]!, to);
+      else if (prev !== to) m.set(b[i]!, null);
     }
   });
   return m;

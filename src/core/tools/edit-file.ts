@@ -113,11 +113,14 @@ export const editFileTool = defineTool({
     const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
+    const allNotes = [...notes, ...r.notes];
     if (committed.reviewText && !committed.exact) {
-      // Rejected, partly accepted or edited by hand: the review's account is the whole truth.
+      // Rejected, partly accepted or edited by hand: the review's account is the whole truth about the file;
+      // the notes still say how the proposal was read (tolerance rules that applied).
       const meta = { path: rel, before: r.before, after: committed.outcome?.finalContent ?? r.before, review: committed.outcome };
       const reread = committed.outcome?.status === "rejected" ? "" : `\n\nCall read_file on ${rel} for fresh anchors before editing it again.`;
-      return { text: committed.reviewText + reread, meta };
+      const proposal = allNotes.length ? `\n\nNotes on the proposal:\n${allNotes.map((n) => `- ${n}`).join("\n")}` : "";
+      return { text: committed.reviewText + proposal + reread, meta };
     }
 
     const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);
@@ -127,7 +130,6 @@ export const editFileTool = defineTool({
       s.compactDiff,
       `Current lines of the changed region (fresh anchors for your next edit):\n${s.view || "(the file is now empty)"}`,
     ];
-    const allNotes = [...notes, ...r.notes];
     if (allNotes.length) parts.push(`Notes:\n${allNotes.map((n) => `- ${n}`).join("\n")}`);
     return { text: parts.filter(Boolean).join("\n\n"), meta: { path: rel, before: r.before, after: r.after, diff: s.fullDiff } };
   },

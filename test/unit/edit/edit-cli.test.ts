@@ -130,6 +130,31 @@ describe("parseEditInput", () => {
     ]);
   });
 
+  it("reads the other harnesses' JSON shapes from stdin, and a named other file is refused", () => {
+    const p = file("shapes.ts", "let x = 1;\n");
+    expect(yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ filePath: "shapes.ts", old_string: "x = 1", new_string: "x = 2" }))).toMatchObject({ code: 0, stdout: "let x = 2;\n" });
+    expect(yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ file_path: p, edits: [{ oldString: "x", newString: "y" }] }))).toMatchObject({ code: 0, stdout: "let y = 1;\n" });
+    const other = yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ filePath: "src/other.ts", edits: [{ old_string: "x", new_string: "y" }] }));
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('the edit is for "src/other.ts"');
+    const bad = yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ changes: [] }));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("Accepted shapes:");
+    expect(readFileSync(p, "utf8")).toBe("let x = 1;\n");
+  });
+
+  it("applies a last block without its REPLACE marker, unless --truncated says the reply was cut off", () => {
+    const p = file("u.py", 'def greet():\n    return "hi"\n');
+    const text = '<<<<<<< SEARCH\n    return "hi"\n=======\n    return "hello"\n';
+    const ok = yoke(["edit", "apply", p, "--dry-run"], text);
+    expect(ok).toMatchObject({ code: 0, stdout: 'def greet():\n    return "hello"\n' });
+    expect(ok.stderr).toContain("[rule unclosed-final-block]");
+    const cut = yoke(["edit", "apply", p, "--dry-run", "--truncated"], text);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toContain("was cut off: the reply ended (it hit the output token limit)");
+    expect(readFileSync(p, "utf8")).toBe('def greet():\n    return "hi"\n');
+  });
+
   it("says what is wrong with malformed input", () => {
     expect(() => parseEditInput('[{"old_string": "a"', "auto", "/w/x.ts")).toThrow(/^the edit is not valid JSON \(/);
     expect(() => parseEditInput("<<<<<<< SEARCH\na\n", "hashline", "/w/x.ts")).toThrow('--format hashline expects JSON (an array of ops or {"edits": [...]})');
