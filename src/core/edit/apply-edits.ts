@@ -4,7 +4,7 @@
  * file as read and applied as one batch; search/replace edits then apply in order.
  */
 import { keepFinalNewline, planHashlineOps } from "./hashline-ops";
-import { applySearchReplace } from "./search-replace";
+import { applySearchReplace, type ChangedRegion } from "./search-replace";
 import { applySplices, decodeDoc, docFromString, docToString, encodeDoc, type TextDoc } from "./text-doc";
 import { isBlock, isHashlineOp, type AppliedEdit, type EditFailure, type EditInput, type HashlineOp } from "./types";
 
@@ -91,19 +91,28 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
     }
   }
 
+  // Line hints refer to the file as read: moved past the lines earlier edits of this call added or removed above them.
+  const changes: ChangedRegion[] = [];
+  const shiftHint = (hint: number) => {
+    let h = hint;
+    for (const c of changes) if (h > c.start + c.removed) h += c.added - c.removed;
+    return h;
+  };
+  const current = (hint: number | undefined) => (hint === undefined ? undefined : shiftHint(hint));
   edits.forEach((e, i) => {
     if (isHashlineOp(e)) return;
     const index = i + 1;
     const label = `Edit ${index} (${describe(e)})`;
     const req = isBlock(e)
-      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path, startLine: e.startLine }
-      : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path };
+      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path, startLine: current(e.startLine), shiftHint }
+      : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path, shiftHint };
     const r = applySearchReplace(doc, req);
     if (!r.ok) {
       failures.push({ index, message: `${label}: ${r.message}` });
       return;
     }
     doc = r.doc;
+    if (r.region && !r.noop) changes.push(r.region);
     const rules = [...(isBlock(e) && e.unclosed ? ["unclosed-final-block"] : []), ...(r.rules ?? [])];
     applied.push({ index, kind: "search_replace", rung: r.rung, places: r.places, noop: r.noop, ...(rules.length ? { rules } : {}) });
     if (isBlock(e) && e.unclosed) {

@@ -95,8 +95,12 @@ export function insertEcho(op: "append" | "prepend", lines: readonly string[], b
     const farIdx = op === "append" ? out.length - 1 : 0;
     const e = echoOf(out[farIdx], far.text);
     const other = op === "append" ? "last" : "first";
-    if (far.text.trim() === "" && e !== "none") {
-      // A blank line next to a blank line: at most one blank line more, as written.
+    if (far.text.trim() === "" && e !== "none" && near !== "exact") {
+      // A blank line next to a blank line, without an echo of the anchor: a separator as written.
+    } else if (e !== "none" && far.text.trim() === "" && near === "exact" && out.length > 1) {
+      // The lines were written as the region around the insertion (anchor echoed): its blank line is the file's.
+      out = op === "append" ? out.slice(0, -1) : out.slice(1);
+      applied.push({ rule: "anchor-echo", what: `its ${other} line repeated the blank line ${far.n}, on the other side of the insertion, so that copy was left out too` });
     } else if (e === "exact" && near === "exact" && out.length > 1) {
       out = op === "append" ? out.slice(0, -1) : out.slice(1);
       applied.push({ rule: "anchor-echo", what: `its ${other} line repeated line ${far.n}, on the other side of the insertion, so that copy was left out too` });
@@ -122,9 +126,23 @@ export function boundaryEcho(file: readonly string[], from: number, to: number, 
   let out = [...lines];
   const applied: Applied[] = [];
   const count = to - from + 1;
-  if (out.length <= count || out.length < 2) return { ok: true, lines: out, applied };
   const before = from >= 2 ? file[from - 2] : undefined;
   const after = to < file.length ? file[to] : undefined;
+  if (out.length <= count || out.length < 2) {
+    // Not grown: a copy of a neighbour is either an echo (with a line deleted) or a line meant to read the same.
+    const k = out.length && echoOf(out[0], before) === "exact" ? from - 1 : out.length && echoOf(out[out.length - 1], after) === "exact" ? to + 1 : 0;
+    if (k) {
+      return {
+        ok: false,
+        lines: [k],
+        reason:
+          `its ${k === from - 1 ? "first" : "last"} new line repeats line ${k}, ${k === from - 1 ? "just before" : "just after"} the range, and it replaces ${count} line${count === 1 ? "" : "s"} with ${out.length}, ` +
+          `so Yoke cannot tell which was meant: line ${k} repeated by mistake (and a line deleted), or a line meant to read the same as line ${k}. ` +
+          `Leave the copy out to delete; to make a line read the same as line ${k}, use old_string/new_string`,
+      };
+    }
+    return { ok: true, lines: out, applied };
+  }
   const lead = echoOf(out[0], before);
   if (lead === "ambiguous") {
     return {

@@ -28,11 +28,26 @@ export interface SearchReplaceRequest {
   startLine?: number;
   /** Internal: the edge-blank rule was already tried. */
   edgesTried?: boolean;
+  /** Moves a line number of the file as read to the file as it is now (earlier edits of the same call). */
+  shiftHint?: (line: number) => number;
+}
+
+/** Where an applied edit changed the file: 0-based first line, lines removed and lines put there. */
+export interface ChangedRegion {
+  start: number;
+  removed: number;
+  added: number;
 }
 
 export type SearchReplaceResult =
-  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string; rules?: string[] }
+  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string; rules?: string[]; region?: ChangedRegion }
   | { ok: false; message: string };
+
+function newlines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
 
 /** Adds a rule's note to a result (rules first, in the order they applied). */
 function withRule(r: SearchReplaceResult, rule: string, note: string): SearchReplaceResult {
@@ -85,7 +100,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const next = req.lineMode
       ? { ...req, search: roo.search.join("\n"), replace: roo.replace.join("\n"), searchLines: roo.search, replaceLines: roo.replace }
       : { ...req, search: roo.search.join("\n"), replace: roo.replace.join("\n") };
-    next.startLine = req.startLine ?? roo.first;
+    next.startLine = req.startLine ?? (req.shiftHint ? req.shiftHint(roo.first) : roo.first);
     const r = applySearchReplace(doc, next);
     return withRule(r, "roo-line-numbers", `the "N | " line numbers copied from the view were removed${roo.replaceToo ? " from SEARCH and REPLACE" : " from SEARCH"}`);
   }
@@ -119,7 +134,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
       const next = applySplices(doc, hits.map((h) => ({ start: h, end: h + search.length, text: replace })));
-      return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text };
+      const region = hits.length === 1 ? { start: lineOf(doc.text, hits[0]!) - 1, removed: newlines(search), added: newlines(replace) } : undefined;
+      return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text, ...(region ? { region } : {}) };
     }
     if (hits.length > 1) {
       const starts0 = hits.map((h) => lineOf(doc.text, h) - 1);
@@ -127,7 +143,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       if (pick.ok) {
         const h = hits[pick.index]!;
         const next = applySplices(doc, [{ start: h, end: h + search.length, text: replace }]);
-        return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text, note: pick.note, rules: ["line-hint"] };
+        const region = { start: starts0[pick.index]!, removed: newlines(search), added: newlines(replace) };
+        return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text, note: pick.note, rules: ["line-hint"], region };
       }
       return { ok: false, message: pick.message ?? ambiguous(req, "exact", starts0, 1, true) };
     }
@@ -234,10 +251,13 @@ function literallyPresent(text: string, lines: readonly string[]): boolean {
   return needle !== "" && (("\n" + text).includes("\n" + needle + "\n") || ("\n" + text).endsWith("\n" + needle));
 }
 
+/** How much nearer to the hint (in lines) the chosen match must be than every other: a hint off by one line still picks right. */
+const HINT_MARGIN = 2;
+
 /**
  * Several equal matches and a line hint (where SEARCH was when the model read the file): the
- * match at the hint, or the one clearly nearest to it (at most half as far as any other). Ties
- * and near-ties are refused. `starts` are 0-based first lines.
+ * match nearest to it, when it is at least HINT_MARGIN lines nearer than any other. Ties and
+ * near-ties are refused. `starts` are 0-based first lines.
  */
 function pickByHint(req: SearchReplaceRequest, starts: readonly number[], count: number): { ok: true; index: number; note: string } | { ok: false; message?: string } {
   const hint = req.startLine;
@@ -245,7 +265,7 @@ function pickByHint(req: SearchReplaceRequest, starts: readonly number[], count:
   const order = starts.map((s, i) => ({ i, d: Math.abs(s + 1 - hint) })).sort((a, b) => a.d - b.d);
   const [best, second] = [order[0]!, order[1]!];
   const where = (i: number) => range(starts[i]!, count);
-  if (best.d === 0 || second.d >= 2 * best.d) {
+  if (second.d - best.d >= HINT_MARGIN) {
     return {
       ok: true,
       index: best.i,
@@ -428,20 +448,21 @@ function exactLines(doc: TextDoc, req: SearchReplaceRequest, sLines: readonly st
   const noop = out.length === sLines.length && out.every((l, i) => l === sLines[i]);
   const hinted = note ? { note, rules: ["line-hint"] } : {};
   if (noop) return { ok: true, doc, rung: "exact", places: 1, noop, ...hinted };
+  const region = { start: lineOf(text, hits[0]!) - 1, removed: sLines.length, added: out.length };
   let start = hits[0]!;
   let end = start + needle.length;
   const hasNewline = end < text.length;
   if (hasNewline) end += 1;
   const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
   if (!out.length && !hasNewline && start > 0) start -= 1;
-  return { ok: true, doc: applySplices(doc, [{ start, end, text: body }]), rung: "exact", places: 1, noop, ...hinted };
+  return { ok: true, doc: applySplices(doc, [{ start, end, text: body }]), rung: "exact", places: 1, noop, ...hinted, region };
 }
 
 function finish(doc: TextDoc, starts: readonly number[], at: number, file: readonly string[], out: readonly string[], rung: MatchRung, how: string): SearchReplaceResult {
   const noop = out.length === file.length && out.every((l, i) => l === file[i]);
   const next = noop ? doc : applySplices(doc, [lineSplice(doc.text, starts, at, file.length, out)]);
   const note = rung === "exact" ? undefined : `matched ${range(at, file.length)} ${RUNG_WORDS[rung]}${how && how !== "no indentation change" ? `; ${how}` : ""}`;
-  return { ok: true, doc: next, rung, places: 1, noop, note };
+  return { ok: true, doc: next, rung, places: 1, noop, note, region: { start: at, removed: file.length, added: out.length } };
 }
 
 function applyElision(

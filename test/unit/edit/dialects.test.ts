@@ -50,6 +50,12 @@ describe("Roo Code's line-numbered SEARCH", () => {
 describe("line hints among several exact matches", () => {
   const f = "x = 1\ny = 2\nx = 1\ny = 3\nx = 1\n";
 
+  it("moves a hint past the lines an earlier block of the same call added above it", () => {
+    const g = "x = 1\ny = 2\nx = 1\n";
+    const text = "<<<<<<< SEARCH\n:start_line:2\n-------\ny = 2\n=======\ny = 2\ny = 2.5\ny = 2.75\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n:start_line:3\n-------\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n";
+    expect(applied(g, blocks(text))).toBe("x = 1\ny = 2\ny = 2.5\ny = 2.75\nx = 3\n");
+  });
+
   it("takes the match at :start_line:, or the one clearly nearest to it", () => {
     expect(applied(f, blocks("<<<<<<< SEARCH\n:start_line:3\n-------\nx = 1\n=======\nx = 0\n>>>>>>> REPLACE\n"))).toBe("x = 1\ny = 2\nx = 0\ny = 3\nx = 1\n");
     const g = "// new header\ntry {\n  run();\n} catch (e) {\n  log(e);\n}\n\n\n\n\n\ntry {\n  other();\n} catch (e) {\n  log(e);\n}\n";
@@ -64,7 +70,7 @@ describe("line hints among several exact matches", () => {
     );
   });
 
-  it("counter-case: a hint not clearly nearer one match (less than twice as near) is refused", () => {
+  it("counter-case: a hint not clearly nearer one match (by less than 2 lines) is refused", () => {
     const g = "x = 1\na\nb\nc\nd\nx = 1\n";
     expect(refused(g, blocks("<<<<<<< SEARCH\n:start_line:4\n-------\nx = 1\n=======\nx = 0\n>>>>>>> REPLACE\n"))).toContain("is not clearly nearer to line 6 than to line 1");
   });

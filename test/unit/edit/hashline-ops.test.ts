@@ -179,9 +179,9 @@ describe("echoed neighbour lines", () => {
     expect(r.ok && r.notes).toEqual([`Edit 1 (replace ${a(2)}) [rule boundary-echo]: its last new line repeated line 3, just after the range, so that copy was left out.`]);
   });
 
-  it("notes a replace that did not grow and whose new line repeats the next line (kept as written)", () => {
-    const r = edit(file, [{ op: "replace", pos: a(2), lines: ["three"] }]);
-    expect(r.ok && r.after).toBe("one\nthree\nthree\nfour\nfive\nsix\nseven\n");
-    expect(r.ok && r.notes[0]).toContain("its last new line repeats line 3, which it does not replace, so that line is now there twice");
+  it("refuses a replace that did not grow and whose new line repeats the next line (an echo, or a copy meant)", () => {
+    expect(refused(file, [{ op: "replace", pos: a(2), lines: ["three"] }])).toContain(
+      "its last new line repeats line 3, just after the range, and it replaces 1 line with 1, so Yoke cannot tell which was meant",
+    );
   });
 });

@@ -79,10 +79,21 @@ describe("boundary-echo (a grown replace repeating the lines around its range)",
     ]);
   });
 
-  it("counter-case: a replacement that did not grow keeps a repeated line (a real change), with a note", () => {
-    const r = withNotes(f, [{ op: "replace", pos: a(2), lines: ["before"] }]);
-    expect(r.after).toBe("before\nbefore\nold 2\nafter\n");
-    expect(r.notes[0]).toContain("its first new line repeats line 1, which it does not replace, so that line is now there twice");
+  it("counter-case: a replacement that did not grow and repeats a neighbour is an echo with a deletion, or a copy meant: refused", () => {
+    const msg = refused(f, [{ op: "replace", pos: a(2), end: a(3), lines: ["before", "new"] }]);
+    expect(msg).toContain(`its first new line repeats line 1, just before the range, and it replaces 2 lines with 2, so Yoke cannot tell which was meant`);
+    expect(msg).toContain(`>>> ${a(1)}|before`);
+  });
+
+  it("counter-case: a blank line replacing a line next to a blank line is applied as written, with a note", () => {
+    const g = "a = 1\nb = 2\n\nc = 3\n";
+    const r = withNotes(g, [{ op: "replace", pos: anchor(g, 2), lines: [""] }]);
+    expect(r.after).toBe("a = 1\n\n\nc = 3\n");
+  });
+
+  it("leaves out a blank line echoed at the far side when the lines were written as the region (anchor echoed)", () => {
+    const g = "a = 1\n\nb = 2\n";
+    expect(applied(g, [{ op: "append", pos: anchor(g, 1), lines: ["a = 1", "a2 = 1", ""] }])).toBe("a = 1\na2 = 1\n\nb = 2\n");
   });
 
   it("counter-case: a repeated closing brace may close a block on purpose: refused", () => {
