@@ -8,6 +8,7 @@ import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { formatHashlineView, hashlineReady, lineTag } from "../core/edit/hashline";
 import type { EditInput, HashlineOp } from "../core/edit/types";
 import { loadCorpus, runCase, type CorpusCase } from "./edit-corpus";
+import { GENERATORS, runRounds } from "./edit-random";
 import type { BenchMetric, BenchSection } from "./types";
 
 type Encoder = { encode(text: string): number[] };
@@ -216,6 +217,25 @@ export async function bench(): Promise<BenchSection> {
       note: `applied correctly ${t.applied}/${t.shouldApply}, refused correctly ${t.refused}/${t.shouldRefuse}, wrong ${t.wrong.length}${t.wrong.length ? ` (${t.wrong.join(", ")})` : ""}`,
     });
   }
+
+  // 1b. Randomized rounds with a known intent (src/bench/edit-random.ts): 10^5 in all.
+  const total = Number(process.env.YOKE_BENCH_EDIT_ROUNDS ?? 100_000);
+  const names = Object.keys(GENERATORS);
+  let wrongRounds = 0;
+  let ran = 0;
+  const started = performance.now();
+  for (const name of names) {
+    const r = runRounds(name, Math.ceil(total / names.length), 11);
+    ran += r.rounds;
+    wrongRounds += r.wrong.length;
+    metrics.push({
+      name: `randomized ${name}: wrong applies`,
+      value: r.wrong.length,
+      unit: "rounds",
+      note: `${r.rounds} rounds: ${r.applied} applied as intended (${pct(r.applied, r.rounds)} %), ${r.refused} refused; must be 0${r.wrong.length ? `; first: round ${r.wrong[0]!.round} (${r.wrong[0]!.what})` : ""}`,
+    });
+  }
+  metrics.push({ name: "randomized rounds in all", value: ran, unit: "rounds", note: `${wrongRounds} wrong applies (must be 0), ${((performance.now() - started) / 1000).toFixed(1)} s` });
 
   // 2. Output tokens per edit on the corpus edits that apply.
   const tok = loadTokenizer();

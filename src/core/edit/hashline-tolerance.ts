@@ -130,7 +130,9 @@ export function boundaryEcho(file: readonly string[], from: number, to: number, 
   const after = to < file.length ? file[to] : undefined;
   if (out.length <= count || out.length < 2) {
     // Not grown: a copy of a neighbour is either an echo (with a line deleted) or a line meant to read the same.
-    const k = out.length && echoOf(out[0], before) === "exact" ? from - 1 : out.length && echoOf(out[out.length - 1], after) === "exact" ? to + 1 : 0;
+    // Lines replaced by blank lines only are blanked on purpose.
+    const allBlank = out.every((l) => l.trim() === "");
+    const k = allBlank ? 0 : out.length && echoOf(out[0], before) !== "none" ? from - 1 : out.length && echoOf(out[out.length - 1], after) !== "none" ? to + 1 : 0;
     if (k) {
       return {
         ok: false,
@@ -311,7 +313,8 @@ export function restoreIndent(original: readonly string[], lines: readonly strin
   const applied: Applied[] = [];
   const real = out.filter((l) => l.trim() !== "");
   const origReal = original.filter((l) => l.trim() !== "");
-  if (real.length === 0 || !origReal.some((l) => leadingWhitespace(l) !== "")) return { ok: true, lines: out, applied };
+  // The tell is the first line: a first replaced line without indentation sets the level the new lines are written at.
+  if (real.length === 0 || origReal.length === 0 || leadingWhitespace(origReal[0]!) === "") return { ok: true, lines: out, applied };
   const newMin = Math.min(...real.map((l) => leadingWhitespace(l).length));
   if (newMin > 0) return { ok: true, lines: out, applied };
   const allFlat = real.every((l) => leadingWhitespace(l) === "");
@@ -424,6 +427,8 @@ function mapIndents(original: readonly string[], lines: readonly string[], ctx: 
       if (next?.added) {
         const a = next.count ?? next.value.length;
         if (a === c) {
+          // A new line standing for a blank line: the blank line says nothing about its indentation.
+          if (original.slice(o, o + c).some((l, k) => l.trim() === "" && lines[n + k]!.trim() !== "")) return "a new line stands for a blank line, which has no indentation to restore";
           for (let k = 0; k < c; k++) out[n + k] = ind(original[o + k])!;
         } else {
           const levels = new Set(removed.map((l) => ind(l)));

@@ -176,6 +176,9 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     looseKeys ??= lines.map(LOOSEST);
     const loose = findAll(looseKeys, sLines.map(LOOSEST));
     if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
+    // Read without its blank lines at the edges (which the file may lack there), SEARCH must not match elsewhere either.
+    const other = edgeBlankTwin(looseKeys, sLines, hits[0]!);
+    if (other !== undefined) return { ok: false, message: edgeAmbiguous(req, rung, hits[0]!, other, sLines.length) };
     const at = hits[0]!;
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
@@ -328,6 +331,28 @@ export function restoreSpacing(seen: string, actual: string, changed: string, ru
     }
   }
   return out + tail;
+}
+
+/**
+ * For a relaxed match at `at` of a SEARCH with blank lines at its edges: another place where the
+ * SEARCH without them matches (read loosely), if there is one.
+ */
+function edgeBlankTwin(looseKeys: readonly string[], s: readonly string[], at: number): number | undefined {
+  let lead = 0;
+  while (lead < s.length && s[lead]!.trim() === "") lead++;
+  let trail = 0;
+  while (trail < s.length - lead && s[s.length - 1 - trail]!.trim() === "") trail++;
+  if (lead + trail === 0 || lead + trail >= s.length) return undefined;
+  const core = s.slice(lead, s.length - trail).map(LOOSEST);
+  return findAll(looseKeys, core).find((h) => h !== at + lead);
+}
+
+function edgeAmbiguous(req: SearchReplaceRequest, rung: MatchRung, at: number, other: number, count: number): string {
+  return (
+    `SEARCH does not match ${req.path} exactly. It matches ${range(at, count)} ${RUNG_WORDS[rung]}, but without its blank lines at the start or end ` +
+    `(which the file may not have there) it also matches at line ${other + 1}, so which one is meant is unclear; nothing was changed. ` +
+    `Copy SEARCH exactly from the file, without blank lines the file does not have there.`
+  );
 }
 
 /** The first rung at which `search` matches the file, with every place it matches there. */
