@@ -325,8 +325,11 @@ export interface RoundsResult {
 
 const encoder = new TextEncoder();
 
-/** Runs `count` rounds of a generator (seeded by round number). */
-export function runRounds(name: string, count: number, seed = 1): RoundsResult {
+/**
+ * Runs a generator (seeded by round number): `count` attempts, or with `executed`, until `count`
+ * rounds were run (a generator skips some attempts).
+ */
+export function runRounds(name: string, count: number, seed = 1, executed = false): RoundsResult {
   const gen = GENERATORS[name];
   if (!gen) throw new Error(`no generator ${name}`);
   const out: RoundsResult = { rounds: 0, applied: 0, refused: 0, byKind: {}, wrong: [] };
@@ -334,7 +337,7 @@ export function runRounds(name: string, count: number, seed = 1): RoundsResult {
     const t = (out.byKind[what] ??= [0, 0]);
     t[k]++;
   };
-  for (let round = 0; round < count; round++) {
+  for (let round = 0; executed ? out.rounds < count && round < count * 4 : round < count; round++) {
     const rr = rng(seed * 1_000_003 + round);
     const c = gen(rr, round);
     if (!c) continue;

@@ -225,7 +225,7 @@ export async function bench(): Promise<BenchSection> {
   let ran = 0;
   const started = performance.now();
   for (const name of names) {
-    const r = runRounds(name, Math.ceil(total / names.length), 11);
+    const r = runRounds(name, Math.ceil(total / names.length), 11, true);
     ran += r.rounds;
     wrongRounds += r.wrong.length;
     metrics.push({
