@@ -8,9 +8,10 @@
  */
 import type { SearchReplaceBlock } from "./types";
 
-const HEAD = /^\s*(?:<{3,}|-{3,})\s*SEARCH\s*>*\s*$/;
+// A marker run, a space, the word (`-------SEARCH` is not a marker, as in aider, Cline and Roo).
+const HEAD = /^\s*(?:<{3,}|-{3,})[ \t]+SEARCH\s*>*\s*$/;
 const DIVIDER = /^\s*={3,}\s*$/;
-const TAIL = /^\s*(?:>{3,}|\+{3,})\s*REPLACE\s*<*\s*$/;
+const TAIL = /^\s*(?:>{3,}|\+{3,})[ \t]+REPLACE\s*<*\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 /** A fence line that closes a fence (no info string). */
 const BARE_FENCE = /^\s*(```+|~~~+)\s*$/;

@@ -189,12 +189,13 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         rLines,
         fileIndentUnit(lines),
       );
-      if (!re.ok) {
+      const stray = re.ok && re.describe !== "no indentation change" ? strayIndent(lines, at, file.length) : undefined;
+      if (!re.ok || stray) {
         return {
           ok: false,
           message:
             `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS.indentation}, and the REPLACE text cannot be ` +
-            `re-indented consistently: ${re.reason}. Nothing was changed. Current text:\n${regionView(lines, at, file.length)}\n` +
+            `re-indented ${re.ok ? "with certainty" : "consistently"}: ${re.ok ? stray : re.reason}. Nothing was changed. Current text:\n${regionView(lines, at, file.length)}\n` +
             `Fix: copy the indentation exactly from the current text above.`,
         };
       }
@@ -222,6 +223,24 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (r) return r;
   }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/**
+ * An indentation of the matched lines that looks stray rather than structural: an odd number of
+ * spaces (1, 3, ...) that no line outside the match uses. REPLACE would get it by re-indenting,
+ * though the model may as well have meant its lines as written.
+ */
+function strayIndent(lines: readonly string[], at: number, count: number): string | undefined {
+  const used = new Set<string>();
+  lines.forEach((l, k) => {
+    if ((k < at || k >= at + count) && l.trim() !== "") used.add(leadingWhitespace(l));
+  });
+  for (let k = at; k < at + count; k++) {
+    const ws = leadingWhitespace(lines[k]!);
+    if (lines[k]!.trim() === "" || ws === "" || ws.includes("\t") || ws.length % 2 === 0 || used.has(ws)) continue;
+    return `the file's indentation there (${ws.length} space${ws.length === 1 ? "" : "s"}) is used by no other line, so it may be stray rather than meant for REPLACE`;
+  }
+  return undefined;
 }
 
 /** Roo Code's `N | text` view lines in SEARCH (consecutive numbers on every line): the lines without them. */

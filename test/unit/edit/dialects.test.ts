@@ -80,6 +80,17 @@ describe("line hints among several exact matches", () => {
   });
 });
 
+describe("re-indenting REPLACE to stray indentation", () => {
+  it("counter-case: a line indented by one space that no other line uses may be stray: refused, not re-indented", () => {
+    expect(refused("line1\n line2 \nline3", [block(["line2"], ["replaced"])])).toContain("the file's indentation there (1 space) is used by no other line");
+  });
+
+  it("re-indents to indentation that is a level (even, or used elsewhere)", () => {
+    expect(applied("    line1\n    line2\n    line3\n", [block([" line1", " line2"], [" new_line1", "     new_line2"])])).toBe("    new_line1\n        new_line2\n    line3\n");
+    expect(applied(" a\n b\nc\n", [block(["b"], ["B"])])).toBe(" a\n B\nc\n");
+  });
+});
+
 describe("the spacing rung: runs of whitespace inside lines", () => {
   it("matches a SEARCH whose runs of spaces differ, keeps the file's spacing and reads new runs the same way", () => {
     const f = "function sum(a, b) {\n  return a + b;\n}\n";
@@ -143,6 +154,11 @@ describe("markers and the last block", () => {
   it("reads Cline markers of any length from 3, and escaped marker lines (Roo) as content", () => {
     expect(applied("v = 1\n", blocks("----------- SEARCH\nv = 1\n=======\nv = 2\n+++++++++++ REPLACE\n"))).toBe("v = 2\n");
     expect(applied("title\n=======\n", blocks("<<<<<<< SEARCH\ntitle\n\\=======\n=======\nTitle\n\\=======\n>>>>>>> REPLACE\n"))).toBe("Title\n=======\n");
+  });
+
+  it("counter-case: a marker run without a space before the word is not a marker (as in aider, Cline and Roo)", () => {
+    expect(parseEditBlocks("-------SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n")).toMatchObject({ ok: false });
+    expect(parseEditBlocks("-- SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n")).toMatchObject({ ok: false });
   });
 
   it("applies a last block without its REPLACE marker when the reply ended normally, and says so", () => {
