@@ -15,8 +15,9 @@ const TAIL = /^\s*(?:>{3,}|\+{3,})[ \t]+REPLACE\s*<*\s*$/;
 const FENCE = /^\s*(```|~~~)/;
 /** A fence line that closes a fence (no info string). */
 const BARE_FENCE = /^\s*(```+|~~~+)\s*$/;
-const START_LINE = /^\s*:start_line:\s*(\d+)\s*$/;
-const END_LINE = /^\s*:end_line:\s*(\d+)\s*$/;
+const START_LINE = /^\s*:start_line:\s*\[?\s*(\d+)\s*\]?\s*$/;
+const END_LINE = /^\s*:end_line:\s*\[?\s*(\d+)\s*\]?\s*$/;
+const LINE_MARKER = /^\s*:(?:start|end)_line:/;
 const ROO_SEPARATOR = /^\s*-{3,}\s*$/;
 
 export type ParseBlocksResult = { ok: true; blocks: SearchReplaceBlock[] } | { ok: false; message: string };
@@ -50,6 +51,14 @@ export function parseEditBlocks(input: string, options: ParseBlocksOptions = {})
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!HEAD.test(line)) {
+      // A divider or REPLACE marker outside any block (not a Markdown heading's underline): the blocks are malformed.
+      const above = i > 0 ? lines[i - 1]! : "";
+      if (TAIL.test(line) || (DIVIDER.test(line) && (above.trim() === "" || DIVIDER.test(above) || TAIL.test(above) || FENCE.test(above)))) {
+        return {
+          ok: false,
+          message: `Line ${i + 1} ("${line.trim()}") is a ${TAIL.test(line) ? "REPLACE marker" : '"=======" divider'} outside any block, so the blocks are malformed; nothing was applied. ${HOW}`,
+        };
+      }
       if (FENCE.test(line)) inFence = !inFence;
       else if (line.trim() !== "") lastText = line;
       continue;
@@ -98,6 +107,15 @@ export function parseEditBlocks(input: string, options: ParseBlocksOptions = {})
       };
     }
     const cut = dividers[(dividers.length - 1) / 2]!;
+    const marker = body.slice(cut + 1).findIndex((l) => LINE_MARKER.test(l));
+    if (marker >= 0) {
+      return {
+        ok: false,
+        message:
+          `Block ${blocks.length + 1} (SEARCH marker on line ${headAt}) has a line hint (${body[cut + 1 + marker]!.trim()}) in its REPLACE part; ` +
+          `":start_line:" and ":end_line:" go right after the SEARCH marker. If the file itself has such a line, write it as "\\${body[cut + 1 + marker]!.trim()}".`,
+      };
+    }
     const search = body.slice(0, cut).map(unescapeMarker);
     let replace = body.slice(cut + 1).map(unescapeMarker);
     let unclosed = false;
@@ -143,12 +161,12 @@ function unclosedEnd(replace: readonly string[], search: readonly string[], inFe
   return end;
 }
 
-/** Roo Code escapes marker lines that are content with a backslash (`\\=======`): the line without it. */
+/** Roo Code escapes marker lines (and `:start_line:` lines) that are content with a backslash (`\\=======`): the line without it. */
 function unescapeMarker(line: string): string {
   const m = /^(\s*)\\(.*)$/.exec(line);
   if (!m) return line;
   const rest = m[1]! + m[2]!;
-  return HEAD.test(rest) || DIVIDER.test(rest) || TAIL.test(rest) || /^\s*(?:<{3,}|>{3,}|={3,}|-{3,}|\+{3,})/.test(rest) ? rest : line;
+  return HEAD.test(rest) || DIVIDER.test(rest) || TAIL.test(rest) || LINE_MARKER.test(rest) || /^\s*(?:<{3,}|>{3,}|={3,}|-{3,}|\+{3,})/.test(rest) ? rest : line;
 }
 
 function trimBlanks(replace: readonly string[], end: number, search: readonly string[]): number {

@@ -156,6 +156,23 @@ describe("markers and the last block", () => {
     expect(applied("title\n=======\n", blocks("<<<<<<< SEARCH\ntitle\n\\=======\n=======\nTitle\n\\=======\n>>>>>>> REPLACE\n"))).toBe("Title\n=======\n");
   });
 
+  it("reads :start_line: with brackets, refuses one in REPLACE, and reads an escaped one as content", () => {
+    const f = 'function hello() {\n    console.log("hello")\n}\n';
+    expect(applied(f, blocks("<<<<<<< SEARCH\n:start_line: [1]\n:end_line:[1]\n-------\nfunction hello() {\n=======\nfunction helloWorld() {\n>>>>>>> REPLACE\n"))).toBe(
+      f.replace("hello()", "helloWorld()"),
+    );
+    const r = parseEditBlocks("<<<<<<< SEARCH\ncontent\n=======\n:start_line:5\nreplacement\n>>>>>>> REPLACE\n");
+    expect(!r.ok && r.message).toContain('has a line hint (:start_line:5) in its REPLACE part; ":start_line:" and ":end_line:" go right after the SEARCH marker');
+    expect(parseEditBlocks("<<<<<<< SEARCH\ncontent\n=======\nnew\n\\:start_line:5\n>>>>>>> REPLACE\n")).toMatchObject({ ok: true, blocks: [{ replace: ["new", ":start_line:5"] }] });
+  });
+
+  it("refuses a divider or REPLACE marker outside any block, but not a Markdown heading's underline", () => {
+    const grok = "=======\n<<<<<<< SEARCH\nlet total = 0;\n=======\nlet total = 1;\n>>>>>>> REPLACE\n";
+    expect(parseEditBlocks(grok)).toMatchObject({ ok: false, message: expect.stringContaining('Line 1 ("=======") is a "=======" divider outside any block') });
+    expect(parseEditBlocks("<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n>>>>>>> REPLACE\n")).toMatchObject({ ok: false });
+    expect(parseEditBlocks("Changes\n=======\n\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n")).toMatchObject({ ok: true });
+  });
+
   it("counter-case: a marker run without a space before the word is not a marker (as in aider, Cline and Roo)", () => {
     expect(parseEditBlocks("-------SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n")).toMatchObject({ ok: false });
     expect(parseEditBlocks("-- SEARCH\nline2\n=======\nreplaced\n+++++++ REPLACE\n")).toMatchObject({ ok: false });
