@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { parseEditBlocks } from "../core/edit/block-parser";
+import { parseEditText } from "../core/edit/edit-input";
 import { lineTag } from "../core/edit/hashline";
 import type { EditInput } from "../core/edit/types";
 
@@ -13,12 +14,16 @@ export interface CorpusCase {
   name: string;
   category: string;
   source: string;
+  /** The path of the file being edited (`@@@ path P`; default: the path the first SEARCH block names, else "file"). */
+  path: string;
   /** The file on disk (with the options applied), "" for an empty file. */
   file: string;
   /** What the model read (anchors are computed from it). */
   read: string;
   editKind: "blocks" | "json";
   editText: string;
+  /** The reply the edit came from was cut off by a token limit (option `truncated`). */
+  truncated: boolean;
   expect: { content: string } | { refused: string };
 }
 
@@ -44,6 +49,12 @@ function applyOptions(text: string, options: string[]): string {
   if (options.includes("crlf")) t = t.replace(/\n/g, "\r\n");
   if (options.includes("bom")) t = "\uFEFF" + t;
   return t;
+}
+
+/** The filename line before the first SEARCH block, if there is one. */
+function namedPath(text: string): string | undefined {
+  const r = parseEditBlocks(text);
+  return r.ok ? r.blocks.find((b) => b.path)?.path : undefined;
 }
 
 /** Parses one `.cases` file. */
@@ -84,7 +95,10 @@ export function parseCases(text: string, source: string): CorpusCase[] {
     const file = applyOptions(body("file"), options);
     const read = get("read") ? applyOptions(body("read"), options) : file;
     const refused = get("refused");
-    const expect = refused ? { refused: refused.arg } : { content: applyOptions(body("expect"), options) };
+    const expectText = applyOptions(body("expect"), options);
+    const expect = refused
+      ? { refused: refused.arg }
+      : { content: options.includes("expect-no-eol") && expectText.endsWith("\n") ? expectText.slice(0, -1) : expectText };
     if (!refused && !get("expect")) throw new Error(`${source}: case ${raw.name} needs @@@ expect or @@@ refused`);
     out.push({
       name: raw.name,
@@ -92,8 +106,10 @@ export function parseCases(text: string, source: string): CorpusCase[] {
       source,
       file,
       read,
+      path: get("path")?.arg || (edit.arg === "json" ? undefined : namedPath(body("edit"))) || "file",
       editKind: edit.arg === "json" ? "json" : "blocks",
       editText: body("edit"),
+      truncated: options.includes("truncated"),
       expect,
     });
   }
@@ -107,23 +123,25 @@ export function loadCorpus(dir = corpusDir()): CorpusCase[] {
     .flatMap((f) => parseCases(readFileSync(join(dir, f), "utf8"), f));
 }
 
-/** The edits of a case, with `{{N}}` replaced by the anchor of line N of the text the model read. */
-export function caseEdits(c: CorpusCase): EditInput[] | { error: string } {
-  if (c.editKind === "blocks") {
-    const r = parseEditBlocks(c.editText);
-    return r.ok ? r.blocks : { error: r.message };
-  }
+/** The text `yoke edit apply` reads on stdin for this case: `{{N}}` replaced by the anchor of line N of the text the model read. */
+export function caseInput(c: CorpusCase): string {
+  if (c.editKind === "blocks") return c.editText;
   const readLines = c.read.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n").split("\n");
-  const json = c.editText.replace(/\{\{(\d+)\}\}/g, (_m, n: string) => lineTag(Number(n), readLines[Number(n) - 1] ?? ""));
-  return JSON.parse(json) as EditInput[];
+  return c.editText.replace(/\{\{(\d+)\}\}/g, (_m, n: string) => lineTag(Number(n), readLines[Number(n) - 1] ?? ""));
 }
 
 const encoder = new TextEncoder();
 
-/** Runs a case through the engine (call `await hashlineReady()` first). */
+/** Runs a case through the engine as `yoke edit apply FILE --dry-run` does (call `await hashlineReady()` first). */
 export function runCase(c: CorpusCase): CaseResult {
-  const edits = caseEdits(c);
-  const r = "error" in edits ? { ok: false as const, message: edits.error } : applyEditsToBytes(encoder.encode(c.file), edits, "file");
+  const parsed = parseEditText(caseInput(c), { file: c.path, truncated: c.truncated });
+  if (!parsed.ok) {
+    const message = parsed.message;
+    if ("content" in c.expect) return { status: "wrong-refusal", detail: message };
+    return message.includes(c.expect.refused) ? { status: "refused-correctly", detail: message } : { status: "refused-with-other-reason", detail: message };
+  }
+  const edits: EditInput[] = parsed.edits;
+  const r = applyEditsToBytes(encoder.encode(c.file), edits, c.path);
   if ("content" in c.expect) {
     if (!r.ok) return { status: "wrong-refusal", detail: r.message };
     return r.after === c.expect.content ? { status: "applied-correctly", detail: r.after } : { status: "wrong-apply", detail: r.after };

@@ -7,7 +7,8 @@ import { diffArrays } from "diff";
 import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { formatHashlineView, hashlineReady, lineTag } from "../core/edit/hashline";
 import type { EditInput, HashlineOp } from "../core/edit/types";
-import { loadCorpus, runCase, type CaseStatus } from "./edit-corpus";
+import { loadCorpus, runCase, type CorpusCase } from "./edit-corpus";
+import { GENERATORS, runRounds } from "./edit-random";
 import type { BenchMetric, BenchSection } from "./types";
 
 type Encoder = { encode(text: string): number[] };
@@ -154,6 +155,41 @@ function time(fn: () => void, runs = 7): number {
   return best;
 }
 
+export interface CategoryTally {
+  shouldApply: number;
+  shouldRefuse: number;
+  applied: number;
+  refused: number;
+  /** Names of cases applied, but not as intended (wrong applies). */
+  wrong: string[];
+  falseRefusals: string[];
+  otherReason: string[];
+}
+
+/** Outcomes of the corpus per category (sorted), plus "(all)". */
+export function corpusTally(corpus: readonly CorpusCase[]): Map<string, CategoryTally> {
+  const out = new Map<string, CategoryTally>();
+  const get = (k: string) => {
+    let t = out.get(k);
+    if (!t) out.set(k, (t = { shouldApply: 0, shouldRefuse: 0, applied: 0, refused: 0, wrong: [], falseRefusals: [], otherReason: [] }));
+    return t;
+  };
+  get("(all)");
+  for (const c of [...corpus].sort((a, b) => a.category.localeCompare(b.category))) {
+    const r = runCase(c);
+    for (const t of [get("(all)"), get(c.category)]) {
+      if ("content" in c.expect) t.shouldApply++;
+      else t.shouldRefuse++;
+      if (r.status === "applied-correctly") t.applied++;
+      else if (r.status === "refused-correctly") t.refused++;
+      else if (r.status === "wrong-apply") t.wrong.push(c.name);
+      else if (r.status === "wrong-refusal") t.falseRefusals.push(c.name);
+      else t.otherReason.push(c.name);
+    }
+  }
+  return out;
+}
+
 function pct(n: number, d: number): number {
   return d === 0 ? 100 : Math.round((1000 * n) / d) / 10;
 }
@@ -162,22 +198,44 @@ export async function bench(): Promise<BenchSection> {
   await hashlineReady();
   const metrics: BenchMetric[] = [];
 
-  // 1. Correctness on the corpus.
+  // 1. Correctness on the corpus, in all and per category.
   const corpus = loadCorpus();
-  const counts = new Map<CaseStatus, number>();
-  const wrong: string[] = [];
-  for (const c of corpus) {
-    const r = runCase(c);
-    counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-    if (r.status === "wrong-apply") wrong.push(c.name);
+  const tally = corpusTally(corpus);
+  const all = tally.get("(all)")!;
+  metrics.push({ name: "corpus cases", value: corpus.length, unit: "cases", note: `${all.shouldApply} should apply, ${all.shouldRefuse} should be refused` });
+  metrics.push({ name: "applied correctly", value: pct(all.applied, all.shouldApply), unit: "%", note: `${all.applied}/${all.shouldApply}` });
+  metrics.push({ name: "refused correctly", value: pct(all.refused, all.shouldRefuse), unit: "%", note: `${all.refused}/${all.shouldRefuse}` });
+  metrics.push({ name: "wrong applies", value: all.wrong.length, unit: "cases", note: all.wrong.length ? all.wrong.join(", ") : "must be 0" });
+  metrics.push({ name: "false refusals", value: all.falseRefusals.length, unit: "cases", note: all.falseRefusals.join(", ") || undefined });
+  metrics.push({ name: "refused for another reason", value: all.otherReason.length, unit: "cases", note: all.otherReason.join(", ") || undefined });
+  for (const [category, t] of tally) {
+    if (category === "(all)") continue;
+    metrics.push({
+      name: `corpus category ${category}: correct`,
+      value: pct(t.applied + t.refused, t.shouldApply + t.shouldRefuse),
+      unit: "%",
+      note: `applied correctly ${t.applied}/${t.shouldApply}, refused correctly ${t.refused}/${t.shouldRefuse}, wrong ${t.wrong.length}${t.wrong.length ? ` (${t.wrong.join(", ")})` : ""}`,
+    });
   }
-  const shouldApply = corpus.filter((c) => "content" in c.expect).length;
-  const shouldRefuse = corpus.length - shouldApply;
-  metrics.push({ name: "corpus cases", value: corpus.length, unit: "cases", note: `${shouldApply} should apply, ${shouldRefuse} should be refused` });
-  metrics.push({ name: "applied correctly", value: pct(counts.get("applied-correctly") ?? 0, shouldApply), unit: "%" });
-  metrics.push({ name: "refused correctly", value: pct(counts.get("refused-correctly") ?? 0, shouldRefuse), unit: "%" });
-  metrics.push({ name: "wrong applies", value: wrong.length, unit: "cases", note: wrong.length ? wrong.join(", ") : "must be 0" });
-  metrics.push({ name: "false refusals", value: counts.get("wrong-refusal") ?? 0, unit: "cases" });
+
+  // 1b. Randomized rounds with a known intent (src/bench/edit-random.ts): 10^5 in all.
+  const total = Number(process.env.YOKE_BENCH_EDIT_ROUNDS ?? 100_000);
+  const names = Object.keys(GENERATORS);
+  let wrongRounds = 0;
+  let ran = 0;
+  const started = performance.now();
+  for (const name of names) {
+    const r = runRounds(name, Math.ceil(total / names.length), 11, true);
+    ran += r.rounds;
+    wrongRounds += r.wrong.length;
+    metrics.push({
+      name: `randomized ${name}: wrong applies`,
+      value: r.wrong.length,
+      unit: "rounds",
+      note: `${r.rounds} rounds: ${r.applied} applied as intended (${pct(r.applied, r.rounds)} %), ${r.refused} refused; must be 0${r.wrong.length ? `; first: round ${r.wrong[0]!.round} (${r.wrong[0]!.what})` : ""}`,
+    });
+  }
+  metrics.push({ name: "randomized rounds in all", value: ran, unit: "rounds", note: `${wrongRounds} wrong applies (must be 0), ${((performance.now() - started) / 1000).toFixed(1)} s` });
 
   // 2. Output tokens per edit on the corpus edits that apply.
   const tok = loadTokenizer();

@@ -23,7 +23,7 @@ Usage:
   yoke resume SESSION [options]        continue a session from its event log
   yoke sessions [--session-dir DIR]    list sessions with their status
   yoke edit view FILE [--offset N] [--limit M]
-  yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] < EDIT
+  yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
   yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S] -- COMMAND...
   yoke bench [--json]

@@ -1,15 +1,17 @@
 /**
  * `yoke edit view FILE [--offset N] [--limit M] [--json]` — the hashline view of a file.
- * `yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--json] < EDIT` —
- * applies SEARCH/REPLACE text blocks or JSON edits (an array, or {"edits": [...]}) read from stdin.
+ * `yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] [--json] < EDIT` —
+ * applies SEARCH/REPLACE text blocks or JSON edits (any shape of core/edit/edit-input.ts) read from
+ * stdin. `--truncated`: the reply the edit was taken from was cut off by a token limit, so a last
+ * block without its ">>>>>>> REPLACE" line is refused instead of read to the end.
  */
-import { basename, dirname, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { applyEditsToBytes } from "../../core/edit/apply-edits";
-import { looksLikeBlocks, parseEditBlocks } from "../../core/edit/block-parser";
+import { parseEditText } from "../../core/edit/edit-input";
 import { formatHashlineView, hashlineReady, lineHash } from "../../core/edit/hashline";
 import { summarizeEdit } from "../../core/edit/summary";
 import { decodeDoc, docFromString, docLines } from "../../core/edit/text-doc";
-import { isHashlineOp, isSearchReplaceEdit, type EditInput } from "../../core/edit/types";
+import type { EditInput } from "../../core/edit/types";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { parse, printJson, UsageError } from "../args";
 
@@ -85,56 +87,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Turns the stdin text into edits, or throws Refused with a message saying what is wrong. */
-export function parseEditInput(input: string, format: Format, file: string): EditInput[] {
-  const trimmed = input.trim();
-  let value: unknown;
-  let isJson = false;
-  let jsonError = "";
-  if (/^[[{]/.test(trimmed)) {
-    try {
-      value = JSON.parse(trimmed);
-      isJson = true;
-    } catch (e) {
-      jsonError = e instanceof Error ? e.message : String(e);
-    }
-  }
-  if (!isJson && format === "hashline") {
-    throw new Refused(`--format hashline expects JSON (an array of ops or {"edits": [...]})${jsonError ? `, but the input is not valid JSON (${jsonError})` : ""}`);
-  }
-  if (!isJson) {
-    if (jsonError && !looksLikeBlocks(input)) throw new Refused(`the edit is not valid JSON (${jsonError})`);
-    const r = parseEditBlocks(input);
-    if (!r.ok) throw new Refused(r.message);
-    r.blocks.forEach((b, i) => {
-      if (b.path && !samePath(b.path, file)) {
-        throw new Refused(`block ${i + 1} is for "${b.path}", but the file being edited is ${file}; apply one file's blocks at a time`);
-      }
-    });
-    return r.blocks;
-  }
-  const list = Array.isArray(value) ? value : (value as { edits?: unknown })?.edits;
-  if (!Array.isArray(list) || list.length === 0) throw new Refused(`expected a JSON array of edits or {"edits": [...]} with at least one edit`);
-  return list.map((e, i) => {
-    const item = e as EditInput;
-    const ok = e !== null && typeof e === "object" && (isHashlineOp(item) || (isSearchReplaceEdit(item) && typeof (e as { new_string?: unknown }).new_string === "string"));
-    if (!ok) throw new Refused(`edit ${i + 1} is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})`);
-    if (format === "hashline" && !isHashlineOp(item)) throw new Refused(`edit ${i + 1} is not a hashline op, but --format hashline was given`);
-    if (format === "search_replace" && isHashlineOp(item)) throw new Refused(`edit ${i + 1} is a hashline op, but --format search_replace was given`);
-    return item;
-  });
-}
-
-function samePath(given: string, file: string): boolean {
-  const g = given.replace(/\\/g, "/").replace(/^\.\//, "");
-  const f = file.replace(/\\/g, "/");
-  return f === g || f.endsWith("/" + g) || basename(f) === g;
+/** Turns the stdin text into edits (any accepted shape), or throws Refused with a message saying what is wrong. */
+export function parseEditInput(input: string, format: Format, file: string, truncated = false): EditInput[] {
+  const r = parseEditText(input, { format, file, truncated });
+  if (!r.ok) throw new Refused(r.message);
+  return r.edits;
 }
 
 async function apply(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     format: { type: "string", default: "auto" },
     "dry-run": { type: "boolean" },
+    truncated: { type: "boolean" },
     json: { type: "boolean" },
   });
   const abs = onePath(positionals, "edit apply");
@@ -145,7 +109,7 @@ async function apply(argv: string[]): Promise<number> {
   if (input.trim() === "") throw new UsageError("no edit on stdin");
   await hashlineReady();
   try {
-    const edits = parseEditInput(input, format, abs);
+    const edits = parseEditInput(input, format, abs, values.truncated === true);
     const bytes = await readBytes(abs);
     const r = applyEditsToBytes(bytes, edits, abs);
     if (!r.ok) return fail(r.message, values.json, { failures: r.failures });

@@ -4,7 +4,7 @@
  * file as read and applied as one batch; search/replace edits then apply in order.
  */
 import { keepFinalNewline, planHashlineOps } from "./hashline-ops";
-import { applySearchReplace } from "./search-replace";
+import { applySearchReplace, type ChangedRegion } from "./search-replace";
 import { applySplices, decodeDoc, docFromString, docToString, encodeDoc, type TextDoc } from "./text-doc";
 import { isBlock, isHashlineOp, type AppliedEdit, type EditFailure, type EditInput, type HashlineOp } from "./types";
 
@@ -82,28 +82,42 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
     if (plan.failures.length === 0) {
       doc = keepFinalNewline(original, applySplices(original, plan.splices));
       for (const p of plan.planned) {
-        applied.push({ index: p.index, kind: "hashline", places: p.noop ? 0 : 1, noop: p.noop });
+        applied.push({ index: p.index, kind: "hashline", places: p.noop ? 0 : 1, noop: p.noop, rules: p.rules.map((r) => r.rule) });
+        for (const r of p.rules) notes.push(`${p.label} [rule ${r.rule}]: ${r.what}.`);
         if (p.noop) notes.push(`${p.label} changes nothing: the new lines are identical to the current ones.`);
         if (p.echo) notes.push(`${p.label}: ${p.echo}, so that line is now there twice; if that was not meant, delete the copy using the fresh anchors.`);
       }
-      if (plan.planned.length < ops.length) notes.push(`${plural(ops.length - plan.planned.length, "duplicate op")} ignored.`);
+      for (const d of plan.duplicates) notes.push(`Edit ${d.index} [rule duplicate-op]: it repeats edit ${d.of} exactly (anchors compared as line and hash), so it was applied once.`);
     }
   }
 
+  // Line hints refer to the file as read: moved past the lines earlier edits of this call added or removed above them.
+  const changes: ChangedRegion[] = [];
+  const shiftHint = (hint: number) => {
+    let h = hint;
+    for (const c of changes) if (h > c.start + c.removed) h += c.added - c.removed;
+    return h;
+  };
+  const current = (hint: number | undefined) => (hint === undefined ? undefined : shiftHint(hint));
   edits.forEach((e, i) => {
     if (isHashlineOp(e)) return;
     const index = i + 1;
     const label = `Edit ${index} (${describe(e)})`;
     const req = isBlock(e)
-      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path }
-      : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path };
+      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path, startLine: current(e.startLine), shiftHint }
+      : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path, shiftHint };
     const r = applySearchReplace(doc, req);
     if (!r.ok) {
       failures.push({ index, message: `${label}: ${r.message}` });
       return;
     }
     doc = r.doc;
-    applied.push({ index, kind: "search_replace", rung: r.rung, places: r.places, noop: r.noop });
+    if (r.region && !r.noop) changes.push(r.region);
+    const rules = [...(isBlock(e) && e.unclosed ? ["unclosed-final-block"] : []), ...(r.rules ?? [])];
+    applied.push({ index, kind: "search_replace", rung: r.rung, places: r.places, noop: r.noop, ...(rules.length ? { rules } : {}) });
+    if (isBlock(e) && e.unclosed) {
+      notes.push(`${label} [rule unclosed-final-block]: the block had no ">>>>>>> REPLACE" line; the reply ended normally, so its REPLACE text was taken to run to the end of the reply.`);
+    }
     if (r.noop) notes.push(`${label} changes nothing${r.note ? `: ${r.note}` : ": the replacement is identical to the current text"}.`);
     else if (r.note) notes.push(`${label}: ${r.note}.`);
     if (r.places > 1) notes.push(`${label}: replaced ${r.places} occurrences.`);

@@ -3,6 +3,7 @@
  * splices that are applied in one batch (the equivalent of bottom-up application).
  */
 import { formatHashline, legacyLineHash, lineHash } from "./hashline";
+import { boundaryEcho, insertEcho, reflow, restoreIndent, type Applied } from "./hashline-tolerance";
 import { docLines, lineStarts, type Splice, type TextDoc } from "./text-doc";
 import type { EditFailure, HashlineOp } from "./types";
 
@@ -91,19 +92,51 @@ export function reanchorView(lines: readonly string[], stale: readonly number[])
 interface Planned {
   index: number;
   op: HashlineOp;
+  label: string;
   /** Replaced lines [from, to] (1-based, inclusive), or an insertion point before line `from` (to = from - 1). */
   from: number;
   to: number;
   splice: Splice;
   noop: boolean;
-  /** A remark for the model (an inserted line that repeats its neighbour). */
+  /** A remark for the model (a replacement line that repeats its neighbour, kept as written). */
   echo?: string;
+  /** Tolerance rules that applied. */
+  rules: Applied[];
+  /** Deletes the empty line after the final newline (the final newline itself). */
+  dropsFinalNewline?: boolean;
+}
+
+export interface PlannedOp {
+  index: number;
+  noop: boolean;
+  label: string;
+  echo?: string;
+  rules: Applied[];
 }
 
 export interface HashlinePlan {
   splices: Splice[];
-  planned: Array<{ index: number; noop: boolean; label: string; echo?: string }>;
+  planned: PlannedOp[];
+  /** Ops left out because they repeat an earlier op exactly (anchors compared as parsed). */
+  duplicates: Array<{ index: number; of: number }>;
   failures: EditFailure[];
+}
+
+/** An anchor resolved against the file: a real line, or the empty line a view may show after the final newline (or of an empty file). */
+interface Resolved {
+  line: number;
+  hash: string;
+  virtual?: "final-newline" | "empty-file";
+}
+
+function canonicalRef(ref: unknown): string | null {
+  if (typeof ref !== "string" || ref.trim() === "") return null;
+  const a = parseAnchor(ref);
+  return a ? `${a.line}#${a.hash}` : ref.trim();
+}
+
+function matches(line: number, text: string, hash: string): boolean {
+  return lineHash(line, text) === hash || legacyLineHash(line, text) === hash;
 }
 
 /**
@@ -116,28 +149,58 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
   const starts = lineStarts(doc.text);
   const failures: EditFailure[] = [];
   const planned: Planned[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
+  const duplicates: Array<{ index: number; of: number }> = [];
   const n = lines.length;
+  const endsWithNewline = doc.text.endsWith("\n");
+  const len = doc.text.length;
 
   for (const { index, op: given } of ops) {
-    // A replace with only "end" is a one-line replace of that line.
-    const op = given.op === "replace" && isBlankRef(given.pos) && !isBlankRef(given.end) ? { ...given, pos: given.end, end: undefined } : given;
-    const label = `Edit ${index} (${describe(op)})`;
-    const key = JSON.stringify([op.op, op.pos ?? null, op.end ?? null, opLines(op.lines)]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (op.op !== "replace" && op.op !== "append" && op.op !== "prepend") {
-      failures.push({ index, message: `${label}: unknown op ${JSON.stringify(op.op)}; use "replace", "append" or "prepend".` });
+    const rules: Applied[] = [];
+    const label = `Edit ${index} (${describe(given)})`;
+    const fail = (message: string) => failures.push({ index, message: `${label}: ${message}` });
+    if (given.op !== "replace" && given.op !== "append" && given.op !== "prepend") {
+      fail(`unknown op ${JSON.stringify(given.op)}; use "replace", "append" or "prepend".`);
+      continue;
+    }
+    let op = given;
+    // One anchor given as "end": it is the anchor (never ignored).
+    if (isBlankRef(op.pos) && !isBlankRef(op.end)) {
+      op = { ...op, pos: op.end, end: undefined };
+      rules.push({
+        rule: "end-as-anchor",
+        what: op.op === "replace" ? `"end" was given without "pos", so it was taken as the one line to replace` : `"end" was given without "pos", so it was taken as the anchor`,
+      });
+    } else if (op.op !== "replace" && !isBlankRef(op.end)) {
+      if (canonicalRef(op.end) !== canonicalRef(op.pos)) {
+        fail(
+          `${op.op} takes one anchor ("pos"), but both "pos" (${JSON.stringify(op.pos)}) and "end" (${JSON.stringify(op.end)}) were given, so where to insert is unclear. ` +
+            `Give only "pos": ${op.op === "append" ? "the line after which to insert" : "the line before which to insert"}.`,
+        );
+        continue;
+      }
+      op = { ...op, end: undefined };
+    }
+    if (op.lines === undefined) {
+      fail(`"lines" is missing: give the new lines as "lines" (a string or an array of strings${op.op === "replace" ? '; null or [] deletes the range' : ""}).`);
       continue;
     }
     if (op.op === "replace" && isBlankRef(op.pos)) {
-      failures.push({ index, message: `${label}: "pos" is required for replace (the first line to replace, e.g. "12#QN").` });
+      fail(`"pos" is required for replace (the first line to replace, e.g. "12#QN").`);
       continue;
     }
+    const key = JSON.stringify([op.op, canonicalRef(op.pos), canonicalRef(op.end), opLines(op.lines)]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      duplicates.push({ index, of: first });
+      continue;
+    }
+    seen.set(key, index);
+
     const refs: Array<["pos" | "end", string]> = [];
     if (typeof op.pos === "string" && op.pos.trim() !== "") refs.push(["pos", op.pos]);
     if (op.op === "replace" && typeof op.end === "string" && op.end.trim() !== "") refs.push(["end", op.end]);
-    const anchors: Partial<Record<"pos" | "end", Anchor>> = {};
+    const anchors: Partial<Record<"pos" | "end", Resolved>> = {};
     const problems: string[] = [];
     const stale: number[] = [];
     const staleText: string[] = [];
@@ -147,12 +210,17 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
         problems.push(`"${name}" is not a line anchor: ${JSON.stringify(ref)}. Use LINE#HASH exactly as read_file shows it, e.g. "12#QN".`);
         continue;
       }
+      // The empty line after the final newline (views that split on newlines show it), or the one line of an empty file.
+      if (a.line === n + 1 && (n === 0 || endsWithNewline) && matches(a.line, "", a.hash)) {
+        anchors[name] = { ...a, virtual: n === 0 ? "empty-file" : "final-newline" };
+        continue;
+      }
       if (a.line < 1 || a.line > n) {
         problems.push(`line ${a.line} is out of range; the file has ${n} line${n === 1 ? "" : "s"}.`);
         continue;
       }
       const text = lines[a.line - 1]!;
-      if (lineHash(a.line, text) !== a.hash && legacyLineHash(a.line, text) !== a.hash) {
+      if (!matches(a.line, text, a.hash)) {
         stale.push(a.line);
         staleText.push(`line ${a.line} has changed since it was read (anchor ${a.line}#${a.hash}, now ${a.line}#${lineHash(a.line, text)})`);
         continue;
@@ -160,64 +228,124 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
       anchors[name] = a;
     }
     if (problems.length) {
-      failures.push({ index, message: `${label}: ${problems.join(" ")}` });
+      fail(problems.join(" "));
       continue;
     }
     if (stale.length) {
-      failures.push({
-        index,
-        message:
-          `${label}: ${staleText.join("; ")}. Current lines (>>> marks the changed ${stale.length === 1 ? "line" : "lines"}):\n` +
+      fail(
+        `${staleText.join("; ")}. Current lines (>>> marks the changed ${stale.length === 1 ? "line" : "lines"}):\n` +
           `${reanchorView(lines, stale)}\nRetry with these anchors; there is no need to re-read the file.`,
-      });
+      );
       continue;
     }
-    const newLines = opLines(op.lines);
+    const virtual = anchors.pos?.virtual ?? anchors.end?.virtual;
+    if (virtual === "final-newline") {
+      rules.push({ rule: "final-newline-line", what: `line ${n + 1} is the empty line after the file's final newline (as views that split the file on newlines show it); the op was applied there, and the file keeps its final newline unless that line was deleted` });
+    } else if (virtual === "empty-file") {
+      rules.push({ rule: "final-newline-line", what: `the file is empty; line 1 is the empty line views show for it` });
+    }
+    // The file as a view that shows the empty line after the final newline sees it.
+    const view = virtual === "final-newline" ? [...lines, ""] : lines;
+    const refuse = (reason: string, shown: number[]) => {
+      const visible = shown.filter((k) => k >= 1 && k <= n);
+      fail(`${reason}. Nothing was changed.${visible.length ? ` Current lines:\n${reanchorView(lines, visible)}` : ""}`);
+    };
+    let newLines = opLines(op.lines);
     const pos = anchors.pos;
+
     if (op.op === "replace") {
+      if (pos!.virtual === "empty-file") {
+        const text = newLines.length ? newLines.join("\n") + "\n" : "";
+        planned.push({ index, op, label, from: 1, to: 1, splice: { start: 0, end: 0, text }, noop: text === "", rules });
+        continue;
+      }
       const from = pos!.line;
       const to = anchors.end?.line ?? from;
       if (to < from) {
-        failures.push({ index, message: `${label}: "end" (line ${to}) is before "pos" (line ${from}); "end" is the last line to replace.` });
+        fail(`"end" (line ${to}) is before "pos" (line ${from}); "end" is the last line to replace.`);
+        continue;
+      }
+      const current = view.slice(from - 1, to);
+      const steps = [
+        () => boundaryEcho(view, from, to, newLines),
+        () => reflow(current, newLines, from),
+        () => restoreIndent(current, newLines, from, { before: view.slice(0, from - 1), after: view.slice(to) }),
+      ];
+      let refused = false;
+      for (const step of steps) {
+        const r = step();
+        if (!r.ok) {
+          refuse(r.reason, r.lines);
+          refused = true;
+          break;
+        }
+        newLines = r.lines;
+        rules.push(...r.applied);
+      }
+      if (refused) continue;
+      const noop = current.length === newLines.length && current.every((l, i) => l === newLines[i]);
+      let echo: string | undefined;
+      if (!noop && from > 1 && newLines.length > 0 && newLines[0]!.trim() !== "" && newLines[0] === view[from - 2]) echo = `its first new line repeats line ${from - 1}, which it does not replace`;
+      else if (!noop && to < view.length && newLines.length > 0 && newLines[newLines.length - 1]!.trim() !== "" && newLines[newLines.length - 1] === view[to]) {
+        echo = `its last new line repeats line ${to + 1}, which it does not replace`;
+      }
+      if (to === n + 1) {
+        // Up to the empty line after the final newline: the new lines end the file, with its final newline;
+        // deleting that empty line (alone or with lines before it) deletes the final newline.
+        const start = from <= n ? starts[from - 1]! : len;
+        if (newLines.length) {
+          planned.push({ index, op, label, from, to, splice: { start, end: len, text: newLines.join("\n") + "\n", bias: 2 }, noop, echo, rules });
+        } else {
+          planned.push({ index, op, label, from, to, splice: { start: Math.max(0, start - 1), end: len, text: "" }, noop, echo, rules, dropsFinalNewline: true });
+        }
         continue;
       }
       const start = starts[from - 1]!;
-      const end = to < n ? starts[to]! : doc.text.length;
-      const hasNewline = to < n || doc.text.endsWith("\n");
+      const end = to < n ? starts[to]! : len;
+      const hasNewline = to < n || endsWithNewline;
       const text = newLines.length ? newLines.join("\n") + (hasNewline ? "\n" : "") : "";
-      const current = lines.slice(from - 1, to);
-      const noop = current.length === newLines.length && current.every((l, i) => l === newLines[i]);
-      let echo: string | undefined;
-      if (!noop && from > 1 && newLines.length > 0 && newLines[0]!.trim() !== "" && newLines[0] === lines[from - 2]) echo = `its first new line repeats line ${from - 1}, which it does not replace`;
-      else if (!noop && to < n && newLines.length > 0 && newLines[newLines.length - 1]!.trim() !== "" && newLines[newLines.length - 1] === lines[to]) {
-        echo = `its last new line repeats line ${to + 1}, which it does not replace`;
-      }
-      planned.push({ index, op, from, to, splice: { start, end, text }, noop, echo });
+      planned.push({ index, op, label, from, to, splice: { start, end, text }, noop, echo, rules });
       continue;
     }
     if (newLines.length === 0) {
-      planned.push({ index, op, from: 0, to: -1, splice: { start: 0, end: 0, text: "" }, noop: true });
+      fail(`${op.op} has no lines to insert ("lines" is ${op.lines === null ? "null" : "empty"}). Give the lines to insert, or leave this op out.`);
       continue;
+    }
+    const anchorLine = pos && pos.virtual !== "empty-file" ? pos.line : undefined;
+    if (anchorLine !== undefined) {
+      const at = (k: number) => (k >= 1 && k <= view.length ? { n: k, text: view[k - 1]! } : undefined);
+      const r = op.op === "append" ? insertEcho("append", newLines, at(anchorLine), at(anchorLine + 1)) : insertEcho("prepend", newLines, at(anchorLine - 1), at(anchorLine));
+      if (!r.ok) {
+        refuse(r.reason, r.lines);
+        continue;
+      }
+      newLines = r.lines;
+      rules.push(...r.applied);
     }
     const body = newLines.join("\n");
     if (op.op === "prepend") {
-      const before = pos ? pos.line : 1;
+      const before = anchorLine ?? 1;
+      if (before === n + 1 && n > 0) {
+        // Before the empty line after the final newline: at the very end, as the last line.
+        planned.push({ index, op, label, from: before, to: before - 1, splice: { start: len, end: len, text: body + "\n", bias: 1 }, noop: false, rules });
+        continue;
+      }
       const at = n === 0 ? 0 : starts[before - 1]!;
-      // Text prepended to a line follows text appended to the line before it.
-      const last = newLines[newLines.length - 1]!;
-      const echo = n > 0 && last.trim() !== "" && last === lines[before - 1] ? `its last line repeats line ${before}, before which it inserts` : undefined;
-      planned.push({ index, op, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: 1 }, noop: false, echo });
+      // Text prepended to a line follows text appended to the line before it; in an empty file, the top comes first.
+      planned.push({ index, op, label, from: before, to: before - 1, splice: { start: at, end: at, text: body + "\n", bias: n === 0 ? -1 : 1 }, noop: false, rules });
       continue;
     }
-    const after = pos ? pos.line : n;
-    const echo = after > 0 && newLines[0]!.trim() !== "" && newLines[0] === lines[after - 1] ? `its first line repeats line ${after}, after which it inserts` : undefined;
-    if (after < n) {
+    const after = anchorLine ?? n;
+    if (after === n + 1) {
+      // After the empty line after the final newline: that empty line stays (a blank line), and the new lines end the file.
+      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: len, end: len, text: "\n" + body + "\n", bias: 3 }, noop: false, rules });
+    } else if (after < n) {
       const at = starts[after]!;
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: at, end: at, text: body + "\n" }, noop: false, echo });
-    } else if (n === 0 || doc.text.endsWith("\n")) {
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: body + "\n" }, noop: false, echo });
+      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: at, end: at, text: body + "\n" }, noop: false, rules });
+    } else if (n === 0 || endsWithNewline) {
+      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: len, end: len, text: body + "\n" }, noop: false, rules });
     } else {
-      planned.push({ index, op, from: after + 1, to: after, splice: { start: doc.text.length, end: doc.text.length, text: "\n" + body }, noop: false, echo });
+      planned.push({ index, op, label, from: after + 1, to: after, splice: { start: len, end: len, text: "\n" + body }, noop: false, rules });
     }
   }
 
@@ -225,8 +353,6 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
     for (let j = i + 1; j < planned.length; j++) {
       const a = planned[i]!;
       const b = planned[j]!;
-      if (a.noop && a.op.op !== "replace") continue;
-      if (b.noop && b.op.op !== "replace") continue;
       if (overlaps(a, b)) {
         failures.push({
           index: b.index,
@@ -234,13 +360,19 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
             `Edits ${a.index} and ${b.index} overlap (${span(a)} and ${span(b)}). All ops refer to the file as it was read, ` +
             `so one line cannot be changed by two ops: merge them into one replace covering ${span(a, b)}.`,
         });
+      } else if ((a.dropsFinalNewline && isInsert(b) && b.from >= n + 1) || (b.dropsFinalNewline && isInsert(a) && a.from >= n + 1)) {
+        failures.push({
+          index: b.index,
+          message: `Edits ${a.index} and ${b.index} both change the end of the file (one deletes the empty line after the final newline, one inserts there): merge them into one replace.`,
+        });
       }
     }
   }
   const ok = failures.length === 0;
   return {
     splices: ok ? planned.filter((p) => !p.noop).map((p) => p.splice) : [],
-    planned: planned.map((p) => ({ index: p.index, noop: p.noop, label: `Edit ${p.index} (${describe(p.op)})`, echo: p.echo })),
+    planned: planned.map((p) => ({ index: p.index, noop: p.noop, label: p.label, echo: p.echo, rules: p.rules })),
+    duplicates,
     failures,
   };
 }

@@ -45,6 +45,13 @@ export function buildReplacement(
   let suf = 0;
   while (suf < search.length - pre && suf < replace.length - pre && search[search.length - 1 - suf] === replace[replace.length - 1 - suf]) suf++;
   const out: string[] = file.slice(0, pre);
+  // As many lines in REPLACE as in SEARCH: line k stands for line k (a diff could pair a repeated line
+  // with another copy, whose own text, such as trailing spaces, would then move).
+  if (search.length === replace.length) {
+    for (let k = pre; k < search.length - suf; k++) out.push(search[k] === replace[k] ? file[k]! : map(replace[k]!, { s: search[k]!, f: file[k]! }));
+    out.push(...file.slice(search.length - suf));
+    return out;
+  }
   let si = pre;
   let ri = pre;
   const parts = diffArrays(search.slice(pre, search.length - suf), replace.slice(pre, replace.length - suf));

@@ -18,6 +18,7 @@ export const RUNG_WORDS: Record<MatchRung, string> = {
   whitespace: "when trailing whitespace is ignored",
   indentation: "when indentation is ignored",
   unicode: "when Unicode look-alikes (smart quotes, dashes, special spaces) are read as ASCII",
+  spacing: "when indentation is ignored and each run of spaces or tabs inside a line is read as one space",
   elision: "with the elided (...) lines skipped",
 };
 
@@ -78,7 +79,7 @@ export function looselyAmbiguous(req: RequestInfo, rung: MatchRung, at: number, 
   const where = starts.slice(0, 10).map((s) => (count <= 1 ? `${s + 1}` : `${s + 1}-${s + count}`));
   return (
     `SEARCH does not match ${req.path} exactly. It matches ${range(at, count)} ${RUNG_WORDS[rung]}, but read loosely ` +
-    `(ignoring indentation and trailing whitespace) it matches ${starts.length >= 50 ? "50 or more" : starts.length} places ` +
+    `(ignoring indentation, runs of whitespace and Unicode look-alikes) it matches ${starts.length >= 50 ? "50 or more" : starts.length} places ` +
     `(starting at lines ${where.join(", ")}${starts.length > 10 ? " and more" : ""}), so which one is meant is unclear; nothing was changed. ` +
     `Copy SEARCH exactly from the file, with neighbouring lines so it matches exactly one place.`
   );

@@ -4,7 +4,7 @@
  * accepted only when it matches exactly one place. Nothing fuzzy is ever applied: a miss is
  * refused with the closest region of the file, an ambiguity with the candidate line numbers.
  */
-import { diffChars } from "diff";
+import { diffArrays, diffChars } from "diff";
 import { countElisions, findElisionMatches, gapFollowsRule, isElisionLine, markerRules, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
 import { ambiguous, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
@@ -24,18 +24,48 @@ export interface SearchReplaceRequest {
   replaceLines?: string[];
   replaceAll: boolean;
   path: string;
+  /** A 1-based line where SEARCH was when the model read the file (Roo's `:start_line:`, or its `N | ` numbers). */
+  startLine?: number;
+  /** Internal: the edge-blank rule was already tried. */
+  edgesTried?: boolean;
+  /** Moves a line number of the file as read to the file as it is now (earlier edits of the same call). */
+  shiftHint?: (line: number) => number;
+}
+
+/** Where an applied edit changed the file: 0-based first line, lines removed and lines put there. */
+export interface ChangedRegion {
+  start: number;
+  removed: number;
+  added: number;
 }
 
 export type SearchReplaceResult =
-  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string }
+  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string; rules?: string[]; region?: ChangedRegion }
   | { ok: false; message: string };
+
+function newlines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Adds a rule's note to a result (rules first, in the order they applied). */
+function withRule(r: SearchReplaceResult, rule: string, note: string): SearchReplaceResult {
+  if (!r.ok) return r;
+  const tagged = `[rule ${rule}] ${note}`;
+  return { ...r, note: r.note ? `${tagged}; ${r.note}` : tagged, rules: [rule, ...(r.rules ?? [])] };
+}
 
 const KEYS: Record<Exclude<MatchRung, "elision">, (l: string) => string> = {
   exact: (l) => l,
   whitespace: (l) => l.trimEnd(),
   indentation: (l) => l.trim(),
   unicode: (l) => foldLookalikes(l).trim(),
+  spacing: (l) => l.trim().replace(/\s+/g, " "),
 };
+
+/** The loosest reading of a line: a relaxed match must be unique under it too. */
+const LOOSEST = (l: string) => foldLookalikes(l).trim().replace(/\s+/g, " ");
 
 /** A line ending in whitespace (an explicit class: much faster than [^\S\n] on large files). */
 const TRAILING_SPACE = /[ \t\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff]\n/;
@@ -64,6 +94,15 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = applySearchReplace(doc, next);
     const note = 'the "N#HH|" prefixes copied from the view were removed from SEARCH and REPLACE';
     return r.ok ? { ...r, note: r.note ? `${note}; ${r.note}` : note } : r;
+  }
+  const roo = rooNumbered(sArr ?? search.split("\n"), rArr ?? replace.split("\n"));
+  if (roo && !literallyPresent(doc.text, sArr ?? search.split("\n"))) {
+    const next = req.lineMode
+      ? { ...req, search: roo.search.join("\n"), replace: roo.replace.join("\n"), searchLines: roo.search, replaceLines: roo.replace }
+      : { ...req, search: roo.search.join("\n"), replace: roo.replace.join("\n") };
+    next.startLine = req.startLine ?? (req.shiftHint ? req.shiftHint(roo.first) : roo.first);
+    const r = applySearchReplace(doc, next);
+    return withRule(r, "roo-line-numbers", `the "N | " line numbers copied from the view were removed${roo.replaceToo ? " from SEARCH and REPLACE" : " from SEARCH"}`);
   }
   if (search.trim() === "") {
     if (doc.text.trim() === "") {
@@ -95,9 +134,20 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
       const next = applySplices(doc, hits.map((h) => ({ start: h, end: h + search.length, text: replace })));
-      return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text };
+      const region = hits.length === 1 ? { start: lineOf(doc.text, hits[0]!) - 1, removed: newlines(search), added: newlines(replace) } : undefined;
+      return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text, ...(region ? { region } : {}) };
     }
-    if (hits.length > 1) return { ok: false, message: ambiguous(req, "exact", hits.map((h) => lineOf(doc.text, h) - 1), 1, true) };
+    if (hits.length > 1) {
+      const starts0 = hits.map((h) => lineOf(doc.text, h) - 1);
+      const pick = pickByHint(req, starts0, toLines(search).length);
+      if (pick.ok) {
+        const h = hits[pick.index]!;
+        const next = applySplices(doc, [{ start: h, end: h + search.length, text: replace }]);
+        const region = { start: starts0[pick.index]!, removed: newlines(search), added: newlines(replace) };
+        return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text, note: pick.note, rules: ["line-hint"], region };
+      }
+      return { ok: false, message: pick.message ?? ambiguous(req, "exact", starts0, 1, true) };
+    }
     if (req.replaceAll) {
       return {
         ok: false,
@@ -114,7 +164,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   }
   const lines = docLines(doc.text);
   const starts = lineStarts(doc.text);
-  const rungs: Array<Exclude<MatchRung, "elision">> = ["whitespace", "indentation", "unicode"];
+  const rungs: Array<Exclude<MatchRung, "elision">> = ["whitespace", "indentation", "unicode", "spacing"];
+  let looseKeys: string[] | undefined;
   for (const rung of rungs) {
     const key = KEYS[rung];
     const fileKeys = lines.map(key);
@@ -122,37 +173,44 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (hits.length === 0) continue;
     if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
     // SEARCH is already not exact: it must also be unique when read as loosely as the ladder allows.
-    if (rung !== "unicode") {
-      const loose = findAll(lines.map(KEYS.unicode), sLines.map(KEYS.unicode));
-      if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
-    }
+    looseKeys ??= lines.map(LOOSEST);
+    const loose = findAll(looseKeys, sLines.map(LOOSEST));
+    if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
+    // Read without its blank lines at the edges (which the file may lack there), SEARCH must not match elsewhere either.
+    const other = edgeBlankTwin(looseKeys, sLines, hits[0]!);
+    if (other !== undefined) return { ok: false, message: edgeAmbiguous(req, rung, hits[0]!, other, sLines.length) };
     const at = hits[0]!;
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
     let how = "";
-    if (rung === "indentation" || rung === "unicode") {
+    if (rung === "indentation" || rung === "unicode" || rung === "spacing") {
       const re = findReindent(
         file.map((f, k) => [f, sLines[k]!] as [string, string]),
         rLines,
         fileIndentUnit(lines),
       );
-      if (!re.ok) {
+      const stray = re.ok && re.describe !== "no indentation change" ? strayIndent(lines, at, file.length) : undefined;
+      if (!re.ok || stray) {
         return {
           ok: false,
           message:
             `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS.indentation}, and the REPLACE text cannot be ` +
-            `re-indented consistently: ${re.reason}. Nothing was changed. Current text:\n${regionView(lines, at, file.length)}\n` +
+            `re-indented ${re.ok ? "with certainty" : "consistently"}: ${re.ok ? stray : re.reason}. Nothing was changed. Current text:\n${regionView(lines, at, file.length)}\n` +
             `Fix: copy the indentation exactly from the current text above.`,
         };
       }
       how = re.describe;
       map = (r: string) => re.apply(r) ?? r;
     }
-    const restore = rung === "unicode";
+    const spacing = rung === "spacing" ? spacingMap(file, sLines) : undefined;
     const out = buildReplacement(file, sLines, rLines, (r, pair) => {
-      if (restore && pair) {
+      if (rung === "unicode" && pair) {
         const ws = leadingWhitespace(r);
         r = ws + restoreLookalikes(content(pair.s).trimEnd(), content(pair.f).trimEnd(), content(r), diffChars);
+      }
+      if (rung === "spacing" && pair) {
+        const ws = leadingWhitespace(r);
+        r = ws + restoreSpacing(content(pair.s), content(pair.f), content(r), spacing!);
       }
       return map(r);
     });
@@ -160,20 +218,185 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   }
 
   if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
-  const trimmed = req.lineMode ? withoutEdgeBlanks(sLines, rLines) : undefined;
-  if (trimmed) {
-    const r = applySearchReplace(doc, { ...req, search: trimmed[0].join("\n"), replace: trimmed[1].join("\n"), searchLines: trimmed[0], replaceLines: trimmed[1] });
-    const note = "blank lines at the start or end of both SEARCH and REPLACE were not required to match";
-    if (r.ok) return { ...r, note: r.note ? `${note}; ${r.note}` : note };
+  if (!req.edgesTried) {
+    const r = edgeBlanks(doc, req, lines, sLines, rLines);
+    if (r) return r;
   }
   return { ok: false, message: notFound(req, lines, sLines) };
 }
 
 /**
- * Blank lines a model put at the start or end of both SEARCH and REPLACE (as many on each side)
- * say nothing about the change; without them the block may match. Undefined if there are none.
+ * An indentation of the matched lines that looks stray rather than structural: an odd number of
+ * spaces (1, 3, ...) that no line outside the match uses. REPLACE would get it by re-indenting,
+ * though the model may as well have meant its lines as written.
  */
-function withoutEdgeBlanks(s: readonly string[], r: readonly string[]): [string[], string[]] | undefined {
+function strayIndent(lines: readonly string[], at: number, count: number): string | undefined {
+  const used = new Set<string>();
+  lines.forEach((l, k) => {
+    if ((k < at || k >= at + count) && l.trim() !== "") used.add(leadingWhitespace(l));
+  });
+  for (let k = at; k < at + count; k++) {
+    const ws = leadingWhitespace(lines[k]!);
+    if (lines[k]!.trim() === "" || ws === "" || ws.includes("\t") || ws.length % 2 === 0 || used.has(ws)) continue;
+    return `the file's indentation there (${ws.length} space${ws.length === 1 ? "" : "s"}) is used by no other line, so it may be stray rather than meant for REPLACE`;
+  }
+  return undefined;
+}
+
+/** Roo Code's `N | text` view lines in SEARCH (consecutive numbers on every line): the lines without them. */
+const ROO_LINE = /^\s*(\d+)\s+\|(?!\|)\s?(.*)$/;
+
+export function rooNumbered(
+  search: readonly string[],
+  replace: readonly string[],
+): { search: string[]; replace: string[]; first: number; replaceToo: boolean } | undefined {
+  const s = search.length && search[search.length - 1] === "" ? search.slice(0, -1) : search;
+  if (s.length === 0) return undefined;
+  const parsed = s.map((l) => ROO_LINE.exec(l));
+  if (parsed.some((m) => !m)) return undefined;
+  const nums = parsed.map((m) => Number(m![1]));
+  if (!nums.every((v, i) => i === 0 || v === nums[i - 1]! + 1)) return undefined;
+  const nonEmpty = replace.filter((l) => l.trim() !== "");
+  const numbered = nonEmpty.filter((l) => ROO_LINE.test(l)).length;
+  const replaceToo = numbered > 0 && numbered * 2 >= nonEmpty.length;
+  return {
+    search: [...parsed.map((m) => m![2]!), ...search.slice(s.length)],
+    replace: replaceToo ? replace.map((l) => ROO_LINE.exec(l)?.[2] ?? l) : [...replace],
+    first: nums[0]!,
+    replaceToo,
+  };
+}
+
+/** Does the file hold these lines exactly as given (so numbered-looking lines are its real content)? */
+function literallyPresent(text: string, lines: readonly string[]): boolean {
+  const needle = lines.join("\n").replace(/\n$/, "");
+  return needle !== "" && (("\n" + text).includes("\n" + needle + "\n") || ("\n" + text).endsWith("\n" + needle));
+}
+
+/** How much nearer to the hint (in lines) the chosen match must be than every other: a hint off by one line still picks right. */
+const HINT_MARGIN = 2;
+
+/**
+ * Several equal matches and a line hint (where SEARCH was when the model read the file): the
+ * match nearest to it, when it is at least HINT_MARGIN lines nearer than any other. Ties and
+ * near-ties are refused. `starts` are 0-based first lines.
+ */
+function pickByHint(req: SearchReplaceRequest, starts: readonly number[], count: number): { ok: true; index: number; note: string } | { ok: false; message?: string } {
+  const hint = req.startLine;
+  if (hint === undefined || starts.length < 2) return { ok: false };
+  const order = starts.map((s, i) => ({ i, d: Math.abs(s + 1 - hint) })).sort((a, b) => a.d - b.d);
+  const [best, second] = [order[0]!, order[1]!];
+  const where = (i: number) => range(starts[i]!, count);
+  if (second.d - best.d >= HINT_MARGIN) {
+    return {
+      ok: true,
+      index: best.i,
+      note: `[rule line-hint] SEARCH matches ${starts.length} places exactly; ${where(best.i)} ${best.d === 0 ? "is at" : "is the nearest to"} the line hint ${hint}, so that one was changed`,
+    };
+  }
+  const all = starts.map((s) => s + 1).join(", ");
+  return {
+    ok: false,
+    message:
+      `SEARCH matches ${starts.length} places in ${req.path} exactly (starting at lines ${all}), and the line hint ${hint} is ` +
+      `${best.d === second.d ? `equally near ${where(best.i)} and ${where(second.i)}` : `not clearly nearer to ${where(best.i)} than to ${where(second.i)}`}, ` +
+      `so which one is meant is unclear; nothing was changed. Add neighbouring lines to SEARCH so it matches exactly one place.`,
+  };
+}
+
+/** For the spacing rung: how each whitespace run of the model's SEARCH reads in the file, when that is consistent. */
+function spacingMap(file: readonly string[], search: readonly string[]): Map<string, string | null> {
+  const m = new Map<string, string | null>();
+  file.forEach((f, k) => {
+    const a = content(f).trimEnd().split(/(\s+)/);
+    const b = content(search[k]!).trimEnd().split(/(\s+)/);
+    if (a.length !== b.length) return;
+    for (let i = 1; i < a.length; i += 2) {
+      // Only runs of spaces read as runs of spaces (a tab is never introduced into new text).
+      const to = /^ +$/.test(a[i]!) && /^ +$/.test(b[i]!) ? a[i]! : null;
+      const prev = m.get(b[i]!);
+      if (prev === undefined) m.set(b[i]!, to);
+      else if (prev !== to) m.set(b[i]!, null);
+    }
+  });
+  return m;
+}
+
+/**
+ * `changed` is the model's edit of `seen` (its copy of the file line `actual`, with other runs of
+ * whitespace): the runs it kept are the file's, and its new runs are read the way its other runs
+ * were (when that was consistent).
+ */
+export function restoreSpacing(seen: string, actual: string, changed: string, runs: ReadonlyMap<string, string | null>): string {
+  const tail = /\s*$/.exec(changed)![0];
+  const s = seen.trimEnd().split(/(\s+)/);
+  const a = actual.trimEnd().split(/(\s+)/);
+  const c = changed.trimEnd().split(/(\s+)/);
+  if (s.length !== a.length || s.some((t, i) => i % 2 === 0 && t !== a[i])) return changed;
+  let out = "";
+  let si = 0;
+  let ci = 0;
+  const isWs = (t: string) => t !== "" && t.trim() === "";
+  for (const part of diffArrays(s, c)) {
+    const n = part.count ?? part.value.length;
+    if (part.removed) si += n;
+    else if (part.added) {
+      for (const t of part.value) out += isWs(t) ? (runs.get(t) ?? t) : t;
+      ci += n;
+    } else {
+      for (let k = 0; k < n; k++) out += a[si + k]!;
+      si += n;
+      ci += n;
+    }
+  }
+  return out + tail;
+}
+
+/**
+ * For a relaxed match at `at` of a SEARCH with blank lines at its edges: another place where the
+ * SEARCH without them matches (read loosely), if there is one.
+ */
+function edgeBlankTwin(looseKeys: readonly string[], s: readonly string[], at: number): number | undefined {
+  let lead = 0;
+  while (lead < s.length && s[lead]!.trim() === "") lead++;
+  let trail = 0;
+  while (trail < s.length - lead && s[s.length - 1 - trail]!.trim() === "") trail++;
+  if (lead + trail === 0 || lead + trail >= s.length) return undefined;
+  const core = s.slice(lead, s.length - trail).map(LOOSEST);
+  return findAll(looseKeys, core).find((h) => h !== at + lead);
+}
+
+function edgeAmbiguous(req: SearchReplaceRequest, rung: MatchRung, at: number, other: number, count: number): string {
+  return (
+    `SEARCH does not match ${req.path} exactly. It matches ${range(at, count)} ${RUNG_WORDS[rung]}, but without its blank lines at the start or end ` +
+    `(which the file may not have there) it also matches at line ${other + 1}, so which one is meant is unclear; nothing was changed. ` +
+    `Copy SEARCH exactly from the file, without blank lines the file does not have there.`
+  );
+}
+
+/** The first rung at which `search` matches the file, with every place it matches there. */
+function locate(lines: readonly string[], search: readonly string[]): number[] {
+  for (const rung of ["exact", "whitespace", "indentation", "unicode", "spacing"] as const) {
+    const key = KEYS[rung];
+    const hits = findAll(lines.map(key), search.map(key));
+    if (hits.length) return hits;
+  }
+  return [];
+}
+
+function blankRun(lines: readonly string[], from: number, step: 1 | -1, max: number): number {
+  let n = 0;
+  for (let k = from; n < max && k >= 0 && k < lines.length && lines[k]!.trim() === ""; k += step) n++;
+  return n;
+}
+
+/**
+ * edge-blank-lines: SEARCH starts or ends with blank lines the file does not have at that place.
+ * Those are dropped from SEARCH, and as many of REPLACE's blank lines at that end as say nothing
+ * beyond them. When the file has some of them, only removing them all or keeping them all is
+ * unambiguous; anything else is refused.
+ */
+function edgeBlanks(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], s: readonly string[], r: readonly string[]): SearchReplaceResult | undefined {
   const lead = (a: readonly string[]) => {
     let n = 0;
     while (n < a.length && a[n]!.trim() === "") n++;
@@ -184,10 +407,38 @@ function withoutEdgeBlanks(s: readonly string[], r: readonly string[]): [string[
     while (n < a.length && a[a.length - 1 - n]!.trim() === "") n++;
     return n;
   };
-  const head = Math.min(lead(s), lead(r));
-  const tail = Math.min(trail(s), trail(r));
-  if (head + tail === 0 || head + tail >= s.length) return undefined;
-  return [s.slice(head, s.length - tail), r.slice(head, Math.max(head, r.length - tail))];
+  const ls = lead(s);
+  const ts = trail(s);
+  if (ls + ts === 0 || ls + ts >= s.length) return undefined;
+  const core = s.slice(ls, s.length - ts);
+  const hits = locate(lines, core);
+  if (hits.length === 0) return undefined;
+  const lr = Math.min(lead(r), r.length);
+  const tr = Math.min(trail(r), r.length - lr);
+  type Plan = { sCut: [number, number]; rCut: [number, number] } | { ambiguous: string };
+  const side = (want: number, have: number, rBlank: number, where: string): { s: number; r: number } | string => {
+    const spurious = want - have;
+    if (spurious === 0) return { s: 0, r: 0 };
+    if (have === 0) return { s: spurious, r: Math.min(want, rBlank) };
+    if (rBlank === 0) return { s: spurious, r: 0 };
+    if (rBlank === want) return { s: spurious, r: spurious };
+    return `SEARCH has ${plural(want, "blank line")} at its ${where}, the file has ${have} there, and REPLACE has ${rBlank}, so how many blank lines are meant is unclear`;
+  };
+  const plans: Plan[] = hits.map((at) => {
+    const a = side(ls, blankRun(lines, at - 1, -1, ls), lr, "start");
+    const b = side(ts, blankRun(lines, at + core.length, 1, ts), tr, "end");
+    if (typeof a === "string") return { ambiguous: a };
+    if (typeof b === "string") return { ambiguous: b };
+    return { sCut: [a.s, b.s], rCut: [a.r, b.r] };
+  });
+  const first = plans[0]!;
+  if ("ambiguous" in first) return { ok: false, message: `${first.ambiguous}; nothing was changed. Put in SEARCH exactly the blank lines the file has there, and in REPLACE the ones you want.` };
+  if (plans.some((p) => "ambiguous" in p || p.sCut.join() !== first.sCut.join() || p.rCut.join() !== first.rCut.join())) return undefined;
+  if (first.sCut[0] + first.sCut[1] === 0) return undefined;
+  const ns = s.slice(first.sCut[0], s.length - first.sCut[1]);
+  const nr = r.slice(first.rCut[0], r.length - first.rCut[1]);
+  const next = applySearchReplace(doc, { ...req, search: ns.join("\n"), replace: nr.join("\n"), searchLines: ns, replaceLines: nr, lineMode: true, edgesTried: true });
+  return next.ok ? withRule(next, "edge-blank-lines", `SEARCH's blank lines at its ${first.sCut[0] ? (first.sCut[1] ? "start and end" : "start") : "end"} are not in the file there, so they were not required to match`) : next;
 }
 
 /**
@@ -226,26 +477,36 @@ function exactLines(doc: TextDoc, req: SearchReplaceRequest, sLines: readonly st
     if ((i === 0 || text[i - 1] === "\n") && (text[end] === "\n" || (end === text.length && !text.endsWith("\n")))) hits.push(i);
   }
   if (hits.length === 0) return undefined;
-  if (hits.length > 1) return { ok: false, message: ambiguous(req, "exact", hits.map((h) => lineOf(text, h) - 1), sLines.length) };
-  const twin = invisibleTwin(req, text, sLines);
-  if (twin) return { ok: false, message: twin };
+  let note: string | undefined;
+  if (hits.length > 1) {
+    const starts0 = hits.map((h) => lineOf(text, h) - 1);
+    const pick = pickByHint(req, starts0, sLines.length);
+    if (!pick.ok) return { ok: false, message: pick.message ?? ambiguous(req, "exact", starts0, sLines.length) };
+    hits.splice(0, hits.length, hits[pick.index]!);
+    note = pick.note;
+  } else {
+    const twin = invisibleTwin(req, text, sLines);
+    if (twin) return { ok: false, message: twin };
+  }
   const out = buildReplacement(sLines, sLines, rLines, (r) => r);
   const noop = out.length === sLines.length && out.every((l, i) => l === sLines[i]);
-  if (noop) return { ok: true, doc, rung: "exact", places: 1, noop };
+  const hinted = note ? { note, rules: ["line-hint"] } : {};
+  if (noop) return { ok: true, doc, rung: "exact", places: 1, noop, ...hinted };
+  const region = { start: lineOf(text, hits[0]!) - 1, removed: sLines.length, added: out.length };
   let start = hits[0]!;
   let end = start + needle.length;
   const hasNewline = end < text.length;
   if (hasNewline) end += 1;
   const body = out.length ? out.join("\n") + (hasNewline ? "\n" : "") : "";
   if (!out.length && !hasNewline && start > 0) start -= 1;
-  return { ok: true, doc: applySplices(doc, [{ start, end, text: body }]), rung: "exact", places: 1, noop };
+  return { ok: true, doc: applySplices(doc, [{ start, end, text: body }]), rung: "exact", places: 1, noop, ...hinted, region };
 }
 
 function finish(doc: TextDoc, starts: readonly number[], at: number, file: readonly string[], out: readonly string[], rung: MatchRung, how: string): SearchReplaceResult {
   const noop = out.length === file.length && out.every((l, i) => l === file[i]);
   const next = noop ? doc : applySplices(doc, [lineSplice(doc.text, starts, at, file.length, out)]);
   const note = rung === "exact" ? undefined : `matched ${range(at, file.length)} ${RUNG_WORDS[rung]}${how && how !== "no indentation change" ? `; ${how}` : ""}`;
-  return { ok: true, doc: next, rung, places: 1, noop, note };
+  return { ok: true, doc: next, rung, places: 1, noop, note, region: { start: at, removed: file.length, added: out.length } };
 }
 
 function applyElision(

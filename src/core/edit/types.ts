@@ -23,14 +23,16 @@ export interface SearchReplaceBlock {
   replace: string[];
   /** The filename line before the block, when there was one. */
   path?: string;
-  /** Roo Code's `:start_line:N` hint (used only to break ties in error messages). */
+  /** Roo Code's `:start_line:N` hint: picks the nearest of several exact matches. */
   startLine?: number;
+  /** The last block of a reply that ended without its `>>>>>>> REPLACE` line (REPLACE runs to the end of the reply). */
+  unclosed?: boolean;
 }
 
 export type EditInput = HashlineOp | SearchReplaceEdit | SearchReplaceBlock;
 
 /** How a search/replace edit was matched: the rung of the matching ladder that found it. */
-export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "elision";
+export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "spacing" | "elision";
 
 /** What one applied edit did (1-based line numbers of the file before the call). */
 export interface AppliedEdit {
@@ -40,6 +42,8 @@ export interface AppliedEdit {
   /** Number of places changed (more than 1 only with replace_all). */
   places: number;
   noop: boolean;
+  /** Tolerance rules that applied to this edit (docs/edits.md). */
+  rules?: string[];
 }
 
 /** One edit that could not be applied, with a model-facing explanation. */

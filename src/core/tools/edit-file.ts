@@ -1,6 +1,7 @@
 /** edit_file: hashline ops and/or search/replace pairs on one file, all or nothing. */
 import { z } from "zod";
 import { applyEditsToBytes } from "../edit/apply-edits";
+import { ACCEPTED_SHAPES, pathOf, readEditArgs } from "../edit/edit-input";
 import { hashlineReady } from "../edit/hashline";
 import { summarizeEdit } from "../edit/summary";
 import { docFromString } from "../edit/text-doc";
@@ -32,13 +33,38 @@ const searchReplace = z
   })
   .describe("A search/replace pair.");
 
-const schema = z.object({
+const canonical = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root."),
   edits: z
     .array(z.union([hashlineOp, searchReplace]))
     .min(1)
     .describe("Edits to this file, applied all or nothing. Hashline ops all refer to the file as you read it."),
 });
+
+/**
+ * The argument shapes other harnesses' models send (core/edit/edit-input.ts), turned into
+ * {path, edits} before validation; the JSON Schema offered to the model stays the canonical one.
+ */
+function canonicalArgs(value: unknown, ctx: { addIssue(issue: { code: "custom"; message: string }): void }): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const o = value as Record<string, unknown>;
+  const p = pathOf(o);
+  if (!p.ok) {
+    ctx.addIssue({ code: "custom", message: `${p.message}. ${ACCEPTED_SHAPES}` });
+    return z.NEVER;
+  }
+  const r = readEditArgs(o);
+  if (r.ok) return { path: p.path ?? o.path, edits: r.edits };
+  const hasEdits = "edits" in o || ["old_string", "oldString", "old_str", "new_string", "newString", "new_str", "op"].some((k) => k in o);
+  if (!hasEdits) {
+    ctx.addIssue({ code: "custom", message: r.message });
+    return z.NEVER;
+  }
+  // Readable as a whole but not edit by edit: let the schema say which field of which edit is wrong.
+  return { ...o, path: p.path ?? o.path };
+}
+
+const schema = z.preprocess(canonicalArgs, canonical);
 
 function when(ms: number): string {
   return new Date(ms).toISOString();
@@ -117,11 +143,14 @@ export const editFileTool = defineTool({
     const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
+    const allNotes = [...notes, ...r.notes];
     if (committed.reviewText && !committed.exact) {
-      // Rejected, partly accepted or edited by hand: the review's account is the whole truth.
+      // Rejected, partly accepted or edited by hand: the review's account is the whole truth about the file;
+      // the notes still say how the proposal was read (tolerance rules that applied).
       const meta = { path: rel, before: r.before, after: committed.outcome?.finalContent ?? r.before, review: committed.outcome };
       const reread = committed.outcome?.status === "rejected" ? "" : `\n\nCall read_file on ${rel} for fresh anchors before editing it again.`;
-      return { text: committed.reviewText + reread, isError: committed.failed, meta };
+      const proposal = allNotes.length ? `\n\nNotes on the proposal:\n${allNotes.map((n) => `- ${n}`).join("\n")}` : "";
+      return { text: committed.reviewText + proposal + reread, isError: committed.failed, meta };
     }
 
     const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);
@@ -131,7 +160,6 @@ export const editFileTool = defineTool({
       s.compactDiff,
       `Current lines of the changed region (fresh anchors for your next edit):\n${s.view || "(the file is now empty)"}`,
     ];
-    const allNotes = [...notes, ...r.notes];
     if (allNotes.length) parts.push(`Notes:\n${allNotes.map((n) => `- ${n}`).join("\n")}`);
     return { text: parts.filter(Boolean).join("\n\n"), meta: { path: rel, before: r.before, after: r.after, diff: s.fullDiff } };
   },

@@ -53,13 +53,47 @@ describe("parseEditBlocks", () => {
     });
   });
 
-  it("refuses an unclosed block with how a block looks", () => {
-    expect(parseEditBlocks("x.ts\n<<<<<<< SEARCH\na\n=======\nb\n")).toEqual({
+  it("refuses a block without a ======= line with how a block looks", () => {
+    expect(parseEditBlocks("x.ts\n<<<<<<< SEARCH\na\nb\n")).toEqual({
       ok: false,
       message:
         'Block 1 (SEARCH marker on line 2) is not complete: expected a "=======" line and then ">>>>>>> REPLACE". Each block is: ' +
         'optional filename line, "<<<<<<< SEARCH", the exact current lines, "=======", the new lines, ">>>>>>> REPLACE".',
     });
+  });
+
+  it("reads a last block without its REPLACE marker to the end of a reply that ended normally", () => {
+    expect(parse("x.ts\n<<<<<<< SEARCH\na\n=======\nb\n\n")).toEqual([{ kind: "block", search: ["a"], replace: ["b"], path: "x.ts", startLine: undefined, unclosed: true }]);
+  });
+
+  it("refuses a last block without its REPLACE marker when the reply was cut off, and says so", () => {
+    const r = parseEditBlocks("<<<<<<< SEARCH\na\n=======\nb", { truncated: true });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.message).toBe(
+      'Block 1 (SEARCH marker on line 1) was cut off: the reply ended (it hit the output token limit) before the block\'s ">>>>>>> REPLACE" line, ' +
+        "so its REPLACE text may be incomplete. Nothing was applied. Send the edit again, in smaller blocks if it is long.",
+    );
+  });
+
+  it("ends an unclosed last block at the fence it was opened in, leaving the prose after it out", () => {
+    expect(parse("```py\n<<<<<<< SEARCH\na\n=======\nb\n\nc\n```\nThat adds c.\n")[0]).toMatchObject({ search: ["a"], replace: ["b", "", "c"], unclosed: true });
+  });
+
+  it("refuses an unclosed last block outside a fence whose REPLACE has a blank line and more text (prose may follow)", () => {
+    const r = parseEditBlocks("<<<<<<< SEARCH\na\n=======\nb\n\nThis changes a to b.\n");
+    expect(!r.ok && r.message).toContain("so where its REPLACE text ends (and prose begins) is unclear");
+  });
+
+  it("refuses a block whose REPLACE marker is missing before the next block", () => {
+    const r = parseEditBlocks("<<<<<<< SEARCH\na\n=======\nb\n<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n");
+    expect(!r.ok && r.message).toContain('Block 1 (SEARCH marker on line 1) is not complete: a new SEARCH marker (line 5) comes before its ">>>>>>> REPLACE" line.');
+  });
+
+  it("accepts marker runs of any length from 3", () => {
+    expect(parse("----------- SEARCH\na\n=======\nb\n+++++++++++ REPLACE")[0]).toMatchObject({ search: ["a"], replace: ["b"] });
+    expect(parse("<<< SEARCH\na\n===\nb\n>>> REPLACE")[0]).toMatchObject({ search: ["a"], replace: ["b"] });
+    expect(parse("<<<<<<<<<<<< SEARCH\na\n============\nb\n>>>>>>>>>>>> REPLACE")[0]).toMatchObject({ search: ["a"], replace: ["b"] });
+    expect(looksLikeBlocks("-- SEARCH")).toBe(false);
   });
 
   it("refuses text without blocks", () => {

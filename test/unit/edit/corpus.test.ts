@@ -7,10 +7,13 @@ beforeAll(() => hashlineReady());
 const corpus = loadCorpus();
 
 describe("edit corpus", () => {
-  it("has at least 60 cases over every category", () => {
-    expect(corpus.length).toBeGreaterThanOrEqual(60);
+  it("has at least 150 cases over every category", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(150);
     expect(new Set(corpus.map((c) => c.category))).toEqual(
-      new Set(["exact", "whitespace", "indentation", "crlf", "unicode", "elision", "multiple", "ambiguous", "missing", "hashline", "stale"]),
+      new Set([
+        "exact", "whitespace", "indentation", "crlf", "unicode", "elision", "multiple", "ambiguous", "missing", "hashline", "stale",
+        "hashline-echo", "hashline-indent", "hashline-reflow", "hashline-anchors", "roo", "spacing", "edge-blanks", "markers", "shapes",
+      ]),
     );
   });
 

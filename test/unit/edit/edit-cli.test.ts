@@ -130,12 +130,38 @@ describe("parseEditInput", () => {
     ]);
   });
 
+  it("reads the other harnesses' JSON shapes from stdin, and a named other file is refused", () => {
+    const p = file("shapes.ts", "let x = 1;\n");
+    expect(yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ filePath: "shapes.ts", old_string: "x = 1", new_string: "x = 2" }))).toMatchObject({ code: 0, stdout: "let x = 2;\n" });
+    expect(yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ file_path: p, edits: [{ oldString: "x", newString: "y" }] }))).toMatchObject({ code: 0, stdout: "let y = 1;\n" });
+    const other = yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ filePath: "src/other.ts", edits: [{ old_string: "x", new_string: "y" }] }));
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('the edit is for "src/other.ts"');
+    const bad = yoke(["edit", "apply", p, "--dry-run"], JSON.stringify({ changes: [] }));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("Accepted shapes:");
+    expect(readFileSync(p, "utf8")).toBe("let x = 1;\n");
+  });
+
+  it("applies a last block without its REPLACE marker, unless --truncated says the reply was cut off", () => {
+    const p = file("u.py", 'def greet():\n    return "hi"\n');
+    const text = '<<<<<<< SEARCH\n    return "hi"\n=======\n    return "hello"\n';
+    const ok = yoke(["edit", "apply", p, "--dry-run"], text);
+    expect(ok).toMatchObject({ code: 0, stdout: 'def greet():\n    return "hello"\n' });
+    expect(ok.stderr).toContain("[rule unclosed-final-block]");
+    const cut = yoke(["edit", "apply", p, "--dry-run", "--truncated"], text);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toContain("was cut off: the reply ended (it hit the output token limit)");
+    expect(readFileSync(p, "utf8")).toBe('def greet():\n    return "hi"\n');
+  });
+
   it("says what is wrong with malformed input", () => {
     expect(() => parseEditInput('[{"old_string": "a"', "auto", "/w/x.ts")).toThrow(/^the edit is not valid JSON \(/);
     expect(() => parseEditInput("<<<<<<< SEARCH\na\n", "hashline", "/w/x.ts")).toThrow('--format hashline expects JSON (an array of ops or {"edits": [...]})');
-    expect(() => parseEditInput('{"edits": []}', "auto", "/w/x.ts")).toThrow('expected a JSON array of edits or {"edits": [...]} with at least one edit');
-    expect(() => parseEditInput('[{"new_string": "b"}]', "auto", "/w/x.ts")).toThrow(
-      'edit 1 is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})',
+    expect(() => parseEditInput('{"edits": []}', "auto", "/w/x.ts")).toThrow(/^No edits were given \(an empty list\)\. Accepted shapes: /);
+    expect(() => parseEditInput('[{"new_string": "b"}]', "auto", "/w/x.ts")).toThrow('Cannot read 1 edit: edit 1 has no "old_string" (a string). Accepted shapes: ');
+    expect(() => parseEditInput('[{"from": "a", "to": "b"}]', "auto", "/w/x.ts")).toThrow(
+      'edit 1 ({"from":"a","to":"b"}) is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})',
     );
   });
 });

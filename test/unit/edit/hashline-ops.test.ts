@@ -82,8 +82,8 @@ describe("hashline ops", () => {
     expect(applied(file, [{ op: "replace", pos: noisy, lines: ["3"] }])).toBe(file.replace("three", "3"));
     const lower = a(4).replace(/#(..)$/, (_m, h: string) => `#${h.toLowerCase()}`);
     expect(applied(file, [{ op: "replace", pos: lower, lines: ["4"] }])).toBe(file.replace("four", "4"));
-    const f = "  spaced   out  \nx\n";
-    const legacy = `1#${legacyLineHash(1, "  spaced   out  ")}`;
+    const f = "spaced   out  \nx\n";
+    const legacy = `1#${legacyLineHash(1, "spaced   out  ")}`;
     expect(applied(f, [{ op: "replace", pos: legacy, lines: ["y"] }])).toBe("y\nx\n");
   });
 
@@ -137,7 +137,7 @@ describe("hashline ops", () => {
     const op = { op: "replace" as const, pos: a(2), lines: ["TWO"] };
     const r = edit(file, [op, { ...op }]);
     expect(r.ok && r.after).toBe(file.replace("two", "TWO"));
-    expect(r.ok && r.notes).toEqual(["1 duplicate op ignored."]);
+    expect(r.ok && r.notes).toEqual(["Edit 2 [rule duplicate-op]: it repeats edit 1 exactly (anchors compared as line and hash), so it was applied once."]);
   });
 
   it("keeps a missing final newline when appending at or deleting the last line", () => {
@@ -167,16 +167,21 @@ describe("hashline ops at the end of a file without a final newline", () => {
 });
 
 describe("echoed neighbour lines", () => {
-  it("applies an append whose first line repeats the anchor line, and says so", () => {
+  it("leaves out an append's first line when it repeats the anchor line, and says which rule did", () => {
     const r = edit(file, [{ op: "append", pos: a(2), lines: ["two", "2.5"] }]);
-    expect(r.ok && r.after).toBe("one\ntwo\ntwo\n2.5\nthree\nfour\nfive\nsix\nseven\n");
-    expect(r.ok && r.notes).toEqual([
-      `Edit 1 (append ${a(2)}): its first line repeats line 2, after which it inserts, so that line is now there twice; if that was not meant, delete the copy using the fresh anchors.`,
-    ]);
+    expect(r.ok && r.after).toBe("one\ntwo\n2.5\nthree\nfour\nfive\nsix\nseven\n");
+    expect(r.ok && r.notes).toEqual([`Edit 1 (append ${a(2)}) [rule anchor-echo]: its first line repeated line 2 (the anchor), so that copy was left out.`]);
   });
 
-  it("notes a replace whose last new line repeats the line after the range", () => {
+  it("leaves out a grown replace's last new line when it repeats the line after the range", () => {
     const r = edit(file, [{ op: "replace", pos: a(2), lines: ["TWO", "three"] }]);
-    expect(r.ok && r.notes[0]).toContain("its last new line repeats line 3, which it does not replace");
+    expect(r.ok && r.after).toBe("one\nTWO\nthree\nfour\nfive\nsix\nseven\n");
+    expect(r.ok && r.notes).toEqual([`Edit 1 (replace ${a(2)}) [rule boundary-echo]: its last new line repeated line 3, just after the range, so that copy was left out.`]);
+  });
+
+  it("refuses a replace that did not grow and whose new line repeats the next line (an echo, or a copy meant)", () => {
+    expect(refused(file, [{ op: "replace", pos: a(2), lines: ["three"] }])).toContain(
+      "its last new line repeats line 3, just after the range, and it replaces 1 line with 1, so Yoke cannot tell which was meant",
+    );
   });
 });

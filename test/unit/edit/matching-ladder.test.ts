@@ -263,13 +263,17 @@ describe("blank lines at the edges of text blocks", () => {
   it("does not require blank lines that both SEARCH and REPLACE carry at their edges", () => {
     const r = edit("a\nb\nc\n", [block(["", "b", ""], ["", "B", ""])]);
     expect(r.ok && r.after).toBe("a\nB\nc\n");
-    expect(r.ok && r.notes).toEqual(['Edit 1 (SEARCH block starting "b"): blank lines at the start or end of both SEARCH and REPLACE were not required to match.']);
+    expect(r.ok && r.notes).toEqual([
+      "Edit 1 (SEARCH block starting \"b\"): [rule edge-blank-lines] SEARCH's blank lines at its start and end are not in the file there, so they were not required to match.",
+    ]);
   });
 });
 
 describe("the end of the file", () => {
-  it("does not take the final newline for a blank line of SEARCH", () => {
-    expect(refused("a\nb\n", [block(["b", ""], ["B"])])).toContain("SEARCH text not found in f.ts.");
+  it("does not take the final newline for a blank line of SEARCH: the blank line is one the file lacks, and the final newline stays", () => {
+    const r = edit("a\nb\n", [block(["b", ""], ["B"])]);
+    expect(r.ok && r.after).toBe("a\nB\n");
+    expect(r.ok && r.notes[0]).toContain("[rule edge-blank-lines] SEARCH's blank lines at its end are not in the file there");
     expect(applied("a\nb\n", [block(["b"], ["B"])])).toBe("a\nB\n");
   });
 });

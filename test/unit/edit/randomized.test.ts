@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { GENERATORS, runRounds } from "../../../src/bench/edit-random";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import type { HashlineOp } from "../../../src/core/edit/types";
 import { block, edit } from "./edit-helpers";
@@ -129,4 +130,33 @@ describe("randomized edits against a line-array model", () => {
     }
     expect(applied).toBeGreaterThan(50);
   });
+});
+
+/**
+ * The tolerance rules and dialects against a known intent (src/bench/edit-random.ts): exactly the
+ * intended file, or a refusal. The suite runs a few hundred rounds of each; `npm run bench` runs
+ * 10^5 in all, and YOKE_EDIT_ROUNDS=N runs N of each here.
+ */
+describe("randomized tolerance rules and dialects against a known intent", () => {
+  const rounds = Number(process.env.YOKE_EDIT_ROUNDS ?? 400);
+  // Applied as intended (not only refused): each generator must mostly apply, or it proves nothing.
+  const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65 };
+  it.each(Object.keys(GENERATORS))("%s: never a wrong apply, and mostly applied", (name) => {
+    const r = runRounds(name, rounds);
+    expect(r.wrong, JSON.stringify(r.wrong.slice(0, 3), null, 1)).toEqual([]);
+    expect(r.rounds).toBeGreaterThan(rounds * 0.6);
+    expect(r.applied / r.rounds).toBeGreaterThan(minApplied[name]!);
+  }, 600_000);
+
+  it("exercises every kind of round, refusing only where the intent cannot be known", () => {
+    const r = runRounds("indentation", rounds);
+    expect(r.byKind["structure change"]?.[0] ?? 0).toBe(0);
+    expect(r.byKind["dedent on purpose"]?.[1] ?? 0).toBe(0);
+    expect(r.byKind["lost indentation, same lines"]![0]).toBeGreaterThan(0);
+    const e = runRounds("echoes", rounds);
+    for (const k of ["append + echo", "prepend + echo", "replace + echo", "duplicate on purpose"]) expect(e.byKind[k]![0], k).toBeGreaterThan(0);
+    const b = runRounds("blocks", rounds);
+    for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
+    expect(Object.entries(b.byKind).filter(([k]) => k.endsWith("truncated")).every(([, v]) => v[0] === 0)).toBe(true);
+  }, 600_000);
 });

@@ -13,7 +13,7 @@ describe("refusal texts", () => {
     expect(refused(f, [block(["return z;"], ["return y;"])])).toBe(
       "Nothing was written to f.ts: the edit failed.\n\n" +
         'Edit 1 (SEARCH block starting "return z;"): SEARCH does not match f.ts exactly. It matches line 1 when trailing whitespace is ignored, ' +
-        "but read loosely (ignoring indentation and trailing whitespace) it matches 2 places (starting at lines 1, 3), so which one is meant " +
+        "but read loosely (ignoring indentation, runs of whitespace and Unicode look-alikes) it matches 2 places (starting at lines 1, 3), so which one is meant " +
         "is unclear; nothing was changed. Copy SEARCH exactly from the file, with neighbouring lines so it matches exactly one place.",
     );
   });
