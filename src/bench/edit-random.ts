@@ -270,8 +270,14 @@ export const blocks: Generator = (r, round) => {
   let replace = [...intendedRegion];
   let hint: number | undefined;
   if (drift === "trailing") search = search.map((l) => l.trimEnd());
-  if (drift === "indent") (search = search.map((l) => (l === "" ? "" : "    " + l))), (replace = replace.map((l) => (l === "" ? "" : "    " + l)));
-  if (drift === "tabs") (search = search.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)))), (replace = replace.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length))));
+  if (drift === "indent") {
+    search = search.map((l) => (l === "" ? "" : "    " + l));
+    replace = replace.map((l) => (l === "" ? "" : "    " + l));
+  }
+  if (drift === "tabs") {
+    search = search.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
+    replace = replace.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
+  }
   if (drift === "spacing") {
     // The model misremembers every run of spaces inside the file's lines as twice as long, in SEARCH and in
     // the parts of REPLACE it copied; the text it adds is written as it means it.

@@ -184,7 +184,7 @@ const MAX_WRAP = 10;
  * original line structure. `original` are the replaced lines, `firstLine` the number of the first.
  */
 export function reflow(original: readonly string[], lines: readonly string[], firstLine: number): Tolerated {
-  let out = [...lines];
+  const out = [...lines];
   const applied: Applied[] = [];
   if (original.length === 0 || out.length === 0) return { ok: true, lines: out, applied };
   const trimmedOriginal = new Set(original.map((l) => l.trim()));

@@ -335,18 +335,15 @@ export function restoreSpacing(seen: string, actual: string, changed: string, ru
   if (s.length !== a.length || s.some((t, i) => i % 2 === 0 && t !== a[i])) return changed;
   let out = "";
   let si = 0;
-  let ci = 0;
   const isWs = (t: string) => t !== "" && t.trim() === "";
   for (const part of diffArrays(s, c)) {
     const n = part.count ?? part.value.length;
     if (part.removed) si += n;
     else if (part.added) {
       for (const t of part.value) out += isWs(t) ? (runs.get(t) ?? t) : t;
-      ci += n;
     } else {
       for (let k = 0; k < n; k++) out += a[si + k]!;
       si += n;
-      ci += n;
     }
   }
   return out + tail;
