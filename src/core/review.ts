@@ -19,6 +19,12 @@ export interface ProposedChange {
   after: string;
   /** The tool that proposed it (edit_file, write_file). */
   tool: string;
+  /**
+   * The review was pending when the session was interrupted (a window reload) and is put up
+   * again with the same editId: the editor may still hold the proposal (hot exit), in which case
+   * the host takes it up instead of applying it a second time.
+   */
+  resumed?: boolean;
 }
 
 export type ReviewMode =

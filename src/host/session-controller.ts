@@ -6,6 +6,8 @@ import { AgentSession } from "../core/loop/agent-session";
 import type { Disposable, SessionStore } from "../core/ports";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";
+import { createBuiltinTools } from "../core/tools/builtin";
+import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
@@ -290,9 +292,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.approver.current && this.live) {
-      // The window closes (or reloads) while a question is open: leave it unanswered in the log, so
-      // the next window asks it again. Commands die with the extension host.
+    if ((this.approver.current || this.review?.reviewer.pending().length) && this.live) {
+      // The window closes (or reloads) while a question is open or a change waits for review: leave
+      // it unanswered in the log, so the next window asks it again (the review re-attaches to the
+      // editor VS Code restores). Commands die with the extension host.
       for (const s of this.live.subs) s.dispose();
       this.live = undefined;
     } else {
@@ -325,20 +328,21 @@ export class SessionController implements vscode.Disposable {
     const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);
     if (id && !this.shownId && this.sessionStore().exists(id)) {
       const pending = this.showFromLog(id);
-      // A question was open when the window closed or crashed: ask it again (the core re-checks
-      // the unstarted call through the gate), without the user doing anything.
+      // A question was open, or a change waited for review, when the window closed or crashed: ask
+      // again without the user doing anything (the core re-checks an unstarted call through the
+      // gate, and puts a pending review up again; its decision becomes that call's result).
       if (pending) {
-        this.log.info(`session ${id}: a permission question was open; resuming to ask it again`);
+        this.log.info(`session ${id}: ${pending === "review" ? "a change was waiting for review; resuming to show it again" : "a permission question was open; resuming to ask it again"}`);
         queueMicrotask(() => void this.run((session) => session.continue()));
       }
     }
   }
 
-  /** Shows a session from its log; true when the log ends with a permission question nobody answered. */
-  private showFromLog(id: string): boolean {
+  /** Shows a session from its log; says what the log ends with that nobody answered: a permission question or a review. */
+  private showFromLog(id: string): "question" | "review" | undefined {
     const parsed = parseLog(this.sessionStore().read(id));
     this.vm = new SessionViewModel(parsed.events);
-    const pending = this.vm.pending !== null;
+    const pending = this.vm.pending !== null ? "question" : this.review && resumableCalls(parsed.events, createBuiltinTools()).length ? "review" : undefined;
     this.vm.markInterrupted();
     this.shownId = id;
     this.resumed = true;

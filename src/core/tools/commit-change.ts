@@ -123,7 +123,8 @@ export async function resumeReview(ctx: ToolContext, events: readonly SessionEve
   const { abs, rel } = await resolveWorkspacePath(ctx.fs, p.path);
   const st = await statFollow(ctx.fs, abs);
   const decoded = st ? decodeText(await ctx.fs.readFile(abs)) : undefined;
-  const before = decoded && !decoded.binary ? decoded.text : st ? undefined : null;
+  // A review of a new file may have left it on disk, empty (the editor created it to show the proposal).
+  const before = decoded && !decoded.binary ? (p.created && decoded.text === "" ? null : decoded.text) : st ? undefined : null;
   if (before === undefined || textHash(before ?? "") !== p.beforeHash) {
     return {
       text: `The change to ${rel} was waiting for review when the window reloaded, and the file has changed since, so it was not applied. Read the file again and redo the change if it is still needed.`,
@@ -132,7 +133,7 @@ export async function resumeReview(ctx: ToolContext, events: readonly SessionEve
   }
   const after = applyPatch(before ?? "", p.diff);
   if (after === false) return { text: `The pending change to ${rel} could not be rebuilt after the reload; it was not applied. Redo it if it is still needed.`, isError: true };
-  const change: ProposedChange = { editId: p.editId, callId: p.callId, path: abs, relPath: rel, before, after, tool: p.tool };
+  const change: ProposedChange = { editId: p.editId, callId: p.callId, path: abs, relPath: rel, before, after, tool: p.tool, resumed: true };
   const committed = await review(ctx, ctx.reviewer, change, "ask");
   const now = await statFollow(ctx.fs, abs);
   if (now) ctx.readState.set(abs, readStamp(now));

@@ -1,13 +1,21 @@
-// CodeLens rows of a file with a pending change: "Accept File | Reject File | Open Diff" at the top
-// and "Accept | Reject" above each undecided hunk.
+// CodeLens rows of a document with a pending change: "Accept File | Reject File | Open Diff" at the
+// top and "Accept | Reject" above each undecided hunk. A file whose change is staged (kept in a
+// proposal document of its own while auto save is on) gets one row pointing there.
 import * as vscode from "vscode";
 import type { ReviewEntry } from "./review-entry";
+
+export const SHOW_PROPOSAL_COMMAND = "yoke.review.showProposal";
 
 export class ReviewCodeLens implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly entryFor: (uri: vscode.Uri) => ReviewEntry | undefined) {}
+  constructor(
+    /** The change reviewed in this document. */
+    private readonly entryFor: (uri: vscode.Uri) => ReviewEntry | undefined,
+    /** The change of this file, wherever it is reviewed. */
+    private readonly entryForFile: (uri: vscode.Uri) => ReviewEntry | undefined = () => undefined,
+  ) {}
 
   refresh(): void {
     this.changed.fire();
@@ -15,7 +23,15 @@ export class ReviewCodeLens implements vscode.CodeLensProvider {
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const entry = this.entryFor(doc.uri);
-    if (!entry) return [];
+    if (!entry) {
+      const staged = this.entryForFile(doc.uri);
+      if (!staged?.staged) return [];
+      const top = new vscode.Range(0, 0, 0, 0);
+      return [
+        new vscode.CodeLens(top, { title: "Yoke: a change to this file waits for your review in its own editor (auto save is on)", command: "" }),
+        new vscode.CodeLens(top, { title: "Show Change", command: SHOW_PROPOSAL_COMMAND, arguments: [staged.editId] }),
+      ];
+    }
     const id = entry.editId;
     const top = new vscode.Range(0, 0, 0, 0);
     const left = entry.undecided.length;

@@ -7,7 +7,7 @@ import type { VscodeChangeReviewer } from "./vscode-reviewer";
 /** The change a command applies to: an editId, a file URI (editor title), or the active editor's. */
 function target(reviewer: VscodeChangeReviewer, arg: unknown): ReviewEntry | undefined {
   if (typeof arg === "string") return reviewer.get(arg);
-  if (arg instanceof vscode.Uri) return reviewer.pendingFor(arg);
+  if (arg instanceof vscode.Uri) return reviewer.pendingFor(arg) ?? reviewer.pendingForFile(arg);
   const editor = vscode.window.activeTextEditor;
   if (editor) {
     const entry = reviewer.pendingFor(editor.document.uri);

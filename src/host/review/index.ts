@@ -2,10 +2,11 @@
 // session (ToolContext.reviewer) and the panel (pending-changes list) need.
 import * as vscode from "vscode";
 import { uriPathToFsPath } from "../workspace-fs";
-import { ReviewCodeLens } from "./code-lens";
+import { ReviewCodeLens, SHOW_PROPOSAL_COMMAND } from "./code-lens";
 import { registerReviewCommands } from "./commands";
 import { ReviewDecorations } from "./decorations";
 import { ORIGINAL_SCHEME, OriginalContentProvider } from "./original-content";
+import { PROPOSAL_SCHEME, ProposalFileSystem } from "./proposal-fs";
 import type { ReviewListItem } from "./review-entry";
 import { VscodeChangeReviewer } from "./vscode-reviewer";
 
@@ -41,15 +42,21 @@ export function workspaceUri(path: string): vscode.Uri {
 
 export function registerReview(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ReviewFeature {
   const originals = new OriginalContentProvider();
-  const reviewer = new VscodeChangeReviewer({ toUri: workspaceUri, log, originals });
+  const proposals = new ProposalFileSystem();
+  const reviewer = new VscodeChangeReviewer({ toUri: workspaceUri, log, originals, proposals });
   const decorations = new ReviewDecorations();
-  const lenses = new ReviewCodeLens((uri) => reviewer.pendingFor(uri));
+  const lenses = new ReviewCodeLens(
+    (uri) => reviewer.pendingFor(uri),
+    (uri) => reviewer.pendingForFile(uri),
+  );
   const redraw = () => {
     decorations.render((uri) => reviewer.pendingFor(uri));
     lenses.refresh();
   };
   context.subscriptions.push(
     reviewer,
+    proposals,
+    vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, proposals, { isCaseSensitive: true }),
     decorations,
     lenses,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
@@ -57,6 +64,7 @@ export function registerReview(context: vscode.ExtensionContext, log: vscode.Log
     reviewer.onDidChangeEntries(redraw),
     vscode.window.onDidChangeVisibleTextEditors(redraw),
     ...registerReviewCommands(reviewer),
+    vscode.commands.registerCommand(SHOW_PROPOSAL_COMMAND, (editId?: unknown) => (typeof editId === "string" ? reviewer.show(editId) : undefined)),
   );
   return {
     reviewer,

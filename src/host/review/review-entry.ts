@@ -1,5 +1,6 @@
 // One change under review (or applied in auto mode): its hunks, where each hunk sits in the
-// document now, and what the user decided.
+// document now, and what the user decided. The document is the file itself ("inline"), or — when
+// `files.autoSave` would write the proposal — a yoke-proposal: document of its own ("staged").
 import type * as vscode from "vscode";
 import type { ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
 import { adjustRange, countChanges, lineEditOf, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
@@ -28,21 +29,38 @@ export class ReviewEntry {
   message: string | undefined;
   /** Detaches the abort listener once the review has ended. */
   cleanup: (() => void) | undefined;
+  /**
+   * Where the proposal is shown, edited and decided: the file's own document, or its
+   * yoke-proposal: document (staged). Changes from inline to staged if auto save strikes.
+   */
+  docUri: vscode.Uri;
+  /** Staged: the file's text the proposal was laid on (the review's "original" side). */
+  base: string | undefined;
+  /** The review created the (empty) file to show a new file's proposal in it. */
+  createdFile = false;
 
   constructor(
     readonly change: ProposedChange,
+    /** The file changed. */
     readonly uri: vscode.Uri,
     readonly mode: ReviewMode,
     readonly hunks: Hunk[],
     public ranges: LineRange[],
     readonly settle: (outcome: ReviewOutcome) => void,
+    docUri?: vscode.Uri,
   ) {
     this.decisions = hunks.map(() => undefined);
     this.status = mode === "ask" ? "pending" : "applied";
+    this.docUri = docUri ?? uri;
   }
 
   get editId(): string {
     return this.change.editId;
+  }
+
+  /** The proposal is kept out of the file until the review ends. */
+  get staged(): boolean {
+    return this.docUri.toString() !== this.uri.toString();
   }
 
   get undecided(): number[] {

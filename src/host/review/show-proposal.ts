@@ -13,16 +13,18 @@ export interface ShowOptions {
 export async function showProposal(entry: ReviewEntry, doc: vscode.TextDocument, opts: ShowOptions): Promise<void> {
   const cfg = vscode.workspace.getConfiguration("yoke.review");
   const preserveFocus = cfg.get<string>("focus", "background") !== "foreground" || opts.typing;
-  const key = entry.uri.toString();
-  // A plain editor already showing the file (a diff editor does not count: it shows no CodeLens).
-  const visible = vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputText && g.activeTab.input.uri.toString() === key)?.viewColumn;
+  const key = entry.docUri.toString();
+  // A plain editor already showing the proposal's document (a diff editor does not count: it shows
+  // no CodeLens); a staged proposal opens where the file itself is shown.
+  const showing = (uri: vscode.Uri) => vscode.window.tabGroups.all.find((g) => g.activeTab?.input instanceof vscode.TabInputText && g.activeTab.input.uri.toString() === uri.toString())?.viewColumn;
+  const visible = showing(entry.docUri) ?? (entry.staged ? showing(entry.uri) : undefined);
   const active = vscode.window.activeTextEditor;
   const column = opts.typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible ?? vscode.ViewColumn.Active);
   if (cfg.get<string>("view", "inline") === "diff") {
     await opts.openDiff({ preview: true, preserveFocus, viewColumn: column });
     return;
   }
-  if (visible && opts.typing) return;
+  if (visible && opts.typing && showing(entry.docUri)) return;
   const editor = await vscode.window.showTextDocument(doc, { preview: true, preserveFocus, viewColumn: column });
   const line = entry.ranges[0]?.start ?? 0;
   editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
