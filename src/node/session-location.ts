@@ -37,7 +37,7 @@ export function workspaceKey(folder: string): string {
     .toLowerCase()
     .slice(0, NAME_MAX)
     .replace(/[-.]+$/, "");
-  return `${name || "root"}-${hash}`;
+  return `${name || (base ? "folder" : "root")}-${hash}`;
 }
 
 /**
@@ -70,8 +70,9 @@ function ignoresCase(path: string): boolean {
     if (swapped === part) continue;
     const variant = [...parts.slice(0, i), swapped, ...parts.slice(i + 1)].join("");
     try {
-      const a = fs.statSync(path, { bigint: true });
-      const b = fs.statSync(variant, { bigint: true });
+      // lstat: a case-swapped symlink beside the folder must not pass for the folder itself.
+      const a = fs.lstatSync(path, { bigint: true });
+      const b = fs.lstatSync(variant, { bigint: true });
       return a.dev === b.dev && a.ino === b.ino;
     } catch {
       return false;
