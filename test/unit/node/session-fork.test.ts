@@ -35,7 +35,7 @@ function options(turns: FakeTurn[], approver: Approver, runs: string[]): AgentSe
     schema: z.object({ path: z.string() }),
     permission: "Write",
     capabilities: { writes: true },
-    summarize: (a) => a.path,
+    summarize: (a: { path: string }) => a.path,
     timeoutMs: 1000,
     hookInput: (a) => ({ file_path: a.path }),
     async run(a) {
