@@ -27,7 +27,7 @@ const MAX_SNAPSHOT_ITEMS = 400;
 const MAX_HISTORY = 30;
 const DELTA_FLUSH_MS = 16;
 /** Store changes (another window, the CLI) are looked at this long after the last one. */
-const STORE_SETTLE_MS = 150;
+const STORE_SETTLE_MS = 300;
 /** While a session is shown read-only, how often its holder is checked (a killed one leaves no file event). */
 const HOLDER_POLL_MS = 2_000;
 
@@ -43,6 +43,8 @@ export class SessionController implements vscode.Disposable {
   private storeTimer: ReturnType<typeof setTimeout> | undefined;
   private holderPoll: ReturnType<typeof setInterval> | undefined;
   private unlockQueued = false;
+  /** The restored session ended with an open question but another process held it: ask once it is free. */
+  private askWhenFree: string | undefined;
   private lastHistory = "";
   private dirCache: { key: string; dir: string } | undefined;
   private readonly options: SessionOptionsBuilder;
@@ -373,6 +375,7 @@ export class SessionController implements vscode.Disposable {
       const pending = this.showFromLog(id);
       // A question was open when the window closed or crashed: ask it again (the core re-checks
       // the unstarted call through the gate), without the user doing anything.
+      if (pending && this.readOnly) this.askWhenFree = id;
       if (pending && !this.readOnly) {
         this.log.info(`session ${id}: a permission question was open; resuming to ask it again`);
         queueMicrotask(() => void this.run((session) => session.continue()));
@@ -573,8 +576,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   private refreshFromStore(): void {
+    // While this window runs, its own appends are what changed: the run's end refreshes the history.
+    if (this.running) return;
     const id = this.shownId;
-    if (id && !this.running) {
+    if (id) {
       const { view, writer } = this.sessionStore();
       const holder = writer.holder(id);
       const size = view.entries().find((e) => e.id === id)?.size ?? -1;
@@ -582,8 +587,12 @@ export class SessionController implements vscode.Disposable {
       if (grew || describe(holder) !== describe(this.readOnly)) {
         if (this.live && (grew || holder)) void this.detach(false);
         if (!this.live) {
-          this.showFromLog(id);
+          const pending = this.showFromLog(id);
           void this.pushState();
+          if (this.askWhenFree === id && !this.readOnly) {
+            this.askWhenFree = undefined;
+            if (pending) queueMicrotask(() => void this.run((session) => session.continue()));
+          }
         }
       }
     }

@@ -77,6 +77,23 @@ const store = () => defaultSessionDir(workspace, home);
 const userTexts = (id: string) =>
   parseLog(fs.readFileSync(nodePath.join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
 
+/** Another process that only holds the lock of `id` until it is killed. */
+function otherHolder(id: string): Promise<ChildProcess> {
+  const body = `
+    const m = require(${JSON.stringify(bundle)});
+    const store = m.createFileSessionStore(${JSON.stringify(store())}, { owner: "yoke resume" });
+    if (!store.lock(${JSON.stringify(id)}).ok) process.exit(5);
+    process.stdout.write("ready\\n");
+    setInterval(() => {}, 1000);
+  `;
+  const child = spawn(process.execPath, ["-e", body], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
+    child.once("exit", (code) => reject(new Error(`holder exited ${code}`)));
+  });
+}
+
 /** Another process appending a user message and an answer to `id` (as `yoke resume` would), or holding its lock. */
 function otherWriter(id: string, opts: { hold?: boolean; text?: string } = {}): Promise<ChildProcess> {
   const body = `
@@ -179,6 +196,27 @@ describe("SessionController on the shared store", () => {
     await vi.waitFor(async () => expect((await controller.snapshot()).readOnly).toBeUndefined(), { timeout: 8_000 });
     await controller.handle({ type: "prompt", text: "back in the original" });
     expect(userTexts(id)).toEqual(["started in the panel", "from the cli", "back in the original"]);
+  });
+
+  it("asks a restored session's open question again once the process holding it is gone", async () => {
+    await server.close();
+    server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "write_file", input: { path: "notes.md", content: "hi\n" } }] }, { text: "Written." }] });
+    vscode.__state.config.set("yoke.baseUrl", server.openaiBaseUrl);
+    const first = open();
+    void first.controller.handle({ type: "prompt", text: "write notes" });
+    await vi.waitFor(() => expect(first.posted.some((m) => m.type === "permission" && m.request)).toBe(true), { timeout: 10_000 });
+    const id = (await first.controller.snapshot()).sessionId!;
+    first.controller.dispose(); // the window closes with the question open: it stays unanswered in the log
+    const holder = await otherHolder(id);
+
+    const second = open();
+    await second.controller.handle({ type: "ready", protocol: 1 });
+    const shown = await second.controller.snapshot();
+    expect(shown).toMatchObject({ sessionId: id, readOnly: { by: expect.stringContaining(`pid ${holder.pid}`) } });
+    expect(second.posted.some((m) => m.type === "permission" && m.request)).toBe(false);
+    holder.kill("SIGKILL");
+    await vi.waitFor(() => expect(second.posted.some((m) => m.type === "permission" && m.request?.summary === "notes.md")).toBe(true), { timeout: 10_000 });
+    expect((await second.controller.snapshot()).readOnly).toBeUndefined();
   });
 
   it("uses the yoke.sessionDir user setting instead of the shared store", async () => {
