@@ -31,6 +31,9 @@ export class App {
   private readonly resumedText = el("span", {});
   private readonly continueButton: HTMLElement;
   private readonly resumed = el("div", { class: "banner resumed", "data-testid": "resumed-banner", hidden: true }, [this.resumedText]);
+  /** The session is written by another process (the CLI, another window): shown, not continued here. */
+  private readonly readOnlyText = el("span", {});
+  private readonly readOnly = el("div", { class: "banner readonly", "data-testid": "readonly-banner", role: "status", hidden: true }, [this.readOnlyText]);
   private readonly error = el("div", { class: "banner error", "data-testid": "error-banner", role: "alert", hidden: true });
   private readonly empty = el("div", { class: "empty", "data-testid": "empty-state", hidden: true }, ["Ask Yoke to explain, fix or change something in this workspace."]);
   private state: ViewState = "idle";
@@ -41,6 +44,7 @@ export class App {
     const send = host.send;
     this.continueButton = button({ label: "Continue", appearance: "secondary", testid: "continue", onClick: () => send({ type: "continue" }) });
     this.resumed.append(this.continueButton);
+    this.readOnly.append(button({ label: "Continue as a fork", appearance: "secondary", testid: "fork-session", onClick: () => send({ type: "forkSession" }) }));
     this.header = new Header(
       () => send({ type: "newSession" }),
       (mode) => send({ type: "setMode", mode }),
@@ -69,6 +73,7 @@ export class App {
       this.history.root,
       scroller,
       this.error,
+      this.readOnly,
       this.resumed,
       this.reviews.root,
       this.permission.root,
@@ -141,7 +146,12 @@ export class App {
     if (s.hostInfo) this.hostInfo.set(s.hostInfo);
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
-    this.resumed.hidden = !s.resumed || s.items.length === 0;
+    this.readOnly.hidden = !s.readOnly;
+    this.readOnlyText.textContent = s.readOnly
+      ? `Read-only: ${s.readOnly.by} is working on this session. It updates here as it goes; continue it there, or here in a copy.`
+      : "";
+    this.composer.setReadOnly(Boolean(s.readOnly));
+    this.resumed.hidden = !s.resumed || s.items.length === 0 || Boolean(s.readOnly);
     const interrupted = s.state === "interrupted";
     this.resumedText.textContent = interrupted
       ? "This session was interrupted. Continue it, or send a message."

@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import("./commands/run")).runCommand,
   resume: async () => (await import("./commands/run")).resumeCommand,
   sessions: async () => (await import("./commands/sessions")).sessionsCommand,
+  fork: async () => (await import("./commands/fork")).forkCommand,
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
@@ -21,7 +22,8 @@ const USAGE = `yoke — a coding agent (VS Code extension and command line)
 Usage:
   yoke run [options] PROMPT            run the agent on a task in --cwd (default: .)
   yoke resume SESSION [options]        continue a session from its event log
-  yoke sessions [--session-dir DIR]    list sessions with their status
+  yoke sessions [--session-dir DIR]    list sessions with their status (the panel's too)
+  yoke fork SESSION                    a new session continuing a copy of SESSION
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...

@@ -1,8 +1,8 @@
 /** Builds the agent session's ports for the command line: Node file system, ripgrep, JSONL logs. */
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
+import { shellQuote } from "../core/commands/shell-quote";
 import { readInstructions } from "../core/loop/instructions";
 import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
@@ -11,7 +11,7 @@ import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
-import { createFileSessionStore } from "../node/session-store";
+import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, legacyCliSessionDir, type FileSessionStore } from "../node/session-store";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
@@ -32,20 +32,45 @@ export interface CliSessionFlags {
   json: boolean;
 }
 
-/** Default session folder: one per workspace under ~/.yoke/sessions. */
-export function defaultSessionDir(cwd: string): string {
-  const slug = resolve(cwd).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+/, "");
-  return join(homedir(), ".yoke", "sessions", slug || "root");
+/**
+ * The session folder of a workspace folder: the store the panel shares
+ * (`~/.yoke/sessions/<workspace-key>/`). Sessions the CLI kept in its old per-path folder are
+ * moved there the first time.
+ */
+export function cliSessionDir(cwd: string): string {
+  const dir = defaultSessionDir(cwd);
+  const legacy = legacyCliSessionDir(cwd);
+  if (resolve(legacy) !== resolve(dir) && existsSync(legacy)) {
+    const { moved, skipped } = importSessions(legacy);
+    if (moved.length) process.stderr.write(`yoke: moved ${moved.length} session(s) from ${legacy} to ${dir}\n`);
+    for (const s of skipped) process.stderr.write(`yoke: left session ${s.id} in ${legacy}: ${s.reason}\n`);
+  }
+  return dir;
 }
 
-export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string }> {
+/** A session another live process is writing: not resumed (exit status 1). */
+export class SessionInUseError extends Error {}
+
+export async function buildCliSession(
+  flags: CliSessionFlags,
+  resumeId?: string,
+): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
-  const sessionDir = resolve(flags.sessionDir ?? defaultSessionDir(flags.cwd));
-  const store = createFileSessionStore(sessionDir);
+  const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
+  const dirFlag = flags.sessionDir ? ` --session-dir ${shellQuote(sessionDir)}` : "";
+  const store = createFileSessionStore(sessionDir, { owner: resumeId ? "yoke resume" : "yoke run" });
   let providerFlags = { provider: flags.provider, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv, stream: flags.stream };
   let label: string | undefined;
   if (resumeId) {
     if (!store.exists(resumeId)) throw new UsageError(`no session "${resumeId}" in ${sessionDir} (see \`yoke sessions --session-dir ${sessionDir}\`)`);
+    // Held until this process exits: nobody else appends to the log meanwhile.
+    const lock = store.lock(resumeId);
+    if (!lock.ok) {
+      throw new SessionInUseError(
+        `session ${resumeId} is in use by ${describeHolder(lock.holder)}, which is writing to it. ` +
+          `Wait until it is done there, or continue a copy of it: yoke fork ${resumeId}${dirFlag}`,
+      );
+    }
     const start = parseLog(store.read(resumeId)).events.find((e) => e.type === "session_start");
     if (start?.type === "session_start" && !flags.provider) {
       providerFlags = { ...providerFlags, provider: start.provider, model: flags.model ?? start.model, baseUrl: flags.baseUrl ?? start.baseUrl };
@@ -60,6 +85,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   const search = createRipgrepSearcher();
   return {
     sessionDir,
+    store,
     options: {
       store,
       provider: createProvider(config),

@@ -54,6 +54,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     sandbox: z.string().optional(),
     /** Shown persistently while it applies (e.g. sandbox "none"). */
     sandboxWarning: z.string().optional(),
+    /** The session is a copy of another's events up to `seq` (a fork), continued on its own. */
+    forkedFrom: z.object({ sessionId: z.string(), seq: z.number().int().nonnegative() }).optional(),
     /** Version of the event schema. */
     version: z.literal(1),
   }),

@@ -114,8 +114,9 @@ export const silentLogger: Logger = {
 };
 
 /**
- * Append-only storage of session event logs, one per session. Both hosts use a Node
- * implementation (the log lives in the extension's storage, on the extension host's machine).
+ * Append-only storage of session event logs, one per session. Both hosts use the same Node
+ * implementation and folder (src/node/session-store.ts: one store per workspace folder, on the
+ * machine the folder is on), which refuses an append while another process writes the log.
  */
 export interface SessionStore {
   /** Appends one serialised line (no trailing newline) to the session's log. */

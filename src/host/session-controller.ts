@@ -1,14 +1,17 @@
 // Owns the panel's state: the session shown, the live AgentSession (created lazily on first send),
 // the view model projected from its events, and the messages sent to the webview.
-import { join } from "node:path";
+import * as fs from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import * as vscode from "vscode";
 import { AgentSession } from "../core/loop/agent-session";
-import type { Disposable, SessionStore } from "../core/ports";
+import type { Disposable } from "../core/ports";
+import { forkSession } from "../core/session/fork";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
 import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
-import { createFileSessionStore } from "../node/session-store";
+import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
 import { HostServices } from "./host-services";
@@ -25,10 +28,27 @@ const LAST_SESSION_KEY = "yoke.lastSession";
 const MAX_SNAPSHOT_ITEMS = 400;
 const MAX_HISTORY = 30;
 const DELTA_FLUSH_MS = 16;
+/** Store changes (another window, the CLI) are looked at this long after the last one. */
+const STORE_SETTLE_MS = 300;
+/** While a session is shown read-only, how often its holder is checked (a killed one leaves no file event). */
+const HOLDER_POLL_MS = 2_000;
 
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;
-  private store: SessionStore | undefined;
+  /** The shared store of this folder (session-store.ts): writes through locks. */
+  private store: { dir: string; writer: FileSessionStore; view: FileSessionStore } | undefined;
+  /** The shown session is being written by another process (a `yoke` command, another window). */
+  private readOnly: LockHolder | undefined;
+  /** Size of the shown log when the view was built from it (to see it grow under another writer). */
+  private shownBytes = -1;
+  private watcher: { close(): void } | undefined;
+  private storeTimer: ReturnType<typeof setTimeout> | undefined;
+  private holderPoll: ReturnType<typeof setInterval> | undefined;
+  private unlockQueued = false;
+  /** The restored session ended with an open question but another process held it: ask once it is free. */
+  private askWhenFree: string | undefined;
+  private lastHistory = "";
+  private dirCache: { key: string; dir: string } | undefined;
   private readonly options: SessionOptionsBuilder;
   private live: { session: AgentSession; subs: Disposable[] } | undefined;
   private shownId: string | null = null;
@@ -40,7 +60,8 @@ export class SessionController implements vscode.Disposable {
   private deltaBuf = { text: "", reasoning: "" };
   private deltaTimer: ReturnType<typeof setTimeout> | undefined;
   private servers: FirstRunView["servers"] | undefined;
-  private readonly summaries = new Map<string, SessionSummary>();
+  /** Summaries of listed logs, valid while the log's size and time are the same. */
+  private readonly summaries = new Map<string, { mtimeMs: number; size: number; summary: SessionSummary }>();
   private probing: Promise<void> | undefined;
   private post: (msg: HostToWebview) => void = () => {};
   private readonly disposables: vscode.Disposable[] = [];
@@ -63,14 +84,14 @@ export class SessionController implements vscode.Disposable {
       log,
       post: (msg) => this.post(msg),
       notice: (id, level, text) => this.post({ type: "event", view: this.vm.notice(id, level, text) }),
-      live: () => this.live?.session,
+      live: () => this.writableLive(),
       sandbox: () => this.vm.sandbox,
     });
     this.options = new SessionOptionsBuilder({
       log,
       keys,
       approver: this.approver,
-      store: () => this.sessionStore(),
+      store: () => this.sessionStore().writer,
       ...(review ? { reviewer: review.reviewer } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
@@ -83,6 +104,10 @@ export class SessionController implements vscode.Disposable {
         if (e.affectsConfiguration("yoke")) this.settingsChanged();
       }),
       keys.onDidChange(() => this.settingsChanged()),
+      // Another window or the CLI may have changed the store while this window was in the background.
+      vscode.window.onDidChangeWindowState?.((w) => {
+        if (w.focused) this.storeChanged();
+      }) ?? { dispose() {} },
       this.services,
       this.services.onDidChange(() => void this.permissions.pushInfo()),
     );
@@ -103,6 +128,7 @@ export class SessionController implements vscode.Disposable {
   /** Connects the webview; `post` is called with every message for it until `disconnect`. */
   connect(post: (msg: HostToWebview) => void): void {
     this.post = post;
+    this.watchStore();
   }
 
   disconnect(): void {
@@ -128,6 +154,8 @@ export class SessionController implements vscode.Disposable {
         return this.newSession();
       case "openSession":
         return this.openSession(msg.id);
+      case "forkSession":
+        return this.forkShown();
       case "permissionAnswer":
         return this.permissions.answer(msg);
       case "setMode":
@@ -186,7 +214,8 @@ export class SessionController implements vscode.Disposable {
       this.running = false;
       this.flushDeltas();
       void vscode.commands.executeCommand("setContext", "yoke.running", false);
-      this.post({ type: "history", sessions: this.history() });
+      this.releaseIdle();
+      this.postHistory(true);
     }
   }
 
@@ -216,7 +245,7 @@ export class SessionController implements vscode.Disposable {
 
   openSession(id: string): void {
     if (id === this.shownId) return void this.pushState();
-    const store = this.sessionStore();
+    const store = this.sessionStore().view;
     if (!store.exists(id)) {
       this.post({ type: "error", message: `Session ${id} no longer exists.` });
       return;
@@ -228,23 +257,35 @@ export class SessionController implements vscode.Disposable {
 
   /** Sessions of this workspace, newest first, for the history list and the quick pick. */
   history(fresh = false): SessionItemView[] {
-    const store = this.sessionStore();
+    const { view, writer } = this.sessionStore();
     const out: SessionItemView[] = [];
     if (fresh) this.summaries.clear();
-    for (const id of store.list().slice(0, MAX_HISTORY)) {
+    for (const entry of view.entries().slice(0, MAX_HISTORY)) {
+      const { id } = entry;
       try {
-        // Logs other than the shown one change only if another process writes them: cached.
-        let s = id === this.shownId ? undefined : this.summaries.get(id);
-        if (!s) {
-          s = summarizeSession(parseLog(store.read(id)).events, id);
-          this.summaries.set(id, s);
+        // A log is parsed again only when it changed (this window, another one, or the CLI wrote it).
+        let cached = this.summaries.get(id);
+        if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) {
+          cached = { mtimeMs: entry.mtimeMs, size: entry.size, summary: summarizeSession(parseLog(view.read(id)).events, id) };
+          this.summaries.set(id, cached);
         }
+        const s = cached.summary;
+        const holder = writer.holder(id);
         const status: ViewState = id === this.shownId && this.running ? this.vm.state : s.status;
-        out.push({ id, title: s.title, status, updatedAt: s.updatedAt, modelLabel: s.label ?? s.model, active: id === this.shownId });
+        out.push({
+          id,
+          title: s.forkedFrom ? `${s.title} (fork)` : s.title,
+          status,
+          updatedAt: s.updatedAt,
+          modelLabel: s.label ?? s.model,
+          active: id === this.shownId,
+          ...(holder ? { inUse: describeHolder(holder) } : {}),
+        });
       } catch (err) {
         this.log.warn(`session ${id}: cannot be listed: ${(err as Error).message}`);
       }
     }
+    for (const id of this.summaries.keys()) if (!out.some((s) => s.id === id)) this.summaries.delete(id);
     return out;
   }
 
@@ -266,6 +307,7 @@ export class SessionController implements vscode.Disposable {
       title: firstUser?.kind === "user" ? firstUser.text.slice(0, 80) : "New session",
       state: this.vm.state,
       resumed: this.resumed,
+      ...(this.readOnly ? { readOnly: { by: describeHolder(this.readOnly) } } : {}),
       items,
       omitted,
       ...(streaming ? { streaming } : {}),
@@ -292,6 +334,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (this.storeTimer) clearTimeout(this.storeTimer);
+    this.setHolderPoll(false);
     if ((this.approver.current || this.review?.reviewer.pending().length) && this.live) {
       // The window closes (or reloads) while a question is open or a change waits for review: leave
       // it unanswered in the log, so the next window asks it again (the review re-attaches to the
@@ -303,6 +349,8 @@ export class SessionController implements vscode.Disposable {
       this.approver.dispose();
     }
     for (const d of this.disposables) d.dispose();
+    // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
+    this.store?.writer.dispose();
   }
 
   private async pushState(): Promise<void> {
@@ -326,12 +374,13 @@ export class SessionController implements vscode.Disposable {
     if (this.restored) return;
     this.restored = true;
     const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);
-    if (id && !this.shownId && this.sessionStore().exists(id)) {
+    if (id && !this.shownId && this.sessionStore().view.exists(id)) {
       const pending = this.showFromLog(id);
       // A question was open, or a change waited for review, when the window closed or crashed: ask
       // again without the user doing anything (the core re-checks an unstarted call through the
       // gate, and puts a pending review up again; its decision becomes that call's result).
-      if (pending) {
+      if (pending && this.readOnly) this.askWhenFree = id;
+      if (pending && !this.readOnly) {
         this.log.info(`session ${id}: ${pending === "review" ? "a change was waiting for review; resuming to show it again" : "a permission question was open; resuming to ask it again"}`);
         queueMicrotask(() => void this.run((session) => session.continue()));
       }
@@ -340,10 +389,15 @@ export class SessionController implements vscode.Disposable {
 
   /** Shows a session from its log; says what the log ends with that nobody answered: a permission question or a review. */
   private showFromLog(id: string): "question" | "review" | undefined {
-    const parsed = parseLog(this.sessionStore().read(id));
+    const { view, writer } = this.sessionStore();
+    const lines = view.read(id);
+    this.shownBytes = view.entries().find((e) => e.id === id)?.size ?? -1;
+    const parsed = parseLog(lines);
     this.vm = new SessionViewModel(parsed.events);
     const pending = this.vm.pending !== null ? "question" : this.review && resumableCalls(parsed.events, createBuiltinTools()).length ? "review" : undefined;
-    this.vm.markInterrupted();
+    // Another process is writing it: its last state is live there, not interrupted.
+    this.setReadOnly(writer.holder(id));
+    if (!this.readOnly) this.vm.markInterrupted();
     this.shownId = id;
     this.resumed = true;
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, id);
@@ -374,27 +428,187 @@ export class SessionController implements vscode.Disposable {
     void this.pushState();
   }
 
+  /**
+   * The session folder: the setting `yoke.sessionDir` (user settings only), or the folder's shared
+   * store `~/.yoke/sessions/<workspace-key>/` (node/session-location.ts), the one the CLI uses.
+   * Without a folder on disk, the window's own storage.
+   */
   private sessionDir(): string {
+    const configured = vscode.workspace.getConfiguration("yoke").inspect<string>("sessionDir")?.globalValue?.trim();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const key = `${configured ?? ""}\n${folder?.uri.toString() ?? ""}`;
+    if (this.dirCache?.key !== key) {
+      const dir = configured
+        ? resolve(configured.replace(/^~(?=$|[\\/])/, homedir()))
+        : folder && folder.uri.scheme === "file"
+          ? defaultSessionDir(folder.uri.fsPath)
+          : this.windowSessionDir();
+      this.dirCache = { key, dir };
+    }
+    return this.dirCache.dir;
+  }
+
+  /** Where sessions were kept before the shared store: VS Code's per-window workspace storage. */
+  private windowSessionDir(): string {
     const base = this.ctx.storageUri ?? this.ctx.globalStorageUri;
     return join(base.fsPath, "sessions");
   }
 
-  private sessionStore(): SessionStore {
-    this.store ??= createFileSessionStore(this.sessionDir());
-    return this.store as SessionStore;
+  private sessionStore(): { dir: string; writer: FileSessionStore; view: FileSessionStore } {
+    const dir = this.sessionDir();
+    if (this.store?.dir === dir) return this.store;
+    this.store?.writer.dispose();
+    const legacy = this.windowSessionDir();
+    if (resolve(legacy) !== resolve(dir) && fs.existsSync(legacy)) {
+      // Once: the sessions of the old per-window storage move to the shared store (each to its folder's).
+      const { moved, skipped } = importSessions(legacy);
+      if (moved.length) this.log.info(`moved ${moved.length} session(s) from ${legacy} to the shared store ${dir}`);
+      for (const x of skipped) this.log.warn(`session ${x.id} stays in ${legacy}: ${x.reason}`);
+    }
+    this.store = { dir, writer: createFileSessionStore(dir, { owner: vscode.env.appName || "VS Code" }), view: createFileSessionStore(dir, { readOnly: true }) };
+    this.summaries.clear();
+    if (this.watcher) this.watchStore(true);
+    return this.store;
+  }
+
+  /** The live session, unless another process has written its log since (then the next send reopens it). */
+  private writableLive(): AgentSession | undefined {
+    const live = this.live?.session;
+    if (!live || this.running) return live;
+    const { writer } = this.sessionStore();
+    return writer.changedOnDisk(live.id) || writer.holder(live.id) ? undefined : live;
   }
 
   private async liveSession(): Promise<AgentSession> {
-    if (this.live) return this.live.session;
+    const { writer } = this.sessionStore();
+    if (this.live) {
+      const id = this.live.session.id;
+      const lock = writer.lock(id);
+      if (lock.ok && !writer.changedOnDisk(id)) return this.live.session;
+      // The CLI or another window continued it meanwhile (or is writing it now): start again from its log.
+      this.log.info(`session ${id} was continued elsewhere; reopening it from its log`);
+      await this.detach(false);
+      if (!lock.ok) throw this.inUse(id, lock.holder);
+    }
     // Settings files may have changed while no watcher event arrived yet: read them afresh.
     await this.services.gate?.reload().catch((err: unknown) => this.log.warn(`reloading the permission settings failed: ${(err as Error)?.message ?? String(err)}`));
     await this.permissions.currentMode();
     const opts = await this.options.build();
     const store = opts.store;
+    if (this.shownId && store.exists(this.shownId)) {
+      // Held while this window writes; released when it is idle again (releaseIdle).
+      const lock = writer.lock(this.shownId);
+      if (!lock.ok) throw this.inUse(this.shownId, lock.holder);
+    }
     const session =
       this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
     this.attach(session);
     return session;
+  }
+
+  /** The shown session is written by another process: show it read-only and say why. */
+  private inUse(id: string, holder: LockHolder): UserFacingError {
+    if (this.shownId === id && !this.live) this.showFromLog(id);
+    this.setReadOnly(holder);
+    void this.pushState();
+    return new UserFacingError(`This session is in use by ${describeHolder(holder)}. It is shown read-only here; use "Continue as a fork" to go on with a copy.`);
+  }
+
+  private setReadOnly(holder: LockHolder | undefined): void {
+    this.readOnly = holder;
+    this.setHolderPoll(holder !== undefined);
+  }
+
+  private setHolderPoll(on: boolean): void {
+    if (on && !this.holderPoll) {
+      this.holderPoll = setInterval(() => this.storeChanged(), HOLDER_POLL_MS);
+      this.holderPoll.unref?.();
+    } else if (!on && this.holderPoll) {
+      clearInterval(this.holderPoll);
+      this.holderPoll = undefined;
+    }
+  }
+
+  /** Lets go of the live session's lock once nothing runs: the CLI or another window may continue it. */
+  private releaseIdle(): void {
+    if (this.running || this.approver.current || !this.live) return;
+    this.store?.writer.unlock(this.live.session.id);
+  }
+
+  /** Continues the shown session in a copy (a fork), e.g. when another process is writing it. */
+  private forkShown(): void {
+    const source = this.shownId;
+    if (!source || this.running) return;
+    const { writer } = this.sessionStore();
+    const { id } = forkSession(writer, source);
+    writer.unlock(id);
+    this.log.info(`session ${source} forked as ${id}`);
+    this.detach(false);
+    this.showFromLog(id);
+    void this.pushState();
+  }
+
+  /** Watches the store folder: another window or the CLI adding or writing sessions. */
+  private watchStore(restart = false): void {
+    if (this.watcher && !restart) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    const dir = this.sessionStore().dir;
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      const w = fs.watch(dir, { persistent: false }, () => this.storeChanged());
+      w.on("error", (err) => this.log.warn(`watching ${dir} failed: ${err.message}; the history refreshes when the window gets the focus`));
+      this.watcher = w;
+    } catch (err) {
+      this.log.warn(`cannot watch ${dir}: ${(err as Error).message}; the history refreshes when the window gets the focus`);
+      this.watcher = { close() {} };
+    }
+  }
+
+  /** Something in the store changed: refresh the history, and the shown session if another process wrote it. */
+  private storeChanged(): void {
+    if (this.storeTimer) return;
+    this.storeTimer = setTimeout(() => {
+      this.storeTimer = undefined;
+      try {
+        this.refreshFromStore();
+      } catch (err) {
+        this.log.warn(`refreshing from the session store failed: ${(err as Error).message}`);
+      }
+    }, STORE_SETTLE_MS);
+    this.storeTimer.unref?.();
+  }
+
+  private refreshFromStore(): void {
+    // While this window runs, its own appends are what changed: the run's end refreshes the history.
+    if (this.running) return;
+    const id = this.shownId;
+    if (id) {
+      const { view, writer } = this.sessionStore();
+      const holder = writer.holder(id);
+      const size = view.entries().find((e) => e.id === id)?.size ?? -1;
+      const grew = this.live ? writer.changedOnDisk(id) : size !== this.shownBytes;
+      if (grew || describe(holder) !== describe(this.readOnly)) {
+        if (this.live && (grew || holder)) void this.detach(false);
+        if (!this.live) {
+          const pending = this.showFromLog(id);
+          void this.pushState();
+          if (this.askWhenFree === id && !this.readOnly) {
+            this.askWhenFree = undefined;
+            if (pending) queueMicrotask(() => void this.run((session) => session.continue()));
+          }
+        }
+      }
+    }
+    this.postHistory();
+  }
+
+  private postHistory(force = false): void {
+    const sessions = this.history();
+    const json = JSON.stringify(sessions);
+    if (!force && json === this.lastHistory) return;
+    this.lastHistory = json;
+    this.post({ type: "history", sessions });
   }
 
   private attach(session: AgentSession): void {
@@ -411,22 +625,33 @@ export class SessionController implements vscode.Disposable {
    * Drops the live session instance (keeping the one shown); `cancel` stops a run first. The
    * session is ended: SessionEnd hooks run and its background commands are stopped.
    */
-  private detach(cancel: boolean): void {
-    if (!this.live) return;
+  private detach(cancel: boolean): Promise<void> {
+    if (!this.live) return Promise.resolve();
     if (cancel) this.stop();
     const { session } = this.live;
     for (const s of this.live.subs) s.dispose();
     this.live = undefined;
-    session.end(cancel ? "clear" : "other").then(
-      () => this.services.release(session.id),
-      (err: unknown) => this.log.warn(`ending session ${session.id} failed: ${(err as Error)?.message ?? String(err)}`),
-    );
     this.streaming = { text: "", reasoning: "" };
     this.deltaBuf = { text: "", reasoning: "" };
+    return session.end(cancel ? "clear" : "other").then(
+      () => {
+        this.services.release(session.id);
+        if (this.live?.session.id !== session.id) this.store?.writer.unlock(session.id);
+      },
+      (err: unknown) => this.log.warn(`ending session ${session.id} failed: ${(err as Error)?.message ?? String(err)}`),
+    );
   }
 
   private onEvent(e: Parameters<SessionViewModel["apply"]>[0]): void {
     this.flushDeltas();
+    // Written while idle (a mode change, a review decided later): let go of the lock again.
+    if (!this.running && !this.unlockQueued) {
+      this.unlockQueued = true;
+      queueMicrotask(() => {
+        this.unlockQueued = false;
+        this.releaseIdle();
+      });
+    }
     if (e.type === "assistant_message" || e.type === "error" || e.type === "status") this.streaming = { text: "", reasoning: "" };
     for (const view of this.vm.apply(e)) this.post({ type: "event", view });
     if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
@@ -447,4 +672,8 @@ export class SessionController implements vscode.Disposable {
     if (buf.reasoning) this.post({ type: "delta", kind: "reasoning", text: buf.reasoning });
     if (buf.text) this.post({ type: "delta", kind: "text", text: buf.text });
   }
+}
+
+function describe(holder: LockHolder | undefined): string {
+  return holder ? describeHolder(holder) : "";
 }

@@ -83,6 +83,8 @@ export const SessionItemView = z.object({
   updatedAt: z.string(),
   modelLabel: z.string(),
   active: z.boolean(),
+  /** Another process is writing it now ("yoke resume (pid 4242 on devbox, since 14:02:11)"). */
+  inUse: z.optional(z.string()),
 });
 export type SessionItemView = z.infer<typeof SessionItemView>;
 
@@ -139,6 +141,8 @@ export const Snapshot = z.object({
   state: ViewState,
   /** A resumed session shown read-only until the user sends (which continues it). */
   resumed: z.boolean(),
+  /** Another process (a `yoke` command, another window) is writing this session: shown, not continued here. */
+  readOnly: z.optional(z.object({ by: z.string() })),
   items: z.array(ViewItem),
   /** Items left out at the start of a long session. */
   omitted: z.number(),
@@ -184,6 +188,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stop") }),
   z.object({ type: z.literal("newSession") }),
   z.object({ type: z.literal("openSession"), id: sessionId }),
+  /** Continue the session shown (read-only: another process writes it) in a copy of its own. */
+  z.object({ type: z.literal("forkSession") }),
   z.object({
     type: z.literal("permissionAnswer"),
     callId: id,

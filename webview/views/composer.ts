@@ -3,12 +3,16 @@
 import { button, setDisabled } from "../ui/components";
 import { el } from "../ui/dom";
 
+const PLACEHOLDER = "Ask Yoke… (Enter to send, Shift+Enter for a new line)";
+
 export class Composer {
   readonly root: HTMLElement;
   readonly input: HTMLTextAreaElement;
   private readonly sendButton: HTMLElement;
   private readonly stopButton: HTMLElement;
   private running = false;
+  /** Another process writes the session shown: nothing is sent or stopped from here. */
+  private readOnly = false;
   /** The last prompt sent, recalled with Up in an empty box. */
   private last = "";
 
@@ -17,12 +21,12 @@ export class Composer {
       class: "prompt-input",
       "data-testid": "prompt-input",
       rows: "3",
-      placeholder: "Ask Yoke… (Enter to send, Shift+Enter for a new line)",
+      placeholder: PLACEHOLDER,
       "aria-label": "Prompt",
     });
     const submit = () => {
       const text = this.input.value.trim();
-      if (!text || this.running) return;
+      if (!text || this.running || this.readOnly) return;
       onSend(text);
       this.last = text;
       this.input.value = "";
@@ -47,8 +51,18 @@ export class Composer {
 
   setRunning(running: boolean): void {
     this.running = running;
-    this.stopButton.hidden = !running;
-    setDisabled(this.sendButton, running);
+    this.update();
+  }
+
+  setReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
+    this.input.placeholder = readOnly ? "Read-only: another process is working on this session (see above)." : PLACEHOLDER;
+    this.update();
+  }
+
+  private update(): void {
+    this.stopButton.hidden = !this.running || this.readOnly;
+    setDisabled(this.sendButton, this.running || this.readOnly);
   }
 
   /** Puts back a prompt that could not be sent (only into an empty box: never overwrite typing). */

@@ -7,6 +7,7 @@ import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-se
 import type { PermissionMode } from "../../core/loop/types";
 import { summarizeSession } from "../../core/session/projection";
 import { parse, printJson, UsageError } from "../args";
+import type { FileSessionStore } from "../../node/session-store";
 import { buildCliSession, type CliSessionFlags } from "../session-setup";
 import { createConsoleRenderer } from "../render";
 
@@ -56,7 +57,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const flags = flagsFrom(values);
   const setup = await buildCliSession(flags);
   const session = await AgentSession.create(setup.options);
-  return drive(session, setup.options, setup.sessionDir, flags, (s) => s.send(prompt));
+  return drive(session, setup, flags, (s) => s.send(prompt));
 }
 
 export async function resumeCommand(argv: string[]): Promise<number> {
@@ -67,16 +68,16 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const setup = await buildCliSession(flags, id);
   const session = await AgentSession.resume(id, setup.options);
   const prompt = rest.join(" ").trim();
-  return drive(session, setup.options, setup.sessionDir, flags, (s) => (prompt ? s.send(prompt) : s.continue()));
+  return drive(session, setup, flags, (s) => (prompt ? s.send(prompt) : s.continue()));
 }
 
 async function drive(
   session: AgentSession,
-  opts: AgentSessionOptions,
-  sessionDir: string,
+  setup: { options: AgentSessionOptions; sessionDir: string; store: FileSessionStore },
   flags: CliSessionFlags,
   act: (s: AgentSession) => Promise<void>,
 ): Promise<number> {
+  const { options: opts, sessionDir } = setup;
   const renderer = flags.json ? undefined : createConsoleRenderer(process.stdout, process.stderr);
   renderer?.header(session.id, opts.provider, opts.providerLabel);
   const subscriptions = renderer ? [session.onEvent((e) => renderer.event(e)), session.onDelta((d) => renderer.delta(d))] : [];
@@ -94,6 +95,8 @@ async function drive(
     process.off("SIGINT", onSigint);
     for (const s of subscriptions) s.dispose();
     await session.end(interrupts > 0 ? "prompt_input_exit" : "other");
+    // The log is complete: another process may continue it now.
+    setup.store.dispose();
   }
   const events = session.events();
   const summary = summarizeSession(events, session.id);

@@ -80,6 +80,8 @@ export interface SessionSummary {
   costUsd?: number;
   /** Number of user messages. */
   turns: number;
+  /** The session this one was forked from. */
+  forkedFrom?: string;
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(["thinking", "waiting_tool", "waiting_user"]);
@@ -115,5 +117,6 @@ export function summarizeSession(events: readonly SessionEvent[], id = ""): Sess
     usage,
     costUsd: cost,
     turns,
+    ...(start?.type === "session_start" && start.forkedFrom ? { forkedFrom: start.forkedFrom.sessionId } : {}),
   };
 }

@@ -30,6 +30,8 @@ beforeEach(() => {
   s.isTrusted = true;
   s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
   s.config.clear();
+  // Sessions in the temp dir, not in the shared store under the real home.
+  s.config.set("yoke.sessionDir", nodePath.join(dir, "sessions"));
   s.warnings.length = 0;
   parts = fakeExtensionParts(nodePath.join(dir, "storage"));
 });

@@ -254,6 +254,37 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await page.locator("[data-testid=resumed-banner]").isVisible()).toBe(false);
   });
 
+  it("shows a session another process writes read-only: says who, sends nothing, offers a fork", async () => {
+    const by = "yoke resume (pid 4242 on devbox, since 14:02:11)";
+    await post({
+      type: "state",
+      snapshot: baseSnapshot({
+        sessionId: "s1",
+        state: "thinking",
+        resumed: true,
+        readOnly: { by },
+        items: [{ kind: "user", id: "u1", text: "long task" }],
+        history: [{ id: "s1", title: "long task", status: "interrupted", updatedAt: new Date().toISOString(), modelLabel: "m", active: true, inUse: by }],
+      }),
+    });
+    const banner = page.locator("[data-testid=readonly-banner]");
+    expect(await banner.textContent()).toContain(`Read-only: ${by} is working on this session.`);
+    expect(await page.locator("[data-testid=resumed-banner]").isVisible()).toBe(false);
+    expect(await page.locator("[data-testid=stop]").isVisible()).toBe(false);
+    expect(await page.locator("[data-testid=session-item]").first().textContent()).toContain(`in use by ${by}`);
+    const input = page.locator("[data-testid=prompt-input]");
+    await input.fill("not here");
+    await input.press("Enter");
+    expect((await sent()).some((m) => m.type === "prompt")).toBe(false);
+    await page.locator("[data-testid=fork-session]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "forkSession" });
+    await post({ type: "state", snapshot: baseSnapshot({ sessionId: "s2", items: [{ kind: "user", id: "u1", text: "long task" }] }) });
+    expect(await banner.isVisible()).toBe(false);
+    await input.fill("in the fork");
+    await input.press("Enter");
+    expect((await sent()).at(-1)).toEqual({ type: "prompt", text: "in the fork" });
+  });
+
   it("drops invalid host messages and keeps working", async () => {
     await post({ type: "event", view: { kind: "html", id: "x", html: "<b>bad</b>" } });
     await post({ type: "status", state: "exploded" });
