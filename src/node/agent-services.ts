@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Logger } from "../core/ports";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
+import { nodeListDir, probeCaseInsensitive } from "./fs-probes";
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
 import { createNodeHookRunner } from "./hook-exec";
@@ -70,6 +71,8 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,
     log: opts.log,
+    listDir: nodeListDir,
+    caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
   const sandboxSettings: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
   const hookExec = createNodeHookRunner({ wrap: hookSandbox(cwd, sandboxSettings, opts.log) });

@@ -6,6 +6,7 @@ import { createPermissionGate, type YokePermissionGate } from "../../src/core/pe
 import type { PermissionCheck } from "../../src/core/loop/types";
 import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "../../src/node/settings-files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
+import { nodeListDir } from "../../src/node/fs-probes";
 
 export interface PermissionWorkspace {
   root: string;
@@ -50,6 +51,7 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
         shellWasm: () => loadShellWasm(),
         writer: createSettingsWriter(ws),
         trusted: opts.trusted,
+        listDir: nodeListDir,
       });
     },
   };
