@@ -16,7 +16,7 @@ export interface PermissionCase {
   mode?: string;
   settings?: unknown;
   sources?: Record<string, unknown>;
-  expect: { decision: string; rule: string | null };
+  expect: { decision: string; rule: string | null; confine?: { readOnly?: boolean; writable?: string[] } };
   note?: string;
 }
 
@@ -32,8 +32,10 @@ export interface CaseOutcome {
   reason: string;
   stderr: string;
   exitCode: number;
+  /** How the sandbox must confine the command (PermissionDecision.confine). */
+  confine?: { readOnly?: boolean; writable?: string[] };
   /** The expectation with placeholders filled in. */
-  expected: { decision: string; rule: string | null };
+  expected: PermissionCase["expect"];
   agrees: boolean;
 }
 
@@ -89,9 +91,13 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
       let stderr = "";
       try {
         const exitCode = await permissionsCommand(argv, { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string };
+        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string; confine?: CaseOutcome["confine"] };
         const expected = substitute(c.expect, ws);
-        return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule };
+        const confineAgrees =
+          expected.confine === undefined ||
+          (!!expected.confine.readOnly === !!got.confine?.readOnly &&
+            JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()));
+        return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule && confineAgrees };
       } finally {
         for (const f of homeFiles) rmSync(f, { force: true });
       }

@@ -104,7 +104,12 @@ export function specLiteralWords(spec: string | undefined): string[] {
 
 /** A stand-in for a word only known at run time: no literal of a specifier contains it, only `*` matches it. */
 const UNKNOWN = "\u0001";
-const subject = (words: Word[]) => words.map((w) => (w.dynamic ? UNKNOWN : w.value.replaceAll(" ", INNER_SPACE))).join(" ");
+const subjects = new WeakMap<Word[], string>();
+const subject = (words: Word[]) => {
+  let s = subjects.get(words);
+  if (s === undefined) subjects.set(words, (s = words.map((w) => (w.dynamic ? UNKNOWN : w.value.replaceAll(" ", INNER_SPACE))).join(" ")));
+  return s;
+};
 
 /**
  * Does the specifier match the command words? "yes" also when a word only known at run time lies

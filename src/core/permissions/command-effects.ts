@@ -74,6 +74,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
 
   for (const it of INTERPRETERS) {
     if (!it.name.test(name)) continue;
+    if (args.some((a) => /^(--version|-V|-v|--help|-h|-\?|--v8-options)$/.test(a.value)) && !args.some((a) => it.inline.test(a.value))) return fx;
     const inline = has(it.inline);
     if (inline) fx.hidden.push(`${name} ${inline.value.split("=")[0]} runs code given on the command line`);
     else if (extraArgs) fx.hidden.push(`${name} is given arguments at run time (xargs)`);
@@ -82,6 +83,13 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if ((operand === undefined && it.stdinWhenBare) || operand?.value === "-" || operand?.value === "/dev/stdin" || operand?.dynamic)
         fx.hidden.push(`${name} runs code read from ${operand?.dynamic ? operand.raw : "its input"}${stdinLiteral ? " (a here-document Yoke does not parse)" : ""}`);
     }
+    return fx;
+  }
+
+  if (name === "source" || name === ".") {
+    const file = args[0]?.value === "--" ? args[1] : args[0];
+    if (!file || file.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(file.value))
+      fx.hidden.push(`${name} runs a script from ${file ? file.raw : "nowhere"}, which Yoke cannot read`);
     return fx;
   }
 
@@ -147,7 +155,6 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       return fx;
     }
     case "find": {
-      exec(/^-(exec|execdir|ok|okdir)$/, "find runs a command for each file (the command must be allowed itself)");
       fx.writes.push(...valueAfter(/^-(fprint|fprint0|fls)$/));
       fx.writes.push(...valueAfter(/^-fprintf$/));
       if (values.includes("-delete")) {

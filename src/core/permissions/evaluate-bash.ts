@@ -29,9 +29,17 @@ import type { PermissionRule } from "./types";
 
 /** Larger commands are not analysed (they ask). */
 export const MAX_COMMAND_LENGTH = 100_000;
+/** Commands with more separators than this (`;`, `|`, `&`, lines outside here-documents) are not analysed either. */
+export const MAX_COMMAND_STATEMENTS = 1_500;
+/** …nor with more words and expansions than this (outside single quotes and here-documents). */
+export const MAX_COMMAND_TOKENS = 5_000;
+/** …nor nested deeper than this (parentheses of subshells and substitutions). */
+const MAX_NESTING_ESTIMATE = 64;
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
 const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLUMNS|LINES)$/;
 const HARMLESS_TARGETS = /^\/dev\/(null|stdin|stdout|stderr|tty|zero|full|random|urandom|fd\/\d+)$/;
+/** Commands whose run-time arguments are not files. */
+const NO_RUNTIME_FILES = new Set(["echo", "printf", "true", ":", "false", "kill", "sleep"]);
 /** Paths that are other paths in disguise (a process's folder, root or file descriptors). */
 const ALIAS_PATHS = /^\/proc(\/|$)|^\/dev\/fd\/\d+\/|^\/dev\/(stdin|stdout|stderr)\/|^\/dev\/fd\/?$/;
 
@@ -75,6 +83,9 @@ type TouchTarget = { exact: CheckedPath } | { pattern: PathPattern; why: string;
 export async function evaluateBash(command: string, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   if (command.length > MAX_COMMAND_LENGTH) return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);
+  const size = estimateSize(command);
+  if (size.statements > MAX_COMMAND_STATEMENTS || size.tokens > MAX_COMMAND_TOKENS)
+    return decide("ask", "mode", `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`);
   const analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
   const env: ExpandEnv = { home: ctx.home, listDir: ctx.listDir, budget: DEFAULT_BUDGET(), cache: new Map() };
   const paths = new Map<string, Promise<CheckedPath>>();
@@ -171,11 +182,9 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   for (const inst of instances) {
     const { part } = inst;
     if (!part.wrapper) {
-      const rule = mode === "plan" ? undefined : allowRuleFor(inst, allowRules);
-      if (rule && "why" in rule) {
-        failures.push(`\`${part.text}\` needs approval (${rule.why})`);
-        continue;
-      }
+      let rule = mode === "plan" ? undefined : allowRuleFor(inst, allowRules);
+      const refused = rule && "why" in rule ? rule.why : undefined;
+      if (refused) rule = undefined;
       if (inst.cls.ok && inst.effective.words[0]?.value === "git") {
         const why = await foreignRepository(inst, ctx);
         if (why) {
@@ -183,14 +192,14 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
           continue;
         }
       }
-      if (rule) {
+      if (rule && "rule" in rule) {
         byRuleParts.add(inst);
         usedRule ??= rule.rule;
         allReadOnly = false;
       } else {
         const ro = await readOnlyProblem(inst, touches, ctx);
         if (ro.why) {
-          failures.push(mode === "plan" ? `\`${part.text}\` ${ro.why}` : `\`${part.text}\` needs approval (${ro.why})`);
+          failures.push(mode === "plan" ? `\`${part.text}\` ${ro.why}` : `\`${part.text}\` needs approval (${refused ?? ro.why})`);
           continue;
         }
         usedRule ??= ro.rule;
@@ -217,19 +226,81 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   return d;
 }
 
+/**
+ * Roughly how much a command line holds: commands (`;`, `|`, `&`, line breaks) and words
+ * (whitespace runs, expansions), outside single quotes and here-document bodies. A bound on the
+ * parser's work (tree-sitter's time grows with the number of tokens), not an analysis; stops
+ * counting past the limits.
+ */
+export function estimateSize(command: string): { statements: number; tokens: number } {
+  let statements = 0;
+  let tokens = 0;
+  let heredoc: string | undefined;
+  let heredocExpands = false;
+  let lineStart = 0;
+  let single = false;
+  let prevSpace = false;
+  let depth = 0;
+  for (let i = 0; i <= command.length; i++) {
+    const c = command[i];
+    if (c === "\n" || c === undefined) {
+      const line = command.slice(lineStart, i);
+      if (heredoc !== undefined) {
+        if (line.replace(/^\t+/, "") === heredoc) heredoc = undefined;
+      } else if (!single) {
+        statements++;
+        const m = /<<-?\s*(?:'([^']*)'|"([^"]*)"|(\\?)([A-Za-z_0-9]+))/.exec(line);
+        if (m) {
+          heredoc = m[1] ?? m[2] ?? m[4];
+          heredocExpands = m[4] !== undefined && !m[3];
+        }
+      }
+      lineStart = i + 1;
+      prevSpace = true;
+      if (statements > MAX_COMMAND_STATEMENTS || tokens > MAX_COMMAND_TOKENS) break;
+      continue;
+    }
+    if (heredoc !== undefined) {
+      if (heredocExpands && (c === "$" || c === "`")) tokens++;
+      continue;
+    }
+    if (single) {
+      if (c === "'") single = false;
+      continue;
+    }
+    if (c === "'") single = true;
+    else if (c === "\\") i++;
+    else if (c === ";" || c === "|" || c === "&") statements++;
+    else if (c === "$") tokens++;
+    else if (c === "`") {
+      // Every backquote pair is parsed again on its own: they count for more.
+      tokens += 40;
+      if (tokens > MAX_COMMAND_TOKENS) break;
+    } else if (c === "(") {
+      if (++depth > MAX_NESTING_ESTIMATE) return { statements, tokens: MAX_COMMAND_TOKENS + 1 };
+    } else if (c === ")") depth = Math.max(0, depth - 1);
+    const space = c === " " || c === "\t";
+    if (space && !prevSpace) tokens++;
+    prevSpace = space;
+  }
+  return { statements, tokens };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Instances: each part in each folder it may run in, with its words expanded.
 
 async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext, env: ExpandEnv): Promise<Instance[]> {
   const changes = analysis.parts.map((p) => mayChangeFiles(p));
+  const changers = changes.filter(Boolean).length;
   const out: Instance[] = [];
   for (let i = 0; i < analysis.parts.length; i++) {
     const part = analysis.parts[i]!;
-    const unstable = changes.some((c, j) => c && j !== i);
+    const unstable = changers - (changes[i] ? 1 : 0) > 0;
     const cwds: Array<string | null> = part.cwd ?? [null];
     for (const cwd of cwds) {
       const memo = new Map<Word, XWord[]>();
       const expand = async (words: Word[]) => {
+        if (!words.some((w) => w.glob || w.pattern?.startsWith("~"))) return words as XWord[];
         const res: XWord[] = [];
         for (const w of words) {
           let e = memo.get(w);
@@ -275,7 +346,7 @@ function mayChangeFiles(part: CommandPart): boolean {
 
 /** Brace, tilde and pathname expansion of one word in one folder. */
 async function expandWord(w: Word, cwd: string | null, env: ExpandEnv, globOptionsChanged: boolean): Promise<XWord[]> {
-  if (w.dynamic || w.pattern === undefined) return [w];
+  if (w.dynamic || w.pattern === undefined || (!w.glob && !w.pattern.startsWith("~"))) return [w];
   const needsBrace = w.glob;
   const patterns = needsBrace ? braceExpand(w.pattern) : [w.pattern];
   if (!patterns) return [{ ...w, dynamic: true, unknownWhy: `${w.raw} expands to too many words` }];
@@ -335,7 +406,8 @@ function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
  */
 function allowRuleFor(inst: Instance, rules: PermissionRule[]): { rule: PermissionRule } | { why: string } | undefined {
   const eff = inst.effective.view;
-  const effSkip = eff.skip ?? 0;
+  // Where the command that really runs starts (below sudo the effective view is the outer one).
+  const effSkip = inst.innermost.view.skip ?? eff.skip ?? 0;
   let refused: string | undefined;
   for (const rule of rules) {
     for (const { view, words } of inst.expanded) {
@@ -346,8 +418,8 @@ function allowRuleFor(inst: Instance, rules: PermissionRule[]): { rule: Permissi
       if (!matched) continue;
       const literal = specLiteralWords(rule.specifier);
       const whole = compileBashSpec(rule.specifier).any;
-      if (!whole && view !== eff && literal.length <= effSkip - skip) {
-        refused ??= `the rule ${rule.raw} allows \`${view.words[0]?.value}\` but not the command it runs, \`${inst.effective.words.map((w) => w.value).join(" ")}\``;
+      if (!whole && effSkip > skip && literal.length <= effSkip - skip) {
+        refused ??= `the rule ${rule.raw} allows \`${view.words[0]?.value}\` but not the command it runs, \`${inst.innermost.words.map((w) => w.value).join(" ")}\``;
         continue;
       }
       if (!whole && inst.part.runsUnknown && literal.length < inst.expanded[0]!.words.length) {
@@ -395,6 +467,18 @@ async function collectTouches(instances: Instance[], ctx: EvalContext, check: (b
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
     for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true });
     for (const w of inst.effects.reads) await add("read", w as XWord);
+    // Files given at run time (xargs, find -exec … {}): any file.
+    if (inst.part.extraArgs && !NO_RUNTIME_FILES.has(inst.effective.words[0]?.value ?? "")) {
+      const how = inst.part.via[inst.part.via.length - 1] ?? "xargs";
+      const from = inst.part.filesFrom;
+      if (from && inst.cwd !== null && from.every((w) => !w.dynamic)) {
+        for (const w of from) {
+          const p = await check(inst.cwd, w.value);
+          out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.lexical), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
+          if (p.real !== p.lexical) out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.real), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
+        }
+      } else out.push({ kind: "read", raw: inst.part.text, inst, pattern: [ANY], why: `files named at run time (${how})`, symbolic: "dynamic" });
+    }
     if (inst.cls.ok) {
       if (inst.cls.readsCwd) await add("read", literalWord(".") as XWord, { implicit: true });
       for (const d of inst.cls.gitDirs ?? []) await add("read", d as XWord);

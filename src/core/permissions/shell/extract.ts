@@ -177,6 +177,10 @@ class Walker {
       case "process_substitution":
         this.walkChildren(node, [], cwd);
         return;
+      case "list":
+        // `a && b && c` nests to the left; walk the chain without recursing down it.
+        for (const item of flattenList(node)) this.walk(item, redirects, cwd);
+        return;
       case "arithmetic_expansion":
         this.arithmetic(node.text);
         this.walkChildren(node, redirects, cwd);
@@ -251,6 +255,7 @@ class Walker {
     const start = redirect?.namedChildren.find((c) => c?.type === "heredoc_start")?.text ?? "";
     // A quoted delimiter (<<'EOF', <<"EOF", <<\EOF) means the body is taken literally.
     if (/['"\\]/.test(start)) return;
+    if (node.namedChildCount === 0) this.scanLeaf(node, cwd);
     for (const child of node.namedChildren) if (child) this.walk(child, [], cwd);
   }
 
@@ -394,6 +399,19 @@ class Walker {
   private pseudoPart(text: string, redirects: Redirect[], cwd: CwdSet): CommandPart {
     return { text, views: [{ words: [literalWord(":")], allowable: true, skip: 0 }], assignments: [], redirects, elevated: this.opts.elevated, extraArgs: false, wrapper: false, problems: [], hidden: [], via: this.opts.via, cwd };
   }
+}
+
+/** The commands of an and-or list (`a && b || c`), first to last, without recursion. */
+export function flattenList(node: Node): Node[] {
+  const rights: Node[] = [];
+  let cur: Node = node;
+  while (cur.type === "list") {
+    const named = cur.namedChildren.filter((c): c is Node => !!c && c.type !== "comment");
+    if (named.length < 2) break;
+    rights.push(...named.slice(1).reverse());
+    cur = named[0]!;
+  }
+  return [cur, ...rights.reverse()];
 }
 
 /** The literal text a here-string or a here-document with no expansions gives as input, or undefined. */

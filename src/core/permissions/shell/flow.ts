@@ -52,6 +52,9 @@ function same(a: State, b: State): boolean {
 
 const pass = (s: State): Outcome => ({ ok: s, fail: s });
 
+/** Commands that move the shell, end it or run code in it (the rest leave the folder as it is). */
+const FLOW_COMMANDS = new Set(["cd", "pushd", "popd", "exit", "return", "break", "continue", "exec", "source", ".", "eval", "builtin", "command"]);
+
 /** Node types that hold statements run one after another. */
 const SEQUENCES = new Set(["program", "compound_statement", "do_group", "else_clause"]);
 
@@ -63,8 +66,8 @@ export function analyseFlow(root: Node, initial: CwdSet, home: string): FlowResu
 
 class Flow {
   readonly cwdAt = new Map<number, CwdSet>();
-  /** States at `break`/`continue`, per enclosing loop. */
-  private loopExits: State[][] = [];
+  /** States at `break` (to the loop's exit) and `continue` (to its head), per enclosing loop. */
+  private loopExits: Array<{ breaks: State[]; continues: State[] }> = [];
   private depth = 0;
 
   constructor(private readonly home: string) {}
@@ -116,18 +119,30 @@ class Flow {
         this.substitutions(node, s);
         return this.command(node, s);
       case "list": {
-        const kids = node.children.filter((c): c is Node => !!c);
-        const left = kids.find((c) => c.isNamed);
-        const op = kids.find((c) => !c.isNamed && (c.type === "&&" || c.type === "||"));
-        const right = [...kids].reverse().find((c) => c.isNamed);
-        if (!left || !right || left === right || !op) return this.generic(node, s);
-        const a = this.statement(left, s);
-        if (op.type === "&&") {
-          const b = this.statement(right, a.ok);
-          return { ok: b.ok, fail: join(a.fail, b.fail) };
+        // Left-nested chain `a && b || c`: evaluated left to right without recursing down it.
+        const chain: Array<{ op: string; node: Node }> = [];
+        let cur: Node = node;
+        while (cur.type === "list") {
+          const kids = cur.children.filter((c): c is Node => !!c && c.type !== "comment");
+          const op = kids.find((c) => !c.isNamed && (c.type === "&&" || c.type === "||"));
+          const named = kids.filter((c) => c.isNamed);
+          if (!op || named.length !== 2) return this.generic(node, s);
+          chain.push({ op: op.type, node: named[1]! });
+          cur = named[0]!;
+          this.record(cur, s);
         }
-        const b = this.statement(right, a.fail);
-        return { ok: join(a.ok, b.ok), fail: b.fail };
+        let acc = this.statement(cur, s);
+        for (let k = chain.length - 1; k >= 0; k--) {
+          const { op, node: right } = chain[k]!;
+          if (op === "&&") {
+            const b = this.statement(right, acc.ok);
+            acc = { ok: b.ok, fail: join(acc.fail, b.fail) };
+          } else {
+            const b = this.statement(right, acc.fail);
+            acc = { ok: join(acc.ok, b.ok), fail: b.fail };
+          }
+        }
+        return acc;
       }
       case "pipeline":
         for (const c of node.namedChildren) if (c) this.statement(c, s);
@@ -257,17 +272,17 @@ class Flow {
   private loop(s: State, once: (head: State) => { cont: State; exit: State }): Outcome {
     let head = s;
     let exit: State = DEAD;
-    this.loopExits.push([]);
+    this.loopExits.push({ breaks: [], continues: [] });
     try {
       for (let i = 0; ; i++) {
         const r = once(head);
         exit = join(exit, r.exit);
-        const next = join(head, r.cont, ...this.loopExits[this.loopExits.length - 1]!);
+        const next = join(head, r.cont, ...this.loopExits[this.loopExits.length - 1]!.continues);
         if (same(next, head)) break;
         head = i >= 4 ? null : next;
         if (i >= 5) break;
       }
-      exit = join(exit, ...this.loopExits[this.loopExits.length - 1]!);
+      exit = join(exit, ...this.loopExits[this.loopExits.length - 1]!.breaks);
     } finally {
       this.loopExits.pop();
     }
@@ -276,7 +291,7 @@ class Flow {
 
   private whileStatement(node: Node, s: State): Outcome {
     const until = node.children.some((c) => c?.type === "until");
-    const condition = node.childrenForFieldName("condition").filter((c): c is Node => !!c);
+    const condition = node.childrenForFieldName("condition").filter((c): c is Node => !!c && c.isNamed && c.type !== "comment");
     const body = node.childForFieldName("body");
     return this.loop(s, (head) => {
       const c = this.statements(condition, head);
@@ -317,7 +332,9 @@ class Flow {
     const name = node.childForFieldName("name");
     const args = node.childrenForFieldName("argument").filter((a): a is Node => !!a);
     if (!name) return pass(s);
-    let words = [wordOf(name), ...args.map((a) => wordOf(a))];
+    const nameWord = wordOf(name);
+    if (!FLOW_COMMANDS.has(nameWord.value) && !nameWord.dynamic) return pass(s);
+    let words = [nameWord, ...args.map((a) => wordOf(a))];
     while (words.length && !words[0]!.dynamic && (words[0]!.value === "builtin" || words[0]!.value === "command") && words[1] && !words[1].value.startsWith("-")) words = words.slice(1);
     const first = words[0]!;
     if (first.dynamic) return pass(null);
@@ -354,9 +371,13 @@ class Flow {
       case "return":
         return pass(DEAD);
       case "break":
-      case "continue":
-        this.loopExits[this.loopExits.length - 1]?.push(s);
+      case "continue": {
+        const loop = this.loopExits[this.loopExits.length - 1];
+        // `break 2` and friends leave several loops: treat as leaving to anywhere after them.
+        if (loop && rest.length === 0) (first.value === "break" ? loop.breaks : loop.continues).push(s);
+        else for (const l of this.loopExits) l.breaks.push(null);
         return pass(DEAD);
+      }
       case "exec":
         return rest.length ? pass(DEAD) : pass(s);
       case "source":

@@ -56,6 +56,8 @@ export interface CommandPart {
    * programs seen only for deny rules): an allow rule must name the whole command literally.
    */
   runsUnknown?: boolean;
+  /** For run-time arguments (find -exec … {}): the folders the file names come from. */
+  filesFrom?: Word[];
   /** Files written by the wrappers around the command (`time -o F`, `strace -o F`, `script F`). */
   writes?: Word[];
   /** How it was reached, outermost first (e.g. `bash -c`, `xargs`, `find -exec`). */

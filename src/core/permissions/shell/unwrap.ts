@@ -339,6 +339,12 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
 
 /** `find … -exec CMD … ;` — each CMD is a further part; `{}` are paths found at run time. */
 function findExec(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const roots: Word[] = [];
+  for (const a of args) {
+    if (/^-(H|L|P)$/.test(a.value)) continue;
+    if (/^[-(!]/.test(a.value) || a.value === ")" || a.value === ",") break;
+    roots.push(a);
+  }
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (!/^-(exec|execdir|ok|okdir)$/.test(v)) continue;
@@ -358,6 +364,7 @@ function findExec(part: CommandPart, args: Word[], out: Unwrapped): void {
         hidden: [],
         via: [...part.via, `find ${v}`],
         cwd: part.cwd,
+        filesFrom: roots.length ? roots : [literalWord(".")],
       };
       const nested = unwrapCommand(sub);
       out.parts.push(sub, ...nested.parts);
