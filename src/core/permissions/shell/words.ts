@@ -95,6 +95,13 @@ function unquotedWord(text: string, first: boolean): Value {
   let value = "";
   let glob = false;
   let dynamic = false;
+  if (!text.includes("\\")) {
+    // No escapes (the common case): one pass of native searches instead of a character loop.
+    value = text;
+    glob = /[*?[]/.test(text);
+    dynamic = text.includes("$");
+    text = "";
+  }
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === "\\") {
@@ -105,9 +112,10 @@ function unquotedWord(text: string, first: boolean): Value {
     if (c === "$") dynamic = true;
     value += c;
   }
-  if (first && text.startsWith("~") && !/^~(\/|$)/.test(text)) dynamic = true;
-  if (!glob && hasBraceList(text)) glob = true;
-  return dynamic ? { value, dynamic, glob } : { value, dynamic, glob, pattern: text };
+  const source = text || value;
+  if (first && source.startsWith("~") && !/^~(\/|$)/.test(source)) dynamic = true;
+  if (!glob && hasBraceList(source)) glob = true;
+  return dynamic ? { value, dynamic, glob } : { value, dynamic, glob, pattern: source };
 }
 
 /** Does an expansion pattern hold an unescaped brace list or sequence (`{a,b}`, `{1..3}`)? Linear scan. */
