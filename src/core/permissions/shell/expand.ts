@@ -254,7 +254,7 @@ export async function globExpand(pattern: string, cwd: string, env: ExpandEnv): 
     const lastGlob = lastGlobSegment(segments);
     if (lastGlob < segments.length - 1) {
       const kept: typeof bases = [];
-      for (const b of bases) if ((await exists(b.abs, env)) !== false) kept.push(b);
+      for (const b of bases) if ((await exists(b.abs, env)) === true) kept.push(b);
       if (kept.length === 0) return { words: [unescapePattern(pattern)] };
       bases = kept;
     }
