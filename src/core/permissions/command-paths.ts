@@ -44,6 +44,16 @@ export function namedPaths(words: Word[]): NamedPaths {
     return out;
   }
   const positional = positionalArgs(args, NON_PATH_VALUES[name]);
+  if (WRITES_LAST.has(name) || MOVES.has(name)) {
+    // `cp -t DIR src…`, `mv --target-directory=DIR src…`: the folder is written, the rest read.
+    const target = targetDirectory(args);
+    if (target) {
+      const sources = positional.filter((w) => w !== target.word && w.value !== target.dir.value);
+      out.reads.push(...sources);
+      out.writes.push(target.dir, ...(MOVES.has(name) ? sources : []));
+      return out;
+    }
+  }
   if (WRITES_ALL.has(name) || (name === "sed" && args.some((a) => /^(-i|--in-place)/.test(a.value) || /^-[a-zA-Z]*i/.test(a.value)))) {
     out.writes.push(...positional);
   } else if (MOVES.has(name) && positional.length > 1) {
@@ -67,4 +77,16 @@ export function isOptionValue(words: Word[], i: number): boolean {
   if (words.slice(1, i).some((w) => w.value === "--")) return true;
   const prev = words[i - 1];
   return !!prev && !!table?.has(prev.value);
+}
+
+function targetDirectory(args: Word[]): { dir: Word; word?: Word } | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === "--") break;
+    if ((v === "-t" || v === "--target-directory") && args[i + 1]) return { dir: args[i + 1]!, word: args[i + 1] };
+    if (v.startsWith("--target-directory=")) return { dir: { ...args[i]!, value: v.slice(19) } };
+    if (/^-[a-zA-Z]*t$/.test(v) && !v.startsWith("--") && args[i + 1]) return { dir: args[i + 1]!, word: args[i + 1] };
+    if (/^-t./.test(v)) return { dir: { ...args[i]!, value: v.slice(2) } };
+  }
+  return undefined;
 }

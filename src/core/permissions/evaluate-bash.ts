@@ -218,7 +218,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     if (mode === "plan") return decide("deny", "mode", planModeReason(`this command (${unique.slice(0, 2).join("; ")})`));
     return decide("ask", "mode", `${unique.slice(0, 3).join("; ")}.`);
   }
-  const parts = new Set(instances.map((i) => i.part)).size;
+  const parts = new Set(instances.map((i) => i.part.text)).size;
   const d = usedRule
     ? decide("allow", "rule", `Allowed by the rule ${ruleLabel(usedRule)}${parts > 1 ? "; every other part is allowed too" : ""}.`, usedRule)
     : decide("allow", "mode", parts ? `Read-only command${parts > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.` : "The command does nothing.");

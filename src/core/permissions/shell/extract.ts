@@ -75,6 +75,17 @@ const LOOKUP_CHANGERS: Record<string, (args: Word[]) => string | undefined> = {
 };
 
 export function analyseCommand(parser: Parser, source: string, opts: AnalyseOptions = {}): CommandAnalysis {
+  if (source.includes("\\\n")) {
+    // bash removes a backslash-newline before it splits words (`r\<newline>m` is `rm`); tree-sitter
+    // reads it as a space. Both readings are analysed, and every part of either must pass.
+    const joined = analyseOne(parser, source.replace(/\\\n/g, ""), opts);
+    const split = analyseOne(parser, source, opts);
+    return { parts: [...split.parts, ...joined.parts], problems: [...new Set([...split.problems, ...joined.problems])], globOptionsChanged: split.globOptionsChanged || joined.globOptionsChanged };
+  }
+  return analyseOne(parser, source, opts);
+}
+
+function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): CommandAnalysis {
   const depth = opts.depth ?? 0;
   const result: CommandAnalysis = { parts: [], problems: [] };
   if (depth > MAX_DEPTH) {

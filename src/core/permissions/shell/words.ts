@@ -105,14 +105,16 @@ function unquotedWord(text: string, first: boolean): Value {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === "\\") {
-      if (i + 1 < text.length) value += text[++i];
+      // A backslash-newline is a line continuation: both go.
+      if (i + 1 < text.length && text[i + 1] !== "\n") value += text[i + 1];
+      i++;
       continue;
     }
     if (c === "*" || c === "?" || c === "[") glob = true;
     if (c === "$") dynamic = true;
     value += c;
   }
-  const source = text || value;
+  const source = (text || value).replace(/\\\n/g, "");
   if (first && source.startsWith("~") && !/^~(\/|$)/.test(source)) dynamic = true;
   if (!glob && hasBraceList(source)) glob = true;
   return dynamic ? { value, dynamic, glob } : { value, dynamic, glob, pattern: source };
