@@ -192,6 +192,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "make":
     case "gmake":
       if (has(/^(--eval|-E)(=|$)/)) fx.hidden.push(`${name} --eval runs make code given on the command line`);
+      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
       exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`);
       for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
       return fx;

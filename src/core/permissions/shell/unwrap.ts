@@ -19,8 +19,14 @@ const OTHER_SHELLS = new Set(["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "p
 const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
   npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "run"], uv: ["run"], poetry: ["run"], pipenv: ["run"],
   bundle: ["exec"], conda: ["run"], mamba: ["run"], mise: ["exec", "x"], direnv: ["exec"], nix: ["run", "shell", "develop"], pixi: ["run", "exec"],
-  rye: ["run"], hatch: ["run"], pdm: ["run"], asdf: ["exec"], rtx: ["exec", "x"], devbox: ["run"], docker: [], cargo: [],
+  rye: ["run"], hatch: ["run"], pdm: ["run"], asdf: ["exec"], rtx: ["exec", "x"], devbox: ["run"],
 };
+/**
+ * Programs that run a command elsewhere (a container, another host) that can still reach the
+ * workspace: their later words are candidate commands for deny and ask rules only (allow rules
+ * keep matching the program itself).
+ */
+const ELSEWHERE: Record<string, string[] | true> = { ssh: true, docker: ["run", "exec"], podman: ["run", "exec"], nerdctl: ["run", "exec"], kubectl: ["exec", "run", "debug"], lxc: ["exec"], incus: ["exec"], distrobox: ["enter"], toolbox: ["run"], vagrant: ["ssh"] };
 
 /**
  * Programs that run another command given after their own options and arguments. Their views are
@@ -198,6 +204,25 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       }
       if (HIDDEN_RUNNERS[name]) {
         part.hidden.push(`${name} ${HIDDEN_RUNNERS[name]}`);
+        // Their arguments are often whole command lines (`concurrently 'a' 'b'`): parse each.
+        for (const a of args) if (!a.dynamic && !a.value.startsWith("-") && /\s/.test(a.value)) out.scripts.push({ how: name, script: a, elevated: part.elevated });
+        const candidates = args.filter((a) => !a.dynamic);
+        for (let i = 0; i < candidates.length; i++) if (!candidates[i]!.value.startsWith("-")) part.views.push({ words: candidates.slice(i), allowable: false, denyOnly: true });
+        return undefined;
+      }
+      const elsewhere = ELSEWHERE[name];
+      if (elsewhere && (elsewhere === true || elsewhere.includes(args[0]?.value ?? ""))) {
+        const rest = elsewhere === true ? args : args.slice(1);
+        for (let i = 0; i < rest.length; i++) {
+          const w = rest[i]!;
+          if (w.dynamic || w.value.startsWith("-")) continue;
+          part.views.push({ words: rest.slice(i), allowable: false, denyOnly: true });
+          // ssh joins its command words into one remote shell line: its words are candidates too.
+          if (name === "ssh" && /\s/.test(w.value)) {
+            const words = tokenize(w.value.replace(/[;&|()]/g, " ")).map(literalWord);
+            for (let k = 0; k < words.length; k++) part.views.push({ words: words.slice(k), allowable: false, denyOnly: true });
+          }
+        }
         return undefined;
       }
       if (RUNS_A_COMMAND.has(name)) runsACommand(part, args, name, out);
@@ -328,7 +353,7 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
   const program = name.split(" ")[0]!;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
-    if (DASH_C_SCRIPT.has(program) && (v === "-c" || v === "--command") && args[i + 1]) {
+    if (DASH_C_SCRIPT.has(program) && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
       out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: true });
       i++;
       continue;
