@@ -77,6 +77,9 @@ describe("the folders cd may leave", () => {
     expect(cwd("while true; do cd a; break; done; ls").at(-1)).toBe("ls @ /w,/w/a");
     expect(cwd("f() { cd a; }; ls")).toEqual(["cd a @ ?", "ls @ /w"]);
     expect(cwd("cd; ls").at(-1)).toBe("ls @ /h,/w");
+    expect(cwd("cd a/.. && ls").at(-1)).toBe("ls @ /w");
+    expect(cwd("cd -P a/.. && ls").at(-1)).toBe("ls @ ?");
+    expect(cwd("set -P; cd a/..; ls").at(-1)).toBe("ls @ ?");
   });
 });
 

@@ -183,7 +183,13 @@ class Walker {
         return;
       case "command_substitution":
         if (node.text.startsWith("`")) this.backticks(node, cwd);
-        else this.walkChildren(node, [], cwd);
+        else {
+          // `$(< file)` reads the file: a redirection with no command.
+          const own: Redirect[] = [];
+          for (const child of node.namedChildren) if (child?.type === "file_redirect") this.collectRedirects(child, own);
+          if (own.length) this.out.parts.push(this.pseudoPart(node.text, own, cwd));
+          this.walkChildren(node, [], cwd);
+        }
         return;
       case "process_substitution":
         this.walkChildren(node, [], cwd);
@@ -333,6 +339,8 @@ class Walker {
 
   /** `${PATH:=x}`, `${IFS=x}`: default assignment. */
   private expansion(node: Node): void {
+    // `${x@P}` expands the value as a prompt, which runs the command substitutions in it.
+    if (/@P\}$/.test(node.text)) this.problem(`${node.text} expands a value as a prompt, which runs commands in it`);
     const m = /^\$\{!?([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?:?=/.exec(node.text);
     if (m && isDangerousVariable(m[1]!)) this.problem(`it sets ${m[1]}, which changes what later commands run`);
   }

@@ -53,7 +53,7 @@ function same(a: State, b: State): boolean {
 const pass = (s: State): Outcome => ({ ok: s, fail: s });
 
 /** Commands that move the shell, end it or run code in it (the rest leave the folder as it is). */
-const FLOW_COMMANDS = new Set(["cd", "pushd", "popd", "exit", "return", "break", "continue", "exec", "source", ".", "eval", "builtin", "command"]);
+const FLOW_COMMANDS = new Set(["cd", "pushd", "popd", "set", "exit", "return", "break", "continue", "exec", "source", ".", "eval", "builtin", "command"]);
 
 /** Node types that hold statements run one after another. */
 const SEQUENCES = new Set(["program", "compound_statement", "do_group", "else_clause"]);
@@ -69,6 +69,8 @@ class Flow {
   /** States at `break` (to the loop's exit) and `continue` (to its head), per enclosing loop. */
   private loopExits: Array<{ breaks: State[]; continues: State[] }> = [];
   private depth = 0;
+  /** `set -P` somewhere: every `cd` resolves symlinks before `..`. */
+  private physical = false;
 
   constructor(private readonly home: string) {}
 
@@ -357,16 +359,22 @@ class Flow {
           operands.push(w);
         }
         if (noChange) return pass(s);
+        // `cd -P a/..` goes up from where a's symlink points, which only the file system knows.
+        const physical = rest.some((w) => /^-[a-zA-Z@]*P/.test(w.value)) || this.physical;
         if (operands.length === 0) return { ok: first.value === "cd" ? [resolveFrom("/", this.home, this.home)] : null, fail: s };
         const target = operands[0]!;
         if (operands.length > 1 || (first.value === "pushd" && /^[+-]\d*$/.test(target.value)) || target.value === "-") return { ok: null, fail: s };
         const path = staticPath(target, this.home);
         if (path === undefined) return { ok: null, fail: s };
+        if (physical && /(^|\/)[^/.][^/]*\/+\.\.(\/|$)|(^|\/)\.[^/.][^/]*\/+\.\.(\/|$)/.test(path)) return { ok: null, fail: s };
         const ok = s === DEAD ? DEAD : s === null ? (path.startsWith("/") ? [resolveFrom("/", path, this.home)] : null) : dedupe(s.map((d) => resolveFrom(d, path, this.home)));
         return { ok, fail: s };
       }
       case "popd":
         return { ok: null, fail: s };
+      case "set":
+        if (rest.some((w) => /^-[a-zA-Z]*P/.test(w.value) || w.value === "physical")) this.physical = true;
+        return pass(s);
       case "exit":
       case "return":
         return pass(DEAD);
