@@ -399,6 +399,9 @@ function findExec(part: CommandPart, args: Word[], out: Unwrapped): void {
   }
 }
 
+/** git's own commands (anything else is an alias or a `git-NAME` program). */
+const GIT_COMMANDS = new Set(("add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook http-backend imap-send index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs flow").split(" "));
+
 /** git configuration keys that cannot make git run anything. */
 const SAFE_GIT_CONFIG = /^(color(\..*)?|user\.(name|email)|author\.(name|email)|committer\.(name|email)|core\.(quotepath|autocrlf|safecrlf|eol|abbrev|ignorecase|filemode|whitespace|compression|bigfilethreshold)|advice\..*|log\.(date|decorate|showroot|follow|abbrevcommit|showsignature)|format\.pretty|diff\.(renames|renamelimit|mnemonicprefix|noprefix|algorithm|indentheuristic|colormoved|context|interhunkcontext|submodule|statgraphwidth|ignoresubmodules|relative|suppressblankempty|orderfile|wserrorhighlight)|status\.(short|branch|showuntrackedfiles|relativepaths|submodulesummary|aheadbehind|renames)|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote|followtags)|merge\.(ff|conflictstyle|log|stat)|rebase\.(autostash|autosquash|stat|updaterefs)|fetch\.(prune|prunetags|parallel)|commit\.(verbose|cleanup|status)|tag\.sort|branch\.sort|column\.ui|pager\.[a-z-]+=?false|gc\.auto|maintenance\.auto|protocol\.version|http\.(postbuffer|lowspeedlimit|lowspeedtime|version)|grep\.(linenumber|extendedregexp|patterntype|column|fullname)|blame\.(date|coloring)|i18n\..*|am\.threeway)$/i;
 /** Keys whose value is a shell command git runs. */
@@ -469,6 +472,12 @@ function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefi
     changed = true;
   }
   gitSubcommandCommands(part, rest, out);
+  const subName = rest[0];
+  if (subName && !subName.dynamic && !subName.value.startsWith("-") && !GIT_COMMANDS.has(subName.value)) {
+    // Not a git command: an alias from a configuration Yoke does not read (or `git-X` on the PATH),
+    // which could be any git command. Deny rules on git commands might apply.
+    part.views.push({ words: [literalWord("git"), { value: subName.value, raw: subName.raw, dynamic: true, glob: false }, ...rest.slice(1)], allowable: false, denyOnly: true });
+  }
   if (!changed) return undefined;
   return { words: [literalWord("git"), ...rest], denyOnly: true };
 }
