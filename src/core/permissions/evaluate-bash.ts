@@ -491,6 +491,8 @@ async function collectTouches(instances: Instance[], ctx: EvalContext, check: (b
 
 /** What a word names, once or as a pattern of what it could name. */
 async function resolveWord(w: XWord, inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Array<{ raw: string } & TouchTarget>> {
+  // `<(cmd)` / `>(cmd)` is a pipe (/dev/fd/N) to a command that is checked as a part of its own.
+  if (w.dynamic && /^[<>]\([\s\S]*\)$/.test(w.raw)) return [];
   if (w.dynamic) return [{ raw: w.raw, pattern: dynamicSegs(w.value), why: `${w.raw} (only known when it runs${w.unknownWhy ? `: ${w.unknownWhy}` : ""})`, symbolic: "dynamic" }];
   const value = w.value;
   if (ALIAS_PATHS.test(value) || value === "/proc") return [{ raw: w.raw, pattern: [ANY], why: `${value} (another name for a path only known when it runs)`, symbolic: "alias" }];
