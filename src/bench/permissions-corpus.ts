@@ -16,7 +16,7 @@ export interface PermissionCase {
   mode?: string;
   settings?: unknown;
   sources?: Record<string, unknown>;
-  expect: { decision: string; rule: string | null };
+  expect: { decision: string; rule: string | null; confine?: { readOnly?: boolean; writable?: string[] } };
   note?: string;
 }
 
@@ -32,8 +32,10 @@ export interface CaseOutcome {
   reason: string;
   stderr: string;
   exitCode: number;
+  /** How the sandbox must confine the command (PermissionDecision.confine). */
+  confine?: { readOnly?: boolean; writable?: string[] };
   /** The expectation with placeholders filled in. */
-  expected: { decision: string; rule: string | null };
+  expected: PermissionCase["expect"];
   agrees: boolean;
 }
 
@@ -59,7 +61,8 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
 
   const makeWorkspace = (id: string) => {
     const ws = join(root, `ws-${id}-${made++}`);
-    for (const f of corpus.workspace.files) write(join(ws, f), "x\n");
+    // Placeholder content; a settings file gets an empty object (an unreadable one would make every tool ask).
+    for (const f of corpus.workspace.files) write(join(ws, f), f.endsWith(".json") ? "{}\n" : "x\n");
     for (const [link, target] of Object.entries(corpus.workspace.symlinks)) {
       mkdirSync(dirname(join(ws, link)), { recursive: true });
       symlinkSync(substitute(target, ws), join(ws, link));
@@ -89,9 +92,13 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
       let stderr = "";
       try {
         const exitCode = await permissionsCommand(argv, { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string };
+        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string; confine?: CaseOutcome["confine"] };
         const expected = substitute(c.expect, ws);
-        return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule };
+        const confineAgrees =
+          expected.confine === undefined ||
+          (!!expected.confine.readOnly === !!got.confine?.readOnly &&
+            JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()));
+        return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule && confineAgrees };
       } finally {
         for (const f of homeFiles) rmSync(f, { force: true });
       }

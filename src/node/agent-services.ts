@@ -11,6 +11,7 @@ import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { FileAccessPolicy, Logger, SessionServices } from "../core/ports";
 import type { LoadedSource } from "../core/permissions/types";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
+import { probeCaseInsensitive } from "./fs-probes";
 import { createHookRunner } from "../core/hooks/run-hooks";
 import type { HookBus } from "../core/hooks/bus";
 import type { ClaudeToolShape } from "../core/hooks/transcript";
@@ -100,6 +101,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,
     log: opts.log,
+    caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
   const userSandbox: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
   // The other workspace folders are as writable for commands as the first.

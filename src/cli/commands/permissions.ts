@@ -10,6 +10,8 @@ import { PERMISSION_MODES } from "../../core/permissions/merge-settings";
 import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
 import { loadSettingsSources, nodeRealPath } from "../../node/settings-files";
 import { loadShellWasm } from "../../node/tree-sitter-wasm";
+import { probeCaseInsensitive } from "../../node/fs-probes";
+import { nodeListDir } from "../../node/settings-files";
 import { parse, UsageError } from "../args";
 
 /** Tool names accepted in place of permission names. */
@@ -48,6 +50,8 @@ export async function checkPermission(opts: CheckOptions): Promise<CheckResult> 
     loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,
+    listDir: nodeListDir,
+    caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
   const permission = TOOL_TO_PERMISSION[opts.tool] ?? opts.tool;
   const mode = opts.mode ?? (await gate.defaultMode());
@@ -104,7 +108,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
   });
   for (const p of result.problems) io.err(`warning: ${p}\n`);
   const { decision } = result;
-  if (values.json) io.out(JSON.stringify({ decision: decision.decision, rule: decision.rule ?? null, reason: decision.reason, by: decision.by, mode: result.mode }, null, 2) + "\n");
+  if (values.json) io.out(JSON.stringify({ decision: decision.decision, rule: decision.rule ?? null, reason: decision.reason, by: decision.by, mode: result.mode, ...(decision.confine ? { confine: decision.confine } : {}) }, null, 2) + "\n");
   else io.out(`${decision.decision}${decision.rule ? ` (rule ${decision.rule})` : ""}: ${decision.reason}\n`);
   return 0;
 }

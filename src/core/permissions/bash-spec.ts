@@ -1,57 +1,181 @@
 /**
- * Bash rule specifiers: `npm run test:*` (prefix, word boundary), `git status` (exact), and `*`
- * wildcards (`git * main`; a trailing ` *` is the prefix form). Matched against the words of one
- * simple command after quote removal, never against the raw command text.
+ * Bash rule specifiers, as Claude Code documents them: `*` matches any sequence of characters
+ * (spaces included) anywhere in the command; a trailing ` *` also matches nothing, so
+ * `Bash(ls *)` matches `ls` and `ls -la` but not `lsof`, while `Bash(ls*)` matches all three; the
+ * legacy suffix `:*` is the same as a trailing ` *` (`Bash(npm run test:*)` = `Bash(npm run test *)`,
+ * `Bash(rm -rf /*:*)` = `Bash(rm -rf /* *)`); without `*` the rule is exact. Quotes in a specifier
+ * group words (`Bash(git commit -m "fix bug")`), `\*` is a literal star.
+ *
+ * Matched against the words of one simple command after quote removal, never against the raw
+ * command text: a rule never spans `&&`, `;` or `|`.
  */
 import type { Word } from "./shell/words";
 
 export type SpecMatch = "yes" | "maybe" | "no";
 
-type Spec = { kind: "any" } | { kind: "prefix"; words: string[] } | { kind: "exact"; words: string[] } | { kind: "wildcard"; re: RegExp; first: string };
+/** A compiled specifier: characters, `null` for `*`; spaces between words are " ", spaces inside a word U+0000. */
+interface Spec {
+  any: boolean;
+  tokens: Array<string | null>;
+  /** Ends with ` *`: the tail (a space and anything) may be absent. */
+  optionalTail: boolean;
+  re: RegExp;
+  /** Words before the first `*`, as written (for wrapper and option coverage). */
+  literal: string[];
+}
 
 const cache = new Map<string, Spec>();
+const INNER_SPACE = "\u0000";
+const ANY: Spec = { any: true, tokens: [], optionalTail: false, re: /^/, literal: [] };
 
 export function compileBashSpec(spec: string | undefined): Spec {
-  if (spec === undefined || spec === "*") return { kind: "any" };
+  if (spec === undefined || spec.trim() === "*") return ANY;
   let s = cache.get(spec);
   if (s) return s;
-  if (spec.endsWith(":*")) s = { kind: "prefix", words: tokenize(spec.slice(0, -2)) };
-  else if (/ \*$/.test(spec) && !spec.slice(0, -2).includes("*")) s = { kind: "prefix", words: tokenize(spec.slice(0, -2)) };
-  else if (spec.includes("*")) {
-    const pieces = spec.replace(/\s+/g, " ").split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-    s = { kind: "wildcard", re: new RegExp(`^${pieces.join(".*")}$`, "s"), first: tokenize(spec)[0] ?? "" };
-  } else s = { kind: "exact", words: tokenize(spec) };
+  let text = spec.trim();
+  if (text.endsWith(":*") && !text.endsWith("\\:*")) text = `${text.slice(0, -2)} *`;
+  const tokens: Array<string | null> = [];
+  const literal: string[] = [];
+  let word = "";
+  let wordHasStar = false;
+  let starSeen = false;
+  const endWord = () => {
+    if (!starSeen && !wordHasStar && word !== "") literal.push(word);
+    if (wordHasStar) starSeen = true;
+    word = "";
+    wordHasStar = false;
+  };
+  let pendingSep = false;
+  const push = (t: string | null) => {
+    if (pendingSep && tokens.length) tokens.push(" ");
+    pendingSep = false;
+    tokens.push(t);
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      const body = end < 0 ? text.slice(i + 1) : text.slice(i + 1, end);
+      for (const ch of body) push(ch === " " ? INNER_SPACE : ch);
+      if (body === "") push("");
+      word += body;
+      i = end < 0 ? text.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      let body = "";
+      for (; j < text.length && text[j] !== '"'; j++) body += text[j] === "\\" && /["\\$`]/.test(text[j + 1] ?? "") ? text[++j] : text[j];
+      for (const ch of body) push(ch === " " ? INNER_SPACE : ch);
+      if (body === "") push("");
+      word += body;
+      i = j;
+    } else if (c === "\\" && i + 1 < text.length) {
+      const ch = text[++i]!;
+      push(ch === " " ? INNER_SPACE : ch);
+      word += ch;
+    } else if (/\s/.test(c)) {
+      if (tokens.length) pendingSep = true;
+      endWord();
+    } else if (c === "*") {
+      push(null);
+      wordHasStar = true;
+    } else {
+      push(c);
+      word += c;
+    }
+  }
+  endWord();
+  // Drop the empty-string markers of "" words (they only separate).
+  const clean = tokens.filter((t) => t !== "");
+  let optionalTail = false;
+  if (clean.length >= 2 && clean[clean.length - 1] === null && clean[clean.length - 2] === " ") {
+    clean.splice(-2, 2);
+    optionalTail = true;
+  }
+  const body = clean.map((t) => (t === null ? "[\\s\\S]*" : t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))).join("");
+  s = { any: false, tokens: clean, optionalTail, re: new RegExp(`^${body}${optionalTail ? "(?: [\\s\\S]*)?" : ""}$`), literal };
   cache.set(spec, s);
   return s;
 }
 
+/** The words of a specifier before its first `*` (`git commit -m *` → git, commit, -m). */
+export function specLiteralWords(spec: string | undefined): string[] {
+  return compileBashSpec(spec).literal;
+}
+
+/** A stand-in for a word only known at run time: no literal of a specifier contains it, only `*` matches it. */
+const UNKNOWN = "\u0001";
+const subjects = new WeakMap<Word[], string>();
+const subject = (words: Word[]) => {
+  let s = subjects.get(words);
+  if (s === undefined) subjects.set(words, (s = words.map((w) => (w.dynamic ? UNKNOWN : w.value.replaceAll(" ", INNER_SPACE))).join(" ")));
+  return s;
+};
+
 /**
- * Does the specifier match the command words? "maybe" when it could, depending on a word only
- * known at run time (`git $SUB`) or on arguments added at run time (xargs).
+ * Does the specifier match the command words? "yes" also when a word only known at run time lies
+ * where the specifier has a `*` (`rm -rf $f` under `rm -rf *`); "maybe" when it could match,
+ * depending on such a word elsewhere (`git $SUB`), a pattern the shell expands (`rm -rf /*`) or
+ * arguments added at run time (xargs).
  */
 export function matchBashSpec(spec: string | undefined, words: Word[], extraArgs = false): SpecMatch {
   const s = compileBashSpec(spec);
-  if (s.kind === "any") return "yes";
-  if (s.kind === "wildcard") {
-    if (s.re.test(words.map((w) => w.value).join(" "))) return "yes";
-    const first = words[0];
-    if ((words.some((w) => w.dynamic) || extraArgs) && first && (first.value === s.first || s.first.includes("*"))) return "maybe";
-    return "no";
+  if (s.any) return "yes";
+  const uncertain = extraArgs || words.some((w) => w.dynamic || w.glob);
+  // Words only known at run time match when a `*` of the specifier covers them whatever they are.
+  if (s.re.test(subject(words))) return "yes";
+  if (!uncertain) return "no";
+  return couldMatch(s, words, extraArgs) ? "maybe" : "no";
+}
+
+/** Is there a command the words could become that the specifier matches? */
+function couldMatch(s: Spec, words: Word[], extraArgs: boolean): boolean {
+  const cmd: Array<string | null> = [];
+  words.forEach((w, i) => {
+    if (i > 0) cmd.push(" ");
+    if (w.dynamic) cmd.push(null);
+    else if (w.glob) for (const t of patternTokens(w.pattern ?? w.value)) cmd.push(t);
+    else for (const ch of w.value) cmd.push(ch === " " ? INNER_SPACE : ch);
+  });
+  const specs = s.optionalTail ? [s.tokens, [...s.tokens, " ", null]] : [s.tokens];
+  const cmds = extraArgs ? [cmd, [...cmd, " ", null]] : [cmd];
+  for (const a of specs) for (const b of cmds) if (intersect(a, b)) return true;
+  return false;
+}
+
+/** A glob word as tokens: `*`, `?`, `[...]` and brace groups become `*` (an over-approximation). */
+function patternTokens(p: string): Array<string | null> {
+  const out: Array<string | null> = [];
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === "\\" && i + 1 < p.length) out.push(p[++i] === " " ? INNER_SPACE : p[i]!);
+    else if (c === "*" || c === "?" || c === "[" || c === "{" || c === "]" || c === "}" || c === ",") {
+      if (out[out.length - 1] !== null) out.push(null);
+    } else out.push(c === " " ? INNER_SPACE : c);
   }
-  let uncertain = false;
-  for (let i = 0; i < s.words.length; i++) {
-    const w = words[i];
-    if (!w) {
-      if (extraArgs) uncertain = true;
-      else return "no";
-      break;
+  return out;
+}
+
+/** Do two star patterns (null = any sequence) have a string in common? O(n·m). */
+export function intersect(a: Array<string | null>, b: Array<string | null>): boolean {
+  const n = a.length;
+  const m = b.length;
+  if ((n + 1) * (m + 1) > 4_000_000) return true;
+  const width = m + 1;
+  const f = new Uint8Array((n + 1) * width);
+  f[n * width + m] = 1;
+  for (let i = n; i >= 0; i--) {
+    for (let j = m; j >= 0; j--) {
+      if (i === n && j === m) continue;
+      const x = i < n ? a[i] : undefined;
+      const y = j < m ? b[j] : undefined;
+      let v = 0;
+      if (x === null) v = f[(i + 1) * width + j]! || (j < m ? f[i * width + j + 1]! : 0);
+      else if (y === null) v = f[i * width + j + 1]! || (i < n ? f[(i + 1) * width + j]! : 0);
+      else if (x !== undefined && y !== undefined) v = x === y ? f[(i + 1) * width + j + 1]! : 0;
+      f[i * width + j] = v;
     }
-    if (w.dynamic) uncertain = true;
-    else if (w.value !== s.words[i]) return "no";
   }
-  if (s.kind === "exact" && words.length > s.words.length) return "no";
-  if (s.kind === "exact" && extraArgs) uncertain = true;
-  return uncertain ? "maybe" : "yes";
+  return f[0] === 1;
 }
 
 /** Splits a specifier into words, honouring quotes and backslashes like the shell. */

@@ -2,7 +2,8 @@
 import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
-import { isWithin, resolveFrom, resolveReal } from "./posix-path";
+import { protectedEntry, type ProtectedPath } from "../protected-paths";
+import { isWithin, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
 import type { MergedSettings, PermissionRule, RuleList } from "./types";
@@ -24,6 +25,10 @@ export interface EvalContext {
   /** Why the parser is missing. */
   parserError?: string;
   trusted: boolean;
+  /** Entry names of a folder (undefined: not a readable folder). For glob expansion and git checks. */
+  listDir?: (absPath: string) => Promise<string[] | undefined>;
+  /** The workspace's file system ignores case (macOS, Windows): path matching folds case. */
+  caseInsensitive?: boolean;
 }
 
 /** A path as written and as it resolves (symlinks followed). */
@@ -33,14 +38,44 @@ export interface CheckedPath {
   real: string;
   inside: boolean;
   sensitive?: Sensitivity;
+  /** A workspace path that runs code later (src/core/protected-paths.ts), as written or as resolved. */
+  protected?: ProtectedPath;
 }
 
 export async function checkPath(ctx: EvalContext, base: string, written: string): Promise<CheckedPath> {
   const lexical = resolveFrom(base, written, ctx.home);
   const real = await resolveReal(lexical, ctx.realPath);
-  const inside = ctx.roots.some((r) => isWithin(real, r));
-  const sensitive = sensitivity(real, ctx.realHome) ?? sensitivity(real, ctx.home) ?? sensitivity(lexical, ctx.home);
-  return { written, lexical, real, inside, sensitive };
+  return describe(ctx, written, lexical, real);
+}
+
+/**
+ * A path a command names, resolved as the kernel will: `..` after a symlink goes up from the
+ * symlink's target (`link/../x`), not from the folder holding the link.
+ */
+export async function checkCommandPath(ctx: EvalContext, base: string, written: string): Promise<CheckedPath> {
+  const lexical = resolveFrom(base, written, ctx.home);
+  const real = written.split("/").includes("..") ? await resolvePhysical(await resolveReal(base, ctx.realPath), written, ctx.realPath) : await resolveReal(lexical, ctx.realPath);
+  return describe(ctx, written, lexical, real);
+}
+
+function describe(ctx: EvalContext, written: string, lexical: string, real: string): CheckedPath {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  const inside = ctx.roots.some((r) => isWithin(fold(real), fold(r)));
+  const sensitive =
+    sensitivity(fold(real), fold(ctx.realHome)) ?? sensitivity(fold(real), fold(ctx.home)) ?? sensitivity(fold(lexical), fold(ctx.home));
+  return { written, lexical, real, inside, sensitive, protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) };
+}
+
+/** The protected workspace path covering `abs` (absolute), in any workspace folder. */
+export function protectedAt(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  for (const root of [ctx.cwd, ...ctx.roots]) {
+    const rel = relativeTo(fold(abs), fold(root));
+    if (rel === undefined || rel === "") continue;
+    const entry = protectedEntry(rel);
+    if (entry) return entry;
+  }
+  return undefined;
 }
 
 export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): PermissionRule[] {
@@ -51,8 +86,11 @@ export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): 
 /** First rule of `list` for `permission` whose path specifier matches (deny/ask: lexical or real path; allow: real path). */
 export function matchPathRule(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
   const candidates = list === "allow" ? [path.real] : [path.lexical, path.real];
+  const f = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
   return rulesFor(ctx, list, permission).find(
-    (r) => r.specifier === undefined || pathSpecMatches(r.specifier, candidates, { cwd: ctx.cwd, home: ctx.home, realCwd: ctx.roots[0], realHome: ctx.realHome, baseDir: r.source.baseDir, list }),
+    (r) =>
+      r.specifier === undefined ||
+      pathSpecMatches(f(r.specifier), candidates.map(f), { cwd: f(ctx.cwd), home: f(ctx.home), realCwd: f(ctx.roots[0] ?? ctx.cwd), realHome: f(ctx.realHome), baseDir: f(r.source.baseDir), list }),
   );
 }
 

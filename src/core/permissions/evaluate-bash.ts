@@ -1,173 +1,582 @@
 /**
- * Bash: the command is parsed; every simple command (after unwrapping) is checked against the
- * rules, every redirection as a write or read of its target. Deny if any part is denied; allow
- * only if every part is allowed; anything not analysable asks.
+ * Bash: the command is parsed (shell/extract.ts); every simple command, in every folder it may run
+ * in, is expanded as bash would (braces, `~`, globs against the real workspace) and checked:
+ *
+ * 1. deny rules on every reading of every part and on every path it touches (deny);
+ * 2. deny rules that could apply to what is only known at run time (a `$X` argument, a folder a
+ *    `cd` may or may not have reached, code run from a string or from input) ask, in every mode;
+ * 3. ask rules; writes to protected paths ask in every mode (the decision names them in
+ *    `confine.writable`);
+ * 4. anything not analysable asks (bypassPermissions: only where a deny rule exists);
+ * 5. every part must be allowed: by a rule that covers it (wrappers and options that run code
+ *    included) or as a read-only command on allowed paths. Commands allowed as read-only (and every
+ *    command allowed in plan mode) carry `confine.readOnly`.
  */
 import type { PermissionDecision, PermissionMode } from "../loop/types";
-import { matchBashSpec } from "./bash-spec";
-import { checkPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
-import { resolveFrom } from "./posix-path";
-import { namedPaths } from "./command-paths";
-import { classifyReadOnly } from "./readonly-commands";
+import { commandEffects, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
+import { isOptionValue, namedPaths } from "./command-paths";
+import { checkCommandPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
+import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
+import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, type PathPattern } from "./path-reach";
+import { dirnameOf, isWithin, relativeTo } from "./posix-path";
+import { classifyReadOnly, type ReadOnlyClass } from "./readonly-commands";
 import { SENSITIVE_PROBES } from "./sensitive";
+import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
 import { analyseCommand } from "./shell/extract";
-import type { CommandPart, CommandView, Redirect } from "./shell/types";
-import type { Word } from "./shell/words";
-import picomatch from "picomatch";
+import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
+import { literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
 
+/** Larger commands are not analysed (they ask). */
+export const MAX_COMMAND_LENGTH = 100_000;
+/** Commands with more separators than this (`;`, `|`, `&`, lines outside here-documents) are not analysed either. */
+export const MAX_COMMAND_STATEMENTS = 1_500;
+/** …nor with more words and expansions than this (outside single quotes and here-documents). */
+export const MAX_COMMAND_TOKENS = 5_000;
+/** …nor nested deeper than this (parentheses of subshells and substitutions). */
+const MAX_NESTING_ESTIMATE = 64;
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
 const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLUMNS|LINES)$/;
-const HARMLESS_TARGETS = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
+const HARMLESS_TARGETS = /^\/dev\/(null|stdin|stdout|stderr|tty|zero|full|random|urandom|fd\/\d+)$/;
+/** Commands whose run-time arguments are not files. */
+const NO_RUNTIME_FILES = new Set(["echo", "printf", "true", ":", "false", "kill", "sleep"]);
+/** Paths that are other paths in disguise (a process's folder, root or file descriptors). */
+const ALIAS_PATHS = /^\/proc(\/|$)|^\/dev\/fd\/\d+\/|^\/dev\/(stdin|stdout|stderr)\/|^\/dev\/fd\/?$/;
 
-interface PartInfo {
-  part: CommandPart;
-  cwd: string;
-  /** The view that actually runs and may be allowed. */
-  effective: CommandView;
-  /** The innermost view, for deny checks. */
-  innermost: CommandView;
+/** An expanded word, with the glob it came from. */
+interface XWord extends Word {
+  from?: { pattern: string; cwd: string | null };
+  /** Why its value is unknown (too many matches, a `~user`…). */
+  unknownWhy?: string;
 }
+
+interface Instance {
+  part: CommandPart;
+  /** One folder it may run in; null when unknown. */
+  cwd: string | null;
+  /** The views with their words expanded. */
+  expanded: Array<{ view: CommandView; words: XWord[] }>;
+  /** The view that runs and may be allowed (expanded). */
+  effective: { view: CommandView; words: XWord[] };
+  innermost: { view: CommandView; words: XWord[] };
+  redirects: Array<{ redirect: Redirect; targets: XWord[] }>;
+  /** Another part of the line may change the file system before this one's globs expand. */
+  unstable: boolean;
+  effects: CommandEffects;
+  cls: ReadOnlyClass;
+}
+
+type Touch = {
+  kind: "read" | "write";
+  raw: string;
+  inst: Instance;
+  /** Writes: the folder and everything below it. */
+  region?: boolean;
+  /** Written by a redirection (allowed in acceptEdits or with the command's allow rule). */
+  redirect?: boolean;
+  /** A read the command does implicitly (its working folder). */
+  implicit?: boolean;
+} & TouchTarget;
+
+type TouchTarget = { exact: CheckedPath } | { pattern: PathPattern; why: string; fixedDir?: string; tail?: string; symbolic: "dynamic" | "cwd" | "alias" | "unstable" | "history" };
 
 export async function evaluateBash(command: string, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
-  const analysis = analyseCommand(ctx.parser, command);
-  const infos = trackCwd(analysis.parts, ctx);
+  if (command.length > MAX_COMMAND_LENGTH) return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);
+  const size = estimateSize(command);
+  if (size.statements > MAX_COMMAND_STATEMENTS || size.tokens > MAX_COMMAND_TOKENS)
+    return decide("ask", "mode", `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`);
+  const analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
+  const env: ExpandEnv = { home: ctx.home, listDir: ctx.listDir, budget: DEFAULT_BUDGET(), cache: new Map() };
+  const paths = new Map<string, Promise<CheckedPath>>();
+  const check = (base: string, written: string) => {
+    const key = `${base}\0${written}`;
+    let p = paths.get(key);
+    if (!p) paths.set(key, (p = checkCommandPath(ctx, base, written)));
+    return p;
+  };
+  const instances = await buildInstances(analysis, ctx, env);
+  const touches = await collectTouches(instances, ctx, check);
   const denyRules = rulesFor(ctx, "deny", "Bash");
-  const maybe: Array<{ rule: PermissionRule; part: CommandPart }> = [];
+  const pathDenyRules = [...rulesFor(ctx, "deny", "Write"), ...rulesFor(ctx, "deny", "Read")];
+  const maybe: Array<{ rule: PermissionRule; inst: Instance; what: string }> = [];
 
-  // 1. Deny rules: any part, any view; redirection targets; paths read by read-only commands.
-  for (const info of infos) {
-    for (const view of info.part.views) {
-      for (const rule of denyRules) {
-        const m = matchBashSpec(rule.specifier, view.words, info.part.extraArgs);
-        if (m === "yes") return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command runs \`${info.part.text}\`.`, rule);
-        if (m === "maybe") maybe.push({ rule, part: info.part });
-      }
+  // 1. Deny rules: any part, any view (as written and expanded); paths touched.
+  for (const inst of instances) {
+    for (const rule of denyRules) {
+      const m = matchViews(rule, inst);
+      if (m === "yes") return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command runs \`${inst.part.text}\`.`, rule);
+      if (m === "maybe") maybe.push({ rule, inst, what: `\`${inst.part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs)` });
     }
   }
-  const io = await collectPaths(infos, ctx);
-  for (const t of io) {
-    const rule = matchPathRule(ctx, "deny", t.kind === "write" ? "Write" : "Read", t.path);
-    if (rule) return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.path)}.`, rule);
+  for (const t of touches) {
+    const perm = t.kind === "write" ? "Write" : "Read";
+    if ("exact" in t) {
+      const rule = matchPathRule(ctx, "deny", perm, t.exact);
+      if (rule) return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.exact)}.`, rule);
+      if (t.region) {
+        const below = ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.lexical)) ?? ruleCouldMatch(ctx, "deny", perm, regionPattern(t.exact.real));
+        if (below) maybe.push({ rule: below, inst: t.inst, what: `\`${t.inst.part.text}\` writes below ${showPath(ctx, t.exact)}, where the deny rule ${ruleLabel(below)} applies` });
+      }
+    } else {
+      const rule = ruleCouldMatch(ctx, "deny", perm, t.pattern);
+      if (rule) maybe.push({ rule, inst: t.inst, what: `\`${t.inst.part.text}\` ${t.kind === "write" ? "writes to" : "reads"} ${t.why}, which the deny rule ${ruleLabel(rule)} might cover` });
+    }
   }
   if (!ctx.trusted) return decide("deny", "restricted", restrictedReason("running commands"));
 
-  // 2. Deny rules that might match a part only known at run time (`git $SUB`, `xargs git`), then ask rules.
-  const possible = maybe.find((m) => m.part.problems.length === 0);
-  if (possible) {
-    const { rule, part } = possible;
-    return decide("ask", "rule", `\`${part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs), so it needs approval.`, rule);
+  // 2. Deny rules that might apply to what is only known at run time (where the command is not
+  // unanalysable anyway: then the problem is the better reason, step 4).
+  const possible = analysis.problems.length ? undefined : maybe.find((m) => m.inst.part.problems.length === 0);
+  if (possible) return decide("ask", "rule", `${possible.what}, so it needs approval.`, possible.rule);
+  const hidden = instances.flatMap((i) => [...i.part.hidden, ...i.effects.hidden].map((h) => ({ inst: i, why: h })));
+  const relevantDeny = [...denyRules, ...pathDenyRules];
+  if (hidden.length && relevantDeny.length) {
+    const h = hidden[0]!;
+    const text = `\`${h.inst.part.text}\`: ${h.why}, so Yoke cannot rule out that the deny rule ${ruleLabel(relevantDeny[0]!)} applies; it needs approval`;
+    if (mode === "plan") return decide("deny", "mode", planModeReason(`a command that runs code Yoke cannot see (${h.why})`));
+    return decide("ask", "rule", `${text}${mode === "bypassPermissions" ? " even in bypassPermissions mode" : ""}.`, relevantDeny[0]);
   }
-  for (const wanted of ["yes", "maybe"] as const) {
-    for (const info of infos) {
-      if (wanted === "maybe" && info.part.problems.length) continue;
-      for (const view of info.part.views) {
-        for (const rule of rulesFor(ctx, "ask", "Bash")) {
-          if (matchBashSpec(rule.specifier, view.words, info.part.extraArgs) === wanted)
-            return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${info.part.text}\`.`, rule);
-        }
-      }
-    }
-  }
-  for (const t of io) {
-    const rule = matchPathRule(ctx, "ask", t.kind === "write" ? "Write" : "Read", t.path);
-    if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${showPath(ctx, t.path)}.`, rule);
-  }
-  const config = io.find((t) => t.kind === "write" && t.path.sensitive?.kind === "config");
-  if (config && mode !== "plan") return decide("ask", "mode", `The command writes to ${showPath(ctx, config.path)}, which holds agent settings (${config.path.sensitive!.why}); that needs approval in every mode.`);
 
-  // 3. Anything the parser could not analyse confidently.
-  const problems = [...analysis.problems, ...infos.flatMap((i) => i.part.problems.map((p) => `\`${i.part.text}\`: ${p}`))];
-  for (const t of io) if (t.dynamic) problems.push(`the ${t.kind === "write" ? "output" : "input"} file ${t.raw} is only known when it runs`);
-  if (problems.length) {
-    if (mode === "plan") return decide("deny", "mode", planModeReason(`a command Yoke cannot verify as read-only (${problems[0]})`));
-    if (mode === "bypassPermissions") {
-      const relevant = [...denyRules, ...rulesFor(ctx, "deny", "Write"), ...rulesFor(ctx, "deny", "Read")];
-      if (relevant.length === 0) return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
-      return decide("ask", "mode", `Yoke cannot analyse this command (${problems[0]}), so it cannot rule out that a deny rule applies; it needs approval even in bypassPermissions mode.`);
+  // 3. Ask rules, then protected paths.
+  const askRules = rulesFor(ctx, "ask", "Bash");
+  for (const wanted of ["yes", "maybe"] as const) {
+    for (const inst of instances) {
+      if (wanted === "maybe" && inst.part.problems.length) continue;
+      for (const rule of askRules) if (matchViews(rule, inst) === wanted) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${inst.part.text}\`.`, rule);
     }
-    return decide("ask", "mode", `Yoke cannot analyse this command confidently: ${problems.slice(0, 3).join("; ")}.`);
+  }
+  for (const t of touches) {
+    const perm = t.kind === "write" ? "Write" : "Read";
+    const rule = "exact" in t ? matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined) : ruleCouldMatch(ctx, "ask", perm, t.pattern);
+    if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${"exact" in t ? showPath(ctx, t.exact) : t.why}.`, rule);
+  }
+  const guarded = protectedWrites(touches, ctx);
+  if (guarded.reasons.length) {
+    if (mode === "plan") return decide("deny", "mode", planModeReason(`writing ${guarded.reasons[0]}`));
+    const d = decide("ask", "mode", `The command writes to ${guarded.reasons.slice(0, 3).join("; ")}; that needs approval in every mode.`);
+    if (guarded.writable.length) d.confine = { writable: guarded.writable };
+    return d;
+  }
+
+  // 4. Anything the parser could not analyse confidently.
+  const problems = [...analysis.problems, ...instances.flatMap((i) => i.part.problems.map((p) => `\`${i.part.text}\`: ${p}`))];
+  for (const inst of instances) for (const r of inst.redirects) for (const t of r.targets) if (r.redirect.kind !== "dup" && t.dynamic) problems.push(`the ${r.redirect.kind === "write" ? "output" : "input"} file ${t.raw} is only known when it runs${t.unknownWhy ? ` (${t.unknownWhy})` : ""}`);
+  if (problems.length) {
+    const unique = [...new Set(problems)];
+    if (mode === "plan") return decide("deny", "mode", planModeReason(`a command Yoke cannot verify as read-only (${unique[0]})`));
+    if (mode === "bypassPermissions") {
+      if (relevantDeny.length === 0) return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
+      return decide("ask", "mode", `Yoke cannot analyse this command (${unique[0]}), so it cannot rule out that a deny rule applies; it needs approval even in bypassPermissions mode.`);
+    }
+    return decide("ask", "mode", `Yoke cannot analyse this command confidently: ${unique.slice(0, 3).join("; ")}.`);
   }
   if (mode === "bypassPermissions") return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
 
-  // 4. Every part must be allowed: by a rule, or as a read-only command on workspace paths.
+  // 5. Every part must be allowed: by a rule, or as a read-only command on workspace paths.
   const allowRules = rulesFor(ctx, "allow", "Bash");
   const failures: string[] = [];
   let usedRule: PermissionRule | undefined;
-  for (const info of infos) {
-    const { part } = info;
-    let byRule: PermissionRule | undefined;
+  let allReadOnly = true;
+  const byRuleParts = new Set<Instance>();
+  for (const inst of instances) {
+    const { part } = inst;
     if (!part.wrapper) {
-      const views = part.views.filter((v) => v.allowable && !v.denyOnly);
-      byRule = allowRules.find((r) => views.some((v) => matchBashSpec(r.specifier, v.words, part.extraArgs) === "yes"));
-      const check = mode !== "plan" && byRule ? {} : await readOnlyProblem(info, ctx);
-      if (check.why) {
-        failures.push(mode === "plan" ? `\`${part.text}\` ${check.why}` : `\`${part.text}\` needs approval (${check.why})`);
-        continue;
+      let rule = mode === "plan" ? undefined : allowRuleFor(inst, allowRules);
+      const refused = rule && "why" in rule ? rule.why : undefined;
+      if (refused) rule = undefined;
+      if (inst.cls.ok && inst.effective.words[0]?.value === "git") {
+        const why = await foreignRepository(inst, ctx);
+        if (why) {
+          failures.push(`\`${part.text}\` needs approval (${why})`);
+          continue;
+        }
       }
-      if (mode !== "plan") usedRule ??= byRule;
-      usedRule ??= check.rule;
+      if (rule && "rule" in rule) {
+        byRuleParts.add(inst);
+        usedRule ??= rule.rule;
+        allReadOnly = false;
+      } else {
+        const ro = await readOnlyProblem(inst, touches, ctx);
+        if (ro.why) {
+          failures.push(mode === "plan" ? `\`${part.text}\` ${ro.why}` : `\`${part.text}\` needs approval (${refused ?? ro.why})`);
+          continue;
+        }
+        usedRule ??= ro.rule;
+      }
     }
-    for (const r of part.redirects) {
-      const check = await redirectProblem(r, info, ctx, mode, !!byRule);
-      if (check.why) failures.push(`\`${part.text}\` ${check.why}`);
-      usedRule ??= check.rule;
-    }
+  }
+  for (const t of touches) {
+    if (t.kind !== "write") continue;
+    allReadOnly = false;
+    const check = writeProblem(t, ctx, mode, byRuleParts.has(t.inst));
+    if (check.why) failures.push(`\`${t.inst.part.text}\` ${check.why}`);
+    usedRule ??= check.rule;
   }
   if (failures.length) {
-    if (mode === "plan") return decide("deny", "mode", planModeReason(`this command (${failures.slice(0, 2).join("; ")})`));
-    return decide("ask", "mode", `${failures.slice(0, 3).join("; ")}.`);
+    const unique = [...new Set(failures)];
+    if (mode === "plan") return decide("deny", "mode", planModeReason(`this command (${unique.slice(0, 2).join("; ")})`));
+    return decide("ask", "mode", `${unique.slice(0, 3).join("; ")}.`);
   }
-  if (usedRule) return decide("allow", "rule", `Allowed by the rule ${ruleLabel(usedRule)}${infos.length > 1 ? "; every other part is allowed too" : ""}.`, usedRule);
-  return decide("allow", "mode", infos.length ? `Read-only command${infos.length > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.` : "The command does nothing.");
+  const parts = new Set(instances.map((i) => i.part.text)).size;
+  const d = usedRule
+    ? decide("allow", "rule", `Allowed by the rule ${ruleLabel(usedRule)}${parts > 1 ? "; every other part is allowed too" : ""}.`, usedRule)
+    : decide("allow", "mode", parts ? `Read-only command${parts > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.` : "The command does nothing.");
+  if (mode === "plan" || allReadOnly) d.confine = { readOnly: true };
+  return d;
 }
 
-function lastAllowable(part: CommandPart): CommandView {
-  const views = part.views.filter((v) => v.allowable && !v.denyOnly);
-  return views[views.length - 1] ?? part.views[0]!;
-}
-
-/** Each part with the folder it runs in (`cd` inside a command line moves later parts). */
-function trackCwd(parts: CommandPart[], ctx: EvalContext): PartInfo[] {
-  let cwd = ctx.cwd;
-  return parts.map((part) => {
-    const effective = lastAllowable(part);
-    const innermost = part.views[part.views.length - 1]!;
-    const info = { part, cwd, effective, innermost };
-    const w = innermost.words;
-    if (w[0]?.value === "cd") {
-      const target = w.slice(1).find((x) => !x.value.startsWith("-") || x.value === "-");
-      if (!target || target.value === "-" || target.dynamic || target.glob) cwd = ctx.home;
-      else cwd = resolveFrom(cwd, target.value, ctx.home);
+/**
+ * Roughly how much a command line holds: commands (`;`, `|`, `&`, line breaks) and words
+ * (whitespace runs, expansions), outside single quotes and here-document bodies. A bound on the
+ * parser's work (tree-sitter's time grows with the number of tokens), not an analysis; stops
+ * counting past the limits.
+ */
+export function estimateSize(command: string): { statements: number; tokens: number } {
+  let statements = 0;
+  let tokens = 0;
+  let heredoc: string | undefined;
+  let heredocExpands = false;
+  let lineStart = 0;
+  let single = false;
+  let prevSpace = false;
+  let depth = 0;
+  for (let i = 0; i <= command.length; i++) {
+    const c = command[i];
+    if (c === "\n" || c === undefined) {
+      const line = command.slice(lineStart, i);
+      if (heredoc !== undefined) {
+        if (line.replace(/^\t+/, "") === heredoc) heredoc = undefined;
+      } else if (!single) {
+        statements++;
+        const m = /<<-?\s*(?:'([^']*)'|"([^"]*)"|(\\?)([A-Za-z_0-9]+))/.exec(line);
+        if (m) {
+          heredoc = m[1] ?? m[2] ?? m[4];
+          heredocExpands = m[4] !== undefined && !m[3];
+        }
+      }
+      lineStart = i + 1;
+      prevSpace = true;
+      if (statements > MAX_COMMAND_STATEMENTS || tokens > MAX_COMMAND_TOKENS) break;
+      continue;
     }
-    return info;
-  });
-}
-
-interface TouchedPath {
-  kind: "read" | "write";
-  path: CheckedPath;
-  dynamic: boolean;
-  raw: string;
-}
-
-/** Redirection targets and the paths read-only commands read (for deny and ask rules). */
-async function collectPaths(infos: PartInfo[], ctx: EvalContext): Promise<TouchedPath[]> {
-  const out: TouchedPath[] = [];
-  for (const info of infos) {
-    for (const r of info.part.redirects) {
-      if (r.kind === "dup") continue;
-      const path = await checkPath(ctx, info.cwd, r.target.value);
-      out.push({ kind: r.kind, path, dynamic: r.target.dynamic, raw: r.target.raw });
+    if (heredoc !== undefined) {
+      if (heredocExpands && (c === "$" || c === "`")) tokens++;
+      continue;
     }
-    const cls = classifyReadOnly(info.innermost.words);
-    const named = cls.ok ? { reads: cls.paths, writes: [] } : namedPaths(info.innermost.words);
-    for (const [kind, list] of [["read", named.reads], ["write", named.writes]] as const) {
-      for (const w of list) if (!w.dynamic) out.push({ kind, path: await checkPath(ctx, info.cwd, w.value), dynamic: false, raw: w.raw });
+    if (single) {
+      if (c === "'") single = false;
+      continue;
+    }
+    if (c === "'") single = true;
+    else if (c === "\\") i++;
+    else if (c === ";" || c === "|" || c === "&") statements++;
+    else if (c === "$") tokens++;
+    else if (c === "`") {
+      // Every backquote pair is parsed again on its own: they count for more.
+      tokens += 40;
+      if (tokens > MAX_COMMAND_TOKENS) break;
+    } else if (c === "(") {
+      if (++depth > MAX_NESTING_ESTIMATE) return { statements, tokens: MAX_COMMAND_TOKENS + 1 };
+    } else if (c === ")") depth = Math.max(0, depth - 1);
+    const space = c === " " || c === "\t";
+    if (space && !prevSpace) tokens++;
+    prevSpace = space;
+  }
+  return { statements, tokens };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instances: each part in each folder it may run in, with its words expanded.
+
+async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext, env: ExpandEnv): Promise<Instance[]> {
+  const changes = analysis.parts.map((p) => mayChangeFiles(p));
+  const changers = changes.filter(Boolean).length;
+  const out: Instance[] = [];
+  for (let i = 0; i < analysis.parts.length; i++) {
+    const part = analysis.parts[i]!;
+    const unstable = changers - (changes[i] ? 1 : 0) > 0;
+    const cwds: Array<string | null> = part.cwd ?? [null];
+    for (const cwd of cwds) {
+      const memo = new Map<Word, XWord[]>();
+      const expand = async (words: Word[]) => {
+        if (!words.some((w) => w.glob || w.pattern?.startsWith("~"))) return words as XWord[];
+        const res: XWord[] = [];
+        for (const w of words) {
+          let e = memo.get(w);
+          if (!e) memo.set(w, (e = await expandWord(w, cwd, env, !!analysis.globOptionsChanged)));
+          res.push(...e);
+        }
+        return res;
+      };
+      const expanded: Instance["expanded"] = [];
+      for (const view of part.views) expanded.push({ view, words: await expand(view.words) });
+      const allowable = expanded.filter((v) => v.view.allowable && !v.view.denyOnly);
+      const effective = allowable[allowable.length - 1] ?? expanded[0]!;
+      const innermost = expanded[expanded.length - 1]!;
+      const redirects: Instance["redirects"] = [];
+      for (const r of part.redirects) redirects.push({ redirect: r, targets: r.kind === "dup" ? [] : await expand([r.target]) });
+      const words = effective.words.length ? effective.words : [literalWord(":")];
+      const inner = innermost.words.length ? innermost.words : words;
+      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined);
+      if (inner !== words) {
+        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined);
+        fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
+      }
+      for (const v of expanded) {
+        if (v === innermost || v === effective || !v.view.denyOnly) continue;
+        for (const h of commandEffects(v.words, part.extraArgs, false).hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
+      }
+      out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
     }
   }
   return out;
+}
+
+/** Might this part create, remove or rename files (so that later globs match differently)? */
+function mayChangeFiles(part: CommandPart): boolean {
+  if (part.redirects.some((r) => r.kind === "write")) return true;
+  if (part.writes?.length) return true;
+  if (part.wrapper) return false;
+  const views = part.views.filter((v) => v.allowable && !v.denyOnly);
+  const words = (views[views.length - 1] ?? part.views[0]!).words;
+  if (!words.length || words[0]!.value === ":") return false;
+  return !classifyReadOnly(words).ok;
+}
+
+/** Brace, tilde and pathname expansion of one word in one folder. */
+async function expandWord(w: Word, cwd: string | null, env: ExpandEnv, globOptionsChanged: boolean): Promise<XWord[]> {
+  if (w.dynamic || w.pattern === undefined || (!w.glob && !w.pattern.startsWith("~"))) return [w];
+  const needsBrace = w.glob;
+  const patterns = needsBrace ? braceExpand(w.pattern) : [w.pattern];
+  if (!patterns) return [{ ...w, dynamic: true, unknownWhy: `${w.raw} expands to too many words` }];
+  // A shell without brace expansion (sh) passes the word as it is: keep that reading too.
+  if (needsBrace && patterns.length > 1) patterns.push(w.pattern.replace(/\\?([{},])/g, (m, c: string) => (m.startsWith("\\") ? m : `\\${c}`)));
+  const out: XWord[] = [];
+  for (const p of patterns) {
+    const t = tildeExpand(p, env.home);
+    if (typeof t !== "string") {
+      out.push({ ...w, dynamic: true, unknownWhy: t.unknown });
+      continue;
+    }
+    if (!hasGlob(t)) {
+      const value = unescapePattern(t);
+      out.push({ value, raw: w.raw, dynamic: false, glob: false, pattern: t });
+      continue;
+    }
+    if (globOptionsChanged) {
+      out.push({ ...w, value: unescapePattern(t), dynamic: true, unknownWhy: "the command line changes how globs expand (shopt/set)" });
+      continue;
+    }
+    if (cwd === null && !t.startsWith("/")) {
+      out.push({ ...w, value: unescapePattern(t), dynamic: true, unknownWhy: `${w.raw} is expanded in a folder only known when it runs` });
+      continue;
+    }
+    const e = await globExpand(t, cwd ?? "/", env);
+    if ("unknown" in e) {
+      out.push({ ...w, value: unescapePattern(t), dynamic: true, unknownWhy: e.unknown });
+      continue;
+    }
+    for (const value of e.words) out.push({ value, raw: w.raw, dynamic: false, glob: false, pattern: escapeLiteral(value), from: { pattern: t, cwd } });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rules on commands.
+
+/** The best match of a rule over the views of an instance, as written and expanded. */
+function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
+  let best: SpecMatch = "no";
+  const globsUnknown = inst.unstable || inst.expanded.some((v) => v.words.some((w) => w.unknownWhy));
+  for (const { view, words } of inst.expanded) {
+    for (const [w, uncertainGlobs] of [[view.words, globsUnknown], [words, false]] as const) {
+      const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : w.map((x) => (x.glob ? { ...x, glob: false } : x)), inst.part.extraArgs);
+      if (m === "yes") return "yes";
+      if (m === "maybe") best = "maybe";
+    }
+  }
+  return best;
+}
+
+/**
+ * The allow rule that allows this part, if any: it must match a view that may be allowed, reach
+ * the command that view wraps (`Bash(watch *)` does not allow what watch runs), and name every
+ * option that makes the command run other programs.
+ */
+function allowRuleFor(inst: Instance, rules: PermissionRule[]): { rule: PermissionRule } | { why: string } | undefined {
+  const eff = inst.effective.view;
+  // Where the command that really runs starts (below sudo the effective view is the outer one).
+  const effSkip = inst.innermost.view.skip ?? eff.skip ?? 0;
+  let refused: string | undefined;
+  for (const rule of rules) {
+    for (const { view, words } of inst.expanded) {
+      if (!view.allowable || view.denyOnly) continue;
+      const skip = view.skip ?? 0;
+      if (skip > effSkip) continue;
+      const matched = matchBashSpec(rule.specifier, view.words, inst.part.extraArgs) === "yes" || matchBashSpec(rule.specifier, words, inst.part.extraArgs) === "yes";
+      if (!matched) continue;
+      const literal = specLiteralWords(rule.specifier);
+      const whole = compileBashSpec(rule.specifier).any;
+      if (!whole && effSkip > skip && literal.length <= effSkip - skip) {
+        refused ??= `the rule ${rule.raw} allows \`${view.words[0]?.value}\` but not the command it runs, \`${inst.innermost.words.map((w) => w.value).join(" ")}\``;
+        continue;
+      }
+      if (!whole && inst.part.runsUnknown && literal.length < inst.expanded[0]!.words.length) {
+        refused ??= `\`${inst.expanded[0]!.words[0]?.value}\` runs another command, which the rule ${rule.raw} does not name`;
+        continue;
+      }
+      const effWords = inst.effective.words;
+      const runtimeOption = whole || !OPTION_SENSITIVE.has(effWords[0]?.value ?? "") ? -1 : effWords.findIndex((w, i) => i > 0 && w.dynamic && !isOptionValue(effWords, i));
+      if (runtimeOption > 0) {
+        refused ??= `${effWords[runtimeOption]!.raw} is only known when it runs and could be an option that makes ${effWords[0]!.value} run other programs, which the rule ${rule.raw} does not cover`;
+        continue;
+      }
+      const uncovered = whole ? undefined : inst.effects.execOptions.find((o) => !literal.some((l) => l === o.option || l.startsWith(`${o.option}=`)));
+      if (uncovered) {
+        refused ??= `the rule ${rule.raw} does not cover ${uncovered.option}: ${uncovered.why}`;
+        continue;
+      }
+      return { rule };
+    }
+  }
+  return refused ? { why: refused } : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths.
+
+async function collectTouches(instances: Instance[], ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
+  const out: Touch[] = [];
+  for (const inst of instances) {
+    const add = async (kind: "read" | "write", w: XWord, extra: Partial<Touch> = {}) => {
+      for (const t of await resolveWord(w, inst, ctx, check)) out.push({ ...t, kind, inst, ...extra } as Touch);
+    };
+    for (const { redirect, targets } of inst.redirects) {
+      if (redirect.kind === "dup") continue;
+      for (const t of targets) {
+        if (!t.dynamic && HARMLESS_TARGETS.test(t.value)) continue;
+        if (t.dynamic) continue; // a problem of its own (asks)
+        await add(redirect.kind, t, { redirect: true });
+      }
+    }
+    for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
+    const named = inst.cls.ok ? { reads: inst.cls.paths, writes: [] as Word[] } : namedPaths(inst.innermost.words);
+    for (const w of named.reads) await add("read", w as XWord);
+    for (const w of named.writes) await add("write", w as XWord, { region: true });
+    for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
+    for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true });
+    for (const w of inst.effects.reads) await add("read", w as XWord);
+    // Files given at run time (xargs, find -exec … {}): any file.
+    if (inst.part.extraArgs && !NO_RUNTIME_FILES.has(inst.effective.words[0]?.value ?? "")) {
+      const how = inst.part.via[inst.part.via.length - 1] ?? "xargs";
+      const from = inst.part.filesFrom;
+      if (from && inst.cwd !== null && from.every((w) => !w.dynamic)) {
+        for (const w of from) {
+          const p = await check(inst.cwd, w.value);
+          out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.lexical), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
+          if (p.real !== p.lexical) out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.real), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
+        }
+      } else out.push({ kind: "read", raw: inst.part.text, inst, pattern: [ANY], why: `files named at run time (${how})`, symbolic: "dynamic" });
+    }
+    if (inst.cls.ok) {
+      if (inst.cls.readsCwd) await add("read", literalWord(".") as XWord, { implicit: true });
+      for (const d of inst.cls.gitDirs ?? []) await add("read", d as XWord);
+      for (const p of inst.cls.repoPaths ?? []) if (!p.dynamic) out.push({ kind: "read", raw: p.raw, inst, exact: await check(ctx.cwd, p.value.replace(/^\/+/, "")) });
+      if (inst.cls.gitContent) out.push(...(await gitHistory(inst, ctx, check)));
+    }
+  }
+  return out;
+}
+
+/** What a word names, once or as a pattern of what it could name. */
+async function resolveWord(w: XWord, inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Array<{ raw: string } & TouchTarget>> {
+  // `<(cmd)` / `>(cmd)` is a pipe (/dev/fd/N) to a command that is checked as a part of its own.
+  if (w.dynamic && /^[<>]\([\s\S]*\)$/.test(w.raw)) return [];
+  if (w.dynamic) return [{ raw: w.raw, pattern: dynamicSegs(w.value), why: `${w.raw} (only known when it runs${w.unknownWhy ? `: ${w.unknownWhy}` : ""})`, symbolic: "dynamic" }];
+  const value = w.value;
+  if (ALIAS_PATHS.test(value) || value === "/proc") return [{ raw: w.raw, pattern: [ANY], why: `${value} (another name for a path only known when it runs)`, symbolic: "alias" }];
+  const out: Array<{ raw: string } & TouchTarget> = [];
+  if (inst.cwd === null && !value.startsWith("/")) {
+    out.push({ raw: w.raw, pattern: [ANY, ...litSegs(`/${value}`)], why: `${value} in a folder only known when it runs (after a cd Yoke cannot follow)`, symbolic: "cwd" });
+    return out;
+  }
+  if (value === "~" || value.startsWith("~/")) {
+    // A tilde bash did not expand (quoted, or inside an option value): the literal folder, and the
+    // home folder for the cases bash does expand (`dd of=~/x`).
+    out.push({ raw: w.raw, exact: await check(inst.cwd ?? "/", `./${value}`) });
+    out.push({ raw: w.raw, exact: await check("/", value) });
+  } else out.push({ raw: w.raw, exact: await check(inst.cwd ?? "/", value) });
+  if (w.from && inst.unstable) {
+    const base = w.from.cwd ?? "/";
+    const segs = w.from.pattern.split("/");
+    const firstGlob = segs.findIndex((s) => hasGlob(s));
+    const fixed = unescapePattern(segs.slice(0, Math.max(firstGlob, 0)).join("/"));
+    const fixedDir = fixed === "" ? (w.from.pattern.startsWith("/") ? "/" : base) : fixed.startsWith("/") ? fixed : `${base}/${fixed}`;
+    out.push({ raw: w.raw, pattern: globSegs(base, w.from.pattern), why: `${w.raw} (matches may change: an earlier command changes files)`, symbolic: "unstable", fixedDir, tail: segs.slice(firstGlob).join("/") });
+  }
+  return out;
+}
+
+/** The repository contents a read-only git command prints (diff, show, log -p, grep…). */
+async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
+  const content = inst.cls.ok ? inst.cls.gitContent : undefined;
+  if (!content) return [];
+  const whole: Touch = { kind: "read", raw: inst.part.text, inst, pattern: regionPattern(ctx.cwd), why: "files from the repository history (every file: no pathspec limits it)", symbolic: "history" };
+  if (content.any || inst.cwd === null) return [whole];
+  let specs = content.pathspecs;
+  if (!specs.length && content.positional.length) {
+    const k = await firstExisting(content.positional, inst.cwd, ctx, check);
+    specs = k < 0 ? [] : content.positional.slice(k);
+  }
+  if (!specs.length) return [whole];
+  const out: Touch[] = [];
+  for (const s of specs) {
+    if (s.dynamic) return [whole];
+    const fixed = s.pattern && hasGlob(s.pattern) ? unescapePattern(s.pattern.split("/").filter((seg, i, a) => a.slice(0, i + 1).every((x) => !hasGlob(x))).join("/")) : s.value;
+    const p = await check(inst.cwd, fixed || ".");
+    out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history" });
+    if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
+  }
+  return out;
+}
+
+async function firstExisting(words: Word[], cwd: string, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<number> {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.dynamic) return i;
+    const p = await check(cwd, w.value);
+    if (ctx.realPath && (await ctx.realPath(p.lexical).catch(() => undefined)) !== undefined) return i;
+  }
+  return -1;
+}
+
+/** Protected paths and agent settings the command writes (statically known ones are approved by name). */
+function protectedWrites(touches: Touch[], ctx: EvalContext): { reasons: string[]; writable: string[] } {
+  const reasons: string[] = [];
+  const writable: string[] = [];
+  for (const t of touches) {
+    if (t.kind !== "write") continue;
+    if ("exact" in t) {
+      const p = t.exact;
+      if (p.protected || p.sensitive?.kind === "config") {
+        reasons.push(`${showPath(ctx, p)} (${p.protected?.why ?? p.sensitive!.why})`);
+        for (const x of [p.lexical, p.real]) if (!writable.includes(x)) writable.push(x);
+        continue;
+      }
+      if (t.region) {
+        const below = protectedCouldMatch(ctx, regionPattern(p.lexical)) ?? protectedCouldMatch(ctx, regionPattern(p.real));
+        if (below) {
+          reasons.push(`${showPath(ctx, p)}, which holds ${below.path} (${below.why})`);
+          for (const x of [p.lexical, p.real]) if (!writable.includes(x)) writable.push(x);
+        }
+      }
+    } else if (t.symbolic === "unstable") {
+      const hit = protectedCouldMatch(ctx, t.pattern);
+      if (hit) reasons.push(`${t.why}, which could be ${hit.path} (${hit.why})`);
+    }
+  }
+  return { reasons, writable };
 }
 
 interface Check {
@@ -178,36 +587,42 @@ interface Check {
 }
 
 /** Why a part is not a read-only command on allowed paths, or nothing when it is. */
-async function readOnlyProblem(info: PartInfo, ctx: EvalContext): Promise<Check> {
-  const { part } = info;
+async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContext): Promise<Check> {
+  const { part } = inst;
   if (part.elevated) return { why: "it runs with sudo" };
   const env = part.assignments.find((a) => !SAFE_ENV.test(a.name));
   if (env) return { why: `it sets ${env.name} for the command` };
-  const cls = classifyReadOnly(info.effective.words);
-  if (!cls.ok) return { why: cls.why };
-  if (part.extraArgs && !["echo", "printf", "true", ":"].includes(info.effective.words[0]!.value))
+  if (!inst.cls.ok) return { why: inst.cls.why };
+  const hidden = [...part.hidden, ...inst.effects.hidden][0];
+  if (hidden) return { why: hidden };
+  if (inst.effects.execOptions.length) return { why: `${inst.effects.execOptions[0]!.option} ${inst.effects.execOptions[0]!.why}` };
+  if (part.runsUnknown) return { why: `${inst.effective.words[0]?.value} runs another command` };
+  if (part.extraArgs && !["echo", "printf", "true", ":"].includes(inst.effective.words[0]!.value))
     return { why: `it receives file names at run time (${part.via[part.via.length - 1] ?? "xargs"})` };
   let rule: PermissionRule | undefined;
-  for (const w of cls.paths) {
-    const check = await pathProblem(w, info.cwd, ctx);
-    if (check.why) return check;
-    rule ??= check.rule;
+  for (const t of touches) {
+    if (t.inst !== inst || t.kind !== "read") continue;
+    const c = readProblem(t, ctx);
+    if (c.why) return c;
+    rule ??= c.rule;
   }
   return { rule };
 }
 
-async function pathProblem(w: Word, cwd: string, ctx: EvalContext): Promise<Check> {
-  if (w.dynamic) return { why: `the argument ${w.raw} is only known when it runs` };
-  const path = await checkPath(ctx, cwd, w.value);
-  if (w.glob) {
-    const segs = w.value.split("/");
-    const fixed = segs.slice(0, segs.findIndex((x) => /[*?[{]/.test(x)));
-    const dir = await checkPath(ctx, cwd, fixed.join("/") || (w.value.startsWith("/") ? "/" : "."));
-    if (!dir.inside) return { why: `${w.raw} may match files outside the workspace` };
-    const m = picomatch(segs.slice(fixed.length).join("/"), { dot: false, windows: false });
-    if (SENSITIVE_PROBES.some((probe) => m(probe)) || dir.sensitive?.kind === "secret") return { why: `${w.raw} may match sensitive files` };
-    return {};
+function readProblem(t: Touch, ctx: EvalContext): Check {
+  if (!("exact" in t)) {
+    if (t.symbolic === "history") return {};
+    if (t.symbolic === "unstable" && t.fixedDir) {
+      const fixed = t.fixedDir;
+      const inside = ctx.roots.some((r) => isWithin(fixed, r)) || isWithin(fixed, ctx.cwd);
+      if (!inside) return { why: `${t.raw} may match files outside the workspace` };
+      const m = segmentMatcher(t.tail?.split("/")[0] ?? "*");
+      if (SENSITIVE_PROBES.some((probe) => m(probe.split("/")[0]!))) return { why: `${t.raw} may match sensitive files` };
+      return {};
+    }
+    return { why: `it reads ${t.why}` };
   }
+  const path = t.exact;
   if (path.inside && path.sensitive?.kind !== "secret") return {};
   const rule = matchPathRule(ctx, "allow", "Read", path);
   if (rule) return { rule };
@@ -215,18 +630,48 @@ async function pathProblem(w: Word, cwd: string, ctx: EvalContext): Promise<Chec
   return { why: `it reads ${showPath(ctx, path)}, a sensitive file (${path.sensitive!.why})` };
 }
 
-async function redirectProblem(r: Redirect, info: PartInfo, ctx: EvalContext, mode: PermissionMode, allowedByRule: boolean): Promise<Check> {
-  if (r.kind === "dup" || HARMLESS_TARGETS.test(r.target.value)) return {};
-  const path = await checkPath(ctx, info.cwd, r.target.value);
-  const shown = showPath(ctx, path);
-  if (r.kind === "read") {
-    if (path.inside && path.sensitive?.kind !== "secret") return {};
-    const rule = matchPathRule(ctx, "allow", "Read", path);
-    if (rule) return { rule };
-    return { why: `reads ${shown}${path.inside ? `, a sensitive file (${path.sensitive!.why})` : ", outside the workspace"}` };
+/**
+ * A read-only git command must use the workspace's own repository: a folder between where it runs
+ * and the workspace root that is a repository of its own (a `.git` entry, or a bare repository's
+ * HEAD, objects and refs) brings its own configuration, which can run programs.
+ */
+async function foreignRepository(inst: Instance, ctx: EvalContext): Promise<string | undefined> {
+  const dirs: string[] = [];
+  if (inst.cwd === null) return "it runs git in a folder only known when it runs";
+  dirs.push(inst.cwd);
+  for (const d of inst.cls.ok ? inst.cls.gitDirs ?? [] : []) {
+    if (d.dynamic) return `git -C ${d.raw} is only known when it runs`;
+    const p = await checkCommandPath(ctx, inst.cwd, d.value);
+    dirs.push(p.real);
   }
+  for (const start of dirs) {
+    const root = [ctx.roots[0] ?? ctx.cwd, ctx.cwd, ...ctx.roots].find((r) => isWithin(start, r));
+    if (!root) return `git would run in ${start}, outside the workspace`;
+    if (start === root) continue;
+    if (!ctx.listDir) return `Yoke cannot check whether ${start} holds another git repository`;
+    for (let d = start; d !== root && isWithin(d, root); d = dirnameOf(d)) {
+      const entries = await ctx.listDir(d).catch(() => undefined);
+      if (!entries) continue;
+      if (entries.includes(".git") || (entries.includes("HEAD") && (entries.includes("objects") || entries.includes("refs")))) {
+        return `${relativeTo(d, root) || d} is a git repository of its own, whose configuration can run programs`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedByRule: boolean): Check {
+  if (!("exact" in t)) {
+    if (allowedByRule && !t.redirect) return {};
+    return { why: `writes to ${t.why}` };
+  }
+  const path = t.exact;
+  const shown = showPath(ctx, path);
+  // Files a rule-allowed program writes by its arguments (`rm x` under Bash(rm:*)) were checked
+  // against deny, ask and protected paths above; only redirections and output options need more.
+  if (!t.redirect) return {};
   if (mode === "plan") return { why: `writes to ${shown}` };
-  if (path.sensitive?.kind === "config") return { why: `writes to ${shown}, which holds agent settings` };
+  if (path.sensitive?.kind === "config" || path.protected) return { why: `writes to ${shown}, which runs code or holds agent settings` };
   const rule = matchPathRule(ctx, "allow", "Write", path);
   if (rule) return { rule };
   if (!path.inside) return { why: `writes to ${shown}, outside the workspace` };

@@ -36,8 +36,14 @@ export interface PermissionGateOptions {
   /** false in an untrusted workspace: workspace settings may only restrict; edits, commands and MCP calls are denied. */
   trusted?: boolean;
   log?: Logger;
-  /** Lists a folder (for sandboxProtection to expand deny globs); without it only literal paths are listed. */
+  /**
+   * Lists a folder (undefined when it is not a readable folder): the shell analysis expands globs
+   * against the real workspace and looks for nested git repositories; sandboxProtection expands
+   * deny globs. Without it, globs are only known when the command runs (they ask where a rule could apply).
+   */
   listDir?: ListDir;
+  /** The workspace's file system ignores case (or a probe that tells): path matching folds case. */
+  caseInsensitive?: boolean | (() => Promise<boolean>);
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -93,7 +99,16 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
     const roots = await Promise.all(dirs.map((d) => resolveReal(d, opts.realPath)));
     const realHome = await resolveReal(home, opts.realPath);
-    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted };
+    let caseInsensitive: boolean;
+    try {
+      caseInsensitive = typeof opts.caseInsensitive === "function" ? await opts.caseInsensitive() : !!opts.caseInsensitive;
+    } catch (err) {
+      opts.log?.warn(`[permissions] could not tell whether the file system ignores case (${err instanceof Error ? err.message : String(err)}); assuming it does`);
+      caseInsensitive = true;
+    }
+    const listDir = opts.listDir;
+    const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
+    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted, listDir: names, caseInsensitive };
   };
   const context = () => {
     state ??= build();

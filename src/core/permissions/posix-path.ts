@@ -57,3 +57,26 @@ export async function resolveReal(p: string, realPath?: (p: string) => Promise<s
     head = dirnameOf(head);
   }
 }
+
+/**
+ * `written` resolved from the real folder `realBase` segment by segment, following symlinks before
+ * each `..` as the kernel does (`link/..` is the parent of the link's target). Segments that do
+ * not exist are appended as written.
+ */
+export async function resolvePhysical(realBase: string, written: string, realPath?: (p: string) => Promise<string | undefined>): Promise<string> {
+  let cur = written.startsWith("/") ? "/" : realBase;
+  let missing = false;
+  for (const seg of written.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      cur = dirnameOf(cur);
+      continue;
+    }
+    cur = cur === "/" ? `/${seg}` : `${cur}/${seg}`;
+    if (missing || !realPath) continue;
+    const real = await realPath(cur).catch(() => undefined);
+    if (real === undefined) missing = true;
+    else cur = normalizeAbs(real);
+  }
+  return normalizeAbs(cur);
+}

@@ -3,30 +3,88 @@
  * workspace and is not sensitive. Deliberately short: anything not listed asks.
  */
 import type { Word } from "./shell/words";
+import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 
 export type ReadOnlyClass =
-  | { ok: true; paths: Word[]; cd?: boolean }
+  | {
+      ok: true;
+      paths: Word[];
+      cd?: boolean;
+      /** With no path argument it reads its working folder (`ls`, `grep -r x`, `find`). */
+      readsCwd?: boolean;
+      /** git: the folders git runs in besides the working folder (`-C dir`). */
+      gitDirs?: Word[];
+      /**
+       * git: it prints file contents from the repository (diff, show, log -p, grep…): the pathspecs
+       * that limit it (empty: every file), or `any` when they cannot be known.
+       */
+      gitContent?: GitContent;
+      /** git: `rev:path` arguments, whose path is relative to the repository's top folder. */
+      repoPaths?: Word[];
+    }
   | { ok: false; why: string };
 
+/** What of the repository a git command prints. */
+export interface GitContent {
+  /** Pathspecs after `--`. */
+  pathspecs: Word[];
+  /** Without `--`: the non-option words; from the first that names an existing file on, they are pathspecs. */
+  positional: Word[];
+  /** The pathspecs cannot be known (magic, run-time values): every file. */
+  any: boolean;
+}
+
 /** Commands whose arguments are not file names (nothing to check). */
-export const NO_PATH_COMMANDS = ["echo", "printf", "pwd", "whoami", "id", "uname", "date", "true", "false", ":", "which", "type", "nproc", "basename", "dirname", "test", "[", "sleep", "seq", "tr", "hostname"];
+export const NO_PATH_COMMANDS = ["echo", "printf", "pwd", "whoami", "id", "uname", "date", "true", "false", ":", "which", "type", "nproc", "basename", "dirname", "test", "[", "sleep", "seq", "tr", "hostname", "expr", "yes", "arch", "tty", "groups", "logname", "getconf"];
 /** Commands whose non-option arguments (and `--opt=value` values) are read as paths. */
-export const PATH_COMMANDS = ["ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "file", "stat", "du", "df", "tree", "realpath", "readlink", "diff", "cmp", "comm", "nl", "od", "hexdump", "xxd", "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "sort", "uniq", "cut", "column", "fold", "rev", "tac", "strings", "find", "cd"];
+export const PATH_COMMANDS = ["ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "file", "stat", "du", "df", "tree", "realpath", "readlink", "diff", "cmp", "comm", "nl", "od", "hexdump", "xxd", "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "b2sum", "sort", "uniq", "cut", "column", "fold", "rev", "tac", "strings", "find", "cd", "jq", "sed", "awk", "gawk", "mawk", "nawk", "paste", "join", "expand", "unexpand", "fmt", "pr", "look", "zcat", "bzcat", "xzcat", "less", "more"];
 /** git subcommands that only read (with their own restrictions below). */
-export const GIT_READ_SUBCOMMANDS = ["status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "describe", "shortlog", "branch", "remote", "tag", "stash"];
+export const GIT_READ_SUBCOMMANDS = ["status", "diff", "log", "show", "blame", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog", "branch", "remote", "tag", "stash", "grep", "cat-file", "rev-list", "show-ref", "merge-base", "whatchanged", "reflog", "name-rev", "count-objects", "for-each-ref", "var", "check-ignore", "version", "help"];
 
 const NO_PATH = new Set(NO_PATH_COMMANDS);
 const WITH_PATHS = new Set(PATH_COMMANDS);
+/** Read their working folder when given no path. */
+const READS_CWD = new Set(["ls", "du", "tree", "find", "rg"]);
 
 /** Options that make an otherwise read-only command write or execute. */
 const FORBIDDEN_OPTIONS: Record<string, RegExp> = {
   sort: /^(-o|--output|--compress-program)|^-[a-zA-Z]*o/,
-  tree: /^(-o|--output)/,
-  rg: /^(--pre($|=))/,
-  find: /^-(delete|fprint|fprint0|fprintf|fls)$/,
+  tree: /^(-o|--output|-R)$|^--output=/,
+  rg: /^--pre($|=)|^--pre-glob/,
+  find: /^-(delete|fprint|fprint0|fprintf|fls|exec|execdir|ok|okdir)$/,
   date: /^(-s|--set)/,
   diff: /^--to-file=\/dev/,
+  less: /^(-o|-O|--log-file|--LOG-FILE|-k|--lesskey-file|--lesskey-src)/,
+  more: /^-[a-zA-Z]*$^/,
 };
+/** Value-taking options whose value is not a file name (grep -e PATTERN, head -n 5…). */
+const NON_PATH_VALUES: Record<string, Set<string>> = {
+  grep: new Set(["-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--color", "--colour", "--label", "--binary-files", "-d", "--directories", "-D", "--devices"]),
+  rg: new Set(["-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-M", "--max-columns", "--max-depth", "-d", "--color", "--colors", "-j", "--threads", "-E", "--encoding", "-r", "--replace", "--sort", "--sortr", "--type-add", "--max-filesize", "-U"]),
+  head: new Set(["-n", "-c", "--lines", "--bytes"]),
+  tail: new Set(["-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"]),
+  cut: new Set(["-d", "-f", "-c", "-b", "--delimiter", "--fields", "--characters", "--bytes", "--output-delimiter"]),
+  sort: new Set(["-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "--parallel"]),
+  uniq: new Set(["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"]),
+  find: new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype", "-maxdepth", "-mindepth", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-printf", "-fstype", "-regextype", "-lname", "-ilname", "-used", "-context"]),
+  ls: new Set(["--color", "--format", "--sort", "--time", "--time-style", "-I", "--ignore", "--hide", "-w", "--width", "-T", "--tabsize", "--block-size", "--indicator-style", "--quoting-style"]),
+  du: new Set(["-d", "--max-depth", "--exclude", "-B", "--block-size", "-t", "--threshold", "--time-style"]),
+  tree: new Set(["-L", "-P", "-I", "--charset", "--filelimit", "--sort", "--timefmt"]),
+  wc: new Set(), cat: new Set(),
+  od: new Set(["-t", "-A", "-j", "-N", "-w", "--format", "--address-radix", "--skip-bytes", "--read-bytes", "--width"]),
+  xxd: new Set(["-c", "-g", "-l", "-s", "-o", "-cols", "-len", "-seek"]),
+  hexdump: new Set(["-n", "-s", "-e"]),
+  column: new Set(["-s", "-t", "-c", "-o", "-N", "--separator", "--output-separator"]),
+  fold: new Set(["-w", "--width"]),
+  nl: new Set(["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"]),
+  strings: new Set(["-n", "-t", "-e", "--bytes", "--radix", "--encoding"]),
+  paste: new Set(["-d", "--delimiters"]),
+  join: new Set(["-t", "-1", "-2", "-j", "-o", "-a", "-v", "-e"]),
+  jq: new Set(["--arg", "--argjson", "--indent", "--tab"]),
+  awk: new Set(["-F", "-v", "--field-separator", "--assign"]),
+};
+NON_PATH_VALUES.egrep = NON_PATH_VALUES.fgrep = NON_PATH_VALUES.grep!;
+NON_PATH_VALUES.gawk = NON_PATH_VALUES.mawk = NON_PATH_VALUES.nawk = NON_PATH_VALUES.awk!;
 
 export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   const name = words[0]!.value;
@@ -42,25 +100,40 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   const forbidden = FORBIDDEN_OPTIONS[name];
   const bad = forbidden && args.find((a) => forbidden.test(a.value));
   if (bad) return { ok: false, why: `${name} ${bad.value} writes files or runs programs` };
-  const paths = pathArguments(args);
+  if (name === "sed") return classifySed(args);
+  if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk") return classifyAwk(name, args);
+  if (name === "jq") return classifyJq(args);
+  if (name === "less" || name === "more") return { ok: false, why: `${name} is interactive and can run commands` };
+  const paths = pathArguments(args, NON_PATH_VALUES[name]);
   if ((name === "uniq" || name === "xxd") && paths.length > 1) return { ok: false, why: `${name} writes its second file argument` };
   if (name === "cd") {
     if (paths.length === 0) return { ok: false, why: "cd without a folder goes to the home folder" };
     return { ok: true, paths, cd: true };
   }
-  return { ok: true, paths };
+  const recursive = name === "grep" || name === "egrep" || name === "fgrep" ? args.some((a) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive)$/.test(a.value)) : false;
+  let files = paths;
+  // grep/rg: the first operand is the pattern unless -e/-f gave one.
+  if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
+  return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
 }
 
 /** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */
-export function pathArguments(args: Word[]): Word[] {
+export function pathArguments(args: Word[], nonPathValues?: Set<string>): Word[] {
   const out: Word[] = [];
   let optionsDone = false;
-  for (const a of args) {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
     if (!optionsDone && a.value === "--") {
       optionsDone = true;
       continue;
     }
     if (!optionsDone && a.value.startsWith("-") && a.value.length > 1) {
+      if (nonPathValues?.has(a.value)) {
+        i++;
+        continue;
+      }
+      const eq = a.value.indexOf("=");
+      if (eq > 0 && nonPathValues?.has(a.value.slice(0, eq))) continue;
       const glued = gluedValue(a.value);
       if (glued !== undefined) out.push({ ...a, value: glued });
       continue;
@@ -70,38 +143,188 @@ export function pathArguments(args: Word[]): Word[] {
   return out;
 }
 
+function classifySed(args: Word[]): ReadOnlyClass {
+  if (args.some((a) => /^(-i|--in-place)|^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--") ) || args.some((a) => a.value.startsWith("--in-place")))
+    return { ok: false, why: "sed -i changes files" };
+  const scripts: Word[] = [];
+  const files: Word[] = [];
+  let explicit = false;
+  let optionsDone = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (!optionsDone && v === "--") optionsDone = true;
+    else if (!optionsDone && (v === "-e" || v === "--expression")) {
+      explicit = true;
+      if (args[i + 1]) scripts.push(args[++i]!);
+    } else if (!optionsDone && v.startsWith("--expression=")) {
+      explicit = true;
+      scripts.push({ ...a, value: v.slice(13) });
+    } else if (!optionsDone && (v === "-f" || v === "--file")) return { ok: false, why: "sed -f runs a script from a file" };
+    else if (!optionsDone && v.startsWith("-") && v.length > 1) {
+      if (/^-[a-zA-Z]*[lL]$/.test(v)) i++;
+      if (/^-[a-zA-Z]*s?f/.test(v) && !v.startsWith("--")) return { ok: false, why: "sed -f runs a script from a file" };
+    } else if (!explicit && scripts.length === 0) scripts.push(a);
+    else files.push(a);
+  }
+  const reads: Word[] = [...files];
+  for (const s of scripts) {
+    if (s.dynamic) return { ok: false, why: `the sed script ${s.raw} is only known when it runs` };
+    const fx = sedScriptEffects(s.value);
+    if (fx.unknown) return { ok: false, why: `Yoke cannot read the sed script (${fx.unknown})` };
+    if (fx.runs) return { ok: false, why: "the sed script runs commands (e)" };
+    if (fx.writes.length) return { ok: false, why: "the sed script writes files (w)" };
+    for (const r of fx.reads) reads.push({ ...s, value: r });
+  }
+  return { ok: true, paths: reads };
+}
+
+function classifyAwk(name: string, args: Word[]): ReadOnlyClass {
+  let program: Word | undefined;
+  const files: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (program === undefined && (v === "-f" || v === "--file" || v.startsWith("-f") || v === "-E" || v === "--exec")) return { ok: false, why: `${name} -f runs a program from a file` };
+    if (program === undefined && (v === "-F" || v === "-v" || v === "--assign" || v === "--field-separator")) {
+      i++;
+      continue;
+    }
+    if (program === undefined && v.startsWith("-") && v !== "-" && v !== "--") {
+      if (/^-[a-zA-Z]*[eil]/.test(v) || v.startsWith("--source") || v.startsWith("--include") || v.startsWith("--load")) return { ok: false, why: `${name} ${v} runs code Yoke cannot check` };
+      continue;
+    }
+    if (program === undefined && v === "--") continue;
+    if (program === undefined) program = args[i];
+    else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(v)) continue;
+    else files.push(args[i]!);
+  }
+  if (!program) return { ok: false, why: `${name} without a program reads it from its arguments` };
+  if (program.dynamic) return { ok: false, why: `the ${name} program ${program.raw} is only known when it runs` };
+  const problem = awkProgramProblem(program.value);
+  if (problem) return { ok: false, why: `the ${name} program ${problem}` };
+  return { ok: true, paths: files };
+}
+
+function classifyJq(args: Word[]): ReadOnlyClass {
+  let program: Word | undefined;
+  const files: Word[] = [];
+  let restAreArgs = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (restAreArgs) continue;
+    if (v === "--args" || v === "--jsonargs") {
+      restAreArgs = true;
+      continue;
+    }
+    if (v === "--arg" || v === "--argjson") {
+      i += 2;
+      continue;
+    }
+    if (v === "--slurpfile" || v === "--rawfile") {
+      if (args[i + 2]) files.push(args[i + 2]!);
+      i += 2;
+      continue;
+    }
+    if (v === "-f" || v === "--from-file") {
+      if (args[i + 1]) files.push(args[++i]!);
+      program = program ?? { ...a, value: "." };
+      continue;
+    }
+    if (v === "-L" || v.startsWith("-L")) return { ok: false, why: "jq -L loads modules from a folder" };
+    if (v === "--indent") {
+      i++;
+      continue;
+    }
+    if (v.startsWith("-") && v.length > 1) continue;
+    if (program === undefined) program = a;
+    else files.push(a);
+  }
+  if (program?.dynamic) return { ok: false, why: `the jq program ${program.raw} is only known when it runs` };
+  if (program && /\$ENV\b|\benv\b|\$__loc__|\binput_filename\b|\bimport\b|\binclude\b/.test(program.value)) return { ok: false, why: "the jq program reads the environment or other files" };
+  return { ok: true, paths: files };
+}
+
+/** git global options a read-only command may have. */
+const GIT_SAFE_GLOBAL = /^(--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-advice)$/;
+/** Options after which git prints file contents only when combined with a patch option. */
+const GIT_PATCH = /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--word-diff.*|--color-words.*|--cc|--combined-all-paths|--full-diff|-L.*|--patch-with-stat|--patch-with-raw|--textconv)$/;
+const GIT_NO_CONTENT = /^(--stat.*|--numstat|--shortstat|--name-only|--name-status|--summary|--dirstat.*|--quiet|-s|--no-patch|--raw|--compact-summary|--exit-code)$/;
+
 function classifyGit(args: Word[]): ReadOnlyClass {
   const paths: Word[] = [];
+  const repoPaths: Word[] = [];
+  const gitDirs: Word[] = [];
   let i = 0;
   while (i < args.length && args[i]!.value.startsWith("-")) {
     const v = args[i]!.value;
-    if (v === "-C" || v === "--git-dir" || v === "--work-tree") {
-      if (args[i + 1]) paths.push(args[i + 1]!);
+    if (v === "-C") {
+      if (args[i + 1]) gitDirs.push(args[i + 1]!);
       i += 2;
-    } else if (/^--(git-dir|work-tree)=/.test(v)) {
-      paths.push({ ...args[i]!, value: v.slice(v.indexOf("=") + 1) });
-      i++;
-    } else if (v === "--no-pager" || v === "-P" || v === "--no-optional-locks") i++;
+    } else if (GIT_SAFE_GLOBAL.test(v)) i++;
     else return { ok: false, why: `git ${v} may change how git runs` };
   }
-  const sub = args[i]?.value;
+  const subWord = args[i];
+  const sub = subWord?.value;
+  if (subWord?.dynamic) return { ok: false, why: `the git subcommand ${subWord.raw} is only known when it runs` };
   if (!sub || !GIT_READ_SUBCOMMANDS.includes(sub)) return { ok: false, why: `git ${sub ?? ""} is not a read-only git command`.replace(/ +$/, "") };
   const rest = args.slice(i + 1);
-  const bad = rest.find((a) => /^--(output|ext-diff)/.test(a.value));
+  const bad = rest.find((a) => /^--(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack)(=|$)|^-O/.test(a.value) || (sub === "grep" && /^-[a-zA-Z]*O/.test(a.value)));
   if (bad) return { ok: false, why: `git ${sub} ${bad.value} writes files or runs programs` };
   const positional = rest.filter((a) => !a.value.startsWith("-"));
-  if (sub === "branch" && (positional.length > 0 || rest.some((a) => !/^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--no-color|--color)$/.test(a.value))))
+  if (sub === "branch" && (positional.length > 0 || rest.some((a) => !/^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--no-color|--color|--merged|--no-merged|--contains)$/.test(a.value))))
     return { ok: false, why: "git branch with arguments can create, rename or delete branches" };
   if (sub === "remote" && rest.some((a) => a.value !== "-v" && a.value !== "--verbose")) return { ok: false, why: "git remote with arguments can change remotes" };
   if (sub === "tag" && rest.some((a) => !/^(-l|--list|-n\d*)$/.test(a.value))) return { ok: false, why: "git tag with arguments can create or delete tags" };
   if (sub === "stash" && !(rest.length >= 1 && (rest[0]!.value === "list" || rest[0]!.value === "show"))) return { ok: false, why: "git stash changes the working tree (only stash list/show are read-only)" };
+  if (sub === "reflog" && rest.length && !/^(show|-)/.test(rest[0]!.value)) return { ok: false, why: "git reflog with a subcommand can change the reflog" };
   // Revisions and paths look alike; every argument is checked as a path, and `rev:path` by its path.
+  const dashdash = rest.findIndex((a) => a.value === "--");
+  const pathspecs: Word[] = dashdash >= 0 ? rest.slice(dashdash + 1) : [];
   for (const a of pathArguments(rest)) {
     paths.push(a);
     const colon = a.value.lastIndexOf(":");
-    if (colon >= 0 && colon < a.value.length - 1) paths.push({ ...a, value: a.value.slice(colon + 1) });
+    const index = /^:(?:[0-3]:)?([^(!^/:].*)$/.exec(a.value);
+    if (index) repoPaths.push({ ...a, value: index[1]! });
+    if (colon >= 0 && colon < a.value.length - 1 && !a.value.startsWith(":")) {
+      const p = a.value.slice(colon + 1);
+      paths.push({ ...a, value: p });
+      if (!p.startsWith("./") && !p.startsWith("../")) repoPaths.push({ ...a, value: p });
+    }
   }
-  return { ok: true, paths };
+  return { ok: true, paths, gitDirs, repoPaths, gitContent: gitContent(sub, rest, pathspecs, dashdash >= 0) };
+}
+
+/** What of the repository a read-only git command prints. */
+function gitContent(sub: string, rest: Word[], pathspecs: Word[], hasDashDash: boolean): GitContent | undefined {
+  const opts = (hasDashDash ? rest.slice(0, rest.findIndex((a) => a.value === "--")) : rest).filter((a) => a.value.startsWith("-"));
+  const noContent = opts.some((a) => GIT_NO_CONTENT.test(a.value)) && !opts.some((a) => GIT_PATCH.test(a.value));
+  let prints: boolean;
+  switch (sub) {
+    case "diff":
+    case "show":
+      prints = !noContent;
+      break;
+    case "log":
+    case "whatchanged":
+    case "reflog":
+      prints = opts.some((a) => GIT_PATCH.test(a.value) || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a.value));
+      break;
+    case "stash":
+      prints = rest[0]?.value === "show" && opts.some((a) => GIT_PATCH.test(a.value));
+      break;
+    case "grep":
+    case "cat-file":
+      prints = true;
+      break;
+    default:
+      prints = false;
+  }
+  if (!prints) return undefined;
+  // Magic pathspecs (`:(glob)x`, `:!x`, `:/`) and unknown words: assume every file.
+  const positional = hasDashDash ? [] : rest.filter((a) => !a.value.startsWith("-"));
+  const any = [...pathspecs, ...positional].some((p) => p.dynamic) || [...pathspecs, ...positional].some((p) => p.value.startsWith(":"));
+  return { pathspecs, positional, any };
 }
 
 /** `-f/etc/passwd` → `/etc/passwd`; `--file=x` → `x`; undefined when the option carries no path-like value. */

@@ -18,7 +18,16 @@ export interface CommandView {
   allowable: boolean;
   /** Only for deny/ask matching: e.g. `/opt/x/git push` read as `git push`. */
   denyOnly?: boolean;
+  /**
+   * How many words of the command as written (views[0]) come before this view's first word
+   * (`timeout 5 npm test` → `npm test` has skip 2). An allow rule matching an outer view allows the
+   * part only when its literal text reaches the command it wraps.
+   */
+  skip?: number;
 }
+
+/** Folders a command may run in: absolute paths (logical, as `cd` leaves them), or null when unknown. */
+export type CwdSet = string[] | null;
 
 /** A simple command found anywhere in the command line (after unwrapping). */
 export interface CommandPart {
@@ -37,12 +46,32 @@ export interface CommandPart {
   wrapper: boolean;
   /** Why this part cannot be analysed confidently (asks). */
   problems: string[];
+  /**
+   * Code this part runs that Yoke cannot see (`python -c`, `echo … | sh`, an awk program that runs
+   * commands…): where a deny rule could apply, the command asks in every mode.
+   */
+  hidden: string[];
+  /**
+   * It runs another command whose position among its arguments Yoke does not know (`watch`-like
+   * programs seen only for deny rules): an allow rule must name the whole command literally.
+   */
+  runsUnknown?: boolean;
+  /** For run-time arguments (find -exec … {}): the folders the file names come from. */
+  filesFrom?: Word[];
+  /** Files written by the wrappers around the command (`time -o F`, `strace -o F`, `script F`). */
+  writes?: Word[];
   /** How it was reached, outermost first (e.g. `bash -c`, `xargs`, `find -exec`). */
   via: string[];
+  /** The folders it may run in (`cd` earlier in the command line). */
+  cwd: CwdSet;
+  /** The literal text its standard input comes from (a here-document or here-string), when known. */
+  stdin?: string;
 }
 
 export interface CommandAnalysis {
   parts: CommandPart[];
   /** Problems of the whole line (parse errors, function definitions…). */
   problems: string[];
+  /** Something in the line (shopt, set -f…) may change how globs expand. */
+  globOptionsChanged?: boolean;
 }

@@ -1,26 +1,57 @@
 /**
  * Sees through wrappers: `env`, `nohup`, `time`, `nice`, `timeout`, `command`, `builtin`, `exec`,
- * `stdbuf`, `sudo`/`doas`, `xargs`, `find -exec`, `git -C`, absolute command paths, and shells or
- * `eval` given a script string (returned for recursive parsing).
+ * `stdbuf`, `sudo`/`doas`, `xargs`, `watch`, `busybox`, `find -exec`, `git` global options and
+ * aliases, absolute command paths, and shells or `eval` given a script string (returned for
+ * recursive parsing). Shells reading a script from their input (`echo … | sh`) run code Yoke
+ * cannot see (`hidden`), unless that input is a literal here-document, which is parsed.
  */
 import type { CommandPart, CommandView } from "./types";
-import type { Word } from "./words";
+import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
+import { tokenize } from "../bash-spec";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash", "posh", "bash5", "rbash"]);
+/** Shells whose scripts are not bash syntax: `-c` and input scripts cannot be read. */
+const OTHER_SHELLS = new Set(["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "powershell.exe", "pwsh.exe", "cmd.exe", "cmd"]);
 /** Package-manager subcommands that run another program (`npm exec -- git push`, `uv run git push`); deny and ask rules only. */
 const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
   npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "run"], uv: ["run"], poetry: ["run"], pipenv: ["run"],
-  bundle: ["exec"], conda: ["run"], mise: ["exec", "x"], direnv: ["exec"], nix: ["run", "shell"],
+  bundle: ["exec"], conda: ["run"], mamba: ["run"], mise: ["exec", "x"], direnv: ["exec"], nix: ["run", "shell", "develop"], pixi: ["run", "exec"],
+  rye: ["run"], hatch: ["run"], pdm: ["run"], asdf: ["exec"], rtx: ["exec", "x"], devbox: ["run"],
 };
+/**
+ * Programs that run a command elsewhere (a container, another host) that can still reach the
+ * workspace: their later words are candidate commands for deny and ask rules only (allow rules
+ * keep matching the program itself).
+ */
+const ELSEWHERE: Record<string, string[] | true> = { ssh: true, docker: ["run", "exec"], podman: ["run", "exec"], nerdctl: ["run", "exec"], kubectl: ["exec", "run", "debug"], lxc: ["exec"], incus: ["exec"], distrobox: ["enter"], toolbox: ["run"], vagrant: ["ssh"] };
 
 /**
  * Programs that run another command given after their own options and arguments. Their views are
  * only used for deny and ask rules: every later word that is not an option starts a candidate.
  */
-const RUNS_A_COMMAND = new Set(["npx", "bunx", "pnpx", "watch", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace", "nsenter", "chroot", "su", "runuser", "script", "firejail", "proxychains", "proxychains4", "torsocks", "xvfb-run", "dbus-run-session", "parallel", "entr", "coproc", "then", "do"]);
+const RUNS_A_COMMAND = new Set([
+  "npx", "bunx", "pnpx", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace",
+  "nsenter", "chroot", "su", "runuser", "sg", "script", "firejail", "bwrap", "proxychains", "proxychains4", "torsocks", "xvfb-run",
+  "dbus-run-session", "dbus-launch", "entr", "coproc", "then", "do", "systemd-run", "faketime", "catchsegv", "valgrind", "numactl",
+  "prlimit", "cpulimit", "trickle", "nocache", "eatmydata", "fakeroot", "pkexec", "time-limit", "with-contenv", "s6-setuidgid", "gosu",
+  "su-exec", "chpst", "setpriv", "capsh", "sudoedit", "env-cmd", "dotenv", "cross-env", "op", "aws-vault", "doppler", "infisical", "teller",
+]);
+/** Programs whose `-c STRING` is a shell command. */
+const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
+/**
+ * Programs that run commands from strings, files or their input in ways Yoke does not follow
+ * (`concurrently 'a' 'b'`, `at now`, `parallel`…).
+ */
+const HIDDEN_RUNNERS: Record<string, string> = {
+  concurrently: "runs the command strings it is given", watchexec: "runs a command string when files change", nodemon: "runs a command when files change",
+  parallel: "runs commands built at run time", tmux: "runs commands in a terminal session", screen: "runs commands in a terminal session",
+  at: "schedules commands read from its input", batch: "schedules commands read from its input", crontab: "installs scheduled commands",
+  expect: "runs an expect script", osascript: "runs AppleScript", "wsl.exe": "runs commands in WSL", wsl: "runs commands in WSL",
+  "run-p": "runs npm scripts", "run-s": "runs npm scripts", "npm-run-all": "runs npm scripts", tclsh: "runs a Tcl script",
+};
 
 export interface InnerScript {
   how: string;
@@ -35,12 +66,20 @@ export interface Unwrapped {
   scripts: InnerScript[];
 }
 
+const MAX_WRAPPERS = 64;
+
 export function unwrapCommand(part: CommandPart): Unwrapped {
   const out: Unwrapped = { parts: [], scripts: [] };
   let words = part.views[0]!.words;
+  let skip = 0;
   let allowable = true;
   let denyOnly = false;
-  for (let guard = 0; guard < 16 && words.length > 0; guard++) {
+  for (let guard = 0; ; guard++) {
+    if (guard >= MAX_WRAPPERS) {
+      part.problems.push(`it nests more than ${MAX_WRAPPERS} wrappers, too many to follow`);
+      return out;
+    }
+    if (words.length === 0) return out;
     const first = words[0]!;
     if (first.dynamic) {
       part.problems.push(`the command name ${first.raw} is only known when it runs`);
@@ -54,23 +93,31 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
       const base = first.value.slice(first.value.lastIndexOf("/") + 1);
       const renamed = [{ ...first, value: base }, ...words.slice(1)];
       const system = SYSTEM_BIN.test(first.value);
-      part.views.push({ words: renamed, allowable: allowable && system, denyOnly: !system });
-      if (!system) return out;
+      part.views.push({ words: renamed, allowable: allowable && system && !denyOnly, denyOnly: denyOnly || !system, skip });
+      if (!system) {
+        // Not a standard program: what it runs is only looked at for deny rules.
+        allowable = false;
+        denyOnly = true;
+      }
       words = renamed;
       continue;
     }
+    const wrapperBefore = part.wrapper;
     const next = step(part, words, out);
+    // A program that is not the standard one (`/tmp/x/bash -c …`) needs allowing itself.
+    if (denyOnly) part.wrapper = wrapperBefore;
     if (!next) return out;
     if (next.elevate) {
       part.elevated = true;
       allowable = false;
     }
     denyOnly ||= !!next.denyOnly;
+    const suffix = next.words.length <= words.length && next.words.every((w, i) => w === words[words.length - next.words.length + i]);
+    skip = suffix ? skip + (words.length - next.words.length) : skip;
     words = next.words;
     if (words.length === 0) return out;
-    part.views.push(denyOnly ? { words, allowable: false, denyOnly } : { words, allowable });
+    part.views.push(denyOnly ? { words, allowable: false, denyOnly, skip } : { words, allowable, skip });
   }
-  return out;
 }
 
 interface Step {
@@ -86,54 +133,102 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
   switch (name) {
     case "nohup":
     case "builtin":
-      return { words: args };
-    case "time":
-      return { words: skipFlags(args, new Set(["-p"])) };
+      return { words: args[0]?.value === "--" ? args.slice(1) : args };
+    case "time": {
+      // The bash keyword takes -p; GNU time also -o FILE (writes it), -a, -f FORMAT, -v, -q.
+      let i = 0;
+      while (i < args.length && args[i]!.value.startsWith("-") && args[i]!.value !== "--") {
+        const v = args[i]!.value;
+        if (v === "-o" || v === "--output") (part.writes ??= []).push(...(args[i + 1] ? [args[i + 1]!] : []));
+        else if (v.startsWith("--output=")) (part.writes ??= []).push({ ...args[i]!, value: v.slice(9) });
+        i += v === "-o" || v === "-f" || v === "--output" || v === "--format" ? 2 : 1;
+      }
+      if (args[i]?.value === "--") i++;
+      return { words: args.slice(i) };
+    }
     case "command":
       if (args.some((a) => a.value === "-v" || a.value === "-V")) return undefined;
       return { words: skipFlags(args, new Set(["-p"])) };
     case "exec":
       return { words: skipOptions(args, new Set(["-a"]), /^-[cl]+$/) };
     case "nice":
-      return { words: skipOptions(args, new Set(["-n"]), /^(-\d+|--adjustment=.*|-n\d+)$/) };
+      return { words: skipOptions(args, new Set(["-n", "--adjustment"]), /^(-\d+|--adjustment=.*|-n-?\d+)$/) };
     case "stdbuf":
-      return { words: skipOptions(args, new Set(["-i", "-o", "-e"]), /^(-[ioe].+|--(input|output|error)=.*)$/) };
+      return { words: skipOptions(args, new Set(["-i", "-o", "-e", "--input", "--output", "--error"]), /^(-[ioe].+|--(input|output|error)=.*)$/) };
     case "timeout": {
-      const rest = skipOptions(args, new Set(["-s", "-k"]), /^(--(signal|kill-after)=.*|--preserve-status|--foreground|-v|--verbose|-s.+|-k.+)$/);
+      const rest = skipOptions(args, new Set(["-s", "-k", "--signal", "--kill-after"]), /^(--(signal|kill-after)=.*|--preserve-status|--foreground|-v|--verbose|-s.+|-k.+)$/);
       return { words: rest.slice(1) };
     }
+    case "busybox":
+    case "toybox":
+      return args.length && !args[0]!.value.startsWith("-") ? { words: args } : undefined;
     case "env":
       return envStep(part, args);
     case "sudo":
     case "doas": {
-      const valued = new Set(["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-h", "--user", "--group", "--chdir"]);
-      if (args.some((a) => /^-[a-zA-Z]*[is]$/.test(a.value) || a.value === "--login" || a.value === "--shell")) {
-        const rest = skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/);
+      const valued = new Set(["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-h", "--user", "--group", "--chdir", "--prompt", "--role", "--type", "--other-user", "--host", "--close-from", "--command-timeout"]);
+      const rest = skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/);
+      const shell = args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*[is]$/.test(a.value) || a.value === "--login" || a.value === "--shell");
+      if (shell) {
         if (rest.length === 0) part.problems.push(`${name} opens a root shell`);
+        else out.scripts.push({ how: `${name} -s`, script: joinWords(rest), elevated: true });
+        part.elevated = true;
+        part.wrapper = rest.length > 0;
+        return undefined;
       }
-      return { words: skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/), elevate: true };
+      return { words: rest, elevate: true };
     }
     case "xargs": {
-      const rest = skipOptions(args, new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"]), /^(-[0rtpx]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/);
+      const rest = skipOptions(args, new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"]), /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/);
       part.extraArgs = true;
-      return { words: rest.length ? rest : [{ value: "echo", raw: "echo", dynamic: false, glob: false }] };
+      return { words: rest.length ? rest : [literalWord("echo")] };
     }
+    case "watch":
+      return watchStep(part, args, out);
     case "find":
       findExec(part, args, out);
       return undefined;
     case "git":
-      return gitStep(args);
+      return gitStep(part, args, out);
     case "eval": {
       part.wrapper = true;
       const script = joinWords(args);
       out.scripts.push({ how: "eval", script, elevated: part.elevated });
       return undefined;
     }
-    default:
+    default: {
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
+      if (OTHER_SHELLS.has(name)) {
+        part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
+        return undefined;
+      }
+      if (HIDDEN_RUNNERS[name]) {
+        part.hidden.push(`${name} ${HIDDEN_RUNNERS[name]}`);
+        // Their arguments are often whole command lines (`concurrently 'a' 'b'`): parse each.
+        for (const a of args) if (!a.dynamic && !a.value.startsWith("-") && /\s/.test(a.value)) out.scripts.push({ how: name, script: a, elevated: part.elevated });
+        const candidates = args.filter((a) => !a.dynamic);
+        for (let i = 0; i < candidates.length; i++) if (!candidates[i]!.value.startsWith("-")) part.views.push({ words: candidates.slice(i), allowable: false, denyOnly: true });
+        return undefined;
+      }
+      const elsewhere = ELSEWHERE[name];
+      if (elsewhere && (elsewhere === true || elsewhere.includes(args[0]?.value ?? ""))) {
+        const rest = elsewhere === true ? args : args.slice(1);
+        for (let i = 0; i < rest.length; i++) {
+          const w = rest[i]!;
+          if (w.dynamic || w.value.startsWith("-")) continue;
+          part.views.push({ words: rest.slice(i), allowable: false, denyOnly: true });
+          // ssh joins its command words into one remote shell line: its words are candidates too.
+          if (name === "ssh" && /\s/.test(w.value)) {
+            const words = tokenize(w.value.replace(/[;&|()]/g, " ")).map(literalWord);
+            for (let k = 0; k < words.length; k++) part.views.push({ words: words.slice(k), allowable: false, denyOnly: true });
+          }
+        }
+        return undefined;
+      }
       if (RUNS_A_COMMAND.has(name)) runsACommand(part, args, name, out);
       else if (RUNNER_SUBCOMMANDS[name]?.includes(args[0]?.value ?? "")) runsACommand(part, args.slice(1), `${name} ${args[0]!.value}`, out);
       return undefined;
+    }
   }
 }
 
@@ -141,6 +236,10 @@ function envStep(part: CommandPart, args: Word[]): Step | undefined {
   let i = 0;
   while (i < args.length) {
     const v = args[i]!.value;
+    if (args[i]!.dynamic) {
+      part.problems.push(`env is given ${args[i]!.raw}, only known when it runs`);
+      return undefined;
+    }
     if (v === "--") {
       i++;
       break;
@@ -149,13 +248,13 @@ function envStep(part: CommandPart, args: Word[]): Step | undefined {
       part.problems.push("env -S splits a string into a command Yoke cannot check");
       return undefined;
     }
-    if (v === "-C" || v.startsWith("--chdir")) {
+    if (v === "-C" || v.startsWith("--chdir") || /^-[a-zA-Z]*C/.test(v)) {
       part.problems.push("env -C runs the command in another folder");
       i += v === "-C" ? 2 : 1;
       continue;
     }
     if (v === "-u" || v === "--unset") i += 2;
-    else if (v.startsWith("-")) i++;
+    else if (v.startsWith("-") && v !== "-") i++;
     else break;
   }
   while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!.value)) {
@@ -168,31 +267,94 @@ function envStep(part: CommandPart, args: Word[]): Step | undefined {
   return rest.length ? { words: rest } : undefined;
 }
 
+/** Script operands that are really the shell's input or a run-time file descriptor. */
+const INPUT_LIKE = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/;
+
 function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped): Step | undefined {
+  let readsInput = false;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!;
-    if (v.dynamic) return undefined;
-    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O") {
+    if (v.dynamic) {
+      part.hidden.push(`${name} is given ${v.raw}, only known when it runs`);
+      return undefined;
+    }
+    if (v.value === "--") {
+      const script = args[i + 1];
+      return scriptOperand(part, name, script, readsInput, out);
+    }
+    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O" || v.value === "--rcfile" || v.value === "--init-file") {
       i++;
       continue;
     }
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(v.value)) {
       const script = args[i + 1];
       part.wrapper = true;
-      if (!script) part.problems.push(`${name} -c has no script`);
-      else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
+      if (!script) {
+        if (part.extraArgs) part.hidden.push(`${name} -c runs a script it is given at run time`);
+        else part.problems.push(`${name} -c has no script`);
+      } else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
       return undefined;
     }
-    if (!v.value.startsWith("-") && !v.value.startsWith("+")) return undefined;
+    if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(v.value)) readsInput = true;
+    if (!v.value.startsWith("-") && !v.value.startsWith("+")) return scriptOperand(part, name, readsInput ? undefined : v, readsInput, out);
   }
+  return scriptOperand(part, name, undefined, true, out);
+}
+
+function scriptOperand(part: CommandPart, name: string, script: Word | undefined, readsInput: boolean, out: Unwrapped): undefined {
+  if (script && !readsInput) {
+    if (script.dynamic || INPUT_LIKE.test(script.value)) part.hidden.push(`${name} runs a script from ${script.raw}, which Yoke cannot read`);
+    else if (part.extraArgs) part.hidden.push(`${name} runs scripts named at run time`);
+    // A script file: its code is the repository's, not the command line's (the sandbox confines it).
+    return undefined;
+  }
+  if (part.extraArgs) {
+    part.hidden.push(`${name} runs a script named at run time`);
+    return undefined;
+  }
+  if (part.stdin !== undefined) {
+    part.wrapper = true;
+    out.scripts.push({ how: `${name} <<`, script: literalWord(part.stdin), elevated: part.elevated });
+    return undefined;
+  }
+  part.hidden.push(`${name} runs a script read from its input, which Yoke cannot see`);
   return undefined;
 }
 
-/** `watch -n 5 git push`, `flock f git push`, `su -c 'git push'`: candidate inner commands for deny rules. */
+/** `watch [options] command…`: without -x the words are joined and run by `sh -c`. */
+function watchStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefined {
+  let exec = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (args[i]!.dynamic) {
+      part.problems.push(`watch is given ${args[i]!.raw}, only known when it runs`);
+      return undefined;
+    }
+    if (v === "--") {
+      i++;
+      break;
+    }
+    if (!v.startsWith("-") || v === "-") break;
+    if (v === "-x" || v === "--exec") exec = true;
+    else if (/^-[a-zA-Z]*x[a-zA-Z]*$/.test(v) && !v.startsWith("--")) exec = true;
+    if (v === "-n" || v === "--interval" || v === "-q" || v === "--equexit") i++;
+  }
+  const rest = args.slice(i);
+  if (rest.length === 0) return undefined;
+  if (exec) return { words: rest };
+  part.wrapper = true;
+  out.scripts.push({ how: "watch", script: joinWords(rest), elevated: part.elevated });
+  return undefined;
+}
+
+/** `flock f git push`, `su -c 'git push'`, `ionice -c 3 cmd`: candidate inner commands for deny rules. */
 function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrapped): void {
+  part.runsUnknown = true;
+  const program = name.split(" ")[0]!;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
-    if (v === "-c" && args[i + 1]) {
+    if (DASH_C_SCRIPT.has(program) && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
       out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: true });
       i++;
       continue;
@@ -203,46 +365,159 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
 
 /** `find … -exec CMD … ;` — each CMD is a further part; `{}` are paths found at run time. */
 function findExec(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const roots: Word[] = [];
+  for (const a of args) {
+    if (/^-(H|L|P)$/.test(a.value)) continue;
+    if (/^[-(!]/.test(a.value) || a.value === ")" || a.value === ",") break;
+    roots.push(a);
+  }
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (!/^-(exec|execdir|ok|okdir)$/.test(v)) continue;
     const inner: Word[] = [];
     let j = i + 1;
-    for (; j < args.length && args[j]!.value !== ";" && args[j]!.value !== "+"; j++) inner.push(args[j]!);
+    for (; j < args.length && args[j]!.value !== ";" && !(args[j]!.value === "+" && args[j - 1]?.value === "{}"); j++) inner.push(args[j]!);
     if (inner.length) {
       const sub: CommandPart = {
         text: inner.map((w) => w.raw).join(" "),
-        views: [{ words: inner, allowable: !part.elevated }],
+        views: [{ words: inner, allowable: !part.elevated, skip: 0 }],
         assignments: [],
         redirects: [],
         elevated: part.elevated,
         extraArgs: true,
         wrapper: false,
         problems: [],
+        hidden: [],
         via: [...part.via, `find ${v}`],
+        cwd: part.cwd,
+        filesFrom: roots.length ? roots : [literalWord(".")],
       };
       const nested = unwrapCommand(sub);
       out.parts.push(sub, ...nested.parts);
       out.scripts.push(...nested.scripts);
-    }
+    } else part.problems.push(`find ${v} has no command`);
     i = j;
   }
 }
 
-/** `git -C dir --no-pager push` is read as `git push` too. */
-function gitStep(args: Word[]): Step | undefined {
+/** git's own commands (anything else is an alias or a `git-NAME` program). */
+const GIT_COMMANDS = new Set(("add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook http-backend imap-send index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs flow").split(" "));
+
+/** git configuration keys that cannot make git run anything. */
+const SAFE_GIT_CONFIG = /^(color(\..*)?|user\.(name|email)|author\.(name|email)|committer\.(name|email)|core\.(quotepath|autocrlf|safecrlf|eol|abbrev|ignorecase|filemode|whitespace|compression|bigfilethreshold)|advice\..*|log\.(date|decorate|showroot|follow|abbrevcommit|showsignature)|format\.pretty|diff\.(renames|renamelimit|mnemonicprefix|noprefix|algorithm|indentheuristic|colormoved|context|interhunkcontext|submodule|statgraphwidth|ignoresubmodules|relative|suppressblankempty|orderfile|wserrorhighlight)|status\.(short|branch|showuntrackedfiles|relativepaths|submodulesummary|aheadbehind|renames)|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote|followtags)|merge\.(ff|conflictstyle|log|stat)|rebase\.(autostash|autosquash|stat|updaterefs)|fetch\.(prune|prunetags|parallel)|commit\.(verbose|cleanup|status)|tag\.sort|branch\.sort|column\.ui|pager\.[a-z-]+=?false|gc\.auto|maintenance\.auto|protocol\.version|http\.(postbuffer|lowspeedlimit|lowspeedtime|version)|grep\.(linenumber|extendedregexp|patterntype|column|fullname)|blame\.(date|coloring)|i18n\..*|am\.threeway)$/i;
+/** Keys whose value is a shell command git runs. */
+const SCRIPT_GIT_CONFIG = /^(core\.(pager|editor|sshcommand|askpass|fsmonitor)|sequence\.editor|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|uploadpack\.packobjectshook|pager\.[^.]+|difftool\.[^.]+\.cmd|mergetool\.[^.]+\.cmd|man\.[^.]+\.cmd|gpg\.program|gpg\.[^.]+\.program|credential\.helper|credential\.[^.]+\.helper|remote\.[^.]+\.(uploadpack|receivepack)|sendemail\.(smtpserver|tocmd|cccmd)|core\.gitproxy|ssh\.variant)$/i;
+
+/**
+ * `git -C dir --no-pager push` is read as `git push` (deny rules only); `-c alias.x=…` expands the
+ * alias; `-c` keys that run commands give their value as a script; other options that make git
+ * run programs are hidden code; subcommand options that take a command (`rebase --exec`,
+ * `bisect run`, `submodule foreach`, `--upload-pack`…) give it as a script or a candidate command.
+ */
+function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefined {
   let i = 0;
   let changed = false;
+  const aliases = new Map<string, string>();
+  const config = (kv: Word) => {
+    if (kv.dynamic) {
+      part.hidden.push(`git -c ${kv.raw} is only known when it runs`);
+      return;
+    }
+    const eq = kv.value.indexOf("=");
+    const key = (eq < 0 ? kv.value : kv.value.slice(0, eq)).toLowerCase();
+    const value = eq < 0 ? "" : kv.value.slice(eq + 1);
+    if (key.startsWith("alias.")) aliases.set(kv.value.slice(6, eq < 0 ? undefined : eq), value);
+    else if (SAFE_GIT_CONFIG.test(key)) return;
+    else if (SCRIPT_GIT_CONFIG.test(key) && value !== "" && !/^(true|false|0|1|yes|no|on|off)$/i.test(value)) {
+      const script = key.startsWith("credential") && !value.startsWith("!") ? `git-credential-${value}` : value.replace(/^!/, "");
+      out.scripts.push({ how: `git -c ${key}`, script: literalWord(script), elevated: part.elevated });
+    } else if (!SCRIPT_GIT_CONFIG.test(key)) part.hidden.push(`git -c ${key} may make git run programs or read other files`);
+  };
   while (i < args.length) {
-    const v = args[i]!.value;
-    if (v === "-C" || v === "-c" || v === "--git-dir" || v === "--work-tree" || v === "--namespace" || v === "--exec-path") i += 2;
-    else if (/^--(git-dir|work-tree|namespace|exec-path|config-env)=/.test(v) || /^-(p|P)$/.test(v) || /^--(no-pager|paginate|bare|no-replace-objects|literal-pathspecs|no-optional-locks)$/.test(v)) i++;
+    const w = args[i]!;
+    const v = w.value;
+    if (w.dynamic && v.startsWith("-")) {
+      part.problems.push(`git is given ${w.raw}, only known when it runs`);
+      return undefined;
+    }
+    if (v === "-c") {
+      if (args[i + 1]) config(args[i + 1]!);
+      i += 2;
+    } else if (v.startsWith("-c") && v.length > 2 && !v.startsWith("--")) {
+      config({ ...w, value: v.slice(2) });
+      i++;
+    } else if (v === "--config-env" || v.startsWith("--config-env=")) {
+      part.hidden.push("git --config-env takes configuration from the environment");
+      i += v === "--config-env" ? 2 : 1;
+    } else if (v === "--exec-path" && args[i + 1] && !args[i + 1]!.value.startsWith("-")) {
+      part.hidden.push("git --exec-path runs git commands from another folder");
+      i += 2;
+    } else if (v.startsWith("--exec-path=")) {
+      part.hidden.push("git --exec-path runs git commands from another folder");
+      i++;
+    } else if (v === "-C" || v === "--git-dir" || v === "--work-tree" || v === "--namespace" || v === "--super-prefix") i += 2;
+    else if (/^--(git-dir|work-tree|namespace|super-prefix)=/.test(v) || /^-(p|P)$/.test(v) || /^--(no-pager|paginate|bare|no-replace-objects|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-advice|exec-path|html-path|man-path|info-path|version|help|no-lazy-fetch)$/.test(v)) i++;
     else break;
     changed = true;
   }
+  let rest = args.slice(i);
+  const sub = rest[0];
+  if (sub && !sub.dynamic && aliases.has(sub.value)) {
+    const value = aliases.get(sub.value)!;
+    if (value.startsWith("!")) {
+      part.wrapper = true;
+      out.scripts.push({ how: `git alias ${sub.value}`, script: literalWord(value.slice(1)), elevated: part.elevated });
+      return undefined;
+    }
+    rest = [...tokenize(value).map(literalWord), ...rest.slice(1)];
+    changed = true;
+  }
+  gitSubcommandCommands(part, rest, out);
+  const subName = rest[0];
+  if (subName && !subName.dynamic && !subName.value.startsWith("-") && !GIT_COMMANDS.has(subName.value)) {
+    // Not a git command: an alias from a configuration Yoke does not read (or `git-X` on the PATH),
+    // which could be any git command. Deny rules on git commands might apply.
+    part.views.push({ words: [literalWord("git"), { value: subName.value, raw: subName.raw, dynamic: true, glob: false }, ...rest.slice(1)], allowable: false, denyOnly: true });
+  }
   if (!changed) return undefined;
-  const git: Word = { value: "git", raw: "git", dynamic: false, glob: false };
-  return { words: [git, ...args.slice(i)], denyOnly: true };
+  return { words: [literalWord("git"), ...rest], denyOnly: true };
+}
+
+function gitSubcommandCommands(part: CommandPart, rest: Word[], out: Unwrapped): void {
+  const sub = rest[0]?.value;
+  const opts = rest.slice(1);
+  const script = (how: string, w: Word | undefined) => {
+    if (!w) return;
+    if (w.dynamic) part.problems.push(`${how} runs ${w.raw}, only known when it runs`);
+    else out.scripts.push({ how, script: w, elevated: part.elevated });
+  };
+  for (let j = 0; j < opts.length; j++) {
+    const v = opts[j]!.value;
+    const glued = (name: string) => (v.startsWith(`${name}=`) ? { ...opts[j]!, value: v.slice(name.length + 1) } : undefined);
+    if (v === "--") break;
+    if ((sub === "rebase" && (v === "-x" || v === "--exec")) || (sub === "difftool" && (v === "-x" || v === "--extcmd"))) script(`git ${sub} ${v}`, opts[++j]);
+    else if (sub === "rebase" && glued("--exec")) script(`git rebase --exec`, glued("--exec"));
+    else if (sub === "difftool" && glued("--extcmd")) script(`git difftool --extcmd`, glued("--extcmd"));
+    else if (/^--(upload-pack|receive-pack|exec)$/.test(v) || (sub === "clone" && v === "-u")) script(`git ${sub} ${v}`, opts[++j]);
+    else if (/^--(upload-pack|receive-pack|exec)=/.test(v)) script(`git ${sub} ${v.split("=")[0]}`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
+    else if (sub === "filter-branch" && /^--[a-z-]+-filter$/.test(v)) script(`git filter-branch ${v}`, opts[++j]);
+    else if (sub === "grep" && (v === "-O" || v === "--open-files-in-pager")) part.hidden.push("git grep -O opens the files in a pager");
+    else if (sub === "grep" && (v.startsWith("-O") || v.startsWith("--open-files-in-pager="))) script("git grep -O", { ...opts[j]!, value: v.startsWith("-O") ? v.slice(2) : v.slice(v.indexOf("=") + 1) });
+    else if ((sub === "clone" || sub === "init") && (v === "--template" || v.startsWith("--template="))) part.hidden.push(`git ${sub} --template copies hooks from a folder`);
+    else if (sub === "clone" && (v === "-c" || v === "--config")) {
+      const kv = opts[++j];
+      if (kv && !/^(color|user|core\.autocrlf|init)\b/i.test(kv.value)) part.hidden.push(`git clone ${v} ${kv.raw} may make git run programs`);
+    }
+  }
+  if (sub === "submodule" && opts.some((w) => w.value === "foreach")) {
+    const k = opts.findIndex((w) => w.value === "foreach");
+    const cmd = opts.slice(k + 1).filter((w, idx) => idx > 0 || w.value !== "--recursive");
+    if (cmd.length) script("git submodule foreach", joinWords(cmd));
+  }
+  if (sub === "bisect" && opts[0]?.value === "run" && opts[1]) {
+    part.runsUnknown = true;
+    part.views.push({ words: opts.slice(1), allowable: false, denyOnly: true });
+  }
 }
 
 function skipFlags(args: Word[], flags: Set<string>): Word[] {

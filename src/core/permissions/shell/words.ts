@@ -1,95 +1,151 @@
-/** The value a shell word has after quote removal, as far as it can be known without running anything. */
+/**
+ * The value a shell word has after quote removal, as far as it can be known without running
+ * anything, and its expansion pattern: the same text with every quoted or escaped character
+ * backslash-escaped, so that brace, tilde and pathname expansion (shell/expand.ts) can tell an
+ * unquoted `*` from a quoted one.
+ */
 import type { Node } from "web-tree-sitter";
 
 /** One word of a command line after quote removal. */
 export interface Word {
   /** The unquoted value; for dynamic parts, their source text. */
   value: string;
-  /** Contains an expansion whose value is unknown ($x, ${x}, $(...), `...`, $((...))). */
+  /** Contains an expansion whose value is unknown ($x, ${x}, $(...), `...`, $((...)), ~+, ~user). */
   dynamic: boolean;
   /** Contains an unquoted glob or brace pattern (*, ?, [...], {a,b}) that the shell would expand. */
   glob: boolean;
   /** The source text. */
   raw: string;
+  /**
+   * For words that are not dynamic: the text to expand, with quoted and escaped characters
+   * backslash-escaped (`'*'.ts` → `\*.ts`). Absent for words made up by the analysis.
+   */
+  pattern?: string;
 }
 
-const DYNAMIC_TYPES = new Set([
-  "simple_expansion",
-  "expansion",
-  "command_substitution",
-  "arithmetic_expansion",
-  "process_substitution",
-]);
+type Value = Omit<Word, "raw">;
+
+/** Characters that mean something to brace, tilde or pathname expansion. */
+const SPECIAL = /[*?[\]{},~\\]/g;
+const escapeSpecial = (s: string) => s.replace(SPECIAL, (c) => `\\${c}`);
+
+const DYNAMIC_TYPES = new Set(["simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"]);
 
 export function wordOf(node: Node): Word {
-  const w = evaluate(node);
+  const w = evaluate(node, true);
   return { ...w, raw: node.text };
 }
 
-function evaluate(node: Node): Omit<Word, "raw"> {
+/** A word the analysis makes up (e.g. `git` for `git -C x push` read as `git push`). */
+export function literalWord(value: string): Word {
+  return { value, raw: value, dynamic: false, glob: false, pattern: escapeSpecial(value) };
+}
+
+function evaluate(node: Node, first: boolean): Value {
   switch (node.type) {
     case "word":
     case "command_name": {
-      if (node.type === "command_name" || node.namedChildCount > 0) return concat(node.namedChildren);
-      return unquotedWord(node.text);
+      if (node.type === "command_name" || node.namedChildCount > 0) return concat(node.namedChildren, first);
+      return unquotedWord(node.text, first);
     }
     case "number":
-      return { value: node.text, dynamic: false, glob: false };
-    case "raw_string":
-      return { value: node.text.slice(1, -1), dynamic: false, glob: false };
+      return unquotedWord(node.text, first);
+    case "raw_string": {
+      const v = node.text.slice(1, -1);
+      return { value: v, dynamic: false, glob: false, pattern: escapeSpecial(v) };
+    }
     case "ansi_c_string":
       return decodeAnsiC(node.text.slice(2, -1));
     case "string":
     case "translated_string":
       return doubleQuoted(node);
-    case "concatenation": {
-      const w = concat(node.namedChildren);
-      // tree-sitter splits `{a,b}` into plain words; an unquoted brace list expands like a glob.
-      if (/^[^'"]*\{[^}'"]*(,|\.\.)[^}'"]*\}/.test(node.text)) w.glob = true;
-      return w;
-    }
+    case "concatenation":
+      return concat(node.namedChildren, first);
     case "brace_expression":
-      return { value: node.text, dynamic: false, glob: true };
+      return { value: node.text, dynamic: false, glob: true, pattern: node.text };
     default:
       if (DYNAMIC_TYPES.has(node.type)) return { value: node.text, dynamic: true, glob: false };
+      // Anything else (test operators, regexes, extglob patterns…): not a value Yoke can know.
       return { value: node.text, dynamic: true, glob: false };
   }
 }
 
-function concat(children: (Node | null)[]): Omit<Word, "raw"> {
+function concat(children: (Node | null)[], first: boolean): Value {
   let value = "";
+  let pattern = "";
   let dynamic = false;
   let glob = false;
+  let start = first;
   for (const child of children) {
     if (!child) continue;
-    const part = evaluate(child);
+    const part = evaluate(child, start);
+    start = false;
     value += part.value;
+    pattern += part.pattern ?? "";
     dynamic ||= part.dynamic;
     glob ||= part.glob;
   }
-  return { value, dynamic, glob };
+  // tree-sitter splits `{a,b}` into plain words; the joined pattern tells whether it is a brace list.
+  if (!dynamic && hasBraceList(pattern)) glob = true;
+  return dynamic ? { value, dynamic, glob } : { value, dynamic, glob, pattern };
 }
 
-/** An unquoted word: backslash escapes removed; unescaped glob characters noted. */
-function unquotedWord(text: string): Omit<Word, "raw"> {
+/** An unquoted word: backslash escapes removed; unescaped glob characters noted; `~+`, `~user` are dynamic. */
+function unquotedWord(text: string, first: boolean): Value {
   let value = "";
   let glob = false;
   let dynamic = false;
+  if (!text.includes("\\")) {
+    // No escapes (the common case): one pass of native searches instead of a character loop.
+    value = text;
+    glob = /[*?[]/.test(text);
+    dynamic = text.includes("$");
+    text = "";
+  }
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === "\\") {
-      if (i + 1 < text.length) value += text[++i];
+      // A backslash-newline is a line continuation: both go.
+      if (i + 1 < text.length && text[i + 1] !== "\n") value += text[i + 1];
+      i++;
       continue;
     }
     if (c === "*" || c === "?" || c === "[") glob = true;
-    if (c === "{" && /\{[^}]*(,|\.\.)[^}]*\}/.test(text.slice(i))) glob = true;
     if (c === "$") dynamic = true;
     value += c;
   }
-  return { value, dynamic, glob };
+  const source = (text || value).replace(/\\\n/g, "");
+  if (first && source.startsWith("~") && !/^~(\/|$)/.test(source)) dynamic = true;
+  if (!glob && hasBraceList(source)) glob = true;
+  return dynamic ? { value, dynamic, glob } : { value, dynamic, glob, pattern: source };
 }
 
-function doubleQuoted(node: Node): Omit<Word, "raw"> {
+/** Does an expansion pattern hold an unescaped brace list or sequence (`{a,b}`, `{1..3}`)? Linear scan. */
+export function hasBraceList(pattern: string): boolean {
+  let open = -1;
+  let depth = 0;
+  let comma = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "{") {
+      if (depth === 0) {
+        open = i;
+        comma = false;
+      }
+      depth++;
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      if (depth === 0 && (comma || /^\{[^{}]*\.\.[^{}]*\}$/.test(pattern.slice(open, i + 1)))) return true;
+    } else if (c === "," && depth > 0) comma = true;
+  }
+  return false;
+}
+
+function doubleQuoted(node: Node): Value {
   let value = "";
   let dynamic = false;
   for (const child of node.namedChildren) {
@@ -100,12 +156,12 @@ function doubleQuoted(node: Node): Omit<Word, "raw"> {
       dynamic = true;
     }
   }
-  return { value, dynamic, glob: false };
+  return dynamic ? { value, dynamic, glob: false } : { value, dynamic, glob: false, pattern: escapeSpecial(value) };
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "?": "?" };
 
-function decodeAnsiC(body: string): Omit<Word, "raw"> {
+function decodeAnsiC(body: string): Value {
   let value = "";
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;
@@ -116,11 +172,11 @@ function decodeAnsiC(body: string): Omit<Word, "raw"> {
     const n = body[++i] ?? "";
     if (n in SIMPLE_ESCAPES) value += SIMPLE_ESCAPES[n];
     else if (n === "x") {
-      const hex = /^[0-9a-fA-F]{1,2}/.exec(body.slice(i + 1))?.[0] ?? "";
+      const hex = /^[0-9a-fA-F]{1,2}/.exec(body.slice(i + 1, i + 3))?.[0] ?? "";
       value += String.fromCharCode(parseInt(hex || "0", 16));
       i += hex.length;
     } else if (/[0-7]/.test(n)) {
-      const oct = /^[0-7]{1,3}/.exec(body.slice(i))![0];
+      const oct = /^[0-7]{1,3}/.exec(body.slice(i, i + 3))![0];
       value += String.fromCharCode(parseInt(oct, 8));
       i += oct.length - 1;
     } else {
@@ -128,5 +184,8 @@ function decodeAnsiC(body: string): Omit<Word, "raw"> {
       return { value: body, dynamic: true, glob: false };
     }
   }
-  return { value, dynamic: false, glob: false };
+  // Bash cuts a string at a NUL byte.
+  const nul = value.indexOf("\0");
+  if (nul >= 0) value = value.slice(0, nul);
+  return { value, dynamic: false, glob: false, pattern: escapeSpecial(value) };
 }

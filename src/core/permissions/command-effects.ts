@@ -1,0 +1,267 @@
+/**
+ * What a command's options make it do beyond its name: run code given on the command line or read
+ * from its input (`python -c`, `node -e`, `perl -e`, an awk program that calls `system`), run
+ * other programs (`npm --script-shell`, `git --ext-diff`, `rsync -e`, `find -exec`…), or write
+ * files (`git diff --output`, `curl -o`, `find -fprint`, `sort -o`). One table per tool family,
+ * consulted for every command — also under allow rules: an allow rule covers such an option only
+ * when its literal text names it.
+ */
+import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
+import type { Word } from "./shell/words";
+
+export interface CommandEffects {
+  /** Code that runs and that Yoke cannot see. */
+  hidden: string[];
+  /** Options that make the command run other programs: the option word and why. */
+  execOptions: Array<{ option: string; why: string }>;
+  /** Files the options write. */
+  writes: Word[];
+  /** Folders written below (recursively), e.g. `find DIR -delete`. */
+  writeRegions: Word[];
+  /** Files the options read that are not ordinary arguments (sed `r`). */
+  reads: Word[];
+}
+
+const INTERPRETERS: Array<{ name: RegExp; inline: RegExp; label: string; stdinWhenBare: boolean; valued?: RegExp }> = [
+  { name: /^(python|pypy)(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*c/, label: "python", stdinWhenBare: true, valued: /^-[a-zA-Z]*[mWXQ]$/ },
+  { name: /^(node|nodejs)(\d+)?$/, inline: /^(-e|-p|-pe|--eval|--print)(=|$)/, label: "node", stdinWhenBare: true, valued: /^(-r|--require|--import|--loader|--experimental-loader|--input-type|--conditions|-C)$/ },
+  { name: /^bun$/, inline: /^(-e|-p|--eval|--print)(=|$)/, label: "bun", stdinWhenBare: false },
+  { name: /^deno$/, inline: /^eval$/, label: "deno", stdinWhenBare: false },
+  { name: /^perl(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z0-9:]*[eE]/, label: "perl", stdinWhenBare: true, valued: /^-[IMm]$/ },
+  { name: /^ruby(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*e/, label: "ruby", stdinWhenBare: true, valued: /^-[Ir]$/ },
+  { name: /^php(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*[rRBE]/, label: "php", stdinWhenBare: true, valued: /^-[cdz]$/ },
+  { name: /^(lua|luajit)(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*e/, label: "lua", stdinWhenBare: true, valued: /^-l$/ },
+  { name: /^(Rscript|R)$/, inline: /^(-e|--expr)/, label: "R", stdinWhenBare: false },
+  { name: /^julia$/, inline: /^(-e|-E|--eval|--print)/, label: "julia", stdinWhenBare: false },
+  { name: /^(irb|pry|ghci|ocaml|swift|scala|clojure|racket|guile|sbcl|node-repl|tsx|ts-node)$/, inline: /^(-e|--eval|-c)/, label: "an interpreter", stdinWhenBare: false },
+];
+
+/** Tools with options that run programs or write files: an argument only known at run time could be one. */
+export const OPTION_SENSITIVE = new Set(["git", "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "find", "sort", "tar", "bsdtar", "rsync", "ssh", "scp", "sftp", "curl", "wget", "make", "gmake", "cargo", "go", "pytest", "py.test", "rg", "zip", "vim", "nvim", "vi", "ex", "emacs", "sed", "awk", "gawk", "mawk", "nawk", "xargs", "env", "docker", "kubectl", "python", "python3", "node", "perl", "ruby", "php"]);
+
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
+
+const NPM_FAMILY = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "corepack"]);
+/** npm-style configuration options that make the tool run another program or use another project. */
+const NPM_EXEC = /^--(script-shell|node-options|prefix|userconfig|globalconfig|shell|call|init-module|editor|git|browser|viewer|onload-script|node-gyp|cwd|dir|registry|cache|preload|require|workspace-root|config\.[a-z-]+|before|npm-path|use-yarnrc|rc-filename|global-folder|modules-folder|bun)(=|$)/;
+/** npm options known to change nothing about what runs. */
+const NPM_SAFE = /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
+
+export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean): CommandEffects {
+  const fx: CommandEffects = { hidden: [], execOptions: [], writes: [], writeRegions: [], reads: [] };
+  const first = words[0];
+  if (!first || first.dynamic) return fx;
+  const name = first.value;
+  const args = words.slice(1);
+  const values = args.map((a) => a.value);
+  const has = (re: RegExp) => args.find((a) => re.test(a.value));
+  const valueAfter = (re: RegExp, glued?: RegExp): Word[] => {
+    const out: Word[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.value;
+      if (v === "--") break;
+      if (re.test(v) && args[i + 1]) out.push(args[i + 1]!);
+      else if (glued) {
+        const m = glued.exec(v);
+        if (m) out.push({ ...args[i]!, value: m[1]! });
+      }
+    }
+    return out;
+  };
+  const exec = (re: RegExp, why: string) => {
+    for (const a of args) if (re.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why });
+  };
+
+  for (const it of INTERPRETERS) {
+    if (!it.name.test(name)) continue;
+    if (args.some((a) => /^(--version|-V|-v|--help|-h|-\?|--v8-options)$/.test(a.value)) && !args.some((a) => it.inline.test(a.value))) return fx;
+    const inline = has(it.inline);
+    if (inline) fx.hidden.push(`${name} ${inline.value.split("=")[0]} runs code given on the command line`);
+    else if (extraArgs) fx.hidden.push(`${name} is given arguments at run time (xargs)`);
+    else {
+      const operand = firstOperand(args, it.valued);
+      if ((operand === undefined && it.stdinWhenBare) || operand?.value === "-" || operand?.value === "/dev/stdin" || operand?.dynamic)
+        fx.hidden.push(`${name} runs code read from ${operand?.dynamic ? operand.raw : "its input"}${stdinLiteral ? " (a here-document Yoke does not parse)" : ""}`);
+    }
+    return fx;
+  }
+
+  if (name === "source" || name === ".") {
+    const file = args[0]?.value === "--" ? args[1] : args[0];
+    if (!file || file.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(file.value))
+      fx.hidden.push(`${name} runs a script from ${file ? file.raw : "nowhere"}, which Yoke cannot read`);
+    return fx;
+  }
+
+  if (AWKS.has(name)) {
+    const program = firstOperand(args, /^(-F|-v|--field-separator|--assign)$/);
+    const programFiles = valueAfter(/^(-f|--file|-E|--exec)$/, /^(?:-f|--file=)(.+)$/);
+    if (programFiles.some((f) => f.dynamic || f.value === "-" || f.value === "/dev/stdin" || f.value.startsWith("/dev/fd/"))) fx.hidden.push(`${name} runs a program read from its input`);
+    else if (program?.dynamic) fx.hidden.push(`${name} runs a program only known when it runs`);
+    else if (program && !args.some((a) => /^(-f|--file)/.test(a.value))) {
+      const problem = awkProgramProblem(program.value);
+      if (problem) fx.hidden.push(`the ${name} program ${problem}`);
+    }
+    return fx;
+  }
+
+  if (name === "sed") {
+    const scripts = [...valueAfter(/^(-e|--expression)$/, /^--expression=(.*)$/)];
+    if (!scripts.length) {
+      const op = firstOperand(args, /^(-l|--line-length|-f|--file)$/);
+      if (op && !args.some((a) => /^(-f|--file)/.test(a.value))) scripts.push(op);
+    }
+    for (const s of scripts) {
+      if (s.dynamic) {
+        fx.hidden.push(`the sed script ${s.raw} is only known when it runs`);
+        continue;
+      }
+      const e = sedScriptEffects(s.value);
+      if (e.unknown) fx.hidden.push(`Yoke cannot read the sed script (${e.unknown})`);
+      if (e.runs) fx.hidden.push("the sed script runs commands (e)");
+      for (const w of e.writes) fx.writes.push({ ...s, value: w, glob: false, pattern: undefined });
+      for (const r of e.reads) fx.reads.push({ ...s, value: r, glob: false, pattern: undefined });
+    }
+    return fx;
+  }
+
+  if (NPM_FAMILY.has(name)) {
+    const before = values.indexOf("--") < 0 ? args : args.slice(0, values.indexOf("--"));
+    for (const a of before) {
+      const v = a.value;
+      if (NPM_EXEC.test(v) || ((name === "pnpm" || name === "npm") && /^-C$/.test(v)) || (name === "npm" && /^-c$/.test(v)) || (name.startsWith("bun") && /^-r$/.test(v)))
+        fx.execOptions.push({ option: v.split("=")[0]!, why: `it makes ${name} run another program or another project's scripts` });
+      else if (name === "npm" && v.startsWith("--") && !NPM_SAFE.test(v))
+        fx.execOptions.push({ option: v.split("=")[0]!, why: "npm reads unknown options as configuration, which can change what it runs" });
+    }
+    if (name === "npm" && (values[0] === "exec" || values[0] === "x") && has(/^(-c|--call)(=|$)/)) fx.hidden.push("npm exec --call runs a command string");
+    return fx;
+  }
+
+  switch (name) {
+    case "git": {
+      exec(/^--(ext-diff|textconv)$/, "git runs the external diff or text conversion programs of the configuration");
+      exec(/^--no-index$/, "git diff --no-index reads any two files on the disk, inside the repository or not");
+      fx.writes.push(...valueAfter(/^--output$/, /^--output=(.*)$/));
+      if (values.includes("format-patch")) fx.writeRegions.push(...valueAfter(/^(-o|--output-directory)$/, /^--output-directory=(.*)$/));
+      if (values.includes("archive")) fx.writes.push(...valueAfter(/^(-o|--output)$/, /^--output=(.*)$/));
+      if (values.includes("bundle") && values.includes("create")) fx.writes.push(...args.slice(values.indexOf("create") + 1, values.indexOf("create") + 2));
+      const cfg = values.indexOf("config");
+      if (cfg >= 0 && gitConfigWrites(values.slice(cfg + 1))) {
+        const target = values.slice(cfg + 1).some((v) => v === "--global" || v === "--system") ? undefined : values.slice(cfg + 1).find((v, i, a) => (a[i - 1] === "--file" || a[i - 1] === "-f"));
+        fx.writes.push({ value: target ?? ".git/config", raw: target ?? "git config", dynamic: false, glob: false });
+      }
+      if (values[0] === "hook" && values[1] === "run") fx.execOptions.push({ option: "hook run", why: "git hook run runs the repository's hooks" });
+      return fx;
+    }
+    case "find": {
+      fx.writes.push(...valueAfter(/^-(fprint|fprint0|fls)$/));
+      fx.writes.push(...valueAfter(/^-fprintf$/));
+      if (values.includes("-delete")) {
+        const roots = findRoots(args);
+        fx.writeRegions.push(...(roots.length ? roots : [{ value: ".", raw: ".", dynamic: false, glob: false }]));
+      }
+      return fx;
+    }
+    case "sort":
+      fx.writes.push(...valueAfter(/^(-o|--output)$/, /^(?:-o|--output=)(.+)$/));
+      exec(/^--compress-program/, "sort runs a compression program");
+      return fx;
+    case "tar":
+    case "bsdtar":
+      exec(/^(--to-command|--use-compress-program|-I|--checkpoint-action|--info-script|-F|--new-volume-script|--rsh-command|--rmt-command)(=|$)/, "tar runs another program");
+      return fx;
+    case "rsync":
+      exec(/^(-e|--rsh|--rsync-path)(=|$)/, "rsync runs a remote shell or program");
+      return fx;
+    case "ssh":
+    case "scp":
+    case "sftp":
+      exec(/^(-o|-F|-S)$|^-o(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)/i, `${name} options can run local commands`);
+      return fx;
+    case "curl":
+      fx.writes.push(...valueAfter(/^(-o|--output|-c|--cookie-jar|--dump-header|-D|--trace|--trace-ascii|--stderr|--etag-save|--hsts|--alt-svc)$/, /^--(?:output|cookie-jar|dump-header|trace|trace-ascii|stderr|etag-save|hsts|alt-svc)=(.*)$/));
+      exec(/^(-K|--config)(=|$)/, "curl reads options from a file");
+      if (has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/)) fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
+      return fx;
+    case "wget":
+      fx.writes.push(...valueAfter(/^(-O|--output-document|-o|--output-file|-a|--append-output)$/, /^--(?:output-document|output-file|append-output)=(.*)$/));
+      exec(/^(-e|--execute|--config|-i|--input-file)(=|$)/, "wget reads commands or options from elsewhere");
+      fx.writeRegions.push(...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/) : [{ value: ".", raw: "wget", dynamic: false, glob: false }]));
+      return fx;
+    case "make":
+    case "gmake":
+      if (has(/^(--eval|-E)(=|$)/)) fx.hidden.push(`${name} --eval runs make code given on the command line`);
+      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
+      exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`);
+      for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
+      return fx;
+    case "cargo":
+      exec(/^(--config|-Z)(=|$)/, "cargo configuration on the command line can run programs");
+      return fx;
+    case "go":
+      exec(/^-(toolexec|exec)(=|$)/, "go runs another program");
+      return fx;
+    case "pytest":
+    case "py.test":
+      exec(/^(-p|-c|--rootdir|--confcutdir|-o|--override-ini|--pyargs)(=|$)/, "pytest loads plugins or configuration from elsewhere");
+      return fx;
+    case "rg":
+      exec(/^--pre(=|$)|^--pre-glob/, "rg runs a preprocessor");
+      return fx;
+    case "zip":
+      exec(/^(-TT|--unzip-command)(=|$)/, "zip runs another program");
+      return fx;
+    case "vim":
+    case "nvim":
+    case "vi":
+    case "ex":
+    case "emacs":
+      exec(/^(-c|--cmd|-S|--eval|-l|--load|-x|--execute)$|^\+/, `${name} runs editor commands`);
+      return fx;
+    case "tee":
+      return fx;
+    default:
+      return fx;
+  }
+}
+
+/** The first argument that is not an option (or an option's value). */
+function firstOperand(args: Word[], valued?: RegExp): Word | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.value === "--") return args[i + 1];
+    if (a.value.startsWith("-") && a.value !== "-") {
+      if (valued?.test(a.value)) i++;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+/** find's start paths: the operands before the first expression word (after -H/-L/-P/-D/-O). */
+export function findRoots(args: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (/^-(H|L|P)$/.test(v) || /^-O\d*$/.test(v)) continue;
+    if (v === "-D") {
+      i++;
+      continue;
+    }
+    if (/^[-(!]/.test(v) || v === ")" || v === ",") break;
+    out.push(args[i]!);
+  }
+  return out;
+}
+
+/** Does this `git config` invocation change a configuration file? */
+function gitConfigWrites(rest: string[]): boolean {
+  const reading = /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--show-origin|--show-scope|--name-only|get|list|--null|-z|--type|--bool|--int|--path|--default|--includes|--no-includes|--blob|--get-color|--get-colorbool)(=.*)?$/;
+  const opts = rest.filter((v) => v.startsWith("-") || /^(get|list|set|unset|rename-section|remove-section|edit)$/.test(v));
+  if (opts.some((v) => /^(--add|--replace-all|--unset|--unset-all|--rename-section|--remove-section|-e|--edit|set|unset|rename-section|remove-section|edit)$/.test(v))) return true;
+  if (opts.some((v) => reading.test(v))) return false;
+  const operands = rest.filter((v) => !v.startsWith("-"));
+  return operands.length >= 2;
+}

@@ -1,0 +1,161 @@
+/**
+ * Paths only partly known when the check runs (an argument holding `$X`, a relative path in a
+ * folder `cd` may or may not have reached, a glob whose matches an earlier command may change,
+ * everything git can print from its history): described as segment patterns, and tested for
+ * whether any path they stand for could be covered by a rule or a protected path. A yes means
+ * "could apply", which asks; it never allows anything.
+ */
+import picomatch from "picomatch";
+import { PROTECTED_WORKSPACE_PATHS, type ProtectedPath } from "../protected-paths";
+import { rulesFor, type EvalContext } from "./context";
+import { anchorsOf, type PathSpecContext } from "./path-spec";
+import { segmentMatcher } from "./shell/expand";
+import type { PermissionRule, RuleList } from "./types";
+
+/** One path segment: a literal name, a bash glob (no `/`), or any number of segments. */
+export type Seg = { lit: string } | { glob: string; rule?: boolean } | { any: true };
+export type PathPattern = Seg[];
+
+export const ANY: Seg = { any: true };
+
+/** The literal segments of an absolute path. */
+export function litSegs(abs: string): Seg[] {
+  return abs.split("/").filter((s) => s !== "").map((lit) => ({ lit }));
+}
+
+/** A path pattern from an absolute base and a relative or absolute bash pattern (escaped as in shell/words.ts). */
+export function globSegs(base: string, pattern: string, anySegments = false): PathPattern {
+  const out = pattern.startsWith("/") ? [] : litSegs(base);
+  for (const seg of pattern.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      // Going up from a pattern: could be anywhere above.
+      out.length = 0;
+      out.push(ANY);
+      continue;
+    }
+    if (/(^|[^\\])[*?[]/.test(seg)) out.push(anySegments ? ANY : { glob: seg });
+    else out.push({ lit: seg.replace(/\\(.)/g, "$1") });
+  }
+  return out;
+}
+
+/**
+ * The paths a word with run-time parts could name: anything up to the segment holding the last
+ * expansion, a pattern for that segment's static end, then the literal rest.
+ */
+export function dynamicSegs(value: string): PathPattern {
+  const segs = value.split("/");
+  let last = -1;
+  segs.forEach((s, i) => {
+    if (/[$`]/.test(s)) last = i;
+  });
+  if (last < 0) return [ANY];
+  const seg = segs[last]!;
+  const close = Math.max(seg.lastIndexOf(")"), seg.lastIndexOf("}"), seg.lastIndexOf("`"), seg.lastIndexOf('"'), seg.lastIndexOf("'"));
+  const dollar = seg.lastIndexOf("$");
+  let tail: string;
+  if (dollar > close) {
+    const m = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(seg.slice(dollar));
+    tail = m ? seg.slice(dollar + m[0].length) : "";
+  } else tail = seg.slice(close + 1);
+  if (!/^[A-Za-z0-9._-]*$/.test(tail)) tail = "";
+  const out: PathPattern = [ANY];
+  if (tail) out.push({ glob: `*${tail}`, rule: true });
+  else out.push(ANY);
+  for (const s of segs.slice(last + 1)) if (s !== "" && s !== ".") out.push(s === ".." ? ANY : { lit: s });
+  return out;
+}
+
+const ruleGlobCache = new Map<string, (s: string) => boolean>();
+
+function ruleSegs(base: string, pattern: string): PathPattern {
+  const out = litSegs(base);
+  for (const seg of pattern.split("/")) {
+    if (seg === "") continue;
+    if (seg === "**") out.push(ANY);
+    else if (/[*?[{(!+@]/.test(seg)) out.push({ glob: seg, rule: true });
+    else out.push({ lit: seg });
+  }
+  return out;
+}
+
+function segMatches(glob: { glob: string; rule?: boolean }, name: string): boolean {
+  if (!glob.rule) return segmentMatcher(glob.glob)(name);
+  let m = ruleGlobCache.get(glob.glob);
+  if (!m) {
+    m = picomatch(glob.glob, { dot: true, windows: false });
+    ruleGlobCache.set(glob.glob, m);
+  }
+  return m(name);
+}
+
+function segCompatible(a: Seg, b: Seg, fold: boolean): boolean {
+  if ("lit" in a && "lit" in b) return fold ? a.lit.toLowerCase() === b.lit.toLowerCase() : a.lit === b.lit;
+  if ("lit" in a && "glob" in b) return segMatches(b, fold ? a.lit.toLowerCase() : a.lit) || (fold && segMatches(b, a.lit));
+  if ("glob" in a && "lit" in b) return segMatches(a, fold ? b.lit.toLowerCase() : b.lit) || (fold && segMatches(a, b.lit));
+  return true;
+}
+
+/** Could some path match both patterns? */
+export function patternsMeet(a: PathPattern, b: PathPattern, fold = false): boolean {
+  const n = a.length;
+  const m = b.length;
+  const memo = new Map<number, boolean>();
+  const go = (i: number, j: number): boolean => {
+    const key = i * (m + 1) + j;
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+    let r: boolean;
+    if (i === n && j === m) r = true;
+    else if (i < n && "any" in a[i]!) r = go(i + 1, j) || (j < m && go(i, j + 1));
+    else if (j < m && "any" in b[j]!) r = go(i, j + 1) || (i < n && go(i + 1, j));
+    else if (i < n && j < m) r = segCompatible(a[i]!, b[j]!, fold) && go(i + 1, j + 1);
+    else r = false;
+    memo.set(key, r);
+    return r;
+  };
+  return go(0, 0);
+}
+
+function specContext(ctx: EvalContext, rule: PermissionRule, list: RuleList): PathSpecContext[] {
+  const base: PathSpecContext = { cwd: ctx.cwd, home: ctx.home, baseDir: rule.source.baseDir, list };
+  const out = [base];
+  const realCwd = ctx.roots[0];
+  if (realCwd && realCwd !== ctx.cwd) out.push({ ...base, cwd: realCwd, baseDir: base.baseDir === ctx.cwd ? realCwd : base.baseDir });
+  if (ctx.realHome !== ctx.home) out.push({ ...base, home: ctx.realHome, baseDir: base.baseDir === ctx.home ? ctx.realHome : base.baseDir });
+  return out;
+}
+
+/** The first rule of `list` for `permission` that could match a path the pattern stands for. */
+export function ruleCouldMatch(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern): PermissionRule | undefined {
+  const fold = !!ctx.caseInsensitive;
+  return rulesFor(ctx, list, permission).find((r) => {
+    if (r.specifier === undefined) return true;
+    for (const sc of specContext(ctx, r, list)) {
+      for (const { base, pattern } of anchorsOf(r.specifier, sc)) {
+        const segs = ruleSegs(base, pattern);
+        if (patternsMeet(path, segs, fold) || patternsMeet(path, [...segs, ANY], fold)) return true;
+      }
+    }
+    return false;
+  });
+}
+
+/** A protected workspace path the pattern could stand for (or lie above). */
+export function protectedCouldMatch(ctx: EvalContext, path: PathPattern): ProtectedPath | undefined {
+  const fold = !!ctx.caseInsensitive;
+  for (const root of [ctx.cwd, ...ctx.roots]) {
+    for (const entry of PROTECTED_WORKSPACE_PATHS) {
+      const segs = [...litSegs(root), ...litSegs(`/${entry.path}`)];
+      // Writing a folder above a protected path (rm -rf .git) touches it too.
+      if (patternsMeet([...path, ANY], entry.kind === "dir" ? [...segs, ANY] : segs, fold)) return entry;
+    }
+  }
+  return undefined;
+}
+
+/** Could a write below the folder `region` (the folder itself included) touch a rule's or a protected path? */
+export function regionPattern(abs: string): PathPattern {
+  return [...litSegs(abs), ANY];
+}
