@@ -77,6 +77,7 @@ export const runCommandTool = defineTool({
       background,
       network,
       ...(background ? {} : { timeoutMs, signal: ctx.signal }),
+      ...(ctx.confine ? { confine: ctx.confine } : {}),
     });
     const report = () =>
       formatCommandReport({

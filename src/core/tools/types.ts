@@ -1,6 +1,6 @@
 /** A model-facing tool: schema, handler, timeout and permission name in one object. */
 import type { z } from "zod";
-import type { CommandRunner } from "../commands/types";
+import type { CommandConfinement, CommandRunner } from "../commands/types";
 import type { ChangeReviewer, ReviewMode } from "../review";
 import type { Logger, Searcher, WorkspaceFs } from "../ports";
 
@@ -17,6 +17,11 @@ export interface ToolContext {
   commands?: CommandRunner;
   /** Why there is no command runner (e.g. the chosen sandbox is not installed, and what to install). */
   commandsUnavailable?: string;
+  /**
+   * Set by the permission decision for this call: how the sandbox must confine the command
+   * (read-only workspace, protected paths the user approved writing). run_command passes it to the runner.
+   */
+  confine?: CommandConfinement;
   /**
    * Reviews proposed file changes (the extension's diff review). Absent: tools write directly.
    * With it, edit_file/write_file compute the new content and call

@@ -1,0 +1,213 @@
+/**
+ * Facts about this machine the sandbox mounts depend on: every home folder, the system files that
+ * hold secrets, the folders that hold sockets and a bounded scan for the sockets elsewhere. Looked
+ * up once per process (sockets: at most once a minute).
+ */
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { homedir, userInfo } from "node:os";
+import { join } from "node:path";
+import { isWithin } from "./paths";
+
+function realDir(p: string): string | undefined {
+  try {
+    const r = realpathSync(p);
+    return statSync(r).isDirectory() ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Trees that are never a person's home, whatever /etc/passwd says (system accounts use them). */
+const NOT_HOMES = ["/", "/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc", "/dev", "/proc", "/sys", "/run", "/var/run", "/nonexistent", "/var/empty"];
+
+function passwdEntries(): Array<{ uid: number; home: string }> {
+  try {
+    return readFileSync("/etc/passwd", "utf8")
+      .split("\n")
+      .map((line) => line.split(":"))
+      .filter((f) => f.length >= 7)
+      .map((f) => ({ uid: Number(f[2]), home: f[5]! }));
+  } catch {
+    return [];
+  }
+}
+
+/** UID_MIN..UID_MAX of /etc/login.defs (1000..60000 by default): the accounts of people. */
+function humanUidRange(): [number, number] {
+  let min = 1000;
+  let max = 60000;
+  try {
+    const defs = readFileSync("/etc/login.defs", "utf8");
+    const m1 = /^\s*UID_MIN\s+(\d+)/m.exec(defs);
+    const m2 = /^\s*UID_MAX\s+(\d+)/m.exec(defs);
+    if (m1) min = Number(m1[1]);
+    if (m2) max = Number(m2[1]);
+  } catch {
+    // defaults
+  }
+  return [min, max];
+}
+
+/**
+ * Every home folder to hide: /root, /home, the given home (often $HOME), this user's home in the
+ * password database (when $HOME points elsewhere) and the homes of root and of people's accounts.
+ * Real paths of existing folders, without system trees and without folders inside another one listed.
+ */
+export function homeFolders(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const candidates = ["/root", "/home", home, env.HOME ?? "", safeHomedir()];
+  const [min, max] = humanUidRange();
+  const me = safeUid();
+  for (const e of passwdEntries()) {
+    if (e.uid === 0 || e.uid === me || (e.uid >= min && e.uid <= max)) candidates.push(e.home);
+  }
+  const dirs = new Set<string>();
+  for (const c of candidates) {
+    if (!c || !c.startsWith("/")) continue;
+    const r = realDir(c);
+    if (!r || NOT_HOMES.includes(r)) continue;
+    dirs.add(r);
+  }
+  // A folder inside another one hidden is covered by it.
+  const list = [...dirs].sort((a, b) => a.length - b.length);
+  return list.filter((d, i) => !list.slice(0, i).some((o) => isWithin(d, o)));
+}
+
+function safeHomedir(): string {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return homedir();
+  }
+}
+
+function safeUid(): number {
+  return typeof process.getuid === "function" ? process.getuid() : -1;
+}
+
+/**
+ * System files that hold secrets. Unreadable for ordinary users already, but root (in a container,
+ * CI) owns them and reads them without any capability, so the sandbox hides them for everyone.
+ */
+const SYSTEM_SECRET_PATHS = [
+  "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+  "/etc/ssl/private", "/etc/krb5.keytab", "/etc/NetworkManager/system-connections", "/etc/wireguard",
+  "/etc/kubernetes", "/var/lib/kubelet", "/etc/rancher", "/var/lib/rancher", "/var/lib/docker", "/var/lib/containerd", "/var/lib/containers",
+  "/etc/docker/key.json", "/var/lib/sss", "/etc/sssd", "/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+  "/etc/cups/ssl", "/etc/libvirt/secrets", "/var/lib/libvirt", "/etc/letsencrypt", "/var/lib/postgresql", "/var/lib/mysql",
+  // kernel internals that root could read through /sys
+  "/sys/kernel/debug", "/sys/kernel/tracing", "/sys/kernel/security", "/sys/firmware/efi/efivars", "/sys/fs/bpf",
+];
+
+export interface SecretPath {
+  path: string;
+  dir: boolean;
+}
+
+let secretsCache: SecretPath[] | undefined;
+
+/** The system secret paths that exist here (files and folders), plus the SSH host keys. */
+export function systemSecrets(): SecretPath[] {
+  if (secretsCache) return secretsCache;
+  const out: SecretPath[] = [];
+  const add = (p: string) => {
+    try {
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) return;
+      out.push({ path: p, dir: st.isDirectory() });
+    } catch {
+      // absent
+    }
+  };
+  for (const p of SYSTEM_SECRET_PATHS) add(p);
+  try {
+    for (const name of readdirSync("/etc/ssh")) if (/_key$/.test(name)) add(join("/etc/ssh", name));
+  } catch {
+    // no /etc/ssh
+  }
+  secretsCache = out;
+  return out;
+}
+
+/** Folders that hold sockets and runtime state, replaced by empty private ones: /run (and /var/run when it is not a link to it). */
+export function runtimeFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const out = new Set<string>();
+  for (const p of ["/run", "/var/run", "/var/lock", env.XDG_RUNTIME_DIR ?? ""]) {
+    if (!p.startsWith("/")) continue;
+    const r = realDir(p);
+    if (r && r !== "/" && !r.startsWith("/proc") && !r.startsWith("/dev")) out.add(r);
+  }
+  const list = [...out].sort((a, b) => a.length - b.length);
+  return list.filter((d, i) => !list.slice(0, i).some((o) => isWithin(d, o)));
+}
+
+/**
+ * Files commands need that may live in a hidden folder (e.g. /etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf):
+ * their real paths, to expose read-only again.
+ */
+export function neededFiles(): string[] {
+  const out: string[] = [];
+  for (const p of ["/etc/resolv.conf", "/etc/hosts", "/etc/localtime", "/etc/mtab", "/etc/machine-id"]) {
+    try {
+      const r = realpathSync(p);
+      if (r !== p && !r.startsWith("/proc/")) out.push(r);
+    } catch {
+      // absent
+    }
+  }
+  return out;
+}
+
+/** Trees the socket scan never enters (no sockets, huge, or hidden anyway). */
+const SCAN_SKIP = ["/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/snap", "/nix", "/var/lib/docker", "/var/lib/containerd", "/var/cache", "/var/log"];
+const SCAN_MAX_ENTRIES = 20_000;
+const SCAN_MAX_DEPTH = 6;
+const SOCKET_TTL_MS = 60_000;
+
+let socketCache: { key: string; at: number; sockets: string[] } | undefined;
+
+/**
+ * Unix sockets in folders the sandbox leaves visible (outside `skip`: the hidden folders, the
+ * workspace and listed paths). A bounded breadth-first scan of the file system (at most 20,000
+ * entries, 6 levels), cached for a minute: what a daemon creates later, or deeper, is not found.
+ */
+export function hostSockets(skip: readonly string[]): string[] {
+  const key = [...skip].sort().join("\0");
+  if (socketCache && socketCache.key === key && Date.now() - socketCache.at < SOCKET_TTL_MS) return socketCache.sockets;
+  const sockets: string[] = [];
+  const queue: Array<[string, number]> = [["/", 0]];
+  let seen = 0;
+  const skipAll = [...SCAN_SKIP, ...skip];
+  while (queue.length > 0 && seen < SCAN_MAX_ENTRIES) {
+    const [dir, depth] = queue.shift()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > SCAN_MAX_ENTRIES) break;
+      const full = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
+      if (e.isSocket()) sockets.push(full);
+      else if (e.isDirectory() && depth + 1 < SCAN_MAX_DEPTH && !skipAll.some((s) => isWithin(full, s))) queue.push([full, depth + 1]);
+    }
+  }
+  socketCache = { key, at: Date.now(), sockets };
+  return sockets;
+}
+
+/** For tests: forget the cached facts. */
+export function resetHostFacts(): void {
+  secretsCache = undefined;
+  socketCache = undefined;
+}
+
+/** Does the path exist (without following a final symbolic link)? */
+export function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
