@@ -155,13 +155,13 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(out.text).toContain('they can add "curl -sS" to "sandbox.networkCommands"');
   });
 
-  it.skipIf(!!unusable)("does not pass ANTHROPIC_API_KEY or other secrets, unless allowed by name", async () => {
+  it.skipIf(!!unusable)("passes only allowlisted variables: not ANTHROPIC_API_KEY, other secrets or unknown variables", async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = "sk-ant-should-not-leak";
     try {
-      runner = make({ env: { ...process.env, HOME: home, GITHUB_TOKEN: "ghp_x", PLAIN: "kept" } });
-      const r = await run(`echo "key=[$ANTHROPIC_API_KEY] gh=[$GITHUB_TOKEN] plain=[$PLAIN]"; env | grep -c sk-ant || true`);
-      expect(r.text).toContain("key=[] gh=[] plain=[kept]");
+      runner = make({ env: { ...process.env, HOME: home, GITHUB_TOKEN: "ghp_x", PLAIN: "dropped", JAVA_HOME: "/opt/jdk" } });
+      const r = await run(`echo "key=[$ANTHROPIC_API_KEY] gh=[$GITHUB_TOKEN] plain=[$PLAIN] java=[$JAVA_HOME]"; env | grep -c sk-ant || true`);
+      expect(r.text).toContain("key=[] gh=[] plain=[] java=[/opt/jdk]");
       expect(r.text.split("\n")).toContain("0");
     } finally {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;

@@ -1,5 +1,6 @@
 /**
- * `yoke sandbox exec [--backend B] [--cwd DIR] [--network off|on] [--timeout S] [--json] -- COMMAND [ARGS...]`
+ * `yoke sandbox exec [--backend B] [--cwd DIR] [--network off|on] [--timeout S] [--json] [--allow-env NAME]...
+ *                   [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND [ARGS...]`
  * Runs one command in the sandbox the agent uses — the user's `sandbox` settings (limits,
  * environment, paths), the protected workspace paths, and what the permission rules of --cwd hide
  * and keep read-only when a protection source is given — streams its output and exits with its status:
@@ -7,7 +8,7 @@
  * `timeout`); 1 when the sandbox is unavailable or the command could not start; 2 on bad usage.
  * One COMMAND argument is a shell command line; several are quoted and run as an argument vector.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { constants } from "node:os";
@@ -31,6 +32,15 @@ export function exitStatusOf(r: CommandResult): number {
   return r.exitCode ?? 1;
 }
 
+/** The real path when it exists (the sandbox mounts real paths), else the path as given. */
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 export interface SandboxExecDeps {
   /** What the permission rules of `cwd` hide and keep read-only (the same view sessions get). */
   protection?: (cwd: string) => Promise<(() => SandboxProtection) | undefined>;
@@ -46,6 +56,10 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     timeout: { type: "string" },
     json: { type: "boolean" },
     "allow-env": { type: "string", multiple: true },
+    hide: { type: "string", multiple: true },
+    "read-only": { type: "string", multiple: true },
+    "read-only-workspace": { type: "boolean" },
+    writable: { type: "string", multiple: true },
   });
   const [sub, ...command] = positionals;
   if (sub !== "exec") throw new UsageError(`expected "exec", got ${sub ? `"${sub}"` : "nothing"} (yoke sandbox exec [options] -- COMMAND [ARGS...])`);
@@ -73,11 +87,21 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     // The user's own settings, as sessions read them; the command line overrides.
     settings = deps.settings ? deps.settings() : readUserSandboxSettings(homedir());
     runnerOpts = runnerOptionsFromSettings(settings);
-    const protection = deps.protection ? await deps.protection(cwd) : undefined;
+    const fromRules = deps.protection ? await deps.protection(cwd) : undefined;
+    // --hide / --read-only add to what the permission rules of --cwd require.
+    const extraHide = (values.hide ?? []).map((p) => realOrResolved(resolve(cwd, p)));
+    const extraRo = (values["read-only"] ?? []).map((p) => realOrResolved(resolve(cwd, p)));
+    const protection =
+      fromRules || extraHide.length || extraRo.length
+        ? () => {
+            const base = fromRules?.() ?? { hide: [], readOnly: [] };
+            return { hide: [...base.hide, ...extraHide], readOnly: [...base.readOnly, ...extraRo] };
+          }
+        : undefined;
     sandbox = sandboxFromSettings(cwd, settings, protection, backend);
   } catch (err) {
     if (!(err instanceof SandboxUnavailableError)) throw err;
-    if (values.json) printJson({ ok: false, error: err.message, backend: backend ?? settings!?.backend ?? "auto" });
+    if (values.json) printJson({ ok: false, error: err.message, backend: backend ?? "auto" });
     process.stderr.write(`yoke sandbox: ${err.message}\n`);
     return 1;
   }
@@ -94,12 +118,15 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     maxTimeoutMs: Number.MAX_SAFE_INTEGER,
     ...(process.stdout.columns ? { cols: process.stdout.columns, rows: process.stdout.rows } : {}),
   });
+  const writable = (values.writable ?? []).map((p) => realOrResolved(resolve(cwd, p)));
+  const confine = values["read-only-workspace"] || writable.length ? { ...(values["read-only-workspace"] ? { readOnly: true } : {}), ...(writable.length ? { writable } : {}) } : undefined;
   const cmd = runner.start({
     command: commandLineFromArgv(command),
     cwd,
     background: false,
     network,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(confine ? { confine } : {}),
   });
   if (!values.json) cmd.onData((chunk) => process.stdout.write(chunk));
   let interrupts = 0;

@@ -203,17 +203,56 @@ export function killMarked(marker: string, prefix = false): number {
   return total;
 }
 
+let childrenFiles: boolean | undefined;
+
+/** Does this kernel list children in /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)? */
+function hasChildrenFiles(): boolean {
+  childrenFiles ??= existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+  return childrenFiles;
+}
+
 /**
- * Tasks (processes and threads) of a command: its tree, plus (`group`) the processes of its
- * process group that left the tree (a fork bomb's parents exit and their children go to init).
+ * Tasks (processes and threads) of a command, counted up to `max` (the count stops there, so that
+ * a fork bomb costs no more to look at than the limit). The tree is walked through
+ * /proc/PID/task/TID/children, which costs what the tree holds, not what the machine runs. With
+ * `group`, the processes of its process group that left the tree (a fork bomb's parents exit and
+ * their children go to init) are counted too, from the whole process table.
  */
-export function countTasks(root: number, opts: { group?: boolean } = {}): number {
-  const table = readProcTable();
-  const tree = descendants(root, table);
-  const pids = new Set(tree.map((p) => p.pid));
-  let n = (table.get(root)?.threads ?? 1) + tree.reduce((a, p) => a + p.threads, 0);
-  if (opts.group) {
-    for (const [pid, info] of table) if (info.pgrp === root && pid !== root && !pids.has(pid) && !info.zombie) n += info.threads;
+export function countTasks(root: number, max = Infinity, opts: { group?: boolean } = {}): number {
+  let n = 0;
+  const seen = new Set<number>();
+  if (hasChildrenFiles()) {
+    const queue = [root];
+    for (let i = 0; i < queue.length && n < max; i++) {
+      const pid = queue[i]!;
+      let tids: string[];
+      try {
+        tids = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      n += tids.length;
+      seen.add(pid);
+      for (const tid of tids) {
+        try {
+          for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ")) if (c) queue.push(Number(c));
+        } catch {
+          // gone
+        }
+      }
+    }
+  } else {
+    const table = readProcTable();
+    const tree = descendants(root, table);
+    for (const p of tree) seen.add(p.pid);
+    seen.add(root);
+    n = (table.get(root)?.threads ?? 1) + tree.reduce((a, p) => a + p.threads, 0);
+  }
+  if (opts.group && n < max) {
+    for (const [pid, info] of readProcTable()) {
+      if (info.pgrp === root && !seen.has(pid) && !info.zombie) n += info.threads;
+      if (n >= max) break;
+    }
   }
   return n;
 }

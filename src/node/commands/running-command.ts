@@ -32,7 +32,7 @@ const PTY_QUIET_MS = 10;
 const REPLAY_CHARS = 256 * 1024;
 
 /** How often the process-count watchdog looks. */
-const WATCHDOG_MS = 200;
+const WATCHDOG_MS = 100;
 
 export interface CommandSpawnSpec {
   id: string;
@@ -225,10 +225,10 @@ export class NodeRunningCommand implements RunningCommand {
   private checkTasks(): void {
     const t = this.target;
     if (!t || this._result || this.limitHit) return;
-    const n = countTasks(t.root, { group: !this.spec.sandbox.pidNamespace });
     // RLIMIT_NPROC holds the command just under the limit (bwrap's own processes count), so stop a little before it.
     const max = this.spec.maxTasks!;
-    if (n < max - Math.max(4, Math.floor(max / 50))) return;
+    const threshold = max - Math.max(4, Math.floor(max / 50));
+    if (countTasks(t.root, threshold, { group: !this.spec.sandbox.pidNamespace }) < threshold) return;
     this.limitHit = { limit: "processes", max };
     this.cancelled = true;
     if (this.timer) clearTimeout(this.timer);
