@@ -41,7 +41,6 @@ export function bwrapHardening(f: BwrapFeatures, network: "on" | "off"): string[
 /** The bwrap file-system options of a mount plan. */
 export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
-  const remountRo: string[] = [];
   for (const m of plan.mounts) {
     switch (m.op) {
       case "tmpfs":
@@ -50,9 +49,11 @@ export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES
         break;
       case "hide":
         if (m.dir) {
+          // An empty private folder nobody may enter (mode 0: without capabilities, root is held too).
+          // Its owner could chmod it back, to find it empty; what is written there is lost with the command.
+          // (A read-only remount would cost a mountinfo parse per folder in bwrap.)
           if (f.size) args.push("--size", String(64 * 1024));
-          args.push("--tmpfs", m.path);
-          remountRo.push(m.path);
+          args.push("--perms", "0000", "--tmpfs", m.path);
         } else {
           args.push("--ro-bind", "/dev/null", m.path);
         }
@@ -66,8 +67,7 @@ export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES
         break;
     }
   }
-  // Read-only last: mount points inside these were made above. /dev too, so that nothing fills it.
-  for (const p of remountRo) args.push("--remount-ro", p);
+  // /dev read-only last (its own mount points were made above), so that nothing fills it.
   args.push("--remount-ro", "/dev");
   return args;
 }

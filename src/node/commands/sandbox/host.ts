@@ -157,43 +157,44 @@ export function neededFiles(): string[] {
   return out;
 }
 
-/** Trees the socket scan never enters (no sockets, huge, or hidden anyway). */
-const SCAN_SKIP = ["/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/snap", "/nix", "/var/lib/docker", "/var/lib/containerd", "/var/cache", "/var/log"];
-const SCAN_MAX_ENTRIES = 20_000;
-const SCAN_MAX_DEPTH = 6;
-const SOCKET_TTL_MS = 60_000;
+let socketCache: { at: number; paths: string[] } | undefined;
+const SOCKET_TTL_MS = 1_000;
 
-let socketCache: { key: string; at: number; sockets: string[] } | undefined;
+/** Paths of the unix sockets bound in this network namespace (/proc/net/unix), absolute ones only. */
+function boundSocketPaths(): string[] {
+  if (socketCache && Date.now() - socketCache.at < SOCKET_TTL_MS) return socketCache.paths;
+  const paths = new Set<string>();
+  try {
+    for (const line of readFileSync("/proc/net/unix", "utf8").split("\n").slice(1)) {
+      // Num RefCount Protocol Flags Type St Inode Path — the path may hold spaces.
+      const m = /^\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+\s(.+)$/.exec(line);
+      if (m && m[1]!.startsWith("/")) paths.add(m[1]!);
+    }
+  } catch {
+    // not Linux
+  }
+  socketCache = { at: Date.now(), paths: [...paths] };
+  return socketCache.paths;
+}
 
 /**
- * Unix sockets in folders the sandbox leaves visible (outside `skip`: the hidden folders, the
- * workspace and listed paths). A bounded breadth-first scan of the file system (at most 20,000
- * entries, 6 levels), cached for a minute: what a daemon creates later, or deeper, is not found.
+ * Unix sockets bound on this machine (in Node's network namespace, from /proc/net/unix: wherever
+ * they are, however deep) that still exist as sockets and lie outside `skip` (the hidden folders,
+ * the workspace and listed paths). Looked up again for every command (cached for a second).
+ * Not found: sockets bound with a relative path, and sockets bound in another network namespace
+ * (a container's) whose file is visible here.
  */
 export function hostSockets(skip: readonly string[]): string[] {
-  const key = [...skip].sort().join("\0");
-  if (socketCache && socketCache.key === key && Date.now() - socketCache.at < SOCKET_TTL_MS) return socketCache.sockets;
-  const sockets: string[] = [];
-  const queue: Array<[string, number]> = [["/", 0]];
-  let seen = 0;
-  const skipAll = [...SCAN_SKIP, ...skip];
-  while (queue.length > 0 && seen < SCAN_MAX_ENTRIES) {
-    const [dir, depth] = queue.shift()!;
-    let entries;
+  const out: string[] = [];
+  for (const p of boundSocketPaths()) {
+    if (skip.some((s) => isWithin(p, s))) continue;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      if (lstatSync(p).isSocket()) out.push(p);
     } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (++seen > SCAN_MAX_ENTRIES) break;
-      const full = dir === "/" ? `/${e.name}` : `${dir}/${e.name}`;
-      if (e.isSocket()) sockets.push(full);
-      else if (e.isDirectory() && depth + 1 < SCAN_MAX_DEPTH && !skipAll.some((s) => isWithin(full, s))) queue.push([full, depth + 1]);
+      // gone, or not visible to us
     }
   }
-  socketCache = { key, at: Date.now(), sockets };
-  return sockets;
+  return out;
 }
 
 /** For tests: forget the cached facts. */
