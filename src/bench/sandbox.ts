@@ -46,18 +46,26 @@ function legacyBwrap(ws: string, home: string): SandboxBackend {
 
 type Config = { label: string; sandbox: () => SandboxBackend };
 
-async function timeStarts(cfg: Config, ws: string, pty: boolean): Promise<number> {
-  const runner = createNodeCommandRunner({ workspace: ws, logDir: join(ws, ".logs", `${cfg.label}-${pty}`), sandbox: cfg.sandbox(), pty });
+/**
+ * Start-up of each configuration, measured interleaved (one start of each per round) so that a
+ * change of load on a shared machine weighs on all of them alike. The figure is the median per start.
+ */
+async function timeStartsTogether(cfgs: Config[], ws: string, pty: boolean): Promise<number[]> {
+  const runners = cfgs.map((c) => createNodeCommandRunner({ workspace: ws, logDir: join(ws, ".logs", `${c.label}-${pty}`), sandbox: c.sandbox(), pty }));
+  const times = cfgs.map(() => [] as number[]);
   try {
-    await runner.start({ command: "true", cwd: ws, background: false, network: "off" }).wait(); // warm-up
-    const t0 = performance.now();
+    for (const r of runners) await r.start({ command: "true", cwd: ws, background: false, network: "off" }).wait(); // warm-up
     for (let i = 0; i < STARTS; i++) {
-      const r = await runner.start({ command: "true", cwd: ws, background: false, network: "off" }).wait();
-      if (r.exitCode !== 0) throw new Error(`true failed under ${cfg.label}: ${JSON.stringify(r)}`);
+      for (let k = 0; k < runners.length; k++) {
+        const t0 = performance.now();
+        const r = await runners[k]!.start({ command: "true", cwd: ws, background: false, network: "off" }).wait();
+        if (r.exitCode !== 0) throw new Error(`true failed under ${cfgs[k]!.label}: ${JSON.stringify(r)}`);
+        times[k]!.push(performance.now() - t0);
+      }
     }
-    return (performance.now() - t0) / STARTS;
+    return times.map((t) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)]!);
   } finally {
-    await runner.dispose();
+    for (const r of runners) await r.dispose();
   }
 }
 
@@ -100,25 +108,23 @@ export const bench: BenchFn = async () => {
   const hardened: Config = { label: "bwrap", sandbox: () => createSandbox("bwrap", { workspace: ws }) };
   const ruled: Config = { label: "bwrap-rules", sandbox: () => createSandbox("bwrap", { workspace: ws, protection }) };
   try {
-    const tNone = await timeStarts(none, ws, false);
-    const tLegacy = await timeStarts(legacy, ws, false);
-    const tBwrap = await timeStarts(hardened, ws, false);
-    const tRuled = await timeStarts(ruled, ws, false);
-    metrics.push({ name: "start-up, bwrap before the hardening (pipes)", value: tLegacy, unit: "ms", baseline: tNone, ratio: tLegacy / tNone, note: `\`true\` ×${STARTS}; the old argument set; baseline: no sandbox` });
-    metrics.push({ name: "start-up, bwrap hardened (pipes)", value: tBwrap, unit: "ms", baseline: tLegacy, ratio: tBwrap / tLegacy, note: "user namespace, caps dropped, plan mounts; baseline: bwrap before the hardening" });
-    metrics.push({ name: "start-up, bwrap hardened + rules (pipes)", value: tRuled, unit: "ms", baseline: tLegacy, ratio: tRuled / tLegacy, note: "4 denied paths hidden, protected paths of a git workspace; baseline: bwrap before the hardening" });
-    metrics.push({ name: "start-up, bwrap hardened vs no sandbox (pipes)", value: tBwrap, unit: "ms", baseline: tNone, ratio: tBwrap / tNone, note: "baseline: no sandbox" });
+    let firejail: Config | undefined = { label: "firejail", sandbox: () => createSandbox("firejail", { workspace: ws, protection }) };
     let firejailNote: string | undefined;
     try {
-      const fj = await timeStarts({ label: "firejail", sandbox: () => createSandbox("firejail", { workspace: ws, protection }) }, ws, false);
-      metrics.push({ name: "start-up, firejail hardened + rules (pipes)", value: fj, unit: "ms", baseline: tNone, ratio: fj / tNone, note: `\`true\` ×${STARTS}; baseline: no sandbox` });
+      firejail.sandbox();
     } catch (err) {
       firejailNote = (err as Error).message;
+      firejail = undefined;
     }
+    const [tNone, tLegacy, tBwrap, tRuled, tFj] = await timeStartsTogether([none, legacy, hardened, ruled, ...(firejail ? [firejail] : [])], ws, false);
+    metrics.push({ name: "start-up, bwrap before the hardening (pipes)", value: tLegacy!, unit: "ms", baseline: tNone, ratio: tLegacy! / tNone!, note: `\`true\` ×${STARTS}, median; the old argument set; baseline: no sandbox` });
+    metrics.push({ name: "start-up, bwrap hardened (pipes)", value: tBwrap!, unit: "ms", baseline: tLegacy, ratio: tBwrap! / tLegacy!, note: "user namespace, caps dropped, plan mounts; baseline: bwrap before the hardening" });
+    metrics.push({ name: "start-up, bwrap hardened + rules (pipes)", value: tRuled!, unit: "ms", baseline: tLegacy, ratio: tRuled! / tLegacy!, note: "4 denied paths hidden, protected paths of a git workspace; baseline: bwrap before the hardening" });
+    metrics.push({ name: "start-up, bwrap hardened vs no sandbox (pipes)", value: tBwrap!, unit: "ms", baseline: tNone, ratio: tBwrap! / tNone!, note: "baseline: no sandbox" });
+    if (tFj !== undefined) metrics.push({ name: "start-up, firejail hardened + rules (pipes)", value: tFj, unit: "ms", baseline: tNone, ratio: tFj / tNone!, note: `\`true\` ×${STARTS}, median; baseline: no sandbox` });
     const ptyOk = loadPty().pty !== undefined;
     if (ptyOk) {
-      const nonePty = await timeStarts(none, ws, true);
-      const bwrapPty = await timeStarts(hardened, ws, true);
+      const [nonePty, bwrapPty] = await timeStartsTogether([none, hardened], ws, true) as [number, number];
       metrics.push({ name: "start-up, bwrap hardened (pty)", value: bwrapPty, unit: "ms", baseline: nonePty, ratio: bwrapPty / nonePty, note: "baseline: no sandbox, pty" });
     }
     await throughputOnce("none", ws, false); // warm-up (JIT)
@@ -136,8 +142,8 @@ export const bench: BenchFn = async () => {
   return {
     section: "sandbox",
     method:
-      `Through the Node CommandRunner (spawn in its own process group, log file, bounded model view, limits, watchdog, guards). Start-up: mean wall time of \`true\` run ${STARTS} times ` +
-      "one after another after one warm-up, in a git workspace with protected paths and 4 denied paths; the hardened bwrap is compared with the argument set bwrap had before, " +
+      `Through the Node CommandRunner (spawn in its own process group, log file, bounded model view, limits, watchdog, guards). Start-up: median wall time of \`true\` run ${STARTS} times per configuration, the configurations interleaved (one start of each per round), after one warm-up, ` +
+      "in a git workspace with protected paths and 4 denied paths; the hardened bwrap is compared with the argument set bwrap had before, " +
       `in the same run. Throughput: \`${PRINT.replace("a".repeat(79), "a×79")}\` (50 MB), wall time from start to result, median of 3 runs.`,
     metrics,
   };
