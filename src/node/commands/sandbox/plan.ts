@@ -66,6 +66,21 @@ export function hostFacts(home: string): HostFacts {
   return { homes: homeFolders(home), runtime: runtimeFolders(), secrets: systemSecrets(), needed: neededFiles(), sockets: hostSockets };
 }
 
+/**
+ * In a home folder that stays visible (the workspace is the home, or holds it): credentials are
+ * hidden, and the files a login shell or the desktop runs later are protected like the workspace's.
+ */
+const HOME_SECRETS = [
+  ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker", ".kube", ".azure", ".password-store",
+  ".config/gh", ".config/gcloud", ".config/hub", ".local/share/keyrings", ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml", ".cargo/credentials", ".gem/credentials",
+];
+const HOME_STARTUP: ReadonlyArray<readonly [string, string]> = [
+  [".bashrc", "the shell runs it"], [".bash_profile", "the shell runs it"], [".bash_login", "the shell runs it"], [".profile", "the shell runs it"],
+  [".zshrc", "the shell runs it"], [".zprofile", "the shell runs it"], [".zshenv", "the shell runs it"], [".config/fish", "the shell runs it"],
+  [".config/autostart", "the desktop starts what is in it"], [".config/systemd", "systemd runs the user units in it"], [".gitconfig", "git configuration can run programs"],
+  [".config/git", "git configuration can run programs"],
+];
+
 /** Default size of the private temporary folders, MB. */
 export const DEFAULT_TMP_MB = 1024;
 /** Size of the private /run, MB (pid files and the like). */
@@ -160,9 +175,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // Private temporary and runtime folders, hidden homes.
   for (const t of ["/tmp", "/var/tmp", "/dev/shm"]) b.add({ op: "tmpfs", path: t, tag: "tmp", ...(tmpMb ? { sizeMb: tmpMb } : {}) });
   for (const r of facts.runtime) b.add({ op: "tmpfs", path: r, tag: "runtime", sizeMb: Math.min(RUN_MB, tmpMb ?? RUN_MB) });
-  for (const h of facts.homes) {
+  const hiddenHomes: string[] = [];
+  for (const h of [...facts.homes].sort((x, y) => x.length - y.length)) {
     // A home inside the workspace (or the workspace itself) stays visible: it is the workspace.
-    if (isWithin(h, p.workspace)) continue;
+    // One inside a home already hidden is covered by it.
+    if (isWithin(h, p.workspace) || hiddenHomes.some((o) => isWithin(h, o))) continue;
+    hiddenHomes.push(h);
     b.add({ op: "tmpfs", path: h, tag: "home", ...(tmpMb ? { sizeMb: tmpMb } : {}) });
   }
   for (const s of facts.secrets) b.add({ op: "hide", path: s.path, tag: "secret", dir: s.dir });
@@ -190,6 +208,14 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   for (const root of writable) {
     for (const e of PROTECTED_WORKSPACE_PATHS) protect(root, e.path, e.why);
   }
+  // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
+  const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
+  for (const h of visibleHomes) {
+    const root = writable.filter((w) => isWithin(h, w)).sort((x, y) => y.length - x.length)[0];
+    if (!root) continue;
+    const prefix = h === root ? "" : h.slice(root.length + 1) + "/";
+    for (const [rel, why] of HOME_STARTUP) protect(root, prefix + rel, why);
+  }
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
@@ -201,8 +227,9 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     protect(root, abs.slice(root.length + 1), "the permission rules keep it read-only");
   }
 
-  // Paths the rules hide.
-  for (const h of input.protection?.hide ?? []) {
+  // Paths the rules hide, and the credentials of a visible home.
+  const hides = [...(input.protection?.hide ?? []), ...visibleHomes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))];
+  for (const h of hides) {
     const abs = resolve(h);
     const st = look(abs);
     if (st.kind === "none") continue;
