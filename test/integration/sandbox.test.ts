@@ -169,6 +169,20 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     }
   });
 
+  it.skipIf(!!unusable)("run_command passes the decision's confinement, and tells the model what went to quarantine", async () => {
+    runner = make();
+    const ro = await runCommandTool.run({ command: "echo x > ro-made.txt; echo rc=$?" }, ws.context({ commands: runner, confine: { readOnly: true } }));
+    expect(ro.text).toContain("rc=1");
+    expect(ws.exists("ro-made.txt")).toBe(false);
+    const out = await runCommandTool.run({ command: "mkdir -p .vscode; echo '{}' > .vscode/settings.json; true" }, ws.context({ commands: runner }));
+    expect(out.text).toMatch(/\[The command created protected paths, which only the user can approve: \.vscode \(VS Code settings, tasks and launch configurations run programs\): moved to \S+\/quarantine\/c2\/\.vscode\. They are not in the workspace\./);
+    expect(ws.exists(".vscode")).toBe(false);
+    const ok = await runCommandTool.run({ command: "mkdir -p .vscode && echo '{}' > .vscode/settings.json" }, ws.context({ commands: runner, confine: { writable: [join(ws.root, ".vscode")] } }));
+    expect(ok.text).not.toContain("protected paths");
+    expect(ws.read(".vscode/settings.json")).toBe("{}\n");
+    rmSync(join(ws.root, ".vscode"), { recursive: true, force: true });
+  });
+
   it.skipIf(!!unusable)("kills a command and its children at the timeout, leaving no process behind", async () => {
     runner = make();
     const secs = `987.${Math.floor(Math.random() * 1e6)}`;
