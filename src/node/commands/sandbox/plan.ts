@@ -202,7 +202,8 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
 
   // Protected paths of every writable folder, and what the rules keep read-only.
   const guards: GuardedPath[] = [];
-  const approved = (input.confine?.writable ?? []).map(realOrSelf);
+  // Approvals name protected paths: a whole writable folder, or a path outside them, approves nothing.
+  const approved = (input.confine?.writable ?? []).map(realOrSelf).filter((a) => writable.some((w) => isWithin(a, w) && a !== w));
   const ancestors = new Set<string>();
   const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
   for (const root of writable) {
@@ -238,7 +239,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     if (kind === "none" || !b.visibleHost(real)) continue;
     b.add({ op: "hide", path: real, tag: "rule", dir: kind === "dir" });
     const root = writable.filter((w) => isWithin(real, w) && real !== w).sort((x, y) => y.length - x.length)[0];
-    if (root) pinAncestors(b, ancestors, root, real);
+    if (root) pinAncestors(ancestors, root, real);
   }
 
   for (const a of ancestors) if (b.writableHost(a)) b.add({ op: "rw", path: a, tag: "ancestor" });
@@ -246,13 +247,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
 }
 
 /** Makes every existing folder strictly between `root` and `path` a mount point (when writable). */
-function pinAncestors(b: PlanBuilder, ancestors: Set<string>, root: string, path: string): void {
+function pinAncestors(ancestors: Set<string>, root: string, path: string): void {
   let dir = dirname(path);
   while (dir !== root && isWithin(dir, root)) {
     if (look(dir).kind === "dir") ancestors.add(dir);
     dir = dirname(dir);
   }
-  void b;
 }
 
 function protectPath(
@@ -276,11 +276,13 @@ function protectPath(
     const st = look(cur);
     if (st.kind === "none") {
       if (inside.length === 0) guards.push({ path: cur, root, why, before: { kind: "none" } });
+      pinAncestors(ancestors, root, cur);
       return;
     }
     if (st.kind === "symlink") {
       // A mount would follow the link; the link itself is guarded, and its target protected where it is writable.
       guards.push({ path: cur, root, why, before: { kind: "symlink", target: st.target! } });
+      pinAncestors(ancestors, root, cur);
       const real = realOrSelf(join(cur, ...parts.slice(i + 1)));
       if (look(real).kind !== "none" && b.writableHost(real)) b.add({ op: "ro", path: real, tag: "protected" });
       return;
@@ -289,14 +291,14 @@ function protectPath(
       // e.g. `.git` is a file pointing to the repository (worktrees, submodules): keep that file.
       if (b.writableHost(cur)) {
         b.add({ op: "ro", path: cur, tag: "protected" });
-        pinAncestors(b, ancestors, root, cur);
+        pinAncestors(ancestors, root, cur);
       }
       return;
     }
     if (last) {
       if (!b.writableHost(cur)) return;
       b.add({ op: "ro", path: cur, tag: "protected" });
-      pinAncestors(b, ancestors, root, cur);
+      pinAncestors(ancestors, root, cur);
       // Approved paths inside a protected folder: the folder holding each is writable.
       for (const a of inside) {
         let holder = isDir(a) ? a : dirname(a);
