@@ -35,7 +35,7 @@ export interface CommandRequest {
   /** true: return at once and keep the process running until killed or the session ends. */
   background: boolean;
   network: NetworkMode;
-  /** Extra environment variables, set after the scrubbing of secrets. */
+  /** Extra environment variables, set after the environment allowlist (core/commands/env.ts). */
   env?: Record<string, string>;
   /** Aborting it stops the command (SIGTERM to the group, then SIGKILL). */
   signal?: AbortSignal;
