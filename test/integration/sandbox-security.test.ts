@@ -110,6 +110,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let realHomeSecret: string;
     let outside: string;
     let hostSleep: ChildProcess | undefined;
+    const keptLogDirs = new Set<string>();
     const secretKey = `WS-SECRET-KEY-${tag}`;
     const secretEnv = `WS-DOTENV-${tag}`;
 
@@ -127,6 +128,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         env: { HOME: fakeHome, ...opts.env },
         timeoutMs: 120_000,
       });
+      // The CLI keeps its log folder when something went to quarantine: remove it after the tests.
+      for (const m of r.stderr.matchAll(/it was moved to (\S+?)\/quarantine\//g)) keptLogDirs.add(m[1]!);
       return { code: r.code, out: r.stdout, err: r.stderr };
     };
     const noHostSecret = (out: string) => {
@@ -167,6 +170,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
 
     afterAll(() => {
       if (unusable) return;
+      for (const d of keptLogDirs) rmSync(d, { recursive: true, force: true });
       hostSleep?.kill("SIGKILL");
       rmSync(base, { recursive: true, force: true });
       rmSync(fakeHome, { recursive: true, force: true });
@@ -274,7 +278,6 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(existsSync(moved)).toBe(true);
       if (existsSync(join(moved, "tasks.json"))) expect(readFileSync(join(moved, "tasks.json"), "utf8")).toBe('{"tasks":[]}\n');
       expect(r.err).toContain(`${join(ws, ".cursor")}, a protected path`);
-      rmSync(join(moved, "..", "..", ".."), { recursive: true, force: true });
     });
 
     it.skipIf(!!unusable)("lets a command write a protected path the user approved, and only that one", async () => {
@@ -420,7 +423,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         if (backend === "firejail") {
           // firejail has no way to size its private /tmp: the runner reports it instead of pretending.
           const r = await attack("true", { args: ["--json"] });
-          expect(JSON.parse(r.out).degraded).toContain("firejail cannot size-limit its private temporary folders (the file size limit still applies)");
+          const doc = JSON.parse(r.out);
+          keptLogDirs.add(join(doc.logPath, ".."));
+          expect(doc.degraded).toContain("firejail cannot size-limit its private temporary folders (the file size limit still applies)");
           return;
         }
         const r = await attack("for i in $(seq 1 40); do head -c 500000 /dev/zero > /tmp/f$i || { echo FULL-AT-$i; break; }; done; echo end-of-attack");
