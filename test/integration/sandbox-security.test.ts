@@ -10,6 +10,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, get, type Server } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
@@ -466,12 +467,16 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s, without a sandbox (
     const secs = `981.${Math.floor(Math.random() * 1e6)}`;
     const { spawn: spawnCli } = await import("node:child_process");
     const { cliPath } = await import("../support/cli");
+    const logDirs = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("yoke-sandbox-")));
+    const before = logDirs();
     const child = spawnCli(process.execPath, [cliPath, "sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & sleep ${secs}`], { cwd: ws, stdio: "ignore", ...spawnAs(id) });
     for (let i = 0; i < 100 && pgrep(["sleep", secs]).length < 2; i++) await new Promise((res) => setTimeout(res, 50));
     expect(pgrep(["sleep", secs])).toHaveLength(2);
     child.kill("SIGKILL");
     for (let i = 0; i < 100 && pgrep(["sleep", secs]).length > 0; i++) await new Promise((res) => setTimeout(res, 50));
     expect(pgrep(["sleep", secs])).toEqual([]);
+    // The killed CLI could not remove its log folder.
+    for (const n of logDirs()) if (!before.has(n) && lstatSync(join(tmpdir(), n)).uid === id.uid) rmSync(join(tmpdir(), n), { recursive: true, force: true });
   });
 });
 
