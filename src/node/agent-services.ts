@@ -22,7 +22,7 @@ import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
 import { loadShellWasm } from "./tree-sitter-wasm";
-import { createSessionCommandRunner, type SandboxSettings } from "./commands/session-runner";
+import { createSessionCommandRunner, protectionView, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 
 export interface NodeServicesOptions {
@@ -142,7 +142,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       // In Restricted Mode nothing runs, so no runner (and no sandbox check) is made.
       if (!opts.trusted) return {};
       try {
-        return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env }) };
+        return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env, protectionView: protectionView(() => gate.sandboxProtection(), opts.log) }) };
       } catch (err) {
         // The chosen sandbox is missing: say so and what to install; never fall back to no sandbox.
         if (!(err instanceof SandboxUnavailableError)) throw err;

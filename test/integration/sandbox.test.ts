@@ -155,18 +155,32 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(out.text).toContain('they can add "curl -sS" to "sandbox.networkCommands"');
   });
 
-  it.skipIf(!!unusable)("does not pass ANTHROPIC_API_KEY or other secrets, unless allowed by name", async () => {
+  it.skipIf(!!unusable)("passes only allowlisted variables: not ANTHROPIC_API_KEY, other secrets or unknown variables", async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = "sk-ant-should-not-leak";
     try {
-      runner = make({ env: { ...process.env, HOME: home, GITHUB_TOKEN: "ghp_x", PLAIN: "kept" } });
-      const r = await run(`echo "key=[$ANTHROPIC_API_KEY] gh=[$GITHUB_TOKEN] plain=[$PLAIN]"; env | grep -c sk-ant || true`);
-      expect(r.text).toContain("key=[] gh=[] plain=[kept]");
+      runner = make({ env: { ...process.env, HOME: home, GITHUB_TOKEN: "ghp_x", PLAIN: "dropped", JAVA_HOME: "/opt/jdk" } });
+      const r = await run(`echo "key=[$ANTHROPIC_API_KEY] gh=[$GITHUB_TOKEN] plain=[$PLAIN] java=[$JAVA_HOME]"; env | grep -c sk-ant || true`);
+      expect(r.text).toContain("key=[] gh=[] plain=[] java=[/opt/jdk]");
       expect(r.text.split("\n")).toContain("0");
     } finally {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = saved;
     }
+  });
+
+  it.skipIf(!!unusable)("run_command passes the decision's confinement, and tells the model what went to quarantine", async () => {
+    runner = make();
+    const ro = await runCommandTool.run({ command: "echo x > ro-made.txt; echo rc=$?" }, ws.context({ commands: runner, confine: { readOnly: true } }));
+    expect(ro.text).toContain("rc=1");
+    expect(ws.exists("ro-made.txt")).toBe(false);
+    const out = await runCommandTool.run({ command: "mkdir -p .vscode; echo '{}' > .vscode/settings.json; true" }, ws.context({ commands: runner }));
+    expect(out.text).toMatch(/\[The command created protected paths, which only the user can approve: \.vscode \(VS Code settings, tasks and launch configurations run programs\): moved to \S+\/quarantine\/c2\/\.vscode\. They are not in the workspace\./);
+    expect(ws.exists(".vscode")).toBe(false);
+    const ok = await runCommandTool.run({ command: "mkdir -p .vscode && echo '{}' > .vscode/settings.json" }, ws.context({ commands: runner, confine: { writable: [join(ws.root, ".vscode")] } }));
+    expect(ok.text).not.toContain("protected paths");
+    expect(ws.read(".vscode/settings.json")).toBe("{}\n");
+    rmSync(join(ws.root, ".vscode"), { recursive: true, force: true });
   });
 
   it.skipIf(!!unusable)("kills a command and its children at the timeout, leaving no process behind", async () => {

@@ -5,7 +5,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { createPermissionGate } from "../../core/permissions/gate";
+import { createPermissionGate, type YokePermissionGate } from "../../core/permissions/gate";
 import { PERMISSION_MODES } from "../../core/permissions/merge-settings";
 import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
 import { loadSettingsSources, nodeRealPath } from "../../node/settings-files";
@@ -39,11 +39,11 @@ export interface CheckResult {
   problems: string[];
 }
 
-/** The check behind the CLI (also used by the corpus test). */
-export async function checkPermission(opts: CheckOptions): Promise<CheckResult> {
+/** The permission gate of a folder as the CLI reads its settings (`permissions check`, `sandbox exec`). */
+export function cliGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" | "trusted" | "managedDir">): YokePermissionGate {
   const cwd = resolve(opts.cwd);
   const home = opts.home ? resolve(opts.home) : homedir();
-  const gate = createPermissionGate({
+  return createPermissionGate({
     cwd,
     home,
     realPath: nodeRealPath,
@@ -53,6 +53,11 @@ export async function checkPermission(opts: CheckOptions): Promise<CheckResult> 
     listDir: nodeListDir,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
+}
+
+/** The check behind the CLI (also used by the corpus test). */
+export async function checkPermission(opts: CheckOptions): Promise<CheckResult> {
+  const gate = cliGate(opts);
   const permission = TOOL_TO_PERMISSION[opts.tool] ?? opts.tool;
   const mode = opts.mode ?? (await gate.defaultMode());
   const decision = await gate.check({ tool: opts.tool, permission, input: opts.input, mutates: !READ_ONLY_PERMISSIONS.has(permission) }, mode);

@@ -13,10 +13,37 @@ export function timeoutText(timeoutMs: number, maxTimeoutMs: number): string {
   );
 }
 
+/** Why a command stopped at a limit, for the model. */
+export function limitText(r: CommandResult): string | undefined {
+  const l = r.limitExceeded;
+  if (!l) return undefined;
+  return (
+    `[Stopped after ${formatDuration(r.durationMs)}: the command reached ${l.max} processes and threads, the sandbox's limit, so all of it was stopped. ` +
+    `If it really needs more (a large parallel build), the user can raise "sandbox.limits.processes" in ~/.yoke/settings.json; otherwise run fewer jobs at once.]`
+  );
+}
+
+/** What the model is told about protected paths a command created: moved out, and the user must approve. */
+export function quarantineText(r: CommandResult): string | undefined {
+  const q = r.quarantined;
+  if (!q?.length) return undefined;
+  const items = q.map((x) => {
+    const rel = x.path.startsWith(x.root + "/") ? x.path.slice(x.root.length + 1) : x.path;
+    if (x.error) return `${rel} (${x.why}) could not be moved: ${x.error}`;
+    const where = x.movedTo ? `moved to ${x.movedTo}` : "removed";
+    return x.restored ? `${rel} (${x.why}): what replaced the symbolic link was ${where}, and the link put back` : `${rel} (${x.why}): ${where}`;
+  });
+  return (
+    `[The command created protected paths, which only the user can approve: ${items.join("; ")}. ` +
+    `They are not in the workspace. Do not try to write them another way; if they are needed, ask the user to approve writing them.]`
+  );
+}
+
 /** The closing line of a finished command. */
 export function statusText(r: CommandResult, timeoutMs: number, maxTimeoutMs: number): string {
   const took = formatDuration(r.durationMs);
   if (r.error) return `[The command could not be started: ${r.error}]`;
+  if (r.limitExceeded) return limitText(r)!;
   if (r.timedOut) return timeoutText(timeoutMs, maxTimeoutMs);
   if (r.cancelled) return `[Cancelled after ${took}: the command and its child processes were stopped.]`;
   if (r.interrupted) return `[Interrupted by the user (Ctrl+C) after ${took}; ${r.signal ? `signal ${r.signal}` : `exit code ${r.exitCode}`}.]`;
@@ -27,7 +54,13 @@ export function statusText(r: CommandResult, timeoutMs: number, maxTimeoutMs: nu
 /** "exited with code 0 after 1.2 s", for command_output and kill_command. */
 export function endedText(r: CommandResult): string {
   const took = formatDuration(r.durationMs);
+  const q = r.quarantined?.length ? `; protected paths it created were moved out of the workspace (${r.quarantined.map((x) => x.movedTo ?? x.path).join(", ")}): only the user can approve writing them` : "";
+  return endedBase(r, took) + q;
+}
+
+function endedBase(r: CommandResult, took: string): string {
   if (r.error) return `could not be started: ${r.error}`;
+  if (r.limitExceeded) return `was stopped after ${took} when it reached ${r.limitExceeded.max} processes and threads (sandbox.limits.processes)`;
   if (r.timedOut) return `was killed at its timeout after ${took}`;
   if (r.cancelled) return `was stopped after ${took}`;
   if (r.interrupted) return `was interrupted by the user (Ctrl+C) after ${took}`;
@@ -45,18 +78,35 @@ export interface CommandReport {
   maxTimeoutMs: number;
 }
 
+/** A hint when a process of the command was stopped by the file size or CPU time limit. */
+export function rlimitHint(r: CommandResult, output: string): string | undefined {
+  if (r.signal === "SIGXFSZ" || r.exitCode === 128 + 25 || /File size limit exceeded/.test(output)) {
+    return '[A process was stopped because a file it wrote reached the sandbox\'s file size limit. If such a large file is really needed, the user can raise "sandbox.limits.fileSizeMb" in ~/.yoke/settings.json.]';
+  }
+  if (r.signal === "SIGXCPU" || r.exitCode === 128 + 24 || /CPU time limit exceeded/.test(output)) {
+    return '[A process was stopped because it used up the sandbox\'s CPU time limit. If it really needs more, the user can raise "sandbox.limits.cpuSeconds" in ~/.yoke/settings.json.]';
+  }
+  return undefined;
+}
+
 /** The whole result text of a finished foreground command. */
 export function formatCommandReport(rep: CommandReport): string {
   const output = formatBoundedOutput(rep.output, rep.id);
   const parts = [output, "", statusText(rep.result, rep.timeoutMs, rep.maxTimeoutMs)];
+  const quarantine = quarantineText(rep.result);
+  if (quarantine) parts.push(quarantine);
   if (rep.result.strayProcessesStopped) {
     parts.push(
       "[The command left processes running in the background (started with &); they were stopped when it exited. To keep a server running, start it with background: true.]",
     );
   }
-  const failed = rep.result.exitCode !== 0 && !rep.result.cancelled && !rep.result.timedOut;
+  const failed = rep.result.exitCode !== 0 && !rep.result.cancelled && !rep.result.timedOut && !rep.result.limitExceeded;
+  const all = [...rep.output.head, ...rep.output.tail].join("\n");
+  if (failed) {
+    const hint = rlimitHint(rep.result, all);
+    if (hint) parts.push(hint);
+  }
   if (failed && rep.network === "off") {
-    const all = [...rep.output.head, ...rep.output.tail].join("\n");
     if (looksLikeNetworkFailure(rep.command, all)) parts.push(networkOffHint(rep.command));
   }
   return parts.join("\n");

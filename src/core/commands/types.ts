@@ -35,7 +35,7 @@ export interface CommandRequest {
   /** true: return at once and keep the process running until killed or the session ends. */
   background: boolean;
   network: NetworkMode;
-  /** Extra environment variables, set after the scrubbing of secrets. */
+  /** Extra environment variables, set after the environment allowlist (core/commands/env.ts). */
   env?: Record<string, string>;
   /** Aborting it stops the command (SIGTERM to the group, then SIGKILL). */
   signal?: AbortSignal;
@@ -58,6 +58,26 @@ export interface CommandResult {
   strayProcessesStopped?: boolean;
   /** The user interrupted it (Ctrl+C in the terminal mirror: interrupt()) before it ended. */
   interrupted?: boolean;
+  /** Protected paths the command created (or put a link in place of), moved out of the workspace. */
+  quarantined?: QuarantinedPath[];
+  /** The runner stopped the command at a limit: how many processes it had reached. */
+  limitExceeded?: { limit: "processes"; max: number };
+}
+
+/** A protected path a command created, and where it went. */
+export interface QuarantinedPath {
+  /** Absolute path the command created. */
+  path: string;
+  /** The writable folder it is in (the workspace, or a listed path). */
+  root: string;
+  /** Why the path is protected. */
+  why: string;
+  /** Where it was moved (absent when there was nothing left to move). */
+  movedTo?: string;
+  /** The symbolic link that was there before was put back. */
+  restored?: boolean;
+  /** Moving it failed: it is still in place. */
+  error?: string;
 }
 
 /** Lines of output as the model sees them: head and tail kept, the middle counted. */
@@ -134,6 +154,12 @@ export interface RunnerInfo {
 
 export interface CommandRunner {
   readonly info: RunnerInfo;
+  /**
+   * Brings what the sandbox enforces up to date before a command starts: the permission rules'
+   * view of the file system (denied paths to hide, protected ones to keep read-only). Callers
+   * await it before start(); a runner without such state has none.
+   */
+  prepare?(): Promise<void>;
   /** Starts a command. Throws when it cannot be started (e.g. cwd outside the workspace). */
   start(req: CommandRequest): RunningCommand;
   get(id: string): RunningCommand | undefined;

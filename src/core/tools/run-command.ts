@@ -96,12 +96,14 @@ export const runCommandTool = defineTool({
       timeoutMs = info.maxTimeoutMs;
     }
     const network = networkFor(args.command, info);
+    await runner.prepare?.();
     const cmd = runner.start({
       command: args.command,
       cwd: ctx.fs.root,
       background,
       network,
       ...(background ? {} : { timeoutMs, signal: ctx.signal }),
+      ...(ctx.confine ? { confine: ctx.confine } : {}),
     });
     const report = () =>
       formatCommandReport({

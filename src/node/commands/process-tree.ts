@@ -2,8 +2,13 @@
  * Finding and signalling every process a command started: its process group plus all
  * descendants (found through /proc on Linux, `ps` elsewhere), so that children which moved to
  * another session (bwrap --new-session, setsid) are reached too.
+ *
+ * Processes that left the tree (setsid plus a double fork reparents them to init) are found by
+ * the marker every command carries in its environment, `YOKE_RUN=<runner>:<command>`: it is
+ * inherited through fork, exec, setsid, nohup and disown. A reaper process per runner kills what
+ * still carries the runner's marker when Node dies, however it dies.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 interface ProcInfo {
@@ -11,6 +16,8 @@ interface ProcInfo {
   pgrp: number;
   comm: string;
   zombie: boolean;
+  /** Tasks of the process (threads, the main one included). */
+  threads: number;
 }
 
 function readProcTable(): Map<number, ProcInfo> {
@@ -23,7 +30,7 @@ function readProcTable(): Map<number, ProcInfo> {
         const close = stat.lastIndexOf(")");
         const comm = stat.slice(stat.indexOf("(") + 1, close);
         const fields = stat.slice(close + 2).split(" ");
-        table.set(Number(name), { ppid: Number(fields[1]), pgrp: Number(fields[2]), comm, zombie: fields[0] === "Z" });
+        table.set(Number(name), { ppid: Number(fields[1]), pgrp: Number(fields[2]), comm, zombie: fields[0] === "Z", threads: Number(fields[17]) || 1 });
       } catch {
         // the process ended while we looked
       }
@@ -35,7 +42,7 @@ function readProcTable(): Map<number, ProcInfo> {
     for (const line of out.split("\n")) {
       const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
       if (m) {
-        table.set(Number(m[1]), { ppid: Number(m[2]), pgrp: Number(m[3]), comm: m[5]!.split("/").pop()!, zombie: m[4]!.startsWith("Z") });
+        table.set(Number(m[1]), { ppid: Number(m[2]), pgrp: Number(m[3]), comm: m[5]!.split("/").pop()!, zombie: m[4]!.startsWith("Z"), threads: 1 });
       }
     }
   } catch {
@@ -44,20 +51,19 @@ function readProcTable(): Map<number, ProcInfo> {
   return table;
 }
 
-/** Live descendants of `root` (not including it), with their command names. */
-export function descendants(root: number): Array<{ pid: number; comm: string }> {
-  const table = readProcTable();
+/** Live descendants of `root` (not including it), with their command names and thread counts. */
+export function descendants(root: number, table = readProcTable()): Array<{ pid: number; comm: string; threads: number }> {
   const children = new Map<number, number[]>();
   for (const [pid, info] of table) {
     if (!children.has(info.ppid)) children.set(info.ppid, []);
     children.get(info.ppid)!.push(pid);
   }
-  const out: Array<{ pid: number; comm: string }> = [];
+  const out: Array<{ pid: number; comm: string; threads: number }> = [];
   const queue = [...(children.get(root) ?? [])];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
+  for (let i = 0; i < queue.length; i++) {
+    const pid = queue[i]!;
     const info = table.get(pid)!;
-    if (!info.zombie) out.push({ pid, comm: info.comm });
+    if (!info.zombie) out.push({ pid, comm: info.comm, threads: info.threads });
     queue.push(...(children.get(pid) ?? []));
   }
   return out;
@@ -127,9 +133,10 @@ export function signalTree(t: TreeTarget, signal: NodeJS.Signals): number[] {
 
 /** SIGKILL to the group, the root and every descendant (helpers included), plus pids seen before. */
 export function killTree(t: TreeTarget, seen: readonly number[] = []): void {
-  const tree = descendants(t.root).map((p) => p.pid);
+  // The group and the root first: atomic in the kernel, before a fork bomb can grow while we look.
   send(-t.root, "SIGKILL");
   send(t.root, "SIGKILL");
+  const tree = descendants(t.root).map((p) => p.pid);
   for (const pid of new Set([...tree, ...seen])) send(pid, "SIGKILL");
 }
 
@@ -146,4 +153,135 @@ export async function terminateTree(t: TreeTarget, graceMs: number): Promise<voi
   killTree(t, seen);
   const hard = Date.now() + 1000;
   while (Date.now() < hard && anyAlive()) await new Promise((r) => setTimeout(r, 40));
+}
+
+/** The environment variable that marks every process a command starts. */
+export const MARKER_VAR = "YOKE_RUN";
+
+/**
+ * Live processes whose environment carries `YOKE_RUN=<marker>` (exactly, or as a prefix when
+ * `prefix` is set). Linux only (/proc/PID/environ); processes of other users are not readable.
+ * `onFound` is called as each one is found (to stop it before looking further).
+ */
+export function markedProcesses(marker: string, prefix = false, onFound?: (pid: number) => void): number[] {
+  if (!existsSync("/proc/self/environ")) return [];
+  const needle = Buffer.from(`${MARKER_VAR}=${marker}${prefix ? "" : "\0"}`);
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    let env: Buffer;
+    try {
+      env = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue;
+    }
+    const at = env.indexOf(needle);
+    if (at < 0 || (at > 0 && env[at - 1] !== 0)) continue;
+    if (!isAlive(pid)) continue;
+    onFound?.(pid);
+    out.push(pid);
+  }
+  return out;
+}
+
+/**
+ * Stops every process carrying the marker: each is sent SIGSTOP as soon as it is found (a stopped
+ * process cannot fork), then all get SIGKILL; again until a pass finds none (at most 5 s).
+ * Returns how many were signalled.
+ */
+export function killMarked(marker: string, prefix = false): number {
+  let total = 0;
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    const pids = markedProcesses(marker, prefix, (pid) => send(pid, "SIGSTOP"));
+    if (pids.length === 0) break;
+    total += pids.length;
+    for (const pid of pids) send(pid, "SIGKILL");
+  }
+  return total;
+}
+
+let childrenFiles: boolean | undefined;
+
+/** Does this kernel list children in /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)? */
+function hasChildrenFiles(): boolean {
+  childrenFiles ??= existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+  return childrenFiles;
+}
+
+/**
+ * Tasks (processes and threads) of a command, counted up to `max` (the count stops there, so that
+ * a fork bomb costs no more to look at than the limit). The tree is walked through
+ * /proc/PID/task/TID/children, which costs what the tree holds, not what the machine runs. With
+ * `group`, the processes of its process group that left the tree (a fork bomb's parents exit and
+ * their children go to init) are counted too, from the whole process table.
+ */
+export function countTasks(root: number, max = Infinity, opts: { group?: boolean } = {}): number {
+  let n = 0;
+  const seen = new Set<number>();
+  if (hasChildrenFiles()) {
+    const queue = [root];
+    for (let i = 0; i < queue.length && n < max; i++) {
+      const pid = queue[i]!;
+      let tids: string[];
+      try {
+        tids = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      n += tids.length;
+      seen.add(pid);
+      for (const tid of tids) {
+        try {
+          for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ")) if (c) queue.push(Number(c));
+        } catch {
+          // gone
+        }
+      }
+    }
+  } else {
+    const table = readProcTable();
+    const tree = descendants(root, table);
+    for (const p of tree) seen.add(p.pid);
+    seen.add(root);
+    n = (table.get(root)?.threads ?? 1) + tree.reduce((a, p) => a + p.threads, 0);
+  }
+  if (opts.group && n < max) {
+    for (const [pid, info] of readProcTable()) {
+      if (info.pgrp === root && !seen.has(pid) && !info.zombie) n += info.threads;
+      if (n >= max) break;
+    }
+  }
+  return n;
+}
+
+/**
+ * Starts the reaper of a runner: a small shell process, detached, that waits for its standard
+ * input to close (Node closed it on dispose, or died) and then kills every process still
+ * carrying the runner's marker. Undefined where /proc is missing (macOS).
+ */
+export function startReaper(runnerMarker: string): ChildProcess | undefined {
+  if (!existsSync("/proc/self/environ") || !existsSync("/bin/sh")) return undefined;
+  const needle = `${MARKER_VAR}=${runnerMarker}:`;
+  const script =
+    "read -r _ignored; " +
+    "i=0; while [ $i -lt 20 ]; do " +
+    `pids=$(grep -lsaF '${needle}' /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p'); ` +
+    '[ -z "$pids" ] && exit 0; kill -STOP $pids 2>/dev/null; kill -KILL $pids 2>/dev/null; sleep 0.1; i=$((i+1)); done';
+  try {
+    const child = spawn("/bin/sh", ["-c", script], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
+    child.on("error", () => undefined);
+    child.stdin!.on("error", () => undefined);
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
+    return child;
+  } catch {
+    return undefined;
+  }
 }

@@ -3,13 +3,16 @@
  * shell integration), inside the chosen sandbox, keeps every byte of output in the session's
  * log folder, and stops whatever is still running when the session ends or Node exits.
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { scrubEnv } from "../../core/commands/env";
+import { filterEnv } from "../../core/commands/env";
+import { READ_ONLY_GIT_UNSET, readOnlyGitEnv } from "../../core/commands/git-env";
 import type { OutputLimits } from "../../core/commands/output";
 import type { CommandRequest, CommandRunner, NetworkMode, RunnerInfo, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
-import { killTree } from "./process-tree";
+import { defaultLimits, limitPrelude, type ResolvedLimits } from "./limits";
+import { killMarked, killTree, startReaper } from "./process-tree";
 import { loadPty } from "./pty";
 import { NodeRunningCommand } from "./running-command";
 import { isWithin, real, which } from "./sandbox/paths";
@@ -29,10 +32,16 @@ export interface NodeCommandRunnerOptions {
   shell?: string;
   /** Use a pseudo-terminal when available (default true). */
   pty?: boolean;
-  /** Base environment (default process.env); secrets are removed unless allowed. */
+  /** Base environment (default process.env); only allowlisted variables are kept (core/commands/env.ts). */
   env?: Record<string, string | undefined>;
-  /** Secret variable names (or `*` patterns) the user lets through. */
+  /** Variable names (or `*` patterns) the user lets through, whatever they are (`sandbox.allowEnv`). */
   allowEnv?: string[];
+  /** Variables the user sets for every command (`sandbox.env`). */
+  setEnv?: Record<string, string>;
+  /** Resource limits of each command (default: defaultLimits()). */
+  limits?: ResolvedLimits;
+  /** Where protected paths that commands create are moved (default: <logDir>/quarantine). */
+  quarantineDir?: string;
   defaultTimeoutMs?: number;
   maxTimeoutMs?: number;
   killGraceMs?: number;
@@ -65,6 +74,7 @@ function installExitHook(): void {
     for (const cmd of live) {
       const t = cmd.target;
       if (t && !cmd.result) killTree(t);
+      if (!cmd.result) killMarked(cmd.marker);
     }
   });
 }
@@ -74,6 +84,12 @@ export interface NodeCommandRunner extends CommandRunner {
   dispose(): Promise<void>;
   /** Variable names removed from the environment of commands. */
   readonly removedEnv: string[];
+  /** The limits every command runs under. */
+  readonly limits: ResolvedLimits;
+  /** What the sandbox cannot enforce here (from the backend, and the limits). */
+  readonly degraded: readonly string[];
+  /** Where protected paths that commands create are moved. */
+  readonly quarantineDir: string;
 }
 
 export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCommandRunner {
@@ -82,7 +98,17 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   const usePty = ptyWanted && loadPty().pty !== undefined;
   const shell = opts.shell ?? (which("bash") ? "bash" : "sh");
   const sandbox = opts.sandbox;
-  const scrubbed = scrubEnv(opts.env ?? process.env, opts.allowEnv ?? []);
+  const scrubbed = filterEnv(opts.env ?? process.env, { allow: opts.allowEnv ?? [], ...(opts.setEnv ? { set: opts.setEnv } : {}) });
+  const limits = opts.limits ?? defaultLimits();
+  const root = process.getuid?.() === 0;
+  const prelude = limitPrelude(limits, shell, { ownUserNamespace: sandbox.name === "bwrap" && !(sandbox.degraded ?? []).some((d) => d.startsWith("no user namespace")), root });
+  const degraded = [...(sandbox.degraded ?? [])];
+  if (!prelude && (limits.cpuSeconds || limits.fileSizeMb || limits.memoryMb || limits.processes)) {
+    degraded.push(`the resource limits need bash, and commands run with ${shell}: only the process-count watchdog applies`);
+  }
+  const quarantineDir = opts.quarantineDir ?? join(opts.logDir, "quarantine");
+  const runnerMarker = randomBytes(6).toString("hex");
+  let reaper: ReturnType<typeof startReaper> | null = null;
   const info: RunnerInfo = {
     sandbox: sandbox.name,
     ...(sandbox.warning ? { warning: sandbox.warning } : {}),
@@ -100,9 +126,19 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
 
   installExitHook();
 
+  /** Protected paths approved for writing by commands running now: not quarantined by the others. */
+  const approvedNow = new Map<string, string[]>();
+  const approvedElsewhere = (self: string) => (path: string) => {
+    for (const [id, paths] of approvedNow) if (id !== self && paths.some((a) => path === a || path.startsWith(a + "/") || a.startsWith(path + "/"))) return true;
+    return false;
+  };
+
   const runner: NodeCommandRunner = {
     info,
     removedEnv: scrubbed.removed,
+    limits,
+    degraded,
+    quarantineDir,
     start(req: CommandRequest): RunningCommand {
       const cwd = real(req.cwd);
       if (!isWithin(cwd, workspace)) {
@@ -113,6 +149,8 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         dirReady = true;
       }
       const id = `c${next++}`;
+      // The reaper kills what is left of this runner's commands when Node ends, however it ends.
+      if (reaper === null) reaper = startReaper(runnerMarker);
       const env: Record<string, string> = {
         ...scrubbed.env,
         ...NON_INTERACTIVE,
@@ -120,6 +158,12 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         YOKE_SANDBOX: sandbox.name,
         ...req.env,
       };
+      if (req.confine?.readOnly) {
+        for (const name of READ_ONLY_GIT_UNSET) delete env[name];
+        Object.assign(env, readOnlyGitEnv(env));
+      }
+      const writable = req.confine?.readOnly ? [] : (req.confine?.writable ?? []).map((p) => real(p));
+      if (writable.length) approvedNow.set(id, writable);
       const cmd = new NodeRunningCommand({
         id,
         req: { ...req, cwd, network: sandbox.name === "none" ? "on" : req.network },
@@ -132,7 +176,13 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         rows: opts.rows ?? 48,
         graceMs: opts.killGraceMs ?? KILL_GRACE_MS,
         ...(opts.outputLimits ? { limits: opts.outputLimits } : {}),
+        marker: `${runnerMarker}:${id}`,
+        prelude,
+        maxTasks: limits.processes,
+        quarantineDir: join(quarantineDir, id),
+        approvedElsewhere: approvedElsewhere(id),
       });
+      cmd.onExit(() => approvedNow.delete(id));
       commands.set(id, cmd);
       if (!cmd.result) {
         live.add(cmd);
@@ -158,7 +208,10 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
     },
     async dispose() {
       await runner.killAll();
+      killMarked(`${runnerMarker}:`, true);
       for (const c of commands.values()) c.dispose();
+      reaper?.stdin?.end();
+      reaper = undefined;
     },
   };
   return runner;

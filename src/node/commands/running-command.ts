@@ -14,20 +14,25 @@ import type {
   CommandResult,
   NetworkMode,
   OutputPage,
+  QuarantinedPath,
   RunningCommand,
 } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
 import { CommandLog } from "./log-file";
-import { groupAlive, isAlive, signalTree, terminateTree, type TreeTarget } from "./process-tree";
+import { countTasks, groupAlive, isAlive, killMarked, killTree, markedProcesses, MARKER_VAR, signalTree, terminateTree, type TreeTarget } from "./process-tree";
+import { GuardWatch, sweepGuards } from "./quarantine";
 import type { IPty } from "./pty";
 import { loadPty } from "./pty";
-import type { SandboxBackend, WrapRequest } from "./sandbox/types";
+import type { GuardedPath, SandboxBackend, WrapRequest } from "./sandbox/types";
 
 /** After a pty command exits, its output must be quiet this long before the stream is closed. */
 const PTY_QUIET_MS = 10;
 
 /** Raw output kept in memory for a mirror that attaches late. */
 const REPLAY_CHARS = 256 * 1024;
+
+/** How often the process-count watchdog looks. */
+const WATCHDOG_MS = 100;
 
 export interface CommandSpawnSpec {
   id: string;
@@ -41,6 +46,16 @@ export interface CommandSpawnSpec {
   rows: number;
   graceMs: number;
   limits?: Partial<OutputLimits>;
+  /** Marker of this command's processes (YOKE_RUN=<marker>), e.g. "r1a2b3:c4". */
+  marker: string;
+  /** Shell commands run before the command line (the resource limits). */
+  prelude?: string;
+  /** Stop the command when it reaches this many processes and threads (0: no watchdog). */
+  maxTasks?: number;
+  /** Where protected paths the command creates are moved. */
+  quarantineDir: string;
+  /** Is this path approved for writing by another command running now (so not to be quarantined)? */
+  approvedElsewhere?: (path: string) => boolean;
 }
 
 function signalName(sig: number | string | null | undefined): string | null {
@@ -78,6 +93,12 @@ export class NodeRunningCommand implements RunningCommand {
   private readonly done: Promise<CommandResult>;
   private resolveDone!: (r: CommandResult) => void;
   private readonly wrapReq: WrapRequest;
+  private readonly guards: readonly GuardedPath[];
+  private guardWatch: GuardWatch | undefined;
+  private readonly quarantined: QuarantinedPath[] = [];
+  private readonly quarantineSeen = new Set<string>();
+  private watchdog: ReturnType<typeof setInterval> | undefined;
+  private limitHit: CommandResult["limitExceeded"];
   private readonly onAbort = () => {
     if (this._result) return;
     this.cancelled = true;
@@ -96,16 +117,25 @@ export class NodeRunningCommand implements RunningCommand {
     this.bounder = new OutputBounder(spec.limits);
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // On pipes, stderr is sent into the stdout pipe first thing, so that the two stay in the order written.
-    const script = spec.usePty ? req.command : `exec 2>&1; ${req.command}`;
-    this.wrapReq = { argv: [spec.shell, "-c", script], cwd: req.cwd, network: req.network, id: spec.id };
-    const wrapped = spec.sandbox.wrap(this.wrapReq);
+    const script = `${spec.prelude ?? ""}${spec.usePty ? req.command : `exec 2>&1; ${req.command}`}`;
+    this.wrapReq = { argv: [spec.shell, "-c", script], cwd: req.cwd, network: req.network, id: spec.id, ...(req.confine ? { confine: req.confine } : {}) };
     this.mode = spec.usePty ? "pty" : "pipe";
+    this.guards = [];
+    let wrapped;
     try {
-      if (spec.usePty) this.spawnPty(wrapped.file, wrapped.args);
-      else this.spawnPipes(wrapped.file, wrapped.args);
+      wrapped = spec.sandbox.wrap(this.wrapReq);
+      this.guards = wrapped.guards ?? [];
+      const env = { ...spec.env, ...wrapped.env, [MARKER_VAR]: spec.marker };
+      if (spec.usePty) this.spawnPty(wrapped.file, wrapped.args, env);
+      else this.spawnPipes(wrapped.file, wrapped.args, env);
     } catch (err) {
       this.finish(null, null, err instanceof Error ? err.message : String(err));
       return;
+    }
+    if (this.guards.length > 0) this.guardWatch = new GuardWatch(this.guards, () => this.sweep());
+    if (spec.maxTasks && spec.maxTasks > 0) {
+      this.watchdog = setInterval(() => this.checkTasks(), WATCHDOG_MS);
+      this.watchdog.unref();
     }
     if (!req.background && req.timeoutMs !== undefined) {
       this.timer = setTimeout(() => {
@@ -122,6 +152,11 @@ export class NodeRunningCommand implements RunningCommand {
 
   get result(): CommandResult | undefined {
     return this._result;
+  }
+
+  /** The marker of this command's processes. */
+  get marker(): string {
+    return this.spec.marker;
   }
 
   /** The process tree target (for the runner's exit hook). */
@@ -179,7 +214,30 @@ export class NodeRunningCommand implements RunningCommand {
     this.log.dispose();
   }
 
-  private spawnPty(file: string, args: string[]): void {
+  /** Quarantines what appeared at the guarded paths (skipping paths another running command may write). */
+  private sweep(): void {
+    const guards = this.spec.approvedElsewhere ? this.guards.filter((g) => !this.spec.approvedElsewhere!(g.path)) : this.guards;
+    if (guards.length === 0) return;
+    this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen));
+  }
+
+  /** The watchdog: a command that reaches its process limit is stopped at once, all of it. */
+  private checkTasks(): void {
+    const t = this.target;
+    if (!t || this._result || this.limitHit) return;
+    // RLIMIT_NPROC holds the command just under the limit (bwrap's own processes count), so stop a little before it.
+    const max = this.spec.maxTasks!;
+    const threshold = max - Math.max(4, Math.floor(max / 50));
+    if (countTasks(t.root, threshold, { group: !this.spec.sandbox.pidNamespace }) < threshold) return;
+    this.limitHit = { limit: "processes", max };
+    this.cancelled = true;
+    if (this.timer) clearTimeout(this.timer);
+    killTree(t);
+    killMarked(this.spec.marker);
+    void this.stop();
+  }
+
+  private spawnPty(file: string, args: string[], env: Record<string, string>): void {
     const { pty } = loadPty();
     if (!pty) throw new Error("the pseudo-terminal module is not available");
     const term = pty.spawn(file, args, {
@@ -187,7 +245,7 @@ export class NodeRunningCommand implements RunningCommand {
       cols: this.spec.cols,
       rows: this.spec.rows,
       cwd: this.spec.req.cwd,
-      env: this.spec.env,
+      env,
     });
     this.term = term;
     this.pid = term.pid;
@@ -255,10 +313,10 @@ export class NodeRunningCommand implements RunningCommand {
     }, 5);
   }
 
-  private spawnPipes(file: string, args: string[]): void {
+  private spawnPipes(file: string, args: string[], env: Record<string, string>): void {
     const child = spawn(file, args, {
       cwd: this.spec.req.cwd,
-      env: this.spec.env,
+      env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -296,6 +354,8 @@ export class NodeRunningCommand implements RunningCommand {
     if (!t) return Promise.resolve();
     this.stopping ??= (async () => {
       await Promise.all([terminateTree(t, this.spec.graceMs), this.spec.sandbox.stop?.(this.wrapReq)]);
+      // What left the tree (setsid and a double fork) still carries the marker.
+      killMarked(this.spec.marker);
     })();
     return this.stopping;
   }
@@ -303,8 +363,8 @@ export class NodeRunningCommand implements RunningCommand {
   private async onProcessExit(code: number | null, signal: string | null): Promise<void> {
     if (this._result) return;
     const t = this.target;
-    // Processes the command left behind (e.g. `server &`): stopped, so nothing outlives it.
-    if (t && t.helpers.length === 0 && !this.stopping && groupAlive(t.root)) {
+    // Processes the command left behind (e.g. `server &`, or detached with setsid): stopped, so nothing outlives it.
+    if (t && !this.stopping && (t.helpers.length === 0 ? groupAlive(t.root) || markedProcesses(this.spec.marker).length > 0 : false)) {
       this.stray = true;
       await this.stop();
     } else if (this.stopping) {
@@ -338,6 +398,10 @@ export class NodeRunningCommand implements RunningCommand {
   private finish(code: number | null, signal: string | null, error?: string): void {
     if (this._result) return;
     if (this.timer) clearTimeout(this.timer);
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.guardWatch?.close();
+    // Every process is gone now: the last look at the guarded paths.
+    this.sweep();
     this.spec.req.signal?.removeEventListener("abort", this.onAbort);
     this.bounder.end();
     this.log.close();
@@ -350,6 +414,8 @@ export class NodeRunningCommand implements RunningCommand {
       ...(error ? { error } : {}),
       ...(this.stray ? { strayProcessesStopped: true } : {}),
       ...(this.interrupted && !this.timedOut && !this.cancelled ? { interrupted: true } : {}),
+      ...(this.quarantined.length ? { quarantined: [...this.quarantined] } : {}),
+      ...(this.limitHit ? { limitExceeded: this.limitHit } : {}),
     };
     this._result = result;
     this.resolveDone(result);

@@ -62,3 +62,39 @@ describe("formatCommandReport", () => {
     );
   });
 });
+
+describe("limits and quarantine, as the model reads them", () => {
+  const base = { id: "c1", command: "x", network: "off" as const, timeoutMs: 120_000, maxTimeoutMs: 600_000, output: { head: [], tail: [], totalLines: 0 } };
+
+  it("says a command was stopped at the process limit and what the user can change", () => {
+    const r: CommandResult = { ...ok, exitCode: null, signal: "SIGKILL", cancelled: true, limitExceeded: { limit: "processes", max: 2048 } };
+    expect(statusText(r, 1, 1)).toBe(
+      '[Stopped after 1.2 s: the command reached 2048 processes and threads, the sandbox\'s limit, so all of it was stopped. If it really needs more (a large parallel build), the user can raise "sandbox.limits.processes" in ~/.yoke/settings.json; otherwise run fewer jobs at once.]',
+    );
+    expect(endedText(r)).toBe("was stopped after 1.2 s when it reached 2048 processes and threads (sandbox.limits.processes)");
+  });
+
+  it("lists the protected paths a command created, where they went, and that only the user can approve them", () => {
+    const r: CommandResult = {
+      ...ok,
+      quarantined: [
+        { path: "/w/.vscode", root: "/w", why: "VS Code settings, tasks and launch configurations run programs", movedTo: "/s/q/c1/.vscode" },
+        { path: "/w/.git/hooks", root: "/w", why: "git hooks run on later git commands", movedTo: "/s/q/c1/.git/hooks", restored: true },
+      ],
+    };
+    expect(formatCommandReport({ ...base, result: r }).split("\n").slice(2)).toEqual([
+      "[Exit code 0 after 1.2 s.]",
+      "[The command created protected paths, which only the user can approve: .vscode (VS Code settings, tasks and launch configurations run programs): moved to /s/q/c1/.vscode; " +
+        ".git/hooks (git hooks run on later git commands): what replaced the symbolic link was moved to /s/q/c1/.git/hooks, and the link put back. " +
+        "They are not in the workspace. Do not try to write them another way; if they are needed, ask the user to approve writing them.]",
+    ]);
+    expect(endedText(r)).toBe(
+      "exited with code 0 after 1.2 s; protected paths it created were moved out of the workspace (/s/q/c1/.vscode, /s/q/c1/.git/hooks): only the user can approve writing them",
+    );
+  });
+
+  it("explains the CPU time limit when a process was stopped by it", () => {
+    const text = formatCommandReport({ ...base, result: { ...ok, exitCode: 152 }, output: { head: ["bash: line 1: 5 CPU time limit exceeded"], tail: [], totalLines: 1 } });
+    expect(text).toContain('the user can raise "sandbox.limits.cpuSeconds"');
+  });
+});

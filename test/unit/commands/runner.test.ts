@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunningCommand } from "../../../src/core/commands/types";
 import { createNodeCommandRunner, type NodeCommandRunner } from "../../../src/node/commands/runner";
+import { formatCommandReport } from "../../../src/core/commands/result-text";
+import { defaultLimits } from "../../../src/node/commands/limits";
 import { createNoSandbox } from "../../../src/node/commands/sandbox/none";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
 
@@ -81,5 +84,95 @@ describe("createNodeCommandRunner (what a terminal mirror uses)", () => {
     const cmd = start("for i in 1 2 3; do echo out$i; echo err$i >&2; done");
     await cmd.wait();
     expect(cmd.bounded().head).toEqual(["out1", "err1", "out2", "err2", "out3", "err3"]);
+  });
+});
+
+/** Host pids of live processes whose command line is exactly `argv`. */
+function pidsOf(argv: string[]): number[] {
+  const want = argv.join("\0");
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0$/, "");
+      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
+      if (cmdline === want && state !== "Z") out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+describe("limits, markers and detached processes (no sandbox)", () => {
+  it("runs each command under the CPU, file size and memory limits, which it cannot raise", async () => {
+    await runner.dispose();
+    runner = make({ limits: { cpuSeconds: 77, fileSizeMb: 3, memoryMb: 2048, processes: 500, tmpMb: 10 } });
+    const cmd = start("ulimit -t; ulimit -f; ulimit -d; ulimit -H -f; ulimit -f 999999 2>/dev/null || echo cannot-raise");
+    await cmd.wait();
+    expect(cmd.bounded().head).toEqual(["77", "3072", String(2048 * 1024), "3072", "cannot-raise"]);
+  });
+
+  it("stops a process writing a file past the size limit, and tells the model why", async () => {
+    await runner.dispose();
+    runner = make({ limits: { ...defaultLimits(), fileSizeMb: 1 } });
+    const cmd = start("head -c 5000000 /dev/zero > big.bin");
+    const r = await cmd.wait();
+    expect(r.exitCode).toBe(153);
+    expect(statSync(join(ws.root, "big.bin")).size).toBe(1024 * 1024);
+    const text = formatCommandReport({ id: cmd.id, command: cmd.command, network: "off", result: r, output: cmd.bounded(), timeoutMs: 1000, maxTimeoutMs: 1000 });
+    expect(text).toContain("File size limit exceeded");
+    expect(text).toContain('[A process was stopped because a file it wrote reached the sandbox\'s file size limit. If such a large file is really needed, the user can raise "sandbox.limits.fileSizeMb" in ~/.yoke/settings.json.]');
+  });
+
+  it("marks every process of a command in its environment", async () => {
+    const cmd = start("env | grep ^YOKE_RUN=");
+    await cmd.wait();
+    expect(cmd.bounded().head[0]).toMatch(/^YOKE_RUN=[0-9a-f]{12}:c1$/);
+  });
+
+  it("stops processes that detached with setsid, a double fork, nohup or disown when the command exits", async () => {
+    const secs = `985.${Math.floor(Math.random() * 1e6)}`;
+    const r = await start(`setsid sleep ${secs} & (nohup sleep ${secs} >/dev/null 2>&1 &); ( (sleep ${secs} &) & ); sleep ${secs} & disown; sleep 0.3; echo started`).wait();
+    expect(r.exitCode).toBe(0);
+    expect(r.strayProcessesStopped).toBe(true);
+    expect(pidsOf(["sleep", secs])).toEqual([]);
+  });
+
+  it("stops a background command's detached processes when the session ends", async () => {
+    const secs = `984.${Math.floor(Math.random() * 1e6)}`;
+    start(`setsid sh -c 'sleep ${secs} & sleep ${secs}' & wait`, true);
+    for (let i = 0; i < 50 && pidsOf(["sleep", secs]).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(pidsOf(["sleep", secs])).toHaveLength(2);
+    await runner.dispose();
+    expect(pidsOf(["sleep", secs])).toEqual([]);
+  });
+
+  it("stops a fork bomb at the process limit, all of it", async () => {
+    await runner.dispose();
+    runner = make({ limits: { ...defaultLimits(), processes: 40 } });
+    const cmd = runner.start({ command: "b(){ b|b& }; b; sleep 30", cwd: ws.root, background: false, network: "off", timeoutMs: 60_000 });
+    const r = await cmd.wait();
+    expect(r.limitExceeded).toEqual({ limit: "processes", max: 40 });
+    expect(r.durationMs).toBeLessThan(20_000);
+    await new Promise((res) => setTimeout(res, 300));
+    const marker = (cmd as unknown as { marker: string }).marker;
+    const left = readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
+      try {
+        return readFileSync(`/proc/${n}/environ`).includes(`YOKE_RUN=${marker}`) && !readFileSync(`/proc/${n}/stat`, "utf8").includes(") Z");
+      } catch {
+        return false;
+      }
+    });
+    expect(left).toEqual([]);
+  });
+
+  it("gives a read-only command a git configuration that runs nothing", async () => {
+    const cmd = runner.start({ command: 'echo "$GIT_PAGER $GIT_ALLOW_PROTOCOL"; git config --get core.fsmonitor; git config --get core.hooksPath; git config --get safe.bareRepository', cwd: ws.root, background: false, network: "off", confine: { readOnly: true } });
+    await cmd.wait();
+    expect(cmd.bounded().head).toEqual(["cat https:http:ssh", "false", "/dev/null", "explicit"]);
+    const plain = runner.start({ command: 'echo "[$GIT_CONFIG_COUNT]"', cwd: ws.root, background: false, network: "off" });
+    await plain.wait();
+    expect(plain.bounded().head).toEqual(["[]"]);
   });
 });

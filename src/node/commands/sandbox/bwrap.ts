@@ -1,36 +1,101 @@
 /**
- * bubblewrap (Linux, the default): the whole file system read-only, the workspace read-write,
- * a private /tmp, the home folder hidden behind an empty tmpfs except the paths the user lists,
- * no network unless asked, its own PID namespace, killed with its parent.
+ * bubblewrap (Linux, the default). Each command gets a new user namespace with every capability
+ * dropped and no nested user namespaces, so root inside cannot remount, unmount, chroot, mknod or
+ * write host sysctls; new PID, IPC, UTS and cgroup namespaces; no network unless asked; a new
+ * session; death with its parent. The file system is the host's, read-only, with the mounts of
+ * the plan (plan.ts): private size-limited temporary folders, every home hidden, system secrets
+ * and host sockets hidden, the workspace writable except its protected paths, the paths the
+ * permission rules deny hidden.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { isWithin, resolvePolicy, which, type ResolvedPolicy } from "./paths";
+import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
+import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
 
-/** Sockets that would let a command leave the sandbox (container engines, agents). */
-const HIDDEN_SOCKETS = ["/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/run/containerd/containerd.sock"];
+/** What this bwrap supports (older versions lack some options). */
+export interface BwrapFeatures {
+  /** --unshare-user works here (the user namespace that drops root's power). */
+  userns: boolean;
+  /** --disable-userns (bwrap >= 0.8). */
+  disableUserns: boolean;
+  /** --size before --tmpfs (bwrap >= 0.7). */
+  size: boolean;
+  /** --unshare-cgroup-try. */
+  cgroup: boolean;
+}
 
-/** The bwrap arguments (before the command's argv) for a policy and a request. */
-export function bwrapArgs(p: ResolvedPolicy, req: Pick<WrapRequest, "cwd" | "network">, env: NodeJS.ProcessEnv = process.env): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  const runtimeDir = env.XDG_RUNTIME_DIR;
-  if (runtimeDir && existsSync(runtimeDir)) args.push("--tmpfs", runtimeDir);
-  for (const sock of HIDDEN_SOCKETS) if (existsSync(sock)) args.push("--ro-bind", "/dev/null", sock);
-  if (p.home !== "/" && !isWithin(p.home, p.workspace) && existsSync(p.home)) args.push("--tmpfs", p.home);
-  // Deeper paths are mounted later, so a read-only path inside the workspace stays read-only
-  // and the workspace stays writable when it lies under the hidden home or /tmp.
-  const binds = [...p.paths, { path: p.workspace, mode: "rw" as const }].sort((a, b) => a.path.split("/").length - b.path.split("/").length);
-  for (const b of binds) args.push(b.mode === "rw" ? "--bind-try" : "--ro-bind-try", b.path, b.path);
-  if (req.network === "off") args.push("--unshare-net");
-  args.push("--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--chdir", req.cwd);
+export const FULL_FEATURES: BwrapFeatures = { userns: true, disableUserns: true, size: true, cgroup: true };
+
+/** The hardening options: namespaces, capabilities, session. */
+export function bwrapHardening(f: BwrapFeatures, network: "on" | "off"): string[] {
+  const args: string[] = [];
+  if (f.userns) args.push("--unshare-user");
+  if (f.userns && f.disableUserns) args.push("--disable-userns");
+  args.push("--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts");
+  if (f.cgroup) args.push("--unshare-cgroup-try");
+  if (network === "off") args.push("--unshare-net");
+  args.push("--new-session", "--die-with-parent");
   return args;
 }
 
-let probed: string | undefined | null = null;
+/** The bwrap file-system options of a mount plan. */
+export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
+  for (const m of plan.mounts) {
+    switch (m.op) {
+      case "tmpfs":
+        if (f.size && m.sizeMb) args.push("--size", String(m.sizeMb * 1024 * 1024));
+        args.push("--tmpfs", m.path);
+        break;
+      case "hide":
+        if (m.dir) {
+          // An empty private folder nobody may enter (mode 0: without capabilities, root is held too).
+          // Its owner could chmod it back, to find it empty; what is written there is lost with the command.
+          // (A read-only remount would cost a mountinfo parse per folder in bwrap.)
+          if (f.size) args.push("--size", String(64 * 1024));
+          args.push("--perms", "0000", "--tmpfs", m.path);
+        } else {
+          args.push("--ro-bind", "/dev/null", m.path);
+        }
+        break;
+      case "ro":
+        // Protected paths must be mounted, or the command must not start; listed paths may be missing.
+        args.push(m.tag === "path" || m.tag === "needed" ? "--ro-bind-try" : "--ro-bind", m.path, m.path);
+        break;
+      case "rw":
+        args.push(m.tag === "path" ? "--bind-try" : "--bind", m.path, m.path);
+        break;
+    }
+  }
+  // /dev read-only last (its own mount points were made above), so that nothing fills it.
+  args.push("--remount-ro", "/dev");
+  return args;
+}
 
-/** Checks that bwrap exists and can create a sandbox here; throws with what to do if not. */
-export function probeBwrap(): string {
+/** The bwrap arguments (before the command's argv) for a policy and a request. */
+export function bwrapArgs(
+  p: ResolvedPolicy,
+  req: Pick<WrapRequest, "cwd" | "network" | "confine">,
+  facts: HostFacts,
+  opts: { features?: BwrapFeatures; protection?: SandboxPolicy["protection"]; tmpMb?: number } = {},
+): { args: string[]; plan: MountPlan } {
+  const f = opts.features ?? FULL_FEATURES;
+  const plan = buildMountPlan(
+    { policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(opts.protection ? { protection: opts.protection() } : {}), ...(opts.tmpMb === undefined ? {} : { tmpMb: opts.tmpMb }) },
+    facts,
+  );
+  return { args: [...bwrapHardening(f, req.network), ...bwrapMountArgs(plan, f), "--chdir", req.cwd], plan };
+}
+
+let probed: { bin: string; features: BwrapFeatures; degraded: string[] } | undefined;
+
+function tryRun(bin: string, args: string[]): string | undefined {
+  const r = spawnSync(bin, [...args, "true"], { encoding: "utf8", timeout: 10_000 });
+  return r.status === 0 ? undefined : (r.stderr || r.error?.message || `exit status ${r.status}`).trim();
+}
+
+/** Checks that bwrap exists and can create a hardened sandbox here; throws with what to do if not. */
+export function probeBwrap(): { bin: string; features: BwrapFeatures; degraded: string[] } {
   const bin = which("bwrap");
   if (!bin) {
     throw new SandboxUnavailableError(
@@ -38,30 +103,63 @@ export function probeBwrap(): string {
         "Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap), or choose another backend.",
     );
   }
-  if (probed === bin) return bin;
-  const r = spawnSync(bin, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"], {
-    encoding: "utf8",
-    timeout: 10_000,
-  });
-  if (r.status !== 0) {
-    const why = (r.stderr || r.error?.message || `exit status ${r.status}`).trim();
+  if (probed?.bin === bin) return probed;
+  const help = spawnSync(bin, ["--help"], { encoding: "utf8", timeout: 10_000 }).stdout ?? "";
+  const features: BwrapFeatures = {
+    userns: true,
+    disableUserns: help.includes("--disable-userns"),
+    size: help.includes("--size"),
+    cgroup: help.includes("--unshare-cgroup-try"),
+  };
+  const degraded: string[] = [];
+  if (!features.disableUserns) degraded.push("this bwrap has no --disable-userns (0.8+): commands may create nested user namespaces (mounts stay locked in them)");
+  if (!features.size) degraded.push("this bwrap has no --size (0.7+): the private temporary folders are not size-limited (the file size limit still applies)");
+  const base = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  let why = tryRun(bin, [...bwrapHardening(features, "off"), ...base]);
+  if (why && features.disableUserns) {
+    features.disableUserns = false;
+    why = tryRun(bin, [...bwrapHardening(features, "off"), ...base]);
+    if (!why) degraded.push("--disable-userns does not work here: commands may create nested user namespaces (mounts stay locked in them)");
+  }
+  if (why) {
+    const first = why;
+    features.userns = false;
+    why = tryRun(bin, [...bwrapHardening(features, "off"), ...base]);
+    if (!why) {
+      degraded.push(
+        `no user namespace for the sandbox (${first}): capabilities are still dropped, but the process limit counts all of this user's processes`,
+      );
+    }
+  }
+  if (why) {
     throw new SandboxUnavailableError(
       `bwrap is installed (${bin}) but cannot create a sandbox here: ${why}. Unprivileged user namespaces may be disabled ` +
         "(check sysctl kernel.unprivileged_userns_clone, or the AppArmor restriction kernel.apparmor_restrict_unprivileged_userns on Ubuntu 24.04+), " +
         "or this is a container without the needed privileges.",
     );
   }
-  probed = bin;
-  return bin;
+  probed = { bin, features, degraded };
+  return probed;
 }
 
 export function createBwrapBackend(policy: SandboxPolicy): SandboxBackend {
-  const bin = probeBwrap();
+  const { bin, features, degraded } = probeBwrap();
   const p = resolvePolicy(policy);
+  let facts: HostFacts | undefined;
   return {
     name: "bwrap",
     networkToggle: true,
     helpers: ["bwrap"],
-    wrap: (req) => ({ file: bin, args: [...bwrapArgs(p, req), "--", ...req.argv] }),
+    pidNamespace: true,
+    degraded,
+    wrap: (req) => {
+      facts ??= hostFacts(p.home);
+      const { args, plan } = bwrapArgs(p, req, facts, {
+        features,
+        ...(policy.protection ? { protection: policy.protection } : {}),
+        ...(policy.limits?.tmpMb === undefined ? {} : { tmpMb: policy.limits.tmpMb }),
+      });
+      return { file: bin, args: [...args, "--", ...req.argv], guards: plan.guards, env: { TMPDIR: "/tmp" } };
+    },
   };
 }

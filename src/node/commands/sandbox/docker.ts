@@ -1,10 +1,13 @@
 /**
- * docker: runs each command in a throw-away container with the workspace mounted read-write.
+ * docker: runs each command in a throw-away container with the workspace mounted read-write
+ * (read-only for a read-only command), its protected paths read-only, the paths the rules deny
+ * hidden, every capability dropped, no new privileges, and the limits as container limits.
  * Used only when chosen explicitly and when an engine answers `docker info`.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { buildMountPlan, type HostFacts, type MountPlan } from "./plan";
 import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
-import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
+import { SandboxUnavailableError, type SandboxBackend, type SandboxLimits, type SandboxPolicy, type WrapRequest } from "./types";
 
 export const DEFAULT_DOCKER_IMAGE = "node:20-bookworm-slim";
 
@@ -12,10 +15,23 @@ export function containerName(id: string): string {
   return `yoke-${process.pid}-${id}`;
 }
 
-export function dockerArgs(p: ResolvedPolicy, req: WrapRequest, image: string): string[] {
+/** The container sees only what is mounted: no host homes, sockets or secrets to hide. */
+const CONTAINER_FACTS: HostFacts = { homes: [], runtime: [], secrets: [], needed: [], sockets: () => [] };
+
+export function dockerArgs(p: ResolvedPolicy, req: WrapRequest, image: string, plan?: MountPlan, limits: SandboxLimits = {}): string[] {
+  const mplan = plan ?? buildMountPlan({ policy: p, ...(req.confine ? { confine: req.confine } : {}) }, CONTAINER_FACTS);
   const args = ["run", "--rm", "--init", "--name", containerName(req.id), "--network", req.network === "off" ? "none" : "bridge"];
-  args.push("--read-only", "--tmpfs", "/tmp", "-v", `${p.workspace}:${p.workspace}`);
-  for (const v of p.paths) args.push("-v", `${v.path}:${v.path}${v.mode === "ro" ? ":ro" : ""}`);
+  args.push("--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only", "--tmpfs", `/tmp${limits.tmpMb ? `:size=${limits.tmpMb}m` : ""}`);
+  if (limits.processes) args.push("--pids-limit", String(limits.processes));
+  if (limits.memoryMb) args.push("--memory", `${limits.memoryMb}m`);
+  if (limits.cpuSeconds) args.push("--ulimit", `cpu=${limits.cpuSeconds}`);
+  if (limits.fileSizeMb) args.push("--ulimit", `fsize=${limits.fileSizeMb * 1024 * 1024}`);
+  for (const m of mplan.mounts) {
+    if (m.tag === "tmp") continue;
+    if (m.op === "rw") args.push("-v", `${m.path}:${m.path}`);
+    else if (m.op === "ro") args.push("-v", `${m.path}:${m.path}:ro`);
+    else if (m.op === "hide") args.push(...(m.dir ? ["--tmpfs", `${m.path}:ro`] : ["-v", `/dev/null:${m.path}:ro`]));
+  }
   if (typeof process.getuid === "function") args.push("--user", `${process.getuid()}:${process.getgid!()}`);
   args.push("-w", req.cwd, "-e", "HOME=/tmp", image);
   return args;
@@ -44,7 +60,14 @@ export function createDockerBackend(policy: SandboxPolicy, image = DEFAULT_DOCKE
     name: "docker",
     networkToggle: true,
     helpers: ["docker"],
-    wrap: (req) => ({ file: bin, args: [...dockerArgs(p, req, image), ...req.argv] }),
+    pidNamespace: true,
+    wrap: (req) => {
+      const plan = buildMountPlan(
+        { policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) },
+        CONTAINER_FACTS,
+      );
+      return { file: bin, args: [...dockerArgs(p, req, image, plan, policy.limits), ...req.argv], guards: plan.guards };
+    },
     stop: (req) =>
       new Promise((resolve) => {
         const child = spawn(bin, ["rm", "-f", containerName(req.id)], { stdio: "ignore" });

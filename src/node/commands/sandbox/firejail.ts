@@ -1,35 +1,97 @@
 /**
- * firejail (Linux, second backend): the same policy as bwrap with firejail's options. The home
- * folder is replaced by an empty one (--private) or, when the workspace or listed paths are in
- * it, by one holding only those (--whitelist).
+ * firejail (Linux, second backend): the mount plan of plan.ts in firejail's options. Every
+ * capability dropped, no new privileges, firejail's seccomp filter, no new namespaces, a minimal
+ * /dev (no disks: root could read them raw), the file system read-only except the workspace and
+ * listed read-write paths. The user's home is replaced by an empty one (--private) or one holding
+ * only the visible paths (--whitelist); other homes, /run, system secrets, host sockets and the
+ * paths the rules deny are blacklisted (unreadable). A folder is made a mount point by mounting
+ * it read-only then read-write again, so that what it holds cannot be renamed away.
+ *
+ * Differences from bwrap: hidden paths are unreadable (EACCES) rather than empty; the private
+ * temporary folders are not size-limited; firejail always hides the real home of the user (from
+ * the password database), whatever $HOME says.
  */
 import { spawnSync } from "node:child_process";
-import { isWithin, resolvePolicy, which, type ResolvedPolicy } from "./paths";
+import { readdirSync } from "node:fs";
+import { userInfo } from "node:os";
+import { join } from "node:path";
+import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
+import { isWithin, real, resolvePolicy, which, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
 
 /**
- * Outside home, only /tmp is whitelisted (it becomes a tmpfs holding just those paths); elsewhere
- * a whitelist would hide the rest of its top folder (seen with /var/tmp), so paths there are only
- * made read-write or read-only.
+ * Outside home, only /tmp and /var/tmp are whitelisted (each becomes a tmpfs holding just those
+ * paths, which is what a private temporary folder should be); elsewhere a whitelist would hide
+ * the rest of its top folder, so paths there are only made read-write or read-only.
  */
-const WHITELIST_ROOTS = ["/tmp"];
+const WHITELIST_ROOTS = ["/tmp", "/var/tmp"];
 
-export function firejailArgs(p: ResolvedPolicy, req: Pick<WrapRequest, "cwd" | "network">): string[] {
+/** Blacklists every entry of `dir` except the ones leading to a path in `keep`. */
+function blacklistExcept(dir: string, keep: string[], out: string[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const child = join(dir, name);
+    const inside = keep.filter((k) => isWithin(k, child));
+    if (inside.length === 0) out.push(`--blacklist=${child}`);
+    else if (!inside.includes(child)) blacklistExcept(child, inside, out);
+  }
+}
+
+export interface FirejailContext {
+  /** The user's real home (firejail's --private replaces it). */
+  userHome: string;
+  root: boolean;
+}
+
+export function firejailArgs(p: ResolvedPolicy, plan: MountPlan, req: Pick<WrapRequest, "cwd" | "network">, ctx: FirejailContext): string[] {
   // --deterministic-shutdown: end the sandbox (and what the command left running) when the command exits, as bwrap does.
-  const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown", "--read-only=/"];
-  const visible = [{ path: p.workspace, mode: "rw" as const }, ...p.paths];
-  const inHome = visible.filter((v) => p.home !== "/" && isWithin(v.path, p.home));
+  const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown"];
+  args.push("--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev");
+  if (!ctx.root) args.push("--noroot");
+  args.push("--read-only=/");
+  const visible = plan.mounts.filter((m) => m.op === "ro" || m.op === "rw").map((m) => m.path);
+  const userHome = ctx.userHome;
+  const inHome = visible.filter((v) => userHome !== "/" && isWithin(v, userHome));
   if (inHome.length === 0) args.push("--private");
-  const tmpWs = visible.filter((v) => isWithin(v.path, "/tmp"));
-  if (tmpWs.length === 0) args.push("--private-tmp");
+  const inTmp = visible.filter((v) => isWithin(v, "/tmp"));
+  if (inTmp.length === 0) args.push("--private-tmp");
   for (const v of visible) {
-    const whitelisted = inHome.includes(v) || WHITELIST_ROOTS.some((r) => isWithin(v.path, r));
-    if (whitelisted) args.push(`--whitelist=${v.path}`);
-    args.push(v.mode === "rw" ? `--read-write=${v.path}` : `--read-only=${v.path}`);
+    if (inHome.includes(v) || WHITELIST_ROOTS.some((r) => isWithin(v, r))) args.push(`--whitelist=${v}`);
+  }
+  for (const m of plan.mounts) {
+    switch (m.op) {
+      case "tmpfs": {
+        // The user's home and /tmp are firejail's own (--private, --private-tmp); other folders are blacklisted.
+        if (m.tag === "tmp" || m.path === userHome) break;
+        // firejail's own state (/run/firejail) and the user's private home stay.
+        const keep = [...visible, userHome, "/run/firejail"].filter((v) => isWithin(v, m.path) && v !== m.path);
+        if (keep.length === 0) args.push(`--blacklist=${m.path}`);
+        else blacklistExcept(m.path, keep, args);
+        break;
+      }
+      case "hide":
+        args.push(`--blacklist=${m.path}`);
+        break;
+      case "ro":
+        args.push(`--read-only=${m.path}`);
+        break;
+      case "rw":
+        // Mounted read-only first, so that read-write makes it a mount point of its own (it cannot be renamed).
+        if (m.tag === "ancestor") args.push(`--read-only=${m.path}`);
+        args.push(`--read-write=${m.path}`);
+        break;
+    }
   }
   if (req.network === "off") args.push("--net=none");
   return args;
 }
+
+let probed: string | undefined;
 
 export function probeFirejail(): string {
   const bin = which("firejail");
@@ -38,21 +100,52 @@ export function probeFirejail(): string {
       "The firejail sandbox is not available: firejail is not installed. Install it (Debian/Ubuntu: sudo apt-get install firejail), or choose bwrap.",
     );
   }
-  const r = spawnSync(bin, ["--quiet", "--noprofile", "--net=none", "true"], { encoding: "utf8", timeout: 15_000 });
+  if (probed === bin) return bin;
+  const r = spawnSync(bin, ["--quiet", "--noprofile", "--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev", "--net=none", "true"], {
+    encoding: "utf8",
+    timeout: 15_000,
+  });
   if (r.status !== 0) {
     const why = (r.stderr || r.error?.message || `exit status ${r.status}`).trim();
-    throw new SandboxUnavailableError(`firejail is installed (${bin}) but cannot create a sandbox here: ${why}`);
+    throw new SandboxUnavailableError(`firejail is installed (${bin}) but cannot create a hardened sandbox here: ${why}`);
   }
+  probed = bin;
   return bin;
 }
 
 export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
   const bin = probeFirejail();
   const p = resolvePolicy(policy);
+  const root = process.getuid?.() === 0;
+  let userHome: string;
+  try {
+    userHome = real(userInfo().homedir);
+  } catch {
+    userHome = p.home;
+  }
+  let facts: HostFacts | undefined;
   return {
     name: "firejail",
     networkToggle: true,
     helpers: ["firejail"],
-    wrap: (req) => ({ file: bin, args: [...firejailArgs(p, req), `--private-cwd=${req.cwd}`, "--", ...req.argv] }),
+    pidNamespace: true,
+    degraded: ["firejail cannot size-limit its private temporary folders (the file size limit still applies)"],
+    wrap: (req) => {
+      facts ??= hostFacts(p.home);
+      const plan = buildMountPlan(
+        {
+          policy: p,
+          ...(req.confine ? { confine: req.confine } : {}),
+          ...(policy.protection ? { protection: policy.protection() } : {}),
+        },
+        facts,
+      );
+      return {
+        file: bin,
+        args: [...firejailArgs(p, plan, req, { userHome, root }), `--private-cwd=${req.cwd}`, "--", ...req.argv],
+        guards: plan.guards,
+        env: { TMPDIR: "/tmp" },
+      };
+    },
   };
 }

@@ -1,5 +1,5 @@
 /** Sandbox backends: each wraps a command's argv so that it runs confined. */
-import type { NetworkMode, SandboxName } from "../../../core/commands/types";
+import type { CommandConfinement, NetworkMode, SandboxName } from "../../../core/commands/types";
 
 export interface SandboxPath {
   /** Absolute path (a leading "~/" means the home folder). */
@@ -7,14 +7,46 @@ export interface SandboxPath {
   mode: "ro" | "rw";
 }
 
+/**
+ * What the permission rules require of the sandbox, asked for every command (the settings may
+ * change during a session). Paths are absolute real paths, files or folders, and may not exist.
+ */
+export interface SandboxProtection {
+  /** Paths the rules deny reading: hidden (an empty read-only folder, or an unreadable file). */
+  hide: string[];
+  /**
+   * Paths kept read-only (beyond the protected workspace paths, which always are). One that does
+   * not exist cannot be created either: what a command creates there is moved to quarantine.
+   */
+  readOnly: string[];
+}
+
+/** Resource limits of each command (0 or undefined: that limit is off). */
+export interface SandboxLimits {
+  /** CPU seconds of each process. */
+  cpuSeconds?: number;
+  /** Largest file a process may write, MB. */
+  fileSizeMb?: number;
+  /** Data memory (heap) of each process, MB. */
+  memoryMb?: number;
+  /** Processes and threads of one command. */
+  processes?: number;
+  /** Size of each private temporary folder (/tmp, /var/tmp, /dev/shm, the hidden home), MB. */
+  tmpMb?: number;
+}
+
 /** What the sandbox lets commands see: the same for every command of a session. */
 export interface SandboxPolicy {
   /** Absolute workspace folder: read-write. */
   workspace: string;
-  /** The home folder to hide (default: os.homedir()). */
+  /** The home folder to hide (default: os.homedir()). All other home folders are hidden too. */
   home?: string;
   /** Exceptions: paths (usually under home) made visible read-only or read-write. */
   paths?: SandboxPath[];
+  /** What the permission rules hide and keep read-only; called for every command. */
+  protection?: () => SandboxProtection;
+  /** Sizes of the private temporary folders (only `tmpMb` is used by the mounts). */
+  limits?: SandboxLimits;
 }
 
 export interface WrapRequest {
@@ -25,11 +57,33 @@ export interface WrapRequest {
   network: NetworkMode;
   /** The runner's id of the command (unique per session). */
   id: string;
+  /** What the permission decision requires (default: workspace writable, protected paths read-only). */
+  confine?: CommandConfinement;
+}
+
+/**
+ * A path the sandbox could not mount read-only because it did not exist (or was a symbolic
+ * link, which a mount would follow): the runner checks it while and after the command runs,
+ * and moves what appeared there to quarantine.
+ */
+export interface GuardedPath {
+  /** Absolute path of the protected entry. */
+  path: string;
+  /** The writable folder (workspace or listed path) it belongs to. */
+  root: string;
+  /** Why it is protected (for the model). */
+  why: string;
+  /** What was there before: nothing, or a symbolic link and its target (restored after a quarantine). */
+  before: { kind: "none" } | { kind: "symlink"; target: string };
 }
 
 export interface WrappedCommand {
   file: string;
   args: string[];
+  /** Protected paths to watch for this command. */
+  guards?: GuardedPath[];
+  /** Environment the backend needs (e.g. TMPDIR=/tmp with a private /tmp). */
+  env?: Record<string, string>;
 }
 
 export interface SandboxBackend {
@@ -43,6 +97,10 @@ export interface SandboxBackend {
    * signals (they would die at once and SIGKILL the command); the root process is one of them.
    */
   readonly helpers: readonly string[];
+  /** Does each command get its own PID namespace (so nothing it starts can outlive it)? */
+  readonly pidNamespace?: boolean;
+  /** Notes on what this backend cannot enforce here (shown by `yoke sandbox exec --json` and in logs). */
+  readonly degraded?: readonly string[];
   wrap(req: WrapRequest): WrappedCommand;
   /** Extra step to stop a command (docker: remove its container). */
   stop?(req: WrapRequest): Promise<void>;

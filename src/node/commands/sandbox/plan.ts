@@ -1,0 +1,326 @@
+/**
+ * The mounts of one command, computed from the policy, the permission rules (protection), the
+ * permission decision (confinement) and the facts of this machine. Backends translate the plan
+ * into their own options (bwrap binds, firejail whitelists/blacklists, Seatbelt rules).
+ *
+ * Later (deeper) mounts win over earlier ones. What the plan guarantees, per mount:
+ * - `tmpfs`: a private, size-limited, writable folder (temporary folders, the hidden homes);
+ * - `hide`: an empty read-only folder, or a file that cannot be opened;
+ * - `ro` / `rw`: the host path itself, read-only or writable.
+ * A protected path is made a read-only mount point, and each folder between it and its writable
+ * root a mount point too, so that it can be neither written, nor deleted, nor renamed away (a
+ * mount point cannot be renamed, and neither can the folders holding it once they are mounts).
+ * A protected path that does not exist cannot be mounted without creating it in the user's
+ * folder, so it is guarded instead: the runner moves whatever appears there to quarantine.
+ */
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
+import type { CommandConfinement } from "../../../core/commands/types";
+import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
+import { isWithin, type ResolvedPolicy } from "./paths";
+import type { GuardedPath, SandboxProtection } from "./types";
+
+export type MountTag =
+  | "tmp" // the private /tmp, /var/tmp, /dev/shm
+  | "home" // a hidden home folder
+  | "runtime" // /run and friends
+  | "secret" // a system secret
+  | "socket" // a host socket
+  | "rule" // hidden by a permission rule
+  | "needed" // a file exposed again inside a hidden folder
+  | "path" // a path the user listed (or a toolchain)
+  | "workspace"
+  | "protected" // a protected path, read-only
+  | "approved" // a protected path the decision made writable
+  | "ancestor"; // a folder made a mount point so that what it holds cannot be renamed away
+
+export interface Mount {
+  op: "tmpfs" | "hide" | "ro" | "rw";
+  path: string;
+  tag: MountTag;
+  /** hide: is it a folder? */
+  dir?: boolean;
+  /** tmpfs: size in MB (undefined: no limit). */
+  sizeMb?: number;
+}
+
+export interface MountPlan {
+  mounts: Mount[];
+  guards: GuardedPath[];
+  /** Folders the command may write (empty when the decision made it read-only). */
+  writable: string[];
+  readOnly: boolean;
+}
+
+/** The facts of the machine the plan depends on (injected by tests). */
+export interface HostFacts {
+  homes: string[];
+  runtime: string[];
+  secrets: SecretPath[];
+  needed: string[];
+  sockets(skip: readonly string[]): string[];
+}
+
+export function hostFacts(home: string): HostFacts {
+  return { homes: homeFolders(home), runtime: runtimeFolders(), secrets: systemSecrets(), needed: neededFiles(), sockets: hostSockets };
+}
+
+/**
+ * In a home folder that stays visible (the workspace is the home, or holds it): credentials are
+ * hidden, and the files a login shell or the desktop runs later are protected like the workspace's.
+ */
+const HOME_SECRETS = [
+  ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker", ".kube", ".azure", ".password-store",
+  ".config/gh", ".config/gcloud", ".config/hub", ".local/share/keyrings", ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml", ".cargo/credentials", ".gem/credentials",
+];
+const HOME_STARTUP: ReadonlyArray<readonly [string, string]> = [
+  [".bashrc", "the shell runs it"], [".bash_profile", "the shell runs it"], [".bash_login", "the shell runs it"], [".profile", "the shell runs it"],
+  [".zshrc", "the shell runs it"], [".zprofile", "the shell runs it"], [".zshenv", "the shell runs it"], [".config/fish", "the shell runs it"],
+  [".config/autostart", "the desktop starts what is in it"], [".config/systemd", "systemd runs the user units in it"], [".gitconfig", "git configuration can run programs"],
+  [".config/git", "git configuration can run programs"],
+];
+
+/** Default size of the private temporary folders, MB. */
+export const DEFAULT_TMP_MB = 1024;
+/** Size of the private /run, MB (pid files and the like). */
+const RUN_MB = 64;
+
+const PRECEDENCE: Record<Mount["op"], number> = { tmpfs: 0, rw: 1, ro: 2, hide: 3 };
+
+function depth(p: string): number {
+  return p === "/" ? 0 : p.split("/").length - 1;
+}
+
+interface Lstat {
+  kind: "none" | "dir" | "file" | "symlink";
+  target?: string;
+}
+
+function look(p: string): Lstat {
+  try {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return { kind: "symlink", target: readlinkSync(p) };
+    return { kind: st.isDirectory() ? "dir" : "file" };
+  } catch {
+    return { kind: "none" };
+  }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+class PlanBuilder {
+  readonly byPath = new Map<string, Mount>();
+
+  add(m: Mount): void {
+    const prev = this.byPath.get(m.path);
+    if (!prev || PRECEDENCE[m.op] >= PRECEDENCE[prev.op]) this.byPath.set(m.path, m);
+  }
+
+  /** The mount deciding what `p` is: the deepest one at or above it (undefined: the read-only root). */
+  cover(p: string): Mount | undefined {
+    let best: Mount | undefined;
+    for (const m of this.byPath.values()) {
+      if (isWithin(p, m.path) && (!best || depth(m.path) > depth(best.path) || (m.path === best.path && PRECEDENCE[m.op] > PRECEDENCE[best.op]))) {
+        best = m;
+      }
+    }
+    return best;
+  }
+
+  /** Is `p` the host's own path, visible and writable? */
+  writableHost(p: string): boolean {
+    return this.cover(p)?.op === "rw";
+  }
+
+  /** Is `p` the host's own path, visible? */
+  visibleHost(p: string): boolean {
+    const c = this.cover(p);
+    return !c || c.op === "rw" || c.op === "ro";
+  }
+
+  ordered(): Mount[] {
+    return [...this.byPath.values()].sort((a, b) => depth(a.path) - depth(b.path) || PRECEDENCE[a.op] - PRECEDENCE[b.op] || (a.path < b.path ? -1 : 1));
+  }
+}
+
+export interface PlanInput {
+  policy: ResolvedPolicy;
+  confine?: CommandConfinement;
+  protection?: SandboxProtection;
+  tmpMb?: number;
+}
+
+/** The mounts and guards of one command. */
+export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
+  const { policy: p } = input;
+  const readOnly = input.confine?.readOnly === true;
+  const tmpMb = input.tmpMb === undefined ? DEFAULT_TMP_MB : input.tmpMb > 0 ? input.tmpMb : undefined;
+  const b = new PlanBuilder();
+
+  // Private temporary and runtime folders, hidden homes.
+  for (const t of ["/tmp", "/var/tmp", "/dev/shm"]) b.add({ op: "tmpfs", path: t, tag: "tmp", ...(tmpMb ? { sizeMb: tmpMb } : {}) });
+  for (const r of facts.runtime) b.add({ op: "tmpfs", path: r, tag: "runtime", sizeMb: Math.min(RUN_MB, tmpMb ?? RUN_MB) });
+  const hiddenHomes: string[] = [];
+  for (const h of [...facts.homes].sort((x, y) => x.length - y.length)) {
+    // A home inside the workspace (or the workspace itself) stays visible: it is the workspace.
+    // One inside a home already hidden is covered by it.
+    if (isWithin(h, p.workspace) || hiddenHomes.some((o) => isWithin(h, o))) continue;
+    hiddenHomes.push(h);
+    b.add({ op: "tmpfs", path: h, tag: "home", ...(tmpMb ? { sizeMb: tmpMb } : {}) });
+  }
+  for (const s of facts.secrets) b.add({ op: "hide", path: s.path, tag: "secret", dir: s.dir });
+
+  // What stays visible: listed paths and toolchains, then the workspace.
+  const writable: string[] = [];
+  for (const v of p.paths) {
+    const rw = v.mode === "rw" && !readOnly;
+    b.add({ op: rw ? "rw" : "ro", path: v.path, tag: "path" });
+    if (rw) writable.push(v.path);
+  }
+  b.add({ op: readOnly ? "ro" : "rw", path: p.workspace, tag: "workspace" });
+  if (!readOnly) writable.unshift(p.workspace);
+  for (const f of facts.needed) if (!b.visibleHost(f)) b.add({ op: "ro", path: f, tag: "needed" });
+
+  // Host sockets left visible (outside the hidden folders, the workspace and listed paths).
+  const skip = [...b.ordered().filter((m) => m.op !== "ro" || m.tag !== "needed").map((m) => m.path)];
+  for (const s of facts.sockets(skip)) if (b.visibleHost(s)) b.add({ op: "hide", path: s, tag: "socket", dir: false });
+
+  // Protected paths of every writable folder, and what the rules keep read-only.
+  const guards: GuardedPath[] = [];
+  // Approvals name protected paths: a whole writable folder, or a path outside them, approves nothing.
+  const approved = (input.confine?.writable ?? []).map(realOrSelf).filter((a) => writable.some((w) => isWithin(a, w) && a !== w));
+  const ancestors = new Set<string>();
+  const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
+  for (const root of writable) {
+    for (const e of PROTECTED_WORKSPACE_PATHS) protect(root, e.path, e.why);
+  }
+  // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
+  const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
+  for (const h of visibleHomes) {
+    const root = writable.filter((w) => isWithin(h, w)).sort((x, y) => y.length - x.length)[0];
+    if (!root) continue;
+    const prefix = h === root ? "" : h.slice(root.length + 1) + "/";
+    for (const [rel, why] of HOME_STARTUP) protect(root, prefix + rel, why);
+  }
+  for (const ro of input.protection?.readOnly ?? []) {
+    const abs = resolve(ro);
+    const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
+    if (!root || abs === root) {
+      // Outside the writable folders it is read-only already; a whole writable folder made read-only:
+      if (root && abs === root && !approved.some((a) => isWithin(a, abs))) b.add({ op: "ro", path: abs, tag: "protected" });
+      continue;
+    }
+    protect(root, abs.slice(root.length + 1), "the permission rules keep it read-only");
+  }
+
+  // Paths the rules hide, and the credentials of a visible home.
+  const hides = [...(input.protection?.hide ?? []), ...visibleHomes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))];
+  for (const h of hides) {
+    const abs = resolve(h);
+    const st = look(abs);
+    if (st.kind === "none") continue;
+    const real = st.kind === "symlink" ? realOrSelf(abs) : abs;
+    const kind = look(real).kind;
+    if (kind === "none" || !b.visibleHost(real)) continue;
+    b.add({ op: "hide", path: real, tag: "rule", dir: kind === "dir" });
+    const root = writable.filter((w) => isWithin(real, w) && real !== w).sort((x, y) => y.length - x.length)[0];
+    if (root) pinAncestors(ancestors, root, real);
+  }
+
+  for (const a of ancestors) if (b.writableHost(a)) b.add({ op: "rw", path: a, tag: "ancestor" });
+  return { mounts: b.ordered(), guards: dedupeGuards(guards), writable, readOnly };
+}
+
+/** Makes every existing folder strictly between `root` and `path` a mount point (when writable). */
+function pinAncestors(ancestors: Set<string>, root: string, path: string): void {
+  let dir = dirname(path);
+  while (dir !== root && isWithin(dir, root)) {
+    if (look(dir).kind === "dir") ancestors.add(dir);
+    dir = dirname(dir);
+  }
+}
+
+function protectPath(
+  b: PlanBuilder,
+  guards: GuardedPath[],
+  ancestors: Set<string>,
+  approved: string[],
+  root: string,
+  rel: string,
+  why: string,
+): void {
+  const target = join(root, rel);
+  // Approved: the path itself, or a folder holding it, is writable for this command.
+  if (approved.some((a) => isWithin(target, a))) return;
+  const inside = approved.filter((a) => isWithin(a, target) && a !== target);
+  const parts = rel.split("/").filter(Boolean);
+  let cur = root;
+  for (let i = 0; i < parts.length; i++) {
+    cur = join(cur, parts[i]!);
+    const last = i === parts.length - 1;
+    const st = look(cur);
+    if (st.kind === "none") {
+      if (inside.length === 0) guards.push({ path: cur, root, why, before: { kind: "none" } });
+      pinAncestors(ancestors, root, cur);
+      return;
+    }
+    if (st.kind === "symlink") {
+      // A mount would follow the link; the link itself is guarded, and its target protected where it is writable.
+      guards.push({ path: cur, root, why, before: { kind: "symlink", target: st.target! } });
+      pinAncestors(ancestors, root, cur);
+      const real = realOrSelf(join(cur, ...parts.slice(i + 1)));
+      if (look(real).kind !== "none" && b.writableHost(real)) b.add({ op: "ro", path: real, tag: "protected" });
+      return;
+    }
+    if (!last && st.kind === "file") {
+      // e.g. `.git` is a file pointing to the repository (worktrees, submodules): keep that file.
+      if (b.writableHost(cur)) {
+        b.add({ op: "ro", path: cur, tag: "protected" });
+        pinAncestors(ancestors, root, cur);
+      }
+      return;
+    }
+    if (last) {
+      if (!b.writableHost(cur)) return;
+      b.add({ op: "ro", path: cur, tag: "protected" });
+      pinAncestors(ancestors, root, cur);
+      // Approved paths inside a protected folder: the folder holding each is writable.
+      for (const a of inside) {
+        let holder = isDir(a) ? a : dirname(a);
+        while (!isDir(holder) && isWithin(holder, cur)) holder = dirname(holder);
+        if (!isWithin(holder, cur)) continue;
+        if (holder === cur) {
+          b.byPath.delete(cur);
+          return;
+        }
+        b.add({ op: "rw", path: holder, tag: "approved" });
+      }
+    }
+  }
+}
+
+function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {
+  const seen = new Map<string, GuardedPath>();
+  for (const g of guards) if (!seen.has(g.path)) seen.set(g.path, g);
+  return [...seen.values()];
+}
+
+/** For messages: the path relative to its root. */
+export function relativeTo(root: string, p: string): string {
+  return p === root ? "." : p.startsWith(root + sep) ? p.slice(root.length + 1) : p;
+}

@@ -1,0 +1,164 @@
+/** The mount plan of one command, on a real temporary workspace (files, folders, links). */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildMountPlan, type HostFacts, type Mount, type MountPlan } from "../../../src/node/commands/sandbox/plan";
+
+const facts = (over: Partial<HostFacts> = {}): HostFacts => ({ homes: [], runtime: [], secrets: [], needed: [], sockets: () => [], ...over });
+
+let base: string;
+let ws: string;
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "yoke-plan-")));
+  ws = join(base, "ws");
+  mkdirSync(join(ws, ".git", "hooks"), { recursive: true });
+  mkdirSync(join(ws, ".git", "info"), { recursive: true });
+  writeFileSync(join(ws, ".git", "config"), "[core]\n");
+  mkdirSync(join(ws, "src"), { recursive: true });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const policy = () => ({ workspace: ws, home: join(base, "home"), paths: [] });
+const find = (plan: MountPlan, path: string): Mount | undefined => plan.mounts.find((m) => m.path === path);
+const order = (plan: MountPlan, path: string) => plan.mounts.findIndex((m) => m.path === path);
+
+describe("buildMountPlan: protected paths", () => {
+  it("mounts existing protected paths read-only and the folders holding them as mount points, after the workspace", () => {
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    expect(find(plan, ws)).toMatchObject({ op: "rw", tag: "workspace" });
+    expect(find(plan, join(ws, ".git", "config"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(ws, ".git", "hooks"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "rw", tag: "ancestor" });
+    expect(order(plan, join(ws, ".git", "config"))).toBeGreaterThan(order(plan, join(ws, ".git")));
+    expect(order(plan, join(ws, ".git"))).toBeGreaterThan(order(plan, ws));
+    expect(plan.writable).toEqual([ws]);
+  });
+
+  it("guards the protected paths that do not exist (at their first missing folder) instead of creating them", () => {
+    rmSync(join(ws, ".git"), { recursive: true });
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    const guarded = plan.guards.map((g) => g.path);
+    expect(guarded).toContain(join(ws, ".git"));
+    expect(guarded).toContain(join(ws, ".vscode"));
+    expect(guarded).toContain(join(ws, ".mcp.json"));
+    expect(guarded.filter((g) => g === join(ws, ".git") || g.startsWith(join(ws, ".git") + "/"))).toEqual([join(ws, ".git")]);
+    expect(plan.guards.every((g) => g.before.kind === "none" && g.root === ws && g.why.length > 0)).toBe(true);
+    expect(plan.mounts.some((m) => m.tag === "protected")).toBe(false);
+  });
+
+  it("keeps a .git file (worktree, submodule) read-only", () => {
+    rmSync(join(ws, ".git"), { recursive: true });
+    writeFileSync(join(ws, ".git"), "gitdir: /elsewhere/.git/worktrees/x\n");
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "ro", tag: "protected" });
+  });
+
+  it("guards a protected symbolic link and protects its target inside the workspace", () => {
+    mkdirSync(join(ws, "conf", "vscode"), { recursive: true });
+    symlinkSync("conf/vscode", join(ws, ".vscode"));
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    expect(plan.guards.find((g) => g.path === join(ws, ".vscode"))?.before).toEqual({ kind: "symlink", target: "conf/vscode" });
+    expect(find(plan, join(ws, "conf", "vscode"))).toMatchObject({ op: "ro", tag: "protected" });
+  });
+
+  it("mounts everything read-only for a read-only command, with nothing to guard", () => {
+    const plan = buildMountPlan({ policy: { ...policy(), paths: [{ path: join(base, "cache"), mode: "rw" }] }, confine: { readOnly: true } }, facts());
+    expect(find(plan, ws)).toMatchObject({ op: "ro" });
+    expect(find(plan, join(base, "cache"))).toMatchObject({ op: "ro" });
+    expect(plan.guards).toEqual([]);
+    expect(plan.writable).toEqual([]);
+  });
+
+  it("leaves an approved protected file writable, and the folder holding an approved path in a protected folder", () => {
+    mkdirSync(join(ws, ".vscode"));
+    mkdirSync(join(ws, ".claude", "commands"), { recursive: true });
+    const plan = buildMountPlan(
+      {
+        policy: policy(),
+        confine: { writable: [join(ws, ".git", "config"), join(ws, ".vscode", "tasks.json"), join(ws, ".claude", "commands", "x.md"), join(ws, ".husky", "pre-commit")] },
+      },
+      facts(),
+    );
+    expect(find(plan, join(ws, ".git", "config"))).toBeUndefined();
+    expect(find(plan, join(ws, ".git", "hooks"))).toMatchObject({ op: "ro" });
+    expect(find(plan, join(ws, ".vscode"))).toBeUndefined();
+    expect(find(plan, join(ws, ".claude"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(ws, ".claude", "commands"))).toMatchObject({ op: "rw", tag: "approved" });
+    // An approved path in a protected folder that does not exist: that folder may be created.
+    expect(plan.guards.map((g) => g.path)).not.toContain(join(ws, ".husky"));
+    expect(plan.guards.map((g) => g.path)).toContain(join(ws, ".yoke"));
+  });
+
+  it("keeps the paths the rules list read-only too, and guards them when absent", () => {
+    writeFileSync(join(ws, "src", "generated.ts"), "x");
+    const plan = buildMountPlan({ policy: policy(), protection: { hide: [], readOnly: [join(ws, "src", "generated.ts"), join(ws, "build", "out")] } }, facts());
+    expect(find(plan, join(ws, "src", "generated.ts"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(ws, "src"))).toMatchObject({ op: "rw", tag: "ancestor" });
+    expect(plan.guards.find((g) => g.path === join(ws, "build"))?.why).toBe("the permission rules keep it read-only");
+  });
+});
+
+describe("buildMountPlan: hidden paths", () => {
+  it("hides denied folders and files, pins the folders holding them, and skips what does not exist", () => {
+    mkdirSync(join(ws, "config", "secrets"), { recursive: true });
+    writeFileSync(join(ws, ".env"), "K=1");
+    const plan = buildMountPlan({ policy: policy(), protection: { hide: [join(ws, "config", "secrets"), join(ws, ".env"), join(ws, "nope")], readOnly: [] } }, facts());
+    expect(find(plan, join(ws, "config", "secrets"))).toMatchObject({ op: "hide", dir: true, tag: "rule" });
+    expect(find(plan, join(ws, ".env"))).toMatchObject({ op: "hide", dir: false });
+    expect(find(plan, join(ws, "config"))).toMatchObject({ op: "rw", tag: "ancestor" });
+    expect(find(plan, join(ws, "nope"))).toBeUndefined();
+  });
+
+  it("does not mount inside what is already hidden, unless a listed path makes it visible", () => {
+    const h = join(base, "home");
+    mkdirSync(join(h, ".aws"), { recursive: true });
+    writeFileSync(join(h, ".aws", "credentials"), "x");
+    writeFileSync(join(h, ".npmrc"), "x");
+    const plan = buildMountPlan(
+      { policy: { ...policy(), paths: [{ path: join(h, ".npmrc"), mode: "ro" }] }, protection: { hide: [join(h, ".aws", "credentials"), join(h, ".npmrc")], readOnly: [] } },
+      facts({ homes: [h] }),
+    );
+    expect(find(plan, join(h, ".aws", "credentials"))).toBeUndefined();
+    expect(find(plan, join(h, ".npmrc"))).toMatchObject({ op: "hide" });
+  });
+
+  it("hides every home, but not one the workspace is in (the workspace is bound after it), nor one inside the workspace", () => {
+    const h = join(base, "home");
+    mkdirSync(join(ws, "homes", "bob"), { recursive: true });
+    const plan = buildMountPlan({ policy: policy() }, facts({ homes: [base, h, join(ws, "homes", "bob")] }));
+    expect(find(plan, base)).toMatchObject({ op: "tmpfs", tag: "home" });
+    expect(order(plan, ws)).toBeGreaterThan(order(plan, base));
+    expect(find(plan, join(ws, "homes", "bob"))?.op).not.toBe("tmpfs");
+  });
+
+  it("hides host sockets that stay visible and exposes needed files inside a hidden folder read-only", () => {
+    const plan = buildMountPlan(
+      { policy: policy() },
+      facts({ runtime: ["/run"], needed: ["/run/systemd/resolve/stub-resolv.conf"], sockets: (skip) => (skip.includes("/run") ? ["/srv/pg.sock", "/run/x.sock"] : []) }),
+    );
+    expect(find(plan, "/srv/pg.sock")).toMatchObject({ op: "hide", tag: "socket", dir: false });
+    expect(find(plan, "/run/x.sock")).toBeUndefined();
+    expect(find(plan, "/run/systemd/resolve/stub-resolv.conf")).toMatchObject({ op: "ro", tag: "needed" });
+  });
+
+  it("sizes the private folders from tmpMb, with no limit at 0", () => {
+    expect(find(buildMountPlan({ policy: policy(), tmpMb: 64 }, facts()), "/tmp")).toMatchObject({ op: "tmpfs", sizeMb: 64 });
+    expect(find(buildMountPlan({ policy: policy(), tmpMb: 0 }, facts()), "/tmp")?.sizeMb).toBeUndefined();
+  });
+});
+
+describe("buildMountPlan: a workspace that is a home folder", () => {
+  it("hides the home's credentials and protects the files a shell or the desktop runs later", () => {
+    mkdirSync(join(ws, ".ssh"));
+    writeFileSync(join(ws, ".ssh", "id_ed25519"), "key");
+    writeFileSync(join(ws, ".bashrc"), "# rc");
+    writeFileSync(join(ws, ".npmrc"), "//registry.npmjs.org/:_authToken=x");
+    const plan = buildMountPlan({ policy: policy() }, facts({ homes: [ws] }));
+    expect(find(plan, ws)).toMatchObject({ op: "rw", tag: "workspace" });
+    expect(find(plan, join(ws, ".ssh"))).toMatchObject({ op: "hide", dir: true });
+    expect(find(plan, join(ws, ".npmrc"))).toMatchObject({ op: "hide", dir: false });
+    expect(find(plan, join(ws, ".bashrc"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(plan.guards.find((g) => g.path === join(ws, ".profile"))?.why).toBe("the shell runs it");
+  });
+});
