@@ -7,6 +7,9 @@ import type { SessionController } from "./session-controller";
 import { registerReview } from "./review"; // change review (src/host/review)
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
 
+/** The session shown last in this window (written by the session controller). */
+const LAST_SESSION_KEY = "yoke.lastSession";
+
 /** What activate() returns: used by tests running inside VS Code. */
 export interface YokeExtensionApi {
   snapshot(): Promise<Snapshot>;
@@ -54,6 +57,10 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);
+  // A window that had a session: take up what it left open (a change under review comes back in
+  // its editor, a question is asked again) even if the panel stays closed. After activation, so
+  // the session bundle loads off the start-up path, and only when there was a session.
+  if (context.workspaceState.get<string>(LAST_SESSION_KEY)) setTimeout(() => getController().restoreOnce(), 0);
 
   return {
     snapshot: () => getController().snapshot(),

@@ -369,8 +369,12 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
-  /** After a window reload the panel shows the last active session, read-only until the user sends. */
-  private restoreOnce(): void {
+  /**
+   * After a window reload the panel shows the last active session, read-only until the user sends;
+   * a question or a review left open is taken up again. Called when the panel first connects, and at
+   * startup (so a pending review comes back in the editor while the panel stays closed).
+   */
+  restoreOnce(): void {
     if (this.restored) return;
     this.restored = true;
     const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);

@@ -113,6 +113,8 @@ export async function resumeToolCall(ctx: LoopContext, call: ToolCallRecord, sig
     ctx.append({ type: "tool_result", callId: call.id, name: call.name, output: `The session was interrupted while ${call.name} was running; it was not run again.`, isError: true, durationMs: 0, interrupted: true });
     return;
   }
+  // The call runs again (its card shows it running, not interrupted, while the review is back).
+  ctx.append({ type: "tool_call", callId: call.id, name: call.name, input: checked.args });
   await execute(ctx, def, call, checked.args, signal, { reviewMode: "ask", context: [] }, async (toolCtx) => {
     const out = await def.resume!(toolCtx, events);
     return out ?? { text: `The session was interrupted while ${call.name} was running and it could not be taken up again. Check its effects before retrying.`, isError: true };
