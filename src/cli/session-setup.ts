@@ -81,6 +81,9 @@ export async function buildCliSession(
   const fs = createNodeWorkspaceFs(flags.cwd);
   const node = createNodeServices({ cwd: flags.cwd, sessionDir, trusted: true, extraSettings: flags.settings });
   const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
+  if (!(await node.gate.modeAllowed(permissionMode))) {
+    throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
+  }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   const search = createRipgrepSearcher();
   return {

@@ -2,6 +2,7 @@
 // (writes the proposed rule, then allows), and the info line of the panel (mode, settings
 // problems, sandbox, background commands).
 import * as vscode from "vscode";
+import { PERMISSION_MODES } from "../core/permissions/merge-settings";
 import type { PermissionMode } from "../core/loop/types";
 import type { HostInfoView, HostToWebview, WebviewToHost } from "../protocol/messages";
 import type { HostServices } from "./host-services";
@@ -43,6 +44,15 @@ export class PermissionControls {
 
   /** The permission mode from now on (also for the session running now). */
   async setMode(mode: PermissionMode): Promise<void> {
+    const gate = this.deps.services.gate;
+    if (gate && !(await gate.modeAllowed(mode).catch(() => false))) {
+      const message = `The ${mode} mode is turned off by the permission settings (disableBypassPermissionsMode); the mode stays ${this.mode}.`;
+      this.deps.log.warn(message);
+      this.deps.post({ type: "error", message });
+      void vscode.window.showWarningMessage(message);
+      await this.pushInfo();
+      return;
+    }
     this.current = mode;
     this.deps.live()?.setPermissionMode(mode);
     this.deps.log.info(`permission mode: ${mode}`);
@@ -84,9 +94,12 @@ export class PermissionControls {
     // Before a session has a runner, a sandbox switched off in the settings is already warned about.
     const sandbox = this.deps.sandbox() ?? (services.services()?.sandboxSettings.backend === "none" ? { name: "none", warning: NO_SANDBOX_WARNING } : undefined);
     const network = live ? services.network(live.id) : undefined;
+    const gate = services.gate;
+    const disabled = gate ? (await Promise.all(PERMISSION_MODES.map(async (m) => ((await gate.modeAllowed(m).catch(() => true)) ? undefined : m)))).filter((m): m is PermissionMode => !!m) : [];
     return {
       mode,
       problems,
+      ...(disabled.length ? { disabledModes: disabled } : {}),
       ...(sandbox ? { sandbox: { ...sandbox, ...(network ? { network } : {}) } } : {}),
       background: live ? services.background(live.id) : [],
     };

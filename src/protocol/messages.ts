@@ -130,6 +130,8 @@ export const HostInfoView = z.object({
   /** The sandbox commands run in ("bwrap", "none", "unavailable"); absent before a session has one. */
   sandbox: z.optional(z.object({ name: z.string(), network: z.optional(z.string()), warning: z.optional(z.string()) })),
   background: z.array(BackgroundProcessView),
+  /** Modes the settings do not allow (disableBypassPermissionsMode), shown but not selectable. */
+  disabledModes: z.optional(z.array(PermissionModeView)),
 });
 export type HostInfoView = z.infer<typeof HostInfoView>;
 

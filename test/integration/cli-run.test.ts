@@ -151,3 +151,19 @@ describe("yoke resume after kill -9", () => {
     expect(last.messages.find((m) => m.role === "user")!.content).toBe("What does count do?");
   });
 });
+
+describe("yoke run with bypassPermissions turned off by the settings", () => {
+  it("refuses --permission-mode bypassPermissions with the reason (exit 1), and runs in another mode", async () => {
+    const { ws, sessions } = workspace();
+    const settings = join(ws, "..", "no-bypass.json");
+    writeFileSync(settings, JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }));
+    server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
+    const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings];
+    const refused = await runCli(["run", ...flags, "--permission-mode", "bypassPermissions", "hi"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("--permission-mode bypassPermissions is turned off by the permission settings (disableBypassPermissionsMode)");
+    expect(server.requests).toHaveLength(0);
+    const ok = await runCli(["run", ...flags, "--permission-mode", "acceptEdits", "hi"]);
+    expect(ok.code).toBe(0);
+  });
+});

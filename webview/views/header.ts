@@ -35,7 +35,12 @@ export class Header {
   }
 
   /** The permission mode and the sandbox badge ("bwrap · network off"). */
-  setHostInfo(info: Pick<HostInfoView, "mode" | "sandbox">): void {
+  setHostInfo(info: Pick<HostInfoView, "mode" | "sandbox" | "disabledModes">): void {
+    for (const option of Array.from(this.mode.options)) {
+      const disabled = info.disabledModes?.includes(option.value as HostInfoView["mode"]) ?? false;
+      option.disabled = disabled;
+      option.title = disabled ? "Turned off by the settings (disableBypassPermissionsMode)" : "";
+    }
     this.mode.value = info.mode;
     this.mode.dataset.mode = info.mode;
     const sb = info.sandbox;

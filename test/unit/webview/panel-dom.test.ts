@@ -285,6 +285,15 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect((await sent()).at(-1)).toEqual({ type: "prompt", text: "in the fork" });
   });
 
+  it("shows a mode the settings turned off as not selectable, and a tool card's badges", async () => {
+    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "tool", id: "c9", name: "run_command", summary: "npm test", status: "error", input: "{}", output: "1 failed", badges: ["exit 1", "bwrap"] }] }) });
+    await post({ type: "hostInfo", info: { mode: "default", problems: [], background: [], disabledModes: ["bypassPermissions"] } });
+    const option = page.locator("[data-testid=mode] option[value=bypassPermissions]");
+    expect(await option.evaluate((o) => (o as HTMLOptionElement).disabled)).toBe(true);
+    expect(await page.locator("[data-testid=mode] option[value=plan]").evaluate((o) => (o as HTMLOptionElement).disabled)).toBe(false);
+    expect(await page.locator("[data-testid=tool-badge]").allTextContents()).toEqual(["exit 1", "bwrap"]);
+  });
+
   it("drops invalid host messages and keeps working", async () => {
     await post({ type: "event", view: { kind: "html", id: "x", html: "<b>bad</b>" } });
     await post({ type: "status", state: "exploded" });
