@@ -29,6 +29,10 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
+  { path: ".npmrc", kind: "file", why: "npm configuration can choose the shell and Node options later npm commands run with" },
+  { path: ".yarnrc", kind: "file", why: "yarn configuration can run programs" },
+  { path: ".yarnrc.yml", kind: "file", why: "yarn configuration can name the program yarn runs (yarnPath) and its plugins" },
+  { path: ".pnpmfile.cjs", kind: "file", why: "pnpm runs its hooks on install" },
 ];
 
 /** The protected entry covering `rel` (a path relative to a workspace folder), or undefined. */

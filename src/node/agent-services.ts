@@ -22,7 +22,7 @@ import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
 import { loadShellWasm } from "./tree-sitter-wasm";
-import { createSessionCommandRunner, protectionView, type SandboxSettings } from "./commands/session-runner";
+import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 
 export interface NodeServicesOptions {
@@ -68,12 +68,27 @@ export interface NodeServices {
  * settings): a repository's .yoke/settings.json cannot turn the sandbox off or the network on.
  */
 export function readUserSandboxSettings(home: string): SandboxSettings {
+  const path = join(home, ".yoke", "settings.json");
+  let text: string;
   try {
-    const value = JSON.parse(readFileSync(join(home, ".yoke", "settings.json"), "utf8")) as { sandbox?: SandboxSettings };
-    return value.sandbox && typeof value.sandbox === "object" ? value.sandbox : {};
-  } catch {
-    return {};
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return {};
+    throw new SandboxSettingsError(`${path} cannot be read (${code ?? String(err)}), so the sandbox settings are unknown; fix it`);
   }
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    // Not guessed: the user may have meant a stricter sandbox than the defaults.
+    throw new SandboxSettingsError(`${path} is not valid JSON (${err instanceof Error ? err.message : String(err)}), so the sandbox settings are unknown; fix it`);
+  }
+  const sandbox = value && typeof value === "object" ? (value as { sandbox?: unknown }).sandbox : undefined;
+  if (sandbox === undefined) return {};
+  if (!sandbox || typeof sandbox !== "object" || Array.isArray(sandbox)) throw new SandboxSettingsError(`${path}: "sandbox" must be an object`);
+  return sandbox as SandboxSettings;
 }
 
 export function createNodeServices(opts: NodeServicesOptions): NodeServices {
@@ -103,7 +118,16 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     log: opts.log,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
-  const userSandbox: SandboxSettings = { ...readUserSandboxSettings(home), ...opts.vscodeSandbox };
+  let sandboxProblem: string | undefined;
+  let fromFile: SandboxSettings = {};
+  try {
+    fromFile = readUserSandboxSettings(home);
+  } catch (err) {
+    if (!(err instanceof SandboxUnavailableError)) throw err;
+    sandboxProblem = err.message;
+    opts.log?.warn(err.message);
+  }
+  const userSandbox: SandboxSettings = { ...fromFile, ...opts.vscodeSandbox };
   // The other workspace folders are as writable for commands as the first.
   const sandboxSettings: SandboxSettings = opts.folders?.length
     ? { ...userSandbox, paths: [...(userSandbox.paths ?? []), ...opts.folders.map((path) => ({ path: resolve(path), mode: "rw" as const }))] }
@@ -141,6 +165,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     commands(session) {
       // In Restricted Mode nothing runs, so no runner (and no sandbox check) is made.
       if (!opts.trusted) return {};
+      if (sandboxProblem) return { commandsUnavailable: `Commands cannot run: ${sandboxProblem}` };
       try {
         return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env, protectionView: protectionView(() => gate.sandboxProtection(), opts.log) }) };
       } catch (err) {

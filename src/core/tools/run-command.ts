@@ -47,8 +47,10 @@ export function commandMeta(cmd: RunningCommand, sandbox: string): Record<string
 export const runCommandTool = defineTool({
   name: "run_command",
   description:
-    "Run a shell command (bash) in the workspace root, inside a sandbox: the workspace is writable, the rest of the file system read-only, " +
-    "the home folder hidden, the network off unless the user allowed it, and secrets removed from the environment. " +
+    "Run a shell command (bash) in the workspace root, inside a sandbox: the workspace is writable except files that run code later " +
+    "(.git/config, .git/hooks, .vscode, .husky, agent settings…: change those with edit_file, which asks the user), the rest of the file system " +
+    "read-only, home folders and files the permission rules deny hidden, the network off unless the user allowed it, and only a small set of " +
+    "environment variables passed (no credentials). " +
     "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines, and says how to read the rest). " +
     "Foreground commands are killed after timeout_s (default 120). For servers, watchers and other long-running jobs use background: true, " +
     "then command_output to read the output and kill_command to stop it. Commands get no input: pass flags like --yes instead of answering prompts.",

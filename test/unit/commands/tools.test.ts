@@ -87,6 +87,13 @@ describe("run_command", () => {
     expect(out.text).toMatch(new RegExp(`^Command c1 finished at once:\\nno such thing\\n\\n\\[Exit code 4 after ${DUR}\\.\\]$`));
   });
 
+  it("tells the model what the sandbox keeps from it: protected files, denied paths, credentials", () => {
+    const d = runCommandTool.description;
+    expect(d).toContain("except files that run code later (.git/config, .git/hooks, .vscode, .husky, agent settings…: change those with edit_file, which asks the user)");
+    expect(d).toContain("files the permission rules deny hidden");
+    expect(d).toContain("only a small set of environment variables passed (no credentials)");
+  });
+
   it("maps its arguments to Claude Code's Bash hook input", () => {
     expect(runCommandTool.hookInput({ command: "ls", timeout_s: 2, background: true })).toEqual({ command: "ls", timeout: 2000, run_in_background: true });
     expect(runCommandTool.hookInput({ command: "ls" })).toEqual({ command: "ls", timeout: undefined, run_in_background: false });

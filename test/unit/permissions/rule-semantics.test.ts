@@ -170,7 +170,7 @@ describe("rules through the gate", () => {
 });
 
 describe("protected paths", () => {
-  const PROTECTED = [".vscode/tasks.json", ".vscode/settings.json", ".husky/pre-commit", ".gitattributes", ".gitmodules", ".git/hooks/pre-commit", ".git/config", ".git/info/attributes", ".devcontainer/devcontainer.json", ".envrc", ".mcp.json", ".claude/commands/x.md", ".yoke/hooks/a.sh", ".githooks/pre-push", ".cursor/mcp.json", "packages/web/.envrc", "vendor/lib/.git/hooks/post-checkout", "sub/.git", "apps/x/.vscode/launch.json"];
+  const PROTECTED = [".vscode/tasks.json", ".vscode/settings.json", ".husky/pre-commit", ".gitattributes", ".gitmodules", ".git/hooks/pre-commit", ".git/config", ".git/info/attributes", ".devcontainer/devcontainer.json", ".envrc", ".mcp.json", ".claude/commands/x.md", ".yoke/hooks/a.sh", ".githooks/pre-push", ".cursor/mcp.json", "packages/web/.envrc", "vendor/lib/.git/hooks/post-checkout", "sub/.git", "apps/x/.vscode/launch.json", ".npmrc", ".yarnrc.yml", ".pnpmfile.cjs", "packages/ui/.npmrc"];
 
   it.each(["default", "acceptEdits", "bypassPermissions"] as const)("asks before a file tool writes one in %s mode, despite allow rules", async (mode) => {
     const w = createPermissionWorkspace({ permissions: { allow: ["Edit", "Write", "Edit(**)"] } });
