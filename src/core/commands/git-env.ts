@@ -5,7 +5,7 @@
  * diff.external, core.pager...) cannot execute anything when the model runs `git status`,
  * `git diff` or `git log`. Environment variables that name programs are set to harmless values.
  *
- * Known limits (docs/security-sandbox.md): drivers are named by the repository
+ * Known limits (docs/security.md, "The command sandbox"): drivers are named by the repository
  * (`diff.<name>.textconv`, `diff.<name>.command`, `filter.<name>.clean`, `merge.<name>.driver`)
  * and cannot all be listed in advance; they come from the repository's own configuration, which
  * is protected in the workspace, and they run inside the read-only sandbox.
