@@ -20,7 +20,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
-import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
+import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
@@ -99,8 +99,10 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     home,
     realPath: nodeRealPath,
     loadSources: async () => [
-      // Lowest priority first: the other workspace folders, then the settings files.
+      // Lowest priority first: the other workspace folders (as additional directories, and their own
+      // settings files), then the settings files of the first folder and the user's.
       ...workspaceFolderSources(cwd, opts.folders ?? []),
+      ...(await Promise.all((opts.folders ?? []).map((f) => loadFolderSettingsSources(f, { home })))).flat(),
       ...(await loadSettingsSources({
         cwd,
         home,

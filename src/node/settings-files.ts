@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { SettingsWriter } from "../core/permissions/gate";
 import { parseJsonWithPosition } from "../core/permissions/json-position";
 import type { DirEntry } from "../core/permissions/sandbox-view";
@@ -119,6 +119,18 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
   const split = at < 0 ? fileSources.length : at;
   sources.push(...fileSources.slice(0, split), ...vscodeWorkspace, ...fileSources.slice(split));
   return sources;
+}
+
+/**
+ * The settings files of another folder of a multi-root workspace (its .yoke/ and .claude/ files,
+ * with the same trust rules), labelled with the folder's name; their relative rules are relative
+ * to that folder. The user's and managed files are read once, with the first folder's.
+ */
+export async function loadFolderSettingsSources(folder: string, opts: Pick<SettingsFileOptions, "home" | "git"> = {}): Promise<LoadedSource[]> {
+  const name = basename(resolve(folder));
+  const all = await loadSettingsSources({ cwd: folder, home: opts.home, managedDir: null, ...(opts.git ? { git: opts.git } : {}) });
+  const cwd = resolve(folder);
+  return all.filter((s) => WORKSPACE_FILE_KINDS.has(s.info.kind)).map((s) => ({ ...s, info: { ...s.info, label: `${name}/${s.info.label}`, cwd } }));
 }
 
 /** Sets `checkedIn` on workspace settings files and attaches the committed version of a broken tracked one. */

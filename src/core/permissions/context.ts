@@ -90,7 +90,15 @@ export function matchPathRule(ctx: EvalContext, list: RuleList, permission: stri
   return rulesFor(ctx, list, permission).find(
     (r) =>
       r.specifier === undefined ||
-      pathSpecMatches(f(r.specifier), candidates.map(f), { cwd: f(ctx.cwd), home: f(ctx.home), realCwd: f(ctx.roots[0] ?? ctx.cwd), realHome: f(ctx.realHome), baseDir: f(r.source.baseDir), list }),
+      pathSpecMatches(f(r.specifier), candidates.map(f), {
+        // A rule from another folder of a multi-root workspace is relative to that folder.
+        cwd: f(r.source.cwd ?? ctx.cwd),
+        home: f(ctx.home),
+        realCwd: f(r.source.cwd ?? ctx.roots[0] ?? ctx.cwd),
+        realHome: f(ctx.realHome),
+        baseDir: f(r.source.baseDir),
+        list,
+      }),
   );
 }
 

@@ -104,9 +104,9 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     const key = `${purpose} ${rule.specifier} ${rule.source.baseDir}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const pathCtx = { cwd: ctx.cwd, home: ctx.home, baseDir: rule.source.baseDir, list: "deny" as const };
+    const pathCtx = { cwd: rule.source.cwd ?? ctx.cwd, home: ctx.home, baseDir: rule.source.baseDir, list: "deny" as const };
     const anchors = anchorsOf(rule.specifier, pathCtx);
-    if (roots[0] && roots[0] !== ctx.cwd) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, cwd: roots[0], baseDir: rule.source.baseDir === ctx.cwd ? roots[0] : rule.source.baseDir }));
+    if (!rule.source.cwd && roots[0] && roots[0] !== ctx.cwd) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, cwd: roots[0], baseDir: rule.source.baseDir === ctx.cwd ? roots[0] : rule.source.baseDir }));
     if (ctx.realHome !== ctx.home) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, home: ctx.realHome, baseDir: rule.source.baseDir === ctx.home ? ctx.realHome : rule.source.baseDir }));
     for (const { base: rawBase, pattern } of anchors) {
       const base = normalizeAbs(rawBase);

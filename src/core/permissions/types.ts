@@ -18,6 +18,11 @@ export interface SettingsSourceInfo {
   /** The folder `/path` rule specifiers are relative to. */
   baseDir: string;
   /**
+   * The folder `./path` and bare relative specifiers resolve against, when it is not the
+   * workspace root: the source is the settings of another folder of a multi-root workspace.
+   */
+  cwd?: string;
+  /**
    * The file is shared with the repository (git tracks it, or it is a project file meant to be
    * committed), so a hostile repository could have written it: it may restrict, never loosen.
    * Read by the merge (allow rules, a looser defaultMode and additionalDirectories are ignored) and

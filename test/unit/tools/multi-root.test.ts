@@ -99,3 +99,23 @@ describe("tools in a multi-root workspace", () => {
     expect(outside.ok).toBe(false);
   });
 });
+
+describe("rules in a multi-root workspace", () => {
+  it("the other folders are inside the workspace for the rules, and their own settings files apply to them", async () => {
+    const { createNodeServices } = await import("../../../src/node/agent-services");
+    write(api, { "secrets/key.txt": "k\n", ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Read(./secrets/**)"] } }) });
+    write(web, { "secrets/key.txt": "k\n" });
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-home-"));
+    try {
+      const { gate } = createNodeServices({ cwd: web, folders: [api], sessionDir: path.join(base, "sessions"), trusted: true, home });
+      const read = (p: string) => gate.check({ tool: "read_file", permission: "Read", input: { file_path: p }, mutates: false }, "default");
+      expect(await read(`${api}/src/server.ts`)).toMatchObject({ decision: "allow" });
+      expect(await read(`${api}/secrets/key.txt`)).toMatchObject({ decision: "deny", rule: "Read(./secrets/**)" });
+      expect((await read(`${api}/secrets/key.txt`)).reason).toContain("api/.claude/settings.json");
+      expect(await read(`${web}/secrets/key.txt`)).toMatchObject({ decision: "allow" });
+      expect(await read(`${base}/elsewhere.txt`)).toMatchObject({ decision: "ask" });
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
