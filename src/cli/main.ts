@@ -27,14 +27,16 @@ Usage:
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
-  yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S] -- COMMAND...
-  yoke bench [--json]
+  yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S]
+                    [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND...
+  yoke bench [--only SECTION] [--json]
 
 Run options:
   --provider anthropic|openai|openai-compatible   (default: anthropic)
   --base-url URL  --model NAME  --api-key-env VAR
   --permission-mode default|acceptEdits|plan|bypassPermissions
-  --session-dir DIR  --max-turns N  --json  --cwd DIR
+  --settings FILE (repeatable)  --add-dir DIR (another workspace folder, repeatable)
+  --session-dir DIR  --max-turns N  --no-stream  --json  --cwd DIR
 
 Every command accepts --json for one JSON document on stdout.`;
 
@@ -49,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const load = commands[name];
+  if (load && wantsHelp(rest)) {
+    process.stdout.write(helpFor(name) + "\n");
+    return 0;
+  }
   if (!load) {
     process.stderr.write(`yoke: unknown command "${name}"\n\n${USAGE}\n`);
     return 2;
@@ -63,6 +69,26 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`yoke ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** `--help` / `-h` among a command's own options (not in what follows `--`, which is another program's). */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
+/** A command's lines of the usage, with the options that apply to it. */
+function helpFor(name: string): string {
+  const lines = USAGE.split("\n");
+  const own: string[] = [];
+  let inOwn = false;
+  for (const l of lines) {
+    if (l.startsWith("  yoke ")) inOwn = l.startsWith(`  yoke ${name} `);
+    else if (!l.startsWith("      ")) inOwn = false;
+    if (inOwn) own.push(l);
+  }
+  const runOptions = name === "run" || name === "resume" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 6)] : [];
+  return ["Usage:", ...own, ...runOptions, "", "--json prints one JSON document on stdout. Exit status: 0 success, 1 refused or failed, 2 bad usage."].join("\n");
 }
 
 declare const YOKE_VERSION: string;

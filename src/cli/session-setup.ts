@@ -29,6 +29,8 @@ export interface CliSessionFlags {
   stream?: boolean;
   /** Extra settings files (highest priority). */
   settings?: string[];
+  /** More workspace folders (a multi-root workspace whose first folder is cwd). */
+  addDirs?: string[];
   json: boolean;
 }
 
@@ -56,6 +58,7 @@ export async function buildCliSession(
   resumeId?: string,
 ): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
+  for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
   const dirFlag = flags.sessionDir ? ` --session-dir ${shellQuote(sessionDir)}` : "";
   const store = createFileSessionStore(sessionDir, { owner: resumeId ? "yoke resume" : "yoke run" });
@@ -78,8 +81,9 @@ export async function buildCliSession(
     }
   }
   const config = await providerConfigFromFlags(providerFlags);
-  const fs = createNodeWorkspaceFs(flags.cwd);
-  const node = createNodeServices({ cwd: flags.cwd, sessionDir, trusted: true, extraSettings: flags.settings });
+  const addDirs = flags.addDirs ?? [];
+  const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
+  const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: true, extraSettings: flags.settings });
   const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);

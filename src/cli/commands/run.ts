@@ -24,6 +24,7 @@ const options = {
   "max-turns": { type: "string" },
   "no-stream": { type: "boolean" },
   settings: { type: "string", multiple: true },
+  "add-dir": { type: "string", multiple: true },
   json: { type: "boolean" },
 } as const;
 
@@ -46,6 +47,7 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
     maxTurns,
     stream: values["no-stream"] ? false : undefined,
     settings: values.settings as string[] | undefined,
+    addDirs: ((values["add-dir"] as string[] | undefined) ?? []).map((d) => resolve(d)),
     json: Boolean(values.json),
   };
 }
