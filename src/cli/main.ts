@@ -50,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${YOKE_VERSION}\n`);
     return 0;
   }
-  const load = commands[name];
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (load && wantsHelp(rest)) {
     process.stdout.write(helpFor(name) + "\n");
     return 0;
