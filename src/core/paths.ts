@@ -143,6 +143,15 @@ function howMulti(fs: WorkspaceFs): string {
   return `This workspace has several folders: start a relative path with the folder's name (${names.join(", ")}), or give an absolute path inside one of them.`;
 }
 
+/**
+ * A path as a file tool reads the text the model gave: trimmed, `\` as `/`. The permission gate
+ * applies the same function to file tools' paths, so it checks exactly the path the tool opens.
+ */
+export function toolPathText(userPath: string): string {
+  const given = userPath.trim();
+  return given === "" ? "." : given.replace(/\\/g, "/");
+}
+
 /** Where the model gave the workspace itself ("." or the empty path). */
 export const WORKSPACE = ".";
 
@@ -172,7 +181,7 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
         `${multi ? "" : `The workspace root is ${root}. `}${how}`,
     );
   }
-  const p = given === "" ? "." : given.replace(/\\/g, "/");
+  const p = toolPathText(given);
   if (multi && normalizePath(p) === ".") return { abs: root, rel: WORKSPACE };
   const abs = isAbsolutePath(p) ? normalizePath(p) : multi ? await inFolder(fs, p, given) : joinPath(root, p);
   const folder = folderOf(fs, abs);

@@ -1,5 +1,6 @@
 /** Read, Edit, Write, Glob and Grep: path rules, then the mode's default. */
 import type { PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
+import { toolPathText } from "../paths";
 import { checkPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, showPath, type CheckedPath, type EvalContext } from "./context";
 
 const READ_CLASS = new Set(["Read", "Glob", "Grep"]);
@@ -8,7 +9,9 @@ const READ_CLASS = new Set(["Read", "Glob", "Grep"]);
 export function pathsOf(req: PermissionCheck): string[] {
   const input = req.input;
   const str = (k: string) => (typeof input[k] === "string" && (input[k] as string) !== "" ? (input[k] as string) : undefined);
-  const base = str("file_path") ?? str("path") ?? str("notebook_path");
+  // Read exactly as the file tools read it (trimmed, `\` as `/`): the path checked is the path opened.
+  const given = str("file_path") ?? str("path") ?? str("notebook_path");
+  const base = given === undefined ? undefined : toolPathText(given);
   if (req.permission === "Glob" || req.permission === "Grep") {
     const dir = base ?? ".";
     const out = [dir];
