@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, spawnAs, type Identity } from "../support/identities";
+import { pidsOf } from "../support/processes";
 
 const tag = Math.random().toString(36).slice(2, 8);
 // Each test starts real sandboxes through the CLI; on a shared, loaded machine that takes a while.
@@ -442,7 +443,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const r = await attack(`setsid sleep ${secs} & (nohup sleep ${secs} >/dev/null 2>&1 &); ( (sleep ${secs} &) & ); sleep ${secs} & disown; sleep 0.5; echo started`);
       expect(r.out).toContain("started");
       await new Promise((res) => setTimeout(res, 300));
-      expect(pgrep(["sleep", secs])).toEqual([]);
+      expect(pidsOf(["sleep", secs])).toEqual([]);
     });
   });
 });
@@ -460,7 +461,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s, without a sandbox (
     const r = await runCliAs(id, ["sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & (nohup sleep ${secs} >/dev/null 2>&1 &); ( (sleep ${secs} &) & ); sleep 0.3; echo started`], { cwd: ws, timeoutMs: 60_000 });
     expect(r.stdout).toContain("started");
     await new Promise((res) => setTimeout(res, 300));
-    expect(pgrep(["sleep", secs])).toEqual([]);
+    expect(pidsOf(["sleep", secs])).toEqual([]);
   });
 
   it("leaves no detached process behind when yoke itself is killed (the reaper)", async () => {
@@ -470,11 +471,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s, without a sandbox (
     const logDirs = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("yoke-sandbox-")));
     const before = logDirs();
     const child = spawnCli(process.execPath, [cliPath, "sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & sleep ${secs}`], { cwd: ws, stdio: "ignore", ...spawnAs(id) });
-    for (let i = 0; i < 100 && pgrep(["sleep", secs]).length < 2; i++) await new Promise((res) => setTimeout(res, 50));
-    expect(pgrep(["sleep", secs])).toHaveLength(2);
+    for (let i = 0; i < 100 && pidsOf(["sleep", secs]).length < 2; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(pidsOf(["sleep", secs])).toHaveLength(2);
     child.kill("SIGKILL");
-    for (let i = 0; i < 100 && pgrep(["sleep", secs]).length > 0; i++) await new Promise((res) => setTimeout(res, 50));
-    expect(pgrep(["sleep", secs])).toEqual([]);
+    for (let i = 0; i < 100 && pidsOf(["sleep", secs]).length > 0; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(pidsOf(["sleep", secs])).toEqual([]);
     // The killed CLI could not remove its log folder.
     for (const n of logDirs()) if (!before.has(n) && lstatSync(join(tmpdir(), n)).uid === id.uid) rmSync(join(tmpdir(), n), { recursive: true, force: true });
   });
@@ -492,19 +493,3 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Host pids of live processes whose command line is exactly `argv`. */
-function pgrep(argv: string[]): number[] {
-  const want = argv.join("\0");
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0$/, "");
-      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline === want && state !== "Z") out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}

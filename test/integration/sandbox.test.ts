@@ -3,7 +3,7 @@
  * home hidden, writes confined to the workspace, network off by default, secrets scrubbed,
  * timeouts that leave no process behind, background commands, and the `yoke sandbox exec` CLI.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, realpathSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -20,6 +20,7 @@ import { SandboxUnavailableError } from "../../src/node/commands/sandbox/types";
 import { createSessionCommandRunner } from "../../src/node/commands/session-runner";
 import { ensureBuilt, runCli } from "../support/cli";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace";
+import { pidsOf } from "../support/processes";
 
 /** Outside /tmp on purpose: /tmp is private in the sandbox anyway, which would hide a wrong result. */
 const OUTSIDE_ROOT = "/var/tmp";
@@ -33,22 +34,6 @@ function firejailUsable(): string | undefined {
   }
 }
 
-/** Host pids of processes whose command line is exactly `argv`. */
-function pidsOf(argv: string[]): number[] {
-  const want = argv.join("\0");
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0$/, "");
-      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline === want && state !== "Z") out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 let server: Server;
 let port: number;

@@ -7,6 +7,7 @@ import { formatCommandReport } from "../../../src/core/commands/result-text";
 import { defaultLimits } from "../../../src/node/commands/limits";
 import { createNoSandbox } from "../../../src/node/commands/sandbox/none";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
+import { pidsOf } from "../../support/processes";
 
 let ws: TempWorkspace;
 let runner: NodeCommandRunner;
@@ -87,22 +88,6 @@ describe("createNodeCommandRunner (what a terminal mirror uses)", () => {
   });
 });
 
-/** Host pids of live processes whose command line is exactly `argv`. */
-function pidsOf(argv: string[]): number[] {
-  const want = argv.join("\0");
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0$/, "");
-      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1]?.[0];
-      if (cmdline === want && state !== "Z") out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 describe("limits, markers and detached processes (no sandbox)", () => {
   it("runs each command under the CPU, file size and memory limits, which it cannot raise", async () => {
