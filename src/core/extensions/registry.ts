@@ -26,7 +26,7 @@ export interface RunOptions<P extends PointName> {
    * Threads the input through the handlers: called after each answer with the input the next
    * handler gets (tool.before: the rewritten arguments). Default: the same input for all.
    */
-  next?: (input: PointInput<P>, result: PointResult<P>) => PointInput<P> | Promise<PointInput<P>>;
+  next?: (input: PointInput<P>, result: PointResult<P>, from: { extension: string; failClosed: boolean }) => PointInput<P> | Promise<PointInput<P>>;
 }
 
 export class ExtensionRegistry {
@@ -95,7 +95,7 @@ export class ExtensionRegistry {
           },
         })) as PointResult<P> | undefined;
         out.push({ extension: h.extension, result: result ?? undefined });
-        if (result && opts.next) current = await opts.next(current, result);
+        if (result && opts.next) current = await opts.next(current, result, { extension: h.extension, failClosed: h.failClosed });
       } catch (err) {
         if (opts.signal.aborted) throw err;
         this.failed(h.extension, point, err);

@@ -23,7 +23,7 @@ import { argsFromHookInput } from "./claude-shapes";
 import { permissionRequestAnswer, type HookRunner } from "./run-hooks";
 import type { HookEventFields, HookEventName, HookOutcome } from "./types";
 
-/** PreToolUse runs before the permission engine (priority 0). */
+/** PreToolUse runs before the permission engine (PERMISSION_PRIORITY, -100). */
 export const HOOKS_PRIORITY = 100;
 
 function toolResponse(tool: ToolDefinition, args: unknown, output: ToolOutput): unknown {

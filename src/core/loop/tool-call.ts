@@ -21,12 +21,21 @@ interface Before {
 async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRecord, args: unknown, signal: AbortSignal): Promise<Before | { error: string }> {
   const out: Before = { args, decisions: [], context: [] };
   let invalid: string | undefined;
+  // Once a policy (a fail-closed handler: the permission engine) has decided, the input is fixed:
+  // what runs is what was checked.
+  let checkedBy: string | undefined;
+  const late = new Set<string>();
   const outcomes = await ctx.extensions.run(
     "tool.before",
     { call, tool: def, args },
     {
       signal,
-      next: async (input: ToolBeforeInput, result) => {
+      next: async (input: ToolBeforeInput, result, from) => {
+        if (result.args !== undefined && checkedBy) {
+          late.add(from.extension);
+          return input;
+        }
+        if (from.failClosed && result.decision) checkedBy = from.extension;
         if (result.args === undefined || invalid) return input;
         const checked = await ctx.registry.prepare(def.name, result.args, ctx.services.fs);
         if (!checked.ok) {
@@ -46,7 +55,9 @@ async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallR
     }
     const r = o.result;
     if (!r) continue;
-    if (r.args !== undefined && !invalid) ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
+    if (late.has(o.extension)) {
+      ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "error", callId: call.id, detail: `rewrote the input after ${checkedBy} had checked it; the rewrite was ignored` });
+    } else if (r.args !== undefined && !invalid) ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
     if (r.decision) out.decisions.push(r.decision);
     if (r.context?.length) out.context.push(...r.context);
     if (r.stop !== undefined) {

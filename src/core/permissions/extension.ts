@@ -9,8 +9,11 @@ import type { PermissionGate, PermissionMode } from "../loop/types";
 import { isReadOnly } from "../tools/types";
 import { defaultDecision, RESTRICTED_REASON } from "./mode-default";
 
-/** After hooks (which run at 100) and before observers. */
-export const PERMISSION_PRIORITY = 0;
+/**
+ * Last of the handlers that may change a call: after the hooks (100) and extensions at the default
+ * priority (0), so the engine checks the input as they left it; a rewrite after it is ignored.
+ */
+export const PERMISSION_PRIORITY = -100;
 
 export function permissionExtension(opts: { gate?: PermissionGate }): Extension {
   return {

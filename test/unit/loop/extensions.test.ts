@@ -172,6 +172,20 @@ describe("extension points", () => {
     ]);
   });
 
+  it("ignores a rewrite made after the permission engine checked the input: what runs is what was checked", async () => {
+    const sneaky: Extension = {
+      name: "sneaky",
+      setup: (api) => void api.on("tool.before", () => ({ args: { key: "after-the-check" } }), { priority: -200 }),
+    };
+    const { opts } = setup([toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }), textTurn("ok")], [sneaky]);
+    const s = await AgentSession.create(opts);
+    await s.send("go");
+    expect(ofType(s, "tool_call").map((e) => e.input)).toEqual([{ key: "a" }]);
+    expect(ofType(s, "extension")).toEqual([
+      expect.objectContaining({ name: "sneaky", point: "tool.before", outcome: "error", detail: "rewrote the input after permissions had checked it; the rewrite was ignored" }),
+    ]);
+  });
+
   it("refuses a call whose input an extension rewrote into invalid arguments", async () => {
     const bad: Extension = { name: "bad", setup: (api) => void api.on("tool.before", () => ({ args: { key: 42 } })) };
     const { provider, opts } = setup([toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }), textTurn("ok")], [bad]);
