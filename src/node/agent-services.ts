@@ -196,6 +196,6 @@ function claudeToolShape(tools: ToolDefinition[], cwd: string): ClaudeToolShape 
     const def = byName.get(name);
     if (!def) return { name, input };
     const parsed = def.schema.safeParse(input);
-    return { name: def.permission, input: parsed.success ? absolutePaths(def.hookInput(parsed.data as never), cwd) : input };
+    return { name: def.hookName ?? def.permission, input: parsed.success ? absolutePaths(def.hookInput(parsed.data as never), cwd) : input };
   };
 }

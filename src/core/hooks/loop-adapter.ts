@@ -71,7 +71,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       api.on(
         "tool.before",
         async ({ call, tool, args }, { signal }) => {
-          const out = await run("PreToolUse", { tool_name: tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
+          const out = await run("PreToolUse", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
           if (!out) return undefined;
           if (out.toolInput) sentInput.set(call.id, out.toolInput);
           const reason = out.decisionReason ?? out.message ?? "a PreToolUse hook decided";
@@ -91,10 +91,10 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       );
 
       api.on("permission.request", async ({ call, tool, args }, { signal }) => {
-        const out = await run("PermissionRequest", { tool_name: tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
+        const out = await run("PermissionRequest", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
         const answer = permissionRequestAnswer(out);
         if (answer) return { decision: answer.decision, by: "hook", message: answer.message ?? (answer.decision === "deny" ? "a PermissionRequest hook denied it" : undefined) };
-        void run("Notification", { message: `Yoke needs your permission to use ${tool.permission}`, notification_type: "permission_prompt" });
+        void run("Notification", { message: `Yoke needs your permission to use ${tool.hookName ?? tool.permission}`, notification_type: "permission_prompt" });
         return undefined;
       });
 
@@ -103,8 +103,8 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         sentInput.delete(call.id);
         const failed = output.isError === true;
         const out = failed
-          ? await run("PostToolUseFailure", { tool_name: tool.permission, tool_input: input, tool_use_id: call.id, error: output.text, is_interrupt: false }, signal)
-          : await run("PostToolUse", { tool_name: tool.permission, tool_input: input, tool_response: toolResponse(tool, args, output), tool_use_id: call.id }, signal);
+          ? await run("PostToolUseFailure", { tool_name: tool.hookName ?? tool.permission, tool_input: input, tool_use_id: call.id, error: output.text, is_interrupt: false }, signal)
+          : await run("PostToolUse", { tool_name: tool.hookName ?? tool.permission, tool_input: input, tool_response: toolResponse(tool, args, output), tool_use_id: call.id }, signal);
         if (!out) return undefined;
         const append = [...(out.blocked && out.message ? [`${out.event} hook: ${out.message}`] : []), ...out.additionalContext];
         return { ...(out.updatedToolOutput !== undefined ? { text: out.updatedToolOutput } : {}), ...(append.length ? { append } : {}) };

@@ -81,6 +81,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   summarize(input: Record<string, unknown>): string;
   /** Badges for the card from the result (optional). */
   card?(output: ToolOutput): ToolCard | undefined;
+  /** The tool's name in Claude Code hooks (`tool_name`, matchers, the transcript) when it is not the permission name. */
+  hookName?: string;
   /** The `tool_input` a Claude Code-compatible hook sees (contract section 1); also what the permission gate checks. */
   hookInput(args: z.infer<S>): Record<string, unknown>;
   /** The `tool_response` a PostToolUse hook sees, in the shape Claude Code gives that tool (default: {output, is_error}). */
