@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedServerOptions } from "../../../src/demo/scripted-llm-server";
 import { launchBrowser, type E2eBrowser } from "./browser";
 import { launchCodeServer, type E2eCodeServer, type LaunchOptions } from "./code-server";
-import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./workbench";
+import { openWorkbench, openYokeView, reloadWorkbench, runCommand, screenshotter, widenSideBar, yokeViewVisible } from "./workbench";
 
 /** The scripted model and how Yoke is pointed at it. */
 export interface ScriptedModel extends Omit<ScriptedServerOptions, "port" | "host"> {
@@ -70,6 +70,10 @@ export interface YokeVscode {
   runCommand(label: string, timeoutMs?: number): Promise<void>;
   /** "Developer: Reload Window", then the chat view again; returns its new frame. */
   reloadWindow(): Promise<Frame>;
+  /** "Developer: Reload Window" only: waits for the workbench and leaves the side bar as it was restored. */
+  reloadWorkbench(): Promise<void>;
+  /** Whether Yoke's chat webview is rendered and visible right now (false while the panel is closed). */
+  panelVisible(): Promise<boolean>;
   /** Makes the side bar `width` pixels wide. */
   widenSideBar(width: number): Promise<void>;
   /** A screenshotter (see workbench.ts) with `prefix`, by default the fixture's name. Call inside a test. */
@@ -154,10 +158,11 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     openPanel: () => openYokeView(page()),
     runCommand: (label, timeoutMs) => runCommand(page(), label, timeoutMs),
     reloadWindow: async () => {
-      await runCommand(page(), "Developer: Reload Window");
-      await page().locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      await reloadWorkbench(page());
       return openYokeView(page());
     },
+    reloadWorkbench: () => reloadWorkbench(page()),
+    panelVisible: () => yokeViewVisible(page()),
     widenSideBar: (width) => widenSideBar(page(), width),
     screenshots: (prefix = opts.name) => screenshotter(page(), prefix),
   };
