@@ -308,3 +308,88 @@ describe("change review in code-server", () => {
     await shot("reverted");
   });
 });
+
+// Issue 9: a hashline edit that needed a tolerance rule still reviews honestly. The model replaces
+// line 1 and, with its indentation lost, line 15 (inside a function); the proposal the person sees
+// has line 15 re-indented, and the model is told which rule applied even though it rejected it.
+const TOLERANT_NEW_15 = "return Object.freeze(result) as Date[];";
+
+/** The `N#HH` anchor read_file showed for line `n`. */
+function anchor(readOutput: string, n: number): string {
+  const m = new RegExp(`^(${n}#\\w+)\\|`, "m").exec(readOutput);
+  if (!m) throw new Error(`no anchor for line ${n} in the read_file result:\n${readOutput}`);
+  return m[1]!;
+}
+
+function toleranceScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
+  const ex = readExchange(req);
+  const read = ex.steps.find((s) => s.name === "read_file");
+  if (!read) return { toolCalls: [{ name: "read_file", input: { path: FILE } }] };
+  if (!ex.steps.some((s) => s.name === "edit_file")) {
+    const edits = [
+      { op: "replace", pos: anchor(read.output, 1), lines: [NEW_1] },
+      { op: "replace", pos: anchor(read.output, 15), lines: [TOLERANT_NEW_15] },
+    ];
+    return { text: "Proposing a change.", toolCalls: [{ name: "edit_file", input: { path: FILE, edits } }] };
+  }
+  return { text: DONE };
+}
+
+describe("change review of a hashline edit that used a tolerance rule", () => {
+  const vs = useYokeVscode({
+    name: "review-tolerance",
+    model: { script: toleranceScript },
+    workspaceSettings: { "yoke.permissionMode": "default" },
+    userSettings: { "files.autoSave": "off" },
+  });
+
+  it("shows the restored indentation, writes only the accepted hunk, and tells the model hunk 1 applied, hunk 2 rejected and the rule", async () => {
+    const page = vs.page;
+    const shot = vs.screenshots();
+    const path = vs.path(FILE);
+    const original = readFileSync(path, "utf8");
+    expect(original.split("\n")[14]).toBe("  return result;"); // line 15 is indented: the model's copy lost that
+
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
+    const lens = (hunk: number, title: string) =>
+      page.locator(".codelens-decoration", { hasText: `hunk ${hunk}:` }).locator("a", { hasText: new RegExp(`^${title}$`) });
+    await lens(1, "Accept").waitFor({ timeout: 60_000 });
+    await lens(2, "Reject").waitFor({ timeout: 10_000 });
+    // What the person reviews: line 15 with the indentation of the line it replaces, not as the model sent it.
+    const proposed15 = page.locator(".editor-instance .view-line", { hasText: TOLERANT_NEW_15 }).first();
+    await proposed15.waitFor();
+    expect((await proposed15.textContent())?.replace(/\u00a0/g, " ")).toBe(`  ${TOLERANT_NEW_15}`);
+    expect(readFileSync(path, "utf8")).toBe(original);
+    await shot("proposal-reindented");
+
+    await lens(1, "Accept").click();
+    await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ state: "detached", timeout: 10_000 });
+    await lens(2, "Reject").click();
+    await waitForAssistantText(frame, DONE, 60_000);
+    await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
+    await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
+    await shot("review-done");
+
+    expect(readFileSync(path, "utf8")).toBe(original.replace(OLD_1, NEW_1));
+    const read = editResult(vs.llm, "Document the M2 constituent", "read_file") ?? "";
+    const result = editResult(vs.llm, "Document the M2 constituent");
+    writeFileSync(join(RESULTS_DIR, "review-tolerance-tool-result.txt"), result ?? "(no edit_file result)");
+    expect(result).toBe(
+      [
+        "The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.",
+        "The changed regions now read:",
+        "hunk 1 (applied), lines 1-1:",
+        NEW_1,
+        "hunk 2 (rejected, as before), lines 15-15:",
+        "  return result;",
+        "",
+        "Notes on the proposal:",
+        `- Edit 2 (replace ${anchor(read, 15)}) [rule indent-restored]: its lines had lost their indentation, so each got the indentation of the line it stands for (2 spaces).`,
+        "",
+        "Call read_file on src/tides.ts for fresh anchors before editing it again.",
+      ].join("\n"),
+    );
+  });
+});
