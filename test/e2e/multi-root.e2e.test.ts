@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange, type ToolStep } from "../../src/demo/wire-conversation";
 import { RESULTS_DIR } from "./support/paths";
+import { anchor, fileLens } from "./support/review";
 import { expandToolCard, sendPrompt, waitForAssistantText } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
@@ -28,13 +29,6 @@ const HARBOUR_TIDES = [
 const NEW_2 = "export const BERTH_WINDOW_MINUTES = 120;";
 const NEW_5 = "  return Math.abs(minutesFromHigh) < BERTH_WINDOW_MINUTES;";
 const EDITED = HARBOUR_TIDES.replace("= 90;", "= 120;").replace("<= BERTH_WINDOW_MINUTES", "< BERTH_WINDOW_MINUTES");
-
-/** The `N#HH` anchor read_file showed for line `n`. */
-function anchor(readOutput: string, n: number): string {
-  const m = new RegExp(`^(${n}#\\w+)\\|`, "m").exec(readOutput);
-  if (!m) throw new Error(`no anchor for line ${n} in the read_file result:\n${readOutput}`);
-  return m[1]!;
-}
 
 const step = (steps: ToolStep[], name: string) => steps.find((s) => s.name === name);
 
@@ -120,7 +114,7 @@ describe("a two-folder workspace in code-server", () => {
     expect(read.output).toMatch(/^2#\w+\|export const BERTH_WINDOW_MINUTES = 90;$/m);
     expect(read.output).not.toContain("TIDAL_PERIOD_MS");
 
-    await page.locator(".codelens-decoration a", { hasText: /^Accept File$/ }).click();
+    await fileLens(page, "Accept File").click();
     await waitForAssistantText(frame, "The harbour's berth window is now 120 minutes.", 60_000);
     // Decided: the CodeLens rows are gone and the editor is saved.
     await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });

@@ -12,19 +12,15 @@
 //     save on during an inline review does not write the proposal either.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { RESULTS_DIR } from "./support/paths";
+import { FILE, fileLens, hunkLens, NEW_1, NEW_2, OLD_1, OLD_2, proposeTwoHunks, reviewVscode } from "./support/review";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
-import { useYokeVscode, type YokeVscodeOptions } from "./support/yoke-vscode";
+import { useYokeVscode } from "./support/yoke-vscode";
 
-const FILE = "src/tides.ts";
-const OLD_1 = "/** Mean lunar semidiurnal period: 12 hours 25 minutes. */";
-const NEW_1 = "/** Mean lunar semidiurnal period (the M2 constituent): 12 hours 25 minutes. */";
-const OLD_2 = "  return result;\n}";
-const NEW_2 = "  return Object.freeze(result) as Date[];\n}";
 const OLD_DOC = "/** Returns the first high tide strictly after `lastHigh`. */";
 const NEW_DOC = "/** Returns the high tide one tidal period after `lastHigh`. */";
 const OLD_RESULT = "  const result: Date[] = [];";
@@ -76,36 +72,20 @@ function replacedNotes(editor: Locator): Promise<string[]> {
   );
 }
 
-const lens = (page: Page, hunk: number, title: string) =>
-  page.locator(".codelens-decoration", { hasText: `hunk ${hunk}:` }).locator("a", { hasText: new RegExp(`^${title}$`) });
-
-/** One VS Code for each describe: the same model and mode, its own auto save. */
-const options = (name: string, userSettings: Record<string, unknown>): YokeVscodeOptions => ({
-  name,
-  model: { script },
-  workspaceSettings: { "yoke.permissionMode": "default" },
-  userSettings,
-});
+const lens = hunkLens;
 
 describe("a review pending at a window reload", () => {
   // code-server's default is afterDelay; off here, so the proposal sits in the file's own editor (inline).
-  const vs = useYokeVscode(options("review-reload", { "files.autoSave": "off" }));
+  const vs = useYokeVscode(reviewVscode("review-reload", script));
 
   it("comes back after the reload; one hunk accepted with Ctrl+Alt+Y, one rejected; the disk and the model get exactly that", async () => {
-    const { page, llm } = vs;
-    const shot = vs.screenshots("review-reload");
-    const path = vs.path(FILE);
-    const original = readFileSync(path, "utf8");
-    await vs.openWorkbench();
-    let frame = await vs.openPanel();
-    await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
-    await lens(page, 1, "Accept").waitFor({ timeout: 60_000 });
-    await lens(page, 2, "Reject").waitFor({ timeout: 10_000 });
+    const { llm } = vs;
+    const { page, shot, path, original } = await proposeTwoHunks(vs);
     await shot("before-reload");
     expect(readFileSync(path, "utf8")).toBe(original);
     const requestsBefore = llm.requests.length;
 
-    frame = await vs.reloadWindow();
+    const frame = await vs.reloadWindow();
     // The CodeLens rows and the pending list are back, on the proposal hot exit kept in the editor.
     await lens(page, 1, "Accept").waitFor({ timeout: 60_000 });
     await lens(page, 2, "Reject").waitFor({ timeout: 10_000 });
@@ -174,7 +154,7 @@ describe("a review pending at a window reload", () => {
     expect(llm.requests.length).toBe(requestsBefore); // the model was not asked again
     await shot("review-back-panel-closed");
 
-    await page.locator(".codelens-decoration a", { hasText: /^Accept File$/ }).click();
+    await fileLens(page, "Accept File").click();
     // The decision goes to the model as the result of its original call (the panel is still closed).
     await expect.poll(() => editResults(llm, "Clarify the next-tide doc").length, { timeout: 60_000 }).toBe(1);
     await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
@@ -200,9 +180,7 @@ describe("a review pending at a window reload", () => {
     await sendPrompt(frame, "Rename the loop variable in src/tides.ts.");
     await page.locator(".editor-instance .view-line", { hasText: "let time = knownHigh" }).first().waitFor({ timeout: 60_000 });
     await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ timeout: 15_000 });
-    const settings = vs.path(".vscode/settings.json");
-    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
-    writeFileSync(settings, JSON.stringify({ ...current, "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 }, null, 2));
+    const restoreSettings = vs.changeWorkspaceSettings({ "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 });
     // VS Code saves every dirty editor when auto save is switched on; the proposal must not land.
     await page.locator(".notifications-toasts", { hasText: "moved to its own editor" }).first().waitFor({ timeout: 20_000 });
     await shot("moved");
@@ -214,12 +192,12 @@ describe("a review pending at a window reload", () => {
     await waitForAssistantText(frame, "Left the name alone.", 60_000);
     expect(readFileSync(path, "utf8")).toBe(before);
     expect(editResults(llm, "Rename the loop variable")[0]).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
-    writeFileSync(settings, JSON.stringify(current, null, 2));
+    restoreSettings();
   });
 });
 
 describe("files.autoSave never writes a proposal under review", () => {
-  const vs = useYokeVscode(options("review-autosave", { "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 }));
+  const vs = useYokeVscode(reviewVscode("review-autosave", script, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 }));
 
   it("keeps the disk at the original while the proposal is pending (auto saves included), and Accept writes it", async () => {
     const { page, llm } = vs;
@@ -242,7 +220,7 @@ describe("files.autoSave never writes a proposal under review", () => {
       expect(readFileSync(path, "utf8")).toBe(original);
     }
     await shot("pending-with-autosave");
-    await page.locator(".codelens-decoration a", { hasText: /^Accept File$/ }).click();
+    await fileLens(page, "Accept File").click();
     await waitForAssistantText(frame, "Loop replaced.", 60_000);
     await shot("accepted");
     const expected = original.replace(PLANS["Speed up the catch-up loop"]!.edits[0]!.old_string, `${PLANS["Speed up the catch-up loop"]!.edits[0]!.new_string} // skip whole periods`);
