@@ -3,31 +3,33 @@
 // (a) The model proposes a two-hunk edit_file; the window is reloaded while it waits; the CodeLens
 //     and the pending list come back on the proposal hot exit kept (applied once); Ctrl+Alt+Y
 //     accepts hunk 1, the CodeLens rejects hunk 2; the file on disk is exactly that and the model
-//     gets the decision as the result of its original call.
+//     gets the decision as the result of its original call. Reloaded with the Yoke panel closed
+//     (the Explorer in the side bar), the review still comes back in the editor, CodeLens and
+//     decorations, without the panel opening (Yoke activates on startup and takes up the session
+//     the window had); Accept File writes it and the model is told.
 // (b) With files.autoSave "afterDelay" (300 ms), the proposal is never on disk while it is pending
 //     (the file is read several times over more than the delay); Accept writes it. Switching auto
 //     save on during an inline review does not write the proposal either.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { Locator } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { RESULTS_DIR } from "./support/paths";
-import { openWorkbench, openYokeView, runCommand, screenshotter } from "./support/workbench";
+import { FILE, fileLens, hunkLens, NEW_1, NEW_2, OLD_1, OLD_2, proposeTwoHunks, reviewVscode } from "./support/review";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
+import { useYokeVscode } from "./support/yoke-vscode";
 
-const FILE = "src/tides.ts";
-const OLD_1 = "/** Mean lunar semidiurnal period: 12 hours 25 minutes. */";
-const NEW_1 = "/** Mean lunar semidiurnal period (the M2 constituent): 12 hours 25 minutes. */";
-const OLD_2 = "  return result;\n}";
-const NEW_2 = "  return Object.freeze(result) as Date[];\n}";
+const OLD_DOC = "/** Returns the first high tide strictly after `lastHigh`. */";
+const NEW_DOC = "/** Returns the high tide one tidal period after `lastHigh`. */";
+const OLD_RESULT = "  const result: Date[] = [];";
+const NEW_RESULT = "  const result: Date[] = []; // in time order";
 
 /** Prompt keyword -> the edits the scripted model proposes and what it answers once told the outcome. */
 const PLANS: Record<string, { edits: Array<{ old_string: string; new_string: string }>; done: string }> = {
   "Document the M2 constituent": { edits: [{ old_string: OLD_1, new_string: NEW_1 }, { old_string: OLD_2, new_string: NEW_2 }], done: "Kept the comment after the reload." },
+  "Clarify the next-tide doc": { edits: [{ old_string: OLD_DOC, new_string: NEW_DOC }, { old_string: OLD_RESULT, new_string: NEW_RESULT }], done: "Both clarifications are in." },
   "Speed up the catch-up loop": {
     edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  t += Math.ceil(Math.max(0, from.getTime() - t) / TIDAL_PERIOD_MS) * TIDAL_PERIOD_MS;" }],
     done: "Loop replaced.",
@@ -50,57 +52,40 @@ function editResults(llm: ScriptedServer, prompt: string): string[] {
   return last?.steps.filter((s) => s.name === "edit_file").map((s) => s.output) ?? [];
 }
 
-const lens = (page: Page, hunk: number, title: string) =>
-  page.locator(".codelens-decoration", { hasText: `hunk ${hunk}:` }).locator("a", { hasText: new RegExp(`^${title}$`) });
-
-function launch(name: string, llm: ScriptedServer, userSettings: Record<string, unknown>) {
-  return launchCodeServer({
-    name,
-    workspaceSettings: {
-      "yoke.provider": "openai-compatible",
-      "yoke.baseUrl": llm.openaiBaseUrl,
-      "yoke.model": "scripted-e2e",
-      "yoke.permissionMode": "default",
-    },
-    userSettings,
-  });
+/** Whole-line "added" marks Yoke's decorations put in an editor's overlay layer (one per proposed line). */
+function addedLineMarks(editor: Locator): Promise<number> {
+  return editor.locator(".view-overlays .cdr").evaluateAll((els) =>
+    els.filter((el) => {
+      const style = getComputedStyle(el);
+      return style.borderLeftWidth === "3px" && style.borderLeftStyle === "solid";
+    }).length,
+  );
 }
 
+/** The "− N lines replaced (hover)" notes drawn after proposed lines (decoration text is CSS content). */
+function replacedNotes(editor: Locator): Promise<string[]> {
+  return editor.locator(".view-lines span").evaluateAll((els) =>
+    els.flatMap((el) => {
+      const content = getComputedStyle(el, "::after").content;
+      return content && content !== "none" && content.includes("replaced") ? [JSON.parse(content) as string] : [];
+    }),
+  );
+}
+
+const lens = hunkLens;
+
 describe("a review pending at a window reload", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script });
-    // code-server's default is afterDelay; off here, so the proposal sits in the file's own editor (inline).
-    server = await launch("review-reload", llm, { "files.autoSave": "off" });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  // code-server's default is afterDelay; off here, so the proposal sits in the file's own editor (inline).
+  const vs = useYokeVscode(reviewVscode("review-reload", script));
 
   it("comes back after the reload; one hunk accepted with Ctrl+Alt+Y, one rejected; the disk and the model get exactly that", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-reload");
-    const path = join(server.workspace, FILE);
-    const original = readFileSync(path, "utf8");
-    await openWorkbench(page, server.url);
-    let frame = await openYokeView(page);
-    await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
-    await lens(page, 1, "Accept").waitFor({ timeout: 60_000 });
-    await lens(page, 2, "Reject").waitFor({ timeout: 10_000 });
+    const { llm } = vs;
+    const { page, shot, path, original } = await proposeTwoHunks(vs);
     await shot("before-reload");
     expect(readFileSync(path, "utf8")).toBe(original);
     const requestsBefore = llm.requests.length;
 
-    await runCommand(page, "Developer: Reload Window");
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-    frame = await openYokeView(page);
+    const frame = await vs.reloadWindow();
     // The CodeLens rows and the pending list are back, on the proposal hot exit kept in the editor.
     await lens(page, 1, "Accept").waitFor({ timeout: 60_000 });
     await lens(page, 2, "Reject").waitFor({ timeout: 10_000 });
@@ -133,18 +118,69 @@ describe("a review pending at a window reload", () => {
     expect(results[0]).toContain(NEW_1);
   });
 
-  it("switching files.autoSave on during an inline review saves the file without the proposal, and the review goes on in its own editor", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-autosave-switch");
-    const path = join(server.workspace, FILE);
+  it("comes back in the editor after a reload with the Yoke panel closed, and Accept through the CodeLens writes it and tells the model", async () => {
+    const { page, llm } = vs;
+    const shot = vs.screenshots("review-reload-panel-closed");
+    const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const frame = await openYokeView(page);
+    const frame = await vs.openPanel();
+    await sendPrompt(frame, "Clarify the next-tide doc and the result array.");
+    await lens(page, 1, "Accept").waitFor({ timeout: 60_000 });
+    await lens(page, 2, "Accept").waitFor({ timeout: 10_000 });
+    // The person moves on to the Explorer: the Yoke view is no longer on screen when the window reloads.
+    await vs.runCommand("View: Show Explorer");
+    await page.locator(".explorer-folders-view").first().waitFor({ state: "visible", timeout: 15_000 });
+    await expect.poll(() => vs.panelVisible(), { timeout: 10_000 }).toBe(false);
+    await shot("explorer-before-reload");
+    const requestsBefore = llm.requests.length;
+
+    await vs.reloadWorkbench();
+    // The review is back in the editor without the panel: the header and a CodeLens row per hunk...
+    await page.locator(".codelens-decoration", { hasText: "2 of 2 hunks to review" }).waitFor({ timeout: 60_000 });
+    await lens(page, 1, "Accept").waitFor({ timeout: 10_000 });
+    await lens(page, 2, "Accept").waitFor({ timeout: 10_000 });
+    const editor = page.locator(".editor-instance .monaco-editor", { hasText: "one tidal period after" }).first();
+    const lines = editor.locator(".view-lines");
+    expect(await lines.locator(".view-line", { hasText: NEW_DOC }).count()).toBe(1);
+    expect(await lines.locator(".view-line", { hasText: NEW_RESULT.trim() }).count()).toBe(1);
+    // ...and the proposed lines are decorated as added (whole-line marks in the editor's overlays)
+    // with a note of what they replace at the end of the line.
+    await expect.poll(() => addedLineMarks(editor), { timeout: 10_000 }).toBe(2);
+    expect(await replacedNotes(editor)).toEqual(["  − 1 line replaced (hover)", "  − 1 line replaced (hover)"]);
+    // The panel was never opened in this window, and the Explorer is still what the side bar shows.
+    expect(await vs.panelVisible()).toBe(false);
+    expect(await page.locator(".explorer-folders-view").first().isVisible()).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(before);
+    expect(llm.requests.length).toBe(requestsBefore); // the model was not asked again
+    await shot("review-back-panel-closed");
+
+    await fileLens(page, "Accept File").click();
+    // The decision goes to the model as the result of its original call (the panel is still closed).
+    await expect.poll(() => editResults(llm, "Clarify the next-tide doc").length, { timeout: 60_000 }).toBe(1);
+    await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
+    await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
+    expect(await vs.panelVisible()).toBe(false);
+    await shot("accepted-panel-closed");
+    expect(readFileSync(path, "utf8")).toBe(before.replace(OLD_DOC, NEW_DOC).replace(OLD_RESULT, NEW_RESULT));
+    const [result] = editResults(llm, "Clarify the next-tide doc");
+    writeFileSync(join(RESULTS_DIR, "review-reload-panel-closed-tool-result.txt"), result ?? "");
+    expect(result).toBe("The user accepted the change to src/tides.ts.\n\nCall read_file on src/tides.ts for fresh anchors before editing it again.");
+    // Opening the panel now shows the session that went on meanwhile, down to the model's answer.
+    const opened = await vs.openPanel();
+    await waitForAssistantText(opened, "Both clarifications are in.", 30_000);
+    await shot("panel-opened-after");
+  });
+
+  it("switching files.autoSave on during an inline review saves the file without the proposal, and the review goes on in its own editor", async () => {
+    const { page, llm } = vs;
+    const shot = vs.screenshots("review-autosave-switch");
+    const path = vs.path(FILE);
+    const before = readFileSync(path, "utf8");
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Rename the loop variable in src/tides.ts.");
     await page.locator(".editor-instance .view-line", { hasText: "let time = knownHigh" }).first().waitFor({ timeout: 60_000 });
     await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ timeout: 15_000 });
-    const settings = join(server.workspace, ".vscode", "settings.json");
-    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
-    writeFileSync(settings, JSON.stringify({ ...current, "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 }, null, 2));
+    const restoreSettings = vs.changeWorkspaceSettings({ "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 });
     // VS Code saves every dirty editor when auto save is switched on; the proposal must not land.
     await page.locator(".notifications-toasts", { hasText: "moved to its own editor" }).first().waitFor({ timeout: 20_000 });
     await shot("moved");
@@ -156,34 +192,20 @@ describe("a review pending at a window reload", () => {
     await waitForAssistantText(frame, "Left the name alone.", 60_000);
     expect(readFileSync(path, "utf8")).toBe(before);
     expect(editResults(llm, "Rename the loop variable")[0]).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
-    writeFileSync(settings, JSON.stringify(current, null, 2));
+    restoreSettings();
   });
 });
 
 describe("files.autoSave never writes a proposal under review", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-
-  beforeAll(async () => {
-    llm = await startScriptedLlmServer({ script });
-    server = await launch("review-autosave", llm, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-  });
+  const vs = useYokeVscode(reviewVscode("review-autosave", script, { "files.autoSave": "afterDelay", "files.autoSaveDelay": 300 }));
 
   it("keeps the disk at the original while the proposal is pending (auto saves included), and Accept writes it", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "review-autosave");
-    const path = join(server.workspace, FILE);
+    const { page, llm } = vs;
+    const shot = vs.screenshots("review-autosave");
+    const path = vs.path(FILE);
     const original = readFileSync(path, "utf8");
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
     await sendPrompt(frame, "Speed up the catch-up loop in src/tides.ts.");
     const proposed = page.locator(".editor-instance .view-line", { hasText: "Math.ceil(Math.max(0" }).first();
     await proposed.waitFor({ timeout: 60_000 });
@@ -198,7 +220,7 @@ describe("files.autoSave never writes a proposal under review", () => {
       expect(readFileSync(path, "utf8")).toBe(original);
     }
     await shot("pending-with-autosave");
-    await page.locator(".codelens-decoration a", { hasText: /^Accept File$/ }).click();
+    await fileLens(page, "Accept File").click();
     await waitForAssistantText(frame, "Loop replaced.", 60_000);
     await shot("accepted");
     const expected = original.replace(PLANS["Speed up the catch-up loop"]!.edits[0]!.old_string, `${PLANS["Speed up the catch-up loop"]!.edits[0]!.new_string} // skip whole periods`);

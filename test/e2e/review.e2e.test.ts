@@ -3,18 +3,15 @@
 // exactly that, and the model is told which hunk was applied.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Frame, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ScriptedServer, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { RESULTS_DIR } from "./support/paths";
+import { anchor, FILE, fileLens, hunkLens, NEW_1, NEW_2, OLD_1, OLD_2, proposeTwoHunks, reviewVscode } from "./support/review";
 import { sendPrompt, waitForAssistantText } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
-const FILE = "src/tides.ts";
-const OLD_1 = "/** Mean lunar semidiurnal period: 12 hours 25 minutes. */";
-const NEW_1 = "/** Mean lunar semidiurnal period (the M2 constituent): 12 hours 25 minutes. */";
-const OLD_2 = "  return result;\n}";
-const NEW_2 = "  return Object.freeze(result) as Date[];\n}";
 const DONE = "Kept the comment; the freeze was rejected.";
 
 /** What the scripted model does for a prompt: read the file, propose edits, answer when told the outcome. */
@@ -67,53 +64,40 @@ function editResult(llm: ScriptedServer, prompt: string, tool = "edit_file"): st
   return ex?.steps.find((s) => s.name === tool)?.output;
 }
 
+/**
+ * The person accepts hunk 1 and rejects hunk 2 with the CodeLens; waits until the model has answered
+ * (DONE), the CodeLens rows are gone and the editor is saved (no dirty marker on the tab).
+ */
+async function acceptHunk1RejectHunk2(page: Page, frame: Frame, shot: (step: string) => Promise<string>): Promise<void> {
+  await hunkLens(page, 1, "Accept").click();
+  await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ state: "detached", timeout: 10_000 });
+  await shot("hunk-1-accepted");
+  await hunkLens(page, 2, "Reject").click();
+  await waitForAssistantText(frame, DONE, 60_000);
+  await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
+  await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
+  await shot("review-done");
+}
+
 describe("change review in code-server", () => {
-  const vs = useYokeVscode({
-    name: "review",
-    model: { script: reviewScript },
-    workspaceSettings: { "yoke.permissionMode": "default" },
-    // code-server (web) saves after a delay by default, which would write the proposal while it
-    // is under review; the desktop default is off, and that is what "nothing on disk yet" checks.
-    userSettings: { "files.autoSave": "off" },
-  });
+  // files.autoSave off (reviewVscode): "nothing on disk yet" checks the desktop default.
+  const vs = useYokeVscode(reviewVscode("review", reviewScript));
 
   it("writes exactly the accepted hunk and tells the model hunk 1 applied, hunk 2 rejected", async () => {
-    const page = vs.page;
-    const shot = vs.screenshots();
-    const path = vs.path(FILE);
-    const original = readFileSync(path, "utf8");
+    const { page, shot, path, original, frame } = await proposeTwoHunks(vs);
     expect(original).toContain(OLD_1);
     expect(original).toContain(OLD_2);
-
-    await vs.openWorkbench();
-    const frame = await vs.openPanel();
-    await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
-
-    // The proposal opens in the editor with a CodeLens row per hunk.
-    const lens = (hunk: number, title: string) =>
-      page.locator(".codelens-decoration", { hasText: `hunk ${hunk}:` }).locator("a", { hasText: new RegExp(`^${title}$`) });
-    await lens(1, "Accept").waitFor({ timeout: 60_000 });
-    await lens(2, "Reject").waitFor({ timeout: 10_000 });
     await page.locator(".view-lines", { hasText: "the M2 constituent" }).first().waitFor();
     // Nothing is on disk while the user decides.
     expect(readFileSync(path, "utf8")).toBe(original);
     await shot("proposal-inline");
     // The diff editor (original from memory on the left) opens beside the file.
-    await page.locator(".codelens-decoration a", { hasText: /^Open Diff$/ }).click();
+    await fileLens(page, "Open Diff").click();
     await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: OLD_1 }).first().waitFor({ timeout: 15_000 });
     await page.locator(".monaco-diff-editor .editor.modified .view-lines", { hasText: "the M2 constituent" }).first().waitFor();
     await shot("diff-editor");
 
-    await lens(1, "Accept").click();
-    await page.locator(".codelens-decoration", { hasText: "hunk 1:" }).waitFor({ state: "detached", timeout: 10_000 });
-    await shot("hunk-1-accepted");
-    await lens(2, "Reject").click();
-
-    await waitForAssistantText(frame, DONE, 60_000);
-    // Decided: the CodeLens rows are gone and the editor is saved (no dirty marker on the tab).
-    await page.locator(".codelens-decoration", { hasText: "to review" }).waitFor({ state: "detached", timeout: 10_000 });
-    await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
-    await shot("review-done");
+    await acceptHunk1RejectHunk2(page, frame, shot);
 
     const expected = original.replace(OLD_1, NEW_1);
     expect(readFileSync(path, "utf8")).toBe(expected);
@@ -143,7 +127,7 @@ describe("change review in code-server", () => {
     await page.keyboard.press("Control+End");
     await page.keyboard.press("Enter");
     const typed = "// typed while Yoke proposed a change";
-    const proposal = page.locator(".codelens-decoration a", { hasText: /^Accept File$/ });
+    const proposal = fileLens(page, "Accept File");
     for (const ch of typed) {
       await page.keyboard.type(ch);
       await page.waitForTimeout(150);
@@ -220,12 +204,11 @@ describe("change review in code-server", () => {
     const page = vs.page;
     const shot = vs.screenshots("review-new-file");
     const frame = await vs.openPanel();
-    const fileLens = (title: string) => page.locator(".codelens-decoration a", { hasText: new RegExp(`^${title}$`) });
 
     await sendPrompt(frame, "Start a notes file about spring tides.");
     await page.locator(".view-lines", { hasText: "Spring tides follow" }).first().waitFor({ timeout: 60_000 });
     await shot("new-file-proposed");
-    await fileLens("Reject File").click();
+    await fileLens(page, "Reject File").click();
     await waitForAssistantText(frame, "Notes not created.", 60_000);
     await expect.poll(() => existsSync(vs.path("notes/tides.md")), { timeout: 10_000 }).toBe(false);
     expect(existsSync(vs.path("notes"))).toBe(false); // the folder made for it is gone too
@@ -233,7 +216,7 @@ describe("change review in code-server", () => {
 
     await sendPrompt(frame, "Write the changelog.");
     await page.locator(".view-lines", { hasText: "first release" }).first().waitFor({ timeout: 60_000 });
-    await fileLens("Accept File").click();
+    await fileLens(page, "Accept File").click();
     await waitForAssistantText(frame, "Changelog written.", 60_000);
     await shot("new-file-accepted");
     expect(readFileSync(vs.path("CHANGELOG.md"), "utf8")).toBe(WRITES["Write the changelog"]!.content);
@@ -244,9 +227,7 @@ describe("change review in code-server", () => {
     const shot = vs.screenshots("review-diff-view");
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const settings = vs.path(".vscode/settings.json");
-    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
-    writeFileSync(settings, JSON.stringify({ ...current, "yoke.review.view": "diff" }, null, 2));
+    const restoreSettings = vs.changeWorkspaceSettings({ "yoke.review.view": "diff" });
     await page.waitForTimeout(1_500); // the settings file is picked up
     const frame = await vs.openPanel();
     await sendPrompt(frame, "Use the diff view to simplify the period constant.");
@@ -262,7 +243,7 @@ describe("change review in code-server", () => {
     await shot("rejected-with-keybinding");
     expect(readFileSync(path, "utf8")).toBe(before);
     expect(editResult(vs.llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
-    writeFileSync(settings, JSON.stringify(current, null, 2));
+    restoreSettings();
   });
 
   it("sends the user's note with a rejection made from the command palette", async () => {
@@ -291,9 +272,7 @@ describe("change review in code-server", () => {
     const shot = vs.screenshots("review-auto");
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const settings = vs.path(".vscode/settings.json");
-    const current = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
-    writeFileSync(settings, JSON.stringify({ ...current, "yoke.permissionMode": "acceptEdits" }, null, 2));
+    const restoreSettings = vs.changeWorkspaceSettings({ "yoke.permissionMode": "acceptEdits" });
     const frame = await vs.openPanel();
     await frame.locator("[data-testid=model-label]").waitFor();
     await page.waitForTimeout(1_500); // the settings file is picked up
@@ -306,5 +285,62 @@ describe("change review in code-server", () => {
     await row.locator("[data-testid=revert-change]").click();
     await expect.poll(() => readFileSync(path, "utf8"), { timeout: 10_000 }).toBe(before);
     await shot("reverted");
+    restoreSettings();
+  });
+});
+
+// Issue 9: a hashline edit that needed a tolerance rule still reviews honestly. The model replaces
+// line 1 and, with its indentation lost, line 15 (inside a function); the proposal the person sees
+// has line 15 re-indented, and the model is told which rule applied, also when the person rejects that hunk.
+const TOLERANT_NEW_15 = "return Object.freeze(result) as Date[];";
+
+function toleranceScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
+  const ex = readExchange(req);
+  const read = ex.steps.find((s) => s.name === "read_file");
+  if (!read) return { toolCalls: [{ name: "read_file", input: { path: FILE } }] };
+  if (!ex.steps.some((s) => s.name === "edit_file")) {
+    const edits = [
+      { op: "replace", pos: anchor(read.output, 1), lines: [NEW_1] },
+      { op: "replace", pos: anchor(read.output, 15), lines: [TOLERANT_NEW_15] },
+    ];
+    return { text: "Proposing a change.", toolCalls: [{ name: "edit_file", input: { path: FILE, edits } }] };
+  }
+  return { text: DONE };
+}
+
+describe("change review of a hashline edit that used a tolerance rule", () => {
+  const vs = useYokeVscode(reviewVscode("review-tolerance", toleranceScript));
+
+  it("shows the restored indentation, writes only the accepted hunk, and tells the model hunk 1 applied, hunk 2 rejected and the rule", async () => {
+    const { page, shot, path, original, frame } = await proposeTwoHunks(vs);
+    expect(original.split("\n")[14]).toBe("  return result;"); // line 15 is indented: the model's copy lost that
+    // What the person reviews: line 15 with the indentation of the line it replaces, not as the model sent it.
+    const proposed15 = page.locator(".editor-instance .view-line", { hasText: TOLERANT_NEW_15 }).first();
+    await proposed15.waitFor();
+    expect((await proposed15.textContent())?.replace(/\u00a0/g, " ")).toBe(`  ${TOLERANT_NEW_15}`);
+    expect(readFileSync(path, "utf8")).toBe(original);
+    await shot("proposal-reindented");
+
+    await acceptHunk1RejectHunk2(page, frame, shot);
+
+    expect(readFileSync(path, "utf8")).toBe(original.replace(OLD_1, NEW_1));
+    const read = editResult(vs.llm, "Document the M2 constituent", "read_file") ?? "";
+    const result = editResult(vs.llm, "Document the M2 constituent");
+    writeFileSync(join(RESULTS_DIR, "review-tolerance-tool-result.txt"), result ?? "(no edit_file result)");
+    expect(result).toBe(
+      [
+        "The user partly accepted the change to src/tides.ts: hunk 1 applied, hunk 2 rejected.",
+        "The changed regions now read:",
+        "hunk 1 (applied), lines 1-1:",
+        NEW_1,
+        "hunk 2 (rejected, as before), lines 15-15:",
+        "  return result;",
+        "",
+        "Notes on the proposal:",
+        `- Edit 2 (replace ${anchor(read, 15)}) [rule indent-restored]: its lines had lost their indentation, so each got the indentation of the line it stands for (2 spaces).`,
+        "",
+        "Call read_file on src/tides.ts for fresh anchors before editing it again.",
+      ].join("\n"),
+    );
   });
 });

@@ -3,78 +3,60 @@
 // sessions` and continued by `yoke resume` (and the panel shows the CLI's turn); a session
 // started with `yoke run` appears in the panel's history, opens and continues there; a session a
 // live `yoke run` is writing opens read-only, says who holds it, and continues as a fork.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { Frame } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { parseLog } from "../../src/core/session/session-log";
 import { defaultSessionDir } from "../../src/node/session-location";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
-import { launchBrowser, type E2eBrowser } from "./support/browser";
-import { launchCodeServer, type E2eCodeServer } from "./support/code-server";
 import { sendPrompt, texts, waitForAssistantText, waitForState } from "./support/yoke-panel";
-import { openWorkbench, openYokeView, screenshotter } from "./support/workbench";
+import { useYokeVscode } from "./support/yoke-vscode";
 
 const MODEL = "scripted-e2e";
 
 describe("one session store for the panel and the CLI", () => {
-  let llm: ScriptedServer;
-  let server: E2eCodeServer;
-  let browser: E2eBrowser;
-  let home: string;
   /** The prompt the scripted model hangs on (a `yoke run` that stays busy). */
   let hangOn = "";
-
-  beforeAll(async () => {
-    ensureBuilt();
-    home = mkdtempSync(join(tmpdir(), "yoke-e2e-store-home-"));
-    llm = await startScriptedLlmServer({
+  const vs = useYokeVscode({
+    name: "session-store",
+    model: {
+      name: MODEL,
       script: (req): ScriptedTurn => {
         const text = readExchange(req).userText;
         return text === hangOn ? { text: "Working on it", hang: true } : { text: `Noted: ${text}` };
       },
-    });
-    server = await launchCodeServer({
-      name: "session-store",
-      workspaceSettings: { "yoke.provider": "openai-compatible", "yoke.baseUrl": llm.openaiBaseUrl, "yoke.model": MODEL },
-      // The CLI below runs with this same home: the store is ~/.yoke/sessions/<workspace-key>/ there.
-      env: { HOME: home },
-    });
-    browser = await launchBrowser();
+    },
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await llm?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
+  beforeAll(() => ensureBuilt());
 
-  const env = () => ({ HOME: home });
-  const store = () => defaultSessionDir(server.workspace, home);
+  // The CLI runs with code-server's own HOME: the store is ~/.yoke/sessions/<workspace-key>/ there.
+  const env = () => ({ HOME: vs.server.home });
+  const store = () => defaultSessionDir(vs.workspace, vs.server.home);
   const userTexts = (id: string) =>
     parseLog(readFileSync(join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
-  const cliModel = () => ["--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", MODEL];
-  const openHistory = async (frame: Awaited<ReturnType<typeof openYokeView>>) => {
+  const cliModel = () => ["--provider", "openai-compatible", "--base-url", vs.llm.openaiBaseUrl, "--model", MODEL];
+  const openHistory = async (frame: Frame) => {
     const history = frame.locator("[data-testid=history]");
     await history.waitFor({ state: "visible", timeout: 15_000 });
     if (!(await history.evaluate((el) => (el as HTMLDetailsElement).open))) await history.locator("summary").click();
   };
 
   it("a session started in the panel is listed and continued by the CLI, and the panel shows the CLI's turn", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "session-store-panel-to-cli");
-    await openWorkbench(page, server.url);
-    const frame = await openYokeView(page);
+    const { llm } = vs;
+    const shot = vs.screenshots("session-store-panel-to-cli");
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
 
     await sendPrompt(frame, "panel session");
     await waitForAssistantText(frame, "Noted: panel session");
     await waitForState(frame, "done");
     await shot("panel-session");
 
-    const listed = await runCli(["sessions", "--cwd", server.workspace, "--json"], { env: env() });
+    const listed = await runCli(["sessions", "--cwd", vs.workspace, "--json"], { env: env() });
     expect(listed.code, listed.stderr).toBe(0);
     const list = JSON.parse(listed.stdout) as { sessionDir: string; sessions: Array<{ id: string; title: string; status: string; inUseBy: unknown }> };
     expect(list.sessionDir).toBe(store());
@@ -82,7 +64,7 @@ describe("one session store for the panel and the CLI", () => {
     const id = list.sessions[0]!.id;
 
     // No provider flags: resume reconnects to what the panel's session_start recorded.
-    const resumed = await runCli(["resume", id, "--cwd", server.workspace, "cli continues"], { env: env() });
+    const resumed = await runCli(["resume", id, "--cwd", vs.workspace, "cli continues"], { env: env() });
     expect(resumed.stderr).not.toContain("in use");
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("Noted: cli continues");
@@ -106,11 +88,11 @@ describe("one session store for the panel and the CLI", () => {
   });
 
   it("a session started with yoke run appears in the panel's history, opens and continues there", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "session-store-cli-to-panel");
-    const frame = await openYokeView(page);
+    const { llm } = vs;
+    const shot = vs.screenshots("session-store-cli-to-panel");
+    const frame = await vs.openPanel();
 
-    const run = await runCli(["run", ...cliModel(), "--cwd", server.workspace, "--json", "cli session"], { env: env() });
+    const run = await runCli(["run", ...cliModel(), "--cwd", vs.workspace, "--json", "cli session"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const { sessionId, sessionDir } = JSON.parse(run.stdout) as { sessionId: string; sessionDir: string };
     expect(sessionDir).toBe(store());
@@ -134,12 +116,12 @@ describe("one session store for the panel and the CLI", () => {
   });
 
   it("a session a live yoke run is writing opens read-only, names the holder, and continues as a fork", async () => {
-    const page = browser.page;
-    const shot = screenshotter(page, "session-store-read-only");
-    const frame = await openYokeView(page);
+    const { page, llm } = vs;
+    const shot = vs.screenshots("session-store-read-only");
+    const frame = await vs.openPanel();
     hangOn = "busy in the cli";
     const before = new Set(readdirSync(store()));
-    const holder = startCli(["run", ...cliModel(), "--cwd", server.workspace, "busy in the cli"], { env: env() });
+    const holder = startCli(["run", ...cliModel(), "--cwd", vs.workspace, "busy in the cli"], { env: env() });
     try {
       await expect.poll(() => llm.requests.some((r) => JSON.stringify(r.body).includes("busy in the cli")), { timeout: 30_000 }).toBe(true);
       const id = readdirSync(store()).find((f) => f.endsWith(".jsonl") && !before.has(f))!.replace(/\.jsonl$/, "");

@@ -60,6 +60,35 @@ export async function findFrame(page: Page, selector: string, timeoutMs = 30_000
   throw new Error(`no frame contains ${selector} after ${timeoutMs} ms (frames: ${page.frames().length})`);
 }
 
+/**
+ * "Developer: Reload Window", then waits until the page has really navigated (the old workbench's
+ * DOM must not answer for the new one) and the new workbench has restored its parts.
+ */
+export async function reloadWorkbench(page: Page): Promise<void> {
+  const navigated = page.waitForEvent("domcontentloaded", { timeout: 60_000 });
+  await runCommand(page, "Developer: Reload Window");
+  await navigated;
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ timeout: 60_000 });
+}
+
+/**
+ * Whether Yoke's chat webview is on screen: a frame holds #yoke-root and its iframe element in the
+ * workbench is visible. A view that was never opened in this window has no frame at all.
+ */
+export async function yokeViewVisible(page: Page): Promise<boolean> {
+  for (const frame of page.frames()) {
+    const root = await frame.$("#yoke-root").catch(() => null);
+    if (!root) continue;
+    // Webviews are nested: walk up to the iframe the workbench itself holds.
+    let outer: Frame = frame;
+    while (outer.parentFrame() && outer.parentFrame() !== page.mainFrame()) outer = outer.parentFrame()!;
+    const element = await outer.frameElement().catch(() => undefined);
+    if (element && (await element.isVisible())) return true;
+  }
+  return false;
+}
+
 /** Opens the Yoke chat view and returns the webview frame holding #yoke-root. */
 export async function openYokeView(page: Page): Promise<Frame> {
   await runCommand(page, "Yoke: Focus on Chat View");

@@ -3,13 +3,14 @@
 // headless Chromium on it. Call useYokeVscode() in a describe() block: it starts everything in
 // beforeAll (model first, so the settings can name its URL), stops everything in afterAll, and
 // returns a handle whose page, model, server and workspace are there once the tests run.
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Frame, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedServerOptions } from "../../../src/demo/scripted-llm-server";
 import { launchBrowser, type E2eBrowser } from "./browser";
 import { launchCodeServer, type E2eCodeServer, type LaunchOptions } from "./code-server";
-import { openWorkbench, openYokeView, runCommand, screenshotter, widenSideBar } from "./workbench";
+import { openWorkbench, openYokeView, reloadWorkbench, runCommand, screenshotter, widenSideBar, yokeViewVisible } from "./workbench";
 
 /** The scripted model and how Yoke is pointed at it. */
 export interface ScriptedModel extends Omit<ScriptedServerOptions, "port" | "host"> {
@@ -60,6 +61,12 @@ export interface YokeVscode {
   readonly llm: ScriptedServer;
   /** The workspace folder code-server opened (a fresh copy of test/fixtures/sample-workspace). */
   readonly workspace: string;
+  /**
+   * Changes workspace settings while VS Code runs: merges `patch` into .vscode/settings.json (the
+   * .code-workspace file's "settings" in a multi-root workspace). Returns a function that writes the
+   * file back as it was. VS Code picks the change up after a moment (watch for its effect).
+   */
+  changeWorkspaceSettings(patch: Record<string, unknown>): () => void;
   /** An absolute path inside the workspace, or inside the root folder `folder` of a multi-root one. */
   path(relative: string, folder?: string): string;
   /** Opens the workbench and waits until it and its extension host are up. */
@@ -70,6 +77,10 @@ export interface YokeVscode {
   runCommand(label: string, timeoutMs?: number): Promise<void>;
   /** "Developer: Reload Window", then the chat view again; returns its new frame. */
   reloadWindow(): Promise<Frame>;
+  /** "Developer: Reload Window" only: waits for the workbench and leaves the side bar as it was restored. */
+  reloadWorkbench(): Promise<void>;
+  /** Whether Yoke's chat webview is rendered and visible right now (false while the panel is closed). */
+  panelVisible(): Promise<boolean>;
   /** Makes the side bar `width` pixels wide. */
   widenSideBar(width: number): Promise<void>;
   /** A screenshotter (see workbench.ts) with `prefix`, by default the fixture's name. Call inside a test. */
@@ -144,6 +155,16 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     get workspace() {
       return ready(server, "code-server").workspace;
     },
+    changeWorkspaceSettings: (patch) => {
+      const s = ready(server, "code-server");
+      const file = s.workspaceFile ?? join(s.workspace, ".vscode", "settings.json");
+      const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+      const json = before === undefined ? {} : (JSON.parse(before) as Record<string, unknown>);
+      const next = s.workspaceFile ? { ...json, settings: { ...(json.settings as Record<string, unknown> | undefined), ...patch } } : { ...json, ...patch };
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+      return () => (before === undefined ? rmSync(file) : writeFileSync(file, before));
+    },
     path: (relative, folder) => {
       const s = ready(server, "code-server");
       const root = folder === undefined ? s.workspace : s.folders[folder];
@@ -154,10 +175,11 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     openPanel: () => openYokeView(page()),
     runCommand: (label, timeoutMs) => runCommand(page(), label, timeoutMs),
     reloadWindow: async () => {
-      await runCommand(page(), "Developer: Reload Window");
-      await page().locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      await reloadWorkbench(page());
       return openYokeView(page());
     },
+    reloadWorkbench: () => reloadWorkbench(page()),
+    panelVisible: () => yokeViewVisible(page()),
     widenSideBar: (width) => widenSideBar(page(), width),
     screenshots: (prefix = opts.name) => screenshotter(page(), prefix),
   };
