@@ -95,8 +95,11 @@ export default defineConfig(
         "error",
         {
           zones: [
-            zone("./src/core", ["./src/node", "./src/host", "./src/cli", "./src/protocol", "./src/bench", "./src/demo"],
-              "src/core is harness-neutral: the hosts implement its ports (src/core/ports.ts), never the reverse."),
+            zone(
+              "./src/core",
+              ["./src/node", "./src/host", "./src/cli", "./src/protocol", "./src/bench", "./src/demo"],
+              "src/core is harness-neutral: the hosts implement its ports (src/core/ports.ts), never the reverse.",
+            ),
             zone("./src/core", ["./webview", "./test", "./scripts"], "src/core imports only src/core and npm packages."),
           ],
         },
@@ -112,8 +115,11 @@ export default defineConfig(
         "error",
         {
           zones: [
-            zone("./src/protocol", ["./src/node", "./src/host", "./src/cli", "./src/bench", "./src/demo", "./webview"],
-              "src/protocol is shared by the host and the webview: it may not depend on either side."),
+            zone(
+              "./src/protocol",
+              ["./src/node", "./src/host", "./src/cli", "./src/bench", "./src/demo", "./webview"],
+              "src/protocol is shared by the host and the webview: it may not depend on either side.",
+            ),
           ],
         },
       ],
@@ -126,10 +132,7 @@ export default defineConfig(
       "import-x/no-restricted-paths": [
         "error",
         {
-          zones: [
-            zone("./src/node", ["./src/host", "./src/cli", "./webview"],
-              "src/node implements the core's ports with Node: it may use src/core, not the hosts."),
-          ],
+          zones: [zone("./src/node", ["./src/host", "./src/cli", "./webview"], "src/node implements the core's ports with Node: it may use src/core, not the hosts.")],
         },
       ],
     },
@@ -138,10 +141,7 @@ export default defineConfig(
     files: ["src/cli/**"],
     rules: {
       ...noVscode("src/cli (it runs outside VS Code)"),
-      "import-x/no-restricted-paths": [
-        "error",
-        { zones: [zone("./src/cli", ["./src/host", "./webview"], "the CLI runs outside VS Code: it may not use src/host.")] },
-      ],
+      "import-x/no-restricted-paths": ["error", { zones: [zone("./src/cli", ["./src/host", "./webview"], "the CLI runs outside VS Code: it may not use src/host.")] }],
     },
   },
   {

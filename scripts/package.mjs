@@ -86,12 +86,7 @@ export async function packageVsix(opts = {}) {
     // Written under a temporary name and renamed: a concurrent reader never sees a missing or half file.
     const partial = `${VSIX_PATH}.${process.pid}.partial.vsix`;
     const vsceBin = join(ROOT, "node_modules", "@vscode", "vsce", "vsce");
-    run(
-      process.execPath,
-      [vsceBin, "package", "--no-dependencies", "--allow-missing-repository", "--no-rewrite-relative-links", "--out", partial],
-      "vsce package",
-      stage,
-    );
+    run(process.execPath, [vsceBin, "package", "--no-dependencies", "--allow-missing-repository", "--no-rewrite-relative-links", "--out", partial], "vsce package", stage);
     renameSync(partial, VSIX_PATH);
     const bytes = statSync(VSIX_PATH).size;
     log(`[yoke package] wrote ${relative(ROOT, VSIX_PATH)} (${Math.round(bytes / 1024)} KiB)`);

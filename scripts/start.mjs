@@ -181,12 +181,10 @@ async function main() {
   const port = await findFreePort(opts.port ?? 8080);
   if (opts.port && port !== opts.port) console.log(`    port ${opts.port} is taken: using ${port}`);
   step(`starting code-server on 127.0.0.1:${port}`);
-  const server = await startCodeServer(setup, { port, extensionsDir, userDataDir, folder, timeoutMs: 120_000 }).catch(
-    (err) => {
-      stopAll(1);
-      fail(err.message);
-    },
-  );
+  const server = await startCodeServer(setup, { port, extensionsDir, userDataDir, folder, timeoutMs: 120_000 }).catch((err) => {
+    stopAll(1);
+    fail(err.message);
+  });
   groups.push(server.pid);
   server.child.once("exit", (code) => {
     if (!stopping) {
@@ -200,10 +198,10 @@ async function main() {
   console.log(`[yoke start] ready in ${secs} s. Open:`);
   console.log(`    ${server.url}`);
   console.log("");
-  console.log("    Yoke is the Yoke icon in the activity bar (or F1 → \"Yoke: Focus on Chat View\").");
+  console.log('    Yoke is the Yoke icon in the activity bar (or F1 → "Yoke: Focus on Chat View").');
   console.log("    The folder opens in Restricted Mode (banner at the top): Yoke can read and answer but not");
-  console.log("    write or run. To allow that, click \"Manage\" in the banner and trust the folder.");
-  if (!opts.demo) console.log("    Pick a provider in Settings (yoke.provider) and run \"Yoke: Set API Key\", or restart with --demo.");
+  console.log('    write or run. To allow that, click "Manage" in the banner and trust the folder.');
+  if (!opts.demo) console.log('    Pick a provider in Settings (yoke.provider) and run "Yoke: Set API Key", or restart with --demo.');
   console.log("    Ctrl+C stops everything.");
 }
 

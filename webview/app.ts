@@ -40,7 +40,10 @@ export class App {
   /** The prompt last sent, until the host shows it: restored into the box if sending fails. */
   private unconfirmedPrompt: string | undefined;
 
-  constructor(root: HTMLElement, private readonly host: HostApi) {
+  constructor(
+    root: HTMLElement,
+    private readonly host: HostApi,
+  ) {
     const send = host.send;
     this.continueButton = button({ label: "Continue", appearance: "secondary", testid: "continue", onClick: () => send({ type: "continue" }) });
     this.resumed.append(this.continueButton);
@@ -147,15 +150,11 @@ export class App {
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.readOnly.hidden = !s.readOnly;
-    this.readOnlyText.textContent = s.readOnly
-      ? `Read-only: ${s.readOnly.by} is working on this session. It updates here as it goes; continue it there, or here in a copy.`
-      : "";
+    this.readOnlyText.textContent = s.readOnly ? `Read-only: ${s.readOnly.by} is working on this session. It updates here as it goes; continue it there, or here in a copy.` : "";
     this.composer.setReadOnly(Boolean(s.readOnly));
     this.resumed.hidden = !s.resumed || s.items.length === 0 || Boolean(s.readOnly);
     const interrupted = s.state === "interrupted";
-    this.resumedText.textContent = interrupted
-      ? "This session was interrupted. Continue it, or send a message."
-      : "Opened from history. Send a message to continue this session.";
+    this.resumedText.textContent = interrupted ? "This session was interrupted. Continue it, or send a message." : "Opened from history. Send a message to continue this session.";
     this.continueButton.hidden = !interrupted;
     this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
     this.hideError();
@@ -172,10 +171,7 @@ export class App {
 
   private showError(message: string): void {
     clear(this.error);
-    this.error.append(
-      el("span", { class: "error-text" }, [message]),
-      button({ icon: "close", title: "Dismiss", onClick: () => this.hideError() }),
-    );
+    this.error.append(el("span", { class: "error-text" }, [message]), button({ icon: "close", title: "Dismiss", onClick: () => this.hideError() }));
     this.error.hidden = false;
   }
 

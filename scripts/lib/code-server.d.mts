@@ -17,10 +17,7 @@ export interface RunningCodeServer {
 }
 
 export function setupCodeServer(): CodeServerSetup;
-export function installVsix(
-  setup: CodeServerSetup,
-  opts: { vsix: string; extensionsDir: string; userDataDir: string },
-): string;
+export function installVsix(setup: CodeServerSetup, opts: { vsix: string; extensionsDir: string; userDataDir: string }): string;
 export function mergeJsonFile(file: string, values: Record<string, unknown>): void;
 export function findFreePort(preferred?: number): Promise<number>;
 export function killGroup(pid: number, signal?: NodeJS.Signals): boolean;

@@ -45,11 +45,12 @@ function codeServerEnv(setup, extra = {}) {
 export function installVsix(setup, { vsix, extensionsDir, userDataDir }) {
   mkdirSync(extensionsDir, { recursive: true });
   mkdirSync(userDataDir, { recursive: true });
-  const r = spawnSync(
-    setup.node,
-    [setup.codeServer, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, "--install-extension", vsix, "--force"],
-    { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", env: codeServerEnv(setup), timeout: 120_000 },
-  );
+  const r = spawnSync(setup.node, [setup.codeServer, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, "--install-extension", vsix, "--force"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    env: codeServerEnv(setup),
+    timeout: 120_000,
+  });
   const out = `${r.stdout ?? ""}${r.stderr ?? ""}`;
   if (r.status !== 0 || !/successfully installed/i.test(out)) {
     throw new Error(`installing ${vsix} into code-server failed (exit ${r.status ?? r.signal}):\n${out}`);
@@ -137,13 +138,18 @@ export async function startCodeServer(setup, opts) {
   if (!existsSync(config)) writeFileSync(config, "");
   const args = [
     setup.codeServer,
-    "--config", config,
-    "--bind-addr", `127.0.0.1:${opts.port}`,
-    "--auth", "none",
+    "--config",
+    config,
+    "--bind-addr",
+    `127.0.0.1:${opts.port}`,
+    "--auth",
+    "none",
     "--disable-telemetry",
     "--disable-update-check",
-    "--extensions-dir", opts.extensionsDir,
-    "--user-data-dir", opts.userDataDir,
+    "--extensions-dir",
+    opts.extensionsDir,
+    "--user-data-dir",
+    opts.userDataDir,
   ];
   if (opts.folder) args.push(opts.folder);
   const child = spawn(setup.node, args, {

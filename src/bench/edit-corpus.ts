@@ -96,9 +96,7 @@ export function parseCases(text: string, source: string): CorpusCase[] {
     const read = get("read") ? applyOptions(body("read"), options) : file;
     const refused = get("refused");
     const expectText = applyOptions(body("expect"), options);
-    const expect = refused
-      ? { refused: refused.arg }
-      : { content: options.includes("expect-no-eol") && expectText.endsWith("\n") ? expectText.slice(0, -1) : expectText };
+    const expect = refused ? { refused: refused.arg } : { content: options.includes("expect-no-eol") && expectText.endsWith("\n") ? expectText.slice(0, -1) : expectText };
     if (!refused && !get("expect")) throw new Error(`${source}: case ${raw.name} needs @@@ expect or @@@ refused`);
     out.push({
       name: raw.name,
@@ -126,7 +124,10 @@ export function loadCorpus(dir = corpusDir()): CorpusCase[] {
 /** The text `yoke edit apply` reads on stdin for this case: `{{N}}` replaced by the anchor of line N of the text the model read. */
 export function caseInput(c: CorpusCase): string {
   if (c.editKind === "blocks") return c.editText;
-  const readLines = c.read.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n").split("\n");
+  const readLines = c.read
+    .replace(/^\uFEFF/, "")
+    .replace(/\r\n/g, "\n")
+    .split("\n");
   return c.editText.replace(/\{\{(\d+)\}\}/g, (_m, n: string) => lineTag(Number(n), readLines[Number(n) - 1] ?? ""));
 }
 

@@ -183,7 +183,10 @@ export const indentation: Generator = (r, round) => {
     const before = lines[a - 1]!;
     if (lines[0]!.endsWith("{") || (next !== undefined && ws(next).length >= ws(original[0]!).length) || ws(before).length < ws(original[0]!).length) return undefined;
     if (original.some((l) => ws(l) !== ws(original[0]!))) return undefined;
-    const outer = lines.slice(0, a).reverse().find((l) => l.trim() !== "" && ws(l).length < ws(original[0]!).length);
+    const outer = lines
+      .slice(0, a)
+      .reverse()
+      .find((l) => l.trim() !== "" && ws(l).length < ws(original[0]!).length);
     const level = outer === undefined ? "" : ws(outer);
     intended = original.map((l) => level + change(l).trim() + ` # moved ${round}`);
     what = "moved out on purpose";
@@ -281,7 +284,12 @@ export const blocks: Generator = (r, round) => {
   if (drift === "spacing") {
     // The model misremembers every run of spaces inside the file's lines as twice as long, in SEARCH and in
     // the parts of REPLACE it copied; the text it adds is written as it means it.
-    const dbl = (l: string) => ws(l) + l.slice(ws(l).length).trimEnd().replace(/ +/g, (m) => m + m);
+    const dbl = (l: string) =>
+      ws(l) +
+      l
+        .slice(ws(l).length)
+        .trimEnd()
+        .replace(/ +/g, (m) => m + m);
     search = search.map(dbl);
     replace = adds ? [...region.slice(0, j + 1).map(dbl), newLine, ...region.slice(j + 1).map(dbl)] : region.map((l, k) => (k === j ? `${dbl(l)} // changed ${round}` : dbl(l)));
     if (search.every((l, k) => l === region[k]!.trimEnd())) return undefined;
@@ -315,7 +323,13 @@ export const blocks: Generator = (r, round) => {
   if (unclosed && replace.length && replace[replace.length - 1]!.trim() === "" && !(search.length && search[search.length - 1]!.trim() === "")) return undefined;
   const block = `${head}\n${start}${search.map((l) => l + "\n").join("")}${mid}\n${replace.map((l) => l + "\n").join("")}${unclosed ? "" : tail + "\n"}`;
   const intended = [...lines.slice(0, at), ...intendedRegion, ...lines.slice(at + len)];
-  return { file: text(lines), edits: block, truncated, intended: truncated ? text(lines) + "\u0000refused" : text(intended), what: `${drift}${unclosed ? (truncated ? " unclosed+truncated" : " unclosed") : ""}` };
+  return {
+    file: text(lines),
+    edits: block,
+    truncated,
+    intended: truncated ? text(lines) + "\u0000refused" : text(intended),
+    what: `${drift}${unclosed ? (truncated ? " unclosed+truncated" : " unclosed") : ""}`,
+  };
 };
 
 export const GENERATORS: Record<string, Generator> = { echoes, indentation, reflow, blocks };
@@ -367,8 +381,7 @@ export function runRounds(name: string, count: number, seed = 1, executed = fals
     if (res.after === c.intended) {
       out.applied++;
       tally(c.what, 0);
-    }
-    else if (out.wrong.length < 20) out.wrong.push({ round, what: c.what, file: c.file, edits: c.edits, expected: c.intended, got: res.after });
+    } else if (out.wrong.length < 20) out.wrong.push({ round, what: c.what, file: c.file, edits: c.edits, expected: c.intended, got: res.after });
     else out.wrong.push({ round, what: c.what, file: "", edits: "", expected: "", got: "" });
   }
   return out;

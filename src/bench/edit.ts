@@ -103,9 +103,7 @@ export function searchReplaceFor(before: string, after: string): Array<{ search:
 }
 
 function blockText(path: string, pairs: Array<{ search: string[]; replace: string[] }>): string {
-  return pairs
-    .map((p) => `${path}\n<<<<<<< SEARCH\n${p.search.map((l) => l + "\n").join("")}=======\n${p.replace.map((l) => l + "\n").join("")}>>>>>>> REPLACE\n`)
-    .join("\n");
+  return pairs.map((p) => `${path}\n<<<<<<< SEARCH\n${p.search.map((l) => l + "\n").join("")}=======\n${p.replace.map((l) => l + "\n").join("")}>>>>>>> REPLACE\n`).join("\n");
 }
 
 function applies(before: string, edits: EditInput[], expected: string): boolean {
@@ -248,7 +246,14 @@ export async function bench(): Promise<BenchSection> {
   const avg = (k: keyof TokenCounts) => Math.round((10 * per.reduce((n, t) => n + t[k], 0)) / Math.max(1, per.length)) / 10;
   const single = { hashline: avg("hashline"), srJson: avg("srJson"), srBlocks: avg("srBlocks"), whole: avg("whole") };
   const note = `mean over ${per.length} corpus edits, o200k_base`;
-  metrics.push({ name: "tokens per edit: hashline ops (JSON)", value: single.hashline, unit: "tokens", baseline: single.srJson, ratio: single.hashline / single.srJson, note: `${note}; baseline = search/replace JSON` });
+  metrics.push({
+    name: "tokens per edit: hashline ops (JSON)",
+    value: single.hashline,
+    unit: "tokens",
+    baseline: single.srJson,
+    ratio: single.hashline / single.srJson,
+    note: `${note}; baseline = search/replace JSON`,
+  });
   metrics.push({ name: "tokens per edit: search/replace JSON", value: single.srJson, unit: "tokens", note });
   metrics.push({ name: "tokens per edit: SEARCH/REPLACE text blocks", value: single.srBlocks, unit: "tokens", note });
   metrics.push({ name: "tokens per edit: whole-file rewrite", value: single.whole, unit: "tokens", note });
@@ -266,7 +271,14 @@ export async function bench(): Promise<BenchSection> {
     for (const key of Object.keys(seq) as Array<keyof TokenCounts>) seq[key] += t[key];
     file = next;
   }
-  metrics.push({ name: "10 edits to one 300-line file: hashline ops", value: seq.hashline, unit: "tokens", baseline: seq.srJson, ratio: seq.hashline / seq.srJson, note: "baseline = search/replace JSON" });
+  metrics.push({
+    name: "10 edits to one 300-line file: hashline ops",
+    value: seq.hashline,
+    unit: "tokens",
+    baseline: seq.srJson,
+    ratio: seq.hashline / seq.srJson,
+    note: "baseline = search/replace JSON",
+  });
   metrics.push({ name: "10 edits to one 300-line file: search/replace JSON", value: seq.srJson, unit: "tokens" });
   metrics.push({ name: "10 edits to one 300-line file: SEARCH/REPLACE blocks", value: seq.srBlocks, unit: "tokens" });
   metrics.push({ name: "10 edits to one 300-line file: whole-file rewrites", value: seq.whole, unit: "tokens" });

@@ -56,8 +56,7 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
   for (const f of corpus.workspace.outside) write(join(out, f), "x\n");
   let made = 0;
 
-  const substitute = <T>(value: T, ws: string): T =>
-    JSON.parse(JSON.stringify(value).replaceAll("$WS", ws).replaceAll("$HOME", home).replaceAll("$OUTREL", out.slice(1)).replaceAll("$OUT", out)) as T;
+  const substitute = <T>(value: T, ws: string): T => JSON.parse(JSON.stringify(value).replaceAll("$WS", ws).replaceAll("$HOME", home).replaceAll("$OUTREL", out.slice(1)).replaceAll("$OUT", out)) as T;
 
   const makeWorkspace = (id: string) => {
     const ws = join(root, `ws-${id}-${made++}`);
@@ -96,8 +95,7 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
         const expected = substitute(c.expect, ws);
         const confineAgrees =
           expected.confine === undefined ||
-          (!!expected.confine.readOnly === !!got.confine?.readOnly &&
-            JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()));
+          (!!expected.confine.readOnly === !!got.confine?.readOnly && JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()));
         return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule && confineAgrees };
       } finally {
         for (const f of homeFiles) rmSync(f, { force: true });

@@ -47,7 +47,9 @@ export function largeCommands(size = 100_000): Record<string, string> {
     "quoted string": `echo '${"a".repeat(size - 8)}'`,
     "here-document": `cat > big.txt <<'EOF'\n${lines("line # of some text in a file")}\nEOF`,
     "long word": `echo ${"x".repeat(size - 5)}`,
-    "and-chain (refused)": Array.from({ length: Math.floor(size / 10) }, () => "echo a").join(" && ").slice(0, size),
+    "and-chain (refused)": Array.from({ length: Math.floor(size / 10) }, () => "echo a")
+      .join(" && ")
+      .slice(0, size),
     "arguments (refused)": `cat ${"src/a.ts ".repeat(Math.floor(size / 9))}`.slice(0, size),
     "nested substitutions (refused)": `echo ${"$(echo ".repeat(1000)}x${")".repeat(1000)}`,
   };
@@ -69,7 +71,12 @@ export async function bench(): Promise<BenchSection> {
     home: homedir(),
     realPath: nodeRealPath,
     listDir: nodeListDir,
-    loadSources: async () => [{ info: { kind: "extra", label: "bench", baseDir: cwd }, value: { permissions: { allow: ["Bash(npm run test:*)", "Bash(docker compose *)", "Bash(python3 -m pytest:*)", "Edit(src/**)"], deny: ["Bash(git push:*)", "Read(./.env)", "Bash(rm:*)"] } } }],
+    loadSources: async () => [
+      {
+        info: { kind: "extra", label: "bench", baseDir: cwd },
+        value: { permissions: { allow: ["Bash(npm run test:*)", "Bash(docker compose *)", "Bash(python3 -m pytest:*)", "Edit(src/**)"], deny: ["Bash(git push:*)", "Read(./.env)", "Bash(rm:*)"] } },
+      },
+    ],
     shellWasm: () => loadShellWasm(),
   });
   const bash = (command: string): PermissionCheck => ({ tool: "run_command", permission: "Bash", input: { command }, mutates: true });
@@ -100,7 +107,14 @@ export async function bench(): Promise<BenchSection> {
     parses.sort((a, b) => a - b);
     metrics.push(
       { name: "first check (loads tree-sitter wasm)", value: firstMs, unit: "ms" },
-      { name: "Bash check, realistic commands, p50", value: percentile(times, 50), unit: "ms", baseline: percentile(parses, 50), ratio: percentile(times, 50) / percentile(parses, 50), note: "baseline: tree-sitter parse of the same command" },
+      {
+        name: "Bash check, realistic commands, p50",
+        value: percentile(times, 50),
+        unit: "ms",
+        baseline: percentile(parses, 50),
+        ratio: percentile(times, 50) / percentile(parses, 50),
+        note: "baseline: tree-sitter parse of the same command",
+      },
       { name: "Bash check, realistic commands, p99", value: percentile(times, 99), unit: "ms", baseline: percentile(parses, 99), ratio: percentile(times, 99) / percentile(parses, 99) },
     );
 
@@ -118,7 +132,14 @@ export async function bench(): Promise<BenchSection> {
       }
       ts.sort((a, b) => a - b);
       ps.sort((a, b) => a - b);
-      metrics.push({ name: `Bash check, 100 KB ${name}, p50`, value: percentile(ts, 50), unit: "ms", baseline: percentile(ps, 50), ratio: percentile(ts, 50) / percentile(ps, 50), note: `${command.length} characters → ${decision}; baseline: tree-sitter parse alone` });
+      metrics.push({
+        name: `Bash check, 100 KB ${name}, p50`,
+        value: percentile(ts, 50),
+        unit: "ms",
+        baseline: percentile(ps, 50),
+        ratio: percentile(ts, 50) / percentile(ps, 50),
+        note: `${command.length} characters → ${decision}; baseline: tree-sitter parse alone`,
+      });
       metrics.push({ name: `Bash check, 100 KB ${name}, max of 7`, value: ts[ts.length - 1]!, unit: "ms" });
     }
 
@@ -137,7 +158,12 @@ export async function bench(): Promise<BenchSection> {
       } finally {
         runner.dispose();
       }
-      metrics.push({ name: `${file} agreement`, value: (100 * agree) / corpus.cases.length, unit: "%", note: `${agree}/${corpus.cases.length}; ${((performance.now() - t0) / corpus.cases.length).toFixed(1)} ms/case incl. workspace setup` });
+      metrics.push({
+        name: `${file} agreement`,
+        value: (100 * agree) / corpus.cases.length,
+        unit: "%",
+        note: `${agree}/${corpus.cases.length}; ${((performance.now() - t0) / corpus.cases.length).toFixed(1)} ms/case incl. workspace setup`,
+      });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -46,9 +46,7 @@ async function cancelMs(provider: Provider): Promise<number> {
 async function measure(format: "openai" | "anthropic"): Promise<BenchMetric[]> {
   const server = await startScriptedLlmServer({ script: (): ScriptedTurn => ({ text: "hello there" }) });
   const config = (s: { openaiBaseUrl: string; anthropicBaseUrl: string }): ProviderConfig =>
-    format === "openai"
-      ? { provider: "openai-compatible", model: "bench", baseUrl: s.openaiBaseUrl }
-      : { provider: "anthropic", model: "bench", baseUrl: s.anthropicBaseUrl, apiKey: "bench" };
+    format === "openai" ? { provider: "openai-compatible", model: "bench", baseUrl: s.openaiBaseUrl } : { provider: "anthropic", model: "bench", baseUrl: s.anthropicBaseUrl, apiKey: "bench" };
   try {
     const provider = createProvider(config(server));
     await firstDeltaMs(provider); // warm-up

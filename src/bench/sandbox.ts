@@ -36,9 +36,29 @@ function legacyBwrap(ws: string, home: string): SandboxBackend {
     wrap: (req) => ({
       file: bin,
       args: [
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", home, "--bind-try", ws, ws,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        home,
+        "--bind-try",
+        ws,
+        ws,
         ...(req.network === "off" ? ["--unshare-net"] : []),
-        "--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent", "--chdir", req.cwd, "--", ...req.argv,
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--new-session",
+        "--die-with-parent",
+        "--chdir",
+        req.cwd,
+        "--",
+        ...req.argv,
       ],
     }),
   };
@@ -117,14 +137,36 @@ export const bench: BenchFn = async () => {
       firejail = undefined;
     }
     const [tNone, tLegacy, tBwrap, tRuled, tFj] = await timeStartsTogether([none, legacy, hardened, ruled, ...(firejail ? [firejail] : [])], ws, false);
-    metrics.push({ name: "start-up, bwrap before the hardening (pipes)", value: tLegacy!, unit: "ms", baseline: tNone, ratio: tLegacy! / tNone!, note: `\`true\` ×${STARTS}, median; the old argument set; baseline: no sandbox` });
-    metrics.push({ name: "start-up, bwrap hardened (pipes)", value: tBwrap!, unit: "ms", baseline: tLegacy, ratio: tBwrap! / tLegacy!, note: "user namespace, caps dropped, plan mounts; baseline: bwrap before the hardening" });
-    metrics.push({ name: "start-up, bwrap hardened + rules (pipes)", value: tRuled!, unit: "ms", baseline: tLegacy, ratio: tRuled! / tLegacy!, note: "4 denied paths hidden, protected paths of a git workspace; baseline: bwrap before the hardening" });
+    metrics.push({
+      name: "start-up, bwrap before the hardening (pipes)",
+      value: tLegacy!,
+      unit: "ms",
+      baseline: tNone,
+      ratio: tLegacy! / tNone!,
+      note: `\`true\` ×${STARTS}, median; the old argument set; baseline: no sandbox`,
+    });
+    metrics.push({
+      name: "start-up, bwrap hardened (pipes)",
+      value: tBwrap!,
+      unit: "ms",
+      baseline: tLegacy,
+      ratio: tBwrap! / tLegacy!,
+      note: "user namespace, caps dropped, plan mounts; baseline: bwrap before the hardening",
+    });
+    metrics.push({
+      name: "start-up, bwrap hardened + rules (pipes)",
+      value: tRuled!,
+      unit: "ms",
+      baseline: tLegacy,
+      ratio: tRuled! / tLegacy!,
+      note: "4 denied paths hidden, protected paths of a git workspace; baseline: bwrap before the hardening",
+    });
     metrics.push({ name: "start-up, bwrap hardened vs no sandbox (pipes)", value: tBwrap!, unit: "ms", baseline: tNone, ratio: tBwrap! / tNone!, note: "baseline: no sandbox" });
-    if (tFj !== undefined) metrics.push({ name: "start-up, firejail hardened + rules (pipes)", value: tFj, unit: "ms", baseline: tNone, ratio: tFj / tNone!, note: `\`true\` ×${STARTS}, median; baseline: no sandbox` });
+    if (tFj !== undefined)
+      metrics.push({ name: "start-up, firejail hardened + rules (pipes)", value: tFj, unit: "ms", baseline: tNone, ratio: tFj / tNone!, note: `\`true\` ×${STARTS}, median; baseline: no sandbox` });
     const ptyOk = loadPty().pty !== undefined;
     if (ptyOk) {
-      const [nonePty, bwrapPty] = await timeStartsTogether([none, hardened], ws, true) as [number, number];
+      const [nonePty, bwrapPty] = (await timeStartsTogether([none, hardened], ws, true)) as [number, number];
       metrics.push({ name: "start-up, bwrap hardened (pty)", value: bwrapPty, unit: "ms", baseline: nonePty, ratio: bwrapPty / nonePty, note: "baseline: no sandbox, pty" });
     }
     await throughputOnce("none", ws, false); // warm-up (JIT)

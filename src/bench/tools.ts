@@ -22,9 +22,7 @@ function makeWorkspace(): string {
   for (let i = 0; i < FILES; i++) {
     const dir = path.join(root, i % 10 === 0 ? "generated" : `src/mod${i % 20}`);
     fs.mkdirSync(dir, { recursive: true });
-    const body = Array.from({ length: LINES }, (_, n) =>
-      n % 25 === 0 ? `export function handler${i}_${n}(input: string): number {` : `  const v${n} = input.length * ${n}; // filler ${i}`,
-    );
+    const body = Array.from({ length: LINES }, (_, n) => (n % 25 === 0 ? `export function handler${i}_${n}(input: string): number {` : `  const v${n} = input.length * ${n}; // filler ${i}`));
     fs.writeFileSync(path.join(dir, `file${i}.ts`), body.join("\n") + "\n");
   }
   return root;

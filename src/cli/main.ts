@@ -60,7 +60,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await (await load())(rest);
+    return await (
+      await load()
+    )(rest);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`yoke ${name}: ${err.message}\n`);

@@ -53,10 +53,7 @@ export function cliSessionDir(cwd: string): string {
 /** A session another live process is writing: not resumed (exit status 1). */
 export class SessionInUseError extends Error {}
 
-export async function buildCliSession(
-  flags: CliSessionFlags,
-  resumeId?: string,
-): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
+export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -70,8 +67,7 @@ export async function buildCliSession(
     const lock = store.lock(resumeId);
     if (!lock.ok) {
       throw new SessionInUseError(
-        `session ${resumeId} is in use by ${describeHolder(lock.holder)}, which is writing to it. ` +
-          `Wait until it is done there, or continue a copy of it: yoke fork ${resumeId}${dirFlag}`,
+        `session ${resumeId} is in use by ${describeHolder(lock.holder)}, which is writing to it. ` + `Wait until it is done there, or continue a copy of it: yoke fork ${resumeId}${dirFlag}`,
       );
     }
     const start = parseLog(store.read(resumeId)).events.find((e) => e.type === "session_start");

@@ -176,17 +176,18 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
   const how = multi ? howMulti(fs) : HOW;
   if (given.includes("\0")) throw new ToolError(`The path ${JSON.stringify(given)} contains a NUL character. ${how}`);
   if (given === "~" || given.startsWith("~/") || given.startsWith("~\\")) {
-    throw new ToolError(
-      `The path "${given}" starts with "~", which is not expanded here (home folders are outside the workspace). ` +
-        `${multi ? "" : `The workspace root is ${root}. `}${how}`,
-    );
+    throw new ToolError(`The path "${given}" starts with "~", which is not expanded here (home folders are outside the workspace). ` + `${multi ? "" : `The workspace root is ${root}. `}${how}`);
   }
   const p = toolPathText(given);
   if (multi && normalizePath(p) === ".") return { abs: root, rel: WORKSPACE };
   const abs = isAbsolutePath(p) ? normalizePath(p) : multi ? await inFolder(fs, p, given) : joinPath(root, p);
   const folder = folderOf(fs, abs);
   if (!folder) {
-    const where = multi ? `the workspace folders are ${workspaceFolders(fs).map((f) => f.root).join(", ")}` : `the workspace root is ${root}`;
+    const where = multi
+      ? `the workspace folders are ${workspaceFolders(fs)
+          .map((f) => f.root)
+          .join(", ")}`
+      : `the workspace root is ${root}`;
     throw new ToolError(`The path "${given}" is outside the workspace (it resolves to ${abs}; ${where}). Only files inside the workspace can be used. ${how}`);
   }
   const folderRoot = normalizePath(folder.root);
@@ -194,10 +195,7 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
   const real = await realLocation(fs, abs);
   const rootText = multi ? `the folder ${folder.name} is ${folderRoot}` : `the workspace root is ${folderRoot}`;
   if (real === undefined) {
-    throw new ToolError(
-      `The path "${given}" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` +
-        `(${rootText}). Use a path without that link.`,
-    );
+    throw new ToolError(`The path "${given}" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` + `(${rootText}). Use a path without that link.`);
   }
   if (!isInside(realRootPath, real) && !isInside(folderRoot, real)) {
     throw new ToolError(

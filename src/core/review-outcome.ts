@@ -15,8 +15,7 @@ export function describeOutcome(change: ProposedChange, outcome: ReviewOutcome):
   if (outcome.error) return outcome.error;
   const rel = change.relPath;
   const hunks = computeHunks(change.before, change.after);
-  const decisions: HunkDecision[] =
-    outcome.hunkDecisions ?? hunks.map(() => (outcome.status === "rejected" ? "rejected" : "accepted"));
+  const decisions: HunkDecision[] = outcome.hunkDecisions ?? hunks.map(() => (outcome.status === "rejected" ? "rejected" : "accepted"));
   const expected = applyHunks(change.before, hunks, decisions);
   const edits = outcome.finalContent === null ? null : userEditsDiff(expected, outcome.finalContent, rel);
   const parts: string[] = [];

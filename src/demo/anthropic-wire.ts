@@ -27,8 +27,14 @@ export function anthropicEvents(turn: ScriptedTurn, ctx: WireContext): SseEvent[
   const ev = (event: string, data: Record<string, unknown>) => out.push({ event, data: { type: event, ...data } });
   ev("message_start", {
     message: {
-      id: `msg_scripted_${ctx.n}`, type: "message", role: "assistant", model: ctx.model, content: [],
-      stop_reason: null, stop_sequence: null, usage: startUsage(ctx),
+      id: `msg_scripted_${ctx.n}`,
+      type: "message",
+      role: "assistant",
+      model: ctx.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: startUsage(ctx),
     },
   });
   out.push({ event: "ping", data: { type: "ping" } });
@@ -45,10 +51,17 @@ export function anthropicEvents(turn: ScriptedTurn, ctx: WireContext): SseEvent[
       { type: "signature_delta", signature: signature(ctx) },
     ]);
   }
-  if (turn.text) block({ type: "text", text: "" }, splitText(turn.text).map((text) => ({ type: "text_delta", text })));
+  if (turn.text)
+    block(
+      { type: "text", text: "" },
+      splitText(turn.text).map((text) => ({ type: "text_delta", text })),
+    );
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
     const pieces = splitJson(JSON.stringify(call.input ?? {}));
-    block({ type: "tool_use", id: toolId(ctx, i), name: call.name, input: {} }, pieces.map((partial_json) => ({ type: "input_json_delta", partial_json })));
+    block(
+      { type: "tool_use", id: toolId(ctx, i), name: call.name, input: {} },
+      pieces.map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    );
   }
   ev("message_delta", { delta: { stop_reason: stopReason(turn), stop_sequence: null }, usage: { output_tokens: ctx.usage.output } });
   ev("message_stop", {});
@@ -62,8 +75,13 @@ export function anthropicMessage(turn: ScriptedTurn, ctx: WireContext): unknown 
   if (turn.text) content.push({ type: "text", text: turn.text });
   for (const [i, call] of (turn.toolCalls ?? []).entries()) content.push({ type: "tool_use", id: toolId(ctx, i), name: call.name, input: call.input ?? {} });
   return {
-    id: `msg_scripted_${ctx.n}`, type: "message", role: "assistant", model: ctx.model, content,
-    stop_reason: stopReason(turn), stop_sequence: null,
+    id: `msg_scripted_${ctx.n}`,
+    type: "message",
+    role: "assistant",
+    model: ctx.model,
+    content,
+    stop_reason: stopReason(turn),
+    stop_sequence: null,
     usage: { ...startUsage(ctx), output_tokens: ctx.usage.output },
   };
 }
@@ -71,8 +89,13 @@ export function anthropicMessage(turn: ScriptedTurn, ctx: WireContext): unknown 
 /** The default error body for a status, in Anthropic's shape. */
 export function anthropicErrorBody(status: number, message: string): unknown {
   const types: Record<number, string> = {
-    400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-    413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error",
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
   };
   return { type: "error", error: { type: types[status] ?? "api_error", message } };
 }

@@ -52,15 +52,17 @@ const count = (n: number, one: string, many = `${one}s`) => `**${n}** ${n === 1 
 const step = (ex: Exchange, name: string): ToolStep | undefined => ex.steps.find((s) => s.name === name);
 const offers = (ex: Exchange, name: string) => ex.tools.includes(name);
 const call = (text: string, reasoning: string, name: string, input: unknown): ScriptedTurn => ({
-  text, reasoning, toolCalls: [{ name, input }], chunkDelayMs: CHUNK_DELAY_MS,
+  text,
+  reasoning,
+  toolCalls: [{ name, input }],
+  chunkDelayMs: CHUNK_DELAY_MS,
 });
 
 function nextToolCall(ex: Exchange): ScriptedTurn | undefined {
   if (ex.steps.length >= MAX_STEPS) return undefined;
   const asked = ex.userText.toLowerCase();
   if (offers(ex, "list_files") && !step(ex, "list_files")) {
-    return call("I'm Yoke's demo model. Let me look at the workspace first.",
-      `The user wrote: "${ex.userText.slice(0, 80)}". I'll start by listing the workspace root.`, "list_files", { path: "." });
+    return call("I'm Yoke's demo model. Let me look at the workspace first.", `The user wrote: "${ex.userText.slice(0, 80)}". I'll start by listing the workspace root.`, "list_files", { path: "." });
   }
   const listing = step(ex, "list_files");
   const file = listing && !listing.isError ? pickFile(listing.output) : undefined;
@@ -96,7 +98,10 @@ function summary(ex: Exchange): string {
     if (s.isError) out.push(`- \`${s.name}\` failed: ${s.output.split("\n")[0].slice(0, 200)}`);
     else if (s.name === "list_files") {
       const entries = entriesIn(s.output);
-      const shown = entries.slice(0, 8).map((e) => `\`${e}\``).join(", ");
+      const shown = entries
+        .slice(0, 8)
+        .map((e) => `\`${e}\``)
+        .join(", ");
       out.push(`- Listed the workspace root: ${count(entries.length, "entry", "entries")} (${shown}${entries.length > 8 ? ", …" : ""}).`);
     } else if (s.name === "read_file") {
       const path = (s.input as { path?: string })?.path ?? "a file";

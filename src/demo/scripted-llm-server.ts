@@ -109,10 +109,10 @@ export async function startScriptedLlmServer(opts: ScriptedServerOptions): Promi
     const ctx = wireContext(++served, rec, turn);
     if (format === "openai") {
       if (!rec.stream) {
-      const json = openAiCompletion(turn, ctx) as { usage?: unknown };
-      if (turn.noUsage) delete json.usage;
-      return sendJson(res, 200, json);
-    }
+        const json = openAiCompletion(turn, ctx) as { usage?: unknown };
+        if (turn.noUsage) delete json.usage;
+        return sendJson(res, 200, json);
+      }
       const includeUsage = !turn.noUsage && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
       const frames = openAiChunks(turn, ctx, includeUsage).map((c) => `data: ${JSON.stringify(c)}\n\n`);
       const errorFrame = turn.midStreamError && `data: ${JSON.stringify({ error: { ...turn.midStreamError, code: null, param: null } })}\n\n`;

@@ -40,7 +40,7 @@ function objectSetting(c: vscode.WorkspaceConfiguration, key: string): { user?: 
   const user = asObject(inspect.globalValue);
   const ws = asObject(inspect.workspaceValue);
   const folder = asObject(inspect.workspaceFolderValue);
-  const workspace = ws && folder ? { ...ws, ...folder } : folder ?? ws;
+  const workspace = ws && folder ? { ...ws, ...folder } : (folder ?? ws);
   return { ...(user ? { user } : {}), ...(workspace ? { workspace } : {}) };
 }
 

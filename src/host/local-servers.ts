@@ -26,10 +26,7 @@ async function probeOne(c: LocalServerCandidate, host: string, timeoutMs: number
 }
 
 /** The servers that answered with at least one model, in candidate order. Never throws. */
-export async function probeLocalServers(
-  candidates: readonly LocalServerCandidate[] = LOCAL_SERVERS,
-  opts: { host?: string; timeoutMs?: number } = {},
-): Promise<LocalServerView[]> {
+export async function probeLocalServers(candidates: readonly LocalServerCandidate[] = LOCAL_SERVERS, opts: { host?: string; timeoutMs?: number } = {}): Promise<LocalServerView[]> {
   const found = await Promise.all(candidates.map((c) => probeOne(c, opts.host ?? "127.0.0.1", opts.timeoutMs ?? 700)));
   return found.filter((s): s is LocalServerView => s !== undefined);
 }

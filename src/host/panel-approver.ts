@@ -87,14 +87,7 @@ export class PanelApprover implements Approver {
   private async notify(entry: Pending): Promise<void> {
     const v = entry.view;
     const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
-    const choice = await vscode.window.showWarningMessage(
-      `Yoke wants to use ${v.tool}: ${v.summary}`,
-      { detail: v.reason },
-      "Allow",
-      ...(always ? [always] : []),
-      "Deny",
-      "Show",
-    );
+    const choice = await vscode.window.showWarningMessage(`Yoke wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
     if (choice === "Allow") entry.settle({ decision: "allow" });
     else if (always && choice === always && v.rule) void this.alwaysAllow?.(v.callId, v.rule);
     else if (choice === "Deny") entry.settle({ decision: "deny", message: "The user denied this in VS Code." });

@@ -442,11 +442,7 @@ export class SessionController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const key = `${configured ?? ""}\n${folder?.uri.toString() ?? ""}`;
     if (this.dirCache?.key !== key) {
-      const dir = configured
-        ? resolve(configured.replace(/^~(?=$|[\\/])/, homedir()))
-        : folder && folder.uri.scheme === "file"
-          ? defaultSessionDir(folder.uri.fsPath)
-          : this.windowSessionDir();
+      const dir = configured ? resolve(configured.replace(/^~(?=$|[\\/])/, homedir())) : folder && folder.uri.scheme === "file" ? defaultSessionDir(folder.uri.fsPath) : this.windowSessionDir();
       this.dirCache = { key, dir };
     }
     return this.dirCache.dir;
@@ -504,8 +500,7 @@ export class SessionController implements vscode.Disposable {
       const lock = writer.lock(this.shownId);
       if (!lock.ok) throw this.inUse(this.shownId, lock.holder);
     }
-    const session =
-      this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
+    const session = this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
     this.attach(session);
     return session;
   }

@@ -14,7 +14,6 @@ import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
 
-
 /** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
 export class UserFacingError extends Error {}
 
@@ -73,9 +72,7 @@ export class SessionOptionsBuilder {
     if (s.provider === "vscode-lm") return createVscodeLmProvider(s.model);
     const key = await this.deps.keys.get(s.provider);
     if (needsKey(s) && !key) {
-      throw new UserFacingError(
-        `No API key for ${s.provider}. Run "Yoke: Set API Key" (the key is kept in VS Code's secret storage), or choose another provider in the yoke.provider setting.`,
-      );
+      throw new UserFacingError(`No API key for ${s.provider}. Run "Yoke: Set API Key" (the key is kept in VS Code's secret storage), or choose another provider in the yoke.provider setting.`);
     }
     return createProvider(providerConfig(s, key));
   }

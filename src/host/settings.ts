@@ -82,9 +82,6 @@ export function providerConfig(s: HostSettings, apiKey: string | undefined): Pro
 
 /** Writes a setting where it applies: the workspace when one is open and trusted, else the user's settings. */
 export async function writeSetting(key: string, value: unknown): Promise<void> {
-  const target =
-    vscode.workspace.workspaceFolders?.length && vscode.workspace.isTrusted
-      ? vscode.ConfigurationTarget.Workspace
-      : vscode.ConfigurationTarget.Global;
+  const target = vscode.workspace.workspaceFolders?.length && vscode.workspace.isTrusted ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   await vscode.workspace.getConfiguration("yoke").update(key, value, target);
 }

@@ -169,7 +169,16 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       if (!opts.trusted) return {};
       if (sandboxProblem) return { commandsUnavailable: `Commands cannot run: ${sandboxProblem}` };
       try {
-        return { commands: createSessionCommandRunner({ workspace: cwd, sessionDir: opts.sessionDir, sessionId: session.id, settings: sandboxSettings, env: opts.env, protectionView: protectionView(() => gate.sandboxProtection(), opts.log) }) };
+        return {
+          commands: createSessionCommandRunner({
+            workspace: cwd,
+            sessionDir: opts.sessionDir,
+            sessionId: session.id,
+            settings: sandboxSettings,
+            env: opts.env,
+            protectionView: protectionView(() => gate.sandboxProtection(), opts.log),
+          }),
+        };
       } catch (err) {
         // The chosen sandbox is missing: say so and what to install; never fall back to no sandbox.
         if (!(err instanceof SandboxUnavailableError)) throw err;

@@ -92,7 +92,10 @@ function swapCase(s: string): string {
 
 /** The folder the CLI used before the shared store (`~/.yoke/sessions/<slug of the path>`). */
 export function legacyCliSessionDir(folder: string, home?: string): string {
-  const slug = nodePath.resolve(folder).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+/, "");
+  const slug = nodePath
+    .resolve(folder)
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^-+/, "");
   return nodePath.join(sessionsRoot(home), slug || "root");
 }
 

@@ -54,7 +54,9 @@ export function settingsFileList(opts: SettingsFileOptions): SettingsSourceInfo[
     const dropIns = join(managedDir, "managed-settings.d");
     let names: string[] = [];
     try {
-      names = readdirSync(dropIns).filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort();
+      names = readdirSync(dropIns)
+        .filter((n) => n.endsWith(".json") && !n.startsWith("."))
+        .sort();
     } catch {
       // no drop-in folder
     }
@@ -113,7 +115,18 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
   if (workspace.length) await markTracked(cwd, workspace, opts.git ?? "git");
   const vscodeWorkspace: LoadedSource[] =
     opts.vscodeWorkspacePermissions !== undefined || opts.vscodeWorkspaceHooks !== undefined
-      ? [{ info: { kind: "vscode-workspace", label: "VS Code workspace setting yoke.permissions", baseDir: cwd, checkedIn: true, checkedInWhy: "VS Code workspace settings are shared with the repository" }, value: { permissions: opts.vscodeWorkspacePermissions ?? undefined, hooks: opts.vscodeWorkspaceHooks ?? undefined } }]
+      ? [
+          {
+            info: {
+              kind: "vscode-workspace",
+              label: "VS Code workspace setting yoke.permissions",
+              baseDir: cwd,
+              checkedIn: true,
+              checkedInWhy: "VS Code workspace settings are shared with the repository",
+            },
+            value: { permissions: opts.vscodeWorkspacePermissions ?? undefined, hooks: opts.vscodeWorkspaceHooks ?? undefined },
+          },
+        ]
       : [];
   const at = fileSources.findIndex((s) => s.info.kind === "extra" || s.info.kind === "managed");
   const split = at < 0 ? fileSources.length : at;
@@ -265,11 +278,20 @@ interface GitResult {
 export function runGit(git: string, cwd: string, args: string[], input?: string): Promise<GitResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  Object.assign(env, { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", PAGER: "cat", GIT_OPTIONAL_LOCKS: "0", GIT_LITERAL_PATHSPECS: "1", LC_ALL: "C" });
+  Object.assign(env, {
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_PAGER: "cat",
+    PAGER: "cat",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_LITERAL_PATHSPECS: "1",
+    LC_ALL: "C",
+  });
   const safe = ["--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "safe.directory=*", "-c", "core.untrackedCache=false", "-C", cwd];
   return new Promise((done) => {
     const child = execFile(git, [...safe, ...args], { env, encoding: "utf8", timeout: 15_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : -1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
       done({ code, stdout: String(stdout), stderr: String(stderr), ...(err && code === -1 ? { error: err.message } : {}) });
     });
     // git may exit before it reads its input (not a repository): a closed pipe is not an error here.
@@ -306,7 +328,9 @@ export function createSettingsWriter(cwd: string, opts: { git?: string } = {}): 
       // An allow rule in a file git tracks would be ignored (a repository may only restrict): say so instead of writing it.
       const [probe] = await loadTracking(root, opts.git);
       if (list === "allow" && probe?.info.checkedIn) {
-        throw new Error(`${path} is shared with the repository (${probe.info.checkedInWhy ?? "git tracks it"}), so Yoke ignores allow rules in it; untrack it (git rm --cached .yoke/settings.local.json) or add the rule to ~/.yoke/settings.json`);
+        throw new Error(
+          `${path} is shared with the repository (${probe.info.checkedInWhy ?? "git tracks it"}), so Yoke ignores allow rules in it; untrack it (git rm --cached .yoke/settings.local.json) or add the rule to ~/.yoke/settings.json`,
+        );
       }
       let data: Record<string, unknown> = {};
       let existing: string | undefined;

@@ -56,7 +56,12 @@ function script(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 
 /** The steps of the last request of the exchange that started with `prompt`. */
 function steps(llm: ScriptedServer, prompt: string): ToolStep[] {
-  return llm.requests.map(readExchange).filter((e) => e.userText.includes(prompt)).at(-1)?.steps ?? [];
+  return (
+    llm.requests
+      .map(readExchange)
+      .filter((e) => e.userText.includes(prompt))
+      .at(-1)?.steps ?? []
+  );
 }
 
 /** Every file below `dir` (relative path → content). */

@@ -28,8 +28,20 @@ const NEW_RESULT = "  const result: Date[] = []; // in time order";
 
 /** Prompt keyword -> the edits the scripted model proposes and what it answers once told the outcome. */
 const PLANS: Record<string, { edits: Array<{ old_string: string; new_string: string }>; done: string }> = {
-  "Document the M2 constituent": { edits: [{ old_string: OLD_1, new_string: NEW_1 }, { old_string: OLD_2, new_string: NEW_2 }], done: "Kept the comment after the reload." },
-  "Clarify the next-tide doc": { edits: [{ old_string: OLD_DOC, new_string: NEW_DOC }, { old_string: OLD_RESULT, new_string: NEW_RESULT }], done: "Both clarifications are in." },
+  "Document the M2 constituent": {
+    edits: [
+      { old_string: OLD_1, new_string: NEW_1 },
+      { old_string: OLD_2, new_string: NEW_2 },
+    ],
+    done: "Kept the comment after the reload.",
+  },
+  "Clarify the next-tide doc": {
+    edits: [
+      { old_string: OLD_DOC, new_string: NEW_DOC },
+      { old_string: OLD_RESULT, new_string: NEW_RESULT },
+    ],
+    done: "Both clarifications are in.",
+  },
   "Speed up the catch-up loop": {
     edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  t += Math.ceil(Math.max(0, from.getTime() - t) / TIDAL_PERIOD_MS) * TIDAL_PERIOD_MS;" }],
     done: "Loop replaced.",
@@ -48,17 +60,21 @@ function script(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 
 /** The edit_file results the model received in the exchanges of `prompt` (one per call). */
 function editResults(llm: ScriptedServer, prompt: string): string[] {
-  const last = llm.requests.map(readExchange).filter((e) => e.userText.includes(prompt)).at(-1);
+  const last = llm.requests
+    .map(readExchange)
+    .filter((e) => e.userText.includes(prompt))
+    .at(-1);
   return last?.steps.filter((s) => s.name === "edit_file").map((s) => s.output) ?? [];
 }
 
 /** Whole-line "added" marks Yoke's decorations put in an editor's overlay layer (one per proposed line). */
 function addedLineMarks(editor: Locator): Promise<number> {
-  return editor.locator(".view-overlays .cdr").evaluateAll((els) =>
-    els.filter((el) => {
-      const style = getComputedStyle(el);
-      return style.borderLeftWidth === "3px" && style.borderLeftStyle === "solid";
-    }).length,
+  return editor.locator(".view-overlays .cdr").evaluateAll(
+    (els) =>
+      els.filter((el) => {
+        const style = getComputedStyle(el);
+        return style.borderLeftWidth === "3px" && style.borderLeftStyle === "solid";
+      }).length,
   );
 }
 

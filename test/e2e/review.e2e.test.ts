@@ -23,14 +23,23 @@ interface Plan {
 }
 
 const PLANS: Record<string, Plan> = {
-  "Document the M2 constituent": { edits: [{ old_string: OLD_1, new_string: NEW_1 }, { old_string: OLD_2, new_string: NEW_2 }], done: DONE },
+  "Document the M2 constituent": {
+    edits: [
+      { old_string: OLD_1, new_string: NEW_1 },
+      { old_string: OLD_2, new_string: NEW_2 },
+    ],
+    done: DONE,
+  },
   "Shorten a doc comment": {
     edits: [{ old_string: "/** Returns the first high tide strictly after `lastHigh`. */", new_string: "/** The next high tide after `lastHigh`. */" }],
     delayMs: 4_000,
     done: "Understood, left as it was.",
   },
   "Rename the loop variable": { edits: [{ old_string: "  let t = knownHigh.getTime();", new_string: "  let time = knownHigh.getTime();" }], done: "unused" },
-  "Tidy the loop": { edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up" }], done: "Noted your edit." },
+  "Tidy the loop": {
+    edits: [{ old_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS;", new_string: "  while (t < from.getTime()) t += TIDAL_PERIOD_MS; // catch up" }],
+    done: "Noted your edit.",
+  },
   "Use the diff view": { edits: [{ old_string: "(12 * 60 + 25) * 60 * 1000", new_string: "44_700_000" }], done: "Kept the formula." },
   "Inline the helper": { edits: [{ old_string: "  return result;\n}", new_string: "  return result.slice();\n}" }], done: "Will use a constant." },
   "Apply this at once": { edits: [{ old_string: "  const result: Date[] = [];", new_string: "  const result: Date[] = []; // high tides" }], done: "Applied." },
@@ -262,9 +271,7 @@ describe("change review in code-server", () => {
     await page.keyboard.press("Enter");
     await waitForAssistantText(frame, "Will use a constant.", 60_000);
     expect(readFileSync(path, "utf8")).toBe(before);
-    expect(editResult(vs.llm, "Inline the helper")).toContain(
-      "The user rejected the change to src/tides.ts; the file is unchanged. Reason: keep returning the same array",
-    );
+    expect(editResult(vs.llm, "Inline the helper")).toContain("The user rejected the change to src/tides.ts; the file is unchanged. Reason: keep returning the same array");
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {

@@ -37,7 +37,11 @@ describe("one session store for the panel and the CLI", () => {
   const env = () => ({ HOME: vs.server.home });
   const store = () => defaultSessionDir(vs.workspace, vs.server.home);
   const userTexts = (id: string) =>
-    parseLog(readFileSync(join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
+    parseLog(
+      readFileSync(join(store(), `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
   const cliModel = () => ["--provider", "openai-compatible", "--base-url", vs.llm.openaiBaseUrl, "--model", MODEL];
   const openHistory = async (frame: Frame) => {
     const history = frame.locator("[data-testid=history]");
@@ -83,7 +87,11 @@ describe("one session store for the panel and the CLI", () => {
     const panelRequest = JSON.stringify(llm.requests.at(-1)!.body);
     expect(panelRequest).toContain("cli continues");
     expect(panelRequest).toContain("Noted: cli continues");
-    const log = parseLog(readFileSync(join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const log = parseLog(
+      readFileSync(join(store(), `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(log.map((e) => e.seq)).toEqual([...log.keys()]);
   });
 
@@ -124,7 +132,9 @@ describe("one session store for the panel and the CLI", () => {
     const holder = startCli(["run", ...cliModel(), "--cwd", vs.workspace, "busy in the cli"], { env: env() });
     try {
       await expect.poll(() => llm.requests.some((r) => JSON.stringify(r.body).includes("busy in the cli")), { timeout: 30_000 }).toBe(true);
-      const id = readdirSync(store()).find((f) => f.endsWith(".jsonl") && !before.has(f))!.replace(/\.jsonl$/, "");
+      const id = readdirSync(store())
+        .find((f) => f.endsWith(".jsonl") && !before.has(f))!
+        .replace(/\.jsonl$/, "");
 
       await openHistory(frame);
       const item = frame.locator("[data-testid=session-item]", { hasText: "busy in the cli" }).first();
@@ -148,7 +158,9 @@ describe("one session store for the panel and the CLI", () => {
       await waitForAssistantText(frame, "Noted: in the fork");
       await waitForState(frame, "done");
       expect(await texts(frame, "message-user")).toEqual(["busy in the cli", "in the fork"]);
-      const fork = readdirSync(store()).find((f) => f.endsWith(".jsonl") && !before.has(f) && f !== `${id}.jsonl`)!.replace(/\.jsonl$/, "");
+      const fork = readdirSync(store())
+        .find((f) => f.endsWith(".jsonl") && !before.has(f) && f !== `${id}.jsonl`)!
+        .replace(/\.jsonl$/, "");
       expect(userTexts(fork)).toEqual(["busy in the cli", "in the fork"]);
       expect(userTexts(id)).toEqual(["busy in the cli"]); // the original is only the CLI's
       await shot("fork-continued");

@@ -71,10 +71,11 @@ describe("commands mirrored into VS Code terminals", () => {
     expect(after).not.toContain("tick 200");
     await shot("interrupted");
 
-    const result = llm.requests
-      .map(readExchange)
-      .flatMap((ex) => ex.steps)
-      .find((s) => s.name === "run_command")?.output ?? "";
+    const result =
+      llm.requests
+        .map(readExchange)
+        .flatMap((ex) => ex.steps)
+        .find((s) => s.name === "run_command")?.output ?? "";
     expect(result).toContain("tick 1");
     // The text of src/core/commands/result-text.ts statusText for an interrupted command.
     expect(result).toMatch(/\[Interrupted by the user \(Ctrl\+C\) after [\d.]+ m?s; (exit code 130|signal SIGINT)\.\]$/);
@@ -88,7 +89,10 @@ describe("commands mirrored into VS Code terminals", () => {
     const row = frame.locator("[data-testid=background-process]");
     await row.waitFor({ timeout: 60_000 });
     expect(await row.textContent()).toContain(BACKGROUND);
-    await page.locator(".tabs-list .monaco-list-row, .terminal-tab", { hasText: `Yoke: ${BACKGROUND}` }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator(".tabs-list .monaco-list-row, .terminal-tab", { hasText: `Yoke: ${BACKGROUND}` })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await waitForState(frame, "done");
     await shot("listed");
     await row.locator("[data-testid=kill-process]").click();

@@ -55,7 +55,17 @@ describe("yoke run --add-dir", () => {
       const system = JSON.stringify((server.requests[0]!.body as { messages: unknown[] }).messages[0]);
       expect(system).toContain("This workspace has 2 folders");
       expect(system).toContain(`- api: ${api}`);
-      const log = parseLog(readFileSync(join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!), "utf8").split("\n").filter(Boolean)).events;
+      const log = parseLog(
+        readFileSync(
+          join(
+            sessions,
+            readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!,
+          ),
+          "utf8",
+        )
+          .split("\n")
+          .filter(Boolean),
+      ).events;
       const result = log.find((e) => e.type === "tool_result");
       expect(result).toMatchObject({ isError: false });
       expect(result?.type === "tool_result" && result.output).toContain("File: api/src/server.ts");

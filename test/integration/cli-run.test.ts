@@ -51,8 +51,20 @@ describe("yoke run", () => {
     expect(toolMsg.content).toMatch(/^3#[ZPMQVRWSNKTXJBYH]{2}\|Widgets are counted by count\.ts\.$/m);
     const log = sessionEvents(sessions);
     expect(log.events.map((e) => e.type)).toEqual([
-      "session_start", "status", "user_message", "status", "assistant_message", "usage",
-      "permission_decision", "tool_call", "status", "tool_result", "status", "assistant_message", "usage", "status",
+      "session_start",
+      "status",
+      "user_message",
+      "status",
+      "assistant_message",
+      "usage",
+      "permission_decision",
+      "tool_call",
+      "status",
+      "tool_result",
+      "status",
+      "assistant_message",
+      "usage",
+      "status",
     ]);
     expect(log.events.at(-1)).toMatchObject({ type: "status", state: "done" });
   });
@@ -60,10 +72,9 @@ describe("yoke run", () => {
   it("speaks Anthropic's wire format to --base-url and reports JSON with --json", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "Hello from the Anthropic wire." }], apiKey: "sk-test" });
-    const r = await runCli(
-      ["run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"],
-      { env: { ANTHROPIC_API_KEY: "sk-test" } },
-    );
+    const r = await runCli(["run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"], {
+      env: { ANTHROPIC_API_KEY: "sk-test" },
+    });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ status: "done", text: "Hello from the Anthropic wire." });

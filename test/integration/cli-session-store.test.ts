@@ -27,7 +27,12 @@ function setup() {
 }
 
 const model = (url: string) => ["--provider", "openai-compatible", "--base-url", url, "--model", "m"];
-const events = (dir: string, id: string) => parseLog(readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+const events = (dir: string, id: string) =>
+  parseLog(
+    readFileSync(join(dir, `${id}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean),
+  ).events;
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
@@ -52,7 +57,11 @@ describe("the CLI on the shared session store", () => {
     const resumed = await runCli(["resume", out.sessionId, ...model(server.openaiBaseUrl), "--cwd", join(dir, "ws-link"), "second"], { env });
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("Noted: second");
-    expect(events(store, out.sessionId).filter((e) => e.type === "user_message").map((e) => (e as { text: string }).text)).toEqual(["first", "second"]);
+    expect(
+      events(store, out.sessionId)
+        .filter((e) => e.type === "user_message")
+        .map((e) => (e as { text: string }).text),
+    ).toEqual(["first", "second"]);
   });
 
   it("moves the sessions of the old per-path folder into the shared store", async () => {
@@ -90,7 +99,9 @@ describe("the CLI on the shared session store", () => {
     const store = defaultSessionDir(ws, home);
     const holder = startCli(["run", ...model(server.openaiBaseUrl), "--cwd", ws, "long task"], { env });
     await hanging;
-    const id = readdirSync(store).find((f) => f.endsWith(".jsonl"))!.replace(/\.jsonl$/, "");
+    const id = readdirSync(store)
+      .find((f) => f.endsWith(".jsonl"))!
+      .replace(/\.jsonl$/, "");
 
     const listed = await runCli(["sessions", "--cwd", ws], { env });
     expect(listed.stdout).toMatch(new RegExp(`^${id}  running .*long task  \\(in use by yoke run \\(pid ${holder.pid} on `, "m"));

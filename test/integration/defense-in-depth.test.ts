@@ -36,14 +36,7 @@ function workspace(owner: Identity) {
   // What the gate cannot see: the recipe reads the secret, plants a hook and edits git's config.
   put(
     "Makefile",
-    [
-      "all:",
-      "\t-cat secrets/key.txt",
-      "\t-printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
-      "\t-git config core.fsmonitor 'touch pwned'",
-      "\tcat src/a.txt > out.txt",
-      "",
-    ].join("\n"),
+    ["all:", "\t-cat secrets/key.txt", "\t-printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit", "\t-git config core.fsmonitor 'touch pwned'", "\tcat src/a.txt > out.txt", ""].join("\n"),
   );
   execFileSync("git", ["init", "-q", ws]);
   const settings = join(root, "settings.json");
@@ -59,11 +52,25 @@ describe.each(who.list)("defence in depth as $label", (id) => {
     const { ws, sessions, settings } = workspace(id);
     const server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: "make" } }] }, { text: "built" }] });
     try {
-      const r = await runCliAs(id, ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "build it"], {
-        timeoutMs: 120_000,
-      });
+      const r = await runCliAs(
+        id,
+        ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "build it"],
+        {
+          timeoutMs: 120_000,
+        },
+      );
       expect(r.code, r.stderr).toBe(0);
-      const log = parseLog(readFileSync(join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!), "utf8").split("\n").filter(Boolean)).events;
+      const log = parseLog(
+        readFileSync(
+          join(
+            sessions,
+            readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!,
+          ),
+          "utf8",
+        )
+          .split("\n")
+          .filter(Boolean),
+      ).events;
       // The gate allowed it by the rule (it cannot see inside the Makefile) …
       expect(log.find((e) => e.type === "permission_decision")).toMatchObject({ decision: "allow", by: "rule", rule: "Bash(make:*)" });
       // … the command ran (the plain part worked) …

@@ -87,11 +87,7 @@ describe("hooks from the workspace's .claude/settings.json", () => {
       }),
       "build/out.js": "x",
     });
-    await script([
-      { toolCalls: [{ name: "run_command", input: { command: "echo hello" } }] },
-      { toolCalls: [{ name: "run_command", input: { command: "rm -rf build" } }] },
-      { text: "ok" },
-    ]);
+    await script([{ toolCalls: [{ name: "run_command", input: { command: "echo hello" } }] }, { toolCalls: [{ name: "run_command", input: { command: "rm -rf build" } }] }, { text: "ok" }]);
     const r = await run(ws, sessions, home, "clean up", ["--permission-mode", "bypassPermissions"]);
     expect(r.code).toBe(0);
     expect(existsSync(join(ws, "build/out.js"))).toBe(true);
@@ -144,7 +140,9 @@ for pattern in ".env" "package-lock.json" ".git/"; do
 done
 exit 0
 `,
-      ".claude/settings.json": JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Edit|MultiEdit|Write", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/protect.sh" }] }] } }),
+      ".claude/settings.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Edit|MultiEdit|Write", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/protect.sh' }] }] },
+      }),
     });
     const pos = lineTag(2, "DEBUG=0");
     await script([{ toolCalls: [{ name: "edit_file", input: { path: ".env", edits: [{ op: "replace", pos, lines: ["DEBUG=1"] }] } }] }, { text: "ok" }]);
@@ -212,7 +210,12 @@ echo '{"decision": "block", "reason": "Run the tests (npm test) before you finis
           PreToolUse: [
             {
               matcher: "Bash",
-              hooks: [{ type: "command", command: `jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", additionalContext: "CI runs on Node 20", updatedInput: (.tool_input + {command: (.tool_input.command + " --reporter=dot"), timeout: 30000})}}'` }],
+              hooks: [
+                {
+                  type: "command",
+                  command: `jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", additionalContext: "CI runs on Node 20", updatedInput: (.tool_input + {command: (.tool_input.command + " --reporter=dot"), timeout: 30000})}}'`,
+                },
+              ],
             },
           ],
         },
@@ -229,7 +232,17 @@ echo '{"decision": "block", "reason": "Run the tests (npm test) before you finis
     const { ws, sessions, home } = workspace({
       ".claude/settings.json": JSON.stringify({
         hooks: {
-          PostToolUseFailure: [{ matcher: "Bash", hooks: [{ type: "command", command: `jq -c '{event: .hook_event_name, error: .error, interrupt: .is_interrupt}' > .failure.json; echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"hint: run npm ci first"}}'` }] }],
+          PostToolUseFailure: [
+            {
+              matcher: "Bash",
+              hooks: [
+                {
+                  type: "command",
+                  command: `jq -c '{event: .hook_event_name, error: .error, interrupt: .is_interrupt}' > .failure.json; echo '{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"hint: run npm ci first"}}'`,
+                },
+              ],
+            },
+          ],
           PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "touch .post-ran" }] }],
           SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: `jq -c '{source, model}' > .start.json; echo 'branch: main'` }] }],
         },
@@ -284,7 +297,9 @@ if [[ "$cmd" == *curl* ]]; then echo "no network fetches from the agent" >&2; ex
     expect(existsSync(join(w.ws, "fetched.txt"))).toBe(false);
     expect(existsSync(join(w.ws, "a.txt"))).toBe(false);
     expect(toolResults(1).at(-1)).toBe("Permission denied for run_command: no network fetches from the agent");
-    expect(toolResults(2).at(-1)).toMatch(/^Permission denied for write_file: The PreToolUse hook ".*moved-away\.sh" \(~\/\.yoke\/settings\.json\) could not run \(command not found \(exit status 127\)/);
+    expect(toolResults(2).at(-1)).toMatch(
+      /^Permission denied for write_file: The PreToolUse hook ".*moved-away\.sh" \(~\/\.yoke\/settings\.json\) could not run \(command not found \(exit status 127\)/,
+    );
   });
 
   it("a hook's allow does not get a command past a deny rule it cannot rule out", async () => {
@@ -308,9 +323,12 @@ if [[ "$cmd" == *curl* ]]; then echo "no network fetches from the agent" >&2; ex
         hooks: {
           PermissionRequest: [
             { matcher: "Write", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'` }] },
-            { matcher: "Bash", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"ask in chat first"}}}'` }] },
+            {
+              matcher: "Bash",
+              hooks: [{ type: "command", command: `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"ask in chat first"}}}'` }],
+            },
           ],
-          Notification: [{ matcher: "permission_prompt", hooks: [{ type: "command", command: "jq -r .message >> \"$HOME/notified.txt\"" }] }],
+          Notification: [{ matcher: "permission_prompt", hooks: [{ type: "command", command: 'jq -r .message >> "$HOME/notified.txt"' }] }],
         },
       }),
     });

@@ -274,7 +274,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       for (const p of [".vscode", ".husky", ".envrc", ".mcp.json", ".claude"]) expect(existsSync(join(ws, p)) || isLink(join(ws, p))).toBe(false);
       expect(readlinkSync(join(ws, ".cursor"))).toBe("cursor-conf");
       expect(readdirSync(join(ws, "cursor-conf"))).toEqual([]);
-      expect(r.err).toMatch(new RegExp(`the command created ${escape(join(ws, ".vscode"))}, a protected path \\(VS Code settings, tasks and launch configurations run programs\\); it was moved to (\\S+)`));
+      expect(r.err).toMatch(
+        new RegExp(`the command created ${escape(join(ws, ".vscode"))}, a protected path \\(VS Code settings, tasks and launch configurations run programs\\); it was moved to (\\S+)`),
+      );
       const moved = /it was moved to (\S+\/\.vscode)\n/.exec(r.err)![1]!;
       // Moved as soon as it appeared: the file written into it went to quarantine too, or could not be written at all.
       expect(existsSync(moved)).toBe(true);
@@ -353,10 +355,23 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     it.skipIf(!!unusable)("passes an allowlisted environment: no password, token, session or URL with credentials reaches the command", async () => {
       settings({ allowEnv: ["MY_TOOL_FLAG"], env: { SET_BY_USER: `set-${tag}` } });
       const secrets: Record<string, string> = {
-        PGPASSWORD: `pg-${tag}`, MYSQL_PWD: `my-${tag}`, DB_PASS: `db-${tag}`, TOKEN: `tok-${tag}`, SECRET: `sec-${tag}`, CREDENTIALS: `cred-${tag}`,
-        GITHUB_PAT: `pat-${tag}`, STRIPE_SK: `sk-${tag}`, SENTRY_DSN: `https://dsn-${tag}@sentry.io/1`, SLACK_WEBHOOK_URL: `https://hooks.slack.com/wh-${tag}`,
-        OP_SESSION_team: `op-${tag}`, BW_SESSION: `bw-${tag}`, DATABASE_URL: `postgres://u:dburl-${tag}@h/db`, HTTPS_PROXY: `http://u:proxy-${tag}@proxy:3128`,
-        AWS_SECRET_ACCESS_KEY: `aws-${tag}`, ANTHROPIC_API_KEY: `ant-${tag}`, SOME_UNKNOWN_VAR: `unknown-${tag}`,
+        PGPASSWORD: `pg-${tag}`,
+        MYSQL_PWD: `my-${tag}`,
+        DB_PASS: `db-${tag}`,
+        TOKEN: `tok-${tag}`,
+        SECRET: `sec-${tag}`,
+        CREDENTIALS: `cred-${tag}`,
+        GITHUB_PAT: `pat-${tag}`,
+        STRIPE_SK: `sk-${tag}`,
+        SENTRY_DSN: `https://dsn-${tag}@sentry.io/1`,
+        SLACK_WEBHOOK_URL: `https://hooks.slack.com/wh-${tag}`,
+        OP_SESSION_team: `op-${tag}`,
+        BW_SESSION: `bw-${tag}`,
+        DATABASE_URL: `postgres://u:dburl-${tag}@h/db`,
+        HTTPS_PROXY: `http://u:proxy-${tag}@proxy:3128`,
+        AWS_SECRET_ACCESS_KEY: `aws-${tag}`,
+        ANTHROPIC_API_KEY: `ant-${tag}`,
+        SOME_UNKNOWN_VAR: `unknown-${tag}`,
       };
       try {
         const r = await attack("env; cat /proc/1/environ /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n'; echo end-of-attack", {
@@ -458,7 +473,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s, without a sandbox (
 
   it("leaves no detached process behind when the command exits", async () => {
     const secs = `982.${Math.floor(Math.random() * 1e6)}`;
-    const r = await runCliAs(id, ["sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & (nohup sleep ${secs} >/dev/null 2>&1 &); ( (sleep ${secs} &) & ); sleep 0.3; echo started`], { cwd: ws, timeoutMs: 60_000 });
+    const r = await runCliAs(
+      id,
+      ["sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & (nohup sleep ${secs} >/dev/null 2>&1 &); ( (sleep ${secs} &) & ); sleep 0.3; echo started`],
+      { cwd: ws, timeoutMs: 60_000 },
+    );
     expect(r.stdout).toContain("started");
     await new Promise((res) => setTimeout(res, 300));
     expect(pidsOf(["sleep", secs])).toEqual([]);
@@ -470,7 +489,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s, without a sandbox (
     const { cliPath } = await import("../support/cli");
     const logDirs = () => new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("yoke-sandbox-")));
     const before = logDirs();
-    const child = spawnCli(process.execPath, [cliPath, "sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & sleep ${secs}`], { cwd: ws, stdio: "ignore", ...spawnAs(id) });
+    const child = spawnCli(process.execPath, [cliPath, "sandbox", "exec", "--backend", "none", "--cwd", ws, "--", `setsid sleep ${secs} & sleep ${secs}`], {
+      cwd: ws,
+      stdio: "ignore",
+      ...spawnAs(id),
+    });
     for (let i = 0; i < 100 && pidsOf(["sleep", secs]).length < 2; i++) await new Promise((res) => setTimeout(res, 50));
     expect(pidsOf(["sleep", secs])).toHaveLength(2);
     child.kill("SIGKILL");
@@ -492,4 +515,3 @@ function isLink(p: string): boolean {
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
-

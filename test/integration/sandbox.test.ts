@@ -34,7 +34,6 @@ function firejailUsable(): string | undefined {
   }
 }
 
-
 let server: Server;
 let port: number;
 beforeAll(async () => {
@@ -136,7 +135,7 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     runner = make();
     const out = await runCommandTool.run({ command: "curl -sS -m 3 https://registry.npmjs.org/" }, ws.context({ commands: runner }));
     expect(out.text).toContain("curl: (6) Could not resolve host: registry.npmjs.org");
-    expect(out.text).toContain('[Network access is off in the sandbox, which is likely why this command failed.');
+    expect(out.text).toContain("[Network access is off in the sandbox, which is likely why this command failed.");
     expect(out.text).toContain('they can add "curl -sS" to "sandbox.networkCommands"');
   });
 
@@ -160,7 +159,9 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(ro.text).toContain("rc=1");
     expect(ws.exists("ro-made.txt")).toBe(false);
     const out = await runCommandTool.run({ command: "mkdir -p .vscode; echo '{}' > .vscode/settings.json; true" }, ws.context({ commands: runner }));
-    expect(out.text).toMatch(/\[The command created protected paths, which only the user can approve: \.vscode \(VS Code settings, tasks and launch configurations run programs\): moved to \S+\/quarantine\/c2\/\.vscode\. They are not in the workspace\./);
+    expect(out.text).toMatch(
+      /\[The command created protected paths, which only the user can approve: \.vscode \(VS Code settings, tasks and launch configurations run programs\): moved to \S+\/quarantine\/c2\/\.vscode\. They are not in the workspace\./,
+    );
     expect(ws.exists(".vscode")).toBe(false);
     const ok = await runCommandTool.run({ command: "mkdir -p .vscode && echo '{}' > .vscode/settings.json" }, ws.context({ commands: runner, confine: { writable: [join(ws.root, ".vscode")] } }));
     expect(ok.text).not.toContain("protected paths");
@@ -192,7 +193,10 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     let body = "";
     for (let i = 0; i < 50 && !body; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      body = await fetch(`http://127.0.0.1:${srvPort}/ping`).then((r) => r.text(), () => "");
+      body = await fetch(`http://127.0.0.1:${srvPort}/ping`).then(
+        (r) => r.text(),
+        () => "",
+      );
     }
     expect(body).toBe("pong");
     await new Promise((r) => setTimeout(r, 100));
@@ -201,7 +205,12 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(out.text).toMatch(/Command c1 is still running/);
     const killed = await killCommandTool.run({ id: "c1" }, ctx);
     expect(killed.text).toMatch(/^Stopped command c1 \(node -e/);
-    expect(await fetch(`http://127.0.0.1:${srvPort}/`).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await fetch(`http://127.0.0.1:${srvPort}/`).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
   });
 
   it.skipIf(!!unusable)("stops background commands when the session ends (killAll)", async () => {
@@ -286,9 +295,7 @@ describe("missing backends", () => {
   it("runs without a sandbox only when none is chosen, with a warning for the UI", () => {
     const r = createNodeCommandRunner({ workspace: ws.root, logDir: join(ws.root, "logs"), sandbox: createSandbox("none", { workspace: ws.root }) });
     expect(r.info.sandbox).toBe("none");
-    expect(r.info.warning).toBe(
-      "Sandbox off: commands run with your full user rights — they can read your home folder and secrets, write anywhere you can, and use the network.",
-    );
+    expect(r.info.warning).toBe("Sandbox off: commands run with your full user rights — they can read your home folder and secrets, write anywhere you can, and use the network.");
     void r.dispose();
   });
 });
@@ -325,9 +332,7 @@ describe("createSessionCommandRunner", () => {
   });
 
   it("refuses to create a runner when the chosen backend is missing", () => {
-    expect(() =>
-      createSessionCommandRunner({ workspace: tmpdir(), sessionDir: tmpdir(), sessionId: "s2", settings: { backend: "docker" } }),
-    ).toThrow(SandboxUnavailableError);
+    expect(() => createSessionCommandRunner({ workspace: tmpdir(), sessionDir: tmpdir(), sessionId: "s2", settings: { backend: "docker" } })).toThrow(SandboxUnavailableError);
   });
 });
 

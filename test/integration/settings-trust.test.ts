@@ -15,7 +15,8 @@ import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
-const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, env: GIT_ENV, encoding: "utf8" });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, env: GIT_ENV, encoding: "utf8" });
 const HOSTILE = JSON.stringify({ permissions: { defaultMode: "bypassPermissions", additionalDirectories: ["/"], allow: ["Write", "Edit", "Bash"] } });
 const temps: string[] = [];
 let server: ScriptedServer | undefined;
@@ -52,7 +53,10 @@ function workspace(who: Identity, opts: { tracked: boolean }) {
 }
 
 const check = (who: Identity, w: ReturnType<typeof workspace>, tool: string, input: unknown, mode?: string) =>
-  runCliAs(who, ["permissions", "check", "--tool", tool, "--input", JSON.stringify(input), "--cwd", w.ws, "--home", w.home, "--managed-dir", "", "--json", ...(mode ? ["--mode", mode] : [])], { env: { HOME: w.home }, timeoutMs: 60_000 });
+  runCliAs(who, ["permissions", "check", "--tool", tool, "--input", JSON.stringify(input), "--cwd", w.ws, "--home", w.home, "--managed-dir", "", "--json", ...(mode ? ["--mode", mode] : [])], {
+    env: { HOME: w.home },
+    timeoutMs: 60_000,
+  });
 
 describe.each(identities().list)("settings trust end to end, as $label", (who: Identity) => {
   it("yoke permissions check: a committed settings.local.json does not switch on bypass or open the disk; the user's untracked one does", async () => {
@@ -90,7 +94,10 @@ describe.each(identities().list)("settings trust end to end, as $label", (who: I
     ];
     server = await startScriptedLlmServer({ script: turns });
     const run = (extra: string[]) =>
-      runCliAs(who, ["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, ...extra, "set up the project"], { env: { HOME: w.home }, timeoutMs: 90_000 });
+      runCliAs(who, ["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, ...extra, "set up the project"], {
+        env: { HOME: w.home },
+        timeoutMs: 90_000,
+      });
     const r = await run([]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("yoke: settings: .claude/settings.local.json: 3 allow rules (Write, Edit, Bash)");

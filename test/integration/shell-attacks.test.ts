@@ -54,20 +54,38 @@ const ATTACKS: Array<{ name: string; command: string; mode: string; expect: "den
   { name: "nested escaped backquotes", command: "echo `echo \\`rm -rf src\\``", mode: "bypassPermissions", expect: "deny", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
   { name: "a script piped into sh", command: "echo 'rm -rf src' | sh", mode: "bypassPermissions", expect: "ask", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
   { name: "17 nested wrappers", command: `${"nice ".repeat(17)}rm -rf src`, mode: "bypassPermissions", expect: "deny", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
-  { name: "a cd that did not happen", command: "if false; then cd src; fi; cat secrets/key.txt > leak.txt", mode: "bypassPermissions", expect: "deny", harmed: (ws) => existsSync(join(ws, "leak.txt")) },
+  {
+    name: "a cd that did not happen",
+    command: "if false; then cd src; fi; cat secrets/key.txt > leak.txt",
+    mode: "bypassPermissions",
+    expect: "deny",
+    harmed: (ws) => existsSync(join(ws, "leak.txt")),
+  },
   { name: "a glob that names the secret", command: "cat s?crets/k* > leak.txt", mode: "bypassPermissions", expect: "deny", harmed: (ws) => existsSync(join(ws, "leak.txt")) },
-  { name: "a glob redirect into .git/config", command: "echo '[core] fsmonitor = touch pwned' >> .gi?/config", mode: "bypassPermissions", expect: "ask", harmed: (ws) => readFileSync(join(ws, ".git/config"), "utf8").includes("fsmonitor") },
+  {
+    name: "a glob redirect into .git/config",
+    command: "echo '[core] fsmonitor = touch pwned' >> .gi?/config",
+    mode: "bypassPermissions",
+    expect: "ask",
+    harmed: (ws) => readFileSync(join(ws, ".git/config"), "utf8").includes("fsmonitor"),
+  },
   { name: "read-only git in a planted repository", command: "git -C sub status", mode: "plan", expect: "deny", harmed: (ws) => existsSync(join(ws, "pwned")) },
   { name: "a run-time path to the secret", command: "cat $PWD/secrets/key.txt > leak.txt", mode: "bypassPermissions", expect: "ask", harmed: (ws) => existsSync(join(ws, "leak.txt")) },
 ];
 
 describe.each(who.list)("shell attacks as $label", (id) => {
-  it.each(ATTACKS)("yoke permissions check refuses $name", async (a) => {
-    const { ws, settings } = workspace(id);
-    const r = await runCliAs(id, ["permissions", "check", "--tool", "Bash", "--input", JSON.stringify({ command: a.command }), "--cwd", ws, "--settings", settings, "--mode", a.mode, "--json"], { timeoutMs: 60_000 });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ decision: a.expect });
-  }, 90_000);
+  it.each(ATTACKS)(
+    "yoke permissions check refuses $name",
+    async (a) => {
+      const { ws, settings } = workspace(id);
+      const r = await runCliAs(id, ["permissions", "check", "--tool", "Bash", "--input", JSON.stringify({ command: a.command }), "--cwd", ws, "--settings", settings, "--mode", a.mode, "--json"], {
+        timeoutMs: 60_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ decision: a.expect });
+    },
+    90_000,
+  );
 
   it("yoke run: a scripted model's attacks do not run, while an allowed command does", async () => {
     const { ws, sessions, settings } = workspace(id);
@@ -81,7 +99,24 @@ describe.each(who.list)("shell attacks as $label", (id) => {
     try {
       const r = await runCliAs(
         id,
-        ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "--permission-mode", "bypassPermissions", "attack"],
+        [
+          "run",
+          "--provider",
+          "openai-compatible",
+          "--base-url",
+          server.openaiBaseUrl,
+          "--model",
+          "m",
+          "--cwd",
+          ws,
+          "--session-dir",
+          sessions,
+          "--settings",
+          settings,
+          "--permission-mode",
+          "bypassPermissions",
+          "attack",
+        ],
         { timeoutMs: 120_000 },
       );
       expect(r.code, r.stderr).toBe(0);
@@ -97,10 +132,35 @@ describe.each(who.list)("shell attacks as $label", (id) => {
   it("yoke run in plan mode: git in a planted repository does not run its configuration", async () => {
     const { ws, sessions, settings } = workspace(id);
     const server = await startScriptedLlmServer({
-      script: [{ toolCalls: [{ name: "run_command", input: { command: "git -C sub status" } }] }, { toolCalls: [{ name: "run_command", input: { command: "git status > /dev/null && echo ok" } }] }, { text: "done" }],
+      script: [
+        { toolCalls: [{ name: "run_command", input: { command: "git -C sub status" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "git status > /dev/null && echo ok" } }] },
+        { text: "done" },
+      ],
     });
     try {
-      const r = await runCliAs(id, ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "--permission-mode", "plan", "look"], { timeoutMs: 120_000 });
+      const r = await runCliAs(
+        id,
+        [
+          "run",
+          "--provider",
+          "openai-compatible",
+          "--base-url",
+          server.openaiBaseUrl,
+          "--model",
+          "m",
+          "--cwd",
+          ws,
+          "--session-dir",
+          sessions,
+          "--settings",
+          settings,
+          "--permission-mode",
+          "plan",
+          "look",
+        ],
+        { timeoutMs: 120_000 },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(existsSync(join(ws, "pwned"))).toBe(false);
       // The model was told why, and the read-only git at the root did run.

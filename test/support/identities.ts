@@ -96,11 +96,7 @@ export function spawnAs(who: Identity, env: Record<string, string | undefined> =
 }
 
 /** Runs the built CLI (dist/cli.js) as `who`. */
-export function runCliAs(
-  who: Identity,
-  args: string[],
-  opts: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export function runCliAs(who: Identity, args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [cliPath, ...args], { cwd: opts.cwd ?? repoRoot, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(who, opts.env) });
   let stdout = "";
   let stderr = "";

@@ -19,8 +19,7 @@ export async function streamError(provider: Provider, req: ChatRequest, seen: Pr
 }
 
 /** Concatenated text of the text_delta events. */
-export const textOf = (events: ProviderEvent[]) =>
-  events.flatMap((e) => (e.type === "text_delta" ? [e.text] : [])).join("");
+export const textOf = (events: ProviderEvent[]) => events.flatMap((e) => (e.type === "text_delta" ? [e.text] : [])).join("");
 
 /** Two small tools in a fixed order. */
 export const sampleTools: ToolSpec[] = [

@@ -57,7 +57,16 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
   };
 }
 
-const PERMISSION_OF: Record<string, string> = { run_command: "Bash", command_output: "Bash", kill_command: "Bash", read_file: "Read", edit_file: "Edit", write_file: "Write", glob: "Glob", grep: "Grep" };
+const PERMISSION_OF: Record<string, string> = {
+  run_command: "Bash",
+  command_output: "Bash",
+  kill_command: "Bash",
+  read_file: "Read",
+  edit_file: "Edit",
+  write_file: "Write",
+  glob: "Glob",
+  grep: "Grep",
+};
 
 /** A PermissionCheck for a tool call, e.g. call("run_command", {command: "ls"}). */
 export function call(tool: string, input: Record<string, unknown>): PermissionCheck {

@@ -1,12 +1,6 @@
 // Our thin wrapper over @vscode/webview-ui-toolkit (archived): the views use only these functions,
 // so the toolkit can be swapped for native elements in one place.
-import {
-  provideVSCodeDesignSystem,
-  vsCodeBadge,
-  vsCodeButton,
-  vsCodeDivider,
-  vsCodeProgressRing,
-} from "@vscode/webview-ui-toolkit";
+import { provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing } from "@vscode/webview-ui-toolkit";
 import { el, icon } from "./dom";
 
 let registered = false;

@@ -2,11 +2,7 @@
 
 type Child = Node | string | null | undefined | false;
 
-export function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string | boolean | undefined> = {},
-  children: Child[] = [],
-): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, children: Child[] = []): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   setAttrs(node, attrs);
   append(node, children);

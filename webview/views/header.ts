@@ -20,12 +20,7 @@ export class Header {
     this.mode.addEventListener("change", () => onMode(this.mode.value as (typeof PERMISSION_MODES)[number]));
     this.root = el("header", { class: "header" }, [
       el("div", { class: "header-main" }, [this.model, el("span", { class: "status-wrap" }, [this.ring, this.status])]),
-      el("div", { class: "header-side" }, [
-        this.mode,
-        this.sandbox,
-        this.usage,
-        button({ icon: "add", title: "New session", testid: "new-session", onClick: onNewSession }),
-      ]),
+      el("div", { class: "header-side" }, [this.mode, this.sandbox, this.usage, button({ icon: "add", title: "New session", testid: "new-session", onClick: onNewSession })]),
     ]);
   }
 

@@ -36,10 +36,19 @@ export class History {
     }
     for (const s of sessions) {
       this.list.appendChild(
-        el("li", { class: `session-item${s.active ? " active" : ""}`, "data-testid": "session-item", "data-session-id": s.id, "data-status": s.status, ...(s.inUse ? { "data-in-use": "true" } : {}), tabindex: "0", role: "button" }, [
-          el("span", { class: "session-title" }, [s.title]),
-          el("span", { class: "session-meta" }, [s.inUse ? `in use by ${s.inUse}` : `${s.status} · ${formatWhen(s.updatedAt)}`]),
-        ]),
+        el(
+          "li",
+          {
+            class: `session-item${s.active ? " active" : ""}`,
+            "data-testid": "session-item",
+            "data-session-id": s.id,
+            "data-status": s.status,
+            ...(s.inUse ? { "data-in-use": "true" } : {}),
+            tabindex: "0",
+            role: "button",
+          },
+          [el("span", { class: "session-title" }, [s.title]), el("span", { class: "session-meta" }, [s.inUse ? `in use by ${s.inUse}` : `${s.status} · ${formatWhen(s.updatedAt)}`])],
+        ),
       );
     }
   }

@@ -143,9 +143,7 @@ export class MessageList {
       case "assistant": {
         const body = el("div", { class: "body markdown" });
         body.innerHTML = renderMarkdown(item.text);
-        const reasoning = item.reasoning
-          ? el("details", { class: "reasoning" }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [item.reasoning])])
-          : null;
+        const reasoning = item.reasoning ? el("details", { class: "reasoning" }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [item.reasoning])]) : null;
         return el("div", { class: "message assistant", "data-testid": "message-assistant", "data-id": item.id }, [reasoning, body]);
       }
       case "tool":

@@ -16,7 +16,13 @@ export class PermissionCard {
     clear(this.root);
     this.callId = request?.callId;
     if (!request) return;
-    const message = el("input", { class: "deny-message", "data-testid": "deny-message", type: "text", placeholder: "Optional: tell the agent why (sent with Deny)", "aria-label": "Message sent with Deny" }) as HTMLInputElement;
+    const message = el("input", {
+      class: "deny-message",
+      "data-testid": "deny-message",
+      type: "text",
+      placeholder: "Optional: tell the agent why (sent with Deny)",
+      "aria-label": "Message sent with Deny",
+    }) as HTMLInputElement;
     const answer = (choice: PermissionChoice) => {
       if (this.callId !== request.callId) return;
       this.onAnswer(request.callId, choice);
@@ -26,26 +32,30 @@ export class PermissionCard {
       if (e.key === "Enter") answer({ decision: "deny", message: message.value.trim() || undefined });
     });
     this.root.appendChild(
-      el("div", { class: "permission-card", "data-testid": "permission-card", "data-call-id": request.callId, "data-tool": request.tool, role: "alertdialog", "aria-label": `Permission for ${request.tool}` }, [
-        el("div", { class: "permission-title" }, ["Allow ", el("strong", {}, [request.tool]), ` (${request.permission})?`]),
-        el("pre", { class: "permission-summary" }, [request.summary]),
-        el("div", { class: "permission-reason" }, [request.reason]),
-        el("details", { class: "permission-detail" }, [el("summary", {}, ["Arguments"]), el("pre", {}, [request.detail])]),
-        message,
-        el("div", { class: "permission-actions" }, [
-          button({ label: "Allow once", testid: "allow-once", onClick: () => answer({ decision: "allow" }) }),
-          request.rule
-            ? button({
-                label: `Always allow ${request.rule}`,
-                title: `Allow now and add the rule ${request.rule} to .yoke/settings.local.json`,
-                appearance: "secondary",
-                testid: "always-allow",
-                onClick: () => answer({ decision: "allow", always: true }),
-              })
-            : null,
-          button({ label: "Deny", appearance: "secondary", testid: "deny", onClick: () => answer({ decision: "deny", message: message.value.trim() || undefined }) }),
-        ]),
-      ]),
+      el(
+        "div",
+        { class: "permission-card", "data-testid": "permission-card", "data-call-id": request.callId, "data-tool": request.tool, role: "alertdialog", "aria-label": `Permission for ${request.tool}` },
+        [
+          el("div", { class: "permission-title" }, ["Allow ", el("strong", {}, [request.tool]), ` (${request.permission})?`]),
+          el("pre", { class: "permission-summary" }, [request.summary]),
+          el("div", { class: "permission-reason" }, [request.reason]),
+          el("details", { class: "permission-detail" }, [el("summary", {}, ["Arguments"]), el("pre", {}, [request.detail])]),
+          message,
+          el("div", { class: "permission-actions" }, [
+            button({ label: "Allow once", testid: "allow-once", onClick: () => answer({ decision: "allow" }) }),
+            request.rule
+              ? button({
+                  label: `Always allow ${request.rule}`,
+                  title: `Allow now and add the rule ${request.rule} to .yoke/settings.local.json`,
+                  appearance: "secondary",
+                  testid: "always-allow",
+                  onClick: () => answer({ decision: "allow", always: true }),
+                })
+              : null,
+            button({ label: "Deny", appearance: "secondary", testid: "deny", onClick: () => answer({ decision: "deny", message: message.value.trim() || undefined }) }),
+          ]),
+        ],
+      ),
     );
   }
 }

@@ -16,8 +16,19 @@ import { parse, UsageError } from "../args";
 
 /** Tool names accepted in place of permission names. */
 const TOOL_TO_PERMISSION: Record<string, string> = {
-  read_file: "Read", list_files: "Read", recall: "Read", glob: "Glob", grep: "Grep", edit_file: "Edit", write_file: "Write",
-  run_command: "Bash", command_output: "Bash", kill_command: "Bash", todo_write: "TodoWrite", task: "Task", load_skill: "Skill",
+  read_file: "Read",
+  list_files: "Read",
+  recall: "Read",
+  glob: "Glob",
+  grep: "Grep",
+  edit_file: "Edit",
+  write_file: "Write",
+  run_command: "Bash",
+  command_output: "Bash",
+  kill_command: "Bash",
+  todo_write: "TodoWrite",
+  task: "Task",
+  load_skill: "Skill",
 };
 const READ_ONLY_PERMISSIONS = new Set(["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"]);
 
@@ -95,8 +106,7 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
     throw new UsageError(`--input is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (typeof input !== "object" || input === null || Array.isArray(input)) throw new UsageError("--input must be a JSON object");
-  if (values.mode !== undefined && !PERMISSION_MODES.includes(values.mode as PermissionMode))
-    throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")} (got "${values.mode}")`);
+  if (values.mode !== undefined && !PERMISSION_MODES.includes(values.mode as PermissionMode)) throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")} (got "${values.mode}")`);
   const cwd = resolve(values.cwd ?? ".");
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${values.cwd}: no such folder`);
   for (const f of values.settings ?? []) if (!existsSync(resolve(f))) throw new UsageError(`--settings ${f}: no such file`);
@@ -113,7 +123,14 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
   });
   for (const p of result.problems) io.err(`warning: ${p}\n`);
   const { decision } = result;
-  if (values.json) io.out(JSON.stringify({ decision: decision.decision, rule: decision.rule ?? null, reason: decision.reason, by: decision.by, mode: result.mode, ...(decision.confine ? { confine: decision.confine } : {}) }, null, 2) + "\n");
+  if (values.json)
+    io.out(
+      JSON.stringify(
+        { decision: decision.decision, rule: decision.rule ?? null, reason: decision.reason, by: decision.by, mode: result.mode, ...(decision.confine ? { confine: decision.confine } : {}) },
+        null,
+        2,
+      ) + "\n",
+    );
   else io.out(`${decision.decision}${decision.rule ? ` (rule ${decision.rule})` : ""}: ${decision.reason}\n`);
   return 0;
 }

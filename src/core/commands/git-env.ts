@@ -12,8 +12,7 @@
  */
 
 /** A shell snippet that refuses to act as an external diff, with a clear message. */
-const NO_EXTERNAL_DIFF =
-  "echo 'yoke: external diff programs (diff.external) are disabled for read-only commands; use git diff --no-ext-diff' >&2; exit 1; :";
+const NO_EXTERNAL_DIFF = "echo 'yoke: external diff programs (diff.external) are disabled for read-only commands; use git diff --no-ext-diff' >&2; exit 1; :";
 
 /** Settings that would run a program, and the values that do not. */
 export const READ_ONLY_GIT_CONFIG: ReadonlyArray<readonly [string, string]> = [
@@ -53,7 +52,17 @@ export const READ_ONLY_GIT_VARIABLES: Readonly<Record<string, string>> = {
 };
 
 /** Variables that must not be set for a read-only command (they name programs). */
-export const READ_ONLY_GIT_UNSET: readonly string[] = ["GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH", "GIT_DIR", "GIT_WORK_TREE"];
+export const READ_ONLY_GIT_UNSET: readonly string[] = [
+  "GIT_EXTERNAL_DIFF",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "GIT_SSH",
+  "GIT_PROXY_COMMAND",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_EXEC_PATH",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+];
 
 /**
  * The environment additions of a read-only command. Entries already in `env` under

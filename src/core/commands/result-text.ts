@@ -54,7 +54,9 @@ export function statusText(r: CommandResult, timeoutMs: number, maxTimeoutMs: nu
 /** "exited with code 0 after 1.2 s", for command_output and kill_command. */
 export function endedText(r: CommandResult): string {
   const took = formatDuration(r.durationMs);
-  const q = r.quarantined?.length ? `; protected paths it created were moved out of the workspace (${r.quarantined.map((x) => x.movedTo ?? x.path).join(", ")}): only the user can approve writing them` : "";
+  const q = r.quarantined?.length
+    ? `; protected paths it created were moved out of the workspace (${r.quarantined.map((x) => x.movedTo ?? x.path).join(", ")}): only the user can approve writing them`
+    : "";
   return endedBase(r, took) + q;
 }
 
@@ -96,9 +98,7 @@ export function formatCommandReport(rep: CommandReport): string {
   const quarantine = quarantineText(rep.result);
   if (quarantine) parts.push(quarantine);
   if (rep.result.strayProcessesStopped) {
-    parts.push(
-      "[The command left processes running in the background (started with &); they were stopped when it exited. To keep a server running, start it with background: true.]",
-    );
+    parts.push("[The command left processes running in the background (started with &); they were stopped when it exited. To keep a server running, start it with background: true.]");
   }
   const failed = rep.result.exitCode !== 0 && !rep.result.cancelled && !rep.result.timedOut && !rep.result.limitExceeded;
   const all = [...rep.output.head, ...rep.output.tail].join("\n");

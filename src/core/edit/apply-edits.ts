@@ -104,7 +104,17 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
     const index = i + 1;
     const label = `Edit ${index} (${describe(e)})`;
     const req = isBlock(e)
-      ? { search: e.search.join("\n"), replace: e.replace.join("\n"), searchLines: e.search, replaceLines: e.replace, lineMode: true, replaceAll: false, path, startLine: current(e.startLine), shiftHint }
+      ? {
+          search: e.search.join("\n"),
+          replace: e.replace.join("\n"),
+          searchLines: e.search,
+          replaceLines: e.replace,
+          lineMode: true,
+          replaceAll: false,
+          path,
+          startLine: current(e.startLine),
+          shiftHint,
+        }
       : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path, shiftHint };
     const r = applySearchReplace(doc, req);
     if (!r.ok) {
@@ -126,11 +136,7 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
   if (failures.length) return refuse(path, failures, edits.length);
   const unchanged = before !== undefined && doc.text === original.text && sameEndings(doc, original);
   if (unchanged) {
-    return refuse(
-      path,
-      [{ index: 0, message: `No change: ${notes.join(" ") || "the edits leave the file exactly as it is."} Nothing was written.` }],
-      edits.length,
-    );
+    return refuse(path, [{ index: 0, message: `No change: ${notes.join(" ") || "the edits leave the file exactly as it is."} Nothing was written.` }], edits.length);
   }
   return { ok: true, before: original, after: doc, applied, notes };
 }
@@ -151,8 +157,7 @@ function refuse(path: string, failures: EditFailure[], total: number): EditsRefu
 }
 
 export type BytesOutcome =
-  | { ok: true; before: string; after: string; bytes: Uint8Array; applied: AppliedEdit[]; notes: string[]; afterDoc: TextDoc }
-  | { ok: false; message: string; failures: EditFailure[] };
+  { ok: true; before: string; after: string; bytes: Uint8Array; applied: AppliedEdit[]; notes: string[]; afterDoc: TextDoc } | { ok: false; message: string; failures: EditFailure[] };
 
 /** The same on raw file bytes (undefined: no such file): decoding refusals included. */
 export function applyEditsToBytes(bytes: Uint8Array | undefined, edits: readonly EditInput[], path: string): BytesOutcome {

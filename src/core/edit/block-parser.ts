@@ -35,7 +35,10 @@ export function looksLikeBlocks(text: string): boolean {
 function cleanPath(line: string): string | undefined {
   let t = line.trim();
   if (!t || t.length > 300) return undefined;
-  t = t.replace(/^(?:#+\s*|[*_`]+)/, "").replace(/[*_`:]+$/, "").trim();
+  t = t
+    .replace(/^(?:#+\s*|[*_`]+)/, "")
+    .replace(/[*_`:]+$/, "")
+    .trim();
   if (!t || /\s{2,}/.test(t) || HEAD.test(t) || DIVIDER.test(t) || TAIL.test(t)) return undefined;
   if (!/[./\\]/.test(t) && !/^[\w-]+$/.test(t)) return undefined;
   return t;

@@ -7,9 +7,7 @@
 const DOTS = String.raw`(?:\.\.\.|\u2026)`;
 const WORDS = String.raw`[A-Za-z][\w ,'()/-]*?`;
 const ELISION = new RegExp(
-  String.raw`^\s*(?:(?:\/\/+|#+|--|;+|%|\*|\/\*+|<!--|\{\s*\/\*+)\s*)?` +
-    `${DOTS}(?:\\s+${WORDS}(?:\\s*${DOTS})?|${WORDS}\\s*${DOTS}|\\s*${DOTS})?` +
-    String.raw`\s*(?:\*+\/\s*\}?|-->)?\s*$`,
+  String.raw`^\s*(?:(?:\/\/+|#+|--|;+|%|\*|\/\*+|<!--|\{\s*\/\*+)\s*)?` + `${DOTS}(?:\\s+${WORDS}(?:\\s*${DOTS})?|${WORDS}\\s*${DOTS}|\\s*${DOTS})?` + String.raw`\s*(?:\*+\/\s*\}?|-->)?\s*$`,
 );
 
 /** Is the line only an elision marker (`...`, `// ... existing code ...`, `# ...`, `<!-- ... -->`)? */
@@ -50,12 +48,7 @@ function matchesAt(keys: readonly string[], seg: readonly string[], at: number):
  * after the previous one). `keys` are the file lines and `segments` the SEARCH segments, both
  * already normalised for comparison. The first and last segments must not be empty.
  */
-export function findElisionMatches(
-  keys: readonly string[],
-  segments: readonly string[][],
-  gapOk: (gap: number, from: number, to: number) => boolean = () => true,
-  limit = 10,
-): ElisionMatch[] {
+export function findElisionMatches(keys: readonly string[], segments: readonly string[][], gapOk: (gap: number, from: number, to: number) => boolean = () => true, limit = 10): ElisionMatch[] {
   // Where each non-empty segment matches, in order, so each chain step is a binary search.
   const where = segments.map((seg) => {
     if (seg.length === 0) return [];

@@ -182,7 +182,7 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
       op = { ...op, end: undefined };
     }
     if (op.lines === undefined) {
-      fail(`"lines" is missing: give the new lines as "lines" (a string or an array of strings${op.op === "replace" ? '; null or [] deletes the range' : ""}).`);
+      fail(`"lines" is missing: give the new lines as "lines" (a string or an array of strings${op.op === "replace" ? "; null or [] deletes the range" : ""}).`);
       continue;
     }
     if (op.op === "replace" && isBlankRef(op.pos)) {
@@ -240,7 +240,10 @@ export function planHashlineOps(doc: TextDoc, ops: ReadonlyArray<{ index: number
     }
     const virtual = anchors.pos?.virtual ?? anchors.end?.virtual;
     if (virtual === "final-newline") {
-      rules.push({ rule: "final-newline-line", what: `line ${n + 1} is the empty line after the file's final newline (as views that split the file on newlines show it); the op was applied there, and the file keeps its final newline unless that line was deleted` });
+      rules.push({
+        rule: "final-newline-line",
+        what: `line ${n + 1} is the empty line after the file's final newline (as views that split the file on newlines show it); the op was applied there, and the file keeps its final newline unless that line was deleted`,
+      });
     } else if (virtual === "empty-file") {
       rules.push({ rule: "final-newline-line", what: `the file is empty; line 1 is the empty line views show for it` });
     }

@@ -9,16 +9,7 @@ import { diffArrays } from "diff";
 import { similarity } from "./closest-region";
 import { leadingWhitespace } from "./reindent";
 
-export type ToleranceRule =
-  | "anchor-echo"
-  | "boundary-echo"
-  | "wrap-kept"
-  | "merge-kept"
-  | "merge-split"
-  | "indent-restored"
-  | "end-as-anchor"
-  | "duplicate-op"
-  | "final-newline-line";
+export type ToleranceRule = "anchor-echo" | "boundary-echo" | "wrap-kept" | "merge-kept" | "merge-split" | "indent-restored" | "end-as-anchor" | "duplicate-op" | "final-newline-line";
 
 /** A rule that applied, with what it did (model-facing, without the op label). */
 export interface Applied {
@@ -214,7 +205,10 @@ export function reflow(original: readonly string[], lines: readonly string[], fi
   if (unique.length && !overlapping) {
     for (const sp of unique) {
       out.splice(sp.start, sp.len, original[sp.orig]!);
-      applied.push({ rule: "wrap-kept", what: `lines ${sp.start + 1}-${sp.start + sp.len} of "lines" are line ${firstLine + sp.orig} wrapped without any other change, so line ${firstLine + sp.orig} was kept as it is` });
+      applied.push({
+        rule: "wrap-kept",
+        what: `lines ${sp.start + 1}-${sp.start + sp.len} of "lines" are line ${firstLine + sp.orig} wrapped without any other change, so line ${firstLine + sp.orig} was kept as it is`,
+      });
     }
   }
 
@@ -324,9 +318,7 @@ export function restoreIndent(original: readonly string[], lines: readonly strin
   const refuse = (why: string): Tolerated => ({
     ok: false,
     lines: Array.from({ length: original.length }, (_, k) => firstLine + k),
-    reason:
-      `its lines lost their indentation (none is indented, the lines they replace are), and ${why}, so Yoke cannot tell which indentation is meant. ` +
-      `Send the lines with their indentation`,
+    reason: `its lines lost their indentation (none is indented, the lines they replace are), and ${why}, so Yoke cannot tell which indentation is meant. ` + `Send the lines with their indentation`,
   });
 
   let result: string[];
@@ -356,7 +348,8 @@ export function restoreIndent(original: readonly string[], lines: readonly strin
 
 function describeIndent(indents: readonly string[]): string {
   const uniq = [...new Set(indents)];
-  const show = (ws: string) => (ws === "" ? "none" : /^\t+$/.test(ws) ? `${ws.length} tab${ws.length > 1 ? "s" : ""}` : /^ +$/.test(ws) ? `${ws.length} space${ws.length > 1 ? "s" : ""}` : JSON.stringify(ws));
+  const show = (ws: string) =>
+    ws === "" ? "none" : /^\t+$/.test(ws) ? `${ws.length} tab${ws.length > 1 ? "s" : ""}` : /^ +$/.test(ws) ? `${ws.length} space${ws.length > 1 ? "s" : ""}` : JSON.stringify(ws);
   return uniq.map(show).join(", ");
 }
 
@@ -371,7 +364,10 @@ function pairs(original: readonly string[], lines: readonly string[]): Pair[] {
   const out: Pair[] = [];
   let o = 0;
   let n = 0;
-  const parts = diffArrays(original.map((l) => l.trim()), lines.map((l) => l.trim()));
+  const parts = diffArrays(
+    original.map((l) => l.trim()),
+    lines.map((l) => l.trim()),
+  );
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p]!;
     const c = part.count ?? part.value.length;
@@ -399,7 +395,10 @@ function pairs(original: readonly string[], lines: readonly string[]): Pair[] {
 function mapIndents(original: readonly string[], lines: readonly string[], ctx: IndentContext): string[] | string {
   const ind = (l: string | undefined) => (l === undefined ? undefined : leadingWhitespace(l));
   const out = new Array<string>(lines.length).fill("");
-  const parts = diffArrays(original.map((l) => l.trim()), lines.map((l) => l.trim()));
+  const parts = diffArrays(
+    original.map((l) => l.trim()),
+    lines.map((l) => l.trim()),
+  );
   let o = 0;
   let n = 0;
   const nextAfter = (): string | undefined => {

@@ -32,12 +32,7 @@ export function findAll(fileKeys: readonly string[], searchKeys: readonly string
  * The replacement lines: lines REPLACE keeps unchanged from SEARCH are the file's own lines;
  * changed and new lines go through `map` (re-indentation, look-alike restoration).
  */
-export function buildReplacement(
-  file: readonly string[],
-  search: readonly string[],
-  replace: readonly string[],
-  map: (r: string, pair?: { s: string; f: string }) => string,
-): string[] {
+export function buildReplacement(file: readonly string[], search: readonly string[], replace: readonly string[], map: (r: string, pair?: { s: string; f: string }) => string): string[] {
   // Lines kept at the start and the end pair up by position (a diff alone may pair a repeated
   // line with the wrong copy and move the file's own text of it, such as trailing spaces).
   let pre = 0;

@@ -5,13 +5,45 @@
  */
 
 const MAP: Record<string, string> = {
-  "\u2018": "'", "\u2019": "'", "\u201A": "'", "\u201B": "'", "\u2032": "'", "\u02BC": "'",
-  "\u201C": '"', "\u201D": '"', "\u201E": '"', "\u201F": '"', "\u2033": '"', "\u00AB": '"', "\u00BB": '"',
-  "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-  "\u00A0": " ", "\u2002": " ", "\u2003": " ", "\u2004": " ", "\u2005": " ", "\u2006": " ", "\u2007": " ",
-  "\u2008": " ", "\u2009": " ", "\u200A": " ", "\u202F": " ", "\u205F": " ", "\u3000": " ",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201A": "'",
+  "\u201B": "'",
+  "\u2032": "'",
+  "\u02BC": "'",
+  "\u201C": '"',
+  "\u201D": '"',
+  "\u201E": '"',
+  "\u201F": '"',
+  "\u2033": '"',
+  "\u00AB": '"',
+  "\u00BB": '"',
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2012": "-",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2015": "-",
+  "\u2212": "-",
+  "\u00A0": " ",
+  "\u2002": " ",
+  "\u2003": " ",
+  "\u2004": " ",
+  "\u2005": " ",
+  "\u2006": " ",
+  "\u2007": " ",
+  "\u2008": " ",
+  "\u2009": " ",
+  "\u200A": " ",
+  "\u202F": " ",
+  "\u205F": " ",
+  "\u3000": " ",
   "\u2026": "...",
-  "\u200B": "", "\u200C": "", "\u200D": "", "\u2060": "", "\uFEFF": "",
+  "\u200B": "",
+  "\u200C": "",
+  "\u200D": "",
+  "\u2060": "",
+  "\uFEFF": "",
 };
 // Each invisible joiner (U+200C, U+200D) is matched on its own, which is the point of the class.
 // eslint-disable-next-line no-misleading-character-class
@@ -47,12 +79,7 @@ function foldMap(s: string): { folded: string; origin: number[] } {
  * `actual`, so smart quotes and dashes the model did not touch stay as they are in the file.
  * Returns `changed` unchanged when `seen` and `actual` do not fold to the same text.
  */
-export function restoreLookalikes(
-  seen: string,
-  actual: string,
-  changed: string,
-  diffChars: (a: string, b: string) => Array<{ value: string; added?: boolean; removed?: boolean }>,
-): string {
+export function restoreLookalikes(seen: string, actual: string, changed: string, diffChars: (a: string, b: string) => Array<{ value: string; added?: boolean; removed?: boolean }>): string {
   if (seen === actual) return changed;
   const s = foldMap(seen);
   const a = foldMap(actual);

@@ -53,9 +53,7 @@ export function notFound(req: RequestInfo, lines: readonly string[], search: rea
   const near = closestRegion(lines, search.filter((l) => !isElisionLine(l)).length ? search.filter((l) => !isElisionLine(l)) : search);
   let msg = `SEARCH text not found in ${req.path}${extra}.`;
   if (near && near.similarity >= 0.3) {
-    msg +=
-      ` The closest region is ${range(near.start, near.count)} (${Math.round(near.similarity * 100)}% similar); current text:\n` +
-      `${regionView(lines, near.start, near.count)}\n`;
+    msg += ` The closest region is ${range(near.start, near.count)} (${Math.round(near.similarity * 100)}% similar); current text:\n` + `${regionView(lines, near.start, near.count)}\n`;
     msg += `Fix: copy SEARCH from the current text above (without the "N#HH|" prefixes) and retry, or use a hashline replace op with those anchors.`;
   } else {
     msg += ` Nothing in the file is close to it (${plural(lines.length, "line")}). Re-read the file (read_file) to see its current content.`;

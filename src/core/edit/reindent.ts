@@ -85,9 +85,7 @@ export function findReindent(pairs: ReadonlyArray<[string, string]>, replace: re
       if (!bad) return { ok: true, apply: (l) => (isBlank(l) ? "" : l.slice(cut.length)), describe: `indentation shifted by -${show(cut)}` };
       return {
         ok: false,
-        reason:
-          `the REPLACE line ${JSON.stringify(bad.trim())} is indented less than the ${show(cut)} that SEARCH has in excess ` +
-          `of the file, so it cannot be moved consistently`,
+        reason: `the REPLACE line ${JSON.stringify(bad.trim())} is indented less than the ${show(cut)} that SEARCH has in excess ` + `of the file, so it cannot be moved consistently`,
       };
     }
   }

@@ -39,9 +39,7 @@ export interface ChangedRegion {
   added: number;
 }
 
-export type SearchReplaceResult =
-  | { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string; rules?: string[]; region?: ChangedRegion }
-  | { ok: false; message: string };
+export type SearchReplaceResult = { ok: true; doc: TextDoc; rung: MatchRung; places: number; noop: boolean; note?: string; rules?: string[]; region?: ChangedRegion } | { ok: false; message: string };
 
 function newlines(s: string): number {
   let n = 0;
@@ -133,7 +131,10 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       if (twin) return { ok: false, message: twin };
     }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
-      const next = applySplices(doc, hits.map((h) => ({ start: h, end: h + search.length, text: replace })));
+      const next = applySplices(
+        doc,
+        hits.map((h) => ({ start: h, end: h + search.length, text: replace })),
+      );
       const region = hits.length === 1 ? { start: lineOf(doc.text, hits[0]!) - 1, removed: newlines(search), added: newlines(replace) } : undefined;
       return { ok: true, doc: next, rung: "exact", places: hits.length, noop: next.text === doc.text, ...(region ? { region } : {}) };
     }
@@ -246,10 +247,7 @@ function strayIndent(lines: readonly string[], at: number, count: number): strin
 /** Roo Code's `N | text` view lines in SEARCH (consecutive numbers on every line): the lines without them. */
 const ROO_LINE = /^\s*(\d+)\s+\|(?!\|)\s?(.*)$/;
 
-export function rooNumbered(
-  search: readonly string[],
-  replace: readonly string[],
-): { search: string[]; replace: string[]; first: number; replaceToo: boolean } | undefined {
+export function rooNumbered(search: readonly string[], replace: readonly string[]): { search: string[]; replace: string[]; first: number; replaceToo: boolean } | undefined {
   const s = search.length && search[search.length - 1] === "" ? search.slice(0, -1) : search;
   if (s.length === 0) return undefined;
   const parsed = s.map((l) => ROO_LINE.exec(l));
@@ -435,7 +433,13 @@ function edgeBlanks(doc: TextDoc, req: SearchReplaceRequest, lines: readonly str
   const ns = s.slice(first.sCut[0], s.length - first.sCut[1]);
   const nr = r.slice(first.rCut[0], r.length - first.rCut[1]);
   const next = applySearchReplace(doc, { ...req, search: ns.join("\n"), replace: nr.join("\n"), searchLines: ns, replaceLines: nr, lineMode: true, edgesTried: true });
-  return next.ok ? withRule(next, "edge-blank-lines", `SEARCH's blank lines at its ${first.sCut[0] ? (first.sCut[1] ? "start and end" : "start") : "end"} are not in the file there, so they were not required to match`) : next;
+  return next.ok
+    ? withRule(
+        next,
+        "edge-blank-lines",
+        `SEARCH's blank lines at its ${first.sCut[0] ? (first.sCut[1] ? "start and end" : "start") : "end"} are not in the file there, so they were not required to match`,
+      )
+    : next;
 }
 
 /**
@@ -506,14 +510,7 @@ function finish(doc: TextDoc, starts: readonly number[], at: number, file: reado
   return { ok: true, doc: next, rung, places: 1, noop, note, region: { start: at, removed: file.length, added: out.length } };
 }
 
-function applyElision(
-  doc: TextDoc,
-  req: SearchReplaceRequest,
-  lines: readonly string[],
-  starts: readonly number[],
-  sIn: readonly string[],
-  rIn: readonly string[],
-): SearchReplaceResult {
+function applyElision(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], starts: readonly number[], sIn: readonly string[], rIn: readonly string[]): SearchReplaceResult {
   let s = [...sIn];
   let r = [...rIn];
   // Markers at the very start or end of both sides carry no position: drop them in pairs.
@@ -547,7 +544,15 @@ function applyElision(
   const matches = findElisionMatches(lines.map(key), segments, (g, from, to) => gapFollowsRule(lines, from, to, rules[g] ?? "none"));
   if (matches.length === 0) return { ok: false, message: notFound(req, lines, s, " (even with the elided lines skipped)") };
   if (matches.length > 1) {
-    return { ok: false, message: ambiguous(req, "elision", matches.map((m) => m.start), 1) };
+    return {
+      ok: false,
+      message: ambiguous(
+        req,
+        "elision",
+        matches.map((m) => m.start),
+        1,
+      ),
+    };
   }
   const m = matches[0]!;
   const expand = (side: readonly string[]) => {

@@ -146,11 +146,14 @@ function mapEndings(prev: string, flags: boolean[], next: string, dominant: bool
 
 /** Applies non-overlapping splices (zero-width ones at the same offset keep their given order). */
 export function applySplices(doc: TextDoc, splices: readonly Splice[]): TextDoc {
-  const order = splices
-    .map((s, i) => ({ s, i }))
-    .sort((x, y) => x.s.start - y.s.start || x.s.end - y.s.end || (x.s.bias ?? 0) - (y.s.bias ?? 0) || x.i - y.i);
+  const order = splices.map((s, i) => ({ s, i })).sort((x, y) => x.s.start - y.s.start || x.s.end - y.s.end || (x.s.bias ?? 0) - (y.s.bias ?? 0) || x.i - y.i);
   const first = doc.crlf[0] ?? false;
-  if (doc.crlf.every((c) => c === first)) return applyUniform(doc, order.map((o) => o.s), first);
+  if (doc.crlf.every((c) => c === first))
+    return applyUniform(
+      doc,
+      order.map((o) => o.s),
+      first,
+    );
   const dominant = dominantCrlf(doc);
   let text = "";
   const crlf: boolean[] = [];

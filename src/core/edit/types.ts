@@ -53,9 +53,7 @@ export interface EditFailure {
   message: string;
 }
 
-export type EditOutcome =
-  | { ok: true; before: string; after: string; applied: AppliedEdit[]; notes: string[] }
-  | { ok: false; failures: EditFailure[]; message: string };
+export type EditOutcome = { ok: true; before: string; after: string; applied: AppliedEdit[]; notes: string[] } | { ok: false; failures: EditFailure[]; message: string };
 
 export function isHashlineOp(e: EditInput): e is HashlineOp {
   return typeof (e as HashlineOp).op === "string";

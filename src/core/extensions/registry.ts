@@ -17,8 +17,7 @@ interface Registered {
 
 /** One handler's answer, or its failure. */
 export type HandlerOutcome<P extends PointName> =
-  | { extension: string; result: PointResult<P> | undefined; error?: undefined }
-  | { extension: string; result?: undefined; error: string; failClosed: boolean };
+  { extension: string; result: PointResult<P> | undefined; error?: undefined } | { extension: string; result?: undefined; error: string; failClosed: boolean };
 
 export interface RunOptions<P extends PointName> {
   signal: AbortSignal;

@@ -150,10 +150,7 @@ export interface HandlerContext {
   stopPropagation(): void;
 }
 
-export type Handler<P extends PointName> = (
-  input: PointInput<P>,
-  ctx: HandlerContext,
-) => PointResult<P> | void | undefined | Promise<PointResult<P> | void | undefined>;
+export type Handler<P extends PointName> = (input: PointInput<P>, ctx: HandlerContext) => PointResult<P> | void | undefined | Promise<PointResult<P> | void | undefined>;
 
 export interface HandlerOptions {
   /** Higher runs first; default 0. */

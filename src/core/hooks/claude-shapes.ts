@@ -89,11 +89,7 @@ export function needsFileText(input: Record<string, unknown>): boolean {
  * Completes a hook input before it is sent: the old text of hashline ops, read from the file
  * (`readText(absolutePath)`; undefined when it cannot be read). Returns a plain object.
  */
-export async function resolveHookInput(
-  input: Record<string, unknown>,
-  cwd: string,
-  readText?: (absPath: string) => Promise<string | undefined>,
-): Promise<Record<string, unknown>> {
+export async function resolveHookInput(input: Record<string, unknown>, cwd: string, readText?: (absPath: string) => Promise<string | undefined>): Promise<Record<string, unknown>> {
   const pending = (input as { [LINE_EDITS]?: Pending })[LINE_EDITS];
   const abs = absolutePaths(input, cwd) as Record<string, unknown>;
   if (!pending || !readText) return abs;
@@ -184,13 +180,7 @@ export interface HookInputMapping {
  * (`file_path` → `path`, `timeout` ms → `timeout_s`); without it, names are taken as they are.
  * Returns undefined when nothing changed; the caller validates the result with the tool's schema.
  */
-export function argsFromHookInput(
-  def: HookInputMapping,
-  args: unknown,
-  updated: Record<string, unknown>,
-  sent: Record<string, unknown> | undefined,
-  cwd: string,
-): Record<string, unknown> | undefined {
+export function argsFromHookInput(def: HookInputMapping, args: unknown, updated: Record<string, unknown>, sent: Record<string, unknown> | undefined, cwd: string): Record<string, unknown> | undefined {
   const merged: Record<string, unknown> = { ...(sent ?? {}), ...updated };
   const changed = new Set(Object.keys(merged).filter((k) => !same(merged[k], sent?.[k])));
   if (changed.size === 0) return undefined;

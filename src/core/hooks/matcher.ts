@@ -115,7 +115,12 @@ function bashMatches(spec: string, command: string): boolean {
   else if (/ \*$/.test(spec) && !spec.slice(0, -2).includes("*")) prefix = spec.slice(0, -2).trim();
   const re = prefix === undefined && spec.includes("*") ? wildcard(spec.replace(/\s+/g, " ")) : undefined;
   for (const raw of command.split(/&&|\|\||[;|&\n]/)) {
-    let words = raw.trim().replace(/^[({!\s]+/, "").replace(/[)}\s]+$/, "").split(/\s+/).filter(Boolean);
+    let words = raw
+      .trim()
+      .replace(/^[({!\s]+/, "")
+      .replace(/[)}\s]+$/, "")
+      .split(/\s+/)
+      .filter(Boolean);
     while (words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words = words.slice(1);
     while (words.length && ["sudo", "command", "exec", "time", "nice", "nohup", "env"].includes(words[0]!)) words = words.slice(1);
     if (words.length === 0) continue;

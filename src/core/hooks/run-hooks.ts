@@ -227,7 +227,9 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
             name: `${u.type} hook`,
             source: u.source,
             durationMs: 0,
-            response: { hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: `a ${event} hook of type "${u.type}" in ${u.source.label} cannot run in Yoke, so this call needs approval` } },
+            response: {
+              hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: `a ${event} hook of type "${u.type}" in ${u.source.label} cannot run in Yoke, so this call needs approval` },
+            },
           });
         }
       }
@@ -310,11 +312,7 @@ export function combineWithHooks(gate: PermissionDecision, hooks: HookOutcome | 
  * The gate's decision for a call, combined with its PreToolUse outcome (see combineWithHooks):
  * asks the gate again in bypassPermissions mode only when a hook's allow meets a question.
  */
-export async function decideWithHooks(
-  check: (mode: PermissionMode) => Promise<PermissionDecision>,
-  mode: PermissionMode,
-  hooks: HookOutcome | undefined,
-): Promise<PermissionDecision> {
+export async function decideWithHooks(check: (mode: PermissionMode) => Promise<PermissionDecision>, mode: PermissionMode, hooks: HookOutcome | undefined): Promise<PermissionDecision> {
   const gate = await check(mode);
   const needsBypass = hooks?.decision === "allow" && !hooks.blocked && gate.decision === "ask";
   return combineWithHooks(gate, hooks, needsBypass ? await check("bypassPermissions") : undefined);

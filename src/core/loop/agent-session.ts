@@ -75,7 +75,14 @@ export class AgentSession implements AgentSessionApi {
     const services = servicesFor(opts, id);
     const system =
       opts.systemPrompt ??
-      buildSystemPrompt({ workspaceRoot: services.fs.root, folders: services.fs.folders, platform: opts.platform ?? "unknown", trusted, permissionMode: opts.permissionMode ?? "default", instructions: opts.instructions });
+      buildSystemPrompt({
+        workspaceRoot: services.fs.root,
+        folders: services.fs.folders,
+        platform: opts.platform ?? "unknown",
+        trusted,
+        permissionMode: opts.permissionMode ?? "default",
+        instructions: opts.instructions,
+      });
     const session = new AgentSession(SessionLog.create(opts.store, id, now), opts, services, system, trusted);
     const commands = services.commands;
     session.append({

@@ -11,9 +11,7 @@ import { isReadOnly, type ToolDefinition } from "../tools/types";
 import { raceAbort, seconds, type LoopContext } from "./context";
 import type { Approver, PermissionAnswer } from "./types";
 
-export type CallDecision =
-  | { decision: "allow"; review?: ReviewMode; confine?: CommandConfinement }
-  | { decision: "deny"; message: string };
+export type CallDecision = { decision: "allow"; review?: ReviewMode; confine?: CommandConfinement } | { decision: "deny"; message: string };
 
 /**
  * deny > ask > allow, where an explicit allow (a hook's) lifts an ask that is only the mode's

@@ -56,7 +56,14 @@ async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallR
     const r = o.result;
     if (!r) continue;
     if (late.has(o.extension)) {
-      ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "error", callId: call.id, detail: `rewrote the input after ${checkedBy} had checked it; the rewrite was ignored` });
+      ctx.append({
+        type: "extension",
+        name: o.extension,
+        point: "tool.before",
+        outcome: "error",
+        callId: call.id,
+        detail: `rewrote the input after ${checkedBy} had checked it; the rewrite was ignored`,
+      });
     } else if (r.args !== undefined && !invalid) ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
     if (r.decision) out.decisions.push(r.decision);
     if (r.context?.length) out.context.push(...r.context);
@@ -74,7 +81,11 @@ async function afterCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRe
   if (!ctx.extensions.has("tool.after")) return output.text;
   let text = output.text;
   const appended: string[] = [];
-  const outcomes = await ctx.extensions.run("tool.after", { call, tool: def, args, output, durationMs }, { signal, next: (input, r) => (r.text === undefined ? input : { ...input, output: { ...input.output, text: r.text } }) });
+  const outcomes = await ctx.extensions.run(
+    "tool.after",
+    { call, tool: def, args, output, durationMs },
+    { signal, next: (input, r) => (r.text === undefined ? input : { ...input, output: { ...input.output, text: r.text } }) },
+  );
   for (const o of outcomes) {
     if (!o.result) continue;
     if (o.result.text !== undefined && o.result.text !== text) {
@@ -121,7 +132,15 @@ export async function resumeToolCall(ctx: LoopContext, call: ToolCallRecord, sig
   const checked = ctx.registry.validate(call.name, call.input);
   const events = ctx.sessionLog.events;
   if (!def?.resume || !checked.ok) {
-    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output: `The session was interrupted while ${call.name} was running; it was not run again.`, isError: true, durationMs: 0, interrupted: true });
+    ctx.append({
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      output: `The session was interrupted while ${call.name} was running; it was not run again.`,
+      isError: true,
+      durationMs: 0,
+      interrupted: true,
+    });
     return;
   }
   // The call runs again (its card shows it running, not interrupted, while the review is back).
@@ -187,7 +206,10 @@ async function execute(
       throw signal.reason;
     }
     if (err instanceof LoopStop) throw err;
-    const failed: ToolOutput = { text: isToolError(err) || err instanceof TimeoutError ? err.message : `${call.name} failed with an internal error: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+    const failed: ToolOutput = {
+      text: isToolError(err) || err instanceof TimeoutError ? err.message : `${call.name} failed with an internal error: ${err instanceof Error ? err.message : String(err)}`,
+      isError: true,
+    };
     if (!isToolError(err) && !(err instanceof TimeoutError)) ctx.log.error(`tool ${call.name} failed`, err);
     // Extensions see failures too (Claude's PostToolUseFailure).
     const text = await afterCall(ctx, def, call, args, failed, duration, signal).catch(() => failed.text);

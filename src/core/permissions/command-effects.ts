@@ -24,7 +24,13 @@ export interface CommandEffects {
 
 const INTERPRETERS: Array<{ name: RegExp; inline: RegExp; label: string; stdinWhenBare: boolean; valued?: RegExp }> = [
   { name: /^(python|pypy)(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*c/, label: "python", stdinWhenBare: true, valued: /^-[a-zA-Z]*[mWXQ]$/ },
-  { name: /^(node|nodejs)(\d+)?$/, inline: /^(-e|-p|-pe|--eval|--print)(=|$)/, label: "node", stdinWhenBare: true, valued: /^(-r|--require|--import|--loader|--experimental-loader|--input-type|--conditions|-C)$/ },
+  {
+    name: /^(node|nodejs)(\d+)?$/,
+    inline: /^(-e|-p|-pe|--eval|--print)(=|$)/,
+    label: "node",
+    stdinWhenBare: true,
+    valued: /^(-r|--require|--import|--loader|--experimental-loader|--input-type|--conditions|-C)$/,
+  },
   { name: /^bun$/, inline: /^(-e|-p|--eval|--print)(=|$)/, label: "bun", stdinWhenBare: false },
   { name: /^deno$/, inline: /^eval$/, label: "deno", stdinWhenBare: false },
   { name: /^perl(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z0-9:]*[eE]/, label: "perl", stdinWhenBare: true, valued: /^-[IMm]$/ },
@@ -37,15 +43,64 @@ const INTERPRETERS: Array<{ name: RegExp; inline: RegExp; label: string; stdinWh
 ];
 
 /** Tools with options that run programs or write files: an argument only known at run time could be one. */
-export const OPTION_SENSITIVE = new Set(["git", "npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "find", "sort", "tar", "bsdtar", "rsync", "ssh", "scp", "sftp", "curl", "wget", "make", "gmake", "cargo", "go", "pytest", "py.test", "rg", "zip", "vim", "nvim", "vi", "ex", "emacs", "sed", "awk", "gawk", "mawk", "nawk", "xargs", "env", "docker", "kubectl", "python", "python3", "node", "perl", "ruby", "php"]);
+export const OPTION_SENSITIVE = new Set([
+  "git",
+  "npm",
+  "npx",
+  "pnpm",
+  "pnpx",
+  "yarn",
+  "bun",
+  "bunx",
+  "find",
+  "sort",
+  "tar",
+  "bsdtar",
+  "rsync",
+  "ssh",
+  "scp",
+  "sftp",
+  "curl",
+  "wget",
+  "make",
+  "gmake",
+  "cargo",
+  "go",
+  "pytest",
+  "py.test",
+  "rg",
+  "zip",
+  "vim",
+  "nvim",
+  "vi",
+  "ex",
+  "emacs",
+  "sed",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "xargs",
+  "env",
+  "docker",
+  "kubectl",
+  "python",
+  "python3",
+  "node",
+  "perl",
+  "ruby",
+  "php",
+]);
 
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
 const NPM_FAMILY = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "corepack"]);
 /** npm-style configuration options that make the tool run another program or use another project. */
-const NPM_EXEC = /^--(script-shell|node-options|prefix|userconfig|globalconfig|shell|call|init-module|editor|git|browser|viewer|onload-script|node-gyp|cwd|dir|registry|cache|preload|require|workspace-root|config\.[a-z-]+|before|npm-path|use-yarnrc|rc-filename|global-folder|modules-folder|bun)(=|$)/;
+const NPM_EXEC =
+  /^--(script-shell|node-options|prefix|userconfig|globalconfig|shell|call|init-module|editor|git|browser|viewer|onload-script|node-gyp|cwd|dir|registry|cache|preload|require|workspace-root|config\.[a-z-]+|before|npm-path|use-yarnrc|rc-filename|global-folder|modules-folder|bun)(=|$)/;
 /** npm options known to change nothing about what runs. */
-const NPM_SAFE = /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
+const NPM_SAFE =
+  /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
 
 export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean): CommandEffects {
   const fx: CommandEffects = { hidden: [], execOptions: [], writes: [], writeRegions: [], reads: [] };
@@ -148,7 +203,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if (values.includes("bundle") && values.includes("create")) fx.writes.push(...args.slice(values.indexOf("create") + 1, values.indexOf("create") + 2));
       const cfg = values.indexOf("config");
       if (cfg >= 0 && gitConfigWrites(values.slice(cfg + 1))) {
-        const target = values.slice(cfg + 1).some((v) => v === "--global" || v === "--system") ? undefined : values.slice(cfg + 1).find((v, i, a) => (a[i - 1] === "--file" || a[i - 1] === "-f"));
+        const target = values.slice(cfg + 1).some((v) => v === "--global" || v === "--system") ? undefined : values.slice(cfg + 1).find((v, i, a) => a[i - 1] === "--file" || a[i - 1] === "-f");
         fx.writes.push({ value: target ?? ".git/config", raw: target ?? "git config", dynamic: false, glob: false });
       }
       if (values[0] === "hook" && values[1] === "run") fx.execOptions.push({ option: "hook run", why: "git hook run runs the repository's hooks" });
@@ -180,21 +235,33 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       exec(/^(-o|-F|-S)$|^-o(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)/i, `${name} options can run local commands`);
       return fx;
     case "curl":
-      fx.writes.push(...valueAfter(/^(-o|--output|-c|--cookie-jar|--dump-header|-D|--trace|--trace-ascii|--stderr|--etag-save|--hsts|--alt-svc)$/, /^--(?:output|cookie-jar|dump-header|trace|trace-ascii|stderr|etag-save|hsts|alt-svc)=(.*)$/));
+      fx.writes.push(
+        ...valueAfter(
+          /^(-o|--output|-c|--cookie-jar|--dump-header|-D|--trace|--trace-ascii|--stderr|--etag-save|--hsts|--alt-svc)$/,
+          /^--(?:output|cookie-jar|dump-header|trace|trace-ascii|stderr|etag-save|hsts|alt-svc)=(.*)$/,
+        ),
+      );
       exec(/^(-K|--config)(=|$)/, "curl reads options from a file");
-      if (has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/)) fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
+      if (has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/))
+        fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
       return fx;
     case "wget":
       fx.writes.push(...valueAfter(/^(-O|--output-document|-o|--output-file|-a|--append-output)$/, /^--(?:output-document|output-file|append-output)=(.*)$/));
       exec(/^(-e|--execute|--config|-i|--input-file)(=|$)/, "wget reads commands or options from elsewhere");
-      fx.writeRegions.push(...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/) : [{ value: ".", raw: "wget", dynamic: false, glob: false }]));
+      fx.writeRegions.push(
+        ...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length
+          ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/)
+          : [{ value: ".", raw: "wget", dynamic: false, glob: false }]),
+      );
       return fx;
     case "make":
     case "gmake":
       if (has(/^(--eval|-E)(=|$)/)) fx.hidden.push(`${name} --eval runs make code given on the command line`);
-      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
+      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value)))
+        fx.hidden.push(`${name} reads a makefile from its input`);
       exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`);
-      for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
+      for (const a of args)
+        if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
       return fx;
     case "cargo":
       exec(/^(--config|-Z)(=|$)/, "cargo configuration on the command line can run programs");
@@ -258,7 +325,8 @@ export function findRoots(args: Word[]): Word[] {
 
 /** Does this `git config` invocation change a configuration file? */
 function gitConfigWrites(rest: string[]): boolean {
-  const reading = /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--show-origin|--show-scope|--name-only|get|list|--null|-z|--type|--bool|--int|--path|--default|--includes|--no-includes|--blob|--get-color|--get-colorbool)(=.*)?$/;
+  const reading =
+    /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--show-origin|--show-scope|--name-only|get|list|--null|-z|--type|--bool|--int|--path|--default|--includes|--no-includes|--blob|--get-color|--get-colorbool)(=.*)?$/;
   const opts = rest.filter((v) => v.startsWith("-") || /^(get|list|set|unset|rename-section|remove-section|edit)$/.test(v));
   if (opts.some((v) => /^(--add|--replace-all|--unset|--unset-all|--rename-section|--remove-section|-e|--edit|set|unset|rename-section|remove-section|edit)$/.test(v))) return true;
   if (opts.some((v) => reading.test(v))) return false;

@@ -61,8 +61,7 @@ export async function checkCommandPath(ctx: EvalContext, base: string, written: 
 function describe(ctx: EvalContext, written: string, lexical: string, real: string): CheckedPath {
   const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
   const inside = ctx.roots.some((r) => isWithin(fold(real), fold(r)));
-  const sensitive =
-    sensitivity(fold(real), fold(ctx.realHome)) ?? sensitivity(fold(real), fold(ctx.home)) ?? sensitivity(fold(lexical), fold(ctx.home));
+  const sensitive = sensitivity(fold(real), fold(ctx.realHome)) ?? sensitivity(fold(real), fold(ctx.home)) ?? sensitivity(fold(lexical), fold(ctx.home));
   return { written, lexical, real, inside, sensitive, protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) };
 }
 

@@ -82,10 +82,15 @@ type TouchTarget = { exact: CheckedPath } | { pattern: PathPattern; why: string;
 
 export async function evaluateBash(command: string, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
-  if (command.length > MAX_COMMAND_LENGTH) return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);
+  if (command.length > MAX_COMMAND_LENGTH)
+    return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);
   const size = estimateSize(command);
   if (size.statements > MAX_COMMAND_STATEMENTS || size.tokens > MAX_COMMAND_TOKENS)
-    return decide("ask", "mode", `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`);
+    return decide(
+      "ask",
+      "mode",
+      `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`,
+    );
   const analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
   const env: ExpandEnv = { home: ctx.home, listDir: ctx.listDir, budget: DEFAULT_BUDGET(), cache: new Map() };
   const paths = new Map<string, Promise<CheckedPath>>();
@@ -148,7 +153,10 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   }
   for (const t of touches) {
     const perm = t.kind === "write" ? "Write" : "Read";
-    const rule = "exact" in t ? matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined) : ruleCouldMatch(ctx, "ask", perm, t.pattern);
+    const rule =
+      "exact" in t
+        ? (matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined))
+        : ruleCouldMatch(ctx, "ask", perm, t.pattern);
     if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${"exact" in t ? showPath(ctx, t.exact) : t.why}.`, rule);
   }
   const guarded = protectedWrites(touches, ctx);
@@ -161,7 +169,11 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
 
   // 4. Anything the parser could not analyse confidently.
   const problems = [...analysis.problems, ...instances.flatMap((i) => i.part.problems.map((p) => `\`${i.part.text}\`: ${p}`))];
-  for (const inst of instances) for (const r of inst.redirects) for (const t of r.targets) if (r.redirect.kind !== "dup" && t.dynamic) problems.push(`the ${r.redirect.kind === "write" ? "output" : "input"} file ${t.raw} is only known when it runs${t.unknownWhy ? ` (${t.unknownWhy})` : ""}`);
+  for (const inst of instances)
+    for (const r of inst.redirects)
+      for (const t of r.targets)
+        if (r.redirect.kind !== "dup" && t.dynamic)
+          problems.push(`the ${r.redirect.kind === "write" ? "output" : "input"} file ${t.raw} is only known when it runs${t.unknownWhy ? ` (${t.unknownWhy})` : ""}`);
   if (problems.length) {
     const unique = [...new Set(problems)];
     if (mode === "plan") return decide("deny", "mode", planModeReason(`a command Yoke cannot verify as read-only (${unique[0]})`));
@@ -390,7 +402,10 @@ function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
   let best: SpecMatch = "no";
   const globsUnknown = inst.unstable || inst.expanded.some((v) => v.words.some((w) => w.unknownWhy));
   for (const { view, words } of inst.expanded) {
-    for (const [w, uncertainGlobs] of [[view.words, globsUnknown], [words, false]] as const) {
+    for (const [w, uncertainGlobs] of [
+      [view.words, globsUnknown],
+      [words, false],
+    ] as const) {
       const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : w.map((x) => (x.glob ? { ...x, glob: false } : x)), inst.part.extraArgs);
       if (m === "yes") return "yes";
       if (m === "maybe") best = "maybe";
@@ -475,7 +490,8 @@ async function collectTouches(instances: Instance[], ctx: EvalContext, check: (b
         for (const w of from) {
           const p = await check(inst.cwd, w.value);
           out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.lexical), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
-          if (p.real !== p.lexical) out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.real), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
+          if (p.real !== p.lexical)
+            out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(p.real), why: `files below ${showPath(ctx, p)} named at run time (${how})`, symbolic: "dynamic" });
         }
       } else out.push({ kind: "read", raw: inst.part.text, inst, pattern: [ANY], why: `files named at run time (${how})`, symbolic: "dynamic" });
     }
@@ -513,7 +529,14 @@ async function resolveWord(w: XWord, inst: Instance, ctx: EvalContext, check: (b
     const firstGlob = segs.findIndex((s) => hasGlob(s));
     const fixed = unescapePattern(segs.slice(0, Math.max(firstGlob, 0)).join("/"));
     const fixedDir = fixed === "" ? (w.from.pattern.startsWith("/") ? "/" : base) : fixed.startsWith("/") ? fixed : `${base}/${fixed}`;
-    out.push({ raw: w.raw, pattern: globSegs(base, w.from.pattern), why: `${w.raw} (matches may change: an earlier command changes files)`, symbolic: "unstable", fixedDir, tail: segs.slice(firstGlob).join("/") });
+    out.push({
+      raw: w.raw,
+      pattern: globSegs(base, w.from.pattern),
+      why: `${w.raw} (matches may change: an earlier command changes files)`,
+      symbolic: "unstable",
+      fixedDir,
+      tail: segs.slice(firstGlob).join("/"),
+    });
   }
   return out;
 }
@@ -533,7 +556,15 @@ async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string
   const out: Touch[] = [];
   for (const s of specs) {
     if (s.dynamic) return [whole];
-    const fixed = s.pattern && hasGlob(s.pattern) ? unescapePattern(s.pattern.split("/").filter((seg, i, a) => a.slice(0, i + 1).every((x) => !hasGlob(x))).join("/")) : s.value;
+    const fixed =
+      s.pattern && hasGlob(s.pattern)
+        ? unescapePattern(
+            s.pattern
+              .split("/")
+              .filter((seg, i, a) => a.slice(0, i + 1).every((x) => !hasGlob(x)))
+              .join("/"),
+          )
+        : s.value;
     const p = await check(inst.cwd, fixed || ".");
     out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history" });
     if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
@@ -597,8 +628,7 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
   if (hidden) return { why: hidden };
   if (inst.effects.execOptions.length) return { why: `${inst.effects.execOptions[0]!.option} ${inst.effects.execOptions[0]!.why}` };
   if (part.runsUnknown) return { why: `${inst.effective.words[0]?.value} runs another command` };
-  if (part.extraArgs && !["echo", "printf", "true", ":"].includes(inst.effective.words[0]!.value))
-    return { why: `it receives file names at run time (${part.via[part.via.length - 1] ?? "xargs"})` };
+  if (part.extraArgs && !["echo", "printf", "true", ":"].includes(inst.effective.words[0]!.value)) return { why: `it receives file names at run time (${part.via[part.via.length - 1] ?? "xargs"})` };
   let rule: PermissionRule | undefined;
   for (const t of touches) {
     if (t.inst !== inst || t.kind !== "read") continue;
@@ -639,7 +669,7 @@ async function foreignRepository(inst: Instance, ctx: EvalContext): Promise<stri
   const dirs: string[] = [];
   if (inst.cwd === null) return "it runs git in a folder only known when it runs";
   dirs.push(inst.cwd);
-  for (const d of inst.cls.ok ? inst.cls.gitDirs ?? [] : []) {
+  for (const d of inst.cls.ok ? (inst.cls.gitDirs ?? []) : []) {
     if (d.dynamic) return `git -C ${d.raw} is only known when it runs`;
     const p = await checkCommandPath(ctx, inst.cwd, d.value);
     dirs.push(p.real);

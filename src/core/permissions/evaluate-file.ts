@@ -66,7 +66,11 @@ export async function evaluateFileTool(req: PermissionCheck, mode: PermissionMod
   if (allowRules.every((r) => r)) return decide("allow", "rule", `Allowed by the rule ${ruleLabel(allowRules[0]!)}.`, allowRules[0]);
 
   const problem = (p: CheckedPath) =>
-    !p.inside ? `${showPath(ctx, p)} is outside the workspace` : p.sensitive && (reading ? p.sensitive.kind === "secret" : true) ? `${showPath(ctx, p)} is a sensitive file (${p.sensitive.why})` : undefined;
+    !p.inside
+      ? `${showPath(ctx, p)} is outside the workspace`
+      : p.sensitive && (reading ? p.sensitive.kind === "secret" : true)
+        ? `${showPath(ctx, p)} is a sensitive file (${p.sensitive.why})`
+        : undefined;
   const issues = paths.map((p, i) => (allowRules[i] ? undefined : problem(p))).filter((x): x is string => !!x);
   if (mode === "bypassPermissions") return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
   if (reading) {

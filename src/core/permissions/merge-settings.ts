@@ -73,7 +73,16 @@ interface SourceContent {
   managedHooksOnly: boolean;
 }
 
-const emptyContent = (): SourceContent => ({ rules: [], additionalDirectories: [], hooks: [], failClosed: [], bypassDisabled: false, disableAllHooks: false, managedRulesOnly: false, managedHooksOnly: false });
+const emptyContent = (): SourceContent => ({
+  rules: [],
+  additionalDirectories: [],
+  hooks: [],
+  failClosed: [],
+  bypassDisabled: false,
+  disableAllHooks: false,
+  managedRulesOnly: false,
+  managedHooksOnly: false,
+});
 
 /** `sources` lowest priority first (VS Code user, ~/.claude, ~/.yoke, .yoke, .yoke local, .claude, .claude local, VS Code workspace, --settings, managed). */
 export function mergeSettings(sources: LoadedSource[], opts: MergeOptions = {}): MergedSettings {
@@ -90,7 +99,10 @@ export function mergeSettings(sources: LoadedSource[], opts: MergeOptions = {}):
     const shared = !restricted && isCheckedIn(info);
     const loosening = describeLoosening(content);
     if (restricted && (loosening.length || content.hooks.length)) {
-      merged.problems.push({ source: info, message: `${info.label}: the workspace is not trusted, so its allow rules, defaultMode, additionalDirectories and hooks are ignored (deny and ask rules still apply)` });
+      merged.problems.push({
+        source: info,
+        message: `${info.label}: the workspace is not trusted, so its allow rules, defaultMode, additionalDirectories and hooks are ignored (deny and ask rules still apply)`,
+      });
     } else if (shared && loosening.length) {
       merged.problems.push({ source: info, message: sharedMessage(info, loosening) });
     }
@@ -117,7 +129,10 @@ export function mergeSettings(sources: LoadedSource[], opts: MergeOptions = {}):
     const dropped = merged.rules.filter((r) => r.list === "allow" && r.source.kind !== "managed");
     if (dropped.length) {
       merged.rules = merged.rules.filter((r) => !dropped.includes(r));
-      merged.problems.push({ source: managedRulesOnly, message: `${managedRulesOnly.label}: allowManagedPermissionRulesOnly is set, so ${countOf(new Set(dropped.map((r) => r.raw)).size, "allow rule")} from other settings files ${dropped.length === 1 ? "is" : "are"} not used (their deny and ask rules still apply)` });
+      merged.problems.push({
+        source: managedRulesOnly,
+        message: `${managedRulesOnly.label}: allowManagedPermissionRulesOnly is set, so ${countOf(new Set(dropped.map((r) => r.raw)).size, "allow rule")} from other settings files ${dropped.length === 1 ? "is" : "are"} not used (their deny and ask rules still apply)`,
+      });
     }
   }
   const keepHooks = managedHooksOnly ?? disableAllHooks;
@@ -126,11 +141,17 @@ export function mergeSettings(sources: LoadedSource[], opts: MergeOptions = {}):
     merged.hooks = merged.hooks.filter((h) => h.source.kind === "managed");
     if (before > merged.hooks.length) {
       const why = managedHooksOnly ? "allowManagedHooksOnly is set" : '"disableAllHooks" is set';
-      merged.problems.push({ source: keepHooks, message: `${keepHooks.label}: ${why}, so ${countOf(before - merged.hooks.length, "hook group")} from other settings files ${before - merged.hooks.length === 1 ? "does" : "do"} not run` });
+      merged.problems.push({
+        source: keepHooks,
+        message: `${keepHooks.label}: ${why}, so ${countOf(before - merged.hooks.length, "hook group")} from other settings files ${before - merged.hooks.length === 1 ? "does" : "do"} not run`,
+      });
     }
   }
   if (merged.bypassDisabled && merged.defaultMode?.mode === "bypassPermissions") {
-    merged.problems.push({ source: merged.defaultMode.source, message: `${merged.defaultMode.source.label}: defaultMode "bypassPermissions" is not used because ${merged.bypassDisabled.label} disables bypassPermissions mode (disableBypassPermissionsMode); Yoke starts in default mode` });
+    merged.problems.push({
+      source: merged.defaultMode.source,
+      message: `${merged.defaultMode.source.label}: defaultMode "bypassPermissions" is not used because ${merged.bypassDisabled.label} disables bypassPermissions mode (disableBypassPermissionsMode); Yoke starts in default mode`,
+    });
     merged.defaultMode = { mode: "default", source: merged.bypassDisabled, declared: "bypassPermissions" };
   }
   return merged;
@@ -159,11 +180,12 @@ function sharedWhy(info: SettingsSourceInfo): string {
 }
 
 function sharedMessage(info: SettingsSourceInfo, loosening: string[]): string {
-  const where = info.kind === "vscode-workspace"
-    ? "your VS Code user settings"
-    : info.kind === "claude" || info.kind === "claude-local"
-      ? "an untracked .claude/settings.local.json, ~/.claude/settings.json or ~/.yoke/settings.json"
-      : "an untracked .yoke/settings.local.json or ~/.yoke/settings.json";
+  const where =
+    info.kind === "vscode-workspace"
+      ? "your VS Code user settings"
+      : info.kind === "claude" || info.kind === "claude-local"
+        ? "an untracked .claude/settings.local.json, ~/.claude/settings.json or ~/.yoke/settings.json"
+        : "an untracked .yoke/settings.local.json or ~/.yoke/settings.json";
   const what = loosening.length === 1 ? loosening[0]! : `${loosening.slice(0, -1).join(", ")} and ${loosening[loosening.length - 1]}`;
   const verb = loosening.length === 1 && !/^\d+ allow rules/.test(what) ? "is" : "are";
   return `${info.label}: ${what} ${verb} ignored because ${sharedWhy(info)}, and a repository may only restrict what Yoke does; put ${verb === "is" ? "it" : "them"} in ${where}`;
@@ -228,7 +250,10 @@ function readSource(source: LoadedSource, problems: SettingsProblem[], memory: M
       : `; ${source.fallback!.from} held no deny or ask rules`
     : "";
   if (parsed.empty) {
-    problems.push({ source: info, message: `${where}: the file is empty, so it holds no rules${keptText || "; if it held rules before, they no longer apply — restore it (for example from git) or delete it"}` });
+    problems.push({
+      source: info,
+      message: `${where}: the file is empty, so it holds no rules${keptText || "; if it held rules before, they no longer apply — restore it (for example from git) or delete it"}`,
+    });
     return content;
   }
   content.failClosed.push({ tool: "*", source: info, why: `${info.label} ${parsed.failed}` });
@@ -246,7 +271,10 @@ function reportDuplicates(text: string, info: SettingsSourceInfo, content: Sourc
     const guarding = (d.path.length === 0 && d.key === "permissions") || (d.path.length === 1 && d.path[0] === "permissions" && (d.key === "deny" || d.key === "ask"));
     if (guarding) {
       content.failClosed.push({ tool: "*", source: info, why: `${info.label} defines "${where}" twice` });
-      problems.push({ source: info, message: `${info.path ?? info.label}:${d.line}:${d.column}: "${where}" is defined twice; JSON keeps only the last one, so the rules of the first are lost and every tool call asks until it is fixed (merge the two)` });
+      problems.push({
+        source: info,
+        message: `${info.path ?? info.label}:${d.line}:${d.column}: "${where}" is defined twice; JSON keeps only the last one, so the rules of the first are lost and every tool call asks until it is fixed (merge the two)`,
+      });
     } else {
       problems.push({ source: info, message: `${info.path ?? info.label}:${d.line}:${d.column}: "${where}" is defined twice; only the last one is used` });
     }
@@ -280,13 +308,7 @@ function readObject(obj: Record<string, unknown>, info: SettingsSourceInfo, prob
   return content;
 }
 
-function readPermissions(
-  perms: Record<string, unknown>,
-  info: SettingsSourceInfo,
-  content: SourceContent,
-  report: (message: string) => void,
-  failClosed: (tool: string, why: string) => void,
-): void {
+function readPermissions(perms: Record<string, unknown>, info: SettingsSourceInfo, content: SourceContent, report: (message: string) => void, failClosed: (tool: string, why: string) => void): void {
   const addRules = (list: RuleList, value: unknown, key: string) => {
     const restricting = list !== "allow";
     let entries: unknown[];

@@ -8,7 +8,7 @@ import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { isReadOnly, type ToolCapabilities } from "../tools/types";
 
 export const RESTRICTED_REASON =
-  "Restricted Mode: this workspace is not trusted, so Yoke does not write files or run commands here. Tell the user; they can trust the workspace (\"Workspaces: Manage Workspace Trust\") if the task needs it.";
+  'Restricted Mode: this workspace is not trusted, so Yoke does not write files or run commands here. Tell the user; they can trust the workspace ("Workspaces: Manage Workspace Trust") if the task needs it.';
 
 export function defaultDecision(def: { name: string; permission: string; capabilities: ToolCapabilities }, mode: PermissionMode): PermissionDecision {
   const caps = def.capabilities;

@@ -20,7 +20,10 @@ export const ANY: Seg = { any: true };
 
 /** The literal segments of an absolute path. */
 export function litSegs(abs: string): Seg[] {
-  return abs.split("/").filter((s) => s !== "").map((lit) => ({ lit }));
+  return abs
+    .split("/")
+    .filter((s) => s !== "")
+    .map((lit) => ({ lit }));
 }
 
 /** A path pattern from an absolute base and a relative or absolute bash pattern (escaped as in shell/words.ts). */

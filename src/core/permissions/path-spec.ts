@@ -76,7 +76,10 @@ function readings(spec: string, ctx: PathSpecContext): Anchored[] {
   if (spec.startsWith("./")) return [{ base: ctx.cwd, pattern: rest }];
   if (!body.includes("/")) return [{ base: ctx.cwd, pattern: `**/${rest}` }];
   if (ctx.list === "allow" || rest.startsWith("**/") || rest.startsWith("../")) return [{ base: ctx.cwd, pattern: rest }];
-  return [{ base: ctx.cwd, pattern: rest }, { base: ctx.cwd, pattern: `**/${rest}` }];
+  return [
+    { base: ctx.cwd, pattern: rest },
+    { base: ctx.cwd, pattern: `**/${rest}` },
+  ];
 }
 
 /** Does the specifier match any of the absolute paths? */

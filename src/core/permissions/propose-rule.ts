@@ -9,9 +9,76 @@ import { analyseCommand } from "./shell/extract";
 import type { Word } from "./shell/words";
 
 /** Tools whose second word is a subcommand worth keeping in a prefix rule. */
-const SUBCOMMAND_TOOLS = new Set(["git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "kubectl", "pip", "pip3", "make", "npx", "uv", "poetry", "gradle", "mvn", "dotnet", "deno", "brew", "gh", "terraform", "helm", "rustup", "composer", "bundle", "rake", "mix", "swift", "nx", "turbo", "vitest", "jest", "tsc", "pytest"]);
+const SUBCOMMAND_TOOLS = new Set([
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "pip",
+  "pip3",
+  "make",
+  "npx",
+  "uv",
+  "poetry",
+  "gradle",
+  "mvn",
+  "dotnet",
+  "deno",
+  "brew",
+  "gh",
+  "terraform",
+  "helm",
+  "rustup",
+  "composer",
+  "bundle",
+  "rake",
+  "mix",
+  "swift",
+  "nx",
+  "turbo",
+  "vitest",
+  "jest",
+  "tsc",
+  "pytest",
+]);
 /** Programs that run arbitrary code or delete: only the exact command is proposed. */
-const EXACT_ONLY = new Set(["sh", "bash", "zsh", "dash", "node", "python", "python3", "perl", "ruby", "php", "eval", "exec", "sudo", "doas", "env", "xargs", "find", "rm", "curl", "wget", "ssh", "scp", "rsync", "dd", "chmod", "chown", "mv", "cp", "source", "."]);
+const EXACT_ONLY = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "node",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "php",
+  "eval",
+  "exec",
+  "sudo",
+  "doas",
+  "env",
+  "xargs",
+  "find",
+  "rm",
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "rsync",
+  "dd",
+  "chmod",
+  "chown",
+  "mv",
+  "cp",
+  "source",
+  ".",
+]);
 
 export async function proposeRules(req: PermissionCheck, ctx: EvalContext): Promise<string[]> {
   const perm = req.permission;
@@ -77,7 +144,10 @@ function bashSpec(words: Word[]): string {
   let n = 1;
   if (["npm", "pnpm", "yarn", "bun"].includes(name) && (words[1]?.value === "run" || words[1]?.value === "run-script") && sub(2)) n = 3;
   else if (SUBCOMMAND_TOOLS.has(name) && sub(1)) n = 2;
-  return `${words.slice(0, n).map((w) => quote(w.value)).join(" ")}:*`;
+  return `${words
+    .slice(0, n)
+    .map((w) => quote(w.value))
+    .join(" ")}:*`;
 }
 
 function quote(s: string): string {

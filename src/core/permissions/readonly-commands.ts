@@ -35,11 +35,127 @@ export interface GitContent {
 }
 
 /** Commands whose arguments are not file names (nothing to check). */
-export const NO_PATH_COMMANDS = ["echo", "printf", "pwd", "whoami", "id", "uname", "date", "true", "false", ":", "which", "type", "nproc", "basename", "dirname", "test", "[", "sleep", "seq", "tr", "hostname", "expr", "yes", "arch", "tty", "groups", "logname", "getconf"];
+export const NO_PATH_COMMANDS = [
+  "echo",
+  "printf",
+  "pwd",
+  "whoami",
+  "id",
+  "uname",
+  "date",
+  "true",
+  "false",
+  ":",
+  "which",
+  "type",
+  "nproc",
+  "basename",
+  "dirname",
+  "test",
+  "[",
+  "sleep",
+  "seq",
+  "tr",
+  "hostname",
+  "expr",
+  "yes",
+  "arch",
+  "tty",
+  "groups",
+  "logname",
+  "getconf",
+];
 /** Commands whose non-option arguments (and `--opt=value` values) are read as paths. */
-export const PATH_COMMANDS = ["ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "file", "stat", "du", "df", "tree", "realpath", "readlink", "diff", "cmp", "comm", "nl", "od", "hexdump", "xxd", "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "b2sum", "sort", "uniq", "cut", "column", "fold", "rev", "tac", "strings", "find", "cd", "jq", "sed", "awk", "gawk", "mawk", "nawk", "paste", "join", "expand", "unexpand", "fmt", "pr", "look", "zcat", "bzcat", "xzcat", "less", "more"];
+export const PATH_COMMANDS = [
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "tree",
+  "realpath",
+  "readlink",
+  "diff",
+  "cmp",
+  "comm",
+  "nl",
+  "od",
+  "hexdump",
+  "xxd",
+  "sha1sum",
+  "sha256sum",
+  "sha512sum",
+  "md5sum",
+  "cksum",
+  "b2sum",
+  "sort",
+  "uniq",
+  "cut",
+  "column",
+  "fold",
+  "rev",
+  "tac",
+  "strings",
+  "find",
+  "cd",
+  "jq",
+  "sed",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "paste",
+  "join",
+  "expand",
+  "unexpand",
+  "fmt",
+  "pr",
+  "look",
+  "zcat",
+  "bzcat",
+  "xzcat",
+  "less",
+  "more",
+];
 /** git subcommands that only read (with their own restrictions below). */
-export const GIT_READ_SUBCOMMANDS = ["status", "diff", "log", "show", "blame", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog", "branch", "remote", "tag", "stash", "grep", "cat-file", "rev-list", "show-ref", "merge-base", "whatchanged", "reflog", "name-rev", "count-objects", "for-each-ref", "var", "check-ignore", "version", "help"];
+export const GIT_READ_SUBCOMMANDS = [
+  "status",
+  "diff",
+  "log",
+  "show",
+  "blame",
+  "ls-files",
+  "ls-tree",
+  "rev-parse",
+  "describe",
+  "shortlog",
+  "branch",
+  "remote",
+  "tag",
+  "stash",
+  "grep",
+  "cat-file",
+  "rev-list",
+  "show-ref",
+  "merge-base",
+  "whatchanged",
+  "reflog",
+  "name-rev",
+  "count-objects",
+  "for-each-ref",
+  "var",
+  "check-ignore",
+  "version",
+  "help",
+];
 
 const NO_PATH = new Set(NO_PATH_COMMANDS);
 const WITH_PATHS = new Set(PATH_COMMANDS);
@@ -59,18 +175,108 @@ const FORBIDDEN_OPTIONS: Record<string, RegExp> = {
 };
 /** Value-taking options whose value is not a file name (grep -e PATTERN, head -n 5…). */
 const NON_PATH_VALUES: Record<string, Set<string>> = {
-  grep: new Set(["-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--context", "--after-context", "--before-context", "--include", "--exclude", "--exclude-dir", "--color", "--colour", "--label", "--binary-files", "-d", "--directories", "-D", "--devices"]),
-  rg: new Set(["-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C", "--context", "-M", "--max-columns", "--max-depth", "-d", "--color", "--colors", "-j", "--threads", "-E", "--encoding", "-r", "--replace", "--sort", "--sortr", "--type-add", "--max-filesize", "-U"]),
+  grep: new Set([
+    "-e",
+    "--regexp",
+    "-m",
+    "--max-count",
+    "-A",
+    "-B",
+    "-C",
+    "--context",
+    "--after-context",
+    "--before-context",
+    "--include",
+    "--exclude",
+    "--exclude-dir",
+    "--color",
+    "--colour",
+    "--label",
+    "--binary-files",
+    "-d",
+    "--directories",
+    "-D",
+    "--devices",
+  ]),
+  rg: new Set([
+    "-e",
+    "--regexp",
+    "-g",
+    "--glob",
+    "--iglob",
+    "-t",
+    "--type",
+    "-T",
+    "--type-not",
+    "-m",
+    "--max-count",
+    "-A",
+    "-B",
+    "-C",
+    "--context",
+    "-M",
+    "--max-columns",
+    "--max-depth",
+    "-d",
+    "--color",
+    "--colors",
+    "-j",
+    "--threads",
+    "-E",
+    "--encoding",
+    "-r",
+    "--replace",
+    "--sort",
+    "--sortr",
+    "--type-add",
+    "--max-filesize",
+    "-U",
+  ]),
   head: new Set(["-n", "-c", "--lines", "--bytes"]),
   tail: new Set(["-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"]),
   cut: new Set(["-d", "-f", "-c", "-b", "--delimiter", "--fields", "--characters", "--bytes", "--output-delimiter"]),
   sort: new Set(["-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "--parallel"]),
   uniq: new Set(["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"]),
-  find: new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype", "-maxdepth", "-mindepth", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-printf", "-fstype", "-regextype", "-lname", "-ilname", "-used", "-context"]),
+  find: new Set([
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-type",
+    "-xtype",
+    "-maxdepth",
+    "-mindepth",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-perm",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-links",
+    "-inum",
+    "-printf",
+    "-fstype",
+    "-regextype",
+    "-lname",
+    "-ilname",
+    "-used",
+    "-context",
+  ]),
   ls: new Set(["--color", "--format", "--sort", "--time", "--time-style", "-I", "--ignore", "--hide", "-w", "--width", "-T", "--tabsize", "--block-size", "--indicator-style", "--quoting-style"]),
   du: new Set(["-d", "--max-depth", "--exclude", "-B", "--block-size", "-t", "--threshold", "--time-style"]),
   tree: new Set(["-L", "-P", "-I", "--charset", "--filelimit", "--sort", "--timefmt"]),
-  wc: new Set(), cat: new Set(),
+  wc: new Set(),
+  cat: new Set(),
   od: new Set(["-t", "-A", "-j", "-N", "-w", "--format", "--address-radix", "--skip-bytes", "--read-bytes", "--width"]),
   xxd: new Set(["-c", "-g", "-l", "-s", "-o", "-cols", "-len", "-seek"]),
   hexdump: new Set(["-n", "-s", "-e"]),
@@ -144,7 +350,7 @@ export function pathArguments(args: Word[], nonPathValues?: Set<string>): Word[]
 }
 
 function classifySed(args: Word[]): ReadOnlyClass {
-  if (args.some((a) => /^(-i|--in-place)|^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--") ) || args.some((a) => a.value.startsWith("--in-place")))
+  if (args.some((a) => /^(-i|--in-place)|^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--")) || args.some((a) => a.value.startsWith("--in-place")))
     return { ok: false, why: "sed -i changes files" };
   const scripts: Word[] = [];
   const files: Word[] = [];
@@ -272,11 +478,15 @@ function classifyGit(args: Word[]): ReadOnlyClass {
   const bad = rest.find((a) => /^--(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack)(=|$)|^-O/.test(a.value) || (sub === "grep" && /^-[a-zA-Z]*O/.test(a.value)));
   if (bad) return { ok: false, why: `git ${sub} ${bad.value} writes files or runs programs` };
   const positional = rest.filter((a) => !a.value.startsWith("-"));
-  if (sub === "branch" && (positional.length > 0 || rest.some((a) => !/^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--no-color|--color|--merged|--no-merged|--contains)$/.test(a.value))))
+  if (
+    sub === "branch" &&
+    (positional.length > 0 || rest.some((a) => !/^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--no-color|--color|--merged|--no-merged|--contains)$/.test(a.value)))
+  )
     return { ok: false, why: "git branch with arguments can create, rename or delete branches" };
   if (sub === "remote" && rest.some((a) => a.value !== "-v" && a.value !== "--verbose")) return { ok: false, why: "git remote with arguments can change remotes" };
   if (sub === "tag" && rest.some((a) => !/^(-l|--list|-n\d*)$/.test(a.value))) return { ok: false, why: "git tag with arguments can create or delete tags" };
-  if (sub === "stash" && !(rest.length >= 1 && (rest[0]!.value === "list" || rest[0]!.value === "show"))) return { ok: false, why: "git stash changes the working tree (only stash list/show are read-only)" };
+  if (sub === "stash" && !(rest.length >= 1 && (rest[0]!.value === "list" || rest[0]!.value === "show")))
+    return { ok: false, why: "git stash changes the working tree (only stash list/show are read-only)" };
   if (sub === "reflog" && rest.length && !/^(show|-)/.test(rest[0]!.value)) return { ok: false, why: "git reflog with a subcommand can change the reflog" };
   // Revisions and paths look alike; every argument is checked as a path, and `rev:path` by its path.
   const dashdash = rest.findIndex((a) => a.value === "--");
@@ -297,7 +507,14 @@ function classifyGit(args: Word[]): ReadOnlyClass {
 
 /** What of the repository a read-only git command prints. */
 function gitContent(sub: string, rest: Word[], pathspecs: Word[], hasDashDash: boolean): GitContent | undefined {
-  const opts = (hasDashDash ? rest.slice(0, rest.findIndex((a) => a.value === "--")) : rest).filter((a) => a.value.startsWith("-"));
+  const opts = (
+    hasDashDash
+      ? rest.slice(
+          0,
+          rest.findIndex((a) => a.value === "--"),
+        )
+      : rest
+  ).filter((a) => a.value.startsWith("-"));
   const noContent = opts.some((a) => GIT_NO_CONTENT.test(a.value)) && !opts.some((a) => GIT_PATCH.test(a.value));
   let prints: boolean;
   switch (sub) {

@@ -20,15 +20,52 @@ const ALIASES: Record<string, string> = { Agent: "Task" };
  * denied means edit_file may not change x either).
  */
 const CLAUDE_ONLY = new Set([
-  "MultiEdit", "NotebookEdit", "NotebookRead", "LS", "WebFetch", "WebSearch", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "EnterPlanMode",
-  "SlashCommand", "PowerShell", "AskUserQuestion", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "TaskStop", "TaskOutput", "ToolSearch", "LSP", "Cd",
-  "EnterWorktree", "ExitWorktree", "Monitor", "CronCreate", "CronDelete", "CronList", "ListMcpResourcesTool", "ReadMcpResourceTool",
+  "MultiEdit",
+  "NotebookEdit",
+  "NotebookRead",
+  "LS",
+  "WebFetch",
+  "WebSearch",
+  "BashOutput",
+  "KillShell",
+  "KillBash",
+  "ExitPlanMode",
+  "EnterPlanMode",
+  "SlashCommand",
+  "PowerShell",
+  "AskUserQuestion",
+  "TaskCreate",
+  "TaskGet",
+  "TaskList",
+  "TaskUpdate",
+  "TaskStop",
+  "TaskOutput",
+  "ToolSearch",
+  "LSP",
+  "Cd",
+  "EnterWorktree",
+  "ExitWorktree",
+  "Monitor",
+  "CronCreate",
+  "CronDelete",
+  "CronList",
+  "ListMcpResourcesTool",
+  "ReadMcpResourceTool",
 ]);
 const RESTRICT_AS: Record<string, string> = { MultiEdit: "Edit", NotebookEdit: "Edit", NotebookRead: "Read", LS: "Read" };
 /** Yoke's tool names, which people may write in place of permission names. */
 const YOKE_TOOL_NAMES: Record<string, string> = {
-  read_file: "Read", list_files: "Read", recall: "Read", glob: "Glob", grep: "Grep", edit_file: "Edit", write_file: "Write",
-  run_command: "Bash", todo_write: "TodoWrite", task: "Task", load_skill: "Skill",
+  read_file: "Read",
+  list_files: "Read",
+  recall: "Read",
+  glob: "Glob",
+  grep: "Grep",
+  edit_file: "Edit",
+  write_file: "Write",
+  run_command: "Bash",
+  todo_write: "TodoWrite",
+  task: "Task",
+  load_skill: "Skill",
 };
 export const PATH_TOOLS = new Set(["Read", "Edit", "Write", "Glob", "Grep"]);
 
@@ -131,7 +168,12 @@ const globCache = new Map<string, RegExp>();
 export function nameGlob(pattern: string): RegExp {
   let re = globCache.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    re = new RegExp(
+      `^${pattern
+        .split("*")
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
     globCache.set(pattern, re);
   }
   return re;

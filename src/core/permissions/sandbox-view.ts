@@ -106,7 +106,8 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     seen.add(key);
     const pathCtx = { cwd: rule.source.cwd ?? ctx.cwd, home: ctx.home, baseDir: rule.source.baseDir, list: "deny" as const };
     const anchors = anchorsOf(rule.specifier, pathCtx);
-    if (!rule.source.cwd && roots[0] && roots[0] !== ctx.cwd) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, cwd: roots[0], baseDir: rule.source.baseDir === ctx.cwd ? roots[0] : rule.source.baseDir }));
+    if (!rule.source.cwd && roots[0] && roots[0] !== ctx.cwd)
+      anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, cwd: roots[0], baseDir: rule.source.baseDir === ctx.cwd ? roots[0] : rule.source.baseDir }));
     if (ctx.realHome !== ctx.home) anchors.push(...anchorsOf(rule.specifier, { ...pathCtx, home: ctx.realHome, baseDir: rule.source.baseDir === ctx.home ? ctx.realHome : rule.source.baseDir }));
     for (const { base: rawBase, pattern } of anchors) {
       const base = normalizeAbs(rawBase);
@@ -118,10 +119,16 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
         continue;
       }
       const m = matcher(pattern, true);
-      targets.push({ purpose, base, pattern, rule, test: (abs) => {
-        const rel = relativeTo(abs, base);
-        return rel !== undefined && rel !== "" && m(rel);
-      } });
+      targets.push({
+        purpose,
+        base,
+        pattern,
+        rule,
+        test: (abs) => {
+          const rel = relativeTo(abs, base);
+          return rel !== undefined && rel !== "" && m(rel);
+        },
+      });
     }
   }
 
@@ -173,7 +180,9 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
   }
   if (stopped) {
     const globs = [...new Set(targets.map((t) => t.rule.raw))];
-    notes.push(`the walk of the workspace stopped after ${Math.min(visited, maxEntries)} entries or at depth ${maxDepth}${globs.length ? `; files matching ${globs.slice(0, 3).join(", ")} deeper down may not be hidden or read-only in the sandbox (the gate still checks them)` : ""}`);
+    notes.push(
+      `the walk of the workspace stopped after ${Math.min(visited, maxEntries)} entries or at depth ${maxDepth}${globs.length ? `; files matching ${globs.slice(0, 3).join(", ")} deeper down may not be hidden or read-only in the sandbox (the gate still checks them)` : ""}`,
+    );
   }
 
   const hidden = collapse([...hide]);

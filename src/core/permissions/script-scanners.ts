@@ -87,7 +87,7 @@ export function sedScriptEffects(script: string): SedEffects {
       restOfLine();
       continue;
     }
-    if (c === ":" ) {
+    if (c === ":") {
       while (i < n && s[i] !== "\n" && s[i] !== ";") i++;
       continue;
     }

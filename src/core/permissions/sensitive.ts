@@ -29,10 +29,28 @@ export interface Sensitivity {
 const SECRET_HOME_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store"];
 /** Home files a shell, git or the desktop runs or reads for commands later. */
 const HOME_STARTUP = [
-  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-  ".config/fish", ".gitconfig", ".config/git", ".config/systemd", ".config/autostart", ".config/environment.d", ".pam_environment", ".xprofile", ".xinitrc",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".zlogout",
+  ".config/fish",
+  ".gitconfig",
+  ".config/git",
+  ".config/systemd",
+  ".config/autostart",
+  ".config/environment.d",
+  ".pam_environment",
+  ".xprofile",
+  ".xinitrc",
 ];
-const SECRET_NAMES = /^(\.env(\..*)?|\.envrc|credentials(\..*)?|\.credentials(\..*)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(.*)?|.*\.(pem|key|p12|pfx|jks|keystore))$/;
+const SECRET_NAMES =
+  /^(\.env(\..*)?|\.envrc|credentials(\..*)?|\.credentials(\..*)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)(.*)?|.*\.(pem|key|p12|pfx|jks|keystore))$/;
 const CONFIG_FILES = /(^|\/)(\.yoke\/settings(\.local)?\.json|\.claude\/settings(\.local)?\.json|\.vscode\/settings\.json|\.vscode\/mcp\.json|\.mcp\.json)$/;
 const AGENT_SETTINGS = "it holds agent settings, which decide what Yoke may do";
 

@@ -22,8 +22,7 @@ export function toAnthropicMessages(req: ChatRequest): Param[] {
   };
   for (const m of pairToolResults(req.messages)) {
     if (m.role === "user") push("user", [{ type: "text", text: m.text.trim() ? m.text : "(empty message)" }]);
-    else if (m.role === "tool")
-      push("user", [{ type: "tool_result", tool_use_id: m.callId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
+    else if (m.role === "tool") push("user", [{ type: "tool_result", tool_use_id: m.callId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
     else {
       const blocks: Block[] = m.text.trim() ? [{ type: "text", text: m.text }] : [];
       for (const c of m.toolCalls) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c.input) });

@@ -43,8 +43,6 @@ export function createProvider(config: ProviderConfig): Provider {
     case "vscode-lm":
       throw new ProviderConfigError(`provider "vscode-lm" is only available inside VS Code (the extension host creates it)`);
     default:
-      throw new ProviderConfigError(
-        `unknown provider "${String(config.provider)}": use anthropic, openai, openai-compatible or vscode-lm`,
-      );
+      throw new ProviderConfigError(`unknown provider "${String(config.provider)}": use anthropic, openai, openai-compatible or vscode-lm`);
   }
 }

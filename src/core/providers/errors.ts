@@ -37,9 +37,7 @@ const CONTEXT_PATTERNS =
 function details(info: FailureInfo): { text: string; type?: string; code?: string } {
   const body = info.body as Record<string, unknown> | string | undefined;
   if (typeof body === "string") return { text: body };
-  const inner = (body && typeof body.error === "object" && body.error ? body.error : body) as
-    | Record<string, unknown>
-    | undefined;
+  const inner = (body && typeof body.error === "object" && body.error ? body.error : body) as Record<string, unknown> | undefined;
   const text = typeof inner?.message === "string" ? inner.message : (info.message ?? "");
   const type = typeof inner?.type === "string" ? inner.type : undefined;
   const code = typeof inner?.code === "string" ? inner.code : typeof inner?.code === "number" ? String(inner.code) : undefined;
@@ -108,13 +106,13 @@ export function classifyFailure(info: FailureInfo, ctx: FailureContext): Provide
           : `could not reach ${ctx.baseUrl}: is the server running?${info.message ? ` (${info.message})` : ""}`;
       break;
     case "auth":
-      message = ctx.hasKey === false
-        ? `no API key is set for ${ctx.providerName} at ${ctx.baseUrl}${http}: set it with "Yoke: Set API Key" or the ${env} environment variable${said(ctx, d.text)}`
-        : `the API key was rejected by ${ctx.providerName} at ${ctx.baseUrl}${http}: set it with "Yoke: Set API Key" or the ${env} environment variable${said(ctx, d.text)}`;
+      message =
+        ctx.hasKey === false
+          ? `no API key is set for ${ctx.providerName} at ${ctx.baseUrl}${http}: set it with "Yoke: Set API Key" or the ${env} environment variable${said(ctx, d.text)}`
+          : `the API key was rejected by ${ctx.providerName} at ${ctx.baseUrl}${http}: set it with "Yoke: Set API Key" or the ${env} environment variable${said(ctx, d.text)}`;
       break;
     case "not_found": {
-      const hint = ctx.providerName !== "Anthropic" && !/\/v\d+\/?$/.test(ctx.baseUrl)
-        ? ` (OpenAI-compatible servers usually need a base URL ending in /v1)` : "";
+      const hint = ctx.providerName !== "Anthropic" && !/\/v\d+\/?$/.test(ctx.baseUrl) ? ` (OpenAI-compatible servers usually need a base URL ending in /v1)` : "";
       message = `model "${ctx.model}" or URL not found at ${ctx.baseUrl}${http}: check the model name and the base URL${hint}${said(ctx, d.text)}`;
       break;
     }

@@ -147,10 +147,7 @@ export class OpenAiProvider implements Provider {
   }
 
   private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const stream = await this.client.chat.completions.create(
-      { ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) },
-      { signal: req.signal },
-    );
+    const stream = await this.client.chat.completions.create({ ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) }, { signal: req.signal });
     const calls: PartialCall[] = [];
     let finish: string | null | undefined;
     let usage: RawUsage;

@@ -80,10 +80,6 @@ export function priceOf(model: string): ModelPrice | undefined {
 export function costOf(model: string, usage: Usage): number | undefined {
   const price = priceOf(model);
   if (!price) return undefined;
-  const cost =
-    usage.inputTokens * price.input +
-    usage.outputTokens * price.output +
-    (usage.cacheReadTokens ?? 0) * price.cacheRead +
-    (usage.cacheWriteTokens ?? 0) * price.cacheWrite;
+  const cost = usage.inputTokens * price.input + usage.outputTokens * price.output + (usage.cacheReadTokens ?? 0) * price.cacheRead + (usage.cacheWriteTokens ?? 0) * price.cacheWrite;
   return cost / 1_000_000;
 }

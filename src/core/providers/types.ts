@@ -35,16 +35,7 @@ export type ProviderEvent =
   /** Last event. stopReason: "end_turn" | "tool_use" | "max_tokens" | another provider-specific reason. */
   | { type: "done"; stopReason: string };
 
-export type ProviderErrorKind =
-  | "auth"
-  | "not_found"
-  | "context_length"
-  | "rate_limit"
-  | "overloaded"
-  | "server"
-  | "network"
-  | "bad_request"
-  | "aborted";
+export type ProviderErrorKind = "auth" | "not_found" | "context_length" | "rate_limit" | "overloaded" | "server" | "network" | "bad_request" | "aborted";
 
 /** A provider failure, classified so the loop can retry and the user can be told what to do. */
 export class ProviderError extends Error {

@@ -14,12 +14,7 @@ export const NEW_LINES_SHOWN = 200;
 
 const schema = z.object({
   id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
-  since: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("First line to show (1-based). Default: the lines after those already shown by command_output."),
+  since: z.number().int().min(1).optional().describe("First line to show (1-based). Default: the lines after those already shown by command_output."),
 });
 
 /** Where the next command_output without `since` starts, per command. */
@@ -29,9 +24,7 @@ export function findCommand(runner: CommandRunner, id: string): RunningCommand {
   const cmd = runner.get(id.trim());
   if (cmd) return cmd;
   const all = runner.list();
-  const known = all.length
-    ? ` Commands of this session: ${all.map((c) => `${c.id} (${c.result ? "finished" : "running"})`).join(", ")}.`
-    : " No command has been run in this session.";
+  const known = all.length ? ` Commands of this session: ${all.map((c) => `${c.id} (${c.result ? "finished" : "running"})`).join(", ")}.` : " No command has been run in this session.";
   throw new ToolError(`No command with id "${id}".${known}`);
 }
 
@@ -71,10 +64,7 @@ export const commandOutputTool = defineTool({
     const meta = commandMeta(cmd, ctx.commands!.info.sandbox);
     const header = `$ ${cmd.command}\n`;
     if (page.lines.length === 0) {
-      const where =
-        from > page.totalLines + 1
-          ? `Line ${from} is past the end: the output has ${page.totalLines} line${page.totalLines === 1 ? "" : "s"}.`
-          : `No new output after line ${from - 1}.`;
+      const where = from > page.totalLines + 1 ? `Line ${from} is past the end: the output has ${page.totalLines} line${page.totalLines === 1 ? "" : "s"}.` : `No new output after line ${from - 1}.`;
       return { text: `${header}(${where})\n[${state(cmd)}]`, meta };
     }
     const lines = renderTerminalText(page.lines.join("\n"));

@@ -126,13 +126,10 @@ export const editFileTool = defineTool({
     const notes: string[] = [];
     const seen = ctx.readState.get(abs);
     if (st && seen && (seen.mtimeMs !== st.mtimeMs || seen.size !== st.size)) {
-      const change =
-        `"${rel}" has changed on disk since you read it (then ${seen.size} bytes, modified ${when(seen.mtimeMs)}; ` +
-        `now ${st.size} bytes, modified ${when(st.mtimeMs)})`;
+      const change = `"${rel}" has changed on disk since you read it (then ${seen.size} bytes, modified ${when(seen.mtimeMs)}; ` + `now ${st.size} bytes, modified ${when(st.mtimeMs)})`;
       if (!edits.every(isHashlineOp)) {
         throw new ToolError(
-          `edit_file refused: ${change}, so your copy of its text may be stale. Nothing was written. ` +
-            `Call read_file with path="${rel}" to see the current content, then edit again.`,
+          `edit_file refused: ${change}, so your copy of its text may be stale. Nothing was written. ` + `Call read_file with path="${rel}" to see the current content, then edit again.`,
         );
       }
       notes.push(`${change}; every anchor still matched the current lines, so the ops were applied.`);

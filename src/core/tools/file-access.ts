@@ -75,9 +75,7 @@ export async function similarFiles(ctx: ToolContext, abs: string): Promise<strin
   scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
   const out = scored.map(([, p]) => p);
   if (out.length < 5 && want) {
-    const glob = await ctx.search
-      .glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, signal: ctx.signal })
-      .catch(() => ({ paths: [] as string[] }));
+    const glob = await ctx.search.glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, signal: ctx.signal }).catch(() => ({ paths: [] as string[] }));
     for (const p of glob.paths) {
       const rel = displayPath(ctx.fs, normalizePath(p));
       if (!out.includes(rel)) out.push(rel);

@@ -10,10 +10,7 @@ import { defineTool, ToolError } from "./types";
 export const MAX_GLOB_RESULTS = 200;
 
 const schema = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob pattern, relative to `path`, e.g. "**/*.ts" or "src/**/*.test.ts". Without a "/" it matches file names at any depth.'),
+  pattern: z.string().min(1).describe('Glob pattern, relative to `path`, e.g. "**/*.ts" or "src/**/*.test.ts". Without a "/" it matches file names at any depth.'),
   path: z.string().optional().describe('Folder to search in, relative to the workspace root. Default "." (the root).'),
 });
 
@@ -37,8 +34,7 @@ function patternPerRoot(fs: WorkspaceFs, pattern: string, roots: string[]): Arra
 export const globTool = defineTool({
   name: "glob",
   description:
-    "Find files by glob pattern (e.g. \"**/*.ts\", \"src/**/index.*\"). Returns workspace-relative paths, most recently " +
-    `modified first, at most ${MAX_GLOB_RESULTS}. Honours .gitignore; skips .git.`,
+    'Find files by glob pattern (e.g. "**/*.ts", "src/**/index.*"). Returns workspace-relative paths, most recently ' + `modified first, at most ${MAX_GLOB_RESULTS}. Honours .gitignore; skips .git.`,
   schema,
   permission: "Glob",
   capabilities: { reads: true },

@@ -11,12 +11,9 @@ import { defineTool, ToolError } from "./types";
 export const MAX_GREP_MATCHES = 200;
 
 const schema = z.object({
-  pattern: z.string().min(1).describe("Regular expression (ripgrep syntax), e.g. \"function\\s+load\" or \"TODO\"."),
+  pattern: z.string().min(1).describe('Regular expression (ripgrep syntax), e.g. "function\\s+load" or "TODO".'),
   path: z.string().optional().describe('File or folder to search, relative to the workspace root. Default "." (the root).'),
-  glob: z
-    .string()
-    .optional()
-    .describe('Only search files matching this glob, relative to `path`: "*.ts" matches at any depth, "src/**/*.tsx" only under src.'),
+  glob: z.string().optional().describe('Only search files matching this glob, relative to `path`: "*.ts" matches at any depth, "src/**/*.tsx" only under src.'),
   ignore_case: z.boolean().optional().describe("Match case-insensitively. Default false."),
   context: z.number().int().min(0).max(10).optional().describe("Lines of context before and after each match. Default 0."),
 });

@@ -34,7 +34,10 @@ interface Walk {
 
 async function visible(w: Pick<Walk, "fs" | "access" | "hidden">, dir: string, rules: IgnoreRules): Promise<Array<[string, FileType]>> {
   const entries = (await w.fs.readDir(dir)).filter(([name, type]) => !(SKIPPED.has(name) && type !== "file") && !rules.ignores(joinPath(dir, name), type === "directory"));
-  const { kept, hidden } = await readablePaths(w, entries.map(([name]) => joinPath(dir, name)));
+  const { kept, hidden } = await readablePaths(
+    w,
+    entries.map(([name]) => joinPath(dir, name)),
+  );
   w.hidden += hidden;
   return entries.filter(([name]) => kept.has(joinPath(dir, name))).sort(byName);
 }
@@ -105,12 +108,7 @@ export const listFilesTool = defineTool({
     const parts = [header, ...body];
     if (w.hidden) parts.push(note(hiddenNote(w.hidden, "entry", "entries")));
     if (w.truncated) {
-      parts.push(
-        note(
-          `Listing stopped at ${MAX_LIST_ENTRIES} entries. Call list_files on a sub-folder (path="<folder>") ` +
-            "or with a smaller depth, or use glob with a pattern, to see the rest.",
-        ),
-      );
+      parts.push(note(`Listing stopped at ${MAX_LIST_ENTRIES} entries. Call list_files on a sub-folder (path="<folder>") ` + "or with a smaller depth, or use glob with a pattern, to see the rest."));
     }
     return { text: parts.join("\n"), meta: { path: rel, entries: w.lines.length, truncated: w.truncated, ...(w.hidden ? { hidden: w.hidden } : {}) } };
   },

@@ -14,10 +14,7 @@ const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root."),
   offset: z.number().int().min(1).optional().describe("First line to show (1-based). Default 1."),
   limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${DEFAULT_READ_LIMIT}.`),
-  force: z
-    .boolean()
-    .optional()
-    .describe("Send the text again even if this range was already read and the file is unchanged."),
+  force: z.boolean().optional().describe("Send the text again even if this range was already read and the file is unchanged."),
 });
 
 type Stamp = { mtimeMs: number; size: number };
@@ -48,9 +45,7 @@ function same(a: Stamp | undefined, b: Stamp): boolean {
 
 async function missing(ctx: ToolContext, path: string, abs: string): Promise<ToolError> {
   const near = await similarFiles(ctx, abs);
-  const hint = near.length
-    ? ` Files with similar names: ${near.map((p) => `"${p}"`).join(", ")}.`
-    : " Use glob or list_files to find the right path.";
+  const hint = near.length ? ` Files with similar names: ${near.map((p) => `"${p}"`).join(", ")}.` : " Use glob or list_files to find the right path.";
   return new ToolError(`File not found: "${path}".${hint}`);
 }
 
@@ -120,8 +115,7 @@ export const readFileTool = defineTool({
     const decoded = decodeText(await ctx.fs.readFile(abs));
     if (decoded.binary) {
       throw new ToolError(
-        `"${rel}" is a binary file (${st.size} bytes); read_file shows text files only. ` +
-          "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
+        `"${rel}" is a binary file (${st.size} bytes); read_file shows text files only. ` + "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
       );
     }
     const lines = splitLines(decoded.text);
@@ -132,10 +126,7 @@ export const readFileTool = defineTool({
       return { text: `File: ${rel} (empty file, 0 lines)`, meta: { path: rel, from: 0, to: 0, total } };
     }
     if (offset > total) {
-      throw new ToolError(
-        `offset ${offset} is past the end of "${rel}", which has ${total} line${total === 1 ? "" : "s"}. ` +
-          `Call read_file with an offset from 1 to ${total}.`,
-      );
+      throw new ToolError(`offset ${offset} is past the end of "${rel}", which has ${total} line${total === 1 ? "" : "s"}. ` + `Call read_file with an offset from 1 to ${total}.`);
     }
     const last = Math.min(total, offset + limit - 1);
     const out: string[] = [];

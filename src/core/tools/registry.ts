@@ -74,9 +74,7 @@ function parseRaw(name: string, raw: string, schema: Json): { ok: true; value: u
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}… (${raw.length} characters in all)` : raw;
     return {
       ok: false,
-      error:
-        `${name}: the arguments were not valid JSON (${(e as Error).message}). Received: ${shown}\n` +
-        `Call ${name} again with one JSON object as its arguments: ${describeArguments(schema)}.`,
+      error: `${name}: the arguments were not valid JSON (${(e as Error).message}). Received: ${shown}\n` + `Call ${name} again with one JSON object as its arguments: ${describeArguments(schema)}.`,
     };
   }
 }
@@ -144,8 +142,7 @@ export class ToolRegistry {
     if (result.success) return { ok: true, args: result.data };
     const lines = describeIssues(result.error.issues, schema, value).map((text) => `${name}: ${text}.`);
     const known = new Set(Object.keys((schema.properties as Json | undefined) ?? {}));
-    const unknown =
-      value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((k) => !known.has(k)) : [];
+    const unknown = value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((k) => !known.has(k)) : [];
     if (unknown.length) lines.push(`(${unknown.map((k) => `"${k}"`).join(", ")} ${unknown.length > 1 ? "are not arguments" : "is not an argument"} of ${name}.)`);
     lines.push(`Call ${name} again with corrected arguments: ${describeArguments(schema)}.`);
     return { ok: false, error: lines.join("\n") };

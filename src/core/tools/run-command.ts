@@ -12,15 +12,8 @@ export const BACKGROUND_SETTLE_MS = 500;
 
 const schema = z.object({
   command: z.string().min(1).describe("The shell command line (bash). Runs in the workspace root."),
-  timeout_s: z
-    .number()
-    .positive()
-    .optional()
-    .describe("Stop the command after this many seconds (default 120). Not used with background."),
-  background: z
-    .boolean()
-    .optional()
-    .describe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command."),
+  timeout_s: z.number().positive().optional().describe("Stop the command after this many seconds (default 120). Not used with background."),
+  background: z.boolean().optional().describe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command."),
 });
 
 export function requireRunner(ctx: ToolContext): CommandRunner {

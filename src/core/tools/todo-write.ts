@@ -16,8 +16,7 @@ const schema = z.object({
     .array(Todo)
     .describe("The complete list, in order; it replaces the previous list.")
     .refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
-      message:
-        "at most one item may have status \"in_progress\" at a time. Mark the others \"pending\" (not started) or \"completed\" (done)",
+      message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
     }),
 });
 

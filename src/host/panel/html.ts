@@ -14,13 +14,7 @@ export function createNonce(): string {
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${cspSource} 'nonce-${nonce}'`,
-    `font-src ${cspSource}`,
-    `img-src ${cspSource} data:`,
-  ].join("; ");
+  return ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${cspSource} 'nonce-${nonce}'`, `font-src ${cspSource}`, `img-src ${cspSource} data:`].join("; ");
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");

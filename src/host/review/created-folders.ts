@@ -6,7 +6,13 @@ import * as vscode from "vscode";
 export async function firstMissingFolder(file: vscode.Uri): Promise<vscode.Uri | undefined> {
   let missing: vscode.Uri | undefined;
   for (let dir = vscode.Uri.joinPath(file, ".."); dir.path.length > 1; dir = vscode.Uri.joinPath(dir, "..")) {
-    if (await vscode.workspace.fs.stat(dir).then(() => true, () => false)) break;
+    if (
+      await vscode.workspace.fs.stat(dir).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     missing = dir;
   }
   return missing;

@@ -182,7 +182,14 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       proposal = change.after;
     } else {
       hunks = this.placeHunks(change, real!);
-      proposal = normalizeEol(base) === normalizeEol(change.before) ? change.after : applyHunks(base, hunks, hunks.map(() => "accepted"));
+      proposal =
+        normalizeEol(base) === normalizeEol(change.before)
+          ? change.after
+          : applyHunks(
+              base,
+              hunks,
+              hunks.map(() => "accepted"),
+            );
     }
     if (!hunks.length) return { status: "accepted", finalContent: base, hunkDecisions: [] };
     const docUri = this.opts.proposals.uriFor(change.editId, uri);
@@ -299,7 +306,10 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "pending") return;
-      await this.restoreOriginal(entry, entry.hunks.flatMap((_, k) => (entry.decisions[k] === "rejected" ? [] : [k])));
+      await this.restoreOriginal(
+        entry,
+        entry.hunks.flatMap((_, k) => (entry.decisions[k] === "rejected" ? [] : [k])),
+      );
       entry.decisions.fill("rejected");
       entry.message = STOPPED_MESSAGE;
       await this.finish(entry);
@@ -313,7 +323,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       () => null,
     );
     const same = change.before === null ? disk === null || disk === "" : disk !== null && normalizeEol(disk) === normalizeEol(change.before);
-    if (!same) throw new ToolError(`${change.relPath} changed on disk while its review was interrupted, so your change was not applied. Read the file again and redo the change if it is still needed.`);
+    if (!same)
+      throw new ToolError(`${change.relPath} changed on disk while its review was interrupted, so your change was not applied. Read the file again and redo the change if it is still needed.`);
   }
 
   /** Creates the (empty) file a new file's proposal is shown in. */
@@ -644,7 +655,13 @@ function carryOnto(base: string, decided: string, current: string): string | nul
   if (normalizeEol(current) === normalizeEol(base)) return decided;
   const delta = computeHunks(base, decided);
   const moved = rebaseHunks(base, current, delta);
-  return moved ? applyHunks(current, moved, moved.map(() => "accepted")) : null;
+  return moved
+    ? applyHunks(
+        current,
+        moved,
+        moved.map(() => "accepted"),
+      )
+    : null;
 }
 
 function tabShows(tab: vscode.Tab, key: string): boolean {

@@ -8,15 +8,7 @@ import { closeSync, constants as fsConstants, openSync } from "node:fs";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { OutputBounder, type OutputLimits } from "../../core/commands/output";
-import type {
-  BoundedOutput,
-  CommandRequest,
-  CommandResult,
-  NetworkMode,
-  OutputPage,
-  QuarantinedPath,
-  RunningCommand,
-} from "../../core/commands/types";
+import type { BoundedOutput, CommandRequest, CommandResult, NetworkMode, OutputPage, QuarantinedPath, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
 import { CommandLog } from "./log-file";
 import { countTasks, groupAlive, isAlive, killMarked, killTree, markedProcesses, MARKER_VAR, signalTree, terminateTree, type TreeTarget } from "./process-tree";

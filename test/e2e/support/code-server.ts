@@ -3,13 +3,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import {
-  findFreePort,
-  installVsix,
-  mergeJsonFile,
-  setupCodeServer,
-  startCodeServer,
-} from "../../../scripts/lib/code-server.mjs";
+import { findFreePort, installVsix, mergeJsonFile, setupCodeServer, startCodeServer } from "../../../scripts/lib/code-server.mjs";
 import { RESULTS_DIR, SAMPLE_WORKSPACE, vsixPath } from "./paths";
 
 /** Options for one code-server instance. */

@@ -24,14 +24,23 @@ export async function runCommand(page: Page, label: string, timeoutMs = 45_000):
   const deadline = Date.now() + timeoutMs;
   while (true) {
     await page.keyboard.press("F1");
-    const opened = await input.waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false);
+    const opened = await input.waitFor({ state: "visible", timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
     if (opened) {
       await input.fill(`>${label}`);
-      const found = await row.waitFor({ timeout: 4_000 }).then(() => true, () => false);
+      const found = await row.waitFor({ timeout: 4_000 }).then(
+        () => true,
+        () => false,
+      );
       if (found) break;
       await page.keyboard.press("Escape");
     } else {
-      await page.locator("#workbench\\.parts\\.statusbar").click({ position: { x: 600, y: 5 } }).catch(() => undefined);
+      await page
+        .locator("#workbench\\.parts\\.statusbar")
+        .click({ position: { x: 600, y: 5 } })
+        .catch(() => undefined);
     }
     if (Date.now() > deadline) {
       mkdirSync(RESULTS_DIR, { recursive: true });
@@ -103,8 +112,7 @@ export function screenshotter(page: Page, prefix: string): (step: string) => Pro
   let n = 0;
   mkdirSync(RESULTS_DIR, { recursive: true });
   // Screenshots of an earlier run of this test would mislead: remove them.
-  const mine = (name: string) =>
-    name.startsWith(`${prefix}-`) && /^(\d\d-.*|failed)\.png$/.test(name.slice(prefix.length + 1));
+  const mine = (name: string) => name.startsWith(`${prefix}-`) && /^(\d\d-.*|failed)\.png$/.test(name.slice(prefix.length + 1));
   for (const name of readdirSync(RESULTS_DIR)) if (mine(name)) rmSync(join(RESULTS_DIR, name), { force: true });
   onTestFailed(async () => {
     await page.screenshot({ path: join(RESULTS_DIR, `${prefix}-failed.png`) }).catch(() => undefined);

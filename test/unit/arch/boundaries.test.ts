@@ -38,7 +38,11 @@ describe("architecture boundaries", () => {
   });
 
   it("keeps src/core free of Node built-in modules (hosts provide them through ports)", () => {
-    const offenders = core.flatMap((f) => imports(f).filter((s) => NODE_BUILTINS.test(s)).map((s) => `${relative(root, f)}: ${s}`));
+    const offenders = core.flatMap((f) =>
+      imports(f)
+        .filter((s) => NODE_BUILTINS.test(s))
+        .map((s) => `${relative(root, f)}: ${s}`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -52,13 +56,9 @@ describe("architecture boundaries", () => {
   });
 
   it("recognises every way of importing a module (the check itself works)", () => {
-    const text = [
-      'import * as vscode from "vscode";',
-      "import type { Uri } from 'vscode';",
-      'const v = require("vscode");',
-      'const m = await import("node:fs");',
-      'import "./side-effect";',
-    ].join("\n");
+    const text = ['import * as vscode from "vscode";', "import type { Uri } from 'vscode';", 'const v = require("vscode");', 'const m = await import("node:fs");', 'import "./side-effect";'].join(
+      "\n",
+    );
     expect(importsOf(text)).toEqual(["vscode", "vscode", "vscode", "node:fs", "./side-effect"]);
   });
 });

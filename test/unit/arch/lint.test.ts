@@ -88,7 +88,10 @@ describe("import boundaries (eslint.config.mjs)", () => {
       ),
     );
     for (const line of [1, 2, 3, 4, 5]) {
-      expect(found.filter((f) => f.line === line).map((f) => f.rule), `line ${line}`).toContain("import-x/no-restricted-paths");
+      expect(
+        found.filter((f) => f.line === line).map((f) => f.rule),
+        `line ${line}`,
+      ).toContain("import-x/no-restricted-paths");
     }
   });
 
@@ -112,10 +115,7 @@ describe("import boundaries (eslint.config.mjs)", () => {
   });
 
   it("keeps src/node from the VS Code host and vscode, and lets it use the core and Node", async () => {
-    const bad = await lint(
-      "src/node/planted.ts",
-      lines('import { readSettings } from "../host/settings";', 'import * as vscode from "vscode";', "export const x = [readSettings, vscode];"),
-    );
+    const bad = await lint("src/node/planted.ts", lines('import { readSettings } from "../host/settings";', 'import * as vscode from "vscode";', "export const x = [readSettings, vscode];"));
     expect(bad.filter((f) => f.line === 1).map((f) => f.rule)).toContain("import-x/no-restricted-paths");
     expect(bad.filter((f) => f.line === 2).map((f) => f.rule)).toContain("no-restricted-imports");
     const good = await lint(
@@ -153,10 +153,7 @@ describe("import boundaries (eslint.config.mjs)", () => {
   });
 
   it("keeps src/protocol free of the hosts and vscode, and the CLI free of vscode", async () => {
-    const protocol = await lint(
-      "src/protocol/planted.ts",
-      lines('import { readSettings } from "../host/settings";', 'import "vscode";', "export const x = readSettings;"),
-    );
+    const protocol = await lint("src/protocol/planted.ts", lines('import { readSettings } from "../host/settings";', 'import "vscode";', "export const x = readSettings;"));
     expect(protocol.filter((f) => f.line === 1).map((f) => f.rule)).toContain("import-x/no-restricted-paths");
     expect(protocol.filter((f) => f.line === 2).map((f) => f.rule)).toContain("no-restricted-imports");
     const cli = await lint("src/cli/planted.ts", lines('import * as vscode from "vscode";', "export const x = vscode;"));

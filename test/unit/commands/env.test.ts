@@ -30,16 +30,41 @@ describe("filterEnv (environment by allowlist)", () => {
   it("keeps the shell, locale, terminal and toolchain variables and drops everything else", () => {
     const { env: out, removed } = filterEnv(env);
     expect(Object.keys(out).sort()).toEqual(["GOPATH", "HOME", "JAVA_HOME", "LANG", "LC_ALL", "NODE_ENV", "PATH", "TERM", "VIRTUAL_ENV"]);
-    expect(removed).toEqual(
-      ["ANTHROPIC_API_KEY", "AWS_ACCESS_KEY_ID", "DB_PASSWORD", "DISPLAY", "GH_TOKEN", "GITHUB_TOKEN", "LD_PRELOAD", "NODE_OPTIONS", "NPM_TOKEN", "OPENAI_API_KEY", "SSH_AUTH_SOCK", "UNKNOWN_TOOL_SETTING", "VSCODE_GIT_ASKPASS_MAIN"],
-    );
+    expect(removed).toEqual([
+      "ANTHROPIC_API_KEY",
+      "AWS_ACCESS_KEY_ID",
+      "DB_PASSWORD",
+      "DISPLAY",
+      "GH_TOKEN",
+      "GITHUB_TOKEN",
+      "LD_PRELOAD",
+      "NODE_OPTIONS",
+      "NPM_TOKEN",
+      "OPENAI_API_KEY",
+      "SSH_AUTH_SOCK",
+      "UNKNOWN_TOOL_SETTING",
+      "VSCODE_GIT_ASKPASS_MAIN",
+    ]);
   });
 
   it("drops the secrets the old name filter missed", () => {
     const leaky = {
-      PGPASSWORD: "pg", MYSQL_PWD: "my", DB_PASS: "db", TOKEN: "t", SECRET: "s", CREDENTIALS: "c", GITHUB_PAT: "p", STRIPE_SK: "sk_live",
-      SENTRY_DSN: "https://k@sentry.io/1", SLACK_WEBHOOK_URL: "https://hooks.slack.com/x", OP_SESSION_my: "op", BW_SESSION: "bw",
-      REDIS_URL: "redis://:pw@h:6379", MONGO_URI: "mongodb://u:p@h/db", API_KEY: "k", PRIVATE_KEY: "k",
+      PGPASSWORD: "pg",
+      MYSQL_PWD: "my",
+      DB_PASS: "db",
+      TOKEN: "t",
+      SECRET: "s",
+      CREDENTIALS: "c",
+      GITHUB_PAT: "p",
+      STRIPE_SK: "sk_live",
+      SENTRY_DSN: "https://k@sentry.io/1",
+      SLACK_WEBHOOK_URL: "https://hooks.slack.com/x",
+      OP_SESSION_my: "op",
+      BW_SESSION: "bw",
+      REDIS_URL: "redis://:pw@h:6379",
+      MONGO_URI: "mongodb://u:p@h/db",
+      API_KEY: "k",
+      PRIVATE_KEY: "k",
     };
     const { env: out, removed } = filterEnv({ PATH: "/bin", ...leaky });
     expect(out).toEqual({ PATH: "/bin" });

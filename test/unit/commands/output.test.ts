@@ -43,13 +43,7 @@ describe("formatBoundedOutput", () => {
     b.push(numbered(10));
     b.end();
     expect(formatBoundedOutput(b.snapshot(), "c4")).toBe(
-      [
-        "line 1",
-        "line 2",
-        '[... 6 lines omitted (lines 3-8). Read them with command_output {"id":"c4","since":3} ...]',
-        "line 9",
-        "line 10",
-      ].join("\n"),
+      ["line 1", "line 2", '[... 6 lines omitted (lines 3-8). Read them with command_output {"id":"c4","since":3} ...]', "line 9", "line 10"].join("\n"),
     );
   });
 

@@ -82,7 +82,11 @@ describe("limits and quarantine, as the model reads them", () => {
         { path: "/w/.git/hooks", root: "/w", why: "git hooks run on later git commands", movedTo: "/s/q/c1/.git/hooks", restored: true },
       ],
     };
-    expect(formatCommandReport({ ...base, result: r }).split("\n").slice(2)).toEqual([
+    expect(
+      formatCommandReport({ ...base, result: r })
+        .split("\n")
+        .slice(2),
+    ).toEqual([
       "[Exit code 0 after 1.2 s.]",
       "[The command created protected paths, which only the user can approve: .vscode (VS Code settings, tasks and launch configurations run programs): moved to /s/q/c1/.vscode; " +
         ".git/hooks (git hooks run on later git commands): what replaced the symbolic link was moved to /s/q/c1/.git/hooks, and the link put back. " +

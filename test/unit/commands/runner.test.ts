@@ -56,9 +56,7 @@ describe("createNodeCommandRunner (what a terminal mirror uses)", () => {
   });
 
   it("refuses a working folder outside the workspace", () => {
-    expect(() => runner.start({ command: "true", cwd: "/", background: false, network: "off" })).toThrow(
-      `The working folder / is outside the workspace (${ws.root}).`,
-    );
+    expect(() => runner.start({ command: "true", cwd: "/", background: false, network: "off" })).toThrow(`The working folder / is outside the workspace (${ws.root}).`);
   });
 
   it("stops processes a foreground command left running with & and says so", async () => {
@@ -88,7 +86,6 @@ describe("createNodeCommandRunner (what a terminal mirror uses)", () => {
   });
 });
 
-
 describe("limits, markers and detached processes (no sandbox)", () => {
   it("runs each command under the CPU, file size and memory limits, which it cannot raise", async () => {
     await runner.dispose();
@@ -107,7 +104,9 @@ describe("limits, markers and detached processes (no sandbox)", () => {
     expect(statSync(join(ws.root, "big.bin")).size).toBe(1024 * 1024);
     const text = formatCommandReport({ id: cmd.id, command: cmd.command, network: "off", result: r, output: cmd.bounded(), timeoutMs: 1000, maxTimeoutMs: 1000 });
     expect(text).toContain("File size limit exceeded");
-    expect(text).toContain('[A process was stopped because a file it wrote reached the sandbox\'s file size limit. If such a large file is really needed, the user can raise "sandbox.limits.fileSizeMb" in ~/.yoke/settings.json.]');
+    expect(text).toContain(
+      '[A process was stopped because a file it wrote reached the sandbox\'s file size limit. If such a large file is really needed, the user can raise "sandbox.limits.fileSizeMb" in ~/.yoke/settings.json.]',
+    );
   });
 
   it("marks every process of a command in its environment", async () => {
@@ -142,18 +141,26 @@ describe("limits, markers and detached processes (no sandbox)", () => {
     expect(r.durationMs).toBeLessThan(20_000);
     await new Promise((res) => setTimeout(res, 300));
     const marker = (cmd as unknown as { marker: string }).marker;
-    const left = readdirSync("/proc").filter((n) => /^\d+$/.test(n)).filter((n) => {
-      try {
-        return readFileSync(`/proc/${n}/environ`).includes(`YOKE_RUN=${marker}`) && !readFileSync(`/proc/${n}/stat`, "utf8").includes(") Z");
-      } catch {
-        return false;
-      }
-    });
+    const left = readdirSync("/proc")
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          return readFileSync(`/proc/${n}/environ`).includes(`YOKE_RUN=${marker}`) && !readFileSync(`/proc/${n}/stat`, "utf8").includes(") Z");
+        } catch {
+          return false;
+        }
+      });
     expect(left).toEqual([]);
   });
 
   it("gives a read-only command a git configuration that runs nothing", async () => {
-    const cmd = runner.start({ command: 'echo "$GIT_PAGER $GIT_ALLOW_PROTOCOL"; git config --get core.fsmonitor; git config --get core.hooksPath; git config --get safe.bareRepository', cwd: ws.root, background: false, network: "off", confine: { readOnly: true } });
+    const cmd = runner.start({
+      command: 'echo "$GIT_PAGER $GIT_ALLOW_PROTOCOL"; git config --get core.fsmonitor; git config --get core.hooksPath; git config --get safe.bareRepository',
+      cwd: ws.root,
+      background: false,
+      network: "off",
+      confine: { readOnly: true },
+    });
     await cmd.wait();
     expect(cmd.bounded().head).toEqual(["cat https:http:ssh", "false", "/dev/null", "explicit"]);
     const plain = runner.start({ command: 'echo "[$GIT_CONFIG_COUNT]"', cwd: ws.root, background: false, network: "off" });

@@ -82,7 +82,15 @@ describe("bwrapArgs", () => {
 
   it("hides system secrets and host sockets, and re-exposes a needed file inside a hidden folder", () => {
     const args = run({
-      f: { secrets: [{ path: "/etc/shadow", dir: false }, { path: "/etc/ssl/private", dir: true }], runtime: ["/run"], needed: ["/run/systemd/resolve/stub-resolv.conf"], sockets: () => ["/srv/db.sock"] },
+      f: {
+        secrets: [
+          { path: "/etc/shadow", dir: false },
+          { path: "/etc/ssl/private", dir: true },
+        ],
+        runtime: ["/run"],
+        needed: ["/run/systemd/resolve/stub-resolv.conf"],
+        sockets: () => ["/srv/db.sock"],
+      },
     });
     expect(indexOfPair(args, "/dev/null", "/etc/shadow")).toBeGreaterThan(0);
     // A hidden folder: an empty tmpfs nobody may enter.
@@ -97,7 +105,17 @@ describe("bwrapArgs", () => {
     const a = bwrapArgs(policy, { cwd: policy.workspace, network: "off" }, facts(), { features: f }).args;
     expect(a).not.toContain("--disable-userns");
     expect(a).not.toContain("--size");
-    expect(bwrapHardening({ ...f, userns: false }, "off")).toEqual(["--cap-drop", "ALL", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net", "--new-session", "--die-with-parent"]);
+    expect(bwrapHardening({ ...f, userns: false }, "off")).toEqual([
+      "--cap-drop",
+      "ALL",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--unshare-net",
+      "--new-session",
+      "--die-with-parent",
+    ]);
   });
 });
 
@@ -106,8 +124,17 @@ describe("firejailArgs", () => {
     const plan = buildMountPlan({ policy }, facts());
     const a = firejailArgs(policy, plan, { cwd: policy.workspace, network: "off" }, { userHome: home, root: false });
     expect(a.slice(0, 11)).toEqual([
-      "--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown",
-      "--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev", "--noroot", "--read-only=/",
+      "--quiet",
+      "--noprofile",
+      "--deterministic-exit-code",
+      "--deterministic-shutdown",
+      "--caps.drop=all",
+      "--nonewprivs",
+      "--seccomp",
+      "--restrict-namespaces",
+      "--private-dev",
+      "--noroot",
+      "--read-only=/",
     ]);
     // The temporary root of this test is under /tmp: /tmp becomes a tmpfs holding only the visible paths.
     expect(a).not.toContain("--private-tmp");
@@ -153,7 +180,14 @@ describe("dockerArgs", () => {
 });
 
 describe("seatbeltProfile", () => {
-  const p: ResolvedPolicy = { workspace: "/Users/ann/proj", home: "/Users/ann", paths: [{ path: "/Users/ann/.npmrc", mode: "ro" }, { path: "/Users/ann/.cache/pip", mode: "rw" }] };
+  const p: ResolvedPolicy = {
+    workspace: "/Users/ann/proj",
+    home: "/Users/ann",
+    paths: [
+      { path: "/Users/ann/.npmrc", mode: "ro" },
+      { path: "/Users/ann/.cache/pip", mode: "rw" },
+    ],
+  };
 
   it("denies the homes and writes outside the workspace, then allows the workspace, listed paths and temp folders, and keeps protected paths read-only", () => {
     const text = seatbeltProfile(p, { network: "off" }, ["/private/tmp"]);

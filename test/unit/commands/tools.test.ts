@@ -102,9 +102,7 @@ describe("run_command", () => {
   });
 
   it("refuses with a clear message when the host has no command runner", async () => {
-    await expect(runCommandTool.run({ command: "ls" }, ws.context())).rejects.toThrow(
-      new ToolError("Running commands is not available in this host (no command runner). Tell the user."),
-    );
+    await expect(runCommandTool.run({ command: "ls" }, ws.context())).rejects.toThrow(new ToolError("Running commands is not available in this host (no command runner). Tell the user."));
   });
 
   it("gives the host's reason when commands are unavailable (e.g. the sandbox is not installed)", async () => {
@@ -123,14 +121,18 @@ describe("background commands", () => {
     await new Promise((r) => setTimeout(r, 700));
     const first = await commandOutputTool.run({ id: "c1" }, ctx());
     expect(first.text).toMatch(
-      new RegExp(`^\\$ echo started; sleep 0.7; echo later; sleep 30\\nstarted\\nlater\\n\\[Lines 1-2 of 2\\. Command c1 is still running \\(for ${DUR}\\)\\. Later output: command_output \\{"id":"c1"\\}\\.\\]$`),
+      new RegExp(
+        `^\\$ echo started; sleep 0.7; echo later; sleep 30\\nstarted\\nlater\\n\\[Lines 1-2 of 2\\. Command c1 is still running \\(for ${DUR}\\)\\. Later output: command_output \\{"id":"c1"\\}\\.\\]$`,
+      ),
     );
     const again = await commandOutputTool.run({ id: "c1" }, ctx());
     expect(again.text).toMatch(/^\$ .*\n\(No new output after line 2\.\)\n\[Command c1 is still running/);
 
     const killed = await killCommandTool.run({ id: "c1" }, ctx());
     expect(killed.text).toMatch(
-      new RegExp(`^Stopped command c1 \\(echo started; sleep 0.7; echo later; sleep 30\\) after ${DUR}; it and its child processes are gone\\. Its 2 lines of output can still be read with command_output \\{"id":"c1","since":1\\}\\.$`),
+      new RegExp(
+        `^Stopped command c1 \\(echo started; sleep 0.7; echo later; sleep 30\\) after ${DUR}; it and its child processes are gone\\. Its 2 lines of output can still be read with command_output \\{"id":"c1","since":1\\}\\.$`,
+      ),
     );
     const twice = await killCommandTool.run({ id: "c1" }, ctx());
     expect(twice.text).toMatch(new RegExp(`^Command c1 had already finished \\(it was stopped after ${DUR}\\); nothing to stop\\.$`));

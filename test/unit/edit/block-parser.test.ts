@@ -10,9 +10,7 @@ function parse(text: string) {
 
 describe("parseEditBlocks", () => {
   it("reads the standard block with a filename line", () => {
-    expect(parse("src/a.ts\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n")).toEqual([
-      { kind: "block", search: ["old"], replace: ["new"], path: "src/a.ts", startLine: undefined },
-    ]);
+    expect(parse("src/a.ts\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n")).toEqual([{ kind: "block", search: ["old"], replace: ["new"], path: "src/a.ts", startLine: undefined }]);
   });
 
   it("accepts 5 to 9 marker characters and no filename", () => {
@@ -33,9 +31,7 @@ describe("parseEditBlocks", () => {
   });
 
   it("reads several blocks inside code fences with prose around them", () => {
-    const text =
-      "Here is the change:\n\n```ts\nsrc/a.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\nAnd another:\n" +
-      "```\nsrc/a.ts\n<<<<<<< SEARCH\nc\n=======\n>>>>>>> REPLACE\n```\n";
+    const text = "Here is the change:\n\n```ts\nsrc/a.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\nAnd another:\n" + "```\nsrc/a.ts\n<<<<<<< SEARCH\nc\n=======\n>>>>>>> REPLACE\n```\n";
     expect(parse(text)).toEqual([
       { kind: "block", search: ["a"], replace: ["b"], path: "src/a.ts", startLine: undefined },
       { kind: "block", search: ["c"], replace: [], path: "src/a.ts", startLine: undefined },

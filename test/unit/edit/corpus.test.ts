@@ -11,8 +11,26 @@ describe("edit corpus", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(150);
     expect(new Set(corpus.map((c) => c.category))).toEqual(
       new Set([
-        "exact", "whitespace", "indentation", "crlf", "unicode", "elision", "multiple", "ambiguous", "missing", "hashline", "stale",
-        "hashline-echo", "hashline-indent", "hashline-reflow", "hashline-anchors", "roo", "spacing", "edge-blanks", "markers", "shapes",
+        "exact",
+        "whitespace",
+        "indentation",
+        "crlf",
+        "unicode",
+        "elision",
+        "multiple",
+        "ambiguous",
+        "missing",
+        "hashline",
+        "stale",
+        "hashline-echo",
+        "hashline-indent",
+        "hashline-reflow",
+        "hashline-anchors",
+        "roo",
+        "spacing",
+        "edge-blanks",
+        "markers",
+        "shapes",
       ]),
     );
   });

@@ -59,7 +59,13 @@ describe("edit_file tool", () => {
   });
 
   it("validates mixed hashline ops and search/replace pairs with its schema", () => {
-    const ok = editFileTool.schema.safeParse({ path: "a", edits: [{ op: "append", lines: ["x"] }, { old_string: "a", new_string: "b" }] });
+    const ok = editFileTool.schema.safeParse({
+      path: "a",
+      edits: [
+        { op: "append", lines: ["x"] },
+        { old_string: "a", new_string: "b" },
+      ],
+    });
     expect(ok.success).toBe(true);
     expect(editFileTool.schema.safeParse({ path: "a", edits: [] }).success).toBe(false);
     expect(editFileTool.schema.safeParse({ path: "a", edits: [{ foo: 1 }] }).success).toBe(false);
@@ -97,7 +103,9 @@ describe("edit_file tool", () => {
     writeFileSync(p, "let v = 1; // changed by someone\n");
     utimesSync(p, new Date(), new Date(Date.now() + 5000));
     const msg = await runError({ path: "c.ts", edits: [{ old_string: "let v = 1;", new_string: "let v = 2;" }] });
-    expect(msg).toMatch(/^edit_file refused: "c\.ts" has changed on disk since you read it \(then 11 bytes, modified .*; now 33 bytes, modified .*\), so your copy of its text may be stale\. Nothing was written\. Call read_file with path="c\.ts" to see the current content, then edit again\.$/);
+    expect(msg).toMatch(
+      /^edit_file refused: "c\.ts" has changed on disk since you read it \(then 11 bytes, modified .*; now 33 bytes, modified .*\), so your copy of its text may be stale\. Nothing was written\. Call read_file with path="c\.ts" to see the current content, then edit again\.$/,
+    );
     expect(readFileSync(p, "utf8")).toBe("let v = 1; // changed by someone\n");
   });
 
@@ -115,7 +123,13 @@ describe("edit_file tool", () => {
   it("refuses a failing edit with the engine's message and leaves the file alone", async () => {
     const p = join(root, "e.ts");
     writeFileSync(p, "one\ntwo\n");
-    const msg = await runError({ path: "e.ts", edits: [{ old_string: "one", new_string: "1" }, { old_string: "three", new_string: "3" }] });
+    const msg = await runError({
+      path: "e.ts",
+      edits: [
+        { old_string: "one", new_string: "1" },
+        { old_string: "three", new_string: "3" },
+      ],
+    });
     expect(msg.startsWith("Nothing was written to e.ts: 1 edit of 2 failed, and edits are all-or-nothing.")).toBe(true);
     expect(readFileSync(p, "utf8")).toBe("one\ntwo\n");
   });

@@ -100,7 +100,13 @@ describe("hashline ops", () => {
   });
 
   it("refuses out-of-range lines, malformed anchors and a missing pos, all in one report", () => {
-    expect(refused(file, [{ op: "replace", pos: "99#ZZ", lines: ["x"] }, { op: "replace", pos: "abc", lines: ["x"] }, { op: "replace", lines: ["x"] }])).toBe(
+    expect(
+      refused(file, [
+        { op: "replace", pos: "99#ZZ", lines: ["x"] },
+        { op: "replace", pos: "abc", lines: ["x"] },
+        { op: "replace", lines: ["x"] },
+      ]),
+    ).toBe(
       "Nothing was written to f.ts: 3 edits of 3 failed, and edits are all-or-nothing.\n\n" +
         "Edit 1 (replace 99#ZZ): line 99 is out of range; the file has 7 lines.\n\n" +
         'Edit 2 (replace abc): "pos" is not a line anchor: "abc". Use LINE#HASH exactly as read_file shows it, e.g. "12#QN".\n\n' +
@@ -109,7 +115,12 @@ describe("hashline ops", () => {
   });
 
   it("refuses overlapping ranges", () => {
-    expect(refused(file, [{ op: "replace", pos: a(2), end: a(3), lines: ["x"] }, { op: "replace", pos: a(3), lines: ["y"] }])).toBe(
+    expect(
+      refused(file, [
+        { op: "replace", pos: a(2), end: a(3), lines: ["x"] },
+        { op: "replace", pos: a(3), lines: ["y"] },
+      ]),
+    ).toBe(
       "Nothing was written to f.ts: 1 edit of 2 failed, and edits are all-or-nothing.\n\n" +
         "Edits 1 and 2 overlap (lines 2-3 and line 3). All ops refer to the file as it was read, so one line cannot be changed by two ops: " +
         "merge them into one replace covering lines 2-3.",
@@ -117,7 +128,10 @@ describe("hashline ops", () => {
   });
 
   it("refuses an insertion inside a replaced range", () => {
-    const msg = refused(file, [{ op: "replace", pos: a(2), end: a(4), lines: ["x"] }, { op: "append", pos: a(3), lines: ["y"] }]);
+    const msg = refused(file, [
+      { op: "replace", pos: a(2), end: a(4), lines: ["x"] },
+      { op: "append", pos: a(3), lines: ["y"] },
+    ]);
     expect(msg).toContain("Edits 1 and 2 overlap (lines 2-4 and an insertion after line 3).");
   });
 
@@ -157,7 +171,12 @@ describe("hashline op tolerance", () => {
 describe("hashline ops at the end of a file without a final newline", () => {
   it("appends after the next-to-last line while deleting the last one", () => {
     const f = "a\nb";
-    expect(applied(f, [{ op: "append", pos: anchor(f, 1), lines: ["x"] }, { op: "replace", pos: anchor(f, 2), lines: null }])).toBe("a\nx");
+    expect(
+      applied(f, [
+        { op: "append", pos: anchor(f, 1), lines: ["x"] },
+        { op: "replace", pos: anchor(f, 2), lines: null },
+      ]),
+    ).toBe("a\nx");
   });
 
   it("deletes every line", () => {

@@ -14,7 +14,7 @@ function withNotes(file: string, ops: HashlineOp[]): { after: string; notes: str
 }
 
 describe("anchor-echo (append/prepend repeating the anchor line)", () => {
-  const f = "import a from \"a\";\nimport b from \"b\";\n\nrun(a, b);\n";
+  const f = 'import a from "a";\nimport b from "b";\n\nrun(a, b);\n';
   const a = (n: number) => anchor(f, n);
 
   it("leaves out an append's first line that repeats the anchor, and names the rule", () => {
@@ -58,7 +58,7 @@ describe("anchor-echo (append/prepend repeating the anchor line)", () => {
   });
 
   it("leaves a blank line next to a blank line as written (one blank line more at most)", () => {
-    expect(applied(f, [{ op: "append", pos: a(2), lines: ["import c from \"c\";", ""] }])).toBe('import a from "a";\nimport b from "b";\nimport c from "c";\n\n\nrun(a, b);\n');
+    expect(applied(f, [{ op: "append", pos: a(2), lines: ['import c from "c";', ""] }])).toBe('import a from "a";\nimport b from "b";\nimport c from "c";\n\n\nrun(a, b);\n');
   });
 
   it("does not touch appends without an anchor", () => {
@@ -152,7 +152,9 @@ describe("indent-restored (replacement lines that lost their indentation)", () =
 
   it("counter-case: several indentations and a changed number of lines: refused", () => {
     const f = "def check(v):\n    if v:\n        ok(v)\n    done(v)\n";
-    expect(refused(f, [{ op: "replace", pos: anchor(f, 2), end: anchor(f, 4), lines: ["if v:", "ok(v)", "log(v)", "again(v)", "done(v)"] }])).toContain("new lines sit between lines of different indentation");
+    expect(refused(f, [{ op: "replace", pos: anchor(f, 2), end: anchor(f, 4), lines: ["if v:", "ok(v)", "log(v)", "again(v)", "done(v)"] }])).toContain(
+      "new lines sit between lines of different indentation",
+    );
   });
 
   it("counter-case: a structure change (a new block opener) cannot take the old indentation: refused", () => {
@@ -171,9 +173,7 @@ describe("wrap-kept, merge-kept, merge-split (re-flowed lines keep the original 
     const f = 'const request = buildRequest({ method: "GET", retries: 3 });\nconst timeout = 1000;\n';
     const r = withNotes(f, [{ op: "replace", pos: anchor(f, 1), end: anchor(f, 2), lines: ["const request = buildRequest({", '  method: "GET", retries: 3 });', "const timeout = 5000;"] }]);
     expect(r.after).toBe('const request = buildRequest({ method: "GET", retries: 3 });\nconst timeout = 5000;\n');
-    expect(r.notes[0]).toBe(
-      `Edit 1 (replace ${anchor(f, 1)}..${anchor(f, 2)}) [rule wrap-kept]: lines 1-2 of "lines" are line 1 wrapped without any other change, so line 1 was kept as it is.`,
-    );
+    expect(r.notes[0]).toBe(`Edit 1 (replace ${anchor(f, 1)}..${anchor(f, 2)}) [rule wrap-kept]: lines 1-2 of "lines" are line 1 wrapped without any other change, so line 1 was kept as it is.`);
   });
 
   it("keeps unchanged lines that the replacement ran together into one", () => {
@@ -262,7 +262,12 @@ describe("duplicate-op", () => {
 
   it("counter-case: two ops at one anchor with different lines both apply (in order)", () => {
     const f = "a\nb\n";
-    expect(applied(f, [{ op: "append", pos: anchor(f, 1), lines: ["x"] }, { op: "append", pos: anchor(f, 1), lines: ["y"] }])).toBe("a\nx\ny\nb\n");
+    expect(
+      applied(f, [
+        { op: "append", pos: anchor(f, 1), lines: ["x"] },
+        { op: "append", pos: anchor(f, 1), lines: ["y"] },
+      ]),
+    ).toBe("a\nx\ny\nb\n");
   });
 });
 
@@ -308,7 +313,12 @@ describe("final-newline-line: the empty line other views show after the final ne
   });
 
   it("refuses deleting it together with an insertion at the end", () => {
-    expect(refused(f, [{ op: "replace", pos: vtl, lines: null }, { op: "append", pos: anchor(f, 2), lines: ["x"] }])).toContain("both change the end of the file");
+    expect(
+      refused(f, [
+        { op: "replace", pos: vtl, lines: null },
+        { op: "append", pos: anchor(f, 2), lines: ["x"] },
+      ]),
+    ).toContain("both change the end of the file");
   });
 });
 
@@ -320,11 +330,21 @@ describe("missing and empty lines", () => {
   });
 
   it("refuses an insertion with no lines, even next to other ops", () => {
-    expect(refused(f, [{ op: "append", pos: anchor(f, 1), lines: [] }, { op: "replace", pos: anchor(f, 2), lines: ["x"] }])).toContain('append has no lines to insert ("lines" is empty)');
+    expect(
+      refused(f, [
+        { op: "append", pos: anchor(f, 1), lines: [] },
+        { op: "replace", pos: anchor(f, 2), lines: ["x"] },
+      ]),
+    ).toContain('append has no lines to insert ("lines" is empty)');
     expect(refused(f, [{ op: "prepend", lines: null }])).toContain('prepend has no lines to insert ("lines" is null)');
   });
 
   it("orders a prepend at the top before an append at the end in an empty file", () => {
-    expect(applied("", [{ op: "append", lines: ["line2"] }, { op: "prepend", lines: ["line1"] }])).toBe("line1\nline2\n");
+    expect(
+      applied("", [
+        { op: "append", lines: ["line2"] },
+        { op: "prepend", lines: ["line1"] },
+      ]),
+    ).toBe("line1\nline2\n");
   });
 });

@@ -32,9 +32,7 @@ describe("search/replace matching ladder", () => {
     const f = "class A {\n    run() {\n        go();\n    }\n}\n";
     const r = edit(f, [block(["run() {", "    go();", "}"], ["run() {", "    go();", "    stop();", "}"])]);
     expect(r.ok && r.after).toBe("class A {\n    run() {\n        go();\n        stop();\n    }\n}\n");
-    expect(r.ok && r.notes[0]).toBe(
-      'Edit 1 (SEARCH block starting "run() {"): matched lines 2-4 when indentation is ignored; indentation shifted by +4 spaces.',
-    );
+    expect(r.ok && r.notes[0]).toBe('Edit 1 (SEARCH block starting "run() {"): matched lines 2-4 when indentation is ignored; indentation shifted by +4 spaces.');
   });
 
   it("converts the replacement's indentation to the file's tabs when the model wrote spaces", () => {
@@ -63,7 +61,7 @@ describe("search/replace matching ladder", () => {
 
   it("matches Unicode look-alikes and keeps the file's characters the model did not change", () => {
     const f = "const msg = “Don’t panic” — he said…;\nconst n = 1;\n";
-    const r = edit(f, [{ old_string: "const msg = \"Don't panic\" - he said...;\nconst n = 1;", new_string: "const msg = \"Don't panic\" - she said...;\nconst n = 2;" }]);
+    const r = edit(f, [{ old_string: 'const msg = "Don\'t panic" - he said...;\nconst n = 1;', new_string: 'const msg = "Don\'t panic" - she said...;\nconst n = 2;' }]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.after).toBe("const msg = “Don’t panic” — she said…;\nconst n = 2;\n");
@@ -80,9 +78,7 @@ describe("search/replace matching ladder", () => {
     const r = edit(f, [block(["function big() {", "  // ... existing code ...", "  return 4;", "}"], ["function big() {", "  // ... existing code ...", "  return 5;", "}"])]);
     expect(r.ok && r.after).toBe("function big() {\n  one();\n  two();\n  three();\n  return 5;\n}\n");
     expect(r.ok && r.applied[0]!.rung).toBe("elision");
-    expect(r.ok && r.notes[0]).toBe(
-      'Edit 1 (SEARCH block starting "function big() {"): matched lines 1-6 with the elided (...) lines skipped; 3 elided lines kept as in the file.',
-    );
+    expect(r.ok && r.notes[0]).toBe('Edit 1 (SEARCH block starting "function big() {"): matched lines 1-6 with the elided (...) lines skipped; 3 elided lines kept as in the file.');
   });
 
   it("expands several elision markers in order, with bare ... and # ... forms", () => {
@@ -165,7 +161,7 @@ describe("search/replace matching ladder", () => {
 
   it("refuses a non-empty SEARCH on a missing file", () => {
     expect(refused(undefined, [{ old_string: "x", new_string: "y" }])).toBe(
-      "f.ts does not exist. To create it, use write_file, or one search/replace edit with an empty SEARCH (old_string \"\") " +
+      'f.ts does not exist. To create it, use write_file, or one search/replace edit with an empty SEARCH (old_string "") ' +
         "whose REPLACE is the whole content. Check the path with list_files or glob if you expected it to exist.",
     );
   });
@@ -214,9 +210,15 @@ describe("search/replace re-indentation across styles", () => {
 
   it("applies hashline ops and search/replace pairs given in one call", () => {
     const f = "one\ntwo\nthree\n";
-    const r = edit(f, [{ old_string: "three", new_string: "3" }, { op: "replace", pos: "1#" + "ZZ", lines: ["1"] }]);
+    const r = edit(f, [
+      { old_string: "three", new_string: "3" },
+      { op: "replace", pos: "1#" + "ZZ", lines: ["1"] },
+    ]);
     expect(r.ok).toBe(false);
-    const good = edit(f, [{ old_string: "three", new_string: "3" }, { op: "prepend", lines: ["zero"] }]);
+    const good = edit(f, [
+      { old_string: "three", new_string: "3" },
+      { op: "prepend", lines: ["zero"] },
+    ]);
     expect(good.ok && good.after).toBe("zero\none\ntwo\n3\n");
   });
 });
@@ -264,7 +266,7 @@ describe("blank lines at the edges of text blocks", () => {
     const r = edit("a\nb\nc\n", [block(["", "b", ""], ["", "B", ""])]);
     expect(r.ok && r.after).toBe("a\nB\nc\n");
     expect(r.ok && r.notes).toEqual([
-      "Edit 1 (SEARCH block starting \"b\"): [rule edge-blank-lines] SEARCH's blank lines at its start and end are not in the file there, so they were not required to match.",
+      'Edit 1 (SEARCH block starting "b"): [rule edge-blank-lines] SEARCH\'s blank lines at its start and end are not in the file there, so they were not required to match.',
     ]);
   });
 });

@@ -18,9 +18,7 @@ describe("text document", () => {
     expect(bin).toEqual({ ok: false, reason: "binary", message: "it looks like a binary file (it contains NUL bytes); only text files can be edited" });
     const latin1 = decodeDoc(new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     expect(latin1.ok).toBe(false);
-    expect(!latin1.ok && latin1.message).toBe(
-      "it is not valid UTF-8 text (another encoding?); only UTF-8 files can be edited, so convert it first or use run_command",
-    );
+    expect(!latin1.ok && latin1.message).toBe("it is not valid UTF-8 text (another encoding?); only UTF-8 files can be edited, so convert it first or use run_command");
   });
 
   it("gives new lines the dominant ending and keeps unchanged lines' own endings in a replaced region", () => {

@@ -113,9 +113,7 @@ describe("randomized edits against a line-array model", () => {
       if (j < 0) continue;
       // Drift: trailing whitespace dropped, everything indented 4 more, or tabs written as 4 spaces.
       const drift = r();
-      const search = region.map((l) =>
-        drift < 0.4 ? l.trimEnd() : drift < 0.7 ? (l === "" ? "" : "    " + l) : l.replace(/^\t+/, (t) => "    ".repeat(t.length)),
-      );
+      const search = region.map((l) => (drift < 0.4 ? l.trimEnd() : drift < 0.7 ? (l === "" ? "" : "    " + l) : l.replace(/^\t+/, (t) => "    ".repeat(t.length))));
       const replace = search.map((l, k) => (k === j ? l + " // changed" : l));
       // A drifted SEARCH that is exactly some other place's text is taken at its word: skip those.
       if (("\n" + file).includes("\n" + search.join("\n") + "\n")) continue;
@@ -141,12 +139,16 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
   const rounds = Number(process.env.YOKE_EDIT_ROUNDS ?? 400);
   // Applied as intended (not only refused): each generator must mostly apply, or it proves nothing.
   const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65 };
-  it.each(Object.keys(GENERATORS))("%s: never a wrong apply, and mostly applied", (name) => {
-    const r = runRounds(name, rounds);
-    expect(r.wrong, JSON.stringify(r.wrong.slice(0, 3), null, 1)).toEqual([]);
-    expect(r.rounds).toBeGreaterThan(rounds * 0.6);
-    expect(r.applied / r.rounds).toBeGreaterThan(minApplied[name]!);
-  }, 600_000);
+  it.each(Object.keys(GENERATORS))(
+    "%s: never a wrong apply, and mostly applied",
+    (name) => {
+      const r = runRounds(name, rounds);
+      expect(r.wrong, JSON.stringify(r.wrong.slice(0, 3), null, 1)).toEqual([]);
+      expect(r.rounds).toBeGreaterThan(rounds * 0.6);
+      expect(r.applied / r.rounds).toBeGreaterThan(minApplied[name]!);
+    },
+    600_000,
+  );
 
   it("exercises every kind of round, refusing only where the intent cannot be known", () => {
     const r = runRounds("indentation", rounds);
@@ -157,6 +159,10 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     for (const k of ["append + echo", "prepend + echo", "replace + echo", "duplicate on purpose"]) expect(e.byKind[k]![0], k).toBeGreaterThan(0);
     const b = runRounds("blocks", rounds);
     for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
-    expect(Object.entries(b.byKind).filter(([k]) => k.endsWith("truncated")).every(([, v]) => v[0] === 0)).toBe(true);
+    expect(
+      Object.entries(b.byKind)
+        .filter(([k]) => k.endsWith("truncated"))
+        .every(([, v]) => v[0] === 0),
+    ).toBe(true);
   }, 600_000);
 });

@@ -43,7 +43,7 @@ describe("refusal texts", () => {
 
   it("refuses an unknown op", () => {
     expect(refused("a\n", [{ op: "insert", pos: "1#ZZ", lines: ["x"] } as unknown as HashlineOp])).toBe(
-      "Nothing was written to f.ts: the edit failed.\n\nEdit 1 (insert 1#ZZ): unknown op \"insert\"; use \"replace\", \"append\" or \"prepend\".",
+      'Nothing was written to f.ts: the edit failed.\n\nEdit 1 (insert 1#ZZ): unknown op "insert"; use "replace", "append" or "prepend".',
     );
   });
 
@@ -51,8 +51,7 @@ describe("refusal texts", () => {
     expect(parseEditBlocks("<<<<<<< SEARCH\na\n=======\n=======\nb\n=======\n=======\n>>>>>>> REPLACE")).toEqual({
       ok: false,
       message:
-        'Block 1 (SEARCH marker on line 1) has 4 "=======" lines, so where SEARCH ends is ambiguous. If the file itself contains such a line, ' +
-        "use a JSON edit (old_string/new_string) instead.",
+        'Block 1 (SEARCH marker on line 1) has 4 "=======" lines, so where SEARCH ends is ambiguous. If the file itself contains such a line, ' + "use a JSON edit (old_string/new_string) instead.",
     });
   });
 

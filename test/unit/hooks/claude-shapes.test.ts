@@ -31,7 +31,12 @@ const tag = (n: number, text: string) => lineTag(n, text);
 describe("Edit tool_input", () => {
   it("is {file_path, old_string, new_string} for one search/replace, MultiEdit's shape for several", () => {
     expect(claudeEditInput("a.ts", [{ old_string: "x", new_string: "y", replace_all: true }])).toEqual({ file_path: "a.ts", old_string: "x", new_string: "y", replace_all: true });
-    expect(claudeEditInput("a.ts", [{ old_string: "x", new_string: "y" }, { kind: "block", search: ["p", "q"], replace: ["r"] }])).toEqual({
+    expect(
+      claudeEditInput("a.ts", [
+        { old_string: "x", new_string: "y" },
+        { kind: "block", search: ["p", "q"], replace: ["r"] },
+      ]),
+    ).toEqual({
       file_path: "a.ts",
       edits: [
         { replace_all: false, old_string: "x", new_string: "y" },
@@ -148,10 +153,20 @@ describe("updatedInput back to tool arguments", () => {
     expect(rewritten).toEqual({ path: "src/a.ts", edits: [{ old_string: "const b = 2;", new_string: "const b = 200;" }] });
     const moved = await roundTrip("edit_file", args, (s) => ({ ...s, file_path: join(ws.root, "src/c.ts") }));
     expect(moved).toEqual({ path: "src/c.ts", edits: args.edits });
-    const multi = await roundTrip("edit_file", { path: "src/a.ts", edits: [{ old_string: "a", new_string: "b" }, { old_string: "c", new_string: "d" }] }, (s) => ({
-      ...s,
-      edits: [{ old_string: "a", new_string: "B", replace_all: true }],
-    }));
+    const multi = await roundTrip(
+      "edit_file",
+      {
+        path: "src/a.ts",
+        edits: [
+          { old_string: "a", new_string: "b" },
+          { old_string: "c", new_string: "d" },
+        ],
+      },
+      (s) => ({
+        ...s,
+        edits: [{ old_string: "a", new_string: "B", replace_all: true }],
+      }),
+    );
     expect(multi).toEqual({ path: "src/a.ts", edits: [{ old_string: "a", new_string: "B", replace_all: true }] });
   });
 

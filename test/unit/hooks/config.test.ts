@@ -42,7 +42,11 @@ describe("readHooks", () => {
 
   it('accepts "*", absent and null matchers, and lists', () => {
     const { groups, problems } = read({
-      PostToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "a" }] }, { hooks: [{ type: "command", command: "b" }] }, { matcher: "Edit, Write", hooks: [{ type: "command", command: "c" }] }],
+      PostToolUse: [
+        { matcher: "*", hooks: [{ type: "command", command: "a" }] },
+        { hooks: [{ type: "command", command: "b" }] },
+        { matcher: "Edit, Write", hooks: [{ type: "command", command: "c" }] },
+      ],
       Stop: [{ matcher: null, hooks: [{ type: "command", command: "d" }] }],
     });
     expect(problems).toEqual([]);
@@ -77,7 +81,10 @@ describe("readHooks", () => {
       Stop: [{ hooks: [{ type: "agent", prompt: "verify" }] }],
       PostToolUse: "echo hi",
     });
-    expect(groups).toEqual([{ event: "PreToolUse", matcher: "Bash", hooks: [], unsupported: [{ type: "prompt" }], source: info }, { event: "Stop", matcher: "", hooks: [], unsupported: [{ type: "agent" }], source: info }]);
+    expect(groups).toEqual([
+      { event: "PreToolUse", matcher: "Bash", hooks: [], unsupported: [{ type: "prompt" }], source: info },
+      { event: "Stop", matcher: "", hooks: [], unsupported: [{ type: "agent" }], source: info },
+    ]);
     expect(problems.map((p) => p.message)).toEqual([
       expect.stringMatching(/^\/w\/\.claude\/settings\.json: hooks\.BeforeEverything: unknown hook event \(Claude Code's events are SessionStart, Setup, /),
       '/w/.claude/settings.json: hooks.PreToolUse[0].hooks[0]: hooks of type "prompt" cannot run in Yoke (only "command" hooks do); tool calls it matches will ask for approval instead',

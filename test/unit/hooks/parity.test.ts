@@ -99,7 +99,9 @@ describe("a guard that cannot start fails closed", () => {
 
 describe("exit codes and JSON", () => {
   it("lets JSON on stdout decide on any exit status (exit 1 + deny denies)", async () => {
-    const { runner } = setup([group("PreToolUse", [{ command: `${json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "policy" } })}; exit 1` }])]);
+    const { runner } = setup([
+      group("PreToolUse", [{ command: `${json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "policy" } })}; exit 1` }]),
+    ]);
     expect(await runner.runHooks("PreToolUse", bash)).toMatchObject({ blocked: true, decision: "deny", message: "policy" });
   });
 
@@ -115,7 +117,7 @@ describe("exit codes and JSON", () => {
     const pre = await runner.runHooks("PreToolUse", bash);
     expect(pre.blocked).toBe(false);
     expect(pre.decision).toBeUndefined();
-    expect(pre.errors).toEqual(['hook "printf \'first\\nsecond\\n\' >&2; exit 1" (~/.yoke/settings.json): failed with exit status 1: first']);
+    expect(pre.errors).toEqual(["hook \"printf 'first\\nsecond\\n' >&2; exit 1\" (~/.yoke/settings.json): failed with exit status 1: first"]);
   });
 
   it("passes PreToolUse additionalContext, defer as ask, and an unknown decision asks (fail closed)", async () => {
@@ -130,14 +132,22 @@ describe("exit codes and JSON", () => {
   });
 
   it("PostToolUse: decision block adds the reason, updatedToolOutput replaces what the model sees, exit 2 gives stderr", async () => {
-    const { runner } = setup([group("PostToolUse", [{ command: json({ decision: "block", reason: "lint failed: 3 errors", hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "redacted" } }) }])]);
-    expect(await runner.runHooks("PostToolUse", { tool_name: "Edit", tool_input: {}, tool_response: {} })).toMatchObject({ blocked: true, message: "lint failed: 3 errors", updatedToolOutput: "redacted" });
+    const { runner } = setup([
+      group("PostToolUse", [{ command: json({ decision: "block", reason: "lint failed: 3 errors", hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "redacted" } }) }]),
+    ]);
+    expect(await runner.runHooks("PostToolUse", { tool_name: "Edit", tool_input: {}, tool_response: {} })).toMatchObject({
+      blocked: true,
+      message: "lint failed: 3 errors",
+      updatedToolOutput: "redacted",
+    });
   });
 
   it("PermissionRequest: allow and deny through decision.behavior; interrupt stops", async () => {
     const allow = setup([group("PermissionRequest", [{ command: json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } }) }])]);
     expect(permissionRequestAnswer(await allow.runner.runHooks("PermissionRequest", bash))).toEqual({ decision: "allow" });
-    const deny = setup([group("PermissionRequest", [{ command: json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "not on main", interrupt: true } } }) }])]);
+    const deny = setup([
+      group("PermissionRequest", [{ command: json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "not on main", interrupt: true } } }) }]),
+    ]);
     const out = await deny.runner.runHooks("PermissionRequest", bash);
     expect(permissionRequestAnswer(out)).toEqual({ decision: "deny", message: "not on main", interrupt: true });
     const silent = setup([group("PermissionRequest", [{ command: "exit 0" }])]);

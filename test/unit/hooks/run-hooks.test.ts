@@ -48,7 +48,9 @@ describe("runHooks with command hooks", () => {
   });
 
   it("reads permissionDecision, updatedInput and additionalContext from JSON stdout", async () => {
-    const out = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "check this", updatedInput: { command: "ls -la" }, additionalContext: "ctx" } });
+    const out = JSON.stringify({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "check this", updatedInput: { command: "ls -la" }, additionalContext: "ctx" },
+    });
     const { runner } = setup([{ event: "PreToolUse", matcher: "Bash|Edit", hooks: [{ command: `echo '${out}'` }] }]);
     const outcome = await runner.runHooks("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } });
     expect(outcome).toMatchObject({ blocked: false, decision: "ask", decisionReason: "check this", updatedInput: { command: "ls -la" }, additionalContext: ["ctx"] });
@@ -129,11 +131,17 @@ describe("HookBus", () => {
     const order: string[] = [];
     bus.on({ name: "late", events: ["PreToolUse"], priority: -1, handle: () => void order.push("late") });
     bus.on({ name: "first", events: "*", priority: 10, handle: () => void order.push("first") });
-    bus.on({ name: "guard", events: ["PreToolUse"], matcher: "Write", priority: 5, handle: (_p, ctx) => {
-      order.push("guard");
-      ctx.stopPropagation();
-      return { hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "read-only branch" } };
-    } });
+    bus.on({
+      name: "guard",
+      events: ["PreToolUse"],
+      matcher: "Write",
+      priority: 5,
+      handle: (_p, ctx) => {
+        order.push("guard");
+        ctx.stopPropagation();
+        return { hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "read-only branch" } };
+      },
+    });
     const { cwd, runner } = setup([{ event: "PreToolUse", hooks: [{ command: "touch ran.txt" }] }], bus);
     const write = await runner.runHooks("PreToolUse", { tool_name: "Write", tool_input: {} });
     expect(order).toEqual(["first", "guard"]);
@@ -156,21 +164,42 @@ describe("HookBus", () => {
 
   it("reports a handler that throws as a non-blocking error", async () => {
     const bus = new HookBus();
-    bus.on({ name: "boom", events: ["Stop"], handle: () => { throw new Error("bad"); } });
+    bus.on({
+      name: "boom",
+      events: ["Stop"],
+      handle: () => {
+        throw new Error("bad");
+      },
+    });
     const { runner } = setup([], bus);
     expect(await runner.runHooks("Stop")).toMatchObject({ blocked: false, errors: ["hook handler boom: threw: bad"] });
   });
 });
 
 describe("combineWithHooks", () => {
-  const outcome = (decision?: "allow" | "ask" | "deny") => ({ event: "PreToolUse" as const, blocked: decision === "deny", decision, decisionReason: decision && `hook says ${decision}`, message: decision === "deny" ? "hook says deny" : undefined, additionalContext: [], userMessages: [], errors: [], results: [] });
+  const outcome = (decision?: "allow" | "ask" | "deny") => ({
+    event: "PreToolUse" as const,
+    blocked: decision === "deny",
+    decision,
+    decisionReason: decision && `hook says ${decision}`,
+    message: decision === "deny" ? "hook says deny" : undefined,
+    additionalContext: [],
+    userMessages: [],
+    errors: [],
+    results: [],
+  });
   const bypassAllows = { decision: "allow" as const, by: "mode" as const, rule: null, reason: "bypass" };
   const bypassAsks = { decision: "ask" as const, by: "mode" as const, rule: null, reason: "cannot analyse; a deny rule could apply" };
   it("lets a hook deny what the rules allow", () => {
     expect(combineWithHooks({ decision: "allow", by: "rule", rule: "Bash(ls)", reason: "r" }, outcome("deny"))).toEqual({ decision: "deny", by: "hook", rule: null, reason: "hook says deny" });
   });
   it("lets a hook's allow skip a question only where bypassPermissions mode would allow the call", () => {
-    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"), bypassAllows)).toEqual({ decision: "allow", by: "hook", rule: null, reason: "hook says allow" });
+    expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"), bypassAllows)).toEqual({
+      decision: "allow",
+      by: "hook",
+      rule: null,
+      reason: "hook says allow",
+    });
     // The gate asks because a deny rule might apply: the hook's allow cannot skip that.
     expect(combineWithHooks({ decision: "ask", by: "mode", rule: null, reason: "r" }, outcome("allow"), bypassAsks).decision).toBe("ask");
     // Without the bypass answer a hook's allow skips nothing.

@@ -9,11 +9,9 @@ describe("hooks from settings files", () => {
   it("runs a Claude Code PreToolUse hook from .claude/settings.json and combines it with the gate", async () => {
     const w = createPermissionWorkspace({ permissions: { allow: ["Bash(npm run test:*)"] } });
     mkdirSync(join(w.ws, ".claude/hooks"), { recursive: true });
-    writeFileSync(
-      join(w.ws, ".claude/hooks/no-watch.sh"),
-      `#!/bin/sh\ninput=$(cat)\ncase "$input" in *--watch*) echo "do not use --watch: it never ends" >&2; exit 2;; esac\nexit 0\n`,
-      { mode: 0o755 },
-    );
+    writeFileSync(join(w.ws, ".claude/hooks/no-watch.sh"), `#!/bin/sh\ninput=$(cat)\ncase "$input" in *--watch*) echo "do not use --watch: it never ends" >&2; exit 2;; esac\nexit 0\n`, {
+      mode: 0o755,
+    });
     w.write(".claude/settings.json", JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "$CLAUDE_PROJECT_DIR/.claude/hooks/no-watch.sh" }] }] } }));
     const gate = w.gate();
     const runner = createHookRunner({ hooks: async () => (await gate.settings()).hooks, runner: createNodeHookRunner(), cwd: w.ws, sessionId: "s", transcriptPath: join(w.ws, "s.jsonl") });
@@ -46,7 +44,9 @@ describe("a hook's allow never overrides a deny rule", () => {
   const setup = (deny: string[]) => {
     const w = createPermissionWorkspace({ permissions: { deny } });
     const gate = w.gate();
-    const hooks = [{ event: "PreToolUse", matcher: "*", hooks: [{ type: "command" as const, command: allowEverything }], source: { kind: "user" as const, label: "~/.yoke/settings.json", baseDir: w.home } }];
+    const hooks = [
+      { event: "PreToolUse", matcher: "*", hooks: [{ type: "command" as const, command: allowEverything }], source: { kind: "user" as const, label: "~/.yoke/settings.json", baseDir: w.home } },
+    ];
     const runner = createHookRunner({ hooks, runner: createNodeHookRunner(), cwd: w.ws, sessionId: "s", transcriptPath: join(w.ws, "t.jsonl") });
     const decide = async (tool: string, input: Record<string, unknown>, mode: "default" | "acceptEdits" = "default") => {
       const req = call(tool, input);
@@ -109,7 +109,7 @@ describe("createNodeHookRunner", () => {
 
   it("passes extra environment variables", async () => {
     const w = createPermissionWorkspace();
-    await runner.run({ command: "printf %s \"$YOKE_X\" > env.txt", cwd: w.ws, stdin: "", timeoutMs: 5000, env: { YOKE_X: "42" } });
+    await runner.run({ command: 'printf %s "$YOKE_X" > env.txt', cwd: w.ws, stdin: "", timeoutMs: 5000, env: { YOKE_X: "42" } });
     expect(readFileSync(join(w.ws, "env.txt"), "utf8")).toBe("42");
   });
 });

@@ -31,7 +31,15 @@ describe("the Claude-format transcript projection", () => {
     const lines = events.flatMap((e) => p.push(e));
     expect(lines.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant"]);
     const [user, a1, result, a2] = lines as unknown as Array<Record<string, unknown> & { message: { content: unknown; stop_reason?: unknown } }>;
-    expect(user).toMatchObject({ parentUuid: null, sessionId: "s-1", cwd: "/w", type: "user", message: { role: "user", content: "fix the test" }, uuid: transcriptUuid("s-1", 2), timestamp: events[2]!.ts });
+    expect(user).toMatchObject({
+      parentUuid: null,
+      sessionId: "s-1",
+      cwd: "/w",
+      type: "user",
+      message: { role: "user", content: "fix the test" },
+      uuid: transcriptUuid("s-1", 2),
+      timestamp: events[2]!.ts,
+    });
     expect(a1!.parentUuid).toBe(user!.uuid);
     expect(a1!.message).toEqual({
       id: expect.stringMatching(/^msg_[0-9a-f]{24}$/),
@@ -61,24 +69,44 @@ describe("createClaudeTranscriptWriter", () => {
     const logPath = join(dir, "s-1.jsonl");
     const path = join(dir, "transcripts", "s-1.jsonl");
     const events = session();
-    writeFileSync(logPath, events.slice(0, 3).map((e) => JSON.stringify(e) + "\n").join(""));
+    writeFileSync(
+      logPath,
+      events
+        .slice(0, 3)
+        .map((e) => JSON.stringify(e) + "\n")
+        .join(""),
+    );
     const w = createClaudeTranscriptWriter({ logPath, path, toolShape: shape });
     w.sync();
     expect(readFileSync(path, "utf8").trim().split("\n")).toHaveLength(1);
     // A torn last line is left for the next sync.
-    const rest = events.slice(3).map((e) => JSON.stringify(e) + "\n").join("");
+    const rest = events
+      .slice(3)
+      .map((e) => JSON.stringify(e) + "\n")
+      .join("");
     appendFileSync(logPath, rest.slice(0, rest.length - 20));
     w.sync();
     appendFileSync(logPath, rest.slice(rest.length - 20));
     w.sync();
     w.sync();
-    const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant"]);
-    const lastText = lines.filter((l) => l.type === "assistant").at(-1).message.content.find((c: { type: string }) => c.type === "text").text;
+    const lastText = lines
+      .filter((l) => l.type === "assistant")
+      .at(-1)
+      .message.content.find((c: { type: string }) => c.type === "text").text;
     expect(lastText).toBe("Fixed.");
     // A new writer (a resumed session in a new process) rewrites the same lines.
     const again = createClaudeTranscriptWriter({ logPath, path, toolShape: shape });
     again.sync();
-    expect(readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l))).toEqual(lines);
+    expect(
+      readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(lines);
   });
 });

@@ -30,7 +30,7 @@ function makeTools(counter: { runs: Record<string, number> }): ToolDefinition[] 
       hookInput: (a) => ({ key: a.key }),
       async run(a) {
         count("lookup");
-        if (a.key === "missing") throw new ToolError("lookup: no key \"missing\"; try one of: a, b");
+        if (a.key === "missing") throw new ToolError('lookup: no key "missing"; try one of: a, b');
         return { text: `value of ${a.key}` };
       },
     }),
@@ -176,7 +176,11 @@ describe("AgentSession", () => {
     expect((plan.provider.requests[1]!.messages.at(-1) as { content: string }).content).toContain("plan mode is on");
     const bypass = setup([toolTurn({ id: "c1", name: "touch", input: { path: "x" } }), textTurn("ok")], {
       permissionMode: "bypassPermissions",
-      approver: { ask: async () => { throw new Error("must not ask"); } },
+      approver: {
+        ask: async () => {
+          throw new Error("must not ask");
+        },
+      },
     });
     await (await AgentSession.create(bypass.opts)).send("go");
     expect(bypass.counter.runs.touch).toBe(1);
@@ -217,7 +221,7 @@ describe("AgentSession", () => {
   });
 
   it("records a provider failure as an error event with the provider's message", async () => {
-    const { opts } = setup([new ProviderError("auth", "The API key was rejected by openai at http://x: set it with \"Yoke: Set API Key\"", 401)]);
+    const { opts } = setup([new ProviderError("auth", 'The API key was rejected by openai at http://x: set it with "Yoke: Set API Key"', 401)]);
     const s = await AgentSession.create(opts);
     await s.send("go");
     expect(s.state).toBe("error");
@@ -266,7 +270,10 @@ describe("AgentSession with a change reviewer", () => {
 
   it("lets the review be the question in default mode (no permission card) and applies at once in acceptEdits", async () => {
     const reviewer = { review: async () => ({ status: "accepted" as const, finalContent: "" }) };
-    for (const [mode, expected] of [["default", "ask"], ["acceptEdits", "auto"]] as const) {
+    for (const [mode, expected] of [
+      ["default", "ask"],
+      ["acceptEdits", "auto"],
+    ] as const) {
       const modes: string[] = [];
       let asked = 0;
       const { opts } = setup([toolTurn({ id: "c1", name: "propose", input: { path: "a.ts" } }), textTurn("ok")], {
@@ -429,7 +436,11 @@ describe("AgentSession.resume", () => {
     await s.send("go").catch(() => {});
     const lines = store.read(s.id);
     const crashed = createMemoryStore();
-    for (const l of lines.slice(0, lines.findIndex((l) => l.includes('"type":"permission_decision"')))) crashed.append(s.id, l);
+    for (const l of lines.slice(
+      0,
+      lines.findIndex((l) => l.includes('"type":"permission_decision"')),
+    ))
+      crashed.append(s.id, l);
     const second = setup([textTurn("fine")]);
     const resumed = await AgentSession.resume(s.id, { ...second.opts, store: crashed });
     await resumed.send("never mind");

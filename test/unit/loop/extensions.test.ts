@@ -61,11 +61,9 @@ describe("extension points", () => {
         });
       },
     };
-    const { provider, opts } = setup(
-      [toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }, { id: "c2", name: "touch", input: { path: "x" } }), textTurn("done")],
-      [counter],
-      { permissionMode: "bypassPermissions" },
-    );
+    const { provider, opts } = setup([toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }, { id: "c2", name: "touch", input: { path: "x" } }), textTurn("done")], [counter], {
+      permissionMode: "bypassPermissions",
+    });
     const s = await AgentSession.create(opts);
     await s.send("go");
     expect(counts).toEqual({ lookup: 1, touch: 1 });
@@ -156,11 +154,9 @@ describe("extension points", () => {
         });
       },
     };
-    const { provider, opts } = setup(
-      [toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }, { id: "c2", name: "touch", input: { path: "x" } }), textTurn("ok")],
-      [guard],
-      { permissionMode: "bypassPermissions" },
-    );
+    const { provider, opts } = setup([toolTurn({ id: "c1", name: "lookup", input: { key: "a" } }, { id: "c2", name: "touch", input: { path: "x" } }), textTurn("ok")], [guard], {
+      permissionMode: "bypassPermissions",
+    });
     const s = await AgentSession.create(opts);
     await s.send("go");
     const tools = provider.requests[1]!.messages.filter((m) => m.role === "tool").map((m) => (m as { content: string }).content);

@@ -62,7 +62,13 @@ describe("reviews in the event log", () => {
       { status: "rejected", finalContent: null, message: "not now" },
     ] as ReviewOutcome[]) {
       ws = createTempWorkspace({});
-      const s = await AgentSession.create(options(createMemoryStore(), reviewer(() => outcome), [write("x\n"), textTurn("ok")]));
+      const s = await AgentSession.create(
+        options(
+          createMemoryStore(),
+          reviewer(() => outcome),
+          [write("x\n"), textTurn("ok")],
+        ),
+      );
       await s.send("write");
       const [result] = of(s.events(), "tool_result");
       expect(result).toMatchObject({ name: "write_file", isError: true });
@@ -96,11 +102,24 @@ describe("reviews in the event log", () => {
   it("does not apply a pending review when the file changed while the window was closed", async () => {
     ws = createTempWorkspace({ "notes.md": "old\n" });
     const store = createMemoryStore();
-    const first = await AgentSession.create(options(store, reviewer(() => new Promise<ReviewOutcome>(() => {})), [toolTurn({ id: "r1", name: "read_file", input: { path: "notes.md" } }), write("new\n")]));
+    const first = await AgentSession.create(
+      options(
+        store,
+        reviewer(() => new Promise<ReviewOutcome>(() => {})),
+        [toolTurn({ id: "r1", name: "read_file", input: { path: "notes.md" } }), write("new\n")],
+      ),
+    );
     void first.send("rewrite notes");
     await waitUntil(() => of(first.events(), "review_proposed").length === 1);
     ws.write({ "notes.md": "changed by the user\n" });
-    const second = await AgentSession.resume(first.id, options(store, reviewer(() => ({ status: "accepted", finalContent: "" })), [textTurn("ok")]));
+    const second = await AgentSession.resume(
+      first.id,
+      options(
+        store,
+        reviewer(() => ({ status: "accepted", finalContent: "" })),
+        [textTurn("ok")],
+      ),
+    );
     await second.continue();
     const result = of(second.events(), "tool_result").find((e) => e.callId === "w1")!;
     expect(result).toMatchObject({ isError: true });

@@ -87,7 +87,10 @@ describe("workspaceKey", () => {
 /** A minimal log whose session_start names `cwd`. */
 function writeLog(dir: string, id: string, cwd: string | undefined, extra = ""): string {
   fs.mkdirSync(dir, { recursive: true });
-  const start = cwd === undefined ? "not json" : JSON.stringify({ seq: 0, ts: "2026-01-01T00:00:00.000Z", type: "session_start", sessionId: id, cwd, provider: "p", model: "m", systemPrompt: "s".repeat(100_000), version: 1 });
+  const start =
+    cwd === undefined
+      ? "not json"
+      : JSON.stringify({ seq: 0, ts: "2026-01-01T00:00:00.000Z", type: "session_start", sessionId: id, cwd, provider: "p", model: "m", systemPrompt: "s".repeat(100_000), version: 1 });
   const file = path.join(dir, `${id}.jsonl`);
   fs.writeFileSync(file, start + "\n" + extra);
   return file;

@@ -47,9 +47,13 @@ function run(body: string, owner?: string) {
 
 /** Starts a holder that locks `id`, appends one line, says "ready" and waits for stdin to close. */
 async function startHolder(id: string, owner = "yoke run"): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", script(`store.append(${JSON.stringify(id)}, '{"by":"holder"}'); process.stdout.write("ready\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`, owner)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["-e", script(`store.append(${JSON.stringify(id)}, '{"by":"holder"}'); process.stdout.write("ready\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`, owner)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());

@@ -44,10 +44,26 @@ describe("shell attacks corpus", () => {
   it("covers every class of issue 8 with unique ids", () => {
     expect(new Set(corpus.cases.map((c) => c.id)).size).toBe(corpus.cases.length);
     const categories = new Set(corpus.cases.map((c) => c.category));
-    for (const k of ["hidden substitutions", "git", "globs", "cd tracking", "tilde", "bypass", "allow rules that run code", "run-time arguments", "rule semantics", "protected paths", "other attacks"]) {
+    for (const k of [
+      "hidden substitutions",
+      "git",
+      "globs",
+      "cd tracking",
+      "tilde",
+      "bypass",
+      "allow rules that run code",
+      "run-time arguments",
+      "rule semantics",
+      "protected paths",
+      "other attacks",
+    ]) {
       expect(categories.has(k), k).toBe(true);
     }
-    for (const m of ["default", "acceptEdits", "plan", "bypassPermissions"]) expect(corpus.cases.some((c) => c.mode === m), m).toBe(true);
+    for (const m of ["default", "acceptEdits", "plan", "bypassPermissions"])
+      expect(
+        corpus.cases.some((c) => c.mode === m),
+        m,
+      ).toBe(true);
   });
 
   it("agrees with every expected decision, rule and confinement (100%)", async () => {
@@ -56,7 +72,9 @@ describe("shell attacks corpus", () => {
       const got = await runner.run(c);
       expect(got.exitCode).toBe(0);
       if (!got.agrees)
-        failures.push(`${c.id} [${c.category}] ${JSON.stringify(c.input.command)} mode=${c.mode}: expected ${JSON.stringify(got.expected)}, got ${got.decision} ${got.rule} ${JSON.stringify(got.confine ?? null)} — ${got.reason}`);
+        failures.push(
+          `${c.id} [${c.category}] ${JSON.stringify(c.input.command)} mode=${c.mode}: expected ${JSON.stringify(got.expected)}, got ${got.decision} ${got.rule} ${JSON.stringify(got.confine ?? null)} — ${got.reason}`,
+        );
     }
     expect(failures, failures.join("\n")).toEqual([]);
   }, 300_000);
@@ -91,7 +109,9 @@ describe("bounded work", () => {
     const gate = workspace({ deny: ["Bash(rm:*)"] });
     const big = await gate.check(bash(`echo '${"a".repeat(100_001)}'`), "bypassPermissions");
     expect(big).toEqual({ decision: "ask", by: "mode", rule: null, reason: "The command is too large to analyse (100008 characters; the limit is 100000), so it needs approval." });
-    expect((await gate.check(bash(Array.from({ length: 2000 }, () => "echo a").join(" && ")), "bypassPermissions")).reason).toBe("The command is too large to analyse (more than 1500 commands), so it needs approval.");
+    expect((await gate.check(bash(Array.from({ length: 2000 }, () => "echo a").join(" && ")), "bypassPermissions")).reason).toBe(
+      "The command is too large to analyse (more than 1500 commands), so it needs approval.",
+    );
     expect((await gate.check(bash(`cat ${"src/a.ts ".repeat(6000)}`), "default")).reason).toBe("The command is too large to analyse (more than 5000 words), so it needs approval.");
   });
 
@@ -109,7 +129,8 @@ describe("what the model is told", () => {
     expect(await gate.check(bash("echo 'rm -rf x' | sh"), "bypassPermissions")).toMatchObject({
       decision: "ask",
       rule: "Bash(rm:*)",
-      reason: "`sh`: sh runs a script read from its input, which Yoke cannot see, so Yoke cannot rule out that the deny rule Bash(rm:*) (test) applies; it needs approval even in bypassPermissions mode.",
+      reason:
+        "`sh`: sh runs a script read from its input, which Yoke cannot see, so Yoke cannot rule out that the deny rule Bash(rm:*) (test) applies; it needs approval even in bypassPermissions mode.",
     });
     expect((await gate.check(bash("cat $PWD/.env"), "default")).reason).toBe(
       "`cat $PWD/.env` reads $PWD/.env (only known when it runs), which the deny rule Read(./.env) (test) might cover, so it needs approval.",

@@ -22,13 +22,20 @@ import { parseRule } from "../../../src/core/permissions/rule-syntax";
 import { createPermissionWorkspace, type PermissionWorkspace } from "../../support/permission-workspace";
 
 const DIR = join(__dirname, "../../fixtures/claude-settings");
-const FILES = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 type List = "allow" | "ask" | "deny";
-interface Settings { permissions?: Partial<Record<List, string[]>> & Record<string, unknown> }
+interface Settings {
+  permissions?: Partial<Record<List, string[]>> & Record<string, unknown>;
+}
 
 /** Problems a fixture is expected to produce (everything else in these files is read without one). */
 const EXPECTED_PROBLEMS: Record<string, RegExp[]> = {
-  "mixed-real-world.json": [/permissions\.deny: "\/\/ secrets: never read these" looks like a comment/, /permissions\.allow: rule "Bash\(docker compose exec app bundle list:\*" has no closing parenthesis; this rule is skipped/],
+  "mixed-real-world.json": [
+    /permissions\.deny: "\/\/ secrets: never read these" looks like a comment/,
+    /permissions\.allow: rule "Bash\(docker compose exec app bundle list:\*" has no closing parenthesis; this rule is skipped/,
+  ],
 };
 const CLAUDE_ONLY = /^(WebFetch|WebSearch|NotebookRead|BashOutput|KillShell|SlashCommand|ExitPlanMode)\b/;
 
@@ -37,7 +44,12 @@ function instantiate(rest: string): string {
   const segs = rest.replace(/\/+$/, "/**").split("/");
   const out = segs.map((s) => {
     if (s === "**") return "a";
-    return s.replace(/\{([^,}]*)[^}]*\}/g, "$1").replace(/\[(!|\^)[^\]]*\]/g, "z").replace(/\[([^\]])[^\]]*\]/g, "$1").replace(/\*/g, "x").replace(/\?/g, "q");
+    return s
+      .replace(/\{([^,}]*)[^}]*\}/g, "$1")
+      .replace(/\[(!|\^)[^\]]*\]/g, "z")
+      .replace(/\[([^\]])[^\]]*\]/g, "$1")
+      .replace(/\*/g, "x")
+      .replace(/\?/g, "q");
   });
   return out.filter((s) => s !== "").join("/");
 }
@@ -66,10 +78,20 @@ function bashProbe(spec: string): string | undefined {
 }
 
 const TOOL_OF: Record<string, string> = { Read: "read_file", Edit: "edit_file", Write: "write_file", Glob: "glob", Grep: "grep", Bash: "run_command" };
-const req = (permission: string, input: Record<string, unknown>): PermissionCheck => ({ tool: TOOL_OF[permission] ?? permission, permission, input, mutates: !["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"].includes(permission) });
-const fileInput = (permission: string, path: string) => (permission === "Glob" || permission === "Grep" ? { pattern: "x", path } : permission === "Write" ? { file_path: path, content: "x" } : { file_path: path });
+const req = (permission: string, input: Record<string, unknown>): PermissionCheck => ({
+  tool: TOOL_OF[permission] ?? permission,
+  permission,
+  input,
+  mutates: !["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"].includes(permission),
+});
+const fileInput = (permission: string, path: string) =>
+  permission === "Glob" || permission === "Grep" ? { pattern: "x", path } : permission === "Write" ? { file_path: path, content: "x" } : { file_path: path };
 
-interface Probe { rule: string; list: List; checks: Array<{ req: PermissionCheck; mode: "default" | "bypassPermissions"; expect: "deny" | "not-allow" | "allow" }> }
+interface Probe {
+  rule: string;
+  list: List;
+  checks: Array<{ req: PermissionCheck; mode: "default" | "bypassPermissions"; expect: "deny" | "not-allow" | "allow" }>;
+}
 
 /** The probes of one rule; undefined when Claude Code's documented meaning is not checked here (and why). */
 function probesOf(raw: string, list: List, w: PermissionWorkspace): Probe | { skip: string } {

@@ -52,12 +52,28 @@ describe("yoke permissions check", () => {
   it("works bundled by esbuild, loading the wasm files next to the bundle", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-perm-bundle-")));
     const entry = join(dir, "entry.ts");
-    writeFileSync(entry, `import { permissionsCommand } from ${JSON.stringify(join(process.cwd(), "src/cli/commands/permissions"))};\npermissionsCommand(process.argv.slice(2)).then((c) => (process.exitCode = c));\n`);
-    await build({ entryPoints: [entry], bundle: true, platform: "node", format: "cjs", outfile: join(dir, "dist", "cli.js"), logLevel: "silent", alias: { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" }, define: { YOKE_VERSION: '"test"' } });
+    writeFileSync(
+      entry,
+      `import { permissionsCommand } from ${JSON.stringify(join(process.cwd(), "src/cli/commands/permissions"))};\npermissionsCommand(process.argv.slice(2)).then((c) => (process.exitCode = c));\n`,
+    );
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      outfile: join(dir, "dist", "cli.js"),
+      logLevel: "silent",
+      alias: { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" },
+      define: { YOKE_VERSION: '"test"' },
+    });
     mkdirSync(join(dir, "dist"), { recursive: true });
     copyFileSync("node_modules/web-tree-sitter/tree-sitter.wasm", join(dir, "dist", "tree-sitter.wasm"));
     copyFileSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", join(dir, "dist", "tree-sitter-bash.wasm"));
-    const out = execFileSync(process.execPath, [join(dir, "dist", "cli.js"), "check", "--tool", "Bash", "--input", '{"command":"bash -c \\"git push\\""}', "--cwd", ws, "--settings", join(ws, "settings.json"), "--json"], { cwd: dir, encoding: "utf8" });
+    const out = execFileSync(
+      process.execPath,
+      [join(dir, "dist", "cli.js"), "check", "--tool", "Bash", "--input", '{"command":"bash -c \\"git push\\""}', "--cwd", ws, "--settings", join(ws, "settings.json"), "--json"],
+      { cwd: dir, encoding: "utf8" },
+    );
     expect(JSON.parse(out)).toMatchObject({ decision: "deny", rule: "Bash(git push:*)" });
     const bad = spawnSync(process.execPath, [join(dir, "dist", "cli.js"), "check"], { cwd: dir, encoding: "utf8" });
     expect(bad.stderr).toMatch(/--tool is required/);

@@ -24,7 +24,10 @@ describe("permissions corpus", () => {
       const stat = byCategory.get(c.category) ?? { total: 0, ok: 0 };
       stat.total++;
       if (got.agrees) stat.ok++;
-      else failures.push(`${c.id} [${c.category}] ${c.tool} ${JSON.stringify(c.input)} mode=${c.mode}: expected ${got.expected.decision} ${got.expected.rule}, got ${got.decision} ${got.rule} — ${got.reason}`);
+      else
+        failures.push(
+          `${c.id} [${c.category}] ${c.tool} ${JSON.stringify(c.input)} mode=${c.mode}: expected ${got.expected.decision} ${got.expected.rule}, got ${got.decision} ${got.rule} — ${got.reason}`,
+        );
       byCategory.set(c.category, stat);
     }
     const summary = [...byCategory].map(([k, v]) => `${k}: ${v.ok}/${v.total}`).join("\n");
@@ -33,7 +36,23 @@ describe("permissions corpus", () => {
 
   it("covers every decision and the categories the docs list", () => {
     const categories = new Set(corpus.cases.map((c) => c.category));
-    for (const k of ["compound commands", "substitution", "bash -c and eval", "wrappers", "environment prefixes", "quoting tricks", "command paths", "redirections", "unanalysable", "read-only commands", "modes", "bash rule syntax", "file paths", "other tools", "settings sources"]) {
+    for (const k of [
+      "compound commands",
+      "substitution",
+      "bash -c and eval",
+      "wrappers",
+      "environment prefixes",
+      "quoting tricks",
+      "command paths",
+      "redirections",
+      "unanalysable",
+      "read-only commands",
+      "modes",
+      "bash rule syntax",
+      "file paths",
+      "other tools",
+      "settings sources",
+    ]) {
       expect(categories.has(k), k).toBe(true);
     }
     for (const d of ["allow", "ask", "deny"]) expect(corpus.cases.some((c) => c.expect.decision === d)).toBe(true);
@@ -42,6 +61,8 @@ describe("permissions corpus", () => {
   it("warns about a malformed settings file, naming the file and position", async () => {
     const c = corpus.cases.find((x) => x.note?.startsWith("malformed file"))!;
     const got = await runner.run(c);
-    expect(got.stderr).toMatch(/warning: .*\.claude\/settings\.json: the file is not valid JSON \(1:47: unexpected "\}" .*\); Yoke cannot know which rules it holds, so every tool call asks until it is fixed/);
+    expect(got.stderr).toMatch(
+      /warning: .*\.claude\/settings\.json: the file is not valid JSON \(1:47: unexpected "\}" .*\); Yoke cannot know which rules it holds, so every tool call asks until it is fixed/,
+    );
   });
 });

@@ -46,15 +46,26 @@ describe("createPermissionGate", () => {
   it("allows read-only commands inside the workspace and asks for sensitive or outside paths", async () => {
     const w = createPermissionWorkspace();
     const gate = w.gate();
-    expect(await gate.check(bash("grep -rn TODO src | head -5"), "default")).toMatchObject({ decision: "allow", by: "mode", reason: "Read-only commands inside the workspace, allowed in default mode." });
+    expect(await gate.check(bash("grep -rn TODO src | head -5"), "default")).toMatchObject({
+      decision: "allow",
+      by: "mode",
+      reason: "Read-only commands inside the workspace, allowed in default mode.",
+    });
     expect(await gate.check(bash("cat .env"), "default")).toMatchObject({ decision: "ask", reason: "`cat .env` needs approval (it reads .env, a sensitive file (environment file))." });
-    expect(await gate.check(bash(`cat ${w.outside}/o.txt`), "default")).toMatchObject({ decision: "ask", reason: `\`cat ${w.outside}/o.txt\` needs approval (it reads ${w.outside}/o.txt, outside the workspace).` });
+    expect(await gate.check(bash(`cat ${w.outside}/o.txt`), "default")).toMatchObject({
+      decision: "ask",
+      reason: `\`cat ${w.outside}/o.txt\` needs approval (it reads ${w.outside}/o.txt, outside the workspace).`,
+    });
   });
 
   it("treats a redirection as a write of its target", async () => {
     const w = createPermissionWorkspace({ permissions: { deny: ["Write(//etc/**)"] } });
     const gate = w.gate();
-    expect(await gate.check(bash("echo x > /etc/motd"), "bypassPermissions")).toMatchObject({ decision: "deny", rule: "Write(//etc/**)", reason: "Denied by the rule Write(//etc/**) (.yoke/settings.local.json): the command writes to /etc/motd." });
+    expect(await gate.check(bash("echo x > /etc/motd"), "bypassPermissions")).toMatchObject({
+      decision: "deny",
+      rule: "Write(//etc/**)",
+      reason: "Denied by the rule Write(//etc/**) (.yoke/settings.local.json): the command writes to /etc/motd.",
+    });
     expect(await gate.check(bash("ls > files.txt"), "default")).toMatchObject({ decision: "ask", reason: "`ls` writes to files.txt (writing files needs approval in default mode)." });
     expect(await gate.check(bash("ls > files.txt"), "acceptEdits")).toMatchObject({ decision: "allow" });
     expect(await gate.check(bash(`ls > ${w.outside}/f.txt`), "acceptEdits")).toMatchObject({ decision: "ask", reason: `\`ls\` writes to ${w.outside}/f.txt, outside the workspace.` });
@@ -69,8 +80,16 @@ describe("createPermissionGate", () => {
       decision: "ask",
       reason: "src/escape/o.txt is outside the workspace, so editing it needs approval even in acceptEdits mode.",
     });
-    expect(await gate.check(call("read_file", { file_path: "notes.txt" }), "default")).toMatchObject({ decision: "deny", rule: "Read(./.env)", reason: "Permission to read notes.txt is denied by the rule Read(./.env) (.yoke/settings.local.json)." });
-    expect(await gate.check(call("edit_file", { file_path: "src/a.ts" }), "default")).toMatchObject({ decision: "allow", rule: "Edit(src/**)", reason: "Allowed by the rule Edit(src/**) (.yoke/settings.local.json)." });
+    expect(await gate.check(call("read_file", { file_path: "notes.txt" }), "default")).toMatchObject({
+      decision: "deny",
+      rule: "Read(./.env)",
+      reason: "Permission to read notes.txt is denied by the rule Read(./.env) (.yoke/settings.local.json).",
+    });
+    expect(await gate.check(call("edit_file", { file_path: "src/a.ts" }), "default")).toMatchObject({
+      decision: "allow",
+      rule: "Edit(src/**)",
+      reason: "Allowed by the rule Edit(src/**) (.yoke/settings.local.json).",
+    });
   });
 
   it("follows the modes: default asks for edits, acceptEdits allows them, plan denies them with a message for the model", async () => {
@@ -135,7 +154,11 @@ describe("createPermissionGate", () => {
     const w = createPermissionWorkspace();
     const gate = w.gate();
     gate.addSessionRule("Edit(docs/**)");
-    expect(await gate.check(call("edit_file", { file_path: "docs/guide.md" }), "default")).toMatchObject({ decision: "allow", rule: "Edit(docs/**)", reason: "Allowed by the rule Edit(docs/**) (allowed for this session)." });
+    expect(await gate.check(call("edit_file", { file_path: "docs/guide.md" }), "default")).toMatchObject({
+      decision: "allow",
+      rule: "Edit(docs/**)",
+      reason: "Allowed by the rule Edit(docs/**) (allowed for this session).",
+    });
     expect((await w.gate().check(call("edit_file", { file_path: "docs/guide.md" }), "default")).decision).toBe("ask");
   });
 
@@ -147,7 +170,11 @@ describe("createPermissionGate", () => {
       `${join(w.ws, ".claude/settings.json")}: the file is not valid JSON (2:3: unexpected "\\"" (Expected ',' or '}' after property value in JSON at position 41)); Yoke cannot know which rules it holds, so every tool call asks until it is fixed`,
     ]);
     expect((await gate.check(bash("ls > x"), "default")).decision).toBe("ask");
-    expect(await gate.check(call("read_file", { file_path: "README.md" }), "default")).toMatchObject({ decision: "ask", reason: "Yoke asks because .claude/settings.json is not valid JSON (2:3: unexpected \"\\\"\" (Expected ',' or '}' after property value in JSON at position 41)), so it cannot tell whether this call is allowed; fix the settings to stop these questions." });
+    expect(await gate.check(call("read_file", { file_path: "README.md" }), "default")).toMatchObject({
+      decision: "ask",
+      reason:
+        "Yoke asks because .claude/settings.json is not valid JSON (2:3: unexpected \"\\\"\" (Expected ',' or '}' after property value in JSON at position 41)), so it cannot tell whether this call is allowed; fix the settings to stop these questions.",
+    });
   });
 
   it("reads defaultMode from the settings", async () => {
@@ -161,12 +188,20 @@ describe("createPermissionGate", () => {
     w.write(join(w.root, "extra.json"), JSON.stringify({ permissions: { deny: ["Bash(npm publish:*)"] } }));
     const gate = w.gate({ vscodePermissions: { allow: ["Bash(npm:*)"] }, extraFiles: [join(w.root, "extra.json")] });
     expect(await gate.check(bash("npm install"), "default")).toMatchObject({ decision: "allow", reason: "Allowed by the rule Bash(npm:*) (VS Code setting yoke.permissions)." });
-    expect(await gate.check(bash("npm publish --tag next"), "default")).toMatchObject({ decision: "deny", reason: `Denied by the rule Bash(npm publish:*) (--settings ${join(w.root, "extra.json")}): the command runs \`npm publish --tag next\`.` });
+    expect(await gate.check(bash("npm publish --tag next"), "default")).toMatchObject({
+      decision: "deny",
+      reason: `Denied by the rule Bash(npm publish:*) (--settings ${join(w.root, "extra.json")}): the command runs \`npm publish --tag next\`.`,
+    });
   });
 
   it("allows reading and stopping a command already started", async () => {
     const gate = createPermissionWorkspace().gate();
-    expect(await gate.check(call("command_output", { id: "c1" }), "plan")).toEqual({ decision: "allow", by: "mode", rule: null, reason: "command_output only reads or stops a command Yoke already started." });
+    expect(await gate.check(call("command_output", { id: "c1" }), "plan")).toEqual({
+      decision: "allow",
+      by: "mode",
+      rule: null,
+      reason: "command_output only reads or stops a command Yoke already started.",
+    });
   });
 });
 

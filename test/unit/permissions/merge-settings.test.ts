@@ -2,8 +2,17 @@ import { describe, expect, it } from "vitest";
 import { mergeSettings } from "../../../src/core/permissions/merge-settings";
 import type { LoadedSource, SettingsSourceInfo } from "../../../src/core/permissions/types";
 
-const info = (kind: SettingsSourceInfo["kind"], label: string, checkedIn?: boolean): SettingsSourceInfo => ({ kind, label, path: `/w/${label}`, baseDir: "/w", ...(checkedIn === undefined ? {} : { checkedIn }) });
-const src = (kind: SettingsSourceInfo["kind"], label: string, value: unknown, checkedIn?: boolean): LoadedSource => ({ info: info(kind, label, checkedIn), text: typeof value === "string" ? value : JSON.stringify(value) });
+const info = (kind: SettingsSourceInfo["kind"], label: string, checkedIn?: boolean): SettingsSourceInfo => ({
+  kind,
+  label,
+  path: `/w/${label}`,
+  baseDir: "/w",
+  ...(checkedIn === undefined ? {} : { checkedIn }),
+});
+const src = (kind: SettingsSourceInfo["kind"], label: string, value: unknown, checkedIn?: boolean): LoadedSource => ({
+  info: info(kind, label, checkedIn),
+  text: typeof value === "string" ? value : JSON.stringify(value),
+});
 
 describe("mergeSettings", () => {
   it("lists rules of higher-priority sources first and takes defaultMode from the highest", () => {
@@ -29,7 +38,9 @@ describe("mergeSettings", () => {
     const merged = mergeSettings([src("project", ".yoke/settings.json", { permissions: { deny: ["Bash(rm", "Bash(curl:*)"] } })]);
     expect(merged.rules.map((r) => r.raw)).toEqual(["Bash(curl:*)"]);
     expect(merged.failClosed.map((f) => [f.tool, f.why])).toEqual([["Bash", 'the deny rule "Bash(rm" in .yoke/settings.json cannot be read']]);
-    expect(merged.problems.map((p) => p.message)).toEqual(['/w/.yoke/settings.json: permissions.deny: rule "Bash(rm" has no closing parenthesis; Yoke cannot read this rule, so every Bash call asks until it is fixed']);
+    expect(merged.problems.map((p) => p.message)).toEqual([
+      '/w/.yoke/settings.json: permissions.deny: rule "Bash(rm" has no closing parenthesis; Yoke cannot read this rule, so every Bash call asks until it is fixed',
+    ]);
   });
 
   // Was: the whole file counted as absent (its deny rules too).
@@ -43,7 +54,15 @@ describe("mergeSettings", () => {
     const merged = mergeSettings([
       src("claude", ".claude/settings.json", {
         hooks: {
-          PreToolUse: [{ matcher: "Bash|Edit", hooks: [{ type: "command", command: "./check.sh", timeout: 10 }, { type: "prompt", prompt: "x" }] }],
+          PreToolUse: [
+            {
+              matcher: "Bash|Edit",
+              hooks: [
+                { type: "command", command: "./check.sh", timeout: 10 },
+                { type: "prompt", prompt: "x" },
+              ],
+            },
+          ],
           Stop: [{ hooks: [{ type: "command", command: "notify" }] }],
           BeforeEverything: [],
           PostToolUse: [{ matcher: "(", hooks: [{ type: "command", command: "x" }] }],
@@ -69,7 +88,9 @@ describe("mergeSettings", () => {
   // Was: the file was ignored (its deny rules with it); now every tool asks until it can be read.
   it("reports an unreadable file and asks for every tool", () => {
     const merged = mergeSettings([{ info: info("project", ".yoke/settings.json"), error: "EACCES" }]);
-    expect(merged.problems.map((p) => p.message)).toEqual(["/w/.yoke/settings.json: the file cannot be read (EACCES); Yoke cannot know which rules it holds, so every tool call asks until it is fixed"]);
+    expect(merged.problems.map((p) => p.message)).toEqual([
+      "/w/.yoke/settings.json: the file cannot be read (EACCES); Yoke cannot know which rules it holds, so every tool call asks until it is fixed",
+    ]);
     expect(merged.failClosed).toMatchObject([{ tool: "*", why: ".yoke/settings.json cannot be read (EACCES)" }]);
   });
 });

@@ -23,7 +23,8 @@ describe("readRule", () => {
     expect(readRule("mcp__*", "ask")).toEqual({ use: { tool: "mcp__*" }, tools: ["mcp__*"] });
     expect(readRule("mcp__github__*", "allow")).toEqual({ use: { tool: "mcp__github__*" }, tools: ["mcp__github__*"] });
     expect(readRule("mcp__plugin_backlog_tasks__get_*", "allow")).toMatchObject({ use: { tool: "mcp__plugin_backlog_tasks__get_*" } });
-    for (const r of ["*", "mcp__*", "B*", "mcp__git*__x"]) expect(readRule(r, "allow")).toEqual({ error: `rule "${r}": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code)` });
+    for (const r of ["*", "mcp__*", "B*", "mcp__git*__x"])
+      expect(readRule(r, "allow")).toEqual({ error: `rule "${r}": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code)` });
   });
 
   it("stores a Read or Write deny rule under Edit too, and reads Claude Code's other editing tools as Edit in deny and ask rules", () => {
@@ -111,7 +112,9 @@ describe("rules through the gate", () => {
     const gate = allow.gate();
     expect(await gate.check(mcp("mcp__github__create_issue"), "default")).toMatchObject({ decision: "allow", rule: "mcp__github__*" });
     expect(await gate.check(mcp("mcp__slack__post"), "default")).toMatchObject({ decision: "ask" });
-    expect((await gate.problems()).map((p) => p.message)).toContain(`${join(allow.ws, ".yoke/settings.local.json")}: permissions.allow: rule "*": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code); this rule is skipped (it allows nothing)`);
+    expect((await gate.problems()).map((p) => p.message)).toContain(
+      `${join(allow.ws, ".yoke/settings.local.json")}: permissions.allow: rule "*": an allow rule may use a tool-name pattern only after mcp__<server>__ (as in Claude Code); this rule is skipped (it allows nothing)`,
+    );
     const all = createPermissionWorkspace({ permissions: { deny: ["*"] } }).gate();
     expect(await all.check(read("README.md"), "default")).toMatchObject({ decision: "deny", rule: "*" });
     expect(await all.check(bash("ls"), "bypassPermissions")).toMatchObject({ decision: "deny", rule: "*" });
@@ -170,7 +173,31 @@ describe("rules through the gate", () => {
 });
 
 describe("protected paths", () => {
-  const PROTECTED = [".vscode/tasks.json", ".vscode/settings.json", ".husky/pre-commit", ".gitattributes", ".gitmodules", ".git/hooks/pre-commit", ".git/config", ".git/info/attributes", ".devcontainer/devcontainer.json", ".envrc", ".mcp.json", ".claude/commands/x.md", ".yoke/hooks/a.sh", ".githooks/pre-push", ".cursor/mcp.json", "packages/web/.envrc", "vendor/lib/.git/hooks/post-checkout", "sub/.git", "apps/x/.vscode/launch.json", ".npmrc", ".yarnrc.yml", ".pnpmfile.cjs", "packages/ui/.npmrc"];
+  const PROTECTED = [
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".husky/pre-commit",
+    ".gitattributes",
+    ".gitmodules",
+    ".git/hooks/pre-commit",
+    ".git/config",
+    ".git/info/attributes",
+    ".devcontainer/devcontainer.json",
+    ".envrc",
+    ".mcp.json",
+    ".claude/commands/x.md",
+    ".yoke/hooks/a.sh",
+    ".githooks/pre-push",
+    ".cursor/mcp.json",
+    "packages/web/.envrc",
+    "vendor/lib/.git/hooks/post-checkout",
+    "sub/.git",
+    "apps/x/.vscode/launch.json",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "packages/ui/.npmrc",
+  ];
 
   it.each(["default", "acceptEdits", "bypassPermissions"] as const)("asks before a file tool writes one in %s mode, despite allow rules", async (mode) => {
     const w = createPermissionWorkspace({ permissions: { allow: ["Edit", "Write", "Edit(**)"] } });
@@ -196,7 +223,9 @@ describe("protected paths", () => {
   it("names why in the question, and denies in plan mode", async () => {
     const gate = createPermissionWorkspace().gate();
     expect((await gate.check(write(".git/hooks/pre-commit"), "bypassPermissions")).reason).toBe("Changing .git/hooks/pre-commit needs approval in every mode: git hooks run on later git commands.");
-    expect((await gate.check(write(".vscode/tasks.json"), "acceptEdits")).reason).toBe("Changing .vscode/tasks.json needs approval in every mode: VS Code settings, tasks and launch configurations run programs.");
+    expect((await gate.check(write(".vscode/tasks.json"), "acceptEdits")).reason).toBe(
+      "Changing .vscode/tasks.json needs approval in every mode: VS Code settings, tasks and launch configurations run programs.",
+    );
     expect((await gate.check(write(".husky/pre-commit"), "plan")).decision).toBe("deny");
   });
 

@@ -74,7 +74,9 @@ describe("sandboxProtection", () => {
     w.write("many/.env.local", "x\n");
     const settings = mergeSettings([{ info: { kind: "user", label: "~/.yoke/settings.json", baseDir: w.home }, text: JSON.stringify({ permissions: { deny: ["Read(**/.env*)"] } }) }]);
     const view = await sandboxProtection(settings, { cwd: w.ws, home: w.home, roots: [w.ws], realHome: w.home }, nodeListDir, { maxEntries: 10 });
-    expect(view.notes).toEqual([`the walk of the workspace stopped after 10 entries or at depth 32; files matching Read(**/.env*) deeper down may not be hidden or read-only in the sandbox (the gate still checks them)`]);
+    expect(view.notes).toEqual([
+      `the walk of the workspace stopped after 10 entries or at depth 32; files matching Read(**/.env*) deeper down may not be hidden or read-only in the sandbox (the gate still checks them)`,
+    ]);
   });
 
   it("notes what cannot become a mount: a bare Read deny rule, a worktree's .git file", async () => {

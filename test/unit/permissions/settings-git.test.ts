@@ -14,7 +14,8 @@ import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 import { chownTree, isRoot, unprivilegedUser } from "../../support/identities";
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
-const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, env: GIT_ENV, encoding: "utf8" });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, env: GIT_ENV, encoding: "utf8" });
 
 function repo(files: Record<string, string>, opts: { commit?: string[]; ignore?: string } = {}) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-settings-git-")));
@@ -34,8 +35,7 @@ function repo(files: Record<string, string>, opts: { commit?: string[]; ignore?:
     git(ws, "add", "--", ...opts.commit);
     git(ws, "commit", "-q", "-m", "settings");
   }
-  const gate = () =>
-    createPermissionGate({ cwd: ws, home, realPath: nodeRealPath, loadSources: () => loadSettingsSources({ cwd: ws, home, managedDir: null }), shellWasm: () => loadShellWasm() });
+  const gate = () => createPermissionGate({ cwd: ws, home, realPath: nodeRealPath, loadSources: () => loadSettingsSources({ cwd: ws, home, managedDir: null }), shellWasm: () => loadShellWasm() });
   return { root, ws, home, write, gate };
 }
 
@@ -188,7 +188,13 @@ describe("user and managed settings", () => {
     r.write(join(r.ws, ".claude/settings.local.json"), JSON.stringify({ permissions: { defaultMode: "bypassPermissions" } }));
     const sources = await loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: managed });
     expect(sources.map((s) => s.info.kind).slice(-2)).toEqual(["managed", "managed"]);
-    const gate = createPermissionGate({ cwd: r.ws, home: r.home, realPath: nodeRealPath, loadSources: () => loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: managed }), shellWasm: () => loadShellWasm() });
+    const gate = createPermissionGate({
+      cwd: r.ws,
+      home: r.home,
+      realPath: nodeRealPath,
+      loadSources: () => loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: managed }),
+      shellWasm: () => loadShellWasm(),
+    });
     expect(await gate.defaultMode()).toBe("plan");
     expect(await gate.modeAllowed("bypassPermissions")).toBe(false);
     expect(await gate.check({ tool: "run_command", permission: "Bash", input: { command: "curl example.com" }, mutates: true }, "default")).toMatchObject({ decision: "deny", rule: "Bash(curl:*)" });

@@ -35,7 +35,9 @@ describe("who may loosen", () => {
     expect(merged.additionalDirectories).toEqual([]);
     expect([...new Set(rules(merged))]).toEqual(["deny Bash(curl:*)", "ask Bash(git push:*)"]);
     expect(messages(merged)).toHaveLength(1);
-    expect(messages(merged)[0]).toMatch(/: 2 allow rules \(Bash, Edit\), defaultMode "bypassPermissions" and additionalDirectories \["\/"\] are ignored because .*shared with the repository.*; put them in /);
+    expect(messages(merged)[0]).toMatch(
+      /: 2 allow rules \(Bash, Edit\), defaultMode "bypassPermissions" and additionalDirectories \["\/"\] are ignored because .*shared with the repository.*; put them in /,
+    );
   });
 
   it.each<Kind>(["project-local", "claude-local"])("a %s file git tracks is treated as checked in", (kind) => {
@@ -43,7 +45,8 @@ describe("who may loosen", () => {
     expect(merged.defaultMode).toBeUndefined();
     expect(merged.additionalDirectories).toEqual([]);
     expect(merged.rules.some((r) => r.list === "allow")).toBe(false);
-    const where = kind === "claude-local" ? "an untracked .claude/settings.local.json, ~/.claude/settings.json or ~/.yoke/settings.json" : "an untracked .yoke/settings.local.json or ~/.yoke/settings.json";
+    const where =
+      kind === "claude-local" ? "an untracked .claude/settings.local.json, ~/.claude/settings.json or ~/.yoke/settings.json" : "an untracked .yoke/settings.local.json or ~/.yoke/settings.json";
     expect(messages(merged)).toEqual([
       `${LABELS[kind]}: 2 allow rules (Bash, Edit), defaultMode "bypassPermissions" and additionalDirectories ["/"] are ignored because the file is shared with the repository (git tracks it), and a repository may only restrict what Yoke does; put them in ${where}`,
     ]);
@@ -75,7 +78,10 @@ describe("who may loosen", () => {
   it("keeps hooks of a checked-in file, marked as checked in (they may block, never allow), and drops them in an untrusted workspace", () => {
     const hooks = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh" }] }] } };
     const merged = mergeSettings([src("claude-local", hooks, { checkedIn: true, checkedInWhy: "git tracks it" }), src("user", hooks)]);
-    expect(merged.hooks.map((h) => [h.source.kind, isCheckedIn(h.source)])).toEqual([["claude-local", true], ["user", false]]);
+    expect(merged.hooks.map((h) => [h.source.kind, isCheckedIn(h.source)])).toEqual([
+      ["claude-local", true],
+      ["user", false],
+    ]);
     expect(mergeSettings([src("claude", hooks)], { trusted: false }).hooks).toEqual([]);
   });
 
@@ -83,7 +89,9 @@ describe("who may loosen", () => {
     const guard = src("user", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/guard.sh" }] }] } });
     const shared = mergeSettings([guard, src("claude", { disableAllHooks: true })]);
     expect(shared.hooks).toHaveLength(1);
-    expect(messages(shared)).toEqual(['.claude/settings.json: "disableAllHooks" is ignored because the file is shared with the repository (it is the project\'s committed settings file): it would switch off your own hooks']);
+    expect(messages(shared)).toEqual([
+      '.claude/settings.json: "disableAllHooks" is ignored because the file is shared with the repository (it is the project\'s committed settings file): it would switch off your own hooks',
+    ]);
     const own = mergeSettings([guard, src("claude-local", { disableAllHooks: true }, { checkedIn: false })]);
     expect(own.hooks).toEqual([]);
     expect(messages(own)).toEqual(['.claude/settings.local.json: "disableAllHooks" is set, so 1 hook group from other settings files does not run']);
@@ -114,7 +122,9 @@ describe("restrictions count from every source", () => {
     ]);
     expect([...new Set(rules(merged))]).toEqual(["allow Bash(make:*)", "deny Read(~/.aws/**)"]);
     expect(merged.defaultMode).toMatchObject({ mode: "default", source: { kind: "managed" } });
-    expect(messages(merged)).toEqual(["/etc/claude-code/managed-settings.json (managed settings): allowManagedPermissionRulesOnly is set, so 1 allow rule from other settings files is not used (their deny and ask rules still apply)"]);
+    expect(messages(merged)).toEqual([
+      "/etc/claude-code/managed-settings.json (managed settings): allowManagedPermissionRulesOnly is set, so 1 allow rule from other settings files is not used (their deny and ask rules still apply)",
+    ]);
   });
 
   it("ignores managed-only keys in other files", () => {
@@ -189,7 +199,15 @@ describe("what Yoke cannot read fails closed", () => {
   });
 
   it("reports unknown keys inside permissions but not Claude Code's many top-level keys", () => {
-    const merged = mergeSettings([src("user", { $schema: "https://json.schemastore.org/claude-code-settings.json", model: "opus", env: { A: "1" }, statusLine: {}, permissions: { deny: ["Bash(rm:*)"], mode: "default", disableAutoMode: "disable" } })]);
+    const merged = mergeSettings([
+      src("user", {
+        $schema: "https://json.schemastore.org/claude-code-settings.json",
+        model: "opus",
+        env: { A: "1" },
+        statusLine: {},
+        permissions: { deny: ["Bash(rm:*)"], mode: "default", disableAutoMode: "disable" },
+      }),
+    ]);
     expect(messages(merged)).toEqual([
       "/w/~/.yoke/settings.json: permissions.mode is not a key Yoke knows (allow, ask, deny, defaultMode, additionalDirectories, disableBypassPermissionsMode, disableAutoMode, allowManagedPermissionRulesOnly); it is ignored",
     ]);
@@ -215,7 +233,9 @@ describe("what Yoke cannot read fails closed", () => {
   it("reports an empty file loudly (it might have held rules)", () => {
     const merged = mergeSettings([src("claude", "  \n")]);
     expect(merged.failClosed).toEqual([]);
-    expect(messages(merged)).toEqual(["/w/.claude/settings.json: the file is empty, so it holds no rules; if it held rules before, they no longer apply — restore it (for example from git) or delete it"]);
+    expect(messages(merged)).toEqual([
+      "/w/.claude/settings.json: the file is empty, so it holds no rules; if it held rules before, they no longer apply — restore it (for example from git) or delete it",
+    ]);
   });
 
   it("keeps the deny and ask rules of the committed version of an emptied or broken file, not its allow rules", () => {

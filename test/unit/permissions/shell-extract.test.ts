@@ -21,7 +21,7 @@ describe("analyseCommand", () => {
   });
 
   it("lists substitutions before the command that uses them, as the shell runs them", () => {
-    expect(innermost("git commit -m \"$(date)\"")).toEqual(["date", "git commit -m $(date)"]);
+    expect(innermost('git commit -m "$(date)"')).toEqual(["date", "git commit -m $(date)"]);
   });
 
   it("finds command substitutions inside double quotes, backticks and process substitutions", () => {
@@ -42,7 +42,18 @@ describe("analyseCommand", () => {
   });
 
   it("unwraps env, nohup, timeout, nice, command, builtin, exec, time and sudo", () => {
-    for (const c of ["env FOO=1 git push", "nohup git push", "timeout -s KILL 10 git push", "nice -n 5 git push", "command git push", "builtin git push", "exec git push", "time git push", "sudo -u root git push", "stdbuf -oL git push"]) {
+    for (const c of [
+      "env FOO=1 git push",
+      "nohup git push",
+      "timeout -s KILL 10 git push",
+      "nice -n 5 git push",
+      "command git push",
+      "builtin git push",
+      "exec git push",
+      "time git push",
+      "sudo -u root git push",
+      "stdbuf -oL git push",
+    ]) {
       expect(innermost(c), c).toEqual(["git push"]);
     }
     expect(analyseCommand(parser, "sudo rm x").parts[0]!.elevated).toBe(true);

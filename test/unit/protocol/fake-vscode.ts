@@ -20,7 +20,10 @@ export class EventEmitter<T> {
 }
 
 export class Uri {
-  constructor(readonly scheme: string, readonly path: string) {}
+  constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
   get fsPath(): string {
     return this.path;
   }
@@ -41,7 +44,10 @@ export class Uri {
 export const FileType = { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 };
 
 export class FileSystemError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
 }

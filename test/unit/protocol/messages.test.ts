@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  parseHostToWebview,
-  parseWebviewToHost,
-  PROTOCOL_VERSION,
-  type HostToWebview,
-  type Snapshot,
-  type WebviewToHost,
-} from "../../../src/protocol/messages";
+import { parseHostToWebview, parseWebviewToHost, PROTOCOL_VERSION, type HostToWebview, type Snapshot, type WebviewToHost } from "../../../src/protocol/messages";
 
 const snapshot: Snapshot = {
   protocol: PROTOCOL_VERSION,

@@ -75,7 +75,12 @@ function open() {
 
 const store = () => defaultSessionDir(workspace, home);
 const userTexts = (id: string) =>
-  parseLog(fs.readFileSync(nodePath.join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
+  parseLog(
+    fs
+      .readFileSync(nodePath.join(store(), `${id}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean),
+  ).events.flatMap((e) => (e.type === "user_message" ? [e.text] : []));
 
 /** Another process that only holds the lock of `id` until it is killed. */
 function otherHolder(id: string): Promise<ChildProcess> {
@@ -148,16 +153,20 @@ describe("SessionController on the shared store", () => {
     // The CLI continues the panel's session while the panel is idle on it.
     await otherWriter(id);
     // The watcher refreshes the panel: the shown session now has the CLI's turn.
-    await vi.waitFor(
-      async () => expect((await controller.snapshot()).items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["panel first", "from the cli"]),
-      { timeout: 5_000 },
-    );
+    await vi.waitFor(async () => expect((await controller.snapshot()).items.filter((i) => i.kind === "user").map((i) => i.kind === "user" && i.text)).toEqual(["panel first", "from the cli"]), {
+      timeout: 5_000,
+    });
     await controller.handle({ type: "prompt", text: "panel again" });
     expect(userTexts(id)).toEqual(["panel first", "from the cli", "panel again"]);
     const sent = JSON.stringify(server.requests.at(-1)!.body);
     expect(sent).toContain("from the cli");
     expect(sent).toContain("CLI answer.");
-    const log = parseLog(fs.readFileSync(nodePath.join(store(), `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const log = parseLog(
+      fs
+        .readFileSync(nodePath.join(store(), `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(log.map((e) => e.seq)).toEqual([...log.keys()]);
     expect(ofType(posted, "history").length).toBeGreaterThan(0);
   });
@@ -230,5 +239,4 @@ describe("SessionController on the shared store", () => {
   });
 });
 
-const ofType = <T extends HostToWebview["type"]>(posted: HostToWebview[], type: T) =>
-  posted.filter((m): m is Extract<HostToWebview, { type: T }> => m.type === type);
+const ofType = <T extends HostToWebview["type"]>(posted: HostToWebview[], type: T) => posted.filter((m): m is Extract<HostToWebview, { type: T }> => m.type === type);

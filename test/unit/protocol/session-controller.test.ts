@@ -65,8 +65,7 @@ function open(opts: { visible?: boolean; answer?: (callId: string) => WebviewToH
   return { controller, posted };
 }
 
-const ofType = <T extends HostToWebview["type"]>(posted: HostToWebview[], type: T) =>
-  posted.filter((m): m is Extract<HostToWebview, { type: T }> => m.type === type);
+const ofType = <T extends HostToWebview["type"]>(posted: HostToWebview[], type: T) => posted.filter((m): m is Extract<HostToWebview, { type: T }> => m.type === type);
 
 describe("SessionController", () => {
   it("shows the first-run screen and no model when no provider is configured", async () => {
@@ -103,7 +102,11 @@ describe("SessionController", () => {
     expect(tool).toMatchObject({ name: "read_file", summary: "README.md", status: "done" });
     expect(tool?.kind === "tool" && tool.output).toContain("tidewatch");
     expect(views.filter((v) => v.kind === "assistant").map((v) => v.kind === "assistant" && v.text)).toEqual(["Reading.", "It is **tidewatch**."]);
-    expect(ofType(posted, "delta").map((d) => d.text).join("")).toContain("tidewatch");
+    expect(
+      ofType(posted, "delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toContain("tidewatch");
     expect(ofType(posted, "status").map((s) => s.state)).toContain("thinking");
     expect(ofType(posted, "status").at(-1)!.state).toBe("done");
     expect(ofType(posted, "usage").at(-1)!.usage).toMatchObject({ inputTokens: 250, outputTokens: 15 });
@@ -133,7 +136,10 @@ describe("SessionController", () => {
     await controller.handle({ type: "prompt", text: "write notes" });
     expect(vscode.__state.warnings[0]).toContain("Yoke wants to use write_file: notes.md");
     expect(fs.existsSync(nodePath.join(workspace, "notes.md"))).toBe(false);
-    const tool = ofType(posted, "event").map((m) => m.view).filter((v) => v.kind === "tool").at(-1);
+    const tool = ofType(posted, "event")
+      .map((m) => m.view)
+      .filter((v) => v.kind === "tool")
+      .at(-1);
     expect(tool).toMatchObject({ status: "denied", note: "not now" });
     const second = JSON.stringify(server!.requests[1]!.body);
     expect(second).toContain("not now");
@@ -147,7 +153,10 @@ describe("SessionController", () => {
     await controller.handle({ type: "prompt", text: "write notes" });
     expect((await controller.snapshot()).restricted).toBe(true);
     expect(fs.existsSync(nodePath.join(workspace, "notes.md"))).toBe(false);
-    const tool = ofType(posted, "event").map((m) => m.view).filter((v) => v.kind === "tool").at(-1);
+    const tool = ofType(posted, "event")
+      .map((m) => m.view)
+      .filter((v) => v.kind === "tool")
+      .at(-1);
     expect(tool).toMatchObject({ status: "denied" });
     expect(ofType(posted, "permission").filter((m) => m.request)).toEqual([]);
     controller.dispose();

@@ -26,7 +26,14 @@ const turn: NewEvent[] = [
   { type: "status", state: "idle" },
   { type: "user_message", text: "run the tests" },
   { type: "status", state: "thinking" },
-  { type: "assistant_message", text: "", toolCalls: [{ id: "c1", name: "read_file", input: { path: "package.json" } }, { id: "c2", name: "run_command", input: { command: "npm test" } }] },
+  {
+    type: "assistant_message",
+    text: "",
+    toolCalls: [
+      { id: "c1", name: "read_file", input: { path: "package.json" } },
+      { id: "c2", name: "run_command", input: { command: "npm test" } },
+    ],
+  },
   { type: "usage", usage: { inputTokens: 1000, outputTokens: 50, cacheReadTokens: 0, cacheWriteTokens: 0 }, model: "qwen", costUsd: 0.01 },
   { type: "status", state: "waiting_tool" },
   { type: "tool_call", callId: "c1", name: "read_file", input: { path: "package.json" } },

@@ -7,13 +7,23 @@ vi.mock("vscode", () => {
     constructor(readonly value: string) {}
   }
   class LanguageModelToolCallPart {
-    constructor(readonly callId: string, readonly name: string, readonly input: object) {}
+    constructor(
+      readonly callId: string,
+      readonly name: string,
+      readonly input: object,
+    ) {}
   }
   class LanguageModelToolResultPart {
-    constructor(readonly callId: string, readonly content: unknown[]) {}
+    constructor(
+      readonly callId: string,
+      readonly content: unknown[],
+    ) {}
   }
   class LanguageModelChatMessage {
-    constructor(readonly role: string, readonly content: unknown) {}
+    constructor(
+      readonly role: string,
+      readonly content: unknown,
+    ) {}
     static User(content: unknown) {
       return new LanguageModelChatMessage("user", content);
     }
@@ -24,7 +34,10 @@ vi.mock("vscode", () => {
   class LanguageModelError extends Error {
     static NoPermissions = { name: "NoPermissions" };
     static NotFound = { name: "NotFound" };
-    constructor(message: string, readonly code: string) {
+    constructor(
+      message: string,
+      readonly code: string,
+    ) {
       super(message);
     }
   }
@@ -48,8 +61,7 @@ vi.mock("vscode", () => {
     CancellationTokenSource,
     LanguageModelChatToolMode: { Auto: 1, Required: 2 },
     lm: {
-      selectChatModels: async (sel: { id?: string; family?: string }) =>
-        state.models.filter((m) => (sel.id === undefined || m.id === sel.id) && (sel.family === undefined || m.family === sel.family)),
+      selectChatModels: async (sel: { id?: string; family?: string }) => state.models.filter((m) => (sel.id === undefined || m.id === sel.id) && (sel.family === undefined || m.family === sel.family)),
     },
   };
 });
@@ -124,9 +136,7 @@ describe("vscode-lm provider", () => {
   });
 
   it("classifies a refused permission as an auth error with a hint", async () => {
-    vscode.__state.models = [
-      { id: "m", family: "m", sendRequest: async () => Promise.reject(new vscode.LanguageModelError("The user did not consent.", "NoPermissions")) },
-    ];
+    vscode.__state.models = [{ id: "m", family: "m", sendRequest: async () => Promise.reject(new vscode.LanguageModelError("The user did not consent.", "NoPermissions")) }];
     const err = (await collect(createVscodeLmProvider("m").stream(request())).catch((e: unknown) => e)) as InstanceType<typeof ProviderError>;
     expect(err.kind).toBe("auth");
     expect(err.message).toContain("Allow Yoke to use this model");

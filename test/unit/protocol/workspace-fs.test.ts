@@ -39,7 +39,9 @@ describe("vscode workspace fs port", () => {
   it("keeps the old content when the write fails, and cleans up its temp file", async () => {
     fs.writeFileSync(`${root}/a.ts`, "old");
     fs.mkdirSync(`${root}/dir`);
-    const err = await port().writeFile(`${root}/dir`, bytes("new")).catch((e: unknown) => e);
+    const err = await port()
+      .writeFile(`${root}/dir`, bytes("new"))
+      .catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBeDefined();
     expect(fs.readFileSync(`${root}/a.ts`, "utf8")).toBe("old");
     expect(fs.readdirSync(root).sort()).toEqual(["a.ts", "dir"]);
@@ -47,7 +49,9 @@ describe("vscode workspace fs port", () => {
 
   it("returns undefined for a missing path and Node-style codes for failures", async () => {
     expect(await port().stat(`${root}/missing`)).toBeUndefined();
-    const err = (await port().readFile(`${root}/missing`).catch((e: unknown) => e)) as Error & { code: string };
+    const err = (await port()
+      .readFile(`${root}/missing`)
+      .catch((e: unknown) => e)) as Error & { code: string };
     expect(err.code).toBe("ENOENT");
     expect(err.message).toContain(`${root}/missing`);
   });
@@ -59,7 +63,11 @@ describe("vscode workspace fs port", () => {
     const p = port();
     expect((await p.stat(`${root}/link.txt`))?.type).toBe("symlink");
     expect((await p.stat(`${root}/real.txt`))?.type).toBe("file");
-    expect((await p.readDir(root)).sort()).toEqual([["link.txt", "symlink"], ["real.txt", "file"], ["sub", "directory"]]);
+    expect((await p.readDir(root)).sort()).toEqual([
+      ["link.txt", "symlink"],
+      ["real.txt", "file"],
+      ["sub", "directory"],
+    ]);
     expect(await p.realPath(`${root}/link.txt`)).toBe(`${root}/real.txt`);
     expect(await p.realPath(`${root}/nope`)).toBeUndefined();
   });

@@ -43,9 +43,7 @@ describe("AnthropicProvider", () => {
     const input = { path: "docs/architecture/overview.md", offset: 1, limit: 200 };
     const { provider } = await setup([{ text: "Reading.", toolCalls: [{ name: "read_file", input }] }]);
     const events = await collectEvents(provider, userRequest("x"));
-    expect(events.filter((e) => e.type === "tool_call")).toEqual([
-      { type: "tool_call", id: "toolu_scripted_1_0", name: "read_file", input },
-    ]);
+    expect(events.filter((e) => e.type === "tool_call")).toEqual([{ type: "tool_call", id: "toolu_scripted_1_0", name: "read_file", input }]);
     expect(events.at(-1)).toEqual({ type: "done", stopReason: "tool_use" });
   });
 
@@ -81,14 +79,24 @@ describe("AnthropicProvider", () => {
 
   it("places cache_control breakpoints on the system prompt, the last tool and the last user message", async () => {
     const { provider, server } = await setup([{ text: "a" }]);
-    await collectEvents(provider, userRequest("x", {
-      messages: [
-        { role: "user", text: "list and read" },
-        { role: "assistant", text: "Looking.", toolCalls: [{ id: "t1", name: "list_files", input: { path: "." } }, { id: "t2", name: "read_file", input: { path: "a" } }] },
-        { role: "tool", callId: "t1", name: "list_files", content: "a\nb", isError: false },
-        { role: "tool", callId: "t2", name: "read_file", content: "no such file", isError: true },
-      ],
-    }));
+    await collectEvents(
+      provider,
+      userRequest("x", {
+        messages: [
+          { role: "user", text: "list and read" },
+          {
+            role: "assistant",
+            text: "Looking.",
+            toolCalls: [
+              { id: "t1", name: "list_files", input: { path: "." } },
+              { id: "t2", name: "read_file", input: { path: "a" } },
+            ],
+          },
+          { role: "tool", callId: "t1", name: "list_files", content: "a\nb", isError: false },
+          { role: "tool", callId: "t2", name: "read_file", content: "no such file", isError: true },
+        ],
+      }),
+    );
     const body = server.requests[0].body as unknown as Body;
     expect(body.system).toEqual([{ type: "text", text: "You are a test assistant.", cache_control: { type: "ephemeral" } }]);
     expect(body.tools!.map((t) => t.name)).toEqual(["read_file", "list_files"]);

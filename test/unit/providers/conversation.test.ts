@@ -6,7 +6,14 @@ import type { ChatRequest, ModelMessage } from "../../../src/core/providers/type
 
 const interrupted: ModelMessage[] = [
   { role: "user", text: "run both" },
-  { role: "assistant", text: "", toolCalls: [{ id: "a", name: "grep", input: { pattern: "x" } }, { id: "b", name: "glob", input: { pattern: "*" } }] },
+  {
+    role: "assistant",
+    text: "",
+    toolCalls: [
+      { id: "a", name: "grep", input: { pattern: "x" } },
+      { id: "b", name: "glob", input: { pattern: "*" } },
+    ],
+  },
   { role: "tool", callId: "a", name: "grep", content: "no matches", isError: false },
   { role: "user", text: "stop, do something else" },
 ];
@@ -47,7 +54,13 @@ describe("wire mappings", () => {
   });
 
   it("drops an empty assistant turn for Anthropic and keeps roles alternating", () => {
-    const msgs = toAnthropicMessages(req([{ role: "user", text: "a" }, { role: "assistant", text: "  ", toolCalls: [] }, { role: "user", text: "b" }]));
+    const msgs = toAnthropicMessages(
+      req([
+        { role: "user", text: "a" },
+        { role: "assistant", text: "  ", toolCalls: [] },
+        { role: "user", text: "b" },
+      ]),
+    );
     expect(msgs).toHaveLength(1);
     expect(msgs[0].content.map((b) => (b as { text: string }).text)).toEqual(["a", "b"]);
   });

@@ -49,8 +49,14 @@ async function drive(provider: Provider, prompt: string): Promise<{ toolNames: s
       const v = registry.validate(c.name, c.input);
       if (!v.ok) throw new Error(`demo model sent invalid ${c.name} input: ${v.error}`);
       const ctx = {
-        fs: wfs, search: undefined as never, signal: new AbortController().signal, sessionId: "s", callId: c.id,
-        log: silentLogger, readState: new Map(), record: () => {},
+        fs: wfs,
+        search: undefined as never,
+        signal: new AbortController().signal,
+        sessionId: "s",
+        callId: c.id,
+        log: silentLogger,
+        readState: new Map(),
+        record: () => {},
       } as ToolContext;
       const out = await registry.get(c.name)!.run(v.args, ctx);
       messages.push({ role: "tool", callId: c.id, name: c.name, content: out.text, isError: out.isError ?? false });
@@ -62,9 +68,7 @@ async function drive(provider: Provider, prompt: string): Promise<{ toolNames: s
 async function demoProvider(format: "openai" | "anthropic"): Promise<Provider> {
   server = await startScriptedLlmServer({ script: demoModel });
   const config: ProviderConfig =
-    format === "openai"
-      ? { provider: "openai-compatible", model: "demo", baseUrl: server.openaiBaseUrl }
-      : { provider: "anthropic", model: "demo", baseUrl: server.anthropicBaseUrl };
+    format === "openai" ? { provider: "openai-compatible", model: "demo", baseUrl: server.openaiBaseUrl } : { provider: "anthropic", model: "demo", baseUrl: server.anthropicBaseUrl };
   return createProvider(config);
 }
 

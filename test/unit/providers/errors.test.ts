@@ -27,7 +27,9 @@ describe("classifyFailure", () => {
 
   it("recognises llama.cpp and vLLM context errors", () => {
     const o = { ...ctx, providerName: "the OpenAI-compatible server" };
-    expect(classifyFailure({ status: 400, body: { error: { message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } } }, o).kind).toBe("context_length");
+    expect(classifyFailure({ status: 400, body: { error: { message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } } }, o).kind).toBe(
+      "context_length",
+    );
     expect(classifyFailure({ status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens" } } }, o).kind).toBe("context_length");
   });
 

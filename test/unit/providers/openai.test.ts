@@ -38,7 +38,15 @@ describe("OpenAiProvider", () => {
 
   it("reassembles tool calls streamed in fragments and parses their arguments", async () => {
     const input = { path: "src/some/rather/long/path/to/a/file.ts", offset: 10 };
-    const { provider } = await setup([{ text: "Let me look.", toolCalls: [{ name: "read_file", input }, { name: "list_files", input: { path: "." } }] }]);
+    const { provider } = await setup([
+      {
+        text: "Let me look.",
+        toolCalls: [
+          { name: "read_file", input },
+          { name: "list_files", input: { path: "." } },
+        ],
+      },
+    ]);
     const events = await collectEvents(provider, userRequest("read it"));
     const calls = events.filter((e) => e.type === "tool_call");
     expect(calls).toEqual([
@@ -49,7 +57,15 @@ describe("OpenAiProvider", () => {
   });
 
   it("keeps whole tool calls apart when the server sends them without index", async () => {
-    const { provider } = await setup([{ wholeToolCalls: true, toolCalls: [{ name: "read_file", input: { path: "a" } }, { name: "read_file", input: { path: "b" } }] }]);
+    const { provider } = await setup([
+      {
+        wholeToolCalls: true,
+        toolCalls: [
+          { name: "read_file", input: { path: "a" } },
+          { name: "read_file", input: { path: "b" } },
+        ],
+      },
+    ]);
     const events = await collectEvents(provider, userRequest("x"));
     expect(events.filter((e) => e.type === "tool_call")).toEqual([
       { type: "tool_call", id: "call_scripted_1_0", name: "read_file", input: { path: "a" } },

@@ -52,7 +52,10 @@ describe("withRetries", () => {
       onRetry: ({ attempt, error }) => retries.push({ attempt, kind: error.kind }),
     });
     expect(textOf(await collectEvents(provider, userRequest("x")))).toBe("third time");
-    expect(retries).toEqual([{ attempt: 1, kind: "server" }, { attempt: 2, kind: "server" }]);
+    expect(retries).toEqual([
+      { attempt: 1, kind: "server" },
+      { attempt: 2, kind: "server" },
+    ]);
     // base 1000 ms doubled per retry, jitter factor 0.5 + 0.5 * random = 0.75
     expect(waits).toEqual([750, 1500]);
   });

@@ -42,6 +42,11 @@ describe("createThinkSplitter", () => {
     const provider = createProvider({ provider: "openai-compatible", model: "qwen3", baseUrl: server.openaiBaseUrl });
     const events = await collectEvents(provider, userRequest("hi"));
     expect(textOf(events)).toBe("Hello!");
-    expect(events.filter((e) => e.type === "reasoning_delta").map((e) => (e as { text: string }).text).join("")).toBe("The user wants a greeting.");
+    expect(
+      events
+        .filter((e) => e.type === "reasoning_delta")
+        .map((e) => (e as { text: string }).text)
+        .join(""),
+    ).toBe("The user wants a greeting.");
   });
 });

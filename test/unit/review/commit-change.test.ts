@@ -38,7 +38,13 @@ async function proposeTwoHunks(decide: (c: ProposedChange) => Array<"accepted" |
   const out = await callTool(
     tools,
     "edit_file",
-    { path: "src/x.ts", edits: [{ old_string: "const a = 1;", new_string: "const a = 2;" }, { old_string: "const j = 1;", new_string: "const j = 2;" }] },
+    {
+      path: "src/x.ts",
+      edits: [
+        { old_string: "const a = 1;", new_string: "const a = 2;" },
+        { old_string: "const j = 1;", new_string: "const j = 2;" },
+      ],
+    },
     ctx,
   );
   return { out, seen };
@@ -70,7 +76,9 @@ describe("edit_file through a change reviewer", () => {
   });
 
   it("applies at once in auto mode and says so", async () => {
-    const { out, seen } = await proposeTwoHunks(() => { throw new Error("not asked in auto mode"); }, "auto");
+    const { out, seen } = await proposeTwoHunks(() => {
+      throw new Error("not asked in auto mode");
+    }, "auto");
     expect(seen[0]!.mode).toBe("auto");
     expect(out.text.split("\n")[0]).toBe("Edited src/x.ts: +2 -2 lines (2 edits).");
   });

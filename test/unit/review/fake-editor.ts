@@ -66,10 +66,7 @@ export class TextEdit {
   }
 }
 
-type EditOp =
-  | { kind: "replace"; uri: Uri; range: Range; text: string }
-  | { kind: "create"; uri: Uri; ignoreIfExists: boolean }
-  | { kind: "delete"; uri: Uri; ignoreIfNotExists: boolean };
+type EditOp = { kind: "replace"; uri: Uri; range: Range; text: string } | { kind: "create"; uri: Uri; ignoreIfExists: boolean } | { kind: "delete"; uri: Uri; ignoreIfNotExists: boolean };
 
 export class WorkspaceEdit {
   readonly ops: EditOp[] = [];

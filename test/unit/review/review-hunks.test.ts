@@ -1,15 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  adjustRange,
-  applyHunks,
-  computeHunks,
-  countChanges,
-  lineEditOf,
-  proposalRanges,
-  rebaseHunks,
-  splitLines,
-  type HunkDecision,
-} from "../../../src/core/review-hunks";
+import { adjustRange, applyHunks, computeHunks, countChanges, lineEditOf, proposalRanges, rebaseHunks, splitLines, type HunkDecision } from "../../../src/core/review-hunks";
 
 const lines = (n: number, prefix = "line") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`).join("");
 
@@ -70,8 +60,20 @@ describe("applyHunks", () => {
     it(`gives the exact text for every subset of hunks with ${name}`, () => {
       const hunks = computeHunks(before, after);
       expect(hunks.length).toBeGreaterThan(0);
-      expect(applyHunks(before, hunks, hunks.map(() => "accepted"))).toBe(after);
-      expect(applyHunks(before, hunks, hunks.map(() => "rejected"))).toBe(before);
+      expect(
+        applyHunks(
+          before,
+          hunks,
+          hunks.map(() => "accepted"),
+        ),
+      ).toBe(after);
+      expect(
+        applyHunks(
+          before,
+          hunks,
+          hunks.map(() => "rejected"),
+        ),
+      ).toBe(before);
       for (const d of subsets(hunks.length)) {
         const got = applyHunks(before, hunks, d);
         // Each hunk region holds exactly the accepted or the original lines.
@@ -142,7 +144,10 @@ describe("lineEditOf and adjustRange", () => {
     const after = before.replace("line 2\n", "two\ntwo and a half\n").replace("line 18\n", "eighteen\n");
     const hunks = computeHunks(before, after);
     const ranges = proposalRanges(hunks);
-    expect(ranges).toEqual([{ start: 1, end: 3 }, { start: 18, end: 19 }]);
+    expect(ranges).toEqual([
+      { start: 1, end: 3 },
+      { start: 18, end: 19 },
+    ]);
     // Rejecting hunk 1 replaces its two lines by the original one.
     const e = lineEditOf({ startLine: 1, startChar: 0, endLine: 3, endChar: 0, text: "line 2\n" });
     expect(adjustRange(ranges[1]!, e).range).toEqual({ start: 17, end: 18 });
@@ -156,10 +161,16 @@ describe("rebaseHunks", () => {
   it("moves hunks below the user's unsaved lines and applies to exactly the expected text", () => {
     const current = before.replace("line 8\n", "line 8\nuser line a\nuser line b\n");
     const hunks = rebaseHunks(before, current, computeHunks(before, after))!;
-    expect(hunks.map((h) => [h.beforeStart, h.afterStart])).toEqual([[2, 2], [17, 17]]);
+    expect(hunks.map((h) => [h.beforeStart, h.afterStart])).toEqual([
+      [2, 2],
+      [17, 17],
+    ]);
     const applied = applyHunks(current, hunks, ["accepted", "accepted"]);
     expect(applied).toBe(after.replace("line 8\n", "line 8\nuser line a\nuser line b\n"));
-    expect(proposalRanges(hunks)).toEqual([{ start: 2, end: 3 }, { start: 17, end: 18 }]);
+    expect(proposalRanges(hunks)).toEqual([
+      { start: 2, end: 3 },
+      { start: 17, end: 18 },
+    ]);
   });
 
   it("refuses when the user changed a line of a hunk", () => {

@@ -12,9 +12,7 @@ function change(b: string | null, a: string): ProposedChange {
 
 describe("describeOutcome", () => {
   it("says accepted when every hunk was accepted and nothing else changed", () => {
-    expect(describeOutcome(change(before, after), { status: "accepted", finalContent: after, hunkDecisions: ["accepted", "accepted"] })).toBe(
-      "The user accepted the change to src/greek.txt.",
-    );
+    expect(describeOutcome(change(before, after), { status: "accepted", finalContent: after, hunkDecisions: ["accepted", "accepted"] })).toBe("The user accepted the change to src/greek.txt.");
   });
 
   it("says applied without claiming a user decision in auto mode", () => {
@@ -22,9 +20,9 @@ describe("describeOutcome", () => {
   });
 
   it("says rejected with the user's reason and that the file is unchanged", () => {
-    expect(
-      describeOutcome(change(before, after), { status: "rejected", finalContent: before, hunkDecisions: ["rejected", "rejected"], message: "keep lowercase" }),
-    ).toBe("The user rejected the change to src/greek.txt; the file is unchanged. Reason: keep lowercase");
+    expect(describeOutcome(change(before, after), { status: "rejected", finalContent: before, hunkDecisions: ["rejected", "rejected"], message: "keep lowercase" })).toBe(
+      "The user rejected the change to src/greek.txt; the file is unchanged. Reason: keep lowercase",
+    );
   });
 
   it("says a rejected new file was not created", () => {

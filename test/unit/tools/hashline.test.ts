@@ -4,7 +4,11 @@ import { HASHLINE_ALPHABET, formatHashline, hashlineReady, lineHash } from "../.
 
 /** Reference xxHash32, written from the specification, independent of xxhash-wasm. */
 function xxh32(input: Uint8Array, seed: number): number {
-  const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;
+  const P1 = 2654435761,
+    P2 = 2246822519,
+    P3 = 3266489917,
+    P4 = 668265263,
+    P5 = 374761393;
   const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
   const u32 = (i: number) => (input[i]! | (input[i + 1]! << 8) | (input[i + 2]! << 16) | (input[i + 3]! << 24)) >>> 0;
   const round = (acc: number, lane: number) => Math.imul(rotl((acc + Math.imul(lane, P2)) >>> 0, 13), P1) >>> 0;
@@ -12,7 +16,10 @@ function xxh32(input: Uint8Array, seed: number): number {
   let i = 0;
   let h: number;
   if (len >= 16) {
-    let v1 = (seed + P1 + P2) >>> 0, v2 = (seed + P2) >>> 0, v3 = seed >>> 0, v4 = (seed - P1) >>> 0;
+    let v1 = (seed + P1 + P2) >>> 0,
+      v2 = (seed + P2) >>> 0,
+      v3 = seed >>> 0,
+      v4 = (seed - P1) >>> 0;
     for (; i + 16 <= len; i += 16) {
       v1 = round(v1, u32(i));
       v2 = round(v2, u32(i + 4));
@@ -57,16 +64,7 @@ describe("hashline hashing", () => {
   });
 
   it("computes lineHash like an independent implementation", () => {
-    const lines = [
-      "import { z } from \"zod\";",
-      "  return a + b;   ",
-      "}",
-      "",
-      "   ",
-      "const ünïcode = '日本語';",
-      "x\r",
-      "// a comment that is longer than sixteen bytes, to use the four-lane path",
-    ];
+    const lines = ['import { z } from "zod";', "  return a + b;   ", "}", "", "   ", "const ünïcode = '日本語';", "x\r", "// a comment that is longer than sixteen bytes, to use the four-lane path"];
     lines.forEach((line, i) => expect(lineHash(i + 1, line)).toBe(expectedHash(i + 1, line)));
     expect(lineHash(3, "}")).not.toBe(lineHash(4, "}"));
     expect(lineHash(3, "foo")).toBe(lineHash(4, "foo"));

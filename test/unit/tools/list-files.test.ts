@@ -33,18 +33,7 @@ describe("list_files", () => {
 
   it("shows a tree to depth 2, folders first and marked with /, honouring .gitignore", async () => {
     const out = await list({});
-    expect(out.text).toBe(
-      [
-        "Workspace root (depth 2):",
-        ".github/",
-        "  workflows/ (1 entry not shown)",
-        "src/",
-        "  core/ (3 entries not shown)",
-        "  index.ts",
-        ".gitignore",
-        "README.md",
-      ].join("\n"),
-    );
+    expect(out.text).toBe(["Workspace root (depth 2):", ".github/", "  workflows/ (1 entry not shown)", "src/", "  core/ (3 entries not shown)", "  index.ts", ".gitignore", "README.md"].join("\n"));
   });
 
   it("goes deeper on request and applies nested .gitignore files", async () => {

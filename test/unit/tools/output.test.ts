@@ -18,11 +18,7 @@ describe("output bounding", () => {
   it("keeps head and tail of a log with a note in the middle", () => {
     const log = Array.from({ length: 100 }, (_, i) => `L${i}`).join("\n");
     const out = keepHeadAndTail(log, 10, 50_000, "call command_output with since=0 for all of it");
-    expect(out.split("\n")).toEqual([
-      "L0", "L1", "L2", "L3", "L4",
-      "[… 90 lines omitted; call command_output with since=0 for all of it …]",
-      "L95", "L96", "L97", "L98", "L99",
-    ]);
+    expect(out.split("\n")).toEqual(["L0", "L1", "L2", "L3", "L4", "[… 90 lines omitted; call command_output with since=0 for all of it …]", "L95", "L96", "L97", "L98", "L99"]);
     expect(keepHeadAndTail("a\nb", 10)).toBe("a\nb");
   });
 

@@ -92,8 +92,7 @@ describe("resolveWorkspacePath", () => {
   it("refuses a dangling symlink, whose target could be outside", async () => {
     fs.symlinkSync("/nonexistent-yoke-target/file", path.join(ws.root, "dangling"));
     expect(await message("dangling")).toBe(
-      `The path "dangling" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` +
-        `(the workspace root is ${ws.root}). Use a path without that link.`,
+      `The path "dangling" goes through a symbolic link whose target does not exist, so where it leads cannot be checked ` + `(the workspace root is ${ws.root}). Use a path without that link.`,
     );
     expect(await message("dangling/below.txt")).toContain("symbolic link whose target does not exist");
   });

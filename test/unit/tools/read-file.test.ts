@@ -29,12 +29,7 @@ describe("read_file", () => {
     const out = await read({ path: "src/app.ts" });
     expect(out.isError).toBeUndefined();
     expect(out.text).toBe(
-      [
-        "File: src/app.ts (lines 1-3 of 3)",
-        `1#${lineHash(1, "const a = 1;")}|const a = 1;`,
-        `2#${lineHash(2, "const b = 2;")}|const b = 2;`,
-        `3#${lineHash(3, "}")}|}`,
-      ].join("\n"),
+      ["File: src/app.ts (lines 1-3 of 3)", `1#${lineHash(1, "const a = 1;")}|const a = 1;`, `2#${lineHash(2, "const b = 2;")}|const b = 2;`, `3#${lineHash(3, "}")}|}`].join("\n"),
     );
     expect(out.meta).toEqual({ path: "src/app.ts", from: 1, to: 3, total: 3 });
   });
@@ -79,8 +74,7 @@ describe("read_file", () => {
     await read({ path: "src/app.ts" });
     const again = await read({ path: "src/app.ts" });
     expect(again.text).toBe(
-      "src/app.ts (lines from 1, limit 2000) is unchanged since you read it earlier in this session; the earlier result is still valid. " +
-        "Call read_file with force: true to get the text again.",
+      "src/app.ts (lines from 1, limit 2000) is unchanged since you read it earlier in this session; the earlier result is still valid. " + "Call read_file with force: true to get the text again.",
     );
     expect((await read({ path: "src/app.ts", force: true })).text).toContain("File: src/app.ts (lines 1-3 of 3)");
     expect((await read({ path: "src/app.ts", offset: 2 })).text).toContain("File: src/app.ts (lines 2-3 of 3)");
@@ -121,9 +115,7 @@ describe("read_file", () => {
   });
 
   it("suggests list_files for a directory", async () => {
-    expect((await read({ path: "src" })).text).toBe(
-      '"src" is a directory, not a file. Call list_files with path="src" to see what it contains.',
-    );
+    expect((await read({ path: "src" })).text).toBe('"src" is a directory, not a file. Call list_files with path="src" to see what it contains.');
   });
 
   it("lists similarly named files for a missing file", async () => {
@@ -139,9 +131,7 @@ describe("read_file", () => {
   it("strips a UTF-8 BOM from the view and says so", async () => {
     ws.write({ "bom.txt": "\uFEFFhello\r\nworld\r\n" });
     const out = await read({ path: "bom.txt" });
-    expect(out.text).toBe(
-      ["File: bom.txt (lines 1-2 of 2; UTF-8 BOM not shown)", `1#${lineHash(1, "hello")}|hello`, `2#${lineHash(2, "world")}|world`].join("\n"),
-    );
+    expect(out.text).toBe(["File: bom.txt (lines 1-2 of 2; UTF-8 BOM not shown)", `1#${lineHash(1, "hello")}|hello`, `2#${lineHash(2, "world")}|world`].join("\n"));
   });
 
   it("reports an empty file", async () => {

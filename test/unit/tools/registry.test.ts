@@ -14,9 +14,7 @@ function error(name: string, input: unknown): string {
 
 describe("ToolRegistry", () => {
   it("lists the built-in tools in a fixed order with permission names", () => {
-    expect(registry.specs().map((s) => s.name)).toEqual([
-      "read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "command_output", "kill_command", "todo_write",
-    ]);
+    expect(registry.specs().map((s) => s.name)).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "command_output", "kill_command", "todo_write"]);
     expect(createBuiltinTools().map((t) => t.permission)).toEqual(["Read", "Read", "Glob", "Grep", "Edit", "Write", "Bash", "Bash", "Bash", "TodoWrite"]);
     for (const spec of registry.specs()) expect(spec.inputSchema.type, spec.name).toBe("object");
   });
@@ -76,7 +74,12 @@ describe("ToolRegistry", () => {
   });
 
   it("describes nested array items with their index", () => {
-    const msg = error("todo_write", { todos: [{ content: "a", status: "pending" }, { content: "b", status: "done" }] });
+    const msg = error("todo_write", {
+      todos: [
+        { content: "a", status: "pending" },
+        { content: "b", status: "done" },
+      ],
+    });
     expect(msg).toContain('todo_write: argument "todos[1].status" must be one of "pending", "in_progress", "completed" (got "done").');
   });
 
@@ -112,14 +115,7 @@ describe("ToolRegistry", () => {
       name: "patch",
       description: "test tool",
       schema: z.object({
-        edits: z
-          .array(
-            z.union([
-              z.object({ op: z.enum(["replace", "append"]), pos: z.string().optional() }),
-              z.object({ old_string: z.string(), new_string: z.string() }),
-            ]),
-          )
-          .min(1),
+        edits: z.array(z.union([z.object({ op: z.enum(["replace", "append"]), pos: z.string().optional() }), z.object({ old_string: z.string(), new_string: z.string() })])).min(1),
       }),
       permission: "Edit",
       capabilities: { writes: true },

@@ -59,16 +59,14 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
 
   it("glob finds hidden files but never .git, and says when nothing matched", async () => {
     expect((await callTool(tools, "glob", { pattern: "*.json" }, ctx)).text).toContain(".config/settings.json");
-    expect((await callTool(tools, "glob", { pattern: "config" }, ctx)).text).toBe(
-      'No files match "config" in the workspace (files ignored by .gitignore are not searched).',
-    );
+    expect((await callTool(tools, "glob", { pattern: "config" }, ctx)).text).toBe('No files match "config" in the workspace (files ignored by .gitignore are not searched).');
   });
 
   it("grep groups results by file with hashline anchors", async () => {
     const out = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
     expect(out.text).toBe(
       [
-        '5 matching lines in 3 files for /alpha/ in the workspace:',
+        "5 matching lines in 3 files for /alpha/ in the workspace:",
         ".config/settings.json:",
         h(1, '{"alpha": true}'),
         "src/a.ts:",
@@ -84,9 +82,7 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
 
   it("grep shows context lines in the same format, with ignore_case and glob", async () => {
     const out = await callTool(tools, "grep", { pattern: "^alpha|const alpha", glob: "*.tsx", ignore_case: true, context: 1 }, ctx);
-    expect(out.text).toBe(
-      ['1 matching line in 1 file for /^alpha|const alpha/ in the workspace (files matching "*.tsx"):', "src/deep/c.tsx:", h(1, "const Alpha = () => null;")].join("\n"),
-    );
+    expect(out.text).toBe(['1 matching line in 1 file for /^alpha|const alpha/ in the workspace (files matching "*.tsx"):', "src/deep/c.tsx:", h(1, "const Alpha = () => null;")].join("\n"));
     const ctxOut = await callTool(tools, "grep", { pattern: "return", path: "src/a.ts", context: 1 }, ctx);
     expect(ctxOut.text.split("\n").slice(1)).toEqual(["src/a.ts:", h(1, "export function alpha() {"), h(2, "  return 1;"), h(3, "}")]);
   });

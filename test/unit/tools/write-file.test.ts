@@ -72,9 +72,7 @@ describe("write_file", () => {
   });
 
   it("refuses directories, escapes and missing content", async () => {
-    expect((await write({ path: "src", content: "x" })).text).toBe(
-      '"src" is a directory; write_file writes files. Choose a file path such as "src/new-file.ts".',
-    );
+    expect((await write({ path: "src", content: "x" })).text).toBe('"src" is a directory; write_file writes files. Choose a file path such as "src/new-file.ts".');
     expect((await write({ path: "../evil.sh", content: "x" })).text).toContain('The path "../evil.sh" is outside the workspace');
     expect(fs.existsSync(path.join(path.dirname(ws.root), "evil.sh"))).toBe(false);
     expect((await write({ path: "a.txt" })).text).toContain('write_file: missing required argument "content" (a string).');
@@ -114,9 +112,7 @@ describe("todo_write", () => {
       { content: "Ship", status: "pending" },
     ];
     const out = await callTool(tools, "todo_write", { todos }, ws.context());
-    expect(out.text).toBe(
-      ["Todo list (3 items: 1 completed, 1 in progress, 1 pending):", "[x] 1. Write the parser", "[>] 2. Test it", "[ ] 3. Ship"].join("\n"),
-    );
+    expect(out.text).toBe(["Todo list (3 items: 1 completed, 1 in progress, 1 pending):", "[x] 1. Write the parser", "[>] 2. Test it", "[ ] 3. Ship"].join("\n"));
     expect(out.meta).toEqual({ todos });
   });
 
@@ -124,13 +120,16 @@ describe("todo_write", () => {
     const out = await callTool(
       tools,
       "todo_write",
-      { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] },
+      {
+        todos: [
+          { content: "a", status: "in_progress" },
+          { content: "b", status: "in_progress" },
+        ],
+      },
       ws.context(),
     );
     expect(out.isError).toBe(true);
-    expect(out.text).toContain(
-      'todo_write: argument "todos": at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done).',
-    );
+    expect(out.text).toContain('todo_write: argument "todos": at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done).');
   });
 
   it("refuses an empty item and accepts an empty list", async () => {

@@ -130,7 +130,14 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
           { kind: "user", id: "u1", text: "explain <b>this</b>" },
           { kind: "tool", id: "c1", name: "read_file", summary: "src/a.ts", status: "done", durationMs: 1500, input: '{"path":"src/a.ts"}', output: "1#ZZ|hello" },
           { kind: "assistant", id: "a2", text: "It **works**.\n\n```ts\nconst x = 1;\n```" },
-          { kind: "todos", id: "t3", todos: [{ content: "write tests", status: "completed" }, { content: "ship", status: "pending" }] },
+          {
+            kind: "todos",
+            id: "t3",
+            todos: [
+              { content: "write tests", status: "completed" },
+              { content: "ship", status: "pending" },
+            ],
+          },
         ],
         usage: { inputTokens: 12_345, outputTokens: 1_234, cacheReadTokens: 0, costUsd: 0.04 },
         history: [
@@ -181,7 +188,11 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     await post({ type: "event", view: { kind: "assistant", id: "a1", text: evil } });
     const html = await page.locator("[data-testid=message-assistant]").innerHTML();
     expect(html).not.toMatch(/onerror|onclick|<script|javascript:/i);
-    await page.locator("[data-testid=message-assistant] a").first().click().catch(() => undefined);
+    await page
+      .locator("[data-testid=message-assistant] a")
+      .first()
+      .click()
+      .catch(() => undefined);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 
@@ -286,7 +297,10 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
   });
 
   it("shows a mode the settings turned off as not selectable, and a tool card's badges", async () => {
-    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "tool", id: "c9", name: "run_command", summary: "npm test", status: "error", input: "{}", output: "1 failed", badges: ["exit 1", "bwrap"] }] }) });
+    await post({
+      type: "state",
+      snapshot: baseSnapshot({ items: [{ kind: "tool", id: "c9", name: "run_command", summary: "npm test", status: "error", input: "{}", output: "1 failed", badges: ["exit 1", "bwrap"] }] }),
+    });
     await post({ type: "hostInfo", info: { mode: "default", problems: [], background: [], disabledModes: ["bypassPermissions"] } });
     const option = page.locator("[data-testid=mode] option[value=bypassPermissions]");
     expect(await option.evaluate((o) => (o as HTMLOptionElement).disabled)).toBe(true);

@@ -11,9 +11,7 @@ const input = {
 describe("panel HTML", () => {
   it("allows only nonce'd scripts and styles from the extension", () => {
     const csp = contentSecurityPolicy(input.cspSource, "abc");
-    expect(csp).toBe(
-      `default-src 'none'; script-src 'nonce-abc'; style-src ${input.cspSource} 'nonce-abc'; font-src ${input.cspSource}; img-src ${input.cspSource} data:`,
-    );
+    expect(csp).toBe(`default-src 'none'; script-src 'nonce-abc'; style-src ${input.cspSource} 'nonce-abc'; font-src ${input.cspSource}; img-src ${input.cspSource} data:`);
     expect(csp).not.toContain("unsafe");
   });
 

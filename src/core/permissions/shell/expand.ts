@@ -292,8 +292,19 @@ async function exists(abs: string, env: ExpandEnv): Promise<boolean | undefined>
 }
 
 const POSIX_CLASSES: Record<string, string> = {
-  alpha: "A-Za-z", digit: "0-9", alnum: "A-Za-z0-9", upper: "A-Z", lower: "a-z", space: " \\t\\n\\r\\f\\v",
-  blank: " \\t", punct: "!-\\/:-@\\[-`{-~", xdigit: "0-9A-Fa-f", word: "A-Za-z0-9_", cntrl: "\\x00-\\x1f\\x7f", print: "\\x20-\\x7e", graph: "\\x21-\\x7e",
+  alpha: "A-Za-z",
+  digit: "0-9",
+  alnum: "A-Za-z0-9",
+  upper: "A-Z",
+  lower: "a-z",
+  space: " \\t\\n\\r\\f\\v",
+  blank: " \\t",
+  punct: "!-\\/:-@\\[-`{-~",
+  xdigit: "0-9A-Fa-f",
+  word: "A-Za-z0-9_",
+  cntrl: "\\x00-\\x1f\\x7f",
+  print: "\\x20-\\x7e",
+  graph: "\\x21-\\x7e",
 };
 
 /** A matcher for one path segment of a bash pattern (`*`, `?`, `[...]`, escapes; leading dots explicit). */

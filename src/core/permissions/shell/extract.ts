@@ -28,15 +28,66 @@ export interface AnalyseOptions {
 
 /** Node types whose contents the walker understands (anything else is a problem). */
 const KNOWN = new Set([
-  "program", "command", "redirected_statement", "list", "pipeline", "subshell", "compound_statement", "if_statement",
-  "elif_clause", "else_clause", "while_statement", "for_statement", "c_style_for_statement", "case_statement", "case_item",
-  "do_group", "function_definition", "negated_command", "test_command", "declaration_command", "unset_command",
-  "variable_assignment", "variable_assignments", "comment", "command_substitution", "process_substitution", "file_redirect",
-  "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start", "heredoc_end", "heredoc_content", "word", "string", "raw_string",
-  "ansi_c_string", "translated_string", "concatenation", "simple_expansion", "expansion", "arithmetic_expansion", "string_content",
-  "number", "variable_name", "special_variable_name", "command_name", "file_descriptor", "array", "subscript", "brace_expression",
-  "binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression", "postfix_expression", "test_operator",
-  "extglob_pattern", "regex", "expansion_flags",
+  "program",
+  "command",
+  "redirected_statement",
+  "list",
+  "pipeline",
+  "subshell",
+  "compound_statement",
+  "if_statement",
+  "elif_clause",
+  "else_clause",
+  "while_statement",
+  "for_statement",
+  "c_style_for_statement",
+  "case_statement",
+  "case_item",
+  "do_group",
+  "function_definition",
+  "negated_command",
+  "test_command",
+  "declaration_command",
+  "unset_command",
+  "variable_assignment",
+  "variable_assignments",
+  "comment",
+  "command_substitution",
+  "process_substitution",
+  "file_redirect",
+  "heredoc_redirect",
+  "herestring_redirect",
+  "heredoc_body",
+  "heredoc_start",
+  "heredoc_end",
+  "heredoc_content",
+  "word",
+  "string",
+  "raw_string",
+  "ansi_c_string",
+  "translated_string",
+  "concatenation",
+  "simple_expansion",
+  "expansion",
+  "arithmetic_expansion",
+  "string_content",
+  "number",
+  "variable_name",
+  "special_variable_name",
+  "command_name",
+  "file_descriptor",
+  "array",
+  "subscript",
+  "brace_expression",
+  "binary_expression",
+  "unary_expression",
+  "ternary_expression",
+  "parenthesized_expression",
+  "postfix_expression",
+  "test_operator",
+  "extglob_pattern",
+  "regex",
+  "expansion_flags",
 ]);
 
 /** Builtins that take a command string and run it later or at once. */
@@ -393,7 +444,13 @@ class Walker {
     const inner = part.views[part.views.length - 1]!.words;
     const name = inner[0]?.dynamic ? undefined : inner[0]?.value;
     if (name === "shopt" || (name === "set" && inner.slice(1).some((w) => /^[-+][a-zA-Z]*f|^[-+]o$/.test(w.value)))) this.out.globOptionsChanged = true;
-    if (name === "let") this.arithmetic(inner.slice(1).map((w) => w.value).join(" "));
+    if (name === "let")
+      this.arithmetic(
+        inner
+          .slice(1)
+          .map((w) => w.value)
+          .join(" "),
+      );
     if (name && LOOKUP_CHANGERS[name]) {
       const why = LOOKUP_CHANGERS[name]!(inner.slice(1));
       if (why) part.problems.push(why);
@@ -416,7 +473,19 @@ class Walker {
   }
 
   private pseudoPart(text: string, redirects: Redirect[], cwd: CwdSet): CommandPart {
-    return { text, views: [{ words: [literalWord(":")], allowable: true, skip: 0 }], assignments: [], redirects, elevated: this.opts.elevated, extraArgs: false, wrapper: false, problems: [], hidden: [], via: this.opts.via, cwd };
+    return {
+      text,
+      views: [{ words: [literalWord(":")], allowable: true, skip: 0 }],
+      assignments: [],
+      redirects,
+      elevated: this.opts.elevated,
+      extraArgs: false,
+      wrapper: false,
+      problems: [],
+      hidden: [],
+      via: this.opts.via,
+      cwd,
+    };
   }
 }
 

@@ -17,27 +17,111 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash
 const OTHER_SHELLS = new Set(["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "powershell.exe", "pwsh.exe", "cmd.exe", "cmd"]);
 /** Package-manager subcommands that run another program (`npm exec -- git push`, `uv run git push`); deny and ask rules only. */
 const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
-  npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "run"], uv: ["run"], poetry: ["run"], pipenv: ["run"],
-  bundle: ["exec"], conda: ["run"], mamba: ["run"], mise: ["exec", "x"], direnv: ["exec"], nix: ["run", "shell", "develop"], pixi: ["run", "exec"],
-  rye: ["run"], hatch: ["run"], pdm: ["run"], asdf: ["exec"], rtx: ["exec", "x"], devbox: ["run"],
+  npm: ["exec", "x"],
+  pnpm: ["exec", "dlx"],
+  yarn: ["exec", "dlx"],
+  bun: ["x", "run"],
+  uv: ["run"],
+  poetry: ["run"],
+  pipenv: ["run"],
+  bundle: ["exec"],
+  conda: ["run"],
+  mamba: ["run"],
+  mise: ["exec", "x"],
+  direnv: ["exec"],
+  nix: ["run", "shell", "develop"],
+  pixi: ["run", "exec"],
+  rye: ["run"],
+  hatch: ["run"],
+  pdm: ["run"],
+  asdf: ["exec"],
+  rtx: ["exec", "x"],
+  devbox: ["run"],
 };
 /**
  * Programs that run a command elsewhere (a container, another host) that can still reach the
  * workspace: their later words are candidate commands for deny and ask rules only (allow rules
  * keep matching the program itself).
  */
-const ELSEWHERE: Record<string, string[] | true> = { ssh: true, docker: ["run", "exec"], podman: ["run", "exec"], nerdctl: ["run", "exec"], kubectl: ["exec", "run", "debug"], lxc: ["exec"], incus: ["exec"], distrobox: ["enter"], toolbox: ["run"], vagrant: ["ssh"] };
+const ELSEWHERE: Record<string, string[] | true> = {
+  ssh: true,
+  docker: ["run", "exec"],
+  podman: ["run", "exec"],
+  nerdctl: ["run", "exec"],
+  kubectl: ["exec", "run", "debug"],
+  lxc: ["exec"],
+  incus: ["exec"],
+  distrobox: ["enter"],
+  toolbox: ["run"],
+  vagrant: ["ssh"],
+};
 
 /**
  * Programs that run another command given after their own options and arguments. Their views are
  * only used for deny and ask rules: every later word that is not an option starts a candidate.
  */
 const RUNS_A_COMMAND = new Set([
-  "npx", "bunx", "pnpx", "flock", "setsid", "unshare", "taskset", "ionice", "chrt", "caffeinate", "unbuffer", "chronic", "strace", "ltrace",
-  "nsenter", "chroot", "su", "runuser", "sg", "script", "firejail", "bwrap", "proxychains", "proxychains4", "torsocks", "xvfb-run",
-  "dbus-run-session", "dbus-launch", "entr", "coproc", "then", "do", "systemd-run", "faketime", "catchsegv", "valgrind", "numactl",
-  "prlimit", "cpulimit", "trickle", "nocache", "eatmydata", "fakeroot", "pkexec", "time-limit", "with-contenv", "s6-setuidgid", "gosu",
-  "su-exec", "chpst", "setpriv", "capsh", "sudoedit", "env-cmd", "dotenv", "cross-env", "op", "aws-vault", "doppler", "infisical", "teller",
+  "npx",
+  "bunx",
+  "pnpx",
+  "flock",
+  "setsid",
+  "unshare",
+  "taskset",
+  "ionice",
+  "chrt",
+  "caffeinate",
+  "unbuffer",
+  "chronic",
+  "strace",
+  "ltrace",
+  "nsenter",
+  "chroot",
+  "su",
+  "runuser",
+  "sg",
+  "script",
+  "firejail",
+  "bwrap",
+  "proxychains",
+  "proxychains4",
+  "torsocks",
+  "xvfb-run",
+  "dbus-run-session",
+  "dbus-launch",
+  "entr",
+  "coproc",
+  "then",
+  "do",
+  "systemd-run",
+  "faketime",
+  "catchsegv",
+  "valgrind",
+  "numactl",
+  "prlimit",
+  "cpulimit",
+  "trickle",
+  "nocache",
+  "eatmydata",
+  "fakeroot",
+  "pkexec",
+  "time-limit",
+  "with-contenv",
+  "s6-setuidgid",
+  "gosu",
+  "su-exec",
+  "chpst",
+  "setpriv",
+  "capsh",
+  "sudoedit",
+  "env-cmd",
+  "dotenv",
+  "cross-env",
+  "op",
+  "aws-vault",
+  "doppler",
+  "infisical",
+  "teller",
 ]);
 /** Programs whose `-c STRING` is a shell command. */
 const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
@@ -46,11 +130,23 @@ const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"
  * (`concurrently 'a' 'b'`, `at now`, `parallel`…).
  */
 const HIDDEN_RUNNERS: Record<string, string> = {
-  concurrently: "runs the command strings it is given", watchexec: "runs a command string when files change", nodemon: "runs a command when files change",
-  parallel: "runs commands built at run time", tmux: "runs commands in a terminal session", screen: "runs commands in a terminal session",
-  at: "schedules commands read from its input", batch: "schedules commands read from its input", crontab: "installs scheduled commands",
-  expect: "runs an expect script", osascript: "runs AppleScript", "wsl.exe": "runs commands in WSL", wsl: "runs commands in WSL",
-  "run-p": "runs npm scripts", "run-s": "runs npm scripts", "npm-run-all": "runs npm scripts", tclsh: "runs a Tcl script",
+  concurrently: "runs the command strings it is given",
+  watchexec: "runs a command string when files change",
+  nodemon: "runs a command when files change",
+  parallel: "runs commands built at run time",
+  tmux: "runs commands in a terminal session",
+  screen: "runs commands in a terminal session",
+  at: "schedules commands read from its input",
+  batch: "schedules commands read from its input",
+  crontab: "installs scheduled commands",
+  expect: "runs an expect script",
+  osascript: "runs AppleScript",
+  "wsl.exe": "runs commands in WSL",
+  wsl: "runs commands in WSL",
+  "run-p": "runs npm scripts",
+  "run-s": "runs npm scripts",
+  "npm-run-all": "runs npm scripts",
+  tclsh: "runs a Tcl script",
 };
 
 export interface InnerScript {
@@ -166,7 +262,28 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return envStep(part, args);
     case "sudo":
     case "doas": {
-      const valued = new Set(["-u", "-g", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-h", "--user", "--group", "--chdir", "--prompt", "--role", "--type", "--other-user", "--host", "--close-from", "--command-timeout"]);
+      const valued = new Set([
+        "-u",
+        "-g",
+        "-p",
+        "-C",
+        "-D",
+        "-r",
+        "-t",
+        "-U",
+        "-T",
+        "-h",
+        "--user",
+        "--group",
+        "--chdir",
+        "--prompt",
+        "--role",
+        "--type",
+        "--other-user",
+        "--host",
+        "--close-from",
+        "--command-timeout",
+      ]);
       const rest = skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/);
       const shell = args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*[is]$/.test(a.value) || a.value === "--login" || a.value === "--shell");
       if (shell) {
@@ -179,7 +296,11 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return { words: rest, elevate: true };
     }
     case "xargs": {
-      const rest = skipOptions(args, new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"]), /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/);
+      const rest = skipOptions(
+        args,
+        new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"]),
+        /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/,
+      );
       part.extraArgs = true;
       return { words: rest.length ? rest : [literalWord("echo")] };
     }
@@ -401,12 +522,18 @@ function findExec(part: CommandPart, args: Word[], out: Unwrapped): void {
 }
 
 /** git's own commands (anything else is an alias or a `git-NAME` program). */
-const GIT_COMMANDS = new Set(("add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook http-backend imap-send index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs flow").split(" "));
+const GIT_COMMANDS = new Set(
+  "add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook http-backend imap-send index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs flow".split(
+    " ",
+  ),
+);
 
 /** git configuration keys that cannot make git run anything. */
-const SAFE_GIT_CONFIG = /^(color(\..*)?|user\.(name|email)|author\.(name|email)|committer\.(name|email)|core\.(quotepath|autocrlf|safecrlf|eol|abbrev|ignorecase|filemode|whitespace|compression|bigfilethreshold)|advice\..*|log\.(date|decorate|showroot|follow|abbrevcommit|showsignature)|format\.pretty|diff\.(renames|renamelimit|mnemonicprefix|noprefix|algorithm|indentheuristic|colormoved|context|interhunkcontext|submodule|statgraphwidth|ignoresubmodules|relative|suppressblankempty|orderfile|wserrorhighlight)|status\.(short|branch|showuntrackedfiles|relativepaths|submodulesummary|aheadbehind|renames)|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote|followtags)|merge\.(ff|conflictstyle|log|stat)|rebase\.(autostash|autosquash|stat|updaterefs)|fetch\.(prune|prunetags|parallel)|commit\.(verbose|cleanup|status)|tag\.sort|branch\.sort|column\.ui|pager\.[a-z-]+=?false|gc\.auto|maintenance\.auto|protocol\.version|http\.(postbuffer|lowspeedlimit|lowspeedtime|version)|grep\.(linenumber|extendedregexp|patterntype|column|fullname)|blame\.(date|coloring)|i18n\..*|am\.threeway)$/i;
+const SAFE_GIT_CONFIG =
+  /^(color(\..*)?|user\.(name|email)|author\.(name|email)|committer\.(name|email)|core\.(quotepath|autocrlf|safecrlf|eol|abbrev|ignorecase|filemode|whitespace|compression|bigfilethreshold)|advice\..*|log\.(date|decorate|showroot|follow|abbrevcommit|showsignature)|format\.pretty|diff\.(renames|renamelimit|mnemonicprefix|noprefix|algorithm|indentheuristic|colormoved|context|interhunkcontext|submodule|statgraphwidth|ignoresubmodules|relative|suppressblankempty|orderfile|wserrorhighlight)|status\.(short|branch|showuntrackedfiles|relativepaths|submodulesummary|aheadbehind|renames)|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote|followtags)|merge\.(ff|conflictstyle|log|stat)|rebase\.(autostash|autosquash|stat|updaterefs)|fetch\.(prune|prunetags|parallel)|commit\.(verbose|cleanup|status)|tag\.sort|branch\.sort|column\.ui|pager\.[a-z-]+=?false|gc\.auto|maintenance\.auto|protocol\.version|http\.(postbuffer|lowspeedlimit|lowspeedtime|version)|grep\.(linenumber|extendedregexp|patterntype|column|fullname)|blame\.(date|coloring)|i18n\..*|am\.threeway)$/i;
 /** Keys whose value is a shell command git runs. */
-const SCRIPT_GIT_CONFIG = /^(core\.(pager|editor|sshcommand|askpass|fsmonitor)|sequence\.editor|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|uploadpack\.packobjectshook|pager\.[^.]+|difftool\.[^.]+\.cmd|mergetool\.[^.]+\.cmd|man\.[^.]+\.cmd|gpg\.program|gpg\.[^.]+\.program|credential\.helper|credential\.[^.]+\.helper|remote\.[^.]+\.(uploadpack|receivepack)|sendemail\.(smtpserver|tocmd|cccmd)|core\.gitproxy|ssh\.variant)$/i;
+const SCRIPT_GIT_CONFIG =
+  /^(core\.(pager|editor|sshcommand|askpass|fsmonitor)|sequence\.editor|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|uploadpack\.packobjectshook|pager\.[^.]+|difftool\.[^.]+\.cmd|mergetool\.[^.]+\.cmd|man\.[^.]+\.cmd|gpg\.program|gpg\.[^.]+\.program|credential\.helper|credential\.[^.]+\.helper|remote\.[^.]+\.(uploadpack|receivepack)|sendemail\.(smtpserver|tocmd|cccmd)|core\.gitproxy|ssh\.variant)$/i;
 
 /**
  * `git -C dir --no-pager push` is read as `git push` (deny rules only); `-c alias.x=…` expands the
@@ -456,7 +583,14 @@ function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefi
       part.hidden.push("git --exec-path runs git commands from another folder");
       i++;
     } else if (v === "-C" || v === "--git-dir" || v === "--work-tree" || v === "--namespace" || v === "--super-prefix") i += 2;
-    else if (/^--(git-dir|work-tree|namespace|super-prefix)=/.test(v) || /^-(p|P)$/.test(v) || /^--(no-pager|paginate|bare|no-replace-objects|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-advice|exec-path|html-path|man-path|info-path|version|help|no-lazy-fetch)$/.test(v)) i++;
+    else if (
+      /^--(git-dir|work-tree|namespace|super-prefix)=/.test(v) ||
+      /^-(p|P)$/.test(v) ||
+      /^--(no-pager|paginate|bare|no-replace-objects|literal-pathspecs|glob-pathspecs|noglob-pathspecs|icase-pathspecs|no-optional-locks|no-advice|exec-path|html-path|man-path|info-path|version|help|no-lazy-fetch)$/.test(
+        v,
+      )
+    )
+      i++;
     else break;
     changed = true;
   }
@@ -502,7 +636,8 @@ function gitSubcommandCommands(part: CommandPart, rest: Word[], out: Unwrapped):
     else if (/^--(upload-pack|receive-pack|exec)=/.test(v)) script(`git ${sub} ${v.split("=")[0]}`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
     else if (sub === "filter-branch" && /^--[a-z-]+-filter$/.test(v)) script(`git filter-branch ${v}`, opts[++j]);
     else if (sub === "grep" && (v === "-O" || v === "--open-files-in-pager")) part.hidden.push("git grep -O opens the files in a pager");
-    else if (sub === "grep" && (v.startsWith("-O") || v.startsWith("--open-files-in-pager="))) script("git grep -O", { ...opts[j]!, value: v.startsWith("-O") ? v.slice(2) : v.slice(v.indexOf("=") + 1) });
+    else if (sub === "grep" && (v.startsWith("-O") || v.startsWith("--open-files-in-pager=")))
+      script("git grep -O", { ...opts[j]!, value: v.startsWith("-O") ? v.slice(2) : v.slice(v.indexOf("=") + 1) });
     else if ((sub === "clone" || sub === "init") && (v === "--template" || v.startsWith("--template="))) part.hidden.push(`git ${sub} --template copies hooks from a folder`);
     else if (sub === "clone" && (v === "-c" || v === "--config")) {
       const kv = opts[++j];

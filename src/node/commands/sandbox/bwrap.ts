@@ -126,9 +126,7 @@ export function probeBwrap(): { bin: string; features: BwrapFeatures; degraded: 
     features.userns = false;
     why = tryRun(bin, [...bwrapHardening(features, "off"), ...base]);
     if (!why) {
-      degraded.push(
-        `no user namespace for the sandbox (${first}): capabilities are still dropped, but the process limit counts all of this user's processes`,
-      );
+      degraded.push(`no user namespace for the sandbox (${first}): capabilities are still dropped, but the process limit counts all of this user's processes`);
     }
   }
   if (why) {

@@ -52,9 +52,7 @@ export function createSandbox(choice: SandboxChoice, options: SandboxOptions): S
 function createAuto(opts: SandboxOptions): SandboxBackend {
   if (process.platform === "darwin") return createSeatbeltBackend(opts);
   if (process.platform !== "linux") {
-    throw new SandboxUnavailableError(
-      `No sandbox backend is available on ${process.platform}. Use docker (with a running engine), or choose "none" explicitly to run commands without a sandbox.`,
-    );
+    throw new SandboxUnavailableError(`No sandbox backend is available on ${process.platform}. Use docker (with a running engine), or choose "none" explicitly to run commands without a sandbox.`);
   }
   const reasons: string[] = [];
   for (const make of [createBwrapBackend, createFirejailBackend]) {

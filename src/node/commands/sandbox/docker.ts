@@ -62,10 +62,7 @@ export function createDockerBackend(policy: SandboxPolicy, image = DEFAULT_DOCKE
     helpers: ["docker"],
     pidNamespace: true,
     wrap: (req) => {
-      const plan = buildMountPlan(
-        { policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) },
-        CONTAINER_FACTS,
-      );
+      const plan = buildMountPlan({ policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) }, CONTAINER_FACTS);
       return { file: bin, args: [...dockerArgs(p, req, image, plan, policy.limits), ...req.argv], guards: plan.guards };
     },
     stop: (req) =>

@@ -96,9 +96,7 @@ let probed: string | undefined;
 export function probeFirejail(): string {
   const bin = which("firejail");
   if (!bin) {
-    throw new SandboxUnavailableError(
-      "The firejail sandbox is not available: firejail is not installed. Install it (Debian/Ubuntu: sudo apt-get install firejail), or choose bwrap.",
-    );
+    throw new SandboxUnavailableError("The firejail sandbox is not available: firejail is not installed. Install it (Debian/Ubuntu: sudo apt-get install firejail), or choose bwrap.");
   }
   if (probed === bin) return bin;
   const r = spawnSync(bin, ["--quiet", "--noprofile", "--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev", "--net=none", "true"], {

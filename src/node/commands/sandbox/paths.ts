@@ -51,8 +51,28 @@ export function which(name: string, path = process.env.PATH ?? ""): string | und
 
 /** Folders under home where language toolchains live; exposed read-only when PATH points into them. */
 const TOOLCHAIN_DIRS = [
-  ".nvm", ".pyenv", ".rbenv", ".cargo", ".rustup", ".volta", ".bun", ".deno", ".sdkman", ".asdf", ".fnm", ".jenv",
-  ".local/bin", ".local/share/pnpm", ".npm-global", ".yarn/bin", ".dotnet", ".ghcup", ".elan", "go", ".go", ".nix-profile",
+  ".nvm",
+  ".pyenv",
+  ".rbenv",
+  ".cargo",
+  ".rustup",
+  ".volta",
+  ".bun",
+  ".deno",
+  ".sdkman",
+  ".asdf",
+  ".fnm",
+  ".jenv",
+  ".local/bin",
+  ".local/share/pnpm",
+  ".npm-global",
+  ".yarn/bin",
+  ".dotnet",
+  ".ghcup",
+  ".elan",
+  "go",
+  ".go",
+  ".nix-profile",
 ];
 
 /**
@@ -64,7 +84,7 @@ export function toolchainPaths(home: string, pathVar: string): SandboxPath[] {
   const out = new Set<string>();
   const realHome = real(home);
   for (const entry of pathVar.split(delimiter)) {
-    if (!entry || !isWithin(resolve(entry), home) && !isWithin(real(entry), realHome)) continue;
+    if (!entry || (!isWithin(resolve(entry), home) && !isWithin(real(entry), realHome))) continue;
     const dir = real(entry);
     if (!existsSync(dir) || dir === realHome) continue;
     const known = TOOLCHAIN_DIRS.map((d) => join(realHome, d)).find((root) => isWithin(dir, root));

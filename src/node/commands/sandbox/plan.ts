@@ -71,13 +71,38 @@ export function hostFacts(home: string): HostFacts {
  * hidden, and the files a login shell or the desktop runs later are protected like the workspace's.
  */
 const HOME_SECRETS = [
-  ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker", ".kube", ".azure", ".password-store",
-  ".config/gh", ".config/gcloud", ".config/hub", ".local/share/keyrings", ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml", ".cargo/credentials", ".gem/credentials",
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".docker",
+  ".kube",
+  ".azure",
+  ".password-store",
+  ".config/gh",
+  ".config/gcloud",
+  ".config/hub",
+  ".local/share/keyrings",
+  ".terraform.d/credentials.tfrc.json",
+  ".cargo/credentials.toml",
+  ".cargo/credentials",
+  ".gem/credentials",
 ];
 const HOME_STARTUP: ReadonlyArray<readonly [string, string]> = [
-  [".bashrc", "the shell runs it"], [".bash_profile", "the shell runs it"], [".bash_login", "the shell runs it"], [".profile", "the shell runs it"],
-  [".zshrc", "the shell runs it"], [".zprofile", "the shell runs it"], [".zshenv", "the shell runs it"], [".config/fish", "the shell runs it"],
-  [".config/autostart", "the desktop starts what is in it"], [".config/systemd", "systemd runs the user units in it"], [".gitconfig", "git configuration can run programs"],
+  [".bashrc", "the shell runs it"],
+  [".bash_profile", "the shell runs it"],
+  [".bash_login", "the shell runs it"],
+  [".profile", "the shell runs it"],
+  [".zshrc", "the shell runs it"],
+  [".zprofile", "the shell runs it"],
+  [".zshenv", "the shell runs it"],
+  [".config/fish", "the shell runs it"],
+  [".config/autostart", "the desktop starts what is in it"],
+  [".config/systemd", "systemd runs the user units in it"],
+  [".gitconfig", "git configuration can run programs"],
   [".config/git", "git configuration can run programs"],
 ];
 
@@ -197,7 +222,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   for (const f of facts.needed) if (!b.visibleHost(f)) b.add({ op: "ro", path: f, tag: "needed" });
 
   // Host sockets left visible (outside the hidden folders, the workspace and listed paths).
-  const skip = [...b.ordered().filter((m) => m.op !== "ro" || m.tag !== "needed").map((m) => m.path)];
+  const skip = [
+    ...b
+      .ordered()
+      .filter((m) => m.op !== "ro" || m.tag !== "needed")
+      .map((m) => m.path),
+  ];
   for (const s of facts.sockets(skip)) if (b.visibleHost(s)) b.add({ op: "hide", path: s, tag: "socket", dir: false });
 
   // Protected paths of every writable folder, and what the rules keep read-only.
@@ -255,15 +285,7 @@ function pinAncestors(ancestors: Set<string>, root: string, path: string): void 
   }
 }
 
-function protectPath(
-  b: PlanBuilder,
-  guards: GuardedPath[],
-  ancestors: Set<string>,
-  approved: string[],
-  root: string,
-  rel: string,
-  why: string,
-): void {
+function protectPath(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<string>, approved: string[], root: string, rel: string, why: string): void {
   const target = join(root, rel);
   // Approved: the path itself, or a folder holding it, is writable for this command.
   if (approved.some((a) => isWithin(target, a))) return;

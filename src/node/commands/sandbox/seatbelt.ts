@@ -36,9 +36,7 @@ export function seatbeltProfile(
   const writableRoots = readOnly ? [] : [p.workspace, ...p.paths.filter((x) => x.mode === "rw").map((x) => x.path)];
   const writable = [...writableRoots, ...tmpDirs];
   lines.push("(deny file-write*)");
-  lines.push(
-    `(allow file-write* ${writable.map((x) => `(subpath ${str(x)})`).join(" ")} (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") (regex #"^/dev/fd/"))`,
-  );
+  lines.push(`(allow file-write* ${writable.map((x) => `(subpath ${str(x)})`).join(" ")} (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") (regex #"^/dev/fd/"))`);
   const approved = readOnly ? [] : (req.confine?.writable ?? []);
   const guarded: string[] = [];
   for (const root of writableRoots) {
