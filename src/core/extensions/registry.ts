@@ -4,6 +4,7 @@
  */
 import type { NewEvent } from "../events";
 import type { Disposable, Logger } from "../ports";
+import type { ToolDefinition } from "../tools/types";
 import type { Extension, ExtensionApi, Handler, HandlerOptions, PointInput, PointName, PointResult, SessionInfo } from "./types";
 
 interface Registered {
@@ -37,6 +38,7 @@ export class ExtensionRegistry {
     private readonly session: SessionInfo,
     private readonly record: (event: NewEvent) => void,
     private readonly log: Logger,
+    private readonly tools?: { add(tools: readonly ToolDefinition[]): void },
   ) {}
 
   /** Sets up each extension for this session; one that fails to set up is reported and left out. */
@@ -46,6 +48,8 @@ export class ExtensionRegistry {
       if (names.has(ext.name)) throw new Error(`two extensions are named "${ext.name}"; extension names must be unique`);
       names.add(ext.name);
       const mine: Registered[] = [];
+      let settingUp = true;
+      const staged: ToolDefinition[] = [];
       const api: ExtensionApi = {
         session: this.session,
         on: (point, handler, opts?: HandlerOptions) => {
@@ -62,13 +66,23 @@ export class ExtensionRegistry {
           return { dispose: () => this.remove(r) };
         },
         record: (event) => this.record(event),
+        addTools: (tools) => {
+          if (!settingUp) throw new Error(`extension "${ext.name}" added tools after its setup: tools can only be added during setup`);
+          if (!this.tools) throw new Error("this session does not take tools from extensions");
+          staged.push(...tools);
+        },
       };
       try {
         const d = await ext.setup(api);
+        settingUp = false;
+        // Tools join the session only when the whole setup succeeded (a duplicate name fails it).
+        if (staged.length > 0) this.tools!.add(staged);
         if (d) this.teardown.push(d);
       } catch (err) {
         for (const r of mine) this.remove(r);
         this.failed(ext.name, "setup", err);
+      } finally {
+        settingUp = false;
       }
     }
   }

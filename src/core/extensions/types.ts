@@ -168,6 +168,12 @@ export interface ExtensionApi {
   on<P extends PointName>(point: P, handler: Handler<P>, opts?: HandlerOptions): Disposable;
   /** Appends an event to the session log (e.g. a lesson injected, a breaker opened). */
   record(event: NewEvent): void;
+  /**
+   * Offers tools to the model (load_skill, recall, an MCP server's tools). Only during setup: the
+   * tool list is part of every request's prefix, so it never changes mid-session. A name that is
+   * already taken fails the extension's setup.
+   */
+  addTools(tools: readonly ToolDefinition[]): void;
 }
 
 /** A mechanism that plugs into the loop. `setup` runs once per session, before session.start. */

@@ -68,14 +68,15 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     events: () => p.sessionLog.events,
     services: p.services,
   };
+  const registry = new ToolRegistry(p.tools);
   return {
     id: p.sessionLog.id,
     sessionLog: p.sessionLog,
     system: p.system,
     provider: p.provider,
-    registry: new ToolRegistry(p.tools),
+    registry,
     services: p.services,
-    extensions: new ExtensionRegistry(info, p.append, p.log),
+    extensions: new ExtensionRegistry(info, p.append, p.log, registry),
     approver: p.approver,
     log: p.log,
     readState: new Map(),

@@ -84,11 +84,19 @@ export class ToolRegistry {
   private readonly schemas = new Map<string, Json>();
   private cachedSpecs: ToolSpec[] | undefined;
 
-  constructor(tools: ToolDefinition[]) {
+  constructor(tools: readonly ToolDefinition[]) {
+    this.add(tools);
+  }
+
+  /** Adds tools (all or none: a name already taken throws and adds nothing). */
+  add(tools: readonly ToolDefinition[]): void {
+    const seen = new Set<string>();
     for (const tool of tools) {
-      if (this.byName.has(tool.name)) throw new Error(`ToolRegistry: duplicate tool name "${tool.name}"`);
-      this.byName.set(tool.name, tool);
+      if (this.byName.has(tool.name) || seen.has(tool.name)) throw new Error(`ToolRegistry: duplicate tool name "${tool.name}"`);
+      seen.add(tool.name);
     }
+    for (const tool of tools) this.byName.set(tool.name, tool);
+    this.cachedSpecs = undefined;
   }
 
   get(name: string): ToolDefinition | undefined {

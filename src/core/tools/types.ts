@@ -70,6 +70,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   pathArgs?: readonly string[];
   timeoutMs: number;
   /**
+   * Tools that fail together share a group (one MCP server: `mcp:<server>`): circuit breakers
+   * count failures per tool and per group. Absent: the tool is its own group.
+   */
+  group?: string;
+  /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */

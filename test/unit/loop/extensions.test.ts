@@ -270,4 +270,28 @@ describe("extension points", () => {
     const { opts } = setup([textTurn("hi")], [x, x]);
     await expect(AgentSession.create(opts)).rejects.toThrow('two extensions are named "dup"');
   });
+  it("an extension offers a tool during setup: the model sees it in every request and can call it", async () => {
+    const recall = defineTool({ ...lookup, name: "recall_value", description: "recalls", run: async (a: { key: string }) => ({ text: `recalled ${a.key}` }) });
+    const offers: Extension = { name: "offers", setup: (api) => api.addTools([recall as ToolDefinition]) };
+    const { provider, opts } = setup([toolTurn({ id: "c1", name: "recall_value", input: { key: "k" } }), textTurn("done")], [offers], { permissionMode: "bypassPermissions" });
+    const s = await AgentSession.create(opts);
+    await s.send("go");
+    expect(provider.requests.map((r) => r.tools?.map((t) => t.name))).toEqual([
+      ["lookup", "touch", "recall_value"],
+      ["lookup", "touch", "recall_value"],
+    ]);
+    expect(ofType(s, "tool_result").map((r) => r.output)).toEqual(["recalled k"]);
+  });
+
+  it("a tool offered under a taken name, or after setup, fails that extension's setup and nothing else", async () => {
+    let late: (() => void) | undefined;
+    const clash: Extension = { name: "clash", setup: (api) => api.addTools([{ ...lookup, name: "touch" } as ToolDefinition, { ...lookup, name: "fresh" } as ToolDefinition]) };
+    const tardy: Extension = { name: "tardy", setup: (api) => void (late = () => api.addTools([{ ...lookup, name: "later" } as ToolDefinition])) };
+    const { provider, opts } = setup([textTurn("done")], [clash, tardy]);
+    const s = await AgentSession.create(opts);
+    expect(() => late!()).toThrow(/only be added during setup/);
+    await s.send("go");
+    expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch"]);
+    expect(ofType(s, "extension")).toEqual([expect.objectContaining({ name: "clash", point: "setup", outcome: "error", detail: expect.stringContaining('duplicate tool name "touch"') })]);
+  });
 });
