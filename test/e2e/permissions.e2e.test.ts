@@ -39,7 +39,7 @@ describe("permissions in code-server", () => {
     await vs.openWorkbench();
     let frame = await vs.openPanel();
     await vs.widenSideBar(560);
-    expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("default");
+    await expect.poll(() => frame.locator("[data-testid=mode]").inputValue(), { timeout: 30_000 }).toBe("default");
 
     await sendPrompt(frame, "run the tests");
     let card = frame.locator("[data-testid=permission-card]");
@@ -110,7 +110,7 @@ describe("permissions in code-server", () => {
     await vs.runCommand("Yoke: Set Permission Mode");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Plan (read-only)" }).first().click();
     await frame.locator("[data-testid=mode][data-mode=plan]").waitFor({ state: "attached", timeout: 15_000 });
-    expect(await frame.locator("[data-testid=mode]").inputValue()).toBe("plan");
+    await expect.poll(() => frame.locator("[data-testid=mode]").inputValue(), { timeout: 30_000 }).toBe("plan");
     await frame.locator("[data-testid=mode]").selectOption("acceptEdits");
     await frame.locator("[data-testid=mode][data-mode=acceptEdits]").waitFor({ state: "attached", timeout: 15_000 });
   });

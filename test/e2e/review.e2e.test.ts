@@ -153,7 +153,7 @@ describe("change review in code-server", () => {
     await page.keyboard.type(" done");
     await shot("typing-with-proposal-beside");
     // Every character landed in format.ts, which still has the keyboard focus.
-    await formatEditor.locator(".view-lines", { hasText: `${typed}${extra} done` }).waitFor({ timeout: 5_000 });
+    await formatEditor.locator(".view-lines", { hasText: `${typed}${extra} done` }).waitFor({ timeout: 20_000 });
     expect(await page.locator(".monaco-editor.focused", { hasText: "formatTide" }).count()).toBe(1);
 
     // Reject from the panel's pending-changes list.
