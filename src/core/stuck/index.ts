@@ -61,18 +61,18 @@ function oneLine(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-/** A change reached a file: the count starts again. */
+/** A reviewed change reached a file: the count starts again (direct writes are seen in tool.after). */
 function isWrite(e: SessionEvent): boolean {
   return e.type === "review_decision" && (e.status === "accepted" || e.status === "partial");
 }
 
 /** Index of the first event of the window the patterns are counted in. */
-function windowStart(events: readonly SessionEvent[]): number {
+function windowStart(events: readonly SessionEvent[], writtenAt = 0): number {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (isWrite(e) || (e.type === "user_message" && (e.from === undefined || e.from === "user")) || (e.type === "stuck" && e.action === "stop") || e.type === "budget") return i + 1;
+    if (isWrite(e) || (e.type === "user_message" && (e.from === undefined || e.from === "user")) || (e.type === "stuck" && e.action === "stop") || e.type === "budget") return Math.max(i + 1, writtenAt);
   }
-  return 0;
+  return writtenAt;
 }
 
 function actionsOf(events: readonly SessionEvent[], from: number): Action[] {
@@ -91,8 +91,8 @@ function actionsOf(events: readonly SessionEvent[], from: number): Action[] {
 }
 
 /** The first pattern the events since the last reset show, if any. */
-export function detectStuck(events: readonly SessionEvent[], t: StuckThresholds = DEFAULT_STUCK_THRESHOLDS): Detection | undefined {
-  const from = windowStart(events);
+export function detectStuck(events: readonly SessionEvent[], t: StuckThresholds = DEFAULT_STUCK_THRESHOLDS, writtenAt = 0): Detection | undefined {
+  const from = windowStart(events, writtenAt);
   const actions = actionsOf(events, from);
   const last = actions[actions.length - 1];
   if (last) {
@@ -162,11 +162,16 @@ export function stuckExtension(opts: StuckOptions = {}): Extension {
   return {
     name: "stuck",
     setup(api) {
+      // Where the last successful file write (a tool that writes files without running commands) left the log.
+      let writtenAt = 0;
+      api.on("tool.after", ({ tool, output }, ctx) => {
+        if (tool.capabilities.writes && !tool.capabilities.runs && !output.isError) writtenAt = ctx.session.events().length;
+      });
       api.on("turn.after", (_input, ctx) => {
         const events = ctx.session.events();
-        const d = detectStuck(events, t);
+        const d = detectStuck(events, t, writtenAt);
         if (!d) return undefined;
-        const from = windowStart(events);
+        const from = windowStart(events, writtenAt);
         // One nudge per window: a pattern that goes on after it (or turns into another) stops the loop.
         const nudged = events.slice(from).find((e) => e.type === "stuck" && e.action === "nudge");
         if (nudged && d.lastSeq < nudged.seq) return undefined; // nothing new since the nudge
