@@ -107,7 +107,7 @@ export function budgetsExtension(opts: BudgetOptions): Extension {
           what = `the time budget of ${duration(opts.maxTimeS)} is used up (${duration(elapsedS)} elapsed)`;
         }
         if (!limit) return undefined;
-        const unpriced = s.unpriced.size ? ` (not counted: requests to ${[...s.unpriced].join(", ")}, whose price is unknown)` : "";
+        const unpriced = opts.maxCostUsd !== undefined && s.unpriced.size ? ` (not counted: requests to ${[...s.unpriced].join(", ")}, whose price is unknown)` : "";
         const report =
           `Stopped: ${what}${unpriced}. This task ran ${s.turns} model turn${s.turns === 1 ? "" : "s"}, cost ${usd(s.costUsd)} and took ${duration(elapsedS)}. ` +
           `${s.inProgress ? `In progress: ${s.inProgress}.` : "Nothing was in progress."} ` +
