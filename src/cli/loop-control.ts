@@ -64,9 +64,7 @@ export async function cliLoopControl(flags: LoopControlFlags, config: ProviderCo
   const models: Provider[] = [createProvider(config)];
   for (const spec of specs) {
     const cfg: ProviderConfig =
-      !spec.provider || spec.provider === config.provider
-        ? { ...config, model: spec.model }
-        : await providerConfigFromFlags({ provider: spec.provider, model: spec.model, stream: config.stream });
+      !spec.provider || spec.provider === config.provider ? { ...config, model: spec.model } : await providerConfigFromFlags({ provider: spec.provider, model: spec.model, stream: config.stream });
     models.push(createProvider(cfg));
   }
   return {

@@ -16,6 +16,7 @@ import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
 import { cliLoopControl } from "./loop-control";
+import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -99,7 +100,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       provider: loop.provider,
       providerLabel: label,
       baseUrl: config.baseUrl,
-      tools: createBuiltinTools(),
+      tools: withConcurrencyGates(createBuiltinTools(), defaultGates()),
       services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
       approver: createTerminalApprover(),
       ...node.sessionOptions,

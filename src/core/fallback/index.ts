@@ -117,7 +117,13 @@ export function fallbackChain(models: readonly Provider[], opts: FallbackChainOp
             throw err;
           }
           const opened = UNWELL.has(err.kind) ? circuit.failure(err.message) : (circuit.neutral(), undefined);
-          if (opened) yield breakerEvent(p, "open", opened.failures, `Circuit open for model ${keyOf(p)} after ${opened.failures} consecutive failures (${err.message}); it is skipped for ${formatWait(cooldownMs)}.`);
+          if (opened)
+            yield breakerEvent(
+              p,
+              "open",
+              opened.failures,
+              `Circuit open for model ${keyOf(p)} after ${opened.failures} consecutive failures (${err.message}); it is skipped for ${formatWait(cooldownMs)}.`,
+            );
           // Output already reached the user, or the request itself is wrong: no retry, no other model.
           if (yielded || !FALL_BACK.has(err.kind)) throw err;
           lastError = err;

@@ -57,7 +57,11 @@ function normalise(text: string): string {
 }
 
 function oneLine(text: string, max = 160): string {
-  const line = text.trim().split("\n").find((l) => l.trim()) ?? "";
+  const line =
+    text
+      .trim()
+      .split("\n")
+      .find((l) => l.trim()) ?? "";
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
@@ -70,7 +74,8 @@ function isWrite(e: SessionEvent): boolean {
 function windowStart(events: readonly SessionEvent[], writtenAt = 0): number {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (isWrite(e) || (e.type === "user_message" && (e.from === undefined || e.from === "user")) || (e.type === "stuck" && e.action === "stop") || e.type === "budget") return Math.max(i + 1, writtenAt);
+    if (isWrite(e) || (e.type === "user_message" && (e.from === undefined || e.from === "user")) || (e.type === "stuck" && e.action === "stop") || e.type === "budget")
+      return Math.max(i + 1, writtenAt);
   }
   return writtenAt;
 }

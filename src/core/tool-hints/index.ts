@@ -37,8 +37,7 @@ export const FIX_HINTS: readonly FixHint[] = [
   {
     id: "outside_workspace",
     pattern: /is outside the workspace|a symbolic link on the way leads outside it|which is not expanded here \(home folders are outside the workspace\)/,
-    hint: () =>
-      `Fix: use a path inside the workspace, relative to its root (e.g. "src/index.ts"). Tools cannot use files outside the workspace; if you need one, ask the user.`,
+    hint: () => `Fix: use a path inside the workspace, relative to its root (e.g. "src/index.ts"). Tools cannot use files outside the workspace; if you need one, ask the user.`,
   },
   {
     id: "command_not_found",

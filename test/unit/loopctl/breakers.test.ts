@@ -94,7 +94,7 @@ describe("tool circuit breakers", () => {
     expect(results).toHaveLength(6);
     expect(results[5]!.isError).toBe(true);
     expect(results[5]!.output).toBe(
-      'lookup was not run: its circuit breaker is open after 5 consecutive failures (last error: connection refused by the lookup server). Yoke refuses these calls for 30 s more instead of letting them fail again. Do not retry it now: use another approach, or tell the user what is failing.',
+      "lookup was not run: its circuit breaker is open after 5 consecutive failures (last error: connection refused by the lookup server). Yoke refuses these calls for 30 s more instead of letting them fail again. Do not retry it now: use another approach, or tell the user what is failing.",
     );
     expect(ofType(s.events(), "tool_call")).toHaveLength(5);
     expect(ofType(s.events(), "breaker")).toEqual([expect.objectContaining({ scope: "tool", key: "lookup", state: "open", failures: 5 })]);
@@ -144,7 +144,10 @@ describe("tool circuit breakers", () => {
 
 describe("provider breakers and the fallback chain", () => {
   const overloaded = () => new ProviderError("overloaded", "the server is overloaded (HTTP 503)", 503);
-  const answer = (text: string): ProviderEvent[] => [{ type: "text_delta", text }, { type: "done", stopReason: "end_turn" }];
+  const answer = (text: string): ProviderEvent[] => [
+    { type: "text_delta", text },
+    { type: "done", stopReason: "end_turn" },
+  ];
 
   it("parses `model` and `provider:model`, keeping colons of model names", () => {
     expect(parseFallbackSpec("gpt-5.1")).toEqual({ model: "gpt-5.1" });

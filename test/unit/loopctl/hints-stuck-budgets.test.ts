@@ -89,7 +89,10 @@ describe("fix hints on real tool failures", () => {
   });
 
   it("adds nothing to successes or unknown errors", async () => {
-    const { results } = await run([toolTurn({ id: "c1", name: "read_file", input: { path: "src/a.ts" } }, { id: "c2", name: "run_command", input: { command: "exit 3" } }), textTurn("ok")], [toolHintsExtension()]);
+    const { results } = await run(
+      [toolTurn({ id: "c1", name: "read_file", input: { path: "src/a.ts" } }, { id: "c2", name: "run_command", input: { command: "exit 3" } }), textTurn("ok")],
+      [toolHintsExtension()],
+    );
     expect(results.map((r) => r.output.includes("Fix:"))).toEqual([false, false]);
     expect(hintsFor("something else went wrong", "x")).toEqual([]);
   });
@@ -127,7 +130,12 @@ describe("stuck detection", () => {
   });
 
   it("a file write in between resets the count", async () => {
-    const events = (await run([failingRead(1), failingRead(2), toolTurn({ id: "w", name: "write_file", input: { path: "new.ts", content: "x\n" } }), failingRead(3), failingRead(4), textTurn("done")], [stuckExtension()])).s.events();
+    const events = (
+      await run(
+        [failingRead(1), failingRead(2), toolTurn({ id: "w", name: "write_file", input: { path: "new.ts", content: "x\n" } }), failingRead(3), failingRead(4), textTurn("done")],
+        [stuckExtension()],
+      )
+    ).s.events();
     expect(ofType(events, "tool_result").find((r) => r.callId === "w")).toMatchObject({ isError: false });
     expect(ofType(events, "stuck")).toEqual([]);
     // Without the write the same calls are a pattern.
