@@ -73,9 +73,18 @@ function spent(events: readonly SessionEvent[]): Spent {
       break;
     }
   }
-  const call = [...events].reverse().find((e) => e.type === "assistant_message");
-  const calls = call?.type === "assistant_message" ? call.toolCalls.map((c) => (c.summary ? `${c.name} ${c.summary}` : c.name)) : [];
-  out.inProgress = [todo && `the task "${todo}"`, calls.length ? `the call${calls.length > 1 ? "s" : ""} ${calls.join(", ")}` : lastCall && `the call ${lastCall}`].filter(Boolean).join("; ");
+  const msg = [...events].reverse().find((e) => e.type === "assistant_message");
+  const answered = new Set(events.flatMap((e) => (e.type === "tool_result" ? [e.callId] : [])));
+  const label = (c: { name: string; summary?: string }) => (c.summary ? `${c.name} ${c.summary}` : c.name);
+  const calls = msg?.type === "assistant_message" ? msg.toolCalls : [];
+  const open = calls.filter((c) => !answered.has(c.id)).map(label);
+  const done = calls.filter((c) => answered.has(c.id)).map(label);
+  const step = open.length
+    ? `the call${open.length > 1 ? "s" : ""} ${open.join(", ")} (not run)`
+    : done.length
+      ? `the call${done.length > 1 ? "s" : ""} ${done.join(", ")} had just finished`
+      : lastCall && `the call ${lastCall} had just finished`;
+  out.inProgress = [todo && `the task "${todo}"`, step].filter(Boolean).join("; ");
   return out;
 }
 
