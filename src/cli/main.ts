@@ -37,6 +37,8 @@ Run options:
   --permission-mode default|acceptEdits|plan|bypassPermissions
   --settings FILE (repeatable)  --add-dir DIR (another workspace folder, repeatable)
   --session-dir DIR  --max-turns N  --no-stream  --json  --cwd DIR
+  --fallback-model NAME|PROVIDER:NAME (repeatable: the next model when one is overloaded or failing)
+  --max-cost USD  --max-time S (budgets of a task: the run stops with a report; resume to continue)
 
 Every command accepts --json for one JSON document on stdout.`;
 

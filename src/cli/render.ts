@@ -45,6 +45,22 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
         case "error":
           line(`! ${e.message}`);
           break;
+        // Loop control (breakers, fallback, budgets, stuck detection, concurrency gates).
+        case "breaker":
+          line(`⚡ ${e.message}`);
+          break;
+        case "fallback":
+          line(`↪ switched model: ${e.from} → ${e.to} (${e.reason})`);
+          break;
+        case "budget":
+          line(`■ ${e.report}`);
+          break;
+        case "stuck":
+          line(`↻ stuck (${e.pattern}): ${e.detail}`);
+          break;
+        case "tool_queued":
+          line(`  … ${e.name} queued (${e.gate}: ${e.limit} at once, position ${e.position})`);
+          break;
         case "assistant_message":
           if (midLine) line("");
           summaries.clear();

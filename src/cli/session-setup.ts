@@ -6,7 +6,6 @@ import { shellQuote } from "../core/commands/shell-quote";
 import { readInstructions } from "../core/loop/instructions";
 import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
-import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createNodeWorkspaceFs } from "../node/node-fs";
@@ -16,6 +15,8 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { cliLoopControl } from "./loop-control";
+import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -26,6 +27,10 @@ export interface CliSessionFlags {
   permissionMode?: PermissionMode;
   sessionDir?: string;
   maxTurns?: number;
+  /** --fallback-model (repeatable): `model` or `provider:model`. */
+  fallbackModels?: string[];
+  maxCostUsd?: number;
+  maxTimeS?: number;
   stream?: boolean;
   /** Extra settings files (highest priority). */
   settings?: string[];
@@ -86,15 +91,16 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   const search = createRipgrepSearcher();
+  const loop = await cliLoopControl(flags, config);
   return {
     sessionDir,
     store,
     options: {
       store,
-      provider: createProvider(config),
+      provider: loop.provider,
       providerLabel: label,
       baseUrl: config.baseUrl,
-      tools: createBuiltinTools(),
+      tools: withConcurrencyGates(createBuiltinTools(), defaultGates()),
       services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
       approver: createTerminalApprover(),
       ...node.sessionOptions,
@@ -102,7 +108,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       trusted: true,
       instructions: await readInstructions(fs),
       platform: process.platform,
-      maxTurns: flags.maxTurns,
+      maxTurns: loop.maxTurns,
+      extensions: loop.extensions,
     },
   };
 }

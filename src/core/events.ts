@@ -190,6 +190,43 @@ export const SessionEvent = z.discriminatedUnion("type", [
     costUsd: z.number().optional(),
   }),
   z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
+  // --- loop control (issue 12: breakers, fallback, budgets, stuck detection, concurrency gates) ---
+  /** A circuit breaker changed state: per tool, per tool group (`mcp:<server>`) or per provider+model. */
+  z.object({
+    ...base,
+    type: z.literal("breaker"),
+    scope: z.enum(["tool", "group", "provider"]),
+    /** The tool name, the group, or `provider:model`. */
+    key: z.string(),
+    state: z.enum(["open", "half_open", "closed"]),
+    /** Consecutive failures counted when it opened. */
+    failures: z.number().int().nonnegative(),
+    /** What the user and the model are told. */
+    message: z.string(),
+  }),
+  /** The session went on with another model of the fallback chain. */
+  z.object({ ...base, type: z.literal("fallback"), from: z.string(), to: z.string(), reason: z.string() }),
+  /** A budget of the task (cost, wall time) ran out: the loop stopped with this report. */
+  z.object({
+    ...base,
+    type: z.literal("budget"),
+    limit: z.enum(["cost", "time"]),
+    turns: z.number().int().nonnegative(),
+    costUsd: z.number().nonnegative(),
+    elapsedS: z.number().nonnegative(),
+    report: z.string(),
+  }),
+  /** The stuck detector saw a pattern: first a nudge to the model, then the loop stops and asks the user. */
+  z.object({
+    ...base,
+    type: z.literal("stuck"),
+    pattern: z.enum(["repeat", "same_error", "alternation", "no_progress"]),
+    action: z.enum(["nudge", "stop"]),
+    detail: z.string(),
+  }),
+  /** A tool call waits for a free slot of a concurrency gate (e.g. at most 4 commands at once). */
+  z.object({ ...base, type: z.literal("tool_queued"), callId: z.string(), name: z.string(), gate: z.string(), position: z.number().int().positive(), limit: z.number().int().positive() }),
+  // --- end loop control ---
   z.object({
     ...base,
     type: z.literal("todos"),

@@ -10,6 +10,7 @@ import type { Provider } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
+import { hostLoopControl, LoopSettingsError } from "./loop-control";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
@@ -40,7 +41,12 @@ export class SessionOptionsBuilder {
     const folder = folders[0];
     if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
     const s = readSettings();
-    const provider = withTiming(await this.provider(s), this.deps.log);
+    const loop = await hostLoopControl(withTiming(await this.provider(s), this.deps.log), createBuiltinTools(), async (id, model) =>
+      withTiming(await this.provider({ ...s, ...(id && id !== s.provider ? { provider: id as HostSettings["provider"], baseUrl: "" } : {}), model }), this.deps.log),
+    ).catch((err: unknown) => {
+      throw err instanceof LoopSettingsError ? new UserFacingError(err.message) : err;
+    });
+    const provider = loop.provider;
     const key = folders.map((f) => `${f.name}=${f.uri.toString()}`).join("|");
     if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri, folders) };
     const fs = this.fs.fs;
@@ -55,7 +61,7 @@ export class SessionOptionsBuilder {
       provider,
       ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
       ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
-      tools: createBuiltinTools(),
+      tools: loop.tools,
       services: (session) => ({ fs, search, log, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
       approver: this.deps.approver,
       permissionMode: mode,
@@ -64,6 +70,7 @@ export class SessionOptionsBuilder {
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
+      extensions: loop.extensions,
       ...node?.options,
     };
   }

@@ -22,6 +22,9 @@ const options = {
   "permission-mode": { type: "string" },
   "session-dir": { type: "string" },
   "max-turns": { type: "string" },
+  "fallback-model": { type: "string", multiple: true },
+  "max-cost": { type: "string" },
+  "max-time": { type: "string" },
   "no-stream": { type: "boolean" },
   settings: { type: "string", multiple: true },
   "add-dir": { type: "string", multiple: true },
@@ -36,7 +39,17 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
   const maxTurnsText = values["max-turns"] as string | undefined;
   const maxTurns = maxTurnsText === undefined ? undefined : Number(maxTurnsText);
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new UsageError(`--max-turns must be a positive integer (got "${maxTurnsText}")`);
+  const positive = (flag: string): number | undefined => {
+    const text = values[flag] as string | undefined;
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number (got "${text}")`);
+    return n;
+  };
   return {
+    fallbackModels: values["fallback-model"] as string[] | undefined,
+    maxCostUsd: positive("max-cost"),
+    maxTimeS: positive("max-time"),
     cwd: resolve((values.cwd as string | undefined) ?? "."),
     provider: values.provider as string | undefined,
     baseUrl: values["base-url"] as string | undefined,

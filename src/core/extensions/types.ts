@@ -60,6 +60,11 @@ export interface ToolBeforeResult {
   context?: string[];
   /** Ends the turn at once (Claude `continue: false`); shown to the user as the reason. */
   stop?: string;
+  /**
+   * Answers the call without running it (an open circuit breaker): this text is the error result
+   * the model gets. The first handler's answer wins.
+   */
+  respond?: string;
 }
 
 export interface PermissionRequestInput {
@@ -137,6 +142,11 @@ export interface ExtensionPoints {
   /** The decision is "ask" and no review answers it: an extension may answer before the user is asked. */
   "permission.request": { input: PermissionRequestInput; result: PermissionRequestResult };
   "tool.after": { input: ToolAfterInput; result: ToolAfterResult };
+  /**
+   * A call was refused before it could run: unknown tool, invalid arguments, a path that does not
+   * resolve. Handlers may append text to the error the model gets (fix hints).
+   */
+  "tool.invalid": { input: { call: ToolCallRecord; tool?: ToolDefinition; error: string }; result: { append?: string[] } };
   /** Before a compaction (issue: context engineering): may add instructions or veto it. */
   compaction: { input: { trigger: "manual" | "auto" }; result: { veto?: string; instructions?: string[] } };
 }

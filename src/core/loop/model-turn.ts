@@ -1,7 +1,7 @@
 /** One model request: request.prepare, the provider stream, and the assistant message it logs. */
 import type { ToolCallRecord, Usage } from "../events";
 import { costOf } from "../providers/pricing";
-import { withRetries } from "../providers/retry";
+import { retryNotice, withRetries } from "../providers/retry";
 import { ProviderError } from "../providers/types";
 import { projectConversation } from "../session/projection";
 import { childController, seconds, type LoopContext } from "./context";
@@ -36,14 +36,17 @@ export async function modelTurn(ctx: LoopContext, turn: number, signal: AbortSig
       request.abort(new DOMException("provider idle timeout", "TimeoutError"));
     }, idleMs);
   };
-  const provider = withRetries(ctx.provider, {
-    ...ctx.limits.retry,
-    onRetry: ({ error: err, attempt, delayMs }) => {
-      ctx.log.warn(`provider ${err.kind} (${err.message}); retry ${attempt} in ${delayMs} ms`);
-      ctx.append({ type: "error", message: `${err.message} — retrying in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`, code: err.kind, retryable: true });
-      armIdle();
-    },
-  });
+  // A provider that retries by itself (a fallback chain) reports its retries as `log` events.
+  const provider = ctx.provider.ownRetries
+    ? ctx.provider
+    : withRetries(ctx.provider, {
+        ...ctx.limits.retry,
+        onRetry: ({ error: err, attempt, delayMs }) => {
+          ctx.log.warn(`provider ${err.kind} (${err.message}); retry ${attempt} in ${delayMs} ms`);
+          ctx.append(retryNotice(err, attempt, delayMs));
+          armIdle();
+        },
+      });
   let text = "";
   let reasoning = "";
   const toolCalls: ToolCallRecord[] = [];
@@ -76,6 +79,9 @@ export async function modelTurn(ctx: LoopContext, turn: number, signal: AbortSig
           break;
         case "done":
           stopReason = ev.stopReason;
+          break;
+        case "log":
+          ctx.append(ev.event);
           break;
       }
     }

@@ -15,6 +15,7 @@ interface Before {
   args: unknown;
   decisions: ExtensionDecision[];
   context: string[];
+  respond?: string;
 }
 
 /** tool.before: each handler sees the arguments as rewritten before it; rewrites are validated again. */
@@ -67,6 +68,7 @@ async function beforeCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallR
     } else if (r.args !== undefined && !invalid) ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "rewrote_input", callId: call.id });
     if (r.decision) out.decisions.push(r.decision);
     if (r.context?.length) out.context.push(...r.context);
+    if (r.respond !== undefined && out.respond === undefined) out.respond = r.respond;
     if (r.stop !== undefined) {
       ctx.append({ type: "extension", name: o.extension, point: "tool.before", outcome: "stopped", callId: call.id, detail: r.stop });
       throw new LoopStop(r.stop);
@@ -97,18 +99,31 @@ async function afterCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRe
   return appended.length ? `${text}\n\n${appended.join("\n\n")}` : text;
 }
 
+/** tool.invalid: handlers may append to the error of a call that could not run (fix hints). */
+async function invalidCall(ctx: LoopContext, call: ToolCallRecord, tool: ToolDefinition | undefined, error: string, signal: AbortSignal): Promise<string> {
+  if (!ctx.extensions.has("tool.invalid")) return error;
+  const appended: string[] = [];
+  for (const o of await ctx.extensions.run("tool.invalid", { call, tool, error }, { signal })) appended.push(...(o.result?.append ?? []).filter((t) => t.trim()));
+  return appended.length ? `${error}\n\n${appended.join("\n\n")}` : error;
+}
+
 export async function runToolCall(ctx: LoopContext, call: ToolCallRecord, signal: AbortSignal): Promise<void> {
   if (signal.aborted) throw signal.reason;
   const result = (output: string, isError: boolean) => ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs: 0 });
   const def = ctx.registry.get(call.name);
   const checked = await ctx.registry.prepare(call.name, call.input, ctx.services.fs);
   if (!def || !checked.ok) {
-    result(checked.ok ? `Unknown tool "${call.name}".` : checked.error, true);
+    const error = checked.ok ? `Unknown tool "${call.name}".` : checked.error;
+    result(await invalidCall(ctx, call, def, error, signal), true);
     return;
   }
   const before = await beforeCall(ctx, def, call, checked.args, signal);
   if ("error" in before) {
     result(before.error, true);
+    return;
+  }
+  if (before.respond !== undefined) {
+    result([before.respond, ...before.context].join("\n\n"), true);
     return;
   }
   const { args } = before;

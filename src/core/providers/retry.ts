@@ -2,6 +2,7 @@
  * Retries of failed model requests. A request is retried only while nothing of it has reached
  * the caller, so streamed output is never duplicated.
  */
+import type { NewEvent } from "../events";
 import { type ChatRequest, type Provider, type ProviderEvent, ProviderError } from "./types";
 
 /** Options of withRetries. */
@@ -20,6 +21,11 @@ export interface RetryOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Injectable for tests: a number in [0, 1). */
   random?: () => number;
+}
+
+/** The log's `error` event for a retry ("… — retrying in 4 s (attempt 2)"). */
+export function retryNotice(error: ProviderError, attempt: number, delayMs: number): NewEvent {
+  return { type: "error", message: `${error.message} — retrying in ${Math.round(delayMs / 1000)} s (attempt ${attempt})`, code: error.kind, retryable: true };
 }
 
 const aborted = () => new ProviderError("aborted", "the request was cancelled");

@@ -1,5 +1,5 @@
 /** The one interface every model provider implements. */
-import type { Usage } from "../events";
+import type { NewEvent, Usage } from "../events";
 
 export type ProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm" | "scripted";
 
@@ -32,6 +32,8 @@ export type ProviderEvent =
   /** A complete tool call; `input` is the parsed JSON object, or the raw string when it did not parse. */
   | { type: "tool_call"; id: string; name: string; input: unknown }
   | { type: "usage"; usage: Usage }
+  /** Something for the session log (a fallback chain switching model, a provider breaker opening); not part of the answer. */
+  | { type: "log"; event: NewEvent }
   /** Last event. stopReason: "end_turn" | "tool_use" | "max_tokens" | another provider-specific reason. */
   | { type: "done"; stopReason: string };
 
@@ -56,7 +58,10 @@ export class ProviderError extends Error {
 
 export interface Provider {
   readonly id: ProviderId;
+  /** The model that answers (a fallback chain: the one that answered last). */
   readonly model: string;
+  /** It retries failed requests itself (a fallback chain retries each model): the loop adds no retries. */
+  readonly ownRetries?: boolean;
   /** Streams one model response. Throws ProviderError. Never retries by itself. */
   stream(req: ChatRequest): AsyncIterable<ProviderEvent>;
 }

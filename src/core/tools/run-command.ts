@@ -52,6 +52,11 @@ export const runCommandTool = defineTool({
   capabilities: { reads: true, writes: true, runs: true },
   summarize: (i) => field(i, "command") ?? "",
   card: (o) => commandCard(o.meta),
+  // A command that ran and exited non-zero is its result; the tool failed when it could not start or timed out.
+  failed: (o) => {
+    const m = (o.meta ?? {}) as { exitCode?: number | null; timedOut?: boolean; cancelled?: boolean };
+    return o.meta === undefined || m.timedOut === true || (m.exitCode === null && m.cancelled !== true);
+  },
   timeoutMs: 3_600_000,
   hookInput: (a) => ({
     command: a.command,

@@ -75,6 +75,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    */
   group?: string;
   /**
+   * Whether an error result means the tool itself failed (circuit breakers count it), rather than
+   * reporting what it found (a command that ran and exited 1). Default: every error result.
+   */
+  failed?: (out: ToolOutput) => boolean;
+  /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */

@@ -201,6 +201,19 @@ export class SessionViewModel {
         return [];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
+      // Loop control (issue 12): breakers, fallback, budgets, stuck detection, concurrency gates.
+      case "breaker":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.state === "open" ? "warning" : "info", text: e.message })];
+      case "fallback":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `Switched model: ${e.from} → ${e.to} (${e.reason}).` })];
+      case "budget":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: e.report })];
+      case "stuck":
+        return [
+          this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `${e.action === "stop" ? "Stopped: the agent seems stuck" : "The agent seems stuck; it was nudged"}: ${e.detail}.` }),
+        ];
+      case "tool_queued":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `${e.name} is queued: at most ${e.limit} ${e.gate} run at once (position ${e.position}).` })];
       default:
         return [];
     }
