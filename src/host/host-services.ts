@@ -111,7 +111,7 @@ export class HostServices implements vscode.Disposable {
    * The session options of these services (permission engine, hooks) and the per-session members
    * of SessionServices; each session's command runner is mirrored into a terminal and listed.
    */
-  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
+  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
     const services = this.services();
     if (!services) return undefined;
     return {

@@ -25,7 +25,7 @@ export interface SessionOptionsDeps {
   /** The change review (the extension's diff review), if the host has one. */
   reviewer?: ChangeReviewer;
   /** The Node services: the permission engine and hooks, and per session the command runner and the deny rules for content tools. */
-  services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
+  services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
 }
