@@ -81,14 +81,14 @@ export function parseLintOutput(output: string, root: string, paths: readonly st
           code = lead[1];
           message = lead[2]!;
         }
-        out.push({ path, line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}), severity, message, source: "lint", ...(code ? { code } : {}) });
+        out.push({ path, line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}), severity, message, ...(code ? { code } : {}) });
         stylishFile = undefined;
         continue;
       }
     }
     const stylish = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)(?:\s{2,}(\S+))?$/.exec(line);
     if (stylish && stylishFile) {
-      out.push({ path: stylishFile, line: Number(stylish[1]), column: Number(stylish[2]), severity: severityOf(stylish[3]), message: stylish[4]!, source: "lint", ...(stylish[5] ? { code: stylish[5] } : {}) });
+      out.push({ path: stylishFile, line: Number(stylish[1]), column: Number(stylish[2]), severity: severityOf(stylish[3]), message: stylish[4]!, ...(stylish[5] ? { code: stylish[5] } : {}) });
       continue;
     }
     const asFile = resolve(line);
