@@ -3,6 +3,7 @@ import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
 import type { SessionSummary } from "../core/session/projection";
+import { verificationLine } from "../core/verification/evidence";
 
 export interface ConsoleRenderer {
   header(id: string, provider: Provider, label?: string): void;
@@ -75,20 +76,3 @@ function brief(input: unknown): string {
   return t.length > 80 ? t.slice(0, 79) + "…" : t;
 }
 
-/** One line of evidence per check: what ran, its result, where its output is. */
-export function verificationLine(e: Extract<SessionEvent, { type: "verification" }>): string {
-  const took = e.durationMs < 1000 ? `${Math.round(e.durationMs)} ms` : `${(e.durationMs / 1000).toFixed(1)} s`;
-  const out = e.outputRef ? ` · output ${e.outputRef}${e.logPath ? ` (${e.logPath})` : ""}` : "";
-  if (e.kind === "check") {
-    const what = `check \`${e.command ?? "?"}\``;
-    if (e.status === "error") return `! ${what} did not run: ${e.message ?? "unknown reason"}`;
-    const exit = e.exitCode === undefined ? "" : e.exitCode === null ? "no exit code, " : `exit ${e.exitCode}, `;
-    const max = e.maxReflections ?? 0;
-    const attempt = e.status === "failed" && e.attempt ? (e.attempt <= max ? ` · sent back to the model (${e.attempt} of ${max})` : " · the user decides") : "";
-    return `${e.status === "passed" ? "✓" : "✗"} ${what} ${e.status} (${exit}${took})${attempt}${out}`;
-  }
-  const files = (e.files ?? []).join(", ");
-  if (e.status === "error") return `! diagnostics of ${files}: ${e.message ?? "unknown"}`;
-  if (e.status === "passed") return `✓ no new problems in ${files} (${e.source}, ${took})`;
-  return `✗ ${e.problems} new problem${e.problems === 1 ? "" : "s"} in ${files} (${e.source}, ${took}): sent to the model`;
-}

@@ -13,6 +13,7 @@ import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
+import { createVscodeDiagnostics } from "./diagnostics";
 
 /** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
 export class UserFacingError extends Error {}
@@ -32,8 +33,12 @@ export interface SessionOptionsDeps {
 
 export class SessionOptionsBuilder {
   private fs: { key: string; fs: WorkspaceFs } | undefined;
+  /** The language servers' problems, for verification after the agent's edits. */
+  private readonly diagnostics: ReturnType<typeof createVscodeDiagnostics>;
 
-  constructor(private readonly deps: SessionOptionsDeps) {}
+  constructor(private readonly deps: SessionOptionsDeps) {
+    this.diagnostics = createVscodeDiagnostics(deps.log);
+  }
 
   async build(): Promise<AgentSessionOptions> {
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -56,7 +61,7 @@ export class SessionOptionsBuilder {
       ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
       ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
       tools: createBuiltinTools(),
-      services: (session) => ({ fs, search, log, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
+      services: (session) => ({ fs, search, log, diagnostics: this.diagnostics, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
       approver: this.deps.approver,
       permissionMode: mode,
       trusted: vscode.workspace.isTrusted,

@@ -131,7 +131,7 @@ describe("verification.command", () => {
     expect(pass).toMatchObject({ source: "verification.command", command: CHECK, exitCode: 0 });
     expect(pass.outputRef).toMatch(/^c\d+$/);
     expect(pass.snippet).toContain("result.txt says: ok");
-    expect(r.stdout).toMatch(/✓ check `sh check\.sh` passed \(exit 0, \d+ ms\) · output c\d+/);
+    expect(r.stdout).toMatch(/✓ check `sh check\.sh` passed \(exit 0, [\d.]+ m?s\) · output c\d+/);
     // The evidence comes after the final answer.
     const log = events(sessions);
     const answer = log.findLastIndex((e) => e.type === "assistant_message");
