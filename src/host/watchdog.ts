@@ -83,6 +83,8 @@ export class EventLoopWatchdog {
     this.last = performance.now();
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref?.();
+    // A report from the start: "no stall" is then told apart from "no watchdog".
+    this.queueWrite();
     return this;
   }
 
