@@ -49,55 +49,98 @@ function read(paths: readonly string[]): Diagnostic[] {
   return out;
 }
 
-/** Opens the files no document holds yet (missing files are skipped); true when one was opened. */
-async function ensureOpen(paths: readonly string[]): Promise<boolean> {
-  const open = new Set(vscode.workspace.textDocuments.map((d) => d.uri.toString()));
+/** Opens the files no document holds yet (missing files are skipped); their documents' languages, and whether one was opened. */
+async function ensureOpen(paths: readonly string[]): Promise<{ opened: boolean; languages: string[] }> {
+  const docs = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
   let opened = false;
+  const languages = new Set<string>();
   for (const p of paths) {
     const uri = toUri(p);
-    if (open.has(uri.toString())) continue;
-    try {
-      await vscode.workspace.openTextDocument(uri);
-      opened = true;
-    } catch {
-      // Absent (not created yet) or not text: nothing to report on.
+    let doc = docs.get(uri.toString());
+    if (!doc) {
+      try {
+        doc = await vscode.workspace.openTextDocument(uri);
+        opened = true;
+      } catch {
+        // Absent (not created yet) or not text: nothing to report on.
+      }
     }
+    if (doc) languages.add(doc.languageId);
   }
-  return opened;
+  return { opened, languages: [...languages] };
 }
 
+/**
+ * How long to wait for a first report depends on what this window has seen of the language: a
+ * server that reported before answers within seconds; one never heard from may be starting
+ * (TypeScript's first project load takes many seconds on a busy machine); a language that twice
+ * gave no report has no server (plain text), so it is not waited for again.
+ */
+class LanguageMemory {
+  private readonly reporting = new Set<string>();
+  private readonly quiet = new Map<string, number>();
+
+  bounds(languages: readonly string[], settle: Omit<SettleOptions, "signal">): Omit<SettleOptions, "signal"> {
+    if (languages.some((l) => this.reporting.has(l))) return settle;
+    if (languages.length && languages.every((l) => (this.quiet.get(l) ?? 0) >= 2)) return { ...settle, firstMs: Math.min(300, settle.firstMs) };
+    return { ...settle, firstMs: COLD_FIRST_MS, maxMs: Math.max(settle.maxMs, COLD_FIRST_MS + settle.maxMs) };
+  }
+
+  learn(languages: readonly string[], reports: number): void {
+    for (const l of languages) {
+      if (reports > 0) {
+        this.reporting.add(l);
+        this.quiet.delete(l);
+      } else if (!this.reporting.has(l)) this.quiet.set(l, (this.quiet.get(l) ?? 0) + 1);
+    }
+  }
+}
+
+/** A language server never heard from in this window may still be starting: its first report may take this long. */
+const COLD_FIRST_MS = 15_000;
+
 export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Omit<SettleOptions, "signal"> = DEFAULT_SETTLE): DiagnosticsService {
-  const wait = (paths: readonly string[], signal: AbortSignal, opts: Omit<SettleOptions, "signal">) => {
+  const memory = new LanguageMemory();
+  /** Starts listening at once (no report is missed while documents open); the wait's first bound is set once the languages are known. */
+  const listen = (paths: readonly string[], signal: AbortSignal) => {
     const wanted = new Set(paths.map((p) => toUri(p).toString()));
-    return waitForQuiet(
-      (onReport) =>
-        vscode.languages.onDidChangeDiagnostics((e) => {
-          if (e.uris.some((u) => wanted.has(u.toString()))) onReport();
+    let early = 0;
+    const early$ = vscode.languages.onDidChangeDiagnostics((e) => {
+      if (e.uris.some((u) => wanted.has(u.toString()))) early++;
+    });
+    return {
+      wait: (languages: readonly string[], bound: Omit<SettleOptions, "signal">) =>
+        waitForQuiet(
+          (onReport) => {
+            early$.dispose();
+            if (early) queueMicrotask(onReport);
+            return vscode.languages.onDidChangeDiagnostics((e) => {
+              if (e.uris.some((u) => wanted.has(u.toString()))) onReport();
+            });
+          },
+          { ...memory.bounds(languages, bound), signal },
+        ).then((r) => {
+          memory.learn(languages, r.reports + early);
+          return r;
         }),
-      { ...opts, signal },
-    );
+      cancel: () => early$.dispose(),
+    };
   };
   return {
     source: "language server",
     async current(paths, signal) {
       // The reports of open documents are current; a file no document held gets its first report.
-      const own = new AbortController();
-      const stop = () => own.abort();
-      signal.addEventListener("abort", stop, { once: true });
-      try {
-        const waiting = wait(paths, own.signal, { ...settle, maxMs: Math.min(settle.maxMs, 4_000) });
-        if (!(await ensureOpen(paths))) own.abort();
-        await waiting;
-      } finally {
-        signal.removeEventListener("abort", stop);
-      }
+      const l = listen(paths, signal);
+      const { opened, languages } = await ensureOpen(paths);
+      if (!opened) l.cancel();
+      else await l.wait(languages, settle);
       return read(paths);
     },
     async collect(paths, signal) {
-      const waiting = wait(paths, signal, settle);
-      await ensureOpen(paths);
-      const r = await waiting;
-      log.debug(`diagnostics of ${paths.length} file(s): ${r.outcome} after ${r.waitedMs} ms (${r.reports} report(s))`);
+      const l = listen(paths, signal);
+      const { languages } = await ensureOpen(paths);
+      const r = await l.wait(languages, settle);
+      log.debug(`diagnostics of ${paths.length} file(s) (${languages.join(", ") || "no document"}): ${r.outcome} after ${r.waitedMs} ms (${r.reports} report(s))`);
       return read(paths);
     },
   };
