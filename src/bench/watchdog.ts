@@ -70,7 +70,9 @@ function scriptedProvider(): Provider {
         yield { type: "text_delta", text: "Done." };
       } else {
         const file = `f${n % 5}.ts`;
-        yield n % 2 ? { type: "tool_call", id: `r${n}`, name: "read_file", input: { path: file } } : { type: "tool_call", id: `w${n}`, name: "write_file", input: { path: file, content: `export const v = ${n};\n`.repeat(200) } };
+        yield n % 2
+          ? { type: "tool_call", id: `r${n}`, name: "read_file", input: { path: file } }
+          : { type: "tool_call", id: `w${n}`, name: "write_file", input: { path: file, content: `export const v = ${n};\n`.repeat(200) } };
       }
       yield { type: "usage", usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 } };
       yield { type: "done", stopReason: n > TURNS ? "end_turn" : "tool_use" };
@@ -130,7 +132,9 @@ function e2eFigures(): BenchMetric[] {
     }
   }
   const age = Math.round((Date.now() - statSync(file).mtimeMs) / 60_000);
-  const what = longest ? `in ${longest.file}.e2e.test.ts, while ${longest.stall.ran.join(", ") || "(no labelled activity)"} ran${longest.stall.active.length ? `; in progress: ${longest.stall.active.join(", ")}` : ""}` : "no stall over 50 ms";
+  const what = longest
+    ? `in ${longest.file}.e2e.test.ts, while ${longest.stall.ran.join(", ") || "(no labelled activity)"} ran${longest.stall.active.length ? `; in progress: ${longest.stall.active.join(", ")}` : ""}`
+    : "no stall over 50 ms";
   return [
     { name: "e2e suite: longest extension-host stall", value: longest?.stall.ms ?? 0, unit: "ms", note: `${what}; ${file} written ${age} min ago` },
     { name: "e2e suite: stalls over 50 ms", value: stalls, unit: "stalls", note: `${windows} extension-host report(s) in ${Object.keys(data.files ?? {}).length} test file(s)` },

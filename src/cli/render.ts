@@ -75,4 +75,3 @@ function brief(input: unknown): string {
   const t = JSON.stringify(input) ?? "";
   return t.length > 80 ? t.slice(0, 79) + "…" : t;
 }
-

@@ -98,7 +98,11 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
           if (!port) return;
           try {
             const now = await port.current(paths, ctx.signal);
-            for (const p of paths) baseline.set(p, now.filter((d) => d.path === p));
+            for (const p of paths)
+              baseline.set(
+                p,
+                now.filter((d) => d.path === p),
+              );
           } catch (err) {
             if (ctx.signal.aborted) throw err;
             for (const p of paths) baseline.set(p, null);
@@ -134,18 +138,40 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           const message = err instanceof Error ? err.message : String(err);
-          api.record({ type: "verification", kind: "diagnostics", status: "error", source: port.source, durationMs: Date.now() - started, files, message: `The problems of the changed files are unknown: ${message}` });
+          api.record({
+            type: "verification",
+            kind: "diagnostics",
+            status: "error",
+            source: port.source,
+            durationMs: Date.now() - started,
+            files,
+            message: `The problems of the changed files are unknown: ${message}`,
+          });
           return;
         }
         const found: Diagnostic[] = [];
         for (const p of paths) {
           const was = before.get(p);
           if (was === null) continue;
-          found.push(...newProblems(was ?? [], after.filter((d) => d.path === p)));
+          found.push(
+            ...newProblems(
+              was ?? [],
+              after.filter((d) => d.path === p),
+            ),
+          );
         }
         const durationMs = Date.now() - started;
         const command = port.source === LINT_SOURCE ? lint?.command : undefined;
-        api.record({ type: "verification", kind: "diagnostics", status: found.length ? "failed" : "passed", source: port.source, ...(command ? { command } : {}), durationMs, files, problems: found.length });
+        api.record({
+          type: "verification",
+          kind: "diagnostics",
+          status: found.length ? "failed" : "passed",
+          source: port.source,
+          ...(command ? { command } : {}),
+          durationMs,
+          files,
+          problems: found.length,
+        });
         if (found.length === 0) return;
         return { append: [{ source: VERIFICATION_EXTENSION, text: newProblemsText(root, port.source, found) }] };
       });

@@ -38,6 +38,9 @@ const COLON_FORM = /^(.+?):(\d+)(?::(\d+))?:?\s+(?:-\s+)?(?:(error|warning|warn|
 // file(line,col): severity [code]: message (tsc, msbuild)
 const PAREN_FORM = /^(.+?)\((\d+),(\d+)\):\s*(error|warning|info|message)\s*([A-Za-z]+\d+)?:?\s*(.*)$/i;
 // eslint/tsc codes at the start of a message: "F401 …", "TS2322: …", "E501 …"
+// Colour codes (CSI sequences) some linters print even without a terminal.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]/g;
 const LEADING_CODE = /^([A-Z]+\d+):?\s+(.*)$/;
 
 function severityOf(word: string | undefined): DiagnosticSeverity {
@@ -55,7 +58,7 @@ export function parseLintOutput(output: string, root: string, paths: readonly st
   // eslint -f stylish style: a line naming a file, then "  3:7  error  message  rule" lines.
   let stylishFile: string | undefined;
   for (const raw of output.split(/\r?\n/)) {
-    const line = raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").trimEnd();
+    const line = raw.replace(ANSI, "").trimEnd();
     if (!line.trim()) {
       stylishFile = undefined;
       continue;

@@ -42,7 +42,8 @@ export function parseVerificationSettings(layers: readonly SettingsLayer[]): { s
     }
     const o = v as Record<string, unknown>;
     for (const key of Object.keys(o)) {
-      if (!["command", "maxReflections", "lintCommand", "timeoutS"].includes(key)) problems.push(`${layer.label}: "verification.${key}" is not a known setting (command, maxReflections, lintCommand, timeoutS); it is ignored`);
+      if (!["command", "maxReflections", "lintCommand", "timeoutS"].includes(key))
+        problems.push(`${layer.label}: "verification.${key}" is not a known setting (command, maxReflections, lintCommand, timeoutS); it is ignored`);
     }
     for (const key of ["command", "lintCommand"] as const) {
       if (!(key in o)) continue;

@@ -70,11 +70,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           readyAt = performance.now();
           this.log.info(`panel: webview ready ${(readyAt - resolved).toFixed(0)} ms after the view was resolved`);
         }
-        activity(`webview:${parsed.message.type}`, () => connected().handle(parsed.message))
-          .catch((err: unknown) => {
-            this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
-            post({ type: "error", message: (err as Error)?.message ?? String(err) });
-          });
+        activity(`webview:${parsed.message.type}`, () => connected().handle(parsed.message)).catch((err: unknown) => {
+          this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
+          post({ type: "error", message: (err as Error)?.message ?? String(err) });
+        });
       }),
       view.onDidDispose(() => {
         if (this.view === view) {

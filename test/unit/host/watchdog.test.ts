@@ -52,9 +52,11 @@ describe("event-loop watchdog", () => {
       return 7;
     });
     await expect(pending).resolves.toBe(7);
-    expect(() => activity("session:status", () => {
-      throw new Error("boom");
-    })).toThrow("boom");
+    expect(() =>
+      activity("session:status", () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     await sleep(30);
     const s = stalls.find((x) => x.ms >= 120);
     expect(s?.active).toContain("review:accept");

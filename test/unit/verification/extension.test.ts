@@ -121,9 +121,17 @@ describe("diagnostics after the agent's edits", () => {
         return { status, finalContent: status === "accepted" ? change.after : change.before };
       },
     };
-    const { s, provider, lsp } = await session({}, [toolTurn({ id: "w1", name: "write_file", input: { path: "x.ts", content: "ERR one\n" } }), toolTurn({ id: "w2", name: "write_file", input: { path: "y.ts", content: "ERR two\n" } }), textTurn("Done.")], {
-      reviewer,
-    });
+    const { s, provider, lsp } = await session(
+      {},
+      [
+        toolTurn({ id: "w1", name: "write_file", input: { path: "x.ts", content: "ERR one\n" } }),
+        toolTurn({ id: "w2", name: "write_file", input: { path: "y.ts", content: "ERR two\n" } }),
+        textTurn("Done."),
+      ],
+      {
+        reviewer,
+      },
+    );
     await s.send("write two files");
     expect(lsp.calls.filter((c) => c.op === "collect").map((c) => c.paths.map((p) => p.split("/").pop()))).toEqual([["y.ts"]]);
     expect(lastText(provider.requests[2]!)).toContain("y.ts:1:1 error (fake F1): bad: ERR two");

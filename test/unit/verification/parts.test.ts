@@ -30,7 +30,12 @@ describe("verification settings", () => {
     expect(high.problems[0]).toContain('"verification.maxReflections" 10 is above 3');
     expect(parseVerificationSettings([{ label: "s.json", value: { verification: "npm test" } }]).problems[0]).toContain('"verification" must be an object');
     // An empty command in a higher layer turns a lower one off.
-    expect(parseVerificationSettings([{ label: "u", value: { verification: { command: "npm test" } } }, { label: "p", value: { verification: { command: "" } } }]).settings.command).toBeUndefined();
+    expect(
+      parseVerificationSettings([
+        { label: "u", value: { verification: { command: "npm test" } } },
+        { label: "p", value: { verification: { command: "" } } },
+      ]).settings.command,
+    ).toBeUndefined();
   });
 });
 
