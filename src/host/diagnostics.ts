@@ -1,8 +1,8 @@
 // The diagnostics port (src/core/verification/types.ts) over VS Code's language servers:
 // vscode.languages.getDiagnostics, waiting on onDidChangeDiagnostics until the reports about the
-// changed files settle (src/core/verification/settle.ts) rather than for a fixed delay. Files no
-// editor has open are opened as documents (not shown), since language servers such as
-// TypeScript's report only on open documents.
+// changed files settle (src/core/verification/settle.ts) rather than for a fixed delay. A changed
+// file no tab shows is opened in a preview tab without taking the focus, since language servers
+// such as TypeScript's check only the files open in tabs.
 import * as vscode from "vscode";
 import { DEFAULT_SETTLE, waitForQuiet, type SettleOptions } from "../core/verification/settle";
 import type { Diagnostic, DiagnosticSeverity, DiagnosticsService } from "../core/verification/types";
@@ -49,21 +49,43 @@ function read(paths: readonly string[]): Diagnostic[] {
   return out;
 }
 
-/** Opens the files no document holds yet (missing files are skipped); their documents' languages, and whether one was opened. */
+/** URIs shown in an editor tab (a text editor or either side of a diff). */
+function tabUris(): Set<string> {
+  const out = new Set<string>();
+  for (const group of vscode.window.tabGroups?.all ?? []) {
+    for (const tab of group.tabs) {
+      const input = tab.input as { uri?: vscode.Uri; modified?: vscode.Uri } | undefined;
+      if (input?.uri) out.add(input.uri.toString());
+      if (input?.modified) out.add(input.modified.toString());
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes sure the language servers look at the files: a document for each (missing files are
+ * skipped), shown in a preview tab without taking the focus when no tab has it — TypeScript's
+ * server checks only files open in tabs. Returns the documents' languages, and whether any was opened.
+ */
 async function ensureOpen(paths: readonly string[]): Promise<{ opened: boolean; languages: string[] }> {
   const docs = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+  const tabs = tabUris();
   let opened = false;
   const languages = new Set<string>();
   for (const p of paths) {
     const uri = toUri(p);
     let doc = docs.get(uri.toString());
-    if (!doc) {
-      try {
+    try {
+      if (!doc) {
         doc = await vscode.workspace.openTextDocument(uri);
         opened = true;
-      } catch {
-        // Absent (not created yet) or not text: nothing to report on.
       }
+      if (!tabs.has(uri.toString())) {
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        opened = true;
+      }
+    } catch {
+      // Absent (not created yet) or not text: nothing to report on.
     }
     if (doc) languages.add(doc.languageId);
   }

@@ -27,6 +27,10 @@ describe("verification after the agent's edits", () => {
     const { llm } = vs;
     const shot = vs.screenshots();
     await vs.openWorkbench();
+    // A TypeScript file open in the editor, as while working on the project: the language server is up.
+    await vs.page.locator(".explorer-folders-view .monaco-list-row", { hasText: "src" }).first().click();
+    await vs.page.locator(".explorer-folders-view .monaco-list-row", { hasText: "tides.ts" }).first().click();
+    await vs.page.locator(".editor-instance .view-lines", { hasText: "export" }).first().waitFor({ timeout: 30_000 });
     const frame = await vs.openPanel();
     await vs.widenSideBar(520);
     await sendPrompt(frame, "Add a count constant in src/count.ts");
