@@ -3,6 +3,7 @@ import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
 import type { SessionSummary } from "../core/session/projection";
+import { verificationLine } from "../core/verification/evidence";
 
 export interface ConsoleRenderer {
   header(id: string, provider: Provider, label?: string): void;
@@ -60,6 +61,13 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           break;
         case "tool_queued":
           line(`  … ${e.name} queued (${e.gate}: ${e.limit} at once, position ${e.position})`);
+          break;
+        case "verification":
+          line(verificationLine(e));
+          break;
+        case "status":
+          // Why the loop stopped when an extension stopped it (a hook, a check that still fails).
+          if (e.state === "done" && e.detail) line(`■ ${e.detail}`);
           break;
         case "assistant_message":
           if (midLine) line("");

@@ -227,6 +227,39 @@ export const SessionEvent = z.discriminatedUnion("type", [
   /** A tool call waits for a free slot of a concurrency gate (e.g. at most 4 commands at once). */
   z.object({ ...base, type: z.literal("tool_queued"), callId: z.string(), name: z.string(), gate: z.string(), position: z.number().int().positive(), limit: z.number().int().positive() }),
   // --- end loop control ---
+  // --- verification (issue 12, src/core/verification): the checks run after the agent's edits ---
+  /**
+   * A check ran: `verification.command` before the agent may finish ("check"), or the diagnostics
+   * of the files the agent changed ("diagnostics": the language servers, or verification.lintCommand).
+   * The evidence the final answer carries: what ran, its result, where its output is.
+   */
+  z.object({
+    ...base,
+    type: z.literal("verification"),
+    kind: z.enum(["check", "diagnostics"]),
+    /** "error": the check could not run (no command runner, could not start); nothing was concluded. */
+    status: z.enum(["passed", "failed", "error"]),
+    /** What checked: "verification.command", "verification.lintCommand", "language server". */
+    source: z.string(),
+    command: z.string().optional(),
+    exitCode: z.number().int().nullable().optional(),
+    durationMs: z.number().nonnegative(),
+    /** The command's id in the session's runner (command_output {"id"} reads its output). */
+    outputRef: z.string().optional(),
+    /** The file holding the command's full output. */
+    logPath: z.string().optional(),
+    /** The last lines of the output (bounded). */
+    snippet: z.string().optional(),
+    /** Workspace-relative files the diagnostics were collected for. */
+    files: z.array(z.string()).optional(),
+    /** New problems found (diagnostics). */
+    problems: z.number().int().nonnegative().optional(),
+    /** Which failed run this is since the user's message (check), and the limit. */
+    attempt: z.number().int().nonnegative().optional(),
+    maxReflections: z.number().int().nonnegative().optional(),
+    /** Why it could not run, or what happened next (one line, for the transcript). */
+    message: z.string().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal("todos"),

@@ -5,6 +5,7 @@
  */
 import type { CommandRunner } from "./commands/types";
 import type { ChangeReviewer } from "./review";
+import type { DiagnosticsService } from "./verification/types";
 
 export type { CommandRunner, ChangeReviewer };
 
@@ -153,6 +154,8 @@ export interface SessionServices {
   reviewer?: ChangeReviewer;
   /** Deny rules for content tools; absent: nothing is left out. */
   access?: FileAccessPolicy;
+  /** The problems the host's language servers report (VS Code); absent: a lint command, if configured, stands in. */
+  diagnostics?: DiagnosticsService;
 }
 
 /** Per-session services, made when the session is created or resumed. */

@@ -6,6 +6,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
 import type { SessionController } from "./session-controller";
 import { registerReview } from "./review"; // change review (src/host/review)
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
+import { startHostWatchdog } from "./host-watchdog"; // event-loop watchdog (issue 12)
 
 /** The session shown last in this window (written by the session controller). */
 const LAST_SESSION_KEY = "yoke.lastSession";
@@ -20,6 +21,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel("Yoke", { log: true });
   const keys = new ApiKeys(context.secrets);
+  context.subscriptions.push(startHostWatchdog(context, log));
   const review = registerReview(context, log); // change review: diff, CodeLens, commands
   let controller: SessionController | undefined;
   const getController = (): SessionController => {

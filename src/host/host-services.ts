@@ -78,10 +78,11 @@ export class HostServices implements vscode.Disposable {
     const c = vscode.workspace.getConfiguration("yoke");
     const permissions = objectSetting(c, "permissions");
     const hooks = objectSetting(c, "hooks");
+    const verification = objectSetting(c, "verification");
     // Only the user's own value: a workspace must not turn the sandbox off or the network on.
     const sandbox = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<SandboxSettings>("sandbox")?.globalValue;
     const trusted = vscode.workspace.isTrusted;
-    const key = JSON.stringify([folders.map((f) => f.uri.toString()), trusted, permissions ?? null, hooks ?? null, sandbox ?? null, this.sessionDir()]);
+    const key = JSON.stringify([folders.map((f) => f.uri.toString()), trusted, permissions ?? null, hooks ?? null, verification, sandbox ?? null, this.sessionDir()]);
     if (this.current?.key === key) return this.current.services;
     this.current?.watcher?.dispose();
     const dist = this.ctx.extensionUri ? vscode.Uri.joinPath(this.ctx.extensionUri, "dist").fsPath : undefined;
@@ -94,6 +95,8 @@ export class HostServices implements vscode.Disposable {
       vscodeHooks: hooks.user,
       vscodeWorkspacePermissions: permissions.workspace,
       vscodeWorkspaceHooks: hooks.workspace,
+      vscodeVerification: verification.user,
+      vscodeWorkspaceVerification: verification.workspace,
       vscodeSandbox: isObject(sandbox) ? sandbox : undefined,
       wasmDirs: dist ? [dist] : undefined,
       log: this.log,
@@ -111,7 +114,7 @@ export class HostServices implements vscode.Disposable {
    * The session options of these services (permission engine, hooks) and the per-session members
    * of SessionServices; each session's command runner is mirrored into a terminal and listed.
    */
-  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
+  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
     const services = this.services();
     if (!services) return undefined;
     return {

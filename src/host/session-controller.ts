@@ -1,5 +1,6 @@
 // Owns the panel's state: the session shown, the live AgentSession (created lazily on first send),
 // the view model projected from its events, and the messages sent to the webview.
+import { activity } from "./watchdog";
 import * as fs from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -615,7 +616,7 @@ export class SessionController implements vscode.Disposable {
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, session.id);
     this.vm = new SessionViewModel(session.events());
     this.streaming = { text: "", reasoning: "" };
-    const subs = [session.onEvent((e) => this.onEvent(e)), session.onDelta((d) => this.onDelta(d.type, d.text))];
+    const subs = [session.onEvent((e) => activity(`session:${e.type}`, () => this.onEvent(e))), session.onDelta((d) => this.onDelta(d.type, d.text))];
     this.live = { session, subs };
     void this.pushState();
   }

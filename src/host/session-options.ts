@@ -14,6 +14,7 @@ import { hostLoopControl, LoopSettingsError } from "./loop-control";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
+import { createVscodeDiagnostics } from "./diagnostics";
 
 /** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
 export class UserFacingError extends Error {}
@@ -26,15 +27,19 @@ export interface SessionOptionsDeps {
   /** The change review (the extension's diff review), if the host has one. */
   reviewer?: ChangeReviewer;
   /** The Node services: the permission engine and hooks, and per session the command runner and the deny rules for content tools. */
-  services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
+  services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
 }
 
 export class SessionOptionsBuilder {
   private fs: { key: string; fs: WorkspaceFs } | undefined;
+  /** The language servers' problems, for verification after the agent's edits. */
+  private readonly diagnostics: ReturnType<typeof createVscodeDiagnostics>;
 
-  constructor(private readonly deps: SessionOptionsDeps) {}
+  constructor(private readonly deps: SessionOptionsDeps) {
+    this.diagnostics = createVscodeDiagnostics(deps.log);
+  }
 
   async build(): Promise<AgentSessionOptions> {
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -62,7 +67,7 @@ export class SessionOptionsBuilder {
       ...(s.demoLabel ? { providerLabel: s.demoLabel } : {}),
       ...(s.baseUrl ? { baseUrl: s.baseUrl } : {}),
       tools: loop.tools,
-      services: (session) => ({ fs, search, log, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
+      services: (session) => ({ fs, search, log, diagnostics: this.diagnostics, ...(reviewer ? { reviewer } : {}), ...node?.session(session) }),
       approver: this.deps.approver,
       permissionMode: mode,
       trusted: vscode.workspace.isTrusted,

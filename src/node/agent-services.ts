@@ -24,6 +24,8 @@ import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, n
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
+import { verificationExtension } from "../core/verification/extension";
+import { loadVerificationSettings } from "./verification-settings";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -42,6 +44,9 @@ export interface NodeServicesOptions {
   vscodeSandbox?: SandboxSettings;
   /** Extra settings files (`--settings`). */
   extraSettings?: string[];
+  /** VS Code settings yoke.verification, the user's and the workspace's (extension only). */
+  vscodeVerification?: unknown;
+  vscodeWorkspaceVerification?: unknown;
   /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
   wasmDirs?: string[];
   bus?: HookBus;
@@ -54,8 +59,8 @@ export interface NodeServicesOptions {
 
 export interface NodeServices {
   gate: YokePermissionGate;
-  /** Session options to spread into AgentSessionOptions: the permission engine and the hooks. */
-  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks">;
+  /** Session options to spread into AgentSessionOptions: the permission engine, the hooks, verification. */
+  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">;
   /** Deny rules for content tools (grep, glob, list_files). */
   access: FileAccessPolicy;
   /** The command runner of one session (absent in Restricted Mode, where nothing runs). */
@@ -145,6 +150,12 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
     sessionOptions: {
       gate,
+      // Verification (issue 12): diagnostics after edits, verification.command before the agent may finish.
+      extensions: [
+        verificationExtension({
+          settings: () => loadVerificationSettings({ cwd, home, extraFiles: opts.extraSettings, vscodeUser: opts.vscodeVerification, vscodeWorkspace: opts.vscodeWorkspaceVerification }),
+        }),
+      ],
       hooks: (session) => {
         const transcript = createClaudeTranscriptWriter({
           logPath: join(opts.sessionDir, `${session.id}.jsonl`),

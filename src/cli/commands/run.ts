@@ -117,6 +117,9 @@ async function drive(
   const summary = summarizeSession(events, session.id);
   const lastAnswer = [...events].reverse().find((e) => e.type === "assistant_message");
   const lastError = [...events].reverse().find((e) => e.type === "error");
+  // The evidence of this run's answer: the checks since the user's last message.
+  const lastPrompt = events.findLastIndex((e) => e.type === "user_message" && (e.from ?? "user") === "user");
+  const checks = events.slice(lastPrompt + 1).flatMap((e) => (e.type === "verification" ? [e] : []));
   if (flags.json) {
     printJson({
       sessionId: session.id,
@@ -125,10 +128,13 @@ async function drive(
       usage: summary.usage,
       costUsd: summary.costUsd ?? null,
       error: summary.status === "error" && lastError?.type === "error" ? lastError.message : null,
+      verification: checks,
       sessionDir,
     });
   } else {
     renderer?.footer(summary);
   }
-  return summary.status === "done" ? 0 : 1;
+  // A run that ended with verification.command still failing is not a success.
+  const lastCheck = [...checks].reverse().find((c) => c.kind === "check");
+  return summary.status === "done" && lastCheck?.status !== "failed" ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 // The side panel: a WebviewViewProvider that validates every inbound message and hands it to the controller.
+import { activity } from "../watchdog";
 import * as vscode from "vscode";
 import { parseWebviewToHost, type HostToWebview } from "../../protocol/messages";
 import type { SessionController } from "../session-controller";
@@ -69,12 +70,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           readyAt = performance.now();
           this.log.info(`panel: webview ready ${(readyAt - resolved).toFixed(0)} ms after the view was resolved`);
         }
-        connected()
-          .handle(parsed.message)
-          .catch((err: unknown) => {
-            this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
-            post({ type: "error", message: (err as Error)?.message ?? String(err) });
-          });
+        activity(`webview:${parsed.message.type}`, () => connected().handle(parsed.message)).catch((err: unknown) => {
+          this.log.error(`handling ${parsed.message.type} failed: ${(err as Error)?.stack ?? String(err)}`);
+          post({ type: "error", message: (err as Error)?.message ?? String(err) });
+        });
       }),
       view.onDidDispose(() => {
         if (this.view === view) {

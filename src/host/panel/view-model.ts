@@ -1,5 +1,6 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
 import type { SessionEvent } from "../../core/events";
+import { verificationLine } from "../../core/verification/evidence";
 import type { PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
 
 const INPUT_LIMIT = 4_000;
@@ -214,6 +215,9 @@ export class SessionViewModel {
         ];
       case "tool_queued":
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `${e.name} is queued: at most ${e.limit} ${e.gate} run at once (position ${e.position}).` })];
+      case "verification":
+        // The evidence under the answer: which check ran, its result, where its output is.
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.status === "passed" ? "info" : e.status === "failed" ? "warning" : "error", text: verificationLine(e) })];
       default:
         return [];
     }

@@ -1,5 +1,6 @@
 // The change review feature: registers the reviewer, its views and commands, and returns what the
 // session (ToolContext.reviewer) and the panel (pending-changes list) need.
+import { activity } from "../watchdog";
 import * as vscode from "vscode";
 import { uriPathToFsPath } from "../workspace-fs";
 import { ReviewCodeLens, SHOW_PROPOSAL_COMMAND } from "./code-lens";
@@ -61,8 +62,8 @@ export function registerReview(context: vscode.ExtensionContext, log: vscode.Log
     lenses,
     vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, originals),
     vscode.languages.registerCodeLensProvider({ scheme: "*" }, lenses),
-    reviewer.onDidChangeEntries(redraw),
-    vscode.window.onDidChangeVisibleTextEditors(redraw),
+    reviewer.onDidChangeEntries(() => activity("review:redraw", redraw)),
+    vscode.window.onDidChangeVisibleTextEditors(() => activity("review:redraw", redraw)),
     ...registerReviewCommands(reviewer),
     vscode.commands.registerCommand(SHOW_PROPOSAL_COMMAND, (editId?: unknown) => (typeof editId === "string" ? reviewer.show(editId) : undefined)),
   );
@@ -70,8 +71,8 @@ export function registerReview(context: vscode.ExtensionContext, log: vscode.Log
     reviewer,
     list: () => reviewer.list(),
     onDidChange: (listener) => reviewer.onDidChangeEntries(listener),
-    accept: (editId) => reviewer.decide(editId, "all", "accepted"),
-    reject: (editId, message) => reviewer.decide(editId, "all", "rejected", message),
+    accept: (editId) => activity("review:accept", () => reviewer.decide(editId, "all", "accepted")),
+    reject: (editId, message) => activity("review:reject", () => reviewer.decide(editId, "all", "rejected", message)),
     revert: (editId) => reviewer.revert(editId),
     openDiff: (editId) => reviewer.openDiff(editId),
   };

@@ -11,6 +11,7 @@
 // is the original text from memory (yoke-original:). "auto" mode applies and saves at once, and
 // keeps the change listed with a Revert that refuses when the file changed since. A review taken
 // up again after a window reload (change.resumed) re-attaches to the document VS Code restored.
+import { activity } from "../watchdog";
 import * as vscode from "vscode";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
 import { applyHunks, computeHunks, normalizeEol, proposalRanges, rebaseHunks, splitLines, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
@@ -68,7 +69,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   constructor(private readonly opts: ReviewerOptions) {
     this.disposables.push(
       this.emitter,
-      vscode.workspace.onDidChangeTextDocument((e) => this.onDocumentChange(e)),
+      vscode.workspace.onDidChangeTextDocument((e) => activity("review:document-change", () => this.onDocumentChange(e))),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onDocumentClosed(doc)),
       vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
       vscode.workspace.onDidSaveTextDocument((doc) => this.onDidSave(doc)),

@@ -3,13 +3,14 @@
 // headless Chromium on it. Call useYokeVscode() in a describe() block: it starts everything in
 // beforeAll (model first, so the settings can name its URL), stops everything in afterAll, and
 // returns a handle whose page, model, server and workspace are there once the tests run.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Frame, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedServerOptions } from "../../../src/demo/scripted-llm-server";
 import { launchBrowser, type E2eBrowser } from "./browser";
 import { launchCodeServer, type E2eCodeServer, type LaunchOptions } from "./code-server";
+import { RESULTS_DIR } from "./paths";
 import { openWorkbench, openYokeView, reloadWorkbench, runCommand, screenshotter, widenSideBar, yokeViewVisible } from "./workbench";
 
 /** The scripted model and how Yoke is pointed at it. */
@@ -118,6 +119,7 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       else workspaceSettings = { ...provider, ...workspaceSettings };
     }
     const extra = (await opts.launch?.()) ?? {};
+    rmSync(watchdogDir(opts.name), { recursive: true, force: true });
     server = await launchCodeServer({
       name: opts.name,
       trusted: opts.trusted,
@@ -125,7 +127,8 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       userSettings,
       files: opts.files,
       folders: opts.folders,
-      env: extra.env,
+      // Each extension host (one per window, again after a reload) writes its watchdog report here.
+      env: { YOKE_WATCHDOG_DIR: watchdogDir(opts.name), ...extra.env },
       extensions: extra.extensions,
     });
     browser = await launchBrowser();
@@ -135,6 +138,7 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     await browser?.close();
     await server?.stop();
     await llm?.close();
+    collectWatchdogReports(opts.name);
   });
 
   const page = () => ready(browser, "the browser").page;
@@ -216,4 +220,38 @@ export function useBrowser(): BrowserOnly {
     openPanel: () => openYokeView(page()),
     screenshots: (prefix) => screenshotter(page(), prefix),
   };
+}
+
+/** Where the extension hosts of one test file's VS Code write their event-loop watchdog reports. */
+function watchdogDir(name: string): string {
+  return join(RESULTS_DIR, "watchdog", name);
+}
+
+/**
+ * Gathers the watchdog reports of a test file's windows into test-results/e2e/watchdog.json (one
+ * entry per test file, the latest run replacing the one before), which `npm run bench` reads.
+ */
+function collectWatchdogReports(name: string): void {
+  const dir = watchdogDir(name);
+  const reports = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => /^watchdog-\d+\.json$/.test(f))
+        .flatMap((f) => {
+          try {
+            return [JSON.parse(readFileSync(join(dir, f), "utf8")) as unknown];
+          } catch {
+            return [];
+          }
+        })
+    : [];
+  const file = join(RESULTS_DIR, "watchdog.json");
+  let all: { files: Record<string, unknown> } = { files: {} };
+  try {
+    all = JSON.parse(readFileSync(file, "utf8")) as typeof all;
+  } catch {
+    // first file of the suite
+  }
+  all.files[name] = { collectedAt: new Date().toISOString(), windows: reports };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }

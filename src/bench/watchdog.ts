@@ -1,0 +1,159 @@
+/**
+ * Bench section "watchdog": the extension host's event-loop watchdog (src/host/watchdog.ts).
+ * - the longest stall it saw during the e2e suite: read from test-results/e2e/watchdog.json, which
+ *   the e2e fixture (test/e2e/support/yoke-vscode.ts) writes from each window's report; absent
+ *   until `npm run test:e2e` ran;
+ * - its cost: the same CPU-bound work with and without the watchdog running (ratio, same run);
+ * - a bench session in this (CLI) process: an agent session of 40 tool turns on real files with
+ *   the watchdog on, its stall count and longest stall.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentSession } from "../core/loop/agent-session";
+import { silentLogger, type Searcher } from "../core/ports";
+import type { ChatRequest, Provider, ProviderEvent } from "../core/providers/types";
+import { createBuiltinTools } from "../core/tools/builtin";
+import { activity, EventLoopWatchdog, type Stall, type WatchdogReport } from "../host/watchdog";
+import { createNodeWorkspaceFs } from "../node/node-fs";
+import { createFileSessionStore } from "../node/session-store";
+import type { BenchMetric, BenchSection } from "./types";
+
+const RUNS = 7;
+const TURNS = 40;
+
+/** CPU-bound work of about 100 ms that allocates like the host does (JSON of events). */
+function work(): number {
+  let n = 0;
+  for (let i = 0; i < 2_000; i++) {
+    const o = { type: "tool_result", seq: i, output: "x".repeat(200 + (i % 50)), meta: { a: [i, i + 1, i + 2] } };
+    n += JSON.parse(JSON.stringify(o)).output.length;
+  }
+  return n;
+}
+
+async function timeWork(): Promise<number> {
+  const t = performance.now();
+  // Work in slices with a turn of the event loop between (so the watchdog's timer runs among it).
+  for (let i = 0; i < 20; i++) {
+    work();
+    await new Promise((r) => setImmediate(r));
+  }
+  return performance.now() - t;
+}
+
+async function overhead(): Promise<BenchMetric> {
+  const off: number[] = [];
+  const on: number[] = [];
+  await timeWork();
+  for (let i = 0; i < RUNS; i++) {
+    off.push(await timeWork());
+    const w = new EventLoopWatchdog().start();
+    on.push(await timeWork());
+    w.stop();
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const a = Math.round(med(on) * 10) / 10;
+  const b = Math.round(med(off) * 10) / 10;
+  return { name: "CPU-bound work with the watchdog on", value: a, unit: "ms", baseline: b, ratio: Math.round((a / b) * 1000) / 1000, note: "baseline: the same work with it off (median of 7)" };
+}
+
+/** A model that reads and writes files for TURNS turns, then answers. */
+function scriptedProvider(): Provider {
+  let n = 0;
+  return {
+    id: "openai-compatible",
+    model: "bench",
+    async *stream(_req: ChatRequest): AsyncIterable<ProviderEvent> {
+      n++;
+      if (n > TURNS) {
+        yield { type: "text_delta", text: "Done." };
+      } else {
+        const file = `f${n % 5}.ts`;
+        yield n % 2
+          ? { type: "tool_call", id: `r${n}`, name: "read_file", input: { path: file } }
+          : { type: "tool_call", id: `w${n}`, name: "write_file", input: { path: file, content: `export const v = ${n};\n`.repeat(200) } };
+      }
+      yield { type: "usage", usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 } };
+      yield { type: "done", stopReason: n > TURNS ? "end_turn" : "tool_use" };
+    },
+  };
+}
+
+async function benchSession(): Promise<Stall[] & { report?: WatchdogReport }> {
+  const root = mkdtempSync(join(tmpdir(), "yoke-bench-watchdog-"));
+  const stalls: Stall[] = [];
+  const w = new EventLoopWatchdog({ process: "cli", onStall: (s) => stalls.push(s) }).start();
+  try {
+    for (let i = 0; i < 5; i++) writeFileSync(join(root, `f${i}.ts`), "export const v = 0;\n");
+    const session = await AgentSession.create({
+      store: createFileSessionStore(join(root, ".sessions")),
+      provider: scriptedProvider(),
+      tools: createBuiltinTools(),
+      services: { fs: createNodeWorkspaceFs(root), search: {} as Searcher, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      permissionMode: "bypassPermissions",
+      maxTurns: TURNS + 5,
+    });
+    session.onEvent((e) => activity(`session:${e.type}`, () => JSON.stringify(e)));
+    await session.send("Rework the files.");
+    await session.end();
+  } finally {
+    w.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+  return Object.assign(stalls, { report: w.report() });
+}
+
+interface E2eFile {
+  collectedAt: string;
+  windows: WatchdogReport[];
+}
+
+function e2eFigures(): BenchMetric[] {
+  const file = process.env.YOKE_E2E_WATCHDOG ?? join(process.cwd(), "test-results", "e2e", "watchdog.json");
+  if (!existsSync(file)) {
+    return [{ name: "e2e suite: longest extension-host stall", value: 0, unit: "reports", note: `absent: no ${file} (run npm run test:e2e first; the fixture writes it)` }];
+  }
+  let data: { files: Record<string, E2eFile> };
+  try {
+    data = JSON.parse(readFileSync(file, "utf8")) as typeof data;
+  } catch (err) {
+    return [{ name: "e2e suite: longest extension-host stall", value: 0, unit: "reports", note: `unreadable: ${file}: ${err instanceof Error ? err.message : String(err)}` }];
+  }
+  let longest: { stall: Stall; file: string } | undefined;
+  let windows = 0;
+  let stalls = 0;
+  for (const [name, f] of Object.entries(data.files ?? {})) {
+    for (const w of f.windows ?? []) {
+      windows++;
+      stalls += w.stalls ?? 0;
+      if (w.longest && (!longest || w.longest.ms > longest.stall.ms)) longest = { stall: w.longest, file: name };
+    }
+  }
+  const age = Math.round((Date.now() - statSync(file).mtimeMs) / 60_000);
+  const what = longest
+    ? `in ${longest.file}.e2e.test.ts, while ${longest.stall.ran.join(", ") || "(no labelled activity)"} ran${longest.stall.active.length ? `; in progress: ${longest.stall.active.join(", ")}` : ""}`
+    : "no stall over 50 ms";
+  return [
+    { name: "e2e suite: longest extension-host stall", value: longest?.stall.ms ?? 0, unit: "ms", note: `${what}; ${file} written ${age} min ago` },
+    { name: "e2e suite: stalls over 50 ms", value: stalls, unit: "stalls", note: `${windows} extension-host report(s) in ${Object.keys(data.files ?? {}).length} test file(s)` },
+  ];
+}
+
+export async function bench(): Promise<BenchSection> {
+  const metrics: BenchMetric[] = [...e2eFigures(), await overhead()];
+  const stalls = await benchSession();
+  const top = [...stalls].sort((a, b) => b.ms - a.ms)[0];
+  metrics.push(
+    { name: `bench session (${TURNS} tool turns, CLI process): stalls over 50 ms`, value: stalls.length, unit: "stalls" },
+    { name: "bench session: longest stall", value: top?.ms ?? 0, unit: "ms", note: top ? `while ${top.ran.join(", ") || "(no label)"} ran` : "none" },
+  );
+  return {
+    section: "watchdog",
+    method:
+      "Event-loop watchdog (10 ms timer, stall = gap between ticks over 50 ms). e2e figures come from test-results/e2e/watchdog.json (the fixture collects each window's report); " +
+      "overhead is the same CPU-bound work with the watchdog on vs off; the bench session is an in-process agent session with the watchdog on. The machine is shared: stalls include other load.",
+    metrics,
+  };
+}

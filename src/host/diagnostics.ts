@@ -1,0 +1,169 @@
+// The diagnostics port (src/core/verification/types.ts) over VS Code's language servers:
+// vscode.languages.getDiagnostics, waiting on onDidChangeDiagnostics until the reports about the
+// changed files settle (src/core/verification/settle.ts) rather than for a fixed delay. A changed
+// file no tab shows is opened in a preview tab without taking the focus, since language servers
+// such as TypeScript's check only the files open in tabs.
+import * as vscode from "vscode";
+import { DEFAULT_SETTLE, waitForQuiet, type SettleOptions } from "../core/verification/settle";
+import type { Diagnostic, DiagnosticSeverity, DiagnosticsService } from "../core/verification/types";
+import { uriPathToFsPath } from "./workspace-fs";
+
+const SEVERITY: Record<number, DiagnosticSeverity> = {
+  [vscode.DiagnosticSeverity.Error]: "error",
+  [vscode.DiagnosticSeverity.Warning]: "warning",
+  [vscode.DiagnosticSeverity.Information]: "info",
+  [vscode.DiagnosticSeverity.Hint]: "hint",
+};
+
+function toUri(path: string): vscode.Uri {
+  const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => {
+    const root = uriPathToFsPath(f.uri.path);
+    return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+  });
+  const uriPath = path.startsWith("/") ? path : `/${path}`;
+  return folder ? folder.uri.with({ path: uriPath }) : vscode.Uri.file(path);
+}
+
+function codeOf(d: vscode.Diagnostic): string | undefined {
+  const c = d.code;
+  if (c === undefined) return undefined;
+  return typeof c === "object" ? String(c.value) : String(c);
+}
+
+function read(paths: readonly string[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const path of paths) {
+    for (const d of vscode.languages.getDiagnostics(toUri(path))) {
+      const code = codeOf(d);
+      out.push({
+        path,
+        line: d.range.start.line + 1,
+        column: d.range.start.character + 1,
+        severity: SEVERITY[d.severity] ?? "error",
+        message: d.message,
+        ...(d.source ? { source: d.source } : {}),
+        ...(code ? { code } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** URIs shown in an editor tab (a text editor or either side of a diff). */
+function tabUris(): Set<string> {
+  const out = new Set<string>();
+  for (const group of vscode.window.tabGroups?.all ?? []) {
+    for (const tab of group.tabs) {
+      const input = tab.input as { uri?: vscode.Uri; modified?: vscode.Uri } | undefined;
+      if (input?.uri) out.add(input.uri.toString());
+      if (input?.modified) out.add(input.modified.toString());
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes sure the language servers look at the files: a document for each (missing files are
+ * skipped), shown in a preview tab without taking the focus when no tab has it — TypeScript's
+ * server checks only files open in tabs. Returns the documents' languages, and whether any was opened.
+ */
+async function ensureOpen(paths: readonly string[]): Promise<{ opened: boolean; languages: string[] }> {
+  const docs = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+  const tabs = tabUris();
+  let opened = false;
+  const languages = new Set<string>();
+  for (const p of paths) {
+    const uri = toUri(p);
+    let doc = docs.get(uri.toString());
+    try {
+      if (!doc) {
+        doc = await vscode.workspace.openTextDocument(uri);
+        opened = true;
+      }
+      if (!tabs.has(uri.toString())) {
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        opened = true;
+      }
+    } catch {
+      // Absent (not created yet) or not text: nothing to report on.
+    }
+    if (doc) languages.add(doc.languageId);
+  }
+  return { opened, languages: [...languages] };
+}
+
+/**
+ * How long to wait for a first report depends on what this window has seen of the language: a
+ * server that reported before answers within seconds; one never heard from may be starting
+ * (TypeScript's first project load takes many seconds on a busy machine); a language that twice
+ * gave no report has no server (plain text), so it is not waited for again.
+ */
+class LanguageMemory {
+  private readonly reporting = new Set<string>();
+  private readonly quiet = new Map<string, number>();
+
+  bounds(languages: readonly string[], settle: Omit<SettleOptions, "signal">): Omit<SettleOptions, "signal"> {
+    if (languages.some((l) => this.reporting.has(l))) return settle;
+    if (languages.length && languages.every((l) => (this.quiet.get(l) ?? 0) >= 2)) return { ...settle, firstMs: Math.min(300, settle.firstMs) };
+    return { ...settle, firstMs: COLD_FIRST_MS, maxMs: Math.max(settle.maxMs, COLD_FIRST_MS + settle.maxMs) };
+  }
+
+  learn(languages: readonly string[], reports: number): void {
+    for (const l of languages) {
+      if (reports > 0) {
+        this.reporting.add(l);
+        this.quiet.delete(l);
+      } else if (!this.reporting.has(l)) this.quiet.set(l, (this.quiet.get(l) ?? 0) + 1);
+    }
+  }
+}
+
+/** A language server never heard from in this window may still be starting: its first report may take this long. */
+const COLD_FIRST_MS = 15_000;
+
+export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Omit<SettleOptions, "signal"> = DEFAULT_SETTLE): DiagnosticsService {
+  const memory = new LanguageMemory();
+  /** Starts listening at once (no report is missed while documents open); the wait's first bound is set once the languages are known. */
+  const listen = (paths: readonly string[], signal: AbortSignal) => {
+    const wanted = new Set(paths.map((p) => toUri(p).toString()));
+    let early = 0;
+    const early$ = vscode.languages.onDidChangeDiagnostics((e) => {
+      if (e.uris.some((u) => wanted.has(u.toString()))) early++;
+    });
+    return {
+      wait: (languages: readonly string[], bound: Omit<SettleOptions, "signal">) =>
+        waitForQuiet(
+          (onReport) => {
+            early$.dispose();
+            if (early) queueMicrotask(onReport);
+            return vscode.languages.onDidChangeDiagnostics((e) => {
+              if (e.uris.some((u) => wanted.has(u.toString()))) onReport();
+            });
+          },
+          { ...memory.bounds(languages, bound), signal },
+        ).then((r) => {
+          memory.learn(languages, r.reports + early);
+          return r;
+        }),
+      cancel: () => early$.dispose(),
+    };
+  };
+  return {
+    source: "language server",
+    async current(paths, signal) {
+      // The reports of open documents are current; a file no document held gets its first report.
+      const l = listen(paths, signal);
+      const { opened, languages } = await ensureOpen(paths);
+      if (!opened) l.cancel();
+      else await l.wait(languages, settle);
+      return read(paths);
+    },
+    async collect(paths, signal) {
+      const l = listen(paths, signal);
+      const { languages } = await ensureOpen(paths);
+      const r = await l.wait(languages, settle);
+      log.debug(`diagnostics of ${paths.length} file(s) (${languages.join(", ") || "no document"}): ${r.outcome} after ${r.waitedMs} ms (${r.reports} report(s))`);
+      return read(paths);
+    },
+  };
+}
