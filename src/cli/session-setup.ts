@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
-import { readInstructions } from "../core/loop/instructions";
+import { guidanceExtension } from "../core/guidance";
 import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
 import { createProvider } from "../core/providers/create";
@@ -16,6 +16,7 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { createNodeGuidanceFiles } from "../node/guidance-files";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -100,7 +101,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       ...node.sessionOptions,
       permissionMode,
       trusted: true,
-      instructions: await readInstructions(fs),
+      extensions: [guidanceExtension({ files: createNodeGuidanceFiles() })],
       platform: process.platform,
       maxTurns: flags.maxTurns,
     },
