@@ -16,7 +16,7 @@ const OUTPUT_TAIL = 20_000;
 const STOP = new Set("a an and are as at be by do for from how i in is it me my of on or so that the this to use using we what when with you your can should would not fix file".split(" "));
 
 interface Compiled {
-  keywords: Array<{ text: string; re: RegExp }>;
+  keywords: Array<{ text: string; re: RegExp; literal: string }>;
   patterns: Array<{ text: string; re: RegExp }>;
   globs: Array<{ text: string; test: (rel: string) => boolean }>;
   tools: Set<string>;
@@ -37,6 +37,14 @@ export function keywordRegex(k: string): RegExp {
   return new RegExp(`${start}${src}${end}`, "i");
 }
 
+/** The longest piece of a keyword without wildcards, lower-case: a cheap test before the regex. */
+function longestLiteral(k: string): string {
+  return k
+    .toLowerCase()
+    .split(/\*|\s+/)
+    .reduce((a, b) => (b.length > a.length ? b : a), "");
+}
+
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -51,7 +59,7 @@ function compiled(e: GuidanceEntry): Compiled {
   let c = cache.get(e);
   if (!c) {
     c = {
-      keywords: e.match.keywords.filter((k) => k.trim()).map((k) => ({ text: k, re: keywordRegex(k) })),
+      keywords: e.match.keywords.filter((k) => k.trim()).map((k) => ({ text: k, re: keywordRegex(k), literal: longestLiteral(k) })),
       patterns: e.match.patterns.map((p) => ({ text: p, re: new RegExp(stripInlineFlags(p), "im") })),
       globs: e.match.globs.map((g) => ({ text: g, test: globTester(g) })),
       tools: new Set(e.match.tools.map((t) => t.toLowerCase())),
@@ -80,14 +88,43 @@ export interface ScoreContext {
   toolAliases?: (name: string) => string[];
 }
 
+/** Signals prepared once per ranking (not per entry). */
+interface Prepared {
+  message: string;
+  lowerMessage: string;
+  outputs: string[];
+  lowerOutputs: string[];
+  files: Array<{ abs: string; rel: string }>;
+  tools: Array<{ name: string; names: string[] }>;
+  words: Set<string>;
+  mentions: Set<string>;
+}
+
+function prepare(s: MatchSignals, ctx: ScoreContext): Prepared {
+  const message = s.message ?? "";
+  const outputs = (s.outputs ?? []).map((o) => (o.length > OUTPUT_TAIL ? o.slice(-OUTPUT_TAIL) : o));
+  return {
+    message,
+    lowerMessage: message.toLowerCase(),
+    outputs,
+    lowerOutputs: outputs.map((o) => o.toLowerCase()),
+    files: (s.files ?? []).map((f) => ({ abs: normalizePath(f), rel: relForGlob(ctx.fs, f) })),
+    tools: [...new Set(s.tools ?? [])].map((t) => ({ name: t, names: [t.toLowerCase(), ...(ctx.toolAliases?.(t) ?? [])] })),
+    words: new Set(message.toLowerCase().split(/[^\p{L}\p{N}]+/u)),
+    mentions: new Set([...message.matchAll(/(?:^|\s)@([\w.-]+)/g)].map((m) => m[1]!.toLowerCase())),
+  };
+}
+
 /** The entry's score (0: not relevant) and why. */
 export function scoreEntry(e: GuidanceEntry, s: MatchSignals, ctx: ScoreContext = {}): ScoredEntry {
+  return score(e, prepare(s, ctx));
+}
+
+function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
   const c = compiled(e);
   const reasons: string[] = [];
   let score = 0;
-  const message = s.message ?? "";
-  const outputs = (s.outputs ?? []).map((o) => (o.length > OUTPUT_TAIL ? o.slice(-OUTPUT_TAIL) : o));
-  const files = (s.files ?? []).map((f) => ({ abs: normalizePath(f), rel: relForGlob(ctx.fs, f) }));
+  const { message, outputs, files } = p;
   const globHits = () => {
     for (const g of c.globs) {
       const hit = files.find((f) => g.test(f.rel));
@@ -101,35 +138,32 @@ export function scoreEntry(e: GuidanceEntry, s: MatchSignals, ctx: ScoreContext 
     case "lesson": {
       if (e.status !== "active") break;
       for (const k of c.keywords) {
-        if (message && k.re.test(message)) {
+        if (message && p.lowerMessage.includes(k.literal) && k.re.test(message)) {
           score += WEIGHTS.keyword;
           reasons.push(`keyword "${k.text}"`);
-        } else if (outputs.some((o) => k.re.test(o))) {
+        } else if (outputs.some((o, i) => p.lowerOutputs[i]!.includes(k.literal) && k.re.test(o))) {
           score += WEIGHTS.keywordInOutput;
           reasons.push(`keyword "${k.text}" in tool output`);
         }
       }
-      for (const p of c.patterns) {
-        if (message && p.re.test(message)) {
+      for (const pat of c.patterns) {
+        if (message && pat.re.test(message)) {
           score += WEIGHTS.pattern;
-          reasons.push(`pattern /${p.text}/`);
-        } else if (outputs.some((o) => p.re.test(o))) {
+          reasons.push(`pattern /${pat.text}/`);
+        } else if (outputs.some((o) => pat.re.test(o))) {
           score += WEIGHTS.pattern;
-          reasons.push(`pattern /${p.text}/ in tool output`);
+          reasons.push(`pattern /${pat.text}/ in tool output`);
         }
       }
       if (c.tools.size) {
-        for (const t of s.tools ?? []) {
-          const names = [t.toLowerCase(), ...(ctx.toolAliases?.(t) ?? [])];
-          const hit = names.find((n) => c.tools.has(n));
-          if (hit && !reasons.includes(`tool ${t}`)) {
+        for (const t of p.tools) {
+          if (t.names.some((n) => c.tools.has(n))) {
             score += WEIGHTS.tool;
-            reasons.push(`tool ${t}`);
+            reasons.push(`tool ${t.name}`);
           }
         }
       }
       globHits();
-      // A tool or a glob alone is weak evidence: it ranks, keywords and patterns decide.
       score *= e.priority;
       break;
     }
@@ -155,8 +189,7 @@ export function scoreEntry(e: GuidanceEntry, s: MatchSignals, ctx: ScoreContext 
     case "skill": {
       if (c.globs.length) globHits();
       if (message && c.words.size) {
-        const words = new Set(message.toLowerCase().split(/[^\p{L}\p{N}]+/u));
-        const hits = [...c.words].filter((w) => words.has(w));
+        const hits = [...c.words].filter((w) => p.words.has(w));
         if (hits.length) {
           score += WEIGHTS.skillWord * hits.length;
           reasons.push(`words ${hits.slice(0, 5).map((w) => `"${w}"`).join(", ")}`);
@@ -165,7 +198,7 @@ export function scoreEntry(e: GuidanceEntry, s: MatchSignals, ctx: ScoreContext 
       break;
     }
   }
-  if (message && (e.kind === "rule" || e.kind === "skill" || e.kind === "lesson") && new RegExp(`(^|\\s)@${escape(e.name)}(?![\\w-])`, "i").test(message)) {
+  if (e.kind !== "memory" && p.mentions.has(e.name.toLowerCase())) {
     score += WEIGHTS.mention;
     reasons.push(`named @${e.name}`);
   }
@@ -176,8 +209,9 @@ const KIND_ORDER = { memory: 0, rule: 1, lesson: 2, skill: 3 } as const;
 
 /** Entries with a score above 0, best first (ties: higher priority, then memory, rules, lessons, skills, then name). */
 export function rank(entries: readonly GuidanceEntry[], s: MatchSignals, ctx: ScoreContext = {}): ScoredEntry[] {
+  const p = prepare(s, ctx);
   return entries
-    .map((e) => scoreEntry(e, s, ctx))
+    .map((e) => score(e, p))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score || b.entry.priority - a.entry.priority || KIND_ORDER[a.entry.kind] - KIND_ORDER[b.entry.kind] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
 }
