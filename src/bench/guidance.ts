@@ -27,7 +27,12 @@ function synthetic(): GuidanceEntry[] {
   }
   for (let i = 0; i < 200; i++) {
     const w = WORDS[i % WORDS.length]!;
-    const p = parseSkill({ path: `/s/${i}/SKILL.md`, source: `.claude/skills/${i}/SKILL.md`, origin: "workspace", text: `---\nname: skill-${i}\ndescription: Work with the ${w} subsystem, variant ${i}\n---\nSteps.\n` });
+    const p = parseSkill({
+      path: `/s/${i}/SKILL.md`,
+      source: `.claude/skills/${i}/SKILL.md`,
+      origin: "workspace",
+      text: `---\nname: skill-${i}\ndescription: Work with the ${w} subsystem, variant ${i}\n---\nSteps.\n`,
+    });
     if (p.entry) out.push(p.entry);
   }
   return out;
@@ -50,7 +55,17 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
   const fs = { root: "/ws", stat: async () => undefined, readDir: async () => [], readFile: async () => new Uint8Array(), realPath: async () => undefined } as unknown as WorkspaceFs;
   const files = createNodeGuidanceFiles({ home: "/nonexistent-home-for-bench" });
   const set: GuidanceSet = await loadGuidance({ fs, files });
-  const outputs = [OUTPUT, "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.", "ok", " FAIL  src/sum.test.ts\nAssertionError: expected 3 to be 4\n Tests  1 failed", "ok", "ok", "ok", "ok", "ok"];
+  const outputs = [
+    OUTPUT,
+    "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "ok",
+    " FAIL  src/sum.test.ts\nAssertionError: expected 3 to be 4\n Tests  1 failed",
+    "ok",
+    "ok",
+    "ok",
+    "ok",
+    "ok",
+  ];
   const shell = defineTool({
     name: "run_command",
     description: "runs",
@@ -76,8 +91,23 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
     },
   };
   const lines = new Map<string, string[]>();
-  const store: SessionStore = { append: (id, l) => void (lines.get(id) ?? lines.set(id, []).get(id)!).push(l), sync() {}, read: (id) => lines.get(id) ?? [], list: () => [...lines.keys()], exists: (id) => lines.has(id) };
-  const s = await AgentSession.create({ store, provider, tools: [shell as ToolDefinition], services: { fs, search: {} as never, log: silentLogger }, approver: { ask: async () => ({ decision: "allow" }) }, permissionMode: "bypassPermissions", retry: { maxRetries: 0 }, extensions: [guidanceExtension({ load: async () => set })] });
+  const store: SessionStore = {
+    append: (id, l) => void (lines.get(id) ?? lines.set(id, []).get(id)!).push(l),
+    sync() {},
+    read: (id) => lines.get(id) ?? [],
+    list: () => [...lines.keys()],
+    exists: (id) => lines.has(id),
+  };
+  const s = await AgentSession.create({
+    store,
+    provider,
+    tools: [shell as ToolDefinition],
+    services: { fs, search: {} as never, log: silentLogger },
+    approver: { ask: async () => ({ decision: "allow" }) },
+    permissionMode: "bypassPermissions",
+    retry: { maxRetries: 0 },
+    extensions: [guidanceExtension({ load: async () => set })],
+  });
   await s.send("the test suite fails with a python traceback, fix it");
   const guidanceChars = s
     .events()
@@ -86,15 +116,32 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
   const lastChars = JSON.stringify(requests.at(-1)!.messages).length + requests.at(-1)!.system.length;
   const injected = s.events().flatMap((e) => (e.type === "guidance" ? e.injected : []));
   return [
-    { name: "guidance tokens, whole 10-request session", value: Math.ceil(guidanceChars / 4), unit: "tokens", note: `${injected.filter((i) => i.kind === "lesson").length} lessons injected once each (${injected.map((i) => i.name).join(", ")})` },
-    { name: "guidance tokens per request (mean)", value: Math.round(guidanceChars / 4 / requests.length), unit: "tokens", baseline: Math.round(lastChars / 4 / requests.length), ratio: Math.round((guidanceChars / lastChars) * 1000) / 1000, note: "baseline: mean request size of the session / requests; ratio: guidance share of the last request" },
+    {
+      name: "guidance tokens, whole 10-request session",
+      value: Math.ceil(guidanceChars / 4),
+      unit: "tokens",
+      note: `${injected.filter((i) => i.kind === "lesson").length} lessons injected once each (${injected.map((i) => i.name).join(", ")})`,
+    },
+    {
+      name: "guidance tokens per request (mean)",
+      value: Math.round(guidanceChars / 4 / requests.length),
+      unit: "tokens",
+      baseline: Math.round(lastChars / 4 / requests.length),
+      ratio: Math.round((guidanceChars / lastChars) * 1000) / 1000,
+      note: "baseline: mean request size of the session / requests; ratio: guidance share of the last request",
+    },
   ];
 }
 
 export async function bench(): Promise<BenchSection> {
   const entries = effectiveEntries(synthetic());
   const aliases = toolAliases([]);
-  const signals = { message: "the queue17 failure is back after the cache change", tools: ["run_command", "read_file"], outputs: [OUTPUT], files: ["/ws/src/queue/a.ts", "/ws/src/cache/b/c.ts", "/ws/README.md"] };
+  const signals = {
+    message: "the queue17 failure is back after the cache change",
+    tools: ["run_command", "read_file"],
+    outputs: [OUTPUT],
+    files: ["/ws/src/queue/a.ts", "/ws/src/cache/b/c.ts", "/ws/README.md"],
+  };
   rank(entries, signals, { toolAliases: aliases }); // compile once (cached per entry)
   const real = median(21, () => rank(entries, signals, { toolAliases: aliases }));
   const lower = `${signals.message}\n${signals.outputs.join("\n")}`.toLowerCase();
@@ -105,7 +152,14 @@ export async function bench(): Promise<BenchSection> {
     method:
       "rank() over 1,000 synthetic lessons (2 keywords with wildcards, 1 regex, 1 of 8 tools, 1 glob each) and 200 skills, for one request's signals (a message, 2 tools, a 4 kB tool output, 3 files); median of 21 runs after one warm-up (regexes and globs are compiled once per entry). Baseline: a naive lower-case substring scan of the same keywords. Tokens: a scripted 10-request session with the built-in lessons, whose tool outputs carry a Python traceback, a TypeScript error and a failing test.",
     metrics: [
-      { name: "match 1,000 lessons + 200 skills", value: real, unit: "ms", baseline: naive, ratio: naive > 0 ? Math.round((real / naive) * 10) / 10 : undefined, note: `${matched} entries scored above 0` },
+      {
+        name: "match 1,000 lessons + 200 skills",
+        value: real,
+        unit: "ms",
+        baseline: naive,
+        ratio: naive > 0 ? Math.round((real / naive) * 10) / 10 : undefined,
+        note: `${matched} entries scored above 0`,
+      },
       ...(await tokensPerRequest()),
     ],
   };

@@ -64,7 +64,16 @@ export class GuidanceControls {
       if (!byId.has(id)) {
         const [kind, ...rest] = id.split(":");
         const source = rest.join(":");
-        byId.set(id, { id, name: source.split("/").pop() ?? source, kind: (["lesson", "skill", "rule", "memory"].includes(kind!) ? kind : "lesson") as GuidanceItemView["kind"], source, reasons: [], state: "inactive", pinned: false, muted: false });
+        byId.set(id, {
+          id,
+          name: source.split("/").pop() ?? source,
+          kind: (["lesson", "skill", "rule", "memory"].includes(kind!) ? kind : "lesson") as GuidanceItemView["kind"],
+          source,
+          reasons: [],
+          state: "inactive",
+          pinned: false,
+          muted: false,
+        });
       }
     }
     const items = [...byId.values()].map((i) => ({ ...i, pinned: prefs.pinned.includes(i.id), muted: prefs.muted.includes(i.id) }));
@@ -90,7 +99,8 @@ export async function addToProjectMemory(): Promise<void> {
   }
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : "";
-  const text = selected.trim() || (await vscode.window.showInputBox({ title: "Add to Project Memory (AGENTS.md)", prompt: "What should Yoke remember about this project?", ignoreFocusOut: true }))?.trim();
+  const text =
+    selected.trim() || (await vscode.window.showInputBox({ title: "Add to Project Memory (AGENTS.md)", prompt: "What should Yoke remember about this project?", ignoreFocusOut: true }))?.trim();
   if (!text) return;
   const fs = createVscodeWorkspaceFs(folder.uri, folders);
   const path = `${fs.root}/AGENTS.md`;

@@ -71,15 +71,20 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
       for (const abs of walk(join(home, ".yoke", "lessons"), isLesson)) add(abs, "user", "lesson", tilde(abs));
       for (const skills of [join(home, ".claude", "skills"), join(home, ".yoke", "skills")]) {
-        let dirs: string[] = [];
+        let dirs: string[];
         try {
-          dirs = readdirSync(skills, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+          dirs = readdirSync(skills, { withFileTypes: true })
+            .filter((d) => d.isDirectory())
+            .map((d) => d.name)
+            .sort();
         } catch {
           continue;
         }
         for (const d of dirs) {
           const dir = join(skills, d);
-          const files = walk(dir, () => true).map((f) => posix(relative(dir, f))).filter((f) => f !== "SKILL.md");
+          const files = walk(dir, () => true)
+            .map((f) => posix(relative(dir, f)))
+            .filter((f) => f !== "SKILL.md");
           add(join(dir, "SKILL.md"), "user", "skill", tilde(join(dir, "SKILL.md")), files);
         }
       }

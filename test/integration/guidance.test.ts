@@ -44,7 +44,9 @@ describe("yoke lessons", () => {
     expect(by(".claude/skills/pdf/SKILL.md")).toMatchObject({ kind: "skill", name: "pdf-forms", description: "Fill PDF forms" });
     expect(by("~/.yoke/lessons/mine.md")).toMatchObject({ kind: "lesson", origin: "user" });
     expect(out.entries.filter((e) => e.origin === "builtin").length).toBeGreaterThanOrEqual(12);
-    expect(out.problems).toEqual([{ path: join(cwd, ".yoke/lessons/broken.md"), line: expect.any(Number), message: expect.stringContaining("invalid YAML frontmatter"), at: expect.stringMatching(/broken\.md:\d+$/) }]);
+    expect(out.problems).toEqual([
+      { path: join(cwd, ".yoke/lessons/broken.md"), line: expect.any(Number), message: expect.stringContaining("invalid YAML frontmatter"), at: expect.stringMatching(/broken\.md:\d+$/) },
+    ]);
     const human = await runCli(["lessons", "list", "--cwd", cwd], { env });
     expect(human.stdout).toMatch(/problems \(1\):\n {2}.*broken\.md:\d+: invalid YAML frontmatter/);
   });

@@ -63,7 +63,11 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function match(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { message: { type: "string" }, tool: { type: "string", multiple: true }, file: { type: "string", multiple: true }, cwd: { type: "string" }, json: { type: "boolean" } }, false);
+  const { values } = parse(
+    argv,
+    { message: { type: "string" }, tool: { type: "string", multiple: true }, file: { type: "string", multiple: true }, cwd: { type: "string" }, json: { type: "boolean" } },
+    false,
+  );
   if (values.message === undefined) throw new UsageError("--message TEXT is required");
   const cwd = resolve(values.cwd ?? ".");
   const set = await load(cwd);

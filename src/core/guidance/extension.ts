@@ -152,7 +152,9 @@ class GuidanceState {
       hookInput: (a) => ({ skill: a.name }),
       run: async ({ name }) => {
         const wanted = name.trim().toLowerCase();
-        const e = this.entries.find((x) => loadable(x) && x.name.toLowerCase() === wanted) ?? this.entries.find((x) => loadable(x) && x.name.toLowerCase().replace(/[\s_]+/g, "-") === wanted.replace(/[\s_]+/g, "-"));
+        const e =
+          this.entries.find((x) => loadable(x) && x.name.toLowerCase() === wanted) ??
+          this.entries.find((x) => loadable(x) && x.name.toLowerCase().replace(/[\s_]+/g, "-") === wanted.replace(/[\s_]+/g, "-"));
         if (!e) {
           const all = names();
           throw new ToolError(all.length ? `No skill named "${name}". Available: ${all.join(", ")}.` : `No skill named "${name}": this workspace has no skills.`);
@@ -291,7 +293,10 @@ export function render(e: GuidanceEntry, reasons: string[]): string {
   const why = reasons.length ? ` — ${reasons.join("; ")}` : "";
   const title = e.kind === "lesson" && e.title ? `${e.title} ` : e.kind === "skill" ? `${e.name} ` : "";
   const head = `## ${KIND_LABEL[e.kind]}: ${title}(${e.source}${why})`;
-  const files = e.kind === "skill" && e.files?.length ? `\n\nFiles of this skill (in ${e.source.replace(/\/SKILL\.md$/, "")}/; read them with read_file when the instructions refer to them):\n${e.files.map((f) => `- ${f}`).join("\n")}` : "";
+  const files =
+    e.kind === "skill" && e.files?.length
+      ? `\n\nFiles of this skill (in ${e.source.replace(/\/SKILL\.md$/, "")}/; read them with read_file when the instructions refer to them):\n${e.files.map((f) => `- ${f}`).join("\n")}`
+      : "";
   return `${head}\n${e.body}${files}`;
 }
 

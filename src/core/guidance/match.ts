@@ -192,7 +192,12 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
         const hits = [...c.words].filter((w) => p.words.has(w));
         if (hits.length) {
           score += WEIGHTS.skillWord * hits.length;
-          reasons.push(`words ${hits.slice(0, 5).map((w) => `"${w}"`).join(", ")}`);
+          reasons.push(
+            `words ${hits
+              .slice(0, 5)
+              .map((w) => `"${w}"`)
+              .join(", ")}`,
+          );
         }
       }
       break;
@@ -213,7 +218,10 @@ export function rank(entries: readonly GuidanceEntry[], s: MatchSignals, ctx: Sc
   return entries
     .map((e) => score(e, p))
     .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || b.entry.priority - a.entry.priority || KIND_ORDER[a.entry.kind] - KIND_ORDER[b.entry.kind] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+    .sort(
+      (a, b) =>
+        b.score - a.score || b.entry.priority - a.entry.priority || KIND_ORDER[a.entry.kind] - KIND_ORDER[b.entry.kind] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0),
+    );
 }
 
 /** Rough token count of a text (4 characters a token), for budgets. */

@@ -23,7 +23,20 @@ export const MAX_ENTRY_CHARS = 20_000;
 const emptyMatch = (): GuidanceMatch => ({ keywords: [], patterns: [], tools: [], globs: [] });
 
 function entry(kind: GuidanceKind, f: FileInput, name: string, body: string, activation: Activation, extra: Partial<GuidanceEntry> = {}): GuidanceEntry {
-  return { id: `${kind}:${f.source}`, name, kind, source: f.source, origin: f.origin, path: f.path, body: bounded(body.trim()), activation, status: "active", priority: 1, match: emptyMatch(), ...extra };
+  return {
+    id: `${kind}:${f.source}`,
+    name,
+    kind,
+    source: f.source,
+    origin: f.origin,
+    path: f.path,
+    body: bounded(body.trim()),
+    activation,
+    status: "active",
+    priority: 1,
+    match: emptyMatch(),
+    ...extra,
+  };
 }
 
 export function bounded(text: string): string {
@@ -49,7 +62,8 @@ export function parseLesson(f: FileInput): Parsed {
   if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
   const d = fm.data;
   const m = (d.match && typeof d.match === "object" && !Array.isArray(d.match) ? d.match : {}) as Record<string, unknown>;
-  if (d.match !== undefined && (typeof d.match !== "object" || Array.isArray(d.match) || d.match === null)) problems.push({ path: f.path, line: keyLine(f.text, "match"), message: "`match` must be a mapping with keywords, patterns, tools or globs" });
+  if (d.match !== undefined && (typeof d.match !== "object" || Array.isArray(d.match) || d.match === null))
+    problems.push({ path: f.path, line: keyLine(f.text, "match"), message: "`match` must be a mapping with keywords, patterns, tools or globs" });
   const match: GuidanceMatch = {
     keywords: stringList(m.keywords ?? d.keywords),
     patterns: stringList(m.patterns ?? d.patterns, false),
@@ -67,7 +81,8 @@ export function parseLesson(f: FileInput): Parsed {
     else problems.push({ path: f.path, line: keyLine(f.text, "status"), message: `status ${JSON.stringify(d.status)} is not one of ${STATUSES.join(", ")}; taken as active` });
   }
   const priority = priorityOf(d.priority);
-  if (priority === undefined) problems.push({ path: f.path, line: keyLine(f.text, "priority"), message: `priority ${JSON.stringify(d.priority)} is not a number or one of ${Object.keys(PRIORITY_WORDS).join(", ")}` });
+  if (priority === undefined)
+    problems.push({ path: f.path, line: keyLine(f.text, "priority"), message: `priority ${JSON.stringify(d.priority)} is not a number or one of ${Object.keys(PRIORITY_WORDS).join(", ")}` });
   const title = heading(fm.body);
   const name = text(d.name) ?? stem(f.path);
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the lesson has no text after its frontmatter" });
@@ -134,7 +149,8 @@ export function parseRule(f: FileInput, format: RuleFormat): Parsed {
   if (format === "mdc") {
     globs = stringList(d.globs);
     const always = d.alwaysApply;
-    if (always !== undefined && typeof always !== "boolean" && always !== "true" && always !== "false") problems.push({ path: f.path, line: keyLine(f.text, "alwaysApply"), message: `alwaysApply ${JSON.stringify(always)} is not true or false` });
+    if (always !== undefined && typeof always !== "boolean" && always !== "true" && always !== "false")
+      problems.push({ path: f.path, line: keyLine(f.text, "alwaysApply"), message: `alwaysApply ${JSON.stringify(always)} is not true or false` });
     activation = always === true || always === "true" ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
   } else if (format === "instructions") {
     globs = stringList(d.applyTo);

@@ -141,7 +141,13 @@ describe("loadGuidance", () => {
     ws = createTempWorkspace({ ".yoke/lessons/flaky.md": "---\nmatch: {keywords: [flaky]}\n---\nWorkspace version.\n" });
     const set = await loadGuidance({ fs: ws.fs, files: createNodeGuidanceFiles({ home, builtinDir: null }) });
     expect(set.entries.map((e) => `${e.origin} ${e.kind} ${e.source}`).sort()).toEqual(
-      ["user lesson ~/.yoke/lessons/flaky.md", "user memory ~/.claude/CLAUDE.md", "user memory ~/.yoke/AGENTS.md", "user skill ~/.claude/skills/deploy/SKILL.md", "workspace lesson .yoke/lessons/flaky.md"].sort(),
+      [
+        "user lesson ~/.yoke/lessons/flaky.md",
+        "user memory ~/.claude/CLAUDE.md",
+        "user memory ~/.yoke/AGENTS.md",
+        "user skill ~/.claude/skills/deploy/SKILL.md",
+        "workspace lesson .yoke/lessons/flaky.md",
+      ].sort(),
     );
     const eff = effectiveEntries(set.entries).filter((e) => e.name === "flaky");
     expect(eff.map((e) => e.body)).toEqual(["Workspace version."]);
@@ -162,7 +168,7 @@ describe("loadGuidance", () => {
       expect(l.body.length, l.source).toBeLessThan(2000); // cheap enough to inject
     }
     const top = (outputs: string[], message = "") => rank(lessons, { message, outputs })[0]?.entry.source;
-    expect(top(['Traceback (most recent call last):\n  File "app.py", line 3, in <module>\nKeyError: \'x\''])).toBe("lessons/python/traceback.md");
+    expect(top(["Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'x'"])).toBe("lessons/python/traceback.md");
     expect(top(["src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'."])).toBe("lessons/js/typescript-errors.md");
     expect(top([" FAIL  src/sum.test.ts > adds\nAssertionError: expected 3 to be 4\n Tests  1 failed | 2 passed"])).toBe("lessons/js/jest-vitest-failures.md");
     expect(top(["CONFLICT (content): Merge conflict in a.txt\nAutomatic merge failed; fix conflicts and then commit the result."])).toBe("lessons/git/merge-conflicts.md");
