@@ -142,13 +142,20 @@ describe("guidance in a session", () => {
     expect(provider.requests[1]!.system).toBe(provider.requests[0]!.system);
   });
 
-  it("an unknown skill is a clear tool error naming the ones there are", async () => {
-    const { provider, opts } = setup([toolTurn({ id: "c1", name: "load_skill", input: { name: "nope" } }), textTurn("ok")]);
+  it("load_skill needs no approval in the default mode; an unknown name is a clear error naming the skills there are", async () => {
+    const asked: string[] = [];
+    const { provider, opts } = setup([toolTurn({ id: "c1", name: "load_skill", input: { name: "nope" } }, { id: "c2", name: "load_skill", input: { name: "Deploy" } }), textTurn("ok")], {
+      permissionMode: "default",
+      approver: { ask: async (q) => (asked.push(q.tool), { decision: "deny" }) },
+    });
     const s = await AgentSession.create(opts);
     await s.send("hello");
-    const r = provider.requests[1]!.messages.find((m) => m.role === "tool") as { content: string; isError: boolean };
-    expect(r.isError).toBe(true);
-    expect(r.content).toContain('No skill named "nope". Available: deploy.');
+    expect(asked).toEqual([]);
+    const results = provider.requests[1]!.messages.filter((m) => m.role === "tool") as Array<{ content: string; isError: boolean }>;
+    expect(results[0]!.isError).toBe(true);
+    expect(results[0]!.content).toContain('No skill named "nope". Available: deploy.');
+    expect(results[1]!.isError).toBe(false);
+    expect(added(provider.requests, 1)).toContain("SKILL-BODY");
   });
 
   it("honours the user's pins and mutes", async () => {
