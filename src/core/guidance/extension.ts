@@ -66,7 +66,7 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
   return {
     name: "guidance",
     async setup(api) {
-      const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files })))();
+      const set = await (opts.load ?? (() => loadGuidance({ fs: api.session.services.fs, files: opts.files, access: api.session.services.access })))();
       const state = new GuidanceState(api, set, opts);
       api.addTools([state.loadSkillTool()]);
       api.on("tool.after", async ({ tool, args, output }) => {
@@ -192,7 +192,7 @@ class GuidanceState {
     this.started = true;
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
 
-    for (const e of this.entries) if (prefs.pinned.includes(e.id) && fresh(e) && e.kind !== "skill") inForce.push({ e, reasons: ["pinned"] });
+    for (const e of this.entries) if (prefs.pinned.includes(e.id) && fresh(e)) inForce.push({ e, reasons: ["pinned"] });
     if (first) {
       for (const e of this.entries) {
         if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && fresh(e) && !inForce.some((x) => x.e === e)) inForce.push({ e, reasons: ["always"] });
@@ -203,7 +203,7 @@ class GuidanceState {
       for (const dir of foldersDownTo(this.api.session.services.fs, file)) {
         if (this.seenDirs.has(dir)) continue;
         this.seenDirs.add(dir);
-        for (const p of await loadFolderMemory(this.api.session.services.fs, dir, this.opts.files)) {
+        for (const p of await loadFolderMemory(this.api.session.services.fs, dir, this.opts.files, this.api.session.services.access)) {
           if (p.problems.length) this.api.session.services.log.warn(`guidance: ${p.problems.map((x) => `${x.path}${x.line ? `:${x.line}` : ""}: ${x.message}`).join("; ")}`);
           if (p.entry && fresh(p.entry)) {
             this.entries.push(p.entry);

@@ -4,7 +4,7 @@
  * (through the GuidanceFiles port). Unreadable or malformed files are problems, never skipped silently.
  */
 import { dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
-import type { WorkspaceFs } from "../ports";
+import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { parseFrontmatter } from "./frontmatter";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
@@ -25,14 +25,27 @@ export interface LoadOptions {
   files?: GuidanceFiles;
   /** Also walk the workspace for nested AGENTS.md/CLAUDE.md (listing everything; a session finds them as files are touched). */
   nestedMemory?: boolean;
+  /** Read deny rules: a CLAUDE.md import of a denied file is refused (a problem). */
+  access?: FileAccessPolicy;
 }
 
 const decoder = new TextDecoder();
 
+/**
+ * A workspace file's text; undefined when absent or not a file. A symlink (CLAUDE.md -> AGENTS.md
+ * is common) is read only when it resolves to a file inside the workspace.
+ */
 async function readText(fs: WorkspaceFs, path: string): Promise<string | undefined> {
-  const st = await fs.stat(path).catch(() => undefined);
+  let st = await fs.stat(path).catch(() => undefined);
+  let target = path;
+  if (st?.type === "symlink") {
+    const real = await fs.realPath(path).catch(() => undefined);
+    if (!real || !folderOf(fs, normalizePath(real))) return undefined;
+    target = normalizePath(real);
+    st = await fs.stat(target).catch(() => undefined);
+  }
   if (st?.type !== "file") return undefined;
-  return decoder.decode(await fs.readFile(path));
+  return decoder.decode(await fs.readFile(target));
 }
 
 async function entriesOf(fs: WorkspaceFs, dir: string): Promise<Array<[string, string]>> {
@@ -60,6 +73,8 @@ class Collector {
 
   add(p: Parsed): void {
     this.problems.push(...p.problems);
+    // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: the same text once.
+    if (p.entry?.kind === "memory" && this.entries.some((e) => e.kind === "memory" && e.dir === p.entry!.dir && e.body === p.entry!.body)) return;
     if (p.entry && !this.seen.has(p.entry.id)) {
       this.seen.add(p.entry.id);
       this.entries.push(p.entry);
@@ -84,7 +99,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
-    else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home }));
+    else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
   }
   for (const folder of workspaceFolders(fs)) {
     const root = normalizePath(folder.root);
@@ -97,7 +112,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       }
     };
     // Project memory at the root.
-    for (const name of [...MEMORY_NAMES, ...ROOT_ONLY_MEMORY]) await file(joinPath(root, name), (f) => memoryWithImports(f, "always", root, { fs, files: opts.files, home }));
+    for (const name of [...MEMORY_NAMES, ...ROOT_ONLY_MEMORY]) await file(joinPath(root, name), (f) => memoryWithImports(f, "always", root, { fs, files: opts.files, home, access: opts.access }));
     // Lessons.
     for (const abs of await walk(fs, joinPath(root, LESSON_DIR), isLessonFile)) await file(abs, parseLesson);
     // Skills: one folder per skill with a SKILL.md.
@@ -123,7 +138,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     for (const abs of await walk(fs, joinPath(root, ".roo/rules"), isRuleText)) await file(abs, rule("cline"));
     if (opts.nestedMemory) {
       for (const dir of await nestedDirs(fs, root)) {
-        for (const p of await loadFolderMemory(fs, dir, opts.files)) c.add(p);
+        for (const p of await loadFolderMemory(fs, dir, opts.files, opts.access)) c.add(p);
       }
     }
   }
@@ -149,13 +164,16 @@ async function nestedDirs(fs: WorkspaceFs, root: string): Promise<string[]> {
 }
 
 /** AGENTS.md and CLAUDE.md of one folder below a root, as `folder` memory for that folder. */
-export async function loadFolderMemory(fs: WorkspaceFs, dir: string, files?: GuidanceFiles): Promise<Parsed[]> {
+export async function loadFolderMemory(fs: WorkspaceFs, dir: string, files?: GuidanceFiles, access?: FileAccessPolicy): Promise<Parsed[]> {
   const out: Parsed[] = [];
   for (const name of MEMORY_NAMES) {
     const abs = joinPath(dir, name);
     try {
       const text = await readText(fs, abs);
-      if (text !== undefined) out.push(await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }, "folder", dir, { fs, files, home: files?.home }));
+      if (text === undefined) continue;
+      const p = await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }, "folder", dir, { fs, files, home: files?.home, access });
+      if (p.entry && out.some((o) => o.entry?.body === p.entry!.body)) continue; // CLAUDE.md -> AGENTS.md
+      out.push(p);
     } catch (err) {
       out.push({ problems: [{ path: abs, message: `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
     }
@@ -177,6 +195,7 @@ interface ImportEnv {
   fs: WorkspaceFs;
   files?: GuidanceFiles;
   home?: string;
+  access?: FileAccessPolicy;
 }
 
 /** A memory file; a CLAUDE.md's `@path` imports (relative, recursive, bounded, cycle-safe) are appended after its text. */
@@ -212,9 +231,20 @@ async function expandImports(text: string, from: string, env: ImportEnv, depth: 
         problems.push({ path: from, line: i + 1, message: `@${spec} not imported: imports are followed ${MAX_IMPORT_DEPTH} levels deep` });
         continue;
       }
+      const inside = !!folderOf(env.fs, target);
+      // A workspace file may import only workspace files (a repository must not pull ~/.ssh into the prompt), and not what a Read deny rule covers.
+      if (!inside && folderOf(env.fs, from)) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} not imported: a workspace file may import only files inside the workspace` });
+        continue;
+      }
+      const denied = inside ? await env.access?.deniedBy("Read", target).catch(() => null) : null;
+      if (denied) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} not imported: reading it is denied by ${denied}` });
+        continue;
+      }
       let content: string | undefined;
       try {
-        content = folderOf(env.fs, target) ? await readText(env.fs, target) : await env.files?.read?.(target);
+        content = inside ? await readText(env.fs, target) : await env.files?.read?.(target);
       } catch (err) {
         problems.push({ path: from, line: i + 1, message: `@${spec} could not be read: ${err instanceof Error ? err.message : String(err)}` });
         continue;

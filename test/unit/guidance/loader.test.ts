@@ -1,6 +1,6 @@
 // The one loader over real files in temp workspaces: every format, real-world frontmatter quirks,
 // problems with file:line, CLAUDE.md imports, and the built-in lessons.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -125,6 +125,26 @@ describe("loadGuidance", () => {
     expect(mem.body).toContain("--- imported from docs/style.md (@docs/style.md) ---");
     expect(mem.body.match(/imported from/g)).toHaveLength(2); // the cycle back to CLAUDE.md is not followed
     expect(set.problems).toEqual([{ path: join(ws.root, "CLAUDE.md"), line: 1, message: expect.stringContaining("@missing/file.md: no such file") }]);
+  });
+
+  it("never imports files outside the workspace or denied by a Read rule into a workspace CLAUDE.md; a CLAUDE.md symlink to AGENTS.md loads once", async () => {
+    const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    temps.push(home);
+    writeFileSync(join(home, "secret.txt"), "HOME-SECRET\n");
+    ws = createTempWorkspace({ "CLAUDE.md": "@~/secret.txt\n@/etc/hostname\n@.env\n@docs/ok.md\n", ".env": "TOKEN=ENV-SECRET\n", "docs/ok.md": "fine\n", "pkg/AGENTS.md": "Shared memory.\n" });
+    symlinkSync("AGENTS.md", join(ws.root, "pkg/CLAUDE.md"));
+    const access = { deniedBy: async (perm: string, abs: string) => (perm === "Read" && abs.endsWith("/.env") ? "Read(.env)" : null) };
+    const set = await loadGuidance({ fs: ws.fs, files: createNodeGuidanceFiles({ home, builtinDir: null }), access, nestedMemory: true });
+    const mem = byName(set.entries, "CLAUDE.md")!;
+    expect(mem.body).toContain("fine");
+    expect(mem.body).not.toContain("HOME-SECRET");
+    expect(mem.body).not.toContain("ENV-SECRET");
+    expect(set.problems.map((p) => `${p.line} ${p.message}`)).toEqual([
+      "1 @~/secret.txt not imported: a workspace file may import only files inside the workspace",
+      "2 @/etc/hostname not imported: a workspace file may import only files inside the workspace",
+      "3 @.env not imported: reading it is denied by Read(.env)",
+    ]);
+    expect(set.entries.filter((e) => e.kind === "memory" && e.dir === join(ws!.root, "pkg")).map((e) => e.source)).toEqual(["pkg/AGENTS.md"]);
   });
 
   it("reads the user's lessons, skills and memory through the port; a workspace lesson overrides one of the same name", async () => {
