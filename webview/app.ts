@@ -14,6 +14,7 @@ import { MessageList } from "./views/message-list";
 import { PermissionCard } from "./views/permission-card";
 import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
+import { GuidanceList } from "./views/guidance";
 
 export class App {
   private readonly header: Header;
@@ -25,6 +26,7 @@ export class App {
   /** Change review: pending and auto-applied file changes. */
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
+  private readonly guidance: GuidanceList;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -53,6 +55,7 @@ export class App {
       (mode) => send({ type: "setMode", mode }),
     );
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
+    this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
@@ -73,6 +76,7 @@ export class App {
       this.header.root,
       this.restricted,
       this.hostInfo.root,
+      this.guidance.root,
       this.history.root,
       scroller,
       this.error,
@@ -130,6 +134,9 @@ export class App {
       case "hostInfo":
         this.header.setHostInfo(msg.info);
         this.hostInfo.set(msg.info);
+        return;
+      case "guidance":
+        this.guidance.set(msg.items, msg.problems);
         return;
       default:
         msg satisfies never;

@@ -8,4 +8,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("sandbox", async () => (await import("./sandbox")).bench);
   register("permissions", async () => (await import("./permissions")).bench);
   register("watchdog", async () => (await import("./watchdog")).bench);
+  register("guidance", async () => (await import("./guidance")).bench);
 }

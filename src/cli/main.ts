@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
+  lessons: async () => (await import("./commands/lessons")).lessonsCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
 };
 
@@ -29,6 +30,8 @@ Usage:
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
   yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S]
                     [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND...
+  yoke lessons list [--cwd DIR] [--json]   every lesson, skill, rule and memory file loaded, with problems
+  yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
   yoke bench [--only SECTION] [--json]
 
 Run options:

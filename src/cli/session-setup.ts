@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
-import { readInstructions } from "../core/loop/instructions";
+import { guidanceExtension } from "../core/guidance";
 import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
 import { parseLog } from "../core/session/session-log";
@@ -17,6 +17,7 @@ import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
 import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
+import { createNodeGuidanceFiles } from "../node/guidance-files";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -106,10 +107,10 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       ...node.sessionOptions,
       permissionMode,
       trusted: true,
-      instructions: await readInstructions(fs),
       platform: process.platform,
       maxTurns: loop.maxTurns,
-      extensions: loop.extensions,
+      // Every mechanism of the session: verification (node services), guidance, loop control.
+      extensions: [...(node.sessionOptions.extensions ?? []), guidanceExtension({ files: createNodeGuidanceFiles() }), ...loop.extensions],
     },
   };
 }

@@ -189,6 +189,31 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** USD for this request; absent when the model's price is unknown. */
     costUsd: z.number().optional(),
   }),
+  // --- guidance (src/core/guidance): lessons, skills, rules and project memory injected, and why ---
+  z.object({
+    ...base,
+    type: z.literal("guidance"),
+    injected: z.array(
+      z.object({
+        /** `kind:source`, the key pin and mute use. */
+        id: z.string(),
+        name: z.string(),
+        kind: z.enum(["lesson", "skill", "rule", "memory"]),
+        source: z.string(),
+        /** Why it applies: `always`, `keyword "x"`, `glob src/** (src/a.ts)`, `tool run_command`, `pinned`… */
+        reasons: z.array(z.string()),
+        /** Estimated tokens it added. */
+        tokens: z.number().nonnegative(),
+        /** A skill only listed by name and description (not loaded). */
+        listed: z.boolean().optional(),
+        /** Project memory: the folder it applies to. */
+        dir: z.string().optional(),
+      }),
+    ),
+    /** Files that could not be loaded (malformed frontmatter…), with file and line. */
+    problems: z.array(z.object({ path: z.string(), line: z.number().int().optional(), message: z.string() })).optional(),
+  }),
+  // --- end guidance ---
   z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
   // --- loop control (issue 12: breakers, fallback, budgets, stuck detection, concurrency gates) ---
   /** A circuit breaker changed state: per tool, per tool group (`mcp:<server>`) or per provider+model. */

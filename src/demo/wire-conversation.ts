@@ -64,7 +64,8 @@ export function readExchange(req: RecordedRequest): Exchange {
     } else if (m.role === "user") {
       for (const b of asArray(m.content)) if (b.type === "tool_result") result(b.tool_use_id, textOf(b.content), b.is_error === true);
       const text = textOf(m.content);
-      if (text.trim()) {
+      // Context an extension appended (guidance, hooks) is not a new prompt from the user.
+      if (text.trim() && !text.startsWith("<context source=")) {
         userText = text;
         steps = [];
       }

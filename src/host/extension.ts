@@ -5,6 +5,7 @@ import type { Snapshot } from "../protocol/messages";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
 import type { SessionController } from "./session-controller";
 import { registerReview } from "./review"; // change review (src/host/review)
+import { addToProjectMemory } from "./guidance";
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
 import { startHostWatchdog } from "./host-watchdog"; // event-loop watchdog (issue 12)
 
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.setApiKey", () => setApiKey(keys)),
     vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
     vscode.commands.registerCommand("yoke.setPermissionMode", () => setPermissionMode(getController())),
+    vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);

@@ -22,6 +22,7 @@ import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
 import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from "./settings";
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
+import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
@@ -68,6 +69,7 @@ export class SessionController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
   private readonly permissions: PermissionControls;
+  private readonly guidance: GuidanceControls;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -88,7 +90,9 @@ export class SessionController implements vscode.Disposable {
       live: () => this.writableLive(),
       sandbox: () => this.vm.sandbox,
     });
+    this.guidance = new GuidanceControls(ctx.workspaceState, (msg) => this.post(msg));
     this.options = new SessionOptionsBuilder({
+      guidancePrefs: () => this.guidance.prefs(),
       log,
       keys,
       approver: this.approver,
@@ -183,6 +187,8 @@ export class SessionController implements vscode.Disposable {
       case "openSettings":
         await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:yoke-dev.yoke");
         return;
+      case "guidanceAction":
+        return this.guidance.action(msg.id, msg.action);
       case "reviewAction":
         return this.reviewAction(msg);
       default:
@@ -364,6 +370,7 @@ export class SessionController implements vscode.Disposable {
         return undefined;
       });
       this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
+      this.guidance.show(this.live?.session.events() ?? [], true);
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
       this.post({ type: "error", message: `Yoke could not load its state: ${(err as Error).message}` });
@@ -655,6 +662,7 @@ export class SessionController implements vscode.Disposable {
     if (e.type === "assistant_message" || e.type === "error" || e.type === "status") this.streaming = { text: "", reasoning: "" };
     for (const view of this.vm.apply(e)) this.post({ type: "event", view });
     if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
+    else if (e.type === "guidance") this.guidance.show(this.live?.session.events() ?? []);
     else if (e.type === "usage") this.post({ type: "usage", usage: this.vm.usage });
   }
 

@@ -2,7 +2,9 @@
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
-import { readInstructions } from "../core/loop/instructions";
+import { guidanceExtension } from "../core/guidance";
+import type { GuidancePrefs } from "../core/guidance/types";
+import { createNodeGuidanceFiles } from "../node/guidance-files";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
@@ -30,6 +32,8 @@ export interface SessionOptionsDeps {
   services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
+  /** Pinned and muted guidance of this workspace (the panel's list). */
+  guidancePrefs?: () => GuidancePrefs;
 }
 
 export class SessionOptionsBuilder {
@@ -71,12 +75,12 @@ export class SessionOptionsBuilder {
       approver: this.deps.approver,
       permissionMode: mode,
       trusted: vscode.workspace.isTrusted,
-      instructions: await readInstructions(fs),
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
-      extensions: loop.extensions,
       ...node?.options,
+      // Every mechanism of the session: what the node services bring (verification, checkpoints), guidance, loop control.
+      extensions: [...(node?.options.extensions ?? []), guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }), ...loop.extensions],
     };
   }
 

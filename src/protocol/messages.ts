@@ -114,6 +114,28 @@ export const ReviewItemView = z.object({
 export type ReviewItemView = z.infer<typeof ReviewItemView>;
 // --- end change review ---
 
+// --- guidance (src/host/guidance.ts): lessons, skills, rules, project memory in force, and why ---
+/** Key of a guidance entry: `kind:source`. */
+const guidanceId = z.string().check(z.minLength(1), z.maxLength(5_000));
+export const GuidanceItemView = z.object({
+  id: guidanceId,
+  name: z.string(),
+  kind: z.enum(["lesson", "skill", "rule", "memory"]),
+  source: z.string(),
+  /** Why it is in force (`keyword "flaky"`, `glob src/** (src/a.ts)`, `always`…); empty when only pinned or muted. */
+  reasons: z.array(z.string()),
+  /** active: injected in this session; listed: a skill the model may load. */
+  state: z.enum(["active", "listed", "inactive"]),
+  pinned: z.boolean(),
+  muted: z.boolean(),
+});
+export type GuidanceItemView = z.infer<typeof GuidanceItemView>;
+export const GuidanceMessages = {
+  toWebview: z.object({ type: z.literal("guidance"), items: z.array(GuidanceItemView), problems: z.array(z.string()) }),
+  toHost: z.object({ type: z.literal("guidanceAction"), id: guidanceId, action: z.enum(["pin", "unpin", "mute", "unmute"]) }),
+};
+// --- end guidance ---
+
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
 export const PermissionModeView = z.enum(PERMISSION_MODES);
 
@@ -179,6 +201,7 @@ export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("reviews"), items: z.array(ReviewItemView) }),
   /** Permission mode, settings problems, sandbox, background commands changed. */
   z.object({ type: z.literal("hostInfo"), info: HostInfoView }),
+  GuidanceMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -218,6 +241,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
     action: z.enum(["accept", "reject", "revert", "openDiff"]),
     message: z.optional(z.string().check(z.maxLength(10_000))),
   }),
+  GuidanceMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

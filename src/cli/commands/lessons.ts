@@ -1,0 +1,91 @@
+/**
+ * `yoke lessons list [--cwd DIR] [--json]`: every lesson, skill, rule and memory file loaded, with problems.
+ * `yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]`:
+ * what would apply, best first, as `{"matches":[{"name","kind","source","score","reasons"}]}`.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { effectiveEntries, loadGuidance, rank, toolAliases } from "../../core/guidance";
+import type { GuidanceProblem, GuidanceSet } from "../../core/guidance/types";
+import { createBuiltinTools } from "../../core/tools/builtin";
+import { createNodeGuidanceFiles } from "../../node/guidance-files";
+import { createNodeWorkspaceFs } from "../../node/node-fs";
+import { parse, printJson, UsageError } from "../args";
+
+async function load(cwd: string): Promise<GuidanceSet> {
+  if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
+  return loadGuidance({ fs: createNodeWorkspaceFs(cwd), files: createNodeGuidanceFiles(), nestedMemory: true });
+}
+
+const at = (p: GuidanceProblem) => `${p.path}${p.line ? `:${p.line}` : ""}`;
+
+export async function lessonsCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "list") return list(rest);
+  if (sub === "match") return match(rest);
+  throw new UsageError(sub ? `unknown subcommand "${sub}" (list or match)` : "give a subcommand: list or match");
+}
+
+async function list(argv: string[]): Promise<number> {
+  const { values } = parse(argv, { cwd: { type: "string" }, json: { type: "boolean" } }, false);
+  const set = await load(resolve(values.cwd ?? "."));
+  const effective = new Set(effectiveEntries(set.entries));
+  const entries = set.entries.map((e) => ({
+    name: e.name,
+    kind: e.kind,
+    source: e.source,
+    origin: e.origin,
+    activation: e.activation,
+    status: e.status,
+    ...(e.description ? { description: e.description } : {}),
+    ...(e.kind === "lesson" || e.match.globs.length ? { match: e.match } : {}),
+    ...(e.kind === "lesson" ? { priority: e.priority } : {}),
+    ...(e.files?.length ? { files: e.files } : {}),
+    ...(effective.has(e) ? {} : { overridden: true }),
+  }));
+  const problems = set.problems.map((p) => ({ path: p.path, ...(p.line ? { line: p.line } : {}), message: p.message, at: at(p) }));
+  if (values.json) {
+    printJson({ entries, problems });
+    return 0;
+  }
+  for (const kind of ["memory", "rule", "skill", "lesson"] as const) {
+    const of = entries.filter((e) => e.kind === kind);
+    if (!of.length) continue;
+    process.stdout.write(`${kind === "memory" ? "project memory" : `${kind}s`} (${of.length}):\n`);
+    for (const e of of) process.stdout.write(`  ${e.name.padEnd(28)} ${e.activation.padEnd(9)} ${e.source}${e.status !== "active" ? `  [${e.status}]` : ""}${e.overridden ? "  [overridden]" : ""}\n`);
+  }
+  if (!entries.length) process.stdout.write("no guidance found\n");
+  if (problems.length) {
+    process.stdout.write(`problems (${problems.length}):\n`);
+    for (const p of problems) process.stdout.write(`  ${p.at}: ${p.message}\n`);
+  }
+  return 0;
+}
+
+async function match(argv: string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    { message: { type: "string" }, tool: { type: "string", multiple: true }, file: { type: "string", multiple: true }, cwd: { type: "string" }, json: { type: "boolean" } },
+    false,
+  );
+  if (values.message === undefined) throw new UsageError("--message TEXT is required");
+  const cwd = resolve(values.cwd ?? ".");
+  const set = await load(cwd);
+  const files = (values.file ?? []).map((f) => resolve(cwd, f).split("\\").join("/"));
+  const fs = createNodeWorkspaceFs(cwd);
+  const matches = rank(effectiveEntries(set.entries), { message: values.message, tools: values.tool ?? [], outputs: [], files }, { fs, toolAliases: toolAliases(createBuiltinTools()) }).map((s) => ({
+    name: s.entry.name,
+    kind: s.entry.kind,
+    source: s.entry.source,
+    score: s.score,
+    reasons: s.reasons,
+  }));
+  for (const p of set.problems) process.stderr.write(`yoke lessons: ${at(p)}: ${p.message}\n`);
+  if (values.json) {
+    printJson({ matches });
+    return 0;
+  }
+  if (!matches.length) process.stdout.write("nothing matches\n");
+  for (const m of matches) process.stdout.write(`${m.score.toFixed(2).padStart(6)}  ${m.kind.padEnd(6)}  ${m.name}  (${m.source}) — ${m.reasons.join("; ")}\n`);
+  return 0;
+}

@@ -1,0 +1,91 @@
+/**
+ * YAML frontmatter as other tools write it: a BOM, CRLF line ends, no frontmatter at all, and
+ * Cursor's unquoted globs (`globs: *.ts, src/**` is not valid YAML — `*` starts an alias — but
+ * Cursor accepts it, so do we). Anything else that does not parse is a problem with its line.
+ */
+import { parseDocument } from "yaml";
+
+export interface Frontmatter {
+  data: Record<string, unknown>;
+  body: string;
+  /** 1-based line of the body's first line in the file. */
+  bodyLine: number;
+  /** A problem with its 1-based line in the file. */
+  problem?: { line: number; message: string };
+}
+
+/** Keys whose values are globs: an unquoted scalar is taken as a string, as Cursor and Copilot do. */
+const GLOB_KEYS = /^(\s*)(globs|applyTo|paths|files)(\s*:\s*)(?![\s"'[{|>])(.*\S)\s*$/;
+
+export function normalizeText(text: string): string {
+  return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, "\n");
+}
+
+export function parseFrontmatter(raw: string): Frontmatter {
+  const text = normalizeText(raw);
+  if (!/^---[ \t]*\n/.test(text)) return { data: {}, body: text, bodyLine: 1 };
+  const lines = text.split("\n");
+  let end = -1;
+  for (let i = 1; i < lines.length; i++) {
+    if (/^(---|\.\.\.)[ \t]*$/.test(lines[i]!)) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) return { data: {}, body: text, bodyLine: 1, problem: { line: 1, message: "frontmatter starts with --- but is never closed by a --- line" } };
+  const yamlLines = lines.slice(1, end).map((l) => l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`));
+  const body = lines.slice(end + 1).join("\n");
+  const bodyLine = end + 2;
+  const yamlText = yamlLines.join("\n");
+  const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
+  const err = doc.errors[0];
+  if (err) {
+    // The error's offset in the YAML, as a line of the file (the opening --- is line 1).
+    const line = yamlText.slice(0, Math.min(err.pos[0], yamlText.length)).split("\n").length + 1;
+    return { data: {}, body, bodyLine, problem: { line, message: `invalid YAML frontmatter: ${firstLine(err.message)}` } };
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return { data: {}, body, bodyLine };
+  if (typeof value !== "object" || Array.isArray(value)) return { data: {}, body, bodyLine, problem: { line: 2, message: "frontmatter must be a mapping of keys to values" } };
+  return { data: value as Record<string, unknown>, body, bodyLine };
+}
+
+function firstLine(s: string): string {
+  return s.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+}
+
+/** The line (1-based, in the file) where `key:` appears in the frontmatter, for problems about its value. */
+export function keyLine(raw: string, key: string): number {
+  const lines = normalizeText(raw).split("\n");
+  const re = new RegExp(`^\\s*${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*:`);
+  for (let i = 1; i < lines.length; i++) {
+    if (/^(---|\.\.\.)\s*$/.test(lines[i]!)) break;
+    if (re.test(lines[i]!)) return i + 1;
+  }
+  return 1;
+}
+
+/** A list given as a YAML sequence or as one comma-separated string (commas inside `{…}` kept). */
+export function stringList(v: unknown, split = true): string[] {
+  if (v === undefined || v === null || v === "") return [];
+  if (Array.isArray(v)) return v.flatMap((x) => stringList(x, split));
+  if (typeof v !== "string") return typeof v === "number" || typeof v === "boolean" ? [String(v)] : [];
+  if (!split) return v.trim() ? [v] : [];
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of v) {
+    if (ch === "{") depth++;
+    else if (ch === "}") depth = Math.max(0, depth - 1);
+    if (ch === "," && depth === 0) {
+      if (cur.trim()) out.push(unquote(cur.trim()));
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(unquote(cur.trim()));
+  return out;
+}
+
+function unquote(s: string): string {
+  return /^(["']).*\1$/.test(s) ? s.slice(1, -1) : s;
+}

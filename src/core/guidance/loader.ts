@@ -1,0 +1,261 @@
+/**
+ * The one loader: every lesson, skill, rule and project-memory file of the workspace (through
+ * WorkspaceFs, so Remote-SSH, WSL and containers work) and of the user and the built-in lessons
+ * (through the GuidanceFiles port). Unreadable or malformed files are problems, never skipped silently.
+ */
+import { dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
+import type { FileAccessPolicy, WorkspaceFs } from "../ports";
+import { parseFrontmatter } from "./frontmatter";
+import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
+import type { GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
+
+export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
+export const LESSON_DIR = ".yoke/lessons";
+/** Project memory file names, looked for in every folder from the root down to a touched file. */
+export const MEMORY_NAMES = ["AGENTS.md", "CLAUDE.md"];
+/** Only at the root of a workspace folder. */
+const ROOT_ONLY_MEMORY = ["CLAUDE.local.md", ".claude/CLAUDE.md"];
+const MAX_FILES_PER_DIR = 500;
+const MAX_DEPTH = 6;
+const MAX_IMPORT_DEPTH = 5;
+const SKIP_DIRS = new Set(["node_modules", ".git", "dist", "out", "build", "target", "vendor", "__pycache__", ".venv", "venv"]);
+
+export interface LoadOptions {
+  fs: WorkspaceFs;
+  files?: GuidanceFiles;
+  /** Also walk the workspace for nested AGENTS.md/CLAUDE.md (listing everything; a session finds them as files are touched). */
+  nestedMemory?: boolean;
+  /** Read deny rules: a CLAUDE.md import of a denied file is refused (a problem). */
+  access?: FileAccessPolicy;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * A workspace file's text; undefined when absent or not a file. A symlink (CLAUDE.md -> AGENTS.md
+ * is common) is read only when it resolves to a file inside the workspace.
+ */
+async function readText(fs: WorkspaceFs, path: string): Promise<string | undefined> {
+  let st = await fs.stat(path).catch(() => undefined);
+  let target = path;
+  if (st?.type === "symlink") {
+    const real = await fs.realPath(path).catch(() => undefined);
+    if (!real || !folderOf(fs, normalizePath(real))) return undefined;
+    target = normalizePath(real);
+    st = await fs.stat(target).catch(() => undefined);
+  }
+  if (st?.type !== "file") return undefined;
+  return decoder.decode(await fs.readFile(target));
+}
+
+async function entriesOf(fs: WorkspaceFs, dir: string): Promise<Array<[string, string]>> {
+  const st = await fs.stat(dir).catch(() => undefined);
+  if (st?.type !== "directory") return [];
+  const list = await fs.readDir(dir).catch(() => []);
+  return list.slice(0, MAX_FILES_PER_DIR).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Files under `dir` (recursive, bounded), absolute, sorted. */
+async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => boolean, depth = 0): Promise<string[]> {
+  const out: string[] = [];
+  for (const [name, type] of await entriesOf(fs, dir)) {
+    const abs = joinPath(dir, name);
+    if (type === "directory" && depth < MAX_DEPTH) out.push(...(await walk(fs, abs, accept, depth + 1)));
+    else if (type === "file" && accept(name)) out.push(abs);
+  }
+  return out;
+}
+
+class Collector {
+  readonly entries: GuidanceEntry[] = [];
+  readonly problems: GuidanceProblem[] = [];
+  private readonly seen = new Set<string>();
+
+  add(p: Parsed): void {
+    this.problems.push(...p.problems);
+    // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: the same text once.
+    if (p.entry?.kind === "memory" && this.entries.some((e) => e.kind === "memory" && e.dir === p.entry!.dir && e.body === p.entry!.body)) return;
+    if (p.entry && !this.seen.has(p.entry.id)) {
+      this.seen.add(p.entry.id);
+      this.entries.push(p.entry);
+    }
+  }
+
+  fail(path: string, err: unknown): void {
+    this.problems.push({ path, message: `could not be read: ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+/** Loads everything. Order: built-in, user, workspace (a later entry with the same name wins at matching time). */
+export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
+  const c = new Collector();
+  const { fs } = opts;
+  const home = opts.files?.home;
+  const userFiles = await (opts.files?.list() ?? Promise.resolve([])).catch((err: unknown) => {
+    c.fail("(user and built-in guidance)", err);
+    return [];
+  });
+  for (const f of userFiles) {
+    const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
+    if (f.role === "lesson") c.add(parseLesson(input));
+    else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
+    else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
+  }
+  for (const folder of workspaceFolders(fs)) {
+    const root = normalizePath(folder.root);
+    const file = async (abs: string, parse: (f: FileInput) => Parsed | Promise<Parsed>) => {
+      try {
+        const text = await readText(fs, abs);
+        if (text !== undefined) c.add(await parse({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }));
+      } catch (err) {
+        c.fail(abs, err);
+      }
+    };
+    // Project memory at the root.
+    for (const name of [...MEMORY_NAMES, ...ROOT_ONLY_MEMORY]) await file(joinPath(root, name), (f) => memoryWithImports(f, "always", root, { fs, files: opts.files, home, access: opts.access }));
+    // Lessons.
+    for (const abs of await walk(fs, joinPath(root, LESSON_DIR), isLessonFile)) await file(abs, parseLesson);
+    // Skills: one folder per skill with a SKILL.md.
+    for (const dir of SKILL_DIRS) {
+      for (const [name, type] of await entriesOf(fs, joinPath(root, dir))) {
+        if (type !== "directory") continue;
+        const skillDir = joinPath(root, dir, name);
+        const skillFile = joinPath(skillDir, "SKILL.md");
+        const neighbours = (await walk(fs, skillDir, () => true)).map((p) => p.slice(skillDir.length + 1)).filter((p) => p !== "SKILL.md");
+        await file(skillFile, (f) => parseSkill(f, neighbours));
+      }
+    }
+    // Rules.
+    const rule = (format: RuleFormat) => (f: FileInput) => parseRule(f, format);
+    for (const abs of await walk(fs, joinPath(root, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, rule("mdc"));
+    for (const abs of await walk(fs, joinPath(root, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, rule("instructions"));
+    await file(joinPath(root, ".github/copilot-instructions.md"), rule("always"));
+    await file(joinPath(root, ".cursorrules"), rule("always"));
+    const cline = joinPath(root, ".clinerules");
+    const clineType = (await fs.stat(cline).catch(() => undefined))?.type;
+    if (clineType === "file") await file(cline, rule("always"));
+    else if (clineType === "directory") for (const abs of await walk(fs, cline, isRuleText)) await file(abs, rule("cline"));
+    for (const abs of await walk(fs, joinPath(root, ".roo/rules"), isRuleText)) await file(abs, rule("cline"));
+    if (opts.nestedMemory) {
+      for (const dir of await nestedDirs(fs, root)) {
+        for (const p of await loadFolderMemory(fs, dir, opts.files, opts.access)) c.add(p);
+      }
+    }
+  }
+  return { entries: c.entries, problems: c.problems };
+}
+
+const isLessonFile = (name: string) => /\.md$/i.test(name) && !/^readme\.md$/i.test(name);
+const isRuleText = (name: string) => /\.(md|mdc|txt)$/i.test(name) || !name.includes(".");
+
+/** Folders below a root holding AGENTS.md or CLAUDE.md (bounded walk, build and VCS folders skipped). */
+async function nestedDirs(fs: WorkspaceFs, root: string): Promise<string[]> {
+  const out: string[] = [];
+  let budget = 2000;
+  const visit = async (dir: string, depth: number) => {
+    if (budget-- <= 0) return;
+    const list = await entriesOf(fs, dir);
+    if (dir !== root && list.some(([n, t]) => t === "file" && MEMORY_NAMES.includes(n))) out.push(dir);
+    if (depth >= MAX_DEPTH) return;
+    for (const [n, t] of list) if (t === "directory" && !n.startsWith(".") && !SKIP_DIRS.has(n)) await visit(joinPath(dir, n), depth + 1);
+  };
+  await visit(root, 0);
+  return out;
+}
+
+/** AGENTS.md and CLAUDE.md of one folder below a root, as `folder` memory for that folder. */
+export async function loadFolderMemory(fs: WorkspaceFs, dir: string, files?: GuidanceFiles, access?: FileAccessPolicy): Promise<Parsed[]> {
+  const out: Parsed[] = [];
+  for (const name of MEMORY_NAMES) {
+    const abs = joinPath(dir, name);
+    try {
+      const text = await readText(fs, abs);
+      if (text === undefined) continue;
+      const p = await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }, "folder", dir, { fs, files, home: files?.home, access });
+      if (p.entry && out.some((o) => o.entry?.body === p.entry!.body)) continue; // CLAUDE.md -> AGENTS.md
+      out.push(p);
+    } catch (err) {
+      out.push({ problems: [{ path: abs, message: `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
+    }
+  }
+  return out;
+}
+
+/** Folders from the workspace folder's root (excluded) down to the folder of `file`, nearest first. */
+export function foldersDownTo(fs: WorkspaceFs, file: string): string[] {
+  const folder = folderOf(fs, file);
+  if (!folder) return [];
+  const root = normalizePath(folder.root);
+  const out: string[] = [];
+  for (let d = dirName(file); d !== root && isInside(root, d) && d !== dirName(d); d = dirName(d)) out.push(d);
+  return out;
+}
+
+interface ImportEnv {
+  fs: WorkspaceFs;
+  files?: GuidanceFiles;
+  home?: string;
+  access?: FileAccessPolicy;
+}
+
+/** A memory file; a CLAUDE.md's `@path` imports (relative, recursive, bounded, cycle-safe) are appended after its text. */
+async function memoryWithImports(f: FileInput, activation: "always" | "folder", dir: string, env: ImportEnv): Promise<Parsed> {
+  if (!/CLAUDE(\.local)?\.md$/.test(f.path)) return parseMemory(f, activation, dir);
+  const problems: GuidanceProblem[] = [];
+  const seen = new Set<string>([f.path]);
+  const body = parseFrontmatter(f.text).body;
+  const imported = await expandImports(body, f.path, env, 1, seen, problems);
+  const parsed = parseMemory(f, activation, dir, imported);
+  return { entry: parsed.entry, problems: [...parsed.problems, ...problems] };
+}
+
+const IMPORT = /(^|[\s(])@((?:~\/|\.{1,2}\/|\/)?[\w.\-/]*[\w/])/g;
+
+async function expandImports(text: string, from: string, env: ImportEnv, depth: number, seen: Set<string>, problems: GuidanceProblem[]): Promise<string> {
+  const parts = [text.trimEnd()];
+  const lines = text.split("\n");
+  let fenced = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const plain = line.replace(/`[^`]*`/g, "");
+    for (const m of plain.matchAll(IMPORT)) {
+      const spec = m[2]!;
+      if (!spec.includes("/") && !/\.\w+$/.test(spec)) continue; // a mention (@someone), not a path
+      const target = spec.startsWith("~/") ? (env.home ? joinPath(env.home, spec.slice(2)) : undefined) : spec.startsWith("/") ? normalizePath(spec) : joinPath(dirName(from), spec);
+      if (!target) continue;
+      if (seen.has(target)) continue; // a cycle, or imported already
+      seen.add(target);
+      if (depth > MAX_IMPORT_DEPTH) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} not imported: imports are followed ${MAX_IMPORT_DEPTH} levels deep` });
+        continue;
+      }
+      const inside = !!folderOf(env.fs, target);
+      // A workspace file may import only workspace files (a repository must not pull ~/.ssh into the prompt), and not what a Read deny rule covers.
+      if (!inside && folderOf(env.fs, from)) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} not imported: a workspace file may import only files inside the workspace` });
+        continue;
+      }
+      const denied = inside ? await env.access?.deniedBy("Read", target).catch(() => null) : null;
+      if (denied) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} not imported: reading it is denied by ${denied}` });
+        continue;
+      }
+      let content: string | undefined;
+      try {
+        content = inside ? await readText(env.fs, target) : await env.files?.read?.(target);
+      } catch (err) {
+        problems.push({ path: from, line: i + 1, message: `@${spec} could not be read: ${err instanceof Error ? err.message : String(err)}` });
+        continue;
+      }
+      if (content === undefined) {
+        problems.push({ path: from, line: i + 1, message: `@${spec}: no such file (${target})` });
+        continue;
+      }
+      const nested = await expandImports(parseFrontmatter(content).body, target, env, depth + 1, seen, problems);
+      parts.push(`\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n${nested.trim()}`);
+    }
+  }
+  return parts.join("\n");
+}

@@ -1,0 +1,171 @@
+/** One file → one guidance entry (or a problem), for each format the loader reads. */
+import { baseName, dirName } from "../paths";
+import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
+import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
+
+export interface FileInput {
+  path: string;
+  source: string;
+  origin: GuidanceOrigin;
+  text: string;
+}
+
+export interface Parsed {
+  entry?: GuidanceEntry;
+  problems: GuidanceProblem[];
+}
+
+const STATUSES: readonly LessonStatus[] = ["active", "automated", "deprecated", "archived"];
+const PRIORITY_WORDS: Record<string, number> = { critical: 2, high: 1.5, normal: 1, medium: 1, low: 0.5 };
+/** Longest text kept of one entry; more is cut with a visible note. */
+export const MAX_ENTRY_CHARS = 20_000;
+
+const emptyMatch = (): GuidanceMatch => ({ keywords: [], patterns: [], tools: [], globs: [] });
+
+function entry(kind: GuidanceKind, f: FileInput, name: string, body: string, activation: Activation, extra: Partial<GuidanceEntry> = {}): GuidanceEntry {
+  return {
+    id: `${kind}:${f.source}`,
+    name,
+    kind,
+    source: f.source,
+    origin: f.origin,
+    path: f.path,
+    body: bounded(body.trim()),
+    activation,
+    status: "active",
+    priority: 1,
+    match: emptyMatch(),
+    ...extra,
+  };
+}
+
+export function bounded(text: string): string {
+  return text.length > MAX_ENTRY_CHARS ? `${text.slice(0, MAX_ENTRY_CHARS)}\n[truncated: the file has ${text.length} characters; read it for the rest]` : text;
+}
+
+function stem(path: string): string {
+  return baseName(path).replace(/(\.instructions)?\.(md|mdc|markdown|txt)$/i, "");
+}
+
+function heading(body: string): string | undefined {
+  return /^#{1,3}\s+(.+?)\s*#*\s*$/m.exec(body)?.[1];
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() ? v.trim() : undefined;
+}
+
+/** A gptme-format lesson: `match: {keywords, patterns, tools, globs}`, `status`, `priority`. */
+export function parseLesson(f: FileInput): Parsed {
+  const fm = parseFrontmatter(f.text);
+  const problems: GuidanceProblem[] = [];
+  if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
+  const d = fm.data;
+  const m = (d.match && typeof d.match === "object" && !Array.isArray(d.match) ? d.match : {}) as Record<string, unknown>;
+  if (d.match !== undefined && (typeof d.match !== "object" || Array.isArray(d.match) || d.match === null))
+    problems.push({ path: f.path, line: keyLine(f.text, "match"), message: "`match` must be a mapping with keywords, patterns, tools or globs" });
+  const match: GuidanceMatch = {
+    keywords: stringList(m.keywords ?? d.keywords),
+    patterns: stringList(m.patterns ?? d.patterns, false),
+    tools: stringList(m.tools ?? d.tools),
+    globs: stringList(m.globs ?? m.files ?? d.globs),
+  };
+  for (const p of match.patterns) {
+    const err = regexError(p);
+    if (err) problems.push({ path: f.path, line: keyLine(f.text, "patterns"), message: `pattern ${JSON.stringify(p)} is not a valid regular expression: ${err}` });
+  }
+  match.patterns = match.patterns.filter((p) => !regexError(p));
+  let status: LessonStatus = "active";
+  if (d.status !== undefined) {
+    if (typeof d.status === "string" && (STATUSES as readonly string[]).includes(d.status)) status = d.status as LessonStatus;
+    else problems.push({ path: f.path, line: keyLine(f.text, "status"), message: `status ${JSON.stringify(d.status)} is not one of ${STATUSES.join(", ")}; taken as active` });
+  }
+  const priority = priorityOf(d.priority);
+  if (priority === undefined)
+    problems.push({ path: f.path, line: keyLine(f.text, "priority"), message: `priority ${JSON.stringify(d.priority)} is not a number or one of ${Object.keys(PRIORITY_WORDS).join(", ")}` });
+  const title = heading(fm.body);
+  const name = text(d.name) ?? stem(f.path);
+  if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the lesson has no text after its frontmatter" });
+  const none = !match.keywords.length && !match.patterns.length && !match.tools.length && !match.globs.length;
+  if (none && status === "active") problems.push({ path: f.path, line: 1, message: "the lesson has no match (keywords, patterns, tools or globs): it can only be pinned" });
+  return { entry: entry("lesson", f, name, fm.body, none ? "manual" : "match", { title, description: text(d.description) ?? title, status, priority: priority ?? 1, match }), problems };
+}
+
+function priorityOf(v: unknown): number | undefined {
+  if (v === undefined || v === null) return 1;
+  if (typeof v === "number" && Number.isFinite(v)) return Math.max(0, v);
+  if (typeof v === "string" && Object.hasOwn(PRIORITY_WORDS, v.toLowerCase())) return PRIORITY_WORDS[v.toLowerCase()];
+  return undefined;
+}
+
+export function regexError(p: string): string | undefined {
+  try {
+    new RegExp(stripInlineFlags(p));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message.replace(/^Invalid regular expression: /, "") : String(err);
+  }
+}
+
+/** `(?i)` at the start (Python style) is dropped: patterns match case-insensitively anyway. */
+export function stripInlineFlags(p: string): string {
+  return p.replace(/^\(\?[imsx]+\)/, "");
+}
+
+/** An Anthropic SKILL.md: `name`, `description`, optional `paths` globs. */
+export function parseSkill(f: FileInput, files: string[] = []): Parsed {
+  const fm = parseFrontmatter(f.text);
+  if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
+  const problems: GuidanceProblem[] = [];
+  const folder = baseName(dirName(f.path));
+  const name = text(fm.data.name) ?? folder;
+  if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
+  const description = text(fm.data.description);
+  if (!description) problems.push({ path: f.path, line: 1, message: "the skill has no `description`: the model is told only its name" });
+  const globs = stringList(fm.data.paths);
+  return {
+    entry: entry("skill", f, name, fm.body, "requested", { description, title: heading(fm.body), match: { ...emptyMatch(), globs }, dir: dirName(f.path), files }),
+    problems,
+  };
+}
+
+export type RuleFormat = "mdc" | "instructions" | "always" | "cline";
+
+/**
+ * A rule. Cursor .mdc: alwaysApply → always; globs → auto-attached; a description alone →
+ * agent-requested; nothing → manual. Copilot .instructions.md: applyTo globs (`**` = always).
+ * Cline/Roo rule files: always unless `paths` globs say where. The rest (.cursorrules,
+ * copilot-instructions.md): always.
+ */
+export function parseRule(f: FileInput, format: RuleFormat): Parsed {
+  const fm = parseFrontmatter(f.text);
+  if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
+  const d = fm.data;
+  const problems: GuidanceProblem[] = [];
+  const description = text(d.description);
+  const name = stem(f.path) || baseName(f.path);
+  let activation: Activation = "always";
+  let globs: string[] = [];
+  if (format === "mdc") {
+    globs = stringList(d.globs);
+    const always = d.alwaysApply;
+    if (always !== undefined && typeof always !== "boolean" && always !== "true" && always !== "false")
+      problems.push({ path: f.path, line: keyLine(f.text, "alwaysApply"), message: `alwaysApply ${JSON.stringify(always)} is not true or false` });
+    activation = always === true || always === "true" ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
+  } else if (format === "instructions") {
+    globs = stringList(d.applyTo);
+    activation = globs.some((g) => g === "**" || g === "**/*" || g === "*") ? "always" : globs.length ? "glob" : description ? "requested" : "manual";
+  } else if (format === "cline") {
+    globs = stringList(d.paths ?? d.globs);
+    activation = globs.length ? "glob" : "always";
+  }
+  if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
+  return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir: undefined }), problems };
+}
+
+/** Project memory (AGENTS.md, CLAUDE.md…): no frontmatter expected; a leading one is dropped. */
+export function parseMemory(f: FileInput, activation: Activation, dir: string, body?: string): Parsed {
+  const fm = parseFrontmatter(f.text);
+  const problems: GuidanceProblem[] = fm.problem ? [{ path: f.path, ...fm.problem }] : [];
+  return { entry: entry("memory", f, f.source, body ?? (fm.problem ? f.text : fm.body), activation, { dir }), problems };
+}

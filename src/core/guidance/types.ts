@@ -1,0 +1,116 @@
+/**
+ * Guidance: every kind of text that steers the agent besides the system prompt — lessons (gptme
+ * format), skills (Anthropic SKILL.md), rules (Cursor, Copilot, Cline, Roo) and project memory
+ * (AGENTS.md, CLAUDE.md). One loader reads them all (loader.ts), one matcher scores them
+ * (match.ts), one extension injects them into a session (extension.ts).
+ */
+
+export type GuidanceKind = "lesson" | "skill" | "rule" | "memory";
+export type GuidanceOrigin = "builtin" | "user" | "workspace";
+
+/**
+ * When an entry applies: `always` (in force from the first request), `match` (a lesson whose
+ * keywords/patterns/tools/globs fire), `glob` (a file rule: when a touched file matches),
+ * `requested` (listed by description; the model loads it with load_skill), `manual` (only when
+ * pinned or named with @name in the user's message), `folder` (nested project memory: when a
+ * file in its folder is first read or edited).
+ */
+export type Activation = "always" | "match" | "glob" | "requested" | "manual" | "folder";
+
+export type LessonStatus = "active" | "automated" | "deprecated" | "archived";
+
+export interface GuidanceMatch {
+  keywords: string[];
+  patterns: string[];
+  tools: string[];
+  globs: string[];
+}
+
+export interface GuidanceEntry {
+  /** Stable key: `kind:source` (pin/mute remember this). */
+  id: string;
+  name: string;
+  kind: GuidanceKind;
+  /** Where it comes from, for people: a workspace-relative path, `~/…`, or `lessons/…` for built-in ones. */
+  source: string;
+  origin: GuidanceOrigin;
+  /** Absolute path of the file. */
+  path: string;
+  /** The text given to the model (frontmatter removed; CLAUDE.md imports appended). */
+  body: string;
+  title?: string;
+  description?: string;
+  activation: Activation;
+  status: LessonStatus;
+  /** Higher first among equal scores; scales a lesson's score (normal = 1). */
+  priority: number;
+  match: GuidanceMatch;
+  /** Project memory and file rules: the folder they apply to (absolute). */
+  dir?: string;
+  /** Skills: names of the files next to SKILL.md (relative to its folder). */
+  files?: string[];
+}
+
+export interface GuidanceProblem {
+  /** Absolute path (or as the source port named it). */
+  path: string;
+  /** 1-based line, when known. */
+  line?: number;
+  message: string;
+}
+
+export interface GuidanceSet {
+  entries: GuidanceEntry[];
+  problems: GuidanceProblem[];
+}
+
+/** A guidance file outside the workspace: a built-in lesson or one of the user's own. */
+export interface GuidanceFile {
+  /** Absolute path, POSIX separators. */
+  path: string;
+  text: string;
+  origin: "builtin" | "user";
+  /** What it is: a lesson, a skill's SKILL.md, or a memory file (~/.claude/CLAUDE.md, ~/.yoke/AGENTS.md). */
+  role: "lesson" | "skill" | "memory";
+  /** Shown as the source (e.g. `~/.yoke/lessons/x.md`, `lessons/python/traceback.md`). */
+  display: string;
+  /** Skills: the files next to SKILL.md, relative to its folder. */
+  files?: string[];
+}
+
+/**
+ * The port for guidance outside the workspace (src/node implements it with Node fs for the CLI
+ * and the extension host, which runs where the home folder is, also in Remote-SSH).
+ */
+export interface GuidanceFiles {
+  list(): Promise<GuidanceFile[]>;
+  /** Reads a file outside the workspace (a CLAUDE.md `@~/…` import); undefined when absent. */
+  read?(path: string): Promise<string | undefined>;
+  /** The user's home folder (absolute), for `@~/` imports and `~` in sources. */
+  home?: string;
+}
+
+/** What the matcher looks at. */
+export interface MatchSignals {
+  /** The user's message(s) since the last injection. */
+  message?: string;
+  /** Tools used recently (Yoke names; permission and hook names are matched too). */
+  tools?: readonly string[];
+  /** Tool outputs (a traceback, a failing test). */
+  outputs?: readonly string[];
+  /** Files touched (absolute paths). */
+  files?: readonly string[];
+}
+
+export interface ScoredEntry {
+  entry: GuidanceEntry;
+  score: number;
+  /** Why, for people: `keyword "flaky"`, `glob src/**\/*.ts (src/a.ts)`, `tool run_command`, `always`. */
+  reasons: string[];
+}
+
+/** Pinned entries are always in force, muted ones never (ids; remembered per workspace by the host). */
+export interface GuidancePrefs {
+  pinned: readonly string[];
+  muted: readonly string[];
+}

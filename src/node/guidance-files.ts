@@ -1,0 +1,96 @@
+/**
+ * The guidance port on Node (the CLI and the extension host, which runs where the home folder is,
+ * also in Remote-SSH): the built-in lessons shipped with Yoke and the user's own lessons, skills
+ * and memory files under the home folder.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative, sep } from "node:path";
+import type { GuidanceFile, GuidanceFiles } from "../core/guidance/types";
+
+const MAX_DEPTH = 6;
+const MAX_FILES = 2000;
+
+export interface NodeGuidanceOptions {
+  home?: string;
+  /** The built-in lessons folder (default: `lessons/` of the installed package). */
+  builtinDir?: string | null;
+}
+
+const posix = (p: string) => p.split(sep).join("/");
+
+/** The `lessons/` folder that ships with Yoke: next to dist/ in the package, or at the repository root when run from source. */
+export function builtinLessonsDir(): string | undefined {
+  for (const dir of [join(__dirname, "..", "lessons"), join(__dirname, "..", "..", "lessons")]) {
+    if (existsSync(join(dir, "README.md")) && statSync(dir).isDirectory()) return dir;
+  }
+  return undefined;
+}
+
+function walk(dir: string, accept: (name: string) => boolean, depth = 0, out: string[] = []): string[] {
+  let list: import("node:fs").Dirent[];
+  try {
+    list = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const d of list.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (out.length >= MAX_FILES) break;
+    const abs = join(dir, d.name);
+    if (d.isDirectory() && depth < MAX_DEPTH) walk(abs, accept, depth + 1, out);
+    else if (d.isFile() && accept(d.name)) out.push(abs);
+  }
+  return out;
+}
+
+function read(path: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? readFileSync(path, "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isLesson = (n: string) => /\.md$/i.test(n) && !/^readme\.md$/i.test(n);
+
+export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): GuidanceFiles {
+  const home = opts.home ?? homedir();
+  const builtin = opts.builtinDir === null ? undefined : (opts.builtinDir ?? builtinLessonsDir());
+  const tilde = (abs: string) => `~/${posix(relative(home, abs))}`;
+  return {
+    home: posix(home),
+    async read(path) {
+      return read(path);
+    },
+    async list() {
+      const out: GuidanceFile[] = [];
+      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[]) => {
+        const text = read(abs);
+        if (text !== undefined) out.push({ path: posix(abs), text, origin, role, display, ...(files ? { files } : {}) });
+      };
+      if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
+      for (const abs of walk(join(home, ".yoke", "lessons"), isLesson)) add(abs, "user", "lesson", tilde(abs));
+      for (const skills of [join(home, ".claude", "skills"), join(home, ".yoke", "skills")]) {
+        let dirs: string[];
+        try {
+          dirs = readdirSync(skills, { withFileTypes: true })
+            .filter((d) => d.isDirectory())
+            .map((d) => d.name)
+            .sort();
+        } catch {
+          continue;
+        }
+        for (const d of dirs) {
+          const dir = join(skills, d);
+          const files = walk(dir, () => true)
+            .map((f) => posix(relative(dir, f)))
+            .filter((f) => f !== "SKILL.md");
+          add(join(dir, "SKILL.md"), "user", "skill", tilde(join(dir, "SKILL.md")), files);
+        }
+      }
+      add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");
+      add(join(home, ".yoke", "AGENTS.md"), "user", "memory", "~/.yoke/AGENTS.md");
+      return out;
+    },
+  };
+}

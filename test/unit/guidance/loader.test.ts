@@ -1,0 +1,199 @@
+// The one loader over real files in temp workspaces: every format, real-world frontmatter quirks,
+// problems with file:line, CLAUDE.md imports, and the built-in lessons.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { effectiveEntries, loadGuidance, rank } from "../../../src/core/guidance";
+import { parseFrontmatter } from "../../../src/core/guidance/frontmatter";
+import type { GuidanceEntry } from "../../../src/core/guidance/types";
+import { builtinLessonsDir, createNodeGuidanceFiles } from "../../../src/node/guidance-files";
+import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
+
+let ws: TempWorkspace | undefined;
+const temps: string[] = [];
+afterEach(() => {
+  ws?.cleanup();
+  ws = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const noHome = () => {
+  const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+  temps.push(home);
+  return createNodeGuidanceFiles({ home, builtinDir: null });
+};
+const byName = (entries: GuidanceEntry[], name: string) => entries.find((e) => e.name === name);
+
+describe("frontmatter", () => {
+  it("parses CRLF, a BOM, no frontmatter, and Cursor's unquoted comma-separated globs", () => {
+    const crlf = parseFrontmatter("\uFEFF---\r\ndescription: x\r\nglobs: src/**/*.ts, lib/*.js\r\nalwaysApply: false\r\n---\r\n# Body\r\n");
+    expect(crlf.problem).toBeUndefined();
+    expect(crlf.data).toEqual({ description: "x", globs: "src/**/*.ts, lib/*.js", alwaysApply: false });
+    expect(crlf.body).toBe("# Body\n");
+    expect(parseFrontmatter("globs: *.tsx\n").problem).toBeUndefined(); // no frontmatter: all body
+    expect(parseFrontmatter("---\nglobs: *.tsx\n---\nx").data).toEqual({ globs: "*.tsx" });
+    expect(parseFrontmatter('---\nglobs: ["a/**", "b/*.py"]\n---\n').data).toEqual({ globs: ["a/**", "b/*.py"] });
+  });
+
+  it("reports malformed YAML with the file's line number", () => {
+    const r = parseFrontmatter("---\nname: ok\nmatch:\n  keywords: [unclosed\n---\nbody\n");
+    expect(r.problem?.message).toMatch(/invalid YAML frontmatter/);
+    expect(r.problem?.line).toBeGreaterThanOrEqual(4);
+    expect(parseFrontmatter("---\nname: x\nbody without an end\n").problem).toEqual({ line: 1, message: expect.stringContaining("never closed") });
+  });
+});
+
+describe("loadGuidance", () => {
+  it("reads lessons, skills, every rule format and project memory from the workspace", async () => {
+    ws = createTempWorkspace({
+      "AGENTS.md": "Use pnpm.\n",
+      "CLAUDE.local.md": "My local notes.\n",
+      ".yoke/lessons/flaky.md": "---\nmatch:\n  keywords: [flaky, 'intermittent*']\nstatus: active\npriority: high\n---\n# Flaky tests\nRerun with a seed.\n",
+      ".yoke/lessons/README.md": "not a lesson",
+      ".claude/skills/pdf/SKILL.md": "---\nname: pdf-forms\ndescription: Fill PDF forms with pdftk\n---\nUse scripts/fill.py.\n",
+      ".claude/skills/pdf/scripts/fill.py": "print(1)\n",
+      ".github/skills/scoped/SKILL.md": "---\nname: scoped\ndescription: For Go files\npaths: ['**/*.go']\n---\nGo things.\n",
+      ".cursor/rules/ts.mdc": "---\ndescription: TS style\nglobs: src/**/*.ts, lib/*.js\nalwaysApply: false\n---\nUse strict types.\n",
+      ".cursor/rules/always.mdc": "---\nalwaysApply: true\n---\nBe brief.\n",
+      ".cursor/rules/req.mdc": "---\ndescription: How to write migrations\n---\nMigrations...\n",
+      ".cursor/rules/manual.mdc": "Only when asked.\n",
+      ".github/instructions/py.instructions.md": '---\napplyTo: "**/*.py"\n---\nUse black.\n',
+      ".github/copilot-instructions.md": "Copilot says hi.\n",
+      ".clinerules/01-style.md": "Cline style.\n",
+      ".roo/rules/general.md": "Roo rule.\n",
+      ".cursorrules": "Legacy cursor rules.\n",
+      "pkg/sub/AGENTS.md": "Nested memory.\n",
+    });
+    const set = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true });
+    expect(set.problems).toEqual([]);
+    const summary = set.entries.map((e) => `${e.kind} ${e.name} ${e.activation} ${e.source}`).sort();
+    expect(summary).toEqual(
+      [
+        "lesson flaky match .yoke/lessons/flaky.md",
+        "memory AGENTS.md always AGENTS.md",
+        "memory CLAUDE.local.md always CLAUDE.local.md",
+        "memory pkg/sub/AGENTS.md folder pkg/sub/AGENTS.md",
+        "rule 01-style always .clinerules/01-style.md",
+        "rule always always .cursor/rules/always.mdc",
+        "rule copilot-instructions always .github/copilot-instructions.md",
+        "rule .cursorrules always .cursorrules",
+        "rule general always .roo/rules/general.md",
+        "rule manual manual .cursor/rules/manual.mdc",
+        "rule py glob .github/instructions/py.instructions.md",
+        "rule req requested .cursor/rules/req.mdc",
+        "rule ts glob .cursor/rules/ts.mdc",
+        "skill pdf-forms requested .claude/skills/pdf/SKILL.md",
+        "skill scoped requested .github/skills/scoped/SKILL.md",
+      ].sort(),
+    );
+    expect(byName(set.entries, "ts")!.match.globs).toEqual(["src/**/*.ts", "lib/*.js"]);
+    expect(byName(set.entries, "pdf-forms")!.files).toEqual(["scripts/fill.py"]);
+    expect(byName(set.entries, "flaky")!.priority).toBe(1.5);
+  });
+
+  it("reports malformed frontmatter, bad regexes and unknown statuses with file:line, and keeps loading the rest", async () => {
+    ws = createTempWorkspace({
+      ".yoke/lessons/broken.md": "---\nmatch:\n  keywords: [a, b\n  tools: x\n---\nbody\n",
+      ".yoke/lessons/badregex.md": "---\nmatch:\n  patterns: ['(unclosed']\n  keywords: [ok]\nstatus: retired\n---\nbody\n",
+      ".cursor/rules/bad.mdc": "---\ndescription: [x\n---\nbody\n",
+      ".yoke/lessons/good.md": "---\nmatch: {keywords: [good]}\n---\nGood.\n",
+    });
+    const set = await loadGuidance({ fs: ws.fs, files: noHome() });
+    const at = set.problems.map((p) => `${p.path.slice(ws!.root.length + 1)}:${p.line} ${p.message}`);
+    expect(at).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^\.yoke\/lessons\/broken\.md:[2-5] invalid YAML frontmatter/),
+        expect.stringMatching(/^\.yoke\/lessons\/badregex\.md:3 pattern "\(unclosed" is not a valid regular expression/),
+        expect.stringMatching(/^\.yoke\/lessons\/badregex\.md:5 status "retired" is not one of/),
+        expect.stringMatching(/^\.cursor\/rules\/bad\.mdc:2 invalid YAML frontmatter/),
+      ]),
+    );
+    expect(set.entries.map((e) => e.name).sort()).toEqual(["badregex", "good"]);
+  });
+
+  it("follows CLAUDE.md @imports: relative, recursive, cycle-safe, and says which are missing", async () => {
+    ws = createTempWorkspace({
+      "CLAUDE.md": "See @docs/style.md and @missing/file.md. Mail me@example.com, ping @someone.\n```\n@not/an/import.md\n```\n",
+      "docs/style.md": "Style: tabs. Also @./deeper/more.md\n",
+      "docs/deeper/more.md": "More rules. Back to @../../CLAUDE.md\n",
+    });
+    const set = await loadGuidance({ fs: ws.fs, files: noHome() });
+    const mem = byName(set.entries, "CLAUDE.md")!;
+    expect(mem.body).toContain("Style: tabs.");
+    expect(mem.body).toContain("More rules.");
+    expect(mem.body).toContain("--- imported from docs/style.md (@docs/style.md) ---");
+    expect(mem.body.match(/imported from/g)).toHaveLength(2); // the cycle back to CLAUDE.md is not followed
+    expect(set.problems).toEqual([{ path: join(ws.root, "CLAUDE.md"), line: 1, message: expect.stringContaining("@missing/file.md: no such file") }]);
+  });
+
+  it("never imports files outside the workspace or denied by a Read rule into a workspace CLAUDE.md; a CLAUDE.md symlink to AGENTS.md loads once", async () => {
+    const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    temps.push(home);
+    writeFileSync(join(home, "secret.txt"), "HOME-SECRET\n");
+    ws = createTempWorkspace({ "CLAUDE.md": "@~/secret.txt\n@/etc/hostname\n@.env\n@docs/ok.md\n", ".env": "TOKEN=ENV-SECRET\n", "docs/ok.md": "fine\n", "pkg/AGENTS.md": "Shared memory.\n" });
+    symlinkSync("AGENTS.md", join(ws.root, "pkg/CLAUDE.md"));
+    const access = { deniedBy: async (perm: string, abs: string) => (perm === "Read" && abs.endsWith("/.env") ? "Read(.env)" : null) };
+    const set = await loadGuidance({ fs: ws.fs, files: createNodeGuidanceFiles({ home, builtinDir: null }), access, nestedMemory: true });
+    const mem = byName(set.entries, "CLAUDE.md")!;
+    expect(mem.body).toContain("fine");
+    expect(mem.body).not.toContain("HOME-SECRET");
+    expect(mem.body).not.toContain("ENV-SECRET");
+    expect(set.problems.map((p) => `${p.line} ${p.message}`)).toEqual([
+      "1 @~/secret.txt not imported: a workspace file may import only files inside the workspace",
+      "2 @/etc/hostname not imported: a workspace file may import only files inside the workspace",
+      "3 @.env not imported: reading it is denied by Read(.env)",
+    ]);
+    expect(set.entries.filter((e) => e.kind === "memory" && e.dir === join(ws!.root, "pkg")).map((e) => e.source)).toEqual(["pkg/AGENTS.md"]);
+  });
+
+  it("reads the user's lessons, skills and memory through the port; a workspace lesson overrides one of the same name", async () => {
+    const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    temps.push(home);
+    const put = (rel: string, text: string) => {
+      mkdirSync(dirname(join(home, rel)), { recursive: true });
+      writeFileSync(join(home, rel), text);
+    };
+    put(".yoke/lessons/flaky.md", "---\nmatch: {keywords: [flaky]}\n---\nUser version.\n");
+    put(".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploy the app\n---\nSteps.\n");
+    put(".claude/CLAUDE.md", "I prefer short answers.\n");
+    put(".yoke/AGENTS.md", "Yoke-wide memory.\n");
+    ws = createTempWorkspace({ ".yoke/lessons/flaky.md": "---\nmatch: {keywords: [flaky]}\n---\nWorkspace version.\n" });
+    const set = await loadGuidance({ fs: ws.fs, files: createNodeGuidanceFiles({ home, builtinDir: null }) });
+    expect(set.entries.map((e) => `${e.origin} ${e.kind} ${e.source}`).sort()).toEqual(
+      [
+        "user lesson ~/.yoke/lessons/flaky.md",
+        "user memory ~/.claude/CLAUDE.md",
+        "user memory ~/.yoke/AGENTS.md",
+        "user skill ~/.claude/skills/deploy/SKILL.md",
+        "workspace lesson .yoke/lessons/flaky.md",
+      ].sort(),
+    );
+    const eff = effectiveEntries(set.entries).filter((e) => e.name === "flaky");
+    expect(eff.map((e) => e.body)).toEqual(["Workspace version."]);
+  });
+
+  it("ships at least 12 built-in lessons that all parse and match the failures they are for", async () => {
+    expect(builtinLessonsDir()).toBeDefined();
+    ws = createTempWorkspace({});
+    const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    temps.push(home);
+    const set = await loadGuidance({ fs: ws.fs, files: createNodeGuidanceFiles({ home }) });
+    expect(set.problems).toEqual([]);
+    const lessons = set.entries.filter((e) => e.kind === "lesson" && e.origin === "builtin");
+    expect(lessons.length).toBeGreaterThanOrEqual(12);
+    for (const l of lessons) {
+      expect(l.title, l.source).toBeTruthy();
+      expect(l.body.length, l.source).toBeGreaterThan(200);
+      expect(l.body.length, l.source).toBeLessThan(2000); // cheap enough to inject
+    }
+    const top = (outputs: string[], message = "") => rank(lessons, { message, outputs })[0]?.entry.source;
+    expect(top(["Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'x'"])).toBe("lessons/python/traceback.md");
+    expect(top(["src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'."])).toBe("lessons/js/typescript-errors.md");
+    expect(top([" FAIL  src/sum.test.ts > adds\nAssertionError: expected 3 to be 4\n Tests  1 failed | 2 passed"])).toBe("lessons/js/jest-vitest-failures.md");
+    expect(top(["CONFLICT (content): Merge conflict in a.txt\nAutomatic merge failed; fix conflicts and then commit the result."])).toBe("lessons/git/merge-conflicts.md");
+    expect(top(["npm error code ETIMEDOUT\nnpm error network request to https://registry.npmjs.org/x failed"])).toBe("lessons/js/npm-install-network.md");
+    expect(top(["=================================== FAILURES ===================================\nFAILED tests/test_a.py::test_x - assert 1 == 2"])).toBe("lessons/python/pytest-failures.md");
+    expect(top([], "the stale anchor keeps failing")).toBe("lessons/tools/stale-anchors.md");
+  });
+});
