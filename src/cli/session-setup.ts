@@ -16,6 +16,7 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { nodeCheckpointsExtension } from "../node/checkpoints";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -103,6 +104,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       instructions: await readInstructions(fs),
       platform: process.platform,
       maxTurns: flags.maxTurns,
+      extensions: [nodeCheckpointsExtension(sessionDir)],
     },
   };
 }
