@@ -1,6 +1,7 @@
 // The Node services of the extension's sessions (src/node/agent-services.ts): the permission gate
 // over the settings files and the VS Code settings, hooks, and the sandboxed command runner, with
 // what only VS Code adds: a watcher that reloads the gate, the terminal mirror, the background list.
+import { nodeCheckpointsExtension } from "../node/checkpoints";
 import * as vscode from "vscode";
 import type { RunningCommand, CommandRunner } from "../core/commands/types";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
@@ -111,11 +112,11 @@ export class HostServices implements vscode.Disposable {
    * The session options of these services (permission engine, hooks) and the per-session members
    * of SessionServices; each session's command runner is mirrored into a terminal and listed.
    */
-  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
+  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
     const services = this.services();
     if (!services) return undefined;
     return {
-      options: services.sessionOptions,
+      options: { ...services.sessionOptions, extensions: [nodeCheckpointsExtension(this.sessionDir())] },
       session: (session) => {
         const commands = services.commands(session);
         if (commands.commands) this.adopt(session.id, commands.commands);

@@ -71,12 +71,18 @@ describe("checkpoints through the CLI", () => {
     const before = repoState(ws);
     const r1 = await runCli(["run", ...flags, "say hello"], { env });
     expect(r1.code, r1.stderr).toBe(0);
-    const id = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!.replace(/\.jsonl$/, "");
+    const id = readdirSync(sessions)
+      .find((f) => f.endsWith(".jsonl"))!
+      .replace(/\.jsonl$/, "");
     const r2 = await runCli(["resume", id, ...flags, "edit the files"], { env });
     expect(r2.code, r2.stderr).toBe(0);
     expect(existsSync(join(ws, "two.txt"))).toBe(false);
     expect(readFileSync(join(ws, "one.txt"), "utf8")).toBe("one by the agent\n");
-    const ran = parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const ran = parseLog(
+      readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     const started = ran.find((e) => e.type === "session_start");
     expect(started?.type === "session_start" && started.sandbox).toBe("bwrap");
     expect(ran.some((e) => e.type === "tool_result" && e.name === "run_command" && !e.isError && e.output.includes("removed"))).toBe(true);
@@ -107,7 +113,11 @@ describe("checkpoints through the CLI", () => {
     expect(readFileSync(join(ws, "three.txt"), "utf8")).toBe("three.txt original\n");
     expect(repoState(ws)).toEqual(before);
     expect(git(ws, "stash", "list")).toContain("user wip");
-    let events = parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    let events = parseLog(
+      readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(summarizeSession(events).turns).toBe(1);
     expect(projectConversation(events).map((m) => m.role)).toEqual(["user", "assistant"]);
 
@@ -115,7 +125,11 @@ describe("checkpoints through the CLI", () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(existsSync(join(ws, "two.txt"))).toBe(false);
     expect(readFileSync(join(ws, "one.txt"), "utf8")).toBe("one by the agent\n");
-    events = parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    events = parseLog(
+      readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(summarizeSession(events).turns).toBe(2);
     expect(git(ws, "stash", "list")).toContain("user wip");
     expect(git(ws, "rev-parse", "HEAD")).toBe(before.head);
@@ -139,7 +153,9 @@ describe("checkpoints through the CLI", () => {
     const env = { HOME: home };
     const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "bypassPermissions"];
     expect((await runCli(["run", ...flags, "first"], { env })).code).toBe(0);
-    const id = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!.replace(/\.jsonl$/, "");
+    const id = readdirSync(sessions)
+      .find((f) => f.endsWith(".jsonl"))!
+      .replace(/\.jsonl$/, "");
     expect((await runCli(["resume", id, ...flags, "second"], { env })).code).toBe(0);
     const r3 = await runCli(["resume", id, ...flags, "third"], { env });
     expect(r3.code, r3.stderr).toBe(0);
@@ -152,14 +168,22 @@ describe("checkpoints through the CLI", () => {
     expect(out).toMatchObject({ forkedFrom: id, turn: 2 });
     expect(readFileSync(join(ws, "one.txt"), "utf8")).toBe("turn 2\n");
     expect(readFileSync(join(ws, "three.txt"), "utf8")).toBe("three.txt original\n");
-    const forked = parseLog(readFileSync(join(sessions, `${out.sessionId}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const forked = parseLog(
+      readFileSync(join(sessions, `${out.sessionId}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(summarizeSession(forked).turns).toBe(2);
     const texts = projectConversation(forked).flatMap((m) => (m.role === "user" || m.role === "assistant" ? [m.text] : []));
     expect(texts).toContain("second");
     expect(texts).toContain("t2");
     expect(texts).not.toContain("third");
     // The source session is as it was.
-    const source = parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const source = parseLog(
+      readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    ).events;
     expect(summarizeSession(source).turns).toBe(3);
     // The fork's file change is undoable in the fork.
     const undo = await runCli(["checkpoints", "restore", out.sessionId, "--undo", "--session-dir", sessions]);

@@ -29,7 +29,8 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
       api.on(
         "tool.before",
         async ({ tool, args }) => {
-          if (!tool.capabilities.writes && !tool.capabilities.runs) return;
+          // In Restricted Mode nothing is written or run, so there is nothing to take back.
+          if (!api.session.trusted || (!tool.capabilities.writes && !tool.capabilities.runs)) return;
           const events = eventsInForce(api.session.events());
           let turn = 0;
           let taken = false;
