@@ -65,6 +65,9 @@ const SAFE_CONFIG = [
 
 class GitError extends Error {}
 
+/** New files hashed per git call while the budget lasts. */
+const CHUNK = 500;
+
 export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): CheckpointStore & { shadowDir(root: string): string } {
   const maxFileBytes = opts.maxFileBytes ?? CHECKPOINT_DEFAULTS.maxFileBytes;
   const maxFolderFiles = opts.maxFolderFiles ?? CHECKPOINT_DEFAULTS.maxFolderFiles;
@@ -159,40 +162,43 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     fallback?: string;
   }
 
-  /** Brings the index up to the folder as it is now and writes its tree. */
+  /**
+   * Brings the index up to the folder as it is now and writes its tree, within the budget: the
+   * changes to files already checkpointed and the files the agent wrote are always recorded; the
+   * walk for new files and their hashing stop at the budget (the rest is picked up next time).
+   */
   async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index): Promise<Captured> {
-    const signal = AbortSignal.timeout(Math.max(1, budgetMs));
+    const deadline = Date.now() + Math.max(1, budgetMs);
+    const left = () => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     const skipped: SkippedPath[] = [];
-    let partial = false;
-    let fallback: string | undefined;
-    let candidates: string[];
+    const hinted = hints.map((h) => relative(repo.root, h).split(sep).join("/")).filter((r) => r && !r.startsWith("../") && r !== "..");
+    // Changes to files already checkpointed: a stat against the index, no walk; always recorded.
+    const modified = split(await run(repo, ["ls-files", "-z", "--modified"], { index }));
+    let untracked: string[] = [];
+    let walked = true;
     try {
-      candidates = split(await run(repo, ["ls-files", "-z", "--others", "--modified", "--exclude-standard"], { signal, index }));
+      untracked = split(await run(repo, ["ls-files", "-z", "--others", "--exclude-standard"], { signal: left(), index }));
     } catch (err) {
-      if (!signal.aborted) throw err;
-      // Out of time walking the folder: record what changed in the files already checkpointed
-      // (stat against the index, no walk) and the files the agent wrote.
-      partial = true;
-      const rel = hints.map((h) => relative(repo.root, h).split(sep).join("/")).filter((r) => r && !r.startsWith("../") && r !== "..");
-      candidates = [...split(await run(repo, ["ls-files", "-z", "--modified"], { index })), ...rel];
-      fallback =
-        `the snapshot took longer than its ${budgetMs} ms budget, so only what changed since the last snapshot was recorded: ` +
-        `files already checkpointed and ${rel.length} file(s) the agent wrote; other new files are not in it, and a restore to it leaves them alone`;
+      if (!(err instanceof Error && err.name === "AbortError") && Date.now() < deadline) throw err;
+      walked = false;
     }
-    const update: string[] = [];
+    const must: string[] = [];
+    const more: string[] = [];
     const remove: string[] = [];
     const perTop = new Map<string, string[]>();
-    for (const path of new Set(candidates)) {
+    const mustSet = new Set([...modified, ...hinted]);
+    for (const path of new Set([...modified, ...hinted, ...untracked])) {
       if (path.endsWith("/")) {
         const isSub = existsSync(join(repo.root, path, ".git")) && !lstatSync(join(repo.root, path, ".git")).isDirectory();
         skipped.push({ path: path.slice(0, -1), reason: "nested-repository", detail: isSub ? "a submodule or linked worktree (its own repository)" : "its own git repository" });
         continue;
       }
+      const list = mustSet.has(path) ? must : more;
       let st;
       try {
         st = lstatSync(join(repo.root, path));
       } catch {
-        update.push(path); // gone: --remove takes it out
+        list.push(path); // gone: --remove takes it out
         continue;
       }
       if (st.isFile() && st.size > maxFileBytes) {
@@ -201,28 +207,43 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         continue;
       }
       if (!st.isFile() && !st.isSymbolicLink()) continue;
-      update.push(path);
+      list.push(path);
       const slash = path.indexOf("/");
-      if (slash > 0) {
+      if (slash > 0 && list === more) {
         const top = path.slice(0, slash);
-        const list = perTop.get(top) ?? [];
-        list.push(path);
-        perTop.set(top, list);
+        const l = perTop.get(top) ?? [];
+        l.push(path);
+        perTop.set(top, l);
       }
     }
     // A huge folder of new files (a dependency tree nobody ignored) is left out, and said so.
-    const tracked = new Set<string>();
+    let tracked: Set<string> | undefined;
     for (const [top, list] of perTop) {
       if (list.length <= maxFolderFiles) continue;
-      if (tracked.size === 0) for (const t of split(await run(repo, ["ls-files", "-z", "--", ...[...perTop.keys()]], { index }))) tracked.add(t.split("/")[0]!);
+      tracked ??= new Set(split(await run(repo, ["ls-files", "-z", "--", ...perTop.keys()], { index })).map((t) => t.split("/")[0]!));
       if (tracked.has(top)) continue;
       skipped.push({ path: top, reason: "large-folder", detail: `${list.length} new files` });
       const drop = new Set(list);
-      for (let i = update.length - 1; i >= 0; i--) if (drop.has(update[i]!)) update.splice(i, 1);
+      for (let i = more.length - 1; i >= 0; i--) if (drop.has(more[i]!)) more.splice(i, 1);
     }
     if (remove.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: remove.join("\0") + "\0", index });
-    if (update.length) await run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: update.join("\0") + "\0", index });
+    const add = (paths: string[]) => run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: paths.join("\0") + "\0", index });
+    if (must.length) await add(must);
+    // New files in chunks, while the budget lasts: each chunk is kept in the index.
+    let recorded = 0;
+    for (let i = 0; i < more.length && Date.now() < deadline; i += CHUNK) {
+      const chunk = more.slice(i, i + CHUNK);
+      await add(chunk);
+      recorded += chunk.length;
+    }
     const tree = (await run(repo, ["write-tree"], { index })).toString().trim();
+    const partial = !walked || recorded < more.length;
+    const fallback = !partial
+      ? undefined
+      : `the snapshot ran out of its ${budgetMs} ms budget, so it recorded what changed since the last snapshot: ` +
+        `the files already checkpointed, ${hinted.length} file(s) the agent wrote` +
+        (walked ? ` and ${recorded} of ${more.length} new file(s)` : ", not the folder's other new files") +
+        "; the rest come with the next snapshot, and a restore to this one leaves files it does not know alone";
     return { tree, skipped, partial, fallback };
   }
 
@@ -329,7 +350,18 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         }
         removeEmptyParents(realRoot, dirname(path));
       }
-      if (writes.length) await run(repo, ["checkout", "--no-overlay", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: writes.join("\0") + "\0" });
+      if (writes.length) {
+        // From an index of the checkpoint alone (no stat data: every file is written, never
+        // judged up to date by a timestamp), so the checkpoints' own index is left as it is.
+        const tmp = join(repo.gitDir, "yoke-index-restore");
+        rmSync(tmp, { force: true });
+        try {
+          await run(repo, ["read-tree", commit], { index: tmp });
+          await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
+        } finally {
+          rmSync(tmp, { force: true });
+        }
+      }
       return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
     },
   };

@@ -181,6 +181,13 @@ describe("git checkpoint store", () => {
   it("falls back to what changed since the last snapshot when the budget runs out (10,000 files), and a restore to it deletes nothing it cannot know", async () => {
     const { ws, store } = setup();
     for (let d = 0; d < 100; d++) for (let f = 0; f < 100; f++) write(ws, `d${d}/f${f}.txt`, `${d}/${f}\n`);
+    // A first snapshot out of budget at once: partial, not failed, the agent's file in it.
+    const fresh = createGitCheckpointStore({ storageDir: join(ws, "..", "fresh-storage") });
+    const first = await fresh.snapshot({ root: ws, name: "ws", budgetMs: 1, hints: [join(ws, "d0/f0.txt")] });
+    expect(first.error).toBeUndefined();
+    expect(first.partial).toBe(true);
+    expect(first.fallback).toMatch(/ran out of its 1 ms budget/);
+    expect(execFileSync("git", ["--git-dir", fresh.shadowDir(ws), "ls-tree", "-r", "--name-only", first.commit!], { encoding: "utf8", env: gitEnv })).toContain("d0/f0.txt");
     const full = await store.snapshot({ root: ws, name: "ws", budgetMs: 120_000 });
     expect(full.error).toBeUndefined();
     expect(full.partial).toBeUndefined();
