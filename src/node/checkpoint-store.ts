@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -274,7 +274,13 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     // The files now, in a scratch copy of the index (the checkpoints' own index is left as it is).
     const scratch = join(repo.gitDir, "yoke-index-plan");
     rmSync(scratch, { force: true });
-    if (existsSync(repo.index)) writeFileSync(scratch, readFileSync(repo.index));
+    if (existsSync(repo.index)) {
+      // With the original's time: git judges racily clean entries against the index file's mtime,
+      // and a fresh copy would make a file changed within the same second look unchanged.
+      copyFileSync(repo.index, scratch);
+      const st = statSync(repo.index);
+      utimesSync(scratch, st.atime, st.mtime);
+    }
     try {
       const now = await capture(repo, 60_000, [], scratch);
       const keptNow = new Set([...now.skipped.map((s) => s.path), ...target.skipped]);
