@@ -9,4 +9,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("permissions", async () => (await import("./permissions")).bench);
   register("watchdog", async () => (await import("./watchdog")).bench);
   register("guidance", async () => (await import("./guidance")).bench);
+  register("checkpoints", async () => (await import("./checkpoints")).bench);
 }

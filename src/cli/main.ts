@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   resume: async () => (await import("./commands/run")).resumeCommand,
   sessions: async () => (await import("./commands/sessions")).sessionsCommand,
   fork: async () => (await import("./commands/fork")).forkCommand,
+  checkpoints: async () => (await import("./commands/checkpoints")).checkpointsCommand,
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
@@ -24,7 +25,10 @@ Usage:
   yoke run [options] PROMPT            run the agent on a task in --cwd (default: .)
   yoke resume SESSION [options]        continue a session from its event log
   yoke sessions [--session-dir DIR]    list sessions with their status (the panel's too)
-  yoke fork SESSION                    a new session continuing a copy of SESSION
+  yoke fork SESSION [TURN]             a new session continuing a copy of SESSION (from TURN: files as they were then)
+  yoke checkpoints list SESSION [--json]
+  yoke checkpoints restore SESSION TURN [--files|--conversation|--both] [--dry-run]
+                    (TURN: the state after that turn, 0 before the first; --undo instead of TURN undoes the last restore)
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...

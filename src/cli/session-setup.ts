@@ -18,6 +18,7 @@ import { createNodeServices } from "../node/agent-services";
 import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
+import { nodeCheckpointsExtension } from "../node/checkpoints";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -109,8 +110,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       trusted: true,
       platform: process.platform,
       maxTurns: loop.maxTurns,
-      // Every mechanism of the session: verification (node services), guidance, loop control.
-      extensions: [...(node.sessionOptions.extensions ?? []), guidanceExtension({ files: createNodeGuidanceFiles() }), ...loop.extensions],
+      // Every mechanism of the session: verification (node services), checkpoints, guidance, loop control.
+      extensions: [...(node.sessionOptions.extensions ?? []), nodeCheckpointsExtension(sessionDir), guidanceExtension({ files: createNodeGuidanceFiles() }), ...loop.extensions],
     },
   };
 }

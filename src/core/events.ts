@@ -285,6 +285,53 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** Why it could not run, or what happened next (one line, for the transcript). */
     message: z.string().optional(),
   }),
+  // --- checkpoints (issue 12): a snapshot of the workspace folders, and a restore/rewind ---
+  /**
+   * The workspace files at one moment, per folder: taken before the first change of a turn (an
+   * edit or a command), before a restore or a fork changes the files (the undo point), so every
+   * restore can be undone. `turn` is the 1-based turn (user messages so far, rewound ones left out).
+   */
+  z.object({
+    ...base,
+    type: z.literal("checkpoint"),
+    turn: z.number().int().nonnegative(),
+    reason: z.enum(["turn", "restore", "fork"]),
+    folders: z.array(
+      z.object({
+        name: z.string(),
+        root: z.string(),
+        /** The snapshot commit in Yoke's shadow repository of the folder (absent: the snapshot failed, see `error`). */
+        commit: z.string().optional(),
+        /** Left out of the snapshot, never touched by a restore. */
+        skipped: z.array(z.object({ path: z.string(), reason: z.enum(["large-file", "nested-repository", "large-folder"]), detail: z.string().optional() })),
+        /** Only what changed since the last snapshot was recorded (the time budget ran out); `fallback` says what. */
+        partial: z.boolean().optional(),
+        fallback: z.string().optional(),
+        error: z.string().optional(),
+        durationMs: z.number().nonnegative(),
+      }),
+    ),
+  }),
+  /**
+   * A restore to the state after `turn` (0: before the first turn). `conversation`: the events
+   * from seq `fromSeq` up to this one are out of force (session/rewind.ts). `files`: the files were
+   * restored from the checkpoint at `checkpointSeq`; `undoSeq` is the checkpoint taken just before,
+   * which an undo restores. `undoes`: this restore undid the rewind at that seq.
+   */
+  z.object({
+    ...base,
+    type: z.literal("rewind"),
+    turn: z.number().int().nonnegative(),
+    conversation: z.boolean(),
+    files: z.boolean(),
+    fromSeq: z.number().int().nonnegative().optional(),
+    checkpointSeq: z.number().int().nonnegative().optional(),
+    undoSeq: z.number().int().nonnegative().optional(),
+    undoes: z.number().int().nonnegative().optional(),
+    /** Paths written and deleted, per folder (bounded), and what was left alone. */
+    changed: z.array(z.object({ root: z.string(), written: z.number().int(), deleted: z.number().int(), kept: z.array(z.string()).optional() })).optional(),
+  }),
+  // --- end checkpoints ---
   z.object({
     ...base,
     type: z.literal("todos"),

@@ -1,6 +1,7 @@
 // The Node services of the extension's sessions (src/node/agent-services.ts): the permission gate
 // over the settings files and the VS Code settings, hooks, and the sandboxed command runner, with
 // what only VS Code adds: a watcher that reloads the gate, the terminal mirror, the background list.
+import { nodeCheckpointsExtension } from "../node/checkpoints";
 import * as vscode from "vscode";
 import type { RunningCommand, CommandRunner } from "../core/commands/types";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
@@ -118,7 +119,7 @@ export class HostServices implements vscode.Disposable {
     const services = this.services();
     if (!services) return undefined;
     return {
-      options: services.sessionOptions,
+      options: { ...services.sessionOptions, extensions: [...(services.sessionOptions.extensions ?? []), nodeCheckpointsExtension(this.sessionDir())] },
       session: (session) => {
         const commands = services.commands(session);
         if (commands.commands) this.adopt(session.id, commands.commands);

@@ -141,14 +141,15 @@ describe("the CLI on the shared session store", () => {
     expect(log.map((e) => e.seq)).toEqual([...log.keys()]);
   });
 
-  it("forks only from the last turn until checkpoints exist", async () => {
+  it("forks from any turn (the files from checkpoints, see checkpoints.test.ts) and refuses a turn out of range", async () => {
     const { ws, env } = setup();
     server = await startScriptedLlmServer({ script: (req) => ({ text: `Noted: ${readExchange(req).userText}` }) });
     const first = JSON.parse((await runCli(["run", ...model(server.openaiBaseUrl), "--cwd", ws, "--json", "one"], { env })).stdout) as { sessionId: string };
     await runCli(["resume", first.sessionId, ...model(server.openaiBaseUrl), "--cwd", ws, "two"], { env });
-    const early = await runCli(["fork", first.sessionId, "1", "--cwd", ws], { env });
-    expect(early.code).toBe(1);
-    expect(early.stderr).toContain("forking from turn 1 of 2 needs the files as they were then");
+    const early = await runCli(["fork", first.sessionId, "1", "--cwd", ws, "--json"], { env });
+    expect(early.code, early.stderr).toBe(0);
+    // No turn changed files, so there is nothing to put back.
+    expect(JSON.parse(early.stdout)).toMatchObject({ forkedFrom: first.sessionId, turn: 1, files: [expect.stringContaining("no change was checkpointed after turn 1")] });
     const bad = await runCli(["fork", first.sessionId, "9", "--cwd", ws], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("TURN must be a turn of the session, 1 to 2");

@@ -1,13 +1,17 @@
 /**
  * `yoke fork SESSION [TURN] [--session-dir DIR] [--cwd DIR] [--json]`: a new session that copies
  * SESSION's conversation and goes on by itself (`yoke resume NEW` continues it). This is how to
- * continue a session another process is writing. It forks from the end: the files are as they are
- * now. Forking from an earlier turn needs the files as they were then (checkpoints, issue 12), so
- * TURN may only name the last turn for now.
+ * continue a session another process is writing. Without TURN (or with the last turn) it forks
+ * from the end, the files as they are now. From an earlier turn it copies the conversation up to
+ * the end of that turn and puts the files back as they were then (from the checkpoint after it),
+ * recorded in the new session so `yoke checkpoints restore NEW --undo` undoes it.
  */
 import { resolve } from "node:path";
 import { shellQuote } from "../../core/commands/shell-quote";
 import { forkSession } from "../../core/session/fork";
+import { checkpointAfterTurn, restoreForFork } from "../../core/checkpoints";
+import { SessionLog } from "../../core/session/session-log";
+import { nodeCheckpointStore } from "../../node/checkpoints";
 import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore } from "../../node/session-store";
@@ -23,25 +27,35 @@ export async function forkCommand(argv: string[]): Promise<number> {
   const store = createFileSessionStore(dir, { owner: "yoke fork" });
   if (!store.exists(id)) throw new UsageError(`no session "${id}" in ${dir} (see \`yoke sessions --session-dir ${shellQuote(dir)}\`)`);
   const turns = summarizeSession(parseLog(store.read(id)).events, id).turns;
+  let turn: number | undefined;
   if (turnText !== undefined) {
-    const turn = Number(turnText);
-    if (!Number.isInteger(turn) || turn < 1 || turn > turns) throw new UsageError(`TURN must be a turn of the session, 1 to ${turns} (got "${turnText}")`);
-    if (turn !== turns) {
-      process.stderr.write(
-        `yoke fork: forking from turn ${turn} of ${turns} needs the files as they were then, and Yoke keeps no checkpoints yet. ` +
-          `Fork from the end (yoke fork ${id}) to continue with the files as they are now.\n`,
-      );
-      return 1;
-    }
+    turn = Number(turnText);
+    if (!/^\d+$/.test(turnText) || turn < 1 || turn > turns) throw new UsageError(`TURN must be a turn of the session, 1 to ${turns} (got "${turnText}")`);
   }
   try {
-    const fork = forkSession(store, id);
+    const fork = forkSession(store, id, undefined, turn !== undefined && turn < turns ? { turn } : {});
+    const restored: string[] = [];
+    if (turn !== undefined && turn < turns) {
+      // The files as they were after that turn, put back in the new session (undoable there).
+      const source = parseLog(store.read(id)).events;
+      const checkpoint = checkpointAfterTurn(source, turn);
+      const { log } = SessionLog.open(store, fork.id);
+      if (checkpoint) {
+        const folders = checkpoint.folders.map((f) => ({ name: f.name, root: f.root }));
+        const r = await restoreForFork({ store: nodeCheckpointStore(dir), events: () => log.events, append: (e) => log.append(e), folders }, checkpoint, turn).catch((err: unknown) => {
+          throw new Error(`forked as ${fork.id}, but its files could not be put back as they were after turn ${turn}: ${err instanceof Error ? err.message : String(err)}`);
+        });
+        restored.push(...r.lines);
+      } else restored.push(`files: no change was checkpointed after turn ${turn}, so they are as the agent left them then`);
+      log.sync();
+    }
     if (values.json) {
-      printJson({ sessionId: fork.id, forkedFrom: id, seq: fork.seq, sessionDir: dir });
+      printJson({ sessionId: fork.id, forkedFrom: id, seq: fork.seq, sessionDir: dir, ...(turn !== undefined ? { turn } : {}), ...(restored.length ? { files: restored } : {}) });
     } else {
       const dirFlag = values["session-dir"] ? ` --session-dir ${shellQuote(dir)}` : "";
       process.stdout.write(`${fork.id}\n`);
-      process.stderr.write(`yoke: forked ${id} (${turns} turn${turns === 1 ? "" : "s"}) as ${fork.id}; continue it with: yoke resume ${fork.id}${dirFlag} "…"\n`);
+      for (const l of restored) process.stderr.write(`yoke: ${l}\n`);
+      process.stderr.write(`yoke: forked ${id} (${turn ?? turns} turn${(turn ?? turns) === 1 ? "" : "s"}) as ${fork.id}; continue it with: yoke resume ${fork.id}${dirFlag} "…"\n`);
     }
     return 0;
   } finally {

@@ -1,6 +1,7 @@
 /** Projections of the event log: what the model sees, and a summary for session lists. */
 import type { LoopState, SessionEvent } from "../events";
 import type { ModelMessage } from "../providers/types";
+import { eventsInForce } from "./rewind";
 
 /** Text of the result recorded for a tool call whose result never reached the log. */
 export const NOT_RUN_TEXT = "This tool call did not run: the session was interrupted before it started. Call it again if it is still needed.";
@@ -21,7 +22,7 @@ export function projectConversation(events: readonly SessionEvent[]): ModelMessa
     pending = [];
     results.clear();
   };
-  for (const e of events) {
+  for (const e of eventsInForce(events)) {
     switch (e.type) {
       case "user_message":
         flush();
@@ -93,7 +94,7 @@ export function summarizeSession(events: readonly SessionEvent[], id = ""): Sess
   const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
   let cost: number | undefined;
   let turns = 0;
-  for (const e of events) {
+  for (const e of eventsInForce(events)) {
     if (e.type === "status") status = e.state;
     else if (e.type === "user_message") turns++;
     else if (e.type === "usage") {

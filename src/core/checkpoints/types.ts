@@ -1,0 +1,63 @@
+/**
+ * Checkpoints (issue 12): the port a host implements (src/node/checkpoint-store.ts: a shadow git
+ * repository per workspace folder, in Yoke's storage) and the shapes the core records.
+ */
+import type { EventOf } from "../events";
+
+export type CheckpointEvent = EventOf<"checkpoint">;
+export type RewindEvent = EventOf<"rewind">;
+export type FolderSnapshot = CheckpointEvent["folders"][number];
+export type SkippedPath = FolderSnapshot["skipped"][number];
+
+/** Defaults; a host may pass others. */
+export const CHECKPOINT_DEFAULTS = {
+  /** A snapshot that takes longer falls back to recording what changed since the last one. */
+  budgetMs: 2000,
+  /** Larger files are left out and listed. */
+  maxFileBytes: 10 * 1024 * 1024,
+  /** An untracked top-level folder with more new files than this is left out and listed. */
+  maxFolderFiles: 20_000,
+} as const;
+
+export interface SnapshotRequest {
+  /** Absolute root of one workspace folder (POSIX separators). */
+  root: string;
+  name: string;
+  budgetMs: number;
+  /** Paths (absolute) the agent wrote since the last snapshot: recorded even when the budget runs out. */
+  hints?: readonly string[];
+}
+
+export interface FileChange {
+  /** Relative to the folder, POSIX. */
+  path: string;
+  /** What a restore does to the file: write it back as it was, or delete it (it did not exist then). */
+  action: "write" | "delete";
+}
+
+export interface RestorePlan {
+  root: string;
+  changes: FileChange[];
+  /** Files the restore leaves as they are (skipped then, or unknown to a partial snapshot). */
+  kept: string[];
+  /** Unified diff from the files now to the checkpoint (bounded), for the preview. */
+  diff: string;
+  /** The diff was cut at the bound. */
+  diffTruncated: boolean;
+}
+
+export interface RestoreOutcome {
+  root: string;
+  written: number;
+  deleted: number;
+  kept: string[];
+}
+
+/** Snapshots and restores of workspace folders, without touching the user's repository state. */
+export interface CheckpointStore {
+  snapshot(req: SnapshotRequest): Promise<FolderSnapshot>;
+  /** What restoring `commit` into the folder would change, from the files as they are now. */
+  plan(root: string, commit: string): Promise<RestorePlan>;
+  /** Puts the folder's files back as they were in `commit` (take an undo snapshot first). */
+  restore(root: string, commit: string): Promise<RestoreOutcome>;
+}
