@@ -183,6 +183,17 @@ export const SessionEvent = z.discriminatedUnion("type", [
     costUsd: z.number().optional(),
   }),
   z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
+  // --- MCP client (src/core/mcp) ---
+  /** An MCP server changed state (started, failed, not approved…), with its tool count once known. */
+  z.object({
+    ...base,
+    type: z.literal("mcp_server"),
+    server: z.string(),
+    state: z.enum(["starting", "running", "failed", "stopped", "cached", "not_approved", "untrusted", "disabled", "config_error"]),
+    detail: z.string().optional(),
+    tools: z.number().int().nonnegative().optional(),
+  }),
+  // --- end MCP client ---
   z.object({
     ...base,
     type: z.literal("todos"),
