@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
+  mcp: async () => (await import("./commands/mcp")).mcpCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
 };
 
@@ -29,6 +30,8 @@ Usage:
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
   yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S]
                     [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND...
+  yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
+  yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke bench [--only SECTION] [--json]
 
 Run options:

@@ -16,6 +16,7 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { createNodeMcp } from "../node/mcp/setup";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -53,7 +54,10 @@ export function cliSessionDir(cwd: string): string {
 /** A session another live process is writing: not resumed (exit status 1). */
 export class SessionInUseError extends Error {}
 
-export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
+export async function buildCliSession(
+  flags: CliSessionFlags,
+  resumeId?: string,
+): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -86,15 +90,19 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   const search = createRipgrepSearcher();
+  const tools = createBuiltinTools();
+  const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
     store,
+    dispose: () => mcp.dispose(),
     options: {
       store,
       provider: createProvider(config),
       providerLabel: label,
       baseUrl: config.baseUrl,
-      tools: createBuiltinTools(),
+      tools,
+      extensions: [mcp.extension(tools.map((t) => t.name))],
       services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
       approver: createTerminalApprover(),
       ...node.sessionOptions,

@@ -24,6 +24,8 @@ describe("yoke --help", () => {
     [["edit", "apply", "x.ts", "--help"], "yoke edit apply FILE"],
     [["permissions", "check", "--help"], "yoke permissions check --tool NAME"],
     [["sandbox", "exec", "--help"], "yoke sandbox exec"],
+    [["mcp", "--help"], "yoke mcp list [--cwd DIR] [--json]"],
+    [["mcp", "list", "--help"], "yoke mcp approve NAME"],
     [["bench", "--help"], "yoke bench [--only SECTION] [--json]"],
   ])("%j prints its usage and exits 0", async (args, usage) => {
     const r = await runCli(args);

@@ -53,7 +53,8 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
       query: z.string().describe("Words of the tool's name or purpose; empty lists all deferred tools"),
       limit: z.number().int().min(1).max(20).optional().describe("How many tools to return (default 5)"),
     }),
-    permission: MCP_SEARCH_TOOL,
+    // Claude Code's name for its tool search: read-only, allowed in every mode (rules may still deny it).
+    permission: "ToolSearch",
     capabilities: {},
     timeoutMs: 10_000,
     summarize: (input) => field(input, "query") ?? "",

@@ -91,6 +91,11 @@ export class NodeMcpHub implements McpHub {
     return this.registry.reapOrphans();
   }
 
+  /** Process ids (= process groups) of the running stdio servers. */
+  pids(): number[] {
+    return [...this.slots.values()].flatMap((s) => (s.running?.pid ? [s.running.pid] : []));
+  }
+
   status(): McpServerStatus[] {
     return [...this.slots.values()].map((s) => this.view(s));
   }
