@@ -15,6 +15,7 @@ import { createFileSessionStore, defaultSessionDir, describeHolder, importSessio
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
 import { HostServices } from "./host-services";
+import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
@@ -67,6 +68,7 @@ export class SessionController implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
   private readonly permissions: PermissionControls;
+  private readonly mcp: HostMcp;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -78,6 +80,7 @@ export class SessionController implements vscode.Disposable {
   ) {
     this.approver = new PanelApprover(isPanelVisible);
     this.services = new HostServices(ctx, log, () => this.sessionDir());
+    this.mcp = new HostMcp(log);
     this.permissions = new PermissionControls({
       services: this.services,
       approver: this.approver,
@@ -95,6 +98,7 @@ export class SessionController implements vscode.Disposable {
       ...(review ? { reviewer: review.reviewer } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
+      extensions: () => this.mcp.extensions(),
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
@@ -349,6 +353,7 @@ export class SessionController implements vscode.Disposable {
       this.approver.dispose();
     }
     for (const d of this.disposables) d.dispose();
+    this.mcp.dispose();
     // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
     this.store?.writer.dispose();
   }

@@ -2,6 +2,7 @@
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
+import type { Extension } from "../core/extensions/types";
 import { readInstructions } from "../core/loop/instructions";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
@@ -26,6 +27,8 @@ export interface SessionOptionsDeps {
   reviewer?: ChangeReviewer;
   /** The Node services: the permission engine and hooks, and per session the command runner and the deny rules for content tools. */
   services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
+  /** Extensions of each new session (MCP servers' tools). */
+  extensions?: () => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
 }
@@ -64,6 +67,7 @@ export class SessionOptionsBuilder {
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
+      extensions: (await this.deps.extensions?.()) ?? [],
       ...node?.options,
     };
   }
