@@ -14,6 +14,7 @@ import { MessageList } from "./views/message-list";
 import { PermissionCard } from "./views/permission-card";
 import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
+import { McpServersPanel } from "./views/mcp-servers";
 
 export class App {
   private readonly header: Header;
@@ -25,6 +26,7 @@ export class App {
   /** Change review: pending and auto-applied file changes. */
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
+  private readonly mcpServers = new McpServersPanel();
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -73,6 +75,7 @@ export class App {
       this.header.root,
       this.restricted,
       this.hostInfo.root,
+      this.mcpServers.root,
       this.history.root,
       scroller,
       this.error,
@@ -130,6 +133,9 @@ export class App {
       case "hostInfo":
         this.header.setHostInfo(msg.info);
         this.hostInfo.set(msg.info);
+        return;
+      case "mcpServers":
+        this.mcpServers.set(msg.servers);
         return;
       default:
         msg satisfies never;

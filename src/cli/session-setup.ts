@@ -54,10 +54,7 @@ export function cliSessionDir(cwd: string): string {
 /** A session another live process is writing: not resumed (exit status 1). */
 export class SessionInUseError extends Error {}
 
-export async function buildCliSession(
-  flags: CliSessionFlags,
-  resumeId?: string,
-): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> }> {
+export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);

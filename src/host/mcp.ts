@@ -78,8 +78,17 @@ export class HostMcp {
     for (const spec of specs) {
       if (!spec || typeof spec.id !== "string" || this.inputs.has(spec.id) || !text.includes(`\${input:${spec.id}}`)) continue;
       const answer = Array.isArray(spec.options)
-        ? await vscode.window.showQuickPick(spec.options.filter((o): o is string => typeof o === "string"), { title: `MCP: ${spec.description || spec.id}`, ignoreFocusOut: true })
-        : await vscode.window.showInputBox({ title: `MCP: ${spec.description || spec.id}`, prompt: `A value for \${input:${spec.id}} in .vscode/mcp.json`, password: spec.password === true, value: typeof spec.default === "string" ? spec.default : undefined, ignoreFocusOut: true });
+        ? await vscode.window.showQuickPick(
+            spec.options.filter((o): o is string => typeof o === "string"),
+            { title: `MCP: ${spec.description || spec.id}`, ignoreFocusOut: true },
+          )
+        : await vscode.window.showInputBox({
+            title: `MCP: ${spec.description || spec.id}`,
+            prompt: `A value for \${input:${spec.id}} in .vscode/mcp.json`,
+            password: spec.password === true,
+            value: typeof spec.default === "string" ? spec.default : undefined,
+            ignoreFocusOut: true,
+          });
       if (answer !== undefined) this.inputs.set(spec.id, answer);
     }
   }

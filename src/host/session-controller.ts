@@ -102,6 +102,7 @@ export class SessionController implements vscode.Disposable {
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
+      this.mcp.onDidChange((servers) => this.post({ type: "mcpServers", servers })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.permissions.setMode(mode));
@@ -147,6 +148,7 @@ export class SessionController implements vscode.Disposable {
     switch (msg.type) {
       case "ready":
         if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
+        this.post({ type: "mcpServers", servers: this.mcp.views() });
         return this.pushState();
       case "prompt":
         return this.send(msg.text);

@@ -49,9 +49,12 @@ function everythingServer(argv: string[]) {
 async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = []) {
   const llm = await startScriptedLlmServer({ script });
   try {
-    const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"], {
-      env: { HOME: home },
-    });
+    const r = await runCli(
+      ["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"],
+      {
+        env: { HOME: home },
+      },
+    );
     return { ...r, requests: llm.requests };
   } finally {
     await llm.close();
@@ -115,7 +118,15 @@ describe("HTTP MCP servers (the SDK's own server classes)", () => {
         "~/.yoke/settings.json": JSON.stringify({ permissions: { allow: ["mcp__rec_db__add"], deny: ["mcp__rec_db__delete_everything"] } }),
       });
       const llm = await startScriptedLlmServer({
-        script: [{ toolCalls: [{ name: "mcp__rec_db__delete_everything", input: { confirm: true } }, { name: "mcp__rec_db__add", input: { a: 2, b: "3" } }] }, { text: "done" }],
+        script: [
+          {
+            toolCalls: [
+              { name: "mcp__rec_db__delete_everything", input: { confirm: true } },
+              { name: "mcp__rec_db__add", input: { a: 2, b: "3" } },
+            ],
+          },
+          { text: "done" },
+        ],
       });
       try {
         const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
@@ -219,7 +230,9 @@ describe("orphans of a killed Yoke process", () => {
     const { spawn } = await import("node:child_process");
     const bystander = spawn("sleep", ["30"], { stdio: "ignore" });
     const registryFile = join(home, ".yoke", "mcp-processes.json");
-    const registry = JSON.parse(readFileSync(registryFile, "utf8")) as { entries: { child: { pid: number; start: string; cmdline: string }; owner: { pid: number; start: string; cmdline: string }; server: string }[] };
+    const registry = JSON.parse(readFileSync(registryFile, "utf8")) as {
+      entries: { child: { pid: number; start: string; cmdline: string }; owner: { pid: number; start: string; cmdline: string }; server: string }[];
+    };
     registry.entries.push({ server: "ghost", child: { pid: bystander.pid!, start: "1", cmdline: "sleep 30" }, owner: { pid: 999_999, start: "1", cmdline: "gone" } });
     writeFileSync(registryFile, JSON.stringify(registry));
     try {

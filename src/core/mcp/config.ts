@@ -289,9 +289,7 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
 export function definitionKey(s: McpServerConfig): string {
   const sorted = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
   const body =
-    s.transport === "stdio"
-      ? { transport: s.transport, command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null }
-      : { transport: s.transport, url: s.url, headers: sorted(s.headers) };
+    s.transport === "stdio" ? { transport: s.transport, command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null } : { transport: s.transport, url: s.url, headers: sorted(s.headers) };
   return JSON.stringify({ name: s.name, ...body });
 }
 

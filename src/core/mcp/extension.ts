@@ -93,8 +93,7 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       if (deferred.length) tools.push(createMcpSearchTool(deferred));
       if (tools.length) api.addTools(tools);
       const sub = hub.onChange((s) => {
-        if (s.state === "failed" || s.state === "stopped")
-          api.record({ type: "mcp_server", server: s.config.name, state: RECORDED_STATE[s.state], ...(s.detail ? { detail: s.detail } : {}) });
+        if (s.state === "failed" || s.state === "stopped") api.record({ type: "mcp_server", server: s.config.name, state: RECORDED_STATE[s.state], ...(s.detail ? { detail: s.detail } : {}) });
       });
       return {
         dispose: () => {

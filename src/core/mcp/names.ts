@@ -27,7 +27,9 @@ function clean(part: string): string {
 
 /** The server part of every tool name of that server (and of its rules and breaker group). */
 export function sanitizeServerName(name: string): string {
-  const s = clean(name).replace(/_+/g, "_").replace(/^_+|_+$/g, "");
+  const s = clean(name)
+    .replace(/_+/g, "_")
+    .replace(/^_+|_+$/g, "");
   return s === "" ? `server_${shortHash(name)}` : s;
 }
 

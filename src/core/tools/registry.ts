@@ -124,10 +124,10 @@ export class ToolRegistry {
     this.cachedSpecs ??= [...this.byName.values()]
       .filter((t) => !t.deferred)
       .map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: this.jsonSchema(t.name)!,
-    }));
+        name: t.name,
+        description: t.description,
+        inputSchema: this.jsonSchema(t.name)!,
+      }));
     return this.cachedSpecs;
   }
 

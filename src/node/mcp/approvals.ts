@@ -71,7 +71,9 @@ export class ApprovalStore {
   constructor(private readonly file: string) {}
 
   static key(workspace: string, server: McpServerConfig): string {
-    return createHash("sha256").update(`${resolve(workspace)}\n${definitionKey(server)}`).digest("hex");
+    return createHash("sha256")
+      .update(`${resolve(workspace)}\n${definitionKey(server)}`)
+      .digest("hex");
   }
 
   private read(): Record<string, StoredApproval> {

@@ -141,7 +141,7 @@ export class NodeMcpHub implements McpHub {
       const result = await running.client.callTool({ name: tool, arguments: args }, undefined, { signal: opts.signal, timeout: opts.timeoutMs, resetTimeoutOnProgress: true });
       return result as McpCallResult;
     } catch (err) {
-      throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 
@@ -194,7 +194,8 @@ export class NodeMcpHub implements McpHub {
     }
     slot.approved = decision === "allow";
     if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
-    else if (!decision) this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
+    else if (!decision)
+      this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
   }
 
   private ensureStarted(slot: ServerSlot): Promise<Running> {
@@ -221,7 +222,7 @@ export class NodeMcpHub implements McpHub {
         slot.restarts++;
         await slot.abandon?.().catch(() => undefined);
         if (slot.state === "starting") this.set(slot, "failed", msg);
-        throw new Error(`the MCP server "${slot.config.name}" failed to start: ${msg}`);
+        throw new Error(`the MCP server "${slot.config.name}" failed to start: ${msg}`, { cause: err });
       } finally {
         slot.starting = undefined;
         slot.abandon = undefined;
@@ -235,7 +236,14 @@ export class NodeMcpHub implements McpHub {
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools) tools.push({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations as Record<string, unknown> | undefined });
+      for (const t of page.tools)
+        tools.push({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          annotations: t.annotations as Record<string, unknown> | undefined,
+        });
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     return tools;
@@ -278,7 +286,7 @@ export class NodeMcpHub implements McpHub {
       } catch (err) {
         await transport.close().catch(() => undefined);
         const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
-        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`);
+        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
       }
       return { client, pid, close: () => client.close() };
     }
@@ -306,7 +314,7 @@ export class NodeMcpHub implements McpHub {
         try {
           client = await trySse();
         } catch (sseErr) {
-          throw new Error(`streamable HTTP: ${(httpErr as Error).message}; SSE: ${(sseErr as Error).message}`);
+          throw new Error(`streamable HTTP: ${(httpErr as Error).message}; SSE: ${(sseErr as Error).message}`, { cause: sseErr });
         }
       }
     }

@@ -53,7 +53,19 @@ describe("MCP configuration files", () => {
   it("a bad entry is a problem of that server only; a broken file a problem of that file", () => {
     const { servers, problems } = parseMcpConfig(
       [
-        file("user-settings", JSON.stringify({ mcpServers: { ok: { command: "a" }, noCmd: { args: ["x"] }, badType: { type: "websocket", url: "ws://x" }, badUrl: { type: "http", url: "not a url" }, unset: { command: "b", env: { T: "${NOPE}" } }, num: 3 } })),
+        file(
+          "user-settings",
+          JSON.stringify({
+            mcpServers: {
+              ok: { command: "a" },
+              noCmd: { args: ["x"] },
+              badType: { type: "websocket", url: "ws://x" },
+              badUrl: { type: "http", url: "not a url" },
+              unset: { command: "b", env: { T: "${NOPE}" } },
+              num: 3,
+            },
+          }),
+        ),
         file("workspace-settings", "{ not json"),
         file("workspace-mcp-json", JSON.stringify({ mcpServers: [] })),
       ],
@@ -71,7 +83,10 @@ describe("MCP configuration files", () => {
   });
 
   it("a later file's server of the same name replaces an earlier one (and takes its source)", () => {
-    const { servers } = parseMcpConfig([file("user-settings", JSON.stringify({ mcpServers: { x: { command: "user" } } })), file("workspace-mcp-json", JSON.stringify({ mcpServers: { x: { command: "repo" } } }))], ctx);
+    const { servers } = parseMcpConfig(
+      [file("user-settings", JSON.stringify({ mcpServers: { x: { command: "user" } } })), file("workspace-mcp-json", JSON.stringify({ mcpServers: { x: { command: "repo" } } }))],
+      ctx,
+    );
     expect(servers).toEqual([expect.objectContaining({ command: "repo", workspace: true })]);
   });
 

@@ -192,7 +192,11 @@ describe("a real server's results and tools", () => {
   }, 60_000);
 
   it("a server that fails to start is reported with its stderr; calls then say why", async () => {
-    const { cwd, home } = setup({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { bad: { command: process.execPath, args: ["-e", "console.error('missing TOKEN'); process.exit(3)"] }, nope: { command: "/no/such/binary" } } }) });
+    const { cwd, home } = setup({
+      "~/.yoke/settings.json": JSON.stringify({
+        mcpServers: { bad: { command: process.execPath, args: ["-e", "console.error('missing TOKEN'); process.exit(3)"] }, nope: { command: "/no/such/binary" } },
+      }),
+    });
     const mcp = createNodeMcp({ cwd, home, trusted: true });
     try {
       const cat = await mcp.hub.catalog();

@@ -39,7 +39,10 @@ describe("MCP tool names", () => {
     expect(assignToolNames(tools)).toEqual(["mcp__s__a_b", "mcp__s__a_b_2", "mcp__s__a_b_3"]);
     expect(assignToolNames(tools)).toEqual(assignToolNames(tools));
     expect(assignToolNames([{ server: "s", tool: "x" }], ["mcp__s__x"])).toEqual(["mcp__s__x_2"]);
-    const long = assignToolNames([{ server: "s", tool: "y".repeat(70) }, { server: "s", tool: "y".repeat(70) }]);
+    const long = assignToolNames([
+      { server: "s", tool: "y".repeat(70) },
+      { server: "s", tool: "y".repeat(70) },
+    ]);
     expect(long[1]!.length).toBeLessThanOrEqual(MAX_TOOL_NAME);
     expect(new Set(long).size).toBe(2);
   });
