@@ -6,13 +6,18 @@
  * known to the next session. A server that fails or dies is reported and restarted at most
  * MAX_RESTARTS times. Workspace servers start only in a trusted workspace, after approval.
  *
- * The SDK is loaded on first start only (dynamic import), never on activation.
+ * The SDK is bundled into the lazily loaded session bundle (dist/session.js), never into the
+ * activation bundle. (It is imported statically: a dynamic import() of it made esbuild wrap zod's
+ * modules for lazy initialisation in an order that broke the minified session bundle at load.)
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
 import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { GroupStdioTransport } from "./stdio-transport";
 import { ApprovalStore, claudeMcpChoices, type Approval } from "./approvals";
 import { ProcessRegistry } from "./processes";
 
@@ -250,7 +255,6 @@ export class NodeMcpHub implements McpHub {
   }
 
   private async connect(slot: ServerSlot): Promise<Running> {
-    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const c = slot.config;
     const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
     const onDied = (why: string) => {
@@ -260,7 +264,6 @@ export class NodeMcpHub implements McpHub {
       this.set(slot, "failed", `${why}${slot.restarts <= MAX_RESTARTS ? "; it is restarted on its next use" : ""}`);
     };
     if (c.transport === "stdio") {
-      const { GroupStdioTransport } = await import("./stdio-transport");
       const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
       let pid: number | undefined;
       const transport = new GroupStdioTransport({
@@ -293,13 +296,11 @@ export class NodeMcpHub implements McpHub {
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
     const tryHttp = async (): Promise<Client> => {
-      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       const client = newClient();
       await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
       return client;
     };
     const trySse = async (): Promise<Client> => {
-      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
       const client = newClient();
       await client.connect(new SSEClientTransport(url, { requestInit }));
       return client;

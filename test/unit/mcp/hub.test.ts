@@ -209,4 +209,35 @@ describe("a real server's results and tools", () => {
       await mcp.dispose();
     }
   }, 30_000);
+
+  it("a server that dies is reported and restarted on its next use, a few times at most", async () => {
+    const tag = `--yoke-restart=${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const argv = [process.execPath, EVERYTHING, "stdio", tag];
+    const { cwd, home } = setup({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } } }) });
+    const mcp = createNodeMcp({ cwd, home, trusted: true });
+    const changes: string[] = [];
+    mcp.hub.onChange((s) => changes.push(`${s.state}${s.detail ? `: ${s.detail}` : ""}`));
+    const call = () => mcp.hub.call("everything", "echo", { message: "again" }, { signal: new AbortController().signal, timeoutMs: 20_000 });
+    try {
+      await mcp.hub.catalog();
+      const [first] = mcp.hub.pids();
+      process.kill(first!, "SIGKILL");
+      for (let i = 0; i < 50 && mcp.hub.status()[0]!.state === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(mcp.hub.status()[0]).toMatchObject({ state: "failed", detail: expect.stringContaining("restarted on its next use") });
+      expect(formatResult(await call()).text).toBe("Echo: again");
+      const [second] = mcp.hub.pids();
+      expect(second).not.toBe(first);
+      expect(changes).toContain("running");
+      // Killed again and again: after MAX_RESTARTS restarts it is not started any more.
+      for (let n = 0; n < 3; n++) {
+        process.kill(mcp.hub.pids()[0]!, "SIGKILL");
+        for (let i = 0; i < 50 && mcp.hub.status()[0]!.state === "running"; i++) await new Promise((r) => setTimeout(r, 100));
+        if (n < 2) await call();
+      }
+      await expect(call()).rejects.toThrow(/not started again in this session/);
+    } finally {
+      await mcp.dispose();
+    }
+    expect(pidsOf(argv)).toEqual([]);
+  }, 90_000);
 });
