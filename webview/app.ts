@@ -15,6 +15,7 @@ import { PermissionCard } from "./views/permission-card";
 import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
+import { McpServersPanel } from "./views/mcp-servers";
 
 export class App {
   private readonly header: Header;
@@ -27,6 +28,7 @@ export class App {
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
   private readonly guidance: GuidanceList;
+  private readonly mcpServers = new McpServersPanel();
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -77,6 +79,7 @@ export class App {
       this.restricted,
       this.hostInfo.root,
       this.guidance.root,
+      this.mcpServers.root,
       this.history.root,
       scroller,
       this.error,
@@ -137,6 +140,9 @@ export class App {
         return;
       case "guidance":
         this.guidance.set(msg.items, msg.problems);
+        return;
+      case "mcpServers":
+        this.mcpServers.set(msg.servers);
         return;
       default:
         msg satisfies never;

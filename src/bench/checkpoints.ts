@@ -74,7 +74,12 @@ export const bench: BenchFn = async () => {
     section: "checkpoints",
     method: `median of ${ROUNDS} fresh workspaces of ${FOLDERS * PER} files; baseline: git add -A && git write-tree in a plain repository with the same files`,
     metrics: [
-      metric("first snapshot, 10,000 files", median(firsts), median(baseFirsts), "measured with a 60 s budget (the full snapshot); with the default 2 s budget a first snapshot this slow is partial and completes over the next ones"),
+      metric(
+        "first snapshot, 10,000 files",
+        median(firsts),
+        median(baseFirsts),
+        "measured with a 60 s budget (the full snapshot); with the default 2 s budget a first snapshot this slow is partial and completes over the next ones",
+      ),
       metric("incremental snapshot (10 changed, 5 new)", median(incs), median(baseIncs), "the turn waits this long before its first edit or command"),
     ],
   };

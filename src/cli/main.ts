@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<Command>> = {
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
   lessons: async () => (await import("./commands/lessons")).lessonsCommand,
+  mcp: async () => (await import("./commands/mcp")).mcpCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
 };
 
@@ -36,6 +37,8 @@ Usage:
                     [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND...
   yoke lessons list [--cwd DIR] [--json]   every lesson, skill, rule and memory file loaded, with problems
   yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
+  yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
+  yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke bench [--only SECTION] [--json]
 
 Run options:

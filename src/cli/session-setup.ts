@@ -19,6 +19,7 @@ import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
 import { nodeCheckpointsExtension } from "../node/checkpoints";
+import { createNodeMcp } from "../node/mcp/setup";
 
 export interface CliSessionFlags {
   cwd: string;
@@ -60,7 +61,7 @@ export function cliSessionDir(cwd: string): string {
 /** A session another live process is writing: not resumed (exit status 1). */
 export class SessionInUseError extends Error {}
 
-export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore }> {
+export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -94,15 +95,18 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   const search = createRipgrepSearcher();
   const loop = await cliLoopControl(flags, config);
+  const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
+  const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
     store,
+    dispose: () => mcp.dispose(),
     options: {
       store,
       provider: loop.provider,
       providerLabel: label,
       baseUrl: config.baseUrl,
-      tools: withConcurrencyGates(createBuiltinTools(), defaultGates()),
+      tools,
       services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
       approver: createTerminalApprover(),
       ...node.sessionOptions,
@@ -110,8 +114,14 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       trusted: true,
       platform: process.platform,
       maxTurns: loop.maxTurns,
-      // Every mechanism of the session: verification (node services), checkpoints, guidance, loop control.
-      extensions: [...(node.sessionOptions.extensions ?? []), nodeCheckpointsExtension(sessionDir), guidanceExtension({ files: createNodeGuidanceFiles() }), ...loop.extensions],
+      // Every mechanism of the session: verification (node services), checkpoints, guidance, MCP servers' tools, loop control.
+      extensions: [
+        ...(node.sessionOptions.extensions ?? []),
+        nodeCheckpointsExtension(sessionDir),
+        guidanceExtension({ files: createNodeGuidanceFiles() }),
+        mcp.extension(tools.map((t) => t.name)),
+        ...loop.extensions,
+      ],
     },
   };
 }

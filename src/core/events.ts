@@ -332,6 +332,17 @@ export const SessionEvent = z.discriminatedUnion("type", [
     changed: z.array(z.object({ root: z.string(), written: z.number().int(), deleted: z.number().int(), kept: z.array(z.string()).optional() })).optional(),
   }),
   // --- end checkpoints ---
+  // --- MCP client (src/core/mcp) ---
+  /** An MCP server changed state (started, failed, not approved…), with its tool count once known. */
+  z.object({
+    ...base,
+    type: z.literal("mcp_server"),
+    server: z.string(),
+    state: z.enum(["starting", "running", "failed", "stopped", "cached", "not_approved", "untrusted", "disabled", "config_error"]),
+    detail: z.string().optional(),
+    tools: z.number().int().nonnegative().optional(),
+  }),
+  // --- end MCP client ---
   z.object({
     ...base,
     type: z.literal("todos"),

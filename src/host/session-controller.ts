@@ -16,6 +16,7 @@ import { createFileSessionStore, defaultSessionDir, describeHolder, importSessio
 import type { PermissionMode } from "../core/loop/types";
 import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
 import { HostServices } from "./host-services";
+import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
@@ -70,6 +71,7 @@ export class SessionController implements vscode.Disposable {
   private readonly services: HostServices;
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
+  private readonly mcp: HostMcp;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -81,6 +83,7 @@ export class SessionController implements vscode.Disposable {
   ) {
     this.approver = new PanelApprover(isPanelVisible);
     this.services = new HostServices(ctx, log, () => this.sessionDir());
+    this.mcp = new HostMcp(log);
     this.permissions = new PermissionControls({
       services: this.services,
       approver: this.approver,
@@ -100,9 +103,11 @@ export class SessionController implements vscode.Disposable {
       ...(review ? { reviewer: review.reviewer } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
+      extensions: () => this.mcp.extensions(),
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
+      this.mcp.onDidChange((servers) => this.post({ type: "mcpServers", servers })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.permissions.setMode(mode));
@@ -148,6 +153,7 @@ export class SessionController implements vscode.Disposable {
     switch (msg.type) {
       case "ready":
         if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
+        this.post({ type: "mcpServers", servers: this.mcp.views() });
         return this.pushState();
       case "prompt":
         return this.send(msg.text);
@@ -356,6 +362,7 @@ export class SessionController implements vscode.Disposable {
       this.approver.dispose();
     }
     for (const d of this.disposables) d.dispose();
+    this.mcp.dispose();
     // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
     this.store?.writer.dispose();
   }

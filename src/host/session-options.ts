@@ -2,6 +2,7 @@
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
+import type { Extension } from "../core/extensions/types";
 import { guidanceExtension } from "../core/guidance";
 import type { GuidancePrefs } from "../core/guidance/types";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
@@ -30,6 +31,8 @@ export interface SessionOptionsDeps {
   reviewer?: ChangeReviewer;
   /** The Node services: the permission engine and hooks, and per session the command runner and the deny rules for content tools. */
   services?: () => { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined;
+  /** Extensions of each new session (MCP servers' tools). */
+  extensions?: () => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
@@ -79,8 +82,13 @@ export class SessionOptionsBuilder {
       log: this.deps.log,
       maxTurns: s.maxTurns,
       ...node?.options,
-      // Every mechanism of the session: what the node services bring (verification, checkpoints), guidance, loop control.
-      extensions: [...(node?.options.extensions ?? []), guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }), ...loop.extensions],
+      // Every mechanism of the session: what the node services bring (verification, checkpoints), guidance, MCP servers' tools, loop control.
+      extensions: [
+        ...(node?.options.extensions ?? []),
+        guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }),
+        ...((await this.deps.extensions?.()) ?? []),
+        ...loop.extensions,
+      ],
     };
   }
 

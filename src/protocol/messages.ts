@@ -185,6 +185,19 @@ export const Snapshot = z.object({
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
+// --- MCP client (src/host/mcp.ts, webview/views/mcp-servers.ts) ---
+/** One configured MCP server as the panel lists it. */
+export const McpServerItemView = z.object({
+  name: z.string(),
+  state: z.string(),
+  detail: z.optional(z.string()),
+  source: z.string(),
+  tools: z.array(z.string()),
+});
+export type McpServerItemView = z.infer<typeof McpServerItemView>;
+export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });
+// --- end MCP client ---
+
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
   /** Append an item, or replace the item with the same id. */
@@ -202,6 +215,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   /** Permission mode, settings problems, sandbox, background commands changed. */
   z.object({ type: z.literal("hostInfo"), info: HostInfoView }),
   GuidanceMessages.toWebview,
+  /** MCP servers of the session: state and tools (MCP client block above). */
+  McpServersMessage,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 

@@ -29,6 +29,8 @@ describe("yoke --help", () => {
     [["sandbox", "exec", "--help"], "yoke sandbox exec"],
     [["lessons", "list", "--help"], "yoke lessons list [--cwd DIR] [--json]"],
     [["lessons", "match", "--help"], "yoke lessons match --message TEXT"],
+    [["mcp", "--help"], "yoke mcp list [--cwd DIR] [--json]"],
+    [["mcp", "list", "--help"], "yoke mcp approve NAME"],
     [["bench", "--help"], "yoke bench [--only SECTION] [--json]"],
   ])("%j prints its usage and exits 0", async (args, usage) => {
     const r = await runCli(args);

@@ -88,7 +88,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
 
 async function drive(
   session: AgentSession,
-  setup: { options: AgentSessionOptions; sessionDir: string; store: FileSessionStore },
+  setup: { options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> },
   flags: CliSessionFlags,
   act: (s: AgentSession) => Promise<void>,
 ): Promise<number> {
@@ -110,6 +110,7 @@ async function drive(
     process.off("SIGINT", onSigint);
     for (const s of subscriptions) s.dispose();
     await session.end(interrupts > 0 ? "prompt_input_exit" : "other");
+    await setup.dispose();
     // The log is complete: another process may continue it now.
     setup.store.dispose();
   }

@@ -6,7 +6,7 @@ import { evaluateFileTool } from "./evaluate-file";
 import { nameGlob, paramSpecifier, PATH_TOOLS, ruleAppliesTo } from "./rule-syntax";
 
 /** Tools that change nothing outside the session: allowed in every mode unless a rule says otherwise. */
-const SESSION_TOOLS = new Set(["TodoWrite", "Task", "Skill"]);
+const SESSION_TOOLS = new Set(["TodoWrite", "Task", "Skill", "ToolSearch"]);
 
 /**
  * The decision for one call. After the tool's own check, three settings-wide rules apply, each only

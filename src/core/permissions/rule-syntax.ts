@@ -11,7 +11,7 @@ export interface ParsedRule {
 }
 
 /** Permission names Yoke checks. */
-const KNOWN_TOOLS = new Set(["Read", "Edit", "Write", "Glob", "Grep", "Bash", "TodoWrite", "Task", "Skill"]);
+const KNOWN_TOOLS = new Set(["Read", "Edit", "Write", "Glob", "Grep", "Bash", "TodoWrite", "Task", "Skill", "ToolSearch"]);
 /** Claude Code's other names for them (`Agent` is the current name of `Task`). */
 const ALIASES: Record<string, string> = { Agent: "Task" };
 /**
@@ -40,7 +40,6 @@ const CLAUDE_ONLY = new Set([
   "TaskUpdate",
   "TaskStop",
   "TaskOutput",
-  "ToolSearch",
   "LSP",
   "Cd",
   "EnterWorktree",

@@ -113,19 +113,21 @@ export class ToolRegistry {
     if (!tool) return undefined;
     let s = this.schemas.get(name);
     if (!s) {
-      s = toJsonSchema(tool.schema);
+      s = tool.inputJsonSchema ?? toJsonSchema(tool.schema);
       this.schemas.set(name, s);
     }
     return s;
   }
 
-  /** Provider tool specs, in registration order; the same objects on every call. */
+  /** Provider tool specs, in registration order, without deferred tools; the same objects on every call. */
   specs(): ToolSpec[] {
-    this.cachedSpecs ??= [...this.byName.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: this.jsonSchema(t.name)!,
-    }));
+    this.cachedSpecs ??= [...this.byName.values()]
+      .filter((t) => !t.deferred)
+      .map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: this.jsonSchema(t.name)!,
+      }));
     return this.cachedSpecs;
   }
 

@@ -80,6 +80,16 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    */
   failed?: (out: ToolOutput) => boolean;
   /**
+   * The arguments' JSON Schema as sent to the provider, when it is not derived from `schema` (an
+   * MCP tool declares its own; `schema` then only checks what can be checked).
+   */
+  inputJsonSchema?: Record<string, unknown>;
+  /**
+   * Callable but not listed in the requests' tool list (a deferred MCP tool: the model finds it
+   * with a search tool and calls it by name), so many tools do not fill the context.
+   */
+  deferred?: boolean;
+  /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */

@@ -1,0 +1,88 @@
+/**
+ * `yoke mcp list [--cwd DIR] [--json]`: the MCP servers this folder would get, where each is
+ * defined, its state and its tools (approved servers are started to list them, then stopped).
+ * `yoke mcp approve NAME [--deny] [--cwd DIR]`: remembers the user's answer for a workspace server,
+ * as the approval question in VS Code does (keyed on its full definition).
+ */
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { describeServer } from "../../core/mcp/config";
+import { buildMcpTools, DEFAULT_MCP_BUDGET } from "../../core/mcp/extension";
+import { assignServerParts } from "../../core/mcp/names";
+import { createBuiltinTools } from "../../core/tools/builtin";
+import { ApprovalStore } from "../../node/mcp/approvals";
+import { createNodeMcp } from "../../node/mcp/setup";
+import { parse, printJson, UsageError } from "../args";
+
+const options = {
+  cwd: { type: "string" },
+  json: { type: "boolean" },
+  deny: { type: "boolean" },
+  settings: { type: "string", multiple: true },
+} as const;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parse(rest, options);
+  const cwd = resolve((values.cwd as string | undefined) ?? ".");
+  if (sub === "list") return list(cwd, Boolean(values.json), values.settings as string[] | undefined);
+  if (sub === "approve") {
+    const name = positionals[0];
+    if (!name) throw new UsageError("a server name is required: yoke mcp approve NAME");
+    return approve(cwd, name, values.deny ? "deny" : "allow", Boolean(values.json));
+  }
+  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\` or \`yoke mcp approve NAME\``);
+}
+
+async function list(cwd: string, json: boolean, settings: string[] | undefined): Promise<number> {
+  const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings });
+  try {
+    const catalog = await mcp.hub.catalog();
+    const tools = buildMcpTools(
+      catalog,
+      mcp.hub,
+      DEFAULT_MCP_BUDGET,
+      createBuiltinTools().map((t) => t.name),
+    );
+    const parts = assignServerParts(catalog.map((s) => s.config.name));
+    const rows = catalog.map((s) => ({
+      name: s.config.name,
+      transport: s.config.transport,
+      target: describeServer(s.config),
+      source: s.config.sourcePath,
+      workspace: s.config.workspace,
+      state: s.state,
+      detail: s.detail ?? null,
+      startMs: s.startMs ?? null,
+      toolsFromCache: s.fromCache ?? false,
+      tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
+    }));
+    if (json) printJson({ servers: rows, problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
+    else {
+      if (rows.length === 0 && mcp.problems.length === 0) process.stdout.write("No MCP servers are configured (.mcp.json, .vscode/mcp.json, .yoke/settings.json, ~/.yoke/settings.json).\n");
+      for (const r of rows) {
+        process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}\n`);
+        if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
+      }
+      for (const p of mcp.problems) process.stdout.write(`problem: ${p.message}\n`);
+    }
+    return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
+  } finally {
+    await mcp.dispose();
+  }
+}
+
+async function approve(cwd: string, name: string, decision: "allow" | "deny", json: boolean): Promise<number> {
+  const mcp = createNodeMcp({ cwd, trusted: true });
+  await mcp.dispose();
+  const server = mcp.servers.find((s) => s.name === name);
+  if (!server) {
+    const known = mcp.servers.map((s) => s.name);
+    throw new UsageError(`no MCP server "${name}" is configured in ${cwd}${known.length ? ` (configured: ${known.join(", ")})` : ""}`);
+  }
+  new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json")).set(cwd, server, decision);
+  const text = `${decision === "allow" ? "Approved" : "Declined"} the MCP server "${name}" (${describeServer(server)}) for ${cwd}. It runs as you, outside Yoke's command sandbox. A changed definition asks again.`;
+  if (json) printJson({ server: name, decision, workspace: cwd });
+  else process.stdout.write(text + "\n");
+  return 0;
+}

@@ -1,0 +1,126 @@
+/**
+ * An MCP server's tool as a Yoke tool: its own JSON Schema for the provider, the permission name
+ * `mcp__<server>__<tool>` (Claude Code rules and hooks), the breaker group `mcp:<server>`, and a
+ * result bounded like every other output, with images and resources described in text.
+ */
+import { z } from "zod";
+import { keepHeadAndTail, MAX_OUTPUT_BYTES, note } from "../tools/output";
+import { defineTool, ToolError, type ToolDefinition, type ToolOutput } from "../tools/types";
+import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
+
+export const DEFAULT_MCP_TIMEOUT_MS = 120_000;
+const MAX_RESULT_LINES = 2000;
+const MAX_DESCRIPTION = 2000;
+
+/** A checker for the server's schema: zod's own reading of it, or any object when zod cannot read it. */
+function checker(schema: Record<string, unknown>): z.ZodType {
+  const loose = z.record(z.string(), z.unknown());
+  try {
+    const fromJson = (z as unknown as { fromJSONSchema?: (s: unknown) => z.ZodType }).fromJSONSchema;
+    if (!fromJson || schema.type !== "object") return loose;
+    const parsed = fromJson(schema);
+    // A schema that rejects an empty call of a tool with no required arguments is misread: do not trust it.
+    if (!(Array.isArray(schema.required) && schema.required.length) && !parsed.safeParse({}).success) return loose;
+    return parsed;
+  } catch {
+    return loose;
+  }
+}
+
+/** The schema sent to the provider: an object schema, whatever the server declared. */
+function providerSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const s = schema && typeof schema === "object" ? { ...schema } : {};
+  delete s.$schema;
+  if (s.type !== "object") return { type: "object", properties: {}, ...s, ...(s.type === undefined ? {} : { type: "object" }) };
+  return s;
+}
+
+function sizeOf(base64: string | undefined): string {
+  if (!base64) return "";
+  const bytes = Math.floor((base64.length * 3) / 4);
+  return bytes >= 1024 ? `, ${Math.round(bytes / 1024)} KB` : `, ${bytes} bytes`;
+}
+
+/** One content block as text for the model. */
+export function describeContent(c: McpContent): string {
+  switch (c.type) {
+    case "text":
+      return typeof c.text === "string" ? c.text : "";
+    case "image":
+    case "audio": {
+      const x = c as { mimeType?: string; data?: string };
+      return note(`${c.type} (${x.mimeType ?? "unknown type"}${sizeOf(x.data)}) returned by the tool: not shown to the model`);
+    }
+    case "resource": {
+      const r = (c as { resource?: { uri?: string; mimeType?: string; text?: string; blob?: string } }).resource ?? {};
+      if (typeof r.text === "string") return `${note(`resource ${r.uri ?? ""}${r.mimeType ? ` (${r.mimeType})` : ""}`)}\n${r.text}`;
+      return note(`binary resource ${r.uri ?? ""} (${r.mimeType ?? "unknown type"}${sizeOf(r.blob)}): not shown to the model`);
+    }
+    case "resource_link": {
+      const l = c as { uri?: string; name?: string; mimeType?: string; description?: string };
+      return note(`resource link ${l.name ? `"${l.name}" ` : ""}${l.uri ?? ""}${l.mimeType ? ` (${l.mimeType})` : ""}${l.description ? `: ${l.description}` : ""}`);
+    }
+    default:
+      return note(`content of type "${c.type}" returned by the tool: not shown to the model`);
+  }
+}
+
+/** A tool result as the model reads it, bounded like other outputs. */
+export function formatResult(result: McpCallResult): ToolOutput {
+  const parts = (result.content ?? []).map(describeContent).filter((t) => t !== "");
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
+  let text = parts.join("\n");
+  if (text === "") text = result.isError ? "(the tool failed without a message)" : "(the tool returned no content)";
+  text = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
+  return { text, isError: result.isError === true };
+}
+
+export interface AdaptOptions {
+  /** The name in the configuration (what the hub knows). */
+  server: string;
+  /** The sanitised server part of the tool names. */
+  serverPart: string;
+  /** The model-facing name (mcp__<server>__<tool>, unique in the session). */
+  name: string;
+  tool: McpToolInfo;
+  hub: McpHub;
+  timeoutMs?: number;
+  deferred?: boolean;
+}
+
+/** The Yoke tool for one MCP tool. */
+export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
+  const schema = providerSchema(o.tool.inputSchema);
+  const desc = (o.tool.description ?? o.tool.title ?? "").trim();
+  const description = `${desc.length > MAX_DESCRIPTION ? `${desc.slice(0, MAX_DESCRIPTION)}…` : desc || `The ${o.tool.name} tool`} (MCP server "${o.server}")`;
+  const timeoutMs = o.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+  return defineTool({
+    name: o.name,
+    description,
+    schema: checker(schema),
+    inputJsonSchema: schema,
+    permission: o.name,
+    // An MCP tool can do anything its server can: never treated as read-only (as in Claude Code,
+    // the server's readOnlyHint is a claim, not a guarantee).
+    capabilities: { network: true },
+    timeoutMs,
+    group: `mcp:${o.serverPart}`,
+    deferred: o.deferred,
+    summarize: (input) => {
+      const text = JSON.stringify(input ?? {});
+      return `${o.server}: ${o.tool.name} ${text === "{}" ? "" : text}`.trim();
+    },
+    hookInput: (args) => (args && typeof args === "object" ? (args as Record<string, unknown>) : {}),
+    hookResponse: (_args, output) => [{ type: "text", text: output.text }],
+    async run(args, ctx) {
+      let result: McpCallResult;
+      try {
+        result = await o.hub.call(o.server, o.tool.name, (args ?? {}) as Record<string, unknown>, { signal: ctx.signal, timeoutMs });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        throw new ToolError(`${o.name}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return formatResult(result);
+    },
+  });
+}

@@ -1,0 +1,300 @@
+/**
+ * MCP server definitions: the files they come from, their shapes (Claude Code's `.mcp.json`
+ * `mcpServers`, VS Code's `.vscode/mcp.json` `servers` + `inputs`, Yoke's settings `mcpServers`),
+ * variable expansion, and the key an approval is remembered under. Pure: the Node side reads the
+ * files and hands their text here.
+ *
+ * A bad entry is a problem of that server only: the others still load.
+ */
+
+export type McpTransportKind = "stdio" | "http" | "sse";
+
+/** Where a definition comes from. Workspace sources need trust and the user's approval. */
+export type McpSourceKind = "workspace-mcp-json" | "vscode-mcp-json" | "workspace-settings" | "user-settings" | "extra";
+
+export interface McpSourceFile {
+  kind: McpSourceKind;
+  /** Absolute path, for messages and `yoke mcp list`. */
+  path: string;
+  /** The file's text; undefined when it does not exist. */
+  text: string | undefined;
+}
+
+interface McpServerBase {
+  /** The name as the file writes it. */
+  name: string;
+  source: McpSourceKind;
+  sourcePath: string;
+  /** Defined by the repository (not by the user): starts only when trusted and approved. */
+  workspace: boolean;
+  /** Start when the session starts (default: on first use, from the cached tool list). */
+  startAtSessionStart: boolean;
+  /** Tools per call timeout (ms). */
+  timeoutMs?: number;
+}
+
+export interface McpStdioServer extends McpServerBase {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface McpRemoteServer extends McpServerBase {
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+  /** `type` was absent or "http": try streamable HTTP, then SSE. */
+  fallbackToSse: boolean;
+}
+
+export type McpServerConfig = McpStdioServer | McpRemoteServer;
+
+export interface McpConfigProblem {
+  /** The server the problem is about (absent: the whole file). */
+  server?: string;
+  sourcePath: string;
+  message: string;
+}
+
+/** An input prompt of `.vscode/mcp.json` (`${input:id}`). */
+export interface McpInputSpec {
+  id: string;
+  description: string;
+  password: boolean;
+  type: string;
+  options?: string[];
+  default?: string;
+}
+
+export interface ExpandContext {
+  workspaceFolder: string;
+  env: Record<string, string | undefined>;
+  home?: string;
+  /** Answers `${input:id}` (VS Code asks with an input box; the CLI reads the environment). */
+  input?(spec: McpInputSpec): string | undefined;
+}
+
+export interface McpConfig {
+  servers: McpServerConfig[];
+  problems: McpConfigProblem[];
+}
+
+const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "vscode-mcp-json", "workspace-settings"]);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/** JSON with comments and trailing commas (VS Code's mcp.json is JSONC). */
+export function parseJsonc(text: string): unknown {
+  let out = "";
+  let i = 0;
+  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  while (i < s.length) {
+    const c = s[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < s.length && s[j] !== '"') j += s[j] === "\\" ? 2 : 1;
+      out += s.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "/" && s[i + 1] === "/") {
+      while (i < s.length && s[i] !== "\n") i++;
+    } else if (c === "/" && s[i + 1] === "*") {
+      const end = s.indexOf("*/", i + 2);
+      i = end < 0 ? s.length : end + 2;
+    } else if (c === "," && /^\s*[}\]]/.test(s.slice(i + 1, i + 200).replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, ""))) {
+      i++; // a trailing comma
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return JSON.parse(out);
+}
+
+class ExpandError extends Error {}
+
+/**
+ * `${env:VAR}`, `${VAR}` and `${VAR:-default}` (Claude Code), `${workspaceFolder}`,
+ * `${userHome}`, `${pathSeparator}`, `${input:id}`. An unknown or unset variable is an error
+ * (never silently empty: a server started with a missing token fails later, obscurely).
+ */
+export function expandVariables(value: string, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>): string {
+  return value.replace(/\$\{([^}]*)\}/g, (whole, body: string) => {
+    const [head, ...rest] = body.split(":");
+    const arg = rest.join(":");
+    if (body === "workspaceFolder" || body === "workspaceRoot") return ctx.workspaceFolder;
+    if (body === "workspaceFolderBasename") return ctx.workspaceFolder.split(/[\\/]/).filter(Boolean).pop() ?? "";
+    if (body === "userHome" && ctx.home) return ctx.home;
+    if (body === "pathSeparator" || body === "/") return "/";
+    if (head === "env") {
+      const v = ctx.env[arg];
+      if (v === undefined) throw new ExpandError(`the environment variable ${arg} is not set (${whole})`);
+      return v;
+    }
+    if (head === "input") {
+      const spec = inputs.get(arg);
+      if (!spec) throw new ExpandError(`${whole} names no entry of "inputs"`);
+      const v = ctx.input?.(spec);
+      if (v === undefined) throw new ExpandError(`no value for ${whole} (${spec.description || spec.id})`);
+      return v;
+    }
+    // Claude Code: ${VAR} and ${VAR:-default}.
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/.exec(body);
+    if (m) {
+      const v = ctx.env[m[1]!];
+      if (v !== undefined && v !== "") return v;
+      if (m[2] !== undefined) return m[2];
+      if (v !== undefined) return v;
+      throw new ExpandError(`the environment variable ${m[1]} is not set (${whole})`);
+    }
+    throw new ExpandError(`unknown variable ${whole}`);
+  });
+}
+
+function stringRecord(v: unknown, what: string): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  if (!isObject(v)) throw new ExpandError(`"${what}" must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x === "string") out[k] = x;
+    else if (typeof x === "number" || typeof x === "boolean") out[k] = String(x);
+    else if (x === null) continue;
+    else throw new ExpandError(`"${what}.${k}" must be a string`);
+  }
+  return out;
+}
+
+function parseInputs(raw: unknown): Map<string, McpInputSpec> {
+  const out = new Map<string, McpInputSpec>();
+  if (!Array.isArray(raw)) return out;
+  for (const x of raw) {
+    if (!isObject(x) || typeof x.id !== "string") continue;
+    out.set(x.id, {
+      id: x.id,
+      description: typeof x.description === "string" ? x.description : "",
+      password: x.password === true,
+      type: typeof x.type === "string" ? x.type : "promptString",
+      options: Array.isArray(x.options) ? x.options.filter((o): o is string => typeof o === "string") : undefined,
+      default: typeof x.default === "string" ? x.default : undefined,
+    });
+  }
+  return out;
+}
+
+/** One entry of a file's server map to a definition (throws ExpandError with a clear message). */
+function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>): McpServerConfig {
+  if (!isObject(raw)) throw new ExpandError("the definition must be an object");
+  const x = (v: string) => expandVariables(v, ctx, inputs);
+  const type = raw.type ?? raw.transport;
+  if (type !== undefined && typeof type !== "string") throw new ExpandError(`"type" must be a string`);
+  const kind = typeof type === "string" ? type.toLowerCase().replace(/_/g, "-") : undefined;
+  const base = {
+    name,
+    source: file.kind,
+    sourcePath: file.path,
+    workspace: WORKSPACE_KINDS.has(file.kind),
+    startAtSessionStart: raw.startOnSessionStart === true || raw.autoStart === true,
+    timeoutMs: typeof raw.timeout === "number" && raw.timeout > 0 ? raw.timeout : undefined,
+  };
+  const hasUrl = typeof raw.url === "string" || typeof raw.serverUrl === "string";
+  if (kind === "stdio" || (kind === undefined && !hasUrl)) {
+    if (typeof raw.command !== "string" || raw.command.trim() === "") {
+      throw new ExpandError(hasUrl ? `"type": "stdio" needs a "command", not a "url"` : `needs a "command" (a stdio server) or a "url" (an HTTP server)`);
+    }
+    if (raw.args !== undefined && !(Array.isArray(raw.args) && raw.args.every((a) => typeof a === "string" || typeof a === "number"))) throw new ExpandError(`"args" must be an array of strings`);
+    if (raw.cwd !== undefined && typeof raw.cwd !== "string") throw new ExpandError(`"cwd" must be a string`);
+    const env = stringRecord(raw.env, "env");
+    return {
+      ...base,
+      transport: "stdio",
+      command: x(raw.command),
+      args: ((raw.args as unknown[] | undefined) ?? []).map((a) => x(String(a))),
+      env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, x(v)])),
+      ...(typeof raw.cwd === "string" ? { cwd: x(raw.cwd) } : {}),
+    };
+  }
+  if (kind !== undefined && kind !== "http" && kind !== "sse" && kind !== "streamable-http" && kind !== "streamablehttp") {
+    throw new ExpandError(`unknown "type": ${JSON.stringify(type)} (use "stdio", "http" or "sse")`);
+  }
+  const url = (raw.url ?? raw.serverUrl) as unknown;
+  if (typeof url !== "string" || url.trim() === "") throw new ExpandError(`"type": "${kind}" needs a "url"`);
+  const expanded = x(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(expanded);
+  } catch {
+    throw new ExpandError(`"url" is not a URL: ${expanded}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ExpandError(`"url" must be http or https, not ${parsed.protocol}`);
+  const headers = stringRecord(raw.headers, "headers");
+  return {
+    ...base,
+    transport: kind === "sse" ? "sse" : "http",
+    url: expanded,
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, x(v)])),
+    fallbackToSse: kind !== "sse" && kind !== "streamable-http" && kind !== "streamablehttp",
+  };
+}
+
+/** The server map of one file: `mcpServers` (Claude Code, Yoke) or `servers` (VS Code). */
+function serverMap(file: McpSourceFile, value: unknown): Record<string, unknown> | undefined {
+  if (!isObject(value)) return undefined;
+  const key = file.kind === "vscode-mcp-json" ? (value.servers !== undefined ? "servers" : "mcpServers") : "mcpServers";
+  const map = value[key];
+  if (map === undefined) return undefined;
+  if (!isObject(map)) throw new ExpandError(`"${key}" must be an object of server definitions`);
+  return map;
+}
+
+/**
+ * Every server of the given files, highest priority last (a later file's server of the same name
+ * replaces an earlier one, as Claude Code's scopes do). Files in order: user settings, workspace
+ * settings, .vscode/mcp.json, .mcp.json — pass them lowest priority first.
+ */
+export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandContext): McpConfig {
+  const byName = new Map<string, McpServerConfig>();
+  const problems: McpConfigProblem[] = [];
+  for (const file of files) {
+    if (file.text === undefined || file.text.trim() === "") continue;
+    let map: Record<string, unknown> | undefined;
+    let inputs = new Map<string, McpInputSpec>();
+    try {
+      const value = parseJsonc(file.text);
+      map = serverMap(file, value);
+      if (isObject(value)) inputs = parseInputs(value.inputs);
+    } catch (err) {
+      problems.push({ sourcePath: file.path, message: `${file.path}: ${err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message}` });
+      continue;
+    }
+    for (const [name, raw] of Object.entries(map ?? {})) {
+      if (isObject(raw) && (raw.disabled === true || raw.enabled === false)) continue;
+      try {
+        byName.delete(name);
+        byName.set(name, parseEntry(name, raw, file, ctx, inputs));
+      } catch (err) {
+        problems.push({ server: name, sourcePath: file.path, message: `MCP server "${name}" in ${file.path}: ${(err as Error).message}` });
+      }
+    }
+  }
+  return { servers: [...byName.values()], problems };
+}
+
+/**
+ * What an approval is given to: the server's full definition (command, args, env, cwd / url,
+ * headers). A changed definition is a new server and asks again.
+ */
+export function definitionKey(s: McpServerConfig): string {
+  const sorted = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const body =
+    s.transport === "stdio" ? { transport: s.transport, command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null } : { transport: s.transport, url: s.url, headers: sorted(s.headers) };
+  return JSON.stringify({ name: s.name, ...body });
+}
+
+/** One line for approvals, lists and logs: the command line or the URL. */
+export function describeServer(s: McpServerConfig): string {
+  if (s.transport === "stdio") return [s.command, ...s.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");
+  return `${s.transport === "sse" ? "SSE" : "HTTP"} ${s.url}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * MCP as a loop extension. During setup it asks the hub for every server's tools (live for
+ * servers that start with the session or have never been seen, from the cached list of an
+ * earlier start for the others, which then start on first use) and offers them with
+ * `api.addTools`, so the tool list is fixed for the session's cached prefix.
+ *
+ * Beyond a budget (a tool count and an estimate of the schemas' tokens) the remaining tools are
+ * deferred: registered and callable by name, but not listed in requests; `mcp_search` finds them.
+ */
+import type { Extension } from "../extensions/types";
+import { describeServer } from "./config";
+import { adaptMcpTool } from "./adapter";
+import { assignServerParts, assignToolNames } from "./names";
+import { createMcpSearchTool } from "./search";
+import type { McpHub, McpServerStatus } from "./types";
+import type { ToolDefinition } from "../tools/types";
+
+export interface McpBudget {
+  /** Tools listed in every request (default 40). */
+  maxTools: number;
+  /** Estimated tokens of the listed tools' names, descriptions and schemas (default 10 000). */
+  maxSchemaTokens: number;
+}
+
+export const DEFAULT_MCP_BUDGET: McpBudget = { maxTools: 40, maxSchemaTokens: 10_000 };
+
+export interface McpExtensionOptions {
+  hub: McpHub | (() => Promise<McpHub>);
+  budget?: Partial<McpBudget>;
+  /** Names already used by the session's other tools. */
+  takenNames?: Iterable<string>;
+  /** Dispose the hub with the session (default true). */
+  ownsHub?: boolean;
+}
+
+/** A rough token estimate of a tool in the request (4 characters a token). */
+export function toolTokens(t: { name: string; description: string; inputJsonSchema?: unknown }): number {
+  return Math.ceil((t.name.length + t.description.length + JSON.stringify(t.inputJsonSchema ?? {}).length) / 4);
+}
+
+const RECORDED_STATE = {
+  configured: "cached",
+  starting: "starting",
+  running: "running",
+  failed: "failed",
+  stopped: "stopped",
+  not_approved: "not_approved",
+  untrusted: "untrusted",
+  disabled: "disabled",
+} as const;
+
+/** The tools of a catalog, named and split into listed and deferred by the budget. */
+export function buildMcpTools(catalog: readonly McpServerStatus[], hub: McpHub, budget: McpBudget, taken: Iterable<string> = []): ToolDefinition[] {
+  const parts = assignServerParts(catalog.map((s) => s.config.name));
+  const entries = catalog.flatMap((s) => (s.tools ?? []).map((tool) => ({ status: s, tool, server: parts.get(s.config.name)! })));
+  const names = assignToolNames(
+    entries.map((e) => ({ server: e.server, tool: e.tool.name })),
+    taken,
+  );
+  let tokens = 0;
+  let listed = 0;
+  let deferring = false;
+  return entries.map((e, i) => {
+    const def = adaptMcpTool({ server: e.status.config.name, serverPart: e.server, name: names[i]!, tool: e.tool, hub, timeoutMs: e.status.config.timeoutMs });
+    const cost = toolTokens(def);
+    // Once one tool is deferred, every later one is too: which tools are listed never depends on sizes further down.
+    if (!deferring && (listed + 1 > budget.maxTools || tokens + cost > budget.maxSchemaTokens)) deferring = true;
+    if (deferring) return { ...def, deferred: true };
+    listed++;
+    tokens += cost;
+    return def;
+  });
+}
+
+export function mcpExtension(opts: McpExtensionOptions): Extension {
+  return {
+    name: "mcp",
+    async setup(api) {
+      const hub = typeof opts.hub === "function" ? await opts.hub() : opts.hub;
+      const budget = { ...DEFAULT_MCP_BUDGET, ...opts.budget };
+      const catalog = await hub.catalog();
+      for (const s of catalog) {
+        api.record({
+          type: "mcp_server",
+          server: s.config.name,
+          state: RECORDED_STATE[s.state],
+          detail: s.detail ?? `${describeServer(s.config)} (${s.config.sourcePath})`,
+          ...(s.tools ? { tools: s.tools.length } : {}),
+        });
+      }
+      const tools = buildMcpTools(catalog, hub, budget, opts.takenNames);
+      const deferred = tools.filter((t) => t.deferred);
+      if (deferred.length) tools.push(createMcpSearchTool(deferred));
+      if (tools.length) api.addTools(tools);
+      const sub = hub.onChange((s) => {
+        if (s.state === "failed" || s.state === "stopped") api.record({ type: "mcp_server", server: s.config.name, state: RECORDED_STATE[s.state], ...(s.detail ? { detail: s.detail } : {}) });
+      });
+      return {
+        dispose: () => {
+          sub.dispose();
+          if (opts.ownsHub !== false) void hub.dispose();
+        },
+      };
+    },
+  };
+}

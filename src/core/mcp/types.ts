@@ -1,0 +1,60 @@
+/**
+ * The port between the harness-neutral MCP extension and the Node side that runs servers
+ * (src/node/mcp/hub.ts). The core never sees a process, a socket or the SDK.
+ */
+import type { McpServerConfig } from "./config";
+
+/** A tool as the server lists it (MCP `tools/list`). */
+export interface McpToolInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** One content block of a tool result (MCP `CallToolResult.content`). */
+export type McpContent =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; mimeType?: string; data?: string }
+  | { type: "resource"; resource: { uri?: string; mimeType?: string; text?: string; blob?: string } }
+  | { type: "resource_link"; uri?: string; name?: string; mimeType?: string; description?: string }
+  | { type: string; [k: string]: unknown };
+
+export interface McpCallResult {
+  content: McpContent[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+export type McpServerState = "configured" | "starting" | "running" | "failed" | "stopped" | "not_approved" | "untrusted" | "disabled";
+
+export interface McpServerStatus {
+  config: McpServerConfig;
+  state: McpServerState;
+  /** Why it is failed / not approved / untrusted. */
+  detail?: string;
+  /** Tools known (live, or from the cache of an earlier start). */
+  tools?: McpToolInfo[];
+  /** The tool list came from the cache (the server has not started in this session). */
+  fromCache?: boolean;
+  /** Milliseconds from spawn/connect to a listed tool set, when it started. */
+  startMs?: number;
+}
+
+/** What the MCP extension needs from the harness. */
+export interface McpHub {
+  /**
+   * The servers of this session with their tool lists: servers set to start at session start (and
+   * servers whose tools are not cached yet) are started now; the others are listed from the cache.
+   */
+  catalog(signal?: AbortSignal): Promise<McpServerStatus[]>;
+  /** Calls a tool, starting its server first if needed. */
+  call(server: string, tool: string, args: Record<string, unknown>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<McpCallResult>;
+  /** Current state of every server (for the panel and `yoke mcp list`). */
+  status(): McpServerStatus[];
+  /** Listens to state changes. */
+  onChange(listener: (status: McpServerStatus) => void): { dispose(): void };
+  /** Stops every server (SIGTERM, then SIGKILL) and forgets them. */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,350 @@
+/**
+ * Runs a session's MCP servers with the official SDK: stdio servers in their own process group
+ * (GroupStdioTransport), remote servers over streamable HTTP with a fall back to SSE. Servers
+ * start on first use, or at session start when configured (or when their tools are not cached
+ * yet); each listed tool set is cached in Yoke's storage so a lazily started server's tools are
+ * known to the next session. A server that fails or dies is reported and restarted at most
+ * MAX_RESTARTS times. Workspace servers start only in a trusted workspace, after approval.
+ *
+ * The SDK is bundled into the lazily loaded session bundle (dist/session.js), never into the
+ * activation bundle. (It is imported statically: a dynamic import() of it made esbuild wrap zod's
+ * modules for lazy initialisation in an order that broke the minified session bundle at load.)
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { describeServer, type McpServerConfig } from "../../core/mcp/config";
+import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { GroupStdioTransport } from "./stdio-transport";
+import { ApprovalStore, claudeMcpChoices, type Approval } from "./approvals";
+import { ProcessRegistry } from "./processes";
+
+export const MAX_RESTARTS = 3;
+const START_TIMEOUT_MS = 30_000;
+
+declare const YOKE_VERSION: string;
+const VERSION = typeof YOKE_VERSION === "string" ? YOKE_VERSION : "0.0.0";
+
+export interface ApprovalRequest {
+  server: McpServerConfig;
+  /** The command line or URL. */
+  description: string;
+}
+
+export interface NodeMcpHubOptions {
+  cwd: string;
+  /** Yoke's storage folder (default ~/.yoke): approvals, the tool cache, the process registry. */
+  storageDir: string;
+  home: string;
+  servers: McpServerConfig[];
+  trusted: boolean;
+  /** Asks the user about a new workspace server; undefined: cannot ask (the CLI), not started. */
+  approve?(req: ApprovalRequest): Promise<Approval | undefined>;
+  env?: Record<string, string | undefined>;
+  log?: (message: string) => void;
+}
+
+interface Running {
+  client: Client;
+  close(): Promise<void>;
+  pid?: number;
+}
+
+interface ServerSlot {
+  config: McpServerConfig;
+  state: McpServerState;
+  detail?: string;
+  tools?: McpToolInfo[];
+  fromCache?: boolean;
+  startMs?: number;
+  running?: Running;
+  starting?: Promise<Running>;
+  restarts: number;
+  approved?: boolean;
+  /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
+  abandon?: () => Promise<void>;
+}
+
+function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export class NodeMcpHub implements McpHub {
+  private readonly slots = new Map<string, ServerSlot>();
+  private readonly listeners = new Set<(s: McpServerStatus) => void>();
+  private readonly registry: ProcessRegistry;
+  private readonly approvals: ApprovalStore;
+  private disposed: Promise<void> | undefined;
+  private catalogued: Promise<McpServerStatus[]> | undefined;
+
+  constructor(private readonly opts: NodeMcpHubOptions) {
+    this.registry = new ProcessRegistry(join(opts.storageDir, "mcp-processes.json"));
+    this.approvals = new ApprovalStore(join(opts.storageDir, "mcp-approvals.json"));
+    for (const config of opts.servers) this.slots.set(config.name, { config, state: "configured", restarts: 0 });
+  }
+
+  /** Stops servers left running by a Yoke process that is gone (call once before starting any). */
+  reapOrphans(): ReturnType<ProcessRegistry["reapOrphans"]> {
+    return this.registry.reapOrphans();
+  }
+
+  /** Process ids (= process groups) of the running stdio servers. */
+  pids(): number[] {
+    return [...this.slots.values()].flatMap((s) => (s.running?.pid ? [s.running.pid] : []));
+  }
+
+  status(): McpServerStatus[] {
+    return [...this.slots.values()].map((s) => this.view(s));
+  }
+
+  onChange(listener: (status: McpServerStatus) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  catalog(): Promise<McpServerStatus[]> {
+    this.catalogued ??= (async () => {
+      await this.reapOrphans().catch((err: unknown) => this.opts.log?.(`MCP: orphan cleanup failed: ${String(err)}`));
+      // Approvals one at a time (one question at a time for the user), then starts in parallel.
+      for (const slot of this.slots.values()) await this.decideApproval(slot);
+      await Promise.all(
+        [...this.slots.values()].map(async (slot) => {
+          if (!slot.approved) return;
+          const cached = this.readCache(slot.config);
+          if (cached && !slot.config.startAtSessionStart) {
+            slot.tools = cached;
+            slot.fromCache = true;
+            return;
+          }
+          await this.ensureStarted(slot).catch(() => undefined);
+          // A server that cannot start now still offers the tools it had last time (a call retries the start).
+          if (!slot.tools && cached) {
+            slot.tools = cached;
+            slot.fromCache = true;
+          }
+        }),
+      );
+      return this.status();
+    })();
+    return this.catalogued;
+  }
+
+  async call(server: string, tool: string, args: Record<string, unknown>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<McpCallResult> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured`);
+    if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
+    const running = await this.ensureStarted(slot);
+    try {
+      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, { signal: opts.signal, timeout: opts.timeoutMs, resetTimeoutOnProgress: true });
+      return result as McpCallResult;
+    } catch (err) {
+      throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      await Promise.all(
+        [...this.slots.values()].map(async (slot) => {
+          const r = slot.running ?? (await slot.starting?.catch(() => undefined));
+          slot.running = undefined;
+          if (r) await r.close().catch(() => undefined);
+          if (slot.state === "running" || slot.state === "starting") this.set(slot, "stopped", "the session ended");
+        }),
+      );
+    })();
+    return this.disposed;
+  }
+
+  private view(s: ServerSlot): McpServerStatus {
+    return { config: s.config, state: s.state, detail: s.detail, tools: s.tools, fromCache: s.fromCache, startMs: s.startMs };
+  }
+
+  private set(slot: ServerSlot, state: McpServerState, detail?: string): void {
+    slot.state = state;
+    slot.detail = detail;
+    for (const l of this.listeners) l(this.view(slot));
+  }
+
+  private async decideApproval(slot: ServerSlot): Promise<void> {
+    const c = slot.config;
+    if (!c.workspace) {
+      slot.approved = true;
+      return;
+    }
+    if (!this.opts.trusted) {
+      this.set(slot, "untrusted", `defined by the workspace (${c.sourcePath}), which is not trusted: not started`);
+      return;
+    }
+    if (c.source === "workspace-mcp-json") {
+      const choice = claudeMcpChoices(this.opts.cwd, this.opts.home)(c.name);
+      if (choice) {
+        slot.approved = choice.decision === "allow";
+        if (!slot.approved) this.set(slot, "disabled", `turned off by disabledMcpjsonServers in ${choice.where}`);
+        return;
+      }
+    }
+    let decision = this.approvals.get(this.opts.cwd, c);
+    if (!decision && this.opts.approve) {
+      decision = await this.opts.approve({ server: c, description: describeServer(c) }).catch(() => undefined);
+      if (decision) this.approvals.set(this.opts.cwd, c, decision);
+    }
+    slot.approved = decision === "allow";
+    if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
+    else if (!decision)
+      this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
+  }
+
+  private ensureStarted(slot: ServerSlot): Promise<Running> {
+    if (slot.running) return Promise.resolve(slot.running);
+    if (this.disposed) return Promise.reject(new Error("the session has ended"));
+    if (slot.state === "failed" && slot.restarts > MAX_RESTARTS) return Promise.reject(new Error(`it failed ${slot.restarts} times and is not started again in this session (${slot.detail ?? ""})`));
+    slot.starting ??= (async () => {
+      const began = Date.now();
+      this.set(slot, "starting");
+      try {
+        const running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+        slot.abandon = () => running.close();
+        const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
+        slot.running = running;
+        slot.tools = listed;
+        slot.fromCache = false;
+        slot.startMs = Date.now() - began;
+        this.writeCache(slot.config, listed);
+        this.set(slot, "running");
+        if (this.disposed) await running.close();
+        return running;
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        slot.restarts++;
+        await slot.abandon?.().catch(() => undefined);
+        if (slot.state === "starting") this.set(slot, "failed", msg);
+        throw new Error(`the MCP server "${slot.config.name}" failed to start: ${msg}`, { cause: err });
+      } finally {
+        slot.starting = undefined;
+        slot.abandon = undefined;
+      }
+    })();
+    return slot.starting;
+  }
+
+  private async listTools(client: Client): Promise<McpToolInfo[]> {
+    const tools: McpToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined);
+      for (const t of page.tools)
+        tools.push({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          annotations: t.annotations as Record<string, unknown> | undefined,
+        });
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    return tools;
+  }
+
+  private async connect(slot: ServerSlot): Promise<Running> {
+    const c = slot.config;
+    const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
+    const onDied = (why: string) => {
+      if (this.disposed || !slot.running) return;
+      slot.running = undefined;
+      slot.restarts++;
+      this.set(slot, "failed", `${why}${slot.restarts <= MAX_RESTARTS ? "; it is restarted on its next use" : ""}`);
+    };
+    if (c.transport === "stdio") {
+      const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
+      let pid: number | undefined;
+      const transport = new GroupStdioTransport({
+        command: c.command,
+        args: c.args,
+        cwd,
+        env: { ...(this.opts.env ?? process.env), ...c.env },
+        onSpawn: (p) => {
+          pid = p;
+          this.registry.add(c.name, p);
+        },
+        onExit: (code, signal) => {
+          slot.abandon = undefined;
+          if (pid) this.registry.remove(pid);
+          const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
+          onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
+        },
+      });
+      const client = newClient();
+      slot.abandon = () => transport.close();
+      try {
+        await client.connect(transport);
+      } catch (err) {
+        await transport.close().catch(() => undefined);
+        const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
+        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
+      }
+      return { client, pid, close: () => client.close() };
+    }
+    const url = new URL(c.url);
+    const requestInit = { headers: c.headers };
+    const tryHttp = async (): Promise<Client> => {
+      const client = newClient();
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+      return client;
+    };
+    const trySse = async (): Promise<Client> => {
+      const client = newClient();
+      await client.connect(new SSEClientTransport(url, { requestInit }));
+      return client;
+    };
+    let client: Client;
+    if (c.transport === "sse") client = await trySse();
+    else {
+      try {
+        client = await tryHttp();
+      } catch (httpErr) {
+        if (!c.fallbackToSse) throw httpErr;
+        try {
+          client = await trySse();
+        } catch (sseErr) {
+          throw new Error(`streamable HTTP: ${(httpErr as Error).message}; SSE: ${(sseErr as Error).message}`, { cause: sseErr });
+        }
+      }
+    }
+    client.onclose = () => onDied("the connection closed");
+    return { client, close: () => client.close() };
+  }
+
+  private cacheFile(c: McpServerConfig): string {
+    return join(this.opts.storageDir, "mcp-tools", `${ApprovalStore.key(this.opts.cwd, c).slice(0, 32)}.json`);
+  }
+
+  private readCache(c: McpServerConfig): McpToolInfo[] | undefined {
+    try {
+      const v = JSON.parse(readFileSync(this.cacheFile(c), "utf8")) as { tools?: McpToolInfo[] };
+      return Array.isArray(v.tools) ? v.tools : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private writeCache(c: McpServerConfig, tools: McpToolInfo[]): void {
+    try {
+      const file = this.cacheFile(c);
+      mkdirSync(join(this.opts.storageDir, "mcp-tools"), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ server: c.name, at: new Date().toISOString(), tools }));
+      renameSync(tmp, file);
+    } catch (err) {
+      this.opts.log?.(`MCP: could not cache the tools of "${c.name}": ${String(err)}`);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The MCP server processes Yoke started, in a registry file in Yoke's storage, so servers left
+ * behind by a window or a CLI run that crashed are found and stopped at the next start.
+ *
+ * Every server runs in its own process group (spawned detached: pgid = pid). An entry records the
+ * pid, the owner (the Yoke process) and both processes' start times and command lines; an orphan
+ * is killed only when the pid still belongs to the very process recorded (same start time, same
+ * command line) and its owner is gone — a pid reused by an unrelated process is never touched.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+export interface ProcessIdentity {
+  pid: number;
+  /** Start time as the OS reports it (Linux: clock ticks since boot; elsewhere `ps lstart`). */
+  start: string;
+  cmdline: string;
+}
+
+export interface RegistryEntry {
+  server: string;
+  child: ProcessIdentity;
+  owner: ProcessIdentity;
+}
+
+/** Identity of a live process, or undefined when there is none (or it cannot be read). */
+export function processIdentity(pid: number): ProcessIdentity | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  if (process.platform === "linux") {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Field 22 (starttime) after the parenthesised command name, which may hold spaces.
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0+$/, "").split("\0").join(" ");
+      if (rest[0] === "Z") return undefined; // a zombie is already dead
+      return { pid, start: rest[19] ?? "", cmdline };
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const out = execFileSync("ps", ["-o", "lstart=,command=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (!out) return undefined;
+    // lstart is a fixed 24-character date: "Tue Dec  1 13:25:51 2026".
+    return { pid, start: out.slice(0, 24), cmdline: out.slice(24).trim() };
+  } catch {
+    return undefined;
+  }
+}
+
+function same(a: ProcessIdentity | undefined, b: ProcessIdentity): boolean {
+  return !!a && a.pid === b.pid && a.start === b.start && a.cmdline === b.cmdline;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Signals a whole process group (falls back to the process alone where groups do not exist). */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(process.platform === "win32" ? pid : -pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** SIGTERM to the group, SIGKILL after `graceMs` if the leader is still there. */
+export async function stopGroup(pid: number, graceMs = 2000): Promise<void> {
+  signalGroup(pid, "SIGTERM");
+  const until = Date.now() + graceMs;
+  while (Date.now() < until) {
+    if (!alive(pid)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // The leader may be gone while children it started are not: the group gets SIGKILL either way.
+  signalGroup(pid, "SIGKILL");
+}
+
+export class ProcessRegistry {
+  private readonly self: ProcessIdentity;
+
+  constructor(private readonly file: string) {
+    this.self = processIdentity(process.pid) ?? { pid: process.pid, start: "", cmdline: "" };
+  }
+
+  private read(): RegistryEntry[] {
+    try {
+      const v = JSON.parse(readFileSync(this.file, "utf8")) as { entries?: RegistryEntry[] };
+      return Array.isArray(v.entries) ? v.entries.filter((e) => e && e.child && e.owner && Number.isInteger(e.child.pid)) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  private write(entries: RegistryEntry[]): void {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ entries }, null, 1));
+    renameSync(tmp, this.file);
+  }
+
+  /** Records a server this process started (call right after spawn). */
+  add(server: string, pid: number): void {
+    const child = processIdentity(pid);
+    if (!child) return;
+    this.write([...this.read().filter((e) => e.child.pid !== pid), { server, child, owner: this.self }]);
+  }
+
+  remove(pid: number): void {
+    const entries = this.read();
+    const kept = entries.filter((e) => !(e.child.pid === pid && e.owner.pid === this.self.pid));
+    if (kept.length !== entries.length) this.write(kept);
+  }
+
+  /**
+   * Stops the servers whose Yoke process is gone; drops entries of processes that are gone (or are
+   * now something else). Returns what was killed.
+   */
+  async reapOrphans(): Promise<RegistryEntry[]> {
+    const entries = this.read();
+    if (entries.length === 0) return [];
+    const keep: RegistryEntry[] = [];
+    const orphans: RegistryEntry[] = [];
+    for (const e of entries) {
+      const child = processIdentity(e.child.pid);
+      if (!same(child, e.child)) continue; // gone, or the pid now belongs to another process
+      if (same(processIdentity(e.owner.pid), e.owner)) keep.push(e);
+      else orphans.push(e);
+    }
+    await Promise.all(orphans.map((e) => stopGroup(e.child.pid, 1000)));
+    this.write([...keep, ...this.read().filter((e) => !entries.some((o) => o.child.pid === e.child.pid && o.child.start === e.child.start))]);
+    return orphans;
+  }
+}

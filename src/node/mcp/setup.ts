@@ -1,0 +1,84 @@
+/**
+ * One entry point for a Node host (the CLI, the extension host) to offer MCP tools in a session:
+ * reads the definitions, builds the hub, and makes sure no server outlives this process.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { McpConfigProblem, McpInputSpec, McpServerConfig } from "../../core/mcp/config";
+import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
+import type { Extension } from "../../core/extensions/types";
+import { loadMcpConfig } from "./config-files";
+import { NodeMcpHub, type ApprovalRequest } from "./hub";
+import type { Approval } from "./approvals";
+import { signalGroup } from "./processes";
+
+export interface NodeMcpOptions {
+  cwd: string;
+  home?: string;
+  /** Yoke's storage (default ~/.yoke). */
+  storageDir?: string;
+  trusted: boolean;
+  env?: Record<string, string | undefined>;
+  /** Extra settings files (`--settings`) that may define `mcpServers` (the user's own). */
+  extraSettings?: string[];
+  /** Answers `${input:id}` of .vscode/mcp.json (VS Code: an input box, asked before the session starts). */
+  input?(spec: McpInputSpec): string | undefined;
+  approve?(req: ApprovalRequest): Promise<Approval | undefined>;
+  budget?: Partial<McpBudget>;
+  log?(message: string): void;
+}
+
+export interface NodeMcp {
+  hub: NodeMcpHub;
+  servers: McpServerConfig[];
+  problems: McpConfigProblem[];
+  /** The loop extension that offers the servers' tools (pass the names of the session's other tools). */
+  extension(takenNames: Iterable<string>): Extension;
+  dispose(): Promise<void>;
+}
+
+/** `${input:id}` in the CLI: from YOKE_MCP_INPUT_<ID> (upper case, other characters as `_`). */
+export function inputFromEnv(env: Record<string, string | undefined>): (spec: McpInputSpec) => string | undefined {
+  return (spec) => env[`YOKE_MCP_INPUT_${spec.id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`];
+}
+
+const live = new Set<NodeMcpHub>();
+let exitHook = false;
+
+/** A process that exits at once (a second Ctrl+C) still takes its servers' process groups with it. */
+function killOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const hub of live) for (const pid of hub.pids()) signalGroup(pid, "SIGKILL");
+  });
+}
+
+export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
+  const home = opts.home ?? homedir();
+  const env = opts.env ?? process.env;
+  const config = loadMcpConfig(opts.cwd, home, { env, input: opts.input ?? inputFromEnv(env) }, opts.extraSettings);
+  for (const p of config.problems) opts.log?.(p.message);
+  const hub = new NodeMcpHub({
+    cwd: opts.cwd,
+    home,
+    storageDir: opts.storageDir ?? join(home, ".yoke"),
+    servers: config.servers,
+    trusted: opts.trusted,
+    approve: opts.approve,
+    env,
+    log: opts.log,
+  });
+  live.add(hub);
+  killOnExit();
+  return {
+    hub,
+    servers: config.servers,
+    problems: config.problems,
+    extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true }),
+    dispose: async () => {
+      await hub.dispose();
+      live.delete(hub);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * A stdio transport for the MCP SDK client that starts the server in its own process group (the
+ * SDK's own StdioClientTransport cannot), so stopping a server stops everything it started, and
+ * a server's stderr is kept (its last lines explain a failed start).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { stopGroup } from "./processes";
+
+export interface StdioOptions {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Called with the pid as soon as the process exists. */
+  onSpawn?(pid: number): void;
+  onExit?(code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+const STDERR_KEEP = 4000;
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+  private stderrTail = "";
+  private closed = false;
+
+  constructor(private readonly opts: StdioOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The server's last stderr output (bounded). */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.opts.command, this.opts.args, {
+        cwd: this.opts.cwd,
+        env: this.opts.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: process.platform !== "win32",
+        windowsHide: true,
+        shell: false,
+      });
+      this.child = child;
+      child.once("error", (err) => {
+        const e = (err as NodeJS.ErrnoException).code === "ENOENT" ? new Error(`command not found: ${this.opts.command}`) : err;
+        reject(e);
+        this.onerror?.(e);
+        this.finish();
+      });
+      child.once("spawn", () => {
+        if (child.pid) this.opts.onSpawn?.(child.pid);
+        resolve();
+      });
+      child.once("exit", (code, signal) => {
+        this.opts.onExit?.(code, signal);
+        this.finish();
+      });
+      child.stdout!.on("data", (chunk: Buffer) => {
+        this.buffer.append(chunk);
+        for (;;) {
+          let msg: JSONRPCMessage | null;
+          try {
+            msg = this.buffer.readMessage();
+          } catch (err) {
+            this.onerror?.(err as Error);
+            continue;
+          }
+          if (!msg) break;
+          this.onmessage?.(msg);
+        }
+      });
+      child.stderr!.on("data", (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
+      });
+      child.stdin!.on("error", (err) => this.onerror?.(err));
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || this.closed) return reject(new Error("the server is not running"));
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child?.pid && child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      await stopGroup(child.pid);
+    }
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer.clear();
+    this.onclose?.();
+  }
+}
