@@ -72,7 +72,14 @@ export const SessionEvent = z.discriminatedUnion("type", [
    * Context an extension appended for the model (request.prepare): sent as a user-role message at
    * this place in the conversation, so the prefix before it never changes and prompt caches hit.
    */
-  z.object({ ...base, type: z.literal("context"), source: z.string(), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("context"),
+    source: z.string(),
+    text: z.string(),
+    /** Guidance in force (rules, project memory): a compaction re-injects it verbatim, never summarises it. */
+    persist: z.boolean().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal("assistant_message"),

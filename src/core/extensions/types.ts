@@ -117,6 +117,8 @@ export interface ContextMessage {
   /** Who adds it, e.g. "lessons", "hooks". Shown in the log and the transcript. */
   source: string;
   text: string;
+  /** Guidance in force (a rule, project memory): a compaction re-injects it verbatim instead of summarising it. */
+  persist?: boolean;
 }
 
 /** The points, with what each handler gets and may return. */

@@ -17,7 +17,7 @@ async function prepare(ctx: LoopContext, turn: number, signal: AbortSignal): Pro
   const messages = projectConversation(ctx.sessionLog.events);
   for (const out of await ctx.extensions.run("request.prepare", { turn, messages }, { signal })) {
     for (const m of out.result?.append ?? []) {
-      if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text });
+      if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text, ...(m.persist ? { persist: true } : {}) });
     }
   }
 }
