@@ -7,4 +7,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("edit", async () => (await import("./edit")).bench);
   register("sandbox", async () => (await import("./sandbox")).bench);
   register("permissions", async () => (await import("./permissions")).bench);
+  register("compaction", async () => (await import("./compaction")).bench);
 }

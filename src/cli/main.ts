@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   resume: async () => (await import("./commands/run")).resumeCommand,
   sessions: async () => (await import("./commands/sessions")).sessionsCommand,
   fork: async () => (await import("./commands/fork")).forkCommand,
+  compact: async () => (await import("./commands/compact")).compactCommand,
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
@@ -24,6 +25,7 @@ Usage:
   yoke resume SESSION [options]        continue a session from its event log
   yoke sessions [--session-dir DIR]    list sessions with their status (the panel's too)
   yoke fork SESSION                    a new session continuing a copy of SESSION
+  yoke compact SESSION [--dry-run] [--json]   compact a session's context (appends a compaction event)
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...

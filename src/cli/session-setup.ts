@@ -16,6 +16,20 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { readCompactionSettings } from "../node/compaction-settings";
+import type { Provider, ProviderConfig } from "../core/providers/types";
+
+/** A provider for commands that must not call the model: says so if anything tries. */
+function offlineProvider(config: Pick<ProviderConfig, "provider" | "model">): Provider {
+  return {
+    id: config.provider,
+    model: config.model,
+    // eslint-disable-next-line require-yield
+    async *stream() {
+      throw new Error("this command does not call the model");
+    },
+  };
+}
 
 export interface CliSessionFlags {
   cwd: string;
@@ -32,6 +46,8 @@ export interface CliSessionFlags {
   /** More workspace folders (a multi-root workspace whose first folder is cwd). */
   addDirs?: string[];
   json: boolean;
+  /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
+  offline?: boolean;
 }
 
 /**
@@ -76,7 +92,12 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       label = start.label;
     }
   }
-  const config = await providerConfigFromFlags(providerFlags);
+  const config = flags.offline
+    ? { provider: (providerFlags.provider ?? "anthropic") as ProviderConfig["provider"], model: providerFlags.model ?? "unknown", baseUrl: providerFlags.baseUrl }
+    : await providerConfigFromFlags(providerFlags);
+  const compaction = readCompactionSettings(flags.cwd);
+  for (const p of compaction.problems) process.stderr.write(`yoke: settings: ${p}\n`);
+  const summaryProvider = !flags.offline && compaction.settings.strategy === "llm" ? createProvider({ ...config, model: compaction.settings.model ?? config.model }) : undefined;
   const addDirs = flags.addDirs ?? [];
   const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
   const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: true, extraSettings: flags.settings });
@@ -91,7 +112,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     store,
     options: {
       store,
-      provider: createProvider(config),
+      provider: flags.offline ? offlineProvider(config) : createProvider(config),
+      compaction: { settings: compaction.settings, summaryProvider },
       providerLabel: label,
       baseUrl: config.baseUrl,
       tools: createBuiltinTools(),

@@ -20,6 +20,7 @@ describe("yoke --help", () => {
     [["resume", "-h"], "yoke resume SESSION"],
     [["sessions", "--help"], "yoke sessions"],
     [["fork", "--help"], "yoke fork SESSION"],
+    [["compact", "--help"], "yoke compact SESSION [--dry-run] [--json]"],
     [["edit", "view", "--help"], "yoke edit view FILE"],
     [["edit", "apply", "x.ts", "--help"], "yoke edit apply FILE"],
     [["permissions", "check", "--help"], "yoke permissions check --tool NAME"],

@@ -95,11 +95,12 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     const w = window().tokens;
     let target = Math.floor(w * Math.min(TARGET_SHARE, settings.threshold * 0.75));
     let keepTail = Math.floor(w * KEEP_TAIL_SHARE);
-    if (trigger === "overflow") {
-      // The provider counts more than the table says fits: aim at half of what was sent.
+    if (trigger !== "threshold") {
+      // Asked for now (the user), or the provider counts more than the table says fits: aim at
+      // half of what the context holds, keeping its most recent quarter verbatim.
       const now = contextFill(events, deps.fixedTokens()).tokens;
       target = Math.min(target, Math.floor(now * TARGET_SHARE));
-      keepTail = Math.min(keepTail, Math.floor(now * KEEP_TAIL_SHARE));
+      keepTail = Math.min(keepTail, Math.floor(now * 0.25));
     }
     return planCompaction(events, {
       trigger,

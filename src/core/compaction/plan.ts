@@ -85,7 +85,7 @@ export function planCompaction(events: readonly SessionEvent[], opts: PlanOption
   let stubSaved = 0;
   let stubbed = 0;
   for (const r of candidates) {
-    if (estimate <= opts.targetTokens && !opts.forceSummary) break;
+    if (estimate <= opts.targetTokens) break;
     const ref = refOf(r.callId);
     const saved = tokensOfText(r.output.length) - tokensOfText(stubText(r, ref, calls.get(r.callId)?.summary).length);
     if (saved <= 0) continue;
@@ -117,7 +117,7 @@ export function planCompaction(events: readonly SessionEvent[], opts: PlanOption
 
   let event = base(visibleFrom, prev?.summary ?? "");
   if (estimate > opts.targetTokens || opts.forceSummary) {
-    const boundary = chooseBoundary(events, visibleFrom, opts.keepTailTokens);
+    const boundary = chooseBoundary(events, visibleFrom, opts.keepTailTokens, stubs);
     if (boundary !== undefined) {
       const compacted = events.filter((e) => e.seq >= visibleFrom && e.seq < boundary);
       const allBefore = events.filter((e) => e.seq < boundary);
@@ -166,13 +166,14 @@ function callIndex(events: readonly SessionEvent[]): Map<string, { name: string;
  * least `keepTailTokens` of conversation remain, and after the previous boundary. A boundary
  * never splits a tool call from its result.
  */
-function chooseBoundary(events: readonly SessionEvent[], after: number, keepTailTokens: number): number | undefined {
+function chooseBoundary(events: readonly SessionEvent[], after: number, keepTailTokens: number, stubs: ReadonlyMap<number, string>): number | undefined {
   let tail = 0;
   let fallback: number | undefined;
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.seq <= after) break;
-    tail += tokensOfText(eventChars(e));
+    // A stubbed result counts as its stub (about 300 characters).
+    tail += tokensOfText(stubs.has(e.seq) ? 300 : eventChars(e));
     if (tail < keepTailTokens) continue;
     if (e.type === "user_message") return e.seq;
     if (e.type === "assistant_message" && fallback === undefined) fallback = e.seq;
