@@ -1,5 +1,6 @@
 // The panel: builds the views and applies host messages to them. The host owns the state;
 // the panel only renders snapshots and increments.
+import { ContextMeter } from "./views/context-meter";
 import { PROTOCOL_VERSION, type HostToWebview, type Snapshot, type ViewState } from "../src/protocol/messages";
 import { RUNNING_STATES } from "./format";
 import type { HostApi } from "./host-api";
@@ -25,6 +26,7 @@ export class App {
   /** Change review: pending and auto-applied file changes. */
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
+  private readonly contextMeter: ContextMeter;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -53,6 +55,7 @@ export class App {
       (mode) => send({ type: "setMode", mode }),
     );
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
+    this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
@@ -73,6 +76,7 @@ export class App {
       this.header.root,
       this.restricted,
       this.hostInfo.root,
+      this.contextMeter.root,
       this.history.root,
       scroller,
       this.error,
@@ -131,6 +135,9 @@ export class App {
         this.header.setHostInfo(msg.info);
         this.hostInfo.set(msg.info);
         return;
+      case "context":
+        this.contextMeter.set(msg.meter);
+        return;
       default:
         msg satisfies never;
     }
@@ -147,6 +154,7 @@ export class App {
     this.reviews.set(s.reviews ?? []);
     this.header.setHostInfo(s.hostInfo ?? { mode: (s.mode as "default") ?? "default" });
     if (s.hostInfo) this.hostInfo.set(s.hostInfo);
+    this.contextMeter.set(s.context);
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.readOnly.hidden = !s.readOnly;

@@ -201,6 +201,17 @@ export class SessionViewModel {
         return [];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
+      case "compaction": {
+        const kept = [
+          e.summary ? `a summary of events ${0}–${e.firstKeptSeq - 1}` : "",
+          e.keptUserSeqs.length ? `${e.keptUserSeqs.length} of your messages verbatim` : "",
+          e.persistedSeqs.length ? `${e.persistedSeqs.length} rule/memory context(s) verbatim` : "",
+          e.todosSeq !== undefined ? "the todo list" : "",
+          `the turns from event ${e.firstKeptSeq} on`,
+          e.stubs.length ? `${e.stubs.length} large result(s) as recall stubs` : "",
+        ].filter(Boolean);
+        return [this.put({ kind: "compaction", id: `c${e.seq}`, trigger: e.trigger, tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter, kept })];
+      }
       default:
         return [];
     }
