@@ -14,7 +14,7 @@ import { AnthropicProvider } from "../../src/core/providers/anthropic";
 import { parseLog } from "../../src/core/session/session-log";
 import { defineTool, type ToolDefinition } from "../../src/core/tools/types";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
-import { createFileSessionStore } from "../../src/node/session-store";
+import { createFileSessionStore, type FileSessionStore } from "../../src/node/session-store";
 import { ensureBuilt, runCli } from "../support/cli";
 
 let server: ScriptedServer | undefined;
@@ -103,7 +103,8 @@ describe("compaction with the real Anthropic client", () => {
         return answeredTool(req) ? { text: "I decided to keep it because it is clean." } : { toolCalls: [{ name: "probe", input: { part: `p${req.body.messages ? (req.body.messages as unknown[]).length : 0}`, size: 6_000 } }] };
       },
     });
-    const s1 = await AgentSession.create(options(server.anthropicBaseUrl, dir));
+    const o1 = options(server.anthropicBaseUrl, dir);
+    const s1 = await AgentSession.create(o1);
     await s1.send("Check the modules. Never touch the migrations folder.");
     for (let i = 0; i < 4; i++) await s1.send(`Module ${i}.`);
     expect((await s1.compact()).status).toBe("compacted");
@@ -112,7 +113,7 @@ describe("compaction with the real Anthropic client", () => {
     expect(ofType(s1.events(), "error").at(-1)!.code).toBe("server");
     const before = server.requests.at(-1)!;
     await s1.end();
-    (s1 as unknown as { opts: AgentSessionOptions }).opts.store.unlock?.(s1.id);
+    (o1.store as FileSessionStore).dispose();
     const s2 = await AgentSession.resume(s1.id, options(server.anthropicBaseUrl, dir));
     await s2.continue();
     const afterResume = server.requests[server.requests.indexOf(before) + 1]!;
