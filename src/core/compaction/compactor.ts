@@ -98,9 +98,11 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (trigger !== "threshold") {
       // Asked for now (the user), or the provider counts more than the table says fits: aim at
       // half of what the context holds, keeping its most recent quarter verbatim.
-      const now = contextFill(events, deps.fixedTokens()).tokens;
-      target = Math.min(target, Math.floor(now * TARGET_SHARE));
-      keepTail = Math.min(keepTail, Math.floor(now * 0.25));
+      // Shares of the conversation: the system prompt and tools are sent whatever happens.
+      const fixed = deps.fixedTokens();
+      const conversation = Math.max(0, contextFill(events, fixed).tokens - fixed);
+      target = Math.min(target, fixed + Math.floor(conversation * TARGET_SHARE));
+      keepTail = Math.min(keepTail, Math.floor(conversation * 0.25));
     }
     return planCompaction(events, {
       trigger,
@@ -162,8 +164,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     }
     const { event } = p;
     const freed = event.tokensBefore - event.tokensAfter;
-    const enough = Math.max(200, Math.floor(event.tokensBefore * 0.05));
-    if (p.empty || freed < enough) {
+    if (!freesEnough(p)) {
       const msg = `Context compaction freed ${Math.max(0, freed).toLocaleString("en-US")} of ${event.tokensBefore.toLocaleString("en-US")} tokens, too little to help: nothing was compacted. The recent turns alone are this large; start a new session or ask for smaller steps.`;
       return opts.dryRun ? { status: "refused", reason: msg } : refuse(msg, trigger, events);
     }
@@ -185,7 +186,8 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     let after: number | undefined;
     try {
       const p = plan(events, "manual", []);
-      if (!p.empty && p.event.tokensAfter < fill.tokens) after = p.event.tokensAfter;
+      // What the context would hold: the fill less what the compaction frees.
+      if (freesEnough(p)) after = Math.max(0, fill.tokens - (p.event.tokensBefore - p.event.tokensAfter));
     } catch {
       after = undefined;
     }
@@ -233,6 +235,11 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     },
   };
   return compaction;
+}
+
+/** A compaction worth appending: it changes the context and frees at least 5 % of it (and 200 tokens). */
+function freesEnough(p: { empty: boolean; event: CompactionEventData }): boolean {
+  return !p.empty && p.event.tokensBefore - p.event.tokensAfter >= Math.max(200, Math.floor(p.event.tokensBefore * 0.05));
 }
 
 /** Tokens of the system prompt and tool specs, as every request carries them. */

@@ -157,6 +157,23 @@ describe("compaction", () => {
     expect(pages[3]).toContain("This is the last page.");
   });
 
+  it("a manual compaction of a short session under a long system prompt frees the conversation, and the meter says so only when it would", async () => {
+    const turns: FakeTurn[] = [];
+    for (let i = 0; i < 3; i++) turns.push(toolTurn({ id: `c${i}`, name: "dump", input: { key: `n${i}`, size: 3_000 } }), textTurn("I decided to keep it because it is fine."));
+    // The provider reports what it counted: a 20,000-character system prompt is most of it.
+    const t = setup(turns.map((turn) => (Array.isArray(turn) ? turn.map((e) => (e.type === "usage" ? { ...e, usage: { ...e.usage, inputTokens: 7_000 } } : e)) : turn)), { systemPrompt: "s".repeat(20_000), compaction: {} });
+    const session = await AgentSession.create(t.opts);
+    const fresh = session.contextMeter()!;
+    expect(fresh.afterCompaction).toBeUndefined();
+    for (const m of ["Read the notes. Never change the constants.", "Again, please.", "And once more."]) await session.send(m);
+    const meter = session.contextMeter()!;
+    expect(meter.window).toBe(128_000);
+    expect(meter.windowKnown).toBe(false);
+    expect(meter.afterCompaction).toBeLessThan(meter.tokens);
+    const out = await session.compact();
+    expect(out.status).toBe("compacted");
+  });
+
   it("recall of an unknown ref is a clear error", async () => {
     const t = setup([toolTurn({ id: "x", name: "recall", input: { ref: "nope" } }), textTurn("ok")]);
     const session = await AgentSession.create(t.opts);
