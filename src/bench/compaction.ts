@@ -115,7 +115,11 @@ const guidance: Extension = {
  * call and then text (two requests each), with a manual compaction after `compactAfter` sends.
  * Returns the server's request log and the index of the first request after the compaction.
  */
-export async function scriptedPrefixSession(opts: { sends: number; compactAfter: number; resultChars?: number }): Promise<{ requests: RecordedRequest[]; compactionRequest: number; session: AgentSession }> {
+export async function scriptedPrefixSession(opts: {
+  sends: number;
+  compactAfter: number;
+  resultChars?: number;
+}): Promise<{ requests: RecordedRequest[]; compactionRequest: number; session: AgentSession }> {
   let turn = 0;
   const server = await startScriptedLlmServer({
     script: (req): ScriptedTurn => {
@@ -123,7 +127,9 @@ export async function scriptedPrefixSession(opts: { sends: number; compactAfter:
       const last = messages[messages.length - 1] as { content?: Json[] };
       const answeredTool = Array.isArray(last.content) && last.content.some((b) => b.type === "tool_result");
       turn++;
-      return answeredTool ? { text: `Step ${turn}: I decided to keep module ${turn} as it is because its report is clean.` } : { toolCalls: [{ name: "probe", input: { part: `m${turn}`, size: opts.resultChars ?? 1_200 } }] };
+      return answeredTool
+        ? { text: `Step ${turn}: I decided to keep module ${turn} as it is because its report is clean.` }
+        : { toolCalls: [{ name: "probe", input: { part: `m${turn}`, size: opts.resultChars ?? 1_200 } }] };
     },
   });
   try {
@@ -183,7 +189,16 @@ export async function bigSession(): Promise<BigSessionResult> {
     return [{ type: "tool_call", id: `call_${n}`, name: "probe", input: { part: `p${n}`, size } }, usage, { type: "done", stopReason: "tool_use" }];
   });
   const store = memoryStore();
-  const session = await AgentSession.create({ store, provider, tools: [probe] as ToolDefinition[], services, approver, systemPrompt: "bench", retry: { maxRetries: 0 }, compaction: { contextWindow: 2_000_000 } });
+  const session = await AgentSession.create({
+    store,
+    provider,
+    tools: [probe] as ToolDefinition[],
+    services,
+    approver,
+    systemPrompt: "bench",
+    retry: { maxRetries: 0 },
+    compaction: { contextWindow: 2_000_000 },
+  });
   for (let i = 0; session.events().length < 2_000; i++) {
     const text = i % 25 === 0 ? constraints[constraints.push(`Constraint ${i}: never call the legacy endpoint /v${i}/sync, and keep responses under ${i + 10} ms.`) - 1]! : `Part ${i}: next.`;
     await session.send(text);

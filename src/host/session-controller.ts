@@ -246,7 +246,9 @@ export class SessionController implements vscode.Disposable {
 
   private contextMeter(): Snapshot["context"] {
     const m = this.live?.session.contextMeter();
-    return m ? { tokens: m.tokens, window: m.window, windowKnown: m.windowKnown, threshold: m.threshold, ...(m.afterCompaction !== undefined ? { afterCompaction: m.afterCompaction } : {}) } : undefined;
+    return m
+      ? { tokens: m.tokens, window: m.window, windowKnown: m.windowKnown, threshold: m.threshold, ...(m.afterCompaction !== undefined ? { afterCompaction: m.afterCompaction } : {}) }
+      : undefined;
   }
 
   private postContext(): void {

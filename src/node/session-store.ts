@@ -250,7 +250,7 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
       try {
         fs.linkSync(tmp, target);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new Error(`blob ${key} of session ${id} already exists`);
+        if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new Error(`blob ${key} of session ${id} already exists`, { cause: e });
         throw e;
       } finally {
         fs.rmSync(tmp, { force: true });

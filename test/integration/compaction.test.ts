@@ -100,7 +100,9 @@ describe("compaction with the real Anthropic client", () => {
           failNext = false;
           return { error: { status: 500, body: { type: "error", error: { type: "api_error", message: "boom" } } } };
         }
-        return answeredTool(req) ? { text: "I decided to keep it because it is clean." } : { toolCalls: [{ name: "probe", input: { part: `p${req.body.messages ? (req.body.messages as unknown[]).length : 0}`, size: 6_000 } }] };
+        return answeredTool(req)
+          ? { text: "I decided to keep it because it is clean." }
+          : { toolCalls: [{ name: "probe", input: { part: `p${req.body.messages ? (req.body.messages as unknown[]).length : 0}`, size: 6_000 } }] };
       },
     });
     const o1 = options(server.anthropicBaseUrl, dir);
@@ -178,7 +180,12 @@ describe("yoke compact (the built CLI)", () => {
     expect(first.code, first.stderr).toBe(0);
     const id = (JSON.parse(first.stdout) as { sessionId: string }).sessionId;
     for (let i = 1; i < 5; i++) expect((await runCli(["resume", id, ...model, "--cwd", ws, "--session-dir", sessionDir, `Part ${i}.`], { env })).code).toBe(0);
-    const log = () => parseLog(readFileSync(join(sessionDir, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+    const log = () =>
+      parseLog(
+        readFileSync(join(sessionDir, `${id}.jsonl`), "utf8")
+          .split("\n")
+          .filter(Boolean),
+      ).events;
     return { ws, env, sessionDir, id, log };
   }
 
@@ -205,9 +212,15 @@ describe("yoke compact (the built CLI)", () => {
   it("a PreCompact hook that exits 2 blocks it: exit 1, the hook's reason, no compaction event", async () => {
     const { ws, env, sessionDir, id, log } = await cliSession();
     mkdirSync(join(ws, ".claude", "hooks"), { recursive: true });
-    writeFileSync(join(ws, ".claude", "hooks", "precompact.sh"), '#!/bin/bash\ninput=$(cat)\n[[ "$input" == *\'"trigger":"manual"\'* ]] && echo "release freeze: no compaction" >&2 && exit 2\nexit 0\n');
+    writeFileSync(
+      join(ws, ".claude", "hooks", "precompact.sh"),
+      '#!/bin/bash\ninput=$(cat)\n[[ "$input" == *\'"trigger":"manual"\'* ]] && echo "release freeze: no compaction" >&2 && exit 2\nexit 0\n',
+    );
     chmodSync(join(ws, ".claude", "hooks", "precompact.sh"), 0o755);
-    writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ hooks: { PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/precompact.sh' }] }] } }));
+    writeFileSync(
+      join(ws, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/precompact.sh' }] }] } }),
+    );
     const r = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir, "--json"], { env });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ compacted: false, status: "vetoed" });

@@ -127,7 +127,13 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     const provider = deps.summaryProvider;
     if (!provider) return undefined;
     const transcript = projectConversation(input.events)
-      .map((m) => (m.role === "user" ? `USER: ${m.text}` : m.role === "assistant" ? `ASSISTANT: ${m.text}${m.toolCalls.map((c) => `\n[call ${c.name} ${JSON.stringify(c.input)}]`).join("")}` : `TOOL ${m.name}${m.isError ? " (error)" : ""}: ${m.content.slice(0, 1500)}`))
+      .map((m) =>
+        m.role === "user"
+          ? `USER: ${m.text}`
+          : m.role === "assistant"
+            ? `ASSISTANT: ${m.text}${m.toolCalls.map((c) => `\n[call ${c.name} ${JSON.stringify(c.input)}]`).join("")}`
+            : `TOOL ${m.name}${m.isError ? " (error)" : ""}: ${m.content.slice(0, 1500)}`,
+      )
       .join("\n\n");
     const system =
       "You update the running summary of a coding session so the agent can continue without the compacted turns. " +
@@ -148,7 +154,11 @@ export function createCompaction(deps: CompactionDeps): Compaction {
   async function compact(trigger: CompactionTrigger, signal: AbortSignal, opts: { dryRun?: boolean } = {}): Promise<CompactionOutcome> {
     const events = deps.events();
     if (trigger !== "manual" && inARow(events) >= MAX_IN_A_ROW) {
-      return refuse(`Context compaction stopped: it already ran ${MAX_IN_A_ROW} times in a row without a new message from you, and the context keeps filling up. Start a new session or send a shorter request; nothing was compacted this time.`, trigger, events);
+      return refuse(
+        `Context compaction stopped: it already ran ${MAX_IN_A_ROW} times in a row without a new message from you, and the context keeps filling up. Start a new session or send a shorter request; nothing was compacted this time.`,
+        trigger,
+        events,
+      );
     }
     const asked = await deps.ask(trigger === "manual" ? "manual" : "auto", signal);
     if (asked.veto) {
@@ -159,7 +169,11 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (settings.strategy === "llm" && deps.summaryProvider && p.event.firstKeptSeq > (lastCompaction(events)?.firstKeptSeq ?? 0)) {
       const boundary = p.event.firstKeptSeq;
       const prevFrom = lastCompaction(events)?.firstKeptSeq ?? 0;
-      const summary = await llmSummary({ previous: lastCompaction(events)?.summary || undefined, events: events.filter((e) => e.seq >= prevFrom && e.seq < boundary), boundary }, asked.instructions, signal);
+      const summary = await llmSummary(
+        { previous: lastCompaction(events)?.summary || undefined, events: events.filter((e) => e.seq >= prevFrom && e.seq < boundary), boundary },
+        asked.instructions,
+        signal,
+      );
       if (summary) p = plan(events, trigger, asked.instructions, () => summary);
     }
     const { event } = p;
@@ -199,23 +213,31 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     setup(api) {
       api.addTools([recallTool({ sessionId: deps.sessionId, events: deps.events, store: deps.store })]);
       // Last of the request.prepare handlers: the threshold check sees the context as it will be sent.
-      api.on("request.prepare", async (_input, { signal }) => {
-        await compaction.maybeCompact(signal);
-        return undefined;
-      }, { priority: -1000 });
+      api.on(
+        "request.prepare",
+        async (_input, { signal }) => {
+          await compaction.maybeCompact(signal);
+          return undefined;
+        },
+        { priority: -1000 },
+      );
       // Last of the tool.after handlers, so it spills what the model would be told.
       if (deps.store.writeBlob) {
-        api.on("tool.after", ({ call, output }) => {
-          if (output.text.length <= SPILL_CHARS) return undefined;
-          const ref = refOf(call.id);
-          try {
-            deps.store.writeBlob!(deps.sessionId(), blobKey(ref), output.text);
-          } catch (err) {
-            deps.log?.warn(`could not spill the result of ${call.name}: ${err instanceof Error ? err.message : String(err)}`);
-            return undefined;
-          }
-          return { text: spillPreview(output.text, ref) };
-        }, { priority: -1000 });
+        api.on(
+          "tool.after",
+          ({ call, output }) => {
+            if (output.text.length <= SPILL_CHARS) return undefined;
+            const ref = refOf(call.id);
+            try {
+              deps.store.writeBlob!(deps.sessionId(), blobKey(ref), output.text);
+            } catch (err) {
+              deps.log?.warn(`could not spill the result of ${call.name}: ${err instanceof Error ? err.message : String(err)}`);
+              return undefined;
+            }
+            return { text: spillPreview(output.text, ref) };
+          },
+          { priority: -1000 },
+        );
       }
     },
   };

@@ -14,7 +14,8 @@
  */
 import type { EventOf } from "../events";
 
-const ACK = /^(?:(?:ok(?:ay)?|k|yes|yep|yeah|sure|no|nope|thanks?(?: you)?|thx|ty|great|good|nice|perfect|cool|done|go(?: on| ahead)?|continue|proceed|carry on|keep going|next|lgtm|looks good(?: to me)?|sounds good|do it|please|yes please|go for it|right|correct|got it|fine)[\s,.!]*)+$/i;
+const ACK =
+  /^(?:(?:ok(?:ay)?|k|yes|yep|yeah|sure|no|nope|thanks?(?: you)?|thx|ty|great|good|nice|perfect|cool|done|go(?: on| ahead)?|continue|proceed|carry on|keep going|next|lgtm|looks good(?: to me)?|sounds good|do it|please|yes please|go for it|right|correct|got it|fine)[\s,.!]*)+$/i;
 
 const MARKERS =
   /\b(?:must|mustn't|never|always|don'?t|do not|doesn'?t|shall|should(?:n'?t)?|only|need(?:s)? to|have to|has to|make sure|ensure|required?|requirement|avoid|prefer|instead|without|keep|stick to|limit|at (?:most|least)|exactly|no more than|forbidden|not allowed|allowed|important|remember|constraint|compatible|compatibility|under no circumstances|unless|except|use|stay|leave)\b/i;

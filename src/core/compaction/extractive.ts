@@ -11,12 +11,12 @@ export const SECTIONS = ["Decisions", "Conclusions", "Commitments", "Results"] a
 export type Section = (typeof SECTIONS)[number];
 
 const CUES: Record<Section, RegExp> = {
-  Decisions:
-    /\b(?:decided|decide|decision|chose|choose|chosen|going with|go with|we'?ll use|I'?ll use|will use|instead of|switch(?:ed)? to|opted|settled on|picked|approach is|plan is)\b/i,
+  Decisions: /\b(?:decided|decide|decision|chose|choose|chosen|going with|go with|we'?ll use|I'?ll use|will use|instead of|switch(?:ed)? to|opted|settled on|picked|approach is|plan is)\b/i,
   Conclusions:
     /\b(?:because|root cause|the (?:issue|problem|bug|cause|reason) (?:is|was)|turns out|found that|this means|confirmed|caused by|so the|therefore|conclude|apparently|the fix is|is due to)\b/i,
   Commitments: /\b(?:I will|I'?ll|next,? I|next step|todo|to do:|still need|remaining|then I|afterwards|will (?:add|fix|write|update|run|check))\b/i,
-  Results: /\b(?:passed|passes|passing|failed|fails|failing|fixed|works|working now|done|created|added|updated|removed|renamed|refactored|implemented|succeeded|exit(?:ed)? (?:code )?\d+|\d+ (?:tests?|files?|errors?|warnings?))\b/i,
+  Results:
+    /\b(?:passed|passes|passing|failed|fails|failing|fixed|works|working now|done|created|added|updated|removed|renamed|refactored|implemented|succeeded|exit(?:ed)? (?:code )?\d+|\d+ (?:tests?|files?|errors?|warnings?))\b/i,
 };
 const WEIGHT: Record<Section, number> = { Decisions: 3, Conclusions: 3, Commitments: 2, Results: 2 };
 /** Bullets per section kept in the summary (the newest win when a section is full). */
@@ -61,7 +61,10 @@ export function extractItems(events: readonly SessionEvent[], extraUserSeqs: Rea
     else if (e.type === "user_message" && extraUserSeqs.has(e.seq)) {
       texts = sentences(e.text);
       bonus = 1;
-    } else if (e.type === "tool_result" && e.isError) texts = sentences(e.output).slice(0, 1).map((t) => `${e.name} failed: ${t}`);
+    } else if (e.type === "tool_result" && e.isError)
+      texts = sentences(e.output)
+        .slice(0, 1)
+        .map((t) => `${e.name} failed: ${t}`);
     for (const t of texts) {
       const c = classify(t);
       if (!c) continue;

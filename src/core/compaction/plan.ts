@@ -10,7 +10,7 @@
  *    when the caller supplies one), and the user's constraint messages, the guidance in force
  *    and the open todo list are re-sent verbatim.
  */
-import type { EventOf, NewEvent, SessionEvent } from "../events";
+import type { EventOf, SessionEvent } from "../events";
 import { lastCompaction, projectConversation } from "../session/projection";
 import { pickUserMessages } from "./constraints";
 import { extractItems, renderSummary } from "./extractive";
@@ -80,7 +80,9 @@ export function planCompaction(events: readonly SessionEvent[], opts: PlanOption
   // Phase 2: stubs for large old tool results.
   const stubs = new Map((prev?.stubs ?? []).map((s) => [s.seq, s.ref]));
   const results = events.filter((e): e is EventOf<"tool_result"> => e.type === "tool_result" && e.seq >= visibleFrom);
-  const candidates = results.slice(0, Math.max(0, results.length - (opts.keepRecentResults ?? DEFAULT_KEEP_RECENT))).filter((r) => r.output.length >= (opts.minStubChars ?? DEFAULT_MIN_STUB) && !stubs.has(r.seq));
+  const candidates = results
+    .slice(0, Math.max(0, results.length - (opts.keepRecentResults ?? DEFAULT_KEEP_RECENT)))
+    .filter((r) => r.output.length >= (opts.minStubChars ?? DEFAULT_MIN_STUB) && !stubs.has(r.seq));
   let estimate = before;
   let stubSaved = 0;
   let stubbed = 0;
@@ -140,7 +142,11 @@ export function planCompaction(events: readonly SessionEvent[], opts: PlanOption
       if (todosSeq === undefined) delete (withSummary as { todosSeq?: number }).todosSeq;
       const afterStubs = conv(event);
       const afterSummary = conv(withSummary);
-      phases.push({ name: "summary", savedTokens: afterStubs - afterSummary, detail: `events ${visibleFrom}–${boundary - 1} summarised (${llm !== undefined ? "LLM" : "extractive"}); ${keptUser.length} user message(s), ${persisted.length} persisted context(s) kept verbatim` });
+      phases.push({
+        name: "summary",
+        savedTokens: afterStubs - afterSummary,
+        detail: `events ${visibleFrom}–${boundary - 1} summarised (${llm !== undefined ? "LLM" : "extractive"}); ${keptUser.length} user message(s), ${persisted.length} persisted context(s) kept verbatim`,
+      });
       event = withSummary;
     } else {
       phases.push({ name: "summary", savedTokens: 0, detail: "no earlier turn to summarise: the recent turns alone fill the context" });

@@ -32,7 +32,12 @@ export function recallText(src: RecallSource, ref: string): string | undefined {
 
 const schema = z.object({
   ref: z.string().min(1).describe("The ref a compacted or spilled tool result names (ref=…)."),
-  offset: z.number().int().nonnegative().optional().describe(`Character offset for the next page of a result longer than ${RECALL_PAGE.toLocaleString("en-US")} characters.`),
+  offset: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(`Character offset for the next page of a result longer than ${RECALL_PAGE.toLocaleString("en-US")} characters.`),
 });
 
 export function recallTool(src: RecallSource): ToolDefinition {

@@ -47,7 +47,12 @@ export function stubText(e: EventOf<"tool_result">, ref: string, summary: string
 
 /** The first message after a compaction: what was compacted and the summary. */
 export function summaryText(c: EventOf<"compaction">): string {
-  const refs = c.references.length ? `\n\nEarlier tool results can be recalled by ref with the recall tool (${c.references.length} kept; the most recent: ${c.references.slice(-8).map((r) => `${r.ref} = ${r.tool}${r.summary ? ` ${r.summary}` : ""}`).join("; ")}).` : "";
+  const refs = c.references.length
+    ? `\n\nEarlier tool results can be recalled by ref with the recall tool (${c.references.length} kept; the most recent: ${c.references
+        .slice(-8)
+        .map((r) => `${r.ref} = ${r.tool}${r.summary ? ` ${r.summary}` : ""}`)
+        .join("; ")}).`
+    : "";
   const files = [c.filesRead.length ? `Files read: ${c.filesRead.join(", ")}.` : "", c.filesModified.length ? `Files modified: ${c.filesModified.join(", ")}.` : ""].filter(Boolean).join("\n");
   return (
     `The earlier part of this session was compacted to fit the context window (the full record is kept). ` +

@@ -16,7 +16,7 @@ export function parseCompactionSettings(raw: unknown): { settings: CompactionSet
   const settings: CompactionSettings = { ...DEFAULT_COMPACTION };
   const problems: string[] = [];
   if (raw === undefined || raw === null) return { settings, problems };
-  if (typeof raw !== "object" || Array.isArray(raw)) return { settings, problems: ["compaction: expected an object like {\"threshold\": 0.8, \"strategy\": \"extractive\"}"] };
+  if (typeof raw !== "object" || Array.isArray(raw)) return { settings, problems: ['compaction: expected an object like {"threshold": 0.8, "strategy": "extractive"}'] };
   const r = raw as Record<string, unknown>;
   if (r.threshold !== undefined) {
     const t = r.threshold;

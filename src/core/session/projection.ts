@@ -34,7 +34,10 @@ export function projectConversation(events: readonly SessionEvent[]): ModelMessa
   const todos = compaction.todosSeq === undefined ? undefined : bySeq.get(compaction.todosSeq);
   if (todos?.type === "todos" && todos.todos.some((t) => t.status !== "completed")) {
     const mark = { pending: "[ ]", in_progress: "[>]", completed: "[x]" } as const;
-    head.push({ role: "user", text: contextText("todos", `The todo list as it stood (send the whole list with todo_write to change it):\n${todos.todos.map((t, i) => `${mark[t.status]} ${i + 1}. ${t.content}`).join("\n")}`) });
+    head.push({
+      role: "user",
+      text: contextText("todos", `The todo list as it stood (send the whole list with todo_write to change it):\n${todos.todos.map((t, i) => `${mark[t.status]} ${i + 1}. ${t.content}`).join("\n")}`),
+    });
   }
   const stubs = new Map(compaction.stubs.map((s) => [s.seq, s.ref]));
   const tail = events.filter((e) => e.seq >= compaction.firstKeptSeq && e.type !== "compaction");

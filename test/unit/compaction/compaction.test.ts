@@ -43,7 +43,17 @@ const approver: Approver = { ask: async () => ({ decision: "allow" }) };
 function setup(turns: FakeTurn[], extra: Partial<AgentSessionOptions> = {}) {
   const provider = createFakeProvider(turns);
   const store = createMemoryStore();
-  const opts: AgentSessionOptions = { store, provider, tools: [dump] as ToolDefinition[], services, approver, retry: { maxRetries: 0 }, systemPrompt: "You are a test agent.", compaction: { contextWindow: 40_000 }, ...extra };
+  const opts: AgentSessionOptions = {
+    store,
+    provider,
+    tools: [dump] as ToolDefinition[],
+    services,
+    approver,
+    retry: { maxRetries: 0 },
+    systemPrompt: "You are a test agent.",
+    compaction: { contextWindow: 40_000 },
+    ...extra,
+  };
   return { provider, store, opts };
 }
 
@@ -76,7 +86,12 @@ describe("compaction", () => {
     const out = await session.compact();
     expect(out.status).toBe("compacted");
     // The log is only appended to.
-    expect(session.events().slice(0, logBefore.length).map((e) => JSON.stringify(e))).toEqual(logBefore);
+    expect(
+      session
+        .events()
+        .slice(0, logBefore.length)
+        .map((e) => JSON.stringify(e)),
+    ).toEqual(logBefore);
     const c = ofType(session.events(), "compaction").at(-1)!;
     expect(c.trigger).toBe("manual");
     expect(c.tokensAfter).toBeLessThan(c.tokensBefore);
@@ -117,10 +132,29 @@ describe("compaction", () => {
     const guidance: Extension = {
       name: "guidance",
       setup(api) {
-        api.on("request.prepare", ({ turn }) => (turn === 0 && api.session.events().filter((e) => e.type === "context").length === 0 ? { append: [{ source: "rules", text: "RULE: tabs, not spaces.", persist: true }, { source: "lessons", text: "a passing lesson" }] } : undefined));
+        api.on("request.prepare", ({ turn }) =>
+          turn === 0 && api.session.events().filter((e) => e.type === "context").length === 0
+            ? {
+                append: [
+                  { source: "rules", text: "RULE: tabs, not spaces.", persist: true },
+                  { source: "lessons", text: "a passing lesson" },
+                ],
+              }
+            : undefined,
+        );
       },
     };
-    const todos = toolTurn({ id: "todo", name: "todo_write", input: { todos: [{ content: "Port the lexer", status: "completed" }, { content: "Port the parser", status: "in_progress" }, { content: "Update the docs", status: "pending" }] } });
+    const todos = toolTurn({
+      id: "todo",
+      name: "todo_write",
+      input: {
+        todos: [
+          { content: "Port the lexer", status: "completed" },
+          { content: "Port the parser", status: "in_progress" },
+          { content: "Update the docs", status: "pending" },
+        ],
+      },
+    });
     const { session } = await longSession({ extensions: [guidance], tools: [dump, todoWriteTool] as ToolDefinition[] }, [], [todos]);
     const out = await session.compact();
     expect(out.status).toBe("compacted");
@@ -141,7 +175,18 @@ describe("compaction", () => {
 
   it("spills a result over 50,000 characters to the session folder from the start; recall returns it byte-exact in pages", async () => {
     const big = payload("huge", 123_456);
-    const t = setup([toolTurn({ id: "call_big", name: "dump", input: { key: "huge", size: 123_456 } }), textTurn("seen"), toolTurn({ id: "r1", name: "recall", input: { ref: "call_big" } }), toolTurn({ id: "r2", name: "recall", input: { ref: "call_big", offset: 40_000 } }), toolTurn({ id: "r3", name: "recall", input: { ref: "call_big", offset: 80_000 } }), toolTurn({ id: "r4", name: "recall", input: { ref: "call_big", offset: 120_000 } }), textTurn("ok")], { compaction: {} });
+    const t = setup(
+      [
+        toolTurn({ id: "call_big", name: "dump", input: { key: "huge", size: 123_456 } }),
+        textTurn("seen"),
+        toolTurn({ id: "r1", name: "recall", input: { ref: "call_big" } }),
+        toolTurn({ id: "r2", name: "recall", input: { ref: "call_big", offset: 40_000 } }),
+        toolTurn({ id: "r3", name: "recall", input: { ref: "call_big", offset: 80_000 } }),
+        toolTurn({ id: "r4", name: "recall", input: { ref: "call_big", offset: 120_000 } }),
+        textTurn("ok"),
+      ],
+      { compaction: {} },
+    );
     const session = await AgentSession.create(t.opts);
     await session.send("dump it");
     const result = ofType(session.events(), "tool_result").find((r) => r.callId === "call_big")!;
@@ -161,7 +206,10 @@ describe("compaction", () => {
     const turns: FakeTurn[] = [];
     for (let i = 0; i < 3; i++) turns.push(toolTurn({ id: `c${i}`, name: "dump", input: { key: `n${i}`, size: 3_000 } }), textTurn("I decided to keep it because it is fine."));
     // The provider reports what it counted: a 20,000-character system prompt is most of it.
-    const t = setup(turns.map((turn) => (Array.isArray(turn) ? turn.map((e) => (e.type === "usage" ? { ...e, usage: { ...e.usage, inputTokens: 7_000 } } : e)) : turn)), { systemPrompt: "s".repeat(20_000), compaction: {} });
+    const t = setup(
+      turns.map((turn) => (Array.isArray(turn) ? turn.map((e) => (e.type === "usage" ? { ...e, usage: { ...e.usage, inputTokens: 7_000 } } : e)) : turn)),
+      { systemPrompt: "s".repeat(20_000), compaction: {} },
+    );
     const session = await AgentSession.create(t.opts);
     const fresh = session.contextMeter()!;
     expect(fresh.afterCompaction).toBeUndefined();
