@@ -1,5 +1,6 @@
 // The panel: builds the views and applies host messages to them. The host owns the state;
 // the panel only renders snapshots and increments.
+import { ContextMeter } from "./views/context-meter";
 import { PROTOCOL_VERSION, type HostToWebview, type Snapshot, type ViewState } from "../src/protocol/messages";
 import { RUNNING_STATES } from "./format";
 import type { HostApi } from "./host-api";
@@ -29,6 +30,7 @@ export class App {
   private readonly hostInfo: HostInfoPanel;
   private readonly guidance: GuidanceList;
   private readonly mcpServers = new McpServersPanel();
+  private readonly contextMeter: ContextMeter;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -58,6 +60,7 @@ export class App {
     );
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
+    this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
@@ -80,6 +83,7 @@ export class App {
       this.hostInfo.root,
       this.guidance.root,
       this.mcpServers.root,
+      this.contextMeter.root,
       this.history.root,
       scroller,
       this.error,
@@ -144,6 +148,9 @@ export class App {
       case "mcpServers":
         this.mcpServers.set(msg.servers);
         return;
+      case "context":
+        this.contextMeter.set(msg.meter);
+        return;
       default:
         msg satisfies never;
     }
@@ -160,6 +167,7 @@ export class App {
     this.reviews.set(s.reviews ?? []);
     this.header.setHostInfo(s.hostInfo ?? { mode: (s.mode as "default") ?? "default" });
     if (s.hostInfo) this.hostInfo.set(s.hostInfo);
+    this.contextMeter.set(s.context);
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.readOnly.hidden = !s.readOnly;

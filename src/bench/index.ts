@@ -10,4 +10,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("watchdog", async () => (await import("./watchdog")).bench);
   register("guidance", async () => (await import("./guidance")).bench);
   register("checkpoints", async () => (await import("./checkpoints")).bench);
+  register("compaction", async () => (await import("./compaction")).bench);
 }

@@ -12,6 +12,7 @@ const commands: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import("./commands/sessions")).sessionsCommand,
   fork: async () => (await import("./commands/fork")).forkCommand,
   checkpoints: async () => (await import("./commands/checkpoints")).checkpointsCommand,
+  compact: async () => (await import("./commands/compact")).compactCommand,
   edit: async () => (await import("./commands/edit")).editCommand,
   permissions: async () => (await import("./commands/permissions")).permissionsCommand,
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
@@ -30,6 +31,7 @@ Usage:
   yoke checkpoints list SESSION [--json]
   yoke checkpoints restore SESSION TURN [--files|--conversation|--both] [--dry-run]
                     (TURN: the state after that turn, 0 before the first; --undo instead of TURN undoes the last restore)
+  yoke compact SESSION [--dry-run] [--json]   compact a session's context (appends a compaction event)
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...

@@ -6,6 +6,7 @@ import { shellQuote } from "../core/commands/shell-quote";
 import { guidanceExtension } from "../core/guidance";
 import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
+import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createNodeWorkspaceFs } from "../node/node-fs";
@@ -20,6 +21,20 @@ import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
 import { nodeCheckpointsExtension } from "../node/checkpoints";
 import { createNodeMcp } from "../node/mcp/setup";
+import { readCompactionSettings } from "../node/compaction-settings";
+import type { Provider, ProviderConfig } from "../core/providers/types";
+
+/** A provider for commands that must not call the model: says so if anything tries. */
+function offlineProvider(config: Pick<ProviderConfig, "provider" | "model">): Provider {
+  return {
+    id: config.provider,
+    model: config.model,
+    // eslint-disable-next-line require-yield
+    async *stream() {
+      throw new Error("this command does not call the model");
+    },
+  };
+}
 
 export interface CliSessionFlags {
   cwd: string;
@@ -40,6 +55,8 @@ export interface CliSessionFlags {
   /** More workspace folders (a multi-root workspace whose first folder is cwd). */
   addDirs?: string[];
   json: boolean;
+  /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
+  offline?: boolean;
 }
 
 /**
@@ -84,7 +101,12 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       label = start.label;
     }
   }
-  const config = await providerConfigFromFlags(providerFlags);
+  const config = flags.offline
+    ? { provider: (providerFlags.provider ?? "anthropic") as ProviderConfig["provider"], model: providerFlags.model ?? "unknown", baseUrl: providerFlags.baseUrl }
+    : await providerConfigFromFlags(providerFlags);
+  const compaction = readCompactionSettings(flags.cwd);
+  for (const p of compaction.problems) process.stderr.write(`yoke: settings: ${p}\n`);
+  const summaryProvider = !flags.offline && compaction.settings.strategy === "llm" ? createProvider({ ...config, model: compaction.settings.model ?? config.model }) : undefined;
   const addDirs = flags.addDirs ?? [];
   const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
   const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: true, extraSettings: flags.settings });
@@ -94,7 +116,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
   const search = createRipgrepSearcher();
-  const loop = await cliLoopControl(flags, config);
+  // A command that must not call the model (yoke compact) needs no provider, fallback chain or budgets.
+  const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl(flags, config);
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
   const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
@@ -104,6 +127,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     options: {
       store,
       provider: loop.provider,
+      compaction: { settings: compaction.settings, summaryProvider },
       providerLabel: label,
       baseUrl: config.baseUrl,
       tools,

@@ -343,6 +343,43 @@ export const SessionEvent = z.discriminatedUnion("type", [
     tools: z.number().int().nonnegative().optional(),
   }),
   // --- end MCP client ---
+  // --- compaction (issue 11: context engineering, src/core/compaction) ---
+  /**
+   * The model's context was compacted. The log is never rewritten: from here on the model sees
+   * the summary, the persisted context and the user's constraint messages verbatim, the open
+   * todo list, then the events from `firstKeptSeq` on (with `stubs` in place of large old tool
+   * results, each recallable by its ref). See session/projection.ts.
+   */
+  z.object({
+    ...base,
+    type: z.literal("compaction"),
+    trigger: z.enum(["manual", "threshold", "overflow"]),
+    strategy: z.enum(["extractive", "llm"]),
+    /** First event of the log kept verbatim (everything before it is in the summary). */
+    firstKeptSeq: z.number().int().nonnegative(),
+    /** The anchored summary of the events before firstKeptSeq ("" when nothing was summarised). */
+    summary: z.string(),
+    /** The model that wrote an LLM summary. */
+    summaryModel: z.string().optional(),
+    /** User messages before firstKeptSeq re-sent verbatim (they state constraints). */
+    keptUserSeqs: z.array(z.number().int().nonnegative()),
+    /** Persisted context events (guidance in force) before firstKeptSeq, re-sent verbatim. */
+    persistedSeqs: z.array(z.number().int().nonnegative()),
+    /** The todos event re-sent (the open todo list), when there is one. */
+    todosSeq: z.number().int().nonnegative().optional(),
+    /** Tool results at or after firstKeptSeq the model sees as a stub instead (seq of the tool_result). */
+    stubs: z.array(z.object({ seq: z.number().int().nonnegative(), ref: z.string() })),
+    /** Every tool result of the log the model can get back with `recall`. */
+    references: z.array(z.object({ ref: z.string(), tool: z.string(), summary: z.string(), chars: z.number().int().nonnegative() })),
+    filesRead: z.array(z.string()),
+    filesModified: z.array(z.string()),
+    phases: z.array(z.object({ name: z.enum(["reasoning", "tool_results", "summary"]), savedTokens: z.number().int(), detail: z.string() })),
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+    /** What a PreCompact hook / compaction handler asked the summary to keep in mind. */
+    instructions: z.array(z.string()).optional(),
+  }),
+  // --- end compaction ---
   z.object({
     ...base,
     type: z.literal("todos"),

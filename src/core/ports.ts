@@ -129,6 +129,14 @@ export interface SessionStore {
   /** Session ids, newest first. */
   list(): string[];
   exists(sessionId: string): boolean;
+  /**
+   * Optional side storage for large data of a session (a tool result over 50 k characters, kept
+   * whole while the log holds a preview and a reference). `key` is [A-Za-z0-9_-]{1,120}. A blob
+   * is written once and never changed; writing an existing key is refused.
+   */
+  writeBlob?(sessionId: string, key: string, data: string): void;
+  /** The blob's text exactly as written, or undefined when there is none. */
+  readBlob?(sessionId: string, key: string): string | undefined;
 }
 
 /** Which files the session's tools may touch: content tools (grep, glob, list_files) leave out what a deny rule covers. */

@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
     vscode.commands.registerCommand("yoke.setPermissionMode", () => setPermissionMode(getController())),
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
+    vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);

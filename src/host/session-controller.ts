@@ -197,6 +197,8 @@ export class SessionController implements vscode.Disposable {
         return this.guidance.action(msg.id, msg.action);
       case "reviewAction":
         return this.reviewAction(msg);
+      case "compact":
+        return this.compact();
       default:
         msg satisfies never;
     }
@@ -241,6 +243,32 @@ export class SessionController implements vscode.Disposable {
   currentMode(): Promise<PermissionMode> {
     return this.permissions.currentMode();
   }
+
+  // --- compaction: "Yoke: Compact Context" and the context meter ---
+  /** Compacts the live session's context now; what a guard or a PreCompact hook said is shown. */
+  async compact(): Promise<void> {
+    const session = this.live?.session;
+    if (!session) {
+      this.post({ type: "error", message: "No session to compact: send a message first (or open a session and continue it)." });
+      return;
+    }
+    const out = await session.compact();
+    if (out.status === "refused" || out.status === "vetoed") this.post({ type: "error", message: `Not compacted: ${out.reason}` });
+    this.postContext();
+  }
+
+  private contextMeter(): Snapshot["context"] {
+    const m = this.live?.session.contextMeter();
+    return m
+      ? { tokens: m.tokens, window: m.window, windowKnown: m.windowKnown, threshold: m.threshold, ...(m.afterCompaction !== undefined ? { afterCompaction: m.afterCompaction } : {}) }
+      : undefined;
+  }
+
+  private postContext(): void {
+    const meter = this.contextMeter();
+    if (meter) this.post({ type: "context", meter });
+  }
+  // --- end compaction ---
 
   stop(): void {
     this.approver.cancel();
@@ -333,6 +361,7 @@ export class SessionController implements vscode.Disposable {
       history: this.history(),
       reviews: this.review?.list() ?? [],
       ...(hostInfo ? { hostInfo } : {}),
+      ...(this.contextMeter() ? { context: this.contextMeter() } : {}),
     };
   }
 
@@ -671,6 +700,7 @@ export class SessionController implements vscode.Disposable {
     if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
     else if (e.type === "guidance") this.guidance.show(this.live?.session.events() ?? []);
     else if (e.type === "usage") this.post({ type: "usage", usage: this.vm.usage });
+    if (e.type === "usage" || e.type === "compaction" || (e.type === "status" && e.state !== "thinking")) this.postContext();
   }
 
   private onDelta(kind: "text" | "reasoning", text: string): void {

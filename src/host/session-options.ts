@@ -1,6 +1,8 @@
 // Builds the AgentSession's options from the settings, the secret storage and the workspace:
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
+import { parseCompactionSettings } from "../core/compaction/settings";
+import { readCompactionSettings } from "../node/compaction-settings";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Extension } from "../core/extensions/types";
 import { guidanceExtension } from "../core/guidance";
@@ -81,6 +83,7 @@ export class SessionOptionsBuilder {
       platform: process.platform,
       log: this.deps.log,
       maxTurns: s.maxTurns,
+      compaction: await this.compaction(folder, provider, s),
       ...node?.options,
       // Every mechanism of the session: what the node services bring (verification, checkpoints), guidance, MCP servers' tools, loop control.
       extensions: [
@@ -90,6 +93,20 @@ export class SessionOptionsBuilder {
         ...loop.extensions,
       ],
     };
+  }
+
+  /** Compaction settings: the settings files (local folders), then the yoke.compaction VS Code setting over them. */
+  private async compaction(folder: vscode.WorkspaceFolder, provider: Provider, s: HostSettings): Promise<AgentSessionOptions["compaction"]> {
+    const files = folder.uri.scheme === "file" ? readCompactionSettings(folder.uri.fsPath) : { settings: undefined, problems: [] as string[] };
+    const raw = vscode.workspace.getConfiguration("yoke").get<Record<string, unknown>>("compaction") ?? {};
+    const parsed = parseCompactionSettings({ ...files.settings, ...raw });
+    for (const p of [...files.problems, ...parsed.problems]) this.deps.log.warn(`settings: ${p}`);
+    const model = parsed.settings.model;
+    let summaryProvider: Provider | undefined;
+    if (parsed.settings.strategy === "llm") {
+      summaryProvider = model && model !== provider.model && s.provider !== "vscode-lm" ? createProvider({ ...providerConfig(s, await this.deps.keys.get(s.provider)), model }) : provider;
+    }
+    return { settings: parsed.settings, ...(summaryProvider ? { summaryProvider } : {}) };
   }
 
   private async provider(s: HostSettings): Promise<Provider> {

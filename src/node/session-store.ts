@@ -59,6 +59,12 @@ function checkId(id: string): void {
   }
 }
 
+const VALID_BLOB_KEY = /^[A-Za-z0-9_-]{1,120}$/;
+
+function checkBlobKey(key: string): void {
+  if (!VALID_BLOB_KEY.test(key)) throw new Error(`Invalid blob key ${JSON.stringify(key)}: use letters, digits, "_" and "-" only (at most 120).`);
+}
+
 /** Stores holding locks, released when the process exits (a crash or kill -9 leaves a stale lock instead). */
 const liveStores = new Set<{ dispose(): void }>();
 let exitHook = false;
@@ -76,6 +82,8 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
   let lastBeat = Date.now();
   const file = (id: string) => nodePath.join(dir, `${id}.jsonl`);
   const lockFile = (id: string) => nodePath.join(dir, `${id}.lock`);
+  /** Large data of a session (spilled tool results): `<dir>/<id>.blobs/<key>.txt`. */
+  const blobDir = (id: string) => nodePath.join(dir, `${id}.blobs`);
 
   function beat(): void {
     lastBeat = Date.now();
@@ -228,6 +236,35 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
     exists(id) {
       if (!VALID_ID.test(id)) return false;
       return fs.existsSync(file(id));
+    },
+    writeBlob(id, key, data) {
+      checkId(id);
+      checkBlobKey(key);
+      if (opts.readOnly) throw new Error("this session store is read-only");
+      const folder = blobDir(id);
+      fs.mkdirSync(folder, { recursive: true });
+      const target = nodePath.join(folder, `${key}.txt`);
+      const tmp = `${target}.${process.pid}.tmp`;
+      // Written whole then renamed: a reader never sees half a blob; "wx" refuses a second writer of the tmp.
+      fs.writeFileSync(tmp, data, { encoding: "utf8", flag: "wx" });
+      try {
+        fs.linkSync(tmp, target);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new Error(`blob ${key} of session ${id} already exists`, { cause: e });
+        throw e;
+      } finally {
+        fs.rmSync(tmp, { force: true });
+      }
+    },
+    readBlob(id, key) {
+      checkId(id);
+      checkBlobKey(key);
+      try {
+        return fs.readFileSync(nodePath.join(blobDir(id), `${key}.txt`), "utf8");
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw e;
+      }
     },
     dispose() {
       for (const id of [...held.keys()]) {

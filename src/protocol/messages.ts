@@ -50,6 +50,8 @@ export const ViewItem = z.discriminatedUnion("kind", [
   }),
   z.object({ kind: z.literal("todos"), id, todos: z.array(TodoView) }),
   z.object({ kind: z.literal("notice"), id, level: z.enum(["info", "warning", "error"]), text }),
+  // --- compaction (src/core/compaction): the divider in the transcript ---
+  z.object({ kind: z.literal("compaction"), id, trigger: z.string(), tokensBefore: z.number(), tokensAfter: z.number(), kept: z.array(z.string()) }),
 ]);
 export type ViewItem = z.infer<typeof ViewItem>;
 
@@ -98,6 +100,21 @@ export const FirstRunView = z.object({
   probing: z.boolean(),
 });
 export type FirstRunView = z.infer<typeof FirstRunView>;
+
+// --- compaction (src/core/compaction): the context meter ---
+export const ContextMeterView = z.object({
+  /** Tokens the next request is expected to hold. */
+  tokens: z.number(),
+  /** The model's context window (a default when the model is not in the table: windowKnown false). */
+  window: z.number(),
+  windowKnown: z.boolean(),
+  /** Share of the window at which the context is compacted automatically. */
+  threshold: z.number(),
+  /** What a compaction now would leave, when it would do anything. */
+  afterCompaction: z.optional(z.number()),
+});
+export type ContextMeterView = z.infer<typeof ContextMeterView>;
+// --- end compaction ---
 
 // --- change review (src/host/review) ---
 /** A file change the agent proposed (pending review) or applied in auto mode (revertable). */
@@ -182,6 +199,8 @@ export const Snapshot = z.object({
   /** Change review: pending and auto-applied file changes. */
   reviews: z.optional(z.array(ReviewItemView)),
   hostInfo: z.optional(HostInfoView),
+  /** Compaction: the context meter of the live session. */
+  context: z.optional(ContextMeterView),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -217,6 +236,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   GuidanceMessages.toWebview,
   /** MCP servers of the session: state and tools (MCP client block above). */
   McpServersMessage,
+  /** Compaction: the context meter changed. */
+  z.object({ type: z.literal("context"), meter: ContextMeterView }),
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -247,6 +268,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   z.object({ type: z.literal("openLog") }),
   z.object({ type: z.literal("openSettings") }),
   z.object({ type: z.literal("setMode"), mode: PermissionModeView }),
+  /** Compaction: compact the live session's context now (as "Yoke: Compact Context"). */
+  z.object({ type: z.literal("compact") }),
   /** Stops a background command of the live session. */
   z.object({ type: z.literal("killProcess"), id }),
   /** Change review: accept/reject a whole pending change, revert an applied one, open its diff. */

@@ -23,6 +23,7 @@ describe("yoke --help", () => {
     [["checkpoints", "--help"], "yoke checkpoints list SESSION [--json]"],
     [["checkpoints", "list", "--help"], "yoke checkpoints list SESSION [--json]"],
     [["checkpoints", "restore", "--help"], "yoke checkpoints restore SESSION TURN [--files|--conversation|--both]"],
+    [["compact", "--help"], "yoke compact SESSION [--dry-run] [--json]"],
     [["edit", "view", "--help"], "yoke edit view FILE"],
     [["edit", "apply", "x.ts", "--help"], "yoke edit apply FILE"],
     [["permissions", "check", "--help"], "yoke permissions check --tool NAME"],

@@ -4,6 +4,7 @@ import type { ViewItem } from "../../src/protocol/messages";
 import { el, clear } from "../ui/dom";
 import { renderMarkdown } from "./markdown";
 import { renderTodos } from "./todos";
+import { renderCompactionDivider } from "./context-meter";
 import { renderToolCard } from "./tool-card";
 
 const RENDER_INTERVAL_MS = 50;
@@ -152,6 +153,8 @@ export class MessageList {
         return renderTodos(item.todos);
       case "notice":
         return el("div", { class: `notice level-${item.level}`, "data-testid": "notice", "data-id": item.id }, [item.text]);
+      case "compaction":
+        return renderCompactionDivider(item);
     }
   }
 

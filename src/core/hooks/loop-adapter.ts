@@ -11,6 +11,7 @@
  * | permission.request | PermissionRequest; unanswered: Notification `permission_prompt` |
  * | tool.after         | PostToolUse, or PostToolUseFailure for a failed call            |
  * | turn.after (final) | Stop (`last_assistant_message`)                                 |
+ * | compaction         | PreCompact (`trigger` manual/auto): a block vetoes the compaction, context is kept in mind by its summary |
  * | session.end        | SessionEnd, then background hooks are stopped                   |
  *
  * A hook's "allow" is exactly as strong as bypassPermissions mode: it lifts a question only when
@@ -116,6 +117,12 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         if (out?.stop) return { stop: `stopped by a hook: ${out.stop.reason}` };
         if (out?.blocked) return { nudge: `A Stop hook asks you to continue: ${out.message ?? "(no reason given)"}`, by: "hook" };
         return undefined;
+      });
+
+      api.on("compaction", async ({ trigger }, { signal }) => {
+        const out = await run("PreCompact", { trigger, custom_instructions: "" }, signal);
+        if (out?.blocked || out?.stop) return { veto: `a PreCompact hook blocked it: ${out.message ?? out.stop?.reason ?? "(no reason given)"}` };
+        return out?.additionalContext.length ? { instructions: out.additionalContext } : undefined;
       });
 
       api.on("session.end", async ({ reason }) => {

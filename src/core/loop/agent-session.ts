@@ -3,6 +3,8 @@
  * The loop itself lives in turn-loop.ts, model-turn.ts and tool-call.ts, over one LoopContext;
  * everything else that acts on a session (permissions, hooks, lessons, breakers…) is an Extension.
  */
+import { createCompaction, type Compaction, type CompactionOutcome, type ContextMeter } from "../compaction/compactor";
+import { tokensOfText } from "../compaction/tokens";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import type { Extension } from "../extensions/types";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
@@ -34,6 +36,8 @@ export class AgentSession implements AgentSessionApi {
   readonly services: SessionServices;
   /** Context from session.start, given to the model with the next user message. */
   private pendingContext: string[] = [];
+  /** Context compaction (absent when turned off). */
+  private readonly compaction: Compaction | undefined;
 
   private constructor(
     private readonly sessionLog: SessionLog,
@@ -64,6 +68,40 @@ export class AgentSession implements AgentSessionApi {
       append: (e) => this.append(e),
       setState: (state, detail) => this.setState(state, detail),
       emitDelta: (d) => this.emitDelta(d),
+      onContextOverflow: async (signal) => (await this.compaction?.compact("overflow", signal))?.status === "compacted",
+    });
+    this.compaction = opts.compaction === false ? undefined : this.createCompaction(opts.compaction ?? {}, system);
+  }
+
+  private createCompaction(c: Exclude<AgentSessionOptions["compaction"], false | undefined>, system: string): Compaction {
+    let fixed: number | undefined;
+    return createCompaction({
+      sessionId: () => this.id,
+      events: () => this.sessionLog.events,
+      append: (e) => this.append(e),
+      store: this.opts.store,
+      model: this.opts.provider.model,
+      // The tool list is fixed once the extensions are set up; measured on first use.
+      fixedTokens: () => (fixed ??= tokensOfText(system.length + JSON.stringify(this.ctx.registry.specs()).length)),
+      ask: async (trigger, signal) => {
+        const instructions: string[] = [];
+        for (const o of await this.ctx.extensions.run("compaction", { trigger }, { signal })) {
+          if (o.result?.veto !== undefined) {
+            this.append({ type: "extension", name: o.extension, point: "compaction", outcome: "blocked", detail: o.result.veto });
+            return { veto: { by: o.extension, reason: o.result.veto }, instructions };
+          }
+          instructions.push(...(o.result?.instructions ?? []).filter((t) => t.trim()));
+        }
+        return { instructions };
+      },
+      describeTool: (name) => {
+        const d = this.ctx.registry.get(name);
+        return d ? { reads: d.capabilities.reads, writes: d.capabilities.writes, pathArgs: d.pathArgs } : undefined;
+      },
+      settings: c.settings,
+      contextWindow: c.contextWindow,
+      summaryProvider: c.summaryProvider,
+      log: this.log,
     });
   }
 
@@ -189,6 +227,23 @@ export class AgentSession implements AgentSessionApi {
     await this.run(true);
   }
 
+  /**
+   * Compacts the context now ("Yoke: Compact Context", `yoke compact`): appends a compaction
+   * event unless a guard or a handler of the compaction point refuses. Not while the agent runs.
+   */
+  async compact(opts: { dryRun?: boolean } = {}): Promise<CompactionOutcome> {
+    if (!this.compaction) return { status: "refused", reason: "compaction is turned off for this session" };
+    if (this.running) return { status: "refused", reason: "the agent is working: wait until it is done, or stop it, then compact" };
+    const out = await this.compaction.compact("manual", new AbortController().signal, opts);
+    this.sessionLog.sync();
+    return out;
+  }
+
+  /** The fill of the model's context window and what a compaction would leave. */
+  contextMeter(): ContextMeter | undefined {
+    return this.compaction?.meter();
+  }
+
   cancel(): void {
     this.current?.abort(new DOMException("cancelled by the user", "AbortError"));
   }
@@ -210,6 +265,7 @@ export class AgentSession implements AgentSessionApi {
   private async start(source: "startup" | "resume"): Promise<void> {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate })];
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
+    if (this.compaction) builtin.push(this.compaction.extension);
     await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));

@@ -37,6 +37,8 @@ export interface LoopContext {
   append(event: NewEvent): SessionEvent;
   setState(state: LoopState, detail?: string): void;
   emitDelta(delta: StreamDelta): void;
+  /** The provider rejected a request as too long: true when the context was made smaller (the request is tried once more). */
+  onContextOverflow?: (signal: AbortSignal) => Promise<boolean>;
 }
 
 export interface LoopContextParts {
@@ -53,6 +55,7 @@ export interface LoopContextParts {
   append(event: NewEvent): SessionEvent;
   setState(state: LoopState, detail?: string): void;
   emitDelta(delta: StreamDelta): void;
+  onContextOverflow?: (signal: AbortSignal) => Promise<boolean>;
 }
 
 /** The context of one session: its tools, its extension registry and what extensions may know of it. */
@@ -86,6 +89,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     append: p.append,
     setState: p.setState,
     emitDelta: p.emitDelta,
+    onContextOverflow: p.onContextOverflow,
   };
 }
 

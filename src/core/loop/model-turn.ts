@@ -24,6 +24,18 @@ async function prepare(ctx: LoopContext, turn: number, signal: AbortSignal): Pro
 
 export async function modelTurn(ctx: LoopContext, turn: number, signal: AbortSignal): Promise<ModelReply> {
   await prepare(ctx, turn, signal);
+  try {
+    return await request(ctx, signal);
+  } catch (err) {
+    // Too long for the model: compact (an extension decides how) and try once more.
+    if (err instanceof ProviderError && err.kind === "context_length" && !signal.aborted && ctx.onContextOverflow && (await ctx.onContextOverflow(signal))) {
+      return await request(ctx, signal);
+    }
+    throw err;
+  }
+}
+
+async function request(ctx: LoopContext, signal: AbortSignal): Promise<ModelReply> {
   ctx.setState("thinking");
   const idleMs = ctx.limits.thinkingIdleMs;
   const { controller: request, release } = childController(signal);

@@ -1,4 +1,5 @@
 /** The options of an agent session: what the host gives it, the policies, the limits. */
+import type { CompactionSettings } from "../compaction/settings";
 import type { Extension } from "../extensions/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Logger, SessionServices, SessionServicesFactory, SessionStore } from "../ports";
@@ -41,5 +42,7 @@ export interface AgentSessionOptions {
     waitingUserMs?: number;
   };
   retry?: LoopLimits["retry"];
+  /** Context compaction (src/core/compaction): on unless false. */
+  compaction?: false | { settings?: Partial<CompactionSettings>; contextWindow?: number; summaryProvider?: Provider };
   now?: () => Date;
 }

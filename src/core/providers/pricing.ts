@@ -63,16 +63,22 @@ function normalize(model: string): string {
   return m;
 }
 
-/** The price of a model, or undefined when it is not in the table. */
-export function priceOf(model: string): ModelPrice | undefined {
+/** The longest key of `table` the model name starts with (at a name boundary), or undefined. */
+export function matchModel(model: string, table: Readonly<Record<string, unknown>>): string | undefined {
   const m = normalize(model);
   let best: string | undefined;
-  for (const key of Object.keys(PRICES)) {
+  for (const key of Object.keys(table)) {
     if (!m.startsWith(key)) continue;
     const next = m.charAt(key.length);
     if (next !== "" && !"-:@[".includes(next)) continue;
     if (!best || key.length > best.length) best = key;
   }
+  return best;
+}
+
+/** The price of a model, or undefined when it is not in the table. */
+export function priceOf(model: string): ModelPrice | undefined {
+  const best = matchModel(model, PRICES);
   return best ? PRICES[best] : undefined;
 }
 

@@ -1,5 +1,6 @@
 /** Projections of the event log: what the model sees, and a summary for session lists. */
-import type { LoopState, SessionEvent } from "../events";
+import { stubText, summaryText } from "../compaction/render";
+import type { EventOf, LoopState, SessionEvent } from "../events";
 import type { ModelMessage } from "../providers/types";
 import { eventsInForce } from "./rewind";
 
@@ -7,13 +8,61 @@ import { eventsInForce } from "./rewind";
 export const NOT_RUN_TEXT = "This tool call did not run: the session was interrupted before it started. Call it again if it is still needed.";
 
 /**
- * The conversation the model sees. Every tool call of an assistant message gets exactly one
- * result, in call order, so providers never see a dangling call. Context an extension appended
- * is a user-role message at the place it was logged.
+ * The conversation the model sees: a pure function of the log, so a resumed session sends the
+ * same bytes. Every tool call of an assistant message gets exactly one result, in call order,
+ * so providers never see a dangling call. Context an extension appended is a user-role message
+ * at the place it was logged.
+ *
+ * After a `compaction` event the conversation is: the summary, every persisted context event
+ * (guidance in force) and the user's constraint messages from before the kept part, verbatim,
+ * the open todo list, then the events from `firstKeptSeq` on — with the compaction's stubs in
+ * place of large old tool results. The log itself is never rewritten.
  */
-export function projectConversation(events: readonly SessionEvent[]): ModelMessage[] {
+export function projectConversation(all: readonly SessionEvent[]): ModelMessage[] {
+  // A conversation restore (rewind) comes first: a compaction inside a rewound span is not in force.
+  const events = eventsInForce(all);
+  const compaction = lastCompaction(events);
+  if (!compaction) return projectEvents(events);
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  // A compaction that only stubbed tool results (nothing summarised yet) has no head.
+  const head: ModelMessage[] = compaction.summary ? [{ role: "user", text: contextText("compaction", summaryText(compaction)) }] : [];
+  for (const seq of compaction.persistedSeqs) {
+    const e = bySeq.get(seq);
+    if (e?.type === "context") head.push(contextMessage(e));
+  }
+  for (const seq of compaction.keptUserSeqs) {
+    const e = bySeq.get(seq);
+    if (e?.type === "user_message") head.push(userMessage(e));
+  }
+  const todos = compaction.todosSeq === undefined ? undefined : bySeq.get(compaction.todosSeq);
+  if (todos?.type === "todos" && todos.todos.some((t) => t.status !== "completed")) {
+    const mark = { pending: "[ ]", in_progress: "[>]", completed: "[x]" } as const;
+    head.push({
+      role: "user",
+      text: contextText("todos", `The todo list as it stood (send the whole list with todo_write to change it):\n${todos.todos.map((t, i) => `${mark[t.status]} ${i + 1}. ${t.content}`).join("\n")}`),
+    });
+  }
+  const stubs = new Map(compaction.stubs.map((s) => [s.seq, s.ref]));
+  const tail = events.filter((e) => e.seq >= compaction.firstKeptSeq && e.type !== "compaction");
+  return [...head, ...projectEvents(tail, stubs)];
+}
+
+/** The compaction in force: the last one of the log. */
+export function lastCompaction(events: readonly SessionEvent[]): EventOf<"compaction"> | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === "compaction") return e;
+  }
+  return undefined;
+}
+
+const contextText = (source: string, text: string) => `<context source="${source}">\n${text}\n</context>`;
+const contextMessage = (e: EventOf<"context">): ModelMessage => ({ role: "user", text: contextText(e.source, e.text) });
+const userMessage = (e: EventOf<"user_message">): ModelMessage => ({ role: "user", text: e.context ? `${e.text}\n\n${contextText("hooks", e.context)}` : e.text });
+
+function projectEvents(events: readonly SessionEvent[], stubs?: ReadonlyMap<number, string>): ModelMessage[] {
   const messages: ModelMessage[] = [];
-  let pending: Array<{ id: string; name: string }> = [];
+  let pending: Array<{ id: string; name: string; summary?: string }> = [];
   const results = new Map<string, ModelMessage>();
   const flush = () => {
     for (const call of pending) {
@@ -26,22 +75,25 @@ export function projectConversation(events: readonly SessionEvent[]): ModelMessa
     switch (e.type) {
       case "user_message":
         flush();
-        messages.push({ role: "user", text: e.context ? `${e.text}\n\n<context source="hooks">\n${e.context}\n</context>` : e.text });
+        messages.push(userMessage(e));
         break;
       case "context":
         flush();
-        messages.push({ role: "user", text: `<context source="${e.source}">\n${e.text}\n</context>` });
+        messages.push(contextMessage(e));
         break;
       case "assistant_message":
         flush();
         messages.push({ role: "assistant", text: e.text, toolCalls: e.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.input })) });
-        pending = e.toolCalls.map((c) => ({ id: c.id, name: c.name }));
+        pending = e.toolCalls.map((c) => ({ id: c.id, name: c.name, summary: c.summary }));
         break;
-      case "tool_result":
-        if (pending.some((c) => c.id === e.callId)) {
-          results.set(e.callId, { role: "tool", callId: e.callId, name: e.name, content: e.output, isError: e.isError });
+      case "tool_result": {
+        const call = pending.find((c) => c.id === e.callId);
+        if (call) {
+          const ref = stubs?.get(e.seq);
+          results.set(e.callId, { role: "tool", callId: e.callId, name: e.name, content: ref ? stubText(e, ref, call.summary) : e.output, isError: e.isError });
         }
         break;
+      }
       default:
         break;
     }

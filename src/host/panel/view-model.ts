@@ -218,6 +218,17 @@ export class SessionViewModel {
       case "verification":
         // The evidence under the answer: which check ran, its result, where its output is.
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.status === "passed" ? "info" : e.status === "failed" ? "warning" : "error", text: verificationLine(e) })];
+      case "compaction": {
+        const kept = [
+          e.summary ? `a summary of events ${0}–${e.firstKeptSeq - 1}` : "",
+          e.keptUserSeqs.length ? `${e.keptUserSeqs.length} of your messages verbatim` : "",
+          e.persistedSeqs.length ? `${e.persistedSeqs.length} rule/memory context(s) verbatim` : "",
+          e.todosSeq !== undefined ? "the todo list" : "",
+          `the turns from event ${e.firstKeptSeq} on`,
+          e.stubs.length ? `${e.stubs.length} large result(s) as recall stubs` : "",
+        ].filter(Boolean);
+        return [this.put({ kind: "compaction", id: `c${e.seq}`, trigger: e.trigger, tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter, kept })];
+      }
       default:
         return [];
     }

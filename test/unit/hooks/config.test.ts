@@ -71,7 +71,7 @@ describe("readHooks", () => {
     expect(problems.find((p) => p.message.includes("hooks.SubagentStart"))!.message).toBe(
       "/w/.claude/settings.json: hooks.SubagentStart: accepted, never fires in Yoke yet (Yoke has no subagents yet)",
     );
-    for (const e of ["Setup", "PreCompact", "SubagentStop"]) expect(problems.some((p) => p.message.includes(`hooks.${e}: accepted, never fires in Yoke yet`))).toBe(true);
+    for (const e of ["Setup", "PostCompact", "SubagentStop"]) expect(problems.some((p) => p.message.includes(`hooks.${e}: accepted, never fires in Yoke yet`))).toBe(true);
   });
 
   it("reports what it cannot use, and keeps hooks of types Yoke cannot run as asking guards", () => {

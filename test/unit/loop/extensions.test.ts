@@ -277,8 +277,9 @@ describe("extension points", () => {
     const s = await AgentSession.create(opts);
     await s.send("go");
     expect(provider.requests.map((r) => r.tools?.map((t) => t.name))).toEqual([
-      ["lookup", "touch", "recall_value"],
-      ["lookup", "touch", "recall_value"],
+      // recall comes from the built-in compaction extension, before the session's own extensions.
+      ["lookup", "touch", "recall", "recall_value"],
+      ["lookup", "touch", "recall", "recall_value"],
     ]);
     expect(ofType(s, "tool_result").map((r) => r.output)).toEqual(["recalled k"]);
   });
@@ -291,7 +292,7 @@ describe("extension points", () => {
     const s = await AgentSession.create(opts);
     expect(() => late!()).toThrow(/only be added during setup/);
     await s.send("go");
-    expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch"]);
+    expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch", "recall"]);
     expect(ofType(s, "extension")).toEqual([expect.objectContaining({ name: "clash", point: "setup", outcome: "error", detail: expect.stringContaining('duplicate tool name "touch"') })]);
   });
 });
