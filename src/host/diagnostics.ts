@@ -8,12 +8,11 @@ import { DEFAULT_SETTLE, waitForQuiet, type SettleOptions } from "../core/verifi
 import type { Diagnostic, DiagnosticSeverity, DiagnosticsService } from "../core/verification/types";
 import { uriPathToFsPath } from "./workspace-fs";
 
-const SEVERITY: Record<number, DiagnosticSeverity> = {
-  [vscode.DiagnosticSeverity.Error]: "error",
-  [vscode.DiagnosticSeverity.Warning]: "warning",
-  [vscode.DiagnosticSeverity.Information]: "info",
-  [vscode.DiagnosticSeverity.Hint]: "hint",
-};
+/** VS Code's severity as the port names it (read when used: nothing of `vscode` runs at module load). */
+function severityOf(s: vscode.DiagnosticSeverity): DiagnosticSeverity {
+  const S = vscode.DiagnosticSeverity;
+  return s === S.Warning ? "warning" : s === S.Information ? "info" : s === S.Hint ? "hint" : "error";
+}
 
 function toUri(path: string): vscode.Uri {
   const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => {
@@ -39,7 +38,7 @@ function read(paths: readonly string[]): Diagnostic[] {
         path,
         line: d.range.start.line + 1,
         column: d.range.start.character + 1,
-        severity: SEVERITY[d.severity] ?? "error",
+        severity: severityOf(d.severity),
         message: d.message,
         ...(d.source ? { source: d.source } : {}),
         ...(code ? { code } : {}),
