@@ -7,10 +7,11 @@ import { readExchange } from "../../src/demo/wire-conversation";
 import { sendPrompt, waitForState } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
-/** Each message: read README.md, then answer with a decision. */
+/** Each message: read the notes file it names, then answer with a decision. */
 function script(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
   const ex = readExchange(req);
-  if (!ex.steps.some((s) => s.name === "read_file")) return { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] };
+  const file = /notes-\d+\.txt/.exec(ex.userText)?.[0];
+  if (file && !ex.steps.some((s) => s.name === "read_file")) return { toolCalls: [{ name: "read_file", input: { path: file } }] };
   return { text: `I decided to keep the tide model as it is because the README explains it. (${ex.userText.slice(0, 20)})` };
 }
 
@@ -19,12 +20,16 @@ describe("compaction in code-server", () => {
 
   it("shows the context meter, compacts from the palette and shows the divider", async () => {
     const shot = vs.screenshots();
-    // A file large enough that compacting its earlier reads frees a clear amount.
-    writeFileSync(vs.path("notes.txt"), Array.from({ length: 300 }, (_, i) => `Note ${i}: the tide table for station ${i * 7} was checked on day ${i % 28}.`).join("\n") + "\n");
+    // Files large enough that compacting the earlier reads frees a clear amount (the last four
+    // tool results are always kept as they are).
+    const prompts = ["Read notes-1.txt. Never change the tide constants.", ...[2, 3, 4, 5, 6].map((n) => `Read notes-${n}.txt.`)];
+    for (let n = 1; n <= 6; n++) {
+      writeFileSync(vs.path(`notes-${n}.txt`), Array.from({ length: 300 }, (_, i) => `Note ${n}.${i}: the tide table for station ${i * 7} was checked on day ${i % 28}.`).join("\n") + "\n");
+    }
     await vs.openWorkbench();
     const frame = await vs.openPanel();
     await vs.widenSideBar(560);
-    for (const [i, text] of ["Read the notes. Never change the tide constants.", "Read it again, please.", "And once more."].entries()) {
+    for (const [i, text] of prompts.entries()) {
       await sendPrompt(frame, text);
       await frame.locator("[data-testid=message-user]", { hasText: text }).waitFor();
       await waitForState(frame, "done");
