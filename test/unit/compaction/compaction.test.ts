@@ -312,4 +312,32 @@ describe("compaction", () => {
     for (const line of first.summary.split("\n").filter((l) => l.startsWith("- "))) expect(second.summary).toContain(line);
     expect(second.keptUserSeqs).toEqual(expect.arrayContaining(first.keptUserSeqs));
   });
+  it("with strategy llm the chosen model writes the summary from the older turns; the next request carries it and the constraint verbatim", async () => {
+    const summarizer = createFakeProvider([textTurn("## Goal\n- Refactor the parser\n## Decisions\n- LLM-SUMMARY: approach 5 was chosen over approaches 0-4")], "cheap-model");
+    const { session, provider } = await longSession({ compaction: { contextWindow: 40_000, settings: { threshold: 0.8, strategy: "llm" }, summaryProvider: summarizer } }, [textTurn("Carrying on.")]);
+    const out = await session.compact();
+    expect(out.status).toBe("compacted");
+    const event = ofType(session.events(), "compaction").at(-1)!;
+    expect(event.strategy).toBe("llm");
+    expect(event.summary).toContain("LLM-SUMMARY: approach 5 was chosen");
+    // The summariser was asked once, with the running-summary instructions and the older turns.
+    expect(summarizer.requests).toHaveLength(1);
+    expect(summarizer.requests[0]!.system).toContain("update the running summary");
+    expect(JSON.stringify(summarizer.requests[0]!.messages)).toContain("approach 0");
+    await session.send("Carry on.");
+    const next = JSON.stringify(provider.requests.at(-1)!.messages);
+    expect(next).toContain("LLM-SUMMARY: approach 5 was chosen");
+    expect(next).toContain(CONSTRAINT);
+  });
+
+  it("with strategy llm a failing summariser falls back to the extractive summary and says so", async () => {
+    const summarizer = createFakeProvider([new ProviderError("server", "summariser down")], "cheap-model");
+    const { session } = await longSession({ compaction: { contextWindow: 40_000, settings: { threshold: 0.8, strategy: "llm" }, summaryProvider: summarizer } });
+    const out = await session.compact();
+    expect(out.status).toBe("compacted");
+    expect(ofType(session.events(), "compaction").at(-1)!.strategy).toBe("extractive");
+    expect(ofType(session.events(), "error").map((e) => e.message)).toEqual(
+      expect.arrayContaining([expect.stringContaining("The LLM summary failed (summariser down); the extractive summary was used instead.")]),
+    );
+  });
 });
