@@ -3,8 +3,8 @@
  * The loop itself lives in turn-loop.ts, model-turn.ts and tool-call.ts, over one LoopContext;
  * everything else that acts on a session (permissions, hooks, lessons, breakers…) is an Extension.
  */
-import { createCompaction, type Compaction, type CompactionOutcome, type ContextMeter } from "../compaction/compactor";
-import { tokensOfText } from "../compaction/tokens";
+import type { Compaction, CompactionOutcome, ContextMeter } from "../compaction/compactor";
+import { sessionCompaction } from "../compaction/session";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import type { Extension } from "../extensions/types";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
@@ -70,39 +70,7 @@ export class AgentSession implements AgentSessionApi {
       emitDelta: (d) => this.emitDelta(d),
       onContextOverflow: async (signal) => (await this.compaction?.compact("overflow", signal))?.status === "compacted",
     });
-    this.compaction = opts.compaction === false ? undefined : this.createCompaction(opts.compaction ?? {}, system);
-  }
-
-  private createCompaction(c: Exclude<AgentSessionOptions["compaction"], false | undefined>, system: string): Compaction {
-    let fixed: number | undefined;
-    return createCompaction({
-      sessionId: () => this.id,
-      events: () => this.sessionLog.events,
-      append: (e) => this.append(e),
-      store: this.opts.store,
-      model: this.opts.provider.model,
-      // The tool list is fixed once the extensions are set up; measured on first use.
-      fixedTokens: () => (fixed ??= tokensOfText(system.length + JSON.stringify(this.ctx.registry.specs()).length)),
-      ask: async (trigger, signal) => {
-        const instructions: string[] = [];
-        for (const o of await this.ctx.extensions.run("compaction", { trigger }, { signal })) {
-          if (o.result?.veto !== undefined) {
-            this.append({ type: "extension", name: o.extension, point: "compaction", outcome: "blocked", detail: o.result.veto });
-            return { veto: { by: o.extension, reason: o.result.veto }, instructions };
-          }
-          instructions.push(...(o.result?.instructions ?? []).filter((t) => t.trim()));
-        }
-        return { instructions };
-      },
-      describeTool: (name) => {
-        const d = this.ctx.registry.get(name);
-        return d ? { reads: d.capabilities.reads, writes: d.capabilities.writes, pathArgs: d.pathArgs } : undefined;
-      },
-      settings: c.settings,
-      contextWindow: c.contextWindow,
-      summaryProvider: c.summaryProvider,
-      log: this.log,
-    });
+    this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});
   }
 
   /** Starts a new session and writes its session_start event. */
