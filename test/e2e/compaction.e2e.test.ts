@@ -47,7 +47,10 @@ describe("compaction in code-server", () => {
     expect(text).toMatch(/Kept: .*of your messages verbatim/);
     await shot("divider");
     // The next request starts with the summary and carries the constraint verbatim.
+    const before = vs.llm.requests.length;
     await sendPrompt(frame, "What did we decide?");
+    // The state was already "done": wait for the new request, not only for the state.
+    await expect.poll(() => vs.llm.requests.length, { timeout: 30_000 }).toBeGreaterThan(before);
     await waitForState(frame, "done");
     const last = vs.llm.requests.at(-1)!;
     const body = JSON.stringify(last.body);
