@@ -12,24 +12,9 @@ import { loadSettingsSources, nodeRealPath } from "../../node/settings-files";
 import { loadShellWasm } from "../../node/tree-sitter-wasm";
 import { probeCaseInsensitive } from "../../node/fs-probes";
 import { nodeListDir } from "../../node/settings-files";
+import { YOKE_TOOL_NAMES } from "../../core/permissions/rule-syntax";
 import { parse, UsageError } from "../args";
 
-/** Tool names accepted in place of permission names. */
-const TOOL_TO_PERMISSION: Record<string, string> = {
-  read_file: "Read",
-  list_files: "Read",
-  recall: "Read",
-  glob: "Glob",
-  grep: "Grep",
-  edit_file: "Edit",
-  write_file: "Write",
-  run_command: "Bash",
-  command_output: "Bash",
-  kill_command: "Bash",
-  todo_write: "TodoWrite",
-  task: "Task",
-  load_skill: "Skill",
-};
 const READ_ONLY_PERMISSIONS = new Set(["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"]);
 
 export interface CheckOptions {
@@ -69,7 +54,8 @@ export function cliGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" | "
 /** The check behind the CLI (also used by the corpus test). */
 export async function checkPermission(opts: CheckOptions): Promise<CheckResult> {
   const gate = cliGate(opts);
-  const permission = TOOL_TO_PERMISSION[opts.tool] ?? opts.tool;
+  // Yoke's tool names are accepted in place of permission names (the table the rule syntax uses).
+  const permission = Object.hasOwn(YOKE_TOOL_NAMES, opts.tool) ? YOKE_TOOL_NAMES[opts.tool]! : opts.tool;
   const mode = opts.mode ?? (await gate.defaultMode());
   const decision = await gate.check({ tool: opts.tool, permission, input: opts.input, mutates: !READ_ONLY_PERMISSIONS.has(permission) }, mode);
   return { decision, mode, problems: (await gate.problems()).map((p) => p.message) };

@@ -53,7 +53,7 @@ const CLAUDE_ONLY = new Set([
 ]);
 const RESTRICT_AS: Record<string, string> = { MultiEdit: "Edit", NotebookEdit: "Edit", NotebookRead: "Read", LS: "Read" };
 /** Yoke's tool names, which people may write in place of permission names. */
-const YOKE_TOOL_NAMES: Record<string, string> = {
+export const YOKE_TOOL_NAMES: Readonly<Record<string, string>> = {
   read_file: "Read",
   list_files: "Read",
   recall: "Read",
@@ -62,6 +62,8 @@ const YOKE_TOOL_NAMES: Record<string, string> = {
   edit_file: "Edit",
   write_file: "Write",
   run_command: "Bash",
+  command_output: "Bash",
+  kill_command: "Bash",
   todo_write: "TodoWrite",
   task: "Task",
   load_skill: "Skill",
