@@ -262,11 +262,17 @@ export function countTasks(root: number, max = Infinity, opts: { group?: boolean
  * input to close (Node closed it on dispose, or died) and then kills every process still
  * carrying the runner's marker. Undefined where /proc is missing (macOS).
  */
-export function startReaper(runnerMarker: string): ChildProcess | undefined {
+export function startReaper(runnerMarker: string, cgroupPrefix?: string): ChildProcess | undefined {
   if (!existsSync("/proc/self/environ") || !existsSync("/bin/sh")) return undefined;
   const needle = `${MARKER_VAR}=${runnerMarker}:`;
+  // The runner's cgroups (`<prefix><id>`): what is in them is killed, then they are removed.
+  const cgroups = cgroupPrefix
+    ? `for d in '${cgroupPrefix.replace(/'/g, "'\\''")}'*; do [ -d "$d" ] || continue; echo 0 > "$d/pids.max" 2>/dev/null; ` +
+      'j=0; while [ $j -lt 20 ] && [ -s "$d/cgroup.procs" ]; do kill -KILL $(cat "$d/cgroup.procs") 2>/dev/null; sleep 0.1; j=$((j+1)); done; rmdir "$d" 2>/dev/null; done; '
+    : "";
   const script =
     "read -r _ignored; " +
+    cgroups +
     "i=0; while [ $i -lt 20 ]; do " +
     `pids=$(grep -lsaF '${needle}' /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p'); ` +
     '[ -z "$pids" ] && exit 0; kill -STOP $pids 2>/dev/null; kill -KILL $pids 2>/dev/null; sleep 0.1; i=$((i+1)); done';

@@ -12,6 +12,7 @@ import type { OutputLimits } from "../../core/commands/output";
 import type { CommandRequest, CommandRunner, NetworkMode, RunnerInfo, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
 import { defaultLimits, limitPrelude, type ResolvedLimits } from "./limits";
+import { CGROUP_PREFIX, PidsCgroup, pidsCgroupParent } from "./pids-cgroup";
 import { killMarked, killTree, startReaper } from "./process-tree";
 import { loadPty } from "./pty";
 import { NodeRunningCommand } from "./running-command";
@@ -75,6 +76,7 @@ function installExitHook(): void {
       const t = cmd.target;
       if (t && !cmd.result) killTree(t);
       if (!cmd.result) killMarked(cmd.marker);
+      if (!cmd.result) cmd.killCgroup();
     }
   });
 }
@@ -105,6 +107,16 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   const degraded = [...(sandbox.degraded ?? [])];
   if (!prelude && (limits.cpuSeconds || limits.fileSizeMb || limits.memoryMb || limits.processes)) {
     degraded.push(`the resource limits need bash, and commands run with ${shell}: only the process-count watchdog applies`);
+  }
+  // The kernel holds each command at its process limit where a pids cgroup can be made; root
+  // needs it most (RLIMIT_NPROC does not hold root).
+  const cgroupParent = limits.processes > 0 ? pidsCgroupParent() : null;
+  const withCgroup = (name: string) => {
+    const cgroup = cgroupParent ? PidsCgroup.create(name, limits.processes) : undefined;
+    return cgroup ? { cgroup } : {};
+  };
+  if (root && limits.processes > 0 && !cgroupParent) {
+    degraded.push("running as root with no pids cgroup to use: the process limit is held by the runner's watchdog only, after the fact");
   }
   const quarantineDir = opts.quarantineDir ?? join(opts.logDir, "quarantine");
   const runnerMarker = randomBytes(6).toString("hex");
@@ -150,7 +162,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
       }
       const id = `c${next++}`;
       // The reaper kills what is left of this runner's commands when Node ends, however it ends.
-      if (reaper === null) reaper = startReaper(runnerMarker);
+      if (reaper === null) reaper = startReaper(runnerMarker, cgroupParent ? join(cgroupParent, `${CGROUP_PREFIX}${runnerMarker}-`) : undefined);
       const env: Record<string, string> = {
         ...scrubbed.env,
         ...NON_INTERACTIVE,
@@ -179,6 +191,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         marker: `${runnerMarker}:${id}`,
         prelude,
         maxTasks: limits.processes,
+        ...withCgroup(`${runnerMarker}-${id}`),
         quarantineDir: join(quarantineDir, id),
         approvedElsewhere: approvedElsewhere(id),
       });

@@ -12,6 +12,7 @@ import type { BoundedOutput, CommandRequest, CommandResult, NetworkMode, OutputP
 import type { Disposable } from "../../core/ports";
 import { CommandLog } from "./log-file";
 import { countTasks, groupAlive, isAlive, killMarked, killTree, markedProcesses, MARKER_VAR, signalTree, terminateTree, type TreeTarget } from "./process-tree";
+import type { PidsCgroup } from "./pids-cgroup";
 import { GuardWatch, sweepGuards } from "./quarantine";
 import type { IPty } from "./pty";
 import { loadPty } from "./pty";
@@ -44,6 +45,8 @@ export interface CommandSpawnSpec {
   prelude?: string;
   /** Stop the command when it reaches this many processes and threads (0: no watchdog). */
   maxTasks?: number;
+  /** The pids cgroup the command runs in (the kernel holds it at `maxTasks`), where one could be made. */
+  cgroup?: PidsCgroup;
   /** Where protected paths the command creates are moved. */
   quarantineDir: string;
   /** Is this path approved for writing by another command running now (so not to be quarantined)? */
@@ -118,8 +121,9 @@ export class NodeRunningCommand implements RunningCommand {
       wrapped = spec.sandbox.wrap(this.wrapReq);
       this.guards = wrapped.guards ?? [];
       const env = { ...spec.env, ...wrapped.env, [MARKER_VAR]: spec.marker };
-      if (spec.usePty) this.spawnPty(wrapped.file, wrapped.args, env);
-      else this.spawnPipes(wrapped.file, wrapped.args, env);
+      const line = spec.cgroup ? spec.cgroup.wrap(wrapped.file, wrapped.args) : wrapped;
+      if (spec.usePty) this.spawnPty(line.file, line.args, env);
+      else this.spawnPipes(line.file, line.args, env);
     } catch (err) {
       this.finish(null, null, err instanceof Error ? err.message : String(err));
       return;
@@ -220,13 +224,22 @@ export class NodeRunningCommand implements RunningCommand {
     // RLIMIT_NPROC holds the command just under the limit (bwrap's own processes count), so stop a little before it.
     const max = this.spec.maxTasks!;
     const threshold = max - Math.max(4, Math.floor(max / 50));
-    if (countTasks(t.root, threshold, { group: !this.spec.sandbox.pidNamespace }) < threshold) return;
+    const cg = this.spec.cgroup;
+    // The cgroup's count is the kernel's, and costs one read however many processes there are.
+    const n = cg ? cg.current() : countTasks(t.root, threshold, { group: !this.spec.sandbox.pidNamespace });
+    if (n < threshold) return;
     this.limitHit = { limit: "processes", max };
     this.cancelled = true;
     if (this.timer) clearTimeout(this.timer);
+    cg?.killAll();
     killTree(t);
     killMarked(this.spec.marker);
     void this.stop();
+  }
+
+  /** Kills whatever is left in the command's cgroup (the runner's exit hook). */
+  killCgroup(): void {
+    this.spec.cgroup?.killAll();
   }
 
   private spawnPty(file: string, args: string[], env: Record<string, string>): void {
@@ -346,8 +359,9 @@ export class NodeRunningCommand implements RunningCommand {
     if (!t) return Promise.resolve();
     this.stopping ??= (async () => {
       await Promise.all([terminateTree(t, this.spec.graceMs), this.spec.sandbox.stop?.(this.wrapReq)]);
-      // What left the tree (setsid and a double fork) still carries the marker.
+      // What left the tree (setsid and a double fork) still carries the marker, and is still in the cgroup.
       killMarked(this.spec.marker);
+      this.spec.cgroup?.killAll();
     })();
     return this.stopping;
   }
@@ -356,7 +370,8 @@ export class NodeRunningCommand implements RunningCommand {
     if (this._result) return;
     const t = this.target;
     // Processes the command left behind (e.g. `server &`, or detached with setsid): stopped, so nothing outlives it.
-    if (t && !this.stopping && (t.helpers.length === 0 ? groupAlive(t.root) || markedProcesses(this.spec.marker).length > 0 : false)) {
+    const leftInCgroup = () => (this.spec.cgroup?.procs().length ?? 0) > 0;
+    if (t && !this.stopping && (t.helpers.length === 0 ? groupAlive(t.root) || markedProcesses(this.spec.marker).length > 0 || leftInCgroup() : false)) {
       this.stray = true;
       await this.stop();
     } else if (this.stopping) {
@@ -392,6 +407,12 @@ export class NodeRunningCommand implements RunningCommand {
     if (this.timer) clearTimeout(this.timer);
     if (this.watchdog) clearInterval(this.watchdog);
     this.guardWatch?.close();
+    const cg = this.spec.cgroup;
+    if (cg && !cg.remove()) {
+      // Something of the command is still there: nothing outlives it.
+      cg.killAll();
+      cg.remove();
+    }
     // Every process is gone now: the last look at the guarded paths.
     this.sweep();
     this.spec.req.signal?.removeEventListener("abort", this.onAbort);
