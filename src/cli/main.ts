@@ -109,7 +109,21 @@ function helpFor(name: string): string {
 
 declare const YOKE_VERSION: string;
 
+/**
+ * A reader that stopped reading (`yoke … | head`): stop as a program killed by SIGPIPE would,
+ * quietly, with its status (128 + 13); the exit hooks still stop what the command runs.
+ */
+function exitOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+      process.exit(141);
+    });
+  }
+}
+
 if (require.main === module) {
+  exitOnBrokenPipe();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
