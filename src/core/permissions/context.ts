@@ -79,7 +79,7 @@ export function protectedAt(ctx: EvalContext, abs: string): ProtectedPath | unde
 
 export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): PermissionRule[] {
   const all = [...ctx.sessionRules, ...ctx.settings.rules];
-  return all.filter((r) => r.list === list && ruleAppliesTo(r.tool, permission));
+  return all.filter((r) => r.list === list && ruleAppliesTo(r.tool, permission, { foldMcp: list !== "allow" }));
 }
 
 /** First rule of `list` for `permission` whose path specifier matches (deny/ask: lexical or real path; allow: real path). */

@@ -187,8 +187,14 @@ function sameTool(ruleTool: string, permission: string): boolean {
   return false;
 }
 
-/** Does a rule written for `ruleTool` apply to a call checked under `permission`? */
-export function ruleAppliesTo(ruleTool: string, permission: string): boolean {
+/**
+ * Does a rule written for `ruleTool` apply to a call checked under `permission`? With
+ * `foldMcp` (deny and ask rules), MCP names compare without case: a server the user denied as
+ * `mcp__github` stays denied when its configuration names it `GitHub` — restrictions err wide,
+ * allow rules stay exact.
+ */
+export function ruleAppliesTo(ruleTool: string, permission: string, opts: { foldMcp?: boolean } = {}): boolean {
+  if (opts.foldMcp && /^mcp__/i.test(ruleTool) && /^mcp__/i.test(permission)) return sameTool(ruleTool.toLowerCase(), permission.toLowerCase());
   if (sameTool(ruleTool, permission)) return true;
   // As in Claude Code: Edit rules cover every tool that edits files, Read rules the tools that read them.
   if (permission === "Write" && sameTool(ruleTool, "Edit")) return true;

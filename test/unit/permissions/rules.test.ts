@@ -34,6 +34,14 @@ describe("parseRule", () => {
     expect(ruleAppliesTo("mcp__github", "mcp__githubx__a")).toBe(false);
     expect(ruleAppliesTo("mcp__github__*", "mcp__github__a")).toBe(true);
   });
+
+  it("compares MCP names without case for deny and ask rules only (restrictions err wide)", () => {
+    expect(ruleAppliesTo("mcp__evil", "mcp__Evil__x", { foldMcp: true })).toBe(true);
+    expect(ruleAppliesTo("mcp__EVIL__run", "mcp__evil__Run", { foldMcp: true })).toBe(true);
+    expect(ruleAppliesTo("mcp__evil__*", "mcp__Evil__x", { foldMcp: true })).toBe(true);
+    expect(ruleAppliesTo("mcp__evil", "mcp__Evilx__a", { foldMcp: true })).toBe(false);
+    expect(ruleAppliesTo("mcp__evil", "mcp__Evil__x")).toBe(false);
+  });
 });
 
 describe("matchBashSpec", () => {
