@@ -209,6 +209,36 @@ describe("yoke compact (the built CLI)", () => {
     expect(c[0]!.keptUserSeqs.map((s) => (events[s] as EventOf<"user_message">).text)).toContain("Read the parts. Never edit part0.txt.");
   }, 120_000);
 
+  it("after it: PostCompact gets the trigger and the summary, and SessionStart (source compact) re-injects context after the summary", async () => {
+    const { ws, env, sessionDir, id, log } = await cliSession();
+    mkdirSync(join(ws, ".claude"), { recursive: true });
+    writeFileSync(
+      join(ws, ".claude", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          PostCompact: [{ matcher: "manual", hooks: [{ type: "command", command: 'cat > "$CLAUDE_PROJECT_DIR"/post-compact.json' }] }],
+          SessionStart: [{ matcher: "compact", hooks: [{ type: "command", command: "echo 'Reminder after compaction: never edit part0.txt.'" }] }],
+        },
+      }),
+    );
+    const r = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const input = JSON.parse(readFileSync(join(ws, "post-compact.json"), "utf8")) as Record<string, unknown>;
+    expect(input).toMatchObject({ hook_event_name: "PostCompact", trigger: "manual", session_id: id });
+    expect(input.compact_summary).toContain("The earlier part of this session was compacted");
+    const events = log();
+    const at = events.findIndex((e) => e.type === "compaction");
+    const after = events.slice(at + 1).filter((e) => e.type === "context") as Array<EventOf<"context">>;
+    expect(after.map((e) => e.text)).toContain("Reminder after compaction: never edit part0.txt.");
+    // The next request carries it after the summary.
+    const model = ["--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m"];
+    expect((await runCli(["resume", id, ...model, "--cwd", ws, "--session-dir", sessionDir, "Go on."], { env })).code).toBe(0);
+    const sent = JSON.stringify(server!.requests.at(-1)!.body);
+    const summaryAt = sent.indexOf("The earlier part of this session was compacted");
+    expect(summaryAt).toBeGreaterThan(-1);
+    expect(sent.indexOf("Reminder after compaction: never edit part0.txt.")).toBeGreaterThan(summaryAt);
+  }, 180_000);
+
   it("a PreCompact hook that exits 2 blocks it: exit 1, the hook's reason, no compaction event", async () => {
     const { ws, env, sessionDir, id, log } = await cliSession();
     mkdirSync(join(ws, ".claude", "hooks"), { recursive: true });

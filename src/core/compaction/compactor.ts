@@ -36,6 +36,8 @@ export interface CompactionDeps {
   fixedTokens(): number;
   /** Runs the `compaction` point: a handler may veto (its reason) or add instructions. */
   ask(trigger: "manual" | "auto", signal: AbortSignal): Promise<{ veto?: { by: string; reason: string }; instructions: string[] }>;
+  /** After a compaction was recorded (the `compaction.after` point): its context is appended. */
+  after?(trigger: "manual" | "auto", event: EventOf<"compaction">, signal: AbortSignal): Promise<void>;
   describeTool(name: string): ToolFacts | undefined;
   settings?: Partial<CompactionSettings>;
   /** Overrides the table (tests, embedders, a server's configured window). */
@@ -190,6 +192,7 @@ export function createCompaction(deps: CompactionDeps): Compaction {
     if (opts.dryRun) return { status: "compacted", event, dryRun: true };
     for (const ph of event.phases) deps.log?.info(`compaction ${ph.name}: saved ${ph.savedTokens} tokens (${ph.detail})`);
     const stored = deps.append(event as NewEvent) as EventOf<"compaction">;
+    await deps.after?.(trigger === "manual" ? "manual" : "auto", stored, signal);
     return { status: "compacted", event: stored, dryRun: false };
   }
 

@@ -6,6 +6,7 @@ import type { LoopContext } from "../loop/context";
 import type { Provider } from "../providers/types";
 import type { SessionStore } from "../ports";
 import { createCompaction, type Compaction, type CompactionDeps } from "./compactor";
+import { summaryText } from "./render";
 import { tokensOfText } from "./tokens";
 
 export interface SessionCompactionOptions {
@@ -35,6 +36,11 @@ export function sessionCompaction(ctx: () => LoopContext, parts: { store: Sessio
         instructions.push(...(o.result?.instructions ?? []).filter((t) => t.trim()));
       }
       return { instructions };
+    },
+    after: async (trigger, event, signal) => {
+      for (const o of await ctx().extensions.run("compaction.after", { trigger, summary: summaryText(event) }, { signal })) {
+        for (const text of o.result?.context ?? []) if (text.trim()) ctx().append({ type: "context", source: o.extension, text });
+      }
     },
     describeTool: (name) => {
       const d = ctx().registry.get(name);

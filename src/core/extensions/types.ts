@@ -149,6 +149,11 @@ export interface ExtensionPoints {
   "tool.invalid": { input: { call: ToolCallRecord; tool?: ToolDefinition; error: string }; result: { append?: string[] } };
   /** Before a compaction (issue: context engineering): may add instructions or veto it. */
   compaction: { input: { trigger: "manual" | "auto" }; result: { veto?: string; instructions?: string[] } };
+  /**
+   * After a compaction was recorded: handlers may add context, which comes right after the
+   * summary (Claude PostCompact, and SessionStart with source "compact").
+   */
+  "compaction.after": { input: { trigger: "manual" | "auto"; summary: string }; result: { context?: string[] } };
 }
 
 export type PointName = keyof ExtensionPoints;

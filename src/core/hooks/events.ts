@@ -82,7 +82,7 @@ export const EVENT_TRAITS: Record<HookEventName, EventTraits> = {
   InstructionsLoaded: { matcherField: "load_reason", missing: "not wired to instruction loading yet" },
   ConfigChange: { matcherField: "source", blocks: true, failClosed: true, missing: "Yoke does not watch settings files during a session" },
   PreCompact: { matcherField: "trigger", blocks: true, failClosed: true, fires: true },
-  PostCompact: { matcherField: "trigger", missing: "not wired to the end of a compaction yet" },
+  PostCompact: { matcherField: "trigger", fires: true },
   PreModelSwitch: { matcherField: "model", blocks: true, failClosed: true, missing: "Yoke cannot switch models during a session" },
   PostModelSwitch: { matcherField: "model", plainContext: true, missing: "Yoke cannot switch models during a session" },
   CwdChanged: { missing: "the workspace folder of a session never changes" },

@@ -12,6 +12,7 @@
  * | tool.after         | PostToolUse, or PostToolUseFailure for a failed call            |
  * | turn.after (final) | Stop (`last_assistant_message`)                                 |
  * | compaction         | PreCompact (`trigger` manual/auto): a block vetoes the compaction, context is kept in mind by its summary |
+ * | compaction.after   | PostCompact (`trigger`, `compact_summary`), then SessionStart (`source` "compact"): its context follows the summary |
  * | session.end        | SessionEnd, then background hooks are stopped                   |
  *
  * A hook's "allow" is exactly as strong as bypassPermissions mode: it lifts a question only when
@@ -123,6 +124,14 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         const out = await run("PreCompact", { trigger, custom_instructions: "" }, signal);
         if (out?.blocked || out?.stop) return { veto: `a PreCompact hook blocked it: ${out.message ?? out.stop?.reason ?? "(no reason given)"}` };
         return out?.additionalContext.length ? { instructions: out.additionalContext } : undefined;
+      });
+
+      // After a compaction: PostCompact (observes), then SessionStart with source "compact" (its
+      // context comes after the summary, as hooks that re-inject rules after a compaction expect).
+      api.on("compaction.after", async ({ trigger, summary }, { signal }) => {
+        await run("PostCompact", { trigger, compact_summary: summary }, signal);
+        const out = await run("SessionStart", { source: "compact", model: api.session.model }, signal);
+        return out?.additionalContext.length ? { context: out.additionalContext } : undefined;
       });
 
       api.on("session.end", async ({ reason }) => {
