@@ -31,20 +31,46 @@ export interface LoadOptions {
 
 const decoder = new TextDecoder();
 
-/**
- * A workspace file's text; undefined when absent or not a file. A symlink (CLAUDE.md -> AGENTS.md
- * is common) is read only when it resolves to a file inside the workspace.
- */
-async function readText(fs: WorkspaceFs, path: string): Promise<string | undefined> {
-  let st = await fs.stat(path).catch(() => undefined);
-  let target = path;
-  if (st?.type === "symlink") {
-    const real = await fs.realPath(path).catch(() => undefined);
-    if (!real || !folderOf(fs, normalizePath(real))) return undefined;
-    target = normalizePath(real);
-    st = await fs.stat(target).catch(() => undefined);
+/** Why a workspace guidance file was not read (a problem shown to the user). */
+class NotRead extends Error {}
+
+const realRoots = new WeakMap<WorkspaceFs, Promise<string[]>>();
+
+/** The workspace roots, as given and resolved (a root under a symlinked folder). */
+function rootsOf(fs: WorkspaceFs): Promise<string[]> {
+  let p = realRoots.get(fs);
+  if (!p) {
+    p = Promise.all(
+      workspaceFolders(fs).map(async (f) => {
+        const real = await fs.realPath(f.root).catch(() => undefined);
+        return [normalizePath(f.root), ...(real ? [normalizePath(real)] : [])];
+      }),
+    ).then((r) => r.flat());
+    realRoots.set(fs, p);
   }
-  if (st?.type !== "file") return undefined;
+  return p;
+}
+
+/**
+ * A workspace file's text; undefined when absent or not a file. Reading guidance is reading: the
+ * path is resolved in full (a symlinked file, or a symlinked folder on the way — CLAUDE.md ->
+ * AGENTS.md is common, `.cursor -> ~/.ssh` is an attack) and must stay inside the workspace, and
+ * neither the path nor what it resolves to may be covered by a Read deny rule. Otherwise NotRead,
+ * with the reason.
+ */
+async function readText(fs: WorkspaceFs, path: string, access?: FileAccessPolicy): Promise<string | undefined> {
+  const st = await fs.stat(path).catch(() => undefined);
+  if (!st) return undefined;
+  const resolved = await fs.realPath(path).catch(() => undefined);
+  if (!resolved) return undefined;
+  const real = normalizePath(resolved);
+  if (!(await rootsOf(fs)).some((r) => isInside(r, real))) throw new NotRead(`not read: it resolves to ${real}, outside the workspace`);
+  const target = real;
+  if ((await fs.stat(target).catch(() => undefined))?.type !== "file") return undefined;
+  for (const p of new Set([path, real])) {
+    const denied = await access?.deniedBy("Read", p).catch(() => null);
+    if (denied) throw new NotRead(`not read: reading it is denied by ${denied}`);
+  }
   return decoder.decode(await fs.readFile(target));
 }
 
@@ -61,7 +87,8 @@ async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => bool
   for (const [name, type] of await entriesOf(fs, dir)) {
     const abs = joinPath(dir, name);
     if (type === "directory" && depth < MAX_DEPTH) out.push(...(await walk(fs, abs, accept, depth + 1)));
-    else if (type === "file" && accept(name)) out.push(abs);
+    // A symlinked file is taken too: readText reads it only if it resolves inside the workspace.
+    else if ((type === "file" || type === "symlink") && accept(name)) out.push(abs);
   }
   return out;
 }
@@ -82,7 +109,7 @@ class Collector {
   }
 
   fail(path: string, err: unknown): void {
-    this.problems.push({ path, message: `could not be read: ${err instanceof Error ? err.message : String(err)}` });
+    this.problems.push({ path, message: err instanceof NotRead ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` });
   }
 }
 
@@ -105,7 +132,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     const root = normalizePath(folder.root);
     const file = async (abs: string, parse: (f: FileInput) => Parsed | Promise<Parsed>) => {
       try {
-        const text = await readText(fs, abs);
+        const text = await readText(fs, abs, opts.access);
         if (text !== undefined) c.add(await parse({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }));
       } catch (err) {
         c.fail(abs, err);
@@ -169,13 +196,13 @@ export async function loadFolderMemory(fs: WorkspaceFs, dir: string, files?: Gui
   for (const name of MEMORY_NAMES) {
     const abs = joinPath(dir, name);
     try {
-      const text = await readText(fs, abs);
+      const text = await readText(fs, abs, access);
       if (text === undefined) continue;
       const p = await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }, "folder", dir, { fs, files, home: files?.home, access });
       if (p.entry && out.some((o) => o.entry?.body === p.entry!.body)) continue; // CLAUDE.md -> AGENTS.md
       out.push(p);
     } catch (err) {
-      out.push({ problems: [{ path: abs, message: `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
+      out.push({ problems: [{ path: abs, message: err instanceof NotRead ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
     }
   }
   return out;
@@ -244,9 +271,9 @@ async function expandImports(text: string, from: string, env: ImportEnv, depth: 
       }
       let content: string | undefined;
       try {
-        content = inside ? await readText(env.fs, target) : await env.files?.read?.(target);
+        content = inside ? await readText(env.fs, target, env.access) : await env.files?.read?.(target);
       } catch (err) {
-        problems.push({ path: from, line: i + 1, message: `@${spec} could not be read: ${err instanceof Error ? err.message : String(err)}` });
+        problems.push({ path: from, line: i + 1, message: err instanceof NotRead ? `@${spec} ${err.message}` : `@${spec} could not be read: ${err instanceof Error ? err.message : String(err)}` });
         continue;
       }
       if (content === undefined) {

@@ -1,6 +1,6 @@
 // The one loader over real files in temp workspaces: every format, real-world frontmatter quirks,
 // problems with file:line, CLAUDE.md imports, and the built-in lessons.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -145,6 +145,44 @@ describe("loadGuidance", () => {
       "3 @.env not imported: reading it is denied by Read(.env)",
     ]);
     expect(set.entries.filter((e) => e.kind === "memory" && e.dir === join(ws!.root, "pkg")).map((e) => e.source)).toEqual(["pkg/AGENTS.md"]);
+  });
+
+  it("reads no guidance through a symlinked folder or file that leads outside the workspace, nor what a Read deny rule covers", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "yoke-outside-"));
+    temps.push(outside);
+    mkdirSync(join(outside, "rules"), { recursive: true });
+    writeFileSync(join(outside, "rules", "creds.mdc"), "---\nalwaysApply: true\n---\nAWS-SECRET-OUTSIDE\n");
+    writeFileSync(join(outside, "key.md"), "SSH-KEY-OUTSIDE\n");
+    ws = createTempWorkspace({
+      ".github/instructions/ok.instructions.md": "---\napplyTo: '**'\n---\nUse tabs.\n",
+      "config/secret.md": "PROJECT-SECRET\n",
+      ".yoke/lessons/fine.md": "---\nmatch: {keywords: [fine]}\n---\nA fine lesson.\n",
+      "shared/team.md": "---\nmatch: {keywords: [team]}\n---\nA shared team lesson.\n",
+    });
+    symlinkSync(outside, join(ws.root, ".cursor"));
+    symlinkSync(join(outside, "key.md"), join(ws.root, ".yoke/lessons/key.md"));
+    symlinkSync("../../config/secret.md", join(ws.root, ".yoke/lessons/secret.md"));
+    symlinkSync("../../shared/team.md", join(ws.root, ".yoke/lessons/team.md"));
+    const access = { deniedBy: async (perm: string, abs: string) => (perm === "Read" && abs.endsWith("/config/secret.md") ? "Read(config/secret.md)" : null) };
+    const set = await loadGuidance({ fs: ws.fs, files: noHome(), access });
+    const all = JSON.stringify(set.entries);
+    expect(all).toContain("Use tabs.");
+    expect(all).toContain("A fine lesson.");
+    expect(all).toContain("A shared team lesson."); // a symlink inside the workspace is fine
+    for (const secret of ["AWS-SECRET-OUTSIDE", "SSH-KEY-OUTSIDE", "PROJECT-SECRET"]) expect(all).not.toContain(secret);
+    const real = (p: string) => realpathSync(p);
+    expect(set.problems).toEqual(
+      expect.arrayContaining([
+        { path: join(ws.root, ".cursor/rules/creds.mdc"), message: `not read: it resolves to ${real(join(outside, "rules", "creds.mdc"))}, outside the workspace` },
+      ]),
+    );
+    expect(set.problems).toEqual(
+      expect.arrayContaining([
+        { path: join(ws.root, ".yoke/lessons/key.md"), message: `not read: it resolves to ${real(join(outside, "key.md"))}, outside the workspace` },
+        { path: join(ws.root, ".yoke/lessons/secret.md"), message: "not read: reading it is denied by Read(config/secret.md)" },
+      ]),
+    );
+    expect(set.problems.filter((p) => !p.message.startsWith("not read:"))).toEqual([]);
   });
 
   it("reads the user's lessons, skills and memory through the port; a workspace lesson overrides one of the same name", async () => {
