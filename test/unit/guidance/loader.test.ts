@@ -172,9 +172,7 @@ describe("loadGuidance", () => {
     for (const secret of ["AWS-SECRET-OUTSIDE", "SSH-KEY-OUTSIDE", "PROJECT-SECRET"]) expect(all).not.toContain(secret);
     const real = (p: string) => realpathSync(p);
     expect(set.problems).toEqual(
-      expect.arrayContaining([
-        { path: join(ws.root, ".cursor/rules/creds.mdc"), message: `not read: it resolves to ${real(join(outside, "rules", "creds.mdc"))}, outside the workspace` },
-      ]),
+      expect.arrayContaining([{ path: join(ws.root, ".cursor/rules/creds.mdc"), message: `not read: it resolves to ${real(join(outside, "rules", "creds.mdc"))}, outside the workspace` }]),
     );
     expect(set.problems).toEqual(
       expect.arrayContaining([
