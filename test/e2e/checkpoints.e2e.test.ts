@@ -74,7 +74,8 @@ describe("checkpoints: restore, undo, fork, palette", () => {
   const vs = useYokeVscode({
     name: "checkpoints",
     model: { script },
-    workspaceSettings: { "yoke.permissionMode": "bypassPermissions" },
+    // Edits and the command run without a question (a workspace may not choose bypassPermissions; the user may).
+    userSettings: { "yoke.permissionMode": "bypassPermissions" },
   });
 
   it("restores files to turn 1 from the turn control (git state untouched), undoes it, forks from turn 2, and restores from the palette", async () => {
@@ -195,6 +196,6 @@ describe("checkpoints: restore, undo, fork, palette", () => {
     await sendPrompt(frame, "LOOP until it works");
     await frame.locator("[data-testid=notice]", { hasText: "The agent seems stuck; it was nudged" }).first().waitFor({ timeout: 120_000 });
     await frame.locator("[data-testid=notice]", { hasText: "Stopped: the agent seems stuck" }).first().waitFor({ timeout: 120_000 });
-    await vs.screenshots()("stuck");
+    await vs.screenshots("checkpoints-loopctl")("stuck");
   });
 });
