@@ -134,7 +134,14 @@ export function e2eFigures(file = process.env.YOKE_E2E_WATCHDOG ?? join(process.
   const age = Math.round((Date.now() - statSync(file).mtimeMs) / 60_000);
   const covered = Object.keys(data.files ?? {});
   if (windows === 0) {
-    return [{ name: "e2e suite: longest extension-host stall", value: null, unit: "ms", note: `no report: ${file} holds no extension-host report (${covered.length} test file(s) listed); written ${age} min ago` }];
+    return [
+      {
+        name: "e2e suite: longest extension-host stall",
+        value: null,
+        unit: "ms",
+        note: `no report: ${file} holds no extension-host report (${covered.length} test file(s) listed); written ${age} min ago`,
+      },
+    ];
   }
   // How much of the suite the file covers: a run of some files is not the suite's figure.
   const suite = e2eFiles();

@@ -43,6 +43,8 @@ export interface CheckpointSessionAccess {
   shown(): { id: string; events: readonly SessionEvent[] } | undefined;
   /** A turn is running in this window. */
   running(): boolean;
+  /** Changes of the agent waiting for review (a files restore under them is refused). */
+  pendingReviews(): number;
   /**
    * Appends to the shown session — through the live session when there is one, else to its log
    * under its lock — and shows the result in the panel afterwards.
@@ -63,9 +65,9 @@ export class CheckpointControls implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private storeCache: { dir: string; store: CheckpointStore } | undefined;
 
-  constructor(private readonly access: CheckpointSessionAccess) {
-    this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, { provideTextDocumentContent: (uri) => this.content(uri) }));
-  }
+  private contentRegistered = false;
+
+  constructor(private readonly access: CheckpointSessionAccess) {}
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
@@ -151,6 +153,12 @@ export class CheckpointControls implements vscode.Disposable {
     return { turn, userSeq: userSeq ?? turnsOf(events)[turn - 1]?.seq ?? 0, turns, files, kept, problems, filesAvailable: files.length > 0, filesNote, conversationAvailable, conversationNote };
   }
 
+  /** A proposal under review was made against the files as they are: accepting it after a restore would mix the two. */
+  private refuseUnderReview(): void {
+    const n = this.access.pendingReviews();
+    if (n) throw new Error(`${n} change${n === 1 ? " waits" : "s wait"} for your review: accept or reject ${n === 1 ? "it" : "them"} first, then restore the files`);
+  }
+
   private refuseWhileRunning(what: string): void {
     if (this.access.running()) throw new Error(`the agent is working on a turn: stop it (or wait until it is done), then ${what}`);
   }
@@ -165,6 +173,7 @@ export class CheckpointControls implements vscode.Disposable {
   async restore(turn: number, userSeq: number | undefined, what: RestoreWhat): Promise<RestoreResult> {
     this.refuseWhileRunning("restore");
     this.eventsFor(turn, userSeq);
+    if (what !== "conversation") this.refuseUnderReview();
     const result = await this.access.write((w) => restoreTo({ store: this.store(), events: w.events, append: w.append, folders: this.folders(w.events()) }, turn, what));
     this.access.log.info(`checkpoints: restored ${what} to turn ${turn}: ${result.lines.join("; ")}`);
     this.access.post({ type: "checkpointPreview", preview: null });
@@ -174,6 +183,7 @@ export class CheckpointControls implements vscode.Disposable {
 
   async undo(): Promise<RestoreResult> {
     this.refuseWhileRunning("undo the restore");
+    this.refuseUnderReview();
     const result = await this.access.write((w) => undoRestore({ store: this.store(), events: w.events, append: w.append, folders: this.folders(w.events()) }));
     this.access.log.info(`checkpoints: undid the last restore: ${result.lines.join("; ")}`);
     this.pushUndo();
@@ -185,6 +195,7 @@ export class CheckpointControls implements vscode.Disposable {
     this.refuseWhileRunning("fork");
     const { id: source, events, turns } = this.eventsFor(turn, userSeq);
     if (turn < 1) throw new Error("fork from turn 1 or later (a fork from before the first message is a new session)");
+    if (turn < turns) this.refuseUnderReview();
     const writer = this.access.writer();
     const fork = forkSession(writer, source, undefined, turn < turns ? { turn } : {});
     try {
@@ -214,14 +225,20 @@ export class CheckpointControls implements vscode.Disposable {
     const { events } = this.eventsFor(turn, userSeq);
     const folder = restoreTarget(events, turn).checkpoint?.folders.find((f) => f.root === root && f.commit);
     if (!folder?.commit) throw new Error(`no checkpoint of ${root} after turn ${turn}`);
+    // First: the store checks the path is one inside the folder.
+    const thenExists = (await this.store().readFile(root, folder.commit, path)) !== undefined;
     const now = fileUri(root, path);
     const exists = await vscode.workspace.fs.stat(now).then(
       () => true,
       () => false,
     );
+    if (!this.contentRegistered) {
+      // On first use: the right side of the diff, served from the shadow repository.
+      this.disposables.push(vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, { provideTextDocumentContent: (uri) => this.content(uri) }));
+      this.contentRegistered = true;
+    }
     const then = checkpointUri(root, folder.commit, path);
     const empty = checkpointUri(root, "", path);
-    const thenExists = (await this.store().readFile(root, folder.commit, path)) !== undefined;
     await vscode.commands.executeCommand("vscode.diff", exists ? now : empty, thenExists ? then : empty, `${path} (now ↔ after turn ${turn})`, { preview: true });
   }
 
@@ -288,17 +305,15 @@ export class CheckpointControls implements vscode.Disposable {
       { label: `$(history) Restore ${WHAT_LABEL[what]} to the end of turn ${preview.turn}`, detail: summary, act: "restore" },
       { label: "$(close) Cancel", act: "cancel" },
       ...(files.length ? [{ label: "Files", kind: vscode.QuickPickItemKind.Separator, act: "cancel" as const }] : []),
-      ...files.map(
-        (f): Item => ({
-          label: f.path,
-          description: `${f.action === "delete" ? "deleted" : "restored"} · ${f.binary ? "binary" : f.counted ? `+${f.added} −${f.removed}` : "diff too long to count"}`,
-          detail: preview.files.some((g) => g.root !== f.root) ? f.folder : undefined,
-          buttons: [diffButton],
-          act: "diff",
-          root: f.root,
-          path: f.path,
-        }),
-      ),
+      ...files.map((f): Item => ({
+        label: f.path,
+        description: `${f.action === "delete" ? "deleted" : "restored"} · ${f.binary ? "binary" : f.counted ? `+${f.added} −${f.removed}` : "diff too long to count"}`,
+        detail: preview.files.some((g) => g.root !== f.root) ? f.folder : undefined,
+        buttons: [diffButton],
+        act: "diff",
+        root: f.root,
+        path: f.path,
+      })),
     ];
     return new Promise((resolve) => {
       const qp = vscode.window.createQuickPick<Item>();
@@ -313,7 +328,8 @@ export class CheckpointControls implements vscode.Disposable {
         resolve(ok);
         qp.dispose();
       };
-      const diff = (item: Item) => void this.openDiff(preview.turn, preview.userSeq || undefined, item.root!, item.path!).catch((err: unknown) => void vscode.window.showErrorMessage(`Yoke: ${(err as Error).message}`));
+      const diff = (item: Item) =>
+        void this.openDiff(preview.turn, preview.userSeq || undefined, item.root!, item.path!).catch((err: unknown) => void vscode.window.showErrorMessage(`Yoke: ${(err as Error).message}`));
       qp.onDidTriggerItemButton((e) => diff(e.item));
       qp.onDidAccept(() => {
         const item = qp.selectedItems[0];

@@ -100,6 +100,7 @@ export class SessionController implements vscode.Disposable {
     this.checkpoints = new CheckpointControls({
       shown: () => this.shownSession(),
       running: () => this.running,
+      pendingReviews: () => this.review?.reviewer.pending().length ?? 0,
       write: (act) => this.writeShown(act),
       writer: () => this.sessionStore().writer,
       sessionDir: () => this.sessionDir(),
@@ -400,9 +401,19 @@ export class SessionController implements vscode.Disposable {
     if (!this.shownId) return undefined;
     const live = this.writableLive();
     if (live?.id === this.shownId) return { id: live.id, events: live.events() };
-    const { view } = this.sessionStore();
-    return view.exists(this.shownId) ? { id: this.shownId, events: parseLog(view.read(this.shownId)).events } : undefined;
+    const { view, dir } = this.sessionStore();
+    if (!view.exists(this.shownId)) return undefined;
+    // Parsed again only when the log changed (the panel asks after every state it shows).
+    let size = -1;
+    try {
+      size = fs.statSync(join(dir, `${this.shownId}.jsonl`)).size;
+    } catch {
+      // gone meanwhile: read below fails clearly
+    }
+    if (this.shownLog?.id !== this.shownId || this.shownLog.size !== size || size < 0) this.shownLog = { id: this.shownId, size, events: parseLog(view.read(this.shownId)).events };
+    return { id: this.shownId, events: this.shownLog.events };
   }
+  private shownLog: { id: string; size: number; events: readonly SessionEvent[] } | undefined;
 
   /** Appends to the shown session (the live one, or its log under its lock), then shows it as it is now. */
   private async writeShown<T>(act: (w: { events: () => readonly SessionEvent[]; append: (e: NewEvent) => SessionEvent }) => Promise<T>): Promise<T> {

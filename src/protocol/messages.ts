@@ -256,10 +256,7 @@ export const CheckpointUndoView = z.object({ turn: z.number(), files: z.boolean(
 export type CheckpointUndoView = z.infer<typeof CheckpointUndoView>;
 export const RESTORE_WHAT = ["files", "conversation", "both"] as const;
 export const CheckpointMessages = {
-  toWebview: [
-    z.object({ type: z.literal("checkpointPreview"), preview: z.nullable(CheckpointPreviewView) }),
-    z.object({ type: z.literal("checkpointUndo"), undo: z.nullable(CheckpointUndoView) }),
-  ],
+  toWebview: [z.object({ type: z.literal("checkpointPreview"), preview: z.nullable(CheckpointPreviewView) }), z.object({ type: z.literal("checkpointUndo"), undo: z.nullable(CheckpointUndoView) })],
   toHost: [
     z.object({ type: z.literal("checkpointPreview"), ...turnRef }),
     z.object({ type: z.literal("checkpointRestore"), ...turnRef, what: z.enum(RESTORE_WHAT) }),

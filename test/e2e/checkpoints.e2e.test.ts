@@ -28,7 +28,14 @@ function script(req: RecordedRequest): ScriptedTurn {
   if (JSON.stringify(req.body.messages).includes("LOOP until it works")) return { text: "Trying again.", toolCalls: [{ name: "read_file", input: { path: "no/such/file.ts" } }] };
   if (ex.userText.includes("T1")) return did("write_file") ? { text: "T1 done." } : { text: "Writing the log.", toolCalls: [{ name: "write_file", input: { path: "src/log.ts", content: LOG_V1 } }] };
   if (ex.userText.includes("T2")) {
-    if (!did("read_file")) return { text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "README.md" } }, { name: "read_file", input: { path: "src/log.ts" } }] };
+    if (!did("read_file"))
+      return {
+        text: "Reading.",
+        toolCalls: [
+          { name: "read_file", input: { path: "README.md" } },
+          { name: "read_file", input: { path: "src/log.ts" } },
+        ],
+      };
     if (!did("write_file"))
       return {
         text: "Editing three files and removing one.",
@@ -45,7 +52,8 @@ function script(req: RecordedRequest): ScriptedTurn {
   return { text: `Answered: ${ex.userText.slice(0, 40)}` };
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" } });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" } });
 
 /** What the user's repository state is: HEAD, refs, stash, index — read with git itself. */
 function repoState(cwd: string): Record<string, string> {

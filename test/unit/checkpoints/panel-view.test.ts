@@ -36,7 +36,12 @@ describe("checkpoints in the panel's view model", () => {
 
   it("adds a turn's control once, when it ends (live) or when the next turn starts", () => {
     const vm = new SessionViewModel();
-    const events = log([{ type: "status", state: "idle" }, { type: "user_message", text: "one" }, { type: "status", state: "thinking" }, { type: "assistant_message", text: "A1", toolCalls: [] }]);
+    const events = log([
+      { type: "status", state: "idle" },
+      { type: "user_message", text: "one" },
+      { type: "status", state: "thinking" },
+      { type: "assistant_message", text: "A1", toolCalls: [] },
+    ]);
     const seen = events.flatMap((e) => vm.apply(e));
     expect(seen.some((v) => v.kind === "turn")).toBe(false);
     const done = vm.apply({ type: "status", state: "done", seq: 9, ts: "" } as SessionEvent);
@@ -63,13 +68,16 @@ describe("checkpoints in the panel's view model", () => {
   });
 
   it("says what each kind of restore did", () => {
-    const r = (e: Partial<Extract<SessionEvent, { type: "rewind" }>>) => ({ type: "rewind", seq: 50, ts: "", turn: 2, conversation: false, files: false, ...e }) as Extract<SessionEvent, { type: "rewind" }>;
+    const r = (e: Partial<Extract<SessionEvent, { type: "rewind" }>>) =>
+      ({ type: "rewind", seq: 50, ts: "", turn: 2, conversation: false, files: false, ...e }) as Extract<SessionEvent, { type: "rewind" }>;
     const changed = [{ root: "/w", written: 3, deleted: 1 }];
     expect(rewindText(r({ files: true, checkpointSeq: 4, undoSeq: 49, changed }))).toBe("Restored the files to the end of turn 2 (3 files written back, 1 deleted).");
     expect(rewindText(r({ files: true, conversation: true, fromSeq: 20, checkpointSeq: 4, undoSeq: 49, changed }))).toBe(
       "Restored the files and the conversation to the end of turn 2 (3 files written back, 1 deleted). The later turns are out of the conversation (still in the log: Undo restore brings them back).",
     );
-    expect(rewindText(r({ files: true, undoSeq: 49, changed: [{ root: "/w", written: 1, deleted: 0 }] }))).toBe("Forked from turn 2: the files are as they were after that turn (1 file written back, 0 deleted).");
+    expect(rewindText(r({ files: true, undoSeq: 49, changed: [{ root: "/w", written: 1, deleted: 0 }] }))).toBe(
+      "Forked from turn 2: the files are as they were after that turn (1 file written back, 0 deleted).",
+    );
     expect(rewindText(r({ files: true, undoes: 40, checkpointSeq: 39, undoSeq: 49, changed }), r({ files: true, conversation: true, fromSeq: 20 }))).toBe(
       "Undid the restore to the end of turn 2: the files are back as they were before it (3 files written back, 1 deleted); the turns after turn 2 are back in the conversation.",
     );

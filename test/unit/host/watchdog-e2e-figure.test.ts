@@ -17,7 +17,17 @@ const tmp = () => {
   return d;
 };
 const stall = (ms: number, ran: string[]): Stall => ({ ms, at: "2026-12-01T00:00:00Z", ran, active: [] });
-const report = (stalls: number, longest: Stall | null): WatchdogReport => ({ pid: 1, process: "extension-host", startedAt: "", updatedAt: "", thresholdMs: 50, intervalMs: 10, stalls, longest, recent: [] });
+const report = (stalls: number, longest: Stall | null): WatchdogReport => ({
+  pid: 1,
+  process: "extension-host",
+  startedAt: "",
+  updatedAt: "",
+  thresholdMs: 50,
+  intervalMs: 10,
+  stalls,
+  longest,
+  recent: [],
+});
 
 describe("the e2e watchdog figure of npm run bench", () => {
   it("says there is no report when the file is absent, unreadable or empty — never a number", () => {
