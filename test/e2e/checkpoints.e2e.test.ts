@@ -196,7 +196,8 @@ describe("checkpoints: restore, undo, fork, palette", () => {
     expect(sent).toContain("T1 create the log");
     expect(sent).not.toContain("T2 rework");
     expect(sent).not.toContain("rewritten by the agent");
-  });
+    // Four model turns, three restores and a fork: about 150 s on a quiet machine, more under load.
+  }, 480_000);
 
   it("shows loop control in the panel: a model repeating a failing call is nudged, then stopped", async () => {
     const frame = await vs.openPanel();

@@ -15,7 +15,7 @@ function log(events: NewEvent[]): SessionEvent[] {
 function turn(text: string, answer: string): NewEvent[] {
   return [
     { type: "user_message", text },
-    { type: "usage", usage },
+    { type: "usage", usage, model: "m" },
     { type: "assistant_message", text: answer, toolCalls: [] },
     { type: "status", state: "done" },
   ];
