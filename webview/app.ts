@@ -17,6 +17,7 @@ import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
+import { CheckpointsPanel } from "./views/checkpoints";
 
 export class App {
   private readonly header: Header;
@@ -31,6 +32,8 @@ export class App {
   private readonly guidance: GuidanceList;
   private readonly mcpServers = new McpServersPanel();
   private readonly contextMeter: ContextMeter;
+  /** Checkpoints: a restore's preview and "Undo restore" (the turn controls are in the message list). */
+  private readonly checkpoints: CheckpointsPanel;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -63,6 +66,7 @@ export class App {
     this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
+    this.checkpoints = new CheckpointsPanel(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
     this.composer = new Composer(
@@ -77,6 +81,7 @@ export class App {
     this.list = new MessageList(scroller);
     scroller.append(this.firstRun.root, this.empty, this.list.root);
     scroller.addEventListener("click", handleCopyClick);
+    scroller.addEventListener("click", (ev) => this.checkpoints.handleClick(ev));
     root.append(
       this.header.root,
       this.restricted,
@@ -90,6 +95,7 @@ export class App {
       this.readOnly,
       this.resumed,
       this.reviews.root,
+      this.checkpoints.root,
       this.permission.root,
       this.composer.root,
     );
@@ -151,6 +157,12 @@ export class App {
       case "context":
         this.contextMeter.set(msg.meter);
         return;
+      case "checkpointPreview":
+        this.checkpoints.showPreview(msg.preview);
+        return;
+      case "checkpointUndo":
+        this.checkpoints.setUndo(msg.undo);
+        return;
       default:
         msg satisfies never;
     }
@@ -186,6 +198,7 @@ export class App {
     this.header.setStatus(state, detail);
     const running = RUNNING_STATES.has(state);
     this.composer.setRunning(running);
+    this.checkpoints.setRunning(running);
     if (running) this.resumed.hidden = true;
     else if (state !== "idle") this.list.dropLive();
   }

@@ -1,7 +1,8 @@
 /** One section of `yoke bench` / `npm run bench`: a named group of measurements. */
 export interface BenchMetric {
   name: string;
-  value: number;
+  /** null: not measured in this run (the note says why) — never a stand-in number. */
+  value: number | null;
   unit: string;
   /** The same measurement for the baseline in the same run, when there is one. */
   baseline?: number;

@@ -59,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.setPermissionMode", () => setPermissionMode(getController())),
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
     vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
+    vscode.commands.registerCommand("yoke.restoreCheckpoint", () => getController().restoreCheckpoint()), // checkpoints (src/host/checkpoints.ts)
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);

@@ -9,7 +9,7 @@ import { AgentSession } from "../core/loop/agent-session";
 import type { Disposable } from "../core/ports";
 import { forkSession } from "../core/session/fork";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
-import { parseLog } from "../core/session/session-log";
+import { parseLog, SessionLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
@@ -25,6 +25,8 @@ import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
 import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
+import { CheckpointControls } from "./checkpoints"; // checkpoints: restore/fork per turn (issue 12)
+import type { NewEvent, SessionEvent } from "../core/events";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
 /** Items sent in a snapshot; older ones are left out of long sessions. */
@@ -72,6 +74,7 @@ export class SessionController implements vscode.Disposable {
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
   private readonly mcp: HostMcp;
+  private readonly checkpoints: CheckpointControls;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -94,6 +97,21 @@ export class SessionController implements vscode.Disposable {
       sandbox: () => this.vm.sandbox,
     });
     this.guidance = new GuidanceControls(ctx.workspaceState, (msg) => this.post(msg));
+    this.checkpoints = new CheckpointControls({
+      shown: () => this.shownSession(),
+      running: () => this.running,
+      pendingReviews: () => this.review?.reviewer.pending().length ?? 0,
+      write: (act) => this.writeShown(act),
+      writer: () => this.sessionStore().writer,
+      sessionDir: () => this.sessionDir(),
+      show: (id) => {
+        void this.detach(false);
+        this.showFromLog(id);
+        void this.pushState();
+      },
+      post: (msg) => this.post(msg),
+      log,
+    });
     this.options = new SessionOptionsBuilder({
       guidancePrefs: () => this.guidance.prefs(),
       log,
@@ -119,6 +137,7 @@ export class SessionController implements vscode.Disposable {
         if (w.focused) this.storeChanged();
       }) ?? { dispose() {} },
       this.services,
+      this.checkpoints,
       this.services.onDidChange(() => void this.permissions.pushInfo()),
     );
     // --- change review: post the pending-changes list when it changes ---
@@ -199,6 +218,12 @@ export class SessionController implements vscode.Disposable {
         return this.reviewAction(msg);
       case "compact":
         return this.compact();
+      case "checkpointPreview":
+      case "checkpointRestore":
+      case "checkpointUndo":
+      case "checkpointFork":
+      case "checkpointDiff":
+        return this.checkpoints.handle(msg);
       default:
         msg satisfies never;
     }
@@ -365,6 +390,64 @@ export class SessionController implements vscode.Disposable {
     };
   }
 
+  // --- checkpoints (src/host/checkpoints.ts): restore / fork per turn, "Yoke: Restore Checkpoint…" ---
+  restoreCheckpoint(): Promise<void> {
+    this.restoreOnce();
+    return this.checkpoints.restoreCommand();
+  }
+
+  /** The shown session's events: the live session's while it is current, else its log's. */
+  private shownSession(): { id: string; events: readonly SessionEvent[] } | undefined {
+    if (!this.shownId) return undefined;
+    const live = this.writableLive();
+    if (live?.id === this.shownId) return { id: live.id, events: live.events() };
+    const { view, dir } = this.sessionStore();
+    if (!view.exists(this.shownId)) return undefined;
+    // Parsed again only when the log changed (the panel asks after every state it shows).
+    let size = -1;
+    try {
+      size = fs.statSync(join(dir, `${this.shownId}.jsonl`)).size;
+    } catch {
+      // gone meanwhile: read below fails clearly
+    }
+    if (this.shownLog?.id !== this.shownId || this.shownLog.size !== size || size < 0) this.shownLog = { id: this.shownId, size, events: parseLog(view.read(this.shownId)).events };
+    return { id: this.shownId, events: this.shownLog.events };
+  }
+  private shownLog: { id: string; size: number; events: readonly SessionEvent[] } | undefined;
+
+  /** Appends to the shown session (the live one, or its log under its lock), then shows it as it is now. */
+  private async writeShown<T>(act: (w: { events: () => readonly SessionEvent[]; append: (e: NewEvent) => SessionEvent }) => Promise<T>): Promise<T> {
+    const id = this.shownId;
+    if (!id) throw new Error("no session is shown");
+    const live = this.writableLive();
+    if (live?.id === id) {
+      try {
+        return await act({ events: () => live.events(), append: (e) => live.appendFromHost(e) });
+      } finally {
+        // A conversation restore changes what is in force: the transcript is built again.
+        this.vm = new SessionViewModel(live.events());
+        void this.pushState();
+      }
+    }
+    if (this.live) await this.detach(false);
+    const { writer } = this.sessionStore();
+    const lock = writer.lock(id);
+    if (!lock.ok) throw this.inUse(id, lock.holder);
+    try {
+      const { log } = SessionLog.open(writer, id);
+      try {
+        return await act({ events: () => log.events, append: (e) => log.append(e) });
+      } finally {
+        log.sync();
+      }
+    } finally {
+      writer.unlock(id);
+      this.showFromLog(id);
+      void this.pushState();
+    }
+  }
+  // --- end checkpoints ---
+
   // --- change review: buttons of the pending-changes list ---
   private async reviewAction(msg: Extract<WebviewToHost, { type: "reviewAction" }>): Promise<void> {
     if (!this.review) return;
@@ -406,6 +489,7 @@ export class SessionController implements vscode.Disposable {
         return undefined;
       });
       this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
+      this.checkpoints.pushUndo();
       this.guidance.show(this.live?.session.events() ?? [], true);
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);

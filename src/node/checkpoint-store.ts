@@ -330,6 +330,16 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       }
     },
     plan,
+    async readFile(root: string, commit: string, path: string): Promise<Uint8Array | undefined> {
+      checkCommit(commit);
+      if (!path || path.startsWith("/") || path.split("/").some((p) => p === ".." || p === "." || p === "") || path.includes("\0")) throw new Error(`"${path}" is not a path inside the folder`);
+      const repo = open(root);
+      // `ls-tree` first: a path that was not in the checkpoint (or is a folder) is no error, just absent.
+      const entry = (await run(repo, ["ls-tree", "-z", commit, "--", path])).toString().split("\0")[0] ?? "";
+      const m = /^\d+ blob ([0-9a-f]+)\t/.exec(entry);
+      if (!m) return undefined;
+      return run(repo, ["cat-file", "blob", m[1]!]);
+    },
     async restore(root: string, commit: string): Promise<RestoreOutcome> {
       const p = await plan(root, commit);
       const repo = open(root);

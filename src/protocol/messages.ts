@@ -52,6 +52,8 @@ export const ViewItem = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("notice"), id, level: z.enum(["info", "warning", "error"]), text }),
   // --- compaction (src/core/compaction): the divider in the transcript ---
   z.object({ kind: z.literal("compaction"), id, trigger: z.string(), tokensBefore: z.number(), tokensAfter: z.number(), kept: z.array(z.string()) }),
+  // --- checkpoints (src/host/checkpoints.ts): the control at the end of each turn (restore, fork) ---
+  z.object({ kind: z.literal("turn"), id, turn: z.number(), userSeq: z.number() }),
 ]);
 export type ViewItem = z.infer<typeof ViewItem>;
 
@@ -217,6 +219,54 @@ export type McpServerItemView = z.infer<typeof McpServerItemView>;
 export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });
 // --- end MCP client ---
 
+// --- checkpoints (src/host/checkpoints.ts, webview/views/checkpoints.ts): restore / fork per turn ---
+const turnRef = { turn: z.number().check(z.int(), z.nonnegative()), userSeq: z.number().check(z.int(), z.nonnegative()) };
+/** One file a files restore would change, with the lines it writes back (+) and takes out (−). */
+export const CheckpointFileView = z.object({
+  folder: z.string(),
+  root: z.string(),
+  path: z.string(),
+  action: z.enum(["write", "delete"]),
+  added: z.number(),
+  removed: z.number(),
+  binary: z.boolean(),
+  /** false: the diff was cut at the preview's bound, the counts are unknown. */
+  counted: z.boolean(),
+});
+export type CheckpointFileView = z.infer<typeof CheckpointFileView>;
+/** What restoring to the end of a turn would do: shown before anything changes. */
+export const CheckpointPreviewView = z.object({
+  ...turnRef,
+  /** Turns of the session now. */
+  turns: z.number(),
+  files: z.array(CheckpointFileView),
+  /** Files a restore leaves as they are (skipped then, or unknown to a partial snapshot). */
+  kept: z.number(),
+  problems: z.array(z.string()),
+  /** A files restore can do something (a checkpoint holds the files as they were then, and they differ). */
+  filesAvailable: z.boolean(),
+  filesNote: z.string(),
+  /** A conversation restore can do something (later turns to rewind). */
+  conversationAvailable: z.boolean(),
+  conversationNote: z.string(),
+});
+export type CheckpointPreviewView = z.infer<typeof CheckpointPreviewView>;
+/** The last restore, while it can be undone. */
+export const CheckpointUndoView = z.object({ turn: z.number(), files: z.boolean(), conversation: z.boolean(), text: z.string() });
+export type CheckpointUndoView = z.infer<typeof CheckpointUndoView>;
+export const RESTORE_WHAT = ["files", "conversation", "both"] as const;
+export const CheckpointMessages = {
+  toWebview: [z.object({ type: z.literal("checkpointPreview"), preview: z.nullable(CheckpointPreviewView) }), z.object({ type: z.literal("checkpointUndo"), undo: z.nullable(CheckpointUndoView) })],
+  toHost: [
+    z.object({ type: z.literal("checkpointPreview"), ...turnRef }),
+    z.object({ type: z.literal("checkpointRestore"), ...turnRef, what: z.enum(RESTORE_WHAT) }),
+    z.object({ type: z.literal("checkpointUndo") }),
+    z.object({ type: z.literal("checkpointFork"), ...turnRef }),
+    z.object({ type: z.literal("checkpointDiff"), ...turnRef, root: z.string().check(z.maxLength(5_000)), path: z.string().check(z.minLength(1), z.maxLength(5_000)) }),
+  ],
+} as const;
+// --- end checkpoints ---
+
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
   /** Append an item, or replace the item with the same id. */
@@ -238,6 +288,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   McpServersMessage,
   /** Compaction: the context meter changed. */
   z.object({ type: z.literal("context"), meter: ContextMeterView }),
+  /** Checkpoints: a restore's preview, and the restore that can be undone (checkpoints block above). */
+  ...CheckpointMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -280,6 +332,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
     message: z.optional(z.string().check(z.maxLength(10_000))),
   }),
   GuidanceMessages.toHost,
+  /** Checkpoints: preview, restore, undo, fork, diff of one file (checkpoints block above). */
+  ...CheckpointMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -6,6 +6,7 @@ import { renderMarkdown } from "./markdown";
 import { renderTodos } from "./todos";
 import { renderCompactionDivider } from "./context-meter";
 import { renderToolCard } from "./tool-card";
+import { renderTurnControl } from "./checkpoints";
 
 const RENDER_INTERVAL_MS = 50;
 /** Most item nodes kept in the DOM; older ones are dropped (the host keeps the full log). */
@@ -155,6 +156,8 @@ export class MessageList {
         return el("div", { class: `notice level-${item.level}`, "data-testid": "notice", "data-id": item.id }, [item.text]);
       case "compaction":
         return renderCompactionDivider(item);
+      case "turn":
+        return renderTurnControl(item);
     }
   }
 

@@ -29,7 +29,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
       process.stdout.write(`\n## ${s.section}\n${s.method}\n`);
       for (const m of s.metrics) {
         const base = m.baseline !== undefined ? `  (baseline ${fmt(m.baseline)} ${m.unit}${m.ratio !== undefined ? `, ratio ${m.ratio.toFixed(2)}` : ""})` : "";
-        process.stdout.write(`- ${m.name}: ${fmt(m.value)} ${m.unit}${base}${m.note ? ` — ${m.note}` : ""}\n`);
+        process.stdout.write(`- ${m.name}: ${m.value === null ? "not measured" : `${fmt(m.value)} ${m.unit}`}${base}${m.note ? ` — ${m.note}` : ""}\n`);
       }
     }
   }

@@ -15,3 +15,4 @@ export {
 } from "./restore";
 export { checkpointAfterTurn, checkpointsOf, turnsOf, type TurnInfo } from "./turns";
 export * from "./types";
+export { planStats, type FileStat } from "./preview";

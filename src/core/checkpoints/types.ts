@@ -60,4 +60,6 @@ export interface CheckpointStore {
   plan(root: string, commit: string): Promise<RestorePlan>;
   /** Puts the folder's files back as they were in `commit` (take an undo snapshot first). */
   restore(root: string, commit: string): Promise<RestoreOutcome>;
+  /** One file (relative to the folder, POSIX) as it was in `commit`; `undefined` when it was not there (for a diff view). */
+  readFile(root: string, commit: string, path: string): Promise<Uint8Array | undefined>;
 }

@@ -166,6 +166,19 @@ export class AgentSession implements AgentSessionApi {
     return this.sessionLog.events;
   }
 
+  /**
+   * Appends an event from outside the loop (the host): a conversation restore's `rewind`, and the
+   * like. It is recorded, synced and seen by the listeners as the loop's own events are. Refused
+   * while a turn runs unless `whileRunning` (an event the loop must not see mid-turn, such as a
+   * rewind, would change the conversation under it).
+   */
+  appendFromHost(event: NewEvent, opts: { whileRunning?: boolean } = {}): SessionEvent {
+    if (this.running && !opts.whileRunning) throw new Error("the agent is working: stop it (or wait until it is done) first");
+    const stored = this.append(event);
+    this.sessionLog.sync();
+    return stored;
+  }
+
   onEvent(listener: (event: SessionEvent) => void): Disposable {
     return this.eventListeners.add(listener);
   }

@@ -1,5 +1,6 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
 import type { SessionEvent } from "../../core/events";
+import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
 import type { PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
 
@@ -81,8 +82,21 @@ export class SessionViewModel {
   private modeName = "default";
   private sandboxView: { name: string; warning?: string } | undefined;
 
+  /** Checkpoints: turns so far (user messages in force) and the seq of the last one's message. */
+  private turnCount = 0;
+  private lastUserSeq = -1;
+  private readonly rewinds = new Map<number, Extract<SessionEvent, { type: "rewind" }>>();
+
+  /**
+   * The transcript is the conversation in force (a conversation restore's rewound turns are left
+   * out, core/session/rewind.ts); the usage counts every request, rewound ones included (they were paid).
+   */
   constructor(events: readonly SessionEvent[] = []) {
-    for (const e of events) this.apply(e);
+    const inForce = new Set(eventsInForce(events));
+    for (const e of events) {
+      if (inForce.has(e)) this.apply(e);
+      else if (e.type === "usage") this.apply(e);
+    }
   }
 
   get state(): ViewState {
@@ -133,8 +147,13 @@ export class SessionViewModel {
         this.modeName = e.permissionMode;
         this.sandboxView = e.sandbox ? { name: e.sandbox, ...(e.sandboxWarning ? { warning: e.sandboxWarning } : {}) } : undefined;
         return [];
-      case "user_message":
-        return [this.put({ kind: "user", id: `u${e.seq}`, text: e.text })];
+      case "user_message": {
+        // The previous turn ended: its checkpoint control goes under its answer (if not there yet).
+        const out = this.turnControl();
+        this.turnCount++;
+        this.lastUserSeq = e.seq;
+        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.text })];
+      }
       case "assistant_message": {
         const out: ViewItem[] = [];
         if (e.text.trim() || e.reasoning?.trim()) {
@@ -198,8 +217,12 @@ export class SessionViewModel {
       case "status":
         this.stateView = e.state;
         if (e.state !== "waiting_user") this.pendingView = null;
-        if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return this.settleTools();
+        if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return [...this.settleTools(), ...this.turnControl()];
         return [];
+      // Checkpoints (issue 12): what a restore did. A conversation restore also rebuilds the view (the host does).
+      case "rewind":
+        this.rewinds.set(e.seq, e);
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: rewindText(e, e.undoes === undefined ? undefined : this.rewinds.get(e.undoes)) })];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
       // Loop control (issue 12): breakers, fallback, budgets, stuck detection, concurrency gates.
@@ -234,6 +257,12 @@ export class SessionViewModel {
     }
   }
 
+  /** The checkpoint control of the turn in progress, once (its id is stable: the turn's user message). */
+  private turnControl(): ViewItem[] {
+    if (this.turnCount === 0 || this.byId.has(`k${this.lastUserSeq}`)) return [];
+    return [this.put({ kind: "turn", id: `k${this.lastUserSeq}`, turn: this.turnCount, userSeq: this.lastUserSeq })];
+  }
+
   private toolItem(callId: string, name: string, input: unknown, status: ToolItem["status"], summary?: string): ToolItem {
     return { kind: "tool", id: callId, name, summary: cardSummary(summary, input), status, input: formatInput(input) };
   }
@@ -266,6 +295,22 @@ export class SessionViewModel {
     this.byId.set(item.id, item);
     return item;
   }
+}
+
+type RewindEvent = Extract<SessionEvent, { type: "rewind" }>;
+
+/** The transcript's line for a restore (checkpoints). */
+export function rewindText(e: RewindEvent, undone?: RewindEvent): string {
+  const written = (e.changed ?? []).reduce((n, c) => n + c.written, 0);
+  const deleted = (e.changed ?? []).reduce((n, c) => n + c.deleted, 0);
+  const counts = e.files ? ` (${written} file${written === 1 ? "" : "s"} written back, ${deleted} deleted)` : "";
+  if (e.undoes !== undefined) {
+    const parts = [e.files ? `the files are back as they were before it${counts}` : "", undone?.conversation ? `the turns after turn ${undone.turn} are back in the conversation` : ""].filter(Boolean);
+    return `Undid the restore to the end of turn ${e.turn}${parts.length ? `: ${parts.join("; ")}` : ""}.`;
+  }
+  if (e.files && e.checkpointSeq === undefined) return `Forked from turn ${e.turn}: the files are as they were after that turn${counts}.`;
+  const what = e.files && e.conversation ? "the files and the conversation" : e.files ? "the files" : "the conversation";
+  return `Restored ${what} to the end of turn ${e.turn}${counts}.${e.conversation ? " The later turns are out of the conversation (still in the log: Undo restore brings them back)." : ""}`;
 }
 
 type ReviewDecisionEvent = Extract<SessionEvent, { type: "review_decision" }>;

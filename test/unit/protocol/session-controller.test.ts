@@ -112,7 +112,7 @@ describe("SessionController", () => {
     expect(ofType(posted, "usage").at(-1)!.usage).toMatchObject({ inputTokens: 250, outputTokens: 15 });
 
     const snap = await controller.snapshot();
-    expect(snap.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(snap.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool", "assistant", "turn"]);
     expect(snap.history).toEqual([expect.objectContaining({ id: snap.sessionId, title: "What is this project?", status: "done", active: true, modelLabel: "test model" })]);
     expect(parts.logLines.some((l) => /response openai-compatible\/scripted: \d+ ms/.test(l))).toBe(true);
     controller.dispose();
@@ -172,7 +172,7 @@ describe("SessionController", () => {
     const second = open();
     const restored = await second.controller.snapshot();
     expect(restored).toMatchObject({ sessionId: id, resumed: true, state: "done" });
-    expect(restored.items.map((i) => i.kind)).toEqual(["user", "assistant"]);
+    expect(restored.items.map((i) => i.kind)).toEqual(["user", "assistant", "turn"]);
     await second.controller.handle({ type: "prompt", text: "two" });
     const after = await second.controller.snapshot();
     expect(after).toMatchObject({ sessionId: id, resumed: false });

@@ -54,7 +54,7 @@ describe("SessionViewModel", () => {
     const vm = new SessionViewModel(log(turn));
     const { items, omitted } = vm.items();
     expect(omitted).toBe(0);
-    expect(items.map((i) => `${i.kind}:${i.id}`)).toEqual(["user:u2", "tool:c1", "tool:c2", "assistant:a14", "todos:t16"]);
+    expect(items.map((i) => `${i.kind}:${i.id}`)).toEqual(["user:u2", "tool:c1", "tool:c2", "assistant:a14", "todos:t16", "turn:k2"]);
     expect(items[1]).toMatchObject({ name: "read_file", summary: "package.json", status: "done", durationMs: 4, output: "1#ZZ|{" });
     expect(items[2]).toMatchObject({ name: "run_command", summary: "npm test", status: "done", durationMs: 1500 });
     expect(items[3]).toMatchObject({ text: "All tests pass.", reasoning: "looked fine" });
@@ -100,8 +100,9 @@ describe("SessionViewModel", () => {
   it("settles tool cards still running when the run is cancelled", () => {
     const vm = new SessionViewModel(log(turn.slice(0, 8)));
     const changed = vm.apply({ type: "status", state: "cancelled", seq: 99, ts: "" });
-    expect(changed.map((i) => i.id)).toEqual(["c1", "c2"]);
-    expect(changed.every((i) => i.kind === "tool" && i.status === "interrupted")).toBe(true);
+    // The tool cards, then the turn's checkpoint control (the turn ended).
+    expect(changed.map((i) => i.id)).toEqual(["c1", "c2", "k2"]);
+    expect(changed.slice(0, 2).every((i) => i.kind === "tool" && i.status === "interrupted")).toBe(true);
   });
 
   it("shows a log that ended mid-turn as interrupted", () => {
@@ -118,8 +119,9 @@ describe("SessionViewModel", () => {
     events.push({ type: "tool_result", callId: "cb", name: "grep", output: big, isError: false, durationMs: 1 });
     const vm = new SessionViewModel(log(events));
     const { items, omitted } = vm.items(3);
-    expect(omitted).toBe(8);
-    expect(items.map((i) => i.id)).toEqual(["u9", "u10", "cb"]);
+    // Each user message after the first ends a turn: its checkpoint control (k<seq>) comes first.
+    expect(omitted).toBe(17);
+    expect(items.map((i) => i.id)).toEqual(["k9", "u10", "cb"]);
     const tool = items[2]!;
     expect(tool.kind === "tool" && tool.output!.length).toBeLessThan(8_100);
     expect(tool.kind === "tool" && tool.output).toContain("(12000 more characters)");
