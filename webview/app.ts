@@ -17,6 +17,7 @@ import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
+import { ContextChips } from "./views/context-chips";
 
 export class App {
   private readonly header: Header;
@@ -31,6 +32,8 @@ export class App {
   private readonly guidance: GuidanceList;
   private readonly mcpServers = new McpServersPanel();
   private readonly contextMeter: ContextMeter;
+  /** Palette: context attached from the editor for the next message. */
+  private readonly chips: ContextChips;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -61,6 +64,7 @@ export class App {
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
     this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
+    this.chips = new ContextChips((id) => send({ type: "composer.removeContext", id }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
@@ -91,6 +95,7 @@ export class App {
       this.resumed,
       this.reviews.root,
       this.permission.root,
+      this.chips.root,
       this.composer.root,
     );
   }
@@ -150,6 +155,12 @@ export class App {
         return;
       case "context":
         this.contextMeter.set(msg.meter);
+        return;
+      case "composer.context":
+        this.chips.set(msg.items);
+        return;
+      case "composer.focus":
+        this.composer.focus();
         return;
       default:
         msg satisfies never;
