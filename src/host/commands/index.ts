@@ -5,6 +5,8 @@
 // transcript, goes through the permission gate, and edits come back as reviewable diffs.
 import * as vscode from "vscode";
 import { hashlineReady } from "../../core/edit/hashline";
+import { createVscodeDiagnostics } from "../diagnostics";
+import { uriPathToFsPath } from "../workspace-fs";
 import type { ReviewFeature } from "../review";
 import type { SessionController } from "../session-controller";
 import type { ApiKeys } from "../settings";
@@ -65,6 +67,11 @@ export function registerPalette(context: vscode.ExtensionContext, deps: PaletteD
       );
     },
   };
+}
+
+function shownInTab(uri: vscode.Uri): boolean {
+  const key = uri.toString();
+  return (vscode.window.tabGroups?.all ?? []).some((g) => g.tabs.some((t) => (t.input as { uri?: vscode.Uri } | undefined)?.uri?.toString() === key));
 }
 
 /** The explorer passes the clicked file and all selected ones; a keybinding or the palette passes nothing. */
@@ -135,6 +142,15 @@ class PaletteCommands {
     if (!this.idle()) return;
     const doc = await vscode.workspace.openTextDocument(target);
     if (!(await readyForEdit(doc, "Fix Problems in File"))) return;
+    // Language servers check the files open in tabs: one picked in the Explorer is shown (without
+    // the focus) and its first report waited for, as the verification does.
+    if (!shownInTab(doc.uri)) {
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Yoke: waiting for the problems of ${modelPath(doc.uri)}` }, () =>
+        createVscodeDiagnostics(this.deps.log)
+          .current([uriPathToFsPath(doc.uri.path)], AbortSignal.timeout(60_000))
+          .catch(() => undefined),
+      );
+    }
     const problems = problemsToFix(fileProblems(doc.uri));
     if (!problems.length) {
       void vscode.window.showInformationMessage(`Yoke: VS Code reports no errors, warnings or infos in ${modelPath(doc.uri)}.`);
