@@ -264,7 +264,11 @@ describe("palette and editor commands in code-server", () => {
     await shot("opened");
 
     await vs.runCommand("Yoke: Show Log");
-    await page.locator(".part.panel .view-lines", { hasText: "[info]" }).first().waitFor({ timeout: 20_000 });
+    // Yoke's log channel in the Output panel: timestamped lines with their level (a loaded machine logs warnings too).
+    await page
+      .locator(".part.panel .view-lines", { hasText: /\d\d:\d\d:\d\d\.\d{3} \[(trace|debug|info|warning|error)\]/ })
+      .first()
+      .waitFor({ timeout: 20_000 });
     await shot("log");
   });
 });
