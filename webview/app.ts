@@ -18,6 +18,7 @@ import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
 import { CheckpointsPanel } from "./views/checkpoints";
+import { ContextChips } from "./views/context-chips";
 
 export class App {
   private readonly header: Header;
@@ -34,6 +35,8 @@ export class App {
   private readonly contextMeter: ContextMeter;
   /** Checkpoints: a restore's preview and "Undo restore" (the turn controls are in the message list). */
   private readonly checkpoints: CheckpointsPanel;
+  /** Palette: context attached from the editor for the next message. */
+  private readonly chips: ContextChips;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -64,6 +67,7 @@ export class App {
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
     this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
+    this.chips = new ContextChips((id) => send({ type: "composer.removeContext", id }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.checkpoints = new CheckpointsPanel(send);
@@ -97,6 +101,7 @@ export class App {
       this.reviews.root,
       this.checkpoints.root,
       this.permission.root,
+      this.chips.root,
       this.composer.root,
     );
   }
@@ -162,6 +167,12 @@ export class App {
         return;
       case "checkpointUndo":
         this.checkpoints.setUndo(msg.undo);
+        return;
+      case "composer.context":
+        this.chips.set(msg.items);
+        return;
+      case "composer.focus":
+        this.composer.focus();
         return;
       default:
         msg satisfies never;

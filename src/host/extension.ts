@@ -8,6 +8,7 @@ import { registerReview } from "./review"; // change review (src/host/review)
 import { addToProjectMemory } from "./guidance";
 import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
 import { startHostWatchdog } from "./host-watchdog"; // event-loop watchdog (issue 12)
+import { registerPalette } from "./commands"; // palette and editor commands, status bar (issue 13)
 
 /** The session shown last in this window (written by the session controller). */
 const LAST_SESSION_KEY = "yoke.lastSession";
@@ -29,10 +30,12 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     if (!controller) {
       controller = new (loadSessionModule().SessionController)(context, log, keys, () => panel.visible, review);
       context.subscriptions.push(controller);
+      palette.attach(controller);
     }
     return controller;
   };
   const panel: ChatViewProvider = new ChatViewProvider(context.extensionUri, getController, log);
+  const palette = registerPalette(context, { log, keys, review, reveal: () => panel.reveal(), controller: getController, existing: () => controller });
 
   context.subscriptions.push(
     log,
@@ -51,12 +54,8 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
       await panel.reveal();
       getController().newSession();
     }),
-    vscode.commands.registerCommand("yoke.stop", () => controller?.stop()),
-    vscode.commands.registerCommand("yoke.showLog", () => log.show()),
-    vscode.commands.registerCommand("yoke.openSession", () => openSessionPick(getController(), panel)),
     vscode.commands.registerCommand("yoke.setApiKey", () => setApiKey(keys)),
     vscode.commands.registerCommand("yoke.clearApiKey", () => clearApiKey(keys)),
-    vscode.commands.registerCommand("yoke.setPermissionMode", () => setPermissionMode(getController())),
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
     vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
     vscode.commands.registerCommand("yoke.restoreCheckpoint", () => getController().restoreCheckpoint()), // checkpoints (src/host/checkpoints.ts)
@@ -84,42 +83,6 @@ function loadSessionModule(): typeof import("./session-controller") {
   const bundle = "./session.js"; // not a literal in require(): the bundler must not inline it
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load of the second bundle, on purpose
   return require(bundle) as typeof import("./session-controller");
-}
-
-async function openSessionPick(controller: SessionController, panel: ChatViewProvider): Promise<void> {
-  const sessions = controller.history(true);
-  if (!sessions.length) {
-    void vscode.window.showInformationMessage("Yoke: no sessions in this workspace yet.");
-    return;
-  }
-  const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({
-      label: s.title,
-      description: `${s.status} · ${s.modelLabel}`,
-      detail: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : undefined,
-      id: s.id,
-    })),
-    { title: "Yoke: Open Session", placeHolder: "Sessions of this workspace, newest first", matchOnDescription: true },
-  );
-  if (!pick) return;
-  await panel.reveal();
-  controller.openSession(pick.id);
-}
-
-const MODE_PICKS = [
-  { mode: "default", label: "Ask (default)", detail: "Ask before edits and commands unless a rule allows them." },
-  { mode: "acceptEdits", label: "Accept edits", detail: "Apply file edits without asking; still ask before commands." },
-  { mode: "plan", label: "Plan (read-only)", detail: "The agent investigates and plans; it changes nothing." },
-  { mode: "bypassPermissions", label: "Bypass permissions", detail: "Never ask (deny rules still apply). Use only in a sandbox." },
-] as const;
-
-async function setPermissionMode(controller: SessionController): Promise<void> {
-  const current = await controller.currentMode();
-  const pick = await vscode.window.showQuickPick(
-    MODE_PICKS.map((m) => ({ ...m, description: m.mode === current ? "current" : m.mode })),
-    { title: "Yoke: Set Permission Mode", placeHolder: `Now: ${current}` },
-  );
-  if (pick) await controller.setMode(pick.mode);
 }
 
 const KEYED: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible"];

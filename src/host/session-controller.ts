@@ -68,13 +68,25 @@ export class SessionController implements vscode.Disposable {
   /** Summaries of listed logs, valid while the log's size and time are the same. */
   private readonly summaries = new Map<string, { mtimeMs: number; size: number; summary: SessionSummary }>();
   private probing: Promise<void> | undefined;
-  private post: (msg: HostToWebview) => void = () => {};
+  private post: (msg: HostToWebview) => void = (msg) => this.posted.fire(msg);
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
   private readonly mcp: HostMcp;
   private readonly checkpoints: CheckpointControls;
+
+  // --- palette (src/host/commands, src/host/status-bar.ts) ---
+  private readonly posted = new vscode.EventEmitter<HostToWebview>();
+  /** Every message meant for the panel, also while it is closed: the status bar follows the state with it. */
+  readonly onDidPost = this.posted.event;
+  /** Attaches what the editor commands added ("Add Selection/File to Chat") to the next prompt; set by src/host/commands. */
+  promptContext: { attach(text: string): string; remove(id: string): void } | undefined;
+  /** Sends a message to the panel (dropped while it is closed). */
+  postView(msg: HostToWebview): void {
+    this.post(msg);
+  }
+  // --- end palette ---
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -156,12 +168,15 @@ export class SessionController implements vscode.Disposable {
 
   /** Connects the webview; `post` is called with every message for it until `disconnect`. */
   connect(post: (msg: HostToWebview) => void): void {
-    this.post = post;
+    this.post = (msg) => {
+      this.posted.fire(msg);
+      post(msg);
+    };
     this.watchStore();
   }
 
   disconnect(): void {
-    this.post = () => {};
+    this.post = (msg) => this.posted.fire(msg);
   }
 
   get isRunning(): boolean {
@@ -224,13 +239,15 @@ export class SessionController implements vscode.Disposable {
       case "checkpointFork":
       case "checkpointDiff":
         return this.checkpoints.handle(msg);
+      case "composer.removeContext":
+        return this.promptContext?.remove(msg.id);
       default:
         msg satisfies never;
     }
   }
 
   send(text: string): Promise<void> {
-    return this.run((session) => session.send(text));
+    return this.run((session) => session.send(this.promptContext?.attach(text) ?? text));
   }
 
   /** Runs the loop on the live session (resuming the shown one first); one run at a time. */
@@ -474,6 +491,7 @@ export class SessionController implements vscode.Disposable {
       this.approver.dispose();
     }
     for (const d of this.disposables) d.dispose();
+    this.posted.dispose();
     this.mcp.dispose();
     // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
     this.store?.writer.dispose();

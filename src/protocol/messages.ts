@@ -155,6 +155,27 @@ export const GuidanceMessages = {
 };
 // --- end guidance ---
 
+// --- palette (src/host/commands): context the editor commands attach to the next message, shown as chips ---
+/** "Add Selection to Chat" / "Add File to Chat": one attachment waiting for the next message. */
+export const ContextChipView = z.object({
+  id,
+  kind: z.enum(["selection", "file"]),
+  /** Short: `tides.ts:3-9`, `tides.ts`. */
+  label: z.string(),
+  /** The path and range, shown as the chip's tooltip. */
+  detail: z.string(),
+});
+export type ContextChipView = z.infer<typeof ContextChipView>;
+export const PaletteMessages = {
+  /** The attachments waiting for the next message (the whole list, each time it changes); the host owns it. */
+  context: z.object({ type: z.literal("composer.context"), items: z.array(ContextChipView) }),
+  /** Put the keyboard focus into the prompt box ("Yoke: New Task"). */
+  focus: z.object({ type: z.literal("composer.focus") }),
+  /** The user removed a chip. */
+  removeContext: z.object({ type: z.literal("composer.removeContext"), id }),
+};
+// --- end palette ---
+
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
 export const PermissionModeView = z.enum(PERMISSION_MODES);
 
@@ -290,6 +311,9 @@ export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("context"), meter: ContextMeterView }),
   /** Checkpoints: a restore's preview, and the restore that can be undone (checkpoints block above). */
   ...CheckpointMessages.toWebview,
+  /** Palette: attachments waiting for the next message; focus the prompt box. */
+  PaletteMessages.context,
+  PaletteMessages.focus,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -334,6 +358,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   GuidanceMessages.toHost,
   /** Checkpoints: preview, restore, undo, fork, diff of one file (checkpoints block above). */
   ...CheckpointMessages.toHost,
+  /** Palette: a context chip removed. */
+  PaletteMessages.removeContext,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -107,7 +107,7 @@ describe("permissions in code-server", () => {
   it("switches the permission mode from the command palette and from the panel header", async () => {
     const { page } = vs;
     const frame = await vs.openPanel();
-    await vs.runCommand("Yoke: Set Permission Mode");
+    await vs.runCommand("Yoke: Switch Permission Mode");
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Plan (read-only)" }).first().click();
     await frame.locator("[data-testid=mode][data-mode=plan]").waitFor({ state: "attached", timeout: 15_000 });
     await expect.poll(() => frame.locator("[data-testid=mode]").inputValue(), { timeout: 30_000 }).toBe("plan");
