@@ -16,6 +16,7 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { cliArchitect } from "./architect";
 import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
@@ -119,6 +120,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   // A command that must not call the model (yoke compact) needs no provider, fallback chain or budgets.
   const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl(flags, config);
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
+  const architect = flags.offline ? undefined : await cliArchitect(flags, config, loop.provider, tools);
   const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
@@ -126,7 +128,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     dispose: () => mcp.dispose(),
     options: {
       store,
-      provider: loop.provider,
+      provider: architect?.provider ?? loop.provider,
       compaction: { settings: compaction.settings, summaryProvider },
       providerLabel: label,
       baseUrl: config.baseUrl,
@@ -145,6 +147,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
         guidanceExtension({ files: createNodeGuidanceFiles() }),
         mcp.extension(tools.map((t) => t.name)),
         ...loop.extensions,
+        ...(architect ? [architect.extension] : []),
       ],
     },
   };
