@@ -17,6 +17,7 @@ import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
 import { cliArchitect } from "./architect";
+import { cliTelemetry } from "./telemetry";
 import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
@@ -121,11 +122,15 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl(flags, config);
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
   const architect = flags.offline ? undefined : await cliArchitect(flags, config, loop.provider, tools);
+  const telemetry = flags.offline ? undefined : await cliTelemetry();
   const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
     store,
-    dispose: () => mcp.dispose(),
+    dispose: async () => {
+      await telemetry?.flush().catch(() => undefined);
+      await mcp.dispose();
+    },
     options: {
       store,
       provider: architect?.provider ?? loop.provider,
@@ -148,6 +153,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
         mcp.extension(tools.map((t) => t.name)),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
+        ...(telemetry ? [telemetry.extension] : []),
       ],
     },
   };

@@ -16,6 +16,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
 import { hostArchitect } from "./architect";
+import { hostTelemetry } from "./telemetry";
 import { hostLoopControl, LoopSettingsError } from "./loop-control";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
@@ -95,6 +96,7 @@ export class SessionOptionsBuilder {
         ...((await this.deps.extensions?.()) ?? []),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
+        ...(await hostTelemetry(this.deps.log)),
       ],
     };
   }
