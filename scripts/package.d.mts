@@ -4,4 +4,9 @@ export const VSIX_PATH: string;
 export const PTY_TARGETS: readonly string[];
 export function targetVsixPath(target: string, dir?: string): string;
 export function packageVsix(opts?: { log?: (line: string) => void; target?: string }): Promise<{ vsix: string; files: string[]; bytes: number; target?: string }>;
-export function packageAll(opts?: { log?: (line: string) => void; targets?: string[]; universal?: boolean; outDir?: string }): Promise<Array<{ vsix: string; files: string[]; bytes: number; target?: string }>>;
+export function packageAll(opts?: {
+  log?: (line: string) => void;
+  targets?: string[];
+  universal?: boolean;
+  outDir?: string;
+}): Promise<Array<{ vsix: string; files: string[]; bytes: number; target?: string }>>;

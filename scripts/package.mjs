@@ -113,7 +113,9 @@ function ptyBinaryPackage(target, log) {
   const tgz = packed.status === 0 ? readdirSync(tmp).find((f) => f.endsWith(".tgz")) : undefined;
   if (!tgz) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`could not fetch ${name}@${version} (npm pack exit ${packed.status ?? packed.signal}): ${(packed.stderr || packed.stdout || "").trim()}\nPackage the targets this machine has (--target) or try again with the registry reachable.`);
+    throw new Error(
+      `could not fetch ${name}@${version} (npm pack exit ${packed.status ?? packed.signal}): ${(packed.stderr || packed.stdout || "").trim()}\nPackage the targets this machine has (--target) or try again with the registry reachable.`,
+    );
   }
   run("tar", ["-xzf", tgz], `unpacking ${tgz}`, tmp);
   if (readJson(join(tmp, "package", "package.json")).version !== version) throw new Error(`${tgz} is not ${name}@${version}`);
@@ -129,7 +131,10 @@ function addPty(stage, target, log) {
   cpSync(join(ROOT, "node_modules", PTY), join(dest, "node-pty"), { recursive: true, dereference: true });
   // Debug symbols (the Windows packages' .pdb files, ~10 MB) are not needed to run.
   cpSync(ptyBinaryPackage(target, log), join(dest, `node-pty-${target}`), { recursive: true, dereference: true, filter: (src) => !src.endsWith(".pdb") });
-  appendFileSync(join(stage, ".vscodeignore"), `\n# ${target}: the pseudo-terminal library and its prebuilt binary (scripts/package.mjs)\n!dist/node_modules/${PTY}/**\n!dist/node_modules/${PTY}-${target}/**\n`);
+  appendFileSync(
+    join(stage, ".vscodeignore"),
+    `\n# ${target}: the pseudo-terminal library and its prebuilt binary (scripts/package.mjs)\n!dist/node_modules/${PTY}/**\n!dist/node_modules/${PTY}-${target}/**\n`,
+  );
 }
 
 /** Packages the built stage (with `target`: node-pty for it added, then taken out again). */
@@ -198,7 +203,10 @@ function targetsFromArgs(argv) {
   if (i < 0) return PTY_TARGETS;
   const value = argv[i].includes("=") ? argv[i].slice("--target=".length) : argv[i + 1];
   if (!value) throw new Error("--target needs a value, e.g. --target linux-x64");
-  return value.split(",").map((t) => t.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

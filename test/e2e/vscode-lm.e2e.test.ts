@@ -69,7 +69,12 @@ describe("vscode-lm provider through the real Language Model API", () => {
     expect(first[0]!.tools).toEqual(expect.arrayContaining(["read_file", "edit_file", "run_command"]));
     expect(first[0]!.toolMode).toBe(1);
     expect(first[0]!.messages[0]!.parts[0]!.value).toContain("Yoke");
-    expect(first[0]!.messages.at(-1)!.parts.map((p) => p.value).join("")).toContain("Say hello.");
+    expect(
+      first[0]!.messages
+        .at(-1)!
+        .parts.map((p) => p.value)
+        .join(""),
+    ).toContain("Say hello.");
 
     // A tool call: the permission card asks, Allow once runs it, the result goes back to the model.
     // A command that writes (mkdir), so the default mode asks.

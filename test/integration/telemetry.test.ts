@@ -30,8 +30,7 @@ interface OtlpSpan {
   status?: { code?: number; message?: string };
 }
 
-const value = (v: OtlpValue): unknown =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v.arrayValue?.values.map(value);
+const value = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v.arrayValue?.values.map(value);
 const attrs = (s: OtlpSpan) => Object.fromEntries(s.attributes.map((a) => [a.key, value(a.value)]));
 
 let llm: ScriptedServer | undefined;
@@ -75,7 +74,9 @@ function setup(telemetry: unknown): { ws: string; home: string; sessions: string
 }
 
 const run = (ws: string, home: string, sessions: string) =>
-  runCli(["run", "--provider", "openai-compatible", "--base-url", llm!.openaiBaseUrl, "--model", "gpt-5.1", "--cwd", ws, "--session-dir", sessions, "Read the README, PROMPT-TEXT"], { env: { HOME: home } });
+  runCli(["run", "--provider", "openai-compatible", "--base-url", llm!.openaiBaseUrl, "--model", "gpt-5.1", "--cwd", ws, "--session-dir", sessions, "Read the README, PROMPT-TEXT"], {
+    env: { HOME: home },
+  });
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {

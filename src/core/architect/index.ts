@@ -49,7 +49,7 @@ export function parseArchitectSettings(value: unknown, where = "architect"): Arc
     try {
       return parseFallbackSpec(text);
     } catch (err) {
-      throw new Error(`${where}.${key}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`${where}.${key}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   };
   return { editorModel: spec(v.editorModel, "editorModel"), ...(typeof v.model === "string" ? { model: spec(v.model, "model") } : {}) };

@@ -46,7 +46,11 @@ export function createOtlpTracer(settings: TelemetrySettings, service: { name: s
     tracer: {
       startSpan(name, opts) {
         const parent = opts.parent instanceof OtelSpan ? trace.setSpan(context.active(), opts.parent.span) : undefined;
-        const span = tracer.startSpan(name, { kind: opts.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: opts.attributes, ...(opts.startMs !== undefined ? { startTime: opts.startMs } : {}) }, parent);
+        const span = tracer.startSpan(
+          name,
+          { kind: opts.kind === "client" ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: opts.attributes, ...(opts.startMs !== undefined ? { startTime: opts.startMs } : {}) },
+          parent,
+        );
         return new OtelSpan(span);
       },
     },
