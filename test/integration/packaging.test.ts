@@ -40,6 +40,10 @@ describe("platform packages", () => {
       const manifest = spawnSync("unzip", ["-p", target.vsix, "extension.vsixmanifest"], { encoding: "utf8" }).stdout;
       expect(manifest).toContain(`TargetPlatform="${host}"`);
       expect(spawnSync("unzip", ["-p", universal.vsix, "extension.vsixmanifest"], { encoding: "utf8" }).stdout).not.toContain("TargetPlatform=");
+      // The OpenTelemetry SDK is in dist/otel.js only: not on activation's path, not in the session bundle.
+      const bundle = (f: string) => spawnSync("unzip", ["-p", universal.vsix, `extension/dist/${f}`], { encoding: "utf8", maxBuffer: 64 << 20 }).stdout;
+      expect(bundle("otel.js")).toContain("BatchSpanProcessor");
+      for (const f of ["extension.js", "session.js"]) expect(bundle(f)).not.toContain("BatchSpanProcessor");
 
       // Unpacked as VS Code installs it: node-pty resolves from dist/ and its binary opens a pty.
       const dir = join(out, "unpacked");
