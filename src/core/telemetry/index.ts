@@ -5,7 +5,8 @@
  * - `invoke_agent yoke` (internal): one per prompt of the user, until the run is done, failed or
  *   was stopped; carries the conversation id, provider, model and the summed token usage;
  * - `chat {model}` (client), child of the turn: one per model request, from `thinking` to the
- *   assistant message, with usage, finish reason, the model that answered, and error.type when it
+ *   assistant message, with usage, finish reason, the model that answered (it names the span when
+ *   it is not the session's model: architect mode's editor, a fallback), and error.type when it
  *   failed;
  * - `execute_tool {tool}` (internal), child of the turn: from the call's start to its result;
  *   a call refused before it ran is a span of no length with `yoke.tool.outcome` "not_run".
@@ -139,6 +140,11 @@ export function telemetryExtension(tracer: SpanTracer): Extension {
               turn.output += e.usage.outputTokens;
             }
             if (!chat) return;
+            // Another model answered than the session started with (architect mode's editor, a fallback).
+            if (e.model !== chat.model) {
+              chat.span.updateName(`chat ${e.model}`);
+              chat.span.setAttributes({ "gen_ai.request.model": e.model, "yoke.session_model": chat.model });
+            }
             chat.span.setAttributes({
               "gen_ai.response.model": e.model,
               "gen_ai.usage.input_tokens": e.usage.inputTokens,

@@ -8,6 +8,8 @@ export type Attributes = Record<string, AttributeValue>;
 
 export interface TraceSpan {
   setAttributes(attributes: Attributes): void;
+  /** Renames the span (a request's model is known for sure only once it answered). */
+  updateName(name: string): void;
   /** Marks the span failed: `error.type` and an error status with `message`. */
   setError(type: string, message?: string): void;
   /** Ends the span at `atMs` (epoch ms; default now). Later calls do nothing. */

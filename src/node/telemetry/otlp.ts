@@ -24,6 +24,9 @@ class OtelSpan implements TraceSpan {
   setAttributes(attributes: Record<string, string | number | boolean | string[]>): void {
     this.span.setAttributes(attributes);
   }
+  updateName(name: string): void {
+    this.span.updateName(name);
+  }
   setError(type: string, message?: string): void {
     this.span.setAttribute("error.type", type);
     this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });

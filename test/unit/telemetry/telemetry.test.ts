@@ -6,6 +6,7 @@ import type { Extension } from "../../../src/core/extensions/types";
 import { AgentSession, type AgentSessionOptions } from "../../../src/core/loop/agent-session";
 import type { Approver } from "../../../src/core/loop/types";
 import { silentLogger, type Searcher, type WorkspaceFs } from "../../../src/core/ports";
+import type { Provider } from "../../../src/core/providers/types";
 import { telemetryExtension, type Attributes, type SpanTracer, type TraceSpan } from "../../../src/core/telemetry";
 import { parseTelemetrySettings } from "../../../src/core/telemetry/settings";
 import { defineTool, type ToolDefinition } from "../../../src/core/tools/types";
@@ -32,6 +33,9 @@ function memoryTracer(): SpanTracer & { spans: Recorded[] } {
       spans.push(r);
       const handle: TraceSpan = {
         setAttributes: (a) => Object.assign(r.attributes, a),
+        updateName: (n) => {
+          r.name = n;
+        },
         setError: (type) => {
           r.error = type;
         },
@@ -92,6 +96,37 @@ describe("telemetry extension", () => {
     expect(chat2.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 10 });
     expect(agent.attributes).toMatchObject({ "yoke.outcome": "done", "yoke.requests": 2, "yoke.tool_calls": 1, "gen_ai.conversation.id": session.id });
     expect(tracer.spans.every((s) => s.end !== undefined && s.end >= s.start)).toBe(true);
+    await session.end("other");
+  });
+
+  it("names a request's span by the model that answered it (architect mode's editor, a fallback)", async () => {
+    const tracer = memoryTracer();
+    const inner = createFakeProvider([toolTurn({ id: "c1", name: "touch", input: { path: "a.txt" } }), textTurn("Done.")]);
+    let model = "planner";
+    const provider: Provider = {
+      id: "openai-compatible",
+      get model() {
+        return model;
+      },
+      async *stream(req) {
+        if (inner.requests.length === 1) model = "editor";
+        yield* inner.stream(req);
+      },
+    };
+    const session = await AgentSession.create({
+      store: createMemoryStore(),
+      provider,
+      tools: [touch] as ToolDefinition[],
+      services: { fs: { root: "/ws" } as WorkspaceFs, search: {} as Searcher, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      extensions: [telemetryExtension(tracer)],
+    });
+    await session.send("touch a.txt");
+    const chats = tracer.spans.filter((s) => s.attributes["gen_ai.operation.name"] === "chat");
+    expect(chats.map((c) => c.name)).toEqual(["chat planner", "chat editor"]);
+    expect(chats[1]!.attributes).toMatchObject({ "gen_ai.request.model": "editor", "gen_ai.response.model": "editor", "yoke.session_model": "planner" });
+    expect(tracer.spans.find((s) => s.name === "execute_tool touch")?.attributes["yoke.tool.outcome"]).toBe("ok");
     await session.end("other");
   });
 
