@@ -75,10 +75,26 @@ function classify(err: unknown): ProviderError {
   return new ProviderError("server", err instanceof Error ? err.message : String(err));
 }
 
+/** Token counts of messages already counted, per model: each request counts only its new messages. */
+const counted = new Map<string, number>();
+const MAX_COUNTED = 5000;
+
+async function countMessage(chat: vscode.LanguageModelChat, m: vscode.LanguageModelChatMessage, token: vscode.CancellationToken): Promise<number> {
+  const key = `${chat.vendor}/${chat.id}\u0000${String(m.role)}\u0000${JSON.stringify(m.content)}`;
+  const known = counted.get(key);
+  if (known !== undefined) return known;
+  const n = await chat.countTokens(m, token);
+  if (counted.size >= MAX_COUNTED) counted.clear();
+  counted.set(key, n);
+  return n;
+}
+
 /** Input and output tokens by the model's tokenizer; undefined when the provider cannot count. */
 async function countUsage(chat: vscode.LanguageModelChat, sent: vscode.LanguageModelChatMessage[], output: string, token: vscode.CancellationToken): Promise<Usage | undefined> {
   try {
-    const [inputs, outputTokens] = await Promise.all([Promise.all(sent.map((m) => chat.countTokens(m, token))), output ? chat.countTokens(output, token) : Promise.resolve(0)]);
+    // Both inside async functions: a provider without countTokens rejects, it never throws past a pending promise.
+    const countOutput = async () => (output ? chat.countTokens(output, token) : 0);
+    const [inputs, outputTokens] = await Promise.all([Promise.all(sent.map((m) => countMessage(chat, m, token))), countOutput()]);
     const inputTokens = inputs.reduce((a, b) => a + b, 0);
     if (![inputTokens, outputTokens].every((n) => Number.isFinite(n) && n >= 0)) return undefined;
     return { inputTokens: Math.round(inputTokens), outputTokens: Math.round(outputTokens), cacheReadTokens: 0, cacheWriteTokens: 0 };
