@@ -38,8 +38,9 @@ const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-si
 const targets = [
   {
     ...common,
-    // session.js (the agent core, SDKs) is required on first use so activation stays light.
-    entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts" },
+    // session.js (the agent core, SDKs) is required on first use so activation stays light;
+    // otel.js (the OpenTelemetry SDK, also the CLI's) only when the telemetry setting is on.
+    entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts", otel: "src/node/telemetry/otlp.ts" },
     outdir,
     platform: "node",
     format: "cjs",

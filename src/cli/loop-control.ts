@@ -26,7 +26,7 @@ export interface LoopControlFlags {
 }
 
 /** The value of `key` in the settings file with the highest priority that sets it. */
-async function setting(flags: LoopControlFlags, key: string): Promise<{ value: unknown; label: string } | undefined> {
+export async function setting(flags: LoopControlFlags, key: string): Promise<{ value: unknown; label: string } | undefined> {
   const sources = await loadSettingsSources({ cwd: flags.cwd, home: homedir(), extraFiles: flags.settings });
   let found: { value: unknown; label: string } | undefined;
   for (const s of sources) {

@@ -16,6 +16,8 @@ import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
+import { cliArchitect } from "./architect";
+import { cliTelemetry } from "./telemetry";
 import { cliLoopControl } from "./loop-control";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
@@ -119,14 +121,19 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   // A command that must not call the model (yoke compact) needs no provider, fallback chain or budgets.
   const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl(flags, config);
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
+  const architect = flags.offline ? undefined : await cliArchitect(flags, config, loop.provider, tools);
+  const telemetry = flags.offline ? undefined : await cliTelemetry();
   const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
     store,
-    dispose: () => mcp.dispose(),
+    dispose: async () => {
+      await telemetry?.flush().catch(() => undefined);
+      await mcp.dispose();
+    },
     options: {
       store,
-      provider: loop.provider,
+      provider: architect?.provider ?? loop.provider,
       compaction: { settings: compaction.settings, summaryProvider },
       providerLabel: label,
       baseUrl: config.baseUrl,
@@ -145,6 +152,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
         guidanceExtension({ files: createNodeGuidanceFiles() }),
         mcp.extension(tools.map((t) => t.name)),
         ...loop.extensions,
+        ...(architect ? [architect.extension] : []),
+        ...(telemetry ? [telemetry.extension] : []),
       ],
     },
   };

@@ -15,6 +15,8 @@ import type { Provider } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
+import { hostArchitect } from "./architect";
+import { hostTelemetry } from "./telemetry";
 import { hostLoopControl, LoopSettingsError } from "./loop-control";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
@@ -55,12 +57,14 @@ export class SessionOptionsBuilder {
     const folder = folders[0];
     if (!folder) throw new UserFacingError("Open a folder first: Yoke works on the files of a workspace folder.");
     const s = readSettings();
-    const loop = await hostLoopControl(withTiming(await this.provider(s), this.deps.log), createBuiltinTools(), async (id, model) =>
-      withTiming(await this.provider({ ...s, ...(id && id !== s.provider ? { provider: id as HostSettings["provider"], baseUrl: "" } : {}), model }), this.deps.log),
-    ).catch((err: unknown) => {
+    const make = async (id: string | undefined, model: string) =>
+      withTiming(await this.provider({ ...s, ...(id && id !== s.provider ? { provider: id as HostSettings["provider"], baseUrl: "" } : {}), model }), this.deps.log);
+    const userFacing = (err: unknown) => {
       throw err instanceof LoopSettingsError ? new UserFacingError(err.message) : err;
-    });
-    const provider = loop.provider;
+    };
+    const loop = await hostLoopControl(withTiming(await this.provider(s), this.deps.log), createBuiltinTools(), make).catch(userFacing);
+    const architect = await hostArchitect(loop.provider, loop.tools, make).catch(userFacing);
+    const provider = architect?.provider ?? loop.provider;
     const key = folders.map((f) => `${f.name}=${f.uri.toString()}`).join("|");
     if (this.fs?.key !== key) this.fs = { key, fs: createVscodeWorkspaceFs(folder.uri, folders) };
     const fs = this.fs.fs;
@@ -91,6 +95,8 @@ export class SessionOptionsBuilder {
         guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }),
         ...((await this.deps.extensions?.()) ?? []),
         ...loop.extensions,
+        ...(architect ? [architect.extension] : []),
+        ...(await hostTelemetry(this.deps.log)),
       ],
     };
   }

@@ -2,7 +2,7 @@
  * The extension registry of one session: handlers per point, run in priority order with
  * stop-propagation, each failure contained and reported.
  */
-import type { NewEvent } from "../events";
+import type { NewEvent, SessionEvent } from "../events";
 import type { Disposable, Logger } from "../ports";
 import type { ToolDefinition } from "../tools/types";
 import type { Extension, ExtensionApi, Handler, HandlerOptions, PointInput, PointName, PointResult, SessionInfo } from "./types";
@@ -32,6 +32,7 @@ export interface RunOptions<P extends PointName> {
 export class ExtensionRegistry {
   private readonly handlers: Registered[] = [];
   private readonly teardown: Disposable[] = [];
+  private readonly observers: Array<{ extension: string; listener: (event: SessionEvent) => void }> = [];
   private order = 0;
 
   constructor(
@@ -66,6 +67,16 @@ export class ExtensionRegistry {
           return { dispose: () => this.remove(r) };
         },
         record: (event) => this.record(event),
+        onEvent: (listener) => {
+          const o = { extension: ext.name, listener };
+          this.observers.push(o);
+          return {
+            dispose: () => {
+              const i = this.observers.indexOf(o);
+              if (i >= 0) this.observers.splice(i, 1);
+            },
+          };
+        },
         addTools: (tools) => {
           if (!settingUp) throw new Error(`extension "${ext.name}" added tools after its setup: tools can only be added during setup`);
           if (!this.tools) throw new Error("this session does not take tools from extensions");
@@ -119,6 +130,17 @@ export class ExtensionRegistry {
     return out;
   }
 
+  /** Tells the observers (ExtensionApi.onEvent) of an event just stored. */
+  notify(event: SessionEvent): void {
+    for (const o of [...this.observers]) {
+      try {
+        o.listener(event);
+      } catch (err) {
+        this.log.error(`extension ${o.extension} failed observing a ${event.type} event`, err);
+      }
+    }
+  }
+
   dispose(): void {
     for (const d of this.teardown.splice(0)) {
       try {
@@ -128,6 +150,7 @@ export class ExtensionRegistry {
       }
     }
     this.handlers.length = 0;
+    this.observers.length = 0;
   }
 
   private remove(r: Registered): void {

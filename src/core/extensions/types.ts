@@ -191,6 +191,11 @@ export interface ExtensionApi {
    * already taken fails the extension's setup.
    */
   addTools(tools: readonly ToolDefinition[]): void;
+  /**
+   * Observes every event appended to the session log, after it is stored (read-only: for
+   * observers such as tracing). A listener that throws is logged; the others and the loop go on.
+   */
+  onEvent(listener: (event: SessionEvent) => void): Disposable;
 }
 
 /** A mechanism that plugs into the loop. `setup` runs once per session, before session.start. */

@@ -266,6 +266,7 @@ export class AgentSession implements AgentSessionApi {
 
   private append(event: NewEvent): SessionEvent {
     const stored = this.sessionLog.append(event);
+    this.ctx?.extensions.notify(stored);
     this.eventListeners.fire(stored, (err) => this.log.error("event listener failed", err));
     return stored;
   }

@@ -34,6 +34,7 @@ vi.mock("vscode", () => {
   class LanguageModelError extends Error {
     static NoPermissions = { name: "NoPermissions" };
     static NotFound = { name: "NotFound" };
+    static Blocked = { name: "Blocked" };
     constructor(
       message: string,
       readonly code: string,
@@ -140,6 +141,38 @@ describe("vscode-lm provider", () => {
     const err = (await collect(createVscodeLmProvider("m").stream(request())).catch((e: unknown) => e)) as InstanceType<typeof ProviderError>;
     expect(err.kind).toBe("auth");
     expect(err.message).toContain("Allow Yoke to use this model");
+  });
+
+  it("counts usage with the model's tokenizer, each message once", async () => {
+    const counts: unknown[] = [];
+    const model = {
+      id: "counting",
+      family: "counting",
+      vendor: "test",
+      countTokens: async (x: unknown) => (counts.push(x), typeof x === "string" ? x.length : 10),
+      sendRequest: async () => ({
+        stream: (async function* () {
+          yield new vscode.LanguageModelTextPart("abcdef");
+        })(),
+      }),
+    };
+    vscode.__state.models = [model];
+    const provider = createVscodeLmProvider("counting");
+    const events = await collect(provider.stream(request()));
+    // 4 messages (system, user, assistant call, tool result) at 10 each; the answer "abcdef" is 6.
+    expect(events).toContainEqual({ type: "usage", usage: { inputTokens: 40, outputTokens: 6, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(counts).toHaveLength(5);
+    const longer = { ...request(), messages: [...request().messages, { role: "user" as const, text: "and b.ts?" }] };
+    const again = await collect(provider.stream(longer));
+    expect(again).toContainEqual({ type: "usage", usage: { inputTokens: 50, outputTokens: 6, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(counts).toHaveLength(7); // only the new message and the answer were counted
+  });
+
+  it("classifies a blocked request as a rate limit", async () => {
+    vscode.__state.models = [{ id: "m", family: "m", sendRequest: async () => Promise.reject(new vscode.LanguageModelError("Quota exceeded.", "Blocked")) }];
+    const err = (await collect(createVscodeLmProvider("m").stream(request())).catch((e: unknown) => e)) as InstanceType<typeof ProviderError>;
+    expect(err.kind).toBe("rate_limit");
+    expect(err.retryable).toBe(true);
   });
 
   it("reports an aborted request as aborted", async () => {
