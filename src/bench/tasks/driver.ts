@@ -121,6 +121,8 @@ export function freshWorkspace(template: string): Workspace {
 
 interface CliOutcome {
   code: number | null;
+  /** performance.now() when the process exited (its output may close later). */
+  exitedAt: number;
   stdout: string;
   stderr: string;
 }
@@ -133,9 +135,11 @@ function runCli(cli: string, args: string[], env: Record<string, string>, timeou
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    let exitedAt = 0;
+    child.on("exit", () => (exitedAt = performance.now()));
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, exitedAt: exitedAt || performance.now(), stdout, stderr });
     });
   });
 }
@@ -186,7 +190,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
     const wallMs = performance.now() - started;
     if (process.env.YOKE_BENCH_TASK_TRACE) {
       const at = bridge.arrivals.map((t) => Math.round(t - started));
-      process.stderr.write(`[trace] ${o.task}/${o.policyName}: requests at ${at.join(", ")} ms; exit at ${Math.round(wallMs)} ms\n`);
+      process.stderr.write(`[trace] ${o.task}/${o.policyName}: requests at ${at.join(", ")} ms; process exit at ${Math.round(cli.exitedAt - started)} ms, output closed at ${Math.round(wallMs)} ms\n`);
     }
     let detail = bridge.policyError ? `policy: ${bridge.policyError}` : undefined;
     if (cli.code !== 0 && !detail) detail = `yoke run exited ${cli.code}: ${(cli.stderr || cli.stdout).trim().slice(-400)}`;

@@ -18,7 +18,7 @@ import type { BenchMetric, BenchSection } from "../types";
 import { runTask, type TaskRun } from "./driver";
 import { POLICIES, TEST_POLICIES, type Policy } from "./policies";
 import { createTasks, type Task } from "./tasks";
-import { PRICES } from "./tokens";
+import { countTokens, PRICES } from "./tokens";
 
 export const POLICY_NAMES = Object.keys(POLICIES);
 
@@ -171,6 +171,7 @@ export async function bench(): Promise<BenchSection> {
   const policies = onlyPolicies ?? POLICY_NAMES;
   const jobs = Math.max(1, Number(process.env.YOKE_BENCH_TASK_JOBS) || 2);
   const template = prepareTemplate(fixture);
+  countTokens("load the tokenizer before the clock starts");
   const started = performance.now();
   let runs: TaskRun[];
   try {

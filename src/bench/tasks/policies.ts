@@ -63,6 +63,16 @@ export function parseGrep(output: string): Map<string, ViewLine[]> {
   return files;
 }
 
+/** A tool result the loop cut to its start and end (too long for the context). */
+const SPILLED = /^\[This result is [\d,]+ characters .* too long for the context/;
+/** read_file's header: "File: p (lines A-B of N)". */
+const SHOWN_PART = /^File: .* \(lines (\d+)-(\d+) of (\d+)/m;
+/** The next line to read after a ranged read, when the file goes on. */
+const nextOf = (output: string): number | undefined => {
+  const m = SHOWN_PART.exec(output);
+  return m && Number(m[2]) < Number(m[3]) ? Number(m[2]) + 1 : undefined;
+};
+
 /** "Call read_file with offset=N" when a read stopped before the end of the file. */
 const moreAt = (output: string): number | undefined => {
   const m = /Call read_file with offset=(\d+) to see more/.exec(output);
@@ -236,16 +246,23 @@ class FileMemory {
   constructor(private readonly io: ModelIO) {}
 
   /** Reads a whole file (continuing while read_file stops early), unless it is already known. */
-  async ensure(path: string, force = false): Promise<string[]> {
+  async ensure(path: string, force = false, inPieces = false): Promise<string[]> {
     const have = this.files.get(path);
     if (have && !force) return have;
     const lines: string[] = [];
-    let offset: number | undefined;
+    let offset: number | undefined = inPieces ? 1 : undefined;
+    let limit: number | undefined = inPieces ? 1000 : undefined;
     for (;;) {
-      const r = await this.io.call("read_file", { path, ...(offset ? { offset } : {}), ...(force ? { force: true } : {}) });
+      const r = await this.io.call("read_file", { path, ...(offset ? { offset } : {}), ...(limit ? { limit } : {}), ...(force ? { force: true } : {}) });
       if (r.isError) fail(`read_file ${path} failed: ${r.output.slice(0, 200)}`);
+      if (SPILLED.test(r.output) && !limit) {
+        // Too long for the context (only its start and end are shown): read it in smaller pieces.
+        limit = 1000;
+        offset ??= 1;
+        continue;
+      }
       lines.push(...parseView(r.output).map((l) => l.text));
-      offset = moreAt(r.output);
+      offset = moreAt(r.output) ?? (limit && SHOWN_PART.exec(r.output) ? nextOf(r.output) : undefined);
       if (!offset) break;
     }
     this.files.set(path, lines);
@@ -261,10 +278,10 @@ class FileMemory {
     }
     const results = await this.io.parallel(todo.map((path) => ({ name: "read_file", input: { path, ...(force ? { force: true } : {}) } })));
     todo.forEach((p, i) => {
-      if (moreAt(results[i]!.output)) this.files.delete(p);
+      if (moreAt(results[i]!.output) || SPILLED.test(results[i]!.output)) this.files.delete(p);
       else this.files.set(p, parseView(results[i]!.output).map((l) => l.text));
     });
-    for (const p of todo) if (!this.files.has(p)) await this.ensure(p, force);
+    for (const p of todo) if (!this.files.has(p)) await this.ensure(p, force, true);
   }
 
   apply(path: string, start: number, end: number, after: string[]): void {
@@ -403,7 +420,7 @@ export const aiderPolicy: Policy = async (goal, io) => {
             i = span.end;
           }
           for (const e of list) e.after = e.before.map((l) => renameLine(l, s.word, s.to));
-          edits.set(f, list);
+          if (list.length) edits.set(f, list);
         }
         await send(edits);
       } else if (s.kind === "fix") {
