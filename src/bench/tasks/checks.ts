@@ -87,7 +87,9 @@ export const onlyChanged =
   async (dir) => {
     const now = new Set(walkFiles(dir));
     const before = new Set(walkFiles(original));
-    const changed = [...new Set([...now, ...before])].filter((f) => !files.includes(f) && !f.startsWith("test/__check") && !f.startsWith("tools/forecast/test__check")).filter((f) => read(dir, f) !== read(original, f));
+    const changed = [...new Set([...now, ...before])]
+      .filter((f) => !files.includes(f) && !f.startsWith("test/__check") && !f.startsWith("tools/forecast/test__check"))
+      .filter((f) => read(dir, f) !== read(original, f));
     return changed.length ? `unexpected changes in ${changed.join(", ")}` : undefined;
   };
 

@@ -75,7 +75,12 @@ function prepareTemplate(fixture: string): { dir: string; dispose(): void } {
 
 function listFromEnv(name: string): string[] | undefined {
   const v = process.env[name]?.trim();
-  return v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+  return v
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 async function pool<T, R>(items: T[], jobs: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -133,11 +138,15 @@ export function markdown(runs: TaskRun[], machine: string): string {
   for (const [p, t] of Object.entries(totals)) {
     const whole = t.inputTokens + t.outputTokens;
     const ratio = base ? (whole / (base.inputTokens + base.outputTokens)).toFixed(2) : "-";
-    lines.push(`| ${p} | ${t.passed}/${t.tasks} | ${t.requests} | ${fmt(t.inputTokens)} | ${fmt(t.cachedInputTokens)} | ${fmt(t.outputTokens)} | ${fmt(whole)} | ${ratio} | ${t.costUsd.toFixed(4)} | ${(t.wallMs / 1000).toFixed(1)} | ${overhead(p)} |`);
+    lines.push(
+      `| ${p} | ${t.passed}/${t.tasks} | ${t.requests} | ${fmt(t.inputTokens)} | ${fmt(t.cachedInputTokens)} | ${fmt(t.outputTokens)} | ${fmt(whole)} | ${ratio} | ${t.costUsd.toFixed(4)} | ${(t.wallMs / 1000).toFixed(1)} | ${overhead(p)} |`,
+    );
   }
   lines.push("", "| task | policy | passed | requests | input (cached) | output | cost (USD) | wall (s) |", "|---|---|:-:|---:|---:|---:|---:|---:|");
   for (const r of runs) {
-    lines.push(`| ${r.task} | ${r.policy} | ${r.passed ? "yes" : "**no**"} | ${r.requests} | ${fmt(r.inputTokens)} (${fmt(r.cachedInputTokens)}) | ${fmt(r.outputTokens)} | ${r.costUsd.toFixed(4)} | ${(r.wallMs / 1000).toFixed(1)} |`);
+    lines.push(
+      `| ${r.task} | ${r.policy} | ${r.passed ? "yes" : "**no**"} | ${r.requests} | ${fmt(r.inputTokens)} (${fmt(r.cachedInputTokens)}) | ${fmt(r.outputTokens)} | ${r.costUsd.toFixed(4)} | ${(r.wallMs / 1000).toFixed(1)} |`,
+    );
   }
   return lines.join("\n");
 }
@@ -205,7 +214,10 @@ export async function bench(): Promise<BenchSection> {
       wallMs: round(r.wallMs),
     })),
     totals: Object.fromEntries(
-      Object.entries(totals).map(([p, t]) => [p, { passed: t.passed, requests: t.requests, inputTokens: t.inputTokens, cachedInputTokens: t.cachedInputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, wallMs: t.wallMs }]),
+      Object.entries(totals).map(([p, t]) => [
+        p,
+        { passed: t.passed, requests: t.requests, inputTokens: t.inputTokens, cachedInputTokens: t.cachedInputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, wallMs: t.wallMs },
+      ]),
     ),
   };
   const base = totals["claude-code-style"];

@@ -97,7 +97,7 @@ function editGroups(steps: EditStep[]): EditStep[][] {
 /** Runs the steps, batching consecutive edits of one file into a group. */
 async function walk(goal: Goal, handlers: { edits(group: EditStep[]): Promise<void>; other(step: Exclude<Step, EditStep>): Promise<void> }): Promise<void> {
   const steps = goal.steps;
-  for (let i = 0; i < steps.length; ) {
+  for (let i = 0; i < steps.length;) {
     if (isEdit(steps[i]!)) {
       const run: EditStep[] = [];
       while (i < steps.length && isEdit(steps[i]!)) run.push(steps[i++] as EditStep);
@@ -279,7 +279,11 @@ class FileMemory {
     const results = await this.io.parallel(todo.map((path) => ({ name: "read_file", input: { path, ...(force ? { force: true } : {}) } })));
     todo.forEach((p, i) => {
       if (moreAt(results[i]!.output) || SPILLED.test(results[i]!.output)) this.files.delete(p);
-      else this.files.set(p, parseView(results[i]!.output).map((l) => l.text));
+      else
+        this.files.set(
+          p,
+          parseView(results[i]!.output).map((l) => l.text),
+        );
     });
     for (const p of todo) if (!this.files.has(p)) await this.ensure(p, force, true);
   }
@@ -343,7 +347,11 @@ export const claudeCodePolicy: Policy = async (goal, io) => {
         }
         const results = await io.parallel(calls);
         if (results.some((x) => x.isError)) fail("a rename edit failed");
-        for (const f of files) mem.files.set(f, mem.files.get(f)!.map((l) => renameLine(l, s.word, s.to)));
+        for (const f of files)
+          mem.files.set(
+            f,
+            mem.files.get(f)!.map((l) => renameLine(l, s.word, s.to)),
+          );
       } else if (s.kind === "fix") {
         const r = await io.call("run_command", { command: s.command });
         for (const x of namedLines(r.output, s.pattern)) {
@@ -379,7 +387,18 @@ export const aiderPolicy: Policy = async (goal, io) => {
   };
   const send = async (edits: Map<string, Array<{ start: number; end: number; before: string[]; after: string[] }>>) => {
     const files = [...edits.keys()];
-    const results = await io.parallel(files.map((f) => ({ name: "edit_file", input: { path: f, edits: edits.get(f)!.map((e) => block(f, e.before, e.after)).join("\n\n") } })));
+    const results = await io.parallel(
+      files.map((f) => ({
+        name: "edit_file",
+        input: {
+          path: f,
+          edits: edits
+            .get(f)!
+            .map((e) => block(f, e.before, e.after))
+            .join("\n\n"),
+        },
+      })),
+    );
     results.forEach((r, i) => {
       if (r.isError) fail(`edit_file ${files[i]} failed: ${r.output.slice(0, 300)}`);
     });

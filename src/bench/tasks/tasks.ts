@@ -23,7 +23,10 @@ export function createTasks(original: string): Task[] {
       kind: "rename across files",
       goal: {
         prompt: "Rename the function computeSubtotal to sumLineItems everywhere (definition, imports, calls, tests).",
-        steps: [{ kind: "rename", word: "computeSubtotal", to: "sumLineItems" }, { kind: "run", command: "bash scripts/test.sh ts test/pricing.test.ts test/orders.test.ts test/report.test.ts" }],
+        steps: [
+          { kind: "rename", word: "computeSubtotal", to: "sumLineItems" },
+          { kind: "run", command: "bash scripts/test.sh ts test/pricing.test.ts test/orders.test.ts test/report.test.ts" },
+        ],
       },
       check: all(nowhere(/\bcomputeSubtotal\b/), contains("src/pricing.ts", "export function sumLineItems("), tsTests("test/pricing.test.ts", "test/orders.test.ts", "test/report.test.ts")),
     },
@@ -129,7 +132,10 @@ test("formatCents keeps the sign and the currency", () => {
       },
       // The new test passes, and it really tests formatCents: with formatCents broken it fails.
       check: all(tsTests("test/format.test.ts"), contains("test/format.test.ts", "formatCents"), async (dir) => {
-        const broken = await sh(dir, `sed -i 's/const sign = cents < 0 ? "-" : "";/const sign = "";/' src/money.ts && grep -q 'const sign = "";' src/money.ts && bash scripts/test.sh ts test/format.test.ts`);
+        const broken = await sh(
+          dir,
+          `sed -i 's/const sign = cents < 0 ? "-" : "";/const sign = "";/' src/money.ts && grep -q 'const sign = "";' src/money.ts && bash scripts/test.sh ts test/format.test.ts`,
+        );
         return broken.code === 0 ? "the new test still passes with formatCents broken (it does not test it)" : undefined;
       }),
     },
@@ -210,7 +216,10 @@ test("entry added after the 25mm knob", () => {
       kind: "rename in a 2,000-line file and its test",
       goal: {
         prompt: "Rename findEntry to lookupEntry in the catalog module and everything that uses it.",
-        steps: [{ kind: "rename", word: "findEntry", to: "lookupEntry" }, { kind: "run", command: "bash scripts/test.sh ts test/catalog.test.ts" }],
+        steps: [
+          { kind: "rename", word: "findEntry", to: "lookupEntry" },
+          { kind: "run", command: "bash scripts/test.sh ts test/catalog.test.ts" },
+        ],
       },
       check: all(nowhere(/\bfindEntry\b/), contains("src/catalog.ts", "export function lookupEntry("), tsTests("test/catalog.test.ts"), unchangedBut("src/catalog.ts", "test/catalog.test.ts")),
     },
@@ -232,15 +241,24 @@ test("entry added after the 25mm knob", () => {
       kind: "rename across files (Python)",
       goal: {
         prompt: "Rename load_rows to read_rows in the forecasting tool (definition, calls, tests).",
-        steps: [{ kind: "rename", word: "load_rows", to: "read_rows", path: "tools" }, { kind: "run", command: "bash scripts/test.sh py tools.forecast.test_series_io" }],
+        steps: [
+          { kind: "rename", word: "load_rows", to: "read_rows", path: "tools" },
+          { kind: "run", command: "bash scripts/test.sh py tools.forecast.test_series_io" },
+        ],
       },
-      check: all(nowhere(/\bload_rows\b/), contains("tools/forecast/series_io.py", "def read_rows("), pyTests("tools.forecast.test_series_io"), unchangedBut("tools/forecast/series_io.py", "tools/forecast/test_series_io.py")),
+      check: all(
+        nowhere(/\bload_rows\b/),
+        contains("tools/forecast/series_io.py", "def read_rows("),
+        pyTests("tools.forecast.test_series_io"),
+        unchangedBut("tools/forecast/series_io.py", "tools/forecast/test_series_io.py"),
+      ),
     },
     {
       id: "py-method-option",
       kind: "add an option through a call chain (Python)",
       goal: {
-        prompt: 'Add `method: str = "average"` to forecast(); with "smooth" it uses the last exponential_smoothing value instead of the moving average. Add a --method option (average|smooth) to the CLI and pass it on.',
+        prompt:
+          'Add `method: str = "average"` to forecast(); with "smooth" it uses the last exponential_smoothing value instead of the moving average. Add a --method option (average|smooth) to the CLI and pass it on.',
         steps: [
           {
             kind: "replace",
@@ -270,7 +288,12 @@ test("entry added after the 25mm knob", () => {
             after: 'parser.add_argument("--window", type=int, default=4)',
             lines: ['    parser.add_argument("--method", choices=["average", "smooth"], default="average")'],
           },
-          { kind: "replace", file: "tools/forecast/cli.py", from: "result[sku] = forecast(values, args.horizon, args.window)", lines: ["        result[sku] = forecast(values, args.horizon, args.window, args.method)"] },
+          {
+            kind: "replace",
+            file: "tools/forecast/cli.py",
+            from: "result[sku] = forecast(values, args.horizon, args.window)",
+            lines: ["        result[sku] = forecast(values, args.horizon, args.window, args.method)"],
+          },
           { kind: "run", command: "bash scripts/test.sh py tools.forecast.test_model" },
         ],
       },
@@ -330,7 +353,10 @@ class MethodTest(unittest.TestCase):
           { kind: "run", command: 'bash scripts/release.sh "out dir" && tar -tzf "out dir/stockroom-1.4.0.tar.gz" | head -3 && rm -rf "out dir" out' },
         ],
       },
-      check: all(passes('d=$(mktemp -d) && bash scripts/release.sh "$d/with space" 9.9.9 && tar -tzf "$d/with space/stockroom-9.9.9.tar.gz" | grep -q src/money.ts; s=$?; rm -rf "$d"; exit $s'), unchangedBut("scripts/release.sh")),
+      check: all(
+        passes('d=$(mktemp -d) && bash scripts/release.sh "$d/with space" 9.9.9 && tar -tzf "$d/with space/stockroom-9.9.9.tar.gz" | grep -q src/money.ts; s=$?; rm -rf "$d"; exit $s'),
+        unchangedBut("scripts/release.sh"),
+      ),
     },
     {
       id: "remove-dead-code",
@@ -586,7 +612,12 @@ test("long variants", () => {
         steps: [
           { kind: "replace", file: "src/config.ts", from: "freeShippingFrom: 7500,", lines: ["  freeShippingFrom: 10000,"] },
           { kind: "replace", file: "README.md", from: "75.00 or more ship free", lines: ["100.00 or more ship free; others pay the shipping fee from `config.ts`."] },
-          { kind: "replace", file: "test/pricing.test.ts", from: 'const big = quote([{ sku: "BR-1100", quantity: 10', lines: ['  const big = quote([{ sku: "BR-1100", quantity: 12, unitPrice: 895 }], config);'] },
+          {
+            kind: "replace",
+            file: "test/pricing.test.ts",
+            from: 'const big = quote([{ sku: "BR-1100", quantity: 10',
+            lines: ['  const big = quote([{ sku: "BR-1100", quantity: 12, unitPrice: 895 }], config);'],
+          },
           { kind: "run", command: "bash scripts/test.sh ts test/pricing.test.ts" },
         ],
       },

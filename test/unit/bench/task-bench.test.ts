@@ -45,7 +45,22 @@ describe("policies read the real tools' output", () => {
 describe("edit_file with SEARCH/REPLACE blocks as the edits", () => {
   it("applies every block of the text, as old_string/new_string pairs", async () => {
     ws = createTempWorkspace({ "src/x.ts": FILE });
-    const blocks = ["src/x.ts", "<<<<<<< SEARCH", "export function a() {", "=======", "export function first() {", ">>>>>>> REPLACE", "", "<<<<<<< SEARCH", "export function b() {", "  return 1;", "=======", "export function b() {", "  return 2;", ">>>>>>> REPLACE"].join("\n");
+    const blocks = [
+      "src/x.ts",
+      "<<<<<<< SEARCH",
+      "export function a() {",
+      "=======",
+      "export function first() {",
+      ">>>>>>> REPLACE",
+      "",
+      "<<<<<<< SEARCH",
+      "export function b() {",
+      "  return 1;",
+      "=======",
+      "export function b() {",
+      "  return 2;",
+      ">>>>>>> REPLACE",
+    ].join("\n");
     const out = await callTool([editFileTool], "edit_file", { path: "src/x.ts", edits: blocks }, ws.context());
     expect(out.isError).toBeFalsy();
     expect(ws.read("src/x.ts")).toBe("export function first() {\n  return 1;\n}\n\nexport function b() {\n  return 2;\n}\n");
