@@ -116,7 +116,7 @@ export function freshWorkspace(template: string): Workspace {
   const home = join(root, "home");
   cpSync(template, dir, { recursive: true });
   mkdirSync(home);
-  return { dir, home, dispose: () => rmSync(root, { recursive: true, force: true }) };
+  return { dir, home, dispose: () => (process.env.YOKE_BENCH_TASK_KEEP ? process.stderr.write(`[bench] kept ${dir}\n`) : rmSync(root, { recursive: true, force: true })) };
 }
 
 interface CliOutcome {
