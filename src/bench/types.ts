@@ -15,6 +15,10 @@ export interface BenchSection {
   section: string;
   method: string;
   metrics: BenchMetric[];
+  /** More text for the human output (e.g. a Markdown table), printed after the metrics. */
+  details?: string;
+  /** The section's own JSON document: `--json` prints it alone when this is the only section run. */
+  document?: unknown;
 }
 
 export type BenchFn = () => Promise<BenchSection>;

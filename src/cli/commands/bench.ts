@@ -21,7 +21,9 @@ export async function benchCommand(argv: string[]): Promise<number> {
     if (!values.json) process.stderr.write(`[bench] ${name}...\n`);
     results.push(await (await sections[name]!())());
   }
-  if (values.json) {
+  if (values.json && results.length === 1 && results[0]!.document !== undefined) {
+    printJson(results[0]!.document);
+  } else if (values.json) {
     printJson({ machine, date: new Date().toISOString(), sections: results });
   } else {
     process.stdout.write(`machine: ${machine.cpuModel}, ${machine.cpus} cores, ${machine.memGiB} GiB, Node ${machine.node}\n`);
@@ -31,6 +33,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
         const base = m.baseline !== undefined ? `  (baseline ${fmt(m.baseline)} ${m.unit}${m.ratio !== undefined ? `, ratio ${m.ratio.toFixed(2)}` : ""})` : "";
         process.stdout.write(`- ${m.name}: ${m.value === null ? "not measured" : `${fmt(m.value)} ${m.unit}`}${base}${m.note ? ` — ${m.note}` : ""}\n`);
       }
+      if (s.details) process.stdout.write(`\n${s.details}\n`);
     }
   }
   return 0;

@@ -80,6 +80,14 @@ export function readEditArgs(value: unknown): EditArgs {
         /* reported below */
       }
     }
+    if (typeof edits === "string" && looksLikeBlocks(edits)) {
+      // SEARCH/REPLACE text blocks as the edits (aider-style models): the same pairs as old_string/new_string.
+      const r = parseEditBlocks(edits);
+      if (!r.ok) return { ok: false, message: `Cannot read the SEARCH/REPLACE blocks: ${r.message}` };
+      const other = r.blocks.find((b) => b.path && path && !samePath(b.path, path));
+      if (other) return { ok: false, message: `a block is for "${other.path}", but the edit is for ${path}; give one file's blocks per edit` };
+      edits = r.blocks.map((b): SearchReplaceEdit => ({ old_string: b.search.join("\n"), new_string: b.replace.join("\n") }));
+    }
     if (Array.isArray(edits)) list = edits;
     else if (isObj(edits)) list = [edits];
     else if (edits === undefined && (pick(value, OLD_KEYS) || pick(value, NEW_KEYS) || typeof value.op === "string")) list = [value];

@@ -1,6 +1,7 @@
 /** edit_file: hashline ops and/or search/replace pairs on one file, all or nothing. */
 import { z } from "zod";
 import { applyEditsToBytes } from "../edit/apply-edits";
+import { looksLikeBlocks } from "../edit/block-parser";
 import { ACCEPTED_SHAPES, pathOf, readEditArgs } from "../edit/edit-input";
 import { hashlineReady } from "../edit/hashline";
 import { summarizeEdit } from "../edit/summary";
@@ -55,6 +56,11 @@ function canonicalArgs(value: unknown, ctx: { addIssue(issue: { code: "custom"; 
   }
   const r = readEditArgs(o);
   if (r.ok) return { path: p.path ?? o.path, edits: r.edits };
+  // SEARCH/REPLACE blocks that cannot be applied as given: the reader's account is the useful one.
+  if (typeof o.edits === "string" && looksLikeBlocks(o.edits)) {
+    ctx.addIssue({ code: "custom", message: r.message });
+    return z.NEVER;
+  }
   const hasEdits = "edits" in o || ["old_string", "oldString", "old_str", "new_string", "newString", "new_str", "op"].some((k) => k in o);
   if (!hasEdits) {
     ctx.addIssue({ code: "custom", message: r.message });

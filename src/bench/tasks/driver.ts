@@ -1,0 +1,217 @@
+/**
+ * Runs one task with one policy model: a fresh copy of the sample repository, the scripted LLM
+ * server on 127.0.0.1 answering from the policy, and the real `yoke run` CLI as a child process
+ * (the real loop, tools, sandbox and session log). Then the task's check decides success.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startScriptedLlmServer, type RecordedRequest, type ScriptedTurn } from "../../demo/scripted-llm-server";
+import { readExchange } from "../../demo/wire-conversation";
+import type { Goal } from "./goal";
+import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
+import { answerTokens, costUsd, requestSegments, requestTokens } from "./tokens";
+
+export interface TaskRun {
+  task: string;
+  policy: string;
+  passed: boolean;
+  requests: number;
+  /** Every input token of every request (fresh + cached). */
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  wallMs: number;
+  /** Time the "model" took (the policy deciding, inside the server's handler). */
+  modelMs: number;
+  /** Why it failed: the check's message, the policy's error, or the CLI's. */
+  detail?: string;
+}
+
+/** Bridges the scripted server (one request = one model turn) and a policy written as straight-line code. */
+class PolicyBridge {
+  private started = false;
+  private finished = false;
+  private waiting?: (results: ToolResult[]) => void;
+  private pendingTurn?: (turn: ScriptedTurn) => void;
+  private lastCalls = 0;
+  private previous?: string[];
+  policyError?: string;
+  readonly stats = { requests: 0, input: 0, cached: 0, output: 0, modelMs: 0 };
+  /** When each request arrived (performance.now()). */
+  readonly arrivals: number[] = [];
+
+  constructor(
+    private readonly goal: Goal,
+    private readonly policy: Policy,
+  ) {}
+
+  private readonly io: ModelIO = {
+    call: async (name, input) => (await this.io.parallel([{ name, input }]))[0]!,
+    parallel: (calls: ToolCall[]) =>
+      new Promise<ToolResult[]>((resolve) => {
+        if (!calls.length) return resolve([]);
+        this.waiting = resolve;
+        this.lastCalls = calls.length;
+        this.emit({ toolCalls: calls.map((c) => ({ name: c.name, input: c.input })) });
+      }),
+  };
+
+  private emit(turn: ScriptedTurn): void {
+    const p = this.pendingTurn;
+    this.pendingTurn = undefined;
+    p?.(turn);
+  }
+
+  readonly script = async (req: RecordedRequest): Promise<ScriptedTurn> => {
+    const t0 = performance.now();
+    this.arrivals.push(t0);
+    const segments = requestSegments(req);
+    const tokens = requestTokens(segments, this.previous);
+    this.previous = segments;
+    const next = new Promise<ScriptedTurn>((resolve) => (this.pendingTurn = resolve));
+    if (this.finished) this.emit({ text: "Done." });
+    else if (!this.started) {
+      this.started = true;
+      this.policy(this.goal, this.io).then(
+        (text) => {
+          this.finished = true;
+          this.emit({ text });
+        },
+        (err: unknown) => {
+          this.finished = true;
+          this.policyError = err instanceof Error ? err.message : String(err);
+          this.emit({ text: `I could not finish: ${this.policyError}` });
+        },
+      );
+    } else {
+      const steps = readExchange(req).steps.slice(-this.lastCalls);
+      const resume = this.waiting;
+      this.waiting = undefined;
+      resume?.(steps.map((s) => ({ output: s.output, isError: s.isError })));
+    }
+    const turn = await next;
+    const output = answerTokens(turn.text, turn.toolCalls ?? []);
+    this.stats.requests++;
+    this.stats.input += tokens.input;
+    this.stats.cached += tokens.cached;
+    this.stats.output += output;
+    this.stats.modelMs += performance.now() - t0;
+    return { ...turn, usage: { input: tokens.input - tokens.cached, output, cacheRead: tokens.cached } };
+  };
+}
+
+export interface Workspace {
+  dir: string;
+  home: string;
+  dispose(): void;
+}
+
+/** A fresh copy of the prepared sample repository, and an empty home for the CLI (no user settings). */
+export function freshWorkspace(template: string): Workspace {
+  const root = mkdtempSync(join(tmpdir(), "yoke-task-"));
+  const dir = join(root, "repo");
+  const home = join(root, "home");
+  cpSync(template, dir, { recursive: true });
+  mkdirSync(home);
+  return { dir, home, dispose: () => (process.env.YOKE_BENCH_TASK_KEEP ? process.stderr.write(`[bench] kept ${dir}\n`) : rmSync(root, { recursive: true, force: true })) };
+}
+
+interface CliOutcome {
+  code: number | null;
+  /** performance.now() when the process exited (its output may close later). */
+  exitedAt: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(cli: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    let exitedAt = 0;
+    child.on("exit", () => (exitedAt = performance.now()));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, exitedAt: exitedAt || performance.now(), stdout, stderr });
+    });
+  });
+}
+
+export interface RunOptions {
+  cli: string;
+  template: string;
+  task: string;
+  policyName: string;
+  policy: Policy;
+  goal: Goal;
+  check(dir: string): Promise<string | undefined>;
+  timeoutMs?: number;
+}
+
+export async function runTask(o: RunOptions): Promise<TaskRun> {
+  const ws = freshWorkspace(o.template);
+  const bridge = new PolicyBridge(o.goal, o.policy);
+  const server = await startScriptedLlmServer({ script: bridge.script });
+  try {
+    const started = performance.now();
+    const cli = await runCli(
+      o.cli,
+      [
+        "run",
+        "--cwd",
+        ws.dir,
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.anthropicBaseUrl,
+        "--model",
+        "claude-sonnet-4-5",
+        "--api-key-env",
+        "YOKE_TASK_BENCH_KEY",
+        "--permission-mode",
+        "bypassPermissions",
+        "--session-dir",
+        join(ws.home, "sessions"),
+        "--max-turns",
+        "80",
+        "--json",
+        o.goal.prompt,
+      ],
+      { HOME: ws.home, USERPROFILE: ws.home, YOKE_TASK_BENCH_KEY: "task-bench" },
+      o.timeoutMs ?? 180_000,
+    );
+    const wallMs = performance.now() - started;
+    if (process.env.YOKE_BENCH_TASK_TRACE) {
+      const at = bridge.arrivals.map((t) => Math.round(t - started));
+      process.stderr.write(`[trace] ${o.task}/${o.policyName}: requests at ${at.join(", ")} ms; process exit at ${Math.round(cli.exitedAt - started)} ms, output closed at ${Math.round(wallMs)} ms\n`);
+    }
+    let detail = bridge.policyError ? `policy: ${bridge.policyError}` : undefined;
+    if (cli.code !== 0 && !detail) detail = `yoke run exited ${cli.code}: ${(cli.stderr || cli.stdout).trim().slice(-400)}`;
+    const failed = await o.check(ws.dir).catch((e: unknown) => `check threw: ${String(e)}`);
+    if (failed) detail = detail ? `${detail}; check: ${failed}` : `check: ${failed}`;
+    const s = bridge.stats;
+    return {
+      task: o.task,
+      policy: o.policyName,
+      passed: failed === undefined,
+      requests: s.requests,
+      inputTokens: s.input,
+      cachedInputTokens: s.cached,
+      outputTokens: s.output,
+      costUsd: costUsd(s.input - s.cached, s.cached, s.output),
+      wallMs,
+      modelMs: s.modelMs,
+      ...(detail ? { detail } : {}),
+    };
+  } finally {
+    await server.close();
+    ws.dispose();
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Bench section "tasks": whole tasks over a sample repository, each run through the real
+ * `yoke run` CLI by four policy models (yoke, claude-code-style, aider-style, bash-only) served
+ * by the scripted LLM server. Figures: requests, input tokens (fresh / cached prefix), output
+ * tokens, cost at a stated price table, wall time and harness overhead per turn, per task and
+ * per policy. `yoke bench --only tasks --json` prints {"tasks": [...], "totals": {...}}.
+ *
+ * Environment (for tests and quick runs): YOKE_BENCH_TASKS=id,id (a subset of the tasks),
+ * YOKE_BENCH_TASK_POLICIES=name,name (a subset, or the test-only "broken" policy),
+ * YOKE_BENCH_TASK_JOBS=N (runs at once, default 2).
+ */
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import type { BenchMetric, BenchSection } from "../types";
+import { runTask, type TaskRun } from "./driver";
+import { POLICIES, TEST_POLICIES, type Policy } from "./policies";
+import { createTasks, type Task } from "./tasks";
+import { countTokens, PRICES } from "./tokens";
+
+export const POLICY_NAMES = Object.keys(POLICIES);
+
+/** The fields of one row of the JSON document, in order. */
+export type TaskRow = Pick<TaskRun, "task" | "policy" | "passed" | "requests" | "inputTokens" | "cachedInputTokens" | "outputTokens" | "costUsd" | "wallMs">;
+export type PolicyTotals = Omit<TaskRow, "task" | "policy" | "passed"> & { passed: number; tasks: number };
+
+function cliPath(): string {
+  const candidates = [process.argv[1], join(__dirname, "cli.js")];
+  const found = candidates.find((p) => p && /cli\.js$/.test(p) && existsSync(p));
+  if (!found) throw new Error("the tasks bench runs the built CLI (dist/cli.js): run `npm run build` first");
+  return found;
+}
+
+function listTs(dir: string, rel = ""): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel))) {
+    const p = rel ? `${rel}/${name}` : name;
+    if (statSync(join(dir, p)).isDirectory()) out.push(...listTs(dir, p));
+    else if (p.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The sample repository as each run starts from it: the fixture, the `typescript` package its
+ * test hook needs, and the hook's transpile cache filled (so the compiler loads only when a run
+ * changed a file). Built once per bench run.
+ */
+function prepareTemplate(fixture: string): { dir: string; dispose(): void } {
+  const root = mkdtempSync(join(tmpdir(), "yoke-task-template-"));
+  const dir = join(root, "repo");
+  cpSync(fixture, dir, { recursive: true });
+  const req = createRequire(__filename);
+  const tsMain = req.resolve("typescript");
+  const tsPkg = dirname(dirname(tsMain));
+  mkdirSync(join(dir, "node_modules/typescript/lib"), { recursive: true });
+  cpSync(join(tsPkg, "package.json"), join(dir, "node_modules/typescript/package.json"));
+  cpSync(tsMain, join(dir, "node_modules/typescript/lib", "typescript.js"));
+  const ts = req("typescript") as typeof import("typescript");
+  const cache = join(dir, "node_modules/.cache/ts-hook");
+  mkdirSync(cache, { recursive: true });
+  for (const f of listTs(dir).filter((p) => !p.startsWith("node_modules/"))) {
+    const source = readFileSync(join(dir, f), "utf8");
+    const out = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      fileName: join(dir, f),
+      reportDiagnostics: false,
+    });
+    writeFileSync(join(cache, createHash("sha1").update(source).digest("hex") + ".js"), out.outputText);
+  }
+  return { dir, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+function listFromEnv(name: string): string[] | undefined {
+  const v = process.env[name]?.trim();
+  return v
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+}
+
+async function pool<T, R>(items: T[], jobs: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, worker));
+  return out;
+}
+
+const round = (n: number, digits = 0) => Number(n.toFixed(digits));
+
+export function totalsOf(runs: TaskRun[]): Record<string, PolicyTotals> {
+  const totals: Record<string, PolicyTotals> = {};
+  for (const r of runs) {
+    const t = (totals[r.policy] ??= { passed: 0, tasks: 0, requests: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 });
+    t.tasks++;
+    if (r.passed) t.passed++;
+    t.requests += r.requests;
+    t.inputTokens += r.inputTokens;
+    t.cachedInputTokens += r.cachedInputTokens;
+    t.outputTokens += r.outputTokens;
+    t.costUsd += r.costUsd;
+    t.wallMs += r.wallMs;
+  }
+  for (const t of Object.values(totals)) {
+    t.costUsd = round(t.costUsd, 4);
+    t.wallMs = round(t.wallMs);
+  }
+  return totals;
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** The Markdown tables: totals per policy, then every task. */
+export function markdown(runs: TaskRun[], machine: string): string {
+  const totals = totalsOf(runs);
+  const overhead = (p: string) => {
+    const rs = runs.filter((r) => r.policy === p);
+    const turns = rs.reduce((n, r) => n + r.requests, 0);
+    return turns ? (rs.reduce((n, r) => n + r.wallMs - r.modelMs, 0) / turns).toFixed(0) : "-";
+  };
+  const base = totals["claude-code-style"];
+  const lines = [
+    `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
+    "",
+    "| policy | passed | requests | input tokens | of them cached | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const [p, t] of Object.entries(totals)) {
+    const whole = t.inputTokens + t.outputTokens;
+    const ratio = base ? (whole / (base.inputTokens + base.outputTokens)).toFixed(2) : "-";
+    lines.push(
+      `| ${p} | ${t.passed}/${t.tasks} | ${t.requests} | ${fmt(t.inputTokens)} | ${fmt(t.cachedInputTokens)} | ${fmt(t.outputTokens)} | ${fmt(whole)} | ${ratio} | ${t.costUsd.toFixed(4)} | ${(t.wallMs / 1000).toFixed(1)} | ${overhead(p)} |`,
+    );
+  }
+  lines.push("", "| task | policy | passed | requests | input (cached) | output | cost (USD) | wall (s) |", "|---|---|:-:|---:|---:|---:|---:|---:|");
+  for (const r of runs) {
+    lines.push(
+      `| ${r.task} | ${r.policy} | ${r.passed ? "yes" : "**no**"} | ${r.requests} | ${fmt(r.inputTokens)} (${fmt(r.cachedInputTokens)}) | ${fmt(r.outputTokens)} | ${r.costUsd.toFixed(4)} | ${(r.wallMs / 1000).toFixed(1)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+const DOC_START = "<!-- tasks-bench:start -->";
+const DOC_END = "<!-- tasks-bench:end -->";
+
+/** Replaces the generated part of docs/benchmarks.md (between its markers), when this is a checkout with that file. */
+function writeDoc(cli: string, table: string): string | undefined {
+  const doc = join(dirname(cli), "..", "docs", "benchmarks.md");
+  if (!existsSync(doc)) return undefined;
+  const text = readFileSync(doc, "utf8");
+  const a = text.indexOf(DOC_START);
+  const b = text.indexOf(DOC_END);
+  if (a < 0 || b < a) return undefined;
+  writeFileSync(doc, `${text.slice(0, a + DOC_START.length)}\n${table}\n${text.slice(b)}`);
+  return doc;
+}
+
+export async function bench(): Promise<BenchSection> {
+  const cli = cliPath();
+  const fixture = join(dirname(cli), "..", "test", "fixtures", "task-repo");
+  if (!existsSync(fixture)) throw new Error(`the sample repository is missing: ${fixture}`);
+  const all = createTasks(fixture);
+  const onlyTasks = listFromEnv("YOKE_BENCH_TASKS");
+  const onlyPolicies = listFromEnv("YOKE_BENCH_TASK_POLICIES");
+  const known: Record<string, Policy> = { ...POLICIES, ...TEST_POLICIES };
+  for (const t of onlyTasks ?? []) if (!all.some((x) => x.id === t)) throw new Error(`YOKE_BENCH_TASKS: no task "${t}" (tasks: ${all.map((x) => x.id).join(", ")})`);
+  for (const p of onlyPolicies ?? []) if (!known[p]) throw new Error(`YOKE_BENCH_TASK_POLICIES: no policy "${p}" (policies: ${Object.keys(known).join(", ")})`);
+  const tasks: Task[] = onlyTasks ? all.filter((t) => onlyTasks.includes(t.id)) : all;
+  const policies = onlyPolicies ?? POLICY_NAMES;
+  const jobs = Math.max(1, Number(process.env.YOKE_BENCH_TASK_JOBS) || 2);
+  const template = prepareTemplate(fixture);
+  countTokens("load the tokenizer before the clock starts");
+  const started = performance.now();
+  let runs: TaskRun[];
+  try {
+    const work = tasks.flatMap((task) => policies.map((policy) => ({ task, policy })));
+    runs = await pool(work, jobs, async ({ task, policy }) => {
+      const r = await runTask({ cli, template: template.dir, task: task.id, policyName: policy, policy: known[policy]!, goal: task.goal, check: task.check });
+      if (!r.passed) process.stderr.write(`[bench] tasks: ${task.id} / ${policy} failed: ${r.detail}\n`);
+      return r;
+    });
+  } finally {
+    template.dispose();
+  }
+  const totalMs = performance.now() - started;
+  const machine = `${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${jobs} runs at once`;
+  const table = markdown(runs, machine);
+  const full = !onlyTasks && !onlyPolicies;
+  const doc = full ? writeDoc(cli, table) : undefined;
+  if (doc) process.stderr.write(`[bench] tasks: table written to ${doc}\n`);
+
+  const totals = totalsOf(runs);
+  const document = {
+    tasks: runs.map((r): TaskRow => ({
+      task: r.task,
+      policy: r.policy,
+      passed: r.passed,
+      requests: r.requests,
+      inputTokens: r.inputTokens,
+      cachedInputTokens: r.cachedInputTokens,
+      outputTokens: r.outputTokens,
+      costUsd: round(r.costUsd, 6),
+      wallMs: round(r.wallMs),
+    })),
+    totals: Object.fromEntries(
+      Object.entries(totals).map(([p, t]) => [
+        p,
+        { passed: t.passed, requests: t.requests, inputTokens: t.inputTokens, cachedInputTokens: t.cachedInputTokens, outputTokens: t.outputTokens, costUsd: t.costUsd, wallMs: t.wallMs },
+      ]),
+    ),
+  };
+  const base = totals["claude-code-style"];
+  const metrics: BenchMetric[] = [];
+  for (const [p, t] of Object.entries(totals)) {
+    const whole = t.inputTokens + t.outputTokens;
+    const baseline = base ? base.inputTokens + base.outputTokens : undefined;
+    metrics.push({ name: `${p}: tasks passed`, value: t.passed, unit: `of ${t.tasks}` });
+    metrics.push({
+      name: `${p}: whole-task tokens (input + output, all tasks)`,
+      value: whole,
+      unit: "tokens",
+      ...(baseline && p !== "claude-code-style" ? { baseline, ratio: whole / baseline } : {}),
+      note: `${t.cachedInputTokens} of ${t.inputTokens} input tokens cached; ${t.outputTokens} output; ${t.requests} requests; $${t.costUsd.toFixed(4)}`,
+    });
+  }
+  metrics.push({ name: "whole run (all tasks, all policies)", value: round(totalMs / 1000, 1), unit: "s" });
+  return {
+    section: "tasks",
+    method:
+      `${tasks.length} tasks over the sample repository test/fixtures/task-repo (TypeScript, Python, shell; 3,400 lines), each run through the real \`yoke run\` CLI ` +
+      "(anthropic provider against the scripted LLM server on 127.0.0.1, bypassPermissions, default sandbox) by each policy model; success is the task's machine check " +
+      "(tests run with node and python3, file contents, nothing else changed). Tokens: js-tiktoken o200k_base over the text of each request (tool definitions, system prompt, " +
+      "messages) plus 3 per message; cached = the leading segments equal to the previous request's. Cost at " +
+      `${PRICES.name} ($${PRICES.inputPerM}/M input, $${PRICES.cachedInputPerM}/M cached, $${PRICES.outputPerM}/M output).`,
+    metrics,
+    details: table,
+    document,
+  };
+}

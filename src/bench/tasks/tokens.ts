@@ -1,0 +1,101 @@
+/**
+ * Token accounting of the task benchmark: what one request to the model costs in input tokens
+ * (fresh and cached prefix) and what its answer costs in output tokens, counted with a real
+ * tokenizer (js-tiktoken o200k_base) over the text the model would see.
+ */
+import { createRequire } from "node:module";
+import type { RecordedRequest } from "../../demo/types";
+
+type Encoder = { encode(text: string): number[] };
+
+let encoder: Encoder | undefined;
+
+/** js-tiktoken (o200k_base), loaded at run time so its ranks stay out of the CLI bundle. */
+function tokenizer(): Encoder {
+  if (encoder) return encoder;
+  const req = createRequire(__filename);
+  const { Tiktoken } = req("js-tiktoken/lite") as { Tiktoken: new (ranks: unknown) => Encoder };
+  const ranks = req("js-tiktoken/ranks/o200k_base") as { default?: unknown };
+  encoder = new Tiktoken(ranks.default ?? ranks);
+  return encoder;
+}
+
+const memo = new Map<string, number>();
+
+/** Tokens of a text (memoised: the same message is counted once per run of the bench). */
+export function countTokens(text: string): number {
+  let n = memo.get(text);
+  if (n === undefined) {
+    n = text ? tokenizer().encode(text).length : 0;
+    if (memo.size > 50_000) memo.clear();
+    memo.set(text, n);
+  }
+  return n;
+}
+
+/** Chat-format overhead per message (role markers), as in OpenAI's token-counting guide. */
+export const TOKENS_PER_MESSAGE = 3;
+
+type Json = Record<string, unknown>;
+const asArray = (x: unknown): Json[] => (Array.isArray(x) ? (x as Json[]) : []);
+
+/** The text of a message's content: a string, or blocks (text, tool calls, tool results) in either wire format. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  return asArray(content)
+    .map((p) => {
+      if (p.type === "tool_use") return `${String(p.name)} ${JSON.stringify(p.input ?? {})}`;
+      if (p.type === "tool_result") return contentText(p.content);
+      return typeof p.text === "string" ? p.text : "";
+    })
+    .join("\n");
+}
+
+/**
+ * The request as the segments a provider's prompt cache sees, in order: the tool definitions,
+ * the system prompt, then each message (role, text, tool calls with their JSON arguments, tool results).
+ */
+export function requestSegments(req: RecordedRequest): string[] {
+  const segments = [JSON.stringify(req.body.tools ?? [])];
+  if (req.body.system !== undefined) segments.push(`system\n${contentText(req.body.system)}`);
+  for (const m of asArray(req.body.messages)) {
+    const calls = asArray(m.tool_calls).map((c) => {
+      const fn = (c.function ?? {}) as Json;
+      return `\n${String(fn.name)} ${typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {})}`;
+    });
+    segments.push(`${String(m.role)}\n${contentText(m.content)}${calls.join("")}`);
+  }
+  return segments;
+}
+
+export interface RequestTokens {
+  input: number;
+  /** Tokens of the leading segments equal to the previous request's: a prompt cache's hit. */
+  cached: number;
+}
+
+/** Input tokens of a request, and how many of them the previous request of the same run already had as its prefix. */
+export function requestTokens(segments: string[], previous: string[] | undefined): RequestTokens {
+  let input = 0;
+  let cached = 0;
+  let prefix = previous !== undefined;
+  segments.forEach((s, i) => {
+    const n = countTokens(s) + (i === 0 ? 0 : TOKENS_PER_MESSAGE);
+    input += n;
+    if (prefix && previous![i] === s) cached += n;
+    else prefix = false;
+  });
+  return { input, cached };
+}
+
+/** Output tokens of an answer: its text and each tool call's name and JSON arguments. */
+export function answerTokens(text: string | undefined, calls: Array<{ name: string; input: unknown }>): number {
+  return countTokens(text ?? "") + calls.reduce((n, c) => n + countTokens(`${c.name} ${JSON.stringify(c.input)}`), 0);
+}
+
+/** The stated price table (USD per million tokens). */
+export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cachedInputPerM: 0.3, outputPerM: 15 };
+
+export function costUsd(fresh: number, cached: number, output: number): number {
+  return (fresh * PRICES.inputPerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
+}

@@ -1,0 +1,68 @@
+// The task benchmark through the real CLI: `yoke bench --only tasks --json` on a few tasks for all
+// four policies prints the documented shape with every run passing its check, and a policy that
+// leaves the goal's last change out fails the same checks.
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, runCli } from "../support/cli";
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+const POLICIES = ["yoke", "claude-code-style", "aider-style", "bash-only"];
+const TASKS = ["csv-quoted-fields", "rename-subtotal"];
+const ROW_KEYS = ["task", "policy", "passed", "requests", "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "wallMs"];
+
+interface Doc {
+  tasks: Array<Record<string, unknown>>;
+  totals: Record<string, Record<string, unknown>>;
+}
+
+async function bench(env: Record<string, string>): Promise<{ doc: Doc; stderr: string }> {
+  const r = await runCli(["bench", "--only", "tasks", "--json"], { env: { YOKE_BENCH_TASKS: TASKS.join(","), ...env } });
+  expect(r.code, r.stderr).toBe(0);
+  return { doc: JSON.parse(r.stdout) as Doc, stderr: r.stderr };
+}
+
+describe("yoke bench --only tasks", () => {
+  it("runs the tasks for all four policies and prints the documented JSON", async () => {
+    const { doc, stderr } = await bench({});
+    expect(Object.keys(doc)).toEqual(["tasks", "totals"]);
+    expect(doc.tasks).toHaveLength(TASKS.length * POLICIES.length);
+    for (const row of doc.tasks) {
+      expect(Object.keys(row)).toEqual(ROW_KEYS);
+      expect(row.passed, `${String(row.task)} / ${String(row.policy)}: ${stderr}`).toBe(true);
+      expect(row.requests).toBeGreaterThanOrEqual(2);
+      expect(row.inputTokens).toBeGreaterThan(row.cachedInputTokens as number);
+      expect(row.cachedInputTokens).toBeGreaterThan(0);
+      expect(row.outputTokens).toBeGreaterThan(0);
+      expect(row.costUsd).toBeGreaterThan(0);
+      expect(row.wallMs).toBeGreaterThan(0);
+    }
+    expect(new Set(doc.tasks.map((r) => `${String(r.task)}/${String(r.policy)}`)).size).toBe(doc.tasks.length);
+    expect(Object.keys(doc.totals)).toEqual(POLICIES);
+    for (const p of POLICIES) {
+      const t = doc.totals[p]!;
+      expect(Object.keys(t)).toEqual(["passed", ...ROW_KEYS.slice(3)]);
+      expect(t.passed).toBe(TASKS.length);
+      const rows = doc.tasks.filter((r) => r.policy === p);
+      expect(t.inputTokens).toBe(rows.reduce((n, r) => n + (r.inputTokens as number), 0));
+      expect(t.requests).toBe(rows.reduce((n, r) => n + (r.requests as number), 0));
+    }
+    // The styles really differ: whole-file reads cost more input than yoke's targeted ones on the rename.
+    const input = (p: string) => doc.tasks.find((r) => r.policy === p && r.task === "rename-subtotal")!.inputTokens as number;
+    expect(input("yoke")).toBeLessThan(input("claude-code-style"));
+  }, 600_000);
+
+  it("fails the checks when the policy leaves out the last change", async () => {
+    const { doc, stderr } = await bench({ YOKE_BENCH_TASK_POLICIES: "broken" });
+    expect(doc.tasks).toHaveLength(TASKS.length);
+    for (const row of doc.tasks) expect(row.passed, stderr).toBe(false);
+    expect(doc.totals.broken!.passed).toBe(0);
+    expect(stderr).toMatch(/csv-quoted-fields \/ broken failed: check: `bash scripts\/test\.sh ts test\/csv\.test\.ts` exited 1/);
+    expect(stderr).toMatch(/rename-subtotal \/ broken failed: check: .*computeSubtotal.* is still in /);
+  }, 600_000);
+
+  it("refuses an unknown task or policy name", async () => {
+    const r = await runCli(["bench", "--only", "tasks", "--json"], { env: { YOKE_BENCH_TASKS: "no-such-task" } });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/no task "no-such-task"/);
+  }, 120_000);
+});

@@ -1,0 +1,134 @@
+// The task benchmark's parts that need no CLI: reading tool output the way the policies do, the
+// token accounting, the goal's locator, and edit_file taking SEARCH/REPLACE blocks (aider-style).
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
+import { editFileTool } from "../../../src/core/tools/edit-file";
+import { grepTool } from "../../../src/core/tools/grep";
+import { readFileTool } from "../../../src/core/tools/read-file";
+import { locate } from "../../../src/bench/tasks/goal";
+import { parseGrep, parseView } from "../../../src/bench/tasks/policies";
+import { answerTokens, costUsd, countTokens, requestSegments, requestTokens } from "../../../src/bench/tasks/tokens";
+import type { RecordedRequest } from "../../../src/demo/types";
+import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
+
+beforeAll(() => hashlineReady());
+
+let ws: TempWorkspace;
+afterEach(() => ws?.cleanup());
+
+const FILE = "export function a() {\n  return 1;\n}\n\nexport function b() {\n  return 1;\n}\n";
+
+describe("policies read the real tools' output", () => {
+  it("takes anchors and text from read_file's hashline view", async () => {
+    ws = createTempWorkspace({ "src/x.ts": FILE });
+    const out = await callTool([readFileTool], "read_file", { path: "src/x.ts", offset: 5, limit: 2 }, ws.context());
+    const view = parseView(out.text);
+    expect(view).toEqual([
+      { n: 5, anchor: lineTag(5, "export function b() {"), text: "export function b() {" },
+      { n: 6, anchor: lineTag(6, "  return 1;"), text: "  return 1;" },
+    ]);
+  });
+
+  it("groups grep's lines by file, with anchors the edit accepts", async () => {
+    ws = createTempWorkspace({ "src/x.ts": FILE, "src/y.ts": "const b = 2;\n" });
+    const out = await callTool([grepTool], "grep", { pattern: "\\bb\\b" }, ws.context());
+    const files = parseGrep(out.text);
+    expect([...files.keys()]).toEqual(["src/x.ts", "src/y.ts"]);
+    const [line] = files.get("src/x.ts")!;
+    expect(line).toMatchObject({ n: 5, text: "export function b() {" });
+    const edit = await callTool([editFileTool], "edit_file", { path: "src/x.ts", edits: [{ op: "replace", pos: line!.anchor, lines: ["export function c() {"] }] }, ws.context());
+    expect(edit.isError).toBeFalsy();
+    expect(ws.read("src/x.ts")).toContain("export function c() {\n  return 1;\n}\n");
+  });
+});
+
+describe("edit_file with SEARCH/REPLACE blocks as the edits", () => {
+  it("applies every block of the text, as old_string/new_string pairs", async () => {
+    ws = createTempWorkspace({ "src/x.ts": FILE });
+    const blocks = [
+      "src/x.ts",
+      "<<<<<<< SEARCH",
+      "export function a() {",
+      "=======",
+      "export function first() {",
+      ">>>>>>> REPLACE",
+      "",
+      "<<<<<<< SEARCH",
+      "export function b() {",
+      "  return 1;",
+      "=======",
+      "export function b() {",
+      "  return 2;",
+      ">>>>>>> REPLACE",
+    ].join("\n");
+    const out = await callTool([editFileTool], "edit_file", { path: "src/x.ts", edits: blocks }, ws.context());
+    expect(out.isError).toBeFalsy();
+    expect(ws.read("src/x.ts")).toBe("export function first() {\n  return 1;\n}\n\nexport function b() {\n  return 2;\n}\n");
+  });
+
+  it("refuses blocks for another file and writes nothing", async () => {
+    ws = createTempWorkspace({ "src/x.ts": FILE });
+    const blocks = ["src/other.ts", "<<<<<<< SEARCH", "export function a() {", "=======", "export function z() {", ">>>>>>> REPLACE"].join("\n");
+    const out = await callTool([editFileTool], "edit_file", { path: "src/x.ts", edits: blocks }, ws.context());
+    expect(out.isError).toBe(true);
+    expect(out.text).toContain('a block is for "src/other.ts", but the edit is for src/x.ts');
+    expect(ws.read("src/x.ts")).toBe(FILE);
+  });
+
+  it("refuses a SEARCH block whose text is not in the file, and writes nothing", async () => {
+    ws = createTempWorkspace({ "src/x.ts": FILE });
+    const blocks = ["<<<<<<< SEARCH", "export function nope() {", "=======", "export function z() {", ">>>>>>> REPLACE"].join("\n");
+    const out = await callTool([editFileTool], "edit_file", { path: "src/x.ts", edits: blocks }, ws.context());
+    expect(out.isError).toBe(true);
+    expect(ws.read("src/x.ts")).toBe(FILE);
+  });
+});
+
+describe("the goal's locator", () => {
+  const lines = FILE.split("\n");
+  it("finds from/to after near, and the first line otherwise", () => {
+    expect(locate(lines, { kind: "replace", from: "return 1;", lines: [] })).toEqual({ start: 1, end: 1 });
+    expect(locate(lines, { kind: "replace", near: "function b", from: "return 1;", lines: [] })).toEqual({ start: 5, end: 5 });
+    expect(locate(lines, { kind: "replace", from: "function b", to: "}", lines: [] })).toEqual({ start: 4, end: 6 });
+    expect(locate(lines, { kind: "insert", after: "nowhere", lines: [] })).toBeUndefined();
+  });
+});
+
+describe("token accounting", () => {
+  const req = (messages: unknown[]): RecordedRequest => ({
+    format: "anthropic",
+    method: "POST",
+    path: "/v1/messages",
+    headers: {},
+    stream: true,
+    body: { system: "You are Yoke.", tools: [{ name: "read_file", description: "Read a file.", input_schema: {} }], messages },
+  });
+
+  it("counts the text the model sees with o200k_base, and the unchanged prefix as cached", () => {
+    expect(countTokens("hello world")).toBe(2);
+    const first = req([{ role: "user", content: "Fix the bug." }]);
+    const second = req([
+      { role: "user", content: "Fix the bug." },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read_file", input: { path: "a.ts" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "1#ZZ|const a = 1;" }] },
+    ]);
+    const s1 = requestSegments(first);
+    const s2 = requestSegments(second);
+    expect(s2.slice(0, s1.length)).toEqual(s1);
+    expect(s2[3]).toBe('assistant\nread_file {"path":"a.ts"}');
+    const t1 = requestTokens(s1, undefined);
+    const t2 = requestTokens(s2, s1);
+    expect(t1.cached).toBe(0);
+    expect(t2.cached).toBe(t1.input);
+    expect(t2.input).toBeGreaterThan(t1.input);
+    // A changed system prompt breaks the prefix from there on.
+    const changed = requestSegments({ ...second, body: { ...second.body, system: "Other." } });
+    expect(requestTokens(changed, s2).cached).toBe(countTokens(s2[0]!));
+  });
+
+  it("counts answers and prices them with the stated table", () => {
+    expect(answerTokens("Done.", [])).toBe(countTokens("Done."));
+    expect(answerTokens(undefined, [{ name: "grep", input: { pattern: "x" } }])).toBe(countTokens('grep {"pattern":"x"}'));
+    expect(costUsd(1_000_000, 1_000_000, 1_000_000)).toBeCloseTo(3 + 0.3 + 15, 6);
+  });
+});
