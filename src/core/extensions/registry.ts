@@ -33,6 +33,8 @@ export class ExtensionRegistry {
   private readonly handlers: Registered[] = [];
   private readonly teardown: Disposable[] = [];
   private order = 0;
+  /** Extensions that added tools to this session (a sub-agent shares those tools instead of setting them up again). */
+  readonly toolProviders = new Set<string>();
 
   constructor(
     private readonly session: SessionInfo,
@@ -76,7 +78,10 @@ export class ExtensionRegistry {
         const d = await ext.setup(api);
         settingUp = false;
         // Tools join the session only when the whole setup succeeded (a duplicate name fails it).
-        if (staged.length > 0) this.tools!.add(staged);
+        if (staged.length > 0) {
+          this.tools!.add(staged);
+          this.toolProviders.add(ext.name);
+        }
         if (d) this.teardown.push(d);
       } catch (err) {
         for (const r of mine) this.remove(r);
