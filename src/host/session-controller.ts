@@ -315,7 +315,7 @@ export class SessionController implements vscode.Disposable {
         const status: ViewState = id === this.shownId && this.running ? this.vm.state : s.status;
         out.push({
           id,
-          title: s.forkedFrom ? `${s.title} (fork)` : s.title,
+          title: s.parentId ? `↳ sub-agent: ${s.title}` : s.forkedFrom ? `${s.title} (fork)` : s.title,
           status,
           updatedAt: s.updatedAt,
           modelLabel: s.label ?? s.model,

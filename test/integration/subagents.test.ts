@@ -51,7 +51,12 @@ const depthOf = (r: RecordedRequest) => {
 };
 const toolNames = (r: RecordedRequest) => ((r.body.tools as Array<{ function: { name: string } }> | undefined) ?? []).map((t) => t.function.name);
 const ofType = <T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
-const logOf = (sessions: string, id: string) => parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+const logOf = (sessions: string, id: string) =>
+  parseLog(
+    readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean),
+  ).events;
 
 /** A script per depth: each request of a session at that depth takes the next turn of its queue. */
 function byDepth(queues: Record<number, Array<ScriptedTurn | ((r: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn>)>>) {
@@ -324,6 +329,31 @@ describe("the task tool: a child session with its own context", () => {
   }, 60_000);
 });
 
+describe("hooks of a sub-agent", () => {
+  it("a sub-agent finishing fires SubagentStop (with its id and last message), the parent finishing fires Stop", async () => {
+    const { ws, sessions } = workspace();
+    const record = (name: string) => ({ hooks: [{ type: "command", command: `cat >> ${JSON.stringify(join(ws, `${name}.jsonl`))}; echo >> ${JSON.stringify(join(ws, `${name}.jsonl`))}` }] });
+    mkdirSync(join(ws, ".claude"));
+    writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ hooks: { Stop: [record("stop")], SubagentStop: [record("subagent-stop")] } }));
+    server = await startScriptedLlmServer({
+      script: byDepth({ 0: [{ toolCalls: [{ name: "task", input: { description: "Look", prompt: "Look around." } }] }, { text: "parent done" }], 1: [{ text: "child done" }] }),
+    });
+    const parent = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl));
+    await parent.send("Go");
+    const lines = (f: string) =>
+      readFileSync(join(ws, f), "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Json);
+    const childId = ofType(parent.events(), "subagent")[0]!.childId;
+    expect(lines("subagent-stop.jsonl")).toEqual([
+      expect.objectContaining({ hook_event_name: "SubagentStop", session_id: childId, agent_id: childId, agent_type: "general-purpose", last_assistant_message: "child done" }),
+    ]);
+    expect(lines("stop.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "Stop", session_id: parent.id, last_assistant_message: "parent done" })]);
+    await parent.end();
+  }, 60_000);
+});
+
 describe("yoke run and yoke sessions with sub-agents", () => {
   it("run shows the child's progress indented; sessions lists the child under its parent", async () => {
     const { ws, sessions } = workspace();
@@ -335,9 +365,13 @@ describe("yoke run and yoke sessions with sub-agents", () => {
     });
     const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "Survey the repo"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/⏺ task Survey\n\s+↳ sub-agent "Survey" started \(session [\w.-]+\)\n\s+· list_files \.\n\s+↳ sub-agent "Survey" completed \(1 tool call\)\n\s+⎿ Sub-agent "Survey" completed/);
+    expect(r.stdout).toMatch(
+      /⏺ task Survey\n\s+↳ sub-agent "Survey" started \(session [\w.-]+\)\n\s+· list_files \.\n\s+↳ sub-agent "Survey" completed \(1 tool call\)\n\s+⎿ Sub-agent "Survey" completed/,
+    );
     expect(r.stdout).toContain("Survey complete.");
-    const ids = readdirSync(sessions).filter((f) => f.endsWith(".jsonl")).map((f) => f.replace(/\.jsonl$/, ""));
+    const ids = readdirSync(sessions)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => f.replace(/\.jsonl$/, ""));
     expect(ids).toHaveLength(2);
     const child = ids.find((id) => logOf(sessions, id)[0]!.type === "session_start" && (logOf(sessions, id)[0] as EventOf<"session_start">).parentId)!;
     const parentId = (logOf(sessions, child)[0] as EventOf<"session_start">).parentId!;

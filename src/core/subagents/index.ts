@@ -24,15 +24,8 @@ export const TASK_TIMEOUT_MS = 30 * 60_000;
 
 const taskArgs = z.object({
   description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
-  prompt: z
-    .string()
-    .trim()
-    .min(1)
-    .describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
-  tools: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Names of more of your tools to give it (e.g. [\"edit_file\"]) beyond its read-only ones; its calls pass the same permission rules as yours."),
+  prompt: z.string().trim().min(1).describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
+  tools: z.array(z.string().min(1)).optional().describe('Names of more of your tools to give it (e.g. ["edit_file"]) beyond its read-only ones; its calls pass the same permission rules as yours.'),
 });
 type TaskArgs = z.infer<typeof taskArgs>;
 
@@ -57,7 +50,7 @@ export function taskDescription(readOnly: readonly string[], settings: SubagentS
   const nesting = depth + 1 < settings.maxDepth ? `Sub-agents may start their own, ${settings.maxDepth} levels deep at most.` : "Sub-agents cannot start sub-agents of their own.";
   return [
     "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
-    "Use it for broad searches and investigations whose intermediate output you do not need (\"find every caller of parseConfig and summarise how each uses it\"), or to split independent work. Several task calls in one message run at the same time " +
+    'Use it for broad searches and investigations whose intermediate output you do not need ("find every caller of parseConfig and summarise how each uses it"), or to split independent work. Several task calls in one message run at the same time ' +
       `(at most ${settings.maxConcurrent}; more wait their turn). Do not use it for a single file read or grep you can do yourself.`,
     "The sub-agent cannot see this conversation: put everything it needs in `prompt` — the goal, the files or names involved, and what its answer must contain.",
     `It has read-only tools (${readOnly.join(", ") || "none"}) unless you name more of your own tools in \`tools\`; every call it makes passes the same permission rules as yours. ${nesting}`,
