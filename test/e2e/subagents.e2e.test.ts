@@ -21,7 +21,8 @@ function script(req: RecordedRequest): ScriptedTurn {
     if (!hasToolResult(req)) return { toolCalls: [{ name: "read_file", input: { path: "notes/tides.md" } }] };
     return { text: ANSWER };
   }
-  if (!hasToolResult(req)) return { text: "I'll ask a sub-agent.", toolCalls: [{ name: "task", input: { description: "Find the tide period", prompt: "Read notes/tides.md and report the tidal period with its line." } }] };
+  if (!hasToolResult(req))
+    return { text: "I'll ask a sub-agent.", toolCalls: [{ name: "task", input: { description: "Find the tide period", prompt: "Read notes/tides.md and report the tidal period with its line." } }] };
   return { text: "The sub-agent found it: the tidal period is 12 h 25 min." };
 }
 

@@ -273,6 +273,42 @@ describe("the task tool: a child session with its own context", () => {
     await parent.end();
   }, 60_000);
 
+  it("parallel sub-agents' permission questions reach the parent's approver one at a time, each answered", async () => {
+    const { ws, sessions } = workspace();
+    let open = 0;
+    let peak = 0;
+    const asked: string[] = [];
+    const approver = {
+      ask: async (q: { input: unknown; summary: string }) => {
+        open++;
+        peak = Math.max(peak, open);
+        asked.push(q.summary);
+        await new Promise((r) => setTimeout(r, 300));
+        open--;
+        return { decision: "allow" as const };
+      },
+    };
+    const writeTurn = (r: RecordedRequest): ScriptedTurn => {
+      const prompt = String(((r.body.messages as Json[])[1] as { content?: unknown }).content ?? "");
+      const file = /write (\S+)/.exec(prompt)?.[1] ?? "x.txt";
+      return (r.body.messages as Json[]).some((m) => m.role === "tool") ? { text: `wrote ${file}` } : { toolCalls: [{ name: "write_file", input: { path: file, content: `${file}\n` } }] };
+    };
+    server = await startScriptedLlmServer({
+      script: byDepth({
+        0: [{ toolCalls: ["a.txt", "b.txt"].map((f) => ({ name: "task", input: { description: `Write ${f}`, prompt: `write ${f}`, tools: ["write_file"] } })) }, { text: "both written" }],
+        1: [writeTurn, writeTurn, writeTurn, writeTurn],
+      }),
+    });
+    // Default mode: a write asks.
+    const parent = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl, { permissionMode: "default", approver }));
+    await parent.send("Write both");
+    expect(asked.sort()).toEqual(["a.txt", "b.txt"]);
+    expect(peak).toBe(1);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a.txt\n");
+    expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("b.txt\n");
+    await parent.end();
+  }, 60_000);
+
   it("cancellation: Stop in the parent stops the running child; both logs say cancelled", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({

@@ -77,7 +77,7 @@ export class AgentSession implements AgentSessionApi {
       setState: (state, detail) => this.setState(state, detail),
       emitDelta: (d) => this.emitDelta(d),
       onContextOverflow: async (signal) => (await this.compaction?.compact("overflow", signal))?.status === "compacted",
-      ...(opts.parent ? { parentId: opts.parent.id } : {}),
+      ...(parentOf(opts, sessionLog) ? { parentId: parentOf(opts, sessionLog) } : {}),
       spawn: (spec) => this.spawn(spec),
     });
     this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});
@@ -297,6 +297,13 @@ export class AgentSession implements AgentSessionApi {
   private emitDelta(delta: StreamDelta): void {
     this.deltaListeners.fire(delta, (err) => this.log.error("delta listener failed", err));
   }
+}
+
+/** The session whose sub-agent this is: given when it is created, recorded in session_start for a resume. */
+function parentOf(opts: AgentSessionOptions, log: SessionLog): string | undefined {
+  if (opts.parent) return opts.parent.id;
+  const start = log.events.find((e) => e.type === "session_start");
+  return start?.type === "session_start" ? start.parentId : undefined;
 }
 
 function servicesFor(opts: AgentSessionOptions, id: string): SessionServices {

@@ -77,7 +77,9 @@ describe("the result the parent's model gets", () => {
     expect(failed).toContain('Sub-agent "Find callers" failed (3 turns, 2 tool calls; session 20261201-170000-abcdef): max turns reached.');
     expect(failed).toContain("What it had said before it stopped (may be incomplete):\n<answer>\nFound one caller so far.\n</answer>");
     expect(failed).toContain("You may start it again with a narrower prompt, or do the work yourself.");
-    expect(resultText(result({ status: "cancelled", error: "the parent agent was stopped", answer: "" }))).toContain("was cancelled (3 turns, 2 tool calls; session 20261201-170000-abcdef): the parent agent was stopped.\nFiles read");
+    expect(resultText(result({ status: "cancelled", error: "the parent agent was stopped", answer: "" }))).toContain(
+      "was cancelled (3 turns, 2 tool calls; session 20261201-170000-abcdef): the parent agent was stopped.\nFiles read",
+    );
     expect(resultText(result({ answer: " " }))).toContain("It gave no answer.");
   });
 
@@ -91,7 +93,10 @@ describe("the result the parent's model gets", () => {
     const ev = (e: object, seq: number) => ({ seq, ts: "2026-12-01T00:00:00Z", ...e }) as SessionEvent;
     const done = [ev({ type: "assistant_message", text: "answer", toolCalls: [] }, 0), ev({ type: "status", state: "done" }, 1)];
     expect(childOutcome(done)).toEqual({ status: "completed", answer: "answer" });
-    const stopped = [ev({ type: "assistant_message", text: "partial", toolCalls: [{ id: "c", name: "grep", input: {} }] }, 0), ev({ type: "status", state: "done", detail: "Stopped: the cost budget is used up" }, 1)];
+    const stopped = [
+      ev({ type: "assistant_message", text: "partial", toolCalls: [{ id: "c", name: "grep", input: {} }] }, 0),
+      ev({ type: "status", state: "done", detail: "Stopped: the cost budget is used up" }, 1),
+    ];
     expect(childOutcome(stopped)).toEqual({ status: "failed", answer: "partial", error: "Stopped: the cost budget is used up" });
     const errored = [ev({ type: "error", message: "HTTP 500 from the provider" }, 0), ev({ type: "status", state: "error", detail: "x" }, 1)];
     expect(childOutcome(errored)).toMatchObject({ status: "failed", error: "HTTP 500 from the provider" });
@@ -129,7 +134,18 @@ describe("the panel's and the CLI's view of a sub-agent", () => {
     const subs = out.filter((i) => i.kind === "subagent");
     expect(subs.map((s) => s.id)).toEqual(["sub:t1", "sub:t1", "sub:t1"]);
     const last = vm.items().items.find((i) => i.kind === "subagent")!;
-    expect(last).toEqual({ kind: "subagent", id: "sub:t1", callId: "t1", childId: "child-1", description: "Survey", status: "completed", steps: [{ tool: "grep", summary: "parseConfig", isError: false }], omittedSteps: 0, toolCalls: 1, costUsd: 0.5 });
+    expect(last).toEqual({
+      kind: "subagent",
+      id: "sub:t1",
+      callId: "t1",
+      childId: "child-1",
+      description: "Survey",
+      status: "completed",
+      steps: [{ tool: "grep", summary: "parseConfig", isError: false }],
+      omittedSteps: 0,
+      toolCalls: 1,
+      costUsd: 0.5,
+    });
     expect(ViewItem.safeParse(last).success).toBe(true);
     expect(vm.usage.costUsd).toBe(0.5);
   });
