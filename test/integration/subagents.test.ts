@@ -143,6 +143,9 @@ describe("the task tool: a child session with its own context", () => {
       ["run_command", true],
     ]);
     expect(ofType(child, "tool_result")[1]!.output).toContain('Unknown tool "write_file"');
+    // Every mechanism of the child set up (its own compaction and recall, not the parent's).
+    expect(ofType(child, "extension").filter((e) => e.outcome === "error")).toEqual([]);
+    expect(toolNames(childRequests[0]!).filter((n) => n === "recall").length).toBeLessThanOrEqual(1);
     // Its progress in the parent's log is one line per step, never the output.
     const steps = ofType(events, "subagent").filter((e) => e.phase === "step");
     expect(steps.map((s) => [s.tool, s.isError])).toEqual([
@@ -326,7 +329,7 @@ describe("the task tool: a child session with its own context", () => {
     expect(parent.state).toBe("cancelled");
     let finished: EventOf<"subagent"> | undefined;
     while (!(finished = ofType(parent.events(), "subagent").find((e) => e.phase === "finished")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(finished).toMatchObject({ status: "cancelled" });
+    expect(finished).toMatchObject({ status: "cancelled", error: "the parent agent was stopped" });
     const child = logOf(sessions, finished!.childId);
     expect(ofType(child, "status").at(-1)).toMatchObject({ state: "cancelled" });
     await parent.end();

@@ -35,6 +35,8 @@ export class ExtensionRegistry {
   private order = 0;
   /** Extensions that added tools to this session (a sub-agent shares those tools instead of setting them up again). */
   readonly toolProviders = new Set<string>();
+  /** The extension that added each tool. */
+  private readonly owners = new Map<ToolDefinition, string>();
 
   constructor(
     private readonly session: SessionInfo,
@@ -81,6 +83,7 @@ export class ExtensionRegistry {
         if (staged.length > 0) {
           this.tools!.add(staged);
           this.toolProviders.add(ext.name);
+          for (const t of staged) this.owners.set(t, ext.name);
         }
         if (d) this.teardown.push(d);
       } catch (err) {
@@ -90,6 +93,11 @@ export class ExtensionRegistry {
         settingUp = false;
       }
     }
+  }
+
+  /** The extension that added this tool (undefined: a tool the session was created with). */
+  ownerOf(tool: ToolDefinition): string | undefined {
+    return this.owners.get(tool);
   }
 
   has(point: PointName): boolean {

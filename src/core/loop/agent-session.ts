@@ -44,6 +44,8 @@ export class AgentSession implements AgentSessionApi {
   private sharesCommands = false;
   /** The system prompt sub-agents build on: the user's session's, before any sub-agent instructions. */
   private baseSystem: string;
+  /** The extensions every session of these options sets up itself (the permission engine, hooks, compaction). */
+  private builtinNames: string[] = [];
 
   private constructor(
     private readonly sessionLog: SessionLog,
@@ -246,10 +248,17 @@ export class AgentSession implements AgentSessionApi {
     // An extension that offered tools (MCP servers, skills) is not set up again: the child gets
     // those tools (when given) as they are, sharing what serves them (a server is not started twice).
     const inherited = (this.opts.extensions ?? []).filter((e) => !this.ctx.extensions.toolProviders.has(e.name));
+    const extensions = spec.extensions ? spec.extensions(inherited) : [...inherited];
+    // A tool of an extension the child sets up itself (compaction's recall) is the child's own, not the parent's.
+    const again = new Set([...this.builtinNames, ...extensions.map((e) => e.name)]);
+    const tools = spec.tools.filter((t) => {
+      const owner = this.ctx.extensions.ownerOf(t);
+      return owner === undefined || !again.has(owner);
+    });
     const child = await AgentSession.create({
       ...this.opts,
-      tools: [...spec.tools],
-      extensions: spec.extensions ? spec.extensions(inherited) : [...inherited],
+      tools,
+      extensions,
       approver: this.approver,
       permissionMode: this.mode,
       trusted: this.ctx.info.trusted,
@@ -266,6 +275,7 @@ export class AgentSession implements AgentSessionApi {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate })];
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
+    this.builtinNames = builtin.map((e) => e.name);
     await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));

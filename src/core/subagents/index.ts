@@ -159,7 +159,8 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       progress.dispose();
     }
     const events = running.events();
-    const outcome = ctx.signal.aborted ? { ...childOutcome(events), status: "cancelled" as const, error: "the parent agent was stopped" } : childOutcome(events);
+    const why = (ctx.signal.reason as { name?: string } | undefined)?.name === "TimeoutError" ? `it ran longer than ${TASK_TIMEOUT_MS / 60_000} minutes` : "the parent agent was stopped";
+    const outcome = ctx.signal.aborted ? { ...childOutcome(events), status: "cancelled" as const, error: why } : childOutcome(events);
     const facts = childFacts(events, new Map(d.tools.map((t) => [t.name, t])), ctx.fs);
     const result: SubagentResult = { ...outcome, childId: running.id, description: args.description, ...facts };
     ctx.record({
