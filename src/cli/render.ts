@@ -65,6 +65,9 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
         case "verification":
           line(verificationLine(e));
           break;
+        case "subagent":
+          line(subagentLine(e));
+          break;
         case "status":
           // Why the loop stopped when an extension stopped it (a hook, a check that still fails).
           if (e.state === "done" && e.detail) line(`■ ${e.detail}`);
@@ -84,6 +87,16 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
       err.write(`yoke: ${s.status} · ${s.usage.inputTokens} in / ${s.usage.outputTokens} out tokens${cost} · session ${s.id}\n`);
     },
   };
+}
+
+/** A sub-agent's progress, indented under its task call (two spaces a level). */
+export function subagentLine(e: Extract<SessionEvent, { type: "subagent" }>): string {
+  const pad = "  ".repeat(e.depth);
+  if (e.phase === "started") return `${pad}↳ sub-agent "${e.description ?? ""}" started (session ${e.childId})`;
+  if (e.phase === "step") return `${pad}  ${e.isError ? "✗" : "·"} ${e.tool ?? ""}${e.summary ? ` ${e.summary}` : ""}`;
+  const cost = e.costUsd !== undefined ? `, $${e.costUsd.toFixed(4)}` : "";
+  const changed = e.filesChanged?.length ? `, changed ${e.filesChanged.join(", ")}` : "";
+  return `${pad}↳ sub-agent "${e.description ?? ""}" ${e.status ?? "finished"}${e.error ? `: ${e.error}` : ""} (${e.toolCalls ?? 0} tool call${e.toolCalls === 1 ? "" : "s"}${changed}${cost})`;
 }
 
 /** An unknown tool's arguments, cut to a line. */

@@ -24,6 +24,7 @@ import { createNodeGuidanceFiles } from "../node/guidance-files";
 import { nodeCheckpointsExtension } from "../node/checkpoints";
 import { createNodeMcp } from "../node/mcp/setup";
 import { readCompactionSettings } from "../node/compaction-settings";
+import { nodeSubagentsExtension } from "../node/subagent-settings";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
@@ -151,6 +152,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
         nodeCheckpointsExtension(sessionDir),
         guidanceExtension({ files: createNodeGuidanceFiles() }),
         mcp.extension(tools.map((t) => t.name)),
+        nodeSubagentsExtension(flags.cwd, (m) => process.stderr.write(`yoke: ${m}\n`)),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
         ...(telemetry ? [telemetry.extension] : []),

@@ -56,6 +56,9 @@ export const SessionEvent = z.discriminatedUnion("type", [
     sandboxWarning: z.string().optional(),
     /** The session is a copy of another's events up to `seq` (a fork), continued on its own. */
     forkedFrom: z.object({ sessionId: z.string(), seq: z.number().int().nonnegative() }).optional(),
+    /** A sub-agent's session (src/core/subagents): the session whose `task` call started it, and that call. */
+    parentId: z.string().optional(),
+    parentCallId: z.string().optional(),
     /** Version of the event schema. */
     version: z.literal(1),
   }),
@@ -380,6 +383,38 @@ export const SessionEvent = z.discriminatedUnion("type", [
     instructions: z.array(z.string()).optional(),
   }),
   // --- end compaction ---
+  // --- sub-agents (src/core/subagents): a child session started by the `task` tool, in the parent's log ---
+  /**
+   * A sub-agent's progress, recorded in the parent's log with the `task` call (`callId`): "started"
+   * (its own session `childId`), one "step" per tool call the child finished (its one-line summary,
+   * never its output), "finished" with the typed outcome and what it cost (counted in the parent's
+   * budgets and totals). Never sent to the parent's model: it gets only the distilled result.
+   */
+  z.object({
+    ...base,
+    type: z.literal("subagent"),
+    callId: z.string(),
+    childId: z.string(),
+    phase: z.enum(["started", "step", "finished"]),
+    /** Depth of the child (1: started by the user's session). */
+    depth: z.number().int().positive(),
+    description: z.string().optional(),
+    /** step: the child's tool, its summary, whether it failed or was refused. */
+    tool: z.string().optional(),
+    summary: z.string().optional(),
+    isError: z.boolean().optional(),
+    /** finished: the outcome, why it failed, its turns and tool calls, files it read and changed. */
+    status: z.enum(["completed", "failed", "cancelled"]).optional(),
+    error: z.string().optional(),
+    turns: z.number().int().nonnegative().optional(),
+    toolCalls: z.number().int().nonnegative().optional(),
+    filesRead: z.array(z.string()).optional(),
+    filesChanged: z.array(z.string()).optional(),
+    usage: Usage.optional(),
+    /** USD the child spent (its own sub-agents included); absent when no price was known. */
+    costUsd: z.number().nonnegative().optional(),
+  }),
+  // --- end sub-agents ---
   z.object({
     ...base,
     type: z.literal("todos"),

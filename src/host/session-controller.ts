@@ -357,7 +357,7 @@ export class SessionController implements vscode.Disposable {
         const status: ViewState = id === this.shownId && this.running ? this.vm.state : s.status;
         out.push({
           id,
-          title: s.forkedFrom ? `${s.title} (fork)` : s.title,
+          title: s.parentId ? `↳ sub-agent: ${s.title}` : s.forkedFrom ? `${s.title} (fork)` : s.title,
           status,
           updatedAt: s.updatedAt,
           modelLabel: s.label ?? s.model,
@@ -801,7 +801,7 @@ export class SessionController implements vscode.Disposable {
     for (const view of this.vm.apply(e)) this.post({ type: "event", view });
     if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
     else if (e.type === "guidance") this.guidance.show(this.live?.session.events() ?? []);
-    else if (e.type === "usage") this.post({ type: "usage", usage: this.vm.usage });
+    else if (e.type === "usage" || (e.type === "subagent" && e.phase === "finished")) this.post({ type: "usage", usage: this.vm.usage });
     if (e.type === "usage" || e.type === "compaction" || (e.type === "status" && e.state !== "thinking")) this.postContext();
   }
 

@@ -8,6 +8,7 @@ import type { Extension } from "../core/extensions/types";
 import { guidanceExtension } from "../core/guidance";
 import type { GuidancePrefs } from "../core/guidance/types";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
+import { nodeSubagentsExtension } from "../node/subagent-settings";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
 import { createProvider } from "../core/providers/create";
@@ -94,6 +95,7 @@ export class SessionOptionsBuilder {
         ...(node?.options.extensions ?? []),
         guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }),
         ...((await this.deps.extensions?.()) ?? []),
+        nodeSubagentsExtension(folder.uri.fsPath, (m) => log.warn(m)),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
         ...(await hostTelemetry(this.deps.log)),

@@ -54,6 +54,25 @@ export const ViewItem = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("compaction"), id, trigger: z.string(), tokensBefore: z.number(), tokensAfter: z.number(), kept: z.array(z.string()) }),
   // --- checkpoints (src/host/checkpoints.ts): the control at the end of each turn (restore, fork) ---
   z.object({ kind: z.literal("turn"), id, turn: z.number(), userSeq: z.number() }),
+  // --- sub-agents (src/core/subagents): a child session, shown nested under its task call ---
+  z.object({
+    kind: z.literal("subagent"),
+    id,
+    /** The parent's task call (the tool card it is nested under). */
+    callId: id,
+    childId: z.string(),
+    description: z.string(),
+    status: z.enum(["running", "completed", "failed", "cancelled"]),
+    /** The child's tool calls: name, one-line summary, failed or not (never their output). */
+    steps: z.array(z.object({ tool: z.string(), summary: z.string(), isError: z.boolean() })),
+    /** Earlier steps left out of `steps`. */
+    omittedSteps: z.number(),
+    toolCalls: z.optional(z.number()),
+    filesChanged: z.optional(z.array(z.string())),
+    costUsd: z.optional(z.number()),
+    error: z.optional(z.string()),
+  }),
+  // --- end sub-agents ---
 ]);
 export type ViewItem = z.infer<typeof ViewItem>;
 

@@ -7,6 +7,7 @@ import { renderTodos } from "./todos";
 import { renderCompactionDivider } from "./context-meter";
 import { renderToolCard } from "./tool-card";
 import { renderTurnControl } from "./checkpoints";
+import { renderSubagent } from "./subagent";
 
 const RENDER_INTERVAL_MS = 50;
 /** Most item nodes kept in the DOM; older ones are dropped (the host keeps the full log). */
@@ -64,12 +65,16 @@ export class MessageList {
     const existing = this.nodes.get(item.id);
     if (existing) {
       if (item.kind === "tool") renderToolCard(item, existing);
+      else if (item.kind === "subagent") renderSubagent(item, existing);
       else existing.replaceWith(this.remember(item, this.render(item)));
     } else if (item.kind === "assistant" && this.live) {
       this.finishLive(item);
     } else {
       const node = this.remember(item, this.render(item));
-      if (this.live) this.root.insertBefore(node, this.live.node);
+      // A sub-agent goes right under its task call's card.
+      const after = item.kind === "subagent" ? this.nodes.get(item.callId) : undefined;
+      if (after?.isConnected) after.after(node);
+      else if (this.live) this.root.insertBefore(node, this.live.node);
       else this.root.appendChild(node);
       this.trim();
     }
@@ -158,6 +163,8 @@ export class MessageList {
         return renderCompactionDivider(item);
       case "turn":
         return renderTurnControl(item);
+      case "subagent":
+        return renderSubagent(item);
     }
   }
 

@@ -26,10 +26,21 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     process.stdout.write(`no sessions in ${dir}\n`);
     return 0;
   }
-  for (const s of sessions) {
-    const notes = [s.forkedFrom ? `fork of ${s.forkedFrom}` : "", s.inUseBy ? `in use by ${describeHolder(s.inUseBy)}` : ""].filter(Boolean);
+  // Sub-agents' sessions are listed under the session that started them (indented), not on their own.
+  const ids = new Set(sessions.map((s) => s.id));
+  const children = new Map<string, typeof sessions>();
+  for (const s of sessions) if (s.parentId && ids.has(s.parentId)) children.set(s.parentId, [...(children.get(s.parentId) ?? []), s]);
+  const printed = new Set<string>();
+  const print = (s: (typeof sessions)[number], depth: number) => {
+    if (printed.has(s.id)) return;
+    printed.add(s.id);
+    const notes = [s.forkedFrom ? `fork of ${s.forkedFrom}` : "", s.parentId ? `sub-agent of ${s.parentId}` : "", s.inUseBy ? `in use by ${describeHolder(s.inUseBy)}` : ""].filter(Boolean);
     const status = s.inUseBy ? "running" : s.status;
-    process.stdout.write(`${s.id}  ${status.padEnd(11)}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.title}${notes.length ? `  (${notes.join("; ")})` : ""}\n`);
-  }
+    const pad = depth ? `${"  ".repeat(depth - 1)}└ ` : "";
+    process.stdout.write(`${pad}${s.id}  ${status.padEnd(11)}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.title}${notes.length ? `  (${notes.join("; ")})` : ""}\n`);
+    for (const c of [...(children.get(s.id) ?? [])].reverse()) print(c, depth + 1);
+  };
+  for (const s of sessions) if (!(s.parentId && ids.has(s.parentId))) print(s, 0);
+  for (const s of sessions) print(s, 0); // a damaged log whose parent links loop
   return 0;
 }

@@ -64,7 +64,8 @@ function spent(events: readonly SessionEvent[]): Spent {
     else if (e.type === "usage") {
       if (e.costUsd === undefined) out.unpriced.add(e.model);
       else out.costUsd += e.costUsd;
-    } else if (e.type === "tool_call") lastCall = e.name;
+    } else if (e.type === "subagent" && e.phase === "finished" && e.costUsd !== undefined) out.costUsd += e.costUsd;
+    else if (e.type === "tool_call") lastCall = e.name;
   }
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;

@@ -34,6 +34,10 @@ export class ExtensionRegistry {
   private readonly teardown: Disposable[] = [];
   private readonly observers: Array<{ extension: string; listener: (event: SessionEvent) => void }> = [];
   private order = 0;
+  /** Extensions that added tools to this session (a sub-agent shares those tools instead of setting them up again). */
+  readonly toolProviders = new Set<string>();
+  /** The extension that added each tool. */
+  private readonly owners = new Map<ToolDefinition, string>();
 
   constructor(
     private readonly session: SessionInfo,
@@ -87,7 +91,11 @@ export class ExtensionRegistry {
         const d = await ext.setup(api);
         settingUp = false;
         // Tools join the session only when the whole setup succeeded (a duplicate name fails it).
-        if (staged.length > 0) this.tools!.add(staged);
+        if (staged.length > 0) {
+          this.tools!.add(staged);
+          this.toolProviders.add(ext.name);
+          for (const t of staged) this.owners.set(t, ext.name);
+        }
         if (d) this.teardown.push(d);
       } catch (err) {
         for (const r of mine) this.remove(r);
@@ -96,6 +104,11 @@ export class ExtensionRegistry {
         settingUp = false;
       }
     }
+  }
+
+  /** The extension that added this tool (undefined: a tool the session was created with). */
+  ownerOf(tool: ToolDefinition): string | undefined {
+    return this.owners.get(tool);
   }
 
   has(point: PointName): boolean {

@@ -10,7 +10,7 @@
  */
 import type { CommandConfinement } from "../commands/types";
 import type { NewEvent, SessionEvent, ToolCallRecord } from "../events";
-import type { PermissionDecision, PermissionMode } from "../loop/types";
+import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/types";
 import type { Disposable, SessionServices } from "../ports";
 import type { ModelMessage } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
@@ -26,6 +26,46 @@ export interface SessionInfo {
   /** Every event of the log so far. */
   events(): readonly SessionEvent[];
   readonly services: SessionServices;
+  /** The session whose sub-agent this session is (its session_start's `parentId`). */
+  readonly parentId?: string;
+  /** Every tool the session offers, built-in and from extensions (complete once setup is over). */
+  tools(): readonly ToolDefinition[];
+  /**
+   * Starts a child session (a sub-agent): this session's provider, store, services, approver,
+   * permission engine, hooks, mode and trust, with its own log and context, linked by `parentId`
+   * (and `parentCallId`) in its session_start. Its permission questions go through this session's
+   * approver, one at a time.
+   */
+  spawn(spec: ChildSessionSpec): Promise<ChildSession>;
+}
+
+/** What a child session gets besides what it inherits from its parent. */
+export interface ChildSessionSpec {
+  /** The child's tools (never more than the parent's: take them from tools()). */
+  tools: readonly ToolDefinition[];
+  /**
+   * The child's extensions, from the parent's (default: the same list). Inherited are those that
+   * added no tools to the parent: tools from extensions are shared with the child as they are.
+   */
+  extensions?(inherited: readonly Extension[]): Extension[];
+  /** Appended to the parent's system prompt for the child. */
+  instructions?: string;
+  /** The child's turn limit per message (default: the parent's). */
+  maxTurns?: number;
+  /** The parent's tool call that starts it. */
+  callId?: string;
+}
+
+/** A running child session, as its parent's extension drives it. */
+export interface ChildSession {
+  readonly id: string;
+  events(): readonly SessionEvent[];
+  onEvent(listener: (event: SessionEvent) => void): Disposable;
+  onDelta(listener: (delta: StreamDelta) => void): Disposable;
+  send(text: string): Promise<void>;
+  cancel(): void;
+  /** Ends it: session.end for its extensions; its own commands (not its parent's) are stopped. */
+  end(reason?: string): Promise<void>;
 }
 
 /** A permission answer from an extension (the gate, a hook, a policy). */

@@ -114,9 +114,12 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
 
       api.on("turn.after", async ({ final, continued, text }, { signal }) => {
         if (!final) return undefined;
-        const out = await run("Stop", { stop_hook_active: continued > 0, last_assistant_message: text }, signal);
+        // A sub-agent (src/core/subagents) finishing is Claude's SubagentStop, not Stop.
+        const sub = api.session.parentId !== undefined;
+        const fields = { stop_hook_active: continued > 0, last_assistant_message: text };
+        const out = sub ? await run("SubagentStop", { ...fields, agent_type: "general-purpose", agent_id: api.session.id }, signal) : await run("Stop", fields, signal);
         if (out?.stop) return { stop: `stopped by a hook: ${out.stop.reason}` };
-        if (out?.blocked) return { nudge: `A Stop hook asks you to continue: ${out.message ?? "(no reason given)"}`, by: "hook" };
+        if (out?.blocked) return { nudge: `A ${sub ? "SubagentStop" : "Stop"} hook asks you to continue: ${out.message ?? "(no reason given)"}`, by: "hook" };
         return undefined;
       });
 

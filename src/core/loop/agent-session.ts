@@ -6,7 +6,7 @@
 import type { Compaction, CompactionOutcome, ContextMeter } from "../compaction/compactor";
 import { sessionCompaction } from "../compaction/session";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
-import type { Extension } from "../extensions/types";
+import type { ChildSession, ChildSessionSpec, Extension } from "../extensions/types";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
@@ -16,7 +16,7 @@ import { createLoopContext, type LoopContext } from "./context";
 import type { AgentSessionOptions } from "./options";
 import { buildSystemPrompt } from "./system-prompt";
 import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
-import type { AgentSessionApi, PermissionMode, StreamDelta } from "./types";
+import type { AgentSessionApi, Approver, PermissionMode, StreamDelta } from "./types";
 
 export type { AgentSessionOptions } from "./options";
 
@@ -38,6 +38,14 @@ export class AgentSession implements AgentSessionApi {
   private pendingContext: string[] = [];
   /** Context compaction (absent when turned off). */
   private readonly compaction: Compaction | undefined;
+  /** The approver, asked one question at a time (parallel calls, sub-agents). */
+  private readonly approver: Approver;
+  /** A sub-agent sharing its parent's command runner: ending it leaves the parent's commands alone. */
+  private sharesCommands = false;
+  /** The system prompt sub-agents build on: the user's session's, before any sub-agent instructions. */
+  private baseSystem: string;
+  /** The extensions every session of these options sets up itself (the permission engine, hooks, compaction). */
+  private builtinNames: string[] = [];
 
   private constructor(
     private readonly sessionLog: SessionLog,
@@ -49,6 +57,8 @@ export class AgentSession implements AgentSessionApi {
     this.mode = opts.permissionMode ?? "default";
     this.services = services;
     this.log = opts.log ?? services.log ?? silentLogger;
+    this.approver = serialApprover(opts.approver);
+    this.baseSystem = system;
     this.ctx = createLoopContext({
       sessionLog,
       system,
@@ -56,7 +66,7 @@ export class AgentSession implements AgentSessionApi {
       provider: opts.provider,
       tools: opts.tools,
       services,
-      approver: opts.approver,
+      approver: this.approver,
       log: this.log,
       limits: {
         maxTurns: opts.maxTurns ?? DEFAULT_MAX_TURNS,
@@ -69,6 +79,8 @@ export class AgentSession implements AgentSessionApi {
       setState: (state, detail) => this.setState(state, detail),
       emitDelta: (d) => this.emitDelta(d),
       onContextOverflow: async (signal) => (await this.compaction?.compact("overflow", signal))?.status === "compacted",
+      ...(parentOf(opts, sessionLog) ? { parentId: parentOf(opts, sessionLog) } : {}),
+      spawn: (spec) => this.spawn(spec),
     });
     this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});
   }
@@ -107,6 +119,7 @@ export class AgentSession implements AgentSessionApi {
         : services.commandsUnavailable
           ? { sandbox: "unavailable", sandboxWarning: services.commandsUnavailable }
           : {}),
+      ...(opts.parent ? { parentId: opts.parent.id, ...(opts.parent.callId ? { parentCallId: opts.parent.callId } : {}) } : {}),
       version: 1,
     });
     session.append({ type: "status", state: "idle" });
@@ -238,15 +251,44 @@ export class AgentSession implements AgentSessionApi {
   async end(reason = "other"): Promise<void> {
     this.cancel();
     await this.idle();
-    await this.services.commands?.killAll();
+    if (!this.sharesCommands) await this.services.commands?.killAll();
     await this.ctx.extensions.run("session.end", { reason }, { signal: new AbortController().signal }).catch((err: unknown) => this.log.error("session.end failed", err));
     this.ctx.extensions.dispose();
+  }
+
+  /** A sub-agent (SessionInfo.spawn): this session's options, its own log, linked by parentId. */
+  private async spawn(spec: ChildSessionSpec): Promise<ChildSession> {
+    // An extension that offered tools (MCP servers, skills) is not set up again: the child gets
+    // those tools (when given) as they are, sharing what serves them (a server is not started twice).
+    const inherited = (this.opts.extensions ?? []).filter((e) => !this.ctx.extensions.toolProviders.has(e.name));
+    const extensions = spec.extensions ? spec.extensions(inherited) : [...inherited];
+    // A tool of an extension the child sets up itself (compaction's recall) is the child's own, not the parent's.
+    const again = new Set([...this.builtinNames, ...extensions.map((e) => e.name)]);
+    const tools = spec.tools.filter((t) => {
+      const owner = this.ctx.extensions.ownerOf(t);
+      return owner === undefined || !again.has(owner);
+    });
+    const child = await AgentSession.create({
+      ...this.opts,
+      tools,
+      extensions,
+      approver: this.approver,
+      permissionMode: this.mode,
+      trusted: this.ctx.info.trusted,
+      systemPrompt: spec.instructions ? `${this.baseSystem}\n\n${spec.instructions}` : this.baseSystem,
+      maxTurns: spec.maxTurns ?? this.opts.maxTurns,
+      parent: { id: this.id, ...(spec.callId ? { callId: spec.callId } : {}) },
+    });
+    child.baseSystem = this.baseSystem;
+    child.sharesCommands = child.services.commands !== undefined && child.services.commands === this.services.commands;
+    return child;
   }
 
   private async start(source: "startup" | "resume"): Promise<void> {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate })];
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
+    this.builtinNames = builtin.map((e) => e.name);
     await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));
@@ -281,8 +323,27 @@ export class AgentSession implements AgentSessionApi {
   }
 }
 
+/** The session whose sub-agent this is: given when it is created, recorded in session_start for a resume. */
+function parentOf(opts: AgentSessionOptions, log: SessionLog): string | undefined {
+  if (opts.parent) return opts.parent.id;
+  const start = log.events.find((e) => e.type === "session_start");
+  return start?.type === "session_start" ? start.parentId : undefined;
+}
+
 function servicesFor(opts: AgentSessionOptions, id: string): SessionServices {
   return typeof opts.services === "function" ? opts.services({ id }) : opts.services;
+}
+
+/** Asks one question at a time: a second waits until the first is answered (or its call was stopped). */
+function serialApprover(approver: Approver): Approver {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    ask(question, signal) {
+      const turn = last.then(() => (signal.aborted ? { decision: "deny" as const, message: "The run was stopped." } : approver.ask(question, signal)));
+      last = turn.catch(() => undefined);
+      return turn;
+    },
+  };
 }
 
 /** Listeners of one kind; a listener that throws does not stop the others. */

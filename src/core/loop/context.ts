@@ -1,7 +1,7 @@
 /** What every step of the loop works over: one object per session, built by AgentSession. */
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import { ExtensionRegistry } from "../extensions/registry";
-import type { SessionInfo } from "../extensions/types";
+import type { ChildSession, ChildSessionSpec, SessionInfo } from "../extensions/types";
 import type { Logger, SessionServices } from "../ports";
 import type { Provider } from "../providers/types";
 import type { SessionLog } from "../session/session-log";
@@ -56,6 +56,8 @@ export interface LoopContextParts {
   setState(state: LoopState, detail?: string): void;
   emitDelta(delta: StreamDelta): void;
   onContextOverflow?: (signal: AbortSignal) => Promise<boolean>;
+  parentId?: string;
+  spawn(spec: ChildSessionSpec): Promise<ChildSession>;
 }
 
 /** The context of one session: its tools, its extension registry and what extensions may know of it. */
@@ -70,6 +72,9 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     model: p.provider.model,
     events: () => p.sessionLog.events,
     services: p.services,
+    ...(p.parentId ? { parentId: p.parentId } : {}),
+    tools: () => registry.names().map((n) => registry.get(n)!),
+    spawn: (spec) => p.spawn(spec),
   };
   const registry = new ToolRegistry(p.tools);
   return {

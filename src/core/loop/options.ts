@@ -45,4 +45,6 @@ export interface AgentSessionOptions {
   /** Context compaction (src/core/compaction): on unless false. */
   compaction?: false | { settings?: Partial<CompactionSettings>; contextWindow?: number; summaryProvider?: Provider };
   now?: () => Date;
+  /** This session is a sub-agent of that session, started by that call (recorded in session_start). */
+  parent?: { id: string; callId?: string };
 }

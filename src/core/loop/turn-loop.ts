@@ -3,6 +3,7 @@
  * model asks for no tool and no extension keeps it going, the turn limit, an error, a stop or
  * the user's Stop.
  */
+import type { ToolCallRecord } from "../events";
 import type { TurnAfterInput } from "../extensions/types";
 import { ProviderError } from "../providers/types";
 import { unansweredToolCalls } from "../session/projection";
@@ -105,6 +106,30 @@ async function afterTurn(ctx: LoopContext, input: TurnAfterInput, signal: AbortS
   return { stop, nudge };
 }
 
+/** The calls in order, adjacent calls of a concurrent tool (ToolDefinition.concurrent) in one batch. */
+function batches(ctx: LoopContext, calls: readonly ToolCallRecord[]): ToolCallRecord[][] {
+  const out: ToolCallRecord[][] = [];
+  let open: ToolCallRecord[] | undefined;
+  for (const call of calls) {
+    if (ctx.registry.get(call.name)?.concurrent) {
+      if (!open) out.push((open = []));
+      open.push(call);
+    } else {
+      open = undefined;
+      out.push([call]);
+    }
+  }
+  return out;
+}
+
+/** Runs a batch's calls together; every call settles before the first failure (a stop, the user's Stop) is thrown. */
+async function runBatch(ctx: LoopContext, batch: readonly ToolCallRecord[], signal: AbortSignal): Promise<void> {
+  if (batch.length === 1) return runToolCall(ctx, batch[0]!, signal);
+  const settled = await Promise.allSettled(batch.map((call) => runToolCall(ctx, call, signal)));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 export async function runTurns(ctx: LoopContext, signal: AbortSignal, leftovers: boolean): Promise<void> {
   const { maxTurns } = ctx.limits;
   try {
@@ -114,7 +139,7 @@ export async function runTurns(ctx: LoopContext, signal: AbortSignal, leftovers:
       const reply = await modelTurn(ctx, turn, signal);
       const final = reply.toolCalls.length === 0;
       if (!final) {
-        for (const call of reply.toolCalls) await runToolCall(ctx, call, signal);
+        for (const batch of batches(ctx, reply.toolCalls)) await runBatch(ctx, batch, signal);
         ctx.sessionLog.sync();
       }
       const after = await afterTurn(ctx, { turn, text: reply.text, toolCalls: reply.toolCalls, final, continued }, signal);

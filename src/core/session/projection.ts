@@ -135,6 +135,8 @@ export interface SessionSummary {
   turns: number;
   /** The session this one was forked from. */
   forkedFrom?: string;
+  /** The session whose sub-agent this one is. */
+  parentId?: string;
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(["thinking", "waiting_tool", "waiting_user"]);
@@ -154,6 +156,9 @@ export function summarizeSession(events: readonly SessionEvent[], id = ""): Sess
       usage.outputTokens += e.usage.outputTokens;
       usage.cacheReadTokens += e.usage.cacheReadTokens;
       if (e.costUsd !== undefined) cost = (cost ?? 0) + e.costUsd;
+    } else if (e.type === "subagent" && e.phase === "finished") {
+      // A sub-agent's cost counts in its parent's (its tokens are its own session's).
+      if (e.costUsd !== undefined) cost = (cost ?? 0) + e.costUsd;
     }
   }
   if (ACTIVE.has(status)) status = "interrupted";
@@ -171,5 +176,6 @@ export function summarizeSession(events: readonly SessionEvent[], id = ""): Sess
     costUsd: cost,
     turns,
     ...(start?.type === "session_start" && start.forkedFrom ? { forkedFrom: start.forkedFrom.sessionId } : {}),
+    ...(start?.type === "session_start" && start.parentId ? { parentId: start.parentId } : {}),
   };
 }

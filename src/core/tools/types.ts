@@ -85,6 +85,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    */
   inputJsonSchema?: Record<string, unknown>;
   /**
+   * Calls of this tool in one assistant message may run at the same time as each other (the
+   * loop runs adjacent such calls together; sub-agents): the tool bounds its own concurrency.
+   */
+  concurrent?: boolean;
+  /**
    * Callable but not listed in the requests' tool list (a deferred MCP tool: the model finds it
    * with a search tool and calls it by name), so many tools do not fill the context.
    */

@@ -252,6 +252,10 @@ export class SessionViewModel {
         ].filter(Boolean);
         return [this.put({ kind: "compaction", id: `c${e.seq}`, trigger: e.trigger, tokensBefore: e.tokensBefore, tokensAfter: e.tokensAfter, kept })];
       }
+      // Sub-agents (src/core/subagents): the child's progress, nested under its task call.
+      case "subagent":
+        if (e.phase === "finished" && e.costUsd !== undefined) this.usageView = { ...this.usageView, costUsd: (this.usageView.costUsd ?? 0) + e.costUsd };
+        return [this.put(subagentItem(this.byId.get(`sub:${e.callId}`), e))];
       default:
         return [];
     }
@@ -311,6 +315,33 @@ export function rewindText(e: RewindEvent, undone?: RewindEvent): string {
   if (e.files && e.checkpointSeq === undefined) return `Forked from turn ${e.turn}: the files are as they were after that turn${counts}.`;
   const what = e.files && e.conversation ? "the files and the conversation" : e.files ? "the files" : "the conversation";
   return `Restored ${what} to the end of turn ${e.turn}${counts}.${e.conversation ? " The later turns are out of the conversation (still in the log: Undo restore brings them back)." : ""}`;
+}
+
+/** Steps of a sub-agent the panel keeps (the latest); the child's own session has them all. */
+const SUBAGENT_STEPS = 50;
+type SubagentItem = Extract<ViewItem, { kind: "subagent" }>;
+
+function subagentItem(existing: ViewItem | undefined, e: Extract<SessionEvent, { type: "subagent" }>): SubagentItem {
+  const base: SubagentItem =
+    existing?.kind === "subagent"
+      ? existing
+      : { kind: "subagent", id: `sub:${e.callId}`, callId: e.callId, childId: e.childId, description: e.description ?? "", status: "running", steps: [], omittedSteps: 0 };
+  if (e.phase === "step") {
+    const steps = [...base.steps, { tool: e.tool ?? "", summary: oneLine(e.summary ?? ""), isError: e.isError ?? false }];
+    const drop = Math.max(0, steps.length - SUBAGENT_STEPS);
+    return { ...base, steps: steps.slice(drop), omittedSteps: base.omittedSteps + drop };
+  }
+  if (e.phase === "finished") {
+    return {
+      ...base,
+      status: e.status ?? "completed",
+      ...(e.toolCalls !== undefined ? { toolCalls: e.toolCalls } : {}),
+      ...(e.filesChanged?.length ? { filesChanged: e.filesChanged } : {}),
+      ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
+      ...(e.error ? { error: e.error } : {}),
+    };
+  }
+  return base;
 }
 
 type ReviewDecisionEvent = Extract<SessionEvent, { type: "review_decision" }>;

@@ -1,0 +1,187 @@
+/**
+ * Sub-agents: the `task` tool (contract section 1, permission name `Task`). A call runs a child
+ * session — the same loop, its own context and log (linked by `parentId` in its session_start) —
+ * on the prompt the parent's model wrote, with read-only tools unless the parent grants more of
+ * its own, through the same permission engine, hooks and approver. The parent's model gets only
+ * the distilled result (resultText); the child's progress is recorded in the parent's log as
+ * `subagent` events (never sent to the model) for the panel and the CLI, and its cost counts in
+ * the parent's. Depth and concurrency are bounded by the `subagents` settings.
+ */
+import { z } from "zod";
+import { ConcurrencyGate } from "../concurrency";
+import type { SessionEvent } from "../events";
+import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
+import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "../tools/types";
+import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
+import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
+
+export { parseSubagentSettings, DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
+export { resultText, type SubagentResult } from "./result";
+
+export const SUBAGENT_EXTENSION = "subagents";
+/** A sub-agent may work this long before its call times out (the user's Stop ends it any time). */
+export const TASK_TIMEOUT_MS = 30 * 60_000;
+
+const taskArgs = z.object({
+  description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
+  prompt: z.string().trim().min(1).describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
+  tools: z.array(z.string().min(1)).optional().describe('Names of more of your tools to give it (e.g. ["edit_file"]) beyond its read-only ones; its calls pass the same permission rules as yours.'),
+});
+type TaskArgs = z.infer<typeof taskArgs>;
+
+export interface SubagentOptions {
+  settings?: Partial<SubagentSettings>;
+  /** Depth of the sessions this extension is set up for (0: the user's session). */
+  depth?: number;
+}
+
+/** The instructions a child gets after its parent's system prompt. */
+export function childInstructions(depth: number, settings: SubagentSettings, tools: readonly ToolDefinition[]): string {
+  const nested = depth < settings.maxDepth ? ` You may start sub-agents of your own with task (depth ${depth} of at most ${settings.maxDepth}).` : "";
+  return [
+    `You are a sub-agent (depth ${depth}): another agent gave you the task in the next message. Work on it alone — nobody reads your messages while you work and nobody can answer questions.`,
+    `Your tools: ${tools.map((t) => t.name).join(", ") || "none"}.${nested}`,
+    "When you are done, reply with your final answer and nothing else: it is all the other agent receives. Give concrete findings — file paths with line numbers, names, what you changed — without preamble. If you cannot finish, say what you found and what stopped you.",
+  ].join("\n");
+}
+
+/** The `task` tool's description: what it is for, its limits, the tools a sub-agent gets. */
+export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number): string {
+  const nesting = depth + 1 < settings.maxDepth ? `Sub-agents may start their own, ${settings.maxDepth} levels deep at most.` : "Sub-agents cannot start sub-agents of their own.";
+  return [
+    "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
+    'Use it for broad searches and investigations whose intermediate output you do not need ("find every caller of parseConfig and summarise how each uses it"), or to split independent work. Several task calls in one message run at the same time ' +
+      `(at most ${settings.maxConcurrent}; more wait their turn). Do not use it for a single file read or grep you can do yourself.`,
+    "The sub-agent cannot see this conversation: put everything it needs in `prompt` — the goal, the files or names involved, and what its answer must contain.",
+    `It has read-only tools (${readOnly.join(", ") || "none"}) unless you name more of your own tools in \`tools\`; every call it makes passes the same permission rules as yours. ${nesting}`,
+  ].join("\n");
+}
+
+/** The extension that offers `task` to one session (and, one level deeper, to its sub-agents). */
+export function subagentsExtension(opts: SubagentOptions = {}): Extension {
+  const settings: SubagentSettings = { ...DEFAULT_SUBAGENT_SETTINGS, ...opts.settings };
+  const depth = opts.depth ?? 0;
+  const self: Extension = {
+    name: SUBAGENT_EXTENSION,
+    setup(api) {
+      if (depth >= settings.maxDepth) return;
+      const gate = new ConcurrencyGate("subagents", settings.maxConcurrent);
+      const session = api.session;
+      const child = subagentsExtension({ settings, depth: depth + 1 });
+      // The child's tools: the parent's own (built-in and extensions'), never this tool itself —
+      // the child's own subagents extension offers it one level deeper when the depth allows.
+      const available = () => session.tools().filter((t) => t !== tool);
+      const readOnly = () => available().filter((t) => isReadOnly(t.capabilities));
+      const tool: ToolDefinition<typeof taskArgs> = defineTool({
+        name: "task",
+        get description() {
+          return taskDescription(
+            readOnly().map((t) => t.name),
+            settings,
+            depth,
+          );
+        },
+        schema: taskArgs,
+        permission: "Task",
+        // The call itself only starts an agent; whatever the agent does is gated call by call.
+        capabilities: { reads: true },
+        timeoutMs: TASK_TIMEOUT_MS,
+        concurrent: true,
+        summarize: (input) => (typeof input.description === "string" ? input.description : typeof input.prompt === "string" ? input.prompt : ""),
+        hookInput: (args) => ({ description: args.description, prompt: args.prompt, ...(args.tools ? { tools: args.tools } : {}) }),
+        card: (out) => {
+          const r = out.meta as SubagentResult | undefined;
+          if (!r?.status) return undefined;
+          const badges = [r.status, `${r.toolCalls} tool call${r.toolCalls === 1 ? "" : "s"}`];
+          if (r.filesChanged.length) badges.push(`${r.filesChanged.length} changed`);
+          if (r.costUsd !== undefined) badges.push(`$${r.costUsd.toFixed(4)}`);
+          return { badges };
+        },
+        run: (args, ctx) => runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) }),
+      });
+      api.addTools([tool]);
+    },
+  };
+  return self;
+}
+
+/** The child's tools: the read-only ones, plus those the call names (each one the parent has). */
+function grant(args: TaskArgs, available: readonly ToolDefinition[], readOnly: readonly ToolDefinition[]): ToolDefinition[] {
+  const byName = new Map(available.map((t) => [t.name, t]));
+  const unknown = (args.tools ?? []).filter((n) => !byName.has(n));
+  if (unknown.length) {
+    throw new ToolError(
+      `task: ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length > 1 ? "are not tools" : "is not a tool"} you have, so ${unknown.length > 1 ? "they" : "it"} cannot be given to a sub-agent. ` +
+        `Your tools: ${[...byName.keys()].join(", ")}. Call task again with names from that list, or without "tools" for read-only tools.`,
+    );
+  }
+  const names = new Set([...readOnly.map((t) => t.name), ...(args.tools ?? [])]);
+  // In the parent's order, so the child's tool list (and prompt cache) is stable.
+  return available.filter((t) => names.has(t.name));
+}
+
+interface RunDeps {
+  session: SessionInfo;
+  gate: ConcurrencyGate;
+  settings: SubagentSettings;
+  depth: number;
+  self: Extension;
+  child: Extension;
+  tools: ToolDefinition[];
+}
+
+async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<ToolOutput> {
+  const release = await d.gate.acquire(ctx.signal, (position) => ctx.record({ type: "tool_queued", callId: ctx.callId, name: "task", gate: d.gate.name, position, limit: d.gate.limit }));
+  let child: ChildSession | undefined;
+  try {
+    child = await d.session.spawn({
+      tools: d.tools,
+      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), d.child],
+      instructions: childInstructions(d.depth, d.settings, d.tools),
+      callId: ctx.callId,
+      ...(d.settings.maxTurns ? { maxTurns: d.settings.maxTurns } : {}),
+    });
+    const running = child;
+    ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
+    const summaries = new Map<string, string>();
+    const progress = running.onEvent((e: SessionEvent) => {
+      if (e.type === "assistant_message") for (const c of e.toolCalls) summaries.set(c.id, c.summary ?? "");
+      else if (e.type === "tool_result") {
+        ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "step", depth: d.depth, tool: e.name, summary: summaries.get(e.callId) ?? "", isError: e.isError });
+      }
+    });
+    const stop = () => running.cancel();
+    ctx.signal.addEventListener("abort", stop, { once: true });
+    try {
+      if (!ctx.signal.aborted) await running.send(args.prompt);
+    } finally {
+      ctx.signal.removeEventListener("abort", stop);
+      progress.dispose();
+    }
+    const events = running.events();
+    const why = (ctx.signal.reason as { name?: string } | undefined)?.name === "TimeoutError" ? `it ran longer than ${TASK_TIMEOUT_MS / 60_000} minutes` : "the parent agent was stopped";
+    const outcome = ctx.signal.aborted ? { ...childOutcome(events), status: "cancelled" as const, error: why } : childOutcome(events);
+    const facts = childFacts(events, new Map(d.tools.map((t) => [t.name, t])), ctx.fs);
+    const result: SubagentResult = { ...outcome, childId: running.id, description: args.description, ...facts };
+    ctx.record({
+      type: "subagent",
+      callId: ctx.callId,
+      childId: running.id,
+      phase: "finished",
+      depth: d.depth,
+      description: args.description,
+      status: result.status,
+      ...(result.error ? { error: result.error } : {}),
+      turns: result.turns,
+      toolCalls: result.toolCalls,
+      filesRead: result.filesRead,
+      filesChanged: result.filesChanged,
+      usage: result.usage,
+      ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    });
+    return { text: resultText(result), isError: result.status !== "completed", meta: result };
+  } finally {
+    release();
+    await child?.end(ctx.signal.aborted ? "cancelled" : "subagent finished").catch(() => undefined);
+  }
+}
