@@ -14,7 +14,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
-import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import { PROTOCOL_VERSION, type ContextItemView, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
 import { HostServices } from "./host-services";
 import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";
@@ -25,6 +25,7 @@ import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
 import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
+import { HostComposer } from "./composer";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
 /** Items sent in a snapshot; older ones are left out of long sessions. */
@@ -72,6 +73,8 @@ export class SessionController implements vscode.Disposable {
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
   private readonly mcp: HostMcp;
+  /** @-mentions, steering and the queue (src/host/composer.ts). */
+  readonly composer: HostComposer;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -84,6 +87,7 @@ export class SessionController implements vscode.Disposable {
     this.approver = new PanelApprover(isPanelVisible);
     this.services = new HostServices(ctx, log, () => this.sessionDir());
     this.mcp = new HostMcp(log);
+    this.composer = new HostComposer(log, (msg) => this.post(msg));
     this.permissions = new PermissionControls({
       services: this.services,
       approver: this.approver,
@@ -104,6 +108,7 @@ export class SessionController implements vscode.Disposable {
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
       extensions: () => this.mcp.extensions(),
+      composer: () => this.composer.extension(),
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
@@ -156,7 +161,7 @@ export class SessionController implements vscode.Disposable {
         this.post({ type: "mcpServers", servers: this.mcp.views() });
         return this.pushState();
       case "prompt":
-        return this.send(msg.text);
+        return this.sendComposed(msg.text, [], "send");
       case "continue":
         return this.run((session) => session.continue());
       case "stop":
@@ -199,6 +204,16 @@ export class SessionController implements vscode.Disposable {
         return this.reviewAction(msg);
       case "compact":
         return this.compact();
+      // --- composer: @-mention completion, messages with attachments, steering and the queue ---
+      case "composer.complete":
+        return this.composer.complete(msg.requestId, msg.query);
+      case "composer.send":
+        return this.sendComposed(msg.text, msg.items, msg.mode);
+      case "composer.editQueued":
+        return this.editQueued(msg.id, msg);
+      case "composer.removeQueued":
+        if (!this.composer.of(this.live?.session.id)?.remove(msg.id)) this.composer.postQueue();
+        return;
       default:
         msg satisfies never;
     }
@@ -207,6 +222,57 @@ export class SessionController implements vscode.Disposable {
   send(text: string): Promise<void> {
     return this.run((session) => session.send(text));
   }
+
+  // --- composer ---
+  /**
+   * A message from the panel's input with its chips and typed mentions: sent now when the agent
+   * is idle; while it works, steered (delivered at the next step) or queued (sent after the task).
+   */
+  async sendComposed(text: string, chips: readonly ContextItemView[], mode: "send" | "steer" | "queue"): Promise<void> {
+    const items = await this.composer.itemsOf(text, chips);
+    const live = this.composer.of(this.live?.session.id);
+    if (this.running && mode !== "send" && live) {
+      try {
+        live.add(text, items, mode);
+      } catch (err) {
+        this.post({ type: "error", message: `Not added: ${(err as Error).message}` });
+      }
+      return;
+    }
+    return this.run(async (session) => {
+      const c = this.composer.of(session.id);
+      c?.stage(text, items);
+      try {
+        await session.send(text);
+      } finally {
+        c?.unstage(text);
+      }
+    });
+  }
+
+  private editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): void {
+    const c = this.composer.of(this.live?.session.id);
+    try {
+      if (!c?.edit(id, patch)) this.composer.postQueue();
+    } catch (err) {
+      this.post({ type: "error", message: `Not changed: ${(err as Error).message}` });
+      this.composer.postQueue();
+    }
+  }
+
+  /** After a run: the next waiting message is sent when the task is done; after a Stop or an error, steered ones wait as queued. */
+  private afterRun(): void {
+    const session = this.live?.session;
+    const c = this.composer.of(session?.id);
+    if (!session || !c || c.list().length === 0) return;
+    if (session.state !== "done") {
+      c.holdSteered();
+      return;
+    }
+    const next = c.takeNext();
+    if (next) queueMicrotask(() => void this.sendComposed(next.text, next.items, "send"));
+  }
+  // --- end composer ---
 
   /** Runs the loop on the live session (resuming the shown one first); one run at a time. */
   private async run(act: (session: AgentSession) => Promise<void>): Promise<void> {
@@ -231,6 +297,7 @@ export class SessionController implements vscode.Disposable {
       void vscode.commands.executeCommand("setContext", "yoke.running", false);
       this.releaseIdle();
       this.postHistory(true);
+      this.afterRun();
     }
   }
 
@@ -280,6 +347,7 @@ export class SessionController implements vscode.Disposable {
     this.shownId = null;
     this.vm = new SessionViewModel();
     this.resumed = false;
+    this.composer.show(undefined);
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, undefined);
     void this.pushState();
   }
@@ -406,6 +474,7 @@ export class SessionController implements vscode.Disposable {
         return undefined;
       });
       this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
+      this.composer.postQueue();
       this.guidance.show(this.live?.session.events() ?? [], true);
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
@@ -442,6 +511,7 @@ export class SessionController implements vscode.Disposable {
     this.shownBytes = view.entries().find((e) => e.id === id)?.size ?? -1;
     const parsed = parseLog(lines);
     this.vm = new SessionViewModel(parsed.events);
+    this.composer.show(id, parsed.events);
     const pending = this.vm.pending !== null ? "question" : this.review && resumableCalls(parsed.events, createBuiltinTools()).length ? "review" : undefined;
     // Another process is writing it: its last state is live there, not interrupted.
     this.setReadOnly(writer.holder(id));
@@ -661,6 +731,7 @@ export class SessionController implements vscode.Disposable {
     this.streaming = { text: "", reasoning: "" };
     const subs = [session.onEvent((e) => activity(`session:${e.type}`, () => this.onEvent(e))), session.onDelta((d) => this.onDelta(d.type, d.text))];
     this.live = { session, subs };
+    this.composer.show(session.id);
     void this.pushState();
   }
 
@@ -679,6 +750,7 @@ export class SessionController implements vscode.Disposable {
     return session.end(cancel ? "clear" : "other").then(
       () => {
         this.services.release(session.id);
+        this.composer.forget(session.id);
         if (this.live?.session.id !== session.id) this.store?.writer.unlock(session.id);
       },
       (err: unknown) => this.log.warn(`ending session ${session.id} failed: ${(err as Error)?.message ?? String(err)}`),

@@ -39,6 +39,8 @@ export interface SessionOptionsDeps {
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
+  /** The composer of each new session (@-mentions, steering, the queue: src/host/composer.ts). */
+  composer?: () => Extension;
 }
 
 export class SessionOptionsBuilder {
@@ -91,6 +93,7 @@ export class SessionOptionsBuilder {
         guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }),
         ...((await this.deps.extensions?.()) ?? []),
         ...loop.extensions,
+        ...(this.deps.composer ? [this.deps.composer()] : []),
       ],
     };
   }

@@ -5,6 +5,7 @@ import { retryNotice, withRetries } from "../providers/retry";
 import { ProviderError } from "../providers/types";
 import { projectConversation } from "../session/projection";
 import { childController, seconds, type LoopContext } from "./context";
+import { submitPrompt } from "./turn-loop";
 
 export interface ModelReply {
   text: string;
@@ -16,6 +17,7 @@ async function prepare(ctx: LoopContext, turn: number, signal: AbortSignal): Pro
   if (!ctx.extensions.has("request.prepare")) return;
   const messages = projectConversation(ctx.sessionLog.events);
   for (const out of await ctx.extensions.run("request.prepare", { turn, messages }, { signal })) {
+    for (const text of out.result?.user ?? []) if (text.trim()) await submitPrompt(ctx, text, [], { running: true });
     for (const m of out.result?.append ?? []) {
       if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text, ...(m.persist ? { persist: true } : {}) });
     }
