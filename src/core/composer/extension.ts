@@ -6,7 +6,7 @@
  * is kept in the log (`queue` events), so a resumed session shows and keeps it.
  */
 import type { EventOf } from "../events";
-import type { Extension, ExtensionApi } from "../extensions/types";
+import type { ContextMessage, Extension, ExtensionApi } from "../extensions/types";
 import type { Disposable } from "../ports";
 import type { Diagnostic } from "../verification/types";
 import { uniqueItems, type ContextItem } from "./mentions";
@@ -27,6 +27,9 @@ export interface ComposerOptions {
   /** Called with the composer of each session once it is set up (the host keeps it by session id). */
   onReady?: (composer: SessionComposer) => void;
 }
+
+/** The `source` of the context events that carry the attachments. */
+export const MENTIONS_SOURCE = "mentions";
 
 /** Longest queued message. */
 export const MAX_QUEUED_TEXT = 100_000;
@@ -51,6 +54,8 @@ export class SessionComposer {
   private queue: QueuedMessage[];
   /** Items of messages about to pass prompt.submit, in order (a send, or a steered message). */
   private readonly staged: Array<{ text: string; items: ContextItem[] }> = [];
+  /** The attachments of the message just sent, appended before the next request. */
+  private pendingAppend: ContextMessage[] = [];
   private readonly listeners = new Set<(queue: readonly QueuedMessage[]) => void>();
   private next = 1;
 
@@ -140,36 +145,49 @@ export class SessionComposer {
     if (i >= 0) this.staged.splice(i, 1);
   }
 
-  /** request.prepare: the steered messages, delivered now. */
-  deliverSteered(): string[] {
-    const out: string[] = [];
+  /**
+   * request.prepare: the attachments of the message just sent (as a `mentions` context after it),
+   * and the steered messages, delivered now, each with its attachments read now.
+   */
+  async prepare(signal: AbortSignal): Promise<{ append?: ContextMessage[]; user?: Array<{ text: string; context?: ContextMessage[] }> }> {
+    const append = this.pendingAppend.splice(0);
+    const user: Array<{ text: string; context?: ContextMessage[] }> = [];
     for (const m of this.queue.filter((q) => q.mode === "steer")) {
       this.queue.splice(this.queue.indexOf(m), 1);
       this.api.record({ type: "queue", action: "steered", id: m.id });
-      this.stage(m.text, m.items);
-      out.push(m.text);
+      const text = await this.attachments(m.items, signal);
+      user.push({ text: m.text, ...(text ? { context: [{ source: MENTIONS_SOURCE, text }] } : {}) });
     }
-    if (out.length) this.changed();
-    return out;
+    if (user.length) this.changed();
+    return { ...(append.length ? { append } : {}), ...(user.length ? { user } : {}) };
   }
 
-  /** prompt.submit: the staged items of this message, resolved now (the state when it is delivered). */
-  async contextFor(text: string, signal: AbortSignal): Promise<string[]> {
+  /** prompt.submit of a message sent with send(): its staged items, read now (the state when it is delivered), given to the model after it. */
+  async submitted(text: string, signal: AbortSignal): Promise<void> {
+    // What an earlier message that was blocked left is not this one's.
+    this.pendingAppend = [];
     const i = this.staged.findIndex((s) => s.text === text);
-    if (i < 0) return [];
+    if (i < 0) return;
     const { items } = this.staged.splice(i, 1)[0]!;
+    const out = await this.attachments(items, signal);
+    this.pendingAppend = out ? [{ source: MENTIONS_SOURCE, text: out }] : [];
+  }
+
+  /** Reads the items and records what each became (the chips of the message). */
+  private async attachments(items: readonly ContextItem[], signal: AbortSignal): Promise<string> {
+    if (items.length === 0) return "";
     const resolved = await resolveMentions(items, { services: this.api.session.services, sessionId: this.api.session.id, problems: this.opts.problems }, signal);
-    const text2 = attachmentsText(resolved);
     this.api.record({
       type: "mentions",
       items: resolved.map((r) => ({ kind: r.item.kind, label: r.label, chars: r.text.length, ...(r.error ? { error: r.error } : {}), ...(r.truncated ? { truncated: true } : {}) })),
     });
-    return text2 ? [text2] : [];
+    return attachmentsText(resolved);
   }
 
   dispose(): void {
     this.listeners.clear();
     this.staged.length = 0;
+    this.pendingAppend = [];
   }
 
   private changed(): void {
@@ -197,13 +215,9 @@ export function composerExtension(opts: ComposerOptions = {}): Extension {
     setup(api) {
       const composer = new SessionComposer(api, opts);
       api.on("prompt.submit", async ({ text }, { signal }) => {
-        const context = await composer.contextFor(text, signal);
-        return context.length ? { context } : undefined;
+        await composer.submitted(text, signal);
       });
-      api.on("request.prepare", () => {
-        const user = composer.deliverSteered();
-        return user.length ? { user } : undefined;
-      });
+      api.on("request.prepare", (_input, { signal }) => composer.prepare(signal));
       opts.onReady?.(composer);
       return { dispose: () => composer.dispose() };
     },

@@ -4,6 +4,7 @@
  * the host's problems) and rendered as one bounded `<attachment>` block.
  */
 import { formatBoundedOutput, formatDuration } from "../commands/output";
+import { TerminalLineRenderer } from "../commands/terminal-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { resolveWorkspacePath } from "../paths";
 import type { SessionServices } from "../ports";
@@ -21,7 +22,7 @@ export const MAX_ATTACHMENTS_CHARS = 100_000;
 export const MAX_PROBLEMS = 200;
 /** The git command of `@git-diff`: what changed (untracked files too), then the diff against HEAD (or the index in a repository without commits). */
 export const GIT_DIFF_COMMAND =
-  "git status --short --untracked-files=normal && { git --no-pager diff --no-ext-diff --no-color HEAD -- 2>/dev/null || git --no-pager diff --no-ext-diff --no-color; }";
+  "git -c color.ui=never status --short --untracked-files=normal && { git --no-pager diff --no-ext-diff --no-color HEAD -- 2>/dev/null || git --no-pager diff --no-ext-diff --no-color; }";
 const GIT_DIFF_TIMEOUT_MS = 30_000;
 
 /** What resolving needs besides the session's services: the host's problems (VS Code's diagnostics). */
@@ -148,10 +149,19 @@ async function gitDiff(commands: CommandRunner | undefined, root: string, signal
   const r = await cmd.wait();
   if (r.error) throw new Error(`git could not run: ${r.error}`);
   const page = await cmd.outputSince(1, { maxLines: 5_000, maxBytes: MAX_ATTACHMENT_CHARS + 1_000 });
-  const text = page.lines.join("\n").trim();
+  const text = cleanLines(page.lines).join("\n").replace(/^\n+/, "").trimEnd();
   if (r.exitCode !== 0) throw new Error(`git failed (exit ${r.exitCode ?? r.signal ?? "?"}): ${text.split("\n").slice(-3).join(" ") || "no output"}`);
   const more = page.more || page.to < page.totalLines ? `\n… (lines ${page.to + 1}-${page.totalLines} left out: call command_output with id "${cmd.id}" and since ${page.to + 1})` : "";
   return { attrs: { command: "git diff HEAD", id: cmd.id }, ...bounded((text || "No changes: the working tree matches HEAD.") + more, `Call command_output with id "${cmd.id}" for the rest.`) };
+}
+
+/** Raw output lines (a pty's `\r`, colours) as the terminal shows them. */
+function cleanLines(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  const r = new TerminalLineRenderer((l) => out.push(l), 2_000);
+  for (const l of lines) r.push(`${l}\n`);
+  r.end();
+  return out;
 }
 
 function bounded(text: string, how: string): { text: string; truncated?: boolean } {
@@ -190,5 +200,5 @@ export function attachmentsText(resolved: readonly ResolvedMention[]): string {
     }
     blocks.push(block);
   }
-  return `The user attached ${resolved.length === 1 ? "this" : "these"} to the message (@-mentions); it is the state at the time the message was sent:\n${blocks.join("\n")}`;
+  return `The user attached ${resolved.length === 1 ? "this" : "these"} to the message before this (@-mentions), as it was when the message was sent:\n${blocks.join("\n")}`;
 }

@@ -141,11 +141,11 @@ export interface ExtensionPoints {
     result: {
       append?: ContextMessage[];
       /**
-       * Messages from the user delivered at this step (typed while the agent worked: steering).
-       * Each passes prompt.submit like any user message (a hook may block it) and is logged as a
-       * user_message before the request.
+       * Messages from the user delivered at this step (typed while the agent worked: steering),
+       * after `append`. Each passes prompt.submit like any user message (a hook may block it) and
+       * is logged as a user_message before the request, followed by its `context` unless blocked.
        */
-      user?: string[];
+      user?: Array<{ text: string; context?: ContextMessage[] }>;
     };
   };
   "turn.after": { input: TurnAfterInput; result: TurnAfterResult };
