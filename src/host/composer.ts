@@ -3,6 +3,7 @@
 // selection, the problems), and each session's queue of messages typed while the agent works.
 // The core (src/core/composer) resolves the mentions and delivers steered messages.
 import * as vscode from "vscode";
+import { rankPaths, type PathEntry as Entry } from "../core/composer/rank";
 import { composerExtension, itemLabel, MENTION_KEYWORDS, parseMentions, queueFromEvents, type ContextItem, type QueuedMessage, type SessionComposer } from "../core/composer";
 import type { SessionEvent } from "../core/events";
 import type { Extension } from "../core/extensions/types";
@@ -18,13 +19,13 @@ const MAX_FILES = 20_000;
 const FILES_TTL_MS = 5_000;
 const EXCLUDE = "**/{node_modules,.git}/**";
 
-type Entry = { rel: string; folder: boolean };
 
 export class HostComposer implements vscode.Disposable {
   private readonly bySession = new Map<string, SessionComposer>();
   private files: { at: number; entries: Promise<Entry[]> } | undefined;
   private shownSession: string | undefined;
   private fromLog: { id: string; items: QueuedMessage[] } | undefined;
+  private pendingAdds: ContextItemView[] = [];
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -67,9 +68,23 @@ export class HostComposer implements vscode.Disposable {
     this.post({ type: "composer.queue", items: items.map(queuedView) });
   }
 
-  /** "Add Selection to Chat" / "Add File to Chat": a chip in the panel's input. */
+  /**
+   * "Add Selection to Chat" / "Add File to Chat": a chip in the panel's input. Kept until the next
+   * message is sent, and given again when the panel (re)connects: a panel that was closed gets it.
+   */
   addContext(item: ContextItemView): void {
+    this.pendingAdds.push(item);
     this.post({ type: "composer.addContext", item });
+  }
+
+  /** The panel connected (`ready`): the chips added meanwhile (the webview drops repeats). */
+  replayAdds(): void {
+    for (const item of this.pendingAdds) this.post({ type: "composer.addContext", item });
+  }
+
+  /** A message was sent from the panel: the chips added from outside went with it. */
+  sent(): void {
+    this.pendingAdds = [];
   }
 
   /** The active editor's selection as a context item (undefined: no editor, or nothing selected). */
@@ -116,7 +131,7 @@ export class HostComposer implements vscode.Disposable {
           if (doc && doc.uri.scheme !== "output") items.push({ label: `@problems:${relOf(doc.uri)}`, detail: "the problems of the active file", item: { kind: "problems", path: relOf(doc.uri) } });
         } else items.push({ label: `@${k.keyword}`, detail: k.detail, item: { kind: k.kind } });
       }
-      for (const e of rank(await this.entries(), q).slice(0, MAX_COMPLETIONS - items.length)) {
+      for (const e of rankPaths(await this.entries(), q).slice(0, MAX_COMPLETIONS - items.length)) {
         items.push({ label: e.folder ? `${e.rel}/` : e.rel, detail: e.folder ? "folder" : "file", item: e.folder ? { kind: "folder", path: e.rel } : { kind: "file", path: e.rel } });
       }
     } catch (err) {
@@ -149,30 +164,6 @@ export class HostComposer implements vscode.Disposable {
     entries.catch(() => (this.files = undefined));
     return entries;
   }
-}
-
-/** Best matches first: the name starts with the query, the name holds it, the path holds it, the letters in order. */
-export function rank(entries: readonly Entry[], q: string): Entry[] {
-  const scored: Array<{ e: Entry; score: number }> = [];
-  for (const e of entries) {
-    const path = e.rel.toLowerCase();
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    let score: number;
-    if (!q) score = e.folder ? 4 : 3 + path.split("/").length;
-    else if (name.startsWith(q)) score = 0;
-    else if (name.includes(q)) score = 1;
-    else if (path.includes(q)) score = 2;
-    else if (subsequence(path, q)) score = 3;
-    else continue;
-    scored.push({ e, score: score * 1000 + Math.min(path.length, 999) });
-  }
-  return scored.sort((a, b) => a.score - b.score || (a.e.rel < b.e.rel ? -1 : 1)).map((s) => s.e);
-}
-
-function subsequence(text: string, q: string): boolean {
-  let i = 0;
-  for (const ch of text) if (ch === q[i] && ++i === q.length) return true;
-  return q.length === 0;
 }
 
 function queuedView(m: QueuedMessage): QueuedView {

@@ -159,7 +159,9 @@ export class SessionController implements vscode.Disposable {
       case "ready":
         if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
         this.post({ type: "mcpServers", servers: this.mcp.views() });
-        return this.pushState();
+        await this.pushState();
+        this.composer.replayAdds();
+        return;
       case "prompt":
         return this.sendComposed(msg.text, [], "send");
       case "continue":
@@ -229,6 +231,7 @@ export class SessionController implements vscode.Disposable {
    * is idle; while it works, steered (delivered at the next step) or queued (sent after the task).
    */
   async sendComposed(text: string, chips: readonly ContextItemView[], mode: "send" | "steer" | "queue"): Promise<void> {
+    this.composer.sent();
     const items = await this.composer.itemsOf(text, chips);
     const live = this.composer.of(this.live?.session.id);
     if (this.running && mode !== "send" && live) {

@@ -1,6 +1,7 @@
 // @-mentions typed in a message: what is a mention and what is not, and the chip labels.
 import { describe, expect, it } from "vitest";
 import { ContextItem, itemLabel, parseMentions, uniqueItems } from "../../../src/core/composer/mentions";
+import { rankPaths } from "../../../src/core/composer/rank";
 import { ContextItemView } from "../../../src/protocol/messages";
 
 const refs = (text: string) => parseMentions(text).map((m) => m.ref);
@@ -71,5 +72,33 @@ describe("context items", () => {
       expect(ContextItem.safeParse(b).success).toBe(false);
       expect(ContextItemView.safeParse(b).success).toBe(false);
     }
+  });
+});
+
+describe("the completion list", () => {
+  const entries = [
+    { rel: "src/tides.ts", folder: false },
+    { rel: "src/tides.test.ts", folder: false },
+    { rel: "notes/tide-table.md", folder: false },
+    { rel: "docs/outside.md", folder: false },
+    { rel: "src", folder: true },
+    { rel: "README.md", folder: false },
+  ];
+
+  it("ranks name prefixes, then names, then paths, then letters in order; case does not matter", () => {
+    expect(rankPaths(entries, "tide").map((e) => e.rel)).toEqual(["src/tides.ts", "src/tides.test.ts", "notes/tide-table.md", "docs/outside.md"]);
+    expect(rankPaths(entries, "TIDE-T").map((e) => e.rel)).toEqual(["notes/tide-table.md"]);
+    expect(rankPaths(entries, "src/").map((e) => e.rel)).toEqual(["src/tides.ts", "src/tides.test.ts"]);
+    expect(rankPaths(entries, "ntm").map((e) => e.rel)).toEqual(["notes/tide-table.md"]);
+    expect(rankPaths(entries, "zzz")).toEqual([]);
+  });
+
+  it("finds the @query the caret is in, only at a word start", async () => {
+    const { mentionAt } = await import("../../../webview/views/mention-list");
+    expect(mentionAt("fix @src/ti", 11)).toEqual({ start: 4, query: "src/ti" });
+    expect(mentionAt("@", 1)).toEqual({ start: 0, query: "" });
+    expect(mentionAt("mail a@b", 8)).toBeUndefined();
+    expect(mentionAt("fix @src/ti now", 15)).toBeUndefined();
+    expect(mentionAt("fix @src/ti now", 8)).toEqual({ start: 4, query: "src" });
   });
 });
