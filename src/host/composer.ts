@@ -19,7 +19,6 @@ const MAX_FILES = 20_000;
 const FILES_TTL_MS = 5_000;
 const EXCLUDE = "**/{node_modules,.git}/**";
 
-
 export class HostComposer implements vscode.Disposable {
   private readonly bySession = new Map<string, SessionComposer>();
   private files: { at: number; entries: Promise<Entry[]> } | undefined;

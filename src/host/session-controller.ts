@@ -14,7 +14,17 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
-import { PROTOCOL_VERSION, type ContextItemView, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import {
+  PROTOCOL_VERSION,
+  type ContextItemView,
+  type FirstRunView,
+  type HostInfoView,
+  type HostToWebview,
+  type SessionItemView,
+  type Snapshot,
+  type ViewState,
+  type WebviewToHost,
+} from "../protocol/messages";
 import { HostServices } from "./host-services";
 import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";

@@ -84,7 +84,9 @@ describe("composer in code-server", () => {
     const req = llm.requests.find((r) => readExchange(r).userText === "Summarise the table")!;
     const users = userContents(req);
     expect(users.at(-2)).toBe("Summarise the table");
-    expect(users.at(-1)).toMatch(/^<context source="mentions">\n[^]*<attachment kind="file" path="notes\/tide-table.md">\nFile: notes\/tide-table.md \(lines 1-5 of 5\)\n1#[A-Z]{2}\|# Tide table\n[^]*\|\| Mon \| HIGH-WATER-0612 \|\n<\/attachment>/);
+    expect(users.at(-1)).toMatch(
+      /^<context source="mentions">\n[^]*<attachment kind="file" path="notes\/tide-table.md">\nFile: notes\/tide-table.md \(lines 1-5 of 5\)\n1#[A-Z]{2}\|# Tide table\n[^]*\|\| Mon \| HIGH-WATER-0612 \|\n<\/attachment>/,
+    );
     await shot("mention-answered");
   });
 
@@ -109,11 +111,13 @@ describe("composer in code-server", () => {
     await frame.locator("[data-testid=queue]").click();
     await input.fill(REMOVED);
     await input.press("Alt+Enter");
-    await expect.poll(() => queued.evaluateAll((els) => els.map((e) => [e.querySelector("[data-testid=queued-text]")?.textContent, e.getAttribute("data-mode")]))).toEqual([
-      [STEER, "steer"],
-      [QUEUED, "queue"],
-      [REMOVED, "queue"],
-    ]);
+    await expect
+      .poll(() => queued.evaluateAll((els) => els.map((e) => [e.querySelector("[data-testid=queued-text]")?.textContent, e.getAttribute("data-mode")])))
+      .toEqual([
+        [STEER, "steer"],
+        [QUEUED, "queue"],
+        [REMOVED, "queue"],
+      ]);
 
     // Edit the queued one (Enter saves), remove the other.
     await queued.filter({ hasText: QUEUED }).locator("[data-testid=queued-edit]").click();

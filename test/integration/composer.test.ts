@@ -55,7 +55,11 @@ interface Setup {
   opts: AgentSessionOptions;
 }
 
-function setup(w: ReturnType<typeof workspace>, script: (req: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn>, more: { problems?: Diagnostic[]; extensions?: Extension[] } = {}): Promise<Setup> {
+function setup(
+  w: ReturnType<typeof workspace>,
+  script: (req: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn>,
+  more: { problems?: Diagnostic[]; extensions?: Extension[] } = {},
+): Promise<Setup> {
   return startScriptedLlmServer({ script }).then((s) => {
     server = s;
     const node = createNodeServices({ cwd: w.ws, sessionDir: w.sessionDir, trusted: true, home: w.home });
@@ -91,9 +95,13 @@ async function create(s: Setup): Promise<AgentSession> {
 type WireMessage = { role: string; content?: unknown; tool_calls?: unknown };
 const messages = (req: RecordedRequest) => (req.body.messages as WireMessage[]) ?? [];
 const textOf = (m: WireMessage) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
-const userTexts = (req: RecordedRequest) => messages(req).filter((m) => m.role === "user").map(textOf);
+const userTexts = (req: RecordedRequest) =>
+  messages(req)
+    .filter((m) => m.role === "user")
+    .map(textOf);
 const ofType = <T extends SessionEvent["type"]>(s: AgentSession, type: T) => s.events().filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, stdio: "pipe", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, stdio: "pipe", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
 
 describe("@-mentions reach the model as bounded attachments", () => {
   it("a file, a folder, the selection, problems, the last command and the git diff, each in its block; a denied file is not sent", async () => {
@@ -142,7 +150,9 @@ describe("@-mentions reach the model as bounded attachments", () => {
     expect(user).toContain(`<attachment kind="problems" scope="workspace" count="1">\nsrc/tides.ts:3:10 error 2322: Type 'string' is not assignable to type 'number'. (ts)\n</attachment>`);
     expect(user).toMatch(/<attachment kind="terminal" command="echo tide-table-printed; exit 3" id="c1" status="exit 3" duration="[^"]+">\ntide-table-printed\n<\/attachment>/);
     // git ran through the runner (read-only): the untracked files and the change against HEAD.
-    expect(user).toMatch(/<attachment kind="git-diff" command="git diff HEAD" id="c2">\n M src\/tides.ts\n[^]*\?\? docs\/\n[^]*-export const PERIOD_MIN = 745;\n\+export const PERIOD_MIN = 745.2;[^]*<\/attachment>/);
+    expect(user).toMatch(
+      /<attachment kind="git-diff" command="git diff HEAD" id="c2">\n M src\/tides.ts\n[^]*\?\? docs\/\n[^]*-export const PERIOD_MIN = 745;\n\+export const PERIOD_MIN = 745.2;[^]*<\/attachment>/,
+    );
     expect(user).not.toContain("\u001b[");
     // The denied file: named with the rule, its content nowhere in what the model got.
     expect(user).toContain('<attachment kind="file" path="secret.txt" error="not attached: the permission rule Read(secret.txt) denies reading secret.txt"/>');
@@ -202,9 +212,8 @@ describe("@-mentions reach the model as bounded attachments", () => {
 describe("steering and the queue", () => {
   it("a steered message reaches the model at the next step; a queued one, edited, goes after the task; a removed one never", async () => {
     const w = workspace({ "README.md": "# Tidewatch\n", "style.md": "Use tabs, never spaces.\n" });
-    let s!: Setup;
     const ids: Record<string, string> = {};
-    s = await setup(w, (req) => {
+    const s: Setup = await setup(w, (req) => {
       const n = server!.requests.indexOf(req);
       if (n === 0) {
         // The user types while the first request is out.
@@ -259,8 +268,7 @@ describe("steering and the queue", () => {
 
   it("a waiting message outlives the window: the resumed session has it, with the same id", async () => {
     const w = workspace({ "a.txt": "a\n" });
-    let s!: Setup;
-    s = await setup(w, (req) => {
+    const s: Setup = await setup(w, (req) => {
       if (server!.requests.indexOf(req) === 0) s.composer().add("later, please", [{ kind: "file", path: "a.txt" }], "queue");
       return { text: "done" };
     });
@@ -278,8 +286,7 @@ describe("steering and the queue", () => {
 
   it("a steered message that found no next step goes first after the task; after a Stop it waits as queued", async () => {
     const w = workspace({});
-    let s!: Setup;
-    s = await setup(w, (req) => {
+    const s: Setup = await setup(w, (req) => {
       if (server!.requests.indexOf(req) === 0) {
         s.composer().add("queued first", [], "queue");
         s.composer().add("steer too late", [], "steer");
@@ -306,8 +313,7 @@ describe("steering and the queue", () => {
         api.on("prompt.submit", ({ text }) => (text.includes("password") ? { block: "no passwords in prompts" } : undefined));
       },
     };
-    let s!: Setup;
-    s = await setup(
+    const s: Setup = await setup(
       w,
       (req) => {
         if (server!.requests.indexOf(req) === 0) {

@@ -149,7 +149,11 @@ export class MessageList {
                 "div",
                 { class: "chips" },
                 item.chips.map((c) =>
-                  el("span", { class: `chip${c.error ? " chip-error" : ""}`, "data-testid": "message-chip", "data-kind": c.kind, title: c.error ?? (c.truncated ? "only a bounded part was sent" : c.label) }, [`@${c.label}${c.error ? " (not attached)" : ""}`]),
+                  el(
+                    "span",
+                    { class: `chip${c.error ? " chip-error" : ""}`, "data-testid": "message-chip", "data-kind": c.kind, title: c.error ?? (c.truncated ? "only a bounded part was sent" : c.label) },
+                    [`@${c.label}${c.error ? " (not attached)" : ""}`],
+                  ),
                 ),
               )
             : null,

@@ -25,7 +25,13 @@ export class QueueList {
 
   private row(item: QueuedView): HTMLElement {
     const text = el("div", { class: "queued-text", "data-testid": "queued-text" }, [item.text]);
-    const chips = item.chips.length ? el("div", { class: "chips" }, item.chips.map((c) => el("span", { class: "chip", "data-kind": c.kind }, [`@${c.label}`]))) : null;
+    const chips = item.chips.length
+      ? el(
+          "div",
+          { class: "chips" },
+          item.chips.map((c) => el("span", { class: "chip", "data-kind": c.kind }, [`@${c.label}`])),
+        )
+      : null;
     const mode = item.mode === "steer" ? "steer: at the next step" : "queued: after the task";
     return el("div", { class: "queued", "data-testid": "queued-message", "data-id": item.id, "data-mode": item.mode }, [
       el("span", { class: "queued-mode" }, [mode]),

@@ -27,4 +27,3 @@ function subsequence(text: string, q: string): boolean {
   for (const ch of text) if (ch === q[i] && ++i === q.length) return true;
   return q.length === 0;
 }
-

@@ -90,7 +90,13 @@ function toolContext(s: MentionSources, signal: AbortSignal): ToolContext {
 async function readPath(path: string, kind: "file" | "folder", s: MentionSources, signal: AbortSignal): Promise<Omit<ResolvedMention, "item" | "label">> {
   const { abs, rel } = await allowedPath(path, s);
   const st = await s.services.fs.stat(abs);
-  const isDir = st?.type === "directory" || (st?.type === "symlink" && (await s.services.fs.readDir(abs).then(() => true, () => false)));
+  const isDir =
+    st?.type === "directory" ||
+    (st?.type === "symlink" &&
+      (await s.services.fs.readDir(abs).then(
+        () => true,
+        () => false,
+      )));
   if (!st) throw new Error(`not found: ${rel}`);
   const ctx = toolContext(s, signal);
   if (isDir || kind === "folder") {

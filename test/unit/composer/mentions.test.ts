@@ -33,7 +33,7 @@ describe("parseMentions", () => {
     expect(refs("")).toEqual([]);
   });
 
-  it("a keyword is only a keyword unquoted: @\"selection\" is a path", () => {
+  it('a keyword is only a keyword unquoted: @"selection" is a path', () => {
     expect(refs('@"selection"')).toEqual([{ kind: "path", path: "selection" }]);
   });
 });

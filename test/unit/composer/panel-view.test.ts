@@ -10,7 +10,13 @@ const stamp = (events: NewEvent[]) => events.map((e, seq) => ({ ...e, seq, ts: "
 describe("composer events in the panel", () => {
   it("shows the chips on the message they came with, and how a message typed while the agent worked arrived", () => {
     const events = stamp([
-      { type: "mentions", items: [{ kind: "file", label: "src/a.ts", chars: 120 }, { kind: "file", label: "secret.txt", chars: 0, error: "not attached: the permission rule Read(secret.txt) denies reading secret.txt" }] },
+      {
+        type: "mentions",
+        items: [
+          { kind: "file", label: "src/a.ts", chars: 120 },
+          { kind: "file", label: "secret.txt", chars: 0, error: "not attached: the permission rule Read(secret.txt) denies reading secret.txt" },
+        ],
+      },
       { type: "user_message", text: "Check these" },
       { type: "queue", action: "added", id: "q1", mode: "steer", text: "also the moon" },
       { type: "queue", action: "added", id: "q2", mode: "queue", text: "then the changelog" },
