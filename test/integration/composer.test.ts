@@ -133,6 +133,7 @@ describe("@-mentions reach the model as bounded attachments", () => {
       { kind: "git-diff" },
       { kind: "file", path: "secret.txt" },
       { kind: "file", path: "nope/missing.ts" },
+      { kind: "file", path: "/etc/passwd" },
       { kind: "file", path: "src/tides.ts" },
     ]);
     await session.send("Check these");
@@ -158,6 +159,9 @@ describe("@-mentions reach the model as bounded attachments", () => {
     expect(user).toContain('<attachment kind="file" path="secret.txt" error="not attached: the permission rule Read(secret.txt) denies reading secret.txt"/>');
     expect(JSON.stringify(server!.requests)).not.toContain("TOP-SECRET-VALUE");
     expect(user).toMatch(/<attachment kind="file" path="nope\/missing.ts" error="[^"]*not found[^"]*"\/>/i);
+    // Outside the workspace: refused like a tool's path, nothing of it read.
+    expect(user).toMatch(/<attachment kind="file" path="\/etc\/passwd" error="The path '\/etc\/passwd' is outside the workspace[^"]*"\/>/);
+    expect(JSON.stringify(server!.requests)).not.toContain("root:x:0:0");
 
     const mentions = ofType(session, "mentions");
     expect(mentions).toHaveLength(1);
@@ -170,6 +174,7 @@ describe("@-mentions reach the model as bounded attachments", () => {
       ["git diff", false],
       ["secret.txt", true],
       ["nope/missing.ts", true],
+      ["/etc/passwd", true],
     ]);
     // Logged: the chips before the user's message, the attachments as a context event after it.
     const um = ofType(session, "user_message")[0]!;
