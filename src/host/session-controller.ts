@@ -224,7 +224,7 @@ export class SessionController implements vscode.Disposable {
       case "composer.editQueued":
         return this.editQueued(msg.id, msg);
       case "composer.removeQueued":
-        if (!this.composer.of(this.live?.session.id)?.remove(msg.id)) this.composer.postQueue();
+        if (!(await this.queueOwner())?.remove(msg.id)) this.composer.postQueue();
         return;
       default:
         msg satisfies never;
@@ -263,8 +263,24 @@ export class SessionController implements vscode.Disposable {
     });
   }
 
-  private editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): void {
-    const c = this.composer.of(this.live?.session.id);
+  /**
+   * The composer whose queue the panel lists: the live session's; a session shown from its log
+   * (after a reload) is opened first, so its waiting messages can be changed before it goes on.
+   */
+  private async queueOwner() {
+    if (!this.live && !this.running && this.shownId && !this.readOnly) {
+      try {
+        await this.liveSession();
+        this.releaseIdle();
+      } catch (err) {
+        this.post({ type: "error", message: (err as Error).message });
+      }
+    }
+    return this.composer.of(this.live?.session.id);
+  }
+
+  private async editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): Promise<void> {
+    const c = await this.queueOwner();
     try {
       if (!c?.edit(id, patch)) this.composer.postQueue();
     } catch (err) {
