@@ -73,14 +73,19 @@ export class App {
     this.checkpoints = new CheckpointsPanel(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
-    this.composer = new Composer(
-      (text) => {
+    this.composer = new Composer({
+      send: (text, items, mode) => {
         this.hideError();
-        this.unconfirmedPrompt = text;
-        send({ type: "prompt", text });
+        if (mode === "send") this.unconfirmedPrompt = text;
+        // Composer: a plain message stays a `prompt`; one with chips, or typed while the agent works, carries them.
+        if (mode === "send" && items.length === 0) send({ type: "prompt", text });
+        else send({ type: "composer.send", text, items, mode });
       },
-      () => send({ type: "stop" }),
-    );
+      stop: () => send({ type: "stop" }),
+      complete: (requestId, query) => send({ type: "composer.complete", requestId, query }),
+      editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
+      removeQueued: (id) => send({ type: "composer.removeQueued", id }),
+    });
     const scroller = el("main", { class: "scroller" });
     this.list = new MessageList(scroller);
     scroller.append(this.firstRun.root, this.empty, this.list.root);
@@ -173,6 +178,16 @@ export class App {
         return;
       case "composer.focus":
         this.composer.focus();
+        return;
+      // --- composer: mention completion, the waiting messages, chips from outside ---
+      case "composer.completions":
+        this.composer.completions(msg.requestId, msg.items);
+        return;
+      case "composer.queue":
+        this.composer.setQueue(msg.items);
+        return;
+      case "composer.addContext":
+        this.composer.addContext(msg.item);
         return;
       default:
         msg satisfies never;

@@ -3,6 +3,7 @@
  * The conversation the model sees, the UI state and resume are projections of this log.
  */
 import { z } from "zod";
+import { ContextItem } from "./composer/mentions";
 
 export const LOOP_STATES = ["idle", "thinking", "waiting_tool", "waiting_user", "done", "error", "cancelled"] as const;
 export const LoopState = z.enum(LOOP_STATES);
@@ -415,6 +416,40 @@ export const SessionEvent = z.discriminatedUnion("type", [
     costUsd: z.number().nonnegative().optional(),
   }),
   // --- end sub-agents ---
+  // --- composer (src/core/composer): @-mentions attached to a message, steered and queued messages ---
+  /** What the user attached to the next user message (@-mentions, chips): what each became for the model. */
+  z.object({
+    ...base,
+    type: z.literal("mentions"),
+    items: z.array(
+      z.object({
+        kind: z.string(),
+        label: z.string(),
+        /** Why it could not be attached (the model is told too). */
+        error: z.string().optional(),
+        /** Only a bounded part of it was sent. */
+        truncated: z.boolean().optional(),
+        /** Characters the model got. */
+        chars: z.number().int().nonnegative(),
+      }),
+    ),
+  }),
+  /**
+   * A message typed while the agent worked: "steer" delivers it at the next step (before the next
+   * model request), "queue" sends it after the task ends. `added`/`edited`/`removed` keep the
+   * queue (rebuilt from these on resume); `steered` (delivered mid-run) and `sent` (after the task)
+   * come right before its user_message.
+   */
+  z.object({
+    ...base,
+    type: z.literal("queue"),
+    action: z.enum(["added", "edited", "removed", "steered", "sent"]),
+    id: z.string(),
+    mode: z.enum(["steer", "queue"]).optional(),
+    text: z.string().optional(),
+    items: z.array(ContextItem).optional(),
+  }),
+  // --- end composer ---
   z.object({
     ...base,
     type: z.literal("todos"),

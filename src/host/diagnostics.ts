@@ -9,7 +9,7 @@ import type { Diagnostic, DiagnosticSeverity, DiagnosticsService } from "../core
 import { uriPathToFsPath } from "./workspace-fs";
 
 /** VS Code's severity as the port names it (read when used: nothing of `vscode` runs at module load). */
-function severityOf(s: vscode.DiagnosticSeverity): DiagnosticSeverity {
+export function severityOf(s: vscode.DiagnosticSeverity): DiagnosticSeverity {
   const S = vscode.DiagnosticSeverity;
   return s === S.Warning ? "warning" : s === S.Information ? "info" : s === S.Hint ? "hint" : "error";
 }
@@ -23,7 +23,7 @@ function toUri(path: string): vscode.Uri {
   return folder ? folder.uri.with({ path: uriPath }) : vscode.Uri.file(path);
 }
 
-function codeOf(d: vscode.Diagnostic): string | undefined {
+export function codeOf(d: vscode.Diagnostic): string | undefined {
   const c = d.code;
   if (c === undefined) return undefined;
   return typeof c === "object" ? String(c.value) : String(c);

@@ -14,7 +14,17 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
-import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewState, type WebviewToHost } from "../protocol/messages";
+import {
+  PROTOCOL_VERSION,
+  type ContextItemView,
+  type FirstRunView,
+  type HostInfoView,
+  type HostToWebview,
+  type SessionItemView,
+  type Snapshot,
+  type ViewState,
+  type WebviewToHost,
+} from "../protocol/messages";
 import { HostServices } from "./host-services";
 import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";
@@ -27,6 +37,7 @@ import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
 import { CheckpointControls } from "./checkpoints"; // checkpoints: restore/fork per turn (issue 12)
 import type { NewEvent, SessionEvent } from "../core/events";
+import { HostComposer } from "./composer";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
 /** Items sent in a snapshot; older ones are left out of long sessions. */
@@ -87,6 +98,8 @@ export class SessionController implements vscode.Disposable {
     this.post(msg);
   }
   // --- end palette ---
+  /** @-mentions, steering and the queue (src/host/composer.ts). */
+  readonly composer: HostComposer;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -99,6 +112,7 @@ export class SessionController implements vscode.Disposable {
     this.approver = new PanelApprover(isPanelVisible);
     this.services = new HostServices(ctx, log, () => this.sessionDir());
     this.mcp = new HostMcp(log);
+    this.composer = new HostComposer(log, (msg) => this.post(msg));
     this.permissions = new PermissionControls({
       services: this.services,
       approver: this.approver,
@@ -134,6 +148,7 @@ export class SessionController implements vscode.Disposable {
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
       extensions: () => this.mcp.extensions(),
+      composer: () => this.composer.extension(),
     });
     this.disposables.push(
       this.approver.onDidChange((request) => this.post({ type: "permission", request })),
@@ -188,9 +203,11 @@ export class SessionController implements vscode.Disposable {
       case "ready":
         if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
         this.post({ type: "mcpServers", servers: this.mcp.views() });
-        return this.pushState();
+        await this.pushState();
+        this.composer.replayAdds();
+        return;
       case "prompt":
-        return this.send(msg.text);
+        return this.sendComposed(msg.text, [], "send");
       case "continue":
         return this.run((session) => session.continue());
       case "stop":
@@ -241,6 +258,16 @@ export class SessionController implements vscode.Disposable {
         return this.checkpoints.handle(msg);
       case "composer.removeContext":
         return this.promptContext?.remove(msg.id);
+      // --- composer: @-mention completion, messages with attachments, steering and the queue ---
+      case "composer.complete":
+        return this.composer.complete(msg.requestId, msg.query);
+      case "composer.send":
+        return this.sendComposed(msg.text, msg.items, msg.mode);
+      case "composer.editQueued":
+        return this.editQueued(msg.id, msg);
+      case "composer.removeQueued":
+        if (!(await this.queueOwner())?.remove(msg.id)) this.composer.postQueue();
+        return;
       default:
         msg satisfies never;
     }
@@ -249,6 +276,74 @@ export class SessionController implements vscode.Disposable {
   send(text: string): Promise<void> {
     return this.run((session) => session.send(this.promptContext?.attach(text) ?? text));
   }
+
+  // --- composer ---
+  /**
+   * A message from the panel's input with its chips and typed mentions: sent now when the agent
+   * is idle; while it works, steered (delivered at the next step) or queued (sent after the task).
+   */
+  async sendComposed(text: string, chips: readonly ContextItemView[], mode: "send" | "steer" | "queue"): Promise<void> {
+    this.composer.sent();
+    const items = await this.composer.itemsOf(text, chips);
+    const live = this.composer.of(this.live?.session.id);
+    if (this.running && mode !== "send" && live) {
+      try {
+        live.add(text, items, mode);
+      } catch (err) {
+        this.post({ type: "error", message: `Not added: ${(err as Error).message}` });
+      }
+      return;
+    }
+    return this.run(async (session) => {
+      const c = this.composer.of(session.id);
+      c?.stage(text, items);
+      try {
+        await session.send(text);
+      } finally {
+        c?.unstage(text);
+      }
+    });
+  }
+
+  /**
+   * The composer whose queue the panel lists: the live session's; a session shown from its log
+   * (after a reload) is opened first, so its waiting messages can be changed before it goes on.
+   */
+  private async queueOwner() {
+    if (!this.live && !this.running && this.shownId && !this.readOnly) {
+      try {
+        await this.liveSession();
+        this.releaseIdle();
+      } catch (err) {
+        this.post({ type: "error", message: (err as Error).message });
+      }
+    }
+    return this.composer.of(this.live?.session.id);
+  }
+
+  private async editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): Promise<void> {
+    const c = await this.queueOwner();
+    try {
+      if (!c?.edit(id, patch)) this.composer.postQueue();
+    } catch (err) {
+      this.post({ type: "error", message: `Not changed: ${(err as Error).message}` });
+      this.composer.postQueue();
+    }
+  }
+
+  /** After a run: the next waiting message is sent when the task is done; after a Stop or an error, steered ones wait as queued. */
+  private afterRun(): void {
+    const session = this.live?.session;
+    const c = this.composer.of(session?.id);
+    if (!session || !c || c.list().length === 0) return;
+    if (session.state !== "done") {
+      c.holdSteered();
+      return;
+    }
+    const next = c.takeNext();
+    if (next) queueMicrotask(() => void this.sendComposed(next.text, next.items, "send"));
+  }
+  // --- end composer ---
 
   /** Runs the loop on the live session (resuming the shown one first); one run at a time. */
   private async run(act: (session: AgentSession) => Promise<void>): Promise<void> {
@@ -273,6 +368,7 @@ export class SessionController implements vscode.Disposable {
       void vscode.commands.executeCommand("setContext", "yoke.running", false);
       this.releaseIdle();
       this.postHistory(true);
+      this.afterRun();
     }
   }
 
@@ -322,6 +418,7 @@ export class SessionController implements vscode.Disposable {
     this.shownId = null;
     this.vm = new SessionViewModel();
     this.resumed = false;
+    this.composer.show(undefined);
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, undefined);
     void this.pushState();
   }
@@ -508,6 +605,7 @@ export class SessionController implements vscode.Disposable {
       });
       this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
       this.checkpoints.pushUndo();
+      this.composer.postQueue();
       this.guidance.show(this.live?.session.events() ?? [], true);
     } catch (err) {
       this.log.error(`cannot build the panel state: ${(err as Error).stack ?? String(err)}`);
@@ -544,6 +642,7 @@ export class SessionController implements vscode.Disposable {
     this.shownBytes = view.entries().find((e) => e.id === id)?.size ?? -1;
     const parsed = parseLog(lines);
     this.vm = new SessionViewModel(parsed.events);
+    this.composer.show(id, parsed.events);
     const pending = this.vm.pending !== null ? "question" : this.review && resumableCalls(parsed.events, createBuiltinTools()).length ? "review" : undefined;
     // Another process is writing it: its last state is live there, not interrupted.
     this.setReadOnly(writer.holder(id));
@@ -763,6 +862,7 @@ export class SessionController implements vscode.Disposable {
     this.streaming = { text: "", reasoning: "" };
     const subs = [session.onEvent((e) => activity(`session:${e.type}`, () => this.onEvent(e))), session.onDelta((d) => this.onDelta(d.type, d.text))];
     this.live = { session, subs };
+    this.composer.show(session.id);
     void this.pushState();
   }
 
@@ -781,6 +881,7 @@ export class SessionController implements vscode.Disposable {
     return session.end(cancel ? "clear" : "other").then(
       () => {
         this.services.release(session.id);
+        this.composer.forget(session.id);
         if (this.live?.session.id !== session.id) this.store?.writer.unlock(session.id);
       },
       (err: unknown) => this.log.warn(`ending session ${session.id} failed: ${(err as Error)?.message ?? String(err)}`),

@@ -42,6 +42,8 @@ export interface SessionOptionsDeps {
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
+  /** The composer of each new session (@-mentions, steering, the queue: src/host/composer.ts). */
+  composer?: () => Extension;
 }
 
 export class SessionOptionsBuilder {
@@ -99,6 +101,7 @@ export class SessionOptionsBuilder {
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
         ...(await hostTelemetry(this.deps.log)),
+        ...(this.deps.composer ? [this.deps.composer()] : []),
       ],
     };
   }

@@ -26,7 +26,14 @@ export type TodoView = z.infer<typeof TodoView>;
 
 /** One entry of the message list. `id` is stable: an `event` message with a known id replaces that entry. */
 export const ViewItem = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("user"), id, text }),
+  z.object({
+    kind: z.literal("user"),
+    id,
+    text,
+    /** Composer: what was attached (@-mentions), and how a message typed while the agent worked was delivered. */
+    chips: z.optional(z.array(z.lazy(() => ChipView))),
+    delivery: z.optional(z.enum(["steered", "queued"])),
+  }),
   z.object({ kind: z.literal("assistant"), id, text, reasoning: z.optional(text) }),
   z.object({
     kind: z.literal("tool"),
@@ -306,6 +313,58 @@ export const CheckpointMessages = {
   ],
 } as const;
 // --- end checkpoints ---
+// --- composer (src/host/composer.ts, webview/views/composer.ts, mentions.ts, queue.ts): @-mentions, steering, the queue ---
+const path = z.string().check(z.minLength(1), z.maxLength(4_096));
+/** One thing attached to a message (src/core/composer/mentions.ts has the same shape). */
+export const ContextItemView = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("file"), path }),
+  z.object({ kind: z.literal("folder"), path }),
+  z.object({
+    kind: z.literal("selection"),
+    path,
+    startLine: z.number().check(z.int(), z.minimum(1)),
+    endLine: z.number().check(z.int(), z.minimum(1)),
+    text: z.string().check(z.maxLength(200_000)),
+  }),
+  z.object({ kind: z.literal("problems"), path: z.optional(path) }),
+  z.object({ kind: z.literal("terminal") }),
+  z.object({ kind: z.literal("git-diff") }),
+]);
+export type ContextItemView = z.infer<typeof ContextItemView>;
+/** A chip of a sent message: what an attachment became. */
+export const ChipView = z.object({ kind: z.string(), label: z.string(), error: z.optional(z.string()), truncated: z.optional(z.boolean()) });
+export type ChipView = z.infer<typeof ChipView>;
+/** One entry of the completion list. */
+export const CompletionView = z.object({ label: z.string(), detail: z.optional(z.string()), item: ContextItemView });
+export type CompletionView = z.infer<typeof CompletionView>;
+/** A message typed while the agent works, waiting: "steer" at the next step, "queue" after the task. */
+export const QueuedView = z.object({ id, text, mode: z.enum(["steer", "queue"]), chips: z.array(ChipView) });
+export type QueuedView = z.infer<typeof QueuedView>;
+const requestId = z.number().check(z.int(), z.minimum(0));
+export const ComposerMessages = {
+  toWebview: [
+    /** Answer to composer.complete (only the latest request's answer is shown). */
+    z.object({ type: z.literal("composer.completions"), requestId, items: z.array(CompletionView) }),
+    /** The waiting messages of the live session. */
+    z.object({ type: z.literal("composer.queue"), items: z.array(QueuedView) }),
+    /** Adds a chip to the input from outside the panel ("Add Selection to Chat", "Add File to Chat"). */
+    z.object({ type: z.literal("composer.addContext"), item: ContextItemView }),
+  ],
+  toHost: [
+    /** Completion for `@query` (files and folders of the workspace, the keywords). */
+    z.object({ type: z.literal("composer.complete"), requestId, query: z.string().check(z.maxLength(1_000)) }),
+    /** A message with its attachments: "send" as a new message (when idle), "steer" or "queue" while the agent works. */
+    z.object({
+      type: z.literal("composer.send"),
+      text: z.string().check(z.minLength(1), z.maxLength(1_000_000)),
+      items: z.array(ContextItemView).check(z.maxLength(50)),
+      mode: z.enum(["send", "steer", "queue"]),
+    }),
+    z.object({ type: z.literal("composer.editQueued"), id, text: z.optional(z.string().check(z.minLength(1), z.maxLength(100_000))), mode: z.optional(z.enum(["steer", "queue"])) }),
+    z.object({ type: z.literal("composer.removeQueued"), id }),
+  ],
+} as const;
+// --- end composer ---
 
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
@@ -333,6 +392,7 @@ export const HostToWebview = z.discriminatedUnion("type", [
   /** Palette: attachments waiting for the next message; focus the prompt box. */
   PaletteMessages.context,
   PaletteMessages.focus,
+  ...ComposerMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -379,6 +439,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   ...CheckpointMessages.toHost,
   /** Palette: a context chip removed. */
   PaletteMessages.removeContext,
+  ...ComposerMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

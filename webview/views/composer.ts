@@ -1,52 +1,102 @@
 // The prompt box: Enter sends, Shift+Enter adds a newline, Up in an empty box recalls the last
-// prompt; Stop while the agent runs.
+// prompt; Stop while the agent runs. `@` opens the mention completion (mention-list.ts): a picked
+// file, folder, selection, problems, terminal output or git diff becomes a chip above the box and
+// context sent with the message. While the agent works, Enter (or "Steer") delivers the message at
+// the next step and Alt+Enter (or "Queue") sends it after the task; waiting messages are listed
+// (queue-list.ts), editable and removable.
+import type { CompletionView, ContextItemView, QueuedView } from "../../src/protocol/messages";
 import { button, setDisabled } from "../ui/components";
-import { el } from "../ui/dom";
+import { clear, el, icon } from "../ui/dom";
+import { MentionList, mentionAt } from "./mention-list";
+import { QueueList } from "./queue-list";
 
-const PLACEHOLDER = "Ask Yoke… (Enter to send, Shift+Enter for a new line)";
+const PLACEHOLDER = "Ask Yoke… (@ to mention files, Enter to send, Shift+Enter for a new line)";
+const PLACEHOLDER_RUNNING = "Steer Yoke: Enter delivers at the next step, Alt+Enter queues for after the task";
+/** Chips an input holds at most. */
+const MAX_CHIPS = 50;
+
+export type SendMode = "send" | "steer" | "queue";
+
+export interface ComposerHandlers {
+  /** A message with its chips: "send" when the agent is idle, "steer"/"queue" while it works. */
+  send(text: string, items: ContextItemView[], mode: SendMode): void;
+  stop(): void;
+  complete(requestId: number, query: string): void;
+  editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): void;
+  removeQueued(id: string): void;
+}
 
 export class Composer {
   readonly root: HTMLElement;
   readonly input: HTMLTextAreaElement;
   private readonly sendButton: HTMLElement;
   private readonly stopButton: HTMLElement;
+  private readonly steerButton: HTMLElement;
+  private readonly queueButton: HTMLElement;
+  private readonly chipRow = el("div", { class: "chips composer-chips", "data-testid": "composer-chips", hidden: true });
+  private readonly mentions: MentionList;
+  private readonly queue: QueueList;
+  private chips: Array<{ item: ContextItemView; label: string }> = [];
   private running = false;
   /** Another process writes the session shown: nothing is sent or stopped from here. */
   private readOnly = false;
   /** The last prompt sent, recalled with Up in an empty box. */
   private last = "";
+  private requestId = 0;
+  /** The `@query` being completed: where it starts. */
+  private completing: { start: number; query: string; id: number } | undefined;
 
-  constructor(onSend: (text: string) => void, onStop: () => void) {
+  constructor(private readonly h: ComposerHandlers) {
     this.input = el("textarea", {
       class: "prompt-input",
       "data-testid": "prompt-input",
       rows: "3",
       placeholder: PLACEHOLDER,
       "aria-label": "Prompt",
+      "aria-autocomplete": "list",
     });
-    const submit = () => {
-      const text = this.input.value.trim();
-      if (!text || this.running || this.readOnly) return;
-      onSend(text);
-      this.last = text;
-      this.input.value = "";
-      this.autosize();
-    };
+    this.mentions = new MentionList((item) => this.pick(item));
+    this.queue = new QueueList(
+      (id, text) => h.editQueued(id, { text }),
+      (id) => h.removeQueued(id),
+      (id, mode) => h.editQueued(id, { mode }),
+    );
     this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      if (e.isComposing) return;
+      if (this.mentions.key(e)) {
         e.preventDefault();
-        submit();
+        return;
+      }
+      if (e.key === "Enter" && !e.shiftKey) {
+        e.preventDefault();
+        this.submit(this.running ? (e.altKey ? "queue" : "steer") : "send");
       } else if (e.key === "ArrowUp" && !this.input.value && this.last) {
         e.preventDefault();
         this.input.value = this.last;
         this.autosize();
+      } else if (e.key === "Backspace" && !this.input.value && this.chips.length) {
+        this.chips.pop();
+        this.renderChips();
       }
     });
-    this.input.addEventListener("input", () => this.autosize());
-    this.sendButton = button({ icon: "send", title: "Send (Enter)", testid: "send", onClick: submit });
-    this.stopButton = button({ icon: "debug-stop", title: "Stop", testid: "stop", onClick: onStop });
+    this.input.addEventListener("input", () => {
+      this.autosize();
+      this.updateCompletion();
+    });
+    this.input.addEventListener("click", () => this.updateCompletion());
+    this.input.addEventListener("blur", () => this.mentions.close());
+    this.sendButton = button({ icon: "send", title: "Send (Enter)", testid: "send", onClick: () => this.submit("send") });
+    this.steerButton = button({ label: "Steer", appearance: "secondary", title: "Deliver at the next step (Enter)", testid: "steer", onClick: () => this.submit("steer") });
+    this.queueButton = button({ label: "Queue", appearance: "secondary", title: "Send after the task (Alt+Enter)", testid: "queue", onClick: () => this.submit("queue") });
+    this.stopButton = button({ icon: "debug-stop", title: "Stop", testid: "stop", onClick: () => h.stop() });
     this.stopButton.hidden = true;
-    this.root = el("div", { class: "composer" }, [this.input, el("div", { class: "composer-actions" }, [this.stopButton, this.sendButton])]);
+    this.steerButton.hidden = true;
+    this.queueButton.hidden = true;
+    const box = el("div", { class: "composer-box" }, [this.chipRow, this.input, this.mentions.root]);
+    this.root = el("div", { class: "composer-area" }, [
+      this.queue.root,
+      el("div", { class: "composer" }, [box, el("div", { class: "composer-actions" }, [this.stopButton, this.steerButton, this.queueButton, this.sendButton])]),
+    ]);
   }
 
   setRunning(running: boolean): void {
@@ -56,13 +106,24 @@ export class Composer {
 
   setReadOnly(readOnly: boolean): void {
     this.readOnly = readOnly;
-    this.input.placeholder = readOnly ? "Read-only: another process is working on this session (see above)." : PLACEHOLDER;
     this.update();
   }
 
-  private update(): void {
-    this.stopButton.hidden = !this.running || this.readOnly;
-    setDisabled(this.sendButton, this.running || this.readOnly);
+  /** The host's answer to a completion request (only the latest one counts). */
+  completions(requestId: number, items: CompletionView[]): void {
+    if (!this.completing || this.completing.id !== requestId) return;
+    this.mentions.show(items);
+  }
+
+  /** The waiting messages of the session shown. */
+  setQueue(items: readonly QueuedView[]): void {
+    this.queue.set(items);
+  }
+
+  /** A chip from outside the panel ("Add Selection to Chat", "Add File to Chat"). */
+  addContext(item: ContextItemView): void {
+    this.addChip(item, labelOf(item));
+    this.focus();
   }
 
   /** Puts back a prompt that could not be sent (only into an empty box: never overwrite typing). */
@@ -76,8 +137,102 @@ export class Composer {
     this.input.focus();
   }
 
+  private submit(mode: SendMode): void {
+    const text = this.input.value.trim();
+    if (!text || this.readOnly) return;
+    if (mode === "send" && this.running) return;
+    this.h.send(
+      text,
+      this.chips.map((c) => c.item),
+      mode,
+    );
+    this.last = text;
+    this.input.value = "";
+    this.chips = [];
+    this.renderChips();
+    this.mentions.close();
+    this.completing = undefined;
+    this.autosize();
+  }
+
+  private update(): void {
+    const off = this.readOnly;
+    this.stopButton.hidden = !this.running || off;
+    this.steerButton.hidden = !this.running || off;
+    this.queueButton.hidden = !this.running || off;
+    this.sendButton.hidden = this.running && !off;
+    setDisabled(this.sendButton, this.running || off);
+    this.input.placeholder = off ? "Read-only: another process is working on this session (see above)." : this.running ? PLACEHOLDER_RUNNING : PLACEHOLDER;
+  }
+
+  private updateCompletion(): void {
+    const at = mentionAt(this.input.value, this.input.selectionStart ?? this.input.value.length);
+    if (!at) {
+      this.completing = undefined;
+      this.mentions.close();
+      return;
+    }
+    if (this.completing && this.completing.start === at.start && this.completing.query === at.query) return;
+    this.completing = { ...at, id: ++this.requestId };
+    this.h.complete(this.completing.id, at.query);
+  }
+
+  /** A picked completion: the `@query` typed goes, a chip comes. */
+  private pick(item: CompletionView): void {
+    const at = this.completing;
+    if (at) {
+      const v = this.input.value;
+      const end = at.start + 1 + at.query.length;
+      const rest = v.slice(end).replace(/^ /, "");
+      this.input.value = v.slice(0, at.start) + rest;
+      this.input.setSelectionRange(at.start, at.start);
+    }
+    this.completing = undefined;
+    this.mentions.close();
+    this.addChip(item.item, item.label.replace(/^@/, ""));
+    this.autosize();
+  }
+
+  private addChip(item: ContextItemView, label: string): void {
+    const key = JSON.stringify(item);
+    if (this.chips.some((c) => JSON.stringify(c.item) === key) || this.chips.length >= MAX_CHIPS) return;
+    this.chips.push({ item, label });
+    this.renderChips();
+  }
+
+  private renderChips(): void {
+    clear(this.chipRow);
+    this.chipRow.hidden = this.chips.length === 0;
+    this.chips.forEach((c, i) => {
+      const remove = el("button", { class: "chip-remove", title: `Remove ${c.label}`, "aria-label": `Remove ${c.label}`, "data-testid": "chip-remove" }, [icon("close")]);
+      remove.addEventListener("click", () => {
+        this.chips.splice(i, 1);
+        this.renderChips();
+        this.focus();
+      });
+      this.chipRow.append(el("span", { class: "chip", "data-testid": "composer-chip", "data-kind": c.item.kind, title: c.label }, [`@${c.label}`, remove]));
+    });
+  }
+
   private autosize(): void {
     this.input.style.height = "auto";
     this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
+  }
+}
+
+function labelOf(item: ContextItemView): string {
+  switch (item.kind) {
+    case "file":
+      return item.path;
+    case "folder":
+      return `${item.path.replace(/\/+$/, "")}/`;
+    case "selection":
+      return `${item.path.split("/").pop() ?? item.path}:${item.startLine === item.endLine ? item.startLine : `${item.startLine}-${item.endLine}`}`;
+    case "problems":
+      return item.path ? `problems:${item.path}` : "problems";
+    case "terminal":
+      return "terminal";
+    case "git-diff":
+      return "git-diff";
   }
 }

@@ -146,7 +146,24 @@ export class MessageList {
   private render(item: ViewItem): HTMLElement {
     switch (item.kind) {
       case "user":
-        return el("div", { class: "message user", "data-testid": "message-user", "data-id": item.id }, [el("div", { class: "body" }, [item.text])]);
+        return el("div", { class: "message user", "data-testid": "message-user", "data-id": item.id, "data-delivery": item.delivery }, [
+          // Composer: how it was delivered (typed while the agent worked) and what was attached.
+          item.delivery ? el("div", { class: "delivery", "data-testid": "message-delivery" }, [item.delivery === "steered" ? "steered while the agent worked" : "queued, sent after the task"]) : null,
+          el("div", { class: "body" }, [item.text]),
+          item.chips?.length
+            ? el(
+                "div",
+                { class: "chips" },
+                item.chips.map((c) =>
+                  el(
+                    "span",
+                    { class: `chip${c.error ? " chip-error" : ""}`, "data-testid": "message-chip", "data-kind": c.kind, title: c.error ?? (c.truncated ? "only a bounded part was sent" : c.label) },
+                    [`@${c.label}${c.error ? " (not attached)" : ""}`],
+                  ),
+                ),
+              )
+            : null,
+        ]);
       case "assistant": {
         const body = el("div", { class: "body markdown" });
         body.innerHTML = renderMarkdown(item.text);

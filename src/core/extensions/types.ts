@@ -176,7 +176,18 @@ export interface ExtensionPoints {
    * Before each model request. Handlers may append context messages (logged as `context`
    * events, so later requests carry them at the same place); the existing prefix is never changed.
    */
-  "request.prepare": { input: { turn: number; messages: readonly ModelMessage[] }; result: { append?: ContextMessage[] } };
+  "request.prepare": {
+    input: { turn: number; messages: readonly ModelMessage[] };
+    result: {
+      append?: ContextMessage[];
+      /**
+       * Messages from the user delivered at this step (typed while the agent worked: steering),
+       * after `append`. Each passes prompt.submit like any user message (a hook may block it) and
+       * is logged as a user_message before the request, followed by its `context` unless blocked.
+       */
+      user?: Array<{ text: string; context?: ContextMessage[] }>;
+    };
+  };
   "turn.after": { input: TurnAfterInput; result: TurnAfterResult };
   "tool.before": { input: ToolBeforeInput; result: ToolBeforeResult };
   /** The decision is "ask" and no review answers it: an extension may answer before the user is asked. */

@@ -1,10 +1,12 @@
 /** One model request: request.prepare, the provider stream, and the assistant message it logs. */
 import type { ToolCallRecord, Usage } from "../events";
+import type { ContextMessage } from "../extensions/types";
 import { costOf } from "../providers/pricing";
 import { retryNotice, withRetries } from "../providers/retry";
 import { ProviderError } from "../providers/types";
 import { projectConversation } from "../session/projection";
 import { childController, seconds, type LoopContext } from "./context";
+import { submitPrompt } from "./turn-loop";
 
 export interface ModelReply {
   text: string;
@@ -15,10 +17,13 @@ export interface ModelReply {
 async function prepare(ctx: LoopContext, turn: number, signal: AbortSignal): Promise<void> {
   if (!ctx.extensions.has("request.prepare")) return;
   const messages = projectConversation(ctx.sessionLog.events);
+  const add = (m: ContextMessage) => {
+    if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text, ...(m.persist ? { persist: true } : {}) });
+  };
   for (const out of await ctx.extensions.run("request.prepare", { turn, messages }, { signal })) {
-    for (const m of out.result?.append ?? []) {
-      if (m.text.trim()) ctx.append({ type: "context", source: m.source, text: m.text, ...(m.persist ? { persist: true } : {}) });
-    }
+    for (const m of out.result?.append ?? []) add(m);
+    // Messages the user typed while the agent worked (steering), each through prompt.submit.
+    for (const u of out.result?.user ?? []) if (u.text.trim() && (await submitPrompt(ctx, u.text, [], { running: true }))) for (const m of u.context ?? []) add(m);
   }
 }
 

@@ -2,7 +2,7 @@
 import type { SessionEvent } from "../../core/events";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
-import type { PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
+import type { ChipView, PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
 
 const INPUT_LIMIT = 4_000;
 const OUTPUT_LIMIT = 8_000;
@@ -81,6 +81,8 @@ export class SessionViewModel {
   private labelText: string | undefined;
   private modeName = "default";
   private sandboxView: { name: string; warning?: string } | undefined;
+  /** Composer: what the next user message carries (from the mentions and queue events before it). */
+  private composerNext: { chips?: ChipView[]; delivery?: "steered" | "queued" } = {};
 
   /** Checkpoints: turns so far (user messages in force) and the seq of the last one's message. */
   private turnCount = 0;
@@ -152,8 +154,18 @@ export class SessionViewModel {
         const out = this.turnControl();
         this.turnCount++;
         this.lastUserSeq = e.seq;
-        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.text })];
+        // Composer: the chips and the delivery recorded just before the user's message.
+        const { chips, delivery } = e.from === undefined || e.from === "user" ? this.composerNext : {};
+        this.composerNext = {};
+        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) })];
       }
+      // --- composer: attachments and how a message typed while the agent worked was delivered ---
+      case "mentions":
+        this.composerNext.chips = e.items.map((i) => ({ kind: i.kind, label: i.label, ...(i.error ? { error: i.error } : {}), ...(i.truncated ? { truncated: true } : {}) }));
+        return [];
+      case "queue":
+        if (e.action === "steered" || e.action === "sent") this.composerNext = { delivery: e.action === "steered" ? "steered" : "queued" };
+        return [];
       case "assistant_message": {
         const out: ViewItem[] = [];
         if (e.text.trim() || e.reasoning?.trim()) {
@@ -202,6 +214,7 @@ export class SessionViewModel {
         if (e.outcome !== "error") return [];
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `${e.name} failed at ${e.point}: ${e.detail ?? "(no message)"}. The session goes on without it.` })];
       case "error":
+        this.composerNext = {};
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "error", text: e.message })];
       case "usage": {
         const u = this.usageView;
