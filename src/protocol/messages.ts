@@ -217,10 +217,32 @@ export type McpServerItemView = z.infer<typeof McpServerItemView>;
 export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });
 // --- end MCP client ---
 
+// --- long sessions (src/host/panel/transcript.ts, webview/views/message-list.ts): the panel shows a
+// window over the transcript and asks the host for other parts of it (scrolling, search, a jump) ---
+/** Items of a transcript are addressed by position: 0 is the first. */
+const itemIndex = z.number().check(z.int(), z.minimum(0));
+export const TranscriptMatchView = z.object({ index: itemIndex, id, kind: z.string(), snippet: z.string() });
+export type TranscriptMatchView = z.infer<typeof TranscriptMatchView>;
+/** Most items one `loadItems` answer carries. */
+export const MAX_ITEMS_PER_LOAD = 500;
+export const TranscriptMessages = {
+  toWebview: [
+    /** Answer to loadItems: items `start`… of the session `sessionId`, which now has `total` items. */
+    z.object({ type: z.literal("items"), req: z.number(), sessionId: z.nullable(z.string()), start: itemIndex, total: itemIndex, items: z.array(ViewItem) }),
+    /** Answer to searchTranscript: matching items oldest first; `truncated`: more matched than were sent. */
+    z.object({ type: z.literal("searchResults"), req: z.number(), query: z.string(), matches: z.array(TranscriptMatchView), truncated: z.boolean() }),
+  ] as const,
+  toHost: [
+    z.object({ type: z.literal("loadItems"), req: z.number(), start: itemIndex, count: z.number().check(z.int(), z.minimum(1), z.maximum(MAX_ITEMS_PER_LOAD)) }),
+    z.object({ type: z.literal("searchTranscript"), req: z.number(), query: z.string().check(z.minLength(1), z.maxLength(500)) }),
+  ] as const,
+};
+// --- end long sessions ---
+
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
-  /** Append an item, or replace the item with the same id. */
-  z.object({ type: z.literal("event"), view: ViewItem }),
+  /** Append an item, or replace the item with the same id; `index`: its position in the transcript (long sessions). */
+  z.object({ type: z.literal("event"), view: ViewItem, index: z.optional(itemIndex) }),
   /** Streamed text of the assistant message in progress. */
   z.object({ type: z.literal("delta"), kind: z.enum(["text", "reasoning"]), text }),
   z.object({ type: z.literal("status"), state: ViewState, detail: z.optional(z.string()) }),
@@ -238,6 +260,7 @@ export const HostToWebview = z.discriminatedUnion("type", [
   McpServersMessage,
   /** Compaction: the context meter changed. */
   z.object({ type: z.literal("context"), meter: ContextMeterView }),
+  ...TranscriptMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -280,6 +303,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
     message: z.optional(z.string().check(z.maxLength(10_000))),
   }),
   GuidanceMessages.toHost,
+  ...TranscriptMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 
