@@ -17,6 +17,7 @@ import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
+import { TranscriptSearch } from "./views/transcript-search";
 
 export class App {
   private readonly header: Header;
@@ -31,6 +32,8 @@ export class App {
   private readonly guidance: GuidanceList;
   private readonly mcpServers = new McpServersPanel();
   private readonly contextMeter: ContextMeter;
+  /** Long sessions: search over the whole transcript. */
+  private readonly search: TranscriptSearch;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -74,7 +77,8 @@ export class App {
       () => send({ type: "stop" }),
     );
     const scroller = el("main", { class: "scroller" });
-    this.list = new MessageList(scroller);
+    this.list = new MessageList(scroller, send);
+    this.search = new TranscriptSearch(send, (m) => this.list.jumpTo(m.index, { id: m.id, highlight: true }));
     scroller.append(this.firstRun.root, this.empty, this.list.root);
     scroller.addEventListener("click", handleCopyClick);
     root.append(
@@ -85,6 +89,7 @@ export class App {
       this.mcpServers.root,
       this.contextMeter.root,
       this.history.root,
+      this.search.root,
       scroller,
       this.error,
       this.readOnly,
@@ -107,7 +112,8 @@ export class App {
         return this.applySnapshot(msg.snapshot);
       case "event":
         if (msg.view.kind === "user") this.unconfirmedPrompt = undefined;
-        this.list.upsert(msg.view);
+        this.list.upsert(msg.view, msg.index);
+        this.search.setAvailable(true);
         if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
         this.empty.hidden = true;
         return;
@@ -151,13 +157,21 @@ export class App {
       case "context":
         this.contextMeter.set(msg.meter);
         return;
+      // --- long sessions: parts of the transcript, search results ---
+      case "items":
+        this.list.onItems(msg);
+        return;
+      case "searchResults":
+        this.search.onResults(msg);
+        return;
       default:
         msg satisfies never;
     }
   }
 
   private applySnapshot(s: Snapshot): void {
-    this.list.reset(s.items, s.omitted, s.streaming);
+    this.list.reset(s.items, s.omitted, s.streaming, s.sessionId);
+    this.search.setAvailable(s.items.length > 0);
     this.header.setModel(s.modelLabel, s.mode);
     this.header.setUsage(s.usage);
     this.setState(s.state);
