@@ -18,6 +18,7 @@ import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
 import { TranscriptSearch } from "./views/transcript-search";
+import { DemoPrompts } from "./views/demo-prompts";
 
 export class App {
   private readonly header: Header;
@@ -34,6 +35,8 @@ export class App {
   private readonly contextMeter: ContextMeter;
   /** Long sessions: search over the whole transcript. */
   private readonly search: TranscriptSearch;
+  /** Demo model: the suggested prompts of the empty panel. */
+  private readonly demoPrompts: DemoPrompts;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -76,10 +79,15 @@ export class App {
       },
       () => send({ type: "stop" }),
     );
+    this.demoPrompts = new DemoPrompts((text) => {
+      this.hideError();
+      this.unconfirmedPrompt = text;
+      send({ type: "prompt", text });
+    });
     const scroller = el("main", { class: "scroller" });
     this.list = new MessageList(scroller, send);
     this.search = new TranscriptSearch(send, (m) => this.list.jumpTo(m.index, { id: m.id, highlight: true }));
-    scroller.append(this.firstRun.root, this.empty, this.list.root);
+    scroller.append(this.firstRun.root, this.empty, this.demoPrompts.root, this.list.root);
     scroller.addEventListener("click", handleCopyClick);
     root.append(
       this.header.root,
@@ -114,6 +122,7 @@ export class App {
         if (msg.view.kind === "user") this.unconfirmedPrompt = undefined;
         this.list.upsert(msg.view, msg.index);
         this.search.setAvailable(true);
+        this.demoPrompts.show(undefined, false);
         if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
         this.empty.hidden = true;
         return;
@@ -192,6 +201,7 @@ export class App {
     this.resumedText.textContent = interrupted ? "This session was interrupted. Continue it, or send a message." : "Opened from history. Send a message to continue this session.";
     this.continueButton.hidden = !interrupted;
     this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
+    this.demoPrompts.show(s.demo, s.items.length === 0 && !s.firstRun && !s.streaming);
     this.hideError();
   }
 

@@ -14,7 +14,17 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
 import type { PermissionMode } from "../core/loop/types";
-import { PROTOCOL_VERSION, type FirstRunView, type HostInfoView, type HostToWebview, type SessionItemView, type Snapshot, type ViewItem, type ViewState, type WebviewToHost } from "../protocol/messages";
+import {
+  PROTOCOL_VERSION,
+  type FirstRunView,
+  type HostInfoView,
+  type HostToWebview,
+  type SessionItemView,
+  type Snapshot,
+  type ViewItem,
+  type ViewState,
+  type WebviewToHost,
+} from "../protocol/messages";
 import { HostServices } from "./host-services";
 import { HostMcp } from "./mcp";
 import { PermissionControls } from "./permission-controls";
@@ -27,6 +37,7 @@ import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
 import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
+import { HostDemoModel } from "./demo-model";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
 /** Logs larger than this are summarised for the history list in slices, off the host's hot path. */
@@ -74,6 +85,7 @@ export class SessionController implements vscode.Disposable {
   private restoring: Promise<void> | undefined;
   private readonly summarizing = new Set<string>();
   private readonly transcript: TranscriptRequests;
+  private readonly demo: HostDemoModel;
   private post: (msg: HostToWebview) => void = () => {};
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
@@ -102,6 +114,7 @@ export class SessionController implements vscode.Disposable {
       sandbox: () => this.vm.sandbox,
     });
     this.guidance = new GuidanceControls(ctx.workspaceState, (msg) => this.post(msg));
+    this.demo = new HostDemoModel(ctx.globalState, log);
     this.transcript = new TranscriptRequests(
       () => ({ vm: this.vm, sessionId: this.shownId }),
       (msg) => this.post(msg),
@@ -216,6 +229,10 @@ export class SessionController implements vscode.Disposable {
         return this.transcript.load(msg);
       case "searchTranscript":
         return this.transcript.search(msg);
+      case "useDemoModel":
+        await this.demo.use().catch((err: unknown) => this.post({ type: "error", message: `The demo model did not start: ${(err as Error)?.message ?? String(err)}` }));
+        this.probing = undefined;
+        return this.pushState();
       default:
         msg satisfies never;
     }
@@ -235,6 +252,7 @@ export class SessionController implements vscode.Disposable {
     void vscode.commands.executeCommand("setContext", "yoke.running", true);
     try {
       await this.opening;
+      await this.demo.ensure(readSettings());
       const session = await this.liveSession();
       this.resumed = false;
       await act(session);
@@ -405,6 +423,7 @@ export class SessionController implements vscode.Disposable {
       reviews: this.review?.list() ?? [],
       ...(hostInfo ? { hostInfo } : {}),
       ...(this.contextMeter() ? { context: this.contextMeter() } : {}),
+      ...(!firstRun && this.demo.view(s) ? { demo: this.demo.view(s) } : {}),
     };
   }
 
@@ -435,6 +454,7 @@ export class SessionController implements vscode.Disposable {
     }
     for (const d of this.disposables) d.dispose();
     this.mcp.dispose();
+    this.demo.dispose();
     // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
     this.store?.writer.dispose();
   }

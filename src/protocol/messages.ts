@@ -174,6 +174,12 @@ export const HostInfoView = z.object({
 });
 export type HostInfoView = z.infer<typeof HostInfoView>;
 
+// --- demo model (src/demo/demo-tour.ts, src/host/demo-model.ts): suggested prompts, one per feature ---
+export const DemoPromptView = z.object({ label: z.string(), text: z.string().check(z.minLength(1), z.maxLength(1_000)) });
+export const DemoView = z.object({ label: z.string(), prompts: z.array(DemoPromptView) });
+export type DemoView = z.infer<typeof DemoView>;
+// --- end demo model ---
+
 /** Everything the panel shows; sent on `ready` and whenever the host switches sessions. */
 export const Snapshot = z.object({
   protocol: z.number(),
@@ -201,6 +207,8 @@ export const Snapshot = z.object({
   hostInfo: z.optional(HostInfoView),
   /** Compaction: the context meter of the live session. */
   context: z.optional(ContextMeterView),
+  /** Demo model: in use, with the prompts the empty panel suggests. */
+  demo: z.optional(DemoView),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -304,6 +312,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   }),
   GuidanceMessages.toHost,
   ...TranscriptMessages.toHost,
+  /** Demo model: start it and use it (the first-run view's "Try the demo model"). */
+  z.object({ type: z.literal("useDemoModel") }),
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

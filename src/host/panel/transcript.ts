@@ -49,7 +49,11 @@ export class TranscriptRequests {
     const gen = ++this.searchGen;
     const { vm } = this.shown();
     try {
-      const { matches, truncated } = await vm.search(msg.query, MAX_MATCHES, hostSlicer(() => gen !== this.searchGen || this.shown().vm !== vm));
+      const { matches, truncated } = await vm.search(
+        msg.query,
+        MAX_MATCHES,
+        hostSlicer(() => gen !== this.searchGen || this.shown().vm !== vm),
+      );
       this.post({ type: "searchResults", req: msg.req, query: msg.query, matches, truncated });
     } catch (err) {
       if (!isCancelled(err)) throw err;

@@ -363,7 +363,10 @@ function findIn(item: ViewItem, needle: string): string | undefined {
 
 function snippet(text: string, at: number, len: number): string {
   const from = Math.max(0, at - Math.floor((SNIPPET - len) / 2));
-  const cut = text.slice(from, from + SNIPPET).replace(/\s+/g, " ").trim();
+  const cut = text
+    .slice(from, from + SNIPPET)
+    .replace(/\s+/g, " ")
+    .trim();
   return `${from > 0 ? "…" : ""}${cut}${from + SNIPPET < text.length ? "…" : ""}`;
 }
 

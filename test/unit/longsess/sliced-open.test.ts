@@ -68,7 +68,17 @@ describe("sliced parsing and projection of a long session", () => {
   it("settles only the tool cards left open when a turn ends", () => {
     const ev = (e: Record<string, unknown>, seq: number) => ({ ts: "2026-01-01T00:00:00Z", seq, ...e }) as SessionEvent;
     const vm = new SessionViewModel([
-      ev({ type: "assistant_message", text: "", toolCalls: [{ id: "a", name: "read_file", input: { path: "x" } }, { id: "b", name: "read_file", input: { path: "y" } }] }, 0),
+      ev(
+        {
+          type: "assistant_message",
+          text: "",
+          toolCalls: [
+            { id: "a", name: "read_file", input: { path: "x" } },
+            { id: "b", name: "read_file", input: { path: "y" } },
+          ],
+        },
+        0,
+      ),
       ev({ type: "tool_result", callId: "a", name: "read_file", output: "ok", isError: false, durationMs: 1 }, 1),
       ev({ type: "status", state: "cancelled" }, 2),
     ]);

@@ -30,7 +30,16 @@ describe.skipIf(!CHROMIUM)("transcript window in Chromium", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "yoke-transcript-"));
-    await esbuild.build({ entryPoints: { webview: "webview/main.ts" }, outdir: dir, bundle: true, platform: "browser", format: "iife", target: "es2022", loader: { ".css": "css" }, logLevel: "error" });
+    await esbuild.build({
+      entryPoints: { webview: "webview/main.ts" },
+      outdir: dir,
+      bundle: true,
+      platform: "browser",
+      format: "iife",
+      target: "es2022",
+      loader: { ".css": "css" },
+      logLevel: "error",
+    });
     copyFileSync("node_modules/@vscode/codicons/dist/codicon.css", join(dir, "codicon.css"));
     copyFileSync("node_modules/@vscode/codicons/dist/codicon.ttf", join(dir, "codicon.ttf"));
     server = createServer((req, res) => {
