@@ -513,15 +513,17 @@ export class SessionController implements vscode.Disposable {
    */
   private showFromLog(id: string): Promise<"question" | "review" | "superseded" | undefined> {
     const gen = ++this.openGen;
-    const done = this.loadFromLog(id, gen).catch((err: unknown) => {
-      if (isCancelled(err)) return "superseded" as const;
-      throw err;
-    });
-    const opening = done.finally(() => {
-      if (this.opening === opening) this.opening = undefined;
-    });
-    this.opening = opening.catch(() => undefined);
-    return opening;
+    const done = this.loadFromLog(id, gen)
+      .catch((err: unknown) => {
+        if (isCancelled(err)) return "superseded" as const;
+        throw err;
+      })
+      .finally(() => {
+        // Cleared before anyone awaiting the open goes on (a newer open keeps its own).
+        if (this.openGen === gen) this.opening = undefined;
+      });
+    this.opening = done.catch(() => undefined);
+    return done;
   }
 
   private async loadFromLog(id: string, gen: number): Promise<"question" | "review" | undefined> {
