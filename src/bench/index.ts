@@ -11,4 +11,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("guidance", async () => (await import("./guidance")).bench);
   register("checkpoints", async () => (await import("./checkpoints")).bench);
   register("compaction", async () => (await import("./compaction")).bench);
+  register("long-session", async () => (await import("./long-session")).bench);
 }
