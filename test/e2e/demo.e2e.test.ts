@@ -43,7 +43,16 @@ describe("the demo in code-server", () => {
     await offer.waitFor({ state: "visible", timeout: 60_000 });
     await shot("first-run");
     await offer.click();
-    await frame.locator("[data-testid=demo-prompts]").waitFor({ state: "visible", timeout: 60_000 });
+    try {
+      await frame.locator("[data-testid=demo-prompts]").waitFor({ state: "visible", timeout: 60_000 });
+    } catch (err) {
+      // Say what the host logged (the Yoke output channel) and what the panel shows.
+      await vs.runCommand("Yoke: Show Log").catch(() => undefined);
+      await vs.page.waitForTimeout(3_000);
+      const logText = await vs.page.locator(".output-view, .panel .monaco-editor .view-lines").first().textContent().catch(() => "");
+      const panelText = await frame.locator("body").textContent().catch(() => "");
+      throw new Error(`the demo prompts did not appear: ${(err as Error).message}\nYoke log: ${logText}\npanel: ${panelText}`);
+    }
     await expect.poll(() => frame.locator("[data-testid=model-label]").textContent(), { timeout: 30_000 }).toBe("demo model");
     expect(await frame.locator("[data-testid=demo-prompt]").allTextContents()).toEqual(DEMO_PROMPTS.map((p) => p.label));
     expect(await frame.locator("[data-testid=demo-prompts]").textContent()).toContain("demo model");

@@ -11,7 +11,7 @@ import { longSessionLines, longSessionPrompt } from "../../../src/bench/long-ses
 import { DEMO_PROMPTS } from "../../../src/demo/demo-tour";
 import { startScriptedLlmServer, type ScriptedServer } from "../../../src/demo/scripted-llm-server";
 import { defaultSessionDir } from "../../../src/node/session-store";
-import type { HostToWebview, Snapshot } from "../../../src/protocol/messages";
+import { parseHostToWebview, type HostToWebview, type Snapshot } from "../../../src/protocol/messages";
 import type { FakeVscodeState } from "../protocol/fake-vscode";
 
 vi.mock("vscode", async () => (await import("../protocol/fake-vscode")).createFakeVscode());
@@ -154,6 +154,8 @@ describe("the demo model in the first-run view", () => {
     expect(snap.firstRun).toBeNull();
     expect(snap.demo!.prompts).toEqual(DEMO_PROMPTS);
     expect(snap.modelLabel).toBe("demo model");
+    // Every message is one the webview accepts (it drops what its schema rejects).
+    for (const m of posted) expect(parseHostToWebview(m)).toMatchObject({ ok: true });
     // The demo model answers, labelled as such.
     await controller.handle({ type: "prompt", text: "hello" });
     const answers = posted.flatMap((m) => (m.type === "event" && m.view.kind === "assistant" ? [m.view.text] : []));
