@@ -49,9 +49,16 @@ describe("the demo in code-server", () => {
       // Say what the host logged (the Yoke output channel) and what the panel shows.
       await vs.runCommand("Yoke: Show Log").catch(() => undefined);
       await vs.page.waitForTimeout(3_000);
-      const logText = await vs.page.locator(".output-view, .panel .monaco-editor .view-lines").first().textContent().catch(() => "");
-      const panelText = await frame.locator("body").textContent().catch(() => "");
-      throw new Error(`the demo prompts did not appear: ${(err as Error).message}\nYoke log: ${logText}\npanel: ${panelText}`);
+      const logText = await vs.page
+        .locator(".output-view, .panel .monaco-editor .view-lines")
+        .first()
+        .textContent()
+        .catch(() => "");
+      const panelText = await frame
+        .locator("body")
+        .textContent()
+        .catch(() => "");
+      throw new Error(`the demo prompts did not appear: ${(err as Error).message}\nYoke log: ${logText}\npanel: ${panelText}`, { cause: err });
     }
     await expect.poll(() => frame.locator("[data-testid=model-label]").textContent(), { timeout: 30_000 }).toBe("demo model");
     expect(await frame.locator("[data-testid=demo-prompt]").allTextContents()).toEqual(DEMO_PROMPTS.map((p) => p.label));
