@@ -19,6 +19,8 @@ import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { ContextChips } from "./views/context-chips";
+import { TranscriptSearch } from "./views/transcript-search";
+import { DemoPrompts } from "./views/demo-prompts";
 
 export class App {
   private readonly header: Header;
@@ -37,6 +39,10 @@ export class App {
   private readonly checkpoints: CheckpointsPanel;
   /** Palette: context attached from the editor for the next message. */
   private readonly chips: ContextChips;
+  /** Long sessions: search over the whole transcript. */
+  private readonly search: TranscriptSearch;
+  /** Demo model: the suggested prompts of the empty panel. */
+  private readonly demoPrompts: DemoPrompts;
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -86,9 +92,15 @@ export class App {
       editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
       removeQueued: (id) => send({ type: "composer.removeQueued", id }),
     });
+    this.demoPrompts = new DemoPrompts((text) => {
+      this.hideError();
+      this.unconfirmedPrompt = text;
+      send({ type: "prompt", text });
+    });
     const scroller = el("main", { class: "scroller" });
-    this.list = new MessageList(scroller);
-    scroller.append(this.firstRun.root, this.empty, this.list.root);
+    this.list = new MessageList(scroller, send);
+    this.search = new TranscriptSearch(send, (m) => this.list.jumpTo(m.index, { id: m.id, highlight: true }));
+    scroller.append(this.firstRun.root, this.empty, this.demoPrompts.root, this.list.root);
     scroller.addEventListener("click", handleCopyClick);
     scroller.addEventListener("click", (ev) => this.checkpoints.handleClick(ev));
     root.append(
@@ -99,6 +111,7 @@ export class App {
       this.mcpServers.root,
       this.contextMeter.root,
       this.history.root,
+      this.search.root,
       scroller,
       this.error,
       this.readOnly,
@@ -123,7 +136,9 @@ export class App {
         return this.applySnapshot(msg.snapshot);
       case "event":
         if (msg.view.kind === "user") this.unconfirmedPrompt = undefined;
-        this.list.upsert(msg.view);
+        this.list.upsert(msg.view, msg.index);
+        this.search.setAvailable(true);
+        this.demoPrompts.show(undefined, false);
         if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
         this.empty.hidden = true;
         return;
@@ -189,13 +204,21 @@ export class App {
       case "composer.addContext":
         this.composer.addContext(msg.item);
         return;
+      // --- long sessions: parts of the transcript, search results ---
+      case "items":
+        this.list.onItems(msg);
+        return;
+      case "searchResults":
+        this.search.onResults(msg);
+        return;
       default:
         msg satisfies never;
     }
   }
 
   private applySnapshot(s: Snapshot): void {
-    this.list.reset(s.items, s.omitted, s.streaming);
+    this.list.reset(s.items, s.omitted, s.streaming, s.sessionId);
+    this.search.setAvailable(s.items.length > 0);
     this.header.setModel(s.modelLabel, s.mode);
     this.header.setUsage(s.usage);
     this.setState(s.state);
@@ -216,6 +239,7 @@ export class App {
     this.resumedText.textContent = interrupted ? "This session was interrupted. Continue it, or send a message." : "Opened from history. Send a message to continue this session.";
     this.continueButton.hidden = !interrupted;
     this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
+    this.demoPrompts.show(s.demo, s.items.length === 0 && !s.firstRun && !s.streaming);
     this.hideError();
   }
 

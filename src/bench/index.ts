@@ -12,4 +12,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("checkpoints", async () => (await import("./checkpoints")).bench);
   register("compaction", async () => (await import("./compaction")).bench);
   register("tasks", async () => (await import("./tasks/index")).bench);
+  register("long-session", async () => (await import("./long-session")).bench);
 }

@@ -4,6 +4,7 @@
  * list or writes `yoke-demo.md`, and answers in markdown, saying plainly that it is not an LLM.
  */
 import type { RecordedRequest, ScriptedTurn } from "./types";
+import { tourTurn } from "./demo-tour";
 import { type Exchange, readExchange, type ToolStep } from "./wire-conversation";
 
 export const DEMO_FILE = "yoke-demo.md";
@@ -117,6 +118,9 @@ function summary(ex: Exchange): string {
 
 /** The demo model's next turn for a request in either wire format. */
 export function demoModel(req: RecordedRequest): ScriptedTurn {
+  // The tour's suggested prompts (demo-tour.ts) each show one feature.
+  const tour = tourTurn(req);
+  if (tour) return tour;
   const ex = readExchange(req);
   if (!ex.userText.trim()) {
     return { text: "**Demo model.** Send a message and I will look around the workspace.", chunkDelayMs: CHUNK_DELAY_MS };

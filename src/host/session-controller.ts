@@ -9,7 +9,7 @@ import { AgentSession } from "../core/loop/agent-session";
 import type { Disposable } from "../core/ports";
 import { forkSession } from "../core/session/fork";
 import { summarizeSession, type SessionSummary } from "../core/session/projection";
-import { parseLog, SessionLog } from "../core/session/session-log";
+import { parseLog, parseLogSliced, SessionLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { resumableCalls } from "../core/tools/resumable";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, type FileSessionStore, type LockHolder } from "../node/session-store";
@@ -22,6 +22,7 @@ import {
   type HostToWebview,
   type SessionItemView,
   type Snapshot,
+  type ViewItem,
   type ViewState,
   type WebviewToHost,
 } from "../protocol/messages";
@@ -31,6 +32,8 @@ import { PermissionControls } from "./permission-controls";
 import { probeLocalServers } from "./local-servers";
 import { PanelApprover } from "./panel-approver";
 import { SessionViewModel } from "./panel/view-model";
+import { hostSlicer, isCancelled, SNAPSHOT_ITEMS, TranscriptRequests } from "./panel/transcript";
+import { SlicedWorkCancelled } from "../core/session/sliced";
 import { ApiKeys, needsKey, readSettings, writeSetting, type HostSettings } from "./settings";
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
 import { GuidanceControls } from "./guidance";
@@ -38,10 +41,11 @@ import type { ReviewFeature } from "./review";
 import { CheckpointControls } from "./checkpoints"; // checkpoints: restore/fork per turn (issue 12)
 import type { NewEvent, SessionEvent } from "../core/events";
 import { HostComposer } from "./composer";
+import { HostDemoModel } from "./demo-model";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
-/** Items sent in a snapshot; older ones are left out of long sessions. */
-const MAX_SNAPSHOT_ITEMS = 400;
+/** Logs larger than this are summarised for the history list in slices, off the host's hot path. */
+const SYNC_SUMMARY_BYTES = 256 * 1024;
 const MAX_HISTORY = 30;
 const DELTA_FLUSH_MS = 16;
 /** Store changes (another window, the CLI) are looked at this long after the last one. */
@@ -79,6 +83,13 @@ export class SessionController implements vscode.Disposable {
   /** Summaries of listed logs, valid while the log's size and time are the same. */
   private readonly summaries = new Map<string, { mtimeMs: number; size: number; summary: SessionSummary }>();
   private probing: Promise<void> | undefined;
+  /** Long sessions: the open in progress (a newer one supersedes it), and history summaries being made. */
+  private openGen = 0;
+  private opening: Promise<unknown> | undefined;
+  private restoring: Promise<void> | undefined;
+  private readonly summarizing = new Set<string>();
+  private readonly transcript: TranscriptRequests;
+  private readonly demo: HostDemoModel;
   private post: (msg: HostToWebview) => void = (msg) => this.posted.fire(msg);
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services: HostServices;
@@ -118,7 +129,7 @@ export class SessionController implements vscode.Disposable {
       approver: this.approver,
       log,
       post: (msg) => this.post(msg),
-      notice: (id, level, text) => this.post({ type: "event", view: this.vm.notice(id, level, text) }),
+      notice: (id, level, text) => this.postItem(this.vm.notice(id, level, text)),
       live: () => this.writableLive(),
       sandbox: () => this.vm.sandbox,
     });
@@ -138,6 +149,11 @@ export class SessionController implements vscode.Disposable {
       post: (msg) => this.post(msg),
       log,
     });
+    this.demo = new HostDemoModel(ctx.globalState, log);
+    this.transcript = new TranscriptRequests(
+      () => ({ vm: this.vm, sessionId: this.shownId }),
+      (msg) => this.post(msg),
+    );
     this.options = new SessionOptionsBuilder({
       guidancePrefs: () => this.guidance.prefs(),
       log,
@@ -268,6 +284,15 @@ export class SessionController implements vscode.Disposable {
       case "composer.removeQueued":
         if (!(await this.queueOwner())?.remove(msg.id)) this.composer.postQueue();
         return;
+      // --- long sessions: the panel's window over the transcript ---
+      case "loadItems":
+        return this.transcript.load(msg);
+      case "searchTranscript":
+        return this.transcript.search(msg);
+      case "useDemoModel":
+        await this.demo.use().catch((err: unknown) => this.post({ type: "error", message: `The demo model did not start: ${(err as Error)?.message ?? String(err)}` }));
+        this.probing = undefined;
+        return this.pushState();
       default:
         msg satisfies never;
     }
@@ -354,6 +379,8 @@ export class SessionController implements vscode.Disposable {
     this.running = true;
     void vscode.commands.executeCommand("setContext", "yoke.running", true);
     try {
+      await this.opening;
+      await this.demo.ensure(readSettings());
       const session = await this.liveSession();
       this.resumed = false;
       await act(session);
@@ -414,6 +441,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   newSession(): void {
+    this.openGen++;
     this.detach(true);
     this.shownId = null;
     this.vm = new SessionViewModel();
@@ -423,16 +451,16 @@ export class SessionController implements vscode.Disposable {
     void this.pushState();
   }
 
-  openSession(id: string): void {
-    if (id === this.shownId) return void this.pushState();
+  async openSession(id: string): Promise<void> {
+    if (id === this.shownId && !this.opening) return void this.pushState();
     const store = this.sessionStore().view;
     if (!store.exists(id)) {
       this.post({ type: "error", message: `Session ${id} no longer exists.` });
       return;
     }
-    this.detach(true);
-    this.showFromLog(id);
-    void this.pushState();
+    void this.detach(true);
+    if ((await this.showFromLog(id)) === "superseded") return;
+    await this.pushState();
   }
 
   /** Sessions of this workspace, newest first, for the history list and the quick pick. */
@@ -446,8 +474,17 @@ export class SessionController implements vscode.Disposable {
         // A log is parsed again only when it changed (this window, another one, or the CLI wrote it).
         let cached = this.summaries.get(id);
         if (!cached || cached.mtimeMs !== entry.mtimeMs || cached.size !== entry.size) {
-          cached = { mtimeMs: entry.mtimeMs, size: entry.size, summary: summarizeSession(parseLog(view.read(id)).events, id) };
-          this.summaries.set(id, cached);
+          if (entry.size > SYNC_SUMMARY_BYTES) {
+            // A long log is summarised in slices; the list is posted again once it is done.
+            this.summarizeLater(entry);
+            if (!cached) {
+              out.push({ id, title: "Loading…", status: "idle", updatedAt: new Date(entry.mtimeMs).toISOString(), modelLabel: "", active: id === this.shownId });
+              continue;
+            }
+          } else {
+            cached = { mtimeMs: entry.mtimeMs, size: entry.size, summary: summarizeSession(parseLog(view.read(id)).events, id) };
+            this.summaries.set(id, cached);
+          }
         }
         const s = cached.summary;
         const holder = writer.holder(id);
@@ -469,8 +506,23 @@ export class SessionController implements vscode.Disposable {
     return out;
   }
 
+  /** Summarises a long log for the history list in slices, then posts the list again. */
+  private summarizeLater(entry: { id: string; mtimeMs: number; size: number }): void {
+    if (this.summarizing.has(entry.id)) return;
+    this.summarizing.add(entry.id);
+    const { view } = this.sessionStore();
+    void parseLogSliced(view.read(entry.id), hostSlicer())
+      .then((parsed) => {
+        this.summaries.set(entry.id, { mtimeMs: entry.mtimeMs, size: entry.size, summary: summarizeSession(parsed.events, entry.id) });
+        this.postHistory(true);
+      })
+      .catch((err: unknown) => this.log.warn(`session ${entry.id}: cannot be listed: ${(err as Error)?.message ?? String(err)}`))
+      .finally(() => this.summarizing.delete(entry.id));
+  }
+
   async snapshot(): Promise<Snapshot> {
-    this.restoreOnce();
+    await this.restoreOnce();
+    await this.opening;
     const s = readSettings();
     const firstRun = await this.firstRun(s);
     return this.buildSnapshot(s, firstRun, await this.permissions.info().catch(() => undefined));
@@ -478,8 +530,8 @@ export class SessionController implements vscode.Disposable {
 
   /** Synchronous, so no event can slip in between reading the state and posting it. */
   private buildSnapshot(s: HostSettings, firstRun: FirstRunView | null, hostInfo?: HostInfoView): Snapshot {
-    const { items, omitted } = this.vm.items(MAX_SNAPSHOT_ITEMS);
-    const firstUser = items.find((i) => i.kind === "user");
+    const { items, omitted } = this.vm.items(SNAPSHOT_ITEMS);
+    const firstUser = omitted ? this.vm.range(0, 64).items.find((i) => i.kind === "user") : items.find((i) => i.kind === "user");
     const streaming = this.running && (this.streaming.text || this.streaming.reasoning) ? { ...this.streaming } : undefined;
     return {
       protocol: PROTOCOL_VERSION,
@@ -501,6 +553,7 @@ export class SessionController implements vscode.Disposable {
       reviews: this.review?.list() ?? [],
       ...(hostInfo ? { hostInfo } : {}),
       ...(this.contextMeter() ? { context: this.contextMeter() } : {}),
+      ...(!firstRun && this.demo.view(s) ? { demo: this.demo.view(s) } : {}),
     };
   }
 
@@ -590,13 +643,16 @@ export class SessionController implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
     this.posted.dispose();
     this.mcp.dispose();
+    this.demo.dispose();
     // Nothing more is written from this window: another one (or the CLI) may take the sessions over.
     this.store?.writer.dispose();
   }
 
   private async pushState(): Promise<void> {
     try {
-      this.restoreOnce();
+      await this.restoreOnce();
+      // A session being opened is shown once it is (its own pushState follows).
+      if (this.opening) return;
       const s = readSettings();
       const firstRun = await this.firstRun(s);
       const hostInfo = await this.permissions.info().catch((err: unknown) => {
@@ -618,12 +674,18 @@ export class SessionController implements vscode.Disposable {
    * a question or a review left open is taken up again. Called when the panel first connects, and at
    * startup (so a pending review comes back in the editor while the panel stays closed).
    */
-  restoreOnce(): void {
-    if (this.restored) return;
+  restoreOnce(): Promise<void> {
+    if (this.restored) return this.restoring ?? Promise.resolve();
     this.restored = true;
+    this.restoring = this.restore().catch((err: unknown) => this.log.error(`cannot restore the last session: ${(err as Error)?.stack ?? String(err)}`));
+    return this.restoring;
+  }
+
+  private async restore(): Promise<void> {
     const id = this.ctx.workspaceState.get<string>(LAST_SESSION_KEY);
     if (id && !this.shownId && this.sessionStore().view.exists(id)) {
-      const pending = this.showFromLog(id);
+      const pending = await this.showFromLog(id);
+      if (pending === "superseded") return;
       // A question was open, or a change waited for review, when the window closed or crashed: ask
       // again without the user doing anything (the core re-checks an unstarted call through the
       // gate, and puts a pending review up again; its decision becomes that call's result).
@@ -635,13 +697,36 @@ export class SessionController implements vscode.Disposable {
     }
   }
 
-  /** Shows a session from its log; says what the log ends with that nobody answered: a permission question or a review. */
-  private showFromLog(id: string): "question" | "review" | undefined {
+  /**
+   * Shows a session from its log; says what the log ends with that nobody answered: a permission
+   * question or a review. The log is parsed and projected in time slices (a 10,000-event session
+   * never blocks the host); "superseded": another open (or a new session) came first.
+   */
+  private showFromLog(id: string): Promise<"question" | "review" | "superseded" | undefined> {
+    const gen = ++this.openGen;
+    const done = this.loadFromLog(id, gen)
+      .catch((err: unknown) => {
+        if (isCancelled(err)) return "superseded" as const;
+        throw err;
+      })
+      .finally(() => {
+        // Cleared before anyone awaiting the open goes on (a newer open keeps its own).
+        if (this.openGen === gen) this.opening = undefined;
+      });
+    this.opening = done.catch(() => undefined);
+    return done;
+  }
+
+  private async loadFromLog(id: string, gen: number): Promise<"question" | "review" | undefined> {
     const { view, writer } = this.sessionStore();
     const lines = view.read(id);
-    this.shownBytes = view.entries().find((e) => e.id === id)?.size ?? -1;
-    const parsed = parseLog(lines);
-    this.vm = new SessionViewModel(parsed.events);
+    const bytes = view.entries().find((e) => e.id === id)?.size ?? -1;
+    const slicer = hostSlicer(() => gen !== this.openGen);
+    const parsed = await parseLogSliced(lines, slicer);
+    const vm = await SessionViewModel.build(parsed.events, slicer);
+    if (gen !== this.openGen) throw new SlicedWorkCancelled();
+    this.shownBytes = bytes;
+    this.vm = vm;
     this.composer.show(id, parsed.events);
     const pending = this.vm.pending !== null ? "question" : this.review && resumableCalls(parsed.events, createBuiltinTools()).length ? "review" : undefined;
     // Another process is writing it: its last state is live there, not interrupted.
@@ -752,9 +837,9 @@ export class SessionController implements vscode.Disposable {
 
   /** The shown session is written by another process: show it read-only and say why. */
   private inUse(id: string, holder: LockHolder): UserFacingError {
-    if (this.shownId === id && !this.live) this.showFromLog(id);
     this.setReadOnly(holder);
-    void this.pushState();
+    if (this.shownId === id && !this.live) void this.showFromLog(id).then(() => this.pushState());
+    else void this.pushState();
     return new UserFacingError(`This session is in use by ${describeHolder(holder)}. It is shown read-only here; use "Continue as a fork" to go on with a copy.`);
   }
 
@@ -787,9 +872,8 @@ export class SessionController implements vscode.Disposable {
     const { id } = forkSession(writer, source);
     writer.unlock(id);
     this.log.info(`session ${source} forked as ${id}`);
-    this.detach(false);
-    this.showFromLog(id);
-    void this.pushState();
+    void this.detach(false);
+    void this.showFromLog(id).then((r) => (r === "superseded" ? undefined : this.pushState()));
   }
 
   /** Watches the store folder: another window or the CLI adding or writing sessions. */
@@ -835,12 +919,14 @@ export class SessionController implements vscode.Disposable {
       if (grew || describe(holder) !== describe(this.readOnly)) {
         if (this.live && (grew || holder)) void this.detach(false);
         if (!this.live) {
-          const pending = this.showFromLog(id);
-          void this.pushState();
-          if (this.askWhenFree === id && !this.readOnly) {
-            this.askWhenFree = undefined;
-            if (pending) queueMicrotask(() => void this.run((session) => session.continue()));
-          }
+          void this.showFromLog(id).then(async (pending) => {
+            if (pending === "superseded") return;
+            await this.pushState();
+            if (this.askWhenFree === id && !this.readOnly) {
+              this.askWhenFree = undefined;
+              if (pending) queueMicrotask(() => void this.run((session) => session.continue()));
+            }
+          });
         }
       }
     }
@@ -856,9 +942,13 @@ export class SessionController implements vscode.Disposable {
   }
 
   private attach(session: AgentSession): void {
+    // The session shown is the one resumed: its view goes on from the events it has not seen (a long
+    // session is not projected again on the host's thread); any other starts from its events.
+    const events = session.events();
+    if (this.shownId === session.id && !this.opening && this.vm.lastSeq >= 0 && this.vm.lastSeq < events.length && events[this.vm.lastSeq]?.seq === this.vm.lastSeq) this.vm.catchUp(events);
+    else this.vm = new SessionViewModel(events);
     this.shownId = session.id;
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, session.id);
-    this.vm = new SessionViewModel(session.events());
     this.streaming = { text: "", reasoning: "" };
     const subs = [session.onEvent((e) => activity(`session:${e.type}`, () => this.onEvent(e))), session.onDelta((d) => this.onDelta(d.type, d.text))];
     this.live = { session, subs };
@@ -899,11 +989,17 @@ export class SessionController implements vscode.Disposable {
       });
     }
     if (e.type === "assistant_message" || e.type === "error" || e.type === "status") this.streaming = { text: "", reasoning: "" };
-    for (const view of this.vm.apply(e)) this.post({ type: "event", view });
+    for (const view of this.vm.apply(e)) this.postItem(view);
     if (e.type === "status") this.post({ type: "status", state: e.state, ...(e.detail ? { detail: e.detail } : {}) });
     else if (e.type === "guidance") this.guidance.show(this.live?.session.events() ?? []);
     else if (e.type === "usage" || (e.type === "subagent" && e.phase === "finished")) this.post({ type: "usage", usage: this.vm.usage });
     if (e.type === "usage" || e.type === "compaction" || (e.type === "status" && e.state !== "thinking")) this.postContext();
+  }
+
+  /** An item created or changed, with its place in the transcript (the panel shows a window over it). */
+  private postItem(view: ViewItem): void {
+    const index = this.vm.indexOf(view.id);
+    this.post({ type: "event", view, ...(index >= 0 ? { index } : {}) });
   }
 
   private onDelta(kind: "text" | "reasoning", text: string): void {

@@ -223,6 +223,12 @@ export const HostInfoView = z.object({
 });
 export type HostInfoView = z.infer<typeof HostInfoView>;
 
+// --- demo model (src/demo/demo-tour.ts, src/host/demo-model.ts): suggested prompts, one per feature ---
+export const DemoPromptView = z.object({ label: z.string(), text: z.string().check(z.minLength(1), z.maxLength(1_000)) });
+export const DemoView = z.object({ label: z.string(), prompts: z.array(DemoPromptView) });
+export type DemoView = z.infer<typeof DemoView>;
+// --- end demo model ---
+
 /** Everything the panel shows; sent on `ready` and whenever the host switches sessions. */
 export const Snapshot = z.object({
   protocol: z.number(),
@@ -250,6 +256,8 @@ export const Snapshot = z.object({
   hostInfo: z.optional(HostInfoView),
   /** Compaction: the context meter of the live session. */
   context: z.optional(ContextMeterView),
+  /** Demo model: in use, with the prompts the empty panel suggests. */
+  demo: z.optional(DemoView),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
 
@@ -365,11 +373,32 @@ export const ComposerMessages = {
   ],
 } as const;
 // --- end composer ---
+// --- long sessions (src/host/panel/transcript.ts, webview/views/message-list.ts): the panel shows a
+// window over the transcript and asks the host for other parts of it (scrolling, search, a jump) ---
+/** Items of a transcript are addressed by position: 0 is the first. */
+const itemIndex = z.number().check(z.int(), z.minimum(0));
+export const TranscriptMatchView = z.object({ index: itemIndex, id, kind: z.string(), snippet: z.string() });
+export type TranscriptMatchView = z.infer<typeof TranscriptMatchView>;
+/** Most items one `loadItems` answer carries. */
+export const MAX_ITEMS_PER_LOAD = 500;
+export const TranscriptMessages = {
+  toWebview: [
+    /** Answer to loadItems: items `start`… of the session `sessionId`, which now has `total` items. */
+    z.object({ type: z.literal("items"), req: z.number(), sessionId: z.nullable(z.string()), start: itemIndex, total: itemIndex, items: z.array(ViewItem) }),
+    /** Answer to searchTranscript: matching items oldest first; `truncated`: more matched than were sent. */
+    z.object({ type: z.literal("searchResults"), req: z.number(), query: z.string(), matches: z.array(TranscriptMatchView), truncated: z.boolean() }),
+  ] as const,
+  toHost: [
+    z.object({ type: z.literal("loadItems"), req: z.number(), start: itemIndex, count: z.number().check(z.int(), z.minimum(1), z.maximum(MAX_ITEMS_PER_LOAD)) }),
+    z.object({ type: z.literal("searchTranscript"), req: z.number(), query: z.string().check(z.minLength(1), z.maxLength(500)) }),
+  ] as const,
+};
+// --- end long sessions ---
 
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
-  /** Append an item, or replace the item with the same id. */
-  z.object({ type: z.literal("event"), view: ViewItem }),
+  /** Append an item, or replace the item with the same id; `index`: its position in the transcript (long sessions). */
+  z.object({ type: z.literal("event"), view: ViewItem, index: z.optional(itemIndex) }),
   /** Streamed text of the assistant message in progress. */
   z.object({ type: z.literal("delta"), kind: z.enum(["text", "reasoning"]), text }),
   z.object({ type: z.literal("status"), state: ViewState, detail: z.optional(z.string()) }),
@@ -393,6 +422,7 @@ export const HostToWebview = z.discriminatedUnion("type", [
   PaletteMessages.context,
   PaletteMessages.focus,
   ...ComposerMessages.toWebview,
+  ...TranscriptMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -440,6 +470,9 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   /** Palette: a context chip removed. */
   PaletteMessages.removeContext,
   ...ComposerMessages.toHost,
+  ...TranscriptMessages.toHost,
+  /** Demo model: start it and use it (the first-run view's "Try the demo model"). */
+  z.object({ type: z.literal("useDemoModel") }),
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -37,6 +37,15 @@ export class FirstRun {
         " at any OpenAI-compatible server.",
       ]),
       servers,
+      // Demo model: one click to see Yoke work with no key and no server (src/host/demo-model.ts).
+      ...(info.probing
+        ? []
+        : [
+            el("div", { class: "first-run-demo" }, [
+              button({ label: "Try the demo model", appearance: info.servers.length ? "secondary" : "primary", testid: "use-demo-model", onClick: () => this.send({ type: "useDemoModel" }) }),
+              el("span", { class: "hint" }, [" A scripted stand-in for an LLM, built in: no key, no server. It shows each feature, and says so."]),
+            ]),
+          ]),
       el("div", { class: "first-run-actions" }, [
         button({ label: "Set API Key", appearance: "secondary", testid: "set-api-key", onClick: () => this.send({ type: "setApiKey" }) }),
         button({ label: "Open Settings", appearance: "secondary", onClick: () => this.send({ type: "openSettings" }) }),

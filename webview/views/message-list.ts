@@ -1,17 +1,26 @@
-// The conversation: items keyed by id, updated in place; the streamed message is one live node
-// whose markdown is re-rendered at most every RENDER_INTERVAL_MS. The list is never rebuilt on a delta.
-import type { ViewItem } from "../../src/protocol/messages";
+// The conversation as a window over the whole transcript: at most MAX_NODES item nodes are in the
+// DOM (webview memory stays bounded however long the session), the host keeps every item and sends
+// the parts the user scrolls to, jumps to (the start, a search match) or that arrive. Items are
+// addressed by their index in the transcript. The streamed message is one live node whose markdown
+// is re-rendered at most every RENDER_INTERVAL_MS; the list is never rebuilt on a delta. How each
+// item kind is drawn lives in item-views.ts.
+import { MAX_ITEMS_PER_LOAD, type HostToWebview, type ViewItem, type WebviewToHost } from "../../src/protocol/messages";
+import { button } from "../ui/components";
 import { el, clear } from "../ui/dom";
+import { renderItem, updateItem } from "./item-views";
 import { renderMarkdown } from "./markdown";
-import { renderTodos } from "./todos";
-import { renderCompactionDivider } from "./context-meter";
-import { renderToolCard } from "./tool-card";
-import { renderTurnControl } from "./checkpoints";
-import { renderSubagent } from "./subagent";
 
 const RENDER_INTERVAL_MS = 50;
-/** Most item nodes kept in the DOM; older ones are dropped (the host keeps the full log). */
-const MAX_NODES = 500;
+/** Most item nodes kept in the DOM; the rest of the transcript is loaded as the user scrolls. */
+export const MAX_NODES = 300;
+/** Items asked for at a time when scrolling past the window's edge. */
+const PAGE = 100;
+/** Scrolling closer than this to the window's edge loads the next part. */
+const EDGE_PX = 600;
+const HIGHLIGHT_MS = 2_500;
+
+type ItemsMessage = Extract<HostToWebview, { type: "items" }>;
+type Pending = { req: number; kind: "before" | "after" } | { req: number; kind: "jump"; index: number; id?: string; highlight: boolean };
 
 interface Live {
   node: HTMLElement;
@@ -25,59 +34,83 @@ interface Live {
 
 export class MessageList {
   readonly root: HTMLElement;
+  private readonly items: HTMLElement;
+  private readonly topNote: HTMLElement;
+  private readonly bottomNote: HTMLElement;
+  /** Ids of the rendered items, in transcript order; the first is item `start`. */
+  private ids: string[] = [];
   private readonly nodes = new Map<string, HTMLElement>();
-  private readonly note: HTMLElement;
-  private hidden = 0;
+  private start = 0;
+  private total = 0;
+  private sessionId: string | null = null;
+  private pending: Pending | undefined;
+  private reqSeq = 0;
   private live: Live | undefined;
   private scrollQueued = false;
+  private edgeQueued = false;
+  private highlighted: { node: HTMLElement; timer: ReturnType<typeof setTimeout> } | undefined;
 
-  constructor(private readonly scroller: HTMLElement) {
-    this.note = el("div", { class: "omitted", hidden: true });
-    this.root = el("div", { class: "messages", role: "log", "aria-live": "polite" }, [this.note]);
+  constructor(
+    private readonly scroller: HTMLElement,
+    private readonly send: (msg: WebviewToHost) => void = () => {},
+  ) {
+    this.topNote = el("div", { class: "omitted transcript-edge", "data-testid": "transcript-earlier", hidden: true });
+    this.bottomNote = el("div", { class: "omitted transcript-edge", "data-testid": "transcript-later", hidden: true });
+    this.items = el("div", { class: "messages", role: "log", "aria-live": "polite" });
+    this.root = el("div", { class: "transcript" }, [this.topNote, this.items, this.bottomNote]);
+    scroller.addEventListener("scroll", () => this.queueEdgeCheck(), { passive: true });
   }
 
-  /** Replaces everything (a snapshot). */
-  reset(items: ViewItem[], omitted: number, streaming?: { text: string; reasoning: string }): void {
+  /** Replaces everything (a snapshot): the last items of the transcript, `omitted` before them. */
+  reset(items: ViewItem[], omitted: number, streaming?: { text: string; reasoning: string }, sessionId: string | null = null): void {
     this.dropLive();
-    for (const node of this.nodes.values()) node.remove();
-    this.nodes.clear();
-    this.hidden = omitted;
-    const frag = document.createDocumentFragment();
-    for (const item of items.slice(-MAX_NODES)) {
-      const node = this.render(item);
-      this.nodes.set(item.id, node);
-      frag.appendChild(node);
-    }
-    this.hidden += Math.max(0, items.length - MAX_NODES);
-    this.root.appendChild(frag);
+    this.sessionId = sessionId;
+    this.pending = undefined;
+    this.replaceWindow(omitted, items, omitted + items.length);
     if (streaming?.text) this.delta("text", streaming.text);
     if (streaming?.reasoning) this.delta("reasoning", streaming.reasoning);
-    this.updateNote();
     this.scrollToEnd(true);
   }
 
+  /** Items rendered now (bounded by MAX_NODES). */
   get size(): number {
     return this.nodes.size;
   }
 
-  upsert(item: ViewItem): void {
+  /** Items in the whole transcript. */
+  get length(): number {
+    return this.total;
+  }
+
+  /** Whether the window reaches the transcript's end (new items and the streamed message are shown). */
+  private get atLatest(): boolean {
+    return this.start + this.ids.length >= this.total;
+  }
+
+  /** An item created or changed; `index` is its place in the transcript (absent: a new item at the end). */
+  upsert(item: ViewItem, index?: number): void {
     const stick = this.atEnd();
     const existing = this.nodes.get(item.id);
     if (existing) {
-      if (item.kind === "tool") renderToolCard(item, existing);
-      else if (item.kind === "subagent") renderSubagent(item, existing);
-      else existing.replaceWith(this.remember(item, this.render(item)));
-    } else if (item.kind === "assistant" && this.live) {
-      this.finishLive(item);
-    } else {
-      const node = this.remember(item, this.render(item));
-      // A sub-agent goes right under its task call's card.
-      const after = item.kind === "subagent" ? this.nodes.get(item.callId) : undefined;
-      if (after?.isConnected) after.after(node);
-      else if (this.live) this.root.insertBefore(node, this.live.node);
-      else this.root.appendChild(node);
-      this.trim();
+      this.nodes.set(item.id, updateItem(item, existing));
+      return this.scrollToEnd(stick);
     }
+    const at = index ?? this.total;
+    const wasLatest = this.atLatest;
+    if (at < this.total) return; // an item outside the window changed: it is loaded fresh when scrolled to
+    this.total = at + 1;
+    // The streamed message ended while the user looked further back: it is loaded with its final text.
+    if (!wasLatest && item.kind === "assistant") this.dropLive();
+    if (!wasLatest || at !== this.start + this.ids.length) return this.updateNotes();
+    if (item.kind === "assistant" && this.live) this.finishLive(item);
+    else {
+      const node = renderItem(item);
+      this.nodes.set(item.id, node);
+      this.items.appendChild(node);
+    }
+    this.ids.push(item.id);
+    this.trim("top", stick);
+    this.updateNotes();
     this.scrollToEnd(stick);
   }
 
@@ -97,17 +130,199 @@ export class MessageList {
     if (this.live.timer) clearTimeout(this.live.timer);
     this.live.node.remove();
     this.live = undefined;
-    this.root.removeAttribute("aria-busy");
+    this.items.removeAttribute("aria-busy");
+  }
+
+  /** Shows item `index` (loading the part of the transcript around it), scrolled into view; `highlight` marks it a moment. */
+  jumpTo(index: number, opts: { id?: string; highlight?: boolean } = {}): void {
+    const node = opts.id ? this.nodes.get(opts.id) : this.ids[index - this.start] ? this.nodes.get(this.ids[index - this.start]!) : undefined;
+    if (node) return this.reveal(node, opts.highlight ?? false);
+    const from = Math.max(0, Math.min(index - Math.floor(PAGE / 2), this.total - PAGE));
+    const req = ++this.reqSeq;
+    this.pending = { req, kind: "jump", index, ...(opts.id ? { id: opts.id } : {}), highlight: opts.highlight ?? false };
+    this.send({ type: "loadItems", req, start: from, count: Math.min(MAX_ITEMS_PER_LOAD, PAGE) });
+  }
+
+  /** Back to the end of the transcript (the newest items and the streamed message). */
+  jumpToLatest(): void {
+    if (this.atLatest) return this.scrollToEnd(true);
+    const req = ++this.reqSeq;
+    this.pending = { req, kind: "jump", index: this.total - 1, highlight: false };
+    this.send({ type: "loadItems", req, start: Math.max(0, this.total - PAGE), count: PAGE });
+  }
+
+  /** The host's answer to loadItems. */
+  onItems(msg: ItemsMessage): void {
+    const p = this.pending;
+    if (!p || p.req !== msg.req || msg.sessionId !== this.sessionId) return;
+    this.pending = undefined;
+    this.total = msg.total;
+    const end = this.start + this.ids.length;
+    if (p.kind === "jump") {
+      this.replaceWindow(msg.start, msg.items, msg.total);
+      if (p.index >= msg.total - 1 && this.atLatest) {
+        this.scrollToEnd(true);
+        return;
+      }
+      const node = p.id ? this.nodes.get(p.id) : this.ids[p.index - this.start] ? this.nodes.get(this.ids[p.index - this.start]!) : undefined;
+      if (node) this.reveal(node, p.highlight);
+      return;
+    }
+    if (p.kind === "before") {
+      // Only what joins the window's top (an item already shown is not added twice).
+      const fresh = msg.items.filter((i, k) => msg.start + k < this.start && !this.nodes.has(i.id));
+      if (!fresh.length || msg.start + msg.items.length < this.start) return this.updateNotes();
+      this.keepScroll(() => {
+        const frag = document.createDocumentFragment();
+        for (const item of fresh) {
+          const node = renderItem(item);
+          this.nodes.set(item.id, node);
+          frag.appendChild(node);
+        }
+        this.items.insertBefore(frag, this.items.firstChild);
+        this.ids = [...fresh.map((i) => i.id), ...this.ids];
+        this.start -= fresh.length;
+      });
+      this.trim("bottom", false);
+    } else {
+      const fresh = msg.items.filter((i, k) => msg.start + k >= end && !this.nodes.has(i.id));
+      if (!fresh.length || msg.start > end) return this.updateNotes();
+      const frag = document.createDocumentFragment();
+      for (const item of fresh) {
+        const node = renderItem(item);
+        this.nodes.set(item.id, node);
+        frag.appendChild(node);
+      }
+      this.items.appendChild(frag);
+      this.ids.push(...fresh.map((i) => i.id));
+      this.trim("top", false);
+      this.attachLive();
+    }
+    this.updateNotes();
+    this.queueEdgeCheck();
+  }
+
+  private replaceWindow(start: number, items: ViewItem[], total: number): void {
+    for (const node of this.nodes.values()) node.remove();
+    this.nodes.clear();
+    const kept = items.slice(-MAX_NODES);
+    this.start = start + (items.length - kept.length);
+    this.total = Math.max(total, this.start + kept.length);
+    this.ids = kept.map((i) => i.id);
+    const frag = document.createDocumentFragment();
+    for (const item of kept) {
+      const node = renderItem(item);
+      this.nodes.set(item.id, node);
+      frag.appendChild(node);
+    }
+    this.items.insertBefore(frag, this.live?.node.parentNode === this.items ? this.live.node : null);
+    if (this.atLatest) this.attachLive();
+    else this.live?.node.remove();
+    this.updateNotes();
+  }
+
+  /** Drops nodes beyond MAX_NODES from one end of the window, keeping what the user looks at in place. */
+  private trim(from: "top" | "bottom", stick: boolean): void {
+    const over = this.ids.length - MAX_NODES;
+    if (over <= 0) return;
+    const drop = () => {
+      const gone = from === "top" ? this.ids.splice(0, over) : this.ids.splice(this.ids.length - over, over);
+      for (const id of gone) {
+        this.nodes.get(id)?.remove();
+        this.nodes.delete(id);
+      }
+      if (from === "top") this.start += over;
+    };
+    if (from === "top" && !stick) this.keepScroll(drop);
+    else drop();
+    if (!this.atLatest) this.live?.node.remove();
+    this.updateNotes();
+  }
+
+  /** Runs `change` without moving what is on screen: the first visible node stays where it was. */
+  private keepScroll(change: () => void): void {
+    const top = this.scroller.getBoundingClientRect().top;
+    let anchor: HTMLElement | undefined;
+    for (const id of this.ids) {
+      const node = this.nodes.get(id);
+      if (node && node.getBoundingClientRect().bottom > top) {
+        anchor = node;
+        break;
+      }
+    }
+    const before = anchor?.getBoundingClientRect().top ?? 0;
+    change();
+    if (anchor?.isConnected) this.scroller.scrollTop += anchor.getBoundingClientRect().top - before;
+  }
+
+  private updateNotes(): void {
+    const end = this.start + this.ids.length;
+    const later = Math.max(0, this.total - end);
+    this.topNote.hidden = this.start === 0;
+    clear(this.topNote);
+    if (this.start) {
+      this.topNote.append(
+        el("span", {}, [`${this.start} earlier item${this.start === 1 ? "" : "s"}`]),
+        button({ label: "Go to the first message", appearance: "secondary", testid: "transcript-first", onClick: () => this.jumpTo(0) }),
+      );
+    }
+    this.bottomNote.hidden = later === 0;
+    clear(this.bottomNote);
+    if (later) {
+      this.bottomNote.append(
+        el("span", {}, [`${later} later item${later === 1 ? "" : "s"}`]),
+        button({ label: "Go to the latest", appearance: "secondary", testid: "transcript-latest", onClick: () => this.jumpToLatest() }),
+      );
+    }
+  }
+
+  /** Near an edge of the window with more of the transcript beyond it: ask for the next part. */
+  private queueEdgeCheck(): void {
+    if (this.edgeQueued) return;
+    this.edgeQueued = true;
+    requestAnimationFrame(() => {
+      this.edgeQueued = false;
+      if (this.pending) return;
+      const s = this.scroller;
+      const end = this.start + this.ids.length;
+      if (this.start > 0 && s.scrollTop < EDGE_PX) {
+        const from = Math.max(0, this.start - PAGE);
+        const req = ++this.reqSeq;
+        this.pending = { req, kind: "before" };
+        this.send({ type: "loadItems", req, start: from, count: this.start - from });
+      } else if (end < this.total && s.scrollHeight - s.scrollTop - s.clientHeight < EDGE_PX) {
+        const req = ++this.reqSeq;
+        this.pending = { req, kind: "after" };
+        this.send({ type: "loadItems", req, start: end, count: Math.min(PAGE, this.total - end) });
+      }
+    });
+  }
+
+  private reveal(node: HTMLElement, highlight: boolean): void {
+    node.scrollIntoView({ block: "center" });
+    if (!highlight) return;
+    if (this.highlighted) {
+      clearTimeout(this.highlighted.timer);
+      this.highlighted.node.classList.remove("search-hit");
+    }
+    node.classList.add("search-hit");
+    this.highlighted = { node, timer: setTimeout(() => node.classList.remove("search-hit"), HIGHLIGHT_MS) };
   }
 
   private startLive(): Live {
     const body = el("div", { class: "body markdown" });
     const node = el("div", { class: "message assistant streaming", "data-testid": "message-assistant" }, [body]);
-    this.root.appendChild(node);
-    // Screen readers announce the message once it is complete, not every re-render.
-    this.root.setAttribute("aria-busy", "true");
     this.live = { node, body, reasoning: undefined, text: "", reasoningText: "", lastRender: 0, timer: undefined };
+    this.attachLive();
     return this.live;
+  }
+
+  /** The streamed message is shown after the last item, while the window reaches the end. */
+  private attachLive(): void {
+    if (!this.live || !this.atLatest || this.live.node.parentNode === this.items) return;
+    this.items.appendChild(this.live.node);
+    // Screen readers announce the message once it is complete, not every re-render.
+    this.items.setAttribute("aria-busy", "true");
   }
 
   private renderLive(): void {
@@ -132,78 +347,16 @@ export class MessageList {
     const live = this.live!;
     if (live.timer) clearTimeout(live.timer);
     this.live = undefined;
-    this.root.removeAttribute("aria-busy");
-    const node = this.render(item);
-    live.node.replaceWith(node);
-    this.remember(item, node);
-  }
-
-  private remember(item: ViewItem, node: HTMLElement): HTMLElement {
+    this.items.removeAttribute("aria-busy");
+    const node = renderItem(item);
+    if (live.node.parentNode === this.items) live.node.replaceWith(node);
+    else this.items.appendChild(node);
     this.nodes.set(item.id, node);
-    return node;
-  }
-
-  private render(item: ViewItem): HTMLElement {
-    switch (item.kind) {
-      case "user":
-        return el("div", { class: "message user", "data-testid": "message-user", "data-id": item.id, "data-delivery": item.delivery }, [
-          // Composer: how it was delivered (typed while the agent worked) and what was attached.
-          item.delivery ? el("div", { class: "delivery", "data-testid": "message-delivery" }, [item.delivery === "steered" ? "steered while the agent worked" : "queued, sent after the task"]) : null,
-          el("div", { class: "body" }, [item.text]),
-          item.chips?.length
-            ? el(
-                "div",
-                { class: "chips" },
-                item.chips.map((c) =>
-                  el(
-                    "span",
-                    { class: `chip${c.error ? " chip-error" : ""}`, "data-testid": "message-chip", "data-kind": c.kind, title: c.error ?? (c.truncated ? "only a bounded part was sent" : c.label) },
-                    [`@${c.label}${c.error ? " (not attached)" : ""}`],
-                  ),
-                ),
-              )
-            : null,
-        ]);
-      case "assistant": {
-        const body = el("div", { class: "body markdown" });
-        body.innerHTML = renderMarkdown(item.text);
-        const reasoning = item.reasoning ? el("details", { class: "reasoning" }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [item.reasoning])]) : null;
-        return el("div", { class: "message assistant", "data-testid": "message-assistant", "data-id": item.id }, [reasoning, body]);
-      }
-      case "tool":
-        return renderToolCard(item);
-      case "todos":
-        return renderTodos(item.todos);
-      case "notice":
-        return el("div", { class: `notice level-${item.level}`, "data-testid": "notice", "data-id": item.id }, [item.text]);
-      case "compaction":
-        return renderCompactionDivider(item);
-      case "turn":
-        return renderTurnControl(item);
-      case "subagent":
-        return renderSubagent(item);
-    }
-  }
-
-  private trim(): void {
-    while (this.nodes.size > MAX_NODES) {
-      const [id, node] = this.nodes.entries().next().value as [string, HTMLElement];
-      node.remove();
-      this.nodes.delete(id);
-      this.hidden++;
-    }
-    this.updateNote();
-  }
-
-  private updateNote(): void {
-    this.note.hidden = this.hidden === 0;
-    clear(this.note);
-    if (this.hidden) this.note.appendChild(document.createTextNode(`${this.hidden} earlier item${this.hidden === 1 ? "" : "s"} not shown`));
   }
 
   private atEnd(): boolean {
     const s = this.scroller;
-    return s.scrollHeight - s.scrollTop - s.clientHeight < 48;
+    return this.atLatest && s.scrollHeight - s.scrollTop - s.clientHeight < 48;
   }
 
   private scrollToEnd(stick: boolean): void {

@@ -5,6 +5,7 @@
  */
 import { SessionEvent, type NewEvent } from "../events";
 import type { SessionStore } from "../ports";
+import { forEachSliced, type Slicer } from "./sliced";
 
 export interface ParsedLog {
   events: SessionEvent[];
@@ -15,17 +16,32 @@ export interface ParsedLog {
 }
 
 export function parseLog(lines: readonly string[]): ParsedLog {
-  const events: SessionEvent[] = [];
-  const invalidLines: number[] = [];
-  let tornTail = false;
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
-    const parsed = safeParse(line);
-    if (parsed) events.push(parsed);
-    else if (i === lines.length - 1) tornTail = true;
-    else invalidLines.push(i + 1);
-  });
-  return { events, tornTail, invalidLines };
+  const out = emptyParsedLog();
+  for (let i = 0; i < lines.length; i++) parseLine(out, lines, i);
+  return out;
+}
+
+/**
+ * The same as parseLog, in time slices with a turn of the host's event loop between them, so a
+ * long log (10,000 events) never blocks its caller's thread for longer than one slice.
+ */
+export async function parseLogSliced(lines: readonly string[], slicer: Slicer): Promise<ParsedLog> {
+  const out = emptyParsedLog();
+  await forEachSliced(lines.length, (i) => parseLine(out, lines, i), slicer);
+  return out;
+}
+
+function emptyParsedLog(): ParsedLog {
+  return { events: [], tornTail: false, invalidLines: [] };
+}
+
+function parseLine(out: ParsedLog, lines: readonly string[], i: number): void {
+  const line = lines[i]!;
+  if (line.trim() === "") return;
+  const parsed = safeParse(line);
+  if (parsed) out.events.push(parsed);
+  else if (i === lines.length - 1) out.tornTail = true;
+  else out.invalidLines.push(i + 1);
 }
 
 function safeParse(line: string): SessionEvent | undefined {

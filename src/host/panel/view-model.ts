@@ -2,7 +2,8 @@
 import type { SessionEvent } from "../../core/events";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
-import type { ChipView, PermissionView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
+import { forEachSliced, type Slicer } from "../../core/session/sliced";
+import type { ChipView, PermissionView, TranscriptMatchView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
 
 const INPUT_LIMIT = 4_000;
 const OUTPUT_LIMIT = 8_000;
@@ -74,6 +75,10 @@ export function emptyUsage(): UsageView {
 export class SessionViewModel {
   private readonly order: string[] = [];
   private readonly byId = new Map<string, ViewItem>();
+  /** Position of each item in `order`. */
+  private readonly indexById = new Map<string, number>();
+  /** Tool cards not yet settled (pending, asking, running): a turn's end settles only these. */
+  private readonly openTools = new Set<string>();
   private usageView: UsageView = emptyUsage();
   private stateView: ViewState = "idle";
   private pendingView: PermissionView | null = null;
@@ -83,6 +88,8 @@ export class SessionViewModel {
   private sandboxView: { name: string; warning?: string } | undefined;
   /** Composer: what the next user message carries (from the mentions and queue events before it). */
   private composerNext: { chips?: ChipView[]; delivery?: "steered" | "queued" } = {};
+  /** seq of the last log event applied (-1: none). */
+  private seenSeq = -1;
 
   /** Checkpoints: turns so far (user messages in force) and the seq of the last one's message. */
   private turnCount = 0;
@@ -99,6 +106,52 @@ export class SessionViewModel {
       if (inForce.has(e)) this.apply(e);
       else if (e.type === "usage") this.apply(e);
     }
+  }
+
+  /** The same as `new SessionViewModel(events)`, applied in time slices (a long session never blocks the host). */
+  static async build(events: readonly SessionEvent[], slicer: Slicer): Promise<SessionViewModel> {
+    const vm = new SessionViewModel();
+    await forEachSliced(events.length, (i) => vm.apply(events[i]!), slicer);
+    return vm;
+  }
+
+  /** Number of items. */
+  get size(): number {
+    return this.order.length;
+  }
+
+  /** Position of an item in the transcript (for the panel's window over it), -1 when unknown. */
+  indexOf(id: string): number {
+    return this.indexById.get(id) ?? -1;
+  }
+
+  /** Items `start` to `start + count` (clamped to the transcript). */
+  range(start: number, count: number): { start: number; items: ViewItem[] } {
+    const from = Math.max(0, Math.min(start, this.order.length));
+    return { start: from, items: this.order.slice(from, from + Math.max(0, count)).map((id) => this.byId.get(id)!) };
+  }
+
+  /**
+   * Items whose text contains `query` (case-insensitive), oldest first, at most `limit`. Every
+   * string of an item counts (message text, a tool's summary and output, a notice), so item kinds
+   * added later are searchable without a change here. In slices when a slicer is given.
+   */
+  async search(query: string, limit: number, slicer?: Slicer): Promise<{ matches: TranscriptMatchView[]; truncated: boolean }> {
+    const needle = query.toLowerCase();
+    const matches: TranscriptMatchView[] = [];
+    let truncated = false;
+    if (!needle.trim()) return { matches, truncated };
+    const visit = (i: number) => {
+      if (truncated) return;
+      const item = this.byId.get(this.order[i]!)!;
+      const hit = findIn(item, needle);
+      if (hit === undefined) return;
+      if (matches.length >= limit) truncated = true;
+      else matches.push({ index: i, id: item.id, kind: item.kind, snippet: hit });
+    };
+    if (slicer) await forEachSliced(this.order.length, visit, slicer);
+    else for (let i = 0; i < this.order.length; i++) visit(i);
+    return { matches, truncated };
   }
 
   get state(): ViewState {
@@ -141,7 +194,22 @@ export class SessionViewModel {
     }
   }
 
+  /** seq of the last log event applied; -1 before any. */
+  get lastSeq(): number {
+    return this.seenSeq;
+  }
+
+  /** Applies the events after the last one applied (a resumed session's log continues the one shown). */
+  catchUp(events: readonly SessionEvent[]): ViewItem[] {
+    const out: ViewItem[] = [];
+    let i = events.length;
+    while (i > 0 && events[i - 1]!.seq > this.seenSeq) i--;
+    for (; i < events.length; i++) out.push(...this.apply(events[i]!));
+    return out;
+  }
+
   apply(e: SessionEvent): ViewItem[] {
+    this.seenSeq = Math.max(this.seenSeq, e.seq);
     switch (e.type) {
       case "session_start":
         this.modelName = e.model;
@@ -298,18 +366,21 @@ export class SessionViewModel {
   /** Tool cards still pending or running when the turn ended did not finish. */
   private settleTools(): ViewItem[] {
     const out: ViewItem[] = [];
-    for (const id of this.order) {
+    for (const id of [...this.openTools]) {
       const item = this.byId.get(id)!;
-      if (item.kind === "tool" && (item.status === "pending" || item.status === "running" || item.status === "asking")) {
-        out.push(this.put({ ...item, status: "interrupted" }));
-      }
+      if (item.kind === "tool" && isOpen(item.status)) out.push(this.put({ ...item, status: "interrupted" }));
     }
     return out;
   }
 
   private put(item: ViewItem): ViewItem {
-    if (!this.byId.has(item.id)) this.order.push(item.id);
+    if (!this.byId.has(item.id)) {
+      this.indexById.set(item.id, this.order.length);
+      this.order.push(item.id);
+    }
     this.byId.set(item.id, item);
+    if (item.kind === "tool" && isOpen(item.status)) this.openTools.add(item.id);
+    else this.openTools.delete(item.id);
     return item;
   }
 }
@@ -355,6 +426,37 @@ function subagentItem(existing: ViewItem | undefined, e: Extract<SessionEvent, {
     };
   }
   return base;
+}
+
+function isOpen(status: ToolItem["status"]): boolean {
+  return status === "pending" || status === "running" || status === "asking";
+}
+
+const SNIPPET = 120;
+
+/** The first string of `item` (other than its id and kind) containing `needle`, as a snippet around the hit. */
+function findIn(item: ViewItem, needle: string): string | undefined {
+  let found: string | undefined;
+  const walk = (v: unknown, key: string): void => {
+    if (found !== undefined) return;
+    if (typeof v === "string") {
+      if (key === "id" || key === "kind") return;
+      const at = v.toLowerCase().indexOf(needle);
+      if (at >= 0) found = snippet(v, at, needle.length);
+    } else if (Array.isArray(v)) for (const x of v) walk(x, "");
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(item, "");
+  return found;
+}
+
+function snippet(text: string, at: number, len: number): string {
+  const from = Math.max(0, at - Math.floor((SNIPPET - len) / 2));
+  const cut = text
+    .slice(from, from + SNIPPET)
+    .replace(/\s+/g, " ")
+    .trim();
+  return `${from > 0 ? "…" : ""}${cut}${from + SNIPPET < text.length ? "…" : ""}`;
 }
 
 type ReviewDecisionEvent = Extract<SessionEvent, { type: "review_decision" }>;

@@ -179,6 +179,10 @@ export function fakeExtensionParts(storageDir: string) {
         get: <T>(key: string) => memento.get(key) as T | undefined,
         update: async (key: string, value: unknown) => void memento.set(key, value),
       },
+      globalState: {
+        get: <T>(key: string) => memento.get(`global:${key}`) as T | undefined,
+        update: async (key: string, value: unknown) => void memento.set(`global:${key}`, value),
+      },
       secrets: {
         get: async (key: string) => secrets.get(key),
         store: async (key: string, value: string) => {
