@@ -321,11 +321,13 @@ export class SessionController implements vscode.Disposable {
     }
     return this.run(async (session) => {
       const c = this.composer.of(session.id);
-      c?.stage(text, items);
+      // Palette: what "Add Selection/File to Chat" attached goes with this message.
+      const full = this.promptContext?.attach(text) ?? text;
+      c?.stage(full, items);
       try {
-        await session.send(text);
+        await session.send(full);
       } finally {
-        c?.unstage(text);
+        c?.unstage(full);
       }
     });
   }

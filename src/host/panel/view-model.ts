@@ -111,7 +111,15 @@ export class SessionViewModel {
   /** The same as `new SessionViewModel(events)`, applied in time slices (a long session never blocks the host). */
   static async build(events: readonly SessionEvent[], slicer: Slicer): Promise<SessionViewModel> {
     const vm = new SessionViewModel();
-    await forEachSliced(events.length, (i) => vm.apply(events[i]!), slicer);
+    const inForce = new Set(eventsInForce(events));
+    await forEachSliced(
+      events.length,
+      (i) => {
+        const e = events[i]!;
+        if (inForce.has(e) || e.type === "usage") vm.apply(e);
+      },
+      slicer,
+    );
     return vm;
   }
 

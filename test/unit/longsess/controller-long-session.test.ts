@@ -107,26 +107,26 @@ describe("a 10,000-event session in the panel's host", () => {
     );
     expect(turns).toBeGreaterThan(5);
     expect(snap.items).toHaveLength(200);
-    expect(snap.omitted).toBe(3_800);
+    expect(snap.omitted).toBe(4_799); // 4 items per turn and the checkpoint control between turns
     expect(snap.title).toBe(longSessionPrompt(0).slice(0, 80));
     expect(snap.items.at(-1)).toMatchObject({ kind: "assistant" });
 
     await controller.handle({ type: "loadItems", req: 7, start: 0, count: 100 });
     const items = await until(() => posted.find((m): m is Extract<HostToWebview, { type: "items" }> => m.type === "items" && m.req === 7), "the items");
-    expect(items).toMatchObject({ sessionId: ID, start: 0, total: 4_000 });
+    expect(items).toMatchObject({ sessionId: ID, start: 0, total: 4_999 });
     expect(items.items[0]).toMatchObject({ kind: "user", text: longSessionPrompt(0) });
 
     await controller.handle({ type: "searchTranscript", req: 3, query: "request #0042:" });
     const found = await until(() => posted.find((m): m is Extract<HostToWebview, { type: "searchResults" }> => m.type === "searchResults" && m.req === 3), "the search");
-    expect(found.matches).toEqual([expect.objectContaining({ index: 164, kind: "user" })]);
+    expect(found.matches).toEqual([expect.objectContaining({ index: 205, kind: "user" })]);
 
-    // Continuing: the new items come after the 4,000 shown, with their index.
+    // Continuing: the new items come after the 4,999 shown, with their index.
     await controller.handle({ type: "prompt", text: "go on" });
     const events = posted.flatMap((m) => (m.type === "event" ? [m] : []));
     const user = events.find((m) => m.view.kind === "user" && m.view.text === "go on");
-    expect(user?.index).toBe(4_000);
+    expect(user?.index).toBe(5_000); // after the last turn's checkpoint control
     const answer = events.find((m) => m.view.kind === "assistant" && m.view.text === "Continued after the long history.");
-    expect(answer?.index).toBe(4_001);
+    expect(answer?.index).toBe(5_001);
   }, 120_000);
 
   it("a newer open supersedes one still in progress", async () => {

@@ -57,7 +57,8 @@ describe("sliced parsing and projection of a long session", () => {
     expect(vm.items()).toEqual(direct.items());
     expect(vm.usage).toEqual(direct.usage);
     expect(vm.state).toBe(direct.state);
-    expect(vm.size).toBe(4_000);
+    // 4 items per turn and the checkpoint control between turns.
+    expect(vm.size).toBe(4_999);
     expect(slicer.yields).toBeGreaterThan(10);
   });
 
@@ -98,16 +99,16 @@ describe("the transcript window's host side", () => {
     expect(first.start).toBe(0);
     expect(first.items[0]).toMatchObject({ kind: "user", text: longSessionPrompt(0) });
     expect(vm.indexOf(first.items[1]!.id)).toBe(1);
-    const tail = vm.range(3_990, 50);
+    const tail = vm.range(4_989, 50);
     expect(tail.items).toHaveLength(10);
-    expect(vm.range(9_999, 5)).toEqual({ start: 4_000, items: [] });
+    expect(vm.range(9_999, 5)).toEqual({ start: 4_999, items: [] });
   });
 
   it("searches every item oldest first, case-insensitively, with a snippet", async () => {
     const { matches, truncated } = await vm.search("request #0002:", 10, fakeSlicer());
     expect(truncated).toBe(false);
     expect(matches).toHaveLength(1);
-    expect(matches[0]).toMatchObject({ index: 4, kind: "user" });
+    expect(matches[0]).toMatchObject({ index: 5, kind: "user" });
     expect(matches[0]!.snippet).toContain("Request #0002:");
   });
 
