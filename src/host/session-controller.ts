@@ -142,9 +142,10 @@ export class SessionController implements vscode.Disposable {
       writer: () => this.sessionStore().writer,
       sessionDir: () => this.sessionDir(),
       show: (id) => {
-        void this.detach(false);
-        this.showFromLog(id);
-        void this.pushState();
+        // The open is sliced (long sessions): the state is pushed once the session is shown.
+        void this.detach(false)
+          .then(() => this.showFromLog(id))
+          .then(() => this.pushState());
       },
       post: (msg) => this.post(msg),
       log,
@@ -611,7 +612,7 @@ export class SessionController implements vscode.Disposable {
       }
     } finally {
       writer.unlock(id);
-      this.showFromLog(id);
+      await this.showFromLog(id);
       void this.pushState();
     }
   }
