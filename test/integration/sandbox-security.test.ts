@@ -437,6 +437,15 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       }
     });
 
+    it.skipIf(!!unusable)("cannot leave its process-limit cgroup nor raise its limit", async () => {
+      const r = await attack(
+        'for f in /sys/fs/cgroup/pids/cgroup.procs /sys/fs/cgroup/pids/yoke-*/pids.max /sys/fs/cgroup/pids/yoke-*/cgroup.procs /sys/fs/cgroup/unified/cgroup.procs /sys/fs/cgroup/cgroup.procs; do [ -e "$f" ] && echo max > "$f" 2>/dev/null && echo "WROTE $f"; echo $$ > "$f" 2>/dev/null && echo "ESCAPED via $f"; done; echo end-of-attack',
+      );
+      expect(r.out).toContain("end-of-attack");
+      expect(r.out).not.toContain("WROTE");
+      expect(r.out).not.toContain("ESCAPED");
+    });
+
     it.skipIf(!!unusable)("stops a 200 MB file in the workspace and in /tmp at the default file size limit, and runaway memory", async () => {
       const r = await attack(
         "head -c 200000000 /dev/zero > big.bin; echo ws=$?; head -c 200000000 /dev/zero > /tmp/big.bin; echo tmp=$?; stat -c %s big.bin /tmp/big.bin; rm -f big.bin; " +
