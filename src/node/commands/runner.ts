@@ -103,7 +103,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   const scrubbed = filterEnv(opts.env ?? process.env, { allow: opts.allowEnv ?? [], ...(opts.setEnv ? { set: opts.setEnv } : {}) });
   const limits = opts.limits ?? defaultLimits();
   const root = process.getuid?.() === 0;
-  const prelude = limitPrelude(limits, shell, { ownUserNamespace: sandbox.name === "bwrap" && !(sandbox.degraded ?? []).some((d) => d.startsWith("no user namespace")), root });
+  const prelude = limitPrelude(limits, shell, { ownUserNamespace: sandbox.ownUserNamespace === true, root });
   const degraded = [...(sandbox.degraded ?? [])];
   if (!prelude && (limits.cpuSeconds || limits.fileSizeMb || limits.memoryMb || limits.processes)) {
     degraded.push(`the resource limits need bash, and commands run with ${shell}: only the process-count watchdog applies`);

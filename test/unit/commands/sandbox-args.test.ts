@@ -122,8 +122,8 @@ describe("bwrapArgs", () => {
 describe("firejailArgs", () => {
   it("drops capabilities, keeps no new privileges, filters system calls, has no disks in /dev, and whitelists home paths", () => {
     const plan = buildMountPlan({ policy }, facts());
-    const a = firejailArgs(policy, plan, { cwd: policy.workspace, network: "off" }, { userHome: home, root: false });
-    expect(a.slice(0, 11)).toEqual([
+    const a = firejailArgs(policy, plan, { cwd: policy.workspace, network: "off" }, { userHome: home, root: false, topEntries: ["usr", "etc", "proc", "run", "tmp", "home", "opt"] });
+    expect(a.slice(0, 14)).toEqual([
       "--quiet",
       "--noprofile",
       "--deterministic-exit-code",
@@ -134,7 +134,11 @@ describe("firejailArgs", () => {
       "--restrict-namespaces",
       "--private-dev",
       "--noroot",
-      "--read-only=/",
+      // Each entry of / rather than / itself: a bind mount of / would cost the user namespace.
+      "--read-only=/usr",
+      "--read-only=/etc",
+      "--read-only=/home",
+      "--read-only=/opt",
     ]);
     // The temporary root of this test is under /tmp: /tmp becomes a tmpfs holding only the visible paths.
     expect(a).not.toContain("--private-tmp");
@@ -152,6 +156,7 @@ describe("firejailArgs", () => {
     const a = firejailArgs(p, buildMountPlan({ policy: p }, facts()), { cwd: w, network: "on" }, { userHome: "/home/ann", root: true });
     expect(a).toContain("--private");
     expect(a).not.toContain("--noroot");
+    expect(a).toContain("--read-only=/");
     expect(a).not.toContain("--net=none");
   });
 

@@ -149,6 +149,7 @@ export function createBwrapBackend(policy: SandboxPolicy): SandboxBackend {
     networkToggle: true,
     helpers: ["bwrap"],
     pidNamespace: true,
+    ownUserNamespace: features.userns,
     degraded,
     wrap: (req) => {
       facts ??= hostFacts(p.home);

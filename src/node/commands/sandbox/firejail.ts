@@ -46,14 +46,39 @@ export interface FirejailContext {
   /** The user's real home (firejail's --private replaces it). */
   userHome: string;
   root: boolean;
+  /** The entries of / that are not symbolic links (read from / when not given). */
+  topEntries?: string[];
+}
+
+/** Entries of / other than symbolic links (those lead to one of the others). */
+function topEntries(): string[] {
+  try {
+    return readdirSync("/", { withFileTypes: true })
+      .filter((d) => !d.isSymbolicLink())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The read-only part of the file system for a user other than root. `--read-only=/` would be
+ * simplest, but it bind-mounts / onto itself, and the kernel refuses a new user namespace to a
+ * process whose root is not its mount namespace's root: firejail's --noroot then goes on without
+ * one, and the process limit counts all of the user's processes instead of the command's. So each
+ * entry of / is made read-only instead; / itself is root's and not writable without capabilities.
+ * /proc is firejail's own, /run's entries are blacklisted by the plan, /tmp is a private tmpfs.
+ */
+function readOnlyTop(names: string[]): string[] {
+  return names.filter((n) => !["proc", "run", "tmp"].includes(n)).map((n) => `--read-only=/${n}`);
 }
 
 export function firejailArgs(p: ResolvedPolicy, plan: MountPlan, req: Pick<WrapRequest, "cwd" | "network">, ctx: FirejailContext): string[] {
   // --deterministic-shutdown: end the sandbox (and what the command left running) when the command exits, as bwrap does.
   const args = ["--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown"];
   args.push("--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev");
-  if (!ctx.root) args.push("--noroot");
-  args.push("--read-only=/");
+  if (ctx.root) args.push("--read-only=/");
+  else args.push("--noroot", ...readOnlyTop(ctx.topEntries ?? topEntries()));
   const visible = plan.mounts.filter((m) => m.op === "ro" || m.op === "rw").map((m) => m.path);
   const userHome = ctx.userHome;
   const inHome = visible.filter((v) => userHome !== "/" && isWithin(v, userHome));
@@ -91,28 +116,39 @@ export function firejailArgs(p: ResolvedPolicy, plan: MountPlan, req: Pick<WrapR
   return args;
 }
 
-let probed: string | undefined;
+let probed: { bin: string; ownUserNamespace: boolean } | undefined;
 
-export function probeFirejail(): string {
+const HARDENING = ["--quiet", "--noprofile", "--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev", "--net=none"];
+
+/**
+ * Finds firejail and checks it can make the hardened sandbox here. For a user other than root it
+ * also checks that --noroot gives the command a user namespace of its own (the kernel then counts
+ * the process limit per command): where user namespaces are off, firejail warns and goes on without.
+ */
+export function probeFirejail(): { bin: string; ownUserNamespace: boolean } {
   const bin = which("firejail");
   if (!bin) {
     throw new SandboxUnavailableError("The firejail sandbox is not available: firejail is not installed. Install it (Debian/Ubuntu: sudo apt-get install firejail), or choose bwrap.");
   }
-  if (probed === bin) return bin;
-  const r = spawnSync(bin, ["--quiet", "--noprofile", "--caps.drop=all", "--nonewprivs", "--seccomp", "--restrict-namespaces", "--private-dev", "--net=none", "true"], {
-    encoding: "utf8",
-    timeout: 15_000,
-  });
+  if (probed?.bin === bin) return probed;
+  const r = spawnSync(bin, [...HARDENING, "true"], { encoding: "utf8", timeout: 15_000 });
   if (r.status !== 0) {
     const why = (r.stderr || r.error?.message || `exit status ${r.status}`).trim();
     throw new SandboxUnavailableError(`firejail is installed (${bin}) but cannot create a hardened sandbox here: ${why}`);
   }
-  probed = bin;
-  return bin;
+  let ownUserNamespace = false;
+  if (process.getuid?.() !== 0) {
+    // In the first user namespace uid_map maps all ids ("0 0 4294967295"); in one of its own, only this user.
+    const u = spawnSync(bin, [...HARDENING, "--noroot", ...readOnlyTop(topEntries()), "cat", "/proc/self/uid_map"], { encoding: "utf8", timeout: 15_000 });
+    const map = (u.stdout ?? "").trim().split(/\s+/);
+    ownUserNamespace = u.status === 0 && map.length >= 3 && map[2] !== "4294967295";
+  }
+  probed = { bin, ownUserNamespace };
+  return probed;
 }
 
 export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
-  const bin = probeFirejail();
+  const { bin, ownUserNamespace } = probeFirejail();
   const p = resolvePolicy(policy);
   const root = process.getuid?.() === 0;
   let userHome: string;
@@ -127,7 +163,11 @@ export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
     networkToggle: true,
     helpers: ["firejail"],
     pidNamespace: true,
-    degraded: ["firejail cannot size-limit its private temporary folders (the file size limit still applies)"],
+    ownUserNamespace,
+    degraded: [
+      "firejail cannot size-limit its private temporary folders (the file size limit still applies)",
+      ...(root || ownUserNamespace ? [] : ["no user namespace for the sandbox (firejail --noroot is not available here): the process limit counts all of this user's processes"]),
+    ],
     wrap: (req) => {
       facts ??= hostFacts(p.home);
       const plan = buildMountPlan(

@@ -99,6 +99,11 @@ export interface SandboxBackend {
   readonly helpers: readonly string[];
   /** Does each command get its own PID namespace (so nothing it starts can outlive it)? */
   readonly pidNamespace?: boolean;
+  /**
+   * Does each command run in a user namespace of its own? The kernel then counts RLIMIT_NPROC per
+   * command (in that namespace) rather than over all of the user's processes.
+   */
+  readonly ownUserNamespace?: boolean;
   /** Notes on what this backend cannot enforce here (shown by `yoke sandbox exec --json` and in logs). */
   readonly degraded?: readonly string[];
   wrap(req: WrapRequest): WrappedCommand;
