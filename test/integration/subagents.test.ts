@@ -368,6 +368,42 @@ describe("the task tool: a child session with its own context", () => {
   }, 60_000);
 });
 
+describe("a sub-agent under its parent's budget", () => {
+  it("is stopped mid-run when the parent's spend plus its own reaches the budget, and the parent stops after it", async () => {
+    const { ws, sessions } = workspace();
+    // gpt-5.1: $1.25 per million input tokens. The parent spends $0.50, the child's first turn $0.60.
+    server = await startScriptedLlmServer({
+      script: byDepth({
+        0: [
+          { toolCalls: [{ name: "task", input: { description: "Runaway", prompt: "p" } }], usage: { input: 400_000, output: 0 } },
+          { text: "never reached", usage: { input: 1000, output: 0 } },
+        ],
+        1: [
+          { toolCalls: [{ name: "read_file", input: { path: "README.md" } }], usage: { input: 480_000, output: 0 } },
+          { toolCalls: [{ name: "read_file", input: { path: "README.md" } }], usage: { input: 480_000, output: 0 } },
+          { text: "never reached", usage: { input: 1000, output: 0 } },
+        ],
+      }),
+    });
+    const parent = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl, { model: "gpt-5.1", extensions: [budgetsExtension({ maxCostUsd: 1 })] }));
+    await parent.send("Spend");
+    const childId = ofType(parent.events(), "subagent")[0]!.childId;
+    const child = logOf(sessions, childId);
+    // The child was stopped before its first tool ran: $0.50 + $0.60 is over the $1 of the task.
+    const childBudget = ofType(child, "budget");
+    expect(childBudget).toHaveLength(1);
+    expect(childBudget[0]!.costUsd).toBeCloseTo(1.1, 6);
+    expect(childBudget[0]!.report).toContain("the cost budget of $1.00 is used up ($1.10 spent by the task this sub-agent works for)");
+    expect(childBudget[0]!.report).toContain("Its parent decides what happens next.");
+    expect(ofType(child, "tool_result")).toEqual([expect.objectContaining({ name: "read_file", isError: true, output: expect.stringMatching(/^Not run: the session was stopped \(Stopped: the cost budget/) })]);
+    expect(server.requests.filter((r) => depthOf(r) === 1)).toHaveLength(1);
+    // The parent stopped right after the task returned, without another request.
+    expect(ofType(parent.events(), "budget")).toHaveLength(1);
+    expect(server.requests.filter((r) => depthOf(r) === 0)).toHaveLength(1);
+    await parent.end();
+  }, 60_000);
+});
+
 describe("hooks of a sub-agent", () => {
   it("a sub-agent finishing fires SubagentStop (with its id and last message), the parent finishing fires Stop", async () => {
     const { ws, sessions } = workspace();

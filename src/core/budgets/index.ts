@@ -99,30 +99,55 @@ function duration(s: number): string {
 
 export function budgetsExtension(opts: BudgetOptions): Extension {
   const now = opts.now ?? Date.now;
+  // The sessions set up with this extension, by id. A sub-agent is set up with the same extension
+  // (its parent's list), so a task's budget covers the whole tree: what the parent spent, what its
+  // finished sub-agents cost, and what the running ones have spent so far.
+  const live = new Map<string, SessionInfo>();
+  const rootOf = (session: SessionInfo): SessionInfo => {
+    let s = session;
+    for (let p = s.parentId && live.get(s.parentId); p; p = s.parentId && live.get(s.parentId)) s = p;
+    return s;
+  };
+  const treeCost = (session: SessionInfo, seen = new Set<string>()): number => {
+    seen.add(session.id);
+    const events = session.events();
+    let cost = spent(events).costUsd;
+    const finished = new Set(events.flatMap((e) => (e.type === "subagent" && e.phase === "finished" ? [e.childId] : [])));
+    for (const c of live.values()) if (c.parentId === session.id && !finished.has(c.id) && !seen.has(c.id)) cost += treeCost(c, seen);
+    return cost;
+  };
   return {
     name: "budgets",
     setup(api) {
       if (opts.maxCostUsd === undefined && opts.maxTimeS === undefined) return;
+      live.set(api.session.id, api.session);
+      api.on("session.end", () => {
+        live.delete(api.session.id);
+      });
       const check = (session: SessionInfo): string | undefined => {
         const events = session.events();
         const s = spent(events);
-        const elapsedS = Math.max(0, (now() - s.startedAt) / 1000);
+        const root = rootOf(session);
+        const sub = root !== session;
+        const costUsd = treeCost(root);
+        const startedAt = sub ? spent(root.events()).startedAt : s.startedAt;
+        const elapsedS = Math.max(0, (now() - startedAt) / 1000);
         let limit: "cost" | "time" | undefined;
         let what = "";
-        if (opts.maxCostUsd !== undefined && s.costUsd >= opts.maxCostUsd) {
+        if (opts.maxCostUsd !== undefined && costUsd >= opts.maxCostUsd) {
           limit = "cost";
-          what = `the cost budget of ${usd(opts.maxCostUsd)} is used up (${usd(s.costUsd)} spent)`;
+          what = `the cost budget of ${usd(opts.maxCostUsd)} is used up (${usd(costUsd)} spent${sub ? " by the task this sub-agent works for" : ""})`;
         } else if (opts.maxTimeS !== undefined && elapsedS >= opts.maxTimeS) {
           limit = "time";
-          what = `the time budget of ${duration(opts.maxTimeS)} is used up (${duration(elapsedS)} elapsed)`;
+          what = `the time budget of ${duration(opts.maxTimeS)} is used up (${duration(elapsedS)} elapsed${sub ? " in the task this sub-agent works for" : ""})`;
         }
         if (!limit) return undefined;
         const unpriced = opts.maxCostUsd !== undefined && s.unpriced.size ? ` (not counted: requests to ${[...s.unpriced].join(", ")}, whose price is unknown)` : "";
         const report =
-          `Stopped: ${what}${unpriced}. This task ran ${s.turns} model turn${s.turns === 1 ? "" : "s"}, cost ${usd(s.costUsd)} and took ${duration(elapsedS)}. ` +
+          `Stopped: ${what}${unpriced}. This ${sub ? "sub-agent" : "task"} ran ${s.turns} model turn${s.turns === 1 ? "" : "s"}, cost ${usd(s.costUsd)} and took ${duration(sub ? Math.max(0, (now() - s.startedAt) / 1000) : elapsedS)}. ` +
           `${s.inProgress ? `In progress: ${s.inProgress}.` : "Nothing was in progress."} ` +
-          `Send a message (or run \`yoke resume ${session.id}\`) to continue with a new budget.`;
-        api.record({ type: "budget", limit, turns: s.turns, costUsd: s.costUsd, elapsedS: Math.round(elapsedS * 10) / 10, report });
+          (sub ? "Its parent decides what happens next." : `Send a message (or run \`yoke resume ${session.id}\`) to continue with a new budget.`);
+        api.record({ type: "budget", limit, turns: s.turns, costUsd, elapsedS: Math.round(elapsedS * 10) / 10, report });
         return report;
       };
       api.on("tool.before", (_input, ctx) => {
