@@ -405,27 +405,50 @@ describe("a sub-agent under its parent's budget", () => {
 });
 
 describe("hooks of a sub-agent", () => {
-  it("a sub-agent finishing fires SubagentStop (with its id and last message), the parent finishing fires Stop", async () => {
+  it("a sub-agent fires SubagentStart (its context reaches the child only) and SubagentStop, never SessionStart, Stop or SessionEnd; the parent fires those", async () => {
     const { ws, sessions } = workspace();
-    const record = (name: string) => ({ hooks: [{ type: "command", command: `cat >> ${JSON.stringify(join(ws, `${name}.jsonl`))}; echo >> ${JSON.stringify(join(ws, `${name}.jsonl`))}` }] });
+    const record = (name: string, out = "") => ({
+      hooks: [{ type: "command", command: `cat >> ${JSON.stringify(join(ws, `${name}.jsonl`))}; echo >> ${JSON.stringify(join(ws, `${name}.jsonl`))}${out ? `; echo '${out}'` : ""}` }],
+    });
     mkdirSync(join(ws, ".claude"));
-    writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ hooks: { Stop: [record("stop")], SubagentStop: [record("subagent-stop")] } }));
+    const childContext = JSON.stringify({ hookSpecificOutput: { hookEventName: "SubagentStart", additionalContext: "Sub-agents in this repo cite line numbers." } });
+    writeFileSync(
+      join(ws, ".claude", "settings.json"),
+      JSON.stringify({
+        hooks: {
+          SessionStart: [record("session-start")],
+          SessionEnd: [record("session-end")],
+          Stop: [record("stop")],
+          SubagentStart: [{ matcher: "general-purpose", ...record("subagent-start", childContext) }],
+          SubagentStop: [record("subagent-stop")],
+        },
+      }),
+    );
     server = await startScriptedLlmServer({
       script: byDepth({ 0: [{ toolCalls: [{ name: "task", input: { description: "Look", prompt: "Look around." } }] }, { text: "parent done" }], 1: [{ text: "child done" }] }),
     });
     const parent = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl));
     await parent.send("Go");
-    const lines = (f: string) =>
-      readFileSync(join(ws, f), "utf8")
-        .split("\n")
-        .filter((l) => l.trim())
-        .map((l) => JSON.parse(l) as Json);
     const childId = ofType(parent.events(), "subagent")[0]!.childId;
+    await parent.end();
+    const lines = (f: string) =>
+      existsSync(join(ws, f))
+        ? readFileSync(join(ws, f), "utf8")
+            .split("\n")
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l) as Json)
+        : [];
+    expect(lines("subagent-start.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "SubagentStart", session_id: childId, agent_id: childId, agent_type: "general-purpose" })]);
     expect(lines("subagent-stop.jsonl")).toEqual([
       expect.objectContaining({ hook_event_name: "SubagentStop", session_id: childId, agent_id: childId, agent_type: "general-purpose", last_assistant_message: "child done" }),
     ]);
+    expect(lines("session-start.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "SessionStart", session_id: parent.id, source: "startup" })]);
     expect(lines("stop.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "Stop", session_id: parent.id, last_assistant_message: "parent done" })]);
-    await parent.end();
+    expect(lines("session-end.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "SessionEnd", session_id: parent.id })]);
+    // SubagentStart's context is in the child's first request, and in no request of the parent.
+    const bodies = (depth: number) => server.requests.filter((r) => depthOf(r) === depth).map((r) => JSON.stringify(r.body));
+    expect(bodies(1)[0]).toContain("Sub-agents in this repo cite line numbers.");
+    for (const b of bodies(0)) expect(b).not.toContain("Sub-agents in this repo cite line numbers.");
   }, 60_000);
 });
 

@@ -74,7 +74,7 @@ export const EVENT_TRAITS: Record<HookEventName, EventTraits> = {
   PostToolUse: { ...TOOL, blocks: true, fires: true },
   PostToolUseFailure: { ...TOOL, blocks: true, fires: true },
   PostToolBatch: { blocks: true, missing: "Yoke runs tool calls one at a time" },
-  SubagentStart: { matcherField: "agent_type", missing: "not wired to the start of a sub-agent yet" },
+  SubagentStart: { matcherField: "agent_type", fires: true },
   SubagentStop: { matcherField: "agent_type", blocks: true, fires: true },
   TaskCreated: { blocks: true, failClosed: true, missing: "Yoke has no shared task list" },
   TaskCompleted: { blocks: true, missing: "Yoke has no shared task list" },
@@ -92,8 +92,8 @@ export const EVENT_TRAITS: Record<HookEventName, EventTraits> = {
   WorktreeRemove: { missing: "Yoke creates no worktrees" },
   Notification: { matcherField: "notification_type", fires: true },
   MessageDisplay: { missing: "not wired to the display yet" },
-  Elicitation: { matcherField: "mcp_server_name", blocks: true, missing: "Yoke has no MCP yet" },
-  ElicitationResult: { matcherField: "mcp_server_name", blocks: true, missing: "Yoke has no MCP yet" },
+  Elicitation: { matcherField: "mcp_server_name", blocks: true, missing: "Yoke's MCP client does not offer elicitation to servers" },
+  ElicitationResult: { matcherField: "mcp_server_name", blocks: true, missing: "Yoke's MCP client does not offer elicitation to servers" },
 };
 
 export function isHookEvent(name: string): name is HookEventName {

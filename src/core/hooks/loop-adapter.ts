@@ -4,16 +4,16 @@
  *
  * | loop point         | Claude events                                                   |
  * |--------------------|-----------------------------------------------------------------|
- * | session.start      | SessionStart (`source`, `model`)                                |
+ * | session.start      | SessionStart (`source`, `model`); in a sub-agent SubagentStart (`agent_id`, `agent_type`) |
  * | prompt.submit      | UserPromptSubmit                                                |
  * | request.prepare    | what background (`async`) hooks produced since the last request |
  * | tool.before        | PreToolUse — before the permission engine, so an updated input is what is checked |
  * | permission.request | PermissionRequest; unanswered: Notification `permission_prompt` |
  * | tool.after         | PostToolUse, or PostToolUseFailure for a failed call            |
- * | turn.after (final) | Stop (`last_assistant_message`)                                 |
+ * | turn.after (final) | Stop (`last_assistant_message`); in a sub-agent SubagentStop    |
  * | compaction         | PreCompact (`trigger` manual/auto): a block vetoes the compaction, context is kept in mind by its summary |
  * | compaction.after   | PostCompact (`trigger`, `compact_summary`), then SessionStart (`source` "compact"): its context follows the summary |
- * | session.end        | SessionEnd, then background hooks are stopped                   |
+ * | session.end        | SessionEnd, then background hooks are stopped (not in a sub-agent) |
  *
  * A hook's "allow" is exactly as strong as bypassPermissions mode: it lifts a question only when
  * the permission engine, asked in that mode, allows the call (see permissions/extension.ts).
@@ -24,6 +24,9 @@ import type { ToolDefinition, ToolOutput } from "../tools/types";
 import { argsFromHookInput } from "./claude-shapes";
 import { permissionRequestAnswer, type HookRunner } from "./run-hooks";
 import type { HookEventFields, HookEventName, HookOutcome } from "./types";
+
+/** Claude Code's `agent_type` of its default sub-agent, the one `task` starts. */
+export const SUBAGENT_TYPE = "general-purpose";
 
 /** PreToolUse runs before the permission engine (PERMISSION_PRIORITY, -100). */
 export const HOOKS_PRIORITY = 100;
@@ -51,8 +54,12 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         }
       };
 
+      // A sub-agent (src/core/subagents) is Claude's SubagentStart, not SessionStart: its
+      // additionalContext goes to the sub-agent, ahead of its first request.
+      const sub = api.session.parentId !== undefined;
+      const agent = { agent_id: api.session.id, agent_type: SUBAGENT_TYPE };
       api.on("session.start", async ({ source }, { signal }) => {
-        const out = await run("SessionStart", { source, model: api.session.model }, signal);
+        const out = sub ? await run("SubagentStart", { ...agent, source, model: api.session.model }, signal) : await run("SessionStart", { source, model: api.session.model }, signal);
         return { context: out?.additionalContext ?? [] };
       });
 
@@ -114,10 +121,9 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
 
       api.on("turn.after", async ({ final, continued, text }, { signal }) => {
         if (!final) return undefined;
-        // A sub-agent (src/core/subagents) finishing is Claude's SubagentStop, not Stop.
-        const sub = api.session.parentId !== undefined;
+        // A sub-agent finishing is Claude's SubagentStop, not Stop.
         const fields = { stop_hook_active: continued > 0, last_assistant_message: text };
-        const out = sub ? await run("SubagentStop", { ...fields, agent_type: "general-purpose", agent_id: api.session.id }, signal) : await run("Stop", fields, signal);
+        const out = sub ? await run("SubagentStop", { ...fields, ...agent }, signal) : await run("Stop", fields, signal);
         if (out?.stop) return { stop: `stopped by a hook: ${out.stop.reason}` };
         if (out?.blocked) return { nudge: `A ${sub ? "SubagentStop" : "Stop"} hook asks you to continue: ${out.message ?? "(no reason given)"}`, by: "hook" };
         return undefined;
@@ -137,7 +143,10 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
         return out?.additionalContext.length ? { context: out.additionalContext } : undefined;
       });
 
+      // A sub-agent ending is not the session ending (Claude Code fires no SessionEnd for it), and
+      // the hook runner, with its background hooks, is its parent's.
       api.on("session.end", async ({ reason }) => {
+        if (sub) return;
         await run("SessionEnd", { reason });
         await runner.close?.();
       });

@@ -65,11 +65,11 @@ describe("readHooks", () => {
     expect(problems.every((p) => p.level === "info")).toBe(true);
     const never = HOOK_EVENTS.filter((e) => !FIRED_EVENTS.includes(e));
     expect(problems.map((p) => p.message.split(": ")[1])).toEqual(never.map((e) => `hooks.${e}`));
-    for (const e of ["PermissionRequest", "PostToolUseFailure", "PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd", "Notification", "PreCompact", "PostCompact"]) {
+    for (const e of ["PermissionRequest", "PostToolUseFailure", "PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd", "Notification", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop"]) {
       expect(FIRED_EVENTS).toContain(e);
     }
-    expect(problems.find((p) => p.message.includes("hooks.SubagentStart"))!.message).toBe(
-      "/w/.claude/settings.json: hooks.SubagentStart: accepted, never fires in Yoke yet (not wired to the start of a sub-agent yet)",
+    expect(problems.find((p) => p.message.includes("hooks.Elicitation"))!.message).toBe(
+      "/w/.claude/settings.json: hooks.Elicitation: accepted, never fires in Yoke yet (Yoke's MCP client does not offer elicitation to servers)",
     );
     for (const e of ["Setup"]) expect(problems.some((p) => p.message.includes(`hooks.${e}: accepted, never fires in Yoke yet`))).toBe(true);
   });
