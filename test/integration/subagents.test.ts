@@ -395,7 +395,9 @@ describe("a sub-agent under its parent's budget", () => {
     expect(childBudget[0]!.costUsd).toBeCloseTo(1.1, 6);
     expect(childBudget[0]!.report).toContain("the cost budget of $1.00 is used up ($1.10 spent by the task this sub-agent works for)");
     expect(childBudget[0]!.report).toContain("Its parent decides what happens next.");
-    expect(ofType(child, "tool_result")).toEqual([expect.objectContaining({ name: "read_file", isError: true, output: expect.stringMatching(/^Not run: the session was stopped \(Stopped: the cost budget/) })]);
+    expect(ofType(child, "tool_result")).toEqual([
+      expect.objectContaining({ name: "read_file", isError: true, output: expect.stringMatching(/^Not run: the session was stopped \(Stopped: the cost budget/) }),
+    ]);
     expect(server.requests.filter((r) => depthOf(r) === 1)).toHaveLength(1);
     // The parent stopped right after the task returned, without another request.
     expect(ofType(parent.events(), "budget")).toHaveLength(1);

@@ -65,7 +65,21 @@ describe("readHooks", () => {
     expect(problems.every((p) => p.level === "info")).toBe(true);
     const never = HOOK_EVENTS.filter((e) => !FIRED_EVENTS.includes(e));
     expect(problems.map((p) => p.message.split(": ")[1])).toEqual(never.map((e) => `hooks.${e}`));
-    for (const e of ["PermissionRequest", "PostToolUseFailure", "PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd", "Notification", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop"]) {
+    for (const e of [
+      "PermissionRequest",
+      "PostToolUseFailure",
+      "PreToolUse",
+      "PostToolUse",
+      "Stop",
+      "UserPromptSubmit",
+      "SessionStart",
+      "SessionEnd",
+      "Notification",
+      "PreCompact",
+      "PostCompact",
+      "SubagentStart",
+      "SubagentStop",
+    ]) {
       expect(FIRED_EVENTS).toContain(e);
     }
     expect(problems.find((p) => p.message.includes("hooks.Elicitation"))!.message).toBe(
