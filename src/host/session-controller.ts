@@ -41,6 +41,7 @@ import type { ReviewFeature } from "./review";
 import { CheckpointControls } from "./checkpoints"; // checkpoints: restore/fork per turn (issue 12)
 import type { NewEvent, SessionEvent } from "../core/events";
 import { HostComposer } from "./composer";
+import { nestUnderParents } from "./panel/history-order";
 import { HostDemoModel } from "./demo-model";
 
 const LAST_SESSION_KEY = "yoke.lastSession";
@@ -500,13 +501,14 @@ export class SessionController implements vscode.Disposable {
           modelLabel: s.label ?? s.model,
           active: id === this.shownId,
           ...(holder ? { inUse: describeHolder(holder) } : {}),
+          ...(s.parentId ? { parentId: s.parentId } : {}),
         });
       } catch (err) {
         this.log.warn(`session ${id}: cannot be listed: ${(err as Error).message}`);
       }
     }
     for (const id of this.summaries.keys()) if (!out.some((s) => s.id === id)) this.summaries.delete(id);
-    return out;
+    return nestUnderParents(out);
   }
 
   /** Summarises a long log for the history list in slices, then posts the list again. */
@@ -1024,3 +1026,4 @@ export class SessionController implements vscode.Disposable {
 function describe(holder: LockHolder | undefined): string {
   return holder ? describeHolder(holder) : "";
 }
+

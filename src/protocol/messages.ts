@@ -115,6 +115,8 @@ export const SessionItemView = z.object({
   active: z.boolean(),
   /** Another process is writing it now ("yoke resume (pid 4242 on devbox, since 14:02:11)"). */
   inUse: z.optional(z.string()),
+  /** A sub-agent's session: the session that started it (the list shows it under that one). */
+  parentId: z.optional(id),
 });
 export type SessionItemView = z.infer<typeof SessionItemView>;
 

@@ -82,5 +82,17 @@ describe("sub-agents in code-server", () => {
     expect(toolNames(child[0]!)).not.toContain("run_command");
     for (const r of parent) expect(JSON.stringify(r.body)).not.toContain(SECRET);
     expect(JSON.stringify(parent[1]!.body)).toContain(ANSWER);
+
+    // The history lists the sub-agent's session right under the session that started it, indented.
+    await frame.locator("[data-testid=history] summary").click();
+    const items = frame.locator("[data-testid=session-item]");
+    await expect.poll(() => items.count(), { timeout: 15_000 }).toBe(2);
+    const rows = await items.evaluateAll((els) => els.map((e) => ({ title: e.querySelector(".session-title")?.textContent ?? "", sub: e.classList.contains("sub-session") })));
+    expect(rows).toEqual([
+      { title: expect.stringContaining("What is the tidal period") as unknown as string, sub: false },
+      { title: expect.stringMatching(/^↳ sub-agent: /) as unknown as string, sub: true },
+    ]);
+    expect(await items.nth(1).evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft))).toBeGreaterThan(await items.nth(0).evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft)));
+    await shot("history-nested");
   });
 });

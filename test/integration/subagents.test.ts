@@ -448,7 +448,7 @@ describe("hooks of a sub-agent", () => {
     expect(lines("stop.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "Stop", session_id: parent.id, last_assistant_message: "parent done" })]);
     expect(lines("session-end.jsonl")).toEqual([expect.objectContaining({ hook_event_name: "SessionEnd", session_id: parent.id })]);
     // SubagentStart's context is in the child's first request, and in no request of the parent.
-    const bodies = (depth: number) => server.requests.filter((r) => depthOf(r) === depth).map((r) => JSON.stringify(r.body));
+    const bodies = (depth: number) => server!.requests.filter((r) => depthOf(r) === depth).map((r) => JSON.stringify(r.body));
     expect(bodies(1)[0]).toContain("Sub-agents in this repo cite line numbers.");
     for (const b of bodies(0)) expect(b).not.toContain("Sub-agents in this repo cite line numbers.");
   }, 60_000);

@@ -39,7 +39,7 @@ export class History {
         el(
           "li",
           {
-            class: `session-item${s.active ? " active" : ""}`,
+            class: `session-item${s.active ? " active" : ""}${s.parentId ? " sub-session" : ""}`,
             "data-testid": "session-item",
             "data-session-id": s.id,
             "data-status": s.status,
