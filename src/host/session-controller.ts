@@ -1026,4 +1026,3 @@ export class SessionController implements vscode.Disposable {
 function describe(holder: LockHolder | undefined): string {
   return holder ? describeHolder(holder) : "";
 }
-
