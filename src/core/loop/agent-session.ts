@@ -15,6 +15,8 @@ import { SessionLog, newSessionId } from "../session/session-log";
 import { createLoopContext, type LoopContext } from "./context";
 import type { AgentSessionOptions } from "./options";
 import { buildSystemPrompt } from "./system-prompt";
+import { childOptions } from "./child-options";
+import { Listeners, serialApprover } from "./listeners";
 import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
 import type { AgentSessionApi, Approver, PermissionMode, StreamDelta } from "./types";
 
@@ -258,27 +260,18 @@ export class AgentSession implements AgentSessionApi {
 
   /** A sub-agent (SessionInfo.spawn): this session's options, its own log, linked by parentId. */
   private async spawn(spec: ChildSessionSpec): Promise<ChildSession> {
-    // An extension that offered tools (MCP servers, skills) is not set up again: the child gets
-    // those tools (when given) as they are, sharing what serves them (a server is not started twice).
-    const inherited = (this.opts.extensions ?? []).filter((e) => !this.ctx.extensions.toolProviders.has(e.name));
-    const extensions = spec.extensions ? spec.extensions(inherited) : [...inherited];
-    // A tool of an extension the child sets up itself (compaction's recall) is the child's own, not the parent's.
-    const again = new Set([...this.builtinNames, ...extensions.map((e) => e.name)]);
-    const tools = spec.tools.filter((t) => {
-      const owner = this.ctx.extensions.ownerOf(t);
-      return owner === undefined || !again.has(owner);
-    });
-    const child = await AgentSession.create({
-      ...this.opts,
-      tools,
-      extensions,
-      approver: this.approver,
-      permissionMode: this.mode,
-      trusted: this.ctx.info.trusted,
-      systemPrompt: spec.instructions ? `${this.baseSystem}\n\n${spec.instructions}` : this.baseSystem,
-      maxTurns: spec.maxTurns ?? this.opts.maxTurns,
-      parent: { id: this.id, ...(spec.callId ? { callId: spec.callId } : {}) },
-    });
+    const child = await AgentSession.create(
+      childOptions(spec, {
+        id: this.id,
+        opts: this.opts,
+        extensions: this.ctx.extensions,
+        builtinNames: this.builtinNames,
+        approver: this.approver,
+        mode: this.mode,
+        trusted: this.ctx.info.trusted,
+        baseSystem: this.baseSystem,
+      }),
+    );
     child.baseSystem = this.baseSystem;
     child.sharesCommands = child.services.commands !== undefined && child.services.commands === this.services.commands;
     return child;
@@ -332,36 +325,4 @@ function parentOf(opts: AgentSessionOptions, log: SessionLog): string | undefine
 
 function servicesFor(opts: AgentSessionOptions, id: string): SessionServices {
   return typeof opts.services === "function" ? opts.services({ id }) : opts.services;
-}
-
-/** Asks one question at a time: a second waits until the first is answered (or its call was stopped). */
-function serialApprover(approver: Approver): Approver {
-  let last: Promise<unknown> = Promise.resolve();
-  return {
-    ask(question, signal) {
-      const turn = last.then(() => (signal.aborted ? { decision: "deny" as const, message: "The run was stopped." } : approver.ask(question, signal)));
-      last = turn.catch(() => undefined);
-      return turn;
-    },
-  };
-}
-
-/** Listeners of one kind; a listener that throws does not stop the others. */
-class Listeners<T> {
-  private readonly set = new Set<(value: T) => void>();
-
-  add(listener: (value: T) => void): Disposable {
-    this.set.add(listener);
-    return { dispose: () => this.set.delete(listener) };
-  }
-
-  fire(value: T, onError: (err: unknown) => void): void {
-    for (const l of this.set) {
-      try {
-        l(value);
-      } catch (err) {
-        onError(err);
-      }
-    }
-  }
 }

@@ -1,0 +1,46 @@
+/**
+ * The options of a sub-agent's session (SessionInfo.spawn): its parent's, with the tools, the
+ * extensions and the instructions of the spec, the parent's approver, mode and trust, and a link
+ * to the parent (recorded in its session_start).
+ */
+import type { ChildSessionSpec } from "../extensions/types";
+import type { ExtensionRegistry } from "../extensions/registry";
+import type { AgentSessionOptions } from "./options";
+import type { Approver, PermissionMode } from "./types";
+
+export interface ParentFacts {
+  id: string;
+  opts: AgentSessionOptions;
+  extensions: Pick<ExtensionRegistry, "toolProviders" | "ownerOf">;
+  /** The extensions every session sets up itself (the permission engine, hooks, compaction). */
+  builtinNames: readonly string[];
+  approver: Approver;
+  mode: PermissionMode;
+  trusted: boolean;
+  /** The system prompt sub-agents build on: the user's session's, before any sub-agent instructions. */
+  baseSystem: string;
+}
+
+export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): AgentSessionOptions {
+  // An extension that offered tools (MCP servers, skills) is not set up again: the child gets
+  // those tools (when given) as they are, sharing what serves them (a server is not started twice).
+  const inherited = (parent.opts.extensions ?? []).filter((e) => !parent.extensions.toolProviders.has(e.name));
+  const extensions = spec.extensions ? spec.extensions(inherited) : [...inherited];
+  // A tool of an extension the child sets up itself (compaction's recall) is the child's own, not the parent's.
+  const again = new Set([...parent.builtinNames, ...extensions.map((e) => e.name)]);
+  const tools = spec.tools.filter((t) => {
+    const owner = parent.extensions.ownerOf(t);
+    return owner === undefined || !again.has(owner);
+  });
+  return {
+    ...parent.opts,
+    tools,
+    extensions,
+    approver: parent.approver,
+    permissionMode: parent.mode,
+    trusted: parent.trusted,
+    systemPrompt: spec.instructions ? `${parent.baseSystem}\n\n${spec.instructions}` : parent.baseSystem,
+    maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
+    parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}) },
+  };
+}
