@@ -9,6 +9,11 @@ import { defineTool, field, ToolError, type ToolContext } from "./types";
 export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are not loaded; grep finds lines in them. */
 export const MAX_READ_BYTES = 50_000_000;
+/**
+ * The lines of one read fit in the tool-result budget with room for the header and the note, so a
+ * full page is never spilled to the session folder (SPILL_CHARS, src/core/compaction/render.ts).
+ */
+export const READ_PAGE_BYTES = MAX_OUTPUT_BYTES - 1_000;
 
 const schema = z.object({
   path: z.string().min(1).describe("File path, relative to the workspace root."),
@@ -135,7 +140,7 @@ export const readFileTool = defineTool({
     for (; n <= last; n++) {
       const line = cutLine(formatHashline(n, lines[n - 1]!));
       const size = byteLength(line) + 1;
-      if (bytes + size > MAX_OUTPUT_BYTES && out.length > 0) break;
+      if (bytes + size > READ_PAGE_BYTES && out.length > 0) break;
       out.push(line);
       bytes += size;
     }
@@ -143,7 +148,7 @@ export const readFileTool = defineTool({
     const header = `File: ${rel} (lines ${offset}-${to} of ${total}${decoded.bom ? "; UTF-8 BOM not shown" : ""})`;
     const parts = [header, ...out];
     if (to < total) {
-      const why = to < last ? `the output limit of ${MAX_OUTPUT_BYTES} bytes was reached` : `limit ${limit}`;
+      const why = to < last ? `the output limit of ${READ_PAGE_BYTES} bytes was reached` : `limit ${limit}`;
       parts.push(note(`Showing lines ${offset}-${to} of ${total} (${why}). Call read_file with offset=${to + 1} to see more.`));
     }
     ranges.set(key, stamp);

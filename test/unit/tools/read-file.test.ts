@@ -3,7 +3,8 @@ import * as path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashlineReady, lineHash } from "../../../src/core/edit/hashline";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
-import { MAX_READ_BYTES, forgetSentRanges } from "../../../src/core/tools/read-file";
+import { MAX_READ_BYTES, READ_PAGE_BYTES, forgetSentRanges } from "../../../src/core/tools/read-file";
+import { SPILL_CHARS } from "../../../src/core/compaction/render";
 import { ToolRegistry } from "../../../src/core/tools/registry";
 import type { ToolContext } from "../../../src/core/tools/types";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
@@ -54,6 +55,16 @@ describe("read_file", () => {
     const out = await read({ path: "big.txt" });
     expect(out.text.split("\n")).toHaveLength(2002);
     expect(out.text).toContain("[Showing lines 1-2000 of 2500 (limit 2000). Call read_file with offset=2001 to see more.]");
+  });
+
+  it("keeps a full page under the spill size, header and note included, even for a long path", async () => {
+    const name = `src/${"deeply-nested-folder/".repeat(8)}big.txt`;
+    ws.write({ [name]: Array.from({ length: 3000 }, (_, i) => `${i} ${"x".repeat(100)}`).join("\n") + "\n" });
+    const out = await read({ path: name });
+    expect(out.text.length).toBeLessThan(SPILL_CHARS);
+    expect(out.text.split("\n").at(-1)).toMatch(
+      new RegExp(`^\\[Showing lines 1-\\d+ of 3000 \\(the output limit of ${READ_PAGE_BYTES} bytes was reached\\)\\. Call read_file with offset=\\d+ to see more\\.\\]$`),
+    );
   });
 
   it("cuts lines longer than 2000 characters with a marker", async () => {
