@@ -51,6 +51,33 @@ function echoOf(line: string | undefined, neighbour: string | undefined): Echo {
   return "none";
 }
 
+const OPEN = "([{";
+const CLOSE = ")]}";
+
+/** The brackets of `lines` open and close in order, every one closed (strings are not told apart). */
+function balanced(lines: readonly string[]): boolean {
+  let depth = 0;
+  for (const line of lines) {
+    for (const ch of line) {
+      if (OPEN.includes(ch)) depth++;
+      else if (CLOSE.includes(ch) && --depth < 0) return false;
+    }
+  }
+  return depth === 0;
+}
+
+/**
+ * echoOf for the line at `idx` of the inserted `lines`. A bracket line (`}`, `});`) that closes
+ * or opens a block of the inserted lines themselves is theirs, not a copy of the file's line next
+ * to it: the lines are balanced with it and would not be without it (a method added before a
+ * class's closing `}` ends with its own `  }`).
+ */
+function echoAt(lines: readonly string[], idx: number, neighbour: string | undefined): Echo {
+  const e = echoOf(lines[idx], neighbour);
+  if (e !== "ambiguous" || significant(lines[idx]!) || !/[()[\]{}]/.test(lines[idx]!)) return e;
+  return balanced(lines) && !balanced(lines.filter((_, i) => i !== idx)) ? "none" : e;
+}
+
 /**
  * anchor-echo: an append whose first line (a prepend whose last line) repeats the anchor line.
  * `before`/`after` are the file lines on each side of the insertion point (undefined at an end).
@@ -62,7 +89,7 @@ export function insertEcho(op: "append" | "prepend", lines: readonly string[], b
   const applied: Applied[] = [];
   if (!anchor) return { ok: true, lines: out, applied };
   const nearIdx = op === "append" ? 0 : out.length - 1;
-  const near = echoOf(out[nearIdx], anchor.text);
+  const near = echoAt(out, nearIdx, anchor.text);
   const where = op === "append" ? "first" : "last";
   const side = op === "append" ? "after" : "before";
   if (near === "ambiguous") {
@@ -84,7 +111,7 @@ export function insertEcho(op: "append" | "prepend", lines: readonly string[], b
   // The line on the other side of the insertion point, repeated at the other end.
   if (far && out.length > 0) {
     const farIdx = op === "append" ? out.length - 1 : 0;
-    const e = echoOf(out[farIdx], far.text);
+    const e = echoAt(out, farIdx, far.text);
     const other = op === "append" ? "last" : "first";
     if (far.text.trim() === "" && e !== "none" && near !== "exact") {
       // A blank line next to a blank line, without an echo of the anchor: a separator as written.
@@ -136,7 +163,7 @@ export function boundaryEcho(file: readonly string[], from: number, to: number, 
     }
     return { ok: true, lines: out, applied };
   }
-  const lead = echoOf(out[0], before);
+  const lead = echoAt(out, 0, before);
   if (lead === "ambiguous") {
     return {
       ok: false,
@@ -149,7 +176,7 @@ export function boundaryEcho(file: readonly string[], from: number, to: number, 
     applied.push({ rule: "boundary-echo", what: `its first new line repeated line ${from - 1}, just before the range, so that copy was left out` });
   }
   if (out.length > 0) {
-    const trail = echoOf(out[out.length - 1], after);
+    const trail = echoAt(out, out.length - 1, after);
     // Only an addition can be an echo: the range must still have grown when only this end echoes.
     const grown = lead === "exact" || out.length > count;
     if (trail === "ambiguous" && grown) {

@@ -49,6 +49,30 @@ describe("anchor-echo (append/prepend repeating the anchor line)", () => {
     expect(refused(js, [{ op: "append", pos: anchor(js, 4), lines: ["  }", "}"] }])).toContain("cannot tell which was meant: a second copy, or line 4 repeated by mistake");
   });
 
+  describe("a bracket line that closes the inserted lines' own block is theirs, not an echo", () => {
+    const cls = "class A {\n  foo() {\n    return 1;\n  }\n}\n";
+    const method = ["", "  bar() {", "    return 2;", "  }"];
+    const want = "class A {\n  foo() {\n    return 1;\n  }\n\n  bar() {\n    return 2;\n  }\n}\n";
+
+    it("a method appended after the last method, before the class's closing brace", () => {
+      const r = withNotes(cls, [{ op: "append", pos: anchor(cls, 4), lines: method }]);
+      expect(r.after).toBe(want);
+      expect(r.notes).toEqual([]);
+    });
+
+    it("a method prepended to the class's closing brace", () => {
+      expect(applied(cls, [{ op: "prepend", pos: anchor(cls, 5), lines: method }])).toBe(want);
+    });
+
+    it("a replace of the last method that grows by a method", () => {
+      expect(applied(cls, [{ op: "replace", pos: anchor(cls, 2), end: anchor(cls, 4), lines: ["  foo() {", "    return 1;", "  }", ...method] }])).toBe(want);
+    });
+
+    it("counter-case: a closing brace the inserted lines do not open is still a possible echo: refused", () => {
+      expect(refused(cls, [{ op: "append", pos: anchor(cls, 4), lines: ["  bar();", "  }"] }])).toContain("cannot tell which was meant");
+    });
+  });
+
   it("counter-case: lines ending with a copy of the line after the insertion point, without echoing the anchor: refused", () => {
     expect(refused(f, [{ op: "append", pos: a(1), lines: ['import x from "x";', 'import b from "b";'] }])).toContain("is the same as line 2, just after the insertion point");
   });
