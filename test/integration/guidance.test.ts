@@ -51,6 +51,21 @@ describe("yoke lessons", () => {
     expect(human.stdout).toMatch(/problems \(1\):\n {2}.*broken\.md:\d+: invalid YAML frontmatter/);
   });
 
+  it("list applies the Read deny rules a session applies: a denied guidance file is not read, and says so", async () => {
+    const denied = tree({
+      "AGENTS.md": "Root memory.\n",
+      ".cursor/rules/secret.mdc": "---\ndescription: Secret\nalwaysApply: true\n---\nSECRET-RULE-BODY\n",
+      ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Read(.cursor/rules/secret.mdc)"] } }),
+    });
+    const r = await runCli(["lessons", "list", "--cwd", denied, "--json"], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { entries: Array<Record<string, unknown>>; problems: Array<{ path: string; message: string }> };
+    expect(out.entries.find((e) => e.source === "AGENTS.md")).toBeDefined();
+    expect(out.entries.find((e) => e.source === ".cursor/rules/secret.mdc")).toBeUndefined();
+    expect(out.problems).toEqual([expect.objectContaining({ path: expect.stringContaining("secret.mdc"), message: expect.stringContaining("not read: reading it is denied by") })]);
+    expect(r.stdout).not.toContain("SECRET-RULE-BODY");
+  });
+
   it("match --json: ranked best first, with kind, source, score and reasons", async () => {
     const r = await runCli(["lessons", "match", "--message", "the flaky deploy", "--tool", "run_command", "--file", "src/a.ts", "--file", "pkg/x.py", "--cwd", cwd, "--json"], { env });
     expect(r.code, r.stderr).toBe(0);

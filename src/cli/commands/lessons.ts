@@ -11,10 +11,13 @@ import { createBuiltinTools } from "../../core/tools/builtin";
 import { createNodeGuidanceFiles } from "../../node/guidance-files";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { parse, printJson, UsageError } from "../args";
+import { cliGate } from "./permissions";
 
+/** What a session in `cwd` would load: the same Read deny rules apply (a denied file is not read). */
 async function load(cwd: string): Promise<GuidanceSet> {
   if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
-  return loadGuidance({ fs: createNodeWorkspaceFs(cwd), files: createNodeGuidanceFiles(), nestedMemory: true });
+  const gate = cliGate({ cwd });
+  return loadGuidance({ fs: createNodeWorkspaceFs(cwd), files: createNodeGuidanceFiles(), nestedMemory: true, access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) } });
 }
 
 const at = (p: GuidanceProblem) => `${p.path}${p.line ? `:${p.line}` : ""}`;
