@@ -258,8 +258,8 @@ const checkpointPlan: Plan = (ex, req) => {
   const before = earlierTurns(req, CHECKPOINT_PROMPT);
   const how =
     before > 0
-      ? `Under my answer to turn ${before} (the turn before this one) press **Restore…**: the preview lists \`${file}\` with the line it takes out; choose **Files only**.`
-      : "Run **Yoke: Restore Checkpoint…** from the Command Palette and choose turn 0 (before the first message), then the files.";
+      ? `under my answer to turn ${before} (the turn before this one) press **Restore…**: the preview lists \`${file}\` with the line it takes out; choose **Files only**.`
+      : "run **Yoke: Restore Checkpoint…** from the Command Palette and choose turn 0 (before the first message), then the files.";
   return say(
     `\`${file}\` now has the added line. To put it back as it was: ${how} Yoke writes the file back from its own shadow repository (your git repository is never touched), and **Undo restore** brings the line back.`,
   );

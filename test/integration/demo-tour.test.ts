@@ -129,7 +129,7 @@ describe("the demo model's tour", () => {
     expect(events.some((e) => e.type === "checkpoint")).toBe(true);
     const answer = text(events);
     expect(answer).toContain(DEMO_BANNER);
-    expect(answer).toContain("Under my answer to turn 1 (the turn before this one) press **Restore…**");
+    expect(answer).toContain("under my answer to turn 1 (the turn before this one) press **Restore…**");
     expect(answer).toContain("**Files only**");
     const sessions = join(dirname(ws), "sessions");
     const id = readdirSync(sessions)
