@@ -769,7 +769,6 @@ export class SessionController implements vscode.Disposable {
     return true;
   }
 
-
   private settingsChanged(): void {
     // The next send reopens the session with the new provider, mode or trust.
     if (!this.running) this.detach(false);
