@@ -1,7 +1,7 @@
 // The panel: builds the views and applies host messages to them. The host owns the state;
 // the panel only renders snapshots and increments.
 import { ContextMeter } from "./views/context-meter";
-import { PROTOCOL_VERSION, type HostToWebview, type Snapshot, type ViewState } from "../src/protocol/messages";
+import { PROTOCOL_VERSION, type DemoView, type HostToWebview, type Snapshot, type ViewState } from "../src/protocol/messages";
 import { RUNNING_STATES } from "./format";
 import type { HostApi } from "./host-api";
 import { button } from "./ui/components";
@@ -20,7 +20,7 @@ import { McpServersPanel } from "./views/mcp-servers";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { ContextChips } from "./views/context-chips";
 import { TranscriptSearch } from "./views/transcript-search";
-import { DemoPrompts } from "./views/demo-prompts";
+import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
 
 export class App {
   private readonly header: Header;
@@ -43,6 +43,9 @@ export class App {
   private readonly search: TranscriptSearch;
   /** Demo model: the suggested prompts of the empty panel. */
   private readonly demoPrompts: DemoPrompts;
+  private readonly demoNext: DemoPromptsBar;
+  /** The demo model's suggested prompts (while it is in use) and whether the session has turns. */
+  private demo: { view: DemoView | undefined; hasItems: boolean; readOnly: boolean } = { view: undefined, hasItems: false, readOnly: false };
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
     "Restricted Mode: Yoke can chat and read files but will not run commands or write files until you trust this workspace.",
   ]);
@@ -92,11 +95,13 @@ export class App {
       editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
       removeQueued: (id) => send({ type: "composer.removeQueued", id }),
     });
-    this.demoPrompts = new DemoPrompts((text) => {
+    const sendDemoPrompt = (text: string) => {
       this.hideError();
       this.unconfirmedPrompt = text;
       send({ type: "prompt", text });
-    });
+    };
+    this.demoPrompts = new DemoPrompts(sendDemoPrompt);
+    this.demoNext = new DemoPromptsBar(sendDemoPrompt);
     const scroller = el("main", { class: "scroller" });
     this.list = new MessageList(scroller, send);
     this.search = new TranscriptSearch(send, (m) => this.list.jumpTo(m.index, { id: m.id, highlight: true }));
@@ -119,6 +124,7 @@ export class App {
       this.reviews.root,
       this.checkpoints.root,
       this.permission.root,
+      this.demoNext.root,
       this.chips.root,
       this.composer.root,
     );
@@ -139,6 +145,8 @@ export class App {
         this.list.upsert(msg.view, msg.index);
         this.search.setAvailable(true);
         this.demoPrompts.show(undefined, false);
+        this.demo.hasItems = true;
+        this.showDemoNext();
         if (msg.view.kind === "notice" && msg.view.level === "error") this.list.dropLive();
         this.empty.hidden = true;
         return;
@@ -240,6 +248,8 @@ export class App {
     this.continueButton.hidden = !interrupted;
     this.empty.hidden = s.items.length > 0 || Boolean(s.firstRun) || Boolean(s.streaming);
     this.demoPrompts.show(s.demo, s.items.length === 0 && !s.firstRun && !s.streaming);
+    this.demo = { view: s.firstRun ? undefined : s.demo, hasItems: s.items.length > 0 || s.omitted > 0, readOnly: Boolean(s.readOnly) };
+    this.showDemoNext();
     this.hideError();
   }
 
@@ -249,8 +259,13 @@ export class App {
     const running = RUNNING_STATES.has(state);
     this.composer.setRunning(running);
     this.checkpoints.setRunning(running);
+    this.showDemoNext();
     if (running) this.resumed.hidden = true;
     else if (state !== "idle") this.list.dropLive();
+  }
+
+  private showDemoNext(): void {
+    this.demoNext.show(this.demo.view, this.demo.hasItems && !this.demo.readOnly && !RUNNING_STATES.has(this.state));
   }
 
   private showError(message: string): void {

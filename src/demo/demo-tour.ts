@@ -5,7 +5,8 @@
  * in the sandbox and the Yoke terminal, a command that asks for permission (answer "Always allow"
  * and the same command runs again without a question), a loop the stuck detector stops, and a
  * context compaction (the model reports a nearly full context window, so Yoke compacts before the
- * next request). Every answer says it comes from the demo model.
+ * next request), and a checkpoint restore (the model changes a file; the person restores the turn
+ * before and the file is back). Every answer says it comes from the demo model.
  */
 import type { RecordedRequest, ScriptedTurn } from "./types";
 import { readExchange, type Exchange, type ToolStep } from "./wire-conversation";
@@ -222,12 +223,55 @@ const compactionPlan: Plan = (ex, req) => {
   return { error: FULL_CONTEXT_ERROR };
 };
 
+// --- 6. a checkpoint restore ---
+const CHECKPOINT_PROMPT = "Demo: change a file so I can restore a checkpoint";
+/** The line the checkpoint stop adds (in the file's comment syntax). */
+export const CHECKPOINT_LINE = "Added by Yoke's demo model: restore the checkpoint to take this line out again.";
+
+/** The person's earlier prompts in this session (the turns a restore can go back to). */
+function earlierTurns(req: RecordedRequest, prompt: string): number {
+  const texts = userTexts(req).filter((t) => !t.startsWith("<context source=") && !isNudge(t));
+  const at = texts.lastIndexOf(prompt);
+  return at < 0 ? 0 : at;
+}
+
+const checkpointPlan: Plan = (ex, req) => {
+  if (!offers(ex, "edit_file")) return needsTrust("change a file");
+  const listing = stepsOf(ex, "list_files")[0];
+  if (!listing) return call("I'll change a file, so there is something to go back from: first a look at the workspace.", "list_files", { path: "." });
+  const file = listing.isError ? undefined : fileToEdit(listing);
+  if (!file) return say("I found no file to change in the workspace root. Open a folder with a README or some source files and try again.");
+  const read = stepsOf(ex, "read_file")[0];
+  if (!read) return call(`I'll read \`${file}\` and add one line to it.`, "read_file", { path: file });
+  const edit = stepsOf(ex, "edit_file")[0];
+  if (!edit) {
+    const lines = linesOf(read.output);
+    const at = lines.findIndex((l) => l.trim().length > 0 && !l.includes("\r") && lines.join("\n").split(l).length === 2);
+    if (at < 0) return say(`\`${file}\` has no line I can anchor a change to. Try the prompt in a folder with a README.`);
+    const indent = /^\s*/.exec(lines[at]!)![0];
+    return call(`Yoke took a checkpoint of the workspace before this turn's first change. I'm adding one line to \`${file}\`; accept it, and then take it back with the checkpoint.`, "edit_file", {
+      path: file,
+      edits: [{ old_string: lines[at]!, new_string: `${lines[at]!}\n${indent}${commentFor(file, CHECKPOINT_LINE)}` }],
+    });
+  }
+  if (edit.isError) return say(`The change was not made: _${firstLine(edit)}_ There is nothing to restore; send the prompt again and accept the change to see a restore.`);
+  const before = earlierTurns(req, CHECKPOINT_PROMPT);
+  const how =
+    before > 0
+      ? `under my answer to turn ${before} (the turn before this one) press **Restore…**: the preview lists \`${file}\` with the line it takes out; choose **Files only**.`
+      : "run **Yoke: Restore Checkpoint…** from the Command Palette and choose turn 0 (before the first message), then the files.";
+  return say(
+    `\`${file}\` now has the added line. To put it back as it was: ${how} Yoke writes the file back from its own shadow repository (your git repository is never touched), and **Undo restore** brings the line back.`,
+  );
+};
+
 export const DEMO_TOUR: readonly TourStop[] = [
   { label: "Review a two-part edit", text: "Demo: edit a file in two places so I can review each change", plan: editPlan },
   { label: "Run a sandboxed command", text: "Demo: run a command in the sandbox", plan: sandboxPlan },
   { label: "Answer a permission question", text: "Demo: run a command that needs my permission", plan: permissionPlan },
   { label: "Stop a stuck loop", text: "Demo: get stuck in a loop", plan: stuckPlan },
   { label: "Compact the context", text: COMPACTION_PROMPT, plan: compactionPlan },
+  { label: "Restore a checkpoint", text: CHECKPOINT_PROMPT, plan: checkpointPlan },
 ];
 
 /** The suggested prompts the panel shows while the demo model is in use. */

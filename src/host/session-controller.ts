@@ -529,12 +529,15 @@ export class SessionController implements vscode.Disposable {
     await this.restoreOnce();
     await this.opening;
     const s = readSettings();
-    const firstRun = await this.firstRun(s);
-    return this.buildSnapshot(s, firstRun, await this.permissions.info().catch(() => undefined));
+    const needsProvider = await this.needsProvider(s);
+    return this.buildSnapshot(s, needsProvider, await this.permissions.info().catch(() => undefined));
   }
 
   /** Synchronous, so no event can slip in between reading the state and posting it. */
-  private buildSnapshot(s: HostSettings, firstRun: FirstRunView | null, hostInfo?: HostInfoView): Snapshot {
+  private buildSnapshot(s: HostSettings, needsProvider: boolean, hostInfo?: HostInfoView): Snapshot {
+    // The local-server probe's state as it is now, not as it was before the awaits that led here:
+    // a probe that ended meanwhile must not be shown as still running.
+    const firstRun: FirstRunView | null = needsProvider ? { servers: this.servers ?? [], probing: this.servers === undefined } : null;
     const { items, omitted } = this.vm.items(SNAPSHOT_ITEMS);
     const firstUser = omitted ? this.vm.range(0, 64).items.find((i) => i.kind === "user") : items.find((i) => i.kind === "user");
     const streaming = this.running && (this.streaming.text || this.streaming.reasoning) ? { ...this.streaming } : undefined;
@@ -659,12 +662,12 @@ export class SessionController implements vscode.Disposable {
       // A session being opened is shown once it is (its own pushState follows).
       if (this.opening) return;
       const s = readSettings();
-      const firstRun = await this.firstRun(s);
+      const needsProvider = await this.needsProvider(s);
       const hostInfo = await this.permissions.info().catch((err: unknown) => {
         this.log.warn(`cannot build the permission/sandbox info: ${(err as Error)?.message ?? String(err)}`);
         return undefined;
       });
-      this.post({ type: "state", snapshot: this.buildSnapshot(s, firstRun, hostInfo) });
+      this.post({ type: "state", snapshot: this.buildSnapshot(s, needsProvider, hostInfo) });
       this.checkpoints.pushUndo();
       this.composer.postQueue();
       this.guidance.show(this.live?.session.events() ?? [], true);
@@ -743,22 +746,29 @@ export class SessionController implements vscode.Disposable {
     return pending;
   }
 
-  private async firstRun(s: HostSettings): Promise<FirstRunView | null> {
+  /**
+   * Whether no provider is configured (the panel then shows its first-run view); starts looking
+   * for local model servers the first time. The view itself is built with the snapshot.
+   */
+  private async needsProvider(s: HostSettings): Promise<boolean> {
     const hasKey = async () => Boolean(await this.keys.get(s.provider));
     const configured = !s.explicit
       ? await hasKey()
       : s.provider === "openai-compatible"
         ? Boolean(s.baseUrl) // a local server needs no key, but it needs its URL
         : !needsKey(s) || (await hasKey());
-    if (configured) return null;
+    if (configured) return false;
     if (!this.probing) {
-      this.probing = probeLocalServers().then((servers) => {
+      const probing = probeLocalServers().then((servers) => {
+        if (this.probing !== probing) return; // "Look again" started another one
         this.servers = servers;
         this.log.info(`local servers found: ${servers.map((x) => `${x.name} (${x.model})`).join(", ") || "none"}`);
-        this.post({ type: "firstRun", info: { servers, probing: false } });
+        // A whole state, not a first-run message of its own: the provider may have been set meanwhile.
+        void this.pushState();
       });
+      this.probing = probing;
     }
-    return { servers: this.servers ?? [], probing: this.servers === undefined };
+    return true;
   }
 
   private settingsChanged(): void {

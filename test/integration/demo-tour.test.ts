@@ -3,10 +3,10 @@
 // permission, a loop the stuck detector stops, a compaction — and every answer says it is the demo model.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoModel } from "../../src/demo/demo-model";
-import { DEMO_BANNER, DEMO_PROMPTS, DEMO_TOUR, twoHunkEdits } from "../../src/demo/demo-tour";
+import { CHECKPOINT_LINE, DEMO_BANNER, DEMO_PROMPTS, DEMO_TOUR, twoHunkEdits } from "../../src/demo/demo-tour";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { parseLog } from "../../src/core/session/session-log";
 import type { SessionEvent } from "../../src/core/events";
@@ -57,7 +57,14 @@ const stop = (label: string) => DEMO_TOUR.find((s) => s.label === label)!.text;
 
 describe("the demo model's tour", () => {
   it("suggests one prompt per feature, each distinct", () => {
-    expect(DEMO_PROMPTS.map((p) => p.label)).toEqual(["Review a two-part edit", "Run a sandboxed command", "Answer a permission question", "Stop a stuck loop", "Compact the context"]);
+    expect(DEMO_PROMPTS.map((p) => p.label)).toEqual([
+      "Review a two-part edit",
+      "Run a sandboxed command",
+      "Answer a permission question",
+      "Stop a stuck loop",
+      "Compact the context",
+      "Restore a checkpoint",
+    ]);
     expect(new Set(DEMO_PROMPTS.map((p) => p.text)).size).toBe(DEMO_PROMPTS.length);
   });
 
@@ -111,5 +118,32 @@ describe("the demo model's tour", () => {
     const compaction = events.find((e) => e.type === "compaction");
     expect(compaction).toMatchObject({ trigger: "overflow" });
     expect(text(events)).toContain("Yoke compacted the context and sent the request again");
+  });
+
+  it("after an earlier turn, changes a file and says how to restore the turn before; the restore puts the file back", async () => {
+    const { ws, events, code } = await tour(stop("Restore a checkpoint"), "acceptEdits", stop("Review a two-part edit"));
+    expect(code).toBe(0);
+    const afterTurn1 = readFileSync(join(ws, "README.md"), "utf8").replace(`\n<!-- ${CHECKPOINT_LINE} -->`, "");
+    expect(readFileSync(join(ws, "README.md"), "utf8")).toContain(`# Widget\n<!-- ${CHECKPOINT_LINE} -->\n`);
+    // A checkpoint was taken before the change, and the answer names turn 1's Restore….
+    expect(events.some((e) => e.type === "checkpoint")).toBe(true);
+    const answer = text(events);
+    expect(answer).toContain(DEMO_BANNER);
+    expect(answer).toContain("under my answer to turn 1 (the turn before this one) press **Restore…**");
+    expect(answer).toContain("**Files only**");
+    const sessions = join(dirname(ws), "sessions");
+    const id = readdirSync(sessions)
+      .find((f) => f.endsWith(".jsonl"))!
+      .replace(/\.jsonl$/, "");
+    const r = await runCli(["checkpoints", "restore", id, "1", "--files", "--session-dir", sessions, "--cwd", ws], { env: { HOME: dirname(ws) } });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(ws, "README.md"), "utf8")).toBe(afterTurn1);
+    expect(afterTurn1).toContain("Change 1 of 2");
+  });
+
+  it("as the first prompt of a session, points at turn 0 in Yoke: Restore Checkpoint…", async () => {
+    const { events } = await tour(stop("Restore a checkpoint"), "acceptEdits");
+    expect(text(events)).toContain("**Yoke: Restore Checkpoint…**");
+    expect(text(events)).toContain("turn 0");
   });
 });

@@ -1,5 +1,7 @@
 // Demo model: the empty panel suggests one prompt per feature (src/demo/demo-tour.ts), each a
 // button that sends it; the whole block says that answers come from the scripted demo model.
+// DemoPromptsBar offers the same prompts above the prompt box once a session has turns and the
+// agent is idle: the compaction and the checkpoint restore need an earlier turn to work on.
 import type { DemoView } from "../../src/protocol/messages";
 import { button } from "../ui/components";
 import { el, clear } from "../ui/dom";
@@ -31,6 +33,25 @@ export class DemoPrompts {
           ]),
         ),
       ),
+    );
+  }
+}
+
+export class DemoPromptsBar {
+  readonly root = el("section", { class: "demo-prompts-bar", "data-testid": "demo-prompts-next", hidden: true });
+
+  constructor(private readonly send: (text: string) => void) {}
+
+  /** Shown while the demo model is in use, the session has turns and the agent is idle. */
+  show(demo: DemoView | undefined, visible: boolean): void {
+    const hidden = !demo || !visible || demo.prompts.length === 0;
+    if (hidden === this.root.hidden && (hidden || this.root.childElementCount > 0)) return;
+    clear(this.root);
+    this.root.hidden = hidden;
+    if (!demo || hidden) return;
+    this.root.append(
+      el("span", { class: "demo-prompts-bar-label", title: `Answers come from Yoke's ${demo.label}, a scripted stand-in for an LLM.` }, [`Next with the ${demo.label}:`]),
+      ...demo.prompts.map((p) => button({ label: p.label, appearance: "secondary", testid: "demo-prompt", title: p.text, onClick: () => this.send(p.text) })),
     );
   }
 }

@@ -256,6 +256,35 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await page.locator("[data-testid=first-run]").isVisible()).toBe(false);
   });
 
+  it("offers the demo model's prompts in the empty panel, then above the prompt box once the session has turns and the agent is idle", async () => {
+    const demo = {
+      label: "demo model",
+      prompts: [
+        { label: "Compact the context", text: "Demo: compact" },
+        { label: "Restore a checkpoint", text: "Demo: restore" },
+      ],
+    };
+    await post({ type: "state", snapshot: baseSnapshot({ sessionId: null, demo }) });
+    expect(await page.locator("[data-testid=demo-prompts]").isVisible()).toBe(true);
+    expect(await page.locator("[data-testid=demo-prompts-next]").isVisible()).toBe(false);
+    // A session with a turn, idle: the bar names the demo model and sends a prompt.
+    await post({ type: "state", snapshot: baseSnapshot({ demo, state: "done", items: [{ kind: "user", id: "u1", text: "Demo: edit" }] }) });
+    expect(await page.locator("[data-testid=demo-prompts]").isVisible()).toBe(false);
+    const bar = page.locator("[data-testid=demo-prompts-next]");
+    expect(await bar.isVisible()).toBe(true);
+    expect(await bar.textContent()).toContain("demo model");
+    expect(await bar.locator("[data-testid=demo-prompt]").allTextContents()).toEqual(["Compact the context", "Restore a checkpoint"]);
+    // While the agent works it is gone; when it is done it is back.
+    await post({ type: "status", state: "thinking" });
+    expect(await bar.isVisible()).toBe(false);
+    await post({ type: "status", state: "done" });
+    await bar.locator("[data-testid=demo-prompt]", { hasText: "Restore a checkpoint" }).click();
+    expect((await sent()).at(-1)).toEqual({ type: "prompt", text: "Demo: restore" });
+    // Not with another model.
+    await post({ type: "state", snapshot: baseSnapshot({ state: "done", modelLabel: "claude", items: [{ kind: "user", id: "u1", text: "hi" }] }) });
+    expect(await bar.isVisible()).toBe(false);
+  });
+
   it("offers Continue for an interrupted session opened from history", async () => {
     await post({ type: "state", snapshot: baseSnapshot({ state: "interrupted", resumed: true, items: [{ kind: "user", id: "u1", text: "long task" }] }) });
     expect(await page.locator("[data-testid=resumed-banner]").textContent()).toContain("interrupted");
