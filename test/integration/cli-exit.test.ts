@@ -90,7 +90,23 @@ describe.each(identities().list)("yoke run after a sandboxed command, as $label"
     server = await startScriptedLlmServer({
       script: [{ toolCalls: [{ name: "run_command", input: { command: `echo ran-${tag}; (${sleeper} &)` } }] }, { text: "Done." }],
     });
-    const args = ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", join(root, "sessions"), "--permission-mode", "bypassPermissions", "--json", "run it"];
+    const args = [
+      "run",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      server.openaiBaseUrl,
+      "--model",
+      "m",
+      "--cwd",
+      ws,
+      "--session-dir",
+      join(root, "sessions"),
+      "--permission-mode",
+      "bypassPermissions",
+      "--json",
+      "run it",
+    ];
     // Its cwd is the workspace, so the reaper it starts is found by the leftovers check too.
     const child = spawn(process.execPath, [cliPath, ...args], { cwd: ws, stdio: ["ignore", "pipe", "pipe"], ...spawnAs(who, { HOME: home, OPENAI_API_KEY: "test" }) });
     const pid = child.pid!;

@@ -155,7 +155,8 @@ const PHASES: Array<[keyof TaskPhases, string]> = [
 export function summaryLine(runs: TaskRun[], s: RunSummary): string {
   const sec = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
   const sum = (k: keyof TaskPhases) => runs.reduce((n, r) => n + (r.phases[k] ?? 0), 0);
-  const cpu = s.childCpuMs === undefined ? `${sec(s.benchCpuMs)} s in the bench process` : `${sec(s.benchCpuMs + s.childCpuMs)} s (bench process ${sec(s.benchCpuMs)}, yoke run and checks ${sec(s.childCpuMs)})`;
+  const cpu =
+    s.childCpuMs === undefined ? `${sec(s.benchCpuMs)} s in the bench process` : `${sec(s.benchCpuMs + s.childCpuMs)} s (bench process ${sec(s.benchCpuMs)}, yoke run and checks ${sec(s.childCpuMs)})`;
   const load = s.loadBefore ? ` Load average (1, 5, 15 min) before: ${s.loadBefore}; after: ${s.loadAfter ?? "?"}.` : "";
   return (
     `Whole run: ${sec(s.wallMs)} s wall, CPU ${cpu}.${load} Summed over the runs (wall s): ` +
@@ -284,7 +285,12 @@ export async function bench(): Promise<BenchSection> {
       note: `${t.cachedInputTokens} of ${t.inputTokens} input tokens cached; ${t.outputTokens} output; ${t.requests} requests; $${t.costUsd.toFixed(4)}`,
     });
   }
-  metrics.push({ name: "whole run (all tasks, all policies)", value: round(totalMs / 1000, 1), unit: "s", ...(loadBefore ? { note: `load average before ${loadBefore}, after ${summary.loadAfter}` } : {}) });
+  metrics.push({
+    name: "whole run (all tasks, all policies)",
+    value: round(totalMs / 1000, 1),
+    unit: "s",
+    ...(loadBefore ? { note: `load average before ${loadBefore}, after ${summary.loadAfter}` } : {}),
+  });
   metrics.push({
     name: "whole run CPU (bench process + every yoke run and check)",
     value: summary.childCpuMs === undefined ? null : round((summary.benchCpuMs + summary.childCpuMs) / 1000, 1),
