@@ -2,6 +2,7 @@
  * `yoke` — the command line (contract section 3). Each subcommand lives in its own module,
  * loaded on demand; each returns the exit status: 0 success, 1 refused/failed, 2 bad usage.
  */
+import { keepWasmAtBaselineTier } from "../node/tree-sitter-wasm";
 import { UsageError } from "./args";
 
 type Command = (argv: string[]) => Promise<number>;
@@ -123,6 +124,8 @@ function exitOnBrokenPipe(): void {
 }
 
 if (require.main === module) {
+  // Before anything compiles WebAssembly: else the process waits seconds at exit for V8's background recompile of the shell grammar.
+  keepWasmAtBaselineTier();
   exitOnBrokenPipe();
   main(process.argv.slice(2)).then(
     (code) => {

@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import type { ShellParserWasm } from "../core/permissions/shell/parser";
 
 const FILES = {
@@ -35,4 +36,20 @@ export function locateShellWasm(extraDirs: string[] = []): { runtime: string; ba
 export async function loadShellWasm(extraDirs?: string[]): Promise<ShellParserWasm> {
   const paths = locateShellWasm(extraDirs);
   return { runtime: readFileSync(paths.runtime), bash: readFileSync(paths.bash) };
+}
+
+/**
+ * For a process that parses a few command lines and ends (the command line): keep WebAssembly
+ * at V8's baseline tier (Liftoff). By default V8 compiles the functions that run often again
+ * with its optimizing compiler on a background thread; for the bash grammar that is seconds of
+ * CPU (its lexer is one huge function), and Node waits for every background compile job
+ * before the process may end. So `yoke run` sat 5-40 s after the answer of a session that ran
+ * a command (its first parse started the job), and `yoke permissions check` the same. The
+ * baseline code parses a command line in well under a millisecond. The flags are process-wide
+ * and are read when a module is compiled: call this first thing, and only in a process Yoke
+ * owns (never in the extension host, which other extensions share).
+ */
+export function keepWasmAtBaselineTier(): void {
+  setFlagsFromString("--no-wasm-dynamic-tiering");
+  setFlagsFromString("--no-wasm-tier-up");
 }

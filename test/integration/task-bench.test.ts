@@ -46,6 +46,10 @@ describe("yoke bench --only tasks", () => {
       expect(t.inputTokens).toBe(rows.reduce((n, r) => n + (r.inputTokens as number), 0));
       expect(t.requests).toBe(rows.reduce((n, r) => n + (r.requests as number), 0));
     }
+    // The whole run's wall and CPU time, with the load it ran under and where the runs' time went.
+    expect(stderr).toMatch(
+      /\[bench\] tasks: Whole run: [\d.]+ s wall, CPU [\d.]+ s \(bench process [\d.]+, yoke run and checks [\d.]+\)\. Load average \(1, 5, 15 min\) before: [\d. ]+; after: [\d. ]+\. Summed over the runs \(wall s\): copy \+ server [\d.]+, yoke run start-up [\d.]+, session [\d.]+, exit [\d.]+, check [\d.]+/,
+    );
     // The styles really differ: whole-file reads cost more input than yoke's targeted ones on the rename.
     const input = (p: string) => doc.tasks.find((r) => r.policy === p && r.task === "rename-subtotal")!.inputTokens as number;
     expect(input("yoke")).toBeLessThan(input("claude-code-style"));

@@ -4,13 +4,14 @@
  * (the real loop, tools, sandbox and session log). Then the task's check decides success.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedTurn } from "../../demo/scripted-llm-server";
 import { readExchange } from "../../demo/wire-conversation";
 import type { Goal } from "./goal";
 import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
+import { cpuNow, cpuSince } from "./cpu";
 import { answerTokens, costUsd, requestSegments, requestTokens } from "./tokens";
 
 export interface TaskRun {
@@ -28,6 +29,28 @@ export interface TaskRun {
   modelMs: number;
   /** Why it failed: the check's message, the policy's error, or the CLI's. */
   detail?: string;
+  /** Where the time went (not part of the JSON rows). */
+  phases: TaskPhases;
+}
+
+/** Wall ms of each phase of one run, and CPU ms where it can be told apart. */
+export interface TaskPhases {
+  /** The copy of the repository and the scripted server. */
+  setupMs: number;
+  /** Spawn of `yoke run` to its first request (Node, the bundle, the session's set-up). */
+  startMs: number;
+  /** First request to the printed answer: the loop, the tools, commands in the sandbox, checkpoints (the model's time included). */
+  sessionMs: number;
+  /** Printed answer to the process gone. */
+  exitMs: number;
+  /** The task's machine check. */
+  checkMs: number;
+  /** CPU of `yoke run` and all it ran (children reaped meanwhile: only this run's when one run goes at a time). */
+  cliCpuMs: number | undefined;
+  /** CPU of the check's commands (same caveat). */
+  checkCpuMs: number | undefined;
+  /** CPU of this process during the run (the policy model and the token counts, the scripted server, the copy). */
+  benchCpuMs: number;
 }
 
 /** Bridges the scripted server (one request = one model turn) and a policy written as straight-line code. */
@@ -109,12 +132,34 @@ export interface Workspace {
   dispose(): void;
 }
 
+/**
+ * node_modules of the copy (the `typescript` package the test hook loads, 9 MB, and the hook's
+ * transpile cache) as hard links to the prepared one: nothing in a task writes there, and a copy
+ * per run was most of what the bench wrote to disk. A copy where links cannot be made.
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    const a = join(from, e.name);
+    const b = join(to, e.name);
+    if (e.isDirectory()) linkTree(a, b);
+    else {
+      try {
+        linkSync(a, b);
+      } catch {
+        cpSync(a, b);
+      }
+    }
+  }
+}
+
 /** A fresh copy of the prepared sample repository, and an empty home for the CLI (no user settings). */
 export function freshWorkspace(template: string): Workspace {
   const root = mkdtempSync(join(tmpdir(), "yoke-task-"));
   const dir = join(root, "repo");
   const home = join(root, "home");
-  cpSync(template, dir, { recursive: true });
+  cpSync(template, dir, { recursive: true, filter: (src) => src !== join(template, "node_modules") });
+  linkTree(join(template, "node_modules"), join(dir, "node_modules"));
   mkdirSync(home);
   return { dir, home, dispose: () => (process.env.YOKE_BENCH_TASK_KEEP ? process.stderr.write(`[bench] kept ${dir}\n`) : rmSync(root, { recursive: true, force: true })) };
 }
@@ -123,6 +168,8 @@ interface CliOutcome {
   code: number | null;
   /** performance.now() when the process exited (its output may close later). */
   exitedAt: number;
+  /** performance.now() when its first output arrived (`--json` prints once, at the end of the session). */
+  printedAt: number;
   stdout: string;
   stderr: string;
 }
@@ -132,14 +179,18 @@ function runCli(cli: string, args: string[], env: Record<string, string>, timeou
     const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
+    let printedAt = 0;
+    child.stdout.on("data", (d) => {
+      printedAt ||= performance.now();
+      stdout += d;
+    });
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     let exitedAt = 0;
     child.on("exit", () => (exitedAt = performance.now()));
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, exitedAt: exitedAt || performance.now(), stdout, stderr });
+      resolve({ code, exitedAt: exitedAt || performance.now(), printedAt: printedAt || performance.now(), stdout, stderr });
     });
   });
 }
@@ -156,10 +207,13 @@ export interface RunOptions {
 }
 
 export async function runTask(o: RunOptions): Promise<TaskRun> {
+  const t0 = performance.now();
+  const cpu0 = cpuNow();
   const ws = freshWorkspace(o.template);
   const bridge = new PolicyBridge(o.goal, o.policy);
   const server = await startScriptedLlmServer({ script: bridge.script });
   try {
+    const cpu1 = cpuNow();
     const started = performance.now();
     const cli = await runCli(
       o.cli,
@@ -187,16 +241,36 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
       { HOME: ws.home, USERPROFILE: ws.home, YOKE_TASK_BENCH_KEY: "task-bench" },
       o.timeoutMs ?? 180_000,
     );
-    const wallMs = performance.now() - started;
-    if (process.env.YOKE_BENCH_TASK_TRACE) {
-      const at = bridge.arrivals.map((t) => Math.round(t - started));
-      process.stderr.write(`[trace] ${o.task}/${o.policyName}: requests at ${at.join(", ")} ms; process exit at ${Math.round(cli.exitedAt - started)} ms, output closed at ${Math.round(wallMs)} ms\n`);
-    }
+    const ended = performance.now();
+    const wallMs = ended - started;
+    const cpu2 = cpuNow();
     let detail = bridge.policyError ? `policy: ${bridge.policyError}` : undefined;
     if (cli.code !== 0 && !detail) detail = `yoke run exited ${cli.code}: ${(cli.stderr || cli.stdout).trim().slice(-400)}`;
     const failed = await o.check(ws.dir).catch((e: unknown) => `check threw: ${String(e)}`);
     if (failed) detail = detail ? `${detail}; check: ${failed}` : `check: ${failed}`;
+    const checkMs = performance.now() - ended;
+    const cpu3 = cpuNow();
     const s = bridge.stats;
+    const first = bridge.arrivals[0] ?? cli.printedAt;
+    const phases: TaskPhases = {
+      setupMs: started - t0,
+      startMs: first - started,
+      sessionMs: cli.printedAt - first,
+      exitMs: cli.exitedAt - cli.printedAt,
+      checkMs,
+      cliCpuMs: cpuSince(cpu1, cpu2).childrenMs,
+      checkCpuMs: cpuSince(cpu2, cpu3).childrenMs,
+      benchCpuMs: cpuSince(cpu0, cpu3).selfMs,
+    };
+    if (process.env.YOKE_BENCH_TASK_TRACE) {
+      const at = bridge.arrivals.map((t) => Math.round(t - started));
+      const r = (n: number | undefined) => (n === undefined ? "?" : String(Math.round(n)));
+      process.stderr.write(
+        `[trace] ${o.task}/${o.policyName}: requests at ${at.join(", ")} ms; printed at ${r(cli.printedAt - started)} ms; exit at ${r(cli.exitedAt - started)} ms; ` +
+          `setup ${r(phases.setupMs)}, start ${r(phases.startMs)}, session ${r(phases.sessionMs)} (model ${r(s.modelMs)}), exit ${r(phases.exitMs)}, check ${r(checkMs)} ms; ` +
+          `CPU yoke run ${r(phases.cliCpuMs)}, check ${r(phases.checkCpuMs)}, bench ${r(phases.benchCpuMs)} ms\n`,
+      );
+    }
     return {
       task: o.task,
       policy: o.policyName,
@@ -209,6 +283,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
       wallMs,
       modelMs: s.modelMs,
       ...(detail ? { detail } : {}),
+      phases,
     };
   } finally {
     await server.close();

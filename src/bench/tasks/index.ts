@@ -15,7 +15,8 @@ import { createRequire } from "node:module";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import type { BenchMetric, BenchSection } from "../types";
-import { runTask, type TaskRun } from "./driver";
+import { cpuNow, cpuSince } from "./cpu";
+import { runTask, type TaskPhases, type TaskRun } from "./driver";
 import { POLICIES, TEST_POLICIES, type Policy } from "./policies";
 import { createTasks, type Task } from "./tasks";
 import { countTokens, PRICES } from "./tokens";
@@ -73,6 +74,15 @@ function prepareTemplate(fixture: string): { dir: string; dispose(): void } {
   return { dir, dispose: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** /proc/loadavg's three figures, where there is one. */
+function loadAverage(): string | undefined {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 function listFromEnv(name: string): string[] | undefined {
   const v = process.env[name]?.trim();
   return v
@@ -120,8 +130,43 @@ export function totalsOf(runs: TaskRun[]): Record<string, PolicyTotals> {
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
+/** The whole run: wall and CPU time, and where the time of the runs went (sums over every run). */
+export interface RunSummary {
+  wallMs: number;
+  /** This process (policy models, token counts, scripted servers, copies). */
+  benchCpuMs: number;
+  /** Every child waited for: each `yoke run` and what it ran, the checks (undefined: not known here). */
+  childCpuMs: number | undefined;
+  loadBefore?: string;
+  loadAfter?: string;
+  /** Runs at once: with more than one, children's CPU cannot be told apart per run. */
+  jobs: number;
+}
+
+const PHASES: Array<[keyof TaskPhases, string]> = [
+  ["setupMs", "copy + server"],
+  ["startMs", "yoke run start-up"],
+  ["sessionMs", "session"],
+  ["exitMs", "exit"],
+  ["checkMs", "check"],
+];
+
+/** One line: the run's wall and CPU time, the machine's load, and the sum of each phase's wall time. */
+export function summaryLine(runs: TaskRun[], s: RunSummary): string {
+  const sec = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
+  const sum = (k: keyof TaskPhases) => runs.reduce((n, r) => n + (r.phases[k] ?? 0), 0);
+  const cpu =
+    s.childCpuMs === undefined ? `${sec(s.benchCpuMs)} s in the bench process` : `${sec(s.benchCpuMs + s.childCpuMs)} s (bench process ${sec(s.benchCpuMs)}, yoke run and checks ${sec(s.childCpuMs)})`;
+  const load = s.loadBefore ? ` Load average (1, 5, 15 min) before: ${s.loadBefore}; after: ${s.loadAfter ?? "?"}.` : "";
+  return (
+    `Whole run: ${sec(s.wallMs)} s wall, CPU ${cpu}.${load} Summed over the runs (wall s): ` +
+    PHASES.map(([k, label]) => `${label} ${sec(sum(k))}`).join(", ") +
+    (s.jobs === 1 && s.childCpuMs !== undefined ? `; CPU of yoke run ${sec(sum("cliCpuMs"))}, of the checks ${sec(sum("checkCpuMs"))}.` : ".")
+  );
+}
+
 /** The Markdown tables: totals per policy, then every task. */
-export function markdown(runs: TaskRun[], machine: string): string {
+export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary): string {
   const totals = totalsOf(runs);
   const overhead = (p: string) => {
     const rs = runs.filter((r) => r.policy === p);
@@ -132,6 +177,7 @@ export function markdown(runs: TaskRun[], machine: string): string {
   const lines = [
     `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
     "",
+    ...(summary ? [summaryLine(runs, summary), ""] : []),
     "| policy | passed | requests | input tokens | of them cached | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
@@ -181,6 +227,8 @@ export async function bench(): Promise<BenchSection> {
   const jobs = Math.max(1, Number(process.env.YOKE_BENCH_TASK_JOBS) || 2);
   const template = prepareTemplate(fixture);
   countTokens("load the tokenizer before the clock starts");
+  const loadBefore = loadAverage();
+  const cpuStart = cpuNow();
   const started = performance.now();
   let runs: TaskRun[];
   try {
@@ -194,8 +242,11 @@ export async function bench(): Promise<BenchSection> {
     template.dispose();
   }
   const totalMs = performance.now() - started;
+  const cpu = cpuSince(cpuStart);
+  const summary: RunSummary = { jobs, wallMs: totalMs, benchCpuMs: cpu.selfMs, childCpuMs: cpu.childrenMs, ...(loadBefore ? { loadBefore, loadAfter: loadAverage() } : {}) };
+  process.stderr.write(`[bench] tasks: ${summaryLine(runs, summary)}\n`);
   const machine = `${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${jobs} runs at once`;
-  const table = markdown(runs, machine);
+  const table = markdown(runs, machine, summary);
   const full = !onlyTasks && !onlyPolicies;
   const doc = full ? writeDoc(cli, table) : undefined;
   if (doc) process.stderr.write(`[bench] tasks: table written to ${doc}\n`);
@@ -234,7 +285,18 @@ export async function bench(): Promise<BenchSection> {
       note: `${t.cachedInputTokens} of ${t.inputTokens} input tokens cached; ${t.outputTokens} output; ${t.requests} requests; $${t.costUsd.toFixed(4)}`,
     });
   }
-  metrics.push({ name: "whole run (all tasks, all policies)", value: round(totalMs / 1000, 1), unit: "s" });
+  metrics.push({
+    name: "whole run (all tasks, all policies)",
+    value: round(totalMs / 1000, 1),
+    unit: "s",
+    ...(loadBefore ? { note: `load average before ${loadBefore}, after ${summary.loadAfter}` } : {}),
+  });
+  metrics.push({
+    name: "whole run CPU (bench process + every yoke run and check)",
+    value: summary.childCpuMs === undefined ? null : round((summary.benchCpuMs + summary.childCpuMs) / 1000, 1),
+    unit: "s",
+    note: summary.childCpuMs === undefined ? "children's CPU is read from /proc/self/stat: not on this system" : `bench process ${round(summary.benchCpuMs / 1000, 1)} s`,
+  });
   return {
     section: "tasks",
     method:
