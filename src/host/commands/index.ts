@@ -16,7 +16,7 @@ import { documentLines, fileProblems, modelPath, readyForEdit, selectionExcerpt 
 import { openSessionPick, permissionModePick, switchModelPick } from "./pickers";
 import { editSelectionPrompt, explainSelectionPrompt, fixProblemsPrompt, problemsToFix, rangeLabel } from "./prompts";
 
-/** Longest unsaved editor text "Add File to Chat" attaches as it is shown (the protocol's bound of a selection chip). */
+/** Longest text a selection chip carries (the protocol's bound): a longer selection, or unsaved editor text, is not attached as shown. */
 const MAX_UNSAVED_CHARS = 200_000;
 
 export interface PaletteDeps {
@@ -156,6 +156,12 @@ class PaletteCommands {
     const controller = this.deps.controller();
     const item = controller.composer.selection();
     if (!item) return this.selectFirst("Add Selection to Chat");
+    if (item.kind === "selection" && item.text.length > MAX_UNSAVED_CHARS) {
+      void vscode.window.showInformationMessage(
+        `Yoke: the selection has ${item.text.length} characters, more than a chip carries (${MAX_UNSAVED_CHARS}); save the file and run Add File to Chat instead.`,
+      );
+      return;
+    }
     await this.addChips(controller, [item]);
   }
 
