@@ -3,8 +3,8 @@ import { ContextItemView, parseHostToWebview, type HostToWebview, type WebviewTo
 
 interface VsCodeApi {
   postMessage(msg: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
+  getState?(): unknown;
+  setState?(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -23,9 +23,9 @@ export function connectHost(): HostApi {
   const api = acquireVsCodeApi();
   return {
     send: (msg) => api.postMessage(msg),
-    saveChips: (items) => api.setState({ ...stateObject(api.getState()), chips: items }),
+    saveChips: (items) => api.setState?.({ ...stateObject(api.getState?.()), chips: items }),
     savedChips: () => {
-      const chips = stateObject(api.getState()).chips;
+      const chips = stateObject(api.getState?.()).chips;
       // Only what the protocol allows: a state written by another version may differ.
       return Array.isArray(chips) ? chips.flatMap((c) => (ContextItemView.safeParse(c).success ? [c as ContextItemView] : [])) : [];
     },
