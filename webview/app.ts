@@ -18,7 +18,6 @@ import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
 import { CheckpointsPanel } from "./views/checkpoints";
-import { ContextChips } from "./views/context-chips";
 import { TranscriptSearch } from "./views/transcript-search";
 import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
 
@@ -38,7 +37,6 @@ export class App {
   /** Checkpoints: a restore's preview and "Undo restore" (the turn controls are in the message list). */
   private readonly checkpoints: CheckpointsPanel;
   /** Palette: context attached from the editor for the next message. */
-  private readonly chips: ContextChips;
   /** Long sessions: search over the whole transcript. */
   private readonly search: TranscriptSearch;
   /** Demo model: the suggested prompts of the empty panel. */
@@ -76,25 +74,28 @@ export class App {
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
     this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
-    this.chips = new ContextChips((id) => send({ type: "composer.removeContext", id }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
     this.checkpoints = new CheckpointsPanel(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
-    this.composer = new Composer({
-      send: (text, items, mode) => {
-        this.hideError();
-        if (mode === "send") this.unconfirmedPrompt = text;
-        // Composer: a plain message stays a `prompt`; one with chips, or typed while the agent works, carries them.
-        if (mode === "send" && items.length === 0) send({ type: "prompt", text });
-        else send({ type: "composer.send", text, items, mode });
+    this.composer = new Composer(
+      {
+        send: (text, items, mode) => {
+          this.hideError();
+          if (mode === "send") this.unconfirmedPrompt = text;
+          // Composer: a plain message stays a `prompt`; one with chips, or typed while the agent works, carries them.
+          if (mode === "send" && items.length === 0) send({ type: "prompt", text });
+          else send({ type: "composer.send", text, items, mode });
+        },
+        stop: () => send({ type: "stop" }),
+        complete: (requestId, query) => send({ type: "composer.complete", requestId, query }),
+        editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
+        removeQueued: (id) => send({ type: "composer.removeQueued", id }),
+        saveChips: (items) => host.saveChips?.(items),
       },
-      stop: () => send({ type: "stop" }),
-      complete: (requestId, query) => send({ type: "composer.complete", requestId, query }),
-      editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
-      removeQueued: (id) => send({ type: "composer.removeQueued", id }),
-    });
+      host.savedChips?.() ?? [],
+    );
     const sendDemoPrompt = (text: string) => {
       this.hideError();
       this.unconfirmedPrompt = text;
@@ -125,7 +126,6 @@ export class App {
       this.checkpoints.root,
       this.permission.root,
       this.demoNext.root,
-      this.chips.root,
       this.composer.root,
     );
   }
@@ -195,9 +195,6 @@ export class App {
         return;
       case "checkpointUndo":
         this.checkpoints.setUndo(msg.undo);
-        return;
-      case "composer.context":
-        this.chips.set(msg.items);
         return;
       case "composer.focus":
         this.composer.focus();

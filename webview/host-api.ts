@@ -1,20 +1,34 @@
 // The webview's side of the protocol: typed sends, validated receives.
-import { parseHostToWebview, type HostToWebview, type WebviewToHost } from "../src/protocol/messages";
+import { ContextItemView, parseHostToWebview, type HostToWebview, type WebviewToHost } from "../src/protocol/messages";
 
 interface VsCodeApi {
   postMessage(msg: unknown): void;
+  getState?(): unknown;
+  setState?(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
 export interface HostApi {
   send(msg: WebviewToHost): void;
   onMessage(handler: (msg: HostToWebview) => void): void;
+  /**
+   * The chips of the prompt box, kept in the webview's state: VS Code disposes a hidden view's
+   * webview (no retainContextWhenHidden), and what the user attached must be there when it is back.
+   */
+  saveChips?(items: readonly ContextItemView[]): void;
+  savedChips?(): ContextItemView[];
 }
 
 export function connectHost(): HostApi {
   const api = acquireVsCodeApi();
   return {
     send: (msg) => api.postMessage(msg),
+    saveChips: (items) => api.setState?.({ ...stateObject(api.getState?.()), chips: items }),
+    savedChips: () => {
+      const chips = stateObject(api.getState?.()).chips;
+      // Only what the protocol allows: a state written by another version may differ.
+      return Array.isArray(chips) ? chips.flatMap((c) => (ContextItemView.safeParse(c).success ? [c as ContextItemView] : [])) : [];
+    },
     onMessage(handler) {
       window.addEventListener("message", (e: MessageEvent) => {
         const parsed = parseHostToWebview(e.data);
@@ -30,4 +44,8 @@ export function connectHost(): HostApi {
       });
     },
   };
+}
+
+function stateObject(state: unknown): Record<string, unknown> {
+  return state && typeof state === "object" && !Array.isArray(state) ? (state as Record<string, unknown>) : {};
 }

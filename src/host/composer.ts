@@ -25,6 +25,7 @@ export class HostComposer implements vscode.Disposable {
   private shownSession: string | undefined;
   private fromLog: { id: string; items: QueuedMessage[] } | undefined;
   private pendingAdds: ContextItemView[] = [];
+  private panelReady = false;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -68,22 +69,25 @@ export class HostComposer implements vscode.Disposable {
   }
 
   /**
-   * "Add Selection to Chat" / "Add File to Chat": a chip in the panel's input. Kept until the next
-   * message is sent, and given again when the panel (re)connects: a panel that was closed gets it.
+   * "Add Selection to Chat" / "Add File to Chat": a chip in the panel's input, the same chip an
+   * @-mention makes (the webview keeps the chips, also across a hidden and shown panel). An item
+   * added while no panel listens (closed, or still loading) is given to it when it says `ready`.
    */
   addContext(item: ContextItemView): void {
-    this.pendingAdds.push(item);
+    if (!this.panelReady) this.pendingAdds.push(item);
     this.post({ type: "composer.addContext", item });
   }
 
   /** The panel connected (`ready`): the chips added meanwhile (the webview drops repeats). */
-  replayAdds(): void {
-    for (const item of this.pendingAdds) this.post({ type: "composer.addContext", item });
+  panelConnected(): void {
+    this.panelReady = true;
+    const adds = this.pendingAdds.splice(0);
+    for (const item of adds) this.post({ type: "composer.addContext", item });
   }
 
-  /** A message was sent from the panel: the chips added from outside went with it. */
-  sent(): void {
-    this.pendingAdds = [];
+  /** The panel's webview went (hidden or closed): adds wait for the next one. */
+  panelDisconnected(): void {
+    this.panelReady = false;
   }
 
   /** The active editor's selection as a context item (undefined: no editor, or nothing selected). */

@@ -71,7 +71,8 @@ export class SessionController implements vscode.Disposable {
   private lastHistory = "";
   private dirCache: { key: string; dir: string } | undefined;
   private readonly options: SessionOptionsBuilder;
-  private live: { session: AgentSession; subs: Disposable[] } | undefined;
+  /** The session open in this window; `modelLabel`: the model it was opened with (the settings then). */
+  private live: { session: AgentSession; subs: Disposable[]; modelLabel?: string } | undefined;
   private shownId: string | null = null;
   private vm = new SessionViewModel();
   private resumed = false;
@@ -103,8 +104,6 @@ export class SessionController implements vscode.Disposable {
   private readonly posted = new vscode.EventEmitter<HostToWebview>();
   /** Every message meant for the panel, also while it is closed: the status bar follows the state with it. */
   readonly onDidPost = this.posted.event;
-  /** Attaches what the editor commands added ("Add Selection/File to Chat") to the next prompt; set by src/host/commands. */
-  promptContext: { attach(text: string): string; remove(id: string): void } | undefined;
   /** Sends a message to the panel (dropped while it is closed). */
   postView(msg: HostToWebview): void {
     this.post(msg);
@@ -210,6 +209,7 @@ export class SessionController implements vscode.Disposable {
 
   disconnect(): void {
     this.post = (msg) => this.posted.fire(msg);
+    this.composer.panelDisconnected();
   }
 
   get isRunning(): boolean {
@@ -222,7 +222,7 @@ export class SessionController implements vscode.Disposable {
         if (msg.protocol !== PROTOCOL_VERSION) this.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
         this.post({ type: "mcpServers", servers: this.mcp.views() });
         await this.pushState();
-        this.composer.replayAdds();
+        this.composer.panelConnected();
         return;
       case "prompt":
         return this.sendComposed(msg.text, [], "send");
@@ -274,8 +274,6 @@ export class SessionController implements vscode.Disposable {
       case "checkpointFork":
       case "checkpointDiff":
         return this.checkpoints.handle(msg);
-      case "composer.removeContext":
-        return this.promptContext?.remove(msg.id);
       // --- composer: @-mention completion, messages with attachments, steering and the queue ---
       case "composer.complete":
         return this.composer.complete(msg.requestId, msg.query);
@@ -301,7 +299,7 @@ export class SessionController implements vscode.Disposable {
   }
 
   send(text: string): Promise<void> {
-    return this.run((session) => session.send(this.promptContext?.attach(text) ?? text));
+    return this.run((session) => session.send(text));
   }
 
   // --- composer ---
@@ -310,7 +308,6 @@ export class SessionController implements vscode.Disposable {
    * is idle; while it works, steered (delivered at the next step) or queued (sent after the task).
    */
   async sendComposed(text: string, chips: readonly ContextItemView[], mode: "send" | "steer" | "queue"): Promise<void> {
-    this.composer.sent();
     const items = await this.composer.itemsOf(text, chips);
     const live = this.composer.of(this.live?.session.id);
     if (this.running && mode !== "send" && live) {
@@ -323,13 +320,11 @@ export class SessionController implements vscode.Disposable {
     }
     return this.run(async (session) => {
       const c = this.composer.of(session.id);
-      // Palette: what "Add Selection/File to Chat" attached goes with this message.
-      const full = this.promptContext?.attach(text) ?? text;
-      c?.stage(full, items);
+      c?.stage(text, items);
       try {
-        await session.send(full);
+        await session.send(text);
       } finally {
-        c?.unstage(full);
+        c?.unstage(text);
       }
     });
   }
@@ -533,6 +528,18 @@ export class SessionController implements vscode.Disposable {
     return this.buildSnapshot(s, needsProvider, await this.permissions.info().catch(() => undefined));
   }
 
+  /**
+   * The model the header names: the one answering while a run goes on (the live session was opened
+   * with it; a resumed session's log names the model it started with), the holder's when another
+   * process has the session, otherwise the one the next message uses: the settings' ("Switch
+   * Model" shows at once).
+   */
+  private headerModel(s: HostSettings, firstRun: FirstRunView | null): string {
+    if (this.running && this.live?.modelLabel) return this.live.modelLabel;
+    if ((this.running || this.readOnly) && this.vm.modelLabel) return this.vm.modelLabel;
+    return firstRun ? "no model" : s.demoLabel || s.model || s.provider;
+  }
+
   /** Synchronous, so no event can slip in between reading the state and posting it. */
   private buildSnapshot(s: HostSettings, needsProvider: boolean, hostInfo?: HostInfoView): Snapshot {
     // The local-server probe's state as it is now, not as it was before the awaits that led here:
@@ -553,7 +560,7 @@ export class SessionController implements vscode.Disposable {
       ...(streaming ? { streaming } : {}),
       pending: this.approver.current,
       usage: this.vm.usage,
-      modelLabel: this.shownId && this.vm.modelLabel ? this.vm.modelLabel : firstRun ? "no model" : s.demoLabel || s.model || s.provider,
+      modelLabel: this.headerModel(s, firstRun),
       mode: hostInfo?.mode ?? (this.shownId ? this.vm.mode : s.permissionMode),
       restricted: !vscode.workspace.isTrusted,
       firstRun,
@@ -846,7 +853,7 @@ export class SessionController implements vscode.Disposable {
       if (!lock.ok) throw this.inUse(this.shownId, lock.holder);
     }
     const session = this.shownId && store.exists(this.shownId) ? await AgentSession.resume(this.shownId, opts) : await AgentSession.create(opts);
-    this.attach(session);
+    this.attach(session, opts.providerLabel || opts.provider.model);
     return session;
   }
 
@@ -956,7 +963,7 @@ export class SessionController implements vscode.Disposable {
     this.post({ type: "history", sessions });
   }
 
-  private attach(session: AgentSession): void {
+  private attach(session: AgentSession, modelLabel?: string): void {
     // The session shown is the one resumed: its view goes on from the events it has not seen (a long
     // session is not projected again on the host's thread); any other starts from its events.
     const events = session.events();
@@ -966,7 +973,7 @@ export class SessionController implements vscode.Disposable {
     void this.ctx.workspaceState.update(LAST_SESSION_KEY, session.id);
     this.streaming = { text: "", reasoning: "" };
     const subs = [session.onEvent((e) => activity(`session:${e.type}`, () => this.onEvent(e))), session.onDelta((d) => this.onDelta(d.type, d.text))];
-    this.live = { session, subs };
+    this.live = { session, subs, ...(modelLabel ? { modelLabel } : {}) };
     this.composer.show(session.id);
     void this.pushState();
   }

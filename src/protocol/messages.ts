@@ -183,24 +183,11 @@ export const GuidanceMessages = {
 };
 // --- end guidance ---
 
-// --- palette (src/host/commands): context the editor commands attach to the next message, shown as chips ---
-/** "Add Selection to Chat" / "Add File to Chat": one attachment waiting for the next message. */
-export const ContextChipView = z.object({
-  id,
-  kind: z.enum(["selection", "file"]),
-  /** Short: `tides.ts:3-9`, `tides.ts`. */
-  label: z.string(),
-  /** The path and range, shown as the chip's tooltip. */
-  detail: z.string(),
-});
-export type ContextChipView = z.infer<typeof ContextChipView>;
+// --- palette (src/host/commands): the editor commands' part of the panel protocol. What "Add
+// Selection/File to Chat" attach is a chip of the composer (composer.addContext, below) ---
 export const PaletteMessages = {
-  /** The attachments waiting for the next message (the whole list, each time it changes); the host owns it. */
-  context: z.object({ type: z.literal("composer.context"), items: z.array(ContextChipView) }),
   /** Put the keyboard focus into the prompt box ("Yoke: New Task"). */
   focus: z.object({ type: z.literal("composer.focus") }),
-  /** The user removed a chip. */
-  removeContext: z.object({ type: z.literal("composer.removeContext"), id }),
 };
 // --- end palette ---
 
@@ -357,7 +344,7 @@ export const ComposerMessages = {
     z.object({ type: z.literal("composer.completions"), requestId, items: z.array(CompletionView) }),
     /** The waiting messages of the live session. */
     z.object({ type: z.literal("composer.queue"), items: z.array(QueuedView) }),
-    /** Adds a chip to the input from outside the panel ("Add Selection to Chat", "Add File to Chat"). */
+    /** Adds a chip to the input from outside the panel ("Add Selection to Chat", "Add File to Chat"): the one way context is attached from the editor. */
     z.object({ type: z.literal("composer.addContext"), item: ContextItemView }),
   ],
   toHost: [
@@ -421,7 +408,6 @@ export const HostToWebview = z.discriminatedUnion("type", [
   /** Checkpoints: a restore's preview, and the restore that can be undone (checkpoints block above). */
   ...CheckpointMessages.toWebview,
   /** Palette: attachments waiting for the next message; focus the prompt box. */
-  PaletteMessages.context,
   PaletteMessages.focus,
   ...ComposerMessages.toWebview,
   ...TranscriptMessages.toWebview,
@@ -470,7 +456,6 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   /** Checkpoints: preview, restore, undo, fork, diff of one file (checkpoints block above). */
   ...CheckpointMessages.toHost,
   /** Palette: a context chip removed. */
-  PaletteMessages.removeContext,
   ...ComposerMessages.toHost,
   ...TranscriptMessages.toHost,
   /** Demo model: start it and use it (the first-run view's "Try the demo model"). */

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { hunkLens } from "./support/review";
+import { findFrame } from "./support/workbench";
 import { sendPrompt, texts, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
@@ -32,13 +33,44 @@ function script(req: RecordedRequest): ScriptedTurn {
 }
 
 const userTexts = (requests: readonly RecordedRequest[]) => requests.map((r) => readExchange(r).userText);
+/** The text of each user message of a request, in order (attachments are user messages of their own). */
+const userContents = (req: RecordedRequest): string[] =>
+  (req.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+
+/**
+ * The quick input, open and usable. While it closes (150 ms, e.g. because something else took the
+ * keyboard focus) VS Code marks it `inert`: it is still on screen but takes no typing. Wait for
+ * one that is not closing, and open it again if it closed under us.
+ */
+async function quickInput(page: Page, text: string): Promise<void> {
+  const open = page.locator(".quick-input-widget:not(.quick-input-widget-closing) .quick-input-box input");
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    const ok = await open
+      .waitFor({ state: "visible", timeout: 10_000 })
+      .then(() => open.fill(text, { timeout: 5_000 }))
+      .then(
+        () => true,
+        () => false,
+      );
+    if (ok) return;
+    if (attempt >= 3) throw new Error(`the quick input did not take "${text}" (3 attempts)`);
+    await page.keyboard.press("Escape");
+  }
+}
+
+/** Runs a command from the palette (quickInput, then its row). */
+async function command(page: Page, label: string): Promise<void> {
+  await quickInput(page, `>${label}`);
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget .quick-input-box input").waitFor({ state: "hidden", timeout: 10_000 });
+}
 
 /** Opens a file through Quick Open and waits for a line of it in the editor. */
 async function openFile(page: Page, name: string, marker: string): Promise<void> {
-  const quick = page.locator(".quick-input-widget .quick-input-box input");
-  await page.keyboard.press("F1");
-  await quick.waitFor({ state: "visible", timeout: 10_000 });
-  await quick.fill(name);
+  await quickInput(page, name);
   await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 15_000 });
   await page.keyboard.press("Enter");
   await page.locator(".editor-instance .view-lines", { hasText: marker }).first().waitFor({ timeout: 30_000 });
@@ -47,9 +79,7 @@ async function openFile(page: Page, name: string, marker: string): Promise<void>
 /** Selects lines from..to whole (Go to Line, then Shift+Down to the start of the next line). */
 async function selectLines(page: Page, from: number, to: number): Promise<void> {
   const quick = page.locator(".quick-input-widget .quick-input-box input");
-  await page.keyboard.press("F1");
-  await quick.waitFor({ state: "visible", timeout: 10_000 });
-  await quick.fill(`:${from}`);
+  await quickInput(page, `:${from}`);
   await page.keyboard.press("Enter");
   await quick.waitFor({ state: "hidden", timeout: 10_000 });
   await page.locator(".editor-instance .monaco-editor.focused").first().waitFor({ timeout: 10_000 });
@@ -157,6 +187,78 @@ describe("palette and editor commands in code-server", () => {
     await shot("sent");
   });
 
+  it("Add Selection to Chat (Ctrl+Alt+K) and Add File to Chat become chips that reach the model with the next message", async () => {
+    const { page, llm } = vs;
+    const shot = vs.screenshots("palette-context");
+    await openFile(page, "tides.ts", "TIDAL_PERIOD_MS");
+    await selectLines(page, 1, 2);
+    await page.keyboard.press("Control+Alt+k");
+    // The command shows the panel and puts the chip into its prompt box, which takes the focus.
+    // Nothing else is done until the chip is there: the focus moving into the panel would close a
+    // quick input opened meanwhile (the "inert" palette of the flaky runs).
+    const frame = await findFrame(page, "[data-testid=composer-chip]", 30_000);
+    const chips = () => texts(frame, "composer-chip");
+    await expect.poll(chips, { timeout: 20_000 }).toEqual(["@tides.ts:1-2"]);
+    await expect.poll(() => frame.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid), { timeout: 10_000 }).toBe("prompt-input");
+
+    await openFile(page, "README.md", "tidewatch");
+    await command(page, "Yoke: Add File to Chat");
+    await expect.poll(chips, { timeout: 20_000 }).toEqual(["@tides.ts:1-2", "@README.md"]);
+    await openFile(page, "package.json", '"name"');
+    await command(page, "Yoke: Add File to Chat");
+    await expect.poll(chips, { timeout: 20_000 }).toEqual(["@tides.ts:1-2", "@README.md", "@package.json"]);
+    await shot("three-chips");
+    await frame.locator("[data-testid=composer-chip]", { hasText: "package.json" }).locator("[data-testid=chip-remove]").click();
+    await expect.poll(chips, { timeout: 10_000 }).toEqual(["@tides.ts:1-2", "@README.md"]);
+
+    await sendPrompt(frame, "What did I attach?");
+    await waitForAssistantText(frame, "ECHO: What did I attach?");
+    // The box is empty again; the sent message shows what it carried.
+    await expect.poll(chips, { timeout: 10_000 }).toEqual([]);
+    const message = frame.locator("[data-testid=message-user]", { hasText: "What did I attach?" });
+    expect(await message.locator("[data-testid=message-chip]").allTextContents()).toEqual(["@tides.ts:1-2", "@README.md"]);
+    // What the model got: the words, then the attachments (the same block as @-mentions make).
+    const req = llm.requests.find((r) => readExchange(r).userText === "What did I attach?")!;
+    const users = userContents(req);
+    expect(users.at(-2)).toBe("What did I attach?");
+    const attached = users.at(-1)!;
+    expect(attached).toMatch(/^<context source="mentions">\n/);
+    expect(attached).toContain(
+      '<attachment kind="selection" path="src/tides.ts" lines="1-2">\n/** Mean lunar semidiurnal period: 12 hours 25 minutes. */\nexport const TIDAL_PERIOD_MS = (12 * 60 + 25) * 60 * 1000;\n',
+    );
+    // README.md as read_file shows it (anchored lines), read when the message was sent.
+    const readme = readFileSync(vs.path("README.md"), "utf8").split("\n")[0]!;
+    expect(attached).toMatch(new RegExp(`<attachment kind="file" path="README.md">\\nFile: README.md \\(lines 1-\\d+ of \\d+\\)\\n1#[A-Z]{2}\\|${readme.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    expect(JSON.stringify(req.body.messages)).not.toContain("package.json");
+    await shot("sent");
+  });
+
+  it("New Task (Ctrl+Alt+J) opens a fresh session with the keyboard in the prompt box", async () => {
+    const { page, llm } = vs;
+    const shot = vs.screenshots("palette-new-task");
+    await openFile(page, "tides.ts", "TIDAL_PERIOD_MS");
+    await page.locator(".editor-instance .view-line", { hasText: "TIDAL_PERIOD_MS =" }).first().click();
+    await page.locator(".editor-instance .monaco-editor.focused").first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press("Control+Alt+j");
+    // Not through the palette: the keyboard focus must stay where New Task put it. What the person
+    // sees first: an empty transcript and the cursor in the prompt box of the panel.
+    const frame = await findFrame(page, "#yoke-root");
+    await expect.poll(() => texts(frame, "message-user"), { timeout: 15_000 }).toEqual([]);
+    await expect.poll(() => frame.evaluate(() => document.hasFocus() && (document.activeElement as HTMLElement | null)?.dataset.testid), { timeout: 15_000 }).toBe("prompt-input");
+    expect(await texts(frame, "composer-chip")).toEqual([]);
+    const before = llm.requests.length;
+    await page.keyboard.type("Say hello from the new task");
+    await expect.poll(() => frame.locator("[data-testid=prompt-input]").inputValue(), { timeout: 10_000 }).toBe("Say hello from the new task");
+    await page.keyboard.press("Enter");
+    await waitForAssistantText(frame, "ECHO: Say hello from the new task");
+    expect(await texts(frame, "message-user")).toEqual(["Say hello from the new task"]);
+    // A new session: the model got this message alone, without the earlier exchanges.
+    const req = llm.requests.slice(before).find((r) => readExchange(r).userText === "Say hello from the new task")!;
+    expect(userContents(req)).toEqual(["Say hello from the new task"]);
+    expect(JSON.stringify(req.body.messages)).not.toContain("What did I attach?");
+    await shot("new-task");
+  });
+
   it("Stop stops a running turn; the status bar shows working, then idle", async () => {
     const { llm } = vs;
     const shot = vs.screenshots("palette-stop");
@@ -181,7 +283,9 @@ describe("palette and editor commands in code-server", () => {
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "scripted-e2e" }).first().waitFor({ timeout: 15_000 });
     await shot("models");
     await pick(page, "scripted-model");
+    // At once, before any message: the status bar and the panel's header name the new model.
     await expect.poll(barText, { timeout: 30_000 }).toBe("Yoke: idle · Ask · scripted-model");
+    await expect.poll(() => frame.locator("[data-testid=model-label]").textContent(), { timeout: 15_000 }).toBe("scripted-model");
 
     await vs.runCommand("Yoke: Switch Permission Mode");
     await pick(page, "Plan (read-only)");
@@ -192,6 +296,7 @@ describe("palette and editor commands in code-server", () => {
     await sendPrompt(frame, "Which model answers now?");
     await waitForAssistantText(frame, "ECHO: Which model answers now?");
     expect(llm.requests.at(-1)?.body.model).toBe("scripted-model");
+    expect(await frame.locator("[data-testid=model-label]").textContent()).toBe("scripted-model");
   });
 
   it("Open Session… reopens a past session in the panel; Show Log shows Yoke's log", async () => {
@@ -201,10 +306,12 @@ describe("palette and editor commands in code-server", () => {
     await vs.runCommand("Yoke: Open Session…");
     await pick(page, "Explain the code I selected");
     await expect.poll(async () => (await texts(frame, "message-user"))[0] ?? "", { timeout: 15_000 }).toContain("Explain the code I selected in src/tides.ts, lines 12-13:");
-    // The first session (Explain, Edit, Fix, Stop, Switch), reopened from its log.
+    // The first session (Explain, Edit, Fix, the attachments), not the one New Task started.
     const answers = (await texts(frame, "message-assistant")).map((t) => t.trim());
     expect(answers[0]).toBe("EXPLAINED: the loop catches up with the start.");
     expect(answers).toContain("EDITED: the result is frozen.");
+    expect(answers).toContain("ECHO: What did I attach?");
+    expect(answers).not.toContain("ECHO: Which model answers now?");
     await shot("opened");
 
     await vs.runCommand("Yoke: Show Log");

@@ -24,6 +24,8 @@ export interface ComposerHandlers {
   complete(requestId: number, query: string): void;
   editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): void;
   removeQueued(id: string): void;
+  /** The chips changed: kept so that a reloaded panel shows them again. */
+  saveChips?(items: readonly ContextItemView[]): void;
 }
 
 export class Composer {
@@ -46,7 +48,10 @@ export class Composer {
   /** The `@query` being completed: where it starts. */
   private completing: { start: number; query: string; id: number } | undefined;
 
-  constructor(private readonly h: ComposerHandlers) {
+  constructor(
+    private readonly h: ComposerHandlers,
+    saved: readonly ContextItemView[] = [],
+  ) {
     this.input = el("textarea", {
       class: "prompt-input",
       "data-testid": "prompt-input",
@@ -97,6 +102,7 @@ export class Composer {
       this.queue.root,
       el("div", { class: "composer" }, [box, el("div", { class: "composer-actions" }, [this.stopButton, this.steerButton, this.queueButton, this.sendButton])]),
     ]);
+    for (const item of saved) this.addChip(item, labelOf(item));
   }
 
   setRunning(running: boolean): void {
@@ -118,6 +124,11 @@ export class Composer {
   /** The waiting messages of the session shown. */
   setQueue(items: readonly QueuedView[]): void {
     this.queue.set(items);
+  }
+
+  /** The chips the next message carries. */
+  chipItems(): ContextItemView[] {
+    return this.chips.map((c) => c.item);
   }
 
   /** A chip from outside the panel ("Add Selection to Chat", "Add File to Chat"). */
@@ -201,6 +212,7 @@ export class Composer {
   }
 
   private renderChips(): void {
+    this.h.saveChips?.(this.chipItems());
     clear(this.chipRow);
     this.chipRow.hidden = this.chips.length === 0;
     this.chips.forEach((c, i) => {

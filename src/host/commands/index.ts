@@ -5,16 +5,19 @@
 // transcript, goes through the permission gate, and edits come back as reviewable diffs.
 import * as vscode from "vscode";
 import { hashlineReady } from "../../core/edit/hashline";
+import type { ContextItemView } from "../../protocol/messages";
 import { createVscodeDiagnostics } from "../diagnostics";
 import { uriPathToFsPath } from "../workspace-fs";
 import type { ReviewFeature } from "../review";
 import type { SessionController } from "../session-controller";
 import type { ApiKeys } from "../settings";
 import { YokeStatusBar } from "../status-bar";
-import { PromptContext } from "./context";
 import { documentLines, fileProblems, modelPath, readyForEdit, selectionExcerpt } from "./editor";
 import { openSessionPick, permissionModePick, switchModelPick } from "./pickers";
-import { editSelectionPrompt, explainSelectionPrompt, fileAttachment, fixProblemsPrompt, problemsToFix, rangeLabel } from "./prompts";
+import { editSelectionPrompt, explainSelectionPrompt, fixProblemsPrompt, problemsToFix, rangeLabel } from "./prompts";
+
+/** Longest text a selection chip carries (the protocol's bound): a longer selection, or unsaved editor text, is not attached as shown. */
+const MAX_UNSAVED_CHARS = 200_000;
 
 export interface PaletteDeps {
   log: vscode.LogOutputChannel;
@@ -29,17 +32,15 @@ export interface PaletteDeps {
 }
 
 export interface Palette {
-  /** Called once when the controller is created: the status bar follows it, the chips reach the panel. */
+  /** Called once when the controller is created: the status bar follows it. */
   attach(controller: SessionController): void;
 }
 
 export function registerPalette(context: vscode.ExtensionContext, deps: PaletteDeps): Palette {
-  const promptContext = new PromptContext();
   const statusBar = new YokeStatusBar(deps.review);
   const cmd = (id: string, run: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, run);
-  const c = new PaletteCommands(deps, promptContext);
+  const c = new PaletteCommands(deps);
   context.subscriptions.push(
-    promptContext,
     statusBar,
     cmd("yoke.newTask", (args?: { prompt?: unknown }) => c.newTask(typeof args?.prompt === "string" ? args.prompt : undefined)),
     cmd("yoke.explainSelection", () => c.explainSelection()),
@@ -56,15 +57,6 @@ export function registerPalette(context: vscode.ExtensionContext, deps: PaletteD
   return {
     attach(controller) {
       statusBar.attach(controller);
-      controller.promptContext = promptContext;
-      const post = () => controller.postView({ type: "composer.context", items: promptContext.chips() });
-      context.subscriptions.push(
-        promptContext.onDidChange(post),
-        // A panel that (re)loads gets its state: the chips follow it.
-        controller.onDidPost((msg) => {
-          if (msg.type === "state") queueMicrotask(post);
-        }),
-      );
     },
   };
 }
@@ -81,10 +73,7 @@ function fileUris(uri: unknown, uris: unknown): vscode.Uri[] | undefined {
 }
 
 class PaletteCommands {
-  constructor(
-    private readonly deps: PaletteDeps,
-    private readonly context: PromptContext,
-  ) {}
+  constructor(private readonly deps: PaletteDeps) {}
 
   /** A fresh session in the panel with the keyboard in its prompt box (or `prompt` sent at once). */
   async newTask(prompt?: string): Promise<void> {
@@ -160,38 +149,53 @@ class PaletteCommands {
     await this.send(fixProblemsPrompt({ path: modelPath(doc.uri), lines: documentLines(doc) }, problems));
   }
 
+  /** The selection becomes a chip of the prompt box, as `@selection` makes it. */
   async addSelection(): Promise<void> {
     const editor = this.editor("Add Selection to Chat");
     if (!editor) return;
-    const excerpt = selectionExcerpt(editor);
-    if (!excerpt) return this.selectFirst("Add Selection to Chat");
-    const { cursorOnly: _cursorOnly, ...rest } = excerpt;
-    this.context.add({ kind: "selection", excerpt: rest });
-    await this.showChips();
+    const controller = this.deps.controller();
+    const item = controller.composer.selection();
+    if (!item) return this.selectFirst("Add Selection to Chat");
+    if (item.kind === "selection" && item.text.length > MAX_UNSAVED_CHARS) {
+      void vscode.window.showInformationMessage(
+        `Yoke: the selection has ${item.text.length} characters, more than a chip carries (${MAX_UNSAVED_CHARS}); save the file and run Add File to Chat instead.`,
+      );
+      return;
+    }
+    await this.addChips(controller, [item]);
   }
 
+  /**
+   * Each file (or folder) becomes a chip of the prompt box, as an @-mention of it does: read when
+   * the message is sent, through the workspace and its permission rules. A file with unsaved
+   * changes is attached as the editor shows it (all its lines, as a selection of them).
+   */
   async addFiles(uris?: vscode.Uri[]): Promise<void> {
     const targets = uris ?? (vscode.window.activeTextEditor ? [vscode.window.activeTextEditor.document.uri] : []);
     if (!targets.length) {
       void vscode.window.showInformationMessage("Yoke: open a file (or pick one in the Explorer) to add it to the chat.");
       return;
     }
+    const items: ContextItemView[] = [];
     for (const uri of targets) {
       const path = modelPath(uri);
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (open?.isUntitled) {
+        void vscode.window.showInformationMessage(`Yoke: save ${path} first, or select its text and run Add Selection to Chat.`);
+        continue;
+      }
+      if (open?.isDirty && open.getText().length <= MAX_UNSAVED_CHARS) {
+        items.push({ kind: "selection", path, startLine: 1, endLine: Math.max(1, open.lineCount), text: open.getText() });
+        continue;
+      }
       try {
-        if ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory) {
-          void vscode.window.showWarningMessage(`Yoke: ${path} is a folder; Add File to Chat adds files.`);
-          continue;
-        }
-        const bytes = open?.isDirty ? new Uint8Array() : await vscode.workspace.fs.readFile(uri);
-        this.context.add(fileAttachment(path, bytes, { ...(open ? { languageId: open.languageId } : {}), ...(open?.isDirty ? { unsavedText: open.getText() } : {}) }));
+        const folder = (await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory;
+        items.push(folder ? { kind: "folder", path } : { kind: "file", path });
       } catch (err) {
-        if (open?.isUntitled) this.context.add(fileAttachment(path, new Uint8Array(), { languageId: open.languageId, unsavedText: open.getText() }));
-        else void vscode.window.showErrorMessage(`Yoke: cannot read ${path}: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Yoke: cannot add ${path}: ${(err as Error).message}`);
       }
     }
-    await this.showChips();
+    if (items.length) await this.addChips(this.deps.controller(), items);
   }
 
   private editor(what: string): vscode.TextEditor | undefined {
@@ -223,11 +227,10 @@ class PaletteCommands {
     void controller.send(text);
   }
 
-  private async showChips(): Promise<void> {
-    const controller = this.deps.controller();
+  /** Shows the panel, then the chips in its prompt box (which takes the keyboard focus). */
+  private async addChips(controller: SessionController, items: readonly ContextItemView[]): Promise<void> {
     await this.deps.reveal();
-    controller.postView({ type: "composer.context", items: this.context.chips() });
-    this.focusComposer(controller);
+    for (const item of items) controller.composer.addContext(item);
   }
 
   private focusComposer(controller: SessionController): void {

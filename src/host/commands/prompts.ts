@@ -6,8 +6,6 @@ import type { Diagnostic } from "../../core/verification/types";
 
 /** Longest code excerpt put into a prompt; beyond it the model is told to read the rest. */
 export const MAX_EXCERPT_CHARS = 40_000;
-/** Longest file attached in full by "Add File to Chat". */
-export const MAX_ATTACHED_FILE_CHARS = 100_000;
 /** Problems listed by "Fix Problems in File"; the rest are counted. */
 export const MAX_PROBLEMS = 50;
 /** Lines shown above and below each problem. */
@@ -201,57 +199,3 @@ export function fixProblemsPrompt(file: { path: string; lines: readonly string[]
       "If a problem is a false report, leave it and say why. I review your edits as diffs before they are written. When done, list what you fixed in one line each.",
   ].join("\n");
 }
-
-// --- context for the next message ("Add Selection to Chat", "Add File to Chat") ---
-
-/** What the user attached from the editor, waiting for the next message. */
-export type AttachedContext =
-  | { kind: "selection"; excerpt: SelectionExcerpt }
-  | {
-      kind: "file";
-      path: string;
-      languageId?: string;
-      /** The file's text when it is attached in full. */
-      text?: string;
-      /** Why it is attached by name only (too large, binary, unreadable). */
-      byNameOnly?: string;
-      unsaved?: boolean;
-    };
-
-/** The chip's label in the panel: `tides.ts:3-9`, `tides.ts`. */
-export function contextLabel(c: AttachedContext): string {
-  const path = c.kind === "selection" ? c.excerpt.path : c.path;
-  const base = path.split("/").at(-1) || path;
-  if (c.kind === "file") return base;
-  return c.excerpt.startLine === c.excerpt.endLine ? `${base}:${c.excerpt.startLine}` : `${base}:${c.excerpt.startLine}-${c.excerpt.endLine}`;
-}
-
-function contextBlock(c: AttachedContext): string {
-  if (c.kind === "selection") {
-    const s = c.excerpt;
-    const { text, omitted } = bounded(s.text, MAX_EXCERPT_CHARS);
-    return `Selection from ${s.path}, ${rangeLabel(s)}:\n${fenced(text, s.languageId)}${omittedNote(omitted, s.path)}${unsavedNote(s)}`;
-  }
-  if (c.text === undefined) return `File ${c.path}: attached by name only (${c.byNameOnly ?? "not readable"}); read the parts you need with read_file.`;
-  return `File ${c.path}:\n${fenced(c.text, c.languageId)}${unsavedNote(c)}`;
-}
-
-/** The message the model gets: the user's text, then what they attached. No attachments: the text unchanged. */
-export function withAttachedContext(text: string, context: readonly AttachedContext[]): string {
-  if (!context.length) return text;
-  return [text, "", `Context I attached (${context.length === 1 ? "1 item" : `${context.length} items`}):`, ...context.map((c) => `\n${contextBlock(c)}`)].join("\n");
-}
-
-/** A file's content as "Add File to Chat" attaches it: in full when it is text and not too large. */
-export function fileAttachment(path: string, bytes: Uint8Array, opts: { languageId?: string; unsavedText?: string } = {}): AttachedContext {
-  const base = { kind: "file" as const, path, ...(opts.languageId ? { languageId: opts.languageId } : {}) };
-  if (opts.unsavedText !== undefined) {
-    if (opts.unsavedText.length > MAX_ATTACHED_FILE_CHARS) return { ...base, byNameOnly: `${opts.unsavedText.length} characters, more than ${MAX_ATTACHED_FILE_CHARS} attach in full` };
-    return { ...base, text: opts.unsavedText, unsaved: true };
-  }
-  if (bytes.subarray(0, 8_000).includes(0)) return { ...base, byNameOnly: `a binary file of ${bytes.length} bytes` };
-  const text = new TextDecoder("utf-8").decode(bytes);
-  if (text.length > MAX_ATTACHED_FILE_CHARS) return { ...base, byNameOnly: `${bytes.length} bytes, more than ${MAX_ATTACHED_FILE_CHARS} characters attach in full` };
-  return { ...base, text };
-}
-// --- end context ---

@@ -5,18 +5,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { applyEditsToBytes } from "../../../src/core/edit/apply-edits";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import {
-  contextLabel,
   editSelectionPrompt,
   explainSelectionPrompt,
   fence,
-  fileAttachment,
   fixProblemsPrompt,
-  MAX_ATTACHED_FILE_CHARS,
   MAX_EXCERPT_CHARS,
   MAX_PROBLEMS,
   problemRegions,
   problemsToFix,
-  withAttachedContext,
   type FileProblem,
   type SelectionExcerpt,
 } from "../../../src/host/commands/prompts";
@@ -162,32 +158,5 @@ describe("Fix Problems in File", () => {
     expect(p).toContain(`(${MAX_PROBLEMS + 7} errors)`);
     expect(p).toContain("- … and 7 more");
     expect(problemRegions(3, [{ line: 40, severity: "error", message: "stale" }])).toEqual([]);
-  });
-});
-
-describe("context attached to the next message", () => {
-  it("leaves a message without attachments as it is", () => {
-    expect(withAttachedContext("hello", [])).toBe("hello");
-  });
-
-  it("puts the user's text first, then each selection and file with its path", () => {
-    const sel = { kind: "selection" as const, excerpt: excerpt(5, 6) };
-    const file = fileAttachment("README.md", new TextEncoder().encode("# tidewatch\n"), { languageId: "markdown" });
-    const out = withAttachedContext("Why does this loop?", [sel, file]);
-    expect(out.startsWith("Why does this loop?\n\nContext I attached (2 items):\n")).toBe(true);
-    expect(out).toContain("Selection from src/tides.ts, lines 5-6:\n```typescript\n  let t = knownHigh.getTime();");
-    expect(out).toContain("File README.md:\n```markdown\n# tidewatch\n```");
-    expect(contextLabel(sel)).toBe("tides.ts:5-6");
-    expect(contextLabel(file)).toBe("README.md");
-  });
-
-  it("attaches a binary or huge file by name only, and an editor's unsaved text as unsaved", () => {
-    const bin = fileAttachment("logo.png", new Uint8Array([0x89, 0x50, 0, 0x47]));
-    expect(bin).toMatchObject({ byNameOnly: "a binary file of 4 bytes" });
-    expect(withAttachedContext("look", [bin])).toContain("File logo.png: attached by name only (a binary file of 4 bytes); read the parts you need with read_file.");
-    const huge = fileAttachment("big.txt", new TextEncoder().encode("y".repeat(MAX_ATTACHED_FILE_CHARS + 1)));
-    expect(huge.kind === "file" && huge.text).toBe(undefined);
-    const unsaved = fileAttachment("a.ts", new Uint8Array(), { unsavedText: "let a = 1;" });
-    expect(withAttachedContext("x", [unsaved])).toContain("The editor has unsaved changes");
   });
 });

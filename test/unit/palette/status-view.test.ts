@@ -44,12 +44,12 @@ describe("Switch Model choices", () => {
 });
 
 describe("palette protocol messages", () => {
-  it("accepts the chip list, focus and removal, and rejects malformed ones", async () => {
+  it("accepts focus and the composer's chip, and no longer the palette-only chip messages", async () => {
     const { parseHostToWebview, parseWebviewToHost } = await import("../../../src/protocol/messages");
-    expect(parseHostToWebview({ type: "composer.context", items: [{ id: "c1", kind: "selection", label: "a.ts:1-2", detail: "src/a.ts, lines 1-2" }] }).ok).toBe(true);
     expect(parseHostToWebview({ type: "composer.focus" }).ok).toBe(true);
-    expect(parseHostToWebview({ type: "composer.context", items: [{ id: "c1", kind: "folder", label: "x", detail: "x" }] }).ok).toBe(false);
-    expect(parseWebviewToHost({ type: "composer.removeContext", id: "c1" }).ok).toBe(true);
-    expect(parseWebviewToHost({ type: "composer.removeContext", id: "" }).ok).toBe(false);
+    // One chip system: the palette's attachments are composer chips; the old palette-only messages are gone.
+    expect(parseHostToWebview({ type: "composer.addContext", item: { kind: "file", path: "src/a.ts" } }).ok).toBe(true);
+    expect(parseHostToWebview({ type: "composer.context", items: [{ id: "c1", kind: "selection", label: "a.ts:1-2", detail: "src/a.ts, lines 1-2" }] }).ok).toBe(false);
+    expect(parseWebviewToHost({ type: "composer.removeContext", id: "c1" }).ok).toBe(false);
   });
 });

@@ -222,3 +222,28 @@ describe("SessionController", () => {
     controller.dispose();
   });
 });
+
+describe("the header's model after Switch Model", () => {
+  it("shows the model the next message uses as soon as the setting changes, and that model answers", async () => {
+    await useScript([{ text: "First." }, { text: "Second." }]);
+    vscode.__state.config.delete("yoke.demoLabel");
+    const { controller, posted } = open();
+    await controller.handle({ type: "ready", protocol: 1 });
+    await controller.handle({ type: "prompt", text: "Who answers?" });
+    expect(ofType(posted, "state").at(-1)!.snapshot.modelLabel).toBe("scripted");
+    const before = ofType(posted, "state").length;
+    // What "Yoke: Switch Model" does: write yoke.model (the configuration change follows).
+    await (vscode as unknown as { workspace: { getConfiguration(s: string): { update(k: string, v: unknown): Promise<void> } } }).workspace.getConfiguration("yoke").update("model", "scripted-model");
+    await expect.poll(() => ofType(posted, "state").length, { timeout: 10_000 }).toBeGreaterThan(before);
+    expect(ofType(posted, "state").at(-1)!.snapshot.modelLabel).toBe("scripted-model");
+    const switched = ofType(posted, "state").length;
+    await controller.handle({ type: "prompt", text: "And now?" });
+    expect(server!.requests.at(-1)!.body.model).toBe("scripted-model");
+    // While the resumed session runs too (its log's session_start still names the first model).
+    const during = ofType(posted, "state").slice(switched);
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.map((m) => m.snapshot.modelLabel)).toEqual(during.map(() => "scripted-model"));
+    expect((await controller.snapshot()).modelLabel).toBe("scripted-model");
+    controller.dispose();
+  });
+});

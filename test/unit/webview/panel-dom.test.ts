@@ -62,8 +62,8 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
         const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
         const nonce = "testnonce0123456789";
         const html = renderPanelHtml({ cspSource: origin, scriptUri: `${origin}/webview.js`, styleUri: `${origin}/webview.css`, codiconUri: `${origin}/codicon.css`, nonce });
-        // The stand-in for VS Code's acquireVsCodeApi records what the panel posts.
-        const stub = `<script nonce="${nonce}">window.__sent=[];window.__csp=[];document.addEventListener("securitypolicyviolation",e=>window.__csp.push(e.violatedDirective+" "+e.blockedURI));window.acquireVsCodeApi=()=>({postMessage:m=>window.__sent.push(m)});</script>`;
+        // The stand-in for VS Code's acquireVsCodeApi records what the panel posts; its state outlives a reload, as VS Code's does.
+        const stub = `<script nonce="${nonce}">window.__sent=[];window.__csp=[];document.addEventListener("securitypolicyviolation",e=>window.__csp.push(e.violatedDirective+" "+e.blockedURI));window.acquireVsCodeApi=()=>({postMessage:m=>window.__sent.push(m),getState:()=>JSON.parse(sessionStorage.getItem("yoke-state")||"null"),setState:s=>sessionStorage.setItem("yoke-state",JSON.stringify(s))});</script>`;
         res.setHeader("content-type", "text/html");
         res.end(html.replace("<script nonce", `${stub}\n<script nonce`));
         return;
@@ -118,6 +118,39 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await cspViolations()).toEqual([]);
     expect(pageErrors, pageErrors.join("\n")).toEqual([]);
     expect(await page.locator("#yoke-root").count()).toBe(1);
+  });
+
+  it("keeps the chips added from the editor (composer.addContext) across a reload, and sends them with the message", async () => {
+    await post({ type: "state", snapshot: baseSnapshot() });
+    await post({ type: "composer.addContext", item: { kind: "selection", path: "src/tides.ts", startLine: 1, endLine: 2, text: "a\nb\n" } });
+    await post({ type: "composer.addContext", item: { kind: "file", path: "README.md" } });
+    await post({ type: "composer.addContext", item: { kind: "file", path: "README.md" } });
+    const chips = () => page.locator("[data-testid=composer-chip]").allTextContents();
+    expect(await chips()).toEqual(["@tides.ts:1-2", "@README.md"]);
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe("prompt-input");
+    // VS Code disposes a hidden panel's webview: the new one shows the chips again.
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { __sent: unknown[] }).__sent.length > 0);
+    await post({ type: "state", snapshot: baseSnapshot() });
+    expect(await chips()).toEqual(["@tides.ts:1-2", "@README.md"]);
+    await page.locator("[data-testid=composer-chip]", { hasText: "README.md" }).locator("[data-testid=chip-remove]").click();
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { __sent: unknown[] }).__sent.length > 0);
+    await post({ type: "state", snapshot: baseSnapshot() });
+    expect(await chips()).toEqual(["@tides.ts:1-2"]);
+    await page.locator("[data-testid=prompt-input]").fill("What is this?");
+    await page.locator("[data-testid=prompt-input]").press("Enter");
+    expect((await sent()).at(-1)).toEqual({
+      type: "composer.send",
+      text: "What is this?",
+      items: [{ kind: "selection", path: "src/tides.ts", startLine: 1, endLine: 2, text: "a\nb\n" }],
+      mode: "send",
+    });
+    expect(await chips()).toEqual([]);
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { __sent: unknown[] }).__sent.length > 0);
+    expect(await chips()).toEqual([]);
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
   });
 
   it("renders a snapshot: messages, tool card, status, usage, model, banner and history", async () => {
