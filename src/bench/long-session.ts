@@ -21,6 +21,7 @@ import { SessionViewModel } from "../host/panel/view-model";
 import { EventLoopWatchdog } from "../host/watchdog";
 import { PROTOCOL_VERSION, type Snapshot, type ViewItem } from "../protocol/messages";
 import { longSessionLines } from "./long-session/fixture";
+import { FRAME_TRACE_CATEGORIES, frameCpu, type FrameCpu } from "./long-session/frame-cpu";
 import type { BenchMetric, BenchSection } from "./types";
 
 const EVENTS = 10_000;
@@ -68,6 +69,19 @@ async function hostFigures(lines: string[]): Promise<BenchMetric[]> {
     { name: "host: wall time of the sliced open", value: Math.round(med(slicedWall)), unit: "ms", note: "spread over slices of 8 ms; the event loop runs between them" },
   ];
 }
+
+/**
+ * The streamed reply: about 16 KB of the markdown models write (paragraphs with bold and inline
+ * code, lists, a code block every few sections), sent as the host sends it: a delta of about 24
+ * characters every 16 ms (a fast model), so it streams for about 11 s.
+ */
+const ANSWER = Array.from({ length: 40 }, (_, i) => {
+  const para = `Section ${i + 1}: the **parser** reads each line of \`src/module-${i}.ts\` and keeps the events it can validate, while the panel shows what happened in order and the user scrolls back to see it.`;
+  const list = ["first, read the file", "then, change the `value` it exports", "last, run the tests again"].map((x) => `- ${x} (${i + 1})`).join("\n");
+  const code = i % 5 === 4 ? `\n\n\`\`\`ts\n${Array.from({ length: 12 }, (_, k) => `export const value${k} = ${i * 12 + k}; // line ${k + 1}`).join("\n")}\n\`\`\`` : "";
+  return `${para}\n\n${list}${code}`;
+}).join("\n\n");
+const ANSWER_CHUNKS = ANSWER.match(/[\s\S]{1,24}/g) ?? [];
 
 const TYPES: Record<string, string> = { ".js": "text/javascript", ".css": "text/css", ".ttf": "font/ttf", ".html": "text/html" };
 
@@ -141,9 +155,17 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
         history: [],
       };
       await page.evaluate((s) => window.postMessage({ type: "state", snapshot: s }, "*"), snapshot);
+      await page.waitForTimeout(300);
+      // CPU, not only wall time: the main thread's thread time per frame (trace) and where it went
+      // (Performance metrics in thread ticks: script, style, layout).
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+      const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value])) as Record<string, number>;
+      await browser.startTracing(page, { categories: FRAME_TRACE_CATEGORIES });
+      const m0 = await metrics();
       // As the host sends it: a delta every 16 ms for 6 s (two words each), then the final message.
       const frames = await page.evaluate(
-        () =>
+        ({ chunks, text }) =>
           new Promise<number[]>((resolve) => {
             const out: number[] = [];
             let last = performance.now();
@@ -159,19 +181,27 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
             });
             let n = 0;
             const timer = setInterval(() => {
-              n++;
-              window.postMessage({ type: "delta", kind: "text", text: n % 40 === 0 ? `\n\nParagraph ${n / 40}: **bold** and \`code\` ` : "more words " }, "*");
-              if (n >= 375) {
+              window.postMessage({ type: "delta", kind: "text", text: chunks[n++] }, "*");
+              if (n >= chunks.length) {
                 clearInterval(timer);
-                window.postMessage({ type: "event", view: { kind: "assistant", id: "a-final", text: "done" } }, "*");
+                window.postMessage({ type: "event", view: { kind: "assistant", id: "a-final", text } }, "*");
                 setTimeout(() => {
                   on = false;
                   resolve(out.slice(1));
-                }, 200);
+                }, 300);
               }
             }, 16);
           }),
+        { chunks: ANSWER_CHUNKS, text: ANSWER },
       );
+      const m1 = await metrics();
+      const cpu = frameCpu(JSON.parse((await browser.stopTracing()).toString("utf8")));
+      const split = {
+        script: m1.ScriptDuration! - m0.ScriptDuration!,
+        style: m1.RecalcStyleDuration! - m0.RecalcStyleDuration!,
+        layout: m1.LayoutDuration! - m0.LayoutDuration!,
+        task: m1.TaskDuration! - m0.TaskDuration!,
+      };
       // Scroll up through the whole history, then measure the DOM and the heap.
       let dom = { elements: 0, heap: 0, items: 0 };
       if (items.length > 200) {
@@ -191,7 +221,7 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
         }));
       }
       await page.close();
-      return { frames, dom };
+      return { frames, dom, cpu, split };
     };
     const long = await stream(all);
     const empty = await stream([]);
@@ -204,7 +234,7 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
     const b = stats(empty.frames);
     return [
       {
-        name: "webview: frame p95 streaming into a 4,000-item transcript (3,000 messages)",
+        name: "webview: frame p95 streaming into the 4,999-item transcript (3,000 messages)",
         value: a.p95,
         unit: "ms",
         baseline: b.p95,
@@ -212,6 +242,7 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
         note: `baseline: the same stream into an empty transcript; ${a.n} frames`,
       },
       { name: "webview: longest frame while streaming", value: a.max, unit: "ms", baseline: b.max, note: `${a.over50} frame(s) over 50 ms (baseline ${b.over50})` },
+      ...cpuMetrics(long, empty),
       { name: "webview: item nodes after scrolling through the whole history", value: long.dom.items, unit: "nodes", note: `${long.dom.elements} DOM elements in all, for ${all.length} items` },
       {
         name: "webview: JS heap after scrolling through the whole history",
@@ -227,13 +258,44 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
   }
 }
 
+type Split = { script: number; style: number; layout: number; task: number };
+
+/** The main thread's CPU per frame while streaming (thread time: the machine's load left out). */
+function cpuMetrics(long: { cpu: FrameCpu | null; split: Split; frames: number[] }, empty: { cpu: FrameCpu | null; split: Split }): BenchMetric[] {
+  const a = long.cpu;
+  const b = empty.cpu;
+  if (!a) return [{ name: "webview: main-thread CPU per frame while streaming", value: null, unit: "ms", note: "not measured: the trace had no frames of the panel's renderer" }];
+  const perFrame = (s: Split, n: number) => {
+    const f = (x: number) => Math.round(((x * 1000) / Math.max(1, n)) * 100) / 100;
+    return `script ${f(s.script)}, style ${f(s.style)}, layout ${f(s.layout)} of ${f(s.task)} ms a frame`;
+  };
+  return [
+    {
+      name: "webview: main-thread CPU per frame p95 streaming into the 4,999-item transcript",
+      value: a.p95Ms,
+      unit: "ms",
+      ...(b ? { baseline: b.p95Ms, ratio: Math.round((a.p95Ms / Math.max(0.01, b.p95Ms)) * 1000) / 1000 } : {}),
+      note: `thread time (trace), ${a.frames} frames, mean ${a.meanMs} ms; ${perFrame(long.split, a.frames)}; busiest work a frame (inclusive): ${Object.entries(a.perFrameMsBy)
+        .slice(0, 6)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}${b ? `; baseline (empty transcript) mean ${b.meanMs} ms` : ""}`,
+    },
+    {
+      name: "webview: most main-thread CPU in one frame while streaming",
+      value: a.maxMs,
+      unit: "ms",
+      ...(b ? { baseline: b.maxMs } : {}),
+      note: `${a.over16Ms} frame(s) over 16.7 ms and ${a.over50Ms} over 50 ms of CPU; longest task ${a.longestTaskMs} ms`,
+    },
+  ];
+}
+
 function codeServerFigures(): BenchMetric[] {
   const file = join(process.cwd(), "test-results", "e2e", "long-session.json");
-  if (!existsSync(file))
-    return [{ name: "code-server: frame p95 while streaming (e2e)", value: null, unit: "ms", note: `not measured: no ${file} (the code-server long-session test is not on main yet)` }];
+  if (!existsSync(file)) return [{ name: "code-server: frame p95 while streaming (e2e)", value: null, unit: "ms", note: `not measured: no ${file} (written by test/e2e/long-session.e2e.test.ts)` }];
   try {
     const d = JSON.parse(readFileSync(file, "utf8")) as {
-      streaming?: { p95Ms: number; maxMs: number; over50Ms: number; frames: number };
+      streaming?: { p95Ms: number; maxMs: number; over50Ms: number; frames: number; longAnimationFrames?: number; longestAnimationFrameMs?: number };
       openWallMs?: number;
       hostStalls?: { longestWhileOpening: number };
     };
@@ -247,7 +309,7 @@ function codeServerFigures(): BenchMetric[] {
         name: "code-server: frame p95 while streaming (e2e)",
         value: d.streaming.p95Ms,
         unit: "ms",
-        note: `${d.streaming.frames} frames, longest ${d.streaming.maxMs} ms, ${d.streaming.over50Ms} over 50 ms; written ${age} min ago`,
+        note: `${d.streaming.frames} frames, longest ${d.streaming.maxMs} ms, ${d.streaming.over50Ms} over 50 ms; ${d.streaming.longAnimationFrames ?? "?"} long animation frame(s) of the panel's own (longest ${d.streaming.longestAnimationFrameMs ?? "?"} ms); written ${age} min ago`,
       },
       {
         name: "code-server: opening the session from the history (e2e, wall)",
@@ -268,8 +330,8 @@ export async function bench(): Promise<BenchSection> {
   return {
     section: "long-session",
     method:
-      "A deterministic 10,000-event session (1,000 turns: 4,000 transcript items). Host: the watchdog's longest stall while opening it, sliced vs one-go (same run). " +
-      "Webview: the real panel bundle in headless Chromium, requestAnimationFrame intervals while a reply streams (a delta every 16 ms for 6 s) into the session's transcript vs into an empty one (same run); DOM and heap after scrolling up to the first message. " +
+      "A deterministic 10,000-event session (1,000 turns: 4,999 transcript items, 3,000 of them messages). Host: the watchdog's longest stall while opening it, sliced vs one-go (same run). " +
+      "Webview: the real panel bundle in headless Chromium, requestAnimationFrame intervals while a reply streams (about 16 KB of markdown, a delta of 24 characters every 16 ms for about 11 s) into the session's transcript vs into an empty one (same run), and the main thread's CPU per frame from a Chromium trace (thread time: what the frame cost the panel, the machine's load left out); DOM and heap after scrolling up to the first message. " +
       "code-server: figures of test/e2e/long-session.e2e.test.ts when present. The machine is shared and loaded: absolute frame times include other load.",
     metrics,
   };

@@ -79,14 +79,26 @@ registerItemView("user", {
         : null,
     ]),
 });
+function assistantNode(item: ItemOf<"assistant">, body: HTMLElement): HTMLElement {
+  const reasoning = item.reasoning ? el("details", { class: "reasoning" }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [item.reasoning])]) : null;
+  return el("div", { class: "message assistant", "data-testid": "message-assistant" }, [reasoning, body]);
+}
 registerItemView("assistant", {
   render(item) {
     const body = el("div", { class: "body markdown" });
     body.innerHTML = renderMarkdown(item.text);
-    const reasoning = item.reasoning ? el("details", { class: "reasoning" }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [item.reasoning])]) : null;
-    return el("div", { class: "message assistant", "data-testid": "message-assistant" }, [reasoning, body]);
+    return assistantNode(item, body);
   },
 });
+
+/**
+ * The node of a streamed assistant message once it is final, keeping `body`: its text already
+ * drawn as the assistant view draws it (streamed-markdown.ts), so a long answer is not parsed and
+ * laid out again in the frame it ends in.
+ */
+export function renderStreamedAssistant(item: ItemOf<"assistant">, body: HTMLElement): HTMLElement {
+  return finish(item, assistantNode(item, body));
+}
 registerItemView("tool", { render: (item) => renderToolCard(item), update: (item, node) => renderToolCard(item, node) });
 registerItemView("todos", { render: (item) => renderTodos(item.todos) });
 registerItemView("notice", { render: (item) => el("div", { class: `notice level-${item.level}`, "data-testid": "notice" }, [item.text]) });

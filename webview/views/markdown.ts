@@ -1,6 +1,6 @@
 // Markdown -> sanitised HTML for assistant messages (marked + DOMPurify).
 import DOMPurify from "dompurify";
-import { Marked } from "marked";
+import { Marked, type Token, type TokensList } from "marked";
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -15,6 +15,30 @@ export function renderMarkdown(text: string): string {
   const html = marked.parse(text) as string;
   const clean = DOMPurify.sanitize(html, PURIFY) as string;
   return clean.replace(/<pre>/g, '<pre class="code-block"><button class="copy-code codicon codicon-copy" title="Copy" aria-label="Copy code"></button>');
+}
+
+/** Markdown's top-level blocks, as the renderer sees them (for drawing a streamed message block by block). */
+export function lexMarkdown(text: string): TokensList {
+  return marked.lexer(text);
+}
+
+/**
+ * Sanitised nodes for some top-level blocks of one lexMarkdown result, drawn as renderMarkdown
+ * draws them (code blocks with their copy button). DOMPurify hands back its DOM, so the HTML is
+ * not serialised and parsed again.
+ */
+export function renderMarkdownBlocks(blocks: Token[]): DocumentFragment {
+  const frag = DOMPurify.sanitize(marked.parser(blocks) as string, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
+  for (const pre of frag.querySelectorAll("pre")) {
+    if (pre.attributes.length) continue;
+    pre.className = "code-block";
+    const copy = document.createElement("button");
+    copy.className = "copy-code codicon codicon-copy";
+    copy.title = "Copy";
+    copy.setAttribute("aria-label", "Copy code");
+    pre.prepend(copy);
+  }
+  return frag;
 }
 
 /** Delegated handler for the copy buttons renderMarkdown adds. */

@@ -1,20 +1,23 @@
 // The conversation as a window over the whole transcript: at most MAX_NODES item nodes are in the
 // DOM (webview memory stays bounded however long the session), the host keeps every item and sends
 // the parts the user scrolls to, jumps to (the start, a search match) or that arrive. Items are
-// addressed by their index in the transcript. The streamed message is one live node whose markdown
-// is re-rendered at most every RENDER_INTERVAL_MS; the list is never rebuilt on a delta. How each
-// item kind is drawn lives in item-views.ts.
+// addressed by their index in the transcript. The streamed message is one live node, drawn at most
+// once an animation frame and only where it changed (streamed-markdown.ts: the blocks that can
+// still change); the list is never rebuilt on a delta, and whether the view follows the end is
+// kept from scroll events rather than measured before each change (no forced layout on the way).
+// How each item kind is drawn lives in item-views.ts.
 import { MAX_ITEMS_PER_LOAD, type HostToWebview, type ViewItem, type WebviewToHost } from "../../src/protocol/messages";
 import { button } from "../ui/components";
 import { el, clear } from "../ui/dom";
-import { renderItem, updateItem } from "./item-views";
-import { renderMarkdown } from "./markdown";
+import { renderItem, renderStreamedAssistant, updateItem } from "./item-views";
+import { StreamedMarkdown } from "./streamed-markdown";
 
-const RENDER_INTERVAL_MS = 50;
 /** Most item nodes kept in the DOM; the rest of the transcript is loaded as the user scrolls. */
 export const MAX_NODES = 300;
 /** Items asked for at a time when scrolling past the window's edge. */
 const PAGE = 100;
+/** Closer than this to the bottom, the view follows what arrives. */
+const STICK_PX = 48;
 /** Scrolling closer than this to the window's edge loads the next part. */
 const EDGE_PX = 600;
 const HIGHLIGHT_MS = 2_500;
@@ -24,12 +27,16 @@ type Pending = { req: number; kind: "before" | "after" } | { req: number; kind: 
 
 interface Live {
   node: HTMLElement;
-  body: HTMLElement;
-  reasoning: HTMLElement | undefined;
+  markdown: StreamedMarkdown;
+  /** The reasoning's text node, once there is reasoning. */
+  reasoning: Text | undefined;
   text: string;
   reasoningText: string;
-  lastRender: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** How much of each is drawn. */
+  drawnText: number;
+  drawnReasoning: number;
+  /** The animation frame that draws what arrived (one at a time). */
+  frame: number | undefined;
 }
 
 export class MessageList {
@@ -49,16 +56,30 @@ export class MessageList {
   private scrollQueued = false;
   private edgeQueued = false;
   private highlighted: { node: HTMLElement; timer: ReturnType<typeof setTimeout> } | undefined;
+  /** The item jumped to, kept in view while the items around it get their real heights, until the user scrolls. */
+  private revealed: HTMLElement | undefined;
+  /** Whether the user is at the bottom (the view then follows new items and streamed text); kept by scroll events. */
+  private pinned = true;
+  private lastScrollTop = 0;
+  /** What the edge notes show now ("start|later"), so they are rebuilt only when it changes. */
+  private notesShown = "";
 
   constructor(
     private readonly scroller: HTMLElement,
     private readonly send: (msg: WebviewToHost) => void = () => {},
   ) {
-    this.topNote = el("div", { class: "omitted transcript-edge", "data-testid": "transcript-earlier", hidden: true });
-    this.bottomNote = el("div", { class: "omitted transcript-edge", "data-testid": "transcript-later", hidden: true });
+    this.topNote = el("div", { class: "omitted transcript-edge transcript-edge-top", "data-testid": "transcript-earlier", hidden: true });
+    this.bottomNote = el("div", { class: "omitted transcript-edge transcript-edge-bottom", "data-testid": "transcript-later", hidden: true });
     this.items = el("div", { class: "messages", role: "log", "aria-live": "polite" });
     this.root = el("div", { class: "transcript" }, [this.topNote, this.items, this.bottomNote]);
-    scroller.addEventListener("scroll", () => this.queueEdgeCheck(), { passive: true });
+    scroller.addEventListener("scroll", () => this.onScroll(), { passive: true });
+    // The view follows the end while the user is there: whenever the transcript grows (a streamed
+    // chunk, a new item, or off-screen items getting their real height as they come into view —
+    // content-visibility), after the browser has laid it out, so following costs no layout of its own.
+    // Likewise an item jumped to stays in view while the items around it get their real heights.
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => this.onResize()).observe(this.items);
+    // The user scrolling (wheel, touch, keys, the scrollbar) ends keeping a jumped-to item in view.
+    for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) scroller.addEventListener(type, () => (this.revealed = undefined), { passive: true });
   }
 
   /** Replaces everything (a snapshot): the last items of the transcript, `omitted` before them. */
@@ -119,15 +140,14 @@ export class MessageList {
     const live = this.live ?? this.startLive();
     if (kind === "text") live.text += text;
     else live.reasoningText += text;
-    if (live.timer) return;
-    const wait = Math.max(0, RENDER_INTERVAL_MS - (performance.now() - live.lastRender));
-    live.timer = setTimeout(() => this.renderLive(), wait);
+    // One draw an animation frame, however many deltas arrive in it.
+    live.frame ??= requestAnimationFrame(() => this.renderLive());
   }
 
   /** The streamed message was abandoned (error, stop, retry): remove it. */
   dropLive(): void {
     if (!this.live) return;
-    if (this.live.timer) clearTimeout(this.live.timer);
+    if (this.live.frame !== undefined) cancelAnimationFrame(this.live.frame);
     this.live.node.remove();
     this.live = undefined;
     this.items.removeAttribute("aria-busy");
@@ -258,6 +278,9 @@ export class MessageList {
   private updateNotes(): void {
     const end = this.start + this.ids.length;
     const later = Math.max(0, this.total - end);
+    const shown = `${this.start}|${later}`;
+    if (shown === this.notesShown) return;
+    this.notesShown = shown;
     this.topNote.hidden = this.start === 0;
     clear(this.topNote);
     if (this.start) {
@@ -274,6 +297,17 @@ export class MessageList {
         button({ label: "Go to the latest", appearance: "secondary", testid: "transcript-latest", onClick: () => this.jumpToLatest() }),
       );
     }
+  }
+
+  private onScroll(): void {
+    const s = this.scroller;
+    const top = s.scrollTop;
+    // At the bottom: follow. Moved up (the user scrolled): stop following. The content growing or
+    // the browser keeping what is on screen in place (scroll anchoring) changes neither.
+    if (s.scrollHeight - top - s.clientHeight < STICK_PX) this.pinned = true;
+    else if (top < this.lastScrollTop) this.pinned = false;
+    this.lastScrollTop = top;
+    this.queueEdgeCheck();
   }
 
   /** Near an edge of the window with more of the transcript beyond it: ask for the next part. */
@@ -298,8 +332,14 @@ export class MessageList {
     });
   }
 
+  private onResize(): void {
+    if (this.revealed?.isConnected) this.revealed.scrollIntoView({ block: "center" });
+    else if (this.atEnd()) this.followEnd();
+  }
+
   private reveal(node: HTMLElement, highlight: boolean): void {
     node.scrollIntoView({ block: "center" });
+    this.revealed = node;
     if (!highlight) return;
     if (this.highlighted) {
       clearTimeout(this.highlighted.timer);
@@ -312,7 +352,7 @@ export class MessageList {
   private startLive(): Live {
     const body = el("div", { class: "body markdown" });
     const node = el("div", { class: "message assistant streaming", "data-testid": "message-assistant" }, [body]);
-    this.live = { node, body, reasoning: undefined, text: "", reasoningText: "", lastRender: 0, timer: undefined };
+    this.live = { node, markdown: new StreamedMarkdown(body), reasoning: undefined, text: "", reasoningText: "", drawnText: 0, drawnReasoning: 0, frame: undefined };
     this.attachLive();
     return this.live;
   }
@@ -325,46 +365,69 @@ export class MessageList {
     this.items.setAttribute("aria-busy", "true");
   }
 
+  /** Draws what arrived since the last frame: new reasoning appended, the markdown's changed blocks. */
   private renderLive(): void {
     const live = this.live;
     if (!live) return;
+    live.frame = undefined;
     const stick = this.atEnd();
-    live.timer = undefined;
-    live.lastRender = performance.now();
-    if (live.reasoningText) {
+    if (live.reasoningText.length > live.drawnReasoning) {
       if (!live.reasoning) {
-        live.reasoning = el("pre", { class: "reasoning-text" });
-        live.node.insertBefore(el("details", { class: "reasoning", open: true }, [el("summary", {}, ["Reasoning"]), live.reasoning]), live.body);
+        live.reasoning = document.createTextNode("");
+        live.node.insertBefore(el("details", { class: "reasoning", open: true }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [live.reasoning])]), live.node.firstChild);
       }
-      live.reasoning.textContent = live.reasoningText;
+      live.reasoning.appendData(live.reasoningText.slice(live.drawnReasoning));
+      live.drawnReasoning = live.reasoningText.length;
     }
-    live.body.innerHTML = renderMarkdown(live.text);
-    this.scrollToEnd(stick);
+    if (live.text.length > live.drawnText) {
+      live.markdown.render(live.text);
+      live.drawnText = live.text.length;
+    }
+    // Following the growth is the resize observer's (after this frame's layout); without one, a frame later.
+    if (typeof ResizeObserver === "undefined") this.scrollToEnd(stick);
   }
 
   /** The final message arrived: the live node becomes it (no flicker, no re-layout of the list). */
   private finishLive(item: Extract<ViewItem, { kind: "assistant" }>): void {
     const live = this.live!;
-    if (live.timer) clearTimeout(live.timer);
+    if (live.frame !== undefined) cancelAnimationFrame(live.frame);
     this.live = undefined;
     this.items.removeAttribute("aria-busy");
-    const node = renderItem(item);
+    const node = this.finalNode(item, live);
     if (live.node.parentNode === this.items) live.node.replaceWith(node);
     else this.items.appendChild(node);
     this.nodes.set(item.id, node);
   }
 
+  /** The final message's node: the streamed body kept when it already shows the final text (drawing a long answer again would cost the frame it ends in). */
+  private finalNode(item: Extract<ViewItem, { kind: "assistant" }>, live: Live): HTMLElement {
+    if (item.text !== live.text || !live.markdown.drawsAsWhole(item.text)) return renderItem(item);
+    if (live.drawnText < live.text.length) live.markdown.render(live.text);
+    const body = live.node.querySelector<HTMLElement>(":scope > .body");
+    return body ? renderStreamedAssistant(item, body) : renderItem(item);
+  }
+
+  /** Whether what arrives should be scrolled to: the window reaches the end and the user is at the bottom (no layout read). */
   private atEnd(): boolean {
-    const s = this.scroller;
-    return this.atLatest && s.scrollHeight - s.scrollTop - s.clientHeight < 48;
+    return this.atLatest && this.pinned;
   }
 
   private scrollToEnd(stick: boolean): void {
-    if (!stick || this.scrollQueued) return;
+    if (!stick) return;
+    // Followed from here on (also when the content is too short to scroll, so no scroll event says so).
+    this.pinned = true;
+    this.revealed = undefined;
+    if (this.scrollQueued) return;
     this.scrollQueued = true;
     requestAnimationFrame(() => {
       this.scrollQueued = false;
-      this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.followEnd();
     });
+  }
+
+  private followEnd(): void {
+    const s = this.scroller;
+    s.scrollTop = s.scrollHeight;
+    this.lastScrollTop = s.scrollTop;
   }
 }

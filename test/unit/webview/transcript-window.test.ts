@@ -101,6 +101,14 @@ describe.skipIf(!CHROMIUM)("transcript window in Chromium", () => {
   });
 
   const nodeCount = () => page.locator(".messages > .transcript-item").count();
+  /** Whether the element is (at least partly) inside the scroll area the user sees. */
+  const onScreen = (selector: string) =>
+    page.evaluate((sel) => {
+      const el = document.querySelector(sel);
+      const s = document.querySelector(".scroller")!.getBoundingClientRect();
+      const r = el?.getBoundingClientRect();
+      return Boolean(r) && r!.height > 0 && r!.bottom > s.top + 4 && r!.top < s.bottom - 4;
+    }, selector);
   const userTexts = () => page.locator("[data-testid=message-user]").allTextContents();
 
   it("shows the end of the session and says how much is before it", async () => {
@@ -132,6 +140,23 @@ describe.skipIf(!CHROMIUM)("transcript window in Chromium", () => {
     await page.evaluate(() => window.postMessage({ type: "delta", kind: "text", text: "streamed **reply**" }, "*"));
     await expect.poll(() => page.locator(".message.streaming").textContent()).toContain("streamed reply");
     expect(await nodeCount()).toBeLessThanOrEqual(MAX_NODES);
+    // A long stream: the view follows its end, block after block.
+    await page.evaluate(() => {
+      for (let i = 1; i <= 80; i++) window.postMessage({ type: "delta", kind: "text", text: `\n\nParagraph ${i} of the streamed reply, long enough to wrap in the panel.` }, "*");
+    });
+    await expect.poll(() => page.locator(".message.streaming").textContent()).toContain("Paragraph 80 of");
+    await expect.poll(() => onScreen(".message.streaming .body > p:last-child")).toBe(true);
+    // Scrolled up by the user, it stays where the user is while more arrives.
+    await page.mouse.move(200, 400);
+    await page.mouse.wheel(0, -1500);
+    await expect.poll(() => onScreen(".message.streaming .body > p:last-child")).toBe(false);
+    const top = await page.locator(".scroller").evaluate((s) => s.scrollTop);
+    await page.evaluate(() => window.postMessage({ type: "delta", kind: "text", text: "\n\nOne more paragraph." }, "*"));
+    await expect.poll(() => page.locator(".message.streaming").textContent()).toContain("One more paragraph.");
+    expect(await page.locator(".scroller").evaluate((s) => s.scrollTop)).toBe(top);
+    // The final message replaces the streamed one.
+    await page.evaluate(() => window.postMessage({ type: "event", index: 5000, view: { kind: "assistant", id: "a-new", text: "done" } }, "*"));
+    await expect.poll(() => page.locator(".message.streaming").count()).toBe(0);
   });
 
   it("searches for a message far back and shows it marked", async () => {
@@ -142,6 +167,24 @@ describe.skipIf(!CHROMIUM)("transcript window in Chromium", () => {
     const hit = page.locator(".transcript-item.search-hit");
     await expect.poll(() => hit.textContent()).toBe(longSessionPrompt(3));
     expect(await hit.isVisible()).toBe(true);
+    expect(await onScreen(".transcript-item.search-hit")).toBe(true);
     expect(await nodeCount()).toBeLessThanOrEqual(MAX_NODES);
+  });
+
+  it("goes to the latest from the window's bottom edge, which stays in sight, and a search hit far back is on screen", async () => {
+    // After the jump near the start, "Go to the latest" is in view without scrolling to the window's end.
+    expect(await onScreen("[data-testid=transcript-latest]")).toBe(true);
+    await page.locator("[data-testid=transcript-latest]").click();
+    // (The host's stand-in knows the session's items only, not the ones posted above.)
+    await expect.poll(() => onScreen(`[data-id="${all.at(-1)!.id}"]`)).toBe(true);
+    const input = page.locator("[data-testid=transcript-search]");
+    await input.fill("Request #0420:");
+    await input.press("Enter");
+    await expect.poll(() => page.locator("[data-testid=transcript-search-count]").textContent()).toBe("1 of 1");
+    await expect.poll(() => page.locator(".transcript-item.search-hit").textContent()).toBe(longSessionPrompt(419));
+    // Kept in view while the items around it get their real heights.
+    await expect.poll(() => onScreen(".transcript-item.search-hit")).toBe(true);
+    await page.waitForTimeout(300);
+    expect(await onScreen(".transcript-item.search-hit")).toBe(true);
   });
 });
