@@ -306,6 +306,27 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(existsSync(`/var/tmp/yoke-inside-${tag}`)).toBe(false);
     });
 
+    it.skipIf(!!unusable)("writes nowhere else on the machine: a world-writable folder at the top of the file system, / itself, /run/lock; /dev/shm is the sandbox's own", async () => {
+      // A folder anyone may write, made for this test right under / (as some images have: /scratch, /data).
+      const ww = `/yoke-ww-${backend}-${id.label}-${tag}`;
+      mkdirSync(ww, { mode: 0o1777 });
+      chmodSync(ww, 0o1777);
+      try {
+        const r = await attack(
+          `for f in ${ww}/x /yoke-top-${tag} /run/lock/yoke-lock-${tag}; do echo x > "$f" 2>/dev/null && echo "WROTE $f"; done; mkdir ${ww}/d 2>/dev/null && echo MADE-DIR; ` +
+            // bwrap gives the command a /dev of its own, with a private /dev/shm (shared memory works); firejail's is read-only.
+            `echo x > /dev/shm/yoke-shm-${tag} 2>/dev/null; echo end-of-attack`,
+        );
+        expect(r.out).toContain("end-of-attack");
+        expect(r.out).not.toContain("WROTE");
+        expect(r.out).not.toContain("MADE-DIR");
+        expect(readdirSync(ww)).toEqual([]);
+        for (const f of [`/yoke-top-${tag}`, `/dev/shm/yoke-shm-${tag}`, `/run/lock/yoke-lock-${tag}`]) expect(existsSync(f)).toBe(false);
+      } finally {
+        rmSync(ww, { recursive: true, force: true });
+      }
+    });
+
     it.skipIf(!!unusable)("host unix sockets do not answer with the network off, wherever they are", async () => {
       const socks = [join(host.sockDir, "db.sock"), host.varTmpSock, ...(existsSync(host.runSock) ? [host.runSock] : [])];
       // The servers answer on the host.

@@ -11,7 +11,8 @@ export async function sendPrompt(frame: Frame, text: string): Promise<void> {
 
 /** Waits until an assistant message contains `text`; returns that message's full text. */
 export async function waitForAssistantText(frame: Frame, text: string, timeoutMs = 60_000): Promise<string> {
-  const msg = frame.locator("[data-testid=message-assistant]", { hasText: text }).first();
+  // The final message, not the one still streaming: its text so far may stop anywhere.
+  const msg = frame.locator("[data-testid=message-assistant]:not(.streaming)", { hasText: text }).first();
   await msg.waitFor({ state: "visible", timeout: timeoutMs });
   return (await msg.textContent()) ?? "";
 }
