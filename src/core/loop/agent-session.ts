@@ -16,6 +16,7 @@ import { createLoopContext, type LoopContext } from "./context";
 import type { AgentSessionOptions } from "./options";
 import { buildSystemPrompt } from "./system-prompt";
 import { childOptions } from "./child-options";
+import { newSystemPrompt, parentOf, servicesFor, sessionStartEvent } from "./session-start";
 import { Listeners, serialApprover } from "./listeners";
 import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
 import type { AgentSessionApi, Approver, PermissionMode, StreamDelta } from "./types";
@@ -93,37 +94,9 @@ export class AgentSession implements AgentSessionApi {
     const id = newSessionId(now());
     const trusted = opts.trusted ?? true;
     const services = servicesFor(opts, id);
-    const system =
-      opts.systemPrompt ??
-      buildSystemPrompt({
-        workspaceRoot: services.fs.root,
-        folders: services.fs.folders,
-        platform: opts.platform ?? "unknown",
-        trusted,
-        permissionMode: opts.permissionMode ?? "default",
-        instructions: opts.instructions,
-      });
+    const system = opts.systemPrompt ?? newSystemPrompt(opts, services, trusted);
     const session = new AgentSession(SessionLog.create(opts.store, id, now), opts, services, system, trusted);
-    const commands = services.commands;
-    session.append({
-      type: "session_start",
-      sessionId: id,
-      cwd: services.fs.root,
-      provider: opts.provider.id,
-      model: opts.provider.model,
-      baseUrl: opts.baseUrl,
-      permissionMode: session.mode,
-      label: opts.providerLabel,
-      systemPrompt: system,
-      trusted,
-      ...(commands
-        ? { sandbox: commands.info.sandbox, sandboxWarning: commands.info.warning }
-        : services.commandsUnavailable
-          ? { sandbox: "unavailable", sandboxWarning: services.commandsUnavailable }
-          : {}),
-      ...(opts.parent ? { parentId: opts.parent.id, ...(opts.parent.callId ? { parentCallId: opts.parent.callId } : {}) } : {}),
-      version: 1,
-    });
+    session.append(sessionStartEvent({ id, opts, services, mode: session.mode, system, trusted }));
     session.append({ type: "status", state: "idle" });
     session.sessionLog.sync();
     await session.start("startup");
@@ -314,15 +287,4 @@ export class AgentSession implements AgentSessionApi {
   private emitDelta(delta: StreamDelta): void {
     this.deltaListeners.fire(delta, (err) => this.log.error("delta listener failed", err));
   }
-}
-
-/** The session whose sub-agent this is: given when it is created, recorded in session_start for a resume. */
-function parentOf(opts: AgentSessionOptions, log: SessionLog): string | undefined {
-  if (opts.parent) return opts.parent.id;
-  const start = log.events.find((e) => e.type === "session_start");
-  return start?.type === "session_start" ? start.parentId : undefined;
-}
-
-function servicesFor(opts: AgentSessionOptions, id: string): SessionServices {
-  return typeof opts.services === "function" ? opts.services({ id }) : opts.services;
 }
