@@ -16,10 +16,12 @@ export async function openWorkbench(page: Page, url: string): Promise<void> {
 /**
  * Runs a command through the command palette (F1), matching its label. The palette's list is
  * computed when it opens, so a command contributed by an extension that is still starting may be
- * missing: close and reopen until it shows up.
+ * missing: close and reopen until it shows up. A palette that closes under us (something else took
+ * the keyboard focus, e.g. a view that focuses its input as it opens) stays on screen for 150 ms
+ * marked `inert` and takes no typing: only an open one that is not closing is typed into.
  */
 export async function runCommand(page: Page, label: string, timeoutMs = 45_000): Promise<void> {
-  const input = page.locator(".quick-input-widget .quick-input-box input");
+  const input = page.locator(".quick-input-widget:not(.quick-input-widget-closing) .quick-input-box input");
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: label }).first();
   const deadline = Date.now() + timeoutMs;
   while (true) {
@@ -29,11 +31,16 @@ export async function runCommand(page: Page, label: string, timeoutMs = 45_000):
       () => false,
     );
     if (opened) {
-      await input.fill(`>${label}`);
-      const found = await row.waitFor({ timeout: 4_000 }).then(
+      const filled = await input.fill(`>${label}`, { timeout: 5_000 }).then(
         () => true,
         () => false,
       );
+      const found =
+        filled &&
+        (await row.waitFor({ timeout: 4_000 }).then(
+          () => true,
+          () => false,
+        ));
       if (found) break;
       await page.keyboard.press("Escape");
     } else {
@@ -50,7 +57,10 @@ export async function runCommand(page: Page, label: string, timeoutMs = 45_000):
     await page.waitForTimeout(500);
   }
   await page.keyboard.press("Enter");
-  await input.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => undefined);
+  await page
+    .locator(".quick-input-widget .quick-input-box input")
+    .waitFor({ state: "hidden", timeout: 10_000 })
+    .catch(() => undefined);
 }
 
 /** Polls all frames (webviews are nested iframes) for the one containing `selector`. */
