@@ -68,12 +68,14 @@ describe.runIf(parent)("with a pids cgroup", () => {
   });
 
   it("the kernel refuses forks past the limit, and the command is stopped and says why", async () => {
-    const cmd = runner.start({ command: `for i in $(seq 100); do sleep 30 & done; wait; echo SURVIVED`, cwd: ws.root, background: false, network: "off", timeoutMs: 25_000 });
+    // A duration no other test uses, so that only this command's sleeps are looked for (test files run side by side).
+    const secs = `30.${Math.floor(Math.random() * 9e5) + 1e5}`;
+    const cmd = runner.start({ command: `for i in $(seq 100); do sleep ${secs} & done; wait; echo SURVIVED`, cwd: ws.root, background: false, network: "off", timeoutMs: 25_000 });
     const r = await cmd.wait();
     expect(r.limitExceeded).toEqual({ limit: "processes", max: 40 });
     expect(r.timedOut).toBe(false);
     expect(text(cmd)).not.toContain("SURVIVED");
-    expect(sleepers("sleep 30")).toEqual([]);
+    expect(sleepers(`sleep ${secs}`)).toEqual([]);
   });
 
   it("stops what left the process group and cleared its environment (env -i setsid), when the command ends", async () => {
