@@ -1,4 +1,5 @@
 /** Human output of `yoke run`: the answer streamed to stdout, tool activity as short lines. */
+import { cacheBreakText, costLine, type SessionCost } from "../core/cost";
 import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
@@ -9,7 +10,8 @@ export interface ConsoleRenderer {
   header(id: string, provider: Provider, label?: string): void;
   event(e: SessionEvent): void;
   delta(d: StreamDelta): void;
-  footer(s: SessionSummary): void;
+  /** The run's outcome and what the whole session cost (tokens, cache, price, requests). */
+  footer(s: SessionSummary, cost: SessionCost): void;
 }
 
 export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.WritableStream): ConsoleRenderer {
@@ -68,6 +70,9 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
         case "subagent":
           line(subagentLine(e));
           break;
+        case "cache_break":
+          line(`⚠ ${cacheBreakText(e)}`);
+          break;
         case "status":
           // Why the loop stopped when an extension stopped it (a hook, a check that still fails).
           if (e.state === "done" && e.detail) line(`■ ${e.detail}`);
@@ -81,10 +86,9 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           break;
       }
     },
-    footer(s) {
+    footer(s, cost) {
       if (midLine) line("");
-      const cost = s.costUsd !== undefined ? ` · $${s.costUsd.toFixed(4)}` : "";
-      err.write(`yoke: ${s.status} · ${s.usage.inputTokens} in / ${s.usage.outputTokens} out tokens${cost} · session ${s.id}\n`);
+      err.write(`yoke: ${s.status} · ${costLine(cost.total)} · session ${s.id}\n`);
     },
   };
 }

@@ -193,6 +193,19 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** USD for this request; absent when the model's price is unknown. */
     costUsd: z.number().optional(),
   }),
+  /**
+   * A request's prefix stopped matching the previous request's (src/core/cost): the prompt cache
+   * serves nothing after the first difference. `cause` names an event that explains it.
+   */
+  z.object({
+    ...base,
+    type: z.literal("cache_break"),
+    kind: z.enum(["model", "tools", "system", "messages"]),
+    detail: z.string(),
+    messageIndex: z.number().int().nonnegative().optional(),
+    keptMessages: z.number().int().nonnegative(),
+    cause: z.enum(["compaction", "rewind", "fallback"]).optional(),
+  }),
   // --- guidance (src/core/guidance): lessons, skills, rules and project memory injected, and why ---
   z.object({
     ...base,

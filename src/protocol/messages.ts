@@ -60,7 +60,14 @@ export const ViewItem = z.discriminatedUnion("kind", [
   // --- compaction (src/core/compaction): the divider in the transcript ---
   z.object({ kind: z.literal("compaction"), id, trigger: z.string(), tokensBefore: z.number(), tokensAfter: z.number(), kept: z.array(z.string()) }),
   // --- checkpoints (src/host/checkpoints.ts): the control at the end of each turn (restore, fork) ---
-  z.object({ kind: z.literal("turn"), id, turn: z.number(), userSeq: z.number() }),
+  z.object({
+    kind: z.literal("turn"),
+    id,
+    turn: z.number(),
+    userSeq: z.number(),
+    /** What the turn cost (src/core/cost): a compact line, and the details for its tooltip. */
+    cost: z.optional(z.object({ line: z.string(), detail: z.string(), costUsd: z.optional(z.number()), cacheHitShare: z.nullable(z.number()) })),
+  }),
   // --- sub-agents (src/core/subagents): a child session, shown nested under its task call ---
   z.object({
     kind: z.literal("subagent"),
@@ -103,6 +110,8 @@ export const UsageView = z.object({
   cacheReadTokens: z.number(),
   /** Absent when the model's price is unknown. */
   costUsd: z.optional(z.number()),
+  /** The session's spend in one line (src/core/cost costLine): cache reads and writes, requests, cache breaks. */
+  detail: z.optional(z.string()),
 });
 export type UsageView = z.infer<typeof UsageView>;
 

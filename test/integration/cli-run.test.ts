@@ -80,6 +80,9 @@ describe("yoke run", () => {
     expect(out).toMatchObject({ status: "done", text: "Hello from the Anthropic wire." });
     expect(out.usage.inputTokens).toBeGreaterThan(0);
     expect(typeof out.costUsd).toBe("number");
+    // What the run cost, per turn: tokens, cache, price, requests (src/core/cost).
+    expect(out.cost.turns).toEqual([expect.objectContaining({ turn: 1, requests: 1, inputTokens: out.usage.inputTokens, cacheBreaks: [], tools: [] })]);
+    expect(out.cost.total).toMatchObject({ requests: 1, cacheBreaks: 0, costUsd: out.costUsd });
     expect(server.requests[0]!.format).toBe("anthropic");
     const h = server.requests[0]!.headers;
     expect(h["x-api-key"] ?? h.authorization).toBe("***");
@@ -91,6 +94,8 @@ describe("yoke run", () => {
     const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--no-stream", "--cwd", ws, "--session-dir", sessions, "hi"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Plain answer.");
+    // The footer says what the run cost: tokens in (with the cache's share), out, price, requests.
+    expect(r.stderr).toMatch(/yoke: done · [\d.]+k? in \(0% cached\) · \d+ out · (price unknown|\$[\d.]+) · 1 request · session /);
     expect(server.requests.find((q) => q.path.endsWith("/chat/completions"))!.stream).toBe(false);
   });
 

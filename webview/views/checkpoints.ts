@@ -18,6 +18,7 @@ export function renderTurnControl(item: TurnItem): HTMLElement {
     el("span", { class: "turn-label" }, [icon("history"), ` Turn ${item.turn}`]),
     act("restore", "Restore…", "discard", `Restore the files and/or the conversation to the end of turn ${item.turn} (a preview first)`),
     act("fork", "Fork", "repo-forked", `A new session from the end of turn ${item.turn}, with the files as they were then`),
+    ...(item.cost ? [el("span", { class: "turn-cost", "data-testid": "turn-cost", title: item.cost.detail }, [item.cost.line])] : []),
   ]);
 }
 

@@ -56,7 +56,9 @@ export class Header {
 
   setUsage(u: UsageView): void {
     this.usage.textContent = formatUsage(u);
-    this.usage.title = `${u.inputTokens} input tokens (${u.cacheReadTokens} from cache) · ${u.outputTokens} output tokens${u.costUsd === undefined ? " · price unknown" : ""}`;
+    this.usage.title = u.detail
+      ? `This session: ${u.detail}`
+      : `${u.inputTokens} input tokens (${u.cacheReadTokens} from cache) · ${u.outputTokens} output tokens${u.costUsd === undefined ? " · price unknown" : ""}`;
   }
 }
 

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { PermissionMode } from "../../core/loop/types";
+import { sessionCost } from "../../core/cost";
 import { summarizeSession } from "../../core/session/projection";
 import { parse, printJson, UsageError } from "../args";
 import type { FileSessionStore } from "../../node/session-store";
@@ -128,12 +129,14 @@ async function drive(
       text: lastAnswer?.type === "assistant_message" ? lastAnswer.text : "",
       usage: summary.usage,
       costUsd: summary.costUsd ?? null,
+      // Per turn: tokens in/out, cache reads and writes, hit share, price, tools, sub-agents, cache breaks.
+      cost: sessionCost(events),
       error: summary.status === "error" && lastError?.type === "error" ? lastError.message : null,
       verification: checks,
       sessionDir,
     });
   } else {
-    renderer?.footer(summary);
+    renderer?.footer(summary, sessionCost(events));
   }
   // A run that ended with verification.command still failing is not a success.
   const lastCheck = [...checks].reverse().find((c) => c.kind === "check");

@@ -12,7 +12,7 @@ import type { CommandConfinement } from "../commands/types";
 import type { NewEvent, SessionEvent, ToolCallRecord } from "../events";
 import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/types";
 import type { Disposable, SessionServices } from "../ports";
-import type { ModelMessage } from "../providers/types";
+import type { ModelMessage, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
 
 /** What an extension may know about the session it is part of. */
@@ -188,6 +188,8 @@ export interface ExtensionPoints {
       user?: Array<{ text: string; context?: ContextMessage[] }>;
     };
   };
+  /** The request as it goes to the provider (observers: the prompt-cache watch). Nothing can change it here. */
+  "request.sent": { input: { model: string; system: string; tools: readonly ToolSpec[]; messages: readonly ModelMessage[] }; result: void };
   "turn.after": { input: TurnAfterInput; result: TurnAfterResult };
   "tool.before": { input: ToolBeforeInput; result: ToolBeforeResult };
   /** The decision is "ask" and no review answers it: an extension may answer before the user is asked. */

@@ -7,6 +7,7 @@ import type { Compaction, CompactionOutcome, ContextMeter } from "../compaction/
 import { sessionCompaction } from "../compaction/session";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import type { ChildSession, ChildSessionSpec, Extension } from "../extensions/types";
+import { cacheWatchExtension } from "../cost";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
@@ -254,6 +255,7 @@ export class AgentSession implements AgentSessionApi {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate })];
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
+    builtin.push(cacheWatchExtension());
     this.builtinNames = builtin.map((e) => e.name);
     await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {

@@ -71,13 +71,11 @@ async function request(ctx: LoopContext, signal: AbortSignal): Promise<ModelRepl
   let stopReason: string | undefined;
   const started = Date.now();
   armIdle();
+  const messages = projectConversation(ctx.sessionLog.events);
+  const tools = ctx.registry.specs();
+  if (ctx.extensions.has("request.sent")) await ctx.extensions.run("request.sent", { model: ctx.provider.model, system: ctx.system, tools, messages }, { signal });
   try {
-    for await (const ev of provider.stream({
-      system: ctx.system,
-      messages: projectConversation(ctx.sessionLog.events),
-      tools: ctx.registry.specs(),
-      signal: request.signal,
-    })) {
+    for await (const ev of provider.stream({ system: ctx.system, messages, tools, signal: request.signal })) {
       armIdle();
       switch (ev.type) {
         case "text_delta":

@@ -1,5 +1,6 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
 import type { SessionEvent } from "../../core/events";
+import { addUsage, cacheBreakText, costLine, hitShare, toolsLine, type CostTotals, type ToolCost } from "../../core/cost";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
 import { forEachSliced, type Slicer } from "../../core/session/sliced";
@@ -80,6 +81,9 @@ export class SessionViewModel {
   /** Tool cards not yet settled (pending, asking, running): a turn's end settles only these. */
   private readonly openTools = new Set<string>();
   private usageView: UsageView = emptyUsage();
+  /** What the session cost (every request, rewound ones too) and each turn in force, by its user message's seq. */
+  private readonly totals: PanelCost = emptyCost();
+  private readonly turnCosts = new Map<number, PanelCost>();
   private stateView: ViewState = "idle";
   private pendingView: PermissionView | null = null;
   private modelName = "";
@@ -104,7 +108,7 @@ export class SessionViewModel {
     const inForce = new Set(eventsInForce(events));
     for (const e of events) {
       if (inForce.has(e)) this.apply(e);
-      else if (e.type === "usage") this.apply(e);
+      else if (e.type === "usage") this.applyPaid(e);
     }
   }
 
@@ -116,7 +120,8 @@ export class SessionViewModel {
       events.length,
       (i) => {
         const e = events[i]!;
-        if (inForce.has(e) || e.type === "usage") vm.apply(e);
+        if (inForce.has(e)) vm.apply(e);
+        else if (e.type === "usage") vm.applyPaid(e);
       },
       slicer,
     );
@@ -272,6 +277,7 @@ export class SessionViewModel {
       case "tool_call":
         return this.updateTool(e.callId, e.name, e.input, { status: "running" });
       case "tool_result":
+        this.currentTurnCost()?.addTool(e.name, e.output.length);
         return this.updateTool(e.callId, e.name, undefined, {
           status: e.interrupted ? "interrupted" : e.isError ? (this.toolStatus(e.callId) === "denied" ? "denied" : "error") : "done",
           durationMs: e.durationMs,
@@ -293,15 +299,17 @@ export class SessionViewModel {
         this.composerNext = {};
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "error", text: e.message })];
       case "usage": {
-        const u = this.usageView;
-        const cost = e.costUsd === undefined ? u.costUsd : (u.costUsd ?? 0) + e.costUsd;
-        this.usageView = {
-          inputTokens: u.inputTokens + e.usage.inputTokens,
-          outputTokens: u.outputTokens + e.usage.outputTokens,
-          cacheReadTokens: u.cacheReadTokens + e.usage.cacheReadTokens,
-          ...(cost === undefined ? {} : { costUsd: cost }),
-        };
-        return [];
+        this.applyPaid(e);
+        const turn = this.currentTurnCost();
+        if (turn) addUsage(turn, e);
+        return this.refreshTurnControl();
+      }
+      case "cache_break": {
+        this.totals.cacheBreaks++;
+        this.refreshUsage();
+        const turn = this.currentTurnCost();
+        if (turn) turn.cacheBreaks++;
+        return [...this.refreshTurnControl(), this.put({ kind: "notice", id: `n${e.seq}`, level: e.cause ? "info" : "warning", text: cacheBreakText(e) })];
       }
       case "status":
         this.stateView = e.state;
@@ -343,7 +351,12 @@ export class SessionViewModel {
       }
       // Sub-agents (src/core/subagents): the child's progress, nested under its task call.
       case "subagent":
-        if (e.phase === "finished" && e.costUsd !== undefined) this.usageView = { ...this.usageView, costUsd: (this.usageView.costUsd ?? 0) + e.costUsd };
+        if (e.phase === "finished" && e.costUsd !== undefined) {
+          this.totals.costUsd = (this.totals.costUsd ?? 0) + e.costUsd;
+          const turn = this.currentTurnCost();
+          if (turn) turn.costUsd = (turn.costUsd ?? 0) + e.costUsd;
+          this.refreshUsage();
+        }
         return [this.put(subagentItem(this.byId.get(`sub:${e.callId}`), e))];
       default:
         return [];
@@ -353,7 +366,49 @@ export class SessionViewModel {
   /** The checkpoint control of the turn in progress, once (its id is stable: the turn's user message). */
   private turnControl(): ViewItem[] {
     if (this.turnCount === 0 || this.byId.has(`k${this.lastUserSeq}`)) return [];
-    return [this.put({ kind: "turn", id: `k${this.lastUserSeq}`, turn: this.turnCount, userSeq: this.lastUserSeq })];
+    return [this.put(this.turnItem())];
+  }
+
+  private turnItem(): ViewItem {
+    const cost = this.turnCosts.get(this.lastUserSeq);
+    return {
+      kind: "turn",
+      id: `k${this.lastUserSeq}`,
+      turn: this.turnCount,
+      userSeq: this.lastUserSeq,
+      ...(cost?.requests ? { cost: { line: costLine(cost), detail: costDetail(cost), cacheHitShare: hitShare(cost), ...(cost.costUsd === undefined ? {} : { costUsd: cost.costUsd }) } } : {}),
+    };
+  }
+
+  /** A request that finished after the turn's control was drawn updates the control's cost line. */
+  private refreshTurnControl(): ViewItem[] {
+    if (this.turnCount === 0 || !this.byId.has(`k${this.lastUserSeq}`)) return [];
+    return [this.put(this.turnItem())];
+  }
+
+  private currentTurnCost(): PanelCost | undefined {
+    if (this.lastUserSeq < 0) return undefined;
+    let c = this.turnCosts.get(this.lastUserSeq);
+    if (!c) this.turnCosts.set(this.lastUserSeq, (c = emptyCost()));
+    return c;
+  }
+
+  /** A request counts in the session's spend, also one a conversation restore took out (it was paid). */
+  applyPaid(e: Extract<SessionEvent, { type: "usage" }>): void {
+    this.seenSeq = Math.max(this.seenSeq, e.seq);
+    addUsage(this.totals, e);
+    this.refreshUsage();
+  }
+
+  private refreshUsage(): void {
+    const t = this.totals;
+    this.usageView = {
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      ...(t.costUsd === undefined ? {} : { costUsd: t.costUsd }),
+      ...(t.requests || t.costUsd !== undefined ? { detail: costLine(t) } : {}),
+    };
   }
 
   private toolItem(callId: string, name: string, input: unknown, status: ToolItem["status"], summary?: string): ToolItem {
@@ -481,4 +536,41 @@ function reviewText(e: ReviewDecisionEvent): string {
     default:
       return `Change to ${e.path} could not be reviewed${e.message ? `: ${e.message}` : ""}.`;
   }
+}
+
+/** A turn's (or the session's) spend as the panel counts it. */
+interface PanelCost extends CostTotals {
+  cacheBreaks: number;
+  tools: ToolCost[];
+  addTool(name: string, chars: number): void;
+}
+
+function emptyCost(): PanelCost {
+  const c: PanelCost = {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cacheBreaks: 0,
+    tools: [],
+    addTool(name, chars) {
+      let t = c.tools.find((x) => x.name === name);
+      if (!t) c.tools.push((t = { name, calls: 0, resultTokens: 0 }));
+      t.calls++;
+      t.resultTokens += Math.ceil(chars / 4);
+    },
+  };
+  return c;
+}
+
+/** The tooltip of a turn's cost line: the tokens in full and what each tool's results added. */
+function costDetail(c: PanelCost): string {
+  const tools = [...c.tools].sort((a, b) => b.resultTokens - a.resultTokens || a.name.localeCompare(b.name));
+  return [
+    `${c.inputTokens} uncached input, ${c.cacheReadTokens} read from the cache, ${c.cacheWriteTokens} written to it; ${c.outputTokens} output tokens`,
+    tools.length ? `Tool results (estimated tokens): ${toolsLine(tools)}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
 }

@@ -65,7 +65,39 @@ describe("SessionViewModel", () => {
 
   it("sums usage and cost over requests", () => {
     const vm = new SessionViewModel(log(turn));
-    expect(vm.usage).toEqual({ inputTokens: 3000, outputTokens: 80, cacheReadTokens: 800, costUsd: 0.03 });
+    expect(vm.usage).toEqual({ inputTokens: 3000, outputTokens: 80, cacheReadTokens: 800, costUsd: 0.03, detail: "3.8k in (21% cached) · 80 out · $0.03 · 2 requests" });
+  });
+
+  it("each turn's control carries what the turn cost; a cache break is a notice saying what changed", () => {
+    const events = log([
+      start,
+      { type: "user_message", text: "one" },
+      { type: "assistant_message", text: "", toolCalls: [{ id: "r1", name: "read_file", input: { path: "a" } }] },
+      { type: "usage", usage: { inputTokens: 3000, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 2900 }, model: "m", costUsd: 0.02 },
+      { type: "tool_call", callId: "r1", name: "read_file", input: { path: "a" } },
+      { type: "tool_result", callId: "r1", name: "read_file", output: "x".repeat(800), isError: false, durationMs: 1 },
+      { type: "assistant_message", text: "done", toolCalls: [] },
+      { type: "usage", usage: { inputTokens: 300, outputTokens: 10, cacheReadTokens: 2900, cacheWriteTokens: 0 }, model: "m", costUsd: 0.001 },
+      { type: "status", state: "done" },
+      { type: "user_message", text: "two" },
+      { type: "cache_break", kind: "tools", detail: "the tool list changed (added mcp__db__query)", keptMessages: 0 },
+      { type: "assistant_message", text: "ok", toolCalls: [] },
+      { type: "usage", usage: { inputTokens: 3500, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, model: "m" },
+      { type: "status", state: "done" },
+    ]);
+    const vm = new SessionViewModel(events);
+    const items = vm.range(0, vm.size).items;
+    const turns = items.flatMap((i) => (i.kind === "turn" ? [i] : []));
+    expect(turns.map((t) => t.cost?.line)).toEqual(["9.1k in (32% cached, 2.9k written) · 30 out · $0.02 · 2 requests", "3.5k in (0% cached) · 5 out · price unknown · 1 request · 1 cache break"]);
+    expect(turns[0]!.cost?.detail).toBe("3300 uncached input, 2900 read from the cache, 2900 written to it; 30 output tokens\nTool results (estimated tokens): read_file 1× 200");
+    expect(items).toContainEqual(
+      expect.objectContaining({
+        kind: "notice",
+        level: "warning",
+        text: "Prompt cache break: the tool list changed (added mcp__db__query). The next request pays full price for what follows the change.",
+      }),
+    );
+    expect(vm.usage.detail).toBe("13k in (23% cached, 2.9k written) · 35 out · $0.02 · 3 requests · 1 cache break");
   });
 
   it("leaves cost out when no request had a price", () => {
