@@ -12,7 +12,7 @@ import { readExchange } from "../../demo/wire-conversation";
 import type { Goal } from "./goal";
 import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
 import { cpuNow, cpuSince } from "./cpu";
-import { answerTokens, costUsd, requestSegments, requestTokens } from "./tokens";
+import { answerTokens, costUsd, countTokens, requestSegments, requestTokens } from "./tokens";
 
 export interface TaskRun {
   task: string;
@@ -22,6 +22,8 @@ export interface TaskRun {
   /** Every input token of every request (fresh + cached). */
   inputTokens: number;
   cachedInputTokens: number;
+  /** Input tokens of the first request (nothing can be cached yet). */
+  firstInputTokens: number;
   outputTokens: number;
   costUsd: number;
   wallMs: number;
@@ -62,7 +64,7 @@ class PolicyBridge {
   private lastCalls = 0;
   private previous?: string[];
   policyError?: string;
-  readonly stats = { requests: 0, input: 0, cached: 0, output: 0, modelMs: 0 };
+  readonly stats = { requests: 0, input: 0, cached: 0, output: 0, modelMs: 0, firstInput: 0 };
   /** When each request arrived (performance.now()). */
   readonly arrivals: number[] = [];
 
@@ -93,6 +95,7 @@ class PolicyBridge {
     this.arrivals.push(t0);
     const segments = requestSegments(req);
     const tokens = requestTokens(segments, this.previous);
+    if (process.env.YOKE_BENCH_TASK_FRESH && this.previous) traceFresh(this.goal.prompt.slice(0, 30), segments, this.previous);
     this.previous = segments;
     const next = new Promise<ScriptedTurn>((resolve) => (this.pendingTurn = resolve));
     if (this.finished) this.emit({ text: "Done." });
@@ -117,6 +120,7 @@ class PolicyBridge {
     }
     const turn = await next;
     const output = answerTokens(turn.text, turn.toolCalls ?? []);
+    if (this.stats.requests === 0) this.stats.firstInput = tokens.input;
     this.stats.requests++;
     this.stats.input += tokens.input;
     this.stats.cached += tokens.cached;
@@ -278,6 +282,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
       requests: s.requests,
       inputTokens: s.input,
       cachedInputTokens: s.cached,
+      firstInputTokens: s.firstInput,
       outputTokens: s.output,
       costUsd: costUsd(s.input - s.cached, s.cached, s.output),
       wallMs,
@@ -289,4 +294,13 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
     await server.close();
     ws.dispose();
   }
+}
+
+/** YOKE_BENCH_TASK_FRESH=1: on stderr, the segments of a request its predecessor did not have as its prefix (what a cache cannot serve). */
+function traceFresh(task: string, segments: string[], previous: string[]): void {
+  let i = 0;
+  while (i < segments.length && i < previous.length && segments[i] === previous[i]) i++;
+  const fresh = segments.slice(i).map((s) => `${countTokens(s)}t ${JSON.stringify(s.slice(0, 90))}`);
+  const broke = i < previous.length ? ` (segment ${i} of the previous ${previous.length} changed)` : "";
+  process.stderr.write(`[fresh] ${task}${broke}: ${fresh.join(" | ")}\n`);
 }

@@ -25,7 +25,11 @@ export const POLICY_NAMES = Object.keys(POLICIES);
 
 /** The fields of one row of the JSON document, in order. */
 export type TaskRow = Pick<TaskRun, "task" | "policy" | "passed" | "requests" | "inputTokens" | "cachedInputTokens" | "outputTokens" | "costUsd" | "wallMs">;
-export type PolicyTotals = Omit<TaskRow, "task" | "policy" | "passed"> & { passed: number; tasks: number };
+export type PolicyTotals = Omit<TaskRow, "task" | "policy" | "passed"> & { passed: number; tasks: number; firstInputTokens: number };
+
+/** Share of the input of the requests after each run's first that a prompt cache serves (the first has nothing to reuse). */
+export const laterCachedShare = (t: Pick<PolicyTotals, "inputTokens" | "cachedInputTokens" | "firstInputTokens">): number =>
+  t.inputTokens > t.firstInputTokens ? t.cachedInputTokens / (t.inputTokens - t.firstInputTokens) : 0;
 
 function cliPath(): string {
   const candidates = [process.argv[1], join(__dirname, "cli.js")];
@@ -111,12 +115,13 @@ const round = (n: number, digits = 0) => Number(n.toFixed(digits));
 export function totalsOf(runs: TaskRun[]): Record<string, PolicyTotals> {
   const totals: Record<string, PolicyTotals> = {};
   for (const r of runs) {
-    const t = (totals[r.policy] ??= { passed: 0, tasks: 0, requests: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 });
+    const t = (totals[r.policy] ??= { passed: 0, tasks: 0, requests: 0, inputTokens: 0, cachedInputTokens: 0, firstInputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 });
     t.tasks++;
     if (r.passed) t.passed++;
     t.requests += r.requests;
     t.inputTokens += r.inputTokens;
     t.cachedInputTokens += r.cachedInputTokens;
+    t.firstInputTokens += r.firstInputTokens;
     t.outputTokens += r.outputTokens;
     t.costUsd += r.costUsd;
     t.wallMs += r.wallMs;
@@ -178,14 +183,14 @@ export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary)
     `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
     "",
     ...(summary ? [summaryLine(runs, summary), ""] : []),
-    "| policy | passed | requests | input tokens | of them cached | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| policy | passed | requests | input tokens | of them cached | cached after the 1st request | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const [p, t] of Object.entries(totals)) {
     const whole = t.inputTokens + t.outputTokens;
     const ratio = base ? (whole / (base.inputTokens + base.outputTokens)).toFixed(2) : "-";
     lines.push(
-      `| ${p} | ${t.passed}/${t.tasks} | ${t.requests} | ${fmt(t.inputTokens)} | ${fmt(t.cachedInputTokens)} | ${fmt(t.outputTokens)} | ${fmt(whole)} | ${ratio} | ${t.costUsd.toFixed(4)} | ${(t.wallMs / 1000).toFixed(1)} | ${overhead(p)} |`,
+      `| ${p} | ${t.passed}/${t.tasks} | ${t.requests} | ${fmt(t.inputTokens)} | ${fmt(t.cachedInputTokens)} | ${(laterCachedShare(t) * 100).toFixed(1)} % | ${fmt(t.outputTokens)} | ${fmt(whole)} | ${ratio} | ${t.costUsd.toFixed(4)} | ${(t.wallMs / 1000).toFixed(1)} | ${overhead(p)} |`,
     );
   }
   lines.push("", "| task | policy | passed | requests | input (cached) | output | cost (USD) | wall (s) |", "|---|---|:-:|---:|---:|---:|---:|---:|");
@@ -282,7 +287,7 @@ export async function bench(): Promise<BenchSection> {
       value: whole,
       unit: "tokens",
       ...(baseline && p !== "claude-code-style" ? { baseline, ratio: whole / baseline } : {}),
-      note: `${t.cachedInputTokens} of ${t.inputTokens} input tokens cached; ${t.outputTokens} output; ${t.requests} requests; $${t.costUsd.toFixed(4)}`,
+      note: `${t.cachedInputTokens} of ${t.inputTokens} input tokens cached (${(laterCachedShare(t) * 100).toFixed(1)} % of the requests after each run's first); ${t.outputTokens} output; ${t.requests} requests; $${t.costUsd.toFixed(4)}`,
     });
   }
   metrics.push({
