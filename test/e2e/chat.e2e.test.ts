@@ -59,10 +59,17 @@ describe("chat panel in code-server", () => {
     expect(toolResult).toContain("|Known gap: spring/neap variation is ignored");
     expect(llm.requests[0]?.body.model).toBe("scripted-e2e");
 
+    // What the turn cost, under its control: 2 requests (the read_file call and the answer), tokens and the cache's share.
+    const turnCost = frame.locator("[data-testid=turn-cost]").first();
+    await turnCost.waitFor({ timeout: 30_000 });
+    expect(await turnCost.textContent()).toMatch(/^[\d.]+k? in \(\d+% cached\) · \d+ out · (price unknown|\$[\d.]+) · 2 requests$/);
+    expect(await turnCost.getAttribute("title")).toContain("Tool results (estimated tokens): read_file 1×");
+
     const before = {
       user: await texts(frame, "message-user"),
       assistant: await texts(frame, "message-assistant"),
       usage: await texts(frame, "usage-meter"),
+      turnCost: await texts(frame, "turn-cost"),
     };
     const requestsBefore = llm.requests.length;
 
@@ -72,6 +79,7 @@ describe("chat panel in code-server", () => {
     expect(await texts(frame, "message-user")).toEqual(before.user);
     expect(await texts(frame, "message-assistant")).toEqual(before.assistant);
     expect(await texts(frame, "usage-meter")).toEqual(before.usage);
+    expect(await texts(frame, "turn-cost")).toEqual(before.turnCost);
     expect(await frame.locator("[data-testid=tool-card][data-tool-name=read_file]").count()).toBe(1);
     expect(llm.requests.length).toBe(requestsBefore); // restored from the session log, not re-asked
   });
