@@ -105,7 +105,7 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
   }
 
   /** Fallback (no /proc): no component below the root may be a link. */
-  async function walkNoLinks(path: string): Promise<void> {
+  async function walkNoLinks(path: string, folder = false): Promise<void> {
     const root = rootOf(path);
     let cur = root;
     const rest = path === root ? [] : (root === "/" ? path.slice(1) : path.slice(root.length + 1)).split("/");
@@ -116,13 +116,13 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
         throw e;
       });
       if (!st) return;
-      if (st.isSymbolicLink()) throw new PathChangedError(path, `${cur} is now a symbolic link`);
+      if (st.isSymbolicLink()) throw new PathChangedError(path, cur === path && !folder ? "the file is now a symbolic link" : `a folder on the way (${cur}) is now a symbolic link`);
     }
   }
 
   /** Opens `path` with O_NOFOLLOW; a link at the name is a PathChangedError. */
   async function openNoFollow(path: string, flags: number, what: string): Promise<Handle> {
-    if (!useProc) await walkNoLinks(path);
+    if (!useProc) await walkNoLinks(path, (flags & DIRECTORY) !== 0);
     try {
       return await fsp.open(path, flags | NOFOLLOW);
     } catch (e) {

@@ -122,7 +122,8 @@ export const readFileTool = defineTool({
     const decoded = decodeText(opened.data);
     if (decoded.binary) {
       throw new ToolError(
-        `"${rel}" is a binary file (${opened.stat.size} bytes); read_file shows text files only. ` + "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
+        `"${rel}" is a binary file (${opened.stat.size} bytes); read_file shows text files only. ` +
+          "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
       );
     }
     const lines = splitLines(decoded.text);
