@@ -108,6 +108,12 @@ export interface GrepOptions {
   context?: number;
   /** Stop after this many matching lines in all. */
   maxMatches: number;
+  /**
+   * The workspace folder holding `path`, which is then canonical (no symbolic link below this
+   * folder): the searcher reads only what is really there, refusing (PathChangedError) a link
+   * swapped in on the way. Absent: `path` is searched as it resolves.
+   */
+  within?: string;
   signal?: AbortSignal;
 }
 

@@ -54,6 +54,10 @@ export interface SafeFiles {
   write(path: string, data: Uint8Array): Promise<FileStat>;
   /** Where `path` must really be: its folder's real root + the rest as written. */
   expectedReal(path: string): Promise<string>;
+  /** The existing folder `dir`, opened and checked like a file's folder (the caller closes it). */
+  openDir(dir: string): Promise<fsp.FileHandle>;
+  /** Descriptors can be used as `/proc/self/fd/N` paths here (openat emulation). */
+  readonly viaProc: boolean;
 }
 
 /**
@@ -236,5 +240,5 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
     }
   }
 
-  return { read, write, expectedReal };
+  return { read, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }

@@ -175,12 +175,17 @@ describe("the real tool code under a real link-flipping process (Node WorkspaceF
     expect(leaks).toBeGreaterThan(0);
   }, 60_000);
 
-  it("read_file: a flipping link, a file replaced by a link, a folder replaced by a link — the secret never comes out", async () => {
+  it("read_file and grep: a flipping link, a file replaced by a link, a folder replaced by a link — the secret never comes out", async () => {
     const link = await race(FLIPS.link, "read_file", { path: "link", force: true }, "default", 300);
     const file = await race(FLIPS.file, "read_file", { path: "flip", force: true }, "default", 300);
     const folder = await race(FLIPS.folder, "read_file", { path: "d/a.txt", force: true }, "default", 300);
-    console.info(`read races: link ${JSON.stringify(link.seen)}, file ${JSON.stringify(file.seen)}, folder ${JSON.stringify(folder.seen)}`);
-    for (const r of [link, file, folder]) {
+    const grepDir = await race(FLIPS.folder, "grep", { pattern: "TOPSECRET|ok", path: "d" }, "default", 150);
+    const grepFile = await race(FLIPS.file, "grep", { pattern: "TOPSECRET|core", path: "flip" }, "default", 150);
+    console.info(
+      `read races: link ${JSON.stringify(link.seen)}, file ${JSON.stringify(file.seen)}, folder ${JSON.stringify(folder.seen)}, ` +
+        `grep folder ${JSON.stringify(grepDir.seen)}, grep file ${JSON.stringify(grepFile.seen)}`,
+    );
+    for (const r of [link, file, folder, grepDir, grepFile]) {
       expect(r.texts.join("\n")).not.toContain(SECRET);
       expect(r.seen.ran).toBeGreaterThan(0);
     }
