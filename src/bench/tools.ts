@@ -49,6 +49,54 @@ async function compare(name: string, rg: Searcher, js: Searcher, run: (s: Search
   ];
 }
 
+const SMALL = 3000;
+
+/**
+ * File tools act on what was checked (src/node/safe-open.ts): time per read and per write of
+ * SMALL small files through the checked opens, against the same by name (the baseline).
+ */
+async function checkedOpens(): Promise<BenchMetric[]> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-bench-safe-")));
+  try {
+    const files = Array.from({ length: SMALL }, (_, i) => `${root}/d${i % 30}/sub/f${i}.txt`);
+    for (const f of files) {
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, `line ${f}\n`);
+    }
+    const wfs = createNodeWorkspaceFs(root);
+    const data = new TextEncoder().encode("new content\n");
+    const perFile = async (fn: (f: string) => Promise<unknown>) =>
+      (await median(3, async () => {
+        for (const f of files) await fn(f);
+      })) / SMALL;
+    const round = (ms: number) => Math.round(ms * 1000) / 1000;
+    const readByName = await perFile((f) => wfs.readFile(f));
+    const readChecked = await perFile((f) => wfs.readChecked(f));
+    const writeByName = await perFile((f) => wfs.writeFile(f, data));
+    const writeChecked = await perFile((f) => wfs.writeChecked(f, data));
+    return [
+      {
+        name: "read of a small file, checked (O_NOFOLLOW + /proc/self/fd)",
+        value: round(readChecked),
+        unit: "ms",
+        baseline: round(readByName),
+        ratio: Math.round((readChecked / readByName) * 100) / 100,
+        note: "baseline: readFile by name",
+      },
+      {
+        name: "write of a small file, checked (temp + rename in the folder's descriptor)",
+        value: round(writeChecked),
+        unit: "ms",
+        baseline: round(writeByName),
+        ratio: Math.round((writeChecked / writeByName) * 100) / 100,
+        note: "baseline: the by-name atomic write",
+      },
+    ];
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 export async function bench(): Promise<BenchSection> {
   const root = makeWorkspace();
   try {
@@ -78,9 +126,10 @@ export async function bench(): Promise<BenchSection> {
       { name: `read_file of a ${LINES}-line file`, value: first.text.length, unit: "chars", baseline: raw, ratio: Math.round((first.text.length / raw) * 100) / 100, note: "baseline: raw file" },
       { name: "second read_file, file unchanged", value: again.text.length, unit: "chars", baseline: first.text.length, ratio: Math.round((again.text.length / first.text.length) * 1000) / 1000 },
     );
+    metrics.push(...(await checkedOpens()));
     return {
       section: "tools",
-      method: `${FILES} generated TypeScript files of ${LINES} lines (a tenth in a .gitignored folder); median of ${RUNS} runs each; read_file sizes in characters of the tool result.`,
+      method: `${SMALL} small files in 30 folders for the checked opens (median of 3 passes, per file); ${FILES} generated TypeScript files of ${LINES} lines (a tenth in a .gitignored folder); median of ${RUNS} runs each; read_file sizes in characters of the tool result.`,
       metrics,
     };
   } finally {

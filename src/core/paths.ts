@@ -170,6 +170,12 @@ export function searchRoots(fs: WorkspaceFs, abs: string, rel: string): string[]
  * `abs` is then the first folder's root and `rel` is ".".
  */
 export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): Promise<{ abs: string; rel: string }> {
+  const { abs, rel } = await resolveChecked(fs, userPath);
+  return { abs, rel };
+}
+
+/** resolveWorkspacePath, with the real location it checked (`canonical`: that location under the folder's root as configured). */
+async function resolveChecked(fs: WorkspaceFs, userPath: string): Promise<{ abs: string; rel: string; canonical: string }> {
   const root = normalizePath(fs.root);
   const given = userPath.trim();
   const multi = isMultiRoot(fs);
@@ -179,7 +185,7 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
     throw new ToolError(`The path "${given}" starts with "~", which is not expanded here (home folders are outside the workspace). ` + `${multi ? "" : `The workspace root is ${root}. `}${how}`);
   }
   const p = toolPathText(given);
-  if (multi && normalizePath(p) === ".") return { abs: root, rel: WORKSPACE };
+  if (multi && normalizePath(p) === ".") return { abs: root, rel: WORKSPACE, canonical: root };
   const abs = isAbsolutePath(p) ? normalizePath(p) : multi ? await inFolder(fs, p, given) : joinPath(root, p);
   const folder = folderOf(fs, abs);
   if (!folder) {
@@ -204,7 +210,20 @@ export async function resolveWorkspacePath(fs: WorkspaceFs, userPath: string): P
         `pick a file whose real location is inside the workspace.`,
     );
   }
-  return { abs, rel: displayPath(fs, abs) };
+  const canonical = isInside(realRootPath, real) ? joinPath(folderRoot, relativePath(realRootPath, real)) : real;
+  return { abs, rel: displayPath(fs, abs), canonical };
+}
+
+/**
+ * The path the file tools act on: `resolveWorkspacePath`'s, with every symbolic link below the
+ * workspace folder's root resolved (a link inside the workspace is used as the path of its
+ * target). Computed once, before the permission check (ToolRegistry.prepare): the gate checks
+ * this path, and the tools open it without following links (WorkspaceFs.readChecked and
+ * writeChecked), so a link swapped in after the check is refused rather than followed.
+ */
+export async function canonicalWorkspacePath(fs: WorkspaceFs, userPath: string): Promise<{ abs: string; rel: string }> {
+  const { abs, rel, canonical } = await resolveChecked(fs, userPath);
+  return canonical === abs ? { abs, rel } : { abs: canonical, rel: displayPath(fs, canonical) };
 }
 
 /**

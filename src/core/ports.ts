@@ -17,6 +17,33 @@ export interface FileStat {
   mtimeMs: number;
 }
 
+/**
+ * A file operation refused because the path no longer leads to what was checked: a symbolic link
+ * (or something that is not a regular file or folder) appeared on the way after the permission
+ * check. `detail` says what was found, in words for the model.
+ */
+export class PathChangedError extends Error {
+  readonly code = "YOKE_PATH_CHANGED";
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${path}: ${detail}`);
+    this.name = "PathChangedError";
+  }
+}
+
+/** True for a PathChangedError (also one from another bundle: the code decides). */
+export function isPathChanged(err: unknown): err is PathChangedError {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "YOKE_PATH_CHANGED";
+}
+
+/** A file's bytes and its stat, both from the one descriptor that was opened. */
+export interface CheckedRead {
+  data: Uint8Array;
+  stat: FileStat;
+}
+
 export interface Disposable {
   dispose(): void;
 }
@@ -51,6 +78,21 @@ export interface WorkspaceFs {
   /** The path with every symlink resolved; `undefined` when it does not exist. */
   realPath(path: string): Promise<string | undefined>;
   delete(path: string): Promise<void>;
+  /**
+   * The file tools' read: `path` is the canonical path the permission gate checked (no symbolic
+   * link below its workspace folder's root; see `canonicalWorkspacePath`). Opens it without
+   * following any link and makes sure the descriptor is that very file (never resolving the path
+   * again), then reads from the descriptor. Throws PathChangedError when a link or a non-file is
+   * found there now; a missing file throws with code ENOENT as readFile does.
+   */
+  readChecked(path: string): Promise<CheckedRead>;
+  /**
+   * The file tools' write: like writeFile (temp file + rename, mode of the replaced file kept,
+   * missing parent folders created), but inside the parent folder opened without following links
+   * and checked to be the canonical one; the name is never resolved again. Refuses (PathChangedError)
+   * when a link is on the way or at the name. Returns the written file's stat.
+   */
+  writeChecked(path: string, data: Uint8Array): Promise<FileStat>;
   watch?(path: string, onChange: (path: string) => void): Disposable;
 }
 
@@ -66,6 +108,12 @@ export interface GrepOptions {
   context?: number;
   /** Stop after this many matching lines in all. */
   maxMatches: number;
+  /**
+   * The workspace folder holding `path`, which is then canonical (no symbolic link below this
+   * folder): the searcher reads only what is really there, refusing (PathChangedError) a link
+   * swapped in on the way. Absent: `path` is searched as it resolves.
+   */
+  within?: string;
   signal?: AbortSignal;
 }
 

@@ -2,7 +2,8 @@
 // providers: this is what makes Remote-SSH, WSL and dev containers work.
 import { promises as nodeFs } from "node:fs";
 import * as vscode from "vscode";
-import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
+import { PathChangedError, type CheckedRead, type Disposable, type FileStat, type FileType, type WorkspaceFs } from "../core/ports";
+import { createSafeFiles } from "../node/safe-open";
 
 const CODES: Record<string, string> = {
   FileNotFound: "ENOENT",
@@ -59,28 +60,70 @@ export function createVscodeWorkspaceFs(first: vscode.Uri, all: ReadonlyArray<{ 
     }
   }
 
+  // File tools' reads and writes of local (file:) folders go through the Node safe opens: the
+  // extension host runs where the files are (extensionKind "workspace", also over Remote-SSH).
+  const localRoots = [first, ...folders.map((f) => f.uri)].filter((u) => u.scheme === "file").map((u) => uriPathToFsPath(u.path));
+  const safe = createSafeFiles(localRoots);
+  const isLocal = (path: string) => toUri(path).scheme === "file";
+
+  /**
+   * Other schemes (a virtual or remote file system provider): no descriptors, so the best
+   * available — no component below the folder root may be a link when looked at just before the
+   * operation. A link swapped in between this walk and the provider's own open is not seen.
+   */
+  async function noLinkOnTheWay(path: string): Promise<void> {
+    const base = uriPathToFsPath(folderFor(path).path);
+    const rest = path === base ? [] : path.slice(base.length + 1).split("/");
+    let cur = base;
+    for (const part of rest) {
+      cur = `${cur}/${part}`;
+      const s = await stat(cur);
+      if (!s) return;
+      if (s.type === "symlink") throw new PathChangedError(path, `${cur} is now a symbolic link`);
+    }
+  }
+
+  async function readFile(path: string): Promise<Uint8Array> {
+    try {
+      return await fs.readFile(toUri(path));
+    } catch (err) {
+      throw nodeStyle(err, "open", path);
+    }
+  }
+
+  async function writeFile(path: string, data: Uint8Array): Promise<void> {
+    const target = toUri(path);
+    const parent = vscode.Uri.joinPath(target, "..");
+    const tmp = vscode.Uri.joinPath(parent, `.${target.path.split("/").pop()}.yoke-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.tmp`);
+    try {
+      await fs.createDirectory(parent);
+      await fs.writeFile(tmp, data);
+      await fs.rename(tmp, target, { overwrite: true });
+    } catch (err) {
+      await fs.delete(tmp, { useTrash: false }).then(undefined, () => undefined);
+      throw nodeStyle(err, "write", path);
+    }
+  }
+
   return {
     root,
     ...(folders.length > 1 ? { folders: folders.map(({ name, root: r }) => ({ name, root: r })) } : {}),
-    async readFile(path) {
-      try {
-        return await fs.readFile(toUri(path));
-      } catch (err) {
-        throw nodeStyle(err, "open", path);
-      }
+    readFile,
+    writeFile,
+    async readChecked(path): Promise<CheckedRead> {
+      if (isLocal(path)) return safe.read(path);
+      await noLinkOnTheWay(path);
+      const data = await readFile(path);
+      const st = await stat(path);
+      if (!st) throw nodeStyle(vscode.FileSystemError.FileNotFound(toUri(path)), "open", path);
+      return { data, stat: st };
     },
-    async writeFile(path, data) {
-      const target = toUri(path);
-      const parent = vscode.Uri.joinPath(target, "..");
-      const tmp = vscode.Uri.joinPath(parent, `.${target.path.split("/").pop()}.yoke-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.tmp`);
-      try {
-        await fs.createDirectory(parent);
-        await fs.writeFile(tmp, data);
-        await fs.rename(tmp, target, { overwrite: true });
-      } catch (err) {
-        await fs.delete(tmp, { useTrash: false }).then(undefined, () => undefined);
-        throw nodeStyle(err, "write", path);
-      }
+    async writeChecked(path, data): Promise<FileStat> {
+      if (isLocal(path)) return safe.write(path, data);
+      await noLinkOnTheWay(path);
+      await writeFile(path, data);
+      const st = await stat(path);
+      return st ?? { type: "file", size: data.length, mtimeMs: Date.now() };
     },
     stat,
     async readDir(path) {

@@ -4,6 +4,7 @@ import { watch as fsWatch, type FSWatcher } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
+import { createSafeFiles } from "./safe-open";
 
 /** POSIX separators, no trailing slash (except the file-system root). */
 export function toPosix(p: string): string {
@@ -58,6 +59,7 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
     const r = toPosix(nodePath.resolve(f.root));
     return { root: r, name: f.name ?? nodePath.basename(r) };
   });
+  const safe = createSafeFiles([rootPosix, ...(folders?.map((f) => f.root) ?? [])]);
   return {
     root: rootPosix,
     ...(folders && folders.length > 1 ? { folders } : {}),
@@ -65,6 +67,8 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
       return new Uint8Array(await fsp.readFile(path));
     },
     writeFile: atomicWrite,
+    readChecked: (path) => safe.read(path),
+    writeChecked: (path, data) => safe.write(path, data),
     async stat(path): Promise<FileStat | undefined> {
       try {
         const st = await fsp.lstat(path);

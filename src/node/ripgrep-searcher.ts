@@ -1,11 +1,12 @@
 /** Searcher over the ripgrep binary, with a pure-JS fallback when no rg can be found. */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { stat } from "node:fs/promises";
+import { lstat, stat, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { createFsSearcher } from "../core/tools/fs-searcher";
-import type { GlobOptions, GrepLine, GrepOptions, GrepResult, Logger, Searcher } from "../core/ports";
+import { PathChangedError, type GlobOptions, type GrepLine, type GrepOptions, type GrepResult, type Logger, type Searcher } from "../core/ports";
 import { createNodeWorkspaceFs, toPosix } from "./node-fs";
+import { createSafeFiles } from "./safe-open";
 
 /** Options of createRipgrepSearcher. */
 export interface RipgrepSearcherOptions {
@@ -44,10 +45,14 @@ export function findRipgrep(opts: RipgrepSearcherOptions = {}): string | undefin
 const COMMON = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-messages", "--sort", "path"];
 
 /** Runs rg with cwd = the searched folder (so globs are relative to it); calls onLine per stdout line. */
-function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | undefined, onLine: (line: string) => boolean): Promise<{ code: number | null; stderr: string }> {
+function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | undefined, onLine: (line: string) => boolean, input?: Uint8Array): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
-    const child = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+    const child = spawn(rg, args, { cwd, stdio: [input ? "pipe" : "ignore", "pipe", "pipe"], windowsHide: true });
+    if (input) {
+      child.stdin!.on("error", () => undefined);
+      child.stdin!.end(input);
+    }
     let buf = "";
     let stderr = "";
     let stopped = false;
@@ -57,8 +62,8 @@ function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | un
     };
     const onAbort = () => stop();
     signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
       if (stopped) return;
       buf += chunk;
       let nl: number;
@@ -68,8 +73,8 @@ function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | un
         if (!onLine(line)) stop();
       }
     });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (c: string) => (stderr += c));
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (c: string) => (stderr += c));
     child.on("error", (e) => {
       signal?.removeEventListener("abort", onAbort);
       reject(e);
@@ -109,20 +114,55 @@ function check(code: number | null, stderr: string, found: number): void {
   throw new Error(stderr.trim() || `ripgrep exited with code ${code}`);
 }
 
+interface Checked {
+  /** The folder searched (a folder target), opened and checked. */
+  dir?: FileHandle;
+  cwd: string;
+  tgt: string;
+  /** A file target's bytes, read from its checked descriptor (rg searches them on stdin). */
+  data?: Uint8Array;
+}
+
+/**
+ * The searched folder opened without following links and checked to be the canonical one (see
+ * safe-open.ts); a file target's name must not be a link in it. rg then runs with that
+ * descriptor as its working folder (/proc/self/fd/N), so the path is not resolved again. Without
+ * /proc: the path is searched by name (best effort, like the fallback safe opens).
+ */
+async function checkedTarget(path: string, within: string): Promise<Checked | undefined> {
+  const safe = createSafeFiles([within]);
+  if (!safe.viaProc) return undefined;
+  const st = await lstat(path);
+  if (st.isSymbolicLink()) throw new PathChangedError(path, "the path is now a symbolic link");
+  if (!st.isDirectory()) {
+    const { data } = await safe.read(toPosix(path));
+    return { cwd: toPosix(nodePath.dirname(path)), tgt: nodePath.basename(path), data };
+  }
+  return { dir: await safe.openDir(toPosix(path)), cwd: toPosix(path), tgt: "." };
+}
+
 function rgSearcher(rg: string): Searcher {
-  return {
-    async grep(o: GrepOptions): Promise<GrepResult> {
-      const [cwd, tgt] = await target(o.path);
-      const ctx = o.context ?? 0;
-      const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
-      if (ctx > 0) args.push("--context", String(ctx));
-      if (o.glob) args.push("--glob", o.glob);
-      args.push("--glob", "!.git", "--regexp", o.pattern, "--", tgt);
-      const lines: GrepLine[] = [];
-      let matches = 0;
-      let last: GrepLine | undefined;
-      let truncated = false;
-      const { code, stderr } = await runRg(rg, args, cwd, o.signal, (raw) => {
+  /** The grep itself; `checked`: rg runs inside the checked folder's descriptor. */
+  async function grepIn(o: GrepOptions, checked: Checked | undefined): Promise<GrepResult> {
+    const [cwd, tgt] = checked ? [checked.cwd, checked.tgt] : await target(o.path);
+    const runIn = checked?.dir ? `/proc/self/fd/${checked.dir.fd}` : cwd;
+    // A checked file is searched from its bytes (rg names it <stdin>): its name is not opened again.
+    const rgTarget = checked?.data ? "-" : tgt;
+    const ctx = o.context ?? 0;
+    const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
+    if (ctx > 0) args.push("--context", String(ctx));
+    if (o.glob) args.push("--glob", o.glob);
+    args.push("--glob", "!.git", "--regexp", o.pattern, "--", rgTarget);
+    const lines: GrepLine[] = [];
+    let matches = 0;
+    let last: GrepLine | undefined;
+    let truncated = false;
+    const { code, stderr } = await runRg(
+      rg,
+      args,
+      runIn,
+      o.signal,
+      (raw) => {
         let ev: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number } };
         try {
           ev = JSON.parse(raw);
@@ -140,7 +180,7 @@ function rgSearcher(rg: string): Searcher {
           }
           return false;
         }
-        const path = absolute(cwd, rgText(ev.data.path));
+        const path = checked?.data ? absolute(cwd, tgt) : absolute(cwd, rgText(ev.data.path));
         const text = rgText(ev.data.lines).replace(/\n$/, "").split("\n");
         text.forEach((t, i) => lines.push({ path, line: ev.data.line_number! + i, text: t, match: isMatch }));
         if (isMatch) {
@@ -148,9 +188,21 @@ function rgSearcher(rg: string): Searcher {
           last = lines[lines.length - 1];
         }
         return true;
-      });
-      if (!truncated) check(code, stderr, lines.length);
-      return { lines, truncated };
+      },
+      checked?.data,
+    );
+    if (!truncated) check(code, stderr, lines.length);
+    return { lines, truncated };
+  }
+
+  return {
+    async grep(o: GrepOptions): Promise<GrepResult> {
+      const checked = o.within ? await checkedTarget(o.path, o.within) : undefined;
+      try {
+        return await grepIn(o, checked);
+      } finally {
+        await checked?.dir?.close();
+      }
     },
 
     async glob(o: GlobOptions) {

@@ -10,7 +10,8 @@ import type { EventOf, SessionEvent } from "../events";
 import { resolveWorkspacePath } from "../paths";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../review";
 import { describeOutcome } from "../review-outcome";
-import { decodeText, readStamp, statFollow } from "./file-access";
+import { decodeText, readChecked, readStamp, statFollow, writeChecked } from "./file-access";
+import type { FileStat } from "../ports";
 import type { ToolContext, ToolOutput } from "./types";
 
 export interface ChangeToCommit {
@@ -34,6 +35,8 @@ export interface CommitResult {
   exact: boolean;
   /** Nothing of the change landed: the review failed, or the user rejected all of it. */
   failed: boolean;
+  /** The written file's stat, when written directly. */
+  stat?: FileStat;
 }
 
 const MAX_REGION_LINES = 60;
@@ -41,8 +44,8 @@ const MAX_REGION_LINES = 60;
 export async function commitChange(ctx: ToolContext, c: ChangeToCommit): Promise<CommitResult> {
   const reviewer: ChangeReviewer | undefined = ctx.reviewer;
   if (!reviewer) {
-    await ctx.fs.writeFile(c.abs, c.bytes);
-    return { outcome: null, exact: true, failed: false };
+    const stat = await writeChecked(ctx, c.tool, c.abs, c.rel, c.bytes);
+    return { outcome: null, exact: true, failed: false, stat };
   }
   const change: ProposedChange = {
     editId: `${ctx.callId}:${c.rel}`,
@@ -122,7 +125,7 @@ export async function resumeReview(ctx: ToolContext, events: readonly SessionEve
   await hashlineReady();
   const { abs, rel } = await resolveWorkspacePath(ctx.fs, p.path);
   const st = await statFollow(ctx.fs, abs);
-  const decoded = st ? decodeText(await ctx.fs.readFile(abs)) : undefined;
+  const decoded = st ? decodeText((await readChecked(ctx, p.tool, abs, rel)).data) : undefined;
   // A review of a new file may have left it on disk, empty (the editor created it to show the proposal).
   const before = decoded && !decoded.binary ? (p.created && decoded.text === "" ? null : decoded.text) : st ? undefined : null;
   if (before === undefined || textHash(before ?? "") !== p.beforeHash) {

@@ -8,7 +8,7 @@ import { summarizeEdit } from "../edit/summary";
 import { docFromString } from "../edit/text-doc";
 import { isHashlineOp, type EditInput } from "../edit/types";
 import { resolveWorkspacePath } from "../paths";
-import { readStamp, statFollow } from "./file-access";
+import { readChecked, readStamp, statFollow } from "./file-access";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
@@ -140,11 +140,11 @@ export const editFileTool = defineTool({
       }
       notes.push(`${change}; every anchor still matched the current lines, so the ops were applied.`);
     }
-    const bytes = st ? await ctx.fs.readFile(abs) : undefined;
+    const bytes = st ? (await readChecked(ctx, "edit_file", abs, rel)).data : undefined;
     const r = applyEditsToBytes(bytes, edits, rel);
     if (!r.ok) throw new ToolError(notes.length ? `Note: "${rel}" has changed on disk since you read it.\n${r.message}` : r.message);
     const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
-    const now = await statFollow(ctx.fs, abs);
+    const now = committed.stat ?? (await statFollow(ctx.fs, abs));
     if (now) ctx.readState.set(abs, readStamp(now));
     const allNotes = [...notes, ...r.notes];
     if (committed.reviewText && !committed.exact) {

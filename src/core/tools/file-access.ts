@@ -3,7 +3,8 @@
  * detection, and "did you mean" suggestions for a missing path.
  */
 import { baseName, dirName, displayPath, folderOf, isInside, normalizePath } from "../paths";
-import type { FileStat, WorkspaceFs } from "../ports";
+import { isPathChanged, type CheckedRead, type FileStat, type WorkspaceFs } from "../ports";
+import { ToolError } from "./types";
 import type { RuleSource } from "./ignore-rules";
 import type { ToolContext } from "./types";
 
@@ -13,6 +14,38 @@ export async function statFollow(fs: WorkspaceFs, abs: string): Promise<FileStat
   if (st?.type !== "symlink") return st;
   const real = await fs.realPath(abs);
   return real === undefined ? undefined : fs.stat(normalizePath(real));
+}
+
+/** What the model is told when a path changed between the permission check and the open. */
+export function pathChangedText(tool: string, rel: string, detail: string, nothing: "read" | "written"): string {
+  return (
+    `${tool} refused: "${rel}" changed after the permission check (${detail}). Nothing was ${nothing}: ` +
+    "file tools open only the very file that was checked and never follow a symbolic link that appears while they run. " +
+    `If a running command is changing this path, wait for it to finish, then call ${tool} again.`
+  );
+}
+
+/**
+ * The file at the canonical path `abs` (as prepared for the permission check), read from the one
+ * descriptor that was opened without following links; a path that changed since is refused.
+ */
+export async function readChecked(ctx: Pick<ToolContext, "fs">, tool: string, abs: string, rel: string): Promise<CheckedRead> {
+  try {
+    return await ctx.fs.readChecked(abs);
+  } catch (e) {
+    if (isPathChanged(e)) throw new ToolError(pathChangedText(tool, rel, e.detail, "read"));
+    throw e;
+  }
+}
+
+/** writeChecked with the model-facing refusal; the written file's stat. */
+export async function writeChecked(ctx: Pick<ToolContext, "fs">, tool: string, abs: string, rel: string, data: Uint8Array): Promise<FileStat> {
+  try {
+    return await ctx.fs.writeChecked(abs, data);
+  } catch (e) {
+    if (isPathChanged(e)) throw new ToolError(pathChangedText(tool, rel, e.detail, "written"));
+    throw e;
+  }
 }
 
 export type Decoded = { binary: true } | { binary: false; text: string; bom: boolean };

@@ -1,9 +1,9 @@
 /** grep: regex search over the workspace; results grouped by file, lines in the hashline view. */
 import { z } from "zod";
 import { formatHashline, hashlineReady } from "../edit/hashline";
-import { displayPath, normalizePath, resolveWorkspacePath, searchRoots } from "../paths";
-import type { GrepLine } from "../ports";
-import { hiddenNote, readablePaths, statFollow } from "./file-access";
+import { displayPath, folderOf, normalizePath, resolveWorkspacePath, searchRoots } from "../paths";
+import { isPathChanged, type GrepLine } from "../ports";
+import { hiddenNote, pathChangedText, readablePaths, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
 import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
@@ -71,11 +71,23 @@ export const grepTool = defineTool({
         break;
       }
       try {
-        const part = await ctx.search.grep({ pattern: args.pattern, path, glob: args.glob, ignoreCase: args.ignore_case, context: args.context, maxMatches: left, signal: ctx.signal });
+        // The path is canonical (prepared before the check): the searcher reads only what is really there.
+        const within = folderOf(ctx.fs, path)?.root;
+        const part = await ctx.search.grep({
+          pattern: args.pattern,
+          path,
+          glob: args.glob,
+          ignoreCase: args.ignore_case,
+          context: args.context,
+          maxMatches: left,
+          signal: ctx.signal,
+          ...(within ? { within: normalizePath(within) } : {}),
+        });
         res.lines.push(...part.lines);
         res.truncated ||= part.truncated;
       } catch (e) {
         if (ctx.signal.aborted) throw e;
+        if (isPathChanged(e)) throw new ToolError(pathChangedText("grep", rel, e.detail, "read"));
         throw new ToolError(`grep failed: ${(e as Error).message.trim()}. Check the pattern (ripgrep regex syntax; escape ( [ { . * + ? with \\) and try again.`);
       }
     }

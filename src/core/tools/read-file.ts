@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { formatHashline, hashlineReady, splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
-import { decodeText, readStamp, similarFiles, statFollow } from "./file-access";
+import { decodeText, readChecked, readStamp, similarFiles, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
 import { defineTool, field, ToolError, type ToolContext } from "./types";
 
@@ -98,7 +98,7 @@ export const readFileTool = defineTool({
     if (st.type === "directory") {
       throw new ToolError(`"${rel}" is a directory, not a file. Call list_files with path="${rel}" to see what it contains.`);
     }
-    const stamp = readStamp(st);
+    let stamp = readStamp(st);
     const offset = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_READ_LIMIT;
     const key = `${abs}\n${offset}\n${limit}`;
@@ -117,10 +117,13 @@ export const readFileTool = defineTool({
           `Use grep with path="${rel}" to find the lines you need, or run_command with a tool such as \`sed -n '100,200p'\`.`,
       );
     }
-    const decoded = decodeText(await ctx.fs.readFile(abs));
+    const opened = await readChecked(ctx, "read_file", abs, rel);
+    stamp = readStamp(opened.stat);
+    const decoded = decodeText(opened.data);
     if (decoded.binary) {
       throw new ToolError(
-        `"${rel}" is a binary file (${st.size} bytes); read_file shows text files only. ` + "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
+        `"${rel}" is a binary file (${opened.stat.size} bytes); read_file shows text files only. ` +
+          "Use run_command with a suitable tool (for example `file` or `xxd | head`) if you need to inspect it.",
       );
     }
     const lines = splitLines(decoded.text);

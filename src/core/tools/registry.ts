@@ -3,7 +3,7 @@
  * validation with model-facing errors.
  */
 import { z } from "zod";
-import { displayPath, isAbsolutePath, resolveWorkspacePath, WORKSPACE } from "../paths";
+import { canonicalWorkspacePath, displayPath, isAbsolutePath, WORKSPACE } from "../paths";
 import type { WorkspaceFs } from "../ports";
 import type { ToolSpec } from "../providers/types";
 import { describeArguments, describeIssues } from "./arg-errors";
@@ -159,7 +159,9 @@ export class ToolRegistry {
   }
 
   /**
-   * Validated arguments with their path arguments in canonical form (see ToolDefinition.pathArgs).
+   * Validated arguments with their path arguments in canonical form (see ToolDefinition.pathArgs):
+   * absolute, with every symbolic link below the workspace folder resolved — the one resolution
+   * of the path; the gate checks it and the tools open it without following links.
    * A path that cannot be resolved (outside the workspace, through a dangling link…) refuses the
    * call here, with the tool's own message: a path the permission engine did not see never runs.
    */
@@ -172,7 +174,7 @@ export class ToolRegistry {
       const value = args[key];
       if (typeof value !== "string") continue;
       try {
-        const { abs, rel } = await resolveWorkspacePath(fs, value);
+        const { abs, rel } = await canonicalWorkspacePath(fs, value);
         args[key] = rel === WORKSPACE ? WORKSPACE : abs;
       } catch (err) {
         return { ok: false, error: err instanceof Error ? err.message : String(err) };

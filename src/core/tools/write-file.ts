@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
-import { decodeText, readStamp, statFollow } from "./file-access";
+import { decodeText, readChecked, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { diffCard } from "./cards";
 import { defineTool, field, ToolError } from "./types";
@@ -91,7 +91,7 @@ export const writeFileTool = defineTool({
             `Call read_file with path="${rel}" to see the current content, then decide again.`,
         );
       }
-      const old = decodeText(await ctx.fs.readFile(abs));
+      const old = decodeText((await readChecked(ctx, "write_file", abs, rel)).data);
       before = old.binary ? undefined : old.text;
       if (!old.binary) style = { bom: old.bom, crlf: isCrlf(old.text) };
     }
@@ -108,7 +108,7 @@ export const writeFileTool = defineTool({
       after,
       bytes: encoder.encode(style.bom ? "\uFEFF" + after : after),
     });
-    const now = await statFollow(ctx.fs, abs);
+    const now = committed.stat ?? (await statFollow(ctx.fs, abs));
     if (now) ctx.readState.set(abs, readStamp(now));
     if (committed.reviewText && !committed.exact) {
       return { text: committed.reviewText, isError: committed.failed, meta: { path: rel, before, after: committed.outcome?.finalContent ?? before, review: committed.outcome } };

@@ -17,6 +17,9 @@ import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "
 import { applyHunks, computeHunks, normalizeEol, proposalRanges, rebaseHunks, splitLines, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
 import { userEditsDiff } from "../../core/review-outcome";
 import { ToolError } from "../../core/tools/types";
+import { isPathChanged } from "../../core/ports";
+import { pathChangedText } from "../../core/tools/file-access";
+import { assertSameFile, identityOf, readDisk, type FileIdentity } from "./checked-file";
 import { firstMissingFolder, holdsNoFiles } from "./created-folders";
 import { docRange, lineSpan } from "./document-ranges";
 import { OriginalContentProvider } from "./original-content";
@@ -62,6 +65,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   /** A file whose proposal an auto save took out -> the text that save must have written. */
   private readonly moved = new Map<string, string>();
   private movedNoticeShown = false;
+  /** File URI -> the file the permission gate checked (local files), verified before each save of ours. */
+  private readonly checkedFiles = new Map<string, { identity: FileIdentity; tool: string; rel: string }>();
   private lastTypedAt = 0;
   /** Fires whenever the list, a decision or a hunk position changes. */
   readonly onDidChangeEntries = this.emitter.event;
@@ -121,6 +126,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (this.pendingForFile(uri) || this.entries.get(change.editId)?.status === "pending") {
       throw new ToolError(`${change.relPath} already has a change waiting for the user's review. Wait for that review before changing the file again.`);
     }
+    await this.noteChecked(change, uri);
     if (change.resumed) await this.checkOriginal(change, uri);
     // A resumed new file may exist already: the review before the reload created it (empty) to show the proposal.
     const existing = change.before !== null || (change.resumed && (await exists(uri))) ? await vscode.workspace.openTextDocument(uri) : undefined;
@@ -157,6 +163,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       hunks.forEach((_, k) => (entry.decisions[k] = "accepted"));
       if (!(await this.saveOwn(doc))) throw new ToolError(`${change.relPath} could not be saved after the change was applied; it is open in the editor with unsaved changes.`);
       entry.writtenText = doc.getText();
+      this.checkedFiles.delete(uri.toString());
       this.remember(entry);
       return { status: "accepted", finalContent: doc.getText(), hunkDecisions: entry.decisions as HunkDecision[], auto: true };
     }
@@ -319,7 +326,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
 
   /** A resumed review shows the original as it is on disk, so that must still be the content the proposal was made from. */
   private async checkOriginal(change: ProposedChange, uri: vscode.Uri): Promise<void> {
-    const disk = await vscode.workspace.fs.readFile(uri).then(
+    const disk = await readDisk(uri).then(
       (bytes) => stripBom(new TextDecoder().decode(bytes)),
       () => null,
     );
@@ -336,6 +343,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     create.createFile(uri, { ignoreIfExists: false });
     if (createdDir) this.createdDirs.set(uri.toString(), createdDir);
     if (!(await this.applyOwn(create))) throw new ToolError(`VS Code could not create ${change.relPath}.`);
+    // The file VS Code just created is the one later saves must find.
+    await this.noteChecked(change, uri);
     return vscode.workspace.openTextDocument(uri);
   }
 
@@ -373,11 +382,19 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const doc = await vscode.workspace.openTextDocument(entry.docUri);
     const decisions = entry.decisions as HunkDecision[];
     const allRejected = decisions.every((d) => d === "rejected");
-    const written = entry.staged ? await this.writeStaged(entry, doc, allRejected) : { finalContent: await this.writeInline(entry, doc, allRejected) };
+    let written: { finalContent: string | null; error?: string };
+    try {
+      written = entry.staged ? await this.writeStaged(entry, doc, allRejected) : { finalContent: await this.writeInline(entry, doc, allRejected) };
+    } catch (err) {
+      // The file is no longer the one that was checked: nothing was saved (the editor keeps the text unsaved).
+      if (!(err instanceof ToolError)) throw err;
+      written = { finalContent: entry.change.before, error: err.message };
+    }
     const { finalContent } = written;
     const status = allRejected ? "rejected" : decisions.every((d) => d === "accepted") ? "accepted" : "partial";
     this.entries.delete(entry.editId);
     this.opts.originals.delete(entry.editId);
+    this.checkedFiles.delete(entry.uri.toString());
     entry.cleanup?.();
     if (entry.staged) await this.closeProposal(entry, !allRejected && !written.error);
     this.emitter.fire();
@@ -513,11 +530,40 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     }
   }
 
+  /**
+   * Notes which file `uri` is now (local files): the one the core read and the gate checked, or
+   * none. A link there now, or a folder on the way that leads elsewhere, refuses the change.
+   */
+  private async noteChecked(change: ProposedChange, uri: vscode.Uri): Promise<void> {
+    const key = uri.toString();
+    try {
+      this.checkedFiles.set(key, { identity: await identityOf(uri), tool: change.tool, rel: change.relPath });
+    } catch (err) {
+      if (isPathChanged(err)) throw new ToolError(pathChangedText(change.tool, change.relPath, err.detail, "written"));
+      throw err;
+    }
+  }
+
+  /** Before a save of ours: the file must still be the one noted (VS Code's save follows links). */
+  private async verifyChecked(doc: vscode.TextDocument): Promise<void> {
+    const noted = this.checkedFiles.get(doc.uri.toString());
+    if (!noted) return;
+    try {
+      noted.identity = await assertSameFile(doc.uri, noted.identity);
+    } catch (err) {
+      if (isPathChanged(err)) throw new ToolError(pathChangedText(noted.tool, noted.rel, err.detail, "written"));
+      throw err;
+    }
+  }
+
   private async saveOwn(doc: vscode.TextDocument): Promise<boolean> {
+    await this.verifyChecked(doc);
     const key = doc.uri.toString();
     this.ownSaves.set(key, (this.ownSaves.get(key) ?? 0) + 1);
     try {
-      return await doc.save();
+      const saved = await doc.save();
+      await this.renote(doc.uri);
+      return saved;
     } finally {
       const n = (this.ownSaves.get(key) ?? 1) - 1;
       if (n > 0) this.ownSaves.set(key, n);
@@ -526,7 +572,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   }
 
   private async diskText(uri: vscode.Uri): Promise<string | null> {
-    return vscode.workspace.fs.readFile(uri).then(
+    return readDisk(uri).then(
       (bytes) => new TextDecoder().decode(bytes),
       () => null,
     );
@@ -570,9 +616,17 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     if (e.reason !== vscode.TextDocumentSaveReason.Manual && !entry.staged) e.waitUntil(Promise.resolve(this.moveOut(entry, e.document)));
   }
 
+  /** The file as a save left it (a save may write a new file in its place). */
+  private async renote(uri: vscode.Uri): Promise<void> {
+    const noted = this.checkedFiles.get(uri.toString());
+    if (noted) noted.identity = await identityOf(uri).catch(() => noted.identity);
+  }
+
   private onDidSave(doc: vscode.TextDocument): void {
     const key = doc.uri.toString();
     if (this.ownSaves.has(key)) return;
+    // The user's own save: what it left is the file from now on.
+    void this.renote(doc.uri);
     const reason = this.saveReasons.get(key);
     this.saveReasons.delete(key);
     const expected = this.moved.get(key);

@@ -1,0 +1,63 @@
+// The review writes through VS Code (a WorkspaceEdit, then the document's save), and VS Code
+// opens the file by name, following links. For local (file:) workspaces the reviewer notes which
+// file the permission gate checked (not a link, its folder where the canonical path says, its
+// dev/ino) and makes sure it is still that file right before each save; disk reads go through
+// the Node safe opens. A link swapped in between this check and VS Code's own write is not seen
+// (VS Code has no descriptor API): the window is the save call itself. Other schemes are not
+// checked here (a remote file system provider cannot be raced by the agent's sandboxed commands
+// the same way; see docs/security.md).
+import * as fsp from "node:fs/promises";
+import * as vscode from "vscode";
+import { PathChangedError } from "../../core/ports";
+import { createSafeFiles } from "../../node/safe-open";
+import { uriPathToFsPath } from "../workspace-fs";
+
+export type FileIdentity = { kind: "absent" } | { kind: "file"; dev: number; ino: number } | { kind: "unchecked" };
+
+function folderRoot(uri: vscode.Uri): string {
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  return folder ? uriPathToFsPath(folder.uri.path) : "/";
+}
+
+function parentOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+/**
+ * The file at `uri` as it is now: absent, or a regular file with its dev/ino. Throws
+ * PathChangedError when the name is a link, or a folder on the way leads elsewhere.
+ */
+export async function identityOf(uri: vscode.Uri): Promise<FileIdentity> {
+  if (uri.scheme !== "file") return { kind: "unchecked" };
+  const path = uriPathToFsPath(uri.path);
+  const safe = createSafeFiles([folderRoot(uri)]);
+  const parent = parentOf(path);
+  const [realParent, want] = await Promise.all([fsp.realpath(parent).catch(() => undefined), safe.expectedReal(parent)]);
+  if (realParent !== undefined && realParent !== want) throw new PathChangedError(path, `a symbolic link on the way now leads to ${realParent}`);
+  const st = await fsp.lstat(path).catch((e: { code?: string }) => {
+    if (e.code === "ENOENT" || e.code === "ENOTDIR") return undefined;
+    throw e;
+  });
+  if (!st) return { kind: "absent" };
+  if (st.isSymbolicLink()) throw new PathChangedError(path, "the file is now a symbolic link");
+  if (!st.isFile()) throw new PathChangedError(path, "it is not a regular file");
+  return { kind: "file", dev: st.dev, ino: st.ino };
+}
+
+/** Throws PathChangedError unless `uri` is still the file `before` described (a new file may have appeared where none was). */
+export async function assertSameFile(uri: vscode.Uri, before: FileIdentity): Promise<FileIdentity> {
+  if (before.kind === "unchecked") return before;
+  const now = await identityOf(uri);
+  if (before.kind === "file" && (now.kind !== "file" || now.dev !== before.dev || now.ino !== before.ino)) {
+    throw new PathChangedError(uriPathToFsPath(uri.path), now.kind === "absent" ? "the file was removed" : "another file was put in its place");
+  }
+  return now;
+}
+
+/** The file's bytes: local files through the safe opens (never through a link), others through VS Code. */
+export async function readDisk(uri: vscode.Uri): Promise<Uint8Array> {
+  if (uri.scheme !== "file") return vscode.workspace.fs.readFile(uri);
+  const path = uriPathToFsPath(uri.path);
+  return (await createSafeFiles([folderRoot(uri)]).read(path)).data;
+}
