@@ -476,6 +476,7 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       }
     }
     for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
+    for (const w of inst.part.reads ?? []) await add("read", w as XWord);
     const named = inst.cls.ok ? { reads: inst.cls.paths, writes: [] as Word[] } : namedPaths(inst.innermost.words);
     for (const w of named.reads) await add("read", w as XWord);
     for (const w of named.writes) await add("write", w as XWord, { region: true });
