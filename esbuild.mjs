@@ -62,6 +62,15 @@ const targets = [
   },
   {
     ...common,
+    // The differential checker's own entry (scripts/diffcheck.mjs).
+    entryPoints: { diffcheck: "src/bench/diffcheck/cli.ts" },
+    outdir,
+    platform: "node",
+    format: "cjs",
+    alias: nodeAliases,
+  },
+  {
+    ...common,
     entryPoints: { "scripted-llm": "src/demo/main.ts" },
     outdir,
     platform: "node",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests and `npm start` need, idempotently and cached:
 #   Debian: chromium (Playwright drives it), libkrb5-dev (code-server native build),
-#           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI).
+#           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI), strace (differential checker).
 #   npm (into a cache folder outside the checkout): node@24 and code-server (a real VS Code).
 # Prints progress; safe to run again (each step is skipped when done).
 set -euo pipefail
@@ -18,6 +18,8 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v firejail >/dev/null 2>&1 || need_apt+=(firejail)
+# strace: the differential checker traces real bash (src/bench/diffcheck, test/integration/diffcheck.test.ts).
+command -v strace >/dev/null 2>&1 || need_apt+=(strace)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -50,7 +50,7 @@ interface XWord extends Word {
   unknownWhy?: string;
 }
 
-interface Instance {
+export interface Instance {
   part: CommandPart;
   /** One folder it may run in; null when unknown. */
   cwd: string | null;
@@ -66,7 +66,7 @@ interface Instance {
   cls: ReadOnlyClass;
 }
 
-type Touch = {
+export type Touch = {
   kind: "read" | "write";
   raw: string;
   inst: Instance;
@@ -301,7 +301,7 @@ export function estimateSize(command: string): { statements: number; tokens: num
 // ---------------------------------------------------------------------------------------------
 // Instances: each part in each folder it may run in, with its words expanded.
 
-async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext, env: ExpandEnv): Promise<Instance[]> {
+export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext, env: ExpandEnv): Promise<Instance[]> {
   const changes = analysis.parts.map((p) => mayChangeFiles(p));
   const changers = changes.filter(Boolean).length;
   const out: Instance[] = [];
@@ -461,7 +461,7 @@ function allowRuleFor(inst: Instance, rules: PermissionRule[]): { rule: Permissi
 // ---------------------------------------------------------------------------------------------
 // Paths.
 
-async function collectTouches(instances: Instance[], ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
+export async function collectTouches(instances: Instance[], ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<Touch[]> {
   const out: Touch[] = [];
   for (const inst of instances) {
     const add = async (kind: "read" | "write", w: XWord, extra: Partial<Touch> = {}) => {
@@ -476,6 +476,7 @@ async function collectTouches(instances: Instance[], ctx: EvalContext, check: (b
       }
     }
     for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
+    for (const w of inst.part.reads ?? []) await add("read", w as XWord);
     const named = inst.cls.ok ? { reads: inst.cls.paths, writes: [] as Word[] } : namedPaths(inst.innermost.words);
     for (const w of named.reads) await add("read", w as XWord);
     for (const w of named.writes) await add("write", w as XWord, { region: true });

@@ -7,6 +7,7 @@ import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
 import { checkPath, matchPathRule, type EvalContext } from "./context";
 import { evaluate } from "./evaluate";
+import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
 import { normalizeAbs, resolveFrom, resolveReal } from "./posix-path";
 import { proposeRules } from "./propose-rule";
@@ -72,6 +73,8 @@ export interface YokePermissionGate extends PermissionGate {
   modeAllowed(mode: PermissionMode): Promise<boolean>;
   /** The file rules as sandbox mounts: paths to hide (denied reads) and to keep read-only (protected paths, denied writes). */
   sandboxProtection(): Promise<SandboxProtection>;
+  /** What the Bash analysis predicts the command runs, writes and reads (for the differential checker, src/bench/diffcheck). */
+  predictBash(command: string): Promise<BashPrediction>;
 }
 
 const SESSION_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed for this session", baseDir: "/" };
@@ -169,6 +172,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     async sandboxProtection() {
       const { settings, cwd: root, home: h, roots, realHome } = await context();
       return sandboxProtection(settings, { cwd: root, home: h, roots, realHome }, opts.listDir);
+    },
+    async predictBash(command) {
+      return predictBash(command, await context());
     },
   };
   return gate;

@@ -299,6 +299,7 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   if (NO_PATH.has(name)) {
     if (name === "hostname" && args.some((a) => !a.value.startsWith("-"))) return { ok: false, why: "hostname NAME changes the host name" };
     if (name === "date" && args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value))) return { ok: false, why: "date --set changes the clock" };
+    if (name === "date") return { ok: true, paths: dateFiles(args) };
     return { ok: true, paths: [] };
   }
   if (name === "git") return classifyGit(args);
@@ -321,6 +322,28 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   // grep/rg: the first operand is the pattern unless -e/-f gave one.
   if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
   return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
+}
+
+/** `date -f FILE` (`-fFILE`, `--file=FILE`, any prefix of --file) prints every line of FILE in its errors: FILE is read. */
+function dateFiles(args: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (v === "--") break;
+    const long = /^(--f(?:i(?:l(?:e)?)?)?)(=(.*))?$/.exec(v);
+    if (long) {
+      if (long[2] !== undefined) out.push({ ...a, value: long[3]! });
+      else if (args[i + 1]) out.push(args[++i]!);
+      continue;
+    }
+    const short = /^-[uR]*f(.*)$/.exec(v);
+    if (short && !v.startsWith("--")) {
+      if (short[1]) out.push({ ...a, value: short[1] });
+      else if (args[i + 1]) out.push(args[++i]!);
+    }
+  }
+  return out;
 }
 
 /** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */
@@ -366,7 +389,7 @@ function classifySed(args: Word[]): ReadOnlyClass {
     } else if (!optionsDone && v.startsWith("--expression=")) {
       explicit = true;
       scripts.push({ ...a, value: v.slice(13) });
-    } else if (!optionsDone && (v === "-f" || v === "--file")) return { ok: false, why: "sed -f runs a script from a file" };
+    } else if (!optionsDone && (v === "-f" || /^--fi(le?)?(=|$)/.test(v))) return { ok: false, why: "sed -f runs a script from a file" };
     else if (!optionsDone && v.startsWith("-") && v.length > 1) {
       if (/^-[a-zA-Z]*[lL]$/.test(v)) i++;
       if (/^-[a-zA-Z]*s?f/.test(v) && !v.startsWith("--")) return { ok: false, why: "sed -f runs a script from a file" };

@@ -5,6 +5,7 @@
  * deep to follow: each is a problem, which makes the command ask.
  */
 import type { Node, Parser } from "web-tree-sitter";
+import { DataState, matching, substringOperands } from "./evaluated";
 import { analyseFlow } from "./flow";
 import type { CommandAnalysis, CommandPart, CwdSet, Redirect } from "./types";
 import { unwrapCommand } from "./unwrap";
@@ -24,6 +25,8 @@ export interface AnalyseOptions {
   depth?: number;
   via?: string[];
   elevated?: boolean;
+  /** Variables and evaluated operands of the whole line (shell/evaluated.ts), shared by nested analyses. */
+  data?: DataState;
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -126,6 +129,14 @@ const LOOKUP_CHANGERS: Record<string, (args: Word[]) => string | undefined> = {
 };
 
 export function analyseCommand(parser: Parser, source: string, opts: AnalyseOptions = {}): CommandAnalysis {
+  if (opts.data) return analyseBoth(parser, source, opts);
+  const data = new DataState();
+  const result = analyseBoth(parser, source, { ...opts, data });
+  for (const p of data.finish()) if (!result.problems.includes(p)) result.problems.push(p);
+  return result;
+}
+
+function analyseBoth(parser: Parser, source: string, opts: AnalyseOptions): CommandAnalysis {
   if (source.includes("\\\n")) {
     // bash removes a backslash-newline before it splits words (`r\<newline>m` is `rm`); tree-sitter
     // reads it as a space. Both readings are analysed, and every part of either must pass.
@@ -154,7 +165,7 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     const home = opts.home ?? "/";
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
-    const walker = new Walker(parser, { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home }, flow.cwdAt, result);
+    const walker = new Walker(parser, { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home, data: opts.data ?? new DataState() }, flow.cwdAt, result);
     walker.walk(root, [], initial);
   } finally {
     tree.delete();
@@ -167,6 +178,7 @@ interface WalkerOptions {
   via: string[];
   elevated: boolean;
   home: string;
+  data: DataState;
 }
 
 class Walker {
@@ -249,17 +261,57 @@ class Walker {
         // `a && b && c` nests to the left; walk the chain without recursing down it.
         for (const item of flattenList(node)) this.walk(item, redirects, cwd);
         return;
-      case "arithmetic_expansion":
+      case "arithmetic_expansion": {
         this.arithmetic(node.text);
+        const t = node.text;
+        const inner = t.startsWith("$((") ? t.slice(3, -2) : t.startsWith("$[") ? t.slice(2, -1) : t.startsWith("((") ? t.slice(2, -2) : t;
+        this.opts.data.arithmetic(inner, t);
         this.walkChildren(node, redirects, cwd);
         return;
+      }
+      case "c_style_for_statement": {
+        const t = node.text;
+        const open = t.indexOf("((");
+        const close = open < 0 ? -1 : matching(t, open, "(", ")");
+        const header = open < 0 ? t : t.slice(open + 2, close < 0 ? undefined : close - 1);
+        this.arithmetic(header);
+        this.opts.data.arithmetic(header, `for ((${header}))`);
+        this.walkChildren(node, redirects, cwd);
+        return;
+      }
+      case "subscript": {
+        const index = node.childForFieldName("index");
+        const name = node.childForFieldName("name")?.text ?? "";
+        if (index && index.text !== "@" && index.text !== "*") this.opts.data.arithmetic(index.text, `the subscript ${name}[${index.text}]`);
+        this.walkChildren(node, redirects, cwd);
+        return;
+      }
       case "expansion":
         this.expansion(node);
         this.walkChildren(node, redirects, cwd);
         return;
+      case "test_command":
+        this.testCommand(node);
+        this.walkChildren(node, redirects, cwd);
+        return;
+      case "unset_command": {
+        const words = node.namedChildren.filter((c): c is Node => !!c).map((c) => wordOf(c));
+        if (!words.some((w) => /^-[a-zA-Z]*f/.test(w.value))) for (const w of words) if (!w.value.startsWith("-")) this.opts.data.name(w, "unset");
+        this.walkChildren(node, redirects, cwd);
+        return;
+      }
       case "for_statement": {
         const v = node.childForFieldName("variable")?.text;
         if (v && isDangerousVariable(v)) this.problem(`it sets ${v}, which changes what later commands run`);
+        if (v) {
+          const values = node.childrenForFieldName("value").filter((c): c is Node => !!c);
+          if (node.text.startsWith("select") || values.length === 0) this.opts.data.assignUnknown(v);
+          for (const c of values) {
+            const w = wordOf(c);
+            if (w.glob && /[*?[]/.test(w.value)) this.opts.data.assignUnknown(v);
+            else this.opts.data.assign(v, w.value, w.dynamic);
+          }
+        }
         this.walkChildren(node, redirects, cwd);
         return;
       }
@@ -328,7 +380,7 @@ class Walker {
   }
 
   private nested(script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated });
+    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data });
     this.out.parts.push(...sub.parts);
     for (const p of sub.problems) this.problem(`inside ${how}: ${p}`);
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -356,15 +408,67 @@ class Walker {
   private assignment(node: Node, redirects: Redirect[], cwd: CwdSet): void {
     const name = node.childForFieldName("name")?.text ?? "";
     if (isDangerousVariable(name.replace(/\[.*$/, ""))) this.problem(`it sets ${name}, which changes what later commands run`);
+    this.recordAssignment(node);
     this.walkChildren(node, redirects, cwd);
+  }
+
+  /** What a `NAME=value` (or `NAME=(…)`) gives the variable, for the arithmetic that may use it. */
+  private recordAssignment(node: Node): string | undefined {
+    const nameNode = node.childForFieldName("name");
+    const name = (nameNode?.type === "subscript" ? nameNode.childForFieldName("name")?.text : nameNode?.text) ?? "";
+    const value = node.childForFieldName("value");
+    if (!value) this.opts.data.assign(name, "", false);
+    else if (value.type === "array") {
+      for (const el of value.namedChildren) {
+        if (!el) continue;
+        const m = /^\[([^\]]*)\]=/.exec(el.text);
+        if (m) this.opts.data.arithmetic(m[1]!, `the array index [${m[1]}] of ${name}`);
+        const w = wordOf(el);
+        this.opts.data.assign(name, m ? w.value.slice(w.value.indexOf("]=") + 2) : w.value, w.dynamic);
+      }
+    } else {
+      const w = wordOf(value);
+      this.opts.data.assign(name, w.value, w.dynamic);
+    }
+    return name;
+  }
+
+  /** `[[ a -eq b ]]`: both operands are arithmetic; `[[ -v NAME ]]`: a variable name. */
+  private testCommand(node: Node): void {
+    const stack: Node[] = [node];
+    while (stack.length) {
+      const n = stack.pop()!;
+      for (const c of n.namedChildren) if (c) stack.push(c);
+      if (n.type === "binary_expression") {
+        const op = n.childForFieldName("operator")?.text ?? "";
+        if (/^-(eq|ne|lt|le|gt|ge)$/.test(op))
+          for (const side of [n.childForFieldName("left"), n.childForFieldName("right")]) if (side) this.opts.data.arithmetic(wordOf(side).value, `[[ … ${op} … ]]`);
+      } else if (n.type === "unary_expression") {
+        const op = n.childForFieldName("operator")?.text ?? n.namedChildren[0]?.text ?? "";
+        const operand = n.namedChildren[n.namedChildren.length - 1];
+        if ((op === "-v" || op === "-R") && operand && operand.type !== "test_operator") this.opts.data.name(wordOf(operand), `test ${op}`);
+      }
+    }
   }
 
   private declaration(node: Node, redirects: Redirect[], cwd: CwdSet): void {
     const keyword = node.children[0]?.text ?? "";
+    const flags = node.namedChildren.filter((c) => c && c.type !== "variable_assignment" && c.type !== "variable_name" && /^[-+]/.test(wordOf(c).value)).map((c) => wordOf(c!).value);
+    const integer = keyword !== "export" && flags.some((f) => /^[-+][a-zA-Z]*i/.test(f));
+    const nameref = keyword !== "export" && flags.some((f) => /^-[a-zA-Z]*n/.test(f));
+    const declared = (name: string, value: { value: string; raw: string; dynamic: boolean } | undefined) => {
+      if (integer) this.opts.data.integer(name.replace(/\[[\s\S]*$/, ""));
+      if (nameref && value) this.opts.data.name(value, `${keyword} -n ${name}`);
+    };
     for (const child of node.namedChildren) {
       if (!child) continue;
-      if (child.type === "variable_assignment") this.assignment(child, [], cwd);
-      else if (child.type === "variable_name") {
+      if (child.type === "variable_assignment") {
+        this.assignment(child, [], cwd);
+        const nameNode = child.childForFieldName("name");
+        const value = child.childForFieldName("value");
+        declared(nameNode?.type === "subscript" ? (nameNode.childForFieldName("name")?.text ?? "") : (nameNode?.text ?? ""), value ? wordOf(value) : undefined);
+      } else if (child.type === "variable_name") {
+        declared(child.text, undefined);
         if (isDangerousVariable(child.text) && /^(export|declare|typeset|local|readonly)$/.test(keyword)) this.problem(`it changes ${child.text}, which changes what later commands run`);
       } else {
         const w = wordOf(child);
@@ -373,6 +477,12 @@ class Walker {
         else if (!w.value.startsWith("-") && !w.value.startsWith("+")) {
           const name = w.value.split("=")[0]!.replace(/\[.*$/, "");
           if (isDangerousVariable(name)) this.problem(`it changes ${name}, which changes what later commands run`);
+          // A quoted `'a[$(cmd)]=1'`: bash reads the name (and its subscript) after quote removal.
+          const eq = w.value.indexOf("=");
+          const target = eq < 0 ? w.value : w.value.slice(0, eq).replace(/\+$/, "");
+          this.opts.data.name({ ...w, value: target }, keyword);
+          if (eq >= 0) this.opts.data.assign(target, w.value.slice(eq + 1), w.dynamic);
+          declared(target, eq >= 0 ? { ...w, value: w.value.slice(eq + 1) } : undefined);
         }
         this.walk(child, [], cwd);
       }
@@ -390,6 +500,10 @@ class Walker {
 
   /** `${PATH:=x}`, `${IFS=x}`: default assignment. */
   private expansion(node: Node): void {
+    // `${!x}`: the value of x is a variable name, which bash evaluates (a[$(cmd)] runs cmd).
+    const ind = /^\$\{!([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?([*@]?)/.exec(node.text);
+    if (ind && !ind[3] && !(ind[2] === "[@]" || ind[2] === "[*]")) this.opts.data.use(ind[1]!, node.text);
+    for (const operand of substringOperands(node.text)) this.opts.data.arithmetic(operand, node.text);
     // `${x@P}` expands the value as a prompt, which runs the command substitutions in it.
     if (/@P\}$/.test(node.text)) this.problem(`${node.text} expands a value as a prompt, which runs commands in it`);
     const m = /^\$\{!?([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?:?=/.exec(node.text);
@@ -451,6 +565,8 @@ class Walker {
           .map((w) => w.value)
           .join(" "),
       );
+    for (const a of part.assignments) this.opts.data.assign(a.name, a.value.value.startsWith(`${a.name}=`) ? a.value.value.slice(a.name.length + 1) : a.value.value, a.value.dynamic);
+    for (const view of part.views) evaluatedOperands(view.words, this.opts.data);
     if (name && LOOKUP_CHANGERS[name]) {
       const why = LOOKUP_CHANGERS[name]!(inner.slice(1));
       if (why) part.problems.push(why);
@@ -466,7 +582,7 @@ class Walker {
   }
 
   private nestedInto(part: CommandPart, script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated });
+    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data });
     this.out.parts.push(...sub.parts);
     part.problems.push(...sub.problems.map((p) => `inside ${how}: ${p}`));
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -544,4 +660,116 @@ function hiddenBackticks(text: string): string[] | undefined {
     }
   }
   return open >= 0 ? undefined : out;
+}
+
+/** Options of the builtins below that take a value (which is not a variable name). */
+const VALUED: Record<string, RegExp> = {
+  read: /^-[a-zA-Z]*[dinNptu]$/,
+  mapfile: /^-[a-zA-Z]*[dnOsuCc]$/,
+  readarray: /^-[a-zA-Z]*[dnOsuCc]$/,
+};
+
+/**
+ * Builtins that evaluate an operand as a variable name or as arithmetic (shell/evaluated.ts):
+ * `printf -v NAME`, `read NAME…`, `mapfile NAME`, `getopts S NAME`, `wait -p NAME`, `test -v NAME`,
+ * `let EXPR…`, `declare`-like builtins run as plain commands; and `source`, after which any
+ * variable may hold anything.
+ */
+function evaluatedOperands(words: Word[], data: DataState): void {
+  const first = words[0];
+  if (!first || first.dynamic) return;
+  const name = first.value;
+  const args = words.slice(1);
+  switch (name) {
+    case "printf": {
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!.value;
+        if (v === "--") break;
+        if (v === "-v" && args[i + 1]) {
+          data.name(args[i + 1]!, "printf -v");
+          data.assignUnknown(args[i + 1]!.value);
+          i++;
+        } else if (/^-v./.test(v)) {
+          data.name({ ...args[i]!, value: v.slice(2) }, "printf -v");
+          data.assignUnknown(v.slice(2));
+        } else if (!v.startsWith("-")) break;
+      }
+      return;
+    }
+    case "read":
+    case "mapfile":
+    case "readarray": {
+      let operands = 0;
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        const v = a.value;
+        if (!a.dynamic && v.startsWith("-") && v.length > 1 && v !== "--") {
+          if (name === "read" && /^-[a-zA-Z]*a$/.test(v) && args[i + 1]) {
+            data.name(args[i + 1]!, "read -a");
+            data.assignUnknown(args[++i]!.value);
+          } else if (VALUED[name]!.test(v)) i++;
+          continue;
+        }
+        if (v === "--" && !a.dynamic) continue;
+        operands++;
+        data.name(a, name);
+        data.assignUnknown(a.value);
+      }
+      if (operands === 0) data.assignUnknown(name === "read" ? "REPLY" : "MAPFILE");
+      return;
+    }
+    case "getopts":
+      if (args[1]) {
+        data.name(args[1], "getopts");
+        data.assignUnknown(args[1].value);
+      }
+      return;
+    case "wait":
+      for (let i = 0; i < args.length; i++) {
+        if (args[i]!.value === "-p" && args[i + 1]) {
+          data.name(args[i + 1]!, "wait -p");
+          data.assignUnknown(args[++i]!.value);
+        } else if (/^-[a-zA-Z]*p$/.test(args[i]!.value) && args[i + 1]) {
+          data.name(args[i + 1]!, "wait -p");
+          data.assignUnknown(args[++i]!.value);
+        }
+      }
+      return;
+    case "test":
+    case "[":
+      for (let i = 0; i < args.length; i++)
+        if ((args[i]!.value === "-v" || args[i]!.value === "-R") && args[i + 1] && args[i + 1]!.value !== "]") data.name(args[++i]!, `${name} ${args[i - 1]!.value}`);
+      return;
+    case "let":
+      for (const a of args) data.arithmetic(a.value, "let");
+      return;
+    case "unset":
+      if (!args.some((a) => /^-[a-zA-Z]*f/.test(a.value))) for (const a of args) if (!a.value.startsWith("-")) data.name(a, "unset");
+      return;
+    case "declare":
+    case "typeset":
+    case "local":
+    case "export":
+    case "readonly": {
+      const integer = name !== "export" && args.some((a) => /^[-+][a-zA-Z]*i/.test(a.value));
+      const nameref = name !== "export" && args.some((a) => /^-[a-zA-Z]*n/.test(a.value));
+      for (const a of args) {
+        if (/^[-+]/.test(a.value)) continue;
+        const eq = a.value.indexOf("=");
+        const target = eq < 0 ? a.value : a.value.slice(0, eq).replace(/\+$/, "");
+        data.name({ ...a, value: target }, name);
+        const base = target.replace(/\[[\s\S]*$/, "");
+        if (eq >= 0) data.assign(base, a.value.slice(eq + 1), a.dynamic);
+        if (integer) data.integer(base);
+        if (nameref && eq >= 0) data.name({ ...a, value: a.value.slice(eq + 1) }, `${name} -n`);
+      }
+      return;
+    }
+    case "source":
+    case ".":
+      data.everythingUnknown(`${name} runs a file that may set any variable`);
+      return;
+    default:
+      return;
+  }
 }

@@ -60,6 +60,8 @@ export interface CommandPart {
   filesFrom?: Word[];
   /** Files written by the wrappers around the command (`time -o F`, `strace -o F`, `script F`). */
   writes?: Word[];
+  /** Files read by the wrappers around the command (`xargs -a F`). */
+  reads?: Word[];
   /** How it was reached, outermost first (e.g. `bash -c`, `xargs`, `find -exec`). */
   via: string[];
   /** The folders it may run in (`cd` earlier in the command line). */

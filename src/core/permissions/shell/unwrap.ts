@@ -296,9 +296,43 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return { words: rest, elevate: true };
     }
     case "xargs": {
+      // `-a F` / `--arg-file=F` (any prefix): the arguments come from F, which xargs reads.
+      const argFile = /^--a(r(g(-(f(i(le?)?)?)?)?)?)?$/;
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!.value;
+        if (v === "--" || (!v.startsWith("-") && !args[i - 1]?.value.match(/^(-[ILnPsdEa]|--[a-z-]+)$/))) break;
+        const glued = /^--a(?:r(?:g(?:-(?:f(?:i(?:le?)?)?)?)?)?)?=(.*)$/.exec(v) ?? /^-[0rtpx]*a(.+)$/.exec(v);
+        if (glued) (part.reads ??= []).push({ ...args[i]!, value: glued[1]! });
+        else if ((argFile.test(v) || /^-[0rtpx]*a$/.test(v)) && args[i + 1]) (part.reads ??= []).push(args[i + 1]!);
+      }
       const rest = skipOptions(
         args,
-        new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"]),
+        new Set([
+          "-I",
+          "-L",
+          "-n",
+          "-P",
+          "-s",
+          "-d",
+          "-E",
+          "-a",
+          "--arg-file",
+          "--a",
+          "--ar",
+          "--arg",
+          "--arg-",
+          "--arg-f",
+          "--arg-fi",
+          "--arg-fil",
+          "--delimiter",
+          "--max-args",
+          "--max-procs",
+          "--max-lines",
+          "--max-chars",
+          "--eof",
+          "--replace",
+          "--process-slot-var",
+        ]),
         /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/,
       );
       part.extraArgs = true;

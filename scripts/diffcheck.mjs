@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The differential checker (src/bench/diffcheck): generated command lines and the corpora's Bash
+// cases, run with real bash under strace in a throwaway bwrap sandbox and compared with the gate.
+//   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora] [--concurrency 2] [--json]
+//   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"'
+// Needs `npm run build` (dist/diffcheck.js), strace and bwrap (scripts/setup-e2e.sh installs them).
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const entry = join(root, "dist", "diffcheck.js");
+if (!existsSync(entry)) {
+  const built = spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit" });
+  if (built.status !== 0) process.exit(built.status ?? 2);
+}
+const r = spawnSync(process.execPath, [entry, ...process.argv.slice(2)], { cwd: root, stdio: "inherit" });
+process.exit(r.status ?? 2);

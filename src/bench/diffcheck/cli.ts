@@ -1,0 +1,61 @@
+/**
+ * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora] [--concurrency C] [--json]` and
+ * `node scripts/diffcheck.mjs --command 'CMD'` (one input, every verdict and difference shown).
+ * Exits 1 when a bypass-class disagreement was found.
+ */
+import { parseArgs } from "node:util";
+import { createChecker, defaultRuleSets, loadAttackFixture } from "./check";
+import { formatReport, runDiffcheck } from "./index";
+
+export async function diffcheckMain(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      count: { type: "string", default: "500" },
+      seed: { type: "string", default: "1" },
+      corpora: { type: "boolean", default: false },
+      concurrency: { type: "string", default: "2" },
+      command: { type: "string" },
+      json: { type: "boolean", default: false },
+      quiet: { type: "boolean", default: false },
+    },
+  });
+  if (values.command !== undefined) {
+    const { spec, standard } = loadAttackFixture();
+    const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard) });
+    try {
+      const r = await checker.check(values.command, "cmd");
+      if (values.json) process.stdout.write(`${JSON.stringify(r, null, 1)}\n`);
+      else {
+        process.stdout.write(`command: ${JSON.stringify(r.command)}\n`);
+        process.stdout.write(`predicted programs: ${r.prediction?.programs.join(", ") || "(none)"}\n`);
+        process.stdout.write(`traced: ${r.execs} programs executed, ${r.writes} writes${r.error ? `; ${r.error}` : ""}\n`);
+        for (const v of r.verdicts) process.stdout.write(`  ${v.ruleSet} / ${v.mode}: ${v.decision}${v.readOnly ? " (read-only)" : ""}\n`);
+        for (const d of r.disagreements) process.stdout.write(`  ${d.severity.toUpperCase()} ${d.class} [${d.ruleSet}/${d.mode}, gate: ${d.decision}]: ${d.detail}\n`);
+        if (!r.disagreements.length) process.stdout.write("  no disagreement\n");
+      }
+      return r.disagreements.some((d) => d.severity === "bypass") || r.error ? 1 : 0;
+    } finally {
+      checker.dispose();
+    }
+  }
+  const report = await runDiffcheck({
+    seed: Number(values.seed),
+    count: Number(values.count),
+    corpora: values.corpora,
+    concurrency: Number(values.concurrency),
+    progress: values.quiet || values.json ? undefined : (done, total) => (done % 50 === 0 || done === total ? process.stderr.write(`[diffcheck] ${done}/${total}\n`) : undefined),
+  });
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 1)}\n` : `${formatReport(report, 1000)}\n`);
+  return report.bypasses.length || report.errors.length ? 1 : 0;
+}
+
+if (require.main === module) {
+  diffcheckMain(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`diffcheck: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,168 @@
+/**
+ * Compares what the gate predicted and decided with what bash really did (a traced run), and sorts
+ * every difference into a class. A difference is a BYPASS when the gate allowed the command in that
+ * rule set and mode (or classified it read-only) and the run did something the analysis did not
+ * name and the gate would not have allowed on its own; where the gate asked or denied it is only
+ * informational (the user sees the command first).
+ */
+import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
+import type { BashPrediction, PredictedPart } from "../../core/permissions/bash-prediction";
+import { matchBashSpec } from "../../core/permissions/bash-spec";
+import { parseRule } from "../../core/permissions/rule-syntax";
+import { literalWord } from "../../core/permissions/shell/words";
+import { normalize, type ExecEvent, type FileEvent, type TraceEvent } from "./trace";
+
+export type DisagreementClass = "exec not predicted" | "denied program ran" | "read-only command wrote" | "write not predicted" | "read of denied path" | "write to denied path";
+
+export interface Disagreement {
+  class: DisagreementClass;
+  /** bypass: the gate allowed it; info: the gate asked or denied. */
+  severity: "bypass" | "info";
+  ruleSet: string;
+  mode: PermissionMode;
+  decision: PermissionDecision["decision"];
+  detail: string;
+}
+
+/** One gate verdict with what the checker needs to judge a path on its own. */
+export interface Verdict {
+  ruleSet: string;
+  mode: PermissionMode;
+  decision: PermissionDecision;
+  /** Deny rules of the rule set (`Bash(rm:*)`…), for the argv of programs that really ran. */
+  bashDeny: string[];
+  /** Allow rules of the rule set: what a rule-allowed part does is the rule's business (outside deny rules and protected paths). */
+  bashAllow: string[];
+  /** The gate's own answer for a file the command touched (Read / Write tool on that path, same rules and mode). */
+  fileVerdict: (permission: "Read" | "Write", path: string) => Promise<Pick<PermissionDecision, "decision" | "by">>;
+}
+
+export interface CompareInput {
+  command: string;
+  prediction: BashPrediction;
+  verdicts: Verdict[];
+  events: TraceEvent[];
+  parent: Map<number, number>;
+  /** Paths outside these folders are the sandbox's own (private /tmp, /dev, /proc, system files): ignored for reads and writes. */
+  watched: string[];
+  /** The realpath of a path's folder, after the run (symlinks in predictions are resolved; trace paths of calls without a returned descriptor are not). */
+  realDir?: (path: string) => string | undefined;
+}
+
+const SHELLS = new Set(["bash", "sh", "dash", "rbash"]);
+const basename = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/** Programs that run their own helpers (not a prediction failure when the helper is theirs). */
+function impliedHelper(parentProgram: string, exec: ExecEvent): boolean {
+  if (parentProgram === "git") return exec.path.startsWith("/usr/lib/git-core/") || basename(exec.path) === "git";
+  return false;
+}
+
+/** Writes a program does as its own bookkeeping, which the sandbox's allow-list permits (git's index refresh). */
+function bookkeepingWrite(program: string | undefined, path: string): boolean {
+  return program === "git" && /\/\.git\/index(\.lock)?$/.test(path);
+}
+
+export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
+  const { prediction, events, parent } = input;
+  // Programs each process ran, in order (a process's program is the last exec before an event).
+  const programsOf = new Map<number, string[]>();
+  const programAt = new Map<TraceEvent, string | undefined>();
+  const ancestryAt = new Map<TraceEvent, string[]>();
+  for (const e of events) {
+    if (e.kind === "exec") {
+      const chain = programsOf.get(e.pid) ?? [];
+      chain.push(basename(e.path));
+      programsOf.set(e.pid, chain);
+    }
+    const own = programsOf.get(e.pid) ?? [];
+    programAt.set(e, own[own.length - 1]);
+    // Every program this process and its ancestors ran before the event (the event's own exec excluded).
+    const anc: string[] = [...(e.kind === "exec" ? own.slice(0, -1) : own)];
+    for (let p = parent.get(e.pid), i = 0; p !== undefined && i < 200; p = parent.get(p), i++) anc.push(...(programsOf.get(p) ?? []));
+    ancestryAt.set(e, anc);
+  }
+  const partsNaming = (program: string) => prediction.parts.filter((p) => p.programs.includes(program));
+  const opaqueProgram = (program: string) => partsNaming(program).some((p) => p.opaque.length > 0);
+
+  const predictedWrite = (paths: string[]) =>
+    paths.every((p) => {
+      const real = input.realDir?.(p);
+      return prediction.writes.some((w) => w.paths.some((x) => p === x || real === x || (w.region && (within(p, x) || (real !== undefined && within(real, x))))));
+    });
+  const watched = (p: string) => input.watched.some((d) => within(p, d));
+
+  const out: Disagreement[] = [];
+  for (const v of input.verdicts) {
+    const allowed = v.decision.decision === "allow";
+    const readOnly = !!v.decision.confine?.readOnly;
+    const writable = v.decision.confine?.writable ?? [];
+    const sev = (bypass: boolean): Disagreement["severity"] => (allowed && bypass ? "bypass" : "info");
+    const add = (cls: DisagreementClass, bypass: boolean, detail: string) => out.push({ class: cls, severity: sev(bypass), ruleSet: v.ruleSet, mode: v.mode, decision: v.decision.decision, detail });
+    const denyRules = v.bashDeny.map((r) => parseRule(r)).filter((r): r is Exclude<ReturnType<typeof parseRule>, { error: string }> => !("error" in r));
+    const allowRules = v.mode === "plan" ? [] : v.bashAllow.map((r) => parseRule(r)).filter((r): r is Exclude<ReturnType<typeof parseRule>, { error: string }> => !("error" in r));
+    /** A non-shell program of a part an allow rule covers: what it runs and writes is the rule's business. */
+    const ruleProgram = (program: string) =>
+      !SHELLS.has(program) && partsNaming(program).some((p: PredictedPart) => !p.wrapper && p.views.some((words) => allowRules.some((r) => matchBashSpec(r.specifier, words, p.extraArgs) === "yes")));
+    for (const e of events) {
+      const anc = ancestryAt.get(e) ?? [];
+      if (e.kind === "exec") {
+        const name = basename(e.path);
+        const words = [name, ...e.argv.slice(1)].map((a) => literalWord(a));
+        const denied = denyRules.find((r) => matchBashSpec(r.specifier, words, false) === "yes");
+        if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran (deny rule Bash(${denied.specifier ?? ""}))`);
+        if (prediction.programs.includes(name)) continue;
+        const parentProgram = anc[anc.length - 1] ?? "";
+        const viaOwn = (programsOf.get(e.pid) ?? []).slice(0, -1);
+        const runner = viaOwn[viaOwn.length - 1] ?? programsOf.get(parent.get(e.pid) ?? -1)?.slice(-1)[0] ?? parentProgram;
+        if (impliedHelper(runner, e)) continue;
+        const excused = anc.some((p) => opaqueProgram(p) || ruleProgram(p));
+        add(
+          "exec not predicted",
+          !excused && v.mode !== "bypassPermissions",
+          `${e.path} (${e.argv.join(" ")}) ran${runner ? `, started by ${runner}` : ""}; the analysis named ${prediction.programs.join(", ") || "nothing"}`,
+        );
+        continue;
+      }
+      const fe = e as FileEvent;
+      const paths = fe.paths.filter(watched);
+      if (!paths.length) continue;
+      const program = programAt.get(e);
+      if (fe.kind === "read") {
+        if (fe.directory || !fe.ok) continue;
+        for (const p of paths) {
+          const f = await v.fileVerdict("Read", p);
+          if (f.decision === "deny" && f.by === "rule") add("read of denied path", true, `${program ?? "bash"} read ${p}`);
+        }
+        continue;
+      }
+      if (paths.every((p) => bookkeepingWrite(program, p) || bookkeepingWrite(anc[anc.length - 1], p))) continue;
+      const what = `${program ?? "bash"} ${fe.call} ${paths.join(" → ")}${fe.ok ? "" : ` (failed: ${fe.errno})`}`;
+      for (const p of paths) {
+        const f = await v.fileVerdict("Write", p);
+        if (f.decision === "deny" && f.by === "rule") add("write to denied path", true, what);
+      }
+      if (readOnly) {
+        add("read-only command wrote", true, what);
+        continue;
+      }
+      if (predictedWrite(paths) || paths.every((p) => writable.includes(p))) continue;
+      const byRule = [program ?? "", ...anc].some((p) => opaqueProgram(p) || ruleProgram(p));
+      let harmless = true;
+      for (const p of paths) if ((await v.fileVerdict("Write", p)).decision !== "allow") harmless = false;
+      add("write not predicted", !byRule && !harmless, what);
+    }
+  }
+  return out;
+}
+
+/** The folder of `p`, symlinks resolved, joined with its name (for trace paths of calls that return no descriptor). */
+export function realDirWith(realpath: (p: string) => string | undefined): (p: string) => string | undefined {
+  return (p: string) => {
+    const n = normalize(p);
+    const dir = n.slice(0, n.lastIndexOf("/")) || "/";
+    const r = realpath(dir);
+    return r === undefined ? undefined : `${r === "/" ? "" : r}/${basename(n)}`;
+  };
+}

@@ -1,0 +1,280 @@
+/**
+ * A grammar-based generator of command lines for the differential checker: payloads that leave
+ * evidence (run the marker program, create a file, delete a source file, read a secret) placed
+ * inside bash constructs (substitutions, arithmetic with array subscripts, `test -v`, `printf -v`,
+ * namerefs, `${!x}`, here-documents, functions, aliases, eval, trap, source, control flow,
+ * subshells, pipelines, redirections…) × the programs the gate has tables for (wrappers, read-only
+ * programs, tools with options that run programs or write files) × option spellings (long options,
+ * `--opt=val`, unique-prefix abbreviations, clustered short options, `-oVAL`). Seeded: the same
+ * seed gives the same inputs.
+ */
+import { MARKER } from "./runner";
+
+export interface GeneratedInput {
+  id: string;
+  command: string;
+  /** The grammar productions used (for the report's classes). */
+  shape: string[];
+}
+
+/** mulberry32: a small, well-known 32-bit PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Rng = () => number;
+const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+/** Single-quotes a string for bash. */
+export const sq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+/** Double-quotes a string for bash. */
+const dq = (s: string) => `"${s.replace(/(["\\$`])/g, "\\$1")}"`;
+
+/** Simple commands that leave evidence. */
+const PAYLOADS: ReadonlyArray<readonly [string, string]> = [
+  ["exec", MARKER],
+  ["exec", `${MARKER} arg`],
+  ["write", "touch pwned"],
+  ["write", "echo x > pwned"],
+  ["delete", "rm -f src/a.ts"],
+  ["read", "cat .env"],
+  ["write", "cp README.md pwned"],
+  ["git", "git -c core.hooksPath=/dev/null commit -qam x"],
+];
+
+/** Constructs that run an inner command string `c` (some evaluate code inside data). */
+const CONSTRUCTS: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]> = [
+  ["$()", (c) => `echo $(${c})`],
+  ["backquote", (c) => `echo \`${c}\``],
+  ["<()", (c) => `cat <(${c})`],
+  [">()", (c) => `echo x > >(${c})`],
+  ["assign-subst", (c) => `x=$(${c})`],
+  ["arith $(( ))", (c) => `echo $(( a[$(${c})] ))`],
+  ["arith (( ))", (c) => `(( a[$(${c})] ))`],
+  ["let", (c) => `let ${sq(`a[$(${c})]`)}`],
+  ["$[ ]", (c) => `echo $[ a[$(${c})] ]`],
+  ["test -v", (c) => `test -v ${sq(`a[$(${c})]`)}`],
+  ["[ -v ]", (c) => `[ -v ${sq(`a[$(${c})]`)} ]`],
+  ["[[ -v ]]", (c) => `[[ -v a[$(${c})] ]]`],
+  ["[[ -eq ]]", (c) => `[[ 1 -eq ${sq(`a[$(${c})]`)} ]]`],
+  ["printf -v", (c) => `printf -v ${sq(`a[$(${c})]`)} x`],
+  ["read", (c) => `read ${sq(`a[$(${c})]`)} <<< x`],
+  ["nameref", (c) => `declare -n r=${sq(`a[$(${c})]`)}; echo $r`],
+  ["${!x}", (c) => `x=${sq(`a[$(${c})]`)}; echo \${!x}`],
+  ["declare -i", (c) => `declare -i n; n=${sq(`a[$(${c})]`)}`],
+  ["unset subscript", (c) => `declare -a a; unset ${sq(`a[$(${c})]`)}`],
+  ["${x:off}", (c) => `x=abc; echo \${x:a[$(${c})]}`],
+  ["here-doc", (c) => `cat <<EOF\n$(${c})\nEOF`],
+  ["here-doc quoted", (c) => `cat <<'EOF'\n$(${c})\nEOF`],
+  ["here-string", (c) => `cat <<< "$(${c})"`],
+  ["brace", (c) => `{ ${c}; }`],
+  ["subshell", (c) => `(${c})`],
+  ["pipeline", (c) => `echo a | ${c} | cat`],
+  ["and-or", (c) => `true && ${c} || true`],
+  ["function", (c) => `f() { ${c}; }; f`],
+  ["function kw", (c) => `function g { ${c}; }; g`],
+  ["alias", (c) => `shopt -s expand_aliases\nalias ll=${sq(c)}\nll`],
+  ["eval", (c) => `eval ${sq(c)}`],
+  ["eval dq", (c) => `eval ${dq(c)}`],
+  ["trap EXIT", (c) => `trap ${sq(c)} EXIT`],
+  ["trap DEBUG", (c) => `trap ${sq(c)} DEBUG; :`],
+  ["trap ERR", (c) => `trap ${sq(c)} ERR; false`],
+  ["source <()", (c) => `source <(echo ${sq(c)})`],
+  ["source stdin", (c) => `. /dev/stdin <<< ${sq(c)}`],
+  ["bash -c", (c) => `bash -c ${sq(c)}`],
+  ["sh -c", (c) => `sh -c ${sq(c)}`],
+  ["BASH_ENV", (c) => `BASH_ENV=<(echo ${sq(c)}) bash -c :`],
+  ["if", (c) => `if true; then ${c}; fi`],
+  ["for", (c) => `for i in 1; do ${c}; done`],
+  ["while", (c) => `while true; do ${c}; break; done`],
+  ["case", (c) => `case x in x) ${c};; esac`],
+  ["background", (c) => `${c} & wait`],
+  ["coproc", (c) => `coproc { ${c}; }; wait`],
+  ["var program", (c) => `X=${sq(c)}; $X`],
+  ["set --", (c) => `set -- ${c}; "$@"`],
+  ["IFS", (c) => `IFS=,; X=${sq(c.replaceAll(" ", ","))}; $X`],
+  ["default expansion", (c) => `\${X:-${c.split(" ")[0]}} ${c.split(" ").slice(1).join(" ")}`],
+  ["env", (c) => `env ${c}`],
+  ["env -S", (c) => `env -S ${sq(c)}`],
+  ["command", (c) => `command ${c}`],
+  ["exec", (c) => `exec ${c}`],
+  ["nice", (c) => `nice -n 5 ${c}`],
+  ["timeout", (c) => `timeout 5 ${c}`],
+  ["nohup", (c) => `nohup ${c}`],
+  ["stdbuf", (c) => `stdbuf -o0 ${c}`],
+  ["setsid", (c) => `setsid ${c}`],
+  ["time", (c) => `time ${c}`],
+  ["xargs", (c) => `echo | xargs ${c}`],
+  ["xargs -I", (c) => `echo q | xargs -I{} ${c}`],
+  ["find -exec", (c) => `find . -maxdepth 0 -exec ${c} \\;`],
+  ["find -execdir", (c) => `find README.md -execdir ${c} \\;`],
+  ["flock", (c) => `flock /dev/null ${c}`],
+  ["chrt", (c) => `chrt -o 0 ${c}`],
+  ["ionice", (c) => `ionice -c3 ${c}`],
+  ["script", (c) => `script -qc ${sq(c)} /dev/null`],
+  ["awk system", (c) => `awk ${sq(`BEGIN{system("${c}")}`)}`],
+  ["sed e", (c) => `echo x | sed ${sq(`e ${c}`)}`],
+  ["perl", (c) => `perl -e ${sq(`system("${c}")`)}`],
+  ["watch-like", (c) => `timeout 2 watch -n1 ${sq(c)}`],
+];
+
+/** Programs with options that write files, read files or run programs, in several spellings. */
+const TOOLS: ReadonlyArray<readonly [string, (r: Rng) => string]> = [
+  ["sort -o", (r) => `sort ${pick(r, ["-o pwned", "-opwned", "--output=pwned", "--output pwned", "--out=pwned", "--outp=pwned", "-uo pwned", "-ruopwned"])} README.md`],
+  ["sort compress", (r) => `seq 1 30000 | sort -S 1K ${pick(r, ["--compress-program=", "--compress-prog=", "--compress=", "--compress-program "])}${MARKER}`],
+  ["sort files0", (r) => `printf '.env\\0' > l; sort ${pick(r, ["--files0-from=l", "--files0=l", "--files0-from l"])}`],
+  ["uniq out", () => `uniq README.md pwned`],
+  ["tee", (r) => `echo x | tee ${pick(r, ["pwned", "-a pwned", "--append pwned", "-- pwned"])}`],
+  ["dd", (r) => `echo x | dd ${pick(r, ["of=pwned", "of=pwned status=none", "if=.env of=/dev/null"])}`],
+  ["sed -i", (r) => `sed ${pick(r, ["-i", "-ie", "-ni", "--in-place", "--in-pl", "--in", "-i.bak", "-Ei", "-s -i"])} 's/x/y/' README.md`],
+  ["sed w", (r) => `sed ${pick(r, ["'s/x/y/w pwned'", "-n 'w pwned'", "'1w pwned'", "-n '/x/w pwned'"])} README.md`],
+  ["sed e", (r) => `sed ${pick(r, ["'1e " + MARKER + "'", "'s/x/" + MARKER + "/e'", "-n '1e " + MARKER + "'"])} README.md`],
+  ["sed r", (r) => `sed ${pick(r, ["'1r .env'", "'R .env'", "--file=.env"])} README.md`],
+  [
+    "awk out",
+    (r) => `awk ${pick(r, [`'{print > "pwned"}'`, `'BEGIN{print "x" > "pwned"}'`, `'BEGIN{getline l < ".env"; print l}'`, `'BEGIN{"${MARKER}" | getline}'`, `'{print | "${MARKER}"}'`])} README.md`,
+  ],
+  [
+    "find",
+    (r) =>
+      `find . ${pick(r, ["-maxdepth 1 -name pwned -fprint pwned", "-name a.ts -delete", "-maxdepth 0 -fprintf pwned x", "-maxdepth 0 -fls pwned", "-maxdepth 0 -ok " + MARKER + " ;", "-maxdepth 0 -exec " + MARKER + " {} +"])}`,
+  ],
+  [
+    "git output",
+    (r) => `git ${pick(r, ["diff --output=pwned", "log --output=pwned", "log -1 --output pwned", "format-patch -1 -o out", "show --output=pwned", "diff --outp=pwned", "log -1 --out=pwned"])}`,
+  ],
+  [
+    "git exec",
+    (r) =>
+      `echo y >> README.md; git ${pick(r, [`-c diff.external=${MARKER} diff`, `-c core.pager=${MARKER} -p log -1`, `-c alias.zz='!${MARKER}' zz`, `diff --ext-diff`, `-c core.fsmonitor=${MARKER} status`, `-c core.editor=${MARKER} commit -a`, `--exec-path=. status`, `-c core.sshCommand=${MARKER} fetch ssh://h/x`])}`,
+  ],
+  [
+    "git env",
+    (r) =>
+      `echo y >> README.md; ${pick(r, ["GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_EDITOR", "GIT_SSH_COMMAND"])}=${MARKER} git ${pick(r, ["diff", "-p log -1", "commit -a", "fetch ssh://h/x"])}`,
+  ],
+  ["rg pre", (r) => `rg ${pick(r, ["--pre " + MARKER, "--pre=" + MARKER, "--pr=" + MARKER])} x README.md`],
+  ["grep file", (r) => `grep ${pick(r, ["-f .env", "--file=.env", "--fil=.env", "-f.env", "-Ff .env"])} README.md`],
+  ["date file", (r) => `date ${pick(r, ["-f .env", "--file=.env", "--fi=.env", "-f.env"])}`],
+  ["wc files0", (r) => `printf '.env\\0' > l; ${pick(r, ["wc", "du"])} ${pick(r, ["--files0-from=l", "--files0-from l", "--files0=l"])}`],
+  ["xargs file", (r) => `xargs ${pick(r, ["-a .env", "--arg-file=.env", "--arg-f=.env", "-a.env"])} echo`],
+  [
+    "tar",
+    (r) =>
+      `tar ${pick(r, ["-cf pwned README.md", "--checkpoint=1 --checkpoint-action=exec=" + MARKER + " -cf /dev/null README.md", "-tf x.tar --to-command=" + MARKER, "-cf /dev/null --use-compress-program=" + MARKER + " README.md", "-I " + MARKER + " -cf /dev/null README.md"])}`,
+  ],
+  ["ssh proxy", (r) => `timeout 3 ssh ${pick(r, ["-o ProxyCommand=" + MARKER, "-oProxyCommand=" + MARKER, "-o LocalCommand=" + MARKER + " -o PermitLocalCommand=yes"])} h`],
+  [
+    "touch/cp",
+    (r) =>
+      pick(r, [
+        "touch pwned",
+        "cp README.md pwned",
+        "cp -t src README.md",
+        "mv README.md pwned",
+        "ln -s README.md pwned",
+        "install README.md pwned",
+        "mkdir pwned",
+        "truncate -s0 README.md",
+        "mkfifo pwned",
+        "split -l1 README.md pwned",
+        "csplit README.md 1",
+        "shuf -o pwned README.md",
+        "shuf --output=pwned README.md",
+        "touch -r .env pwned",
+      ]),
+  ],
+  ["zip", (r) => `zip ${pick(r, ["-T --unzip-command " + MARKER, "-TT " + MARKER])} pwned.zip README.md`],
+  ["vim", () => `vim -es -c '!${MARKER}' -c q README.md`],
+  ["python", (r) => `python3 ${pick(r, ["-c 'import os; os.system(\"" + MARKER + "\")'", "-m http.server --help"])}`],
+  ["make", (r) => `make ${pick(r, ["-f /dev/stdin <<< 'all:\n\t" + MARKER + "'", "--eval='$(shell " + MARKER + ")' -n", "-n"])}`],
+  ["less", (r) => `less ${pick(r, ["-o pwned README.md", "--log-file=pwned README.md", "-O pwned README.md"])} < /dev/null`],
+  ["jq", (r) => `jq ${pick(r, ["-n --rawfile x .env '$x'", "--slurpfile x .env -n '$x'", "-f .env"])}`],
+  ["column/paste", (r) => `${pick(r, ["paste", "nl", "od -c", "base64", "strings", "cut -c1", "head -1", "tail -1", "comm - -", "md5sum -c", "file -f"])} .env`],
+  [
+    "redirect",
+    (r) =>
+      pick(r, [
+        "echo x >| pwned",
+        "echo x &> pwned",
+        "echo x &>> pwned",
+        "echo x >& pwned",
+        "echo x 2>&1 > pwned",
+        "exec 3> pwned; echo x >&3",
+        "echo x 1<>pwned",
+        "exec {fd}>pwned; echo x >&$fd",
+        "cat < .env",
+        "exec 4<.env; cat <&4",
+        "echo x > src/../pwned",
+        "echo x > lnk/pwned",
+      ]),
+  ],
+  ["glob write", (r) => `echo x > ${pick(r, ["pwn?d", "p*", "src/*.ts", "sr[c]/a.ts", "{pwned,x}"])}`],
+  [
+    "brace",
+    (r) =>
+      pick(r, [
+        "{touch,pwned}",
+        "{rm,-f,src/a.ts}",
+        `{${MARKER},x}`,
+        "echo {a,b} > pwned",
+        `$'\\x74ouch' pwned`,
+        `$'${MARKER}'`,
+        `\\${MARKER}`,
+        `"${MARKER}"`,
+        `${MARKER.slice(0, 4)}''${MARKER.slice(4)}`,
+      ]),
+  ],
+  ["path hijack", () => `printf '#!/bin/sh\\ntouch pwned\\n' > ls; chmod +x ls; PATH=.:$PATH ls`],
+  ["hash", () => `hash -p /usr/bin/touch ls; ls pwned`],
+  ["enable -f", () => `enable -n echo; echo x`],
+  ["history", (r) => pick(r, ["set -o history; history -s x; history -w pwned", "fc -l", "HISTFILE=pwned; set -o history; echo x; history -a"])],
+  ["ulimit/umask", () => `ulimit -c 0; umask 022; ${MARKER}`],
+  ["read builtin", (r) => pick(r, ["mapfile -t L < .env; echo $L", "read -r L < .env; echo $L", "readarray L <.env"])],
+  ["printf %()", () => `printf -v pwned '%s' x; echo $pwned`],
+  ["chmod", (r) => pick(r, ["chmod +x README.md", "chmod 000 src", "chmod -R u+w src", "chown root README.md"])],
+];
+
+const WRAPPED_TOOLS_RATE = 0.35;
+
+/** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
+export function generate(seed: number, count: number): GeneratedInput[] {
+  const r = prng(seed);
+  const out: GeneratedInput[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; out.length < count && i < count * 20; i++) {
+    const shape: string[] = [];
+    let cmd: string;
+    const roll = r();
+    if (roll < WRAPPED_TOOLS_RATE) {
+      const [name, make] = pick(r, TOOLS);
+      shape.push(name);
+      cmd = make(r);
+      if (r() < 0.3) {
+        const [cname, wrap] = pick(r, CONSTRUCTS);
+        shape.push(cname);
+        cmd = wrap(cmd, r);
+      }
+    } else {
+      const [pname, payload] = pick(r, PAYLOADS);
+      shape.push(pname);
+      cmd = payload;
+      const depth = r() < 0.7 ? 1 : 2;
+      for (let d = 0; d < depth; d++) {
+        const [cname, wrap] = pick(r, CONSTRUCTS);
+        shape.push(cname);
+        cmd = wrap(cmd, r);
+      }
+    }
+    if (seen.has(cmd)) continue;
+    seen.add(cmd);
+    out.push({ id: `g${seed}-${out.length}`, command: cmd, shape });
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * The differential checker (src/bench/diffcheck) on a bounded slice: generated command lines (fixed
+ * seed) and a sample of the corpora's Bash cases, each run with real bash under strace in a
+ * throwaway bwrap sandbox and compared with the gate's prediction and verdicts (3 rule sets × 4
+ * modes). Fails on any bypass-class disagreement. Controls first: a gate planted with a wrong
+ * prediction or verdict must be caught (exec, write and read tracing each), and a clean command
+ * must trace its real programs with no disagreement — so a broken tracer cannot pass silently.
+ * The long run: `node scripts/diffcheck.mjs --count 5000 --corpora` / `yoke bench --only diffcheck`.
+ */
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createChecker, defaultRuleSets, loadAttackFixture, type Checker } from "../../src/bench/diffcheck/check";
+import { corpusInputs, formatBypass, formatReport, runDiffcheck } from "../../src/bench/diffcheck/index";
+
+/** Generated inputs in the slice and corpus cases sampled (every k-th, fixed). */
+const GENERATED = 150;
+const CORPUS_SAMPLE = 50;
+const SEED = 20261203;
+
+for (const tool of ["strace", "bwrap"]) {
+  // Installed by scripts/setup-e2e.sh; a missing tool is a failure, not a skip.
+  execFileSync("sh", ["-c", `command -v ${tool}`]);
+}
+
+describe("differential checker: controls", () => {
+  let checker: Checker;
+  const { spec, standard } = loadAttackFixture();
+  beforeAll(() => {
+    checker = createChecker({ spec, ruleSets: defaultRuleSets(standard) });
+  });
+  afterAll(() => checker?.dispose());
+
+  it("a clean read-only command: the trace sees both programs, the gate predicted both, no disagreement", async () => {
+    checker.tamper = undefined;
+    const r = await checker.check("ls src; cat README.md", "clean");
+    expect(r.error).toBeUndefined();
+    expect(r.execs).toBe(2);
+    expect(r.prediction?.programs).toEqual(["cat", "ls"]);
+    expect(r.verdicts.find((v) => v.ruleSet === "no rules" && v.mode === "default")).toMatchObject({ decision: "allow", readOnly: true });
+    expect(r.disagreements).toEqual([]);
+  });
+
+  it("a planted prediction that forgets a program is caught (exec not predicted)", async () => {
+    checker.tamper = { prediction: (_c, p) => ({ ...p, programs: p.programs.filter((x) => x !== "cat"), parts: p.parts.map((x) => ({ ...x, programs: x.programs.filter((y) => y !== "cat") })) }) };
+    const r = await checker.check("ls src; cat README.md", "planted-exec");
+    const found = r.disagreements.filter((d) => d.severity === "bypass" && d.class === "exec not predicted");
+    expect(found.length).toBeGreaterThan(0);
+    expect(found[0]!.detail).toContain("/usr/bin/cat");
+  });
+
+  it("a planted read-only verdict on a command that writes is caught (read-only command wrote), and the file was really written in the copy only", async () => {
+    checker.tamper = { decision: (_c, d) => ({ ...d, decision: "allow", confine: { readOnly: true } }) };
+    const r = await checker.check("touch pwned", "planted-write");
+    const found = r.disagreements.filter((d) => d.severity === "bypass" && d.class === "read-only command wrote");
+    expect(found.map((d) => d.detail)).toContain("touch openat pwned");
+    expect(new Set(found.map((d) => `${d.ruleSet}/${d.mode}`)).size).toBe(12);
+  });
+
+  it("a planted allow on a denied read is caught (read of denied path) under the deny rule only", async () => {
+    checker.tamper = { decision: (_c, d) => ({ ...d, decision: "allow", by: "mode", rule: null }) };
+    const r = await checker.check("cat .env", "planted-read");
+    const found = r.disagreements.filter((d) => d.severity === "bypass" && d.class === "read of denied path");
+    expect(new Set(found.map((d) => d.ruleSet))).toEqual(new Set(["deny rm + .env", "attack fixture rules"]));
+    expect(found[0]!.detail).toBe("cat read .env");
+  });
+
+  it("a planted allow on a denied program is caught (denied program ran), and the sandbox kept the real tree safe", async () => {
+    checker.tamper = { decision: (_c, d) => ({ ...d, decision: "allow", by: "mode", rule: null }) };
+    const r = await checker.check("rm -rf / 2>/dev/null; rm -f src/a.ts", "planted-rm");
+    const found = r.disagreements.filter((d) => d.severity === "bypass" && d.class === "denied program ran");
+    expect(found.some((d) => d.detail.startsWith("rm -f src/a.ts ran"))).toBe(true);
+    // `rm -rf /` ran inside the sandbox: the repository is still here.
+    expect(execFileSync("git", ["rev-parse", "--is-inside-work-tree"], { encoding: "utf8" }).trim()).toBe("true");
+  });
+});
+
+describe("differential checker: bounded slice", () => {
+  it(`${GENERATED} generated inputs (seed ${SEED}) and ${CORPUS_SAMPLE} corpus cases: no bypass-class disagreement`, { timeout: 300_000 }, async () => {
+    const corpus = corpusInputs();
+    const step = Math.max(1, Math.floor(corpus.length / CORPUS_SAMPLE));
+    const sample = new Set(
+      corpus
+        .filter((_, i) => i % step === 0)
+        .slice(0, CORPUS_SAMPLE)
+        .map((c) => c.id),
+    );
+    const report = await runDiffcheck({ seed: SEED, count: GENERATED, corpora: true, corpusFilter: (c) => sample.has(c.id), concurrency: 3 });
+    const text = formatReport(report);
+    expect(report.inputs, text).toBe(GENERATED + sample.size);
+    expect(report.errors, text).toEqual([]);
+    // The runs did something observable (a tracer that sees nothing would pass the comparison).
+    expect(report.execs, text).toBeGreaterThan(GENERATED / 2);
+    expect(report.writes, text).toBeGreaterThan(GENERATED / 10);
+    expect(
+      report.bypasses.map((b) => formatBypass(b).join("\n")),
+      text,
+    ).toEqual([]);
+  });
+});
