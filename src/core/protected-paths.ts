@@ -18,6 +18,9 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".git/hooks", kind: "dir", why: "git hooks run on later git commands" },
   { path: ".git/modules", kind: "dir", why: "submodule repositories carry their own git configuration and hooks" },
   { path: ".git/info", kind: "dir", why: "git attributes and excludes of the repository" },
+  { path: ".git/commondir", kind: "file", why: "git reads the repository, and its configuration, from the folder commondir names" },
+  { path: ".git/config.worktree", kind: "file", why: "git configuration can run programs (core.fsmonitor, core.hooksPath)" },
+  { path: ".git/worktrees", kind: "dir", why: "linked worktrees' git folders, with their own configuration" },
   { path: ".gitattributes", kind: "file", why: "git attributes select filter and diff drivers" },
   { path: ".gitmodules", kind: "file", why: "submodule definitions" },
   { path: ".husky", kind: "dir", why: "git hooks managed by husky" },
@@ -26,6 +29,7 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".claude", kind: "dir", why: "Claude Code settings, hooks and skills" },
   { path: ".vscode", kind: "dir", why: "VS Code settings, tasks and launch configurations run programs" },
   { path: ".devcontainer", kind: "dir", why: "dev container definitions run commands when the container is built" },
+  { path: ".devcontainer.json", kind: "file", why: "a dev container definition: its initializeCommand runs on the host when the folder is opened in a container" },
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
@@ -35,8 +39,55 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".pnpmfile.cjs", kind: "file", why: "pnpm runs its hooks on install" },
 ];
 
+/**
+ * Inside a repository's `.git` folder, what git's ordinary work writes (commit, checkout, branch,
+ * stash, merge, rebase, cherry-pick, bisect, fetch, gc): these top-level entries are writable.
+ * Every other entry, existing or new, is protected: `config`, `config.worktree`, `commondir`,
+ * `gitdir`, `hooks`, `info`, `modules`, `worktrees`, `description`, and any name git may learn to
+ * read later. An allow-list, so that an entry nobody thought of (the observed `commondir`, which
+ * made git read its configuration from a folder the agent wrote) is protected by default.
+ */
+export const GIT_WRITABLE_ENTRIES: readonly string[] = [
+  "objects",
+  "refs",
+  "logs",
+  "index",
+  "HEAD",
+  "packed-refs",
+  "reftable",
+  "shallow",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+  "rr-cache",
+  "lfs",
+  "lost-found",
+  "gc.pid",
+  "gc.log",
+  "AUTO_MERGE",
+  "MERGE_MODE",
+  "MERGE_RR",
+];
+/** Patterns of writable `.git` entries: lock files, `*_HEAD`, message files, bisect state, the stash's temporary index. */
+const GIT_WRITABLE_PATTERNS = [/\.lock$/, /^[A-Z_]+_HEAD$/, /^[A-Z_]+_(MSG|EDITMSG)$/, /^BISECT_[A-Z_]+$/, /^NOTES_MERGE_[A-Z_]+$/, /^index\.[A-Za-z0-9._-]+$/];
+
+/** May commands write the top-level `.git` entry `name`? */
+export function gitEntryWritable(name: string): boolean {
+  return GIT_WRITABLE_ENTRIES.includes(name) || GIT_WRITABLE_PATTERNS.some((r) => r.test(name));
+}
+
+const GIT_INTERNALS: ProtectedPath = {
+  path: ".git",
+  kind: "dir",
+  why: "git reads its configuration and the repository's location from the other entries of .git (commondir, config.worktree, worktrees…)",
+};
+
 /** The protected entry covering `rel` (a path relative to a workspace folder), or undefined. */
 export function protectedEntry(rel: string): ProtectedPath | undefined {
   const p = rel.replace(/^\.\/+/, "").replace(/\/+$/, "");
-  return PROTECTED_WORKSPACE_PATHS.find((e) => p === e.path || (e.kind === "dir" && p.startsWith(`${e.path}/`)));
+  const listed = PROTECTED_WORKSPACE_PATHS.find((e) => p === e.path || (e.kind === "dir" && p.startsWith(`${e.path}/`)));
+  if (listed) return listed;
+  // Inside .git: everything but what git's ordinary work writes.
+  const m = /^\.git\/([^/]+)/.exec(p);
+  return m && !gitEntryWritable(m[1]!) ? GIT_INTERNALS : undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * `yoke sandbox exec [--backend B] [--cwd DIR] [--network off|on] [--timeout S] [--json] [--allow-env NAME]...
- *                   [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... -- COMMAND [ARGS...]`
+ *                   [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... [--writes PATH]... -- COMMAND [ARGS...]`
  * Runs one command in the sandbox the agent uses — the user's `sandbox` settings (limits,
  * environment, paths), the protected workspace paths, and what the permission rules of --cwd hide
  * and keep read-only when a protection source is given — streams its output and exits with its status:
@@ -60,6 +60,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     "read-only": { type: "string", multiple: true },
     "read-only-workspace": { type: "boolean" },
     writable: { type: "string", multiple: true },
+    writes: { type: "string", multiple: true },
   });
   const [sub, ...command] = positionals;
   if (sub !== "exec") throw new UsageError(`expected "exec", got ${sub ? `"${sub}"` : "nothing"} (yoke sandbox exec [options] -- COMMAND [ARGS...])`);
@@ -119,7 +120,12 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     ...(process.stdout.columns ? { cols: process.stdout.columns, rows: process.stdout.rows } : {}),
   });
   const writable = (values.writable ?? []).map((p) => realOrResolved(resolve(cwd, p)));
-  const confine = values["read-only-workspace"] || writable.length ? { ...(values["read-only-workspace"] ? { readOnly: true } : {}), ...(writable.length ? { writable } : {}) } : undefined;
+  // --writes: the decision's confine.writes (a command allowed for the writes the gate listed).
+  const writes = values.writes?.map((p) => resolve(cwd, p));
+  const confine =
+    values["read-only-workspace"] || writable.length || writes
+      ? { ...(values["read-only-workspace"] ? { readOnly: true } : {}), ...(writable.length ? { writable } : {}), ...(writes ? { writes } : {}) }
+      : undefined;
   const cmd = runner.start({
     command: commandLineFromArgv(command),
     cwd,
@@ -139,9 +145,11 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     const status = exitStatusOf(result);
     for (const q of result.quarantined ?? []) {
       process.stderr.write(
-        q.movedTo
-          ? `yoke sandbox: the command created ${q.path}, a protected path (${q.why}); it was moved to ${q.movedTo}\n`
-          : `yoke sandbox: the command changed ${q.path}, a protected path (${q.why})${q.error ? `; it could not be moved: ${q.error}` : "; it was put back"}\n`,
+        q.error
+          ? `yoke sandbox: the command created ${q.path}, a protected path (${q.why}); it could NOT be moved and is still there: ${q.error}\n`
+          : q.movedTo
+            ? `yoke sandbox: the command created ${q.path}, a protected path (${q.why}); it was moved to ${q.movedTo}\n`
+            : `yoke sandbox: the command changed ${q.path}, a protected path (${q.why}); it was put back\n`,
       );
     }
     if (result.limitExceeded) {

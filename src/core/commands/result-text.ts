@@ -1,7 +1,7 @@
 /** Model-facing texts about a command's end: exit code, duration, timeout, cancel, hints. */
 import { formatBoundedOutput, formatDuration } from "./output";
 import { looksLikeNetworkFailure, networkOffHint } from "./network";
-import type { BoundedOutput, CommandResult, NetworkMode } from "./types";
+import type { BoundedOutput, CommandResult, NetworkMode, QuarantinedPath } from "./types";
 
 export function timeoutText(timeoutMs: number, maxTimeoutMs: number): string {
   const s = Math.round(timeoutMs / 1000);
@@ -23,20 +23,35 @@ export function limitText(r: CommandResult): string | undefined {
   );
 }
 
-/** What the model is told about protected paths a command created: moved out, and the user must approve. */
+/**
+ * What the model is told about protected paths a command created: moved out, and the user must
+ * approve. What could not be moved is said to be still there (never claimed as moved).
+ */
 export function quarantineText(r: CommandResult): string | undefined {
   const q = r.quarantined;
   if (!q?.length) return undefined;
-  const items = q.map((x) => {
-    const rel = x.path.startsWith(x.root + "/") ? x.path.slice(x.root.length + 1) : x.path;
-    if (x.error) return `${rel} (${x.why}) could not be moved: ${x.error}`;
-    const where = x.movedTo ? `moved to ${x.movedTo}` : "removed";
-    return x.restored ? `${rel} (${x.why}): what replaced the symbolic link was ${where}, and the link put back` : `${rel} (${x.why}): ${where}`;
-  });
-  return (
-    `[The command created protected paths, which only the user can approve: ${items.join("; ")}. ` +
-    `They are not in the workspace. Do not try to write them another way; if they are needed, ask the user to approve writing them.]`
-  );
+  const rel = (x: QuarantinedPath) => (x.path.startsWith(x.root + "/") ? x.path.slice(x.root.length + 1) : x.path);
+  const moved = q
+    .filter((x) => !x.error)
+    .map((x) => {
+      const where = x.movedTo ? `moved to ${x.movedTo}` : "removed";
+      return x.restored ? `${rel(x)} (${x.why}): what replaced the symbolic link was ${where}, and the link put back` : `${rel(x)} (${x.why}): ${where}`;
+    });
+  const stuck = q.filter((x) => x.error).map((x) => `${rel(x)} (${x.why}): ${x.error}`);
+  const parts: string[] = [];
+  if (moved.length) {
+    parts.push(
+      `[The command created protected paths, which only the user can approve: ${moved.join("; ")}. ` +
+        `They are not in the workspace. Do not try to write them another way; if they are needed, ask the user to approve writing them.]`,
+    );
+  }
+  if (stuck.length) {
+    parts.push(
+      `[The command created protected paths that Yoke could NOT move out of the workspace: ${stuck.join("; ")}. ` +
+        `They are still there. Tell the user, who must check and remove them; do not use or change them.]`,
+    );
+  }
+  return parts.join("\n");
 }
 
 /** The closing line of a finished command. */
@@ -54,9 +69,11 @@ export function statusText(r: CommandResult, timeoutMs: number, maxTimeoutMs: nu
 /** "exited with code 0 after 1.2 s", for command_output and kill_command. */
 export function endedText(r: CommandResult): string {
   const took = formatDuration(r.durationMs);
-  const q = r.quarantined?.length
-    ? `; protected paths it created were moved out of the workspace (${r.quarantined.map((x) => x.movedTo ?? x.path).join(", ")}): only the user can approve writing them`
-    : "";
+  const moved = (r.quarantined ?? []).filter((x) => !x.error);
+  const stuck = (r.quarantined ?? []).filter((x) => x.error);
+  const q =
+    (moved.length ? `; protected paths it created were moved out of the workspace (${moved.map((x) => x.movedTo ?? x.path).join(", ")}): only the user can approve writing them` : "") +
+    (stuck.length ? `; protected paths it created could NOT be moved and are still in the workspace (${stuck.map((x) => x.path).join(", ")}): the user must check them` : "");
   return endedBase(r, took) + q;
 }
 

@@ -20,6 +20,13 @@ export interface CommandConfinement {
   readOnly?: boolean;
   /** Protected paths (absolute) the user approved this command to write; every other protected path stays read-only. */
   writable?: string[];
+  /**
+   * The command was allowed for the writes the gate analysed (not by a rule covering the whole
+   * command): these paths (absolute; files or folders, existing or not) are all it may write in the
+   * workspace. The folder holding each stays writable for new files and rename-into-place, its other
+   * entries read-only; what else appears there is quarantined when the command ends.
+   */
+  writes?: string[];
 }
 
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */

@@ -235,7 +235,23 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     ? decide("allow", "rule", `Allowed by the rule ${ruleLabel(usedRule)}${parts > 1 ? "; every other part is allowed too" : ""}.`, usedRule)
     : decide("allow", "mode", parts ? `Read-only command${parts > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.` : "The command does nothing.");
   if (mode === "plan" || allReadOnly) d.confine = { readOnly: true };
+  else if (byRuleParts.size === 0) {
+    // Allowed for the writes analysed (no rule covers a whole part): the sandbox lets it write those only.
+    const writes = analysedWrites(touches);
+    if (writes) d.confine = { writes };
+  }
   return d;
+}
+
+/** The paths of the writes analysed (confine.writes); undefined when one is not a known path. */
+function analysedWrites(touches: Touch[]): string[] | undefined {
+  const out = new Set<string>();
+  for (const t of touches) {
+    if (t.kind !== "write") continue;
+    if (!("exact" in t)) return undefined;
+    out.add(t.exact.real);
+  }
+  return out.size ? [...out] : undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import { READ_ONLY_GIT_UNSET, readOnlyGitEnv } from "../../core/commands/git-env
 import type { OutputLimits } from "../../core/commands/output";
 import type { CommandRequest, CommandRunner, NetworkMode, RunnerInfo, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
+import { fdHygieneDegraded } from "./fd-hygiene";
 import { defaultLimits, limitPrelude, type ResolvedLimits } from "./limits";
 import { CGROUP_PREFIX, PidsCgroup, pidsCgroupParent } from "./pids-cgroup";
 import { killMarked, killTree, startReaper } from "./process-tree";
@@ -105,6 +106,8 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   const root = process.getuid?.() === 0;
   const prelude = limitPrelude(limits, shell, { ownUserNamespace: sandbox.ownUserNamespace === true, root });
   const degraded = [...(sandbox.degraded ?? [])];
+  const fdDegraded = fdHygieneDegraded();
+  if (fdDegraded) degraded.push(fdDegraded);
   if (!prelude && (limits.cpuSeconds || limits.fileSizeMb || limits.memoryMb || limits.processes)) {
     degraded.push(`the resource limits need bash, and commands run with ${shell}: only the process-count watchdog applies`);
   }

@@ -10,6 +10,7 @@ import { StringDecoder } from "node:string_decoder";
 import { OutputBounder, type OutputLimits } from "../../core/commands/output";
 import type { BoundedOutput, CommandRequest, CommandResult, NetworkMode, OutputPage, QuarantinedPath, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
+import { withClosedFds } from "./fd-hygiene";
 import { CommandLog } from "./log-file";
 import { countTasks, groupAlive, isAlive, killMarked, killTree, markedProcesses, MARKER_VAR, signalTree, terminateTree, type TreeTarget } from "./process-tree";
 import type { PidsCgroup } from "./pids-cgroup";
@@ -121,7 +122,8 @@ export class NodeRunningCommand implements RunningCommand {
       wrapped = spec.sandbox.wrap(this.wrapReq);
       this.guards = wrapped.guards ?? [];
       const env = { ...spec.env, ...wrapped.env, [MARKER_VAR]: spec.marker };
-      const line = spec.cgroup ? spec.cgroup.wrap(wrapped.file, wrapped.args) : wrapped;
+      // Only stdin, stdout and stderr reach the launch chain (fd-hygiene.ts).
+      const line = withClosedFds(spec.cgroup ? spec.cgroup.wrap(wrapped.file, wrapped.args) : wrapped);
       if (spec.usePty) this.spawnPty(line.file, line.args, env);
       else this.spawnPipes(line.file, line.args, env);
     } catch (err) {
@@ -211,10 +213,10 @@ export class NodeRunningCommand implements RunningCommand {
   }
 
   /** Quarantines what appeared at the guarded paths (skipping paths another running command may write). */
-  private sweep(): void {
+  private sweep(final = false): void {
     const guards = this.spec.approvedElsewhere ? this.guards.filter((g) => !this.spec.approvedElsewhere!(g.path)) : this.guards;
     if (guards.length === 0) return;
-    this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen));
+    this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen, final));
   }
 
   /** The watchdog: a command that reaches its process limit is stopped at once, all of it. */
@@ -414,7 +416,7 @@ export class NodeRunningCommand implements RunningCommand {
       cg.remove();
     }
     // Every process is gone now: the last look at the guarded paths.
-    this.sweep();
+    this.sweep(true);
     this.spec.req.signal?.removeEventListener("abort", this.onAbort);
     this.bounder.end();
     this.log.close();

@@ -162,3 +162,64 @@ describe("buildMountPlan: a workspace that is a home folder", () => {
     expect(plan.guards.find((g) => g.path === join(ws, ".profile"))?.why).toBe("the shell runs it");
   });
 });
+
+describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () => {
+  it("keeps .git an allow-list: git's ordinary entries writable, every other one read-only, new ones guarded", () => {
+    for (const f of ["HEAD", "index", "description", "packed-refs"]) writeFileSync(join(ws, ".git", f), "");
+    for (const d of ["objects", "refs", "logs", "worktrees"]) mkdirSync(join(ws, ".git", d));
+    writeFileSync(join(ws, ".git", "commondir"), "../x\n");
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    for (const ok of ["HEAD", "index", "packed-refs", "objects", "refs", "logs"]) expect(find(plan, join(ws, ".git", ok))).toBeUndefined();
+    for (const ro of ["config", "hooks", "info", "description", "worktrees", "commondir"]) expect(find(plan, join(ws, ".git", ro))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "rw", tag: "ancestor" });
+    const folder = plan.guards.find((g) => g.path === join(ws, ".git"))!;
+    expect(folder.before.kind).toBe("entries");
+    if (folder.before.kind !== "entries") return;
+    for (const name of ["index.lock", "ORIG_HEAD", "COMMIT_EDITMSG", "MERGE_MSG", "rebase-merge", "sequencer", "index.stash.123", "BISECT_LOG"]) expect(folder.before.accept(name)).toBe(true);
+    for (const name of ["config.worktree", "gitdir", "modules", "hooks", "something-new"]) expect(folder.before.accept(name)).toBe(false);
+  });
+
+  it("protects .devcontainer.json at the root and a .devcontainer folder", () => {
+    writeFileSync(join(ws, ".devcontainer.json"), "{}");
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    expect(find(plan, join(ws, ".devcontainer.json"))).toMatchObject({ op: "ro", tag: "protected" });
+    expect(plan.guards.map((g) => g.path)).toContain(join(ws, ".devcontainer"));
+  });
+
+  it("read-only: no host path is writable, only private throwaway folders", () => {
+    const plan = buildMountPlan({ policy: { ...policy(), paths: [{ path: join(base, "cache"), mode: "rw" as const }] }, confine: { readOnly: true } }, facts({ homes: [join(base, "home")] }));
+    expect(plan.mounts.filter((m) => m.op === "rw")).toEqual([]);
+    expect(plan.writable).toEqual([]);
+    expect(plan.mounts.filter((m) => m.op === "tmpfs").map((m) => m.tag)).toEqual(expect.arrayContaining(["tmp", "home"]));
+  });
+
+  it("listed writes: the workspace read-only, the folder holding each listed path writable with its other entries read-only", () => {
+    writeFileSync(join(ws, "a.txt"), "a");
+    writeFileSync(join(ws, "src", "b.js"), "b");
+    mkdirSync(join(ws, "docs"));
+    const plan = buildMountPlan({ policy: policy(), confine: { writes: [join(ws, "a.txt"), join(ws, "docs", "new", "c.md")] } }, facts());
+    expect(find(plan, ws)).toMatchObject({ op: "rw", tag: "write" });
+    expect(find(plan, join(ws, "src"))).toMatchObject({ op: "ro", tag: "sibling" });
+    expect(find(plan, join(ws, "a.txt"))).toBeUndefined();
+    // docs holds the second write: writable (not the read-only sibling of the root's write).
+    expect(find(plan, join(ws, "docs"))).toMatchObject({ op: "rw", tag: "write" });
+    // .git stays read-only as a whole (a sibling), its protected paths too.
+    expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "ro", tag: "sibling" });
+    const rootGuard = plan.guards.find((g) => g.path === ws && g.before.kind === "entries")!;
+    expect(rootGuard.before.kind === "entries" && rootGuard.before.endOnly && rootGuard.before.accept("a.txt") && !rootGuard.before.accept("evil.txt")).toBe(true);
+    const docsGuard = plan.guards.find((g) => g.path === join(ws, "docs"))!;
+    expect(docsGuard.before.kind === "entries" && docsGuard.before.accept("new")).toBe(true);
+  });
+
+  it("a workspace that is a home folder: its dot entries and bin read-only (but histories and caches), new ones guarded", () => {
+    const home = ws;
+    for (const d of [".config", ".local", "bin", ".cache", "projects"]) mkdirSync(join(home, d), { recursive: true });
+    for (const f of [".bashrc", ".bash_history"]) writeFileSync(join(home, f), "");
+    const plan = buildMountPlan({ policy: { ...policy(), home } }, facts({ homes: [home] }));
+    for (const ro of [".config", ".local", "bin", ".bashrc"]) expect(find(plan, join(home, ro))).toMatchObject({ op: "ro", tag: "protected" });
+    for (const rw of [".cache", ".bash_history", "projects"]) expect(find(plan, join(home, rw))).toBeUndefined();
+    const g = plan.guards.find((x) => x.path === home && x.before.kind === "entries")!;
+    expect(g.before.kind === "entries" && !g.before.accept(".bash_aliases") && !g.before.accept(".vscode-server") && g.before.accept("notes.txt")).toBe(true);
+    expect(plan.guards.map((x) => x.path)).toEqual(expect.arrayContaining([join(home, ".bash_aliases"), join(home, ".bash_logout")]));
+  });
+});

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpat
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { endedText, quarantineText } from "../../../src/core/commands/result-text";
 import { GuardWatch, guardTripped, sweepGuards } from "../../../src/node/commands/quarantine";
 import type { GuardedPath } from "../../../src/node/commands/sandbox/types";
 
@@ -73,5 +74,60 @@ describe("GuardWatch", () => {
     } finally {
       w.close();
     }
+  });
+});
+
+describe("sweepGuards: folder allow-lists and honest failures", () => {
+  it("quarantines the new entries of a guarded folder that its allow-list does not accept, and puts back a changed link", () => {
+    mkdirSync(join(ws, ".git"));
+    writeFileSync(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    symlinkSync("HEAD", join(ws, ".git", "link"));
+    const g: GuardedPath = {
+      path: join(ws, ".git"),
+      root: ws,
+      why: "git reads it",
+      before: { kind: "entries", names: ["HEAD", "link"], accept: (n) => n === "index" || n.endsWith(".lock"), links: new Map([["link", "HEAD"]]) },
+    };
+    expect(guardTripped(g)).toBe(false);
+    writeFileSync(join(ws, ".git", "index"), "");
+    writeFileSync(join(ws, ".git", "HEAD.lock"), "");
+    expect(guardTripped(g)).toBe(false);
+    writeFileSync(join(ws, ".git", "commondir"), "../evil\n");
+    unlinkSync(join(ws, ".git", "link"));
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => [x.path, x.movedTo, x.restored])).toEqual([
+      [join(ws, ".git", "commondir"), join(q, ".git", "commondir"), undefined],
+      [join(ws, ".git", "link"), undefined, true],
+    ]);
+    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+    expect(readFileSync(join(q, ".git", "commondir"), "utf8")).toBe("../evil\n");
+    expect(readlinkSync(join(ws, ".git", "link"))).toBe("HEAD");
+    expect(existsSync(join(ws, ".git", "index"))).toBe(true);
+  });
+
+  it("checks a folder marked endOnly only in the final sweep (temporary files renamed into place are not touched mid-run)", () => {
+    const g: GuardedPath = { path: join(ws, "conf"), root: ws, why: "listed writes only", before: { kind: "entries", names: [], accept: (n) => n === "a.txt", endOnly: true } };
+    writeFileSync(join(ws, "conf", "sedXYZ"), "tmp");
+    expect(sweepGuards([g], q, new Set(), false)).toEqual([]);
+    expect(existsSync(join(ws, "conf", "sedXYZ"))).toBe(true);
+    expect(sweepGuards([g], q, new Set(), true).map((x) => x.movedTo)).toEqual([join(q, "conf", "sedXYZ")]);
+  });
+
+  it("says a path is still there when it cannot be moved, and the model is told so (never 'moved')", () => {
+    mkdirSync(join(ws, ".vscode"));
+    writeFileSync(join(ws, ".vscode", "tasks.json"), "{}");
+    // The quarantine folder cannot be made (a file is in the way): the move fails.
+    writeFileSync(join(base, "blocked"), "");
+    const out = sweepGuards([guard(".vscode")], join(base, "blocked", "c1"), new Set());
+    expect(out).toHaveLength(1);
+    expect(out[0]!.movedTo).toBeUndefined();
+    expect(out[0]!.error).toMatch(/ENOTDIR|EEXIST|not a directory/i);
+    expect(existsSync(join(ws, ".vscode", "tasks.json"))).toBe(true);
+    const result = { exitCode: 0, signal: null, timedOut: false, cancelled: false, durationMs: 5, quarantined: out };
+    const text = quarantineText(result)!;
+    expect(text).toContain("could NOT move out of the workspace: .vscode (it runs programs)");
+    expect(text).toContain("They are still there. Tell the user");
+    expect(text).not.toContain("They are not in the workspace");
+    expect(endedText(result)).toContain("could NOT be moved and are still in the workspace");
   });
 });

@@ -59,8 +59,8 @@ export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES
         }
         break;
       case "ro":
-        // Protected paths must be mounted, or the command must not start; listed paths may be missing.
-        args.push(m.tag === "path" || m.tag === "needed" ? "--ro-bind-try" : "--ro-bind", m.path, m.path);
+        // Protected paths must be mounted, or the command must not start; listed paths (and a sibling removed since) may be missing.
+        args.push(m.tag === "path" || m.tag === "needed" || m.tag === "sibling" ? "--ro-bind-try" : "--ro-bind", m.path, m.path);
         break;
       case "rw":
         args.push(m.tag === "path" ? "--bind-try" : "--bind", m.path, m.path);

@@ -13,9 +13,9 @@
  * A protected path that does not exist cannot be mounted without creating it in the user's
  * folder, so it is guarded instead: the runner moves whatever appears there to quarantine.
  */
-import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
+import { gitEntryWritable, PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -33,6 +33,8 @@ export type MountTag =
   | "workspace"
   | "protected" // a protected path, read-only
   | "approved" // a protected path the decision made writable
+  | "write" // a folder holding a path the decision listed (confine.writes), or that path
+  | "sibling" // another entry of such a folder, read-only
   | "ancestor"; // a folder made a mount point so that what it holds cannot be renamed away
 
 export interface Mount {
@@ -91,8 +93,42 @@ const HOME_SECRETS = [
   ".cargo/credentials",
   ".gem/credentials",
 ];
+/**
+ * In a home folder that stays visible, the top-level entries commands may write: everything that
+ * is not a dot entry (projects, documents) but `bin`, and of the dot entries only histories and
+ * the package managers' download caches. Every other dot entry (`.config`, `.local`, `.bashrc`,
+ * `.bash_aliases`, `.vscode-server`, and any new one) is read-only, or quarantined when created:
+ * programs read their configuration, plugins and code from there later, outside any sandbox.
+ */
+const HOME_WRITABLE_DOT = new Set([
+  ".cache",
+  ".npm",
+  ".pnpm-store",
+  ".yarn",
+  ".bash_history",
+  ".zsh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".lesshst",
+  ".wget-hsts",
+  ".sqlite_history",
+  ".psql_history",
+  ".mysql_history",
+  ".viminfo",
+]);
+export function homeEntryWritable(name: string): boolean {
+  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : name !== "bin";
+}
+const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
+const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
+const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
+/** A folder holding a listed write with more entries than this is not split into per-entry mounts. */
+export const MAX_SIBLING_MOUNTS = 1000;
+
 const HOME_STARTUP: ReadonlyArray<readonly [string, string]> = [
   [".bashrc", "the shell runs it"],
+  [".bash_aliases", "the shell runs it"],
+  [".bash_logout", "the shell runs it"],
   [".bash_profile", "the shell runs it"],
   [".bash_login", "the shell runs it"],
   [".profile", "the shell runs it"],
@@ -153,6 +189,9 @@ class PlanBuilder {
 
   add(m: Mount): void {
     const prev = this.byPath.get(m.path);
+    // A listed write wins over the read-only workspace and the read-only sibling mount of another write's folder.
+    if ((prev?.tag === "sibling" || prev?.tag === "workspace") && m.tag === "write") return void this.byPath.set(m.path, m);
+    if (prev?.tag === "write" && m.tag === "sibling") return;
     if (!prev || PRECEDENCE[m.op] >= PRECEDENCE[prev.op]) this.byPath.set(m.path, m);
   }
 
@@ -194,6 +233,8 @@ export interface PlanInput {
 export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const { policy: p } = input;
   const readOnly = input.confine?.readOnly === true;
+  // Allowed for the writes the gate listed: the workspace is read-only but for those (below).
+  const writes = readOnly ? undefined : input.confine?.writes;
   const tmpMb = input.tmpMb === undefined ? DEFAULT_TMP_MB : input.tmpMb > 0 ? input.tmpMb : undefined;
   const b = new PlanBuilder();
 
@@ -217,7 +258,8 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     b.add({ op: rw ? "rw" : "ro", path: v.path, tag: "path" });
     if (rw) writable.push(v.path);
   }
-  b.add({ op: readOnly ? "ro" : "rw", path: p.workspace, tag: "workspace" });
+  b.add({ op: readOnly || writes ? "ro" : "rw", path: p.workspace, tag: "workspace" });
+  // (In writes mode the workspace stays a root whose protected paths are protected wherever a write makes it writable.)
   if (!readOnly) writable.unshift(p.workspace);
   for (const f of facts.needed) if (!b.visibleHost(f)) b.add({ op: "ro", path: f, tag: "needed" });
 
@@ -232,12 +274,14 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
 
   // Protected paths of every writable folder, and what the rules keep read-only.
   const guards: GuardedPath[] = [];
+  if (writes) listedWrites(b, guards, p.workspace, writes);
   // Approvals name protected paths: a whole writable folder, or a path outside them, approves nothing.
   const approved = (input.confine?.writable ?? []).map(realOrSelf).filter((a) => writable.some((w) => isWithin(a, w) && a !== w));
   const ancestors = new Set<string>();
   const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
   for (const root of writable) {
     for (const e of PROTECTED_WORKSPACE_PATHS) protect(root, e.path, e.why);
+    gitAllowList(b, guards, ancestors, approved, root, protect);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
   const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
@@ -246,6 +290,18 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     if (!root) continue;
     const prefix = h === root ? "" : h.slice(root.length + 1) + "/";
     for (const [rel, why] of HOME_STARTUP) protect(root, prefix + rel, why);
+    // An allow-list of the home's top-level entries: the rest read-only, new ones quarantined.
+    if (!b.writableHost(h)) continue;
+    const names = list(h);
+    for (const name of names) {
+      const abs = join(h, name);
+      // A path the user listed (sandbox.paths) keeps the mode the user gave it.
+      if (homeEntryWritable(name) || p.paths.some((v) => v.path === abs)) continue;
+      protect(root, prefix + name, HOME_WHY);
+    }
+    pinAncestors(ancestors, root, join(h, "x"));
+    if (h !== root) ancestors.add(h);
+    guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
   }
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
@@ -274,6 +330,99 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
 
   for (const a of ancestors) if (b.writableHost(a)) b.add({ op: "rw", path: a, tag: "ancestor" });
   return { mounts: b.ordered(), guards: dedupeGuards(guards), writable, readOnly };
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** The symbolic links among `names` in `dir`, with their targets. */
+function links(dir: string, names: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of names) {
+    const st = look(join(dir, n));
+    if (st.kind === "symlink") out.set(n, st.target!);
+  }
+  return out;
+}
+
+/**
+ * `.git` as an allow-list: of a repository's `.git` folder in a writable folder, only what git's
+ * ordinary work writes stays writable (protected-paths.ts, GIT_WRITABLE_ENTRIES); every other entry
+ * that exists is a read-only mount point, and what appears besides is quarantined (a `commondir`,
+ * a `config.worktree`, a `worktrees/`). `.git` itself becomes a mount point (it cannot be renamed).
+ */
+function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<string>, approved: string[], root: string, protect: (root: string, rel: string, why: string) => void): void {
+  const git = join(root, ".git");
+  if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
+  const names = list(git);
+  for (const name of names) if (!gitEntryWritable(name)) protect(root, `.git/${name}`, GIT_WHY);
+  ancestors.add(git);
+  pinAncestors(ancestors, root, git);
+  guards.push({
+    path: git,
+    root,
+    why: GIT_WHY,
+    before: { kind: "entries", names, accept: (n) => gitEntryWritable(n) || approved.some((a) => isWithin(a, join(git, n))), links: links(git, names) },
+  });
+}
+
+/** The real path of `p`: its longest existing ancestor resolved, the rest appended. */
+function realLexical(p: string): string {
+  const abs = resolve(p);
+  let head = abs;
+  const tail: string[] = [];
+  while (look(head).kind === "none" && head !== "/") {
+    tail.unshift(head.slice(dirname(head).length + (dirname(head) === "/" ? 0 : 1)));
+    head = dirname(head);
+  }
+  return join(realOrSelf(head), ...tail);
+}
+
+/**
+ * The writes the gate listed (confine.writes): the workspace is mounted read-only, and for each
+ * listed path the existing folder that holds it is made writable, with that folder's other entries
+ * read-only mount points (they can be neither written nor renamed nor removed). New files and
+ * rename-into-place (`sed -i`, editors' atomic saves) therefore work for the listed path; anything
+ * else the command creates in that folder is quarantined when it ends. A listed folder is writable
+ * as a whole (and can be removed or renamed: it is not a mount point). A holding folder with more than MAX_SIBLING_MOUNTS entries is not split:
+ * there only listed files that exist are writable, in place.
+ */
+function listedWrites(b: PlanBuilder, guards: GuardedPath[], ws: string, writes: readonly string[]): void {
+  const holders = new Map<string, Set<string>>();
+  for (const raw of writes) {
+    const w = realLexical(raw);
+    if (!isWithin(w, ws)) continue;
+    if (w === ws) {
+      b.add({ op: "rw", path: w, tag: "write" });
+      continue;
+    }
+    let holder = dirname(w);
+    while (holder !== ws && look(holder).kind !== "dir") holder = dirname(holder);
+    const name = w.slice(holder.length + 1).split("/")[0]!;
+    let names = holders.get(holder);
+    if (!names) holders.set(holder, (names = new Set()));
+    names.add(name);
+  }
+  for (const [holder, names] of holders) {
+    const entries = list(holder);
+    if (entries.length > MAX_SIBLING_MOUNTS) {
+      for (const n of names) if (look(join(holder, n)).kind === "file") b.add({ op: "rw", path: join(holder, n), tag: "write" });
+      continue;
+    }
+    b.add({ op: "rw", path: holder, tag: "write" });
+    for (const e of entries) {
+      if (names.has(e)) continue;
+      const abs = join(holder, e);
+      // A link cannot be a mount point (the mount would land on its target): it is checked when the command ends.
+      if (look(abs).kind !== "symlink") b.add({ op: "ro", path: abs, tag: "sibling" });
+    }
+    guards.push({ path: holder, root: ws, why: WRITES_WHY, before: { kind: "entries", names: entries, accept: (n) => names.has(n), links: links(holder, entries), endOnly: true } });
+  }
 }
 
 /** Makes every existing folder strictly between `root` and `path` a mount point (when writable). */

@@ -73,8 +73,24 @@ export interface GuardedPath {
   root: string;
   /** Why it is protected (for the model). */
   why: string;
-  /** What was there before: nothing, or a symbolic link and its target (restored after a quarantine). */
-  before: { kind: "none" } | { kind: "symlink"; target: string };
+  /**
+   * What was there before: nothing, or a symbolic link and its target (restored after a
+   * quarantine), or (`entries`: `path` is a folder) the names the folder held. Of a folder, what
+   * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
+   * changed or removed is put back.
+   */
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard;
+}
+
+/** A folder whose new entries are checked (an allow-list: `.git`, a visible home, a folder holding a listed write). */
+export interface FolderGuard {
+  kind: "entries";
+  names: readonly string[];
+  accept: (name: string) => boolean;
+  /** Symbolic links of the folder to keep as they are (name -> target). */
+  links?: ReadonlyMap<string, string>;
+  /** Checked only when the command has ended (programs write temporary files there and rename them into place). */
+  endOnly?: boolean;
 }
 
 export interface WrappedCommand {

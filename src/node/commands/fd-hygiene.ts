@@ -1,0 +1,39 @@
+/**
+ * Descriptor hygiene: nothing but stdin, stdout and stderr reaches a command. Node (libuv) opens
+ * its own descriptors close-on-exec, but a descriptor Yoke *inherited* without close-on-exec (from
+ * the shell or the extension host that started it, or a test harness) is passed on to every
+ * child, and bwrap passes it on again: to the command, and to its own init process (PID 1 in the
+ * sandbox, whose /proc/1/fd the command can read). A descriptor open on a folder the sandbox hides
+ * (the home) then gives it back: `/proc/self/fd/N/.ssh/id_rsa`, `/proc/1/fd/N/.bashrc`.
+ *
+ * So the sandbox launch starts with a close step: a bash that closes every descriptor above 2 and
+ * then execs the rest of the launch (the pids cgroup wrapper, bwrap or firejail, the command).
+ * Nothing of the launch chain needs another descriptor (bwrap's own --info-fd/--args are not used).
+ */
+import { which } from "./sandbox/paths";
+
+/** Closes every descriptor above 2 (listed in /proc/$$/fd), then runs "$@". */
+export const CLOSE_FDS_SCRIPT = 'for f in /proc/$$/fd/*; do f=${f##*/}; if ((f > 2)) && [[ -L /proc/$$/fd/$f ]]; then exec {f}>&-; fi; done; unset f; exec "$@"';
+
+let bash: string | null | undefined;
+
+/** The absolute bash the close step runs with (null: none on this machine). */
+export function closerShell(): string | null {
+  if (bash === undefined) bash = which("bash") ?? null;
+  return bash;
+}
+
+/**
+ * The launch `file args` preceded by the close step; unchanged (with `degraded` set) when there is
+ * no bash to run it.
+ */
+export function withClosedFds(line: { file: string; args: string[] }): { file: string; args: string[] } {
+  const sh = closerShell();
+  if (!sh) return line;
+  return { file: sh, args: ["-c", CLOSE_FDS_SCRIPT, "yoke-close-fds", line.file, ...line.args] };
+}
+
+/** What cannot be enforced without the close step (for RunnerInfo/degraded), or undefined. */
+export function fdHygieneDegraded(): string | undefined {
+  return closerShell() ? undefined : "there is no bash to close inherited file descriptors before the sandbox starts: descriptors Yoke inherited reach commands";
+}
