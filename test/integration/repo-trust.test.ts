@@ -18,7 +18,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { ensureBuilt } from "../support/cli";
-import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { chownTree, identities, runCliAs, spawnAs, type Identity } from "../support/identities";
+import { cliPath } from "../support/cli";
+import { spawn } from "node:child_process";
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 const git = (cwd: string, ...args: string[]) =>
@@ -210,4 +212,57 @@ describe.each(identities().list)("the repository's settings need the user's trus
     expect(again.stderr).toContain("runs in Restricted Mode");
     expect(existsSync(join(w.dir, "hook-env.txt"))).toBe(false);
   }, 300_000);
+
+  it("on a terminal, yoke run asks once: yes is remembered and the session may write; no runs in Restricted Mode", async () => {
+    const w = workspace(who, () => undefined);
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "hello\n" } }] }, { text: "done" }];
+    /** `yoke run` under a pseudo-terminal (util-linux script), typing `answer` at the trust question. */
+    const onTty = async (answer: string) => {
+      server = await startScriptedLlmServer({ script: turns });
+      const cmd = [
+        process.execPath,
+        cliPath,
+        "run",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "m",
+        "--cwd",
+        w.ws,
+        "--session-dir",
+        w.sessions,
+        "--permission-mode",
+        "acceptEdits",
+        "hi",
+      ]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], ...spawnAs(who, { HOME: w.home }) });
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("[y/N]") && !child.stdin!.writableEnded) child.stdin!.end(`${answer}\n`);
+      });
+      const code = await new Promise<number | null>((done) => child.on("close", done));
+      await server.close();
+      server = undefined;
+      return { code, out };
+    };
+    const no = await onTty("n");
+    expect(no.out).toContain(`Trust the files in ${w.ws}? Its settings, hooks, MCP servers and verification commands could run code. [y/N]`);
+    expect(no.out).toContain("you did not trust it), so this session runs in Restricted Mode");
+    expect(existsSync(join(w.ws, "notes.txt"))).toBe(false);
+    expect(existsSync(join(w.home, ".yoke/trusted-folders.json"))).toBe(false);
+
+    const yes = await onTty("y");
+    expect(yes.out).toContain(`yoke: trusted ${w.ws}`);
+    expect(readFileSync(join(w.ws, "notes.txt"), "utf8")).toBe("hello\n");
+    rmSync(join(w.ws, "notes.txt"));
+    // Remembered: not asked again.
+    const again = await onTty("n");
+    expect(again.out).not.toContain("[y/N]");
+    expect(readFileSync(join(w.ws, "notes.txt"), "utf8")).toBe("hello\n");
+  }, 240_000);
 });
