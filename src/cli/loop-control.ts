@@ -12,7 +12,7 @@ import { createProvider } from "../core/providers/create";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 import { stuckExtension } from "../core/stuck";
 import { toolHintsExtension } from "../core/tool-hints";
-import { loadSettingsSources } from "../node/settings-files";
+import { loadSettingsSources } from "../node/settings/files";
 import { UsageError } from "./args";
 import { providerConfigFromFlags } from "./provider-config";
 

@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<Command>> = {
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
   lessons: async () => (await import("./commands/lessons")).lessonsCommand,
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
+  trust: async () => (await import("./commands/trust")).trustCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
 };
 
@@ -42,6 +43,7 @@ Usage:
   yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
   yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
+  yoke trust [DIR] | --list | --revoke DIR   trust a folder (default .): yoke run may write, run commands, hooks, MCP servers there
   yoke bench [--only SECTION] [--json]
 
 Run options:
@@ -49,6 +51,7 @@ Run options:
   --base-url URL  --model NAME  --api-key-env VAR
   --permission-mode default|acceptEdits|plan|bypassPermissions
   --settings FILE (repeatable)  --add-dir DIR (another workspace folder, repeatable)
+  --trust (trust the folders for this run: CI; else \`yoke trust DIR\`, or asked on a terminal)
   --session-dir DIR  --max-turns N  --no-stream  --json  --cwd DIR
   --fallback-model NAME|PROVIDER:NAME (repeatable: the next model when one is overloaded or failing)
   --max-cost USD  --max-time S (budgets of a task: the run stops with a report; resume to continue)
@@ -104,7 +107,7 @@ function helpFor(name: string): string {
     else if (!l.startsWith("      ")) inOwn = false;
     if (inOwn) own.push(l);
   }
-  const runOptions = name === "run" || name === "resume" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 6)] : [];
+  const runOptions = name === "run" || name === "resume" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 7)] : [];
   return ["Usage:", ...own, ...runOptions, "", "--json prints one JSON document on stdout. Exit status: 0 success, 1 refused or failed, 2 bad usage."].join("\n");
 }
 

@@ -1,4 +1,5 @@
 /** Turns CLI flags (and the environment) into a ProviderConfig; finds a model on keyless local servers. */
+import { registerProviderSecret } from "../node/settings/secret-env";
 import type { ProviderConfig, ProviderId } from "../core/providers/types";
 import { DEFAULT_MODELS } from "../core/providers/defaults";
 import { UsageError } from "./args";
@@ -27,6 +28,7 @@ export async function providerConfigFromFlags(flags: ProviderFlags, env: NodeJS.
   }
   const keyEnv = flags.apiKeyEnv ?? DEFAULT_KEY_ENV[provider];
   const apiKey = keyEnv ? env[keyEnv] : undefined;
+  registerProviderSecret(keyEnv, apiKey);
   if (flags.apiKeyEnv && !apiKey) throw new UsageError(`--api-key-env ${flags.apiKeyEnv}: that environment variable is not set`);
   if (!apiKey && provider !== "openai-compatible" && !flags.baseUrl) {
     throw new UsageError(`no API key for ${provider}: set ${keyEnv} (or name another variable with --api-key-env)`);

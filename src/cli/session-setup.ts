@@ -14,6 +14,7 @@ import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, legacyCliSessionDir, type FileSessionStore } from "../node/session-store";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
+import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
 import { cliArchitect } from "./architect";
@@ -58,6 +59,8 @@ export interface CliSessionFlags {
   /** More workspace folders (a multi-root workspace whose first folder is cwd). */
   addDirs?: string[];
   json: boolean;
+  /** --trust: the folders are trusted for this run (CI); else the stored decision, or a question on a terminal. */
+  trust?: boolean;
   /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
   offline?: boolean;
 }
@@ -107,12 +110,14 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   const config = flags.offline
     ? { provider: (providerFlags.provider ?? "anthropic") as ProviderConfig["provider"], model: providerFlags.model ?? "unknown", baseUrl: providerFlags.baseUrl }
     : await providerConfigFromFlags(providerFlags);
+  // The user's trust decision (src/cli/trust.ts): without it, Restricted Mode.
+  const trust = await decideTrust({ folders: [resolve(flags.cwd), ...(flags.addDirs ?? []).map((d) => resolve(d))], flag: !!flags.trust, ask: !flags.offline });
   const compaction = readCompactionSettings(flags.cwd);
   for (const p of compaction.problems) process.stderr.write(`yoke: settings: ${p}\n`);
   const summaryProvider = !flags.offline && compaction.settings.strategy === "llm" ? createProvider({ ...config, model: compaction.settings.model ?? config.model }) : undefined;
   const addDirs = flags.addDirs ?? [];
   const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
-  const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: true, extraSettings: flags.settings });
+  const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: trust.trusted, restrictedHint: trust.hint, extraSettings: flags.settings });
   const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
@@ -124,7 +129,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
   const architect = flags.offline ? undefined : await cliArchitect(flags, config, loop.provider, tools);
   const telemetry = flags.offline ? undefined : await cliTelemetry();
-  const mcp = createNodeMcp({ cwd: flags.cwd, trusted: true, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
+  const mcp = createNodeMcp({ cwd: flags.cwd, trusted: trust.trusted, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
     sessionDir,
     store,
@@ -143,7 +148,8 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
       approver: createTerminalApprover(),
       ...node.sessionOptions,
       permissionMode,
-      trusted: true,
+      trusted: trust.trusted,
+      restrictedHint: trust.hint,
       platform: process.platform,
       maxTurns: loop.maxTurns,
       // Every mechanism of the session: verification (node services), checkpoints, guidance, MCP servers' tools, loop control.

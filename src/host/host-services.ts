@@ -12,22 +12,28 @@ import { createNodeServices, type NodeServices } from "../node/agent-services";
 import type { SandboxSettings } from "../node/commands/session-runner";
 import type { BackgroundProcessView } from "../protocol/messages";
 import { TerminalMirror } from "./terminal-mirror";
+import { scopedMode } from "../core/settings/origin";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
 
 /**
- * The permission mode the user chose in VS Code settings, if any. A workspace's settings (checked
- * in with a repository) may choose any mode but bypassPermissions, and none in Restricted Mode.
+ * The permission mode the user chose in VS Code settings, if any. A workspace's value (from
+ * .vscode/settings.json or a .code-workspace file, shared with the repository) counts only when
+ * it is not looser than the user's own (or than the mode the settings files choose): a repository
+ * may choose plan, never acceptEdits or bypassPermissions; in Restricted Mode it counts not at all.
  */
-export function configuredPermissionMode(): PermissionMode | undefined {
+export function configuredPermissionMode(fallback: PermissionMode = "default", warn?: (message: string) => void): PermissionMode | undefined {
   const c = vscode.workspace.getConfiguration("yoke");
   const i = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<string>("permissionMode");
   if (!i) return undefined;
   const valid = (v: unknown): v is PermissionMode => MODES.includes(v as PermissionMode);
+  const user = valid(i.globalValue) ? i.globalValue : undefined;
   const ws = i.workspaceFolderValue ?? i.workspaceValue;
-  if (vscode.workspace.isTrusted && valid(ws) && ws !== "bypassPermissions") return ws;
-  return valid(i.globalValue) ? i.globalValue : undefined;
+  if (!vscode.workspace.isTrusted || !valid(ws)) return user;
+  const chosen = scopedMode(user, ws, fallback);
+  if (chosen.ignored) warn?.(chosen.ignored);
+  return chosen.mode;
 }
 
 /**
@@ -141,13 +147,13 @@ export class HostServices implements vscode.Disposable {
 
   /** The mode a new session starts in: yoke.permissionMode if set, else the settings files' defaultMode. */
   async startMode(): Promise<PermissionMode> {
-    const configured = configuredPermissionMode();
-    if (configured) return configured;
+    let fromFiles: PermissionMode;
     try {
-      return (await this.gate?.defaultMode()) ?? "default";
+      fromFiles = (await this.gate?.defaultMode()) ?? "default";
     } catch {
-      return "default";
+      fromFiles = "default";
     }
+    return configuredPermissionMode(fromFiles, (m) => this.log.warn(m)) ?? fromFiles;
   }
 
   /** Network of a session's commands ("off", "on"). */

@@ -32,7 +32,8 @@ export function readSettings(): HostSettings {
   const c = vscode.workspace.getConfiguration("yoke");
   const raw = c.get<string>("provider");
   const provider = PROVIDERS.includes(raw as HostProviderId) ? (raw as HostProviderId) : "anthropic";
-  const mode = c.get<string>("permissionMode", "default");
+  // Only the user's own value here: a workspace's may only tighten (host-services.ts configuredPermissionMode decides a session's mode).
+  const mode = c.inspect?.<string>("permissionMode")?.globalValue ?? "default";
   return {
     provider,
     explicit: PROVIDERS.includes(raw as HostProviderId),

@@ -20,7 +20,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
-import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings-files";
+import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
@@ -33,6 +33,8 @@ export interface NodeServicesOptions {
   folders?: string[];
   sessionDir: string;
   trusted: boolean;
+  /** How the user trusts the folder, told in Restricted Mode (the CLI: `yoke trust DIR` or --trust). */
+  restrictedHint?: string;
   home?: string;
   /** VS Code user settings yoke.permissions / yoke.hooks (extension only). */
   vscodePermissions?: unknown;
@@ -122,6 +124,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     shellWasm: () => loadShellWasm(opts.wasmDirs),
     writer: createSettingsWriter(cwd),
     trusted: opts.trusted,
+    ...(opts.restrictedHint ? { restrictedHint: opts.restrictedHint } : {}),
     log: opts.log,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
   });
@@ -153,7 +156,17 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       // Verification (issue 12): diagnostics after edits, verification.command before the agent may finish.
       extensions: [
         verificationExtension({
-          settings: () => loadVerificationSettings({ cwd, home, extraFiles: opts.extraSettings, vscodeUser: opts.vscodeVerification, vscodeWorkspace: opts.vscodeWorkspaceVerification }),
+          settings: () =>
+            loadVerificationSettings({
+              cwd,
+              home,
+              trusted: opts.trusted,
+              extraFiles: opts.extraSettings,
+              vscodeUser: opts.vscodeVerification,
+              vscodeWorkspace: opts.vscodeWorkspaceVerification,
+            }),
+          // A command the repository configured runs only as a run_command the gate allows.
+          authorize: async (command, mode) => gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
         }),
       ],
       hooks: (session) => {

@@ -10,6 +10,7 @@
  * line is not valid bash (checked with `bash -n` before it runs, once per command line), so a
  * syntax error is never mistaken for a hook's deliberate exit 2.
  */
+import { withoutProviderSecrets } from "./settings/secret-env";
 import { spawn } from "node:child_process";
 import type { HookCommandRequest, HookCommandResult, HookCommandRunner } from "../core/hooks/types";
 
@@ -72,7 +73,7 @@ function runProcess(file: string, args: string[], req: HookCommandRequest, signa
     const windows = process.platform === "win32";
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env: { ...process.env, ...req.env }, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+      child = spawn(file, args, { cwd: req.cwd, env: { ...withoutProviderSecrets(process.env), ...req.env }, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
     } catch (err) {
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut: false, error: err as NodeJS.ErrnoException });
       return;

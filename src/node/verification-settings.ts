@@ -1,14 +1,17 @@
 /**
- * Reads the `verification` settings key (src/core/verification/settings.ts) from the settings
- * files the permission settings come from (~/.yoke/settings.json, .yoke/settings.json,
- * .yoke/settings.local.json, --settings files, managed settings; later ones win) and the VS Code
- * setting yoke.verification. A file that is missing, cannot be read or is not valid JSON gives no
- * verification values (the permission settings already report such a file to the user).
+ * Reads the `verification` settings key (src/core/verification/settings.ts) through the one
+ * settings reader (src/node/settings/files.ts): ~/.yoke/settings.json, .yoke/settings.json,
+ * .yoke/settings.local.json, --settings files, managed settings (later ones win) and the VS Code
+ * settings yoke.verification, each with its origin. A command the repository wrote (a project
+ * origin, or an untracked local file in a folder that is not trusted) is marked `fromProject`: it
+ * runs only as a run_command the permission gate allows. A file that is missing, cannot be read
+ * or is not valid JSON gives no verification values (the permission settings report such a file).
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { parseJsonc } from "../core/settings/jsonc";
+import { mayLoosen, originOf } from "../core/settings/origin";
 import { parseVerificationSettings, type SettingsLayer, type VerificationSettings } from "../core/verification/settings";
-import { settingsFileList } from "./settings-files";
+import { loadSettingsSources } from "./settings/files";
 
 export interface VerificationSettingsOptions {
   cwd: string;
@@ -18,29 +21,32 @@ export interface VerificationSettingsOptions {
   vscodeUser?: unknown;
   vscodeWorkspace?: unknown;
   managedDir?: string | null;
+  /** The folder is trusted (default true): an untracked local file counts as the user's only then. */
+  trusted?: boolean;
+  git?: string;
 }
 
 const KINDS = new Set(["user", "project", "project-local", "extra", "managed"]);
 
-export function loadVerificationSettings(opts: VerificationSettingsOptions): { settings: VerificationSettings; problems: string[] } {
+export async function loadVerificationSettings(opts: VerificationSettingsOptions): Promise<{ settings: VerificationSettings; problems: string[] }> {
+  const trusted = opts.trusted ?? true;
   const layers: SettingsLayer[] = [];
   if (opts.vscodeUser !== undefined) layers.push({ label: "VS Code setting yoke.verification", value: { verification: opts.vscodeUser } });
-  const files = settingsFileList({ cwd: opts.cwd, home: opts.home ?? homedir(), extraFiles: opts.extraFiles, ...(opts.managedDir !== undefined ? { managedDir: opts.managedDir } : {}) });
-  for (const f of files.filter((f) => KINDS.has(f.kind))) {
-    if (f.kind === "project-local" && opts.vscodeWorkspace !== undefined) layers.push({ label: "VS Code workspace setting yoke.verification", value: { verification: opts.vscodeWorkspace } });
-    let text: string;
-    try {
-      text = readFileSync(f.path!, "utf8");
-    } catch {
-      continue;
+  const sources = await loadSettingsSources({
+    cwd: opts.cwd,
+    home: opts.home ?? homedir(),
+    extraFiles: opts.extraFiles,
+    ...(opts.managedDir !== undefined ? { managedDir: opts.managedDir } : {}),
+    ...(opts.git ? { git: opts.git } : {}),
+  });
+  for (const s of sources.filter((s) => KINDS.has(s.info.kind))) {
+    if (s.info.kind === "project-local" && opts.vscodeWorkspace !== undefined) {
+      layers.push({ label: "VS Code workspace setting yoke.verification", value: { verification: opts.vscodeWorkspace }, project: true });
     }
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (!text.trim()) continue;
-    try {
-      layers.push({ label: f.label, value: JSON.parse(text) });
-    } catch {
-      continue;
-    }
+    if (s.text === undefined || !s.text.trim()) continue;
+    const parsed = parseJsonc(s.text);
+    if (!parsed.ok) continue;
+    layers.push({ label: s.info.label, value: parsed.value, project: !mayLoosen(originOf(s.info), trusted) });
   }
   return parseVerificationSettings(layers);
 }

@@ -68,7 +68,7 @@ describe("one session store for the panel and the CLI", () => {
     const id = list.sessions[0]!.id;
 
     // No provider flags: resume reconnects to what the panel's session_start recorded.
-    const resumed = await runCli(["resume", id, "--cwd", vs.workspace, "cli continues"], { env: env() });
+    const resumed = await runCli(["resume", "--trust", id, "--cwd", vs.workspace, "cli continues"], { env: env() });
     expect(resumed.stderr).not.toContain("in use");
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("Noted: cli continues");
@@ -100,7 +100,7 @@ describe("one session store for the panel and the CLI", () => {
     const shot = vs.screenshots("session-store-cli-to-panel");
     const frame = await vs.openPanel();
 
-    const run = await runCli(["run", ...cliModel(), "--cwd", vs.workspace, "--json", "cli session"], { env: env() });
+    const run = await runCli(["run", "--trust", ...cliModel(), "--cwd", vs.workspace, "--json", "cli session"], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const { sessionId, sessionDir } = JSON.parse(run.stdout) as { sessionId: string; sessionDir: string };
     expect(sessionDir).toBe(store());
@@ -129,7 +129,7 @@ describe("one session store for the panel and the CLI", () => {
     const frame = await vs.openPanel();
     hangOn = "busy in the cli";
     const before = new Set(readdirSync(store()));
-    const holder = startCli(["run", ...cliModel(), "--cwd", vs.workspace, "busy in the cli"], { env: env() });
+    const holder = startCli(["run", "--trust", ...cliModel(), "--cwd", vs.workspace, "busy in the cli"], { env: env() });
     try {
       await expect.poll(() => llm.requests.some((r) => JSON.stringify(r.body).includes("busy in the cli")), { timeout: 30_000 }).toBe(true);
       const id = readdirSync(store())

@@ -25,7 +25,7 @@ function workspace(architect: unknown): { ws: string; sessions: string } {
 }
 
 const run = (url: string, ws: string, sessions: string, prompt: string) =>
-  runCli(["run", "--provider", "openai-compatible", "--base-url", url, "--model", "planner-model", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "acceptEdits", prompt]);
+  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "planner-model", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "acceptEdits", prompt]);
 
 type Msg = { role: string; content?: unknown };
 const messages = (r: RecordedRequest) => r.body.messages as Msg[];

@@ -69,12 +69,12 @@ describe("checkpoints through the CLI", () => {
     const env = { HOME: home };
     const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "bypassPermissions"];
     const before = repoState(ws);
-    const r1 = await runCli(["run", ...flags, "say hello"], { env });
+    const r1 = await runCli(["run", "--trust", ...flags, "say hello"], { env });
     expect(r1.code, r1.stderr).toBe(0);
     const id = readdirSync(sessions)
       .find((f) => f.endsWith(".jsonl"))!
       .replace(/\.jsonl$/, "");
-    const r2 = await runCli(["resume", id, ...flags, "edit the files"], { env });
+    const r2 = await runCli(["resume", "--trust", id, ...flags, "edit the files"], { env });
     expect(r2.code, r2.stderr).toBe(0);
     expect(existsSync(join(ws, "two.txt"))).toBe(false);
     expect(readFileSync(join(ws, "one.txt"), "utf8")).toBe("one by the agent\n");
@@ -152,12 +152,12 @@ describe("checkpoints through the CLI", () => {
     });
     const env = { HOME: home };
     const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "bypassPermissions"];
-    expect((await runCli(["run", ...flags, "first"], { env })).code).toBe(0);
+    expect((await runCli(["run", "--trust", ...flags, "first"], { env })).code).toBe(0);
     const id = readdirSync(sessions)
       .find((f) => f.endsWith(".jsonl"))!
       .replace(/\.jsonl$/, "");
-    expect((await runCli(["resume", id, ...flags, "second"], { env })).code).toBe(0);
-    const r3 = await runCli(["resume", id, ...flags, "third"], { env });
+    expect((await runCli(["resume", "--trust", id, ...flags, "second"], { env })).code).toBe(0);
+    const r3 = await runCli(["resume", "--trust", id, ...flags, "third"], { env });
     expect(r3.code, r3.stderr).toBe(0);
     expect(readFileSync(join(ws, "one.txt"), "utf8")).toBe("turn 3\n");
     expect(existsSync(join(ws, "three.txt"))).toBe(false);

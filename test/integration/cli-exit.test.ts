@@ -92,6 +92,7 @@ describe.each(identities().list)("yoke run after a sandboxed command, as $label"
     });
     const args = [
       "run",
+      "--trust",
       "--provider",
       "openai-compatible",
       "--base-url",

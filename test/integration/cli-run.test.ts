@@ -39,7 +39,21 @@ describe("yoke run", () => {
     server = await startScriptedLlmServer({
       script: [{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { text: "The README says widgets are counted by count.ts." }],
     });
-    const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "local-model", "--cwd", ws, "--session-dir", sessions, "What is this project?"]);
+    const r = await runCli([
+      "run",
+      "--trust",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      server.openaiBaseUrl,
+      "--model",
+      "local-model",
+      "--cwd",
+      ws,
+      "--session-dir",
+      sessions,
+      "What is this project?",
+    ]);
     expect(r.stderr).not.toContain("Error");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("⏺ read_file README.md");
@@ -72,7 +86,7 @@ describe("yoke run", () => {
   it("speaks Anthropic's wire format to --base-url and reports JSON with --json", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "Hello from the Anthropic wire." }], apiKey: "sk-test" });
-    const r = await runCli(["run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"], {
+    const r = await runCli(["run", "--trust", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-sonnet-5", "--cwd", ws, "--session-dir", sessions, "--json", "hi"], {
       env: { ANTHROPIC_API_KEY: "sk-test" },
     });
     expect(r.code).toBe(0);
@@ -91,7 +105,7 @@ describe("yoke run", () => {
   it("works non-streaming (--no-stream) against a keyless server, finding the model from /v1/models", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "Plain answer." }] });
-    const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--no-stream", "--cwd", ws, "--session-dir", sessions, "hi"]);
+    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--no-stream", "--cwd", ws, "--session-dir", sessions, "hi"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Plain answer.");
     // The footer says what the run cost: tokens in (with the cache's share), out, price, requests.
@@ -102,7 +116,7 @@ describe("yoke run", () => {
   it("exits 1 with the provider's message when the key is rejected", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "never" }], apiKey: "right" });
-    const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "hi"], {
+    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "hi"], {
       env: { OPENAI_API_KEY: "wrong" },
     });
     expect(r.code).toBe(1);
@@ -110,10 +124,10 @@ describe("yoke run", () => {
   });
 
   it("exits 2 with a usage message for bad options", async () => {
-    const r1 = await runCli(["run", "--provider", "openai-compatible", "hi"]);
+    const r1 = await runCli(["run", "--trust", "--provider", "openai-compatible", "hi"]);
     expect(r1.code).toBe(2);
     expect(r1.stderr).toContain("--provider openai-compatible needs --base-url");
-    const r2 = await runCli(["run", "--permission-mode", "yolo", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "hi"]);
+    const r2 = await runCli(["run", "--trust", "--permission-mode", "yolo", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "hi"]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("--permission-mode must be one of default, acceptEdits, plan, bypassPermissions");
     const r3 = await runCli(["frobnicate"]);
@@ -139,7 +153,7 @@ describe("yoke resume after kill -9", () => {
         return { text: "count() returns the number of items." };
       },
     });
-    const child = startCli(["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "What does count do?"]);
+    const child = startCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "What does count do?"]);
     await secondRequest;
     await new Promise((r) => setTimeout(r, 200));
     killed = true;
@@ -153,7 +167,7 @@ describe("yoke resume after kill -9", () => {
     const list = await runCli(["sessions", "--session-dir", sessions, "--json"]);
     expect(JSON.parse(list.stdout).sessions[0]).toMatchObject({ id: before.id, status: "interrupted", title: "What does count do?" });
 
-    const resumed = await runCli(["resume", before.id, "--session-dir", sessions, "--cwd", ws]);
+    const resumed = await runCli(["resume", "--trust", before.id, "--session-dir", sessions, "--cwd", ws]);
     expect(resumed.stderr).not.toContain("Error");
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("count() returns the number of items.");
@@ -175,11 +189,11 @@ describe("yoke run with bypassPermissions turned off by the settings", () => {
     writeFileSync(settings, JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }));
     server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
     const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings];
-    const refused = await runCli(["run", ...flags, "--permission-mode", "bypassPermissions", "hi"]);
+    const refused = await runCli(["run", "--trust", ...flags, "--permission-mode", "bypassPermissions", "hi"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("--permission-mode bypassPermissions is turned off by the permission settings (disableBypassPermissionsMode)");
     expect(server.requests).toHaveLength(0);
-    const ok = await runCli(["run", ...flags, "--permission-mode", "acceptEdits", "hi"]);
+    const ok = await runCli(["run", "--trust", ...flags, "--permission-mode", "acceptEdits", "hi"]);
     expect(ok.code).toBe(0);
   });
 });

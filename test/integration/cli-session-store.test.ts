@@ -45,7 +45,7 @@ describe("the CLI on the shared session store", () => {
   it("keeps sessions in ~/.yoke/sessions/<workspace-key>/, one store however the folder is reached", async () => {
     const { dir, ws, home, env } = setup();
     server = await startScriptedLlmServer({ script: (req) => ({ text: `Noted: ${readExchange(req).userText}` }) });
-    const r = await runCli(["run", ...model(server.openaiBaseUrl), "--cwd", ws, "--json", "first"], { env });
+    const r = await runCli(["run", "--trust", ...model(server.openaiBaseUrl), "--cwd", ws, "--json", "first"], { env });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { sessionId: string; sessionDir: string };
     const store = defaultSessionDir(ws, home);
@@ -54,7 +54,7 @@ describe("the CLI on the shared session store", () => {
     symlinkSync(ws, join(dir, "ws-link"));
     const listed = await runCli(["sessions", "--cwd", join(dir, "ws-link"), "--json"], { env });
     expect(JSON.parse(listed.stdout)).toMatchObject({ sessionDir: store, sessions: [{ id: out.sessionId, title: "first", status: "done", inUseBy: null }] });
-    const resumed = await runCli(["resume", out.sessionId, ...model(server.openaiBaseUrl), "--cwd", join(dir, "ws-link"), "second"], { env });
+    const resumed = await runCli(["resume", "--trust", out.sessionId, ...model(server.openaiBaseUrl), "--cwd", join(dir, "ws-link"), "second"], { env });
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain("Noted: second");
     expect(
@@ -97,7 +97,7 @@ describe("the CLI on the shared session store", () => {
       },
     });
     const store = defaultSessionDir(ws, home);
-    const holder = startCli(["run", ...model(server.openaiBaseUrl), "--cwd", ws, "long task"], { env });
+    const holder = startCli(["run", "--trust", ...model(server.openaiBaseUrl), "--cwd", ws, "long task"], { env });
     await hanging;
     const id = readdirSync(store)
       .find((f) => f.endsWith(".jsonl"))!
@@ -109,7 +109,7 @@ describe("the CLI on the shared session store", () => {
     expect(json.sessions[0]!.inUseBy).toMatchObject({ pid: holder.pid, owner: "yoke run" });
 
     const before = readFileSync(join(store, `${id}.jsonl`), "utf8");
-    const refused = await runCli(["resume", id, ...model(server.openaiBaseUrl), "--cwd", ws, "butting in"], { env });
+    const refused = await runCli(["resume", "--trust", id, ...model(server.openaiBaseUrl), "--cwd", ws, "butting in"], { env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`yoke resume: session ${id} is in use by yoke run (pid ${holder.pid} on `);
     expect(refused.stderr).toContain(`continue a copy of it: yoke fork ${id}`);
@@ -121,7 +121,7 @@ describe("the CLI on the shared session store", () => {
     const forkId = forked.stdout.trim();
     expect(forkId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{6}$/);
     expect(forked.stderr).toContain(`forked ${id} (1 turn) as ${forkId}; continue it with: yoke resume ${forkId}`);
-    const inFork = await runCli(["resume", forkId, ...model(server.openaiBaseUrl), "--cwd", ws, "in the fork"], { env });
+    const inFork = await runCli(["resume", "--trust", forkId, ...model(server.openaiBaseUrl), "--cwd", ws, "in the fork"], { env });
     expect(inFork.code).toBe(0);
     expect(inFork.stdout).toContain("Noted: in the fork");
     const forkRequest = JSON.stringify(server.requests.at(-1)!.body);
@@ -132,7 +132,7 @@ describe("the CLI on the shared session store", () => {
     holder.kill("SIGKILL");
     expect((await holder.result).signal).toBe("SIGKILL");
     hang = false;
-    const after = await runCli(["resume", id, ...model(server.openaiBaseUrl), "--cwd", ws, "after the kill"], { env });
+    const after = await runCli(["resume", "--trust", id, ...model(server.openaiBaseUrl), "--cwd", ws, "after the kill"], { env });
     expect(after.stderr).not.toContain("in use");
     expect(after.code).toBe(0);
     expect(after.stdout).toContain("Noted: after the kill");
@@ -144,8 +144,8 @@ describe("the CLI on the shared session store", () => {
   it("forks from any turn (the files from checkpoints, see checkpoints.test.ts) and refuses a turn out of range", async () => {
     const { ws, env } = setup();
     server = await startScriptedLlmServer({ script: (req) => ({ text: `Noted: ${readExchange(req).userText}` }) });
-    const first = JSON.parse((await runCli(["run", ...model(server.openaiBaseUrl), "--cwd", ws, "--json", "one"], { env })).stdout) as { sessionId: string };
-    await runCli(["resume", first.sessionId, ...model(server.openaiBaseUrl), "--cwd", ws, "two"], { env });
+    const first = JSON.parse((await runCli(["run", "--trust", ...model(server.openaiBaseUrl), "--cwd", ws, "--json", "one"], { env })).stdout) as { sessionId: string };
+    await runCli(["resume", "--trust", first.sessionId, ...model(server.openaiBaseUrl), "--cwd", ws, "two"], { env });
     const early = await runCli(["fork", first.sessionId, "1", "--cwd", ws, "--json"], { env });
     expect(early.code, early.stderr).toBe(0);
     // No turn changed files, so there is nothing to put back.

@@ -33,7 +33,7 @@ afterEach(async () => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
-const base = (url: string, ws: string, sessions: string) => ["run", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", ws, "--session-dir", sessions];
+const base = (url: string, ws: string, sessions: string) => ["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", ws, "--session-dir", sessions];
 
 describe("yoke run with the full tool set", () => {
   it("edits a file with SEARCH/REPLACE and runs a command in the sandbox (acceptEdits + allow rule)", async () => {

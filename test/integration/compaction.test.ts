@@ -176,10 +176,10 @@ describe("yoke compact (the built CLI)", () => {
     const model = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m"];
     const env = { HOME: home };
     const sessionDir = join(dir, "sessions");
-    const first = await runCli(["run", ...model, "--cwd", ws, "--session-dir", sessionDir, "--json", "Read the parts. Never edit part0.txt."], { env });
+    const first = await runCli(["run", "--trust", ...model, "--cwd", ws, "--session-dir", sessionDir, "--json", "Read the parts. Never edit part0.txt."], { env });
     expect(first.code, first.stderr).toBe(0);
     const id = (JSON.parse(first.stdout) as { sessionId: string }).sessionId;
-    for (let i = 1; i < 5; i++) expect((await runCli(["resume", id, ...model, "--cwd", ws, "--session-dir", sessionDir, `Part ${i}.`], { env })).code).toBe(0);
+    for (let i = 1; i < 5; i++) expect((await runCli(["resume", "--trust", id, ...model, "--cwd", ws, "--session-dir", sessionDir, `Part ${i}.`], { env })).code).toBe(0);
     const log = () =>
       parseLog(
         readFileSync(join(sessionDir, `${id}.jsonl`), "utf8")
@@ -232,7 +232,7 @@ describe("yoke compact (the built CLI)", () => {
     expect(after.map((e) => e.text)).toContain("Reminder after compaction: never edit part0.txt.");
     // The next request carries it after the summary.
     const model = ["--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m"];
-    expect((await runCli(["resume", id, ...model, "--cwd", ws, "--session-dir", sessionDir, "Go on."], { env })).code).toBe(0);
+    expect((await runCli(["resume", "--trust", id, ...model, "--cwd", ws, "--session-dir", sessionDir, "Go on."], { env })).code).toBe(0);
     const sent = JSON.stringify(server!.requests.at(-1)!.body);
     const summaryAt = sent.indexOf("The earlier part of this session was compacted");
     expect(summaryAt).toBeGreaterThan(-1);

@@ -54,7 +54,7 @@ describe.each(who.list)("defence in depth as $label", (id) => {
     try {
       const r = await runCliAs(
         id,
-        ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "build it"],
+        ["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "build it"],
         {
           timeoutMs: 120_000,
         },

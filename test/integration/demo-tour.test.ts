@@ -37,12 +37,12 @@ async function tour(prompt: string, mode = "default", before?: string): Promise<
   let r;
   if (before) {
     // An earlier prompt first (a tour stop of its own), then `prompt` in the same session.
-    await runCli(["run", ...opts, before], { env: { HOME: dir } });
+    await runCli(["run", "--trust", ...opts, before], { env: { HOME: dir } });
     const id = readdirSync(sessions)
       .find((f) => f.endsWith(".jsonl"))!
       .replace(/\.jsonl$/, "");
-    r = await runCli(["resume", id, ...opts, prompt], { env: { HOME: dir } });
-  } else r = await runCli(["run", ...opts, prompt], { env: { HOME: dir } });
+    r = await runCli(["resume", "--trust", id, ...opts, prompt], { env: { HOME: dir } });
+  } else r = await runCli(["run", "--trust", ...opts, prompt], { env: { HOME: dir } });
   const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
   const events = parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
   return { ws, events, stdout: r.stdout, code: r.code };

@@ -51,7 +51,7 @@ function sessionLog(sessions: string) {
 }
 
 const run = (ws: string, sessions: string, home: string, prompt: string, extra: string[] = []) =>
-  runCli(["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, ...extra, prompt], { env: { HOME: home } });
+  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, ...extra, prompt], { env: { HOME: home } });
 
 const script = async (turns: ScriptedTurn[]) => (server = await startScriptedLlmServer({ script: turns }));
 
@@ -266,10 +266,14 @@ describe.each(identities().list)("hooks in the user's own settings, as $label", 
     return w;
   }
   const runAs = (w: ReturnType<typeof workspace>, prompt: string, mode: string) =>
-    runCliAs(who, ["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, "--permission-mode", mode, prompt], {
-      env: { HOME: w.home },
-      timeoutMs: 60_000,
-    });
+    runCliAs(
+      who,
+      ["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, "--permission-mode", mode, prompt],
+      {
+        env: { HOME: w.home },
+        timeoutMs: 60_000,
+      },
+    );
 
   it("a guard hook in ~/.claude/hooks runs (outside the sandbox, where its script is) and blocks; one whose script is missing blocks too", async () => {
     const w = userWorkspace({

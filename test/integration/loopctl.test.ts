@@ -29,6 +29,7 @@ function onlySession(dir: string) {
 
 const base = (url: string, ws: string, sessions: string, model = "primary-model") => [
   "run",
+  "--trust",
   "--provider",
   "openai-compatible",
   "--base-url",
@@ -75,10 +76,26 @@ describe("model fallback (yoke run --fallback-model)", () => {
 
   it("rejects a bad --max-cost / --max-time with exit 2", async () => {
     const { ws, sessions } = workspace();
-    const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", ws, "--session-dir", sessions, "--max-cost=-1", "hi"]);
+    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", ws, "--session-dir", sessions, "--max-cost=-1", "hi"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--max-cost must be a positive number (got "-1")');
-    const t = await runCli(["run", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", ws, "--session-dir", sessions, "--max-time", "soon", "hi"]);
+    const t = await runCli([
+      "run",
+      "--trust",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "m",
+      "--cwd",
+      ws,
+      "--session-dir",
+      sessions,
+      "--max-time",
+      "soon",
+      "hi",
+    ]);
     expect(t.code).toBe(2);
     expect(t.stderr).toContain('--max-time must be a positive number (got "soon")');
   });
@@ -104,7 +121,7 @@ describe("budgets through the CLI", () => {
     const first = onlySession(sessions);
     expect(first.events.filter((e) => e.type === "tool_call").map((e) => (e as { name: string }).name)).toEqual(["read_file"]);
     expect(first.events.filter((e) => e.type === "budget")).toEqual([expect.objectContaining({ limit: "cost", turns: 2 })]);
-    const again = await runCli(["resume", first.id, "--session-dir", sessions, "--cwd", ws, "--max-cost", "0.5"]);
+    const again = await runCli(["resume", "--trust", first.id, "--session-dir", sessions, "--cwd", ws, "--max-cost", "0.5"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("Finished after the budget stop.");
     expect(onlySession(sessions).events.at(-1)).toMatchObject({ type: "status", state: "done" });
@@ -124,7 +141,7 @@ describe("budgets through the CLI", () => {
     // The model turn used up the time: the call it asked for was not run.
     expect(r.stdout).toContain("⎿ error: Not run: the session was stopped (Stopped: the time budget");
     const { id } = onlySession(sessions);
-    const again = await runCli(["resume", id, "--session-dir", sessions, "--cwd", ws]);
+    const again = await runCli(["resume", "--trust", id, "--session-dir", sessions, "--cwd", ws]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("Done after the time stop.");
   });

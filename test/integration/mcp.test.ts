@@ -50,7 +50,7 @@ async function run(cwd: string, home: string, script: ScriptedTurn[], extra: str
   const llm = await startScriptedLlmServer({ script });
   try {
     const r = await runCli(
-      ["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"],
+      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"],
       {
         env: { HOME: home },
       },
@@ -129,7 +129,7 @@ describe("HTTP MCP servers (the SDK's own server classes)", () => {
         ],
       });
       try {
-        const r = await runCli(["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+        const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
           env: { HOME: home, REC_TOKEN: "s3cret" },
         });
         expect(r.code, r.stderr).toBe(0);
@@ -213,7 +213,9 @@ describe("orphans of a killed Yoke process", () => {
     const llm = await startScriptedLlmServer({ script: [{ hang: true }] });
     let orphan: number | undefined;
     try {
-      const cli = startCli(["run", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], { env: { HOME: home } });
+      const cli = startCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+        env: { HOME: home },
+      });
       // The model request hangs, so the session is past setup: the server runs.
       for (let i = 0; i < 300 && llm.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       expect(pidsOf(argv)).toHaveLength(1);

@@ -94,10 +94,14 @@ describe.each(identities().list)("settings trust end to end, as $label", (who: I
     ];
     server = await startScriptedLlmServer({ script: turns });
     const run = (extra: string[]) =>
-      runCliAs(who, ["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, ...extra, "set up the project"], {
-        env: { HOME: w.home },
-        timeoutMs: 90_000,
-      });
+      runCliAs(
+        who,
+        ["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, ...extra, "set up the project"],
+        {
+          env: { HOME: w.home },
+          timeoutMs: 90_000,
+        },
+      );
     const r = await run([]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("yoke: settings: .claude/settings.local.json: 3 allow rules (Write, Edit, Bash)");

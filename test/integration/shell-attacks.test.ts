@@ -101,6 +101,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
         id,
         [
           "run",
+          "--trust",
           "--provider",
           "openai-compatible",
           "--base-url",
@@ -143,6 +144,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
         id,
         [
           "run",
+          "--trust",
           "--provider",
           "openai-compatible",
           "--base-url",

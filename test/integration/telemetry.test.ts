@@ -74,7 +74,7 @@ function setup(telemetry: unknown): { ws: string; home: string; sessions: string
 }
 
 const run = (ws: string, home: string, sessions: string) =>
-  runCli(["run", "--provider", "openai-compatible", "--base-url", llm!.openaiBaseUrl, "--model", "gpt-5.1", "--cwd", ws, "--session-dir", sessions, "Read the README, PROMPT-TEXT"], {
+  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm!.openaiBaseUrl, "--model", "gpt-5.1", "--cwd", ws, "--session-dir", sessions, "Read the README, PROMPT-TEXT"], {
     env: { HOME: home },
   });
 

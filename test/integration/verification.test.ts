@@ -38,7 +38,23 @@ function lastUserText(req: RecordedRequest): string {
 async function run(ws: string, sessions: string, home: string, prompt: string) {
   mkdirSync(home, { recursive: true });
   return runCli(
-    ["run", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "bypassPermissions", prompt],
+    [
+      "run",
+      "--trust",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      server!.openaiBaseUrl,
+      "--model",
+      "m",
+      "--cwd",
+      ws,
+      "--session-dir",
+      sessions,
+      "--permission-mode",
+      "bypassPermissions",
+      prompt,
+    ],
     { env: { HOME: home } },
   );
 }

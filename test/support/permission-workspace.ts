@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../../src/core/permissions/gate";
 import type { PermissionCheck } from "../../src/core/loop/types";
-import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings-files";
+import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings/files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
 
 export interface PermissionWorkspace {

@@ -235,6 +235,8 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
         "YOKE_TASK_BENCH_KEY",
         "--permission-mode",
         "bypassPermissions",
+        // A fresh temporary workspace the bench made: trusted for this run (as CI passes --trust).
+        "--trust",
         "--session-dir",
         join(ws.home, "sessions"),
         "--max-turns",

@@ -8,10 +8,10 @@ import { resolve } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../../core/permissions/gate";
 import { PERMISSION_MODES } from "../../core/permissions/merge-settings";
 import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
-import { loadSettingsSources, nodeRealPath } from "../../node/settings-files";
+import { loadSettingsSources, nodeRealPath } from "../../node/settings/files";
 import { loadShellWasm } from "../../node/tree-sitter-wasm";
 import { probeCaseInsensitive } from "../../node/fs-probes";
-import { nodeListDir } from "../../node/settings-files";
+import { nodeListDir } from "../../node/settings/files";
 import { YOKE_TOOL_NAMES } from "../../core/permissions/rule-syntax";
 import { parse, UsageError } from "../args";
 

@@ -29,6 +29,7 @@ const options = {
   "no-stream": { type: "boolean" },
   settings: { type: "string", multiple: true },
   "add-dir": { type: "string", multiple: true },
+  trust: { type: "boolean" },
   json: { type: "boolean" },
 } as const;
 
@@ -62,6 +63,7 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
     stream: values["no-stream"] ? false : undefined,
     settings: values.settings as string[] | undefined,
     addDirs: ((values["add-dir"] as string[] | undefined) ?? []).map((d) => resolve(d)),
+    trust: Boolean(values.trust),
     json: Boolean(values.json),
   };
 }

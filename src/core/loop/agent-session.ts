@@ -252,7 +252,7 @@ export class AgentSession implements AgentSessionApi {
   }
 
   private async start(source: "startup" | "resume"): Promise<void> {
-    const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate })];
+    const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate, restrictedHint: this.opts.restrictedHint })];
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
     builtin.push(cacheWatchExtension());

@@ -28,6 +28,8 @@ export interface AgentSessionOptions {
   permissionMode?: PermissionMode;
   /** false = Restricted Mode: tools that write or run are refused. */
   trusted?: boolean;
+  /** How the user trusts this workspace, told to the model in Restricted Mode (default: VS Code's "Workspaces: Manage Workspace Trust"). */
+  restrictedHint?: string;
   /** Overrides the built system prompt (tests, embedders). */
   systemPrompt?: string;
   instructions?: Array<{ source: string; text: string }>;

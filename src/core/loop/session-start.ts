@@ -17,6 +17,7 @@ export function newSystemPrompt(opts: AgentSessionOptions, services: SessionServ
     folders: services.fs.folders,
     platform: opts.platform ?? "unknown",
     trusted,
+    ...(opts.restrictedHint ? { restrictedHint: opts.restrictedHint } : {}),
     permissionMode: opts.permissionMode ?? "default",
     instructions: opts.instructions,
   });

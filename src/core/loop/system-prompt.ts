@@ -10,6 +10,8 @@ export interface SystemPromptInput {
   folders?: readonly WorkspaceFolder[];
   platform: string;
   trusted: boolean;
+  /** How the user trusts the workspace, for Restricted Mode (the CLI names `yoke trust`). */
+  restrictedHint?: string;
   permissionMode: string;
   /** Project instructions (AGENTS.md, CLAUDE.md...), already read by the host. */
   instructions?: Array<{ source: string; text: string }>;
@@ -30,7 +32,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     ].join("\n"),
   ];
   if (!input.trusted) {
-    parts.push("The workspace is in Restricted Mode (not trusted by the user): you may read files and answer, but tools that write files or run commands are refused. Say so if the task needs them.");
+    const hint = input.restrictedHint ? `; ${input.restrictedHint}` : "";
+    parts.push(
+      `The workspace is in Restricted Mode (not trusted by the user): you may read files and answer, but tools that write files or run commands are refused. Say so if the task needs them${hint}.`,
+    );
   } else if (input.permissionMode === "plan") {
     parts.push("Plan mode is on: you may read and investigate, but not change files or run commands with side effects. Finish with a concrete plan for the user to approve.");
   }

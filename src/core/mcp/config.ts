@@ -7,6 +7,8 @@
  * A bad entry is a problem of that server only: the others still load.
  */
 
+import { parseJsoncOrThrow } from "../settings/jsonc";
+
 export type McpTransportKind = "stdio" | "http" | "sse";
 
 /** Where a definition comes from. Workspace sources need trust and the user's approval. */
@@ -71,6 +73,8 @@ export interface McpInputSpec {
 export interface ExpandContext {
   workspaceFolder: string;
   env: Record<string, string | undefined>;
+  /** The environment `${VAR}` reads in definitions the repository wrote (without the provider API keys); default `env`. */
+  workspaceEnv?: Record<string, string | undefined>;
   home?: string;
   /** Answers `${input:id}` (VS Code asks with an input box; the CLI reads the environment). */
   input?(spec: McpInputSpec): string | undefined;
@@ -87,32 +91,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** JSON with comments and trailing commas (VS Code's mcp.json is JSONC). */
-export function parseJsonc(text: string): unknown {
-  let out = "";
-  let i = 0;
-  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  while (i < s.length) {
-    const c = s[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < s.length && s[j] !== '"') j += s[j] === "\\" ? 2 : 1;
-      out += s.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "/" && s[i + 1] === "/") {
-      while (i < s.length && s[i] !== "\n") i++;
-    } else if (c === "/" && s[i + 1] === "*") {
-      const end = s.indexOf("*/", i + 2);
-      i = end < 0 ? s.length : end + 2;
-    } else if (c === "," && /^\s*[}\]]/.test(s.slice(i + 1, i + 200).replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, ""))) {
-      i++; // a trailing comma
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return JSON.parse(out);
-}
+/** JSON with comments and trailing commas (VS Code's mcp.json is JSONC): the one settings parser; throws on any syntax error. */
+export const parseJsonc = parseJsoncOrThrow;
 
 class ExpandError extends Error {}
 
@@ -273,7 +253,7 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
       if (isObject(raw) && (raw.disabled === true || raw.enabled === false)) continue;
       try {
         byName.delete(name);
-        byName.set(name, parseEntry(name, raw, file, ctx, inputs));
+        byName.set(name, parseEntry(name, raw, file, WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { ...ctx, env: ctx.workspaceEnv } : ctx, inputs));
       } catch (err) {
         problems.push({ server: name, sourcePath: file.path, message: `MCP server "${name}" in ${file.path}: ${(err as Error).message}` });
       }

@@ -7,7 +7,7 @@
 import type { Extension } from "../extensions/types";
 import type { PermissionGate, PermissionMode } from "../loop/types";
 import { isReadOnly } from "../tools/types";
-import { defaultDecision, RESTRICTED_REASON } from "./mode-default";
+import { defaultDecision, restrictedModeReason } from "./mode-default";
 
 /**
  * Last of the handlers that may change a call: after the hooks (100) and extensions at the default
@@ -15,7 +15,8 @@ import { defaultDecision, RESTRICTED_REASON } from "./mode-default";
  */
 export const PERMISSION_PRIORITY = -100;
 
-export function permissionExtension(opts: { gate?: PermissionGate }): Extension {
+export function permissionExtension(opts: { gate?: PermissionGate; restrictedHint?: string }): Extension {
+  const restricted = restrictedModeReason(opts.restrictedHint);
   return {
     name: "permissions",
     setup(api) {
@@ -23,7 +24,7 @@ export function permissionExtension(opts: { gate?: PermissionGate }): Extension 
         "tool.before",
         async ({ tool, args }) => {
           const readOnly = isReadOnly(tool.capabilities);
-          if (!api.session.trusted && !readOnly) return { decision: { decision: "deny", by: "restricted", reason: RESTRICTED_REASON } };
+          if (!api.session.trusted && !readOnly) return { decision: { decision: "deny", by: "restricted", reason: restricted } };
           const req = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args as never), mutates: !readOnly };
           const check = (mode: PermissionMode) => (opts.gate ? opts.gate.check(req, mode) : Promise.resolve(defaultDecision(tool, mode)));
           const d = await check(api.session.mode);

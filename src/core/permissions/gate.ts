@@ -36,6 +36,8 @@ export interface PermissionGateOptions {
   writer?: SettingsWriter;
   /** false in an untrusted workspace: workspace settings may only restrict; edits, commands and MCP calls are denied. */
   trusted?: boolean;
+  /** How the user trusts the workspace, added to the reason of a call Restricted Mode refuses (the CLI: `yoke trust DIR` or --trust). */
+  restrictedHint?: string;
   log?: Logger;
   /**
    * Lists a folder (undefined when it is not a readable folder): the shell analysis expands globs
@@ -122,7 +124,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const gate: YokePermissionGate = {
     async check(req, mode) {
       try {
-        return await evaluate(req, mode, await context());
+        const d = await evaluate(req, mode, await context());
+        if (d.by !== "restricted" || !opts.restrictedHint) return d;
+        return { ...d, reason: `${d.reason.replace("(VS Code Restricted Mode)", "(Restricted Mode)").replace(/\.$/, "")}: ${opts.restrictedHint}.` };
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         opts.log?.error(`[permissions] check failed: ${message}`);

@@ -13,7 +13,7 @@
  * of its last good version (from git or the previous load). Each case is a problem the user sees.
  */
 import type { PermissionMode } from "../loop/types";
-import { findDuplicateKeys, parseJsonWithPosition } from "./json-position";
+import { findDuplicateKeys, parseJsonc } from "../settings/jsonc";
 import { readRule } from "./rule-syntax";
 import type { FailClosed, HookGroupConfig, LoadedSource, MergedSettings, PermissionRule, RuleList, SettingsProblem, SettingsSourceInfo } from "./types";
 import { readHooks } from "../hooks/config";
@@ -209,7 +209,7 @@ function parseSource(source: LoadedSource): Parsed | undefined {
   let value = source.value;
   if (source.text !== undefined) {
     if (source.text.trim() === "") return { ok: false, empty: true, failed: "is empty" };
-    const parsed = parseJsonWithPosition(source.text);
+    const parsed = parseJsonc(source.text);
     if (!parsed.ok) return { ok: false, failed: `is not valid JSON (${parsed.line}:${parsed.column}: ${parsed.message})` };
     value = parsed.value;
   }

@@ -7,8 +7,14 @@
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { isReadOnly, type ToolCapabilities } from "../tools/types";
 
-export const RESTRICTED_REASON =
-  'Restricted Mode: this workspace is not trusted, so Yoke does not write files or run commands here. Tell the user; they can trust the workspace ("Workspaces: Manage Workspace Trust") if the task needs it.';
+/** How a VS Code user trusts a workspace; the CLI names `yoke trust DIR` and `--trust` instead. */
+export const VSCODE_TRUST_HINT = 'they can trust the workspace ("Workspaces: Manage Workspace Trust") if the task needs it';
+
+export function restrictedModeReason(hint: string = VSCODE_TRUST_HINT): string {
+  return `Restricted Mode: this workspace is not trusted, so Yoke does not write files or run commands here. Tell the user; ${hint}.`;
+}
+
+export const RESTRICTED_REASON = restrictedModeReason();
 
 export function defaultDecision(def: { name: string; permission: string; capabilities: ToolCapabilities }, mode: PermissionMode): PermissionDecision {
   const caps = def.capabilities;

@@ -13,6 +13,7 @@ import type { SessionEvent } from "../events";
 import type { Extension } from "../extensions/types";
 import { MAX_CONTINUATIONS } from "../loop/turn-loop";
 import type { ToolDefinition } from "../tools/types";
+import type { PermissionMode } from "../loop/types";
 import { checkEvent, exhaustedText, failureNudge, runCheck } from "./check";
 import { displayPath, newProblems, newProblemsText } from "./diagnostics";
 import { createLintCommandDiagnostics, LINT_SOURCE } from "./lint-command";
@@ -24,6 +25,23 @@ export const VERIFICATION_EXTENSION = "verification";
 export interface VerificationExtensionOptions {
   /** Read again before each check, so a fix of the settings applies at once. */
   settings(): Promise<{ settings: VerificationSettings; problems: string[] }> | { settings: VerificationSettings; problems: string[] };
+  /**
+   * The permission gate's answer for a command the repository configured, as a run_command call in
+   * the session's mode. Without it such a command never runs (it would be the repository's code).
+   */
+  authorize?(command: string, mode: PermissionMode): Promise<{ decision: "allow" | "ask" | "deny"; reason: string }>;
+}
+
+/** Why a command the repository configured does not run ("" when it may run). */
+async function projectCommandRefusal(opts: VerificationExtensionOptions, s: VerificationSettings, key: "command" | "lintCommand", mode: PermissionMode): Promise<string> {
+  const command = s[key];
+  if (!command || !s.fromProject?.[key]) return "";
+  const where = s.from[key] ?? "the project's settings";
+  const fix = `allow it with a rule such as Bash(${command}) in your own settings, or set verification.${key} in ~/.yoke/settings.json or an untracked .yoke/settings.local.json`;
+  if (!opts.authorize) return `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow; ${fix}`;
+  const d = await opts.authorize(command, mode).catch((err: unknown) => ({ decision: "ask" as const, reason: err instanceof Error ? err.message : String(err) }));
+  if (d.decision === "allow") return "";
+  return `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow, and they ${d.decision === "deny" ? "deny" : "do not allow"} it (${d.reason}); ${fix}`;
 }
 
 /** Absolute paths a call names in the tool's path arguments (already resolved by the loop). */
@@ -67,9 +85,16 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
         return cached;
       };
       let lint: { command: string; port: DiagnosticsService } | undefined;
-      const portFor = (s: VerificationSettings): DiagnosticsService | undefined => {
+      const refusedLint = new Set<string>();
+      const portFor = async (s: VerificationSettings): Promise<DiagnosticsService | undefined> => {
         if (services.diagnostics) return services.diagnostics;
         if (!s.lintCommand || !services.commands) return undefined;
+        const refusal = await projectCommandRefusal(opts, s, "lintCommand", api.session.mode);
+        if (refusal) {
+          if (!refusedLint.has(refusal)) api.record({ type: "error", message: `Verification settings: ${refusal}`, code: "settings" });
+          refusedLint.add(refusal);
+          return undefined;
+        }
         if (lint?.command !== s.lintCommand) {
           lint = {
             command: s.lintCommand,
@@ -94,7 +119,7 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
           if (!tool.capabilities.writes) return;
           const paths = namedPaths(tool, args).filter((p) => !baseline.has(p));
           if (paths.length === 0) return;
-          const port = portFor(await settings());
+          const port = await portFor(await settings());
           if (!port) return;
           try {
             const now = await port.current(paths, ctx.signal);
@@ -128,7 +153,7 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
         changed.clear();
         const before = new Map(paths.map((p) => [p, baseline.get(p)]));
         for (const p of paths) baseline.delete(p);
-        const port = portFor(await settings());
+        const port = await portFor(await settings());
         if (!port) return;
         const files = paths.map((p) => displayPath(root, p));
         const started = Date.now();
@@ -182,11 +207,14 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
           if (!input.final) return;
           const s = await settings();
           if (!s.command || !editedSinceCheck) return;
-          const run = await runCheck(s.command, services.commands, root, {
-            signal: ctx.signal,
-            ...(s.timeoutS ? { timeoutMs: s.timeoutS * 1000 } : {}),
-            ...(services.commandsUnavailable ? { unavailable: services.commandsUnavailable } : {}),
-          });
+          const refusal = await projectCommandRefusal(opts, s, "command", api.session.mode);
+          const run = refusal
+            ? { command: s.command, status: "error" as const, output: "", snippet: "", durationMs: 0, error: `it was not run: ${refusal}` }
+            : await runCheck(s.command, services.commands, root, {
+                signal: ctx.signal,
+                ...(s.timeoutS ? { timeoutMs: s.timeoutS * 1000 } : {}),
+                ...(services.commandsUnavailable ? { unavailable: services.commandsUnavailable } : {}),
+              });
           if (run.status === "passed") {
             editedSinceCheck = false;
             failures = 0;

@@ -21,6 +21,11 @@ export interface VerificationSettings {
   timeoutS?: number;
   /** Where each value came from, for messages. */
   from: Partial<Record<"command" | "maxReflections" | "lintCommand" | "timeoutS", string>>;
+  /**
+   * The commands the repository wrote (a project origin: a committed or shared settings file, VS
+   * Code workspace settings): they run only as a run_command the permission gate allows.
+   */
+  fromProject?: Partial<Record<"command" | "lintCommand", true>>;
 }
 
 export interface SettingsLayer {
@@ -28,6 +33,8 @@ export interface SettingsLayer {
   label: string;
   /** The whole settings object of that source (its `verification` key is read). */
   value: unknown;
+  /** The repository wrote it (its commands go through the permission gate). */
+  project?: boolean;
 }
 
 export function parseVerificationSettings(layers: readonly SettingsLayer[]): { settings: VerificationSettings; problems: string[] } {
@@ -52,9 +59,12 @@ export function parseVerificationSettings(layers: readonly SettingsLayer[]): { s
         // An explicit empty value turns off what a lower layer configured.
         delete settings[key];
         settings.from[key] = layer.label;
+        if (settings.fromProject) delete settings.fromProject[key];
       } else if (typeof c === "string" && c.trim()) {
         settings[key] = c.trim();
         settings.from[key] = layer.label;
+        if (layer.project) (settings.fromProject ??= {})[key] = true;
+        else if (settings.fromProject) delete settings.fromProject[key];
       } else problems.push(`${layer.label}: "verification.${key}" must be a command line (a string); it is ignored`);
     }
     if ("maxReflections" in o) {

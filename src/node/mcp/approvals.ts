@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { definitionKey, parseJsonc, type McpServerConfig } from "../../core/mcp/config";
+import { localFileOrigin } from "../settings/files";
 
 export type Approval = "allow" | "deny";
 
@@ -38,31 +39,56 @@ export interface ClaudeMcpChoice {
   where: string;
 }
 
+export interface ClaudeMcpChoices {
+  choice(server: string): ClaudeMcpChoice | undefined;
+  /** Approvals that were not used because the repository wrote them (shown to the user). */
+  ignored: string[];
+}
+
+const APPROVING_KEYS = ["enableAllProjectMcpServers", "enabledMcpjsonServers"] as const;
+
 /**
- * Claude Code's choices for project (`.mcp.json`) servers. Read from ~/.claude/settings.json,
- * the workspace's .claude/settings.local.json (where Claude Code writes approvals), the project's
- * entry in ~/.claude.json, and — for `disabledMcpjsonServers` only — the committed
- * .claude/settings.json: a repository may turn its own servers off, never approve them.
+ * Claude Code's choices for project (`.mcp.json`) servers. Approvals (`enableAllProjectMcpServers`,
+ * `enabledMcpjsonServers`) count from ~/.claude/settings.json, the project's entry in ~/.claude.json
+ * and the workspace's .claude/settings.local.json only when that file is the user's own (git does
+ * not track it; it is not inside a submodule or nested repository): a repository may turn its own
+ * servers off (`disabledMcpjsonServers`, also from the committed .claude/settings.json), never
+ * approve them.
  */
-export function claudeMcpChoices(cwd: string, home: string): (server: string) => ClaudeMcpChoice | undefined {
+export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: string } = {}): Promise<ClaudeMcpChoices> {
   const root = resolve(cwd);
-  const full: { where: string; value: Record<string, unknown> | undefined }[] = [
-    { where: join(home, ".claude", "settings.json"), value: readJson(join(home, ".claude", "settings.json")) },
-    { where: join(root, ".claude", "settings.local.json"), value: readJson(join(root, ".claude", "settings.local.json")) },
-  ];
+  const localPath = join(root, ".claude", "settings.local.json");
+  const local = { where: localPath, value: readJson(localPath) };
+  const full: { where: string; value: Record<string, unknown> | undefined }[] = [{ where: join(home, ".claude", "settings.json"), value: readJson(join(home, ".claude", "settings.json")) }];
+  const shared: { where: string; value: Record<string, unknown> | undefined }[] = [{ where: join(root, ".claude", "settings.json"), value: readJson(join(root, ".claude", "settings.json")) }];
+  const ignored: string[] = [];
+  if (local.value) {
+    const origin = await localFileOrigin(root, localPath, opts.git);
+    if (origin.origin === "project-local") full.push(local);
+    else {
+      shared.push(local);
+      const keys = APPROVING_KEYS.filter((k) => local.value?.[k] !== undefined && local.value?.[k] !== false);
+      if (keys.length)
+        ignored.push(
+          `${localPath}: ${keys.join(" and ")} ${keys.length === 1 ? "is" : "are"} ignored because the file comes with the repository (${origin.why}); a repository may not approve its own MCP servers — approve them with \`yoke mcp approve NAME\`, or in an untracked .claude/settings.local.json`,
+        );
+    }
+  }
   const claudeJson = readJson(join(home, ".claude.json"));
   const projects = claudeJson?.projects;
   if (projects && typeof projects === "object") {
     const entry = (projects as Record<string, unknown>)[root];
     if (entry && typeof entry === "object") full.push({ where: `${join(home, ".claude.json")} (project ${root})`, value: entry as Record<string, unknown> });
   }
-  const committed = { where: join(root, ".claude", "settings.json"), value: readJson(join(root, ".claude", "settings.json")) };
-  return (server) => {
-    // A "disabled" anywhere wins over an "enabled" (as in Claude Code).
-    for (const s of [...full, committed]) if (names(s.value?.disabledMcpjsonServers).includes(server)) return { decision: "deny", where: s.where };
-    for (const s of full) if (names(s.value?.enabledMcpjsonServers).includes(server)) return { decision: "allow", where: s.where };
-    for (const s of full) if (s.value?.enableAllProjectMcpServers === true) return { decision: "allow", where: s.where };
-    return undefined;
+  return {
+    ignored,
+    choice: (server) => {
+      // A "disabled" anywhere wins over an "enabled" (as in Claude Code).
+      for (const s of [...full, ...shared]) if (names(s.value?.disabledMcpjsonServers).includes(server)) return { decision: "deny", where: s.where };
+      for (const s of full) if (names(s.value?.enabledMcpjsonServers).includes(server)) return { decision: "allow", where: s.where };
+      for (const s of full) if (s.value?.enableAllProjectMcpServers === true) return { decision: "allow", where: s.where };
+      return undefined;
+    },
   };
 }
 

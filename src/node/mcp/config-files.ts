@@ -1,6 +1,7 @@
 /** The files MCP servers are defined in, read for one workspace folder (lowest priority first). */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { withoutProviderSecrets } from "../settings/secret-env";
 import { parseMcpConfig, type ExpandContext, type McpConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 
 function read(path: string): string | undefined {
@@ -24,5 +25,5 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
 }
 
 export function loadMcpConfig(cwd: string, home: string, ctx: Omit<ExpandContext, "workspaceFolder" | "home">, extra: readonly string[] = []): McpConfig {
-  return parseMcpConfig(mcpSourceFiles(cwd, home, extra), { ...ctx, workspaceFolder: resolve(cwd), home });
+  return parseMcpConfig(mcpSourceFiles(cwd, home, extra), { ...ctx, workspaceEnv: withoutProviderSecrets(ctx.env), workspaceFolder: resolve(cwd), home });
 }

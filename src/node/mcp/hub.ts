@@ -18,8 +18,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { GroupStdioTransport } from "./stdio-transport";
-import { ApprovalStore, claudeMcpChoices, type Approval } from "./approvals";
+import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
+import { withoutProviderSecrets } from "../settings/secret-env";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
@@ -83,6 +84,7 @@ export class NodeMcpHub implements McpHub {
   private readonly registry: ProcessRegistry;
   private readonly approvals: ApprovalStore;
   private disposed: Promise<void> | undefined;
+  private claude: Promise<ClaudeMcpChoices> | undefined;
   private catalogued: Promise<McpServerStatus[]> | undefined;
 
   constructor(private readonly opts: NodeMcpHubOptions) {
@@ -185,7 +187,11 @@ export class NodeMcpHub implements McpHub {
       return;
     }
     if (c.source === "workspace-mcp-json") {
-      const choice = claudeMcpChoices(this.opts.cwd, this.opts.home)(c.name);
+      this.claude ??= claudeMcpChoices(this.opts.cwd, this.opts.home).then((choices) => {
+        for (const m of choices.ignored) this.opts.log?.(m);
+        return choices;
+      });
+      const choice = (await this.claude).choice(c.name);
       if (choice) {
         slot.approved = choice.decision === "allow";
         if (!slot.approved) this.set(slot, "disabled", `turned off by disabledMcpjsonServers in ${choice.where}`);
@@ -270,7 +276,7 @@ export class NodeMcpHub implements McpHub {
         command: c.command,
         args: c.args,
         cwd,
-        env: { ...(this.opts.env ?? process.env), ...c.env },
+        env: { ...withoutProviderSecrets(this.opts.env ?? process.env), ...c.env },
         onSpawn: (p) => {
           pid = p;
           this.registry.add(c.name, p);

@@ -12,8 +12,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCorpusRunner, loadPermissionCorpus } from "../../../src/bench/permissions-corpus";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
 import { probeCaseInsensitive } from "../../../src/node/fs-probes";
-import { nodeListDir } from "../../../src/node/settings-files";
-import { nodeRealPath } from "../../../src/node/settings-files";
+import { nodeListDir } from "../../../src/node/settings/files";
+import { nodeRealPath } from "../../../src/node/settings/files";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 
 const corpus = loadPermissionCorpus(join(process.cwd(), "test", "fixtures", "permissions-attacks.json"));

@@ -62,7 +62,7 @@ describe("permissions corpus", () => {
     const c = corpus.cases.find((x) => x.note?.startsWith("malformed file"))!;
     const got = await runner.run(c);
     expect(got.stderr).toMatch(
-      /warning: .*\.claude\/settings\.json: the file is not valid JSON \(1:47: unexpected "\}" .*\); Yoke cannot know which rules it holds, so every tool call asks until it is fixed/,
+      /warning: .*\.claude\/settings\.json: the file is not valid JSON \(1:48: unexpected "\}" .*\); Yoke cannot know which rules it holds, so every tool call asks until it is fixed/,
     );
   });
 });

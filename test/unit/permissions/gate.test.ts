@@ -167,13 +167,13 @@ describe("createPermissionGate", () => {
     w.write(".claude/settings.json", '{"permissions": {"allow": ["Bash(ls)"]\n  "deny": []}}');
     const gate = w.gate();
     expect((await gate.problems()).map((p) => p.message)).toEqual([
-      `${join(w.ws, ".claude/settings.json")}: the file is not valid JSON (2:3: unexpected "\\"" (Expected ',' or '}' after property value in JSON at position 41)); Yoke cannot know which rules it holds, so every tool call asks until it is fixed`,
+      `${join(w.ws, ".claude/settings.json")}: the file is not valid JSON (2:3: unexpected "\\"deny\\"" (a comma was expected)); Yoke cannot know which rules it holds, so every tool call asks until it is fixed`,
     ]);
     expect((await gate.check(bash("ls > x"), "default")).decision).toBe("ask");
     expect(await gate.check(call("read_file", { file_path: "README.md" }), "default")).toMatchObject({
       decision: "ask",
       reason:
-        "Yoke asks because .claude/settings.json is not valid JSON (2:3: unexpected \"\\\"\" (Expected ',' or '}' after property value in JSON at position 41)), so it cannot tell whether this call is allowed; fix the settings to stop these questions.",
+        'Yoke asks because .claude/settings.json is not valid JSON (2:3: unexpected "\\"deny\\"" (a comma was expected)), so it cannot tell whether this call is allowed; fix the settings to stop these questions.',
     });
   });
 
@@ -209,7 +209,7 @@ describe("createPermissionGate with a workspace reached through a symlink", () =
   it("matches relative rules against resolved paths and proposes relative rules", async () => {
     const { symlinkSync } = await import("node:fs");
     const { createPermissionGate } = await import("../../../src/core/permissions/gate");
-    const { loadSettingsSources, nodeRealPath } = await import("../../../src/node/settings-files");
+    const { loadSettingsSources, nodeRealPath } = await import("../../../src/node/settings/files");
     const { loadShellWasm } = await import("../../../src/node/tree-sitter-wasm");
     const w = createPermissionWorkspace({ permissions: { allow: ["Edit(src/**)"], deny: ["Read(./.env)"] } });
     const via = join(w.root, "ws-link");

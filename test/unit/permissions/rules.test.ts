@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { matchBashSpec } from "../../../src/core/permissions/bash-spec";
-import { parseJsonWithPosition } from "../../../src/core/permissions/json-position";
+import { parseJsonc } from "../../../src/core/settings/jsonc";
 import { pathSpecMatches, type PathSpecContext } from "../../../src/core/permissions/path-spec";
 import { parseRule, ruleAppliesTo } from "../../../src/core/permissions/rule-syntax";
 import type { Word } from "../../../src/core/permissions/shell/words";
@@ -110,11 +110,11 @@ describe("pathSpecMatches", () => {
   });
 });
 
-describe("parseJsonWithPosition", () => {
+describe("parseJsonc (the one settings parser)", () => {
   it("gives the line and column of the first error", () => {
-    expect(parseJsonWithPosition('{\n  "a": 1,\n}')).toMatchObject({ ok: false, line: 3, column: 1 });
-    expect(parseJsonWithPosition('{"a": [1, 2')).toMatchObject({ ok: false, line: 1, column: 12, message: expect.stringMatching(/^unexpected end of file/) });
-    expect(parseJsonWithPosition('{"a": tru}')).toMatchObject({ ok: false, line: 1, column: 7 });
-    expect(parseJsonWithPosition('{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(parseJsonc('{\n  "a": 1,\n  "b"\n}')).toMatchObject({ ok: false, line: 4, column: 1 });
+    expect(parseJsonc('{"a": [1, 2')).toMatchObject({ ok: false, line: 1, column: 12, message: expect.stringMatching(/^unexpected end of file/) });
+    expect(parseJsonc('{"a": tru}')).toMatchObject({ ok: false, line: 1, column: 7 });
+    expect(parseJsonc('{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
   });
 });

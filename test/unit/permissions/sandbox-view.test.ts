@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeSettings } from "../../../src/core/permissions/merge-settings";
 import { sandboxProtection } from "../../../src/core/permissions/sandbox-view";
-import { nodeListDir } from "../../../src/node/settings-files";
+import { nodeListDir } from "../../../src/node/settings/files";
 import { PROTECTED_WORKSPACE_PATHS } from "../../../src/core/protected-paths";
 import { createPermissionWorkspace } from "../../support/permission-workspace";
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
-import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "../../../src/node/settings-files";
+import { createSettingsWriter, loadSettingsSources, nodeRealPath } from "../../../src/node/settings/files";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 import { chownTree, isRoot, unprivilegedUser } from "../../support/identities";
 

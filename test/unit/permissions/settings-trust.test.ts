@@ -215,8 +215,12 @@ describe("what Yoke cannot read fails closed", () => {
   });
 
   it("makes every tool ask for a file that is not valid JSON or cannot be read", () => {
-    const bad = mergeSettings([src("user", '{"permissions": {"deny": ["Bash(rm:*)"],}}')]);
-    expect(bad.failClosed).toMatchObject([{ tool: "*", why: '~/.yoke/settings.json is not valid JSON (1:41: unexpected "}" (Expected double-quoted property name in JSON at position 40))' }]);
+    const bad = mergeSettings([src("user", '{"permissions": {"deny": ["Bash(rm:*)"] "ask": []}}')]);
+    expect(bad.failClosed).toMatchObject([{ tool: "*", why: '~/.yoke/settings.json is not valid JSON (1:41: unexpected "\\"ask\\"" (a comma was expected))' }]);
+    // Comments and trailing commas are JSONC, which every settings file may be: its rules are read, nothing fails closed.
+    const jsonc = mergeSettings([src("user", '{\n  // no rm\n  "permissions": {"deny": ["Bash(rm:*)",],},\n}')]);
+    expect(jsonc.failClosed).toEqual([]);
+    expect(rules(jsonc)).toEqual(["deny Bash(rm:*)"]);
     expect(mergeSettings([src("user", "[1, 2]")]).failClosed.map((f) => f.tool)).toEqual(["*"]);
     expect(mergeSettings([{ info: { kind: "user", label: "~/.yoke/settings.json", baseDir: "/h" }, error: "EISDIR" }]).failClosed.map((f) => f.tool)).toEqual(["*"]);
   });

@@ -15,7 +15,7 @@ import { braceExpand, DEFAULT_BUDGET, globExpand, tildeExpand } from "../../../s
 import { analyseCommand } from "../../../src/core/permissions/shell/extract";
 import { initShellParser } from "../../../src/core/permissions/shell/parser";
 import { literalWord } from "../../../src/core/permissions/shell/words";
-import { nodeListDir } from "../../../src/node/settings-files";
+import { nodeListDir } from "../../../src/node/settings/files";
 
 const listNames = async (d: string) => (await nodeListDir(d))?.map((e) => e.name);
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
