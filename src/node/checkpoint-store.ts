@@ -235,22 +235,27 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const deadline = Date.now() + Math.max(1, budget);
     const left = () => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     const skipped: SkippedPath[] = [];
-    // Files already in the index: git's stat cache says which changed; only those are hashed, and
-    // deleted ones leave the index. Always recorded, whatever the budget.
-    await run(repo, ["add", "-u"], { index });
-    let untracked: string[] = [];
+    // One pass of git over the folder: the files in the index whose stat data says they changed
+    // (or are gone) — only those are hashed, and always recorded — and the new files git does not
+    // ignore. When the walk does not finish within the budget, the changed ones are still found.
+    let modified: string[] = [];
+    const untracked: string[] = [];
     let walked = true;
     try {
-      untracked = split(await run(repo, ["ls-files", "-z", "--others", "--exclude-standard"], { signal: left(), index }));
+      for (const entry of split(await run(repo, ["ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard"], { signal: left(), index }))) {
+        if (entry.startsWith("? ")) untracked.push(entry.slice(2));
+        else modified.push(entry.slice(2));
+      }
     } catch (err) {
       if (!isAbort(err) && Date.now() < deadline) throw err;
       walked = false;
+      modified = split(await run(repo, ["ls-files", "-z", "--modified"], { index }));
     }
     // The files the agent wrote since the last snapshot, unless git ignores them (an ignored file
     // in one snapshot and not the one before would read as "created since", and be deleted).
     const hinted = relPaths(repo, hints);
     const ignored = hinted.length ? new Set(split(await run(repo, ["check-ignore", "-z", "--stdin"], { input: hinted.join("\0") + "\0", index, okCodes: [1], literal: false }))) : new Set<string>();
-    const mustSet = new Set(hinted.filter((h) => !ignored.has(h)));
+    const mustSet = new Set([...modified, ...hinted.filter((h) => !ignored.has(h))]);
     const must: string[] = [];
     const found: string[] = [];
     const remove: string[] = [];
@@ -310,7 +315,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const fallback = !partial
       ? undefined
       : `the snapshot ran out of its ${budget} ms budget: it holds the files already checkpointed` +
-        (mustSet.size ? `, ${mustSet.size} file(s) the agent wrote` : "") +
+        (hinted.length ? `, ${hinted.length} file(s) the agent wrote` : "") +
         (walked ? ` and ${recorded} of ${more.length} new file(s)` : ", not the folder's other new files (the walk did not finish)") +
         ". Yoke still records every file a tool writes before the write, and walks the folder again before a command; " +
         "a restore to it leaves the files it does not know as they are";
@@ -387,6 +392,8 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
 
   interface Planned extends RestorePlan {
     source: string;
+    /** The files to write back as `--index-info` lines (mode, blob, path): an index of only these. */
+    writeInfo: string[];
   }
 
   async function planWith(root: string, commit: string, opts: RestoreOptions = {}): Promise<Planned> {
@@ -421,8 +428,9 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       const kept: string[] = [];
       const raw = split(await run(repo, ["diff-tree", "-r", "-z", "--raw", "--no-renames", nowTree, source]));
       const inNow = new Set<string>();
+      const writeInfo: string[] = [];
       for (let i = 0; i + 1 < raw.length; i += 2) {
-        const [oldMode, newMode, , , code] = raw[i]!.slice(1).split(" ");
+        const [oldMode, newMode, , newSha, code] = raw[i]!.slice(1).split(" ");
         const path = raw[i + 1]!;
         inNow.add(path);
         if (oldMode === "160000" || newMode === "160000" || isKept(path)) kept.push(path);
@@ -430,7 +438,10 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
           // Not in the checkpoint: deleted, unless the checkpoint could not know the file.
           if (target.partial && !absent.has(path)) kept.push(path);
           else changes.push({ path, action: "delete" });
-        } else changes.push({ path, action: "write" });
+        } else {
+          changes.push({ path, action: "write" });
+          writeInfo.push(`${newMode} ${newSha}\t${path}`);
+        }
       }
       // Files a tool created after the checkpoint that no snapshot holds (ignored ones): deleted too.
       for (const path of absent) if (!inNow.has(path) && isFileNow(repo, path)) changes.push({ path, action: "delete" });
@@ -444,6 +455,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       return {
         root,
         source,
+        writeInfo,
         changes,
         kept: [...new Set([...kept, ...nowSkipped])],
         diff: changes.length ? diff : "",
@@ -457,7 +469,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
   }
 
   async function plan(root: string, commit: string, opts?: RestoreOptions): Promise<RestorePlan> {
-    const { source: _source, ...p } = await planWith(root, commit, opts);
+    const { source: _source, writeInfo: _info, ...p } = await planWith(root, commit, opts);
     return p;
   }
 
@@ -573,11 +585,12 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         removeEmptyParents(realRoot, dirname(path));
       }
       if (writes.length) {
-        // From an index of the checkpoint alone (no stat data: every file is written, never
-        // judged up to date by a timestamp), so the checkpoints' own index is left as it is.
+        // From an index of only the files to write, as the checkpoint has them (no stat data: every
+        // file is written, never judged up to date by a timestamp); the checkpoints' own index is
+        // left as it is, and the cost is that of the files written, not of the tree.
         const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
         try {
-          await run(repo, ["read-tree", p.source], { index: tmp });
+          await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
           await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
         } finally {
           rmSync(tmp, { force: true });
