@@ -15,7 +15,8 @@ import { uriPathToFsPath } from "../workspace-fs";
 export type FileIdentity = { kind: "absent" } | { kind: "file"; dev: number; ino: number } | { kind: "unchecked" };
 
 function folderRoot(uri: vscode.Uri): string {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  // Outside any folder (or where the API has no lookup): nothing on the whole path may be a link.
+  const folder = typeof vscode.workspace.getWorkspaceFolder === "function" ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
   return folder ? uriPathToFsPath(folder.uri.path) : "/";
 }
 
