@@ -32,6 +32,14 @@ function typeOf(t: vscode.FileType): FileType {
   return "other";
 }
 
+/**
+ * Files of this scheme are on the extension host's own disk: `file:`, and `vscode-remote:` (the
+ * extension runs on the remote machine, extensionKind "workspace"), so Node can open them.
+ */
+export function isLocalScheme(scheme: string): boolean {
+  return scheme === "file" || scheme === "vscode-remote";
+}
+
 /** "/c:/x" (a URI path with a drive letter) -> "c:/x"; POSIX paths unchanged. */
 export function uriPathToFsPath(uriPath: string): string {
   const p = /^\/[a-zA-Z]:/.test(uriPath) ? uriPath.slice(1) : uriPath;
@@ -62,12 +70,12 @@ export function createVscodeWorkspaceFs(first: vscode.Uri, all: ReadonlyArray<{ 
 
   // File tools' reads and writes of local (file:) folders go through the Node safe opens: the
   // extension host runs where the files are (extensionKind "workspace", also over Remote-SSH).
-  const localRoots = [first, ...folders.map((f) => f.uri)].filter((u) => u.scheme === "file").map((u) => uriPathToFsPath(u.path));
+  const localRoots = [first, ...folders.map((f) => f.uri)].filter((u) => isLocalScheme(u.scheme)).map((u) => uriPathToFsPath(u.path));
   const safe = createSafeFiles(localRoots);
-  const isLocal = (path: string) => toUri(path).scheme === "file";
+  const isLocal = (path: string) => isLocalScheme(toUri(path).scheme);
 
   /**
-   * Other schemes (a virtual or remote file system provider): no descriptors, so the best
+   * Other schemes (a virtual file system provider): no descriptors, so the best
    * available — no component below the folder root may be a link when looked at just before the
    * operation. A link swapped in between this walk and the provider's own open is not seen.
    */

@@ -144,7 +144,7 @@ export const editFileTool = defineTool({
     const r = applyEditsToBytes(bytes, edits, rel);
     if (!r.ok) throw new ToolError(notes.length ? `Note: "${rel}" has changed on disk since you read it.\n${r.message}` : r.message);
     const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
-    const now = committed.stat ?? (await statFollow(ctx.fs, abs));
+    const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
     const allNotes = [...notes, ...r.notes];
     if (committed.reviewText && !committed.exact) {

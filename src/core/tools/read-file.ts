@@ -98,7 +98,7 @@ export const readFileTool = defineTool({
     if (st.type === "directory") {
       throw new ToolError(`"${rel}" is a directory, not a file. Call list_files with path="${rel}" to see what it contains.`);
     }
-    let stamp = readStamp(st);
+    const stamp = readStamp(st);
     const offset = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_READ_LIMIT;
     const key = `${abs}\n${offset}\n${limit}`;
@@ -117,8 +117,9 @@ export const readFileTool = defineTool({
           `Use grep with path="${rel}" to find the lines you need, or run_command with a tool such as \`sed -n '100,200p'\`.`,
       );
     }
+    // The stamp stays the port's stat (VS Code's mtime is whole milliseconds, Node's is not): what
+    // write_file and edit_file compare it with later.
     const opened = await readChecked(ctx, "read_file", abs, rel);
-    stamp = readStamp(opened.stat);
     const decoded = decodeText(opened.data);
     if (decoded.binary) {
       throw new ToolError(

@@ -108,7 +108,7 @@ export const writeFileTool = defineTool({
       after,
       bytes: encoder.encode(style.bom ? "\uFEFF" + after : after),
     });
-    const now = committed.stat ?? (await statFollow(ctx.fs, abs));
+    const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));
     if (committed.reviewText && !committed.exact) {
       return { text: committed.reviewText, isError: committed.failed, meta: { path: rel, before, after: committed.outcome?.finalContent ?? before, review: committed.outcome } };

@@ -1,5 +1,6 @@
 // The review writes through VS Code (a WorkspaceEdit, then the document's save), and VS Code
-// opens the file by name, following links. For local (file:) workspaces the reviewer notes which
+// opens the file by name, following links. For files on the extension host's disk (file: and
+// vscode-remote: folders) the reviewer notes which
 // file the permission gate checked (not a link, its folder where the canonical path says, its
 // dev/ino) and makes sure it is still that file right before each save; disk reads go through
 // the Node safe opens. A link swapped in between this check and VS Code's own write is not seen
@@ -10,12 +11,13 @@ import * as fsp from "node:fs/promises";
 import * as vscode from "vscode";
 import { PathChangedError } from "../../core/ports";
 import { createSafeFiles } from "../../node/safe-open";
-import { uriPathToFsPath } from "../workspace-fs";
+import { isLocalScheme, uriPathToFsPath } from "../workspace-fs";
 
 export type FileIdentity = { kind: "absent" } | { kind: "file"; dev: number; ino: number } | { kind: "unchecked" };
 
 function folderRoot(uri: vscode.Uri): string {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  // Outside any folder (or where the API has no lookup): nothing on the whole path may be a link.
+  const folder = typeof vscode.workspace.getWorkspaceFolder === "function" ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
   return folder ? uriPathToFsPath(folder.uri.path) : "/";
 }
 
@@ -29,7 +31,7 @@ function parentOf(p: string): string {
  * PathChangedError when the name is a link, or a folder on the way leads elsewhere.
  */
 export async function identityOf(uri: vscode.Uri): Promise<FileIdentity> {
-  if (uri.scheme !== "file") return { kind: "unchecked" };
+  if (!isLocalScheme(uri.scheme)) return { kind: "unchecked" };
   const path = uriPathToFsPath(uri.path);
   const safe = createSafeFiles([folderRoot(uri)]);
   const parent = parentOf(path);
@@ -57,7 +59,7 @@ export async function assertSameFile(uri: vscode.Uri, before: FileIdentity): Pro
 
 /** The file's bytes: local files through the safe opens (never through a link), others through VS Code. */
 export async function readDisk(uri: vscode.Uri): Promise<Uint8Array> {
-  if (uri.scheme !== "file") return vscode.workspace.fs.readFile(uri);
+  if (!isLocalScheme(uri.scheme)) return vscode.workspace.fs.readFile(uri);
   const path = uriPathToFsPath(uri.path);
   return (await createSafeFiles([folderRoot(uri)]).read(path)).data;
 }

@@ -93,7 +93,9 @@ describe("the reviewer's check of the file before its saves", () => {
     expect(await detail(readDisk(uri("dir/a.txt")))).toBe(`a symbolic link on the way now leads to ${root}/secretdir/a.txt`);
   });
 
-  it("leaves other schemes to their provider", async () => {
-    expect(await identityOf({ scheme: "vscode-remote", path: `${root}/dir/a.txt` } as never)).toEqual({ kind: "unchecked" });
+  it("leaves virtual file systems to their provider, and checks vscode-remote files like local ones", async () => {
+    expect(await identityOf({ scheme: "vscode-vfs", path: `${root}/dir/a.txt` } as never)).toEqual({ kind: "unchecked" });
+    // A remote folder is on the extension host's own disk (extensionKind "workspace"): checked like file:.
+    expect(await identityOf({ scheme: "vscode-remote", path: `${root}/dir/a.txt` } as never)).toMatchObject({ kind: "file" });
   });
 });
