@@ -13,8 +13,8 @@ import { createChecker, defaultRuleSets, loadAttackFixture, type Checker } from 
 import { corpusInputs, formatBypass, formatReport, runDiffcheck } from "../../src/bench/diffcheck/index";
 
 /** Generated inputs in the slice and corpus cases sampled (every k-th, fixed). */
-const GENERATED = 150;
-const CORPUS_SAMPLE = 50;
+const GENERATED = 120;
+const CORPUS_SAMPLE = 40;
 const SEED = 20261203;
 
 for (const tool of ["strace", "bwrap"]) {

@@ -50,12 +50,16 @@ export interface CompareInput {
 }
 
 const SHELLS = new Set(["bash", "sh", "dash", "rbash"]);
+/** What the system's shell startup files run (Debian's /etc/profile and /etc/bash.bashrc). */
+const STARTUP_PROGRAMS = new Set(["id", "tty", "dircolors", "lesspipe", "locale", "groups"]);
 const basename = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
 /** Programs that run their own helpers (not a prediction failure when the helper is theirs). */
 function impliedHelper(parentProgram: string, exec: ExecEvent): boolean {
   if (parentProgram === "git") return exec.path.startsWith("/usr/lib/git-core/") || basename(exec.path) === "git";
+  // watch runs its command line with `sh -c`; the analysis parsed that line into parts of their own.
+  if (parentProgram === "watch") return SHELLS.has(basename(exec.path));
   return false;
 }
 
@@ -70,8 +74,15 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
   const programsOf = new Map<number, string[]>();
   const programAt = new Map<TraceEvent, string | undefined>();
   const ancestryAt = new Map<TraceEvent, string[]>();
+  /** The program that started each exec (the process's previous program, else its parent's), with its argv. */
+  const runnerAt = new Map<TraceEvent, { name: string; argv: string[] } | undefined>();
+  const lastExec = new Map<number, ExecEvent>();
   for (const e of events) {
     if (e.kind === "exec") {
+      let by: ExecEvent | undefined = lastExec.get(e.pid);
+      for (let p = parent.get(e.pid), i = 0; !by && p !== undefined && i < 200; p = parent.get(p), i++) by = lastExec.get(p);
+      runnerAt.set(e, by ? { name: basename(by.path), argv: by.argv } : undefined);
+      lastExec.set(e.pid, e);
       const chain = programsOf.get(e.pid) ?? [];
       chain.push(basename(e.path));
       programsOf.set(e.pid, chain);
@@ -113,10 +124,13 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
         const denied = denyRules.find((r) => matchBashSpec(r.specifier, words, false) === "yes");
         if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran (deny rule Bash(${denied.specifier ?? ""}))`);
         if (prediction.programs.includes(name)) continue;
-        const parentProgram = anc[anc.length - 1] ?? "";
-        const viaOwn = (programsOf.get(e.pid) ?? []).slice(0, -1);
-        const runner = viaOwn[viaOwn.length - 1] ?? programsOf.get(parent.get(e.pid) ?? -1)?.slice(-1)[0] ?? parentProgram;
+        const by = runnerAt.get(e);
+        const runner = by?.name ?? "";
         if (impliedHelper(runner, e)) continue;
+        // A login or interactive shell runs the user's and the system's startup files (/etc/profile,
+        // ~/.bashrc) before its command: not the workspace's code, and not what the analysis is about.
+        // Only the programs Debian's startup files run (/etc/profile: `id -u`), so a payload run by such a shell still counts.
+        if (by && SHELLS.has(runner) && STARTUP_PROGRAMS.has(basename(e.path)) && by.argv.slice(1).some((a) => a === "--login" || /^-[a-zA-Z]*[li]/.test(a))) continue;
         const excused = anc.some((p) => opaqueProgram(p) || ruleProgram(p));
         add(
           "exec not predicted",

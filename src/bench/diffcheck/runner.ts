@@ -6,7 +6,7 @@
  * follows bwrap into it; only the events of the traced bash and its descendants are kept.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseStrace, TRACED_CALLS, type ParsedTrace, type TraceEvent } from "./trace";
 
@@ -73,6 +73,8 @@ export function createDiffRunner(spec: FixtureSpec, baseDir: string): DiffRunner
     if (f.startsWith(".git/") && f !== ".git/hooks/pre-commit") continue;
     write(join(ws, f), f.endsWith(".json") ? "{}\n" : f.endsWith(".ts") ? `export const x = "${f}";\n` : "x\n");
   }
+  // git's sample hooks are a third of the files each copy would carry.
+  for (const f of readdirSync(join(ws, ".git", "hooks"))) if (f.endsWith(".sample")) rmSync(join(ws, ".git", "hooks", f));
   write(join(ws, ".gitignore"), ".env\nsecrets/\n");
   execFileSync("git", ["-C", ws, "add", "-A", "--", ".", ":!.git", ":!sub"], { env: { ...process.env, ...GIT_ENV } });
   execFileSync("git", ["-C", ws, "commit", "-q", "-m", "fixture"], { env: { ...process.env, ...GIT_ENV } });
