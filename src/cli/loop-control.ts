@@ -3,6 +3,7 @@
  * `fallbackModels` setting, the budgets (--max-cost, --max-time, setting `budgets`), tool circuit
  * breakers, stuck detection and fix hints.
  */
+import { parseJsonc } from "../core/settings/jsonc";
 import { homedir } from "node:os";
 import { budgetsExtension, parseBudgets } from "../core/budgets";
 import { toolBreakersExtension } from "../core/breakers";
@@ -32,11 +33,9 @@ export async function setting(flags: LoopControlFlags, key: string): Promise<{ v
   for (const s of sources) {
     let value = s.value;
     if (value === undefined && s.text !== undefined) {
-      try {
-        value = JSON.parse(s.text);
-      } catch {
-        continue; // the permission loader reports unreadable files
-      }
+      const parsed = parseJsonc(s.text);
+      if (!parsed.ok) continue; // the permission loader reports unreadable files
+      value = parsed.value;
     }
     if (value && typeof value === "object" && key in value) found = { value: (value as Record<string, unknown>)[key], label: s.info.label };
   }

@@ -33,7 +33,7 @@ Usage:
   yoke checkpoints list SESSION [--json]
   yoke checkpoints restore SESSION TURN [--files|--conversation|--both] [--dry-run]
                     (TURN: the state after that turn, 0 before the first; --undo instead of TURN undoes the last restore)
-  yoke compact SESSION [--dry-run] [--json]   compact a session's context (appends a compaction event)
+  yoke compact SESSION [--dry-run] [--json] [--trust]   compact a session's context (appends a compaction event)
   yoke edit view FILE [--offset N] [--limit M]
   yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...

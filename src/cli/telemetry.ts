@@ -10,14 +10,16 @@ import type { Extension } from "../core/extensions/types";
 import { parseTelemetrySettings } from "../core/telemetry/settings";
 import { nodeTelemetry } from "../node/telemetry";
 import { UsageError } from "./args";
+import { parseJsonc } from "../core/settings/jsonc";
 
 export async function cliTelemetry(home = homedir()): Promise<{ extension: Extension; flush(): Promise<void> } | undefined> {
   const path = join(home, ".yoke", "settings.json");
   let value: unknown;
   try {
-    let text = readFileSync(path, "utf8");
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    value = text.trim() ? (JSON.parse(text) as Record<string, unknown>).telemetry : undefined;
+    const text = readFileSync(path, "utf8");
+    const parsed = text.trim() ? parseJsonc(text) : undefined;
+    if (parsed && !parsed.ok) return undefined;
+    value = parsed ? (parsed.value as Record<string, unknown> | null)?.telemetry : undefined;
   } catch {
     return undefined; // missing, or unreadable (the permission settings report a broken file)
   }

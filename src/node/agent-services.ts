@@ -26,6 +26,7 @@ import { createSessionCommandRunner, protectionView, SandboxSettingsError, type 
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { verificationExtension } from "../core/verification/extension";
 import { loadVerificationSettings } from "./verification-settings";
+import { parseJsonc } from "../core/settings/jsonc";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -85,13 +86,10 @@ export function readUserSandboxSettings(home: string): SandboxSettings {
     throw new SandboxSettingsError(`${path} cannot be read (${code ?? String(err)}), so the sandbox settings are unknown; fix it`);
   }
   if (text.trim() === "") return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    // Not guessed: the user may have meant a stricter sandbox than the defaults.
-    throw new SandboxSettingsError(`${path} is not valid JSON (${err instanceof Error ? err.message : String(err)}), so the sandbox settings are unknown; fix it`);
-  }
+  const parsed = parseJsonc(text);
+  // Not guessed: the user may have meant a stricter sandbox than the defaults.
+  if (!parsed.ok) throw new SandboxSettingsError(`${path} is not valid JSON (${parsed.line}:${parsed.column}: ${parsed.message}), so the sandbox settings are unknown; fix it`);
+  const value = parsed.value;
   const sandbox = value && typeof value === "object" ? (value as { sandbox?: unknown }).sandbox : undefined;
   if (sandbox === undefined) return {};
   if (!sandbox || typeof sandbox !== "object" || Array.isArray(sandbox)) throw new SandboxSettingsError(`${path}: "sandbox" must be an object`);

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { parseJsonc } from "../core/settings/jsonc";
 
 export interface KeyOptions {
   /** How the problem of a value that is not an object ends ("; the defaults apply"). */
@@ -23,13 +24,12 @@ function readKey(path: string, key: string, o: KeyOptions, problems: string[]): 
     return undefined;
   }
   if (!text.trim()) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    if (o.reportInvalidJson) problems.push(`${path}: not valid JSON (${err instanceof Error ? err.message : String(err)}); its ${key} settings were not read`);
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) {
+    if (o.reportInvalidJson) problems.push(`${path}: not valid JSON (${parsed.line}:${parsed.column}: ${parsed.message}); its ${key} settings were not read`);
     return undefined;
   }
+  const value = parsed.value;
   const v = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
   if (v === undefined) return undefined;
   if (!v || typeof v !== "object" || Array.isArray(v)) {

@@ -192,13 +192,13 @@ describe("yoke compact (the built CLI)", () => {
   it("--dry-run prints tokens before/after and appends nothing; without it a compaction event is appended", async () => {
     const { ws, env, sessionDir, id, log } = await cliSession();
     const before = log().length;
-    const dry = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir, "--dry-run", "--json"], { env });
+    const dry = await runCli(["compact", "--trust", id, "--cwd", ws, "--session-dir", sessionDir, "--dry-run", "--json"], { env });
     expect(dry.code, dry.stderr).toBe(0);
     const d = JSON.parse(dry.stdout) as { compacted: boolean; dryRun: boolean; tokensBefore: number; tokensAfter: number };
     expect(d).toMatchObject({ compacted: false, dryRun: true });
     expect(d.tokensAfter).toBeLessThan(d.tokensBefore);
     expect(ofType(log(), "compaction")).toHaveLength(0);
-    const real = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir], { env });
+    const real = await runCli(["compact", "--trust", id, "--cwd", ws, "--session-dir", sessionDir], { env });
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/^\d+ -> \d+ tokens\n$/);
     const events = log();
@@ -221,7 +221,7 @@ describe("yoke compact (the built CLI)", () => {
         },
       }),
     );
-    const r = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir], { env });
+    const r = await runCli(["compact", "--trust", id, "--cwd", ws, "--session-dir", sessionDir], { env });
     expect(r.code, r.stderr).toBe(0);
     const input = JSON.parse(readFileSync(join(ws, "post-compact.json"), "utf8")) as Record<string, unknown>;
     expect(input).toMatchObject({ hook_event_name: "PostCompact", trigger: "manual", session_id: id });
@@ -251,7 +251,7 @@ describe("yoke compact (the built CLI)", () => {
       join(ws, ".claude", "settings.json"),
       JSON.stringify({ hooks: { PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/precompact.sh' }] }] } }),
     );
-    const r = await runCli(["compact", id, "--cwd", ws, "--session-dir", sessionDir, "--json"], { env });
+    const r = await runCli(["compact", "--trust", id, "--cwd", ws, "--session-dir", sessionDir, "--json"], { env });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ compacted: false, status: "vetoed" });
     expect(r.stdout).toContain("release freeze: no compaction");
