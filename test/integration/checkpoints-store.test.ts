@@ -11,9 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createGitCheckpointStore } from "../../src/node/checkpoint-store";
 
 const temps: string[] = [];
+// Removing a 10,000-file workspace and its shadow repositories takes a while on a loaded machine.
 afterEach(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
-});
+}, 120_000);
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" };
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "protocol.file.allow=always", ...args], { cwd, env: gitEnv, encoding: "utf8" });
@@ -208,5 +209,5 @@ describe("git checkpoint store", () => {
     expect(plan.changes.find((c) => c.path === "d1/f1.txt")?.action).toBe("write");
     expect(plan.changes.some((c) => c.action === "delete")).toBe(false);
     expect(plan.kept).toContain("even-later.txt");
-  }, 120_000);
+  }, 300_000);
 });

@@ -83,3 +83,26 @@ describe("checkpoints in the panel's view model", () => {
     );
   });
 });
+
+describe("an incomplete checkpoint in the panel", () => {
+  const checkpoint = (folder: Record<string, unknown>): NewEvent =>
+    ({ type: "checkpoint", turn: 1, reason: "turn", folders: [{ name: "ws", root: "/ws", skipped: [], durationMs: 2100, ...folder }] }) as NewEvent;
+
+  it("warns when the snapshot is partial or failed, and says nothing for a complete one", () => {
+    const events = log([
+      { type: "status", state: "idle" },
+      { type: "user_message", text: "edit" },
+      checkpoint({ commit: "a".repeat(40) }),
+      checkpoint({ commit: "b".repeat(40), partial: true, fallback: "the snapshot ran out of its 2000 ms budget" }),
+      checkpoint({ error: "git not found" }),
+    ]);
+    const notices = new SessionViewModel(events).items().items.filter((i) => i.kind === "notice");
+    expect(notices).toHaveLength(2);
+    expect(notices[0]).toMatchObject({ level: "warning" });
+    expect(notices[0]!.kind === "notice" && notices[0]!.text).toBe(
+      "Checkpoint before turn 1's changes is incomplete — ws: the snapshot is partial after 2.1 s (the snapshot ran out of its 2000 ms budget). " +
+        "Every file a tool writes is still recorded before the write; other files the snapshot does not know are left as they are by a restore.",
+    );
+    expect(notices[1]!.kind === "notice" && notices[1]!.text).toContain("ws: the snapshot failed (git not found); a restore cannot put this folder's files back");
+  });
+});
