@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildMountPlan, type HostFacts, type Mount, type MountPlan } from "../../../src/node/commands/sandbox/plan";
+import { buildMountPlan, MAX_SIBLING_MOUNTS, type HostFacts, type Mount, type MountPlan } from "../../../src/node/commands/sandbox/plan";
 
 const facts = (over: Partial<HostFacts> = {}): HostFacts => ({ homes: [], runtime: [], secrets: [], needed: [], sockets: () => [], ...over });
 
@@ -221,5 +221,16 @@ describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () 
     const g = plan.guards.find((x) => x.path === home && x.before.kind === "entries")!;
     expect(g.before.kind === "entries" && !g.before.accept(".bash_aliases") && !g.before.accept(".vscode-server") && g.before.accept("notes.txt")).toBe(true);
     expect(plan.guards.map((x) => x.path)).toEqual(expect.arrayContaining([join(home, ".bash_aliases"), join(home, ".bash_logout")]));
+  });
+});
+
+describe("buildMountPlan: listed writes in a large folder", () => {
+  it("does not split a folder of more than MAX_SIBLING_MOUNTS entries: only the listed file, in place", () => {
+    for (let i = 0; i <= MAX_SIBLING_MOUNTS; i++) writeFileSync(join(ws, "src", `f${i}.js`), "");
+    const plan = buildMountPlan({ policy: policy(), confine: { writes: [join(ws, "src", "f1.js"), join(ws, "src", "new.js")] } }, facts());
+    expect(find(plan, join(ws, "src"))).toBeUndefined();
+    expect(find(plan, join(ws, "src", "f1.js"))).toMatchObject({ op: "rw", tag: "write" });
+    expect(find(plan, join(ws, "src", "new.js"))).toBeUndefined();
+    expect(find(plan, ws)).toMatchObject({ op: "ro", tag: "workspace" });
   });
 });
