@@ -11,7 +11,6 @@ import { resolveWorkspacePath } from "../paths";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../review";
 import { describeOutcome } from "../review-outcome";
 import { decodeText, readChecked, readStamp, statFollow, writeChecked } from "./file-access";
-import type { FileStat } from "../ports";
 import type { ToolContext, ToolOutput } from "./types";
 
 export interface ChangeToCommit {
@@ -35,8 +34,6 @@ export interface CommitResult {
   exact: boolean;
   /** Nothing of the change landed: the review failed, or the user rejected all of it. */
   failed: boolean;
-  /** The written file's stat, when written directly. */
-  stat?: FileStat;
 }
 
 const MAX_REGION_LINES = 60;
@@ -44,8 +41,8 @@ const MAX_REGION_LINES = 60;
 export async function commitChange(ctx: ToolContext, c: ChangeToCommit): Promise<CommitResult> {
   const reviewer: ChangeReviewer | undefined = ctx.reviewer;
   if (!reviewer) {
-    const stat = await writeChecked(ctx, c.tool, c.abs, c.rel, c.bytes);
-    return { outcome: null, exact: true, failed: false, stat };
+    await writeChecked(ctx, c.tool, c.abs, c.rel, c.bytes);
+    return { outcome: null, exact: true, failed: false };
   }
   const change: ProposedChange = {
     editId: `${ctx.callId}:${c.rel}`,
