@@ -36,6 +36,8 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
       let hints: string[] = [];
       // Partial checkpoints (their commits) a walk before a command has since completed.
       const completed = new Set<string>();
+      // The snapshot being taken for a turn: calls running side by side share it (one checkpoint a turn).
+      let taking: { turn: number; done: Promise<CheckpointInfo> } | undefined;
       api.on(
         "tool.before",
         async ({ tool, args }) => {
@@ -55,11 +57,15 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
             hints.push(...paths);
             return;
           }
+          if (!current && taking?.turn === turn) current = await taking.done;
           if (!current) {
-            const event = await snapshotFolders(opts.store, workspaceFolders(api.session.services.fs), { turn, reason: "turn", budgetMs, hints });
+            const done = snapshotFolders(opts.store, workspaceFolders(api.session.services.fs), { turn, reason: "turn", budgetMs, hints }).then((event) => {
+              api.record(event);
+              return event;
+            });
             hints = [];
-            api.record(event);
-            current = event;
+            taking = { turn, done };
+            current = await done;
           }
           hints.push(...paths);
           const problems: string[] = [];
