@@ -8,7 +8,7 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
       if (!input.isTTY) {
         return {
           decision: "deny",
-          message: `no one to ask (not a terminal): ${q.reason}. Run with --permission-mode acceptEdits or bypassPermissions, or add an allow rule in .yoke/settings.json`,
+          message: `no one to ask (not a terminal): ${q.reason}. Run with --permission-mode acceptEdits or bypassPermissions, or add an allow rule in ~/.yoke/settings.json or .yoke/settings.local.json`,
         };
       }
       const rl = createInterface({ input, output });

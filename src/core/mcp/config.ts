@@ -255,7 +255,12 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
         byName.delete(name);
         byName.set(name, parseEntry(name, raw, file, WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { ...ctx, env: ctx.workspaceEnv } : ctx, inputs));
       } catch (err) {
-        problems.push({ server: name, sourcePath: file.path, message: `MCP server "${name}" in ${file.path}: ${(err as Error).message}` });
+        let message = (err as Error).message;
+        const withheld = /the environment variable (\S+) is not set/.exec(message)?.[1];
+        if (withheld && ctx.workspaceEnv && ctx.workspaceEnv[withheld] === undefined && ctx.env[withheld] !== undefined) {
+          message = `it names ${withheld}, a provider API key Yoke does not hand to a server the repository defines; define the server in your own settings (~/.yoke/settings.json) to pass it`;
+        }
+        problems.push({ server: name, sourcePath: file.path, message: `MCP server "${name}" in ${file.path}: ${message}` });
       }
     }
   }
