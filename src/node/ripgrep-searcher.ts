@@ -152,6 +152,20 @@ function mtimes(parallel: number): { get(path: string, then: (mtimeMs: number) =
   };
 }
 
+/** rg's arguments for a grep of `target` (run in the searched folder): the bench runs the same command line. */
+export function rgGrepArgs(o: Pick<GrepOptions, "pattern" | "glob" | "ignoreCase" | "context">, target: string): string[] {
+  const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
+  if ((o.context ?? 0) > 0) args.push("--context", String(o.context));
+  if (o.glob) args.push("--glob", o.glob);
+  args.push("--glob", "!.git", "--regexp", o.pattern, "--", target);
+  return args;
+}
+
+/** rg's arguments for a glob (run in the searched folder). */
+export function rgGlobArgs(pattern: string): string[] {
+  return ["--files", ...COMMON, "--glob", pattern, "--glob", "!.git", "--", "."];
+}
+
 type RgText = { text?: string; bytes?: string };
 const decoder = new TextDecoder();
 
@@ -183,10 +197,7 @@ function rgSearcher(rg: string): Searcher {
     async grep(o: GrepOptions): Promise<GrepResult> {
       const [cwd, tgt] = await target(o.path);
       const ctx = o.context ?? 0;
-      const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
-      if (ctx > 0) args.push("--context", String(ctx));
-      if (o.glob) args.push("--glob", o.glob);
-      args.push("--glob", "!.git", "--regexp", o.pattern, "--", tgt);
+      const args = rgGrepArgs(o, tgt);
       const lines: GrepLine[] = [];
       let matches = 0;
       let last: GrepLine | undefined;
@@ -226,7 +237,7 @@ function rgSearcher(rg: string): Searcher {
 
     async glob(o: GlobOptions): Promise<GlobResult> {
       const [cwd] = await target(o.path);
-      const args = ["--files", ...COMMON, "--glob", o.pattern, "--glob", "!.git", "--", "."];
+      const args = rgGlobArgs(o.pattern);
       const found = new GlobMatches(o);
       const stats = mtimes(32);
       const { code, stderr, timedOut } = await runRg(rg, args, cwd, o, (line) => {
