@@ -13,4 +13,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("compaction", async () => (await import("./compaction")).bench);
   register("tasks", async () => (await import("./tasks/index")).bench);
   register("long-session", async () => (await import("./long-session")).bench);
+  register("scale", async () => (await import("./scale")).bench);
 }

@@ -1,4 +1,5 @@
 /** Human output of `yoke run`: the answer streamed to stdout, tool activity as short lines. */
+import { checkpointNotice } from "../core/checkpoints/notice";
 import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
@@ -65,6 +66,12 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
         case "verification":
           line(verificationLine(e));
           break;
+        case "checkpoint": {
+          // A snapshot that could not hold every file: said before the call it precedes runs.
+          const notice = checkpointNotice(e);
+          if (notice) line(`⚠ ${notice}`);
+          break;
+        }
         case "subagent":
           line(subagentLine(e));
           break;

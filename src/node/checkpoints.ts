@@ -12,7 +12,11 @@ export function nodeCheckpointStore(sessionDir: string) {
   return createGitCheckpointStore({ storageDir: checkpointStorageDir(sessionDir) });
 }
 
-/** The checkpoints extension of a Node host (CLI and extension host alike). */
+/**
+ * The checkpoints extension of a Node host (CLI and extension host alike). `YOKE_CHECKPOINT_BUDGET_MS`
+ * overrides the snapshot budget (docs/checkpoints.md; the tests use a tiny one).
+ */
 export function nodeCheckpointsExtension(sessionDir: string, budgetMs?: number): Extension {
-  return checkpointsExtension({ store: nodeCheckpointStore(sessionDir), budgetMs });
+  const fromEnv = Number(process.env.YOKE_CHECKPOINT_BUDGET_MS);
+  return checkpointsExtension({ store: nodeCheckpointStore(sessionDir), budgetMs: budgetMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : undefined) });
 }

@@ -1,4 +1,4 @@
-/** `yoke bench [--json] [--only SECTION]`: runs every benchmark section and prints the figures. */
+/** `yoke bench [--json] [--only SECTION] [--sizes 10k,100k,1m]`: runs every benchmark section and prints the figures. */
 import { cpus, totalmem } from "node:os";
 import { parse, printJson } from "../args";
 import type { BenchFn, BenchSection } from "../../bench/types";
@@ -11,7 +11,9 @@ export function registerBenchSection(name: string, load: () => Promise<BenchFn>)
 }
 
 export async function benchCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, { json: { type: "boolean" }, only: { type: "string", multiple: true } }, false);
+  const { values } = parse(argv, { json: { type: "boolean" }, only: { type: "string", multiple: true }, sizes: { type: "string" } }, false);
+  // The scale section's repository sizes (`--sizes 10k,100k,1m`).
+  if (values.sizes) process.env.YOKE_BENCH_SCALE_SIZES = values.sizes;
   const { loadSections } = await import("../../bench/index");
   loadSections(registerBenchSection);
   const names = Object.keys(sections).filter((n) => !values.only || values.only.includes(n));

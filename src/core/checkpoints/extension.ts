@@ -1,14 +1,20 @@
 /**
  * The checkpoints extension: before the first call of a turn that may change files — an edit or
- * a command (a tool that writes or runs) — every workspace folder is snapshotted once, within a
- * time budget, and a `checkpoint` event records it. It never blocks a call for long nor stops
- * one: a failed snapshot is recorded as such and the call goes on.
+ * a command (a tool that writes or runs) — every workspace folder is snapshotted once and a
+ * `checkpoint` event records it (a partial or failed snapshot is told to the user by that event,
+ * before the call goes on). Then, before every call of the turn:
+ * - a tool that writes files (its path arguments): the pre-image of each file is added to the
+ *   turn's checkpoint when the checkpoint does not hold it (partial, skipped, ignored) — or that
+ *   it did not exist — so a restore to before the turn always undoes every tool-made change;
+ * - a command, when the turn's checkpoint is partial: the folder is walked again (within the
+ *   budget) and every file the checkpoint did not hold is added as it is before the command.
+ * It never stops a call: a failure is reported (an `extension` event) and the call goes on.
  */
 import type { Extension } from "../extensions/types";
 import type { WorkspaceFolder } from "../ports";
 import { eventsInForce } from "../session/rewind";
 import { snapshotFolders } from "./restore";
-import { CHECKPOINT_DEFAULTS, type CheckpointStore } from "./types";
+import { CHECKPOINT_DEFAULTS, type CheckpointEvent, type CheckpointStore } from "./types";
 
 export interface CheckpointsExtensionOptions {
   store: CheckpointStore;
@@ -19,13 +25,17 @@ export function workspaceFolders(fs: { root: string; folders?: readonly Workspac
   return fs.folders?.length ? [...fs.folders] : [{ name: fs.root.split("/").pop() || fs.root, root: fs.root }];
 }
 
+type CheckpointInfo = Pick<CheckpointEvent, "folders">;
+
 export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extension {
   return {
     name: "checkpoints",
     setup(api) {
       const budgetMs = opts.budgetMs ?? CHECKPOINT_DEFAULTS.budgetMs;
-      // Paths the agent's edits named since the last snapshot: kept even when the budget runs out.
+      // Paths the agent's edits named since the last snapshot: recorded by the next one.
       let hints: string[] = [];
+      // Partial checkpoints (their commits) a walk before a command has since completed.
+      const completed = new Set<string>();
       api.on(
         "tool.before",
         async ({ tool, args }) => {
@@ -33,22 +43,43 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
           if (!api.session.trusted || (!tool.capabilities.writes && !tool.capabilities.runs)) return;
           const events = eventsInForce(api.session.events());
           let turn = 0;
-          let taken = false;
+          let current: CheckpointInfo | undefined;
           for (const e of events) {
             if (e.type === "user_message") {
               turn++;
-              taken = false;
-            } else if (e.type === "checkpoint" && e.reason === "turn") taken = true;
+              current = undefined;
+            } else if (e.type === "checkpoint" && e.reason === "turn") current = e;
           }
-          if (taken || turn === 0) {
-            collect(tool.pathArgs, args, hints);
+          const paths = pathsOf(tool.pathArgs, args);
+          if (turn === 0) {
+            hints.push(...paths);
             return;
           }
-          const folders = workspaceFolders(api.session.services.fs);
-          const event = await snapshotFolders(opts.store, folders, { turn, reason: "turn", budgetMs, hints });
-          hints = [];
-          collect(tool.pathArgs, args, hints);
-          api.record(event);
+          if (!current) {
+            const event = await snapshotFolders(opts.store, workspaceFolders(api.session.services.fs), { turn, reason: "turn", budgetMs, hints });
+            hints = [];
+            api.record(event);
+            current = event;
+          }
+          hints.push(...paths);
+          const problems: string[] = [];
+          for (const f of current.folders) {
+            if (!f.commit) continue;
+            try {
+              if (tool.capabilities.writes && paths.length && opts.store.preimage) {
+                const mine = paths.filter((p) => p === f.root || p.startsWith(`${f.root}/`));
+                if (mine.length) await opts.store.preimage(f.root, f.commit, mine);
+              }
+              // A command may write anywhere in the folder (the sandbox lets it write the workspace).
+              if (tool.capabilities.runs && f.partial && opts.store.complete && !completed.has(`${f.commit}`)) {
+                const r = await opts.store.complete(f.root, f.commit, budgetMs);
+                if (!r.partial) completed.add(`${f.commit}`);
+              }
+            } catch (err) {
+              problems.push(`${f.name}: ${err instanceof Error ? err.message : String(err)}`);
+            }
+          }
+          if (problems.length) throw new Error(`the checkpoint could not record the files before this call (${problems.join("; ")})`);
         },
         // After the policies: a call they refuse needs no snapshot, but it costs nothing to take one.
         { priority: -100 },
@@ -57,10 +88,13 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
   };
 }
 
-function collect(pathArgs: readonly string[] | undefined, args: unknown, into: string[]): void {
-  if (!pathArgs || !args || typeof args !== "object") return;
+/** The absolute paths a call names in its path arguments (canonical: the registry resolved them). */
+function pathsOf(pathArgs: readonly string[] | undefined, args: unknown): string[] {
+  if (!pathArgs || !args || typeof args !== "object") return [];
+  const out: string[] = [];
   for (const k of pathArgs) {
     const v = (args as Record<string, unknown>)[k];
-    if (typeof v === "string" && v.startsWith("/")) into.push(v);
+    if (typeof v === "string" && v.startsWith("/")) out.push(v);
   }
+  return out;
 }

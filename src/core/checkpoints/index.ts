@@ -16,3 +16,4 @@ export {
 export { checkpointAfterTurn, checkpointsOf, turnsOf, type TurnInfo } from "./turns";
 export * from "./types";
 export { planStats, type FileStat } from "./preview";
+export { checkpointNotice } from "./notice";

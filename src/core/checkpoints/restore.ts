@@ -43,7 +43,15 @@ export async function previewRestore(store: CheckpointStore, events: readonly Se
   const problems: string[] = [];
   for (const f of target.checkpoint?.folders ?? []) {
     if (!f.commit) problems.push(`${f.name}: no snapshot was taken then (${f.error ?? "unknown error"}); its files are left as they are`);
-    else plans.push(await store.plan(f.root, f.commit));
+    else {
+      const plan = await store.plan(f.root, f.commit);
+      plans.push(plan);
+      if (plan.partial)
+        problems.push(
+          `${f.name}: the snapshot then was partial (${f.fallback ?? "its time budget ran out"}). It puts back the ${plan.changes.length} file(s) listed (every file a tool wrote is among them); ` +
+            `${plan.kept.length} file(s) it did not know are left as they are`,
+        );
+    }
   }
   return { target, plans, problems };
 }
@@ -74,9 +82,13 @@ async function restoreFiles(ctx: RestoreContext, checkpoint: CheckpointEvent, tu
       lines.push(`${f.name}: left as it is (no snapshot then: ${f.error ?? "unknown"})`);
       continue;
     }
-    const r = await ctx.store.restore(f.root, f.commit);
+    // The undo point just taken is the files now: no second walk of the folder.
+    const now = (undo as CheckpointEvent).folders.find((u) => u.root === f.root)?.commit;
+    const r = await ctx.store.restore(f.root, f.commit, now ? { now } : undefined);
     changed.push({ root: f.root, written: r.written, deleted: r.deleted, ...(r.kept.length ? { kept: r.kept.slice(0, 50) } : {}) });
-    lines.push(`${f.name}: ${r.written} file(s) written back, ${r.deleted} deleted${r.kept.length ? `, ${r.kept.length} left as they are (skipped or unknown then)` : ""}`);
+    lines.push(
+      `${f.name}: ${r.written} file(s) written back, ${r.deleted} deleted${r.kept.length ? `, ${r.kept.length} left as they are (${f.partial ? "unknown to the partial snapshot then, or skipped" : "skipped then"})` : ""}`,
+    );
   }
   return { undoSeq: undo.seq, changed, lines };
 }

@@ -11,8 +11,13 @@ export type SkippedPath = FolderSnapshot["skipped"][number];
 
 /** Defaults; a host may pass others. */
 export const CHECKPOINT_DEFAULTS = {
-  /** A snapshot that takes longer falls back to recording what changed since the last one. */
+  /**
+   * Outside a git repository, a snapshot that takes longer is partial (the user is told, and the
+   * pre-image of every file a tool writes is still recorded). In a git repository the snapshot
+   * costs what `git add -A` into a copy of the index costs and gets at least `gitBudgetMs`.
+   */
   budgetMs: 2000,
+  gitBudgetMs: 120_000,
   /** Larger files are left out and listed. */
   maxFileBytes: 10 * 1024 * 1024,
   /** An untracked top-level folder with more new files than this is left out and listed. */
@@ -44,6 +49,26 @@ export interface RestorePlan {
   diff: string;
   /** The diff was cut at the bound. */
   diffTruncated: boolean;
+  /**
+   * The checkpoint was partial: it holds the files it recorded and the pre-image of every file a
+   * tool wrote after it; the other files now in the folder it did not know are in `kept` (left as they are).
+   */
+  partial?: boolean;
+}
+
+export interface RestoreOptions {
+  /** A snapshot commit of the files as they are now (the undo point just taken): no second capture. */
+  now?: string;
+}
+
+/** What `preimage`/`complete` added to a turn's checkpoint. */
+export interface PreimageResult {
+  /** Files (relative) whose content before the write was added to the checkpoint. */
+  recorded: string[];
+  /** Files (relative) that did not exist before the write: a restore deletes them. */
+  absent: string[];
+  /** The checkpoint is still partial after this (only `complete` can change that). */
+  partial: boolean;
 }
 
 export interface RestoreOutcome {
@@ -57,9 +82,20 @@ export interface RestoreOutcome {
 export interface CheckpointStore {
   snapshot(req: SnapshotRequest): Promise<FolderSnapshot>;
   /** What restoring `commit` into the folder would change, from the files as they are now. */
-  plan(root: string, commit: string): Promise<RestorePlan>;
+  plan(root: string, commit: string, opts?: RestoreOptions): Promise<RestorePlan>;
   /** Puts the folder's files back as they were in `commit` (take an undo snapshot first). */
-  restore(root: string, commit: string): Promise<RestoreOutcome>;
+  restore(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome>;
+  /**
+   * Records, in the checkpoint `commit`, the pre-image of files (absolute) a tool is about to
+   * write: their content now when the checkpoint does not hold them (partial, skipped, ignored),
+   * or that they do not exist yet. Restores of `commit` use what it added.
+   */
+  preimage?(root: string, commit: string, paths: readonly string[]): Promise<PreimageResult>;
+  /**
+   * Before a command in a turn whose checkpoint is partial: walks the folder again (within
+   * `budgetMs`) and adds to `commit` every file it did not hold, as it is now (before the command).
+   */
+  complete?(root: string, commit: string, budgetMs: number): Promise<PreimageResult>;
   /** One file (relative to the folder, POSIX) as it was in `commit`; `undefined` when it was not there (for a diff view). */
   readFile(root: string, commit: string, path: string): Promise<Uint8Array | undefined>;
 }

@@ -1,4 +1,5 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
+import { checkpointNotice } from "../../core/checkpoints/notice";
 import type { SessionEvent } from "../../core/events";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
@@ -309,6 +310,10 @@ export class SessionViewModel {
         if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return [...this.settleTools(), ...this.turnControl()];
         return [];
       // Checkpoints (issue 12): what a restore did. A conversation restore also rebuilds the view (the host does).
+      case "checkpoint": {
+        const notice = checkpointNotice(e);
+        return notice ? [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: notice })] : [];
+      }
       case "rewind":
         this.rewinds.set(e.seq, e);
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: rewindText(e, e.undoes === undefined ? undefined : this.rewinds.get(e.undoes)) })];
