@@ -10,6 +10,7 @@
  *   and the process's peak RSS, against the same session in an empty folder.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -105,6 +106,19 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
     () => timeProcess(rg, rgGlobArgs("**/AGENTS.md"), root),
   );
   out.push(row(`${label}: glob tool '**/AGENTS.md' (full walk, few matches)`, globRare, "baseline: rg --files --glob '**/AGENTS.md', to the end"));
+
+  // The event loop while the tools run (the extension host runs the same code): its longest stall.
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  await globTool.run({ pattern: "**/*.ts" }, ctx);
+  await grepTool.run({ pattern: opts.rare }, ctx);
+  loop.disable();
+  out.push({
+    name: `${label}: longest event-loop stall during glob '**/*.ts' and a full-scan grep`,
+    value: round(loop.max / 1e6),
+    unit: "ms",
+    note: `p99 ${round(loop.percentile(99) / 1e6)} ms; the walk and the search run in rg, the tool parses its output a chunk at a time and stats files asynchronously`,
+  });
 
   // lessons list: every nested memory file, against listing them with rg.
   const want = spawnSync(rg, rgGlobArgs("**/{AGENTS,CLAUDE}.md"), { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 })
