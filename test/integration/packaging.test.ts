@@ -31,7 +31,8 @@ describe("platform packages", () => {
 
       const u = entries(universal.vsix);
       const t = entries(target.vsix);
-      for (const list of [u, t]) for (const f of ["extension/dist/extension.js", "extension/dist/session.js", "extension/dist/otel.js", "extension/dist/mcp-sdk.js", "extension/package.json"]) expect(list).toContain(f);
+      for (const list of [u, t])
+        for (const f of ["extension/dist/extension.js", "extension/dist/session.js", "extension/dist/otel.js", "extension/dist/mcp-sdk.js", "extension/package.json"]) expect(list).toContain(f);
       expect(u.filter((f) => f.includes("node_modules") || f.endsWith(".node"))).toEqual([]);
       expect(t).toContain(`extension/dist/node_modules/@lydell/node-pty-${host}/pty.node`);
       expect(t).toContain("extension/dist/node_modules/@lydell/node-pty/index.js");
