@@ -40,6 +40,7 @@ const targets = [
     ...common,
     // session.js (the agent core, SDKs) is required on first use so activation stays light;
     // otel.js (the OpenTelemetry SDK, also the CLI's) only when the telemetry setting is on.
+    // mcp-sdk.js (below, shared with the CLI) when the first MCP server starts.
     entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts", otel: "src/node/telemetry/otlp.ts" },
     outdir,
     platform: "node",
@@ -50,7 +51,8 @@ const targets = [
   },
   {
     ...common,
-    entryPoints: { cli: "src/cli/main.ts" },
+    // mcp-sdk.js (the MCP SDK) is required when the first MCP server starts (src/node/mcp/load-sdk.ts).
+    entryPoints: { cli: "src/cli/main.ts", "mcp-sdk": "src/node/mcp/sdk.ts" },
     outdir,
     platform: "node",
     format: "cjs",

@@ -16,6 +16,7 @@ import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createGitCheckpointStore } from "../node/checkpoint-store";
 import { CHECKPOINT_DEFAULTS } from "../core/checkpoints/types";
 import { generateScaleRepo, SCALE_GIT_ENV, type ScaleRepo } from "./scale-repo";
+import { searchRows, sessionSearchRows } from "./scale-search";
 import type { BenchFn, BenchMetric } from "./types";
 
 export interface ScaleContext {
@@ -226,7 +227,7 @@ export const sessionRow: Row = async (ctx) => {
 };
 
 /** The rows, in order. Other sections' rows (grep, glob, start-up) are added here. */
-export const ROWS: Row[] = [firstCheckpoint, laterCheckpoint, restoreRows, sessionRow];
+export const ROWS: Row[] = [firstCheckpoint, laterCheckpoint, restoreRows, sessionRow, searchRows, sessionSearchRows];
 
 export function parseSizes(spec: string): Array<{ label: string; files: number }> {
   return spec
@@ -250,7 +251,9 @@ export const bench: BenchFn = async () => {
       const [genMs, repo] = await timed(() => generateScaleRepo(join(dir, "repo"), size.files));
       process.stderr.write(`[bench] scale ${size.label}: ${repo.files} tracked files generated in ${(genMs / 1000).toFixed(1)} s\n`);
       const ctx: ScaleContext = { label: size.label, repo, dir, rounds };
-      for (const row of ROWS) metrics.push(...(await row(ctx)));
+      // YOKE_BENCH_SCALE_ROWS=searchRows,sessionSearchRows runs only the rows named (their function names).
+      const only = process.env.YOKE_BENCH_SCALE_ROWS?.split(",").map((r) => r.trim());
+      for (const row of ROWS) if (!only || only.includes(row.name)) metrics.push(...(await row(ctx)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -114,6 +114,8 @@ export interface GrepOptions {
    * swapped in on the way. Absent: `path` is searched as it resolves.
    */
   within?: string;
+  /** Stop after this long (ms), keeping what was found; default: no limit. */
+  timeLimitMs?: number;
   signal?: AbortSignal;
 }
 
@@ -129,23 +131,50 @@ export interface GrepLine {
 
 export interface GrepResult {
   lines: GrepLine[];
-  /** true when maxMatches stopped the search early. */
+  /** true when the search stopped early (maxMatches or the time limit): more matches may exist. */
   truncated: boolean;
+  /** Why it stopped early: at maxMatches ("limit") or at the time limit ("time", files later in path order not searched). */
+  stopped?: "limit" | "time";
 }
 
 export interface GlobOptions {
   pattern: string;
   /** Absolute folder to search in. */
   path: string;
+  /** Paths returned at most. */
   maxResults: number;
+  /**
+   * "modified" (default): the most recently modified first (ties in path order), ranked among the
+   * first `maxRanked` matches in path order. "path": the first `maxResults` matches in path order.
+   */
+  order?: "modified" | "path";
+  /** Matches ranked at most (order "modified"); at the next one the search stops. Default: no bound. */
+  maxRanked?: number;
+  /** Stop after this long (ms), keeping what was found; default: no limit. */
+  timeLimitMs?: number;
   signal?: AbortSignal;
 }
 
-/** Fast search of the workspace that honours .gitignore (ripgrep in both hosts). */
+export interface GlobResult {
+  /** Absolute paths, in the order asked for. */
+  paths: string[];
+  /** More files match than `paths` holds (or may: the search stopped early). */
+  truncated: boolean;
+  /** Matches the search saw (ranked or listed); both searchers set it. */
+  found?: number;
+  /** Why the search ended before it saw every match: the bound on matches ("limit") or the time limit ("time"). */
+  stopped?: "limit" | "time";
+}
+
+/**
+ * Fast search of the workspace that honours .gitignore (ripgrep in both hosts). Both calls
+ * stream: memory stays bounded by the options whatever the tree's size, and the search stops
+ * (the rg process is killed) once a bound is reached.
+ */
 export interface Searcher {
   grep(opts: GrepOptions): Promise<GrepResult>;
-  /** Absolute paths of files matching the glob, most recently modified first. */
-  glob(opts: GlobOptions): Promise<{ paths: string[]; truncated: boolean }>;
+  /** Files matching the glob (see GlobOptions.order). */
+  glob(opts: GlobOptions): Promise<GlobResult>;
 }
 
 export interface Logger {

@@ -1,10 +1,11 @@
 /** Searcher over the ripgrep binary, with a pure-JS fallback when no rg can be found. */
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, stat as statCb } from "node:fs";
 import { lstat, stat, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { createFsSearcher } from "../core/tools/fs-searcher";
-import { PathChangedError, type GlobOptions, type GrepLine, type GrepOptions, type GrepResult, type Logger, type Searcher } from "../core/ports";
+import { GlobMatches } from "../core/tools/search-bounds";
+import { PathChangedError, type GlobOptions, type GlobResult, type GrepLine, type GrepOptions, type GrepResult, type Logger, type Searcher } from "../core/ports";
 import { createNodeWorkspaceFs, toPosix } from "./node-fs";
 import { createSafeFiles } from "./safe-open";
 
@@ -44,8 +45,24 @@ export function findRipgrep(opts: RipgrepSearcherOptions = {}): string | undefin
 
 const COMMON = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-messages", "--sort", "path"];
 
-/** Runs rg with cwd = the searched folder (so globs are relative to it); calls onLine per stdout line. */
-function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | undefined, onLine: (line: string) => boolean, input?: Uint8Array): Promise<{ code: number | null; stderr: string }> {
+/** stderr kept at most (rg runs with --no-messages: only a fatal error is written). */
+const MAX_STDERR = 64 * 1024;
+
+interface RgRun {
+  code: number | null;
+  stderr: string;
+  /** The time limit stopped rg. */
+  timedOut: boolean;
+}
+
+/**
+ * Runs rg with cwd = the searched folder (so globs are relative to it) and calls onLine for each
+ * stdout line as it arrives, never holding more than one chunk and one partial line. When onLine
+ * returns false, the signal fires or the time limit passes, rg is killed and its remaining output
+ * is not read.
+ */
+export function runRg(rg: string, args: string[], cwd: string, o: { signal?: AbortSignal; timeLimitMs?: number }, onLine: (line: string) => boolean, input?: Uint8Array): Promise<RgRun> {
+  const { signal } = o;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
     const child = spawn(rg, args, { cwd, stdio: [input ? "pipe" : "ignore", "pipe", "pipe"], windowsHide: true });
@@ -53,39 +70,105 @@ function runRg(rg: string, args: string[], cwd: string, signal: AbortSignal | un
       child.stdin!.on("error", () => undefined);
       child.stdin!.end(input);
     }
-    let buf = "";
+    let rest = "";
     let stderr = "";
     let stopped = false;
+    let timedOut = false;
     const stop = () => {
+      if (stopped) return;
       stopped = true;
+      rest = "";
+      child.stdout!.destroy();
       child.kill();
     };
     const onAbort = () => stop();
     signal?.addEventListener("abort", onAbort, { once: true });
+    const timer =
+      o.timeLimitMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, o.timeLimitMs);
+    const done = () => {
+      signal?.removeEventListener("abort", onAbort);
+      if (timer) clearTimeout(timer);
+    };
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (chunk: string) => {
       if (stopped) return;
-      buf += chunk;
+      const text = rest ? rest + chunk : chunk;
+      let start = 0;
       let nl: number;
-      while (!stopped && (nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!onLine(line)) stop();
+      while ((nl = text.indexOf("\n", start)) >= 0) {
+        const line = text.slice(start, nl);
+        start = nl + 1;
+        if (!onLine(line)) {
+          stop();
+          return;
+        }
+        if (stopped) return;
       }
+      rest = text.slice(start);
     });
+    child.stdout!.on("error", () => {});
     child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (c: string) => (stderr += c));
+    child.stderr!.on("data", (c: string) => {
+      if (stderr.length < MAX_STDERR) stderr += c.slice(0, MAX_STDERR - stderr.length);
+    });
     child.on("error", (e) => {
-      signal?.removeEventListener("abort", onAbort);
+      done();
       reject(e);
     });
     child.on("close", (code) => {
-      signal?.removeEventListener("abort", onAbort);
-      if (!stopped && buf) onLine(buf);
+      done();
+      if (!stopped && rest) onLine(rest);
       if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
-      resolve({ code: stopped ? 0 : code, stderr });
+      resolve({ code: stopped ? 0 : code, stderr, timedOut });
     });
   });
+}
+
+/** Modification times (ms; 0 when the file cannot be read) fetched asynchronously, a few at a time. */
+function mtimes(parallel: number): { get(path: string, then: (mtimeMs: number) => void): void; idle(): Promise<void> } {
+  const queue: Array<[string, (m: number) => void]> = [];
+  let head = 0;
+  let active = 0;
+  let onIdle: (() => void) | undefined;
+  const pump = () => {
+    while (active < parallel && head < queue.length) {
+      const [path, then] = queue[head]!;
+      queue[head++] = undefined as never;
+      active++;
+      statCb(path, (err, st) => {
+        active--;
+        then(err ? 0 : st.mtimeMs);
+        pump();
+        if (active === 0 && head === queue.length) onIdle?.();
+      });
+    }
+  };
+  return {
+    get(path, then) {
+      queue.push([path, then]);
+      pump();
+    },
+    idle: () => new Promise<void>((r) => (active === 0 && head === queue.length ? r() : (onIdle = r))),
+  };
+}
+
+/** rg's arguments for a grep of `target` (run in the searched folder): the bench runs the same command line. */
+export function rgGrepArgs(o: Pick<GrepOptions, "pattern" | "glob" | "ignoreCase" | "context">, target: string): string[] {
+  const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
+  if ((o.context ?? 0) > 0) args.push("--context", String(o.context));
+  if (o.glob) args.push("--glob", o.glob);
+  args.push("--glob", "!.git", "--regexp", o.pattern, "--", target);
+  return args;
+}
+
+/** rg's arguments for a glob (run in the searched folder). */
+export function rgGlobArgs(pattern: string): string[] {
+  return ["--files", ...COMMON, "--glob", pattern, "--glob", "!.git", "--", "."];
 }
 
 type RgText = { text?: string; bytes?: string };
@@ -147,21 +230,17 @@ function rgSearcher(rg: string): Searcher {
     const [cwd, tgt] = checked ? [checked.cwd, checked.tgt] : await target(o.path);
     const runIn = checked?.dir ? `/proc/self/fd/${checked.dir.fd}` : cwd;
     // A checked file is searched from its bytes (rg names it <stdin>): its name is not opened again.
-    const rgTarget = checked?.data ? "-" : tgt;
+    const args = rgGrepArgs(o, checked?.data ? "-" : tgt);
     const ctx = o.context ?? 0;
-    const args = ["--json", ...COMMON, o.ignoreCase ? "--ignore-case" : "--case-sensitive"];
-    if (ctx > 0) args.push("--context", String(ctx));
-    if (o.glob) args.push("--glob", o.glob);
-    args.push("--glob", "!.git", "--regexp", o.pattern, "--", rgTarget);
     const lines: GrepLine[] = [];
     let matches = 0;
     let last: GrepLine | undefined;
     let truncated = false;
-    const { code, stderr } = await runRg(
+    const { code, stderr, timedOut } = await runRg(
       rg,
       args,
       runIn,
-      o.signal,
+      o,
       (raw) => {
         let ev: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number } };
         try {
@@ -191,7 +270,9 @@ function rgSearcher(rg: string): Searcher {
       },
       checked?.data,
     );
-    if (!truncated) check(code, stderr, lines.length);
+    if (truncated) return { lines, truncated, stopped: "limit" };
+    if (timedOut) return { lines, truncated: true, stopped: "time" };
+    check(code, stderr, lines.length);
     return { lines, truncated };
   }
 
@@ -205,18 +286,23 @@ function rgSearcher(rg: string): Searcher {
       }
     },
 
-    async glob(o: GlobOptions) {
+    async glob(o: GlobOptions): Promise<GlobResult> {
       const [cwd] = await target(o.path);
-      const args = ["--files", ...COMMON, "--glob", o.pattern, "--glob", "!.git", "--", "."];
-      const found: string[] = [];
-      const { code, stderr } = await runRg(rg, args, cwd, o.signal, (line) => {
-        if (line) found.push(absolute(cwd, line));
+      const args = rgGlobArgs(o.pattern);
+      const found = new GlobMatches(o);
+      const stats = mtimes(32);
+      const { code, stderr, timedOut } = await runRg(rg, args, cwd, o, (line) => {
+        if (!line) return true;
+        if (!found.admit()) return false;
+        const abs = absolute(cwd, line);
+        if (found.ranked) stats.get(abs, (m) => found.add(abs, m));
+        else found.add(abs);
         return true;
       });
-      check(code, stderr, found.length);
-      const stamped = await Promise.all(found.map(async (p) => [p, (await stat(p).catch(() => undefined))?.mtimeMs ?? 0] as const));
-      stamped.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return { paths: stamped.slice(0, o.maxResults).map(([p]) => p), truncated: stamped.length > o.maxResults };
+      await stats.idle();
+      const res = found.result(timedOut);
+      if (!res.stopped) check(code, stderr, res.found ?? 0);
+      return res;
     },
   };
 }

@@ -31,7 +31,8 @@ describe("platform packages", () => {
 
       const u = entries(universal.vsix);
       const t = entries(target.vsix);
-      for (const list of [u, t]) for (const f of ["extension/dist/extension.js", "extension/dist/session.js", "extension/dist/otel.js", "extension/package.json"]) expect(list).toContain(f);
+      for (const list of [u, t])
+        for (const f of ["extension/dist/extension.js", "extension/dist/session.js", "extension/dist/otel.js", "extension/dist/mcp-sdk.js", "extension/package.json"]) expect(list).toContain(f);
       expect(u.filter((f) => f.includes("node_modules") || f.endsWith(".node"))).toEqual([]);
       expect(t).toContain(`extension/dist/node_modules/@lydell/node-pty-${host}/pty.node`);
       expect(t).toContain("extension/dist/node_modules/@lydell/node-pty/index.js");
@@ -44,6 +45,9 @@ describe("platform packages", () => {
       const bundle = (f: string) => spawnSync("unzip", ["-p", universal.vsix, `extension/dist/${f}`], { encoding: "utf8", maxBuffer: 64 << 20 }).stdout;
       expect(bundle("otel.js")).toContain("BatchSpanProcessor");
       for (const f of ["extension.js", "session.js"]) expect(bundle(f)).not.toContain("BatchSpanProcessor");
+      // The MCP SDK is in dist/mcp-sdk.js only, loaded when the first MCP server starts.
+      expect(bundle("mcp-sdk.js")).toContain("Not connected");
+      for (const f of ["extension.js", "session.js"]) expect(bundle(f)).not.toContain("Not connected");
 
       // Unpacked as VS Code installs it: node-pty resolves from dist/ and its binary opens a pty.
       const dir = join(out, "unpacked");

@@ -10,6 +10,7 @@ import type { GuidanceProblem, GuidanceSet } from "../../core/guidance/types";
 import { createBuiltinTools } from "../../core/tools/builtin";
 import { createNodeGuidanceFiles } from "../../node/guidance-files";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
+import { createRipgrepSearcher } from "../../node/ripgrep-searcher";
 import { parse, printJson, UsageError } from "../args";
 import { cliGate } from "./permissions";
 
@@ -17,7 +18,13 @@ import { cliGate } from "./permissions";
 async function load(cwd: string): Promise<GuidanceSet> {
   if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
   const gate = cliGate({ cwd });
-  return loadGuidance({ fs: createNodeWorkspaceFs(cwd), files: createNodeGuidanceFiles(), nestedMemory: true, access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) } });
+  return loadGuidance({
+    fs: createNodeWorkspaceFs(cwd),
+    files: createNodeGuidanceFiles(),
+    nestedMemory: true,
+    search: createRipgrepSearcher(),
+    access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
+  });
 }
 
 const at = (p: GuidanceProblem) => `${p.path}${p.line ? `:${p.line}` : ""}`;

@@ -4,7 +4,8 @@
  * (through the GuidanceFiles port). Unreadable or malformed files are problems, never skipped silently.
  */
 import { dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
-import type { FileAccessPolicy, WorkspaceFs } from "../ports";
+import type { FileAccessPolicy, Searcher, WorkspaceFs } from "../ports";
+import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
@@ -19,6 +20,9 @@ const MAX_FILES_PER_DIR = 500;
 const MAX_DEPTH = 6;
 const MAX_IMPORT_DEPTH = 5;
 const SKIP_DIRS = new Set(["node_modules", ".git", "dist", "out", "build", "target", "vendor", "__pycache__", ".venv", "venv"]);
+/** Nested AGENTS.md/CLAUDE.md files listed at most per workspace folder, and how long the search for them may take. */
+export const MAX_NESTED_MEMORY = 10_000;
+export const NESTED_MEMORY_TIME_MS = 60_000;
 
 export interface LoadOptions {
   fs: WorkspaceFs;
@@ -27,6 +31,8 @@ export interface LoadOptions {
   nestedMemory?: boolean;
   /** Read deny rules: a CLAUDE.md import of a denied file is refused (a problem). */
   access?: FileAccessPolicy;
+  /** Finds nested memory files (ripgrep in both hosts); default: the JS searcher over `fs`. */
+  search?: Searcher;
 }
 
 const decoder = new TextDecoder();
@@ -164,9 +170,11 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     else if (clineType === "directory") for (const abs of await walk(fs, cline, isRuleText)) await file(abs, rule("cline"));
     for (const abs of await walk(fs, joinPath(root, ".roo/rules"), isRuleText)) await file(abs, rule("cline"));
     if (opts.nestedMemory) {
-      for (const dir of await nestedDirs(fs, root)) {
+      const nested = await nestedDirs(fs, opts.search ?? createFsSearcher(fs), root);
+      for (const dir of nested.dirs) {
         for (const p of await loadFolderMemory(fs, dir, opts.files, opts.access)) c.add(p);
       }
+      if (nested.problem) c.problems.push(nested.problem);
     }
   }
   return { entries: c.entries, problems: c.problems };
@@ -175,19 +183,27 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
 const isLessonFile = (name: string) => /\.md$/i.test(name) && !/^readme\.md$/i.test(name);
 const isRuleText = (name: string) => /\.(md|mdc|txt)$/i.test(name) || !name.includes(".");
 
-/** Folders below a root holding AGENTS.md or CLAUDE.md (bounded walk, build and VCS folders skipped). */
-async function nestedDirs(fs: WorkspaceFs, root: string): Promise<string[]> {
-  const out: string[] = [];
-  let budget = 2000;
-  const visit = async (dir: string, depth: number) => {
-    if (budget-- <= 0) return;
-    const list = await entriesOf(fs, dir);
-    if (dir !== root && list.some(([n, t]) => t === "file" && MEMORY_NAMES.includes(n))) out.push(dir);
-    if (depth >= MAX_DEPTH) return;
-    for (const [n, t] of list) if (t === "directory" && !n.startsWith(".") && !SKIP_DIRS.has(n)) await visit(joinPath(dir, n), depth + 1);
-  };
-  await visit(root, 0);
-  return out;
+/**
+ * Folders below a root holding AGENTS.md or CLAUDE.md, in path order: one search of the file names
+ * (ripgrep's file listing, which honours .gitignore), not a walk of the tree in JS; build, vendor
+ * and dot folders are left out as a session's nested discovery would never reach them by a tool.
+ * When the search stops early, a problem says exactly which folders were not searched.
+ */
+async function nestedDirs(fs: WorkspaceFs, search: Searcher, root: string): Promise<{ dirs: string[]; problem?: GuidanceProblem }> {
+  const res = await search.glob({ pattern: `**/{${MEMORY_NAMES.join(",")}}`, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS });
+  const dirs = new Set<string>();
+  for (const file of res.paths) {
+    const dir = dirName(normalizePath(file));
+    if (dir === root || !isInside(root, dir)) continue;
+    const segments = dir.slice(root.length + 1).split("/");
+    if (segments.some((n) => n.startsWith(".") || SKIP_DIRS.has(n))) continue;
+    dirs.add(dir);
+  }
+  if (!res.stopped) return { dirs: [...dirs] };
+  const last = res.paths.length ? displayPath(fs, normalizePath(res.paths[res.paths.length - 1]!)) : undefined;
+  const why = res.stopped === "time" ? `the search stopped at its time limit of ${NESTED_MEMORY_TIME_MS / 1000} s` : `the search stopped at ${MAX_NESTED_MEMORY} files`;
+  const unsearched = last ? `files after ${last} (in path order) were not searched` : "it had found none, and the folders it had not reached were not searched";
+  return { dirs: [...dirs], problem: { path: root, message: `nested AGENTS.md/CLAUDE.md not all listed: ${why}; ${unsearched}` } };
 }
 
 /** AGENTS.md and CLAUDE.md of one folder below a root, as `folder` memory for that folder. */

@@ -86,6 +86,9 @@ function stem(name: string): string {
   return (i > 0 ? name.slice(0, i) : name).toLowerCase();
 }
 
+/** How long the search for a missing file's name elsewhere in the workspace may take (a hint, not worth a long wait in a large tree). */
+const SIMILAR_SEARCH_MS = 3_000;
+
 /**
  * Up to 5 existing workspace files with names like the missing one: siblings in the nearest
  * existing folder first, then same-named files anywhere.
@@ -108,7 +111,9 @@ export async function similarFiles(ctx: ToolContext, abs: string): Promise<strin
   scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
   const out = scored.map(([, p]) => p);
   if (out.length < 5 && want) {
-    const glob = await ctx.search.glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, signal: ctx.signal }).catch(() => ({ paths: [] as string[] }));
+    const glob = await ctx.search
+      .glob({ pattern: `**/${baseName(abs).replace(/[*?[\]{}()!\\]/g, "\\$&")}`, path: root, maxResults: 5, order: "path", timeLimitMs: SIMILAR_SEARCH_MS, signal: ctx.signal })
+      .catch(() => ({ paths: [] as string[] }));
     for (const p of glob.paths) {
       const rel = displayPath(ctx.fs, normalizePath(p));
       if (!out.includes(rel)) out.push(rel);

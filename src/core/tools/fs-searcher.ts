@@ -6,9 +6,10 @@
  */
 import picomatch from "picomatch/posix";
 import { baseName, joinPath, normalizePath, relativePath } from "../paths";
-import type { GlobOptions, GrepLine, GrepOptions, GrepResult, Searcher, WorkspaceFs } from "../ports";
+import type { GlobOptions, GlobResult, GrepLine, GrepOptions, GrepResult, Searcher, WorkspaceFs } from "../ports";
 import { fsRuleSource } from "./file-access";
 import { IgnoreRules } from "./ignore-rules";
+import { deadline, GlobMatches } from "./search-bounds";
 
 type Override = (rel: string, isDir: boolean) => "include" | "exclude" | undefined;
 
@@ -91,15 +92,17 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
   const read = fsRuleSource(fs);
   const ignoreRoot = normalizePath(opts.ignoreRoot ?? fs.root);
 
-  async function files(path: string, glob: string | undefined, signal?: AbortSignal): Promise<string[]> {
+  /** The searchable files under `path` (or `path` itself when it is a file), streamed in path order. */
+  async function* files(path: string, glob: string | undefined, signal?: AbortSignal): AsyncGenerator<string> {
     const abs = normalizePath(path);
     const st = await fs.stat(abs);
     if (!st) throw new Error(`${abs}: No such file or directory`);
-    if (st.type !== "directory") return [abs];
+    if (st.type !== "directory") {
+      yield abs;
+      return;
+    }
     const rules = await IgnoreRules.forDir(read, ignoreRoot, abs);
-    const out: string[] = [];
-    for await (const f of walk(fs, abs, abs, rules, compileOverride(glob), signal)) out.push(f);
-    return out;
+    yield* walk(fs, abs, abs, rules, compileOverride(glob), signal);
   }
 
   /** The file's text when it is searchable (no NUL byte) and the prefilter hits. */
@@ -118,41 +121,54 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
       const anyLine = new RegExp(re.source, re.flags + "m");
       const ctx = o.context ?? 0;
       const lines: GrepLine[] = [];
+      const time = deadline(o.timeLimitMs);
       let matches = 0;
-      const list = await files(o.path, o.glob, o.signal);
-      let batch: Promise<Array<string | undefined>> | undefined;
-      const load = (from: number) => Promise.all(list.slice(from, from + READ_AHEAD).map((f) => readCandidate(f, anyLine)));
-      for (let f = 0; f < list.length; f++) {
-        aborted(o.signal);
-        if (f % READ_AHEAD === 0) batch = load(f);
-        const text = (await batch!)[f % READ_AHEAD];
-        if (text === undefined) continue;
-        const file = list[f]!;
-        const all = text.split("\n");
-        if (all[all.length - 1] === "") all.pop();
-        const hits = all.map((l) => re.test(l));
-        let lastShown = -1;
-        for (let i = 0; i < all.length; i++) {
-          if (!hits[i]) continue;
-          if (matches === o.maxMatches) return { lines, truncated: true };
-          matches++;
-          for (let j = Math.max(lastShown + 1, i - ctx); j < i; j++) lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
-          lines.push({ path: file, line: i + 1, text: all[i]!, match: true });
-          lastShown = i;
-          for (let j = i + 1; j <= Math.min(all.length - 1, i + ctx) && !hits[j]; j++) {
-            lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
-            lastShown = j;
+      const walker = files(o.path, o.glob, o.signal);
+      for (;;) {
+        // The next few files, read in parallel.
+        const batch: string[] = [];
+        while (batch.length < READ_AHEAD) {
+          const next = await walker.next();
+          if (next.done) break;
+          batch.push(next.value);
+        }
+        if (batch.length === 0) return { lines, truncated: false };
+        const texts = await Promise.all(batch.map((f) => readCandidate(f, anyLine)));
+        for (let f = 0; f < batch.length; f++) {
+          aborted(o.signal);
+          const text = texts[f];
+          if (text === undefined) continue;
+          const file = batch[f]!;
+          const all = text.split("\n");
+          if (all[all.length - 1] === "") all.pop();
+          const hits = all.map((l) => re.test(l));
+          let lastShown = -1;
+          for (let i = 0; i < all.length; i++) {
+            if (!hits[i]) continue;
+            if (matches === o.maxMatches) return { lines, truncated: true, stopped: "limit" };
+            matches++;
+            for (let j = Math.max(lastShown + 1, i - ctx); j < i; j++) lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
+            lines.push({ path: file, line: i + 1, text: all[i]!, match: true });
+            lastShown = i;
+            for (let j = i + 1; j <= Math.min(all.length - 1, i + ctx) && !hits[j]; j++) {
+              lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
+              lastShown = j;
+            }
           }
         }
+        if (time.passed()) return { lines, truncated: true, stopped: "time" };
       }
-      return { lines, truncated: false };
     },
 
-    async glob(o: GlobOptions) {
-      const found = await files(o.path, o.pattern, o.signal);
-      const stamped = await Promise.all(found.map(async (p) => [p, (await fs.stat(p))?.mtimeMs ?? 0] as const));
-      stamped.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return { paths: stamped.slice(0, o.maxResults).map(([p]) => p), truncated: stamped.length > o.maxResults };
+    async glob(o: GlobOptions): Promise<GlobResult> {
+      const found = new GlobMatches(o);
+      const time = deadline(o.timeLimitMs);
+      for await (const p of files(o.path, o.pattern, o.signal)) {
+        if (time.passed()) return found.result(true);
+        if (!found.admit()) break;
+        found.add(p, found.ranked ? ((await fs.stat(p))?.mtimeMs ?? 0) : 0);
+      }
+      return found.result();
     },
   };
 }

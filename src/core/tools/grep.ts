@@ -9,6 +9,8 @@ import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
 
 export const MAX_GREP_MATCHES = 200;
+/** The search stops here and answers with what it found (the tool's own timeout is 60 s). */
+export const GREP_TIME_LIMIT_MS = 45_000;
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Regular expression (ripgrep syntax), e.g. "function\\s+load" or "TODO".'),
@@ -63,11 +65,14 @@ export const grepTool = defineTool({
     if (!(await statFollow(ctx.fs, abs))) {
       throw new ToolError(`Path not found: "${rel}". Call grep without a path to search the whole workspace.`);
     }
-    const res: { lines: GrepLine[]; truncated: boolean } = { lines: [], truncated: false };
+    const res: { lines: GrepLine[]; truncated: boolean; timedOut: boolean } = { lines: [], truncated: false, timedOut: false };
+    const started = Date.now();
     for (const path of searchRoots(ctx.fs, abs, rel)) {
       const left = MAX_GREP_MATCHES - res.lines.filter((l) => l.match).length;
-      if (left <= 0) {
+      const timeLeft = GREP_TIME_LIMIT_MS - (Date.now() - started);
+      if (left <= 0 || timeLeft <= 0 || res.timedOut) {
         res.truncated = true;
+        res.timedOut ||= timeLeft <= 0;
         break;
       }
       try {
@@ -80,11 +85,13 @@ export const grepTool = defineTool({
           ignoreCase: args.ignore_case,
           context: args.context,
           maxMatches: left,
+          timeLimitMs: timeLeft,
           signal: ctx.signal,
           ...(within ? { within: normalizePath(within) } : {}),
         });
         res.lines.push(...part.lines);
         res.truncated ||= part.truncated;
+        res.timedOut ||= part.stopped === "time";
       } catch (e) {
         if (ctx.signal.aborted) throw e;
         if (isPathChanged(e)) throw new ToolError(pathChangedText("grep", rel, e.detail, "read"));
@@ -96,8 +103,12 @@ export const grepTool = defineTool({
     const { kept, hidden } = await readablePaths(ctx, [...new Set(res.lines.map((l) => normalizePath(l.path)))]);
     const lines = hidden ? res.lines.filter((l) => kept.has(normalizePath(l.path))) : res.lines;
     const hiddenText = hidden ? `\n${note(hiddenNote(hidden, "file"))}` : "";
+    const seconds = `${GREP_TIME_LIMIT_MS / 1000} s`;
     if (lines.length === 0) {
-      return { text: `No matches for /${args.pattern}/ in ${where}${filter}.${hiddenText}`, meta: { matches: 0, files: 0, ...(hidden ? { hidden } : {}) } };
+      const text = res.timedOut
+        ? `No matches for /${args.pattern}/ found in ${where}${filter} before the search stopped at its time limit of ${seconds}: it did not cover all of ${where}. Give a path or glob to search less.${hiddenText}`
+        : `No matches for /${args.pattern}/ in ${where}${filter}.${hiddenText}`;
+      return { text, meta: { matches: 0, files: 0, ...(res.timedOut ? { truncated: true, stopped: "time" } : {}), ...(hidden ? { hidden } : {}) } };
     }
     const { blocks, files, matches } = render(lines, (p) => displayPath(ctx.fs, p));
     const out: string[] = [];
@@ -112,13 +123,22 @@ export const grepTool = defineTool({
       out.push(b);
       bytes += size;
     }
-    const head = `${plural(matches, "matching line")}${res.truncated ? " (more exist)" : ""} in ${plural(files, "file")} for /${args.pattern}/ in ${where}${filter}:`;
+    const more = res.timedOut ? " (the search stopped early)" : res.truncated ? " (more exist)" : "";
+    const head = `${plural(matches, "matching line")}${more} in ${plural(files, "file")} for /${args.pattern}/ in ${where}${filter}:`;
     const parts = [head, ...out];
     if (hidden) parts.push(note(hiddenNote(hidden, "file")));
-    if (res.truncated || cut) {
+    if (res.timedOut) {
+      const last = displayPath(ctx.fs, normalizePath(lines[lines.length - 1]!.path));
+      parts.push(
+        note(
+          `The search stopped at its time limit of ${seconds}: files after "${last}" (in path order) were not all searched and may match too. Narrow the search with path=, glob= or a more specific pattern.`,
+        ),
+      );
+    } else if (res.truncated || cut) {
       const why = cut ? `the output limit of ${MAX_OUTPUT_BYTES} bytes` : `${MAX_GREP_MATCHES} matching lines`;
       parts.push(note(`Results stop at ${why}. Narrow the search with path=, glob= or a more specific pattern to see the rest.`));
     }
-    return { text: parts.join("\n"), meta: { matches, files, truncated: res.truncated || cut, ...(hidden ? { hidden } : {}) } };
+    const stopped = res.timedOut ? { stopped: "time" } : res.truncated ? { stopped: "limit" } : {};
+    return { text: parts.join("\n"), meta: { matches, files, truncated: res.truncated || cut, ...stopped, ...(hidden ? { hidden } : {}) } };
   },
 });

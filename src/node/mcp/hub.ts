@@ -14,10 +14,8 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
 import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { GroupStdioTransport } from "./stdio-transport";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
 import { withoutProviderSecrets } from "../settings/secret-env";
@@ -262,6 +260,7 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
+    const { Client, GroupStdioTransport, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
     const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
     const onDied = (why: string) => {
       if (this.disposed || !slot.running) return;

@@ -6,7 +6,10 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { effectiveEntries, loadGuidance, rank } from "../../../src/core/guidance";
 import { parseFrontmatter } from "../../../src/core/guidance/frontmatter";
+import { MAX_NESTED_MEMORY, NESTED_MEMORY_TIME_MS } from "../../../src/core/guidance/loader";
 import type { GuidanceEntry } from "../../../src/core/guidance/types";
+import type { Searcher } from "../../../src/core/ports";
+import { createJsSearcher, createRipgrepSearcher } from "../../../src/node/ripgrep-searcher";
 import { builtinLessonsDir, createNodeGuidanceFiles } from "../../../src/node/guidance-files";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";
 
@@ -90,6 +93,58 @@ describe("loadGuidance", () => {
     expect(byName(set.entries, "ts")!.match.globs).toEqual(["src/**/*.ts", "lib/*.js"]);
     expect(byName(set.entries, "pdf-forms")!.files).toEqual(["scripts/fill.py"]);
     expect(byName(set.entries, "flaky")!.priority).toBe(1.5);
+  });
+
+  it("lists every nested AGENTS.md/CLAUDE.md of a 3,000-folder tree, at any depth, with ripgrep and with the JS searcher alike", async () => {
+    const files: Record<string, string> = { ".gitignore": "ignored/\n", "AGENTS.md": "Root.\n" };
+    const want: string[] = [];
+    // 3,000 folders (30 packages of 10 modules of 10 folders); memory in every 7th, plus one 12 levels deep.
+    for (let i = 0; i < 3000; i++) {
+      const dir = `packages/p${Math.floor(i / 100)}/m${Math.floor(i / 10) % 10}/d${i % 10}`;
+      files[`${dir}/index.ts`] = "x\n";
+      if (i % 7 === 0) {
+        files[`${dir}/${i % 2 ? "CLAUDE.md" : "AGENTS.md"}`] = `Memory ${i}.\n`;
+        want.push(`${dir}/${i % 2 ? "CLAUDE.md" : "AGENTS.md"}`);
+      }
+    }
+    const deep = "a/b/c/d/e/f/g/h/i/j/k/l";
+    files[`${deep}/AGENTS.md`] = "Deep.\n";
+    want.push(`${deep}/AGENTS.md`);
+    // Never listed: ignored, build output, dependencies, dot folders.
+    for (const d of ["ignored/x", "node_modules/dep", "dist", ".cache/y"]) files[`${d}/AGENTS.md`] = "No.\n";
+    ws = createTempWorkspace(files);
+    const sources = async (search: Searcher) => {
+      const set = await loadGuidance({ fs: ws!.fs, files: noHome(), nestedMemory: true, search });
+      expect(set.problems).toEqual([]);
+      return set.entries.filter((e) => e.kind === "memory" && e.activation === "folder").map((e) => e.source);
+    };
+    const rg = await sources(createRipgrepSearcher());
+    expect(rg.length).toBe(want.length);
+    expect([...rg].sort()).toEqual([...want].sort());
+    expect(await sources(createJsSearcher())).toEqual(rg);
+  }, 120_000);
+
+  it("says exactly what was not searched when the nested-memory search stops early", async () => {
+    ws = createTempWorkspace({ "a/AGENTS.md": "A.\n", "b/AGENTS.md": "B.\n" });
+    const stopping = (stopped: "limit" | "time", paths: string[]): Searcher => ({
+      grep: async () => ({ lines: [], truncated: false }),
+      glob: async (o) => {
+        expect(o).toMatchObject({ order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS });
+        return { paths: paths.map((p) => `${ws!.root}/${p}`), truncated: true, found: paths.length, stopped };
+      },
+    });
+    const limit = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true, search: stopping("limit", ["a/AGENTS.md"]) });
+    expect(limit.entries.map((e) => e.source)).toEqual(["a/AGENTS.md"]);
+    expect(limit.problems).toEqual([
+      { path: ws.root, message: `nested AGENTS.md/CLAUDE.md not all listed: the search stopped at ${MAX_NESTED_MEMORY} files; files after a/AGENTS.md (in path order) were not searched` },
+    ]);
+    const time = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true, search: stopping("time", []) });
+    expect(time.problems).toEqual([
+      {
+        path: ws.root,
+        message: `nested AGENTS.md/CLAUDE.md not all listed: the search stopped at its time limit of ${NESTED_MEMORY_TIME_MS / 1000} s; it had found none, and the folders it had not reached were not searched`,
+      },
+    ]);
   });
 
   it("reports malformed frontmatter, bad regexes and unknown statuses with file:line, and keeps loading the rest", async () => {

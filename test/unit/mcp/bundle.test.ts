@@ -1,5 +1,6 @@
-// The MCP SDK rides in the lazily loaded session bundle, never in the activation bundle, and the
-// minified session bundle still loads (a dynamic import of the SDK once broke zod's init order there).
+// The MCP SDK rides in its own bundle (mcp-sdk.js), loaded when the first MCP server starts: never
+// in the activation bundle, the session bundle or the CLI; the minified bundles still load (a
+// dynamic import of the SDK once broke zod's init order in the session bundle).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,9 +18,24 @@ describe("MCP in the production bundles", () => {
   }, 180_000);
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it("extension.js (activation) has no MCP SDK; session.js has it", () => {
-    expect(readFileSync(join(out, "extension.js"), "utf8")).not.toContain("StreamableHTTPClientTransport");
-    expect(readFileSync(join(out, "session.js"), "utf8")).toContain("mcp-session-id");
+  it("only mcp-sdk.js has the MCP SDK: not extension.js (activation), session.js or cli.js", () => {
+    for (const f of ["extension.js", "session.js", "cli.js"]) {
+      // A header name the SDK's HTTP transport sends (the class names stay as the hub's property names).
+      expect(readFileSync(join(out, f), "utf8"), f).not.toContain("mcp-session-id");
+    }
+    expect(readFileSync(join(out, "mcp-sdk.js"), "utf8")).toContain("mcp-session-id");
+  });
+
+  it("the minified mcp-sdk.js loads and has what the hub takes from it", () => {
+    const r = spawnSync(
+      process.execPath,
+      ["-e", `const m = require(${JSON.stringify(join(out, "mcp-sdk.js"))}); console.log(Object.keys(m).sort().join(","), typeof new m.Client({ name: "t", version: "1" }).connect)`],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("Client,GroupStdioTransport,SSEClientTransport,StreamableHTTPClientTransport function");
   });
 
   it("the minified session.js loads (with a stand-in for the vscode module)", () => {

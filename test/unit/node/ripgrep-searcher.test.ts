@@ -103,8 +103,27 @@ describe("ripgrep searcher and JS fallback", () => {
   it("glob: truncates to the most recent maxResults", async () => {
     const opts = { pattern: "*.ts", path: root, maxResults: 2 };
     const [a, b] = await Promise.all([rg.glob(opts), js.glob(opts)]);
-    expect(a).toEqual({ paths: [`${root}/b/c/gen.ts`, `${root}/b/c/deep.ts`], truncated: true });
+    expect(a).toEqual({ paths: [`${root}/b/c/gen.ts`, `${root}/b/c/deep.ts`], truncated: true, found: 5 });
     expect(b).toEqual(a);
+  });
+
+  it("glob: the same bounded answers in path order and with a bound on ranked matches", async () => {
+    const cases = [
+      { pattern: "*.ts", order: "path" as const, maxResults: 2 },
+      { pattern: "*.ts", order: "path" as const, maxResults: 50 },
+      { pattern: "**/*", maxResults: 3, maxRanked: 4 },
+      { pattern: "*.{ts,txt,md}", maxResults: 2, maxRanked: 100 },
+    ];
+    for (const c of cases) {
+      const opts = { ...c, path: root };
+      const [a, b] = await Promise.all([rg.glob(opts), js.glob(opts)]);
+      expect(b, JSON.stringify(c)).toEqual(a);
+    }
+    const byPath = await rg.glob({ pattern: "*.ts", path: root, order: "path", maxResults: 2 });
+    expect(byPath).toEqual({ paths: [`${root}/.hidden/h.ts`, `${root}/a-b.ts`], truncated: true, found: 2, stopped: "limit" });
+    // Ranked among the first 4 matches in path order only: .gitignore, .hidden/h.ts, a-b.ts, a.ts (the newer files come later).
+    const ranked = await rg.glob({ pattern: "**/*", path: root, maxResults: 3, maxRanked: 4 });
+    expect(ranked).toEqual({ paths: [`${root}/a-b.ts`, `${root}/a.ts`, `${root}/.hidden/h.ts`], truncated: true, found: 4, stopped: "limit" });
   });
 
   it("aborts a running search when the signal fires", async () => {

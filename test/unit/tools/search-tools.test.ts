@@ -4,7 +4,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashlineReady, lineHash } from "../../../src/core/edit/hashline";
 import type { Searcher } from "../../../src/core/ports";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
-import { MAX_GREP_MATCHES } from "../../../src/core/tools/grep";
+import { GLOB_TIME_LIMIT_MS, MAX_GLOB_RANKED, MAX_GLOB_RESULTS } from "../../../src/core/tools/glob";
+import { GREP_TIME_LIMIT_MS, MAX_GREP_MATCHES } from "../../../src/core/tools/grep";
 import type { ToolContext } from "../../../src/core/tools/types";
 import { createJsSearcher, createRipgrepSearcher, findRipgrep } from "../../../src/node/ripgrep-searcher";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
@@ -62,6 +63,39 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
     expect((await callTool(tools, "glob", { pattern: "config" }, ctx)).text).toBe('No files match "config" in the workspace (files ignored by .gitignore are not searched).');
   });
 
+  it("glob shows the 200 most recently modified of all matches and says how many more there are", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 250; i++) files[`gen/f${String(i).padStart(3, "0")}.py`] = "x\n";
+    ws.write(files);
+    const t = Date.now() / 1000;
+    // The newest are the last 200 by name: f249 first.
+    for (let i = 0; i < 250; i++) fs.utimesSync(path.join(ws.root, `gen/f${String(i).padStart(3, "0")}.py`), t - 1000 + i, t - 1000 + i);
+    const out = await callTool(tools, "glob", { pattern: "**/*.py" }, ctx);
+    const lines = out.text.split("\n");
+    expect(lines[0]).toBe(`${MAX_GLOB_RESULTS} of 250 files matching "**/*.py" in the workspace, most recently modified first:`);
+    expect(lines[1]).toBe("gen/f249.py");
+    expect(lines[MAX_GLOB_RESULTS]).toBe("gen/f050.py");
+    expect(lines.slice(MAX_GLOB_RESULTS + 1)).toEqual(["[50 more matching files are not shown. Use a more specific pattern or a path to narrow the search.]"]);
+    expect(out.meta).toMatchObject({ truncated: true, found: 250 });
+  });
+
+  it("glob stops after the first 2000 matches in path order and says so", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < MAX_GLOB_RANKED + 10; i++) files[`gen/f${String(i).padStart(4, "0")}.py`] = "x\n";
+    ws.write(files);
+    const out = await callTool(tools, "glob", { pattern: "*.py" }, ctx);
+    const lines = out.text.split("\n");
+    expect(lines[0]).toBe(`${MAX_GLOB_RESULTS} of more than ${MAX_GLOB_RANKED} files matching "*.py" in the workspace, most recently modified first:`);
+    expect(lines).toHaveLength(MAX_GLOB_RESULTS + 2);
+    // f2000..f2009 come after the first 2000 in path order: never looked at.
+    expect(lines.some((l) => /f200\d\.py$/.test(l))).toBe(false);
+    expect(lines[MAX_GLOB_RESULTS + 1]).toBe(
+      `[More than ${MAX_GLOB_RANKED} files match: the search stopped after the first ${MAX_GLOB_RANKED} in path order, and these are the most recently modified of those ` +
+        "(files after them in path order were not looked at). Use a more specific pattern or a path to narrow the search.]",
+    );
+    expect(out.meta).toMatchObject({ truncated: true, found: MAX_GLOB_RANKED, stopped: "limit" });
+  });
+
   it("grep groups results by file with hashline anchors", async () => {
     const out = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
     expect(out.text).toBe(
@@ -113,5 +147,63 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
   it("grep says when nothing matched and refuses paths outside the workspace", async () => {
     expect((await callTool(tools, "grep", { pattern: "zeta" }, ctx)).text).toBe("No matches for /zeta/ in the workspace.");
     expect((await callTool(tools, "grep", { pattern: "x", path: "../" }, ctx)).text).toContain("is outside the workspace");
+  });
+});
+
+describe("glob and grep tools when the search stops at its time limit", () => {
+  let ws: TempWorkspace;
+  beforeAll(() => hashlineReady());
+  afterEach(() => ws.cleanup());
+
+  // The searchers' time limits are tested with a real process (test/unit/node/ripgrep-streaming.test.ts); here, what the model is told.
+  const stoppedSearcher = (root: string): Searcher => ({
+    async glob(o) {
+      expect(o.timeLimitMs).toBe(GLOB_TIME_LIMIT_MS);
+      return { paths: [`${root}/src/b.ts`, `${root}/src/a.ts`], truncated: true, found: 2, stopped: "time" };
+    },
+    async grep(o) {
+      expect(o.timeLimitMs).toBeLessThanOrEqual(GREP_TIME_LIMIT_MS);
+      expect(o.timeLimitMs).toBeGreaterThan(GREP_TIME_LIMIT_MS - 5_000);
+      return { lines: [{ path: `${root}/src/a.ts`, line: 1, text: "alpha", match: true }], truncated: true, stopped: "time" };
+    },
+  });
+
+  it("says what was found, that the search did not finish, and where it stopped", async () => {
+    ws = createTempWorkspace({ "src/a.ts": "alpha\n", "src/b.ts": "beta\n" });
+    const ctx = ws.context({ search: stoppedSearcher(ws.root) });
+    const glob = await callTool(tools, "glob", { pattern: "**/*.ts" }, ctx);
+    expect(glob.text).toBe(
+      [
+        `2 of the 2 files matching "**/*.ts" found in the workspace before the search stopped at its time limit of ${GLOB_TIME_LIMIT_MS / 1000} s, most recently modified first:`,
+        "src/b.ts",
+        "src/a.ts",
+        "[The search did not finish: files it had not reached may match too. Give a path or a more specific pattern to search less.]",
+      ].join("\n"),
+    );
+    const grep = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
+    expect(grep.text).toBe(
+      [
+        "1 matching line (the search stopped early) in 1 file for /alpha/ in the workspace:",
+        "src/a.ts:",
+        h(1, "alpha"),
+        `[The search stopped at its time limit of ${GREP_TIME_LIMIT_MS / 1000} s: files after "src/a.ts" (in path order) were not all searched and may match too. Narrow the search with path=, glob= or a more specific pattern.]`,
+      ].join("\n"),
+    );
+    expect(grep.meta).toMatchObject({ truncated: true, stopped: "time" });
+  });
+
+  it("says when nothing was found before the time limit", async () => {
+    ws = createTempWorkspace({ "src/a.ts": "alpha\n" });
+    const none: Searcher = {
+      glob: async () => ({ paths: [], truncated: true, found: 0, stopped: "time" }),
+      grep: async () => ({ lines: [], truncated: true, stopped: "time" }),
+    };
+    const ctx = ws.context({ search: none });
+    expect((await callTool(tools, "glob", { pattern: "*.rs" }, ctx)).text).toBe(
+      `No files matching "*.rs" found in the workspace before the search stopped at its time limit of ${GLOB_TIME_LIMIT_MS / 1000} s: it did not cover all of the workspace. Give a path to search a smaller folder.`,
+    );
+    expect((await callTool(tools, "grep", { pattern: "zeta" }, ctx)).text).toBe(
+      `No matches for /zeta/ found in the workspace before the search stopped at its time limit of ${GREP_TIME_LIMIT_MS / 1000} s: it did not cover all of the workspace. Give a path or glob to search less.`,
+    );
   });
 });
