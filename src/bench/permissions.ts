@@ -55,6 +55,25 @@ export function largeCommands(size = 100_000): Record<string, string> {
   };
 }
 
+/**
+ * Worst-case shapes (issue 18: every input up to 1 MB answered within 200 ms): long paths of many
+ * components (with and without `..`), deep nesting, many words, arithmetic with nested subscripts,
+ * and inputs above the 100 KB bound up to 1 MB (refused at once).
+ */
+export function worstCaseCommands(): Record<string, string> {
+  return {
+    "path of 49,000 components": `cat ${"a/".repeat(49_000)}x`,
+    "path of 32,000 ..": `cat ${Array.from({ length: 32_000 }, () => "..").join("/")}`,
+    "path of 16,000 x/..": `cat ${"x/../".repeat(16_000)}x`,
+    "60 nested subshells": `${"(".repeat(60)}echo a${")".repeat(60)}`,
+    "4,900 words": `echo ${"ab ".repeat(4_900)}`,
+    "nested subscripts": `echo $((${"a[".repeat(60)}1${"]".repeat(60)}))`,
+    "long arithmetic": `echo $((${Array.from({ length: 4_000 }, (_, i) => `x${i}`).join("+")}))`,
+    "1 MB word (refused)": `echo ${"x".repeat(1_000_000 - 5)}`,
+    "1 MB path (refused)": `cat ${"a/".repeat(499_990)}x`,
+  };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -143,6 +162,20 @@ export async function bench(): Promise<BenchSection> {
       metrics.push({ name: `Bash check, 100 KB ${name}, max of 7`, value: ts[ts.length - 1]!, unit: "ms" });
     }
 
+    // Worst-case shapes: 5 checks each (the target is 200 ms for any input up to 1 MB).
+    for (const [name, command] of Object.entries(worstCaseCommands())) {
+      const ts: number[] = [];
+      let decision = "";
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        const d = await gate.check(bash(command), "default");
+        ts.push(performance.now() - t);
+        decision = d.decision;
+      }
+      ts.sort((a, b) => a - b);
+      metrics.push({ name: `Bash check, worst case: ${name}, max of 5`, value: ts[ts.length - 1]!, unit: "ms", note: `${command.length} characters → ${decision}; target ≤ 200 ms` });
+    }
+
     const n = 2000;
     const t3 = performance.now();
     for (let i = 0; i < n; i++) await gate.check({ tool: "edit_file", permission: "Edit", input: { file_path: "src/a.ts" }, mutates: true }, "default");
@@ -170,7 +203,7 @@ export async function bench(): Promise<BenchSection> {
   }
   return {
     section: "permissions",
-    method: `A fresh gate over a small temporary workspace: the first check (loads the tree-sitter wasm); ${REALISTIC_COMMANDS.length} realistic commands × 50 rounds, each check timed (p50/p99), against tree-sitter's parse of the same command (baseline); six 100 KB inputs × 7 (analysed and refused by the bounds); Edit checks; then test/fixtures/permissions-corpus.json and permissions-attacks.json through \`yoke permissions check --json\`, each case in a fresh temporary workspace.`,
+    method: `A fresh gate over a small temporary workspace: the first check (loads the tree-sitter wasm); ${REALISTIC_COMMANDS.length} realistic commands × 50 rounds, each check timed (p50/p99), against tree-sitter's parse of the same command (baseline); six 100 KB inputs × 7 (analysed and refused by the bounds); worst-case shapes up to 1 MB × 5 (long paths, deep nesting, many words, nested subscripts); Edit checks; then test/fixtures/permissions-corpus.json and permissions-attacks.json through \`yoke permissions check --json\`, each case in a fresh temporary workspace.`,
     metrics,
   };
 }

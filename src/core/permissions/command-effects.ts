@@ -6,6 +6,7 @@
  * consulted for every command — also under allow rules: an allow rule covers such an option only
  * when its literal text names it.
  */
+import { isLongOption, longOptionOf, optionValues } from "./long-options";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
@@ -41,6 +42,11 @@ const INTERPRETERS: Array<{ name: RegExp; inline: RegExp; label: string; stdinWh
   { name: /^julia$/, inline: /^(-e|-E|--eval|--print)/, label: "julia", stdinWhenBare: false },
   { name: /^(irb|pry|ghci|ocaml|swift|scala|clojure|racket|guile|sbcl|node-repl|tsx|ts-node)$/, inline: /^(-e|--eval|-c)/, label: "an interpreter", stdinWhenBare: false },
 ];
+
+/** Is this program an interpreter that runs code (python, node, perl, ruby…)? */
+export function isInterpreter(name: string): boolean {
+  return INTERPRETERS.some((it) => it.name.test(name)) || AWKS.has(name) || name === "sed" || name === "source" || name === ".";
+}
 
 /** Tools with options that run programs or write files: an argument only known at run time could be one. */
 export const OPTION_SENSITIVE = new Set([
@@ -92,9 +98,6 @@ export const OPTION_SENSITIVE = new Set([
   "php",
 ]);
 
-/** Commands whose `--files0-from=F` reads the files named in F. */
-const FILES0_FROM = new Set(["sort", "wc", "du"]);
-
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
 const NPM_FAMILY = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "corepack"]);
@@ -126,9 +129,14 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     }
     return out;
   };
-  const exec = (re: RegExp, why: string) => {
-    for (const a of args) if (re.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why });
+  const exec = (re: RegExp, why: string, long: readonly string[] = [], exact: readonly string[] = []) => {
+    for (const a of args) {
+      const full = longOptionOf(a.value, long, exact);
+      if (re.test(a.value) || full) fx.execOptions.push({ option: full ?? a.value.split("=")[0]!, why });
+    }
   };
+  /** Files named by other files (`--files0-from=F`, `tar -T F`): any file. */
+  const readsListed = (why: string) => fx.reads.push({ value: `$(${why})`, raw: why, dynamic: true, glob: false });
 
   for (const it of INTERPRETERS) {
     if (!it.name.test(name)) continue;
@@ -138,6 +146,9 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     else if (extraArgs) fx.hidden.push(`${name} is given arguments at run time (xargs)`);
     else {
       const operand = firstOperand(args, it.valued);
+      // `python -m MODULE` runs a module (code from files, like a script), not its input.
+      const module = it.label === "python" && operand === undefined && args.some((a) => /^-[a-zA-Z]*m/.test(a.value) && !a.value.startsWith("--"));
+      if (module) return fx;
       if ((operand === undefined && it.stdinWhenBare) || operand?.value === "-" || operand?.value === "/dev/stdin" || operand?.dynamic)
         fx.hidden.push(`${name} runs code read from ${operand?.dynamic ? operand.raw : "its input"}${stdinLiteral ? " (a here-document Yoke does not parse)" : ""}`);
     }
@@ -164,10 +175,12 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
   }
 
   if (name === "sed") {
-    const scripts = [...valueAfter(/^(-e|--expression)$/, /^--expression=(.*)$/)];
+    const scripts = [...optionValues(args, "--expression", "-e")];
+    for (const a of args) if (/^-[a-zA-Z]+e$/.test(a.value) && a.value !== "-e") scripts.push(...optionValues(args.slice(args.indexOf(a)), undefined, a.value));
+    const fromFile = args.some((a) => /^-[a-zA-Z]*f/.test(a.value) || isLongOption(a.value, "--file", ["--follow-symlinks"]) || a.value === "--f");
     if (!scripts.length) {
       const op = firstOperand(args, /^(-l|--line-length|-f|--file)$/);
-      if (op && !args.some((a) => /^(-f|--file)/.test(a.value))) scripts.push(op);
+      if (op && !fromFile) scripts.push(op);
     }
     for (const s of scripts) {
       if (s.dynamic) {
@@ -196,20 +209,11 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     return fx;
   }
 
-  // `--files0-from=F` (any unique prefix): the files read are named inside F, only known when it runs.
-  if (FILES0_FROM.has(name)) {
-    const listed = args.find((a) => {
-      const opt = a.value.split("=")[0]!;
-      return opt.length >= 3 && opt.startsWith("--f") && "--files0-from".startsWith(opt);
-    });
-    if (listed) fx.hidden.push(`${name} ${listed.value} reads the files named inside a file, only known when it runs`);
-  }
-
   switch (name) {
     case "git": {
-      exec(/^--(ext-diff|textconv)$/, "git runs the external diff or text conversion programs of the configuration");
+      exec(/^--(ext-diff|textconv)$/, "git runs the external diff or text conversion programs of the configuration", ["--ext-diff", "--textconv"], ["--text", "--exit-code"]);
       exec(/^--no-index$/, "git diff --no-index reads any two files on the disk, inside the repository or not");
-      fx.writes.push(...valueAfter(/^--output$/, /^--output=(.*)$/));
+      fx.writes.push(...optionValues(args, "--output", undefined, ["--output-directory", "--ours", "--oneline", "--only"]));
       if (values.includes("format-patch")) fx.writeRegions.push(...valueAfter(/^(-o|--output-directory)$/, /^--output-directory=(.*)$/));
       if (values.includes("archive")) fx.writes.push(...valueAfter(/^(-o|--output)$/, /^--output=(.*)$/));
       if (values.includes("bundle") && values.includes("create")) fx.writes.push(...args.slice(values.indexOf("create") + 1, values.indexOf("create") + 2));
@@ -231,15 +235,33 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       return fx;
     }
     case "sort":
-      fx.writes.push(...valueAfter(/^(-o|--output)$/, /^(?:-o|--output=)(.+)$/));
-      exec(/^--compress-program/, "sort runs a compression program");
+      fx.writes.push(...valueAfter(/^(-o|--output)$/, /^(?:-o|--output=)(.+)$/), ...optionValues(args, "--output").filter((w) => !fx.writes.includes(w)));
+      fx.writeRegions.push(...optionValues(args, "--temporary-directory", "-T"));
+      exec(/^--compress-program/, "sort runs a compression program", ["--compress-program"]);
+      if (args.some((a) => isLongOption(a.value, "--files0-from"))) readsListed("the files listed in --files0-from");
+      return fx;
+    case "wc":
+    case "du":
+      if (args.some((a) => isLongOption(a.value, "--files0-from"))) readsListed("the files listed in --files0-from");
+      return fx;
+    case "date":
+      fx.reads.push(...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r"));
       return fx;
     case "tar":
     case "bsdtar":
-      exec(/^(--to-command|--use-compress-program|-I|--checkpoint-action|--info-script|-F|--new-volume-script|--rsh-command|--rmt-command)(=|$)/, "tar runs another program");
+      exec(/^(--to-command|--use-compress-program|-I|--checkpoint-action|--info-script|-F|--new-volume-script|--rsh-command|--rmt-command)(=|$)/, "tar runs another program", [
+        "--to-command",
+        "--use-compress-program",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+      ]);
+      if (args.some((a) => /^-[a-zA-Z]*T/.test(a.value) || isLongOption(a.value, "--files-from"))) readsListed("the files listed in tar -T");
       return fx;
     case "rsync":
-      exec(/^(-e|--rsh|--rsync-path)(=|$)/, "rsync runs a remote shell or program");
+      exec(/^(-e|--rsh|--rsync-path)(=|$)/, "rsync runs a remote shell or program", ["--rsh", "--rsync-path"]);
       return fx;
     case "ssh":
     case "scp":
@@ -253,13 +275,16 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
           /^--(?:output|cookie-jar|dump-header|trace|trace-ascii|stderr|etag-save|hsts|alt-svc)=(.*)$/,
         ),
       );
-      exec(/^(-K|--config)(=|$)/, "curl reads options from a file");
+      exec(/^(-K|--config)(=|$)/, "curl reads options from a file", ["--config"]);
+      for (const full of ["--output", "--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc"])
+        for (const w of optionValues(args, full)) if (!fx.writes.includes(w)) fx.writes.push(w);
       if (has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/))
         fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
       return fx;
     case "wget":
       fx.writes.push(...valueAfter(/^(-O|--output-document|-o|--output-file|-a|--append-output)$/, /^--(?:output-document|output-file|append-output)=(.*)$/));
-      exec(/^(-e|--execute|--config|-i|--input-file)(=|$)/, "wget reads commands or options from elsewhere");
+      exec(/^(-e|--execute|--config|-i|--input-file)(=|$)/, "wget reads commands or options from elsewhere", ["--execute", "--config", "--input-file"]);
+      for (const full of ["--output-document", "--output-file", "--append-output"]) for (const w of optionValues(args, full)) if (!fx.writes.includes(w)) fx.writes.push(w);
       fx.writeRegions.push(
         ...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length
           ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/)
@@ -271,7 +296,8 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if (has(/^(--eval|-E)(=|$)/)) fx.hidden.push(`${name} --eval runs make code given on the command line`);
       if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value)))
         fx.hidden.push(`${name} reads a makefile from its input`);
-      exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`);
+      if (args.some((a) => isLongOption(a.value, "--eval"))) fx.hidden.push(`${name} --eval runs make code given on the command line`);
+      exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`, ["--file", "--makefile", "--directory", "--include-dir"]);
       for (const a of args)
         if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
       return fx;
@@ -283,13 +309,20 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       return fx;
     case "pytest":
     case "py.test":
-      exec(/^(-p|-c|--rootdir|--confcutdir|-o|--override-ini|--pyargs)(=|$)/, "pytest loads plugins or configuration from elsewhere");
+      exec(/^(-p|-c|--rootdir|--confcutdir|-o|--override-ini|--pyargs)(=|$)/, "pytest loads plugins or configuration from elsewhere", [
+        "--rootdir",
+        "--confcutdir",
+        "--override-ini",
+        "--pyargs",
+        "--config-file",
+        "--plugins",
+      ]);
       return fx;
     case "rg":
       exec(/^--pre(=|$)|^--pre-glob/, "rg runs a preprocessor");
       return fx;
     case "zip":
-      exec(/^(-TT|--unzip-command)(=|$)/, "zip runs another program");
+      exec(/^(-TT|--unzip-command)(=|$)/, "zip runs another program", ["--unzip-command"]);
       return fx;
     case "vim":
     case "nvim":

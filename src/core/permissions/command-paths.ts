@@ -9,30 +9,34 @@ import { NO_PATH_COMMANDS, pathArguments } from "./readonly-commands";
 import type { Word } from "./shell/words";
 
 const NO_PATH = new Set(NO_PATH_COMMANDS);
-/** Every non-option argument is written (or removed, or changed in place). */
-const WRITES_ALL = new Set([
-  "tee",
-  "touch",
-  "mkdir",
-  "rmdir",
-  "rm",
-  "unlink",
-  "truncate",
-  "shred",
-  "chmod",
-  "chown",
-  "chgrp",
-  "setfacl",
-  "chattr",
-  "mkfifo",
-  "mknod",
-  "srm",
-  "trash",
-  "trash-put",
-  "gio",
-]);
+/**
+ * Every non-option argument is written (or removed, or changed in place). Only that path: these
+ * never write below it (`touch x`, `mkdir -p x/y`, `tee x`).
+ */
+const WRITES_ALL = new Set(["tee", "touch", "mkdir", "rmdir", "unlink", "truncate", "shred", "mkfifo", "mknod"]);
+/** Every non-option argument is written, and everything below it with a recursive option. */
+const WRITES_ALL_RECURSIVE: Record<string, RegExp> = {
+  rm: /^-[a-zA-Z]*[rR]|^--recursive$/,
+  srm: /^-[a-zA-Z]*[rR]|^--recursive$/,
+  chmod: /^-[a-zA-Z]*R|^--recursive$/,
+  chown: /^-[a-zA-Z]*R|^--recursive$/,
+  chgrp: /^-[a-zA-Z]*R|^--recursive$/,
+  setfacl: /^-[a-zA-Z]*R|^--recursive$/,
+  chattr: /^-[a-zA-Z]*R$/,
+};
+/** Every argument is written with everything below it (moving a folder to the trash). */
+const WRITES_ALL_REGION = new Set(["trash", "trash-put", "gio"]);
 /** The last non-option argument is written; the others are read. */
 const WRITES_LAST = new Set(["cp", "install", "ln", "rsync", "scp", "link"]);
+/** Options that make a copy recursive (rsync copies folders as they are named). */
+const RECURSIVE_COPY: Record<string, RegExp> = {
+  cp: /^-[a-zA-Z]*[rRa]|^--(recursive|archive)$/,
+  install: /^$^/,
+  ln: /^$^/,
+  link: /^$^/,
+  rsync: /^/,
+  scp: /^-[a-zA-Z]*r/,
+};
 /** Sources are read and removed, the last argument written. */
 const MOVES = new Set(["mv"]);
 
@@ -138,14 +142,28 @@ const NON_PATH_VALUES: Record<string, Set<string>> = {
   ]),
 };
 
+/** Programs whose arguments this module reads as written paths. */
+export function writesNamedPaths(name: string): boolean {
+  return WRITES_ALL.has(name) || WRITES_ALL_REGION.has(name) || name in WRITES_ALL_RECURSIVE || WRITES_LAST.has(name) || MOVES.has(name) || name === "dd";
+}
+
 export interface NamedPaths {
   reads: Word[];
+  /** Written, only that path. */
   writes: Word[];
+  /** Written with everything below it. */
+  regions?: Word[];
+  /**
+   * cp/mv/ln/install: `target` and `target/<name of each source>` are written (the target may be a
+   * folder); below them too when `below` says so: always for a recursive copy of a folder, for a
+   * move of a folder (the caller decides whether a source is a folder).
+   */
+  copies?: { sources: Word[]; target: Word; kind: "copy" | "recursive" | "move"; intoFolder?: boolean };
 }
 
 export function namedPaths(words: Word[]): NamedPaths {
   const name = words[0]?.value ?? "";
-  const out: NamedPaths = { reads: [], writes: [] };
+  const out: NamedPaths = { reads: [], writes: [], regions: [] };
   if (NO_PATH.has(name)) return out;
   const args = words.slice(1);
   if (name === "dd") {
@@ -156,24 +174,40 @@ export function namedPaths(words: Word[]): NamedPaths {
     return out;
   }
   const positional = positionalArgs(args, NON_PATH_VALUES[name]);
+  const dashdash = args.findIndex((a) => a.value === "--");
+  const options = (dashdash < 0 ? args : args.slice(0, dashdash)).filter((a) => a.value.startsWith("-"));
   if (WRITES_LAST.has(name) || MOVES.has(name)) {
+    const kind = MOVES.has(name) ? "move" : options.some((o) => RECURSIVE_COPY[name]!.test(o.value)) ? "recursive" : "copy";
     // `cp -t DIR src…`, `mv --target-directory=DIR src…`: the folder is written, the rest read.
     const target = targetDirectory(args);
     if (target) {
       const sources = positional.filter((w) => w !== target.word && w.value !== target.dir.value);
       out.reads.push(...sources);
-      out.writes.push(target.dir, ...(MOVES.has(name) ? sources : []));
+      out.copies = { sources, target: target.dir, kind, intoFolder: true };
+      return out;
+    }
+    if (positional.length > 1) {
+      const sources = positional.slice(0, -1);
+      out.reads.push(...sources);
+      out.copies = { sources, target: positional[positional.length - 1]!, kind };
       return out;
     }
   }
-  if (WRITES_ALL.has(name) || (name === "sed" && args.some((a) => /^(-i|--in-place)/.test(a.value) || /^-[a-zA-Z]*i/.test(a.value)))) {
-    out.writes.push(...positional);
-  } else if (MOVES.has(name) && positional.length > 1) {
-    out.reads.push(...positional.slice(0, -1));
-    out.writes.push(...positional);
-  } else if (WRITES_LAST.has(name) && positional.length > 1) {
-    out.reads.push(...positional.slice(0, -1));
-    out.writes.push(positional[positional.length - 1]!);
+  if (name === "sed" && args.some((a) => /^(-i|--in-place)/.test(a.value) || (/^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--")))) {
+    // The script is the first operand unless -e/-f gave one; the files are changed in place.
+    const explicit = args.some((a) => /^(-e|--expression|-f|--file)(=|$)/.test(a.value) || /^-[a-zA-Z]*[ef]$/.test(a.value));
+    const files = explicit ? positional : positional.slice(1);
+    out.writes.push(...files);
+    // `-i.bak` / `--in-place=.bak` also writes a backup next to each file (`*` stands for its name).
+    const suffix = args.map((a) => /^-[a-zA-Z]*i(.+)$/.exec(a.value)?.[1] ?? /^--in-place=(.+)$/.exec(a.value)?.[1]).find((x) => x !== undefined);
+    if (suffix) for (const f of files) out.writes.push({ ...f, value: suffix.includes("*") ? suffix.replace(/\*/g, f.value.slice(f.value.lastIndexOf("/") + 1)) : `${f.value}${suffix}` });
+    return out;
+  }
+  if (WRITES_ALL.has(name)) out.writes.push(...positional);
+  else if (WRITES_ALL_REGION.has(name)) out.regions!.push(...positional);
+  else if (WRITES_ALL_RECURSIVE[name]) {
+    if (options.some((o) => WRITES_ALL_RECURSIVE[name]!.test(o.value))) out.regions!.push(...positional);
+    else out.writes.push(...positional);
   } else out.reads.push(...positional);
   return out;
 }

@@ -13,13 +13,15 @@
  *    command allowed in plan mode) carry `confine.readOnly`.
  */
 import type { PermissionDecision, PermissionMode } from "../loop/types";
-import { commandEffects, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
-import { isOptionValue, namedPaths } from "./command-paths";
+import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } from "./command-effects";
+import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
 import { checkCommandPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, type PathPattern } from "./path-reach";
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
+import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, type ReadOnlyClass } from "./readonly-commands";
+import { isShell } from "./shell/unwrap";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
 import { analyseCommand } from "./shell/extract";
@@ -107,6 +109,8 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   const maybe: Array<{ rule: PermissionRule; inst: Instance; what: string }> = [];
 
   // 1. Deny rules: any part, any view (as written and expanded); paths touched.
+  const askRulesEarly = rulesFor(ctx, "ask", "Bash");
+  const unknownRuns = unknownProgramRuns(instances, [...denyRules, ...askRulesEarly]);
   for (const inst of instances) {
     for (const rule of denyRules) {
       const m = matchViews(rule, inst);
@@ -114,6 +118,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
       if (m === "maybe") maybe.push({ rule, inst, what: `\`${inst.part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs)` });
     }
   }
+  for (const u of unknownRuns) if (u.rule.list === "deny") maybe.push({ rule: u.rule, inst: u.inst, what: u.what });
   for (const t of touches) {
     const perm = t.kind === "write" ? "Write" : "Read";
     if ("exact" in t) {
@@ -144,7 +149,9 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   }
 
   // 3. Ask rules, then protected paths.
-  const askRules = rulesFor(ctx, "ask", "Bash");
+  const askRules = askRulesEarly;
+  const unknownAsk = unknownRuns.find((u) => u.rule.list === "ask");
+  if (unknownAsk && !unknownRuns.some((u) => u.rule.list === "deny")) return decide("ask", "rule", `${unknownAsk.what}, so it needs approval.`, unknownAsk.rule);
   for (const wanted of ["yes", "maybe"] as const) {
     for (const inst of instances) {
       if (wanted === "maybe" && inst.part.problems.length) continue;
@@ -190,6 +197,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   const failures: string[] = [];
   let usedRule: PermissionRule | undefined;
   let allReadOnly = true;
+  let edits = false;
   const byRuleParts = new Set<Instance>();
   for (const inst of instances) {
     const { part } = inst;
@@ -208,6 +216,11 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
         byRuleParts.add(inst);
         usedRule ??= rule.rule;
         allReadOnly = false;
+      } else if (mode === "acceptEdits" && !workspaceEditProblem(inst, touches, ctx)) {
+        // acceptEdits accepts file edits, and the commands that only create, copy, move or edit
+        // files inside the workspace (as Claude Code does): `mkdir`, `touch`, `cp`, `mv`, `sed -i`.
+        allReadOnly = false;
+        edits = true;
       } else {
         const ro = await readOnlyProblem(inst, touches, ctx);
         if (ro.why) {
@@ -233,7 +246,15 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   const parts = new Set(instances.map((i) => i.part.text)).size;
   const d = usedRule
     ? decide("allow", "rule", `Allowed by the rule ${ruleLabel(usedRule)}${parts > 1 ? "; every other part is allowed too" : ""}.`, usedRule)
-    : decide("allow", "mode", parts ? `Read-only command${parts > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.` : "The command does nothing.");
+    : decide(
+        "allow",
+        "mode",
+        edits
+          ? "It only creates, copies, moves or edits files inside the workspace, which acceptEdits mode allows."
+          : parts
+            ? `Read-only command${parts > 1 ? "s" : ""} inside the workspace, allowed in ${mode} mode.`
+            : "The command does nothing.",
+      );
   if (mode === "plan" || allReadOnly) d.confine = { readOnly: true };
   return d;
 }
@@ -340,6 +361,53 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
         for (const h of commandEffects(v.words, part.extraArgs, false).hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
       }
       out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
+    }
+  }
+  return out;
+}
+
+/**
+ * A program Yoke does not know may be a wrapper: the words it is given that name a program a deny
+ * or ask rule covers (`setarch x86_64 rm -rf src` under `Bash(rm:*)`) could be what it runs (asks);
+ * a shell or interpreter among them runs code Yoke cannot see (asks where a deny rule exists).
+ */
+function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Array<{ rule: PermissionRule; inst: Instance; what: string }> {
+  const out: Array<{ rule: PermissionRule; inst: Instance; what: string }> = [];
+  const firsts = new Set<string>();
+  let anyFirst = false;
+  for (const r of rules) {
+    const lit = specLiteralWords(r.specifier)[0];
+    const first = lit?.split(" ")[0];
+    if (!first || /[*?]/.test(first) || compileBashSpec(r.specifier).any) anyFirst = true;
+    else firsts.add(first);
+  }
+  for (const inst of instances) {
+    const words = inst.innermost.words;
+    const program = words[0];
+    if (!program || program.dynamic || inst.part.wrapper) continue;
+    const name = program.value.slice(program.value.lastIndexOf("/") + 1);
+    if (isKnownProgram(name)) continue;
+    const args = words.slice(1);
+    for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n), 4)) {
+      if (!namesCodeRunner(c[0]!)) continue;
+      const why = `${name} is not a program Yoke knows, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;
+      if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
+      break;
+    }
+    if (!rules.length) continue;
+    for (const c of candidateCommands(args, (n) => anyFirst || firsts.has(n))) {
+      for (const rule of rules) {
+        const m = matchBashSpec(rule.specifier, c, inst.part.extraArgs);
+        if (m === "no") continue;
+        out.push({
+          rule,
+          inst,
+          what: `\`${inst.part.text}\`: ${name} is not a program Yoke knows, and it is given \`${c
+            .map((w) => w.value)
+            .join(" ")
+            .slice(0, 80)}\`, which it might run and which the ${rule.list} rule ${ruleLabel(rule)} covers`,
+        });
+      }
     }
   }
   return out;
@@ -477,9 +545,29 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     }
     for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
     for (const w of inst.part.reads ?? []) await add("read", w as XWord);
-    const named = inst.cls.ok ? { reads: inst.cls.paths, writes: [] as Word[] } : namedPaths(inst.innermost.words);
+    const named: NamedPaths = inst.cls.ok ? { reads: inst.cls.paths, writes: [] } : namedPaths(inst.innermost.words);
     for (const w of named.reads) await add("read", w as XWord);
-    for (const w of named.writes) await add("write", w as XWord, { region: true });
+    for (const w of named.writes) await add("write", w as XWord);
+    for (const w of named.regions ?? []) await add("write", w as XWord, { region: true });
+    if (named.copies) {
+      // The target, and `target/<source name>` when the target is a folder; below them when a
+      // folder is copied recursively or moved. A moved source is written (removed), with what
+      // is below it when it is a folder.
+      const { sources, target, kind } = named.copies;
+      const folders = await Promise.all(sources.map((s) => (kind === "copy" ? false : isFolder(s, inst, ctx, check))));
+      const anyFolder = folders.some(Boolean);
+      await add("write", target as XWord, anyFolder ? { region: true } : {});
+      const intoFolder = named.copies.intoFolder || target.dynamic || target.value.endsWith("/") || (await isFolder(target, inst, ctx, check));
+      for (let k = 0; k < sources.length; k++) {
+        const s = sources[k]!;
+        if (kind === "move") await add("write", s as XWord, folders[k] ? { region: true } : {});
+        if (s.dynamic || target.dynamic || !intoFolder) continue;
+        const base = s.value.replace(/\/+$/, "");
+        const leaf = base.slice(base.lastIndexOf("/") + 1);
+        if (!leaf || leaf === "." || leaf === "..") continue;
+        await add("write", { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false } as XWord, folders[k] ? { region: true } : {});
+      }
+    }
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
     for (const w of inst.effects.writeRegions) await add("write", w as XWord, { region: true });
     for (const w of inst.effects.reads) await add("read", w as XWord);
@@ -504,6 +592,15 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     }
   }
   return out;
+}
+
+/** Is this source of a copy or move a folder (or could it be: only known at run time)? */
+async function isFolder(w: Word, inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<boolean> {
+  if (w.dynamic || inst.cwd === null || !ctx.listDir || !ctx.realPath) return true;
+  const p = await check(inst.cwd, w.value);
+  if ((await ctx.listDir(p.real).catch(() => undefined)) !== undefined) return true;
+  // Not a folder now: a file, or nothing (then the command fails or an earlier part creates it).
+  return (await ctx.realPath(p.real).catch(() => undefined)) === undefined && inst.unstable;
 }
 
 /** What a word names, once or as a pattern of what it could name. */
@@ -567,10 +664,23 @@ async function gitHistory(inst: Instance, ctx: EvalContext, check: (base: string
           )
         : s.value;
     const p = await check(inst.cwd, fixed || ".");
+    if (fixed === s.value && (await isRegularFile(p, ctx))) {
+      // A pathspec naming a file of the working tree: that file's history (see docs/security.md).
+      out.push({ kind: "read", raw: s.raw, inst, pattern: litSegs(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history" });
+      if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: litSegs(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
+      continue;
+    }
     out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.lexical), why: `${s.raw} in the repository history`, symbolic: "history" });
     if (p.real !== p.lexical) out.push({ kind: "read", raw: s.raw, inst, pattern: regionPattern(p.real), why: `${s.raw} in the repository history`, symbolic: "history" });
   }
   return out;
+}
+
+/** Does the path exist now as something other than a folder? */
+async function isRegularFile(p: CheckedPath, ctx: EvalContext): Promise<boolean> {
+  if (!ctx.realPath || !ctx.listDir) return false;
+  if ((await ctx.realPath(p.real).catch(() => undefined)) === undefined) return false;
+  return (await ctx.listDir(p.real).catch(() => undefined)) === undefined;
 }
 
 async function firstExisting(words: Word[], cwd: string, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<number> {
@@ -638,6 +748,29 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
     rule ??= c.rule;
   }
   return { rule };
+}
+
+/** Commands acceptEdits allows when every path they touch is an ordinary workspace file. */
+const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed"]);
+
+/** Why a part is not a plain file edit inside the workspace (acceptEdits), or nothing when it is. */
+function workspaceEditProblem(inst: Instance, touches: Touch[], ctx: EvalContext): string | undefined {
+  const { part } = inst;
+  const name = inst.effective.words[0]?.value ?? "";
+  if (!EDIT_COMMANDS.has(name) || inst.effective.words[0]?.dynamic) return "not a file command";
+  if (inst.innermost.words !== inst.effective.words) return "it runs another command";
+  if (part.elevated || part.extraArgs || part.runsUnknown || part.wrapper) return "not a plain command";
+  if (part.assignments.some((a) => !SAFE_ENV.test(a.name))) return "it sets variables";
+  if (part.hidden.length || inst.effects.hidden.length || inst.effects.execOptions.length) return "it runs code";
+  if (inst.effective.words.some((w) => w.dynamic)) return "a word is only known when it runs";
+  for (const t of touches) {
+    if (t.inst !== inst) continue;
+    if (!("exact" in t)) return `it touches ${t.why}`;
+    const p = t.exact;
+    if (!p.inside || p.sensitive || p.protected) return `it touches ${showPath(ctx, p)}`;
+    if (t.kind === "read" && readProblem(t, ctx).why) return "a read";
+  }
+  return undefined;
 }
 
 function readProblem(t: Touch, ctx: EvalContext): Check {

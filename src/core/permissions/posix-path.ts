@@ -47,15 +47,29 @@ export function basenameOf(p: string): string {
  */
 export async function resolveReal(p: string, realPath?: (p: string) => Promise<string | undefined>): Promise<string> {
   if (!realPath) return p;
-  let head = p;
-  const tail: string[] = [];
-  for (;;) {
-    const real = await realPath(head).catch(() => undefined);
-    if (real !== undefined) return normalizeAbs([real, ...tail].join("/"));
-    if (head === "/") return p;
-    tail.unshift(basenameOf(head));
-    head = dirnameOf(head);
+  const whole = await realPath(p).catch(() => undefined);
+  if (whole !== undefined) return normalizeAbs(whole);
+  // The deepest existing ancestor, by binary search over the slashes: if a folder exists, so do
+  // the folders above it. (Walking up one level at a time was quadratic: 49,000 components took
+  // seconds.)
+  const cuts: number[] = [];
+  for (let i = p.indexOf("/", 1); i > 0; i = p.indexOf("/", i + 1)) cuts.push(i);
+  let lo = 0;
+  let hi = cuts.length - 1;
+  let best: { at: number; real: string } | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const real = await realPath(p.slice(0, cuts[mid])).catch(() => undefined);
+    if (real !== undefined) {
+      best = { at: cuts[mid]!, real };
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
+  if (!best) {
+    const root = await realPath("/").catch(() => undefined);
+    return root === undefined ? p : normalizeAbs(`${root}/${p.slice(1)}`);
+  }
+  return normalizeAbs(`${best.real}/${p.slice(best.at + 1)}`);
 }
 
 /**
@@ -66,17 +80,30 @@ export async function resolveReal(p: string, realPath?: (p: string) => Promise<s
 export async function resolvePhysical(realBase: string, written: string, realPath?: (p: string) => Promise<string | undefined>): Promise<string> {
   let cur = written.startsWith("/") ? "/" : realBase;
   let missing = false;
+  // Symlinks only matter before a `..` (and at the end, resolved by the caller's resolveReal):
+  // the segments between are resolved in one call, not one call per segment (which was quadratic).
+  let pending = false;
+  const settle = async () => {
+    if (!pending || missing || !realPath) return;
+    pending = false;
+    const real = await realPath(cur).catch(() => undefined);
+    if (real !== undefined) cur = normalizeAbs(real);
+    else {
+      // The existing part resolved, the rest as written; later segments are not resolved again.
+      cur = await resolveReal(cur, realPath);
+      missing = true;
+    }
+  };
   for (const seg of written.split("/")) {
     if (seg === "" || seg === ".") continue;
     if (seg === "..") {
+      await settle();
       cur = dirnameOf(cur);
       continue;
     }
     cur = cur === "/" ? `/${seg}` : `${cur}/${seg}`;
-    if (missing || !realPath) continue;
-    const real = await realPath(cur).catch(() => undefined);
-    if (real === undefined) missing = true;
-    else cur = normalizeAbs(real);
+    pending = true;
   }
+  await settle();
   return normalizeAbs(cur);
 }

@@ -3,6 +3,7 @@
  * workspace and is not sensitive. Deliberately short: anything not listed asks.
  */
 import type { Word } from "./shell/words";
+import { isLongOption, longOptionOf, optionValues } from "./long-options";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 
 export type ReadOnlyClass =
@@ -164,15 +165,24 @@ const READS_CWD = new Set(["ls", "du", "tree", "find", "rg"]);
 
 /** Options that make an otherwise read-only command write or execute. */
 const FORBIDDEN_OPTIONS: Record<string, RegExp> = {
-  sort: /^(-o|--output|--compress-program)|^-[a-zA-Z]*o/,
+  sort: /^(-o|-T|--output|--compress-program|--temporary-directory|--files0-from)|^-[a-zA-Z]*[oT]/,
   tree: /^(-o|--output|-R)$|^--output=/,
   rg: /^--pre($|=)|^--pre-glob/,
-  find: /^-(delete|fprint|fprint0|fprintf|fls|exec|execdir|ok|okdir)$/,
+  find: /^-(delete|fprint|fprint0|fprintf|fls|exec|execdir|ok|okdir|files0-from)$/,
   date: /^(-s|--set)/,
   diff: /^--to-file=\/dev/,
   less: /^(-o|-O|--log-file|--LOG-FILE|-k|--lesskey-file|--lesskey-src)/,
   more: /^-[a-zA-Z]*$^/,
 };
+/** Long options (GNU abbreviations included: `sort --compress-prog`, `sort --out=F`) that make a command write, run programs or read unknown files. */
+const FORBIDDEN_LONG: Record<string, { options: string[]; exact?: string[] }> = {
+  sort: { options: ["--output", "--compress-program", "--temporary-directory", "--files0-from"] },
+  wc: { options: ["--files0-from"] },
+  du: { options: ["--files0-from"] },
+  tree: { options: ["--output", "--fromfile"] },
+  less: { options: ["--log-file", "--LOG-FILE", "--lesskey-file", "--lesskey-src"] },
+};
+
 /** Value-taking options whose value is not a file name (grep -e PATTERN, head -n 5…). */
 const NON_PATH_VALUES: Record<string, Set<string>> = {
   grep: new Set([
@@ -297,15 +307,18 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   const args = words.slice(1);
   if (name === "command") return args.some((a) => a.value === "-v" || a.value === "-V") ? { ok: true, paths: [] } : { ok: false, why: "command runs another command" };
   if (NO_PATH.has(name)) {
-    if (name === "hostname" && args.some((a) => !a.value.startsWith("-"))) return { ok: false, why: "hostname NAME changes the host name" };
-    if (name === "date" && args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value))) return { ok: false, why: "date --set changes the clock" };
-    if (name === "date") return { ok: true, paths: dateFiles(args) };
+    if (name === "hostname" && args.some((a) => !/^(-[fsdiIAay]+|--(fqdn|long|short|domain|ip-address|all-ip-addresses|all-fqdns|alias|yp|nis))$/.test(a.value)))
+      return { ok: false, why: "hostname with a name or a file sets the host name" };
+    if (name === "date" && args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value) || isLongOption(a.value, "--set"))) return { ok: false, why: "date --set changes the clock" };
+    // `date -f FILE` prints every line of FILE it cannot read as a date: a read.
+    if (name === "date") return { ok: true, paths: [...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r")] };
     return { ok: true, paths: [] };
   }
   if (name === "git") return classifyGit(args);
   if (!WITH_PATHS.has(name)) return { ok: false, why: `${name} is not a known read-only command` };
   const forbidden = FORBIDDEN_OPTIONS[name];
-  const bad = forbidden && args.find((a) => forbidden.test(a.value));
+  const longForbidden = FORBIDDEN_LONG[name];
+  const bad = args.find((a) => (forbidden && forbidden.test(a.value)) || (longForbidden && longOptionOf(a.value, longForbidden.options, longForbidden.exact)));
   if (bad) return { ok: false, why: `${name} ${bad.value} writes files or runs programs` };
   if (name === "sed") return classifySed(args);
   if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk") return classifyAwk(name, args);
@@ -322,28 +335,6 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   // grep/rg: the first operand is the pattern unless -e/-f gave one.
   if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
   return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
-}
-
-/** `date -f FILE` (`-fFILE`, `--file=FILE`, any prefix of --file) prints every line of FILE in its errors: FILE is read. */
-function dateFiles(args: Word[]): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const v = a.value;
-    if (v === "--") break;
-    const long = /^(--f(?:i(?:l(?:e)?)?)?)(=(.*))?$/.exec(v);
-    if (long) {
-      if (long[2] !== undefined) out.push({ ...a, value: long[3]! });
-      else if (args[i + 1]) out.push(args[++i]!);
-      continue;
-    }
-    const short = /^-[uR]*f(.*)$/.exec(v);
-    if (short && !v.startsWith("--")) {
-      if (short[1]) out.push({ ...a, value: short[1] });
-      else if (args[i + 1]) out.push(args[++i]!);
-    }
-  }
-  return out;
 }
 
 /** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */
@@ -373,8 +364,9 @@ export function pathArguments(args: Word[], nonPathValues?: Set<string>): Word[]
 }
 
 function classifySed(args: Word[]): ReadOnlyClass {
-  if (args.some((a) => /^(-i|--in-place)|^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--")) || args.some((a) => a.value.startsWith("--in-place")))
+  if (args.some((a) => /^(-i|--in-place)|^-[a-zA-Z]*i/.test(a.value) && !a.value.startsWith("--")) || args.some((a) => isLongOption(a.value, "--in-place")))
     return { ok: false, why: "sed -i changes files" };
+  if (args.some((a) => isLongOption(a.value, "--file", ["--follow-symlinks"]) || a.value === "--f")) return { ok: false, why: "sed -f runs a script from a file" };
   const scripts: Word[] = [];
   const files: Word[] = [];
   let explicit = false;
@@ -383,13 +375,20 @@ function classifySed(args: Word[]): ReadOnlyClass {
     const a = args[i]!;
     const v = a.value;
     if (!optionsDone && v === "--") optionsDone = true;
-    else if (!optionsDone && (v === "-e" || v === "--expression")) {
+    else if (!optionsDone && (v === "-e" || (isLongOption(v, "--expression") && !v.includes("=")))) {
       explicit = true;
       if (args[i + 1]) scripts.push(args[++i]!);
-    } else if (!optionsDone && v.startsWith("--expression=")) {
+    } else if (!optionsDone && isLongOption(v, "--expression")) {
       explicit = true;
-      scripts.push({ ...a, value: v.slice(13) });
-    } else if (!optionsDone && (v === "-f" || /^--fi(le?)?(=|$)/.test(v))) return { ok: false, why: "sed -f runs a script from a file" };
+      scripts.push({ ...a, value: v.slice(v.indexOf("=") + 1) });
+    } else if (!optionsDone && /^-[a-zA-Z]*e$/.test(v) && !v.startsWith("--")) {
+      explicit = true;
+      if (args[i + 1]) scripts.push(args[++i]!);
+    } else if (!optionsDone && /^-[a-zA-Z]*e./.test(v) && !v.startsWith("--")) {
+      explicit = true;
+      scripts.push({ ...a, value: v.slice(v.indexOf("e") + 1) });
+    } else if (!optionsDone && isLongOption(v, "--line-length") && !v.includes("=")) i++;
+    else if (!optionsDone && (v === "-f" || v === "--file")) return { ok: false, why: "sed -f runs a script from a file" };
     else if (!optionsDone && v.startsWith("-") && v.length > 1) {
       if (/^-[a-zA-Z]*[lL]$/.test(v)) i++;
       if (/^-[a-zA-Z]*s?f/.test(v) && !v.startsWith("--")) return { ok: false, why: "sed -f runs a script from a file" };
@@ -413,13 +412,14 @@ function classifyAwk(name: string, args: Word[]): ReadOnlyClass {
   const files: Word[] = [];
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
-    if (program === undefined && (v === "-f" || v === "--file" || v.startsWith("-f") || v === "-E" || v === "--exec")) return { ok: false, why: `${name} -f runs a program from a file` };
+    if (program === undefined && (v === "-f" || v.startsWith("-f") || v === "-E" || longOptionOf(v, ["--file", "--exec"], ["--field-separator"])))
+      return { ok: false, why: `${name} -f runs a program from a file` };
     if (program === undefined && (v === "-F" || v === "-v" || v === "--assign" || v === "--field-separator")) {
       i++;
       continue;
     }
     if (program === undefined && v.startsWith("-") && v !== "-" && v !== "--") {
-      if (/^-[a-zA-Z]*[eil]/.test(v) || v.startsWith("--source") || v.startsWith("--include") || v.startsWith("--load")) return { ok: false, why: `${name} ${v} runs code Yoke cannot check` };
+      if (/^-[a-zA-Z]*[eil]/.test(v) || longOptionOf(v, ["--source", "--include", "--load", "--lint", "--exec"])) return { ok: false, why: `${name} ${v} runs code Yoke cannot check` };
       continue;
     }
     if (program === undefined && v === "--") continue;
@@ -474,6 +474,11 @@ function classifyJq(args: Word[]): ReadOnlyClass {
   return { ok: true, paths: files };
 }
 
+/** git options that write files or run programs (git accepts unambiguous abbreviations of long options). */
+const GIT_DANGEROUS_LONG = ["--output", "--output-directory", "--ext-diff", "--textconv", "--open-files-in-pager", "--exec", "--upload-pack"];
+/** Harmless git options that are prefixes of the ones above. */
+const GIT_HARMLESS_LONG = ["--text", "--exit-code", "--oneline", "--ours", "--only"];
+
 /** git global options a read-only command may have. */
 const GIT_SAFE_GLOBAL = /^(--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-advice)$/;
 /** Options after which git prints file contents only when combined with a patch option. */
@@ -498,7 +503,12 @@ function classifyGit(args: Word[]): ReadOnlyClass {
   if (subWord?.dynamic) return { ok: false, why: `the git subcommand ${subWord.raw} is only known when it runs` };
   if (!sub || !GIT_READ_SUBCOMMANDS.includes(sub)) return { ok: false, why: `git ${sub ?? ""} is not a read-only git command`.replace(/ +$/, "") };
   const rest = args.slice(i + 1);
-  const bad = rest.find((a) => /^--(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack)(=|$)|^-O/.test(a.value) || (sub === "grep" && /^-[a-zA-Z]*O/.test(a.value)));
+  const bad = rest.find(
+    (a) =>
+      /^--(output|ext-diff|textconv|open-files-in-pager|exec|upload-pack)(=|$)|^-O/.test(a.value) ||
+      longOptionOf(a.value, GIT_DANGEROUS_LONG, GIT_HARMLESS_LONG) ||
+      (sub === "grep" && /^-[a-zA-Z]*O/.test(a.value)),
+  );
   if (bad) return { ok: false, why: `git ${sub} ${bad.value} writes files or runs programs` };
   const positional = rest.filter((a) => !a.value.startsWith("-"));
   if (

@@ -18,7 +18,7 @@ import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 
 const corpus = loadPermissionCorpus(join(process.cwd(), "test", "fixtures", "permissions-attacks.json"));
 const runner = createCorpusRunner(corpus);
-afterAll(() => runner.dispose());
+afterAll(() => runner.dispose(), 180_000);
 
 const bash = (command: string) => ({ tool: "run_command", permission: "Bash", input: { command }, mutates: true });
 

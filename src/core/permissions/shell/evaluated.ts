@@ -46,6 +46,8 @@ type Value = string | typeof UNKNOWN;
 const NUMERIC_OUTPUT = /^\s*(nproc(\s+--all)?|getconf\s+[A-Z_]+|seq(\s+-?[0-9]+){1,3}|id\s+-[ug]r?|date\s+\+%s|wc\s+-[lcmw]\s*(<\s*[^\s;&|<>()$`]+)?|echo\s+-?[0-9]+)\s*$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_DEPTH = 8;
+/** Where a use was found, short enough for a message (a 30 KB expression is not repeated per use). */
+const short = (where: string) => (where.length > 60 ? `${where.slice(0, 57)}…` : where);
 
 /**
  * What the whole command line assigns to variables and where it evaluates them; shared by every
@@ -95,7 +97,7 @@ export class DataState {
 
   /** Text bash evaluates as arithmetic. */
   arithmetic(text: string, where: string): void {
-    scanArithmetic(text, where, this, 0);
+    scanArithmetic(text, short(where), this, 0);
   }
 
   /** A word bash reads as a variable name (`printf -v NAME`, `test -v NAME`): an identifier, optionally with a subscript. */
@@ -109,7 +111,7 @@ export class DataState {
     const m = /^([A-Za-z_][A-Za-z0-9_]*)\[([\s\S]*)\]$/.exec(v);
     if (m) {
       if (m[2] === "@" || m[2] === "*") return;
-      scanArithmetic(m[2]!, `the subscript of ${v} (${where})`, this, 0);
+      scanArithmetic(m[2]!, short(`the subscript of ${v} (${where})`), this, 0);
       return;
     }
     if (/[$`[]/.test(v)) this.problem(`${where} is given ${word.raw}, which bash evaluates as code`);
@@ -117,7 +119,7 @@ export class DataState {
 
   /** A variable whose value bash evaluates (as arithmetic, or as a name through `${!x}`). */
   use(name: string, where: string): void {
-    this.uses.push({ name, where });
+    this.uses.push({ name, where: short(where) });
   }
 
   /** The problems found, once the whole line is walked. */
@@ -232,7 +234,7 @@ export function scanArithmetic(text: string, where: string, state: DataState, de
       if (text[j] === "[") {
         const end = matching(text, j, "[", "]");
         const sub = text.slice(j + 1, end < 0 ? n : end);
-        if (sub !== "@" && sub !== "*") scanArithmetic(sub, `the subscript ${name}[${sub}]`, state, depth + 1);
+        if (sub !== "@" && sub !== "*") scanArithmetic(sub, short(`the subscript ${name}[${sub}]`), state, depth + 1);
         i = end < 0 ? n : end + 1;
       }
       continue;

@@ -58,10 +58,10 @@ export interface CommandPart {
   runsUnknown?: boolean;
   /** For run-time arguments (find -exec … {}): the folders the file names come from. */
   filesFrom?: Word[];
-  /** Files written by the wrappers around the command (`time -o F`, `strace -o F`, `script F`). */
-  writes?: Word[];
   /** Files read by the wrappers around the command (`xargs -a F`). */
   reads?: Word[];
+  /** Files written by the wrappers around the command (`time -o F`, `strace -o F`, `script F`). */
+  writes?: Word[];
   /** How it was reached, outermost first (e.g. `bash -c`, `xargs`, `find -exec`). */
   via: string[];
   /** The folders it may run in (`cd` earlier in the command line). */

@@ -37,6 +37,14 @@ const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
   asdf: ["exec"],
   rtx: ["exec", "x"],
   devbox: ["run"],
+  pipx: ["run"],
+  perf: ["stat", "record", "trace", "top", "sched", "lock", "mem", "kmem", "c2c", "kvm", "ftrace"],
+  guix: ["shell", "environment"],
+  apptainer: ["exec", "run"],
+  singularity: ["exec", "run"],
+  ip: ["netns"],
+  flatpak: ["run"],
+  snap: ["run"],
 };
 /**
  * Programs that run a command elsewhere (a container, another host) that can still reach the
@@ -62,6 +70,34 @@ const ELSEWHERE: Record<string, string[] | true> = {
  */
 const RUNS_A_COMMAND = new Set([
   "npx",
+  "uvx",
+  "setarch",
+  "linux32",
+  "linux64",
+  "i386",
+  "x86_64",
+  "ssh-agent",
+  "tini",
+  "dumb-init",
+  "ccache",
+  "sccache",
+  "distcc",
+  "icecc",
+  "sshpass",
+  "daemonize",
+  "runcon",
+  "cgexec",
+  "fakechroot",
+  "proot",
+  "sandbox-exec",
+  "winpty",
+  "ts-node-dev",
+  "rlwrap",
+  "nix-shell",
+  "xterm",
+  "konsole",
+  "gnome-terminal",
+  "dbus-send",
   "bunx",
   "pnpx",
   "flock",
@@ -125,6 +161,17 @@ const RUNS_A_COMMAND = new Set([
 ]);
 /** Programs whose `-c STRING` is a shell command. */
 const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
+/** Programs whose option takes a shell command string (`nix-shell --run CMD`, `hyperfine CMD`). */
+const SCRIPT_OPTIONS: Record<string, RegExp> = {
+  "nix-shell": /^--(run|command)$/,
+  nix: /^(-c|--command)$/,
+  "nix-build": /^$^/,
+  xterm: /^-e$/,
+  konsole: /^-e$/,
+  "gnome-terminal": /^(-e|-x|--command)$/,
+  "dbus-run-session": /^$^/,
+  "systemd-run": /^$^/,
+};
 /**
  * Programs that run commands from strings, files or their input in ways Yoke does not follow
  * (`concurrently 'a' 'b'`, `at now`, `parallel`…).
@@ -147,7 +194,33 @@ const HIDDEN_RUNNERS: Record<string, string> = {
   "run-s": "runs npm scripts",
   "npm-run-all": "runs npm scripts",
   tclsh: "runs a Tcl script",
+  hyperfine: "runs the command strings it is given",
+  gdb: "runs debugger commands (`-ex`, `-x`, its init files), which can run any program",
+  lldb: "runs debugger commands, which can run any program",
+  wish: "runs a Tcl script",
+  busctl: "calls system services",
+  "systemd-cat": "runs a command",
+  pm2: "runs commands as services",
+  forever: "runs commands as services",
 };
+
+/** Programs the unwrapper knows how to see through (or knows it cannot). */
+export function isKnownRunner(name: string): boolean {
+  return (
+    RUNS_A_COMMAND.has(name) ||
+    name in HIDDEN_RUNNERS ||
+    name in ELSEWHERE ||
+    name in RUNNER_SUBCOMMANDS ||
+    SHELLS.has(name) ||
+    OTHER_SHELLS.has(name) ||
+    /^(nohup|builtin|time|command|exec|nice|stdbuf|timeout|coreutils|busybox|toybox|env|sudo|doas|xargs|watch|find|git|eval)$/.test(name)
+  );
+}
+
+/** Shells, which run the code they are given. */
+export function isShell(name: string): boolean {
+  return SHELLS.has(name) || OTHER_SHELLS.has(name);
+}
 
 export interface InnerScript {
   how: string;
@@ -225,7 +298,7 @@ interface Step {
 
 function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefined {
   const name = words[0]!.value;
-  const args = words.slice(1);
+  let args = words.slice(1);
   switch (name) {
     case "nohup":
     case "builtin":
@@ -254,6 +327,13 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
     case "timeout": {
       const rest = skipOptions(args, new Set(["-s", "-k", "--signal", "--kill-after"]), /^(--(signal|kill-after)=.*|--preserve-status|--foreground|-v|--verbose|-s.+|-k.+)$/);
       return { words: rest.slice(1) };
+    }
+    case "coreutils": {
+      // The multi-call binary: `coreutils --coreutils-prog=rm -rf src` is `rm -rf src`.
+      const sel = args[0]?.value.match(/^--coreutils-prog(?:-shebang)?=(.+)$/);
+      if (sel && !args[0]!.dynamic) return { words: [{ ...args[0]!, value: sel[1]!, raw: args[0]!.raw }, ...args.slice(1)] };
+      if (args[0] && args[0].dynamic) part.problems.push(`coreutils is given ${args[0].raw}, only known when it runs`);
+      return undefined;
     }
     case "busybox":
     case "toybox":
@@ -296,14 +376,20 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return { words: rest, elevate: true };
     }
     case "xargs": {
-      // `-a F` / `--arg-file=F` (any prefix): the arguments come from F, which xargs reads.
-      const argFile = /^--a(r(g(-(f(i(le?)?)?)?)?)?)?$/;
+      // GNU long options may be abbreviated (`--arg F` is `--arg-file F`).
+      const XARGS_VALUED = ["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"];
+      args = args.map((a) => {
+        const full = !a.dynamic && a.value.startsWith("--") && !a.value.includes("=") ? XARGS_VALUED.find((f) => f.startsWith(a.value) && a.value.length > 2) : undefined;
+        return full ? { ...a, value: full } : a;
+      });
+      // `-a F`, `-aF`, `-0a F` (clustered), `--arg-file=F` (any prefix): the arguments come from F, which xargs reads.
       for (let i = 0; i < args.length; i++) {
         const v = args[i]!.value;
-        if (v === "--" || (!v.startsWith("-") && !args[i - 1]?.value.match(/^(-[ILnPsdEa]|--[a-z-]+)$/))) break;
+        if (v === "--" || (!v.startsWith("-") && !/^(-[0rtpx]*[ILnPsdEa]|--(arg-file|delimiter|max-args|max-procs|max-chars|max-lines|eof|replace|process-slot-var))$/.test(args[i - 1]?.value ?? "")))
+          break;
         const glued = /^--a(?:r(?:g(?:-(?:f(?:i(?:le?)?)?)?)?)?)?=(.*)$/.exec(v) ?? /^-[0rtpx]*a(.+)$/.exec(v);
         if (glued) (part.reads ??= []).push({ ...args[i]!, value: glued[1]! });
-        else if ((argFile.test(v) || /^-[0rtpx]*a$/.test(v)) && args[i + 1]) (part.reads ??= []).push(args[i + 1]!);
+        else if ((v === "--arg-file" || /^-[0rtpx]*a$/.test(v)) && args[i + 1]) (part.reads ??= []).push(args[i + 1]!);
       }
       const rest = skipOptions(
         args,
@@ -509,6 +595,12 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
   const program = name.split(" ")[0]!;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
+    const scriptOption = SCRIPT_OPTIONS[program];
+    if (scriptOption && (scriptOption.test(v) || scriptOption.test(v.split("=")[0]!)) && (args[i + 1] || v.includes("="))) {
+      const script = v.includes("=") ? { ...args[i]!, value: v.slice(v.indexOf("=") + 1) } : args[++i]!;
+      out.scripts.push({ how: `${name} ${v.split("=")[0]}`, script, elevated: part.elevated });
+      continue;
+    }
     if (DASH_C_SCRIPT.has(program) && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
       out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: true });
       i++;

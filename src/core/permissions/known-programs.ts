@@ -1,0 +1,66 @@
+/**
+ * Programs the analysis knows (read-only commands, writers, tools with option tables, wrappers,
+ * interpreters, common build tools), and what an unknown one could run. A program Yoke does not
+ * know could be a wrapper: a word it is given that names a program a deny or ask rule covers
+ * (`setarch x86_64 rm -rf src` under `Bash(rm:*)`) or a shell or interpreter could be what it runs
+ * (parse or ask). Never used to allow anything.
+ */
+import { isInterpreter, OPTION_SENSITIVE } from "./command-effects";
+import { writesNamedPaths } from "./command-paths";
+import { NO_PATH_COMMANDS, PATH_COMMANDS } from "./readonly-commands";
+import { isKnownRunner, isShell } from "./shell/unwrap";
+import { tokenize } from "./bash-spec";
+import { literalWord, type Word } from "./shell/words";
+
+const LISTED = new Set([...NO_PATH_COMMANDS, ...PATH_COMMANDS]);
+/** Build, test and package tools whose arguments are targets, files or package names, not commands. */
+const TOOLS = new Set(
+  (
+    "tsc eslint prettier jest vitest mocha ava tap playwright cypress webpack vite rollup esbuild turbo nx lerna tsx ts-node " +
+    "pip pip3 pipenv poetry uv ruff black isort mypy pyright flake8 pylint pytest tox nox coverage " +
+    "gcc g++ cc c++ clang clang++ ld ar as rustc rustup rustfmt clippy-driver javac java mvn gradle gradlew kotlinc scalac sbt dotnet swift swiftc " +
+    "cmake ninja meson bazel buck make gmake autoreconf ./configure " +
+    "docker podman kubectl helm terraform ansible-playbook " +
+    "apt apt-get apt-cache dpkg dnf yum apk brew pacman zypper snap " +
+    "tar gzip gunzip bzip2 xz unxz zip unzip 7z zstd " +
+    "ls cat echo printf git npm pnpm yarn bun deno node python python3 go cargo " +
+    "code open xdg-open man info help shellcheck shfmt hadolint actionlint yamllint markdownlint jq yq"
+  ).split(" "),
+);
+
+export function isKnownProgram(name: string): boolean {
+  return LISTED.has(name) || name === "git" || writesNamedPaths(name) || OPTION_SENSITIVE.has(name) || isInterpreter(name) || isKnownRunner(name) || TOOLS.has(name);
+}
+
+/** Does this word name a shell or an interpreter (as itself or by path)? */
+export function namesCodeRunner(word: Word): boolean {
+  if (word.dynamic) return false;
+  const base = word.value.slice(word.value.lastIndexOf("/") + 1);
+  return isShell(base) || (isInterpreter(base) && base !== "sed" && base !== "." && base !== "source");
+}
+
+/**
+ * The commands an unknown program could run: from each literal word that is not an option (or is
+ * the value of one, `--prog=rm`), the rest of the words, with a path reduced to its name.
+ */
+export function candidateCommands(args: Word[], wanted: (name: string) => boolean, limit = 64): Word[][] {
+  const out: Word[][] = [];
+  for (let i = 0; i < args.length && out.length < limit; i++) {
+    const w = args[i]!;
+    if (w.dynamic) continue;
+    let v = w.value;
+    if (v.startsWith("-")) {
+      const eq = v.indexOf("=");
+      if (eq < 0) continue;
+      v = v.slice(eq + 1);
+    }
+    if (!v) continue;
+    // A word holding a whole command line (`tool 'rm -rf src'`): its words.
+    const inner = /\s/.test(v.trim()) ? tokenize(v) : [v];
+    const head = inner[0] ?? "";
+    const base = head.slice(head.lastIndexOf("/") + 1);
+    if (!base || !wanted(base)) continue;
+    out.push([{ ...w, value: base, raw: w.raw, glob: false, pattern: undefined }, ...inner.slice(1).map(literalWord), ...args.slice(i + 1)]);
+  }
+  return out;
+}
