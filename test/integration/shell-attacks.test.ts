@@ -7,7 +7,7 @@
  * sandbox).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,6 +71,14 @@ const ATTACKS: Array<{ name: string; command: string; mode: string; expect: "den
   },
   { name: "read-only git in a planted repository", command: "git -C sub status", mode: "plan", expect: "deny", harmed: (ws) => existsSync(join(ws, "pwned")) },
   { name: "a run-time path to the secret", command: "cat $PWD/secrets/key.txt > leak.txt", mode: "bypassPermissions", expect: "ask", harmed: (ws) => existsSync(join(ws, "leak.txt")) },
+  // Issue 18: code inside data, wrappers not in the table, option abbreviations, files read by options.
+  { name: "test -v evaluates a subscript", command: "test -v 'a[$(rm -rf src)]'", mode: "bypassPermissions", expect: "ask", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "arithmetic evaluates a variable's value", command: "x='a[$(rm -rf src)]'; echo $((x))", mode: "bypassPermissions", expect: "ask", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "a wrapper not in the table (setarch)", command: "setarch x86_64 rm -rf src", mode: "bypassPermissions", expect: "deny", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "coreutils --coreutils-prog", command: "coreutils --coreutils-prog=rm -rf src", mode: "bypassPermissions", expect: "deny", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "an unknown program given rm", command: "frobnicate rm -rf src", mode: "bypassPermissions", expect: "ask", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "sed --exp abbreviated, running e", command: "sed --exp='1e rm -rf src' src/a.ts", mode: "bypassPermissions", expect: "ask", harmed: (ws) => !existsSync(join(ws, "src/a.ts")) },
+  { name: "date -f prints a denied file", command: "date -f secrets/key.txt 2> leak.txt", mode: "bypassPermissions", expect: "deny", harmed: (ws) => existsSync(join(ws, "leak.txt")) },
 ];
 
 describe.each(who.list)("shell attacks as $label", (id) => {
@@ -124,6 +132,53 @@ describe.each(who.list)("shell attacks as $label", (id) => {
       for (const a of ATTACKS.filter((x) => x.mode === "bypassPermissions")) expect(a.harmed(ws), a.name).toBe(false);
       // The secret never reached the model.
       expect(JSON.stringify(server.requests.map((q) => q.body))).not.toContain("TOP-SECRET-KEY");
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("yoke run in plan mode: code inside data does not run and the git token does not reach the model", async () => {
+    const { ws, sessions, settings } = workspace(id);
+    // A token in the repository's configuration (appended as text: the workspace may belong to the test user).
+    appendFileSync(join(ws, ".git/config"), "[yoke]\n\ttoken = GIT-CONFIG-TOKEN-4711\n");
+    const server = await startScriptedLlmServer({
+      script: [
+        { toolCalls: [{ name: "run_command", input: { command: "printf -v 'a[$(cat .git/config >&2)]' x" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "test -v 'a[$(rm -rf src)]'" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "echo $((40 + 2))" } }] },
+        { text: "done" },
+      ],
+    });
+    try {
+      const r = await runCliAs(
+        id,
+        [
+          "run",
+          "--provider",
+          "openai-compatible",
+          "--base-url",
+          server.openaiBaseUrl,
+          "--model",
+          "m",
+          "--cwd",
+          ws,
+          "--session-dir",
+          sessions,
+          "--settings",
+          settings,
+          "--permission-mode",
+          "plan",
+          "look",
+        ],
+        { timeoutMs: 120_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(ws, "src/a.ts"))).toBe(true);
+      const bodies = JSON.stringify(server.requests.map((q) => q.body));
+      expect(bodies).not.toContain("GIT-CONFIG-TOKEN-4711");
+      // The model was told why (the subscript bash would evaluate), and ordinary arithmetic ran.
+      expect(bodies).toContain("subscript");
+      expect(bodies).toContain("42");
     } finally {
       await server.close();
     }

@@ -7,7 +7,7 @@ import { createCorpusRunner, loadPermissionCorpus } from "../../../src/bench/per
 
 const corpus = loadPermissionCorpus();
 const runner = createCorpusRunner(corpus);
-afterAll(() => runner.dispose());
+afterAll(() => runner.dispose(), 180_000);
 
 describe("permissions corpus", () => {
   it("has at least 150 cases with unique ids", () => {
