@@ -148,10 +148,10 @@ export function formatReport(r: DiffcheckReport, maxShown = 50): string {
 export async function bench(): Promise<BenchSection> {
   const count = Number(process.env.YOKE_DIFFCHECK_COUNT ?? 1000);
   const seed = Number(process.env.YOKE_DIFFCHECK_SEED ?? 1);
-  const r = await runDiffcheck({ seed, count, corpora: true, concurrency: 2 });
+  const r = await runDiffcheck({ seed, count, corpora: process.env.YOKE_DIFFCHECK_CORPORA !== "0", concurrency: 2 });
   return {
     section: "diffcheck",
-    method: `The differential checker (src/bench/diffcheck): ${r.generated} generated inputs (seed ${seed}; YOKE_DIFFCHECK_COUNT / YOKE_DIFFCHECK_SEED) and ${r.fromCorpora} Bash cases of the corpora, each run with real bash under strace in a throwaway bwrap sandbox and compared with the gate's prediction and verdicts in 3 rule sets × 4 modes.`,
+    method: `The differential checker (src/bench/diffcheck): ${r.generated} generated inputs (seed ${seed}; YOKE_DIFFCHECK_COUNT / YOKE_DIFFCHECK_SEED; YOKE_DIFFCHECK_CORPORA=0 leaves the corpora out) and ${r.fromCorpora} Bash cases of the corpora, each run with real bash under strace in a throwaway bwrap sandbox and compared with the gate's prediction and verdicts in 3 rule sets × 4 modes.`,
     metrics: [
       { name: "inputs run", value: r.inputs, unit: "inputs" },
       { name: "bypass-class disagreements", value: r.bypasses.length, unit: "inputs" },

@@ -98,9 +98,6 @@ export const OPTION_SENSITIVE = new Set([
   "php",
 ]);
 
-/** Commands whose `--files0-from=F` reads the files named in F. */
-const FILES0_FROM = new Set(["sort", "wc", "du"]);
-
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
 const NPM_FAMILY = new Set(["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "corepack"]);
@@ -210,15 +207,6 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     }
     if (name === "npm" && (values[0] === "exec" || values[0] === "x") && has(/^(-c|--call)(=|$)/)) fx.hidden.push("npm exec --call runs a command string");
     return fx;
-  }
-
-  // `--files0-from=F` (any unique prefix): the files read are named inside F, only known when it runs.
-  if (FILES0_FROM.has(name)) {
-    const listed = args.find((a) => {
-      const opt = a.value.split("=")[0]!;
-      return opt.length >= 3 && opt.startsWith("--f") && "--files0-from".startsWith(opt);
-    });
-    if (listed) fx.hidden.push(`${name} ${listed.value} reads the files named inside a file, only known when it runs`);
   }
 
   switch (name) {

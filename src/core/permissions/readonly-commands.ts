@@ -311,7 +311,7 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
       return { ok: false, why: "hostname with a name or a file sets the host name" };
     if (name === "date" && args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value) || isLongOption(a.value, "--set"))) return { ok: false, why: "date --set changes the clock" };
     // `date -f FILE` prints every line of FILE it cannot read as a date: a read.
-    if (name === "date") return { ok: true, paths: [...dateFiles(args), ...optionValues(args, "--reference", "-r")] };
+    if (name === "date") return { ok: true, paths: [...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r")] };
     return { ok: true, paths: [] };
   }
   if (name === "git") return classifyGit(args);
@@ -335,28 +335,6 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   // grep/rg: the first operand is the pattern unless -e/-f gave one.
   if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
   return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
-}
-
-/** `date -f FILE` (`-fFILE`, `--file=FILE`, any prefix of --file) prints every line of FILE in its errors: FILE is read. */
-function dateFiles(args: Word[]): Word[] {
-  const out: Word[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const v = a.value;
-    if (v === "--") break;
-    const long = /^(--f(?:i(?:l(?:e)?)?)?)(=(.*))?$/.exec(v);
-    if (long) {
-      if (long[2] !== undefined) out.push({ ...a, value: long[3]! });
-      else if (args[i + 1]) out.push(args[++i]!);
-      continue;
-    }
-    const short = /^-[uR]*f(.*)$/.exec(v);
-    if (short && !v.startsWith("--")) {
-      if (short[1]) out.push({ ...a, value: short[1] });
-      else if (args[i + 1]) out.push(args[++i]!);
-    }
-  }
-  return out;
 }
 
 /** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */
@@ -410,7 +388,7 @@ function classifySed(args: Word[]): ReadOnlyClass {
       explicit = true;
       scripts.push({ ...a, value: v.slice(v.indexOf("e") + 1) });
     } else if (!optionsDone && isLongOption(v, "--line-length") && !v.includes("=")) i++;
-    else if (!optionsDone && (v === "-f" || isLongOption(v, "--file"))) return { ok: false, why: "sed -f runs a script from a file" };
+    else if (!optionsDone && (v === "-f" || v === "--file")) return { ok: false, why: "sed -f runs a script from a file" };
     else if (!optionsDone && v.startsWith("-") && v.length > 1) {
       if (/^-[a-zA-Z]*[lL]$/.test(v)) i++;
       if (/^-[a-zA-Z]*s?f/.test(v) && !v.startsWith("--")) return { ok: false, why: "sed -f runs a script from a file" };

@@ -382,14 +382,14 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         const full = !a.dynamic && a.value.startsWith("--") && !a.value.includes("=") ? XARGS_VALUED.find((f) => f.startsWith(a.value) && a.value.length > 2) : undefined;
         return full ? { ...a, value: full } : a;
       });
-      // `-a F` / `--arg-file=F` (any prefix): the arguments come from F, which xargs reads.
-      const argFile = /^--a(r(g(-(f(i(le?)?)?)?)?)?)?$/;
+      // `-a F`, `-aF`, `-0a F` (clustered), `--arg-file=F` (any prefix): the arguments come from F, which xargs reads.
       for (let i = 0; i < args.length; i++) {
         const v = args[i]!.value;
-        if (v === "--" || (!v.startsWith("-") && !args[i - 1]?.value.match(/^(-[ILnPsdEa]|--[a-z-]+)$/))) break;
+        if (v === "--" || (!v.startsWith("-") && !/^(-[0rtpx]*[ILnPsdEa]|--(arg-file|delimiter|max-args|max-procs|max-chars|max-lines|eof|replace|process-slot-var))$/.test(args[i - 1]?.value ?? "")))
+          break;
         const glued = /^--a(?:r(?:g(?:-(?:f(?:i(?:le?)?)?)?)?)?)?=(.*)$/.exec(v) ?? /^-[0rtpx]*a(.+)$/.exec(v);
         if (glued) (part.reads ??= []).push({ ...args[i]!, value: glued[1]! });
-        else if ((argFile.test(v) || /^-[0rtpx]*a$/.test(v)) && args[i + 1]) (part.reads ??= []).push(args[i + 1]!);
+        else if ((v === "--arg-file" || /^-[0rtpx]*a$/.test(v)) && args[i + 1]) (part.reads ??= []).push(args[i + 1]!);
       }
       const rest = skipOptions(
         args,
