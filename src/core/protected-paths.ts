@@ -13,6 +13,8 @@ export interface ProtectedPath {
   why: string;
 }
 
+const HOOK_MANAGER = "a git hook manager (pre-commit, lefthook, lint-staged, commitlint, overcommit, simple-git-hooks) runs the commands it names at the next git commit";
+
 export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".git/config", kind: "file", why: "git configuration can run programs (core.fsmonitor, core.hooksPath, diff.external, aliases)" },
   { path: ".git/hooks", kind: "dir", why: "git hooks run on later git commands" },
@@ -37,6 +39,54 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".yarnrc", kind: "file", why: "yarn configuration can run programs" },
   { path: ".yarnrc.yml", kind: "file", why: "yarn configuration can name the program yarn runs (yarnPath) and its plugins" },
   { path: ".pnpmfile.cjs", kind: "file", why: "pnpm runs its hooks on install" },
+  // Hook managers keep the hook itself in .git/hooks (installed once by the user) and read what to
+  // run from these files in the working tree: writing one runs a program at the user's next commit.
+  { path: ".pre-commit-config.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".pre-commit-config.yml", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook.yml", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook.json", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook.toml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook.yml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook.json", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook.toml", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook-local.yml", kind: "file", why: HOOK_MANAGER },
+  { path: "lefthook-local.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook-local.yml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lefthook-local.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.json", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.yml", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.js", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: ".lintstagedrc.mjs", kind: "file", why: HOOK_MANAGER },
+  { path: "lint-staged.config.js", kind: "file", why: HOOK_MANAGER },
+  { path: "lint-staged.config.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: "lint-staged.config.mjs", kind: "file", why: HOOK_MANAGER },
+  { path: "lint-staged.config.ts", kind: "file", why: HOOK_MANAGER },
+  { path: "commitlint.config.js", kind: "file", why: HOOK_MANAGER },
+  { path: "commitlint.config.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: "commitlint.config.mjs", kind: "file", why: HOOK_MANAGER },
+  { path: "commitlint.config.ts", kind: "file", why: HOOK_MANAGER },
+  { path: "commitlint.config.cts", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.json", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.yaml", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.yml", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.js", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.mjs", kind: "file", why: HOOK_MANAGER },
+  { path: ".commitlintrc.ts", kind: "file", why: HOOK_MANAGER },
+  { path: ".overcommit.yml", kind: "file", why: HOOK_MANAGER },
+  { path: ".simple-git-hooks.json", kind: "file", why: HOOK_MANAGER },
+  { path: ".simple-git-hooks.js", kind: "file", why: HOOK_MANAGER },
+  { path: ".simple-git-hooks.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: "simple-git-hooks.json", kind: "file", why: HOOK_MANAGER },
+  { path: "simple-git-hooks.js", kind: "file", why: HOOK_MANAGER },
+  { path: "simple-git-hooks.cjs", kind: "file", why: HOOK_MANAGER },
+  { path: ".git-hooks", kind: "dir", why: HOOK_MANAGER },
 ];
 
 /**
@@ -71,6 +121,22 @@ export const GIT_WRITABLE_ENTRIES: readonly string[] = [
 /** Patterns of writable `.git` entries: lock files, `*_HEAD`, message files, bisect state, the stash's temporary index. */
 const GIT_WRITABLE_PATTERNS = [/\.lock$/, /^[A-Z_]+_HEAD$/, /^[A-Z_]+_(MSG|EDITMSG)$/, /^BISECT_[A-Z_]+$/, /^NOTES_MERGE_[A-Z_]+$/, /^index\.[A-Za-z0-9._-]+$/];
 
+/**
+ * `.git` entries that hold commands git runs later: an interactive rebase's todo list (its `exec`
+ * lines run when the user continues the rebase), the sequencer's todo and options (config
+ * syntax). git's own work writes them while a command runs (a rebase in the sandbox works), but one
+ * left behind after the command — a rebase or cherry-pick stopped half way, or a todo the command
+ * wrote — is quarantined, one that existed before the command is read-only for it, and writing
+ * them directly (a file tool, a redirection) asks like any protected path.
+ */
+export const GIT_COMMAND_STATE: readonly string[] = ["rebase-merge", "rebase-apply", "sequencer"];
+
+const GIT_COMMAND_STATE_ENTRY: ProtectedPath = {
+  path: ".git",
+  kind: "dir",
+  why: "git runs the commands of a rebase's or cherry-pick's todo list (exec lines) when the user continues it",
+};
+
 /** May commands write the top-level `.git` entry `name`? */
 export function gitEntryWritable(name: string): boolean {
   return GIT_WRITABLE_ENTRIES.includes(name) || GIT_WRITABLE_PATTERNS.some((r) => r.test(name));
@@ -89,5 +155,6 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
   if (listed) return listed;
   // Inside .git: everything but what git's ordinary work writes.
   const m = /^\.git\/([^/]+)/.exec(p);
+  if (m && GIT_COMMAND_STATE.includes(m[1]!)) return GIT_COMMAND_STATE_ENTRY;
   return m && !gitEntryWritable(m[1]!) ? GIT_INTERNALS : undefined;
 }

@@ -218,6 +218,40 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
       rmSync(marker, { force: true });
     });
 
+    it.skipIf(!!unusable)("3. a rebase todo left behind (exec lines run when the user continues) is quarantined; the user's next rebase --continue runs nothing", async () => {
+      const ws = workspace("rebase-plant", { "a.txt": "a\n" });
+      const git = (...a: string[]) => run(id, ws, "git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a]);
+      git("init", "-q", "-b", "main");
+      git("add", "-A");
+      git("commit", "-qm", "init");
+      const marker = join(base, `rebase-exec-ran-${tag}`);
+      // Red team F3: an interactive rebase's state written by hand, its todo an exec line.
+      const plant = `mkdir -p .git/rebase-merge && cd .git/rebase-merge && touch interactive && echo refs/heads/main > head-name && git rev-parse HEAD > onto && git rev-parse HEAD > orig-head && echo "exec touch ${marker}" > git-rebase-todo && : > done && echo 1 > end && echo 0 > msgnum; echo planted`;
+      const r = await exec(ws, plant);
+      expect(r.out).toContain("planted");
+      expect(existsSync(join(ws, ".git", "rebase-merge"))).toBe(false);
+      expect(r.err).toMatch(/\.git\/rebase-merge.*rebase or cherry-pick left in progress.*it was moved to/);
+      git("rebase", "--continue");
+      expect(existsSync(marker)).toBe(false);
+      // A rebase already in progress before the command is read-only for it.
+      mkdirSync(join(ws, ".git", "rebase-merge"));
+      writeFileSync(join(ws, ".git", "rebase-merge", "git-rebase-todo"), "pick 0000000 x\n");
+      chownTree(ws, id);
+      await exec(ws, `echo "exec touch ${marker}" >> .git/rebase-merge/git-rebase-todo; echo tried`);
+      expect(readFileSync(join(ws, ".git", "rebase-merge", "git-rebase-todo"), "utf8")).toBe("pick 0000000 x\n");
+    });
+
+    it.skipIf(!!unusable)("3. the configuration git hook managers run (pre-commit, lefthook, lint-staged, commitlint) is not written", async () => {
+      const ws = workspace("hook-managers", { "a.txt": "a\n", ".pre-commit-config.yaml": "repos: []\n" });
+      const r = await exec(
+        ws,
+        `echo 'repos: [{repo: local, hooks: [{id: x, name: x, entry: "touch /tmp/pwned", language: system}]}]' > .pre-commit-config.yaml; echo 'pre-commit: {commands: {x: {run: "touch /tmp/pwned"}}}' > lefthook.yml; echo '{"*": "touch /tmp/pwned"}' > .lintstagedrc.json; echo 'module.exports = {}' > commitlint.config.js; echo end`,
+      );
+      expect(r.out).toContain("end");
+      expect(readFileSync(join(ws, ".pre-commit-config.yaml"), "utf8")).toBe("repos: []\n");
+      for (const gone of ["lefthook.yml", ".lintstagedrc.json", "commitlint.config.js"]) expect(existsSync(join(ws, gone)), gone).toBe(false);
+    });
+
     it.skipIf(!!unusable)("3. .devcontainer.json at the root and .devcontainer/ are not written", async () => {
       const ws = workspace("devcontainer", { "a.txt": "a\n" });
       const r = await exec(ws, `echo '{"initializeCommand":"touch /tmp/pwned"}' > .devcontainer.json; mkdir -p .devcontainer && echo {} > .devcontainer/devcontainer.json; echo end`);

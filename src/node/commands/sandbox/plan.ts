@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { gitEntryWritable, PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
+import { GIT_COMMAND_STATE, gitEntryWritable, PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -120,6 +120,7 @@ export function homeEntryWritable(name: string): boolean {
   return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : name !== "bin";
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
+const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
 /** A folder holding a listed write with more entries than this is not split into per-entry mounts (bwrap's cost grows with the square of its mounts: ~0.15 s for 300, 2.3 s for 1000). */
@@ -360,14 +361,23 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   const git = join(root, ".git");
   if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
   const names = list(git);
-  for (const name of names) if (!gitEntryWritable(name)) protect(root, `.git/${name}`, GIT_WHY);
+  const isApproved = (n: string) => approved.some((a) => isWithin(a, join(git, n)));
+  for (const name of names) if (!gitEntryWritable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
   ancestors.add(git);
   pinAncestors(ancestors, root, git);
   guards.push({
     path: git,
     root,
     why: GIT_WHY,
-    before: { kind: "entries", names, accept: (n) => gitEntryWritable(n) || approved.some((a) => isWithin(a, join(git, n))), links: links(git, names) },
+    before: { kind: "entries", names, accept: (n) => gitEntryWritable(n) || isApproved(n), links: links(git, names) },
+  });
+  // A rebase's or cherry-pick's todo list left behind runs its exec lines when the user continues:
+  // git writes it while the command runs, but what is still there when it ends is quarantined.
+  guards.push({
+    path: git,
+    root,
+    why: GIT_STATE_WHY,
+    before: { kind: "entries", names, accept: (n) => !GIT_COMMAND_STATE.includes(n) || isApproved(n), links: links(git, names), endOnly: true },
   });
 }
 
@@ -487,7 +497,11 @@ function protectPath(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<strin
 
 function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {
   const seen = new Map<string, GuardedPath>();
-  for (const g of guards) if (!seen.has(g.path)) seen.set(g.path, g);
+  // A folder may have a guard checked while the command runs and one checked when it ends (.git).
+  for (const g of guards) {
+    const key = g.before.kind === "entries" && g.before.endOnly ? `${g.path}\0end` : g.path;
+    if (!seen.has(key)) seen.set(key, g);
+  }
   return [...seen.values()];
 }
 
