@@ -13,8 +13,12 @@ import type { Word } from "./shell/words";
 export interface CommandEffects {
   /** Code that runs and that Yoke cannot see. */
   hidden: string[];
-  /** Options that make the command run other programs: the option word and why. */
-  execOptions: Array<{ option: string; why: string }>;
+  /**
+   * Options that make the command run other programs: the option word and why. `runs`: the
+   * option's value is a program or commands (not a setting): code Yoke cannot see, so it asks
+   * wherever a deny rule exists, in every mode.
+   */
+  execOptions: Array<{ option: string; why: string; runs?: boolean }>;
   /** Files the options write. */
   writes: Word[];
   /** Folders written below (recursively), e.g. `find DIR -delete`. */
@@ -132,7 +136,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
   const exec = (re: RegExp, why: string, long: readonly string[] = [], exact: readonly string[] = []) => {
     for (const a of args) {
       const full = longOptionOf(a.value, long, exact);
-      if (re.test(a.value) || full) fx.execOptions.push({ option: full ?? a.value.split("=")[0]!, why });
+      if (re.test(a.value) || full) fx.execOptions.push({ option: full ?? a.value.split("=")[0]!, why, runs: true });
     }
   };
   /** Files named by other files (`--files0-from=F`, `tar -T F`): any file. */
@@ -330,6 +334,19 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "ex":
     case "emacs":
       exec(/^(-c|--cmd|-S|--eval|-l|--load|-x|--execute)$|^\+/, `${name} runs editor commands`);
+      return fx;
+    case "man":
+      exec(/^(-P|--pager|-H|--html)(=|$)|^-[a-zA-Z]*P/, "man runs the pager or browser program it is given", ["--pager", "--html"]);
+      return fx;
+    case "dc":
+      exec(/^(-e|--expression|-f|--file)(=|$)|^-[a-zA-Z]*[ef]/, "dc runs shell commands from its script (`!`)", ["--expression", "--file"]);
+      return fx;
+    case "nano":
+    case "pico":
+      exec(/^(-s|--speller)(=|$)/, `${name} runs the spell checker program it is given`, ["--speller"]);
+      return fx;
+    case "less":
+      exec(/^\+.*!|^--(lesskey-src|lesskey-file)(=|$)/, "less runs shell commands (`!`) given on its command line", ["--lesskey-src"]);
       return fx;
     case "tee":
       return fx;

@@ -20,7 +20,7 @@ import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, type PathPattern } from "./path-reach";
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
-import { classifyReadOnly, type ReadOnlyClass } from "./readonly-commands";
+import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
 import { isShell } from "./shell/unwrap";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
@@ -137,10 +137,13 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
 
   // 2. Deny rules that might apply to what is only known at run time (where the command is not
   // unanalysable anyway: then the problem is the better reason, step 4).
+  const hidden = instances.flatMap((i) =>
+    [...i.part.hidden, ...i.effects.hidden, ...i.effects.execOptions.filter((o) => o.runs).map((o) => `${o.option}: ${o.why}`)].map((h) => ({ inst: i, why: h })),
+  );
+  const relevantDeny = [...denyRules, ...pathDenyRules];
+  if (mode === "plan" && hidden.length && relevantDeny.length) return decide("deny", "mode", planModeReason(`a command that runs code Yoke cannot see (${hidden[0]!.why})`));
   const possible = analysis.problems.length ? undefined : maybe.find((m) => m.inst.part.problems.length === 0);
   if (possible) return decide("ask", "rule", `${possible.what}, so it needs approval.`, possible.rule);
-  const hidden = instances.flatMap((i) => [...i.part.hidden, ...i.effects.hidden].map((h) => ({ inst: i, why: h })));
-  const relevantDeny = [...denyRules, ...pathDenyRules];
   if (hidden.length && relevantDeny.length) {
     const h = hidden[0]!;
     const text = `\`${h.inst.part.text}\`: ${h.why}, so Yoke cannot rule out that the deny rule ${ruleLabel(relevantDeny[0]!)} applies; it needs approval`;
@@ -613,6 +616,10 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       for (const d of inst.cls.gitDirs ?? []) await add("read", d as XWord);
       for (const p of inst.cls.repoPaths ?? []) if (!p.dynamic) out.push({ kind: "read", raw: p.raw, inst, exact: await check(ctx.cwd, p.value.replace(/^\/+/, "")) });
       if (inst.cls.gitContent) out.push(...(await gitHistory(inst, ctx, check)));
+    } else if (gitWritesContentOut(inst.innermost.words)) {
+      // A git command that is not read-only and may write the repository's contents out (an
+      // archive, a patch, --textconv, --ext-diff): every file of its history is read.
+      out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(ctx.cwd), why: "files from the repository history (a git command that writes contents out)", symbolic: "history" });
     }
   }
   return out;
@@ -866,4 +873,13 @@ function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedB
   if (path.sensitive) return { why: `writes to ${shown}, a sensitive file (${path.sensitive.why})` };
   if (mode === "acceptEdits" || allowedByRule) return {};
   return { why: `writes to ${shown} (writing files needs approval in default mode)` };
+}
+
+/** `git [global options] SUB …` with SUB one that can write repository contents out. */
+function gitWritesContentOut(words: readonly Word[]): boolean {
+  if (!words.length || !/(^|\/)git$/.test(words[0]!.value)) return false;
+  let i = 1;
+  while (i < words.length && words[i]!.value.startsWith("-")) i += /^(-C|-c|--git-dir|--work-tree|--namespace)$/.test(words[i]!.value) ? 2 : 1;
+  const sub = words[i];
+  return !sub || sub.dynamic || GIT_DUMPS_CONTENT.has(sub.value);
 }

@@ -483,6 +483,47 @@ const GIT_HARMLESS_LONG = ["--text", "--exit-code", "--oneline", "--ours", "--on
 const GIT_SAFE_GLOBAL = /^(--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-advice)$/;
 /** Options after which git prints file contents only when combined with a patch option. */
 const GIT_PATCH = /^(-p|-u|--patch|-U\d*|--unified(=.*)?|--word-diff.*|--color-words.*|--cc|--combined-all-paths|--full-diff|-L.*|--patch-with-stat|--patch-with-raw|--textconv)$/;
+/**
+ * Options of git log/whatchanged/reflog known to print no file contents (revision selection,
+ * formatting, statistics). Any other option may print contents or answer questions about them.
+ */
+const GIT_LOG_NO_CONTENT =
+  /^(--oneline|--graph|--all|--branches(=.*)?|--tags(=.*)?|--remotes(=.*)?|--glob=.*|--exclude=.*|--decorate(=.*)?|--no-decorate|--abbrev(=\d+)?|--abbrev-commit|--no-abbrev-commit|--no-abbrev|--format=.*|--pretty(=.*)?|--date=.*|--relative-date|--reverse|--first-parent|--no-merges|--merges|--min-parents=\d+|--max-parents=\d+|--topo-order|--date-order|--author-date-order|--left-right|--cherry-pick|--cherry-mark|--cherry|--boundary|--ancestry-path|--simplify-by-decoration|--full-history|--dense|--sparse|--follow|--parents|--children|--no-walk(=.*)?|--do-walk|--since=.*|--after=.*|--until=.*|--before=.*|--author=.*|--committer=.*|--grep=.*|--all-match|--invert-grep|-i|--regexp-ignore-case|-E|--extended-regexp|-F|--fixed-strings|-P|--perl-regexp|-n\d*|--max-count=\d+|-\d+|--skip=\d+|--name-only|--name-status|--stat(=.*)?|--numstat|--shortstat|--summary|--dirstat(=.*)?|--compact-summary|--raw|-s|--no-patch|--color(=.*)?|--no-color|--mailmap|--use-mailmap|--no-mailmap|--log-size|--source|--encoding=.*|--no-notes|--show-linear-break(=.*)?|--quiet|-q|--)$/;
+/** Options of git diff/show that answer questions about contents even with --name-only (`-G`, `-S`) or run converters. */
+const GIT_CONTENT_ORACLE = /^(-G.*|-S.*|--pickaxe-.*|--find-object=.*|--textconv|--binary|--word-diff.*|--color-words.*|--check|-W|--function-context)$/;
+/** git commands that write repository contents out (archives, patches, bundles, object dumps). */
+export const GIT_DUMPS_CONTENT = new Set([
+  "archive",
+  "fast-export",
+  "format-patch",
+  "diff-tree",
+  "diff-index",
+  "diff-files",
+  "bundle",
+  "pack-objects",
+  "unpack-file",
+  "range-diff",
+  "cat-file",
+  "show",
+  "log",
+  "whatchanged",
+  "diff",
+  "grep",
+  "blame",
+  "annotate",
+  "reflog",
+  "stash",
+  "notes",
+  "am",
+  "apply",
+  "cherry",
+  "request-pull",
+  "send-email",
+  "verify-pack",
+  "unpack-objects",
+  "show-branch",
+]);
+
 const GIT_NO_CONTENT = /^(--stat.*|--numstat|--shortstat|--name-only|--name-status|--summary|--dirstat.*|--quiet|-s|--no-patch|--raw|--compact-summary|--exit-code)$/;
 
 function classifyGit(args: Word[]): ReadOnlyClass {
@@ -553,12 +594,14 @@ function gitContent(sub: string, rest: Word[], pathspecs: Word[], hasDashDash: b
   switch (sub) {
     case "diff":
     case "show":
-      prints = !noContent;
+      prints = !noContent || opts.some((a) => GIT_CONTENT_ORACLE.test(a.value));
       break;
     case "log":
     case "whatchanged":
     case "reflog":
-      prints = opts.some((a) => GIT_PATCH.test(a.value) || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a.value));
+      // An allow-list: options not known to print no content may (`--binary`, `-c`, `--cc` and
+      // `--remerge-diff` imply a patch; `-G`/`-S` answer questions about contents one regex at a time).
+      prints = opts.some((a) => GIT_PATCH.test(a.value) || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a.value) || !GIT_LOG_NO_CONTENT.test(a.value));
       break;
     case "stash":
       prints = rest[0]?.value === "show" && opts.some((a) => GIT_PATCH.test(a.value));

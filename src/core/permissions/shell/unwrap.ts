@@ -485,11 +485,12 @@ function envStep(part: CommandPart, args: Word[]): Step | undefined {
       i++;
       break;
     }
-    if (v === "-S" || v.startsWith("--split-string") || /^-[a-zA-Z]*S/.test(v)) {
+    // GNU env takes any unique prefix of a long option (`--s`, `--spl=` are --split-string).
+    if (v === "-S" || /^--s(p(l(i(t(-(s(t(r(i(ng?)?)?)?)?)?)?)?)?)?)?(=|$)/.test(v) || /^-[a-zA-Z]*S/.test(v)) {
       part.problems.push("env -S splits a string into a command Yoke cannot check");
       return undefined;
     }
-    if (v === "-C" || v.startsWith("--chdir") || /^-[a-zA-Z]*C/.test(v)) {
+    if (v === "-C" || /^--c(h(d(ir?)?)?)?(=|$)/.test(v) || /^-[a-zA-Z]*C/.test(v)) {
       part.problems.push("env -C runs the command in another folder");
       i += v === "-C" ? 2 : 1;
       continue;
