@@ -196,7 +196,7 @@ export async function sessionProbe(cli: string, root: string, rare: string): Pro
     t0 = performance.now();
     child = spawn(
       process.execPath,
-      [cli, "run", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--cwd", root, "--session-dir", sessions, "--max-turns", "5", "Find the TypeScript files."],
+      [cli, "run", "--trust", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--cwd", root, "--session-dir", sessions, "--max-turns", "5", "Find the TypeScript files."],
       {
         env: { ...process.env, HOME: home, ANTHROPIC_API_KEY: "bench" },
         stdio: "ignore",

@@ -193,7 +193,7 @@ export const sessionRow: Row = async (ctx) => {
   try {
     const env = { HOME: home };
     const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", repo.root, "--session-dir", sessions, "--permission-mode", "bypassPermissions"];
-    const run = await runYoke(["run", ...flags, "make the function async"], env);
+    const run = await runYoke(["run", "--trust", ...flags, "make the function async"], env);
     if (run.code !== 0) throw new Error(`scale ${ctx.label}: yoke run failed: ${run.stderr.slice(-2000)}`);
     const edited = readFileSync(join(repo.root, repo.deepFile), "utf8");
     if (edited === repo.deepContent) throw new Error(`scale ${ctx.label}: the scripted edit did not land`);

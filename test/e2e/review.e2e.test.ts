@@ -279,7 +279,13 @@ describe("change review in code-server", () => {
     const shot = vs.screenshots("review-auto");
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    const restoreSettings = vs.changeWorkspaceSettings({ "yoke.permissionMode": "acceptEdits" });
+    // A looser mode counts only from the user's own settings: the workspace's "default" is taken out.
+    const restoreWorkspace = vs.changeWorkspaceSettings({ "yoke.permissionMode": undefined });
+    const restoreUser = vs.changeUserSettings({ "yoke.permissionMode": "acceptEdits" });
+    const restoreSettings = () => {
+      restoreUser();
+      restoreWorkspace();
+    };
     const frame = await vs.openPanel();
     await frame.locator("[data-testid=model-label]").waitFor();
     await page.waitForTimeout(1_500); // the settings file is picked up

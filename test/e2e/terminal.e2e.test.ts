@@ -41,9 +41,9 @@ describe("commands mirrored into VS Code terminals", () => {
   const vs = useYokeVscode({
     name: "terminal",
     model: { script },
-    workspaceSettings: { "yoke.permissionMode": "acceptEdits" },
+    // A looser mode counts only from the user's own settings (a workspace's may only tighten).
     // xterm's DOM renderer, so the terminal's text is in the page.
-    userSettings: { "terminal.integrated.gpuAcceleration": "off" },
+    userSettings: { "yoke.permissionMode": "acceptEdits", "terminal.integrated.gpuAcceleration": "off" },
   });
 
   it("shows a running command live in the Yoke terminal and stops it on Ctrl+C typed there", async () => {

@@ -20,7 +20,9 @@ describe("verification after the agent's edits", () => {
   const vs = useYokeVscode({
     name: "verification",
     model: { script },
-    workspaceSettings: { "yoke.permissionMode": "acceptEdits", "yoke.verification": { command: "test -f src/count.ts && echo verified-count" } },
+    // A looser mode counts only from the user's own settings; the workspace's check goes through the gate.
+    userSettings: { "yoke.permissionMode": "acceptEdits" },
+    workspaceSettings: { "yoke.verification": { command: "test -f src/count.ts && echo verified-count" } },
   });
 
   it("gives the model the TypeScript error its edit introduced, then runs the check and shows the evidence", async () => {

@@ -50,7 +50,7 @@ async function session(repo: ScaleRepo, home: string, sessions: string, env: Rec
     ],
   });
   const flags = ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", repo.root, "--session-dir", sessions, "--permission-mode", "bypassPermissions"];
-  const run = await runCli(["run", ...flags, "make the last function async"], { env: { HOME: home, ...env } });
+  const run = await runCli(["run", "--trust", ...flags, "make the last function async"], { env: { HOME: home, ...env } });
   expect(run.code, run.stderr).toBe(0);
   expect(readFileSync(join(repo.root, repo.deepFile), "utf8")).toBe(repo.deepContent.replace("export function", "export async function"));
   expect(readFileSync(join(repo.root, "packages/NOTES.md"), "utf8")).toBe("notes by the agent\n");

@@ -259,6 +259,7 @@ describe.each(who.list)("a full yoke run session under the flipping links, as $l
         id,
         [
           "run",
+          "--trust",
           "--provider",
           "openai-compatible",
           "--base-url",

@@ -363,7 +363,23 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
       const server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: fdProbe(home) } }] }, { text: "done" }] });
       try {
         const r = await cliWithFds(
-          ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "bypassPermissions", "probe"],
+          [
+            "run",
+            "--trust",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            server.openaiBaseUrl,
+            "--model",
+            "m",
+            "--cwd",
+            ws,
+            "--session-dir",
+            sessions,
+            "--permission-mode",
+            "bypassPermissions",
+            "probe",
+          ],
           ws,
         );
         expect(r.code, r.stderr).toBe(0);

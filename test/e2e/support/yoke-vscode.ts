@@ -68,6 +68,8 @@ export interface YokeVscode {
    * file back as it was. VS Code picks the change up after a moment (watch for its effect).
    */
   changeWorkspaceSettings(patch: Record<string, unknown>): () => void;
+  /** The same for the user's settings (User/settings.json of code-server's profile): where a looser permission mode counts. */
+  changeUserSettings(patch: Record<string, unknown>): () => void;
   /** An absolute path inside the workspace, or inside the root folder `folder` of a multi-root one. */
   path(relative: string, folder?: string): string;
   /** Opens the workbench and waits until it and its extension host are up. */
@@ -167,6 +169,15 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       const next = s.workspaceFile ? { ...json, settings: { ...(json.settings as Record<string, unknown> | undefined), ...patch } } : { ...json, ...patch };
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+      return () => (before === undefined ? rmSync(file) : writeFileSync(file, before));
+    },
+    changeUserSettings: (patch) => {
+      const s = ready(server, "code-server");
+      const file = join(s.userDataDir, "User", "settings.json");
+      const before = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+      const json = before === undefined ? {} : (JSON.parse(before) as Record<string, unknown>);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify({ ...json, ...patch }, null, 2)}\n`);
       return () => (before === undefined ? rmSync(file) : writeFileSync(file, before));
     },
     path: (relative, folder) => {
