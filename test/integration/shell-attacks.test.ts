@@ -155,6 +155,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
         id,
         [
           "run",
+          "--trust",
           "--provider",
           "openai-compatible",
           "--base-url",
