@@ -279,16 +279,13 @@ describe("change review in code-server", () => {
     const shot = vs.screenshots("review-auto");
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
-    // A looser mode counts only from the user's own settings: the workspace's "default" is taken out.
-    const restoreWorkspace = vs.changeWorkspaceSettings({ "yoke.permissionMode": undefined });
-    const restoreUser = vs.changeUserSettings({ "yoke.permissionMode": "acceptEdits" });
-    const restoreSettings = () => {
-      restoreUser();
-      restoreWorkspace();
-    };
     const frame = await vs.openPanel();
     await frame.locator("[data-testid=model-label]").waitFor();
-    await page.waitForTimeout(1_500); // the settings file is picked up
+    // The person picks Accept edits in the panel (a workspace's settings may no longer loosen the mode).
+    const mode = frame.locator("[data-testid=mode]");
+    await mode.selectOption("acceptEdits");
+    await expect.poll(() => mode.inputValue(), { timeout: 10_000 }).toBe("acceptEdits");
+    const restoreSettings = () => mode.selectOption("default");
     await sendPrompt(frame, "Apply this at once: comment the result array.");
     await waitForAssistantText(frame, "Applied.", 60_000);
     expect(readFileSync(path, "utf8")).toBe(before.replace("  const result: Date[] = [];", "  const result: Date[] = []; // high tides"));
@@ -298,7 +295,7 @@ describe("change review in code-server", () => {
     await row.locator("[data-testid=revert-change]").click();
     await expect.poll(() => readFileSync(path, "utf8"), { timeout: 10_000 }).toBe(before);
     await shot("reverted");
-    restoreSettings();
+    await restoreSettings();
   });
 });
 
