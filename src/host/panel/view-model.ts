@@ -1,6 +1,7 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
 import { checkpointNotice } from "../../core/checkpoints/notice";
 import type { SessionEvent } from "../../core/events";
+import { tokensOfText } from "../../core/compaction/tokens";
 import { addUsage, cacheBreakText, costLine, hitShare, toolsLine, type CostTotals, type ToolCost } from "../../core/cost";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
@@ -563,7 +564,7 @@ function emptyCost(): PanelCost {
       let t = c.tools.find((x) => x.name === name);
       if (!t) c.tools.push((t = { name, calls: 0, resultTokens: 0 }));
       t.calls++;
-      t.resultTokens += Math.ceil(chars / 4);
+      t.resultTokens += tokensOfText(chars);
     },
   };
   return c;
