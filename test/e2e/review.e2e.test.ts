@@ -275,7 +275,6 @@ describe("change review in code-server", () => {
   });
 
   it("applies at once in acceptEdits mode, lists the change, and reverts it from the panel", async () => {
-    const page = vs.page;
     const shot = vs.screenshots("review-auto");
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
