@@ -7,6 +7,7 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("edit", async () => (await import("./edit")).bench);
   register("sandbox", async () => (await import("./sandbox")).bench);
   register("permissions", async () => (await import("./permissions")).bench);
+  register("permissions-adversarial", async () => (await import("./permissions-adversarial")).bench);
   register("diffcheck", async () => (await import("./diffcheck/index")).bench);
   register("watchdog", async () => (await import("./watchdog")).bench);
   register("guidance", async () => (await import("./guidance")).bench);

@@ -11,7 +11,7 @@ import { createPermissionGate, type YokePermissionGate } from "../../core/permis
 import { nodeListDir, nodeRealPath } from "../../node/settings-files";
 import { loadShellWasm } from "../../node/tree-sitter-wasm";
 import { compareRun, realDirWith, type Disagreement, type Verdict } from "./compare";
-import { createDiffRunner, type FixtureSpec, type Scratch } from "./runner";
+import { createDiffRunner, type DiffBackend, type FixtureSpec, type RunIdentity, type Scratch } from "./runner";
 
 export interface RuleSet {
   name: string;
@@ -70,11 +70,15 @@ export interface CheckerOptions {
   modes?: PermissionMode[];
   timeoutMs?: number;
   keep?: boolean;
+  /** The sandbox the traced runs happen in (default bwrap). */
+  backend?: DiffBackend;
+  /** Runs the traced commands as this user (this process runs as root). */
+  identity?: RunIdentity;
 }
 
 export function createChecker(opts: CheckerOptions): Checker {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-diffcheck-")));
-  const runner = createDiffRunner(opts.spec, dir);
+  const runner = createDiffRunner(opts.spec, dir, { backend: opts.backend, identity: opts.identity });
   const modes = opts.modes ?? MODES;
   let n = 0;
   const timing = { scratch: 0, gate: 0, run: 0 };

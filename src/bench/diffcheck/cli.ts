@@ -1,11 +1,15 @@
 /**
- * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora] [--concurrency C] [--json]` and
- * `node scripts/diffcheck.mjs --command 'CMD'` (one input, every verdict and difference shown).
+ * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora] [--concurrency C] [--json]
+ * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs --command 'CMD'` (one input,
+ * every verdict and difference shown). `--user`: the traced commands run as the unprivileged test
+ * user (yoke-sectest, created when run as root).
  * Exits 1 when a bypass-class disagreement was found.
  */
 import { parseArgs } from "node:util";
 import { createChecker, defaultRuleSets, loadAttackFixture } from "./check";
+import { unprivilegedIdentity } from "./identity";
 import { formatReport, runDiffcheck } from "./index";
+import type { DiffBackend } from "./runner";
 
 export async function diffcheckMain(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -18,11 +22,16 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
       command: { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
+      backend: { type: "string", default: "bwrap" },
+      user: { type: "boolean", default: false },
     },
   });
+  if (values.backend !== "bwrap" && values.backend !== "firejail") throw new Error(`--backend must be bwrap or firejail (got ${values.backend})`);
+  const backend: DiffBackend = values.backend;
+  const identity = values.user ? unprivilegedIdentity() : undefined;
   if (values.command !== undefined) {
     const { spec, standard } = loadAttackFixture();
-    const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard) });
+    const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), backend, identity });
     try {
       const r = await checker.check(values.command, "cmd");
       if (values.json) process.stdout.write(`${JSON.stringify(r, null, 1)}\n`);
@@ -44,6 +53,8 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
     count: Number(values.count),
     corpora: values.corpora,
     concurrency: Number(values.concurrency),
+    backend,
+    identity,
     progress: values.quiet || values.json ? undefined : (done, total) => (done % 50 === 0 || done === total ? process.stderr.write(`[diffcheck] ${done}/${total}\n`) : undefined),
   });
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 1)}\n` : `${formatReport(report, 1000)}\n`);

@@ -10,6 +10,7 @@ import type { BenchSection } from "../types";
 import { createChecker, defaultRuleSets, loadAttackFixture, reproLine, type CheckResult, type Checker } from "./check";
 import type { Disagreement } from "./compare";
 import { generate, type GeneratedInput } from "./generator";
+import type { DiffBackend, RunIdentity } from "./runner";
 
 export interface DiffcheckOptions {
   seed: number;
@@ -27,10 +28,15 @@ export interface DiffcheckOptions {
   /** Adjust the checker before the run (the test's planted control). */
   setup?: (c: Checker) => void;
   timeoutMs?: number;
+  backend?: DiffBackend;
+  identity?: RunIdentity;
 }
 
 export interface DiffcheckReport {
   seed: number;
+  /** The sandbox and the user the traced runs had. */
+  backend: DiffBackend;
+  user: string;
   inputs: number;
   generated: number;
   fromCorpora: number;
@@ -68,13 +74,15 @@ export function corpusInputs(repoRoot = process.cwd()): GeneratedInput[] {
 export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckReport> {
   const repoRoot = opts.repoRoot ?? process.cwd();
   const { spec, standard } = loadAttackFixture(repoRoot);
-  const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), timeoutMs: opts.timeoutMs });
+  const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), timeoutMs: opts.timeoutMs, backend: opts.backend, identity: opts.identity });
   opts.setup?.(checker);
   const generated = generate(opts.seed, opts.count);
   const corpus = opts.corpora ? corpusInputs(repoRoot).filter(opts.corpusFilter ?? (() => true)) : [];
   const inputs = [...generated, ...corpus];
   const report: DiffcheckReport = {
     seed: opts.seed,
+    backend: opts.backend ?? "bwrap",
+    user: opts.identity?.name ?? (process.getuid?.() === 0 ? "root" : "this user"),
     inputs: 0,
     generated: generated.length,
     fromCorpora: corpus.length,
@@ -133,7 +141,7 @@ export function formatBypass(b: DiffcheckReport["bypasses"][number]): string[] {
 /** The report as text: figures, classes, then each bypass with its repro line. */
 export function formatReport(r: DiffcheckReport, maxShown = 50): string {
   const lines = [
-    `differential checker: seed ${r.seed}, ${r.inputs} inputs (${r.generated} generated, ${r.fromCorpora} from the corpora), ${(r.ms / 1000).toFixed(1)} s`,
+    `differential checker: seed ${r.seed}, ${r.backend} as ${r.user}, ${r.inputs} inputs (${r.generated} generated, ${r.fromCorpora} from the corpora), ${(r.ms / 1000).toFixed(1)} s`,
     `  traced: ${r.execs} programs executed, ${r.writes} file writes; ${r.allowedSomewhere} inputs allowed in some rule set and mode`,
     `  bypass-class disagreements: ${r.bypasses.length} inputs; informational (gate asked or denied): ${r.informational}`,
     `  runs without a trace: ${r.errors.length}`,

@@ -1,12 +1,14 @@
 /**
- * Runs one command line with real bash, traced by strace, inside a throwaway bwrap sandbox: a fresh
- * copy of the fixture (workspace, home, a folder outside) is the only writable place; /tmp is
- * private, there is no network, the environment is an allow-list and the run is killed after a
- * short timeout. strace runs OUTSIDE the sandbox (the command cannot reach its output file) and
- * follows bwrap into it; only the events of the traced bash and its descendants are kept.
+ * Runs one command line with real bash, traced by strace, inside a throwaway sandbox (bwrap or
+ * firejail), as this process's user or as another one (`identity`: root runs it as the
+ * unprivileged test user): a fresh copy of the fixture (workspace, home, a folder outside) is the
+ * only writable place; /tmp is private, there is no network, the environment is an allow-list and
+ * the run is killed after a short timeout. Under bwrap strace runs OUTSIDE the sandbox and follows
+ * bwrap into it; under firejail (set-user-ID) it runs inside. Only the events of the traced bash
+ * and its descendants are kept.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseStrace, TRACED_CALLS, type ParsedTrace, type TraceEvent } from "./trace";
 
@@ -55,8 +57,35 @@ export interface DiffRunner {
 
 const GIT_ENV = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", GIT_CONFIG_NOSYSTEM: "1", HOME: "/nonexistent" };
 
-export function createDiffRunner(spec: FixtureSpec, baseDir: string): DiffRunner {
+/** The sandbox a traced run happens in. */
+export type DiffBackend = "bwrap" | "firejail";
+
+/** Who runs the traced command (default: this process's own user). */
+export interface RunIdentity {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+export interface RunnerOptions {
+  backend?: DiffBackend;
+  /** Another user (this process runs as root): the copies are theirs, and strace, the sandbox and the command run as them. */
+  identity?: RunIdentity;
+}
+
+export function createDiffRunner(spec: FixtureSpec, baseDir: string, opts: RunnerOptions = {}): DiffRunner {
   const dir = baseDir;
+  const backend = opts.backend ?? "bwrap";
+  const identity = opts.identity && opts.identity.uid !== process.getuid?.() ? opts.identity : undefined;
+  const isRoot = (identity?.uid ?? process.getuid?.()) === 0;
+  // Traces live beside the copies, never inside what the sandbox can write.
+  const traceDir = join(dir, "traces");
+  mkdirSync(traceDir, { recursive: true });
+  if (identity) {
+    // The other user must reach the copies (mkdtemp made the folder 0700) and write their traces.
+    chmodSync(dir, 0o755);
+    chownSync(traceDir, identity.uid, identity.gid);
+  }
   const tpl = join(dir, "template");
   const binDir = join(dir, "bin");
   mkdirSync(binDir, { recursive: true });
@@ -93,38 +122,82 @@ export function createDiffRunner(spec: FixtureSpec, baseDir: string): DiffRunner
         mkdirSync(dirname(join(s.ws, link)), { recursive: true });
         symlinkSync(target.replaceAll("$WS", s.ws), join(s.ws, link));
       }
+      // -h: the links themselves (their targets are in the copy already).
+      if (identity) execFileSync("chown", ["-R", "-h", `${identity.uid}:${identity.gid}`, root]);
       return s;
     },
     run(command, s, timeoutMs = 5000) {
-      const traceFile = join(dir, `trace-${n++}.txt`);
-      const bwrap = [
-        "bwrap",
-        "--ro-bind", "/", "/",
-        "--tmpfs", "/tmp",
-        "--tmpfs", "/var/tmp",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--bind", s.root, s.root,
-        "--ro-bind", binDir, binDir,
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-        "--setenv", "PATH", `${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
-        "--setenv", "HOME", s.home,
-        "--setenv", "LANG", "C.UTF-8",
-        "--setenv", "TERM", "dumb",
-        "--setenv", "GIT_CONFIG_NOSYSTEM", "1",
-        "--chdir", s.ws,
-        "--", "/bin/bash", "-c", command,
-      ]; // prettier-ignore
-      const argv = ["-f", "-qq", "-xx", "-y", "-s", "65536", "--seccomp-bpf", "--decode-pids=pidns", "-e", "signal=none", "-e", `trace=${TRACED_CALLS.join(",")}`, "-o", traceFile, ...bwrap];
+      const traceFile = join(traceDir, `trace-${n++}.txt`);
+      const env = {
+        PATH: `${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+        HOME: s.home,
+        LANG: "C.UTF-8",
+        TERM: "dumb",
+        GIT_CONFIG_NOSYSTEM: "1",
+      };
+      const straceOpts = ["-f", "-qq", "-xx", "-y", "-s", "65536", "--seccomp-bpf", "-e", "signal=none", "-e", `trace=${TRACED_CALLS.join(",")}`];
+      let program: string;
+      let argv: string[];
+      let traceFd: number | undefined;
+      if (backend === "bwrap") {
+        const bwrap = [
+          "bwrap",
+          "--ro-bind", "/", "/",
+          "--tmpfs", "/tmp",
+          "--tmpfs", "/var/tmp",
+          "--dev", "/dev",
+          "--proc", "/proc",
+          "--bind", s.root, s.root,
+          "--ro-bind", binDir, binDir,
+          "--unshare-all",
+          "--die-with-parent",
+          "--new-session",
+          "--clearenv",
+          ...Object.entries(env).flatMap(([k, v]) => ["--setenv", k, v]),
+          "--chdir", s.ws,
+          "--", "/bin/bash", "-c", command,
+        ]; // prettier-ignore
+        // strace runs outside the sandbox (the command cannot reach its output) and follows bwrap in.
+        program = "strace";
+        argv = [...straceOpts, "--decode-pids=pidns", "-o", traceFile, ...bwrap];
+      } else {
+        // firejail is set-user-ID: a tracer outside would strip that from an unprivileged user's run,
+        // so strace runs inside (--allow-debuggers lets its ptrace through firejail's seccomp filter).
+        // It writes to descriptor 3, a file opened here (firejail keeps it: --keep-fd), reopened by
+        // strace close-on-exec; a shim closes 3 before the traced bash, so the command cannot write
+        // into its own trace. Everything is read-only but the copy; /tmp holds only the copy and the
+        // marker program; no network, no capabilities, no new privileges.
+        const topReadOnly = isRoot ? ["--read-only=/"] : ["--noroot", ...readdirSync("/", { withFileTypes: true }).filter((d) => !d.isSymbolicLink() && !["proc", "run", "tmp"].includes(d.name)).map((d) => `--read-only=/${d.name}`)];
+        const firejail = [
+          "--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown",
+          "--caps.drop=all", "--nonewprivs", "--seccomp", "--allow-debuggers", "--private-dev", "--net=none",
+          ...topReadOnly,
+          "--private",
+          `--whitelist=${s.root}`, `--read-write=${s.root}`,
+          `--whitelist=${binDir}`, `--read-only=${binDir}`,
+          "--keep-fd=3",
+          "--",
+          "strace", ...straceOpts, "-o", "/proc/self/fd/3",
+          "/bin/sh", "-c", 'exec 3>&-; exec /bin/bash -c "$1"', "sh", command,
+        ]; // prettier-ignore
+        program = "firejail";
+        argv = firejail;
+        traceFd = openSync(traceFile, "w", 0o600);
+        if (identity) chownSync(traceFile, identity.uid, identity.gid);
+      }
       return new Promise<TracedRun>((resolve, reject) => {
-        const child = spawn("strace", argv, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+        const child = spawn(program, argv, {
+          stdio: ["ignore", "pipe", "pipe", ...(traceFd === undefined ? [] : [traceFd])],
+          detached: true,
+          cwd: s.ws,
+          env: backend === "firejail" ? env : { PATH: env.PATH, LANG: env.LANG },
+          ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
+        });
+        if (traceFd !== undefined) closeSync(traceFd);
         let stdout = "";
         let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout.length < 65536 ? (stdout += d.toString()) : undefined));
-        child.stderr.on("data", (d: Buffer) => (stderr.length < 65536 ? (stderr += d.toString()) : undefined));
+        child.stdout!.on("data", (d: Buffer) => (stdout.length < 65536 ? (stdout += d.toString()) : undefined));
+        child.stderr!.on("data", (d: Buffer) => (stderr.length < 65536 ? (stderr += d.toString()) : undefined));
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;

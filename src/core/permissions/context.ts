@@ -77,13 +77,39 @@ export function protectedAt(ctx: EvalContext, abs: string): ProtectedPath | unde
   return undefined;
 }
 
+/** rulesFor's answers per context, valid while the session rules keep their number (they are only ever added). */
+const rulesCache = new WeakMap<EvalContext, { sessionRules: number; byKey: Map<string, PermissionRule[]> }>();
+
 export function rulesFor(ctx: EvalContext, list: RuleList, permission: string): PermissionRule[] {
+  let cache = rulesCache.get(ctx);
+  if (!cache || cache.sessionRules !== ctx.sessionRules.length) rulesCache.set(ctx, (cache = { sessionRules: ctx.sessionRules.length, byKey: new Map() }));
+  const key = `${list}\0${permission}`;
+  const hit = cache.byKey.get(key);
+  // A copy: callers may extend what they get.
+  if (hit) return [...hit];
   const all = [...ctx.sessionRules, ...ctx.settings.rules];
-  return all.filter((r) => r.list === list && ruleAppliesTo(r.tool, permission, { foldMcp: list !== "allow" }));
+  const found = all.filter((r) => r.list === list && ruleAppliesTo(r.tool, permission, { foldMcp: list !== "allow" }));
+  cache.byKey.set(key, found);
+  return [...found];
 }
+
+/** matchPathRule's answers per context and path object (a command naming one path many times checks it once). */
+const pathRuleCache = new WeakMap<EvalContext, WeakMap<CheckedPath, Map<string, PermissionRule | undefined>>>();
 
 /** First rule of `list` for `permission` whose path specifier matches (deny/ask: lexical or real path; allow: real path). */
 export function matchPathRule(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
+  let byPath = pathRuleCache.get(ctx);
+  if (!byPath) pathRuleCache.set(ctx, (byPath = new WeakMap()));
+  let answers = byPath.get(path);
+  if (!answers) byPath.set(path, (answers = new Map()));
+  const key = `${list}\0${permission}\0${ctx.sessionRules.length}`;
+  if (answers.has(key)) return answers.get(key);
+  const found = matchPathRuleUncached(ctx, list, permission, path);
+  answers.set(key, found);
+  return found;
+}
+
+function matchPathRuleUncached(ctx: EvalContext, list: RuleList, permission: string, path: CheckedPath): PermissionRule | undefined {
   const candidates = list === "allow" ? [path.real] : [path.lexical, path.real];
   const f = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
   return rulesFor(ctx, list, permission).find(

@@ -31,10 +31,18 @@ import type { PermissionRule } from "./types";
 
 /** Larger commands are not analysed (they ask). */
 export const MAX_COMMAND_LENGTH = 100_000;
-/** Commands with more separators than this (`;`, `|`, `&`, lines outside here-documents) are not analysed either. */
-export const MAX_COMMAND_STATEMENTS = 1_500;
-/** …nor with more words and expansions than this (outside single quotes and here-documents). */
-export const MAX_COMMAND_TOKENS = 5_000;
+/**
+ * Commands with more separators than this (`;`, `|`, `&`, lines outside here-documents) are not
+ * analysed either (they ask). The bounds keep every answer within 200 ms for any input up to 1 MB
+ * (docs/benchmarks.md, "Permissions: adversarial inputs"); ordinary commands are far below them.
+ */
+export const MAX_COMMAND_STATEMENTS = 500;
+/**
+ * …nor with more words, expansions and syntax characters than this (outside single quotes and
+ * here-documents): each whitespace-separated word, `$`, and `[ { * ? " \` — every one of which the
+ * parser turns into nodes of its own (a single word of 20,000 `[a-z]` is 40,000 nodes).
+ */
+export const MAX_COMMAND_TOKENS = 2_000;
 /** …nor nested deeper than this (parentheses of subshells and substitutions). */
 const MAX_NESTING_ESTIMATE = 64;
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
@@ -104,6 +112,13 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
   };
   const instances = await buildInstances(analysis, ctx, env);
   const touches = await collectTouches(instances, ctx, check);
+  // Each part's own touches (the per-part checks below would otherwise scan every touch per part).
+  const touchesOf = new Map<Instance, Touch[]>();
+  for (const t of touches) {
+    const list = touchesOf.get(t.inst);
+    if (list) list.push(t);
+    else touchesOf.set(t.inst, [t]);
+  }
   const denyRules = rulesFor(ctx, "deny", "Bash");
   const pathDenyRules = [...rulesFor(ctx, "deny", "Write"), ...rulesFor(ctx, "deny", "Read")];
   const maybe: Array<{ rule: PermissionRule; inst: Instance; what: string }> = [];
@@ -219,13 +234,13 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
         byRuleParts.add(inst);
         usedRule ??= rule.rule;
         allReadOnly = false;
-      } else if (mode === "acceptEdits" && !workspaceEditProblem(inst, touches, ctx)) {
+      } else if (mode === "acceptEdits" && !workspaceEditProblem(inst, touchesOf.get(inst) ?? [], ctx)) {
         // acceptEdits accepts file edits, and the commands that only create, copy, move or edit
         // files inside the workspace (as Claude Code does): `mkdir`, `touch`, `cp`, `mv`, `sed -i`.
         allReadOnly = false;
         edits = true;
       } else {
-        const ro = await readOnlyProblem(inst, touches, ctx);
+        const ro = await readOnlyProblem(inst, touchesOf.get(inst) ?? [], ctx);
         if (ro.why) {
           failures.push(mode === "plan" ? `\`${part.text}\` ${ro.why}` : `\`${part.text}\` needs approval (${refused ?? ro.why})`);
           continue;
@@ -313,7 +328,13 @@ export function estimateSize(command: string): { statements: number; tokens: num
       continue;
     }
     if (heredoc !== undefined) {
-      if (heredocExpands && (c === "$" || c === "`")) tokens++;
+      if (!heredocExpands) continue;
+      // An unquoted here-document's expansions are parsed (and nest) like the command's own.
+      if (c === "$" || c === "`") tokens++;
+      else if (c === "\\") i++;
+      else if (c === "(" || c === "[") {
+        if (++depth > MAX_NESTING_ESTIMATE) return { statements, tokens: MAX_COMMAND_TOKENS + 1 };
+      } else if (c === ")" || c === "]") depth = Math.max(0, depth - 1);
       continue;
     }
     if (single) {
@@ -321,9 +342,11 @@ export function estimateSize(command: string): { statements: number; tokens: num
       continue;
     }
     if (c === "'") single = true;
-    else if (c === "\\") i++;
-    else if (c === ";" || c === "|" || c === "&") statements++;
-    else if (c === "$") tokens++;
+    else if (c === "\\") {
+      i++;
+      tokens++;
+    } else if (c === ";" || c === "|" || c === "&") statements++;
+    else if (c === "$" || c === "[" || c === "{" || c === "*" || c === "?" || c === '"') tokens++;
     else if (c === "`") {
       // Every backquote pair is parsed again on its own: they count for more.
       tokens += 40;
@@ -759,7 +782,7 @@ interface Check {
   rule?: PermissionRule;
 }
 
-/** Why a part is not a read-only command on allowed paths, or nothing when it is. */
+/** Why a part is not a read-only command on allowed paths, or nothing when it is (`touches`: at least the part's own). */
 async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContext): Promise<Check> {
   const { part } = inst;
   if (part.elevated) return { why: "it runs with sudo" };
@@ -784,7 +807,7 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
 /** Commands acceptEdits allows when every path they touch is an ordinary workspace file. */
 const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed"]);
 
-/** Why a part is not a plain file edit inside the workspace (acceptEdits), or nothing when it is. */
+/** Why a part is not a plain file edit inside the workspace (acceptEdits), or nothing when it is (`touches`: at least the part's own). */
 function workspaceEditProblem(inst: Instance, touches: Touch[], ctx: EvalContext): string | undefined {
   const { part } = inst;
   const name = inst.effective.words[0]?.value ?? "";

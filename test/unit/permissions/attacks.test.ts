@@ -110,9 +110,9 @@ describe("bounded work", () => {
     const big = await gate.check(bash(`echo '${"a".repeat(100_001)}'`), "bypassPermissions");
     expect(big).toEqual({ decision: "ask", by: "mode", rule: null, reason: "The command is too large to analyse (100008 characters; the limit is 100000), so it needs approval." });
     expect((await gate.check(bash(Array.from({ length: 2000 }, () => "echo a").join(" && ")), "bypassPermissions")).reason).toBe(
-      "The command is too large to analyse (more than 1500 commands), so it needs approval.",
+      "The command is too large to analyse (more than 500 commands), so it needs approval.",
     );
-    expect((await gate.check(bash(`cat ${"src/a.ts ".repeat(6000)}`), "default")).reason).toBe("The command is too large to analyse (more than 5000 words), so it needs approval.");
+    expect((await gate.check(bash(`cat ${"src/a.ts ".repeat(6000)}`), "default")).reason).toBe("The command is too large to analyse (more than 2000 words), so it needs approval.");
   });
 
   it("still analyses a large here-document that holds no expansions", async () => {

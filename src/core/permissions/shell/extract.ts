@@ -165,8 +165,9 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     const home = opts.home ?? "/";
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
+    if (flow.tooComplex) result.problems.push("its control flow is too large to follow (which folder each command runs in)");
     const walker = new Walker(parser, { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home, data: opts.data ?? new DataState() }, flow.cwdAt, result);
-    walker.walk(root, [], initial);
+    walker.walk(root, [], flow.tooComplex ? null : initial);
   } finally {
     tree.delete();
   }

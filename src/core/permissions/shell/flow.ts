@@ -14,6 +14,14 @@ import { wordOf } from "./words";
 
 /** More candidate folders than this: unknown. */
 const MAX_CWDS = 8;
+/**
+ * Statements visited (loops run their body until the folders settle, so nested loops multiply):
+ * past this the flow gives up and every folder is unknown (the command then asks).
+ */
+export const MAX_FLOW_STEPS = 20_000;
+
+/** Thrown when the flow exceeds MAX_FLOW_STEPS. */
+class FlowBudget extends Error {}
 const DEAD = Symbol("dead");
 type State = CwdSet | typeof DEAD;
 
@@ -25,6 +33,8 @@ interface Outcome {
 export interface FlowResult {
   /** The folders each statement node (by node id) runs in; absent: use the enclosing node's. */
   cwdAt: Map<number, CwdSet>;
+  /** The flow was too large to follow (MAX_FLOW_STEPS): cwdAt is empty and every folder is unknown. */
+  tooComplex?: boolean;
 }
 
 export function joinCwd(a: CwdSet, b: CwdSet): CwdSet {
@@ -60,7 +70,12 @@ const SEQUENCES = new Set(["program", "compound_statement", "do_group", "else_cl
 
 export function analyseFlow(root: Node, initial: CwdSet, home: string): FlowResult {
   const flow = new Flow(home);
-  flow.sequence(root, initial);
+  try {
+    flow.sequence(root, initial);
+  } catch (err) {
+    if (err instanceof FlowBudget) return { cwdAt: new Map(), tooComplex: true };
+    throw err;
+  }
   return { cwdAt: flow.cwdAt };
 }
 
@@ -69,12 +84,14 @@ class Flow {
   /** States at `break` (to the loop's exit) and `continue` (to its head), per enclosing loop. */
   private loopExits: Array<{ breaks: State[]; continues: State[] }> = [];
   private depth = 0;
+  private steps = 0;
   /** `set -P` somewhere: every `cd` resolves symlinks before `..`. */
   private physical = false;
 
   constructor(private readonly home: string) {}
 
   private record(node: Node, s: State): void {
+    if (++this.steps > MAX_FLOW_STEPS) throw new FlowBudget();
     const cwd = s === DEAD ? null : s;
     const had = this.cwdAt.get(node.id);
     this.cwdAt.set(node.id, had === undefined ? cwd : joinCwd(had, cwd));
