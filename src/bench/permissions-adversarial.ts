@@ -244,7 +244,21 @@ export async function runAdversarial(opts: { only?: string[]; repeats?: number; 
     await checkWith(gate, "run_command", { command: "ls" }, "default");
     for (const shape of adversarialShapes()) {
       if (opts.only && !opts.only.some((o) => shape.name.startsWith(o))) continue;
-      const r: ShapeResult = { shape: shape.name, tool: shape.tool, worstMs: -1, worstWallMs: -1, medianMs: 0, coldMs: 0, worstSize: 0, worstK: 0, worstMode: "default", decision: "", reason: "", sizes: 0, checks: 0 };
+      const r: ShapeResult = {
+        shape: shape.name,
+        tool: shape.tool,
+        worstMs: -1,
+        worstWallMs: -1,
+        medianMs: 0,
+        coldMs: 0,
+        worstSize: 0,
+        worstK: 0,
+        worstMode: "default",
+        decision: "",
+        reason: "",
+        sizes: 0,
+        checks: 0,
+      };
       const sizes = ladder(shape);
       // Warm-up (not measured): the largest input once, so the JIT has compiled the paths this
       // shape takes (a session's gate is warm; the first check after start-up is the permissions

@@ -167,7 +167,14 @@ export function createDiffRunner(spec: FixtureSpec, baseDir: string, opts: Runne
         // strace close-on-exec; a shim closes 3 before the traced bash, so the command cannot write
         // into its own trace. Everything is read-only but the copy; /tmp holds only the copy and the
         // marker program; no network, no capabilities, no new privileges.
-        const topReadOnly = isRoot ? ["--read-only=/"] : ["--noroot", ...readdirSync("/", { withFileTypes: true }).filter((d) => !d.isSymbolicLink() && !["proc", "run", "tmp"].includes(d.name)).map((d) => `--read-only=/${d.name}`)];
+        const topReadOnly = isRoot
+          ? ["--read-only=/"]
+          : [
+              "--noroot",
+              ...readdirSync("/", { withFileTypes: true })
+                .filter((d) => !d.isSymbolicLink() && !["proc", "run", "tmp"].includes(d.name))
+                .map((d) => `--read-only=/${d.name}`),
+            ];
         const firejail = [
           "--quiet", "--noprofile", "--deterministic-exit-code", "--deterministic-shutdown",
           "--caps.drop=all", "--nonewprivs", "--seccomp", "--allow-debuggers", "--private-dev", "--net=none",
