@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // The differential checker (src/bench/diffcheck): generated command lines and the corpora's Bash
-// cases, run with real bash under strace in a throwaway bwrap sandbox and compared with the gate.
+// cases, run with real bash under strace in a throwaway sandbox and compared with the gate.
 //   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora] [--concurrency 2] [--json]
-//   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"'
-// Needs `npm run build` (dist/diffcheck.js), strace and bwrap (scripts/setup-e2e.sh installs them).
+//                              [--backend bwrap|firejail] [--user]
+//   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"' [--backend firejail] [--user]
+// --backend: the sandbox of the traced runs (bwrap: strace outside, following bwrap in; firejail:
+// strace inside, with --allow-debuggers). --user: the traced commands run as the unprivileged
+// yoke-sectest (created with useradd when run as root).
+// Needs `npm run build` (dist/diffcheck.js), strace, bwrap and firejail (scripts/setup-e2e.sh installs them).
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";

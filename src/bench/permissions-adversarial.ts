@@ -71,7 +71,7 @@ export function adversarialShapes(): Shape[] {
     bash((k) => `ls ${"[a-z]".repeat(k)}`, "bracket glob"),
     bash((k) => `echo ${"{a,b}".repeat(k)}`, "brace product"),
     bash((k) => `echo ${"{a,".repeat(k)}b${"}".repeat(k)}`, "nested braces"),
-    bash((k) => `echo {1..${k}}`, "brace range"),
+    bash((k) => `echo {1..${k}}`, "brace range", 100_000_000),
     bash((k) => `echo ${rep("{1..9}", k)}`, "brace ranges product"),
     bash((k) => `${rep("V#=x ", k)}ls`, "many assignments"),
     bash((k) => `x=${"a".repeat(k)}; cat $x`, "long assignment"),
@@ -154,14 +154,15 @@ export function ladder(shape: Shape): Array<{ k: number; size: number; input: Re
     if (size <= MB) out.push({ k, size, input });
   };
   let k = 1;
-  for (; k <= (shape.maxK ?? Infinity); k = Math.max(k + 1, Math.ceil(k * 1.6))) {
+  // At most 60 steps (k = 1.6^60 is far past any input's 1 MB; a shape whose size grows slower stops at maxK).
+  for (let step = 0; step < 60 && k <= (shape.maxK ?? Infinity); step++, k = Math.max(k + 1, Math.ceil(k * 1.6))) {
     const input = shape.input(k);
     if (sizeOf(input) > MB) break;
     add(k);
   }
   // The largest k that fits in 1 MB.
   let lo = 1;
-  let hi = Math.min(k, shape.maxK ?? k);
+  let hi = Math.min(k, shape.maxK ?? k, 2 ** 40);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (sizeOf(shape.input(mid)) <= MB) lo = mid;
