@@ -63,9 +63,14 @@ function impliedHelper(parentProgram: string, exec: ExecEvent): boolean {
   return false;
 }
 
-/** Writes a program does as its own bookkeeping, which the sandbox's allow-list permits (git's index refresh). */
+/**
+ * Writes a program does as its own bookkeeping, which the sandbox's allow-list inside `.git`
+ * permits: git's index refresh, the temporary object folders it makes and removes
+ * (`objects/tmp_objdir-*`, `git log --remerge-diff`), and the state of a rebase in progress
+ * (`rebase-merge/`, `rebase-apply/`). None of them is configuration git reads as code.
+ */
 function bookkeepingWrite(program: string | undefined, path: string): boolean {
-  return program === "git" && /\/\.git\/index(\.lock)?$/.test(path);
+  return program === "git" && /\/\.git\/(index(\.lock)?$|objects\/tmp_objdir-[^/]+(\/|$)|rebase-(merge|apply)(\/|$))/.test(path);
 }
 
 export async function compareRun(input: CompareInput): Promise<Disagreement[]> {

@@ -111,6 +111,14 @@ const subject = (words: Word[]) => {
   return s;
 };
 
+/** Some word only known at run time or a pattern (per array: a part's views are matched against every rule). */
+const uncertainWords = new WeakMap<Word[], boolean>();
+function hasUncertain(words: Word[]): boolean {
+  let u = uncertainWords.get(words);
+  if (u === undefined) uncertainWords.set(words, (u = words.some((w) => w.dynamic || w.glob)));
+  return u;
+}
+
 /**
  * Does the specifier match the command words? "yes" also when a word only known at run time lies
  * where the specifier has a `*` (`rm -rf $f` under `rm -rf *`); "maybe" when it could match,
@@ -120,7 +128,7 @@ const subject = (words: Word[]) => {
 export function matchBashSpec(spec: string | undefined, words: Word[], extraArgs = false): SpecMatch {
   const s = compileBashSpec(spec);
   if (s.any) return "yes";
-  const uncertain = extraArgs || words.some((w) => w.dynamic || w.glob);
+  const uncertain = extraArgs || hasUncertain(words);
   // Words only known at run time match when a `*` of the specifier covers them whatever they are.
   if (s.re.test(subject(words))) return "yes";
   if (!uncertain) return "no";

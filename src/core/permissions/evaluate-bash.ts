@@ -24,27 +24,13 @@ import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./reado
 import { isShell } from "./shell/unwrap";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
+import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 import { analyseCommand } from "./shell/extract";
 import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
 import { literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
 
-/** Larger commands are not analysed (they ask). */
-export const MAX_COMMAND_LENGTH = 100_000;
-/**
- * Commands with more separators than this (`;`, `|`, `&`, lines outside here-documents) are not
- * analysed either (they ask). The bounds keep every answer within 200 ms for any input up to 1 MB
- * (docs/benchmarks.md, "Permissions: adversarial inputs"); ordinary commands are far below them.
- */
-export const MAX_COMMAND_STATEMENTS = 500;
-/**
- * …nor with more words, expansions and syntax characters than this (outside single quotes and
- * here-documents): each whitespace-separated word, `$`, and `[ { * ? " \` — every one of which the
- * parser turns into nodes of its own (a single word of 20,000 `[a-z]` is 40,000 nodes).
- */
-export const MAX_COMMAND_TOKENS = 2_000;
-/** …nor nested deeper than this (parentheses of subshells and substitutions). */
-const MAX_NESTING_ESTIMATE = 64;
+export { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
 const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLUMNS|LINES)$/;
 const HARMLESS_TARGETS = /^\/dev\/(null|stdin|stdout|stderr|tty|zero|full|random|urandom|fd\/\d+)$/;
@@ -293,74 +279,6 @@ function analysedWrites(touches: Touch[]): string[] | undefined {
   return out.size ? [...out] : undefined;
 }
 
-/**
- * Roughly how much a command line holds: commands (`;`, `|`, `&`, line breaks) and words
- * (whitespace runs, expansions), outside single quotes and here-document bodies. A bound on the
- * parser's work (tree-sitter's time grows with the number of tokens), not an analysis; stops
- * counting past the limits.
- */
-export function estimateSize(command: string): { statements: number; tokens: number } {
-  let statements = 0;
-  let tokens = 0;
-  let heredoc: string | undefined;
-  let heredocExpands = false;
-  let lineStart = 0;
-  let single = false;
-  let prevSpace = false;
-  let depth = 0;
-  for (let i = 0; i <= command.length; i++) {
-    const c = command[i];
-    if (c === "\n" || c === undefined) {
-      const line = command.slice(lineStart, i);
-      if (heredoc !== undefined) {
-        if (line.replace(/^\t+/, "") === heredoc) heredoc = undefined;
-      } else if (!single) {
-        statements++;
-        const m = /<<-?\s*(?:'([^']*)'|"([^"]*)"|(\\?)([A-Za-z_0-9]+))/.exec(line);
-        if (m) {
-          heredoc = m[1] ?? m[2] ?? m[4];
-          heredocExpands = m[4] !== undefined && !m[3];
-        }
-      }
-      lineStart = i + 1;
-      prevSpace = true;
-      if (statements > MAX_COMMAND_STATEMENTS || tokens > MAX_COMMAND_TOKENS) break;
-      continue;
-    }
-    if (heredoc !== undefined) {
-      if (!heredocExpands) continue;
-      // An unquoted here-document's expansions are parsed (and nest) like the command's own.
-      if (c === "$" || c === "`") tokens++;
-      else if (c === "\\") i++;
-      else if (c === "(" || c === "[") {
-        if (++depth > MAX_NESTING_ESTIMATE) return { statements, tokens: MAX_COMMAND_TOKENS + 1 };
-      } else if (c === ")" || c === "]") depth = Math.max(0, depth - 1);
-      continue;
-    }
-    if (single) {
-      if (c === "'") single = false;
-      continue;
-    }
-    if (c === "'") single = true;
-    else if (c === "\\") {
-      i++;
-      tokens++;
-    } else if (c === ";" || c === "|" || c === "&") statements++;
-    else if (c === "$" || c === "[" || c === "{" || c === "*" || c === "?" || c === '"') tokens++;
-    else if (c === "`") {
-      // Every backquote pair is parsed again on its own: they count for more.
-      tokens += 40;
-      if (tokens > MAX_COMMAND_TOKENS) break;
-    } else if (c === "(") {
-      if (++depth > MAX_NESTING_ESTIMATE) return { statements, tokens: MAX_COMMAND_TOKENS + 1 };
-    } else if (c === ")") depth = Math.max(0, depth - 1);
-    const space = c === " " || c === "\t";
-    if (space && !prevSpace) tokens++;
-    prevSpace = space;
-  }
-  return { statements, tokens };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Instances: each part in each folder it may run in, with its words expanded.
 
@@ -508,6 +426,14 @@ async function expandWord(w: Word, cwd: string | null, env: ExpandEnv, globOptio
 // Rules on commands.
 
 /** The best match of a rule over the views of an instance, as written and expanded. */
+/** The words with their globs taken as settled (one array per input array, so matchBashSpec's subject cache holds). */
+const settled = new WeakMap<readonly Word[], Word[]>();
+function settledGlobs(words: Word[]): Word[] {
+  let out = settled.get(words);
+  if (!out) settled.set(words, (out = words.some((x) => x.glob) ? words.map((x) => (x.glob ? { ...x, glob: false } : x)) : words));
+  return out;
+}
+
 function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
   let best: SpecMatch = "no";
   const globsUnknown = inst.unstable || inst.expanded.some((v) => v.words.some((w) => w.unknownWhy));
@@ -516,7 +442,7 @@ function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
       [view.words, globsUnknown],
       [words, false],
     ] as const) {
-      const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : w.map((x) => (x.glob ? { ...x, glob: false } : x)), inst.part.extraArgs);
+      const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : settledGlobs(w), inst.part.extraArgs);
       if (m === "yes") return "yes";
       if (m === "maybe") best = "maybe";
     }

@@ -6,6 +6,7 @@
  */
 import type { Node, Parser } from "web-tree-sitter";
 import { DataState, matching, substringOperands } from "./evaluated";
+import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./bounds";
 import { analyseFlow } from "./flow";
 import type { CommandAnalysis, CommandPart, CwdSet, Redirect } from "./types";
 import { unwrapCommand } from "./unwrap";
@@ -27,6 +28,8 @@ export interface AnalyseOptions {
   elevated?: boolean;
   /** Variables and evaluated operands of the whole line (shell/evaluated.ts), shared by nested analyses. */
   data?: DataState;
+  /** What the strings the line runs (`bash -c`, `eval`…) add up to, against the bounds (shell/bounds.ts). */
+  spent?: { statements: number; tokens: number };
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -131,7 +134,7 @@ const LOOKUP_CHANGERS: Record<string, (args: Word[]) => string | undefined> = {
 export function analyseCommand(parser: Parser, source: string, opts: AnalyseOptions = {}): CommandAnalysis {
   if (opts.data) return analyseBoth(parser, source, opts);
   const data = new DataState();
-  const result = analyseBoth(parser, source, { ...opts, data });
+  const result = analyseBoth(parser, source, { ...opts, data, spent: opts.spent ?? { statements: 0, tokens: 0 } });
   for (const p of data.finish()) if (!result.problems.includes(p)) result.problems.push(p);
   return result;
 }
@@ -154,6 +157,17 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     result.problems.push("commands nested too deeply (bash -c / eval) to analyse");
     return result;
   }
+  if (depth > 0) {
+    // A string the line runs is parsed again: all of them together stay within the bounds.
+    const spent = opts.spent ?? { statements: 0, tokens: 0 };
+    const size = estimateSize(source);
+    spent.statements += size.statements;
+    spent.tokens += size.tokens;
+    if (source.length > MAX_COMMAND_LENGTH || spent.statements > MAX_COMMAND_STATEMENTS || spent.tokens > MAX_COMMAND_TOKENS) {
+      result.problems.push("the commands it runs from strings (bash -c, eval…) are too large to analyse");
+      return result;
+    }
+  }
   const tree = parser.parse(source);
   if (!tree) {
     result.problems.push("the command could not be parsed");
@@ -166,7 +180,12 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
     if (flow.tooComplex) result.problems.push("its control flow is too large to follow (which folder each command runs in)");
-    const walker = new Walker(parser, { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home, data: opts.data ?? new DataState() }, flow.cwdAt, result);
+    const walker = new Walker(
+      parser,
+      { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home, data: opts.data ?? new DataState(), spent: opts.spent ?? { statements: 0, tokens: 0 } },
+      flow.cwdAt,
+      result,
+    );
     walker.walk(root, [], flow.tooComplex ? null : initial);
   } finally {
     tree.delete();
@@ -180,6 +199,7 @@ interface WalkerOptions {
   elevated: boolean;
   home: string;
   data: DataState;
+  spent: { statements: number; tokens: number };
 }
 
 class Walker {
@@ -381,7 +401,7 @@ class Walker {
   }
 
   private nested(script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data });
+    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data, spent: this.opts.spent });
     this.out.parts.push(...sub.parts);
     for (const p of sub.problems) this.problem(`inside ${how}: ${p}`);
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -583,7 +603,7 @@ class Walker {
   }
 
   private nestedInto(part: CommandPart, script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data });
+    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data, spent: this.opts.spent });
     this.out.parts.push(...sub.parts);
     part.problems.push(...sub.problems.map((p) => `inside ${how}: ${p}`));
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
