@@ -132,4 +132,19 @@ describe("parse-or-ask at the bounds", () => {
     // A few nested loops are followed as before: the same command is allowed.
     expect(await gate.check(bash(nested(5)), "default")).toMatchObject({ decision: "allow" });
   });
+
+  it("the strings a command runs (bash -c, eval) are held to the bounds, added up over every level", async () => {
+    const gate = workspace({ deny: ["Bash(rm:*)"] });
+    // Inside single quotes the line itself counts as one word; the string it runs is parsed again.
+    const inner = Array.from({ length: 600 }, () => "ls src").join("; ");
+    for (const command of [`bash -c '${inner}'`, `bash -c '${"eval ".repeat(3000)}ls'`, `eval '${"ls src; ".repeat(300)}' && bash -c '${"ls src; ".repeat(300)}'`]) {
+      for (const mode of ["default", "acceptEdits", "bypassPermissions"] as PermissionMode[]) {
+        const d = await gate.check(bash(command), mode);
+        expect(d.decision, `${mode}: ${command.slice(0, 30)}`).toBe("ask");
+      }
+      expect((await gate.check(bash(command), "default")).reason).toMatch(/too large to analyse/);
+    }
+    // A small one is analysed as before.
+    expect(await gate.check(bash(`bash -c '${"ls src; ".repeat(20)}'`), "default")).toMatchObject({ decision: "allow" });
+  });
 });
