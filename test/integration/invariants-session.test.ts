@@ -233,9 +233,6 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
 
     it.skipIf(!!unusable)("row 2 — read-only means nothing written (plan mode), and a repository's verification command runs with the gate's read-only confinement", async () => {
       const ws = workspace("row2", { ".yoke/settings.json": JSON.stringify({ verification: { command: "git status --short >/dev/null; echo VERIFIED" } }) });
-      // A tracked file touched after the index was written: a writable `git status` rewrites .git/index.
-      const later = new Date(Date.now() + 5_000);
-      execFileSync("touch", ["-d", later.toISOString(), join(ws, "a.txt")]);
       const skip = (rel: string) => rel === "sessions" || rel.startsWith(".git/");
       const before = snapshot(ws, skip);
       const misread = [
@@ -251,16 +248,24 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(snapshot(ws, skip)).toEqual(before);
       expect(readFileSync(join(ws, ".git/config"), "utf8")).not.toContain("fsmonitor");
       // acceptEdits: the model edits a file; the repository's verification command (git status: read-only
-      // for the gate) runs at the end — under the confinement, so .git/index is not rewritten by it.
-      const index = readFileSync(join(ws, ".git/index"));
+      // for the gate) runs at the end — with the gate's confinement, whose git runs nothing a configuration
+      // names. The repository's configuration names an fsmonitor program.
+      const ran = join(ws, "fsmonitor-ran");
+      writeFileSync(join(ws, ".git/config"), `${readFileSync(join(ws, ".git/config"), "utf8")}[core]\n\tfsmonitor = "touch ${ran}; false"\n`);
       const edit = await session(ws, [tool("write_file", { path: "notes.md", content: "n\n" })], { mode: "acceptEdits" });
       expect(edit.code, edit.stderr).toBe(0);
       expect(readFileSync(join(ws, "notes.md"), "utf8")).toBe("n\n");
-      expect(edit.bodies + edit.stdout + edit.stderr).toContain("VERIFIED");
-      expect(readFileSync(join(ws, ".git/index")).equals(index), "the verification command wrote .git/index").toBe(true);
-      // Control: the same git status run writable (as the user's own command would) does rewrite it.
+      // It did run (its output is in the session's record of the check) …
+      const log = readdirSync(edit.sessions)
+        .filter((f) => f.endsWith(".jsonl"))
+        .map((f) => readFileSync(join(edit.sessions, f), "utf8"))
+        .join("");
+      expect(log).toMatch(/"type":"verification"[^\n]*"status":"passed"/);
+      // … and the planted program did not.
+      expect(existsSync(ran)).toBe(false);
+      // Control: the same git status, unconfined (as the user's own command would run), runs it.
       run("git", ["status", "--short"], ws, id);
-      expect(readFileSync(join(ws, ".git/index")).equals(index)).toBe(false);
+      expect(existsSync(ran)).toBe(true);
     });
 
     it.skipIf(!!unusable)(
