@@ -12,25 +12,9 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  constants as fsConstants,
-  copyFileSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  lstatSync,
-  statSync,
-  utimesSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+// The seeding guard (userRepo, seedIndex) opens the user's index by descriptor.
+import { closeSync, constants as fsConstants, fstatSync, openSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
