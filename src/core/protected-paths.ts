@@ -87,7 +87,29 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: "simple-git-hooks.js", kind: "file", why: HOOK_MANAGER },
   { path: "simple-git-hooks.cjs", kind: "file", why: HOOK_MANAGER },
   { path: ".git-hooks", kind: "dir", why: HOOK_MANAGER },
+  // Editors and CI that run what these files say, outside any sandbox.
+  { path: ".idea", kind: "dir", why: "JetBrains IDE project files: run configurations and their before-launch tasks, external tools and startup tasks run programs" },
+  {
+    path: ".github/workflows",
+    kind: "dir",
+    why: "GitHub Actions workflows run on GitHub's machines on the next push, with the repository's secrets and a token that can write to it",
+  },
 ];
+
+/**
+ * Top-level names that are protected by pattern: a VS Code multi-root workspace file carries
+ * `settings` and `tasks` (a `runOn: folderOpen` task runs when the user opens it) and `launch`
+ * configurations like `.vscode/` does.
+ */
+export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: string }> = [
+  { pattern: /\.code-workspace$/i, why: "a VS Code workspace file: its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened" },
+];
+
+/** The protected entry for a top-level name matched by pattern (`app.code-workspace`), or undefined. */
+export function protectedName(name: string): ProtectedPath | undefined {
+  const hit = PROTECTED_NAME_PATTERNS.find((e) => e.pattern.test(name));
+  return hit ? { path: name, kind: "file", why: hit.why } : undefined;
+}
 
 /**
  * Inside a repository's `.git` folder, what git's ordinary work writes (commit, checkout, branch,
@@ -153,6 +175,9 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
   const p = rel.replace(/^\.\/+/, "").replace(/\/+$/, "");
   const listed = PROTECTED_WORKSPACE_PATHS.find((e) => p === e.path || (e.kind === "dir" && p.startsWith(`${e.path}/`)));
   if (listed) return listed;
+  const top = /^[^/]+$/.exec(p);
+  const named = top ? protectedName(p) : undefined;
+  if (named) return named;
   // Inside .git: everything but what git's ordinary work writes.
   const m = /^\.git\/([^/]+)/.exec(p);
   if (m && GIT_COMMAND_STATE.includes(m[1]!)) return GIT_COMMAND_STATE_ENTRY;

@@ -13,6 +13,8 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+// The seeding guard (userRepo, seedIndex) opens the user's index by descriptor.
+import { closeSync, constants as fsConstants, fstatSync, openSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -214,8 +216,8 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
   async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index): Promise<Captured> {
     const user = userRepo(repo.root);
     if (user && !existsSync(index) && existsSync(user.index)) {
-      copyWithTime(user.index, index);
       try {
+        seedIndex(user.index, index);
         // Submodules are other repositories: never snapshotted as gitlinks (the walk lists them as skipped).
         const subs = submodulePaths(repo.root);
         if (subs.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: subs.join("\0") + "\0", index });
@@ -602,9 +604,35 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
   };
 }
 
-/** The folder's own git repository (a `.git` folder, or the `.git` file of a worktree), read as files only. */
+/**
+ * The folder's own git repository (a `.git` folder, or the `.git` file of a worktree), read as files only.
+ *
+ * Seeding guard: the workspace's content may be a hostile repository's (a tarball, a copied
+ * folder), so a `.git` file or a `commondir` that names a folder inside the workspace itself (other
+ * than its own `.git` folder) is not a repository of the user's and is not used; nor is an index
+ * that is not a regular file (a FIFO would block the copy forever, a device would fill the disk),
+ * objects that are not a folder, or excludes that are not a regular file.
+ */
 function userRepo(root: string): { objects: string; index: string; common: string } | undefined {
   const dotGit = join(root, ".git");
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    return undefined;
+  }
+  const ownGit = join(realRoot, ".git");
+  /** A folder the workspace holds (not its own .git folder): the attacker's, not a repository of the user's. */
+  const planted = (p: string) => {
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      return true;
+    }
+    const inside = (a: string, b: string) => a === b || a.startsWith(b + sep);
+    return inside(real, realRoot) && !inside(real, ownGit);
+  };
   let gitDir: string;
   try {
     const st = lstatSync(dotGit);
@@ -613,6 +641,7 @@ function userRepo(root: string): { objects: string; index: string; common: strin
       const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"));
       if (!m) return undefined;
       gitDir = resolve(root, m[1]!);
+      if (planted(gitDir)) return undefined;
     } else return undefined;
   } catch {
     return undefined;
@@ -620,12 +649,26 @@ function userRepo(root: string): { objects: string; index: string; common: strin
   let common = gitDir;
   try {
     common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    if (planted(common) && !(gitDir === dotGit && realpathSync(common) === ownGit)) return undefined;
   } catch {
     /* not a linked worktree */
   }
   const objects = join(common, "objects");
-  if (!existsSync(objects)) return undefined;
-  return { objects, index: join(gitDir, "index"), common };
+  const isKind = (p: string, kind: "file" | "dir") => {
+    try {
+      const st = lstatSync(p);
+      return kind === "file" ? st.isFile() : st.isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  if (!isKind(objects, "dir")) return undefined;
+  const index = join(gitDir, "index");
+  // An index that is there but not a regular file is not used; one that is absent is (nothing is copied).
+  if (existsSync(index) && !isKind(index, "file")) return undefined;
+  const exclude = join(common, "info", "exclude");
+  if (existsSync(exclude) && !isKind(exclude, "file")) return undefined;
+  return { objects, index, common };
 }
 
 /** The paths `.gitmodules` names (read as a file). */
@@ -637,6 +680,23 @@ function submodulePaths(root: string): string[] {
     return [];
   }
   return [...text.matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)].map((m) => m[1]!.replace(/^"(.*)"$/, "$1"));
+}
+
+/**
+ * The seeding copy of the user's index, through one descriptor opened without following a link and
+ * without blocking (a FIFO or device swapped in by a running command after the look is refused, not
+ * waited on), checked to be a regular file; the copy keeps the original's modification time.
+ */
+function seedIndex(from: string, to: string): void {
+  const fd = openSync(from, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${from} is not a regular file`);
+    writeFileSync(to, readFileSync(fd));
+    utimesSync(to, st.atime, st.mtime);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * The configured check (`verification.command`): run in the session's sandbox with the same
- * confinement as run_command (workspace writable except protected paths, network as the runner
- * decides for that command), its output kept by the runner and readable with command_output.
+ * confinement as run_command (the user's own command: workspace writable except protected paths;
+ * one the repository configured: what the gate decided for it, read-only or only the writes it
+ * analysed; network as the runner decides for that command), its output kept by the runner and readable with command_output.
  * The texts the model and the user are told about it live here too.
  */
 import { networkFor } from "../commands/network";
 import { formatBoundedOutput, formatDuration } from "../commands/output";
-import type { CommandResult, CommandRunner } from "../commands/types";
+import type { CommandConfinement, CommandResult, CommandRunner } from "../commands/types";
 import type { NewEvent } from "../events";
 
 const SNIPPET_LINES = 20;
@@ -28,7 +29,12 @@ export interface CheckRun {
   error?: string;
 }
 
-export async function runCheck(command: string, runner: CommandRunner | undefined, root: string, opts: { timeoutMs?: number; unavailable?: string; signal: AbortSignal }): Promise<CheckRun> {
+export async function runCheck(
+  command: string,
+  runner: CommandRunner | undefined,
+  root: string,
+  opts: { timeoutMs?: number; unavailable?: string; signal: AbortSignal; confine?: CommandConfinement },
+): Promise<CheckRun> {
   if (!runner) {
     const why = opts.unavailable ?? "this host runs no commands";
     return { command, status: "error", output: "", snippet: "", durationMs: 0, error: `it could not run: ${why}` };
@@ -44,6 +50,8 @@ export async function runCheck(command: string, runner: CommandRunner | undefine
       network: networkFor(command, info),
       timeoutMs: Math.min(opts.timeoutMs ?? info.defaultTimeoutMs, info.maxTimeoutMs),
       signal: opts.signal,
+      // A command the repository configured: the confinement the gate gave the same run_command.
+      ...(opts.confine ? { confine: opts.confine } : {}),
     });
   } catch (err) {
     return { command, status: "error", output: "", snippet: "", durationMs: 0, error: `it could not be started: ${err instanceof Error ? err.message : String(err)}` };

@@ -14,6 +14,7 @@ import type { Extension } from "../extensions/types";
 import { MAX_CONTINUATIONS } from "../loop/turn-loop";
 import type { ToolDefinition } from "../tools/types";
 import type { PermissionMode } from "../loop/types";
+import type { CommandConfinement } from "../commands/types";
 import { checkEvent, exhaustedText, failureNudge, runCheck } from "./check";
 import { displayPath, newProblems, newProblemsText } from "./diagnostics";
 import { createLintCommandDiagnostics, LINT_SOURCE } from "./lint-command";
@@ -29,19 +30,31 @@ export interface VerificationExtensionOptions {
    * The permission gate's answer for a command the repository configured, as a run_command call in
    * the session's mode. Without it such a command never runs (it would be the repository's code).
    */
-  authorize?(command: string, mode: PermissionMode): Promise<{ decision: "allow" | "ask" | "deny"; reason: string }>;
+  authorize?(command: string, mode: PermissionMode): Promise<{ decision: "allow" | "ask" | "deny"; reason: string; confine?: CommandConfinement }>;
 }
 
-/** Why a command the repository configured does not run ("" when it may run). */
-async function projectCommandRefusal(opts: VerificationExtensionOptions, s: VerificationSettings, key: "command" | "lintCommand", mode: PermissionMode): Promise<string> {
+/**
+ * Why a command the repository configured does not run ("" when it may run), and the confinement
+ * the gate gave it when it may: a project's command runs exactly as the same run_command would
+ * (read-only, or only the writes the gate analysed), never with more.
+ */
+async function projectCommandRefusal(
+  opts: VerificationExtensionOptions,
+  s: VerificationSettings,
+  key: "command" | "lintCommand",
+  mode: PermissionMode,
+): Promise<{ refusal: string; confine?: CommandConfinement }> {
   const command = s[key];
-  if (!command || !s.fromProject?.[key]) return "";
+  if (!command || !s.fromProject?.[key]) return { refusal: "" };
   const where = s.from[key] ?? "the project's settings";
   const fix = `allow it with a rule such as Bash(${command}) in your own settings, or set verification.${key} in ~/.yoke/settings.json or an untracked .yoke/settings.local.json`;
-  if (!opts.authorize) return `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow; ${fix}`;
-  const d = await opts.authorize(command, mode).catch((err: unknown) => ({ decision: "ask" as const, reason: err instanceof Error ? err.message : String(err) }));
-  if (d.decision === "allow") return "";
-  return `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow, and they ${d.decision === "deny" ? "deny" : "do not allow"} it (${d.reason}); ${fix}`;
+  if (!opts.authorize)
+    return { refusal: `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow; ${fix}` };
+  const d = await opts.authorize(command, mode).catch((err: unknown) => ({ decision: "ask" as const, reason: err instanceof Error ? err.message : String(err), confine: undefined }));
+  if (d.decision === "allow") return { refusal: "", ...(d.confine ? { confine: d.confine } : {}) };
+  return {
+    refusal: `verification.${key} ${JSON.stringify(command)} comes from ${where}, which the repository wrote, so it runs only as a command the permission rules allow, and they ${d.decision === "deny" ? "deny" : "do not allow"} it (${d.reason}); ${fix}`,
+  };
 }
 
 /** Absolute paths a call names in the tool's path arguments (already resolved by the loop). */
@@ -89,7 +102,7 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
       const portFor = async (s: VerificationSettings): Promise<DiagnosticsService | undefined> => {
         if (services.diagnostics) return services.diagnostics;
         if (!s.lintCommand || !services.commands) return undefined;
-        const refusal = await projectCommandRefusal(opts, s, "lintCommand", api.session.mode);
+        const { refusal } = await projectCommandRefusal(opts, s, "lintCommand", api.session.mode);
         if (refusal) {
           if (!refusedLint.has(refusal)) api.record({ type: "error", message: `Verification settings: ${refusal}`, code: "settings" });
           refusedLint.add(refusal);
@@ -207,11 +220,12 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
           if (!input.final) return;
           const s = await settings();
           if (!s.command || !editedSinceCheck) return;
-          const refusal = await projectCommandRefusal(opts, s, "command", api.session.mode);
+          const { refusal, confine } = await projectCommandRefusal(opts, s, "command", api.session.mode);
           const run = refusal
             ? { command: s.command, status: "error" as const, output: "", snippet: "", durationMs: 0, error: `it was not run: ${refusal}` }
             : await runCheck(s.command, services.commands, root, {
                 signal: ctx.signal,
+                ...(confine ? { confine } : {}),
                 ...(s.timeoutS ? { timeoutMs: s.timeoutS * 1000 } : {}),
                 ...(services.commandsUnavailable ? { unavailable: services.commandsUnavailable } : {}),
               });

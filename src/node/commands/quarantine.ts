@@ -6,7 +6,24 @@
  * `.git/hooks/pre-commit`, a symbolic link put in place of one) is moved to the session's
  * quarantine folder, a replaced symbolic link is put back, and the model is told.
  */
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, watch, type FSWatcher } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants as C,
+  cpSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  watch,
+  type FSWatcher,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import type { GuardedPath } from "./sandbox/types";
@@ -64,13 +81,80 @@ function folderChanges(g: GuardedPath): Array<{ name: string; link?: string }> {
 
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
+/** Linux's O_PATH (not in Node's constants): a descriptor naming an inode, opened without any permission on it. */
+const O_PATH = 0o10000000;
+const PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
+const UNLOCK_DEPTH = 128;
+
 /**
  * Gives back write (and search) permission, for its owner, to every folder from `p` down: a
  * command may have made what it created read-only (`chmod 555 .vscode`) so that it cannot be
- * moved. Only folders this process owns are changed; nothing outside `p` is.
+ * moved. The command may still be running and swapping names (a folder replaced by a link to a
+ * file of the user's between a look and a chmod), so nothing is changed by name: each folder is
+ * opened without following a link (O_PATH|O_NOFOLLOW|O_DIRECTORY, relative to its parent's
+ * descriptor through /proc/self/fd), and the chmod goes to that very inode. The mode given is
+ * 0700, never bits taken from the command's folder (no setuid, setgid or sticky bit survives).
+ * Only folders this process owns (or any, as root) are changed; nothing outside `p` is.
  */
-function unlockTree(p: string): void {
+export function unlockTree(p: string, seam?: UnlockSeam): void {
+  if (!PROC_FD) return unlockByName(p, 0);
+  let fd: number;
+  try {
+    fd = openSync(p, O_PATH | C.O_NOFOLLOW | C.O_DIRECTORY);
+  } catch {
+    return; // gone, a link, or not a folder: nothing to unlock
+  }
+  try {
+    unlockAt(fd, 0, p, seam);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** For tests: called between looking at a folder and changing its mode (where a racing command would swap the name). */
+export interface UnlockSeam {
+  beforeChange?(path: string): void;
+}
+
+function mayChange(st: { uid: number; mode: number }): boolean {
   const uid = process.getuid?.();
+  return (uid === undefined || uid === 0 || st.uid === uid) && (st.mode & 0o700) !== 0o700;
+}
+
+function unlockAt(fd: number, depth: number, path: string, seam?: UnlockSeam): void {
+  const self = `/proc/self/fd/${fd}`;
+  try {
+    const st = fstatSync(fd);
+    seam?.beforeChange?.(path);
+    // The magic link names the inode the descriptor holds: chmod acts on it, whatever is at the name now.
+    if (mayChange(st)) chmodSync(self, 0o700);
+  } catch {
+    // not ours after all: the move reports it
+  }
+  if (depth >= UNLOCK_DEPTH) return;
+  let names: string[];
+  try {
+    names = readdirSync(self);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    let child: number;
+    try {
+      child = openSync(`${self}/${n}`, O_PATH | C.O_NOFOLLOW | C.O_DIRECTORY);
+    } catch {
+      continue; // a file or a link: nothing to unlock
+    }
+    try {
+      unlockAt(child, depth + 1, join(path, n), seam);
+    } finally {
+      closeSync(child);
+    }
+  }
+}
+
+/** Without /proc/self/fd (macOS): by name, a folder that is not a link, mode 0700 only. */
+function unlockByName(p: string, depth: number): void {
   let st;
   try {
     st = lstatSync(p);
@@ -78,20 +162,60 @@ function unlockTree(p: string): void {
     return;
   }
   if (!st.isDirectory()) return;
-  if ((uid === undefined || uid === 0 || st.uid === uid) && (st.mode & 0o700) !== 0o700) {
+  if (mayChange(st)) {
     try {
-      chmodSync(p, (st.mode & 0o7777) | 0o700);
+      chmodSync(p, 0o700);
     } catch {
       // not ours after all: the move reports it
     }
   }
+  if (depth >= UNLOCK_DEPTH) return;
   let names: string[];
   try {
     names = readdirSync(p);
   } catch {
     return;
   }
-  for (const n of names) unlockTree(join(p, n));
+  for (const n of names) unlockByName(join(p, n), depth + 1);
+}
+
+/**
+ * What one command's quarantine keeps: a command that creates a protected path again and again
+ * (a loop racing the watch) would otherwise fill the disk with copies. Past these, what appears
+ * is removed from the workspace instead of kept, and said so.
+ */
+export const QUARANTINE_MAX_KEPT = 20;
+export const QUARANTINE_MAX_BYTES = 64 * 1024 * 1024;
+const SIZE_WALK_MAX = 10_000;
+const kept = new WeakMap<Set<string>, { count: number; bytes: number }>();
+
+/** Bytes under `p` (links not followed); Infinity past SIZE_WALK_MAX entries. */
+function treeBytes(p: string): number {
+  let total = 0;
+  let seen = 0;
+  const walk = (q: string) => {
+    if (++seen > SIZE_WALK_MAX) throw new RangeError("too many entries");
+    const st = lstatSync(q);
+    total += st.isDirectory() ? 4096 : st.size;
+    if (st.isDirectory()) for (const n of readdirSync(q)) walk(join(q, n));
+  };
+  try {
+    walk(p);
+  } catch (err) {
+    if (err instanceof RangeError) return Infinity;
+  }
+  return total;
+}
+
+/** Removes `p` (made by the command) from the workspace, unlocking read-only folders first. */
+function removeMade(p: string): void {
+  try {
+    rmSync(p, { recursive: true, force: true });
+  } catch {
+    unlockTree(p);
+    rmSync(p, { recursive: true, force: true });
+  }
+  if (lexists(p)) throw new Error("it could not be removed from the workspace");
 }
 
 /** Moves `from` to `to` (same file system: a rename; else a copy that keeps symbolic links as they are, then a removal). */
@@ -147,8 +271,28 @@ function sweepOne(g: PathGuard, dir: string, already: Set<string>): QuarantinedP
     let movedTo: string | undefined;
     try {
       if (lexists(g.path)) {
+        const budget = kept.get(already) ?? { count: 0, bytes: 0 };
+        kept.set(already, budget);
+        const bytes = budget.count < QUARANTINE_MAX_KEPT ? treeBytes(g.path) : Infinity;
+        if (budget.count >= QUARANTINE_MAX_KEPT || budget.bytes + bytes > QUARANTINE_MAX_BYTES) {
+          // Over this command's quarantine budget: removed, not kept (reported once per path).
+          removeMade(g.path);
+          if (g.before.kind === "symlink" && !lexists(g.path)) symlinkSync(g.before.target, g.path);
+          const key = `${g.path}\0removed`;
+          if (already.has(key)) return out;
+          already.add(key);
+          out.push({
+            path: g.path,
+            root: g.root,
+            why: `${g.why} (removed, not kept: the command's quarantine already holds ${QUARANTINE_MAX_KEPT} entries or ${QUARANTINE_MAX_BYTES / 1024 / 1024} MB)`,
+            ...(g.before.kind === "symlink" ? { restored: true } : {}),
+          });
+          return out;
+        }
         movedTo = freeName(join(dir, rel));
         moveAside(g.path, movedTo);
+        budget.count++;
+        budget.bytes += bytes;
       }
       if (g.before.kind === "symlink" && !lexists(g.path)) symlinkSync(g.before.target, g.path);
     } catch (err) {

@@ -38,13 +38,25 @@ describe("buildMountPlan: protected paths", () => {
   it("guards the protected paths that do not exist (at their first missing folder) instead of creating them", () => {
     rmSync(join(ws, ".git"), { recursive: true });
     const plan = buildMountPlan({ policy: policy() }, facts());
-    const guarded = plan.guards.map((g) => g.path);
+    // (The workspace folder itself is guarded for the names protected by pattern, `*.code-workspace`.)
+    const guarded = plan.guards.map((g) => g.path).filter((p) => p !== ws);
     expect(guarded).toContain(join(ws, ".git"));
     expect(guarded).toContain(join(ws, ".vscode"));
     expect(guarded).toContain(join(ws, ".mcp.json"));
     expect(guarded.filter((g) => g === join(ws, ".git") || g.startsWith(join(ws, ".git") + "/"))).toEqual([join(ws, ".git")]);
-    expect(plan.guards.every((g) => g.before.kind === "none" && g.root === ws && g.why.length > 0)).toBe(true);
+    expect(plan.guards.filter((g) => g.path !== ws).every((g) => g.before.kind === "none" && g.root === ws && g.why.length > 0)).toBe(true);
     expect(plan.mounts.some((m) => m.tag === "protected")).toBe(false);
+  });
+
+  it("protects *.code-workspace files at the top (existing: read-only; new: guarded), .idea and .github/workflows", () => {
+    writeFileSync(join(ws, "app.code-workspace"), "{}");
+    mkdirSync(join(ws, ".github", "workflows"), { recursive: true });
+    mkdirSync(join(ws, ".idea"), { recursive: true });
+    const plan = buildMountPlan({ policy: policy() }, facts());
+    for (const p of ["app.code-workspace", ".github/workflows", ".idea"]) expect(find(plan, join(ws, p)), p).toMatchObject({ op: "ro", tag: "protected" });
+    const g = plan.guards.find((x) => x.path === ws && x.before.kind === "entries");
+    expect(g?.before.kind === "entries" && !g.before.accept("other.code-workspace")).toBe(true);
+    expect(g?.before.kind === "entries" && g.before.accept("notes.txt")).toBe(true);
   });
 
   it("keeps a .git file (worktree, submodule) read-only", () => {

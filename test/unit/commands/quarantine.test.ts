@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { endedText, quarantineText } from "../../../src/core/commands/result-text";
-import { GuardWatch, guardTripped, sweepGuards } from "../../../src/node/commands/quarantine";
+import { GuardWatch, guardTripped, QUARANTINE_MAX_KEPT, sweepGuards, unlockTree } from "../../../src/node/commands/quarantine";
 import type { GuardedPath } from "../../../src/node/commands/sandbox/types";
 
 let base: string;
@@ -129,5 +129,83 @@ describe("sweepGuards: folder allow-lists and honest failures", () => {
     expect(text).toContain("They are still there. Tell the user");
     expect(text).not.toContain("They are not in the workspace");
     expect(endedText(result)).toContain("could NOT be moved and are still in the workspace");
+  });
+});
+
+describe("unlockTree (a command may still be swapping names while the sweep runs)", () => {
+  const mode = (p: string) => lstatSync(p).mode & 0o7777;
+
+  it("changes the folder it looked at, not a link swapped in at its name before the chmod", () => {
+    // A folder of the user's the command wants made writable (or setuid): outside the workspace, 0500.
+    const victim = join(base, "users-folder");
+    mkdirSync(victim);
+    chmodSync(victim, 0o500);
+    const made = join(ws, ".vscode");
+    mkdirSync(join(made, "sub"), { recursive: true });
+    chmodSync(join(made, "sub"), 0o555);
+    chmodSync(made, 0o555);
+    const aside = join(ws, "aside");
+    // Between the look and the chmod, the command renames its folder away and puts a link to the victim there.
+    unlockTree(made, {
+      beforeChange: (p) => {
+        if (p !== made || existsSync(aside)) return;
+        renameSync(made, aside);
+        symlinkSync(victim, made);
+      },
+    });
+    expect(mode(victim)).toBe(0o500);
+    // The folder the command made was unlocked (it is now at `aside`), mode 0700 exactly.
+    expect(mode(aside)).toBe(0o700);
+  });
+
+  it("never keeps mode bits of the command's folder: setuid, setgid and sticky are dropped", () => {
+    const made = join(ws, ".vscode");
+    mkdirSync(made);
+    chmodSync(made, 0o7555);
+    unlockTree(made);
+    expect(mode(made)).toBe(0o700);
+  });
+
+  it("does not follow a link inside the tree", () => {
+    const victim = join(base, "users-folder");
+    mkdirSync(victim);
+    chmodSync(victim, 0o500);
+    const made = join(ws, ".vscode");
+    mkdirSync(made);
+    symlinkSync(victim, join(made, "link"));
+    chmodSync(made, 0o555);
+    unlockTree(made);
+    expect(mode(victim)).toBe(0o500);
+    expect(mode(made)).toBe(0o700);
+  });
+});
+
+describe("the quarantine's budget (a command creating a protected path in a loop)", () => {
+  it(`keeps ${QUARANTINE_MAX_KEPT} entries per command, then removes what appears and says so once`, () => {
+    const g = guard(".vscode");
+    const seen = new Set<string>();
+    const all = [];
+    for (let i = 0; i < QUARANTINE_MAX_KEPT + 30; i++) {
+      mkdirSync(join(ws, ".vscode"));
+      writeFileSync(join(ws, ".vscode", "tasks.json"), `{"n": ${i}}`);
+      all.push(...sweepGuards([g], q, seen));
+      expect(existsSync(join(ws, ".vscode"))).toBe(false);
+    }
+    expect(readdirSync(q)).toHaveLength(QUARANTINE_MAX_KEPT);
+    expect(all.filter((x) => x.movedTo)).toHaveLength(QUARANTINE_MAX_KEPT);
+    const removed = all.filter((x) => !x.movedTo);
+    expect(removed).toHaveLength(1);
+    expect(removed[0]!.why).toContain("removed, not kept");
+    expect(quarantineText({ exitCode: 0, signal: null, timedOut: false, cancelled: false, durationMs: 5, quarantined: all })).toContain(".vscode");
+  });
+
+  it("removes, not keeps, one entry larger than the byte budget", () => {
+    mkdirSync(join(ws, ".vscode"));
+    writeFileSync(join(ws, ".vscode", "big"), Buffer.alloc(65 * 1024 * 1024));
+    const out = sweepGuards([guard(".vscode")], q, new Set());
+    expect(out).toHaveLength(1);
+    expect(out[0]!.movedTo).toBeUndefined();
+    expect(existsSync(join(ws, ".vscode"))).toBe(false);
+    expect(existsSync(q)).toBe(false);
   });
 });

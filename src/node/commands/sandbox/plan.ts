@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { GIT_COMMAND_STATE, gitEntryWritable, PROTECTED_WORKSPACE_PATHS } from "../../../core/protected-paths";
+import { GIT_COMMAND_STATE, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -122,6 +122,7 @@ export function homeEntryWritable(name: string): boolean {
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
+const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
 /** A folder holding a listed write with more entries than this is not split into per-entry mounts (bwrap's cost grows with the square of its mounts: ~0.15 s for 300, 2.3 s for 1000). */
 export const MAX_SIBLING_MOUNTS = 256;
@@ -304,6 +305,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     if (h !== root) ancestors.add(h);
     guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
   }
+  for (const root of writable) protectedNames(guards, approved, root, protect);
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
@@ -378,6 +380,26 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
     root,
     why: GIT_STATE_WHY,
     before: { kind: "entries", names, accept: (n) => !GIT_COMMAND_STATE.includes(n) || isApproved(n), links: links(git, names), endOnly: true },
+  });
+}
+
+/**
+ * Top-level names protected by pattern (`*.code-workspace`): those that exist are protected like
+ * any listed path; a new one appearing in the folder is quarantined (an entries guard on the root
+ * that accepts every other name).
+ */
+function protectedNames(guards: GuardedPath[], approved: string[], root: string, protect: (root: string, rel: string, why: string) => void): void {
+  const names = list(root);
+  for (const n of names) {
+    const e = protectedName(n);
+    if (e) protect(root, n, e.why);
+  }
+  const isApproved = (n: string) => approved.some((a) => isWithin(join(root, n), a));
+  guards.push({
+    path: root,
+    root,
+    why: PROTECTED_NAME_WHY,
+    before: { kind: "entries", names, accept: (n) => !protectedName(n) || isApproved(n), links: new Map() },
   });
 }
 
@@ -499,7 +521,8 @@ function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {
   const seen = new Map<string, GuardedPath>();
   // A folder may have a guard checked while the command runs and one checked when it ends (.git).
   for (const g of guards) {
-    const key = g.before.kind === "entries" && g.before.endOnly ? `${g.path}\0end` : g.path;
+    // Folder guards of one folder with different allow-lists (a home workspace's root, the names protected by pattern) are all kept.
+    const key = g.before.kind === "entries" ? `${g.path}\0${g.before.endOnly ? "end" : ""}\0${g.why}` : g.path;
     if (!seen.has(key)) seen.set(key, g);
   }
   return [...seen.values()];
