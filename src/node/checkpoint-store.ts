@@ -20,6 +20,7 @@ import {
   type FileChange,
   type FolderSnapshot,
   type PreimageResult,
+  type RefreshResult,
   type RestoreOptions,
   type RestoreOutcome,
   type RestorePlan,
@@ -211,29 +212,36 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
    * and hash only what changed. Outside git, the walk for new files and their hashing stop at the
    * budget: such a snapshot is partial, and says so.
    */
-  async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index): Promise<Captured> {
+  async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index, o: { scope?: string[]; signal?: AbortSignal } = {}): Promise<Captured> {
     const user = userRepo(repo.root);
     if (user && !existsSync(index) && existsSync(user.index)) {
       copyWithTime(user.index, index);
       try {
         // Submodules are other repositories: never snapshotted as gitlinks (the walk lists them as skipped).
         const subs = submodulePaths(repo.root);
-        if (subs.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: subs.join("\0") + "\0", index });
-        return await captureWith(repo, budgetMs, hints, index, true);
-      } catch {
+        if (subs.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: subs.join("\0") + "\0", index, signal: o.signal });
+        return await captureWith(repo, budgetMs, hints, index, true, { signal: o.signal });
+      } catch (err) {
+        if (o.signal?.aborted) throw err;
         // An index this git cannot use from another repository (a split index, a newer format):
         // start from an empty one (every file hashed once).
         rmSync(index, { force: true });
         rmSync(`${index}.lock`, { force: true });
       }
     }
-    return captureWith(repo, budgetMs, hints, index, user !== undefined);
+    return captureWith(repo, budgetMs, hints, index, user !== undefined, o);
   }
 
-  async function captureWith(repo: Repo, budgetMs: number, hints: readonly string[], index: string, inGit: boolean): Promise<Captured> {
+  /**
+   * `scope`: only these paths (relative) are looked at — what is known to have changed since the
+   * index was last brought up to date; the rest of the index is taken as it is.
+   */
+  async function captureWith(repo: Repo, budgetMs: number, hints: readonly string[], index: string, inGit: boolean, o: { scope?: string[]; signal?: AbortSignal } = {}): Promise<Captured> {
     const budget = inGit ? Math.max(budgetMs, gitBudgetMs) : budgetMs;
     const deadline = Date.now() + Math.max(1, budget);
-    const left = () => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    const ext = o.signal;
+    const left = () => (ext ? AbortSignal.any([ext, AbortSignal.timeout(Math.max(1, deadline - Date.now()))]) : AbortSignal.timeout(Math.max(1, deadline - Date.now())));
+    const spec = o.scope ? ["--", ...o.scope] : [];
     const skipped: SkippedPath[] = [];
     // One pass of git over the folder: the files in the index whose stat data says they changed
     // (or are gone) — only those are hashed, and always recorded — and the new files git does not
@@ -242,19 +250,21 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const untracked: string[] = [];
     let walked = true;
     try {
-      for (const entry of split(await run(repo, ["ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard"], { signal: left(), index }))) {
+      for (const entry of split(await run(repo, ["ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard", ...spec], { signal: left(), index }))) {
         if (entry.startsWith("? ")) untracked.push(entry.slice(2));
         else modified.push(entry.slice(2));
       }
     } catch (err) {
-      if (!isAbort(err) && Date.now() < deadline) throw err;
+      if (ext?.aborted || (!isAbort(err) && Date.now() < deadline)) throw err;
       walked = false;
-      modified = split(await run(repo, ["ls-files", "-z", "--modified"], { index }));
+      modified = split(await run(repo, ["ls-files", "-z", "--modified", ...spec], { index }));
     }
     // The files the agent wrote since the last snapshot, unless git ignores them (an ignored file
     // in one snapshot and not the one before would read as "created since", and be deleted).
     const hinted = relPaths(repo, hints);
-    const ignored = hinted.length ? new Set(split(await run(repo, ["check-ignore", "-z", "--stdin"], { input: hinted.join("\0") + "\0", index, okCodes: [1], literal: false }))) : new Set<string>();
+    const ignored = hinted.length
+      ? new Set(split(await run(repo, ["check-ignore", "-z", "--stdin"], { input: hinted.join("\0") + "\0", index, okCodes: [1], literal: false, signal: ext })))
+      : new Set<string>();
     const mustSet = new Set([...modified, ...hinted.filter((h) => !ignored.has(h))]);
     const must: string[] = [];
     const found: string[] = [];
@@ -300,8 +310,8 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     }
     // One filter pass (a splice per dropped entry was quadratic: 457 s at a million files).
     const more = drop.size ? found.filter((p) => !drop.has(topOf(p))) : found;
-    if (remove.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: remove.join("\0") + "\0", index });
-    const add = (paths: string[]) => run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: paths.join("\0") + "\0", index });
+    if (remove.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: remove.join("\0") + "\0", index, signal: ext });
+    const add = (paths: string[]) => run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: paths.join("\0") + "\0", index, signal: ext });
     if (must.length) await add(must);
     // New files in growing chunks, while the budget lasts: each chunk is kept in the index.
     let recorded = 0;
@@ -310,7 +320,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       await add(part);
       recorded += part.length;
     }
-    const tree = (await run(repo, ["write-tree"], { index })).toString().trim();
+    const tree = (await run(repo, ["write-tree"], { index, signal: ext })).toString().trim();
     const partial = !walked || recorded < more.length;
     const fallback = !partial
       ? undefined
@@ -320,6 +330,48 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         ". Yoke still records every file a tool writes before the write, and walks the folder again before a command; " +
         "a restore to it leaves the files it does not know as they are";
     return { tree, skipped, partial, fallback };
+  }
+
+  /**
+   * Per folder, what the private index held after this process last brought it up to the whole
+   * folder (a complete capture): its tree and skipped paths, and the index file's identity then
+   * (another process that changed the index — a restore from the CLI — makes it stale).
+   */
+  const fresh = new Map<string, { tree: string; skipped: SkippedPath[]; index: string }>();
+  // The index file's identity, and the generation a restore (from any process) bumps: files a
+  // restore writes are not in the index, and the index may not change when it restores.
+  const generation = (repo: Repo) => join(repo.gitDir, "yoke-generation");
+  const indexId = (repo: Repo) => {
+    try {
+      const st = statSync(repo.index);
+      let gen = "";
+      try {
+        gen = readFileSync(generation(repo), "utf8");
+      } catch {
+        /* never restored */
+      }
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${gen}`;
+    } catch {
+      return "";
+    }
+  };
+  /** The capture just made into the private index, kept when it looked at the whole folder. */
+  function keep(repo: Repo, c: Captured, scoped: boolean, base?: { skipped: SkippedPath[] }): Captured {
+    if (c.partial) {
+      fresh.delete(repo.root);
+      return c;
+    }
+    // A scoped look keeps the skipped paths of the last whole look (it saw only what changed).
+    const skipped = scoped && base ? [...base.skipped.filter((k) => !c.skipped.some((n) => n.path === k.path)), ...c.skipped] : c.skipped;
+    fresh.set(repo.root, { tree: c.tree, skipped, index: indexId(repo) });
+    return { ...c, skipped };
+  }
+  /** The up-to-date index of `repo`, when this process holds one the index file still matches. */
+  function freshOf(repo: Repo) {
+    const f = fresh.get(repo.root);
+    if (f && f.index === indexId(repo) && f.index !== "") return f;
+    fresh.delete(repo.root);
+    return undefined;
   }
 
   async function headCommit(repo: Repo): Promise<string | undefined> {
@@ -473,14 +525,42 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     return p;
   }
 
+  /**
+   * A snapshot's capture: with `changed` and an up-to-date index, only the files that changed are
+   * looked at (none: the tree of the last look, no git call); else the whole folder.
+   */
+  async function snapshotCapture(repo: Repo, req: SnapshotRequest): Promise<Captured> {
+    const base = req.changed ? freshOf(repo) : undefined;
+    if (!base) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
+    const scope = relPaths(repo, [...req.changed!, ...(req.hints ?? [])]);
+    if (!scope.length) return { tree: base.tree, skipped: base.skipped, partial: false };
+    // Many paths: one look at the whole folder costs about as much as that many pathspecs.
+    if (scope.length > 2000) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
+    return keep(repo, await captureWith(repo, req.budgetMs, req.hints ?? [], repo.index, userRepo(repo.root) !== undefined, { scope }), true, base);
+  }
+
   return {
     shadowDir,
+    async refresh(root: string, o: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+      const started = Date.now();
+      try {
+        return await serial(root, async () => {
+          const repo = open(root);
+          // Off the path of any call: the budget of a look at a git repository, in or out of one.
+          const c = keep(repo, await capture(repo, gitBudgetMs, [], repo.index, { signal: o.signal }), false);
+          return { complete: !c.partial, durationMs: Date.now() - started };
+        });
+      } catch (err) {
+        fresh.delete(root);
+        return { complete: false, durationMs: Date.now() - started, error: err instanceof Error ? err.message : String(err) };
+      }
+    },
     async snapshot(req: SnapshotRequest): Promise<FolderSnapshot> {
       const started = Date.now();
       try {
         return await serial(req.root, async () => {
           const repo = open(req.root);
-          const c = await capture(repo, req.budgetMs, req.hints ?? []);
+          const c = await snapshotCapture(repo, req);
           const parent = await headCommit(repo);
           const message = commitMessage({ partial: c.partial, skipped: c.skipped.map((s) => s.path), preimages: [], absent: [] });
           const commit = (await run(repo, ["commit-tree", c.tree, ...(parent ? ["-p", parent] : [])], { input: message })).toString().trim();
@@ -534,7 +614,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         const base = await effective(repo, commit);
         const m = await meta(repo, base);
         if (!m.partial) return { recorded: [], absent: [], partial: false };
-        const c = await capture(repo, budgetMs, []);
+        const c = keep(repo, await capture(repo, budgetMs, []), false);
         const done = new Set([...m.preimages, ...m.absent]);
         const raw = split(await run(repo, ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--diff-filter=A", base, c.tree]));
         const info: string[] = [];
@@ -558,48 +638,58 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       if (!m) return undefined;
       return run(repo, ["cat-file", "blob", m[1]!]);
     },
-    async restore(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
-      const p = await planWith(root, commit, opts);
-      const repo = open(root);
-      const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
-      const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
-      const realRoot = realpathSync(root);
-      // Deleted first, so a file that became a folder (or back) can be written again.
-      for (const path of deletes) {
-        const abs = join(root, path);
-        // Never through a symlinked folder: the parent must be the real folder inside the root.
-        const parent = dirname(abs);
-        let realParent: string;
-        try {
-          realParent = realpathSync(parent);
-        } catch {
-          continue;
-        }
-        if (realParent !== join(realRoot, dirname(path))) continue;
-        try {
-          const st = lstatSync(abs);
-          if (st.isFile() || st.isSymbolicLink()) unlinkSync(abs);
-        } catch {
-          continue;
-        }
-        removeEmptyParents(realRoot, dirname(path));
-      }
-      if (writes.length) {
-        // From an index of only the files to write, as the checkpoint has them (no stat data: every
-        // file is written, never judged up to date by a timestamp); the checkpoints' own index is
-        // left as it is, and the cost is that of the files written, not of the tree.
-        const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
-        try {
-          await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
-          await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
-        } finally {
-          rmSync(tmp, { force: true });
-          rmSync(`${tmp}.lock`, { force: true });
-        }
-      }
-      return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
+    restore(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
+      // In the folder's queue: a refresh never looks at files a restore is writing.
+      return serial(root, () => restoreNow(root, commit, opts));
     },
   };
+
+  async function restoreNow(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
+    const p = await planWith(root, commit, opts);
+    const repo = open(root);
+    // The files change now: no process may take its index for the folder as it is (bumped again when done).
+    const bump = () => writeFileSync(generation(repo), `${process.pid}-${Date.now()}-${Math.random()}`);
+    fresh.delete(root);
+    bump();
+    const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
+    const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
+    const realRoot = realpathSync(root);
+    // Deleted first, so a file that became a folder (or back) can be written again.
+    for (const path of deletes) {
+      const abs = join(root, path);
+      // Never through a symlinked folder: the parent must be the real folder inside the root.
+      const parent = dirname(abs);
+      let realParent: string;
+      try {
+        realParent = realpathSync(parent);
+      } catch {
+        continue;
+      }
+      if (realParent !== join(realRoot, dirname(path))) continue;
+      try {
+        const st = lstatSync(abs);
+        if (st.isFile() || st.isSymbolicLink()) unlinkSync(abs);
+      } catch {
+        continue;
+      }
+      removeEmptyParents(realRoot, dirname(path));
+    }
+    if (writes.length) {
+      // From an index of only the files to write, as the checkpoint has them (no stat data: every
+      // file is written, never judged up to date by a timestamp); the checkpoints' own index is
+      // left as it is, and the cost is that of the files written, not of the tree.
+      const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
+      try {
+        await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
+        await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
+      } finally {
+        rmSync(tmp, { force: true });
+        rmSync(`${tmp}.lock`, { force: true });
+        bump();
+      }
+    }
+    return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
+  }
 }
 
 /** The folder's own git repository (a `.git` folder, or the `.git` file of a worktree), read as files only. */
