@@ -12,7 +12,8 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { copyFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -215,7 +216,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
   async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index, o: { scope?: string[]; signal?: AbortSignal } = {}): Promise<Captured> {
     const user = userRepo(repo.root);
     if (user && !existsSync(index) && existsSync(user.index)) {
-      copyWithTime(user.index, index);
+      await copyWithTime(user.index, index);
       try {
         // Submodules are other repositories: never snapshotted as gitlinks (the walk lists them as skipped).
         const subs = submodulePaths(repo.root);
@@ -374,6 +375,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     return undefined;
   }
 
+  const heads = new Map<string, string>();
   async function headCommit(repo: Repo): Promise<string | undefined> {
     const out = await run(repo, ["rev-parse", "--verify", "--quiet", "refs/heads/checkpoints"], { okCodes: [1] });
     return out.toString().trim() || undefined;
@@ -462,7 +464,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         nowSkipped = (await meta(repo, opts.now)).skipped;
       } else {
         // The files now, in a scratch copy of the index (the checkpoints' own index is left as it is).
-        if (existsSync(repo.index)) copyWithTime(repo.index, scratch);
+        if (existsSync(repo.index)) await copyWithTime(repo.index, scratch);
         const now = await capture(repo, 60_000, [], scratch);
         nowTree = now.tree;
         nowSkipped = now.skipped.map((s) => s.path);
@@ -561,10 +563,20 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         return await serial(req.root, async () => {
           const repo = open(req.root);
           const c = await snapshotCapture(repo, req);
-          const parent = await headCommit(repo);
           const message = commitMessage({ partial: c.partial, skipped: c.skipped.map((s) => s.path), preimages: [], absent: [] });
-          const commit = (await run(repo, ["commit-tree", c.tree, ...(parent ? ["-p", parent] : [])], { input: message })).toString().trim();
-          await run(repo, ["update-ref", "refs/heads/checkpoints", commit, ...(parent ? [parent] : [])]);
+          const chain = async (parent: string | undefined) => {
+            const made = (await run(repo, ["commit-tree", c.tree, ...(parent ? ["-p", parent] : [])], { input: message })).toString().trim();
+            // With the old value: a head another process moved since is never overwritten.
+            await run(repo, ["update-ref", "refs/heads/checkpoints", made, ...(parent ? [parent] : [])]);
+            return made;
+          };
+          // The head this process last wrote saves a git call; when another process moved it, read it.
+          const known = heads.get(repo.gitDir);
+          const commit = await chain(known ?? (await headCommit(repo))).catch(async (err: unknown) => {
+            if (!known) throw err;
+            return chain(await headCommit(repo));
+          });
+          heads.set(repo.gitDir, commit);
           return {
             name: req.name,
             root: req.root,
@@ -734,9 +746,11 @@ function submodulePaths(root: string): string[] {
  * against the index file's mtime, and a fresh copy would make a file changed within the same
  * second look unchanged.
  */
-function copyWithTime(from: string, to: string): void {
-  copyFileSync(from, to);
+async function copyWithTime(from: string, to: string): Promise<void> {
+  // Asynchronous: a million-file index is ~100 MB, and the extension host's event loop must not wait for it.
+  // Its time from before the copy: an index rewritten meanwhile only makes more entries look racy (checked by content).
   const st = statSync(from);
+  await copyFile(from, to);
   utimesSync(to, st.atime, st.mtime);
 }
 
