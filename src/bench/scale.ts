@@ -326,7 +326,13 @@ export const bench: BenchFn = async () => {
       const ctx: ScaleContext = { label: size.label, repo, dir, rounds };
       // YOKE_BENCH_SCALE_ROWS=searchRows,sessionSearchRows runs only the rows named (their function names).
       const only = process.env.YOKE_BENCH_SCALE_ROWS?.split(",").map((r) => r.trim());
-      for (const row of ROWS) if (!only || only.includes(row.name)) metrics.push(...(await row(ctx)));
+      for (const row of ROWS) {
+        if (only && !only.includes(row.name)) continue;
+        const got = await row(ctx);
+        metrics.push(...got);
+        // As they come: a long run that fails later keeps what it measured.
+        for (const m of got) process.stderr.write(`[bench] ${JSON.stringify(m)}\n`);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
