@@ -117,18 +117,23 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
       );
       // When the agent is done with a turn, the files as it left them are looked at in the
       // background (not awaited: the answer is not held up), so the next turn's snapshot is cheap.
-      api.on("turn.after", ({ final }) => {
-        if (!final || !snapshotted || !api.session.trusted || !opts.store.refresh) return;
-        refreshing?.abort();
-        const ctl = new AbortController();
-        refreshing = ctl;
-        known = true;
-        changed = [];
-        const refresh = opts.store.refresh.bind(opts.store);
-        void Promise.all(workspaceFolders(api.session.services.fs).map((f) => refresh(f.root, { signal: ctl.signal }))).finally(() => {
-          if (refreshing === ctl) refreshing = undefined;
-        });
-      });
+      // Last of the turn's handlers: what they run (a verification check) is done by then.
+      api.on(
+        "turn.after",
+        ({ final }) => {
+          if (!final || !snapshotted || !api.session.trusted || !opts.store.refresh) return;
+          refreshing?.abort();
+          const ctl = new AbortController();
+          refreshing = ctl;
+          known = true;
+          changed = [];
+          const refresh = opts.store.refresh.bind(opts.store);
+          void Promise.all(workspaceFolders(api.session.services.fs).map((f) => refresh(f.root, { signal: ctl.signal }))).finally(() => {
+            if (refreshing === ctl) refreshing = undefined;
+          });
+        },
+        { priority: -1000 },
+      );
       api.on("session.end", () => {
         refreshing?.abort();
         refreshing = undefined;
