@@ -12,8 +12,9 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { copyFile } from "node:fs/promises";
+import { deflateSync } from "node:zlib";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -338,7 +339,8 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
    * folder (a complete capture): its tree and skipped paths, and the index file's identity then
    * (another process that changed the index — a restore from the CLI — makes it stale).
    */
-  const fresh = new Map<string, { tree: string; skipped: SkippedPath[]; index: string }>();
+  // `edited`: the tree was changed past the index (editTree), so a look limited to paths would miss those edits.
+  const fresh = new Map<string, { tree: string; skipped: SkippedPath[]; index: string; edited?: boolean }>();
   // The index file's identity, and the generation a restore (from any process) bumps: files a
   // restore writes are not in the index, and the index may not change when it restores.
   const generation = (repo: Repo) => join(repo.gitDir, "yoke-generation");
@@ -536,9 +538,134 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     if (!base) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
     const scope = relPaths(repo, [...req.changed!, ...(req.hints ?? [])]);
     if (!scope.length) return { tree: base.tree, skipped: base.skipped, partial: false };
-    // Many paths: one look at the whole folder costs about as much as that many pathspecs.
-    if (scope.length > 2000) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
+    // A few files: their new blobs and the trees above them are written onto the refreshed tree,
+    // without reading or writing the index (100 MB at a million files).
+    const edited = scope.length <= 500 ? await editTree(repo, base.tree, base.skipped, scope) : undefined;
+    if (edited) {
+      fresh.set(repo.root, { ...base, tree: edited.tree, skipped: edited.skipped, edited: true });
+      return { tree: edited.tree, skipped: edited.skipped, partial: false };
+    }
+    // Many paths, or a tree edited past the index: one look at the whole folder.
+    if (scope.length > 2000 || base.edited) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
     return keep(repo, await captureWith(repo, req.budgetMs, req.hints ?? [], repo.index, userRepo(repo.root) !== undefined, { scope }), true, base);
+  }
+
+  /**
+   * `tree` with the files at `paths` (relative) as they are now: blobs by `hash-object -w`, the
+   * trees above them read with one `cat-file --batch` and written as loose objects. Undefined when
+   * a path is not a plain case (a folder, a symlink, a submodule, inside a skipped path, a
+   * SHA-256 repository): the caller looks with git instead.
+   */
+  async function editTree(repo: Repo, tree: string, skipped: SkippedPath[], paths: string[]): Promise<{ tree: string; skipped: SkippedPath[] } | undefined> {
+    if (tree.length !== 40 || paths.some((p) => p.includes("\n"))) return undefined;
+    if (paths.some((p) => skipped.some((k) => p === k.path || p.startsWith(`${k.path}/`)))) return undefined;
+    const now = new Map<string, { mode: string; size: number } | null>();
+    for (const p of paths) {
+      let st;
+      try {
+        st = lstatSync(join(repo.root, p));
+      } catch {
+        now.set(p, null);
+        continue;
+      }
+      if (!st.isFile()) return undefined;
+      now.set(p, { mode: st.mode & 0o100 ? "100755" : "100644", size: st.size });
+    }
+    const inTree = new Map<string, string>();
+    for (const line of split(await run(repo, ["ls-tree", "-z", "--full-tree", tree, "--", ...paths]))) {
+      const mode = line.slice(0, line.indexOf(" "));
+      inTree.set(line.slice(line.indexOf("\t") + 1), mode);
+    }
+    if ([...inTree.values()].some((m) => m !== "100644" && m !== "100755" && m !== "120000")) return undefined;
+    // New files git ignores stay out (as a look would leave them); tracked ones are never ignored.
+    const fresh = paths.filter((p) => now.get(p) && !inTree.has(p));
+    const ignored = fresh.length
+      ? new Set(split(await run(repo, ["check-ignore", "--no-index", "-z", "--stdin"], { input: fresh.join("\0") + "\0", okCodes: [1], literal: false })))
+      : new Set<string>();
+    const newSkipped: SkippedPath[] = [];
+    const edits = new Map<string, { mode: string; sha: string } | null>();
+    const toHash: string[] = [];
+    for (const p of paths) {
+      const n = now.get(p);
+      if (!n) {
+        if (inTree.has(p)) edits.set(p, null);
+      } else if (n.size > maxFileBytes) {
+        newSkipped.push({ path: p, reason: "large-file", detail: `${(n.size / 1048576).toFixed(1)} MiB` });
+        if (inTree.has(p)) edits.set(p, null);
+      } else if (!ignored.has(p)) toHash.push(p);
+    }
+    if (toHash.length) {
+      const shas = (await run(repo, ["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: toHash.map((p) => join(repo.root, p)).join("\n") + "\n" })).toString().trim().split("\n");
+      if (shas.length !== toHash.length) return undefined;
+      toHash.forEach((p, i) => edits.set(p, { mode: now.get(p)!.mode, sha: shas[i]! }));
+    }
+    // Every folder above an edit, read as it is in the tree (missing: a new folder).
+    const dirs = new Set<string>([""]);
+    for (const p of edits.keys()) for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) dirs.add(p.slice(0, i));
+    const order = [...dirs];
+    const raw = await run(repo, ["cat-file", "--batch"], { input: order.map((d) => (d ? `${tree}:${d}` : tree)).join("\n") + "\n" });
+    const entries = new Map<string, Map<string, { mode: string; sha: string }>>();
+    let at = 0;
+    for (const d of order) {
+      const nl = raw.indexOf(10, at);
+      const head = raw.subarray(at, nl).toString();
+      at = nl + 1;
+      const m = /^[0-9a-f]{40} (\w+) (\d+)$/.exec(head);
+      const map = new Map<string, { mode: string; sha: string }>();
+      if (m) {
+        const size = Number(m[2]);
+        if (m[1] !== "tree") return undefined; // a file where a folder is needed
+        const body = raw.subarray(at, at + size);
+        at += size + 1;
+        for (let i = 0; i < body.length;) {
+          const sp = body.indexOf(32, i);
+          const nul = body.indexOf(0, sp);
+          map.set(body.subarray(sp + 1, nul).toString(), { mode: body.subarray(i, sp).toString(), sha: body.subarray(nul + 1, nul + 21).toString("hex") });
+          i = nul + 21;
+        }
+      } else if (!head.endsWith(" missing")) return undefined;
+      entries.set(d, map);
+    }
+    const parentOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "");
+    const nameOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+    for (const [p, e] of edits) {
+      const map = entries.get(parentOf(p))!;
+      if (e) map.set(nameOf(p), e);
+      else map.delete(nameOf(p));
+    }
+    // Deepest first: each folder written (or dropped when empty) into its parent.
+    let root = tree;
+    const depth = (d: string) => (d ? d.split("/").length : 0);
+    for (const d of order.sort((a, b) => depth(b) - depth(a))) {
+      const map = entries.get(d)!;
+      const sha = map.size ? writeTree(repo, map) : undefined;
+      if (d === "") {
+        root = sha ?? writeTree(repo, map);
+        continue;
+      }
+      const parent = entries.get(parentOf(d))!;
+      if (sha) parent.set(nameOf(d), { mode: "40000", sha });
+      else parent.delete(nameOf(d));
+    }
+    const changedPaths = new Set(paths);
+    return { tree: root, skipped: [...skipped.filter((k) => !changedPaths.has(k.path)), ...newSkipped] };
+  }
+
+  /** Writes a tree object (git's entry order: a folder's name sorts as if it ended in "/") as a loose object. */
+  function writeTree(repo: Repo, map: Map<string, { mode: string; sha: string }>): string {
+    const key = (name: string, mode: string) => Buffer.from(mode === "40000" ? `${name}/` : name);
+    const sorted = [...map].sort(([a, x], [b, y]) => Buffer.compare(key(a, x.mode), key(b, y.mode)));
+    const body = Buffer.concat(sorted.flatMap(([name, e]) => [Buffer.from(`${e.mode} ${name}\0`), Buffer.from(e.sha, "hex")]));
+    const object = Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]);
+    const sha = createHash("sha1").update(object).digest("hex");
+    const file = join(repo.gitDir, "objects", sha.slice(0, 2), sha.slice(2));
+    if (!existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true });
+      const tmp = `${file}.tmp-${process.pid}-${scratchCount++}`;
+      writeFileSync(tmp, deflateSync(object));
+      renameSync(tmp, file);
+    }
+    return sha;
   }
 
   return {

@@ -5,7 +5,7 @@
  * session loop with the real write_file tool and the real checkpoints extension.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,7 +61,16 @@ describe("later checkpoints from a refreshed index", () => {
     write(ws, "c.txt", "c.txt after the turn\n");
     const second = await store.snapshot({ root: ws, name: "ws", budgetMs: 2000, changed: [] });
     write(ws, "b.txt", "b.txt by the agent in turn 2\n");
-    const third = await store.snapshot({ root: ws, name: "ws", budgetMs: 2000, changed: [join(ws, "b.txt"), join(ws, "src/gone.ts")] });
+    write(ws, "src/deep/er/made.ts", "made in turn 2\n");
+    write(ws, "ignored.log", "ignored\n");
+    write(ws, ".gitignore", "*.log\n");
+    rmSync(join(ws, "src/d.ts"));
+    const told = ["b.txt", "src/gone.ts", "src/deep/er/made.ts", "ignored.log", "src/d.ts", ".gitignore"].map((p) => join(ws, p));
+    const index = join(store.shadowDir(ws), "yoke-index");
+    const indexBefore = statSync(index).mtimeMs;
+    const third = await store.snapshot({ root: ws, name: "ws", budgetMs: 2000, changed: told });
+    // Written onto the refreshed tree: the index (100 MB at a million files) is not read or written.
+    expect(statSync(index).mtimeMs).toBe(indexBefore);
     for (const s of [second, third]) expect(s).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/) as unknown as string, skipped: [] });
     expect(second.partial).toBeUndefined();
     // The second checkpoint is the folder as turn 1 left it: a.txt and new.txt, c.txt not yet.
@@ -72,7 +81,16 @@ describe("later checkpoints from a refreshed index", () => {
     // The third adds what it was told changed (b.txt), nothing else.
     expect(await text(store, ws, third.commit!, "b.txt")).toBe("b.txt by the agent in turn 2\n");
     expect(await text(store, ws, third.commit!, "c.txt")).toBe("c.txt v1\n");
-    expect(await text(store, ws, third.commit!, "src/d.ts")).toBe("src/d.ts v1\n");
+    expect(await text(store, ws, third.commit!, "src/d.ts")).toBeUndefined();
+    expect(await text(store, ws, third.commit!, "src/deep/er/made.ts")).toBe("made in turn 2\n");
+    expect(await text(store, ws, third.commit!, "ignored.log")).toBeUndefined();
+    expect(await text(store, ws, third.commit!, "a.txt")).toBe("a.txt during turn 1\n");
+    // The same tree git would write for those files (a look at the whole folder with c.txt put back).
+    write(ws, "c.txt", "c.txt v1\n");
+    const looked = await createGitCheckpointStore({ storageDir: join(storage, "..", "other-storage") }).snapshot({ root: ws, name: "ws", budgetMs: 2000 });
+    const treeOf = (st: string, c: string) => git(ws, "--git-dir", st, "rev-parse", `${c}^{tree}`).trim();
+    expect(treeOf(store.shadowDir(ws), third.commit!)).toBe(treeOf(createGitCheckpointStore({ storageDir: join(storage, "..", "other-storage") }).shadowDir(ws), looked.commit!));
+    write(ws, "c.txt", "c.txt after the turn\n");
     // A whole look (the undo point of a restore) holds c.txt as it is now.
     const whole = await store.snapshot({ root: ws, name: "ws", budgetMs: 2000 });
     expect(await text(store, ws, whole.commit!, "c.txt")).toBe("c.txt after the turn\n");
@@ -82,7 +100,7 @@ describe("later checkpoints from a refreshed index", () => {
     expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("b.txt v1\n");
     expect(readFileSync(join(ws, "c.txt"), "utf8")).toBe("c.txt v1\n");
     expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a.txt during turn 1\n");
-  });
+  }, 120_000);
 
   it("looks at the whole folder when it holds no up-to-date index: a new process, after a refresh was stopped, after another process restored", async () => {
     const { ws, storage } = repo();
@@ -109,7 +127,7 @@ describe("later checkpoints from a refreshed index", () => {
     const s4 = await first.snapshot({ root: ws, name: "ws", budgetMs: 2000, changed: [] });
     expect(await text(first, ws, s4.commit!, "a.txt")).toBe("a.txt v1\n");
     expect(await text(first, ws, s4.commit!, "b.txt")).toBe("b.txt v1\n");
-  });
+  }, 120_000);
 });
 
 describe("the checkpoints extension in a session", () => {
@@ -175,5 +193,5 @@ describe("the checkpoints extension in a session", () => {
     expect(readFileSync(join(ws.root, "made-1.txt"), "utf8")).toBe("made by turn 1\n");
     expect(readFileSync(join(ws.root, "c.txt"), "utf8")).toBe("c v1\n");
     await session.end();
-  });
+  }, 120_000);
 });
