@@ -12,6 +12,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createGitCheckpointStore } from "../node/checkpoint-store";
 import { CHECKPOINT_DEFAULTS } from "../core/checkpoints/types";
@@ -32,6 +33,35 @@ export type Row = (ctx: ScaleContext) => Promise<BenchMetric[]>;
 
 const gitEnv = { ...process.env, ...SCALE_GIT_ENV };
 const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv) => execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd, env, maxBuffer: 1 << 30 });
+/**
+ * The event loop's longest stall over several measured stretches. One monitor per stretch: a
+ * monitor enabled again counts the time since it was disabled (the synchronous baselines between
+ * rounds) as one stall.
+ */
+function stalls() {
+  let max = 0;
+  let p99 = 0;
+  let current: ReturnType<typeof monitorEventLoopDelay> | undefined;
+  return {
+    enable() {
+      current = monitorEventLoopDelay({ resolution: 5 });
+      current.enable();
+    },
+    disable() {
+      if (!current) return;
+      current.disable();
+      max = Math.max(max, current.max);
+      p99 = Math.max(p99, current.percentile(99));
+      current = undefined;
+    },
+    get max() {
+      return max;
+    },
+    percentile(_: 99) {
+      return p99;
+    },
+  };
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const timed = async <T>(fn: () => T | Promise<T>): Promise<[number, T]> => {
   const t = performance.now();
@@ -85,10 +115,13 @@ export const firstCheckpoint: Row = async (ctx) => {
   const times: number[] = [];
   const base: number[] = [];
   let partial = 0;
+  const loop = stalls();
   for (let r = 0; r < ctx.rounds; r++) {
     base.push(addTreeOnIndexCopy(ctx));
     const store = createGitCheckpointStore({ storageDir: join(ctx.dir, `first-${r}`) });
+    loop.enable();
     const [t, snap] = await timed(() => store.snapshot({ root: ctx.repo.root, name: "ws", budgetMs: CHECKPOINT_DEFAULTS.budgetMs }));
+    loop.disable();
     if (snap.error) throw new Error(`scale ${ctx.label}: the first checkpoint failed: ${snap.error}`);
     if (snap.partial) partial++;
     times.push(t);
@@ -101,36 +134,88 @@ export const firstCheckpoint: Row = async (ctx) => {
       median(base),
       `default ${CHECKPOINT_DEFAULTS.budgetMs} ms budget, fresh shadow repository; ${partial ? `PARTIAL in ${partial} of ${ctx.rounds} rounds` : "complete in every round"}; baseline: git add -A && git write-tree on a copy of .git/index`,
     ),
+    { name: `${ctx.label}: longest event-loop stall during the first checkpoints`, value: Math.round(loop.max / 1e6), unit: "ms", note: `p99 ${Math.round(loop.percentile(99) / 1e6)} ms` },
   ];
 };
 
-/** A later checkpoint (10 changed, 5 new files) vs the same baseline on the same changes. */
+/**
+ * Later checkpoints, as a session takes them: the turn changed 10 files and added 5; when it
+ * ends the store refreshes its index in the background (`refresh`, vs `git status` and vs
+ * `git add -A && git write-tree` on a warm index copy); the next turn's first change takes the
+ * checkpoint told that nothing changed since (the common case, target ≤ 300 ms), or that the
+ * agent wrote 15 files since (a nudged turn), or without knowing (a whole look: after a command
+ * that may still be running, or in a new process).
+ */
 export const laterCheckpoint: Row = async (ctx) => {
   const store = createGitCheckpointStore({ storageDir: join(ctx.dir, "later") });
   const index = join(ctx.dir, "later-baseline-index");
-  await store.snapshot({ root: ctx.repo.root, name: "ws", budgetMs: 60_000 });
+  const root = ctx.repo.root;
+  await store.snapshot({ root, name: "ws", budgetMs: 60_000 });
   addTreeOnIndexCopy(ctx, index);
-  const times: number[] = [];
-  const base: number[] = [];
+  const t = { refresh: [] as number[], next: [] as number[], told: [] as number[], whole: [] as number[], base: [] as number[], status: [] as number[] };
+  const check = (label: string, snap: Awaited<ReturnType<typeof store.snapshot>>) => {
+    if (snap.error || snap.partial) throw new Error(`scale ${ctx.label}: a later checkpoint (${label}) was ${snap.error ?? "partial"}`);
+    return snap;
+  };
   for (let r = 0; r < ctx.rounds; r++) {
     const undo = touch(ctx, r);
     try {
-      base.push(addTreeOnIndexCopy(ctx, index));
-      const [t, snap] = await timed(() => store.snapshot({ root: ctx.repo.root, name: "ws", budgetMs: CHECKPOINT_DEFAULTS.budgetMs }));
-      if (snap.error || snap.partial) throw new Error(`scale ${ctx.label}: a later checkpoint was ${snap.error ?? "partial"}`);
-      times.push(t);
+      t.status.push(gitStatus(ctx));
+      t.base.push(addTreeOnIndexCopy(ctx, index));
+      const [rt, refreshed] = await timed(() => store.refresh!(root));
+      if (!refreshed.complete) throw new Error(`scale ${ctx.label}: the refresh was not complete (${refreshed.error ?? ""})`);
+      t.refresh.push(rt);
+      const [nt, next] = await timed(() => store.snapshot({ root, name: "ws", budgetMs: CHECKPOINT_DEFAULTS.budgetMs, changed: [] }));
+      check("nothing changed since", next);
+      t.next.push(nt);
+      // The next turn's content must be what the turn left: one changed file checked.
+      const probe = ctx.repo.deepFile.replace(/file\d+\.ts$/, "file0.ts");
+      const held = Buffer.from((await store.readFile(root, next.commit!, probe))!).toString();
+      if (!held.startsWith(`// changed in round ${r}\n`)) throw new Error(`scale ${ctx.label}: the later checkpoint does not hold the turn's change of ${probe}`);
+      // The agent writes 15 files after the refresh (a nudged turn): the checkpoint is told which.
+      const more = Array.from({ length: 15 }, (_, i) => join(root, `agent-${r}-${i}.ts`));
+      for (const m of more) writeFileSync(m, `export const agent = ${r};\n`);
+      try {
+        const [tt, told] = await timed(() => store.snapshot({ root, name: "ws", budgetMs: CHECKPOINT_DEFAULTS.budgetMs, changed: more }));
+        check("told of 15 files", told);
+        if (!(await store.readFile(root, told.commit!, `agent-${r}-14.ts`))) throw new Error(`scale ${ctx.label}: the checkpoint told of 15 files does not hold them`);
+        t.told.push(tt);
+        const [wt, whole] = await timed(() => store.snapshot({ root, name: "ws", budgetMs: CHECKPOINT_DEFAULTS.budgetMs }));
+        check("whole look", whole);
+        t.whole.push(wt);
+      } finally {
+        for (const m of more) rmSync(m, { force: true });
+      }
     } finally {
       undo();
     }
   }
   rmSync(join(ctx.dir, "later"), { recursive: true, force: true });
-  return [metric(`${ctx.label}: later checkpoint (10 changed, 5 new)`, median(times), median(base), "target ≤ 300 ms at 1 M; baseline: git add -A && git write-tree on the same (warm) index copy")];
+  const status = median(t.status);
+  return [
+    metric(
+      `${ctx.label}: refresh when a turn ends (10 changed, 5 new), in the background`,
+      median(t.refresh),
+      status,
+      `baseline: git status --porcelain; git add -A && git write-tree on the same warm index copy: ${Math.round(median(t.base))} ms`,
+    ),
+    metric(
+      `${ctx.label}: later checkpoint, next turn's first change (nothing changed since the refresh)`,
+      median(t.next),
+      status,
+      "target ≤ 300 ms at 1 M; baseline: git status --porcelain; checked to hold the turn's changes",
+    ),
+    metric(`${ctx.label}: later checkpoint told of 15 files the agent wrote since the refresh`, median(t.told), status, "baseline: git status --porcelain"),
+    metric(`${ctx.label}: later checkpoint, whole look (after a command, or in a new process)`, median(t.whole), status, "baseline: git status --porcelain"),
+  ];
 };
 
 /** Restore to the first checkpoint after an edit deep in the tree, dry run (the preview) and real (undo snapshot + restore), vs `git status --porcelain`. */
 export const restoreRows: Row = async (ctx) => {
   const store = createGitCheckpointStore({ storageDir: join(ctx.dir, "restore") });
   const snap = await store.snapshot({ root: ctx.repo.root, name: "ws", budgetMs: 60_000 });
+  // The event loop while the preview and the restore run (the extension host runs the same code).
+  const loop = stalls();
   const file = join(ctx.repo.root, ctx.repo.deepFile);
   const dry: number[] = [];
   const real: number[] = [];
@@ -139,6 +224,7 @@ export const restoreRows: Row = async (ctx) => {
   for (let r = 0; r < ctx.rounds; r++) {
     writeFileSync(file, `// edited in round ${r}\n${ctx.repo.deepContent}`);
     status.push(gitStatus(ctx));
+    loop.enable();
     const [d, plan] = await timed(() => store.plan(ctx.repo.root, snap.commit!));
     if (plan.changes.length !== 1 || plan.changes[0]!.path !== ctx.repo.deepFile) throw new Error(`scale ${ctx.label}: the preview lists ${JSON.stringify(plan.changes.slice(0, 5))}`);
     dry.push(d);
@@ -146,14 +232,30 @@ export const restoreRows: Row = async (ctx) => {
       const now = await store.snapshot({ root: ctx.repo.root, name: "ws", budgetMs: 60_000 });
       return store.restore(ctx.repo.root, snap.commit!, { now: now.commit });
     });
+    loop.disable();
     real.push(t);
     undone &&= readFileSync(file, "utf8") === ctx.repo.deepContent;
   }
   rmSync(join(ctx.dir, "restore"), { recursive: true, force: true });
+  // The floor of that figure on this machine: the same monitor while awaiting a `git status` child process.
+  const floor = monitorEventLoopDelay({ resolution: 5 });
+  floor.enable();
+  await new Promise<void>((resolve, reject) =>
+    spawn("git", ["-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain"], { cwd: ctx.repo.root, env: gitEnv, stdio: "ignore" })
+      .on("close", () => resolve())
+      .on("error", reject),
+  );
+  floor.disable();
   if (!undone) throw new Error(`scale ${ctx.label}: the restore did not put ${ctx.repo.deepFile} back`);
   return [
     metric(`${ctx.label}: restore to turn 0, dry run (preview)`, median(dry), median(status), "baseline: git status --porcelain (target ≤ 2×)"),
     metric(`${ctx.label}: restore to turn 0, real (undo snapshot + restore)`, median(real), median(status), "the edit checked undone byte for byte; baseline: git status --porcelain (target ≤ 2×)"),
+    {
+      name: `${ctx.label}: longest event-loop stall during the previews and restores`,
+      value: Math.round(loop.max / 1e6),
+      unit: "ms",
+      note: `p99 ${Math.round(loop.percentile(99) / 1e6)} ms over ${ctx.rounds} previews and restores; the work runs in git child processes; the same monitor while only awaiting a git status child: max ${Math.round(floor.max / 1e6)} ms, p99 ${Math.round(floor.percentile(99) / 1e6)} ms`,
+    },
   ];
 };
 
@@ -253,7 +355,13 @@ export const bench: BenchFn = async () => {
       const ctx: ScaleContext = { label: size.label, repo, dir, rounds };
       // YOKE_BENCH_SCALE_ROWS=searchRows,sessionSearchRows runs only the rows named (their function names).
       const only = process.env.YOKE_BENCH_SCALE_ROWS?.split(",").map((r) => r.trim());
-      for (const row of ROWS) if (!only || only.includes(row.name)) metrics.push(...(await row(ctx)));
+      for (const row of ROWS) {
+        if (only && !only.includes(row.name)) continue;
+        const got = await row(ctx);
+        metrics.push(...got);
+        // As they come: a long run that fails later keeps what it measured.
+        for (const m of got) process.stderr.write(`[bench] ${JSON.stringify(m)}\n`);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -12,9 +12,24 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, statSync, utimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-// The seeding guard (userRepo, seedIndex) opens the user's index by descriptor.
-import { closeSync, constants as fsConstants, fstatSync, openSync } from "node:fs";
+import {
+  constants as fsConstants,
+  existsSync,
+  lstatSync,
+  statSync,
+  utimesSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { copyFile, open as openFile, writeFile } from "node:fs/promises";
+import { deflateSync } from "node:zlib";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -22,6 +37,7 @@ import {
   type FileChange,
   type FolderSnapshot,
   type PreimageResult,
+  type RefreshResult,
   type RestoreOptions,
   type RestoreOutcome,
   type RestorePlan,
@@ -213,29 +229,36 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
    * and hash only what changed. Outside git, the walk for new files and their hashing stop at the
    * budget: such a snapshot is partial, and says so.
    */
-  async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index): Promise<Captured> {
+  async function capture(repo: Repo, budgetMs: number, hints: readonly string[], index = repo.index, o: { scope?: string[]; signal?: AbortSignal } = {}): Promise<Captured> {
     const user = userRepo(repo.root);
     if (user && !existsSync(index) && existsSync(user.index)) {
       try {
-        seedIndex(user.index, index);
+        await seedIndex(user.index, index);
         // Submodules are other repositories: never snapshotted as gitlinks (the walk lists them as skipped).
         const subs = submodulePaths(repo.root);
-        if (subs.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: subs.join("\0") + "\0", index });
-        return await captureWith(repo, budgetMs, hints, index, true);
-      } catch {
+        if (subs.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: subs.join("\0") + "\0", index, signal: o.signal });
+        return await captureWith(repo, budgetMs, hints, index, true, { signal: o.signal });
+      } catch (err) {
+        if (o.signal?.aborted) throw err;
         // An index this git cannot use from another repository (a split index, a newer format):
         // start from an empty one (every file hashed once).
         rmSync(index, { force: true });
         rmSync(`${index}.lock`, { force: true });
       }
     }
-    return captureWith(repo, budgetMs, hints, index, user !== undefined);
+    return captureWith(repo, budgetMs, hints, index, user !== undefined, o);
   }
 
-  async function captureWith(repo: Repo, budgetMs: number, hints: readonly string[], index: string, inGit: boolean): Promise<Captured> {
+  /**
+   * `scope`: only these paths (relative) are looked at — what is known to have changed since the
+   * index was last brought up to date; the rest of the index is taken as it is.
+   */
+  async function captureWith(repo: Repo, budgetMs: number, hints: readonly string[], index: string, inGit: boolean, o: { scope?: string[]; signal?: AbortSignal } = {}): Promise<Captured> {
     const budget = inGit ? Math.max(budgetMs, gitBudgetMs) : budgetMs;
     const deadline = Date.now() + Math.max(1, budget);
-    const left = () => AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    const ext = o.signal;
+    const left = () => (ext ? AbortSignal.any([ext, AbortSignal.timeout(Math.max(1, deadline - Date.now()))]) : AbortSignal.timeout(Math.max(1, deadline - Date.now())));
+    const spec = o.scope ? ["--", ...o.scope] : [];
     const skipped: SkippedPath[] = [];
     // One pass of git over the folder: the files in the index whose stat data says they changed
     // (or are gone) — only those are hashed, and always recorded — and the new files git does not
@@ -244,19 +267,21 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const untracked: string[] = [];
     let walked = true;
     try {
-      for (const entry of split(await run(repo, ["ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard"], { signal: left(), index }))) {
+      for (const entry of split(await run(repo, ["ls-files", "-z", "-t", "--modified", "--others", "--exclude-standard", ...spec], { signal: left(), index }))) {
         if (entry.startsWith("? ")) untracked.push(entry.slice(2));
         else modified.push(entry.slice(2));
       }
     } catch (err) {
-      if (!isAbort(err) && Date.now() < deadline) throw err;
+      if (ext?.aborted || (!isAbort(err) && Date.now() < deadline)) throw err;
       walked = false;
-      modified = split(await run(repo, ["ls-files", "-z", "--modified"], { index }));
+      modified = split(await run(repo, ["ls-files", "-z", "--modified", ...spec], { index }));
     }
     // The files the agent wrote since the last snapshot, unless git ignores them (an ignored file
     // in one snapshot and not the one before would read as "created since", and be deleted).
     const hinted = relPaths(repo, hints);
-    const ignored = hinted.length ? new Set(split(await run(repo, ["check-ignore", "-z", "--stdin"], { input: hinted.join("\0") + "\0", index, okCodes: [1], literal: false }))) : new Set<string>();
+    const ignored = hinted.length
+      ? new Set(split(await run(repo, ["check-ignore", "-z", "--stdin"], { input: hinted.join("\0") + "\0", index, okCodes: [1], literal: false, signal: ext })))
+      : new Set<string>();
     const mustSet = new Set([...modified, ...hinted.filter((h) => !ignored.has(h))]);
     const must: string[] = [];
     const found: string[] = [];
@@ -302,8 +327,8 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     }
     // One filter pass (a splice per dropped entry was quadratic: 457 s at a million files).
     const more = drop.size ? found.filter((p) => !drop.has(topOf(p))) : found;
-    if (remove.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: remove.join("\0") + "\0", index });
-    const add = (paths: string[]) => run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: paths.join("\0") + "\0", index });
+    if (remove.length) await run(repo, ["update-index", "-z", "--force-remove", "--stdin"], { input: remove.join("\0") + "\0", index, signal: ext });
+    const add = (paths: string[]) => run(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], { input: paths.join("\0") + "\0", index, signal: ext });
     if (must.length) await add(must);
     // New files in growing chunks, while the budget lasts: each chunk is kept in the index.
     let recorded = 0;
@@ -312,7 +337,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       await add(part);
       recorded += part.length;
     }
-    const tree = (await run(repo, ["write-tree"], { index })).toString().trim();
+    const tree = (await run(repo, ["write-tree"], { index, signal: ext })).toString().trim();
     const partial = !walked || recorded < more.length;
     const fallback = !partial
       ? undefined
@@ -324,6 +349,50 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     return { tree, skipped, partial, fallback };
   }
 
+  /**
+   * Per folder, what the private index held after this process last brought it up to the whole
+   * folder (a complete capture): its tree and skipped paths, and the index file's identity then
+   * (another process that changed the index — a restore from the CLI — makes it stale).
+   */
+  // `edited`: the tree was changed past the index (editTree), so a look limited to paths would miss those edits.
+  const fresh = new Map<string, { tree: string; skipped: SkippedPath[]; index: string; edited?: boolean }>();
+  // The index file's identity, and the generation a restore (from any process) bumps: files a
+  // restore writes are not in the index, and the index may not change when it restores.
+  const generation = (repo: Repo) => join(repo.gitDir, "yoke-generation");
+  const indexId = (repo: Repo) => {
+    try {
+      const st = statSync(repo.index);
+      let gen = "";
+      try {
+        gen = readFileSync(generation(repo), "utf8");
+      } catch {
+        /* never restored */
+      }
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${gen}`;
+    } catch {
+      return "";
+    }
+  };
+  /** The capture just made into the private index, kept when it looked at the whole folder. */
+  function keep(repo: Repo, c: Captured, scoped: boolean, base?: { skipped: SkippedPath[] }): Captured {
+    if (c.partial) {
+      fresh.delete(repo.root);
+      return c;
+    }
+    // A scoped look keeps the skipped paths of the last whole look (it saw only what changed).
+    const skipped = scoped && base ? [...base.skipped.filter((k) => !c.skipped.some((n) => n.path === k.path)), ...c.skipped] : c.skipped;
+    fresh.set(repo.root, { tree: c.tree, skipped, index: indexId(repo) });
+    return { ...c, skipped };
+  }
+  /** The up-to-date index of `repo`, when this process holds one the index file still matches. */
+  function freshOf(repo: Repo) {
+    const f = fresh.get(repo.root);
+    if (f && f.index === indexId(repo) && f.index !== "") return f;
+    fresh.delete(repo.root);
+    return undefined;
+  }
+
+  const heads = new Map<string, string>();
   async function headCommit(repo: Repo): Promise<string | undefined> {
     const out = await run(repo, ["rev-parse", "--verify", "--quiet", "refs/heads/checkpoints"], { okCodes: [1] });
     return out.toString().trim() || undefined;
@@ -412,7 +481,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         nowSkipped = (await meta(repo, opts.now)).skipped;
       } else {
         // The files now, in a scratch copy of the index (the checkpoints' own index is left as it is).
-        if (existsSync(repo.index)) copyWithTime(repo.index, scratch);
+        if (existsSync(repo.index)) await copyWithTime(repo.index, scratch);
         const now = await capture(repo, 60_000, [], scratch);
         nowTree = now.tree;
         nowSkipped = now.skipped.map((s) => s.path);
@@ -475,18 +544,181 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     return p;
   }
 
+  /**
+   * A snapshot's capture: with `changed` and an up-to-date index, only the files that changed are
+   * looked at (none: the tree of the last look, no git call); else the whole folder.
+   */
+  async function snapshotCapture(repo: Repo, req: SnapshotRequest): Promise<Captured> {
+    const base = req.changed ? freshOf(repo) : undefined;
+    if (!base) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
+    const scope = relPaths(repo, [...req.changed!, ...(req.hints ?? [])]);
+    if (!scope.length) return { tree: base.tree, skipped: base.skipped, partial: false };
+    // A few files: their new blobs and the trees above them are written onto the refreshed tree,
+    // without reading or writing the index (100 MB at a million files).
+    const edited = scope.length <= 500 ? await editTree(repo, base.tree, base.skipped, scope) : undefined;
+    if (edited) {
+      fresh.set(repo.root, { ...base, tree: edited.tree, skipped: edited.skipped, edited: true });
+      return { tree: edited.tree, skipped: edited.skipped, partial: false };
+    }
+    // Many paths, or a tree edited past the index: one look at the whole folder.
+    if (scope.length > 2000 || base.edited) return keep(repo, await capture(repo, req.budgetMs, req.hints ?? []), false);
+    return keep(repo, await captureWith(repo, req.budgetMs, req.hints ?? [], repo.index, userRepo(repo.root) !== undefined, { scope }), true, base);
+  }
+
+  /**
+   * `tree` with the files at `paths` (relative) as they are now: blobs by `hash-object -w`, the
+   * trees above them read with one `cat-file --batch` and written as loose objects. Undefined when
+   * a path is not a plain case (a folder, a symlink, a submodule, inside a skipped path, a
+   * SHA-256 repository): the caller looks with git instead.
+   */
+  async function editTree(repo: Repo, tree: string, skipped: SkippedPath[], paths: string[]): Promise<{ tree: string; skipped: SkippedPath[] } | undefined> {
+    if (tree.length !== 40 || paths.some((p) => p.includes("\n"))) return undefined;
+    if (paths.some((p) => skipped.some((k) => p === k.path || p.startsWith(`${k.path}/`)))) return undefined;
+    const now = new Map<string, { mode: string; size: number } | null>();
+    for (const p of paths) {
+      let st;
+      try {
+        st = lstatSync(join(repo.root, p));
+      } catch {
+        now.set(p, null);
+        continue;
+      }
+      if (!st.isFile()) return undefined;
+      now.set(p, { mode: st.mode & 0o100 ? "100755" : "100644", size: st.size });
+    }
+    const inTree = new Map<string, string>();
+    for (const line of split(await run(repo, ["ls-tree", "-z", "--full-tree", tree, "--", ...paths]))) {
+      const mode = line.slice(0, line.indexOf(" "));
+      inTree.set(line.slice(line.indexOf("\t") + 1), mode);
+    }
+    if ([...inTree.values()].some((m) => m !== "100644" && m !== "100755" && m !== "120000")) return undefined;
+    // New files git ignores stay out (as a look would leave them); tracked ones are never ignored.
+    const fresh = paths.filter((p) => now.get(p) && !inTree.has(p));
+    const ignored = fresh.length
+      ? new Set(split(await run(repo, ["check-ignore", "--no-index", "-z", "--stdin"], { input: fresh.join("\0") + "\0", okCodes: [1], literal: false })))
+      : new Set<string>();
+    const newSkipped: SkippedPath[] = [];
+    const edits = new Map<string, { mode: string; sha: string } | null>();
+    const toHash: string[] = [];
+    for (const p of paths) {
+      const n = now.get(p);
+      if (!n) {
+        if (inTree.has(p)) edits.set(p, null);
+      } else if (n.size > maxFileBytes) {
+        newSkipped.push({ path: p, reason: "large-file", detail: `${(n.size / 1048576).toFixed(1)} MiB` });
+        if (inTree.has(p)) edits.set(p, null);
+      } else if (!ignored.has(p)) toHash.push(p);
+    }
+    if (toHash.length) {
+      const shas = (await run(repo, ["hash-object", "-w", "--no-filters", "--stdin-paths"], { input: toHash.map((p) => join(repo.root, p)).join("\n") + "\n" })).toString().trim().split("\n");
+      if (shas.length !== toHash.length) return undefined;
+      toHash.forEach((p, i) => edits.set(p, { mode: now.get(p)!.mode, sha: shas[i]! }));
+    }
+    // Every folder above an edit, read as it is in the tree (missing: a new folder).
+    const dirs = new Set<string>([""]);
+    for (const p of edits.keys()) for (let i = p.indexOf("/"); i > 0; i = p.indexOf("/", i + 1)) dirs.add(p.slice(0, i));
+    const order = [...dirs];
+    const raw = await run(repo, ["cat-file", "--batch"], { input: order.map((d) => (d ? `${tree}:${d}` : tree)).join("\n") + "\n" });
+    const entries = new Map<string, Map<string, { mode: string; sha: string }>>();
+    let at = 0;
+    for (const d of order) {
+      const nl = raw.indexOf(10, at);
+      const head = raw.subarray(at, nl).toString();
+      at = nl + 1;
+      const m = /^[0-9a-f]{40} (\w+) (\d+)$/.exec(head);
+      const map = new Map<string, { mode: string; sha: string }>();
+      if (m) {
+        const size = Number(m[2]);
+        if (m[1] !== "tree") return undefined; // a file where a folder is needed
+        const body = raw.subarray(at, at + size);
+        at += size + 1;
+        for (let i = 0; i < body.length;) {
+          const sp = body.indexOf(32, i);
+          const nul = body.indexOf(0, sp);
+          map.set(body.subarray(sp + 1, nul).toString(), { mode: body.subarray(i, sp).toString(), sha: body.subarray(nul + 1, nul + 21).toString("hex") });
+          i = nul + 21;
+        }
+      } else if (!head.endsWith(" missing")) return undefined;
+      entries.set(d, map);
+    }
+    const parentOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "");
+    const nameOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+    for (const [p, e] of edits) {
+      const map = entries.get(parentOf(p))!;
+      if (e) map.set(nameOf(p), e);
+      else map.delete(nameOf(p));
+    }
+    // Deepest first: each folder written (or dropped when empty) into its parent.
+    let root = tree;
+    const depth = (d: string) => (d ? d.split("/").length : 0);
+    for (const d of order.sort((a, b) => depth(b) - depth(a))) {
+      const map = entries.get(d)!;
+      const sha = map.size ? writeTree(repo, map) : undefined;
+      if (d === "") {
+        root = sha ?? writeTree(repo, map);
+        continue;
+      }
+      const parent = entries.get(parentOf(d))!;
+      if (sha) parent.set(nameOf(d), { mode: "40000", sha });
+      else parent.delete(nameOf(d));
+    }
+    const changedPaths = new Set(paths);
+    return { tree: root, skipped: [...skipped.filter((k) => !changedPaths.has(k.path)), ...newSkipped] };
+  }
+
+  /** Writes a tree object (git's entry order: a folder's name sorts as if it ended in "/") as a loose object. */
+  function writeTree(repo: Repo, map: Map<string, { mode: string; sha: string }>): string {
+    const key = (name: string, mode: string) => Buffer.from(mode === "40000" ? `${name}/` : name);
+    const sorted = [...map].sort(([a, x], [b, y]) => Buffer.compare(key(a, x.mode), key(b, y.mode)));
+    const body = Buffer.concat(sorted.flatMap(([name, e]) => [Buffer.from(`${e.mode} ${name}\0`), Buffer.from(e.sha, "hex")]));
+    const object = Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]);
+    const sha = createHash("sha1").update(object).digest("hex");
+    const file = join(repo.gitDir, "objects", sha.slice(0, 2), sha.slice(2));
+    if (!existsSync(file)) {
+      mkdirSync(dirname(file), { recursive: true });
+      const tmp = `${file}.tmp-${process.pid}-${scratchCount++}`;
+      writeFileSync(tmp, deflateSync(object));
+      renameSync(tmp, file);
+    }
+    return sha;
+  }
+
   return {
     shadowDir,
+    async refresh(root: string, o: { signal?: AbortSignal } = {}): Promise<RefreshResult> {
+      const started = Date.now();
+      try {
+        return await serial(root, async () => {
+          const repo = open(root);
+          // Off the path of any call: the budget of a look at a git repository, in or out of one.
+          const c = keep(repo, await capture(repo, gitBudgetMs, [], repo.index, { signal: o.signal }), false);
+          return { complete: !c.partial, durationMs: Date.now() - started };
+        });
+      } catch (err) {
+        fresh.delete(root);
+        return { complete: false, durationMs: Date.now() - started, error: err instanceof Error ? err.message : String(err) };
+      }
+    },
     async snapshot(req: SnapshotRequest): Promise<FolderSnapshot> {
       const started = Date.now();
       try {
         return await serial(req.root, async () => {
           const repo = open(req.root);
-          const c = await capture(repo, req.budgetMs, req.hints ?? []);
-          const parent = await headCommit(repo);
+          const c = await snapshotCapture(repo, req);
           const message = commitMessage({ partial: c.partial, skipped: c.skipped.map((s) => s.path), preimages: [], absent: [] });
-          const commit = (await run(repo, ["commit-tree", c.tree, ...(parent ? ["-p", parent] : [])], { input: message })).toString().trim();
-          await run(repo, ["update-ref", "refs/heads/checkpoints", commit, ...(parent ? [parent] : [])]);
+          const chain = async (parent: string | undefined) => {
+            const made = (await run(repo, ["commit-tree", c.tree, ...(parent ? ["-p", parent] : [])], { input: message })).toString().trim();
+            // With the old value: a head another process moved since is never overwritten.
+            await run(repo, ["update-ref", "refs/heads/checkpoints", made, ...(parent ? [parent] : [])]);
+            return made;
+          };
+          // The head this process last wrote saves a git call; when another process moved it, read it.
+          const known = heads.get(repo.gitDir);
+          const commit = await chain(known ?? (await headCommit(repo))).catch(async (err: unknown) => {
+            if (!known) throw err;
+            return chain(await headCommit(repo));
+          });
+          heads.set(repo.gitDir, commit);
           return {
             name: req.name,
             root: req.root,
@@ -536,7 +768,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         const base = await effective(repo, commit);
         const m = await meta(repo, base);
         if (!m.partial) return { recorded: [], absent: [], partial: false };
-        const c = await capture(repo, budgetMs, []);
+        const c = keep(repo, await capture(repo, budgetMs, []), false);
         const done = new Set([...m.preimages, ...m.absent]);
         const raw = split(await run(repo, ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--diff-filter=A", base, c.tree]));
         const info: string[] = [];
@@ -560,48 +792,58 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
       if (!m) return undefined;
       return run(repo, ["cat-file", "blob", m[1]!]);
     },
-    async restore(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
-      const p = await planWith(root, commit, opts);
-      const repo = open(root);
-      const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
-      const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
-      const realRoot = realpathSync(root);
-      // Deleted first, so a file that became a folder (or back) can be written again.
-      for (const path of deletes) {
-        const abs = join(root, path);
-        // Never through a symlinked folder: the parent must be the real folder inside the root.
-        const parent = dirname(abs);
-        let realParent: string;
-        try {
-          realParent = realpathSync(parent);
-        } catch {
-          continue;
-        }
-        if (realParent !== join(realRoot, dirname(path))) continue;
-        try {
-          const st = lstatSync(abs);
-          if (st.isFile() || st.isSymbolicLink()) unlinkSync(abs);
-        } catch {
-          continue;
-        }
-        removeEmptyParents(realRoot, dirname(path));
-      }
-      if (writes.length) {
-        // From an index of only the files to write, as the checkpoint has them (no stat data: every
-        // file is written, never judged up to date by a timestamp); the checkpoints' own index is
-        // left as it is, and the cost is that of the files written, not of the tree.
-        const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
-        try {
-          await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
-          await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
-        } finally {
-          rmSync(tmp, { force: true });
-          rmSync(`${tmp}.lock`, { force: true });
-        }
-      }
-      return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
+    restore(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
+      // In the folder's queue: a refresh never looks at files a restore is writing.
+      return serial(root, () => restoreNow(root, commit, opts));
     },
   };
+
+  async function restoreNow(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
+    const p = await planWith(root, commit, opts);
+    const repo = open(root);
+    // The files change now: no process may take its index for the folder as it is (bumped again when done).
+    const bump = () => writeFileSync(generation(repo), `${process.pid}-${Date.now()}-${Math.random()}`);
+    fresh.delete(root);
+    bump();
+    const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
+    const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
+    const realRoot = realpathSync(root);
+    // Deleted first, so a file that became a folder (or back) can be written again.
+    for (const path of deletes) {
+      const abs = join(root, path);
+      // Never through a symlinked folder: the parent must be the real folder inside the root.
+      const parent = dirname(abs);
+      let realParent: string;
+      try {
+        realParent = realpathSync(parent);
+      } catch {
+        continue;
+      }
+      if (realParent !== join(realRoot, dirname(path))) continue;
+      try {
+        const st = lstatSync(abs);
+        if (st.isFile() || st.isSymbolicLink()) unlinkSync(abs);
+      } catch {
+        continue;
+      }
+      removeEmptyParents(realRoot, dirname(path));
+    }
+    if (writes.length) {
+      // From an index of only the files to write, as the checkpoint has them (no stat data: every
+      // file is written, never judged up to date by a timestamp); the checkpoints' own index is
+      // left as it is, and the cost is that of the files written, not of the tree.
+      const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
+      try {
+        await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
+        await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
+      } finally {
+        rmSync(tmp, { force: true });
+        rmSync(`${tmp}.lock`, { force: true });
+        bump();
+      }
+    }
+    return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
+  }
 }
 
 /**
@@ -687,15 +929,20 @@ function submodulePaths(root: string): string[] {
  * without blocking (a FIFO or device swapped in by a running command after the look is refused, not
  * waited on), checked to be a regular file; the copy keeps the original's modification time.
  */
-function seedIndex(from: string, to: string): void {
-  const fd = openSync(from, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+/**
+ * Seeds a private index from the user's: opened without following a link or blocking (a planted
+ * FIFO or link fails here), and only a regular file is copied, with its modification time.
+ */
+async function seedIndex(from: string, to: string): Promise<void> {
+  const handle = await openFile(from, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   try {
-    const st = fstatSync(fd);
+    const st = await handle.stat();
     if (!st.isFile()) throw new Error(`${from} is not a regular file`);
-    writeFileSync(to, readFileSync(fd));
+    // Asynchronous: a million-file index is ~100 MB, and the extension host's event loop must not wait for it.
+    await writeFile(to, await handle.readFile());
     utimesSync(to, st.atime, st.mtime);
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
@@ -704,9 +951,11 @@ function seedIndex(from: string, to: string): void {
  * against the index file's mtime, and a fresh copy would make a file changed within the same
  * second look unchanged.
  */
-function copyWithTime(from: string, to: string): void {
-  copyFileSync(from, to);
+async function copyWithTime(from: string, to: string): Promise<void> {
+  // Asynchronous: a million-file index is ~100 MB, and the extension host's event loop must not wait for it.
+  // Its time from before the copy: an index rewritten meanwhile only makes more entries look racy (checked by content).
   const st = statSync(from);
+  await copyFile(from, to);
   utimesSync(to, st.atime, st.mtime);
 }
 

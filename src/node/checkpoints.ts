@@ -8,8 +8,18 @@ export function checkpointStorageDir(sessionDir: string): string {
   return join(sessionDir, "checkpoints");
 }
 
+const stores = new Map<string, ReturnType<typeof createGitCheckpointStore>>();
+
+/**
+ * One store per storage folder in a process: the extension's background refresh, the panel's
+ * restores and the snapshots share its per-folder queue (one git writer of a private index at a
+ * time) and what it knows about that index.
+ */
 export function nodeCheckpointStore(sessionDir: string) {
-  return createGitCheckpointStore({ storageDir: checkpointStorageDir(sessionDir) });
+  const dir = checkpointStorageDir(sessionDir);
+  let store = stores.get(dir);
+  if (!store) stores.set(dir, (store = createGitCheckpointStore({ storageDir: dir })));
+  return store;
 }
 
 /**

@@ -9,6 +9,14 @@
  * - a command, when the turn's checkpoint is partial: the folder is walked again (within the
  *   budget) and every file the checkpoint did not hold is added as it is before the command.
  * It never stops a call: a failure is reported (an `extension` event) and the call goes on.
+ *
+ * Later snapshots cost what changed, not the tree: when a turn ends, the store brings each folder's
+ * private index up to date in the background (`refresh`: the files as the turn left them). From
+ * then on, what could change is known — the paths the agent's tools write; a command (it may write
+ * anywhere, and a background one keeps running) makes it unknown — so the next turn's snapshot is
+ * told what changed (`changed`) and looks at those files only; when nothing did, it is the tree of
+ * that look. Edits made by someone else after the turn ended are after it: the next snapshot (the
+ * files after that turn) does not hold them, and the undo point of a restore (a whole look) does.
  */
 import type { Extension } from "../extensions/types";
 import type { WorkspaceFolder } from "../ports";
@@ -38,6 +46,12 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
       const completed = new Set<string>();
       // The snapshot being taken for a turn: calls running side by side share it (one checkpoint a turn).
       let taking: { turn: number; done: Promise<CheckpointInfo> } | undefined;
+      // Since the refresh when the last turn ended: is what changed known (no command ran), and what.
+      let known = false;
+      let changed: string[] = [];
+      let snapshotted = false;
+      let refreshing: AbortController | undefined;
+      const commandsRunning = () => api.session.services.commands?.list().some((c) => c.result === undefined) ?? false;
       api.on(
         "tool.before",
         async ({ tool, args }) => {
@@ -53,21 +67,32 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
             } else if (e.type === "checkpoint" && e.reason === "turn") current = e;
           }
           const paths = pathsOf(tool.pathArgs, args);
+          const noteChange = () => {
+            if (tool.capabilities.runs) known = false;
+            else changed.push(...paths);
+          };
           if (turn === 0) {
             hints.push(...paths);
+            noteChange();
             return;
           }
           if (!current && taking?.turn === turn) current = await taking.done;
           if (!current) {
-            const done = snapshotFolders(opts.store, workspaceFolders(api.session.services.fs), { turn, reason: "turn", budgetMs, hints }).then((event) => {
+            // Told what changed only when all of it is known (and no command is still running).
+            const scope = known && !commandsRunning() ? { changed } : {};
+            const done = snapshotFolders(opts.store, workspaceFolders(api.session.services.fs), { turn, reason: "turn", budgetMs, hints, ...scope }).then((event) => {
               api.record(event);
               return event;
             });
             hints = [];
+            known = false;
+            changed = [];
+            snapshotted = true;
             taking = { turn, done };
             current = await done;
           }
           hints.push(...paths);
+          noteChange();
           const problems: string[] = [];
           for (const f of current.folders) {
             if (!f.commit) continue;
@@ -90,6 +115,29 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
         // After the policies: a call they refuse needs no snapshot, but it costs nothing to take one.
         { priority: -100 },
       );
+      // When the agent is done with a turn, the files as it left them are looked at in the
+      // background (not awaited: the answer is not held up), so the next turn's snapshot is cheap.
+      // Last of the turn's handlers: what they run (a verification check) is done by then.
+      api.on(
+        "turn.after",
+        ({ final }) => {
+          if (!final || !snapshotted || !api.session.trusted || !opts.store.refresh) return;
+          refreshing?.abort();
+          const ctl = new AbortController();
+          refreshing = ctl;
+          known = true;
+          changed = [];
+          const refresh = opts.store.refresh.bind(opts.store);
+          void Promise.all(workspaceFolders(api.session.services.fs).map((f) => refresh(f.root, { signal: ctl.signal }))).finally(() => {
+            if (refreshing === ctl) refreshing = undefined;
+          });
+        },
+        { priority: -1000 },
+      );
+      api.on("session.end", () => {
+        refreshing?.abort();
+        refreshing = undefined;
+      });
     },
   };
 }

@@ -15,10 +15,13 @@ export type RestoreWhat = "files" | "conversation" | "both";
 export async function snapshotFolders(
   store: CheckpointStore,
   folders: readonly WorkspaceFolder[],
-  o: { turn: number; reason: CheckpointEvent["reason"]; budgetMs?: number; hints?: readonly string[] },
+  o: { turn: number; reason: CheckpointEvent["reason"]; budgetMs?: number; hints?: readonly string[]; changed?: readonly string[] },
 ): Promise<Omit<CheckpointEvent, "seq" | "ts">> {
   const budgetMs = o.budgetMs ?? CHECKPOINT_DEFAULTS.budgetMs;
-  const snaps = await Promise.all(folders.map((f) => store.snapshot({ root: f.root, name: f.name, budgetMs, hints: (o.hints ?? []).filter((h) => h === f.root || h.startsWith(`${f.root}/`)) })));
+  const inside = (f: WorkspaceFolder, paths: readonly string[]) => paths.filter((h) => h === f.root || h.startsWith(`${f.root}/`));
+  const snaps = await Promise.all(
+    folders.map((f) => store.snapshot({ root: f.root, name: f.name, budgetMs, hints: inside(f, o.hints ?? []), ...(o.changed ? { changed: inside(f, o.changed) } : {}) })),
+  );
   return { type: "checkpoint", turn: o.turn, reason: o.reason, folders: snaps };
 }
 

@@ -31,6 +31,22 @@ export interface SnapshotRequest {
   budgetMs: number;
   /** Paths (absolute) the agent wrote since the last snapshot: recorded even when the budget runs out. */
   hints?: readonly string[];
+  /**
+   * What is known about what changed: since the store last brought this folder's private index up
+   * to date in this process (a `refresh`, or a snapshot), only these files (absolute) can have
+   * changed. The snapshot then looks at them only (none: the tree of that look is reused), at a
+   * cost that does not grow with the folder. The store ignores it (and looks at the whole folder)
+   * when it holds no such up-to-date index. Absent: the whole folder is looked at.
+   */
+  changed?: readonly string[];
+}
+
+/** What a `refresh` did. */
+export interface RefreshResult {
+  /** The whole folder was looked at and the index is up to date (false: a later `changed` snapshot looks at the whole folder). */
+  complete: boolean;
+  durationMs: number;
+  error?: string;
 }
 
 export interface FileChange {
@@ -81,6 +97,13 @@ export interface RestoreOutcome {
 /** Snapshots and restores of workspace folders, without touching the user's repository state. */
 export interface CheckpointStore {
   snapshot(req: SnapshotRequest): Promise<FolderSnapshot>;
+  /**
+   * Brings the folder's private index up to date with the files as they are now (a whole-folder
+   * look, the cost of one `git status`) without recording a checkpoint, so that the next snapshot
+   * told what changed since (`changed`) costs only that. Taken when a turn ends, off the path of
+   * any tool call; `signal` stops it (the session ends).
+   */
+  refresh?(root: string, opts?: { signal?: AbortSignal }): Promise<RefreshResult>;
   /** What restoring `commit` into the folder would change, from the files as they are now. */
   plan(root: string, commit: string, opts?: RestoreOptions): Promise<RestorePlan>;
   /** Puts the folder's files back as they were in `commit` (take an undo snapshot first). */
