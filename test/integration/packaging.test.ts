@@ -58,9 +58,10 @@ describe("platform packages", () => {
       expect(bundle("mcp-sdk.js")).toContain("Not connected");
       for (const f of ["extension.js", "session.js"]) expect(bundle(f)).not.toContain("Not connected");
       // The provider SDKs are bundles of their own, required by the session bundle on the first request.
-      expect(bundle("anthropic-sdk.js")).toContain("anthropic-version");
+      // (X-Stainless-*: the headers both SDKs send; Yoke's own code never writes them.)
+      expect(bundle("anthropic-sdk.js")).toContain("X-Stainless");
       expect(bundle("openai-sdk.js")).toContain("OpenAI-Organization");
-      for (const f of ["extension.js", "session.js"]) for (const sdk of ["anthropic-version", "OpenAI-Organization"]) expect(bundle(f)).not.toContain(sdk);
+      for (const f of ["extension.js", "session.js"]) for (const sdk of ["X-Stainless", "OpenAI-Organization"]) expect(bundle(f)).not.toContain(sdk);
       expect(bundle("session.js")).toContain('require("./anthropic-sdk.js")');
 
       // Unpacked as VS Code installs it: node-pty resolves from dist/ and its binary opens a pty.
