@@ -3,7 +3,8 @@
 // Flags: --production (minified, no source maps: what the .vsix ships), --watch,
 // --outdir=DIR (default dist; test/unit/arch/production-bundle.test.ts builds into a temp dir).
 import * as esbuild from "esbuild";
-import { cpSync, mkdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -32,6 +33,42 @@ const coreGuardPlugin = {
   },
 };
 
+// The provider SDKs are bundles of their own (dist/anthropic-sdk.js, dist/openai-sdk.js), shared by
+// the CLI and the extension's session bundle. src/core/providers imports them with import() on the
+// first request, which this plugin points at the file next to the importing bundle: a command or a
+// session compiles only the SDK it talks to, and only when it first calls the model.
+const LAZY_SDKS = { "@anthropic-ai/sdk": "./anthropic-sdk.js", openai: "./openai-sdk.js" };
+/** An import of `path` becomes a tiny module that require()s `file` next to the bundle (a require, not Node's ESM loader). */
+const separateBundle = (path, file) => ({ path: file, namespace: "separate-bundle" });
+const separateBundleLoader = (build) => {
+  build.onLoad({ filter: /.*/, namespace: "separate-bundle" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  build.onResolve({ filter: /^\.\/[a-z-]+\.js$/, namespace: "separate-bundle" }, (args) => ({ path: args.path, external: true }));
+};
+const lazySdkPlugin = {
+  name: "lazy-sdks",
+  setup(build) {
+    build.onResolve({ filter: /^(@anthropic-ai\/sdk|openai)$/ }, (args) => separateBundle(args.path, LAZY_SDKS[args.path]));
+    separateBundleLoader(build);
+  },
+};
+
+// Each `yoke` command is a bundle of its own (dist/cli-NAME.js for src/cli/commands/NAME.ts), which
+// src/cli/main.ts (dist/cli.js, small) requires when the command runs: `yoke --version` or `yoke
+// sessions` never compiles the agent, and `yoke run` compiles only what a session needs.
+const COMMANDS = readdirSync("src/cli/commands")
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => f.slice(0, -3));
+const commandBundlesPlugin = {
+  name: "command-bundles",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/commands\/[a-z-]+$/ }, (args) =>
+      /[\\/]src[\\/]cli[\\/]main\.ts$/.test(args.importer) ? separateBundle(args.path, `./cli-${args.path.slice("./commands/".length)}.js`) : undefined,
+    );
+    separateBundleLoader(build);
+  },
+};
+const resolveFromHere = createRequire(import.meta.url).resolve;
+
 // web-tree-sitter's ESM build needs import.meta.url, which a CJS bundle lacks: use its CJS build.
 const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" };
 
@@ -46,21 +83,29 @@ const targets = [
     platform: "node",
     format: "cjs",
     external: ["vscode", "@lydell/node-pty"],
-    plugins: [coreGuardPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin],
     alias: nodeAliases,
   },
   {
     ...common,
     // mcp-sdk.js (the MCP SDK) is required when the first MCP server starts (src/node/mcp/load-sdk.ts).
-    entryPoints: { cli: "src/cli/main.ts", "mcp-sdk": "src/node/mcp/sdk.ts" },
+    entryPoints: { cli: "src/cli/main.ts", "mcp-sdk": "src/node/mcp/sdk.ts", ...Object.fromEntries(COMMANDS.map((c) => [`cli-${c}`, `src/cli/commands/${c}.ts`])) },
     outdir,
     platform: "node",
     format: "cjs",
     banner: { js: "#!/usr/bin/env node" },
     // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
     external: ["@lydell/node-pty"],
-    plugins: [coreGuardPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin],
     alias: nodeAliases,
+  },
+  {
+    ...common,
+    // The provider SDKs, each loaded by src/core/providers on its first request (lazySdkPlugin above).
+    entryPoints: { "anthropic-sdk": resolveFromHere("@anthropic-ai/sdk"), "openai-sdk": resolveFromHere("openai") },
+    outdir,
+    platform: "node",
+    format: "cjs",
   },
   {
     ...common,
@@ -69,6 +114,7 @@ const targets = [
     outdir,
     platform: "node",
     format: "cjs",
+    plugins: [lazySdkPlugin],
     alias: nodeAliases,
   },
   {

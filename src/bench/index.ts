@@ -16,4 +16,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("tasks", async () => (await import("./tasks/index")).bench);
   register("long-session", async () => (await import("./long-session")).bench);
   register("scale", async () => (await import("./scale")).bench);
+  register("startup", async () => (await import("./startup")).bench);
 }

@@ -2,7 +2,10 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 /** Bad usage: reported on stderr, exit status 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  // Named, so src/cli/main.ts knows it when the command's own bundle (another copy of this class) threw it.
+  override name = "UsageError";
+}
 
 export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: T, allowPositionals = true) {
   try {

@@ -4,6 +4,7 @@
  */
 import { keepWasmAtBaselineTier } from "../node/tree-sitter-wasm";
 import { UsageError } from "./args";
+import { enableCompileCache } from "./compile-cache";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -82,7 +83,8 @@ export async function main(argv: string[]): Promise<number> {
       await load()
     )(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
+    // The command runs from its own bundle (esbuild.mjs), whose UsageError is another class: known by name.
+    if (err instanceof UsageError || (err instanceof Error && err.name === "UsageError")) {
       process.stderr.write(`yoke ${name}: ${err.message}\n`);
       return 2;
     }
@@ -129,6 +131,8 @@ function exitOnBrokenPipe(): void {
 if (require.main === module) {
   // Before anything compiles WebAssembly: else the process waits seconds at exit for V8's background recompile of the shell grammar.
   keepWasmAtBaselineTier();
+  // The command's bundle and the provider SDK load next: from V8's code cache after the first run.
+  enableCompileCache(__dirname);
   exitOnBrokenPipe();
   main(process.argv.slice(2)).then(
     (code) => {

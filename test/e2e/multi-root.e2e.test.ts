@@ -132,8 +132,8 @@ describe("a two-folder workspace in code-server", () => {
     writeFileSync(join(RESULTS_DIR, "multi-root-tool-result.txt"), edit.output);
     expect(edit.isError).toBe(false);
     expect(edit.output).toMatch(new RegExp(`^The user accepted the edit of ${TARGET}: \\+2 -2 lines \\(2 edits\\)\\.`));
-    expect(edit.output).toContain("Current lines of the changed region (fresh anchors for your next edit):");
-    expect(edit.output).toMatch(/^2#\w+\|export const BERTH_WINDOW_MINUTES = 120;$/m);
+    expect(edit.output).toContain("Diff with fresh anchors (- removed, + added):");
+    expect(edit.output).toMatch(/^\+2#\w+\|export const BERTH_WINDOW_MINUTES = 120;$/m);
 
     // The panel's cards name the file by its folder-relative path.
     for (const tool of ["read_file", "edit_file"]) {

@@ -32,7 +32,16 @@ describe("platform packages", () => {
       const u = entries(universal.vsix);
       const t = entries(target.vsix);
       for (const list of [u, t])
-        for (const f of ["extension/dist/extension.js", "extension/dist/session.js", "extension/dist/otel.js", "extension/dist/mcp-sdk.js", "extension/package.json"]) expect(list).toContain(f);
+        for (const f of [
+          "extension/dist/extension.js",
+          "extension/dist/session.js",
+          "extension/dist/otel.js",
+          "extension/dist/mcp-sdk.js",
+          "extension/dist/anthropic-sdk.js",
+          "extension/dist/openai-sdk.js",
+          "extension/package.json",
+        ])
+          expect(list).toContain(f);
       expect(u.filter((f) => f.includes("node_modules") || f.endsWith(".node"))).toEqual([]);
       expect(t).toContain(`extension/dist/node_modules/@lydell/node-pty-${host}/pty.node`);
       expect(t).toContain("extension/dist/node_modules/@lydell/node-pty/index.js");
@@ -48,6 +57,12 @@ describe("platform packages", () => {
       // The MCP SDK is in dist/mcp-sdk.js only, loaded when the first MCP server starts.
       expect(bundle("mcp-sdk.js")).toContain("Not connected");
       for (const f of ["extension.js", "session.js"]) expect(bundle(f)).not.toContain("Not connected");
+      // The provider SDKs are bundles of their own, required by the session bundle on the first request.
+      // (X-Stainless-*: the headers both SDKs send; Yoke's own code never writes them.)
+      expect(bundle("anthropic-sdk.js")).toContain("X-Stainless");
+      expect(bundle("openai-sdk.js")).toContain("OpenAI-Organization");
+      for (const f of ["extension.js", "session.js"]) for (const sdk of ["X-Stainless", "OpenAI-Organization"]) expect(bundle(f)).not.toContain(sdk);
+      expect(bundle("session.js")).toContain('require("./anthropic-sdk.js")');
 
       // Unpacked as VS Code installs it: node-pty resolves from dist/ and its binary opens a pty.
       const dir = join(out, "unpacked");

@@ -298,11 +298,13 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
   }
 }
 
-/** YOKE_BENCH_TASK_FRESH=1: on stderr, the segments of a request its predecessor did not have as its prefix (what a cache cannot serve). */
+/** YOKE_BENCH_TASK_FRESH=1 (or =full): on stderr, the segments of a request its predecessor did not have as its prefix (what a cache cannot serve). */
 function traceFresh(task: string, segments: string[], previous: string[]): void {
   let i = 0;
   while (i < segments.length && i < previous.length && segments[i] === previous[i]) i++;
-  const fresh = segments.slice(i).map((s) => `${countTokens(s)}t ${JSON.stringify(s.slice(0, 90))}`);
+  // YOKE_BENCH_TASK_FRESH=full prints each fresh segment whole.
+  const whole = process.env.YOKE_BENCH_TASK_FRESH === "full";
+  const fresh = segments.slice(i).map((s) => `${countTokens(s)}t ${JSON.stringify(whole ? s : s.slice(0, 90))}`);
   const broke = i < previous.length ? ` (segment ${i} of the previous ${previous.length} changed)` : "";
   process.stderr.write(`[fresh] ${task}${broke}: ${fresh.join(" | ")}\n`);
 }

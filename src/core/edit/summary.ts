@@ -3,7 +3,7 @@
  * fresh hashline view of the changed region, so the model's next edit needs no re-read.
  */
 import { createPatch, structuredPatch } from "diff";
-import { formatHashlineView } from "./hashline";
+import { formatHashline, formatHashlineView } from "./hashline";
 import { docLines, type TextDoc } from "./text-doc";
 
 /** Longest line shown (as read_file); longer ones are cut with a note. */
@@ -22,6 +22,12 @@ export interface EditSummary {
   fullDiff: string;
   /** Hashline view of the changed regions of the new file, capped at `maxViewLines`. */
   view: string;
+  /**
+   * The compact diff with the new file's lines as hashline rows (what edit_file answers): removed
+   * lines `-text`, added lines `+N#HH|text`, unchanged context ` N#HH|text`. Each line once, and
+   * every line now in the file with its fresh anchor. Capped at `maxDiffLines` rows.
+   */
+  anchoredDiff: string;
 }
 
 export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, maxDiffLines = 60, maxViewLines = 60): EditSummary {
@@ -44,6 +50,26 @@ export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, max
   if (truncated) out.push(`... (${truncated} more diff lines not shown)`);
 
   const lines = docLines(after.text);
+  const anchored: string[] = [];
+  let notShown = 0;
+  for (const h of patch.hunks) {
+    const block = [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`];
+    let n = h.newStart;
+    for (const l of h.lines) {
+      if (l.startsWith("\\")) continue;
+      if (l.startsWith("-")) block.push(cut(l));
+      else {
+        block.push(l[0] + cut(formatHashline(n, lines[n - 1] ?? l.slice(1))));
+        n++;
+      }
+    }
+    for (const l of block) {
+      if (anchored.length < maxDiffLines) anchored.push(l);
+      else notShown++;
+    }
+  }
+  if (notShown) anchored.push(`... (${notShown} more diff lines not shown; read_file shows the current lines)`);
+
   const ranges: Array<[number, number]> = [];
   for (const h of patch.hunks) {
     const from = Math.max(1, h.newStart);
@@ -73,6 +99,7 @@ export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, max
     added,
     removed,
     compactDiff: out.join("\n"),
+    anchoredDiff: anchored.join("\n"),
     fullDiff: createPatch(path, before.text, after.text, "", ""),
     view: view.join("\n"),
   };

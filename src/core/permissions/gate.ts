@@ -90,15 +90,23 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const lastGood = new Map<string, string>();
   let state: Promise<EvalContext> | undefined;
 
+  // The shell parser (tree-sitter's wasm) loads on the first check that needs it (a command, a rule
+  // proposal, a prediction), not when the session starts; a failure is kept until reload().
+  let parserLoad: Promise<{ parser?: Parser; parserError?: string }> | undefined;
+  const withParser = async (ctx: EvalContext): Promise<EvalContext> => {
+    parserLoad ??= initShellParser(opts.shellWasm).then(
+      (parser) => ({ parser }),
+      (err: unknown) => {
+        const parserError = err instanceof Error ? err.message : String(err);
+        opts.log?.error(`[permissions] the shell parser could not be loaded: ${parserError}`);
+        return { parserError };
+      },
+    );
+    if (!ctx.parser && ctx.parserError === undefined) Object.assign(ctx, await parserLoad);
+    return ctx;
+  };
+
   const build = async (): Promise<EvalContext> => {
-    let parser: Parser | undefined;
-    let parserError: string | undefined;
-    try {
-      parser = await initShellParser(opts.shellWasm);
-    } catch (err) {
-      parserError = err instanceof Error ? err.message : String(err);
-      opts.log?.error(`[permissions] the shell parser could not be loaded: ${parserError}`);
-    }
     const settings = mergeSettings(await opts.loadSources(), { trusted, memory: lastGood });
     for (const p of settings.problems) opts.log?.warn(`[permissions] ${p.message}`);
     const dirs = [cwd, ...settings.additionalDirectories.map((d) => resolveFrom(cwd, d, home))];
@@ -113,7 +121,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     }
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
-    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, parser, parserError, trusted, listDir: names, caseInsensitive };
+    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, trusted, listDir: names, caseInsensitive };
   };
   const context = () => {
     state ??= build();
@@ -124,7 +132,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const gate: YokePermissionGate = {
     async check(req, mode) {
       try {
-        const d = await evaluate(req, mode, await context());
+        const ctx = await context();
+        const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
         return { ...d, reason: `${d.reason.replace("(VS Code Restricted Mode)", "(Restricted Mode)").replace(/\.$/, "")}: ${opts.restrictedHint}.` };
       } catch (err) {
@@ -139,7 +148,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return matchPathRule(ctx, "deny", permission, checked)?.raw ?? null;
     },
     async proposeRules(req) {
-      return proposeRules(req, await context());
+      return proposeRules(req, await withParser(await context()));
     },
     async proposeRule(req) {
       return (await gate.proposeRules(req))[0] ?? null;
@@ -159,6 +168,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     },
     async reload() {
       state = undefined;
+      parserLoad = undefined;
       await context();
     },
     async settings() {
@@ -178,7 +188,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       return sandboxProtection(settings, { cwd: root, home: h, roots, realHome }, opts.listDir);
     },
     async predictBash(command) {
-      return predictBash(command, await context());
+      return predictBash(command, await withParser(await context()));
     },
   };
   return gate;

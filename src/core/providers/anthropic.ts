@@ -1,5 +1,5 @@
 /** Provider over the official `@anthropic-ai/sdk` client (Anthropic, or a gateway at baseUrl). */
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Usage } from "../events";
 import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from "./anthropic-messages";
 import { parseArguments } from "./conversation";
@@ -8,6 +8,17 @@ import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEven
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 const DEFAULT_MAX_TOKENS = 16_000;
+
+/**
+ * The SDK is loaded on the first request, not with this module: in the bundles it is a file of its
+ * own (dist/anthropic-sdk.js, esbuild.mjs), so a session on another provider, or a command that
+ * calls no model, never compiles it.
+ */
+let sdk: Promise<typeof Anthropic> | undefined;
+function loadSdk(): Promise<typeof Anthropic> {
+  sdk ??= import("@anthropic-ai/sdk").then((m) => m.default);
+  return sdk;
+}
 
 type RawUsage = Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number | null>>;
 
@@ -24,7 +35,8 @@ function mergeUsage(into: Usage, u: RawUsage | null | undefined): void {
 export class AnthropicProvider implements Provider {
   readonly id = "anthropic" as const;
   readonly model: string;
-  private readonly client: Anthropic;
+  /** Made on the first request (the SDK loads then); its class checks the errors the SDK throws. */
+  private client?: { api: Anthropic; sdk: typeof Anthropic };
   private readonly ctx: FailureContext;
   /** Lowered when the server names the model's output limit. */
   private maxTokensCap = Number.POSITIVE_INFINITY;
@@ -32,13 +44,6 @@ export class AnthropicProvider implements Provider {
   constructor(private readonly config: ProviderConfig) {
     this.model = config.model;
     const baseURL = config.baseUrl ?? ANTHROPIC_BASE_URL;
-    this.client = new Anthropic({
-      apiKey: config.apiKey || "no-key",
-      baseURL,
-      maxRetries: 0,
-      timeout: config.timeoutMs ?? 600_000,
-      defaultHeaders: config.headers,
-    });
     this.ctx = {
       providerName: "Anthropic",
       baseUrl: baseURL,
@@ -47,6 +52,21 @@ export class AnthropicProvider implements Provider {
       hasKey: Boolean(config.apiKey),
       timeoutMs: config.timeoutMs,
     };
+  }
+
+  private async api(): Promise<Anthropic> {
+    if (!this.client) {
+      const Sdk = await loadSdk();
+      const api = new Sdk({
+        apiKey: this.config.apiKey || "no-key",
+        baseURL: this.ctx.baseUrl,
+        maxRetries: 0,
+        timeout: this.config.timeoutMs ?? 600_000,
+        defaultHeaders: this.config.headers,
+      });
+      this.client ??= { api, sdk: Sdk };
+    }
+    return this.client.api;
   }
 
   private params(req: ChatRequest) {
@@ -69,7 +89,7 @@ export class AnthropicProvider implements Provider {
       }
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      const failure = classifyFailure(sdkFailureInfo(err, Anthropic, req.signal), this.ctx);
+      const failure = classifyFailure(sdkFailureInfo(err, this.client?.sdk, req.signal), this.ctx);
       // "max_tokens: 16000 > 8192, which is the maximum allowed ...": ask once more within the model's limit.
       const limit = /max_tokens: \d+ > (\d+)/.exec(failure.message);
       if (!yielded && failure.kind === "bad_request" && limit && Number(limit[1]) < this.maxTokensCap) {
@@ -82,7 +102,7 @@ export class AnthropicProvider implements Provider {
   }
 
   private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const stream = await this.client.messages.create({ ...this.params(req), stream: true }, { signal: req.signal });
+    const stream = await (await this.api()).messages.create({ ...this.params(req), stream: true }, { signal: req.signal });
     const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     const tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
     let stop = "end_turn";
@@ -142,7 +162,7 @@ export class AnthropicProvider implements Provider {
   }
 
   private async *complete(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const msg = await this.client.messages.create({ ...this.params(req), stream: false }, { signal: req.signal });
+    const msg = await (await this.api()).messages.create({ ...this.params(req), stream: false }, { signal: req.signal });
     for (const b of msg.content) {
       if (b.type === "thinking" && b.thinking) yield { type: "reasoning_delta", text: b.thinking };
       else if (b.type === "text" && b.text) yield { type: "text_delta", text: b.text };

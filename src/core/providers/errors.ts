@@ -149,13 +149,13 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Reduces whatever an SDK call threw to a FailureInfo. */
-export function sdkFailureInfo(err: unknown, sdk: SdkErrorClasses, signal?: AbortSignal): FailureInfo {
+/** Reduces whatever an SDK call threw to a FailureInfo (`sdk` undefined: the SDK did not load, so nothing it threw). */
+export function sdkFailureInfo(err: unknown, sdk: SdkErrorClasses | undefined, signal?: AbortSignal): FailureInfo {
   const e = err as { name?: string; message?: string; status?: number; headers?: FailureInfo["headers"]; error?: unknown };
-  if (signal?.aborted || err instanceof sdk.APIUserAbortError || e?.name === "AbortError") return { transport: "aborted" };
-  if (err instanceof sdk.APIConnectionTimeoutError) return { transport: "timeout" };
-  if (err instanceof sdk.APIConnectionError) return { transport: "connection", message: causeCode(err) ?? e.message };
-  if (err instanceof sdk.APIError) return { status: e.status, headers: e.headers, body: e.error, message: e.message };
+  if (signal?.aborted || (sdk && err instanceof sdk.APIUserAbortError) || e?.name === "AbortError") return { transport: "aborted" };
+  if (sdk && err instanceof sdk.APIConnectionTimeoutError) return { transport: "timeout" };
+  if (sdk && err instanceof sdk.APIConnectionError) return { transport: "connection", message: causeCode(err) ?? e.message };
+  if (sdk && err instanceof sdk.APIError) return { status: e.status, headers: e.headers, body: e.error, message: e.message };
   const code = causeCode(err);
   if (code) return { transport: "connection", message: code };
   if (e?.name === "TypeError" && /fetch failed|terminated|network/i.test(e.message ?? "")) return { transport: "connection", message: e.message };

@@ -2,7 +2,7 @@
  * Provider over the official `openai` client: OpenAI itself and any server that speaks the
  * Chat Completions API (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter).
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
 import { createThinkSplitter } from "./think-tags";
@@ -13,6 +13,17 @@ type Msg = OpenAI.Chat.ChatCompletionMessageParam;
 type RawUsage = OpenAI.CompletionUsage | null | undefined;
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/**
+ * The SDK is loaded on the first request, not with this module: in the bundles it is a file of its
+ * own (dist/openai-sdk.js, esbuild.mjs), so a session on another provider, or a command that calls
+ * no model, never compiles it.
+ */
+let sdk: Promise<typeof OpenAI> | undefined;
+function loadSdk(): Promise<typeof OpenAI> {
+  sdk ??= import("openai").then((m) => m.default);
+  return sdk;
+}
 
 /** Chat Completions messages for a request: system first, tool results as `tool` messages. */
 export function toOpenAiMessages(req: ChatRequest): Msg[] {
@@ -80,7 +91,8 @@ function callFor(calls: PartialCall[], tc: { index?: number; id?: string }): Par
 export class OpenAiProvider implements Provider {
   readonly id: "openai" | "openai-compatible";
   readonly model: string;
-  private readonly client: OpenAI;
+  /** Made on the first request (the SDK loads then); its class checks the errors the SDK throws. */
+  private client?: { api: OpenAI; sdk: typeof OpenAI };
   private readonly ctx: FailureContext;
   /** Cleared when the server rejects `stream_options`. */
   private usageOption = true;
@@ -89,15 +101,6 @@ export class OpenAiProvider implements Provider {
     this.id = config.provider === "openai" ? "openai" : "openai-compatible";
     this.model = config.model;
     const baseURL = config.baseUrl ?? OPENAI_BASE_URL;
-    this.client = new OpenAI({
-      apiKey: config.apiKey || "no-key",
-      baseURL,
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: config.timeoutMs ?? 600_000,
-      defaultHeaders: config.headers,
-    });
     this.ctx = {
       providerName: this.id === "openai" ? "OpenAI" : "the OpenAI-compatible server",
       baseUrl: baseURL,
@@ -106,6 +109,23 @@ export class OpenAiProvider implements Provider {
       hasKey: Boolean(config.apiKey),
       timeoutMs: config.timeoutMs,
     };
+  }
+
+  private async api(): Promise<OpenAI> {
+    if (!this.client) {
+      const Sdk = await loadSdk();
+      const api = new Sdk({
+        apiKey: this.config.apiKey || "no-key",
+        baseURL: this.ctx.baseUrl,
+        organization: null,
+        project: null,
+        maxRetries: 0,
+        timeout: this.config.timeoutMs ?? 600_000,
+        defaultHeaders: this.config.headers,
+      });
+      this.client ??= { api, sdk: Sdk };
+    }
+    return this.client.api;
   }
 
   private params(req: ChatRequest) {
@@ -135,7 +155,7 @@ export class OpenAiProvider implements Provider {
       }
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      const failure = classifyFailure(sdkFailureInfo(err, OpenAI, req.signal), this.ctx);
+      const failure = classifyFailure(sdkFailureInfo(err, this.client?.sdk, req.signal), this.ctx);
       // Some servers refuse stream_options: ask once more without it, and never again.
       if (!yielded && this.usageOption && failure.kind === "bad_request" && /stream_options/.test(failure.message)) {
         this.usageOption = false;
@@ -147,7 +167,9 @@ export class OpenAiProvider implements Provider {
   }
 
   private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const stream = await this.client.chat.completions.create({ ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) }, { signal: req.signal });
+    const stream = await (
+      await this.api()
+    ).chat.completions.create({ ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) }, { signal: req.signal });
     const calls: PartialCall[] = [];
     let finish: string | null | undefined;
     let usage: RawUsage;
@@ -185,7 +207,7 @@ export class OpenAiProvider implements Provider {
   }
 
   private async *complete(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const res = await this.client.chat.completions.create({ ...this.params(req), stream: false }, { signal: req.signal });
+    const res = await (await this.api()).chat.completions.create({ ...this.params(req), stream: false }, { signal: req.signal });
     const choice = res.choices?.[0];
     const msg = choice?.message;
     const reasoning = reasoningOf(msg);

@@ -87,7 +87,7 @@ export const editFileTool = defineTool({
     '({"op":"replace","pos":"12#QN","end":"14#VR","lines":["..."]}, {"op":"append","pos":"12#QN","lines":[...]}, ' +
     '{"op":"prepend",...}; lines null/[] deletes) or a search/replace pair ({"old_string":"...","new_string":"..."}). ' +
     "Hashline ops are the cheapest: all anchors refer to the file as you read it, so give several ops in one call. " +
-    "All edits apply or none do. The result shows the changed lines with fresh anchors, so you do not need to re-read the file.",
+    "All edits apply or none do. The result is a diff whose current lines carry fresh anchors, so you do not need to re-read the file.",
   schema,
   permission: "Edit",
   capabilities: { reads: true, writes: true },
@@ -158,11 +158,8 @@ export const editFileTool = defineTool({
 
     const s = summarizeEdit(rel, docFromString(r.before), r.afterDoc);
     const verb = committed.outcome && !committed.outcome.auto ? (st ? "The user accepted the edit of" : "The user accepted the creation of") : st ? "Edited" : "Created";
-    const parts = [
-      `${verb} ${rel}: +${s.added} -${s.removed} lines (${plural(edits.length, "edit")}).`,
-      s.compactDiff,
-      `Current lines of the changed region (fresh anchors for your next edit):\n${s.view || "(the file is now empty)"}`,
-    ];
+    // One diff, each line once: the lines now in the file carry their fresh anchors, so the next edit needs no re-read.
+    const parts = [`${verb} ${rel}: +${s.added} -${s.removed} lines (${plural(edits.length, "edit")}). Diff with fresh anchors (- removed, + added):`, s.anchoredDiff || "(the file is now empty)"];
     if (allNotes.length) parts.push(`Notes:\n${allNotes.map((n) => `- ${n}`).join("\n")}`);
     return { text: parts.filter(Boolean).join("\n\n"), meta: { path: rel, before: r.before, after: r.after, diff: s.fullDiff } };
   },

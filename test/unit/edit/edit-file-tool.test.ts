@@ -77,11 +77,13 @@ describe("edit_file tool", () => {
     const out = await editFileTool.run({ path: "a.ts", edits: [{ op: "replace", pos: lineTag(2, "const b = 2;"), lines: ["const b = 20;", "const bb = 21;"] }] }, ctx);
     expect(readFileSync(join(root, "a.ts"), "utf8")).toBe("const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n");
     expect(out.text).toBe(
-      "Edited a.ts: +2 -1 lines (1 edit).\n\n" +
-        "@@ -1,3 +1,4 @@\n const a = 1;\n-const b = 2;\n+const b = 20;\n+const bb = 21;\n const c = 3;\n\n" +
-        "Current lines of the changed region (fresh anchors for your next edit):\n" +
-        `${lineTag(1, "const a = 1;")}|const a = 1;\n${lineTag(2, "const b = 20;")}|const b = 20;\n${lineTag(3, "const bb = 21;")}|const bb = 21;\n${lineTag(4, "const c = 3;")}|const c = 3;`,
+      "Edited a.ts: +2 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n\n" +
+        "@@ -1,3 +1,4 @@\n" +
+        ` ${lineTag(1, "const a = 1;")}|const a = 1;\n-const b = 2;\n+${lineTag(2, "const b = 20;")}|const b = 20;\n` +
+        `+${lineTag(3, "const bb = 21;")}|const bb = 21;\n ${lineTag(4, "const c = 3;")}|const c = 3;`,
     );
+    // Each line once: the new lines are not repeated as a second, anchored view.
+    expect(out.text.split("const bb = 21;")).toHaveLength(2);
     expect(out.meta).toMatchObject({ path: "a.ts", before: "const a = 1;\nconst b = 2;\nconst c = 3;\n", after: "const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n" });
     expect((out.meta as { diff: string }).diff).toContain("+const bb = 21;");
     const st = statSync(join(root, "a.ts"));

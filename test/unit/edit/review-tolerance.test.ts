@@ -77,7 +77,7 @@ describe("a reviewed hashline edit that used a tolerance rule", () => {
     const call = editCall();
     const out = await callTool(tools, "edit_file", call, ctx);
     expect(ws.read(FILE)).toBe(ORIGINAL.replace(OLD_1, NEW_1).replace("  return result;", "  return Object.freeze(result) as Date[];"));
-    expect(out.text.split("\n")[0]).toBe("The user accepted the edit of src/tides.ts: +2 -2 lines (2 edits).");
+    expect(out.text.split("\n")[0]).toBe("The user accepted the edit of src/tides.ts: +2 -2 lines (2 edits). Diff with fresh anchors (- removed, + added):");
     expect(out.text).toContain(`Notes:\n- Edit 2 (replace ${call.edits[1]!.pos}) [rule indent-restored]:`);
   });
 

@@ -12,6 +12,17 @@ describe("summarizeEdit", () => {
     expect(s.compactDiff).toBe("@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e");
     expect(s.view).toBe(["a", "B", "c", "d", "e"].map((l, i) => `${lineTag(i + 1, l)}|${l}`).join("\n"));
     expect(s.fullDiff).toContain("+++ a.txt");
+    const row = (n: number, l: string) => `${lineTag(n, l)}|${l}`;
+    expect(s.anchoredDiff).toBe(["@@ -1,4 +1,5 @@", ` ${row(1, "a")}`, "-b", `+${row(2, "B")}`, ` ${row(3, "c")}`, ` ${row(4, "d")}`, `+${row(5, "e")}`].join("\n"));
+  });
+
+  it("anchors CRLF lines as the file has them and caps the anchored diff", () => {
+    const s = summarizeEdit("w.txt", docFromString("a\r\nb\r\n"), docFromString("a\r\nB\r\n"));
+    expect(s.anchoredDiff.split("\n").slice(-1)[0]).toBe(`+${lineTag(2, "B\r")}|B`);
+    const before = Array.from({ length: 200 }, (_, i) => `line ${i}`).join("\n") + "\n";
+    const capped = summarizeEdit("big.txt", docFromString(before), docFromString(before.replace(/line (\d+)/g, "LINE $1")), 10, 5);
+    expect(capped.anchoredDiff.split("\n")).toHaveLength(11);
+    expect(capped.anchoredDiff.endsWith("... (391 more diff lines not shown; read_file shows the current lines)")).toBe(true);
   });
 
   it("caps the diff and the view and says how much was left out", () => {

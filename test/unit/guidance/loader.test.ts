@@ -286,5 +286,11 @@ describe("loadGuidance", () => {
     expect(top(["npm error code ETIMEDOUT\nnpm error network request to https://registry.npmjs.org/x failed"])).toBe("lessons/js/npm-install-network.md");
     expect(top(["=================================== FAILURES ===================================\nFAILED tests/test_a.py::test_x - assert 1 == 2"])).toBe("lessons/python/pytest-failures.md");
     expect(top([], "the stale anchor keeps failing")).toBe("lessons/tools/stale-anchors.md");
+    // On evidence only: edit_file's own refusal of a stale anchor, not every use of edit_file (a
+    // lesson on each session's first edit cost ~150 tokens of fresh input for nothing).
+    const refusal = "edit_file failed: line 12 has changed since it was read (anchor 12#QN, now 12#VR). Current lines (>>> marks the changed line):";
+    expect(top([refusal])).toBe("lessons/tools/stale-anchors.md");
+    const edited = "Edited src/a.ts: +1 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n@@ -1,1 +1,1 @@\n-a\n+1#QN|b";
+    expect(rank(lessons, { tools: ["edit_file"], outputs: [edited] }).map((x) => x.entry.source)).not.toContain("lessons/tools/stale-anchors.md");
   });
 });

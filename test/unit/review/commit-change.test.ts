@@ -57,7 +57,7 @@ describe("edit_file through a change reviewer", () => {
     expect(seen[0]!.mode).toBe("ask");
     expect(seen[0]!.change).toMatchObject({ relPath: "src/x.ts", tool: "edit_file", before: FILE, callId: "call-1" });
     expect(out.isError).toBeFalsy();
-    expect(out.text.split("\n")[0]).toBe("The user accepted the edit of src/x.ts: +2 -2 lines (2 edits).");
+    expect(out.text.split("\n")[0]).toBe("The user accepted the edit of src/x.ts: +2 -2 lines (2 edits). Diff with fresh anchors (- removed, + added):");
     expect(ws.read("src/x.ts")).toBe(FILE.replace("const a = 1;", "const a = 2;").replace("const j = 1;", "const j = 2;"));
   });
 
@@ -80,7 +80,7 @@ describe("edit_file through a change reviewer", () => {
       throw new Error("not asked in auto mode");
     }, "auto");
     expect(seen[0]!.mode).toBe("auto");
-    expect(out.text.split("\n")[0]).toBe("Edited src/x.ts: +2 -2 lines (2 edits).");
+    expect(out.text.split("\n")[0]).toBe("Edited src/x.ts: +2 -2 lines (2 edits). Diff with fresh anchors (- removed, + added):");
   });
 
   it("sends write_file creations to review with before = null", async () => {

@@ -8,6 +8,9 @@
  * permission rules deny hidden.
  */
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { homedir, release } from "node:os";
+import { join } from "node:path";
 import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
 import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
@@ -87,15 +90,79 @@ export function bwrapArgs(
   return { args: [...bwrapHardening(f, req.network), ...bwrapMountArgs(plan, f), "--chdir", req.cwd], plan };
 }
 
-let probed: { bin: string; features: BwrapFeatures; degraded: string[] } | undefined;
+let probed: Probed | undefined;
 
 function tryRun(bin: string, args: string[]): string | undefined {
   const r = spawnSync(bin, [...args, "true"], { encoding: "utf8", timeout: 10_000 });
   return r.status === 0 ? undefined : (r.stderr || r.error?.message || `exit status ${r.status}`).trim();
 }
 
-/** Checks that bwrap exists and can create a hardened sandbox here; throws with what to do if not. */
-export function probeBwrap(): { bin: string; features: BwrapFeatures; degraded: string[] } {
+type Probed = { bin: string; features: BwrapFeatures; degraded: string[] };
+
+/** Where a successful probe is kept between processes: the user's cache folder (never a shared one). */
+function probeCacheFile(): string {
+  const base = process.env.XDG_CACHE_HOME && process.env.XDG_CACHE_HOME.startsWith("/") ? process.env.XDG_CACHE_HOME : join(homedir(), ".cache");
+  return join(base, "yoke", "bwrap-probe.json");
+}
+
+/** A day: past that the probe runs again even when nothing it depends on changed. */
+const PROBE_CACHE_MS = 24 * 3600_000;
+
+/**
+ * What the probe's outcome depends on: the binary (path, inode, size, time), the kernel, this
+ * user, this process's capabilities (a container), and the sysctls that allow user namespaces.
+ * Any change makes the probe run again.
+ */
+function probeKey(bin: string): string | undefined {
+  try {
+    const st = statSync(bin);
+    const read = (f: string) => {
+      try {
+        return readFileSync(f, "utf8").trim();
+      } catch {
+        return "-";
+      }
+    };
+    const caps = /^CapEff:\s*(\S+)/m.exec(read("/proc/self/status"))?.[1] ?? "-";
+    const sysctls = ["/proc/sys/kernel/unprivileged_userns_clone", "/proc/sys/user/max_user_namespaces", "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"].map(read);
+    return JSON.stringify([bin, st.ino, st.size, st.mtimeMs, release(), process.getuid?.(), caps, ...sysctls]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cached probe for this key, if the file is this user's own, not writable by others, and fresh. */
+function cachedProbe(key: string): Probed | undefined {
+  try {
+    const file = probeCacheFile();
+    const st = statSync(file);
+    if (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || Date.now() - st.mtimeMs > PROBE_CACHE_MS) return undefined;
+    const c = JSON.parse(readFileSync(file, "utf8")) as { key?: string; probed?: Probed };
+    return c.key === key && c.probed ? c.probed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function storeProbe(key: string, value: Probed): void {
+  try {
+    const file = probeCacheFile();
+    mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ key, probed: value }), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // No cache: the next process probes again.
+  }
+}
+
+/**
+ * Checks that bwrap exists and can create a hardened sandbox here; throws with what to do if not.
+ * The probe runs bwrap two or more times (tens of milliseconds, and a fork of this process each):
+ * a success is kept in the user's cache folder for the next process (see probeKey), so a
+ * session's start-up usually reads a file instead. A failure is never cached.
+ */
+export function probeBwrap(): Probed {
   const bin = which("bwrap");
   if (!bin) {
     throw new SandboxUnavailableError(
@@ -104,6 +171,12 @@ export function probeBwrap(): { bin: string; features: BwrapFeatures; degraded: 
     );
   }
   if (probed?.bin === bin) return probed;
+  const key = probeKey(bin);
+  const cached = key ? cachedProbe(key) : undefined;
+  if (cached?.bin === bin) {
+    probed = cached;
+    return probed;
+  }
   const help = spawnSync(bin, ["--help"], { encoding: "utf8", timeout: 10_000 }).stdout ?? "";
   const features: BwrapFeatures = {
     userns: true,
@@ -137,6 +210,7 @@ export function probeBwrap(): { bin: string; features: BwrapFeatures; degraded: 
     );
   }
   probed = { bin, features, degraded };
+  if (key) storeProbe(key, probed);
   return probed;
 }
 

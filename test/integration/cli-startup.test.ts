@@ -1,0 +1,87 @@
+// Start-up of the built CLI (issue 19, item 4): each command is its own bundle, the provider SDK
+// its own, both compiled from V8's code cache after the first run; the bwrap probe is kept in the
+// user's cache folder. The speed itself is measured in `yoke bench --only startup`, not here.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import Module from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
+import { compileCacheDir } from "../../src/cli/compile-cache";
+import { ensureBuilt, runCli } from "../support/cli";
+
+beforeAll(() => ensureBuilt(), 120_000);
+const temps: string[] = [];
+const temp = (p: string) => {
+  const d = mkdtempSync(join(tmpdir(), p));
+  temps.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+describe("the CLI's start-up", () => {
+  it("runs a session from its own bundles, and the second run from V8's code cache, with the same result", async () => {
+    const home = temp("yoke-startup-home-");
+    const server = await startScriptedLlmServer({ script: [{ text: "First answer." }, { text: "Second answer." }] });
+    try {
+      const run = (prompt: string) => {
+        const work = temp("yoke-startup-work-");
+        return runCli(["run", "--trust", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--cwd", work, "--session-dir", join(work, ".s"), prompt], {
+          env: { HOME: home, XDG_CACHE_HOME: undefined, ANTHROPIC_API_KEY: "test-key" },
+        });
+      };
+      const first = await run("one");
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain("First answer.");
+      const cache = join(home, ".cache", "yoke", `v8-${process.version}`);
+      const files = readdirSync(cache);
+      // Node 22.1+ keeps its own built-in cache there, in its own layout.
+      const builtin = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
+      if (builtin) expect(files.length).toBeGreaterThan(0);
+      else {
+        // The run command's bundle and the Anthropic SDK's (loaded on the first request); not OpenAI's.
+        expect(files.some((f) => /^cli-run-[0-9a-f]+\.bin$/.test(f))).toBe(true);
+        expect(files.some((f) => /^anthropic-sdk-[0-9a-f]+\.bin$/.test(f))).toBe(true);
+        expect(files.some((f) => f.startsWith("openai-sdk-"))).toBe(false);
+        for (const f of files) expect(statSync(join(cache, f)).mode & 0o077).toBe(0);
+      }
+      const mtimes = new Map(files.map((f) => [f, statSync(join(cache, f)).mtimeMs]));
+      const second = await run("two");
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain("Second answer.");
+      // V8 took the cached code: a rejected cache would have been written again at exit.
+      if (!builtin) for (const f of files) expect(statSync(join(cache, f)).mtimeMs, f).toBe(mtimes.get(f));
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("keeps the bad-usage status (2) when the error comes from a command's own bundle", async () => {
+    const r = await runCli(["run", "--no-such-option"], { env: { HOME: temp("yoke-startup-home-") } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("yoke run:");
+  });
+
+  it("uses no cache folder that others could write", () => {
+    const base = temp("yoke-startup-cache-");
+    expect(compileCacheDir({ XDG_CACHE_HOME: base })).toBe(join(base, "yoke", `v8-${process.version}`));
+    const shared = temp("yoke-startup-shared-");
+    mkdirSync(join(shared, "yoke", `v8-${process.version}`), { recursive: true });
+    chmodSync(join(shared, "yoke", `v8-${process.version}`), 0o777);
+    expect(compileCacheDir({ XDG_CACHE_HOME: shared })).toBeUndefined();
+  });
+
+  it.runIf(process.platform === "linux" && existsSync("/usr/bin/bwrap"))("keeps a successful bwrap probe in the user's cache folder, readable by the user only", async () => {
+    const home = temp("yoke-startup-home-");
+    const work = temp("yoke-startup-work-");
+    const r = await runCli(["sandbox", "exec", "--backend", "bwrap", "--cwd", work, "--", "true"], { env: { HOME: home, XDG_CACHE_HOME: undefined } });
+    expect(r.code, r.stderr).toBe(0);
+    const probe = join(home, ".cache", "yoke", "bwrap-probe.json");
+    expect(statSync(probe).mode & 0o077).toBe(0);
+    const again = await runCli(["sandbox", "exec", "--backend", "bwrap", "--cwd", work, "--", "true"], { env: { HOME: home, XDG_CACHE_HOME: undefined } });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
