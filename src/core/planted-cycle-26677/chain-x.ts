@@ -1,0 +1,2 @@
+import { y } from "./chain-y";
+export const x = y + 1;

@@ -1,0 +1,2 @@
+import type { A } from "./circle-a";
+export const b: A = { n: 1 };
