@@ -1,2 +1,0 @@
-import { y } from "./chain-y";
-export const x = y + 1;

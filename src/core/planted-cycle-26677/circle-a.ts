@@ -1,3 +1,0 @@
-import { b } from "./circle-b";
-export interface A { n: number }
-export const a = () => b;
