@@ -6,7 +6,13 @@
 //   src/protocol  the panel's wire format: nothing from host/node/cli/webview; no vscode, no Node built-ins
 //   src/node      the core's ports with Node: nothing from host/cli/webview; no vscode
 //   src/cli       the command line: nothing from host/webview; no vscode (it runs outside VS Code)
+//   src/host      the VS Code extension: core, node, protocol and demo (the panel's demo model);
+//                 nothing from cli/bench/webview (the webview is its own bundle)
+//   src/bench     the benchmarks (`yoke bench`): core, node, protocol, demo; nothing from host/cli/webview; no vscode
+//   src/demo      the scripted model server: nothing from host/cli/bench/webview; no vscode
 //   webview/      the panel (a browser): only src/protocol, its own files and npm packages
+// No layer imports test/ or scripts/. Import circles (type-only ones too) are found by dpdm
+// (`npm run lint:cycles`, dpdm.config.json), which `npm run lint` runs.
 // Paths are resolved (import-x/no-restricted-paths), so `../../host/x` and `../../../src/host/x`
 // are caught alike; module names (vscode, Node built-ins) are matched in every form: static and
 // type-only imports, re-exports, import() and require().
@@ -120,6 +126,7 @@ export default defineConfig(
               ["./src/node", "./src/host", "./src/cli", "./src/bench", "./src/demo", "./webview"],
               "src/protocol is shared by the host and the webview: it may not depend on either side.",
             ),
+            zone("./src/protocol", ["./test", "./scripts"], "src/protocol imports only src/core, itself and npm packages."),
           ],
         },
       ],
@@ -132,7 +139,10 @@ export default defineConfig(
       "import-x/no-restricted-paths": [
         "error",
         {
-          zones: [zone("./src/node", ["./src/host", "./src/cli", "./webview"], "src/node implements the core's ports with Node: it may use src/core, not the hosts.")],
+          zones: [
+            zone("./src/node", ["./src/host", "./src/cli", "./src/bench", "./src/demo", "./webview"], "src/node implements the core's ports with Node: it may use src/core, not the hosts."),
+            zone("./src/node", ["./test", "./scripts"], "src/node imports only src/core, src/node and npm packages."),
+          ],
         },
       ],
     },
@@ -141,7 +151,71 @@ export default defineConfig(
     files: ["src/cli/**"],
     rules: {
       ...noVscode("src/cli (it runs outside VS Code)"),
-      "import-x/no-restricted-paths": ["error", { zones: [zone("./src/cli", ["./src/host", "./webview"], "the CLI runs outside VS Code: it may not use src/host.")] }],
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            zone("./src/cli", ["./src/host", "./webview"], "the CLI runs outside VS Code: it may not use src/host."),
+            zone("./src/cli", ["./test", "./scripts"], "the CLI is shipped: it may not import tests or scripts."),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/host/**"],
+    rules: {
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            zone(
+              "./src/host",
+              ["./src/cli", "./src/bench", "./webview"],
+              "src/host is the VS Code extension: it builds on src/core, src/node, src/protocol (and src/demo's scripted model), never on the CLI, the benchmarks or the webview's code.",
+            ),
+            zone("./src/host", ["./test", "./scripts"], "the extension is shipped: it may not import tests or scripts."),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/bench/**"],
+    rules: {
+      ...noVscode("src/bench (the benchmarks run in `yoke bench`, outside VS Code)"),
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            zone(
+              "./src/bench",
+              ["./src/host", "./src/cli", "./webview"],
+              "src/bench measures the core and src/node (the CLI loads it: `yoke bench`): it may not import src/host, src/cli or the webview.",
+            ),
+            zone("./src/bench", ["./test", "./scripts"], "src/bench is shipped in the CLI: it may not import tests or scripts."),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/demo/**"],
+    rules: {
+      ...noVscode("src/demo (the scripted model server also runs outside VS Code)"),
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            zone(
+              "./src/demo",
+              ["./src/host", "./src/cli", "./src/bench", "./webview"],
+              "src/demo is the scripted model server the extension, the benchmarks and the tests start: it may not import them.",
+            ),
+            zone("./src/demo", ["./test", "./scripts"], "src/demo is shipped: it may not import tests or scripts."),
+          ],
+        },
+      ],
     },
   },
   {

@@ -10,6 +10,7 @@ import type { GuidanceEntry, GuidanceSet } from "../core/guidance/types";
 import { AgentSession } from "../core/loop/agent-session";
 import { silentLogger, type SessionStore, type WorkspaceFs } from "../core/ports";
 import type { ChatRequest, Provider, ProviderEvent } from "../core/providers/types";
+import { createFsSearcher } from "../core/tools/fs-searcher";
 import { defineTool, type ToolDefinition } from "../core/tools/types";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
 import type { BenchMetric, BenchSection } from "./types";
@@ -102,7 +103,7 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
     store,
     provider,
     tools: [shell as ToolDefinition],
-    services: { fs, search: {} as never, log: silentLogger },
+    services: { fs, search: createFsSearcher(fs), log: silentLogger },
     approver: { ask: async () => ({ decision: "allow" }) },
     permissionMode: "bypassPermissions",
     retry: { maxRetries: 0 },

@@ -9,6 +9,7 @@
 import { spawn, execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { BenchMetric } from "./types";
 
 export interface ScaleRepo {
   root: string;
@@ -101,3 +102,16 @@ export async function generateScaleRepo(root: string, files: number, opts: { git
   if (opts.git === false) rmSync(join(root, ".git"), { recursive: true, force: true });
   return { root, files: packages * PER_PACKAGE + 3 + BIG_FILES + 2 * packages, deepFile, deepContent };
 }
+
+/** What a scale row measures on: one size's repository. */
+export interface ScaleContext {
+  /** "10k", "100k", "1m". */
+  label: string;
+  repo: ScaleRepo;
+  /** A scratch folder of this size (removed after the rows). */
+  dir: string;
+  rounds: number;
+}
+
+/** One row of the scale benchmark (src/bench/scale.ts): measures and returns its metrics. */
+export type Row = (ctx: ScaleContext) => Promise<BenchMetric[]>;

@@ -21,7 +21,7 @@ import type { ToolContext } from "../core/tools/types";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher, findRipgrep, rgGlobArgs, rgGrepArgs } from "../node/ripgrep-searcher";
-import type { Row } from "./scale";
+import type { Row } from "./scale-repo";
 import type { BenchMetric } from "./types";
 
 /** A pattern no generated file holds: grep scans every file (the worst case for the tool). */

@@ -16,20 +16,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createGitCheckpointStore } from "../node/checkpoint-store";
 import { CHECKPOINT_DEFAULTS } from "../core/checkpoints/types";
-import { generateScaleRepo, SCALE_GIT_ENV, type ScaleRepo } from "./scale-repo";
+import { generateScaleRepo, SCALE_GIT_ENV, type Row, type ScaleContext } from "./scale-repo";
 import { searchRows, sessionSearchRows } from "./scale-search";
 import type { BenchFn, BenchMetric } from "./types";
-
-export interface ScaleContext {
-  /** "10k", "100k", "1m". */
-  label: string;
-  repo: ScaleRepo;
-  /** A scratch folder of this size (removed after the rows). */
-  dir: string;
-  rounds: number;
-}
-
-export type Row = (ctx: ScaleContext) => Promise<BenchMetric[]>;
 
 const gitEnv = { ...process.env, ...SCALE_GIT_ENV };
 const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = gitEnv) => execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd, env, maxBuffer: 1 << 30 });

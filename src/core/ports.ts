@@ -4,10 +4,11 @@
  * SessionServices (below) is the one object a host hands a session.
  */
 import type { CommandRunner } from "./commands/types";
+import type { Disposable } from "./disposable";
 import type { ChangeReviewer } from "./review";
 import type { DiagnosticsService } from "./verification/types";
 
-export type { CommandRunner, ChangeReviewer };
+export type { CommandRunner, ChangeReviewer, Disposable };
 
 export type FileType = "file" | "directory" | "symlink" | "other";
 
@@ -42,10 +43,6 @@ export function isPathChanged(err: unknown): err is PathChangedError {
 export interface CheckedRead {
   data: Uint8Array;
   stat: FileStat;
-}
-
-export interface Disposable {
-  dispose(): void;
 }
 
 /**

@@ -3,7 +3,7 @@
  * shows it (diff editor, inline decorations, per-hunk Accept/Reject) and answers with what was
  * actually written. Hosts without a review UI (the CLI) apply changes directly.
  */
-import type { Disposable } from "./ports";
+import type { Disposable } from "./disposable";
 
 export interface ProposedChange {
   /** Unique per change, e.g. `${callId}:0`. */

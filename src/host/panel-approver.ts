@@ -1,7 +1,7 @@
 // The Approver of the extension: a question becomes a permission card in the panel and, when the
 // panel is hidden, also a notification. Whichever answers first wins.
 import * as vscode from "vscode";
-import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
+import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
 import type { PermissionView } from "../protocol/messages";
 import { formatInput } from "./panel/view-model";
 
@@ -11,7 +11,7 @@ interface Pending {
 }
 
 /** The rule "Always allow" would write for a question, or null when no rule is safe. */
-export type RuleProposer = (req: { tool: string; permission: string; input: unknown; mutates: boolean }) => Promise<string | null>;
+export type RuleProposer = (req: PermissionCheck) => Promise<string | null>;
 
 export class PanelApprover implements Approver {
   private pending: Pending | undefined;

@@ -27,7 +27,7 @@ export class PermissionControls {
   private current: PermissionMode | undefined;
 
   constructor(private readonly deps: PermissionControlsDeps) {
-    deps.approver.proposeRule = async (req) => (await deps.services.gate?.proposeRule(req as never)) ?? null;
+    deps.approver.proposeRule = async (req) => (await deps.services.gate?.proposeRule(req)) ?? null;
     deps.approver.alwaysAllow = (callId, rule) => this.alwaysAllow(callId, rule);
   }
 

@@ -131,14 +131,14 @@ export function runRg(rg: string, args: string[], cwd: string, o: { signal?: Abo
 
 /** Modification times (ms; 0 when the file cannot be read) fetched asynchronously, a few at a time. */
 function mtimes(parallel: number): { get(path: string, then: (mtimeMs: number) => void): void; idle(): Promise<void> } {
-  const queue: Array<[string, (m: number) => void]> = [];
+  const queue: Array<[string, (m: number) => void] | undefined> = [];
   let head = 0;
   let active = 0;
   let onIdle: (() => void) | undefined;
   const pump = () => {
     while (active < parallel && head < queue.length) {
       const [path, then] = queue[head]!;
-      queue[head++] = undefined as never;
+      queue[head++] = undefined; // let the entry go
       active++;
       statCb(path, (err, st) => {
         active--;

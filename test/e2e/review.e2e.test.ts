@@ -90,7 +90,8 @@ async function acceptHunk1RejectHunk2(page: Page, frame: Frame, shot: (step: str
 
 describe("change review in code-server", () => {
   // files.autoSave off (reviewVscode): "nothing on disk yet" checks the desktop default.
-  const vs = useYokeVscode(reviewVscode("review", reviewScript));
+  // Each test starts idle: one that times out with the agent working cannot fail the next ones.
+  const vs = useYokeVscode({ ...reviewVscode("review", reviewScript), eachTestStartsIdle: true });
 
   it("writes exactly the accepted hunk and tells the model hunk 1 applied, hunk 2 rejected", async () => {
     const { page, shot, path, original, frame } = await proposeTwoHunks(vs);
@@ -153,7 +154,7 @@ describe("change review in code-server", () => {
     await page.keyboard.type(" done");
     await shot("typing-with-proposal-beside");
     // Every character landed in format.ts, which still has the keyboard focus.
-    await formatEditor.locator(".view-lines", { hasText: `${typed}${extra} done` }).waitFor({ timeout: 20_000 });
+    await formatEditor.locator(".view-lines", { hasText: `${typed}${extra} done` }).waitFor({ timeout: 60_000 });
     expect(await page.locator(".monaco-editor.focused", { hasText: "formatTide" }).count()).toBe(1);
 
     // Reject from the panel's pending-changes list.
@@ -237,22 +238,25 @@ describe("change review in code-server", () => {
     const path = vs.path(FILE);
     const before = readFileSync(path, "utf8");
     const restoreSettings = vs.changeWorkspaceSettings({ "yoke.review.view": "diff" });
-    await page.waitForTimeout(1_500); // the settings file is picked up
-    const frame = await vs.openPanel();
-    await sendPrompt(frame, "Use the diff view to simplify the period constant.");
-    const modified = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "44_700_000" }).first();
-    await modified.waitFor({ timeout: 60_000 });
-    await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: "(12 * 60 + 25)" }).first().waitFor();
-    await shot("diff-editor");
-    await frame.locator('[data-testid=pending-change][data-path="src/tides.ts"][data-status=pending]').waitFor({ timeout: 15_000 });
-    await modified.click();
-    await page.waitForTimeout(500); // the editor's context keys reach the keybinding service
-    await page.keyboard.press("Control+Alt+n");
-    await waitForAssistantText(frame, "Kept the formula.", 60_000);
-    await shot("rejected-with-keybinding");
-    expect(readFileSync(path, "utf8")).toBe(before);
-    expect(editResult(vs.llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
-    restoreSettings();
+    try {
+      await page.waitForTimeout(1_500); // the settings file is picked up
+      const frame = await vs.openPanel();
+      await sendPrompt(frame, "Use the diff view to simplify the period constant.");
+      const modified = page.locator(".monaco-diff-editor .editor.modified .view-line", { hasText: "44_700_000" }).first();
+      await modified.waitFor({ timeout: 60_000 });
+      await page.locator(".monaco-diff-editor .editor.original .view-lines", { hasText: "(12 * 60 + 25)" }).first().waitFor();
+      await shot("diff-editor");
+      await frame.locator('[data-testid=pending-change][data-path="src/tides.ts"][data-status=pending]').waitFor({ timeout: 15_000 });
+      await modified.click();
+      await page.waitForTimeout(500); // the editor's context keys reach the keybinding service
+      await page.keyboard.press("Control+Alt+n");
+      await waitForAssistantText(frame, "Kept the formula.", 60_000);
+      await shot("rejected-with-keybinding");
+      expect(readFileSync(path, "utf8")).toBe(before);
+      expect(editResult(vs.llm, "Use the diff view")).toContain("The user rejected the change to src/tides.ts; the file is unchanged.");
+    } finally {
+      restoreSettings(); // also when the test fails: the next test reviews inline
+    }
   });
 
   it("sends the user's note with a rejection made from the command palette", async () => {
@@ -318,7 +322,7 @@ function toleranceScript(req: Parameters<typeof readExchange>[0]): ScriptedTurn 
 }
 
 describe("change review of a hashline edit that used a tolerance rule", () => {
-  const vs = useYokeVscode(reviewVscode("review-tolerance", toleranceScript));
+  const vs = useYokeVscode({ ...reviewVscode("review-tolerance", toleranceScript), eachTestStartsIdle: true });
 
   it("shows the restored indentation, writes only the accepted hunk, and tells the model hunk 1 applied, hunk 2 rejected and the rule", async () => {
     const { page, shot, path, original, frame } = await proposeTwoHunks(vs);

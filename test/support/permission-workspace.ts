@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../../src/core/permissions/gate";
 import type { PermissionCheck } from "../../src/core/loop/types";
+import { yokeToolIdentities } from "../../src/core/tools/catalogue";
+import { isReadOnly } from "../../src/core/tools/types";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings/files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
 
@@ -57,19 +59,9 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
   };
 }
 
-const PERMISSION_OF: Record<string, string> = {
-  run_command: "Bash",
-  command_output: "Bash",
-  kill_command: "Bash",
-  read_file: "Read",
-  edit_file: "Edit",
-  write_file: "Write",
-  glob: "Glob",
-  grep: "Grep",
-};
-
 /** A PermissionCheck for a tool call, e.g. call("run_command", {command: "ls"}). */
 export function call(tool: string, input: Record<string, unknown>): PermissionCheck {
-  const permission = PERMISSION_OF[tool] ?? tool;
-  return { tool, permission, input, mutates: !["Read", "Glob", "Grep"].includes(permission) };
+  // As the permission extension builds it, from what the tool declares (a name no Yoke tool has: a permission name, read-write).
+  const declared = yokeToolIdentities().find((t) => t.name === tool);
+  return { tool, permission: declared?.permission ?? tool, input, mutates: declared ? !isReadOnly(declared.capabilities) : true };
 }

@@ -4,7 +4,7 @@
  * its output. The Node implementation lives in src/node/commands; hosts mirror a
  * RunningCommand into a terminal view through onData/onExit/interrupt.
  */
-import type { Disposable } from "../ports";
+import type { Disposable } from "../disposable";
 
 export type NetworkMode = "off" | "on";
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { SessionEvent } from "../events";
 import type { SessionStore } from "../ports";
-import { defineTool, ToolError, type ToolDefinition } from "../tools/types";
+import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
 import { RECALL_PAGE, refOf } from "./render";
 
 /** Blob key of a spilled result. */
@@ -40,15 +40,16 @@ const schema = z.object({
     .describe(`Character offset for the next page of a result longer than ${RECALL_PAGE.toLocaleString("en-US")} characters.`),
 });
 
+/** The recall tool, as the permission engine knows it: a Read (Read rules apply) of nothing but the session's own results. */
+export const RECALL_TOOL: ToolIdentity = { name: "recall", permission: "Read", permissionClass: "path", capabilities: {} };
+
 export function recallTool(src: RecallSource): ToolDefinition {
   return defineTool({
-    name: "recall",
+    ...RECALL_TOOL,
     description:
       "Get back, byte for byte, an earlier tool result that was removed from the context by compaction or was too long to show: " +
       `pass the ref it names (ref=…). Results longer than ${RECALL_PAGE.toLocaleString("en-US")} characters come in pages: pass "offset" for the next one.`,
     schema,
-    permission: "Read",
-    capabilities: {},
     timeoutMs: 10_000,
     summarize: (i) => (typeof i.ref === "string" ? `ref=${i.ref}${typeof i.offset === "number" ? ` @${i.offset}` : ""}` : ""),
     hookInput: (a) => ({ ref: a.ref, ...(a.offset !== undefined ? { offset: a.offset } : {}) }),

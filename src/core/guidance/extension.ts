@@ -8,13 +8,15 @@ import { z } from "zod";
 import type { EventOf } from "../events";
 import type { ContextMessage, Extension, ExtensionApi } from "../extensions/types";
 import { normalizePath } from "../paths";
-import { defineTool, ToolError, type ToolDefinition } from "../tools/types";
+import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
 import { foldersDownTo, loadFolderMemory, loadGuidance } from "./loader";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
 import type { GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
 
 export const GUIDANCE_SOURCE = "guidance";
 export const LOAD_SKILL = "load_skill";
+/** The load_skill tool, as the permission engine knows it: it adds a skill's text to the conversation. */
+export const LOAD_SKILL_TOOL: ToolIdentity = { name: LOAD_SKILL, permission: "Skill", permissionClass: "session", capabilities: { reads: true } };
 
 export interface GuidanceBudget {
   /** Tokens of lessons per request (default 1,500). */
@@ -141,12 +143,10 @@ class GuidanceState {
   loadSkillTool(): ToolDefinition {
     const names = () => this.entries.filter(loadable).map((e) => e.name);
     return defineTool({
-      name: LOAD_SKILL,
+      ...LOAD_SKILL_TOOL,
       description:
         "Load a skill (or an agent-requested rule) by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message.",
       schema: z.object({ name: z.string().min(1).describe("The skill's name, as listed") }),
-      permission: "Skill",
-      capabilities: { reads: true },
       timeoutMs: 10_000,
       summarize: (i) => String(i.name ?? ""),
       hookInput: (a) => ({ skill: a.name }),

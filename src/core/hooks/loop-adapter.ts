@@ -32,7 +32,7 @@ export const SUBAGENT_TYPE = "general-purpose";
 export const HOOKS_PRIORITY = 100;
 
 function toolResponse(tool: ToolDefinition, args: unknown, output: ToolOutput): unknown {
-  return tool.hookResponse ? tool.hookResponse(args as never, output) : { output: output.text, is_error: output.isError ?? false };
+  return tool.hookResponse ? tool.hookResponse(args, output) : { output: output.text, is_error: output.isError ?? false };
 }
 
 export function claudeHooksExtension(runner: HookRunner): Extension {
@@ -80,7 +80,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       api.on(
         "tool.before",
         async ({ call, tool, args }, { signal }) => {
-          const out = await run("PreToolUse", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
+          const out = await run("PreToolUse", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args), tool_use_id: call.id }, signal);
           if (!out) return undefined;
           if (out.toolInput) sentInput.set(call.id, out.toolInput);
           const reason = out.decisionReason ?? out.message ?? "a PreToolUse hook decided";
@@ -100,7 +100,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       );
 
       api.on("permission.request", async ({ call, tool, args }, { signal }) => {
-        const out = await run("PermissionRequest", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args as never), tool_use_id: call.id }, signal);
+        const out = await run("PermissionRequest", { tool_name: tool.hookName ?? tool.permission, tool_input: tool.hookInput(args), tool_use_id: call.id }, signal);
         const answer = permissionRequestAnswer(out);
         if (answer) return { decision: answer.decision, by: "hook", message: answer.message ?? (answer.decision === "deny" ? "a PermissionRequest hook denied it" : undefined) };
         void run("Notification", { message: `Yoke needs your permission to use ${tool.hookName ?? tool.permission}`, notification_type: "permission_prompt" });
@@ -108,7 +108,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       });
 
       api.on("tool.after", async ({ call, tool, args, output }, { signal }) => {
-        const input = sentInput.get(call.id) ?? tool.hookInput(args as never);
+        const input = sentInput.get(call.id) ?? tool.hookInput(args);
         sentInput.delete(call.id);
         const failed = output.isError === true;
         const out = failed

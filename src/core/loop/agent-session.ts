@@ -19,7 +19,8 @@ import { buildSystemPrompt } from "./system-prompt";
 import { childOptions } from "./child-options";
 import { newSystemPrompt, parentOf, servicesFor, sessionStartEvent } from "./session-start";
 import { Listeners, serialApprover } from "./listeners";
-import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns, submitPrompt } from "./turn-loop";
+import { submitPrompt } from "./prompt";
+import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns } from "./turn-loop";
 import type { AgentSessionApi, Approver, PermissionMode, StreamDelta } from "./types";
 
 export type { AgentSessionOptions } from "./options";

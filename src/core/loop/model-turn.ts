@@ -6,7 +6,7 @@ import { retryNotice, withRetries } from "../providers/retry";
 import { ProviderError } from "../providers/types";
 import { projectConversation } from "../session/projection";
 import { childController, seconds, type LoopContext } from "./context";
-import { submitPrompt } from "./turn-loop";
+import { submitPrompt } from "./prompt";
 
 export interface ModelReply {
   text: string;

@@ -41,7 +41,7 @@ function by(d: ExtensionDecision): "rule" | "mode" | "hook" | "restricted" | "ex
 }
 
 export async function decideCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRecord, args: unknown, answers: readonly ExtensionDecision[], signal: AbortSignal): Promise<CallDecision> {
-  const input = def.hookInput(args as never);
+  const input = def.hookInput(args);
   const d: ExtensionDecision = foldDecisions(answers) ?? { decision: "ask", by: "mode", reason: `No permission policy answered for ${def.name}, so it needs approval.` };
   const rule = d.rule ? { rule: d.rule } : {};
   if (d.decision === "allow") {

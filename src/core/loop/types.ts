@@ -9,7 +9,8 @@ export interface PermissionQuestion {
   tool: string;
   /** Permission name (e.g. Bash). */
   permission: string;
-  input: unknown;
+  /** The hook-style tool_input (what the gate checked), as PermissionCheck.input. */
+  input: Record<string, unknown>;
   /** Why the user is asked. */
   reason: string;
   /** The tool's one-line summary of the call (for the card). */

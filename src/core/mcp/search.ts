@@ -4,10 +4,12 @@
  * the model can call them.
  */
 import { z } from "zod";
-import { defineTool, field, type ToolDefinition } from "../tools/types";
+import { defineTool, field, type ToolDefinition, type ToolIdentity } from "../tools/types";
 import { plural } from "../tools/output";
 
 export const MCP_SEARCH_TOOL = "mcp_search";
+/** The search tool, as the permission engine knows it: Claude Code's name for its tool search; read-only, allowed in every mode (rules may still deny it). */
+export const MCP_SEARCH_IDENTITY: ToolIdentity = { name: MCP_SEARCH_TOOL, permission: "ToolSearch", permissionClass: "session", capabilities: {} };
 const MAX_SCHEMA_CHARS = 4000;
 
 function words(text: string): string[] {
@@ -44,7 +46,7 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
   }
   const list = [...servers].map(([s, n]) => `${s} (${plural(n, "tool")})`).join(", ");
   return defineTool({
-    name: MCP_SEARCH_TOOL,
+    ...MCP_SEARCH_IDENTITY,
     description:
       `Finds MCP tools that are available but not listed here (${plural(deferred.length, "tool")} from: ${list}). ` +
       `Give words from what you need (e.g. "create issue"); it returns matching tools with their exact names and arguments. ` +
@@ -53,9 +55,6 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
       query: z.string().describe("Words of the tool's name or purpose; empty lists all deferred tools"),
       limit: z.number().int().min(1).max(20).optional().describe("How many tools to return (default 5)"),
     }),
-    // Claude Code's name for its tool search: read-only, allowed in every mode (rules may still deny it).
-    permission: "ToolSearch",
-    capabilities: {},
     timeoutMs: 10_000,
     summarize: (input) => field(input, "query") ?? "",
     hookInput: (args) => ({ ...args }),

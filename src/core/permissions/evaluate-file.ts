@@ -2,8 +2,10 @@
 import type { PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { toolPathText } from "../paths";
 import { checkPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, showPath, type CheckedPath, type EvalContext } from "./context";
+import { TOOL_PERMISSIONS } from "./tool-permissions";
 
-const READ_CLASS = new Set(["Read", "Glob", "Grep"]);
+/** Path permissions whose tools only read (Read, Glob, Grep), from the tools' capabilities. */
+const READ_CLASS = TOOL_PERMISSIONS.reading;
 
 /** The paths a file tool call touches, as written. */
 export function pathsOf(req: PermissionCheck): string[] {

@@ -4,9 +4,12 @@ import { decide, planModeReason, restrictedReason, ruleLabel, rulesFor, type Eva
 import { evaluateBash } from "./evaluate-bash";
 import { evaluateFileTool } from "./evaluate-file";
 import { nameGlob, paramSpecifier, PATH_TOOLS, ruleAppliesTo } from "./rule-syntax";
+import { TOOL_PERMISSIONS } from "./tool-permissions";
 
-/** Tools that change nothing outside the session: allowed in every mode unless a rule says otherwise. */
-const SESSION_TOOLS = new Set(["TodoWrite", "Task", "Skill", "ToolSearch"]);
+/** Tools that change nothing outside the session (they declare `permissionClass: "session"`): allowed in every mode unless a rule says otherwise. */
+const SESSION_TOOLS = TOOL_PERMISSIONS.session;
+/** Tools that run or control shell commands (`permissionClass: "command"`): Bash. */
+const COMMAND_TOOLS = TOOL_PERMISSIONS.command;
 
 /**
  * The decision for one call. After the tool's own check, three settings-wide rules apply, each only
@@ -33,16 +36,16 @@ export async function evaluate(req: PermissionCheck, requested: PermissionMode, 
 }
 
 function isOwnCommand(req: PermissionCheck): boolean {
-  return req.permission === "Bash" && req.input.command === undefined && req.input.id !== undefined;
+  return COMMAND_TOOLS.has(req.permission) && req.input.command === undefined && req.input.id !== undefined;
 }
 
 async function evaluateTool(req: PermissionCheck, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
   const perm = req.permission;
-  if (perm === "Bash") {
+  if (COMMAND_TOOLS.has(perm)) {
     const command = req.input.command;
     if (typeof command === "string" && command.trim() !== "") return evaluateBash(command, mode, ctx);
     if (command === undefined && req.input.id !== undefined) return ownCommand(req, ctx);
-    return decide("ask", "mode", "Bash was called without a command, so Yoke cannot check it.");
+    return decide("ask", "mode", `${perm} was called without a command, so Yoke cannot check it.`);
   }
   if (PATH_TOOLS.has(perm)) return evaluateFileTool(req, mode, ctx);
   return evaluateOther(req, mode, ctx);
@@ -50,7 +53,7 @@ async function evaluateTool(req: PermissionCheck, mode: PermissionMode, ctx: Eva
 
 /** command_output / kill_command: they act on a command already approved. */
 function ownCommand(req: PermissionCheck, ctx: EvalContext): PermissionDecision {
-  const whole = rulesFor(ctx, "deny", "Bash").find((r) => r.specifier === undefined);
+  const whole = rulesFor(ctx, "deny", req.permission).find((r) => r.specifier === undefined);
   if (whole) return decide("deny", "rule", `Denied by the rule ${ruleLabel(whole)}.`, whole);
   return decide("allow", "mode", `${req.tool} only reads or stops a command Yoke already started.`);
 }

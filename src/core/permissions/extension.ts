@@ -25,7 +25,7 @@ export function permissionExtension(opts: { gate?: PermissionGate; restrictedHin
         async ({ tool, args }) => {
           const readOnly = isReadOnly(tool.capabilities);
           if (!api.session.trusted && !readOnly) return { decision: { decision: "deny", by: "restricted", reason: restricted } };
-          const req = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args as never), mutates: !readOnly };
+          const req = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
           const check = (mode: PermissionMode) => (opts.gate ? opts.gate.check(req, mode) : Promise.resolve(defaultDecision(tool, mode)));
           const d = await check(api.session.mode);
           if (d.decision !== "ask") return { decision: d };

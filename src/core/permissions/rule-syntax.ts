@@ -3,6 +3,7 @@
  * patterns (`*`, `mcp__*`). `parseRule` checks the syntax; `readRule` decides what a rule in a given
  * list means for Yoke, failing closed for what it cannot read (see merge-settings.ts).
  */
+import { TOOL_PERMISSIONS } from "./tool-permissions";
 import type { RuleList } from "./types";
 
 export interface ParsedRule {
@@ -10,8 +11,8 @@ export interface ParsedRule {
   specifier?: string;
 }
 
-/** Permission names Yoke checks. */
-const KNOWN_TOOLS = new Set(["Read", "Edit", "Write", "Glob", "Grep", "Bash", "TodoWrite", "Task", "Skill", "ToolSearch"]);
+/** Permission names Yoke checks: those its tools declare. */
+const KNOWN_TOOLS = TOOL_PERMISSIONS.known;
 /** Claude Code's other names for them (`Agent` is the current name of `Task`). */
 const ALIASES: Record<string, string> = { Agent: "Task" };
 /**
@@ -52,23 +53,10 @@ const CLAUDE_ONLY = new Set([
   "ReadMcpResourceTool",
 ]);
 const RESTRICT_AS: Record<string, string> = { MultiEdit: "Edit", NotebookEdit: "Edit", NotebookRead: "Read", LS: "Read" };
-/** Yoke's tool names, which people may write in place of permission names. */
-export const YOKE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  read_file: "Read",
-  list_files: "Read",
-  recall: "Read",
-  glob: "Glob",
-  grep: "Grep",
-  edit_file: "Edit",
-  write_file: "Write",
-  run_command: "Bash",
-  command_output: "Bash",
-  kill_command: "Bash",
-  todo_write: "TodoWrite",
-  task: "Task",
-  load_skill: "Skill",
-};
-export const PATH_TOOLS = new Set(["Read", "Edit", "Write", "Glob", "Grep"]);
+/** Yoke's tool names, which people may write in place of permission names (each tool declares its permission). */
+export const YOKE_TOOL_NAMES: Readonly<Record<string, string>> = TOOL_PERMISSIONS.names;
+/** Permissions whose calls are checked by the paths they name (the tools declare `permissionClass: "path"`). */
+export const PATH_TOOLS: ReadonlySet<string> = TOOL_PERMISSIONS.path;
 
 /** Parses a rule's syntax; returns an error message (model- and user-facing) when it is not valid. */
 export function parseRule(text: string): ParsedRule | { error: string } {

@@ -11,9 +11,12 @@ import { z } from "zod";
 import { ConcurrencyGate } from "../concurrency";
 import type { SessionEvent } from "../events";
 import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
-import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "../tools/types";
+import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
 import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
+
+/** The task tool, as the permission engine knows it: the call itself only starts an agent; whatever the agent does is gated call by call. */
+export const TASK_TOOL: ToolIdentity = { name: "task", permission: "Task", permissionClass: "session", capabilities: { reads: true } };
 
 export { parseSubagentSettings, DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 export { resultText, type SubagentResult } from "./result";
@@ -73,7 +76,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       const available = () => session.tools().filter((t) => t !== tool);
       const readOnly = () => available().filter((t) => isReadOnly(t.capabilities));
       const tool: ToolDefinition<typeof taskArgs> = defineTool({
-        name: "task",
+        ...TASK_TOOL,
         get description() {
           return taskDescription(
             readOnly().map((t) => t.name),
@@ -82,9 +85,6 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           );
         },
         schema: taskArgs,
-        permission: "Task",
-        // The call itself only starts an agent; whatever the agent does is gated call by call.
-        capabilities: { reads: true },
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,
         summarize: (input) => (typeof input.description === "string" ? input.description : typeof input.prompt === "string" ? input.prompt : ""),

@@ -17,5 +17,5 @@ import { writeFileTool } from "./write-file";
  * caches) stay stable.
  */
 export function createBuiltinTools(): ToolDefinition[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool] as ToolDefinition[];
+  return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
 }

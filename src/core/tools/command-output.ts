@@ -41,6 +41,7 @@ export const commandOutputTool = defineTool({
     "Without since, shows the output after what you have already read; with since, shows lines from that line on.",
   schema,
   permission: "Bash",
+  permissionClass: "command",
   // Claude Code's own tool for this, so a hook matching "Bash" does not get {id} for a command.
   hookName: "BashOutput",
   capabilities: { reads: true },

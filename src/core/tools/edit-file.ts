@@ -90,6 +90,7 @@ export const editFileTool = defineTool({
     "All edits apply or none do. The result is a diff whose current lines carry fresh anchors, so you do not need to re-read the file.",
   schema,
   permission: "Edit",
+  permissionClass: "path",
   capabilities: { reads: true, writes: true },
   pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path", "filePath") ?? "",

@@ -42,6 +42,7 @@ export const globTool = defineTool({
     `modified first, at most ${MAX_GLOB_RESULTS}; when more than ${MAX_GLOB_RANKED} files match, the first ${MAX_GLOB_RANKED} in path order are ranked and the search stops. Honours .gitignore; skips .git.`,
   schema,
   permission: "Glob",
+  permissionClass: "path",
   capabilities: { reads: true },
   pathArgs: ["path"],
   summarize: (i) => searchSummary(i),

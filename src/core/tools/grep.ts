@@ -50,6 +50,7 @@ export const grepTool = defineTool({
     `At most ${MAX_GREP_MATCHES} matching lines; narrow with path, glob or a more specific pattern.`,
   schema,
   permission: "Grep",
+  permissionClass: "path",
   capabilities: { reads: true },
   pathArgs: ["path"],
   summarize: (i) => searchSummary(i),

@@ -17,6 +17,7 @@ export const killCommandTool = defineTool({
     "SIGTERM first, SIGKILL if it has not exited after 2 seconds. Its output stays readable with command_output.",
   schema,
   permission: "Bash",
+  permissionClass: "command",
   // Claude Code's own tool for this, so a hook matching "Bash" does not get {id} for a command.
   hookName: "KillShell",
   capabilities: { runs: true },

@@ -76,6 +76,7 @@ export const listFilesTool = defineTool({
     "Skips .git, node_modules and files ignored by .gitignore. Use glob to find files by name pattern.",
   schema,
   permission: "Read",
+  permissionClass: "path",
   capabilities: { reads: true },
   pathArgs: ["path"],
   summarize: (i) => field(i, "path") ?? ".",

@@ -62,6 +62,7 @@ export const readFileTool = defineTool({
     "A range you already read is not sent again while the file is unchanged (pass force: true to get it anyway).",
   schema,
   permission: "Read",
+  permissionClass: "path",
   capabilities: { reads: true },
   pathArgs: ["path"],
   summarize: (i) => {

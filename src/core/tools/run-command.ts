@@ -49,6 +49,7 @@ export const runCommandTool = defineTool({
     "then command_output to read the output and kill_command to stop it. Commands get no input: pass flags like --yes instead of answering prompts.",
   schema,
   permission: "Bash",
+  permissionClass: "command",
   capabilities: { reads: true, writes: true, runs: true },
   summarize: (i) => field(i, "command") ?? "",
   card: (o) => commandCard(o.meta),

@@ -37,6 +37,7 @@ export const todoWriteTool = defineTool({
     "Mark an item completed as soon as it is done.",
   schema,
   permission: "TodoWrite",
+  permissionClass: "session",
   capabilities: {},
   summarize: (i) => (Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? "" : "s"}` : ""),
   timeoutMs: 5_000,

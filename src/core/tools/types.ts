@@ -55,13 +55,39 @@ export interface ToolCard {
   detail?: string;
 }
 
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+/**
+ * How the permission engine checks a tool's calls; every tool of one permission name has the same.
+ * Absent (MCP tools): rules that name the tool, then the mode (it asks unless allowed).
+ */
+export type PermissionClass =
+  /** Its input names files or folders (`file_path`/`path`, glob patterns): path rules, the workspace's edge, sensitive and protected files. */
+  | "path"
+  /** Runs or controls a shell command (`command`, or the `id` of one Yoke started): Bash rules and the command's analysis. */
+  | "command"
+  /** Changes nothing outside the session (a todo list, a sub-agent whose own calls are each checked, a skill's text): allowed in every mode unless a rule says otherwise. */
+  | "session";
+
+/**
+ * What a tool is, without a session: the part of its definition the permission engine reads to
+ * know Yoke's tools (src/core/tools/catalogue.ts) — names people may write in rules, and how each
+ * permission is checked. A tool built per session declares it as a constant its definition spreads.
+ */
+export interface ToolIdentity {
   name: string;
-  description: string;
-  schema: S;
   /** Permission name used by permission rules and hooks (contract section 1): Read, Edit, Bash... */
   permission: string;
+  permissionClass?: PermissionClass;
   capabilities: ToolCapabilities;
+}
+
+/**
+ * A tool. `ToolDefinition` without a type argument is the form the loop, the registry and the
+ * extensions hold (any tool): its methods then take the arguments — already validated by that
+ * tool's own `schema` — as `unknown`, which is what the loop has; the tool's module types them.
+ */
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIdentity {
+  description: string;
+  schema: S;
   /**
    * Arguments that name workspace paths. The loop resolves them to their one canonical form (an
    * absolute path: trimmed, `\` as `/`, `..` and folder names resolved) before hooks and the

@@ -41,6 +41,7 @@ export const writeFileTool = defineTool({
     "read it with read_file in this session; for changes to part of a file use edit_file instead.",
   schema,
   permission: "Write",
+  permissionClass: "path",
   capabilities: { reads: true, writes: true },
   pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path") ?? "",

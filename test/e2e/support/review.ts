@@ -62,7 +62,8 @@ export async function proposeTwoHunks(vs: YokeVscode): Promise<TwoHunkProposal> 
   const shot = vs.screenshots();
   const path = vs.path(FILE);
   const original = readFileSync(path, "utf8");
-  await vs.openWorkbench();
+  // Open already when each test starts idle (the fixture's beforeEach opened it).
+  if (!(await page.locator(".monaco-workbench").isVisible())) await vs.openWorkbench();
   const frame = await vs.openPanel();
   await sendPrompt(frame, "Document the M2 constituent and make the result immutable.");
   await hunkLens(page, 1, "Accept").waitFor({ timeout: 60_000 });

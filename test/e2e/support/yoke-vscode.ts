@@ -2,14 +2,16 @@
 // real VS Code (code-server) with the packaged Yoke and a fresh copy of the sample workspace, and
 // headless Chromium on it. Call useYokeVscode() in a describe() block: it starts everything in
 // beforeAll (model first, so the settings can name its URL), stops everything in afterAll, and
-// returns a handle whose page, model, server and workspace are there once the tests run.
+// returns a handle whose page, model, server and workspace are there once the tests run. With
+// `eachTestStartsIdle`, a beforeEach brings VS Code back to a known idle state (support/idle.ts).
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Frame, Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedServerOptions } from "../../../src/demo/scripted-llm-server";
 import { launchBrowser, type E2eBrowser } from "./browser";
 import { launchCodeServer, type E2eCodeServer, type LaunchOptions } from "./code-server";
+import { resetToIdle, type IdleReport } from "./idle";
 import { RESULTS_DIR } from "./paths";
 import { openWorkbench, openYokeView, reloadWorkbench, runCommand, screenshotter, widenSideBar, yokeViewVisible } from "./workbench";
 
@@ -51,6 +53,13 @@ export interface YokeVscodeOptions {
    * environment for code-server and its extension host, more .vsix files to install.
    */
   launch?: () => Promise<Pick<LaunchOptions, "env" | "extensions">> | Pick<LaunchOptions, "env" | "extensions">;
+  /**
+   * Before each test: the workbench open, no quick input, dialog or editor left, the agent idle
+   * (a running turn stopped), the mode menu at `mode` (default: yoke.permissionMode of the user's,
+   * else the workspace's settings, else "default") and a new session — so a test that failed or
+   * timed out half-way cannot fail the ones after it. For files whose tests do not build on each other.
+   */
+  eachTestStartsIdle?: boolean | { mode?: string };
 }
 
 /** The running fixture. Its fields throw until beforeAll has started everything. */
@@ -88,6 +97,8 @@ export interface YokeVscode {
   widenSideBar(width: number): Promise<void>;
   /** A screenshotter (see workbench.ts) with `prefix`, by default the fixture's name. Call inside a test. */
   screenshots(prefix?: string): (step: string) => Promise<string>;
+  /** With eachTestStartsIdle: what the reset before the current test found and undid. */
+  readonly lastReset: IdleReport | undefined;
 }
 
 function providerSettings(model: ScriptedModel, llm: ScriptedServer): Record<string, unknown> {
@@ -143,6 +154,16 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     collectWatchdogReports(opts.name);
   });
 
+  let lastReset: IdleReport | undefined;
+  if (opts.eachTestStartsIdle) {
+    const wanted = typeof opts.eachTestStartsIdle === "object" ? opts.eachTestStartsIdle.mode : undefined;
+    const mode = wanted ?? (opts.userSettings?.["yoke.permissionMode"] as string | undefined) ?? (opts.workspaceSettings?.["yoke.permissionMode"] as string | undefined) ?? "default";
+    beforeEach(async () => {
+      lastReset = undefined;
+      lastReset = await resetToIdle(ready(browser, "the browser").page, { url: ready(server, "code-server").url, mode });
+    }, 240_000);
+  }
+
   const page = () => ready(browser, "the browser").page;
   return {
     get page() {
@@ -197,6 +218,9 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
     panelVisible: () => yokeViewVisible(page()),
     widenSideBar: (width) => widenSideBar(page(), width),
     screenshots: (prefix = opts.name) => screenshotter(page(), prefix),
+    get lastReset() {
+      return lastReset;
+    },
   };
 }
 

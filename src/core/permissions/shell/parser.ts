@@ -18,7 +18,7 @@ let ready: Promise<Parser> | undefined;
 export function initShellParser(wasm: ShellParserWasm | (() => Promise<ShellParserWasm>)): Promise<Parser> {
   ready ??= (async () => {
     const bytes = typeof wasm === "function" ? await wasm() : wasm;
-    await Parser.init({ wasmBinary: bytes.runtime } as never);
+    await Parser.init({ wasmBinary: bytes.runtime });
     const language = await Language.load(bytes.bash);
     const parser = new Parser();
     parser.setLanguage(language);

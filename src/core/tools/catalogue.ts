@@ -1,0 +1,20 @@
+/**
+ * Every tool Yoke itself offers (MCP tools come from servers), as each declares itself: the
+ * built-in set and the tools built per session, through the identity constants their definitions
+ * spread. The permission engine derives its tables of names from this list (permissions/tool-permissions.ts).
+ */
+import { RECALL_TOOL } from "../compaction/recall";
+import { LOAD_SKILL_TOOL } from "../guidance/extension";
+import { MCP_SEARCH_IDENTITY } from "../mcp/search";
+import { TASK_TOOL } from "../subagents/index";
+import { createBuiltinTools } from "./builtin";
+import type { ToolIdentity } from "./types";
+
+export function yokeToolIdentities(): ToolIdentity[] {
+  return [...createBuiltinTools(), RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY].map(({ name, permission, permissionClass, capabilities }) => ({
+    name,
+    permission,
+    ...(permissionClass ? { permissionClass } : {}),
+    capabilities,
+  }));
+}
