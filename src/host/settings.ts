@@ -72,7 +72,10 @@ export function yokeConfiguration(): { user: Record<string, unknown>; workspace:
       continue;
     }
     if (i.globalValue !== undefined) user[key] = i.globalValue;
-    const ws = i.workspaceFolderValue !== undefined && isPlainObject(i.workspaceFolderValue) && isPlainObject(i.workspaceValue) ? { ...i.workspaceValue, ...i.workspaceFolderValue } : (i.workspaceFolderValue ?? i.workspaceValue);
+    const ws =
+      i.workspaceFolderValue !== undefined && isPlainObject(i.workspaceFolderValue) && isPlainObject(i.workspaceValue)
+        ? { ...i.workspaceValue, ...i.workspaceFolderValue }
+        : (i.workspaceFolderValue ?? i.workspaceValue);
     if (ws !== undefined && (trusted || !RESTRICTED.has(key))) workspace[key] = ws;
   }
   return { user, workspace };

@@ -37,6 +37,8 @@ export interface SettingsProblem {
   message: string;
   /** The file could not be read or parsed (the permission engine reports these for its files too). */
   fileLevel?: boolean;
+  /** The value is invalid (not merely one a project may not set). */
+  invalid?: boolean;
 }
 
 /** A value and where it came from. */
@@ -76,6 +78,8 @@ interface ValueKey {
   kind: "value";
   schema: z.ZodType;
   tighten: Tighten | "subset";
+  /** The value when no layer sets it (what a project's "lower" compares with). */
+  default?: unknown;
 }
 /** A key another mechanism reads with its own trust rules (the permission gate, MCP, verification). */
 interface EngineKey {
@@ -103,7 +107,8 @@ const checkedBy = (parse: (v: unknown, where: string) => unknown) =>
     try {
       parse(v, "");
     } catch (err) {
-      ctx.addIssue({ code: "custom", message: (err instanceof Error ? err.message : String(err)).replace(/^[.:]?\s*/, "") });
+      // The parser's message follows the key (`.editorModel must …`, ` must be an object …`).
+      ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
     }
   });
 const object = z.record(z.string(), z.unknown());
@@ -131,7 +136,15 @@ export const RULES: Record<string, KeyRule> = {
     shape: '{"threshold": 0.8, "strategy": "extractive"}',
     fields: {
       // 1..100 is read as a percentage, as the compaction settings always did.
-      threshold: { schema: z.number().gt(0).lte(100).transform((t) => (t > 1 ? t / 100 : t)), tighten: "lower", default: 0.8 },
+      threshold: {
+        schema: z
+          .number()
+          .gt(0)
+          .lte(100)
+          .transform((t) => (t > 1 ? t / 100 : t)),
+        tighten: "lower",
+        default: 0.8,
+      },
       strategy: { schema: z.enum(["extractive", "llm"]), tighten: { order: ["extractive", "llm"] }, default: "extractive" },
       model: { schema: z.string().trim().min(1), tighten: "user-only" },
     },
@@ -158,7 +171,7 @@ export const VSCODE_RULES: Record<string, KeyRule> = {
   // A repository must not send the requests, and the API key with them, to a server of its choosing.
   baseUrl: { kind: "value", schema: z.string(), tighten: "user-only" },
   stream: { kind: "value", schema: z.boolean(), tighten: "any" },
-  maxTurns: { kind: "value", schema: positiveInt, tighten: "lower" },
+  maxTurns: { kind: "value", schema: positiveInt, tighten: "lower", default: 50 },
   demoLabel: { kind: "value", schema: z.string(), tighten: "user-only" },
   sessionDir: { kind: "value", schema: z.string(), tighten: "user-only" },
   permissionMode: { kind: "engine", by: "the permission mode (a workspace may choose only a stricter one)" },
@@ -166,7 +179,17 @@ export const VSCODE_RULES: Record<string, KeyRule> = {
 };
 
 /** Yoke's keys, as they are read from a Claude Code settings file (only the permission, hook and MCP keys are). */
-const CLAUDE_READ = new Set(["permissions", "hooks", "disableAllHooks", "allowManagedHooksOnly", "allowManagedPermissionRulesOnly", "enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers", "$schema"]);
+const CLAUDE_READ = new Set([
+  "permissions",
+  "hooks",
+  "disableAllHooks",
+  "allowManagedHooksOnly",
+  "allowManagedPermissionRulesOnly",
+  "enableAllProjectMcpServers",
+  "enabledMcpjsonServers",
+  "disabledMcpjsonServers",
+  "$schema",
+]);
 
 export interface MergedSettings {
   /** Each object key's fields, each with its origin (fields absent when no layer set them). */
@@ -178,7 +201,16 @@ export interface MergedSettings {
   telemetry?: Valued<unknown>;
   sandbox?: Valued<Record<string, unknown>>;
   /** VS Code-only keys (`yoke.KEY`). */
-  vscode: { provider?: Valued<string>; model?: Valued<string>; baseUrl?: Valued<string>; stream?: Valued<boolean>; maxTurns?: Valued<number>; demoLabel?: Valued<string>; sessionDir?: Valued<string>; review?: Valued<Record<string, unknown>> };
+  vscode: {
+    provider?: Valued<string>;
+    model?: Valued<string>;
+    baseUrl?: Valued<string>;
+    stream?: Valued<boolean>;
+    maxTurns?: Valued<number>;
+    demoLabel?: Valued<string>;
+    sessionDir?: Valued<string>;
+    review?: Valued<Record<string, unknown>>;
+  };
   problems: SettingsProblem[];
   /** Keys whose value in some layer could not be used because it is invalid (the caller may refuse to start: a mistyped budget must not mean no budget). */
   invalid: Set<string>;
@@ -215,8 +247,13 @@ export function nestVscodeKeys(flat: Record<string, unknown>): Record<string, un
 export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions): MergedSettings {
   const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, vscode: {}, problems: [], invalid: new Set() };
   const values = new Map<string, Valued<unknown>>();
-  const problem = (layer: SettingsLayer, key: string | undefined, message: string) =>
-    out.problems.push({ file: layer.path ?? layer.label, ...(key ? { key: keyName(layer, key) } : {}), message: key ? `${keyName(layer, key)}: ${message}` : message });
+  const problem = (layer: SettingsLayer, key: string | undefined, message: string, invalid = false) =>
+    out.problems.push({
+      ...(invalid ? { invalid: true } : {}),
+      file: layer.path ?? layer.label,
+      ...(key ? { key: keyName(layer, key) } : {}),
+      message: key ? `${keyName(layer, key)}${/^[. ]/.test(message) ? "" : ": "}${message}` : message,
+    });
 
   for (const layer of layers) {
     const loosen = mayLoosen(layer.origin, opts.trusted);
@@ -241,16 +278,16 @@ export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions
         const parsed = rule.schema.safeParse(raw);
         if (!parsed.success) {
           out.invalid.add(key);
-          problem(layer, key, `${issueText(parsed.error)}; it is ignored`);
+          problem(layer, key, `${issueText(parsed.error)}; it is ignored`, true);
           continue;
         }
         const id = layer.format === "vscode" && VSCODE_RULES[key] ? `vscode.${key}` : key;
-        setValue(values, id, parsed.data, layer, loosen, rule.tighten, why, (m) => problem(layer, key, m));
+        setValue(values, id, parsed.data, layer, loosen, rule.tighten, why, (m) => problem(layer, key, m), rule.default);
         continue;
       }
       if (!isObject(raw)) {
         out.invalid.add(key);
-        problem(layer, key, `must be an object like ${rule.shape}; it is ignored`);
+        problem(layer, key, `must be an object like ${rule.shape}; it is ignored`, true);
         continue;
       }
       for (const [field, v] of Object.entries(raw)) {
@@ -264,7 +301,7 @@ export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions
         const parsed = f.schema.safeParse(v);
         if (!parsed.success) {
           out.invalid.add(key);
-          problem(layer, name, `${issueText(parsed.error)} (got ${JSON.stringify(v)}); ${f.default !== undefined ? `the default ${JSON.stringify(f.default)} applies` : "it is ignored"}`);
+          problem(layer, name, `${issueText(parsed.error)} (got ${JSON.stringify(v)}); ${f.default !== undefined ? `the default ${JSON.stringify(f.default)} applies` : "it is ignored"}`, true);
           continue;
         }
         setValue(values, name, parsed.data, layer, loosen, f.tighten, why, (m) => problem(layer, name, m), f.default);
@@ -323,13 +360,22 @@ function setValue(
     const list = value as string[];
     const kept = list.filter((m) => mine.includes(m));
     const dropped = list.filter((m) => !mine.includes(m));
-    if (dropped.length) report(`${dropped.map((m) => JSON.stringify(m)).join(", ")} ${dropped.length === 1 ? "is" : "are"} ignored because ${why}, and a repository may only remove fallback models you configured, not add any`);
+    if (dropped.length)
+      report(
+        `${dropped.map((m) => JSON.stringify(m)).join(", ")} ${dropped.length === 1 ? "is" : "are"} ignored because ${why}, and a repository may only remove fallback models you configured, not add any`,
+      );
     values.set(id, { ...next, value: kept });
     return;
   }
   const order = tighten.order;
   if (current === undefined || order.indexOf(value as string) <= order.indexOf(current as string)) values.set(id, next);
-  else report(`${JSON.stringify(value)} is ignored because ${why}, and a repository may only choose a stricter value (${order.slice(0, order.indexOf(current as string) + 1).map((o) => JSON.stringify(o)).join(" or ")})`);
+  else
+    report(
+      `${JSON.stringify(value)} is ignored because ${why}, and a repository may only choose a stricter value (${order
+        .slice(0, order.indexOf(current as string) + 1)
+        .map((o) => JSON.stringify(o))
+        .join(" or ")})`,
+    );
 }
 
 function projectWhy(layer: SettingsLayer, trusted: boolean): string {

@@ -11,5 +11,7 @@ export function problemsOf(r: Pick<ReadSettings, "problems">, key: string): stri
 
 /** The first problem of an invalid key, for callers that refuse to start without it (a mistyped budget must not mean no budget). */
 export function invalidKey(r: Pick<ReadSettings, "problems" | "invalid">, key: string): string | undefined {
-  return r.invalid.has(key) ? problemsOf(r, key)[0] : undefined;
+  if (!r.invalid.has(key)) return undefined;
+  const p = r.problems.find((x) => x.invalid && problemsOf({ problems: [x] }, key).length);
+  return p && `${p.file}: ${p.message.replace(/; (it is ignored|the default .* applies)$/, "")}`;
 }

@@ -74,7 +74,9 @@ describe("the one settings reader", () => {
       {
         file: join(w.home, ".yoke/settings.json"),
         fileLevel: true,
-        message: expect.stringMatching(/^\/.*\.yoke\/settings\.json is not valid JSON \(1:\d+: unexpected end of file \(a closing \} was expected\)\); none of its settings are used until it is fixed$/),
+        message: expect.stringMatching(
+          /^\/.*\.yoke\/settings\.json is not valid JSON \(1:\d+: unexpected end of file \(a closing \} was expected\)\); none of its settings are used until it is fixed$/,
+        ),
       },
     ]);
     // The permission settings report broken files; the other problems are printed once.
@@ -114,7 +116,12 @@ describe("the one settings reader", () => {
 
   it("a project may lower limits but not raise them, remove fallback models but not add them, and never set user-only keys", async () => {
     const w = setup({
-      "~/.yoke/settings.json": JSON.stringify({ budgets: { maxTurns: 10, maxCostUsd: 2 }, fallbackModels: ["a", "b"], subagents: { maxDepth: 1 }, compaction: { strategy: "extractive", threshold: 0.7 } }),
+      "~/.yoke/settings.json": JSON.stringify({
+        budgets: { maxTurns: 10, maxCostUsd: 2 },
+        fallbackModels: ["a", "b"],
+        subagents: { maxDepth: 1 },
+        compaction: { strategy: "extractive", threshold: 0.7 },
+      }),
       ".yoke/settings.json": JSON.stringify({
         budgets: { maxTurns: 500, maxCostUsd: 1, maxTimeS: 30 },
         fallbackModels: ["b", "openai:gpt-evil"],
@@ -141,7 +148,9 @@ describe("the one settings reader", () => {
     expect(r.sandbox).toBeUndefined();
     const lines = problemLines(r);
     expect(lines).toContain(`${file}: budgets.maxTurns: 500 is ignored because .yoke/settings.json comes with the repository, and a repository may only lower it (yours: 10)`);
-    expect(lines).toContain(`${file}: fallbackModels: "openai:gpt-evil" is ignored because .yoke/settings.json comes with the repository, and a repository may only remove fallback models you configured, not add any`);
+    expect(lines).toContain(
+      `${file}: fallbackModels: "openai:gpt-evil" is ignored because .yoke/settings.json comes with the repository, and a repository may only remove fallback models you configured, not add any`,
+    );
     expect(lines).toContain(`${file}: compaction.strategy: "llm" is ignored because .yoke/settings.json comes with the repository, and a repository may only choose a stricter value ("extractive")`);
     for (const key of ["compaction.model", "architect", "telemetry", "sandbox"]) {
       expect(lines).toContain(
@@ -200,8 +209,12 @@ describe("the one settings reader", () => {
     expect(r.vscode.maxTurns?.value).toBe(5);
     expect(r.fallbackModels?.value).toEqual(["f1"]);
     const lines = problemLines(r);
-    expect(lines).toContain("VS Code workspace settings: yoke.baseUrl: is ignored because VS Code workspace settings come with the repository; a repository may not set it — put it in your own settings (~/.yoke/settings.json or VS Code user settings)");
-    expect(lines).toContain("VS Code workspace settings: yoke.budgets.maxCostUsd: 9 is ignored because VS Code workspace settings come with the repository, and a repository may only lower it (yours: 3)");
+    expect(lines).toContain(
+      "VS Code workspace settings: yoke.baseUrl: is ignored because VS Code workspace settings come with the repository; a repository may not set it — put it in your own settings (~/.yoke/settings.json or VS Code user settings)",
+    );
+    expect(lines).toContain(
+      "VS Code workspace settings: yoke.budgets.maxCostUsd: 9 is ignored because VS Code workspace settings come with the repository, and a repository may only lower it (yours: 3)",
+    );
     expect(lines.some((l) => l.startsWith("VS Code workspace settings: yoke.nonsense: is not a setting Yoke knows"))).toBe(true);
   });
 
@@ -217,7 +230,12 @@ describe("the one settings reader", () => {
   it("verification commands keep their origin through the reader", async () => {
     const w = setup({ ".yoke/settings.json": '{ "verification": { "command": "npm test", }, }' });
     const v = await loadVerificationSettings({ cwd: w.ws, home: w.home, managedDir: null, vscodeUser: { maxReflections: 1 } });
-    expect(v.settings).toMatchObject({ command: "npm test", maxReflections: 1, fromProject: { command: true }, from: { command: ".yoke/settings.json", maxReflections: "VS Code setting yoke.verification" } });
+    expect(v.settings).toMatchObject({
+      command: "npm test",
+      maxReflections: 1,
+      fromProject: { command: true },
+      from: { command: ".yoke/settings.json", maxReflections: "VS Code setting yoke.verification" },
+    });
   });
 
   it("the user-only reader reads ~/.yoke/settings.json alone", () => {
