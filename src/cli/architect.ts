@@ -10,7 +10,8 @@ import { createProvider } from "../core/providers/create";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 import type { ToolDefinition } from "../core/tools/types";
 import { UsageError } from "./args";
-import { setting, type LoopControlFlags } from "./loop-control";
+import { sessionSettings, type LoopControlFlags } from "./loop-control";
+import { invalidKey } from "../node/settings/key-options";
 import { providerConfigFromFlags } from "./provider-config";
 
 export async function cliArchitect(
@@ -19,10 +20,13 @@ export async function cliArchitect(
   session: Provider,
   tools: readonly ToolDefinition[],
 ): Promise<{ provider: Provider; extension: Extension } | undefined> {
-  const s = await setting(flags, "architect");
+  const settings = await sessionSettings(flags);
+  const bad = invalidKey(settings, "architect");
+  if (bad) throw new UsageError(bad);
+  const s = settings.architect;
   let parsed;
   try {
-    parsed = s ? parseArchitectSettings(s.value, `${s.label}: architect`) : undefined;
+    parsed = s ? parseArchitectSettings(s.value, `${s.from}: architect`) : undefined;
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }

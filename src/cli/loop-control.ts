@@ -3,9 +3,8 @@
  * `fallbackModels` setting, the budgets (--max-cost, --max-time, setting `budgets`), tool circuit
  * breakers, stuck detection and fix hints.
  */
-import { parseJsonc } from "../core/settings/jsonc";
 import { homedir } from "node:os";
-import { budgetsExtension, parseBudgets } from "../core/budgets";
+import { budgetsExtension } from "../core/budgets";
 import { toolBreakersExtension } from "../core/breakers";
 import type { Extension } from "../core/extensions/types";
 import { fallbackChain, parseFallbackModels, parseFallbackSpec, type FallbackSpec } from "../core/fallback";
@@ -13,7 +12,9 @@ import { createProvider } from "../core/providers/create";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 import { stuckExtension } from "../core/stuck";
 import { toolHintsExtension } from "../core/tool-hints";
-import { loadSettingsSources } from "../node/settings/files";
+import { readSettings, type ReadSettings } from "../node/settings/reader";
+import { invalidKey } from "../node/settings/key-options";
+import { plain } from "../core/settings/keys";
 import { UsageError } from "./args";
 import { providerConfigFromFlags } from "./provider-config";
 
@@ -24,42 +25,29 @@ export interface LoopControlFlags {
   maxTimeS?: number;
   maxTurns?: number;
   settings?: string[];
+  /** The user trusts the folder (its untracked local settings count as the user's only then). */
+  trusted?: boolean;
 }
 
-/** The value of `key` in the settings file with the highest priority that sets it. */
-export async function setting(flags: LoopControlFlags, key: string): Promise<{ value: unknown; label: string } | undefined> {
-  const sources = await loadSettingsSources({ cwd: flags.cwd, home: homedir(), extraFiles: flags.settings });
-  let found: { value: unknown; label: string } | undefined;
-  for (const s of sources) {
-    let value = s.value;
-    if (value === undefined && s.text !== undefined) {
-      const parsed = parseJsonc(s.text);
-      if (!parsed.ok) continue; // the permission loader reports unreadable files
-      value = parsed.value;
-    }
-    if (value && typeof value === "object" && key in value) found = { value: (value as Record<string, unknown>)[key], label: s.info.label };
-  }
-  return found;
+/** The settings of the session's folder, through the one settings reader (project origins can only tighten). */
+export function sessionSettings(flags: LoopControlFlags): Promise<ReadSettings> {
+  return readSettings({ cwd: flags.cwd, home: homedir(), extraFiles: flags.settings, trusted: flags.trusted ?? true });
 }
 
 export async function cliLoopControl(flags: LoopControlFlags, config: ProviderConfig): Promise<{ provider: Provider; extensions: Extension[]; maxTurns?: number }> {
+  const settings = await sessionSettings(flags);
+  // A value that cannot be read stops the run: a mistyped budget must not mean no budget.
+  for (const key of ["fallbackModels", "budgets"]) {
+    const bad = invalidKey(settings, key);
+    if (bad) throw new UsageError(bad);
+  }
   let specs: FallbackSpec[];
   try {
-    if (flags.fallbackModels?.length) specs = flags.fallbackModels.map(parseFallbackSpec);
-    else {
-      const s = await setting(flags, "fallbackModels");
-      specs = s ? parseFallbackModels(s.value, `${s.label}: fallbackModels`) : [];
-    }
+    specs = flags.fallbackModels?.length ? flags.fallbackModels.map(parseFallbackSpec) : parseFallbackModels(settings.fallbackModels?.value ?? []);
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
-  let budgets: ReturnType<typeof parseBudgets> = {};
-  const b = await setting(flags, "budgets");
-  try {
-    if (b) budgets = parseBudgets(b.value, `${b.label}: budgets`);
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
+  const budgets = plain(settings.budgets);
   const models: Provider[] = [createProvider(config)];
   for (const spec of specs) {
     const cfg: ProviderConfig =

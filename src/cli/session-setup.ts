@@ -19,7 +19,8 @@ import { providerConfigFromFlags } from "./provider-config";
 import { createNodeServices } from "../node/agent-services";
 import { cliArchitect } from "./architect";
 import { cliTelemetry } from "./telemetry";
-import { cliLoopControl } from "./loop-control";
+import { cliLoopControl, sessionSettings } from "./loop-control";
+import { problemLines } from "../node/settings/reader";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import { createNodeGuidanceFiles } from "../node/guidance-files";
 import { nodeCheckpointsExtension } from "../node/checkpoints";
@@ -112,8 +113,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     : await providerConfigFromFlags(providerFlags);
   // The user's trust decision (src/cli/trust.ts): without it, Restricted Mode.
   const trust = await decideTrust({ folders: [resolve(flags.cwd), ...(flags.addDirs ?? []).map((d) => resolve(d))], flag: !!flags.trust, ask: !flags.offline });
-  const compaction = readCompactionSettings(flags.cwd);
-  for (const p of compaction.problems) process.stderr.write(`yoke: settings: ${p}\n`);
+  const compaction = await readCompactionSettings(flags.cwd, { trusted: trust.trusted, extraFiles: flags.settings });
   const summaryProvider = !flags.offline && compaction.settings.strategy === "llm" ? createProvider({ ...config, model: compaction.settings.model ?? config.model }) : undefined;
   const addDirs = flags.addDirs ?? [];
   const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
@@ -123,11 +123,13 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
   }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
+  // Every other settings problem (unknown keys, invalid values, what the repository may not set), once, with its file and key.
+  for (const line of problemLines(await sessionSettings({ ...flags, trusted: trust.trusted }))) process.stderr.write(`yoke: settings: ${line}\n`);
   const search = createRipgrepSearcher();
   // A command that must not call the model (yoke compact) needs no provider, fallback chain or budgets.
-  const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl(flags, config);
+  const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl({ ...flags, trusted: trust.trusted }, config);
   const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
-  const architect = flags.offline ? undefined : await cliArchitect(flags, config, loop.provider, tools);
+  const architect = flags.offline ? undefined : await cliArchitect({ ...flags, trusted: trust.trusted }, config, loop.provider, tools);
   const telemetry = flags.offline ? undefined : await cliTelemetry();
   const mcp = createNodeMcp({ cwd: flags.cwd, trusted: trust.trusted, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
   return {
@@ -158,7 +160,7 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
         nodeCheckpointsExtension(sessionDir),
         guidanceExtension({ files: createNodeGuidanceFiles() }),
         mcp.extension(tools.map((t) => t.name)),
-        nodeSubagentsExtension(flags.cwd, (m) => process.stderr.write(`yoke: ${m}\n`)),
+        await nodeSubagentsExtension(flags.cwd, undefined, { trusted: trust.trusted, extraFiles: flags.settings }),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
         ...(telemetry ? [telemetry.extension] : []),

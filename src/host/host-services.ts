@@ -13,6 +13,8 @@ import type { SandboxSettings } from "../node/commands/session-runner";
 import type { BackgroundProcessView } from "../protocol/messages";
 import { TerminalMirror } from "./terminal-mirror";
 import { scopedMode } from "../core/settings/origin";
+import { problemLines } from "../node/settings/reader";
+import { workspaceSettings } from "./settings";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
@@ -138,10 +140,15 @@ export class HostServices implements vscode.Disposable {
   async problems(): Promise<string[]> {
     const gate = this.gate;
     if (!gate) return [];
+    // Unknown keys, invalid values and what the workspace may not set, from the one settings reader.
+    const others = await workspaceSettings().then(
+      (r) => problemLines(r),
+      (err: unknown) => [`The settings could not be read: ${(err as Error).message}`],
+    );
     try {
-      return (await gate.problems()).map((p) => p.message);
+      return [...(await gate.problems()).map((p) => p.message), ...others];
     } catch (err) {
-      return [`The permission settings could not be read: ${(err as Error).message}`];
+      return [`The permission settings could not be read: ${(err as Error).message}`, ...others];
     }
   }
 

@@ -1,8 +1,10 @@
 // Loop control in the extension host: the fallback chain (yoke.fallbackModels), budgets
 // (yoke.budgets.*), tool breakers, stuck detection, fix hints, and the commands gate shared by
 // every session of this window.
-import * as vscode from "vscode";
-import { budgetsExtension, parseBudgets } from "../core/budgets";
+import { budgetsExtension } from "../core/budgets";
+import { plain } from "../core/settings/keys";
+import { invalidKey } from "../node/settings/key-options";
+import { workspaceSettings } from "./settings";
 import { toolBreakersExtension } from "../core/breakers";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import type { Extension } from "../core/extensions/types";
@@ -25,19 +27,23 @@ export async function hostLoopControl(
   tools: ToolDefinition[],
   make: (provider: string | undefined, model: string) => Promise<Provider>,
 ): Promise<{ provider: Provider; tools: ToolDefinition[]; extensions: Extension[] }> {
-  const c = vscode.workspace.getConfiguration("yoke");
+  // The settings files and yoke.*, through the one settings reader: a workspace may only remove fallback models and lower budgets.
+  const settings = await workspaceSettings();
   let specs;
-  let budgets;
   try {
-    specs = parseFallbackModels(c.get<unknown>("fallbackModels", []), "yoke.fallbackModels");
-    budgets = parseBudgets({ maxCostUsd: c.get<number | null>("budgets.maxCostUsd") ?? undefined, maxTimeS: c.get<number | null>("budgets.maxTimeS") ?? undefined }, "yoke.budgets");
+    for (const key of ["fallbackModels", "budgets"]) {
+      const bad = invalidKey(settings, key);
+      if (bad) throw new Error(bad);
+    }
+    specs = parseFallbackModels(settings.fallbackModels?.value ?? [], "yoke.fallbackModels");
   } catch (err) {
     throw new LoopSettingsError(err instanceof Error ? err.message : String(err));
   }
+  const budgets = plain(settings.budgets);
   const models = [primary, ...(await Promise.all(specs.map((s) => make(s.provider, s.model))))];
   return {
     provider: fallbackChain(models),
     tools: withConcurrencyGates(tools, gates),
-    extensions: [breakers, budgetsExtension(budgets), stuckExtension(), toolHintsExtension()],
+    extensions: [breakers, budgetsExtension({ maxCostUsd: budgets.maxCostUsd, maxTimeS: budgets.maxTimeS }), stuckExtension(), toolHintsExtension()],
   };
 }

@@ -1,7 +1,6 @@
 // Builds the AgentSession's options from the settings, the secret storage and the workspace:
 // the VS Code ports (workspace fs, ripgrep, session store), the provider and the approver.
 import * as vscode from "vscode";
-import { parseCompactionSettings } from "../core/compaction/settings";
 import { readCompactionSettings } from "../node/compaction-settings";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Extension } from "../core/extensions/types";
@@ -15,7 +14,7 @@ import { createProvider } from "../core/providers/create";
 import type { Provider } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
-import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
+import { type ApiKeys, needsKey, providerConfig, readSettings, yokeConfiguration, type HostSettings } from "./settings";
 import { hostArchitect } from "./architect";
 import { hostTelemetry } from "./telemetry";
 import { hostLoopControl, LoopSettingsError } from "./loop-control";
@@ -97,7 +96,7 @@ export class SessionOptionsBuilder {
         ...(node?.options.extensions ?? []),
         guidanceExtension({ files: createNodeGuidanceFiles(), prefs: this.deps.guidancePrefs }),
         ...((await this.deps.extensions?.()) ?? []),
-        nodeSubagentsExtension(folder.uri.fsPath, (m) => log.warn(m)),
+        await nodeSubagentsExtension(folder.uri.fsPath, (m) => log.warn(m), { trusted: vscode.workspace.isTrusted, vscode: yokeConfiguration() }),
         ...loop.extensions,
         ...(architect ? [architect.extension] : []),
         ...(await hostTelemetry(this.deps.log)),
@@ -106,12 +105,10 @@ export class SessionOptionsBuilder {
     };
   }
 
-  /** Compaction settings: the settings files (local folders), then the yoke.compaction VS Code setting over them. */
+  /** Compaction settings: the settings files and the yoke.compaction VS Code setting, through the one settings reader (a workspace may only tighten). */
   private async compaction(folder: vscode.WorkspaceFolder, provider: Provider, s: HostSettings): Promise<AgentSessionOptions["compaction"]> {
-    const files = folder.uri.scheme === "file" ? readCompactionSettings(folder.uri.fsPath) : { settings: undefined, problems: [] as string[] };
-    const raw = vscode.workspace.getConfiguration("yoke").get<Record<string, unknown>>("compaction") ?? {};
-    const parsed = parseCompactionSettings({ ...files.settings, ...raw });
-    for (const p of [...files.problems, ...parsed.problems]) this.deps.log.warn(`settings: ${p}`);
+    const parsed = await readCompactionSettings(folder.uri.fsPath, { trusted: vscode.workspace.isTrusted, vscode: yokeConfiguration() });
+    for (const p of parsed.problems) this.deps.log.warn(`settings: ${p}`);
     const model = parsed.settings.model;
     let summaryProvider: Provider | undefined;
     if (parsed.settings.strategy === "llm") {

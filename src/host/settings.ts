@@ -3,6 +3,8 @@ import * as vscode from "vscode";
 import type { PermissionMode } from "../core/loop/types";
 import type { ProviderConfig } from "../core/providers/types";
 import { DEFAULT_MODELS as CORE_DEFAULT_MODELS } from "../core/providers/defaults";
+import { mergeLayers, nestVscodeKeys, type MergedSettings, type SettingsLayer } from "../core/settings/keys";
+import { readSettings as readAllSettings, type ReadSettings } from "../node/settings/reader";
 
 export type HostProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm";
 export const PROVIDERS: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];
@@ -28,21 +30,97 @@ export interface HostSettings {
   demoLabel: string;
 }
 
-export function readSettings(): HostSettings {
+/** The yoke.* settings Yoke reads (package.json contributes.configuration), read here only. */
+const KEYS = [
+  "provider",
+  "model",
+  "baseUrl",
+  "stream",
+  "compaction",
+  "maxTurns",
+  "fallbackModels",
+  "architect",
+  "budgets.maxCostUsd",
+  "budgets.maxTimeS",
+  "permissionMode",
+  "demoLabel",
+  "sessionDir",
+  "permissions",
+  "hooks",
+  "sandbox",
+  "telemetry",
+  "verification",
+] as const;
+/** Restricted Mode ignores a workspace's values of these (package.json capabilities.untrustedWorkspaces). */
+const RESTRICTED = new Set<string>(["provider", "baseUrl"]);
+
+/**
+ * The yoke.* configuration, the user's scope and the workspace's (workspace and folder values,
+ * from .vscode/settings.json or a .code-workspace file: they come with the repository), for the
+ * one settings reader (src/node/settings/reader.ts), which decides what a workspace may set.
+ */
+export function yokeConfiguration(): { user: Record<string, unknown>; workspace: Record<string, unknown> } {
   const c = vscode.workspace.getConfiguration("yoke");
-  const raw = c.get<string>("provider");
+  const user: Record<string, unknown> = {};
+  const workspace: Record<string, unknown> = {};
+  const trusted = vscode.workspace.isTrusted !== false;
+  for (const key of KEYS) {
+    const i = c.inspect?.<unknown>(key);
+    if (!i) {
+      const v = c.get<unknown>(key);
+      if (v !== undefined) user[key] = v;
+      continue;
+    }
+    if (i.globalValue !== undefined) user[key] = i.globalValue;
+    const ws =
+      i.workspaceFolderValue !== undefined && isPlainObject(i.workspaceFolderValue) && isPlainObject(i.workspaceValue)
+        ? { ...i.workspaceValue, ...i.workspaceFolderValue }
+        : (i.workspaceFolderValue ?? i.workspaceValue);
+    if (ws !== undefined && (trusted || !RESTRICTED.has(key))) workspace[key] = ws;
+  }
+  return { user, workspace };
+}
+
+/** The VS Code configuration alone, merged by the reader's rules (a workspace may only tighten). */
+export function vscodeSettings(config = yokeConfiguration()): MergedSettings {
+  const layers: SettingsLayer[] = [
+    { label: "VS Code user settings", origin: "user", format: "vscode", kind: "vscode", value: nestVscodeKeys(config.user) },
+    { label: "VS Code workspace settings", origin: "project", format: "vscode", kind: "vscode-workspace", value: nestVscodeKeys(config.workspace) },
+  ];
+  return mergeLayers(layers, { trusted: vscode.workspace.isTrusted !== false });
+}
+
+/**
+ * Every setting of the first workspace folder: its settings files and the user's, with the VS Code
+ * configuration, read by the one settings reader (src/node/settings/reader.ts).
+ */
+export async function workspaceSettings(): Promise<ReadSettings> {
+  const config = yokeConfiguration();
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder || folder.uri.scheme !== "file") return { ...vscodeSettings(config), layers: [] };
+  return readAllSettings({ cwd: folder.uri.fsPath, trusted: vscode.workspace.isTrusted !== false, vscode: config });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function readSettings(): HostSettings {
+  const v = vscodeSettings().vscode;
+  const raw = v.provider?.value;
   const provider = PROVIDERS.includes(raw as HostProviderId) ? (raw as HostProviderId) : "anthropic";
   // Only the user's own value here: a workspace's may only tighten (host-services.ts configuredPermissionMode decides a session's mode).
-  const mode = c.inspect?.<string>("permissionMode")?.globalValue ?? "default";
+  const mode = yokeConfiguration().user.permissionMode ?? "default";
   return {
     provider,
     explicit: PROVIDERS.includes(raw as HostProviderId),
-    model: c.get<string>("model", "").trim() || DEFAULT_MODELS[provider],
-    baseUrl: c.get<string>("baseUrl", "").trim(),
-    stream: c.get<boolean>("stream", true),
-    maxTurns: Math.max(1, c.get<number>("maxTurns", 50)),
+    model: (v.model?.value ?? "").trim() || DEFAULT_MODELS[provider],
+    // The user's own base URL only: a repository must not send the requests and the key to its server.
+    baseUrl: (v.baseUrl?.value ?? "").trim(),
+    stream: v.stream?.value ?? true,
+    maxTurns: Math.max(1, v.maxTurns?.value ?? 50),
     permissionMode: MODES.includes(mode as PermissionMode) ? (mode as PermissionMode) : "default",
-    demoLabel: c.get<string>("demoLabel", "").trim(),
+    demoLabel: (v.demoLabel?.value ?? "").trim(),
   };
 }
 

@@ -5,10 +5,11 @@ import * as vscode from "vscode";
 import type { Extension } from "../core/extensions/types";
 import { parseTelemetrySettings } from "../core/telemetry/settings";
 import { nodeTelemetry } from "../node/telemetry";
+import { yokeConfiguration } from "./settings";
 
 export async function hostTelemetry(log: vscode.LogOutputChannel): Promise<Extension[]> {
   try {
-    const settings = parseTelemetrySettings(vscode.workspace.getConfiguration("yoke").inspect<unknown>("telemetry")?.globalValue, "yoke.telemetry");
+    const settings = parseTelemetrySettings(yokeConfiguration().user.telemetry, "yoke.telemetry");
     if (!settings) return [];
     return [(await nodeTelemetry(settings)).extension];
   } catch (err) {

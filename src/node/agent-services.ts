@@ -3,7 +3,6 @@
  * permission gate over the settings files, Claude Code-compatible hooks, and the sandboxed
  * command runner. The host adds what only it has (the VS Code change review, UI approvals).
  */
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -26,7 +25,7 @@ import { createSessionCommandRunner, protectionView, SandboxSettingsError, type 
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { verificationExtension } from "../core/verification/extension";
 import { loadVerificationSettings } from "./verification-settings";
-import { parseJsonc } from "../core/settings/jsonc";
+import { readUserSettings } from "./settings/reader";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -73,27 +72,16 @@ export interface NodeServices {
 
 /**
  * Sandbox settings come from the user's own settings only (~/.yoke/settings.json, VS Code user
- * settings): a repository's .yoke/settings.json cannot turn the sandbox off or the network on.
+ * settings), read by the one settings reader: a repository's .yoke/settings.json cannot turn the
+ * sandbox off or the network on.
  */
 export function readUserSandboxSettings(home: string): SandboxSettings {
-  const path = join(home, ".yoke", "settings.json");
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return {};
-    throw new SandboxSettingsError(`${path} cannot be read (${code ?? String(err)}), so the sandbox settings are unknown; fix it`);
-  }
-  if (text.trim() === "") return {};
-  const parsed = parseJsonc(text);
+  const r = readUserSettings(home);
+  const broken = r.problems.find((p) => p.fileLevel);
   // Not guessed: the user may have meant a stricter sandbox than the defaults.
-  if (!parsed.ok) throw new SandboxSettingsError(`${path} is not valid JSON (${parsed.line}:${parsed.column}: ${parsed.message}), so the sandbox settings are unknown; fix it`);
-  const value = parsed.value;
-  const sandbox = value && typeof value === "object" ? (value as { sandbox?: unknown }).sandbox : undefined;
-  if (sandbox === undefined) return {};
-  if (!sandbox || typeof sandbox !== "object" || Array.isArray(sandbox)) throw new SandboxSettingsError(`${path}: "sandbox" must be an object`);
-  return sandbox as SandboxSettings;
+  if (broken) throw new SandboxSettingsError(`${broken.message.replace(/; none of its settings are used.*$/, "")}, so the sandbox settings are unknown; fix it`);
+  if (r.invalid.has("sandbox")) throw new SandboxSettingsError(`${join(home, ".yoke", "settings.json")}: "sandbox" must be an object`);
+  return (r.sandbox?.value ?? {}) as SandboxSettings;
 }
 
 export function createNodeServices(opts: NodeServicesOptions): NodeServices {

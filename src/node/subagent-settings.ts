@@ -1,23 +1,28 @@
 /**
- * The `subagents` key of the settings files (proposed for contract section 4): `~/.yoke/settings.json`,
- * then the workspace's `.yoke/settings.json` over it, field by field. Problems are returned to be
- * shown, never thrown: a bad field falls back to its default.
+ * The `subagents` key (proposed for contract section 4), through the one settings reader
+ * (src/node/settings/reader.ts): a workspace may only lower the limits.
  */
 import { homedir } from "node:os";
-import { parseSubagentSettings, subagentsExtension, type SubagentSettings } from "../core/subagents";
+import { DEFAULT_SUBAGENT_SETTINGS, subagentsExtension, type SubagentSettings } from "../core/subagents";
 import type { Extension } from "../core/extensions/types";
-import { readYokeSettingsKey } from "./yoke-settings-key";
+import { readSettings, type ReadSettingsOptions } from "./settings/reader";
+import { problemsOf, type KeyReadOptions } from "./settings/key-options";
 
-export function readSubagentSettings(cwd: string, home = homedir()): { settings: SubagentSettings; problems: string[] } {
-  // A file that is not JSON is reported by the other settings readers.
-  const { value, problems } = readYokeSettingsKey("subagents", cwd, { home, shape: ' like {"maxDepth": 2, "maxConcurrent": 3}; the defaults apply' });
-  const parsed = parseSubagentSettings(value);
-  return { settings: parsed.settings, problems: [...problems, ...parsed.problems] };
+export async function readSubagentSettings(cwd: string, opts: string | KeyReadOptions = {}): Promise<{ settings: SubagentSettings; problems: string[] }> {
+  const o: ReadSettingsOptions = typeof opts === "string" ? { cwd, home: opts } : { cwd, home: homedir(), ...opts };
+  const r = await readSettings(o);
+  const s = r.subagents;
+  const settings: SubagentSettings = {
+    maxDepth: s.maxDepth?.value ?? DEFAULT_SUBAGENT_SETTINGS.maxDepth,
+    maxConcurrent: s.maxConcurrent?.value ?? DEFAULT_SUBAGENT_SETTINGS.maxConcurrent,
+    ...(s.maxTurns ? { maxTurns: s.maxTurns.value } : {}),
+  };
+  return { settings, problems: problemsOf(r, "subagents") };
 }
 
-/** The subagents extension with the settings of the folder `cwd`; problems go to `warn`. */
-export function nodeSubagentsExtension(cwd: string, warn: (message: string) => void): Extension {
-  const { settings, problems } = readSubagentSettings(cwd);
-  for (const p of problems) warn(`settings: ${p}`);
+/** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
+export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions = {}): Promise<Extension> {
+  const { settings, problems } = await readSubagentSettings(cwd, opts);
+  if (warn) for (const p of problems) warn(`settings: ${p}`);
   return subagentsExtension({ settings });
 }

@@ -1,5 +1,5 @@
 // Architect mode through the real CLI, real SDK clients and real HTTP to the scripted LLM server:
-// the `architect` key of .yoke/settings.json sends the plan request to the planning model (read-only
+// the `architect` key of ~/.yoke/settings.json sends the plan request to the planning model (read-only
 // tools only, told it plans) and, after the hand-over, the edit requests to the cheaper editor model.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,18 +14,22 @@ import { ensureBuilt, runCli } from "../support/cli";
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 
+// The user's own setting (~/.yoke/settings.json): a repository may not choose the models (docs/security.md).
 function workspace(architect: unknown): { ws: string; sessions: string } {
   const dir = mkdtempSync(join(tmpdir(), "yoke-architect-"));
   temps.push(dir);
   const ws = join(dir, "ws");
-  mkdirSync(join(ws, ".yoke"), { recursive: true });
+  mkdirSync(ws, { recursive: true });
+  mkdirSync(join(dir, "home", ".yoke"), { recursive: true });
   writeFileSync(join(ws, "README.md"), "# Widget\n\nThe widget counts tides.\n");
-  writeFileSync(join(ws, ".yoke", "settings.json"), JSON.stringify({ architect }));
+  writeFileSync(join(dir, "home", ".yoke", "settings.json"), JSON.stringify({ architect }));
   return { ws, sessions: join(dir, "sessions") };
 }
 
 const run = (url: string, ws: string, sessions: string, prompt: string) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "planner-model", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "acceptEdits", prompt]);
+  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "planner-model", "--cwd", ws, "--session-dir", sessions, "--permission-mode", "acceptEdits", prompt], {
+    env: { HOME: join(ws, "..", "home") },
+  });
 
 type Msg = { role: string; content?: unknown };
 const messages = (r: RecordedRequest) => r.body.messages as Msg[];

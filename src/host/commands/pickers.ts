@@ -2,7 +2,7 @@
 import * as vscode from "vscode";
 import type { PermissionMode } from "../../core/loop/types";
 import type { SessionController } from "../session-controller";
-import { ApiKeys, readSettings, writeSetting, type HostSettings } from "../settings";
+import { ApiKeys, readSettings, vscodeSettings, writeSetting, type HostSettings } from "../settings";
 import { modelChoices, type ModelChoice } from "./models";
 
 export async function openSessionPick(controller: SessionController, reveal: () => Promise<void>): Promise<void> {
@@ -87,7 +87,7 @@ export async function switchModelPick(keys: ApiKeys, log: vscode.LogOutputChanne
   qp.placeholder = `Now: ${s.model || "the provider's default"}. The next message uses the model you pick.`;
   qp.matchOnDescription = true;
   const render = (available: string[], problem?: string) => {
-    const fallback = vscode.workspace.getConfiguration("yoke").get<string[]>("fallbackModels", []);
+    const fallback = vscodeSettings().fallbackModels?.value ?? [];
     qp.items = [
       ...modelChoices({ provider: s.provider, current: s.model, fallbackModels: fallback, available }).map((choice) => ({
         label: choice.model,

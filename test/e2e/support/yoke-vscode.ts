@@ -22,9 +22,10 @@ export interface ScriptedModel extends Omit<ScriptedServerOptions, "port" | "hos
   /** yoke.model. Default "scripted-e2e". */
   name?: string;
   /**
-   * Where yoke.provider, yoke.baseUrl and yoke.model are written. Default "workspace"
-   * (.vscode/settings.json). Restricted Mode ignores a workspace's values of the restricted
-   * settings yoke.provider and yoke.baseUrl, so an untrusted folder needs "user".
+   * Where yoke.provider, yoke.baseUrl and yoke.model are written. Default "user" (the profile's
+   * User/settings.json): Yoke ignores a workspace's yoke.baseUrl (a repository must not send the
+   * requests and the key to its own server; docs/security.md), so "workspace" only suits a model
+   * that needs no base URL.
    */
   settingsIn?: "workspace" | "user";
 }
@@ -128,8 +129,8 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       const { wire: _wire, name: _name, settingsIn, ...serverOptions } = opts.model;
       llm = await startScriptedLlmServer(serverOptions);
       const provider = providerSettings(opts.model, llm);
-      if (settingsIn === "user") userSettings = { ...provider, ...userSettings };
-      else workspaceSettings = { ...provider, ...workspaceSettings };
+      if (settingsIn === "workspace") workspaceSettings = { ...provider, ...workspaceSettings };
+      else userSettings = { ...provider, ...userSettings };
     }
     const extra = (await opts.launch?.()) ?? {};
     rmSync(watchdogDir(opts.name), { recursive: true, force: true });
