@@ -15,7 +15,7 @@ import type { PermissionMode } from "../core/loop/types";
 import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "../core/permissions/evaluate-bash";
 import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import type { YokePermissionGate } from "../core/permissions/gate";
-import { cliGate } from "../cli/commands/permissions";
+import { folderGate } from "../node/permission-check";
 import type { BenchMetric, BenchSection } from "./types";
 
 /** The target: any input up to 1 MB answered within this. */
@@ -237,7 +237,7 @@ export async function runAdversarial(opts: { only?: string[]; repeats?: number; 
   writeFileSync(settingsFile, JSON.stringify({ permissions: rules }));
   const home = join(root, "home");
   mkdirSync(join(home, ".ssh"), { recursive: true });
-  const gate = cliGate({ cwd, home, settings: [settingsFile], trusted: true, managedDir: null });
+  const gate = folderGate({ cwd, home, settings: [settingsFile], trusted: true, managedDir: null });
   const repeats = opts.repeats ?? 3;
   const load0 = loadavg()[0]!;
   const results: ShapeResult[] = [];

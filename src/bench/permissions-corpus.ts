@@ -1,12 +1,14 @@
 /**
- * Runs test/fixtures/permissions-corpus.json through `yoke permissions check --json` (the CLI code
- * path), each case in a fresh temporary workspace with real files and symlinks. Used by the corpus
- * test and by `yoke bench`.
+ * Runs test/fixtures/permissions-corpus.json through the check behind `yoke permissions check
+ * --json` (src/node/permission-check.ts: the folder's settings files, the gate, the JSON the CLI
+ * prints), each case in a fresh temporary workspace with real files and symlinks. Used by the corpus
+ * test and by `yoke bench`; test/unit/permissions/cli.test.ts runs the command itself.
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { permissionsCommand } from "../cli/commands/permissions";
+import type { PermissionMode } from "../core/loop/types";
+import { checkPermission, decisionJson } from "../node/permission-check";
 
 export interface PermissionCase {
   id: string;
@@ -73,13 +75,11 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
     root,
     async run(c: PermissionCase): Promise<CaseOutcome> {
       const ws = makeWorkspace(c.id);
-      const argv = ["check", "--tool", c.tool, "--input", JSON.stringify(substitute(c.input, ws)), "--cwd", ws, "--home", home, "--json"];
-      if (c.mode) argv.push("--mode", c.mode);
       const settings = c.settings === undefined ? corpus.standardSettings : c.settings;
+      let settingsFile: string | undefined;
       if (settings !== null) {
-        const file = join(root, `settings-${c.id}-${made}.json`);
-        write(file, JSON.stringify(substitute(settings, ws)));
-        argv.push("--settings", file);
+        settingsFile = join(root, `settings-${c.id}-${made}.json`);
+        write(settingsFile, JSON.stringify(substitute(settings, ws)));
       }
       const homeFiles: string[] = [];
       for (const [rel, content] of Object.entries(c.sources ?? {})) {
@@ -87,11 +87,19 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
         if (rel.startsWith("$HOME/")) homeFiles.push(path);
         write(path, typeof content === "string" ? content : JSON.stringify(content));
       }
-      let stdout = "";
-      let stderr = "";
       try {
-        const exitCode = await permissionsCommand(argv, { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-        const got = JSON.parse(stdout) as { decision: string; rule: string | null; reason: string; confine?: CaseOutcome["confine"] };
+        const result = await checkPermission({
+          tool: c.tool,
+          input: substitute(c.input, ws),
+          cwd: ws,
+          home,
+          ...(c.mode ? { mode: c.mode as PermissionMode } : {}),
+          ...(settingsFile ? { settings: [settingsFile] } : {}),
+          trusted: true,
+        });
+        const got = decisionJson(result);
+        const stderr = result.problems.map((p) => `warning: ${p}\n`).join("");
+        const exitCode = 0;
         const expected = substitute(c.expect, ws);
         const confineAgrees =
           expected.confine === undefined ||

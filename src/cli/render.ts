@@ -6,6 +6,7 @@ import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
 import type { SessionSummary } from "../core/session/projection";
 import { verificationLine } from "../core/verification/evidence";
+import { turnTimeLine } from "../core/turn-time";
 
 export interface ConsoleRenderer {
   header(id: string, provider: Provider, label?: string): void;
@@ -67,6 +68,11 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           break;
         case "verification":
           line(verificationLine(e));
+          break;
+        case "turn_time":
+          // On stderr with the footer: stdout stays the answer and the activity.
+          if (midLine) line("");
+          err.write(`yoke: ⏱ ${turnTimeLine(e)}\n`);
           break;
         case "checkpoint": {
           // A snapshot that could not hold every file: said before the call it precedes runs.

@@ -1,32 +1,23 @@
-/** Builds the agent session's ports for the command line: Node file system, ripgrep, JSONL logs. */
+/**
+ * The CLI's sessions: its flags and trust decision become the session's settings, and the session
+ * recipe (src/node/session-recipe.ts) builds the session with the terminal's approver.
+ */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
-import { guidanceExtension } from "../core/guidance";
-import { silentLogger } from "../core/ports";
 import type { PermissionMode } from "../core/loop/types";
 import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
-import { createBuiltinTools } from "../core/tools/builtin";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, legacyCliSessionDir, type FileSessionStore } from "../node/session-store";
+import { nodeServicesFor, sessionRecipe } from "../node/session-recipe";
+import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
-import { createNodeServices } from "../node/agent-services";
-import { cliArchitect } from "./architect";
-import { cliTelemetry } from "./telemetry";
-import { cliLoopControl, sessionSettings } from "./loop-control";
-import { problemLines } from "../node/settings/reader";
-import { defaultGates, withConcurrencyGates } from "../core/concurrency";
-import { createNodeGuidanceFiles } from "../node/guidance-files";
-import { nodeCheckpointsExtension } from "../node/checkpoints";
-import { createNodeMcp } from "../node/mcp/setup";
-import { readCompactionSettings } from "../node/compaction-settings";
-import { nodeSubagentsExtension } from "../node/subagent-settings";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
@@ -113,58 +104,40 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     : await providerConfigFromFlags(providerFlags);
   // The user's trust decision (src/cli/trust.ts): without it, Restricted Mode.
   const trust = await decideTrust({ folders: [resolve(flags.cwd), ...(flags.addDirs ?? []).map((d) => resolve(d))], flag: !!flags.trust, ask: !flags.offline });
-  const compaction = await readCompactionSettings(flags.cwd, { trusted: trust.trusted, extraFiles: flags.settings });
-  const summaryProvider = !flags.offline && compaction.settings.strategy === "llm" ? createProvider({ ...config, model: compaction.settings.model ?? config.model }) : undefined;
   const addDirs = flags.addDirs ?? [];
-  const fs = createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {});
-  const node = createNodeServices({ cwd: flags.cwd, folders: addDirs, sessionDir, trusted: trust.trusted, restrictedHint: trust.hint, extraSettings: flags.settings });
+  const settings = await readSessionSettings({
+    cwd: flags.cwd,
+    folders: addDirs,
+    sessionDir,
+    trusted: trust.trusted,
+    restrictedHint: trust.hint,
+    extraFiles: flags.settings,
+    cli: { fallbackModels: flags.fallbackModels, maxCostUsd: flags.maxCostUsd, maxTimeS: flags.maxTimeS, maxTurns: flags.maxTurns },
+    offline: flags.offline,
+  }).catch((err: unknown) => {
+    throw err instanceof SessionSettingsError ? new UsageError(err.message) : err;
+  });
+  const node = nodeServicesFor(settings);
   const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
   }
   for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
-  // Every other settings problem (unknown keys, invalid values, what the repository may not set), once, with its file and key.
-  for (const line of problemLines(await sessionSettings({ ...flags, trusted: trust.trusted }))) process.stderr.write(`yoke: settings: ${line}\n`);
-  const search = createRipgrepSearcher();
-  // A command that must not call the model (yoke compact) needs no provider, fallback chain or budgets.
-  const loop = flags.offline ? { provider: offlineProvider(config), extensions: [], maxTurns: flags.maxTurns } : await cliLoopControl({ ...flags, trusted: trust.trusted }, config);
-  const tools = withConcurrencyGates(createBuiltinTools(), defaultGates());
-  const architect = flags.offline ? undefined : await cliArchitect({ ...flags, trusted: trust.trusted }, config, loop.provider, tools);
-  const telemetry = flags.offline ? undefined : await cliTelemetry();
-  const mcp = createNodeMcp({ cwd: flags.cwd, trusted: trust.trusted, extraSettings: flags.settings, log: (m) => process.stderr.write(`yoke: mcp: ${m}\n`) });
-  return {
-    sessionDir,
-    store,
-    dispose: async () => {
-      await telemetry?.flush().catch(() => undefined);
-      await mcp.dispose();
-    },
-    options: {
-      store,
-      provider: architect?.provider ?? loop.provider,
-      compaction: { settings: compaction.settings, summaryProvider },
-      providerLabel: label,
-      baseUrl: config.baseUrl,
-      tools,
-      services: (session) => ({ fs, search, log: silentLogger, access: node.access, ...node.commands(session) }),
-      approver: createTerminalApprover(),
-      ...node.sessionOptions,
-      permissionMode,
-      trusted: trust.trusted,
-      restrictedHint: trust.hint,
-      platform: process.platform,
-      maxTurns: loop.maxTurns,
-      // Every mechanism of the session: verification (node services), checkpoints, guidance, MCP servers' tools, loop control.
-      extensions: [
-        ...(node.sessionOptions.extensions ?? []),
-        nodeCheckpointsExtension(sessionDir),
-        guidanceExtension({ files: createNodeGuidanceFiles() }),
-        mcp.extension(tools.map((t) => t.name)),
-        await nodeSubagentsExtension(flags.cwd, undefined, { trusted: trust.trusted, extraFiles: flags.settings }),
-        ...loop.extensions,
-        ...(architect ? [architect.extension] : []),
-        ...(telemetry ? [telemetry.extension] : []),
-      ],
-    },
+  // A command that must not call the model (yoke compact) gets a provider that says so if anything tries.
+  const make = async (provider: string | undefined, model: string): Promise<Provider> => {
+    if (flags.offline) return offlineProvider({ provider: config.provider, model });
+    const cfg: ProviderConfig = !provider || provider === config.provider ? { ...config, model } : await providerConfigFromFlags({ provider, model, stream: config.stream });
+    return createProvider(cfg);
   };
+  const recipe = await sessionRecipe(settings, {
+    store,
+    fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
+    search: createRipgrepSearcher(),
+    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    models: { primary: flags.offline ? offlineProvider(config) : createProvider(config), make, label, baseUrl: config.baseUrl },
+    approver: createTerminalApprover(),
+    permissionMode,
+    services: node,
+  });
+  return { sessionDir, store, dispose: () => recipe.dispose(), options: recipe.options };
 }

@@ -463,6 +463,20 @@ export const SessionEvent = z.discriminatedUnion("type", [
     items: z.array(ContextItem).optional(),
   }),
   // --- end composer ---
+  /** How long the agent worked on one message, and where the time went (src/core/turn-time). Never sent to the model. */
+  z.object({
+    ...base,
+    type: z.literal("turn_time"),
+    /** Wall time from the first model request to the end of the run. */
+    ms: z.number().nonnegative(),
+    /** Waiting for the model: each request from the "thinking" state to its answer. */
+    modelMs: z.number().nonnegative(),
+    /** The tools' own durations, summed (parallel calls count each). */
+    toolMs: z.number().nonnegative(),
+    requests: z.number().int().nonnegative(),
+    tools: z.number().int().nonnegative(),
+    outcome: z.enum(["done", "error", "cancelled"]),
+  }),
   z.object({
     ...base,
     type: z.literal("todos"),

@@ -1,20 +1,20 @@
-// The Node services of the extension's sessions (src/node/agent-services.ts): the permission gate
-// over the settings files and the VS Code settings, hooks, and the sandboxed command runner, with
-// what only VS Code adds: a watcher that reloads the gate, the terminal mirror, the background list.
-import { nodeCheckpointsExtension } from "../node/checkpoints";
+// The Node services of the extension's sessions (src/node/session-recipe.ts nodeServicesFor): the
+// permission gate over the settings files and the VS Code settings, hooks, and the sandboxed command
+// runner, with what only VS Code adds: a watcher that reloads the gate, the terminal mirror, the
+// background list. vscodeSessionValues() reads the yoke.* settings a session is built from.
 import * as vscode from "vscode";
 import type { RunningCommand, CommandRunner } from "../core/commands/types";
-import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { PermissionMode } from "../core/loop/types";
 import type { YokePermissionGate } from "../core/permissions/gate";
 import type { Disposable, SessionServices } from "../core/ports";
-import { createNodeServices, type NodeServices } from "../node/agent-services";
-import type { SandboxSettings } from "../node/commands/session-runner";
+import type { NodeServices } from "../node/agent-services";
+import { nodeServicesFor } from "../node/session-recipe";
+import { workspaceSettings, type VscodeSessionValues } from "../node/session-settings";
 import type { BackgroundProcessView } from "../protocol/messages";
 import { TerminalMirror } from "./terminal-mirror";
 import { scopedMode } from "../core/settings/origin";
 import { problemLines } from "../node/settings/reader";
-import { workspaceSettings } from "./settings";
+import { workspaceSettings as readWorkspaceSettings, yokeConfiguration } from "./settings";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
@@ -53,6 +53,24 @@ function objectSetting(c: vscode.WorkspaceConfiguration, key: string): { user?: 
   return { ...(user ? { user } : {}), ...(workspace ? { workspace } : {}) };
 }
 
+/**
+ * The yoke.* settings a session is built from, read here once and handed to the session's
+ * settings (src/node/session-settings.ts), which decides what each one is worth.
+ */
+export function vscodeSessionValues(): VscodeSessionValues {
+  const c = vscode.workspace.getConfiguration("yoke");
+  const inspect = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.bind(c);
+  return {
+    permissions: objectSetting(c, "permissions"),
+    hooks: objectSetting(c, "hooks"),
+    verification: objectSetting(c, "verification"),
+    // Only the user's own value: a workspace must not turn the sandbox off or the network on.
+    sandbox: inspect?.<unknown>("sandbox")?.globalValue,
+    // Every yoke.* value by scope, for the one settings reader (it decides what a workspace may set).
+    config: yokeConfiguration(),
+  };
+}
+
 function asObject(v: unknown): Record<string, unknown> | undefined {
   return isObject(v) ? v : undefined;
 }
@@ -83,33 +101,18 @@ export class HostServices implements vscode.Disposable {
     const folders = vscode.workspace.workspaceFolders ?? [];
     const folder = folders[0];
     if (!folder) return undefined;
-    const more = folders.slice(1).map((f) => f.uri.fsPath);
-    const c = vscode.workspace.getConfiguration("yoke");
-    const permissions = objectSetting(c, "permissions");
-    const hooks = objectSetting(c, "hooks");
-    const verification = objectSetting(c, "verification");
-    // Only the user's own value: a workspace must not turn the sandbox off or the network on.
-    const sandbox = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<SandboxSettings>("sandbox")?.globalValue;
-    const trusted = vscode.workspace.isTrusted;
-    const key = JSON.stringify([folders.map((f) => f.uri.toString()), trusted, permissions ?? null, hooks ?? null, verification, sandbox ?? null, this.sessionDir()]);
+    const settings = workspaceSettings({
+      cwd: folder.uri.fsPath,
+      folders: folders.slice(1).map((f) => f.uri.fsPath),
+      sessionDir: this.sessionDir(),
+      trusted: vscode.workspace.isTrusted,
+      vscode: vscodeSessionValues(),
+    });
+    const key = JSON.stringify([folders.map((f) => f.uri.toString()), settings]);
     if (this.current?.key === key) return this.current.services;
     this.current?.watcher?.dispose();
     const dist = this.ctx.extensionUri ? vscode.Uri.joinPath(this.ctx.extensionUri, "dist").fsPath : undefined;
-    const services = createNodeServices({
-      cwd: folder.uri.fsPath,
-      folders: more,
-      sessionDir: this.sessionDir(),
-      trusted,
-      vscodePermissions: permissions.user,
-      vscodeHooks: hooks.user,
-      vscodeWorkspacePermissions: permissions.workspace,
-      vscodeWorkspaceHooks: hooks.workspace,
-      vscodeVerification: verification.user,
-      vscodeWorkspaceVerification: verification.workspace,
-      vscodeSandbox: isObject(sandbox) ? sandbox : undefined,
-      wasmDirs: dist ? [dist] : undefined,
-      log: this.log,
-    });
+    const services = nodeServicesFor(settings, { wasmDirs: dist ? [dist] : undefined, log: this.log });
     this.current = { key, services, watcher: this.watch(folder, services.gate) };
     this.changed.fire();
     return services;
@@ -120,19 +123,18 @@ export class HostServices implements vscode.Disposable {
   }
 
   /**
-   * The session options of these services (permission engine, hooks) and the per-session members
-   * of SessionServices; each session's command runner is mirrored into a terminal and listed.
+   * What the session recipe takes from this window: its Node services (the watched gate) and the
+   * session folder; each session's command runner is mirrored into a terminal and listed.
    */
-  sessionParts(): { options: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">; session: (session: { id: string }) => Partial<SessionServices> } | undefined {
+  sessionParts(): { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined {
     const services = this.services();
     if (!services) return undefined;
     return {
-      options: { ...services.sessionOptions, extensions: [...(services.sessionOptions.extensions ?? []), nodeCheckpointsExtension(this.sessionDir())] },
-      session: (session) => {
-        const commands = services.commands(session);
-        if (commands.commands) this.adopt(session.id, commands.commands);
-        else if (commands.commandsUnavailable) this.log.warn(`session ${session.id}: ${commands.commandsUnavailable}`);
-        return { ...commands, access: services.access };
+      services,
+      sessionDir: this.sessionDir(),
+      onCommands: (id, commands) => {
+        if (commands.commands) this.adopt(id, commands.commands);
+        else if (commands.commandsUnavailable) this.log.warn(`session ${id}: ${commands.commandsUnavailable}`);
       },
     };
   }
@@ -141,7 +143,7 @@ export class HostServices implements vscode.Disposable {
     const gate = this.gate;
     if (!gate) return [];
     // Unknown keys, invalid values and what the workspace may not set, from the one settings reader.
-    const others = await workspaceSettings().then(
+    const others = await readWorkspaceSettings().then(
       (r) => problemLines(r),
       (err: unknown) => [`The settings could not be read: ${(err as Error).message}`],
     );

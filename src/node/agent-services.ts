@@ -1,7 +1,8 @@
 /**
  * The services a session gets on a Node host (the CLI and the extension host alike): the
  * permission gate over the settings files, Claude Code-compatible hooks, and the sandboxed
- * command runner. The host adds what only it has (the VS Code change review, UI approvals).
+ * command runner. The session recipe (session-recipe.ts) builds them from the session's settings
+ * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -23,8 +24,6 @@ import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, n
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
-import { verificationExtension } from "../core/verification/extension";
-import { loadVerificationSettings } from "./verification-settings";
 import { readUserSettings } from "./settings/reader";
 
 export interface NodeServicesOptions {
@@ -46,9 +45,6 @@ export interface NodeServicesOptions {
   vscodeSandbox?: SandboxSettings;
   /** Extra settings files (`--settings`). */
   extraSettings?: string[];
-  /** VS Code settings yoke.verification, the user's and the workspace's (extension only). */
-  vscodeVerification?: unknown;
-  vscodeWorkspaceVerification?: unknown;
   /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
   wasmDirs?: string[];
   bus?: HookBus;
@@ -61,8 +57,8 @@ export interface NodeServicesOptions {
 
 export interface NodeServices {
   gate: YokePermissionGate;
-  /** Session options to spread into AgentSessionOptions: the permission engine, the hooks, verification. */
-  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks" | "extensions">;
+  /** Session options to spread into AgentSessionOptions: the permission engine and the hooks (the core installs both first). */
+  sessionOptions: Pick<AgentSessionOptions, "gate" | "hooks">;
   /** Deny rules for content tools (grep, glob, list_files). */
   access: FileAccessPolicy;
   /** The command runner of one session (absent in Restricted Mode, where nothing runs). */
@@ -139,22 +135,6 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
     sessionOptions: {
       gate,
-      // Verification (issue 12): diagnostics after edits, verification.command before the agent may finish.
-      extensions: [
-        verificationExtension({
-          settings: () =>
-            loadVerificationSettings({
-              cwd,
-              home,
-              trusted: opts.trusted,
-              extraFiles: opts.extraSettings,
-              vscodeUser: opts.vscodeVerification,
-              vscodeWorkspace: opts.vscodeWorkspaceVerification,
-            }),
-          // A command the repository configured runs only as a run_command the gate allows.
-          authorize: async (command, mode) => gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
-        }),
-      ],
       hooks: (session) => {
         const transcript = createClaudeTranscriptWriter({
           logPath: join(opts.sessionDir, `${session.id}.jsonl`),

@@ -96,7 +96,7 @@ describe("architect mode (setting architect.editorModel)", () => {
     // Usage is counted against the model that answered.
     expect(events.filter((e) => e.type === "usage").map((e) => (e as { model: string }).model)).toEqual(["planner-model", "planner-model", "planner-model", "cheap-editor", "cheap-editor"]);
     expect(events.filter((e) => e.type === "user_message").map((e) => (e as { from?: string }).from)).toEqual([undefined, "extension"]);
-    expect(events.at(-1)).toMatchObject({ type: "status", state: "done" });
+    expect(events.filter((e) => e.type === "status").at(-1)).toMatchObject({ type: "status", state: "done" });
   });
 
   it("hands nothing over when the planner says NO_EDITS (a question)", async () => {

@@ -79,8 +79,11 @@ describe("yoke run", () => {
       "assistant_message",
       "usage",
       "status",
+      "turn_time",
     ]);
-    expect(log.events.at(-1)).toMatchObject({ type: "status", state: "done" });
+    // The run ends with its status, then the time it took (src/core/turn-time).
+    expect(log.events.at(-2)).toMatchObject({ type: "status", state: "done" });
+    expect(log.events.at(-1)).toMatchObject({ type: "turn_time", outcome: "done" });
   });
 
   it("speaks Anthropic's wire format to --base-url and reports JSON with --json", async () => {
@@ -174,7 +177,7 @@ describe("yoke resume after kill -9", () => {
     const after = sessionEvents(sessions);
     // Everything logged before the kill is still there, unchanged, as the prefix of the log.
     expect(after.events.slice(0, before.events.length)).toEqual(before.events);
-    expect(after.events.at(-1)).toMatchObject({ type: "status", state: "done" });
+    expect(after.events.filter((e) => e.type === "status").at(-1)).toMatchObject({ type: "status", state: "done" });
     // The resumed request carried the whole conversation, including the tool result from before the kill.
     const last = server.requests.at(-1)!.body as { messages: Array<{ role: string; content?: string }> };
     expect(last.messages.filter((m) => m.role === "tool")).toHaveLength(1);

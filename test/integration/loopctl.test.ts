@@ -71,7 +71,7 @@ describe("model fallback (yoke run --fallback-model)", () => {
     expect(fallback).toEqual([expect.objectContaining({ from: "openai-compatible:primary-model", to: "openai-compatible:backup-model" })]);
     expect((fallback[0] as { reason: string }).reason).toMatch(/primary-model failed and its circuit opened: .*HTTP 503.*upstream overloaded/);
     expect(events.filter((e) => e.type === "usage").map((e) => (e as { model: string }).model)).toEqual(["backup-model", "backup-model"]);
-    expect(events.at(-1)).toMatchObject({ type: "status", state: "done" });
+    expect(events.filter((e) => e.type === "status").at(-1)).toMatchObject({ type: "status", state: "done" });
   });
 
   it("rejects a bad --max-cost / --max-time with exit 2", async () => {
@@ -124,7 +124,11 @@ describe("budgets through the CLI", () => {
     const again = await runCli(["resume", "--trust", first.id, "--session-dir", sessions, "--cwd", ws, "--max-cost", "0.5"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("Finished after the budget stop.");
-    expect(onlySession(sessions).events.at(-1)).toMatchObject({ type: "status", state: "done" });
+    expect(
+      onlySession(sessions)
+        .events.filter((e) => e.type === "status")
+        .at(-1),
+    ).toMatchObject({ type: "status", state: "done" });
   });
 
   it("--max-time stops with the report, and yoke resume continues", async () => {

@@ -82,7 +82,7 @@ function options(ws: string, sessions: string, url: string, extra: Partial<Agent
     permissionMode: "bypassPermissions",
     retry: { maxRetries: 0 },
     ...rest,
-    extensions: [...(node.sessionOptions.extensions ?? []), subagentsExtension({ settings: subagents }), ...(rest.extensions ?? [])],
+    extensions: [subagentsExtension({ settings: subagents }), ...(rest.extensions ?? [])],
   };
 }
 

@@ -12,12 +12,12 @@ import { createNodeGuidanceFiles } from "../../node/guidance-files";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { createRipgrepSearcher } from "../../node/ripgrep-searcher";
 import { parse, printJson, UsageError } from "../args";
-import { cliGate } from "./permissions";
+import { folderGate } from "../../node/permission-check";
 
 /** What a session in `cwd` would load: the same Read deny rules apply (a denied file is not read). */
 async function load(cwd: string): Promise<GuidanceSet> {
   if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
-  const gate = cliGate({ cwd });
+  const gate = folderGate({ cwd });
   return loadGuidance({
     fs: createNodeWorkspaceFs(cwd),
     files: createNodeGuidanceFiles(),

@@ -188,7 +188,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
 
 /** What the permission rules of `cwd` hide and keep read-only: the view sessions get. */
 async function rulesOf(cwd: string): Promise<() => SandboxProtection> {
-  const { cliGate } = await import("./permissions");
-  const view = await cliGate({ cwd }).sandboxProtection();
+  const { folderGate } = await import("../../node/permission-check");
+  const view = await folderGate({ cwd }).sandboxProtection();
   return () => view;
 }

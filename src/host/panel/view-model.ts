@@ -5,6 +5,7 @@ import { tokensOfText } from "../../core/compaction/tokens";
 import { addUsage, cacheBreakText, costLine, hitShare, toolsLine, type CostTotals, type ToolCost } from "../../core/cost";
 import { eventsInForce } from "../../core/session/rewind";
 import { verificationLine } from "../../core/verification/evidence";
+import { turnTimeLine } from "../../core/turn-time";
 import { forEachSliced, type Slicer } from "../../core/session/sliced";
 import type { ChipView, PermissionView, TranscriptMatchView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
 
@@ -328,6 +329,8 @@ export class SessionViewModel {
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: rewindText(e, e.undoes === undefined ? undefined : this.rewinds.get(e.undoes)) })];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
+      case "turn_time":
+        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: turnTimeLine(e) })];
       // Loop control (issue 12): breakers, fallback, budgets, stuck detection, concurrency gates.
       case "breaker":
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.state === "open" ? "warning" : "info", text: e.message })];

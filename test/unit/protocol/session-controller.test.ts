@@ -112,7 +112,9 @@ describe("SessionController", () => {
     expect(ofType(posted, "usage").at(-1)!.usage).toMatchObject({ inputTokens: 250, outputTokens: 15 });
 
     const snap = await controller.snapshot();
-    expect(snap.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool", "assistant", "turn"]);
+    // Under the answer's turn control, how long the agent worked (src/core/turn-time, one line of the session recipe).
+    expect(snap.items.map((i) => i.kind)).toEqual(["user", "assistant", "tool", "assistant", "turn", "notice"]);
+    expect(snap.items.at(-1)).toMatchObject({ kind: "notice", level: "info", text: expect.stringMatching(/^Worked \d.*: model .* in 2 requests, tools .* in 1 call\.$/) });
     expect(snap.history).toEqual([expect.objectContaining({ id: snap.sessionId, title: "What is this project?", status: "done", active: true, modelLabel: "test model" })]);
     expect(parts.logLines.some((l) => /response openai-compatible\/scripted: \d+ ms/.test(l))).toBe(true);
     controller.dispose();
@@ -172,7 +174,7 @@ describe("SessionController", () => {
     const second = open();
     const restored = await second.controller.snapshot();
     expect(restored).toMatchObject({ sessionId: id, resumed: true, state: "done" });
-    expect(restored.items.map((i) => i.kind)).toEqual(["user", "assistant", "turn"]);
+    expect(restored.items.map((i) => i.kind)).toEqual(["user", "assistant", "turn", "notice"]);
     await second.controller.handle({ type: "prompt", text: "two" });
     const after = await second.controller.snapshot();
     expect(after).toMatchObject({ sessionId: id, resumed: false });

@@ -1,0 +1,206 @@
+/**
+ * THE session recipe: every mechanism of a Yoke session, in order, one line each, each built from
+ * the session's settings (SessionSettings, src/node/session-settings.ts). The panel (src/host), the
+ * CLI (src/cli), the benchmarks (src/bench) and every sub-agent (which inherits its parent's list,
+ * src/core/loop/child-options.ts) get their sessions from here. A host passes only what truly
+ * differs between hosts (SessionHost): how it asks the user (the approver), its change review,
+ * the terminal mirror of commands, its UI sinks (the composer, the MCP approval dialogs, guidance
+ * pins), its store, file system and models.
+ *
+ * Adding a mechanism: one folder (src/core/NAME for the mechanism, src/node for what needs Node),
+ * one line below, and — if it has settings — one field of SessionSettings filled in
+ * readSessionSettings. docs/architecture.md walks through it.
+ */
+import { architectMode } from "../core/architect";
+import { budgetsExtension } from "../core/budgets";
+import { toolBreakersExtension } from "../core/breakers";
+import { defaultGates, withConcurrencyGates } from "../core/concurrency";
+import type { Extension } from "../core/extensions/types";
+import { fallbackChain } from "../core/fallback";
+import { guidanceExtension } from "../core/guidance";
+import type { GuidancePrefs } from "../core/guidance/types";
+import type { AgentSessionOptions } from "../core/loop/agent-session";
+import type { Approver, PermissionMode } from "../core/loop/types";
+import { silentLogger, type ChangeReviewer, type Logger, type SessionServices, type SessionStore, type WorkspaceFs, type Searcher } from "../core/ports";
+import type { Provider } from "../core/providers/types";
+import { stuckExtension } from "../core/stuck";
+import { toolHintsExtension } from "../core/tool-hints";
+import { createBuiltinTools } from "../core/tools/builtin";
+import type { ToolDefinition } from "../core/tools/types";
+import { turnTimeExtension } from "../core/turn-time";
+import { verificationExtension } from "../core/verification/extension";
+import { createNodeServices, type NodeServices } from "./agent-services";
+import { nodeCheckpointsExtension } from "./checkpoints";
+import { createNodeGuidanceFiles } from "./guidance-files";
+import { createNodeMcp } from "./mcp/setup";
+import type { SessionSettings, WorkspaceSettings } from "./session-settings";
+import { nodeSubagentsExtension } from "./subagent-settings";
+import { nodeTelemetry } from "./telemetry";
+import { loadVerificationSettings } from "./verification-settings";
+
+/** What differs between the hosts that build sessions. Everything else comes from the settings. */
+export interface SessionHost {
+  store: SessionStore;
+  fs: WorkspaceFs;
+  search: Searcher;
+  log?: Logger;
+  /** Where settings problems and warnings go (the CLI: stderr; the panel: its output channel). */
+  warn(message: string): void;
+  /** The session's own model, and how the host makes another one (fallback entries, the architect's planner and editor, the summary model). */
+  models: { primary: Provider; make(provider: string | undefined, model: string): Promise<Provider>; label?: string; baseUrl?: string };
+  /** Asks the user (the panel's question card, the terminal, a bench's fixed answer). */
+  approver: Approver;
+  permissionMode: PermissionMode;
+  /** The change review (the panel's diff review), if the host has one. */
+  reviewer?: ChangeReviewer;
+  /** Language servers' problems, for verification after edits (the panel). */
+  diagnostics?: SessionServices["diagnostics"];
+  /**
+   * The Node services (permission engine, hooks, command runner) when the host keeps them across
+   * sessions (the panel reloads its gate when a settings file changes); default: made from the settings.
+   */
+  services?: NodeServices;
+  /** Each new session's command runner (the panel's terminal mirror and background list). */
+  onCommands?(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void;
+  /** The MCP servers' tools with the host's approval dialogs (the panel); default: the settings files' servers, started for this process. */
+  mcp?(toolNames: string[]): Promise<Extension[]>;
+  /** Pinned and muted guidance (the panel's list). */
+  guidancePrefs?: () => GuidancePrefs;
+  /** The composer (@-mentions, steering, the queue): the panel's input box. */
+  composer?: () => Extension;
+  /** The tools before the recipe's wrappers (default: the built-in tools). */
+  tools?: ToolDefinition[];
+  /** The loop's limits besides maxTurns (benches, tests). */
+  limits?: Pick<AgentSessionOptions, "retry" | "timeouts">;
+  platform?: string;
+  /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
+  wasmDirs?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+export interface SessionRecipe {
+  options: AgentSessionOptions;
+  services: NodeServices;
+  /** After the session ended: flush traces, stop the MCP servers this recipe started. */
+  dispose(): Promise<void>;
+}
+
+// One process, one set of circuits and concurrency gates: a dead server or a busy machine is the
+// same for every session of a window (or of a CLI run and its sub-agents).
+const gates = defaultGates();
+const breakers = toolBreakersExtension();
+
+/** The Node services of these settings (the panel caches them per window; the CLI makes them per run). */
+export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "log" | "wasmDirs" | "env"> = {}): NodeServices {
+  return createNodeServices({
+    cwd: s.cwd,
+    folders: s.folders,
+    sessionDir: s.sessionDir,
+    trusted: s.trusted,
+    home: s.home,
+    ...(s.restrictedHint ? { restrictedHint: s.restrictedHint } : {}),
+    extraSettings: s.extraFiles,
+    vscodePermissions: s.vscode?.permissions?.user,
+    vscodeWorkspacePermissions: s.vscode?.permissions?.workspace,
+    vscodeHooks: s.vscode?.hooks?.user,
+    vscodeWorkspaceHooks: s.vscode?.hooks?.workspace,
+    vscodeSandbox: s.vscode?.sandbox,
+    wasmDirs: more.wasmDirs,
+    log: more.log,
+    env: more.env,
+  });
+}
+
+export async function sessionRecipe(s: SessionSettings, host: SessionHost): Promise<SessionRecipe> {
+  for (const p of s.problems) host.warn(`settings: ${p}`);
+  const log = host.log ?? silentLogger;
+  const node = host.services ?? nodeServicesFor(s, host);
+  const cleanup: Array<() => Promise<void>> = [];
+
+  // --- wrappers: the tools and the model (not extension points: docs/architecture.md says why) ---
+  const tools = withConcurrencyGates(host.tools ?? createBuiltinTools(), gates); // concurrency gates
+  const chain = fallbackChain([host.models.primary, ...(await Promise.all(s.fallbackModels.map((m) => host.models.make(m.provider, m.model))))]); // model fallback
+  const architect = s.architect // architect mode: a planner model hands over to an editor model
+    ? architectMode({
+        planner: s.architect.model ? fallbackChain([await host.models.make(s.architect.model.provider, s.architect.model.model)]) : chain,
+        editor: fallbackChain([await host.models.make(s.architect.editorModel.provider, s.architect.editorModel.model)]),
+        tools,
+      })
+    : undefined;
+  const provider = architect?.provider ?? chain;
+  const summaryModel =
+    !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
+  const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
+  if (telemetry) cleanup.push(() => telemetry.flush().catch(() => undefined));
+  const mcp = host.mcp ? await host.mcp(tools.map((t) => t.name)) : nodeMcp(s, tools, host, cleanup);
+
+  // --- the mechanisms, in the order the session sets them up ---
+  const extensions: Extension[] = [
+    // (the core installs first, from the options below: the permission engine `gate`, the Claude hooks `hooks`, compaction `compaction`, and the prompt-cache watch)
+    verificationExtension({
+      settings: () => verificationSettings(s),
+      authorize: (command, mode) => node.gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
+    }),
+    nodeCheckpointsExtension(s.sessionDir),
+    guidanceExtension({ files: createNodeGuidanceFiles(), prefs: host.guidancePrefs }),
+    ...mcp,
+    await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
+    breakers,
+    budgetsExtension(s.budgets),
+    stuckExtension(),
+    toolHintsExtension(),
+    ...(architect ? [architect.extension] : []),
+    ...(telemetry ? [telemetry.extension] : []),
+    turnTimeExtension(),
+    ...(host.composer ? [host.composer()] : []),
+  ];
+
+  const { reviewer, diagnostics, fs, search } = host;
+  return {
+    services: node,
+    dispose: async () => {
+      for (const c of cleanup) await c();
+    },
+    options: {
+      store: host.store,
+      provider,
+      ...(host.models.label ? { providerLabel: host.models.label } : {}),
+      ...(host.models.baseUrl ? { baseUrl: host.models.baseUrl } : {}),
+      tools,
+      services: (session) => {
+        const commands = node.commands(session);
+        host.onCommands?.(session.id, commands);
+        return { fs, search, log, access: node.access, ...(diagnostics ? { diagnostics } : {}), ...(reviewer ? { reviewer } : {}), ...commands };
+      },
+      approver: host.approver,
+      ...node.sessionOptions,
+      compaction: { settings: s.compaction, ...(!s.offline && s.compaction.strategy === "llm" ? { summaryProvider: summaryModel ?? provider } : {}) },
+      permissionMode: host.permissionMode,
+      trusted: s.trusted,
+      ...(s.restrictedHint ? { restrictedHint: s.restrictedHint } : {}),
+      platform: host.platform ?? process.platform,
+      log,
+      ...(s.maxTurns !== undefined ? { maxTurns: s.maxTurns } : {}),
+      ...host.limits,
+      extensions,
+    },
+  };
+}
+
+/** The MCP servers of the settings files, for hosts without their own approval dialogs (the CLI). */
+function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>): Extension[] {
+  const mcp = createNodeMcp({ cwd: s.cwd, home: s.home, trusted: s.trusted, extraSettings: s.extraFiles, log: (m) => host.warn(`mcp: ${m}`), ...(host.env ? { env: host.env } : {}) });
+  cleanup.push(() => mcp.dispose());
+  return [mcp.extension(tools.map((t) => t.name))];
+}
+
+function verificationSettings(s: SessionSettings) {
+  return loadVerificationSettings({
+    cwd: s.cwd,
+    home: s.home,
+    trusted: s.trusted,
+    extraFiles: s.extraFiles,
+    vscodeUser: s.vscode?.verification?.user,
+    vscodeWorkspace: s.vscode?.verification?.workspace,
+  });
+}
