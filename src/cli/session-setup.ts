@@ -11,7 +11,7 @@ import { parseLog } from "../core/session/session-log";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
-import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, legacyCliSessionDir, type FileSessionStore } from "../node/session-store";
+import { createFileSessionStore, defaultSessionDir, describeHolder, legacyCliSessionDir, migrateLegacySessions, type FileSessionStore } from "../node/session-store";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { decideTrust } from "./trust";
@@ -73,8 +73,9 @@ export interface CliSessionFlags {
 export function cliSessionDir(cwd: string): string {
   const dir = defaultSessionDir(cwd);
   const legacy = legacyCliSessionDir(cwd);
-  if (resolve(legacy) !== resolve(dir) && existsSync(legacy)) {
-    const { moved, skipped } = importSessions(legacy);
+  const migrated = migrateLegacySessions(legacy, dir);
+  if (migrated) {
+    const { moved, skipped } = migrated;
     if (moved.length) process.stderr.write(`yoke: moved ${moved.length} session(s) from ${legacy} to ${dir}\n`);
     for (const s of skipped) process.stderr.write(`yoke: left session ${s.id} in ${legacy}: ${s.reason}\n`);
   }
