@@ -18,7 +18,7 @@ import { extname, join } from "node:path";
 import { parseLog, parseLogSliced } from "../core/session/session-log";
 import { hostSlicer } from "../host/panel/transcript";
 import { SessionViewModel } from "../host/panel/view-model";
-import { EventLoopWatchdog } from "../host/watchdog";
+import { EventLoopWatchdog } from "../node/watchdog";
 import { PROTOCOL_VERSION, type Snapshot, type ViewItem } from "../protocol/messages";
 import { longSessionLines } from "./long-session/fixture";
 import { FRAME_TRACE_CATEGORIES, frameCpu, type FrameCpu } from "./long-session/frame-cpu";

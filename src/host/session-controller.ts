@@ -1,6 +1,6 @@
 // Owns the panel's state: the session shown, the live AgentSession (created lazily on first send),
 // the view model projected from its events, and the messages sent to the webview.
-import { activity } from "./watchdog";
+import { activity } from "../node/watchdog";
 import * as fs from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

@@ -1,5 +1,5 @@
 // The side panel: a WebviewViewProvider that validates every inbound message and hands it to the controller.
-import { activity } from "../watchdog";
+import { activity } from "../../node/watchdog";
 import * as vscode from "vscode";
 import { parseWebviewToHost, type HostToWebview } from "../../protocol/messages";
 import type { SessionController } from "../session-controller";

@@ -11,7 +11,7 @@
 // is the original text from memory (yoke-original:). "auto" mode applies and saves at once, and
 // keeps the change listed with a Revert that refuses when the file changed since. A review taken
 // up again after a window reload (change.resumed) re-attaches to the document VS Code restored.
-import { activity } from "../watchdog";
+import { activity } from "../../node/watchdog";
 import * as vscode from "vscode";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
 import { applyHunks, computeHunks, normalizeEol, proposalRanges, rebaseHunks, splitLines, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
