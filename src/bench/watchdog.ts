@@ -14,7 +14,7 @@ import { AgentSession } from "../core/loop/agent-session";
 import { silentLogger, type Searcher } from "../core/ports";
 import type { ChatRequest, Provider, ProviderEvent } from "../core/providers/types";
 import { createBuiltinTools } from "../core/tools/builtin";
-import { activity, EventLoopWatchdog, type Stall, type WatchdogReport } from "../host/watchdog";
+import { activity, EventLoopWatchdog, type Stall, type WatchdogReport } from "../node/watchdog";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createFileSessionStore } from "../node/session-store";
 import type { BenchMetric, BenchSection } from "./types";

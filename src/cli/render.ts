@@ -1,12 +1,17 @@
-/** Human output of `yoke run`: the answer streamed to stdout, tool activity as short lines. */
-import { checkpointNotice } from "../core/checkpoints/notice";
-import { cacheBreakText, costLine, type SessionCost } from "../core/cost";
+/**
+ * Human output of `yoke run`: the answer streamed to stdout, tool activity as short lines. Every
+ * other event is a line with the text its mechanism gives (core/describe-event.ts), the same the
+ * panel shows as a notice.
+ */
+import { costLine, type SessionCost } from "../core/cost";
+import { describeEvent, type EventNote } from "../core/describe-event";
 import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
 import type { SessionSummary } from "../core/session/projection";
-import { verificationLine } from "../core/verification/evidence";
-import { turnTimeLine } from "../core/turn-time";
+
+/** A described event's mark when its mechanism gives none. */
+const LEVEL_MARK: Record<EventNote["level"], string> = { info: "·", warning: "⚠", error: "!" };
 
 export interface ConsoleRenderer {
   header(id: string, provider: Provider, label?: string): void;
@@ -50,41 +55,8 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
         case "error":
           line(`! ${e.message}`);
           break;
-        // Loop control (breakers, fallback, budgets, stuck detection, concurrency gates).
-        case "breaker":
-          line(`⚡ ${e.message}`);
-          break;
-        case "fallback":
-          line(`↪ switched model: ${e.from} → ${e.to} (${e.reason})`);
-          break;
-        case "budget":
-          line(`■ ${e.report}`);
-          break;
-        case "stuck":
-          line(`↻ stuck (${e.pattern}): ${e.detail}`);
-          break;
-        case "tool_queued":
-          line(`  … ${e.name} queued (${e.gate}: ${e.limit} at once, position ${e.position})`);
-          break;
-        case "verification":
-          line(verificationLine(e));
-          break;
-        case "turn_time":
-          // On stderr with the footer: stdout stays the answer and the activity.
-          if (midLine) line("");
-          err.write(`yoke: ⏱ ${turnTimeLine(e)}\n`);
-          break;
-        case "checkpoint": {
-          // A snapshot that could not hold every file: said before the call it precedes runs.
-          const notice = checkpointNotice(e);
-          if (notice) line(`⚠ ${notice}`);
-          break;
-        }
         case "subagent":
           line(subagentLine(e));
-          break;
-        case "cache_break":
-          line(`⚠ ${cacheBreakText(e)}`);
           break;
         case "status":
           // Why the loop stopped when an extension stopped it (a hook, a check that still fails).
@@ -95,8 +67,17 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           summaries.clear();
           for (const c of e.toolCalls) if (c.summary) summaries.set(c.id, c.summary);
           break;
-        default:
-          break;
+        default: {
+          const note = describeEvent(e);
+          if (!note || note.routine) break;
+          const mark = note.mark ?? LEVEL_MARK[note.level];
+          const text = mark ? `${mark} ${note.text}` : note.text;
+          if (!note.aside) line(text);
+          else {
+            if (midLine) line("");
+            err.write(`yoke: ${text}\n`);
+          }
+        }
       }
     },
     footer(s, cost) {

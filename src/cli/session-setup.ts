@@ -11,7 +11,7 @@ import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
-import { createFileSessionStore, defaultSessionDir, describeHolder, importSessions, legacyCliSessionDir, type FileSessionStore } from "../node/session-store";
+import { createFileSessionStore, defaultSessionDir, describeHolder, legacyCliSessionDir, migrateLegacySessions, type FileSessionStore } from "../node/session-store";
 import { nodeServicesFor, sessionRecipe } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
 import { UsageError } from "./args";
@@ -65,8 +65,9 @@ export interface CliSessionFlags {
 export function cliSessionDir(cwd: string): string {
   const dir = defaultSessionDir(cwd);
   const legacy = legacyCliSessionDir(cwd);
-  if (resolve(legacy) !== resolve(dir) && existsSync(legacy)) {
-    const { moved, skipped } = importSessions(legacy);
+  const migrated = migrateLegacySessions(legacy, dir);
+  if (migrated) {
+    const { moved, skipped } = migrated;
     if (moved.length) process.stderr.write(`yoke: moved ${moved.length} session(s) from ${legacy} to ${dir}\n`);
     for (const s of skipped) process.stderr.write(`yoke: left session ${s.id} in ${legacy}: ${s.reason}\n`);
   }

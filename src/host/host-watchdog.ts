@@ -3,7 +3,7 @@
 // watchdog-<pid>.json in the extension's log folder, or in $YOKE_WATCHDOG_DIR when set (the e2e
 // fixture sets it, and `npm run bench` reads what the e2e suite left there).
 import type * as vscode from "vscode";
-import { startProcessWatchdog, stopProcessWatchdog, type Stall } from "./watchdog";
+import { startProcessWatchdog, stopProcessWatchdog, type Stall } from "../node/watchdog";
 
 export function describeStall(s: Stall): string {
   const ran = s.ran.length ? ` while ${s.ran.join(", ")} ran` : " (no labelled host activity ran: another extension, GC or Yoke code without a label)";

@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
 import type { PermissionView } from "../protocol/messages";
-import { formatInput } from "./panel/view-model";
+import { formatInput } from "../node/panel/view-model";
 
 interface Pending {
   view: PermissionView;

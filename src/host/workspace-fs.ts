@@ -1,8 +1,8 @@
 // WorkspaceFs over vscode.workspace.fs, so the core reads and writes through VS Code's file system
 // providers: this is what makes Remote-SSH, WSL and dev containers work.
-import { promises as nodeFs } from "node:fs";
 import * as vscode from "vscode";
 import { PathChangedError, type CheckedRead, type Disposable, type FileStat, type FileType, type WorkspaceFs } from "../core/ports";
+import { realPathOnDisk } from "../node/local-files";
 import { createSafeFiles } from "../node/safe-open";
 
 const CODES: Record<string, string> = {
@@ -147,7 +147,7 @@ export function createVscodeWorkspaceFs(first: vscode.Uri, all: ReadonlyArray<{ 
       // (extensionKind workspace), so Node can resolve the local path of a file: URI or a remote one.
       const uri = toUri(path);
       try {
-        const real = await nodeFs.realpath(uri.fsPath);
+        const real = await realPathOnDisk(uri.fsPath);
         return uriPathToFsPath(vscode.Uri.file(real).path);
       } catch (err) {
         if ((err as { code?: string }).code === "ENOENT" || (err as { code?: string }).code === "ENOTDIR") return undefined;

@@ -22,6 +22,7 @@ import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
+import { sessionLogPath } from "./session-location";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
@@ -137,7 +138,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
       gate,
       hooks: (session) => {
         const transcript = createClaudeTranscriptWriter({
-          logPath: join(opts.sessionDir, `${session.id}.jsonl`),
+          logPath: sessionLogPath(opts.sessionDir, session.id),
           path: join(opts.sessionDir, "transcripts", `${session.id}.jsonl`),
           toolShape,
         });

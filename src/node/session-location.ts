@@ -20,6 +20,21 @@ export function sessionsRoot(home: string = homedir()): string {
   return nodePath.join(home, ".yoke", "sessions");
 }
 
+/** A session's event log in a session folder: `<dir>/<id>.jsonl` (the one place this name is built). */
+export function sessionLogPath(dir: string, id: string): string {
+  return nodePath.join(dir, `${id}.jsonl`);
+}
+
+/**
+ * The session folder a host uses: a configured one (`~` expands to the home folder), else the
+ * workspace folder's shared store, else `fallback` (a window without a folder on disk).
+ */
+export function resolveSessionDir(opts: { configured?: string; folder?: string; fallback: () => string; home?: string }): string {
+  const home = opts.home ?? homedir();
+  if (opts.configured) return nodePath.resolve(opts.configured.replace(/^~(?=$|[\\/])/, home));
+  return opts.folder !== undefined ? defaultSessionDir(opts.folder, opts.home) : opts.fallback();
+}
+
 /** The default session folder of a workspace folder. */
 export function defaultSessionDir(folder: string, home?: string): string {
   return nodePath.join(sessionsRoot(home), workspaceKey(folder));
@@ -154,6 +169,16 @@ export function importSessions(from: string, opts: { home?: string } = {}): Impo
     // something is left (a skipped session, other files): keep the folder
   }
   return result;
+}
+
+/**
+ * The one legacy migration: when `legacy` (an old store: the CLI's per-path folder, a VS Code
+ * window's storage) is not `dir` and still exists, its sessions move to the shared store
+ * (importSessions). Undefined when there was nothing to move.
+ */
+export function migrateLegacySessions(legacy: string, dir: string, opts: { home?: string } = {}): ImportResult | undefined {
+  if (nodePath.resolve(legacy) === nodePath.resolve(dir) || !fs.existsSync(legacy)) return undefined;
+  return importSessions(legacy, opts);
 }
 
 /** The `cwd` of a log's first line (its `session_start`), read without reading the whole log. */

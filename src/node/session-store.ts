@@ -8,10 +8,11 @@
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { SessionStore } from "../core/ports";
+import { sessionLogPath } from "./session-location";
 import { HEARTBEAT_MS, SessionLockedError, acquireLock, holdsLock, lockHolder, releaseLock, touchLock, type LockHolder } from "./session-lock";
 
 export { SessionLockedError, describeHolder, type LockHolder } from "./session-lock";
-export { canonicalFolder, defaultSessionDir, importSessions, legacyCliSessionDir, sessionsRoot, workspaceKey } from "./session-location";
+export { canonicalFolder, defaultSessionDir, importSessions, legacyCliSessionDir, migrateLegacySessions, resolveSessionDir, sessionLogPath, sessionsRoot, workspaceKey } from "./session-location";
 
 const MAX_OPEN = 32;
 const VALID_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
@@ -49,6 +50,8 @@ export interface FileSessionStore extends SessionStore {
   changedOnDisk(id: string): boolean;
   /** Sessions with their log's size and time, newest first. */
   entries(): SessionEntry[];
+  /** The log's size in bytes now; -1 when there is none. */
+  size(id: string): number;
   /** Releases every lock and closes every file. */
   dispose(): void;
 }
@@ -80,7 +83,7 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
   const known = new Map<string, number>();
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let lastBeat = Date.now();
-  const file = (id: string) => nodePath.join(dir, `${id}.jsonl`);
+  const file = (id: string) => sessionLogPath(dir, id);
   const lockFile = (id: string) => nodePath.join(dir, `${id}.lock`);
   /** Large data of a session (spilled tool results): `<dir>/<id>.blobs/<key>.txt`. */
   const blobDir = (id: string) => nodePath.join(dir, `${id}.blobs`);
@@ -232,6 +235,10 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
     },
     list() {
       return store.entries().map((e) => e.id);
+    },
+    size(id) {
+      if (!VALID_ID.test(id)) return -1;
+      return fs.statSync(file(id), { throwIfNoEntry: false })?.size ?? -1;
     },
     exists(id) {
       if (!VALID_ID.test(id)) return false;

@@ -371,7 +371,7 @@ export const ComposerMessages = {
   ],
 } as const;
 // --- end composer ---
-// --- long sessions (src/host/panel/transcript.ts, webview/views/message-list.ts): the panel shows a
+// --- long sessions (src/node/panel/transcript.ts, webview/views/message-list.ts): the panel shows a
 // window over the transcript and asks the host for other parts of it (scrolling, search, a jump) ---
 /** Items of a transcript are addressed by position: 0 is the first. */
 const itemIndex = z.number().check(z.int(), z.minimum(0));

@@ -63,7 +63,7 @@ describe("model fallback (yoke run --fallback-model)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("The README names the Widget project.");
     expect(r.stdout).toContain("⚡ Circuit open for model openai-compatible:primary-model after 3 consecutive failures");
-    expect(r.stdout).toContain("↪ switched model: openai-compatible:primary-model → openai-compatible:backup-model");
+    expect(r.stdout).toContain("↪ Switched model: openai-compatible:primary-model → openai-compatible:backup-model");
     // Three real requests to the primary (its circuit opened), then the backup answered everything.
     expect(server.requests.map((q) => q.body.model)).toEqual(["primary-model", "primary-model", "primary-model", "backup-model", "backup-model"]);
     const { events } = onlySession(sessions);

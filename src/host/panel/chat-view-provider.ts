@@ -1,9 +1,9 @@
 // The side panel: a WebviewViewProvider that validates every inbound message and hands it to the controller.
-import { activity } from "../watchdog";
+import { activity } from "../../node/watchdog";
 import * as vscode from "vscode";
 import { parseWebviewToHost, type HostToWebview } from "../../protocol/messages";
 import type { SessionController } from "../session-controller";
-import { renderPanelHtml } from "./html";
+import { renderPanelHtml } from "../../node/panel/html";
 
 export const CHAT_VIEW_ID = "yoke.chat";
 

@@ -7,23 +7,18 @@
 // (VS Code has no descriptor API): the window is the save call itself. Other schemes are not
 // checked here (a remote file system provider cannot be raced by the agent's sandboxed commands
 // the same way; see docs/security.md).
-import * as fsp from "node:fs/promises";
 import * as vscode from "vscode";
 import { PathChangedError } from "../../core/ports";
+import { localFileIdentity, type FileIdentity } from "../../node/local-files";
 import { createSafeFiles } from "../../node/safe-open";
 import { isLocalScheme, uriPathToFsPath } from "../workspace-fs";
 
-export type FileIdentity = { kind: "absent" } | { kind: "file"; dev: number; ino: number } | { kind: "unchecked" };
+export type { FileIdentity } from "../../node/local-files";
 
 function folderRoot(uri: vscode.Uri): string {
   // Outside any folder (or where the API has no lookup): nothing on the whole path may be a link.
   const folder = typeof vscode.workspace.getWorkspaceFolder === "function" ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
   return folder ? uriPathToFsPath(folder.uri.path) : "/";
-}
-
-function parentOf(p: string): string {
-  const i = p.lastIndexOf("/");
-  return i <= 0 ? "/" : p.slice(0, i);
 }
 
 /**
@@ -32,19 +27,7 @@ function parentOf(p: string): string {
  */
 export async function identityOf(uri: vscode.Uri): Promise<FileIdentity> {
   if (!isLocalScheme(uri.scheme)) return { kind: "unchecked" };
-  const path = uriPathToFsPath(uri.path);
-  const safe = createSafeFiles([folderRoot(uri)]);
-  const parent = parentOf(path);
-  const [realParent, want] = await Promise.all([fsp.realpath(parent).catch(() => undefined), safe.expectedReal(parent)]);
-  if (realParent !== undefined && realParent !== want) throw new PathChangedError(path, `a symbolic link on the way now leads to ${realParent}`);
-  const st = await fsp.lstat(path).catch((e: { code?: string }) => {
-    if (e.code === "ENOENT" || e.code === "ENOTDIR") return undefined;
-    throw e;
-  });
-  if (!st) return { kind: "absent" };
-  if (st.isSymbolicLink()) throw new PathChangedError(path, "the file is now a symbolic link");
-  if (!st.isFile()) throw new PathChangedError(path, "it is not a regular file");
-  return { kind: "file", dev: st.dev, ino: st.ino };
+  return localFileIdentity(uriPathToFsPath(uri.path), folderRoot(uri));
 }
 
 /** Throws PathChangedError unless `uri` is still the file `before` described (a new file may have appeared where none was). */

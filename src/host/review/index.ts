@@ -1,6 +1,6 @@
 // The change review feature: registers the reviewer, its views and commands, and returns what the
 // session (ToolContext.reviewer) and the panel (pending-changes list) need.
-import { activity } from "../watchdog";
+import { activity } from "../../node/watchdog";
 import * as vscode from "vscode";
 import { uriPathToFsPath } from "../workspace-fs";
 import { ReviewCodeLens, SHOW_PROPOSAL_COMMAND } from "./code-lens";

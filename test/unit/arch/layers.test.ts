@@ -31,11 +31,11 @@ describe("a lint zone for every layer", () => {
     const found = await rulesByLine(
       "src/bench/planted.ts",
       lines(
-        'import { EventLoopWatchdog } from "../host/watchdog";', // 1
+        'import { EventLoopWatchdog } from "../host/host-watchdog";', // 1
         'import { permissionsCommand } from "../cli/commands/permissions";', // 2
         'import { formatCost } from "../../webview/format";', // 3
         'import * as vscode from "vscode";', // 4
-        'export const x = [EventLoopWatchdog, permissionsCommand, formatCost, vscode, import("../host/panel/html")];', // 5
+        'export const x = [EventLoopWatchdog, permissionsCommand, formatCost, vscode, import("../host/panel/chat-view-provider")];', // 5
       ),
     );
     for (const line of [1, 2, 3, 5]) expect(found.get(line), `line ${line}`).toContain(ZONE);
@@ -145,12 +145,12 @@ describe("the commands `npm run lint` runs, on files planted in the tree", () =>
   it("eslint fails on a bench → host import and names it", async () => {
     const dir = `src/bench/planted-${process.pid}`;
     const file = `${dir}/uses-host.ts`;
-    const r = await planted(dir, { [file]: lines('import { EventLoopWatchdog } from "../../host/watchdog";', "export const w = EventLoopWatchdog;") }, () =>
+    const r = await planted(dir, { [file]: lines('import { EventLoopWatchdog } from "../../host/host-watchdog";', "export const w = EventLoopWatchdog;") }, () =>
       run(["node_modules/eslint/bin/eslint.js", "--no-warn-ignored", file]),
     );
     expect(r.status, r.out).toBe(1);
     expect(r.out).toContain("uses-host.ts");
-    expect(r.out).toMatch(/Unexpected path "\.\.\/\.\.\/host\/watchdog" imported in restricted zone\. src\/bench/);
+    expect(r.out).toMatch(/Unexpected path "\.\.\/\.\.\/host\/host-watchdog" imported in restricted zone\. src\/bench/);
   }, 240_000);
 
   it("the cycle check fails on a planted circle — a type-only edge counts — and not on a chain", async () => {

@@ -3,7 +3,7 @@
 // (the usage still counting what was paid), and the transcript's line for each restore.
 import { describe, expect, it } from "vitest";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { SessionViewModel, rewindText } from "../../../src/host/panel/view-model";
+import { SessionViewModel, rewindText } from "../../../src/node/panel/view-model";
 import { turnsOf } from "../../../src/core/checkpoints";
 
 const usage = { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };

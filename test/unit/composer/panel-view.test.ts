@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { queueFromEvents } from "../../../src/core/composer";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 import { HostToWebview, WebviewToHost } from "../../../src/protocol/messages";
 
 const stamp = (events: NewEvent[]) => events.map((e, seq) => ({ ...e, seq, ts: "2026-12-01T00:00:00Z" }) as SessionEvent);

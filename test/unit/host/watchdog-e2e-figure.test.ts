@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { e2eFigures } from "../../../src/bench/watchdog";
-import type { Stall, WatchdogReport } from "../../../src/host/watchdog";
+import type { Stall, WatchdogReport } from "../../../src/node/watchdog";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeStall } from "../../../src/host/host-watchdog";
-import { activity, EventLoopWatchdog, processWatchdog, startProcessWatchdog, stopProcessWatchdog, type Stall } from "../../../src/host/watchdog";
+import { activity, EventLoopWatchdog, processWatchdog, startProcessWatchdog, stopProcessWatchdog, type Stall } from "../../../src/node/watchdog";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function block(ms: number): void {

@@ -6,7 +6,7 @@ import { longSessionLines, longSessionPrompt } from "../../../src/bench/long-ses
 import { parseLog, parseLogSliced } from "../../../src/core/session/session-log";
 import { forEachSliced, SlicedWorkCancelled, type Slicer } from "../../../src/core/session/sliced";
 import type { SessionEvent } from "../../../src/core/events";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 
 /** A clock that moves 1 ms each time it is read, and counts the yields. */
 function fakeSlicer(sliceMs = 8, cancelAfter = Infinity): Slicer & { yields: number; maxRun: number } {

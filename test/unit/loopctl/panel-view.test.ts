@@ -1,7 +1,7 @@
 // The panel shows the loop-control events as notices in the transcript.
 import { describe, expect, it } from "vitest";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 
 describe("loop-control events in the panel", () => {
   it("become notices", () => {

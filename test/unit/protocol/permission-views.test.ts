@@ -1,7 +1,7 @@
 // How permission decisions, the sandbox and a pending question of a session log reach the panel.
 import { describe, expect, it } from "vitest";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { describeDecision, SessionViewModel } from "../../../src/host/panel/view-model";
+import { describeDecision, SessionViewModel } from "../../../src/node/panel/view-model";
 import { parseHostToWebview, parseWebviewToHost } from "../../../src/protocol/messages";
 
 function log(events: NewEvent[]): SessionEvent[] {

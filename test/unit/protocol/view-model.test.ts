@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewEvent, SessionEvent } from "../../../src/core/events";
-import { cardSummary, SessionViewModel } from "../../../src/host/panel/view-model";
+import { cardSummary, SessionViewModel } from "../../../src/node/panel/view-model";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { ToolRegistry } from "../../../src/core/tools/registry";
 

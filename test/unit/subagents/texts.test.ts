@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { childInstructions, DEFAULT_SUBAGENT_SETTINGS, parseSubagentSettings, resultText, subagentsExtension, taskDescription, type SubagentResult } from "../../../src/core/subagents";
 import { childOutcome } from "../../../src/core/subagents/result";
 import type { SessionEvent } from "../../../src/core/events";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 import { ViewItem } from "../../../src/protocol/messages";
 import { subagentLine } from "../../../src/cli/render";
 

@@ -8,7 +8,7 @@ import { AgentSession } from "../../../src/core/loop/agent-session";
 import { silentLogger } from "../../../src/core/ports";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { seconds, turnTimeExtension, turnTimeLine } from "../../../src/core/turn-time";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 import { createFakeProvider, textTurn, toolTurn } from "../../support/fake-provider";
 import { createMemoryStore } from "../../support/memory-store";
 import { createTempWorkspace, type TempWorkspace } from "../../support/workspace";

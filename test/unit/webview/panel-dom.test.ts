@@ -8,7 +8,7 @@ import { extname, join } from "node:path";
 import * as esbuild from "esbuild";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { renderPanelHtml } from "../../../src/host/panel/html";
+import { renderPanelHtml } from "../../../src/node/panel/html";
 import { PROTOCOL_VERSION, type HostToWebview, type Snapshot } from "../../../src/protocol/messages";
 
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));

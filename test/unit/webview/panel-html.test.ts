@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentSecurityPolicy, renderPanelHtml } from "../../../src/host/panel/html";
+import { contentSecurityPolicy, renderPanelHtml } from "../../../src/node/panel/html";
 
 const input = {
   cspSource: "https://file+.vscode-resource.vscode-cdn.net",

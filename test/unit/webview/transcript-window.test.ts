@@ -12,8 +12,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { longSessionLines, longSessionPrompt } from "../../../src/bench/long-session/fixture";
 import { parseLog } from "../../../src/core/session/session-log";
-import { renderPanelHtml } from "../../../src/host/panel/html";
-import { SessionViewModel } from "../../../src/host/panel/view-model";
+import { renderPanelHtml } from "../../../src/node/panel/html";
+import { SessionViewModel } from "../../../src/node/panel/view-model";
 import { PROTOCOL_VERSION, type Snapshot, type ViewItem } from "../../../src/protocol/messages";
 
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));

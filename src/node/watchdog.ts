@@ -2,7 +2,7 @@
 // notices when the loop was blocked (the gap between two ticks over the threshold, 50 ms) and
 // logs the stall with what ran: the activity labels the host's handlers set around their work
 // (webview messages, session events, reviews). Labels cost an array push per handler call.
-// No VS Code API here (the CLI runs it for a bench session too); the host wires it in extension.ts.
+// No VS Code API here (the CLI runs it for a bench session too); the host wires it in host-watchdog.ts.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

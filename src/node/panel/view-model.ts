@@ -1,76 +1,19 @@
 // Maps core session events to the view types of the protocol. Pure: no vscode, so it is unit-tested.
-import { checkpointNotice } from "../../core/checkpoints/notice";
+// The conversation, tool cards, usage and state are drawn here; every other event is a notice with
+// the text its mechanism gives (core/describe-event.ts), the same the CLI prints.
+import { describeEvent } from "../../core/describe-event";
 import type { SessionEvent } from "../../core/events";
-import { tokensOfText } from "../../core/compaction/tokens";
-import { addUsage, cacheBreakText, costLine, hitShare, toolsLine, type CostTotals, type ToolCost } from "../../core/cost";
+import { addUsage, costLine, hitShare } from "../../core/cost";
 import { eventsInForce } from "../../core/session/rewind";
-import { verificationLine } from "../../core/verification/evidence";
-import { turnTimeLine } from "../../core/turn-time";
 import { forEachSliced, type Slicer } from "../../core/session/sliced";
 import type { ChipView, PermissionView, TranscriptMatchView, UsageView, ViewItem, ViewState } from "../../protocol/messages";
+import { subagentItem } from "../../node/panel/subagent-item";
+import { costDetail, emptyCost, type PanelCost } from "../../node/panel/view-cost";
+import { bound, cardSummary, describeDecision, emptyUsage, findIn, formatInput, OUTPUT_LIMIT, rewindText } from "../../node/panel/view-text";
 
-const INPUT_LIMIT = 4_000;
-const OUTPUT_LIMIT = 8_000;
-const SUMMARY_LIMIT = 100;
+export { bound, cardSummary, describeDecision, emptyUsage, formatInput, rewindText } from "../../node/panel/view-text";
 
 type ToolItem = Extract<ViewItem, { kind: "tool" }>;
-
-/** Cuts text to `limit` characters, saying how much was left out. */
-export function bound(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n… (${text.length - limit} more characters)`;
-}
-
-function oneLine(text: string, limit = SUMMARY_LIMIT): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
-}
-
-/**
- * A card's one-line summary: the tool's own (recorded with the call), else the first string
- * argument of an unknown tool — the panel never switches on tool names.
- */
-export function cardSummary(summary: string | undefined, input: unknown): string {
-  if (summary) return oneLine(summary);
-  if (typeof input === "string") return oneLine(input);
-  if (input && typeof input === "object") {
-    const first = Object.values(input).find((v) => typeof v === "string");
-    if (typeof first === "string") return oneLine(first);
-  }
-  return "";
-}
-
-export function formatInput(input: unknown): string {
-  if (typeof input === "string") return bound(input, INPUT_LIMIT);
-  try {
-    return bound(JSON.stringify(input, null, 2) ?? "", INPUT_LIMIT);
-  } catch {
-    return "(arguments could not be shown)";
-  }
-}
-
-type DecisionEvent = Extract<SessionEvent, { type: "permission_decision" }>;
-
-/** Who decided a tool call, for its card: "allowed by rule Bash(npm test:*)", "denied by hook: no rm", "asked you". */
-export function describeDecision(e: Pick<DecisionEvent, "decision" | "by" | "rule" | "message">): string {
-  const verb = e.decision === "allow" ? "allowed" : "denied";
-  switch (e.by) {
-    case "rule":
-      return e.message === "sent to review" ? `sent to review (rule ${e.rule ?? "?"})` : `${verb} by rule ${e.rule ?? "(unnamed)"}`;
-    case "hook":
-      return e.decision === "deny" ? `denied by hook: ${e.message ?? "(no message)"}` : "allowed by hook";
-    case "user":
-      return e.decision === "allow" ? "asked you: allowed" : `asked you: denied${e.message ? ` (${e.message})` : ""}`;
-    case "restricted":
-      return "denied: Restricted Mode";
-    default:
-      return e.message === "sent to review" ? "sent to review" : `${verb} by the permission mode`;
-  }
-}
-
-export function emptyUsage(): UsageView {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
-}
 
 /**
  * The panel's state of one session, built by applying the session's events in order.
@@ -287,17 +230,9 @@ export class SessionViewModel {
           output: bound(e.output, OUTPUT_LIMIT),
           ...(e.card?.badges?.length ? { badges: e.card.badges } : {}),
         });
-      case "review_proposed":
-        if (e.mode !== "ask") return [];
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Proposed a change to ${e.relPath}: review it in the editor.` })];
-      case "review_decision":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.status === "accepted" ? "info" : "warning", text: reviewText(e) })];
       case "mode_change":
         this.modeName = e.mode;
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `Permission mode: ${e.mode} (was ${e.from}).` })];
-      case "extension":
-        if (e.outcome !== "error") return [];
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `${e.name} failed at ${e.point}: ${e.detail ?? "(no message)"}. The session goes on without it.` })];
+        return this.describe(e);
       case "error":
         this.composerNext = {};
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "error", text: e.message })];
@@ -312,7 +247,7 @@ export class SessionViewModel {
         this.refreshUsage();
         const turn = this.currentTurnCost();
         if (turn) turn.cacheBreaks++;
-        return [...this.refreshTurnControl(), this.put({ kind: "notice", id: `n${e.seq}`, level: e.cause ? "info" : "warning", text: cacheBreakText(e) })];
+        return [...this.refreshTurnControl(), ...this.describe(e)];
       }
       case "status":
         this.stateView = e.state;
@@ -320,33 +255,11 @@ export class SessionViewModel {
         if (e.state === "cancelled" || e.state === "error" || e.state === "done" || e.state === "idle") return [...this.settleTools(), ...this.turnControl()];
         return [];
       // Checkpoints (issue 12): what a restore did. A conversation restore also rebuilds the view (the host does).
-      case "checkpoint": {
-        const notice = checkpointNotice(e);
-        return notice ? [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: notice })] : [];
-      }
       case "rewind":
         this.rewinds.set(e.seq, e);
         return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: rewindText(e, e.undoes === undefined ? undefined : this.rewinds.get(e.undoes)) })];
       case "todos":
         return [this.put({ kind: "todos", id: `t${e.seq}`, todos: e.todos })];
-      case "turn_time":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: turnTimeLine(e) })];
-      // Loop control (issue 12): breakers, fallback, budgets, stuck detection, concurrency gates.
-      case "breaker":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.state === "open" ? "warning" : "info", text: e.message })];
-      case "fallback":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `Switched model: ${e.from} → ${e.to} (${e.reason}).` })];
-      case "budget":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: e.report })];
-      case "stuck":
-        return [
-          this.put({ kind: "notice", id: `n${e.seq}`, level: "warning", text: `${e.action === "stop" ? "Stopped: the agent seems stuck" : "The agent seems stuck; it was nudged"}: ${e.detail}.` }),
-        ];
-      case "tool_queued":
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: "info", text: `${e.name} is queued: at most ${e.limit} ${e.gate} run at once (position ${e.position}).` })];
-      case "verification":
-        // The evidence under the answer: which check ran, its result, where its output is.
-        return [this.put({ kind: "notice", id: `n${e.seq}`, level: e.status === "passed" ? "info" : e.status === "failed" ? "warning" : "error", text: verificationLine(e) })];
       case "compaction": {
         const kept = [
           e.summary ? `a summary of events ${0}–${e.firstKeptSeq - 1}` : "",
@@ -368,8 +281,15 @@ export class SessionViewModel {
         }
         return [this.put(subagentItem(this.byId.get(`sub:${e.callId}`), e))];
       default:
-        return [];
+        // Every other event: what its mechanism says about it (core/describe-event.ts lists them all).
+        return this.describe(e);
     }
+  }
+
+  /** The event as its mechanism describes it, as a notice. */
+  private describe(e: SessionEvent): ViewItem[] {
+    const note = describeEvent(e);
+    return note ? [this.put({ kind: "notice", id: `n${e.seq}`, level: note.level, text: note.text })] : [];
   }
 
   /** The checkpoint control of the turn in progress, once (its id is stable: the turn's user message). */
@@ -457,129 +377,6 @@ export class SessionViewModel {
   }
 }
 
-type RewindEvent = Extract<SessionEvent, { type: "rewind" }>;
-
-/** The transcript's line for a restore (checkpoints). */
-export function rewindText(e: RewindEvent, undone?: RewindEvent): string {
-  const written = (e.changed ?? []).reduce((n, c) => n + c.written, 0);
-  const deleted = (e.changed ?? []).reduce((n, c) => n + c.deleted, 0);
-  const counts = e.files ? ` (${written} file${written === 1 ? "" : "s"} written back, ${deleted} deleted)` : "";
-  if (e.undoes !== undefined) {
-    const parts = [e.files ? `the files are back as they were before it${counts}` : "", undone?.conversation ? `the turns after turn ${undone.turn} are back in the conversation` : ""].filter(Boolean);
-    return `Undid the restore to the end of turn ${e.turn}${parts.length ? `: ${parts.join("; ")}` : ""}.`;
-  }
-  if (e.files && e.checkpointSeq === undefined) return `Forked from turn ${e.turn}: the files are as they were after that turn${counts}.`;
-  const what = e.files && e.conversation ? "the files and the conversation" : e.files ? "the files" : "the conversation";
-  return `Restored ${what} to the end of turn ${e.turn}${counts}.${e.conversation ? " The later turns are out of the conversation (still in the log: Undo restore brings them back)." : ""}`;
-}
-
-/** Steps of a sub-agent the panel keeps (the latest); the child's own session has them all. */
-const SUBAGENT_STEPS = 50;
-type SubagentItem = Extract<ViewItem, { kind: "subagent" }>;
-
-function subagentItem(existing: ViewItem | undefined, e: Extract<SessionEvent, { type: "subagent" }>): SubagentItem {
-  const base: SubagentItem =
-    existing?.kind === "subagent"
-      ? existing
-      : { kind: "subagent", id: `sub:${e.callId}`, callId: e.callId, childId: e.childId, description: e.description ?? "", status: "running", steps: [], omittedSteps: 0 };
-  if (e.phase === "step") {
-    const steps = [...base.steps, { tool: e.tool ?? "", summary: oneLine(e.summary ?? ""), isError: e.isError ?? false }];
-    const drop = Math.max(0, steps.length - SUBAGENT_STEPS);
-    return { ...base, steps: steps.slice(drop), omittedSteps: base.omittedSteps + drop };
-  }
-  if (e.phase === "finished") {
-    return {
-      ...base,
-      status: e.status ?? "completed",
-      ...(e.toolCalls !== undefined ? { toolCalls: e.toolCalls } : {}),
-      ...(e.filesChanged?.length ? { filesChanged: e.filesChanged } : {}),
-      ...(e.costUsd !== undefined ? { costUsd: e.costUsd } : {}),
-      ...(e.error ? { error: e.error } : {}),
-    };
-  }
-  return base;
-}
-
 function isOpen(status: ToolItem["status"]): boolean {
   return status === "pending" || status === "running" || status === "asking";
-}
-
-const SNIPPET = 120;
-
-/** The first string of `item` (other than its id and kind) containing `needle`, as a snippet around the hit. */
-function findIn(item: ViewItem, needle: string): string | undefined {
-  let found: string | undefined;
-  const walk = (v: unknown, key: string): void => {
-    if (found !== undefined) return;
-    if (typeof v === "string") {
-      if (key === "id" || key === "kind") return;
-      const at = v.toLowerCase().indexOf(needle);
-      if (at >= 0) found = snippet(v, at, needle.length);
-    } else if (Array.isArray(v)) for (const x of v) walk(x, "");
-    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
-  };
-  walk(item, "");
-  return found;
-}
-
-function snippet(text: string, at: number, len: number): string {
-  const from = Math.max(0, at - Math.floor((SNIPPET - len) / 2));
-  const cut = text
-    .slice(from, from + SNIPPET)
-    .replace(/\s+/g, " ")
-    .trim();
-  return `${from > 0 ? "…" : ""}${cut}${from + SNIPPET < text.length ? "…" : ""}`;
-}
-
-type ReviewDecisionEvent = Extract<SessionEvent, { type: "review_decision" }>;
-
-function reviewText(e: ReviewDecisionEvent): string {
-  const who = e.by === "mode" ? "by the permission mode" : "by you";
-  switch (e.status) {
-    case "accepted":
-      return `Change to ${e.path} accepted ${who}${e.userEdited ? " (with your edits)" : ""}.`;
-    case "partial":
-      return `Change to ${e.path} partly accepted ${who}${e.hunks ? `: ${e.hunks.accepted} hunk(s) applied, ${e.hunks.rejected} rejected` : ""}.`;
-    case "rejected":
-      return `Change to ${e.path} rejected ${who}${e.message ? `: ${e.message}` : ""}.`;
-    default:
-      return `Change to ${e.path} could not be reviewed${e.message ? `: ${e.message}` : ""}.`;
-  }
-}
-
-/** A turn's (or the session's) spend as the panel counts it. */
-interface PanelCost extends CostTotals {
-  cacheBreaks: number;
-  tools: ToolCost[];
-  addTool(name: string, chars: number): void;
-}
-
-function emptyCost(): PanelCost {
-  const c: PanelCost = {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheBreaks: 0,
-    tools: [],
-    addTool(name, chars) {
-      let t = c.tools.find((x) => x.name === name);
-      if (!t) c.tools.push((t = { name, calls: 0, resultTokens: 0 }));
-      t.calls++;
-      t.resultTokens += tokensOfText(chars);
-    },
-  };
-  return c;
-}
-
-/** The tooltip of a turn's cost line: the tokens in full and what each tool's results added. */
-function costDetail(c: PanelCost): string {
-  const tools = [...c.tools].sort((a, b) => b.resultTokens - a.resultTokens || a.name.localeCompare(b.name));
-  return [
-    `${c.inputTokens} uncached input, ${c.cacheReadTokens} read from the cache, ${c.cacheWriteTokens} written to it; ${c.outputTokens} output tokens`,
-    tools.length ? `Tool results (estimated tokens): ${toolsLine(tools)}` : "",
-  ]
-    .filter(Boolean)
-    .join("\n");
 }
