@@ -9,7 +9,7 @@
  *   They are matched at any depth, which covers every workspace folder and additional directory:
  *   a nested repository's `.git/hooks`, a sub-project's `.envrc` or `.gitattributes` run code too.
  */
-import { PROTECTED_WORKSPACE_PATHS, protectedEntry } from "../protected-paths";
+import { PROTECTED_WORKSPACE_PATHS, protectedEntry, protectedName } from "../protected-paths";
 import { basenameOf, isWithin } from "./posix-path";
 
 export interface Sensitivity {
@@ -87,7 +87,9 @@ function protectedAnywhere(segments: string[]): string | undefined {
     const entry = protectedEntry(segments.slice(i).join("/"));
     if (entry) return entry.why;
   }
-  return undefined;
+  // A name protected by its pattern (`app.code-workspace`): what opening it runs does not depend on its folder.
+  const last = segments[segments.length - 1];
+  return last ? protectedName(last)?.why : undefined;
 }
 const FIRST_SEGMENTS = new Set(PROTECTED_WORKSPACE_PATHS.map((e) => e.path.split("/")[0]!));
 

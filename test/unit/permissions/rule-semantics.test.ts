@@ -197,6 +197,10 @@ describe("protected paths", () => {
     ".yarnrc.yml",
     ".pnpmfile.cjs",
     "packages/ui/.npmrc",
+    "app.code-workspace",
+    "tools/Team.Code-Workspace",
+    ".idea/workspace.xml",
+    ".github/workflows/ci.yml",
   ];
 
   it.each(["default", "acceptEdits", "bypassPermissions"] as const)("asks before a file tool writes one in %s mode, despite allow rules", async (mode) => {
