@@ -348,6 +348,22 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "less":
       exec(/^\+.*!|^--(lesskey-src|lesskey-file)(=|$)/, "less runs shell commands (`!`) given on its command line", ["--lesskey-src"]);
       return fx;
+    case "sqlite3":
+    case "sqlite": {
+      // The shell's dot-commands run programs (`.shell`, `.system`, `.once |cmd`, `.output |cmd`), from
+      // its SQL arguments, its -cmd/-init options, or its input when no SQL is given.
+      exec(/^--?(cmd|init)(=|$)/, `${name} runs the dot-commands of its -cmd and -init options (.shell runs programs)`, ["-cmd", "-init", "--cmd", "--init"]);
+      const operands: Word[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!.value;
+        if (/^--?(cmd|init|separator|newline|nullvalue|vfs|maxsize|mmap|pagecache|lookaside|heap)$/.test(v)) i++;
+        else if (!v.startsWith("-")) operands.push(args[i]!);
+      }
+      const sql = operands.slice(1);
+      if (sql.some((w) => w.dynamic || /(^|[;\n])\s*\./.test(w.value))) fx.hidden.push(`${name} runs dot-commands given on its command line (.shell and .system run programs)`);
+      else if (!sql.length) fx.hidden.push(`${name} reads commands from its input, where a dot-command (.shell) can run programs`);
+      return fx;
+    }
     case "tee":
       return fx;
     default:

@@ -315,10 +315,14 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
       if (inner !== words) {
         const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined);
         fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
+        // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too.
+        fx.execOptions.push(...outerFx.execOptions.filter((o) => o.runs && !fx.execOptions.some((x) => x.option === o.option)));
       }
       for (const v of expanded) {
         if (v === innermost || v === effective || !v.view.denyOnly) continue;
-        for (const h of commandEffects(v.words, part.extraArgs, false).hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
+        const vfx = commandEffects(v.words, part.extraArgs, false);
+        for (const h of vfx.hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
+        for (const o of vfx.execOptions) if (o.runs && !fx.execOptions.some((x) => x.option === o.option)) fx.execOptions.push(o);
       }
       out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
     }
