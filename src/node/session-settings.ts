@@ -175,6 +175,8 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     : asSettingsError(() => parseFallbackModels(r.fallbackModels?.value ?? [], `${r.fallbackModels?.from ?? "settings"}: fallbackModels`));
   const architect = r.architect ? asSettingsError(() => parseArchitectSettings(r.architect!.value, `${r.architect!.from}: architect`)) : undefined;
   let telemetry: TelemetrySettings | undefined;
+  const badTelemetry = invalidKey(r, "telemetry");
+  if (badTelemetry && !v) throw new SessionSettingsError(badTelemetry);
   try {
     telemetry = parseTelemetrySettings(r.telemetry?.value, `${r.telemetry?.from ?? "settings"}: telemetry`);
   } catch (err) {
