@@ -32,24 +32,6 @@ export interface CheckResult {
 
 const READ_ONLY_PERMISSIONS = new Set(["Read", "Glob", "Grep", "TodoWrite", "Task", "Skill"]);
 
-export interface CheckOptions {
-  tool: string;
-  input: Record<string, unknown>;
-  cwd: string;
-  home?: string;
-  mode?: PermissionMode;
-  settings?: string[];
-  trusted?: boolean;
-  /** Claude Code's managed settings folder (default the platform's; null: none). */
-  managedDir?: string | null;
-}
-
-export interface CheckResult {
-  decision: PermissionDecision;
-  mode: PermissionMode;
-  problems: string[];
-}
-
 /** The permission gate of a folder as its settings files set it (`permissions check`, `sandbox exec`, `lessons`). */
 export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" | "trusted" | "managedDir">): YokePermissionGate {
   const cwd = resolve(opts.cwd);
