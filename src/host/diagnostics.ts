@@ -2,7 +2,8 @@
 // vscode.languages.getDiagnostics, waiting on onDidChangeDiagnostics until the reports about the
 // changed files settle (src/core/verification/settle.ts) rather than for a fixed delay. A changed
 // file no tab shows is opened in a preview tab without taking the focus, since language servers
-// such as TypeScript's check only the files open in tabs.
+// such as TypeScript's check only the files open in tabs — beside the editor the user is typing
+// in, never in its place (src/host/editor-typing.ts).
 import * as vscode from "vscode";
 import { DEFAULT_SETTLE, waitForQuiet, type SettleOptions } from "../core/verification/settle";
 import type { Diagnostic, DiagnosticSeverity, DiagnosticsService } from "../core/verification/types";
@@ -61,12 +62,15 @@ function tabUris(): Set<string> {
   return out;
 }
 
+/** Where a file shown for its language server goes (undefined: the active group). */
+export type ColumnFor = (uri: vscode.Uri) => vscode.ViewColumn | undefined;
+
 /**
  * Makes sure the language servers look at the files: a document for each (missing files are
  * skipped), shown in a preview tab without taking the focus when no tab has it — TypeScript's
  * server checks only files open in tabs. Returns the documents' languages, and whether any was opened.
  */
-async function ensureOpen(paths: readonly string[]): Promise<{ opened: boolean; languages: string[] }> {
+async function ensureOpen(paths: readonly string[], column: ColumnFor): Promise<{ opened: boolean; languages: string[] }> {
   const docs = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
   const tabs = tabUris();
   let opened = false;
@@ -80,7 +84,8 @@ async function ensureOpen(paths: readonly string[]): Promise<{ opened: boolean; 
         opened = true;
       }
       if (!tabs.has(uri.toString())) {
-        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+        const viewColumn = column(uri);
+        await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, ...(viewColumn ? { viewColumn } : {}) });
         opened = true;
       }
     } catch {
@@ -119,8 +124,21 @@ class LanguageMemory {
 
 /** A language server never heard from in this window may still be starting: its first report may take this long. */
 const COLD_FIRST_MS = 15_000;
+/**
+ * Before an edit the agent waits on the baseline, and a file without problems gets no report at
+ * all (VS Code announces no change from nothing to nothing): a server never heard from is not
+ * waited for longer than this there. Problems it reports later count as before the edit only if
+ * they reached the baseline; the check after the edit waits the full bound.
+ */
+const BASELINE_FIRST_MS = 3_000;
 
-export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Omit<SettleOptions, "signal"> = DEFAULT_SETTLE): DiagnosticsService {
+function firstCapped(b: Omit<SettleOptions, "signal">, firstAtMost: number): Omit<SettleOptions, "signal"> {
+  return b.firstMs <= firstAtMost ? b : { ...b, firstMs: firstAtMost, maxMs: Math.min(b.maxMs, firstAtMost + DEFAULT_SETTLE.maxMs) };
+}
+
+export function createVscodeDiagnostics(log: vscode.LogOutputChannel, opts: { settle?: Omit<SettleOptions, "signal">; column?: ColumnFor } = {}): DiagnosticsService {
+  const settle = opts.settle ?? DEFAULT_SETTLE;
+  const column: ColumnFor = opts.column ?? (() => undefined);
   const memory = new LanguageMemory();
   /** Starts listening at once (no report is missed while documents open); the wait's first bound is set once the languages are known. */
   const listen = (paths: readonly string[], signal: AbortSignal) => {
@@ -130,7 +148,7 @@ export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Om
       if (e.uris.some((u) => wanted.has(u.toString()))) early++;
     });
     return {
-      wait: (languages: readonly string[], bound: Omit<SettleOptions, "signal">) =>
+      wait: (languages: readonly string[], bound: Omit<SettleOptions, "signal">, firstAtMost = Number.POSITIVE_INFINITY) =>
         waitForQuiet(
           (onReport) => {
             early$.dispose();
@@ -139,7 +157,7 @@ export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Om
               if (e.uris.some((u) => wanted.has(u.toString()))) onReport();
             });
           },
-          { ...memory.bounds(languages, bound), signal },
+          { ...firstCapped(memory.bounds(languages, bound), firstAtMost), signal },
         ).then((r) => {
           memory.learn(languages, r.reports + early);
           return r;
@@ -152,14 +170,17 @@ export function createVscodeDiagnostics(log: vscode.LogOutputChannel, settle: Om
     async current(paths, signal) {
       // The reports of open documents are current; a file no document held gets its first report.
       const l = listen(paths, signal);
-      const { opened, languages } = await ensureOpen(paths);
+      const { opened, languages } = await ensureOpen(paths, column);
       if (!opened) l.cancel();
-      else await l.wait(languages, settle);
+      else {
+        const r = await l.wait(languages, settle, BASELINE_FIRST_MS);
+        log.debug(`problems of ${paths.length} file(s) before an edit (${languages.join(", ") || "no document"}): ${r.outcome} after ${r.waitedMs} ms (${r.reports} report(s))`);
+      }
       return read(paths);
     },
     async collect(paths, signal) {
       const l = listen(paths, signal);
-      const { languages } = await ensureOpen(paths);
+      const { languages } = await ensureOpen(paths, column);
       const r = await l.wait(languages, settle);
       log.debug(`diagnostics of ${paths.length} file(s) (${languages.join(", ") || "no document"}): ${r.outcome} after ${r.waitedMs} ms (${r.reports} report(s))`);
       return read(paths);

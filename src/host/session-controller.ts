@@ -140,7 +140,7 @@ export class SessionController implements vscode.Disposable {
       keys,
       approver: this.approver,
       store: () => this.store.get().writer,
-      ...(review ? { reviewer: review.reviewer } : {}),
+      ...(review ? { reviewer: review.reviewer, typing: review.reviewer.typing } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
       extensions: () => this.mcp.extensions(),

@@ -20,6 +20,7 @@ import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
 import { createVscodeDiagnostics } from "./diagnostics";
+import type { TypingWatch } from "./editor-typing";
 
 /** A problem the user fixes (no key, no folder): shown as is, not logged as a failure. */
 export class UserFacingError extends Error {}
@@ -31,6 +32,8 @@ export interface SessionOptionsDeps {
   store: () => SessionStore;
   /** The change review (the extension's diff review), if the host has one. */
   reviewer?: ChangeReviewer;
+  /** Whether the user is typing (a file shown for its language server then goes beside that editor). */
+  typing?: TypingWatch;
   /** The window's Node services (the watched permission engine, hooks, command runners), its session folder and terminal mirror (host-services.ts). */
   services?: () => { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
   /** Extensions of each new session (MCP servers' tools). */
@@ -49,7 +52,7 @@ export class SessionOptionsBuilder {
   private readonly diagnostics: ReturnType<typeof createVscodeDiagnostics>;
 
   constructor(private readonly deps: SessionOptionsDeps) {
-    this.diagnostics = createVscodeDiagnostics(deps.log);
+    this.diagnostics = createVscodeDiagnostics(deps.log, { column: (uri) => deps.typing?.besideTyping(uri) });
   }
 
   async build(): Promise<AgentSessionOptions> {

@@ -14,6 +14,7 @@
 // keeps the change listed with a Revert that refuses when the file changed since. A review taken
 // up again after a window reload (change.resumed) re-attaches to the document VS Code restored.
 import { activity } from "../../node/watchdog";
+import { TypingWatch } from "../editor-typing";
 import * as vscode from "vscode";
 import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
 import { applyHunks, computeHunks, normalizeEol, rebaseHunks, type Hunk, type HunkDecision } from "../../core/review-hunks";
@@ -31,8 +32,6 @@ import { closeProposal, startStaged, writeStaged } from "./staged";
 
 export type { ReviewerOptions } from "./placement";
 
-/** The user typed within this many ms: a review opening now must not take the focus. */
-const TYPING_MS = 3_000;
 /** Auto-applied changes kept listed (for Revert). */
 const MAX_APPLIED = 30;
 export const STOPPED_MESSAGE = "the agent was stopped";
@@ -53,7 +52,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private readonly autoSaveMove: AutoSaveMove;
   /** Why a document under review is being saved (from onWillSave, read in onDidSave). */
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
-  private lastTypedAt = 0;
+  /** Whether the user is typing: a review opening then goes beside that editor and leaves it the focus. */
+  readonly typing = new TypingWatch();
   /** Fires whenever the list, a decision or a hunk position changes. */
   readonly onDidChangeEntries = this.emitter.event;
 
@@ -68,8 +68,10 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       changed: () => this.emitter.fire(),
     };
     this.autoSaveMove = new AutoSaveMove(this.placement);
+    this.typing.ignoreWhile(() => this.own.editing);
     this.disposables.push(
       this.emitter,
+      this.typing,
       vscode.workspace.onDidChangeTextDocument((e) => activity("review:document-change", () => this.onDocumentChange(e))),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onDocumentClosed(doc)),
       vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
@@ -138,7 +140,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       const onAbort = () => void this.cancel(entry.editId);
       signal.addEventListener("abort", onAbort, { once: true });
       entry.cleanup = () => signal.removeEventListener("abort", onAbort);
-      const typing = Date.now() - this.lastTypedAt < TYPING_MS;
+      const typing = this.typing.typing();
+      if (typing) this.opts.log.info(`review ${entry.editId}: the user typed ${this.typing.sinceTyped()} ms ago: shown without taking the focus`);
       showProposal(entry, doc, { typing, openDiff: (o) => this.openDiff(entry.editId, o) }).catch((err) =>
         this.opts.log.warn(`review of ${entry.change.relPath}: cannot show it: ${(err as Error).message}`),
       );
@@ -326,7 +329,6 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private onDocumentChange(e: vscode.TextDocumentChangeEvent): void {
     if (!e.contentChanges.length) return;
     const byUser = !this.own.editing;
-    if (byUser && vscode.window.activeTextEditor?.document === e.document) this.lastTypedAt = Date.now();
     const entry = this.pendingFor(e.document.uri);
     if (!entry) return;
     entry.follow(e.contentChanges, byUser);
