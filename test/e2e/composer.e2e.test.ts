@@ -35,7 +35,7 @@ const userContents = (req: RecordedRequest) =>
   ((req.body.messages as Array<{ role: string; content: unknown }>) ?? []).filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 
 describe("composer in code-server", () => {
-  const vs = useYokeVscode({ name: "composer", model: { script }, files: { "notes/tide-table.md": TABLE } });
+  const vs = useYokeVscode({ name: "composer", model: { script }, files: { "notes/tide-table.md": TABLE }, eachTestStartsIdle: true });
 
   it("completes an @file mention from the keyboard, and its contents reach the model", async () => {
     const { llm } = vs;

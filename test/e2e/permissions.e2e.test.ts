@@ -31,7 +31,7 @@ function runCommandResults(llm: ScriptedServer): string[] {
 }
 
 describe("permissions in code-server", () => {
-  const vs = useYokeVscode({ name: "permissions", model: { script } });
+  const vs = useYokeVscode({ name: "permissions", model: { script }, eachTestStartsIdle: true });
 
   it("asks for a command again after a window reload, and Always allow writes the rule and runs it", async () => {
     const { llm } = vs;

@@ -44,6 +44,7 @@ describe("commands mirrored into VS Code terminals", () => {
     // A looser mode counts only from the user's own settings (a workspace's may only tighten).
     // xterm's DOM renderer, so the terminal's text is in the page.
     userSettings: { "yoke.permissionMode": "acceptEdits", "terminal.integrated.gpuAcceleration": "off" },
+    eachTestStartsIdle: true,
   });
 
   it("shows a running command live in the Yoke terminal and stops it on Ctrl+C typed there", async () => {
