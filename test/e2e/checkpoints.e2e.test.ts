@@ -84,6 +84,7 @@ describe("checkpoints: restore, undo, fork, palette", () => {
     model: { script },
     // Edits and the command run without a question (a workspace may not choose bypassPermissions; the user may).
     userSettings: { "yoke.permissionMode": "bypassPermissions" },
+    eachTestStartsIdle: true,
   });
 
   it("restores files to turn 1 from the turn control (git state untouched), undoes it, forks from turn 2, and restores from the palette", async () => {

@@ -102,6 +102,7 @@ describe("the demo in code-server, as a newcomer meets it", () => {
     // (code-server's delayed auto-save would stage a proposal in an editor of its own), and xterm's
     // DOM renderer so the Yoke terminal's text can be read.
     userSettings: { "files.autoSave": "off", "terminal.integrated.gpuAcceleration": "off" },
+    testsBuildOnEachOther: "one tour, as a newcomer takes it: each stop continues the session and the files the stop before left",
   });
   let frame: Frame;
   /** README.md as the first stop left it (hunk 1 accepted, hunk 2 rejected). */

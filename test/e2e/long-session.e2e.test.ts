@@ -75,6 +75,7 @@ describe("a 10,000-event session in code-server", () => {
   const vs = useYokeVscode({
     name: "long-session",
     model: { script: () => ({ text: LONG_ANSWER, chunkDelayMs: 4 }) },
+    testsBuildOnEachOther: "one reader's way through the same 10,000-event session: open, scroll up, search, return, stream, then the figures of all of it",
   });
   let frame: Frame;
 

@@ -85,6 +85,7 @@ describe("a two-folder workspace in code-server", () => {
     folders: { [FOLDER]: { [FILE]: HARBOUR_TIDES, "README.md": "# Harbour\n\nBerth planning around high water.\n" } },
     workspaceSettings: { "yoke.permissionMode": "default" },
     userSettings: { "files.autoSave": "off" },
+    eachTestStartsIdle: true,
   });
 
   it("reads and edits a file in the second folder by its folder-name path; Accept in the editor writes only there", async () => {

@@ -92,7 +92,7 @@ const lens = hunkLens;
 
 describe("a review pending at a window reload", () => {
   // code-server's default is afterDelay; off here, so the proposal sits in the file's own editor (inline).
-  const vs = useYokeVscode(reviewVscode("review-reload", script));
+  const vs = useYokeVscode({ ...reviewVscode("review-reload", script), eachTestStartsIdle: true });
 
   it("comes back after the reload; one hunk accepted with Ctrl+Alt+Y, one rejected; the disk and the model get exactly that", async () => {
     const { llm } = vs;

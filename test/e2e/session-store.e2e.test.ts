@@ -29,6 +29,7 @@ describe("one session store for the panel and the CLI", () => {
         return text === hangOn ? { text: "Working on it", hang: true } : { text: `Noted: ${text}` };
       },
     },
+    eachTestStartsIdle: true,
   });
 
   beforeAll(() => ensureBuilt());

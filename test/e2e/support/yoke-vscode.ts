@@ -61,6 +61,12 @@ export interface YokeVscodeOptions {
    * timed out half-way cannot fail the ones after it. For files whose tests do not build on each other.
    */
   eachTestStartsIdle?: boolean | { mode?: string };
+  /**
+   * A file whose tests are one story (each builds on the state the one before left) says so here,
+   * instead of eachTestStartsIdle: a file with more than one test must choose one of the two
+   * (test/unit/arch/e2e-idle.test.ts).
+   */
+  testsBuildOnEachOther?: string;
 }
 
 /** The running fixture. Its fields throw until beforeAll has started everything. */
