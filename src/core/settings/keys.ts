@@ -9,7 +9,8 @@
  * Keys other mechanisms read with their own trust rules (`permissions`, `hooks`, `mcpServers`,
  * the MCP approvals, `verification`) are known here and passed through as layers.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import { en } from "zod/v4/locales";
 import { parseArchitectSettings } from "../architect";
 import { parseFallbackSpec } from "../fallback";
 import { parseTelemetrySettings } from "../telemetry/settings";
@@ -61,7 +62,7 @@ type Tighten =
   | "any";
 
 interface FieldRule {
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   tighten: Tighten;
   default?: unknown;
 }
@@ -76,7 +77,7 @@ interface ObjectKey {
 /** A key merged as one value. */
 interface ValueKey {
   kind: "value";
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   tighten: Tighten | "subset";
   /** The value when no layer sets it (what a project's "lower" compares with). */
   default?: unknown;
@@ -88,29 +89,35 @@ interface EngineKey {
 }
 type KeyRule = ObjectKey | ValueKey | EngineKey;
 
-const positiveInt = z.number().int().positive();
-const positive = z.number().positive().finite();
-const modelSpec = z
-  .string()
-  .trim()
-  .min(1, "a model name is expected")
-  .superRefine((s, ctx) => {
+// zod/mini (the same checks and, with the English messages below, the same texts as zod) keeps
+// the activation bundle small: the panel's settings are read when the extension activates.
+z.config(en());
+const positiveInt = z.int().check(z.positive());
+const positive = z.number().check(z.positive());
+const intBetween = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
+const modelSpec = z.string().check(
+  z.trim(),
+  z.minLength(1, "a model name is expected"),
+  z.superRefine((s, ctx) => {
     try {
       parseFallbackSpec(s);
     } catch (err) {
       ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
     }
-  });
+  }),
+);
 /** Wraps one of the mechanisms' own parsers (which throw with a clear message) as a schema. */
 const checkedBy = (parse: (v: unknown, where: string) => unknown) =>
-  z.unknown().superRefine((v, ctx) => {
-    try {
-      parse(v, "");
-    } catch (err) {
-      // The parser's message follows the key (`.editorModel must …`, ` must be an object …`).
-      ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
-    }
-  });
+  z.unknown().check(
+    z.superRefine((v, ctx) => {
+      try {
+        parse(v, "");
+      } catch (err) {
+        // The parser's message follows the key (`.editorModel must …`, ` must be an object …`).
+        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+      }
+    }),
+  );
 const object = z.record(z.string(), z.unknown());
 
 /** Every key Yoke reads from its own settings files and (as `yoke.KEY`) from VS Code. */
@@ -137,25 +144,24 @@ export const RULES: Record<string, KeyRule> = {
     fields: {
       // 1..100 is read as a percentage, as the compaction settings always did.
       threshold: {
-        schema: z
-          .number()
-          .gt(0)
-          .lte(100)
-          .transform((t) => (t > 1 ? t / 100 : t)),
+        schema: z.pipe(
+          z.number().check(z.gt(0), z.lte(100)),
+          z.transform((t: number) => (t > 1 ? t / 100 : t)),
+        ),
         tighten: "lower",
         default: 0.8,
       },
       strategy: { schema: z.enum(["extractive", "llm"]), tighten: { order: ["extractive", "llm"] }, default: "extractive" },
-      model: { schema: z.string().trim().min(1), tighten: "user-only" },
+      model: { schema: z.string().check(z.trim(), z.minLength(1)), tighten: "user-only" },
     },
   },
   subagents: {
     kind: "fields",
     shape: '{"maxDepth": 2, "maxConcurrent": 3}',
     fields: {
-      maxDepth: { schema: z.number().int().min(0).max(5), tighten: "lower", default: 2 },
-      maxConcurrent: { schema: z.number().int().min(1).max(16), tighten: "lower", default: 3 },
-      maxTurns: { schema: z.number().int().min(1).max(500), tighten: "lower" },
+      maxDepth: { schema: intBetween(0, 5), tighten: "lower", default: 2 },
+      maxConcurrent: { schema: intBetween(1, 16), tighten: "lower", default: 3 },
+      maxTurns: { schema: intBetween(1, 500), tighten: "lower" },
     },
   },
   fallbackModels: { kind: "value", schema: z.array(modelSpec), tighten: "subset" },
@@ -384,7 +390,7 @@ function projectWhy(layer: SettingsLayer, trusted: boolean): string {
   return `${layer.label} comes with the repository`;
 }
 
-function issueText(error: z.ZodError): string {
+function issueText(error: z.core.$ZodError): string {
   const first = error.issues[0];
   if (!first) return "invalid value";
   const at = first.path.length ? `[${first.path.join("][")}] ` : "";

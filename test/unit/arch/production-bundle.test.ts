@@ -27,6 +27,15 @@ describe("the production bundle", () => {
     expect(text).not.toMatch(/require\(["']mocha["']\)/);
   });
 
+  it("keeps activation light: extension.js stays small (zod/mini, no SDK, no agent core)", () => {
+    // Every byte of extension.js is compiled when VS Code activates Yoke (target: activate() ≤ 50 ms
+    // of CPU, yoke bench --only startup). Full zod alone was 456 KB of it; the settings read at
+    // activation use zod/mini.
+    const text = readFileSync(join(out, "extension.js"), "utf8");
+    expect(text.length).toBeLessThan(400_000);
+    expect(text).not.toContain("@anthropic-ai/sdk");
+  });
+
   it("is the real extension (it registers the chat view and its commands), minified", () => {
     const text = readFileSync(join(out, "extension.js"), "utf8");
     expect(text).toContain("yoke.chat");
