@@ -27,7 +27,7 @@ describe("the production bundle", () => {
     expect(text).not.toMatch(/require\(["']mocha["']\)/);
   });
 
-  it("keeps activation light: extension.js stays small (zod/mini, no SDK, no agent core)", () => {
+  it("keeps activation light: extension.js stays small (zod/mini, no provider SDK)", () => {
     // Every byte of extension.js is compiled when VS Code activates Yoke (target: activate() ≤ 50 ms
     // of CPU, yoke bench --only startup). Full zod alone was 456 KB of it; the settings read at
     // activation use zod/mini.
