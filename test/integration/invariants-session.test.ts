@@ -269,7 +269,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     });
 
     it.skipIf(!!unusable)(
-      "row 3 — nothing a command writes runs later: protected paths, .git internals, a rebase todo, hook managers, *.code-workspace, .idea, CI workflows, a .vscode that is a link",
+      "row 3 — nothing a command or file tool writes runs later: protected paths, .git internals, a rebase todo, hook managers, *.code-workspace, .idea, CI workflows, a .vscode that is a link (and its target under its own name)",
       async () => {
         const ws = workspace("row3", { "cfg/tasks.json": "{}\n" });
         symlinkSync("cfg", join(ws, ".vscode"));
@@ -296,6 +296,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           bash(
             `mkdir -p .git/rebase-merge && cd .git/rebase-merge && touch interactive && echo refs/heads/main > head-name && git rev-parse HEAD > onto && git rev-parse HEAD > orig-head && echo "exec touch ${marker}" > git-rebase-todo && : > done && echo 1 > end && echo 0 > msgnum; echo planted`,
           ),
+          // The file tools, under the link's other name (cfg/ is .vscode/): the gate asks (no one to answer here).
+          tool("write_file", { path: "cfg/tasks.json", content: `{"tasks":[{"command":"touch ${marker}"}]}` }),
+          tool("write_file", { path: "cfg/settings.json", content: "{}" }),
           bash("echo ran > control.txt"),
         ];
         const r = await session(ws, script, { mode: "bypassPermissions", settings: settingsFile("empty", {}) });

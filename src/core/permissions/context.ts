@@ -2,7 +2,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
-import { protectedEntry, type ProtectedPath } from "../protected-paths";
+import { PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
 import { isWithin, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
@@ -29,6 +29,38 @@ export interface EvalContext {
   listDir?: (absPath: string) => Promise<string[] | undefined>;
   /** The workspace's file system ignores case (macOS, Windows): path matching folds case. */
   caseInsensitive?: boolean;
+  /**
+   * Protected names of a workspace folder that are symlinks (`.vscode -> cfg`), with where they
+   * lead: a path under the target is written through its other name too (protectedLinks()).
+   */
+  protectedLinks?: ProtectedLink[];
+}
+
+export interface ProtectedLink {
+  /** The link's own path relative to its workspace folder (`.vscode`). */
+  name: string;
+  /** Where it leads, symlinks resolved. */
+  target: string;
+}
+
+/** Top-level names the protected list starts with (`.git` for `.git/config`, `.vscode`, `.envrc`…). */
+const PROTECTED_TOP = [...new Set(PROTECTED_WORKSPACE_PATHS.map((e) => e.path.split("/")[0]!))];
+
+/** The protected names of the folders that are symlinks, and their targets (once per context). */
+export async function protectedLinks(roots: readonly string[], realPath: EvalContext["realPath"]): Promise<ProtectedLink[]> {
+  if (!realPath) return [];
+  const out: ProtectedLink[] = [];
+  for (const root of roots) {
+    const found = await Promise.all(
+      PROTECTED_TOP.map(async (name) => {
+        const at = `${root === "/" ? "" : root}/${name}`;
+        const target = await realPath(at).catch(() => undefined);
+        return target && target !== at ? { name, target } : undefined;
+      }),
+    );
+    for (const f of found) if (f) out.push(f);
+  }
+  return out;
 }
 
 /** A path as written and as it resolves (symlinks followed). */
@@ -62,7 +94,19 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
   const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
   const inside = ctx.roots.some((r) => isWithin(fold(real), fold(r)));
   const sensitive = sensitivity(fold(real), fold(ctx.realHome)) ?? sensitivity(fold(real), fold(ctx.home)) ?? sensitivity(fold(lexical), fold(ctx.home));
-  return { written, lexical, real, inside, sensitive, protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) };
+  return { written, lexical, real, inside, sensitive, protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) ?? protectedThroughLink(ctx, real) };
+}
+
+/** A path under the target of a protected name that is a symlink is that protected path too. */
+function protectedThroughLink(ctx: EvalContext, real: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  for (const link of ctx.protectedLinks ?? []) {
+    const rel = relativeTo(fold(real), fold(link.target));
+    if (rel === undefined) continue;
+    const entry = protectedEntry(rel === "" ? link.name : `${link.name}/${rel}`);
+    if (entry) return entry;
+  }
+  return undefined;
 }
 
 /** The protected workspace path covering `abs` (absolute), in any workspace folder. */

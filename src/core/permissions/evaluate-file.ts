@@ -61,8 +61,10 @@ export async function evaluateFileTool(req: PermissionCheck, mode: PermissionMod
   }
   if (!reading) {
     // Protected paths run code later (git hooks, editor tasks, agent settings...): every mode asks, whatever the allow rules say.
-    const guarded = paths.find((p) => p.sensitive?.protected || p.sensitive?.kind === "config");
-    if (guarded) return decide("ask", "mode", `Changing ${showPath(ctx, guarded)} needs approval in every mode: ${guarded.sensitive!.protected ?? guarded.sensitive!.why}.`);
+    // A workspace's protected path is also guarded under another name it has (the target of a
+    // `.vscode -> cfg` link), which the name-based sensitivity cannot see.
+    const guarded = paths.find((p) => p.sensitive?.protected || p.sensitive?.kind === "config" || p.protected);
+    if (guarded) return decide("ask", "mode", `Changing ${showPath(ctx, guarded)} needs approval in every mode: ${guarded.sensitive?.protected ?? guarded.protected?.why ?? guarded.sensitive?.why}.`);
   }
   const allowRules = paths.map((p) => matchPathRule(ctx, "allow", perm, p));
   if (allowRules.every((r) => r)) return decide("allow", "rule", `Allowed by the rule ${ruleLabel(allowRules[0]!)}.`, allowRules[0]);

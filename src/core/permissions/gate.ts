@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, type EvalContext } from "./context";
+import { checkPath, matchPathRule, protectedLinks, type EvalContext } from "./context";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -121,7 +121,8 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     }
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
-    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, trusted, listDir: names, caseInsensitive };
+    const links = await protectedLinks([...new Set(roots)], opts.realPath);
+    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, trusted, listDir: names, caseInsensitive, protectedLinks: links };
   };
   const context = () => {
     state ??= build();

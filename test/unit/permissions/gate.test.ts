@@ -222,6 +222,23 @@ describe("createPermissionGate with a workspace reached through a symlink", () =
   });
 });
 
+describe("a protected name that is a symlink", () => {
+  it("guards its target under the target's own name too (.vscode -> cfg: cfg/tasks.json asks in every mode)", async () => {
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    const w = createPermissionWorkspace({ permissions: { allow: ["Edit(**)"] } });
+    mkdirSync(join(w.ws, "cfg"));
+    symlinkSync("cfg", join(w.ws, ".vscode"));
+    const gate = w.gate();
+    for (const mode of ["acceptEdits", "bypassPermissions"] as const) {
+      const d = await gate.check(call("write_file", { file_path: "cfg/tasks.json", content: "{}" }), mode);
+      expect(d).toMatchObject({ decision: "ask" });
+      expect(d.reason).toBe("Changing cfg/tasks.json needs approval in every mode: VS Code settings, tasks and launch configurations run programs.");
+    }
+    expect(await gate.check(call("write_file", { file_path: "src/a.ts", content: "x" }), "acceptEdits")).toMatchObject({ decision: "allow" });
+    expect(await gate.check(call("run_command", { command: "echo {} > cfg/tasks.json" }), "bypassPermissions")).toMatchObject({ decision: "ask" });
+  });
+});
+
 describe("deniedBy", () => {
   it("names the deny rule covering a path, for tools that touch many files", async () => {
     const w = createPermissionWorkspace({ permissions: { deny: ["Read(./.env)", "Edit(docs/**)"] } });
