@@ -20,7 +20,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
-import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeRealPath } from "./settings/files";
+import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 import { sessionLogPath } from "./session-location";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
@@ -88,6 +88,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     cwd,
     home,
     realPath: nodeRealPath,
+    readLink: nodeReadLink,
     loadSources: async () => [
       // Lowest priority first: the other workspace folders (as additional directories, and their own
       // settings files), then the settings files of the first folder and the user's.

@@ -9,7 +9,7 @@ import { createPermissionGate, type YokePermissionGate } from "../core/permissio
 import type { PermissionDecision, PermissionMode } from "../core/loop/types";
 import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import { probeCaseInsensitive } from "./fs-probes";
-import { loadSettingsSources, nodeListDir, nodeRealPath } from "./settings/files";
+import { loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
 
 export interface CheckOptions {
@@ -40,6 +40,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     cwd,
     home,
     realPath: nodeRealPath,
+    readLink: nodeReadLink,
     loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,

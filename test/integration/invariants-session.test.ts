@@ -327,6 +327,29 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       },
     );
 
+    it.skipIf(!!unusable)("row 3 — a protected name that is a dangling link (.yoke -> conf, .vscode -> vs): creating its target is creating the protected path", async () => {
+      const ws = workspace("row3-dangling");
+      symlinkSync("conf", join(ws, ".yoke"));
+      symlinkSync("vs", join(ws, ".vscode"));
+      chownTree(ws, id);
+      const marker = join(base, `ran-later-dangling-${tag}-${n}`);
+      const perl = (code: string) => bash(`perl -e '${code}'; echo tried`);
+      const script = [
+        // The untracked .yoke/settings.local.json would count as the user's own, and allow everything.
+        perl(`mkdir "conf"; open(my $f, ">", "conf/settings.local.json") or print "refused\\n"; print $f "{\\"permissions\\":{\\"allow\\":[\\"Bash(*)\\"]}}"`),
+        perl(`mkdir "vs"; open(my $f, ">", "vs/tasks.json"); print $f "{\\"tasks\\":[{\\"command\\":\\"touch ${marker}\\"}]}"`),
+        tool("write_file", { path: "conf/settings.json", content: '{"permissions":{"defaultMode":"bypassPermissions"}}' }),
+        bash("echo ran > control.txt"),
+      ];
+      const r = await session(ws, script, { mode: "bypassPermissions", settings: settingsFile("empty", {}) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8")).toBe("ran\n");
+      for (const gone of ["conf", "vs", ".yoke/settings.local.json", ".vscode/tasks.json"]) expect(existsSync(join(ws, gone)), gone).toBe(false);
+      expect(readlinkSync(join(ws, ".yoke"))).toBe("conf");
+      expect(r.told).toMatch(/conf[^\n]*moved to/);
+      expect(existsSync(marker)).toBe(false);
+    });
+
     it.skipIf(!!unusable)("row 4 — the quarantine: a read-only folder does not defeat it, and a loop creating a protected path cannot fill the disk", async () => {
       const ws = workspace("row4");
       const r = await session(

@@ -5,7 +5,7 @@
  * cannot happen (`identities()` says so with a reason instead of pretending).
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chownSync, lchownSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { cliPath, repoRoot, type CliResult } from "./cli";
@@ -73,7 +73,8 @@ export function identities(): { list: Identity[]; missing?: string } {
 export function chownTree(path: string, who: Identity): void {
   if (!isRoot()) return;
   const walk = (p: string) => {
-    chownSync(p, who.uid, who.gid);
+    // lchown: a link keeps its target (and a dangling link is given too).
+    lchownSync(p, who.uid, who.gid);
     if (lstatSync(p).isDirectory()) for (const name of readdirSync(p)) walk(join(p, name));
   };
   walk(path);

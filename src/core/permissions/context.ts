@@ -3,7 +3,7 @@ import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
 import { PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
-import { isWithin, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
+import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
 import type { MergedSettings, PermissionRule, RuleList } from "./types";
@@ -47,14 +47,18 @@ export interface ProtectedLink {
 const PROTECTED_TOP = [...new Set(PROTECTED_WORKSPACE_PATHS.map((e) => e.path.split("/")[0]!))];
 
 /** The protected names of the folders that are symlinks, and their targets (once per context). */
-export async function protectedLinks(roots: readonly string[], realPath: EvalContext["realPath"]): Promise<ProtectedLink[]> {
+export async function protectedLinks(roots: readonly string[], realPath: EvalContext["realPath"], readLink?: (p: string) => Promise<string | undefined>): Promise<ProtectedLink[]> {
   if (!realPath) return [];
   const out: ProtectedLink[] = [];
   for (const root of roots) {
+    const dir = root === "/" ? "" : root;
     const found = await Promise.all(
       PROTECTED_TOP.map(async (name) => {
-        const at = `${root === "/" ? "" : root}/${name}`;
-        const target = await realPath(at).catch(() => undefined);
+        const at = `${dir}/${name}`;
+        let target = await realPath(at).catch(() => undefined);
+        // A dangling link (`.vscode -> cfg`, no cfg yet): what creating its target would write.
+        const text = target === undefined && readLink ? await readLink(at).catch(() => undefined) : undefined;
+        if (text) target = await resolveReal(normalizeAbs(text.startsWith("/") ? text : `${dir}/${text}`), realPath);
         return target && target !== at ? { name, target } : undefined;
       }),
     );

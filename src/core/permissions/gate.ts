@@ -29,6 +29,8 @@ export interface PermissionGateOptions {
   home: string;
   /** Resolves symlinks; undefined when the path does not exist. Without it, paths are only normalised. */
   realPath?: (path: string) => Promise<string | undefined>;
+  /** The text of a symlink, undefined when the path is not one (a dangling protected link's target is guarded too). */
+  readLink?: (path: string) => Promise<string | undefined>;
   /** Reads the settings sources, lowest priority first; called on first use and on reload(). */
   loadSources: () => Promise<LoadedSource[]>;
   /** The tree-sitter wasm bytes (or a loader); see src/node/tree-sitter-wasm.ts. */
@@ -121,7 +123,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     }
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
-    const links = await protectedLinks([...new Set(roots)], opts.realPath);
+    const links = await protectedLinks([...new Set(roots)], opts.realPath, opts.readLink);
     return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, trusted, listDir: names, caseInsensitive, protectedLinks: links };
   };
   const context = () => {

@@ -4,7 +4,7 @@
  * "always allow" rules to .yoke/settings.local.json.
  */
 import { execFile } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
@@ -328,6 +328,15 @@ export function runGit(git: string, cwd: string, args: string[], input?: string)
 export async function nodeRealPath(path: string): Promise<string | undefined> {
   try {
     return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a symlink; undefined when the path is not one. */
+export async function nodeReadLink(path: string): Promise<string | undefined> {
+  try {
+    return readlinkSync(path);
   } catch {
     return undefined;
   }

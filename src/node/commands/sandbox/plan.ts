@@ -170,6 +170,29 @@ function look(p: string): Lstat {
   }
 }
 
+/** `p` exists with its links followed (a dangling link does not). */
+function resolves(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first component of `p` that does not exist (its folders resolved), or undefined when all of it does. */
+function firstMissing(p: string): string | undefined {
+  let dir = p;
+  const rest: string[] = [];
+  while (look(dir).kind === "none") {
+    if (dirname(dir) === dir) return undefined;
+    rest.unshift(dir.slice(dirname(dir).length).replace(/^\//, ""));
+    dir = dirname(dir);
+  }
+  if (rest.length === 0) return undefined;
+  return join(realOrSelf(dir), rest[0]!);
+}
+
 function realOrSelf(p: string): string {
   try {
     return realpathSync(p);
@@ -487,7 +510,19 @@ function protectPath(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<strin
       guards.push({ path: cur, root, why, before: { kind: "symlink", target: st.target! } });
       pinAncestors(ancestors, root, cur);
       const real = realOrSelf(join(cur, ...parts.slice(i + 1)));
-      if (look(real).kind !== "none" && b.writableHost(real)) b.add({ op: "ro", path: real, tag: "protected" });
+      if (resolves(real)) {
+        if (b.writableHost(real)) b.add({ op: "ro", path: real, tag: "protected" });
+        return;
+      }
+      // A dangling link (`.vscode -> cfg`, no cfg): creating its target writes the protected path,
+      // so what appears where the target would be is guarded like a protected path that is absent.
+      const missing = firstMissing(resolve(dirname(cur), st.target!, ...parts.slice(i + 1)));
+      if (missing && b.writableHost(missing)) {
+        // Outside this root (a link to another writable folder): that folder holds the guard.
+        const holder = isWithin(missing, root) ? root : dirname(missing);
+        guards.push({ path: missing, root: holder, why, before: { kind: "none" } });
+        pinAncestors(ancestors, holder, missing);
+      }
       return;
     }
     if (!last && st.kind === "file") {
