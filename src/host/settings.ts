@@ -124,7 +124,7 @@ export function vscodeSettings(config = yokeConfiguration()): MergedSettings {
 export async function workspaceSettings(): Promise<ReadSettings> {
   const config = yokeConfiguration();
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder || folder.uri.scheme !== "file") return { ...vscodeSettings(config), layers: [] };
+  if (!folder || folder.uri.scheme !== "file") return { ...vscodeSettings(config), layers: [], files: [] };
   return readAllSettings({ cwd: folder.uri.fsPath, trusted: vscode.workspace.isTrusted !== false, vscode: config });
 }
 
