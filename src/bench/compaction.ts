@@ -4,19 +4,22 @@
  * on the server's request log), and a 2,000-event session compacted (tokens before/after, time,
  * and a check that every planted constraint and decision survives and recall is byte-exact).
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { createCompaction } from "../core/compaction/compactor";
 import { recallText } from "../core/compaction/recall";
 import type { EventOf, SessionEvent } from "../core/events";
-import type { Extension } from "../core/extensions/types";
 import { AgentSession } from "../core/loop/agent-session";
-import { silentLogger, type Searcher, type SessionStore, type WorkspaceFs } from "../core/ports";
+import type { SessionStore } from "../core/ports";
 import { AnthropicProvider } from "../core/providers/anthropic";
 import type { Provider, ProviderEvent } from "../core/providers/types";
 import { projectConversation } from "../core/session/projection";
 import { createBuiltinTools } from "../core/tools/builtin";
 import { defineTool, type ToolDefinition } from "../core/tools/types";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedTurn } from "../demo/scripted-llm-server";
+import { benchRecipe } from "./recipe-session";
 import type { BenchSection } from "./types";
 
 type Json = Record<string, unknown>;
@@ -65,9 +68,6 @@ export function prefixStability(requests: readonly RecordedRequest[]): PrefixSte
   });
 }
 
-const services = { fs: { root: "/bench" } as WorkspaceFs, search: {} as Searcher, log: silentLogger };
-const approver = { ask: async () => ({ decision: "allow" as const }) };
-
 export function memoryStore(): SessionStore {
   const raw = new Map<string, string[]>();
   const blobs = new Map<string, string>();
@@ -101,14 +101,29 @@ const probe = defineTool({
   run: async (a) => ({ text: report(a.part, a.size) }),
 });
 
-/** Appends persisted guidance every 5th request, as the guidance loader does (appended, never inserted). */
-const guidance: Extension = {
-  name: "bench-guidance",
-  setup(api) {
-    let n = 0;
-    api.on("request.prepare", () => (n++ % 5 === 0 ? { append: [{ source: "rules", text: `Rule ${n}: keep functions under 40 lines.`, persist: true }] } : undefined));
-  },
-};
+/**
+ * Lessons in the workspace's .yoke/lessons/, each matching the report of one probe call: the
+ * session's own guidance (the recipe's) appends them after that call, about every 5th request
+ * (appended, never inserted), as it does in a real session.
+ */
+function writeLessons(ws: string, sends: number): void {
+  const dir = join(ws, ".yoke", "lessons");
+  mkdirSync(dir, { recursive: true });
+  for (let turn = 1; turn <= sends * 2; turn += 2) {
+    if (turn % 10 !== 1 && turn % 10 !== 5) continue;
+    writeFileSync(join(dir, `m${turn}.md`), `---\nmatch:\n  keywords: ["m${turn} line"]\n---\n# Module ${turn}\nRule ${turn}: keep the functions of module ${turn} under 40 lines.\n`);
+  }
+}
+
+/** A temporary workspace and home for one bench session (removed by the returned function). */
+function benchFolders(prefix: string): { ws: string; home: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  return { ws, home, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
 
 /**
  * A scripted session over the Anthropic wire: `sends` user messages, each answered by one probe
@@ -132,11 +147,14 @@ export async function scriptedPrefixSession(opts: {
         : { toolCalls: [{ name: "probe", input: { part: `m${turn}`, size: opts.resultChars ?? 1_200 } }] };
     },
   });
+  const folders = benchFolders("yoke-bench-prefix-");
   try {
+    writeLessons(folders.ws, opts.sends);
     const provider = new AnthropicProvider({ provider: "anthropic", model: "claude-sonnet-5", baseUrl: server.anthropicBaseUrl, apiKey: "bench" });
-    // Yoke's own system prompt and tool list (the builtin tools are offered, only probe is called).
+    // A session as the recipe builds it: Yoke's own system prompt, tool list and mechanisms (the builtin tools are offered, only probe is called).
     const tools = [...createBuiltinTools(), probe] as ToolDefinition[];
-    const session = await AgentSession.create({ store: memoryStore(), provider, tools, services, approver, platform: "linux", extensions: [guidance], retry: { maxRetries: 0 } });
+    const recipe = await benchRecipe({ cwd: folders.ws, home: folders.home, provider, store: memoryStore(), tools, platform: "linux", limits: { retry: { maxRetries: 0 } } });
+    const session = await AgentSession.create(recipe.options);
     let compactionRequest = -1;
     for (let i = 0; i < opts.sends; i++) {
       if (i === opts.compactAfter) {
@@ -146,9 +164,11 @@ export async function scriptedPrefixSession(opts: {
       }
       await session.send(i === 0 ? "Review every module. Never change the public API, and keep Python 3.8 compatibility." : `Module ${i}: go on.`);
     }
+    await recipe.dispose();
     return { requests: [...server.requests], compactionRequest, session };
   } finally {
     await server.close();
+    folders.remove();
   }
 }
 
@@ -189,16 +209,11 @@ export async function bigSession(): Promise<BigSessionResult> {
     return [{ type: "tool_call", id: `call_${n}`, name: "probe", input: { part: `p${n}`, size } }, usage, { type: "done", stopReason: "tool_use" }];
   });
   const store = memoryStore();
-  const session = await AgentSession.create({
-    store,
-    provider,
-    tools: [probe] as ToolDefinition[],
-    services,
-    approver,
-    systemPrompt: "bench",
-    retry: { maxRetries: 0 },
-    compaction: { contextWindow: 2_000_000 },
-  });
+  const folders = benchFolders("yoke-bench-big-");
+  const recipe = await benchRecipe({ cwd: folders.ws, home: folders.home, provider, store, tools: [probe] as ToolDefinition[], limits: { retry: { maxRetries: 0 } } });
+  // The log is a fixture: a window large enough that the session never compacts itself while it is written
+  // (the compaction measured below is a dry run of its own over the whole log).
+  const session = await AgentSession.create({ ...recipe.options, compaction: { ...recipe.options.compaction, contextWindow: 2_000_000 } });
   for (let i = 0; session.events().length < 2_000; i++) {
     const text = i % 25 === 0 ? constraints[constraints.push(`Constraint ${i}: never call the legacy endpoint /v${i}/sync, and keep responses under ${i + 10} ms.`) - 1]! : `Part ${i}: next.`;
     await session.send(text);
@@ -223,6 +238,9 @@ export async function bigSession(): Promise<BigSessionResult> {
   const started = performance.now();
   const out = await compaction.compact("manual", new AbortController().signal, { dryRun: true });
   const ms = performance.now() - started;
+  await session.end();
+  await recipe.dispose();
+  folders.remove();
   if (out.status !== "compacted") throw new Error(`the 2,000-event compaction did not happen: ${JSON.stringify(out)}`);
   const c = { ...out.event, seq: events.length, ts: "" } as EventOf<"compaction">;
   const after: SessionEvent[] = [...events, c];
@@ -254,8 +272,8 @@ export async function bench(): Promise<BenchSection> {
     section: "compaction",
     method:
       "Prefix stability: 25 user messages (50 requests) through the real @anthropic-ai/sdk client to the scripted server, each a probe tool call (1,200 characters) and an answer, " +
-      "persisted guidance appended every 5th request, one manual compaction after the 13th message; for each request, the share of its bytes (tools, system, messages; cache_control markers left out) identical to the previous request's prefix. " +
-      "Big session: about 2,000 events (tool results of 3–9 k characters, two over 50 k spilled, a constraint in every 25th user message, a decision in every 10th answer) compacted once against a 200 k window (dry run), in-process.",
+      "the session built by the session recipe (every mechanism of a real session), lessons of the workspace's .yoke/lessons appended by its guidance about every 5th request, one manual compaction after the 13th message; for each request, the share of its bytes (tools, system, messages; cache_control markers left out) identical to the previous request's prefix. " +
+      "Big session: about 2,000 events (tool results of 3–9 k characters, two over 50 k spilled, a constraint in every 25th user message, a decision in every 10th answer) compacted once against a 200 k window (dry run), in-process; the log is written by a session of the recipe whose window is widened so that it never compacts itself.",
     metrics: [
       { name: "requests measured", value: steps.length, unit: "requests" },
       { name: "prefix share, mean outside the compaction request", value: +(mean(outside.map((s) => s.share)) * 100).toFixed(2), unit: "%" },

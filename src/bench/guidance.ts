@@ -1,18 +1,22 @@
 /**
  * Bench section "guidance": matching latency with 1,000 lessons and 200 skills (against a naive
  * substring scan of the same keywords, measured in the same run), and the tokens guidance adds to
- * the requests of a scripted session with the built-in lessons.
+ * the requests of a scripted session with the built-in lessons (a session of the session recipe,
+ * src/node/session-recipe.ts, in an empty temporary workspace and home). The matching latency is of
+ * rank() alone on a synthetic set: it measures the matcher, no session is involved.
  */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
-import { effectiveEntries, guidanceExtension, loadGuidance, rank, toolAliases } from "../core/guidance";
+import { effectiveEntries, rank, toolAliases } from "../core/guidance";
+import { GUIDANCE_SOURCE } from "../core/guidance/extension";
 import { parseLesson, parseSkill } from "../core/guidance/parse";
-import type { GuidanceEntry, GuidanceSet } from "../core/guidance/types";
-import { AgentSession } from "../core/loop/agent-session";
-import { silentLogger, type SessionStore, type WorkspaceFs } from "../core/ports";
+import type { GuidanceEntry } from "../core/guidance/types";
+import type { SessionStore } from "../core/ports";
 import type { ChatRequest, Provider, ProviderEvent } from "../core/providers/types";
-import { createFsSearcher } from "../core/tools/fs-searcher";
 import { defineTool, type ToolDefinition } from "../core/tools/types";
-import { createNodeGuidanceFiles } from "../node/guidance-files";
+import { benchSession } from "./recipe-session";
 import type { BenchMetric, BenchSection } from "./types";
 
 const TOOLS = ["run_command", "edit_file", "write_file", "grep", "glob", "read_file", "todo_write", "task"];
@@ -53,9 +57,12 @@ function median(runs: number, fn: () => unknown): number {
 const OUTPUT = `${"npm test output line\n".repeat(200)}Traceback (most recent call last):\n  File "app.py", line 3\nqueueError17: boom\n`;
 
 async function tokensPerRequest(): Promise<BenchMetric[]> {
-  const fs = { root: "/ws", stat: async () => undefined, readDir: async () => [], readFile: async () => new Uint8Array(), realPath: async () => undefined } as unknown as WorkspaceFs;
-  const files = createNodeGuidanceFiles({ home: "/nonexistent-home-for-bench" });
-  const set: GuidanceSet = await loadGuidance({ fs, files });
+  // An empty workspace and home: the session's guidance finds the built-in lessons only, as a fresh user's does.
+  const root = mkdtempSync(join(tmpdir(), "yoke-bench-guidance-"));
+  const ws = join(root, "ws");
+  const home = join(root, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
   const outputs = [
     OUTPUT,
     "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
@@ -86,7 +93,8 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
     async *stream(req): AsyncIterable<ProviderEvent> {
       requests.push(req);
       turn++;
-      if (turn < 10) yield { type: "tool_call", id: `c${turn}`, name: "run_command", input: { command: "npm test" } };
+      // One test file per turn: the same command with the same output over and over would be stopped by the session's stuck detection.
+      if (turn < 10) yield { type: "tool_call", id: `c${turn}`, name: "run_command", input: { command: `npm test -- test/part${turn}.test.ts` } };
       else yield { type: "text_delta", text: "done" };
       yield { type: "done", stopReason: turn < 10 ? "tool_use" : "end_turn" };
     },
@@ -99,21 +107,24 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
     list: () => [...lines.keys()],
     exists: (id) => lines.has(id),
   };
-  const s = await AgentSession.create({
-    store,
-    provider,
-    tools: [shell as ToolDefinition],
-    services: { fs, search: createFsSearcher(fs), log: silentLogger },
-    approver: { ask: async () => ({ decision: "allow" }) },
-    permissionMode: "bypassPermissions",
-    retry: { maxRetries: 0 },
-    extensions: [guidanceExtension({ load: async () => set })],
-  });
-  await s.send("the test suite fails with a python traceback, fix it");
+  // The session of the recipe (every mechanism of a real session), the scripted shell its only tool.
+  const { session: s, dispose } = await benchSession({ cwd: ws, home, provider, store, tools: [shell as ToolDefinition], limits: { retry: { maxRetries: 0 } } });
+  try {
+    await s.send("the test suite fails with a python traceback, fix it");
+  } finally {
+    await dispose();
+    rmSync(root, { recursive: true, force: true });
+  }
   const guidanceChars = s
     .events()
-    .filter((e) => e.type === "context")
+    .filter((e) => e.type === "context" && e.source === GUIDANCE_SOURCE)
     .reduce((n, e) => n + (e.type === "context" ? e.text.length : 0), 0);
+  if (requests.length !== 10)
+    throw new Error(
+      `the guidance bench session made ${requests.length} requests, not 10: ${JSON.stringify(s.events().filter((e) => e.type === "stuck" || e.type === "error" || e.type === "budget"))}`,
+    );
+  // What the session's other mechanisms (tool hints, stuck detection…) added, for the note.
+  const otherContext = s.events().filter((e) => e.type === "context" && e.source !== GUIDANCE_SOURCE);
   const lastChars = JSON.stringify(requests.at(-1)!.messages).length + requests.at(-1)!.system.length;
   const injected = s.events().flatMap((e) => (e.type === "guidance" ? e.injected : []));
   return [
@@ -121,7 +132,7 @@ async function tokensPerRequest(): Promise<BenchMetric[]> {
       name: "guidance tokens, whole 10-request session",
       value: Math.ceil(guidanceChars / 4),
       unit: "tokens",
-      note: `${injected.filter((i) => i.kind === "lesson").length} lessons injected once each (${injected.map((i) => i.name).join(", ")})`,
+      note: `${injected.filter((i) => i.kind === "lesson").length} lessons injected once each (${injected.map((i) => i.name).join(", ")}); other mechanisms' context messages, not counted: ${otherContext.length}`,
     },
     {
       name: "guidance tokens per request (mean)",
@@ -151,7 +162,7 @@ export async function bench(): Promise<BenchSection> {
   return {
     section: "guidance",
     method:
-      "rank() over 1,000 synthetic lessons (2 keywords with wildcards, 1 regex, 1 of 8 tools, 1 glob each) and 200 skills, for one request's signals (a message, 2 tools, a 4 kB tool output, 3 files); median of 21 runs after one warm-up (regexes and globs are compiled once per entry). Baseline: a naive lower-case substring scan of the same keywords. Tokens: a scripted 10-request session with the built-in lessons, whose tool outputs carry a Python traceback, a TypeScript error and a failing test.",
+      "rank() over 1,000 synthetic lessons (2 keywords with wildcards, 1 regex, 1 of 8 tools, 1 glob each) and 200 skills, for one request's signals (a message, 2 tools, a 4 kB tool output, 3 files); median of 21 runs after one warm-up (regexes and globs are compiled once per entry). Baseline: a naive lower-case substring scan of the same keywords. Tokens: a scripted 10-request session built by the session recipe (every mechanism of a real session) in an empty workspace and home, so with the built-in lessons only, whose tool outputs carry a Python traceback, a TypeScript error and a failing test.",
     metrics: [
       {
         name: "match 1,000 lessons + 200 skills",

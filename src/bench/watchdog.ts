@@ -4,19 +4,17 @@
  *   the e2e fixture (test/e2e/support/yoke-vscode.ts) writes from each window's report; absent
  *   until `npm run test:e2e` ran;
  * - its cost: the same CPU-bound work with and without the watchdog running (ratio, same run);
- * - a bench session in this (CLI) process: an agent session of 40 tool turns on real files with
- *   the watchdog on, its stall count and longest stall.
+ * - a bench session in this (CLI) process: an agent session of the session recipe (every mechanism
+ *   of a real session, src/bench/recipe-session.ts) doing 40 tool turns on real files with the
+ *   watchdog on, its stall count and longest stall.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentSession } from "../core/loop/agent-session";
-import { silentLogger, type Searcher } from "../core/ports";
 import type { ChatRequest, Provider, ProviderEvent } from "../core/providers/types";
-import { createBuiltinTools } from "../core/tools/builtin";
 import { activity, EventLoopWatchdog, type Stall, type WatchdogReport } from "../node/watchdog";
-import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createFileSessionStore } from "../node/session-store";
+import { benchSession } from "./recipe-session";
 import type { BenchMetric, BenchSection } from "./types";
 
 const RUNS = 7;
@@ -80,24 +78,22 @@ function scriptedProvider(): Provider {
   };
 }
 
-async function benchSession(): Promise<Stall[] & { report?: WatchdogReport }> {
+async function sessionStalls(): Promise<Stall[] & { report?: WatchdogReport }> {
   const root = mkdtempSync(join(tmpdir(), "yoke-bench-watchdog-"));
+  const ws = join(root, "ws");
+  const home = join(root, "home");
   const stalls: Stall[] = [];
   const w = new EventLoopWatchdog({ process: "cli", onStall: (s) => stalls.push(s) }).start();
   try {
-    for (let i = 0; i < 5; i++) writeFileSync(join(root, `f${i}.ts`), "export const v = 0;\n");
-    const session = await AgentSession.create({
-      store: createFileSessionStore(join(root, ".sessions")),
-      provider: scriptedProvider(),
-      tools: createBuiltinTools(),
-      services: { fs: createNodeWorkspaceFs(root), search: {} as Searcher, log: silentLogger },
-      approver: { ask: async () => ({ decision: "allow" }) },
-      permissionMode: "bypassPermissions",
-      maxTurns: TURNS + 5,
-    });
+    mkdirSync(ws);
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    for (let i = 0; i < 5; i++) writeFileSync(join(ws, `f${i}.ts`), "export const v = 0;\n");
+    // The user's turn limit, in the user's settings file; every mechanism of a real session (the recipe), with the CLI's file store.
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ budgets: { maxTurns: TURNS + 5 } }));
+    const { session, dispose } = await benchSession({ cwd: ws, home, provider: scriptedProvider(), store: createFileSessionStore(join(root, "sessions")) });
     session.onEvent((e) => activity(`session:${e.type}`, () => JSON.stringify(e)));
     await session.send("Rework the files.");
-    await session.end();
+    await dispose();
   } finally {
     w.stop();
     rmSync(root, { recursive: true, force: true });
@@ -172,7 +168,7 @@ function e2eFiles(): string[] | undefined {
 
 export async function bench(): Promise<BenchSection> {
   const metrics: BenchMetric[] = [...e2eFigures(), await overhead()];
-  const stalls = await benchSession();
+  const stalls = await sessionStalls();
   const top = [...stalls].sort((a, b) => b.ms - a.ms)[0];
   metrics.push(
     { name: `bench session (${TURNS} tool turns, CLI process): stalls over 50 ms`, value: stalls.length, unit: "stalls" },

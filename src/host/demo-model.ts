@@ -7,7 +7,7 @@ import { demoModel } from "../demo/demo-model";
 import { DEMO_PROMPTS } from "../demo/demo-tour";
 import { startScriptedLlmServer, type ScriptedServer } from "../demo/scripted-llm-server";
 import type { Snapshot } from "../protocol/messages";
-import type { HostSettings } from "./settings";
+import { writeUserSettings, type HostSettings } from "./settings";
 
 /** yoke.demoLabel of the demo model (npm start --demo writes the same). */
 export const DEMO_LABEL = "demo model";
@@ -51,12 +51,7 @@ export class HostDemoModel implements vscode.Disposable {
   }
 
   private async point(server: ScriptedServer): Promise<void> {
-    const config = vscode.workspace.getConfiguration("yoke");
-    const target = vscode.ConfigurationTarget.Global;
-    await config.update("provider", "openai-compatible", target);
-    await config.update("baseUrl", server.openaiBaseUrl, target);
-    await config.update("model", "demo", target);
-    await config.update("demoLabel", DEMO_LABEL, target);
+    await writeUserSettings({ provider: "openai-compatible", baseUrl: server.openaiBaseUrl, model: "demo", demoLabel: DEMO_LABEL });
   }
 
   dispose(): void {

@@ -6,7 +6,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
 import type { SessionController } from "./session-controller";
 import { registerReview } from "./review"; // change review (src/host/review)
 import { addToProjectMemory } from "./guidance";
-import { ApiKeys, PROVIDERS, readSettings, type HostProviderId } from "./settings";
+import { ApiKeys, PROVIDERS, readSettings, writeUserSettings, type HostProviderId } from "./settings";
 import { startHostWatchdog } from "./host-watchdog"; // event-loop watchdog (issue 12)
 import { registerPalette } from "./commands"; // palette and editor commands, status bar (issue 13)
 
@@ -107,7 +107,7 @@ async function setApiKey(keys: ApiKeys): Promise<void> {
   });
   if (!key?.trim()) return;
   await keys.set(provider, key.trim());
-  if (!s.explicit) await vscode.workspace.getConfiguration("yoke").update("provider", provider, vscode.ConfigurationTarget.Global);
+  if (!s.explicit) await writeUserSettings({ provider });
   void vscode.window.showInformationMessage(`Yoke: API key for ${provider} saved.`);
 }
 

@@ -14,7 +14,7 @@ import type { BackgroundProcessView } from "../protocol/messages";
 import { TerminalMirror } from "./terminal-mirror";
 import { scopedMode } from "../core/settings/origin";
 import { problemLines } from "../node/settings/reader";
-import { workspaceSettings as readWorkspaceSettings, yokeConfiguration } from "./settings";
+import { workspaceSettings as readWorkspaceSettings, yokeConfiguration, yokeSetting } from "./settings";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
@@ -26,8 +26,7 @@ const SETTINGS_GLOB = "{.yoke,.claude}/settings*.json";
  * may choose plan, never acceptEdits or bypassPermissions; in Restricted Mode it counts not at all.
  */
 export function configuredPermissionMode(fallback: PermissionMode = "default", warn?: (message: string) => void): PermissionMode | undefined {
-  const c = vscode.workspace.getConfiguration("yoke");
-  const i = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<string>("permissionMode");
+  const i = yokeSetting<string>("permissionMode").scopes;
   if (!i) return undefined;
   const valid = (v: unknown): v is PermissionMode => MODES.includes(v as PermissionMode);
   const user = valid(i.globalValue) ? i.globalValue : undefined;
@@ -43,9 +42,9 @@ export function configuredPermissionMode(fallback: PermissionMode = "default", w
  * workspace's (from .vscode/settings.json or a .code-workspace file, shared with the repository),
  * which the permission engine lets restrict but never loosen.
  */
-function objectSetting(c: vscode.WorkspaceConfiguration, key: string): { user?: Record<string, unknown>; workspace?: Record<string, unknown> } {
-  const inspect = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<unknown>(key);
-  if (!inspect) return { user: asObject(c.get<unknown>(key)) };
+function objectSetting(key: string): { user?: Record<string, unknown>; workspace?: Record<string, unknown> } {
+  const { value, scopes: inspect } = yokeSetting<unknown>(key);
+  if (!inspect) return { user: asObject(value) };
   const user = asObject(inspect.globalValue);
   const ws = asObject(inspect.workspaceValue);
   const folder = asObject(inspect.workspaceFolderValue);
@@ -58,14 +57,12 @@ function objectSetting(c: vscode.WorkspaceConfiguration, key: string): { user?: 
  * settings (src/node/session-settings.ts), which decides what each one is worth.
  */
 export function vscodeSessionValues(): VscodeSessionValues {
-  const c = vscode.workspace.getConfiguration("yoke");
-  const inspect = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.bind(c);
   return {
-    permissions: objectSetting(c, "permissions"),
-    hooks: objectSetting(c, "hooks"),
-    verification: objectSetting(c, "verification"),
+    permissions: objectSetting("permissions"),
+    hooks: objectSetting("hooks"),
+    verification: objectSetting("verification"),
     // Only the user's own value: a workspace must not turn the sandbox off or the network on.
-    sandbox: inspect?.<unknown>("sandbox")?.globalValue,
+    sandbox: yokeSetting<unknown>("sandbox").scopes?.globalValue,
     // Every yoke.* value by scope, for the one settings reader (it decides what a workspace may set).
     config: yokeConfiguration(),
   };

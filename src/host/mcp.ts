@@ -11,6 +11,7 @@ import type { McpServerStatus } from "../core/mcp/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
+import type { SessionSettings } from "../node/session-settings";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -30,7 +31,7 @@ export class HostMcp {
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
   /** The extension of a new session (its hub stops every server when the session ends). */
-  async extensions(): Promise<Extension[]> {
+  async extensions(settingsFiles?: SessionSettings["settingsFiles"]): Promise<Extension[]> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder || folder.uri.scheme !== "file") return [];
     const cwd = folder.uri.fsPath;
@@ -42,6 +43,7 @@ export class HostMcp {
       input: (spec) => this.inputs.get(spec.id),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
+      ...(settingsFiles ? { settingsFiles } : {}),
     });
     for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;

@@ -143,7 +143,7 @@ export class SessionController implements vscode.Disposable {
       ...(review ? { reviewer: review.reviewer, typing: review.reviewer.typing } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
-      extensions: () => this.mcp.extensions(),
+      extensions: (settingsFiles) => this.mcp.extensions(settingsFiles),
       composer: () => this.composer.extension(),
     });
     this.snapshots = new PanelSnapshots({

@@ -13,7 +13,7 @@ import type { Provider } from "../core/providers/types";
 import type { NodeServices } from "../node/agent-services";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { sessionRecipe } from "../node/session-recipe";
-import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
+import { readSessionSettings, SessionSettingsError, type SessionSettings } from "../node/session-settings";
 import { vscodeSessionValues } from "./host-services";
 import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
 import { withTiming } from "./timed-provider";
@@ -36,8 +36,8 @@ export interface SessionOptionsDeps {
   typing?: TypingWatch;
   /** The window's Node services (the watched permission engine, hooks, command runners), its session folder and terminal mirror (host-services.ts). */
   services?: () => { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
-  /** Extensions of each new session (MCP servers' tools). */
-  extensions?: () => Promise<Extension[]>;
+  /** Extensions of each new session (MCP servers' tools, from the settings files the session's settings reader read). */
+  extensions?: (settingsFiles: SessionSettings["settingsFiles"]) => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
@@ -93,7 +93,7 @@ export class SessionOptionsBuilder {
       diagnostics: this.diagnostics,
       services: parts.services,
       onCommands: (id, commands) => parts.onCommands(id, commands),
-      ...(extensions ? { mcp: () => extensions() } : {}),
+      ...(extensions ? { mcp: (_tools, settingsFiles) => extensions(settingsFiles) } : {}),
       guidancePrefs: this.deps.guidancePrefs,
       ...(composer ? { composer } : {}),
     });

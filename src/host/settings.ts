@@ -1,4 +1,6 @@
 // Reads the yoke.* settings and the API keys (which live only in SecretStorage, keyed by provider).
+// The one place of src/host that reads the yoke.* VS Code configuration (test/unit/arch/host-shape.test.ts
+// fails on a `getConfiguration("yoke…")` anywhere else): the rest of the host asks the functions below.
 import * as vscode from "vscode";
 import type { PermissionMode } from "../core/loop/types";
 import type { ProviderConfig } from "../core/providers/types";
@@ -81,6 +83,31 @@ export function yokeConfiguration(): { user: Record<string, unknown>; workspace:
   return { user, workspace };
 }
 
+/** One yoke.* key by scope (`inspect`), or only its effective value when the configuration cannot be inspected. */
+export function yokeSetting<T>(key: string): { value: T | undefined; scopes?: { globalValue?: T; workspaceValue?: T; workspaceFolderValue?: T } } {
+  const c = vscode.workspace.getConfiguration("yoke");
+  const i = (c as Partial<vscode.WorkspaceConfiguration>).inspect?.<T>(key);
+  return i ? { value: c.get<T>(key), scopes: i } : { value: c.get<T>(key) };
+}
+
+/** yoke.sessionDir, the user's own value only (a repository must not choose where sessions are written). */
+export function configuredSessionDir(): string | undefined {
+  return yokeSetting<string>("sessionDir").scopes?.globalValue?.trim() || undefined;
+}
+
+export interface ReviewSettings {
+  /** yoke.review.focus: "background" (default) never takes the focus; "foreground" does unless the user is typing. */
+  focus: string;
+  /** yoke.review.view: "inline" (default) or "diff". */
+  view: string;
+}
+
+/** How a proposed change is shown (src/host/review/show-proposal.ts). */
+export function reviewSettings(): ReviewSettings {
+  const c = vscode.workspace.getConfiguration("yoke");
+  return { focus: c.get<string>("review.focus", "background"), view: c.get<string>("review.view", "inline") };
+}
+
 /** The VS Code configuration alone, merged by the reader's rules (a workspace may only tighten). */
 export function vscodeSettings(config = yokeConfiguration()): MergedSettings {
   const layers: SettingsLayer[] = [
@@ -97,7 +124,7 @@ export function vscodeSettings(config = yokeConfiguration()): MergedSettings {
 export async function workspaceSettings(): Promise<ReadSettings> {
   const config = yokeConfiguration();
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder || folder.uri.scheme !== "file") return { ...vscodeSettings(config), layers: [] };
+  if (!folder || folder.uri.scheme !== "file") return { ...vscodeSettings(config), layers: [], files: [] };
   return readAllSettings({ cwd: folder.uri.fsPath, trusted: vscode.workspace.isTrusted !== false, vscode: config });
 }
 
@@ -157,6 +184,12 @@ export function providerConfig(s: HostSettings, apiKey: string | undefined): Pro
     ...(apiKey ? { apiKey } : {}),
     stream: s.stream,
   };
+}
+
+/** Writes the user's own (global) value of yoke.* settings, in order. */
+export async function writeUserSettings(values: Record<string, unknown>): Promise<void> {
+  const c = vscode.workspace.getConfiguration("yoke");
+  for (const [key, value] of Object.entries(values)) await c.update(key, value, vscode.ConfigurationTarget.Global);
 }
 
 /** Writes a setting where it applies: the workspace when one is open and trusted, else the user's settings. */

@@ -62,8 +62,11 @@ export interface SessionHost {
   services?: NodeServices;
   /** Each new session's command runner (the panel's terminal mirror and background list). */
   onCommands?(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void;
-  /** The MCP servers' tools with the host's approval dialogs (the panel); default: the settings files' servers, started for this process. */
-  mcp?(toolNames: string[]): Promise<Extension[]>;
+  /**
+   * The MCP servers' tools with the host's approval dialogs (the panel), given the settings files
+   * as the settings reader read them (their `mcpServers`); default: the settings files' servers, started for this process.
+   */
+  mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"]): Promise<Extension[]>;
   /** Pinned and muted guidance (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
   /** The composer (@-mentions, steering, the queue): the panel's input box. */
@@ -132,7 +135,12 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
   const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
   if (telemetry) cleanup.push(() => telemetry.flush().catch(() => undefined));
-  const mcp = host.mcp ? await host.mcp(tools.map((t) => t.name)) : nodeMcp(s, tools, host, cleanup);
+  const mcp = host.mcp
+    ? await host.mcp(
+        tools.map((t) => t.name),
+        s.settingsFiles,
+      )
+    : nodeMcp(s, tools, host, cleanup);
 
   // --- the mechanisms, in the order the session sets them up ---
   const extensions: Extension[] = [
@@ -142,7 +150,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       authorize: (command, mode) => node.gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
     }),
     nodeCheckpointsExtension(s.sessionDir),
-    guidanceExtension({ files: createNodeGuidanceFiles(), prefs: host.guidancePrefs }),
+    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
     breakers,
@@ -189,7 +197,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
 
 /** The MCP servers of the settings files, for hosts without their own approval dialogs (the CLI). */
 function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>): Extension[] {
-  const mcp = createNodeMcp({ cwd: s.cwd, home: s.home, trusted: s.trusted, extraSettings: s.extraFiles, log: (m) => host.warn(`mcp: ${m}`), ...(host.env ? { env: host.env } : {}) });
+  const mcp = createNodeMcp({ cwd: s.cwd, home: s.home, trusted: s.trusted, settingsFiles: s.settingsFiles, log: (m) => host.warn(`mcp: ${m}`), ...(host.env ? { env: host.env } : {}) });
   cleanup.push(() => mcp.dispose());
   return [mcp.extension(tools.map((t) => t.name))];
 }

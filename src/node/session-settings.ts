@@ -16,6 +16,7 @@ import { parseArchitectSettings } from "../core/architect";
 import type { Budgets } from "../core/budgets";
 import { DEFAULT_COMPACTION, type CompactionSettings } from "../core/compaction/settings";
 import { parseFallbackModels, parseFallbackSpec, type FallbackSpec } from "../core/fallback";
+import type { LoadedSource } from "../core/permissions/types";
 import { plain } from "../core/settings/keys";
 import { parseTelemetrySettings, type TelemetrySettings } from "../core/telemetry/settings";
 import type { SandboxSettings } from "./commands/session-runner";
@@ -101,6 +102,11 @@ export interface SessionSettings {
   offline: boolean;
   /** Problems to show the user (a bad value fell back to its default). */
   problems: string[];
+  /**
+   * The settings files as the one reader read them (text, and who wrote each), for the mechanisms
+   * that read keys of their own from them (MCP's `mcpServers`): each file is read once per session.
+   */
+  settingsFiles: readonly LoadedSource[];
 }
 
 function asSettingsError<T>(f: () => T): T {
@@ -161,7 +167,7 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     strategy: c.strategy?.value ?? DEFAULT_COMPACTION.strategy,
     ...(c.model ? { model: c.model.value } : {}),
   };
-  const base = { ...ws, compaction, offline: !!inputs.offline, problems };
+  const base = { ...ws, compaction, offline: !!inputs.offline, problems, settingsFiles: r.files };
   const flags = inputs.cli ?? {};
   const budgets = plain(r.budgets);
   if (inputs.offline) return { ...base, maxTurns: flags.maxTurns ?? v?.maxTurns, fallbackModels: [], budgets: {} };

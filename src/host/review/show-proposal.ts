@@ -2,6 +2,7 @@
 // in: then it opens beside that editor with the focus kept (yoke.review.focus "background", the
 // default, never takes it at all). yoke.review.view "diff" opens the diff editor instead.
 import * as vscode from "vscode";
+import { reviewSettings } from "../settings";
 import type { ReviewEntry } from "./review-entry";
 
 export interface ShowOptions {
@@ -11,8 +12,8 @@ export interface ShowOptions {
 }
 
 export async function showProposal(entry: ReviewEntry, doc: vscode.TextDocument, opts: ShowOptions): Promise<void> {
-  const cfg = vscode.workspace.getConfiguration("yoke.review");
-  const preserveFocus = cfg.get<string>("focus", "background") !== "foreground" || opts.typing;
+  const cfg = reviewSettings();
+  const preserveFocus = cfg.focus !== "foreground" || opts.typing;
   const key = entry.docUri.toString();
   // A plain editor already showing the proposal's document (a diff editor does not count: it shows
   // no CodeLens); a staged proposal opens where the file itself is shown.
@@ -20,7 +21,7 @@ export async function showProposal(entry: ReviewEntry, doc: vscode.TextDocument,
   const visible = showing(entry.docUri) ?? (entry.staged ? showing(entry.uri) : undefined);
   const active = vscode.window.activeTextEditor;
   const column = opts.typing && active && active.document.uri.toString() !== key ? vscode.ViewColumn.Beside : (visible ?? vscode.ViewColumn.Active);
-  if (cfg.get<string>("view", "inline") === "diff") {
+  if (cfg.view === "diff") {
     await opts.openDiff({ preview: true, preserveFocus, viewColumn: column });
     return;
   }

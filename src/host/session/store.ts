@@ -3,6 +3,7 @@
 // and watching it for other writers (another window, the CLI) with a poll while one holds the shown session.
 import { join } from "node:path";
 import * as vscode from "vscode";
+import { configuredSessionDir } from "../settings";
 import { watchFolder, type FolderWatch } from "../../node/folder-watch";
 import { createFileSessionStore, migrateLegacySessions, resolveSessionDir, type FileSessionStore } from "../../node/session-store";
 
@@ -41,7 +42,7 @@ export class StoreLink {
    * Without a folder on disk, the window's own storage.
    */
   dir(): string {
-    const configured = vscode.workspace.getConfiguration("yoke").inspect<string>("sessionDir")?.globalValue?.trim();
+    const configured = configuredSessionDir();
     const folder = vscode.workspace.workspaceFolders?.[0];
     const key = `${configured ?? ""}\n${folder?.uri.toString() ?? ""}`;
     if (this.dirCache?.key !== key) {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { McpConfigProblem, McpInputSpec, McpServerConfig } from "../../core/mcp/config";
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
 import type { Extension } from "../../core/extensions/types";
+import type { LoadedSource } from "../../core/permissions/types";
 import { loadMcpConfig } from "./config-files";
 import { NodeMcpHub, type ApprovalRequest } from "./hub";
 import type { Approval } from "./approvals";
@@ -19,8 +20,14 @@ export interface NodeMcpOptions {
   storageDir?: string;
   trusted: boolean;
   env?: Record<string, string | undefined>;
-  /** Extra settings files (`--settings`) that may define `mcpServers` (the user's own). */
+  /** Extra settings files (`--settings`) that may define `mcpServers` (the user's own); read here only without `settingsFiles`. */
   extraSettings?: string[];
+  /**
+   * The settings files as the one settings reader read them for this session
+   * (SessionSettings.settingsFiles): their `mcpServers` are taken from these texts, with the
+   * reader's origins, and the files are not read again. Without them they are read here.
+   */
+  settingsFiles?: readonly LoadedSource[];
   /** Answers `${input:id}` of .vscode/mcp.json (VS Code: an input box, asked before the session starts). */
   input?(spec: McpInputSpec): string | undefined;
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
@@ -57,7 +64,7 @@ function killOnExit(): void {
 export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
   const home = opts.home ?? homedir();
   const env = opts.env ?? process.env;
-  const config = loadMcpConfig(opts.cwd, home, { env, input: opts.input ?? inputFromEnv(env) }, opts.extraSettings);
+  const config = loadMcpConfig(opts.cwd, home, { env, input: opts.input ?? inputFromEnv(env) }, opts.extraSettings, opts.settingsFiles);
   for (const p of config.problems) opts.log?.(p.message);
   const hub = new NodeMcpHub({
     cwd: opts.cwd,

@@ -80,6 +80,23 @@ export function settingsFileList(opts: SettingsFileOptions): SettingsSourceInfo[
   ];
 }
 
+/**
+ * How every settings file is read (the Yoke and Claude files here, the user's file of
+ * reader.ts readUserSettings, MCP's own .mcp.json and .vscode/mcp.json): the text without a byte
+ * order mark; a missing file (or a missing folder on the way) is `missing`, any other failure an
+ * `error` (its code), never an exception. Who wrote the file — the repository, through a link
+ * leaving the workspace — is decided from git and the path (markTracked), not here.
+ */
+export function readSettingsText(path: string): { text?: string; error?: string; missing?: true } {
+  try {
+    const text = readFileSync(path, "utf8");
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? { missing: true } : { error: code ?? String(err) };
+  }
+}
+
 const WORKSPACE_FILE_KINDS = new Set<SettingsSourceInfo["kind"]>(["project", "project-local", "claude", "claude-local"]);
 
 /**
@@ -99,17 +116,9 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
   }
   const files = settingsFileList(opts);
   const fileSources: LoadedSource[] = files.map((info) => {
-    let text: string | undefined;
-    let error: string | undefined;
-    try {
-      text = readFileSync(info.path!, "utf8");
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") error = code ?? String(err);
-      else if (info.kind === "extra") error = "no such file";
-    }
-    if (text !== undefined && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    return { info, text, error };
+    const read = readSettingsText(info.path!);
+    const error = read.missing && info.kind === "extra" ? "no such file" : read.error;
+    return { info, text: read.text, error };
   });
   const workspace = fileSources.filter((s) => WORKSPACE_FILE_KINDS.has(s.info.kind) && (s.text !== undefined || s.error !== undefined));
   if (workspace.length) await markTracked(cwd, workspace, opts.git ?? "git");

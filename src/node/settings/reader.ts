@@ -8,14 +8,14 @@
  * A result is kept while no settings file, git's index or the options change, so the several
  * mechanisms of a session that ask for settings share one read.
  */
-import { lstatSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseJsonc } from "../../core/settings/jsonc";
 import { mergeLayers, nestVscodeKeys, type MergedSettings, type SettingsLayer, type SettingsProblem } from "../../core/settings/keys";
 import { originOf } from "../../core/settings/origin";
 import type { LoadedSource, SettingsSourceInfo } from "../../core/permissions/types";
-import { defaultManagedDir, loadSettingsSources, settingsFileList, type SettingsFileOptions } from "./files";
+import { defaultManagedDir, loadSettingsSources, readSettingsText, settingsFileList, type SettingsFileOptions } from "./files";
 
 export type { SettingsLayer, SettingsProblem, MergedSettings } from "../../core/settings/keys";
 
@@ -32,6 +32,12 @@ export interface ReadSettingsOptions extends Pick<SettingsFileOptions, "cwd" | "
 export interface ReadSettings extends MergedSettings {
   /** Every file and VS Code scope that gave settings, lowest priority first. */
   layers: SettingsLayer[];
+  /**
+   * The settings files as read (text or error, and who wrote each: `info.kind`, `info.checkedIn`),
+   * lowest priority first: the mechanisms that read keys of their own from these files (MCP's
+   * `mcpServers`) take the texts from here rather than reading the files again.
+   */
+  files: LoadedSource[];
 }
 
 const CLAUDE_KINDS = new Set<SettingsSourceInfo["kind"]>(["claude-user", "claude", "claude-local", "managed"]);
@@ -144,7 +150,8 @@ export async function readSettings(opts: ReadSettingsOptions): Promise<ReadSetti
   });
   const { layers, problems } = layersOf(sources, opts.vscode);
   const merged = mergeLayers(layers, { trusted });
-  const result: ReadSettings = { ...merged, problems: [...problems, ...merged.problems], layers };
+  const files = sources.filter((s) => s.info.path !== undefined);
+  const result: ReadSettings = { ...merged, problems: [...problems, ...merged.problems], layers, files };
   cache.set(key, { signature: sig, result });
   if (cache.size > 32) cache.delete(cache.keys().next().value!);
   return structuredClone(result);
@@ -157,16 +164,11 @@ export async function readSettings(opts: ReadSettingsOptions): Promise<ReadSetti
 export function readUserSettings(home = homedir(), vscodeUser?: Record<string, unknown>): ReadSettings {
   const path = join(home, ".yoke", "settings.json");
   const info: SettingsSourceInfo = { kind: "user", label: "~/.yoke/settings.json", path, baseDir: home };
-  let source: LoadedSource = { info };
-  try {
-    source = { info, text: readFileSync(path, "utf8") };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") source = { info, error: code ?? String(err) };
-  }
+  const { text, error } = readSettingsText(path);
+  const source: LoadedSource = { info, ...(text !== undefined ? { text } : {}), ...(error !== undefined ? { error } : {}) };
   const { layers, problems } = layersOf([source], vscodeUser ? { user: vscodeUser } : undefined);
   const merged = mergeLayers(layers, { trusted: true });
-  return { ...merged, problems: [...problems, ...merged.problems], layers };
+  return { ...merged, problems: [...problems, ...merged.problems], layers, files: [source] };
 }
 
 /** The problems to show, one line each (file and key in the message). `withFiles`: also files that cannot be parsed (the permission settings report those already). */
