@@ -77,6 +77,9 @@ export function parseVerificationSettings(layers: readonly SettingsLayer[]): { s
         );
         settings.maxReflections = MAX_CONTINUATIONS;
         settings.from.maxReflections = layer.label;
+      } else if (layer.project && n > settings.maxReflections) {
+        // A repository may only tighten: more reflections are more requests the user pays for.
+        problems.push(`${layer.label}: "verification.maxReflections" ${n} would raise ${settings.maxReflections}, and a project's settings may only lower it; ${settings.maxReflections} is used`);
       } else {
         settings.maxReflections = n;
         settings.from.maxReflections = layer.label;
@@ -85,7 +88,10 @@ export function parseVerificationSettings(layers: readonly SettingsLayer[]): { s
     if ("timeoutS" in o) {
       const t = o.timeoutS;
       if (typeof t !== "number" || !(t > 0) || !Number.isFinite(t)) problems.push(`${layer.label}: "verification.timeoutS" must be a positive number of seconds; it is ignored`);
+      else if (layer.project && settings.timeoutS !== undefined && t > settings.timeoutS)
+        problems.push(`${layer.label}: "verification.timeoutS" ${t} would raise ${settings.timeoutS}, and a project's settings may only lower it; ${settings.timeoutS} is used`);
       else {
+        // (Without a value of the user's, the command runner's own limit still caps it.)
         settings.timeoutS = t;
         settings.from.timeoutS = layer.label;
       }

@@ -39,6 +39,26 @@ describe("verification settings", () => {
   });
 });
 
+describe("verification settings from a project", () => {
+  it("may only lower maxReflections and timeoutS below the user's, and says so", () => {
+    const r = parseVerificationSettings([
+      { label: "~/.yoke/settings.json", value: { verification: { maxReflections: 1, timeoutS: 60 } } },
+      { label: ".yoke/settings.json", project: true, value: { verification: { maxReflections: 3, timeoutS: 3600 } } },
+    ]);
+    expect(r.settings).toMatchObject({ maxReflections: 1, timeoutS: 60 });
+    expect(r.problems).toEqual([
+      '.yoke/settings.json: "verification.maxReflections" 3 would raise 1, and a project\'s settings may only lower it; 1 is used',
+      '.yoke/settings.json: "verification.timeoutS" 3600 would raise 60, and a project\'s settings may only lower it; 60 is used',
+    ]);
+    const lower = parseVerificationSettings([
+      { label: "u", value: { verification: { maxReflections: 3, timeoutS: 60 } } },
+      { label: "p", project: true, value: { verification: { maxReflections: 0, timeoutS: 10 } } },
+    ]);
+    expect(lower.settings).toMatchObject({ maxReflections: 0, timeoutS: 10 });
+    expect(lower.problems).toEqual([]);
+  });
+});
+
 describe("the lint command's output", () => {
   const root = "/ws";
   const paths = ["/ws/src/a.ts", "/ws/b.py"];
