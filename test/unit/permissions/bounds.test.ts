@@ -105,6 +105,13 @@ describe("parse-or-ask at the bounds", () => {
         });
       }
     }
+    // The words bound too: one command of more words than the bound after the false start.
+    const words = `echo $((1<<2))\ncat ${"src/a.ts ".repeat(MAX_COMMAND_TOKENS + 100)}`;
+    expect(estimateSize(words).tokens).toBeLessThanOrEqual(MAX_COMMAND_TOKENS);
+    expect(await gate.check(bash(words), "default")).toMatchObject({
+      decision: "ask",
+      reason: `The command is too large to analyse (more than ${MAX_COMMAND_TOKENS} words), so it needs approval.`,
+    });
     // Just under the bound the same shape is analysed (read-only: allowed).
     const under = `echo $((1<<2))\n${Array.from({ length: MAX_COMMAND_STATEMENTS - 10 }, (_, i) => `echo a${i}`).join("\n")}`;
     expect((await gate.check(bash(under), "default")).decision).toBe("allow");

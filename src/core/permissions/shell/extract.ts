@@ -180,9 +180,16 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
   }
   try {
     const root = tree.rootNode;
-    if (root.descendantsOfType("command").length > MAX_COMMAND_STATEMENTS) {
+    const commandNodes = root.descendantsOfType("command");
+    const commands = commandNodes.length;
+    // Words: the arguments of every command (a word with many globs or braces is one argument here;
+    // the estimate weighs those).
+    const words = commands > MAX_COMMAND_STATEMENTS ? 0 : commandNodes.reduce((n, c) => n + (c?.namedChildCount ?? 0), 0);
+    if (commands > MAX_COMMAND_STATEMENTS || words > MAX_COMMAND_TOKENS) {
       result.tooLarge = true;
-      result.problems.push(`it holds more than ${MAX_COMMAND_STATEMENTS} commands, too many to analyse`);
+      result.problems.push(
+        commands > MAX_COMMAND_STATEMENTS ? `it holds more than ${MAX_COMMAND_STATEMENTS} commands, too many to analyse` : `it holds more than ${MAX_COMMAND_TOKENS} words, too many to analyse`,
+      );
       return result;
     }
     if (root.hasError) result.problems.push("the command has a syntax error, so Yoke cannot tell what it runs");
