@@ -101,13 +101,22 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
  * `settings` and `tasks` (a `runOn: folderOpen` task runs when the user opens it) and `launch`
  * configurations like `.vscode/` does.
  */
-export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: string }> = [
+export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: string; outsideGitOnly?: boolean }> = [
   { pattern: /\.code-workspace$/i, why: "a VS Code workspace file: its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened" },
+  // git takes any folder holding a valid HEAD (or a commondir) beside objects/ and refs/ for a
+  // repository — a bare one — and every git command run below that folder (the user's shell prompt,
+  // an editor) reads the folder's `config`, whose core.fsmonitor runs on the host. The name is
+  // the one marker without which the folder is never a repository; inside `.git` it is git's own.
+  {
+    pattern: /^(HEAD|commondir)$/i,
+    why: "a file named HEAD or commondir makes git take its folder for a repository (with objects/ and refs/ beside it) and read that folder's config, which can run programs (core.fsmonitor), for every git command below it",
+    outsideGitOnly: true,
+  },
 ];
 
 /** The protected entry for a top-level name matched by pattern (`app.code-workspace`), or undefined. */
-export function protectedName(name: string): ProtectedPath | undefined {
-  const hit = PROTECTED_NAME_PATTERNS.find((e) => e.pattern.test(name));
+export function protectedName(name: string, insideGit = false): ProtectedPath | undefined {
+  const hit = PROTECTED_NAME_PATTERNS.find((e) => e.pattern.test(name) && !(insideGit && e.outsideGitOnly));
   return hit ? { path: name, kind: "file", why: hit.why } : undefined;
 }
 

@@ -122,6 +122,23 @@ const CONSTRUCTS: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]
   ["sed e", (c) => `echo x | sed ${sq(`e ${c}`)}`],
   ["perl", (c) => `perl -e ${sq(`system("${c}")`)}`],
   ["watch-like", (c) => `timeout 2 watch -n1 ${sq(c)}`],
+  // Red team round 4: a runner whose command name is only known at run time, and shell variables
+  // that run code (PS4 at `set -x`) set by builtins that store into a named variable.
+  [
+    "runner, dynamic name",
+    (c, r) => {
+      const [prog, ...rest] = c.split(" ");
+      const name = pick(r, [`$(echo ${prog})`, `\${X:-${prog}}`, `"$(printf %s ${prog})"`]);
+      return `${pick(r, ["setsid", "flock /dev/null", "strace -f -o /dev/null", "ionice -c3", "chrt -o 0", "taskset 1", "nohup", "nice"])} ${name} ${rest.join(" ")}`;
+    },
+  ],
+  [
+    "builtin sets PS4",
+    (c, r) => {
+      const code = sq(`$(${c})`);
+      return `${pick(r, [`read -r PS4 <<< ${code}`, `printf -v PS4 %s ${code}`, `mapfile -t PS4 <<< ${code}`, `read -a PS4 <<< ${code}`, `IFS= read -r PS4 <<< ${code}`])}; set -x; :`;
+    },
+  ],
 ];
 
 /** Programs with options that write files, read files or run programs, in several spellings. */

@@ -88,6 +88,12 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
       `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`,
     );
   const analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
+  if (analysis.tooLarge)
+    return decide(
+      "ask",
+      "mode",
+      `The command is too large to analyse (more than ${analysis.problems.some((p) => p.includes(" commands, too many")) ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`,
+    );
   const env: ExpandEnv = { home: ctx.home, listDir: ctx.listDir, budget: DEFAULT_BUDGET(), cache: new Map() };
   const paths = new Map<string, Promise<CheckedPath>>();
   const check = (base: string, written: string) => {

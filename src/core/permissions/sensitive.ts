@@ -89,7 +89,7 @@ function protectedAnywhere(segments: string[]): string | undefined {
   }
   // A name protected by its pattern (`app.code-workspace`): what opening it runs does not depend on its folder.
   const last = segments[segments.length - 1];
-  return last ? protectedName(last)?.why : undefined;
+  return last ? protectedName(last, segments.includes(".git"))?.why : undefined;
 }
 const FIRST_SEGMENTS = new Set(PROTECTED_WORKSPACE_PATHS.map((e) => e.path.split("/")[0]!));
 

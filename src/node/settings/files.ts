@@ -4,6 +4,7 @@
  * "always allow" rules to .yoke/settings.local.json.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -121,7 +122,7 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
     return { info, text: read.text, error };
   });
   const workspace = fileSources.filter((s) => WORKSPACE_FILE_KINDS.has(s.info.kind) && (s.text !== undefined || s.error !== undefined));
-  if (workspace.length) await markTracked(cwd, workspace, opts.git ?? "git");
+  if (workspace.length) await markTracked(cwd, workspace, opts.git ?? "git", opts.home);
   const vscodeWorkspace: LoadedSource[] =
     opts.vscodeWorkspacePermissions !== undefined || opts.vscodeWorkspaceHooks !== undefined
       ? [
@@ -156,7 +157,70 @@ export async function loadFolderSettingsSources(folder: string, opts: Pick<Setti
 }
 
 /** Sets `checkedIn` on workspace settings files and attaches the committed version of a broken tracked one. */
-async function markTracked(cwd: string, sources: LoadedSource[], gitProgram: string): Promise<void> {
+async function markTracked(cwd: string, sources: LoadedSource[], gitProgram: string, home?: string): Promise<void> {
+  await markTrackedByGit(cwd, sources, gitProgram);
+  rememberRepositoryContent(sources, home ?? homedir());
+}
+
+const LOCAL_KINDS = new Set<SettingsSourceInfo["kind"]>(["project-local", "claude-local"]);
+const REMEMBERED_MAX = 1000;
+
+/** The file Yoke keeps the hashes of local settings files it has seen git track (the user's own storage, out of every sandbox's reach). */
+export function repositorySettingsMemory(home = homedir()): string {
+  return join(home, ".yoke", "repository-settings.json");
+}
+
+/**
+ * Whether a `settings.local.json` is the user's is decided by git's index, which ordinary git work
+ * changes (`git rm --cached`, a deleted or rewritten `.git/index`, a commit that drops the file) —
+ * work a command may do without writing the protected file itself. So the origin is bound to the
+ * content too: the content of every local settings file seen tracked is remembered (its hash, in
+ * ~/.yoke), and an untracked file with a remembered content still came with the repository. Its
+ * content can only change by a write to the protected path (the user's own edit, or one the user
+ * approved), which makes it the user's.
+ */
+function rememberRepositoryContent(sources: LoadedSource[], home: string): void {
+  const local = sources.filter((s) => LOCAL_KINDS.has(s.info.kind) && s.info.path);
+  if (!local.length) return;
+  const hashOf = (path: string): string | undefined => {
+    try {
+      return createHash("sha256").update(readFileSync(path)).digest("hex");
+    } catch {
+      return undefined;
+    }
+  };
+  const file = repositorySettingsMemory(home);
+  let known: string[] = [];
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { hashes?: unknown };
+    if (Array.isArray(parsed.hashes)) known = parsed.hashes.filter((h): h is string => typeof h === "string");
+  } catch {
+    known = [];
+  }
+  const added: string[] = [];
+  for (const s of local) {
+    const hash = hashOf(s.info.path!);
+    if (!hash) continue;
+    const key = `${createHash("sha256").update(resolve(s.info.path!)).digest("hex").slice(0, 32)}:${hash}`;
+    if (s.info.checkedIn === true) {
+      if (!known.includes(key) && !added.includes(key)) added.push(key);
+    } else if (known.includes(key)) {
+      s.info.checkedIn = true;
+      s.info.checkedInWhy = "git tracked this same content before (the repository wrote it), and it is no longer tracked";
+    }
+  }
+  if (!added.length) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ hashes: [...known, ...added].slice(-REMEMBERED_MAX) }) + "\n", { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // Not remembered: the file still counts as the repository's while git tracks it.
+  }
+}
+
+async function markTrackedByGit(cwd: string, sources: LoadedSource[], gitProgram: string): Promise<void> {
   const rel = new Map<LoadedSource, string[]>();
   for (const s of sources) {
     const lexical = relative(cwd, s.info.path!);

@@ -90,6 +90,33 @@ describe("parse-or-ask at the bounds", () => {
     });
   }
 
+  it("a line the estimate takes for a here-document it is not (`$((1<<2))`, `<<<`) is still held to the commands bound, counted in the parsed tree (red team round 4)", async () => {
+    const gate = workspace({ deny: ["Bash(rm:*)"] });
+    const body = Array.from({ length: MAX_COMMAND_STATEMENTS + 50 }, (_, i) => `echo a${i}`).join("\n");
+    for (const head of ["echo $((1<<2))", "cat <<<X", "echo '<<EOF'"]) {
+      const line = `${head}\n${body}`;
+      // The estimate is fooled: it skips the lines after the false start of a here-document…
+      expect(estimateSize(line).statements, head).toBeLessThanOrEqual(MAX_COMMAND_STATEMENTS);
+      // …the parsed tree is not: the line asks in every mode, as over the estimate's bound.
+      for (const mode of ["default", "bypassPermissions"] as PermissionMode[]) {
+        expect(await gate.check(bash(line), mode), `${head} ${mode}`).toMatchObject({
+          decision: "ask",
+          reason: `The command is too large to analyse (more than ${MAX_COMMAND_STATEMENTS} commands), so it needs approval.`,
+        });
+      }
+    }
+    // The words bound too: one command of more words than the bound after the false start.
+    const words = `echo $((1<<2))\ncat ${"src/a.ts ".repeat(MAX_COMMAND_TOKENS + 100)}`;
+    expect(estimateSize(words).tokens).toBeLessThanOrEqual(MAX_COMMAND_TOKENS);
+    expect(await gate.check(bash(words), "default")).toMatchObject({
+      decision: "ask",
+      reason: `The command is too large to analyse (more than ${MAX_COMMAND_TOKENS} words), so it needs approval.`,
+    });
+    // Just under the bound the same shape is analysed (read-only: allowed).
+    const under = `echo $((1<<2))\n${Array.from({ length: MAX_COMMAND_STATEMENTS - 10 }, (_, i) => `echo a${i}`).join("\n")}`;
+    expect((await gate.check(bash(under), "default")).decision).toBe("allow");
+  });
+
   it("nesting deeper than the bound asks, outside and inside an unquoted here-document", async () => {
     const gate = workspace({ deny: ["Bash(rm:*)"] });
     for (const command of [

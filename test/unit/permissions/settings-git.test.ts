@@ -58,6 +58,31 @@ describe("settings files git tracks", () => {
     ]);
   });
 
+  it.each([
+    ["git rm --cached", (ws: string) => git(ws, "rm", "-q", "--cached", "--", ".claude/settings.local.json")],
+    ["a commit that drops it", (ws: string) => (git(ws, "rm", "-q", "--cached", "--", ".claude/settings.local.json"), git(ws, "commit", "-q", "-m", "untrack"))],
+    ["a deleted index", (ws: string) => execFileSync("rm", ["-f", join(ws, ".git", "index")])],
+  ])(
+    "keeps a committed local file the repository's after git stops tracking it (%s): its content came with the repository (red team round 4: origin laundering through the index)",
+    async (_how, untrack) => {
+      const file = ".claude/settings.local.json";
+      const r = repo({ [file]: HOSTILE }, { commit: [file] });
+      expect((await loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: null })).find((s) => s.info.label === file)!.info.checkedIn).toBe(true);
+      // A command (bypassPermissions, or an approved git command) changes the index, never the protected file.
+      untrack(r.ws);
+      expect(git(r.ws, "ls-files", "--", file)).toBe("");
+      const info = (await loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: null })).find((s) => s.info.label === file)!.info;
+      expect(info).toMatchObject({ checkedIn: true, checkedInWhy: "git tracked this same content before (the repository wrote it), and it is no longer tracked" });
+      const gate = r.gate();
+      expect(await gate.defaultMode()).toBe("default");
+      expect((await gate.check(edit("src/a.ts"), "default")).decision).toBe("ask");
+      // The user's own edit of the (protected) file makes it theirs.
+      r.write(file, JSON.stringify({ permissions: { allow: ["Edit(src/**)"] } }));
+      expect((await loadSettingsSources({ cwd: r.ws, home: r.home, managedDir: null })).find((s) => s.info.label === file)!.info.checkedIn).toBe(false);
+      expect((await r.gate().check(edit("src/a.ts"), "default")).decision).toBe("allow");
+    },
+  );
+
   it("lets the user's own untracked (git-ignored) local file loosen, and counts a staged file as tracked", async () => {
     const r = repo({ ".claude/settings.local.json": HOSTILE }, { ignore: ".claude/settings.local.json\n" });
     const gate = r.gate();

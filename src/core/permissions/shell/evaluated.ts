@@ -12,6 +12,7 @@
  * input or files (`read`, `for f in *`, `mapfile`…) or a subscript holding `$(`/`` ` `` makes the
  * command ask. What bash does was checked with bash 5.2 (test/unit/permissions/code-in-data.test.ts).
  */
+import { isDangerousVariable } from "./variables";
 
 /** Variables the shell itself sets to text from elsewhere (`$_` is the previous command's last argument). */
 const SHELL_SET = new Set([
@@ -81,6 +82,9 @@ export class DataState {
   assignUnknown(name: string): void {
     const base = name.replace(/\[[\s\S]*$/, "");
     if (!IDENT.test(base)) return;
+    // `read PS4`, `printf -v PATH …`, `mapfile -t BASH_ENV`: a builtin that stores into a named
+    // variable sets it as surely as `PS4=…` does (PS4's $(…) runs at every traced command).
+    if (isDangerousVariable(base)) this.problem(`it sets ${base} (read, printf -v, mapfile, getopts…), which changes what later commands run`);
     const list = this.values.get(base) ?? [];
     list.push(UNKNOWN);
     this.values.set(base, list);

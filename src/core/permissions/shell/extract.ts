@@ -145,7 +145,12 @@ function analyseBoth(parser: Parser, source: string, opts: AnalyseOptions): Comm
     // reads it as a space. Both readings are analysed, and every part of either must pass.
     const joined = analyseOne(parser, source.replace(/\\\n/g, ""), opts);
     const split = analyseOne(parser, source, opts);
-    return { parts: [...split.parts, ...joined.parts], problems: [...new Set([...split.problems, ...joined.problems])], globOptionsChanged: split.globOptionsChanged || joined.globOptionsChanged };
+    return {
+      parts: [...split.parts, ...joined.parts],
+      problems: [...new Set([...split.problems, ...joined.problems])],
+      globOptionsChanged: split.globOptionsChanged || joined.globOptionsChanged,
+      ...(split.tooLarge || joined.tooLarge ? { tooLarge: true } : {}),
+    };
   }
   return analyseOne(parser, source, opts);
 }
@@ -175,6 +180,18 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
   }
   try {
     const root = tree.rootNode;
+    const commandNodes = root.descendantsOfType("command");
+    const commands = commandNodes.length;
+    // Words: the arguments of every command (a word with many globs or braces is one argument here;
+    // the estimate weighs those).
+    const words = commands > MAX_COMMAND_STATEMENTS ? 0 : commandNodes.reduce((n, c) => n + (c?.namedChildCount ?? 0), 0);
+    if (commands > MAX_COMMAND_STATEMENTS || words > MAX_COMMAND_TOKENS) {
+      result.tooLarge = true;
+      result.problems.push(
+        commands > MAX_COMMAND_STATEMENTS ? `it holds more than ${MAX_COMMAND_STATEMENTS} commands, too many to analyse` : `it holds more than ${MAX_COMMAND_TOKENS} words, too many to analyse`,
+      );
+      return result;
+    }
     if (root.hasError) result.problems.push("the command has a syntax error, so Yoke cannot tell what it runs");
     const home = opts.home ?? "/";
     const initial = opts.cwd === undefined ? null : opts.cwd;

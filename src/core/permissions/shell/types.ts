@@ -76,4 +76,10 @@ export interface CommandAnalysis {
   problems: string[];
   /** Something in the line (shopt, set -f…) may change how globs expand. */
   globOptionsChanged?: boolean;
+  /**
+   * The parsed line holds more commands than MAX_COMMAND_STATEMENTS (shell/bounds.ts): it was not
+   * analysed. The estimate before parsing can be fooled (`$((1<<2))` or `<<<` read as the start of a
+   * here-document whose body it does not count); the tree cannot.
+   */
+  tooLarge?: boolean;
 }

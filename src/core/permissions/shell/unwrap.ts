@@ -456,6 +456,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         const rest = elsewhere === true ? args : args.slice(1);
         for (let i = 0; i < rest.length; i++) {
           const w = rest[i]!;
+          if (w.dynamic) dynamicCandidate(part, name, w);
           if (w.dynamic || w.value.startsWith("-")) continue;
           part.views.push({ words: rest.slice(i), allowable: false, denyOnly: true });
           // ssh joins its command words into one remote shell line: its words are candidates too.
@@ -608,7 +609,16 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
       continue;
     }
     if (!v.startsWith("-") && !args[i]!.dynamic) part.views.push({ words: args.slice(i), allowable: false, denyOnly: true });
+    // Every later word could start the command it runs (the candidates above): one only known at
+    // run time (`setsid $(echo rm) -rf src`) could be the program itself, which no rule can see.
+    else if (args[i]!.dynamic) dynamicCandidate(part, name, args[i]!);
   }
+}
+
+/** A word only known at run time where a wrapper's command could start: code Yoke cannot see (asks where a deny rule could apply). */
+function dynamicCandidate(part: CommandPart, name: string, word: Word): void {
+  const why = `${name} runs a command, and ${word.raw} (only known when it runs) could be that command`;
+  if (!part.hidden.includes(why)) part.hidden.push(why);
 }
 
 /** `find … -exec CMD … ;` — each CMD is a further part; `{}` are paths found at run time. */
