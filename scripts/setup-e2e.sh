@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests and `npm start` need, idempotently and cached:
 #   Debian: chromium (Playwright drives it), libkrb5-dev (code-server native build),
-#           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI), strace (differential checker).
+#           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI), strace (differential checker),
+#           ed + m4 + vim (shell escapes attacked in the invariants session).
 #   npm (into a cache folder outside the checkout): node@24 and code-server (a real VS Code).
 # Prints progress; safe to run again (each step is skipped when done).
 set -euo pipefail
@@ -21,6 +22,10 @@ command -v firejail >/dev/null 2>&1 || need_apt+=(firejail)
 # strace: the differential checker traces real bash (src/bench/diffcheck, test/integration/diffcheck.test.ts).
 command -v strace >/dev/null 2>&1 || need_apt+=(strace)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
+# ed, m4, vim: programs whose own languages run shell commands, attacked for real in test/integration/invariants-session.test.ts row 1.
+command -v ed >/dev/null 2>&1 || need_apt+=(ed)
+command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
+command -v ex >/dev/null 2>&1 || need_apt+=(vim)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step "installing Debian packages: ${need_apt[*]} (apt-get)"

@@ -223,6 +223,12 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         "git fast-export HEAD",
         "date -f secrets/key.txt",
         "cat s?crets/k* .e?v",
+        // Shell escapes in other programs' own languages (red team round 5): each ran rm before.
+        "ed -s a.txt <<< '!rm -rf src'",
+        "echo '!rm -rf src' | ed -s a.txt",
+        "echo 'syscmd(rm -rf src)' | m4",
+        "m4 <<< 'esyscmd(rm -rf src)'",
+        "ex -s a.txt <<< '!rm -rf src'",
       ];
       const r = await session(ws, [...attacks.map(bash), bash("echo ran > control.txt")], { mode: "bypassPermissions", settings: DENY() });
       expect(r.code, r.stderr).toBe(0);

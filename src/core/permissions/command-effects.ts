@@ -100,6 +100,26 @@ export const OPTION_SENSITIVE = new Set([
   "perl",
   "ruby",
   "php",
+  "apt",
+  "apt-get",
+  "apt-cache",
+  "apt-mark",
+  "aptitude",
+  "pdflatex",
+  "xelatex",
+  "lualatex",
+  "latex",
+  "tex",
+  "pdftex",
+  "luatex",
+  "xetex",
+  "etex",
+  "latexmk",
+  "more",
+  "less",
+  "man",
+  "dc",
+  "sqlite3",
 ]);
 
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
@@ -363,6 +383,9 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "ex":
     case "emacs":
       exec(/^(-c|--cmd|-S|--eval|-l|--load|-x|--execute)$|^\+/, `${name} runs editor commands`);
+      // Ex mode (`ex`, `-e`, `-es`, `-E`) reads editor commands, `!` included, from its input.
+      if (name !== "emacs" && (name === "ex" || args.some((a) => /^-[a-zA-Z]*[eE]/.test(a.value) && !a.value.startsWith("--"))))
+        fx.hidden.push(`${name} in Ex mode runs the editor commands on its input (\`!\` runs programs)`);
       return fx;
     case "man":
       exec(/^(-P|--pager|-H|--html)(=|$)|^-[a-zA-Z]*P/, "man runs the pager or browser program it is given", ["--pager", "--html"]);
@@ -373,6 +396,34 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "nano":
     case "pico":
       exec(/^(-s|--speller)(=|$)/, `${name} runs the spell checker program it is given`, ["--speller"]);
+      return fx;
+    case "apt":
+    case "apt-get":
+    case "apt-cache":
+    case "apt-mark":
+    case "aptitude":
+      // Configuration on the command line or from a file: `APT::Update::Pre-Invoke`, `DPkg::Pre-Invoke`… run programs.
+      exec(/^(-o|--option|-c|--config-file)(=|$)|^-o./, `${name} configuration can name programs it runs (Pre-Invoke, Post-Invoke)`, ["--option", "--config-file"]);
+      return fx;
+    case "pdflatex":
+    case "xelatex":
+    case "lualatex":
+    case "latex":
+    case "tex":
+    case "pdftex":
+    case "luatex":
+    case "xetex":
+    case "etex":
+      exec(/^--?(shell-escape|enable-write18|shell-restricted)$/, `${name} -shell-escape lets the document run programs`);
+      return fx;
+    case "latexmk":
+      exec(
+        /^-(e|r|pdflatex|latex|xelatex|lualatex|dvipdf|ps2pdf|pdfdvi|pdfps|pdfxe|pdflua|pvc|usepretex|pretex)(=|$)|^-(latexoption|shell-escape)/,
+        "latexmk options name commands or Perl code it runs",
+      );
+      return fx;
+    case "more":
+      exec(/^\+.*!/, "more runs shell commands (`!`) given on its command line");
       return fx;
     case "less":
       exec(/^\+.*!|^--(lesskey-src|lesskey-file)(=|$)/, "less runs shell commands (`!`) given on its command line", ["--lesskey-src"]);

@@ -357,7 +357,10 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     if (!program || program.dynamic || inst.part.wrapper) continue;
     const name = program.value.slice(program.value.lastIndexOf("/") + 1);
     if (isKnownProgram(name)) continue;
-    const args = words.slice(1);
+    // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
+    // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
+    const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
+    const args = [...words.slice(1), ...data.map(literalWord)];
     for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n), 4)) {
       if (!namesCodeRunner(c[0]!)) continue;
       const why = `${name} is not a program Yoke knows, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;
@@ -365,7 +368,7 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
       break;
     }
     if (!rules.length) continue;
-    for (const c of candidateCommands(args, (n) => anyFirst || firsts.has(n))) {
+    for (const c of candidateCommands(args, (n) => anyFirst || firsts.has(n), 64, true)) {
       for (const rule of rules) {
         const m = matchBashSpec(rule.specifier, c, inst.part.extraArgs);
         if (m === "no") continue;

@@ -39,11 +39,17 @@ export function namesCodeRunner(word: Word): boolean {
   return isShell(base) || (isInterpreter(base) && base !== "sed" && base !== "." && base !== "source");
 }
 
+/** Where a command can start inside a program's data: shell escapes (`!cmd`, `system cmd`), calls (`syscmd(cmd)`), separators. */
+const COMMAND_STARTS = /[!;|&()`{}<>,\n'"]|\$\(/;
+
 /**
  * The commands an unknown program could run: from each literal word that is not an option (or is
- * the value of one, `--prog=rm`), the rest of the words, with a path reduced to its name.
+ * the value of one, `--prog=rm`), the rest of the words, with a path reduced to its name. A word
+ * holding text (`psql -c '\\! rm -rf src'`, `m4 <<< 'syscmd(rm -rf src)'`) is cut where a command
+ * could start in the languages such programs speak; with `everyToken`, each of its words is a
+ * possible start (for the names rules cover: a program's own escape, `system rm …`, precedes them).
  */
-export function candidateCommands(args: Word[], wanted: (name: string) => boolean, limit = 64): Word[][] {
+export function candidateCommands(args: Word[], wanted: (name: string) => boolean, limit = 64, everyToken = false): Word[][] {
   const out: Word[][] = [];
   for (let i = 0; i < args.length && out.length < limit; i++) {
     const w = args[i]!;
@@ -55,12 +61,18 @@ export function candidateCommands(args: Word[], wanted: (name: string) => boolea
       v = v.slice(eq + 1);
     }
     if (!v) continue;
-    // A word holding a whole command line (`tool 'rm -rf src'`): its words.
-    const inner = /\s/.test(v.trim()) ? tokenize(v) : [v];
-    const head = inner[0] ?? "";
-    const base = head.slice(head.lastIndexOf("/") + 1);
-    if (!base || !wanted(base)) continue;
-    out.push([{ ...w, value: base, raw: w.raw, glob: false, pattern: undefined }, ...inner.slice(1).map(literalWord), ...args.slice(i + 1)]);
+    // A word holding a whole command line (`tool 'rm -rf src'`): its words, from each place a command could start.
+    const segments = /\s/.test(v.trim()) || COMMAND_STARTS.test(v) ? v.split(COMMAND_STARTS) : [v];
+    for (const segment of segments) {
+      const inner = /\s/.test(segment.trim()) ? tokenize(segment.replace(/[\\]/g, " ")) : segment ? [segment] : [];
+      for (let j = 0; j < (everyToken ? inner.length : Math.min(1, inner.length)) && out.length < limit; j++) {
+        const head = inner[j]!;
+        const base = head.slice(head.lastIndexOf("/") + 1);
+        if (!base || !wanted(base)) continue;
+        const rest = [...inner.slice(j + 1).map(literalWord), ...(segments.length > 1 ? [] : args.slice(i + 1))];
+        out.push([{ ...w, value: base, raw: w.raw, glob: false, pattern: undefined }, ...rest]);
+      }
+    }
   }
   return out;
 }

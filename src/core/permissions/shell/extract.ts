@@ -272,6 +272,19 @@ class Walker {
         } else this.out.parts.push(this.pseudoPart(node.text, [...redirects, ...own], cwd));
         return;
       }
+      case "pipeline": {
+        // What a literal `echo`/`printf` pipes into the next command is a hint of its input
+        // (`echo 'syscmd(rm -rf src)' | m4`), never taken as its exact text (see CommandPart.pipedData).
+        let piped: string | undefined;
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === "command" && piped !== undefined) this.pendingPiped = piped;
+          this.walk(child, redirects, cwd);
+          this.pendingPiped = undefined;
+          piped = child.type === "command" ? literalEcho(child) : undefined;
+        }
+        return;
+      }
       case "function_definition":
         this.problem(`it defines a shell function (${node.childForFieldName("name")?.text ?? "?"}), whose calls cannot be checked`);
         this.walkChildren(node, redirects, cwd);
@@ -374,6 +387,7 @@ class Walker {
 
   /** Literal input for the next command walked (a here-document or here-string of its statement). */
   private pendingStdin: string | undefined;
+  private pendingPiped: string | undefined;
 
   private problem(p: string): void {
     if (!this.out.problems.includes(p)) this.out.problems.push(p);
@@ -554,6 +568,8 @@ class Walker {
     const words: Word[] = [];
     const stdin = this.pendingStdin;
     this.pendingStdin = undefined;
+    const pipedData = this.pendingPiped;
+    this.pendingPiped = undefined;
     const nameNode = node.childForFieldName("name");
     if (nameNode) words.push(wordOf(nameNode));
     let literalStdin = stdin;
@@ -589,6 +605,7 @@ class Walker {
       via: this.opts.via,
       cwd,
       stdin: literalStdin,
+      ...(pipedData !== undefined ? { pipedData } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
     const nested = unwrapCommand(part);
@@ -657,6 +674,20 @@ export function flattenList(node: Node): Node[] {
 }
 
 /** The literal text a here-string or a here-document with no expansions gives as input, or undefined. */
+/** The text a literal `echo` or `printf` command prints (its words joined), when every word is literal. */
+function literalEcho(node: Node): string | undefined {
+  const name = node.childForFieldName("name");
+  if (!name || !/^(echo|printf)$/.test(name.text)) return undefined;
+  const words: string[] = [];
+  for (const arg of node.childrenForFieldName("argument")) {
+    if (!arg) continue;
+    const w = wordOf(arg);
+    if (w.dynamic) return undefined;
+    words.push(w.value);
+  }
+  return `${words.join(" ")}\n`;
+}
+
 function literalInput(node: Node): string | undefined {
   if (node.type === "herestring_redirect") {
     const arg = node.namedChildren.find((c) => !!c && c.type !== "file_descriptor");

@@ -68,6 +68,12 @@ export interface CommandPart {
   cwd: CwdSet;
   /** The literal text its standard input comes from (a here-document or here-string), when known. */
   stdin?: string;
+  /**
+   * Roughly what a literal `echo`/`printf` before it in a pipeline prints (their words joined; options,
+   * escapes and formats not applied). Only a hint of the data a program may read commands from: never
+   * trusted as its exact input (a shell reading it stays code Yoke cannot see).
+   */
+  pipedData?: string;
 }
 
 export interface CommandAnalysis {
