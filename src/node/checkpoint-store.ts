@@ -798,9 +798,58 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     },
   };
 
+  /**
+   * The entries (`MODE SHA\tPATH`, as update-index --index-info takes them) whose object is missing or
+   * whose content does not hash to its name, read with `git cat-file --batch` in bounded groups.
+   */
+  async function alteredObjects(repo: Repo, info: readonly string[]): Promise<Array<{ path: string; why: string }>> {
+    const entries = info
+      .map((line) => /^(\d+) ([0-9a-f]{40}|[0-9a-f]{64})\t(.*)$/s.exec(line))
+      .filter((m): m is RegExpExecArray => !!m && m[1] !== "160000")
+      .map((m) => ({ sha: m[2]!, path: m[3]! }));
+    const out: Array<{ path: string; why: string }> = [];
+    for (let i = 0; i < entries.length; i += 256) {
+      const group = entries.slice(i, i + 256);
+      const buf = await run(repo, ["cat-file", "--batch"], { input: group.map((e) => e.sha).join("\n") + "\n" });
+      let at = 0;
+      for (const e of group) {
+        const nl = buf.indexOf(10, at);
+        const header = buf.subarray(at, nl < 0 ? buf.length : nl).toString("utf8");
+        const m = /^(\S+) (\S+) (\d+)$/.exec(header);
+        if (!m) {
+          out.push({ path: e.path, why: `its object ${e.sha.slice(0, 12)} is missing` });
+          at = nl < 0 ? buf.length : nl + 1;
+          continue;
+        }
+        const size = Number(m[3]);
+        const body = buf.subarray(nl + 1, nl + 1 + size);
+        at = nl + 1 + size + 1;
+        const hash = createHash(e.sha.length === 64 ? "sha256" : "sha1")
+          .update(`${m[2]} ${size}\0`)
+          .update(body)
+          .digest("hex");
+        if (hash !== e.sha || m[2] !== "blob") out.push({ path: e.path, why: `the object ${e.sha.slice(0, 12)} of ${e.path} now holds other content` });
+      }
+    }
+    return out;
+  }
+
   async function restoreNow(root: string, commit: string, opts?: RestoreOptions): Promise<RestoreOutcome> {
     const p = await planWith(root, commit, opts);
     const repo = open(root);
+    // Before anything changes: every blob the restore writes must still be the content its name is the
+    // hash of. Blobs of files unchanged since the user's last `git add` live in the repository's own
+    // .git/objects (read through alternates), which commands may write; git never checks a hash
+    // when it reads, so a rewritten object would be written as the "restored" file.
+    const altered = await alteredObjects(repo, p.writeInfo);
+    if (altered.length)
+      throw new GitError(
+        `Nothing was restored: the saved content of ${altered
+          .slice(0, 5)
+          .map((a) => a.path)
+          .join(", ")}${altered.length > 5 ? ` and ${altered.length - 5} more` : ""} no longer matches its hash — ${altered[0]!.why}. ` +
+          "Something rewrote the repository's object files after the checkpoint; check the files with `git fsck` before trusting them.",
+      );
     // The files change now: no process may take its index for the folder as it is (bumped again when done).
     const bump = () => writeFileSync(generation(repo), `${process.pid}-${Date.now()}-${Math.random()}`);
     fresh.delete(root);

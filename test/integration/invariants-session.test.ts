@@ -465,6 +465,30 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(hookEnv).not.toContain(API_KEY);
     });
 
+    it.skipIf(!!unusable)("undo writes what was there: an object a command rewrote in .git/objects does not change what a restore writes", async () => {
+      const ws = workspace("objects");
+      const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
+      const object = `.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`;
+      // git never rewrites an object it has: the command replaces the file of src/a.js's blob with other content.
+      const rewrite = `node -e 'const fs=require("fs"),z=require("zlib");const f=process.argv[1];fs.chmodSync(f,0o644);fs.writeFileSync(f,z.deflateSync(Buffer.from("blob 5\\0evil\\n")));console.log("rewrote")' ${object}`;
+      const r = await session(ws, [bash(rewrite), tool("read_file", { path: "src/a.js" }), tool("write_file", { path: "src/a.js", content: "changed\n" })], { mode: "bypassPermissions" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.bodies, "the command ran").toContain("rewrote");
+      expect(run("git", ["cat-file", "blob", blob], ws, id).stdout, "the object was rewritten (control)").toBe("evil\n");
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("changed\n");
+      const restore = spawnSync(process.execPath, [cliPath, "checkpoints", "restore", r.sessionId!, "0", "--files", "--session-dir", r.sessions, "--cwd", ws], {
+        cwd: ws,
+        encoding: "utf8",
+        timeout: 60_000,
+        ...spawnAs(id, { HOME: home }),
+      });
+      // The restore refuses and says why, and writes nothing — never the rewritten object's content
+      // (before the check it wrote "evil" and reported success).
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("changed\n");
+      expect(restore.status).toBe(1);
+      expect(restore.stderr).toContain("Nothing was restored: the saved content of src/a.js no longer matches its hash");
+    });
+
     it.skipIf(!!unusable)("a planted .git file (gitdir: a folder of the workspace) does not steer the checkpoints' index seeding: the session completes and undo restores the file", async () => {
       const ws = join(base, "planted-gitdir");
       mkdirSync(join(ws, "src"), { recursive: true });
