@@ -467,7 +467,21 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     writeInfo: string[];
   }
 
+  /** The plan, with git's "unable to read OBJECT" said as what it means for a restore. */
   async function planWith(root: string, commit: string, opts: RestoreOptions = {}): Promise<Planned> {
+    try {
+      return await planRaw(root, commit, opts);
+    } catch (err) {
+      const m = err instanceof GitError ? /unable to read ([0-9a-f]{40,64})/.exec(err.message) : null;
+      if (!m) throw err;
+      throw new GitError(
+        `Nothing was restored: the saved content of a file (object ${m[1]!.slice(0, 12)}) is missing from the repository's .git/objects — ` +
+          "something removed or quarantined it after the checkpoint; check the repository with `git fsck`.",
+      );
+    }
+  }
+
+  async function planRaw(root: string, commit: string, opts: RestoreOptions = {}): Promise<Planned> {
     const repo = open(root);
     const source = await effective(repo, commit);
     const target = await meta(repo, source);

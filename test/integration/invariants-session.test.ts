@@ -465,28 +465,47 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(hookEnv).not.toContain(API_KEY);
     });
 
-    it.skipIf(!!unusable)("undo writes what was there: an object a command rewrote in .git/objects does not change what a restore writes", async () => {
+    it.skipIf(!!unusable)("an object a command rewrote in .git/objects is quarantined when it ends, and undo never writes such an object's content", async () => {
       const ws = workspace("objects");
       const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
       const object = `.git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`;
-      // git never rewrites an object it has: the command replaces the file of src/a.js's blob with other content.
+      // git never rewrites an object it has, nor checks a hash when it reads: the command replaces the
+      // file of src/a.js's blob with other content (allowed: commands may add objects there).
       const rewrite = `node -e 'const fs=require("fs"),z=require("zlib");const f=process.argv[1];fs.chmodSync(f,0o644);fs.writeFileSync(f,z.deflateSync(Buffer.from("blob 5\\0evil\\n")));console.log("rewrote")' ${object}`;
       const r = await session(ws, [bash(rewrite), tool("read_file", { path: "src/a.js" }), tool("write_file", { path: "src/a.js", content: "changed\n" })], { mode: "bypassPermissions" });
       expect(r.code, r.stderr).toBe(0);
       expect(r.bodies, "the command ran").toContain("rewrote");
-      expect(run("git", ["cat-file", "blob", blob], ws, id).stdout, "the object was rewritten (control)").toBe("evil\n");
+      // The sandbox layer: the rewritten object was moved out when the command ended, and the model told.
+      expect(r.told).toContain(`${object} (a git object file whose content is not what its name says`);
+      const served = run("git", ["cat-file", "blob", blob], ws, id);
+      expect(served.stdout).not.toContain("evil");
+      expect(served.status, "git now reports the object missing instead of serving the command's content").not.toBe(0);
       expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("changed\n");
-      const restore = spawnSync(process.execPath, [cliPath, "checkpoints", "restore", r.sessionId!, "0", "--files", "--session-dir", r.sessions, "--cwd", ws], {
+      const restore = () =>
+        spawnSync(process.execPath, [cliPath, "checkpoints", "restore", r.sessionId!, "0", "--files", "--session-dir", r.sessions, "--cwd", ws], {
+          cwd: ws,
+          encoding: "utf8",
+          timeout: 60_000,
+          ...spawnAs(id, { HOME: home }),
+        });
+      // The restore layer: a blob that is missing or does not hash to its name is never written; the
+      // restore refuses as a whole and says why (before this check it wrote "evil" and reported success).
+      const first = restore();
+      expect(first.status).toBe(1);
+      expect(first.stderr).toContain(`Nothing was restored: the saved content of a file (object ${blob.slice(0, 12)}) is missing from the repository's .git/objects`);
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("changed\n");
+      // Control: the same rewrite run unconfined (as the user's own command) — git serves it, the restore still refuses.
+      const control = spawnSync("bash", ["-c", rewrite.replace("fs.chmodSync(f,0o644);", 'fs.mkdirSync(require("path").dirname(f),{recursive:true});')], {
         cwd: ws,
         encoding: "utf8",
-        timeout: 60_000,
-        ...spawnAs(id, { HOME: home }),
+        ...spawnAs(id, {}),
       });
-      // The restore refuses and says why, and writes nothing — never the rewritten object's content
-      // (before the check it wrote "evil" and reported success).
+      expect(control.stdout, control.stderr).toContain("rewrote");
+      expect(run("git", ["cat-file", "blob", blob], ws, id).stdout).toBe("evil\n");
+      const second = restore();
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain("Nothing was restored: the saved content of src/a.js no longer matches its hash");
       expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("changed\n");
-      expect(restore.status).toBe(1);
-      expect(restore.stderr).toContain("Nothing was restored: the saved content of src/a.js no longer matches its hash");
     });
 
     it.skipIf(!!unusable)("a planted .git file (gitdir: a folder of the workspace) does not steer the checkpoints' index seeding: the session completes and undo restores the file", async () => {

@@ -26,6 +26,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
+import { alteredObjectFiles } from "./git-objects";
 import type { GuardedPath } from "./sandbox/types";
 
 function lexists(p: string): boolean {
@@ -40,6 +41,7 @@ function lexists(p: string): boolean {
 /** Has the guarded path changed from what it was when the command started? */
 export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
+  if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files).length > 0;
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
   try {
     const st = lstatSync(g.path);
@@ -250,6 +252,12 @@ function moveAside(from: string, to: string): void {
 export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true): QuarantinedPath[] {
   const out: QuarantinedPath[] = [];
   for (const g of guards) {
+    if (g.before.kind === "objects") {
+      // When the command has ended (git writes objects under temporary names and renames them into place).
+      if (!final) continue;
+      for (const bad of alteredObjectFiles(g.path, g.before.files)) out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
+      continue;
+    }
     if (g.before.kind === "entries") {
       if (g.before.endOnly && !final) continue;
       for (const change of folderChanges(g))
@@ -327,7 +335,7 @@ export class GuardWatch {
     private readonly sweep: () => void,
   ) {
     // A folder guard watches the folder itself (only those checked while the command runs).
-    const dirs = new Set(guards.filter((g) => g.before.kind !== "entries" || !g.before.endOnly).map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))));
+    const dirs = new Set(guards.filter((g) => g.before.kind !== "objects" && (g.before.kind !== "entries" || !g.before.endOnly)).map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))));
     let failed = false;
     for (const d of dirs) {
       if (!existsSync(d)) continue;

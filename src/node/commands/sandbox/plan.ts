@@ -19,6 +19,7 @@ import { GIT_COMMAND_STATE, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protect
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
+import { listObjectFiles } from "../git-objects";
 import type { GuardedPath, SandboxProtection } from "./types";
 
 export type MountTag =
@@ -121,6 +122,7 @@ export function homeEntryWritable(name: string): boolean {
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
+const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
@@ -396,6 +398,11 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
     why: GIT_WHY,
     before: { kind: "entries", names, accept: (n) => gitEntryWritable(n) || isApproved(n), links: links(git, names) },
   });
+  // Objects: git adds them, never rewrites one, and never checks a hash when it reads one; each new
+  // or changed object file must verify when the command ends (git-objects.ts).
+  const objects = join(git, "objects");
+  const files = look(objects).kind === "dir" ? listObjectFiles(objects) : undefined;
+  if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
   // A rebase's or cherry-pick's todo list left behind runs its exec lines when the user continues:
   // git writes it while the command runs, but what is still there when it ends is quarantined.
   guards.push({

@@ -65,7 +65,8 @@ export interface WrapRequest {
  * A path the sandbox could not mount read-only because it did not exist (or was a symbolic
  * link, which a mount would follow): the runner checks it while and after the command runs,
  * and moves what appeared there to quarantine.
- */
+ */ import type { ObjectFileStat } from "../git-objects";
+
 export interface GuardedPath {
   /** Absolute path of the protected entry. */
   path: string;
@@ -79,7 +80,16 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard;
+}
+
+/**
+ * A repository's `objects` folder (`path`): its object files as they were (relative name -> stat);
+ * when the command ends, each new or changed one must verify (git-objects.ts), else it is quarantined.
+ */
+export interface ObjectsGuard {
+  kind: "objects";
+  files: ReadonlyMap<string, ObjectFileStat>;
 }
 
 /** A folder whose new entries are checked (an allow-list: `.git`, a visible home, a folder holding a listed write). */
