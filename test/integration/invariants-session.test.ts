@@ -472,11 +472,22 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       // git never rewrites an object it has, nor checks a hash when it reads: the command replaces the
       // file of src/a.js's blob with other content (allowed: commands may add objects there).
       const rewrite = `node -e 'const fs=require("fs"),z=require("zlib");const f=process.argv[1];fs.chmodSync(f,0o644);fs.writeFileSync(f,z.deflateSync(Buffer.from("blob 5\\0evil\\n")));console.log("rewrote")' ${object}`;
-      const r = await session(ws, [bash(rewrite), tool("read_file", { path: "src/a.js" }), tool("write_file", { path: "src/a.js", content: "changed\n" })], { mode: "bypassPermissions" });
+      const r = await session(
+        ws,
+        [
+          bash(rewrite),
+          bash("echo /tmp/elsewhere > .git/objects/info/alternates; echo planted"),
+          tool("read_file", { path: "src/a.js" }),
+          tool("write_file", { path: "src/a.js", content: "changed\n" }),
+        ],
+        { mode: "bypassPermissions" },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.bodies, "the command ran").toContain("rewrote");
       // The sandbox layer: the rewritten object was moved out when the command ended, and the model told.
       expect(r.told).toContain(`${object} (a git object file whose content is not what its name says`);
+      expect(r.told).toContain(".git/objects/info/alternates (git reads objects from the folders .git/objects/info/alternates names");
+      expect(existsSync(join(ws, ".git/objects/info/alternates"))).toBe(false);
       const served = run("git", ["cat-file", "blob", blob], ws, id);
       expect(served.stdout).not.toContain("evil");
       expect(served.status, "git now reports the object missing instead of serving the command's content").not.toBe(0);
