@@ -75,8 +75,10 @@ function foldMap(s: string): { folded: string; origin: number[] } {
 
 /**
  * `changed` is the model's edited version of `seen` (its copy of `actual`, which differs from
- * it only in look-alikes). Returns `changed` with the characters it kept from `seen` taken from
- * `actual`, so smart quotes and dashes the model did not touch stay as they are in the file.
+ * it only in look-alikes). Returns `changed` with the look-alikes it kept from `seen` (smart
+ * quotes, dashes, special spaces it wrote where the file has plain ASCII) taken from `actual`.
+ * Plain characters the model wrote are never rewritten into the file's look-alikes: text the
+ * model chose is kept (its `10-50` stays `10-50` where the file had `10–50`).
  * Returns `changed` unchanged when `seen` and `actual` do not fold to the same text.
  */
 export function restoreLookalikes(seen: string, actual: string, changed: string, diffChars: (a: string, b: string) => Array<{ value: string; added?: boolean; removed?: boolean }>): string {
@@ -107,6 +109,13 @@ export function restoreLookalikes(seen: string, actual: string, changed: string,
     for (let k = 0; k < part.value.length; k++, si++) {
       const from = start[si];
       if (from === undefined) continue; // a zero-width character in `seen`
+      if (MAP[seen[si]!] === undefined) {
+        // A plain character the model wrote stays as written (its ASCII hyphen is never turned into
+        // the file's dash): only the model's own look-alikes are read back as the file's characters.
+        for (let p = from; p < stop[si]!; p++) lastActual = Math.max(lastActual, a.origin[p]!);
+        out += seen[si];
+        continue;
+      }
       for (let p = from; p < stop[si]!; p++) {
         const ai = a.origin[p]!;
         if (ai > lastActual) {

@@ -11,7 +11,7 @@ import { ambiguous, lineOf, looselyAmbiguous, notFound, plural, range, regionVie
 import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
-import { applySplices, docLines, lineStarts, type TextDoc } from "./text-doc";
+import { applySplices, docFromString, docLines, lineStarts, type TextDoc } from "./text-doc";
 import type { MatchRung } from "./types";
 
 export interface SearchReplaceRequest {
@@ -102,8 +102,15 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = applySearchReplace(doc, next);
     return withRule(r, "roo-line-numbers", `the "N | " line numbers copied from the view were removed${roo.replaceToo ? " from SEARCH and REPLACE" : " from SEARCH"}`);
   }
-  if (search.trim() === "") {
+  if (search === "" || (search.trim() === "" && !/[^\S\n]/.test(search)) || (search.trim() === "" && doc.text.trim() === "")) {
     if (doc.text.trim() === "") {
+      if (doc.crlf.length === 0) {
+        // A new (or empty) file follows the content's own line ends and BOM: docFromString reads them.
+        const raw = req.lineMode ? (req.replaceLines ? (req.replaceLines.length ? req.replaceLines.join("\n") + "\n" : "") : req.replace) : req.replace;
+        const made = docFromString(raw);
+        const next: TextDoc = { text: made.text, crlf: made.crlf, bom: doc.bom || made.bom };
+        return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text && next.bom === doc.bom };
+      }
       const text = rArr ? (rArr.length ? rArr.join("\n") + "\n" : "") : replace;
       const next = applySplices(doc, [{ start: 0, end: doc.text.length, text }]);
       return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text };
@@ -184,7 +191,10 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
     let how = "";
-    if (rung === "indentation" || rung === "unicode" || rung === "spacing") {
+    const asWritten = rung === "indentation" || rung === "unicode" || rung === "spacing" ? alreadyInFileIndent(file, sLines, rLines) : false;
+    if (asWritten) {
+      how = "REPLACE was already in the file's indentation, so it was written as given";
+    } else if (rung === "indentation" || rung === "unicode" || rung === "spacing") {
       const re = findReindent(
         file.map((f, k) => [f, sLines[k]!] as [string, string]),
         rLines,
@@ -204,17 +214,29 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       map = (r: string) => re.apply(r) ?? r;
     }
     const spacing = rung === "spacing" ? spacingMap(file, sLines) : undefined;
+    let quotedSpacing: string | undefined;
     const out = buildReplacement(file, sLines, rLines, (r, pair) => {
       if (rung === "unicode" && pair) {
         const ws = leadingWhitespace(r);
         r = ws + restoreLookalikes(content(pair.s).trimEnd(), content(pair.f).trimEnd(), content(r), diffChars);
       }
       if (rung === "spacing" && pair) {
+        if (quotedSpacing === undefined && spacingInString(content(pair.s).trimEnd(), content(pair.f).trimEnd())) quotedSpacing = pair.f;
         const ws = leadingWhitespace(r);
         r = ws + restoreSpacing(content(pair.s), content(pair.f), content(r), spacing!);
       }
       return map(r);
     });
+    if (quotedSpacing !== undefined) {
+      const k = file.indexOf(quotedSpacing);
+      return {
+        ok: false,
+        message:
+          `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS.spacing}, and REPLACE changes line ${at + k + 1}, whose spaces ` +
+          `inside a quoted string differ from SEARCH's (the spaces of a string are its content), so which spacing is meant is unclear. Nothing was changed. Current text:\n` +
+          `${regionView(lines, at, file.length)}\nFix: copy that line exactly from the current text above.`,
+      };
+    }
     return finish(doc, starts, at, file, out, rung, how);
   }
 
@@ -224,6 +246,33 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (r) return r;
   }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/** The shortest leading whitespace of the non-blank lines ("" when none is indented or there are none). */
+function baseIndent(lines: readonly string[]): string | undefined {
+  let base: string | undefined;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    const ws = leadingWhitespace(l);
+    if (base === undefined || ws.length < base.length) base = ws;
+  }
+  return base;
+}
+
+/**
+ * SEARCH lost (or gained) indentation, but REPLACE is already written in the file's: its base
+ * indentation is the matched lines' and not SEARCH's, and every REPLACE line starts with it.
+ * Shifting it by SEARCH's difference would indent it twice, so it is written as given.
+ */
+export function alreadyInFileIndent(file: readonly string[], search: readonly string[], replace: readonly string[]): boolean {
+  const f = baseIndent(file);
+  const s = baseIndent(search);
+  const r = baseIndent(replace);
+  if (f === undefined || s === undefined || r === undefined || f === s || r !== f) return false;
+  if (!replace.every((l) => l.trim() === "" || l.startsWith(f))) return false;
+  // A REPLACE line copied from SEARCH with SEARCH's (not the file's) indentation says REPLACE is in SEARCH's frame.
+  const copied = new Set(search.filter((l, k) => l.trim() !== "" && file[k] !== undefined && leadingWhitespace(l) !== leadingWhitespace(file[k]!)));
+  return !replace.some((l) => copied.has(l));
 }
 
 /**
@@ -300,6 +349,34 @@ function pickByHint(req: SearchReplaceRequest, starts: readonly number[], count:
       `${best.d === second.d ? `equally near ${where(best.i)} and ${where(second.i)}` : `not clearly nearer to ${where(best.i)} than to ${where(second.i)}`}, ` +
       `so which one is meant is unclear; nothing was changed. Add neighbouring lines to SEARCH so it matches exactly one place.`,
   };
+}
+
+/**
+ * Do `seen` (the model's copy of a line) and `actual` (the file's) differ in a run of whitespace
+ * inside a quoted string? Runs are compared in order; a run is inside a string when an odd number
+ * of unescaped quotes of one kind precede it.
+ */
+export function spacingInString(seen: string, actual: string): boolean {
+  const a = actual.split(/(\s+)/);
+  const b = seen.split(/(\s+)/);
+  if (a.length !== b.length) return /["'`]/.test(actual);
+  let pos = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (i % 2 === 1 && a[i] !== b[i] && insideQuotes(actual.slice(0, pos))) return true;
+    pos += a[i]!.length;
+  }
+  return false;
+}
+
+function insideQuotes(before: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < before.length; i++) {
+    const c = before[i]!;
+    if (c === "\\") i++;
+    else if (quote === undefined && (c === '"' || c === "'" || c === "`")) quote = c;
+    else if (c === quote) quote = undefined;
+  }
+  return quote !== undefined;
 }
 
 /** For the spacing rung: how each whitespace run of the model's SEARCH reads in the file, when that is consistent. */

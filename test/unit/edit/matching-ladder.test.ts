@@ -59,18 +59,30 @@ describe("search/replace matching ladder", () => {
     );
   });
 
-  it("matches Unicode look-alikes and keeps the file's characters the model did not change", () => {
-    const f = "const msg = “Don’t panic” — he said…;\nconst n = 1;\n";
-    const r = edit(f, [{ old_string: 'const msg = "Don\'t panic" - he said...;\nconst n = 1;', new_string: 'const msg = "Don\'t panic" - she said...;\nconst n = 2;' }]);
+  it("matches Unicode look-alikes, keeps the lines the model did not change, and writes its changed lines as given", () => {
+    const f = "const msg = “Don’t panic” — he said…;\nconst n = 1;\nconst k = “x”;\n";
+    const r = edit(f, [
+      { old_string: 'const msg = "Don\'t panic" - he said...;\nconst n = 1;\nconst k = "x";', new_string: 'const msg = "Don\'t panic" - she said...;\nconst n = 2;\nconst k = "x";' },
+    ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.after).toBe("const msg = “Don’t panic” — she said…;\nconst n = 2;\n");
+    // The changed line is the model's text (its ASCII is never turned into the file's look-alikes); the kept line is the file's.
+    expect(r.after).toBe('const msg = "Don\'t panic" - she said...;\nconst n = 2;\nconst k = “x”;\n');
     expect(r.applied[0]!.rung).toBe("unicode");
   });
 
-  it("matches a non-breaking space in the file against a plain space", () => {
+  it("never maps the model's ASCII hyphen in the new text to the file's dash (10–50, break—-here)", () => {
+    expect(applied("// range 10–50 items\n", [{ old_string: "// range 10-50 items", new_string: "// range 10-50 things" }])).toBe("// range 10-50 things\n");
+    expect(applied("x = 'break—here'\n", [{ old_string: "x = 'break-here'", new_string: "x = 'break—-here'" }])).toBe("x = 'break—-here'\n");
+  });
+
+  it("reads the model's own look-alikes back as the file's ASCII (smart quotes in code)", () => {
+    expect(applied('print("It\'s done")\nexit(0)\n', [block(["print(“It’s done”)"], ["print(“It’s finished”)"])])).toBe('print("It\'s finished")\nexit(0)\n');
+  });
+
+  it("matches a non-breaking space in the file against a plain space, and writes the changed line as given", () => {
     const f = "price:\u00a010 €\nnext\n";
-    expect(applied(f, [block(["price: 10 €"], ["price: 12 €"])])).toBe("price:\u00a012 €\nnext\n");
+    expect(applied(f, [block(["price: 10 €"], ["price: 12 €"])])).toBe("price: 12 €\nnext\n");
   });
 
   it("keeps an elided region as it is in the file", () => {
