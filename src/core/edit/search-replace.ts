@@ -28,6 +28,8 @@ export interface SearchReplaceRequest {
   startLine?: number;
   /** Internal: the edge-blank rule was already tried. */
   edgesTried?: boolean;
+  /** With replaceAll: the number of places SEARCH must match (gemini's expected_replacements). */
+  expected?: number;
   /** Moves a line number of the file as read to the file as it is now (earlier edits of the same call). */
   shiftHint?: (line: number) => number;
 }
@@ -137,6 +139,9 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       const twin = wholeLines ? invisibleTwin(req, doc.text, toLines(search)) : undefined;
       if (twin) return { ok: false, message: twin };
     }
+    if (req.replaceAll && req.expected !== undefined && hits.length > 0 && hits.length !== req.expected) {
+      return { ok: false, message: countMismatch(req, hits.length, "exactly") };
+    }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
       const next = applySplices(
         doc,
@@ -156,12 +161,6 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       }
       return { ok: false, message: pick.message ?? ambiguous(req, "exact", starts0, 1, true) };
     }
-    if (req.replaceAll) {
-      return {
-        ok: false,
-        message: notFound(req, docLines(doc.text), toLines(search), " exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical)"),
-      };
-    }
   }
 
   const sLines = sArr ?? toLines(search);
@@ -179,11 +178,14 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const fileKeys = lines.map(key);
     const hits = findAll(fileKeys, sLines.map(key));
     if (hits.length === 0) continue;
-    if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
+    if (hits.length > 1 && !req.replaceAll) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
     // SEARCH is already not exact: it must also be unique when read as loosely as the ladder allows.
     looseKeys ??= lines.map(LOOSEST);
     const loose = findAll(looseKeys, sLines.map(LOOSEST));
-    if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
+    if (req.replaceAll) {
+      const bad = replaceAllProblem(req, rung, lines, hits, loose, sLines.length);
+      if (bad) return { ok: false, message: bad };
+    } else if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
     // Read without its blank lines at the edges (which the file may lack there), SEARCH must not match elsewhere either.
     const other = edgeBlankTwin(looseKeys, sLines, hits[0]!);
     if (other !== undefined) return { ok: false, message: edgeAmbiguous(req, rung, hits[0]!, other, sLines.length) };
@@ -237,7 +239,16 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
           `${regionView(lines, at, file.length)}\nFix: copy that line exactly from the current text above.`,
       };
     }
-    return finish(doc, starts, at, file, out, rung, how);
+    if (req.replaceAll && hits.length > 1) {
+      const next = applySplices(
+        doc,
+        hits.map((h) => lineSplice(doc.text, starts, h, file.length, out)),
+      );
+      const note = `[rule replace-all-relaxed] SEARCH matches ${hits.length} places ${RUNG_WORDS[rung]} (starting at lines ${hits.map((h) => h + 1).join(", ")}), all with the same text, so each was changed alike${how && how !== "no indentation change" ? `; ${how}` : ""}`;
+      return { ok: true, doc: next, rung, places: hits.length, noop: next.text === doc.text, note, rules: ["replace-all-relaxed"] };
+    }
+    const done = finish(doc, starts, at, file, out, rung, how);
+    return req.replaceAll ? withRule(done, "replace-all-relaxed", `replace_all: SEARCH matches one place ${RUNG_WORDS[rung]}`) : done;
   }
 
   if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
@@ -246,6 +257,43 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     if (r) return r;
   }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+function countMismatch(req: SearchReplaceRequest, found: number, how: string): string {
+  return (
+    `expected_replacements is ${req.expected}, but SEARCH matches ${found} place${found === 1 ? "" : "s"} in ${req.path} ${how}; nothing was changed. ` +
+    `Set expected_replacements to the number of places meant, or add neighbouring lines to SEARCH to pick them.`
+  );
+}
+
+/**
+ * replace_all at a relaxed rung: every place must hold the same text (so one reading of the
+ * change fits all), be the only places read loosely too, and not overlap; the expected count must hold.
+ */
+function replaceAllProblem(req: SearchReplaceRequest, rung: MatchRung, lines: readonly string[], hits: readonly number[], loose: readonly number[], count: number): string | undefined {
+  if (loose.length !== hits.length) {
+    return (
+      `replace_all: SEARCH does not match ${req.path} exactly. It matches ${hits.length} place${hits.length === 1 ? "" : "s"} ${RUNG_WORDS[rung]}, but read loosely ` +
+      `(ignoring indentation, runs of whitespace and Unicode look-alikes) ${loose.length} places (starting at lines ${loose
+        .slice(0, 10)
+        .map((h) => h + 1)
+        .join(", ")}), ` +
+      `so which ones are meant is unclear; nothing was changed. Copy SEARCH exactly from the file (replace_all then changes every exact occurrence).`
+    );
+  }
+  const texts = new Set(hits.map((h) => lines.slice(h, h + count).join("\n")));
+  if (texts.size > 1) {
+    return (
+      `replace_all: SEARCH does not match ${req.path} exactly. It matches ${hits.length} places ${RUNG_WORDS[rung]} (starting at lines ${hits.map((h) => h + 1).join(", ")}), ` +
+      `but they differ from each other (indentation, spacing or characters), so one change cannot be made alike in all of them; nothing was changed. ` +
+      `Give one edit per place, each copied exactly from the file.`
+    );
+  }
+  if (hits.some((h, i) => i > 0 && h < hits[i - 1]! + count)) {
+    return `replace_all: the places SEARCH matches in ${req.path} overlap (starting at lines ${hits.map((h) => h + 1).join(", ")}); nothing was changed. Give one edit per place.`;
+  }
+  if (req.expected !== undefined && hits.length !== req.expected) return countMismatch(req, hits.length, RUNG_WORDS[rung]);
+  return undefined;
 }
 
 /** The shortest leading whitespace of the non-blank lines ("" when none is indented or there are none). */
@@ -587,6 +635,31 @@ function finish(doc: TextDoc, starts: readonly number[], at: number, file: reado
   return { ok: true, doc: next, rung, places: 1, noop, note, region: { start: at, removed: file.length, added: out.length } };
 }
 
+/**
+ * SEARCH elides lines ("...") and REPLACE has no marker: applied only when REPLACE spells out every
+ * elided line (in order, read without indentation), so nothing the model did not see is dropped.
+ */
+function elisionSpelledOut(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], starts: readonly number[], s: readonly string[], r: readonly string[]): SearchReplaceResult | undefined {
+  const key = KEYS.whitespace;
+  const segments = splitAtElisions(s).map((seg) => seg.map(key));
+  const rules = markerRules(s);
+  const matches = findElisionMatches(lines.map(key), segments, (g, from, to) => gapFollowsRule(lines, from, to, rules[g] ?? "none"));
+  if (matches.length !== 1) return undefined;
+  const m = matches[0]!;
+  const want = m.gaps
+    .flatMap(([a, b]) => lines.slice(a, b))
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "");
+  const have = r.map((l) => l.trimEnd());
+  let k = 0;
+  for (const l of have) if (k < want.length && l === want[k]) k++;
+  if (k < want.length) return undefined;
+  const file = lines.slice(m.start, m.end);
+  const elided = m.gaps.reduce((n, [a, b]) => n + b - a, 0);
+  const done = finish(doc, starts, m.start, file, [...r], "elision", "");
+  return withRule(done, "elision-spelled-out", `SEARCH elides ${plural(elided, "line")} ("...") and REPLACE has no marker but spells out each of them, so the whole region was replaced by REPLACE`);
+}
+
 function applyElision(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], starts: readonly number[], sIn: readonly string[], rIn: readonly string[]): SearchReplaceResult {
   let s = [...sIn];
   let r = [...rIn];
@@ -607,6 +680,10 @@ function applyElision(doc: TextDoc, req: SearchReplaceRequest, lines: readonly s
   }
   const sMarks = countElisions(s);
   const rMarks = countElisions(r);
+  if (sMarks !== rMarks && rMarks === 0) {
+    const spelled = elisionSpelledOut(doc, req, lines, starts, s, r);
+    if (spelled) return spelled;
+  }
   if (sMarks !== rMarks) {
     return {
       ok: false,

@@ -14,6 +14,8 @@ export interface SearchReplaceEdit {
   old_string: string;
   new_string: string;
   replace_all?: boolean;
+  /** gemini's expected_replacements (with replace_all): the number of places the old text must match. */
+  expected_replacements?: number;
 }
 
 /** A SEARCH/REPLACE text block after parsing: whole lines. */

@@ -153,9 +153,26 @@ describe("search/replace matching ladder", () => {
     expect(r.ok && r.notes).toEqual(['Edit 1 (old_string starting "(a, b)"): replaced 2 occurrences.']);
   });
 
-  it("refuses replace_all without an exact match even when a relaxed rung would match", () => {
-    const msg = refused(file, [{ old_string: "return a + b;   ", new_string: "x", replace_all: true }]);
-    expect(msg).toContain("SEARCH text not found in f.ts exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical).");
+  it("applies replace_all at a relaxed rung when every place holds the same text, and refuses when they differ", () => {
+    const f = "function a() {\n  log( 1 );\n}\nfunction b() {\n  log( 1 );\n}\n";
+    const r = edit(f, [{ old_string: "log(  1 );", new_string: "log(2);", replace_all: true }]);
+    expect(r.ok && r.after).toBe("function a() {\n  log(2);\n}\nfunction b() {\n  log(2);\n}\n");
+    expect(r.ok && r.notes).toEqual([
+      'Edit 1 (old_string starting "log(  1 );"): [rule replace-all-relaxed] SEARCH matches 2 places when indentation is ignored and each run of spaces or tabs inside a line is read as one space (starting at lines 2, 5), all with the same text, so each was changed alike; indentation shifted by +2 spaces.',
+      'Edit 1 (old_string starting "log(  1 );"): replaced 2 occurrences.',
+    ]);
+    const g = "function a() {\n  log( 1 );\n}\nfunction b() {\n    log( 1 );\n}\n";
+    expect(refused(g, [{ old_string: "log(  1 );", new_string: "log(2);", replace_all: true }])).toContain(
+      "replace_all: SEARCH does not match f.ts exactly. It matches 2 places when indentation is ignored and each run of spaces or tabs inside a line is read as one space (starting at lines 2, 5), but they differ from each other",
+    );
+  });
+
+  it("checks gemini's expected_replacements against the places matched", () => {
+    const f = "x = 1\ny = 2\nx = 1\n";
+    expect(applied(f, [{ old_string: "x = 1", new_string: "x = 3", replace_all: true, expected_replacements: 2 }])).toBe("x = 3\ny = 2\nx = 3\n");
+    expect(refused(f, [{ old_string: "x = 1", new_string: "x = 3", replace_all: true, expected_replacements: 3 }])).toContain(
+      "expected_replacements is 3, but SEARCH matches 2 places in f.ts exactly; nothing was changed.",
+    );
   });
 
   it("creates a file from an empty SEARCH when the file does not exist", () => {
