@@ -7,7 +7,8 @@
 import { diffArrays, diffChars } from "diff";
 import { countElisions, findElisionMatches, gapFollowsRule, isElisionLine, markerRules, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
-import { ambiguous, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { ambiguous, describeDiff, lineDifference, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { findSimilar } from "./similar-match";
 import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
@@ -56,7 +57,7 @@ function withRule(r: SearchReplaceResult, rule: string, note: string): SearchRep
   return { ...r, note: r.note ? `${tagged}; ${r.note}` : tagged, rules: [rule, ...(r.rules ?? [])] };
 }
 
-const KEYS: Record<Exclude<MatchRung, "elision">, (l: string) => string> = {
+const KEYS: Record<Exclude<MatchRung, "elision" | "similar">, (l: string) => string> = {
   exact: (l) => l,
   whitespace: (l) => l.trimEnd(),
   indentation: (l) => l.trim(),
@@ -171,7 +172,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   }
   const lines = docLines(doc.text);
   const starts = lineStarts(doc.text);
-  const rungs: Array<Exclude<MatchRung, "elision">> = ["whitespace", "indentation", "unicode", "spacing"];
+  const rungs: Array<Exclude<MatchRung, "elision" | "similar">> = ["whitespace", "indentation", "unicode", "spacing"];
   let looseKeys: string[] | undefined;
   for (const rung of rungs) {
     const key = KEYS[rung];
@@ -256,7 +257,109 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = edgeBlanks(doc, req, lines, sLines, rLines);
     if (r) return r;
   }
+  if (countElisions(sLines) === 0 && !req.replaceAll) {
+    const r = similarStage(doc, req, lines, starts, sLines, rLines);
+    if (r) return r;
+  }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/**
+ * Is `seen` a slip of `actual`: identical, or differing by at most 3 characters in all, in runs of
+ * at most 2, none of them a digit or an operator (a missing comma, a doubled or swapped letter)?
+ */
+function slipOnly(seen: string, actual: string): boolean {
+  if (seen === actual) return true;
+  let total = 0;
+  for (const p of diffChars(seen, actual)) {
+    if (!p.added && !p.removed) continue;
+    // Digits and operators change what code means (3 for 5, < for <=, a dropped !): never a slip.
+    if (p.value.length > 2 || /[\d!<>=+\-*/&|^%~?]/.test(p.value)) return false;
+    total += p.value.length;
+  }
+  return total <= 3;
+}
+
+function pct(x: number): string {
+  return `${Math.floor(x * 100)}%`;
+}
+
+/**
+ * The similarity stage: SEARCH matched on no rung, but is a near-miss of exactly one place
+ * (similar-match.ts). Lines REPLACE keeps from SEARCH are the file's own; a SEARCH line that
+ * differs from its file line may not be changed by REPLACE (its new text would carry the model's
+ * wrong copy into the file): refused. Undefined when no place clears the bar (the caller refuses).
+ */
+function similarStage(
+  doc: TextDoc,
+  req: SearchReplaceRequest,
+  lines: readonly string[],
+  starts: readonly number[],
+  sLines: readonly string[],
+  rLines: readonly string[],
+): SearchReplaceResult | undefined {
+  const keys = lines.map(LOOSEST);
+  const found = findSimilar(keys, sLines.map(LOOSEST));
+  if (found.kind === "none") return undefined;
+  const { best } = found;
+  const at = best.start;
+  const count = sLines.length;
+  if (found.kind === "ambiguous") {
+    return {
+      ok: false,
+      message:
+        `SEARCH text not found in ${req.path}. The closest region is ${range(at, count)} (${pct(best.similarity)} similar), but ` +
+        `${range(found.runnerUp.start, count)} ${count > 1 ? "are" : "is"} ${pct(found.runnerUp.similarity)} similar too, so which one is meant is unclear; nothing was changed. Current text of both:\n` +
+        `${bothViews(lines, at, found.runnerUp.start, count)}\nFix: copy SEARCH exactly from the one you mean.`,
+    };
+  }
+  const file = lines.slice(at, at + count);
+  // Only slips (a character or two, no digit): a changed value or word is a stale view, not a typo.
+  if (!sLines.every((l, k) => slipOnly(LOOSEST(l), LOOSEST(file[k]!)))) return undefined;
+  let carried: number | undefined;
+  const asWritten = alreadyInFileIndent(file, sLines, rLines);
+  const re = asWritten
+    ? undefined
+    : findReindent(
+        file.map((f, k) => [f, sLines[k]!] as [string, string]),
+        rLines,
+        fileIndentUnit(lines),
+      );
+  if (re && !re.ok) return undefined;
+  const out = buildReplacement(file, sLines, rLines, (r, pair) => {
+    if (pair && LOOSEST(pair.s) !== LOOSEST(pair.f) && carried === undefined) carried = file.indexOf(pair.f);
+    return re ? (re.apply(r) ?? r) : r;
+  });
+  const differing = sLines.map((l, k) => (LOOSEST(l) !== LOOSEST(file[k]!) ? k : -1)).filter((k) => k >= 0);
+  // A differing SEARCH line that REPLACE neither keeps nor pairs with a changed line, but whose text is still in REPLACE, is carried too.
+  const carriedCopy = differing.find((k) => rLines.some((r) => r !== sLines[k] && LOOSEST(r) === LOOSEST(sLines[k]!)));
+  const bad = carried ?? carriedCopy;
+  if (bad !== undefined) {
+    return {
+      ok: false,
+      message:
+        `SEARCH text not found in ${req.path}. The closest region is ${range(at, count)} (${pct(best.similarity)} similar, and no other place comes near), ` +
+        `but REPLACE changes line ${at + bad + 1}, which SEARCH has differently from the file, so the new text may carry the difference into the file; nothing was changed. ` +
+        `${describeDiff(sLines, file, at)} Current text:\n${regionView(lines, at, count)}\nFix: copy SEARCH exactly from the current text above.`,
+    };
+  }
+  const done = finish(doc, starts, at, file, out, "similar", re && re.ok && re.describe !== "no indentation change" ? re.describe : "");
+  const diffs = sLines
+    .map((l, k) => (l === file[k] ? "" : `line ${at + k + 1}: ${lineDifference(l, file[k]!)}`))
+    .filter((d) => d !== "")
+    .slice(0, 3);
+  return withRule(
+    done,
+    "similar-text",
+    `SEARCH matched nowhere exactly, but ${range(at, count)} ${count > 1 ? "are" : "is"} ${pct(best.similarity)} similar to it and no other place comes near ` +
+      `(${found.runnerUp ? `the next is ${pct(found.runnerUp.similarity)}` : "no other candidate"}), so the edit was made there, with the file's own text of the lines REPLACE keeps (${diffs.join("; ")})`,
+  );
+}
+
+/** Two regions in one view when they are close (their context would overlap), else one after the other. */
+function bothViews(lines: readonly string[], a: number, b: number, count: number): string {
+  const [x, y] = a < b ? [a, b] : [b, a];
+  return y - (x + count) <= 4 ? regionView(lines, x, y + count - x) : `${regionView(lines, x, count)}\n${regionView(lines, y, count)}`;
 }
 
 function countMismatch(req: SearchReplaceRequest, found: number, how: string): string {

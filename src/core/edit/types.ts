@@ -34,7 +34,7 @@ export interface SearchReplaceBlock {
 export type EditInput = HashlineOp | SearchReplaceEdit | SearchReplaceBlock;
 
 /** How a search/replace edit was matched: the rung of the matching ladder that found it. */
-export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "spacing" | "elision";
+export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "spacing" | "elision" | "similar";
 
 /** What one applied edit did (1-based line numbers of the file before the call). */
 export interface AppliedEdit {

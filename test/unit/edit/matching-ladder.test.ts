@@ -135,7 +135,7 @@ describe("search/replace matching ladder", () => {
   it("refuses a missing SEARCH and shows the closest region with its similarity", () => {
     expect(refused(file, [block(["  return a * b;"], ["  return 0;"])])).toBe(
       "Nothing was written to f.ts: the edit failed.\n\n" +
-        'Edit 1 (SEARCH block starting "return a * b;"): SEARCH text not found in f.ts. The closest region is line 2 (93% similar); current text:\n' +
+        'Edit 1 (SEARCH block starting "return a * b;"): SEARCH text not found in f.ts. The closest region is line 2 (93% similar). What differs: line 2: SEARCH has "*" where the file has "+". Current text:\n' +
         "1#KR|function add(a, b) {\n2#BN|  return a + b;\n3#RZ|}\n4#RW|\n" +
         'Fix: copy SEARCH from the current text above (without the "N#HH|" prefixes) and retry, or use a hashline replace op with those anchors.',
     );

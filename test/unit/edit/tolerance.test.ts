@@ -108,3 +108,36 @@ describe("an old_string of whitespace only is not empty", () => {
     expect(refused("a\tb\tc\n", [{ old_string: "\t", new_string: " " }])).toContain("SEARCH matches 2 places in f.ts exactly");
   });
 });
+
+describe("near-misses: compatibility Unicode and the similarity stage", () => {
+  it("matches full-width and compatibility characters read as NFKC, and writes the changed line as given", () => {
+    expect(applied("const ＡＰＩ_KEY = 1;\nx();\n", [block(["const API_KEY = 1;"], ["const API_KEY = 2;"])])).toBe("const API_KEY = 2;\nx();\n");
+    expect(applied("const API_KEY = 1;\nx();\n", [block(["const ＡＰＩ_KEY = 1;", "x();"], ["const ＡＰＩ_KEY = 1;", "y();"])])).toBe("const API_KEY = 1;\ny();\n");
+  });
+
+  it("applies a near-miss (a typo in a kept line) at the only similar place, keeping the file's line", () => {
+    const f = "function recieveMessage(msg) {\n  return handle(msg);\n}\n";
+    const r = edit(f, [block(["function receiveMessage(msg) {", "  return handle(msg);", "}"], ["function receiveMessage(msg) {", "  return handle(msg, true);", "}"])]);
+    expect(r.ok && r.after).toBe("function recieveMessage(msg) {\n  return handle(msg, true);\n}\n");
+    expect(r.ok && r.applied[0]!.rung).toBe("similar");
+    expect(r.ok && r.applied[0]!.rules).toEqual(["similar-text"]);
+  });
+
+  it("refuses a near-miss in a digit or an operator (a stale value, not a slip)", () => {
+    const f = "const limits = {\n  retries: 5,\n  timeout: 30,\n};\n";
+    expect(refused(f, [block(["const limits = {", "  retries: 3,", "  timeout: 30,"], ["const limits = {", "  retries: 3,", "  timeout: 60,"])])).toContain("The closest region is lines 1-3");
+    const g = "if (count <= limit) {\n  grow(count);\n}\n";
+    expect(refused(g, [block(["if (count < limit) {", "  grow(count);", "}"], ["if (count < limit) {", "  grow(count + 1);", "}"])])).toContain("SEARCH text not found in f.ts.");
+  });
+
+  it("refuses a near-miss that two places are close to", () => {
+    const f = "function loadUser(id) {\n  return db.get(id);\n}\nfunction loadUsers(id) {\n  return db.get(id);\n}\n";
+    expect(refused(f, [block(["function loadUsr(id) {", "  return db.get(id);", "}"], ["function loadUsr(id) {", "  return db.fetch(id);", "}"])])).toContain(
+      "but lines 4-6 are 95% similar too, so which one is meant is unclear",
+    );
+  });
+
+  it("refuses a short SEARCH with no exact match rather than guessing", () => {
+    expect(refused("let a = 1;\nlet b = 2;\n", [block(["let c = 1;"], ["let c = 3;"])])).toContain("SEARCH text not found in f.ts.");
+  });
+});
