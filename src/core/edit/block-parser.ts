@@ -190,7 +190,7 @@ const MAPPER_MARKER = /^---(FILEPATH|FIND|REPLACE|COMPLETE)(?![A-Za-z])[ \t]*(.*
 /** Does the text hold code-mapper ---FIND/---REPLACE sections? */
 export function looksLikeCodeMapper(text: string): boolean {
   const lines = text.split(/\r?\n/);
-  return lines.some((l) => /^---FIND\s*$/.test(l)) && lines.some((l) => /^---REPLACE\s*$/.test(l));
+  return lines.some((l) => /^---FIND\s*$/.test(l)) && lines.some((l) => /^---(REPLACE|COMPLETE)\s*$/.test(l));
 }
 
 /** A section's lines without one code fence around them (and without blank lines outside it). */

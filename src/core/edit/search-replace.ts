@@ -203,7 +203,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         rLines,
         fileIndentUnit(lines),
       );
-      const stray = re.ok && re.describe !== "no indentation change" ? strayIndent(lines, at, file.length) : undefined;
+      const stray = re.ok && re.describe !== "no indentation change" ? (outsideSearchBase(sLines, rLines) ?? strayIndent(lines, at, file.length)) : undefined;
       if (!re.ok || stray) {
         return {
           ok: false,
@@ -397,6 +397,19 @@ function replaceAllProblem(req: SearchReplaceRequest, rung: MatchRung, lines: re
   }
   if (req.expected !== undefined && hits.length !== req.expected) return countMismatch(req, hits.length, RUNG_WORDS[rung]);
   return undefined;
+}
+
+/**
+ * A REPLACE line indented less than every SEARCH line: it leaves the block SEARCH was written in,
+ * so whether its indentation is meant in SEARCH's frame (and shifted) or in the file's is unclear.
+ */
+function outsideSearchBase(search: readonly string[], replace: readonly string[]): string | undefined {
+  const base = baseIndent(search);
+  if (base === undefined || base === "") return undefined;
+  const out = replace.find((l) => l.trim() !== "" && leadingWhitespace(l).length < base.length);
+  return out === undefined
+    ? undefined
+    : `the REPLACE line ${JSON.stringify(out.trim())} is indented less than every SEARCH line, so whether its indentation is meant as in SEARCH or as in the file is unclear`;
 }
 
 /** The shortest leading whitespace of the non-blank lines ("" when none is indented or there are none). */
