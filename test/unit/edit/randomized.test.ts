@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { GENERATORS, runRounds } from "../../../src/bench/edit-random";
+import { GENERATORS, runRetryRounds, runRounds } from "../../../src/bench/edit-random";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import type { HashlineOp } from "../../../src/core/edit/types";
 import { block, edit } from "./edit-helpers";
@@ -149,6 +149,19 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     },
     600_000,
   );
+
+  it("refusals fix themselves: a retry using only what the refusal shows lands, and nothing is ever wrong", () => {
+    const r = runRetryRounds(rounds, 3);
+    expect(r.wrong).toBe(0);
+    expect(r.rounds).toBeGreaterThan(rounds * 0.8);
+    const refusedFirst = r.rounds - r.firstLanded;
+    expect(r.retryLanded / refusedFirst).toBeGreaterThan(0.95);
+    // A typo in a kept line is a near-miss the similarity stage applies on the first attempt.
+    expect(r.byNoise.typo![1] / r.byNoise.typo![0]).toBeGreaterThan(0.9);
+    // A stale value never lands on the first attempt (it is not a slip); the retry does.
+    expect(r.byNoise["stale-value"]![1]).toBe(0);
+    expect(r.byNoise["stale-value"]![2]).toBe(r.byNoise["stale-value"]![0]);
+  });
 
   it("exercises every kind of round, refusing only where the intent cannot be known", () => {
     const r = runRounds("indentation", rounds);
