@@ -14,8 +14,10 @@ export const SIMILAR_BAR = 0.95;
 export const RUNNER_UP_MAX = 0.85;
 /** Too little text to tell a near-miss from another line: no similarity match. */
 const MIN_CHARS = 12;
-/** Longer SEARCH texts are not compared character by character. */
-const MAX_CHARS = 6000;
+/** Longer SEARCH texts are not compared character by character (an edit distance costs length²). */
+const MAX_CHARS = 2000;
+/** Places compared by edit distance, after a cheap ranking by line bigrams. */
+const MAX_COMPARED = 12;
 
 export interface SimilarCandidate {
   /** 0-based first line. */
@@ -78,9 +80,17 @@ export function findSimilar(keys: readonly string[], search: readonly string[]):
     const scored = grams.map((fg, j) => [dice(g, fg), j] as const).sort((a, b) => b[0] - a[0]);
     for (const [score, j] of scored.slice(0, 8)) if (score > 0.5) add(j, p.k);
   }
+  const sGrams = search.map((t) => bigrams(t));
+  const cheap = (s: number) => {
+    let score = 0;
+    for (let k = 0; k < m; k++) score += keys[s + k] === search[k] ? 1 : dice(sGrams[k]!, grams[s + k]!);
+    return score;
+  };
   const ranked = [...starts]
-    .slice(0, 300)
-    .map((s) => ({ start: s, similarity: textSimilarity(keys.slice(s, s + m).join("\n"), joined) }))
+    .map((s) => ({ s, score: cheap(s) }))
+    .sort((a, b) => b.score - a.score || a.s - b.s)
+    .slice(0, MAX_COMPARED)
+    .map(({ s }) => ({ start: s, similarity: textSimilarity(keys.slice(s, s + m).join("\n"), joined) }))
     .sort((a, b) => b.similarity - a.similarity || a.start - b.start);
   const best = ranked[0];
   if (!best) return { kind: "none" };
