@@ -268,7 +268,7 @@ export const blocks: Generator = (r, round) => {
   const adds = r() < 0.3;
   const newLine = `${ws(region[j]!)}added_${round}();`;
   const intendedRegion = adds ? [...region.slice(0, j + 1), newLine, ...region.slice(j + 1)] : region.map((l, k) => (k === j ? `${l.trimEnd()} // changed ${round}` : l));
-  const drift = pick(r, ["none", "trailing", "indent", "tabs", "spacing", "lead-blank", "trail-blank", "roo", "hint"] as const);
+  const drift = pick(r, ["none", "trailing", "indent", "tabs", "spacing", "lead-blank", "trail-blank", "roo", "hint", "search-lost-indent"] as const);
   let search = [...region];
   let replace = [...intendedRegion];
   let hint: number | undefined;
@@ -276,6 +276,11 @@ export const blocks: Generator = (r, round) => {
   if (drift === "indent") {
     search = search.map((l) => (l === "" ? "" : "    " + l));
     replace = replace.map((l) => (l === "" ? "" : "    " + l));
+  }
+  // SEARCH lost its indentation while REPLACE is written in the file's (issue 21: it must not be shifted again).
+  if (drift === "search-lost-indent") {
+    search = search.map((l) => l.trimStart());
+    if (search.every((l, k) => l === region[k])) return undefined;
   }
   if (drift === "tabs") {
     search = search.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));

@@ -432,11 +432,32 @@ export function alreadyInFileIndent(file: readonly string[], search: readonly st
   const f = baseIndent(file);
   const s = baseIndent(search);
   const r = baseIndent(replace);
-  if (f === undefined || s === undefined || r === undefined || f === s || r !== f) return false;
-  if (!replace.every((l) => l.trim() === "" || l.startsWith(f))) return false;
+  if (f === undefined || s === undefined || r === undefined) return false;
   // A REPLACE line copied from SEARCH with SEARCH's (not the file's) indentation says REPLACE is in SEARCH's frame.
   const copied = new Set(search.filter((l, k) => l.trim() !== "" && file[k] !== undefined && leadingWhitespace(l) !== leadingWhitespace(file[k]!)));
-  return !replace.some((l) => copied.has(l));
+  if (replace.some((l) => copied.has(l))) return false;
+  if (f !== s && r === f && replace.every((l) => l.trim() === "" || l.startsWith(f))) return true;
+  // Line by line: every REPLACE line that is one of the matched lines has that line's indentation in the file, at least one
+  // of them differs from SEARCH's, and every other REPLACE line starts with the file's base indentation.
+  const inFile = new Map<string, Set<string>>();
+  file.forEach((l) => {
+    if (l.trim() !== "") (inFile.get(l.trim()) ?? inFile.set(l.trim(), new Set()).get(l.trim())!).add(leadingWhitespace(l));
+  });
+  const inSearch = new Map<string, Set<string>>();
+  search.forEach((l) => {
+    if (l.trim() !== "") (inSearch.get(l.trim()) ?? inSearch.set(l.trim(), new Set()).get(l.trim())!).add(leadingWhitespace(l));
+  });
+  let evidence = false;
+  for (const l of replace) {
+    if (l.trim() === "") continue;
+    const ws = leadingWhitespace(l);
+    const known = inFile.get(l.trim());
+    if (known) {
+      if (!known.has(ws)) return false;
+      if (!inSearch.get(l.trim())?.has(ws)) evidence = true;
+    } else if (!l.startsWith(f)) return false;
+  }
+  return evidence;
 }
 
 /**

@@ -171,7 +171,7 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     const e = runRounds("echoes", rounds);
     for (const k of ["append + echo", "prepend + echo", "replace + echo", "duplicate on purpose"]) expect(e.byKind[k]![0], k).toBeGreaterThan(0);
     const b = runRounds("blocks", rounds);
-    for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
+    for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank", "search-lost-indent"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
     expect(
       Object.entries(b.byKind)
         .filter(([k]) => k.endsWith("truncated"))
