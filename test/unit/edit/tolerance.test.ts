@@ -32,6 +32,11 @@ describe("re-indenting the new text", () => {
     expect(applied(f, [block(["const x = 1;"], ["if (ok) {", "  const x = 2;", "}"])])).toBe("function a() {\n  if (ok) {\n    const x = 2;\n  }\n  return x;\n}\n");
   });
 
+  it("reads REPLACE line by line: each matched line it repeats has its file indentation, so it is written as given", () => {
+    const g = "if (a) {\n  y();\n}\n";
+    expect(applied(g, [block(["if (a) {", "y();"], ["if (a) {", "  y();", "  added();"])])).toBe("if (a) {\n  y();\n  added();\n}\n");
+  });
+
   it("refuses when REPLACE mixes SEARCH's indentation and the file's", () => {
     const y = "items:\n  - a\n  - b\n";
     expect(refused(y, [block(["      - a", "      - b"], ["      - a", "  - c", "      - b"])])).toContain("cannot be re-indented consistently");
