@@ -72,6 +72,12 @@ describe("the tools write a new file with the content's own line ends", () => {
     expect(fs.readFileSync(path.join(ws.root, "win/new.bat"), "utf8")).toBe("@echo off\r\necho hi\r\n");
   });
 
+  it("write_file keeps an existing LF file LF when the model sends CRLF content", async () => {
+    await callTool(tools, "read_file", { path: "keep.txt" }, ctx);
+    await callTool(tools, "write_file", { path: "keep.txt", content: "k\r\nl\r\n" }, ctx);
+    expect(fs.readFileSync(path.join(ws.root, "keep.txt"), "utf8")).toBe("k\nl\n");
+  });
+
   it("edit_file with an empty old_string on a missing file keeps CRLF content", async () => {
     const out = await callTool(tools, "edit_file", { path: "new.ps1", old_string: "", new_string: "Write-Host 1\r\nWrite-Host 2\r\n" }, ctx);
     expect(out.isError ?? false, out.text).toBe(false);
