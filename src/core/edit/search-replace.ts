@@ -105,7 +105,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = applySearchReplace(doc, next);
     return withRule(r, "roo-line-numbers", `the "N | " line numbers copied from the view were removed${roo.replaceToo ? " from SEARCH and REPLACE" : " from SEARCH"}`);
   }
-  if (search === "" || (search.trim() === "" && !/[^\S\n]/.test(search)) || (search.trim() === "" && doc.text.trim() === "")) {
+  // An old_string of spaces or tabs (a single tab) is text to find; blank SEARCH block lines are no anchor, so that is empty.
+  if (search.trim() === "" && (req.lineMode || !/[^\S\n]/.test(search) || doc.text.trim() === "")) {
     if (doc.text.trim() === "") {
       if (doc.crlf.length === 0) {
         // A new (or empty) file follows the content's own line ends and BOM: docFromString reads them.

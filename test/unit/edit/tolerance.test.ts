@@ -115,6 +115,10 @@ describe("an old_string of whitespace only is not empty", () => {
     expect(applied("a\tb\n", [{ old_string: "\t", new_string: "    " }])).toBe("a    b\n");
   });
 
+  it("still reads a SEARCH block of blank or whitespace-only lines as empty (no anchor)", () => {
+    expect(refused("a\n\t\nb\n", [block(["\t"], ["x"])])).toContain("SEARCH is empty, but f.ts is not empty (3 lines)");
+  });
+
   it("refuses a single tab that occurs twice as ambiguous, not as empty", () => {
     expect(refused("a\tb\tc\n", [{ old_string: "\t", new_string: " " }])).toContain("SEARCH matches 2 places in f.ts exactly");
   });
