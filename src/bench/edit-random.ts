@@ -337,7 +337,27 @@ export const blocks: Generator = (r, round) => {
   };
 };
 
-export const GENERATORS: Record<string, Generator> = { echoes, indentation, reflow, blocks };
+/**
+ * The indentation intents as SEARCH/REPLACE blocks whose SEARCH and REPLACE both lost their
+ * indentation (flattened-reindent). The intents the rule reads one way by design are left out
+ * (a block's body dedented on purpose, lines moved out of their block on purpose).
+ */
+export const flattened: Generator = (r, round) => {
+  const c = indentation(r, round);
+  if (!c || typeof c.edits === "string" || c.what === "dedent on purpose" || c.what === "moved out on purpose") return undefined;
+  const op = c.edits[0] as HashlineOp;
+  const lines = c.file.split("\n").slice(0, -1);
+  const a = Number(op.pos!.split("#")[0]) - 1;
+  const b = op.end ? Number(op.end.split("#")[0]) - 1 : a;
+  const search = lines.slice(a, b + 1).map((l) => l.trimStart());
+  const replace = (op.lines as string[]).map((l) => l.trimStart());
+  // A flattened SEARCH that is some place's exact text is taken at its word; wrapping a closing line in a new block is no intent.
+  if (("\n" + c.file).includes("\n" + text(search))) return undefined;
+  if (c.what === "structure change" && search.some((l) => /^[}\])]/.test(l))) return undefined;
+  return { file: c.file, edits: [{ kind: "block", search, replace }], intended: c.intended, what: `flattened: ${c.what}` };
+};
+
+export const GENERATORS: Record<string, Generator> = { echoes, indentation, reflow, blocks, flattened };
 
 export interface RoundsResult {
   rounds: number;

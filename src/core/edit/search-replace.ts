@@ -205,6 +205,15 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         fileIndentUnit(lines),
       );
       const stray = re.ok && re.describe !== "no indentation change" ? (outsideSearchBase(sLines, rLines) ?? strayIndent(lines, at, file.length)) : undefined;
+      const flat = !re.ok ? flattenedReindent(lines, at, file, sLines, rLines) : undefined;
+      if (flat) {
+        const done = finish(doc, starts, at, file, flat, rung, "");
+        return withRule(
+          done,
+          "flattened-reindent",
+          "SEARCH and REPLACE had both lost their indentation, so each REPLACE line got the indentation of the file line it stands for (a new line: that of the lines around it)",
+        );
+      }
       if (!re.ok || stray) {
         return {
           ok: false,
@@ -219,6 +228,7 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     }
     const spacing = rung === "spacing" ? spacingMap(file, sLines) : undefined;
     let quotedSpacing: string | undefined;
+    const produced = new Set<string>();
     const out = buildReplacement(file, sLines, rLines, (r, pair) => {
       if (rung === "unicode" && pair) {
         const ws = leadingWhitespace(r);
@@ -229,8 +239,21 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         const ws = leadingWhitespace(r);
         r = ws + restoreSpacing(content(pair.s), content(pair.f), content(r), spacing!);
       }
-      return map(r);
+      const m = map(r);
+      produced.add(m);
+      return m;
     });
+    const shifted = !asWritten && how !== "" && how !== "no indentation change";
+    const opener = shifted ? unnestedOpener(out, lines, at + file.length, produced) : undefined;
+    if (opener !== undefined) {
+      return {
+        ok: false,
+        message:
+          `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS[rung]}, and REPLACE, moved by SEARCH's difference from the file, ` +
+          `would have the line ${JSON.stringify(opener.trim())} open a block with no deeper line after it, so its lines' indentation cannot be known; nothing was changed. ` +
+          `Current text:\n${regionView(lines, at, file.length)}\nFix: write REPLACE with the indentation meant, copying SEARCH exactly from the current text above.`,
+      };
+    }
     if (quotedSpacing !== undefined) {
       const k = file.indexOf(quotedSpacing);
       return {
@@ -398,6 +421,88 @@ function replaceAllProblem(req: SearchReplaceRequest, rung: MatchRung, lines: re
   }
   if (req.expected !== undefined && hits.length !== req.expected) return countMismatch(req, hits.length, RUNG_WORDS[rung]);
   return undefined;
+}
+
+/**
+ * A re-indented line of `out` that opens a block (ends with `{`, `(`, `[` or `:`) while the next non-blank
+ * line (in `out`, else the file after the region) is not indented deeper: a re-indentation that
+ * lost the structure the model meant.
+ */
+function unnestedOpener(out: readonly string[], lines: readonly string[], after: number, produced: ReadonlySet<string>): string | undefined {
+  for (let k = 0; k < out.length; k++) {
+    const l = out[k]!;
+    // The file's own lines (kept by REPLACE) are as they are; only re-indented new text is checked.
+    if (l.trim() === "" || !OPENS.test(l) || !produced.has(l)) continue;
+    let next = out.slice(k + 1).find((x) => x.trim() !== "");
+    if (next === undefined) next = lines.slice(after).find((x) => x.trim() !== "");
+    if (next === undefined || CLOSES.test(next)) continue;
+    if (leadingWhitespace(next).length <= leadingWhitespace(l).length) return l;
+  }
+  return undefined;
+}
+
+/** Opening minus closing brackets of a line (strings are not told apart: a rough balance). */
+function balance(l: string): number {
+  let n = 0;
+  for (const c of l) {
+    if (c === "{" || c === "(" || c === "[") n++;
+    else if (c === "}" || c === ")" || c === "]") n--;
+  }
+  return n;
+}
+
+const OPENS = /[{([:]\s*$/;
+const CLOSES = /^\s*([})\]]|end\b|<\/)/;
+
+/**
+ * flattened-reindent: SEARCH and REPLACE both lost all indentation while the matched lines have
+ * several. Lines REPLACE keeps are the file's; a changed line paired with a file line gets that
+ * line's indentation (when it opens and closes as many brackets as the SEARCH line it replaces);
+ * a new line gets the indentation its neighbours agree on (the same on both sides, the deeper
+ * line after an opening one, the deeper line before a closing one) and may not open or close a
+ * block itself. Anything else: undefined (refused).
+ */
+function flattenedReindent(lines: readonly string[], at: number, file: readonly string[], search: readonly string[], replace: readonly string[]): string[] | undefined {
+  const flat = (ls: readonly string[]) => ls.every((l) => l.trim() === "" || leadingWhitespace(l) === "");
+  if (!flat(search) || !flat(replace) || search.length !== file.length) return undefined;
+  if (new Set(file.filter((l) => l.trim() !== "").map(leadingWhitespace)).size < 2) return undefined;
+  let ok = true;
+  const NEW = "\u0000";
+  const built = buildReplacement(file, search, replace, (r, pair) => {
+    if (r.trim() === "") return "";
+    if (pair) {
+      if (pair.f.trim() === "") ok = false;
+      if (balance(r) !== balance(pair.s) || OPENS.test(r) !== OPENS.test(pair.s) || CLOSES.test(r) !== CLOSES.test(pair.s)) ok = false;
+      return leadingWhitespace(pair.f) + r;
+    }
+    if (balance(r) !== 0 || OPENS.test(r) || CLOSES.test(r)) ok = false;
+    return NEW + r;
+  });
+  if (!ok) return undefined;
+  const around = (k: number, step: 1 | -1): string | undefined => {
+    for (let i = k + step; i >= 0 && i < built.length; i += step) if (built[i]!.trim() !== "" && !built[i]!.startsWith(NEW)) return built[i];
+    for (let i = step === 1 ? at + file.length : at - 1; i >= 0 && i < lines.length; i += step) if (lines[i]!.trim() !== "") return lines[i];
+    return undefined;
+  };
+  const out: string[] = [];
+  for (let k = 0; k < built.length; k++) {
+    const l = built[k]!;
+    if (!l.startsWith(NEW)) {
+      out.push(l);
+      continue;
+    }
+    const prev = around(k, -1);
+    const next = around(k, 1);
+    if (prev === undefined || next === undefined) return undefined;
+    const [p, n] = [leadingWhitespace(prev), leadingWhitespace(next)];
+    let ind: string | undefined;
+    if (p === n && !OPENS.test(prev) && !CLOSES.test(next)) ind = p;
+    else if (OPENS.test(prev) && n.length > p.length && n.startsWith(p) && !CLOSES.test(next)) ind = n;
+    else if (CLOSES.test(next) && p.length > n.length && p.startsWith(n) && !OPENS.test(prev)) ind = p;
+    if (ind === undefined) return undefined;
+    out.push(ind + l.slice(NEW.length));
+  }
+  return out;
 }
 
 /**

@@ -138,7 +138,7 @@ describe("randomized edits against a line-array model", () => {
 describe("randomized tolerance rules and dialects against a known intent", () => {
   const rounds = Number(process.env.YOKE_EDIT_ROUNDS ?? 400);
   // Applied as intended (not only refused): each generator must mostly apply, or it proves nothing.
-  const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65 };
+  const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65, flattened: 0.6 };
   it.each(Object.keys(GENERATORS))(
     "%s: never a wrong apply, and mostly applied",
     (name) => {
@@ -172,6 +172,11 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     for (const k of ["append + echo", "prepend + echo", "replace + echo", "duplicate on purpose"]) expect(e.byKind[k]![0], k).toBeGreaterThan(0);
     const b = runRounds("blocks", rounds);
     for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank", "search-lost-indent"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
+    // SEARCH and REPLACE both flattened: same lines and added lines apply; a structure change is never guessed.
+    const f = runRounds("flattened", rounds);
+    expect(f.byKind["flattened: lost indentation, same lines"]![0]).toBeGreaterThan(0);
+    expect(f.byKind["flattened: lost indentation, line added"]![0]).toBeGreaterThan(0);
+    expect(f.byKind["flattened: structure change"]?.[0] ?? 0).toBe(0);
     expect(
       Object.entries(b.byKind)
         .filter(([k]) => k.endsWith("truncated"))

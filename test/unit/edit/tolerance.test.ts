@@ -156,3 +156,35 @@ describe("near-misses: compatibility Unicode and the similarity stage", () => {
     expect(refused("let a = 1;\nlet b = 2;\n", [block(["let c = 1;"], ["let c = 3;"])])).toContain("SEARCH text not found in f.ts.");
   });
 });
+
+describe("SEARCH and REPLACE that both lost their indentation", () => {
+  const f = "class A {\n  run() {\n    if (ok) {\n      go();\n    }\n    done();\n  }\n}\n";
+  const flat = ["if (ok) {", "go();", "}", "done();"];
+
+  it("gives each REPLACE line the indentation of the line it stands for (flattened-reindent)", () => {
+    const r = edit(f, [block(flat, ["if (ok) {", "go(1);", "}", "done();"])]);
+    expect(r.ok && r.after).toBe("class A {\n  run() {\n    if (ok) {\n      go(1);\n    }\n    done();\n  }\n}\n");
+    expect(r.ok && r.notes).toEqual([
+      'Edit 1 (SEARCH block starting "if (ok) {"): [rule flattened-reindent] SEARCH and REPLACE had both lost their indentation, so each REPLACE line got the indentation of the file line it stands for (a new line: that of the lines around it); matched lines 3-6 when indentation is ignored.',
+    ]);
+  });
+
+  it("gives a new line the indentation its neighbours agree on", () => {
+    expect(applied(f, [block(flat, ["if (ok) {", "go();", "log();", "}", "done();"])])).toBe("class A {\n  run() {\n    if (ok) {\n      go();\n      log();\n    }\n    done();\n  }\n}\n");
+    expect(applied(f, [block(flat, ["if (ok) {", "go();", "}", "cleanup();", "done();"])])).toBe("class A {\n  run() {\n    if (ok) {\n      go();\n    }\n    cleanup();\n    done();\n  }\n}\n");
+  });
+
+  it("refuses a structure change (a new block) and a line whose neighbours disagree", () => {
+    expect(refused(f, [block(flat, ["if (ok) {", "if (x) {", "go();", "}", "}", "done();"])])).toContain("cannot be re-indented consistently");
+    const py = "def f():\n    if a:\n        b()\n    c()\n";
+    // After the last line of a Python block and before a dedented line: inside or after the block?
+    expect(refused(py, [block(["if a:", "b()", "c()"], ["if a:", "b()", "d()", "c()"])])).toContain("cannot be re-indented consistently");
+  });
+
+  it("refuses a shifted REPLACE that opens a block with no deeper line after it", () => {
+    const g = "function f() {\n    step();\n    done();\n}\n";
+    expect(refused(g, [block(["step();"], ["if (check) {", "step();", "}"])])).toContain(
+      'would have the line "if (check) {" open a block with no deeper line after it, so its lines\' indentation cannot be known; nothing was changed.',
+    );
+  });
+});
