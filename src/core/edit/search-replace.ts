@@ -205,7 +205,8 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
         fileIndentUnit(lines),
       );
       const stray = re.ok && re.describe !== "no indentation change" ? (outsideSearchBase(sLines, rLines) ?? strayIndent(lines, at, file.length)) : undefined;
-      const flat = !re.ok ? flattenedReindent(lines, at, file, sLines, rLines) : undefined;
+      // Only at the indentation rung (other rungs' checks stay in force) and for one place.
+      const flat = !re.ok && rung === "indentation" && hits.length === 1 ? flattenedReindent(lines, at, file, sLines, rLines) : undefined;
       if (flat) {
         const done = finish(doc, starts, at, file, flat, rung, "");
         return withRule(
@@ -350,10 +351,15 @@ function similarStage(
         fileIndentUnit(lines),
       );
   if (re && !re.ok) return undefined;
+  const produced = new Set<string>();
   const out = buildReplacement(file, sLines, rLines, (r, pair) => {
     if (pair && LOOSEST(pair.s) !== LOOSEST(pair.f) && carried === undefined) carried = file.indexOf(pair.f);
-    return re ? (re.apply(r) ?? r) : r;
+    const m = re ? (re.apply(r) ?? r) : r;
+    produced.add(m);
+    return m;
   });
+  // A shift that would leave a new block without a deeper line: not a near-miss to apply.
+  if (re && re.ok && re.describe !== "no indentation change" && unnestedOpener(out, lines, at + count, produced) !== undefined) return undefined;
   const differing = sLines.map((l, k) => (LOOSEST(l) !== LOOSEST(file[k]!) ? k : -1)).filter((k) => k >= 0);
   // A differing SEARCH line that REPLACE neither keeps nor pairs with a changed line, but whose text is still in REPLACE, is carried too.
   const carriedCopy = differing.find((k) => rLines.some((r) => r !== sLines[k] && LOOSEST(r) === LOOSEST(sLines[k]!)));
