@@ -268,7 +268,7 @@ export const blocks: Generator = (r, round) => {
   const adds = r() < 0.3;
   const newLine = `${ws(region[j]!)}added_${round}();`;
   const intendedRegion = adds ? [...region.slice(0, j + 1), newLine, ...region.slice(j + 1)] : region.map((l, k) => (k === j ? `${l.trimEnd()} // changed ${round}` : l));
-  const drift = pick(r, ["none", "trailing", "indent", "tabs", "spacing", "lead-blank", "trail-blank", "roo", "hint"] as const);
+  const drift = pick(r, ["none", "trailing", "indent", "tabs", "spacing", "lead-blank", "trail-blank", "roo", "hint", "search-lost-indent"] as const);
   let search = [...region];
   let replace = [...intendedRegion];
   let hint: number | undefined;
@@ -276,6 +276,11 @@ export const blocks: Generator = (r, round) => {
   if (drift === "indent") {
     search = search.map((l) => (l === "" ? "" : "    " + l));
     replace = replace.map((l) => (l === "" ? "" : "    " + l));
+  }
+  // SEARCH lost its indentation while REPLACE is written in the file's (issue 21: it must not be shifted again).
+  if (drift === "search-lost-indent") {
+    search = search.map((l) => l.trimStart());
+    if (search.every((l, k) => l === region[k])) return undefined;
   }
   if (drift === "tabs") {
     search = search.map((l) => l.replace(/^\t+/, (t) => "    ".repeat(t.length)));
@@ -332,7 +337,27 @@ export const blocks: Generator = (r, round) => {
   };
 };
 
-export const GENERATORS: Record<string, Generator> = { echoes, indentation, reflow, blocks };
+/**
+ * The indentation intents as SEARCH/REPLACE blocks whose SEARCH and REPLACE both lost their
+ * indentation (flattened-reindent). The intents the rule reads one way by design are left out
+ * (a block's body dedented on purpose, lines moved out of their block on purpose).
+ */
+export const flattened: Generator = (r, round) => {
+  const c = indentation(r, round);
+  if (!c || typeof c.edits === "string" || c.what === "dedent on purpose" || c.what === "moved out on purpose") return undefined;
+  const op = c.edits[0] as HashlineOp;
+  const lines = c.file.split("\n").slice(0, -1);
+  const a = Number(op.pos!.split("#")[0]) - 1;
+  const b = op.end ? Number(op.end.split("#")[0]) - 1 : a;
+  const search = lines.slice(a, b + 1).map((l) => l.trimStart());
+  const replace = (op.lines as string[]).map((l) => l.trimStart());
+  // A flattened SEARCH that is some place's exact text is taken at its word; wrapping a closing line in a new block is no intent.
+  if (("\n" + c.file).includes("\n" + text(search))) return undefined;
+  if (c.what === "structure change" && search.some((l) => /^[}\])]/.test(l))) return undefined;
+  return { file: c.file, edits: [{ kind: "block", search, replace }], intended: c.intended, what: `flattened: ${c.what}` };
+};
+
+export const GENERATORS: Record<string, Generator> = { echoes, indentation, reflow, blocks, flattened };
 
 export interface RoundsResult {
   rounds: number;
@@ -383,6 +408,96 @@ export function runRounds(name: string, count: number, seed = 1, executed = fals
       tally(c.what, 0);
     } else if (out.wrong.length < 20) out.wrong.push({ round, what: c.what, file: c.file, edits: c.edits, expected: c.intended, got: res.after });
     else out.wrong.push({ round, what: c.what, file: "", edits: "", expected: "", got: "" });
+  }
+  return out;
+}
+
+/**
+ * Refusals that fix themselves (issue 21): a SEARCH block written from a view that differs from
+ * the file (a stale value, a typo, a line left out, a changed character), whose refusal is then
+ * answered the way a model would answer it using only what the refusal shows: SEARCH copied from
+ * the "closest region" lines it prints (without their `N#HH|` prefixes), REPLACE the same lines
+ * with the intended change. Counts how often the first attempt lands, how often the retry lands,
+ * and any wrong result (first attempt or retry).
+ */
+export interface RetryResult {
+  rounds: number;
+  firstLanded: number;
+  retryLanded: number;
+  retryRefused: number;
+  /** The refusal named no region holding the line to change. */
+  noRegion: number;
+  wrong: number;
+  /** Per noise: [rounds, first attempt landed, retry landed]. */
+  byNoise: Record<string, [number, number, number]>;
+}
+
+const VIEW_LINE = /^(\d+)#[A-Z]{2}\|(.*)$/;
+const REGION = /The closest region is lines? (\d+)(?:-(\d+))?/;
+
+export function runRetryRounds(count: number, seed = 1): RetryResult {
+  const out: RetryResult = { rounds: 0, firstLanded: 0, retryLanded: 0, retryRefused: 0, noRegion: 0, wrong: 0, byNoise: {} };
+  const noises = ["stale-value", "typo", "missing-line", "changed-char"] as const;
+  for (let round = 0; round < count; round++) {
+    const r = rng(seed * 7_000_003 + round);
+    const lines = plainFile(r, int(r, 8, 30));
+    const stmts = lines.map((l, i) => (/stmt_\d+\(/.test(l) ? i : -1)).filter((i) => i >= 0);
+    if (stmts.length < 3) continue;
+    const k = pick(r, stmts.slice(1, -1).length ? stmts.slice(1, -1) : stmts);
+    const a = Math.max(0, k - int(r, 1, 2));
+    const b = Math.min(lines.length - 1, k + int(r, 1, 2));
+    const region = lines.slice(a, b + 1);
+    const changed = lines[k]!.replace(/\((\d+)\)/, (_m, n: string) => `(${Number(n) + 1000})`);
+    const intended = text(lines.map((l, i) => (i === k ? changed : l)));
+    const noise = pick(r, noises);
+    // The model's view of the region.
+    let seen = [...region];
+    const others = region.map((l, i) => (i + a !== k && /stmt_\d+\(/.test(l) ? i : -1)).filter((i) => i >= 0);
+    if (noise === "stale-value" || noise === "typo") {
+      const i = others.length ? pick(r, others) : k - a;
+      seen[i] = noise === "stale-value" ? seen[i]!.replace(/\((\d+)\)/, (_m, n: string) => `(${Number(n) + 1})`) : seen[i]!.replace("stmt_", "stmt");
+    } else if (noise === "missing-line") {
+      const inner = others.filter((i) => i > 0 && i < region.length - 1);
+      if (!inner.length) continue;
+      seen = seen.filter((_, i) => i !== pick(r, inner));
+    } else {
+      seen[k - a] = seen[k - a]!.replace(";", ":");
+    }
+    const target = /stmt_(\d+)\(/.exec(lines[k]!)![1]!;
+    const isTarget = (l: string) => new RegExp(`stmt_?${target}\\(`).test(l);
+    const replace = seen.map((l) => (isTarget(l) ? changed : l));
+    out.rounds++;
+    const t = (out.byNoise[noise] ??= [0, 0, 0]);
+    t[0]++;
+    const first = applyEditsToBytes(encoder.encode(text(lines)), [{ kind: "block", search: seen, replace }], "f.ts");
+    if (first.ok) {
+      if (first.after === intended) {
+        out.firstLanded++;
+        t[1]++;
+      } else out.wrong++;
+      continue;
+    }
+    // The retry: only what the refusal shows.
+    const m = REGION.exec(first.message);
+    const view = new Map<number, string>();
+    for (const l of first.message.split("\n")) {
+      const v = VIEW_LINE.exec(l);
+      if (v) view.set(Number(v[1]), v[2]!);
+    }
+    const from = m ? Number(m[1]) : undefined;
+    const to = m ? Number(m[2] ?? m[1]) : undefined;
+    const copied: string[] = [];
+    for (let n = from ?? 1; from !== undefined && n <= to!; n++) if (view.has(n)) copied.push(view.get(n)!);
+    if (!copied.some(isTarget)) {
+      out.noRegion++;
+      continue;
+    }
+    const retry = applyEditsToBytes(encoder.encode(text(lines)), [{ kind: "block", search: copied, replace: copied.map((l) => (isTarget(l) ? changed : l)) }], "f.ts");
+    if (!retry.ok) out.retryRefused++;
+    else if (retry.after === intended) {
+      out.retryLanded++;
+      t[2]++;
+    } else out.wrong++;
   }
   return out;
 }

@@ -8,7 +8,7 @@ import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { formatHashlineView, hashlineReady, lineTag } from "../core/edit/hashline";
 import type { EditInput, HashlineOp } from "../core/edit/types";
 import { loadCorpus, runCase, type CorpusCase } from "./edit-corpus";
-import { GENERATORS, runRounds } from "./edit-random";
+import { GENERATORS, runRetryRounds, runRounds } from "./edit-random";
 import type { BenchMetric, BenchSection } from "./types";
 
 type Encoder = { encode(text: string): number[] };
@@ -234,6 +234,21 @@ export async function bench(): Promise<BenchSection> {
     });
   }
   metrics.push({ name: "randomized rounds in all", value: ran, unit: "rounds", note: `${wrongRounds} wrong applies (must be 0), ${((performance.now() - started) / 1000).toFixed(1)} s` });
+
+  // 1c. Refusals that fix themselves: a SEARCH from a drifted view, refused, then retried with only what the refusal shows.
+  const retry = runRetryRounds(Math.min(20_000, Math.ceil(total / 5)), 11);
+  const refusedFirst = retry.rounds - retry.firstLanded;
+  metrics.push({
+    name: "refusal then retry: retry landed",
+    value: Number(pct(retry.retryLanded, refusedFirst)),
+    unit: "%",
+    note:
+      `${retry.rounds} rounds (stale value, typo, line left out, changed character): first attempt landed ${retry.firstLanded}; of ${refusedFirst} refused, ` +
+      `the retry copied from the refusal landed ${retry.retryLanded}, was refused ${retry.retryRefused}, found no region to copy ${retry.noRegion}; wrong ${retry.wrong} (must be 0); ` +
+      Object.entries(retry.byNoise)
+        .map(([k, [n, f, rt]]) => `${k}: ${n} rounds, ${f} first, ${rt} retry`)
+        .join("; "),
+  });
 
   // 2. Output tokens per edit on the corpus edits that apply.
   const tok = loadTokenizer();

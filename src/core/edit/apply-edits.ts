@@ -115,7 +115,15 @@ export function applyEdits(before: TextDoc | undefined, edits: readonly EditInpu
           startLine: current(e.startLine),
           shiftHint,
         }
-      : { search: e.old_string, replace: e.new_string, lineMode: false, replaceAll: e.replace_all === true, path, shiftHint };
+      : {
+          search: e.old_string,
+          replace: e.new_string,
+          lineMode: false,
+          replaceAll: e.replace_all === true,
+          path,
+          shiftHint,
+          ...(e.expected_replacements ? { expected: e.expected_replacements } : {}),
+        };
     const r = applySearchReplace(doc, req);
     if (!r.ok) {
       failures.push({ index, message: `${label}: ${r.message}` });

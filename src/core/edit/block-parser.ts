@@ -183,3 +183,59 @@ function trimBlanks(replace: readonly string[], end: number, search: readonly st
   }
   return e + Math.min(dropped, keep);
 }
+
+/** A marker line of Copilot's code-mapper patch text: `---FILEPATH`, `---FIND`, `---REPLACE`, `---COMPLETE`. */
+const MAPPER_MARKER = /^---(FILEPATH|FIND|REPLACE|COMPLETE)(?![A-Za-z])[ \t]*(.*)$/;
+
+/** Does the text hold code-mapper ---FIND/---REPLACE sections? */
+export function looksLikeCodeMapper(text: string): boolean {
+  const lines = text.split(/\r?\n/);
+  return lines.some((l) => /^---FIND\s*$/.test(l)) && lines.some((l) => /^---(REPLACE|COMPLETE)\s*$/.test(l));
+}
+
+/** A section's lines without one code fence around them (and without blank lines outside it). */
+function unfence(lines: readonly string[]): string[] {
+  let a = 0;
+  let b = lines.length;
+  while (a < b && lines[a]!.trim() === "") a++;
+  while (b > a && lines[b - 1]!.trim() === "") b--;
+  const body = lines.slice(a, b);
+  const open = /^(`{3,}|~{3,})[\w+#.-]*\s*$/.exec(body[0] ?? "");
+  if (open && body.length >= 2 && body[body.length - 1]!.trim() === open[1]) return body.slice(1, -1);
+  return body;
+}
+
+/**
+ * Copilot's code-mapper patch text: an optional `---FILEPATH path`, then `---FIND` and `---REPLACE`
+ * sections (each usually a fenced code block), ended by `---COMPLETE`. Each FIND/REPLACE pair is
+ * one SEARCH/REPLACE block of whole lines.
+ */
+export function parseCodeMapper(input: string): ParseBlocksResult {
+  const lines = input.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  const sections: Array<{ marker: string; rest: string; body: string[] }> = [];
+  for (const l of lines) {
+    const m = MAPPER_MARKER.exec(l);
+    if (m) sections.push({ marker: m[1]!, rest: m[2]!.trim(), body: [] });
+    else sections[sections.length - 1]?.body.push(l);
+  }
+  const blocks: SearchReplaceBlock[] = [];
+  let path: string | undefined;
+  let find: string[] | undefined;
+  for (const s of sections) {
+    if (s.marker === "FILEPATH") {
+      path = (s.rest || s.body.join("\n")).trim() || undefined;
+    } else if (s.marker === "FIND") {
+      if (find) return { ok: false, message: `a ---FIND section is followed by another ---FIND instead of its ---REPLACE` };
+      find = unfence(s.body);
+    } else if (s.marker === "REPLACE") {
+      if (!find) return { ok: false, message: `a ---REPLACE section has no ---FIND section before it` };
+      blocks.push({ kind: "block", search: find, replace: unfence(s.body), ...(path ? { path } : {}) });
+      find = undefined;
+    } else if (find) {
+      return { ok: false, message: `---COMPLETE came after a ---FIND section without its ---REPLACE` };
+    }
+  }
+  if (find) return { ok: false, message: `the last ---FIND section has no ---REPLACE section` };
+  if (blocks.length === 0) return { ok: false, message: `no ---FIND/---REPLACE pair was found` };
+  return { ok: true, blocks };
+}

@@ -4,12 +4,13 @@
  * and `path` / `file_path` / `filePath` for the file; JSON, or SEARCH/REPLACE text blocks. One
  * reader for both, so a shape read by one is read by the other.
  */
-import { looksLikeBlocks, parseEditBlocks } from "./block-parser";
+import { looksLikeBlocks, looksLikeCodeMapper, parseCodeMapper, parseEditBlocks } from "./block-parser";
 import { isHashlineOp, type EditInput, type HashlineOp, type SearchReplaceEdit } from "./types";
 
 export const ACCEPTED_SHAPES =
   'Accepted shapes: {"path": "src/a.ts", "edits": [...]}; {"path": "src/a.ts", "old_string": "...", "new_string": "...", "replace_all": false}; ' +
-  'a bare array of edits [...]; {"filePath": "src/a.ts", "edits": [...]} ("file_path" and "filePath" also name the file). ' +
+  'a bare array of edits [...]; {"filePath": "src/a.ts", "edits": [...]} ("file_path" and "filePath" also name the file); ' +
+  '"oldText"/"newText" and "old_text"/"new_text" for the pair, "allow_multiple" for replace_all, "expected_replacements": N. ' +
   'Each edit is a hashline op {"op": "replace"|"append"|"prepend", "pos": "12#QN", "end": "14#VR", "lines": [...]} ' +
   'or a search/replace pair {"old_string": "...", "new_string": "...", "replace_all": false}; ' +
   "`yoke edit apply` also reads SEARCH/REPLACE text blocks.";
@@ -23,9 +24,12 @@ function isObj(v: unknown): v is Obj {
 }
 
 const PATH_KEYS = ["path", "file_path", "filePath", "filepath"] as const;
-const OLD_KEYS = ["old_string", "oldString", "old_str"] as const;
-const NEW_KEYS = ["new_string", "newString", "new_str"] as const;
-const ALL_KEYS = ["replace_all", "replaceAll"] as const;
+const OLD_KEYS = ["old_string", "oldString", "old_str", "oldText", "old_text"] as const;
+const NEW_KEYS = ["new_string", "newString", "new_str", "newText", "new_text"] as const;
+/** replace_all (Claude Code), gemini's allow_multiple. */
+const ALL_KEYS = ["replace_all", "replaceAll", "allow_multiple", "allowMultiple"] as const;
+/** gemini's expected_replacements: how many places the old text must match (all are changed). */
+const COUNT_KEYS = ["expected_replacements", "expectedReplacements"] as const;
 
 function pick(o: Obj, keys: readonly string[]): { key: string; value: unknown } | undefined {
   for (const k of keys) if (k in o && o[k] !== undefined) return { key: k, value: o[k] };
@@ -54,10 +58,19 @@ export function readEdit(e: unknown, i: number): EditInput | string {
   if (oldS || newS) {
     if (typeof oldS?.value !== "string") return `${where} has no "old_string" (a string)`;
     if (typeof newS?.value !== "string") return `${where} has no "new_string" (a string)`;
-    const all = pick(e, ALL_KEYS)?.value;
-    if (all !== undefined && typeof all !== "boolean") return `${where}: "replace_all" must be true or false`;
+    const allKey = pick(e, ALL_KEYS);
+    const all = allKey?.value;
+    if (all !== undefined && typeof all !== "boolean") return `${where}: "${allKey!.key}" must be true or false`;
+    const countKey = pick(e, COUNT_KEYS);
+    const count = countKey?.value;
+    if (count !== undefined && (typeof count !== "number" || !Number.isInteger(count) || count < 1)) return `${where}: "${countKey!.key}" must be a whole number of at least 1`;
     const out: SearchReplaceEdit = { old_string: oldS.value, new_string: newS.value };
     if (all !== undefined) out.replace_all = all;
+    if (typeof count === "number" && count > 1) {
+      if (all === false) return `${where}: "${countKey!.key}" is ${count} but "${allKey!.key}" is false`;
+      out.replace_all = true;
+      out.expected_replacements = count;
+    }
     return out;
   }
   return `${where} (${JSON.stringify(e).slice(0, 80)}) is neither a hashline op ({"op": ...}) nor a search/replace pair ({"old_string": ..., "new_string": ...})`;
@@ -79,6 +92,13 @@ export function readEditArgs(value: unknown): EditArgs {
       } catch {
         /* reported below */
       }
+    }
+    if (typeof edits === "string" && looksLikeCodeMapper(edits)) {
+      const r = parseCodeMapper(edits);
+      if (!r.ok) return { ok: false, message: `Cannot read the ---FIND/---REPLACE blocks: ${r.message}` };
+      const other = r.blocks.find((b) => b.path && path && !samePath(b.path, path));
+      if (other) return { ok: false, message: `a block is for "${other.path}", but the edit is for ${path}; give one file's blocks per edit` };
+      edits = r.blocks.map((b): SearchReplaceEdit => ({ old_string: b.search.join("\n"), new_string: b.replace.join("\n") }));
     }
     if (typeof edits === "string" && looksLikeBlocks(edits)) {
       // SEARCH/REPLACE text blocks as the edits (aider-style models): the same pairs as old_string/new_string.
@@ -143,6 +163,13 @@ export function parseEditText(input: string, opts: EditTextOptions): EditArgs {
   }
   if (!isJson && format === "hashline") {
     return { ok: false, message: `--format hashline expects JSON (an array of ops or {"edits": [...]})${jsonError ? `, but the input is not valid JSON (${jsonError})` : ""}` };
+  }
+  if (!isJson && looksLikeCodeMapper(input)) {
+    const r = parseCodeMapper(input);
+    if (!r.ok) return r;
+    const other = r.blocks.find((b) => b.path && !samePath(b.path, opts.file));
+    if (other) return { ok: false, message: `a block is for "${other.path}", but the file being edited is ${opts.file}; apply one file's blocks at a time` };
+    return { ok: true, edits: r.blocks };
   }
   if (!isJson) {
     if (jsonError && !looksLikeBlocks(input)) return { ok: false, message: `the edit is not valid JSON (${jsonError}). ${ACCEPTED_SHAPES}` };

@@ -48,16 +48,30 @@ const MAP: Record<string, string> = {
 // Each invisible joiner (U+200C, U+200D) is matched on its own, which is the point of the class.
 // eslint-disable-next-line no-misleading-character-class
 const ANY = new RegExp(`[${Object.keys(MAP).join("")}]`, "u");
-// eslint-disable-next-line no-misleading-character-class
-const ALL = new RegExp(ANY.source, "gu");
 
 export function hasLookalikes(s: string): boolean {
   return ANY.test(s);
 }
 
-/** The ASCII reading of a string. */
+/**
+ * The reading of one character: its look-alike from MAP, else its compatibility form (NFKC:
+ * full-width letters and digits, ligatures, superscripts), else itself.
+ */
+function foldChar(c: string): string {
+  const m = MAP[c];
+  if (m !== undefined) return m;
+  if (c.charCodeAt(0) < 0x80) return c;
+  return c.normalize("NFKC");
+}
+
+const NON_ASCII = /[^\t\n\r\x20-\x7e]/;
+
+/** The ASCII reading of a string (look-alikes, then compatibility forms). */
 export function foldLookalikes(s: string): string {
-  return s.replace(ALL, (c) => MAP[c]!);
+  if (!NON_ASCII.test(s)) return s;
+  let out = "";
+  for (const c of s) out += foldChar(c);
+  return out;
 }
 
 /** For each position of the folded string, the index of the source character it came from. */
@@ -66,7 +80,7 @@ function foldMap(s: string): { folded: string; origin: number[] } {
   const origin: number[] = [];
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
-    const f = MAP[c] ?? c;
+    const f = foldChar(c);
     folded += f;
     for (let k = 0; k < f.length; k++) origin.push(i);
   }
@@ -75,8 +89,10 @@ function foldMap(s: string): { folded: string; origin: number[] } {
 
 /**
  * `changed` is the model's edited version of `seen` (its copy of `actual`, which differs from
- * it only in look-alikes). Returns `changed` with the characters it kept from `seen` taken from
- * `actual`, so smart quotes and dashes the model did not touch stay as they are in the file.
+ * it only in look-alikes). Returns `changed` with the look-alikes it kept from `seen` (smart
+ * quotes, dashes, special spaces it wrote where the file has plain ASCII) taken from `actual`.
+ * Plain characters the model wrote are never rewritten into the file's look-alikes: text the
+ * model chose is kept (its `10-50` stays `10-50` where the file had `10–50`).
  * Returns `changed` unchanged when `seen` and `actual` do not fold to the same text.
  */
 export function restoreLookalikes(seen: string, actual: string, changed: string, diffChars: (a: string, b: string) => Array<{ value: string; added?: boolean; removed?: boolean }>): string {
@@ -107,11 +123,18 @@ export function restoreLookalikes(seen: string, actual: string, changed: string,
     for (let k = 0; k < part.value.length; k++, si++) {
       const from = start[si];
       if (from === undefined) continue; // a zero-width character in `seen`
+      if (foldChar(seen[si]!) === seen[si]) {
+        // A plain character the model wrote stays as written (its ASCII hyphen is never turned into
+        // the file's dash): only the model's own look-alikes are read back as the file's characters.
+        for (let p = from; p < stop[si]!; p++) lastActual = Math.max(lastActual, a.origin[p]!);
+        out += seen[si];
+        continue;
+      }
       for (let p = from; p < stop[si]!; p++) {
         const ai = a.origin[p]!;
         if (ai > lastActual) {
           // Zero-width characters of the file that sit just before this one are kept too.
-          for (let z = lastActual + 1; z < ai; z++) if ((MAP[actual[z]!] ?? "x") === "") out += actual[z];
+          for (let z = lastActual + 1; z < ai; z++) if (foldChar(actual[z]!) === "") out += actual[z];
           out += actual[ai];
           lastActual = ai;
         }

@@ -7,11 +7,12 @@
 import { diffArrays, diffChars } from "diff";
 import { countElisions, findElisionMatches, gapFollowsRule, isElisionLine, markerRules, splitAtElisions } from "./elision";
 import { buildReplacement, findAll, lineSplice, toLines } from "./line-match";
-import { ambiguous, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { ambiguous, describeDiff, lineDifference, lineOf, looselyAmbiguous, notFound, plural, range, regionView, RUNG_WORDS } from "./match-report";
+import { findSimilar } from "./similar-match";
 import { stripViewPrefix, stripViewPrefixes } from "./hashline-ops";
 import { foldLookalikes, restoreLookalikes } from "./lookalikes";
 import { fileIndentUnit, findReindent, leadingWhitespace } from "./reindent";
-import { applySplices, docLines, lineStarts, type TextDoc } from "./text-doc";
+import { applySplices, docFromString, docLines, lineStarts, type TextDoc } from "./text-doc";
 import type { MatchRung } from "./types";
 
 export interface SearchReplaceRequest {
@@ -28,6 +29,8 @@ export interface SearchReplaceRequest {
   startLine?: number;
   /** Internal: the edge-blank rule was already tried. */
   edgesTried?: boolean;
+  /** With replaceAll: the number of places SEARCH must match (gemini's expected_replacements). */
+  expected?: number;
   /** Moves a line number of the file as read to the file as it is now (earlier edits of the same call). */
   shiftHint?: (line: number) => number;
 }
@@ -54,7 +57,7 @@ function withRule(r: SearchReplaceResult, rule: string, note: string): SearchRep
   return { ...r, note: r.note ? `${tagged}; ${r.note}` : tagged, rules: [rule, ...(r.rules ?? [])] };
 }
 
-const KEYS: Record<Exclude<MatchRung, "elision">, (l: string) => string> = {
+const KEYS: Record<Exclude<MatchRung, "elision" | "similar">, (l: string) => string> = {
   exact: (l) => l,
   whitespace: (l) => l.trimEnd(),
   indentation: (l) => l.trim(),
@@ -102,8 +105,16 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = applySearchReplace(doc, next);
     return withRule(r, "roo-line-numbers", `the "N | " line numbers copied from the view were removed${roo.replaceToo ? " from SEARCH and REPLACE" : " from SEARCH"}`);
   }
-  if (search.trim() === "") {
+  // An old_string of spaces or tabs (a single tab) is text to find; blank SEARCH block lines are no anchor, so that is empty.
+  if (search.trim() === "" && (req.lineMode || !/[^\S\n]/.test(search) || doc.text.trim() === "")) {
     if (doc.text.trim() === "") {
+      if (doc.crlf.length === 0) {
+        // A new (or empty) file follows the content's own line ends and BOM: docFromString reads them.
+        const raw = req.lineMode ? (req.replaceLines ? (req.replaceLines.length ? req.replaceLines.join("\n") + "\n" : "") : req.replace) : req.replace;
+        const made = docFromString(raw);
+        const next: TextDoc = { text: made.text, crlf: made.crlf, bom: doc.bom || made.bom };
+        return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text && next.bom === doc.bom };
+      }
       const text = rArr ? (rArr.length ? rArr.join("\n") + "\n" : "") : replace;
       const next = applySplices(doc, [{ start: 0, end: doc.text.length, text }]);
       return { ok: true, doc: next, rung: "exact", places: 1, noop: next.text === doc.text };
@@ -130,6 +141,9 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       const twin = wholeLines ? invisibleTwin(req, doc.text, toLines(search)) : undefined;
       if (twin) return { ok: false, message: twin };
     }
+    if (req.replaceAll && req.expected !== undefined && hits.length > 0 && hits.length !== req.expected) {
+      return { ok: false, message: countMismatch(req, hits.length, "exactly") };
+    }
     if (hits.length === 1 || (hits.length > 1 && req.replaceAll)) {
       const next = applySplices(
         doc,
@@ -149,12 +163,6 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       }
       return { ok: false, message: pick.message ?? ambiguous(req, "exact", starts0, 1, true) };
     }
-    if (req.replaceAll) {
-      return {
-        ok: false,
-        message: notFound(req, docLines(doc.text), toLines(search), " exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical)"),
-      };
-    }
   }
 
   const sLines = sArr ?? toLines(search);
@@ -165,18 +173,21 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
   }
   const lines = docLines(doc.text);
   const starts = lineStarts(doc.text);
-  const rungs: Array<Exclude<MatchRung, "elision">> = ["whitespace", "indentation", "unicode", "spacing"];
+  const rungs: Array<Exclude<MatchRung, "elision" | "similar">> = ["whitespace", "indentation", "unicode", "spacing"];
   let looseKeys: string[] | undefined;
   for (const rung of rungs) {
     const key = KEYS[rung];
     const fileKeys = lines.map(key);
     const hits = findAll(fileKeys, sLines.map(key));
     if (hits.length === 0) continue;
-    if (hits.length > 1) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
+    if (hits.length > 1 && !req.replaceAll) return { ok: false, message: ambiguous(req, rung, hits, sLines.length) };
     // SEARCH is already not exact: it must also be unique when read as loosely as the ladder allows.
     looseKeys ??= lines.map(LOOSEST);
     const loose = findAll(looseKeys, sLines.map(LOOSEST));
-    if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
+    if (req.replaceAll) {
+      const bad = replaceAllProblem(req, rung, lines, hits, loose, sLines.length);
+      if (bad) return { ok: false, message: bad };
+    } else if (loose.length > 1) return { ok: false, message: looselyAmbiguous(req, rung, hits[0]!, loose, sLines.length) };
     // Read without its blank lines at the edges (which the file may lack there), SEARCH must not match elsewhere either.
     const other = edgeBlankTwin(looseKeys, sLines, hits[0]!);
     if (other !== undefined) return { ok: false, message: edgeAmbiguous(req, rung, hits[0]!, other, sLines.length) };
@@ -184,13 +195,26 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const file = lines.slice(at, at + sLines.length);
     let map = (r: string) => r;
     let how = "";
-    if (rung === "indentation" || rung === "unicode" || rung === "spacing") {
+    const asWritten = rung === "indentation" || rung === "unicode" || rung === "spacing" ? alreadyInFileIndent(file, sLines, rLines) : false;
+    if (asWritten) {
+      how = "REPLACE was already in the file's indentation, so it was written as given";
+    } else if (rung === "indentation" || rung === "unicode" || rung === "spacing") {
       const re = findReindent(
         file.map((f, k) => [f, sLines[k]!] as [string, string]),
         rLines,
         fileIndentUnit(lines),
       );
-      const stray = re.ok && re.describe !== "no indentation change" ? strayIndent(lines, at, file.length) : undefined;
+      const stray = re.ok && re.describe !== "no indentation change" ? (outsideSearchBase(sLines, rLines) ?? strayIndent(lines, at, file.length)) : undefined;
+      // Only at the indentation rung (other rungs' checks stay in force) and for one place.
+      const flat = !re.ok && rung === "indentation" && hits.length === 1 ? flattenedReindent(lines, at, file, sLines, rLines) : undefined;
+      if (flat) {
+        const done = finish(doc, starts, at, file, flat, rung, "");
+        return withRule(
+          done,
+          "flattened-reindent",
+          "SEARCH and REPLACE had both lost their indentation, so each REPLACE line got the indentation of the file line it stands for (a new line: that of the lines around it)",
+        );
+      }
       if (!re.ok || stray) {
         return {
           ok: false,
@@ -204,18 +228,53 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
       map = (r: string) => re.apply(r) ?? r;
     }
     const spacing = rung === "spacing" ? spacingMap(file, sLines) : undefined;
+    let quotedSpacing: string | undefined;
+    const produced = new Set<string>();
     const out = buildReplacement(file, sLines, rLines, (r, pair) => {
       if (rung === "unicode" && pair) {
         const ws = leadingWhitespace(r);
         r = ws + restoreLookalikes(content(pair.s).trimEnd(), content(pair.f).trimEnd(), content(r), diffChars);
       }
       if (rung === "spacing" && pair) {
+        if (quotedSpacing === undefined && spacingInString(content(pair.s).trimEnd(), content(pair.f).trimEnd())) quotedSpacing = pair.f;
         const ws = leadingWhitespace(r);
         r = ws + restoreSpacing(content(pair.s), content(pair.f), content(r), spacing!);
       }
-      return map(r);
+      const m = map(r);
+      produced.add(m);
+      return m;
     });
-    return finish(doc, starts, at, file, out, rung, how);
+    const shifted = !asWritten && how !== "" && how !== "no indentation change";
+    const opener = shifted ? unnestedOpener(out, lines, at + file.length, produced) : undefined;
+    if (opener !== undefined) {
+      return {
+        ok: false,
+        message:
+          `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS[rung]}, and REPLACE, moved by SEARCH's difference from the file, ` +
+          `would have the line ${JSON.stringify(opener.trim())} open a block with no deeper line after it, so its lines' indentation cannot be known; nothing was changed. ` +
+          `Current text:\n${regionView(lines, at, file.length)}\nFix: write REPLACE with the indentation meant, copying SEARCH exactly from the current text above.`,
+      };
+    }
+    if (quotedSpacing !== undefined) {
+      const k = file.indexOf(quotedSpacing);
+      return {
+        ok: false,
+        message:
+          `SEARCH matches ${range(at, file.length)} of ${req.path} only ${RUNG_WORDS.spacing}, and REPLACE changes line ${at + k + 1}, whose spaces ` +
+          `inside a quoted string differ from SEARCH's (the spaces of a string are its content), so which spacing is meant is unclear. Nothing was changed. Current text:\n` +
+          `${regionView(lines, at, file.length)}\nFix: copy that line exactly from the current text above.`,
+      };
+    }
+    if (req.replaceAll && hits.length > 1) {
+      const next = applySplices(
+        doc,
+        hits.map((h) => lineSplice(doc.text, starts, h, file.length, out)),
+      );
+      const note = `[rule replace-all-relaxed] SEARCH matches ${hits.length} places ${RUNG_WORDS[rung]} (starting at lines ${hits.map((h) => h + 1).join(", ")}), all with the same text, so each was changed alike${how && how !== "no indentation change" ? `; ${how}` : ""}`;
+      return { ok: true, doc: next, rung, places: hits.length, noop: next.text === doc.text, note, rules: ["replace-all-relaxed"] };
+    }
+    const done = finish(doc, starts, at, file, out, rung, how);
+    return req.replaceAll ? withRule(done, "replace-all-relaxed", `replace_all: SEARCH matches one place ${RUNG_WORDS[rung]}`) : done;
   }
 
   if (countElisions(sLines) > 0) return applyElision(doc, req, lines, starts, sLines, rLines);
@@ -223,7 +282,294 @@ export function applySearchReplace(doc: TextDoc, req: SearchReplaceRequest): Sea
     const r = edgeBlanks(doc, req, lines, sLines, rLines);
     if (r) return r;
   }
+  if (countElisions(sLines) === 0 && !req.replaceAll) {
+    const r = similarStage(doc, req, lines, starts, sLines, rLines);
+    if (r) return r;
+  }
   return { ok: false, message: notFound(req, lines, sLines) };
+}
+
+/**
+ * Is `seen` a slip of `actual`: identical, or differing by at most 3 characters in all, in runs of
+ * at most 2, none of them a digit or an operator (a missing comma, a doubled or swapped letter)?
+ */
+function slipOnly(seen: string, actual: string): boolean {
+  if (seen === actual) return true;
+  let total = 0;
+  for (const p of diffChars(seen, actual)) {
+    if (!p.added && !p.removed) continue;
+    // Digits and operators change what code means (3 for 5, < for <=, a dropped !): never a slip.
+    if (p.value.length > 2 || /[\d!<>=+\-*/&|^%~?]/.test(p.value)) return false;
+    total += p.value.length;
+  }
+  return total <= 3;
+}
+
+function pct(x: number): string {
+  return `${Math.floor(x * 100)}%`;
+}
+
+/**
+ * The similarity stage: SEARCH matched on no rung, but is a near-miss of exactly one place
+ * (similar-match.ts). Lines REPLACE keeps from SEARCH are the file's own; a SEARCH line that
+ * differs from its file line may not be changed by REPLACE (its new text would carry the model's
+ * wrong copy into the file): refused. Undefined when no place clears the bar (the caller refuses).
+ */
+function similarStage(
+  doc: TextDoc,
+  req: SearchReplaceRequest,
+  lines: readonly string[],
+  starts: readonly number[],
+  sLines: readonly string[],
+  rLines: readonly string[],
+): SearchReplaceResult | undefined {
+  const keys = lines.map(LOOSEST);
+  const found = findSimilar(keys, sLines.map(LOOSEST));
+  if (found.kind === "none") return undefined;
+  const { best } = found;
+  const at = best.start;
+  const count = sLines.length;
+  if (found.kind === "ambiguous") {
+    return {
+      ok: false,
+      message:
+        `SEARCH text not found in ${req.path}. The closest region is ${range(at, count)} (${pct(best.similarity)} similar), but ` +
+        `${range(found.runnerUp.start, count)} ${count > 1 ? "are" : "is"} ${pct(found.runnerUp.similarity)} similar too, so which one is meant is unclear; nothing was changed. Current text of both:\n` +
+        `${bothViews(lines, at, found.runnerUp.start, count)}\nFix: copy SEARCH exactly from the one you mean.`,
+    };
+  }
+  const file = lines.slice(at, at + count);
+  // Only slips (a character or two, no digit): a changed value or word is a stale view, not a typo.
+  if (!sLines.every((l, k) => slipOnly(LOOSEST(l), LOOSEST(file[k]!)))) return undefined;
+  let carried: number | undefined;
+  const asWritten = alreadyInFileIndent(file, sLines, rLines);
+  const re = asWritten
+    ? undefined
+    : findReindent(
+        file.map((f, k) => [f, sLines[k]!] as [string, string]),
+        rLines,
+        fileIndentUnit(lines),
+      );
+  if (re && !re.ok) return undefined;
+  const produced = new Set<string>();
+  const out = buildReplacement(file, sLines, rLines, (r, pair) => {
+    if (pair && LOOSEST(pair.s) !== LOOSEST(pair.f) && carried === undefined) carried = file.indexOf(pair.f);
+    const m = re ? (re.apply(r) ?? r) : r;
+    produced.add(m);
+    return m;
+  });
+  // A shift that would leave a new block without a deeper line: not a near-miss to apply.
+  if (re && re.ok && re.describe !== "no indentation change" && unnestedOpener(out, lines, at + count, produced) !== undefined) return undefined;
+  const differing = sLines.map((l, k) => (LOOSEST(l) !== LOOSEST(file[k]!) ? k : -1)).filter((k) => k >= 0);
+  // A differing SEARCH line that REPLACE neither keeps nor pairs with a changed line, but whose text is still in REPLACE, is carried too.
+  const carriedCopy = differing.find((k) => rLines.some((r) => r !== sLines[k] && LOOSEST(r) === LOOSEST(sLines[k]!)));
+  const bad = carried ?? carriedCopy;
+  if (bad !== undefined) {
+    return {
+      ok: false,
+      message:
+        `SEARCH text not found in ${req.path}. The closest region is ${range(at, count)} (${pct(best.similarity)} similar, and no other place comes near), ` +
+        `but REPLACE changes line ${at + bad + 1}, which SEARCH has differently from the file, so the new text may carry the difference into the file; nothing was changed. ` +
+        `${describeDiff(sLines, file, at)} Current text:\n${regionView(lines, at, count)}\nFix: copy SEARCH exactly from the current text above.`,
+    };
+  }
+  const done = finish(doc, starts, at, file, out, "similar", re && re.ok && re.describe !== "no indentation change" ? re.describe : "");
+  const diffs = sLines
+    .map((l, k) => (l === file[k] ? "" : `line ${at + k + 1}: ${lineDifference(l, file[k]!)}`))
+    .filter((d) => d !== "")
+    .slice(0, 3);
+  return withRule(
+    done,
+    "similar-text",
+    `SEARCH matched nowhere exactly, but ${range(at, count)} ${count > 1 ? "are" : "is"} ${pct(best.similarity)} similar to it and no other place comes near ` +
+      `(${found.runnerUp ? `the next is ${pct(found.runnerUp.similarity)}` : "no other candidate"}), so the edit was made there, with the file's own text of the lines REPLACE keeps (${diffs.join("; ")})`,
+  );
+}
+
+/** Two regions in one view when they are close (their context would overlap), else one after the other. */
+function bothViews(lines: readonly string[], a: number, b: number, count: number): string {
+  const [x, y] = a < b ? [a, b] : [b, a];
+  return y - (x + count) <= 4 ? regionView(lines, x, y + count - x) : `${regionView(lines, x, count)}\n${regionView(lines, y, count)}`;
+}
+
+function countMismatch(req: SearchReplaceRequest, found: number, how: string): string {
+  return (
+    `expected_replacements is ${req.expected}, but SEARCH matches ${found} place${found === 1 ? "" : "s"} in ${req.path} ${how}; nothing was changed. ` +
+    `Set expected_replacements to the number of places meant, or add neighbouring lines to SEARCH to pick them.`
+  );
+}
+
+/**
+ * replace_all at a relaxed rung: every place must hold the same text (so one reading of the
+ * change fits all), be the only places read loosely too, and not overlap; the expected count must hold.
+ */
+function replaceAllProblem(req: SearchReplaceRequest, rung: MatchRung, lines: readonly string[], hits: readonly number[], loose: readonly number[], count: number): string | undefined {
+  if (loose.length !== hits.length) {
+    return (
+      `replace_all: SEARCH does not match ${req.path} exactly. It matches ${hits.length} place${hits.length === 1 ? "" : "s"} ${RUNG_WORDS[rung]}, but read loosely ` +
+      `(ignoring indentation, runs of whitespace and Unicode look-alikes) ${loose.length} places (starting at lines ${loose
+        .slice(0, 10)
+        .map((h) => h + 1)
+        .join(", ")}), ` +
+      `so which ones are meant is unclear; nothing was changed. Copy SEARCH exactly from the file (replace_all then changes every exact occurrence).`
+    );
+  }
+  const texts = new Set(hits.map((h) => lines.slice(h, h + count).join("\n")));
+  if (texts.size > 1) {
+    return (
+      `replace_all: SEARCH does not match ${req.path} exactly. It matches ${hits.length} places ${RUNG_WORDS[rung]} (starting at lines ${hits.map((h) => h + 1).join(", ")}), ` +
+      `but they differ from each other (indentation, spacing or characters), so one change cannot be made alike in all of them; nothing was changed. ` +
+      `Give one edit per place, each copied exactly from the file.`
+    );
+  }
+  if (hits.some((h, i) => i > 0 && h < hits[i - 1]! + count)) {
+    return `replace_all: the places SEARCH matches in ${req.path} overlap (starting at lines ${hits.map((h) => h + 1).join(", ")}); nothing was changed. Give one edit per place.`;
+  }
+  if (req.expected !== undefined && hits.length !== req.expected) return countMismatch(req, hits.length, RUNG_WORDS[rung]);
+  return undefined;
+}
+
+/**
+ * A re-indented line of `out` that opens a block (ends with `{`, `(`, `[` or `:`) while the next non-blank
+ * line (in `out`, else the file after the region) is not indented deeper: a re-indentation that
+ * lost the structure the model meant.
+ */
+function unnestedOpener(out: readonly string[], lines: readonly string[], after: number, produced: ReadonlySet<string>): string | undefined {
+  for (let k = 0; k < out.length; k++) {
+    const l = out[k]!;
+    // The file's own lines (kept by REPLACE) are as they are; only re-indented new text is checked.
+    if (l.trim() === "" || !OPENS.test(l) || !produced.has(l)) continue;
+    let next = out.slice(k + 1).find((x) => x.trim() !== "");
+    if (next === undefined) next = lines.slice(after).find((x) => x.trim() !== "");
+    if (next === undefined || CLOSES.test(next)) continue;
+    if (leadingWhitespace(next).length <= leadingWhitespace(l).length) return l;
+  }
+  return undefined;
+}
+
+/** Opening minus closing brackets of a line (strings are not told apart: a rough balance). */
+function balance(l: string): number {
+  let n = 0;
+  for (const c of l) {
+    if (c === "{" || c === "(" || c === "[") n++;
+    else if (c === "}" || c === ")" || c === "]") n--;
+  }
+  return n;
+}
+
+const OPENS = /[{([:]\s*$/;
+const CLOSES = /^\s*([})\]]|end\b|<\/)/;
+
+/**
+ * flattened-reindent: SEARCH and REPLACE both lost all indentation while the matched lines have
+ * several. Lines REPLACE keeps are the file's; a changed line paired with a file line gets that
+ * line's indentation (when it opens and closes as many brackets as the SEARCH line it replaces);
+ * a new line gets the indentation its neighbours agree on (the same on both sides, the deeper
+ * line after an opening one, the deeper line before a closing one) and may not open or close a
+ * block itself. Anything else: undefined (refused).
+ */
+function flattenedReindent(lines: readonly string[], at: number, file: readonly string[], search: readonly string[], replace: readonly string[]): string[] | undefined {
+  const flat = (ls: readonly string[]) => ls.every((l) => l.trim() === "" || leadingWhitespace(l) === "");
+  if (!flat(search) || !flat(replace) || search.length !== file.length) return undefined;
+  if (new Set(file.filter((l) => l.trim() !== "").map(leadingWhitespace)).size < 2) return undefined;
+  let ok = true;
+  const NEW = "\u0000";
+  const built = buildReplacement(file, search, replace, (r, pair) => {
+    if (r.trim() === "") return "";
+    if (pair) {
+      if (pair.f.trim() === "") ok = false;
+      if (balance(r) !== balance(pair.s) || OPENS.test(r) !== OPENS.test(pair.s) || CLOSES.test(r) !== CLOSES.test(pair.s)) ok = false;
+      return leadingWhitespace(pair.f) + r;
+    }
+    if (balance(r) !== 0 || OPENS.test(r) || CLOSES.test(r)) ok = false;
+    return NEW + r;
+  });
+  if (!ok) return undefined;
+  const around = (k: number, step: 1 | -1): string | undefined => {
+    for (let i = k + step; i >= 0 && i < built.length; i += step) if (built[i]!.trim() !== "" && !built[i]!.startsWith(NEW)) return built[i];
+    for (let i = step === 1 ? at + file.length : at - 1; i >= 0 && i < lines.length; i += step) if (lines[i]!.trim() !== "") return lines[i];
+    return undefined;
+  };
+  const out: string[] = [];
+  for (let k = 0; k < built.length; k++) {
+    const l = built[k]!;
+    if (!l.startsWith(NEW)) {
+      out.push(l);
+      continue;
+    }
+    const prev = around(k, -1);
+    const next = around(k, 1);
+    if (prev === undefined || next === undefined) return undefined;
+    const [p, n] = [leadingWhitespace(prev), leadingWhitespace(next)];
+    let ind: string | undefined;
+    if (p === n && !OPENS.test(prev) && !CLOSES.test(next)) ind = p;
+    else if (OPENS.test(prev) && n.length > p.length && n.startsWith(p) && !CLOSES.test(next)) ind = n;
+    else if (CLOSES.test(next) && p.length > n.length && p.startsWith(n) && !OPENS.test(prev)) ind = p;
+    if (ind === undefined) return undefined;
+    out.push(ind + l.slice(NEW.length));
+  }
+  return out;
+}
+
+/**
+ * A REPLACE line indented less than every SEARCH line: it leaves the block SEARCH was written in,
+ * so whether its indentation is meant in SEARCH's frame (and shifted) or in the file's is unclear.
+ */
+function outsideSearchBase(search: readonly string[], replace: readonly string[]): string | undefined {
+  const base = baseIndent(search);
+  if (base === undefined || base === "") return undefined;
+  const out = replace.find((l) => l.trim() !== "" && leadingWhitespace(l).length < base.length);
+  return out === undefined
+    ? undefined
+    : `the REPLACE line ${JSON.stringify(out.trim())} is indented less than every SEARCH line, so whether its indentation is meant as in SEARCH or as in the file is unclear`;
+}
+
+/** The shortest leading whitespace of the non-blank lines ("" when none is indented or there are none). */
+function baseIndent(lines: readonly string[]): string | undefined {
+  let base: string | undefined;
+  for (const l of lines) {
+    if (l.trim() === "") continue;
+    const ws = leadingWhitespace(l);
+    if (base === undefined || ws.length < base.length) base = ws;
+  }
+  return base;
+}
+
+/**
+ * SEARCH lost (or gained) indentation, but REPLACE is already written in the file's: its base
+ * indentation is the matched lines' and not SEARCH's, and every REPLACE line starts with it.
+ * Shifting it by SEARCH's difference would indent it twice, so it is written as given.
+ */
+export function alreadyInFileIndent(file: readonly string[], search: readonly string[], replace: readonly string[]): boolean {
+  const f = baseIndent(file);
+  const s = baseIndent(search);
+  const r = baseIndent(replace);
+  if (f === undefined || s === undefined || r === undefined) return false;
+  // A REPLACE line copied from SEARCH with SEARCH's (not the file's) indentation says REPLACE is in SEARCH's frame.
+  const copied = new Set(search.filter((l, k) => l.trim() !== "" && file[k] !== undefined && leadingWhitespace(l) !== leadingWhitespace(file[k]!)));
+  if (replace.some((l) => copied.has(l))) return false;
+  if (f !== s && r === f && replace.every((l) => l.trim() === "" || l.startsWith(f))) return true;
+  // Line by line: every REPLACE line that is one of the matched lines has that line's indentation in the file, at least one
+  // of them differs from SEARCH's, and every other REPLACE line starts with the file's base indentation.
+  const inFile = new Map<string, Set<string>>();
+  file.forEach((l) => {
+    if (l.trim() !== "") (inFile.get(l.trim()) ?? inFile.set(l.trim(), new Set()).get(l.trim())!).add(leadingWhitespace(l));
+  });
+  const inSearch = new Map<string, Set<string>>();
+  search.forEach((l) => {
+    if (l.trim() !== "") (inSearch.get(l.trim()) ?? inSearch.set(l.trim(), new Set()).get(l.trim())!).add(leadingWhitespace(l));
+  });
+  let evidence = false;
+  for (const l of replace) {
+    if (l.trim() === "") continue;
+    const ws = leadingWhitespace(l);
+    const known = inFile.get(l.trim());
+    if (known) {
+      if (!known.has(ws)) return false;
+      if (!inSearch.get(l.trim())?.has(ws)) evidence = true;
+    } else if (!l.startsWith(f)) return false;
+  }
+  return evidence;
 }
 
 /**
@@ -300,6 +646,34 @@ function pickByHint(req: SearchReplaceRequest, starts: readonly number[], count:
       `${best.d === second.d ? `equally near ${where(best.i)} and ${where(second.i)}` : `not clearly nearer to ${where(best.i)} than to ${where(second.i)}`}, ` +
       `so which one is meant is unclear; nothing was changed. Add neighbouring lines to SEARCH so it matches exactly one place.`,
   };
+}
+
+/**
+ * Do `seen` (the model's copy of a line) and `actual` (the file's) differ in a run of whitespace
+ * inside a quoted string? Runs are compared in order; a run is inside a string when an odd number
+ * of unescaped quotes of one kind precede it.
+ */
+export function spacingInString(seen: string, actual: string): boolean {
+  const a = actual.split(/(\s+)/);
+  const b = seen.split(/(\s+)/);
+  if (a.length !== b.length) return /["'`]/.test(actual);
+  let pos = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (i % 2 === 1 && a[i] !== b[i] && insideQuotes(actual.slice(0, pos))) return true;
+    pos += a[i]!.length;
+  }
+  return false;
+}
+
+function insideQuotes(before: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < before.length; i++) {
+    const c = before[i]!;
+    if (c === "\\") i++;
+    else if (quote === undefined && (c === '"' || c === "'" || c === "`")) quote = c;
+    else if (c === quote) quote = undefined;
+  }
+  return quote !== undefined;
 }
 
 /** For the spacing rung: how each whitespace run of the model's SEARCH reads in the file, when that is consistent. */
@@ -510,6 +884,31 @@ function finish(doc: TextDoc, starts: readonly number[], at: number, file: reado
   return { ok: true, doc: next, rung, places: 1, noop, note, region: { start: at, removed: file.length, added: out.length } };
 }
 
+/**
+ * SEARCH elides lines ("...") and REPLACE has no marker: applied only when REPLACE spells out every
+ * elided line (in order, read without indentation), so nothing the model did not see is dropped.
+ */
+function elisionSpelledOut(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], starts: readonly number[], s: readonly string[], r: readonly string[]): SearchReplaceResult | undefined {
+  const key = KEYS.whitespace;
+  const segments = splitAtElisions(s).map((seg) => seg.map(key));
+  const rules = markerRules(s);
+  const matches = findElisionMatches(lines.map(key), segments, (g, from, to) => gapFollowsRule(lines, from, to, rules[g] ?? "none"));
+  if (matches.length !== 1) return undefined;
+  const m = matches[0]!;
+  const want = m.gaps
+    .flatMap(([a, b]) => lines.slice(a, b))
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "");
+  const have = r.map((l) => l.trimEnd());
+  let k = 0;
+  for (const l of have) if (k < want.length && l === want[k]) k++;
+  if (k < want.length) return undefined;
+  const file = lines.slice(m.start, m.end);
+  const elided = m.gaps.reduce((n, [a, b]) => n + b - a, 0);
+  const done = finish(doc, starts, m.start, file, [...r], "elision", "");
+  return withRule(done, "elision-spelled-out", `SEARCH elides ${plural(elided, "line")} ("...") and REPLACE has no marker but spells out each of them, so the whole region was replaced by REPLACE`);
+}
+
 function applyElision(doc: TextDoc, req: SearchReplaceRequest, lines: readonly string[], starts: readonly number[], sIn: readonly string[], rIn: readonly string[]): SearchReplaceResult {
   let s = [...sIn];
   let r = [...rIn];
@@ -530,6 +929,10 @@ function applyElision(doc: TextDoc, req: SearchReplaceRequest, lines: readonly s
   }
   const sMarks = countElisions(s);
   const rMarks = countElisions(r);
+  if (sMarks !== rMarks && rMarks === 0) {
+    const spelled = elisionSpelledOut(doc, req, lines, starts, s, r);
+    if (spelled) return spelled;
+  }
   if (sMarks !== rMarks) {
     return {
       ok: false,

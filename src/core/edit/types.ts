@@ -14,6 +14,8 @@ export interface SearchReplaceEdit {
   old_string: string;
   new_string: string;
   replace_all?: boolean;
+  /** gemini's expected_replacements (with replace_all): the number of places the old text must match. */
+  expected_replacements?: number;
 }
 
 /** A SEARCH/REPLACE text block after parsing: whole lines. */
@@ -32,7 +34,7 @@ export interface SearchReplaceBlock {
 export type EditInput = HashlineOp | SearchReplaceEdit | SearchReplaceBlock;
 
 /** How a search/replace edit was matched: the rung of the matching ladder that found it. */
-export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "spacing" | "elision";
+export type MatchRung = "exact" | "whitespace" | "indentation" | "unicode" | "spacing" | "elision" | "similar";
 
 /** What one applied edit did (1-based line numbers of the file before the call). */
 export interface AppliedEdit {

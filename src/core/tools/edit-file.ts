@@ -31,6 +31,7 @@ const searchReplace = z
     old_string: z.string().describe("Text to find, copied from the file (without LINE#HASH| prefixes). Must match one place."),
     new_string: z.string().describe("Its replacement."),
     replace_all: z.boolean().optional().describe("Replace every exact occurrence."),
+    expected_replacements: z.number().int().min(1).optional().describe("With replace_all: how many places old_string must match."),
   })
   .describe("A search/replace pair.");
 

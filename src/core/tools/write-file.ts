@@ -26,10 +26,15 @@ function isCrlf(text: string): boolean {
   return crlf > 0 && crlf * 2 >= text.split("\n").length - 1;
 }
 
-/** Keeps the replaced file's BOM and CRLF line endings when the new content has none of its own. */
-function withStyle(content: string, style: { bom: boolean; crlf: boolean }): string {
+/**
+ * Keeps the replaced file's line ends: its CRLF when the new content has none of its own, its LF when
+ * it had no CR at all (a model's CRLF content does not turn an LF file into a CRLF one), and its BOM.
+ * A new file keeps the content's own line ends.
+ */
+function withStyle(content: string, style: { bom: boolean; crlf: boolean; lf?: boolean }): string {
   let out = content;
   if (style.crlf && !out.includes("\r")) out = out.replace(/\n/g, "\r\n");
+  if (style.lf && out.includes("\r\n")) out = out.replace(/\r\n/g, "\n");
   if (style.bom && !out.startsWith("\uFEFF")) out = "\uFEFF" + out;
   return out;
 }
@@ -76,7 +81,7 @@ export const writeFileTool = defineTool({
       throw new ToolError(`"${rel}" is a directory; write_file writes files. Choose a file path such as "${rel}/new-file.ts".`);
     }
     let before: string | undefined;
-    let style = { bom: false, crlf: false };
+    let style: { bom: boolean; crlf: boolean; lf?: boolean } = { bom: false, crlf: false };
     if (st) {
       const seen = ctx.readState.get(abs);
       if (!seen) {
@@ -94,7 +99,7 @@ export const writeFileTool = defineTool({
       }
       const old = decodeText((await readChecked(ctx, "write_file", abs, rel)).data);
       before = old.binary ? undefined : old.text;
-      if (!old.binary) style = { bom: old.bom, crlf: isCrlf(old.text) };
+      if (!old.binary) style = { bom: old.bom, crlf: isCrlf(old.text), lf: old.text.includes("\n") && !old.text.includes("\r") };
     }
     const after = withStyle(args.content, { ...style, bom: false });
     const lines = splitLines(after).length;

@@ -31,6 +31,9 @@ describe("edit corpus", () => {
         "edge-blanks",
         "markers",
         "shapes",
+        "tolerance",
+        "near-miss",
+        "peer-shapes",
       ]),
     );
   });

@@ -59,18 +59,30 @@ describe("search/replace matching ladder", () => {
     );
   });
 
-  it("matches Unicode look-alikes and keeps the file's characters the model did not change", () => {
-    const f = "const msg = “Don’t panic” — he said…;\nconst n = 1;\n";
-    const r = edit(f, [{ old_string: 'const msg = "Don\'t panic" - he said...;\nconst n = 1;', new_string: 'const msg = "Don\'t panic" - she said...;\nconst n = 2;' }]);
+  it("matches Unicode look-alikes, keeps the lines the model did not change, and writes its changed lines as given", () => {
+    const f = "const msg = “Don’t panic” — he said…;\nconst n = 1;\nconst k = “x”;\n";
+    const r = edit(f, [
+      { old_string: 'const msg = "Don\'t panic" - he said...;\nconst n = 1;\nconst k = "x";', new_string: 'const msg = "Don\'t panic" - she said...;\nconst n = 2;\nconst k = "x";' },
+    ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.after).toBe("const msg = “Don’t panic” — she said…;\nconst n = 2;\n");
+    // The changed line is the model's text (its ASCII is never turned into the file's look-alikes); the kept line is the file's.
+    expect(r.after).toBe('const msg = "Don\'t panic" - she said...;\nconst n = 2;\nconst k = “x”;\n');
     expect(r.applied[0]!.rung).toBe("unicode");
   });
 
-  it("matches a non-breaking space in the file against a plain space", () => {
+  it("never maps the model's ASCII hyphen in the new text to the file's dash (10–50, break—-here)", () => {
+    expect(applied("// range 10–50 items\n", [{ old_string: "// range 10-50 items", new_string: "// range 10-50 things" }])).toBe("// range 10-50 things\n");
+    expect(applied("x = 'break—here'\n", [{ old_string: "x = 'break-here'", new_string: "x = 'break—-here'" }])).toBe("x = 'break—-here'\n");
+  });
+
+  it("reads the model's own look-alikes back as the file's ASCII (smart quotes in code)", () => {
+    expect(applied('print("It\'s done")\nexit(0)\n', [block(["print(“It’s done”)"], ["print(“It’s finished”)"])])).toBe('print("It\'s finished")\nexit(0)\n');
+  });
+
+  it("matches a non-breaking space in the file against a plain space, and writes the changed line as given", () => {
     const f = "price:\u00a010 €\nnext\n";
-    expect(applied(f, [block(["price: 10 €"], ["price: 12 €"])])).toBe("price:\u00a012 €\nnext\n");
+    expect(applied(f, [block(["price: 10 €"], ["price: 12 €"])])).toBe("price: 12 €\nnext\n");
   });
 
   it("keeps an elided region as it is in the file", () => {
@@ -123,7 +135,7 @@ describe("search/replace matching ladder", () => {
   it("refuses a missing SEARCH and shows the closest region with its similarity", () => {
     expect(refused(file, [block(["  return a * b;"], ["  return 0;"])])).toBe(
       "Nothing was written to f.ts: the edit failed.\n\n" +
-        'Edit 1 (SEARCH block starting "return a * b;"): SEARCH text not found in f.ts. The closest region is line 2 (93% similar); current text:\n' +
+        'Edit 1 (SEARCH block starting "return a * b;"): SEARCH text not found in f.ts. The closest region is line 2 (93% similar). What differs: line 2: SEARCH has "*" where the file has "+". Current text:\n' +
         "1#KR|function add(a, b) {\n2#BN|  return a + b;\n3#RZ|}\n4#RW|\n" +
         'Fix: copy SEARCH from the current text above (without the "N#HH|" prefixes) and retry, or use a hashline replace op with those anchors.',
     );
@@ -141,9 +153,26 @@ describe("search/replace matching ladder", () => {
     expect(r.ok && r.notes).toEqual(['Edit 1 (old_string starting "(a, b)"): replaced 2 occurrences.']);
   });
 
-  it("refuses replace_all without an exact match even when a relaxed rung would match", () => {
-    const msg = refused(file, [{ old_string: "return a + b;   ", new_string: "x", replace_all: true }]);
-    expect(msg).toContain("SEARCH text not found in f.ts exactly (replace_all changes exact matches only: whitespace, indentation and characters must be identical).");
+  it("applies replace_all at a relaxed rung when every place holds the same text, and refuses when they differ", () => {
+    const f = "function a() {\n  log( 1 );\n}\nfunction b() {\n  log( 1 );\n}\n";
+    const r = edit(f, [{ old_string: "log(  1 );", new_string: "log(2);", replace_all: true }]);
+    expect(r.ok && r.after).toBe("function a() {\n  log(2);\n}\nfunction b() {\n  log(2);\n}\n");
+    expect(r.ok && r.notes).toEqual([
+      'Edit 1 (old_string starting "log(  1 );"): [rule replace-all-relaxed] SEARCH matches 2 places when indentation is ignored and each run of spaces or tabs inside a line is read as one space (starting at lines 2, 5), all with the same text, so each was changed alike; indentation shifted by +2 spaces.',
+      'Edit 1 (old_string starting "log(  1 );"): replaced 2 occurrences.',
+    ]);
+    const g = "function a() {\n  log( 1 );\n}\nfunction b() {\n    log( 1 );\n}\n";
+    expect(refused(g, [{ old_string: "log(  1 );", new_string: "log(2);", replace_all: true }])).toContain(
+      "replace_all: SEARCH does not match f.ts exactly. It matches 2 places when indentation is ignored and each run of spaces or tabs inside a line is read as one space (starting at lines 2, 5), but they differ from each other",
+    );
+  });
+
+  it("checks gemini's expected_replacements against the places matched", () => {
+    const f = "x = 1\ny = 2\nx = 1\n";
+    expect(applied(f, [{ old_string: "x = 1", new_string: "x = 3", replace_all: true, expected_replacements: 2 }])).toBe("x = 3\ny = 2\nx = 3\n");
+    expect(refused(f, [{ old_string: "x = 1", new_string: "x = 3", replace_all: true, expected_replacements: 3 }])).toContain(
+      "expected_replacements is 3, but SEARCH matches 2 places in f.ts exactly; nothing was changed.",
+    );
   });
 
   it("creates a file from an empty SEARCH when the file does not exist", () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { GENERATORS, runRounds } from "../../../src/bench/edit-random";
+import { GENERATORS, runRetryRounds, runRounds } from "../../../src/bench/edit-random";
 import { hashlineReady, lineTag } from "../../../src/core/edit/hashline";
 import type { HashlineOp } from "../../../src/core/edit/types";
 import { block, edit } from "./edit-helpers";
@@ -138,7 +138,7 @@ describe("randomized edits against a line-array model", () => {
 describe("randomized tolerance rules and dialects against a known intent", () => {
   const rounds = Number(process.env.YOKE_EDIT_ROUNDS ?? 400);
   // Applied as intended (not only refused): each generator must mostly apply, or it proves nothing.
-  const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65 };
+  const minApplied: Record<string, number> = { echoes: 0.7, indentation: 0.5, reflow: 0.95, blocks: 0.65, flattened: 0.6 };
   it.each(Object.keys(GENERATORS))(
     "%s: never a wrong apply, and mostly applied",
     (name) => {
@@ -150,6 +150,19 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     600_000,
   );
 
+  it("refusals fix themselves: a retry using only what the refusal shows lands, and nothing is ever wrong", () => {
+    const r = runRetryRounds(rounds, 3);
+    expect(r.wrong).toBe(0);
+    expect(r.rounds).toBeGreaterThan(rounds * 0.8);
+    const refusedFirst = r.rounds - r.firstLanded;
+    expect(r.retryLanded / refusedFirst).toBeGreaterThan(0.95);
+    // A typo in a kept line is a near-miss the similarity stage applies on the first attempt.
+    expect(r.byNoise.typo![1] / r.byNoise.typo![0]).toBeGreaterThan(0.9);
+    // A stale value never lands on the first attempt (it is not a slip); the retry does.
+    expect(r.byNoise["stale-value"]![1]).toBe(0);
+    expect(r.byNoise["stale-value"]![2]).toBe(r.byNoise["stale-value"]![0]);
+  });
+
   it("exercises every kind of round, refusing only where the intent cannot be known", () => {
     const r = runRounds("indentation", rounds);
     expect(r.byKind["structure change"]?.[0] ?? 0).toBe(0);
@@ -158,7 +171,12 @@ describe("randomized tolerance rules and dialects against a known intent", () =>
     const e = runRounds("echoes", rounds);
     for (const k of ["append + echo", "prepend + echo", "replace + echo", "duplicate on purpose"]) expect(e.byKind[k]![0], k).toBeGreaterThan(0);
     const b = runRounds("blocks", rounds);
-    for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
+    for (const k of ["roo", "hint", "spacing", "lead-blank", "trail-blank", "search-lost-indent"]) expect(b.byKind[k]![0], k).toBeGreaterThan(0);
+    // SEARCH and REPLACE both flattened: same lines and added lines apply; a structure change is never guessed.
+    const f = runRounds("flattened", rounds);
+    expect(f.byKind["flattened: lost indentation, same lines"]![0]).toBeGreaterThan(0);
+    expect(f.byKind["flattened: lost indentation, line added"]![0]).toBeGreaterThan(0);
+    expect(f.byKind["flattened: structure change"]?.[0] ?? 0).toBe(0);
     expect(
       Object.entries(b.byKind)
         .filter(([k]) => k.endsWith("truncated"))
