@@ -313,6 +313,11 @@ function parseUnified(src: Lines): ParseResult {
       while (i < text.length) {
         const b = text[i]!;
         if (b.startsWith("@@") || b.startsWith("diff --git ") || (b.startsWith("--- ") && (text[i + 1] ?? "").startsWith("+++ "))) break;
+        // The end of a fenced diff in a reply: what follows is prose.
+        if (/^(```|~~~)/.test(b)) {
+          i++;
+          break;
+        }
         if (b.startsWith("\\")) {
           if (last?.kind === "add") chunk.newNoEol = true;
           else if (last?.kind === "del") chunk.oldNoEol = true;
