@@ -15,6 +15,12 @@ export type ChunksApplied = { ok: true; doc: TextDoc; notes: string[] } | { ok: 
 
 const rtrim = (s: string) => s.replace(/\s+$/, "");
 
+/** How far a chunk's one match may be from where line numbers all the other chunks agree on put it. */
+const AGREED_SLACK = 1;
+
+/** Lines that say nothing about where they are: blank, or only brackets and punctuation. */
+const WEAK = /^[\s{}()[\];,.:]*$/;
+
 function quote(s: string): string {
   const t = s.trim();
   return JSON.stringify(t.length > 60 ? t.slice(0, 57) + "..." : t);
@@ -65,6 +71,27 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
   const placed: Placed[] = [];
   let cursor = 0;
   let loose = false;
+  const matchesAt = (p: number, old: readonly string[]) => {
+    for (let j = 0; j < old.length; j++) if (rtrim(lines[p + j]!) !== rtrim(old[j]!)) return false;
+    return true;
+  };
+  // A unified diff's line numbers are often wrong. They never choose between places where the
+  // same lines are (on the random round trip every such tie-break applied some patches at the wrong
+  // place); they only confirm: the chunks that match one place only show how far off the numbers
+  // are, and a chunk whose one match contradicts numbers all the others agree on is refused.
+  const unique = new Map<number, number>();
+  chunks.forEach((c, k) => {
+    const old = c.lines.filter((l) => l.kind !== "add").map((l) => l.text);
+    if (c.lineHint === undefined || old.length === 0) return;
+    const at: number[] = [];
+    for (let p = 0; p + old.length <= n && at.length < 2; p++) if (matchesAt(p, old)) at.push(p);
+    if (at.length === 1) unique.set(k, at[0]! - (c.lineHint - 1));
+  });
+  /** The offset every other located chunk agrees on, if there is one. */
+  const agreedOffset = (k: number): number | undefined => {
+    const others = [...unique].filter(([j]) => j !== k).map(([, o]) => o);
+    return others.length && others.every((o) => o === others[0]) ? others[0] : undefined;
+  };
   const taken = (at: number, len: number) => placed.some((p) => at < p.at + p.len && p.at < at + len) || placed.some((p) => len === 0 && at > p.at && at < p.at + p.len);
   for (let k = 0; k < chunks.length; k++) {
     const c = chunks[k]!;
@@ -85,17 +112,24 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
           );
         }
         at = hits[0]! + 1;
-      } else if (c.lineHint !== undefined && !c.eof && n > 0) {
-        at = Math.max(0, Math.min(n, c.lineHint));
-      } else at = n;
+      } else if (c.eof || n === 0) at = n;
+      else {
+        return fail(
+          label,
+          `it only adds lines and has no context lines, so nothing says where they go${c.lineHint !== undefined ? ` (a diff's line number alone is not trusted)` : ""}. ` +
+            `Give the lines around the place as context (a space, then the line), an @@ line naming the block they go in, or "*** End of File" to add them at the end`,
+        );
+      }
     } else {
       const all: number[] = [];
-      for (let p = 0; p + m <= n; p++) {
-        let ok = true;
-        for (let j = 0; j < m && ok; j++) ok = rtrim(lines[p + j]!) === rtrim(old[j]!);
-        if (ok && !taken(p, m)) all.push(p);
-      }
+      for (let p = 0; p + m <= n; p++) if (matchesAt(p, old) && !taken(p, m)) all.push(p);
       if (all.length === 0) return fail(label, notFound(lines, old));
+      if (old.every((l) => WEAK.test(l)) && !c.eof) {
+        return fail(
+          label,
+          `its context and removed lines are only blank lines and brackets (${old.map((l) => JSON.stringify(l)).join(", ")}), which say too little about where it goes; give a few more lines of context`,
+        );
+      }
       let cands = all.filter((p) => p >= cursor);
       if (cands.length === 0) cands = all;
       const why: string[] = [];
@@ -104,39 +138,46 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         if (end.length) cands = end;
         why.push("it ends the file");
       }
-      if (c.headers.length && cands.length > 1) {
-        let from = cursor;
-        let scopes: Array<[number, number]> = [];
+      if (c.headers.length) {
+        // The change (its first removed or added line) must be inside the block the header opens.
+        const first = c.lines.findIndex((x) => x.kind !== "ctx");
+        const change = first < 0 ? 0 : first;
+        let scopes: Array<[number, number]> = [[0, n]];
         for (const h of c.headers) {
-          const hits = headerLines(lines, h, from);
+          const hits = headerLines(lines, h, 0).filter((x) => scopes.some(([a, b]) => x >= a - 1 && x < b));
           if (!hits.length) {
             scopes = [];
             break;
           }
           scopes = hits.map((x) => scopeOf(lines, x));
-          from = hits[0]! + 1;
         }
-        const inScope = cands.filter((p) => scopes.some(([a, b]) => p >= a && p + m <= b));
+        const inScope = cands.filter((p) => scopes.some(([a, b]) => p + change >= a && p + change < b));
         if (inScope.length) {
+          if (inScope.length < cands.length) why.push(`it is in the block of ${quote(c.headers[c.headers.length - 1]!)}`);
           cands = inScope;
-          why.push(`it is in the block of ${quote(c.headers[c.headers.length - 1]!)}`);
+        } else if (scopes.length) {
+          // The header is in the file, and the lines are not in its block: one of the two is not what the file has.
+          return fail(
+            label,
+            `the @@ line ${quote(c.headers[c.headers.length - 1]!)} is at line ${scopes.map(([a]) => a).join(", ")}, but the chunk's lines match only outside its block (at line ${cands.map((p) => p + 1).join(", ")}); ` +
+              "the lines meant are probably inside it with different whitespace. Copy the context exactly from the file",
+          );
         }
       }
-      if (c.lineHint !== undefined && cands.length > 1) {
-        const want = c.lineHint - 1;
-        const dist = cands.map((p) => Math.abs(p - want));
-        const best = Math.min(...dist);
-        const nearest = cands.filter((_, i) => dist[i] === best);
-        if (nearest.length === 1) {
-          notes.push(`${label}: its context is in the file ${cands.length} times; the one nearest the diff's line ${c.lineHint} (line ${nearest[0]! + 1}) was used.`);
-          cands = nearest;
-        }
+      if (c.lineHint !== undefined && cands.length > 1) why.push(`the diff's line number ${c.lineHint} is not used to choose between identical lines`);
+      const agreed = c.lineHint !== undefined && cands.length === 1 ? agreedOffset(k) : undefined;
+      if (agreed !== undefined && Math.abs(cands[0]! - (c.lineHint! - 1 + agreed)) > AGREED_SLACK) {
+        return fail(
+          label,
+          `its lines match only at lines ${cands[0]! + 1}-${cands[0]! + m}, but the diff says line ${c.lineHint}, and the other chunks' line numbers are ${agreed === 0 ? "right" : `all off by ${agreed}`}; ` +
+            "the lines meant are probably somewhere else with different whitespace. Copy the context exactly from the file",
+        );
       }
       if (cands.length > 1) {
         return fail(
           label,
           `its context and removed lines match ${cands.length} places${why.length ? ` (even knowing ${why.join(" and ")})` : ""}: lines ${cands.map((p) => `${p + 1}-${p + m}`).join(", ")}. ` +
-            "Add context lines that differ between them, or an @@ line naming the function or class around the change.",
+            "Add context lines that differ between them, or an @@ line naming the function or class around the change",
         );
       }
       at = cands[0]!;

@@ -26,9 +26,10 @@ export function unwrap(raw: string): Lines {
   const notes: string[] = [];
   let from = 0;
   let to = text.length;
+  // Only empty lines: a line of one space is a blank context line.
   const trim = () => {
-    while (from < to && text[from]!.trim() === "") from++;
-    while (to > from && text[to - 1]!.trim() === "") to--;
+    while (from < to && text[from] === "") from++;
+    while (to > from && text[to - 1] === "") to--;
   };
   trim();
   for (let pass = 0; pass < 2 && from < to; pass++) {
@@ -78,9 +79,18 @@ export function parsePatch(raw: string, dialect?: PatchDialect): ParseResult {
   return d === "apply_patch" ? parseV4A(unwrap(raw)) : parseUnified(unwrap(raw));
 }
 
-/** A chunk whose trailing blank lines were only blank (no prefix at all): those are layout, not context. */
+/**
+ * Blank lines with no prefix at all at the start or end of a chunk may be layout (between
+ * sections) rather than context: they are left out, unless nothing of the old side would remain
+ * (the chunk would become an insertion located by nothing).
+ */
 function closeChunk(c: PatchChunk, rawBlank: Set<ChunkLine>): PatchChunk {
-  while (c.lines.length && rawBlank.has(c.lines[c.lines.length - 1]!)) c.lines.pop();
+  let from = 0;
+  let to = c.lines.length;
+  while (to > from && rawBlank.has(c.lines[to - 1]!)) to--;
+  while (from < to && rawBlank.has(c.lines[from]!)) from++;
+  const kept = c.lines.slice(from, to);
+  if (kept.some((l) => l.kind !== "add") || !c.lines.some((l) => l.kind !== "add")) c.lines = kept;
   return c;
 }
 
@@ -199,8 +209,6 @@ function parseV4A(src: Lines): ParseResult {
       i++;
     }
     flush();
-    // Leading layout-only blank lines are not context either.
-    for (const c of chunks) while (c.lines.length && rawBlank.has(c.lines[0]!)) c.lines.shift();
     if (chunks.length === 0 && moveTo === undefined) return fail(i - 1, `"*** Update File: ${path}" has no changes (no @@ chunk with -/+ lines).`);
     files.push({ op: "update", path, ...(moveTo !== undefined ? { moveTo } : {}), chunks });
   }
@@ -301,7 +309,7 @@ function parseUnified(src: Lines): ParseResult {
     }
     if (l.startsWith("@@")) {
       cur ??= start(false);
-      const h = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$/.exec(l);
+      const h = /^@@ -(\d+)(?:,-?\d+)? \+(-?\d+)(?:,-?\d+)? @@ ?(.*)$/.exec(l);
       const chunk: PatchChunk = { lines: [], headers: [], at: i + 1 };
       if (h) {
         chunk.lineHint = Number(h[1]);
@@ -345,7 +353,6 @@ function parseUnified(src: Lines): ParseResult {
         i++;
       }
       closeChunk(chunk, rawBlank);
-      while (chunk.lines.length && rawBlank.has(chunk.lines[0]!)) chunk.lines.shift();
       if (chunk.lines.some((x) => x.kind !== "ctx") || cur.chunks.length === 0) cur.chunks.push(chunk);
       continue;
     }
