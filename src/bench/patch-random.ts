@@ -63,7 +63,12 @@ export function makeRound(r: Rng, dialect: PatchDialect, round: number): PatchRo
   for (let k = int(r, 1, 3); k > 0 && next < n; k--) {
     const at = int(r, next, Math.min(n - 1, next + 10));
     const removed = Math.min(int(r, 0, 3), n - at);
-    const ind = "  ".repeat(int(r, 0, 2));
+    // New lines at the indentation of the place they go: the first non-blank line they replace, else the nearest above (else below).
+    let ref = at;
+    while (ref < at + removed && !lines[ref]!.trim()) ref++;
+    if (ref >= at + removed) for (ref = at - 1; ref >= 0 && !lines[ref]!.trim(); ref--);
+    if (ref < 0) for (ref = at; ref < n && !lines[ref]!.trim(); ref++);
+    const ind = (lines[ref] ?? "").match(/^\s*/)![0];
     const added = Array.from({ length: removed === 0 ? int(r, 1, 3) : int(r, 0, 3) }, (_, j) => `${ind}new_${round}_${hunks.length}_${j}();`);
     hunks.push({ at, removed, added });
     next = at + removed + 2 * CONTEXT + 1;
@@ -81,6 +86,9 @@ export function makeRound(r: Rng, dialect: PatchDialect, round: number): PatchRo
   if (crlfFile) noise.push("crlf-file");
   const lostIndent = r() < 0.15;
   if (lostIndent) noise.push("lost-indentation");
+  // Lost on the added lines too, or only on the context and removed lines.
+  const lostAll = lostIndent && r() < 0.5;
+  if (lostAll) noise.push("lost-indentation-everywhere");
   const trailing = r() < 0.2;
   if (trailing) noise.push("trailing-space");
   const bareBlank = r() < 0.3;
@@ -128,7 +136,7 @@ export function makeRound(r: Rng, dialect: PatchDialect, round: number): PatchRo
       }
       body.push(header ? `@@ ${header}` : "@@");
     }
-    body.push(...before.map(ctxLine), ...old.map((l) => `-${lostIndent ? l.trimStart() : l}${trailing ? " " : ""}`), ...h.added.map((l) => `+${l}`), ...after.map(ctxLine));
+    body.push(...before.map(ctxLine), ...old.map((l) => `-${lostIndent ? l.trimStart() : l}${trailing ? " " : ""}`), ...h.added.map((l) => `+${lostAll ? l.trimStart() : l}`), ...after.map(ctxLine));
     if (dialect === "apply_patch" && to === n && r() < 0.5) body.push("*** End of File");
     shift += h.added.length - h.removed;
   }

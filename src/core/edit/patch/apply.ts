@@ -61,6 +61,73 @@ interface Placed {
   chunk: PatchChunk;
   /** Old-side line count. */
   len: number;
+  /** Put before every non-blank added line (the lost-indentation rule). */
+  prefix?: string;
+}
+
+const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
+
+/**
+ * Rule lost-indentation: the chunk's old lines match one place only when leading whitespace is
+ * ignored. Its context lines keep the file's text anyway; the added lines are used as they are if
+ * every one's indentation is one the matched lines (or the line above them) have and none is one
+ * of the patch's own, or shifted by
+ * the patch's loss when it is the same on every line, the patch kept some indentation and the
+ * added lines lost it too — and refused if both readings fit or neither does.
+ */
+function lostIndentation(lines: readonly string[], old: readonly string[], adds: readonly string[], free: (p: number) => boolean): { at: number; prefix: string } | string | undefined {
+  const m = old.length;
+  const hits: number[] = [];
+  for (let p = 0; p + m <= lines.length; p++) {
+    let ok = true;
+    for (let j = 0; j < m && ok; j++) ok = lines[p + j]!.trim() === old[j]!.trim();
+    if (ok && free(p)) hits.push(p);
+  }
+  if (hits.length === 0) return undefined;
+  if (hits.length > 1)
+    return `its lines match ${hits.length} places only when indentation is ignored (lines ${hits.map((p) => `${p + 1}-${p + m}`).join(", ")}); copy them with the file's indentation`;
+  const at = hits[0]!;
+  const region = lines.slice(Math.max(0, at - 1), at + m).filter((l) => l.trim() !== "");
+  const levels = new Set(region.map(lead));
+  // The patch's loss, if it is the same on every line: file indentation = loss + patch indentation.
+  let loss: string | undefined;
+  for (let j = 0; j < m; j++) {
+    if (old[j]!.trim() === "") continue;
+    const f = lead(lines[at + j]!);
+    const pl = lead(old[j]!);
+    const d = f.endsWith(pl) ? f.slice(0, f.length - pl.length) : undefined;
+    if (d === undefined || (loss !== undefined && d !== loss)) {
+      loss = undefined;
+      break;
+    }
+    loss = d;
+  }
+  const added = adds.filter((l) => l.trim() !== "");
+  if (added.length === 0) return { at, prefix: "" };
+  // As given: every added line at an indentation the file has there and none at one of the
+  // patch's own (lossy) indentations. Shifted: the added lines lost what the context lost. Neither for a flattened patch (every line flush left): it says nothing
+  // about how deep its new lines go.
+  const patchLevels = new Set(old.filter((l) => l.trim() !== "").map(lead));
+  const flattened = [...old, ...added].every((l) => l.trim() === "" || lead(l) === "");
+  const asIs = !flattened && added.every((l) => levels.has(lead(l)) && !patchLevels.has(lead(l)));
+  const shifted = !flattened && loss !== undefined && loss !== "" && added.every((l) => patchLevels.has(lead(l)) && levels.has(loss + lead(l)));
+  if (asIs !== shifted) return { at, prefix: asIs ? "" : loss! };
+  return `its lines match lines ${at + 1}-${at + m} only when indentation is ignored, and the indentation of its added lines cannot be told for sure; copy the lines with the file's indentation`;
+}
+
+/** Why a chunk's one match at `at` contradicts its @@ headers (found in the file, the change outside their block), if it does. */
+function headerClash(lines: readonly string[], c: PatchChunk, at: number): string | undefined {
+  if (!c.headers.length) return undefined;
+  const first = c.lines.findIndex((x) => x.kind !== "ctx");
+  const change = at + (first < 0 ? 0 : first);
+  let scopes: Array<[number, number]> = [[0, lines.length]];
+  for (const h of c.headers) {
+    const hits = headerLines(lines, h, 0).filter((x) => scopes.some(([a, b]) => x >= a - 1 && x < b));
+    if (!hits.length) return undefined;
+    scopes = hits.map((x) => scopeOf(lines, x));
+  }
+  if (scopes.some(([a, b]) => change >= a && change < b)) return undefined;
+  return `the @@ line ${quote(c.headers[c.headers.length - 1]!)} is in the file, but the chunk's lines match only outside its block (at line ${at + 1}); copy the context exactly from the file`;
 }
 
 /** Applies the chunks of one file's update to its document. */
@@ -123,7 +190,26 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
     } else {
       const all: number[] = [];
       for (let p = 0; p + m <= n; p++) if (matchesAt(p, old) && !taken(p, m)) all.push(p);
-      if (all.length === 0) return fail(label, notFound(lines, old));
+      if (all.length === 0) {
+        const li = lostIndentation(
+          lines,
+          old,
+          c.lines.filter((l) => l.kind === "add").map((l) => l.text),
+          (p) => !taken(p, m),
+        );
+        if (li === undefined) return fail(label, notFound(lines, old));
+        if (typeof li === "string") return fail(label, li);
+        if (old.every((l) => WEAK.test(l)))
+          return fail(label, "its context and removed lines are only blank lines and brackets, which say too little about where it goes; give a few more lines of context");
+        const clash = headerClash(lines, c, li.at);
+        if (clash) return fail(label, clash);
+        placed.push({ at: li.at, chunk: c, len: m, prefix: li.prefix });
+        notes.push(
+          `${label} [rule lost-indentation]: its lines matched lines ${li.at + 1}-${li.at + m} only with indentation ignored (one place in the file); the file's lines were kept as context${li.prefix ? `, and the added lines were indented by ${JSON.stringify(li.prefix)} as the patch lost` : " and the added lines used as given (already in the file's indentation)"}.`,
+        );
+        cursor = li.at + m;
+        continue;
+      }
       if (old.every((l) => WEAK.test(l)) && !c.eof) {
         return fail(
           label,
@@ -181,6 +267,23 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         );
       }
       at = cands[0]!;
+      // A patch with no indentation at all may have lost it: an indented look-alike elsewhere makes the exact match doubtful.
+      if ([...c.lines].every((l) => l.text.trim() === "" || lead(l.text) === "")) {
+        const alike: number[] = [];
+        for (let p = 0; p + m <= n; p++) {
+          if (all.includes(p) || taken(p, m)) continue;
+          let ok = true;
+          for (let j = 0; j < m && ok; j++) ok = lines[p + j]!.trim() === old[j]!.trim();
+          if (ok) alike.push(p);
+        }
+        if (alike.length) {
+          return fail(
+            label,
+            `its lines match lines ${at + 1}-${at + m} exactly, and also lines ${alike.map((p) => `${p + 1}-${p + m}`).join(", ")} when indentation is ignored; ` +
+              "the patch has no indentation at all, so which is meant is not clear. Copy the lines with the file's indentation",
+          );
+        }
+      }
       if (c.eof && at + m < n && !(at + m === n - 1 && lines[n - 1]!.trim() === "")) {
         return fail(label, `it is marked "*** End of File", but its lines match at lines ${at + 1}-${at + m}, not at the end of the file (${n} lines)`);
       }
@@ -200,7 +303,7 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
     for (const l of p.chunk.lines) {
       if (l.kind === "ctx") out.push(lines[j++]!);
       else if (l.kind === "del") j++;
-      else out.push(l.text);
+      else out.push(p.prefix && l.text.trim() !== "" ? p.prefix + l.text : l.text);
     }
     pos = p.at + p.len;
     if (pos >= n) {
