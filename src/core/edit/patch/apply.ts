@@ -267,8 +267,8 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         );
       }
       at = cands[0]!;
-      // A patch with no indentation at all may have lost it: an indented look-alike elsewhere makes the exact match doubtful.
-      if ([...c.lines].every((l) => l.text.trim() === "" || lead(l.text) === "")) {
+      // Old lines with no indentation at all may have lost it: an indented look-alike elsewhere makes the exact match doubtful.
+      if (old.every((l) => l.trim() === "" || lead(l) === "")) {
         const alike: number[] = [];
         for (let p = 0; p + m <= n; p++) {
           if (all.includes(p) || taken(p, m)) continue;
@@ -280,7 +280,7 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
           return fail(
             label,
             `its lines match lines ${at + 1}-${at + m} exactly, and also lines ${alike.map((p) => `${p + 1}-${p + m}`).join(", ")} when indentation is ignored; ` +
-              "the patch has no indentation at all, so which is meant is not clear. Copy the lines with the file's indentation",
+              "the patch's lines have no indentation at all, so which is meant is not clear. Copy the lines with the file's indentation",
           );
         }
       }
