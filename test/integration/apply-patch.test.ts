@@ -2,7 +2,7 @@
  * The apply_patch tool end to end: the built CLI, a scripted model over real HTTP (OpenAI wire),
  * real files in a temp workspace, the real permission gate and checkpoints.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,26 @@ describe("apply_patch through yoke run", () => {
     expect(readFileSync(join(ws, "src/shapes.py"), "utf8")).toBe(PY);
     expect(existsSync(join(ws, "src/units.py"))).toBe(false);
     expect(toolResult(1)).toMatch(/^Permission denied for apply_patch: .*old\/notes\.txt.*Edit\(old\/\*\*\)/);
+  });
+
+  it("denies a patch that reaches outside the workspace (a ../ path, a link leading out) even in bypassPermissions mode, and writes nothing", async () => {
+    const { ws, sessions, home } = workspace({ "src/a.txt": "a\n" });
+    const outside = join(ws, "..", "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "secret.txt"), "keep\n");
+    symlinkSync(outside, join(ws, "out"));
+    const escape = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Add File: ../outside/new.txt\n+x\n*** End Patch\n";
+    const viaLink = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Update File: out/secret.txt\n-keep\n+stolen\n*** End Patch\n";
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "apply_patch", input: { input: escape } }] }, { toolCalls: [{ name: "apply_patch", input: { input: viaLink } }] }, { text: "ok" }],
+    });
+    const r = await runCli(["run", ...run(server.openaiBaseUrl, ws, sessions, "gpt-5"), "--permission-mode", "bypassPermissions", "patch"], { env: { HOME: home } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolResult(1)).toMatch(/^Permission denied for apply_patch: .*outside the workspace/);
+    expect(toolResult(2)).toMatch(/^Permission denied for apply_patch: .*symbolic link on the way leads outside/);
+    expect(existsSync(join(outside, "new.txt"))).toBe(false);
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("keep\n");
+    expect(readFileSync(join(ws, "src/a.txt"), "utf8")).toBe("a\n");
   });
 
   it("offers edit_file to other models, and apply_patch to any model when edits.tool says so", async () => {
