@@ -84,9 +84,12 @@ export const applyPatchTool = defineTool({
     const r = parsePatch(a.input);
     return r.ok ? patchTouches(r.files) : [];
   },
+  // Claude Code has no multi-file edit: hooks (tool_name "Edit") get the first path as `file_path`
+  // and every path the patch touches as `file_paths`, with the patch as `input`.
   hookInput: (a) => {
     const r = parsePatch(a.input);
-    return { input: a.input, file_paths: r.ok ? patchTouches(r.files).map((t) => t.path) : [] };
+    const paths = r.ok ? patchTouches(r.files).map((t) => t.path) : [];
+    return { ...(paths.length ? { file_path: paths[0] } : {}), file_paths: paths, input: a.input };
   },
   async run(args, ctx) {
     await hashlineReady();

@@ -36,7 +36,7 @@ describe("apply_patch tool", () => {
       { path: "d.py", permission: "Edit" },
     ]);
     expect(applyPatchTool.touches!({ input: PATCH })).toHaveLength(4);
-    expect(applyPatchTool.hookInput({ input: PATCH })).toEqual({ input: PATCH, file_paths: ["a.py", "b.py", "c.py", "d.py"] });
+    expect(applyPatchTool.hookInput({ input: PATCH })).toEqual({ file_path: "a.py", file_paths: ["a.py", "b.py", "c.py", "d.py"], input: PATCH });
     expect(applyPatchTool.summarize({ input: PATCH })).toBe("a.py → b.py, c.py, d.py");
   });
 });
