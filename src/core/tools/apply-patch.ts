@@ -80,6 +80,7 @@ export const applyPatchTool = defineTool({
   card: (o) => diffCard(o.meta),
   reviewable: true,
   timeoutMs: 30_000,
+  rawArgument: "input",
   touches: (a) => {
     const r = parsePatch(a.input);
     return r.ok ? patchTouches(r.files) : [];

@@ -25,6 +25,9 @@ describe("apply_patch tool", () => {
     expect(v.ok).toBe(false);
     expect(!v.ok && v.error).toContain('apply_patch: line 2 of the patch: expected "*** Add File: PATH", "*** Update File: PATH", "*** Delete File: PATH" or "*** End Patch"');
     expect(reg.validate("apply_patch", { patch: PATH_ONLY }).ok).toBe(true);
+    // The patch sent as the arguments themselves (as to a freeform tool), not as JSON.
+    expect(reg.validate("apply_patch", PATH_ONLY)).toEqual({ ok: true, args: { input: PATH_ONLY } });
+    expect(reg.validate("apply_patch", JSON.stringify({ input: PATH_ONLY }))).toEqual({ ok: true, args: { input: PATH_ONLY } });
   });
 
   it("names every path it touches with the permission each needs (Move to: both ends)", () => {
