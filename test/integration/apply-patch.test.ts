@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -130,26 +131,6 @@ describe("apply_patch through yoke run", () => {
     expect(toolResult(1)).toMatch(/^Permission denied for apply_patch: .*old\/notes\.txt.*Edit\(old\/\*\*\)/);
   });
 
-  it("denies a patch that reaches outside the workspace (a ../ path, a link leading out) even in bypassPermissions mode, and writes nothing", async () => {
-    const { ws, sessions, home } = workspace({ "src/a.txt": "a\n" });
-    const outside = join(ws, "..", "outside");
-    mkdirSync(outside);
-    writeFileSync(join(outside, "secret.txt"), "keep\n");
-    symlinkSync(outside, join(ws, "out"));
-    const escape = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Add File: ../outside/new.txt\n+x\n*** End Patch\n";
-    const viaLink = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Update File: out/secret.txt\n-keep\n+stolen\n*** End Patch\n";
-    server = await startScriptedLlmServer({
-      script: [{ toolCalls: [{ name: "apply_patch", input: { input: escape } }] }, { toolCalls: [{ name: "apply_patch", input: { input: viaLink } }] }, { text: "ok" }],
-    });
-    const r = await runCli(["run", ...run(server.openaiBaseUrl, ws, sessions, "gpt-5"), "--permission-mode", "bypassPermissions", "patch"], { env: { HOME: home } });
-    expect(r.code, r.stderr).toBe(0);
-    expect(toolResult(1)).toMatch(/^Permission denied for apply_patch: .*outside the workspace/);
-    expect(toolResult(2)).toMatch(/^Permission denied for apply_patch: .*symbolic link on the way leads outside/);
-    expect(existsSync(join(outside, "new.txt"))).toBe(false);
-    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("keep\n");
-    expect(readFileSync(join(ws, "src/a.txt"), "utf8")).toBe("a\n");
-  });
-
   it("offers edit_file to other models, and apply_patch to any model when edits.tool says so", async () => {
     const { ws, sessions, home } = workspace({ "a.txt": "a\n" });
     server = await startScriptedLlmServer({ script: [{ text: "hi" }, { text: "hi" }] });
@@ -162,6 +143,31 @@ describe("apply_patch through yoke run", () => {
     expect(r2.code, r2.stderr).toBe(0);
     expect(toolNames(1)).toContain("apply_patch");
     expect(toolNames(1)).not.toContain("edit_file");
+  });
+});
+
+describe.each(identities().list)("apply_patch cannot reach outside the workspace, as $label", (who: Identity) => {
+  it("denies a ../ path and a path through a link leading out, even in bypassPermissions mode, and writes nothing", async () => {
+    const { ws, sessions, home } = workspace({ "src/a.txt": "a\n" });
+    const outside = join(ws, "..", "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "secret.txt"), "keep\n");
+    symlinkSync(outside, join(ws, "out"));
+    mkdirSync(home, { recursive: true });
+    mkdirSync(sessions, { recursive: true });
+    chownTree(join(ws, ".."), who);
+    const escape = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Add File: ../outside/new.txt\n+x\n*** End Patch\n";
+    const viaLink = "*** Begin Patch\n*** Update File: src/a.txt\n-a\n+b\n*** Update File: out/secret.txt\n-keep\n+stolen\n*** End Patch\n";
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "apply_patch", input: { input: escape } }] }, { toolCalls: [{ name: "apply_patch", input: { input: viaLink } }] }, { text: "ok" }],
+    });
+    const r = await runCliAs(who, ["run", ...run(server.openaiBaseUrl, ws, sessions, "gpt-5"), "--permission-mode", "bypassPermissions", "patch"], { env: { HOME: home }, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolResult(1)).toMatch(/^Permission denied for apply_patch: .*outside the workspace/);
+    expect(toolResult(2)).toMatch(/^Permission denied for apply_patch: .*symbolic link on the way leads outside/);
+    expect(existsSync(join(outside, "new.txt"))).toBe(false);
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("keep\n");
+    expect(readFileSync(join(ws, "src/a.txt"), "utf8")).toBe("a\n");
   });
 });
 
