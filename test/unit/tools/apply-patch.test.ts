@@ -67,3 +67,18 @@ describe("which edit tool each model family gets", () => {
     expect(editToolFor("apply_patch", "claude-opus-4")).toMatchObject({ tool: "apply_patch" });
   });
 });
+
+describe("a sub-agent's report of the files it changed", () => {
+  it("lists every file of a successful patch", async () => {
+    const { childFacts } = await import("../../../src/core/subagents/result");
+    const tools = new Map(createBuiltinTools("apply_patch").map((t) => [t.name, t]));
+    const events = [
+      { type: "tool_call", seq: 1, ts: 0, callId: "c1", name: "apply_patch", input: { input: PATCH } },
+      { type: "tool_result", seq: 2, ts: 0, callId: "c1", name: "apply_patch", output: "Applied the patch", isError: false },
+      { type: "tool_call", seq: 3, ts: 0, callId: "c2", name: "apply_patch", input: { input: PATH_ONLY } },
+      { type: "tool_result", seq: 4, ts: 0, callId: "c2", name: "apply_patch", output: "Nothing was written", isError: true },
+    ] as unknown as Parameters<typeof childFacts>[0];
+    const facts = childFacts(events, tools, { root: "/ws" } as unknown as Parameters<typeof childFacts>[2]);
+    expect(facts.filesChanged).toEqual(["a.py", "b.py", "c.py", "d.py"]);
+  });
+});
