@@ -71,9 +71,10 @@ const lead = (l: string) => l.slice(0, l.length - l.trimStart().length);
  * Rule lost-indentation: the chunk's old lines match one place only when leading whitespace is
  * ignored. Its context lines keep the file's text anyway; the added lines are used as they are if
  * every one's indentation is one the matched lines (or the line above them) have and none is one
- * of the patch's own, or shifted by
- * the patch's loss when it is the same on every line, the patch kept some indentation and the
- * added lines lost it too — and refused if both readings fit or neither does.
+ * of the patch's own, or shifted by the patch's loss when it is the same on every line, the patch
+ * kept some indentation and the added lines lost it too — and refused if both readings fit or
+ * neither does (a flattened patch, every line flush left, says nothing about how deep its new
+ * lines go).
  */
 function lostIndentation(lines: readonly string[], old: readonly string[], adds: readonly string[], free: (p: number) => boolean): { at: number; prefix: string } | string | undefined {
   const m = old.length;
@@ -104,9 +105,6 @@ function lostIndentation(lines: readonly string[], old: readonly string[], adds:
   }
   const added = adds.filter((l) => l.trim() !== "");
   if (added.length === 0) return { at, prefix: "" };
-  // As given: every added line at an indentation the file has there and none at one of the
-  // patch's own (lossy) indentations. Shifted: the added lines lost what the context lost. Neither for a flattened patch (every line flush left): it says nothing
-  // about how deep its new lines go.
   const patchLevels = new Set(old.filter((l) => l.trim() !== "").map(lead));
   const flattened = [...old, ...added].every((l) => l.trim() === "" || lead(l) === "");
   const asIs = !flattened && added.every((l) => levels.has(lead(l)) && !patchLevels.has(lead(l)));
@@ -115,19 +113,29 @@ function lostIndentation(lines: readonly string[], old: readonly string[], adds:
   return `its lines match lines ${at + 1}-${at + m} only when indentation is ignored, and the indentation of its added lines cannot be told for sure; copy the lines with the file's indentation`;
 }
 
-/** Why a chunk's one match at `at` contradicts its @@ headers (found in the file, the change outside their block), if it does. */
-function headerClash(lines: readonly string[], c: PatchChunk, at: number): string | undefined {
-  if (!c.headers.length) return undefined;
-  const first = c.lines.findIndex((x) => x.kind !== "ctx");
-  const change = at + (first < 0 ? 0 : first);
+/** The blocks the chunk's @@ headers open (nested headers narrow in turn); undefined when a header is not in the file. */
+function headerScopes(lines: readonly string[], c: PatchChunk): Array<[number, number]> | undefined {
   let scopes: Array<[number, number]> = [[0, lines.length]];
   for (const h of c.headers) {
     const hits = headerLines(lines, h, 0).filter((x) => scopes.some(([a, b]) => x >= a - 1 && x < b));
     if (!hits.length) return undefined;
     scopes = hits.map((x) => scopeOf(lines, x));
   }
-  if (scopes.some(([a, b]) => change >= a && change < b)) return undefined;
-  return `the @@ line ${quote(c.headers[c.headers.length - 1]!)} is in the file, but the chunk's lines match only outside its block (at line ${at + 1}); copy the context exactly from the file`;
+  return scopes;
+}
+
+/** Is the chunk's change (its first removed or added line), placed at `at`, inside one of the blocks? */
+function changeInside(c: PatchChunk, at: number, scopes: ReadonlyArray<[number, number]>): boolean {
+  const first = c.lines.findIndex((x) => x.kind !== "ctx");
+  const change = at + (first < 0 ? 0 : first);
+  return scopes.some(([a, b]) => change >= a && change < b);
+}
+
+function outsideHeader(c: PatchChunk, at: readonly number[]): string {
+  return (
+    `the @@ line ${quote(c.headers[c.headers.length - 1]!)} is in the file, but the chunk's lines match only outside its block (at line ${at.map((p) => p + 1).join(", ")}); ` +
+    "the lines meant are probably inside it with different whitespace. Copy the context exactly from the file"
+  );
 }
 
 /** Applies the chunks of one file's update to its document. */
@@ -201,8 +209,8 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         if (typeof li === "string") return fail(label, li);
         if (old.every((l) => WEAK.test(l)))
           return fail(label, "its context and removed lines are only blank lines and brackets, which say too little about where it goes; give a few more lines of context");
-        const clash = headerClash(lines, c, li.at);
-        if (clash) return fail(label, clash);
+        const scopes = c.headers.length ? headerScopes(lines, c) : undefined;
+        if (scopes && !changeInside(c, li.at, scopes)) return fail(label, outsideHeader(c, [li.at]));
         placed.push({ at: li.at, chunk: c, len: m, prefix: li.prefix });
         notes.push(
           `${label} [rule lost-indentation]: its lines matched lines ${li.at + 1}-${li.at + m} only with indentation ignored (one place in the file); the file's lines were kept as context${li.prefix ? `, and the added lines were indented by ${JSON.stringify(li.prefix)} as the patch lost` : " and the added lines used as given (already in the file's indentation)"}.`,
@@ -224,31 +232,13 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         if (end.length) cands = end;
         why.push("it ends the file");
       }
-      if (c.headers.length) {
-        // The change (its first removed or added line) must be inside the block the header opens.
-        const first = c.lines.findIndex((x) => x.kind !== "ctx");
-        const change = first < 0 ? 0 : first;
-        let scopes: Array<[number, number]> = [[0, n]];
-        for (const h of c.headers) {
-          const hits = headerLines(lines, h, 0).filter((x) => scopes.some(([a, b]) => x >= a - 1 && x < b));
-          if (!hits.length) {
-            scopes = [];
-            break;
-          }
-          scopes = hits.map((x) => scopeOf(lines, x));
-        }
-        const inScope = cands.filter((p) => scopes.some(([a, b]) => p + change >= a && p + change < b));
-        if (inScope.length) {
-          if (inScope.length < cands.length) why.push(`it is in the block of ${quote(c.headers[c.headers.length - 1]!)}`);
-          cands = inScope;
-        } else if (scopes.length) {
-          // The header is in the file, and the lines are not in its block: one of the two is not what the file has.
-          return fail(
-            label,
-            `the @@ line ${quote(c.headers[c.headers.length - 1]!)} is at line ${scopes.map(([a]) => a).join(", ")}, but the chunk's lines match only outside its block (at line ${cands.map((p) => p + 1).join(", ")}); ` +
-              "the lines meant are probably inside it with different whitespace. Copy the context exactly from the file",
-          );
-        }
+      // The change must be inside the block the @@ header opens.
+      const scopes = c.headers.length ? headerScopes(lines, c) : undefined;
+      if (scopes) {
+        const inScope = cands.filter((p) => changeInside(c, p, scopes));
+        if (inScope.length === 0) return fail(label, outsideHeader(c, cands));
+        if (inScope.length < cands.length) why.push(`it is in the block of ${quote(c.headers[c.headers.length - 1]!)}`);
+        cands = inScope;
       }
       if (c.lineHint !== undefined && cands.length > 1) why.push(`the diff's line number ${c.lineHint} is not used to choose between identical lines`);
       const agreed = c.lineHint !== undefined && cands.length === 1 ? agreedOffset(k) : undefined;
