@@ -5,6 +5,7 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("providers", async () => (await import("./providers")).bench);
   register("tools", async () => (await import("./tools")).bench);
   register("edit", async () => (await import("./edit")).bench);
+  register("patch", async () => (await import("./patch")).bench);
   register("sandbox", async () => (await import("./sandbox")).bench);
   register("permissions", async () => (await import("./permissions")).bench);
   register("permissions-adversarial", async () => (await import("./permissions-adversarial")).bench);

@@ -36,7 +36,7 @@ Usage:
                     (TURN: the state after that turn, 0 before the first; --undo instead of TURN undoes the last restore)
   yoke compact SESSION [--dry-run] [--json] [--trust]   compact a session's context (appends a compaction event)
   yoke edit view FILE [--offset N] [--limit M]
-  yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] < EDIT
+  yoke edit apply FILE [--format auto|search_replace|hashline|apply_patch|unified_diff] [--dry-run] [--truncated] < EDIT
   yoke permissions check --tool NAME --input JSON [--cwd DIR] [--mode MODE] [--settings FILE]...
   yoke sandbox exec [--backend auto|bwrap|firejail|docker|none] [--cwd DIR] [--network off|on] [--timeout S]
                     [--hide PATH]... [--read-only PATH]... [--read-only-workspace] [--writable PATH]... [--writes PATH]... -- COMMAND...

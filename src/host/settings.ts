@@ -39,6 +39,7 @@ const KEYS = [
   "baseUrl",
   "stream",
   "compaction",
+  "edits.tool",
   "maxTurns",
   "fallbackModels",
   "architect",

@@ -26,6 +26,7 @@ import type { Provider } from "../core/providers/types";
 import { stuckExtension } from "../core/stuck";
 import { toolHintsExtension } from "../core/tool-hints";
 import { createBuiltinTools } from "../core/tools/builtin";
+import { editToolFor } from "../core/tools/edit-tool";
 import type { ToolDefinition } from "../core/tools/types";
 import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
@@ -121,7 +122,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
   const cleanup: Array<() => Promise<void>> = [];
 
   // --- wrappers: the tools and the model (not extension points: docs/architecture.md says why) ---
-  const tools = withConcurrencyGates(host.tools ?? createBuiltinTools(), gates); // concurrency gates
+  const tools = withConcurrencyGates(host.tools ?? createBuiltinTools(editToolFor(s.editTool, host.models.primary.model).tool), gates); // the edit tool the model was trained on; concurrency gates
   const chain = fallbackChain([host.models.primary, ...(await Promise.all(s.fallbackModels.map((m) => host.models.make(m.provider, m.model))))]); // model fallback
   const architect = s.architect // architect mode: a planner model hands over to an editor model
     ? architectMode({

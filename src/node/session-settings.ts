@@ -15,6 +15,7 @@ import type { ArchitectSettings } from "../core/architect";
 import { parseArchitectSettings } from "../core/architect";
 import type { Budgets } from "../core/budgets";
 import { DEFAULT_COMPACTION, type CompactionSettings } from "../core/compaction/settings";
+import type { EditToolSetting } from "../core/tools/edit-tool";
 import { parseFallbackModels, parseFallbackSpec, type FallbackSpec } from "../core/fallback";
 import type { LoadedSource } from "../core/permissions/types";
 import { plain } from "../core/settings/keys";
@@ -98,6 +99,8 @@ export interface SessionSettings {
   budgets: Budgets;
   architect?: ArchitectSettings;
   compaction: CompactionSettings;
+  /** Which edit tool the model is offered (`edits.tool`; auto: by model family, core/tools/edit-tool.ts). */
+  editTool: EditToolSetting;
   telemetry?: TelemetrySettings;
   offline: boolean;
   /** Problems to show the user (a bad value fell back to its default). */
@@ -167,7 +170,7 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     strategy: c.strategy?.value ?? DEFAULT_COMPACTION.strategy,
     ...(c.model ? { model: c.model.value } : {}),
   };
-  const base = { ...ws, compaction, offline: !!inputs.offline, problems, settingsFiles: r.files };
+  const base = { ...ws, compaction, editTool: r.edits.tool?.value ?? "auto", offline: !!inputs.offline, problems, settingsFiles: r.files };
   const flags = inputs.cli ?? {};
   const budgets = plain(r.budgets);
   if (inputs.offline) return { ...base, maxTurns: flags.maxTurns ?? v?.maxTurns, fallbackModels: [], budgets: {} };

@@ -1,12 +1,15 @@
 /**
  * `yoke edit view FILE [--offset N] [--limit M] [--json]` — the hashline view of a file.
- * `yoke edit apply FILE [--format auto|search_replace|hashline] [--dry-run] [--truncated] [--json] < EDIT` —
- * applies SEARCH/REPLACE text blocks or JSON edits (any shape of core/edit/edit-input.ts) read from
- * stdin. `--truncated`: the reply the edit was taken from was cut off by a token limit, so a last
+ * `yoke edit apply FILE [--format auto|search_replace|hashline|apply_patch|unified_diff] [--dry-run] [--truncated] [--json] < EDIT` —
+ * applies SEARCH/REPLACE text blocks or JSON edits (any shape of core/edit/edit-input.ts), or a
+ * one-file patch (V4A apply_patch or unified diff, core/edit/patch) read from stdin. `--truncated`: the reply the edit was taken from was cut off by a token limit, so a last
  * block without its ">>>>>>> REPLACE" line is refused instead of read to the end.
  */
 import { dirname, resolve } from "node:path";
-import { applyEditsToBytes } from "../../core/edit/apply-edits";
+import { applyEditsToBytes, type BytesOutcome } from "../../core/edit/apply-edits";
+import { planPatch } from "../../core/edit/patch/apply";
+import { detectDialect, parsePatch } from "../../core/edit/patch/parse";
+import { looksLikeBlocks } from "../../core/edit/block-parser";
 import { parseEditText } from "../../core/edit/edit-input";
 import { formatHashlineView, hashlineReady, lineHash } from "../../core/edit/hashline";
 import { summarizeEdit } from "../../core/edit/summary";
@@ -15,7 +18,7 @@ import type { EditInput } from "../../core/edit/types";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { parse, printJson, UsageError } from "../args";
 
-const FORMATS = ["auto", "search_replace", "hashline"] as const;
+const FORMATS = ["auto", "search_replace", "hashline", "apply_patch", "unified_diff"] as const;
 type Format = (typeof FORMATS)[number];
 
 /** A refusal: message on stderr, exit status 1. */
@@ -89,6 +92,7 @@ async function readStdin(): Promise<string> {
 
 /** Turns the stdin text into edits (any accepted shape), or throws Refused with a message saying what is wrong. */
 export function parseEditInput(input: string, format: Format, file: string, truncated = false): EditInput[] {
+  if (format === "apply_patch" || format === "unified_diff") throw new Refused(`this is not a patch in the ${format} format`);
   const r = parseEditText(input, { format, file, truncated });
   if (!r.ok) throw new Refused(r.message);
   return r.edits;
@@ -109,9 +113,9 @@ async function apply(argv: string[]): Promise<number> {
   if (input.trim() === "") throw new UsageError("no edit on stdin");
   await hashlineReady();
   try {
-    const edits = parseEditInput(input, format, abs, values.truncated === true);
+    const dialect = format === "apply_patch" || format === "unified_diff" ? format : format === "auto" && !looksLikeBlocks(input) && !/^\s*[[{]/.test(input) ? detectDialect(input) : undefined;
     const bytes = await readBytes(abs);
-    const r = applyEditsToBytes(bytes, edits, abs);
+    const r = dialect ? await applyPatchToFile(input, dialect, abs, bytes) : applyEditsToBytes(bytes, parseEditInput(input, format, abs, values.truncated === true), abs);
     if (!r.ok) return fail(r.message, values.json, { failures: r.failures });
     const s = summarizeEdit(abs, docFromString(r.before), r.afterDoc);
     const dry = values["dry-run"] === true;
@@ -141,4 +145,20 @@ async function apply(argv: string[]): Promise<number> {
     if (e instanceof Refused) return fail(e.message, values.json);
     throw e;
   }
+}
+
+/** A patch of one file section (naming FILE or not), applied to FILE; several files, a deletion or a move are refused. */
+async function applyPatchToFile(input: string, dialect: "apply_patch" | "unified_diff", abs: string, bytes: Uint8Array | undefined): Promise<BytesOutcome> {
+  const p = parsePatch(input, dialect);
+  if (!p.ok) throw new Refused(p.message);
+  if (p.files.length !== 1)
+    throw new Refused(`edit apply changes one file, and this patch has ${p.files.length} file sections (${p.files.map((f) => f.path).join(", ")}); give it only the section of ${abs}.`);
+  const f = p.files[0]!;
+  if (f.op === "delete") throw new Refused(`the patch deletes ${f.path}; edit apply only edits or creates ${abs}.`);
+  if (f.op === "update" && f.moveTo !== undefined) throw new Refused(`the patch moves ${f.path} to ${f.moveTo}; edit apply only edits or creates ${abs}.`);
+  const plan = await planPatch([{ ...f, path: abs }], async () => bytes);
+  if (!plan.ok) return { ok: false, message: plan.message, failures: plan.failures.map((x, i) => ({ index: i + 1, message: x.message })) };
+  const done = plan.files[0]!;
+  const notes = [...p.notes.map((n) => `read as ${dialect}: ${n}`), ...plan.notes];
+  return { ok: true, before: done.before ?? "", after: done.after!, bytes: done.bytes!, applied: [], notes, afterDoc: done.afterDoc! };
 }

@@ -21,6 +21,7 @@
 import type { Extension } from "../extensions/types";
 import type { WorkspaceFolder } from "../ports";
 import { eventsInForce } from "../session/rewind";
+import { resolveTouches } from "../tools/touches";
 import { snapshotFolders } from "./restore";
 import { CHECKPOINT_DEFAULTS, type CheckpointEvent, type CheckpointStore } from "./types";
 
@@ -66,7 +67,7 @@ export function checkpointsExtension(opts: CheckpointsExtensionOptions): Extensi
               current = undefined;
             } else if (e.type === "checkpoint" && e.reason === "turn") current = e;
           }
-          const paths = pathsOf(tool.pathArgs, args);
+          const paths = [...pathsOf(tool.pathArgs, args), ...(await resolveTouches(tool, args, api.session.services.fs)).flatMap((t) => ("abs" in t ? [t.abs] : []))];
           const noteChange = () => {
             if (tool.capabilities.runs) known = false;
             else changed.push(...paths);

@@ -12,6 +12,7 @@ import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from ".
 import { foldersDownTo, loadFolderMemory, loadGuidance } from "./loader";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
 import type { GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
+import { resolveTouches } from "../tools/touches";
 
 export const GUIDANCE_SOURCE = "guidance";
 export const LOAD_SKILL = "load_skill";
@@ -132,10 +133,12 @@ class GuidanceState {
     this.tools.push(tool.name);
     this.outputs.push(output);
     const a = (args ?? {}) as Record<string, unknown>;
-    for (const key of tool.pathArgs ?? []) {
-      const p = a[key];
-      if (typeof p !== "string" || !p) continue;
-      const st = await this.api.session.services.fs.stat(p).catch(() => undefined);
+    const fs = this.api.session.services.fs;
+    // The path arguments, and the files a call touches besides (a patch's).
+    const named = (tool.pathArgs ?? []).map((key) => a[key]).filter((p): p is string => typeof p === "string" && p !== "");
+    const touched = tool.touches ? (await resolveTouches(tool, args, fs)).flatMap((t) => ("abs" in t ? [t.abs] : [])) : [];
+    for (const p of [...named, ...touched]) {
+      const st = await fs.stat(p).catch(() => undefined);
       if (st?.type === "file") this.files.push(normalizePath(p));
     }
   }

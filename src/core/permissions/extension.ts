@@ -5,7 +5,8 @@
  * throws, the call asks.
  */
 import type { Extension } from "../extensions/types";
-import type { PermissionGate, PermissionMode } from "../loop/types";
+import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
+import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
 import { defaultDecision, restrictedModeReason } from "./mode-default";
 
@@ -26,7 +27,13 @@ export function permissionExtension(opts: { gate?: PermissionGate; restrictedHin
           const readOnly = isReadOnly(tool.capabilities);
           if (!api.session.trusted && !readOnly) return { decision: { decision: "deny", by: "restricted", reason: restricted } };
           const req = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
-          const check = (mode: PermissionMode) => (opts.gate ? opts.gate.check(req, mode) : Promise.resolve(defaultDecision(tool, mode)));
+          // A call that changes several files (a patch) is each file's call: the strictest answer counts.
+          const touched = await resolveTouches(tool, args, api.session.services.fs);
+          const bad = touched.find((t) => "error" in t);
+          if (bad && "error" in bad) return { decision: { decision: "deny", by: "rule", reason: bad.error } };
+          const reqs = touched.length ? touched.map((t) => ({ ...req, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [req];
+          const one = (r: PermissionCheck, mode: PermissionMode) => (opts.gate ? opts.gate.check(r, mode) : Promise.resolve(defaultDecision(tool, mode)));
+          const check = async (mode: PermissionMode) => strictest(await Promise.all(reqs.map((r) => one(r, mode))));
           const d = await check(api.session.mode);
           if (d.decision !== "ask") return { decision: d };
           // An explicit allow (a hook's) is as strong as bypassPermissions mode: it lifts this question
@@ -40,4 +47,9 @@ export function permissionExtension(opts: { gate?: PermissionGate; restrictedHin
       );
     },
   };
+}
+
+/** Of several decisions: the first deny, else the first ask, else the first allow. */
+function strictest(ds: PermissionDecision[]): PermissionDecision {
+  return ds.find((d) => d.decision === "deny") ?? ds.find((d) => d.decision === "ask") ?? ds[0]!;
 }

@@ -164,6 +164,14 @@ export const RULES: Record<string, KeyRule> = {
       maxTurns: { schema: intBetween(1, 500), tighten: "lower" },
     },
   },
+  edits: {
+    kind: "fields",
+    shape: '{"tool": "auto"}',
+    fields: {
+      // Which edit tool the model is offered (docs/edits.md): a preference, not a permission.
+      tool: { schema: z.enum(["auto", "edit_file", "apply_patch"]), tighten: "any", default: "auto" },
+    },
+  },
   fallbackModels: { kind: "value", schema: z.array(modelSpec), tighten: "subset" },
   architect: { kind: "value", schema: checkedBy(parseArchitectSettings), tighten: "user-only" },
   telemetry: { kind: "value", schema: checkedBy(parseTelemetrySettings), tighten: "user-only" },
@@ -202,6 +210,7 @@ export interface MergedSettings {
   budgets: { maxTurns?: Valued<number>; maxCostUsd?: Valued<number>; maxTimeS?: Valued<number> };
   compaction: { threshold?: Valued<number>; strategy?: Valued<"extractive" | "llm">; model?: Valued<string> };
   subagents: { maxDepth?: Valued<number>; maxConcurrent?: Valued<number>; maxTurns?: Valued<number> };
+  edits: { tool?: Valued<"auto" | "edit_file" | "apply_patch"> };
   fallbackModels?: Valued<string[]>;
   architect?: Valued<unknown>;
   telemetry?: Valued<unknown>;
@@ -251,7 +260,7 @@ export function nestVscodeKeys(flat: Record<string, unknown>): Record<string, un
  * trusted) may only tighten, by the field's rule.
  */
 export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions): MergedSettings {
-  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, vscode: {}, problems: [], invalid: new Set() };
+  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, edits: {}, vscode: {}, problems: [], invalid: new Set() };
   const values = new Map<string, Valued<unknown>>();
   const problem = (layer: SettingsLayer, key: string | undefined, message: string, invalid = false) =>
     out.problems.push({
@@ -317,7 +326,7 @@ export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions
   const get = <T>(id: string) => values.get(id) as Valued<T> | undefined;
   for (const [key, rule] of Object.entries(RULES)) {
     if (rule.kind === "fields") {
-      const target = out[key as "budgets" | "compaction" | "subagents"] as Record<string, Valued<unknown>>;
+      const target = out[key as "budgets" | "compaction" | "subagents" | "edits"] as Record<string, Valued<unknown>>;
       for (const field of Object.keys(rule.fields)) {
         const v = get(`${key}.${field}`);
         if (v) target[field] = v;

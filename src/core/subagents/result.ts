@@ -75,8 +75,16 @@ export function childFacts(events: readonly SessionEvent[], tools: ReadonlyMap<s
       toolCalls += e.toolCalls.length;
     } else if (e.type === "tool_call") {
       const def = tools.get(e.name);
-      if (!def?.pathArgs || !ok.has(e.callId) || !e.input || typeof e.input !== "object") continue;
-      for (const arg of def.pathArgs) {
+      if (!def || !ok.has(e.callId) || !e.input || typeof e.input !== "object") continue;
+      // Files a call changes besides its path arguments (a patch's), as the model wrote them.
+      if (def.capabilities.writes && def.touches) {
+        try {
+          for (const t of def.touches(e.input)) changed.add(t.path);
+        } catch {
+          // an input the tool cannot read changed nothing
+        }
+      }
+      for (const arg of def.pathArgs ?? []) {
         const v = (e.input as Record<string, unknown>)[arg];
         if (typeof v !== "string" || !v) continue;
         const shown = displayPath(fs, v);

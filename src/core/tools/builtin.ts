@@ -1,6 +1,8 @@
 /** The built-in tool set every session gets (MCP tools, skills and sub-agents are added elsewhere). */
 import { commandOutputTool } from "./command-output";
+import { applyPatchTool } from "./apply-patch";
 import { editFileTool } from "./edit-file";
+import type { EditToolName } from "./edit-tool";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { killCommandTool } from "./kill-command";
@@ -14,8 +16,9 @@ import { writeFileTool } from "./write-file";
 /**
  * read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output,
  * kill_command, todo_write — always in this order, so the tool specs (and provider prompt
- * caches) stay stable.
+ * caches) stay stable. `edit`: the edit tool in edit_file's place (edit_file, or apply_patch for
+ * the models trained on it: edit-tool.ts).
  */
-export function createBuiltinTools(): ToolDefinition[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
+export function createBuiltinTools(edit: EditToolName = "edit_file"): ToolDefinition[] {
+  return [readFileTool, listFilesTool, globTool, grepTool, edit === "apply_patch" ? applyPatchTool : editFileTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
 }

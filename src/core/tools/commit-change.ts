@@ -148,3 +148,66 @@ function sameText(a: string, b: string): boolean {
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
+
+/** One file of a change that touches several (a patch): a text change, a creation, or a deletion (`after` null). */
+export interface FileChangeToCommit {
+  abs: string;
+  rel: string;
+  /** Text before (without BOM); null when the file does not exist. */
+  before: string | null;
+  /** Text proposed (without BOM); null: the file is deleted. */
+  after: string | null;
+  /** The bytes to write (absent for a deletion). */
+  bytes?: Uint8Array;
+  /** The file's bytes before, to put back if a later file of the change fails (absent: it did not exist). */
+  previous?: Uint8Array;
+}
+
+export interface FilesCommitResult {
+  /** Per file, in order: its review outcome (null when written directly or deleted without review). */
+  outcomes: Array<{ rel: string; outcome: ReviewOutcome | null; reviewText?: string; exact: boolean }>;
+  /** Every file now holds exactly the proposal. */
+  exact: boolean;
+  /** Nothing of the change landed. */
+  failed: boolean;
+}
+
+/**
+ * Commits a change of several files. Without a reviewer it is all or nothing: the files are
+ * written (and deleted) in order, and if one fails, the ones already done are put back as they
+ * were before the error is thrown. With a reviewer each text change is reviewed in turn
+ * (commitChange); a deletion is made only once every reviewed file of the change was accepted
+ * exactly, so a rejected part leaves the files it would have replaced in place.
+ */
+export async function commitChanges(ctx: ToolContext, tool: string, files: readonly FileChangeToCommit[]): Promise<FilesCommitResult> {
+  if (!ctx.reviewer) {
+    const done: FileChangeToCommit[] = [];
+    try {
+      for (const f of files) {
+        if (f.after === null) await ctx.fs.delete(f.abs);
+        else await writeChecked(ctx, tool, f.abs, f.rel, f.bytes!);
+        done.push(f);
+      }
+    } catch (err) {
+      for (const f of done.reverse()) {
+        if (f.previous) await ctx.fs.writeFile(f.abs, f.previous).catch(() => undefined);
+        else await ctx.fs.delete(f.abs).catch(() => undefined);
+      }
+      throw err;
+    }
+    return { outcomes: files.map((f) => ({ rel: f.rel, outcome: null, exact: true })), exact: true, failed: false };
+  }
+  const outcomes: FilesCommitResult["outcomes"] = [];
+  const texts = files.filter((f) => f.after !== null);
+  for (const f of texts) {
+    const c = await commitChange(ctx, { abs: f.abs, rel: f.rel, tool, before: f.before, after: f.after!, bytes: f.bytes! });
+    outcomes.push({ rel: f.rel, outcome: c.outcome, ...(c.reviewText ? { reviewText: c.reviewText } : {}), exact: c.exact });
+  }
+  const allExact = outcomes.every((o) => o.exact);
+  for (const f of files.filter((x) => x.after === null)) {
+    if (allExact) await ctx.fs.delete(f.abs);
+    outcomes.push({ rel: f.rel, outcome: null, exact: allExact, ...(allExact ? {} : { reviewText: `${f.rel} was not deleted, because the rest of the change was not accepted as proposed.` }) });
+  }
+  const landed = outcomes.some((o) => (o.outcome === null ? o.exact : o.outcome.status !== "rejected" && o.outcome.error === undefined));
+  return { outcomes, exact: outcomes.every((o) => o.exact), failed: !landed };
+}

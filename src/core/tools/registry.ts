@@ -144,8 +144,10 @@ export class ToolRegistry {
     let value: unknown = input ?? {};
     if (typeof value === "string") {
       const parsed = parseRaw(name, value, schema);
-      if (!parsed.ok) return parsed;
-      value = parsed.value ?? {};
+      // Not JSON, for a tool whose one argument is free text (a patch sent as the arguments themselves): that argument.
+      if (!parsed.ok && tool.rawArgument && value.trim() !== "") value = { [tool.rawArgument]: value };
+      else if (!parsed.ok) return parsed;
+      else value = parsed.value ?? {};
     }
     value = coerce(value, schema);
     const result = tool.schema.safeParse(value, { reportInput: true });

@@ -96,6 +96,17 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
   pathArgs?: readonly string[];
   timeoutMs: number;
   /**
+   * The argument that takes the arguments' text when the model sends text that is not JSON (a
+   * freeform tool: the patch itself rather than {"input": patch}).
+   */
+  rawArgument?: string;
+  /**
+   * Files the call changes that are not path arguments (a patch names its files in its text), as
+   * written, each with the permission it needs (Edit, Write). The permission gate checks each one
+   * as that permission's call on that path, and the checkpoint records each before the call.
+   */
+  touches?(args: z.infer<S>): Array<{ path: string; permission: string }>;
+  /**
    * Tools that fail together share a group (one MCP server: `mcp:<server>`): circuit breakers
    * count failures per tool and per group. Absent: the tool is its own group.
    */

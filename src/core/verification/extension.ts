@@ -12,6 +12,8 @@
 import type { SessionEvent } from "../events";
 import type { Extension } from "../extensions/types";
 import { MAX_CONTINUATIONS } from "../loop/turn-loop";
+import type { WorkspaceFs } from "../ports";
+import { resolveTouches } from "../tools/touches";
 import type { ToolDefinition } from "../tools/types";
 import type { PermissionMode } from "../loop/types";
 import type { CommandConfinement } from "../commands/types";
@@ -68,11 +70,18 @@ function namedPaths(tool: ToolDefinition, args: unknown): string[] {
   return out;
 }
 
+/** The files a call names (namedPaths) and the files it touches besides (a patch's files, resolved), that exist. */
+async function filesOf(tool: ToolDefinition, args: unknown, fs: WorkspaceFs): Promise<string[]> {
+  const touched = (await resolveTouches(tool, args, fs)).flatMap((t) => ("abs" in t ? [t.abs] : []));
+  const existing = await Promise.all(touched.map(async (p) => ((await fs.stat(p).catch(() => undefined))?.type === "file" ? p : undefined)));
+  return [...new Set([...namedPaths(tool, args), ...existing.filter((p): p is string => p !== undefined)])];
+}
+
 /** The files a successful call changed: its accepted reviews, or (no review) the files it names. */
-function changedBy(events: readonly SessionEvent[], callId: string, tool: ToolDefinition, args: unknown): string[] {
+async function changedBy(events: readonly SessionEvent[], callId: string, tool: ToolDefinition, args: unknown, fs: WorkspaceFs): Promise<string[]> {
   const proposed = new Map<string, string>();
   for (const e of events) if (e.type === "review_proposed" && e.callId === callId) proposed.set(e.editId, e.path);
-  if (proposed.size === 0) return namedPaths(tool, args);
+  if (proposed.size === 0) return filesOf(tool, args, fs);
   const accepted: string[] = [];
   for (const e of events) {
     if (e.type === "review_decision" && proposed.has(e.editId) && (e.status === "accepted" || e.status === "partial")) accepted.push(proposed.get(e.editId)!);
@@ -130,7 +139,7 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
         "tool.before",
         async ({ tool, args }, ctx) => {
           if (!tool.capabilities.writes) return;
-          const paths = namedPaths(tool, args).filter((p) => !baseline.has(p));
+          const paths = (await filesOf(tool, args, services.fs)).filter((p) => !baseline.has(p));
           if (paths.length === 0) return;
           const port = await portFor(await settings());
           if (!port) return;
@@ -152,10 +161,10 @@ export function verificationExtension(opts: VerificationExtensionOptions): Exten
 
       api.on(
         "tool.after",
-        ({ call, tool, args, output }) => {
+        async ({ call, tool, args, output }) => {
           if (!tool.capabilities.writes || output.isError) return;
           editedSinceCheck = true;
-          for (const p of changedBy(api.session.events(), call.id, tool, args)) changed.add(p);
+          for (const p of await changedBy(api.session.events(), call.id, tool, args, services.fs)) changed.add(p);
         },
         { priority: -100 },
       );

@@ -22,6 +22,7 @@ describe("the permission engine's tables, from the tools' declarations", () => {
       glob: "Glob",
       grep: "Grep",
       edit_file: "Edit",
+      apply_patch: "Edit",
       write_file: "Write",
       run_command: "Bash",
       command_output: "Bash",
