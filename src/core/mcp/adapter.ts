@@ -71,8 +71,11 @@ export function formatResult(result: McpCallResult): ToolOutput {
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
   let text = parts.join("\n");
   if (text === "") text = result.isError ? "(the tool failed without a message)" : "(the tool returned no content)";
-  text = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
-  return { text, isError: result.isError === true };
+  // The shown text is bounded like other outputs; the whole result goes with it (`full`), so the
+  // session's spill keeps every byte for `recall` and tells the model so. This bounded text
+  // (and its note) is what the model sees only where nothing is spilled (compaction turned off).
+  const shown = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
+  return { text: shown, ...(shown === text ? {} : { full: text }), isError: result.isError === true };
 }
 
 export interface AdaptOptions {
