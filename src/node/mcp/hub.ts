@@ -10,8 +10,8 @@
  * activation bundle. (It is imported statically: a dynamic import() of it made esbuild wrap zod's
  * modules for lazy initialisation in an order that broke the minified session bundle at load.)
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
 import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,6 +22,8 @@ import { withoutProviderSecrets } from "../settings/secret-env";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
+/** How long a remote server has to answer `initialize` over one transport. */
+const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
 
 declare const YOKE_VERSION: string;
 const VERSION = typeof YOKE_VERSION === "string" ? YOKE_VERSION : "0.0.0";
@@ -76,6 +78,24 @@ function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A stdio server's environment: the SDK's minimal inherited set (what its own StdioClientTransport
+ * passes: HOME, LOGNAME, PATH, SHELL, TERM, USER), read from Yoke's environment, then what the
+ * server's definition names (`env`, `envFile`). Nothing else of Yoke's environment — no provider
+ * API key, no other server's variables. (The SDK's getDefaultEnvironment() reads process.env
+ * itself; the hub takes the environment it is given, so the list is applied here.)
+ */
+export function serverEnvironment(from: Record<string, string | undefined>, inherited: readonly string[], named: Record<string, string>): Record<string, string> {
+  const safe = withoutProviderSecrets(from);
+  const out: Record<string, string> = {};
+  for (const k of inherited) {
+    const v = safe[k];
+    // As the SDK: a value that is a shell function definition is skipped.
+    if (v !== undefined && !v.startsWith("()")) out[k] = v;
+  }
+  return { ...out, ...named };
+}
+
 export class NodeMcpHub implements McpHub {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly listeners = new Set<(s: McpServerStatus) => void>();
@@ -126,8 +146,9 @@ export class NodeMcpHub implements McpHub {
           }
           await this.ensureStarted(slot).catch(() => undefined);
           // A server that cannot start now still offers the tools it had last time (a call retries the start).
-          if (!slot.tools && cached) {
-            slot.tools = cached;
+          const fallback = cached ?? this.readCache(slot.config, true);
+          if (!slot.tools && fallback) {
+            slot.tools = fallback;
             slot.fromCache = true;
           }
         }),
@@ -260,7 +281,7 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
-    const { Client, GroupStdioTransport, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
+    const { Client, DEFAULT_INHERITED_ENV_VARS, GroupStdioTransport, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
     const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
     const onDied = (why: string) => {
       if (this.disposed || !slot.running) return;
@@ -275,7 +296,7 @@ export class NodeMcpHub implements McpHub {
         command: c.command,
         args: c.args,
         cwd,
-        env: { ...withoutProviderSecrets(this.opts.env ?? process.env), ...c.env },
+        env: serverEnvironment(this.opts.env ?? process.env, DEFAULT_INHERITED_ENV_VARS, c.env),
         onSpawn: (p) => {
           pid = p;
           this.registry.add(c.name, p);
@@ -300,16 +321,26 @@ export class NodeMcpHub implements McpHub {
     }
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
-    const tryHttp = async (): Promise<Client> => {
+    // A transport that failed to connect is closed at once: the SSE transport's EventSource (and
+    // a streamable HTTP GET stream) otherwise keeps reconnecting to a server that is not there, and
+    // that alone keeps `yoke run` and `yoke mcp list` from ever exiting. A start that times out
+    // closes what it is trying (slot.abandon) for the same reason.
+    const attempt = async (transport: InstanceType<typeof SSEClientTransport> | InstanceType<typeof StreamableHTTPClientTransport>): Promise<Client> => {
       const client = newClient();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-      return client;
+      slot.abandon = () => transport.close();
+      try {
+        // Each transport's connection is bounded on its own (a server that accepts and drops the
+        // connection leaves Node's fetch of it pending: the SSE transport's start has no timeout
+        // at all): `http` then still has time to try SSE.
+        await timeout(client.connect(transport), REMOTE_CONNECT_TIMEOUT_MS, "connecting");
+        return client;
+      } catch (err) {
+        await transport.close().catch(() => undefined);
+        throw err;
+      }
     };
-    const trySse = async (): Promise<Client> => {
-      const client = newClient();
-      await client.connect(new SSEClientTransport(url, { requestInit }));
-      return client;
-    };
+    const tryHttp = () => attempt(new StreamableHTTPClientTransport(url, { requestInit }));
+    const trySse = () => attempt(new SSEClientTransport(url, { requestInit }));
     let client: Client;
     if (c.transport === "sse") client = await trySse();
     else {
@@ -332,9 +363,42 @@ export class NodeMcpHub implements McpHub {
     return join(this.opts.storageDir, "mcp-tools", `${ApprovalStore.key(this.opts.cwd, c).slice(0, 32)}.json`);
   }
 
-  private readCache(c: McpServerConfig): McpToolInfo[] | undefined {
+  /**
+   * What the cached tool list was listed from, besides the definition (the cache key): the size and
+   * modification time of the server's program and of every argument that names a file (`node
+   * server.js`, a venv's python and its script). A changed program is listed anew at the next
+   * session start instead of offering last time's tools. (A package `npx` fetches, or a module
+   * the script imports, is not seen: its tools update after one lazy start — see docs/mcp.md.)
+   */
+  private fingerprint(c: McpServerConfig): string {
+    if (c.transport !== "stdio") return "";
+    const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
+    const env = this.opts.env ?? process.env;
+    const stamp = (path: string): string | undefined => {
+      try {
+        const st = statSync(path);
+        return st.isFile() ? `${path}:${st.size}:${Math.round(st.mtimeMs)}` : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const onPath = (cmd: string): string | undefined => {
+      if (cmd.includes("/") || cmd.includes("\\")) return stamp(resolve(cwd, cmd));
+      for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+        const hit = stamp(join(dir, cmd));
+        if (hit) return hit;
+      }
+      return undefined;
+    };
+    const parts = [onPath(c.command) ?? c.command, ...c.args.map((a) => (a.startsWith("-") ? undefined : stamp(resolve(cwd, a)))).filter((x): x is string => !!x)];
+    return parts.join("\n");
+  }
+
+  /** The cached tools; `stale`: even when the program changed since (a server that cannot start now). */
+  private readCache(c: McpServerConfig, stale = false): McpToolInfo[] | undefined {
     try {
-      const v = JSON.parse(readFileSync(this.cacheFile(c), "utf8")) as { tools?: McpToolInfo[] };
+      const v = JSON.parse(readFileSync(this.cacheFile(c), "utf8")) as { tools?: McpToolInfo[]; fingerprint?: string };
+      if (!stale && v.fingerprint !== this.fingerprint(c)) return undefined;
       return Array.isArray(v.tools) ? v.tools : undefined;
     } catch {
       return undefined;
@@ -346,7 +410,7 @@ export class NodeMcpHub implements McpHub {
       const file = this.cacheFile(c);
       mkdirSync(join(this.opts.storageDir, "mcp-tools"), { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ server: c.name, at: new Date().toISOString(), tools }));
+      writeFileSync(tmp, JSON.stringify({ server: c.name, at: new Date().toISOString(), fingerprint: this.fingerprint(c), tools }));
       renameSync(tmp, file);
     } catch (err) {
       this.opts.log?.(`MCP: could not cache the tools of "${c.name}": ${String(err)}`);
