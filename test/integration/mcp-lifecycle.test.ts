@@ -361,6 +361,15 @@ describe("configuration as users write it", () => {
     expect(out.servers.map((s) => [s.name, s.state])).toEqual([["repo", "not_approved"]]);
   }, 60_000);
 
+  it("~/.yoke/settings.json with comments and trailing commas: its servers and its permission rules both count (one reader)", async () => {
+    const w = workspace({
+      "~/.yoke/settings.json": `{\n  // my servers\n  "mcpServers": { "everything": { "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(EVERYTHING)}, "stdio"] }, },\n  /* and what they may do */\n  "permissions": { "allow": ["mcp__everything__echo"], },\n}\n`,
+    });
+    const r = await session(w, [{ toolCalls: [{ name: "mcp__everything__echo", input: { message: "commented" } }] }, { text: "done" }]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolResults(r.requests)).toEqual(["Echo: commented"]);
+  }, 60_000);
+
   it("a tool added to a server is offered in the first session after the change (the cached list follows the program)", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-mcp22-prog-"));
     temps.push(base);
