@@ -393,3 +393,57 @@ describe("configuration as users write it", () => {
     expect(states.filter((s) => s === "cached")).toHaveLength(1);
   }, 120_000);
 });
+
+describe("roots, progress and tools/list_changed", () => {
+  it("roots: server-everything's get-roots-list sees the workspace folder and an --add-dir folder as file: URIs", async () => {
+    const w = workspace({
+      "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } }, permissions: { allow: ["mcp__everything"] } }),
+    });
+    const extra = join(w.base, "other folder");
+    mkdirSync(extra);
+    const r = await session(w, [{ toolCalls: [{ name: "mcp__everything__get-roots-list", input: {} }] }, { text: "done" }], { extra: ["--add-dir", extra] });
+    expect(r.code, r.stderr).toBe(0);
+    const [text] = toolResults(r.requests);
+    expect(text).toContain("Current MCP Roots (2 total):");
+    expect(text).toContain(`1. ws\n   URI: file://${w.cwd}`);
+    expect(text).toContain(`2. other folder\n   URI: file://${join(w.base, "other%20folder")}`);
+  }, 60_000);
+
+  it("progress: a 3 s operation with progress every 0.5 s completes under a 1.5 s timeout; without progress the same timeout stops it", async () => {
+    const w = workspace({
+      "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], timeout: 1500 } }, permissions: { allow: ["mcp__everything"] } }),
+    });
+    const r = await session(
+      w,
+      [
+        {
+          toolCalls: [
+            { name: "mcp__everything__trigger-long-running-operation", input: { duration: 3, steps: 6 } },
+            { name: "mcp__everything__trigger-long-running-operation", input: { duration: 3, steps: 1 } },
+          ],
+        },
+        { text: "done" },
+      ],
+      { extra: ["--permission-mode", "bypassPermissions"] },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [withProgress, without] = toolResults(r.requests);
+    expect(withProgress).toBe("Long running operation completed. Duration: 3 seconds, Steps: 6.");
+    expect(without).toMatch(/did not answer the call: .*timed out/i);
+  }, 60_000);
+
+  it("tools/list_changed: the change is reported and cached for the next session; this session's tool list (the cached prefix) stays as it was", async () => {
+    const t = tag("listchanged");
+    const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: [PROBE, t] } }, permissions: { allow: ["mcp__probe"] } }) });
+    const r = await session(w, [{ toolCalls: [{ name: "mcp__probe__add_tool", input: { name: "late" } }] }, { toolCalls: [{ name: "mcp__probe__wait", input: { ms: 300 } }] }, { text: "done" }]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolNames(r.requests[2]!)).toEqual(toolNames(r.requests[0]!));
+    expect(toolNames(r.requests[0]!)).not.toContain("mcp__probe__late");
+    const changed = loggedEvents(w).find((e) => e.type === "mcp_server" && e.state === "running" && typeof e.detail === "string" && e.detail.startsWith("its tool list changed"));
+    expect(changed?.detail).toBe("its tool list changed (added: late); this session keeps the tools it started with, the next session offers the new list");
+    const list = await runCli(["mcp", "list", "--cwd", w.cwd, "--json"], { env: { HOME: w.home } });
+    const out = JSON.parse(list.stdout) as { servers: { name: string; state: string; tools: { name: string }[] }[] };
+    expect(out.servers[0]!.state).toBe("configured");
+    expect(out.servers[0]!.tools.map((x) => x.name)).toContain("mcp__probe__late");
+  }, 60_000);
+});

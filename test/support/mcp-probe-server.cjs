@@ -32,6 +32,11 @@ server.registerTool("wait", { description: "Answers after ms milliseconds", inpu
   return { content: [{ type: "text", text: `waited ${ms} ms` }] };
 });
 
+server.registerTool("add_tool", { description: "Registers one more tool (the server sends tools/list_changed)", inputSchema: { name: z.string() } }, async ({ name }) => {
+  server.registerTool(name, { description: "A tool added while running", inputSchema: {} }, async () => ({ content: [{ type: "text", text: `${name} answered` }] }));
+  return { content: [{ type: "text", text: `added ${name}` }] };
+});
+
 // A server whose program changed: one more tool (the cached tool list must follow).
 if (process.env.PROBE_EXTRA_TOOL) {
   server.registerTool(process.env.PROBE_EXTRA_TOOL, { description: "A tool added later", inputSchema: {} }, async () => ({

@@ -106,7 +106,9 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
     // An MCP tool can do anything its server can: never treated as read-only (as in Claude Code,
     // the server's readOnlyHint is a claim, not a guarantee).
     capabilities: { network: true },
-    timeoutMs,
+    // The call's own timeout (restarted by each progress notification, at most ten times over) is
+    // the hub's; the loop's bound is the longest a call may take with progress, and a little more.
+    timeoutMs: timeoutMs * 10 + 5_000,
     group: `mcp:${o.serverPart}`,
     deferred: o.deferred,
     summarize: (input) => {

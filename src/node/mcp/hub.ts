@@ -11,9 +11,10 @@
  * modules for lazy initialisation in an order that broke the minified session bundle at load.)
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
-import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
+import type { McpCallOptions, McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
@@ -44,6 +45,11 @@ export interface NodeMcpHubOptions {
   /** Asks the user about a new workspace server; undefined: cannot ask (the CLI), not started. */
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
   env?: Record<string, string | undefined>;
+  /**
+   * The workspace folders offered to servers as MCP roots (absolute paths; default: `cwd`).
+   * `setRoots` changes them for the running servers (a `roots/list_changed` notification).
+   */
+  roots?: readonly string[];
   log?: (message: string) => void;
 }
 
@@ -96,6 +102,11 @@ export function serverEnvironment(from: Record<string, string | undefined>, inhe
   return { ...out, ...named };
 }
 
+/** A tool as the SDK lists it, as Yoke keeps it. */
+function toolInfo(t: { name: string; title?: string; description?: string; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
+  return { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations as Record<string, unknown> | undefined };
+}
+
 export class NodeMcpHub implements McpHub {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly listeners = new Set<(s: McpServerStatus) => void>();
@@ -104,8 +115,10 @@ export class NodeMcpHub implements McpHub {
   private disposed: Promise<void> | undefined;
   private claude: Promise<ClaudeMcpChoices> | undefined;
   private catalogued: Promise<McpServerStatus[]> | undefined;
+  private roots: readonly string[];
 
   constructor(private readonly opts: NodeMcpHubOptions) {
+    this.roots = opts.roots?.length ? [...opts.roots] : [opts.cwd];
     this.registry = new ProcessRegistry(join(opts.storageDir, "mcp-processes.json"));
     this.approvals = new ApprovalStore(join(opts.storageDir, "mcp-approvals.json"));
     for (const config of opts.servers) this.slots.set(config.name, { config, state: "configured", restarts: 0 });
@@ -119,6 +132,17 @@ export class NodeMcpHub implements McpHub {
   /** Process ids (= process groups) of the running stdio servers. */
   pids(): number[] {
     return [...this.slots.values()].flatMap((s) => (s.running?.pid ? [s.running.pid] : []));
+  }
+
+  /** The workspace folders changed: running servers are notified and ask for the new list (`roots/list`). */
+  setRoots(folders: readonly string[]): void {
+    this.roots = [...folders];
+    for (const slot of this.slots.values()) void slot.running?.client.sendRootsListChanged().catch(() => undefined);
+  }
+
+  /** The roots as MCP lists them: a file: URI and the folder's name. */
+  private rootList(): { uri: string; name: string }[] {
+    return this.roots.map((f) => ({ uri: pathToFileURL(f).href, name: basename(f) }));
   }
 
   status(): McpServerStatus[] {
@@ -158,13 +182,21 @@ export class NodeMcpHub implements McpHub {
     return this.catalogued;
   }
 
-  async call(server: string, tool: string, args: Record<string, unknown>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<McpCallResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
     const running = await this.ensureStarted(slot);
     try {
-      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, { signal: opts.signal, timeout: opts.timeoutMs, resetTimeoutOnProgress: true });
+      // Progress: `onprogress` makes the SDK send a progressToken; each progress notification
+      // restarts the call's timeout (bounded overall at ten times it) and is passed on.
+      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: opts.signal,
+        timeout: opts.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: opts.timeoutMs * 10,
+        onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
+      });
       return result as McpCallResult;
     } catch (err) {
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -261,19 +293,29 @@ export class NodeMcpHub implements McpHub {
     return slot.starting;
   }
 
+  /** A running server's tool list changed (tools/list_changed): cached for the next session, reported. */
+  private toolsChanged(slot: ServerSlot, tools: McpToolInfo[]): void {
+    if (this.disposed || !slot.running) return;
+    const before = new Set((slot.tools ?? []).map((t) => t.name));
+    const after = new Set(tools.map((t) => t.name));
+    const added = [...after].filter((n) => !before.has(n));
+    const removed = [...before].filter((n) => !after.has(n));
+    this.writeCache(slot.config, tools);
+    if (added.length === 0 && removed.length === 0) return;
+    const list = (xs: string[]) => xs.slice(0, 10).join(", ") + (xs.length > 10 ? ", …" : "");
+    this.set(
+      slot,
+      "running",
+      `its tool list changed (${[added.length ? `added: ${list(added)}` : "", removed.length ? `removed: ${list(removed)}` : ""].filter(Boolean).join("; ")}); this session keeps the tools it started with, the next session offers the new list`,
+    );
+  }
+
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools)
-        tools.push({
-          name: t.name,
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema as Record<string, unknown>,
-          annotations: t.annotations as Record<string, unknown> | undefined,
-        });
+      for (const t of page.tools) tools.push(toolInfo(t));
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     return tools;
@@ -281,8 +323,22 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
-    const { Client, DEFAULT_INHERITED_ENV_VARS, GroupStdioTransport, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
-    const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
+    const { Client, DEFAULT_INHERITED_ENV_VARS, GroupStdioTransport, ListRootsRequestSchema, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
+    const newClient = () => {
+      // Roots: the workspace folders, asked for by the server (`roots/list`), changes notified.
+      // tools/list_changed: the SDK lists the tools again; the new list is cached for the next
+      // session and reported, while this session keeps the tool list it started with (the tool
+      // list is part of every request's cached prefix; see docs/mcp.md).
+      const client = new Client(
+        { name: "yoke", version: VERSION },
+        {
+          capabilities: { roots: { listChanged: true } },
+          listChanged: { tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) } },
+        },
+      );
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.rootList() }));
+      return client;
+    };
     const onDied = (why: string) => {
       if (this.disposed || !slot.running) return;
       slot.running = undefined;
