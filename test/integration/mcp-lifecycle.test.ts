@@ -25,6 +25,15 @@ const OPENAI_SECRET = "sk-openai-mcp22-secret-0123456789";
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
 afterAll(() => {
+  // Whatever a failing test left running (every tagged process of this test run): never left behind.
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(`--yoke-test=`) && readFileSync(`/proc/${name}/cmdline`, "utf8").includes(`-${process.pid}-`)) process.kill(Number(name), "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
@@ -285,6 +294,18 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
     expect(sleeperAfterCrash).toEqual([]); // during the session, not only at its end
     expect(pidsOf([process.execPath, PROBE, t])).toEqual([]);
   }, 120_000);
+
+  it("the end of a session closes a server's input first: a server that exits then never gets SIGTERM (the specification's order)", async () => {
+    const t = tag("order");
+    const w = workspace({}, who);
+    const record = join(w.base, "ended-by.txt");
+    writeFileSync(join(w.home, "settings.json"), JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: [PROBE, t], env: { PROBE_RECORD: record }, startOnSessionStart: true } } }));
+    chownTree(w.base, who);
+    const r = await session(w, [{ text: "hi" }], { who, extra: ["--settings", join(w.home, "settings.json")] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(record, "utf8")).toBe("stdin-end\n");
+    expect(pidsOf([process.execPath, PROBE, t])).toEqual([]);
+  }, 60_000);
 
   for (const [sig, code] of [
     ["SIGTERM", 143],

@@ -44,6 +44,17 @@ if (process.env.PROBE_EXTRA_TOOL) {
   }));
 }
 
+// PROBE_RECORD=FILE: what ended the server, in order ("stdin-end", "SIGTERM"), for the shutdown-order test.
+const record = process.env.PROBE_RECORD;
+if (record) {
+  const { appendFileSync } = require("node:fs");
+  process.stdin.on("end", () => appendFileSync(record, "stdin-end\n"));
+  process.on("SIGTERM", () => {
+    appendFileSync(record, "SIGTERM\n");
+    process.exit(143);
+  });
+}
+
 if (stubborn) {
   process.on("SIGTERM", () => {});
   process.on("SIGHUP", () => {});
