@@ -345,6 +345,25 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
     }, 120_000);
   }
 
+  for (const command of ["mcp list", "run"] as const) {
+    it(`SIGTERM to yoke ${command} while a server that never answers is starting: exit 143 at once, the server gone`, async () => {
+      const t = tag("startterm");
+      const server = [process.execPath, "-e", "setInterval(() => {}, 1 << 30)", `mute${t}`];
+      const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { mute: { command: server[0], args: server.slice(1) } } }) }, who);
+      const args =
+        command === "run"
+          ? ["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"]
+          : ["mcp", "list", "--cwd", w.cwd, "--json"];
+      const cli = startCliAs(who, args, { HOME: w.home });
+      expect(await until(() => pidsOf(server).length === 1, 20_000)).toBe(true);
+      cli.kill("SIGTERM");
+      const r = await cli.result;
+      expect(r.code).toBe(143);
+      expect(r.ms).toBeLessThan(20_000);
+      expect(await until(() => pidsOf(server).length === 0, 2000)).toBe(true);
+    }, 60_000);
+  }
+
   it("SIGKILL of yoke run: the server ends with its input; what it started is stopped by the next start (yoke mcp list)", async () => {
     const t = tag("sigkill");
     const server = [process.execPath, PROBE, t];

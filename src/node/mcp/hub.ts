@@ -116,6 +116,7 @@ export class NodeMcpHub implements McpHub {
   private claude: Promise<ClaudeMcpChoices> | undefined;
   private catalogued: Promise<McpServerStatus[]> | undefined;
   private roots: readonly string[];
+  private readonly spawned = new Set<number>();
 
   constructor(private readonly opts: NodeMcpHubOptions) {
     this.roots = opts.roots?.length ? [...opts.roots] : [opts.cwd];
@@ -129,9 +130,9 @@ export class NodeMcpHub implements McpHub {
     return this.registry.reapOrphans();
   }
 
-  /** Process ids (= process groups) of the running stdio servers. */
+  /** Process ids (= process groups) of the stdio servers started and not yet exited (running or still starting). */
   pids(): number[] {
-    return [...this.slots.values()].flatMap((s) => (s.running?.pid ? [s.running.pid] : []));
+    return [...this.spawned];
   }
 
   /** The workspace folders changed: running servers are notified and ask for the new list (`roots/list`). */
@@ -355,11 +356,15 @@ export class NodeMcpHub implements McpHub {
         env: serverEnvironment(this.opts.env ?? process.env, DEFAULT_INHERITED_ENV_VARS, c.env),
         onSpawn: (p) => {
           pid = p;
+          this.spawned.add(p);
           this.registry.add(c.name, p);
         },
         onExit: (code, signal) => {
           slot.abandon = undefined;
-          if (pid) this.registry.remove(pid);
+          if (pid) {
+            this.registry.remove(pid);
+            this.spawned.delete(pid);
+          }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
           onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
         },
