@@ -470,6 +470,13 @@ describe("roots, progress and tools/list_changed", () => {
     const [withProgress, without] = toolResults(r.requests);
     expect(withProgress).toBe("Long running operation completed. Duration: 3 seconds, Steps: 6.");
     expect(without).toMatch(/did not answer the call: .*timed out/i);
+    // The user sees the progress (the CLI's activity lines); the log has it; the model never gets it.
+    expect(r.stdout).toContain("  ⋯ everything: trigger-long-running-operation 1/6 (17%)\n");
+    const progress = loggedEvents(w).filter((e) => e.type === "mcp_progress");
+    expect(progress[0]).toMatchObject({ server: "everything", tool: "trigger-long-running-operation", progress: 1, total: 6 });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(4); // at most one a second of 6 notifications in 3 s
+    expect(JSON.stringify(r.requests.map((q) => q.body))).not.toContain("1/6");
   }, 60_000);
 
   it("tools/list_changed: the change is reported and cached for the next session; this session's tool list (the cached prefix) stays as it was", async () => {
@@ -481,6 +488,7 @@ describe("roots, progress and tools/list_changed", () => {
     expect(toolNames(r.requests[0]!)).not.toContain("mcp__probe__late");
     const changed = loggedEvents(w).find((e) => e.type === "mcp_server" && e.state === "running" && typeof e.detail === "string" && e.detail.startsWith("its tool list changed"));
     expect(changed?.detail).toBe("its tool list changed (added: late); this session keeps the tools it started with, the next session offers the new list");
+    expect(r.stdout + r.stderr).toContain("MCP server probe: its tool list changed (added: late); this session keeps the tools it started with, the next session offers the new list.");
     const list = await runCli(["mcp", "list", "--cwd", w.cwd, "--json"], { env: { HOME: w.home } });
     const out = JSON.parse(list.stdout) as { servers: { name: string; state: string; tools: { name: string }[] }[] };
     expect(out.servers[0]!.state).toBe("configured");

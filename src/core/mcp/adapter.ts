@@ -11,6 +11,7 @@ import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
 export const DEFAULT_MCP_TIMEOUT_MS = 120_000;
 const MAX_RESULT_LINES = 2000;
 const MAX_DESCRIPTION = 2000;
+const PROGRESS_EVERY_MS = 1000;
 
 /** A checker for the server's schema: zod's own reading of it, or any object when zod cannot read it. */
 function checker(schema: Record<string, unknown>): z.ZodType {
@@ -120,7 +121,26 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
     async run(args, ctx) {
       let result: McpCallResult;
       try {
-        result = await o.hub.call(o.server, o.tool.name, (args ?? {}) as Record<string, unknown>, { signal: ctx.signal, timeoutMs });
+        let last = 0;
+        result = await o.hub.call(o.server, o.tool.name, (args ?? {}) as Record<string, unknown>, {
+          signal: ctx.signal,
+          timeoutMs,
+          // Shown to the user (the panel and the CLI describe it), at most once a second; never sent to the model.
+          onProgress: (p) => {
+            const now = Date.now();
+            if (now - last < PROGRESS_EVERY_MS) return;
+            last = now;
+            ctx.record({
+              type: "mcp_progress",
+              callId: ctx.callId,
+              server: o.server,
+              tool: o.tool.name,
+              progress: p.progress,
+              ...(p.total !== undefined ? { total: p.total } : {}),
+              ...(p.message ? { message: p.message } : {}),
+            });
+          },
+        });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         throw new ToolError(`${o.name}: ${err instanceof Error ? err.message : String(err)}`);
