@@ -15,7 +15,7 @@ import type { Describe, EventNote } from "./event-note";
 import type { SessionEvent, SessionEventType } from "./events";
 import { describe as extension } from "./extensions/describe";
 import { describe as fallback } from "./fallback/describe";
-import { describe as mcpServer } from "./mcp/describe";
+import { describe as mcpServer, describeProgress as mcpProgress } from "./mcp/describe";
 import { describe as modeChange } from "./permissions/describe";
 import { describe as review } from "./review-describe";
 import { describe as stuck } from "./stuck/describe";
@@ -58,6 +58,7 @@ const DESCRIBE: { [K in SessionEventType]: Describe<K> | null } = {
   verification,
   checkpoint,
   mcp_server: mcpServer,
+  mcp_progress: mcpProgress,
   turn_time: turnTime,
 };
 

@@ -359,6 +359,17 @@ export const SessionEvent = z.discriminatedUnion("type", [
     detail: z.string().optional(),
     tools: z.number().int().nonnegative().optional(),
   }),
+  /** A running MCP tool call reported progress (`notifications/progress`; at most one event a second per call). */
+  z.object({
+    ...base,
+    type: z.literal("mcp_progress"),
+    callId: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
+  }),
   // --- end MCP client ---
   // --- compaction (issue 11: context engineering, src/core/compaction) ---
   /**

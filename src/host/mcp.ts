@@ -25,6 +25,7 @@ export interface McpServerView {
 export class HostMcp {
   private readonly inputs = new Map<string, string>();
   private current: NodeMcp | undefined;
+  private foldersWatch: vscode.Disposable | undefined;
   private readonly changed = new vscode.EventEmitter<McpServerView[]>();
   readonly onDidChange = this.changed.event;
 
@@ -37,8 +38,10 @@ export class HostMcp {
     const cwd = folder.uri.fsPath;
     const trusted = vscode.workspace.isTrusted;
     if (trusted) await this.askInputs(cwd);
+    const folders = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
     const mcp = createNodeMcp({
       cwd,
+      roots: folders(),
       trusted,
       input: (spec) => this.inputs.get(spec.id),
       approve: (req) => this.approve(req),
@@ -47,6 +50,9 @@ export class HostMcp {
     });
     for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;
+    // Roots follow the window's folders (servers are told with roots/list_changed).
+    this.foldersWatch?.dispose();
+    this.foldersWatch = vscode.workspace.onDidChangeWorkspaceFolders(() => mcp.hub.setRoots(folders()));
     const fire = () => this.changed.fire(this.views());
     mcp.hub.onChange(fire);
     fire();
@@ -58,6 +64,7 @@ export class HostMcp {
   }
 
   dispose(): void {
+    this.foldersWatch?.dispose();
     void this.current?.dispose();
     this.changed.dispose();
   }

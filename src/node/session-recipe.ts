@@ -198,7 +198,15 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
 
 /** The MCP servers of the settings files, for hosts without their own approval dialogs (the CLI). */
 function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>): Extension[] {
-  const mcp = createNodeMcp({ cwd: s.cwd, home: s.home, trusted: s.trusted, settingsFiles: s.settingsFiles, log: (m) => host.warn(`mcp: ${m}`), ...(host.env ? { env: host.env } : {}) });
+  const mcp = createNodeMcp({
+    cwd: s.cwd,
+    home: s.home,
+    trusted: s.trusted,
+    settingsFiles: s.settingsFiles,
+    roots: [s.cwd, ...s.folders],
+    log: (m) => host.warn(`mcp: ${m}`),
+    ...(host.env ? { env: host.env } : {}),
+  });
   cleanup.push(() => mcp.dispose());
   return [mcp.extension(tools.map((t) => t.name))];
 }

@@ -36,6 +36,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
 
 async function list(cwd: string, json: boolean, settings: string[] | undefined): Promise<number> {
   const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings });
+  // Ctrl+C or SIGTERM while servers start: quit at once; the exit hook SIGKILLs their process groups.
+  const quit = (code: number) => () => process.exit(code);
+  const onInt = quit(130);
+  const onTerm = quit(143);
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
   try {
     const catalog = await mcp.hub.catalog();
     const tools = buildMcpTools(
@@ -68,6 +74,8 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
     }
     return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
     await mcp.dispose();
   }
 }

@@ -68,14 +68,48 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
   };
 }
 
+/**
+ * SIGINT (Ctrl+C) and SIGTERM while a run lasts. Once the session exists, the first signal stops it
+ * gracefully — the turn is cancelled, the log gets its end, MCP servers and commands are stopped —
+ * and the run exits 130 (SIGINT) or 143 (SIGTERM); a second signal quits at once (the exit hooks
+ * still SIGKILL the servers' process groups). Before the session exists (settings, servers
+ * starting), a signal quits at once the same way: there is no log to end yet.
+ */
+function trapSignals() {
+  let graceful: (() => void) | undefined;
+  const state = { signal: undefined as NodeJS.Signals | undefined, graceful: (stop: () => void) => void (graceful = stop), dispose };
+  const code = (sig: NodeJS.Signals) => (sig === "SIGINT" ? 130 : 143);
+  const on = (sig: NodeJS.Signals) => () => {
+    if (state.signal || !graceful) process.exit(code(state.signal ?? sig));
+    state.signal = sig;
+    process.stderr.write(`\nstopping… (${sig === "SIGINT" ? "Ctrl+C" : "the signal"} again to quit at once)\n`);
+    graceful();
+  };
+  const onInt = on("SIGINT");
+  const onTerm = on("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  function dispose() {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  }
+  return Object.assign(state, { exitCode: () => (state.signal ? code(state.signal) : undefined) });
+}
+type Signals = ReturnType<typeof trapSignals>;
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, options);
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError('a prompt is required: yoke run "what does this project do?"');
   const flags = flagsFrom(values);
-  const setup = await buildCliSession(flags);
-  const session = await AgentSession.create(setup.options);
-  return drive(session, setup, flags, (s) => s.send(prompt));
+  const signals = trapSignals();
+  try {
+    const setup = await buildCliSession(flags);
+    const session = await AgentSession.create(setup.options);
+    return await drive(session, setup, flags, (s) => s.send(prompt), signals);
+  } finally {
+    signals.dispose();
+  }
 }
 
 export async function resumeCommand(argv: string[]): Promise<number> {
@@ -83,10 +117,15 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError("a session id is required: yoke resume SESSION (see `yoke sessions`)");
   const flags = flagsFrom(values);
-  const setup = await buildCliSession(flags, id);
-  const session = await AgentSession.resume(id, setup.options);
-  const prompt = rest.join(" ").trim();
-  return drive(session, setup, flags, (s) => (prompt ? s.send(prompt) : s.continue()));
+  const signals = trapSignals();
+  try {
+    const setup = await buildCliSession(flags, id);
+    const session = await AgentSession.resume(id, setup.options);
+    const prompt = rest.join(" ").trim();
+    return await drive(session, setup, flags, (s) => (prompt ? s.send(prompt) : s.continue()), signals);
+  } finally {
+    signals.dispose();
+  }
 }
 
 async function drive(
@@ -94,25 +133,18 @@ async function drive(
   setup: { options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> },
   flags: CliSessionFlags,
   act: (s: AgentSession) => Promise<void>,
+  signals: Signals,
 ): Promise<number> {
   const { options: opts, sessionDir } = setup;
   const renderer = flags.json ? undefined : createConsoleRenderer(process.stdout, process.stderr);
   renderer?.header(session.id, opts.provider, opts.providerLabel);
   const subscriptions = renderer ? [session.onEvent((e) => renderer.event(e)), session.onDelta((d) => renderer.delta(d))] : [];
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    process.stderr.write("\nstopping… (Ctrl+C again to quit at once)\n");
-    session.cancel();
-  };
-  process.on("SIGINT", onSigint);
+  signals.graceful(() => session.cancel());
   try {
-    await act(session);
+    if (!signals.signal) await act(session);
   } finally {
-    process.off("SIGINT", onSigint);
     for (const s of subscriptions) s.dispose();
-    await session.end(interrupts > 0 ? "prompt_input_exit" : "other");
+    await session.end(signals.signal === "SIGINT" ? "prompt_input_exit" : signals.signal === "SIGTERM" ? "sigterm" : "other");
     await setup.dispose();
     // The log is complete: another process may continue it now.
     setup.store.dispose();
@@ -142,5 +174,7 @@ async function drive(
   }
   // A run that ended with verification.command still failing is not a success.
   const lastCheck = [...checks].reverse().find((c) => c.kind === "check");
+  const interrupted = signals.exitCode();
+  if (interrupted !== undefined) return interrupted;
   return summary.status === "done" && lastCheck?.status !== "failed" ? 0 : 1;
 }

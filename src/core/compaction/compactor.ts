@@ -229,15 +229,17 @@ export function createCompaction(deps: CompactionDeps): Compaction {
         api.on(
           "tool.after",
           ({ call, output }) => {
-            if (output.text.length <= SPILL_CHARS) return undefined;
+            // A tool that bounded its own output hands the whole of it (`full`): that is what is kept and previewed.
+            const whole = output.full ?? output.text;
+            if (output.full === undefined && whole.length <= SPILL_CHARS) return undefined;
             const ref = refOf(call.id);
             try {
-              deps.store.writeBlob!(deps.sessionId(), blobKey(ref), output.text);
+              deps.store.writeBlob!(deps.sessionId(), blobKey(ref), whole);
             } catch (err) {
               deps.log?.warn(`could not spill the result of ${call.name}: ${err instanceof Error ? err.message : String(err)}`);
               return undefined;
             }
-            return { text: spillPreview(output.text, ref) };
+            return { text: spillPreview(whole, ref) };
           },
           { priority: -1000 },
         );

@@ -86,7 +86,8 @@ async function afterCall(ctx: LoopContext, def: ToolDefinition, call: ToolCallRe
   const outcomes = await ctx.extensions.run(
     "tool.after",
     { call, tool: def, args, output, durationMs },
-    { signal, next: (input, r) => (r.text === undefined ? input : { ...input, output: { ...input.output, text: r.text } }) },
+    // A handler that rewrites the text replaces the output: the tool's `full` no longer stands for it.
+    { signal, next: (input, r) => (r.text === undefined ? input : { ...input, output: { ...input.output, text: r.text, full: undefined } }) },
   );
   for (const o of outcomes) {
     if (!o.result) continue;

@@ -11,6 +11,7 @@ import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
 export const DEFAULT_MCP_TIMEOUT_MS = 120_000;
 const MAX_RESULT_LINES = 2000;
 const MAX_DESCRIPTION = 2000;
+const PROGRESS_EVERY_MS = 1000;
 
 /** A checker for the server's schema: zod's own reading of it, or any object when zod cannot read it. */
 function checker(schema: Record<string, unknown>): z.ZodType {
@@ -71,8 +72,11 @@ export function formatResult(result: McpCallResult): ToolOutput {
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
   let text = parts.join("\n");
   if (text === "") text = result.isError ? "(the tool failed without a message)" : "(the tool returned no content)";
-  text = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
-  return { text, isError: result.isError === true };
+  // The shown text is bounded like other outputs; the whole result goes with it (`full`), so the
+  // session's spill keeps every byte for `recall` and tells the model so. This bounded text
+  // (and its note) is what the model sees only where nothing is spilled (compaction turned off).
+  const shown = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
+  return { text: shown, ...(shown === text ? {} : { full: text }), isError: result.isError === true };
 }
 
 export interface AdaptOptions {
@@ -103,7 +107,9 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
     // An MCP tool can do anything its server can: never treated as read-only (as in Claude Code,
     // the server's readOnlyHint is a claim, not a guarantee).
     capabilities: { network: true },
-    timeoutMs,
+    // The call's own timeout (restarted by each progress notification, at most ten times over) is
+    // the hub's; the loop's bound is the longest a call may take with progress, and a little more.
+    timeoutMs: timeoutMs * 10 + 5_000,
     group: `mcp:${o.serverPart}`,
     deferred: o.deferred,
     summarize: (input) => {
@@ -115,7 +121,26 @@ export function adaptMcpTool(o: AdaptOptions): ToolDefinition {
     async run(args, ctx) {
       let result: McpCallResult;
       try {
-        result = await o.hub.call(o.server, o.tool.name, (args ?? {}) as Record<string, unknown>, { signal: ctx.signal, timeoutMs });
+        let last = 0;
+        result = await o.hub.call(o.server, o.tool.name, (args ?? {}) as Record<string, unknown>, {
+          signal: ctx.signal,
+          timeoutMs,
+          // Shown to the user (the panel and the CLI describe it), at most once a second; never sent to the model.
+          onProgress: (p) => {
+            const now = Date.now();
+            if (now - last < PROGRESS_EVERY_MS) return;
+            last = now;
+            ctx.record({
+              type: "mcp_progress",
+              callId: ctx.callId,
+              server: o.server,
+              tool: o.tool.name,
+              progress: p.progress,
+              ...(p.total !== undefined ? { total: p.total } : {}),
+              ...(p.message ? { message: p.message } : {}),
+            });
+          },
+        });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         throw new ToolError(`${o.name}: ${err instanceof Error ? err.message : String(err)}`);

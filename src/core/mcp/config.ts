@@ -40,6 +40,11 @@ export interface McpStdioServer extends McpServerBase {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /**
+   * `envFile` as written (variables expanded), relative to the folder of the file that defines the
+   * server. The Node side reads it (KEY=VALUE lines) and merges it under `env` (`env` wins).
+   */
+  envFile?: string;
   cwd?: string;
 }
 
@@ -186,6 +191,7 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     }
     if (raw.args !== undefined && !(Array.isArray(raw.args) && raw.args.every((a) => typeof a === "string" || typeof a === "number"))) throw new ExpandError(`"args" must be an array of strings`);
     if (raw.cwd !== undefined && typeof raw.cwd !== "string") throw new ExpandError(`"cwd" must be a string`);
+    if (raw.envFile !== undefined && (typeof raw.envFile !== "string" || raw.envFile.trim() === "")) throw new ExpandError(`"envFile" must be a path (a string)`);
     const env = stringRecord(raw.env, "env");
     return {
       ...base,
@@ -194,6 +200,7 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
       args: ((raw.args as unknown[] | undefined) ?? []).map((a) => x(String(a))),
       env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, x(v)])),
       ...(typeof raw.cwd === "string" ? { cwd: x(raw.cwd) } : {}),
+      ...(typeof raw.envFile === "string" ? { envFile: x(raw.envFile) } : {}),
     };
   }
   if (kind !== undefined && kind !== "http" && kind !== "sse" && kind !== "streamable-http" && kind !== "streamablehttp") {

@@ -10,5 +10,13 @@ export function describe(e: EventOf<"mcp_server">): EventNote | undefined {
   if (e.state === "failed") return { level: "warning", text: `MCP server ${e.server} failed${detail}. Its tools are not available.` };
   if (e.state === "stopped") return { level: "warning", text: `MCP server ${e.server} stopped${detail}. Its tools are not available.` };
   if (e.state === "config_error") return { level: "warning", text: `MCP server ${e.server} is not configured correctly${detail}.` };
+  // A running server with a detail: its tool list changed.
+  if (e.state === "running" && e.detail) return { level: "info", text: `MCP server ${e.server}: ${e.detail}.` };
   return undefined;
+}
+
+/** A running call's progress: "⋯ everything: trigger-long-running-operation 3/6 (50%) message". */
+export function describeProgress(e: EventOf<"mcp_progress">): EventNote {
+  const of = e.total !== undefined && e.total > 0 ? `${e.progress}/${e.total} (${Math.round((e.progress / e.total) * 100)}%)` : `${e.progress}`;
+  return { level: "info", mark: "  ⋯", text: `${e.server}: ${e.tool} ${of}${e.message ? ` ${e.message}` : ""}` };
 }

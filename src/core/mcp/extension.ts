@@ -93,7 +93,9 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       if (deferred.length) tools.push(createMcpSearchTool(deferred));
       if (tools.length) api.addTools(tools);
       const sub = hub.onChange((s) => {
-        if (s.state === "failed" || s.state === "stopped") api.record({ type: "mcp_server", server: s.config.name, state: RECORDED_STATE[s.state], ...(s.detail ? { detail: s.detail } : {}) });
+        // A running server reports a change with a detail (its tool list changed).
+        if (s.state === "failed" || s.state === "stopped" || (s.state === "running" && s.detail))
+          api.record({ type: "mcp_server", server: s.config.name, state: RECORDED_STATE[s.state], ...(s.detail ? { detail: s.detail } : {}) });
       });
       return {
         dispose: () => {

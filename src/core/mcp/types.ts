@@ -50,11 +50,25 @@ export interface McpHub {
    */
   catalog(signal?: AbortSignal): Promise<McpServerStatus[]>;
   /** Calls a tool, starting its server first if needed. */
-  call(server: string, tool: string, args: Record<string, unknown>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<McpCallResult>;
+  call(server: string, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult>;
   /** Current state of every server (for the panel and `yoke mcp list`). */
   status(): McpServerStatus[];
   /** Listens to state changes. */
   onChange(listener: (status: McpServerStatus) => void): { dispose(): void };
   /** Stops every server (SIGTERM, then SIGKILL) and forgets them. */
   dispose(): Promise<void>;
+}
+
+/** One progress notification of a call (MCP `notifications/progress`). */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface McpCallOptions {
+  signal: AbortSignal;
+  /** Without progress; each progress notification restarts it. */
+  timeoutMs: number;
+  onProgress?(p: McpProgress): void;
 }

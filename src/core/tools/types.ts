@@ -45,6 +45,12 @@ export interface ToolOutput {
   /** What the model is told. Keep it bounded (see output.ts). */
   text: string;
   isError?: boolean;
+  /**
+   * The whole output when `text` is a bounded view of it (an MCP result cut to fit): the session's
+   * spill (compaction) keeps this, not `text`, so `recall` returns every byte and the model is told
+   * so. Never logged nor sent as is.
+   */
+  full?: string;
   /** Structured details for the event log; never sent to the model. */
   meta?: unknown;
 }

@@ -11,8 +11,9 @@
  * (`yoke mcp list`), the reader's file list is read here with the reader's read. .vscode/mcp.json and
  * .mcp.json are MCP's own files, read with the same read.
  */
-import { join, resolve } from "node:path";
-import { parseMcpConfig, type ExpandContext, type McpConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
+import { dirname, join, resolve } from "node:path";
+import { parseEnv } from "node:util";
+import { parseMcpConfig, type ExpandContext, type McpConfig, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 import type { LoadedSource } from "../../core/permissions/types";
 import { originOf } from "../../core/settings/origin";
 import { readSettingsText, settingsFileList } from "../settings/files";
@@ -49,6 +50,50 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
   ];
 }
 
+/**
+ * The variables of an `envFile` (KEY=VALUE lines, `#` comments, `export ` prefixes, quoted values
+ * that may span lines: the dotenv format Node's own `util.parseEnv` reads). A line that is none of
+ * these makes the whole file invalid (thrown, with its line number): a typo must not silently drop
+ * a variable the server needs.
+ */
+export function readEnvFile(path: string): Record<string, string> {
+  const read = readSettingsText(path);
+  if (read.missing) throw new Error(`its envFile ${path} does not exist`);
+  if (read.text === undefined) throw new Error(`its envFile ${path} cannot be read (${read.error ?? "unknown error"})`);
+  const text = read.text;
+  let open: string | undefined; // the quote of a value that continues on the next line
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (open) {
+      if (line.includes(open)) open = undefined;
+      return;
+    }
+    if (/^\s*(#.*)?$/.test(line)) return;
+    const m = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(["'`]?)(.*)$/.exec(line);
+    if (!m) throw new Error(`its envFile ${path} is not valid: line ${i + 1} is not KEY=VALUE`);
+    if (m[1] && !m[2]!.includes(m[1])) open = m[1];
+  });
+  return parseEnv(text) as Record<string, string>;
+}
+
+/** Each stdio server's `envFile` read into its `env` (`env` wins); a server whose file is missing or invalid is a problem, not started. */
+function withEnvFiles(config: McpConfig): McpConfig {
+  const servers: McpServerConfig[] = [];
+  const problems = [...config.problems];
+  for (const s of config.servers) {
+    if (s.transport !== "stdio" || s.envFile === undefined) {
+      servers.push(s);
+      continue;
+    }
+    const path = resolve(dirname(s.sourcePath), s.envFile);
+    try {
+      servers.push({ ...s, envFile: path, env: { ...readEnvFile(path), ...s.env } });
+    } catch (err) {
+      problems.push({ server: s.name, sourcePath: s.sourcePath, message: `MCP server "${s.name}" in ${s.sourcePath}: ${(err as Error).message}` });
+    }
+  }
+  return { servers, problems };
+}
+
 export function loadMcpConfig(cwd: string, home: string, ctx: Omit<ExpandContext, "workspaceFolder" | "home">, extra: readonly string[] = [], settingsFiles?: readonly LoadedSource[]): McpConfig {
-  return parseMcpConfig(mcpSourceFiles(cwd, home, extra, settingsFiles), { ...ctx, workspaceEnv: withoutProviderSecrets(ctx.env), workspaceFolder: resolve(cwd), home });
+  return withEnvFiles(parseMcpConfig(mcpSourceFiles(cwd, home, extra, settingsFiles), { ...ctx, workspaceEnv: withoutProviderSecrets(ctx.env), workspaceFolder: resolve(cwd), home }));
 }

@@ -10,10 +10,11 @@
  * activation bundle. (It is imported statically: a dynamic import() of it made esbuild wrap zod's
  * modules for lazy initialisation in an order that broke the minified session bundle at load.)
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
-import type { McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
+import type { McpCallOptions, McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
@@ -22,6 +23,8 @@ import { withoutProviderSecrets } from "../settings/secret-env";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
+/** How long a remote server has to answer `initialize` over one transport. */
+const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
 
 declare const YOKE_VERSION: string;
 const VERSION = typeof YOKE_VERSION === "string" ? YOKE_VERSION : "0.0.0";
@@ -42,6 +45,11 @@ export interface NodeMcpHubOptions {
   /** Asks the user about a new workspace server; undefined: cannot ask (the CLI), not started. */
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
   env?: Record<string, string | undefined>;
+  /**
+   * The workspace folders offered to servers as MCP roots (absolute paths; default: `cwd`).
+   * `setRoots` changes them for the running servers (a `roots/list_changed` notification).
+   */
+  roots?: readonly string[];
   log?: (message: string) => void;
 }
 
@@ -76,6 +84,29 @@ function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A stdio server's environment: the SDK's minimal inherited set (what its own StdioClientTransport
+ * passes: HOME, LOGNAME, PATH, SHELL, TERM, USER), read from Yoke's environment, then what the
+ * server's definition names (`env`, `envFile`). Nothing else of Yoke's environment — no provider
+ * API key, no other server's variables. (The SDK's getDefaultEnvironment() reads process.env
+ * itself; the hub takes the environment it is given, so the list is applied here.)
+ */
+export function serverEnvironment(from: Record<string, string | undefined>, inherited: readonly string[], named: Record<string, string>): Record<string, string> {
+  const safe = withoutProviderSecrets(from);
+  const out: Record<string, string> = {};
+  for (const k of inherited) {
+    const v = safe[k];
+    // As the SDK: a value that is a shell function definition is skipped.
+    if (v !== undefined && !v.startsWith("()")) out[k] = v;
+  }
+  return { ...out, ...named };
+}
+
+/** A tool as the SDK lists it, as Yoke keeps it. */
+function toolInfo(t: { name: string; title?: string; description?: string; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
+  return { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations as Record<string, unknown> | undefined };
+}
+
 export class NodeMcpHub implements McpHub {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly listeners = new Set<(s: McpServerStatus) => void>();
@@ -84,8 +115,11 @@ export class NodeMcpHub implements McpHub {
   private disposed: Promise<void> | undefined;
   private claude: Promise<ClaudeMcpChoices> | undefined;
   private catalogued: Promise<McpServerStatus[]> | undefined;
+  private roots: readonly string[];
+  private readonly spawned = new Set<number>();
 
   constructor(private readonly opts: NodeMcpHubOptions) {
+    this.roots = opts.roots?.length ? [...opts.roots] : [opts.cwd];
     this.registry = new ProcessRegistry(join(opts.storageDir, "mcp-processes.json"));
     this.approvals = new ApprovalStore(join(opts.storageDir, "mcp-approvals.json"));
     for (const config of opts.servers) this.slots.set(config.name, { config, state: "configured", restarts: 0 });
@@ -96,9 +130,20 @@ export class NodeMcpHub implements McpHub {
     return this.registry.reapOrphans();
   }
 
-  /** Process ids (= process groups) of the running stdio servers. */
+  /** Process ids (= process groups) of the stdio servers started and not yet exited (running or still starting). */
   pids(): number[] {
-    return [...this.slots.values()].flatMap((s) => (s.running?.pid ? [s.running.pid] : []));
+    return [...this.spawned];
+  }
+
+  /** The workspace folders changed: running servers are notified and ask for the new list (`roots/list`). */
+  setRoots(folders: readonly string[]): void {
+    this.roots = [...folders];
+    for (const slot of this.slots.values()) void slot.running?.client.sendRootsListChanged().catch(() => undefined);
+  }
+
+  /** The roots as MCP lists them: a file: URI and the folder's name. */
+  private rootList(): { uri: string; name: string }[] {
+    return this.roots.map((f) => ({ uri: pathToFileURL(f).href, name: basename(f) }));
   }
 
   status(): McpServerStatus[] {
@@ -126,8 +171,9 @@ export class NodeMcpHub implements McpHub {
           }
           await this.ensureStarted(slot).catch(() => undefined);
           // A server that cannot start now still offers the tools it had last time (a call retries the start).
-          if (!slot.tools && cached) {
-            slot.tools = cached;
+          const fallback = cached ?? this.readCache(slot.config, true);
+          if (!slot.tools && fallback) {
+            slot.tools = fallback;
             slot.fromCache = true;
           }
         }),
@@ -137,13 +183,21 @@ export class NodeMcpHub implements McpHub {
     return this.catalogued;
   }
 
-  async call(server: string, tool: string, args: Record<string, unknown>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<McpCallResult> {
+  async call(server: string, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
     const running = await this.ensureStarted(slot);
     try {
-      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, { signal: opts.signal, timeout: opts.timeoutMs, resetTimeoutOnProgress: true });
+      // Progress: `onprogress` makes the SDK send a progressToken; each progress notification
+      // restarts the call's timeout (bounded overall at ten times it) and is passed on.
+      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: opts.signal,
+        timeout: opts.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: opts.timeoutMs * 10,
+        onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
+      });
       return result as McpCallResult;
     } catch (err) {
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -240,19 +294,29 @@ export class NodeMcpHub implements McpHub {
     return slot.starting;
   }
 
+  /** A running server's tool list changed (tools/list_changed): cached for the next session, reported. */
+  private toolsChanged(slot: ServerSlot, tools: McpToolInfo[]): void {
+    if (this.disposed || !slot.running) return;
+    const before = new Set((slot.tools ?? []).map((t) => t.name));
+    const after = new Set(tools.map((t) => t.name));
+    const added = [...after].filter((n) => !before.has(n));
+    const removed = [...before].filter((n) => !after.has(n));
+    this.writeCache(slot.config, tools);
+    if (added.length === 0 && removed.length === 0) return;
+    const list = (xs: string[]) => xs.slice(0, 10).join(", ") + (xs.length > 10 ? ", …" : "");
+    this.set(
+      slot,
+      "running",
+      `its tool list changed (${[added.length ? `added: ${list(added)}` : "", removed.length ? `removed: ${list(removed)}` : ""].filter(Boolean).join("; ")}); this session keeps the tools it started with, the next session offers the new list`,
+    );
+  }
+
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools)
-        tools.push({
-          name: t.name,
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema as Record<string, unknown>,
-          annotations: t.annotations as Record<string, unknown> | undefined,
-        });
+      for (const t of page.tools) tools.push(toolInfo(t));
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     return tools;
@@ -260,8 +324,22 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
-    const { Client, GroupStdioTransport, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
-    const newClient = () => new Client({ name: "yoke", version: VERSION }, { capabilities: {} });
+    const { Client, DEFAULT_INHERITED_ENV_VARS, GroupStdioTransport, ListRootsRequestSchema, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
+    const newClient = () => {
+      // Roots: the workspace folders, asked for by the server (`roots/list`), changes notified.
+      // tools/list_changed: the SDK lists the tools again; the new list is cached for the next
+      // session and reported, while this session keeps the tool list it started with (the tool
+      // list is part of every request's cached prefix; see docs/mcp.md).
+      const client = new Client(
+        { name: "yoke", version: VERSION },
+        {
+          capabilities: { roots: { listChanged: true } },
+          listChanged: { tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) } },
+        },
+      );
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.rootList() }));
+      return client;
+    };
     const onDied = (why: string) => {
       if (this.disposed || !slot.running) return;
       slot.running = undefined;
@@ -275,14 +353,18 @@ export class NodeMcpHub implements McpHub {
         command: c.command,
         args: c.args,
         cwd,
-        env: { ...withoutProviderSecrets(this.opts.env ?? process.env), ...c.env },
+        env: serverEnvironment(this.opts.env ?? process.env, DEFAULT_INHERITED_ENV_VARS, c.env),
         onSpawn: (p) => {
           pid = p;
+          this.spawned.add(p);
           this.registry.add(c.name, p);
         },
         onExit: (code, signal) => {
           slot.abandon = undefined;
-          if (pid) this.registry.remove(pid);
+          if (pid) {
+            this.registry.remove(pid);
+            this.spawned.delete(pid);
+          }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
           onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
         },
@@ -300,16 +382,26 @@ export class NodeMcpHub implements McpHub {
     }
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
-    const tryHttp = async (): Promise<Client> => {
+    // A transport that failed to connect is closed at once: the SSE transport's EventSource (and
+    // a streamable HTTP GET stream) otherwise keeps reconnecting to a server that is not there, and
+    // that alone keeps `yoke run` and `yoke mcp list` from ever exiting. A start that times out
+    // closes what it is trying (slot.abandon) for the same reason.
+    const attempt = async (transport: InstanceType<typeof SSEClientTransport> | InstanceType<typeof StreamableHTTPClientTransport>): Promise<Client> => {
       const client = newClient();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-      return client;
+      slot.abandon = () => transport.close();
+      try {
+        // Each transport's connection is bounded on its own (a server that accepts and drops the
+        // connection leaves Node's fetch of it pending: the SSE transport's start has no timeout
+        // at all): `http` then still has time to try SSE.
+        await timeout(client.connect(transport), REMOTE_CONNECT_TIMEOUT_MS, "connecting");
+        return client;
+      } catch (err) {
+        await transport.close().catch(() => undefined);
+        throw err;
+      }
     };
-    const trySse = async (): Promise<Client> => {
-      const client = newClient();
-      await client.connect(new SSEClientTransport(url, { requestInit }));
-      return client;
-    };
+    const tryHttp = () => attempt(new StreamableHTTPClientTransport(url, { requestInit }));
+    const trySse = () => attempt(new SSEClientTransport(url, { requestInit }));
     let client: Client;
     if (c.transport === "sse") client = await trySse();
     else {
@@ -332,9 +424,42 @@ export class NodeMcpHub implements McpHub {
     return join(this.opts.storageDir, "mcp-tools", `${ApprovalStore.key(this.opts.cwd, c).slice(0, 32)}.json`);
   }
 
-  private readCache(c: McpServerConfig): McpToolInfo[] | undefined {
+  /**
+   * What the cached tool list was listed from, besides the definition (the cache key): the size and
+   * modification time of the server's program and of every argument that names a file (`node
+   * server.js`, a venv's python and its script). A changed program is listed anew at the next
+   * session start instead of offering last time's tools. (A package `npx` fetches, or a module
+   * the script imports, is not seen: its tools update after one lazy start — see docs/mcp.md.)
+   */
+  private fingerprint(c: McpServerConfig): string {
+    if (c.transport !== "stdio") return "";
+    const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
+    const env = this.opts.env ?? process.env;
+    const stamp = (path: string): string | undefined => {
+      try {
+        const st = statSync(path);
+        return st.isFile() ? `${path}:${st.size}:${Math.round(st.mtimeMs)}` : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const onPath = (cmd: string): string | undefined => {
+      if (cmd.includes("/") || cmd.includes("\\")) return stamp(resolve(cwd, cmd));
+      for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+        const hit = stamp(join(dir, cmd));
+        if (hit) return hit;
+      }
+      return undefined;
+    };
+    const parts = [onPath(c.command) ?? c.command, ...c.args.map((a) => (a.startsWith("-") ? undefined : stamp(resolve(cwd, a)))).filter((x): x is string => !!x)];
+    return parts.join("\n");
+  }
+
+  /** The cached tools; `stale`: even when the program changed since (a server that cannot start now). */
+  private readCache(c: McpServerConfig, stale = false): McpToolInfo[] | undefined {
     try {
-      const v = JSON.parse(readFileSync(this.cacheFile(c), "utf8")) as { tools?: McpToolInfo[] };
+      const v = JSON.parse(readFileSync(this.cacheFile(c), "utf8")) as { tools?: McpToolInfo[]; fingerprint?: string };
+      if (!stale && v.fingerprint !== this.fingerprint(c)) return undefined;
       return Array.isArray(v.tools) ? v.tools : undefined;
     } catch {
       return undefined;
@@ -346,7 +471,7 @@ export class NodeMcpHub implements McpHub {
       const file = this.cacheFile(c);
       mkdirSync(join(this.opts.storageDir, "mcp-tools"), { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ server: c.name, at: new Date().toISOString(), tools }));
+      writeFileSync(tmp, JSON.stringify({ server: c.name, at: new Date().toISOString(), fingerprint: this.fingerprint(c), tools }));
       renameSync(tmp, file);
     } catch (err) {
       this.opts.log?.(`MCP: could not cache the tools of "${c.name}": ${String(err)}`);

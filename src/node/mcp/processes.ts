@@ -8,7 +8,7 @@
  * command line) and its owner is gone — a pid reused by an unrelated process is never touched.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 export interface ProcessIdentity {
@@ -75,16 +75,65 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** SIGTERM to the group, SIGKILL after `graceMs` if the leader is still there. */
-export async function stopGroup(pid: number, graceMs = 2000): Promise<void> {
-  signalGroup(pid, "SIGTERM");
-  const until = Date.now() + graceMs;
-  while (Date.now() < until) {
-    if (!alive(pid)) break;
-    await new Promise((r) => setTimeout(r, 50));
+/** Whether any process of the group is left (where groups do not exist: the process). */
+export function groupAlive(pgid: number): boolean {
+  return alive(process.platform === "win32" ? pgid : -pgid);
+}
+
+async function waitFor(gone: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!gone()) {
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 25));
   }
-  // The leader may be gone while children it started are not: the group gets SIGKILL either way.
+  return true;
+}
+
+/**
+ * Stops a server's whole process group in the order the MCP specification gives for stdio: close
+ * its input (`endInput`, when the server is our child) and wait for it to exit, then SIGTERM and
+ * wait, then SIGKILL. Whatever the server started in its group (a helper left running, a
+ * grandchild of a server that crashed) gets the same signals, even when the server itself is
+ * already gone.
+ */
+export async function stopGroup(pid: number, graceMs = 2000, endInput?: () => void): Promise<void> {
+  if (endInput) {
+    endInput();
+    await waitFor(() => !alive(pid), graceMs);
+  }
+  if (!groupAlive(pid)) return;
+  signalGroup(pid, "SIGTERM");
+  if (await waitFor(() => !groupAlive(pid), graceMs)) return;
   signalGroup(pid, "SIGKILL");
+  await waitFor(() => !groupAlive(pid), 1000);
+}
+
+/**
+ * Linux: the live processes of group `pgid` that started at or after `since` (clock ticks since
+ * boot). A group id stays taken while any member lives, so these are what is left of a recorded
+ * server whose leader is gone; elsewhere: none found (the leader alone is reaped).
+ */
+function groupMembersSince(pgid: number, since: string): number[] {
+  if (process.platform !== "linux" || !/^\d+$/.test(since)) return [];
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // rest[0] state, rest[2] pgrp, rest[19] starttime
+      if (rest[0] !== "Z" && Number(rest[2]) === pgid && BigInt(rest[19] ?? "0") >= BigInt(since)) out.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
 }
 
 export class ProcessRegistry {
@@ -134,8 +183,17 @@ export class ProcessRegistry {
     const orphans: RegistryEntry[] = [];
     for (const e of entries) {
       const child = processIdentity(e.child.pid);
-      if (!same(child, e.child)) continue; // gone, or the pid now belongs to another process
-      if (same(processIdentity(e.owner.pid), e.owner)) keep.push(e);
+      const ownerAlive = same(processIdentity(e.owner.pid), e.owner);
+      if (same(child, e.child)) {
+        if (ownerAlive) keep.push(e);
+        else orphans.push(e);
+        continue;
+      }
+      // The server is gone (its input closed when its owner died), or its pid is another process now.
+      if (child) continue;
+      // What it started may live on in its group: stopped too once the owner is gone; kept on record while the owner lives.
+      if (groupMembersSince(e.child.pid, e.child.start).length === 0) continue;
+      if (ownerAlive) keep.push(e);
       else orphans.push(e);
     }
     await Promise.all(orphans.map((e) => stopGroup(e.child.pid, 1000)));

@@ -4,6 +4,10 @@
  * without MCP servers never compiles or runs the SDK (and its JSON-schema validator).
  */
 export { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// The SDK's minimal environment for a stdio server (HOME, LOGNAME, PATH, SHELL, TERM, USER; its
+// Windows list there): the hub starts servers with this plus what their definition names.
+export { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+export { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";

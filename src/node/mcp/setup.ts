@@ -20,6 +20,8 @@ export interface NodeMcpOptions {
   storageDir?: string;
   trusted: boolean;
   env?: Record<string, string | undefined>;
+  /** The workspace folders offered to servers as MCP roots (default: `cwd`). */
+  roots?: readonly string[];
   /** Extra settings files (`--settings`) that may define `mcpServers` (the user's own); read here only without `settingsFiles`. */
   extraSettings?: string[];
   /**
@@ -74,6 +76,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     trusted: opts.trusted,
     approve: opts.approve,
     env,
+    ...(opts.roots ? { roots: opts.roots } : {}),
     log: opts.log,
   });
   live.add(hub);

@@ -1,7 +1,12 @@
 /**
- * A stdio transport for the MCP SDK client that starts the server in its own process group (the
- * SDK's own StdioClientTransport cannot), so stopping a server stops everything it started, and
- * a server's stderr is kept (its last lines explain a failed start).
+ * A stdio transport for the MCP SDK client that starts the server in its own process group, so
+ * stopping a server stops everything it started, and a server's stderr is kept (its last lines
+ * explain a failed start).
+ *
+ * Why not the SDK's StdioClientTransport: it spawns with no `detached` option (the server shares
+ * Yoke's process group, so there is no group to signal), and its close() signals the server
+ * process alone — a grandchild of the server survives it, and nothing stops the group of a server
+ * that crashed. The framing (ReadBuffer, serializeMessage) and the minimal environment are the SDK's.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -29,6 +34,7 @@ export class GroupStdioTransport implements Transport {
   private readonly buffer = new ReadBuffer();
   private stderrTail = "";
   private closed = false;
+  private stopping = false;
 
   constructor(private readonly opts: StdioOptions) {}
 
@@ -63,6 +69,8 @@ export class GroupStdioTransport implements Transport {
         resolve();
       });
       child.once("exit", (code, signal) => {
+        // The server is gone (a crash, or it stopped by itself): what it started in its group goes too.
+        if (!this.stopping && child.pid) void stopGroup(child.pid, 1000);
         this.opts.onExit?.(code, signal);
         this.finish();
       });
@@ -96,11 +104,12 @@ export class GroupStdioTransport implements Transport {
     });
   }
 
+  /** The specification's order: close the server's input, wait; SIGTERM, wait; SIGKILL — to the whole group. */
   async close(): Promise<void> {
     const child = this.child;
-    if (child?.pid && child.exitCode === null && child.signalCode === null) {
-      child.stdin?.end();
-      await stopGroup(child.pid);
+    if (child?.pid && !this.stopping) {
+      this.stopping = true;
+      await stopGroup(child.pid, 2000, () => child.stdin?.end());
     }
     this.finish();
   }

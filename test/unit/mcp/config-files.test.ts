@@ -85,6 +85,34 @@ describe("MCP definitions from the settings reader's files", () => {
     expect(config.servers.map((x) => x.name)).toEqual(["bom"]);
   });
 
+  it("envFile: relative to the file that defines the server, merged under env; a missing or invalid one is that server's problem", () => {
+    const { ws, home } = folders();
+    mkdirSync(join(ws, "conf"), { recursive: true });
+    writeFileSync(join(ws, "conf", "srv.env"), '# comment\nexport TOKEN="a b"\nMULTI="one\ntwo"\nKEEP=file\n');
+    writeFileSync(join(ws, "bad.env"), "TOKEN=1\nthis is not a variable\n");
+    writeFileSync(
+      join(ws, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          good: { command: "srv", envFile: "conf/srv.env", env: { KEEP: "env wins" } },
+          missing: { command: "srv", envFile: "nope.env" },
+          invalid: { command: "srv", envFile: "${workspaceFolder}/bad.env" },
+          typed: { command: "srv", envFile: 3 },
+        },
+      }),
+    );
+    const config = loadMcpConfig(ws, home, { env });
+    const good = config.servers.find((x) => x.name === "good")!;
+    expect(good.transport === "stdio" && good.env).toEqual({ TOKEN: "a b", MULTI: "one\ntwo", KEEP: "env wins" });
+    expect(good.transport === "stdio" && good.envFile).toBe(join(ws, "conf", "srv.env"));
+    expect(config.servers.map((x) => x.name)).toEqual(["good"]);
+    expect(config.problems.map((p) => p.message)).toEqual([
+      `MCP server "typed" in ${join(ws, ".mcp.json")}: "envFile" must be a path (a string)`,
+      `MCP server "missing" in ${join(ws, ".mcp.json")}: its envFile ${join(ws, "nope.env")} does not exist`,
+      `MCP server "invalid" in ${join(ws, ".mcp.json")}: its envFile ${join(ws, "bad.env")} is not valid: line 2 is not KEY=VALUE`,
+    ]);
+  });
+
   it("src/node/mcp/config-files.ts has no file reading of its own (it uses the settings reader's)", () => {
     const text = readFileSync(join(__dirname, "../../../src/node/mcp/config-files.ts"), "utf8");
     expect(text).not.toMatch(/from\s+["'](node:)?fs(\/promises)?["']/);

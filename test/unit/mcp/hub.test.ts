@@ -241,3 +241,27 @@ describe("a real server's results and tools", () => {
     expect(pidsOf(argv)).toEqual([]);
   }, 90_000);
 });
+
+describe("roots", () => {
+  it("a change of the workspace folders reaches a running server (roots/list_changed, then roots/list)", async () => {
+    const { cwd, home, base } = setup({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }) });
+    const second = join(base, "second");
+    mkdirSync(second);
+    const mcp = createNodeMcp({ cwd, home, trusted: true, roots: [cwd], env: { ...process.env, HOME: home } });
+    const signal = new AbortController().signal;
+    const roots = async () => formatResult(await mcp.hub.call("everything", "get-roots-list", {}, { signal, timeoutMs: 20_000 })).text;
+    try {
+      await mcp.hub.catalog();
+      expect(await roots()).toContain(`Current MCP Roots (1 total):\n\n1. ws\n   URI: file://${cwd}`);
+      mcp.hub.setRoots([cwd, second]);
+      let text = "";
+      for (let i = 0; i < 50 && !text.includes("(2 total)"); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        text = await roots();
+      }
+      expect(text).toContain(`2. second\n   URI: file://${second}`);
+    } finally {
+      await mcp.dispose();
+    }
+  }, 60_000);
+});

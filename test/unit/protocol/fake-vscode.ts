@@ -132,6 +132,7 @@ export function createFakeVscode() {
         return state.folders;
       },
       onDidGrantWorkspaceTrust: trustGranted.event,
+      onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
       onDidChangeConfiguration: configChanged.event,
       getConfiguration(section: string) {
         return {
