@@ -15,6 +15,12 @@ import { parseHostToWebview, type HostToWebview, type Snapshot } from "../../../
 import type { FakeVscodeState } from "../protocol/fake-vscode";
 
 vi.mock("vscode", async () => (await import("../protocol/fake-vscode")).createFakeVscode());
+// Slices of no time (a yield every few items): how many the open takes no longer depends on how fast
+// the machine is (with 8 ms slices a quiet machine opened the log in 5 turns, and the check below failed).
+vi.mock("../../../src/node/panel/transcript", async (importOriginal) => {
+  const m = await importOriginal<typeof import("../../../src/node/panel/transcript")>();
+  return { ...m, hostSlicer: (cancelled?: () => boolean) => m.hostSlicer(cancelled, 0) };
+});
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
 const { fakeExtensionParts } = await import("../protocol/fake-vscode");
