@@ -465,6 +465,21 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(hookEnv).not.toContain(API_KEY);
     });
 
+    it.skipIf(!!unusable)("a replace ref a command planted under .git/refs/replace is quarantined, so git never substitutes its object", async () => {
+      const ws = workspace("replace");
+      const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
+      // A valid new object (it hashes to its name) plus refs/replace/<blob>: git then serves it for <blob>.
+      const plant = `new=$(printf 'evil\\n' | git hash-object -w --stdin) && mkdir -p .git/refs/replace && echo $new > .git/refs/replace/${blob}; echo planted`;
+      const r = await session(ws, [bash(plant)], { mode: "bypassPermissions" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.bodies, "the command ran").toContain("planted");
+      expect(r.told).toContain("git reads the object a ref under .git/refs/replace names in place of the object it replaces");
+      expect(existsSync(join(ws, ".git/refs/replace"))).toBe(false);
+      const shown = run("git", ["show", "HEAD:src/a.js"], ws, id);
+      expect(shown.status).toBe(0);
+      expect(shown.stdout).not.toContain("evil");
+    });
+
     it.skipIf(!!unusable)("an object a command rewrote in .git/objects is quarantined when it ends, and undo never writes such an object's content", async () => {
       const ws = workspace("objects");
       const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
