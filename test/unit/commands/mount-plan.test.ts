@@ -181,7 +181,9 @@ describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () 
     for (const d of ["objects", "refs", "logs", "worktrees"]) mkdirSync(join(ws, ".git", d));
     writeFileSync(join(ws, ".git", "commondir"), "../x\n");
     const plan = buildMountPlan({ policy: policy() }, facts());
-    for (const ok of ["HEAD", "index", "packed-refs", "objects", "refs", "logs"]) expect(find(plan, join(ws, ".git", ok))).toBeUndefined();
+    for (const ok of ["HEAD", "index", "packed-refs", "logs"]) expect(find(plan, join(ws, ".git", ok))).toBeUndefined();
+    // objects and refs stay writable; they may be mount points holding protected children (refs/replace, objects/info/commit-graph).
+    for (const ok of ["objects", "refs"]) expect(find(plan, join(ws, ".git", ok))?.op ?? "rw").toBe("rw");
     for (const ro of ["config", "hooks", "info", "description", "worktrees", "commondir"]) expect(find(plan, join(ws, ".git", ro))).toMatchObject({ op: "ro", tag: "protected" });
     expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "rw", tag: "ancestor" });
     const folder = plan.guards.find((g) => g.path === join(ws, ".git"))!;
