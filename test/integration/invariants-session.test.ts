@@ -465,6 +465,50 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(hookEnv).not.toContain(API_KEY);
     });
 
+    it.skipIf(!!unusable)("a replace ref a command planted under .git/refs/replace is quarantined, so git never substitutes its object", async () => {
+      const ws = workspace("replace");
+      const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
+      // A valid new object (it hashes to its name) plus refs/replace/<blob>: git then serves it for <blob>.
+      const plant = `new=$(printf 'evil\\n' | git hash-object -w --stdin) && mkdir -p .git/refs/replace && echo $new > .git/refs/replace/${blob}; echo planted`;
+      const r = await session(ws, [bash(plant)], { mode: "bypassPermissions" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.bodies, "the command ran").toContain("planted");
+      expect(r.told).toContain("git reads the object a ref under .git/refs/replace names in place of the object it replaces");
+      expect(existsSync(join(ws, ".git/refs/replace"))).toBe(false);
+      const shown = run("git", ["show", "HEAD:src/a.js"], ws, id);
+      expect(shown.status).toBe(0);
+      expect(shown.stdout).not.toContain("evil");
+    });
+
+    it.skipIf(!!unusable)("a commit-graph a command forged is quarantined, so the user's next git revert never writes its tree", async () => {
+      const ws = workspace("commit-graph");
+      const sh = (c: string) => run("bash", ["-c", c], ws, id);
+      expect(sh("echo n > g && git add g && git -c user.name=u -c user.email=u@e commit -qm second").status).toBe(0);
+      const first = sh("git rev-parse HEAD~1").stdout.trim();
+      // The forged graph lists HEAD~1 under its own name with the tree of another commit (src/a.js = evil).
+      const forge = [
+        'const cp=require("child_process"),fs=require("fs"),h=require("crypto");const H=process.argv[2];const g=(a,i,e)=>cp.execFileSync("git",a,{input:i,env:{...process.env,...e}}).toString().trim();',
+        'const ev=g(["hash-object","-w","--stdin"],"evil\\n");const sub=g(["mktree"],"100644 blob "+ev+"\\ta.js\\n");',
+        'const top=g(["mktree"],g(["ls-tree","HEAD~1"]).split("\\n").filter(l=>!l.endsWith("\\tsrc")).concat("040000 tree "+sub+"\\tsrc").join("\\n")+"\\n");',
+        'const c2=g(["commit-tree",top,"-m","x"],undefined,{GIT_AUTHOR_NAME:"a",GIT_AUTHOR_EMAIL:"a@b",GIT_COMMITTER_NAME:"a",GIT_COMMITTER_EMAIL:"a@b"});',
+        'g(["commit-graph","write","--stdin-commits","--no-progress"],c2+"\\n");const p=".git/objects/info/commit-graph";const d=fs.readFileSync(p);',
+        'const a=Buffer.from(c2,"hex"),b=Buffer.from(H,"hex");const at=d.indexOf(a);b.copy(d,at);',
+        'let f=0;for(let i=0;i<d[6];i++){const e=8+12*i;if(d.toString("latin1",e,e+4)==="OIDF")f=Number(d.readBigUInt64BE(e+4));}',
+        'for(let x=0;x<256;x++)d.writeUInt32BE(x>=b[0]?1:0,f+4*x);h.createHash("sha1").update(d.subarray(0,d.length-20)).digest().copy(d,d.length-20);',
+        'fs.writeFileSync(p+".t",d);fs.renameSync(p+".t",p);console.log("forged")',
+      ].join("");
+      writeFileSync(join(ws, "forge.js"), forge);
+      const r = await session(ws, [bash(`node forge.js ${first}; echo ran`)], { mode: "bypassPermissions" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.bodies, "the command ran").toContain("ran");
+      expect(r.told).toContain("git takes commits' trees and parents from .git/objects/info/commit-graph");
+      // The user's next ordinary git work: reverting "second" must give back HEAD~1's real src/a.js.
+      const before = readFileSync(join(ws, "src/a.js"), "utf8");
+      sh("git -c user.name=u -c user.email=u@e revert --no-edit HEAD");
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe(before);
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).not.toContain("evil");
+    });
+
     it.skipIf(!!unusable)("an object a command rewrote in .git/objects is quarantined when it ends, and undo never writes such an object's content", async () => {
       const ws = workspace("objects");
       const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();

@@ -181,9 +181,10 @@ describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () 
     for (const d of ["objects", "refs", "logs", "worktrees"]) mkdirSync(join(ws, ".git", d));
     writeFileSync(join(ws, ".git", "commondir"), "../x\n");
     const plan = buildMountPlan({ policy: policy() }, facts());
-    for (const ok of ["HEAD", "index", "packed-refs", "refs", "logs"]) expect(find(plan, join(ws, ".git", ok))).toBeUndefined();
-    // objects stays writable, pinned in place (it holds the guarded objects/info/alternates).
-    expect(find(plan, join(ws, ".git", "objects"))).toMatchObject({ op: "rw", tag: "ancestor" });
+    for (const ok of ["HEAD", "index", "packed-refs", "logs"]) expect(find(plan, join(ws, ".git", ok))).toBeUndefined();
+    // objects and refs stay writable, pinned in place: they hold protected children (refs/replace,
+    // objects/info/alternates, objects/info/commit-graph).
+    for (const ok of ["objects", "refs"]) expect(find(plan, join(ws, ".git", ok))).toMatchObject({ op: "rw", tag: "ancestor" });
     expect(plan.guards.find((g) => g.path === join(ws, ".git", "objects", "info"))?.before.kind).toBe("none");
     expect(plan.guards.find((g) => g.path === join(ws, ".git", "objects"))?.before.kind).toBe("objects");
     for (const ro of ["config", "hooks", "info", "description", "worktrees", "commondir"]) expect(find(plan, join(ws, ".git", ro))).toMatchObject({ op: "ro", tag: "protected" });

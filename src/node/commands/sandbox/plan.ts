@@ -122,6 +122,8 @@ export function homeEntryWritable(name: string): boolean {
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
+const REPLACE_WHY = "git reads the object a ref under .git/refs/replace names in place of the object it replaces: a planted one would change what checkout and show give for trusted names";
+const COMMIT_GRAPH_WHY = "git takes commits' trees and parents from .git/objects/info/commit-graph without checking them against the commits: a forged one changes what diff, revert and merge write";
 const ALTERNATES_WHY = "git reads objects from the folders .git/objects/info/alternates names: another store would serve content under names the user trusts";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
@@ -406,6 +408,12 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
   // Other object stores git reads from (`objects/info/alternates`): never written by git's ordinary work.
   if (look(objects).kind === "dir") for (const f of ["alternates", "http-alternates"]) protect(root, `.git/objects/info/${f}`, ALTERNATES_WHY);
+  // Replace refs: git substitutes the object `refs/replace/<name>` points to for <name> on every read
+  // (show, checkout, diff), so a valid new object under such a ref changes a trusted file's content.
+  protect(root, ".git/refs/replace", REPLACE_WHY);
+  // The commit-graph: git takes a commit's tree and parents from it instead of the commit object
+  // (diff, revert, merge), and never checks it on read; a forged one made `git revert` write other content.
+  if (look(objects).kind === "dir") for (const f of ["commit-graph", "commit-graphs"]) protect(root, `.git/objects/info/${f}`, COMMIT_GRAPH_WHY);
   // A rebase's or cherry-pick's todo list left behind runs its exec lines when the user continues:
   // git writes it while the command runs, but what is still there when it ends is quarantined.
   guards.push({
