@@ -135,6 +135,9 @@ export const GIT_WRITABLE_ENTRIES: readonly string[] = [
   "index",
   "HEAD",
   "packed-refs",
+  // git's temporary name for a new packed-refs (pack-refs, gc), renamed into place: quarantining it
+  // while the command ran made every sandboxed `git pack-refs` and `git gc` fail under bwrap.
+  "packed-refs.new",
   "reftable",
   "shallow",
   "rebase-merge",

@@ -480,6 +480,23 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(shown.stdout).not.toContain("evil");
     });
 
+    it.skipIf(!!unusable)("a replace ref a command wrote into .git/packed-refs is taken out when it ends, and the refs git's own work packs stay", async () => {
+      const ws = workspace("packed-replace");
+      const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
+      // packed-refs is git's to rewrite (pack-refs, gc), so it is writable: the plant is a line in it.
+      const plant = `git pack-refs --all && new=$(printf 'evil\\n' | git hash-object -w --stdin) && echo "$new refs/replace/${blob}" >> .git/packed-refs && git show HEAD:src/a.js && git branch kept && git pack-refs --all; echo planted`;
+      const r = await session(ws, [bash(plant)], { mode: "bypassPermissions" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.bodies, "the plant worked while the command ran (control)").toMatch(/evil[\s\S]*planted/);
+      expect(r.told).toContain(`refs/replace/${blob} taken out`);
+      const packed = readFileSync(join(ws, ".git/packed-refs"), "utf8");
+      expect(packed).not.toContain("refs/replace/");
+      expect(packed).toContain("refs/heads/kept");
+      const shown = run("git", ["show", "HEAD:src/a.js"], ws, id);
+      expect(shown.status).toBe(0);
+      expect(shown.stdout).toBe("keep\n");
+    });
+
     it.skipIf(!!unusable)("a commit-graph a command forged is quarantined, so the user's next git revert never writes its tree", async () => {
       const ws = workspace("commit-graph");
       const sh = (c: string) => run("bash", ["-c", c], ws, id);

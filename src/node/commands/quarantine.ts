@@ -27,6 +27,7 @@ import {
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
+import { replaceLines, stripNewReplaceLines } from "./packed-refs";
 import type { GuardedPath } from "./sandbox/types";
 
 function lexists(p: string): boolean {
@@ -42,6 +43,7 @@ function lexists(p: string): boolean {
 export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
   if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files).length > 0;
+  if (g.before.kind === "packed-refs") return replaceLines(g.path).some((l) => !(g.before as { replaceLines: readonly string[] }).replaceLines.includes(l));
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
   try {
     const st = lstatSync(g.path);
@@ -79,6 +81,14 @@ function folderChanges(g: GuardedPath): Array<{ name: string; link?: string }> {
     if (!same) out.push({ name, link: target });
   }
   return out;
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code;
@@ -252,6 +262,21 @@ function moveAside(from: string, to: string): void {
 export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true): QuarantinedPath[] {
   const out: QuarantinedPath[] = [];
   for (const g of guards) {
+    if (g.before.kind === "packed-refs") {
+      if (!final) continue;
+      // A link put in its place (git would read the refs of the file it names): moved out like any protected path.
+      if (isLink(g.path)) {
+        out.push(...sweepOne({ ...g, before: { kind: "none" } }, dir, already));
+        continue;
+      }
+      try {
+        const hit = stripNewReplaceLines(g.path, g.before.replaceLines, dir);
+        if (hit) out.push({ path: g.path, root: g.root, why: `${g.why} (the line${hit.removed.length > 1 ? "s" : ""} ${hit.removed.join(", ")} taken out)`, movedTo: hit.keptAt });
+      } catch (err) {
+        out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
+      }
+      continue;
+    }
     if (g.before.kind === "objects") {
       // When the command has ended (git writes objects under temporary names and renames them into place).
       if (!final) continue;

@@ -20,6 +20,7 @@ import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
 import { listObjectFiles } from "../git-objects";
+import { replaceLines } from "../packed-refs";
 import type { GuardedPath, SandboxProtection } from "./types";
 
 export type MountTag =
@@ -411,6 +412,8 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   // Replace refs: git substitutes the object `refs/replace/<name>` points to for <name> on every read
   // (show, checkout, diff), so a valid new object under such a ref changes a trusted file's content.
   protect(root, ".git/refs/replace", REPLACE_WHY);
+  // … and the same refs written into packed-refs, which git's ordinary work rewrites: new replace lines are taken out when the command ends.
+  guards.push({ path: join(git, "packed-refs"), root, why: REPLACE_WHY, before: { kind: "packed-refs", replaceLines: replaceLines(join(git, "packed-refs")) } });
   // The commit-graph: git takes a commit's tree and parents from it instead of the commit object
   // (diff, revert, merge), and never checks it on read; a forged one made `git revert` write other content.
   if (look(objects).kind === "dir") for (const f of ["commit-graph", "commit-graphs"]) protect(root, `.git/objects/info/${f}`, COMMIT_GRAPH_WHY);

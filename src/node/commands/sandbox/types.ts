@@ -80,7 +80,16 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard;
+}
+
+/**
+ * `.git/packed-refs` (`path`), which git's ordinary work rewrites: the `refs/replace/` lines it held
+ * before. A new one is taken out of the file when the command ends (packed-refs.ts).
+ */
+export interface PackedRefsGuard {
+  kind: "packed-refs";
+  replaceLines: readonly string[];
 }
 
 /**
