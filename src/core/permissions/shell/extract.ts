@@ -264,11 +264,15 @@ class Walker {
           stdin = literalInput(r) ?? stdin;
         }
         const body = node.childForFieldName("body");
+        const piped = this.pendingPiped;
+        this.pendingPiped = undefined;
         for (const r of node.childrenForFieldName("redirect")) if (r) this.walkChildren(r, [], cwd);
         if (body) {
           this.pendingStdin = body.type === "command" ? stdin : undefined;
+          this.pendingPiped = body.type === "command" ? piped : undefined;
           this.walk(body, [...redirects, ...own], cwd);
           this.pendingStdin = undefined;
+          this.pendingPiped = undefined;
         } else this.out.parts.push(this.pseudoPart(node.text, [...redirects, ...own], cwd));
         return;
       }
@@ -278,10 +282,10 @@ class Walker {
         let piped: string | undefined;
         for (const child of node.namedChildren) {
           if (!child) continue;
-          if (child.type === "command" && piped !== undefined) this.pendingPiped = piped;
+          if (piped !== undefined) this.pendingPiped = piped;
           this.walk(child, redirects, cwd);
           this.pendingPiped = undefined;
-          piped = child.type === "command" ? literalEcho(child) : undefined;
+          piped = literalEcho(child);
         }
         return;
       }
@@ -673,9 +677,13 @@ export function flattenList(node: Node): Node[] {
   return [cur, ...rights.reverse()];
 }
 
-/** The literal text a here-string or a here-document with no expansions gives as input, or undefined. */
 /** The text a literal `echo` or `printf` command prints (its words joined), when every word is literal. */
 function literalEcho(node: Node): string | undefined {
+  if (node.type === "redirected_statement") {
+    const body = node.childForFieldName("body");
+    return body?.type === "command" ? literalEcho(body) : undefined;
+  }
+  if (node.type !== "command") return undefined;
   const name = node.childForFieldName("name");
   if (!name || !/^(echo|printf)$/.test(name.text)) return undefined;
   const words: string[] = [];
@@ -688,6 +696,7 @@ function literalEcho(node: Node): string | undefined {
   return `${words.join(" ")}\n`;
 }
 
+/** The literal text a here-string or a here-document with no expansions gives as input, or undefined. */
 function literalInput(node: Node): string | undefined {
   if (node.type === "herestring_redirect") {
     const arg = node.namedChildren.find((c) => !!c && c.type !== "file_descriptor");
