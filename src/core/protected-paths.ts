@@ -176,6 +176,35 @@ export function gitEntryWritable(name: string): boolean {
   return GIT_WRITABLE_ENTRIES.includes(name) || GIT_WRITABLE_PATTERNS.some((r) => r.test(name));
 }
 
+/**
+ * Inside the entries git's ordinary work writes, what git reads as trusted without checking it: a
+ * replace ref makes it serve another object for a name, alternates another object store, a
+ * commit-graph other trees for existing commits, and packed-refs may hold replace refs too. A file
+ * tool's or redirection's write asks; in the sandbox, each is read-only or guarded (packed-refs,
+ * which git rewrites: the replace lines a command adds are taken out when it ends).
+ */
+export const GIT_TRUSTED_READS: readonly ProtectedPath[] = [
+  {
+    path: ".git/refs/replace",
+    kind: "dir",
+    why: "git reads the object a ref under .git/refs/replace names in place of the object it replaces: a planted one would change what checkout and show give for trusted names",
+  },
+  { path: ".git/packed-refs", kind: "file", why: "git reads replace refs from .git/packed-refs too: a planted one would change what checkout and show give for trusted names" },
+  ...["alternates", "http-alternates"].map((f): ProtectedPath => ({
+    path: `.git/objects/info/${f}`,
+    kind: "file",
+    why: "git reads objects from the folders .git/objects/info/alternates names: another store would serve content under names the user trusts",
+  })),
+  ...[
+    ["commit-graph", "file"],
+    ["commit-graphs", "dir"],
+  ].map(([f, kind]): ProtectedPath => ({
+    path: `.git/objects/info/${f}`,
+    kind: kind as "file" | "dir",
+    why: "git takes commits' trees and parents from .git/objects/info/commit-graph without checking them against the commits: a forged one changes what diff, revert and merge write",
+  })),
+];
+
 const GIT_INTERNALS: ProtectedPath = {
   path: ".git",
   kind: "dir",
@@ -190,6 +219,8 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
   const top = /^[^/]+$/.exec(p);
   const named = top ? protectedName(p) : undefined;
   if (named) return named;
+  const trusted = GIT_TRUSTED_READS.find((e) => p === e.path || (e.kind === "dir" && p.startsWith(`${e.path}/`)));
+  if (trusted) return trusted;
   // Inside .git: everything but what git's ordinary work writes.
   const m = /^\.git\/([^/]+)/.exec(p);
   if (m && GIT_COMMAND_STATE.includes(m[1]!)) return GIT_COMMAND_STATE_ENTRY;

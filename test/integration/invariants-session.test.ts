@@ -483,8 +483,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     it.skipIf(!!unusable)("a replace ref a command wrote into .git/packed-refs is taken out when it ends, and the refs git's own work packs stay", async () => {
       const ws = workspace("packed-replace");
       const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
-      // packed-refs is git's to rewrite (pack-refs, gc), so it is writable: the plant is a line in it.
-      const plant = `git pack-refs --all && new=$(printf 'evil\\n' | git hash-object -w --stdin) && echo "$new refs/replace/${blob}" >> .git/packed-refs && git show HEAD:src/a.js && git branch kept && git pack-refs --all; echo planted`;
+      // packed-refs is git's to rewrite (pack-refs, gc), so it is writable for commands: the plant is a
+      // line in it, written by code the gate cannot see (a redirection to it asks).
+      const plant = `git pack-refs --all && new=$(printf 'evil\\n' | git hash-object -w --stdin) && node -e 'require("fs").appendFileSync(".git/packed-refs", process.argv[1] + "\\n")' "$new refs/replace/${blob}" && git show HEAD:src/a.js && git branch kept && git pack-refs --all; echo planted`;
       const r = await session(ws, [bash(plant)], { mode: "bypassPermissions" });
       expect(r.code, r.stderr).toBe(0);
       expect(r.bodies, "the plant worked while the command ran (control)").toMatch(/evil[\s\S]*planted/);

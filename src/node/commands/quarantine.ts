@@ -43,7 +43,10 @@ function lexists(p: string): boolean {
 export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
   if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files).length > 0;
-  if (g.before.kind === "packed-refs") return replaceLines(g.path).some((l) => !(g.before as { replaceLines: readonly string[] }).replaceLines.includes(l));
+  if (g.before.kind === "packed-refs") {
+    const before = g.before.replaceLines;
+    return replaceLines(g.path).some((l) => !before.includes(l));
+  }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
   try {
     const st = lstatSync(g.path);
@@ -359,8 +362,13 @@ export class GuardWatch {
     private readonly guards: readonly GuardedPath[],
     private readonly sweep: () => void,
   ) {
-    // A folder guard watches the folder itself (only those checked while the command runs).
-    const dirs = new Set(guards.filter((g) => g.before.kind !== "objects" && (g.before.kind !== "entries" || !g.before.endOnly)).map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))));
+    // A folder guard watches the folder itself (only those checked while the command runs; the
+    // objects and packed-refs guards are checked when it ends).
+    const dirs = new Set(
+      guards
+        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && (g.before.kind !== "entries" || !g.before.endOnly))
+        .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
+    );
     let failed = false;
     for (const d of dirs) {
       if (!existsSync(d)) continue;

@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { GIT_COMMAND_STATE, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
+import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -123,9 +123,6 @@ export function homeEntryWritable(name: string): boolean {
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
-const REPLACE_WHY = "git reads the object a ref under .git/refs/replace names in place of the object it replaces: a planted one would change what checkout and show give for trusted names";
-const COMMIT_GRAPH_WHY = "git takes commits' trees and parents from .git/objects/info/commit-graph without checking them against the commits: a forged one changes what diff, revert and merge write";
-const ALTERNATES_WHY = "git reads objects from the folders .git/objects/info/alternates names: another store would serve content under names the user trusts";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
@@ -405,18 +402,15 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   // Objects: git adds them, never rewrites one, and never checks a hash when it reads one; each new
   // or changed object file must verify when the command ends (git-objects.ts).
   const objects = join(git, "objects");
-  const files = look(objects).kind === "dir" ? listObjectFiles(objects) : undefined;
+  const objectsDir = look(objects).kind === "dir";
+  const files = objectsDir ? listObjectFiles(objects) : undefined;
   if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
-  // Other object stores git reads from (`objects/info/alternates`): never written by git's ordinary work.
-  if (look(objects).kind === "dir") for (const f of ["alternates", "http-alternates"]) protect(root, `.git/objects/info/${f}`, ALTERNATES_WHY);
-  // Replace refs: git substitutes the object `refs/replace/<name>` points to for <name> on every read
-  // (show, checkout, diff), so a valid new object under such a ref changes a trusted file's content.
-  protect(root, ".git/refs/replace", REPLACE_WHY);
-  // … and the same refs written into packed-refs, which git's ordinary work rewrites: new replace lines are taken out when the command ends.
-  guards.push({ path: join(git, "packed-refs"), root, why: REPLACE_WHY, before: { kind: "packed-refs", replaceLines: replaceLines(join(git, "packed-refs")) } });
-  // The commit-graph: git takes a commit's tree and parents from it instead of the commit object
-  // (diff, revert, merge), and never checks it on read; a forged one made `git revert` write other content.
-  if (look(objects).kind === "dir") for (const f of ["commit-graph", "commit-graphs"]) protect(root, `.git/objects/info/${f}`, COMMIT_GRAPH_WHY);
+  // What git reads as trusted without checking it (replace refs, alternates, the commit-graph): read-only
+  // or guarded. packed-refs is git's to rewrite, so the replace lines a command adds are taken out when it ends.
+  for (const e of GIT_TRUSTED_READS) {
+    if (e.path === ".git/packed-refs") guards.push({ path: join(root, e.path), root, why: e.why, before: { kind: "packed-refs", replaceLines: replaceLines(join(root, e.path)) } });
+    else if (!e.path.startsWith(".git/objects/") || objectsDir) protect(root, e.path, e.why);
+  }
   // A rebase's or cherry-pick's todo list left behind runs its exec lines when the user continues:
   // git writes it while the command runs, but what is still there when it ends is quarantined.
   guards.push({
