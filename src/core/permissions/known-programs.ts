@@ -81,7 +81,8 @@ export function candidateCommands(args: Word[], wanted: (name: string) => boolea
       for (const segment of segments) {
         const inner = /\s/.test(segment.trim()) ? tokenize(segment.replace(/[\\]/g, " ")) : segment ? [segment] : [];
         for (let j = 0; j < (everyToken ? inner.length : Math.min(1, inner.length)) && out.length < limit; j++) {
-          const head = inner[j]!;
+          // A definition's value (`m4 -D X=rm`, `c=rm`) may be what is run under the defined name.
+          const head = everyToken ? inner[j]!.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "") : inner[j]!;
           const base = head.slice(head.lastIndexOf("/") + 1);
           if (!base || !wanted(base)) continue;
           const rest = [...inner.slice(j + 1).map(literalWord), ...(segments.length > 1 ? [] : args.slice(i + 1))];
