@@ -283,10 +283,12 @@ class Walker {
         let piped: string | undefined;
         for (const child of node.namedChildren) {
           if (!child) continue;
-          if (child.type === "command" && piped !== undefined) this.pendingPiped = piped;
+          if ((child.type === "command" || child.type === "redirected_statement") && piped !== undefined) this.pendingPiped = piped;
           this.walk(child, redirects, cwd);
           this.pendingPiped = undefined;
-          piped = child.type === "command" ? literalEcho(child) : undefined;
+          // Any earlier stage's text is a hint too (`{ echo …; } | ed`, `cat <<< … | tee x | ed`, `echo "… $X" | ed`).
+          const echoed = child.type === "command" ? literalEcho(child) : undefined;
+          piped = [piped, echoed, child.text].filter((d) => d !== undefined).join("\n");
         }
         return;
       }
