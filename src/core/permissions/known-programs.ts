@@ -46,7 +46,8 @@ const COMMAND_STARTS = /[!;|&()`{}<>,\n'"]|\$\(/;
 function unquoted(text: string): string {
   // A literal echo/printf substituted in place (`$(echo r)m`, `` `printf r`m ``) is its words.
   let t = text.replace(/['"\\]/g, "").replace(/\$\((?:echo|printf)\s+([^()]*?)\s*\)|`(?:echo|printf)\s+([^`]*?)\s*`/g, (_all, a?: string, b?: string) => a ?? b ?? "");
-  t = t.replace(/`/g, "");
+  // m4 quotes changed with changequote (`r[]m`): an empty pair of brackets is removed too.
+  t = t.replace(/`/g, "").replace(/\[\]|\{\}|<>/g, "");
   const vars = new Map<string, string>();
   for (const m of t.matchAll(/(?:^|[\s;&|(!])([A-Za-z_][A-Za-z0-9_]*)=([^\s;&|()]*)/g)) vars.set(m[1]!, m[2]!);
   if (vars.size) t = t.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (all, n: string) => vars.get(n) ?? all);
