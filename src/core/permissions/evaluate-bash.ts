@@ -360,7 +360,8 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
     const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
-    const args = [...words.slice(1), ...data.map(literalWord)];
+    // A leading newline: data that starts with `-` (`echo -e …`) is not an option.
+    const args = [...words.slice(1), ...data.map((d) => literalWord(`\n${d}`))];
     for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n), 4)) {
       if (!namesCodeRunner(c[0]!)) continue;
       const why = `${name} is not a program Yoke knows, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;

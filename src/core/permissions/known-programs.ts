@@ -42,6 +42,18 @@ export function namesCodeRunner(word: Word): boolean {
 /** Where a command can start inside a program's data: shell escapes (`!cmd`, `system cmd`), calls (`syscmd(cmd)`), separators. */
 const COMMAND_STARTS = /[!;|&()`{}<>,\n'"]|\$\(/;
 
+/** Shell quote removal, literal echo/printf substitutions and the variables the text itself assigns expanded (`c=r; ${c}m` is `rm`). */
+function unquoted(text: string): string {
+  // A literal echo/printf substituted in place (`$(echo r)m`, `` `printf r`m ``) is its words.
+  let t = text.replace(/['"\\]/g, "").replace(/\$\((?:echo|printf)\s+([^()]*?)\s*\)|`(?:echo|printf)\s+([^`]*?)\s*`/g, (_all, a?: string, b?: string) => a ?? b ?? "");
+  // m4 quotes changed with changequote (`r[]m`): an empty pair of brackets is removed too.
+  t = t.replace(/`/g, "").replace(/\[\]|\{\}|<>/g, "");
+  const vars = new Map<string, string>();
+  for (const m of t.matchAll(/(?:^|[\s;&|(!])([A-Za-z_][A-Za-z0-9_]*)=([^\s;&|()]*)/g)) vars.set(m[1]!, m[2]!);
+  if (vars.size) t = t.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (all, n: string) => vars.get(n) ?? all);
+  return t;
+}
+
 /**
  * The commands an unknown program could run: from each literal word that is not an option (or is
  * the value of one, `--prog=rm`), the rest of the words, with a path reduced to its name. A word
@@ -61,16 +73,22 @@ export function candidateCommands(args: Word[], wanted: (name: string) => boolea
       v = v.slice(eq + 1);
     }
     if (!v) continue;
-    // A word holding a whole command line (`tool 'rm -rf src'`): its words, from each place a command could start.
-    const segments = /\s/.test(v.trim()) || COMMAND_STARTS.test(v) ? v.split(COMMAND_STARTS) : [v];
-    for (const segment of segments) {
-      const inner = /\s/.test(segment.trim()) ? tokenize(segment.replace(/[\\]/g, " ")) : segment ? [segment] : [];
-      for (let j = 0; j < (everyToken ? inner.length : Math.min(1, inner.length)) && out.length < limit; j++) {
-        const head = inner[j]!;
-        const base = head.slice(head.lastIndexOf("/") + 1);
-        if (!base || !wanted(base)) continue;
-        const rest = [...inner.slice(j + 1).map(literalWord), ...(segments.length > 1 ? [] : args.slice(i + 1))];
-        out.push([{ ...w, value: base, raw: w.raw, glob: false, pattern: undefined }, ...rest]);
+    // A word holding a whole command line (`tool 'rm -rf src'`): its words, from each place a command could start;
+    // with everyToken, also as the shell (or m4) an escape hands it to would read it: quotes removed
+    // (`!r''m`, `!r\\m`, ``esyscmd(r`'m …)``) and variables it sets expanded (`!c=rm;$c -rf src`).
+    const texts = everyToken ? [...new Set([v, unquoted(v)])] : [v];
+    for (const text of texts) {
+      const segments = /\s/.test(text.trim()) || COMMAND_STARTS.test(text) ? text.split(COMMAND_STARTS) : [text];
+      for (const segment of segments) {
+        const inner = /\s/.test(segment.trim()) ? tokenize(segment.replace(/[\\]/g, " ")) : segment ? [segment] : [];
+        for (let j = 0; j < (everyToken ? inner.length : Math.min(1, inner.length)) && out.length < limit; j++) {
+          // A definition's value (`m4 -D X=rm`, `c=rm`) may be what is run under the defined name.
+          const head = everyToken ? inner[j]!.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "") : inner[j]!;
+          const base = head.slice(head.lastIndexOf("/") + 1);
+          if (!base || !wanted(base)) continue;
+          const rest = [...inner.slice(j + 1).map(literalWord), ...(segments.length > 1 ? [] : args.slice(i + 1))];
+          out.push([{ ...w, value: base, raw: w.raw, glob: false, pattern: undefined }, ...rest]);
+        }
       }
     }
   }

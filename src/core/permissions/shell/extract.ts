@@ -258,10 +258,13 @@ class Walker {
       case "redirected_statement": {
         const own: Redirect[] = [];
         let stdin: string | undefined;
+        let hint: string | undefined;
         for (const r of node.childrenForFieldName("redirect")) {
           if (!r) continue;
           this.collectRedirects(r, own);
-          stdin = literalInput(r) ?? stdin;
+          const literal = literalInput(r);
+          if (literal === undefined) hint = roughInput(r) ?? hint;
+          stdin = literal ?? stdin;
         }
         const body = node.childForFieldName("body");
         const piped = this.pendingPiped;
@@ -269,7 +272,9 @@ class Walker {
         for (const r of node.childrenForFieldName("redirect")) if (r) this.walkChildren(r, [], cwd);
         if (body) {
           this.pendingStdin = body.type === "command" ? stdin : undefined;
-          this.pendingPiped = body.type === "command" ? piped : undefined;
+          // A here-document with expansions: its text as written is a hint of the input too (see CommandPart.pipedData).
+          const hints = [piped, hint].filter((d): d is string => d !== undefined);
+          this.pendingPiped = body.type === "command" && hints.length ? hints.join("\n") : undefined;
           this.walk(body, [...redirects, ...own], cwd);
           this.pendingStdin = undefined;
           this.pendingPiped = undefined;
@@ -285,7 +290,8 @@ class Walker {
           if (piped !== undefined) this.pendingPiped = piped;
           this.walk(child, redirects, cwd);
           this.pendingPiped = undefined;
-          piped = literalEcho(child);
+          // Any earlier stage's text is a hint too (`{ echo …; } | ed`, `cat <<< … | tee x | ed`, `echo "… $X" | ed`).
+          piped = [piped, literalEcho(child), child.text].filter((d) => d !== undefined).join("\n");
         }
         return;
       }
@@ -577,13 +583,16 @@ class Walker {
     const nameNode = node.childForFieldName("name");
     if (nameNode) words.push(wordOf(nameNode));
     let literalStdin = stdin;
+    let inputHint: string | undefined;
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === "variable_assignment") {
         assignments.push({ name: child.childForFieldName("name")?.text ?? "", value: wordOf(child.childForFieldName("value") ?? child) });
       } else if (child.type === "file_redirect" || child.type === "herestring_redirect" || child.type === "heredoc_redirect") {
         this.collectRedirects(child, own);
-        literalStdin = literalInput(child) ?? literalStdin;
+        const literal = literalInput(child);
+        if (literal === undefined && child.type !== "file_redirect") inputHint = roughInput(child);
+        literalStdin = literal ?? literalStdin;
       }
     }
     for (const arg of node.childrenForFieldName("argument")) if (arg) words.push(wordOf(arg));
@@ -609,7 +618,7 @@ class Walker {
       via: this.opts.via,
       cwd,
       stdin: literalStdin,
-      ...(pipedData !== undefined ? { pipedData } : {}),
+      ...(pipedData !== undefined || inputHint !== undefined ? { pipedData: [pipedData, inputHint].filter((d) => d !== undefined).join("\n") } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
     const nested = unwrapCommand(part);
@@ -693,7 +702,20 @@ function literalEcho(node: Node): string | undefined {
     if (w.dynamic) return undefined;
     words.push(w.value);
   }
-  return `${words.join(" ")}\n`;
+  // Also with escapes (`\x72`, `\162`) decoded and formats (`r%sm`) dropped: a hint, never the exact output.
+  const text = words.join(" ");
+  const decoded = text
+    .replace(/\\x([0-9a-fA-F]{1,2})/g, (_a, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\0?([0-7]{1,3})/g, (_a, o: string) => String.fromCharCode(parseInt(o, 8)))
+    .replace(/%[-+ #0-9.]*[a-zA-Z]/g, "");
+  return decoded === text ? `${text}\n` : `${text}\n${decoded}\n`;
+}
+
+/** The text of a here-string or here-document with expansions, as written: a hint of the input, never its exact text. */
+function roughInput(node: Node): string | undefined {
+  if (node.type === "herestring_redirect") return node.namedChildren.find((c) => !!c && c.type !== "file_descriptor")?.text;
+  if (node.type === "heredoc_redirect") return node.namedChildren.find((c) => c?.type === "heredoc_body")?.text;
+  return undefined;
 }
 
 /** The literal text a here-string or a here-document with no expansions gives as input, or undefined. */

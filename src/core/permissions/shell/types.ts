@@ -69,9 +69,10 @@ export interface CommandPart {
   /** The literal text its standard input comes from (a here-document or here-string), when known. */
   stdin?: string;
   /**
-   * Roughly what a literal `echo`/`printf` before it in a pipeline prints (their words joined; options,
-   * escapes and formats not applied). Only a hint of the data a program may read commands from: never
-   * trusted as its exact input (a shell reading it stays code Yoke cannot see).
+   * Roughly what earlier stages of its pipeline print (their text, and what a literal `echo`/`printf` prints,
+   * also with escapes decoded and formats dropped), or the text as written of a here-string or here-document with
+   * expansions. Only a hint of the data a program may read commands from: never trusted as its exact
+   * input (a shell reading it stays code Yoke cannot see).
    */
   pipedData?: string;
 }
