@@ -39,6 +39,9 @@ export function namesCodeRunner(word: Word): boolean {
   return isShell(base) || (isInterpreter(base) && base !== "sed" && base !== "." && base !== "source");
 }
 
+/** Words after which a program's language runs a command: its escapes (`system`, `.shell`, `\\!`, `:!`), shells, runners, shell keywords. */
+const RUNS_NEXT = /^[.\\:]?(system|shell|exec|execute|spawn|popen|call|run|cmd|command|sh|bash|zsh|dash|sudo|doas|xargs|eval|env|nohup|time|then|do|else|!)$/i;
+
 /** Where a command can start inside a program's data: shell escapes (`!cmd`, `system cmd`), calls (`syscmd(cmd)`), separators. */
 const COMMAND_STARTS = /[!;|&()`{}<>,\n'"]|\$\(/;
 
@@ -82,6 +85,9 @@ export function candidateCommands(args: Word[], wanted: (name: string) => boolea
       for (const segment of segments) {
         const inner = /\s/.test(segment.trim()) ? tokenize(segment.replace(/[\\]/g, " ")) : segment ? [segment] : [];
         for (let j = 0; j < (everyToken ? inner.length : Math.min(1, inner.length)) && out.length < limit; j++) {
+          // A later word starts a command only after a word that runs one (`system rm …`, `.shell rm …`),
+          // not in prose (`gh pr create --title 'fix: rm stale files'`).
+          if (j > 0 && !RUNS_NEXT.test(inner[j - 1]!)) continue;
           // A definition's value (`m4 -D X=rm`, `c=rm`) may be what is run under the defined name.
           const head = everyToken ? inner[j]!.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "") : inner[j]!;
           const base = head.slice(head.lastIndexOf("/") + 1);
