@@ -237,6 +237,29 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       noSecrets(r.bodies);
     });
 
+    it.skipIf(!!unusable)("row 1b — a misread is harmless: a program a deny rule forbids cannot start in the sandbox, whatever the analysis allowed (bypassPermissions)", async () => {
+      const ws = workspace("row1b", {
+        "x.ed": "!rm -rf src\nq\n",
+        "x.sed": "1e rm -rf src\n",
+        "x.awk": 'BEGIN { system("rm -rf src") }\n',
+        "x.sh": "rm -rf src\n",
+      });
+      // Each of these is allowed by the gate (the name `rm` is built inside data it does not read, or
+      // sits in a file the command reads) and ran rm before the sandbox enforced the deny rule.
+      const misread = ["m4 -D X=r <<< 'esyscmd(X`'\"'\"'m -rf src)'", "ed -s a.txt < x.ed", "dc <<< '!rm -rf src'", "sed -f x.sed a.txt", "awk -f x.awk", "sh x.sh", "/usr/bin/env -S 'sh x.sh'"];
+      const r = await session(ws, [...misread.map(bash), bash("cp /bin/rm ./myrm; ./myrm -rf src; echo copied"), bash("echo ran > control.txt")], {
+        mode: "bypassPermissions",
+        settings: DENY(),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8"), "the control command runs in this setup").toBe("ran\n");
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("keep\n");
+      // The model is told why: bwrap puts a script naming the rule in the program's place; firejail makes it unreadable.
+      if (backend === "bwrap") expect(r.told).toContain("yoke: rm is denied by the permission rule Bash(rm:*)");
+      else expect(r.told).toMatch(/rm: Permission denied/);
+      noSecrets(r.bodies);
+    });
+
     it.skipIf(!!unusable)("row 2 — read-only means nothing written (plan mode), and a repository's verification command runs with the gate's read-only confinement", async () => {
       const ws = workspace("row2", { ".yoke/settings.json": JSON.stringify({ verification: { command: "git status --short >/dev/null; echo VERIFIED" } }) });
       const skip = (rel: string) => rel === "sessions" || rel.startsWith(".git/");

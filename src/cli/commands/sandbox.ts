@@ -96,7 +96,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
       fromRules || extraHide.length || extraRo.length
         ? () => {
             const base = fromRules?.() ?? { hide: [], readOnly: [] };
-            return { hide: [...base.hide, ...extraHide], readOnly: [...base.readOnly, ...extraRo] };
+            return { ...base, hide: [...base.hide, ...extraHide], readOnly: [...base.readOnly, ...extraRo] };
           }
         : undefined;
     sandbox = sandboxFromSettings(cwd, settings, protection, backend);

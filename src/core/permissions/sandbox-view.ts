@@ -34,8 +34,47 @@ export interface SandboxProtection {
   hide: string[];
   /** Absolute paths a command must not change; they may not exist yet, and must not be created either. */
   readOnly: string[];
+  /**
+   * Programs a deny rule forbids as a whole (`Bash(rm:*)`, `Bash(curl *)`): the sandbox makes them
+   * impossible to start, so that a command the analysis misread (`m4 <<< 'esyscmd(rm -rf src)'`)
+   * still cannot run them. The shells commands run in are never on this list (see `programDenials`).
+   */
+  programs: ProgramDenial[];
   /** What the view could not cover, for the log (a walk that stopped at its bound, a bare deny rule). */
   notes: string[];
+}
+
+export interface ProgramDenial {
+  /** A program's name, as a command names it (`rm`, `curl`, `python3`). */
+  name: string;
+  /** The deny rule, as written, and where it is from. */
+  rule: string;
+  source: string;
+}
+
+/** Shells the runner starts commands with: a deny rule on one is enforced by the gate alone. */
+const RUNNER_SHELLS = new Set(["bash", "sh", "dash", "env"]);
+
+/**
+ * The programs deny rules forbid with any arguments: `Bash(NAME:*)` and `Bash(NAME *)`, NAME a plain
+ * program name. A rule on some arguments only (`Bash(git push:*)`, `Bash(rm -rf:*)`) or on an exact
+ * command line (`Bash(rm)`) cannot be a whole program's denial.
+ */
+export function programDenials(settings: MergedSettings): { programs: ProgramDenial[]; notes: string[] } {
+  const programs = new Map<string, ProgramDenial>();
+  const notes: string[] = [];
+  for (const rule of settings.rules) {
+    if (rule.list !== "deny" || rule.tool !== "Bash" || rule.specifier === undefined) continue;
+    const m = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*)(?::\*| \*)\s*$/.exec(rule.specifier);
+    if (!m) continue;
+    const name = m[1]!;
+    if (RUNNER_SHELLS.has(name)) {
+      notes.push(`the deny rule ${rule.raw} (${rule.source.label}) names a shell commands run in: the gate enforces it, the sandbox cannot`);
+      continue;
+    }
+    if (!programs.has(name)) programs.set(name, { name, rule: rule.raw, source: rule.source.label });
+  }
+  return { programs: [...programs.values()], notes };
 }
 
 export interface SandboxViewContext {
@@ -187,7 +226,8 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
 
   const hidden = collapse([...hide]);
   const ro = collapse([...readOnly]).filter((p) => !hidden.some((h) => isWithin(p, h)));
-  return { hide: hidden, readOnly: ro, notes: [...new Set(notes)] };
+  const denied = programDenials(settings);
+  return { hide: hidden, readOnly: ro, programs: denied.programs, notes: [...new Set([...notes, ...denied.notes])] };
 }
 
 const SKIP_DIRS = new Set([".git", "node_modules"]);

@@ -251,3 +251,42 @@ describe("buildMountPlan: listed writes in a large folder", () => {
     expect(find(plan, ws)).toMatchObject({ op: "ro", tag: "workspace" });
   });
 });
+
+describe("buildMountPlan: programs the deny rules forbid", () => {
+  it("hides every file of a denied program's name on the command path (real paths, once), naming the rule", () => {
+    // (A folder the sandbox shows: the workspace's; one under the private /tmp needs no mount.)
+    const bin = join(ws, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "rm"), "#!/bin/sh\n");
+    const programFiles = (name: string) => (name === "rm" ? [join(bin, "rm"), join(bin, "rm")] : []);
+    const plan = buildMountPlan(
+      {
+        policy: policy(),
+        protection: {
+          hide: [],
+          readOnly: [],
+          programs: [
+            { name: "rm", rule: "Bash(rm:*)" },
+            { name: "nosuch", rule: "Bash(nosuch:*)" },
+          ],
+        },
+      },
+      facts({ programFiles }),
+    );
+    const denied = plan.mounts.filter((m) => m.tag === "program");
+    expect(denied).toEqual([{ op: "hide", path: join(bin, "rm"), tag: "program", dir: false, denied: { name: "rm", rule: "Bash(rm:*)" } }]);
+  });
+
+  it("finds a program through links in the folders of the command path, and nothing for a name that is not there", async () => {
+    const { programFiles } = await import("../../../src/node/commands/sandbox/plan");
+    const a = join(base, "a");
+    const b = join(base, "b");
+    mkdirSync(a);
+    mkdirSync(b);
+    writeFileSync(join(a, "tool"), "x");
+    symlinkSync(join(a, "tool"), join(b, "tool"));
+    expect(programFiles("tool", `${a}:${b}:relative/dir`)).toEqual([join(a, "tool")]);
+    expect(programFiles("rm", "").length).toBeGreaterThan(0);
+    expect(programFiles("no-such-program-here", `${a}:${b}`)).toEqual([]);
+  });
+});

@@ -224,3 +224,27 @@ describe("seatbeltProfile", () => {
     expect(text).toContain('(subpath "/w/\\"q\\"")');
   });
 });
+
+describe("a program the deny rules forbid", () => {
+  const protection = () => ({ hide: [], readOnly: [], programs: [{ name: "rm", rule: "Bash(rm:*)" }] });
+  const programFiles = (n: string) => (n === "rm" ? ["/usr/bin/rm"] : []);
+
+  it("bwrap binds, in its place, a script that names the rule and exits 126 (cannot execute)", async () => {
+    const { execFileSync, spawnSync } = await import("node:child_process");
+    const { args } = bwrapArgs(policy, { cwd: policy.workspace, network: "off" }, facts({ programFiles }), { protection });
+    const i = args.indexOf("/usr/bin/rm");
+    expect(args[i - 2]).toBe("--ro-bind");
+    const stub = args[i - 1]!;
+    expect(stub).not.toBe("/dev/null");
+    const r = spawnSync(stub, ["-rf", "/nonexistent"], { encoding: "utf8" });
+    expect(r.status).toBe(126);
+    expect(r.stderr).toBe("yoke: rm is denied by the permission rule Bash(rm:*); the sandbox does not let any command start it.\n");
+    expect(execFileSync("stat", ["-c", "%a", stub], { encoding: "utf8" }).trim()).toBe("555");
+  });
+
+  it("firejail blacklists it; sandbox-exec denies executing it", () => {
+    const plan = buildMountPlan({ policy, protection: protection() }, facts({ programFiles }));
+    expect(firejailArgs(policy, plan, { cwd: policy.workspace, network: "off" }, { userHome: home, root: false })).toContain("--blacklist=/usr/bin/rm");
+    expect(seatbeltProfile(policy, { network: "off" }, undefined, protection())).toMatch(/\(deny process-exec [^\n]*\(literal "\/usr\/bin\/rm"\)/);
+  });
+});

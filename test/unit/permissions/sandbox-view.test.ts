@@ -92,3 +92,20 @@ describe("sandboxProtection", () => {
     expect(view.hide).toEqual([]);
   });
 });
+
+describe("programDenials: programs the sandbox must make impossible to start", () => {
+  it("takes the deny rules that forbid a program with any arguments, not those on some arguments, an exact line, or other lists", async () => {
+    const w = createPermissionWorkspace({
+      permissions: {
+        deny: ["Bash(rm:*)", "Bash(curl *)", "Bash(git push:*)", "Bash(rm -rf:*)", "Bash(shutdown)", "Bash(python3:*)", "Bash(bash:*)", "Bash(r?:*)", "Read(./.env)"],
+        ask: ["Bash(wget:*)"],
+        allow: ["Bash(npm:*)"],
+      },
+    });
+    const view = await w.gate().sandboxProtection();
+    expect(view.programs.map((p) => p.name).sort()).toEqual(["curl", "python3", "rm"]);
+    expect(view.programs.find((p) => p.name === "rm")).toMatchObject({ rule: "Bash(rm:*)" });
+    // A shell commands run in cannot be taken away; the note says the gate alone enforces that rule.
+    expect(view.notes.join("\n")).toMatch(/Bash\(bash:\*\).*gate enforces it/);
+  });
+});

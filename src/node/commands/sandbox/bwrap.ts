@@ -8,8 +8,8 @@
  * permission rules deny hidden.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { homedir, release } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { homedir, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
 import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
@@ -58,7 +58,8 @@ export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES
           if (f.size) args.push("--size", String(64 * 1024));
           args.push("--perms", "0000", "--tmpfs", m.path);
         } else {
-          args.push("--ro-bind", "/dev/null", m.path);
+          // A denied program: in its place, a script that says why it does not run (exit status 126, "cannot execute").
+          args.push("--ro-bind", m.denied ? deniedProgramStub(m.denied) : "/dev/null", m.path);
         }
         break;
       case "ro":
@@ -88,6 +89,26 @@ export function bwrapArgs(
     facts,
   );
   return { args: [...bwrapHardening(f, req.network), ...bwrapMountArgs(plan, f), "--chdir", req.cwd], plan };
+}
+
+let stubDir: string | undefined;
+const stubs = new Map<string, string>();
+
+/**
+ * A script (on the host, in a private folder of this process) that takes a denied program's place:
+ * it prints which rule forbids it and exits 126. Without it the command would see "Permission denied".
+ */
+export function deniedProgramStub(d: { name: string; rule: string }): string {
+  const key = `${d.name}\0${d.rule}`;
+  const have = stubs.get(key);
+  if (have) return have;
+  stubDir ??= mkdtempSync(join(tmpdir(), "yoke-denied-"));
+  const file = join(stubDir, `${stubs.size}-${d.name.replace(/[^A-Za-z0-9_.+-]/g, "_")}`);
+  const text = `yoke: ${d.name} is denied by the permission rule ${d.rule}; the sandbox does not let any command start it.`;
+  writeFileSync(file, `#!/bin/sh\nprintf '%s\\n' '${text.replace(/'/g, `'\\''`)}' >&2\nexit 126\n`, { mode: 0o555 });
+  chmodSync(file, 0o555);
+  stubs.set(key, file);
+  return file;
 }
 
 let probed: Probed | undefined;

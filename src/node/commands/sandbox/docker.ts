@@ -61,6 +61,7 @@ export function createDockerBackend(policy: SandboxPolicy, image = DEFAULT_DOCKE
     networkToggle: true,
     helpers: ["docker"],
     pidNamespace: true,
+    degraded: ["the programs deny rules forbid (Bash(rm:*)) are not removed from the container image: the permission gate alone keeps commands from running them"],
     wrap: (req) => {
       const plan = buildMountPlan({ policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) }, CONTAINER_FACTS);
       return { file: bin, args: [...dockerArgs(p, req, image, plan, policy.limits), ...req.argv], guards: plan.guards };

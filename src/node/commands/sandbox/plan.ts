@@ -37,7 +37,8 @@ export type MountTag =
   | "approved" // a protected path the decision made writable
   | "write" // a folder holding a path the decision listed (confine.writes), or that path
   | "sibling" // another entry of such a folder, read-only
-  | "ancestor"; // a folder made a mount point so that what it holds cannot be renamed away
+  | "ancestor" // a folder made a mount point so that what it holds cannot be renamed away
+  | "program"; // a program a deny rule forbids (`Bash(rm:*)`): it cannot be started
 
 export interface Mount {
   op: "tmpfs" | "hide" | "ro" | "rw";
@@ -47,6 +48,8 @@ export interface Mount {
   dir?: boolean;
   /** tmpfs: size in MB (undefined: no limit). */
   sizeMb?: number;
+  /** A program's file made impossible to start: its name and the deny rule (for the message a backend prints in its place). */
+  denied?: { name: string; rule: string };
 }
 
 export interface MountPlan {
@@ -64,10 +67,30 @@ export interface HostFacts {
   secrets: SecretPath[];
   needed: string[];
   sockets(skip: readonly string[]): string[];
+  /** The files (real paths) a command naming `name` could start: that name in each folder of the command path. */
+  programFiles?(name: string): string[];
 }
 
 export function hostFacts(home: string): HostFacts {
-  return { homes: homeFolders(home), runtime: runtimeFolders(), secrets: systemSecrets(), needed: neededFiles(), sockets: hostSockets };
+  return { homes: homeFolders(home), runtime: runtimeFolders(), secrets: systemSecrets(), needed: neededFiles(), sockets: hostSockets, programFiles };
+}
+
+/** The folders commands find programs in: the host's PATH and the usual system folders. */
+const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games", "/snap/bin"];
+
+/** Real paths of the regular files named `name` in the folders of the command path (links followed, each once). */
+export function programFiles(name: string, path: string = process.env.PATH ?? ""): string[] {
+  const out = new Set<string>();
+  for (const dir of new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])) {
+    const p = join(dir, name);
+    try {
+      if (!statSync(p).isFile()) continue;
+      out.add(realpathSync(p));
+    } catch {
+      // not there
+    }
+  }
+  return [...out];
 }
 
 /**
@@ -355,6 +378,14 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     b.add({ op: "hide", path: real, tag: "rule", dir: kind === "dir" });
     const root = writable.filter((w) => isWithin(real, w) && real !== w).sort((x, y) => y.length - x.length)[0];
     if (root) pinAncestors(ancestors, root, real);
+  }
+
+  // Programs the deny rules forbid: whatever the analysis read in a command, none of them can start
+  // (`m4 <<< 'esyscmd(rm -rf src)'` under `Bash(rm:*)` finds `rm` unusable).
+  for (const d of input.protection?.programs ?? []) {
+    for (const file of facts.programFiles?.(d.name) ?? []) {
+      if (b.visibleHost(file)) b.add({ op: "hide", path: file, tag: "program", dir: false, denied: { name: d.name, rule: d.rule } });
+    }
   }
 
   for (const a of ancestors) if (b.writableHost(a)) b.add({ op: "rw", path: a, tag: "ancestor" });

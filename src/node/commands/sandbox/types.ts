@@ -19,6 +19,11 @@ export interface SandboxProtection {
    * not exist cannot be created either: what a command creates there is moved to quarantine.
    */
   readOnly: string[];
+  /**
+   * Programs deny rules forbid as a whole (`Bash(rm:*)`): every file of that name on the command
+   * path is made impossible to start, whatever the shell analysis concluded about the command.
+   */
+  programs?: ReadonlyArray<{ name: string; rule: string }>;
 }
 
 /** Resource limits of each command (0 or undefined: that limit is off). */
