@@ -521,6 +521,28 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(shown.stdout).toBe("keep\n");
     });
 
+    it.skipIf(!!unusable)(
+      "a pack a command forged (valid checksums, an index that names another blob) is quarantined, and a multi-pack index taken away, so the user's next checkout writes the real file",
+      async () => {
+        const ws = workspace("forged-pack", { "forge.js": readFileSync(join(__dirname, "../fixtures/git/forge-pack.js"), "utf8") });
+        const blob = run("git", ["rev-parse", "HEAD:src/a.js"], ws, id).stdout.trim();
+        // While the command runs the plant works (git shows "evil" for the trusted name): the control.
+        const plant = `git gc -q 2>/dev/null; node forge.js ${blob} && git cat-file -p ${blob} && git multi-pack-index write && echo planted`;
+        const r = await session(ws, [bash(plant), bash("git status --short >/dev/null && echo status-ok")], { mode: "bypassPermissions" });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.told, "the plant worked while the command ran (control)").toMatch(/evil[\s\S]*planted/);
+        expect(r.told).toContain("its index gives objects names their content does not hash to");
+        expect(r.told).toContain("multi-pack index, which git reads without checking");
+        expect(r.bodies).toContain("status-ok");
+        // The user's next ordinary git work writes the committed content.
+        rmSync(join(ws, "src/a.js"));
+        const co = run("git", ["checkout", "--", "src/a.js"], ws, id);
+        expect(co.status, co.stderr).toBe(0);
+        expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("keep\n");
+        expect(run("git", ["fsck", "--no-dangling"], ws, id).status).toBe(0);
+      },
+    );
+
     it.skipIf(!!unusable)("a commit-graph a command forged is quarantined, so the user's next git revert never writes its tree", async () => {
       const ws = workspace("commit-graph");
       const sh = (c: string) => run("bash", ["-c", c], ws, id);

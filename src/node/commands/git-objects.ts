@@ -5,9 +5,14 @@
  * plants one under the name of content the user will fetch later) changes what the user's next
  * `git checkout` — and a checkpoint restore — writes. So the object files are listed before the
  * command, and each new or changed one is verified when it ends: a loose object must inflate to
- * content whose hash is its name, a pack and its index must carry the checksum their names give.
- * What fails is quarantined (git then reports the object missing instead of using it).
+ * content whose hash is its name, a pack and its index must carry the checksum their names give,
+ * and every object of the pack must hash to the name its index gives it (`git verify-pack`: an index
+ * with valid checksums can still map a trusted name to other content). A multi-pack index is an
+ * index git trusts without checking it against the packs; git works without one, so a new or
+ * changed one is taken away. What fails is quarantined (git then reports the object missing
+ * instead of using it).
  */
+import { spawnSync } from "node:child_process";
 import { closeSync, constants as C, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -27,6 +32,10 @@ const LOOSE_MAX_BYTES = 512 * 1024 * 1024;
 const FAN = /^[0-9a-f]{2}$/;
 const LOOSE = /^[0-9a-f]{38}$|^[0-9a-f]{62}$/;
 const PACK = /^pack-([0-9a-f]{40}|[0-9a-f]{64})\.(pack|idx)$/;
+/** A multi-pack index (and the incremental ones of newer git): object name -> pack and offset, read unchecked. */
+const MIDX = /^multi-pack-index$|^multi-pack-index\.d$/;
+/** How long git may take to verify a pack's objects against its index (a pack that takes longer is kept unverified). */
+const VERIFY_PACK_TIMEOUT_MS = 300_000;
 
 /** The object files under `objects` (loose objects and packs with their indexes), relative names to stat; undefined past OBJECT_FILES_MAX. */
 export function listObjectFiles(objects: string): Map<string, ObjectFileStat> | undefined {
@@ -49,7 +58,11 @@ export function listObjectFiles(objects: string): Map<string, ObjectFileStat> | 
   }
   for (const d of top) {
     if (d === "pack") {
-      for (const n of safeList(join(objects, d))) if (PACK.test(n) && !add(`pack/${n}`)) return undefined;
+      for (const n of safeList(join(objects, d))) {
+        if (n === "multi-pack-index.d") {
+          for (const m of safeList(join(objects, d, n))) if (!add(`pack/${n}/${m}`)) return undefined;
+        } else if ((PACK.test(n) || MIDX.test(n)) && !add(`pack/${n}`)) return undefined;
+      }
     } else if (FAN.test(d)) {
       for (const n of safeList(join(objects, d))) if (LOOSE.test(n) && !add(`${d}/${n}`)) return undefined;
     }
@@ -94,8 +107,9 @@ export function verify(objects: string, rel: string): string | undefined {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return "it is not a regular file";
+    if (rel.startsWith("pack/multi-pack-index")) return "it is a multi-pack index, which git reads without checking it against the packs (git works without it, and rebuilds it on request)";
     const pack = PACK.exec(rel.slice(rel.indexOf("/") + 1));
-    if (rel.startsWith("pack/") && pack) return verifyPack(fd, st.size, pack[1]!, pack[2] as "pack" | "idx");
+    if (rel.startsWith("pack/") && pack) return verifyPack(fd, st.size, pack[1]!, pack[2] as "pack" | "idx") ?? (pack[2] === "idx" ? verifyPackObjects(join(objects, rel)) : undefined);
     if (st.size > LOOSE_MAX_BYTES) return "it is larger than any object Yoke verifies";
     const name = rel.replace("/", "");
     let body: Buffer;
@@ -124,6 +138,24 @@ function verifyPack(fd: number, size: number, name: string, kind: "pack" | "idx"
   if (hash.digest("hex") !== own) return "its content does not match its own checksum";
   const packSum = kind === "pack" ? own : readRange(fd, size - 2 * len, len).toString("hex");
   return packSum === name ? undefined : "its checksum is not the one its name gives";
+}
+
+/**
+ * Does every object of the pack hash to the name its index gives it? Git's own check (`git
+ * verify-pack`), run outside any repository with no configuration but git's defaults. A check
+ * that cannot finish (git missing, too slow) is not a failure: the pack is kept and said so.
+ */
+function verifyPackObjects(idx: string): string | undefined {
+  const r = spawnSync("git", ["verify-pack", idx], {
+    cwd: "/",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
+    encoding: "utf8",
+    timeout: VERIFY_PACK_TIMEOUT_MS,
+    maxBuffer: 1 << 20,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (r.error || r.status === null) return undefined;
+  return r.status === 0 ? undefined : `its index gives objects names their content does not hash to (git verify-pack: ${(r.stderr || "").trim().split("\n")[0] || `exit status ${r.status}`})`;
 }
 
 function readRange(fd: number, start: number, length: number): Buffer {

@@ -88,3 +88,54 @@ describe("a repository's object files, checked around a command", () => {
     expect(found).toContainEqual({ rel: `${blob.slice(0, 2)}/${blob.slice(2)}`, why: "it is not a regular file" });
   });
 });
+
+describe("packs whose checksums are valid but whose index lies, and multi-pack indexes", () => {
+  const forge = join(__dirname, "../../fixtures/git/forge-pack.js");
+
+  it("finds a planted pack whose index names another blob (git would serve its content), with git verify-pack", () => {
+    const { ws, objects, blob } = repo();
+    git(ws, "gc", "-q");
+    const before = listObjectFiles(objects)!;
+    const pack = execFileSync(process.execPath, [forge, blob], { cwd: ws, encoding: "utf8" }).trim();
+    // Control: the plant works — git now writes "evil" for src/a.js.
+    rmSync(join(ws, "src/a.js"));
+    git(ws, "checkout", "--", "src/a.js");
+    expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("evil\n");
+    const found = alteredObjectFiles(objects, before);
+    expect(found.map((f) => f.rel)).toEqual([`pack/${pack}.idx`]);
+    expect(found[0]!.why).toMatch(/^its index gives objects names their content does not hash to \(git verify-pack: /);
+  });
+
+  it("accepts the packs and indexes git's own work writes (gc, repack, fetch from another repository)", () => {
+    const { ws, objects } = repo();
+    const before = listObjectFiles(objects)!;
+    git(ws, "gc", "-q");
+    writeFileSync(join(ws, "b.txt"), "b\n");
+    git(ws, "add", "b.txt");
+    git(ws, "commit", "-qm", "b");
+    git(ws, "repack", "-adq");
+    const other = mkdtempSync(join(tmpdir(), "yoke-objects-clone-"));
+    temps.push(other);
+    git(other, "clone", "-q", "--no-local", ws, "c");
+    const c = join(other, "c", ".git/objects");
+    const cb = listObjectFiles(c)!;
+    writeFileSync(join(ws, "c.txt"), "c\n");
+    git(ws, "add", "c.txt");
+    git(ws, "commit", "-qm", "c");
+    git(join(other, "c"), "fetch", "-q", "origin");
+    expect(alteredObjectFiles(objects, before)).toEqual([]);
+    expect(alteredObjectFiles(c, cb)).toEqual([]);
+  });
+
+  it("takes away a new multi-pack index (git reads it unchecked, and works without it)", () => {
+    const { ws, objects } = repo();
+    git(ws, "gc", "-q");
+    const before = listObjectFiles(objects)!;
+    git(ws, "multi-pack-index", "write");
+    const found = alteredObjectFiles(objects, before);
+    expect(found.map((f) => f.rel)).toEqual(["pack/multi-pack-index"]);
+    expect(verify(objects, "pack/multi-pack-index")).toMatch(/multi-pack index, which git reads without checking/);
+    rmSync(join(objects, "pack/multi-pack-index"));
+    expect(git(ws, "show", "HEAD:src/a.js")).toBe("keep");
+  });
+});
