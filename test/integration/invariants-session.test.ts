@@ -260,6 +260,17 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       noSecrets(r.bodies);
     });
 
+    it.skipIf(!!unusable)("row 1c — an ask rule holds in bypassPermissions too: a command the mode alone allowed cannot start the program the rule asks about", async () => {
+      const ws = workspace("row1c", { "x.ed": "!rm -rf src\nq\n", "x.sh": "rm -rf src\n" });
+      const ask = settingsFile("ask", { permissions: { ask: ["Bash(rm:*)"] } });
+      const r = await session(ws, [bash("ed -s a.txt < x.ed"), bash("sh x.sh"), bash("dc <<< '!rm -rf src'"), bash("echo ran > control.txt")], { mode: "bypassPermissions", settings: ask });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8"), "the control command runs in this setup").toBe("ran\n");
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("keep\n");
+      if (backend === "bwrap") expect(r.told).toContain("yoke: rm needs the user's approval (the permission rule Bash(rm:*) asks before it runs)");
+      else expect(r.told).toMatch(/rm: Permission denied/);
+    });
+
     it.skipIf(!!unusable)("row 2 — read-only means nothing written (plan mode), and a repository's verification command runs with the gate's read-only confinement", async () => {
       const ws = workspace("row2", { ".yoke/settings.json": JSON.stringify({ verification: { command: "git status --short >/dev/null; echo VERIFIED" } }) });
       const skip = (rel: string) => rel === "sessions" || rel.startsWith(".git/");

@@ -27,6 +27,12 @@ export interface CommandConfinement {
    * entries read-only; what else appears there is quarantined when the command ends.
    */
   writes?: string[];
+  /**
+   * No rule and no person allowed this command: bypassPermissions mode did. The programs ask rules
+   * name as a whole (`Bash(rm:*)`) cannot start in it, so a command the analysis misread cannot run
+   * one without the user being asked.
+   */
+  unreviewed?: boolean;
 }
 
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */

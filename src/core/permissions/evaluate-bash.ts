@@ -195,12 +195,12 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     const unique = [...new Set(problems)];
     if (mode === "plan") return decide("deny", "mode", planModeReason(`a command Yoke cannot verify as read-only (${unique[0]})`));
     if (mode === "bypassPermissions") {
-      if (relevantDeny.length === 0) return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
+      if (relevantDeny.length === 0) return unreviewed(decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids."));
       return decide("ask", "mode", `Yoke cannot analyse this command (${unique[0]}), so it cannot rule out that a deny rule applies; it needs approval even in bypassPermissions mode.`);
     }
     return decide("ask", "mode", `Yoke cannot analyse this command confidently: ${unique.slice(0, 3).join("; ")}.`);
   }
-  if (mode === "bypassPermissions") return decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids.");
+  if (mode === "bypassPermissions") return unreviewed(decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids."));
 
   // 5. Every part must be allowed: by a rule, or as a read-only command on workspace paths.
   const allowRules = rulesFor(ctx, "allow", "Bash");
@@ -271,6 +271,12 @@ export async function evaluateBash(command: string, mode: PermissionMode, ctx: E
     const writes = analysedWrites(touches);
     if (writes) d.confine = { writes };
   }
+  return d;
+}
+
+/** Allowed by bypassPermissions mode alone: the sandbox keeps the programs ask rules name from starting (confine.unreviewed). */
+function unreviewed(d: PermissionDecision): PermissionDecision {
+  d.confine = { ...d.confine, unreviewed: true };
   return d;
 }
 

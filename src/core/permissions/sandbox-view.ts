@@ -35,9 +35,10 @@ export interface SandboxProtection {
   /** Absolute paths a command must not change; they may not exist yet, and must not be created either. */
   readOnly: string[];
   /**
-   * Programs a deny rule forbids as a whole (`Bash(rm:*)`, `Bash(curl *)`): the sandbox makes them
-   * impossible to start, so that a command the analysis misread (`m4 <<< 'esyscmd(rm -rf src)'`)
-   * still cannot run them. The shells commands run in are never on this list (see `programDenials`).
+   * Programs a deny or ask rule names as a whole (`Bash(rm:*)`, `Bash(curl *)`): the sandbox makes
+   * them impossible to start (ask: in commands bypassPermissions mode alone allowed), so that a
+   * command the analysis misread (`m4 <<< 'esyscmd(rm -rf src)'`) still cannot run them. The shells
+   * commands run in are never on this list (see `programDenials`).
    */
   programs: ProgramDenial[];
   /** What the view could not cover, for the log (a walk that stopped at its bound, a bare deny rule). */
@@ -47,32 +48,39 @@ export interface SandboxProtection {
 export interface ProgramDenial {
   /** A program's name, as a command names it (`rm`, `curl`, `python3`). */
   name: string;
-  /** The deny rule, as written, and where it is from. */
+  /** The rule, as written, and where it is from. */
   rule: string;
   source: string;
+  /**
+   * deny: no command may start it. ask: no command bypassPermissions mode alone allowed may start
+   * it (`confine.unreviewed`); one the user approved, or a rule allowed, may.
+   */
+  list: "deny" | "ask";
 }
 
 /** Shells the runner starts commands with: a deny rule on one is enforced by the gate alone. */
 const RUNNER_SHELLS = new Set(["bash", "sh", "dash", "env"]);
 
 /**
- * The programs deny rules forbid with any arguments: `Bash(NAME:*)` and `Bash(NAME *)`, NAME a plain
- * program name. A rule on some arguments only (`Bash(git push:*)`, `Bash(rm -rf:*)`) or on an exact
- * command line (`Bash(rm)`) cannot be a whole program's denial.
+ * The programs deny and ask rules name with any arguments: `Bash(NAME:*)` and `Bash(NAME *)`, NAME a
+ * plain program name (a deny rule wins over an ask rule of the same name). A rule on some arguments
+ * only (`Bash(git push:*)`, `Bash(rm -rf:*)`) or on an exact command line (`Bash(rm)`) cannot be a
+ * whole program's.
  */
 export function programDenials(settings: MergedSettings): { programs: ProgramDenial[]; notes: string[] } {
   const programs = new Map<string, ProgramDenial>();
   const notes: string[] = [];
   for (const rule of settings.rules) {
-    if (rule.list !== "deny" || rule.tool !== "Bash" || rule.specifier === undefined) continue;
+    if ((rule.list !== "deny" && rule.list !== "ask") || rule.tool !== "Bash" || rule.specifier === undefined) continue;
     const m = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*)(?::\*| \*)\s*$/.exec(rule.specifier);
     if (!m) continue;
     const name = m[1]!;
     if (RUNNER_SHELLS.has(name)) {
-      notes.push(`the deny rule ${rule.raw} (${rule.source.label}) names a shell commands run in: the gate enforces it, the sandbox cannot`);
+      notes.push(`the ${rule.list} rule ${rule.raw} (${rule.source.label}) names a shell commands run in: the gate enforces it, the sandbox cannot`);
       continue;
     }
-    if (!programs.has(name)) programs.set(name, { name, rule: rule.raw, source: rule.source.label });
+    const have = programs.get(name);
+    if (!have || (have.list === "ask" && rule.list === "deny")) programs.set(name, { name, rule: rule.raw, source: rule.source.label, list: rule.list });
   }
   return { programs: [...programs.values()], notes };
 }

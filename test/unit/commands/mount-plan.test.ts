@@ -274,7 +274,21 @@ describe("buildMountPlan: programs the deny rules forbid", () => {
       facts({ programFiles }),
     );
     const denied = plan.mounts.filter((m) => m.tag === "program");
-    expect(denied).toEqual([{ op: "hide", path: join(bin, "rm"), tag: "program", dir: false, denied: { name: "rm", rule: "Bash(rm:*)" } }]);
+    expect(denied).toEqual([{ op: "hide", path: join(bin, "rm"), tag: "program", dir: false, denied: { name: "rm", rule: "Bash(rm:*)", list: "deny" } }]);
+  });
+
+  it("hides a program an ask rule names only in a command bypassPermissions mode alone allowed (confine.unreviewed)", () => {
+    const bin = join(ws, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "curl"), "#!/bin/sh\n");
+    const programFiles = (name: string) => (name === "curl" ? [join(bin, "curl")] : []);
+    const protection = { hide: [], readOnly: [], programs: [{ name: "curl", rule: "Bash(curl:*)", list: "ask" as const }] };
+    const reviewed = buildMountPlan({ policy: policy(), protection }, facts({ programFiles }));
+    expect(reviewed.mounts.filter((m) => m.tag === "program")).toEqual([]);
+    const unreviewed = buildMountPlan({ policy: policy(), protection, confine: { unreviewed: true } }, facts({ programFiles }));
+    expect(unreviewed.mounts.filter((m) => m.tag === "program")).toEqual([
+      { op: "hide", path: join(bin, "curl"), tag: "program", dir: false, denied: { name: "curl", rule: "Bash(curl:*)", list: "ask" } },
+    ]);
   });
 
   it("finds a program through links in the folders of the command path, and nothing for a name that is not there", async () => {

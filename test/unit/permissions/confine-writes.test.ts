@@ -32,3 +32,18 @@ describe("confine: what the gate assumed, for the sandbox to enforce", () => {
     expect(bypass.confine?.writes).toBeUndefined();
   });
 });
+
+describe("confine.unreviewed: allowed by bypassPermissions mode alone", () => {
+  it("marks what bypassPermissions allows, and nothing a rule allowed or a person is asked about", async () => {
+    const w = createPermissionWorkspace({ permissions: { allow: ["Bash(npm test:*)"], ask: ["Bash(rm:*)"] } });
+    const gate = w.gate();
+    expect(await gate.check(bash("ed -s a.txt < x.ed"), "bypassPermissions")).toMatchObject({ decision: "allow", confine: { unreviewed: true } });
+    expect(await gate.check(bash("make clean"), "bypassPermissions")).toMatchObject({ decision: "allow", confine: { unreviewed: true } });
+    const asked = await gate.check(bash("rm -rf build"), "bypassPermissions");
+    expect(asked.decision).toBe("ask");
+    expect(asked.confine?.unreviewed).toBeUndefined();
+    const byRule = await gate.check(bash("npm test"), "default");
+    expect(byRule.decision).toBe("allow");
+    expect(byRule.confine?.unreviewed).toBeUndefined();
+  });
+});

@@ -94,17 +94,18 @@ describe("sandboxProtection", () => {
 });
 
 describe("programDenials: programs the sandbox must make impossible to start", () => {
-  it("takes the deny rules that forbid a program with any arguments, not those on some arguments, an exact line, or other lists", async () => {
+  it("takes the deny and ask rules that name a program with any arguments, not those on some arguments, an exact line, or allow rules", async () => {
     const w = createPermissionWorkspace({
       permissions: {
         deny: ["Bash(rm:*)", "Bash(curl *)", "Bash(git push:*)", "Bash(rm -rf:*)", "Bash(shutdown)", "Bash(python3:*)", "Bash(bash:*)", "Bash(r?:*)", "Read(./.env)"],
-        ask: ["Bash(wget:*)"],
+        ask: ["Bash(wget:*)", "Bash(rm *)"],
         allow: ["Bash(npm:*)"],
       },
     });
     const view = await w.gate().sandboxProtection();
-    expect(view.programs.map((p) => p.name).sort()).toEqual(["curl", "python3", "rm"]);
-    expect(view.programs.find((p) => p.name === "rm")).toMatchObject({ rule: "Bash(rm:*)" });
+    expect(view.programs.map((p) => `${p.list} ${p.name}`).sort()).toEqual(["ask wget", "deny curl", "deny python3", "deny rm"]);
+    // A deny rule wins over an ask rule of the same program.
+    expect(view.programs.find((p) => p.name === "rm")).toMatchObject({ rule: "Bash(rm:*)", list: "deny" });
     // A shell commands run in cannot be taken away; the note says the gate alone enforces that rule.
     expect(view.notes.join("\n")).toMatch(/Bash\(bash:\*\).*gate enforces it/);
   });

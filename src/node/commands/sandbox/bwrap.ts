@@ -98,13 +98,16 @@ const stubs = new Map<string, string>();
  * A script (on the host, in a private folder of this process) that takes a denied program's place:
  * it prints which rule forbids it and exits 126. Without it the command would see "Permission denied".
  */
-export function deniedProgramStub(d: { name: string; rule: string }): string {
-  const key = `${d.name}\0${d.rule}`;
+export function deniedProgramStub(d: { name: string; rule: string; list?: "deny" | "ask" }): string {
+  const key = `${d.name}\0${d.rule}\0${d.list ?? "deny"}`;
   const have = stubs.get(key);
   if (have) return have;
   stubDir ??= mkdtempSync(join(tmpdir(), "yoke-denied-"));
   const file = join(stubDir, `${stubs.size}-${d.name.replace(/[^A-Za-z0-9_.+-]/g, "_")}`);
-  const text = `yoke: ${d.name} is denied by the permission rule ${d.rule}; the sandbox does not let any command start it.`;
+  const text =
+    d.list === "ask"
+      ? `yoke: ${d.name} needs the user's approval (the permission rule ${d.rule} asks before it runs), so it cannot start inside another program; run it as a command of its own and the user will be asked.`
+      : `yoke: ${d.name} is denied by the permission rule ${d.rule}; the sandbox does not let any command start it.`;
   writeFileSync(file, `#!/bin/sh\nprintf '%s\\n' '${text.replace(/'/g, `'\\''`)}' >&2\nexit 126\n`, { mode: 0o555 });
   chmodSync(file, 0o555);
   stubs.set(key, file);

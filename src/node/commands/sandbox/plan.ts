@@ -48,8 +48,8 @@ export interface Mount {
   dir?: boolean;
   /** tmpfs: size in MB (undefined: no limit). */
   sizeMb?: number;
-  /** A program's file made impossible to start: its name and the deny rule (for the message a backend prints in its place). */
-  denied?: { name: string; rule: string };
+  /** A program's file made impossible to start: its name and the rule (for the message a backend prints in its place). */
+  denied?: { name: string; rule: string; list: "deny" | "ask" };
 }
 
 export interface MountPlan {
@@ -381,10 +381,13 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   }
 
   // Programs the deny rules forbid: whatever the analysis read in a command, none of them can start
-  // (`m4 <<< 'esyscmd(rm -rf src)'` under `Bash(rm:*)` finds `rm` unusable).
+  // (`m4 <<< 'esyscmd(rm -rf src)'` under `Bash(rm:*)` finds `rm` unusable). Those ask rules name: not
+  // in a command nobody reviewed (bypassPermissions mode allowed it), which would otherwise run one unasked.
   for (const d of input.protection?.programs ?? []) {
+    const list = d.list ?? "deny";
+    if (list === "ask" && !input.confine?.unreviewed) continue;
     for (const file of facts.programFiles?.(d.name) ?? []) {
-      if (b.visibleHost(file)) b.add({ op: "hide", path: file, tag: "program", dir: false, denied: { name: d.name, rule: d.rule } });
+      if (b.visibleHost(file)) b.add({ op: "hide", path: file, tag: "program", dir: false, denied: { name: d.name, rule: d.rule, list } });
     }
   }
 

@@ -50,7 +50,9 @@ export function seatbeltProfile(
   const hidden = protection?.hide ?? [];
   if (hidden.length) lines.push(`(deny file-read* file-write* ${hidden.map(both).join(" ")})`);
   // Programs the deny rules forbid (`Bash(rm:*)`): no command may start them.
-  const programs = (protection?.programs ?? []).flatMap((d) => ["/bin", "/usr/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"].map((dir) => `${dir}/${d.name}`));
+  const programs = (protection?.programs ?? [])
+    .filter((d) => (d.list ?? "deny") === "deny" || req.confine?.unreviewed)
+    .flatMap((d) => ["/bin", "/usr/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"].map((dir) => `${dir}/${d.name}`));
   if (programs.length) lines.push(`(deny process-exec ${programs.map((x) => `(literal ${str(x)})`).join(" ")})`);
   if (req.network === "off") lines.push("(deny network*)");
   return lines.join("\n") + "\n";

@@ -21,9 +21,11 @@ export interface SandboxProtection {
   readOnly: string[];
   /**
    * Programs deny rules forbid as a whole (`Bash(rm:*)`): every file of that name on the command
-   * path is made impossible to start, whatever the shell analysis concluded about the command.
+   * path is made impossible to start, whatever the shell analysis concluded about the command. Of
+   * an ask rule's (`list: "ask"`), only in a command bypassPermissions mode alone allowed
+   * (`confine.unreviewed`).
    */
-  programs?: ReadonlyArray<{ name: string; rule: string }>;
+  programs?: ReadonlyArray<{ name: string; rule: string; list?: "deny" | "ask" }>;
 }
 
 /** Resource limits of each command (0 or undefined: that limit is off). */
