@@ -287,7 +287,8 @@ class GuidanceState {
     const catalog = first
       ? this.entries.filter((e) => listable(e) && !(e.kind === "rule" && e.dir) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length))
       : [];
-    const listed = [...catalog.map((e) => ({ e, reason: "listed" })), ...newListed.filter((x) => !muted.has(x.e.id) && !this.listedSkills.has(x.e.id))];
+    // What is sent in full now (named with @name, pinned) is not listed besides.
+    const listed = [...catalog.map((e) => ({ e, reason: "listed" })), ...newListed.filter((x) => !muted.has(x.e.id) && !this.listedSkills.has(x.e.id))].filter((x) => !has(x.e));
     let catalogText: string | undefined;
     if (listed.length) {
       const { text, shown } = renderCatalog(
@@ -470,4 +471,33 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
   const left = entries.length - shown.length;
   if (left > 0) lines.push(`(${left} more not listed for space; ${LOAD_SKILL} loads any skill by its exact name.)`);
   return { text: [head, ...lines].join("\n"), shown };
+}
+
+/** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
+export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
+  const under = e.dir && e.kind === "rule" ? ` under ${e.dir}` : "";
+  const globs = e.match.globs.join(", ");
+  if (e.kind === "lesson") {
+    if (e.status !== "active") return { state: "inactive", why: `its status is ${e.status}: never sent` };
+    if (e.activation === "manual") return { state: "manual", why: "it has no match: only when pinned or named with @name" };
+    return { state: "match", why: "when its keywords, patterns, tools or globs match (best lessons first, within the lesson budget)" };
+  }
+  if (e.kind === "skill")
+    return e.match.globs.length
+      ? { state: "listed", why: `listed by description once a file matching ${globs} is touched; the model loads it with ${LOAD_SKILL}` }
+      : { state: "listed", why: `listed by description from the first request; the model loads it with ${LOAD_SKILL}, the user with @${e.name}` };
+  switch (e.activation) {
+    case "always":
+      return e.dir && e.kind === "rule"
+        ? { state: "always", why: `sent when a file${under} is first read or edited` }
+        : { state: "always", why: "sent with the first request (within the guidance budget; left out ones are named to the model)" };
+    case "folder":
+      return { state: "folder", why: `sent when a file under ${e.dir ?? "its folder"} is first read or edited` };
+    case "glob":
+      return { state: "glob", why: `sent when a file matching ${globs}${under} is read or edited` };
+    case "requested":
+      return { state: "listed", why: `listed by its description; the model loads it with ${LOAD_SKILL}, the user with @${e.name}` };
+    default:
+      return { state: "manual", why: `only when the user names it with @${e.name} in a message (or pins it)` };
+  }
 }

@@ -160,7 +160,8 @@ function prepare(s: MatchSignals, ctx: ScoreContext, entries?: readonly Guidance
     tools: [...new Set(s.tools ?? [])].map((t) => ({ name: t, names: [t.toLowerCase(), ...(ctx.toolAliases?.(t) ?? [])] })),
     words: termsOf(message),
     ...(entries ? { idf: idfOf(entries) } : {}),
-    mentions: new Set([...message.matchAll(/(?:^|\s)@([\w.-]+)/g)].map((m) => m[1]!.toLowerCase())),
+    // `@name`, without the sentence's punctuation after it ("follow @release-checklist.").
+    mentions: new Set([...message.matchAll(/(?:^|[\s(])@([\w.-]*\w)/g)].map((m) => m[1]!.toLowerCase())),
   };
 }
 
