@@ -65,7 +65,7 @@ const ALIASES: Record<string, string[]> = {
 };
 
 interface Compiled {
-  keywords: Array<{ text: string; re: RegExp; literal: string }>;
+  keywords: Array<{ text: string; re: RegExp; literal: string; stem?: string }>;
   patterns: Array<{ text: string; re: RegExp }>;
   globs: Array<{ text: string; test: (rel: string) => boolean }>;
   tools: Set<string>;
@@ -109,7 +109,9 @@ function compiled(e: GuidanceEntry): Compiled {
   let c = cache.get(e);
   if (!c) {
     c = {
-      keywords: e.match.keywords.filter((k) => k.trim()).map((k) => ({ text: k, re: keywordRegex(k), literal: longestLiteral(k) })),
+      keywords: e.match.keywords
+        .filter((k) => k.trim())
+        .map((k) => ({ text: k, re: keywordRegex(k), literal: longestLiteral(k), ...(/^[a-z]{3,}$/i.test(k.trim()) && !STOP.has(k.trim().toLowerCase()) ? { stem: termOf(k.trim()) } : {}) })),
       patterns: e.match.patterns.map((p) => ({ text: p, re: new RegExp(stripInlineFlags(p), "im") })),
       globs: e.match.globs.map((g) => ({ text: g, test: globTester(g) })),
       tools: new Set(e.match.tools.map((t) => t.toLowerCase())),
@@ -194,6 +196,10 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
         if (message && p.lowerMessage.includes(k.literal) && k.re.test(message)) {
           score += WEIGHTS.keyword;
           reasons.push(`keyword "${k.text}"`);
+        } else if (message && k.stem && p.words.has(k.stem)) {
+          // A plain one-word keyword matches the word's other forms too ("migration" in "migrations").
+          score += WEIGHTS.keyword;
+          reasons.push(`keyword "${k.text}" (a form of it)`);
         } else if (outputs.some((o, i) => p.lowerOutputs[i]!.includes(k.literal) && k.re.test(o))) {
           score += WEIGHTS.keywordInOutput;
           reasons.push(`keyword "${k.text}" in tool output`);

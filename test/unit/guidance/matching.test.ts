@@ -84,3 +84,14 @@ describe("matching a request to a skill", () => {
     expect(after.p).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+describe("matching a lesson's keywords", () => {
+  it("a plain one-word keyword matches the word's other forms; a wildcard keyword keeps its own rule", async () => {
+    const { parseLesson } = await import("../../../src/core/guidance/parse");
+    const lesson = parseLesson({ path: "/ws/l.md", source: "l.md", origin: "workspace", text: "---\nmatch:\n  keywords: [migration, 'flak*']\n---\n# M\nBody.\n" }).entry!;
+    expect(rank([lesson], { message: "the migrations fail" })[0]?.reasons).toEqual(['keyword "migration" (a form of it)']);
+    expect(rank([lesson], { message: "a migration" })[0]?.reasons).toEqual(['keyword "migration"']);
+    expect(rank([lesson], { message: "the emigrant" })).toEqual([]);
+    expect(rank([lesson], { message: "flakiness again" })[0]?.reasons).toEqual(['keyword "flak*"']);
+  });
+});
