@@ -169,3 +169,43 @@ describe("guidance in a session", () => {
     expect(text).not.toContain("ROOT-MEMORY");
   });
 });
+
+describe("listed rules across a resume", () => {
+  it("a rule only listed before the resume is still loadable after it: load_skill sends its body, once", async () => {
+    ws = createTempWorkspace({ ".cursor/rules/req.mdc": "---\ndescription: Release steps\n---\nREQ-BODY: tag then push.\n" });
+    home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    const files = createNodeGuidanceFiles({ home, builtinDir: null });
+    const provider = createFakeProvider([
+      textTurn("one"),
+      toolTurn({ id: "c1", name: "load_skill", input: { name: "req" } }),
+      toolTurn({ id: "c2", name: "load_skill", input: { name: "req" } }),
+      textTurn("two"),
+    ]);
+    const store = createMemoryStore();
+    const opts: AgentSessionOptions = {
+      store,
+      provider,
+      tools: createBuiltinTools(),
+      services: { fs: ws.fs, search: ws.search, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      permissionMode: "bypassPermissions",
+      extensions: [guidanceExtension({ files })],
+    };
+    const s = await AgentSession.create(opts);
+    await s.send("hello");
+    expect(added(provider.requests, 0)).toContain("- req: Release steps");
+    expect(guidance(s).flatMap((g) => g.injected)).toEqual([expect.objectContaining({ kind: "rule", name: "req", listed: true })]);
+    await s.end();
+    const again = await AgentSession.resume(s.id, { ...opts, store, extensions: [guidanceExtension({ files })] });
+    await again.send("release it");
+    const reqs = provider.requests;
+    const results = reqs[3]!.messages.filter((m) => m.role === "tool") as Array<{ callId: string; content: string }>;
+    expect(results.find((r) => r.callId === "c1")!.content).toContain('Loaded the rule "req"');
+    expect(results.find((r) => r.callId === "c2")!.content).toContain('The rule "req" is already loaded');
+    expect(added(reqs, 2)).toContain("REQ-BODY");
+    expect(userTexts(reqs[3]!.messages).join("\n").split("REQ-BODY").length - 1).toBe(1);
+    // The list is not sent again after the resume.
+    expect(userTexts(reqs[3]!.messages).join("\n").split("- req: Release steps").length - 1).toBe(1);
+  });
+});
