@@ -269,8 +269,14 @@ class GuidanceState {
     }
     for (const s of rank(this.entries, signals, this.score)) {
       const e = s.entry;
-      if (muted.has(e.id) || has(e)) continue;
       const named = s.reasons.filter((r) => r.startsWith("named @"));
+      const already = cands.find((x) => x.e === e);
+      // Named by the user: sent even when the budget would leave it out.
+      if (already && named.length && !already.explicit) {
+        already.explicit = true;
+        already.reasons.push(`${named[0]} in the message`);
+      }
+      if (muted.has(e.id) || already) continue;
       if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
       else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);

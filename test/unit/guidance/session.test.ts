@@ -209,3 +209,31 @@ describe("listed rules across a resume", () => {
     expect(userTexts(reqs[3]!.messages).join("\n").split("- req: Release steps").length - 1).toBe(1);
   });
 });
+
+describe("the budget and what the user names", () => {
+  it("a rule named with @name is sent even when the budget leaves out the other always-on rules, which are named to the model", async () => {
+    ws = createTempWorkspace({
+      ".cursor/rules/huge-a.mdc": `---\nalwaysApply: true\n---\nHUGE-A ${"a ".repeat(2000)}\n`,
+      ".cursor/rules/huge-b.mdc": `---\nalwaysApply: true\n---\nHUGE-B ${"b ".repeat(2000)}\n`,
+    });
+    home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    const provider = createFakeProvider([textTurn("ok")]);
+    const s = await AgentSession.create({
+      store: createMemoryStore(),
+      provider,
+      tools: createBuiltinTools(),
+      services: { fs: ws.fs, search: ws.search, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      permissionMode: "bypassPermissions",
+      extensions: [guidanceExtension({ files: createNodeGuidanceFiles({ home, builtinDir: null }), budget: { firstTokens: 500, totalTokens: 800 } })],
+    });
+    await s.send("use @huge-b please");
+    const text = added(provider.requests, 0);
+    expect(text).toContain("HUGE-B");
+    expect(text).toContain("named @huge-b in the message");
+    expect(text).not.toContain("HUGE-A");
+    expect(text).toContain("Guidance left out to stay within the guidance budget (500 tokens in the first request, 800 in the session): 1 file(s)");
+    expect(text).toMatch(/- huge-a \(rule, \.cursor\/rules\/huge-a\.mdc, ~\d+ tokens; always\)/);
+  });
+});
