@@ -481,7 +481,9 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
 
 /** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
 export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
-  const under = e.dir && e.kind === "rule" ? ` under ${e.dir}` : "";
+  // The folder as people read it: the source up to its rules folder (nested rules) or file name (nested memory).
+  const shown = e.kind === "rule" ? e.source.split("/.cursor/rules/")[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
+  const under = e.dir && e.kind === "rule" ? ` under ${shown}/` : "";
   const globs = e.match.globs.join(", ");
   if (e.kind === "lesson") {
     if (e.status !== "active") return { state: "inactive", why: `its status is ${e.status}: never sent` };
@@ -498,7 +500,7 @@ export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "gl
         ? { state: "always", why: `sent when a file${under} is first read or edited` }
         : { state: "always", why: "sent with the first request (within the guidance budget; left out ones are named to the model)" };
     case "folder":
-      return { state: "folder", why: `sent when a file under ${e.dir ?? "its folder"} is first read or edited` };
+      return { state: "folder", why: `sent when a file under ${shown}/ is first read or edited` };
     case "glob":
       return { state: "glob", why: `sent when a file matching ${globs}${under} is read or edited` };
     case "requested":

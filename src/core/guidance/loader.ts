@@ -192,7 +192,8 @@ function withReal(p: Parsed, real: string, collection?: string): Parsed {
   return p;
 }
 
-const isScript = (text: string) => text.startsWith("#!");
+/** A script (`#!`) or a binary file (a NUL byte) found among rules: never text for the model. */
+const isScript = (text: string) => text.startsWith("#!") || text.includes("\0");
 
 /** The Roo mode Yoke's sessions run as: Roo's `code` mode is its default, full-tool mode, which is what a Yoke session is. */
 export const ROO_MODE = "code";
@@ -200,7 +201,7 @@ export const ROO_MODE = "code";
 /**
  * Every rule file of one folder: the root of a workspace folder, or (nested) a sub-project with its
  * own `.cursor/rules`. Cline's `.clinerules/workflows/` (commands) and `.clinerules/hooks/` (hook
- * scripts) are not rules; neither is any file starting with `#!`. Roo: `.roo/rules/` (or the
+ * scripts) are not rules; neither is any file starting with `#!` or holding a NUL byte. Roo: `.roo/rules/` (or the
  * `.roorules` file when that folder has none), and the rules of Roo's code mode only.
  */
 async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed[]> {
@@ -211,7 +212,7 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
       const read = await readReal(fs, abs, access);
       if (read === undefined) return;
       if (isScript(read.text)) {
-        excluded.push({ path: abs, source: displayPath(fs, abs), why: "an executable script (it starts with #!), not a rule: never sent to the model" });
+        excluded.push({ path: abs, source: displayPath(fs, abs), why: "an executable script (it starts with #!) or a binary file, not a rule: never sent to the model" });
         return;
       }
       out.push(withReal(parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined), read.real, collection));
