@@ -51,6 +51,7 @@ function read(path: string): string | undefined {
   }
 }
 
+const isRoo = (n: string) => /\.(md|mdc|txt)$/i.test(n) || !n.includes(".");
 const isLesson = (n: string) => /\.md$/i.test(n) && !/^readme\.md$/i.test(n);
 
 export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): GuidanceFiles {
@@ -64,9 +65,9 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
     },
     async list() {
       const out: GuidanceFile[] = [];
-      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[]) => {
+      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[], format?: GuidanceFile["format"]) => {
         const text = read(abs);
-        if (text !== undefined) out.push({ path: posix(abs), text, origin, role, display, ...(files ? { files } : {}) });
+        if (text !== undefined) out.push({ path: posix(abs), text, origin, role, display, ...(files ? { files } : {}), ...(format ? { format } : {}) });
       };
       if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
       for (const abs of walk(join(home, ".yoke", "lessons"), isLesson)) add(abs, "user", "lesson", tilde(abs));
@@ -89,6 +90,9 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
         }
       }
       add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");
+      // The user's own rules: Claude Code's ~/.claude/rules (`paths:` globs), Roo's ~/.roo/rules and its code mode's (see ROO_MODE).
+      for (const abs of walk(join(home, ".claude", "rules"), (n) => /\.md$/i.test(n))) add(abs, "user", "rule", tilde(abs), undefined, "claude");
+      for (const dir of [join(home, ".roo", "rules"), join(home, ".roo", "rules-code")]) for (const abs of walk(dir, isRoo)) add(abs, "user", "rule", tilde(abs), undefined, "roo");
       add(join(home, ".yoke", "AGENTS.md"), "user", "memory", "~/.yoke/AGENTS.md");
       return out;
     },

@@ -151,7 +151,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       authorize: (command, mode) => node.gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
     }),
     nodeCheckpointsExtension(s.sessionDir),
-    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs }),
+    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs, budget: s.guidanceBudget }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
     breakers,

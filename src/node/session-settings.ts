@@ -101,6 +101,8 @@ export interface SessionSettings {
   compaction: CompactionSettings;
   /** Which edit tool the model is offered (`edits.tool`; auto: by model family, core/tools/edit-tool.ts). */
   editTool: EditToolSetting;
+  /** The guidance budget in tokens (`guidance.maxTokens`, `guidance.firstRequestTokens`; docs/guidance.md). */
+  guidanceBudget: { totalTokens?: number; firstTokens?: number };
   telemetry?: TelemetrySettings;
   offline: boolean;
   /** Problems to show the user (a bad value fell back to its default). */
@@ -170,7 +172,18 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     strategy: c.strategy?.value ?? DEFAULT_COMPACTION.strategy,
     ...(c.model ? { model: c.model.value } : {}),
   };
-  const base = { ...ws, compaction, editTool: r.edits.tool?.value ?? "auto", offline: !!inputs.offline, problems, settingsFiles: r.files };
+  const base = {
+    ...ws,
+    compaction,
+    editTool: r.edits.tool?.value ?? "auto",
+    guidanceBudget: {
+      ...(r.guidance.maxTokens ? { totalTokens: r.guidance.maxTokens.value } : {}),
+      ...(r.guidance.firstRequestTokens ? { firstTokens: r.guidance.firstRequestTokens.value } : {}),
+    },
+    offline: !!inputs.offline,
+    problems,
+    settingsFiles: r.files,
+  };
   const flags = inputs.cli ?? {};
   const budgets = plain(r.budgets);
   if (inputs.offline) return { ...base, maxTurns: flags.maxTurns ?? v?.maxTurns, fallbackModels: [], budgets: {} };

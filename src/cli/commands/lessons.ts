@@ -1,11 +1,13 @@
 /**
- * `yoke lessons list [--cwd DIR] [--json]`: every lesson, skill, rule and memory file loaded, with problems.
+ * `yoke lessons list [--cwd DIR] [--json]`: every lesson, skill, rule and memory file loaded, with its
+ * state (always, folder, glob, listed, manual, match, inactive, overridden) and why; the files left
+ * out on purpose (`excluded`, with why); and problems.
  * `yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]`:
  * what would apply, best first, as `{"matches":[{"name","kind","source","score","reasons"}]}`.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { effectiveEntries, loadGuidance, rank, toolAliases } from "../../core/guidance";
+import { effectiveEntries, entryState, loadGuidance, rank, toolAliases } from "../../core/guidance";
 import type { GuidanceProblem, GuidanceSet } from "../../core/guidance/types";
 import { createBuiltinTools } from "../../core/tools/builtin";
 import { createNodeGuidanceFiles } from "../../node/guidance-files";
@@ -47,6 +49,7 @@ async function list(argv: string[]): Promise<number> {
     origin: e.origin,
     activation: e.activation,
     status: e.status,
+    ...(effective.has(e) ? entryState(e) : { state: "overridden", why: "another entry of the same kind and name (the workspace's over the user's over the built-in one) is used instead" }),
     ...(e.description ? { description: e.description } : {}),
     ...(e.kind === "lesson" || e.match.globs.length ? { match: e.match } : {}),
     ...(e.kind === "lesson" ? { priority: e.priority } : {}),
@@ -54,15 +57,20 @@ async function list(argv: string[]): Promise<number> {
     ...(effective.has(e) ? {} : { overridden: true }),
   }));
   const problems = set.problems.map((p) => ({ path: p.path, ...(p.line ? { line: p.line } : {}), message: p.message, at: at(p) }));
+  const excluded = (set.excluded ?? []).map((x) => ({ source: x.source, path: x.path, state: "excluded", why: x.why }));
   if (values.json) {
-    printJson({ entries, problems });
+    printJson({ entries, excluded, problems });
     return 0;
   }
   for (const kind of ["memory", "rule", "skill", "lesson"] as const) {
     const of = entries.filter((e) => e.kind === kind);
     if (!of.length) continue;
     process.stdout.write(`${kind === "memory" ? "project memory" : `${kind}s`} (${of.length}):\n`);
-    for (const e of of) process.stdout.write(`  ${e.name.padEnd(28)} ${e.activation.padEnd(9)} ${e.source}${e.status !== "active" ? `  [${e.status}]` : ""}${e.overridden ? "  [overridden]" : ""}\n`);
+    for (const e of of) process.stdout.write(`  ${e.name.padEnd(28)} ${e.state.padEnd(10)} ${e.source} — ${e.why}\n`);
+  }
+  if (excluded.length) {
+    process.stdout.write(`excluded (${excluded.length}):\n`);
+    for (const x of excluded) process.stdout.write(`  ${x.source} — ${x.why}\n`);
   }
   if (!entries.length) process.stdout.write("no guidance found\n");
   if (problems.length) {

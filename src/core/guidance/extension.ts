@@ -9,7 +9,8 @@ import type { EventOf } from "../events";
 import type { ContextMessage, Extension, ExtensionApi } from "../extensions/types";
 import { normalizePath } from "../paths";
 import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
-import { foldersDownTo, loadFolderMemory, loadGuidance } from "./loader";
+import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
+import { bounded } from "./parse";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
 import type { GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
 import { resolveTouches } from "../tools/touches";
@@ -26,9 +27,16 @@ export interface GuidanceBudget {
   maxLessons: number;
   /** Tokens of the skill list (default 1,000). */
   catalogTokens: number;
+  /** Tokens of guidance the first request may carry (default 16,000; setting `guidance.firstRequestTokens`). */
+  firstTokens: number;
+  /** Tokens of guidance added on Yoke's own initiative in the whole session, the first request included (default 40,000; setting `guidance.maxTokens`). */
+  totalTokens: number;
 }
 
-export const DEFAULT_BUDGET: GuidanceBudget = { lessonTokens: 1500, maxLessons: 3, catalogTokens: 1000 };
+export const DEFAULT_BUDGET: GuidanceBudget = { lessonTokens: 1500, maxLessons: 3, catalogTokens: 1000, firstTokens: 16_000, totalTokens: 40_000 };
+
+/** Entries named in the note of what the budget left out, at most (the rest are counted). */
+export const MAX_WITHHELD_NAMED = 30;
 
 export interface GuidanceExtensionOptions {
   /** Built-in and user guidance (the Node port); absent: only the workspace's. */
@@ -45,13 +53,14 @@ type InjectedRecord = EventOf<"guidance">["injected"][number];
 /** The effective entries: for one kind and name, the workspace's wins over the user's over the built-in one. */
 export function effectiveEntries(entries: readonly GuidanceEntry[]): GuidanceEntry[] {
   const rankOf = { builtin: 0, user: 1, workspace: 2 } as const;
+  const keyOf = (e: GuidanceEntry) => (e.kind === "memory" || e.kind === "rule" ? e.id : `${e.kind}:${e.name.toLowerCase()}`);
   const best = new Map<string, GuidanceEntry>();
   for (const e of entries) {
-    const key = e.kind === "memory" ? e.id : `${e.kind}:${e.name.toLowerCase()}`;
+    const key = keyOf(e);
     const cur = best.get(key);
     if (!cur || rankOf[e.origin] >= rankOf[cur.origin]) best.set(key, e);
   }
-  return entries.filter((e) => best.get(e.kind === "memory" ? e.id : `${e.kind}:${e.name.toLowerCase()}`) === e);
+  return entries.filter((e) => best.get(keyOf(e)) === e);
 }
 
 /** Tool name → lower-case aliases (permission and hook names), so a lesson may say `Bash` or `run_command`. */
@@ -60,9 +69,14 @@ export function toolAliases(tools: readonly ToolDefinition[]): (name: string) =>
   return (name) => map.get(name) ?? [];
 }
 
-/** Skills (and agent-requested rules) load_skill can load. */
-function loadable(e: GuidanceEntry): boolean {
-  return e.kind === "skill" || (e.kind === "rule" && (e.activation === "requested" || e.activation === "manual"));
+/** Listed by description for the model to load: skills (without paths, or once a file matches) and agent-requested rules. Manual rules are not listed. */
+function listable(e: GuidanceEntry): boolean {
+  return e.kind === "skill" || (e.kind === "rule" && e.activation === "requested");
+}
+
+/** What load_skill loads by name: any skill or rule, and whatever the budget left out. */
+function loadable(e: GuidanceEntry, withheld: ReadonlySet<string>): boolean {
+  return e.kind === "skill" || e.kind === "rule" || withheld.has(e.id);
 }
 
 export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extension {
@@ -81,10 +95,23 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
   };
 }
 
+/** An entry about to be sent, and why. `explicit`: asked for (pinned, @name, load_skill) — not held to the budget. */
+interface Candidate {
+  e: GuidanceEntry;
+  reasons: string[];
+  explicit?: boolean;
+}
+
 class GuidanceState {
   private readonly entries: GuidanceEntry[];
+  /** Entries whose text the model has been sent. */
   private readonly injected = new Set<string>();
+  /** Entries the model was told of by name and description only. */
   private readonly listedSkills = new Set<string>();
+  /** Real paths of every file whose text was sent (a file is sent once, whichever entry carried it). */
+  private readonly sentPaths = new Set<string>();
+  /** Entries the budget left out (the model was told their names and how to load them). */
+  private readonly withheld = new Set<string>();
   private readonly seenDirs = new Set<string>();
   private readonly pendingSkills: GuidanceEntry[] = [];
   private tools: string[] = [];
@@ -92,6 +119,8 @@ class GuidanceState {
   private files: string[] = [];
   private lastUserSeq = -1;
   private started: boolean;
+  /** Tokens of guidance sent on Yoke's own initiative so far. */
+  private used = 0;
   private readonly budget: GuidanceBudget;
   private aliases: (name: string) => string[] = () => [];
 
@@ -113,15 +142,28 @@ class GuidanceState {
     const start = events.find((e) => e.type === "session_start");
     const system = start?.type === "session_start" ? (start.systemPrompt ?? "") : "";
     for (const e of this.entries) if (e.kind === "memory" && system.includes(`Project instructions from ${e.source}:`)) this.injected.add(e.id);
+    for (const e of this.entries) if (this.injected.has(e.id)) this.markSent(e);
     if (set.problems.length) {
       api.session.services.log.warn(`guidance: ${set.problems.length} problem(s): ${set.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ""}: ${p.message}`).join("; ")}`);
     }
   }
 
   private markInjected(i: InjectedRecord): void {
-    if (i.kind === "skill" && i.listed) this.listedSkills.add(i.id);
-    else this.injected.add(i.id);
+    if (i.listed) this.listedSkills.add(i.id);
+    else {
+      this.injected.add(i.id);
+      if (!i.reasons.includes("loaded with load_skill") && !i.reasons.some((r) => r.startsWith("named @") || r === "pinned")) this.used += i.tokens;
+    }
     if (i.dir) this.seenDirs.add(i.dir);
+  }
+
+  private markSent(e: GuidanceEntry): void {
+    for (const p of e.includes ?? (e.realPath ? [e.realPath] : [])) this.sentPaths.add(p);
+  }
+
+  /** The file of this entry was sent already (as part of another entry, or under another name). */
+  private alreadySent(e: GuidanceEntry): boolean {
+    return !!e.realPath && this.sentPaths.has(e.realPath);
   }
 
   private get score(): ScoreContext {
@@ -144,26 +186,30 @@ class GuidanceState {
   }
 
   loadSkillTool(): ToolDefinition {
-    const names = () => this.entries.filter(loadable).map((e) => e.name);
+    const names = () => this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name);
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
-        "Load a skill (or an agent-requested rule) by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message.",
-      schema: z.object({ name: z.string().min(1).describe("The skill's name, as listed") }),
+        "Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out).",
+      schema: z.object({ name: z.string().min(1).describe("The skill's or rule's name, as listed") }),
       timeoutMs: 10_000,
       summarize: (i) => String(i.name ?? ""),
       hookInput: (a) => ({ skill: a.name }),
       run: async ({ name }) => {
         const wanted = name.trim().toLowerCase();
-        const e =
-          this.entries.find((x) => loadable(x) && x.name.toLowerCase() === wanted) ??
-          this.entries.find((x) => loadable(x) && x.name.toLowerCase().replace(/[\s_]+/g, "-") === wanted.replace(/[\s_]+/g, "-"));
+        const ok = (x: GuidanceEntry) => loadable(x, this.withheld);
+        const dash = (t: string) => t.replace(/[\s_]+/g, "-");
+        // Listed ones first (a skill and a rule may share a name), then any other.
+        const candidates = [...this.entries.filter((x) => ok(x) && (this.listedSkills.has(x.id) || this.withheld.has(x.id))), ...this.entries.filter(ok)];
+        const e = candidates.find((x) => x.name.toLowerCase() === wanted) ?? candidates.find((x) => dash(x.name.toLowerCase()) === dash(wanted));
         if (!e) {
           const all = names();
           throw new ToolError(all.length ? `No skill named "${name}". Available: ${all.join(", ")}.` : `No skill named "${name}": this workspace has no skills.`);
         }
-        if (this.muted(e)) throw new ToolError(`The skill "${e.name}" is muted by the user in this workspace.`);
-        if (this.injected.has(e.id) || this.pendingSkills.includes(e)) return { text: `The skill "${e.name}" is already loaded: its instructions are in the conversation above.` };
+        if (this.muted(e)) throw new ToolError(`The ${e.kind} "${e.name}" is muted by the user in this workspace.`);
+        // "Already loaded" only when its text really was sent (listing it is not loading it).
+        if (this.injected.has(e.id) || this.pendingSkills.includes(e) || this.alreadySent(e))
+          return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
         this.pendingSkills.push(e);
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
@@ -188,72 +234,131 @@ class GuidanceState {
     const prefs = this.prefs();
     const muted = new Set(prefs.muted);
     const signals = this.takeSignals();
-    const inForce: Array<{ e: GuidanceEntry; reasons: string[] }> = [];
+    const cands: Candidate[] = [];
     const lessons: ScoredEntry[] = [];
-    const newSkills: ScoredEntry[] = [];
+    const newListed: Array<{ e: GuidanceEntry; reason: string }> = [];
     const first = !this.started;
     this.started = true;
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
+    const has = (e: GuidanceEntry) => cands.some((x) => x.e === e);
+    const fs = this.api.session.services.fs;
 
-    for (const e of this.entries) if (prefs.pinned.includes(e.id) && fresh(e)) inForce.push({ e, reasons: ["pinned"] });
+    for (const e of this.entries) if (prefs.pinned.includes(e.id) && fresh(e)) cands.push({ e, reasons: ["pinned"], explicit: true });
     if (first) {
       for (const e of this.entries) {
-        if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && fresh(e) && !inForce.some((x) => x.e === e)) inForce.push({ e, reasons: ["always"] });
+        if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && (e.kind === "memory" || !e.dir) && fresh(e) && !has(e)) cands.push({ e, reasons: ["always"] });
       }
     }
-    // Nested project memory: folders of files touched for the first time, nearest first.
+    // Nested project memory and a sub-project's .cursor/rules: folders of files touched for the first time, nearest first.
     for (const file of signals.files ?? []) {
-      for (const dir of foldersDownTo(this.api.session.services.fs, file)) {
+      for (const dir of foldersDownTo(fs, file)) {
         if (this.seenDirs.has(dir)) continue;
         this.seenDirs.add(dir);
-        for (const p of await loadFolderMemory(this.api.session.services.fs, dir, this.opts.files, this.api.session.services.access)) {
+        const found = [...(await loadFolderMemory(fs, dir, this.opts.files, this.api.session.services.access)), ...(await loadFolderRules(fs, dir, this.api.session.services.access))];
+        for (const p of found) {
           if (p.problems.length) this.api.session.services.log.warn(`guidance: ${p.problems.map((x) => `${x.path}${x.line ? `:${x.line}` : ""}: ${x.message}`).join("; ")}`);
-          if (p.entry && fresh(p.entry)) {
-            this.entries.push(p.entry);
-            inForce.push({ e: p.entry, reasons: [`file ${displayRel(this.score, file)} in its folder`] });
-          }
+          const e = p.entry;
+          if (!e || this.entries.some((x) => x.id === e.id)) continue;
+          this.entries.push(e);
+          if (!fresh(e)) continue;
+          const why = `file ${displayRel(this.score, file)} in its folder`;
+          if (e.kind === "memory" || e.activation === "always") cands.push({ e, reasons: [why] });
+          else if (e.activation === "requested") newListed.push({ e, reason: why });
         }
       }
     }
     for (const s of rank(this.entries, signals, this.score)) {
       const e = s.entry;
-      if (muted.has(e.id) || inForce.some((x) => x.e === e)) continue;
-      if (e.kind === "rule" && e.activation === "glob" && fresh(e)) inForce.push({ e, reasons: s.reasons });
+      const named = s.reasons.filter((r) => r.startsWith("named @"));
+      const already = cands.find((x) => x.e === e);
+      // Named by the user: sent even when the budget would leave it out.
+      if (already && named.length && !already.explicit) {
+        already.explicit = true;
+        already.reasons.push(`${named[0]} in the message`);
+      }
+      if (muted.has(e.id) || already) continue;
+      if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
+      else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);
-      else if (e.kind === "skill" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob "))) newSkills.push(s);
+      else if (e.kind === "skill" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob "))) newListed.push({ e, reason: s.reasons[0] ?? "listed" });
     }
-    for (const e of this.pendingSkills.splice(0)) if (!this.injected.has(e.id)) inForce.push({ e, reasons: ["loaded with load_skill"] });
+    for (const e of this.pendingSkills.splice(0)) if (!this.injected.has(e.id)) cands.push({ e, reasons: ["loaded with load_skill"], explicit: true });
 
+    // The budget: what Yoke adds on its own, within the first request's and the session's limits.
+    let room = Math.max(0, this.budget.totalTokens - this.used);
+    if (first) room = Math.min(room, this.budget.firstTokens);
     const records: InjectedRecord[] = [];
     const persisted: string[] = [];
-    for (const { e, reasons } of inForce) {
-      persisted.push(render(e, reasons));
-      records.push(record(e, reasons, e.body));
-    }
-    // The skill list: skills without paths at the start, those with paths when a matching file is touched.
-    const catalog = first ? this.entries.filter((e) => loadable(e) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length)) : [];
-    const listed = [...catalog, ...newSkills.map((s) => s.entry).filter((e) => !muted.has(e.id))];
+    // The skill list first (it is how everything else is reached), within its own limit.
+    const catalog = first
+      ? this.entries.filter((e) => listable(e) && !(e.kind === "rule" && e.dir) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length))
+      : [];
+    // What is sent in full now (named with @name, pinned) is not listed besides.
+    const listed = [...catalog.map((e) => ({ e, reason: "listed" })), ...newListed.filter((x) => !muted.has(x.e.id) && !this.listedSkills.has(x.e.id))].filter((x) => !has(x.e));
+    let catalogText: string | undefined;
     if (listed.length) {
-      const { text, shown } = renderCatalog(listed, this.budget.catalogTokens, signals);
-      persisted.push(text);
-      for (const e of shown) {
-        this.listedSkills.add(e.id);
-        records.push({ ...record(e, [newSkills.some((s) => s.entry === e) ? (newSkills.find((s) => s.entry === e)!.reasons[0] ?? "listed") : "listed"], ""), listed: true });
+      const { text, shown } = renderCatalog(
+        listed.map((x) => x.e),
+        Math.min(this.budget.catalogTokens, room),
+        signals,
+      );
+      if (shown.length) {
+        catalogText = text;
+        room -= estimateTokens(text);
+        this.used += estimateTokens(text);
+        for (const e of shown) {
+          this.listedSkills.add(e.id);
+          records.push({ ...record(e, [listed.find((x) => x.e === e)!.reason], ""), listed: true });
+        }
       }
     }
+    const left: Candidate[] = [];
+    for (const c of [
+      ...cands.filter((c) => c.explicit),
+      ...keepOrder(
+        cands.filter((c) => !c.explicit),
+        this.entries,
+      ),
+    ]) {
+      const { e, reasons } = c;
+      // One file once per session: a file sent already (imported by a CLAUDE.md, or under another name) is not sent again.
+      if (this.alreadySent(e)) {
+        this.injected.add(e.id);
+        continue;
+      }
+      const text = render(e, reasons, this.sentPaths);
+      const tokens = estimateTokens(text);
+      if (!c.explicit) {
+        if (tokens > room) {
+          if (!this.withheld.has(e.id)) left.push(c);
+          this.withheld.add(e.id);
+          continue;
+        }
+        room -= tokens;
+        this.used += tokens;
+      }
+      this.withheld.delete(e.id);
+      persisted.push(text);
+      records.push(record(e, reasons, text));
+      this.injected.add(e.id);
+      this.markSent(e);
+    }
+    if (catalogText) persisted.push(catalogText);
+    if (left.length) persisted.push(withheldNote(left, this.budget, first));
     const lessonTexts: string[] = [];
     let tokens = 0;
     for (const s of lessons) {
       if (lessonTexts.length >= this.budget.maxLessons) break;
       const t = render(s.entry, s.reasons);
-      if (tokens + estimateTokens(t) > this.budget.lessonTokens) continue;
+      if (tokens + estimateTokens(t) > Math.min(this.budget.lessonTokens, room)) continue;
       tokens += estimateTokens(t);
       lessonTexts.push(t);
       records.push(record(s.entry, s.reasons, t));
     }
-    for (const r of records) this.markInjected(r);
-    if (!records.length) return [];
-    this.api.record({ type: "guidance", injected: records, ...(first && this.set.problems.length ? { problems: this.set.problems } : {}) });
+    this.used += tokens;
+    for (const r of records) this.markInjected({ ...r, tokens: 0 });
+    if (!records.length && !left.length) return [];
+    if (records.length) this.api.record({ type: "guidance", injected: records, ...(first && this.set.problems.length ? { problems: this.set.problems } : {}) });
     const out: ContextMessage[] = [];
     if (persisted.length) out.push({ source: GUIDANCE_SOURCE, text: persisted.join("\n\n"), persist: true });
     if (lessonTexts.length) out.push({ source: GUIDANCE_SOURCE, text: ["Lessons that apply to what you are doing now:", ...lessonTexts].join("\n\n") });
@@ -276,6 +381,40 @@ class GuidanceState {
   }
 }
 
+/**
+ * What is kept first when the budget is short: the user's own memory, then the project's memory
+ * (root, then nested), then rules of small collections before large ones (a lone
+ * copilot-instructions.md before a folder of 80 .mdc files), smaller files first within one; the
+ * order they were loaded in otherwise.
+ */
+function keepOrder(cands: Candidate[], entries: readonly GuidanceEntry[]): Candidate[] {
+  const size = new Map<string, number>();
+  for (const e of entries) if (e.kind === "rule") size.set(e.collection ?? e.source, (size.get(e.collection ?? e.source) ?? 0) + 1);
+  const tier = (e: GuidanceEntry) => (e.kind === "memory" ? (e.origin === "workspace" ? (e.activation === "always" ? 1 : 2) : 0) : 3);
+  return cands
+    .map((c, i) => ({ c, i }))
+    .sort(
+      (a, b) =>
+        tier(a.c.e) - tier(b.c.e) ||
+        (a.c.e.kind === "rule" && b.c.e.kind === "rule"
+          ? (size.get(a.c.e.collection ?? a.c.e.source) ?? 1) - (size.get(b.c.e.collection ?? b.c.e.source) ?? 1) || a.c.e.body.length - b.c.e.body.length
+          : 0) ||
+        a.i - b.i,
+    )
+    .map((x) => x.c);
+}
+
+/** The model is told what the budget left out, and how to get it. */
+function withheldNote(left: Candidate[], budget: GuidanceBudget, first: boolean): string {
+  const lines = left.slice(0, MAX_WITHHELD_NAMED).map(({ e, reasons }) => `- ${e.name} (${e.kind}, ${e.source}, ~${estimateTokens(e.body)} tokens; ${reasons.join("; ")})`);
+  if (left.length > MAX_WITHHELD_NAMED) lines.push(`- … and ${left.length - MAX_WITHHELD_NAMED} more (the user can see them all with \`yoke lessons list\`)`);
+  const limit = first ? `${budget.firstTokens} tokens in the first request, ${budget.totalTokens} in the session` : `${budget.totalTokens} tokens in the session`;
+  return [
+    `Guidance left out to stay within the guidance budget (${limit}): ${left.length} file(s) that apply were not sent. Load one with the ${LOAD_SKILL} tool and its name when the task needs it:`,
+    ...lines,
+  ].join("\n");
+}
+
 function toolAliasesOf(tool: ToolDefinition, prev: (name: string) => string[]): (name: string) => string[] {
   const own = [tool.permission, tool.hookName].filter((x): x is string => !!x).map((x) => x.toLowerCase());
   return (name) => (name === tool.name ? own : prev(name));
@@ -292,7 +431,7 @@ function record(e: GuidanceEntry, reasons: string[], text: string): InjectedReco
 const KIND_LABEL = { lesson: "Lesson", skill: "Skill", rule: "Rule", memory: "Project memory" } as const;
 
 /** One entry as the model reads it: what it is, where from, why it applies, then its text. */
-export function render(e: GuidanceEntry, reasons: string[]): string {
+export function render(e: GuidanceEntry, reasons: string[], sent?: ReadonlySet<string>): string {
   const why = reasons.length ? ` — ${reasons.join("; ")}` : "";
   const title = e.kind === "lesson" && e.title ? `${e.title} ` : e.kind === "skill" ? `${e.name} ` : "";
   const head = `## ${KIND_LABEL[e.kind]}: ${title}(${e.source}${why})`;
@@ -300,14 +439,29 @@ export function render(e: GuidanceEntry, reasons: string[]): string {
     e.kind === "skill" && e.files?.length
       ? `\n\nFiles of this skill (in ${e.source.replace(/\/SKILL\.md$/, "")}/; read them with read_file when the instructions refer to them):\n${e.files.map((f) => `- ${f}`).join("\n")}`
       : "";
-  return `${head}\n${e.body}${files}`;
+  return `${head}\n${bodyOf(e, sent)}${files}`;
+}
+
+/** The entry's text; an imported file already sent in the session is named, not repeated. */
+function bodyOf(e: GuidanceEntry, sent?: ReadonlySet<string>): string {
+  if (!sent || !e.parts?.length || !e.parts.slice(1).some((p) => sent.has(p.path))) return e.body;
+  const [own, ...blocks] = e.parts;
+  const out = [own!.text];
+  for (const b of blocks) {
+    if (!sent.has(b.path)) out.push(b.text);
+    else out.push(`\n${(b.text.trim().split("\n")[0] ?? "").replace(/ ---$/, "")}: already given earlier in this conversation, not repeated ---`);
+  }
+  return bounded(out.join("\n").trim());
 }
 
 const MAX_DESCRIPTION = 240;
 
 /** The list of loadable skills and rules, best match first, within the token budget. */
 export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, signals: MatchSignals = {}): { text: string; shown: GuidanceEntry[] } {
-  const ordered = [...entries].sort((a, b) => scoreEntry(b, signals).score - scoreEntry(a, signals).score || (a.name < b.name ? -1 : 1));
+  const ordered = entries
+    .map((e, i) => ({ e, i, s: scoreEntry(e, signals).score }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((x) => x.e);
   const head = `Skills you can load with the ${LOAD_SKILL} tool when a task needs them (name: when to use it):`;
   const lines: string[] = [];
   const shown: GuidanceEntry[] = [];
@@ -323,4 +477,35 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
   const left = entries.length - shown.length;
   if (left > 0) lines.push(`(${left} more not listed for space; ${LOAD_SKILL} loads any skill by its exact name.)`);
   return { text: [head, ...lines].join("\n"), shown };
+}
+
+/** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
+export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
+  // The folder as people read it: the source up to its rules folder (nested rules) or file name (nested memory).
+  const shown = e.kind === "rule" ? e.source.split("/.cursor/rules/")[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
+  const under = e.dir && e.kind === "rule" ? ` under ${shown}/` : "";
+  const globs = e.match.globs.join(", ");
+  if (e.kind === "lesson") {
+    if (e.status !== "active") return { state: "inactive", why: `its status is ${e.status}: never sent` };
+    if (e.activation === "manual") return { state: "manual", why: "it has no match: only when pinned or named with @name" };
+    return { state: "match", why: "when its keywords, patterns, tools or globs match (best lessons first, within the lesson budget)" };
+  }
+  if (e.kind === "skill")
+    return e.match.globs.length
+      ? { state: "listed", why: `listed by description once a file matching ${globs} is touched; the model loads it with ${LOAD_SKILL}` }
+      : { state: "listed", why: `listed by description from the first request; the model loads it with ${LOAD_SKILL}, the user with @${e.name}` };
+  switch (e.activation) {
+    case "always":
+      return e.dir && e.kind === "rule"
+        ? { state: "always", why: `sent when a file${under} is first read or edited` }
+        : { state: "always", why: "sent with the first request (within the guidance budget; left out ones are named to the model)" };
+    case "folder":
+      return { state: "folder", why: `sent when a file under ${shown}/ is first read or edited` };
+    case "glob":
+      return { state: "glob", why: `sent when a file matching ${globs}${under} is read or edited` };
+    case "requested":
+      return { state: "listed", why: `listed by its description; the model loads it with ${LOAD_SKILL}, the user with @${e.name}` };
+    default:
+      return { state: "manual", why: `only when the user names it with @${e.name} in a message (or pins it)` };
+  }
 }

@@ -8,7 +8,7 @@ import type { FileAccessPolicy, Searcher, WorkspaceFs } from "../ports";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
-import type { GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
+import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
 export const LESSON_DIR = ".yoke/lessons";
@@ -64,7 +64,7 @@ function rootsOf(fs: WorkspaceFs): Promise<string[]> {
  * neither the path nor what it resolves to may be covered by a Read deny rule. Otherwise NotRead,
  * with the reason.
  */
-async function readText(fs: WorkspaceFs, path: string, access?: FileAccessPolicy): Promise<string | undefined> {
+async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy): Promise<{ text: string; real: string } | undefined> {
   const st = await fs.stat(path).catch(() => undefined);
   if (!st) return undefined;
   const resolved = await fs.realPath(path).catch(() => undefined);
@@ -77,7 +77,7 @@ async function readText(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
     const denied = await access?.deniedBy("Read", p).catch(() => null);
     if (denied) throw new NotRead(`not read: reading it is denied by ${denied}`);
   }
-  return decoder.decode(await fs.readFile(target));
+  return { text: decoder.decode(await fs.readFile(target)), real };
 }
 
 async function entriesOf(fs: WorkspaceFs, dir: string): Promise<Array<[string, string]>> {
@@ -93,7 +93,7 @@ async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => bool
   for (const [name, type] of await entriesOf(fs, dir)) {
     const abs = joinPath(dir, name);
     if (type === "directory" && depth < MAX_DEPTH) out.push(...(await walk(fs, abs, accept, depth + 1)));
-    // A symlinked file is taken too: readText reads it only if it resolves inside the workspace.
+    // A symlinked file is taken too: readReal reads it only if it resolves inside the workspace.
     else if ((type === "file" || type === "symlink") && accept(name)) out.push(abs);
   }
   return out;
@@ -102,10 +102,18 @@ async function walk(fs: WorkspaceFs, dir: string, accept: (name: string) => bool
 class Collector {
   readonly entries: GuidanceEntry[] = [];
   readonly problems: GuidanceProblem[] = [];
+  readonly excluded: ExcludedFile[] = [];
   private readonly seen = new Set<string>();
+  private readonly seenReal = new Set<string>();
 
   add(p: Parsed): void {
     this.problems.push(...p.problems);
+    // One file reached by two names (a symlinked rules folder, .clinerules -> .roo/rules): once.
+    const real = p.entry?.realPath;
+    if (real && p.entry!.kind !== "memory") {
+      if (this.seenReal.has(real)) return;
+      this.seenReal.add(real);
+    }
     // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: the same text once.
     if (p.entry?.kind === "memory" && this.entries.some((e) => e.kind === "memory" && e.dir === p.entry!.dir && e.body === p.entry!.body)) return;
     if (p.entry && !this.seen.has(p.entry.id)) {
@@ -132,14 +140,16 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
+    else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" ? "claude" : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
     else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
   }
   for (const folder of workspaceFolders(fs)) {
     const root = normalizePath(folder.root);
     const file = async (abs: string, parse: (f: FileInput) => Parsed | Promise<Parsed>) => {
       try {
-        const text = await readText(fs, abs, opts.access);
-        if (text !== undefined) c.add(await parse({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }));
+        const read = await readReal(fs, abs, opts.access);
+        if (read === undefined) return;
+        c.add(withReal(await parse({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }), read.real));
       } catch (err) {
         c.fail(abs, err);
       }
@@ -159,25 +169,131 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       }
     }
     // Rules.
-    const rule = (format: RuleFormat) => (f: FileInput) => parseRule(f, format);
-    for (const abs of await walk(fs, joinPath(root, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, rule("mdc"));
-    for (const abs of await walk(fs, joinPath(root, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, rule("instructions"));
-    await file(joinPath(root, ".github/copilot-instructions.md"), rule("always"));
-    await file(joinPath(root, ".cursorrules"), rule("always"));
-    const cline = joinPath(root, ".clinerules");
-    const clineType = (await fs.stat(cline).catch(() => undefined))?.type;
-    if (clineType === "file") await file(cline, rule("always"));
-    else if (clineType === "directory") for (const abs of await walk(fs, cline, isRuleText)) await file(abs, rule("cline"));
-    for (const abs of await walk(fs, joinPath(root, ".roo/rules"), isRuleText)) await file(abs, rule("cline"));
+    for (const p of await loadRuleFiles(fs, root, root, opts.access, c.excluded)) c.add(p);
     if (opts.nestedMemory) {
       const nested = await nestedDirs(fs, opts.search ?? createFsSearcher(fs), root);
       for (const dir of nested.dirs) {
         for (const p of await loadFolderMemory(fs, dir, opts.files, opts.access)) c.add(p);
       }
+      for (const dir of await nestedRuleDirs(fs, opts.search ?? createFsSearcher(fs), root)) for (const p of await loadFolderRules(fs, dir, opts.access)) c.add(p);
       if (nested.problem) c.problems.push(nested.problem);
     }
   }
-  return { entries: c.entries, problems: c.problems };
+  return { entries: c.entries, problems: c.problems, excluded: c.excluded };
+}
+
+function withReal(p: Parsed, real: string, collection?: string): Parsed {
+  if (p.entry) {
+    p.entry.realPath = real;
+    if (!p.entry.includes) p.entry.includes = [real];
+    if (collection !== undefined && p.entry.kind === "rule") p.entry.collection = collection;
+    if (p.entry.parts?.[0]) p.entry.parts[0].path = real;
+  }
+  return p;
+}
+
+/** A script (`#!`) or a binary file (a NUL byte) found among rules: never text for the model. */
+const isScript = (text: string) => text.startsWith("#!") || text.includes("\0");
+
+/** The Roo mode Yoke's sessions run as: Roo's `code` mode is its default, full-tool mode, which is what a Yoke session is. */
+export const ROO_MODE = "code";
+
+/**
+ * Every rule file of one folder: the root of a workspace folder, or (nested) a sub-project with its
+ * own `.cursor/rules`. Cline's `.clinerules/workflows/` (commands) and `.clinerules/hooks/` (hook
+ * scripts) are not rules; neither is any file starting with `#!` or holding a NUL byte. Roo: `.roo/rules/` (or the
+ * `.roorules` file when that folder has none), and the rules of Roo's code mode only.
+ */
+async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed[]> {
+  const out: Parsed[] = [];
+  const nested = dir !== root;
+  const file = async (abs: string, format: RuleFormat, collection: string) => {
+    try {
+      const read = await readReal(fs, abs, access);
+      if (read === undefined) return;
+      if (isScript(read.text)) {
+        excluded.push({ path: abs, source: displayPath(fs, abs), why: "an executable script (it starts with #!) or a binary file, not a rule: never sent to the model" });
+        return;
+      }
+      out.push(withReal(parseRule({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, format, nested ? dir : undefined), read.real, collection));
+    } catch (err) {
+      out.push({ problems: [{ path: abs, message: err instanceof NotRead ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` }] });
+    }
+  };
+  const coll = (rel: string) => displayPath(fs, joinPath(dir, rel));
+  for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, "mdc", coll(".cursor/rules"));
+  if (nested) return out;
+  for (const abs of await walk(fs, joinPath(dir, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, "instructions", coll(".github/instructions"));
+  await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
+  await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
+  for (const abs of await walk(fs, joinPath(dir, ".claude/rules"), (n) => /\.md$/i.test(n))) await file(abs, "claude", coll(".claude/rules"));
+  const cline = joinPath(dir, ".clinerules");
+  const clineType = (await fs.stat(cline).catch(() => undefined))?.type;
+  if (clineType === "file") await file(cline, "always", coll(".clinerules"));
+  else if (clineType === "directory") {
+    for (const [name, type] of await entriesOf(fs, cline)) {
+      const abs = joinPath(cline, name);
+      if (type === "directory" && (name === "workflows" || name === "hooks")) {
+        const what = name === "workflows" ? "a Cline workflow (a command the user runs with /name), not a rule" : "a Cline hook (a script run at an event), not a rule";
+        for (const f of await walk(fs, abs, () => true)) excluded.push({ path: f, source: displayPath(fs, f), why: what });
+        continue;
+      }
+      const files = type === "directory" ? await walk(fs, abs, isRuleText) : (type === "file" || type === "symlink") && isRuleText(name) ? [abs] : [];
+      for (const f of files) await file(f, "cline", coll(".clinerules"));
+    }
+  }
+  // Roo Code: the folder if it has files, else the single file; the same for the code mode's rules.
+  for (const [folder, single] of [
+    [".roo/rules", ".roorules"],
+    [`.roo/rules-${ROO_MODE}`, `.roorules-${ROO_MODE}`],
+  ] as const) {
+    const files = await walk(fs, joinPath(dir, folder), isRuleText);
+    if (files.length) for (const f of files) await file(f, "cline", coll(folder));
+    else await file(joinPath(dir, single), "always", coll(single));
+  }
+  for (const [name, type] of await entriesOf(fs, joinPath(dir, ".roo"))) {
+    const mode = /^rules-(.+)$/.exec(name)?.[1];
+    if (type !== "directory" || !mode || mode === ROO_MODE) continue;
+    for (const f of await walk(fs, joinPath(dir, ".roo", name), isRuleText))
+      excluded.push({ path: f, source: displayPath(fs, f), why: `a rule of Roo's "${mode}" mode; Yoke sessions follow Roo's "${ROO_MODE}" mode rules only` });
+  }
+  for (const [name, type] of await entriesOf(fs, dir)) {
+    const mode = /^\.roorules-(.+)$/.exec(name)?.[1];
+    if (type === "file" && mode && mode !== ROO_MODE)
+      excluded.push({ path: joinPath(dir, name), source: displayPath(fs, joinPath(dir, name)), why: `a rule of Roo's "${mode}" mode; Yoke sessions follow Roo's "${ROO_MODE}" mode rules only` });
+  }
+  return out;
+}
+
+/** A sub-project's own `.cursor/rules` (Cursor's nested rules): they apply to files under `dir`. */
+export async function loadFolderRules(fs: WorkspaceFs, dir: string, access?: FileAccessPolicy): Promise<Parsed[]> {
+  const folder = folderOf(fs, dir);
+  if (!folder) return [];
+  return loadRuleFiles(fs, normalizePath(folder.root), dir, access, []);
+}
+
+/** Folders below a root with a `.cursor/rules` folder of their own (for listing; a session finds them as files are touched). */
+async function nestedRuleDirs(fs: WorkspaceFs, search: Searcher, root: string): Promise<string[]> {
+  const res = await search
+    .glob({ pattern: "**/.cursor/rules/**/*.mdc", path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS })
+    .catch(() => ({ paths: [] as string[] }));
+  const dirs = new Set<string>();
+  for (const p of res.paths) {
+    const n = normalizePath(p);
+    const i = n.lastIndexOf("/.cursor/rules/");
+    if (i <= root.length) continue;
+    const dir = n.slice(0, i);
+    if (
+      !isInside(root, dir) ||
+      dir
+        .slice(root.length + 1)
+        .split("/")
+        .some((x) => x.startsWith(".") || SKIP_DIRS.has(x))
+    )
+      continue;
+    dirs.add(dir);
+  }
+  return [...dirs];
 }
 
 const isLessonFile = (name: string) => /\.md$/i.test(name) && !/^readme\.md$/i.test(name);
@@ -212,9 +328,12 @@ export async function loadFolderMemory(fs: WorkspaceFs, dir: string, files?: Gui
   for (const name of MEMORY_NAMES) {
     const abs = joinPath(dir, name);
     try {
-      const text = await readText(fs, abs, access);
-      if (text === undefined) continue;
-      const p = await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text }, "folder", dir, { fs, files, home: files?.home, access });
+      const read = await readReal(fs, abs, access);
+      if (read === undefined) continue;
+      const p = withReal(
+        await memoryWithImports({ path: abs, source: displayPath(fs, abs), origin: "workspace", text: read.text }, "folder", dir, { fs, files, home: files?.home, access }),
+        read.real,
+      );
       if (p.entry && out.some((o) => o.entry?.body === p.entry!.body)) continue; // CLAUDE.md -> AGENTS.md
       out.push(p);
     } catch (err) {
@@ -247,14 +366,33 @@ async function memoryWithImports(f: FileInput, activation: "always" | "folder", 
   const problems: GuidanceProblem[] = [];
   const seen = new Set<string>([f.path]);
   const body = parseFrontmatter(f.text).body;
-  const imported = await expandImports(body, f.path, env, 1, seen, problems);
+  const blocks: Array<{ path: string; text: string }> = [];
+  const includes: string[] = [];
+  const imported = await expandImports(body, f.path, env, 1, seen, problems, blocks, includes);
   const parsed = parseMemory(f, activation, dir, imported);
+  if (parsed.entry && blocks.length) {
+    parsed.entry.parts = [{ path: f.path, text: body.trimEnd() }, ...blocks];
+    parsed.entry.includes = [f.path, ...includes];
+  }
   return { entry: parsed.entry, problems: [...parsed.problems, ...problems] };
 }
 
 const IMPORT = /(^|[\s(])@((?:~\/|\.{1,2}\/|\/)?[\w.\-/]*[\w/])/g;
 
-async function expandImports(text: string, from: string, env: ImportEnv, depth: number, seen: Set<string>, problems: GuidanceProblem[]): Promise<string> {
+/**
+ * The text with its imports appended. `blocks` gets the top-level import blocks (with the real
+ * path of the file each came from), `includes` the real path of every file imported at any depth.
+ */
+async function expandImports(
+  text: string,
+  from: string,
+  env: ImportEnv,
+  depth: number,
+  seen: Set<string>,
+  problems: GuidanceProblem[],
+  blocks: Array<{ path: string; text: string }> = [],
+  includes: string[] = [],
+): Promise<string> {
   const parts = [text.trimEnd()];
   const lines = text.split("\n");
   let fenced = false;
@@ -286,8 +424,13 @@ async function expandImports(text: string, from: string, env: ImportEnv, depth: 
         continue;
       }
       let content: string | undefined;
+      let real = target;
       try {
-        content = inside ? await readText(env.fs, target, env.access) : await env.files?.read?.(target);
+        if (inside) {
+          const read = await readReal(env.fs, target, env.access);
+          content = read?.text;
+          if (read) real = read.real;
+        } else content = await env.files?.read?.(target);
       } catch (err) {
         problems.push({ path: from, line: i + 1, message: err instanceof NotRead ? `@${spec} ${err.message}` : `@${spec} could not be read: ${err instanceof Error ? err.message : String(err)}` });
         continue;
@@ -296,8 +439,11 @@ async function expandImports(text: string, from: string, env: ImportEnv, depth: 
         problems.push({ path: from, line: i + 1, message: `@${spec}: no such file (${target})` });
         continue;
       }
-      const nested = await expandImports(parseFrontmatter(content).body, target, env, depth + 1, seen, problems);
-      parts.push(`\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n${nested.trim()}`);
+      includes.push(real);
+      const nested = await expandImports(parseFrontmatter(content).body, target, env, depth + 1, seen, problems, [], includes);
+      const block = `\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n${nested.trim()}`;
+      parts.push(block);
+      blocks.push({ path: real, text: block });
     }
   }
   return parts.join("\n");

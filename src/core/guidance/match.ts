@@ -3,6 +3,7 @@
  * what they printed, the files touched), with the reasons a person can read.
  */
 import picomatch from "picomatch";
+import { stemmer } from "stemmer";
 import { folderOf, isInside, normalizePath, relativePath } from "../paths";
 import type { WorkspaceFs } from "../ports";
 import { stripInlineFlags } from "./parse";
@@ -13,14 +14,63 @@ export const WEIGHTS = { keyword: 1, keywordInOutput: 0.5, pattern: 2, tool: 1, 
 /** Only the end of a long tool output is searched (tracebacks and test summaries are at the end). */
 const OUTPUT_TAIL = 20_000;
 
-const STOP = new Set("a an and are as at be by do for from how i in is it me my of on or so that the this to use using we what when with you your can should would not fix file".split(" "));
+/** Words that say nothing about a task (English function words and the words every request or description has). */
+const STOP = new Set(
+  (
+    "a about after all also an and any are as at be been before being but by can could do does doing done for from get had has have how i if in into is it its " +
+    "just let like make me more most my need needs no not of on one or other our out over please so some such than that the their them then there these " +
+    "they this those through to too up us use used uses using want was we were what when where which while who why will with would you your " +
+    "should fix file files work working help claude skill skills task tasks thing things new create creating"
+  ).split(" "),
+);
+
+/**
+ * A word as the matcher compares it: lower-case, stemmed (Porter: "spreadsheets" and
+ * "spreadsheet", "formulas" and "formula", "creating" and "create" are one word).
+ */
+export function termOf(word: string): string {
+  const w = word.toLowerCase();
+  return /^[a-z]+$/.test(w) ? stemmer(w) : w;
+}
+
+/** The terms of a text: words of at least two letters, stop words left out, stemmed, each once. */
+export function termsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (w.length < 2 || STOP.has(w)) continue;
+    out.add(termOf(w));
+    // A file extension or format name is a term too (.xlsx → xlsx) — and so are its known aliases.
+    for (const alias of ALIASES[w] ?? []) out.add(termOf(alias));
+  }
+  return out;
+}
+
+/**
+ * What people call a file format, and the name tools give it: a request says "Excel" or "Word
+ * document", a skill says ".xlsx" or "docx". A short, fixed list of formats (not synonyms of
+ * ordinary words: those come from the descriptions themselves).
+ */
+const ALIASES: Record<string, string[]> = {
+  excel: ["xlsx", "spreadsheet"],
+  xls: ["xlsx"],
+  word: ["docx"],
+  doc: ["docx"],
+  powerpoint: ["pptx", "presentation"],
+  ppt: ["pptx"],
+  slides: ["pptx", "presentation"],
+  slide: ["pptx", "presentation"],
+  deck: ["pptx", "presentation"],
+  gif: ["gif", "animation"],
+  acrobat: ["pdf"],
+};
 
 interface Compiled {
-  keywords: Array<{ text: string; re: RegExp; literal: string }>;
+  keywords: Array<{ text: string; re: RegExp; literal: string; stem?: string }>;
   patterns: Array<{ text: string; re: RegExp }>;
   globs: Array<{ text: string; test: (rel: string) => boolean }>;
   tools: Set<string>;
   words: Set<string>;
+  nameTerms: Set<string>;
 }
 
 const cache = new WeakMap<GuidanceEntry, Compiled>();
@@ -59,16 +109,14 @@ function compiled(e: GuidanceEntry): Compiled {
   let c = cache.get(e);
   if (!c) {
     c = {
-      keywords: e.match.keywords.filter((k) => k.trim()).map((k) => ({ text: k, re: keywordRegex(k), literal: longestLiteral(k) })),
+      keywords: e.match.keywords
+        .filter((k) => k.trim())
+        .map((k) => ({ text: k, re: keywordRegex(k), literal: longestLiteral(k), ...(/^[a-z]{3,}$/i.test(k.trim()) && !STOP.has(k.trim().toLowerCase()) ? { stem: termOf(k.trim()) } : {}) })),
       patterns: e.match.patterns.map((p) => ({ text: p, re: new RegExp(stripInlineFlags(p), "im") })),
       globs: e.match.globs.map((g) => ({ text: g, test: globTester(g) })),
       tools: new Set(e.match.tools.map((t) => t.toLowerCase())),
-      words: new Set(
-        `${e.name} ${e.description ?? ""}`
-          .toLowerCase()
-          .split(/[^\p{L}\p{N}]+/u)
-          .filter((w) => w.length > 2 && !STOP.has(w)),
-      ),
+      words: termsOf(`${e.name.replace(/[-_]+/g, " ")} ${e.name} ${e.description ?? ""}`),
+      nameTerms: termsOf(e.name.replace(/[-_]+/g, " ")),
     };
     cache.set(e, c);
   }
@@ -97,10 +145,12 @@ interface Prepared {
   files: Array<{ abs: string; rel: string }>;
   tools: Array<{ name: string; names: string[] }>;
   words: Set<string>;
+  /** How rare each term is among the entries being ranked (inverse document frequency); absent: every term weighs 1. */
+  idf?: (term: string) => number;
   mentions: Set<string>;
 }
 
-function prepare(s: MatchSignals, ctx: ScoreContext): Prepared {
+function prepare(s: MatchSignals, ctx: ScoreContext, entries?: readonly GuidanceEntry[]): Prepared {
   const message = s.message ?? "";
   const outputs = (s.outputs ?? []).map((o) => (o.length > OUTPUT_TAIL ? o.slice(-OUTPUT_TAIL) : o));
   return {
@@ -110,8 +160,10 @@ function prepare(s: MatchSignals, ctx: ScoreContext): Prepared {
     lowerOutputs: outputs.map((o) => o.toLowerCase()),
     files: (s.files ?? []).map((f) => ({ abs: normalizePath(f), rel: relForGlob(ctx.fs, f) })),
     tools: [...new Set(s.tools ?? [])].map((t) => ({ name: t, names: [t.toLowerCase(), ...(ctx.toolAliases?.(t) ?? [])] })),
-    words: new Set(message.toLowerCase().split(/[^\p{L}\p{N}]+/u)),
-    mentions: new Set([...message.matchAll(/(?:^|\s)@([\w.-]+)/g)].map((m) => m[1]!.toLowerCase())),
+    words: termsOf(message),
+    ...(entries ? { idf: idfOf(entries) } : {}),
+    // `@name`, without the sentence's punctuation after it ("follow @release-checklist.").
+    mentions: new Set([...message.matchAll(/(?:^|[\s(])@([\w.-]*\w)/g)].map((m) => m[1]!.toLowerCase())),
   };
 }
 
@@ -125,9 +177,12 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
   const reasons: string[] = [];
   let score = 0;
   const { message, outputs, files } = p;
+  // A nested rule folder's globs are relative to its project, and it applies only under it.
+  const scoped = e.kind === "rule" && e.dir ? normalizePath(e.dir) : undefined;
+  const globFiles = scoped ? files.filter((f) => isInside(scoped, f.abs) && f.abs !== scoped).map((f) => ({ ...f, rel: relativePath(scoped, f.abs) })) : files;
   const globHits = () => {
     for (const g of c.globs) {
-      const hit = files.find((f) => g.test(f.rel));
+      const hit = globFiles.find((f) => g.test(f.rel));
       if (hit) {
         score += WEIGHTS.glob;
         reasons.push(`glob ${g.text} (${hit.rel})`);
@@ -141,6 +196,10 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
         if (message && p.lowerMessage.includes(k.literal) && k.re.test(message)) {
           score += WEIGHTS.keyword;
           reasons.push(`keyword "${k.text}"`);
+        } else if (message && k.stem && p.words.has(k.stem)) {
+          // A plain one-word keyword matches the word's other forms too ("migration" in "migrations").
+          score += WEIGHTS.keyword;
+          reasons.push(`keyword "${k.text}" (a form of it)`);
         } else if (outputs.some((o, i) => p.lowerOutputs[i]!.includes(k.literal) && k.re.test(o))) {
           score += WEIGHTS.keywordInOutput;
           reasons.push(`keyword "${k.text}" in tool output`);
@@ -191,7 +250,10 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
       if (message && c.words.size) {
         const hits = [...c.words].filter((w) => p.words.has(w));
         if (hits.length) {
-          score += WEIGHTS.skillWord * hits.length;
+          // Each term the request shares with the skill's name and description, rarer terms more (a
+          // term every skill has says little); a term of the name counts double.
+          const weight = hits.reduce((sum, w) => sum + (p.idf?.(w) ?? 1) * (c.nameTerms.has(w) ? 2 : 1), 0);
+          score += WEIGHTS.skillWord * weight;
           reasons.push(
             `words ${hits
               .slice(0, 5)
@@ -212,16 +274,43 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
 
 const KIND_ORDER = { memory: 0, rule: 1, lesson: 2, skill: 3 } as const;
 
-/** Entries with a score above 0, best first (ties: higher priority, then memory, rules, lessons, skills, then name). */
+/**
+ * Entries with a score above 0, best first. Ties: higher priority; then memory, rules, lessons,
+ * skills; then the entry more of whose own terms the request used (the more specific one); then
+ * the order they were loaded in — never the name.
+ */
 export function rank(entries: readonly GuidanceEntry[], s: MatchSignals, ctx: ScoreContext = {}): ScoredEntry[] {
-  const p = prepare(s, ctx);
+  const p = prepare(s, ctx, entries);
+  const coverage = (e: GuidanceEntry) => {
+    const w = compiled(e).words;
+    if (!w.size) return 0;
+    let n = 0;
+    for (const t of w) if (p.words.has(t)) n++;
+    return n / w.size;
+  };
   return entries
-    .map((e) => score(e, p))
-    .filter((x) => x.score > 0)
+    .map((e, i) => ({ s: score(e, p), i }))
+    .filter((x) => x.s.score > 0)
     .sort(
-      (a, b) =>
-        b.score - a.score || b.entry.priority - a.entry.priority || KIND_ORDER[a.entry.kind] - KIND_ORDER[b.entry.kind] || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0),
-    );
+      (a, b) => b.s.score - a.s.score || b.s.entry.priority - a.s.entry.priority || KIND_ORDER[a.s.entry.kind] - KIND_ORDER[b.s.entry.kind] || coverage(b.s.entry) - coverage(a.s.entry) || a.i - b.i,
+    )
+    .map((x) => x.s);
+}
+
+const idfCache = new WeakMap<readonly GuidanceEntry[], (term: string) => number>();
+
+/** Inverse document frequency of each term among the skills' names and descriptions: ln(1 + N / df). */
+function idfOf(entries: readonly GuidanceEntry[]): (term: string) => number {
+  let f = idfCache.get(entries);
+  if (!f) {
+    const skills = entries.filter((e) => e.kind === "skill");
+    const df = new Map<string, number>();
+    for (const e of skills) for (const t of compiled(e).words) df.set(t, (df.get(t) ?? 0) + 1);
+    const n = Math.max(1, skills.length);
+    f = (t) => Math.log(1 + n / (df.get(t) ?? 1));
+    idfCache.set(entries, f);
+  }
+  return f;
 }
 
 /** Rough token count of a text (4 characters a token), for budgets. */

@@ -129,15 +129,17 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   };
 }
 
-export type RuleFormat = "mdc" | "instructions" | "always" | "cline";
+export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude";
 
 /**
  * A rule. Cursor .mdc: alwaysApply → always; globs → auto-attached; a description alone →
  * agent-requested; nothing → manual. Copilot .instructions.md: applyTo globs (`**` = always).
- * Cline/Roo rule files: always unless `paths` globs say where. The rest (.cursorrules,
- * copilot-instructions.md): always.
+ * Cline/Roo rule files: always unless `paths` globs say where. Claude Code `.claude/rules/*.md`:
+ * `paths` globs → when a matching file is touched, none → always. The rest (.cursorrules,
+ * copilot-instructions.md, .roorules): always. `dir`: a nested rule folder's project (its globs
+ * are relative to it, and it applies only to files under it).
  */
-export function parseRule(f: FileInput, format: RuleFormat): Parsed {
+export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parsed {
   const fm = parseFrontmatter(f.text);
   if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
   const d = fm.data;
@@ -158,9 +160,12 @@ export function parseRule(f: FileInput, format: RuleFormat): Parsed {
   } else if (format === "cline") {
     globs = stringList(d.paths ?? d.globs);
     activation = globs.length ? "glob" : "always";
+  } else if (format === "claude") {
+    globs = stringList(d.paths);
+    activation = globs.length ? "glob" : "always";
   }
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
-  return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir: undefined }), problems };
+  return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };
 }
 
 /** Project memory (AGENTS.md, CLAUDE.md…): no frontmatter expected; a leading one is dropped. */

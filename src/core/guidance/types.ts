@@ -49,6 +49,24 @@ export interface GuidanceEntry {
   dir?: string;
   /** Skills: names of the files next to SKILL.md (relative to its folder). */
   files?: string[];
+  /** The file's real path (symlinks resolved): a file is sent once per session, whatever names lead to it. */
+  realPath?: string;
+  /**
+   * Project memory with `@path` imports: its own text, then each imported file's block, with the
+   * real path of the file each came from (a block already sent in the session is not sent again).
+   */
+  parts?: Array<{ path: string; text: string }>;
+  /** Real paths of every file whose text this entry carries (itself and all its imports). */
+  includes?: string[];
+  /** Rules: the folder (or file) of the collection it came from, for ranking under the budget (`.cursor/rules`). */
+  collection?: string;
+}
+
+/** A file found where guidance lives that is not guidance (a Cline workflow or hook, a Roo rule of another mode). */
+export interface ExcludedFile {
+  path: string;
+  source: string;
+  why: string;
 }
 
 export interface GuidanceProblem {
@@ -62,6 +80,8 @@ export interface GuidanceProblem {
 export interface GuidanceSet {
   entries: GuidanceEntry[];
   problems: GuidanceProblem[];
+  /** Files left out on purpose, with why (`yoke lessons list` shows them). */
+  excluded?: ExcludedFile[];
 }
 
 /** A guidance file outside the workspace: a built-in lesson or one of the user's own. */
@@ -70,8 +90,10 @@ export interface GuidanceFile {
   path: string;
   text: string;
   origin: "builtin" | "user";
-  /** What it is: a lesson, a skill's SKILL.md, or a memory file (~/.claude/CLAUDE.md, ~/.yoke/AGENTS.md). */
-  role: "lesson" | "skill" | "memory";
+  /** What it is: a lesson, a skill's SKILL.md, a memory file (~/.claude/CLAUDE.md, ~/.yoke/AGENTS.md), or a rule (~/.claude/rules, ~/.roo/rules). */
+  role: "lesson" | "skill" | "memory" | "rule";
+  /** Rules: whose format (Claude Code's `paths:` frontmatter, or Roo's plain files). */
+  format?: "claude" | "roo";
   /** Shown as the source (e.g. `~/.yoke/lessons/x.md`, `lessons/python/traceback.md`). */
   display: string;
   /** Skills: the files next to SKILL.md, relative to its folder. */

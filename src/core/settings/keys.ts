@@ -172,6 +172,15 @@ export const RULES: Record<string, KeyRule> = {
       tool: { schema: z.enum(["auto", "edit_file", "apply_patch"]), tighten: "any", default: "auto" },
     },
   },
+  guidance: {
+    kind: "fields",
+    shape: '{"maxTokens": 40000, "firstRequestTokens": 16000}',
+    fields: {
+      // docs/guidance.md "The budget": what rules, memory, lists and lessons Yoke adds on its own may take.
+      maxTokens: { schema: intBetween(0, 1_000_000), tighten: "lower", default: 40_000 },
+      firstRequestTokens: { schema: intBetween(0, 1_000_000), tighten: "lower", default: 16_000 },
+    },
+  },
   fallbackModels: { kind: "value", schema: z.array(modelSpec), tighten: "subset" },
   architect: { kind: "value", schema: checkedBy(parseArchitectSettings), tighten: "user-only" },
   telemetry: { kind: "value", schema: checkedBy(parseTelemetrySettings), tighten: "user-only" },
@@ -211,6 +220,7 @@ export interface MergedSettings {
   compaction: { threshold?: Valued<number>; strategy?: Valued<"extractive" | "llm">; model?: Valued<string> };
   subagents: { maxDepth?: Valued<number>; maxConcurrent?: Valued<number>; maxTurns?: Valued<number> };
   edits: { tool?: Valued<"auto" | "edit_file" | "apply_patch"> };
+  guidance: { maxTokens?: Valued<number>; firstRequestTokens?: Valued<number> };
   fallbackModels?: Valued<string[]>;
   architect?: Valued<unknown>;
   telemetry?: Valued<unknown>;
@@ -260,7 +270,7 @@ export function nestVscodeKeys(flat: Record<string, unknown>): Record<string, un
  * trusted) may only tighten, by the field's rule.
  */
 export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions): MergedSettings {
-  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, edits: {}, vscode: {}, problems: [], invalid: new Set() };
+  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, edits: {}, guidance: {}, vscode: {}, problems: [], invalid: new Set() };
   const values = new Map<string, Valued<unknown>>();
   const problem = (layer: SettingsLayer, key: string | undefined, message: string, invalid = false) =>
     out.problems.push({
@@ -326,7 +336,7 @@ export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions
   const get = <T>(id: string) => values.get(id) as Valued<T> | undefined;
   for (const [key, rule] of Object.entries(RULES)) {
     if (rule.kind === "fields") {
-      const target = out[key as "budgets" | "compaction" | "subagents" | "edits"] as Record<string, Valued<unknown>>;
+      const target = out[key as "budgets" | "compaction" | "subagents" | "edits" | "guidance"] as Record<string, Valued<unknown>>;
       for (const field of Object.keys(rule.fields)) {
         const v = get(`${key}.${field}`);
         if (v) target[field] = v;

@@ -169,3 +169,71 @@ describe("guidance in a session", () => {
     expect(text).not.toContain("ROOT-MEMORY");
   });
 });
+
+describe("listed rules across a resume", () => {
+  it("a rule only listed before the resume is still loadable after it: load_skill sends its body, once", async () => {
+    ws = createTempWorkspace({ ".cursor/rules/req.mdc": "---\ndescription: Release steps\n---\nREQ-BODY: tag then push.\n" });
+    home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    const files = createNodeGuidanceFiles({ home, builtinDir: null });
+    const provider = createFakeProvider([
+      textTurn("one"),
+      toolTurn({ id: "c1", name: "load_skill", input: { name: "req" } }),
+      toolTurn({ id: "c2", name: "load_skill", input: { name: "req" } }),
+      textTurn("two"),
+    ]);
+    const store = createMemoryStore();
+    const opts: AgentSessionOptions = {
+      store,
+      provider,
+      tools: createBuiltinTools(),
+      services: { fs: ws.fs, search: ws.search, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      permissionMode: "bypassPermissions",
+      extensions: [guidanceExtension({ files })],
+    };
+    const s = await AgentSession.create(opts);
+    await s.send("hello");
+    expect(added(provider.requests, 0)).toContain("- req: Release steps");
+    expect(guidance(s).flatMap((g) => g.injected)).toEqual([expect.objectContaining({ kind: "rule", name: "req", listed: true })]);
+    await s.end();
+    const again = await AgentSession.resume(s.id, { ...opts, store, extensions: [guidanceExtension({ files })] });
+    await again.send("release it");
+    const reqs = provider.requests;
+    const results = reqs[3]!.messages.filter((m) => m.role === "tool") as Array<{ callId: string; content: string }>;
+    expect(results.find((r) => r.callId === "c1")!.content).toContain('Loaded the rule "req"');
+    expect(results.find((r) => r.callId === "c2")!.content).toContain('The rule "req" is already loaded');
+    expect(added(reqs, 2)).toContain("REQ-BODY");
+    expect(userTexts(reqs[3]!.messages).join("\n").split("REQ-BODY").length - 1).toBe(1);
+    // The list is not sent again after the resume.
+    expect(userTexts(reqs[3]!.messages).join("\n").split("- req: Release steps").length - 1).toBe(1);
+  });
+});
+
+describe("the budget and what the user names", () => {
+  it("a rule named with @name is sent even when the budget leaves out the other always-on rules, which are named to the model", async () => {
+    ws = createTempWorkspace({
+      ".cursor/rules/huge-a.mdc": `---\nalwaysApply: true\n---\nHUGE-A ${"a ".repeat(2000)}\n`,
+      ".cursor/rules/huge-b.mdc": `---\nalwaysApply: true\n---\nHUGE-B ${"b ".repeat(2000)}\n`,
+    });
+    home = mkdtempSync(join(tmpdir(), "yoke-home-"));
+    const provider = createFakeProvider([textTurn("ok")]);
+    const s = await AgentSession.create({
+      store: createMemoryStore(),
+      provider,
+      tools: createBuiltinTools(),
+      services: { fs: ws.fs, search: ws.search, log: silentLogger },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      permissionMode: "bypassPermissions",
+      extensions: [guidanceExtension({ files: createNodeGuidanceFiles({ home, builtinDir: null }), budget: { firstTokens: 500, totalTokens: 800 } })],
+    });
+    await s.send("use @huge-b please");
+    const text = added(provider.requests, 0);
+    expect(text).toContain("HUGE-B");
+    expect(text).toContain("named @huge-b in the message");
+    expect(text).not.toContain("HUGE-A");
+    expect(text).toContain("Guidance left out to stay within the guidance budget (500 tokens in the first request, 800 in the session): 1 file(s)");
+    expect(text).toMatch(/- huge-a \(rule, \.cursor\/rules\/huge-a\.mdc, ~\d+ tokens; always\)/);
+  });
+});

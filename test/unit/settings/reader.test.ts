@@ -94,7 +94,7 @@ describe("the one settings reader", () => {
     expect(r.budgets.maxTurns).toBeUndefined();
     expect(r.invalid).toEqual(new Set(["budgets", "compaction", "subagents"]));
     expect(problemLines(r)).toEqual([
-      `${file}: budget: is not a setting Yoke knows; it is ignored (known: permissions, hooks, disableAllHooks, allowManagedHooksOnly, allowManagedPermissionRulesOnly, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, disabledMcpjsonServers, verification, budgets, compaction, subagents, edits, fallbackModels, architect, telemetry, sandbox)`,
+      `${file}: budget: is not a setting Yoke knows; it is ignored (known: permissions, hooks, disableAllHooks, allowManagedHooksOnly, allowManagedPermissionRulesOnly, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, disabledMcpjsonServers, verification, budgets, compaction, subagents, edits, guidance, fallbackModels, architect, telemetry, sandbox)`,
       `${file}: budgets.maxTurns: Too small: expected number to be >0 (got -1); it is ignored`,
       `${file}: budgets.maxMinutes: is not a setting Yoke knows; it is ignored (known: maxTurns, maxCostUsd, maxTimeS)`,
       `${file}: compaction: must be an object like {"threshold": 0.8, "strategy": "extractive"}; it is ignored`,
@@ -161,6 +161,18 @@ describe("the one settings reader", () => {
     // The per-key readers see the same merged values.
     expect((await readSubagentSettings(w.ws, w.home)).settings).toEqual({ maxDepth: 1, maxConcurrent: 1 });
     expect((await readCompactionSettings(w.ws, w.home)).settings).toEqual({ threshold: 0.7, strategy: "extractive" });
+  });
+
+  it("guidance budget: a repository may lower it (below the default too), not raise it", async () => {
+    const w = setup({ ".yoke/settings.json": JSON.stringify({ guidance: { maxTokens: 200_000, firstRequestTokens: 4_000 } }) });
+    const r = await w.read();
+    expect(r.guidance.firstRequestTokens).toMatchObject({ value: 4_000, origin: "project" });
+    expect(r.guidance.maxTokens).toBeUndefined();
+    expect(problemLines(r)).toContain(
+      `${join(w.ws, ".yoke/settings.json")}: guidance.maxTokens: 200000 is ignored because .yoke/settings.json comes with the repository, and a repository may only lower it (yours: 40000)`,
+    );
+    const mine = setup({ "~/.yoke/settings.json": JSON.stringify({ guidance: { maxTokens: 200_000 } }) });
+    expect((await mine.read()).guidance.maxTokens).toMatchObject({ value: 200_000, origin: "user" });
   });
 
   it("with no user value, any project limit tightens the default; user-only keys stay unset", async () => {

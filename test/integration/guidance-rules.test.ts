@@ -1,0 +1,303 @@
+// Rules as other tools write them, through full `yoke run` sessions (the built CLI, the scripted
+// model over real HTTP): what reached the model (the request bodies) and when. Issue 23's "Wrong"
+// list: listed rules reach the model, @name injects, Cline workflows/hooks are not rules, each file
+// once per session, a total guidance budget, nested .cursor/rules, .claude/rules and Roo's rules.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
+import type { RecordedRequest, ScriptedTurn } from "../../src/demo/types";
+import { ensureBuilt, runCli } from "../support/cli";
+
+beforeAll(() => ensureBuilt(), 120_000);
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "yoke-rules-"));
+  temps.push(root);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+  return root;
+}
+
+/** One `yoke run` in `ws` against the scripted model; the requests it sent. */
+async function session(ws: string, message: string, script: ScriptedTurn[], home = tree({})): Promise<{ requests: RecordedRequest[]; stdout: string }> {
+  const server: ScriptedServer = await startScriptedLlmServer({ script });
+  try {
+    const r = await runCli(
+      [
+        "run",
+        "--trust",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "m",
+        "--cwd",
+        ws,
+        "--session-dir",
+        join(home, "sessions"),
+        "--permission-mode",
+        "bypassPermissions",
+        "--json",
+        message,
+      ],
+      { env: { HOME: home, OPENAI_API_KEY: "test" }, cwd: ws },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return { requests: server.requests, stdout: r.stdout };
+  } finally {
+    await server.close();
+  }
+}
+
+type Msg = { role: string; content?: unknown };
+const messagesOf = (r: RecordedRequest) => r.body.messages as Msg[];
+const textOf = (m: Msg) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""));
+/** All the text of a request's messages (system prompt left out). */
+const convo = (r: RecordedRequest) =>
+  messagesOf(r)
+    .filter((m) => m.role !== "system")
+    .map(textOf)
+    .join("\n");
+/** What request i added to request i-1. */
+const added = (reqs: RecordedRequest[], i: number) =>
+  messagesOf(reqs[i]!)
+    .slice(i === 0 ? 0 : messagesOf(reqs[i - 1]!).length)
+    .filter((m) => m.role !== "system")
+    .map(textOf)
+    .join("\n");
+const count = (text: string, marker: string) => text.split(marker).length - 1;
+/** Every request starts with the previous one's messages, byte for byte (the cached prefix holds). */
+function expectAppendOnly(reqs: RecordedRequest[]): void {
+  for (let i = 1; i < reqs.length; i++) expect(JSON.stringify(messagesOf(reqs[i]!).slice(0, messagesOf(reqs[i - 1]!).length))).toBe(JSON.stringify(messagesOf(reqs[i - 1]!)));
+}
+const toolResult = (r: RecordedRequest) =>
+  messagesOf(r)
+    .filter((m) => m.role === "tool")
+    .map(textOf)
+    .join("\n");
+
+describe("agent-requested and manual rules reach the model", () => {
+  const ws = () =>
+    tree({
+      ".cursor/rules/db-migrations.mdc": "---\ndescription: How to write database migrations\nalwaysApply: false\n---\nREQUESTED-MDC-BODY: one migration per change.\n",
+      ".cursor/rules/release-checklist.mdc": "---\nalwaysApply: false\n---\nMANUAL-MDC-BODY: bump the version, tag, push.\n",
+      ".github/instructions/api.instructions.md": "---\ndescription: REST API conventions\n---\nDESC-ONLY-INSTRUCTIONS-BODY: plural nouns in paths.\n",
+      "AGENTS.md": "ROOT-AGENTS\n",
+    });
+
+  it("a listed (agent-requested) rule: load_skill returns 'Loaded', and its body follows in the next request — never 'already loaded'", async () => {
+    const { requests } = await session(ws(), "add a users table", [
+      { toolCalls: [{ name: "load_skill", input: { name: "db-migrations" } }] },
+      { toolCalls: [{ name: "load_skill", input: { name: "api" } }] },
+      { text: "done" },
+    ]);
+    expect(requests).toHaveLength(3);
+    const first = convo(requests[0]!);
+    expect(first).toContain("- db-migrations: How to write database migrations");
+    expect(first).toContain("- api: REST API conventions");
+    expect(first).not.toContain("REQUESTED-MDC-BODY");
+    expect(first).not.toContain("DESC-ONLY-INSTRUCTIONS-BODY");
+    // A manual rule is not offered to the model: only the user brings it in.
+    expect(first).not.toContain("release-checklist");
+    expect(first).not.toContain("MANUAL-MDC-BODY");
+    expect(toolResult(requests[1]!)).toContain('Loaded the rule "db-migrations"');
+    expect(toolResult(requests[1]!)).not.toContain("already loaded");
+    expect(added(requests, 1)).toContain("REQUESTED-MDC-BODY");
+    expect(added(requests, 2)).toContain("DESC-ONLY-INSTRUCTIONS-BODY");
+    expect(count(convo(requests[2]!), "REQUESTED-MDC-BODY")).toBe(1);
+    expectAppendOnly(requests);
+  });
+
+  it("@name in the user's message injects a manual rule (and a listed one) with the first request; loading it again says 'already loaded'", async () => {
+    const { requests } = await session(ws(), "ship it, following @release-checklist and @db-migrations.", [
+      { toolCalls: [{ name: "load_skill", input: { name: "release-checklist" } }] },
+      { text: "done" },
+    ]);
+    const first = convo(requests[0]!);
+    expect(first).toContain("MANUAL-MDC-BODY");
+    expect(first).toContain("named @release-checklist in the message");
+    expect(first).toContain("REQUESTED-MDC-BODY");
+    expect(first).toContain("named @db-migrations in the message");
+    // Sent in full, so not listed besides.
+    expect(first).not.toContain("- db-migrations: How to write database migrations");
+    expect(toolResult(requests[1]!)).toContain('The rule "release-checklist" is already loaded');
+    expect(count(convo(requests[1]!), "MANUAL-MDC-BODY")).toBe(1);
+  });
+});
+
+describe("Cline: workflows and hooks are not rules", () => {
+  it("only .clinerules' rule files reach the model; a workflow, a hook and an executable script never do, and `yoke lessons list` says why", async () => {
+    const bigWorkflow = `# Release workflow\nWORKFLOW-BODY\n${"step\n".repeat(4000)}`;
+    const ws = tree({
+      ".clinerules/01-style.md": "CLINE-STYLE-RULE: tabs.\n",
+      ".clinerules/workflows/release.md": bigWorkflow,
+      ".clinerules/hooks/PreToolUse": "#!/usr/bin/env bash\necho HOOK-SCRIPT-BODY\n",
+      ".clinerules/hooks/notes.md": "HOOK-NOTES-BODY\n",
+      ".clinerules/run-me": "#!/bin/sh\necho EXEC-RULE-BODY\n",
+    });
+    chmodSync(join(ws, ".clinerules/hooks/PreToolUse"), 0o755);
+    chmodSync(join(ws, ".clinerules/run-me"), 0o755);
+    const { requests } = await session(ws, "hello", [{ text: "hi" }]);
+    const first = convo(requests[0]!);
+    expect(first).toContain("CLINE-STYLE-RULE");
+    for (const marker of ["WORKFLOW-BODY", "HOOK-SCRIPT-BODY", "HOOK-NOTES-BODY", "EXEC-RULE-BODY"]) expect(first, marker).not.toContain(marker);
+    expect(JSON.stringify(requests[0]!.body).length).toBeLessThan(bigWorkflow.length);
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: tree({}) } });
+    expect(list.code, list.stderr).toBe(0);
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string }>; excluded: Array<{ source: string; why: string }> };
+    expect(out.entries.map((e) => e.source)).toContain(".clinerules/01-style.md");
+    expect(out.entries.map((e) => e.source).filter((s) => s.startsWith(".clinerules/") && s !== ".clinerules/01-style.md")).toEqual([]);
+    const why = (s: string) => out.excluded.find((x) => x.source === s)?.why;
+    expect(why(".clinerules/workflows/release.md")).toMatch(/Cline workflow/);
+    expect(why(".clinerules/hooks/PreToolUse")).toMatch(/Cline hook/);
+    expect(why(".clinerules/run-me")).toMatch(/executable script/);
+  });
+});
+
+describe("each guidance file once per session", () => {
+  it("CLAUDE.md importing @AGENTS.md while AGENTS.md loads too: AGENTS.md's text is sent once, and a nested file reached again later is not resent", async () => {
+    const ws = tree({
+      "AGENTS.md": "SHARED-AGENTS-TEXT: run npm test.\n",
+      "CLAUDE.md": "See @AGENTS.md for the rules.\nCLAUDE-OWN-TEXT\n",
+      "pkg/AGENTS.md": "PKG-AGENTS-TEXT\n",
+      "pkg/CLAUDE.md": "@AGENTS.md\nPKG-CLAUDE-TEXT\n",
+      "pkg/a.ts": "export {};\n",
+      "docs/CLAUDE.md": "@../AGENTS.md\nDOCS-CLAUDE-TEXT\n",
+      "docs/x.md": "x\n",
+    });
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "pkg/a.ts" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "docs/x.md" } }] },
+      { text: "done" },
+    ]);
+    const all = convo(requests[2]!);
+    expect(count(all, "SHARED-AGENTS-TEXT")).toBe(1);
+    expect(count(all, "PKG-AGENTS-TEXT")).toBe(1);
+    expect(all).toContain("CLAUDE-OWN-TEXT");
+    expect(all).toContain("PKG-CLAUDE-TEXT");
+    expect(all).toContain("DOCS-CLAUDE-TEXT");
+    expect(all).toMatch(/imported from AGENTS\.md \(@AGENTS\.md\): already given earlier in this conversation/);
+    expectAppendOnly(requests);
+  });
+});
+
+describe("the guidance budget", () => {
+  const body = (tag: string, n: number) => `${tag}\n${`${tag.toLowerCase()} detail line that a large rule collection repeats. `.repeat(Math.ceil(n / 60))}\n`;
+  const files: Record<string, string> = {
+    "AGENTS.md": "ROOT-AGENTS-SMALL\n",
+    ".github/copilot-instructions.md": "COPILOT-SMALL: prefer small diffs.\n",
+    ...Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`.cursor/rules/big-${String(i).padStart(2, "0")}.mdc`, `---\nalwaysApply: true\n---\n${body(`BIGC-${i}-`, 4000)}`])),
+    ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`.roo/rules/r-${String(i).padStart(2, "0")}.md`, body(`ROO-${i}-`, 4000)])),
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`pkg${i}/AGENTS.md`, body(`NESTED-${i}-`, 15000)])),
+    ...Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`pkg${i}/a.ts`, "export {};\n"])),
+  };
+  const script: ScriptedTurn[] = [
+    { toolCalls: Array.from({ length: 12 }, (_, i) => ({ name: "read_file", input: { path: `pkg${i}/a.ts` } })) },
+    { toolCalls: [{ name: "load_skill", input: { name: "r-39" } }] },
+    { text: "done" },
+  ];
+  const guidanceChars = (reqs: RecordedRequest[], i: number) =>
+    messagesOf(reqs[i]!)
+      .slice(i === 0 ? 0 : messagesOf(reqs[i - 1]!).length)
+      .filter((m) => m.role === "user" && /## (Rule|Project memory)|Skills you can load|Guidance left out/.test(textOf(m)))
+      .map(textOf)
+      .join("").length;
+
+  it("bounds the first request and what is added later; keeps memory and small rule files before large collections; says what was left out and load_skill brings it", async () => {
+    const ws = tree(files);
+    const empty = await session(tree({}), "hello", [{ text: "hi" }]);
+    const bounded = await session(ws, "hello", script);
+    const unboundedHome = tree({ ".yoke/settings.json": JSON.stringify({ guidance: { maxTokens: 1_000_000, firstRequestTokens: 1_000_000 } }) });
+    const unbounded = await session(ws, "hello", script, unboundedHome);
+    const bytes = (r: RecordedRequest) => JSON.stringify(r.body).length;
+    const reqs = bounded.requests;
+    const firstGuidance = guidanceChars(reqs, 0);
+    const laterGuidance = guidanceChars(reqs, 1);
+    console.log(
+      `first request: ${bytes(unbounded.requests[0]!)} bytes without the budget, ${bytes(reqs[0]!)} with it (empty workspace: ${bytes(empty.requests[0]!)}); ` +
+        `guidance added after reading 12 files: ${guidanceChars(unbounded.requests, 1)} chars without, ${laterGuidance} with`,
+    );
+    // The defaults: 16,000 tokens (~64 KB) in the first request, 40,000 (~160 KB) in the session.
+    expect(firstGuidance).toBeLessThanOrEqual(16_000 * 4 + 4_000);
+    expect(firstGuidance + laterGuidance).toBeLessThanOrEqual(40_000 * 4 + 8_000);
+    expect(guidanceChars(unbounded.requests, 0)).toBeGreaterThan(300_000);
+    const first = convo(reqs[0]!);
+    // Ranked: memory and the lone copilot-instructions.md are kept; the large collections are cut.
+    expect(first).toContain("ROOT-AGENTS-SMALL");
+    expect(first).toContain("COPILOT-SMALL");
+    expect(first).toMatch(/Guidance left out to stay within the guidance budget \(16000 tokens in the first request, 40000 in the session\): \d+ file\(s\)/);
+    expect(first).toMatch(/- r-39 \(rule, \.roo\/rules\/r-39\.md, ~\d+ tokens; always\)/);
+    expect(first).toContain("load_skill");
+    // Later additions (nested AGENTS.md of 12 folders) are bounded too, and what did not fit is named.
+    expect(added(reqs, 1)).toMatch(/Guidance left out .*40000 tokens in the session/);
+    // Asked for by name, a left-out rule arrives.
+    expect(toolResult(reqs[2]!)).toContain('Loaded the rule "r-39"');
+    expect(added(reqs, 2)).toContain("ROO-39-");
+    expectAppendOnly(reqs);
+  });
+});
+
+describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
+  it("a sub-project's .cursor/rules apply to its files only, from the first file read there; globs are relative to it", async () => {
+    const ws = tree({
+      "AGENTS.md": "ROOT\n",
+      "web/.cursor/rules/web-always.mdc": "---\nalwaysApply: true\n---\nNESTED-ALWAYS-BODY\n",
+      "web/.cursor/rules/web-ts.mdc": "---\nglobs: src/**/*.ts\n---\nNESTED-GLOB-BODY\n",
+      "web/.cursor/rules/web-req.mdc": "---\ndescription: Web deployment steps\n---\nNESTED-REQ-BODY\n",
+      "web/src/a.ts": "export {};\n",
+      "web/README.md": "web\n",
+      "src/b.ts": "export {};\n",
+    });
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "src/b.ts" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "web/README.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "web/src/a.ts" } }] },
+      { text: "done" },
+    ]);
+    expect(convo(requests[0]!)).not.toContain("NESTED-");
+    expect(added(requests, 1)).not.toContain("NESTED-"); // src/b.ts is not under web/
+    const second = added(requests, 2);
+    expect(second).toContain("NESTED-ALWAYS-BODY");
+    expect(second).toContain("- web-req: Web deployment steps");
+    expect(second).not.toContain("NESTED-GLOB-BODY");
+    expect(added(requests, 3)).toContain("NESTED-GLOB-BODY");
+    expect(added(requests, 3)).toContain("glob src/**/*.ts (src/a.ts)");
+    expectAppendOnly(requests);
+  });
+
+  it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {
+    const ws = tree({
+      ".claude/rules/general.md": "CLAUDE-RULE-ALWAYS\n",
+      ".claude/rules/frontend/react.md": '---\npaths:\n  - "src/**/*.tsx"\n---\nCLAUDE-RULE-TSX\n',
+      ".roorules": "ROORULES-FALLBACK\n",
+      ".roo/rules-code/style.md": "ROO-CODE-MODE\n",
+      ".roo/rules-architect/plan.md": "ROO-ARCHITECT-MODE\n",
+      ".roorules-ask": "ROO-ASK-MODE\n",
+      "src/App.tsx": "export {};\n",
+    });
+    const home = tree({ ".claude/rules/mine.md": "USER-CLAUDE-RULE\n", ".claude/rules/py.md": "---\npaths: ['**/*.py']\n---\nUSER-PY-RULE\n" });
+    const { requests } = await session(ws, "hello", [{ toolCalls: [{ name: "read_file", input: { path: "src/App.tsx" } }] }, { text: "done" }], home);
+    const first = convo(requests[0]!);
+    for (const m of ["CLAUDE-RULE-ALWAYS", "USER-CLAUDE-RULE", "ROORULES-FALLBACK", "ROO-CODE-MODE"]) expect(first, m).toContain(m);
+    for (const m of ["CLAUDE-RULE-TSX", "USER-PY-RULE", "ROO-ARCHITECT-MODE", "ROO-ASK-MODE"]) expect(first, m).not.toContain(m);
+    expect(added(requests, 1)).toContain("CLAUDE-RULE-TSX");
+    expect(convo(requests[1]!)).not.toContain("ROO-ARCHITECT-MODE");
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } });
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; state: string; why: string }>; excluded: Array<{ source: string; why: string }> };
+    expect(out.excluded.find((x) => x.source === ".roo/rules-architect/plan.md")?.why).toMatch(/Roo's "architect" mode/);
+    expect(out.excluded.find((x) => x.source === ".roorules-ask")?.why).toMatch(/Roo's "ask" mode/);
+    expect(out.entries.find((e) => e.source === ".claude/rules/frontend/react.md")).toMatchObject({ state: "glob", why: expect.stringContaining("src/**/*.tsx") });
+    expect(out.entries.find((e) => e.source === "~/.claude/rules/mine.md")).toMatchObject({ state: "always" });
+  });
+});
