@@ -8,7 +8,8 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
       if (!input.isTTY) {
         return {
           decision: "deny",
-          message: `no one to ask (not a terminal): ${q.reason}. Run with --permission-mode acceptEdits or bypassPermissions, or add an allow rule in ~/.yoke/settings.json or .yoke/settings.local.json`,
+          // (The mode may already be bypassPermissions, whose questions no mode answers: name both ways, promise neither.)
+          message: `no one to ask (not a terminal): ${q.reason.replace(/[.\s]+$/, "")}. Without a terminal, only what the permission mode (--permission-mode) and allow rules (~/.yoke/settings.json, .yoke/settings.local.json) allow can run`,
         };
       }
       const rl = createInterface({ input, output });

@@ -260,6 +260,23 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       noSecrets(r.bodies);
     });
 
+    it.skipIf(!!unusable)("row 1d — every escape of the attacks corpus (R049–R071: names built inside ed, m4 and shell text, input the scan never saw) runs nothing under Bash(rm:*)", async () => {
+      const corpus = JSON.parse(readFileSync(join(__dirname, "../fixtures/permissions-attacks.json"), "utf8")) as { cases: Array<{ id: string; input: { command?: string } }> };
+      const escapes = corpus.cases.filter((c) => c.id >= "R049" && c.id <= "R071" && /-rf src/.test(c.input.command ?? "")).map((c) => c.input.command!);
+      expect(escapes.length).toBeGreaterThanOrEqual(20);
+      const ws = workspace("row1d", { f: "one\n", "README.md": "readme\n" });
+      // Sessions of at most 6 calls (a session ends at 20 turns, or after a run of refusals), each with a control first.
+      for (let k = 0; k < escapes.length; k += 6) {
+        rmSync(join(ws, "control.txt"), { force: true });
+        const r = await session(ws, [bash("echo ran > control.txt"), ...escapes.slice(k, k + 6).map(bash)], { mode: "bypassPermissions", settings: DENY() });
+        expect(r.code, r.stderr).toBe(0);
+        expect(readFileSync(join(ws, "control.txt"), "utf8"), "the control command runs in this setup").toBe("ran\n");
+        expect(r.requests, "every escape was tried").toBe(Math.min(6, escapes.length - k) + 2);
+        expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("keep\n");
+        noSecrets(r.bodies);
+      }
+    });
+
     it.skipIf(!!unusable)("row 1c — an ask rule holds in bypassPermissions too: a command the mode alone allowed cannot start the program the rule asks about", async () => {
       const ws = workspace("row1c", { "x.ed": "!rm -rf src\nq\n", "x.sh": "rm -rf src\n" });
       const ask = settingsFile("ask", { permissions: { ask: ["Bash(rm:*)"] } });
