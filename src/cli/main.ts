@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
   trust: async () => (await import("./commands/trust")).trustCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
+  acp: async () => (await import("./commands/acp")).acpCommand,
 };
 
 const USAGE = `yoke — a coding agent (VS Code extension and command line)
@@ -46,6 +47,7 @@ Usage:
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke trust [DIR] | --list | --revoke DIR   trust a folder (default .): yoke run may write, run commands, hooks, MCP servers there
   yoke bench [--only SECTION] [--json]
+  yoke acp [run options]               an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains…): docs/acp.md
 
 Run options:
   --provider anthropic|openai|openai-compatible   (default: anthropic)
@@ -109,7 +111,7 @@ function helpFor(name: string): string {
     else if (!l.startsWith("      ")) inOwn = false;
     if (inOwn) own.push(l);
   }
-  const runOptions = name === "run" || name === "resume" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 7)] : [];
+  const runOptions = name === "run" || name === "resume" || name === "acp" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 7)] : [];
   return ["Usage:", ...own, ...runOptions, "", "--json prints one JSON document on stdout. Exit status: 0 success, 1 refused or failed, 2 bad usage."].join("\n");
 }
 
