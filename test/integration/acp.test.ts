@@ -1,0 +1,282 @@
+/**
+ * `yoke acp` driven by the ACP SDK's own client (ClientApp over the child's stdio) with the
+ * scripted model over real HTTP: a full session with tool calls (kinds, locations, a diff, a
+ * plan), permission questions answered allow and deny (the file written / not written), modes,
+ * cancel mid-command (the command killed), load of an earlier session (history replayed, same
+ * store as `yoke run`), and the editor's file system used when it offers one.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { parseLog } from "../../src/core/session/session-log";
+import { ensureBuilt, runCli } from "../support/cli";
+import { chunkText, startAcpClient, updatesOf, type AcpClientHandlers, type AcpTestClient } from "../support/acp-client";
+
+let server: ScriptedServer | undefined;
+const clients: AcpTestClient[] = [];
+const temps: string[] = [];
+
+function workspace(): { ws: string; sessions: string } {
+  const dir = mkdtempSync(join(tmpdir(), "yoke-acp-"));
+  temps.push(dir);
+  const ws = join(dir, "ws");
+  mkdirSync(ws);
+  writeFileSync(join(ws, "README.md"), "# Widget\n\nWidgets are counted by count.ts.\n");
+  writeFileSync(join(ws, "count.ts"), "export function count(xs: number[]): number {\n  return xs.length;\n}\n");
+  return { ws, sessions: join(dir, "sessions") };
+}
+
+async function start(script: ScriptedTurn[], ws: string, sessions: string, handlers: AcpClientHandlers = {}, extra: string[] = [], caps: acp.ClientCapabilities = {}) {
+  server ??= await startScriptedLlmServer({ script });
+  const c = startAcpClient(["--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "local-model", "--session-dir", sessions, ...extra], handlers, { cwd: ws });
+  clients.push(c);
+  const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
+  return { c, init };
+}
+
+const allowOnce = (): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+const rejectOnce = (): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+
+function logEvents(sessions: string, id: string) {
+  return parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+}
+
+beforeAll(() => ensureBuilt(), 180_000);
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  await server?.close();
+  server = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+describe("yoke acp", () => {
+  it("initializes with its capabilities and runs a full session: kinds, locations, a diff, a plan, thoughts, attachments", async () => {
+    const { ws, sessions } = workspace();
+    const { c, init } = await start(
+      [
+        { reasoning: "Let me look at count.ts first.", toolCalls: [{ name: "read_file", input: { path: "count.ts" } }] },
+        { toolCalls: [{ name: "edit_file", input: { path: "count.ts", edits: [{ old_string: "return xs.length;", new_string: "return xs.filter((x) => x > 0).length;" }] } }] },
+        { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "Count positives", status: "completed" }, { content: "Add a test", status: "pending" }] } }] },
+        { text: "count() now counts positive numbers only." },
+      ],
+      ws,
+      sessions,
+      {},
+      ["--permission-mode", "acceptEdits"],
+    );
+    expect(init).toMatchObject({
+      protocolVersion: 1,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} } },
+      agentInfo: { name: "yoke" },
+      authMethods: [],
+    });
+    const created = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe("acceptEdits");
+    expect(created.modes?.availableModes.map((m) => m.id)).toEqual(["default", "acceptEdits", "plan", "bypassPermissions"]);
+    const res = await c.agent.request("session/prompt", {
+      sessionId: created.sessionId,
+      prompt: [
+        { type: "text", text: "Make count() count positive numbers only." },
+        { type: "resource_link", name: "README.md", uri: pathToFileURL(join(ws, "README.md")).href },
+        { type: "resource", resource: { uri: pathToFileURL(join(ws, "notes.txt")).href, mimeType: "text/plain", text: "Negative numbers are errors." } },
+      ],
+    });
+    expect(res.stopReason).toBe("end_turn");
+    // The file changed on disk.
+    expect(readFileSync(join(ws, "count.ts"), "utf8")).toContain("return xs.filter((x) => x > 0).length;");
+    const u = c.updates.filter((n) => n.sessionId === created.sessionId);
+    expect(chunkText(u, "agent_thought_chunk")).toBe("Let me look at count.ts first.");
+    expect(chunkText(u, "agent_message_chunk")).toBe("count() now counts positive numbers only.");
+    const calls = updatesOf(u, "tool_call");
+    expect(calls.map((t) => [t.kind, t.status])).toEqual([
+      ["read", "pending"],
+      ["edit", "pending"],
+      ["think", "pending"],
+    ]);
+    expect(calls[0]!.locations).toEqual([{ path: join(ws, "count.ts") }]);
+    expect(calls[1]!.title).toBe("edit_file count.ts");
+    const results = updatesOf(u, "tool_call_update").filter((t) => t.status === "completed");
+    expect(results.map((t) => t.toolCallId)).toEqual(calls.map((t) => t.toolCallId));
+    // Each call went pending → in_progress → completed.
+    expect(updatesOf(u, "tool_call_update").filter((t) => t.status === "in_progress")).toHaveLength(3);
+    const diff = results[1]!.content!.find((x) => x.type === "diff");
+    expect(diff).toEqual({
+      type: "diff",
+      path: join(ws, "count.ts"),
+      oldText: "export function count(xs: number[]): number {\n  return xs.length;\n}\n",
+      newText: "export function count(xs: number[]): number {\n  return xs.filter((x) => x > 0).length;\n}\n",
+    });
+    expect(updatesOf(u, "plan")).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Count positives", status: "completed", priority: "medium" },
+          { content: "Add a test", status: "pending", priority: "medium" },
+        ],
+      },
+    ]);
+    // The model got the prompt with its attachments: the link as a path, the embedded text whole.
+    const first = JSON.stringify(server!.requests.find((r) => r.path.endsWith("/chat/completions"))!.body);
+    expect(first).toContain("Make count() count positive numbers only.");
+    expect(first).toContain(`[The user attached README.md: ${join(ws, "README.md")}]`);
+    expect(first).toContain(`<attached-file path=\\"${join(ws, "notes.txt")}\\">\\nNegative numbers are errors.\\n</attached-file>`);
+    // The session is in the one store `yoke sessions` lists.
+    const listed = await runCli(["sessions", "--session-dir", sessions, "--json"]);
+    expect(JSON.parse(listed.stdout).sessions.map((s: { id: string }) => s.id)).toEqual([created.sessionId]);
+    expect(c.stderr()).not.toMatch(/Error|failed/);
+  });
+
+  it("asks through session/request_permission: a denied write is not written, an allowed one is; modes switch with session/set_mode", async () => {
+    const { ws, sessions } = workspace();
+    const answers = [rejectOnce, allowOnce];
+    const { c } = await start(
+      [
+        { toolCalls: [{ name: "write_file", input: { path: "denied.txt", content: "no\n" } }] },
+        { text: "The user said no." },
+        { toolCalls: [{ name: "write_file", input: { path: "allowed.txt", content: "yes\n" } }] },
+        { text: "Written." },
+        { toolCalls: [{ name: "write_file", input: { path: "planned.txt", content: "plan\n" } }] },
+        { text: "Plan mode: nothing written." },
+      ],
+      ws,
+      sessions,
+      { permission: () => answers.shift()!() },
+    );
+    const { sessionId, modes } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect(modes?.currentModeId).toBe("default");
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write denied.txt" }] })).stopReason).toBe("end_turn");
+    expect(existsSync(join(ws, "denied.txt"))).toBe(false);
+    expect(c.permissions).toHaveLength(1);
+    const q = c.permissions[0]!;
+    expect(q.sessionId).toBe(sessionId);
+    expect(q.toolCall).toMatchObject({ title: "write_file denied.txt", kind: "edit", status: "pending" });
+    expect(q.options.map((o) => o.kind)).toEqual(expect.arrayContaining(["allow_once", "reject_once"]));
+    // The model was told the user refused.
+    const told = JSON.stringify(server!.requests[1]!.body);
+    expect(told).toContain("The user denied this in the editor.");
+    expect(updatesOf(c.updates, "tool_call_update").find((t) => t.toolCallId === q.toolCall.toolCallId && t.status === "failed")).toBeDefined();
+
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write allowed.txt" }] })).stopReason).toBe("end_turn");
+    expect(readFileSync(join(ws, "allowed.txt"), "utf8")).toBe("yes\n");
+    expect(c.permissions).toHaveLength(2);
+
+    // Plan mode: the write is refused without a question, nothing is written.
+    await c.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    expect(updatesOf(c.updates, "current_mode_update").at(-1)).toMatchObject({ currentModeId: "plan" });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write planned.txt" }] });
+    expect(existsSync(join(ws, "planned.txt"))).toBe(false);
+    expect(c.permissions).toHaveLength(2);
+    await expect(c.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode/);
+    const decisions = logEvents(sessions, sessionId).flatMap((e) => (e.type === "permission_decision" ? [[e.decision, e.by]] : []));
+    expect(decisions).toEqual([
+      ["deny", "user"],
+      ["allow", "user"],
+      ["deny", "mode"],
+    ]);
+  });
+
+  it("session/cancel stops a running command: the process is killed and the prompt ends cancelled", async () => {
+    const { ws, sessions } = workspace();
+    let sessionId = "";
+    let cancelled = false;
+    const c0: { c?: AcpTestClient } = {};
+    const { c } = await start(
+      [{ toolCalls: [{ name: "run_command", input: { command: "sleep 7.31 && touch finished.txt", timeout_s: 60 } }] }, { text: "not reached" }],
+      ws,
+      sessions,
+      {
+        onUpdate: (n) => {
+          if (!cancelled && n.update.sessionUpdate === "tool_call_update" && n.update.status === "in_progress") {
+            cancelled = true;
+            // Give the command a moment to start, then cancel as an editor's stop button does.
+            setTimeout(() => void c0.c!.agent.notify("session/cancel", { sessionId }), 700);
+          }
+        },
+      },
+      ["--permission-mode", "bypassPermissions"],
+    );
+    c0.c = c;
+    ({ sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] }));
+    const started = Date.now();
+    const res = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run the long thing" }] });
+    expect(res.stopReason).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(7000);
+    expect(cancelled).toBe(true);
+    // The command's process is gone, and it never finished.
+    const running = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    expect(running).not.toContain("sleep 7.31");
+    await new Promise((r) => setTimeout(r, 7500));
+    expect(existsSync(join(ws, "finished.txt"))).toBe(false);
+    expect(logEvents(sessions, sessionId).findLast((e) => e.type === "status")).toMatchObject({ state: "cancelled" });
+  }, 30_000);
+
+  it("lists and loads an earlier session: the history is replayed, then the conversation continues", async () => {
+    const { ws, sessions } = workspace();
+    const first = await start(
+      [{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { text: "Widgets are counted by count.ts." }, { text: "Still count.ts." }],
+      ws,
+      sessions,
+    );
+    const { sessionId } = await first.c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await first.c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "What counts widgets?" }] });
+    expect((await first.c.close()).code).toBe(0);
+    clients.splice(clients.indexOf(first.c), 1);
+
+    const { c } = await start([], ws, sessions);
+    const list = await c.agent.request("session/list", { cwd: ws });
+    expect(list.sessions).toEqual([expect.objectContaining({ sessionId, cwd: ws, title: expect.stringContaining("What counts widgets?") })]);
+    await c.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    const replayed = c.updates.filter((n) => n.sessionId === sessionId);
+    expect(chunkText(replayed, "user_message_chunk")).toBe("What counts widgets?");
+    expect(chunkText(replayed, "agent_message_chunk")).toBe("Widgets are counted by count.ts.");
+    expect(updatesOf(replayed, "tool_call")).toEqual([expect.objectContaining({ kind: "read", title: "read_file README.md", locations: [{ path: join(ws, "README.md") }] })]);
+    expect(updatesOf(replayed, "tool_call_update").at(-1)).toMatchObject({ status: "completed" });
+    const before = c.updates.length;
+    const res = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "And now?" }] });
+    expect(res.stopReason).toBe("end_turn");
+    expect(chunkText(c.updates.slice(before), "agent_message_chunk")).toBe("Still count.ts.");
+    // The model saw the earlier conversation.
+    expect(JSON.stringify(server!.requests.at(-1)!.body)).toContain("What counts widgets?");
+    expect(readdirSync(sessions).filter((f) => f.endsWith(".jsonl"))).toEqual([`${sessionId}.jsonl`]);
+  });
+
+  it("reads and writes through the editor when it offers fs/read_text_file and fs/write_text_file", async () => {
+    const { ws, sessions } = workspace();
+    const reads: string[] = [];
+    const writes: Array<{ path: string; content: string }> = [];
+    const { c } = await start(
+      [
+        { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+        { toolCalls: [{ name: "write_file", input: { path: "docs/new.md", content: "# New\n" } }] },
+        { text: "done" },
+      ],
+      ws,
+      sessions,
+      {
+        // The editor's buffer differs from the disk (unsaved changes): the model must see the buffer.
+        readTextFile: (req) => {
+          reads.push(req.path);
+          return { content: "# Widget\n\nUNSAVED EDITOR BUFFER\n" };
+        },
+        writeTextFile: (req) => {
+          writes.push({ path: req.path, content: req.content });
+          mkdirSync(join(ws, "docs"), { recursive: true });
+          writeFileSync(req.path, req.content);
+        },
+      },
+      ["--permission-mode", "acceptEdits"],
+      { fs: { readTextFile: true, writeTextFile: true } },
+    );
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+    expect(reads).toContain(join(ws, "README.md"));
+    expect(JSON.stringify(server!.requests[1]!.body)).toContain("UNSAVED EDITOR BUFFER");
+    expect(writes).toEqual([{ path: join(ws, "docs/new.md"), content: "# New\n" }]);
+    expect(readFileSync(join(ws, "docs/new.md"), "utf8")).toBe("# New\n");
+  });
+});
