@@ -279,4 +279,22 @@ describe("yoke acp", () => {
     expect(writes).toEqual([{ path: join(ws, "docs/new.md"), content: "# New\n" }]);
     expect(readFileSync(join(ws, "docs/new.md"), "utf8")).toBe("# New\n");
   });
+
+  it("starts the MCP servers the editor gives session/new through Yoke's MCP mechanism, and stops them with the session", async () => {
+    const { ws, sessions } = workspace();
+    const probe = join(__dirname, "../support/mcp-probe-server.cjs");
+    const tag = `acp-probe-${process.pid}-${Date.now()}`;
+    const { c } = await start([{ toolCalls: [{ name: "mcp__probe__lines", input: { n: 2 } }] }, { text: "two lines" }], ws, sessions, {}, ["--permission-mode", "bypassPermissions"]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [{ name: "probe", command: process.execPath, args: [probe, tag], env: [] }] });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two lines please" }] })).stopReason).toBe("end_turn");
+    const tools = (server!.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools.map((t) => t.function.name);
+    expect(tools).toContain("mcp__probe__lines");
+    expect(JSON.stringify(server!.requests[1]!.body)).toContain("line 2 of 2");
+    expect(updatesOf(c.updates, "tool_call_update").find((t) => t.status === "completed")).toBeDefined();
+    expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).toContain(tag);
+    expect((await c.close()).code).toBe(0);
+    clients.splice(clients.indexOf(c), 1);
+    // The server ended with the session; nothing is left running.
+    expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).not.toContain(tag);
+  });
 });

@@ -50,7 +50,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     defaultCwd: process.cwd(),
     warn,
     sessionDir: (cwd) => sessionDir ?? cliSessionDir(cwd),
-    build: ({ cwd, additionalDirectories, resumeId, approver }) =>
+    build: ({ cwd, additionalDirectories, resumeId, approver, settings }) =>
       buildCliSession(
         {
           cwd: resolve(cwd),
@@ -64,7 +64,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
           maxTurns,
           fallbackModels: values["fallback-model"],
           stream: values["no-stream"] ? false : undefined,
-          settings: values.settings,
+          settings: [...(values.settings ?? []), ...settings],
           trust: Boolean(values.trust),
           json: false,
         },

@@ -15,6 +15,7 @@ import type { ToolDefinition } from "../../core/tools/types";
 import type { NodeServices } from "../agent-services";
 import { createFileSessionStore, type FileSessionStore } from "../session-store";
 import { createClientWorkspaceFs } from "./client-fs";
+import { mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
 
@@ -27,7 +28,7 @@ export interface AcpSessionSetup {
 
 export interface AcpAgentDeps {
   /** Builds a session's options for a folder as the CLI does (resumeId: an existing session, locked for this process). */
-  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver }): Promise<AcpSessionSetup>;
+  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver; settings: string[] }): Promise<AcpSessionSetup>;
   /** The session store folder of a workspace folder (the one the panel and `yoke run` use). */
   sessionDir(cwd: string): string;
   /** The folder session/list lists when the client names none. */
@@ -156,9 +157,23 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
-    if (mcpServers.length) deps.warn(`the editor's MCP servers (${mcpServers.map((m) => m.name).join(", ")}) are not started: configure them in Yoke's settings (mcpServers)`);
     const ref: { id?: string; services?: NodeServices; tools?: ToolDefinition[] } = { id: resumeId };
-    const setup = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref) });
+    // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
+    const mcp = mcpSettingsFile(mcpServers);
+    let built: AcpSessionSetup;
+    try {
+      built = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref), settings: mcp.path ? [mcp.path] : [] });
+    } catch (err) {
+      mcp.dispose();
+      throw err;
+    }
+    const setup: AcpSessionSetup = {
+      ...built,
+      dispose: async () => {
+        await built.dispose();
+        mcp.dispose();
+      },
+    };
     ref.services = setup.services;
     ref.tools = setup.options.tools;
     const options = withClientFs(setup.options);
@@ -211,7 +226,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: { list: {} },
         },
         agentInfo: { name: "yoke", title: "Yoke", version: deps.version },
