@@ -39,9 +39,6 @@ async function start(script: ScriptedTurn[], ws: string, sessions: string, handl
   return { c, init };
 }
 
-const allowOnce = (): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
-const rejectOnce = (): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
-
 function logEvents(sessions: string, id: string) {
   return parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
 }
@@ -131,53 +128,87 @@ describe("yoke acp", () => {
     expect(c.stderr()).not.toMatch(/Error|failed/);
   });
 
-  it("asks through session/request_permission: a denied write is not written, an allowed one is; modes switch with session/set_mode", async () => {
+  it("asks through session/request_permission: edits as the editor's diff review, commands as questions; denied is not done, allowed is; modes", async () => {
     const { ws, sessions } = workspace();
-    const answers = [rejectOnce, allowOnce];
+    const answers: acp.PermissionOptionKind[] = ["reject_once", "allow_once", "reject_once", "allow_once", "allow_always"];
     const { c } = await start(
       [
         { toolCalls: [{ name: "write_file", input: { path: "denied.txt", content: "no\n" } }] },
         { text: "The user said no." },
         { toolCalls: [{ name: "write_file", input: { path: "allowed.txt", content: "yes\n" } }] },
         { text: "Written." },
+        { toolCalls: [{ name: "run_command", input: { command: "touch ran-denied.txt" } }] },
+        { text: "Not run." },
+        { toolCalls: [{ name: "run_command", input: { command: "touch ran-allowed.txt" } }] },
+        { text: "Ran." },
+        { toolCalls: [{ name: "write_file", input: { path: "always.txt", content: "always\n" } }] },
+        { toolCalls: [{ name: "write_file", input: { path: "unasked.txt", content: "auto\n" } }] },
+        { text: "Both written." },
         { toolCalls: [{ name: "write_file", input: { path: "planned.txt", content: "plan\n" } }] },
         { text: "Plan mode: nothing written." },
       ],
       ws,
       sessions,
-      { permission: () => answers.shift()!() },
+      {
+        permission: (q) => {
+          const kind = answers.shift();
+          return { outcome: { outcome: "selected", optionId: q.options.find((o) => o.kind === kind)!.optionId } };
+        },
+      },
     );
     const { sessionId, modes } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
     expect(modes?.currentModeId).toBe("default");
-    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write denied.txt" }] })).stopReason).toBe("end_turn");
+    const prompt = async (text: string) => (await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })).stopReason;
+
+    // An edit: the question is the editor's review of the diff. Rejected: not written, and the model is told.
+    expect(await prompt("write denied.txt")).toBe("end_turn");
     expect(existsSync(join(ws, "denied.txt"))).toBe(false);
     expect(c.permissions).toHaveLength(1);
     const q = c.permissions[0]!;
     expect(q.sessionId).toBe(sessionId);
-    expect(q.toolCall).toMatchObject({ title: "write_file denied.txt", kind: "edit", status: "pending" });
-    expect(q.options.map((o) => o.kind)).toEqual(expect.arrayContaining(["allow_once", "reject_once"]));
-    // The model was told the user refused.
-    const told = JSON.stringify(server!.requests[1]!.body);
-    expect(told).toContain("The user denied this in the editor.");
+    expect(q.toolCall).toMatchObject({ title: "write_file denied.txt", kind: "edit", status: "pending", locations: [{ path: join(ws, "denied.txt") }] });
+    expect(q.toolCall.content).toEqual([{ type: "diff", path: join(ws, "denied.txt"), oldText: null, newText: "no\n" }]);
+    expect(q.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(JSON.stringify(server!.requests[1]!.body)).toContain("The user rejected this change in the editor.");
     expect(updatesOf(c.updates, "tool_call_update").find((t) => t.toolCallId === q.toolCall.toolCallId && t.status === "failed")).toBeDefined();
 
-    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write allowed.txt" }] })).stopReason).toBe("end_turn");
+    expect(await prompt("write allowed.txt")).toBe("end_turn");
     expect(readFileSync(join(ws, "allowed.txt"), "utf8")).toBe("yes\n");
     expect(c.permissions).toHaveLength(2);
+
+    // A command: Yoke's permission question, then (allowed) its sandboxed run.
+    expect(await prompt("touch ran-denied.txt")).toBe("end_turn");
+    expect(existsSync(join(ws, "ran-denied.txt"))).toBe(false);
+    const cq = c.permissions[2]!;
+    expect(cq.toolCall).toMatchObject({ title: "run_command touch ran-denied.txt", kind: "execute", rawInput: { command: "touch ran-denied.txt" } });
+    expect(cq.options.map((o) => o.kind)).toEqual(expect.arrayContaining(["allow_once", "reject_once"]));
+    expect(JSON.stringify(server!.requests[5]!.body)).toContain("The user denied this in the editor.");
+    expect(await prompt("touch ran-allowed.txt")).toBe("end_turn");
+    expect(existsSync(join(ws, "ran-allowed.txt"))).toBe(true);
+
+    // "Accept all edits": written, and the session is in Accept edits from now on (the next edit is not asked).
+    expect(await prompt("write two files")).toBe("end_turn");
+    expect(readFileSync(join(ws, "always.txt"), "utf8")).toBe("always\n");
+    expect(readFileSync(join(ws, "unasked.txt"), "utf8")).toBe("auto\n");
+    expect(c.permissions).toHaveLength(5);
+    expect(updatesOf(c.updates, "current_mode_update").at(-1)).toMatchObject({ currentModeId: "acceptEdits" });
 
     // Plan mode: the write is refused without a question, nothing is written.
     await c.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     expect(updatesOf(c.updates, "current_mode_update").at(-1)).toMatchObject({ currentModeId: "plan" });
-    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write planned.txt" }] });
+    await prompt("write planned.txt");
     expect(existsSync(join(ws, "planned.txt"))).toBe(false);
-    expect(c.permissions).toHaveLength(2);
+    expect(c.permissions).toHaveLength(5);
     await expect(c.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode/);
-    const decisions = logEvents(sessions, sessionId).flatMap((e) => (e.type === "permission_decision" ? [[e.decision, e.by]] : []));
-    expect(decisions).toEqual([
-      ["deny", "user"],
-      ["allow", "user"],
-      ["deny", "mode"],
+    const events = logEvents(sessions, sessionId);
+    expect(events.flatMap((e) => (e.type === "review_decision" ? [[e.path, e.status]] : []))).toEqual([
+      ["denied.txt", "rejected"],
+      ["allowed.txt", "accepted"],
+      ["always.txt", "accepted"],
+      ["unasked.txt", "accepted"],
     ]);
+    expect(events.flatMap((e) => (e.type === "permission_decision" && e.by === "user" ? [e.decision] : []))).toEqual(["deny", "allow"]);
+    expect(events.findLast((e) => e.type === "permission_decision")).toMatchObject({ decision: "deny", by: "mode" });
   });
 
   it("session/cancel stops a running command: the process is killed and the prompt ends cancelled", async () => {

@@ -12,6 +12,8 @@ import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
 import type { SessionEvent } from "../../core/events";
 import type { ToolDefinition } from "../../core/tools/types";
+import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../../core/review";
+import type { WorkspaceFs } from "../../core/ports";
 import type { NodeServices } from "../agent-services";
 import { createFileSessionStore, type FileSessionStore } from "../session-store";
 import { createClientWorkspaceFs } from "./client-fs";
@@ -128,23 +130,80 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     };
   }
 
-  /** The session's options with the editor's file system when it offers one. */
-  function withClientFs(options: AgentSessionOptions): AgentSessionOptions {
+  /**
+   * The editor's review of an edit: the proposed change as a diff in session/request_permission
+   * (allow, allow every edit from now on — the Accept edits mode —, or reject); on allow it is
+   * written through the session's file system (the editor's, when it offers one). In "auto"
+   * (the mode or a rule allowed the edit) it is written at once and the editor sees the diff on
+   * the tool call.
+   */
+  function reviewerFor(sessionId: string, fs: WorkspaceFs): ChangeReviewer {
+    const write = async (change: ProposedChange) => {
+      await fs.writeChecked(change.path, new TextEncoder().encode(change.after));
+    };
+    return {
+      async review(change, mode, signal): Promise<ReviewOutcome> {
+        try {
+          if (mode === "auto") {
+            await write(change);
+            return { status: "accepted", finalContent: change.after, auto: true };
+          }
+          if (!client) return { status: "rejected", finalContent: change.before, message: "no editor to ask" };
+          const res = await client
+            .request(
+              acp.methods.client.session.requestPermission,
+              {
+                sessionId,
+                toolCall: {
+                  toolCallId: change.callId,
+                  title: `${change.tool} ${change.relPath}`,
+                  kind: "edit",
+                  status: "pending",
+                  locations: [{ path: change.path }],
+                  content: [{ type: "diff", path: change.path, oldText: change.before, newText: change.after }],
+                },
+                options: [
+                  { optionId: "allow_once", name: "Accept", kind: "allow_once" },
+                  { optionId: "allow_always", name: "Accept all edits (Accept edits mode)", kind: "allow_always" },
+                  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+                ],
+              },
+              { cancellationSignal: signal },
+            )
+            .catch((): acp.RequestPermissionResponse => ({ outcome: { outcome: "cancelled" } }));
+          if (res.outcome.outcome !== "selected" || res.outcome.optionId === "reject_once") {
+            return { status: "rejected", finalContent: change.before, message: res.outcome.outcome === "selected" ? "The user rejected this change in the editor." : "cancelled" };
+          }
+          if (res.outcome.optionId === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
+          await write(change);
+          return { status: "accepted", finalContent: change.after };
+        } catch (err) {
+          return { status: "rejected", finalContent: change.before, error: `could not write ${change.relPath}: ${err instanceof Error ? err.message : String(err)}` };
+        }
+      },
+    };
+  }
+
+  /** The session's options with the editor's review of edits, and its file system when it offers one. */
+  function withClient(options: AgentSessionOptions): AgentSessionOptions {
     const fsCaps = clientCaps.fs;
-    if (!fsCaps?.readTextFile && !fsCaps?.writeTextFile) return options;
     const base = options.services;
+    // The first session of these options is the editor's; its sub-agents (which inherit them) ask and read under its id.
+    let editorId: string | undefined;
     return {
       ...options,
-      services: (s) => {
-        const services = typeof base === "function" ? base(s) : base;
+      services: (session) => {
+        const services = typeof base === "function" ? base(session) : base;
+        const s = { id: (editorId ??= session.id) };
         const c = client!;
-        return {
-          ...services,
-          fs: createClientWorkspaceFs(services.fs, {
-            ...(fsCaps.readTextFile ? { read: async (path) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path })).content } : {}),
-            ...(fsCaps.writeTextFile ? { write: async (path, content) => void (await c.request(acp.methods.client.fs.writeTextFile, { sessionId: s.id, path, content })) } : {}),
-          }),
-        };
+        const fs =
+          fsCaps?.readTextFile || fsCaps?.writeTextFile
+            ? createClientWorkspaceFs(services.fs, {
+                ...(fsCaps.readTextFile ? { read: async (path) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path })).content } : {}),
+                ...(fsCaps.writeTextFile ? { write: async (path, content) => void (await c.request(acp.methods.client.fs.writeTextFile, { sessionId: s.id, path, content })) } : {}),
+              })
+            : services.fs;
+        return { ...services, fs, reviewer: reviewerFor(s.id, fs) };
       },
     };
   }
@@ -176,7 +235,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     };
     ref.services = setup.services;
     ref.tools = setup.options.tools;
-    const options = withClientFs(setup.options);
+    const options = withClient(setup.options);
     let session: AgentSession;
     try {
       session = resumeId ? await AgentSession.resume(resumeId, options) : await AgentSession.create(options);
