@@ -47,7 +47,10 @@ Usage:
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke trust [DIR] | --list | --revoke DIR   trust a folder (default .): yoke run may write, run commands, hooks, MCP servers there
   yoke bench [--only SECTION] [--json]
-  yoke acp [run options]               an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains…): docs/acp.md
+  yoke acp [--provider P] [--base-url URL] [--model NAME] [--api-key-env VAR] [--permission-mode MODE] [--trust]
+           [--session-dir DIR] [--settings FILE]... [--fallback-model M]... [--max-turns N] [--max-cost USD] [--max-time S] [--no-stream]
+                    Yoke as an Agent Client Protocol agent on stdin/stdout, for editors (Zed, JetBrains…; docs/acp.md):
+                    the editor names the folder of each session; sessions are in the store \`yoke sessions\` lists
 
 Run options:
   --provider anthropic|openai|openai-compatible   (default: anthropic)
@@ -111,7 +114,7 @@ function helpFor(name: string): string {
     else if (!l.startsWith("      ")) inOwn = false;
     if (inOwn) own.push(l);
   }
-  const runOptions = name === "run" || name === "resume" || name === "acp" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 7)] : [];
+  const runOptions = name === "run" || name === "resume" ? ["", ...lines.slice(lines.indexOf("Run options:"), lines.indexOf("Run options:") + 7)] : [];
   return ["Usage:", ...own, ...runOptions, "", "--json prints one JSON document on stdout. Exit status: 0 success, 1 refused or failed, 2 bad usage."].join("\n");
 }
 

@@ -40,7 +40,11 @@ async function start(script: ScriptedTurn[], ws: string, sessions: string, handl
 }
 
 function logEvents(sessions: string, id: string) {
-  return parseLog(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n").filter(Boolean)).events;
+  return parseLog(
+    readFileSync(join(sessions, `${id}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean),
+  ).events;
 }
 
 beforeAll(() => ensureBuilt(), 180_000);
@@ -58,7 +62,19 @@ describe("yoke acp", () => {
       [
         { reasoning: "Let me look at count.ts first.", toolCalls: [{ name: "read_file", input: { path: "count.ts" } }] },
         { toolCalls: [{ name: "edit_file", input: { path: "count.ts", edits: [{ old_string: "return xs.length;", new_string: "return xs.filter((x) => x > 0).length;" }] } }] },
-        { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "Count positives", status: "completed" }, { content: "Add a test", status: "pending" }] } }] },
+        {
+          toolCalls: [
+            {
+              name: "todo_write",
+              input: {
+                todos: [
+                  { content: "Count positives", status: "completed" },
+                  { content: "Add a test", status: "pending" },
+                ],
+              },
+            },
+          ],
+        },
         { text: "count() now counts positive numbers only." },
       ],
       ws,
@@ -248,11 +264,7 @@ describe("yoke acp", () => {
 
   it("lists and loads an earlier session: the history is replayed, then the conversation continues", async () => {
     const { ws, sessions } = workspace();
-    const first = await start(
-      [{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { text: "Widgets are counted by count.ts." }, { text: "Still count.ts." }],
-      ws,
-      sessions,
-    );
+    const first = await start([{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { text: "Widgets are counted by count.ts." }, { text: "Still count.ts." }], ws, sessions);
     const { sessionId } = await first.c.agent.request("session/new", { cwd: ws, mcpServers: [] });
     await first.c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "What counts widgets?" }] });
     expect((await first.c.close()).code).toBe(0);
@@ -281,11 +293,7 @@ describe("yoke acp", () => {
     const reads: string[] = [];
     const writes: Array<{ path: string; content: string }> = [];
     const { c } = await start(
-      [
-        { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
-        { toolCalls: [{ name: "write_file", input: { path: "docs/new.md", content: "# New\n" } }] },
-        { text: "done" },
-      ],
+      [{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { toolCalls: [{ name: "write_file", input: { path: "docs/new.md", content: "# New\n" } }] }, { text: "done" }],
       ws,
       sessions,
       {

@@ -22,6 +22,8 @@ const options = {
   "permission-mode": { type: "string" },
   "session-dir": { type: "string" },
   "max-turns": { type: "string" },
+  "max-cost": { type: "string" },
+  "max-time": { type: "string" },
   "fallback-model": { type: "string", multiple: true },
   "no-stream": { type: "boolean" },
   settings: { type: "string", multiple: true },
@@ -43,6 +45,15 @@ export async function acpCommand(argv: string[]): Promise<number> {
   if (mode !== undefined && !MODES.includes(mode as PermissionMode)) throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")} (got "${mode}")`);
   const maxTurns = values["max-turns"] === undefined ? undefined : Number(values["max-turns"]);
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new UsageError(`--max-turns must be a positive integer (got "${values["max-turns"]}")`);
+  const positive = (flag: "max-cost" | "max-time"): number | undefined => {
+    const text = values[flag];
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number (got "${text}")`);
+    return n;
+  };
+  const maxCostUsd = positive("max-cost");
+  const maxTimeS = positive("max-time");
   const sessionDir = values["session-dir"] ? resolve(values["session-dir"]) : undefined;
   const warn = (m: string) => process.stderr.write(`yoke acp: ${m}\n`);
   const { app, closeAll } = createAcpAgent({
@@ -62,6 +73,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
           permissionMode: mode as PermissionMode | undefined,
           sessionDir,
           maxTurns,
+          maxCostUsd,
+          maxTimeS,
           fallbackModels: values["fallback-model"],
           stream: values["no-stream"] ? false : undefined,
           settings: [...(values.settings ?? []), ...settings],

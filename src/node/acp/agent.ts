@@ -107,7 +107,14 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
             acp.methods.client.session.requestPermission,
             {
               sessionId: ref.id,
-              toolCall: { toolCallId: q.callId, title: q.summary ? `${q.tool} ${q.summary}` : q.tool, kind: kindOf(def), status: "pending", rawInput: q.input, content: [{ type: "content", content: { type: "text", text: q.reason } }] },
+              toolCall: {
+                toolCallId: q.callId,
+                title: q.summary ? `${q.tool} ${q.summary}` : q.tool,
+                kind: kindOf(def),
+                status: "pending",
+                rawInput: q.input,
+                content: [{ type: "content", content: { type: "text", text: q.reason } }],
+              },
               options,
             },
             { cancellationSignal: signal },

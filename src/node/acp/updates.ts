@@ -76,5 +76,9 @@ export function updatesFor(e: SessionEvent, ctx: UpdateContext, opts: { streamed
 
 /** The stored session as updates, in order (session/load). */
 export function replay(events: readonly SessionEvent[], ctx: UpdateContext, sessionId: string): SessionNotification[] {
-  return events.flatMap((e) => updatesFor(e, ctx).filter((u) => u.sessionUpdate !== "current_mode_update").map((update) => ({ sessionId, update })));
+  return events.flatMap((e) =>
+    updatesFor(e, ctx)
+      .filter((u) => u.sessionUpdate !== "current_mode_update")
+      .map((update) => ({ sessionId, update })),
+  );
 }
