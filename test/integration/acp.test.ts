@@ -227,6 +227,21 @@ describe("yoke acp", () => {
     expect(events.findLast((e) => e.type === "permission_decision")).toMatchObject({ decision: "deny", by: "mode" });
   });
 
+  it('"Always allow" saves the rule Yoke proposes, as the panel does: the next such command is not asked', async () => {
+    const { ws, sessions } = workspace();
+    const { c } = await start(
+      [{ toolCalls: [{ name: "run_command", input: { command: "touch one.txt" } }] }, { toolCalls: [{ name: "run_command", input: { command: "touch two.txt" } }] }, { text: "Both touched." }],
+      ws,
+      sessions,
+      { permission: (q) => ({ outcome: { outcome: "selected", optionId: q.options.find((o) => o.kind === "allow_always")!.optionId } }) },
+    );
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "touch both" }] })).stopReason).toBe("end_turn");
+    expect(c.permissions.map((q) => q.options.find((o) => o.kind === "allow_always")?.name)).toEqual(["Always allow Bash(touch:*)"]);
+    expect(existsSync(join(ws, "one.txt")) && existsSync(join(ws, "two.txt"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(ws, ".yoke/settings.local.json"), "utf8")).permissions.allow).toContain("Bash(touch:*)");
+  });
+
   it("session/cancel stops a running command: the process is killed and the prompt ends cancelled", async () => {
     const { ws, sessions } = workspace();
     let sessionId = "";

@@ -34,7 +34,12 @@ export function createClientWorkspaceFs(local: WorkspaceFs, client: ClientFiles)
   /** The parent folder exists and is itself (no link on the way), and the name is not a link or a device. */
   async function checkWritable(path: string): Promise<void> {
     const parent = dirname(path);
-    if (!(await local.stat(parent))) await mkdir(parent, { recursive: true });
+    // The nearest folder that exists must be itself before any missing one is made under it.
+    let existing = parent;
+    while (!(await local.stat(existing)) && dirname(existing) !== existing) existing = dirname(existing);
+    const realExisting = await local.realPath(existing);
+    if (realExisting !== existing) throw new PathChangedError(path, `the folder ${existing} now leads to ${realExisting ?? "nothing"} (a symbolic link on the way)`);
+    if (existing !== parent) await mkdir(parent, { recursive: true });
     const real = await local.realPath(parent);
     if (real !== parent) throw new PathChangedError(path, `the folder ${parent} now leads to ${real ?? "nothing"} (a symbolic link on the way)`);
     const st = await local.stat(path);
