@@ -277,6 +277,33 @@ describe("yoke acp", () => {
     expect(logEvents(sessions, sessionId).findLast((e) => e.type === "status")).toMatchObject({ state: "cancelled" });
   }, 30_000);
 
+  it("session/cancel while the editor's question is open: the question is withdrawn, nothing is written, the prompt ends cancelled", async () => {
+    const { ws, sessions } = workspace();
+    let withdrawn = false;
+    const holder: { c?: AcpTestClient; sessionId?: string } = {};
+    const { c } = await start([{ toolCalls: [{ name: "write_file", input: { path: "pending.txt", content: "x\n" } }] }, { text: "not reached" }], ws, sessions, {
+      // The user never answers; the editor's stop button is pressed while the question is shown.
+      permission: (_q, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener("abort", () => {
+            withdrawn = true;
+            resolve({ outcome: { outcome: "cancelled" } });
+          });
+          setTimeout(() => void holder.c!.agent.notify("session/cancel", { sessionId: holder.sessionId! }), 300);
+        }),
+    });
+    holder.c = c;
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    holder.sessionId = sessionId;
+    const res = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write pending.txt" }] });
+    expect(res.stopReason).toBe("cancelled");
+    expect(c.permissions).toHaveLength(1);
+    expect(withdrawn).toBe(true);
+    expect(existsSync(join(ws, "pending.txt"))).toBe(false);
+    // The log records the turn as cancelled.
+    expect(logEvents(sessions, sessionId).findLast((e) => e.type === "status")).toMatchObject({ state: "cancelled" });
+  });
+
   it("lists and loads an earlier session: the history is replayed, then the conversation continues", async () => {
     const { ws, sessions } = workspace();
     const first = await start([{ toolCalls: [{ name: "read_file", input: { path: "README.md" } }] }, { text: "Widgets are counted by count.ts." }, { text: "Still count.ts." }], ws, sessions);

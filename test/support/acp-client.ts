@@ -19,7 +19,8 @@ export interface AcpTestClient {
 }
 
 export interface AcpClientHandlers {
-  permission?: (req: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+  /** `signal`: aborted when the agent withdraws the question ($/cancel_request). */
+  permission?: (req: acp.RequestPermissionRequest, signal: AbortSignal) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
   readTextFile?: (req: acp.ReadTextFileRequest) => acp.ReadTextFileResponse | Promise<acp.ReadTextFileResponse>;
   writeTextFile?: (req: acp.WriteTextFileRequest) => void | Promise<void>;
   /** Called with each update as it arrives. */
@@ -43,10 +44,10 @@ export function startAcpClient(args: string[], handlers: AcpClientHandlers = {},
       updates.push(params);
       handlers.onUpdate?.(params);
     })
-    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
       permissions.push(params);
       if (!handlers.permission) throw new Error("this test did not expect a permission request");
-      return handlers.permission(params);
+      return handlers.permission(params, signal);
     });
   if (handlers.readTextFile) {
     const read = handlers.readTextFile;

@@ -117,7 +117,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
               },
               options,
             },
-            { cancellationSignal: signal },
+            { cancellationSignal: signal, stopWaitingOnCancel: true },
           );
         } catch (err) {
           return { decision: "deny", message: signal.aborted ? "cancelled" : `the editor did not answer: ${err instanceof Error ? err.message : String(err)}` };
@@ -175,7 +175,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
                   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
                 ],
               },
-              { cancellationSignal: signal },
+              { cancellationSignal: signal, stopWaitingOnCancel: true },
             )
             .catch((): acp.RequestPermissionResponse => ({ outcome: { outcome: "cancelled" } }));
           if (res.outcome.outcome !== "selected" || res.outcome.optionId === "reject_once") {
