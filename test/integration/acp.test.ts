@@ -242,6 +242,18 @@ describe("yoke acp", () => {
     expect(JSON.parse(readFileSync(join(ws, ".yoke/settings.local.json"), "utf8")).permissions.allow).toContain("Bash(touch:*)");
   });
 
+  it("an edit written after the review keeps the file's byte order mark", async () => {
+    const { ws, sessions } = workspace();
+    writeFileSync(join(ws, "bom.txt"), "\ufeffalpha\nbeta\n");
+    const { c } = await start([{ toolCalls: [{ name: "edit_file", input: { path: "bom.txt", edits: [{ old_string: "beta", new_string: "gamma" }] } }] }, { text: "done" }], ws, sessions, {
+      permission: (q) => ({ outcome: { outcome: "selected", optionId: q.options.find((o) => o.kind === "allow_once")!.optionId } }),
+    });
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "beta → gamma" }] });
+    expect(c.permissions[0]!.toolCall.content).toEqual([{ type: "diff", path: join(ws, "bom.txt"), oldText: "alpha\nbeta\n", newText: "alpha\ngamma\n" }]);
+    expect([...readFileSync(join(ws, "bom.txt"))]).toEqual([...Buffer.from("\ufeffalpha\ngamma\n", "utf8")]);
+  });
+
   it("session/cancel stops a running command: the process is killed and the prompt ends cancelled", async () => {
     const { ws, sessions } = workspace();
     let sessionId = "";
@@ -372,6 +384,8 @@ describe("yoke acp", () => {
     expect(tools).toContain("mcp__probe__lines");
     expect(JSON.stringify(server!.requests[1]!.body)).toContain("line 2 of 2");
     expect(updatesOf(c.updates, "tool_call_update").find((t) => t.status === "completed")).toBeDefined();
+    // The server's tool is known by its own description (it reaches the network): kind "fetch".
+    expect(updatesOf(c.updates, "tool_call").map((t) => [t.title.split(" ")[0], t.kind])).toEqual([["mcp__probe__lines", "fetch"]]);
     expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).toContain(tag);
     expect((await c.close()).code).toBe(0);
     clients.splice(clients.indexOf(c), 1);

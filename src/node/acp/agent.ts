@@ -5,13 +5,13 @@
  * in the same session store as the panel and `yoke run`; only the approver (the editor's
  * `session/request_permission`) and, when the editor offers it, the file system differ.
  */
+import { readFile } from "node:fs/promises";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
 import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
 import type { SessionEvent } from "../../core/events";
-import type { ToolDefinition } from "../../core/tools/types";
 import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../../core/review";
 import type { WorkspaceFs } from "../../core/ports";
 import type { NodeServices } from "../agent-services";
@@ -89,7 +89,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   /** The editor's permission question: allow once, always (a rule Yoke proposes, saved as the panel saves it), or deny. */
-  function approverFor(ref: { id?: string; services?: NodeServices; tools?: ToolDefinition[] }): Approver {
+  function approverFor(ref: { id?: string; services?: NodeServices; session?: AgentSession }): Approver {
     return {
       async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
         if (!client || !ref.id) return { decision: "deny", message: "no editor to ask" };
@@ -100,7 +100,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           ...(rule ? [{ optionId: "allow_always", name: `Always allow ${rule}`, kind: "allow_always" as const }] : []),
           { optionId: "reject_once", name: "Deny", kind: "reject_once" },
         ];
-        const def = ref.tools?.find((t) => t.name === q.tool);
+        const def = ref.session?.tool(q.tool);
         let res: acp.RequestPermissionResponse;
         try {
           res = await client.request(
@@ -146,7 +146,14 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
    */
   function reviewerFor(sessionId: string, fs: WorkspaceFs): ChangeReviewer {
     const write = async (change: ProposedChange) => {
-      await fs.writeChecked(change.path, new TextEncoder().encode(change.after));
+      // The review carries text without the byte order mark: a file that had one keeps it.
+      const had =
+        change.before !== null &&
+        (await readFile(change.path).then(
+          (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf,
+          () => false,
+        ));
+      await fs.writeChecked(change.path, new TextEncoder().encode((had ? "\ufeff" : "") + change.after));
     };
     return {
       async review(change, mode, signal): Promise<ReviewOutcome> {
@@ -223,7 +230,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
-    const ref: { id?: string; services?: NodeServices; tools?: ToolDefinition[] } = { id: resumeId };
+    const ref: { id?: string; services?: NodeServices; session?: AgentSession } = { id: resumeId };
     // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
     const mcp = mcpSettingsFile(mcpServers);
     let built: AcpSessionSetup;
@@ -241,7 +248,6 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       },
     };
     ref.services = setup.services;
-    ref.tools = setup.options.tools;
     const options = withClient(setup.options);
     let session: AgentSession;
     try {
@@ -252,8 +258,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       throw err;
     }
     ref.id = session.id;
-    const tools = new Map(setup.options.tools.map((t) => [t.name, t]));
-    const live: Live = { session, setup, cwd, streamed: { text: false, reasoning: false }, queue: Promise.resolve(), updates: { tool: (n) => tools.get(n), root: session.services.fs.root } };
+    ref.session = session;
+    const live: Live = { session, setup, cwd, streamed: { text: false, reasoning: false }, queue: Promise.resolve(), updates: { tool: (n) => session.tool(n), root: session.services.fs.root } };
     return live;
   }
 

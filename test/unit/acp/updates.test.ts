@@ -61,7 +61,7 @@ describe("updatesFor", () => {
         { type: "content", content: { type: "text", text: "ok" } },
       ],
     });
-    // An unchanged file has no diff; an unknown tool (an MCP server's) is "other" with no locations.
+    // An unchanged file has no diff; a tool the session does not know is "other" with no locations.
     expect(updatesFor({ ...result, meta: { path: "src/a.ts", before: "a\n", after: "a\n" } }, ctx)[0]).toMatchObject({ content: [{ type: "content" }] });
     expect(updatesFor({ ...call, toolCalls: [{ id: "c2", name: "mcp__x__y", input: { path: "a" } }] }, ctx)[0]).toMatchObject({ kind: "other", locations: [] });
   });
