@@ -27,9 +27,10 @@ export interface AcpClientHandlers {
   onUpdate?: (n: acp.SessionNotification) => void;
 }
 
-export function startAcpClient(args: string[], handlers: AcpClientHandlers = {}, opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): AcpTestClient {
+export function startAcpClient(args: string[], handlers: AcpClientHandlers = {}, opts: { cwd?: string; env?: Record<string, string | undefined>; uid?: number; gid?: number } = {}): AcpTestClient {
   const child = spawn(process.execPath, [cliPath, "acp", ...args], {
     cwd: opts.cwd,
+    ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
     env: { ...process.env, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, ...opts.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
