@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
   trust: async () => (await import("./commands/trust")).trustCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
+  acp: async () => (await import("./commands/acp")).acpCommand,
 };
 
 const USAGE = `yoke — a coding agent (VS Code extension and command line)
@@ -46,6 +47,10 @@ Usage:
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
   yoke trust [DIR] | --list | --revoke DIR   trust a folder (default .): yoke run may write, run commands, hooks, MCP servers there
   yoke bench [--only SECTION] [--json]
+  yoke acp [--provider P] [--base-url URL] [--model NAME] [--api-key-env VAR] [--permission-mode MODE] [--trust]
+           [--session-dir DIR] [--settings FILE]... [--fallback-model M]... [--max-turns N] [--max-cost USD] [--max-time S] [--no-stream]
+                    Yoke as an Agent Client Protocol agent on stdin/stdout, for editors (Zed, JetBrains…; docs/acp.md):
+                    the editor names the folder of each session; sessions are in the store \`yoke sessions\` lists
 
 Run options:
   --provider anthropic|openai|openai-compatible   (default: anthropic)

@@ -19,6 +19,8 @@ import { createTerminalApprover } from "./approver";
 import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
 import type { Provider, ProviderConfig } from "../core/providers/types";
+import type { Approver } from "../core/loop/types";
+import type { NodeServices } from "../node/agent-services";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
 function offlineProvider(config: Pick<ProviderConfig, "provider" | "model">): Provider {
@@ -77,12 +79,24 @@ export function cliSessionDir(cwd: string): string {
 /** A session another live process is writing: not resumed (exit status 1). */
 export class SessionInUseError extends Error {}
 
-export async function buildCliSession(flags: CliSessionFlags, resumeId?: string): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; dispose(): Promise<void> }> {
+/** What a front end other than the terminal gives the session (`yoke acp`: the editor's questions). */
+export interface CliSessionHost {
+  /** Asks the user (default: the terminal). */
+  approver?: Approver;
+  /** Who writes the session, as another opener is told (default: "yoke run" / "yoke resume"). */
+  owner?: string;
+}
+
+export async function buildCliSession(
+  flags: CliSessionFlags,
+  resumeId?: string,
+  host: CliSessionHost = {},
+): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
   const dirFlag = flags.sessionDir ? ` --session-dir ${shellQuote(sessionDir)}` : "";
-  const store = createFileSessionStore(sessionDir, { owner: resumeId ? "yoke resume" : "yoke run" });
+  const store = createFileSessionStore(sessionDir, { owner: host.owner ?? (resumeId ? "yoke resume" : "yoke run") });
   let providerFlags = { provider: flags.provider, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv, stream: flags.stream };
   let label: string | undefined;
   if (resumeId) {
@@ -136,9 +150,9 @@ export async function buildCliSession(flags: CliSessionFlags, resumeId?: string)
     search: createRipgrepSearcher(),
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
     models: { primary: flags.offline ? offlineProvider(config) : createProvider(config), make, label, baseUrl: config.baseUrl },
-    approver: createTerminalApprover(),
+    approver: host.approver ?? createTerminalApprover(),
     permissionMode,
     services: node,
   });
-  return { sessionDir, store, dispose: () => recipe.dispose(), options: recipe.options };
+  return { sessionDir, store, services: recipe.services, dispose: () => recipe.dispose(), options: recipe.options };
 }

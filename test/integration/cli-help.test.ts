@@ -33,6 +33,7 @@ describe("yoke --help", () => {
     [["mcp", "--help"], "yoke mcp list [--cwd DIR] [--json]"],
     [["mcp", "list", "--help"], "yoke mcp approve NAME"],
     [["bench", "--help"], "yoke bench [--only SECTION] [--json]"],
+    [["acp", "--help"], "yoke acp [--provider P] [--base-url URL]"],
   ])("%j prints its usage and exits 0", async (args, usage) => {
     const r = await runCli(args);
     expect(r.code, r.stderr).toBe(0);

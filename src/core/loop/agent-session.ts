@@ -22,6 +22,7 @@ import { Listeners, serialApprover } from "./listeners";
 import { submitPrompt } from "./prompt";
 import { closeUnanswered, leftoverCalls, recordInterrupted, runTurns } from "./turn-loop";
 import type { AgentSessionApi, Approver, PermissionMode, StreamDelta } from "./types";
+import type { ToolDefinition } from "../tools/types";
 
 export type { AgentSessionOptions } from "./options";
 
@@ -154,6 +155,11 @@ export class AgentSession implements AgentSessionApi {
 
   events(): readonly SessionEvent[] {
     return this.sessionLog.events;
+  }
+
+  /** A tool of the session as it is now: built-in, or one an extension added (an MCP server's, `task`). */
+  tool(name: string): ToolDefinition | undefined {
+    return this.ctx.registry.get(name);
   }
 
   /**

@@ -77,6 +77,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       const readOnly = () => available().filter((t) => isReadOnly(t.capabilities));
       const tool: ToolDefinition<typeof taskArgs> = defineTool({
         ...TASK_TOOL,
+        kind: "other",
         get description() {
           return taskDescription(
             readOnly().map((t) => t.name),

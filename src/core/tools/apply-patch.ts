@@ -78,6 +78,7 @@ export const applyPatchTool = defineTool({
     return r.ok ? r.files.map((f) => f.path + (f.op === "update" && f.moveTo ? ` → ${f.moveTo}` : "")).join(", ") : "";
   },
   card: (o) => diffCard(o.meta),
+  kind: "edit",
   reviewable: true,
   timeoutMs: 30_000,
   rawArgument: "input",

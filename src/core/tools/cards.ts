@@ -1,5 +1,5 @@
 /** Summaries and card badges several tools share (their own descriptions of themselves). */
-import { field, type ToolCard } from "./types";
+import { field, type FileChange, type ToolCard } from "./types";
 
 /** `pattern in path` for grep and glob. */
 export function searchSummary(input: Record<string, unknown>): string {
@@ -19,6 +19,14 @@ export function diffCard(meta: unknown): ToolCard | undefined {
     else if (line.startsWith("-") && !line.startsWith("---")) removed++;
   }
   return { badges: [`+${added} −${removed}`] };
+}
+
+/** The file change an edit's result describes in its meta ({path, before, after}); none when the text did not change. */
+export function metaChanges(output: { meta?: unknown }): FileChange[] {
+  const m = output.meta as { path?: unknown; before?: unknown; after?: unknown } | undefined;
+  if (!m || typeof m.path !== "string" || typeof m.after !== "string") return [];
+  const before = typeof m.before === "string" ? m.before : undefined;
+  return before === m.after ? [] : [{ path: m.path, ...(before !== undefined ? { before } : {}), after: m.after }];
 }
 
 /** Exit status, timeout, background id and sandbox of a command. */

@@ -45,6 +45,7 @@ export const commandOutputTool = defineTool({
   // Claude Code's own tool for this, so a hook matching "Bash" does not get {id} for a command.
   hookName: "BashOutput",
   capabilities: { reads: true },
+  kind: "execute",
   summarize: (i) => field(i, "id") ?? "",
   timeoutMs: 30_000,
   hookInput: (a) => ({ id: a.id }),

@@ -9,7 +9,7 @@ import { docFromString } from "../edit/text-doc";
 import { isHashlineOp, type EditInput } from "../edit/types";
 import { resolveWorkspacePath } from "../paths";
 import { readChecked, readStamp, statFollow } from "./file-access";
-import { diffCard } from "./cards";
+import { diffCard, metaChanges } from "./cards";
 import { defineTool, field, ToolError } from "./types";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 import { changedHookFields, claudeEditInput, claudeEditWithText, editsFromHookInput, structuredPatch } from "../hooks/claude-shapes";
@@ -96,6 +96,8 @@ export const editFileTool = defineTool({
   pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path", "filePath") ?? "",
   card: (o) => diffCard(o.meta),
+  kind: "edit",
+  changes: metaChanges,
   resumable: (callId, events) => pendingProposal(callId, events) !== undefined,
   resume: resumeReview,
   reviewable: true,

@@ -44,6 +44,7 @@ export const globTool = defineTool({
   permission: "Glob",
   permissionClass: "path",
   capabilities: { reads: true },
+  kind: "search",
   pathArgs: ["path"],
   summarize: (i) => searchSummary(i),
   timeoutMs: 30_000,

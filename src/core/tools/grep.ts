@@ -52,6 +52,7 @@ export const grepTool = defineTool({
   permission: "Grep",
   permissionClass: "path",
   capabilities: { reads: true },
+  kind: "search",
   pathArgs: ["path"],
   summarize: (i) => searchSummary(i),
   timeoutMs: 60_000,

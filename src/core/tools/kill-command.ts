@@ -21,6 +21,7 @@ export const killCommandTool = defineTool({
   // Claude Code's own tool for this, so a hook matching "Bash" does not get {id} for a command.
   hookName: "KillShell",
   capabilities: { runs: true },
+  kind: "execute",
   summarize: (i) => field(i, "id") ?? "",
   timeoutMs: 30_000,
   hookInput: (a) => ({ id: a.id }),

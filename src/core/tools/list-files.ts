@@ -78,6 +78,7 @@ export const listFilesTool = defineTool({
   permission: "Read",
   permissionClass: "path",
   capabilities: { reads: true },
+  kind: "search",
   pathArgs: ["path"],
   summarize: (i) => field(i, "path") ?? ".",
   timeoutMs: 30_000,

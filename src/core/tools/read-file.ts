@@ -64,6 +64,7 @@ export const readFileTool = defineTool({
   permission: "Read",
   permissionClass: "path",
   capabilities: { reads: true },
+  kind: "read",
   pathArgs: ["path"],
   summarize: (i) => {
     const path = field(i, "path", "file_path") ?? "";

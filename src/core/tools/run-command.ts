@@ -51,6 +51,7 @@ export const runCommandTool = defineTool({
   permission: "Bash",
   permissionClass: "command",
   capabilities: { reads: true, writes: true, runs: true },
+  kind: "execute",
   summarize: (i) => field(i, "command") ?? "",
   card: (o) => commandCard(o.meta),
   // A command that ran and exited non-zero is its result; the tool failed when it could not start or timed out.

@@ -39,6 +39,7 @@ export const todoWriteTool = defineTool({
   permission: "TodoWrite",
   permissionClass: "session",
   capabilities: {},
+  kind: "think",
   summarize: (i) => (Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? "" : "s"}` : ""),
   timeoutMs: 5_000,
   hookInput: (a) => ({ todos: a.todos }),

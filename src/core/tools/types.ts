@@ -62,6 +62,21 @@ export interface ToolCard {
 }
 
 /**
+ * What kind of action a call is, as editors group and show tool calls (the Agent Client
+ * Protocol's tool kinds): reading, editing, deleting or moving files, searching, running a
+ * command, thinking/planning, fetching from the network, or something else.
+ */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+
+/** A file a call changed: its workspace path (absolute, or relative to the first folder) and its text before and after. */
+export interface FileChange {
+  path: string;
+  /** Absent: the file did not exist before. */
+  before?: string;
+  after: string;
+}
+
+/**
  * How the permission engine checks a tool's calls; every tool of one permission name has the same.
  * Absent (MCP tools): rules that name the tool, then the mode (it asks unless allowed).
  */
@@ -93,6 +108,10 @@ export interface ToolIdentity {
  */
 export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIdentity {
   description: string;
+  /** What kind of action its calls are (editors' tool-call cards); default: from its capabilities (toolKind). */
+  kind?: ToolKind;
+  /** The files a finished call changed, with their text before and after, from its result's `meta` (shown as diffs). */
+  changes?(output: Pick<ToolOutput, "meta">): FileChange[];
   schema: S;
   /**
    * Arguments that name workspace paths. The loop resolves them to their one canonical form (an
@@ -168,6 +187,13 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
    */
   resumable?(callId: string, events: readonly SessionEvent[]): boolean;
   resume?(ctx: ToolContext, events: readonly SessionEvent[]): Promise<ToolOutput | undefined>;
+}
+
+/** A tool's kind: its own, else what its capabilities say (writes: edit, runs: execute, network: fetch, reads: read). */
+export function toolKind(def: Pick<ToolDefinition, "kind" | "capabilities">): ToolKind {
+  if (def.kind) return def.kind;
+  const c = def.capabilities;
+  return c.writes ? "edit" : c.runs ? "execute" : c.network ? "fetch" : c.reads ? "read" : "other";
 }
 
 /** Thrown by a handler for an expected failure; its message goes to the model as is. */

@@ -4,7 +4,7 @@ import { splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
 import { decodeText, readChecked, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
-import { diffCard } from "./cards";
+import { diffCard, metaChanges } from "./cards";
 import { defineTool, field, ToolError } from "./types";
 import { structuredPatch } from "../hooks/claude-shapes";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
@@ -51,6 +51,8 @@ export const writeFileTool = defineTool({
   pathArgs: ["path"],
   summarize: (i) => field(i, "path", "file_path") ?? "",
   card: (o) => diffCard(o.meta),
+  kind: "edit",
+  changes: metaChanges,
   resumable: (callId, events) => pendingProposal(callId, events) !== undefined,
   resume: resumeReview,
   reviewable: true,

@@ -1,0 +1,372 @@
+/**
+ * Yoke as an Agent Client Protocol agent (`yoke acp`): an editor (Zed, JetBrains, Neovim…) starts
+ * it and talks JSON-RPC over its stdio. Each ACP session is a Yoke session built exactly as the
+ * CLI builds one (the caller's `build`: settings, trust, permission engine, sandbox, hooks, MCP),
+ * in the same session store as the panel and `yoke run`; only the approver (the editor's
+ * `session/request_permission`) and, when the editor offers it, the file system differ.
+ */
+import { readFile } from "node:fs/promises";
+import * as acp from "@agentclientprotocol/sdk";
+import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
+import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
+import { summarizeSession } from "../../core/session/projection";
+import { parseLog } from "../../core/session/session-log";
+import type { SessionEvent } from "../../core/events";
+import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../../core/review";
+import type { WorkspaceFs } from "../../core/ports";
+import type { NodeServices } from "../agent-services";
+import { createFileSessionStore, type FileSessionStore } from "../session-store";
+import { createClientWorkspaceFs } from "./client-fs";
+import { mcpSettingsFile } from "./mcp-servers";
+import { promptText } from "./prompt";
+import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
+
+export interface AcpSessionSetup {
+  options: AgentSessionOptions;
+  store: FileSessionStore;
+  services: NodeServices;
+  dispose(): Promise<void>;
+}
+
+export interface AcpAgentDeps {
+  /** Builds a session's options for a folder as the CLI does (resumeId: an existing session, locked for this process). */
+  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver; settings: string[] }): Promise<AcpSessionSetup>;
+  /** The session store folder of a workspace folder (the one the panel and `yoke run` use). */
+  sessionDir(cwd: string): string;
+  /** The folder session/list lists when the client names none. */
+  defaultCwd: string;
+  version: string;
+  warn(message: string): void;
+}
+
+const MODES: ReadonlyArray<{ id: PermissionMode; name: string; description: string }> = [
+  { id: "default", name: "Ask", description: "Reads freely; asks before editing files or running commands the rules do not allow." },
+  { id: "acceptEdits", name: "Accept edits", description: "Edits workspace files without asking; still asks before commands the rules do not allow." },
+  { id: "plan", name: "Plan", description: "Read-only: explores and plans, changes nothing." },
+  { id: "bypassPermissions", name: "Bypass permissions", description: "Never asks (deny rules and the sandbox still apply)." },
+];
+
+interface Live {
+  session: AgentSession;
+  setup: AcpSessionSetup;
+  cwd: string;
+  streamed: { text: boolean; reasoning: boolean };
+  running?: Promise<void>;
+  /** Its events stream to the editor. */
+  listening?: boolean;
+  /** The session/update notifications in order; a prompt answers after they are sent. */
+  queue: Promise<void>;
+  updates: UpdateContext;
+}
+
+/** Why a prompt turn ended, from the events it appended. */
+export function stopReasonOf(events: readonly SessionEvent[]): acp.StopReason {
+  const status = events.findLast((e) => e.type === "status" && e.state !== "idle");
+  if (status?.type === "status" && status.state === "cancelled") return "cancelled";
+  if (events.some((e) => e.type === "error" && e.code === "max_turns")) return "max_turn_requests";
+  const last = events.findLast((e) => e.type === "assistant_message");
+  if (last?.type === "assistant_message" && last.stopReason === "max_tokens") return "max_tokens";
+  if (last?.type === "assistant_message" && last.stopReason === "refusal") return "refusal";
+  return "end_turn";
+}
+
+/** The agent app, and how to end its sessions once the editor closed the connection. */
+export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAll(): Promise<void> } {
+  const sessions = new Map<string, Live>();
+  let clientCaps: acp.ClientCapabilities = {};
+  let client: acp.AgentContext | undefined;
+
+  const get = (id: string): Live => {
+    const s = sessions.get(id);
+    if (!s) throw acp.RequestError.sessionNotFound(id);
+    return s;
+  };
+
+  function send(live: Live, update: acp.SessionUpdate): void {
+    const c = client;
+    if (!c) return;
+    live.queue = live.queue.then(() => c.notify(acp.methods.client.session.update, { sessionId: live.session.id, update })).catch((err: unknown) => deps.warn(`session/update failed: ${String(err)}`));
+  }
+
+  /** The editor's permission question: allow once, always (a rule Yoke proposes, saved as the panel saves it), or deny. */
+  function approverFor(ref: { id?: string; services?: NodeServices; session?: AgentSession }): Approver {
+    return {
+      async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
+        if (!client || !ref.id) return { decision: "deny", message: "no editor to ask" };
+        const gate = ref.services?.gate;
+        const rule = (await gate?.proposeRule({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly }).catch(() => null)) ?? null;
+        const options: acp.PermissionOption[] = [
+          { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+          ...(rule ? [{ optionId: "allow_always", name: `Always allow ${rule}`, kind: "allow_always" as const }] : []),
+          { optionId: "reject_once", name: "Deny", kind: "reject_once" },
+        ];
+        const def = ref.session?.tool(q.tool);
+        let res: acp.RequestPermissionResponse;
+        try {
+          res = await client.request(
+            acp.methods.client.session.requestPermission,
+            {
+              sessionId: ref.id,
+              toolCall: {
+                toolCallId: q.callId,
+                title: q.summary ? `${q.tool} ${q.summary}` : q.tool,
+                kind: kindOf(def),
+                status: "pending",
+                rawInput: q.input,
+                content: [{ type: "content", content: { type: "text", text: q.reason } }],
+              },
+              options,
+            },
+            { cancellationSignal: signal, stopWaitingOnCancel: true },
+          );
+        } catch (err) {
+          return { decision: "deny", message: signal.aborted ? "cancelled" : `the editor did not answer: ${err instanceof Error ? err.message : String(err)}` };
+        }
+        if (res.outcome.outcome !== "selected") return { decision: "deny", message: "cancelled by the user" };
+        if (res.outcome.optionId === "allow_always" && rule && gate) {
+          try {
+            await gate.addLocalRule(rule);
+          } catch (err) {
+            deps.warn(`could not save the rule ${rule}: ${String(err)}`);
+          }
+          return { decision: "allow" };
+        }
+        if (res.outcome.optionId === "allow_once" || res.outcome.optionId === "allow_always") return { decision: "allow" };
+        return { decision: "deny", message: "The user denied this in the editor." };
+      },
+    };
+  }
+
+  /**
+   * The editor's review of an edit: the proposed change as a diff in session/request_permission
+   * (allow, allow every edit from now on — the Accept edits mode —, or reject); on allow it is
+   * written through the session's file system (the editor's, when it offers one). In "auto"
+   * (the mode or a rule allowed the edit) it is written at once and the editor sees the diff on
+   * the tool call.
+   */
+  function reviewerFor(sessionId: string, fs: WorkspaceFs): ChangeReviewer {
+    const write = async (change: ProposedChange) => {
+      // The review carries text without the byte order mark: a file that had one keeps it.
+      const had =
+        change.before !== null &&
+        (await readFile(change.path).then(
+          (b) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf,
+          () => false,
+        ));
+      await fs.writeChecked(change.path, new TextEncoder().encode((had ? "\ufeff" : "") + change.after));
+    };
+    return {
+      async review(change, mode, signal): Promise<ReviewOutcome> {
+        try {
+          if (mode === "auto") {
+            await write(change);
+            return { status: "accepted", finalContent: change.after, auto: true };
+          }
+          if (!client) return { status: "rejected", finalContent: change.before, message: "no editor to ask" };
+          const res = await client
+            .request(
+              acp.methods.client.session.requestPermission,
+              {
+                sessionId,
+                toolCall: {
+                  toolCallId: change.callId,
+                  title: `${change.tool} ${change.relPath}`,
+                  kind: "edit",
+                  status: "pending",
+                  locations: [{ path: change.path }],
+                  content: [{ type: "diff", path: change.path, oldText: change.before, newText: change.after }],
+                },
+                options: [
+                  { optionId: "allow_once", name: "Accept", kind: "allow_once" },
+                  { optionId: "allow_always", name: "Accept all edits (Accept edits mode)", kind: "allow_always" },
+                  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+                ],
+              },
+              { cancellationSignal: signal, stopWaitingOnCancel: true },
+            )
+            .catch((): acp.RequestPermissionResponse => ({ outcome: { outcome: "cancelled" } }));
+          if (res.outcome.outcome !== "selected" || res.outcome.optionId === "reject_once") {
+            return { status: "rejected", finalContent: change.before, message: res.outcome.outcome === "selected" ? "The user rejected this change in the editor." : "cancelled" };
+          }
+          if (res.outcome.optionId === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
+          await write(change);
+          return { status: "accepted", finalContent: change.after };
+        } catch (err) {
+          return { status: "rejected", finalContent: change.before, error: `could not write ${change.relPath}: ${err instanceof Error ? err.message : String(err)}` };
+        }
+      },
+    };
+  }
+
+  /** The session's options with the editor's review of edits, and its file system when it offers one. */
+  function withClient(options: AgentSessionOptions): AgentSessionOptions {
+    const fsCaps = clientCaps.fs;
+    const base = options.services;
+    // The first session of these options is the editor's; its sub-agents (which inherit them) ask and read under its id.
+    let editorId: string | undefined;
+    return {
+      ...options,
+      services: (session) => {
+        const services = typeof base === "function" ? base(session) : base;
+        const s = { id: (editorId ??= session.id) };
+        const c = client!;
+        const fs =
+          fsCaps?.readTextFile || fsCaps?.writeTextFile
+            ? createClientWorkspaceFs(services.fs, {
+                ...(fsCaps.readTextFile ? { read: async (path) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path })).content } : {}),
+                ...(fsCaps.writeTextFile ? { write: async (path, content) => void (await c.request(acp.methods.client.fs.writeTextFile, { sessionId: s.id, path, content })) } : {}),
+              })
+            : services.fs;
+        return { ...services, fs, reviewer: reviewerFor(s.id, fs) };
+      },
+    };
+  }
+
+  async function modeState(live: Live): Promise<acp.SessionModeState> {
+    const gate = live.setup.services.gate;
+    const availableModes: acp.SessionMode[] = [];
+    for (const m of MODES) if (await gate.modeAllowed(m.id).catch(() => true)) availableModes.push(m);
+    return { currentModeId: live.session.permissionMode, availableModes };
+  }
+
+  async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
+    const ref: { id?: string; services?: NodeServices; session?: AgentSession } = { id: resumeId };
+    // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
+    const mcp = mcpSettingsFile(mcpServers);
+    let built: AcpSessionSetup;
+    try {
+      built = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref), settings: mcp.path ? [mcp.path] : [] });
+    } catch (err) {
+      mcp.dispose();
+      throw err;
+    }
+    const setup: AcpSessionSetup = {
+      ...built,
+      dispose: async () => {
+        await built.dispose();
+        mcp.dispose();
+      },
+    };
+    ref.services = setup.services;
+    const options = withClient(setup.options);
+    let session: AgentSession;
+    try {
+      session = resumeId ? await AgentSession.resume(resumeId, options) : await AgentSession.create(options);
+    } catch (err) {
+      await setup.dispose();
+      setup.store.dispose();
+      throw err;
+    }
+    ref.id = session.id;
+    ref.session = session;
+    const live: Live = { session, setup, cwd, streamed: { text: false, reasoning: false }, queue: Promise.resolve(), updates: { tool: (n) => session.tool(n), root: session.services.fs.root } };
+    return live;
+  }
+
+  /** Streams the session's activity to the editor from now on. */
+  function listen(live: Live): void {
+    live.listening = true;
+    live.session.onDelta((d) => {
+      if (d.type === "text") live.streamed.text = true;
+      else live.streamed.reasoning = true;
+      send(live, { sessionUpdate: d.type === "text" ? "agent_message_chunk" : "agent_thought_chunk", content: { type: "text", text: d.text } });
+    });
+    live.session.onEvent((e) => {
+      for (const u of updatesFor(e, live.updates, { streamed: live.streamed })) send(live, u);
+      if (e.type === "assistant_message") live.streamed = { text: false, reasoning: false };
+    });
+  }
+
+  async function closeAll(): Promise<void> {
+    for (const live of sessions.values()) {
+      await live.session.end("other").catch((err: unknown) => deps.warn(`ending session ${live.session.id}: ${String(err)}`));
+      await live.setup.dispose().catch(() => undefined);
+      live.setup.store.dispose();
+    }
+    sessions.clear();
+  }
+
+  const app = acp
+    .agent({ name: "yoke" })
+    .onConnect((conn) => {
+      client = conn.client;
+    })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      clientCaps = params.clientCapabilities ?? {};
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: true },
+          sessionCapabilities: { list: {} },
+        },
+        agentInfo: { name: "yoke", title: "Yoke", version: deps.version },
+        authMethods: [],
+      };
+    })
+    .onRequest(acp.methods.agent.authenticate, () => ({}))
+    .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+      const live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers);
+      sessions.set(live.session.id, live);
+      listen(live);
+      return { sessionId: live.session.id, modes: await modeState(live) };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+      let live = sessions.get(params.sessionId);
+      if (!live) {
+        live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers, params.sessionId);
+        sessions.set(live.session.id, live);
+      } else if (live.running) throw acp.RequestError.invalidRequest(undefined, "the session is working on a prompt");
+      // The whole conversation as it was, then the answer; only then does the live stream start.
+      for (const n of replay(live.session.events(), live.updates, live.session.id)) send(live, n.update);
+      await live.queue;
+      if (!live.listening) listen(live);
+      return { modes: await modeState(live) };
+    })
+    .onRequest(acp.methods.agent.session.list, ({ params }) => {
+      const cwd = params.cwd ?? deps.defaultCwd;
+      const store = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
+      try {
+        const list = store.list().flatMap((id) => {
+          const s = summarizeSession(parseLog(store.read(id)).events, id);
+          return s.parentId ? [] : [{ sessionId: id, cwd, title: s.title, updatedAt: s.updatedAt }];
+        });
+        return { sessions: list };
+      } finally {
+        store.dispose();
+      }
+    })
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+      const live = get(params.sessionId);
+      const mode = MODES.find((m) => m.id === params.modeId);
+      if (!mode) throw acp.RequestError.invalidParams(undefined, `unknown mode ${params.modeId}: one of ${MODES.map((m) => m.id).join(", ")}`);
+      if (!(await live.setup.services.gate.modeAllowed(mode.id))) throw acp.RequestError.invalidParams(undefined, `the mode ${mode.id} is turned off by the permission settings`);
+      live.session.setPermissionMode(mode.id, "user");
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+      const live = get(params.sessionId);
+      if (live.running) throw acp.RequestError.invalidRequest(undefined, "the session is already working on a prompt");
+      const from = live.session.events().length;
+      live.streamed = { text: false, reasoning: false };
+      live.running = live.session.send(promptText(params.prompt));
+      try {
+        await live.running;
+      } finally {
+        live.running = undefined;
+      }
+      const turn = live.session.events().slice(from);
+      const status = turn.findLast((e) => e.type === "status" && e.state !== "idle");
+      if (status?.type === "status" && status.state === "error") {
+        const err = turn.findLast((e) => e.type === "error");
+        if (err?.type === "error") send(live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nYoke stopped: ${err.message}` } });
+      }
+      await live.queue;
+      return { stopReason: stopReasonOf(turn) };
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.session.cancel();
+    });
+  return { app, closeAll };
+}
