@@ -48,6 +48,9 @@ export function parseView(output: string): ViewLine[] {
   return out;
 }
 
+/** grep's first line: "N matching lines in M files (searched …):". */
+const GREP_HEAD = /^\d+ matching lines? /;
+
 /** grep's result: the lines shown per file (matches and context). */
 export function parseGrep(output: string): Map<string, ViewLine[]> {
   const files = new Map<string, ViewLine[]>();
@@ -55,7 +58,7 @@ export function parseGrep(output: string): Map<string, ViewLine[]> {
   for (const l of output.split("\n")) {
     const m = HASHLINE.exec(l);
     if (m) current?.push({ n: Number(m[1]), anchor: `${m[1]}#${m[2]}`, text: m[3]! });
-    else if (l.endsWith(":") && !l.includes(" for /") && !l.startsWith(" ")) {
+    else if (l.endsWith(":") && !GREP_HEAD.test(l) && !l.startsWith(" ")) {
       current = [];
       files.set(l.slice(0, -1), current);
     }

@@ -214,7 +214,12 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
           reasons.push(`pattern /${pat.text}/ in tool output`);
         }
       }
-      if (c.tools.size) {
+      // A tool used is a trigger only for a lesson that names nothing else: one that also has
+      // keywords, patterns or globs fires on their evidence, and the tool then adds to its score
+      // (a lesson on Python tracebacks is not sent because some command ran).
+      globHits();
+      const narrowed = c.keywords.length > 0 || c.patterns.length > 0 || c.globs.length > 0;
+      if (c.tools.size && (!narrowed || score > 0)) {
         for (const t of p.tools) {
           if (t.names.some((n) => c.tools.has(n))) {
             score += WEIGHTS.tool;
@@ -222,7 +227,6 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
           }
         }
       }
-      globHits();
       score *= e.priority;
       break;
     }

@@ -126,7 +126,9 @@ export const grepTool = defineTool({
       bytes += size;
     }
     const more = res.timedOut ? " (the search stopped early)" : res.truncated ? " (more exist)" : "";
-    const head = `${plural(matches, "matching line")}${more} in ${plural(files, "file")} for /${args.pattern}/ in ${where}${filter}:`;
+    // The pattern is not echoed: it is in the call just above this result (a long alternation cost
+    // as many tokens again in every later request); the scope searched is said, as it may be the default.
+    const head = `${plural(matches, "matching line")}${more} in ${plural(files, "file")} (searched ${where}${args.glob ? `, files matching "${args.glob}"` : ""}):`;
     const parts = [head, ...out];
     if (hidden) parts.push(note(hiddenNote(hidden, "file")));
     if (res.timedOut) {

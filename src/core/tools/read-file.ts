@@ -153,7 +153,9 @@ export const readFileTool = defineTool({
     const to = n - 1;
     const header = `File: ${rel} (lines ${offset}-${to} of ${total}${decoded.bom ? "; UTF-8 BOM not shown" : ""})`;
     const parts = [header, ...out];
-    if (to < total) {
+    // A range the model asked for in full needs no note: the header says which lines these are and
+    // how many the file has. The note is for a page cut short by the default limit or the byte limit.
+    if (to < total && (to < last || args.limit === undefined)) {
       const why = to < last ? `the output limit of ${READ_PAGE_BYTES} bytes was reached` : `limit ${limit}`;
       parts.push(note(`Showing lines ${offset}-${to} of ${total} (${why}). Call read_file with offset=${to + 1} to see more.`));
     }

@@ -292,5 +292,21 @@ describe("loadGuidance", () => {
     expect(top([refusal])).toBe("lessons/tools/stale-anchors.md");
     const edited = "Edited src/a.ts: +1 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n@@ -1,1 +1,1 @@\n-a\n+1#QN|b";
     expect(rank(lessons, { tools: ["edit_file"], outputs: [edited] }).map((x) => x.entry.source)).not.toContain("lessons/tools/stale-anchors.md");
+    // A tool used is not evidence by itself for a lesson that has patterns or keywords: a passing
+    // (or a node:test) run of run_command sends neither the Python traceback lesson nor the one on
+    // servers (each was ~170 tokens in every bench session that ran a command); their evidence does,
+    // and the tool then adds to the score.
+    const nodeTestRun = "✖ parseCsv keeps commas (12ms)\n  AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\nℹ fail 2\n\n[Exit code 1 after 1.4 s.]";
+    const afterCommand = (outputs: string[], message = "") => rank(lessons, { message, tools: ["run_command"], outputs }).map((x) => x.entry.source);
+    expect(afterCommand([nodeTestRun])).not.toContain("lessons/python/traceback.md");
+    expect(afterCommand([nodeTestRun])).not.toContain("lessons/tools/long-running-commands.md");
+    expect(afterCommand(["ok\n[Exit code 0 after 20 ms.]"])).toEqual([]);
+    const traceback = "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'x'";
+    const withTool = rank(lessons, { tools: ["run_command"], outputs: [traceback] }).find((x) => x.entry.source === "lessons/python/traceback.md");
+    const withoutTool = rank(lessons, { outputs: [traceback] }).find((x) => x.entry.source === "lessons/python/traceback.md");
+    expect(withTool?.reasons).toContain("tool run_command");
+    expect(withTool!.score).toBeGreaterThan(withoutTool!.score);
+    expect(afterCommand(["Listening on port 3000"])).toContain("lessons/tools/long-running-commands.md");
+    expect(afterCommand([], "start the dev server")).toContain("lessons/tools/long-running-commands.md");
   });
 });

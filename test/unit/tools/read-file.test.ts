@@ -41,13 +41,15 @@ describe("read_file", () => {
     expect(ctx.readState.get(`${ws.root}/src/app.ts`)).toEqual({ mtimeMs: st.mtimeMs, size: st.size });
   });
 
-  it("shows a range with offset and limit and says how to see more", async () => {
+  it("shows a range with offset and limit; the header alone says which lines of how many (no note for a range shown in full)", async () => {
     ws.write({ "long.txt": Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n") + "\n" });
     const out = await read({ path: "long.txt", offset: 10, limit: 5 });
     const lines = out.text.split("\n");
     expect(lines[0]).toBe("File: long.txt (lines 10-14 of 50)");
     expect(lines[1]).toBe(`10#${lineHash(10, "line 10")}|line 10`);
-    expect(lines[6]).toBe("[Showing lines 10-14 of 50 (limit 5). Call read_file with offset=15 to see more.]");
+    expect(lines[5]).toBe(`14#${lineHash(14, "line 14")}|line 14`);
+    expect(lines).toHaveLength(6);
+    expect(out.text).not.toContain("to see more");
   });
 
   it("stops at 2000 lines by default and points at the next offset", async () => {

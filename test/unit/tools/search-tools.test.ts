@@ -100,7 +100,7 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
     const out = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
     expect(out.text).toBe(
       [
-        "5 matching lines in 3 files for /alpha/ in the workspace:",
+        "5 matching lines in 3 files (searched the workspace):",
         ".config/settings.json:",
         h(1, '{"alpha": true}'),
         "src/a.ts:",
@@ -116,7 +116,7 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
 
   it("grep shows context lines in the same format, with ignore_case and glob", async () => {
     const out = await callTool(tools, "grep", { pattern: "^alpha|const alpha", glob: "*.tsx", ignore_case: true, context: 1 }, ctx);
-    expect(out.text).toBe(['1 matching line in 1 file for /^alpha|const alpha/ in the workspace (files matching "*.tsx"):', "src/deep/c.tsx:", h(1, "const Alpha = () => null;")].join("\n"));
+    expect(out.text).toBe(['1 matching line in 1 file (searched the workspace, files matching "*.tsx"):', "src/deep/c.tsx:", h(1, "const Alpha = () => null;")].join("\n"));
     const ctxOut = await callTool(tools, "grep", { pattern: "return", path: "src/a.ts", context: 1 }, ctx);
     expect(ctxOut.text.split("\n").slice(1)).toEqual(["src/a.ts:", h(1, "export function alpha() {"), h(2, "  return 1;"), h(3, "}")]);
   });
@@ -134,7 +134,7 @@ describe.each(searchers)("glob and grep tools (%s)", (_label, make) => {
   it("grep stops at the match limit and says how to narrow", async () => {
     ws.write({ "many.txt": Array.from({ length: MAX_GREP_MATCHES + 5 }, (_, i) => `hit ${i}`).join("\n") });
     const out = await callTool(tools, "grep", { pattern: "hit" }, ctx);
-    expect(out.text.split("\n")[0]).toBe(`${MAX_GREP_MATCHES} matching lines (more exist) in 1 file for /hit/ in the workspace:`);
+    expect(out.text.split("\n")[0]).toBe(`${MAX_GREP_MATCHES} matching lines (more exist) in 1 file (searched the workspace):`);
     expect(out.text).toContain(`[Results stop at ${MAX_GREP_MATCHES} matching lines. Narrow the search with path=, glob= or a more specific pattern to see the rest.]`);
   });
 
@@ -183,7 +183,7 @@ describe("glob and grep tools when the search stops at its time limit", () => {
     const grep = await callTool(tools, "grep", { pattern: "alpha" }, ctx);
     expect(grep.text).toBe(
       [
-        "1 matching line (the search stopped early) in 1 file for /alpha/ in the workspace:",
+        "1 matching line (the search stopped early) in 1 file (searched the workspace):",
         "src/a.ts:",
         h(1, "alpha"),
         `[The search stopped at its time limit of ${GREP_TIME_LIMIT_MS / 1000} s: files after "src/a.ts" (in path order) were not all searched and may match too. Narrow the search with path=, glob= or a more specific pattern.]`,
