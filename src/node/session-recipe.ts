@@ -153,7 +153,13 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     nodeCheckpointsExtension(s.sessionDir),
     guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs }),
     ...mcp,
-    await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
+    await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), {
+      home: s.home,
+      trusted: s.trusted,
+      extraFiles: s.extraFiles,
+      ...(s.vscode?.config ? { vscode: s.vscode.config } : {}),
+      model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
+    }),
     breakers,
     budgetsExtension(s.budgets),
     stuckExtension(),
