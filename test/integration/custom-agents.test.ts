@@ -103,6 +103,8 @@ describe("custom sub-agents through the task tool", () => {
     expect(desc).toContain("- docs-writer: Writes and updates Markdown documentation for the project (Tools: read, edit)");
     expect(desc).toContain("- test-runner: Runs the test suite and reports failures. Use after code changes. (Tools: all of yours)");
     expect(desc).not.toContain("USER reviewer");
+    // The list is read once per session: every request of the parent carries the same tool description (a stable cached prefix).
+    expect(taskDescription(parent[1]!)).toBe(desc);
     const schema = JSON.stringify((tools(parent[0]!).find((t) => t.function.name === "task") as unknown as { function: { parameters: unknown } }).function.parameters);
     expect(schema).toContain("subagent_type");
 

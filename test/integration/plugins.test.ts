@@ -212,3 +212,27 @@ describe("yoke plugins", () => {
     expect(Object.keys(JSON.parse(readFileSync(join(s.home, ".yoke", "plugins", "known_marketplaces.json"), "utf8")) as Json)).toEqual(["team-tools"]);
   }, 120_000);
 });
+
+describe("a plugin's MCP server", () => {
+  it("does not start before the user approves the plugin; after approval its tools reach the model (${CLAUDE_PLUGIN_ROOT} in its args)", async () => {
+    const s = setup();
+    const kit = join(s.market, "plugins", "reviewer-kit");
+    // The server program ships in the plugin; it loads the test's real SDK server by absolute path.
+    write(join(kit, "server.cjs"), `require(${JSON.stringify(join(__dirname, "..", "support", "mcp-probe-server.cjs"))});\n`);
+    write(join(kit, ".mcp.json"), JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ["${CLAUDE_PLUGIN_ROOT}/server.cjs"] } } }));
+    expect((await yoke(s, ["plugins", "marketplace", "add", s.market])).code).toBe(0);
+    const inst = await yoke(s, ["plugins", "install", "reviewer-kit@team-tools"]);
+    expect(inst.code, inst.stderr).toBe(0);
+    expect(inst.stdout).toContain(`MCP server probe: ${process.execPath} ${join(s.home, ".yoke", "plugins", "cache", "team-tools", "reviewer-kit")}/server.cjs`);
+
+    const names = (r: RecordedRequest) => tools(r).map((t) => t.function.name);
+    let run = await session(s, [{ text: "ok" }]);
+    expect(names(run.requests[0]!).filter((n) => n.startsWith("mcp__"))).toEqual([]);
+    const before = JSON.parse((await yoke(s, ["mcp", "list", "--json"])).stdout) as { servers: Array<{ name: string }> };
+    expect(before.servers.map((x) => x.name)).not.toContain("probe");
+
+    expect((await yoke(s, ["plugins", "approve", "reviewer-kit"])).code).toBe(0);
+    run = await session(s, [{ text: "ok" }]);
+    expect(names(run.requests[0]!)).toEqual(expect.arrayContaining(["mcp__probe__lines"]));
+  }, 120_000);
+});
