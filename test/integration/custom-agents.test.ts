@@ -3,7 +3,7 @@
 // (the task tool lists the agents), what the chosen agent's requests carry (its system prompt, its
 // model, only its tools), and a call outside its list refused (the command never ran). The agent
 // files are written from the formats' public documentation.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -75,6 +75,12 @@ const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) =>
 describe("custom sub-agents through the task tool", () => {
   it("the task tool lists the agents; subagent_type starts the project's code-reviewer with its prompt, its model and only Read/Grep tools; a command it asks for is refused and never runs", async () => {
     const s = setup();
+    // A SubagentStart hook that matches the agent's name (Claude's agent_type) records what it got.
+    const hookOut = join(s.ws, "..", "subagent-start.json");
+    writeFileSync(
+      join(s.ws, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { SubagentStart: [{ matcher: "code-reviewer", hooks: [{ type: "command", command: `cat > ${JSON.stringify(hookOut)}` }] }] } }),
+    );
     server = await startScriptedLlmServer({
       script: byDepth({
         0: [
@@ -122,6 +128,7 @@ describe("custom sub-agents through the task tool", () => {
     const refused = (child[1]!.body.messages as Json[]).find((m) => m.role === "tool") as { content: string };
     expect(refused.content).toMatch(/^Unknown tool "run_command"\. Available tools: /);
     expect(refused.content).not.toMatch(/Available tools: .*run_command/);
+    expect(JSON.parse(readFileSync(hookOut, "utf8"))).toMatchObject({ hook_event_name: "SubagentStart", agent_type: "code-reviewer" });
     // The parent got the distilled answer.
     expect(JSON.stringify(parent[1]!.body)).toContain("JSON.parse is not guarded");
   }, 90_000);
