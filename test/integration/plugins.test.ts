@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -234,5 +235,38 @@ describe("a plugin's MCP server", () => {
     expect((await yoke(s, ["plugins", "approve", "reviewer-kit"])).code).toBe(0);
     run = await session(s, [{ text: "ok" }]);
     expect(names(run.requests[0]!)).toEqual(expect.arrayContaining(["mcp__probe__lines"]));
+  }, 120_000);
+});
+
+describe.each(identities().list)("a plugin's hook before and after approval, as $label", (who: Identity) => {
+  it("an installed, enabled plugin's hook does not run until the user approves it; a workspace's enabledPlugins in an untrusted folder runs nothing", async () => {
+    const s = setup();
+    chownTree(s.dir, who);
+    const as = (args: string[]) => runCliAs(who, args, { cwd: s.ws, env: { HOME: s.home } });
+    expect((await as(["plugins", "marketplace", "add", s.market])).code).toBe(0);
+    expect((await as(["plugins", "install", "reviewer-kit@team-tools"])).code).toBe(0);
+    // Installed but switched off by the user; the repository turns it back on in its committed settings.
+    expect((await as(["plugins", "disable", "reviewer-kit"])).code).toBe(0);
+    write(join(s.ws, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { "reviewer-kit@team-tools": true } }));
+    chownTree(s.ws, who);
+    server = await startScriptedLlmServer({ script: async () => ({ text: "ok" }) });
+    const run = (trust: boolean) =>
+      as(["run", ...(trust ? ["--trust"] : []), "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, "Check"]);
+    // Untrusted folder: the workspace's enabledPlugins do not count at all.
+    let r = await run(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(s.marker)).toBe(false);
+    expect(JSON.stringify(server.requests.map((q) => q.body))).not.toContain("xlsx-helper");
+    // Trusted: the workspace may enable the installed plugin (its skill is there) but its hook still waits for the user.
+    r = await run(true);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(s.marker)).toBe(false);
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("xlsx-helper");
+    expect(r.stderr).toContain("yoke plugins approve reviewer-kit@team-tools");
+    // The user approves: now it runs.
+    expect((await as(["plugins", "approve", "reviewer-kit"])).code).toBe(0);
+    r = await run(true);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(s.marker, "utf8")).toBe("plugin hook ran\n");
   }, 120_000);
 });
