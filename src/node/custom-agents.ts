@@ -18,6 +18,8 @@ export interface AgentFolder {
   origin: AgentOrigin;
   /** How its files are shown: `~/.claude/agents`, `plugin review@tools: agents`. */
   label: string;
+  /** A plugin's name: its agents are named `plugin:agent`. */
+  namespace?: string;
 }
 
 function mdFiles(path: string, depth = 0, out: string[] = []): string[] {
@@ -62,7 +64,14 @@ export function folderAgentFiles(folders: readonly AgentFolder[]): AgentFile[] {
       try {
         if (statSync(abs).size > MAX_BYTES) continue;
         const rel = relative(f.path, abs).split(sep).join("/");
-        out.push({ display: rel ? `${f.label}/${rel}` : f.label, text: readFileSync(abs, "utf8"), origin: f.origin, format: "claude", stem: agentStem(basename(abs)) });
+        out.push({
+          display: rel ? `${f.label}/${rel}` : f.label,
+          text: readFileSync(abs, "utf8"),
+          origin: f.origin,
+          format: "claude",
+          stem: agentStem(basename(abs)),
+          ...(f.namespace ? { namespace: f.namespace } : {}),
+        });
       } catch {
         // unreadable: not an agent
       }

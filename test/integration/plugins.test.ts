@@ -73,7 +73,7 @@ function setup() {
 
   const remote = join(dir, "remote-kit");
   write(join(remote, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "remote-kit", version: "0.3.0", agents: "./custom/agents/" }));
-  write(join(remote, "custom", "agents", "remote-agent.md"), "---\nname: remote-agent\ndescription: Agent from a git plugin\n---\nREMOTE-AGENT-PROMPT\n");
+  write(join(remote, "custom", "agents", "remote-agent.md"), '---\ndescription: Agent from a git plugin\ncapabilities: ["review"]\n---\n# Remote agent\nREMOTE-AGENT-PROMPT\n');
   gitRepo(remote);
 
   write(
@@ -134,10 +134,18 @@ describe("yoke plugins", () => {
     );
 
     // Before approval: agents and skill are there, the hook did not run.
-    let run = await session(s, [{ toolCalls: [{ name: "load_skill", input: { name: "xlsx-helper" } }] }, { text: "ok" }]);
+    let run = await session(s, [
+      { toolCalls: [{ name: "load_skill", input: { name: "xlsx-helper" } }] },
+      { toolCalls: [{ name: "task", input: { description: "Security review", prompt: "Review README.md", subagent_type: "reviewer-kit:security-reviewer" } }] },
+      { text: "ok" },
+    ]);
+    const child = run.requests.filter(isChild);
+    expect(child).toHaveLength(1);
+    expect(system(child[0]!)).toContain("SECURITY-REVIEWER-PROMPT");
+    expect(tools(child[0]!).map((t) => t.function.name)).not.toContain("run_command");
     const first = run.requests[0]!;
-    expect(taskDescription(first)).toContain("- security-reviewer: Reviews code for security issues. Use after changes to auth code. (Tools: Read, Grep)");
-    expect(taskDescription(first)).toContain("- remote-agent: Agent from a git plugin (Tools: all of yours)");
+    expect(taskDescription(first)).toContain("- reviewer-kit:security-reviewer: Reviews code for security issues. Use after changes to auth code. (Tools: Read, Grep)");
+    expect(taskDescription(first)).toContain("- remote-kit:remote-agent: Agent from a git plugin (Tools: all of yours)");
     expect(JSON.stringify(first.body)).toContain("xlsx-helper");
     expect(JSON.stringify(run.requests[1]!.body)).toContain("XLSX-SKILL-BODY");
     expect(run.stderr).toContain("plugins: reviewer-kit@team-tools has hooks or MCP servers that do not run until you approve them: yoke plugins approve reviewer-kit@team-tools");

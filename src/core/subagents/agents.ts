@@ -52,6 +52,8 @@ export interface AgentFile {
   format: AgentFormat;
   /** The file name without its extension(s): `code-reviewer` of `code-reviewer.agent.md`. */
   stem: string;
+  /** A plugin's name: its agents are `plugin:agent`, as Claude Code names them. */
+  namespace?: string;
 }
 
 export interface AgentProblem {
@@ -88,6 +90,9 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       name = file.stem;
       if (rawName && rawName !== file.stem) displayName = rawName;
     }
+  } else if (!rawName && file.origin === "plugin") {
+    // Plugin agents (Claude Code's plugin reference) may have only a description: the file name is the name.
+    name = file.stem;
   } else if (!rawName) {
     problems.push({ message: `${file.display}:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped` });
     return { problems };
@@ -96,6 +101,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     at("name", `the name ${JSON.stringify(name)} must be letters, digits and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
     return { problems };
   }
+  if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
   const description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
   if (!description) {
     at("description", `a sub-agent needs a "description" (it is how the model knows when to use it); skipped`);

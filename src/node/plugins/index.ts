@@ -23,9 +23,9 @@ export interface PluginScope {
 const active = (s: PluginScope): ActivePlugin[] => activePlugins(s.home, s.cwd, s.trusted);
 const label = (p: ActivePlugin, abs: string) => `plugin ${p.id}: ${abs.slice(p.folder.root.length + 1) || "."}`;
 
-/** The enabled plugins' agent folders (the lowest priority: a project's or the user's agent of the same name wins). */
+/** The enabled plugins' agent folders, each agent named `plugin:agent` as in Claude Code (the lowest priority on a clash). */
 export function pluginAgentFolders(s: PluginScope): AgentFolder[] {
-  return active(s).flatMap((p) => p.folder.components.agents.map((path) => ({ path, origin: "plugin" as const, label: label(p, path) })));
+  return active(s).flatMap((p) => p.folder.components.agents.map((path) => ({ path, origin: "plugin" as const, label: label(p, path), namespace: p.folder.manifest.name })));
 }
 
 /** The enabled plugins' skill folders (each holding skill folders with a SKILL.md). */
