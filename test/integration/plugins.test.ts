@@ -64,7 +64,7 @@ function setup() {
     "---\nname: xlsx-helper\ndescription: Build Excel spreadsheets with formula columns\n---\nUse openpyxl; write formulas as strings (XLSX-SKILL-BODY).\n",
   );
   write(join(kit, "commands", "review.md"), "---\ndescription: Review the diff\n---\nReview $ARGUMENTS\n");
-  write(join(kit, "scripts", "mark.sh"), `#!/bin/bash\necho "plugin hook ran" >> ${JSON.stringify(marker)}\n`);
+  write(join(kit, "scripts", "mark.sh"), `#!/bin/bash\necho "plugin hook ran" >> ${JSON.stringify(marker)}\necho "root=$CLAUDE_PLUGIN_ROOT" >> ${JSON.stringify(marker + ".env")}\n`);
   chmodSync(join(kit, "scripts", "mark.sh"), 0o755);
   write(
     join(kit, "hooks", "hooks.json"),
@@ -157,6 +157,8 @@ describe("yoke plugins", () => {
     run = await session(s, [{ text: "ok" }]);
     expect(readFileSync(s.marker, "utf8")).toBe("plugin hook ran\n");
     expect(run.stderr).not.toContain("approve them");
+    // The script reads CLAUDE_PLUGIN_ROOT from its environment, as Claude Code sets it for plugin hooks.
+    expect(readFileSync(`${s.marker}.env`, "utf8")).toBe(`root=${installedRoot}\n`);
 
     // A changed plugin is a new plugin: its hook waits for a new approval.
     rmSync(s.marker);

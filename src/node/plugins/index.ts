@@ -54,6 +54,7 @@ export function pluginHookSources(s: PluginScope): LoadedSource[] {
         baseDir: s.cwd ?? p.folder.root,
         checkedIn: true,
         checkedInWhy: `it comes with the plugin ${p.id}`,
+        hookEnv: { CLAUDE_PLUGIN_ROOT: p.folder.root },
       },
       text: JSON.stringify({ hooks: p.folder.components.hooks }),
     }));
