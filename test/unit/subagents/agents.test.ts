@@ -1,7 +1,11 @@
 // Custom agent files as Claude Code and Copilot document them: parsing, precedence, problems with
 // their lines, the allow-list over real tool definitions, and model mapping.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentModel, agentTools, loadAgents, mentionedAgents, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
+import { agentModel, agentTools, loadAgents, mentionedAgents, parseAgentFile, workspaceAgentFiles, type AgentFile } from "../../../src/core/subagents/agents";
+import { createNodeWorkspaceFs } from "../../../src/node/node-fs";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 
 const file = (text: string, more: Partial<AgentFile> = {}): AgentFile => ({ display: ".claude/agents/x.md", text, origin: "project", format: "claude", stem: "x", ...more });
@@ -82,5 +86,31 @@ describe("models and mentions", () => {
     expect(mentionedAgents("please @agent-code-reviewer look", agents).map((a) => a.name)).toEqual(["code-reviewer"]);
     expect(mentionedAgents("@code-reviewer: go", agents).map((a) => a.name)).toEqual(["code-reviewer"]);
     expect(mentionedAgents("mail me@code-reviewer.com or @someone", agents)).toEqual([]);
+  });
+});
+
+describe("the workspace's agent folders", () => {
+  it("reads .claude/agents (with sub-folders), .github/agents/*.agent.md and the older .github/chatmodes/*.chatmode.md through the workspace file system", async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), "yoke-agent-files-")));
+    try {
+      const put = (rel: string, text: string) => {
+        mkdirSync(join(ws, rel, ".."), { recursive: true });
+        writeFileSync(join(ws, rel), text);
+      };
+      put(".claude/agents/review/security.md", "---\nname: security\ndescription: d\n---\nx");
+      put(".claude/agents/README.md", "not an agent");
+      put(".github/agents/planner.agent.md", "---\ndescription: p\n---\nx");
+      put(".github/chatmodes/tutor.chatmode.md", "---\ndescription: t\n---\nx");
+      put(".github/chatmodes/notes.md", "not a chat mode");
+      const files = await workspaceAgentFiles(createNodeWorkspaceFs(ws));
+      expect(files.map((f) => [f.display, f.format, f.stem])).toEqual([
+        [".claude/agents/review/security.md", "claude", "security"],
+        [".github/agents/planner.agent.md", "copilot", "planner"],
+        [".github/chatmodes/tutor.chatmode.md", "copilot", "tutor"],
+      ]);
+      expect(loadAgents(files).agents.map((a) => a.name)).toEqual(["planner", "security", "tutor"]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 });
