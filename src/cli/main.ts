@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   sandbox: async () => (await import("./commands/sandbox")).sandboxCommand,
   lessons: async () => (await import("./commands/lessons")).lessonsCommand,
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
+  plugins: async () => (await import("./commands/plugins")).pluginsCommand,
   trust: async () => (await import("./commands/trust")).trustCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
   acp: async () => (await import("./commands/acp")).acpCommand,
@@ -45,6 +46,10 @@ Usage:
   yoke lessons match --message TEXT [--tool NAME]... [--file PATH]... [--cwd DIR] [--json]
   yoke mcp list [--cwd DIR] [--json]   configured MCP servers, their state and tools
   yoke mcp approve NAME [--deny] [--cwd DIR]   start (or never start) a workspace-defined MCP server
+  yoke plugins marketplace add PATH|URL   add a Claude Code plugin marketplace (a folder, or a git URL cloned with git)
+  yoke plugins list [--json]   marketplaces, their plugins, installed plugins and whether each is enabled
+  yoke plugins install NAME@MARKETPLACE | enable NAME | disable NAME | remove NAME
+  yoke plugins approve NAME [--deny]   let (or never let) a plugin's hooks and MCP servers run
   yoke trust [DIR] | --list | --revoke DIR   trust a folder (default .): yoke run may write, run commands, hooks, MCP servers there
   yoke bench [--only SECTION] [--json]
   yoke acp [--provider P] [--base-url URL] [--model NAME] [--api-key-env VAR] [--permission-mode MODE] [--trust]

@@ -26,6 +26,7 @@ import { sessionLogPath } from "./session-location";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
+import { pluginHookSources } from "./plugins";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -90,8 +91,9 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     realPath: nodeRealPath,
     readLink: nodeReadLink,
     loadSources: async () => [
-      // Lowest priority first: the other workspace folders (as additional directories, and their own
+      // Lowest priority first: the approved plugins' hooks (src/node/plugins; they may block, never allow), the other workspace folders (as additional directories, and their own
       // settings files), then the settings files of the first folder and the user's.
+      ...pluginHookSources({ home, cwd, trusted: opts.trusted }),
       ...workspaceFolderSources(cwd, opts.folders ?? []),
       ...(await Promise.all((opts.folders ?? []).map((f) => loadFolderSettingsSources(f, { home })))).flat(),
       ...(await loadSettingsSources({

@@ -15,6 +15,8 @@ export interface NodeGuidanceOptions {
   home?: string;
   /** The built-in lessons folder (default: `lessons/` of the installed package). */
   builtinDir?: string | null;
+  /** More skill folders (each holding skill folders with a SKILL.md): the enabled plugins' `skills/`. */
+  skillDirs?: Array<{ dir: string; label: string }>;
 }
 
 const posix = (p: string) => p.split(sep).join("/");
@@ -71,7 +73,20 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       };
       if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
       for (const abs of walk(join(home, ".yoke", "lessons"), isLesson)) add(abs, "user", "lesson", tilde(abs));
-      for (const skills of [join(home, ".claude", "skills"), join(home, ".yoke", "skills")]) {
+      const skillRoots = [
+        { dir: join(home, ".claude", "skills"), label: undefined as string | undefined },
+        { dir: join(home, ".yoke", "skills"), label: undefined as string | undefined },
+        ...(opts.skillDirs ?? []),
+      ];
+      for (const { dir: skills, label } of skillRoots) {
+        // A plugin may point at one skill folder itself (its SKILL.md right there).
+        if (label && existsSync(join(skills, "SKILL.md"))) {
+          const files = walk(skills, () => true)
+            .map((f) => posix(relative(skills, f)))
+            .filter((f) => f !== "SKILL.md");
+          add(join(skills, "SKILL.md"), "user", "skill", `${label}/SKILL.md`, files);
+          continue;
+        }
         let dirs: string[];
         try {
           dirs = readdirSync(skills, { withFileTypes: true })
@@ -86,7 +101,7 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
           const files = walk(dir, () => true)
             .map((f) => posix(relative(dir, f)))
             .filter((f) => f !== "SKILL.md");
-          add(join(dir, "SKILL.md"), "user", "skill", tilde(join(dir, "SKILL.md")), files);
+          add(join(dir, "SKILL.md"), "user", "skill", label ? `${label}/${d}/SKILL.md` : tilde(join(dir, "SKILL.md")), files);
         }
       }
       add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");

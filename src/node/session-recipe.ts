@@ -36,6 +36,7 @@ import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
+import { pluginAgentFolders, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
 
@@ -143,6 +144,11 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       )
     : nodeMcp(s, tools, host, cleanup);
 
+  // The enabled Claude Code plugins (src/node/plugins): their agents and skills below; their hooks
+  // (the permission engine's sources) and MCP servers (the MCP files) only once approved.
+  const plugins = { home: s.home, cwd: s.cwd, trusted: s.trusted };
+  for (const id of pluginsAwaitingApproval(plugins)) host.warn(`plugins: ${id} has hooks or MCP servers that do not run until you approve them: yoke plugins approve ${id}`);
+
   // --- the mechanisms, in the order the session sets them up ---
   const extensions: Extension[] = [
     // (the core installs first, from the options below: the permission engine `gate`, the Claude hooks `hooks`, compaction `compaction`, and the prompt-cache watch)
@@ -151,9 +157,16 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       authorize: (command, mode) => node.gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
     }),
     nodeCheckpointsExtension(s.sessionDir),
-    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs, budget: s.guidanceBudget }),
+    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home, skillDirs: pluginSkillFolders(plugins) }), prefs: host.guidancePrefs, budget: s.guidanceBudget }),
     ...mcp,
-    await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
+    await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), {
+      home: s.home,
+      trusted: s.trusted,
+      extraFiles: s.extraFiles,
+      ...(s.vscode?.config ? { vscode: s.vscode.config } : {}),
+      model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
+      agentFolders: pluginAgentFolders(plugins),
+    }),
     breakers,
     budgetsExtension(s.budgets),
     stuckExtension(),

@@ -3,7 +3,10 @@
  * (src/node/settings/reader.ts): a workspace may only lower the limits.
  */
 import { homedir } from "node:os";
-import { DEFAULT_SUBAGENT_SETTINGS, subagentsExtension, type SubagentSettings } from "../core/subagents";
+import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
+import { workspaceAgentFiles } from "../core/subagents/agents";
+import type { Provider } from "../core/providers/types";
+import { folderAgentFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
 import type { Extension } from "../core/extensions/types";
 import { readSettings, type ReadSettingsOptions } from "./settings/reader";
 import { problemsOf, type KeyReadOptions } from "./settings/key-options";
@@ -21,8 +24,27 @@ export async function readSubagentSettings(cwd: string, opts: string | KeyReadOp
 }
 
 /** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
-export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions = {}): Promise<Extension> {
-  const { settings, problems } = await readSubagentSettings(cwd, opts);
+export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions & CustomAgentOptions = {}): Promise<Extension> {
+  const { agentFolders, model, ...keyOpts } = opts;
+  const { settings, problems } = await readSubagentSettings(cwd, keyOpts);
   if (warn) for (const p of problems) warn(`settings: ${p}`);
-  return subagentsExtension({ settings });
+  return subagentsExtension({
+    settings,
+    ...(model ? { model } : {}),
+    ...(warn ? { warn: (m: string) => warn(`agents: ${m}`) } : {}),
+    agents: async (session) => {
+      // The workspace's through its file system; the user's and the plugins' from this machine.
+      const files = [...(await workspaceAgentFiles(session.services.fs)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
+      const { agents, problems: agentProblems } = loadAgents(files);
+      if (warn) for (const p of agentProblems) warn(`agents: ${p.message}`);
+      return agents;
+    },
+  });
+}
+
+export interface CustomAgentOptions {
+  /** More agent folders: the enabled plugins' (src/node/plugins). */
+  agentFolders?: AgentFolder[];
+  /** Makes the provider of a custom agent's model (a model id of the session's provider). */
+  model?: (model: string) => Promise<Provider>;
 }

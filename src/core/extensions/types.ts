@@ -12,7 +12,7 @@ import type { CommandConfinement } from "../commands/types";
 import type { NewEvent, SessionEvent, ToolCallRecord } from "../events";
 import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/types";
 import type { Disposable, SessionServices } from "../ports";
-import type { ModelMessage, ToolSpec } from "../providers/types";
+import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
 
 /** What an extension may know about the session it is part of. */
@@ -28,6 +28,8 @@ export interface SessionInfo {
   readonly services: SessionServices;
   /** The session whose sub-agent this session is (its session_start's `parentId`). */
   readonly parentId?: string;
+  /** A sub-agent's type: the custom agent it runs (absent: the general-purpose one). */
+  readonly agentType?: string;
   /** Every tool the session offers, built-in and from extensions (complete once setup is over). */
   tools(): readonly ToolDefinition[];
   /**
@@ -54,6 +56,10 @@ export interface ChildSessionSpec {
   maxTurns?: number;
   /** The parent's tool call that starts it. */
   callId?: string;
+  /** The model the child runs on (a custom agent's `model`; default: the parent's provider). */
+  provider?: Provider;
+  /** The custom agent it runs (hooks' `agent_type`; default general-purpose). */
+  agentType?: string;
 }
 
 /** A running child session, as its parent's extension drives it. */

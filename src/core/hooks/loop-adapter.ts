@@ -57,7 +57,7 @@ export function claudeHooksExtension(runner: HookRunner): Extension {
       // A sub-agent (src/core/subagents) is Claude's SubagentStart, not SessionStart: its
       // additionalContext goes to the sub-agent, ahead of its first request.
       const sub = api.session.parentId !== undefined;
-      const agent = { agent_id: api.session.id, agent_type: SUBAGENT_TYPE };
+      const agent = { agent_id: api.session.id, agent_type: api.session.agentType ?? SUBAGENT_TYPE };
       api.on("session.start", async ({ source }, { signal }) => {
         const out = sub ? await run("SubagentStart", { ...agent, source, model: api.session.model }, signal) : await run("SessionStart", { source, model: api.session.model }, signal);
         return { context: out?.additionalContext ?? [] };

@@ -97,7 +97,8 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         cwd: opts.cwd,
         stdin: JSON.stringify(payload),
         ...(isAsync ? {} : { timeoutMs: timeoutS * 1000 }),
-        env,
+        // A plugin's hooks also get CLAUDE_PLUGIN_ROOT (their source's hookEnv), as in Claude Code.
+        env: p.sources[0]?.hookEnv ? { ...env, ...p.sources[0].hookEnv } : env,
       },
       signal,
     );

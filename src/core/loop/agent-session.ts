@@ -86,6 +86,7 @@ export class AgentSession implements AgentSessionApi {
       emitDelta: (d) => this.emitDelta(d),
       onContextOverflow: async (signal) => (await this.compaction?.compact("overflow", signal))?.status === "compacted",
       ...(parentOf(opts, sessionLog) ? { parentId: parentOf(opts, sessionLog) } : {}),
+      ...(opts.parent?.agentType ? { agentType: opts.parent.agentType } : {}),
       spawn: (spec) => this.spawn(spec),
     });
     this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});

@@ -34,6 +34,7 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
   });
   return {
     ...parent.opts,
+    ...(spec.provider ? { provider: spec.provider } : {}),
     tools,
     extensions,
     approver: parent.approver,
@@ -41,6 +42,6 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     trusted: parent.trusted,
     systemPrompt: spec.instructions ? `${parent.baseSystem}\n\n${spec.instructions}` : parent.baseSystem,
     maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
-    parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}) },
+    parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}), ...(spec.agentType ? { agentType: spec.agentType } : {}) },
   };
 }

@@ -57,6 +57,8 @@ export interface LoopContextParts {
   emitDelta(delta: StreamDelta): void;
   onContextOverflow?: (signal: AbortSignal) => Promise<boolean>;
   parentId?: string;
+  /** A sub-agent's type (a custom agent's name; hooks' `agent_type`). */
+  agentType?: string;
   spawn(spec: ChildSessionSpec): Promise<ChildSession>;
 }
 
@@ -73,6 +75,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     events: () => p.sessionLog.events,
     services: p.services,
     ...(p.parentId ? { parentId: p.parentId } : {}),
+    ...(p.agentType ? { agentType: p.agentType } : {}),
     tools: () => registry.names().map((n) => registry.get(n)!),
     spawn: (spec) => p.spawn(spec),
   };

@@ -48,5 +48,5 @@ export interface AgentSessionOptions {
   compaction?: false | { settings?: Partial<CompactionSettings>; contextWindow?: number; summaryProvider?: Provider };
   now?: () => Date;
   /** This session is a sub-agent of that session, started by that call (recorded in session_start). */
-  parent?: { id: string; callId?: string };
+  parent?: { id: string; callId?: string; agentType?: string };
 }

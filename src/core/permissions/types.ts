@@ -33,6 +33,8 @@ export interface SettingsSourceInfo {
   checkedIn?: boolean;
   /** Why `checkedIn` is true, for messages: "git tracks it", "it is reached through a symbolic link"... */
   checkedInWhy?: string;
+  /** More environment for the hooks of this source (a plugin's `CLAUDE_PLUGIN_ROOT`). */
+  hookEnv?: Record<string, string>;
 }
 
 /** One settings source as the host found it: file text (undefined when absent) or an object (VS Code). */

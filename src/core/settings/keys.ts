@@ -131,6 +131,8 @@ export const RULES: Record<string, KeyRule> = {
   enableAllProjectMcpServers: { kind: "engine", by: "MCP approvals" },
   enabledMcpjsonServers: { kind: "engine", by: "MCP approvals" },
   disabledMcpjsonServers: { kind: "engine", by: "MCP approvals" },
+  enabledPlugins: { kind: "engine", by: "plugins (yoke plugins; a workspace's count only in a trusted folder)" },
+  extraKnownMarketplaces: { kind: "engine", by: "plugins (yoke plugins install NAME@MARKETPLACE adds the marketplace)" },
   verification: { kind: "engine", by: "verification (a project's commands run only as the permission rules allow)" },
   $schema: { kind: "engine", by: "editors" },
   budgets: {

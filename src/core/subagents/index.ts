@@ -12,6 +12,8 @@ import { ConcurrencyGate } from "../concurrency";
 import type { SessionEvent } from "../events";
 import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
+import type { Provider } from "../providers/types";
+import { agentModel, agentTools, mentionedAgents, type AgentDefinition } from "./agents";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
 import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 
@@ -20,6 +22,7 @@ export const TASK_TOOL: ToolIdentity = { name: "task", permission: "Task", permi
 
 export { parseSubagentSettings, DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 export { resultText, type SubagentResult } from "./result";
+export { loadAgents, parseAgentFile, agentTools, agentModel, mentionedAgents, type AgentDefinition, type AgentFile, type AgentProblem } from "./agents";
 
 export const SUBAGENT_EXTENSION = "subagents";
 /** A sub-agent may work this long before its call times out (the user's Stop ends it any time). */
@@ -29,18 +32,28 @@ const taskArgs = z.object({
   description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
   prompt: z.string().trim().min(1).describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
   tools: z.array(z.string().min(1)).optional().describe('Names of more of your tools to give it (e.g. ["edit_file"]) beyond its read-only ones; its calls pass the same permission rules as yours.'),
+  subagent_type: z.string().trim().min(1).optional().describe("The custom agent to start, by its name from this tool's description; omit it for a general-purpose sub-agent."),
 });
 type TaskArgs = z.infer<typeof taskArgs>;
 
 export interface SubagentOptions {
   settings?: Partial<SubagentSettings>;
+  /**
+   * The custom agents (`.claude/agents`, `.github/agents`, plugins), read once when the session is
+   * set up: the task tool's description lists them and `subagent_type` starts one.
+   */
+  agents?: (session: SessionInfo) => Promise<readonly AgentDefinition[]>;
+  /** Makes the provider of an agent's `model` (a model id of the session's provider). */
+  model?: (model: string) => Promise<Provider>;
+  /** Where notes about an agent go (an unknown tool in its list, a model that does not fit). */
+  warn?: (message: string) => void;
   /** Depth of the sessions this extension is set up for (0: the user's session). */
   depth?: number;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
-export function childInstructions(depth: number, settings: SubagentSettings, tools: readonly ToolDefinition[]): string {
-  const nested = depth < settings.maxDepth ? ` You may start sub-agents of your own with task (depth ${depth} of at most ${settings.maxDepth}).` : "";
+export function childInstructions(depth: number, settings: SubagentSettings, tools: readonly ToolDefinition[], nesting = true): string {
+  const nested = nesting && depth < settings.maxDepth ? ` You may start sub-agents of your own with task (depth ${depth} of at most ${settings.maxDepth}).` : "";
   return [
     `You are a sub-agent (depth ${depth}): another agent gave you the task in the next message. Work on it alone — nobody reads your messages while you work and nobody can answer questions.`,
     `Your tools: ${tools.map((t) => t.name).join(", ") || "none"}.${nested}`,
@@ -49,14 +62,23 @@ export function childInstructions(depth: number, settings: SubagentSettings, too
 }
 
 /** The `task` tool's description: what it is for, its limits, the tools a sub-agent gets. */
-export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number): string {
+export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number, agents: readonly AgentDefinition[] = []): string {
   const nesting = depth + 1 < settings.maxDepth ? `Sub-agents may start their own, ${settings.maxDepth} levels deep at most.` : "Sub-agents cannot start sub-agents of their own.";
+  const offered = agents.filter((a) => a.modelInvocable);
+  const custom = offered.length
+    ? [
+        "",
+        'Custom agents: set `subagent_type` to an agent\'s name to start it — with its own instructions and only its own tools (`tools` cannot add more). Pick one whose description fits the task, and always the one the user asks for by name ("use the code-reviewer agent", @agent-code-reviewer):',
+        ...offered.map((a) => `- ${a.name}: ${a.description} (Tools: ${a.tools ? a.tools.join(", ") || "none" : "all of yours"})`),
+      ]
+    : [];
   return [
     "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
     'Use it for broad searches and investigations whose intermediate output you do not need ("find every caller of parseConfig and summarise how each uses it"), or to split independent work. Several task calls in one message run at the same time ' +
       `(at most ${settings.maxConcurrent}; more wait their turn). Do not use it for a single file read or grep you can do yourself.`,
     "The sub-agent cannot see this conversation: put everything it needs in `prompt` — the goal, the files or names involved, and what its answer must contain.",
     `It has read-only tools (${readOnly.join(", ") || "none"}) unless you name more of your own tools in \`tools\`; every call it makes passes the same permission rules as yours. ${nesting}`,
+    ...custom,
   ].join("\n");
 }
 
@@ -66,11 +88,21 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
   const depth = opts.depth ?? 0;
   const self: Extension = {
     name: SUBAGENT_EXTENSION,
-    setup(api) {
+    async setup(api) {
       if (depth >= settings.maxDepth) return;
       const gate = new ConcurrencyGate("subagents", settings.maxConcurrent);
       const session = api.session;
-      const child = subagentsExtension({ settings, depth: depth + 1 });
+      // Read once: the list is part of the task tool's description, so of every request's prefix.
+      const agents = opts.agents ? await opts.agents(session) : [];
+      const child = subagentsExtension({ ...opts, settings, depth: depth + 1, agents: async () => agents });
+      if (agents.length && depth === 0) {
+        // The user names an agent: `@agent-NAME` (Claude Code) or `@NAME`.
+        api.on("prompt.submit", ({ text }) => {
+          const named = mentionedAgents(text, agents);
+          if (!named.length) return;
+          return { context: named.map((a) => `The user asks for the "${a.name}" agent: start it with task (subagent_type "${a.name}").`) };
+        });
+      }
       // The child's tools: the parent's own (built-in and extensions'), never this tool itself —
       // the child's own subagents extension offers it one level deeper when the depth allows.
       const available = () => session.tools().filter((t) => t !== tool);
@@ -83,13 +115,19 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             readOnly().map((t) => t.name),
             settings,
             depth,
+            agents,
           );
         },
         schema: taskArgs,
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,
         summarize: (input) => (typeof input.description === "string" ? input.description : typeof input.prompt === "string" ? input.prompt : ""),
-        hookInput: (args) => ({ description: args.description, prompt: args.prompt, ...(args.tools ? { tools: args.tools } : {}) }),
+        hookInput: (args) => ({
+          description: args.description,
+          prompt: args.prompt,
+          ...(args.subagent_type ? { subagent_type: args.subagent_type } : {}),
+          ...(args.tools ? { tools: args.tools } : {}),
+        }),
         card: (out) => {
           const r = out.meta as SubagentResult | undefined;
           if (!r?.status) return undefined;
@@ -98,7 +136,26 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           if (r.costUsd !== undefined) badges.push(`$${r.costUsd.toFixed(4)}`);
           return { badges };
         },
-        run: (args, ctx) => runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) }),
+        run: async (args, ctx) => {
+          if (args.subagent_type) {
+            const agent = findAgent(args.subagent_type, agents);
+            const { tools, task, unknown } = agentTools(agent, available());
+            if (args.tools?.length) {
+              const own = new Set(tools.map((t) => t.name));
+              const extra = args.tools.filter((n) => !own.has(n));
+              if (extra.length)
+                throw new ToolError(
+                  `task: the "${agent.name}" agent's tools are fixed by its definition (${tools.map((t) => t.name).join(", ") || "none"}); ${extra.join(", ")} cannot be added. Call task again without "tools", or without subagent_type for a general-purpose sub-agent.`,
+                );
+            }
+            if (unknown.length) opts.warn?.(`${agent.source}: tools ${unknown.map((u) => `"${u}"`).join(", ")} name no tool of this session; the agent runs without them`);
+            const chosen = agentModel(agent.model, session.provider);
+            if (chosen.note) opts.warn?.(`${agent.source}: ${chosen.note}`);
+            const provider = chosen.model && chosen.model !== session.model && opts.model ? await opts.model(chosen.model) : undefined;
+            return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child: task ? child : undefined, tools, agent, ...(provider ? { provider } : {}) });
+          }
+          return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
+        },
       });
       api.addTools([tool]);
     },
@@ -121,14 +178,33 @@ function grant(args: TaskArgs, available: readonly ToolDefinition[], readOnly: r
   return available.filter((t) => names.has(t.name));
 }
 
+/** The agent `subagent_type` names (exact name first, then without case), or a refusal listing the agents. */
+function findAgent(name: string, agents: readonly AgentDefinition[]): AgentDefinition {
+  const found = agents.find((a) => a.name === name) ?? agents.find((a) => a.name.toLowerCase() === name.toLowerCase() || a.displayName?.toLowerCase() === name.toLowerCase());
+  if (found) return found;
+  throw new ToolError(
+    agents.length
+      ? `task: there is no agent named "${name}". The agents: ${agents.map((a) => a.name).join(", ")}. Call task again with one of those names as subagent_type, or without subagent_type for a general-purpose sub-agent.`
+      : `task: there is no agent named "${name}" (no custom agents are defined). Call task again without subagent_type.`,
+  );
+}
+
+/** What a custom agent's child is told after the sub-agent framing: its own instructions. */
+export function agentInstructions(agent: AgentDefinition): string {
+  return `You are the "${agent.name}" agent (${agent.source}). Your instructions:\n\n${agent.prompt}`;
+}
+
 interface RunDeps {
   session: SessionInfo;
   gate: ConcurrencyGate;
   settings: SubagentSettings;
   depth: number;
   self: Extension;
-  child: Extension;
+  /** The child's own task tool (absent: a custom agent whose list does not name Task). */
+  child: Extension | undefined;
   tools: ToolDefinition[];
+  agent?: AgentDefinition;
+  provider?: Provider;
 }
 
 async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<ToolOutput> {
@@ -137,9 +213,11 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
   try {
     child = await d.session.spawn({
       tools: d.tools,
-      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), d.child],
-      instructions: childInstructions(d.depth, d.settings, d.tools),
+      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : [])],
+      instructions: d.agent ? `${childInstructions(d.depth, d.settings, d.tools, d.child !== undefined)}\n\n${agentInstructions(d.agent)}` : childInstructions(d.depth, d.settings, d.tools),
       callId: ctx.callId,
+      ...(d.agent ? { agentType: d.agent.name } : {}),
+      ...(d.provider ? { provider: d.provider } : {}),
       ...(d.settings.maxTurns ? { maxTurns: d.settings.maxTurns } : {}),
     });
     const running = child;

@@ -18,6 +18,7 @@ import type { LoadedSource } from "../../core/permissions/types";
 import { originOf } from "../../core/settings/origin";
 import { readSettingsText, settingsFileList } from "../settings/files";
 import { withoutProviderSecrets } from "../settings/secret-env";
+import { pluginMcpSourceFiles } from "../plugins";
 
 /** The settings files that may define `mcpServers`: the user's, the workspace's, the `--settings` ones. */
 const SETTINGS_KINDS = new Set<LoadedSource["info"]["kind"]>(["user", "project", "extra"]);
@@ -43,6 +44,9 @@ export function mcpSourceFiles(cwd: string, home: string, extra: readonly string
   const fromSettings = (s: LoadedSource): McpSourceFile => ({ kind: kindOf(s), path: s.info.path!, text: s.text });
   const own = (kind: McpSourceKind, path: string): McpSourceFile => ({ kind, path, text: readSettingsText(path).text });
   return [
+    // The approved plugins' servers (src/node/plugins), as the user's own: the approval was the plugin's.
+    // Only plugins the user enabled (a workspace's enabledPlugins counts for hooks, agents and skills only).
+    ...pluginMcpSourceFiles({ home, cwd: root, trusted: false }),
     ...settings.filter((s) => s.info.kind !== "extra").map(fromSettings),
     own("vscode-mcp-json", join(root, ".vscode", "mcp.json")),
     own("workspace-mcp-json", join(root, ".mcp.json")),

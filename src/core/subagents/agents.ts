@@ -1,0 +1,340 @@
+/**
+ * Custom sub-agents, as Claude Code and GitHub Copilot define them: a Markdown file whose YAML
+ * frontmatter gives the agent's `name`, `description` (when to use it: what the model picks it by),
+ * a `tools` allow-list and a `model`, and whose body is the agent's system prompt.
+ *
+ * - Claude Code: `.claude/agents/*.md` (the project's) and `~/.claude/agents/*.md` (the user's);
+ *   `tools` a comma-separated string (or a YAML list) of Claude tool names (`Read, Grep, Bash`,
+ *   `mcp__server__tool`); absent = every tool of the session; `disallowedTools` removes tools;
+ *   `model` `sonnet`/`opus`/`haiku`/`inherit` or a model id. A project agent wins over a user
+ *   agent of the same name, and both over a plugin's.
+ * - GitHub Copilot: `.github/agents/*.agent.md` (and the older `.github/chatmodes/*.chatmode.md`);
+ *   `tools` a list of Copilot tool sets (`read`, `edit`, `search`, `execute`, `server/*`); the
+ *   name defaults to the file name; `infer: false` / `disable-model-invocation: true` keep the
+ *   model from picking it (it can still be asked for by name).
+ *
+ * The allow-list is enforced: the sub-agent is offered only those tools, so a call to any other is
+ * refused as an unknown tool; every call it makes still passes the permission engine and hooks.
+ */
+import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
+import type { WorkspaceFs } from "../ports";
+import type { ToolDefinition } from "../tools/types";
+
+export type AgentOrigin = "project" | "user" | "plugin";
+export type AgentFormat = "claude" | "copilot";
+
+export interface AgentDefinition {
+  /** What `subagent_type` names it by (Claude Code: the frontmatter name; Copilot: the file name when the name is a display name). */
+  name: string;
+  /** Copilot's human-readable name, when it differs from `name`. */
+  displayName?: string;
+  description: string;
+  /** The allow-list as written; absent: every tool the session has. */
+  tools?: string[];
+  disallowedTools?: string[];
+  /** As written (`sonnet`, `inherit`, a model id); absent = inherit. */
+  model?: string;
+  /** The body: the agent's system prompt. */
+  prompt: string;
+  /** Where it came from, for the user (`.claude/agents/reviewer.md`, `plugin review@tools: agents/x.md`). */
+  source: string;
+  origin: AgentOrigin;
+  format: AgentFormat;
+  /** The model may pick it by itself (false: only when the user asks for it by name). */
+  modelInvocable: boolean;
+}
+
+export interface AgentFile {
+  /** Shown in problems and listings. */
+  display: string;
+  text: string;
+  origin: AgentOrigin;
+  format: AgentFormat;
+  /** The file name without its extension(s): `code-reviewer` of `code-reviewer.agent.md`. */
+  stem: string;
+  /** A plugin's name: its agents are `plugin:agent`, as Claude Code names them. */
+  namespace?: string;
+}
+
+export interface AgentProblem {
+  /** `path:line: message`, as other guidance problems are reported. */
+  message: string;
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+function list(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return v.map((x) => String(x).trim()).filter(Boolean);
+  if (typeof v === "string")
+    return v
+      .split(/[,\n]/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+  return undefined;
+}
+
+/** One agent file → its definition, or the problems that keep it from being one. */
+export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; problems: AgentProblem[] } {
+  const fm = parseFrontmatter(file.text);
+  const problems: AgentProblem[] = [];
+  const at = (key: string, message: string) => problems.push({ message: `${file.display}:${keyLine(file.text, key) || 1}: ${message}` });
+  if (fm.problem) return { problems: [{ message: `${file.display}:${fm.problem.line}: ${fm.problem.message}` }] };
+  const d = fm.data;
+  const rawName = typeof d.name === "string" ? d.name.trim() : "";
+  let name = rawName;
+  let displayName: string | undefined;
+  if (file.format === "copilot") {
+    // Copilot's `name` is a display name ("Code Reviewer"); the file name is the identifier.
+    if (!rawName || !NAME_RE.test(rawName)) {
+      name = file.stem;
+      if (rawName && rawName !== file.stem) displayName = rawName;
+    }
+  } else if (!rawName && file.origin === "plugin") {
+    // Plugin agents (Claude Code's plugin reference) may have only a description: the file name is the name.
+    name = file.stem;
+  } else if (!rawName) {
+    problems.push({ message: `${file.display}:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped` });
+    return { problems };
+  }
+  if (!NAME_RE.test(name)) {
+    at("name", `the name ${JSON.stringify(name)} must be letters, digits and - _ . : (lower-case and hyphens, as "code-reviewer"); skipped`);
+    return { problems };
+  }
+  if (file.namespace && !name.startsWith(`${file.namespace}:`)) name = `${file.namespace}:${name}`;
+  const description = typeof d.description === "string" ? d.description.trim().replace(/\s+/g, " ") : "";
+  if (!description) {
+    at("description", `a sub-agent needs a "description" (it is how the model knows when to use it); skipped`);
+    return { problems };
+  }
+  const tools = list(d.tools);
+  if (d.tools !== undefined && d.tools !== null && tools === undefined) at("tools", `"tools" must be a comma-separated list or a list of tool names; the agent gets every tool`);
+  const disallowed = list(d.disallowedTools);
+  let model: string | undefined;
+  if (d.model !== undefined && d.model !== null) {
+    if (typeof d.model === "string" && d.model.trim()) model = d.model.trim();
+    else if (Array.isArray(d.model) && typeof d.model[0] === "string")
+      model = d.model[0].trim(); // Copilot: a list of models, first available wins
+    else at("model", `"model" must be sonnet, opus, haiku, inherit or a model id; the session's model is used`);
+  }
+  const prompt = fm.body.trim();
+  if (!prompt) problems.push({ message: `${file.display}:${fm.bodyLine}: the agent has no instructions (the file's body is its system prompt)` });
+  const modelInvocable = !(d.infer === false || d["disable-model-invocation"] === true);
+  return {
+    agent: {
+      name,
+      ...(displayName ? { displayName } : {}),
+      description,
+      ...(tools !== undefined ? { tools } : {}),
+      ...(disallowed?.length ? { disallowedTools: disallowed } : {}),
+      ...(model && model !== "inherit" ? { model } : {}),
+      prompt,
+      source: file.display,
+      origin: file.origin,
+      format: file.format,
+      modelInvocable,
+    },
+    problems,
+  };
+}
+
+const RANK: Record<AgentOrigin, number> = { project: 0, user: 1, plugin: 2 };
+
+/**
+ * Every agent of these files, one per name (compared without case): a project agent wins over a
+ * user agent, a user agent over a plugin's; within one origin the first file wins. Sorted by name
+ * so the task tool's description (part of the cached prefix) does not depend on the file order.
+ */
+export function loadAgents(files: readonly AgentFile[]): { agents: AgentDefinition[]; problems: AgentProblem[] } {
+  const problems: AgentProblem[] = [];
+  const byName = new Map<string, AgentDefinition>();
+  const ordered = [...files].sort((a, b) => RANK[a.origin] - RANK[b.origin]);
+  for (const f of ordered) {
+    const r = parseAgentFile(f);
+    problems.push(...r.problems);
+    if (!r.agent) continue;
+    const key = r.agent.name.toLowerCase();
+    const kept = byName.get(key);
+    if (kept) {
+      if (kept.origin === r.agent.origin) problems.push({ message: `${r.agent.source}: a sub-agent named "${r.agent.name}" is already defined in ${kept.source}; this one is ignored` });
+      continue;
+    }
+    byName.set(key, r.agent);
+  }
+  return { agents: [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), problems };
+}
+
+/** Copilot's tool sets (and older names) as Claude Code's tool names. */
+const COPILOT_SETS: Record<string, string[]> = {
+  read: ["Read"],
+  readfile: ["Read"],
+  edit: ["Edit", "Write"],
+  editfiles: ["Edit", "Write"],
+  search: ["Grep", "Glob"],
+  codebase: ["Grep", "Glob", "Read"],
+  usages: ["Grep"],
+  findtestfiles: ["Glob"],
+  execute: ["Bash"],
+  shell: ["Bash"],
+  runcommands: ["Bash"],
+  runinterminal: ["Bash"],
+  terminal: ["Bash"],
+  todo: ["TodoWrite"],
+  todos: ["TodoWrite"],
+  agent: ["Task"],
+  runsubagent: ["Task"],
+};
+
+/** Claude Code names Yoke's tools answer to besides their permission names. */
+const CLAUDE_ALIASES: Record<string, string[]> = {
+  MultiEdit: ["Edit"],
+  NotebookEdit: ["Edit"],
+  NotebookRead: ["Read"],
+  LS: ["Read"],
+  Agent: ["Task"],
+};
+
+/** The Claude names one allow-list entry stands for (Copilot sets mapped), or undefined when it is not a plain name. */
+function claudeNames(entry: string, format: AgentFormat): string[] {
+  if (format === "copilot") {
+    const key = entry.toLowerCase();
+    const set = COPILOT_SETS[key] ?? COPILOT_SETS[key.split("/")[0]!] ?? COPILOT_SETS[key.split("/").pop()!];
+    if (set) return set;
+  }
+  return CLAUDE_ALIASES[entry] ?? [entry];
+}
+
+function mcpPattern(entry: string, format: AgentFormat): RegExp | undefined {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // Claude Code: mcp__server (every tool of the server), mcp__server__tool, mcp__server__*.
+  let m = /^mcp__([^_]+(?:_[^_]+)*?)(?:__(.+))?$/.exec(entry);
+  if (m) return new RegExp(`^mcp__${esc(m[1]!)}__${m[2] && m[2] !== "*" ? `${esc(m[2])}$` : ""}`);
+  // Copilot: server/* or server/tool for an MCP server's tools.
+  if (format === "copilot") {
+    m = /^([^/]+)\/(.+)$/.exec(entry);
+    if (m) return new RegExp(`^mcp__${esc(m[1]!)}__${m[2] === "*" ? "" : `${esc(m[2]!)}$`}`);
+  }
+  return undefined;
+}
+
+export interface AgentTools {
+  /** The tools it is offered, in the session's order (a stable prefix). */
+  tools: ToolDefinition[];
+  /** It may start sub-agents of its own (its list names Task, or it has no list). */
+  task: boolean;
+  /** Entries that name no tool of this session, for a problem note. */
+  unknown: string[];
+}
+
+/**
+ * The tools an agent is offered: its allow-list (Claude names, Yoke names, MCP names, Copilot
+ * sets) over the session's tools, minus `disallowedTools`; every tool when it has no list.
+ */
+export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedTools" | "format">, available: readonly ToolDefinition[]): AgentTools {
+  const claudeName = (t: ToolDefinition) => t.hookName ?? t.permission;
+  const matches = (entries: readonly string[], collectUnknown?: string[]) => {
+    const picked = new Set<ToolDefinition>();
+    let task = false;
+    for (const raw of entries) {
+      const entry = raw.replace(/\(.*\)$/, "").trim(); // Claude rule syntax `Bash(git *)`: the tool
+      if (!entry) continue;
+      const names = claudeNames(entry, agent.format);
+      let hit = false;
+      if (names.includes("Task")) {
+        task = true;
+        hit = true;
+      }
+      const mcp = mcpPattern(entry, agent.format);
+      for (const t of available) {
+        if (t.name === entry || names.includes(claudeName(t)) || names.includes(t.permission) || (mcp && mcp.test(t.name))) {
+          picked.add(t);
+          hit = true;
+        }
+      }
+      if (!hit) collectUnknown?.push(raw);
+    }
+    return { picked, task };
+  };
+  const unknown: string[] = [];
+  const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false };
+  if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
+  const allowed = matches(agent.tools, unknown);
+  return { tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)), task: allowed.task && !denied.task, unknown };
+}
+
+/** Claude Code's model aliases, for an Anthropic session. */
+export const CLAUDE_MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: "claude-sonnet-5", opus: "claude-opus-5", haiku: "claude-haiku-5" };
+
+/**
+ * The model an agent runs on, for a session of this provider: `undefined` = the session's own.
+ * Claude Code's aliases map to Anthropic models only on an Anthropic session (elsewhere there is
+ * no "sonnet": the session's model is used); a model id is used when it fits the provider (a
+ * `claude-*` id only on Anthropic, another id only elsewhere); a display name (Copilot's
+ * "Claude Sonnet 4.5") is not an id: the session's model.
+ */
+export function agentModel(model: string | undefined, provider: string): { model?: string; note?: string } {
+  if (!model || model === "inherit") return {};
+  const anthropic = provider === "anthropic";
+  const alias = CLAUDE_MODEL_ALIASES[model.toLowerCase()];
+  if (alias) return anthropic ? { model: alias } : { note: `model "${model}" is a Claude model alias and this session's provider is ${provider}: the session's model is used` };
+  if (/\s/.test(model)) return { note: `model "${model}" is a display name, not a model id: the session's model is used` };
+  const claude = /^claude-/i.test(model);
+  if (claude !== anthropic) return { note: `model "${model}" is not a model of this session's provider (${provider}): the session's model is used` };
+  return { model };
+}
+
+/** `@agent-NAME` (Claude Code's mention) or `@NAME` of a known agent in a user message. */
+export function mentionedAgents(text: string, agents: readonly AgentDefinition[]): AgentDefinition[] {
+  const out: AgentDefinition[] = [];
+  const byName = new Map(agents.map((a) => [a.name.toLowerCase(), a]));
+  for (const m of text.matchAll(/(?:^|[\s(])@(agent-)?([A-Za-z0-9][A-Za-z0-9_.:-]*[A-Za-z0-9]|[A-Za-z0-9])/g)) {
+    const a = byName.get(m[2]!.toLowerCase());
+    if (a && !out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+/** The agent folders of a workspace: Claude Code's and Copilot's (and Copilot's older chat modes). */
+export const WORKSPACE_AGENT_DIRS: ReadonlyArray<{ dir: string; format: AgentFormat; suffix: RegExp }> = [
+  { dir: ".claude/agents", format: "claude", suffix: /\.md$/i },
+  { dir: ".github/agents", format: "copilot", suffix: /(\.agent)?\.md$/i },
+  { dir: ".github/chatmodes", format: "copilot", suffix: /\.chatmode\.md$/i },
+];
+
+const MAX_AGENT_FILES = 500;
+const MAX_AGENT_BYTES = 256 * 1024;
+
+/** The stem of an agent file's name: `reviewer` of `reviewer.md`, `reviewer.agent.md`, `reviewer.chatmode.md`. */
+export function agentStem(fileName: string): string {
+  return fileName.replace(/(\.agent|\.chatmode)?\.md$/i, "");
+}
+
+/** The agent files of the workspace, read through the workspace's file system (Remote-SSH too). Claude Code's folder is read with its sub-folders. */
+export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]> {
+  const out: AgentFile[] = [];
+  const decoder = new TextDecoder();
+  const walk = async (rel: string, spec: (typeof WORKSPACE_AGENT_DIRS)[number], depth: number): Promise<void> => {
+    let entries: Array<[string, string]>;
+    try {
+      entries = await fs.readDir(`${fs.root}/${rel}`);
+    } catch {
+      return;
+    }
+    for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      if (out.length >= MAX_AGENT_FILES) return;
+      const path = `${rel}/${name}`;
+      if (type === "directory" && spec.format === "claude" && depth < 3) await walk(path, spec, depth + 1);
+      else if (type === "file" && spec.suffix.test(name) && !/^readme\.md$/i.test(name)) {
+        try {
+          const bytes = await fs.readFile(`${fs.root}/${path}`);
+          if (bytes.byteLength > MAX_AGENT_BYTES) continue;
+          out.push({ display: path, text: decoder.decode(bytes), origin: "project", format: spec.format, stem: agentStem(name) });
+        } catch {
+          // unreadable: not an agent
+        }
+      }
+    }
+  };
+  for (const spec of WORKSPACE_AGENT_DIRS) await walk(spec.dir, spec, 0);
+  return out;
+}

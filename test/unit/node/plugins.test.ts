@@ -1,0 +1,90 @@
+// Plugin folders and enabled state on real files: the manifest's component paths supplement the
+// default folders and may not leave the plugin; inline hooks and servers get ${CLAUDE_PLUGIN_ROOT};
+// a workspace's enabledPlugins count only in a trusted folder; a changed plugin loses its approval.
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { activePlugins, approvePlugin, pluginCommandFolders, pluginHookSources, readPluginFolder } from "../../../src/node/plugins";
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+function tmp(): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), "yoke-plugin-unit-")));
+  temps.push(d);
+  return d;
+}
+function write(path: string, text: string) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+describe("a plugin folder", () => {
+  it("reads the default layout plus the manifest's paths, refuses paths that leave the plugin, substitutes ${CLAUDE_PLUGIN_ROOT}", () => {
+    const root = tmp();
+    write(join(root, "agents", "a.md"), "x");
+    write(join(root, "extra", "agents", "b.md"), "x");
+    write(
+      join(root, ".claude-plugin", "plugin.json"),
+      JSON.stringify({
+        name: "kit",
+        version: "1.0.0",
+        agents: ["./extra/agents/", "../outside/"],
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/check.sh" }] }] },
+        mcpServers: { db: { command: "${CLAUDE_PLUGIN_ROOT}/db", args: ["--root", "${CLAUDE_PLUGIN_ROOT}"] } },
+      }),
+    );
+    const f = readPluginFolder(root);
+    expect(f.manifest).toEqual({ name: "kit", version: "1.0.0" });
+    expect(f.components.agents).toEqual([join(root, "agents"), join(root, "extra", "agents")]);
+    expect(f.problems).toEqual(['plugin.json: "agents" path "../outside/" leaves the plugin folder; ignored']);
+    expect(f.components.hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `${root}/check.sh` }] }] });
+    expect(f.components.mcpServers).toEqual({ db: { command: `${root}/db`, args: ["--root", root] } });
+  });
+
+  it("without a manifest, the name comes from the marketplace entry", () => {
+    const root = tmp();
+    write(join(root, "commands", "go.md"), "Go");
+    expect(readPluginFolder(root, "from-entry").manifest.name).toBe("from-entry");
+  });
+});
+
+describe("enabled plugins", () => {
+  function installed() {
+    const home = tmp();
+    const ws = tmp();
+    const root = join(home, ".yoke", "plugins", "cache", "m", "kit");
+    write(join(root, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "kit" }));
+    write(join(root, "commands", "review.md"), "Review");
+    write(join(root, "hooks", "hooks.json"), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }));
+    write(join(home, ".yoke", "plugins", "installed_plugins.json"), JSON.stringify({ version: 1, plugins: { "kit@m": { installPath: root, installedAt: "now" } } }));
+    return { home, ws, root };
+  }
+
+  it("a workspace's enabledPlugins count only when the folder is trusted; the user's always", () => {
+    const { home, ws } = installed();
+    write(join(ws, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));
+    expect(activePlugins(home, ws, false)).toEqual([]);
+    expect(activePlugins(home, ws, true).map((p) => p.id)).toEqual(["kit@m"]);
+    write(join(home, ".yoke", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));
+    expect(activePlugins(home, ws, false).map((p) => p.id)).toEqual(["kit@m"]);
+    // The workspace may turn it off.
+    write(join(ws, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": false } }));
+    expect(activePlugins(home, ws, true)).toEqual([]);
+  });
+
+  it("commands folders carry the plugin's namespace; hooks are a source only once approved, and a changed file takes the approval back", () => {
+    const { home, ws, root } = installed();
+    write(join(home, ".yoke", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));
+    const scope = { home, cwd: ws, trusted: true };
+    expect(pluginCommandFolders(scope)).toEqual([{ path: join(root, "commands"), plugin: "kit@m", namespace: "kit", origin: "plugin kit@m: commands" }]);
+    expect(pluginHookSources(scope)).toEqual([]);
+    approvePlugin(home, "kit@m", true);
+    const [src] = pluginHookSources(scope);
+    expect(src!.info).toMatchObject({ kind: "user", checkedIn: true, checkedInWhy: "it comes with the plugin kit@m" });
+    appendFileSync(join(root, "commands", "review.md"), "\nmore");
+    expect(pluginHookSources(scope)).toEqual([]);
+  });
+});
