@@ -251,3 +251,46 @@ describe("orphans of a killed Yoke process", () => {
     }
   }, 120_000);
 });
+
+describe("MCP resources through yoke run: list, templates, read, and a resource link a tool returned", () => {
+  it("lists the server's resources and templates, reads a static and a templated one, and describes binary content", async () => {
+    const argv = everythingArgv("resources");
+    const { cwd, home } = workspace({
+      "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: everythingServer(argv) }, permissions: { allow: ["ListMcpResourcesTool", "ReadMcpResourceTool"] } }),
+    });
+    const r = await run(cwd, home, [
+      { toolCalls: [{ name: "list_mcp_resources", input: {} }] },
+      { toolCalls: [{ name: "read_mcp_resource", input: { server: "everything", uri: "demo://resource/dynamic/text/7" } }] },
+      { toolCalls: [{ name: "read_mcp_resource", input: { server: "everything", uri: "demo://resource/dynamic/blob/3" } }] },
+      { toolCalls: [{ name: "read_mcp_resource", input: { server: "nowhere", uri: "x://y" } }] },
+      { text: "done" },
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolNames(r.requests[0]!)).toEqual(expect.arrayContaining(["list_mcp_resources", "read_mcp_resource"]));
+    const [listed, text, blob, unknown] = toolResults(r.requests);
+    expect(listed).toMatch(/^Server "everything": \d+ resources?, \d+ templates?/);
+    expect(listed).toContain("demo://resource/dynamic/text/{resourceId}");
+    expect(text).toMatch(/^Resource 7: This is a plaintext resource created at /);
+    expect(blob).toMatch(/demo:\/\/resource\/dynamic\/blob\/3 \(text\/plain\): binary content, \d+ bytes, not shown to the model/);
+    expect(unknown).toContain('There is no MCP server "nowhere" in this session. Servers: "everything".');
+    expect(pidsOf(argv)).toEqual([]);
+  }, 120_000);
+
+  it("asks before reading a resource when no rule allows it (refused with no one to ask), and a deny rule on the tool holds", async () => {
+    const argv = everythingArgv("resources-deny");
+    const { cwd, home } = workspace({
+      "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: everythingServer(argv) }, permissions: { deny: ["ListMcpResourcesTool"] } }),
+    });
+    const r = await run(cwd, home, [
+      { toolCalls: [{ name: "read_mcp_resource", input: { server: "everything", uri: "demo://resource/dynamic/text/1" } }] },
+      { toolCalls: [{ name: "list_mcp_resources", input: {} }] },
+      { text: "done" },
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const [read, list] = toolResults(r.requests);
+    expect(read).toContain("no one to ask");
+    expect(read).not.toContain("plaintext resource");
+    expect(list).toMatch(/denied/i);
+    expect(list).not.toContain("demo://");
+  }, 120_000);
+});

@@ -59,7 +59,7 @@ export function describeContent(c: McpContent): string {
     }
     case "resource_link": {
       const l = c as { uri?: string; name?: string; mimeType?: string; description?: string };
-      return note(`resource link ${l.name ? `"${l.name}" ` : ""}${l.uri ?? ""}${l.mimeType ? ` (${l.mimeType})` : ""}${l.description ? `: ${l.description}` : ""}`);
+      return note(`resource link ${l.name ? `"${l.name}" ` : ""}${l.uri ?? ""}${l.mimeType ? ` (${l.mimeType})` : ""}${l.description ? `: ${l.description}` : ""} — read it with read_mcp_resource`);
     }
     default:
       return note(`content of type "${c.type}" returned by the tool: not shown to the model`);

@@ -12,6 +12,7 @@ import { describeServer } from "./config";
 import { adaptMcpTool } from "./adapter";
 import { assignServerParts, assignToolNames } from "./names";
 import { createMcpSearchTool } from "./search";
+import { createMcpResourceTools } from "./resources";
 import type { McpHub, McpServerStatus } from "./types";
 import type { ToolDefinition } from "../tools/types";
 
@@ -91,6 +92,9 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       const tools = buildMcpTools(catalog, hub, budget, opts.takenNames);
       const deferred = tools.filter((t) => t.deferred);
       if (deferred.length) tools.push(createMcpSearchTool(deferred));
+      // Resources: offered for the servers that may run (whether one offers resources is known once it runs).
+      const usable = catalog.filter((s) => s.state === "running" || s.state === "configured" || s.state === "starting").map((s) => s.config.name);
+      tools.push(...createMcpResourceTools(hub, usable));
       if (tools.length) api.addTools(tools);
       const sub = hub.onChange((s) => {
         // A running server reports a change with a detail (its tool list changed).

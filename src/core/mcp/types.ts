@@ -51,12 +51,49 @@ export interface McpHub {
   catalog(signal?: AbortSignal): Promise<McpServerStatus[]>;
   /** Calls a tool, starting its server first if needed. */
   call(server: string, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult>;
+  /**
+   * The resources and resource templates a server offers (MCP `resources/list`,
+   * `resources/templates/list`), starting it first if needed; undefined when it offers none.
+   */
+  resources?(server: string, signal: AbortSignal): Promise<McpResourceList | undefined>;
+  /** Reads one resource (MCP `resources/read`). */
+  readResource?(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]>;
   /** Current state of every server (for the panel and `yoke mcp list`). */
   status(): McpServerStatus[];
   /** Listens to state changes. */
   onChange(listener: (status: McpServerStatus) => void): { dispose(): void };
   /** Stops every server (SIGTERM, then SIGKILL) and forgets them. */
   dispose(): Promise<void>;
+}
+
+export interface McpResourceInfo {
+  uri: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+export interface McpResourceTemplateInfo {
+  uriTemplate: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpResourceList {
+  resources: McpResourceInfo[];
+  templates: McpResourceTemplateInfo[];
+}
+
+/** One item of a read resource: text, or base64 bytes. */
+export interface McpResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
 }
 
 /** One progress notification of a call (MCP `notifications/progress`). */

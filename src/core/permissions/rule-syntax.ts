@@ -49,8 +49,6 @@ const CLAUDE_ONLY = new Set([
   "CronCreate",
   "CronDelete",
   "CronList",
-  "ListMcpResourcesTool",
-  "ReadMcpResourceTool",
 ]);
 const RESTRICT_AS: Record<string, string> = { MultiEdit: "Edit", NotebookEdit: "Edit", NotebookRead: "Read", LS: "Read" };
 /** Yoke's tool names, which people may write in place of permission names (each tool declares its permission). */

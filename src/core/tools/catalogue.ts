@@ -6,16 +6,19 @@
 import { RECALL_TOOL } from "../compaction/recall";
 import { LOAD_SKILL_TOOL } from "../guidance/extension";
 import { MCP_SEARCH_IDENTITY } from "../mcp/search";
+import { LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY } from "../mcp/resources";
 import { TASK_TOOL } from "../subagents/index";
 import { APPLY_PATCH_TOOL } from "./apply-patch";
 import { createBuiltinTools } from "./builtin";
 import type { ToolIdentity } from "./types";
 
 export function yokeToolIdentities(): ToolIdentity[] {
-  return [...createBuiltinTools(), APPLY_PATCH_TOOL, RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY].map(({ name, permission, permissionClass, capabilities }) => ({
-    name,
-    permission,
-    ...(permissionClass ? { permissionClass } : {}),
-    capabilities,
-  }));
+  return [...createBuiltinTools(), APPLY_PATCH_TOOL, RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY, LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY].map(
+    ({ name, permission, permissionClass, capabilities }) => ({
+      name,
+      permission,
+      ...(permissionClass ? { permissionClass } : {}),
+      capabilities,
+    }),
+  );
 }

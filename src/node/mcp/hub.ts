@@ -14,7 +14,18 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describeServer, type McpServerConfig } from "../../core/mcp/config";
-import type { McpCallOptions, McpCallResult, McpHub, McpServerState, McpServerStatus, McpToolInfo } from "../../core/mcp/types";
+import type {
+  McpCallOptions,
+  McpCallResult,
+  McpHub,
+  McpResourceContents,
+  McpResourceInfo,
+  McpResourceList,
+  McpResourceTemplateInfo,
+  McpServerState,
+  McpServerStatus,
+  McpToolInfo,
+} from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
@@ -23,6 +34,17 @@ import { withoutProviderSecrets } from "../settings/secret-env";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
+/** Listing or reading resources: at most this long per request. */
+const RESOURCE_TIMEOUT_MS = 60_000;
+/** Resources (and templates) listed per server, at most. */
+const MAX_RESOURCES = 2_000;
+
+/** The named fields of an object the server sent that are present (nothing else it sent). */
+function pick<T>(o: object, keys: ReadonlyArray<keyof T & string>): T {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if ((o as Record<string, unknown>)[k] !== undefined) out[k] = (o as Record<string, unknown>)[k];
+  return out as T;
+}
 /** How long a remote server has to answer `initialize` over one transport. */
 const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -202,6 +224,51 @@ export class NodeMcpHub implements McpHub {
     } catch (err) {
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+  }
+
+  async resources(server: string, signal: AbortSignal): Promise<McpResourceList | undefined> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.resources) return undefined;
+    const out: McpResourceList = { resources: [], templates: [] };
+    try {
+      let cursor: string | undefined;
+      do {
+        const page = await running.client.listResources(cursor ? { cursor } : undefined, { signal, timeout: RESOURCE_TIMEOUT_MS });
+        for (const r of page.resources) out.resources.push(pick<McpResourceInfo>(r, ["uri", "name", "title", "description", "mimeType", "size"]));
+        cursor = page.nextCursor;
+      } while (cursor && out.resources.length < MAX_RESOURCES);
+      cursor = undefined;
+      do {
+        // (A server may offer resources without templates: "method not found" ends the listing.)
+        const page: { resourceTemplates: object[]; nextCursor?: string } | undefined = await running.client
+          .listResourceTemplates(cursor ? { cursor } : undefined, { signal, timeout: RESOURCE_TIMEOUT_MS })
+          .catch(() => undefined);
+        if (!page) break;
+        for (const t of page.resourceTemplates) out.templates.push(pick<McpResourceTemplateInfo>(t, ["uriTemplate", "name", "title", "description", "mimeType"]));
+        cursor = page.nextCursor;
+      } while (cursor && out.templates.length < MAX_RESOURCES);
+    } catch (err) {
+      throw new Error(`the MCP server "${server}" did not list its resources: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    return out;
+  }
+
+  async readResource(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.resources) throw new Error(`the MCP server "${server}" offers no resources`);
+    try {
+      const r = await running.client.readResource({ uri }, { signal, timeout: RESOURCE_TIMEOUT_MS });
+      return r.contents.map((c) => pick<McpResourceContents>(c, ["uri", "mimeType", "text", "blob"]));
+    } catch (err) {
+      throw new Error(`the MCP server "${server}" did not read ${uri}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  private async runningFor(server: string): Promise<Running> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured (configured: ${[...this.slots.keys()].join(", ") || "none"})`);
+    if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
+    return this.ensureStarted(slot);
   }
 
   dispose(): Promise<void> {
