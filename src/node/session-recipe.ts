@@ -32,6 +32,7 @@ import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
 import { createNodeServices, type NodeServices } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
+import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
@@ -131,7 +132,9 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         tools,
       })
     : undefined;
-  const provider = architect?.provider ?? chain;
+  const models = commandModels(architect?.provider ?? chain, host.models.make); // a custom command's `model` answers its turn
+  const provider = models.provider;
+  const outputStyle = await initialOutputStyle(s, s.outputStyle ?? outputStyleSetting(s.settingsFiles), host.warn); // the output style, fixed in the system prompt
   const summaryModel =
     !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
   const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
@@ -154,6 +157,8 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home }), prefs: host.guidancePrefs }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), { home: s.home, trusted: s.trusted, extraFiles: s.extraFiles, ...(s.vscode?.config ? { vscode: s.vscode.config } : {}) }),
+    nodeCustomCommandsExtension(s, { approver: host.approver, check: (req, mode) => node.gate.check(req, mode), useModel: models.useModel, warn: host.warn }), // custom slash commands
+    nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session
     breakers,
     budgetsExtension(s.budgets),
     stuckExtension(),
@@ -176,6 +181,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       ...(host.models.label ? { providerLabel: host.models.label } : {}),
       ...(host.models.baseUrl ? { baseUrl: host.models.baseUrl } : {}),
       tools,
+      ...(outputStyle ? { outputStyle } : {}),
       services: (session) => {
         const commands = node.commands(session);
         host.onCommands?.(session.id, commands);

@@ -131,6 +131,7 @@ export const RULES: Record<string, KeyRule> = {
   enableAllProjectMcpServers: { kind: "engine", by: "MCP approvals" },
   enabledMcpjsonServers: { kind: "engine", by: "MCP approvals" },
   disabledMcpjsonServers: { kind: "engine", by: "MCP approvals" },
+  outputStyle: { kind: "engine", by: "output styles (the style a session starts with)" },
   verification: { kind: "engine", by: "verification (a project's commands run only as the permission rules allow)" },
   $schema: { kind: "engine", by: "editors" },
   budgets: {
