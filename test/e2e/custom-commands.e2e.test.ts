@@ -1,0 +1,49 @@
+// Custom slash commands in code-server (issue 23): typing `/` in the panel's composer lists the
+// workspace's commands with their descriptions and argument hints; the one chosen from the keyboard,
+// with its argument, is expanded by the session, and the expansion is what reaches the model.
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { RecordedRequest } from "../../src/demo/types";
+import { waitForAssistantText, waitForState } from "./support/yoke-panel";
+import { useYokeVscode } from "./support/yoke-vscode";
+
+const COMMAND = ["---", "description: Tell the tide of a day", "argument-hint: <day>", "---", "Give the high water of $1 from the tide table. TIDE-CMD-MARKER"].join("\n");
+
+const allText = (req: RecordedRequest) => JSON.stringify(req.body.messages);
+
+async function script(req: RecordedRequest): Promise<ScriptedTurn> {
+  if (allText(req).includes("Give the high water of Monday from the tide table. TIDE-CMD-MARKER")) return { text: "The tide command ran for Monday." };
+  return { text: "unexpected prompt" };
+}
+
+describe("custom slash commands in code-server", () => {
+  const vs = useYokeVscode({ name: "custom-commands", model: { script }, files: { ".claude/commands/tide.md": COMMAND, ".claude/commands/other.md": "Another command." } });
+
+  it("/ lists the commands with description and hint; the chosen one with its argument is expanded for the model, the transcript shows what was typed", async () => {
+    const { llm } = vs;
+    const shot = vs.screenshots("custom-commands");
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    await vs.widenSideBar(560);
+    const input = frame.locator("[data-testid=prompt-input]");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.click();
+    await input.pressSequentially("/ti");
+    const item = frame.locator("[data-testid=mention-item]", { hasText: "/tide" });
+    await item.waitFor({ state: "visible", timeout: 30_000 });
+    expect(await item.textContent()).toContain("<day> — Tell the tide of a day — (project)");
+    expect(await frame.locator("[data-testid=mention-item]", { hasText: "/other" }).count()).toBe(0);
+    await shot("completion");
+    await input.press("Enter");
+    await expect.poll(() => input.inputValue()).toBe("/tide ");
+    await input.pressSequentially("Monday");
+    await input.press("Enter");
+    await waitForAssistantText(frame, "The tide command ran for Monday.");
+    await waitForState(frame, "done");
+    await frame.locator("[data-testid=message-user]", { hasText: "/tide Monday" }).waitFor({ timeout: 10_000 });
+    await shot("answered");
+    const req = llm.requests.find((r) => allText(r).includes("TIDE-CMD-MARKER"));
+    expect(req).toBeDefined();
+    expect(allText(req!)).not.toContain("$1");
+  });
+});
