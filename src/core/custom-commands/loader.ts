@@ -123,7 +123,7 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
 }
 
 /**
- * Who owns each name: the first command (highest priority source) keeps it. The same format from a
+ * Who owns each name: the first command (highest priority source) keeps it; an alias never takes a command's name. The same format from a
  * lower source is overridden silently (a project command over a user one, as Claude Code does);
  * another format claiming the name is a problem.
  */
@@ -150,11 +150,14 @@ function settle(all: CustomCommand[], problems: CommandProblem[]): CustomCommand
       continue;
     }
     owner.set(c.name, c);
+    kept.push(c);
+  }
+  // Aliases (`/release` for Cline's `/release.md`, `/frontend:component`) only where no command has that name.
+  return kept.map((c) => {
     const aliases = c.aliases.filter((a) => !owner.has(a));
     for (const a of aliases) owner.set(a, c);
-    kept.push({ ...c, aliases });
-  }
-  return kept;
+    return { ...c, aliases };
+  });
 }
 
 /** The command a name runs (its name or an alias). */
