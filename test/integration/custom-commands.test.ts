@@ -179,6 +179,22 @@ describe("Claude Code commands", () => {
   });
 });
 
+describe("a command's model the provider does not know", () => {
+  it("the session's model answers the turn, and the log says why", async () => {
+    const w = workspace({ ".github/prompts/ask.prompt.md": "---\nmodel: GPT-4.1 (copilot)\n---\nAnswer: ${input:q}" });
+    server = await startScriptedLlmServer({
+      script: (req) => ((req.body as { model?: string }).model === "scripted" ? { text: "answered by the session's model" } : { error: { status: 404 } }),
+    });
+    const r = await run(w, "/ask: q=why");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("answered by the session's model");
+    expect(server.requests.map((q) => (q.body as { model: string }).model)).toEqual(["GPT-4.1 (copilot)", "scripted"]);
+    const fb = events(w.sessions).find((e) => e.type === "fallback") as Extract<SessionEvent, { type: "fallback" }>;
+    expect(fb).toMatchObject({ from: "openai-compatible:GPT-4.1 (copilot)", to: "openai-compatible:scripted" });
+    expect(fb.reason).toMatch(/^the command's model GPT-4\.1 \(copilot\) failed/);
+  });
+});
+
 describe("other tools' command formats", () => {
   it("Copilot prompt files: name from frontmatter, ${input:…} from name=value, #file: and Markdown links attach files", async () => {
     const w = workspace({
