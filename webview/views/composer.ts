@@ -199,16 +199,22 @@ export class Composer {
   /** A picked completion: the `@query` typed goes, a chip comes. */
   private pick(item: CompletionView): void {
     const at = this.completing;
+    const typed = this.input.value;
     if (at) {
-      const v = this.input.value;
       const end = at.start + 1 + at.query.length;
-      const rest = v.slice(end).replace(/^ /, "");
-      this.input.value = v.slice(0, at.start) + rest;
+      const rest = typed.slice(end).replace(/^ /, "");
+      this.input.value = typed.slice(0, at.start) + rest;
       this.input.setSelectionRange(at.start, at.start);
     }
     this.completing = undefined;
     this.mentions.close();
     if (item.insert !== undefined && at) {
+      // The whole name typed already: Enter (or a click) runs the command, as a plain Enter would.
+      if (typed.trim() === item.insert.trim()) {
+        this.input.value = typed;
+        this.submit(this.running ? "steer" : "send");
+        return;
+      }
       // A slash command: its name goes in the box, the arguments are typed after it.
       const v = this.input.value;
       this.input.value = item.insert + v.slice(at.start).replace(/^\s+/, "");

@@ -267,6 +267,14 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect((await sent()).filter((m) => m.type === "composer.complete")).toHaveLength(asks.length);
     await input.press("Enter");
     expect((await sent()).at(-1)).toMatchObject({ text: "/fix-issue 123" });
+    // The whole name typed: Enter sends it rather than completing it again.
+    await input.pressSequentially("/fix-issue");
+    const again = (await sent()).filter((m) => m.type === "composer.complete") as Array<{ type: string; requestId: number }>;
+    await post({ type: "composer.completions", requestId: again.at(-1)!.requestId, items: [{ label: "/fix-issue", detail: "(project)", insert: "/fix-issue " }] });
+    await page.locator("[data-testid=mention-item]").first().waitFor();
+    await input.press("Enter");
+    expect((await sent()).at(-1)).toMatchObject({ text: "/fix-issue" });
+    expect(await input.inputValue()).toBe("");
     // An @-mention of an absolute path is still a mention.
     await input.pressSequentially("look at @/etc");
     expect((await sent()).filter((m) => m.type === "composer.complete").at(-1)).toMatchObject({ query: "/etc" });
