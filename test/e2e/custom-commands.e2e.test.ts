@@ -24,6 +24,7 @@ describe("custom slash commands in code-server", () => {
   const vs = useYokeVscode({
     name: "custom-commands",
     model: { script },
+    eachTestStartsIdle: true,
     files: { ".claude/commands/tide.md": COMMAND, ".claude/commands/other.md": "Another command.", ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`" },
   });
 
