@@ -89,7 +89,7 @@ export class App {
           else send({ type: "composer.send", text, items, mode });
         },
         stop: () => send({ type: "stop" }),
-        complete: (requestId, query) => send({ type: "composer.complete", requestId, query }),
+        complete: (requestId, query, kind) => send({ type: "composer.complete", requestId, query, ...(kind ? { kind } : {}) }),
         editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
         removeQueued: (id) => send({ type: "composer.removeQueued", id }),
         saveChips: (items) => host.saveChips?.(items),

@@ -55,6 +55,8 @@ export interface CliSessionFlags {
   json: boolean;
   /** --trust: the folders are trusted for this run (CI); else the stored decision, or a question on a terminal. */
   trust?: boolean;
+  /** --output-style NAME: the output style the session starts with. */
+  outputStyle?: string;
   /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
   offline?: boolean;
 }
@@ -127,7 +129,7 @@ export async function buildCliSession(
     trusted: trust.trusted,
     restrictedHint: trust.hint,
     extraFiles: flags.settings,
-    cli: { fallbackModels: flags.fallbackModels, maxCostUsd: flags.maxCostUsd, maxTimeS: flags.maxTimeS, maxTurns: flags.maxTurns },
+    cli: { fallbackModels: flags.fallbackModels, maxCostUsd: flags.maxCostUsd, maxTimeS: flags.maxTimeS, maxTurns: flags.maxTurns, ...(flags.outputStyle ? { outputStyle: flags.outputStyle } : {}) },
     offline: flags.offline,
   }).catch((err: unknown) => {
     throw err instanceof SessionSettingsError ? new UsageError(err.message) : err;

@@ -71,6 +71,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     context: z.string().optional(),
     /** Who wrote it: the user, or an extension (a Stop hook, a nudge) that kept the agent going. */
     from: z.enum(["user", "hook", "extension"]).optional(),
+    /** What the user typed when an extension expanded it (a custom slash command `/name args`); `text` is what the model got. */
+    typed: z.string().optional(),
   }),
   /**
    * Context an extension appended for the model (request.prepare): sent as a user-role message at
@@ -174,7 +176,7 @@ export const SessionEvent = z.discriminatedUnion("type", [
     type: z.literal("extension"),
     name: z.string(),
     point: z.string(),
-    outcome: z.enum(["error", "rewrote_input", "rewrote_output", "stopped", "nudged", "blocked", "decided", "context"]),
+    outcome: z.enum(["error", "rewrote_input", "rewrote_output", "stopped", "nudged", "blocked", "decided", "context", "expanded", "handled"]),
     callId: z.string().optional(),
     detail: z.string().optional(),
   }),

@@ -2,7 +2,10 @@
 // folders (VS Code's findFiles: works in remote windows), what only VS Code knows (the editor's
 // selection, the problems), and each session's queue of messages typed while the agent works.
 // The core (src/core/composer) resolves the mentions and delivers steered messages.
+import { homedir } from "node:os";
 import * as vscode from "vscode";
+import { originLabel } from "../core/custom-commands";
+import { loadNodeCommands } from "../node/custom-commands";
 import { rankPaths, type PathEntry as Entry } from "../core/composer/rank";
 import { composerExtension, itemLabel, MENTION_KEYWORDS, parseMentions, queueFromEvents, type ContextItem, type QueuedMessage, type SessionComposer } from "../core/composer";
 import type { SessionEvent } from "../core/events";
@@ -139,6 +142,30 @@ export class HostComposer implements vscode.Disposable {
       }
     } catch (err) {
       this.log.warn(`mention completion failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    this.post({ type: "composer.completions", requestId, items });
+  }
+
+  /**
+   * The completion list for `/query` at the start of the box: the custom slash commands of the
+   * workspace's folders and the user's (src/core/custom-commands), with their descriptions and
+   * argument hints, and `/output-style`. The session expands the one sent (the CLI does the same).
+   */
+  async completeCommand(requestId: number, query: string): Promise<void> {
+    const items: CompletionView[] = [];
+    try {
+      const q = query.toLowerCase();
+      const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+      const { commands } = folders.length ? await loadNodeCommands({ cwd: folders[0]!, folders: folders.slice(1), home: homedir() }) : { commands: [] };
+      const builtin = [{ name: "output-style", detail: "[name] — choose the output style for the rest of the session" }];
+      const all = [
+        ...builtin.map((b) => ({ name: b.name, detail: b.detail })),
+        ...commands.map((c) => ({ name: c.name, detail: [c.argumentHint, c.description, originLabel(c)].filter(Boolean).join(" — ") })),
+      ];
+      const matching = all.filter((c) => c.name.toLowerCase().startsWith(q)).concat(all.filter((c) => !c.name.toLowerCase().startsWith(q) && q && c.name.toLowerCase().includes(q)));
+      for (const c of matching.slice(0, MAX_COMPLETIONS)) items.push({ label: `/${c.name}`, detail: c.detail, insert: `/${c.name} ` });
+    } catch (err) {
+      this.log.warn(`slash command completion failed: ${(err as Error)?.message ?? String(err)}`);
     }
     this.post({ type: "composer.completions", requestId, items });
   }

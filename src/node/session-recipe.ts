@@ -32,11 +32,13 @@ import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
 import { createNodeServices, type NodeServices } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
+import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
+import type { CommandSource } from "../core/custom-commands/types";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
-import { pluginAgentFolders, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
+import { pluginAgentFolders, pluginCommandFolders, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
 
@@ -132,7 +134,9 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         tools,
       })
     : undefined;
-  const provider = architect?.provider ?? chain;
+  const models = commandModels(architect?.provider ?? chain, host.models.make); // a custom command's `model` answers its turn
+  const provider = models.provider;
+  const outputStyle = await initialOutputStyle(s, s.outputStyle ?? outputStyleSetting(s.settingsFiles), host.warn); // the output style, fixed in the system prompt
   const summaryModel =
     !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
   const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
@@ -167,6 +171,11 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
       agentFolders: pluginAgentFolders(plugins),
     }),
+    nodeCustomCommandsExtension(
+      { ...s, extraSources: pluginCommandSources(plugins) },
+      { approver: host.approver, check: (req, mode) => node.gate.check(req, mode), useModel: models.useModel, warn: host.warn },
+    ), // custom slash commands
+    nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session
     breakers,
     budgetsExtension(s.budgets),
     stuckExtension(),
@@ -189,6 +198,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       ...(host.models.label ? { providerLabel: host.models.label } : {}),
       ...(host.models.baseUrl ? { baseUrl: host.models.baseUrl } : {}),
       tools,
+      ...(outputStyle ? { outputStyle } : {}),
       services: (session) => {
         const commands = node.commands(session);
         host.onCommands?.(session.id, commands);
@@ -233,4 +243,12 @@ function verificationSettings(s: SessionSettings) {
     vscodeUser: s.vscode?.verification?.user,
     vscodeWorkspace: s.vscode?.verification?.workspace,
   });
+}
+
+/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`). */
+function pluginCommandSources(scope: Parameters<typeof pluginCommandFolders>[0]): CommandSource[] {
+  // (A single command file a manifest names is not read yet: only folders.)
+  return pluginCommandFolders(scope)
+    .filter((f) => !/\.md$/i.test(f.path))
+    .map((f) => ({ dir: f.path.replace(/\\/g, "/"), format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace }));
 }

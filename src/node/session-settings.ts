@@ -58,6 +58,8 @@ export interface CliSessionValues {
   maxCostUsd?: number;
   maxTimeS?: number;
   maxTurns?: number;
+  /** --output-style NAME: the output style the session starts with (over the `outputStyle` setting). */
+  outputStyle?: string;
 }
 
 export interface SessionSettingsInputs {
@@ -112,6 +114,8 @@ export interface SessionSettings {
    * that read keys of their own from them (MCP's `mcpServers`): each file is read once per session.
    */
   settingsFiles: readonly LoadedSource[];
+  /** The output style chosen for the session (--output-style); else the settings files' `outputStyle` applies. */
+  outputStyle?: string;
 }
 
 function asSettingsError<T>(f: () => T): T {
@@ -172,6 +176,7 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     strategy: c.strategy?.value ?? DEFAULT_COMPACTION.strategy,
     ...(c.model ? { model: c.model.value } : {}),
   };
+  const flags = inputs.cli ?? {};
   const base = {
     ...ws,
     compaction,
@@ -183,8 +188,8 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     offline: !!inputs.offline,
     problems,
     settingsFiles: r.files,
+    ...(flags.outputStyle ? { outputStyle: flags.outputStyle } : {}),
   };
-  const flags = inputs.cli ?? {};
   const budgets = plain(r.budgets);
   if (inputs.offline) return { ...base, maxTurns: flags.maxTurns ?? v?.maxTurns, fallbackModels: [], budgets: {} };
 

@@ -340,8 +340,8 @@ export type ContextItemView = z.infer<typeof ContextItemView>;
 /** A chip of a sent message: what an attachment became. */
 export const ChipView = z.object({ kind: z.string(), label: z.string(), error: z.optional(z.string()), truncated: z.optional(z.boolean()) });
 export type ChipView = z.infer<typeof ChipView>;
-/** One entry of the completion list. */
-export const CompletionView = z.object({ label: z.string(), detail: z.optional(z.string()), item: ContextItemView });
+/** One entry of the completion list: a mention becomes a chip (`item`); a slash command is text put in the box (`insert`). */
+export const CompletionView = z.object({ label: z.string(), detail: z.optional(z.string()), item: z.optional(ContextItemView), insert: z.optional(z.string().check(z.maxLength(1_000))) });
 export type CompletionView = z.infer<typeof CompletionView>;
 /** A message typed while the agent works, waiting: "steer" at the next step, "queue" after the task. */
 export const QueuedView = z.object({ id, text, mode: z.enum(["steer", "queue"]), chips: z.array(ChipView) });
@@ -357,8 +357,8 @@ export const ComposerMessages = {
     z.object({ type: z.literal("composer.addContext"), item: ContextItemView }),
   ],
   toHost: [
-    /** Completion for `@query` (files and folders of the workspace, the keywords). */
-    z.object({ type: z.literal("composer.complete"), requestId, query: z.string().check(z.maxLength(1_000)) }),
+    /** Completion for `@query` (files and folders of the workspace, the keywords), or for `/query` at the start of the box (`kind: "command"`: custom slash commands). */
+    z.object({ type: z.literal("composer.complete"), requestId, query: z.string().check(z.maxLength(1_000)), kind: z.optional(z.enum(["mention", "command"])) }),
     /** A message with its attachments: "send" as a new message (when idle), "steer" or "queue" while the agent works. */
     z.object({
       type: z.literal("composer.send"),

@@ -21,7 +21,7 @@ export interface ComposerHandlers {
   /** A message with its chips: "send" when the agent is idle, "steer"/"queue" while it works. */
   send(text: string, items: ContextItemView[], mode: SendMode): void;
   stop(): void;
-  complete(requestId: number, query: string): void;
+  complete(requestId: number, query: string, kind?: "mention" | "command"): void;
   editQueued(id: string, patch: { text?: string; mode?: "steer" | "queue" }): void;
   removeQueued(id: string): void;
   /** The chips changed: kept so that a reloaded panel shows them again. */
@@ -46,7 +46,7 @@ export class Composer {
   private last = "";
   private requestId = 0;
   /** The `@query` being completed: where it starts. */
-  private completing: { start: number; query: string; id: number } | undefined;
+  private completing: { start: number; query: string; id: number; kind?: "command" } | undefined;
 
   constructor(
     private readonly h: ComposerHandlers,
@@ -177,7 +177,15 @@ export class Composer {
   }
 
   private updateCompletion(): void {
-    const at = mentionAt(this.input.value, this.input.selectionStart ?? this.input.value.length);
+    const cursor = this.input.selectionStart ?? this.input.value.length;
+    const slash = slashAt(this.input.value, cursor);
+    if (slash) {
+      if (this.completing?.kind === "command" && this.completing.query === slash.query) return;
+      this.completing = { ...slash, id: ++this.requestId, kind: "command" };
+      this.h.complete(this.completing.id, slash.query, "command");
+      return;
+    }
+    const at = mentionAt(this.input.value, cursor);
     if (!at) {
       this.completing = undefined;
       this.mentions.close();
@@ -191,16 +199,27 @@ export class Composer {
   /** A picked completion: the `@query` typed goes, a chip comes. */
   private pick(item: CompletionView): void {
     const at = this.completing;
+    const typed = this.input.value;
     if (at) {
-      const v = this.input.value;
       const end = at.start + 1 + at.query.length;
-      const rest = v.slice(end).replace(/^ /, "");
-      this.input.value = v.slice(0, at.start) + rest;
+      const rest = typed.slice(end).replace(/^ /, "");
+      this.input.value = typed.slice(0, at.start) + rest;
       this.input.setSelectionRange(at.start, at.start);
     }
     this.completing = undefined;
     this.mentions.close();
-    this.addChip(item.item, item.label.replace(/^@/, ""));
+    if (item.insert !== undefined && at) {
+      // The whole name typed already: Enter (or a click) runs the command, as a plain Enter would.
+      if (typed.trim() === item.insert.trim()) {
+        this.input.value = typed;
+        this.submit(this.running ? "steer" : "send");
+        return;
+      }
+      // A slash command: its name goes in the box, the arguments are typed after it.
+      const v = this.input.value;
+      this.input.value = item.insert + v.slice(at.start).replace(/^\s+/, "");
+      this.input.setSelectionRange(item.insert.length, item.insert.length);
+    } else if (item.item) this.addChip(item.item, item.label.replace(/^@/, ""));
     this.autosize();
   }
 
@@ -230,6 +249,12 @@ export class Composer {
     this.input.style.height = "auto";
     this.input.style.height = `${Math.min(this.input.scrollHeight, 240)}px`;
   }
+}
+
+/** `/query` being typed at the very start of the box (the cursor still in the command's name). */
+export function slashAt(value: string, cursor: number): { start: number; query: string } | undefined {
+  const m = /^\/([^\s/]*)$/.exec(value.slice(0, cursor));
+  return m ? { start: 0, query: m[1]! } : undefined;
 }
 
 function labelOf(item: ContextItemView): string {

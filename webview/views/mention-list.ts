@@ -77,9 +77,13 @@ export class MentionList {
           role: "option",
           "aria-selected": i === this.active ? "true" : "false",
           "data-testid": "mention-item",
-          "data-kind": item.item.kind,
+          "data-kind": item.item?.kind ?? "command",
         },
-        [icon(ICONS[item.item.kind] ?? "mention"), el("span", { class: "mention-label" }, [item.label]), item.detail ? el("span", { class: "mention-detail" }, [item.detail]) : null],
+        [
+          icon(item.item ? (ICONS[item.item.kind] ?? "mention") : "terminal-cmd"),
+          el("span", { class: "mention-label" }, [item.label]),
+          item.detail ? el("span", { class: "mention-detail" }, [item.detail]) : null,
+        ],
       );
       // mousedown, not click: the textarea keeps the focus.
       row.addEventListener("mousedown", (e) => {

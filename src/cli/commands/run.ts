@@ -31,6 +31,7 @@ const options = {
   "add-dir": { type: "string", multiple: true },
   trust: { type: "boolean" },
   json: { type: "boolean" },
+  "output-style": { type: "string" },
 } as const;
 
 function flagsFrom(values: Record<string, string | boolean | string[] | undefined>): CliSessionFlags {
@@ -64,6 +65,7 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
     settings: values.settings as string[] | undefined,
     addDirs: ((values["add-dir"] as string[] | undefined) ?? []).map((d) => resolve(d)),
     trust: Boolean(values.trust),
+    ...(values["output-style"] ? { outputStyle: values["output-style"] as string } : {}),
     json: Boolean(values.json),
   };
 }

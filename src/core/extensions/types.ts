@@ -176,6 +176,13 @@ export interface ContextMessage {
 export interface ExtensionPoints {
   "session.start": { input: { source: "startup" | "resume" }; result: { context?: string[] } };
   "session.end": { input: { reason: string }; result: void };
+  /**
+   * A user message as typed, before prompt.submit: the first handler that answers expands it (a
+   * custom slash command: `text` is what the model gets, `typed` stays in the log for the
+   * transcript), handles it without a model turn (`handled`: a setting changed, shown to the user),
+   * or refuses it (`block`, shown to the user; nothing is sent).
+   */
+  "prompt.expand": { input: { text: string }; result: { text?: string; handled?: string; block?: string } };
   /** A user message is about to be sent (Claude UserPromptSubmit): may block it or add context. */
   "prompt.submit": { input: { text: string }; result: { block?: string; context?: string[] } };
   /**

@@ -65,7 +65,7 @@ export const EVENT_TRAITS: Record<HookEventName, EventTraits> = {
   Setup: { matcherField: "trigger", plainContext: true, missing: "Yoke has no --init/--maintenance run" },
   SessionEnd: { matcherField: "reason", fires: true },
   UserPromptSubmit: { blocks: true, failClosed: true, plainContext: true, fires: true },
-  UserPromptExpansion: { matcherField: "command_name", blocks: true, failClosed: true, plainContext: true, missing: "Yoke has no slash commands" },
+  UserPromptExpansion: { matcherField: "command_name", blocks: true, failClosed: true, plainContext: true, missing: "custom slash commands expand without it yet" },
   Stop: { blocks: true, fires: true },
   StopFailure: { matcherField: "error", missing: "not wired to provider errors yet" },
   PreToolUse: { ...TOOL, blocks: true, failClosed: true, fires: true },

@@ -33,6 +33,8 @@ export interface AgentSessionOptions {
   /** Overrides the built system prompt (tests, embedders). */
   systemPrompt?: string;
   instructions?: Array<{ source: string; text: string }>;
+  /** The output style the session starts with (src/core/output-styles); fixed in its system prompt. */
+  outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
   platform?: string;
   log?: Logger;
   /** Assistant turns per send() before the loop stops (default 50). */

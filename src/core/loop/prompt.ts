@@ -6,8 +6,11 @@ import type { LoopContext } from "./context";
  * context, given to the model with it (with `pending`, e.g. from session.start). False when blocked.
  * `running`: delivered while the loop runs (request.prepare's `user`), so a block leaves the state alone.
  */
-export async function submitPrompt(ctx: LoopContext, text: string, pending: readonly string[], opts: { running?: boolean } = {}): Promise<boolean> {
+export async function submitPrompt(ctx: LoopContext, typedText: string, pending: readonly string[], opts: { running?: boolean } = {}): Promise<boolean> {
   const context = [...pending];
+  const expanded = await expandPrompt(ctx, typedText, opts);
+  if (expanded === undefined) return false;
+  const text = expanded;
   for (const o of await ctx.extensions.run("prompt.submit", { text }, { signal: new AbortController().signal })) {
     if (o.result?.block !== undefined) {
       ctx.append({ type: "extension", name: o.extension, point: "prompt.submit", outcome: "blocked", detail: o.result.block });
@@ -20,7 +23,34 @@ export async function submitPrompt(ctx: LoopContext, text: string, pending: read
     context.push(...(o.result?.context ?? []));
   }
   const joined = context.filter((c) => c.trim()).join("\n\n");
-  ctx.append({ type: "user_message", text, ...(joined ? { context: joined } : {}) });
+  ctx.append({ type: "user_message", text, ...(joined ? { context: joined } : {}), ...(text !== typedText ? { typed: typedText } : {}) });
   ctx.sessionLog.sync();
   return true;
+}
+
+/**
+ * prompt.expand: the first handler that answers expands the message (a custom slash command), handles
+ * it without a model turn, or blocks it. The text to send, or undefined when nothing is sent.
+ */
+async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: boolean }): Promise<string | undefined> {
+  if (!ctx.extensions.has("prompt.expand")) return text;
+  for (const o of await ctx.extensions.run("prompt.expand", { text }, { signal: new AbortController().signal })) {
+    const r = o.result;
+    if (!r) continue;
+    const stop = (detail: string, outcome: "handled" | "blocked") => {
+      ctx.append({ type: "extension", name: o.extension, point: "prompt.expand", outcome, detail });
+      if (outcome === "blocked") ctx.append({ type: "error", message: `Your message was not sent: ${detail}`, code: "command_refused" });
+      // Handled (a setting changed): the message is done; blocked: nothing happened.
+      if (!opts.running) ctx.setState(outcome === "handled" ? "done" : "idle", outcome === "handled" ? detail : "prompt blocked");
+      ctx.sessionLog.sync();
+      return undefined;
+    };
+    if (r.block !== undefined) return stop(r.block, "blocked");
+    if (r.handled !== undefined) return stop(r.handled, "handled");
+    if (r.text !== undefined && r.text !== text) {
+      ctx.append({ type: "extension", name: o.extension, point: "prompt.expand", outcome: "expanded", detail: text.length > 200 ? `${text.slice(0, 200)}…` : text });
+      return r.text;
+    }
+  }
+  return text;
 }

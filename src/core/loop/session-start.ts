@@ -20,6 +20,7 @@ export function newSystemPrompt(opts: AgentSessionOptions, services: SessionServ
     ...(opts.restrictedHint ? { restrictedHint: opts.restrictedHint } : {}),
     permissionMode: opts.permissionMode ?? "default",
     instructions: opts.instructions,
+    ...(opts.outputStyle ? { outputStyle: opts.outputStyle } : {}),
   });
 }
 

@@ -15,22 +15,29 @@ export interface SystemPromptInput {
   permissionMode: string;
   /** Project instructions (AGENTS.md, CLAUDE.md...), already read by the host. */
   instructions?: Array<{ source: string; text: string }>;
+  /**
+   * The session's output style (src/core/output-styles): it replaces the "How to work" coding
+   * instructions unless it keeps them, and its instructions end the prompt.
+   */
+  outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  const parts = [
-    "You are Yoke, a coding agent working in the user's workspace through tools.",
-    workspaceLine(input),
-    [
-      "How to work:",
-      "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
-      "- read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.",
-      "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
-      "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
-      "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
-      "- For multi-step tasks, keep a todo list with todo_write.",
-    ].join("\n"),
-  ];
+  const style = input.outputStyle;
+  const parts = ["You are Yoke, a coding agent working in the user's workspace through tools.", workspaceLine(input)];
+  if (!style || style.keepCodingInstructions) {
+    parts.push(
+      [
+        "How to work:",
+        "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
+        "- read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.",
+        "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
+        "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
+        "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
+        "- For multi-step tasks, keep a todo list with todo_write.",
+      ].join("\n"),
+    );
+  }
   if (!input.trusted) {
     const hint = input.restrictedHint ? `; ${input.restrictedHint}` : "";
     parts.push(
@@ -42,6 +49,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   for (const ins of input.instructions ?? []) {
     parts.push(`Project instructions from ${ins.source}:\n${ins.text.trim()}`);
   }
+  if (style) parts.push(`Output style "${style.name}" (chosen by the user; follow it in every answer):\n${style.text.trim()}`);
   return parts.join("\n\n");
 }
 

@@ -74,6 +74,11 @@ export interface PermissionCheck {
   input: Record<string, unknown>;
   /** Does the tool change anything? */
   mutates: boolean;
+  /**
+   * Allow rules in force for this check only (a custom slash command's `allowed-tools`, for the
+   * turn it runs): added to the allow rules, so deny and ask rules, protected paths and the mode still apply.
+   */
+  grants?: readonly string[];
 }
 
 /** The single gate every tool call passes (issue: permission engine). */

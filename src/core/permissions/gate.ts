@@ -82,6 +82,18 @@ export interface YokePermissionGate extends PermissionGate {
 }
 
 const SESSION_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed for this session", baseDir: "/" };
+const GRANT_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed-tools of the slash command", baseDir: "/" };
+
+/** The context with a check's own allow rules (PermissionCheck.grants) added; unparsable ones are left out. */
+function withGrants(ctx: EvalContext, grants: readonly string[] | undefined): EvalContext {
+  if (!grants?.length) return ctx;
+  const rules: PermissionRule[] = [];
+  for (const g of grants) {
+    const parsed = parseRule(g);
+    if (!("error" in parsed)) rules.push({ raw: g.trim(), tool: parsed.tool, specifier: parsed.specifier, list: "allow", source: GRANT_SOURCE });
+  }
+  return rules.length ? { ...ctx, sessionRules: [...ctx.sessionRules, ...rules] } : ctx;
+}
 
 export function createPermissionGate(opts: PermissionGateOptions): YokePermissionGate {
   const cwd = normalizeAbs(opts.cwd);
@@ -135,7 +147,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
   const gate: YokePermissionGate = {
     async check(req, mode) {
       try {
-        const ctx = await context();
+        const ctx = withGrants(await context(), req.grants);
         const d = await evaluate(req, mode, req.permission === "Bash" ? await withParser(ctx) : ctx);
         if (d.by !== "restricted" || !opts.restrictedHint) return d;
         return { ...d, reason: `${d.reason.replace("(VS Code Restricted Mode)", "(Restricted Mode)").replace(/\.$/, "")}: ${opts.restrictedHint}.` };

@@ -133,6 +133,7 @@ export const RULES: Record<string, KeyRule> = {
   disabledMcpjsonServers: { kind: "engine", by: "MCP approvals" },
   enabledPlugins: { kind: "engine", by: "plugins (yoke plugins; a workspace's count only in a trusted folder)" },
   extraKnownMarketplaces: { kind: "engine", by: "plugins (yoke plugins install NAME@MARKETPLACE adds the marketplace)" },
+  outputStyle: { kind: "engine", by: "output styles (the style a session starts with)" },
   verification: { kind: "engine", by: "verification (a project's commands run only as the permission rules allow)" },
   $schema: { kind: "engine", by: "editors" },
   budgets: {

@@ -100,7 +100,7 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
       return t.checkpoints.handle(msg);
     // --- composer: @-mention completion, messages with attachments, steering and the queue ---
     case "composer.complete":
-      return t.composer.complete(msg.requestId, msg.query);
+      return msg.kind === "command" ? t.composer.completeCommand(msg.requestId, msg.query) : t.composer.complete(msg.requestId, msg.query);
     case "composer.send":
       return t.composed.send(msg.text, msg.items, msg.mode);
     case "composer.editQueued":

@@ -184,7 +184,7 @@ export class SessionViewModel {
         // Composer: the chips and the delivery recorded just before the user's message.
         const { chips, delivery } = e.from === undefined || e.from === "user" ? this.composerNext : {};
         this.composerNext = {};
-        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) })];
+        return [...out, this.put({ kind: "user", id: `u${e.seq}`, text: e.typed ?? e.text, ...(chips?.length ? { chips } : {}), ...(delivery ? { delivery } : {}) })];
       }
       // --- composer: attachments and how a message typed while the agent worked was delivered ---
       case "mentions":

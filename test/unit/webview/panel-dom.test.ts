@@ -243,6 +243,44 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await input.inputValue()).toBe("line one\nline two");
   });
 
+  it("completes a slash command at the start of the box with its description and argument hint; the arguments are typed after it and sent as text", async () => {
+    await post({ type: "state", snapshot: baseSnapshot() });
+    const input = page.locator("[data-testid=prompt-input]");
+    await input.pressSequentially("/fi");
+    const asks = (await sent()).filter((m) => m.type === "composer.complete") as Array<{ type: string; requestId: number; query: string; kind?: string }>;
+    expect(asks.at(-1)).toMatchObject({ query: "fi", kind: "command" });
+    await post({
+      type: "composer.completions",
+      requestId: asks.at(-1)!.requestId,
+      items: [
+        { label: "/fix-issue", detail: "[issue-number] — Fix a GitHub issue — (project)", insert: "/fix-issue " },
+        { label: "/find-todo", detail: "(user)", insert: "/find-todo " },
+      ],
+    });
+    const items = page.locator("[data-testid=mention-item]");
+    expect(await items.allTextContents()).toEqual(["/fix-issue[issue-number] — Fix a GitHub issue — (project)", "/find-todo(user)"]);
+    await input.press("Enter");
+    expect(await input.inputValue()).toBe("/fix-issue ");
+    expect(await page.locator("[data-testid=composer-chip]").count()).toBe(0);
+    await input.pressSequentially("123");
+    // Past the name, no command completion is asked for.
+    expect((await sent()).filter((m) => m.type === "composer.complete")).toHaveLength(asks.length);
+    await input.press("Enter");
+    expect((await sent()).at(-1)).toMatchObject({ text: "/fix-issue 123" });
+    // The whole name typed: Enter sends it rather than completing it again.
+    await input.pressSequentially("/fix-issue");
+    const again = (await sent()).filter((m) => m.type === "composer.complete") as Array<{ type: string; requestId: number }>;
+    await post({ type: "composer.completions", requestId: again.at(-1)!.requestId, items: [{ label: "/fix-issue", detail: "(project)", insert: "/fix-issue " }] });
+    await page.locator("[data-testid=mention-item]").first().waitFor();
+    await input.press("Enter");
+    expect((await sent()).at(-1)).toMatchObject({ text: "/fix-issue" });
+    expect(await input.inputValue()).toBe("");
+    // An @-mention of an absolute path is still a mention.
+    await input.pressSequentially("look at @/etc");
+    expect((await sent()).filter((m) => m.type === "composer.complete").at(-1)).toMatchObject({ query: "/etc" });
+    expect((await sent()).filter((m) => m.type === "composer.complete").at(-1)).not.toHaveProperty("kind");
+  });
+
   it("puts a prompt back into the box when the host could not send it", async () => {
     const input = page.locator("[data-testid=prompt-input]");
     await input.fill("explain the build");

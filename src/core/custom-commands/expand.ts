@@ -1,0 +1,133 @@
+/**
+ * A command's prompt with its arguments, shell lines and file references filled in, as its own
+ * tool does it:
+ * - Claude Code: `$ARGUMENTS` (all), `$1`…`$N` (positional, quotes group words); without any
+ *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` runs the command first and puts
+ *   its output there; `@path` attaches the file.
+ * - Copilot prompt files: `${input:name}` / `${input:name:placeholder}` take `name=value` from the
+ *   message (`/prompt: name=value`), `${workspaceFolder}` and `${workspaceFolderBasename}`; `#file:path`
+ *   and Markdown links to files attach them; the rest of the message follows the prompt.
+ * - Cline workflows and Roo commands: the file's text, then the rest of the message.
+ */
+import type { CustomCommand } from "./types";
+
+export interface ExpandEnv {
+  /** Runs one `!` shell line through the permission gate and the sandbox; the text the model gets in its place. */
+  shell(command: string): Promise<string>;
+  /** A referenced file (relative to `base`, or absolute): its text, or why it is not attached. */
+  file(path: string, base: string): Promise<{ path: string; text: string } | { error: string }>;
+  workspaceRoot: string;
+}
+
+/** `/name args` → the name and the rest; undefined when the message is not a slash command. */
+export function parseInvocation(message: string): { name: string; args: string } | undefined {
+  const m = /^\/([^\s/][^\s]*)(?:\s+([\s\S]*))?$/.exec(message.trim());
+  if (!m) return undefined;
+  let name = m[1]!;
+  let args = (m[2] ?? "").trim();
+  // Copilot: `/prompt: name=value`.
+  if (name.endsWith(":") && name.length > 1) name = name.slice(0, -1);
+  else if (args.startsWith(": ")) args = args.slice(2).trim();
+  return { name, args };
+}
+
+/** Shell-like words: quotes group, backslash escapes (for `$1`…). */
+export function splitArgs(args: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|((?:[^\s"'\\]|\\.)+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(args))) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2] !== undefined ? m[2] : m[3]!.replace(/\\(.)/g, "$1"));
+  return out;
+}
+
+/** The error ExpandEnv.file gives for a reference that names no file: it is left as text. */
+export const NO_SUCH_FILE = "no such file";
+
+const SHELL_LINE = /!`([^`\n]+)`/g;
+
+export async function expandCommand(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
+  const dir = cmd.path.slice(0, cmd.path.lastIndexOf("/")) || "/";
+  switch (cmd.format) {
+    case "claude":
+      return claude(cmd, args, env);
+    case "copilot":
+      return copilot(cmd, args, env, dir);
+    case "cline":
+    case "roo":
+      return withRest(cmd.body, args);
+  }
+}
+
+async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
+  const words = splitArgs(args);
+  let used = false;
+  let body = cmd.body.replace(/\$ARGUMENTS\b/g, () => ((used = true), args));
+  body = body.replace(/\$(\d+)/g, (_m, n: string) => {
+    used = true;
+    return words[Number(n) - 1] ?? "";
+  });
+  if (!used && args) body = `${body}\n\nARGUMENTS: ${args}`;
+  body = await replaceAsync(body, SHELL_LINE, (_m, command: string) => env.shell(command));
+  const files = await attach(body, /(?:^|\s)@([^\s`'"]+)/g, env, env.workspaceRoot);
+  return files.length ? `${body}\n\n${files.join("\n\n")}` : body;
+}
+
+async function copilot(cmd: CustomCommand, args: string, env: ExpandEnv, dir: string): Promise<string> {
+  const inputs = new Map<string, string>();
+  const rest: string[] = [];
+  for (const w of splitArgs(args)) {
+    const kv = /^([A-Za-z_][\w-]*)=([\s\S]*)$/.exec(w);
+    if (kv) inputs.set(kv[1]!, kv[2]!);
+    else rest.push(w);
+  }
+  const root = env.workspaceRoot;
+  let body = cmd.body.replace(/\$\{input:([A-Za-z_][\w-]*)(?::([^}]*))?\}/g, (_m, name: string, placeholder?: string) => {
+    const v = inputs.get(name);
+    if (v !== undefined) return v;
+    return `[${name}${placeholder ? `: ${placeholder}` : ""} — not given]`;
+  });
+  body = body.replace(/\$\{workspaceFolder\}/g, root).replace(/\$\{workspaceFolderBasename\}/g, root.slice(root.lastIndexOf("/") + 1));
+  const files = [
+    ...(await attach(body, /#file:([^\s`'")\]]+)/g, env, root)),
+    // Markdown links to files, relative to the prompt file (not URLs or anchors).
+    ...(await attach(body, /\[[^\]]*\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)\)/gi, env, dir)),
+  ];
+  const withFiles = files.length ? `${body}\n\n${files.join("\n\n")}` : body;
+  const leftover = args && inputs.size ? rest.join(" ") : args;
+  return withRest(withFiles, leftover);
+}
+
+function withRest(body: string, rest: string): string {
+  return rest.trim() ? `${body}\n\n${rest.trim()}` : body;
+}
+
+/** Each file a pattern references, attached once, as a block the model can tell from the prompt. */
+async function attach(body: string, re: RegExp, env: ExpandEnv, base: string): Promise<string[]> {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const m of body.matchAll(re)) {
+    const ref = m[1]!.replace(/[.,;:!?]+$/, "");
+    if (!ref || seen.has(ref)) continue;
+    seen.add(ref);
+    const r = await env.file(ref, base);
+    if ("error" in r) {
+      // `@name` that names no file is text (a handle, a decorator), not a reference.
+      if (r.error === NO_SUCH_FILE) continue;
+      out.push(`<file path="${ref}" error="${r.error.replace(/"/g, "'")}" />`);
+      continue;
+    }
+    out.push(`<file path="${r.path}">\n${r.text}\n</file>`);
+  }
+  return out;
+}
+
+async function replaceAsync(text: string, re: RegExp, fn: (match: string, ...groups: string[]) => Promise<string>): Promise<string> {
+  const parts: string[] = [];
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    parts.push(text.slice(last, m.index), await fn(m[0], ...(m.slice(1) as string[])));
+    last = m.index! + m[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts.join("");
+}

@@ -1,0 +1,208 @@
+/**
+ * Custom slash commands in a session: a message `/name args` naming a command is expanded before it
+ * is sent (prompt.expand), the same for the panel and the CLI. While the command's turn runs, its
+ * `allowed-tools` are allow rules of the permission engine (deny and ask rules still win) and its
+ * `model` answers, if the session's provider can make it. `!` shell lines run before sending,
+ * through the permission gate, the user's answer and the sandbox, as run_command does: a command
+ * that is denied or refused does not run, and the model is told so in its place.
+ */
+import type { Extension, ExtensionApi } from "../extensions/types";
+import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
+import { isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
+import { resolveTouches } from "../tools/touches";
+import { isReadOnly } from "../tools/types";
+import { expandCommand, NO_SUCH_FILE, parseInvocation } from "./expand";
+import { findCommand, originLabel } from "./loader";
+import type { CustomCommand, LoadedCommands } from "./types";
+
+export const CUSTOM_COMMANDS_EXTENSION = "custom-commands";
+
+/** Largest file an `@file` / `#file:` reference attaches. */
+export const MAX_ATTACHED_BYTES = 100 * 1024;
+
+export interface CustomCommandsOptions {
+  /** The commands (read again for each slash message, so a new file works without a restart). */
+  load(): Promise<LoadedCommands>;
+  /** The permission engine (PermissionGate.check), with the command's grants in the request. */
+  check(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
+  /** Asks the user about a `!` line the engine asks about (the host's approver). */
+  approver: Approver;
+  /**
+   * Switches the session's model for the command's turn (undefined: back to the session's own);
+   * resolves to why it could not (the provider does not know the model), or undefined when it did.
+   */
+  useModel?(model: string | undefined): Promise<string | undefined>;
+}
+
+interface Active {
+  command: CustomCommand;
+  grants: string[];
+}
+
+export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
+  return {
+    name: CUSTOM_COMMANDS_EXTENSION,
+    setup(api) {
+      let active: Active | undefined;
+      let shellCalls = 0;
+      const end = async () => {
+        const had = active;
+        active = undefined;
+        if (had?.command.model && opts.useModel) await opts.useModel(undefined);
+      };
+      api.onEvent((e) => {
+        if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) void end();
+      });
+
+      api.on("prompt.expand", async ({ text }) => {
+        await end();
+        const call = parseInvocation(text);
+        if (!call) return undefined;
+        const loaded = await opts.load();
+        const cmd = findCommand(loaded.commands, call.name);
+        if (!cmd) return undefined;
+        // A repository's own command cannot grant tools: its text and its grants would both be the
+        // repository's, and a repository may only restrict what Yoke does (the user's and plugins' may).
+        const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
+        active = { command: cmd, grants };
+        if (cmd.origin === "project" && cmd.allowedTools.length) {
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: `/${cmd.name} ${originLabel(cmd)}: allowed-tools (${cmd.allowedTools.join(", ")}) not applied: a repository's command may not grant tools; the permission rules decide (copy it to ~/.claude/commands to grant them)`,
+          });
+        }
+        const mode = api.session.mode;
+        const expanded = await expandCommand(cmd, call.args, {
+          workspaceRoot: api.session.services.fs.root,
+          shell: (command) => runShellLine(api, opts, cmd, command, grants, mode, `cmd-${++shellCalls}`),
+          file: (ref, base) => attachFile(api, opts, ref, base, grants, mode),
+        });
+        if (cmd.model && opts.useModel) {
+          const why = await opts.useModel(cmd.model);
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: why ? `/${cmd.name}: model ${cmd.model} not used: ${why}` : `/${cmd.name}: model ${cmd.model} for this turn`,
+          });
+        }
+        if (grants.length) {
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: `/${cmd.name} ${originLabel(cmd)}: allowed for this turn: ${grants.join(", ")}`,
+          });
+        }
+        return { text: expanded };
+      });
+
+      // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
+      api.on("tool.before", async ({ tool, args }) => {
+        const a = active;
+        if (!a?.grants.length) return undefined;
+        const readOnly = isReadOnly(tool.capabilities);
+        const base: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly, grants: a.grants };
+        const touched = await resolveTouches(tool, args, api.session.services.fs);
+        if (touched.some((t) => "error" in t)) return undefined;
+        const reqs = touched.length ? touched.map((t) => ({ ...base, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [base];
+        const ds = await Promise.all(reqs.map((r) => opts.check(r, api.session.mode)));
+        if (!ds.every((d) => d.decision === "allow")) return undefined;
+        const rule = ds.find((d) => d.rule)?.rule ?? null;
+        return {
+          decision: {
+            decision: "allow",
+            by: "extension",
+            rule,
+            reason: `allowed by /${a.command.name}'s allowed-tools${rule ? ` (${rule})` : ""}`,
+            ...(ds[0]!.confine ? { confine: ds[0]!.confine } : {}),
+          },
+        };
+      });
+    },
+  };
+}
+
+/** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */
+async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grants: string[], mode: PermissionMode, callId: string): Promise<string> {
+  const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
+  const tool = api.session.tools().find((t) => t.name === "run_command");
+  if (!tool) {
+    note(`/${cmd.name}: !\`${command}\` not run: this session cannot run commands`);
+    return `[The command \`${command}\` was not run: this session cannot run commands.]`;
+  }
+  const input = { command };
+  let d: PermissionDecision;
+  if (!api.session.trusted) d = { decision: "deny", by: "restricted", reason: "the workspace is in Restricted Mode", rule: null };
+  else
+    d = await opts
+      .check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode)
+      .catch((err: unknown) => ({ decision: "ask" as const, by: "mode" as const, rule: null, reason: `the permission check failed (${err instanceof Error ? err.message : String(err)})` }));
+  if (d.decision === "deny") {
+    note(`/${cmd.name}: !\`${command}\` denied: ${d.reason}`);
+    return `[The command \`${command}\` was not run: the permission rules deny it (${d.reason}).]`;
+  }
+  if (d.decision === "ask") {
+    const signal = new AbortController().signal;
+    const answer = await opts.approver
+      .ask(
+        {
+          callId,
+          tool: tool.name,
+          permission: tool.permission,
+          input: tool.hookInput(input),
+          reason: `/${cmd.name} runs this before it is sent. ${d.reason}`,
+          summary: `/${cmd.name}: ${command}`,
+          readOnly: false,
+        },
+        signal,
+      )
+      .catch((err: unknown) => ({ decision: "deny" as const, message: err instanceof Error ? err.message : String(err) }));
+    if (answer.decision !== "allow") {
+      note(`/${cmd.name}: !\`${command}\` refused by the user${answer.message ? `: ${answer.message}` : ""}`);
+      return `[The command \`${command}\` was not run: the user refused it${answer.message ? ` ("${answer.message}")` : ""}.]`;
+    }
+  }
+  note(`/${cmd.name}: !\`${command}\` run (${d.decision === "allow" ? `allowed: ${d.reason}` : "the user allowed it"})`);
+  const prepared = await tool
+    .run(input, {
+      ...api.session.services,
+      signal: new AbortController().signal,
+      sessionId: api.session.id,
+      callId,
+      readState: new Map(),
+      reviewMode: "auto",
+      ...(d.confine ? { confine: d.confine } : {}),
+      record: (event) => api.record(event),
+    })
+    .catch((err: unknown) => ({ text: err instanceof Error ? err.message : String(err), isError: true }));
+  return prepared.text.replace(/\s+$/, "");
+}
+
+/** An `@file` / `#file:` reference: a workspace file the Read rules let the model see. */
+async function attachFile(
+  api: ExtensionApi,
+  opts: CustomCommandsOptions,
+  ref: string,
+  base: string,
+  grants: string[],
+  mode: PermissionMode,
+): Promise<{ path: string; text: string } | { error: string }> {
+  const fs = api.session.services.fs;
+  const abs = normalizePath(isAbsolutePath(ref) ? ref : joinPath(base, ref));
+  const folders = fs.folders?.length ? fs.folders.map((f) => f.root) : [fs.root];
+  const root = folders.find((r) => isInside(r, abs));
+  if (!root) return { error: "outside the workspace, not attached" };
+  const st = await fs.stat(abs).catch(() => undefined);
+  if (!st || st.type !== "file") return { error: NO_SUCH_FILE };
+  const d = await opts.check({ tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false, grants }, mode).catch(() => undefined);
+  if (!d || d.decision !== "allow") return { error: `not attached: reading it ${d?.decision === "deny" ? "is denied" : "needs approval"}${d ? ` (${d.reason})` : ""}` };
+  if (st.size > MAX_ATTACHED_BYTES) return { error: `larger than ${MAX_ATTACHED_BYTES / 1024} KB, not attached; read it with read_file` };
+  const text = new TextDecoder().decode(await fs.readFile(abs));
+  return { path: relativePath(fs.root, abs).startsWith("..") ? abs : relativePath(fs.root, abs), text };
+}

@@ -1,0 +1,173 @@
+/**
+ * Reads custom slash commands from folders of command files, each in its own tool's format:
+ * - Claude Code `.claude/commands/**\/*.md` (and `~/.claude/commands`, plugins' `commands/`): the
+ *   name is the file name; a sub-folder is a namespace shown as `(project:frontend)`, and
+ *   `/frontend:component` names the command too. Frontmatter: description, argument-hint,
+ *   allowed-tools, model, disable-model-invocation.
+ * - Copilot `.github/prompts/*.prompt.md`: the name is `name` or the file name without `.prompt.md`;
+ *   frontmatter description, mode, model, tools, argument-hint.
+ * - Cline `.clinerules/workflows/*.md`: invoked as `/name.md` (as Cline does), and `/name`.
+ * - Roo Code `.roo/commands/*.md`: the file name; frontmatter description, argument-hint.
+ * Sources come highest priority first: a project command overrides a user command of the same name
+ * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
+ */
+import { parseFrontmatter, stringList } from "../guidance/frontmatter";
+import { joinPath } from "../paths";
+import type { CommandFiles, CommandFormat, CommandProblem, CommandSource, CustomCommand, LoadedCommands } from "./types";
+
+const MAX_FILES_PER_SOURCE = 500;
+const MAX_FILE_BYTES = 256 * 1024;
+
+/** Which files of a source are commands, and the name and namespace of each. */
+function commandName(format: CommandFormat, rel: string): { name: string; namespace?: string } | undefined {
+  const parts = rel.split("/");
+  const file = parts[parts.length - 1]!;
+  switch (format) {
+    case "claude": {
+      if (!file.endsWith(".md") || file === ".md") return undefined;
+      const ns = parts.slice(0, -1).join(":");
+      return { name: file.slice(0, -3), ...(ns ? { namespace: ns } : {}) };
+    }
+    case "copilot":
+      return file.endsWith(".prompt.md") && file !== ".prompt.md" ? { name: file.slice(0, -".prompt.md".length) } : undefined;
+    case "cline":
+    case "roo":
+      // Flat folders: only the top level holds commands.
+      return parts.length === 1 && file.endsWith(".md") && file !== ".md" ? { name: file.slice(0, -3) } : undefined;
+  }
+}
+
+function text(v: unknown): string | undefined {
+  if (typeof v === "string") return v.trim() || undefined;
+  if (typeof v === "number") return String(v);
+  return undefined;
+}
+
+function bool(v: unknown): boolean {
+  return v === true || v === "true";
+}
+
+/** One command file, or a problem. */
+export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem } {
+  const found = commandName(source.format, rel);
+  if (!found) return {};
+  const ns = [source.namespace, found.namespace].filter(Boolean).join(":");
+  const named = { name: found.name, ...(ns ? { namespace: ns } : {}) };
+  const path = joinPath(source.dir, rel);
+  const fm = parseFrontmatter(raw);
+  if (fm.problem) return { problem: { path, line: fm.problem.line, message: fm.problem.message } };
+  const d = fm.data;
+  let name = named.name;
+  const aliases: string[] = [];
+  if (source.format === "copilot" && text(d.name)) name = text(d.name)!.replace(/^\//, "");
+  if (source.format === "cline") {
+    aliases.push(name);
+    name = `${name}.md`;
+  }
+  if (named.namespace) aliases.push(`${named.namespace}:${name}`);
+  if (/\s/.test(name)) return { problem: { path, message: `the command name "${name}" has spaces, so it cannot be typed after /` } };
+  const allowed = source.format === "claude" ? stringList(d["allowed-tools"]) : [];
+  const tools = source.format === "copilot" ? stringList(d.tools) : [];
+  return {
+    command: {
+      name,
+      aliases,
+      format: source.format,
+      origin: source.origin,
+      ...(named.namespace ? { namespace: named.namespace } : {}),
+      path,
+      ...(text(d.description) ? { description: text(d.description) } : {}),
+      ...(text(d["argument-hint"]) ? { argumentHint: text(d["argument-hint"]) } : {}),
+      allowedTools: allowed.map((t) => t.trim()).filter(Boolean),
+      ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
+      disableModelInvocation: bool(d["disable-model-invocation"]),
+      ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
+      ...(tools.length ? { tools } : {}),
+      body: fm.body.replace(/^\n+/, "").replace(/\s+$/, ""),
+    },
+  };
+}
+
+/** Every command of these sources (highest priority first), with the problems found. */
+export async function loadCustomCommands(files: CommandFiles, sources: readonly CommandSource[]): Promise<LoadedCommands> {
+  const commands: CustomCommand[] = [];
+  const problems: CommandProblem[] = [];
+  for (const source of sources) {
+    let rels: string[];
+    try {
+      rels = (await files.list(source.dir)).sort();
+    } catch (err) {
+      problems.push({ path: source.dir, message: `cannot list the folder: ${err instanceof Error ? err.message : String(err)}` });
+      continue;
+    }
+    if (rels.length > MAX_FILES_PER_SOURCE) {
+      problems.push({ path: source.dir, message: `${rels.length} files; only the first ${MAX_FILES_PER_SOURCE} are read` });
+      rels = rels.slice(0, MAX_FILES_PER_SOURCE);
+    }
+    for (const rel of rels) {
+      if (!commandName(source.format, rel)) continue;
+      const path = joinPath(source.dir, rel);
+      const raw = await files.read(path).catch(() => undefined);
+      if (raw === undefined) {
+        problems.push({ path, message: "cannot be read" });
+        continue;
+      }
+      if (raw.length > MAX_FILE_BYTES) {
+        problems.push({ path, message: `larger than ${MAX_FILE_BYTES / 1024} KB; not used as a command` });
+        continue;
+      }
+      const r = parseCommandFile(source, rel, raw);
+      if (r.problem) problems.push(r.problem);
+      if (r.command) commands.push(r.command);
+    }
+  }
+  return { commands: settle(commands, problems), problems };
+}
+
+/**
+ * Who owns each name: the first command (highest priority source) keeps it; an alias never takes a command's name. The same format from a
+ * lower source is overridden silently (a project command over a user one, as Claude Code does);
+ * another format claiming the name is a problem.
+ */
+function settle(all: CustomCommand[], problems: CommandProblem[]): CustomCommand[] {
+  const owner = new Map<string, CustomCommand>();
+  const kept: CustomCommand[] = [];
+  for (const c of all) {
+    const first = owner.get(c.name);
+    if (first) {
+      if (first.format !== c.format) {
+        problems.push({ path: c.path, message: `/${c.name} is also defined by ${first.path} (${first.format}, ${first.origin}), which is used; rename one of them` });
+      } else if (first.origin === c.origin) {
+        // Two Claude commands of one source in different sub-folders: each keeps its namespaced name.
+        if (!c.aliases.length) problems.push({ path: c.path, message: `/${c.name} is also defined by ${first.path}, which is used` });
+        else {
+          const alias = c.aliases.find((a) => !owner.has(a));
+          if (alias) {
+            owner.set(alias, c);
+            kept.push({ ...c, name: alias, aliases: [] });
+            problems.push({ path: c.path, message: `/${c.name} is also defined by ${first.path}; this one runs as /${alias}` });
+          }
+        }
+      }
+      continue;
+    }
+    owner.set(c.name, c);
+    kept.push(c);
+  }
+  // Aliases (`/release` for Cline's `/release.md`, `/frontend:component`) only where no command has that name.
+  return kept.map((c) => {
+    const aliases = c.aliases.filter((a) => !owner.has(a));
+    for (const a of aliases) owner.set(a, c);
+    return { ...c, aliases };
+  });
+}
+
+/** The command a name runs (its name or an alias). */
+export function findCommand(commands: readonly CustomCommand[], name: string): CustomCommand | undefined {
+  return commands.find((c) => c.name === name) ?? commands.find((c) => c.aliases.includes(name));
+}
+
+/** How the composer and `/help`-style listings describe where a command comes from: `(project:frontend)`. */
+export function originLabel(c: CustomCommand): string {
+  return `(${c.origin}${c.namespace ? `:${c.namespace.replace(/:/g, "/")}` : ""})`;
+}

@@ -1,0 +1,65 @@
+/** Custom slash commands (issue 23): what a command file means, whichever tool's format it is in. */
+
+/** The tool whose format a folder of commands is in; each is read as its own tool reads it. */
+export type CommandFormat = "claude" | "copilot" | "cline" | "roo";
+
+/** One folder of command files. */
+export interface CommandSource {
+  /** Absolute folder, POSIX separators. */
+  dir: string;
+  format: CommandFormat;
+  /**
+   * Where it comes from, as shown next to the command ("project", "user", "plugin:NAME"). Claude
+   * Code: a project command overrides a user command of the same name, so sources are given
+   * highest priority first (the project's before the user's; plugins last).
+   */
+  origin: string;
+  /** A namespace for every command of the source (a plugin's name: `/plugin:command`). */
+  namespace?: string;
+}
+
+/** Reads command folders (Node: src/node/custom-commands.ts). */
+export interface CommandFiles {
+  /** Files under `dir` (recursive), as paths relative to it with `/` separators; [] when it does not exist. */
+  list(dir: string): Promise<string[]>;
+  read(path: string): Promise<string | undefined>;
+}
+
+export interface CustomCommand {
+  /** What the user types after `/` (Claude: the file name; Copilot: `name` or the file name; Cline: the file name with `.md`). */
+  name: string;
+  /** Other names that run it (a Claude command in a sub-folder: `frontend:component`; a Cline workflow without `.md`). */
+  aliases: string[];
+  format: CommandFormat;
+  origin: string;
+  /** Claude Code's sub-folder namespace (`frontend` for frontend/component.md), shown as `(project:frontend)`. */
+  namespace?: string;
+  /** Absolute file path. */
+  path: string;
+  description?: string;
+  argumentHint?: string;
+  /** Permission rules granted while the command's turn runs (Claude `allowed-tools`). */
+  allowedTools: string[];
+  /** The model for the command's turn (Claude `model`, Copilot `model`). */
+  model?: string;
+  /** Claude `disable-model-invocation`: the model may not run it itself (Yoke's model never runs commands; kept for the listing). */
+  disableModelInvocation: boolean;
+  /** Copilot `mode` (ask, edit, agent) and `tools`, for the listing. */
+  mode?: string;
+  tools?: string[];
+  /** The prompt text (after the frontmatter). */
+  body: string;
+}
+
+/** A file that could not be read as a command, or a name two commands claim. */
+export interface CommandProblem {
+  /** `path:line: message` style location. */
+  path: string;
+  line?: number;
+  message: string;
+}
+
+export interface LoadedCommands {
+  commands: CustomCommand[];
+  problems: CommandProblem[];
+}

@@ -1,0 +1,79 @@
+// Custom slash commands in code-server (issue 23): typing `/` in the panel's composer lists the
+// workspace's commands with their descriptions and argument hints; the one chosen from the keyboard,
+// with its argument, is expanded by the session, and the expansion is what reaches the model.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import type { RecordedRequest } from "../../src/demo/types";
+import { waitForAssistantText, waitForState } from "./support/yoke-panel";
+import { useYokeVscode } from "./support/yoke-vscode";
+
+const COMMAND = ["---", "description: Tell the tide of a day", "argument-hint: <day>", "---", "Give the high water of $1 from the tide table. TIDE-CMD-MARKER"].join("\n");
+
+const allText = (req: RecordedRequest) => JSON.stringify(req.body.messages);
+
+async function script(req: RecordedRequest): Promise<ScriptedTurn> {
+  // The second test's session carries the first one's messages: its own marker first.
+  if (allText(req).includes("STAMP-OUTPUT-77")) return { text: "The stamp line ran." };
+  if (allText(req).includes("Give the high water of Monday from the tide table. TIDE-CMD-MARKER")) return { text: "The tide command ran for Monday." };
+  return { text: "unexpected prompt" };
+}
+
+describe("custom slash commands in code-server", () => {
+  const vs = useYokeVscode({
+    name: "custom-commands",
+    model: { script },
+    eachTestStartsIdle: true,
+    files: { ".claude/commands/tide.md": COMMAND, ".claude/commands/other.md": "Another command.", ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`" },
+  });
+
+  it("/ lists the commands with description and hint; the chosen one with its argument is expanded for the model, the transcript shows what was typed", async () => {
+    const { llm } = vs;
+    const shot = vs.screenshots("custom-commands");
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    await vs.widenSideBar(560);
+    const input = frame.locator("[data-testid=prompt-input]");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.click();
+    await input.pressSequentially("/ti");
+    const item = frame.locator("[data-testid=mention-item]", { hasText: "/tide" });
+    await item.waitFor({ state: "visible", timeout: 30_000 });
+    expect(await item.textContent()).toContain("<day> — Tell the tide of a day — (project)");
+    expect(await frame.locator("[data-testid=mention-item]", { hasText: "/other" }).count()).toBe(0);
+    await shot("completion");
+    await input.press("Enter");
+    await expect.poll(() => input.inputValue()).toBe("/tide ");
+    await input.pressSequentially("Monday");
+    await input.press("Enter");
+    await waitForAssistantText(frame, "The tide command ran for Monday.");
+    await waitForState(frame, "done");
+    await frame.locator("[data-testid=message-user]", { hasText: "/tide Monday" }).waitFor({ timeout: 10_000 });
+    await shot("answered");
+    const req = llm.requests.find((r) => allText(r).includes("TIDE-CMD-MARKER"));
+    expect(req).toBeDefined();
+    expect(allText(req!)).not.toContain("$1");
+  });
+
+  it("a `!` line the engine asks about shows the permission card in the panel; Allow once runs it before the message is sent", async () => {
+    const { llm } = vs;
+    const shot = vs.screenshots("custom-commands-bang");
+    const frame = await vs.openPanel();
+    const input = frame.locator("[data-testid=prompt-input]");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.fill("/stamp");
+    await input.press("Enter");
+    const card = frame.locator("[data-testid=permission-card]");
+    await card.waitFor({ state: "visible", timeout: 30_000 });
+    expect(await card.textContent()).toContain("touch stamped-by-command.txt");
+    expect(existsSync(join(vs.workspace, "stamped-by-command.txt"))).toBe(false);
+    await shot("card");
+    await card.locator("[data-testid=allow-once]").click();
+    await waitForAssistantText(frame, "The stamp line ran.");
+    expect(existsSync(join(vs.workspace, "stamped-by-command.txt"))).toBe(true);
+    // The line's output took its place (not a "was not run" note, which would also name the marker).
+    expect(allText(llm.requests.at(-1)!)).toContain("Stamped: ");
+    expect(allText(llm.requests.at(-1)!)).not.toContain("was not run");
+  });
+});
