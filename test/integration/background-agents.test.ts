@@ -82,6 +82,7 @@ interface AgentView {
   lastMessage: string | null;
   usage: { inputTokens: number; outputTokens: number } | null;
   pid: number | null;
+  setup: { outcome: string; detail: string } | null;
 }
 
 async function agents(env: Env): Promise<AgentView[]> {
@@ -369,4 +370,103 @@ describe("background agents in worktrees", () => {
     expect(existsSync(join(env.home, ".local", "share", "yoke", "worktrees"))).toBe(false);
     expect(existsSync(join(env.home, ".yoke", "agents"))).toBe(false);
   }, 60_000);
+  it("--worktree runs in the foreground with the user's uncommitted work (--carry all), the configured ignored files and setup; checkpoints restore inside the worktree", async () => {
+    const env = setup({
+      ".gitignore": ".env\nnode_modules/\nsetup.out\n",
+      ".yoke/settings.json": JSON.stringify({ worktrees: { copy: [".env", "../outside"], link: ["node_modules"], setup: "echo setup-ran > setup.out" } }),
+    });
+    writeFileSync(join(env.ws, ".env"), "TOKEN=local\n");
+    mkdirSync(join(env.ws, "node_modules", "dep"), { recursive: true });
+    writeFileSync(join(env.ws, "node_modules", "dep", "index.js"), "module.exports = 1;\n");
+    // Uncommitted work: a changed tracked file (staged), and an untracked one.
+    writeFileSync(join(env.ws, "guide.md"), "# Demo (draft)\n\nA demo project.\n");
+    git(env.ws, "add", "guide.md");
+    writeFileSync(join(env.ws, "draft.txt"), "draft\n");
+    server = await startScriptedLlmServer({
+      script: (req): ScriptedTurn => {
+        const step = toolResults(req);
+        if (step === 0) return { toolCalls: [{ name: "read_file", input: { path: "draft.txt" } }] };
+        if (step === 1) return { toolCalls: [{ name: "write_file", input: { path: "made.txt", content: "made by the agent\n" } }] };
+        return { text: "Read the draft and made a file." };
+      },
+    });
+    const r = await cli(env, ["run", "--worktree", "--carry", "all", ...runArgs(env), "--json", "look at the draft"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { sessionId: string; status: string; text: string; sessionDir: string };
+    expect(doc).toMatchObject({ status: "done", text: "Read the draft and made a file." });
+    // The model read the carried untracked file in the worktree.
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("|draft");
+    const [view] = await agents(env);
+    expect(view!.state).toBe("finished");
+    const wt = view!.worktree;
+    expect(readFileSync(join(wt, "guide.md"), "utf8")).toBe("# Demo (draft)\n\nA demo project.\n");
+    expect(readFileSync(join(wt, ".env"), "utf8")).toBe("TOKEN=local\n");
+    expect(realpathSync(join(wt, "node_modules"))).toBe(join(env.ws, "node_modules"));
+    expect(r.stderr).toContain("worktrees: not placed: ../outside: ../outside: leaves the repository");
+    expect(readFileSync(join(wt, "setup.out"), "utf8")).toBe("setup-ran\n");
+    expect(view!.setup).toMatchObject({ outcome: "ran" });
+    // The carried changes and the agent's file are its change; ignored files are not.
+    expect(view!.changedFiles.map((f) => `${f.status} ${f.path}`).sort()).toEqual(["A draft.txt", "A made.txt", "M guide.md"]);
+    // The user's own index and tree are as they were.
+    expect(git(env.ws, "diff", "--cached", "--name-only").trim()).toBe("guide.md");
+    expect(existsSync(join(env.ws, "made.txt"))).toBe(false);
+    // Its session is in the workspace's store (yoke sessions lists it there).
+    const sessions = await cli(env, ["sessions", "--json", "--cwd", env.ws]);
+    expect((JSON.parse(sessions.stdout) as { sessions: Array<{ id: string }> }).sessions.map((s) => s.id)).toContain(doc.sessionId);
+    // Checkpoints: back to before the first turn, in the worktree only.
+    const restore = await cli(env, ["checkpoints", "restore", doc.sessionId, "0", "--files", "--cwd", env.ws]);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(existsSync(join(wt, "made.txt"))).toBe(false);
+    expect(readFileSync(join(wt, "draft.txt"), "utf8")).toBe("draft\n");
+    expect(readFileSync(join(env.ws, "draft.txt"), "utf8")).toBe("draft\n");
+
+    // In the default permission mode nobody can approve the setup command: it is skipped, and says why.
+    server.requests.length = 0;
+    const r2 = await cli(env, ["run", "--worktree", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", env.ws, "--json", "again"]);
+    expect(r2.code, r2.stderr).toBe(0);
+    const second = (await agents(env)).find((a) => a.id !== view!.id)!;
+    expect(second.setup).toMatchObject({ outcome: "skipped" });
+    expect(second.setup!.detail).toContain("a background agent cannot ask — add an allow rule such as Bash(echo setup-ran > setup.out)");
+    expect(existsSync(join(second.worktree, "setup.out"))).toBe(false);
+  }, 120_000);
+
+  it("queues agents beyond agents.maxConcurrent, and a note continues a finished agent in its worktree", async () => {
+    const env = setup();
+    mkdirSync(join(env.home, ".yoke"), { recursive: true });
+    writeFileSync(join(env.home, ".yoke", "settings.json"), JSON.stringify({ agents: { maxConcurrent: 1 } }));
+    server = await startScriptedLlmServer({
+      script: (req): ScriptedTurn => {
+        const text = convo(req);
+        if (text.includes("NOTE-2")) return toolResults(req) > 1 ? { text: "Noted and done." } : { toolCalls: [{ name: "write_file", input: { path: "second.txt", content: "after the note\n" } }] };
+        return toolResults(req) > 0 ? { text: "First pass done." } : { delayMs: 5000, toolCalls: [{ name: "write_file", input: { path: "first.txt", content: "first\n" } }] };
+      },
+    });
+    const a = await startBackground(env, "QUEUE one");
+    const b = await startBackground(env, "QUEUE two");
+    const seen = await waitFor(env, (l) => l.length === 2 && l.some((x) => x.state === "running") && l.some((x) => x.state === "queued"), "one running, one queued");
+    expect(seen.map((x) => x.state).sort()).toEqual(["queued", "running"]);
+    const done = await waitFor(env, (l) => l.length === 2 && l.every((x) => x.state === "finished"), "both finished");
+    // One after the other: the second session started after the first ended.
+    const spans = done
+      .map((v) => {
+        const log = sessionLog(env, v.sessionId!);
+        return { start: Date.parse(log.events[0]!.ts), end: Date.parse(log.events.at(-1)!.ts) };
+      })
+      .sort((x, y) => x.start - y.start);
+    expect(spans[1]!.start).toBeGreaterThanOrEqual(spans[0]!.end);
+
+    const note = await cli(env, ["agents", "note", a, "NOTE-2: also write second.txt", "--cwd", env.ws]);
+    expect(note.code, note.stderr).toBe(0);
+    const after = await waitFor(env, (l) => l.find((x) => x.id === a)?.state === "finished" && l.find((x) => x.id === a)?.lastMessage === "Noted and done.", "the note's turn");
+    const view = after.find((x) => x.id === a)!;
+    expect(readFileSync(join(view.worktree, "second.txt"), "utf8")).toBe("after the note\n");
+    expect(view.changedFiles.map((f) => f.path).sort()).toEqual(["first.txt", "second.txt"]);
+    // Same session, one more user message; attach prints the transcript.
+    const attach = await cli(env, ["agents", "attach", a, "--no-follow", "--cwd", env.ws]);
+    expect(attach.stdout).toContain("> QUEUE one");
+    expect(attach.stdout).toContain("> NOTE-2: also write second.txt");
+    expect(attach.stdout).toContain("Noted and done.");
+    expect(sessionLog(env, view.sessionId!).events.filter((e) => e.type === "user_message")).toHaveLength(2);
+    void b;
+  }, 120_000);
 });

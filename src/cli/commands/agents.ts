@@ -6,7 +6,7 @@
  * process group, whose session is kept in the original workspace's store: `yoke sessions`, the
  * panel and `yoke agents` see it. The hidden `yoke agents __run ID` is the agent's process.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
@@ -84,6 +84,7 @@ export async function startAgent(argv: string[], values: Record<string, unknown>
     branch: wt.branch,
     baseCommit: wt.baseCommit,
     carried: carry as AgentRecord["carried"],
+    placed: wt.placed,
     sessionDir: values["session-dir"] ? resolve(values["session-dir"] as string) : cliSessionDir(top),
     runArgs: passedArgs(values),
     trusted: trust.trusted,
@@ -162,6 +163,7 @@ async function workerCommand(argv: string[]): Promise<number> {
     const { runCommand, resumeCommand } = await import("./run");
     const where = ["--cwd", record.worktree, "--session-dir", record.sessionDir, ...(record.trusted ? ["--trust"] : []), ...(values.json ? ["--json"] : [])];
     const text = rest.join(" ").trim();
+    if (!values.resume && settings.setup && !record.setup) record = registry.update(id!, () => ({ setup: runSetup(record, settings.setup!) }));
     if (values.resume) {
       if (!record.sessionId) throw new Error(`agent ${id} has no session to continue yet`);
       code = await resumeCommand([record.sessionId, ...record.runArgs, ...where, ...(text ? [text] : [])]);
@@ -176,6 +178,36 @@ async function workerCommand(argv: string[]): Promise<number> {
     registry.update(id!, () => ({ phase: "ended", exitCode: code }));
   }
   return code;
+}
+
+/**
+ * `worktrees.setup` in a new worktree, before the session: only when the permission gate allows
+ * it as a run_command there (nobody can answer a question in the background: an "ask" skips it,
+ * saying which rule would allow it), and in the sandbox, as `yoke sandbox exec` runs commands.
+ */
+function runSetup(record: AgentRecord, command: string): NonNullable<AgentRecord["setup"]> {
+  const modeAt = record.runArgs.indexOf("--permission-mode");
+  const mode = modeAt >= 0 ? record.runArgs[modeAt + 1] : undefined;
+  const check = spawnSync(
+    process.execPath,
+    [cliEntry(), "permissions", "check", "--tool", "run_command", "--input", JSON.stringify({ command }), "--cwd", record.worktree, ...(mode ? ["--mode", mode] : []), "--json"],
+    { encoding: "utf8" },
+  );
+  let decision: { decision?: string; reason?: string } = {};
+  try {
+    decision = JSON.parse(check.stdout) as typeof decision;
+  } catch {
+    // reported below
+  }
+  if (decision.decision !== "allow") {
+    const detail = `not run: the permission rules ${decision.decision === "deny" ? "deny" : "do not allow"} it (${decision.reason ?? check.stderr.trim()}); a background agent cannot ask — add an allow rule such as Bash(${command}) to run it`;
+    process.stderr.write(`yoke: worktrees.setup ${detail}\n`);
+    return { command, outcome: "skipped", detail };
+  }
+  process.stderr.write(`yoke: worktrees.setup: ${command}\n`);
+  const run = spawnSync(process.execPath, [cliEntry(), "sandbox", "exec", "--cwd", record.worktree, "--timeout", "1800", "--", "bash", "-c", command], { stdio: ["ignore", "inherit", "inherit"] });
+  const ok = run.status === 0;
+  return { command, outcome: ok ? "ran" : "failed", detail: ok ? "exit status 0" : `exit status ${run.status ?? run.signal}` };
 }
 
 interface AgentView {
@@ -195,6 +227,8 @@ interface AgentView {
   merged: boolean;
   /** The agent's process while it is queued or running (the leader of its process group). */
   pid: number | null;
+  /** What worktrees.setup did. */
+  setup: AgentRecord["setup"] | null;
 }
 
 function sessionEvents(r: AgentRecord): SessionEvent[] {
@@ -208,7 +242,11 @@ async function viewOf(registry: AgentRegistry, r: AgentRecord): Promise<AgentVie
   const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
   const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
   const state = agentState(r, agentAlive(r));
-  const files = existsSync(r.worktree) ? await changedFiles(r.worktree, r.baseCommit).catch(() => []) : [];
+  const files = existsSync(r.worktree)
+    ? await worktreeTree(r.worktree, r.placed)
+        .then((tree) => changedFiles(r.worktree, r.baseCommit, tree))
+        .catch(() => [])
+    : [];
   return {
     id: r.id,
     task: r.task,
@@ -225,6 +263,7 @@ async function viewOf(registry: AgentRegistry, r: AgentRecord): Promise<AgentVie
     createdAt: r.createdAt,
     merged: Boolean(r.mergedAt),
     pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,
+    setup: r.setup ?? null,
   };
   void registry;
 }
@@ -311,7 +350,7 @@ async function stopCommand(argv: string[]): Promise<number> {
 
 async function diffCommand(argv: string[]): Promise<number> {
   const { values, record } = await target(argv, { patch: { type: "boolean" } });
-  const tree = await worktreeTree(record.worktree);
+  const tree = await worktreeTree(record.worktree, record.placed);
   if (values.patch) {
     process.stdout.write(await agentPatch(record.worktree, record.baseCommit, tree));
     return 0;
@@ -366,7 +405,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
   if (hunks && strategy === "merge") throw new UsageError("--hunks takes part of the change: it goes with --strategy apply");
   const state = registry.state(record);
   if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}: wait for it to finish or stop it (yoke agents stop ${record.id}) before merging`);
-  const t = { top, worktree: record.worktree, branch: record.branch, baseCommit: record.baseCommit, task: record.task, id: record.id };
+  const t = { top, worktree: record.worktree, branch: record.branch, baseCommit: record.baseCommit, task: record.task, id: record.id, placed: record.placed };
   const result = strategy === "merge" ? await mergeAgentBranch(t) : await applyAgentChange(t, hunks ? parseHunks(hunks) : undefined);
   if (values.json) printJson({ agentId: record.id, ...result });
   if (!result.ok) {

@@ -24,6 +24,8 @@ export interface AgentRecord {
   baseCommit: string;
   /** What of the user's uncommitted work was carried into the worktree. */
   carried: "none" | "tracked" | "all";
+  /** Paths worktrees.copy / .link placed in the worktree (not part of its change). */
+  placed?: string[];
   /** The session store (the original workspace's). */
   sessionDir: string;
   /** The session, once the agent's process created it. */

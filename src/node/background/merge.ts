@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
-import { changedFiles, worktreeTree } from "./worktree";
+import { addSpecs, changedFiles, worktreeTree } from "./worktree";
 
 export interface MergeTarget {
   /** The user's repository top level. */
@@ -27,6 +27,8 @@ export interface MergeTarget {
   /** For the commit message of `merge`. */
   task: string;
   id: string;
+  /** Paths copied or linked in (worktrees.copy/.link): not part of the change. */
+  placed?: readonly string[];
 }
 
 /** Which hunks to take: per path, the 1-based hunk numbers (as `yoke agents diff` prints them), or all of the file. */
@@ -82,7 +84,7 @@ function explain(path: string, base: string, user: string, agent: string): strin
 
 /** Applies the agent's change (or the selected hunks of it) to the user's working tree; writes nothing when anything conflicts. */
 export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergeResult> {
-  const tree = await worktreeTree(t.worktree);
+  const tree = await worktreeTree(t.worktree, t.placed);
   const files = await changedFiles(t.worktree, t.baseCommit, tree);
   const plan: Array<{ path: string; content: Buffer | null; mode?: string }> = [];
   const conflicts: Conflict[] = [];
@@ -155,7 +157,7 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
 
 /** Commits the agent's uncommitted work on its branch (so the branch is its whole change). */
 async function commitWorktree(t: MergeTarget): Promise<void> {
-  await gitOk(t.worktree, ["add", "-A", "--", "."]);
+  await gitOk(t.worktree, ["add", "-A", ...addSpecs(t.placed)]);
   const staged = await git(t.worktree, ["diff", "--cached", "--quiet"]);
   if (staged.code === 0) return;
   await gitOk(t.worktree, ["commit", "--quiet", "--no-verify", "-m", `yoke agent ${t.id}: ${t.task.split("\n")[0]!.slice(0, 72)}`], { env: await identityEnv(t.worktree) });

@@ -48,6 +48,8 @@ export interface CreatedWorktree {
   baseCommit: string;
   /** Paths of worktrees.copy / .link that were not there or were refused, with why. */
   skipped: string[];
+  /** The paths copied or linked in that git does not ignore (a link is not a folder to .gitignore's `dir/`): kept out of the agent's change. */
+  placed: string[];
 }
 
 export async function createAgentWorktree(o: CreateWorktreeOptions): Promise<CreatedWorktree> {
@@ -59,8 +61,11 @@ export async function createAgentWorktree(o: CreateWorktreeOptions): Promise<Cre
   await gitOk(top, ["worktree", "add", "--quiet", "-b", branch, worktree, head]);
   try {
     if (o.carry !== "none") await carryChanges(top, worktree, o.carry);
-    const skipped = placeIgnored(top, worktree, o.copy ?? [], o.link ?? []);
-    return { top, worktree, branch, baseCommit: head, skipped };
+    const { skipped, placed } = placeIgnored(top, worktree, o.copy ?? [], o.link ?? []);
+    // What git ignores needs no exclusion (and git add refuses to be told about it).
+    const notIgnored: string[] = [];
+    for (const p of placed) if ((await git(worktree, ["check-ignore", "-q", "--", p])).code !== 0) notIgnored.push(p);
+    return { top, worktree, branch, baseCommit: head, skipped, placed: notIgnored };
   } catch (err) {
     await removeAgentWorktree(top, worktree, branch).catch(() => undefined);
     throw err;
@@ -73,11 +78,15 @@ async function carryChanges(top: string, worktree: string, carry: "tracked" | "a
   if (carry === "tracked") {
     patch = await gitOk(top, ["diff", "--binary", "HEAD"]);
   } else {
-    // A private index, so the user's own index (what they staged) is never touched.
+    // A copy of the user's index (its stat data spares rehashing every file), so their own
+    // index (what they staged) is never touched.
     const dir = mkdtempSync(nodePath.join(tmpdir(), "yoke-carry-"));
     try {
       const env = { GIT_INDEX_FILE: nodePath.join(dir, "index") };
-      await gitOk(top, ["read-tree", "HEAD"], { env });
+      const own = nodePath.resolve(top, (await gitOk(top, ["rev-parse", "--git-path", "index"])).trim());
+      // Its own mtime kept: git's racy-clean check compares the files' times with the index's.
+      if (existsSync(own)) cpSync(own, env.GIT_INDEX_FILE, { preserveTimestamps: true });
+      else await gitOk(top, ["read-tree", "HEAD"], { env });
       await gitOk(top, ["add", "-A", "--", "."], { env });
       patch = await gitOk(top, ["diff", "--cached", "--binary", "HEAD"], { env });
     } finally {
@@ -88,8 +97,9 @@ async function carryChanges(top: string, worktree: string, carry: "tracked" | "a
 }
 
 /** Copies (or symlinks) the configured paths from the repository into the worktree; returns what was skipped. */
-function placeIgnored(top: string, worktree: string, copy: readonly string[], link: readonly string[]): string[] {
+function placeIgnored(top: string, worktree: string, copy: readonly string[], link: readonly string[]): { skipped: string[]; placed: string[] } {
   const skipped: string[] = [];
+  const placed: string[] = [];
   const realTop = realpathSync(top);
   for (const [list, how] of [
     [copy, "copy"],
@@ -120,24 +130,31 @@ function placeIgnored(top: string, worktree: string, copy: readonly string[], li
       mkdirSync(nodePath.dirname(to), { recursive: true });
       if (how === "copy") cpSync(real, to, { recursive: true, preserveTimestamps: true });
       else symlinkSync(real, to);
+      placed.push(checked.path);
     }
   }
-  return skipped;
+  return { skipped, placed };
+}
+
+/** `git add` pathspecs for the whole worktree but the placed paths. */
+export function addSpecs(exclude: readonly string[] = []): string[] {
+  return ["--", ".", ...exclude.map((p) => `:(exclude,literal)${p}`)];
 }
 
 /**
  * The worktree's whole state as a git tree (committed and uncommitted, untracked files too,
  * ignored ones not), written through a copy of its index: the agent's own index is not touched.
  */
-export async function worktreeTree(worktree: string): Promise<string> {
+export async function worktreeTree(worktree: string, exclude: readonly string[] = []): Promise<string> {
   const dir = mkdtempSync(nodePath.join(tmpdir(), "yoke-snap-"));
   try {
     const index = nodePath.join(dir, "index");
     const real = nodePath.resolve(worktree, (await gitOk(worktree, ["rev-parse", "--git-path", "index"])).trim());
-    if (existsSync(real)) cpSync(real, index);
+    // Its own mtime kept: git's racy-clean check compares the files' times with the index's.
+    if (existsSync(real)) cpSync(real, index, { preserveTimestamps: true });
     else await gitOk(worktree, ["read-tree", "HEAD"], { env: { GIT_INDEX_FILE: index } });
     const env = { GIT_INDEX_FILE: index };
-    await gitOk(worktree, ["add", "-A", "--", "."], { env });
+    await gitOk(worktree, ["add", "-A", ...addSpecs(exclude)], { env });
     return (await gitOk(worktree, ["write-tree"], { env })).trim();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -151,8 +168,8 @@ export interface ChangedFile {
   status: string;
 }
 
-export async function changedFiles(worktree: string, base: string, tree?: string): Promise<ChangedFile[]> {
-  const t = tree ?? (await worktreeTree(worktree));
+export async function changedFiles(worktree: string, base: string, tree: string): Promise<ChangedFile[]> {
+  const t = tree;
   const out = await gitOk(worktree, ["diff", "--no-renames", "--name-status", "-z", base, t]);
   const parts = out.split("\0").filter(Boolean);
   const files: ChangedFile[] = [];
@@ -161,8 +178,8 @@ export async function changedFiles(worktree: string, base: string, tree?: string
 }
 
 /** The agent's whole change as a unified diff (its branch's commits and its uncommitted work, against its base). */
-export async function agentPatch(worktree: string, base: string, tree?: string): Promise<string> {
-  const t = tree ?? (await worktreeTree(worktree));
+export async function agentPatch(worktree: string, base: string, tree: string): Promise<string> {
+  const t = tree;
   return gitOk(worktree, ["diff", "--no-renames", "--binary", base, t]);
 }
 
