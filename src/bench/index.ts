@@ -18,4 +18,5 @@ export function loadSections(register: (name: string, load: () => Promise<BenchF
   register("long-session", async () => (await import("./long-session")).bench);
   register("scale", async () => (await import("./scale")).bench);
   register("startup", async () => (await import("./startup")).bench);
+  register("agents", async () => (await import("./background-agents")).bench);
 }

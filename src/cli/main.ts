@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
   plugins: async () => (await import("./commands/plugins")).pluginsCommand,
   trust: async () => (await import("./commands/trust")).trustCommand,
+  agents: async () => (await import("./commands/agents")).agentsCommand,
   bench: async () => (await import("./commands/bench")).benchCommand,
   acp: async () => (await import("./commands/acp")).acpCommand,
 };
@@ -31,6 +32,12 @@ const USAGE = `yoke — a coding agent (VS Code extension and command line)
 Usage:
   yoke run [options] PROMPT            run the agent on a task in --cwd (default: .)
   yoke resume SESSION [options]        continue a session from its event log
+  yoke run --background|--worktree [--carry none|tracked|all] [options] PROMPT
+                    a background agent: its own git worktree and branch (--background: detached, prints its id)
+  yoke agents [list] [--cwd DIR] [--json]   background agents: task, state, spend, changed files, last message
+  yoke agents attach|stop|diff|discard ID   follow its transcript | stop its processes | its change (--patch) | remove worktree and branch
+  yoke agents merge ID [--strategy apply|merge] [--hunks PATH[:N,N…]]...   bring its change into your tree (refused on conflicts)
+  yoke agents note ID TEXT | resume ID      continue it in its worktree (with a note | after an interruption)
   yoke sessions [--session-dir DIR]    list sessions with their status (the panel's too)
   yoke fork SESSION [TURN]             a new session continuing a copy of SESSION (from TURN: files as they were then)
   yoke checkpoints list SESSION [--json]

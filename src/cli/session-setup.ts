@@ -12,6 +12,7 @@ import { parseLog } from "../core/session/session-log";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore, defaultSessionDir, describeHolder, legacyCliSessionDir, migrateLegacySessions, type FileSessionStore } from "../node/session-store";
+import { agentWorktreeOf } from "../node/background/paths";
 import { nodeServicesFor, sessionRecipe } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
 import { UsageError } from "./args";
@@ -67,6 +68,9 @@ export interface CliSessionFlags {
  * moved there the first time.
  */
 export function cliSessionDir(cwd: string): string {
+  // A background agent's worktree keeps its sessions in its workspace's store.
+  const agent = agentWorktreeOf(cwd);
+  if (agent) return agent.sessionDir;
   const dir = defaultSessionDir(cwd);
   const legacy = legacyCliSessionDir(cwd);
   const migrated = migrateLegacySessions(legacy, dir);

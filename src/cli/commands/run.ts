@@ -32,7 +32,16 @@ const options = {
   trust: { type: "boolean" },
   json: { type: "boolean" },
   "output-style": { type: "string" },
+  // Background agents (src/cli/commands/agents.ts): in a git worktree of its own, in the foreground or detached.
+  worktree: { type: "boolean" },
+  background: { type: "boolean" },
+  carry: { type: "string" },
 } as const;
+
+/** What a caller learns of the run as it goes (the background agents' worker records its session). */
+export interface RunHooks {
+  onSession?(id: string): void;
+}
 
 function flagsFrom(values: Record<string, string | boolean | string[] | undefined>): CliSessionFlags {
   const mode = values["permission-mode"] as string | undefined;
@@ -99,15 +108,18 @@ function trapSignals() {
 }
 type Signals = ReturnType<typeof trapSignals>;
 
-export async function runCommand(argv: string[]): Promise<number> {
+export async function runCommand(argv: string[], hooks: RunHooks = {}): Promise<number> {
   const { values, positionals } = parse(argv, options);
   const prompt = positionals.join(" ").trim();
   if (!prompt) throw new UsageError('a prompt is required: yoke run "what does this project do?"');
+  if (values.worktree || values.background) return (await import("./agents")).startAgent(argv, values, prompt);
+  if (values.carry !== undefined) throw new UsageError("--carry goes with --worktree or --background");
   const flags = flagsFrom(values);
   const signals = trapSignals();
   try {
     const setup = await buildCliSession(flags);
     const session = await AgentSession.create(setup.options);
+    hooks.onSession?.(session.id);
     return await drive(session, setup, flags, (s) => s.send(prompt), signals);
   } finally {
     signals.dispose();
@@ -116,6 +128,8 @@ export async function runCommand(argv: string[]): Promise<number> {
 
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, options);
+  if (values.worktree || values.background || values.carry !== undefined)
+    throw new UsageError("--worktree, --background and --carry start a new agent (yoke run); an agent continues with yoke agents note|resume");
   const [id, ...rest] = positionals;
   if (!id) throw new UsageError("a session id is required: yoke resume SESSION (see `yoke sessions`)");
   const flags = flagsFrom(values);

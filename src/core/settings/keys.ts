@@ -167,6 +167,26 @@ export const RULES: Record<string, KeyRule> = {
       maxTurns: { schema: intBetween(1, 500), tighten: "lower" },
     },
   },
+  worktrees: {
+    kind: "fields",
+    shape: '{"copy": [".env"], "link": ["node_modules"], "setup": "npm ci"}',
+    fields: {
+      // Background agents' worktrees (src/node/background): ignored files a task needs, copied or
+      // linked from the repository (paths inside it only), and a setup command, which runs only as
+      // the permission gate allows a run_command and in the sandbox.
+      copy: { schema: z.array(z.string()), tighten: "any" },
+      link: { schema: z.array(z.string()), tighten: "any" },
+      setup: { schema: z.string().check(z.trim(), z.minLength(1)), tighten: "any" },
+    },
+  },
+  agents: {
+    kind: "fields",
+    shape: '{"maxConcurrent": 3}',
+    fields: {
+      // Background agents running at once per workspace; the others wait in a queue.
+      maxConcurrent: { schema: intBetween(1, 16), tighten: "lower", default: 3 },
+    },
+  },
   edits: {
     kind: "fields",
     shape: '{"tool": "auto"}',
@@ -224,6 +244,8 @@ export interface MergedSettings {
   subagents: { maxDepth?: Valued<number>; maxConcurrent?: Valued<number>; maxTurns?: Valued<number> };
   edits: { tool?: Valued<"auto" | "edit_file" | "apply_patch"> };
   guidance: { maxTokens?: Valued<number>; firstRequestTokens?: Valued<number> };
+  worktrees: { copy?: Valued<string[]>; link?: Valued<string[]>; setup?: Valued<string> };
+  agents: { maxConcurrent?: Valued<number> };
   fallbackModels?: Valued<string[]>;
   architect?: Valued<unknown>;
   telemetry?: Valued<unknown>;
@@ -273,7 +295,7 @@ export function nestVscodeKeys(flat: Record<string, unknown>): Record<string, un
  * trusted) may only tighten, by the field's rule.
  */
 export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions): MergedSettings {
-  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, edits: {}, guidance: {}, vscode: {}, problems: [], invalid: new Set() };
+  const out: MergedSettings = { budgets: {}, compaction: {}, subagents: {}, edits: {}, guidance: {}, worktrees: {}, agents: {}, vscode: {}, problems: [], invalid: new Set() };
   const values = new Map<string, Valued<unknown>>();
   const problem = (layer: SettingsLayer, key: string | undefined, message: string, invalid = false) =>
     out.problems.push({
@@ -339,7 +361,7 @@ export function mergeLayers(layers: readonly SettingsLayer[], opts: MergeOptions
   const get = <T>(id: string) => values.get(id) as Valued<T> | undefined;
   for (const [key, rule] of Object.entries(RULES)) {
     if (rule.kind === "fields") {
-      const target = out[key as "budgets" | "compaction" | "subagents" | "edits" | "guidance"] as Record<string, Valued<unknown>>;
+      const target = out[key as "budgets" | "compaction" | "subagents" | "edits" | "guidance" | "worktrees" | "agents"] as Record<string, Valued<unknown>>;
       for (const field of Object.keys(rule.fields)) {
         const v = get(`${key}.${field}`);
         if (v) target[field] = v;

@@ -94,7 +94,7 @@ describe("the one settings reader", () => {
     expect(r.budgets.maxTurns).toBeUndefined();
     expect(r.invalid).toEqual(new Set(["budgets", "compaction", "subagents"]));
     expect(problemLines(r)).toEqual([
-      `${file}: budget: is not a setting Yoke knows; it is ignored (known: permissions, hooks, disableAllHooks, allowManagedHooksOnly, allowManagedPermissionRulesOnly, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, disabledMcpjsonServers, enabledPlugins, extraKnownMarketplaces, outputStyle, verification, budgets, compaction, subagents, edits, guidance, fallbackModels, architect, telemetry, sandbox)`,
+      `${file}: budget: is not a setting Yoke knows; it is ignored (known: permissions, hooks, disableAllHooks, allowManagedHooksOnly, allowManagedPermissionRulesOnly, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, disabledMcpjsonServers, enabledPlugins, extraKnownMarketplaces, outputStyle, verification, budgets, compaction, subagents, worktrees, agents, edits, guidance, fallbackModels, architect, telemetry, sandbox)`,
       `${file}: budgets.maxTurns: Too small: expected number to be >0 (got -1); it is ignored`,
       `${file}: budgets.maxMinutes: is not a setting Yoke knows; it is ignored (known: maxTurns, maxCostUsd, maxTimeS)`,
       `${file}: compaction: must be an object like {"threshold": 0.8, "strategy": "extractive"}; it is ignored`,

@@ -1,0 +1,496 @@
+/**
+ * Background agents (issue 24) on the command line:
+ *   yoke run --worktree|--background [--carry none|tracked|all] PROMPT   start one
+ *   yoke agents [list] | attach | stop | diff | merge | discard | note | resume
+ * An agent is a normal `yoke run` in its own git worktree (src/node/background), in its own
+ * process group, whose session is kept in the original workspace's store: `yoke sessions`, the
+ * panel and `yoke agents` see it. The hidden `yoke agents __run ID` is the agent's process.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
+import type { SessionEvent } from "../../core/events";
+import { summarizeSession } from "../../core/session/projection";
+import { parseLog } from "../../core/session/session-log";
+import { applyAgentChange, fileHunks, mergeAgentBranch, readBlob, type HunkSelection } from "../../node/background/merge";
+import { agentWorktreeOf } from "../../node/background/paths";
+import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess } from "../../node/background/registry";
+import { agentPatch, changedFiles, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
+import { readSettings } from "../../node/settings/reader";
+import { createFileSessionStore } from "../../node/session-store";
+import { parse, printJson, UsageError } from "../args";
+import { createConsoleRenderer } from "../render";
+import { cliSessionDir } from "../session-setup";
+import { decideTrust } from "../trust";
+
+const CARRY = ["none", "tracked", "all"] as const;
+
+/** The run options an agent's process gets again (everything but where and how it runs). */
+const NOT_PASSED = new Set(["worktree", "background", "carry", "cwd", "session-dir", "trust", "json"]);
+
+function passedArgs(values: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(values)) {
+    if (NOT_PASSED.has(k) || v === undefined || v === false) continue;
+    if (v === true) out.push(`--${k}`);
+    else for (const x of Array.isArray(v) ? v : [v]) out.push(`--${k}`, String(x));
+  }
+  return out;
+}
+
+/** The registry of the workspace `cwd` is in (an agent's own worktree counts as its workspace's). */
+async function workspaceOf(cwd: string): Promise<{ top: string; registry: AgentRegistry }> {
+  const inWorktree = agentWorktreeOf(cwd);
+  if (inWorktree) {
+    const registry = AgentRegistry.inDir(inWorktree.agentsDir);
+    const owner = registry.list().find((r) => resolve(r.worktree) === inWorktree.worktree);
+    if (owner) return { top: owner.workspace, registry };
+  }
+  const { top } = await repositoryOf(cwd);
+  return { top, registry: new AgentRegistry(top) };
+}
+
+async function agentSettings(top: string, trusted: boolean) {
+  const s = await readSettings({ cwd: top, trusted });
+  return {
+    copy: s.worktrees.copy?.value ?? [],
+    link: s.worktrees.link?.value ?? [],
+    setup: s.worktrees.setup?.value,
+    maxConcurrent: s.agents.maxConcurrent?.value ?? 3,
+  };
+}
+
+/** `yoke run --worktree|--background PROMPT`: the worktree, the record, and the agent's process. */
+export async function startAgent(argv: string[], values: Record<string, unknown>, prompt: string): Promise<number> {
+  const carry = (values.carry as string | undefined) ?? "none";
+  if (!(CARRY as readonly string[]).includes(carry)) throw new UsageError(`--carry must be one of ${CARRY.join(", ")} (got "${carry}")`);
+  const cwd = resolve((values.cwd as string | undefined) ?? ".");
+  if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
+  const { top } = await repositoryOf(cwd);
+  // The workspace's trust carries to its worktree (asked here, on the user's terminal, if need be).
+  const trust = await decideTrust({ folders: [top], flag: Boolean(values.trust) });
+  const settings = await agentSettings(top, trust.trusted);
+  const id = newAgentId();
+  const wt = await createAgentWorktree({ workspace: top, id, task: prompt, carry: carry as AgentRecord["carried"], copy: settings.copy, link: settings.link });
+  for (const s of wt.skipped) process.stderr.write(`yoke: worktrees: not placed: ${s}\n`);
+  const registry = new AgentRegistry(top);
+  const now = new Date().toISOString();
+  const record: AgentRecord = {
+    id,
+    task: prompt,
+    workspace: top,
+    worktree: wt.worktree,
+    branch: wt.branch,
+    baseCommit: wt.baseCommit,
+    carried: carry as AgentRecord["carried"],
+    placed: wt.placed,
+    sessionDir: values["session-dir"] ? resolve(values["session-dir"] as string) : cliSessionDir(top),
+    runArgs: passedArgs(values),
+    trusted: trust.trusted,
+    phase: "queued",
+    createdAt: now,
+    updatedAt: now,
+  };
+  registry.write(record);
+  if (values.background) {
+    const pid = spawnWorker(registry, id, [prompt], true);
+    registry.update(id, () => ({ pid }));
+    if (values.json) printJson({ agentId: id, worktree: wt.worktree, branch: wt.branch, baseCommit: wt.baseCommit, sessionDir: record.sessionDir });
+    else process.stdout.write(`${id}\n`);
+    process.stderr.write(`yoke: agent ${id} started in ${wt.worktree} (branch ${wt.branch}); yoke agents attach ${id} follows it\n`);
+    return 0;
+  }
+  // --worktree: the same process, in the foreground, on this terminal.
+  process.stderr.write(`yoke: agent ${id} in ${wt.worktree} (branch ${wt.branch})\n`);
+  void argv;
+  return foregroundWorker(registry, id, [prompt], Boolean(values.json));
+}
+
+const cliEntry = () => process.argv[1]!;
+
+/** Starts `yoke agents __run ID …` detached: its own process group, output to the agent's file. */
+function spawnWorker(registry: AgentRegistry, id: string, args: string[], detached: boolean): number {
+  const out = openSync(registry.outputPath(id), "a");
+  try {
+    const child = spawn(process.execPath, [cliEntry(), "agents", "__run", id, "--agents-dir", registry.dir, ...args], {
+      detached,
+      stdio: ["ignore", out, out],
+      env: { ...process.env, [AGENT_MARKER]: id },
+    });
+    child.unref();
+    return child.pid!;
+  } finally {
+    closeSync(out);
+  }
+}
+
+function foregroundWorker(registry: AgentRegistry, id: string, args: string[], json: boolean): Promise<number> {
+  const child = spawn(process.execPath, [cliEntry(), "agents", "__run", id, "--agents-dir", registry.dir, ...(json ? ["--json"] : []), ...args], {
+    stdio: "inherit",
+    env: { ...process.env, [AGENT_MARKER]: id },
+  });
+  registry.update(id, () => ({ pid: child.pid }));
+  // The terminal's Ctrl+C reaches the agent's process too (same group): it stops gracefully; this one waits for it.
+  const ignore = () => undefined;
+  process.on("SIGINT", ignore);
+  process.on("SIGTERM", () => child.kill("SIGTERM"));
+  return new Promise((res) => child.on("close", (code, signal) => res(code ?? (signal ? 128 + 15 : 1))));
+}
+
+/** The agent's process: waits for a slot, runs (or continues) its session in the worktree, records the end. */
+async function workerCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { "agents-dir": { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" } });
+  const [id, ...rest] = positionals;
+  const registry = AgentRegistry.inDir(values["agents-dir"]!);
+  let record = registry.update(id!, () => ({ pid: process.pid, phase: "queued", exitCode: undefined, stopped: undefined }));
+  const settings = await agentSettings(record.workspace, record.trusted);
+  let stopping = false;
+  const onTerm = () => {
+    stopping = true;
+  };
+  process.on("SIGTERM", onTerm);
+  const release = await registry.acquireSlot(id!, settings.maxConcurrent, () => process.stderr.write(`yoke: agent ${id} queued (agents.maxConcurrent ${settings.maxConcurrent})\n`));
+  process.off("SIGTERM", onTerm);
+  if (stopping) {
+    release();
+    registry.update(id!, () => ({ phase: "ended", exitCode: 143 }));
+    return 143;
+  }
+  let code = 1;
+  try {
+    record = registry.update(id!, () => ({ phase: "running" }));
+    const { runCommand, resumeCommand } = await import("./run");
+    const where = ["--cwd", record.worktree, "--session-dir", record.sessionDir, ...(record.trusted ? ["--trust"] : []), ...(values.json ? ["--json"] : [])];
+    const text = rest.join(" ").trim();
+    if (!values.resume && settings.setup && !record.setup) record = registry.update(id!, () => ({ setup: runSetup(record, settings.setup!) }));
+    if (values.resume) {
+      if (!record.sessionId) throw new Error(`agent ${id} has no session to continue yet`);
+      code = await resumeCommand([record.sessionId, ...record.runArgs, ...where, ...(text ? [text] : [])]);
+    } else {
+      code = await runCommand([...record.runArgs, ...where, text], { onSession: (sessionId) => registry.update(id!, () => ({ sessionId })) });
+    }
+  } catch (err) {
+    process.stderr.write(`yoke agent ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
+    code = 1;
+  } finally {
+    release();
+    registry.update(id!, () => ({ phase: "ended", exitCode: code }));
+  }
+  return code;
+}
+
+/**
+ * `worktrees.setup` in a new worktree, before the session: only when the permission gate allows
+ * it as a run_command there (nobody can answer a question in the background: an "ask" skips it,
+ * saying which rule would allow it), and in the sandbox, as `yoke sandbox exec` runs commands.
+ */
+function runSetup(record: AgentRecord, command: string): NonNullable<AgentRecord["setup"]> {
+  const modeAt = record.runArgs.indexOf("--permission-mode");
+  const mode = modeAt >= 0 ? record.runArgs[modeAt + 1] : undefined;
+  const check = spawnSync(
+    process.execPath,
+    [cliEntry(), "permissions", "check", "--tool", "run_command", "--input", JSON.stringify({ command }), "--cwd", record.worktree, ...(mode ? ["--mode", mode] : []), "--json"],
+    { encoding: "utf8" },
+  );
+  let decision: { decision?: string; reason?: string } = {};
+  try {
+    decision = JSON.parse(check.stdout) as typeof decision;
+  } catch {
+    // reported below
+  }
+  if (decision.decision !== "allow") {
+    const detail = `not run: the permission rules ${decision.decision === "deny" ? "deny" : "do not allow"} it (${decision.reason ?? check.stderr.trim()}); a background agent cannot ask — add an allow rule such as Bash(${command}) to run it`;
+    process.stderr.write(`yoke: worktrees.setup ${detail}\n`);
+    return { command, outcome: "skipped", detail };
+  }
+  process.stderr.write(`yoke: worktrees.setup: ${command}\n`);
+  const run = spawnSync(process.execPath, [cliEntry(), "sandbox", "exec", "--cwd", record.worktree, "--timeout", "1800", "--", "bash", "-c", command], { stdio: ["ignore", "inherit", "inherit"] });
+  const ok = run.status === 0;
+  return { command, outcome: ok ? "ran" : "failed", detail: ok ? "exit status 0" : `exit status ${run.status ?? run.signal}` };
+}
+
+interface AgentView {
+  id: string;
+  task: string;
+  state: AgentState;
+  resumable: boolean;
+  branch: string;
+  worktree: string;
+  baseCommit: string;
+  sessionId: string | null;
+  costUsd: number | null;
+  usage: { inputTokens: number; outputTokens: number } | null;
+  changedFiles: Array<{ path: string; status: string }>;
+  lastMessage: string | null;
+  createdAt: string;
+  merged: boolean;
+  /** The agent's process while it is queued or running (the leader of its process group). */
+  pid: number | null;
+  /** What worktrees.setup did. */
+  setup: AgentRecord["setup"] | null;
+}
+
+function sessionEvents(r: AgentRecord): SessionEvent[] {
+  if (!r.sessionId) return [];
+  const store = createFileSessionStore(r.sessionDir, { readOnly: true });
+  return store.exists(r.sessionId) ? parseLog(store.read(r.sessionId)).events : [];
+}
+
+async function viewOf(registry: AgentRegistry, r: AgentRecord): Promise<AgentView> {
+  const events = sessionEvents(r);
+  const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
+  const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
+  const state = agentState(r, agentAlive(r));
+  const files = existsSync(r.worktree)
+    ? await worktreeTree(r.worktree, r.placed)
+        .then((tree) => changedFiles(r.worktree, r.baseCommit, tree))
+        .catch(() => [])
+    : [];
+  return {
+    id: r.id,
+    task: r.task,
+    state,
+    resumable: state === "interrupted" && !!r.sessionId,
+    branch: r.branch,
+    worktree: r.worktree,
+    baseCommit: r.baseCommit,
+    sessionId: r.sessionId ?? null,
+    costUsd: summary?.costUsd ?? null,
+    usage: summary ? { inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens } : null,
+    changedFiles: files,
+    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+    createdAt: r.createdAt,
+    merged: Boolean(r.mergedAt),
+    pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,
+    setup: r.setup ?? null,
+  };
+  void registry;
+}
+
+const common = { cwd: { type: "string" }, json: { type: "boolean" } } as const;
+
+async function listCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, common, false);
+  const { top, registry } = await workspaceOf(resolve(values.cwd ?? "."));
+  const views = await Promise.all(registry.list().map((r) => viewOf(registry, r)));
+  if (values.json) {
+    printJson({ workspace: top, agents: views });
+    return 0;
+  }
+  if (!views.length) {
+    process.stdout.write(`no background agents in ${top} (yoke run --background PROMPT starts one)\n`);
+    return 0;
+  }
+  for (const v of views) {
+    const spend = v.costUsd === null ? (v.usage ? `${v.usage.inputTokens + v.usage.outputTokens} tok` : "-") : `$${v.costUsd.toFixed(4)}`;
+    const state = v.resumable ? "interrupted (resumable)" : v.state;
+    process.stdout.write(`${v.id}  ${state.padEnd(11)}  ${spend.padEnd(9)}  ${v.changedFiles.length} file(s)  ${v.task.replace(/\s+/g, " ").slice(0, 60)}\n`);
+    if (v.changedFiles.length) process.stdout.write(`    changed: ${v.changedFiles.map((f) => `${f.status} ${f.path}`).join(", ")}\n`);
+    if (v.lastMessage) process.stdout.write(`    last: ${v.lastMessage.replace(/\s+/g, " ").slice(0, 100)}\n`);
+    if (v.resumable) process.stdout.write(`    continue it: yoke agents resume ${v.id}\n`);
+  }
+  return 0;
+}
+
+async function target(argv: string[], extra: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {}) {
+  const { values, positionals } = parse(argv, { ...common, ...extra });
+  const [id, ...rest] = positionals;
+  if (!id) throw new UsageError("an agent id is required (see yoke agents)");
+  const { top, registry } = await workspaceOf(resolve((values.cwd as string | undefined) ?? "."));
+  const record = registry.get(id);
+  return { values: values as Record<string, unknown>, rest, top, registry, record };
+}
+
+/** Prints the transcript; while the agent runs, follows it as it grows. */
+async function attachCommand(argv: string[]): Promise<number> {
+  const { values, registry, record } = await target(argv, { "no-follow": { type: "boolean" } });
+  const renderer = createConsoleRenderer(process.stdout, process.stderr);
+  let printed = 0;
+  const print = (r: AgentRecord) => {
+    const events = sessionEvents(r);
+    for (const e of events.slice(printed)) {
+      if (values.json) process.stdout.write(JSON.stringify(e) + "\n");
+      else {
+        if (e.type === "user_message") process.stdout.write(`\n> ${e.text}\n`);
+        if (e.type === "assistant_message" && e.text) process.stdout.write(e.text.endsWith("\n") ? e.text : e.text + "\n");
+        renderer.event(e);
+      }
+    }
+    printed = events.length;
+  };
+  let r = record;
+  for (;;) {
+    print(r);
+    if (values["no-follow"] || !agentAlive(r)) break;
+    await new Promise((res) => setTimeout(res, 200));
+    r = registry.get(r.id);
+  }
+  print(registry.get(r.id));
+  const state = agentState(registry.get(r.id), agentAlive(r));
+  if (!values.json) process.stderr.write(`yoke: agent ${r.id} ${state}\n`);
+  return 0;
+}
+
+async function stopCommand(argv: string[]): Promise<number> {
+  const { values, registry, record } = await target(argv);
+  registry.update(record.id, () => ({ stopped: true }));
+  const left = await stopAgentProcess(record);
+  if (left.length) {
+    process.stderr.write(`yoke agents stop: processes still alive: ${left.join(", ")}\n`);
+    return 1;
+  }
+  // A process killed before it could record its end.
+  const after = registry.get(record.id);
+  if (after.phase !== "ended") registry.update(record.id, () => ({ phase: "ended", exitCode: 143 }));
+  if (values.json) printJson({ agentId: record.id, state: "stopped" });
+  else process.stdout.write(`stopped agent ${record.id}; its worktree ${record.worktree} stays (yoke agents diff|merge|discard ${record.id})\n`);
+  return 0;
+}
+
+async function diffCommand(argv: string[]): Promise<number> {
+  const { values, record } = await target(argv, { patch: { type: "boolean" } });
+  const tree = await worktreeTree(record.worktree, record.placed);
+  if (values.patch) {
+    process.stdout.write(await agentPatch(record.worktree, record.baseCommit, tree));
+    return 0;
+  }
+  const files = await changedFiles(record.worktree, record.baseCommit, tree);
+  const out = [];
+  for (const f of files) {
+    const base = await readBlob(record.worktree, record.baseCommit, f.path);
+    const agent = await readBlob(record.worktree, tree, f.path);
+    const binary = [base, agent].some((b) => b !== null && b.subarray(0, 8000).includes(0));
+    out.push({ ...f, binary, hunks: binary ? [] : fileHunks(base, agent) });
+  }
+  if (values.json) {
+    printJson({ agentId: record.id, branch: record.branch, baseCommit: record.baseCommit, files: out });
+    return 0;
+  }
+  if (!out.length) process.stdout.write(`agent ${record.id} changed nothing (against ${record.baseCommit.slice(0, 12)})\n`);
+  for (const f of out) {
+    process.stdout.write(`${f.status} ${f.path}${f.binary ? " (binary)" : ""}\n`);
+    for (const h of f.hunks) {
+      // Unified-diff ranges; `path:N` is what --hunks takes.
+      process.stdout.write(`@@ ${f.path}:${h.index} -${h.beforeStart + 1},${h.beforeLines.length} +${h.afterStart + 1},${h.afterLines.length} @@\n`);
+      for (const l of h.beforeLines) process.stdout.write(`-${l.endsWith("\n") ? l : l + "\n"}`);
+      for (const l of h.afterLines) process.stdout.write(`+${l.endsWith("\n") ? l : l + "\n"}`);
+    }
+  }
+  return 0;
+}
+
+function parseHunks(specs: string[]): HunkSelection {
+  const sel: HunkSelection = new Map();
+  for (const spec of specs) {
+    const m = /^(.*):(\d+(?:,\d+)*)$/.exec(spec);
+    const path = m ? m[1]! : spec;
+    if (!m) {
+      sel.set(path, "all");
+      continue;
+    }
+    const prev = sel.get(path);
+    const set = prev instanceof Set ? prev : new Set<number>();
+    for (const n of m[2]!.split(",")) set.add(Number(n));
+    if (prev !== "all") sel.set(path, set);
+  }
+  return sel;
+}
+
+async function mergeCommand(argv: string[]): Promise<number> {
+  const { values, top, registry, record } = await target(argv, { strategy: { type: "string" }, hunks: { type: "string", multiple: true } });
+  const strategy = (values.strategy as string | undefined) ?? "apply";
+  if (strategy !== "apply" && strategy !== "merge") throw new UsageError(`--strategy must be apply or merge (got "${strategy}")`);
+  const hunks = values.hunks as string[] | undefined;
+  if (hunks && strategy === "merge") throw new UsageError("--hunks takes part of the change: it goes with --strategy apply");
+  const state = registry.state(record);
+  if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}: wait for it to finish or stop it (yoke agents stop ${record.id}) before merging`);
+  const t = { top, worktree: record.worktree, branch: record.branch, baseCommit: record.baseCommit, task: record.task, id: record.id, placed: record.placed };
+  const result = strategy === "merge" ? await mergeAgentBranch(t) : await applyAgentChange(t, hunks ? parseHunks(hunks) : undefined);
+  if (values.json) printJson({ agentId: record.id, ...result });
+  if (!result.ok) {
+    const lines = [`yoke agents merge: ${result.reason}`, ...result.conflicts.map((c) => `  ${c.path}: ${c.detail}`)];
+    process.stderr.write(lines.join("\n") + "\n");
+    return 1;
+  }
+  registry.update(record.id, () => ({ mergedAt: new Date().toISOString() }));
+  if (!values.json) {
+    process.stdout.write(
+      result.files.length
+        ? `merged agent ${record.id} (${result.strategy}): ${result.files.join(", ")}\nyoke agents discard ${record.id} removes its worktree and branch\n`
+        : `nothing to merge: your tree already has agent ${record.id}'s change\n`,
+    );
+  }
+  return 0;
+}
+
+async function discardCommand(argv: string[]): Promise<number> {
+  const { values, top, registry, record } = await target(argv);
+  if (agentAlive(record)) {
+    registry.update(record.id, () => ({ stopped: true }));
+    const left = await stopAgentProcess(record);
+    if (left.length) throw new Error(`agent ${record.id}'s processes ${left.join(", ")} would not stop; its worktree is kept`);
+  }
+  await removeAgentWorktree(top, record.worktree, record.branch);
+  registry.remove(record.id);
+  if (values.json) printJson({ agentId: record.id, discarded: true, sessionId: record.sessionId ?? null });
+  else
+    process.stdout.write(
+      `discarded agent ${record.id}: worktree ${record.worktree} and branch ${record.branch} removed${record.sessionId ? ` (its transcript stays: session ${record.sessionId})` : ""}\n`,
+    );
+  return 0;
+}
+
+/** `note ID TEXT` (continue with a message) and `resume ID` (continue an interrupted one): in the background again. */
+async function continueCommand(argv: string[], needsText: boolean): Promise<number> {
+  const { values, rest, registry, record } = await target(argv);
+  const text = rest.join(" ").trim();
+  if (needsText && !text) throw new UsageError("a note is required: yoke agents note ID TEXT");
+  const state = registry.state(record);
+  if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}; send the note once it has finished (or stop it first)`);
+  if (!record.sessionId) throw new Error(`agent ${record.id} never started its session; discard it and start it again`);
+  if (!existsSync(record.worktree)) throw new Error(`agent ${record.id}'s worktree ${record.worktree} is gone`);
+  registry.update(record.id, () => ({ phase: "queued", stopped: undefined, exitCode: undefined }));
+  const pid = spawnWorker(registry, record.id, ["--resume", ...(text ? [text] : [])], true);
+  registry.update(record.id, () => ({ pid }));
+  if (values.json) printJson({ agentId: record.id, sessionId: record.sessionId, pid });
+  else process.stdout.write(`agent ${record.id} continues in ${record.worktree} (yoke agents attach ${record.id})\n`);
+  return 0;
+}
+
+export async function agentsCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case undefined:
+    case "list":
+      return listCommand(rest);
+    case "attach":
+      return attachCommand(rest);
+    case "stop":
+      return stopCommand(rest);
+    case "diff":
+      return diffCommand(rest);
+    case "merge":
+      return mergeCommand(rest);
+    case "discard":
+      return discardCommand(rest);
+    case "note":
+      return continueCommand(rest, true);
+    case "resume":
+      return continueCommand(rest, false);
+    case "__run":
+      return workerCommand(rest);
+    default:
+      if (sub.startsWith("-")) return listCommand(argv);
+      throw new UsageError(`unknown subcommand "${sub}": list, attach, stop, diff, merge, discard, note, resume`);
+  }
+}
+
+/** The agent's worker output (errors before its session existed), for `yoke agents list --json` readers and tests. */
+export function workerOutput(registry: AgentRegistry, id: string): string {
+  try {
+    return readFileSync(registry.outputPath(id), "utf8");
+  } catch {
+    return "";
+  }
+}

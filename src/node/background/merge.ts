@@ -1,0 +1,209 @@
+/**
+ * Merging a background agent's change back into the user's tree, never overwriting their work.
+ *
+ * `apply` (the default): for every file the agent changed, a three-way merge by git
+ * (`git merge-file`) of the user's file as it is now (their commits and uncommitted edits), the
+ * agent's base, and the agent's version (only the accepted hunks, when some were chosen). Every
+ * file is checked first; when any of them conflicts — the user changed the same lines — nothing
+ * is written and the refusal names the files and lines.
+ *
+ * `merge`: the agent's work is committed on its branch and the branch is merged with `git merge`,
+ * after `git merge-tree` showed it merges cleanly and no file it touches has uncommitted changes.
+ */
+import { execFile } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as nodePath from "node:path";
+import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
+import { git, gitOk } from "./git";
+import { addSpecs, changedFiles, worktreeTree } from "./worktree";
+
+export interface MergeTarget {
+  /** The user's repository top level. */
+  top: string;
+  worktree: string;
+  branch: string;
+  baseCommit: string;
+  /** For the commit message of `merge`. */
+  task: string;
+  id: string;
+  /** Paths copied or linked in (worktrees.copy/.link): not part of the change. */
+  placed?: readonly string[];
+}
+
+/** Which hunks to take: per path, the 1-based hunk numbers (as `yoke agents diff` prints them), or all of the file. */
+export type HunkSelection = Map<string, "all" | Set<number>>;
+
+export interface Conflict {
+  path: string;
+  /** For people: which lines, whose. */
+  detail: string;
+}
+
+export type MergeResult = { ok: true; files: string[]; strategy: "apply" | "merge" } | { ok: false; conflicts: Conflict[]; reason: string };
+
+async function blob(cwd: string, rev: string, path: string): Promise<Buffer | null> {
+  const r = await git(cwd, ["cat-file", "-e", `${rev}:${path}`]);
+  if (r.code !== 0) return null;
+  return new Promise((resolve, reject) => {
+    execFile("git", ["cat-file", "blob", `${rev}:${path}`], { cwd, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+async function modeOf(cwd: string, rev: string, path: string): Promise<string | undefined> {
+  const out = await git(cwd, ["ls-tree", rev, "--", path]);
+  return out.stdout.split(" ")[0] || undefined;
+}
+
+const isBinary = (b: Buffer | null) => b !== null && b.subarray(0, 8000).includes(0);
+const same = (a: Buffer | null, b: Buffer | null) => (a === null ? b === null : b !== null && a.equals(b));
+
+/** The hunks the agent's file has against its base (the numbering `yoke agents diff` prints). */
+export function fileHunks(base: Buffer | null, agent: Buffer | null): Hunk[] {
+  return computeHunks(base === null ? null : base.toString("utf8"), agent === null ? "" : agent.toString("utf8"));
+}
+
+const span = (start: number, count: number) => (count === 0 ? `after line ${start}` : count === 1 ? `line ${start + 1}` : `lines ${start + 1}–${start + count}`);
+
+/** Which of the user's edits and the agent's touch the same original lines: the explanation of a conflict. */
+function explain(path: string, base: string, user: string, agent: string): string {
+  const mine = computeHunks(base, user, 0);
+  const theirs = computeHunks(base, agent, 0);
+  const parts: string[] = [];
+  for (const u of mine) {
+    for (const a of theirs) {
+      const uEnd = u.beforeStart + Math.max(u.beforeLines.length, 1);
+      const aEnd = a.beforeStart + Math.max(a.beforeLines.length, 1);
+      if (u.beforeStart < aEnd && a.beforeStart < uEnd) {
+        parts.push(`your ${span(u.afterStart, u.afterLines.length)} and the agent's ${span(a.afterStart, a.afterLines.length)} both change the original ${span(a.beforeStart, a.beforeLines.length)}`);
+      }
+    }
+  }
+  return parts.length ? parts.join("; ") : "your edits and the agent's touch neighbouring lines, which git cannot merge";
+}
+
+/** Applies the agent's change (or the selected hunks of it) to the user's working tree; writes nothing when anything conflicts. */
+export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergeResult> {
+  const tree = await worktreeTree(t.worktree, t.placed);
+  const files = await changedFiles(t.worktree, t.baseCommit, tree);
+  const plan: Array<{ path: string; content: Buffer | null; mode?: string }> = [];
+  const conflicts: Conflict[] = [];
+  const unknown = new Set(select ? [...select.keys()] : []);
+  const tmp = mkdtempSync(nodePath.join(tmpdir(), "yoke-merge-"));
+  try {
+    for (const f of files) {
+      unknown.delete(f.path);
+      const choice = select ? select.get(f.path) : "all";
+      if (!choice) continue;
+      const base = await blob(t.worktree, t.baseCommit, f.path);
+      let agent = await blob(t.worktree, tree, f.path);
+      if (choice !== "all") {
+        if (isBinary(base) || isBinary(agent)) throw new Error(`${f.path} is binary: take it whole (--hunks ${f.path}) or leave it out`);
+        const hunks = fileHunks(base, agent);
+        for (const n of choice) if (n < 1 || n > hunks.length) throw new Error(`${f.path} has ${hunks.length} hunk(s); there is no hunk ${n}`);
+        const text = applyHunks(
+          base === null ? null : base.toString("utf8"),
+          hunks,
+          hunks.map((h) => (choice.has(h.index) ? "accepted" : "rejected")),
+        );
+        agent = agent === null && choice.size === hunks.length ? null : Buffer.from(text, "utf8");
+      }
+      const userPath = nodePath.join(t.top, f.path);
+      const user = existsSync(userPath) ? readFileSync(userPath) : null;
+      const mode = await modeOf(t.worktree, tree, f.path);
+      if (same(user, agent)) continue;
+      if (same(user, base)) {
+        plan.push({ path: f.path, content: agent, mode });
+        continue;
+      }
+      // Both changed the file.
+      if (user === null || agent === null || base === null || isBinary(user) || isBinary(agent) || isBinary(base)) {
+        const what = user === null ? "you deleted it" : agent === null ? "the agent deleted it" : base === null ? "you and the agent both created it" : "a binary file you both changed";
+        conflicts.push({ path: f.path, detail: `${what}, and the two versions differ` });
+        continue;
+      }
+      const [pu, pb, pa] = ["user", "base", "agent"].map((n) => nodePath.join(tmp, n));
+      writeFileSync(pu!, user);
+      writeFileSync(pb!, base);
+      writeFileSync(pa!, agent);
+      const r = await git(tmp, ["merge-file", "-p", "-L", "yours", "-L", "base", "-L", "agent", pu!, pb!, pa!]);
+      if (r.code === 0) plan.push({ path: f.path, content: Buffer.from(r.stdout, "utf8"), mode });
+      else if (r.code > 0 && r.code < 128) conflicts.push({ path: f.path, detail: explain(f.path, base.toString("utf8"), user.toString("utf8"), agent.toString("utf8")) });
+      else throw new Error(`git merge-file failed on ${f.path}: ${r.stderr.trim()}`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  if (unknown.size) throw new Error(`the agent did not change ${[...unknown].join(", ")} (see yoke agents diff)`);
+  if (conflicts.length) {
+    return {
+      ok: false,
+      conflicts,
+      reason: `not merged: you changed the same lines as the agent in ${conflicts.length} file(s); nothing was written. Resolve by hand (yoke agents diff shows the agent's change), take other hunks only (--hunks), or send the agent a note.`,
+    };
+  }
+  for (const p of plan) {
+    const dest = nodePath.join(t.top, p.path);
+    if (p.content === null) {
+      if (existsSync(dest)) unlinkSync(dest);
+      continue;
+    }
+    mkdirSync(nodePath.dirname(dest), { recursive: true });
+    writeFileSync(dest, p.content);
+    if (p.mode === "100755") chmodSync(dest, 0o755);
+  }
+  return { ok: true, files: plan.map((p) => p.path), strategy: "apply" };
+}
+
+/** Commits the agent's uncommitted work on its branch (so the branch is its whole change). */
+async function commitWorktree(t: MergeTarget): Promise<void> {
+  await gitOk(t.worktree, ["add", "-A", ...addSpecs(t.placed)]);
+  const staged = await git(t.worktree, ["diff", "--cached", "--quiet"]);
+  if (staged.code === 0) return;
+  await gitOk(t.worktree, ["commit", "--quiet", "--no-verify", "-m", `yoke agent ${t.id}: ${t.task.split("\n")[0]!.slice(0, 72)}`], { env: await identityEnv(t.worktree) });
+}
+
+/** The user's git identity when set; else Yoke's, for the commits Yoke makes. */
+async function identityEnv(cwd: string): Promise<Record<string, string>> {
+  const name = (await git(cwd, ["config", "user.name"])).stdout.trim();
+  const email = (await git(cwd, ["config", "user.email"])).stdout.trim();
+  return {
+    ...(name ? {} : { GIT_AUTHOR_NAME: "Yoke", GIT_COMMITTER_NAME: "Yoke" }),
+    ...(email ? {} : { GIT_AUTHOR_EMAIL: "yoke@localhost", GIT_COMMITTER_EMAIL: "yoke@localhost" }),
+  };
+}
+
+/** Merges the agent's branch into the user's current branch with git merge, when it merges cleanly and touches no uncommitted file. */
+export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
+  await commitWorktree(t);
+  const touched = (await gitOk(t.top, ["diff", "--name-only", "-z", `HEAD...${t.branch}`])).split("\0").filter(Boolean);
+  const dirty = new Set(
+    (await gitOk(t.top, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]))
+      .split("\0")
+      .filter(Boolean)
+      .map((l) => l.slice(3)),
+  );
+  const blocked = touched.filter((p) => dirty.has(p));
+  if (blocked.length) {
+    return {
+      ok: false,
+      conflicts: blocked.map((path) => ({ path, detail: "has uncommitted changes in your tree, which git merge would overwrite" })),
+      reason: "not merged: commit or stash your changes to these files first, or use --strategy apply (a three-way merge that keeps them)",
+    };
+  }
+  const probe = await git(t.top, ["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", t.branch]);
+  if (probe.code === 1) {
+    const names = probe.stdout.split("\n").slice(1).filter(Boolean);
+    return {
+      ok: false,
+      conflicts: names.map((path) => ({ path, detail: "your branch and the agent's change the same lines" })),
+      reason: "not merged: the agent's branch conflicts with your branch; nothing was changed",
+    };
+  }
+  if (probe.code !== 0) throw new Error(`git merge-tree failed: ${probe.stderr.trim()}`);
+  await gitOk(t.top, ["merge", "--no-edit", "--no-verify", "-m", `Merge ${t.branch} (yoke agent ${t.id})`, t.branch], { env: await identityEnv(t.top) });
+  return { ok: true, files: touched, strategy: "merge" };
+}
+
+/** Reads a blob for `yoke agents diff` hunk numbering. */
+export { blob as readBlob };

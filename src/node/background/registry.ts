@@ -1,0 +1,181 @@
+/**
+ * The records of a workspace's background agents (`~/.yoke/agents/<workspace-key>/<id>.json`),
+ * whether each agent's process is alive, the concurrency slots that queue agents beyond
+ * `agents.maxConcurrent`, and stopping an agent's whole process tree.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import * as nodePath from "node:path";
+import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
+import { descendants, groupAlive, isAlive, killTree } from "../commands/process-tree";
+import { agentsDir } from "./paths";
+
+/** The environment variable every agent process carries: its id (so a reused pid is not taken for it). */
+export const AGENT_MARKER = "YOKE_AGENT";
+
+export function newAgentId(): string {
+  return randomBytes(4).toString("hex");
+}
+
+export class AgentRegistry {
+  readonly dir: string;
+  constructor(workspace: string, home?: string) {
+    this.dir = agentsDir(workspace, home);
+  }
+
+  static inDir(dir: string): AgentRegistry {
+    const r = Object.create(AgentRegistry.prototype) as AgentRegistry;
+    (r as { dir: string }).dir = dir;
+    return r;
+  }
+
+  private file(id: string): string {
+    if (!/^[a-f0-9]{4,32}$/.test(id)) throw new Error(`"${id}" is not an agent id (see yoke agents)`);
+    return nodePath.join(this.dir, `${id}.json`);
+  }
+
+  /** The worker's output (what the agent's process printed: errors before its session existed). */
+  outputPath(id: string): string {
+    return nodePath.join(this.dir, `${id}.out`);
+  }
+
+  write(r: AgentRecord): void {
+    mkdirSync(this.dir, { recursive: true });
+    const tmp = `${this.file(r.id)}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ ...r, updatedAt: new Date().toISOString() }, null, 2) + "\n");
+    renameSync(tmp, this.file(r.id));
+  }
+
+  read(id: string): AgentRecord | undefined {
+    try {
+      return JSON.parse(readFileSync(this.file(id), "utf8")) as AgentRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The record, or an error naming the known ids. */
+  get(id: string): AgentRecord {
+    const r = this.read(id);
+    if (!r) throw new Error(`no agent "${id}" in this workspace (see yoke agents)`);
+    return r;
+  }
+
+  update(id: string, change: (r: AgentRecord) => Partial<AgentRecord>): AgentRecord {
+    const r = this.get(id);
+    const next = { ...r, ...change(r) };
+    this.write(next);
+    return next;
+  }
+
+  list(): AgentRecord[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((f) => /^[a-f0-9]+\.json$/.test(f))
+      .flatMap((f) => {
+        const r = this.read(f.slice(0, -5));
+        return r ? [r] : [];
+      })
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  remove(id: string): void {
+    rmSync(this.file(id), { force: true });
+    rmSync(this.outputPath(id), { force: true });
+  }
+
+  state(r: AgentRecord): AgentState {
+    return agentState(r, agentAlive(r));
+  }
+
+  /**
+   * Waits for one of `max` slots (a file created exclusively, holding the agent's pid; a slot
+   * whose holder died is free again). Returns a release function.
+   */
+  async acquireSlot(id: string, max: number, onQueued: () => void, pollMs = 150): Promise<() => void> {
+    const slots = nodePath.join(this.dir, "slots");
+    mkdirSync(slots, { recursive: true });
+    let told = false;
+    for (;;) {
+      for (let i = 0; i < max; i++) {
+        const f = nodePath.join(slots, `${i}.slot`);
+        try {
+          writeFileSync(f, `${process.pid} ${id}\n`, { flag: "wx" });
+          return () => {
+            try {
+              if (readFileSync(f, "utf8").startsWith(`${process.pid} `)) unlinkSync(f);
+            } catch {
+              // gone
+            }
+          };
+        } catch {
+          const pid = Number(safeRead(f).split(" ")[0]);
+          if (!pid || !isAlive(pid)) rmSync(f, { force: true });
+        }
+      }
+      if (!told) onQueued();
+      told = true;
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+}
+
+function safeRead(f: string): string {
+  try {
+    return readFileSync(f, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/** Is the agent's process alive, and is it still that agent (its environment carries the marker)? */
+export function agentAlive(r: Pick<AgentRecord, "pid" | "id">): boolean {
+  if (!r.pid || !isAlive(r.pid)) return false;
+  try {
+    return readFileSync(`/proc/${r.pid}/environ`, "utf8").split("\0").includes(`${AGENT_MARKER}=${r.id}`);
+  } catch {
+    // No /proc (macOS): the pid alone.
+    return true;
+  }
+}
+
+/** Live processes whose environment carries the agent's marker (what left its tree: setsid, double forks). */
+export function markedAgentProcesses(id: string): number[] {
+  const out: number[] = [];
+  if (!existsSync("/proc/self/environ")) return out;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    if (safeRead(`/proc/${name}/environ`).split("\0").includes(`${AGENT_MARKER}=${id}`) && isAlive(Number(name))) out.push(Number(name));
+  }
+  return out;
+}
+
+/**
+ * Stops an agent: SIGTERM to its process, which ends its session (the turn is cancelled, its
+ * commands stopped, the log closed); after `graceMs`, SIGKILL to its group, every descendant and
+ * everything still carrying its marker. Resolves when none is left (or reports the survivors).
+ */
+export async function stopAgentProcess(r: Pick<AgentRecord, "pid" | "id">, graceMs = 5000): Promise<number[]> {
+  if (!r.pid) return [];
+  const root = r.pid;
+  const seen = new Set<number>([root, ...descendants(root).map((p) => p.pid), ...markedAgentProcesses(r.id)]);
+  const anyAlive = () => groupAlive(root) || [...seen].some(isAlive) || markedAgentProcesses(r.id).length > 0;
+  if (agentAlive(r)) {
+    try {
+      process.kill(root, "SIGTERM");
+    } catch {
+      // gone
+    }
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && anyAlive()) {
+    for (const p of descendants(root)) seen.add(p.pid);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  for (let i = 0; i < 20 && anyAlive(); i++) {
+    for (const p of markedAgentProcesses(r.id)) seen.add(p);
+    killTree({ root, helpers: [] }, [...seen]);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return [...seen].filter(isAlive);
+}
