@@ -22,7 +22,10 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp")).mcpCommand,
   plugins: async () => (await import("./commands/plugins")).pluginsCommand,
   trust: async () => (await import("./commands/trust")).trustCommand,
-  agents: async () => (await import("./commands/agents")).agentsCommand,
+  agents: async () => {
+    const [{ agentsCommand }, { runCommand, resumeCommand }] = await Promise.all([import("./commands/agents"), import("./commands/run")]);
+    return (argv: string[]) => agentsCommand(argv, { runCommand, resumeCommand });
+  },
   bench: async () => (await import("./commands/bench")).benchCommand,
   acp: async () => (await import("./commands/acp")).acpCommand,
 };

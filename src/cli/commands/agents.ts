@@ -139,7 +139,7 @@ function foregroundWorker(registry: AgentRegistry, id: string, args: string[], j
 }
 
 /** The agent's process: waits for a slot, runs (or continues) its session in the worktree, records the end. */
-async function workerCommand(argv: string[]): Promise<number> {
+async function workerCommand(argv: string[], runner: AgentRunner): Promise<number> {
   const { values, positionals } = parse(argv, { "agents-dir": { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" } });
   const [id, ...rest] = positionals;
   const registry = AgentRegistry.inDir(values["agents-dir"]!);
@@ -160,7 +160,7 @@ async function workerCommand(argv: string[]): Promise<number> {
   let code = 1;
   try {
     record = registry.update(id!, () => ({ phase: "running" }));
-    const { runCommand, resumeCommand } = await import("./run");
+    const { runCommand, resumeCommand } = runner;
     const where = ["--cwd", record.worktree, "--session-dir", record.sessionDir, ...(record.trusted ? ["--trust"] : []), ...(values.json ? ["--json"] : [])];
     const text = rest.join(" ").trim();
     if (!values.resume && settings.setup && !record.setup) record = registry.update(id!, () => ({ setup: runSetup(record, settings.setup!) }));
@@ -458,7 +458,13 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
   return 0;
 }
 
-export async function agentsCommand(argv: string[]): Promise<number> {
+/** What an agent's own process runs: `yoke run` and `yoke resume` (given by main.ts, so that this module and run.ts do not import each other). */
+export interface AgentRunner {
+  runCommand(argv: string[], hooks?: { onSession?(sessionId: string): void }): Promise<number>;
+  resumeCommand(argv: string[]): Promise<number>;
+}
+
+export async function agentsCommand(argv: string[], runner?: AgentRunner): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
     case undefined:
@@ -479,7 +485,8 @@ export async function agentsCommand(argv: string[]): Promise<number> {
     case "resume":
       return continueCommand(rest, false);
     case "__run":
-      return workerCommand(rest);
+      if (!runner) throw new Error("an agent's process needs yoke run (started through the yoke command line)");
+      return workerCommand(rest, runner);
     default:
       if (sub.startsWith("-")) return listCommand(argv);
       throw new UsageError(`unknown subcommand "${sub}": list, attach, stop, diff, merge, discard, note, resume`);
