@@ -190,7 +190,7 @@ function runSetup(record: AgentRecord, command: string): NonNullable<AgentRecord
   const mode = modeAt >= 0 ? record.runArgs[modeAt + 1] : undefined;
   const check = spawnSync(
     process.execPath,
-    [cliEntry(), "permissions", "check", "--tool", "run_command", "--input", JSON.stringify({ command }), "--cwd", record.worktree, ...(mode ? ["--mode", mode] : []), "--json"],
+    [cliEntry(), "permissions", "check", "--tool", "Bash", "--input", JSON.stringify({ command }), "--cwd", record.worktree, ...(mode ? ["--mode", mode] : []), "--json"],
     { encoding: "utf8" },
   );
   let decision: { decision?: string; reason?: string } = {};

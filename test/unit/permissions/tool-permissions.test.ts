@@ -31,8 +31,10 @@ describe("the permission engine's tables, from the tools' declarations", () => {
       task: "Task",
       load_skill: "Skill",
       mcp_search: "ToolSearch",
+      list_mcp_resources: "ListMcpResourcesTool",
+      read_mcp_resource: "ReadMcpResourceTool",
     });
-    expect(sorted(TOOL_PERMISSIONS.known)).toEqual(["Bash", "Edit", "Glob", "Grep", "Read", "Skill", "Task", "TodoWrite", "ToolSearch", "Write"]);
+    expect(sorted(TOOL_PERMISSIONS.known)).toEqual(["Bash", "Edit", "Glob", "Grep", "ListMcpResourcesTool", "Read", "ReadMcpResourceTool", "Skill", "Task", "TodoWrite", "ToolSearch", "Write"]);
     expect(sorted(TOOL_PERMISSIONS.path)).toEqual(["Edit", "Glob", "Grep", "Read", "Write"]);
     expect(sorted(TOOL_PERMISSIONS.reading)).toEqual(["Glob", "Grep", "Read"]);
     expect(sorted(TOOL_PERMISSIONS.command)).toEqual(["Bash"]);
