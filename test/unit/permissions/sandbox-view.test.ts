@@ -109,4 +109,10 @@ describe("programDenials: programs the sandbox must make impossible to start", (
     // A shell commands run in cannot be taken away; the note says the gate alone enforces that rule.
     expect(view.notes.join("\n")).toMatch(/Bash\(bash:\*\).*gate enforces it/);
   });
+
+  it("takes Bash(NAME*) and Bash(NAME **), which the gate enforces on NAME too (red team round 7: `sh x.sh` ran rm under Bash(rm*))", async () => {
+    const w = createPermissionWorkspace({ permissions: { deny: ["Bash(rm*)", "Bash(curl **)", "Bash(*rm:*)"], ask: ["Bash(wget*)"] } });
+    const view = await w.gate().sandboxProtection();
+    expect(view.programs.map((p) => `${p.list} ${p.name} ${p.rule}`).sort()).toEqual(["ask wget Bash(wget*)", "deny curl Bash(curl **)", "deny rm Bash(rm*)"]);
+  });
 });

@@ -78,19 +78,64 @@ export function hostFacts(home: string): HostFacts {
 /** The folders commands find programs in: the host's PATH and the usual system folders. */
 const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games", "/snap/bin"];
 
-/** Real paths of the regular files named `name` in the folders of the command path (links followed, each once). */
+/**
+ * Real paths of the regular files named `name` in the folders of the command path (links followed,
+ * each once), and of every hard link of one of them in those folders under another name (Debian's
+ * `perl5.36.0` is `perl`: red team round 7 ran it under `Bash(perl:*)`). A copy of the program
+ * outside these folders, or a hard link elsewhere, is not found (docs/security.md, invariant 9).
+ */
 export function programFiles(name: string, path: string = process.env.PATH ?? ""): string[] {
   const out = new Set<string>();
-  for (const dir of new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])) {
+  const dirs = [...new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])];
+  const linked = new Set<string>();
+  for (const dir of dirs) {
     const p = join(dir, name);
     try {
-      if (!statSync(p).isFile()) continue;
+      const st = statSync(p);
+      if (!st.isFile()) continue;
       out.add(realpathSync(p));
+      if (st.nlink > 1) linked.add(`${st.dev}:${st.ino}`);
     } catch {
       // not there
     }
   }
+  if (linked.size) {
+    for (const dir of dirs) {
+      for (const [entry, id] of inodesOf(dir)) {
+        if (!linked.has(id)) continue;
+        try {
+          out.add(realpathSync(join(dir, entry)));
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+  }
   return [...out];
+}
+
+/** The files of a folder with more than one link, as `dev:ino`, cached while the folder is unchanged. */
+const inodeCache = new Map<string, { mtimeMs: number; ids: Array<[string, string]> }>();
+function inodesOf(dir: string): Array<[string, string]> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(dir).mtimeMs;
+  } catch {
+    return [];
+  }
+  const have = inodeCache.get(dir);
+  if (have && have.mtimeMs === mtimeMs) return have.ids;
+  const ids: Array<[string, string]> = [];
+  for (const entry of list(dir)) {
+    try {
+      const st = lstatSync(join(dir, entry));
+      if (st.isFile() && st.nlink > 1) ids.push([entry, `${st.dev}:${st.ino}`]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  inodeCache.set(dir, { mtimeMs, ids });
+  return ids;
 }
 
 /**
