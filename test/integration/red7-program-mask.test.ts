@@ -144,6 +144,16 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       if (backend === "bwrap") expect(r.told).toContain("yoke: rm is denied by the permission rule Bash(rm*)");
     });
 
+    it.skipIf(!!unusable)("a deny rule naming the program by its path (Bash(/usr/bin/rm:*)) is enforced by the sandbox too", async () => {
+      const ws = workspace("abspath", { "x.sh": "/usr/bin/rm -f src/a.js\n" });
+      const r = await session(ws, [bash("/usr/bin/rm -f src/b.js"), bash("sh x.sh"), bash("echo ran > control.txt")], settingsFile({ permissions: { deny: ["Bash(/usr/bin/rm:*)"] } }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8")).toBe("ran\n");
+      expect(existsSync(join(ws, "src/b.js")), "the gate denies /usr/bin/rm itself").toBe(true);
+      expect(existsSync(join(ws, "src/a.js")), "/usr/bin/rm ran from a script the gate allowed").toBe(true);
+      if (backend === "bwrap") expect(r.told).toContain("yoke: /usr/bin/rm is denied by the permission rule Bash(/usr/bin/rm:*)");
+    });
+
     it.skipIf(!!unusable)("a deny rule from the committed project settings (.claude/settings.json, trusted folder) masks the program too", async () => {
       const ws = workspace("project", { "x.sh": "rm -f src/a.js\n", ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }) });
       const r = await session(ws, [bash("sh x.sh"), bash("echo ran > control.txt")]);

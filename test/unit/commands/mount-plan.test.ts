@@ -309,5 +309,8 @@ describe("buildMountPlan: programs the deny rules forbid", () => {
     linkSync(join(c, "tool"), join(c, "tool5.1"));
     writeFileSync(join(c, "other"), "#!/bin/sh\n");
     expect(programFiles("tool", c).sort()).toEqual([join(c, "tool"), join(c, "tool5.1")]);
+    // A rule that names the program by its absolute path: that file and its hard links on the command path.
+    expect(programFiles(join(c, "tool"), "").sort()).toEqual([join(c, "tool")]);
+    expect(programFiles(join(c, "tool"), c).sort()).toEqual([join(c, "tool"), join(c, "tool5.1")]);
   });
 });

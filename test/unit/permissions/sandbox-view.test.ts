@@ -110,9 +110,14 @@ describe("programDenials: programs the sandbox must make impossible to start", (
     expect(view.notes.join("\n")).toMatch(/Bash\(bash:\*\).*gate enforces it/);
   });
 
-  it("takes Bash(NAME*) and Bash(NAME **), which the gate enforces on NAME too (red team round 7: `sh x.sh` ran rm under Bash(rm*))", async () => {
-    const w = createPermissionWorkspace({ permissions: { deny: ["Bash(rm*)", "Bash(curl **)", "Bash(*rm:*)"], ask: ["Bash(wget*)"] } });
+  it("takes Bash(NAME*) Bash(NAME **) and Bash(/ABS/PATH:*), which the gate enforces on NAME too (red team round 7: `sh x.sh` ran rm under Bash(rm*))", async () => {
+    const w = createPermissionWorkspace({ permissions: { deny: ["Bash(rm*)", "Bash(curl **)", "Bash(*rm:*)", "Bash(/usr/bin/perl:*)", "Bash(./tool:*)"], ask: ["Bash(wget*)"] } });
     const view = await w.gate().sandboxProtection();
-    expect(view.programs.map((p) => `${p.list} ${p.name} ${p.rule}`).sort()).toEqual(["ask wget Bash(wget*)", "deny curl Bash(curl **)", "deny rm Bash(rm*)"]);
+    expect(view.programs.map((p) => `${p.list} ${p.name} ${p.rule}`).sort()).toEqual([
+      "ask wget Bash(wget*)",
+      "deny /usr/bin/perl Bash(/usr/bin/perl:*)",
+      "deny curl Bash(curl **)",
+      "deny rm Bash(rm*)",
+    ]);
   });
 });

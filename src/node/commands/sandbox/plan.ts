@@ -83,13 +83,14 @@ const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin"
  * each once), and of every hard link of one of them in those folders under another name (Debian's
  * `perl5.36.0` is `perl`: red team round 7 ran it under `Bash(perl:*)`). A copy of the program
  * outside these folders, or a hard link elsewhere, is not found (docs/security.md, invariant 9).
+ * `name` may be an absolute path (a rule that names the program by it).
  */
 export function programFiles(name: string, path: string = process.env.PATH ?? ""): string[] {
   const out = new Set<string>();
   const dirs = [...new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])];
   const linked = new Set<string>();
-  for (const dir of dirs) {
-    const p = join(dir, name);
+  // A rule that gives the program's absolute path (`Bash(/usr/bin/rm:*)`): that file, wherever it is.
+  for (const p of name.startsWith("/") ? [name] : dirs.map((dir) => join(dir, name))) {
     try {
       const st = statSync(p);
       if (!st.isFile()) continue;
