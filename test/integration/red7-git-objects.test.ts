@@ -118,5 +118,28 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(show.stdout).not.toContain("evil");
       expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the user's checkout writes what was committed").not.toBe("evil\n");
     });
+
+    // Class: `.git/shallow` is a writable .git entry (git's shallow fetches write it), and git takes
+    // every commit it lists as having no parents. A command that lists HEAD there makes the user's
+    // next `git revert HEAD` (undo the agent's last commit) delete every file of the tree, and
+    // `git show HEAD` show the whole tree as the commit's change — the commit-graph's class
+    // (protected since round 5), through another file. Not fixed here: making it read-only breaks a
+    // shallow `git fetch --depth` in the sandbox (network on); a guard that takes out the lines a
+    // command added for commits whose parents are in the store is the fix to build.
+    it.fails.skipIf(!!unusable)(".git/shallow planted by a command does not change what the user's git revert of the agent's commit writes", async () => {
+      const ws = workspace("shallow");
+      const r = await session(ws, [
+        bash("echo agent >> src/a.js && git -c user.name=a -c user.email=a@a commit -qam two && echo committed"),
+        bash("git rev-parse HEAD > .git/shallow && echo planted"),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.told).toContain("committed");
+      expect(r.told).toContain("planted");
+      const revert = spawnSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "revert", "--no-edit", "HEAD"], { cwd: ws, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
+      expect(revert.status, revert.stderr).toBe(0);
+      // Undoing the agent's commit gives back the committed file — and leaves the other files alone.
+      expect(readFileSync(join(ws, "src/a.js"), "utf8")).toBe("keep\n");
+      expect(readFileSync(join(ws, "src/b.js"), "utf8")).toBe("keep\n");
+    });
   });
 });
