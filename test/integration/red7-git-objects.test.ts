@@ -101,7 +101,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     // one command writes 10,001 valid loose objects (a few seconds), the next rewrites the committed
     // blob's file. Not fixed here: the bound exists for the cost of listing; a fix needs a cheaper
     // way to see a rewritten object past it (docs/security.md calls the bound a limit, not a hole).
-    it.fails.skipIf(!!unusable)("an object rewritten after the store was pushed past the guard's bound is still quarantined (the user's checkout writes the committed content)", async () => {
+    (unusable ? it.skip : it.fails)("an object rewritten after the store was pushed past the guard's bound is still quarantined (the user's checkout writes the committed content)", async () => {
       const ws = workspace("bound");
       const fill =
         "mkdir junk && seq 10001 | while read i; do echo \"junk $i\" > junk/$i; done && ls junk | sed 's|^|junk/|' | git hash-object -w --stdin-paths > /dev/null && rm -rf junk && echo filled";
@@ -120,21 +120,34 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     });
 
     // Class: `.git/shallow` is a writable .git entry (git's shallow fetches write it), and git takes
-    // every commit it lists as having no parents. A command that lists HEAD there makes the user's
-    // next `git revert HEAD` (undo the agent's last commit) delete every file of the tree, and
-    // `git show HEAD` show the whole tree as the commit's change — the commit-graph's class
-    // (protected since round 5), through another file. Not fixed here: making it read-only breaks a
-    // shallow `git fetch --depth` in the sandbox (network on); a guard that takes out the lines a
-    // command added for commits whose parents are in the store is the fix to build.
-    it.fails.skipIf(!!unusable)(".git/shallow planted by a command does not change what the user's git revert of the agent's commit writes", async () => {
+    // every commit it lists as having no parents. A command that listed HEAD there made the user's
+    // next `git revert HEAD` (undo the agent's last commit) delete every file of the tree — the
+    // commit-graph's class, through another file (failed in all four combinations before the fix).
+    // Fixed: a line a command adds for a commit whose parents are in the store is taken out when it
+    // ends (src/node/commands/shallow.ts); a real shallow fetch keeps its lines (the control).
+    it.skipIf(!!unusable)(".git/shallow planted by a command does not change what the user's git revert of the agent's commit writes; a real shallow fetch keeps its lines", async () => {
       const ws = workspace("shallow");
+      // Ordinary work: a shallow fetch (from a repository inside the workspace: the sandbox has no network).
+      const up = join(ws, "up");
+      execFileSync("git", ["init", "-q", "-b", "main", up]);
+      for (const k of [1, 2, 3]) {
+        writeFileSync(join(up, "u.txt"), `${k}\n`);
+        execFileSync("git", ["-C", up, "add", "-A"]);
+        execFileSync("git", ["-C", up, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", `u${k}`]);
+      }
+      const upTip = execFileSync("git", ["-C", up, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+      chownTree(ws, id);
       const r = await session(ws, [
+        bash("git fetch -q --depth 1 file://$PWD/up main:refs/remotes/up/main && echo fetched"),
         bash("echo agent >> src/a.js && git -c user.name=a -c user.email=a@a commit -qam two && echo committed"),
-        bash("git rev-parse HEAD > .git/shallow && echo planted"),
+        bash("git rev-parse HEAD >> .git/shallow && echo planted"),
       ]);
       expect(r.code, r.stderr).toBe(0);
+      expect(r.told).toContain("fetched");
       expect(r.told).toContain("committed");
       expect(r.told).toContain("planted");
+      expect(readFileSync(join(ws, ".git/shallow"), "utf8"), "the shallow fetch's line stays, the planted one is gone").toBe(`${upTip}\n`);
+      expect(r.told).toContain("taken out");
       const revert = spawnSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", "revert", "--no-edit", "HEAD"], { cwd: ws, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
       expect(revert.status, revert.stderr).toBe(0);
       // Undoing the agent's commit gives back the committed file — and leaves the other files alone.

@@ -21,6 +21,7 @@ import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, t
 import { isWithin, type ResolvedPolicy } from "./paths";
 import { listObjectFiles } from "../git-objects";
 import { replaceLines } from "../packed-refs";
+import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 
 export type MountTag =
@@ -192,6 +193,8 @@ export function homeEntryWritable(name: string): boolean {
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
+const SHALLOW_WHY =
+  "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
@@ -487,6 +490,8 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
   // What git reads as trusted without checking it (replace refs, alternates, the commit-graph): read-only
   // or guarded. packed-refs is git's to rewrite, so the replace lines a command adds are taken out when it ends.
+  // .git/shallow: git takes the commits it lists as having no parents; a line a command adds for a commit whose parents are there is taken out (shallow.ts).
+  guards.push({ path: join(git, "shallow"), root, why: SHALLOW_WHY, before: { kind: "shallow", lines: shallowLines(join(git, "shallow")) } });
   for (const e of GIT_TRUSTED_READS) {
     if (e.path === ".git/packed-refs") guards.push({ path: join(root, e.path), root, why: e.why, before: { kind: "packed-refs", replaceLines: replaceLines(join(root, e.path)) } });
     else if (!e.path.startsWith(".git/objects/") || objectsDir) protect(root, e.path, e.why);
