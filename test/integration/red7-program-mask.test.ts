@@ -154,6 +154,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       if (backend === "bwrap") expect(r.told).toContain("yoke: /usr/bin/rm is denied by the permission rule Bash(/usr/bin/rm:*)");
     });
 
+    it.skipIf(!!unusable)("a deny rule on another name of the shell commands run in (Bash(rbash:*): rbash is bash) does not stop every command", async () => {
+      const ws = workspace("rbash", { "x.sh": "rbash -c 'echo via-rbash' > rbash.txt\n" });
+      const r = await session(ws, [bash("echo ran > control.txt"), bash("ls src > list.txt")], settingsFile({ permissions: { deny: ["Bash(rbash:*)"] } }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8"), "ordinary commands still run").toBe("ran\n");
+      expect(readFileSync(join(ws, "list.txt"), "utf8")).toContain("a.js");
+    });
+
     it.skipIf(!!unusable)("a deny rule from the committed project settings (.claude/settings.json, trusted folder) masks the program too", async () => {
       const ws = workspace("project", { "x.sh": "rm -f src/a.js\n", ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }) });
       const r = await session(ws, [bash("sh x.sh"), bash("echo ran > control.txt")]);

@@ -312,5 +312,14 @@ describe("buildMountPlan: programs the deny rules forbid", () => {
     // A rule that names the program by its absolute path: that file and its hard links on the command path.
     expect(programFiles(join(c, "tool"), "").sort()).toEqual([join(c, "tool")]);
     expect(programFiles(join(c, "tool"), c).sort()).toEqual([join(c, "tool"), join(c, "tool5.1")]);
+    // Never a shell commands run in, nor a multi-call binary (Alpine's rm is busybox): that would stop every command.
+    const d = join(base, "d");
+    mkdirSync(d);
+    writeFileSync(join(d, "busybox"), "x");
+    symlinkSync("busybox", join(d, "yoke-applet"));
+    writeFileSync(join(d, "bash"), "x");
+    symlinkSync("bash", join(d, "rbash"));
+    expect(programFiles("yoke-applet", d)).toEqual([]);
+    expect(programFiles("rbash", d)).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@
  * folder, so it is guarded instead: the runner moves whatever appears there to quarantine.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
@@ -113,7 +113,20 @@ export function programFiles(name: string, path: string = process.env.PATH ?? ""
       }
     }
   }
-  return [...out];
+  // Never a file other programs are too: the shells commands run in (`Bash(rbash:*)` names bash's
+  // file) or a multi-call binary (busybox, toybox: `rm` is every core program on Alpine). Masking one
+  // would stop every command; such a rule stays the gate's alone (red team round 7).
+  const shared = new Set<string>();
+  for (const shell of ["bash", "sh", "dash", "env"]) {
+    for (const dir of dirs) {
+      try {
+        shared.add(realpathSync(join(dir, shell)));
+      } catch {
+        // not there
+      }
+    }
+  }
+  return [...out].filter((f) => !shared.has(f) && !/^(busybox|toybox)$/.test(basename(f)));
 }
 
 /** The files of a folder with more than one link, as `dev:ino`, cached while the folder is unchanged. */
