@@ -46,7 +46,7 @@ export interface SandboxProtection {
 }
 
 export interface ProgramDenial {
-  /** A program's name, as a command names it (`rm`, `curl`, `python3`). */
+  /** A program's name, as a command names it (`rm`, `curl`, `python3`), or its absolute path (`/usr/bin/rm`) when the rule gives one. */
   name: string;
   /** The rule, as written, and where it is from. */
   rule: string;
@@ -62,8 +62,9 @@ export interface ProgramDenial {
 const RUNNER_SHELLS = new Set(["bash", "sh", "dash", "env"]);
 
 /**
- * The programs deny and ask rules name with any arguments: `Bash(NAME:*)` and `Bash(NAME *)`, NAME a
- * plain program name (a deny rule wins over an ask rule of the same name). A rule on some arguments
+ * The programs deny and ask rules name with any arguments: `Bash(NAME:*)`, `Bash(NAME *)` and
+ * `Bash(NAME*)` (which the gate also takes for NAME's longer names: the sandbox masks NAME), NAME a
+ * plain program name or an absolute path (a deny rule wins over an ask rule of the same name). A rule on some arguments
  * only (`Bash(git push:*)`, `Bash(rm -rf:*)`) or on an exact command line (`Bash(rm)`) cannot be a
  * whole program's.
  */
@@ -72,7 +73,10 @@ export function programDenials(settings: MergedSettings): { programs: ProgramDen
   const notes: string[] = [];
   for (const rule of settings.rules) {
     if ((rule.list !== "deny" && rule.list !== "ask") || rule.tool !== "Bash" || rule.specifier === undefined) continue;
-    const m = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*)(?::\*| \*)\s*$/.exec(rule.specifier);
+    // `Bash(rm*)` and `Bash(rm **)` deny `rm` in the gate as well (red team round 7: the sandbox left
+    // them to the gate alone, so `sh x.sh` running rm did); the sandbox takes the program they name.
+    // A rule naming the program by its absolute path (`Bash(/usr/bin/rm:*)`) masks that file (red team round 7).
+    const m = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*|(?:\/[A-Za-z0-9_.+-]+)+)(?::\*| \*+|\*+)\s*$/.exec(rule.specifier);
     if (!m) continue;
     const name = m[1]!;
     if (RUNNER_SHELLS.has(name)) {

@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
+import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
 
 function lexists(p: string): boolean {
@@ -43,6 +44,7 @@ function lexists(p: string): boolean {
 export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
   if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files).length > 0;
+  if (g.before.kind === "shallow") return falseShallowLines(g.path, g.before.lines).length > 0;
   if (g.before.kind === "packed-refs") {
     const before = g.before.replaceLines;
     return replaceLines(g.path).some((l) => !before.includes(l));
@@ -265,6 +267,22 @@ function moveAside(from: string, to: string): void {
 export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true): QuarantinedPath[] {
   const out: QuarantinedPath[] = [];
   for (const g of guards) {
+    if (g.before.kind === "shallow") {
+      if (!final) continue;
+      // A link put in its place (git would read the file it names): moved out like any protected path.
+      if (isLink(g.path)) {
+        out.push(...sweepOne({ ...g, before: { kind: "none" } }, dir, already));
+        continue;
+      }
+      try {
+        const lines = falseShallowLines(g.path, g.before.lines);
+        const keptAt = stripShallowLines(g.path, lines, dir);
+        if (keptAt) out.push({ path: g.path, root: g.root, why: `${g.why} (${lines.join(", ")} taken out)`, movedTo: keptAt });
+      } catch (err) {
+        out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
+      }
+      continue;
+    }
     if (g.before.kind === "packed-refs") {
       if (!final) continue;
       // A link put in its place (git would read the refs of the file it names): moved out like any protected path.
@@ -366,7 +384,7 @@ export class GuardWatch {
     // objects and packed-refs guards are checked when it ends).
     const dirs = new Set(
       guards
-        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && (g.before.kind !== "entries" || !g.before.endOnly))
+        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && (g.before.kind !== "entries" || !g.before.endOnly))
         .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
     );
     let failed = false;

@@ -1,5 +1,5 @@
 /** The mount plan of one command, on a real temporary workspace (files, folders, links). */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -302,5 +302,24 @@ describe("buildMountPlan: programs the deny rules forbid", () => {
     expect(programFiles("tool", `${a}:${b}:relative/dir`)).toEqual([join(a, "tool")]);
     expect(programFiles("rm", "").length).toBeGreaterThan(0);
     expect(programFiles("no-such-program-here", `${a}:${b}`)).toEqual([]);
+    // A hard link of the program under another name in those folders (Debian's perl5.36.0 is perl).
+    const c = join(base, "c");
+    mkdirSync(c);
+    writeFileSync(join(c, "tool"), "#!/bin/sh\n");
+    linkSync(join(c, "tool"), join(c, "tool5.1"));
+    writeFileSync(join(c, "other"), "#!/bin/sh\n");
+    expect(programFiles("tool", c).sort()).toEqual([join(c, "tool"), join(c, "tool5.1")]);
+    // A rule that names the program by its absolute path: that file and its hard links on the command path.
+    expect(programFiles(join(c, "tool"), "").sort()).toEqual([join(c, "tool")]);
+    expect(programFiles(join(c, "tool"), c).sort()).toEqual([join(c, "tool"), join(c, "tool5.1")]);
+    // Never a shell commands run in, nor a multi-call binary (Alpine's rm is busybox): that would stop every command.
+    const d = join(base, "d");
+    mkdirSync(d);
+    writeFileSync(join(d, "busybox"), "x");
+    symlinkSync("busybox", join(d, "yoke-applet"));
+    writeFileSync(join(d, "bash"), "x");
+    symlinkSync("bash", join(d, "rbash"));
+    expect(programFiles("yoke-applet", d)).toEqual([]);
+    expect(programFiles("rbash", d)).toEqual([]);
   });
 });

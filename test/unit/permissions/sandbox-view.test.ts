@@ -109,4 +109,15 @@ describe("programDenials: programs the sandbox must make impossible to start", (
     // A shell commands run in cannot be taken away; the note says the gate alone enforces that rule.
     expect(view.notes.join("\n")).toMatch(/Bash\(bash:\*\).*gate enforces it/);
   });
+
+  it("takes Bash(NAME*) Bash(NAME **) and Bash(/ABS/PATH:*), which the gate enforces on NAME too (red team round 7: `sh x.sh` ran rm under Bash(rm*))", async () => {
+    const w = createPermissionWorkspace({ permissions: { deny: ["Bash(rm*)", "Bash(curl **)", "Bash(*rm:*)", "Bash(/usr/bin/perl:*)", "Bash(./tool:*)"], ask: ["Bash(wget*)"] } });
+    const view = await w.gate().sandboxProtection();
+    expect(view.programs.map((p) => `${p.list} ${p.name} ${p.rule}`).sort()).toEqual([
+      "ask wget Bash(wget*)",
+      "deny /usr/bin/perl Bash(/usr/bin/perl:*)",
+      "deny curl Bash(curl **)",
+      "deny rm Bash(rm*)",
+    ]);
+  });
 });

@@ -14,13 +14,14 @@
  * folder, so it is guarded instead: the runner moves whatever appears there to quarantine.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
 import { listObjectFiles } from "../git-objects";
 import { replaceLines } from "../packed-refs";
+import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 
 export type MountTag =
@@ -78,19 +79,78 @@ export function hostFacts(home: string): HostFacts {
 /** The folders commands find programs in: the host's PATH and the usual system folders. */
 const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games", "/snap/bin"];
 
-/** Real paths of the regular files named `name` in the folders of the command path (links followed, each once). */
+/**
+ * Real paths of the regular files named `name` in the folders of the command path (links followed,
+ * each once), and of every hard link of one of them in those folders under another name (Debian's
+ * `perl5.36.0` is `perl`: red team round 7 ran it under `Bash(perl:*)`). A copy of the program
+ * outside these folders, or a hard link elsewhere, is not found (docs/security.md, invariant 9).
+ * `name` may be an absolute path (a rule that names the program by it).
+ */
 export function programFiles(name: string, path: string = process.env.PATH ?? ""): string[] {
   const out = new Set<string>();
-  for (const dir of new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])) {
-    const p = join(dir, name);
+  const dirs = [...new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])];
+  const linked = new Set<string>();
+  // A rule that gives the program's absolute path (`Bash(/usr/bin/rm:*)`): that file, wherever it is.
+  for (const p of name.startsWith("/") ? [name] : dirs.map((dir) => join(dir, name))) {
     try {
-      if (!statSync(p).isFile()) continue;
+      const st = statSync(p);
+      if (!st.isFile()) continue;
       out.add(realpathSync(p));
+      if (st.nlink > 1) linked.add(`${st.dev}:${st.ino}`);
     } catch {
       // not there
     }
   }
-  return [...out];
+  if (linked.size) {
+    for (const dir of dirs) {
+      for (const [entry, id] of inodesOf(dir)) {
+        if (!linked.has(id)) continue;
+        try {
+          out.add(realpathSync(join(dir, entry)));
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+  }
+  // Never a file other programs are too: the shells commands run in (`Bash(rbash:*)` names bash's
+  // file) or a multi-call binary (busybox, toybox: `rm` is every core program on Alpine). Masking one
+  // would stop every command; such a rule stays the gate's alone (red team round 7).
+  const shared = new Set<string>();
+  for (const shell of ["bash", "sh", "dash", "env"]) {
+    for (const dir of dirs) {
+      try {
+        shared.add(realpathSync(join(dir, shell)));
+      } catch {
+        // not there
+      }
+    }
+  }
+  return [...out].filter((f) => !shared.has(f) && !/^(busybox|toybox)$/.test(basename(f)));
+}
+
+/** The files of a folder with more than one link, as `dev:ino`, cached while the folder is unchanged. */
+const inodeCache = new Map<string, { mtimeMs: number; ids: Array<[string, string]> }>();
+function inodesOf(dir: string): Array<[string, string]> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(dir).mtimeMs;
+  } catch {
+    return [];
+  }
+  const have = inodeCache.get(dir);
+  if (have && have.mtimeMs === mtimeMs) return have.ids;
+  const ids: Array<[string, string]> = [];
+  for (const entry of list(dir)) {
+    try {
+      const st = lstatSync(join(dir, entry));
+      if (st.isFile() && st.nlink > 1) ids.push([entry, `${st.dev}:${st.ino}`]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  inodeCache.set(dir, { mtimeMs, ids });
+  return ids;
 }
 
 /**
@@ -146,6 +206,8 @@ export function homeEntryWritable(name: string): boolean {
 }
 const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
+const SHALLOW_WHY =
+  "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
@@ -441,6 +503,8 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
   // What git reads as trusted without checking it (replace refs, alternates, the commit-graph): read-only
   // or guarded. packed-refs is git's to rewrite, so the replace lines a command adds are taken out when it ends.
+  // .git/shallow: git takes the commits it lists as having no parents; a line a command adds for a commit whose parents are there is taken out (shallow.ts).
+  guards.push({ path: join(git, "shallow"), root, why: SHALLOW_WHY, before: { kind: "shallow", lines: shallowLines(join(git, "shallow")) } });
   for (const e of GIT_TRUSTED_READS) {
     if (e.path === ".git/packed-refs") guards.push({ path: join(root, e.path), root, why: e.why, before: { kind: "packed-refs", replaceLines: replaceLines(join(root, e.path)) } });
     else if (!e.path.startsWith(".git/objects/") || objectsDir) protect(root, e.path, e.why);

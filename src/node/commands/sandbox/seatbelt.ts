@@ -52,7 +52,7 @@ export function seatbeltProfile(
   // Programs the deny rules forbid (`Bash(rm:*)`): no command may start them.
   const programs = (protection?.programs ?? [])
     .filter((d) => (d.list ?? "deny") === "deny" || req.confine?.unreviewed)
-    .flatMap((d) => ["/bin", "/usr/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"].map((dir) => `${dir}/${d.name}`));
+    .flatMap((d) => (d.name.startsWith("/") ? [d.name] : ["/bin", "/usr/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin"].map((dir) => `${dir}/${d.name}`)));
   if (programs.length) lines.push(`(deny process-exec ${programs.map((x) => `(literal ${str(x)})`).join(" ")})`);
   if (req.network === "off") lines.push("(deny network*)");
   return lines.join("\n") + "\n";

@@ -87,7 +87,7 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard;
 }
 
 /**
@@ -97,6 +97,15 @@ export interface GuardedPath {
 export interface PackedRefsGuard {
   kind: "packed-refs";
   replaceLines: readonly string[];
+}
+
+/**
+ * `.git/shallow` (`path`), which git's shallow fetches write: the commits it listed before. A line
+ * added for a commit whose parents are in the store is taken out when the command ends (shallow.ts).
+ */
+export interface ShallowGuard {
+  kind: "shallow";
+  lines: readonly string[];
 }
 
 /**
