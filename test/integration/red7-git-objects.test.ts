@@ -96,12 +96,12 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       }
     };
 
-    // Class: the object guard's bound is the attacker's to reach. Past OBJECT_FILES_MAX object files
-    // (git-objects.ts) the plan lists nothing, so no object file is verified when the command ends;
+    // Class: the object guard's bound was the attacker's to reach. Past OBJECT_FILES_MAX object files
+    // (git-objects.ts) the plan listed nothing, so no object file was verified when the command ended;
     // one command writes 10,001 valid loose objects (a few seconds), the next rewrites the committed
-    // blob's file. Not fixed here: the bound exists for the cost of listing; a fix needs a cheaper
-    // way to see a rewritten object past it (docs/security.md calls the bound a limit, not a hole).
-    (unusable ? it.skip : it.fails)("an object rewritten after the store was pushed past the guard's bound is still quarantined (the user's checkout writes the committed content)", async () => {
+    // blob's file (failed in all four combinations). Fixed: the guard verifies every object file whose
+    // change time (ctime, which no process can set back) is after the command started, with no bound.
+    it.skipIf(!!unusable)("an object rewritten after the store was pushed past the guard's bound is still quarantined (the user's checkout writes the committed content)", async () => {
       const ws = workspace("bound");
       const fill =
         "mkdir junk && seq 10001 | while read i; do echo \"junk $i\" > junk/$i; done && ls junk | sed 's|^|junk/|' | git hash-object -w --stdin-paths > /dev/null && rm -rf junk && echo filled";

@@ -22,7 +22,12 @@ export interface ObjectFileStat {
   ino: number;
   size: number;
   mtimeMs: number;
+  /** When the inode last changed (a write, chmod, rename or link): no process can set it back. */
+  ctimeMs: number;
 }
+
+/** Object files looked at when a command ends, at most (a store larger than this is not checked past it, and says so nowhere: 2 M loose objects is far past what git keeps loose). */
+const OBJECT_FILES_WALK_MAX = 2_000_000;
 
 /** More object files than this (git packs loose objects past 6,700 by default): not listed, so no guard (listing and checking 7,000 costs about 0.2 s per command); the restore still hashes what it writes. */
 export const OBJECT_FILES_MAX = 10_000;
@@ -38,17 +43,17 @@ const MIDX = /^multi-pack-index$|^multi-pack-index\.d$/;
 const VERIFY_PACK_TIMEOUT_MS = 300_000;
 
 /** The object files under `objects` (loose objects and packs with their indexes), relative names to stat; undefined past OBJECT_FILES_MAX. */
-export function listObjectFiles(objects: string): Map<string, ObjectFileStat> | undefined {
+export function listObjectFiles(objects: string, max = OBJECT_FILES_MAX): Map<string, ObjectFileStat> | undefined {
   const out = new Map<string, ObjectFileStat>();
   const add = (rel: string): boolean => {
     try {
       const st = lstatSync(join(objects, rel));
       // Anything but a folder: a link or a FIFO in an object's place is as wrong as other content.
-      if (!st.isDirectory()) out.set(rel, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
+      if (!st.isDirectory()) out.set(rel, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
     } catch {
       /* gone meanwhile */
     }
-    return out.size <= OBJECT_FILES_MAX;
+    return out.size <= max;
   };
   let top: string[];
   try {
@@ -79,16 +84,23 @@ function safeList(dir: string): string[] {
 }
 
 /**
- * The object files that are new or changed since `before` and do not verify, each with why.
+ * The object files that are new or changed since `before` (or, given `since`, whose inode changed
+ * at or after that time: a new file, a rewrite, a chmod, a rename all set the change time, which no
+ * process can set back) and do not verify, each with why. With `since`, nothing needs listing
+ * before the command, and no number of files a command adds takes the check away.
  * (Files removed are not reported: a missing object makes git fail, not lie.)
  */
-export function alteredObjectFiles(objects: string, before: ReadonlyMap<string, ObjectFileStat>): Array<{ rel: string; why: string }> {
-  const now = listObjectFiles(objects);
+export function alteredObjectFiles(objects: string, before: ReadonlyMap<string, ObjectFileStat>, since?: number): Array<{ rel: string; why: string }> {
+  const now = listObjectFiles(objects, since === undefined ? OBJECT_FILES_MAX : OBJECT_FILES_WALK_MAX);
   if (!now) return [];
   const out: Array<{ rel: string; why: string }> = [];
   for (const [rel, st] of now) {
-    const was = before.get(rel);
-    if (was && was.ino === st.ino && was.size === st.size && was.mtimeMs === st.mtimeMs) continue;
+    if (since !== undefined) {
+      if (st.ctimeMs < since) continue;
+    } else {
+      const was = before.get(rel);
+      if (was && was.ino === st.ino && was.size === st.size && was.mtimeMs === st.mtimeMs) continue;
+    }
     const why = verify(objects, rel);
     if (why) out.push({ rel, why });
   }

@@ -43,7 +43,7 @@ function lexists(p: string): boolean {
 /** Has the guarded path changed from what it was when the command started? */
 export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
-  if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files).length > 0;
+  if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files, g.before.since).length > 0;
   if (g.before.kind === "shallow") return falseShallowLines(g.path, g.before.lines).length > 0;
   if (g.before.kind === "packed-refs") {
     const before = g.before.replaceLines;
@@ -301,7 +301,8 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
     if (g.before.kind === "objects") {
       // When the command has ended (git writes objects under temporary names and renames them into place).
       if (!final) continue;
-      for (const bad of alteredObjectFiles(g.path, g.before.files)) out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
+      for (const bad of alteredObjectFiles(g.path, g.before.files, g.before.since))
+        out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
       continue;
     }
     if (g.before.kind === "entries") {

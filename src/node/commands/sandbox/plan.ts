@@ -19,7 +19,6 @@ import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKS
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
-import { listObjectFiles } from "../git-objects";
 import { replaceLines } from "../packed-refs";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
@@ -231,6 +230,9 @@ const HOME_STARTUP: ReadonlyArray<readonly [string, string]> = [
   [".gitconfig", "git configuration can run programs"],
   [".config/git", "git configuration can run programs"],
 ];
+
+/** Object files changed this long before a command starts are verified too when it ends. */
+const OBJECTS_SINCE_MARGIN_MS = 2_000;
 
 /** Default size of the private temporary folders, MB. */
 export const DEFAULT_TMP_MB = 1024;
@@ -499,8 +501,10 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   // or changed object file must verify when the command ends (git-objects.ts).
   const objects = join(git, "objects");
   const objectsDir = look(objects).kind === "dir";
-  const files = objectsDir ? listObjectFiles(objects) : undefined;
-  if (files) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files } });
+  // Checked by change time (ctime, which no process can set back): whatever a command added or changed
+  // is verified when it ends, however many object files there are. (A margin for the clock's granularity
+  // and what git wrote just before: verified again, at no risk.)
+  if (objectsDir) guards.push({ path: objects, root, why: OBJECTS_WHY, before: { kind: "objects", files: new Map(), since: Date.now() - OBJECTS_SINCE_MARGIN_MS } });
   // What git reads as trusted without checking it (replace refs, alternates, the commit-graph): read-only
   // or guarded. packed-refs is git's to rewrite, so the replace lines a command adds are taken out when it ends.
   // .git/shallow: git takes the commits it lists as having no parents; a line a command adds for a commit whose parents are there is taken out (shallow.ts).

@@ -115,6 +115,8 @@ export interface ShallowGuard {
 export interface ObjectsGuard {
   kind: "objects";
   files: ReadonlyMap<string, ObjectFileStat>;
+  /** Verify every object file whose inode changed at or after this time (ms since the epoch) instead of comparing with `files`. */
+  since?: number;
 }
 
 /** A folder whose new entries are checked (an allow-list: `.git`, a visible home, a folder holding a listed write). */
