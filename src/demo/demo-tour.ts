@@ -192,8 +192,10 @@ export const FULL_CONTEXT_ERROR = {
 
 const COMPACTION_PROMPT = "Demo: fill the context so it gets compacted";
 
-/** A read-only command with a long output (about 14 KB). */
-export const FILL_COMMAND = "seq 1 3000";
+/** A read-only command with a long output (about 200 KB; what the model is shown of it is cut to its head and tail). */
+export const FILL_COMMAND = "seq -f 'line %g of a long output the demo model fills its context with' 1 3000";
+/** How many long outputs the compaction stop fills the context with. */
+const FILL_RUNS = 6;
 
 const compacted = (req: RecordedRequest) => userTexts(req).some((t) => t.startsWith('<context source="compaction">'));
 
@@ -211,11 +213,13 @@ const compactionPlan: Plan = (ex, req) => {
     );
   // Large tool results fill the conversation; older ones are what a compaction replaces by stubs.
   const runs = stepsOf(ex, "run_command");
-  if (offers(ex, "run_command") && runs.length < 3)
+  // Six outputs: the compaction keeps the four most recent tool results whole, so the older ones are
+  // what it turns into stubs (the earlier turns of a short tour hold too little to free by themselves).
+  if (offers(ex, "run_command") && runs.length < FILL_RUNS)
     return call(
       runs.length === 0
         ? "I'll fill the conversation with a few long command outputs, then pretend my context window is full: Yoke then compacts the older part (large old results become stubs it can recall, older turns a summary) and sends the request again."
-        : `Another long output (${runs.length + 1} of 3).`,
+        : `Another long output (${runs.length + 1} of ${FILL_RUNS}).`,
       "run_command",
       { command: FILL_COMMAND },
     );

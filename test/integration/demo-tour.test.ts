@@ -25,7 +25,7 @@ afterAll(async () => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
-async function tour(prompt: string, mode = "default", before?: string): Promise<{ ws: string; events: SessionEvent[]; stdout: string; code: number | null }> {
+async function tour(prompt: string, mode = "default", before?: string): Promise<{ ws: string; events: SessionEvent[]; stdout: string; stderr: string; code: number | null }> {
   const dir = mkdtempSync(join(tmpdir(), "yoke-demo-tour-"));
   temps.push(dir);
   const ws = join(dir, "ws");
@@ -45,7 +45,7 @@ async function tour(prompt: string, mode = "default", before?: string): Promise<
   } else r = await runCli(["run", "--trust", ...opts, prompt], { env: { HOME: dir } });
   const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
   const events = parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
-  return { ws, events, stdout: r.stdout, code: r.code };
+  return { ws, events, stdout: r.stdout, stderr: r.stderr, code: r.code };
 }
 
 const text = (events: SessionEvent[]) =>
@@ -113,8 +113,8 @@ describe("the demo model's tour", () => {
   });
 
   it("after another prompt, pretends its context is full, and Yoke compacts it and sends the request again", async () => {
-    const { events, code } = await tour(stop("Compact the context"), "default", stop("Run a sandboxed command"));
-    expect(code).toBe(0);
+    const { events, code, stderr } = await tour(stop("Compact the context"), "default", stop("Run a sandboxed command"));
+    expect(code, stderr + JSON.stringify(events.filter((e) => e.type === "error" || e.type === "compaction").slice(-4))).toBe(0);
     const compaction = events.find((e) => e.type === "compaction");
     expect(compaction).toMatchObject({ trigger: "overflow" });
     expect(text(events)).toContain("Yoke compacted the context and sent the request again");
