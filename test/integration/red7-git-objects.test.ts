@@ -6,7 +6,7 @@
  * on the host. Outcomes only: what the user's checkout writes.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -101,7 +101,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     // one command writes 10,001 valid loose objects (a few seconds), the next rewrites the committed
     // blob's file (failed in all four combinations). Fixed: the guard verifies every object file whose
     // change time (ctime, which no process can set back) is after the command started, with no bound.
-    it.skipIf(!!unusable)("an object rewritten after the store was pushed past the guard's bound is still quarantined (the user's checkout writes the committed content)", async () => {
+    it.skipIf(!!unusable)("an object rewritten after the store was pushed past the guard's old bound is still quarantined (the user's git never serves the planted content)", async () => {
       const ws = workspace("bound");
       const fill =
         "mkdir junk && seq 10001 | while read i; do echo \"junk $i\" > junk/$i; done && ls junk | sed 's|^|junk/|' | git hash-object -w --stdin-paths > /dev/null && rm -rf junk && echo filled";
@@ -116,7 +116,12 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const show = spawnSync("git", ["show", "HEAD:src/a.js"], { cwd: ws, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
       spawnSync("git", ["checkout", "--", "src/a.js"], { cwd: ws, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
       expect(show.stdout).not.toContain("evil");
-      expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the user's checkout writes what was committed").not.toBe("evil\n");
+      // The rewritten object was quarantined when the command ended (its committed content was destroyed by
+      // the rewrite itself): git reports it missing rather than serving the planted content.
+      expect(r.told).toContain("its content is not the content whose hash is its name");
+      expect(show.status).not.toBe(0);
+      const after = existsSync(join(ws, "src/a.js")) ? readFileSync(join(ws, "src/a.js"), "utf8") : "";
+      expect(after, "the user's checkout never writes the planted content").not.toBe("evil\n");
     });
 
     // Class: `.git/shallow` is a writable .git entry (git's shallow fetches write it), and git takes
