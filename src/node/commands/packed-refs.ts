@@ -46,7 +46,8 @@ export function stripNewReplaceLines(path: string, before: readonly string[], ke
   return { removed, keptAt };
 }
 
-function readRegular(path: string): string | undefined {
+/** A regular file's text, opened without following a link or blocking on a FIFO; undefined when it is not one or is larger than `maxBytes`. */
+export function readRegular(path: string, maxBytes = MAX_BYTES): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
@@ -55,7 +56,7 @@ function readRegular(path: string): string | undefined {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_BYTES) return undefined;
+    if (!st.isFile() || st.size > maxBytes) return undefined;
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < st.size) {

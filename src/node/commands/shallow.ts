@@ -8,7 +8,8 @@
  * file removed, as git does) and kept in the quarantine folder.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, constants as C, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readRegular } from "./packed-refs";
 import { dirname, join } from "node:path";
 
 const LINE = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
@@ -16,7 +17,7 @@ const MAX_BYTES = 16 * 1024 * 1024;
 
 /** The commit names `.git/shallow` lists now ([] when there is none or it is not a regular file). */
 export function shallowLines(path: string): string[] {
-  const text = readRegular(path);
+  const text = readRegular(path, MAX_BYTES);
   return text === undefined ? [] : text.split("\n").filter((l) => LINE.test(l));
 }
 
@@ -52,7 +53,7 @@ export function falseShallowLines(path: string, before: readonly string[]): stri
 
 /** Takes `lines` out of `.git/shallow`; returns where they were kept, or undefined when there was nothing to take. */
 export function stripShallowLines(path: string, lines: readonly string[], keepDir: string): string | undefined {
-  const text = readRegular(path);
+  const text = readRegular(path, MAX_BYTES);
   if (text === undefined || !lines.length) return undefined;
   const kept = text.split("\n").filter((l) => l && !lines.includes(l));
   const keptAt = join(keepDir, ".git", "shallow.false-lines");
@@ -65,27 +66,4 @@ export function stripShallowLines(path: string, lines: readonly string[], keepDi
     renameSync(tmp, path);
   }
   return keptAt;
-}
-
-function readRegular(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_BYTES) return undefined;
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n <= 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
 }
