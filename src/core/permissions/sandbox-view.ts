@@ -46,7 +46,11 @@ export interface SandboxProtection {
 }
 
 export interface ProgramDenial {
-  /** A program's name, as a command names it (`rm`, `curl`, `python3`), or its absolute path (`/usr/bin/rm`) when the rule gives one. */
+  /**
+   * A program's name, as a command names it (`rm`, `curl`, `python3`), its absolute path
+   * (`/usr/bin/rm`) when the rule gives one, or a pattern of names (`*rm`, `*rm*`) when the rule
+   * begins with a wildcard (see `programNameMatches`).
+   */
   name: string;
   /** The rule, as written, and where it is from. */
   rule: string;
@@ -77,8 +81,15 @@ export function programDenials(settings: MergedSettings): { programs: ProgramDen
     // them to the gate alone, so `sh x.sh` running rm did); the sandbox takes the program they name.
     // A rule naming the program by its absolute path (`Bash(/usr/bin/rm:*)`) masks that file (red team round 7).
     const m = /^\s*([A-Za-z0-9_][A-Za-z0-9_.+-]*|(?:\/[A-Za-z0-9_.+-]+)+)(?::\*| \*+|\*+)\s*$/.exec(rule.specifier);
-    if (!m) continue;
-    const name = m[1]!;
+    // A leading wildcard (`Bash(*rm:*)`, `Bash(*rm *)`: any command whose program name ends in `rm`,
+    // `/bin/rm` included; `Bash(*rm*)`: any whose name holds it) names every program file whose name
+    // matches: the sandbox masks them all (red team round 7 ran rm from `sh x.sh` under `Bash(*rm:*)`).
+    const g = m ? undefined : /^\s*\*+([A-Za-z0-9_.+-]+)(:\*| \*+|\*+)\s*$/.exec(rule.specifier);
+    if (!m && !g) continue;
+    const name = m ? m[1]! : `*${g![1]!}${g![2]!.startsWith("*") ? "*" : ""}`;
+    if (g && [...RUNNER_SHELLS].some((sh) => programNameMatches(name, sh))) {
+      notes.push(`the ${rule.list} rule ${rule.raw} (${rule.source.label}) also names a shell commands run in: the sandbox masks the other programs it names, the gate alone enforces it on the shell`);
+    }
     if (RUNNER_SHELLS.has(name)) {
       notes.push(`the ${rule.list} rule ${rule.raw} (${rule.source.label}) names a shell commands run in: the gate enforces it, the sandbox cannot`);
       continue;
@@ -87,6 +98,16 @@ export function programDenials(settings: MergedSettings): { programs: ProgramDen
     if (!have || (have.list === "ask" && rule.list === "deny")) programs.set(name, { name, rule: rule.raw, source: rule.source.label, list: rule.list });
   }
   return { programs: [...programs.values()], notes };
+}
+
+/**
+ * Whether a program's file name matches a denial's name: the name itself, or for a name with
+ * wildcards (`*rm`, `*rm*`, from a rule with a leading wildcard) the glob, `*` any run of characters.
+ */
+export function programNameMatches(denied: string, fileName: string): boolean {
+  if (!denied.includes("*")) return denied === fileName;
+  const re = new RegExp(`^${denied.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return re.test(fileName);
 }
 
 export interface SandboxViewContext {

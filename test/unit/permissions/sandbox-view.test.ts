@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mergeSettings } from "../../../src/core/permissions/merge-settings";
-import { sandboxProtection } from "../../../src/core/permissions/sandbox-view";
+import { programNameMatches, sandboxProtection } from "../../../src/core/permissions/sandbox-view";
 import { nodeListDir } from "../../../src/node/settings/files";
 import { PROTECTED_WORKSPACE_PATHS } from "../../../src/core/protected-paths";
 import { createPermissionWorkspace } from "../../support/permission-workspace";
@@ -115,9 +115,25 @@ describe("programDenials: programs the sandbox must make impossible to start", (
     const view = await w.gate().sandboxProtection();
     expect(view.programs.map((p) => `${p.list} ${p.name} ${p.rule}`).sort()).toEqual([
       "ask wget Bash(wget*)",
+      "deny *rm Bash(*rm:*)",
       "deny /usr/bin/perl Bash(/usr/bin/perl:*)",
       "deny curl Bash(curl **)",
       "deny rm Bash(rm*)",
     ]);
+  });
+
+  it("a leading wildcard names a pattern of program names (red team round 7: Bash(*rm:*) left rm to the gate alone)", async () => {
+    const w = createPermissionWorkspace({ permissions: { deny: ["Bash(*rm:*)", "Bash(*curl *)", "Bash(*mk*)", "Bash(*sh:*)", "Bash(*rm)", "Bash(* rm:*)"] } });
+    const view = await w.gate().sandboxProtection();
+    expect(view.programs.map((p) => `${p.name} ${p.rule}`).sort()).toEqual(["*curl Bash(*curl *)", "*mk* Bash(*mk*)", "*rm Bash(*rm:*)", "*sh Bash(*sh:*)"]);
+    expect(view.notes.join("\n")).toMatch(/Bash\(\*sh:\*\).*names a shell commands run in/);
+    expect(programNameMatches("*rm", "rm")).toBe(true);
+    expect(programNameMatches("*rm", "xterm")).toBe(true);
+    expect(programNameMatches("*rm", "rmdir")).toBe(false);
+    expect(programNameMatches("*mk*", "mkdir")).toBe(true);
+    expect(programNameMatches("*mk*", "make")).toBe(false);
+    expect(programNameMatches("*c++", "g++")).toBe(false);
+    expect(programNameMatches("*c++", "c++")).toBe(true);
+    expect(programNameMatches("rm", "rmdir")).toBe(false);
   });
 });

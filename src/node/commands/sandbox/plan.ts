@@ -20,6 +20,8 @@ import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
 import { replaceLines } from "../packed-refs";
+import { copiesOf } from "./program-copies";
+import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 
@@ -81,8 +83,9 @@ const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin"
 /**
  * Real paths of the regular files named `name` in the folders of the command path (links followed,
  * each once), and of every hard link of one of them in those folders under another name (Debian's
- * `perl5.36.0` is `perl`: red team round 7 ran it under `Bash(perl:*)`). A copy of the program
- * outside these folders, or a hard link elsewhere, is not found (docs/security.md, invariant 9).
+ * `perl5.36.0` is `perl`: red team round 7 ran it under `Bash(perl:*)`), and of every copy of
+ * one of them (the same bytes) in the system's program folders (program-copies.ts). A copy that is
+ * not executable, or one outside those folders, is not found (docs/security.md, invariant 9).
  * `name` may be an absolute path (a rule that names the program by it).
  */
 export function programFiles(name: string, path: string = process.env.PATH ?? ""): string[] {
@@ -90,7 +93,9 @@ export function programFiles(name: string, path: string = process.env.PATH ?? ""
   const dirs = [...new Set([...path.split(":").filter((d) => d.startsWith("/")), ...SYSTEM_BIN])];
   const linked = new Set<string>();
   // A rule that gives the program's absolute path (`Bash(/usr/bin/rm:*)`): that file, wherever it is.
-  for (const p of name.startsWith("/") ? [name] : dirs.map((dir) => join(dir, name))) {
+  // A pattern (`*rm`, from `Bash(*rm:*)`): every file of a matching name in those folders.
+  const named = name.startsWith("/") ? [name] : name.includes("*") ? dirs.flatMap((dir) => list(dir).filter((n) => programNameMatches(name, n)).map((n) => join(dir, n))) : dirs.map((dir) => join(dir, name));
+  for (const p of named) {
     try {
       const st = statSync(p);
       if (!st.isFile()) continue;
@@ -112,6 +117,9 @@ export function programFiles(name: string, path: string = process.env.PATH ?? ""
       }
     }
   }
+  // The same bytes elsewhere in the system's program folders (`/usr/lib/git-core/git` is a second
+  // git, not a link: red team round 7 started it under `Bash(git:*)`).
+  for (const file of [...out]) for (const copy of copiesOf(file)) out.add(copy);
   // Never a file other programs are too: the shells commands run in (`Bash(rbash:*)` names bash's
   // file) or a multi-call binary (busybox, toybox: `rm` is every core program on Alpine). Masking one
   // would stop every command; such a rule stays the gate's alone (red team round 7).
@@ -451,7 +459,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     const list = d.list ?? "deny";
     if (list === "ask" && !input.confine?.unreviewed) continue;
     for (const file of facts.programFiles?.(d.name) ?? []) {
-      if (b.visibleHost(file)) b.add({ op: "hide", path: file, tag: "program", dir: false, denied: { name: d.name, rule: d.rule, list } });
+      if (b.visibleHost(file)) b.add({ op: "hide", path: file, tag: "program", dir: false, denied: { name: d.name.includes("*") ? basename(file) : d.name, rule: d.rule, list } });
     }
   }
 
