@@ -11,6 +11,7 @@ import { resolveLimits } from "./limits";
 import { createNodeCommandRunner, type NodeCommandRunner, type NodeCommandRunnerOptions } from "./runner";
 import { createSandbox, SANDBOX_CHOICES, type SandboxChoice } from "./sandbox/create";
 import { SandboxUnavailableError, type SandboxLimits, type SandboxPath, type SandboxProtection } from "./sandbox/types";
+import { warmProgramIndex } from "./sandbox/program-copies";
 
 /** The `sandbox` settings block (all optional). */
 export interface SandboxSettings {
@@ -150,6 +151,9 @@ export function protectionView(load: () => Promise<SandboxProtection>, log?: { w
     async refresh() {
       try {
         view = await load();
+        // Copies of the denied programs are found through an index of the program folders: made
+        // here, off the event loop, before the command that needs it is wrapped (program-copies.ts).
+        if (view.programs?.length) await warmProgramIndex().catch(() => undefined);
       } catch (err) {
         log?.warn(`the sandbox could not read the permission rules' paths (${err instanceof Error ? err.message : String(err)}); using the last view`);
       }

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { copiesOf, indexKey, programIndex, resetProgramIndex, walkExecutables } from "../../../src/node/commands/sandbox/program-copies";
+import { copiesOf, indexKey, programIndex, resetProgramIndex, walkExecutables, warmProgramIndex } from "../../../src/node/commands/sandbox/program-copies";
 import { programFiles } from "../../../src/node/commands/sandbox/plan";
 
 const base = mkdtempSync(join(tmpdir(), "yoke-copies-"));
@@ -104,17 +104,33 @@ describe("copiesOf", () => {
 
 describe("programFiles on this machine", () => {
   it.runIf(process.platform === "linux")("a program's copy in the system's library folders is one of its files (Debian: /usr/lib/git-core/git)", () => {
-    let files: string[];
     try {
       statSync("/usr/lib/git-core/git");
       statSync("/usr/bin/git");
     } catch {
       return expect(programFiles("true").length).toBeGreaterThan(0);
     }
-    files = programFiles("git");
+    const files = programFiles("git");
     expect(files).toContain("/usr/bin/git");
-    if (statSync("/usr/lib/git-core/git").ino !== statSync("/usr/bin/git").ino && readFileSync("/usr/lib/git-core/git").equals(readFileSync("/usr/bin/git"))) expect(files).toContain("/usr/lib/git-core/git");
+    if (statSync("/usr/lib/git-core/git").ino !== statSync("/usr/bin/git").ino && readFileSync("/usr/lib/git-core/git").equals(readFileSync("/usr/bin/git")))
+      expect(files).toContain("/usr/lib/git-core/git");
     // Never the shells commands run in.
     expect(programFiles("bash")).toEqual([]);
+  });
+});
+
+describe("warmProgramIndex", () => {
+  it("makes the same index off the event loop, and the synchronous lookup uses it", async () => {
+    const { lib, prog } = tree("w");
+    mkdirSync(join(lib, "x", "y"), { recursive: true });
+    const copy = join(lib, "x", "y", "tool");
+    copyFileSync(prog, copy);
+    chmodSync(copy, 0o755);
+    await warmProgramIndex([lib]);
+    const sync = walkExecutables([lib])
+      .entries.map((e) => e.path)
+      .sort();
+    expect([...programIndex([lib]).bySize.values()].flat().sort()).toEqual(sync);
+    expect(copiesOf(prog, [lib])).toEqual([copy]);
   });
 });

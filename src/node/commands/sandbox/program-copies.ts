@@ -14,6 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -165,6 +166,82 @@ export function programIndex(roots: readonly string[] = COPY_ROOTS): Index {
   const { entries, complete } = walkExecutables(roots);
   store(key, made, entries, complete);
   return (memo = toIndex(key, made, entries, complete));
+}
+
+/**
+ * Makes the index off the event loop (the file-system calls in libuv's pool, a few folders at a
+ * time), so that the first command with a program denial does not hold the extension host for the
+ * walk; the runner calls it when it refreshes the permission view (session-runner.ts). The
+ * synchronous path stays for a command wrapped before the walk is done.
+ */
+export async function warmProgramIndex(roots: readonly string[] = COPY_ROOTS, maxEntries = MAX_ENTRIES): Promise<void> {
+  const key = indexKey(roots);
+  if (memo && memo.key === key && Date.now() - memo.made < INDEX_MS) return;
+  const cached = readCached(key);
+  if (cached) {
+    memo = cached;
+    return;
+  }
+  const made = Date.now();
+  const entries: Entry[] = [];
+  let seen = 0;
+  let complete = true;
+  const seenDirs = new Set<string>();
+  const queue: Array<[string, number]> = [];
+  for (const root of roots) {
+    try {
+      const real = await realpath(root);
+      const st = await stat(real);
+      const id = `${st.dev}:${st.ino}`;
+      if (seenDirs.has(id)) continue;
+      seenDirs.add(id);
+      queue.push([real, 0]);
+    } catch {
+      // not there
+    }
+  }
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [dir, depth] = next;
+      if (depth > MAX_DEPTH) {
+        complete = false;
+        continue;
+      }
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (++seen > maxEntries) {
+          complete = false;
+          queue.length = 0;
+          return;
+        }
+        const p = join(dir, name);
+        try {
+          const st = await lstat(p);
+          if (st.isDirectory()) {
+            const id = `${st.dev}:${st.ino}`;
+            if (!seenDirs.has(id)) {
+              seenDirs.add(id);
+              queue.push([p, depth + 1]);
+            }
+          } else if (st.isFile() && (st.mode & 0o111) !== 0 && st.size > 0) entries.push({ path: p, size: st.size });
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+  };
+  // Folders are taken from the queue by a few workers; one that finds it empty ends, so keep
+  // starting rounds until the queue stays empty.
+  while (queue.length > 0) await Promise.all(Array.from({ length: 4 }, worker));
+  // A synchronous walk may have finished meanwhile (a command wrapped before this one was done).
+  if (memo && memo.key === key) return;
+  store(key, made, entries, complete);
+  memo = toIndex(key, made, entries, complete);
 }
 
 /** SHA-256 of a file's bytes, cached while its inode, size and time are unchanged. */
