@@ -106,7 +106,12 @@ export function programDenials(settings: MergedSettings): { programs: ProgramDen
  */
 export function programNameMatches(denied: string, fileName: string): boolean {
   if (!denied.includes("*")) return denied === fileName;
-  const re = new RegExp(`^${denied.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${denied
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(fileName);
 }
 

@@ -94,7 +94,15 @@ export function programFiles(name: string, path: string = process.env.PATH ?? ""
   const linked = new Set<string>();
   // A rule that gives the program's absolute path (`Bash(/usr/bin/rm:*)`): that file, wherever it is.
   // A pattern (`*rm`, from `Bash(*rm:*)`): every file of a matching name in those folders.
-  const named = name.startsWith("/") ? [name] : name.includes("*") ? dirs.flatMap((dir) => list(dir).filter((n) => programNameMatches(name, n)).map((n) => join(dir, n))) : dirs.map((dir) => join(dir, name));
+  const named = name.startsWith("/")
+    ? [name]
+    : name.includes("*")
+      ? dirs.flatMap((dir) =>
+          list(dir)
+            .filter((n) => programNameMatches(name, n))
+            .map((n) => join(dir, n)),
+        )
+      : dirs.map((dir) => join(dir, name));
   for (const p of named) {
     try {
       const st = statSync(p);
