@@ -21,7 +21,7 @@ import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 import type { Approver } from "../core/loop/types";
-import type { NodeServices } from "../node/agent-services";
+import type { NodeServices, NodeServicesOptions } from "../node/agent-services";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
 function offlineProvider(config: Pick<ProviderConfig, "provider" | "model">): Provider {
@@ -91,6 +91,8 @@ export interface CliSessionHost {
   approver?: Approver;
   /** Who writes the session, as another opener is told (default: "yoke run" / "yoke resume"). */
   owner?: string;
+  /** Who starts the session's commands (`yoke acp`: the editor's terminal when it offers one). */
+  launcher?: NodeServicesOptions["launcher"];
 }
 
 export async function buildCliSession(
@@ -138,7 +140,7 @@ export async function buildCliSession(
   }).catch((err: unknown) => {
     throw err instanceof SessionSettingsError ? new UsageError(err.message) : err;
   });
-  const node = nodeServicesFor(settings);
+  const node = nodeServicesFor(settings, host.launcher ? { launcher: host.launcher } : {});
   const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);

@@ -4,6 +4,7 @@
  * command runner. The session recipe (session-recipe.ts) builds them from the session's settings
  * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
+import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -55,6 +56,8 @@ export interface NodeServicesOptions {
   log?: Logger;
   /** The environment commands start from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Who starts a session's commands (`yoke acp`: the editor's terminal); default: the runner spawns them. */
+  launcher?: (session: { id: string }) => ProcessLauncher | undefined;
 }
 
 export interface NodeServices {
@@ -171,6 +174,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
             settings: sandboxSettings,
             env: opts.env,
             protectionView: protectionView(() => gate.sandboxProtection(), opts.log),
+            launcher: opts.launcher?.(session),
           }),
         };
       } catch (err) {

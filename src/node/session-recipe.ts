@@ -30,7 +30,7 @@ import { editToolFor } from "../core/tools/edit-tool";
 import type { ToolDefinition } from "../core/tools/types";
 import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
-import { createNodeServices, type NodeServices } from "./agent-services";
+import { createNodeServices, type NodeServices, type NodeServicesOptions } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import type { CommandSource } from "../core/custom-commands/types";
@@ -83,6 +83,8 @@ export interface SessionHost {
   /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
   wasmDirs?: string[];
   env?: Record<string, string | undefined>;
+  /** Who starts the session's commands (`yoke acp`: the editor's terminal); default: the runner. */
+  launcher?: NodeServicesOptions["launcher"];
 }
 
 export interface SessionRecipe {
@@ -98,7 +100,7 @@ const gates = defaultGates();
 const breakers = toolBreakersExtension();
 
 /** The Node services of these settings (the panel caches them per window; the CLI makes them per run). */
-export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "log" | "wasmDirs" | "env"> = {}): NodeServices {
+export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "log" | "wasmDirs" | "env" | "launcher"> = {}): NodeServices {
   return createNodeServices({
     cwd: s.cwd,
     folders: s.folders,
@@ -115,6 +117,7 @@ export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "l
     wasmDirs: more.wasmDirs,
     log: more.log,
     env: more.env,
+    launcher: more.launcher,
   });
 }
 

@@ -4,7 +4,7 @@
  * fs/write_text_file, gets nothing written outside — the editor is never asked to write there.
  * Run as root and as an unprivileged user, the real `yoke acp` over stdio.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scri
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities } from "../support/identities";
 import { startAcpClient, type AcpTestClient } from "../support/acp-client";
+import { testTerminalHost } from "../support/acp-terminal";
 
 const { list, missing } = identities();
 let server: ScriptedServer | undefined;
@@ -69,6 +70,41 @@ describe.each(list)("yoke acp as $label: the editor's file system behind the per
     expect(results).toHaveLength(2);
     for (const r of results) expect(r).toContain("a symbolic link on the way leads outside it");
     expect(writes).toEqual([]);
+  });
+});
+
+describe.each(list)("yoke acp as $label: commands in the editor's terminal", (who) => {
+  it("stay in the sandbox and never get the editor's environment: protected paths and hidden secrets hold", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-acp-term-"));
+    temps.push(dir);
+    const ws = join(dir, "ws");
+    mkdirSync(join(ws, ".git", "hooks"), { recursive: true });
+    writeFileSync(join(ws, "README.md"), "# w\n");
+    writeFileSync(join(ws, ".env"), "DB_PASSWORD=hunter2-acp\n");
+    mkdirSync(join(ws, ".claude"));
+    writeFileSync(join(ws, ".claude", "settings.json"), JSON.stringify({ permissions: { deny: ["Read(./.env)"] } }));
+    // Hidden from the gate in a script: only the sandbox stands between it and the files.
+    writeFileSync(join(ws, "x.sh"), 'echo pwned > .git/hooks/pre-commit; cat .env; echo "editor=[$EDITOR_TOKEN]"\n');
+    chownTree(dir, who);
+    server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: "sh x.sh; echo done-$?" } }] }, { text: "done" }] });
+    const host = testTerminalHost({ ...process.env, HOME: who.home, EDITOR_TOKEN: "ghp_editor_5521" }, { uid: who.uid, gid: who.gid });
+    const c = startAcpClient(
+      ["--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--session-dir", join(dir, "sessions"), "--permission-mode", "bypassPermissions"],
+      { terminal: host },
+      { cwd: ws, env: { HOME: who.home }, uid: who.uid, gid: who.gid },
+    );
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { terminal: true } });
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+    expect(host.created, "the editor's terminal ran the command").toHaveLength(1);
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+    const told = JSON.stringify(server.requests.at(-1)!.body);
+    expect(told).toContain("done-");
+    expect(told).not.toContain("hunter2-acp");
+    expect(told).not.toContain("ghp_editor_5521");
+    expect(told).toContain("editor=[]");
+    expect(host.open()).toBe(0);
   });
 });
 

@@ -15,6 +15,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt, runCli } from "../support/cli";
+import { testTerminalHost } from "../support/acp-terminal";
 import { chunkText, startAcpClient, updatesOf, type AcpClientHandlers, type AcpTestClient } from "../support/acp-client";
 
 let server: ScriptedServer | undefined;
@@ -372,6 +373,80 @@ describe("yoke acp", () => {
     expect(writes).toEqual([{ path: join(ws, "docs/new.md"), content: "# New\n" }]);
     expect(readFileSync(join(ws, "docs/new.md"), "utf8")).toBe("# New\n");
   });
+
+  it("runs commands in the editor's terminal when it offers one: shown live in the tool call, still sandboxed, the editor's environment kept out", async () => {
+    const { ws, sessions } = workspace();
+    mkdirSync(join(ws, ".vscode"));
+    writeFileSync(join(ws, ".vscode/settings.json"), "{}\n");
+    // The write to a protected path hides in a script the gate does not read: only the sandbox stops it.
+    writeFileSync(join(ws, "x.sh"), "echo planted > .vscode/settings.json\n");
+    const host = testTerminalHost({ ...process.env, EDITOR_SECRET: "sk-editor-7731" });
+    const { c } = await start(
+      [{ toolCalls: [{ name: "run_command", input: { command: 'echo hello-from-terminal; echo "secret=[$EDITOR_SECRET]"; echo made > out.txt; sh x.sh; echo exit-was-$?' } }] }, { text: "done" }],
+      ws,
+      sessions,
+      { terminal: host },
+      ["--permission-mode", "bypassPermissions"],
+      { terminal: true },
+    );
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+    // The editor started the runner's own command line: the exact environment, then the sandbox.
+    expect(host.created).toHaveLength(1);
+    const made = host.created[0]!;
+    expect(made.command).toBe("/usr/bin/env");
+    expect(made.args?.[0]).toBe("-i");
+    expect(made.args?.join(" ")).toMatch(/bwrap|firejail/);
+    expect(made.cwd).toBe(ws);
+    // Shown in the command's tool call while it ran, and after.
+    const call = updatesOf(c.updates, "tool_call").find((u) => u.kind === "execute")!;
+    const terminalUpdates = updatesOf(c.updates, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId && u.content?.some((x) => x.type === "terminal"));
+    expect(terminalUpdates.length).toBeGreaterThanOrEqual(2);
+    expect(terminalUpdates.at(-1)!.status).toBe("completed");
+    // What the model saw came from the editor's terminal; the editor's secret never reached the command.
+    const told = JSON.stringify(server!.requests[1]!.body);
+    expect(told).toContain("hello-from-terminal");
+    expect(told).toContain("secret=[]");
+    expect(told).not.toContain("sk-editor-7731");
+    expect(told).toMatch(/exit-was-[1-9]/);
+    expect(readFileSync(join(ws, "out.txt"), "utf8")).toBe("made\n");
+    expect(readFileSync(join(ws, ".vscode/settings.json"), "utf8"), "the sandbox holds in the editor's terminal").toBe("{}\n");
+    expect(host.open(), "every terminal released").toBe(0);
+    expect(host.calls).toContain("output");
+  });
+
+  it("session/cancel stops a command running in the editor's terminal: no process left", async () => {
+    const { ws, sessions } = workspace();
+    const host = testTerminalHost({ ...process.env });
+    let sessionId = "";
+    let cancelled = false;
+    const c0: { c?: AcpTestClient } = {};
+    const { c } = await start(
+      [{ toolCalls: [{ name: "run_command", input: { command: "sleep 7.47 && touch finished.txt", timeout_s: 60 } }] }, { text: "not reached" }],
+      ws,
+      sessions,
+      {
+        terminal: host,
+        onUpdate: (n) => {
+          if (!cancelled && n.update.sessionUpdate === "tool_call_update" && n.update.content?.some((x) => x.type === "terminal")) {
+            cancelled = true;
+            setTimeout(() => void c0.c!.agent.notify("session/cancel", { sessionId }), 700);
+          }
+        },
+      },
+      ["--permission-mode", "bypassPermissions"],
+      { terminal: true },
+    );
+    c0.c = c;
+    ({ sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] }));
+    const res = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run the long thing" }] });
+    expect(res.stopReason).toBe("cancelled");
+    expect(cancelled).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).not.toContain("sleep 7.47");
+    await new Promise((r) => setTimeout(r, 7500));
+    expect(existsSync(join(ws, "finished.txt"))).toBe(false);
+  }, 30_000);
 
   it("starts the MCP servers the editor gives session/new through Yoke's MCP mechanism, and stops them with the session", async () => {
     const { ws, sessions } = workspace();

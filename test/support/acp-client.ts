@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { cliPath } from "./cli";
+import type { TestTerminalHost } from "./acp-terminal";
 
 export interface AcpTestClient {
   child: ChildProcess;
@@ -25,6 +26,8 @@ export interface AcpClientHandlers {
   writeTextFile?: (req: acp.WriteTextFileRequest) => void | Promise<void>;
   /** Called with each update as it arrives. */
   onUpdate?: (n: acp.SessionNotification) => void;
+  /** The editor's terminals (test/support/acp-terminal.ts), for a client that offers `terminal`. */
+  terminal?: TestTerminalHost;
 }
 
 export function startAcpClient(args: string[], handlers: AcpClientHandlers = {}, opts: { cwd?: string; env?: Record<string, string | undefined>; uid?: number; gid?: number } = {}): AcpTestClient {
@@ -60,6 +63,15 @@ export function startAcpClient(args: string[], handlers: AcpClientHandlers = {},
       await write(params);
       return {};
     });
+  }
+  if (handlers.terminal) {
+    const t = handlers.terminal;
+    app = app
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => t.create(params))
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => t.output(params))
+      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => t.waitForExit(params))
+      .onRequest(acp.methods.client.terminal.kill, ({ params }) => t.kill(params))
+      .onRequest(acp.methods.client.terminal.release, ({ params }) => t.release(params));
   }
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);

@@ -20,6 +20,8 @@ import { createClientWorkspaceFs } from "./client-fs";
 import { mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
+import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
+import type { ProcessLauncher } from "../commands/launcher";
 
 export interface AcpSessionSetup {
   options: AgentSessionOptions;
@@ -30,7 +32,7 @@ export interface AcpSessionSetup {
 
 export interface AcpAgentDeps {
   /** Builds a session's options for a folder as the CLI does (resumeId: an existing session, locked for this process). */
-  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver; settings: string[] }): Promise<AcpSessionSetup>;
+  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver; settings: string[]; launcher?: ProcessLauncher }): Promise<AcpSessionSetup>;
   /** The session store folder of a workspace folder (the one the panel and `yoke run` use). */
   sessionDir(cwd: string): string;
   /** The folder session/list lists when the client names none. */
@@ -57,6 +59,8 @@ interface Live {
   /** The session/update notifications in order; a prompt answers after they are sent. */
   queue: Promise<void>;
   updates: UpdateContext;
+  /** Commands in the editor's terminal: the execute calls waiting for theirs, and each call's terminal. */
+  terminals: { waiting: string[]; byCall: Map<string, string> };
 }
 
 /** Why a prompt turn ended, from the events it appended. */
@@ -81,6 +85,31 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     if (!s) throw acp.RequestError.sessionNotFound(id);
     return s;
   };
+
+  /** Does this session run its commands in the editor's terminal? */
+  function launcherUsed(live: Live): boolean {
+    return Boolean(clientCaps.terminal) && live.session.services.commands !== undefined;
+  }
+
+  /** A terminal was made for a command: it is the oldest execute call's still waiting for one. */
+  function attachTerminal(sessionId: string | undefined, terminals: Live["terminals"], terminalId: string): void {
+    const live = sessionId ? sessions.get(sessionId) : undefined;
+    const callId = terminals.waiting.shift();
+    if (!live || !callId) return;
+    terminals.byCall.set(callId, terminalId);
+    send(live, { sessionUpdate: "tool_call_update", toolCallId: callId, content: [{ type: "terminal", terminalId }] });
+  }
+
+  /** The final update of a command's call keeps showing its terminal. */
+  function withTerminal(live: Live, e: SessionEvent, u: acp.SessionUpdate): acp.SessionUpdate {
+    if (e.type !== "tool_result" || u.sessionUpdate !== "tool_call_update") return u;
+    const waiting = live.terminals.waiting.indexOf(e.callId);
+    if (waiting >= 0) live.terminals.waiting.splice(waiting, 1);
+    const terminalId = live.terminals.byCall.get(e.callId);
+    if (!terminalId) return u;
+    live.terminals.byCall.delete(e.callId);
+    return { ...u, content: [{ type: "terminal", terminalId }, ...(u.content ?? [])] };
+  }
 
   function send(live: Live, update: acp.SessionUpdate): void {
     const c = client;
@@ -231,11 +260,18 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
     const ref: { id?: string; services?: NodeServices; session?: AgentSession } = { id: resumeId };
+    const terminals: Live["terminals"] = { waiting: [], byCall: new Map() };
+    // The editor's terminal runs the commands when it offers one (client-terminal.ts: the same
+    // sandboxed command line); its output shows in the command's tool call.
+    const launcher =
+      clientCaps.terminal && client
+        ? clientTerminalLauncher(terminalClient(client), { sessionId: () => ref.id ?? "", onTerminal: (id) => attachTerminal(ref.id, terminals, id), warn: deps.warn })
+        : undefined;
     // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
     const mcp = mcpSettingsFile(mcpServers);
     let built: AcpSessionSetup;
     try {
-      built = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref), settings: mcp.path ? [mcp.path] : [] });
+      built = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref), settings: mcp.path ? [mcp.path] : [], ...(launcher ? { launcher } : {}) });
     } catch (err) {
       mcp.dispose();
       throw err;
@@ -259,7 +295,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     }
     ref.id = session.id;
     ref.session = session;
-    const live: Live = { session, setup, cwd, streamed: { text: false, reasoning: false }, queue: Promise.resolve(), updates: { tool: (n) => session.tool(n), root: session.services.fs.root } };
+    const live: Live = {
+      session,
+      setup,
+      cwd,
+      streamed: { text: false, reasoning: false },
+      queue: Promise.resolve(),
+      updates: { tool: (n) => session.tool(n), root: session.services.fs.root },
+      terminals,
+    };
     return live;
   }
 
@@ -272,7 +316,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       send(live, { sessionUpdate: d.type === "text" ? "agent_message_chunk" : "agent_thought_chunk", content: { type: "text", text: d.text } });
     });
     live.session.onEvent((e) => {
-      for (const u of updatesFor(e, live.updates, { streamed: live.streamed })) send(live, u);
+      if (e.type === "tool_call" && kindOf(live.updates.tool(e.name)) === "execute" && launcherUsed(live)) live.terminals.waiting.push(e.callId);
+      for (const u of updatesFor(e, live.updates, { streamed: live.streamed })) send(live, withTerminal(live, e, u));
       if (e.type === "assistant_message") live.streamed = { text: false, reasoning: false };
     });
   }
@@ -369,4 +414,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       sessions.get(params.sessionId)?.session.cancel();
     });
   return { app, closeAll };
+}
+
+/** The editor's terminal methods over the connection. */
+function terminalClient(c: acp.AgentContext): TerminalClient {
+  return {
+    create: (p) => c.request(acp.methods.client.terminal.create, p),
+    output: (p) => c.request(acp.methods.client.terminal.output, p),
+    waitForExit: (p) => c.request(acp.methods.client.terminal.waitForExit, p),
+    kill: (p) => c.request(acp.methods.client.terminal.kill, p),
+    release: (p) => c.request(acp.methods.client.terminal.release, p),
+  };
 }

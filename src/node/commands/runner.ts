@@ -3,6 +3,7 @@
  * shell integration), inside the chosen sandbox, keeps every byte of output in the session's
  * log folder, and stops whatever is still running when the session ends or Node exits.
  */
+import type { ProcessLauncher } from "./launcher";
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -53,6 +54,8 @@ export interface NodeCommandRunnerOptions {
   outputLimits?: Partial<OutputLimits>;
   cols?: number;
   rows?: number;
+  /** Starts each command's process somewhere else (`yoke acp`: the editor's terminal); default: spawned here. */
+  launcher?: ProcessLauncher;
 }
 
 /** Variables that keep commands from waiting on a pager or a prompt. */
@@ -98,7 +101,8 @@ export interface NodeCommandRunner extends CommandRunner {
 export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCommandRunner {
   const workspace = real(opts.workspace);
   const ptyWanted = opts.pty ?? true;
-  const usePty = ptyWanted && loadPty().pty !== undefined;
+  // A launcher's terminal is its own (the editor's); the runner reads what it prints as one stream.
+  const usePty = ptyWanted && !opts.launcher && loadPty().pty !== undefined;
   const shell = opts.shell ?? (which("bash") ? "bash" : "sh");
   const sandbox = opts.sandbox;
   const scrubbed = filterEnv(opts.env ?? process.env, { allow: opts.allowEnv ?? [], ...(opts.setEnv ? { set: opts.setEnv } : {}) });
@@ -197,6 +201,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         ...withCgroup(`${runnerMarker}-${id}`),
         quarantineDir: join(quarantineDir, id),
         approvedElsewhere: approvedElsewhere(id),
+        ...(opts.launcher ? { launcher: opts.launcher } : {}),
       });
       cmd.onExit(() => approvedNow.delete(id));
       commands.set(id, cmd);

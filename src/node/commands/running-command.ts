@@ -4,7 +4,7 @@
  * file, the bounded model view and live listeners.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, constants as fsConstants, openSync } from "node:fs";
+import { closeSync, constants as fsConstants, openSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { OutputBounder, type OutputLimits } from "../../core/commands/output";
@@ -16,6 +16,7 @@ import { countTasks, groupAlive, isAlive, killMarked, killTree, markedProcesses,
 import type { PidsCgroup } from "./pids-cgroup";
 import { GuardWatch, sweepGuards } from "./quarantine";
 import type { IPty } from "./pty";
+import { withExactEnv, type LaunchedProcess, type ProcessLauncher } from "./launcher";
 import { loadPty } from "./pty";
 import type { GuardedPath, SandboxBackend, WrapRequest } from "./sandbox/types";
 
@@ -52,6 +53,25 @@ export interface CommandSpawnSpec {
   quarantineDir: string;
   /** Is this path approved for writing by another command running now (so not to be quarantined)? */
   approvedElsewhere?: (path: string) => boolean;
+  /** Starts the process somewhere else (the editor's terminal); default: spawned here. */
+  launcher?: ProcessLauncher;
+}
+
+/** The process of a set whose parent is not in it (the first a launcher started), if there is one. */
+function rootOf(pids: number[]): number | undefined {
+  if (pids.length === 0) return undefined;
+  const set = new Set(pids);
+  for (const pid of pids) {
+    try {
+      // The parent is the 4th field of /proc/PID/stat, after the command name in parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!set.has(ppid)) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 function signalName(sig: number | string | null | undefined): string | null {
@@ -80,6 +100,7 @@ export class NodeRunningCommand implements RunningCommand {
   private pid: number | undefined;
   private child: ChildProcess | undefined;
   private term: IPty | undefined;
+  private launched: LaunchedProcess | undefined;
   private timedOut = false;
   private cancelled = false;
   private interrupted = false;
@@ -124,7 +145,8 @@ export class NodeRunningCommand implements RunningCommand {
       const env = { ...spec.env, ...wrapped.env, [MARKER_VAR]: spec.marker };
       // Only stdin, stdout and stderr reach the launch chain (fd-hygiene.ts).
       const line = withClosedFds(spec.cgroup ? spec.cgroup.wrap(wrapped.file, wrapped.args) : wrapped);
-      if (spec.usePty) this.spawnPty(line.file, line.args, env);
+      if (spec.launcher) this.spawnLaunched(spec.launcher, line.file, line.args, env);
+      else if (spec.usePty) this.spawnPty(line.file, line.args, env);
       else this.spawnPipes(line.file, line.args, env);
     } catch (err) {
       this.finish(null, null, err instanceof Error ? err.message : String(err));
@@ -339,6 +361,34 @@ export class NodeRunningCommand implements RunningCommand {
     child.on("exit", (code, sig) => void this.onProcessExit(code, signalName(sig)));
   }
 
+  /**
+   * Another program starts the process (launcher.ts): with exactly this environment (`env -i`: the
+   * launcher's own variables, credentials included, do not reach it), behind the same closer and
+   * sandbox. Its pid is found by the marker in that environment, so the tree kill, the watchdog and
+   * the stray check work as for a process spawned here.
+   */
+  private spawnLaunched(launcher: ProcessLauncher, file: string, args: string[], env: Record<string, string>): void {
+    const line = withExactEnv(file, args, env);
+    const proc = launcher.launch(line.file, line.args, { cwd: this.spec.req.cwd, env: { [MARKER_VAR]: this.spec.marker }, id: this.id });
+    this.launched = proc;
+    if (proc.pid !== undefined) this.pid = proc.pid;
+    else this.findLaunchedPid();
+    proc.onOutput((raw, text) => this.handle(raw, text));
+    proc.onExit((code, sig) => void this.onProcessExit(code, sig));
+  }
+
+  /** The launched process's pid: the marked process whose parent is not marked (looked for until it exits). */
+  private findLaunchedPid(): void {
+    const look = () => {
+      if (this.pid !== undefined || this._result) return;
+      const marked = markedProcesses(this.spec.marker);
+      const root = rootOf(marked);
+      if (root !== undefined) this.pid = root;
+      else setTimeout(look, 10).unref();
+    };
+    look();
+  }
+
   private handle(raw: Buffer, text: string): void {
     if (this._result) return;
     this.log.write(raw);
@@ -358,7 +408,14 @@ export class NodeRunningCommand implements RunningCommand {
 
   private stop(): Promise<void> {
     const t = this.target;
-    if (!t) return Promise.resolve();
+    if (!t) {
+      // A launched process not found yet: the launcher ends it, and the marker finds what it started.
+      if (this.launched) {
+        this.launched.kill();
+        killMarked(this.spec.marker);
+      }
+      return Promise.resolve();
+    }
     this.stopping ??= (async () => {
       await Promise.all([terminateTree(t, this.spec.graceMs), this.spec.sandbox.stop?.(this.wrapReq)]);
       // What left the tree (setsid and a double fork) still carries the marker, and is still in the cgroup.

@@ -12,6 +12,7 @@ import { createNodeCommandRunner, type NodeCommandRunner, type NodeCommandRunner
 import { createSandbox, SANDBOX_CHOICES, type SandboxChoice } from "./sandbox/create";
 import { SandboxUnavailableError, type SandboxLimits, type SandboxPath, type SandboxProtection } from "./sandbox/types";
 import { warmProgramIndex } from "./sandbox/program-copies";
+import type { ProcessLauncher } from "./launcher";
 
 /** The `sandbox` settings block (all optional). */
 export interface SandboxSettings {
@@ -62,6 +63,8 @@ export interface SessionRunnerOptions {
   protection?: () => SandboxProtection;
   /** A view that is refreshed before each command (the runner's prepare()); wins over `protection`. */
   protectionView?: ProtectionView;
+  /** Who starts the commands (launcher.ts); default: the runner spawns them. */
+  launcher?: ProcessLauncher | undefined;
 }
 
 /** Log folder of a session's commands: `<sessionDir>/<sessionId>.commands/`. */
@@ -134,6 +137,7 @@ export function createSessionCommandRunner(opts: SessionRunnerOptions): NodeComm
     sandbox,
     ...(opts.env ? { env: opts.env } : {}),
     ...runnerOptionsFromSettings(s),
+    ...(opts.launcher ? { launcher: opts.launcher } : {}),
   });
   return view ? Object.assign(runner, { prepare: view.refresh }) : runner;
 }
