@@ -12,7 +12,7 @@ import { readExchange } from "../../demo/wire-conversation";
 import type { Goal } from "./goal";
 import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
 import { cpuNow, cpuSince } from "./cpu";
-import { answerTokens, costUsd, countTokens, requestSegments, requestTokens } from "./tokens";
+import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens } from "./tokens";
 
 export interface TaskRun {
   task: string;
@@ -31,6 +31,8 @@ export interface TaskRun {
   modelMs: number;
   /** Why it failed: the check's message, the policy's error, or the CLI's. */
   detail?: string;
+  /** Where the input went (not part of the JSON rows): the first request by part, and the fresh part of the later ones by kind (tokens.ts). */
+  parts: { first: Map<string, number>; fresh: Map<string, number> };
   /** Where the time went (not part of the JSON rows). */
   phases: TaskPhases;
 }
@@ -65,12 +67,15 @@ class PolicyBridge {
   private previous?: string[];
   policyError?: string;
   readonly stats = { requests: 0, input: 0, cached: 0, output: 0, modelMs: 0, firstInput: 0 };
+  /** The first request by part, and what the later requests added to their predecessors' prefix, by kind. */
+  readonly parts = { first: new Map<string, number>(), fresh: new Map<string, number>() };
   /** When each request arrived (performance.now()). */
   readonly arrivals: number[] = [];
 
   constructor(
     private readonly goal: Goal,
     private readonly policy: Policy,
+    private readonly policyName = "",
   ) {}
 
   private readonly io: ModelIO = {
@@ -95,7 +100,9 @@ class PolicyBridge {
     this.arrivals.push(t0);
     const segments = requestSegments(req);
     const tokens = requestTokens(segments, this.previous);
-    if (process.env.YOKE_BENCH_TASK_FRESH && this.previous) traceFresh(this.goal.prompt.slice(0, 30), segments, this.previous);
+    if (process.env.YOKE_BENCH_TASK_FRESH && this.previous) traceFresh(`${this.policyName} ${this.goal.prompt.slice(0, 30)}`, segments, this.previous);
+    if (this.previous) freshParts(segments, this.previous, this.parts.fresh);
+    else for (const [k, n] of requestParts(req)) this.parts.first.set(k, n);
     this.previous = segments;
     const next = new Promise<ScriptedTurn>((resolve) => (this.pendingTurn = resolve));
     if (this.finished) this.emit({ text: "Done." });
@@ -214,7 +221,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
   const t0 = performance.now();
   const cpu0 = cpuNow();
   const ws = freshWorkspace(o.template);
-  const bridge = new PolicyBridge(o.goal, o.policy);
+  const bridge = new PolicyBridge(o.goal, o.policy, o.policyName);
   const server = await startScriptedLlmServer({ script: bridge.script });
   try {
     const cpu1 = cpuNow();
@@ -290,6 +297,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
       wallMs,
       modelMs: s.modelMs,
       ...(detail ? { detail } : {}),
+      parts: bridge.parts,
       phases,
     };
   } finally {

@@ -170,6 +170,46 @@ export function summaryLine(runs: TaskRun[], s: RunSummary): string {
   );
 }
 
+/**
+ * Where each policy's input tokens went (YOKE_BENCH_TASK_PARTS=1, on stderr): the first request of
+ * a run by part (each tool definition, the system prompt, the messages; means over the runs), that
+ * first request's prefix (tool definitions + system prompt) times the policy's requests, and the
+ * fresh part of the later requests by kind (the model's calls and the tools' results, by tool).
+ */
+export function partsReport(runs: TaskRun[]): string {
+  const lines: string[] = [];
+  for (const policy of [...new Set(runs.map((r) => r.policy))]) {
+    const mine = runs.filter((r) => r.policy === policy && r.parts.first.size);
+    if (!mine.length) continue;
+    const first = new Map<string, number>();
+    const fresh = new Map<string, number>();
+    for (const r of mine) {
+      for (const [k, n] of r.parts.first) first.set(k, (first.get(k) ?? 0) + n);
+      for (const [k, n] of r.parts.fresh) fresh.set(k, (fresh.get(k) ?? 0) + n);
+    }
+    const mean = (k: string) => Math.round((first.get(k) ?? 0) / mine.length);
+    const toolKeys = [...first.keys()].filter((k) => k.startsWith("tool"));
+    const tools = toolKeys.reduce((n, k) => n + mean(k), 0);
+    const requests = mine.reduce((n, r) => n + r.requests, 0);
+    const input = mine.reduce((n, r) => n + r.inputTokens, 0);
+    const prefix = tools + mean("system");
+    const freshSum = [...fresh.values()].reduce((a, b) => a + b, 0);
+    lines.push(
+      `${policy}: ${mine.length} runs, ${requests} requests, ${fmt(input)} input tokens. First request (mean): tool definitions ${fmt(tools)} ` +
+        `(${toolKeys
+          .sort((a, b) => mean(b) - mean(a))
+          .map((k) => `${k.replace(/^tool /, "")} ${mean(k)}`)
+          .join(", ")}), system ${mean("system")}, messages ${mean("messages")}. ` +
+        `Prefix (tools + system) × requests: ${fmt(prefix * requests)} (${((100 * prefix * requests) / Math.max(1, input)).toFixed(1)} % of the input). ` +
+        `Fresh in the later requests: ${fmt(freshSum)} (${[...fresh]
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, n]) => `${k} ${fmt(n)}`)
+          .join(", ")}).`,
+    );
+  }
+  return lines.join("\n");
+}
+
 /** The Markdown tables: totals per policy, then every task. */
 export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary): string {
   const totals = totalsOf(runs);
@@ -250,6 +290,7 @@ export async function bench(): Promise<BenchSection> {
   const cpu = cpuSince(cpuStart);
   const summary: RunSummary = { jobs, wallMs: totalMs, benchCpuMs: cpu.selfMs, childCpuMs: cpu.childrenMs, ...(loadBefore ? { loadBefore, loadAfter: loadAverage() } : {}) };
   process.stderr.write(`[bench] tasks: ${summaryLine(runs, summary)}\n`);
+  if (process.env.YOKE_BENCH_TASK_PARTS) process.stderr.write(`[bench] tasks: where the input went\n${partsReport(runs)}\n`);
   const machine = `${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${jobs} runs at once`;
   const table = markdown(runs, machine, summary);
   const full = !onlyTasks && !onlyPolicies;

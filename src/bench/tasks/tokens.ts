@@ -99,3 +99,58 @@ export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cac
 export function costUsd(fresh: number, cached: number, output: number): number {
   return (fresh * PRICES.inputPerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
 }
+
+/**
+ * Where a request's input tokens go, by part: each tool definition (`tool NAME`), the system
+ * prompt (`system`), and the messages (`messages`). Adds up to `requestTokens(…).input`.
+ */
+export function requestParts(req: RecordedRequest): Map<string, number> {
+  const parts = new Map<string, number>();
+  const tools = asArray(req.body.tools);
+  // The tool list is one segment (one JSON array): its tokens are shared out by each definition's own count, the rest ("[", ",", "]") to the list.
+  const whole = countTokens(JSON.stringify(req.body.tools ?? []));
+  let shared = 0;
+  for (const t of tools) {
+    const n = countTokens(JSON.stringify(t));
+    parts.set(`tool ${String(t.name)}`, n);
+    shared += n;
+  }
+  if (whole > shared) parts.set("tool list (separators)", whole - shared);
+  const segments = requestSegments(req);
+  let i = 1;
+  if (req.body.system !== undefined) parts.set("system", countTokens(segments[i++]!) + TOKENS_PER_MESSAGE);
+  let messages = 0;
+  for (; i < segments.length; i++) messages += countTokens(segments[i]!) + TOKENS_PER_MESSAGE;
+  parts.set("messages", messages);
+  return parts;
+}
+
+/**
+ * The fresh part of a request (segments after the prefix it shares with the previous one), by
+ * what each segment is: `call NAME` (the model's tool calls, by the first call's tool), `result
+ * NAME` (the tool results that follow), `text` (other messages). For run_command the command's
+ * first word is part of the name (`run_command:grep`), so a bash-only policy's reads, searches and
+ * edits can be told apart.
+ */
+export function freshParts(segments: string[], previous: string[] | undefined, into: Map<string, number>): void {
+  let i = 0;
+  if (previous) while (i < segments.length && i < previous.length && segments[i] === previous[i]) i++;
+  let last = "text";
+  for (; i < segments.length; i++) {
+    const s = segments[i]!;
+    const n = countTokens(s) + (i === 0 ? 0 : TOKENS_PER_MESSAGE);
+    let key: string;
+    if (i === 0) key = "tool definitions";
+    else if (s.startsWith("system\n")) key = "system";
+    else if (s.startsWith("assistant\n")) {
+      const call = /^assistant\n(\w+) (\{.*)?/s.exec(s);
+      if (call) {
+        const cmd = call[1] === "run_command" ? /"command":"(\S+?)[\s"]/.exec(call[2] ?? "") : null;
+        last = cmd ? `run_command:${cmd[1]!.replace(/\\.*/, "")}` : call[1]!;
+        key = `call ${last}`;
+      } else key = "text";
+    } else if (s.startsWith("user\n") && last !== "text") key = `result ${last}`;
+    else key = "text";
+    into.set(key, (into.get(key) ?? 0) + n);
+  }
+}

@@ -24,8 +24,9 @@ export interface EditSummary {
   view: string;
   /**
    * The compact diff with the new file's lines as hashline rows (what edit_file answers): removed
-   * lines `-text`, added lines `+N#HH|text`, unchanged context ` N#HH|text`. Each line once, and
-   * every line now in the file with its fresh anchor. Capped at `maxDiffLines` rows.
+   * lines `-text`, added lines `+N#HH|text`, unchanged context ` N#HH|text`, hunks separated by a
+   * bare `@@` (the rows carry their line numbers). Each line once, and every line now in the file
+   * with its fresh anchor. Capped at `maxDiffLines` rows.
    */
   anchoredDiff: string;
 }
@@ -53,7 +54,8 @@ export function summarizeEdit(path: string, before: TextDoc, after: TextDoc, max
   const anchored: string[] = [];
   let notShown = 0;
   for (const h of patch.hunks) {
-    const block = [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`];
+    // A bare `@@` between hunks: every line now in the file carries its number, so the header's ranges would say it twice.
+    const block = ["@@"];
     let n = h.newStart;
     for (const l of h.lines) {
       if (l.startsWith("\\")) continue;

@@ -7,7 +7,7 @@ import { grepTool } from "../../../src/core/tools/grep";
 import { readFileTool } from "../../../src/core/tools/read-file";
 import { locate } from "../../../src/bench/tasks/goal";
 import { parseGrep, parseView } from "../../../src/bench/tasks/policies";
-import { answerTokens, costUsd, countTokens, requestSegments, requestTokens } from "../../../src/bench/tasks/tokens";
+import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens } from "../../../src/bench/tasks/tokens";
 import type { RecordedRequest } from "../../../src/demo/types";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
 
@@ -124,6 +124,28 @@ describe("token accounting", () => {
     // A changed system prompt breaks the prefix from there on.
     const changed = requestSegments({ ...second, body: { ...second.body, system: "Other." } });
     expect(requestTokens(changed, s2).cached).toBe(countTokens(s2[0]!));
+  });
+
+  it("tells where a request's input goes: each tool definition, the system prompt, the messages; and the fresh part by tool", () => {
+    const first = req([{ role: "user", content: "Fix the bug." }]);
+    const parts = requestParts(first);
+    expect(parts.get("tool read_file")).toBe(countTokens(JSON.stringify({ name: "read_file", description: "Read a file.", input_schema: {} })));
+    expect(parts.get("system")).toBe(countTokens("system\nYou are Yoke.") + 3);
+    // The parts add up to the request's input.
+    expect([...parts.values()].reduce((a, b) => a + b, 0)).toBe(requestTokens(requestSegments(first), undefined).input);
+    const second = req([
+      { role: "user", content: "Fix the bug." },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "run_command", input: { command: "grep -n x a.ts" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "3:x" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "t2", name: "read_file", input: { path: "a.ts" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "1#ZZ|const a = 1;" }] },
+    ]);
+    const fresh = new Map<string, number>();
+    const s1 = requestSegments(first);
+    const s2 = requestSegments(second);
+    freshParts(s2, s1, fresh);
+    expect([...fresh.keys()]).toEqual(["call run_command:grep", "result run_command:grep", "call read_file", "result read_file"]);
+    expect([...fresh.values()].reduce((a, b) => a + b, 0)).toBe(requestTokens(s2, s1).input - requestTokens(s2, s1).cached);
   });
 
   it("counts answers and prices them with the stated table", () => {

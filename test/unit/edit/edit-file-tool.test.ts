@@ -78,7 +78,7 @@ describe("edit_file tool", () => {
     expect(readFileSync(join(root, "a.ts"), "utf8")).toBe("const a = 1;\nconst b = 20;\nconst bb = 21;\nconst c = 3;\n");
     expect(out.text).toBe(
       "Edited a.ts: +2 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n\n" +
-        "@@ -1,3 +1,4 @@\n" +
+        "@@\n" +
         ` ${lineTag(1, "const a = 1;")}|const a = 1;\n-const b = 2;\n+${lineTag(2, "const b = 20;")}|const b = 20;\n` +
         `+${lineTag(3, "const bb = 21;")}|const bb = 21;\n ${lineTag(4, "const c = 3;")}|const c = 3;`,
     );

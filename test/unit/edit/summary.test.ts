@@ -13,7 +13,15 @@ describe("summarizeEdit", () => {
     expect(s.view).toBe(["a", "B", "c", "d", "e"].map((l, i) => `${lineTag(i + 1, l)}|${l}`).join("\n"));
     expect(s.fullDiff).toContain("+++ a.txt");
     const row = (n: number, l: string) => `${lineTag(n, l)}|${l}`;
-    expect(s.anchoredDiff).toBe(["@@ -1,4 +1,5 @@", ` ${row(1, "a")}`, "-b", `+${row(2, "B")}`, ` ${row(3, "c")}`, ` ${row(4, "d")}`, `+${row(5, "e")}`].join("\n"));
+    expect(s.anchoredDiff).toBe(["@@", ` ${row(1, "a")}`, "-b", `+${row(2, "B")}`, ` ${row(3, "c")}`, ` ${row(4, "d")}`, `+${row(5, "e")}`].join("\n"));
+  });
+
+  it("separates hunks with a bare @@: the rows carry the line numbers the header would repeat", () => {
+    const before = Array.from({ length: 20 }, (_, i) => `l${i + 1}`).join("\n") + "\n";
+    const s = summarizeEdit("h.txt", docFromString(before), docFromString(before.replace("l3\n", "L3\n").replace("l15\n", "")));
+    const row = (n: number, l: string) => `${lineTag(n, l)}|${l}`;
+    expect(s.anchoredDiff).toBe(["@@", ` ${row(2, "l2")}`, "-l3", `+${row(3, "L3")}`, ` ${row(4, "l4")}`, "@@", ` ${row(14, "l14")}`, "-l15", ` ${row(15, "l16")}`].join("\n"));
+    expect(s.anchoredDiff).not.toMatch(/@@ -\d/);
   });
 
   it("anchors CRLF lines as the file has them and caps the anchored diff", () => {

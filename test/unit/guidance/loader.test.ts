@@ -290,7 +290,7 @@ describe("loadGuidance", () => {
     // lesson on each session's first edit cost ~150 tokens of fresh input for nothing).
     const refusal = "edit_file failed: line 12 has changed since it was read (anchor 12#QN, now 12#VR). Current lines (>>> marks the changed line):";
     expect(top([refusal])).toBe("lessons/tools/stale-anchors.md");
-    const edited = "Edited src/a.ts: +1 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n@@ -1,1 +1,1 @@\n-a\n+1#QN|b";
+    const edited = "Edited src/a.ts: +1 -1 lines (1 edit). Diff with fresh anchors (- removed, + added):\n@@\n-a\n+1#QN|b";
     expect(rank(lessons, { tools: ["edit_file"], outputs: [edited] }).map((x) => x.entry.source)).not.toContain("lessons/tools/stale-anchors.md");
     // A tool used is not evidence by itself for a lesson that has patterns or keywords: a passing
     // (or a node:test) run of run_command sends neither the Python traceback lesson nor the one on
