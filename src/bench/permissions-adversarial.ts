@@ -207,6 +207,8 @@ export interface ShapeResult {
   worstMs: number;
   /** The worst wall-clock time of one check (ms), inflated by other processes on a shared machine. */
   worstWallMs: number;
+  /** The slowest single repeat (a garbage collection or a compilation may be in it). */
+  worstSingleMs: number;
   /** The median CPU time over every check of the shape. */
   medianMs: number;
   /** The warm-up check of the largest input (first time this shape's paths run). */
@@ -250,6 +252,7 @@ export async function runAdversarial(opts: { only?: string[]; repeats?: number; 
         tool: shape.tool,
         worstMs: -1,
         worstWallMs: -1,
+        worstSingleMs: -1,
         medianMs: 0,
         coldMs: 0,
         worstSize: 0,
@@ -271,6 +274,10 @@ export async function runAdversarial(opts: { only?: string[]; repeats?: number; 
         const cpu = process.cpuUsage(c0);
         r.coldMs = (cpu.user + cpu.system) / 1000;
       }
+      // And the largest input still analysed (the largest one is usually over the bounds, answered
+      // at once, and warms nothing of the analysis).
+      const analysed = sizes.filter((x) => x.size <= MAX_COMMAND_LENGTH + 20).at(-1);
+      if (analysed && analysed !== top) await checkWith(gate, shape.tool, analysed.input, "default");
       // Every size in default mode; the two largest (1 MB and the largest still analysed) in every mode.
       const heavy = new Set([...sizes].sort((a, b) => b.size - a.size).slice(0, 2));
       const bashBound = sizes.filter((x) => x.size <= MAX_COMMAND_LENGTH + 20);
@@ -279,19 +286,28 @@ export async function runAdversarial(opts: { only?: string[]; repeats?: number; 
       for (const { k, size, input } of sizes) {
         r.sizes++;
         for (const mode of heavy.has(sizes.find((x) => x.k === k)!) ? MODES : (["default"] as PermissionMode[])) {
+          const here: number[] = [];
+          let d: Awaited<ReturnType<typeof checkWith>> | undefined;
           for (let i = 0; i < repeats; i++) {
             const c0 = process.cpuUsage();
             const t = performance.now();
-            const d = await checkWith(gate, shape.tool, input, mode);
+            d = await checkWith(gate, shape.tool, input, mode);
             const wall = performance.now() - t;
             const cpu = process.cpuUsage(c0);
             // The machine is shared: the process's CPU time is the figure other processes inflate least.
             const ms = (cpu.user + cpu.system) / 1000;
             all.push(ms);
+            here.push(ms);
             if (wall > r.worstWallMs) r.worstWallMs = wall;
+            if (ms > r.worstSingleMs) r.worstSingleMs = ms;
             r.checks++;
-            if (ms > r.worstMs) Object.assign(r, { worstMs: ms, worstSize: size, worstK: k, worstMode: mode, decision: d.decision, reason: d.reason });
           }
+          // One input's figure is the median of its repeats: process.cpuUsage counts every thread
+          // of the process, so one repeat may carry a garbage collection or V8's background
+          // compilation that the check itself did not cost (the worst single repeat is in the note).
+          here.sort((a, b) => a - b);
+          const ms = here[Math.floor(here.length / 2)]!;
+          if (d && ms > r.worstMs) Object.assign(r, { worstMs: ms, worstSize: size, worstK: k, worstMode: mode, decision: d.decision, reason: d.reason });
         }
       }
       all.sort((a, b) => a - b);
@@ -314,14 +330,14 @@ export async function bench(): Promise<BenchSection> {
     unit: "ms",
     baseline: TARGET_MS,
     ratio: r.worstMs / TARGET_MS,
-    note: `CPU time of one check; median ${r.medianMs.toFixed(1)} ms; wall ${r.worstWallMs.toFixed(1)} ms; warm-up ${r.coldMs.toFixed(1)} ms; ${r.worstSize} B input (k=${r.worstK}) in ${r.worstMode} mode → ${r.decision}${/too large/.test(r.reason) ? " (too large to analyse)" : ""}; ${r.sizes} sizes`,
+    note: `CPU time of one check (median of 3 repeats of the worst input; slowest single repeat ${r.worstSingleMs.toFixed(1)} ms); median of all ${r.medianMs.toFixed(1)} ms; wall ${r.worstWallMs.toFixed(1)} ms; warm-up ${r.coldMs.toFixed(1)} ms; ${r.worstSize} B input (k=${r.worstK}) in ${r.worstMode} mode → ${r.decision}${/too large/.test(r.reason) ? " (too large to analyse)" : ""}; ${r.sizes} sizes`,
   }));
   const worst = results.reduce((a, b) => (b.worstMs > a.worstMs ? b : a), results[0]!);
   metrics.unshift({ name: "worst of every shape", value: worst.worstMs, unit: "ms", baseline: TARGET_MS, ratio: worst.worstMs / TARGET_MS, note: `${worst.shape}, ${worst.worstSize} B` });
   metrics.unshift({ name: "checks run", value: results.reduce((a, b) => a + b.checks, 0), unit: "checks" });
   return {
     section: "permissions-adversarial",
-    method: `${results.length} adversarial shapes through the check \`yoke permissions check\` runs (the CLI's gate, one settings file with allow, deny and ask rules: ${rules.join("; ")}), each grown along a ladder of sizes (×1.6) up to 1 MB plus the largest input still analysed under the Bash bounds (${MAX_COMMAND_LENGTH} characters, ${MAX_COMMAND_STATEMENTS} commands, ${MAX_COMMAND_TOKENS} words); after one unmeasured warm-up check of the largest input, every size checked 3 times in default mode and the largest ones (1 MB, the largest still analysed) in all 4 modes. Reported: the worst CPU time of one check per shape (the process's CPU time: on the shared 2-core machine wall time mostly measures the other processes; the worst wall time, the median and the warm-up check are in the note) and its ratio to the ${TARGET_MS} ms target (ratio ≤ 1 meets it). Baseline = the target. Load average (1 min) at the start and the end: ${load.map((x) => x.toFixed(1)).join(", ")}.`,
+    method: `${results.length} adversarial shapes through the check \`yoke permissions check\` runs (the CLI's gate, one settings file with allow, deny and ask rules: ${rules.join("; ")}), each grown along a ladder of sizes (×1.6) up to 1 MB plus the largest input still analysed under the Bash bounds (${MAX_COMMAND_LENGTH} characters, ${MAX_COMMAND_STATEMENTS} commands, ${MAX_COMMAND_TOKENS} words); after unmeasured warm-up checks of the largest input and of the largest still analysed, every size checked 3 times in default mode and the largest ones (1 MB, the largest still analysed) in all 4 modes. Reported: per shape, the worst over its inputs and modes of the median CPU time of an input's 3 checks (the process's CPU time: on the shared 2-core machine wall time mostly measures the other processes; the worst wall time, the median and the warm-up check are in the note) and its ratio to the ${TARGET_MS} ms target (ratio ≤ 1 meets it). Baseline = the target. Load average (1 min) at the start and the end: ${load.map((x) => x.toFixed(1)).join(", ")}.`,
     metrics,
     document: { target: TARGET_MS, load, results },
   };
