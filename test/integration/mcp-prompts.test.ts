@@ -88,7 +88,9 @@ describe("MCP prompts as slash commands (server-everything's prompts)", () => {
     const ws = workspace("unknown");
     const r = await run(ws, "/mcp__everything__no-such-prompt", [{ text: "never" }]);
     expect(r.requests).toHaveLength(0);
-    expect(r.stdout + r.stderr).toMatch(/\/mcp__everything__no-such-prompt: the MCP server "everything" has no such prompt \(its prompts: .*\/mcp__everything__simple-prompt.*\/mcp__everything__args-prompt/);
+    expect(r.stdout + r.stderr).toMatch(
+      /\/mcp__everything__no-such-prompt: the MCP server "everything" has no such prompt \(its prompts: .*\/mcp__everything__simple-prompt.*\/mcp__everything__args-prompt/,
+    );
   }, 90_000);
 
   it("resource-prompt: the embedded resource's text reaches the model with its URI (Anthropic wire)", async () => {
@@ -96,7 +98,10 @@ describe("MCP prompts as slash commands (server-everything's prompts)", () => {
     const r = await run(ws, "/mcp__everything__resource-prompt Text 1", [{ text: "Analysed." }], "anthropic");
     expect(r.code, r.stderr).toBe(0);
     const body = r.requests[0]!.body as { messages: Array<{ role: string; content: Array<{ type: string; text?: string }> }> };
-    const text = body.messages.at(-1)!.content.map((b) => b.text ?? "").join("\n");
+    const text = body.messages
+      .at(-1)!
+      .content.map((b) => b.text ?? "")
+      .join("\n");
     expect(text).toContain("This prompt includes the Text resource with id: 1.");
     expect(text).toMatch(/\[resource demo:\/\/resource\/dynamic\/text\/1 \(text\/plain\)\]\nResource 1:/);
   }, 90_000);

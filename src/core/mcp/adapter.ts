@@ -43,7 +43,7 @@ function sizeOf(base64: string | undefined): string {
 }
 
 /** No provider Yoke speaks to takes audio in a tool result: audio is described. */
-const AUDIO_NOTE = "not shown to the model: no provider Yoke uses takes audio in a tool result";
+const AUDIO_NOTE = "not shown to the model: no provider Yoke uses takes audio";
 
 /**
  * One content block as text for the model. `images`: where an image the model may see goes (it

@@ -45,7 +45,11 @@ export function parsePromptArgs(p: McpPromptInfo, command: string, args: string)
   for (let i = 0; i < open.length && positional.length; i++) {
     values[open[i]!.name] = i === open.length - 1 ? positional.splice(0).join(" ") : positional.shift()!;
   }
-  if (positional.length) return { error: `/${command} takes ${declared.length ? `${declared.length} argument${declared.length > 1 ? "s" : ""}` : "no arguments"}: ${positional.join(" ")} is left over. Usage: /${command} ${promptUsage(p)}`.trim() };
+  if (positional.length)
+    return {
+      error:
+        `/${command} takes ${declared.length ? `${declared.length} argument${declared.length > 1 ? "s" : ""}` : "no arguments"}: ${positional.join(" ")} is left over. Usage: /${command} ${promptUsage(p)}`.trim(),
+    };
   const missing = declared.filter((a) => a.required && !values[a.name]);
   if (missing.length) {
     const what = missing.map((a) => `${a.name}${a.description ? ` (${a.description})` : ""}`).join(", ");

@@ -26,8 +26,7 @@ export function toAnthropicMessages(req: ChatRequest): Param[] {
       // Images a tool returned go inside its tool_result, after its text (the Messages API takes image content there).
       const content = m.images?.length ? [{ type: "text" as const, text: m.content }, ...imageBlocks(m.images)] : m.content;
       push("user", [{ type: "tool_result", tool_use_id: m.callId, content, ...(m.isError ? { is_error: true } : {}) }]);
-    }
-    else {
+    } else {
       const blocks: Block[] = m.text.trim() ? [{ type: "text", text: m.text }] : [];
       for (const c of m.toolCalls) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c.input) });
       push("assistant", blocks);
