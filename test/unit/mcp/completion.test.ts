@@ -102,3 +102,26 @@ describe("prompt arguments and messages", () => {
     );
   });
 });
+
+describe("prompts/list_changed", () => {
+  it("a prompt the server adds while running is listed, completed and expanded at once (prompts are not in the request's cached prefix)", async () => {
+    const probeArgv = [process.execPath, join(__dirname, "../../support/mcp-probe-server.cjs"), `prompts-${process.pid}`];
+    const home = join(base, "home2");
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    writeFileSync(join(home, ".yoke/settings.json"), JSON.stringify({ mcpServers: { probe: { command: probeArgv[0], args: probeArgv.slice(1) } } }));
+    const probe = createNodeMcp({ cwd: join(base, "ws"), home, trusted: true });
+    try {
+      await probe.hub.catalog();
+      const names = async () => (await completeMcpCommand(probe.hub, "mcp__probe", signal())).map((i) => i.label);
+      expect(await names()).toEqual(["/mcp__probe__hello"]);
+      const changed = new Promise<string>((resolve) => probe.hub.onListChanged((server, what) => resolve(`${server} ${what}`)));
+      await probe.hub.call("probe", "add_prompt", { name: "late" }, { signal: signal(), timeoutMs: 10_000 });
+      expect(await changed).toBe("probe prompts");
+      expect(await names()).toEqual(["/mcp__probe__hello", "/mcp__probe__late"]);
+      expect(await probe.hub.getPrompt("probe", "late", {}, signal())).toEqual({ messages: [{ role: "user", content: { type: "text", text: "the late prompt" } }] });
+    } finally {
+      await probe.dispose();
+    }
+    expect(pidsOf(probeArgv)).toEqual([]);
+  });
+});
