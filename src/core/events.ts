@@ -27,6 +27,14 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/**
+ * An image given to the model with a message or a tool result (an MCP tool's image, an MCP
+ * prompt's image): base64 bytes, bounded (src/core/providers/images.ts). Providers that accept
+ * images send it as an image part; the others tell the model it was not shown.
+ */
+export const ImagePart = z.object({ mimeType: z.string(), data: z.string() });
+export type ImagePart = z.infer<typeof ImagePart>;
+
 const base = {
   /** Position in the log, from 0. */
   seq: z.number().int().nonnegative(),
@@ -73,6 +81,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     from: z.enum(["user", "hook", "extension"]).optional(),
     /** What the user typed when an extension expanded it (a custom slash command `/name args`); `text` is what the model got. */
     typed: z.string().optional(),
+    /** Images given with the message (an MCP prompt's): sent as image parts where the provider takes them. */
+    images: z.array(ImagePart).optional(),
   }),
   /**
    * Context an extension appended for the model (request.prepare): sent as a user-role message at
@@ -111,6 +121,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     meta: z.unknown().optional(),
     /** What the tool card shows besides the output (the tool's own description of its result). */
     card: z.object({ badges: z.array(z.string()).optional(), detail: z.string().optional() }).optional(),
+    /** Images the tool returned (an MCP tool's), bounded: sent with the result where the provider takes them. */
+    images: z.array(ImagePart).optional(),
   }),
   z.object({
     ...base,

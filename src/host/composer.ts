@@ -10,11 +10,15 @@ import { rankPaths, type PathEntry as Entry } from "../core/composer/rank";
 import { composerExtension, itemLabel, MENTION_KEYWORDS, parseMentions, queueFromEvents, type ContextItem, type QueuedMessage, type SessionComposer } from "../core/composer";
 import type { SessionEvent } from "../core/events";
 import type { Extension } from "../core/extensions/types";
+import { completeMcpCommand, completeMcpMention } from "../core/mcp/completion";
+import type { McpHub } from "../core/mcp/types";
 import type { Diagnostic } from "../core/verification/types";
 import type { CompletionView, ContextItemView, HostToWebview, QueuedView } from "../protocol/messages";
 import { codeOf, severityOf } from "./diagnostics";
 import { uriPathToFsPath } from "./workspace-fs";
 
+/** How long the completion waits for MCP servers (a server started to list its prompts or resources). */
+const MCP_COMPLETION_MS = 15_000;
 /** Completion entries shown at most. */
 const MAX_COMPLETIONS = 30;
 /** Workspace files listed for completion at most, and how long the list is reused. */
@@ -33,6 +37,8 @@ export class HostComposer implements vscode.Disposable {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly post: (msg: HostToWebview) => void,
+    /** The MCP hub of the latest session: its prompts (`/mcp__…`) and resources (`@server:uri`) are completed. */
+    private readonly mcpHub: () => McpHub | undefined = () => undefined,
   ) {}
 
   /** The composer extension of a new session (in the session's `extensions:` list). */
@@ -125,6 +131,12 @@ export class HostComposer implements vscode.Disposable {
   async complete(requestId: number, query: string): Promise<void> {
     const items: CompletionView[] = [];
     try {
+      const hub = this.mcpHub();
+      if (hub) {
+        const mcp = await completeMcpMention(hub, query, AbortSignal.timeout(MCP_COMPLETION_MS)).catch(() => []);
+        for (const c of mcp) items.push({ label: c.label, detail: c.detail, insert: c.insert });
+        if (query.includes(":") && mcp.length) return;
+      }
       const q = query.toLowerCase();
       for (const k of MENTION_KEYWORDS) {
         if (!k.keyword.startsWith(q) && !(q && k.keyword.includes(q))) continue;
@@ -142,8 +154,9 @@ export class HostComposer implements vscode.Disposable {
       }
     } catch (err) {
       this.log.warn(`mention completion failed: ${(err as Error)?.message ?? String(err)}`);
+    } finally {
+      this.post({ type: "composer.completions", requestId, items });
     }
-    this.post({ type: "composer.completions", requestId, items });
   }
 
   /**
@@ -153,6 +166,13 @@ export class HostComposer implements vscode.Disposable {
    */
   async completeCommand(requestId: number, query: string): Promise<void> {
     const items: CompletionView[] = [];
+    const hub = this.mcpHub();
+    // After `/mcp__server__prompt `: the values of the argument being typed (completion/complete).
+    if (/\s/.test(query)) {
+      const values = hub ? await completeMcpCommand(hub, query, AbortSignal.timeout(MCP_COMPLETION_MS)).catch(() => []) : [];
+      this.post({ type: "composer.completions", requestId, items: values.map((c) => ({ label: c.label, detail: c.detail, insert: c.insert })) });
+      return;
+    }
     try {
       const q = query.toLowerCase();
       const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
@@ -164,6 +184,8 @@ export class HostComposer implements vscode.Disposable {
       ];
       const matching = all.filter((c) => c.name.toLowerCase().startsWith(q)).concat(all.filter((c) => !c.name.toLowerCase().startsWith(q) && q && c.name.toLowerCase().includes(q)));
       for (const c of matching.slice(0, MAX_COMPLETIONS)) items.push({ label: `/${c.name}`, detail: c.detail, insert: `/${c.name} ` });
+      // The MCP servers' prompts (src/core/mcp/completion.ts).
+      if (hub) for (const c of await completeMcpCommand(hub, query, AbortSignal.timeout(MCP_COMPLETION_MS)).catch(() => [])) items.push({ label: c.label, detail: c.detail, insert: c.insert });
     } catch (err) {
       this.log.warn(`slash command completion failed: ${(err as Error)?.message ?? String(err)}`);
     }

@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import type { Extension } from "../core/extensions/types";
 import { parseJsonc, type McpInputSpec } from "../core/mcp/config";
-import type { McpServerStatus } from "../core/mcp/types";
+import type { McpHub, McpServerStatus } from "../core/mcp/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
@@ -57,6 +57,11 @@ export class HostMcp {
     mcp.hub.onChange(fire);
     fire();
     return [mcp.extension(createBuiltinTools().map((t) => t.name))];
+  }
+
+  /** The hub of the latest session (the composer completes its prompts and resources). */
+  hub(): McpHub | undefined {
+    return this.current?.hub;
   }
 
   views(): McpServerView[] {

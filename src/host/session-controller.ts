@@ -91,7 +91,7 @@ export class SessionController implements vscode.Disposable {
     this.firstRun = new FirstRunProbe(keys, log, () => void this.pushState());
     this.services = new HostServices(ctx, log, () => this.store.dir());
     this.mcp = new HostMcp(log);
-    this.composer = new HostComposer(log, post);
+    this.composer = new HostComposer(log, post, () => this.mcp.hub());
     this.guidance = new GuidanceControls(ctx.workspaceState, post);
     this.live = new LiveLink({ state, store: this.store, services: this.services, composer: this.composer, guidance: this.guidance, approver: this.approver, log, pushState });
     this.opener = new SessionOpener({

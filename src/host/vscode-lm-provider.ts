@@ -1,6 +1,7 @@
 // The core Provider over VS Code's Language Model API (models other extensions provide, e.g. Copilot).
 // The API reports no token usage: after each answer the usage is counted with the model's own
 // tokenizer (LanguageModelChat.countTokens), so the context meter and compaction work; cost is unknown.
+import { imagesAsNotes } from "../core/providers/images";
 import * as vscode from "vscode";
 import type { Usage } from "../core/events";
 import { ProviderError, type ChatRequest, type ModelMessage, type Provider, type ProviderEvent } from "../core/providers/types";
@@ -29,7 +30,8 @@ export function toLmMessages(system: string, messages: ModelMessage[]): vscode.L
     if (toolResults.length) out.push(vscode.LanguageModelChatMessage.User(toolResults));
     toolResults = [];
   };
-  for (const m of messages) {
+  // The Language Model API is given no images (not every chat model behind it takes them): each one is a note.
+  for (const m of imagesAsNotes(messages, "the VS Code language model API provider")) {
     if (m.role === "tool") {
       const text = m.isError ? `Error: ${m.content}` : m.content;
       toolResults.push(new vscode.LanguageModelToolResultPart(m.callId, [new vscode.LanguageModelTextPart(text)]));

@@ -37,6 +37,13 @@ server.registerTool("add_tool", { description: "Registers one more tool (the ser
   return { content: [{ type: "text", text: `added ${name}` }] };
 });
 
+// Prompts: one from the start (so the server declares prompts), more added while running (prompts/list_changed).
+server.registerPrompt("hello", { description: "Says hello", argsSchema: { who: z.string() } }, ({ who }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${who}.` } }] }));
+server.registerTool("add_prompt", { description: "Registers one more prompt (the server sends prompts/list_changed)", inputSchema: { name: z.string() } }, async ({ name }) => {
+  server.registerPrompt(name, { description: "A prompt added while running" }, () => ({ messages: [{ role: "user", content: { type: "text", text: `the ${name} prompt` } }] }));
+  return { content: [{ type: "text", text: `added prompt ${name}` }] };
+});
+
 // A server whose program changed: one more tool (the cached tool list must follow).
 if (process.env.PROBE_EXTRA_TOOL) {
   server.registerTool(process.env.PROBE_EXTRA_TOOL, { description: "A tool added later", inputSchema: {} }, async () => ({

@@ -208,7 +208,15 @@ export class Composer {
     }
     this.completing = undefined;
     this.mentions.close();
-    if (item.insert !== undefined && at) {
+    if (item.insert !== undefined && at && at.kind !== "command") {
+      // An MCP resource (`@server:uri`): text in the box where the mention was typed.
+      const v = this.input.value;
+      this.input.value = v.slice(0, at.start) + item.insert + v.slice(at.start);
+      const caret = at.start + item.insert.length;
+      this.input.setSelectionRange(caret, caret);
+      // `@server:` chosen: go on completing its resources.
+      if (item.insert.endsWith(":")) this.updateCompletion();
+    } else if (item.insert !== undefined && at) {
       // The whole name typed already: Enter (or a click) runs the command, as a plain Enter would.
       if (typed.trim() === item.insert.trim()) {
         this.input.value = typed;
@@ -251,10 +259,14 @@ export class Composer {
   }
 }
 
-/** `/query` being typed at the very start of the box (the cursor still in the command's name). */
+/**
+ * `/query` being typed at the very start of the box (the cursor still in the command's name), or
+ * the arguments of an MCP prompt (`/mcp__server__prompt arg…`: the server completes them).
+ */
 export function slashAt(value: string, cursor: number): { start: number; query: string } | undefined {
-  const m = /^\/([^\s/]*)$/.exec(value.slice(0, cursor));
-  return m ? { start: 0, query: m[1]! } : undefined;
+  const before = value.slice(0, cursor);
+  const m = /^\/([^\s/]*)$/.exec(before) ?? /^\/(mcp__[^\s/]+\s[^\n]*)$/.exec(before);
+  return m && m[1]!.length <= 1_000 ? { start: 0, query: m[1]! } : undefined;
 }
 
 function labelOf(item: ContextItemView): string {

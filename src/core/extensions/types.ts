@@ -9,7 +9,7 @@
  * `extension` event and the others go on — the session never dies of it.
  */
 import type { CommandConfinement } from "../commands/types";
-import type { NewEvent, SessionEvent, ToolCallRecord } from "../events";
+import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../events";
 import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/types";
 import type { Disposable, SessionServices } from "../ports";
 import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
@@ -180,9 +180,10 @@ export interface ExtensionPoints {
    * A user message as typed, before prompt.submit: the first handler that answers expands it (a
    * custom slash command: `text` is what the model gets, `typed` stays in the log for the
    * transcript), handles it without a model turn (`handled`: a setting changed, shown to the user),
-   * or refuses it (`block`, shown to the user; nothing is sent).
+   * or refuses it (`block`, shown to the user; nothing is sent). `images` go with the expanded
+   * text (an MCP prompt's images), sent as image parts where the provider takes them.
    */
-  "prompt.expand": { input: { text: string }; result: { text?: string; handled?: string; block?: string } };
+  "prompt.expand": { input: { text: string }; result: { text?: string; handled?: string; block?: string; images?: ImagePart[] } };
   /** A user message is about to be sent (Claude UserPromptSubmit): may block it or add context. */
   "prompt.submit": { input: { text: string }; result: { block?: string; context?: string[] } };
   /**

@@ -1,4 +1,5 @@
 /** A user message through prompt.submit, before the turn loop or while it runs (a steered message). */
+import type { ImagePart } from "../events";
 import type { LoopContext } from "./context";
 
 /**
@@ -10,7 +11,7 @@ export async function submitPrompt(ctx: LoopContext, typedText: string, pending:
   const context = [...pending];
   const expanded = await expandPrompt(ctx, typedText, opts);
   if (expanded === undefined) return false;
-  const text = expanded;
+  const { text, images } = expanded;
   for (const o of await ctx.extensions.run("prompt.submit", { text }, { signal: new AbortController().signal })) {
     if (o.result?.block !== undefined) {
       ctx.append({ type: "extension", name: o.extension, point: "prompt.submit", outcome: "blocked", detail: o.result.block });
@@ -23,7 +24,7 @@ export async function submitPrompt(ctx: LoopContext, typedText: string, pending:
     context.push(...(o.result?.context ?? []));
   }
   const joined = context.filter((c) => c.trim()).join("\n\n");
-  ctx.append({ type: "user_message", text, ...(joined ? { context: joined } : {}), ...(text !== typedText ? { typed: typedText } : {}) });
+  ctx.append({ type: "user_message", text, ...(joined ? { context: joined } : {}), ...(text !== typedText ? { typed: typedText } : {}), ...(images?.length ? { images } : {}) });
   ctx.sessionLog.sync();
   return true;
 }
@@ -32,8 +33,8 @@ export async function submitPrompt(ctx: LoopContext, typedText: string, pending:
  * prompt.expand: the first handler that answers expands the message (a custom slash command), handles
  * it without a model turn, or blocks it. The text to send, or undefined when nothing is sent.
  */
-async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: boolean }): Promise<string | undefined> {
-  if (!ctx.extensions.has("prompt.expand")) return text;
+async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: boolean }): Promise<{ text: string; images?: ImagePart[] } | undefined> {
+  if (!ctx.extensions.has("prompt.expand")) return { text };
   for (const o of await ctx.extensions.run("prompt.expand", { text }, { signal: new AbortController().signal })) {
     const r = o.result;
     if (!r) continue;
@@ -49,8 +50,8 @@ async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: bo
     if (r.handled !== undefined) return stop(r.handled, "handled");
     if (r.text !== undefined && r.text !== text) {
       ctx.append({ type: "extension", name: o.extension, point: "prompt.expand", outcome: "expanded", detail: text.length > 200 ? `${text.slice(0, 200)}…` : text });
-      return r.text;
+      return { text: r.text, ...(r.images?.length ? { images: r.images } : {}) };
     }
   }
-  return text;
+  return { text };
 }

@@ -182,7 +182,17 @@ async function execute(
   const { reviewMode } = how;
   const result = (output: string, isError: boolean, durationMs = 0, out?: ToolOutput) => {
     const card = out && def.card ? safeCard(ctx, def, out) : undefined;
-    ctx.append({ type: "tool_result", callId: call.id, name: call.name, output, isError, durationMs, ...(out?.meta === undefined ? {} : { meta: out.meta }), ...(card ? { card } : {}) });
+    ctx.append({
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      output,
+      isError,
+      durationMs,
+      ...(out?.meta === undefined ? {} : { meta: out.meta }),
+      ...(card ? { card } : {}),
+      ...(out?.images?.length ? { images: out.images } : {}),
+    });
   };
   ctx.setState("waiting_tool", call.name);
   const started = Date.now();

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { keepHeadAndTail, MAX_OUTPUT_BYTES, note } from "../tools/output";
 import { defineTool, ToolError, type ToolDefinition, type ToolOutput } from "../tools/types";
 import type { McpCallResult, McpContent, McpHub, McpToolInfo } from "./types";
+import type { ImagePart } from "../events";
+import { admitImage, base64Bytes, sizeText } from "../providers/images";
 
 export const DEFAULT_MCP_TIMEOUT_MS = 120_000;
 const MAX_RESULT_LINES = 2000;
@@ -37,24 +39,44 @@ function providerSchema(schema: Record<string, unknown> | undefined): Record<str
 }
 
 function sizeOf(base64: string | undefined): string {
-  if (!base64) return "";
-  const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes >= 1024 ? `, ${Math.round(bytes / 1024)} KB` : `, ${bytes} bytes`;
+  return base64 ? `, ${sizeText(base64Bytes(base64))}` : "";
 }
 
-/** One content block as text for the model. */
-export function describeContent(c: McpContent): string {
+/** No provider Yoke speaks to takes audio in a tool result: audio is described. */
+const AUDIO_NOTE = "not shown to the model: no provider Yoke uses takes audio";
+
+/**
+ * One content block as text for the model. `images`: where an image the model may see goes (it
+ * is sent with the result, and the text says so); without it, images are described only.
+ */
+export function describeContent(c: McpContent, images?: ImagePart[], from = "the tool"): string {
   switch (c.type) {
     case "text":
       return typeof c.text === "string" ? c.text : "";
-    case "image":
+    case "image": {
+      const x = c as { mimeType?: string; data?: string };
+      const what = `image (${x.mimeType ?? "unknown type"}${sizeOf(x.data)}) returned by ${from}`;
+      if (!images) return note(`${what}: not shown to the model`);
+      const admitted = admitImage(x.mimeType, x.data, images.length);
+      if ("why" in admitted) return note(`${what}: not shown to the model: ${admitted.why}`);
+      images.push(admitted.image);
+      return note(`${what}: image ${images.length}, attached`);
+    }
     case "audio": {
       const x = c as { mimeType?: string; data?: string };
-      return note(`${c.type} (${x.mimeType ?? "unknown type"}${sizeOf(x.data)}) returned by the tool: not shown to the model`);
+      return note(`audio (${x.mimeType ?? "unknown type"}${sizeOf(x.data)}) returned by ${from}: ${AUDIO_NOTE}`);
     }
     case "resource": {
       const r = (c as { resource?: { uri?: string; mimeType?: string; text?: string; blob?: string } }).resource ?? {};
       if (typeof r.text === "string") return `${note(`resource ${r.uri ?? ""}${r.mimeType ? ` (${r.mimeType})` : ""}`)}\n${r.text}`;
+      // An embedded image resource is an image like any other.
+      if (images && r.mimeType?.startsWith("image/") && r.blob) {
+        const admitted = admitImage(r.mimeType, r.blob, images.length);
+        if ("image" in admitted) {
+          images.push(admitted.image);
+          return note(`resource ${r.uri ?? ""} (${r.mimeType}${sizeOf(r.blob)}): image ${images.length}, attached`);
+        }
+      }
       return note(`binary resource ${r.uri ?? ""} (${r.mimeType ?? "unknown type"}${sizeOf(r.blob)}): not shown to the model`);
     }
     case "resource_link": {
@@ -62,13 +84,17 @@ export function describeContent(c: McpContent): string {
       return note(`resource link ${l.name ? `"${l.name}" ` : ""}${l.uri ?? ""}${l.mimeType ? ` (${l.mimeType})` : ""}${l.description ? `: ${l.description}` : ""} — read it with read_mcp_resource`);
     }
     default:
-      return note(`content of type "${c.type}" returned by the tool: not shown to the model`);
+      return note(`content of type "${c.type}" returned by ${from}: not shown to the model`);
   }
 }
 
-/** A tool result as the model reads it, bounded like other outputs. */
+/**
+ * A tool result as the model reads it, bounded like other outputs. Images (PNG, JPEG, GIF, WebP up
+ * to MAX_IMAGE_BYTES, at most MAX_IMAGES) go with it for the provider to send; others are described.
+ */
 export function formatResult(result: McpCallResult): ToolOutput {
-  const parts = (result.content ?? []).map(describeContent).filter((t) => t !== "");
+  const images: ImagePart[] = [];
+  const parts = (result.content ?? []).map((c) => describeContent(c, images)).filter((t) => t !== "");
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
   let text = parts.join("\n");
   if (text === "") text = result.isError ? "(the tool failed without a message)" : "(the tool returned no content)";
@@ -76,7 +102,7 @@ export function formatResult(result: McpCallResult): ToolOutput {
   // session's spill keeps every byte for `recall` and tells the model so. This bounded text
   // (and its note) is what the model sees only where nothing is spilled (compaction turned off).
   const shown = keepHeadAndTail(text, MAX_RESULT_LINES, MAX_OUTPUT_BYTES, "the MCP tool's result was cut to fit; ask the tool for less");
-  return { text: shown, ...(shown === text ? {} : { full: text }), isError: result.isError === true };
+  return { text: shown, ...(shown === text ? {} : { full: text }), isError: result.isError === true, ...(images.length ? { images } : {}) };
 }
 
 export interface AdaptOptions {

@@ -7,7 +7,10 @@
  * Beyond a budget (a tool count and an estimate of the schemas' tokens) the remaining tools are
  * deferred: registered and callable by name, but not listed in requests; `mcp_search` finds them.
  */
-import type { Extension } from "../extensions/types";
+import type { ContextMessage, Extension } from "../extensions/types";
+import { parseInvocation } from "../custom-commands/expand";
+import { parseResourceMentions, resolveResourceMentions, RESOURCE_MENTIONS_SOURCE } from "./mentions";
+import { expandPromptCommand } from "./prompts";
 import { describeServer } from "./config";
 import { adaptMcpTool } from "./adapter";
 import { assignServerParts, assignToolNames } from "./names";
@@ -96,6 +99,27 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       const usable = catalog.filter((s) => s.state === "running" || s.state === "configured" || s.state === "starting").map((s) => s.config.name);
       tools.push(...createMcpResourceTools(hub, usable));
       if (tools.length) api.addTools(tools);
+
+      // Prompts as slash commands (`/mcp__<server>__<prompt> args`), through the same point as custom commands.
+      const parts = assignServerParts(catalog.map((s) => s.config.name));
+      const promptServers = new Map(usable.map((n) => [n, parts.get(n)!]));
+      api.on("prompt.expand", async ({ text }) => {
+        const call = parseInvocation(text);
+        if (!call) return undefined;
+        const r = await expandPromptCommand(hub, promptServers, call.name, call.args, new AbortController().signal);
+        if (!r || "block" in r) return r;
+        api.record({ type: "extension", name: "mcp", point: "prompt.expand", outcome: "decided", detail: r.detail });
+        return { text: r.text, ...(r.images.length ? { images: r.images } : {}) };
+      });
+
+      // `@server:uri`: the resource's content goes to the model right after the message (a context message).
+      const attached: ContextMessage[] = [];
+      api.on("prompt.submit", async ({ text }) => {
+        const mentions = parseResourceMentions(text, usable);
+        if (mentions.length) attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: await resolveResourceMentions(hub, mentions, new AbortController().signal) });
+        return undefined;
+      });
+      api.on("request.prepare", () => (attached.length ? { append: attached.splice(0) } : undefined));
       const sub = hub.onChange((s) => {
         // A running server reports a change with a detail (its tool list changed).
         if (s.state === "failed" || s.state === "stopped" || (s.state === "running" && s.detail))

@@ -58,6 +58,15 @@ export interface McpHub {
   resources?(server: string, signal: AbortSignal): Promise<McpResourceList | undefined>;
   /** Reads one resource (MCP `resources/read`). */
   readResource?(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]>;
+  /** The prompts a server offers (MCP `prompts/list`), starting it first if needed; undefined when it offers none. */
+  prompts?(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined>;
+  /** One prompt with its arguments (MCP `prompts/get`). */
+  getPrompt?(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<McpPromptResult>;
+  /**
+   * Completions of one argument of a prompt (MCP `completion/complete`, `ref/prompt`), given the
+   * arguments already typed (`context`); [] when the server does not complete.
+   */
+  complete?(server: string, prompt: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]>;
   /** Current state of every server (for the panel and `yoke mcp list`). */
   status(): McpServerStatus[];
   /** Listens to state changes. */
@@ -108,4 +117,18 @@ export interface McpCallOptions {
   /** Without progress; each progress notification restarts it. */
   timeoutMs: number;
   onProgress?(p: McpProgress): void;
+}
+
+/** A prompt as the server lists it (MCP `prompts/list`). */
+export interface McpPromptInfo {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+/** A prompt's messages (MCP `prompts/get`). */
+export interface McpPromptResult {
+  description?: string;
+  messages: Array<{ role: string; content: McpContent }>;
 }

@@ -4,7 +4,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { inputObject, pairToolResults } from "./conversation";
-import type { ChatRequest, ToolSpec } from "./types";
+import type { ChatRequest, ImagePart, ToolSpec } from "./types";
 
 type Block = Anthropic.ContentBlockParam;
 type Param = { role: "user" | "assistant"; content: Block[] };
@@ -21,9 +21,12 @@ export function toAnthropicMessages(req: ChatRequest): Param[] {
     else out.push({ role, content: blocks });
   };
   for (const m of pairToolResults(req.messages)) {
-    if (m.role === "user") push("user", [{ type: "text", text: m.text.trim() ? m.text : "(empty message)" }]);
-    else if (m.role === "tool") push("user", [{ type: "tool_result", tool_use_id: m.callId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
-    else {
+    if (m.role === "user") push("user", [{ type: "text", text: m.text.trim() ? m.text : "(empty message)" }, ...imageBlocks(m.images)]);
+    else if (m.role === "tool") {
+      // Images a tool returned go inside its tool_result, after its text (the Messages API takes image content there).
+      const content = m.images?.length ? [{ type: "text" as const, text: m.content }, ...imageBlocks(m.images)] : m.content;
+      push("user", [{ type: "tool_result", tool_use_id: m.callId, content, ...(m.isError ? { is_error: true } : {}) }]);
+    } else {
       const blocks: Block[] = m.text.trim() ? [{ type: "text", text: m.text }] : [];
       for (const c of m.toolCalls) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c.input) });
       push("assistant", blocks);
@@ -33,6 +36,10 @@ export function toAnthropicMessages(req: ChatRequest): Param[] {
   for (const p of out) if (p.role === "user") p.content.sort((a, b) => rank(a) - rank(b));
   markLastUserMessages(out);
   return out;
+}
+
+function imageBlocks(images: readonly ImagePart[] | undefined): Anthropic.ImageBlockParam[] {
+  return (images ?? []).map((i) => ({ type: "image", source: { type: "base64", media_type: i.mimeType as Anthropic.Base64ImageSource["media_type"], data: i.data } }));
 }
 
 const rank = (b: Block) => (b.type === "tool_result" ? 0 : 1);

@@ -18,7 +18,7 @@ export function pairToolResults(messages: ModelMessage[]): ModelMessage[] {
   for (const m of messages) {
     if (m.role === "tool") {
       if (pending.delete(m.callId)) out.push(m);
-      else out.push({ role: "user", text: `[result of ${m.name}]\n${m.content}` });
+      else out.push({ role: "user", text: `[result of ${m.name}]\n${m.content}`, ...(m.images?.length ? { images: m.images } : {}) });
       continue;
     }
     flush();

@@ -7,7 +7,7 @@ import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
 import { createThinkSplitter } from "./think-tags";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
+import { type ChatRequest, type ImagePart, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
 
 type Msg = OpenAI.Chat.ChatCompletionMessageParam;
 type RawUsage = OpenAI.CompletionUsage | null | undefined;
@@ -25,13 +25,31 @@ function loadSdk(): Promise<typeof OpenAI> {
   return sdk;
 }
 
-/** Chat Completions messages for a request: system first, tool results as `tool` messages. */
+/** The text that opens the user message carrying the images of tool results (tool messages take text only). */
+export const TOOL_IMAGES_NOTE = "Images returned by the tool calls above (Chat Completions tool messages take text only, so they come in this message):";
+
+const imageParts = (images: readonly ImagePart[]): OpenAI.Chat.ChatCompletionContentPartImage[] =>
+  images.map((i) => ({ type: "image_url", image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
+
+/**
+ * Chat Completions messages for a request: system first, tool results as `tool` messages. A tool
+ * message is text only, so the images of a run of tool results follow it in one user message
+ * (each named by its call), after the last tool message of the run.
+ */
 export function toOpenAiMessages(req: ChatRequest): Msg[] {
   const out: Msg[] = req.system ? [{ role: "system", content: req.system }] : [];
+  let toolImages: OpenAI.Chat.ChatCompletionContentPart[] = [];
+  const flushImages = () => {
+    if (toolImages.length) out.push({ role: "user", content: [{ type: "text", text: TOOL_IMAGES_NOTE }, ...toolImages] });
+    toolImages = [];
+  };
   for (const m of pairToolResults(req.messages)) {
-    if (m.role === "user") out.push({ role: "user", content: m.text });
-    else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.callId, content: m.content });
-    else {
+    if (m.role !== "tool") flushImages();
+    if (m.role === "user") out.push({ role: "user", content: m.images?.length ? [{ type: "text", text: m.text }, ...imageParts(m.images)] : m.text });
+    else if (m.role === "tool") {
+      out.push({ role: "tool", tool_call_id: m.callId, content: m.content });
+      if (m.images?.length) toolImages.push({ type: "text", text: `${m.name} (call ${m.callId}):` }, ...imageParts(m.images));
+    } else {
       const calls = m.toolCalls.map((c) => ({
         id: c.id,
         type: "function" as const,
@@ -40,6 +58,7 @@ export function toOpenAiMessages(req: ChatRequest): Msg[] {
       out.push({ role: "assistant", content: m.text || (calls.length ? null : ""), ...(calls.length ? { tool_calls: calls } : {}) });
     }
   }
+  flushImages();
   return out;
 }
 

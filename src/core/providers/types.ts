@@ -1,13 +1,15 @@
 /** The one interface every model provider implements. */
-import type { NewEvent, Usage } from "../events";
+import type { ImagePart, NewEvent, Usage } from "../events";
+
+export type { ImagePart } from "../events";
 
 export type ProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm" | "scripted";
 
 /** A message of the conversation as the core projects it from the event log. */
 export type ModelMessage =
-  | { role: "user"; text: string }
+  | { role: "user"; text: string; images?: ImagePart[] }
   | { role: "assistant"; text: string; toolCalls: Array<{ id: string; name: string; input: unknown }> }
-  | { role: "tool"; callId: string; name: string; content: string; isError: boolean };
+  | { role: "tool"; callId: string; name: string; content: string; isError: boolean; images?: ImagePart[] };
 
 export interface ToolSpec {
   name: string;

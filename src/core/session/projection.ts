@@ -58,7 +58,11 @@ export function lastCompaction(events: readonly SessionEvent[]): EventOf<"compac
 
 const contextText = (source: string, text: string) => `<context source="${source}">\n${text}\n</context>`;
 const contextMessage = (e: EventOf<"context">): ModelMessage => ({ role: "user", text: contextText(e.source, e.text) });
-const userMessage = (e: EventOf<"user_message">): ModelMessage => ({ role: "user", text: e.context ? `${e.text}\n\n${contextText("hooks", e.context)}` : e.text });
+const userMessage = (e: EventOf<"user_message">): ModelMessage => ({
+  role: "user",
+  text: e.context ? `${e.text}\n\n${contextText("hooks", e.context)}` : e.text,
+  ...(e.images?.length ? { images: e.images } : {}),
+});
 
 function projectEvents(events: readonly SessionEvent[], stubs?: ReadonlyMap<number, string>): ModelMessage[] {
   const messages: ModelMessage[] = [];
@@ -90,7 +94,15 @@ function projectEvents(events: readonly SessionEvent[], stubs?: ReadonlyMap<numb
         const call = pending.find((c) => c.id === e.callId);
         if (call) {
           const ref = stubs?.get(e.seq);
-          results.set(e.callId, { role: "tool", callId: e.callId, name: e.name, content: ref ? stubText(e, ref, call.summary) : e.output, isError: e.isError });
+          // A stubbed result (compaction) drops its images with its text.
+          results.set(e.callId, {
+            role: "tool",
+            callId: e.callId,
+            name: e.name,
+            content: ref ? stubText(e, ref, call.summary) : e.output,
+            isError: e.isError,
+            ...(!ref && e.images?.length ? { images: e.images } : {}),
+          });
         }
         break;
       }

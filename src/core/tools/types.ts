@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { CommandConfinement } from "../commands/types";
-import type { NewEvent, SessionEvent } from "../events";
+import type { ImagePart, NewEvent, SessionEvent } from "../events";
 import type { ReviewMode } from "../review";
 import type { SessionServices } from "../ports";
 
@@ -53,6 +53,8 @@ export interface ToolOutput {
   full?: string;
   /** Structured details for the event log; never sent to the model. */
   meta?: unknown;
+  /** Images for the model with the result (bounded: src/core/providers/images.ts); providers that take none get a note. */
+  images?: ImagePart[];
 }
 
 /** What a tool card shows besides the output, e.g. `exit 1`, `+3 −1`. */

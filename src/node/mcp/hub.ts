@@ -18,6 +18,8 @@ import type {
   McpCallOptions,
   McpCallResult,
   McpHub,
+  McpPromptInfo,
+  McpPromptResult,
   McpResourceContents,
   McpResourceInfo,
   McpResourceList,
@@ -94,6 +96,8 @@ interface ServerSlot {
   approved?: boolean;
   /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
   abandon?: () => Promise<void>;
+  /** The prompts listed (for completion), until the server says its list changed. */
+  prompts?: McpPromptInfo[];
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -124,6 +128,16 @@ export function serverEnvironment(from: Record<string, string | undefined>, inhe
   return { ...out, ...named };
 }
 
+/** A prompt as the SDK lists it, as Yoke keeps it. */
+function promptInfo(p: { name: string; title?: string; description?: string; arguments?: Array<{ name: string; description?: string; required?: boolean }> }): McpPromptInfo {
+  return {
+    name: p.name,
+    ...(p.title ? { title: p.title } : {}),
+    ...(p.description ? { description: p.description } : {}),
+    ...(p.arguments?.length ? { arguments: p.arguments.map((a) => pick<{ name: string; description?: string; required?: boolean }>(a, ["name", "description", "required"])) } : {}),
+  };
+}
+
 /** A tool as the SDK lists it, as Yoke keeps it. */
 function toolInfo(t: { name: string; title?: string; description?: string; inputSchema: unknown; annotations?: unknown }): McpToolInfo {
   return { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations as Record<string, unknown> | undefined };
@@ -132,6 +146,7 @@ function toolInfo(t: { name: string; title?: string; description?: string; input
 export class NodeMcpHub implements McpHub {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly listeners = new Set<(s: McpServerStatus) => void>();
+  private readonly promptListeners = new Set<(server: string, what: "prompts" | "resources") => void>();
   private readonly registry: ProcessRegistry;
   private readonly approvals: ApprovalStore;
   private disposed: Promise<void> | undefined;
@@ -264,6 +279,47 @@ export class NodeMcpHub implements McpHub {
     }
   }
 
+  async prompts(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined> {
+    const slot = this.slots.get(server);
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.prompts) return undefined;
+    if (slot?.prompts) return slot.prompts;
+    const out: McpPromptInfo[] = [];
+    try {
+      let cursor: string | undefined;
+      do {
+        const page = await running.client.listPrompts(cursor ? { cursor } : undefined, { signal, timeout: RESOURCE_TIMEOUT_MS });
+        for (const p of page.prompts) out.push(promptInfo(p));
+        cursor = page.nextCursor;
+      } while (cursor && out.length < MAX_RESOURCES);
+    } catch (err) {
+      throw new Error(`the MCP server "${server}" did not list its prompts: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    if (slot && slot.running === running) slot.prompts = out;
+    return out;
+  }
+
+  async getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<McpPromptResult> {
+    const running = await this.runningFor(server);
+    try {
+      const r = await running.client.getPrompt({ name, arguments: args }, { signal, timeout: RESOURCE_TIMEOUT_MS });
+      return { ...(r.description ? { description: r.description } : {}), messages: r.messages.map((m) => ({ role: m.role, content: m.content as McpPromptResult["messages"][number]["content"] })) };
+    } catch (err) {
+      throw new Error(`the MCP server "${server}" did not give the prompt "${name}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  async complete(server: string, prompt: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]> {
+    const running = await this.runningFor(server);
+    // The server declares `completions` when it completes arguments; otherwise there is nothing to ask.
+    if (!running.client.getServerCapabilities()?.completions) return [];
+    const r = await running.client.complete(
+      { ref: { type: "ref/prompt", name: prompt }, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) },
+      { signal, timeout: 10_000 },
+    );
+    return r.completion.values.slice(0, 100);
+  }
+
   private async runningFor(server: string): Promise<Running> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured (configured: ${[...this.slots.keys()].join(", ") || "none"})`);
@@ -340,6 +396,7 @@ export class NodeMcpHub implements McpHub {
         slot.abandon = () => running.close();
         const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
         slot.running = running;
+        slot.prompts = undefined;
         slot.tools = listed;
         slot.fromCache = false;
         slot.startMs = Date.now() - began;
@@ -378,6 +435,20 @@ export class NodeMcpHub implements McpHub {
     );
   }
 
+  /** A running server's prompt or resource list changed: the prompts kept are replaced; reported to the log. */
+  private listChanged(slot: ServerSlot, what: "prompts" | "resources", prompts?: McpPromptInfo[]): void {
+    if (this.disposed || !slot.running) return;
+    if (what === "prompts") slot.prompts = prompts;
+    this.opts.log?.(`MCP: "${slot.config.name}" says its ${what} changed`);
+    for (const l of this.promptListeners) l(slot.config.name, what);
+  }
+
+  /** Listens to prompt and resource list changes (the composer's completion lists them anew). */
+  onListChanged(listener: (server: string, what: "prompts" | "resources") => void): { dispose(): void } {
+    this.promptListeners.add(listener);
+    return { dispose: () => this.promptListeners.delete(listener) };
+  }
+
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
@@ -401,7 +472,15 @@ export class NodeMcpHub implements McpHub {
         { name: "yoke", version: VERSION },
         {
           capabilities: { roots: { listChanged: true } },
-          listChanged: { tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) } },
+          // prompts/list_changed: the new list replaces the one kept for slash commands and their
+          // completion (prompts are not part of the request's prefix: nothing sent before changes).
+          // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
+          // composer's completion), never kept, so the next listing is the new one.
+          listChanged: {
+            tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) },
+            prompts: { onChanged: (err, prompts) => (err || !prompts ? undefined : this.listChanged(slot, "prompts", prompts.map(promptInfo))) },
+            resources: { autoRefresh: false, onChanged: () => this.listChanged(slot, "resources") },
+          },
         },
       );
       client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.rootList() }));

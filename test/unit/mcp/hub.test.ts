@@ -155,8 +155,12 @@ describe("a real server's results and tools", () => {
       expect(pidsOf(argv)).toHaveLength(1);
       const signal = new AbortController().signal;
       const image = formatResult(await mcp.hub.call("everything", "get-tiny-image", {}, { signal, timeoutMs: 20_000 }));
-      expect(image.text).toMatch(/\[image \(image\/png, [\d.]+ (KB|bytes)\) returned by the tool: not shown to the model\]/);
+      // The image goes with the result (for the provider to send), not in its text.
+      expect(image.text).toMatch(/\[image \(image\/png, [\d.]+ (KB|bytes)\) returned by the tool: image 1, attached\]/);
       expect(image.text).not.toMatch(/[A-Za-z0-9+/]{200}/); // no base64
+      expect(image.images).toHaveLength(1);
+      expect(image.images![0]!.mimeType).toBe("image/png");
+      expect(Buffer.from(image.images![0]!.data, "base64").subarray(1, 4).toString()).toBe("PNG");
       const links = formatResult(await mcp.hub.call("everything", "get-resource-links", { count: 2 }, { signal, timeoutMs: 20_000 }));
       expect(links.text).toContain("[resource link");
       const structured = formatResult(await mcp.hub.call("everything", "get-structured-content", { location: "New York" }, { signal, timeoutMs: 20_000 }));
