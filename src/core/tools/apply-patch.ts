@@ -3,11 +3,14 @@
  * trained to send) or a unified diff, over several files at once: add, delete, update, move. The
  * whole patch is planned against the files as they are (core/edit/patch) and committed all or
  * nothing; every path it touches passes the permission gate (`touches`) and the checkpoint.
- * Offered as a function tool with one string argument `input`, as Codex offers it (docs/edits.md).
+ * Offered as a function tool with one string argument `input`, as Codex offers it to function-calling
+ * models, or — where the provider has custom tools (GPT-5 on OpenAI's API) — as a freeform tool
+ * whose text is the patch itself, constrained by the V4A grammar (docs/edits.md).
  */
 import { z } from "zod";
 import { hashlineReady } from "../edit/hashline";
 import { planPatch } from "../edit/patch/apply";
+import { V4A_LARK_GRAMMAR } from "../edit/patch/grammar";
 import { parsePatch } from "../edit/patch/parse";
 import type { FilePatch } from "../edit/patch/types";
 import { summarizeEdit } from "../edit/summary";
@@ -82,6 +85,7 @@ export const applyPatchTool = defineTool({
   reviewable: true,
   timeoutMs: 30_000,
   rawArgument: "input",
+  freeform: { syntax: "lark", definition: V4A_LARK_GRAMMAR },
   touches: (a) => {
     const r = parsePatch(a.input);
     return r.ok ? patchTouches(r.files) : [];
