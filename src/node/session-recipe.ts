@@ -202,7 +202,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       services: (session) => {
         const commands = node.commands(session);
         host.onCommands?.(session.id, commands);
-        return { fs, search, log, access: node.access, ...(diagnostics ? { diagnostics } : {}), ...(reviewer ? { reviewer } : {}), ...commands };
+        return { fs, search, log, access: node.access, syntax: node.syntax, ...(diagnostics ? { diagnostics } : {}), ...(reviewer ? { reviewer } : {}), ...commands };
       },
       approver: host.approver,
       ...node.sessionOptions,

@@ -14,6 +14,7 @@ import { V4A_LARK_GRAMMAR } from "../edit/patch/grammar";
 import { parsePatch } from "../edit/patch/parse";
 import type { FilePatch } from "../edit/patch/types";
 import { summarizeEdit } from "../edit/summary";
+import { syntaxRefusal } from "../edit/syntax-check";
 import { docFromString } from "../edit/text-doc";
 import { resolveWorkspacePath } from "../paths";
 import { diffCard } from "./cards";
@@ -123,6 +124,14 @@ export const applyPatchTool = defineTool({
     const same = (a: string, b: string) => (where.get(a)?.abs ?? a) === (where.get(b)?.abs ?? b);
     const plan = await planPatch(parsed.files, read, same);
     if (!plan.ok) throw new ToolError(plan.message);
+    // A chunk placed by tolerance (lost indentation) must keep a file that parsed parseable.
+    const broken: string[] = [];
+    for (const f of plan.files) {
+      if (f.op !== "update" || f.before === null || f.after === null) continue;
+      const refusal = await syntaxRefusal(ctx.syntax, f.moveTo ?? f.path, f.before, f.after, f.rules ?? []);
+      if (refusal) broken.push(refusal);
+    }
+    if (broken.length) throw new ToolError(plan.files.length > 1 ? `A patch applies all or nothing, so no file was written.\n\n${broken.join("\n\n")}` : broken.join("\n\n"));
 
     const changes: FileChangeToCommit[] = [];
     for (const f of plan.files) {
