@@ -141,6 +141,10 @@ cpSync("node_modules/@vscode/codicons/dist/codicon.ttf", `${outdir}/codicon.ttf`
 // The shell parser of the permission engine (src/node/tree-sitter-wasm.ts looks next to the bundle).
 cpSync("node_modules/web-tree-sitter/tree-sitter.wasm", `${outdir}/tree-sitter.wasm`);
 cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", `${outdir}/tree-sitter-bash.wasm`);
+// The parse check of tolerant edits (src/core/edit/syntax-check.ts): each grammar read on first use.
+for (const g of ["typescript", "tsx", "javascript", "python", "go", "rust", "java", "css", "ruby", "php", "c-sharp", "cpp", "powershell"]) {
+  cpSync(`node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-${g}.wasm`, `${outdir}/tree-sitter-${g}.wasm`);
+}
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

@@ -8,6 +8,7 @@ import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { parseEditBlocks } from "../core/edit/block-parser";
 import { parseEditText } from "../core/edit/edit-input";
 import { lineTag } from "../core/edit/hashline";
+import { placedByTolerance, syntaxRefusal, type SyntaxChecker } from "../core/edit/syntax-check";
 import type { EditInput } from "../core/edit/types";
 
 export interface CorpusCase {
@@ -133,8 +134,11 @@ export function caseInput(c: CorpusCase): string {
 
 const encoder = new TextEncoder();
 
-/** Runs a case through the engine as `yoke edit apply FILE --dry-run` does (call `await hashlineReady()` first). */
-export function runCase(c: CorpusCase): CaseResult {
+/**
+ * Runs a case through the engine as `yoke edit apply FILE --dry-run` does (call `await hashlineReady()`
+ * first), with the parse check of tolerant edits when a checker is given (as the tools and the CLI have).
+ */
+export async function runCase(c: CorpusCase, syntax?: SyntaxChecker): Promise<CaseResult> {
   const parsed = parseEditText(caseInput(c), { file: c.path, truncated: c.truncated });
   if (!parsed.ok) {
     const message = parsed.message;
@@ -142,7 +146,9 @@ export function runCase(c: CorpusCase): CaseResult {
     return message.includes(c.expect.refused) ? { status: "refused-correctly", detail: message } : { status: "refused-with-other-reason", detail: message };
   }
   const edits: EditInput[] = parsed.edits;
-  const r = applyEditsToBytes(encoder.encode(c.file), edits, c.path);
+  const applied = applyEditsToBytes(encoder.encode(c.file), edits, c.path);
+  const broken = applied.ok ? await syntaxRefusal(syntax, c.path, applied.before, applied.after, placedByTolerance(applied.applied)) : undefined;
+  const r = broken ? { ok: false as const, message: broken } : applied;
   if ("content" in c.expect) {
     if (!r.ok) return { status: "wrong-refusal", detail: r.message };
     return r.after === c.expect.content ? { status: "applied-correctly", detail: r.after } : { status: "wrong-apply", detail: r.after };

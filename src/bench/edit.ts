@@ -6,7 +6,9 @@ import { createRequire } from "node:module";
 import { diffArrays } from "diff";
 import { applyEditsToBytes } from "../core/edit/apply-edits";
 import { formatHashlineView, hashlineReady, lineTag } from "../core/edit/hashline";
+import { createSyntaxChecker, syntaxRefusal, type SyntaxChecker } from "../core/edit/syntax-check";
 import type { EditInput, HashlineOp } from "../core/edit/types";
+import { nodeGrammarWasm } from "../node/tree-sitter-wasm";
 import { loadCorpus, runCase, type CorpusCase } from "./edit-corpus";
 import { GENERATORS, runRetryRounds, runRounds } from "./edit-random";
 import type { BenchMetric, BenchSection } from "./types";
@@ -165,7 +167,7 @@ export interface CategoryTally {
 }
 
 /** Outcomes of the corpus per category (sorted), plus "(all)". */
-export function corpusTally(corpus: readonly CorpusCase[]): Map<string, CategoryTally> {
+export async function corpusTally(corpus: readonly CorpusCase[], syntax?: SyntaxChecker): Promise<Map<string, CategoryTally>> {
   const out = new Map<string, CategoryTally>();
   const get = (k: string) => {
     let t = out.get(k);
@@ -174,7 +176,7 @@ export function corpusTally(corpus: readonly CorpusCase[]): Map<string, Category
   };
   get("(all)");
   for (const c of [...corpus].sort((a, b) => a.category.localeCompare(b.category))) {
-    const r = runCase(c);
+    const r = await runCase(c, syntax);
     for (const t of [get("(all)"), get(c.category)]) {
       if ("content" in c.expect) t.shouldApply++;
       else t.shouldRefuse++;
@@ -198,7 +200,7 @@ export async function bench(): Promise<BenchSection> {
 
   // 1. Correctness on the corpus, in all and per category.
   const corpus = loadCorpus();
-  const tally = corpusTally(corpus);
+  const tally = await corpusTally(corpus, createSyntaxChecker(nodeGrammarWasm()));
   const all = tally.get("(all)")!;
   metrics.push({ name: "corpus cases", value: corpus.length, unit: "cases", note: `${all.shouldApply} should apply, ${all.shouldRefuse} should be refused` });
   metrics.push({ name: "applied correctly", value: pct(all.applied, all.shouldApply), unit: "%", note: `${all.applied}/${all.shouldApply}` });
@@ -327,13 +329,37 @@ export async function bench(): Promise<BenchSection> {
   const viewMs = time(() => formatHashlineView(bigLines), 9);
   metrics.push({ name: "hashline view throughput", value: bigBytes.length / 2 ** 20 / (viewMs / 1000), unit: "MiB/s", note: "file bytes formatted per second, 20,000-line file, best of 9" });
 
+  // 6. The parse check of tolerant edits: the first check (loads the runtime and the grammar), then warm checks.
+  const tsLines: string[] = [];
+  for (let i = 0; i < 1000; i++) tsLines.push(`export function f${i}(a: number, b: string): string {`, `  const x = a * ${i} + b.length;`, "  return `${b}:${x}`;", "}", "");
+  const tsText = tsLines.join("\n");
+  const tsBroken = tsText.replace("return `${b}:${x}`;", "return (`${b}:${x}`;");
+  const fresh = createSyntaxChecker(nodeGrammarWasm());
+  let t0 = performance.now();
+  const firstRefusal = await syntaxRefusal(fresh, "big.ts", tsText, tsBroken, ["similar-text"]);
+  const firstMs = performance.now() - t0;
+  let warmMs = Infinity;
+  for (let i = 0; i < 5; i++) {
+    t0 = performance.now();
+    await syntaxRefusal(fresh, "big.ts", tsText, tsBroken, ["similar-text"]);
+    warmMs = Math.min(warmMs, performance.now() - t0);
+  }
+  metrics.push({
+    name: "parse check: first check",
+    value: firstMs,
+    unit: "ms",
+    note: `loads tree-sitter and the TypeScript grammar, parses a 5,000-line file before and after; ${firstRefusal ? "refused" : "NOT refused"}`,
+  });
+  metrics.push({ name: "parse check: warm check", value: warmMs, unit: "ms", note: "the same 5,000-line TypeScript file parsed before and after, best of 5" });
+
   return {
     section: "edit",
     method:
       "Corpus: test/fixtures/edit-corpus (realistic model edits with expected results) through the edit engine. Tokens: for each corpus " +
       "edit that applies, the same change is generated as hashline ops, minimal search/replace pairs (changed lines plus just enough " +
       "context to be unique) and a whole-file rewrite, each checked to reproduce the expected file, and counted as tool-call arguments " +
-      "with js-tiktoken o200k_base. Timing: best-of-7 wall time of applyEditsToBytes (decode, validate, apply, encode).",
+      "with js-tiktoken o200k_base. Timing: best-of-7 wall time of applyEditsToBytes (decode, validate, apply, encode). The corpus runs with the " +
+      "parse check of tolerant edits (real tree-sitter grammars).",
     metrics,
   };
 }

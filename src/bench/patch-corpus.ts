@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { planPatch } from "../core/edit/patch/apply";
+import { syntaxRefusal, type SyntaxChecker } from "../core/edit/syntax-check";
 import { detectDialect, parsePatch } from "../core/edit/patch/parse";
 import type { PatchDialect } from "../core/edit/patch/types";
 import { corpusDir, type CaseStatus } from "./edit-corpus";
@@ -94,11 +95,17 @@ export function loadPatchCorpus(dir = corpusDir()): PatchCase[] {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Runs one case: the patch applied to its files, compared with what the case expects. */
-export async function runPatchCase(c: PatchCase): Promise<{ status: CaseStatus; detail: string }> {
+/** Runs one case: the patch applied to its files (with the parse check of tolerant chunks when a checker is given, as apply_patch has it), compared with what the case expects. */
+export async function runPatchCase(c: PatchCase, syntax?: SyntaxChecker): Promise<{ status: CaseStatus; detail: string }> {
   const parsed = parsePatch(c.patch);
   const plan = parsed.ok ? await planPatch(parsed.files, async (p) => (c.files[p] === undefined ? undefined : enc.encode(c.files[p]))) : undefined;
-  const refusal = !parsed.ok ? parsed.message : plan && !plan.ok ? plan.message : undefined;
+  let broken: string | undefined;
+  if (plan?.ok) {
+    for (const f of plan.files) {
+      if (f.op === "update" && f.before !== null && f.after !== null) broken ??= await syntaxRefusal(syntax, f.moveTo ?? f.path, f.before, f.after, f.rules ?? []);
+    }
+  }
+  const refusal = !parsed.ok ? parsed.message : plan && !plan.ok ? plan.message : broken;
   if ("refused" in c.expect) {
     if (refusal === undefined) return { status: "wrong-apply", detail: "applied, but the case expects a refusal" };
     return refusal.includes(c.expect.refused) ? { status: "refused-correctly", detail: refusal } : { status: "refused-with-other-reason", detail: refusal };

@@ -6,6 +6,8 @@
 import { planPatch } from "../core/edit/patch/apply";
 import { parsePatch } from "../core/edit/patch/parse";
 import type { PatchDialect } from "../core/edit/patch/types";
+import { createSyntaxChecker } from "../core/edit/syntax-check";
+import { nodeGrammarWasm } from "../node/tree-sitter-wasm";
 import { loadPatchCorpus, runPatchCase } from "./patch-corpus";
 import { runPatchRounds } from "./patch-random";
 import type { BenchMetric, BenchSection } from "./types";
@@ -17,13 +19,14 @@ export async function bench(): Promise<BenchSection> {
   const metrics: BenchMetric[] = [];
   const rows: string[] = ["| dialect | source | cases | correct | refused (expected or not) | wrong |", "|---|---|---|---|---|---|"];
   const corpus = loadPatchCorpus();
+  const syntax = createSyntaxChecker(nodeGrammarWasm());
   for (const d of DIALECTS) {
     const cases = corpus.filter((c) => c.dialect === d);
     let correct = 0;
     let refusedWrongly = 0;
     let wrong = 0;
     for (const c of cases) {
-      const r = await runPatchCase(c);
+      const r = await runPatchCase(c, syntax);
       if (r.status === "applied-correctly" || r.status === "refused-correctly") correct++;
       else if (r.status === "wrong-apply") wrong++;
       else refusedWrongly++;

@@ -6,6 +6,7 @@
 import type { CommandRunner } from "./commands/types";
 import type { Disposable } from "./disposable";
 import type { ChangeReviewer } from "./review";
+import type { SyntaxChecker } from "./edit/syntax-check";
 import type { DiagnosticsService } from "./verification/types";
 
 export type { CommandRunner, ChangeReviewer, Disposable };
@@ -238,6 +239,8 @@ export interface SessionServices {
   access?: FileAccessPolicy;
   /** The problems the host's language servers report (VS Code); absent: a lint command, if configured, stands in. */
   diagnostics?: DiagnosticsService;
+  /** Parses files with tree-sitter, so an edit placed by tolerance never breaks a file that parsed (edit/syntax-check.ts); absent: no such check. */
+  syntax?: SyntaxChecker;
 }
 
 /** Per-session services, made when the session is created or resumed. */

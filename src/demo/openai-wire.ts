@@ -30,6 +30,16 @@ export function openAiChunks(turn: ScriptedTurn, ctx: WireContext, includeUsage:
   for (const piece of splitText(turn.reasoning ?? "")) out.push(chunk({ [field]: piece }));
   for (const piece of splitText(turn.text ?? "")) out.push(chunk({ content: piece }));
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+    if (call.custom) {
+      const text = typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? "");
+      if (turn.wholeToolCalls) {
+        out.push(chunk({ tool_calls: [{ id: callId(ctx, i), type: "custom", custom: { name: call.name, input: text } }] }));
+        continue;
+      }
+      out.push(chunk({ tool_calls: [{ index: i, id: callId(ctx, i), type: "custom", custom: { name: call.name, input: "" } }] }));
+      for (const piece of splitJson(text, 16)) out.push(chunk({ tool_calls: [{ index: i, type: "custom", custom: { input: piece } }] }));
+      continue;
+    }
     if (turn.wholeToolCalls) {
       out.push(chunk({ tool_calls: [{ id: callId(ctx, i), type: "function", function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } }] }));
       continue;
@@ -46,11 +56,11 @@ export function openAiChunks(turn: ScriptedTurn, ctx: WireContext, includeUsage:
 
 /** A whole (non-streamed) chat.completion. */
 export function openAiCompletion(turn: ScriptedTurn, ctx: WireContext): unknown {
-  const calls = (turn.toolCalls ?? []).map((c, i) => ({
-    id: callId(ctx, i),
-    type: "function",
-    function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
-  }));
+  const calls = (turn.toolCalls ?? []).map((c, i) =>
+    c.custom
+      ? { id: callId(ctx, i), type: "custom", custom: { name: c.name, input: typeof c.input === "string" ? c.input : JSON.stringify(c.input ?? "") } }
+      : { id: callId(ctx, i), type: "function", function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) } },
+  );
   const message: Record<string, unknown> = { role: "assistant", content: turn.text ?? (calls.length ? null : ""), refusal: null };
   if (turn.reasoning) message[turn.reasoningField ?? "reasoning_content"] = turn.reasoning;
   if (calls.length) message.tool_calls = calls;

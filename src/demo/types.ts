@@ -6,7 +6,11 @@ export interface ScriptedTurn {
   reasoning?: string;
   /** OpenAI wire only: the delta field reasoning is sent in (default "reasoning_content"). */
   reasoningField?: "reasoning_content" | "reasoning";
-  toolCalls?: Array<{ name: string; input: unknown }>;
+  /**
+   * `custom`: OpenAI wire only, a custom (freeform) tool call, `input` being its text (streamed as
+   * `{type: "custom", custom: {name, input}}` fragments, as OpenAI sends them for GPT-5's custom tools).
+   */
+  toolCalls?: Array<{ name: string; input: unknown; custom?: boolean }>;
   /** Token counts reported; estimated from the request and reply sizes when absent. */
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Pause between streamed chunks. */

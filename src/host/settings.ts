@@ -40,6 +40,7 @@ const KEYS = [
   "stream",
   "compaction",
   "edits.tool",
+  "edits.applyPatchFreeform",
   "maxTurns",
   "fallbackModels",
   "architect",

@@ -22,7 +22,8 @@ import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
-import { loadShellWasm } from "./tree-sitter-wasm";
+import { loadShellWasm, nodeGrammarWasm } from "./tree-sitter-wasm";
+import { createSyntaxChecker, type SyntaxChecker } from "../core/edit/syntax-check";
 import { sessionLogPath } from "./session-location";
 import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
@@ -69,6 +70,8 @@ export interface NodeServices {
   /** The command runner of one session (absent in Restricted Mode, where nothing runs). */
   commands(session: { id: string }): Pick<SessionServices, "commands" | "commandsUnavailable">;
   sandboxSettings: SandboxSettings;
+  /** The parse check of tolerant edits (tree-sitter grammars, each loaded on first use). */
+  syntax: SyntaxChecker;
 }
 
 /**
@@ -139,6 +142,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   return {
     gate,
     sandboxSettings,
+    syntax: createSyntaxChecker(nodeGrammarWasm(opts.wasmDirs)),
     access: { deniedBy: (permission, abs) => gate.deniedBy(permission, abs) },
     sessionOptions: {
       gate,

@@ -128,7 +128,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
   const cleanup: Array<() => Promise<void>> = [];
 
   // --- wrappers: the tools and the model (not extension points: docs/architecture.md says why) ---
-  const tools = withConcurrencyGates(host.tools ?? createBuiltinTools(editToolFor(s.editTool, host.models.primary.model).tool), gates); // the edit tool the model was trained on; concurrency gates
+  const tools = withConcurrencyGates(host.tools ?? createBuiltinTools(editToolFor(s.editTool, host.models.primary.model).tool, s.applyPatchFreeform), gates); // the edit tool the model was trained on; concurrency gates
   const chain = fallbackChain([host.models.primary, ...(await Promise.all(s.fallbackModels.map((m) => host.models.make(m.provider, m.model))))]); // model fallback
   const architect = s.architect // architect mode: a planner model hands over to an editor model
     ? architectMode({
@@ -205,7 +205,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       services: (session) => {
         const commands = node.commands(session);
         host.onCommands?.(session.id, commands);
-        return { fs, search, log, access: node.access, ...(diagnostics ? { diagnostics } : {}), ...(reviewer ? { reviewer } : {}), ...commands };
+        return { fs, search, log, access: node.access, syntax: node.syntax, ...(diagnostics ? { diagnostics } : {}), ...(reviewer ? { reviewer } : {}), ...commands };
       },
       approver: host.approver,
       ...node.sessionOptions,

@@ -15,7 +15,7 @@ import type { ArchitectSettings } from "../core/architect";
 import { parseArchitectSettings } from "../core/architect";
 import type { Budgets } from "../core/budgets";
 import { DEFAULT_COMPACTION, type CompactionSettings } from "../core/compaction/settings";
-import type { EditToolSetting } from "../core/tools/edit-tool";
+import type { EditToolSetting, FreeformSetting } from "../core/tools/edit-tool";
 import { parseFallbackModels, parseFallbackSpec, type FallbackSpec } from "../core/fallback";
 import type { LoadedSource } from "../core/permissions/types";
 import { plain } from "../core/settings/keys";
@@ -103,6 +103,8 @@ export interface SessionSettings {
   compaction: CompactionSettings;
   /** Which edit tool the model is offered (`edits.tool`; auto: by model family, core/tools/edit-tool.ts). */
   editTool: EditToolSetting;
+  /** Whether apply_patch may be a freeform tool (`edits.applyPatchFreeform`; docs/edits.md). */
+  applyPatchFreeform: FreeformSetting;
   /** The guidance budget in tokens (`guidance.maxTokens`, `guidance.firstRequestTokens`; docs/guidance.md). */
   guidanceBudget: { totalTokens?: number; firstTokens?: number };
   telemetry?: TelemetrySettings;
@@ -181,6 +183,7 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     ...ws,
     compaction,
     editTool: r.edits.tool?.value ?? "auto",
+    applyPatchFreeform: r.edits.applyPatchFreeform?.value ?? "auto",
     guidanceBudget: {
       ...(r.guidance.maxTokens ? { totalTokens: r.guidance.maxTokens.value } : {}),
       ...(r.guidance.firstRequestTokens ? { firstTokens: r.guidance.firstRequestTokens.value } : {}),

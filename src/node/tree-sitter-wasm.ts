@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
+import type { GrammarWasm } from "../core/edit/syntax-check";
 import type { ShellParserWasm } from "../core/permissions/shell/parser";
 
 const FILES = {
@@ -31,6 +32,28 @@ export function locateShellWasm(extraDirs: string[] = []): { runtime: string; ba
     throw new Error(`cannot find ${bundled} (looked in ${tried.join(", ")})`);
   };
   return { runtime: find("runtime"), bash: find("bash") };
+}
+
+/**
+ * The grammars of the parse check of tolerant edits (src/core/edit/syntax-check.ts): each read on
+ * its first use, next to the bundle (dist/, copied by esbuild.mjs) or in node_modules.
+ */
+export function nodeGrammarWasm(extraDirs: string[] = []): GrammarWasm {
+  const dirs = [...extraDirs, __dirname, join(__dirname, "..", "dist")];
+  const roots = [process.cwd(), join(__dirname, "..", ".."), join(__dirname, "..")];
+  const find = (bundled: string, packaged: string): string | undefined => {
+    for (const d of dirs) if (existsSync(join(d, bundled))) return join(d, bundled);
+    for (const r of roots) if (existsSync(join(r, "node_modules", packaged))) return join(r, "node_modules", packaged);
+    return undefined;
+  };
+  return {
+    runtime: async () => readFileSync(locateShellWasm(extraDirs).runtime),
+    grammar: async (name) => {
+      if (!/^[a-z-]+$/.test(name)) return undefined;
+      const p = find(`tree-sitter-${name}.wasm`, `@vscode/tree-sitter-wasm/wasm/tree-sitter-${name}.wasm`);
+      return p ? readFileSync(p) : undefined;
+    },
+  };
 }
 
 export async function loadShellWasm(extraDirs?: string[]): Promise<ShellParserWasm> {

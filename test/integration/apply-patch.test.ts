@@ -146,6 +146,51 @@ describe("apply_patch through yoke run", () => {
   });
 });
 
+describe("apply_patch as a freeform (custom) tool through yoke run", () => {
+  type WireTool = { type: string; function?: { name: string }; custom?: { name: string; format?: { type: string; grammar?: { syntax: string; definition: string } } } };
+  const wireTools = (n: number) => (server!.requests[n]!.body.tools ?? []) as WireTool[];
+  const openai = (url: string, ws: string, sessions: string, model: string) => ["--trust", "--provider", "openai", "--base-url", url, "--model", model, "--cwd", ws, "--session-dir", sessions];
+
+  it("a GPT-5 model on provider openai gets apply_patch as a custom tool with the V4A grammar, sends a patch as a custom call, and the file changes", async () => {
+    const { ws, sessions, home } = workspace({ "src/shapes.py": PY });
+    const patch = "*** Begin Patch\n*** Update File: src/shapes.py\n@@ def perimeter(w, h):\n-    return 2 * (w + h)\n+    return 2 * w + 2 * h\n*** End Patch\n";
+    server = await startScriptedLlmServer({ script: [{ text: "Patching.", toolCalls: [{ name: "apply_patch", input: patch, custom: true }] }, { text: "Done." }] });
+    const r = await runCli(["run", ...openai(server.openaiBaseUrl, ws, sessions, "gpt-5"), "--permission-mode", "acceptEdits", "expand the perimeter"], {
+      env: { HOME: home, OPENAI_API_KEY: "sk-test" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const tool = wireTools(0).find((t) => t.custom?.name === "apply_patch")!;
+    expect(tool.type).toBe("custom");
+    expect(tool.custom!.format).toMatchObject({ type: "grammar", grammar: { syntax: "lark", definition: expect.stringContaining('"*** Begin Patch"') } });
+    expect(
+      wireTools(0)
+        .filter((t) => t.type === "function")
+        .map((t) => t.function!.name),
+    ).toContain("read_file");
+    expect(readFileSync(join(ws, "src/shapes.py"), "utf8")).toBe(PY.replace("return 2 * (w + h)", "return 2 * w + 2 * h"));
+    // The second request carries the call back as a custom call with the patch text, and the tool's result.
+    const messages = server.requests[1]!.body.messages as Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+    const assistant = messages.find((m) => m.role === "assistant")!;
+    expect(assistant.tool_calls).toEqual([{ id: "call_scripted_1_0", type: "custom", custom: { name: "apply_patch", input: patch } }]);
+    const result = messages.find((m) => m.role === "tool")!;
+    expect(result.tool_call_id).toBe("call_scripted_1_0");
+    expect(result.content).toContain("+    return 2 * w + 2 * h");
+  });
+
+  it("edits.applyPatchFreeform off: a function tool again, and a function call applies as before", async () => {
+    const { ws, sessions, home } = workspace({ "src/shapes.py": PY });
+    writeFileSync(join(ws, ".yoke-settings.json"), JSON.stringify({ edits: { applyPatchFreeform: "off" } }));
+    const patch = "*** Begin Patch\n*** Update File: src/shapes.py\n@@ def area(w, h):\n-    return w * h\n+    return h * w\n*** End Patch";
+    server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "apply_patch", input: { input: patch } }] }, { text: "Done." }] });
+    const r = await runCli(["run", ...openai(server.openaiBaseUrl, ws, sessions, "gpt-5"), "--settings", join(ws, ".yoke-settings.json"), "--permission-mode", "acceptEdits", "swap"], {
+      env: { HOME: home, OPENAI_API_KEY: "sk-test" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(wireTools(0).every((t) => t.type === "function")).toBe(true);
+    expect(readFileSync(join(ws, "src/shapes.py"), "utf8")).toBe(PY.replace("return w * h", "return h * w"));
+  });
+});
+
 describe.each(identities().list)("apply_patch cannot reach outside the workspace, as $label", (who: Identity) => {
   it("denies a ../ path and a path through a link leading out, even in bypassPermissions mode, and writes nothing", async () => {
     const { ws, sessions, home } = workspace({ "src/a.txt": "a\n" });

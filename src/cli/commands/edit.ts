@@ -8,6 +8,8 @@
 import { dirname, resolve } from "node:path";
 import { applyEditsToBytes, type BytesOutcome } from "../../core/edit/apply-edits";
 import { planPatch } from "../../core/edit/patch/apply";
+import { createSyntaxChecker, placedByTolerance, syntaxRefusal } from "../../core/edit/syntax-check";
+import { nodeGrammarWasm } from "../../node/tree-sitter-wasm";
 import { detectDialect, parsePatch } from "../../core/edit/patch/parse";
 import { looksLikeBlocks } from "../../core/edit/block-parser";
 import { parseEditText } from "../../core/edit/edit-input";
@@ -117,6 +119,9 @@ async function apply(argv: string[]): Promise<number> {
     const bytes = await readBytes(abs);
     const r = dialect ? await applyPatchToFile(input, dialect, abs, bytes) : applyEditsToBytes(bytes, parseEditInput(input, format, abs, values.truncated === true), abs);
     if (!r.ok) return fail(r.message, values.json, { failures: r.failures });
+    // The parse check of tolerant edits, as the tools make it (docs/edits.md).
+    const broken = await syntaxRefusal(createSyntaxChecker(nodeGrammarWasm()), abs, r.before, r.after, placedByTolerance(r.applied));
+    if (broken) return fail(broken, values.json, { failures: [{ index: 0, message: broken }] });
     const s = summarizeEdit(abs, docFromString(r.before), r.afterDoc);
     const dry = values["dry-run"] === true;
     if (!dry) await createNodeWorkspaceFs(dirname(abs)).writeFile(abs, r.bytes);
@@ -160,5 +165,7 @@ async function applyPatchToFile(input: string, dialect: "apply_patch" | "unified
   if (!plan.ok) return { ok: false, message: plan.message, failures: plan.failures.map((x, i) => ({ index: i + 1, message: x.message })) };
   const done = plan.files[0]!;
   const notes = [...p.notes.map((n) => `read as ${dialect}: ${n}`), ...plan.notes];
-  return { ok: true, before: done.before ?? "", after: done.after!, bytes: done.bytes!, applied: [], notes, afterDoc: done.afterDoc! };
+  // The rules that placed its chunks (lost-indentation) are what the parse check looks at.
+  const applied = done.rules?.length ? [{ index: 1, kind: "search_replace" as const, places: 1, noop: false, rules: done.rules }] : [];
+  return { ok: true, before: done.before ?? "", after: done.after!, bytes: done.bytes!, applied, notes, afterDoc: done.afterDoc! };
 }

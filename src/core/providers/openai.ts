@@ -1,6 +1,8 @@
 /**
  * Provider over the official `openai` client: OpenAI itself and any server that speaks the
- * Chat Completions API (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter).
+ * Chat Completions API (Ollama, LM Studio, vLLM, llama.cpp, OpenRouter). A tool that declares a
+ * freeform format is offered as a custom tool where this provider has them (OpenAI's own API and a
+ * GPT-5 model, or the setting says always: docs/edits.md), else as a function tool.
  */
 import type OpenAI from "openai";
 import type { Usage } from "../events";
@@ -31,12 +33,24 @@ export const TOOL_IMAGES_NOTE = "Images returned by the tool calls above (Chat C
 const imageParts = (images: readonly ImagePart[]): OpenAI.Chat.ChatCompletionContentPartImage[] =>
   images.map((i) => ({ type: "image_url", image_url: { url: `data:${i.mimeType};base64,${i.data}` } }));
 
+/** The tools of a request this provider offers as freeform (custom) tools: name -> the argument their text is. */
+export type FreeformTools = ReadonlyMap<string, string>;
+
+/** The text a freeform tool's call carries: its argument when the input is an object holding it as a string. */
+function freeformText(input: unknown, argument: string): string {
+  if (typeof input === "string") return input;
+  const v = input && typeof input === "object" ? (input as Record<string, unknown>)[argument] : undefined;
+  return typeof v === "string" ? v : inputString(input);
+}
+
 /**
  * Chat Completions messages for a request: system first, tool results as `tool` messages. A tool
  * message is text only, so the images of a run of tool results follow it in one user message
- * (each named by its call), after the last tool message of the run.
+ * (each named by its call), after the last tool message of the run. Calls of a tool offered as a
+ * freeform tool go back as `custom` calls with their text (the API pairs calls with the tools
+ * offered), whichever way the model sent them.
  */
-export function toOpenAiMessages(req: ChatRequest): Msg[] {
+export function toOpenAiMessages(req: ChatRequest, freeform: FreeformTools = new Map()): Msg[] {
   const out: Msg[] = req.system ? [{ role: "system", content: req.system }] : [];
   let toolImages: OpenAI.Chat.ChatCompletionContentPart[] = [];
   const flushImages = () => {
@@ -50,11 +64,11 @@ export function toOpenAiMessages(req: ChatRequest): Msg[] {
       out.push({ role: "tool", tool_call_id: m.callId, content: m.content });
       if (m.images?.length) toolImages.push({ type: "text", text: `${m.name} (call ${m.callId}):` }, ...imageParts(m.images));
     } else {
-      const calls = m.toolCalls.map((c) => ({
-        id: c.id,
-        type: "function" as const,
-        function: { name: c.name, arguments: inputString(c.input) },
-      }));
+      const calls = m.toolCalls.map((c): OpenAI.Chat.ChatCompletionMessageToolCall => {
+        const argument = freeform.get(c.name);
+        if (argument !== undefined) return { id: c.id, type: "custom", custom: { name: c.name, input: freeformText(c.input, argument) } };
+        return { id: c.id, type: "function", function: { name: c.name, arguments: inputString(c.input) } };
+      });
       out.push({ role: "assistant", content: m.text || (calls.length ? null : ""), ...(calls.length ? { tool_calls: calls } : {}) });
     }
   }
@@ -91,6 +105,20 @@ interface PartialCall {
   id?: string;
   name: string;
   args: string;
+  /** A custom (freeform) tool call: `args` is its text. */
+  custom?: boolean;
+}
+
+/** A streamed tool-call fragment: the SDK types only `function` ones; custom ones carry `custom: {name, input}`. */
+type CallFragment = { index?: number; id?: string; type?: string; function?: { name?: string; arguments?: unknown }; custom?: { name?: string; input?: string } };
+
+/**
+ * Whether a model on OpenAI's own API has custom tools (freeform, with a grammar): the GPT-5 family
+ * (OpenAI's GPT-5 guide lists gpt-5, gpt-5-mini and gpt-5-nano, on Chat Completions and Responses);
+ * GPT-4.1 and the o-series have function tools only. A provider prefix (`openai/`) is ignored.
+ */
+export function hasCustomTools(model: string): boolean {
+  return /^gpt-5/.test(model.toLowerCase().replace(/^.*\//, ""));
 }
 
 /**
@@ -104,6 +132,12 @@ function callFor(calls: PartialCall[], tc: { index?: number; id?: string }): Par
   const call: PartialCall = { name: "", args: "" };
   calls.push(call);
   return call;
+}
+
+/** A custom tool call's text as the tool's arguments: `{[argument]: text}` for a tool that declared it, else the text. */
+function customInput(req: ChatRequest, name: string, text: string): unknown {
+  const argument = req.tools.find((t) => t.name === name)?.freeform?.argument;
+  return argument !== undefined ? { [argument]: text } : text;
 }
 
 /** Chat Completions over the `openai` client; errors are thrown as classified ProviderErrors. */
@@ -147,17 +181,33 @@ export class OpenAiProvider implements Provider {
     return this.client.api;
   }
 
-  private params(req: ChatRequest) {
+  /**
+   * The request's tools this provider offers as custom tools: those that declare a freeform format,
+   * when this is OpenAI's own API (provider "openai", not a compatible server: those reject tool
+   * types they do not know) with a model that has them — or when the setting says always.
+   */
+  freeformTools(req: Pick<ChatRequest, "tools">): Map<string, string> {
+    const out = new Map<string, string>();
+    const capable = this.id === "openai" && hasCustomTools(this.model);
+    for (const t of req.tools) if (t.freeform && (capable || t.freeform.offer === "always")) out.set(t.name, t.freeform.argument);
+    return out;
+  }
+
+  private params(req: ChatRequest, freeform: FreeformTools) {
     const max = req.maxOutputTokens ?? this.config.maxOutputTokens;
     return {
       model: this.model,
-      messages: toOpenAiMessages(req),
+      messages: toOpenAiMessages(req, freeform),
       ...(req.tools.length
         ? {
-            tools: req.tools.map((t) => ({
-              type: "function" as const,
-              function: { name: t.name, description: t.description, parameters: t.inputSchema },
-            })),
+            tools: req.tools.map((t): OpenAI.Chat.ChatCompletionTool =>
+              t.freeform && freeform.has(t.name)
+                ? {
+                    type: "custom",
+                    custom: { name: t.name, description: t.description, format: { type: "grammar", grammar: { syntax: t.freeform.syntax, definition: t.freeform.definition } } },
+                  }
+                : { type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } },
+            ),
           }
         : {}),
       // OpenAI's reasoning models refuse max_tokens; most compatible servers only know it.
@@ -186,9 +236,10 @@ export class OpenAiProvider implements Provider {
   }
 
   private async *streamed(req: ChatRequest): AsyncIterable<ProviderEvent> {
+    const freeform = this.freeformTools(req);
     const stream = await (
       await this.api()
-    ).chat.completions.create({ ...this.params(req), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) }, { signal: req.signal });
+    ).chat.completions.create({ ...this.params(req, freeform), stream: true, ...(this.usageOption ? { stream_options: { include_usage: true } } : {}) }, { signal: req.signal });
     const calls: PartialCall[] = [];
     let finish: string | null | undefined;
     let usage: RawUsage;
@@ -201,9 +252,15 @@ export class OpenAiProvider implements Provider {
         if (reasoning) yield { type: "reasoning_delta", text: reasoning };
         if (delta.content) yield* think.push(delta.content);
         if (delta.refusal) yield { type: "text_delta", text: delta.refusal };
-        for (const tc of delta.tool_calls ?? []) {
+        for (const tc of (delta.tool_calls ?? []) as CallFragment[]) {
           const call = callFor(calls, tc);
           if (tc.id) call.id = tc.id;
+          if (tc.type === "custom" || tc.custom) {
+            call.custom = true;
+            if (tc.custom?.name && !call.name) call.name = tc.custom.name;
+            if (typeof tc.custom?.input === "string") call.args += tc.custom.input;
+            continue;
+          }
           if (tc.function?.name && !call.name) call.name = tc.function.name;
           const args: unknown = tc.function?.arguments;
           if (args) call.args += typeof args === "string" ? args : JSON.stringify(args);
@@ -219,14 +276,14 @@ export class OpenAiProvider implements Provider {
     yield* think.flush();
     const complete = calls.filter((c) => c && c.name);
     for (const [i, c] of complete.entries()) {
-      yield { type: "tool_call", id: c.id ?? `call_${i}_${Date.now().toString(36)}`, name: c.name, input: parseArguments(c.args) };
+      yield { type: "tool_call", id: c.id ?? `call_${i}_${Date.now().toString(36)}`, name: c.name, input: c.custom ? customInput(req, c.name, c.args) : parseArguments(c.args) };
     }
     if (usage) yield { type: "usage", usage: openAiUsage(usage) };
     yield { type: "done", stopReason: stopReason(finish, complete.length > 0) };
   }
 
   private async *complete(req: ChatRequest): AsyncIterable<ProviderEvent> {
-    const res = await (await this.api()).chat.completions.create({ ...this.params(req), stream: false }, { signal: req.signal });
+    const res = await (await this.api()).chat.completions.create({ ...this.params(req, this.freeformTools(req)), stream: false }, { signal: req.signal });
     const choice = res.choices?.[0];
     const msg = choice?.message;
     const reasoning = reasoningOf(msg);
@@ -236,9 +293,11 @@ export class OpenAiProvider implements Provider {
       yield* [...think.push(msg.content), ...think.flush()];
     }
     if (msg?.refusal) yield { type: "text_delta", text: msg.refusal };
-    const calls = (msg?.tool_calls ?? []).filter((c) => c.type === "function");
+    const calls = (msg?.tool_calls ?? []).filter((c) => c.type === "function" || c.type === "custom");
     for (const [i, c] of calls.entries()) {
-      yield { type: "tool_call", id: c.id || `call_${i}`, name: c.function.name, input: parseArguments(c.function.arguments ?? "") };
+      const id = c.id || `call_${i}`;
+      if (c.type === "custom") yield { type: "tool_call", id, name: c.custom.name, input: customInput(req, c.custom.name, c.custom.input ?? "") };
+      else yield { type: "tool_call", id, name: c.function.name, input: parseArguments(c.function.arguments ?? "") };
     }
     if (res.usage) yield { type: "usage", usage: openAiUsage(res.usage) };
     yield { type: "done", stopReason: stopReason(choice?.finish_reason, calls.length > 0) };

@@ -16,6 +16,12 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the arguments (an object schema). */
   inputSchema: Record<string, unknown>;
+  /**
+   * The tool may be offered as a freeform tool (a custom tool with a grammar) by a provider whose
+   * API has them: the model then sends the text of `argument` unwrapped, and the provider yields
+   * the call's input as `{[argument]: text}`. Providers without them ignore this.
+   */
+  freeform?: { argument: string; syntax: "lark" | "regex"; definition: string; offer?: "always" };
 }
 
 export interface ChatRequest {

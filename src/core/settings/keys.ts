@@ -189,10 +189,12 @@ export const RULES: Record<string, KeyRule> = {
   },
   edits: {
     kind: "fields",
-    shape: '{"tool": "auto"}',
+    shape: '{"tool": "auto", "applyPatchFreeform": "auto"}',
     fields: {
       // Which edit tool the model is offered (docs/edits.md): a preference, not a permission.
       tool: { schema: z.enum(["auto", "edit_file", "apply_patch"]), tighten: "any", default: "auto" },
+      // apply_patch as a freeform (custom, grammar-constrained) tool: auto (where the provider has them), on, off.
+      applyPatchFreeform: { schema: z.enum(["auto", "on", "off"]), tighten: "any", default: "auto" },
     },
   },
   guidance: {
@@ -242,7 +244,7 @@ export interface MergedSettings {
   budgets: { maxTurns?: Valued<number>; maxCostUsd?: Valued<number>; maxTimeS?: Valued<number> };
   compaction: { threshold?: Valued<number>; strategy?: Valued<"extractive" | "llm">; model?: Valued<string> };
   subagents: { maxDepth?: Valued<number>; maxConcurrent?: Valued<number>; maxTurns?: Valued<number> };
-  edits: { tool?: Valued<"auto" | "edit_file" | "apply_patch"> };
+  edits: { tool?: Valued<"auto" | "edit_file" | "apply_patch">; applyPatchFreeform?: Valued<"auto" | "on" | "off"> };
   guidance: { maxTokens?: Valued<number>; firstRequestTokens?: Valued<number> };
   worktrees: { copy?: Valued<string[]>; link?: Valued<string[]>; setup?: Valued<string> };
   agents: { maxConcurrent?: Valued<number> };

@@ -3,14 +3,18 @@
  * trained to send) or a unified diff, over several files at once: add, delete, update, move. The
  * whole patch is planned against the files as they are (core/edit/patch) and committed all or
  * nothing; every path it touches passes the permission gate (`touches`) and the checkpoint.
- * Offered as a function tool with one string argument `input`, as Codex offers it (docs/edits.md).
+ * Offered as a function tool with one string argument `input`, as Codex offers it to function-calling
+ * models, or — where the provider has custom tools (GPT-5 on OpenAI's API) — as a freeform tool
+ * whose text is the patch itself, constrained by the V4A grammar (docs/edits.md).
  */
 import { z } from "zod";
 import { hashlineReady } from "../edit/hashline";
 import { planPatch } from "../edit/patch/apply";
+import { V4A_LARK_GRAMMAR } from "../edit/patch/grammar";
 import { parsePatch } from "../edit/patch/parse";
 import type { FilePatch } from "../edit/patch/types";
 import { summarizeEdit } from "../edit/summary";
+import { syntaxRefusal } from "../edit/syntax-check";
 import { docFromString } from "../edit/text-doc";
 import { resolveWorkspacePath } from "../paths";
 import { diffCard } from "./cards";
@@ -82,6 +86,7 @@ export const applyPatchTool = defineTool({
   reviewable: true,
   timeoutMs: 30_000,
   rawArgument: "input",
+  freeform: { syntax: "lark", definition: V4A_LARK_GRAMMAR },
   touches: (a) => {
     const r = parsePatch(a.input);
     return r.ok ? patchTouches(r.files) : [];
@@ -119,6 +124,14 @@ export const applyPatchTool = defineTool({
     const same = (a: string, b: string) => (where.get(a)?.abs ?? a) === (where.get(b)?.abs ?? b);
     const plan = await planPatch(parsed.files, read, same);
     if (!plan.ok) throw new ToolError(plan.message);
+    // A chunk placed by tolerance (lost indentation) must keep a file that parsed parseable.
+    const broken: string[] = [];
+    for (const f of plan.files) {
+      if (f.op !== "update" || f.before === null || f.after === null) continue;
+      const refusal = await syntaxRefusal(ctx.syntax, f.moveTo ?? f.path, f.before, f.after, f.rules ?? []);
+      if (refusal) broken.push(refusal);
+    }
+    if (broken.length) throw new ToolError(plan.files.length > 1 ? `A patch applies all or nothing, so no file was written.\n\n${broken.join("\n\n")}` : broken.join("\n\n"));
 
     const changes: FileChangeToCommit[] = [];
     for (const f of plan.files) {

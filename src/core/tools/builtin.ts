@@ -2,7 +2,7 @@
 import { commandOutputTool } from "./command-output";
 import { applyPatchTool } from "./apply-patch";
 import { editFileTool } from "./edit-file";
-import type { EditToolName } from "./edit-tool";
+import { withFreeformSetting, type EditToolName, type FreeformSetting } from "./edit-tool";
 import { globTool } from "./glob";
 import { grepTool } from "./grep";
 import { killCommandTool } from "./kill-command";
@@ -17,8 +17,9 @@ import { writeFileTool } from "./write-file";
  * read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output,
  * kill_command, todo_write — always in this order, so the tool specs (and provider prompt
  * caches) stay stable. `edit`: the edit tool in edit_file's place (edit_file, or apply_patch for
- * the models trained on it: edit-tool.ts).
+ * the models trained on it: edit-tool.ts); `freeform`: whether apply_patch may be a freeform tool.
  */
-export function createBuiltinTools(edit: EditToolName = "edit_file"): ToolDefinition[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, edit === "apply_patch" ? applyPatchTool : editFileTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
+export function createBuiltinTools(edit: EditToolName = "edit_file", freeform: FreeformSetting = "auto"): ToolDefinition[] {
+  const editTool = edit === "apply_patch" ? withFreeformSetting(applyPatchTool as ToolDefinition, freeform) : editFileTool;
+  return [readFileTool, listFilesTool, globTool, grepTool, editTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
 }

@@ -4,6 +4,7 @@ import { applyEditsToBytes } from "../edit/apply-edits";
 import { looksLikeBlocks } from "../edit/block-parser";
 import { ACCEPTED_SHAPES, pathOf, readEditArgs } from "../edit/edit-input";
 import { hashlineReady } from "../edit/hashline";
+import { placedByTolerance, syntaxRefusal } from "../edit/syntax-check";
 import { summarizeEdit } from "../edit/summary";
 import { docFromString } from "../edit/text-doc";
 import { isHashlineOp, type EditInput } from "../edit/types";
@@ -147,6 +148,9 @@ export const editFileTool = defineTool({
     const bytes = st ? (await readChecked(ctx, "edit_file", abs, rel)).data : undefined;
     const r = applyEditsToBytes(bytes, edits, rel);
     if (!r.ok) throw new ToolError(notes.length ? `Note: "${rel}" has changed on disk since you read it.\n${r.message}` : r.message);
+    // An edit placed by tolerance must keep a file that parsed parseable (the grammar loads only now).
+    const broken = await syntaxRefusal(ctx.syntax, rel, r.before, r.after, placedByTolerance(r.applied));
+    if (broken) throw new ToolError(broken);
     const committed = await commitChange(ctx, { abs, rel, tool: "edit_file", before: st ? r.before : null, after: r.after, bytes: r.bytes });
     const now = await statFollow(ctx.fs, abs);
     if (now) ctx.readState.set(abs, readStamp(now));

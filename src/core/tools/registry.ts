@@ -127,6 +127,7 @@ export class ToolRegistry {
         name: t.name,
         description: t.description,
         inputSchema: this.jsonSchema(t.name)!,
+        ...(t.freeform && t.rawArgument ? { freeform: { argument: t.rawArgument, ...t.freeform } } : {}),
       }));
     return this.cachedSpecs;
   }

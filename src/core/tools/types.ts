@@ -57,6 +57,13 @@ export interface ToolOutput {
   images?: ImagePart[];
 }
 
+/** A freeform tool's input format: a grammar (Lark or a regular expression) the model's text must match. */
+export interface FreeformFormat {
+  syntax: "lark" | "regex";
+  definition: string;
+  offer?: "always";
+}
+
 /** What a tool card shows besides the output, e.g. `exit 1`, `+3 −1`. */
 export interface ToolCard {
   badges?: string[];
@@ -127,6 +134,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
    * freeform tool: the patch itself rather than {"input": patch}).
    */
   rawArgument?: string;
+  /**
+   * The tool can be offered as a freeform tool (OpenAI's custom tools, GPT-5 models): the model
+   * writes `rawArgument`'s text itself, unwrapped, constrained by this grammar. Each provider
+   * decides whether it offers it so (a capability of the API it speaks); elsewhere the tool is a
+   * function tool with its JSON Schema. `offer: "always"` overrides that capability on OpenAI's
+   * wire (setting edits.applyPatchFreeform "on"); absent `offer` means the provider decides.
+   */
+  freeform?: FreeformFormat;
   /**
    * Files the call changes that are not path arguments (a patch names its files in its text), as
    * written, each with the permission it needs (Edit, Write). The permission gate checks each one

@@ -23,6 +23,8 @@ beforeAll(async () => {
     outfile: cli,
     logLevel: "silent",
     define: { YOKE_VERSION: '"test"' },
+    // As esbuild.mjs: web-tree-sitter's CJS build (the parse check of tolerant edits loads it).
+    alias: { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" },
     plugins: [
       {
         name: "missing-commands",

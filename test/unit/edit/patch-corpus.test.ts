@@ -5,8 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadPatchCorpus, parsePatchCases, runPatchCase } from "../../../src/bench/patch-corpus";
+import { createSyntaxChecker } from "../../../src/core/edit/syntax-check";
+import { nodeGrammarWasm } from "../../../src/node/tree-sitter-wasm";
 
 const cases = loadPatchCorpus();
+/** The parse check of tolerant chunks with the real grammars, as apply_patch has it. */
+const syntax = createSyntaxChecker(nodeGrammarWasm());
 
 describe("patch corpus", () => {
   it("has cases of both dialects", () => {
@@ -15,7 +19,7 @@ describe("patch corpus", () => {
   });
   for (const c of cases) {
     it(`${c.source}: ${c.name}`, async () => {
-      const r = await runPatchCase(c);
+      const r = await runPatchCase(c, syntax);
       expect(r.status, r.detail).toBe("refused" in c.expect ? "refused-correctly" : "applied-correctly");
     });
   }

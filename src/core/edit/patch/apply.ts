@@ -11,7 +11,8 @@ import { closestRegion } from "../closest-region";
 import { applySplices, decodeDoc, docFromString, docLines, docToString, encodeDoc, type TextDoc } from "../text-doc";
 import type { FilePatch, PatchChunk } from "./types";
 
-export type ChunksApplied = { ok: true; doc: TextDoc; notes: string[] } | { ok: false; message: string };
+/** `rules`: the tolerance rules that placed a chunk (lost-indentation), for the parse check (syntax-check.ts). */
+export type ChunksApplied = { ok: true; doc: TextDoc; notes: string[]; rules: string[] } | { ok: false; message: string };
 
 const rtrim = (s: string) => s.replace(/\s+$/, "");
 
@@ -143,6 +144,7 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
   const lines = docLines(doc.text);
   const n = lines.length;
   const notes: string[] = [];
+  const rules: string[] = [];
   const placed: Placed[] = [];
   let cursor = 0;
   let loose = false;
@@ -212,6 +214,7 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
         const scopes = c.headers.length ? headerScopes(lines, c) : undefined;
         if (scopes && !changeInside(c, li.at, scopes)) return fail(label, outsideHeader(c, [li.at]));
         placed.push({ at: li.at, chunk: c, len: m, prefix: li.prefix });
+        rules.push("lost-indentation");
         notes.push(
           `${label} [rule lost-indentation]: its lines matched lines ${li.at + 1}-${li.at + m} only with indentation ignored (one place in the file); the file's lines were kept as context${li.prefix ? `, and the added lines were indented by ${JSON.stringify(li.prefix)} as the patch lost` : " and the added lines used as given (already in the file's indentation)"}.`,
         );
@@ -303,7 +306,7 @@ export function applyChunks(doc: TextDoc, chunks: readonly PatchChunk[], path: s
   }
   out.push(...lines.slice(pos));
   const text = out.length ? out.join("\n") + (finalNl ? "\n" : "") : "";
-  return { ok: true, doc: applySplices(doc, [{ start: 0, end: doc.text.length, text }]), notes };
+  return { ok: true, doc: applySplices(doc, [{ start: 0, end: doc.text.length, text }]), notes, rules };
 }
 
 function fail(label: string, why: string): ChunksApplied {
@@ -343,6 +346,8 @@ export interface PlannedFile {
   bytes?: Uint8Array;
   beforeDoc?: TextDoc;
   afterDoc?: TextDoc;
+  /** Tolerance rules that placed its chunks (an update): the change is parse-checked (syntax-check.ts). */
+  rules?: string[];
 }
 
 export type PatchPlan = { ok: true; files: PlannedFile[]; notes: string[] } | { ok: false; failures: Array<{ path: string; message: string }>; message: string };
@@ -394,7 +399,7 @@ export async function planPatch(files: readonly FilePatch[], read: PatchReader, 
         failures.push({ path: f.path, message: `${f.path} cannot be moved to ${f.moveTo}: that file already exists.` });
         continue;
       }
-      const r = f.chunks.length ? applyChunks(d.doc, f.chunks, f.path) : { ok: true as const, doc: d.doc, notes: [] };
+      const r = f.chunks.length ? applyChunks(d.doc, f.chunks, f.path) : { ok: true as const, doc: d.doc, notes: [], rules: [] };
       if (!r.ok) {
         failures.push({ path: f.path, message: r.message });
         continue;
@@ -414,6 +419,7 @@ export async function planPatch(files: readonly FilePatch[], read: PatchReader, 
         bytes: encodeDoc(r.doc),
         beforeDoc: d.doc,
         afterDoc: r.doc,
+        ...(r.rules.length ? { rules: r.rules } : {}),
       });
     } catch (e) {
       failures.push({ path: f.path, message: e instanceof Error ? e.message : String(e) });
