@@ -4,12 +4,13 @@
  * them. Plugins add their folders through `extraSources` (loaded after the project's and the user's,
  * so those win a name).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { customCommandsExtension, loadCustomCommands, switchableProvider, type CommandFiles, type CommandSource, type LoadedCommands } from "../core/custom-commands";
 import type { Extension } from "../core/extensions/types";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../core/loop/types";
 import { findStyle, loadOutputStyles, outputStylesExtension, type LoadedOutputStyles, type OutputStyle, type OutputStyleSource } from "../core/output-styles";
+import { secretToRead } from "../core/permissions/sensitive";
 import type { LoadedSource } from "../core/permissions/types";
 import type { Provider } from "../core/providers/types";
 
@@ -58,6 +59,47 @@ export const nodeCommandFiles: CommandFiles = {
   },
 };
 
+/**
+ * The command and style files of these places, read only where they are what they claim to be:
+ * a regular file whose real path (the opened descriptor's, so a link swapped in meanwhile does not
+ * count) stays inside the folder that owns it — the workspace folder for the project's files, the
+ * home folder for the user's and the plugins' — and is not a secret (src/core/permissions/sensitive.ts).
+ * Nobody is asked about these reads, and a style's or command's text goes to the model: a committed
+ * `.claude/output-styles/s.md -> /proc/self/environ` (the CLI's environment, provider keys included)
+ * or `-> ../../.env` is refused with a reason, never read.
+ */
+export function commandFilesFor(p: CommandPlaces): CommandFiles {
+  const home = posix(p.home);
+  const owners = [p.cwd, ...(p.folders ?? []), p.home].map(posix);
+  return {
+    list: nodeCommandFiles.list,
+    async read(path) {
+      const at = posix(path);
+      const owner = owners.filter((o) => within(at, o)).sort((a, b) => b.length - a.length)[0];
+      if (!owner) throw new Error("not read: it is outside the workspace and the home folder");
+      const realOwner = posix(realpathSync(owner));
+      let fd: number;
+      try {
+        fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      } catch {
+        return undefined;
+      }
+      try {
+        const real = posix(process.platform === "linux" ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync(path));
+        if (!within(real, realOwner)) throw new Error(`not read: it leads to ${real}, outside ${owner}`);
+        const secret = secretToRead(real, home) ?? secretToRead(at, home);
+        if (secret) throw new Error(`not read: it is a secret (${secret}), and nobody is asked before a command's or style's text goes to the model`);
+        if (!fstatSync(fd).isFile()) throw new Error("not read: not a regular file");
+        return readFileSync(fd, "utf8");
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
 export interface CommandPlaces {
   cwd: string;
   home: string;
@@ -94,11 +136,11 @@ export function outputStyleSources(p: CommandPlaces, extra: readonly OutputStyle
 }
 
 export function loadNodeCommands(p: CommandPlaces, extra: readonly CommandSource[] = []): Promise<LoadedCommands> {
-  return loadCustomCommands(nodeCommandFiles, commandSources(p, extra));
+  return loadCustomCommands(commandFilesFor(p), commandSources(p, extra));
 }
 
 export function loadNodeOutputStyles(p: CommandPlaces, extra: readonly OutputStyleSource[] = []): Promise<LoadedOutputStyles> {
-  return loadOutputStyles(nodeCommandFiles, outputStyleSources(p, extra));
+  return loadOutputStyles(commandFilesFor(p), outputStyleSources(p, extra));
 }
 
 /** The model of the session, switchable for a command's turn; `make` is the host's model factory. */

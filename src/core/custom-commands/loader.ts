@@ -107,9 +107,9 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
     for (const rel of rels) {
       if (!commandName(source.format, rel)) continue;
       const path = joinPath(source.dir, rel);
-      const raw = await files.read(path).catch(() => undefined);
-      if (raw === undefined) {
-        problems.push({ path, message: "cannot be read" });
+      const raw = await files.read(path).catch((err: unknown) => (err instanceof Error ? err : undefined));
+      if (raw === undefined || raw instanceof Error) {
+        problems.push({ path, message: raw instanceof Error ? raw.message : "cannot be read" });
         continue;
       }
       if (raw.length > MAX_FILE_BYTES) {

@@ -5,6 +5,7 @@
  */
 import { dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
 import type { FileAccessPolicy, Searcher, WorkspaceFs } from "../ports";
+import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
@@ -76,6 +77,9 @@ async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
   for (const p of new Set([path, real])) {
     const denied = await access?.deniedBy("Read", p).catch(() => null);
     if (denied) throw new NotRead(`not read: reading it is denied by ${denied}`);
+    // Nobody is asked about guidance reads, so a secret (read_file asks for one) is never one.
+    const secret = secretToRead(p);
+    if (secret) throw new NotRead(`not read: it is a secret (${secret}); guidance never brings one into the conversation`);
   }
   return { text: decoder.decode(await fs.readFile(target)), real };
 }

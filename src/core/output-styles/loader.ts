@@ -54,9 +54,9 @@ export async function loadOutputStyles(files: CommandFiles, sources: readonly Ou
     const rels = (await files.list(source.dir).catch(() => [] as string[])).filter((r) => !r.includes("/") && r.endsWith(".md")).sort();
     for (const rel of rels) {
       const path = joinPath(source.dir, rel);
-      const raw = await files.read(path).catch(() => undefined);
-      if (raw === undefined) {
-        problems.push({ path, message: "cannot be read" });
+      const raw = await files.read(path).catch((err: unknown) => (err instanceof Error ? err : undefined));
+      if (raw === undefined || raw instanceof Error) {
+        problems.push({ path, message: raw instanceof Error ? raw.message : "cannot be read" });
         continue;
       }
       const r = parseOutputStyle(path, source.origin, raw);

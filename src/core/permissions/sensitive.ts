@@ -80,6 +80,22 @@ export function sensitivity(abs: string, home: string): Sensitivity | undefined 
   return undefined;
 }
 
+/**
+ * Why reading `abs` asks because it is a secret (credentials, keys, git internals such as the
+ * token actions/checkout leaves in `.git/config`), or undefined. Case is folded too (a
+ * case-insensitive file system opens `.ENV` for `.env`). What the session reads into the model's
+ * context by itself — guidance files and their imports, output styles, custom commands — must not
+ * be one: nobody is asked about those reads.
+ */
+export function secretToRead(abs: string, home = ""): string | undefined {
+  const h = home || "/\0no-home";
+  for (const p of new Set([abs, abs.toLowerCase()])) {
+    const s = sensitivity(p, h);
+    if (s?.kind === "secret") return s.why;
+  }
+  return undefined;
+}
+
 /** Why the path (segments of an absolute path) is protected, matched at any depth. */
 function protectedAnywhere(segments: string[]): string | undefined {
   for (let i = 1; i < segments.length; i++) {

@@ -11,9 +11,10 @@
  * after `git merge-tree` showed it merges cleanly and no file it touches has uncommitted changes.
  */
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fchmodSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
+import { protectedEntry, protectedName } from "../../core/protected-paths";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
 import { addSpecs, changedFiles, worktreeTree } from "./worktree";
@@ -82,12 +83,38 @@ function explain(path: string, base: string, user: string, agent: string): strin
   return parts.length ? parts.join("; ") : "your edits and the agent's touch neighbouring lines, which git cannot merge";
 }
 
+/**
+ * Why the agent's file must not be written at `rel` of the user's tree, or undefined: a symbolic
+ * link at the path or any folder on the way (the write would land where the link points — a
+ * `.git/hooks` file, a file outside the repository), or a protected path (code or configuration
+ * something runs later: src/core/protected-paths.ts), which only the user writes.
+ */
+export function unsafeDestination(top: string, rel: string): string | undefined {
+  const parts = rel.split("/");
+  if (parts.includes(".git")) return "it is inside .git, which only git writes";
+  const entry = protectedEntry(rel) ?? protectedName(parts[parts.length - 1]!, false);
+  if (entry) return `it is a protected path (${entry.why}); Yoke does not merge it: copy it by hand if you want it`;
+  let at = top;
+  for (const part of parts) {
+    at = nodePath.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      return undefined; // nothing there yet: the rest is created
+    }
+    if (st.isSymbolicLink()) return `${nodePath.relative(top, at)} is a symbolic link in your tree (to ${readlinkSync(at)}); Yoke does not write through it`;
+  }
+  return undefined;
+}
+
 /** Applies the agent's change (or the selected hunks of it) to the user's working tree; writes nothing when anything conflicts. */
 export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergeResult> {
   const tree = await worktreeTree(t.worktree, t.placed);
   const files = await changedFiles(t.worktree, t.baseCommit, tree);
   const plan: Array<{ path: string; content: Buffer | null; mode?: string }> = [];
   const conflicts: Conflict[] = [];
+  const refused: Conflict[] = [];
   const unknown = new Set(select ? [...select.keys()] : []);
   const tmp = mkdtempSync(nodePath.join(tmpdir(), "yoke-merge-"));
   try {
@@ -109,6 +136,13 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
         agent = agent === null && choice.size === hunks.length ? null : Buffer.from(text, "utf8");
       }
       const userPath = nodePath.join(t.top, f.path);
+      // Never through a link of the user's tree (an untracked `notes.sh -> .git/hooks/pre-commit` would
+      // make this write a hook), and never a protected path: those are the user's to write by hand.
+      const unsafe = unsafeDestination(t.top, f.path);
+      if (unsafe) {
+        refused.push({ path: f.path, detail: unsafe });
+        continue;
+      }
       const user = existsSync(userPath) ? readFileSync(userPath) : null;
       const mode = await modeOf(t.worktree, tree, f.path);
       if (same(user, agent)) continue;
@@ -135,6 +169,13 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
     rmSync(tmp, { recursive: true, force: true });
   }
   if (unknown.size) throw new Error(`the agent did not change ${[...unknown].join(", ")} (see yoke agents diff)`);
+  if (refused.length) {
+    return {
+      ok: false,
+      conflicts: [...refused, ...conflicts],
+      reason: `not merged: ${refused.length} file(s) of the agent's change cannot be written by Yoke (a symbolic link in your tree, a protected path); nothing was written. Leave them out (--hunks for the other files) or copy them by hand.`,
+    };
+  }
   if (conflicts.length) {
     return {
       ok: false,
@@ -144,13 +185,21 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
   }
   for (const p of plan) {
     const dest = nodePath.join(t.top, p.path);
+    // Checked again right before the write (a link made since the check is not followed either).
+    const unsafe = unsafeDestination(t.top, p.path);
+    if (unsafe) throw new Error(`${p.path}: ${unsafe}; the files before it were written`);
     if (p.content === null) {
       if (existsSync(dest)) unlinkSync(dest);
       continue;
     }
     mkdirSync(nodePath.dirname(dest), { recursive: true });
-    writeFileSync(dest, p.content);
-    if (p.mode === "100755") chmodSync(dest, 0o755);
+    const fd = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, p.mode === "100755" ? 0o755 : 0o644);
+    try {
+      writeSync(fd, p.content);
+      if (p.mode === "100755") fchmodSync(fd, 0o755);
+    } finally {
+      closeSync(fd);
+    }
   }
   return { ok: true, files: plan.map((p) => p.path), strategy: "apply" };
 }
