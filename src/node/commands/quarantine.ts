@@ -28,7 +28,6 @@ import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
-import { newRepositories } from "./repositories";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
 
@@ -46,7 +45,6 @@ export function guardTripped(g: GuardedPath): boolean {
   if (g.before.kind === "none") return lexists(g.path);
   if (g.before.kind === "objects") return alteredObjectFiles(g.path, g.before.files, g.before.since).length > 0;
   if (g.before.kind === "shallow") return falseShallowLines(g.path, g.before.lines).length > 0;
-  if (g.before.kind === "repositories") return newRepositories(g.path, g.before.since).found.length > 0;
   if (g.before.kind === "packed-refs") {
     const before = g.before.replaceLines;
     return replaceLines(g.path).some((l) => !before.includes(l));
@@ -300,17 +298,6 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       }
       continue;
     }
-    if (g.before.kind === "repositories") {
-      // When the command has ended: a walk of the folder, by change time.
-      if (!final) continue;
-      const { found, truncated } = newRepositories(g.path, g.before.since);
-      for (const hit of found) out.push(...sweepOne({ ...g, path: join(g.path, hit.rel), why: `${g.why}: ${hit.why}`, before: { kind: "none" } }, dir, already));
-      if (truncated && !already.has(`${g.path}\0repositories-truncated`)) {
-        already.add(`${g.path}\0repositories-truncated`);
-        out.push({ path: g.path, root: g.root, why: g.why, error: "the folder has more folders than the sweep for new repositories reads; the rest was not checked" });
-      }
-      continue;
-    }
     if (g.before.kind === "objects") {
       // When the command has ended (git writes objects under temporary names and renames them into place).
       if (!final) continue;
@@ -398,10 +385,7 @@ export class GuardWatch {
     // objects and packed-refs guards are checked when it ends).
     const dirs = new Set(
       guards
-        .filter(
-          (g) =>
-            g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && g.before.kind !== "repositories" && (g.before.kind !== "entries" || !g.before.endOnly),
-        )
+        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && (g.before.kind !== "entries" || !g.before.endOnly))
         .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
     );
     let failed = false;

@@ -226,7 +226,6 @@ const SHALLOW_WHY =
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
-const REPOSITORIES_WHY = "git runs the configuration of any repository it finds (core.fsmonitor, hooks) at the next git command there, outside any sandbox";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
 /** A folder holding a listed write with more entries than this is not split into per-entry mounts (bwrap's cost grows with the square of its mounts: ~0.15 s for 300, 2.3 s for 1000). */
 export const MAX_SIBLING_MOUNTS = 256;
@@ -436,8 +435,6 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
-  // A repository a command creates anywhere below (a new `.git`, a bare layout): quarantined when it ends (repositories.ts).
-  for (const root of writable) guards.push({ path: root, root, why: REPOSITORIES_WHY, before: { kind: "repositories", since: Date.now() - OBJECTS_SINCE_MARGIN_MS } });
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
@@ -693,7 +690,7 @@ function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {
   // A folder may have a guard checked while the command runs and one checked when it ends (.git).
   for (const g of guards) {
     // Folder guards of one folder with different allow-lists (a home workspace's root, the names protected by pattern) are all kept.
-    const key = g.before.kind === "entries" ? `${g.path}\0${g.before.endOnly ? "end" : ""}\0${g.why}` : g.before.kind === "repositories" ? `${g.path}\0repositories` : g.path;
+    const key = g.before.kind === "entries" ? `${g.path}\0${g.before.endOnly ? "end" : ""}\0${g.why}` : g.path;
     if (!seen.has(key)) seen.set(key, g);
   }
   return [...seen.values()];

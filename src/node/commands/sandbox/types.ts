@@ -87,16 +87,7 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard;
-}
-
-/**
- * A writable folder (`path`) in which a repository a command creates — a new `.git` entry or bare
- * layout at any depth, by change time from `since` — is quarantined when it ends (repositories.ts).
- */
-export interface RepositoriesGuard {
-  kind: "repositories";
-  since: number;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard;
 }
 
 /**
