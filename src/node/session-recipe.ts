@@ -33,12 +33,11 @@ import { verificationExtension } from "../core/verification/extension";
 import { createNodeServices, type NodeServices } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
-import type { CommandSource } from "../core/custom-commands/types";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
-import { pluginAgentFolders, pluginCommandFolders, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
+import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
 
@@ -243,12 +242,4 @@ function verificationSettings(s: SessionSettings) {
     vscodeUser: s.vscode?.verification?.user,
     vscodeWorkspace: s.vscode?.verification?.workspace,
   });
-}
-
-/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`). */
-function pluginCommandSources(scope: Parameters<typeof pluginCommandFolders>[0]): CommandSource[] {
-  // (A single command file a manifest names is not read yet: only folders.)
-  return pluginCommandFolders(scope)
-    .filter((f) => !/\.md$/i.test(f.path))
-    .map((f) => ({ dir: f.path.replace(/\\/g, "/"), format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace }));
 }

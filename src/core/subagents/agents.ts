@@ -54,6 +54,8 @@ export interface AgentFile {
   stem: string;
   /** A plugin's name: its agents are `plugin:agent`, as Claude Code names them. */
   namespace?: string;
+  /** The file's absolute path (to open it from a listing). */
+  path?: string;
 }
 
 export interface AgentProblem {
@@ -328,7 +330,7 @@ export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]>
         try {
           const bytes = await fs.readFile(`${fs.root}/${path}`);
           if (bytes.byteLength > MAX_AGENT_BYTES) continue;
-          out.push({ display: path, text: decoder.decode(bytes), origin: "project", format: spec.format, stem: agentStem(name) });
+          out.push({ display: path, text: decoder.decode(bytes), origin: "project", format: spec.format, stem: agentStem(name), path: `${fs.root}/${path}` });
         } catch {
           // unreadable: not an agent
         }
