@@ -120,6 +120,8 @@ export interface PluginListing {
   runsPrograms: boolean;
   /** Approved as installed now (the digest of its files matches the approval). */
   approved: boolean;
+  /** The digest of its files now (what an approval is keyed on). */
+  digest: string;
   /** What its hooks and servers would run, for the user to read before approving. */
   programs: PluginProgram[];
   components: { commands: number; agents: number; skills: number };
@@ -248,7 +250,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       id: e.id,
     });
   }
-  for (const x of set.excluded ?? []) items.push({ kind: "excluded", name: x.source.split("/").pop() ?? x.source, origin: "project", source: x.source, path: x.path, state: "excluded", inForce: false, why: x.why });
+  for (const x of set.excluded ?? [])
+    items.push({ kind: "excluded", name: x.source.split("/").pop() ?? x.source, origin: "project", source: x.source, path: x.path, state: "excluded", inForce: false, why: x.why });
   for (const p of set.problems) problem(p.path, p.message, p.line);
 
   // --- custom slash commands ---
@@ -286,7 +289,9 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       path: s.path,
       state: on ? "active" : "manual",
       inForce: on,
-      why: on ? `chosen by the outputStyle setting: it replaces the system prompt's coding instructions${s.keepCodingInstructions ? " (kept: keep-coding-instructions)" : ""}` : `chosen with /output-style ${s.name} or --output-style ${s.name}`,
+      why: on
+        ? `chosen by the outputStyle setting: it replaces the system prompt's coding instructions${s.keepCodingInstructions ? " (kept: keep-coding-instructions)" : ""}`
+        : `chosen with /output-style ${s.name} or --output-style ${s.name}`,
       ...(s.description ? { description: s.description } : {}),
     });
   }
@@ -350,7 +355,8 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       });
     }
   }
-  for (const p of running.problems) if (p.level !== "info" && /hooks/.test(p.message)) problems.push({ path: p.source.path ?? p.source.label, message: p.message, at: p.source.path ?? p.source.label });
+  for (const p of running.problems)
+    if (p.level !== "info" && /hooks/.test(p.message)) problems.push({ path: p.source.path ?? p.source.label, message: p.message, at: p.source.path ?? p.source.label });
 
   // --- plugins: installed ones (enabled or not, approved or not), their unapproved programs, the marketplaces ---
   const plugins = listPlugins(home, cwd, o.trusted);
@@ -373,7 +379,17 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
     });
     if (p.enabled && p.runsPrograms && !p.approved) {
       for (const prog of p.programs.filter((x) => x.kind === "hook")) {
-        items.push({ kind: "hook", name: prog.name, origin: "plugin", plugin: p.id, source: `plugin ${p.id}`, path: p.path, state: "not-approved", inForce: false, why: `waits for your approval of ${p.id}: ${prog.run}` });
+        items.push({
+          kind: "hook",
+          name: prog.name,
+          origin: "plugin",
+          plugin: p.id,
+          source: `plugin ${p.id}`,
+          path: p.path,
+          state: "not-approved",
+          inForce: false,
+          why: `waits for your approval of ${p.id}: ${prog.run}`,
+        });
       }
     }
     for (const pr of p.problems) problem(p.path, pr);
@@ -381,7 +397,13 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
 
   // --- MCP servers: the settings files', .mcp.json's and approved plugins' (defined, not started here) ---
   try {
-    const mcp = loadMcpConfig(cwd, home, { env: process.env as Record<string, string | undefined> }, [], [...sources, ...pluginMcpSourceFiles(scope).map((f) => ({ info: { kind: "user" as const, label: f.path, path: f.path, baseDir: cwd }, text: f.text }))]);
+    const mcp = loadMcpConfig(
+      cwd,
+      home,
+      { env: process.env as Record<string, string | undefined> },
+      [],
+      [...sources, ...pluginMcpSourceFiles(scope).map((f) => ({ info: { kind: "user" as const, label: f.path, path: f.path, baseDir: cwd }, text: f.text }))],
+    );
     for (const s of mcp.servers) {
       const plugin = plugins.find((p) => s.sourcePath.startsWith(p.path));
       const workspace = s.workspace;
@@ -407,7 +429,17 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
   }
   for (const p of plugins.filter((x) => x.enabled && x.runsPrograms && !x.approved)) {
     for (const prog of p.programs.filter((x) => x.kind === "mcp-server")) {
-      items.push({ kind: "mcp-server", name: prog.name, origin: "plugin", plugin: p.id, source: `plugin ${p.id}`, path: p.path, state: "not-approved", inForce: false, why: `waits for your approval of ${p.id}: ${prog.run}` });
+      items.push({
+        kind: "mcp-server",
+        name: prog.name,
+        origin: "plugin",
+        plugin: p.id,
+        source: `plugin ${p.id}`,
+        path: p.path,
+        state: "not-approved",
+        inForce: false,
+        why: `waits for your approval of ${p.id}: ${prog.run}`,
+      });
     }
   }
 
@@ -440,12 +472,13 @@ export function listPlugins(home: string, cwd: string | undefined, trusted: bool
     .map(([id, p]) => {
       const folder = readPluginFolder(p.installPath, id.slice(0, id.lastIndexOf("@")) || id);
       const runsPrograms = folder.components.hooks !== undefined || folder.components.mcpServers !== undefined;
-      let approved = false;
+      let digest: string;
       try {
-        approved = runsPrograms && approvals[id]?.digest === pluginDigest(p.installPath);
+        digest = pluginDigest(p.installPath);
       } catch {
-        approved = false;
+        digest = "";
       }
+      const approved = runsPrograms && digest !== "" && approvals[id]?.digest === digest;
       return {
         id,
         name: folder.manifest.name,
@@ -456,6 +489,7 @@ export function listPlugins(home: string, cwd: string | undefined, trusted: bool
         ...(state.get(id) ? { enabledBy: state.get(id)!.where } : {}),
         runsPrograms,
         approved,
+        digest,
         programs: pluginPrograms(folder),
         components: { commands: folder.components.commands.length, agents: folder.components.agents.length, skills: folder.components.skills.length },
         problems: folder.problems,

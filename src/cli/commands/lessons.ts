@@ -92,7 +92,8 @@ async function list(argv: string[]): Promise<number> {
     const of = listing.items.filter((i) => i.kind === kind);
     if (!of.length) continue;
     process.stdout.write(`${title} (${of.length}):\n`);
-    for (const i of of) process.stdout.write(`  ${i.name.padEnd(28)} ${i.state.padEnd(10)} ${i.origin}${i.plugin && i.origin === "plugin" && kind !== "plugin" ? ` ${i.plugin}` : ""}  ${i.source} — ${i.why}\n`);
+    for (const i of of)
+      process.stdout.write(`  ${i.name.padEnd(28)} ${i.state.padEnd(10)} ${i.origin}${i.plugin && i.origin === "plugin" && kind !== "plugin" ? ` ${i.plugin}` : ""}  ${i.source} — ${i.why}\n`);
   }
   if (problems.length) {
     process.stdout.write(`problems (${problems.length}):\n`);
