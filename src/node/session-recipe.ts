@@ -169,6 +169,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       ...(s.vscode?.config ? { vscode: s.vscode.config } : {}),
       model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
       agentFolders: pluginAgentFolders(plugins),
+      skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },
