@@ -59,6 +59,8 @@ describe("the Customizations view in code-server", () => {
     const installed = await runCli(["plugins", "install", "stamp-kit@e2e-market"], { env });
     expect(installed.code, installed.stderr).toBe(0);
 
+    // This machine is shared and loaded: give the first page load more than the default 30 s.
+    vs.page.setDefaultNavigationTimeout(180_000);
     await vs.openWorkbench();
     const frame = await vs.openPanel();
     await vs.widenSideBar(620);
