@@ -17,6 +17,7 @@ import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
+import { CustomizationsView } from "./views/customizations";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { TranscriptSearch } from "./views/transcript-search";
 import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
@@ -33,6 +34,8 @@ export class App {
   private readonly hostInfo: HostInfoPanel;
   private readonly guidance: GuidanceList;
   private readonly mcpServers = new McpServersPanel();
+  /** Customizations (issue 23): everything found, in force or not, and the plugins. */
+  private readonly customizations: CustomizationsView;
   private readonly contextMeter: ContextMeter;
   /** Checkpoints: a restore's preview and "Undo restore" (the turn controls are in the message list). */
   private readonly checkpoints: CheckpointsPanel;
@@ -73,6 +76,7 @@ export class App {
     );
     this.hostInfo = new HostInfoPanel((id) => send({ type: "killProcess", id }));
     this.guidance = new GuidanceList((id, action) => send({ type: "guidanceAction", id, action }));
+    this.customizations = new CustomizationsView(send);
     this.contextMeter = new ContextMeter(() => send({ type: "compact" }));
     this.history = new History((id) => send({ type: "openSession", id }));
     this.firstRun = new FirstRun(send);
@@ -115,6 +119,7 @@ export class App {
       this.hostInfo.root,
       this.guidance.root,
       this.mcpServers.root,
+      this.customizations.root,
       this.contextMeter.root,
       this.history.root,
       this.search.root,
@@ -186,6 +191,9 @@ export class App {
         return;
       case "mcpServers":
         this.mcpServers.set(msg.servers);
+        return;
+      case "customizations":
+        this.customizations.set(msg);
         return;
       case "context":
         this.contextMeter.set(msg.meter);

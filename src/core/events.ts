@@ -243,6 +243,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     ),
     /** Files that could not be loaded (malformed frontmatter…), with file and line. */
     problems: z.array(z.object({ path: z.string(), line: z.number().int().optional(), message: z.string() })).optional(),
+    /** Ids of entries that apply but the guidance budget left out (the model was told their names). */
+    withheld: z.array(z.string()).optional(),
   }),
   // --- end guidance ---
   z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),

@@ -6,6 +6,11 @@ import { homedir } from "node:os";
 import * as vscode from "vscode";
 import { originLabel } from "../core/custom-commands";
 import { loadNodeCommands } from "../node/custom-commands";
+import { effectiveEntries, loadGuidance } from "../core/guidance";
+import type { GuidanceEntry } from "../core/guidance/types";
+import { createNodeGuidanceFiles } from "../node/guidance-files";
+import { createNodeWorkspaceFs } from "../node/node-fs";
+import { pluginCommandSources, pluginSkillFolders } from "../node/plugins";
 import { rankPaths, type PathEntry as Entry } from "../core/composer/rank";
 import { composerExtension, itemLabel, MENTION_KEYWORDS, parseMentions, queueFromEvents, type ContextItem, type QueuedMessage, type SessionComposer } from "../core/composer";
 import type { SessionEvent } from "../core/events";
@@ -29,6 +34,7 @@ const EXCLUDE = "**/{node_modules,.git}/**";
 export class HostComposer implements vscode.Disposable {
   private readonly bySession = new Map<string, SessionComposer>();
   private files: { at: number; entries: Promise<Entry[]> } | undefined;
+  private named: { at: number; entries: Promise<GuidanceEntry[]> } | undefined;
   private shownSession: string | undefined;
   private fromLog: { id: string; items: QueuedMessage[] } | undefined;
   private pendingAdds: ContextItemView[] = [];
@@ -149,6 +155,12 @@ export class HostComposer implements vscode.Disposable {
           if (doc && doc.uri.scheme !== "output") items.push({ label: `@problems:${relOf(doc.uri)}`, detail: "the problems of the active file", item: { kind: "problems", path: relOf(doc.uri) } });
         } else items.push({ label: `@${k.keyword}`, detail: k.detail, item: { kind: k.kind } });
       }
+      // Rules and skills used by name (Cursor's @ruleName): manual and agent-requested rules, skills.
+      for (const e of await this.namedGuidance(q)) {
+        if (items.length >= MAX_COMPLETIONS) break;
+        const how = e.kind === "skill" ? "skill" : e.activation === "manual" ? "rule (manual)" : "rule (agent-requested)";
+        items.push({ label: `@${e.name}`, detail: [how, e.description, e.source].filter(Boolean).join(" — "), insert: `@${e.name} ` });
+      }
       for (const e of rankPaths(await this.entries(), q).slice(0, MAX_COMPLETIONS - items.length)) {
         items.push({ label: e.folder ? `${e.rel}/` : e.rel, detail: e.folder ? "folder" : "file", item: e.folder ? { kind: "folder", path: e.rel } : { kind: "file", path: e.rel } });
       }
@@ -176,7 +188,10 @@ export class HostComposer implements vscode.Disposable {
     try {
       const q = query.toLowerCase();
       const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
-      const { commands } = folders.length ? await loadNodeCommands({ cwd: folders[0]!, folders: folders.slice(1), home: homedir() }) : { commands: [] };
+      const home = process.env.HOME || homedir();
+      const { commands } = folders.length
+        ? await loadNodeCommands({ cwd: folders[0]!, folders: folders.slice(1), home }, pluginCommandSources({ home, cwd: folders[0]!, trusted: vscode.workspace.isTrusted }))
+        : { commands: [] };
       const builtin = [{ name: "output-style", detail: "[name] — choose the output style for the rest of the session" }];
       const all = [
         ...builtin.map((b) => ({ name: b.name, detail: b.detail })),
@@ -194,6 +209,26 @@ export class HostComposer implements vscode.Disposable {
 
   dispose(): void {
     this.bySession.clear();
+  }
+
+  /** The skills and the manual and agent-requested rules whose name matches `q` (prefix first), from a list reused for a few seconds. */
+  private async namedGuidance(q: string): Promise<GuidanceEntry[]> {
+    const now = Date.now();
+    if (!this.named || now - this.named.at >= FILES_TTL_MS) {
+      const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === "file");
+      const home = process.env.HOME || homedir();
+      const entries: Promise<GuidanceEntry[]> = folder
+        ? loadGuidance({
+            fs: createNodeWorkspaceFs(folder.uri.fsPath),
+            files: createNodeGuidanceFiles({ home, skillDirs: pluginSkillFolders({ home, cwd: folder.uri.fsPath, trusted: vscode.workspace.isTrusted }) }),
+          }).then((set) => effectiveEntries(set.entries).filter((e) => e.kind === "skill" || (e.kind === "rule" && (e.activation === "manual" || e.activation === "requested"))))
+        : Promise.resolve([]);
+      this.named = { at: now, entries };
+      entries.catch(() => (this.named = undefined));
+    }
+    const all = await this.named.entries;
+    const name = (e: GuidanceEntry) => e.name.toLowerCase();
+    return [...all.filter((e) => name(e).startsWith(q)), ...all.filter((e) => q && !name(e).startsWith(q) && name(e).includes(q))];
   }
 
   /** The workspace's files and their folders (findFiles, reused for a few seconds). */

@@ -13,6 +13,7 @@ type Action = Extract<WebviewToHost, { type: "guidanceAction" }>["action"];
 export class GuidanceControls {
   private events: readonly SessionEvent[] = [];
   private lastJson = "";
+  private readonly shown: Array<() => void> = [];
 
   constructor(
     private readonly state: vscode.Memento,
@@ -29,6 +30,12 @@ export class GuidanceControls {
   show(events: readonly SessionEvent[], force = false): void {
     this.events = events;
     this.push(force);
+    for (const f of this.shown) f();
+  }
+
+  /** Calls `f` whenever the shown session changes or logs guidance (the Customizations view follows). */
+  onShow(f: () => void): void {
+    this.shown.push(f);
   }
 
   async action(id: string, action: Action): Promise<void> {

@@ -16,6 +16,7 @@ import { SessionViewModel } from "../node/panel/view-model";
 import { TranscriptRequests } from "../node/panel/transcript";
 import { readSettings, type ApiKeys } from "./settings";
 import { SessionOptionsBuilder, UserFacingError } from "./session-options";
+import { HostCustomizations } from "./customizations";
 import { GuidanceControls } from "./guidance";
 import type { ReviewFeature } from "./review";
 import { CheckpointControls } from "./checkpoints"; // checkpoints: restore/fork per turn (issue 12)
@@ -54,6 +55,7 @@ export class SessionController implements vscode.Disposable {
   private readonly services: HostServices;
   private readonly permissions: PermissionControls;
   private readonly guidance: GuidanceControls;
+  private readonly customizations: HostCustomizations;
   private readonly mcp: HostMcp;
   private readonly checkpoints: CheckpointControls;
 
@@ -93,6 +95,8 @@ export class SessionController implements vscode.Disposable {
     this.mcp = new HostMcp(log);
     this.composer = new HostComposer(log, post, () => this.mcp.hub());
     this.guidance = new GuidanceControls(ctx.workspaceState, post);
+    this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? []);
+    this.guidance.onShow(() => this.customizations.sessionChanged());
     this.live = new LiveLink({ state, store: this.store, services: this.services, composer: this.composer, guidance: this.guidance, approver: this.approver, log, pushState });
     this.opener = new SessionOpener({
       state,
@@ -177,6 +181,7 @@ export class SessionController implements vscode.Disposable {
       composed: this.composed,
       permissions: this.permissions,
       guidance: this.guidance,
+      customizations: this.customizations,
       checkpoints: this.checkpoints,
       transcript: this.transcript,
       demo: this.demo,
@@ -216,6 +221,7 @@ export class SessionController implements vscode.Disposable {
   disconnect(): void {
     this.state.post = (msg) => this.posted.fire(msg);
     this.composer.panelDisconnected();
+    this.customizations.panelDisconnected();
   }
 
   get isRunning(): boolean {

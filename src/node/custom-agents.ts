@@ -70,6 +70,7 @@ export function folderAgentFiles(folders: readonly AgentFolder[]): AgentFile[] {
           origin: f.origin,
           format: "claude",
           stem: agentStem(basename(abs)),
+          path: abs,
           ...(f.namespace ? { namespace: f.namespace } : {}),
         });
       } catch {

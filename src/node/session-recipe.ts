@@ -33,12 +33,11 @@ import { verificationExtension } from "../core/verification/extension";
 import { createNodeServices, type NodeServices, type NodeServicesOptions } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
-import type { CommandSource } from "../core/custom-commands/types";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
-import { pluginAgentFolders, pluginCommandFolders, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
+import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
 
@@ -173,6 +172,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       ...(s.vscode?.config ? { vscode: s.vscode.config } : {}),
       model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
       agentFolders: pluginAgentFolders(plugins),
+      skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },
@@ -246,12 +246,4 @@ function verificationSettings(s: SessionSettings) {
     vscodeUser: s.vscode?.verification?.user,
     vscodeWorkspace: s.vscode?.verification?.workspace,
   });
-}
-
-/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`). */
-function pluginCommandSources(scope: Parameters<typeof pluginCommandFolders>[0]): CommandSource[] {
-  // (A single command file a manifest names is not read yet: only folders.)
-  return pluginCommandFolders(scope)
-    .filter((f) => !/\.md$/i.test(f.path))
-    .map((f) => ({ dir: f.path.replace(/\\/g, "/"), format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace }));
 }

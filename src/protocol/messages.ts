@@ -200,6 +200,68 @@ export const PaletteMessages = {
 };
 // --- end palette ---
 
+// --- customizations (issue 23; src/host/customizations.ts, webview/views/customizations.ts): everything
+// that customizes a session — rules, memory, lessons, skills, commands, agents, output styles, hooks,
+// plugins, MCP servers — where each came from, whether it is in force and why; plugins managed here ---
+const filePath = z.string().check(z.minLength(1), z.maxLength(4_096));
+export const CustomizationView = z.object({
+  kind: z.enum(["memory", "rule", "skill", "lesson", "command", "agent", "output-style", "hook", "plugin", "mcp-server", "excluded"]),
+  name: z.string(),
+  origin: z.enum(["builtin", "user", "project", "plugin"]),
+  plugin: z.optional(z.string()),
+  source: z.string(),
+  path: z.optional(filePath),
+  /** always, folder, glob, listed, manual, match, active, over-budget, enabled, disabled, not-approved, not-trusted, needs-approval, inactive, overridden, excluded. */
+  state: z.string(),
+  inForce: z.boolean(),
+  why: z.string(),
+  description: z.optional(z.string()),
+});
+export type CustomizationView = z.infer<typeof CustomizationView>;
+export const PluginView = z.object({
+  id: z.string(),
+  version: z.optional(z.string()),
+  description: z.optional(z.string()),
+  enabled: z.boolean(),
+  runsPrograms: z.boolean(),
+  approved: z.boolean(),
+  /** What its hooks and MCP servers would run, shown before the user approves them. */
+  programs: z.array(z.object({ kind: z.enum(["hook", "mcp-server"]), name: z.string(), run: z.string() })),
+  /** The digest of the plugin's files as shown: an approval is for exactly this content. */
+  digest: z.string(),
+});
+export type PluginView = z.infer<typeof PluginView>;
+export const MarketplaceView = z.object({
+  name: z.string(),
+  plugins: z.array(z.object({ id: z.string(), description: z.optional(z.string()), installed: z.boolean() })),
+  problem: z.optional(z.string()),
+});
+export type MarketplaceView = z.infer<typeof MarketplaceView>;
+const pluginId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]*@[A-Za-z0-9][A-Za-z0-9._-]*$/));
+export const CustomizationMessages = {
+  toWebview: z.object({
+    type: z.literal("customizations"),
+    items: z.array(CustomizationView),
+    problems: z.array(z.string()),
+    plugins: z.array(PluginView),
+    marketplaces: z.array(MarketplaceView),
+  }),
+  toHost: [
+    /** List them (again): the view was opened. */
+    z.object({ type: z.literal("customizations.refresh") }),
+    /** Open an entry's file in the editor (only a path the last listing named). */
+    z.object({ type: z.literal("customizations.open"), path: filePath }),
+    /** Manage a plugin as `yoke plugins` does; `approve` carries the digest of what the user was shown. */
+    z.object({
+      type: z.literal("plugins.action"),
+      id: pluginId,
+      action: z.enum(["install", "enable", "disable", "remove", "approve", "deny"]),
+      digest: z.optional(z.string().check(z.maxLength(200))),
+    }),
+  ],
+} as const;
+// --- end customizations ---
+
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
 export const PermissionModeView = z.enum(PERMISSION_MODES);
 
@@ -410,6 +472,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   /** Permission mode, settings problems, sandbox, background commands changed. */
   z.object({ type: z.literal("hostInfo"), info: HostInfoView }),
   GuidanceMessages.toWebview,
+  /** Customizations (issue 23): the listing and the plugins. */
+  CustomizationMessages.toWebview,
   /** MCP servers of the session: state and tools (MCP client block above). */
   McpServersMessage,
   /** Compaction: the context meter changed. */
@@ -462,6 +526,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
     message: z.optional(z.string().check(z.maxLength(10_000))),
   }),
   GuidanceMessages.toHost,
+  ...CustomizationMessages.toHost,
   /** Checkpoints: preview, restore, undo, fork, diff of one file (checkpoints block above). */
   ...CheckpointMessages.toHost,
   /** Palette: a context chip removed. */

@@ -218,15 +218,17 @@ export class Composer {
       if (item.insert.endsWith(":")) this.updateCompletion();
     } else if (item.insert !== undefined && at) {
       // The whole name typed already: Enter (or a click) runs the command, as a plain Enter would.
-      if (typed.trim() === item.insert.trim()) {
+      if (at.kind === "command" && typed.trim() === item.insert.trim()) {
         this.input.value = typed;
         this.submit(this.running ? "steer" : "send");
         return;
       }
-      // A slash command: its name goes in the box, the arguments are typed after it.
+      // A slash command: its name goes in the box, the arguments are typed after it; an @rule or
+      // @skill: its name goes where the @query was, as text the session reads.
       const v = this.input.value;
-      this.input.value = item.insert + v.slice(at.start).replace(/^\s+/, "");
-      this.input.setSelectionRange(item.insert.length, item.insert.length);
+      this.input.value = v.slice(0, at.start) + item.insert + v.slice(at.start).replace(/^\s+/, "");
+      const caret = at.start + item.insert.length;
+      this.input.setSelectionRange(caret, caret);
     } else if (item.item) this.addChip(item.item, item.label.replace(/^@/, ""));
     this.autosize();
   }

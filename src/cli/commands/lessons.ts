@@ -6,6 +6,7 @@
  * what would apply, best first, as `{"matches":[{"name","kind","source","score","reasons"}]}`.
  */
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { effectiveEntries, entryState, loadGuidance, rank, toolAliases } from "../../core/guidance";
 import type { GuidanceProblem, GuidanceSet } from "../../core/guidance/types";
@@ -15,6 +16,8 @@ import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { createRipgrepSearcher } from "../../node/ripgrep-searcher";
 import { parse, printJson, UsageError } from "../args";
 import { folderGate } from "../../node/permission-check";
+import { listCustomizations } from "../../node/customizations";
+import { TrustedFolders, trustedFoldersFile } from "../../node/settings/trusted-folders";
 
 /** What a session in `cwd` would load: the same Read deny rules apply (a denied file is not read). */
 async function load(cwd: string): Promise<GuidanceSet> {
@@ -40,7 +43,11 @@ export async function lessonsCommand(argv: string[]): Promise<number> {
 
 async function list(argv: string[]): Promise<number> {
   const { values } = parse(argv, { cwd: { type: "string" }, json: { type: "boolean" } }, false);
-  const set = await load(resolve(values.cwd ?? "."));
+  const cwd = resolve(values.cwd ?? ".");
+  if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
+  // The one listing the panel's Customizations view shows too (src/node/customizations.ts).
+  const listing = await listCustomizations({ cwd, home: process.env.HOME || homedir(), trusted: await isTrusted(cwd) });
+  const set = listing.guidance;
   const effective = new Set(effectiveEntries(set.entries));
   const entries = set.entries.map((e) => ({
     name: e.name,
@@ -56,10 +63,10 @@ async function list(argv: string[]): Promise<number> {
     ...(e.files?.length ? { files: e.files } : {}),
     ...(effective.has(e) ? {} : { overridden: true }),
   }));
-  const problems = set.problems.map((p) => ({ path: p.path, ...(p.line ? { line: p.line } : {}), message: p.message, at: at(p) }));
+  const problems = listing.problems;
   const excluded = (set.excluded ?? []).map((x) => ({ source: x.source, path: x.path, state: "excluded", why: x.why }));
   if (values.json) {
-    printJson({ entries, excluded, problems });
+    printJson({ entries, excluded, problems, items: listing.items, plugins: listing.plugins, marketplaces: listing.marketplaces });
     return 0;
   }
   for (const kind of ["memory", "rule", "skill", "lesson"] as const) {
@@ -73,11 +80,35 @@ async function list(argv: string[]): Promise<number> {
     for (const x of excluded) process.stdout.write(`  ${x.source} — ${x.why}\n`);
   }
   if (!entries.length) process.stdout.write("no guidance found\n");
+  // Beyond guidance: commands, agents, output styles, hooks, plugins, MCP servers.
+  for (const [kind, title] of [
+    ["command", "commands"],
+    ["agent", "agents"],
+    ["output-style", "output styles"],
+    ["hook", "hooks"],
+    ["plugin", "plugins"],
+    ["mcp-server", "MCP servers"],
+  ] as const) {
+    const of = listing.items.filter((i) => i.kind === kind);
+    if (!of.length) continue;
+    process.stdout.write(`${title} (${of.length}):\n`);
+    for (const i of of)
+      process.stdout.write(`  ${i.name.padEnd(28)} ${i.state.padEnd(10)} ${i.origin}${i.plugin && i.origin === "plugin" && kind !== "plugin" ? ` ${i.plugin}` : ""}  ${i.source} — ${i.why}\n`);
+  }
   if (problems.length) {
     process.stdout.write(`problems (${problems.length}):\n`);
     for (const p of problems) process.stdout.write(`  ${p.at}: ${p.message}\n`);
   }
   return 0;
+}
+
+/** The folder's settings count (its hooks run, it may enable plugins) only when the user trusts it (yoke trust). */
+async function isTrusted(cwd: string): Promise<boolean> {
+  try {
+    return new TrustedFolders(trustedFoldersFile(process.env.HOME || homedir())).isTrusted(cwd);
+  } catch {
+    return false;
+  }
 }
 
 async function match(argv: string[]): Promise<number> {

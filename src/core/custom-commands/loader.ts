@@ -95,7 +95,7 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
   for (const source of sources) {
     let rels: string[];
     try {
-      rels = (await files.list(source.dir)).sort();
+      rels = source.files ? [...source.files] : (await files.list(source.dir)).sort();
     } catch (err) {
       problems.push({ path: source.dir, message: `cannot list the folder: ${err instanceof Error ? err.message : String(err)}` });
       continue;

@@ -16,6 +16,11 @@ export interface CommandSource {
   origin: string;
   /** A namespace for every command of the source (a plugin's name: `/plugin:command`). */
   namespace?: string;
+  /**
+   * Only these files of `dir` (relative, `/` separators), instead of listing it: a plugin's
+   * plugin.json may name single command files (`"commands": ["./custom/special.md"]`).
+   */
+  files?: string[];
 }
 
 /** Reads command folders (Node: src/node/custom-commands.ts). */

@@ -52,6 +52,13 @@ export interface ChildSessionSpec {
   extensions?(inherited: readonly Extension[]): Extension[];
   /** Appended to the parent's system prompt for the child. */
   instructions?: string;
+  /**
+   * Replaces the parent's system prompt for the child (a custom agent's body replaces Yoke's prose,
+   * as in Claude Code); given the parent's, so the harness parts can be kept (harnessParts).
+   */
+  systemPrompt?(parentSystem: string): string;
+  /** The child's permission mode (a custom agent's `permissionMode`, already bounded by the parent's: never looser than what the user's settings allow). */
+  permissionMode?: PermissionMode;
   /** The child's turn limit per message (default: the parent's). */
   maxTurns?: number;
   /** The parent's tool call that starts it. */

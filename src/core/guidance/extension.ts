@@ -358,7 +358,13 @@ class GuidanceState {
     this.used += tokens;
     for (const r of records) this.markInjected({ ...r, tokens: 0 });
     if (!records.length && !left.length) return [];
-    if (records.length) this.api.record({ type: "guidance", injected: records, ...(first && this.set.problems.length ? { problems: this.set.problems } : {}) });
+    if (records.length || left.length)
+      this.api.record({
+        type: "guidance",
+        injected: records,
+        ...(first && this.set.problems.length ? { problems: this.set.problems } : {}),
+        ...(left.length ? { withheld: left.map((c) => c.e.id) } : {}),
+      });
     const out: ContextMessage[] = [];
     if (persisted.length) out.push({ source: GUIDANCE_SOURCE, text: persisted.join("\n\n"), persist: true });
     if (lessonTexts.length) out.push({ source: GUIDANCE_SOURCE, text: ["Lessons that apply to what you are doing now:", ...lessonTexts].join("\n\n") });

@@ -38,9 +38,9 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     tools,
     extensions,
     approver: parent.approver,
-    permissionMode: parent.mode,
+    permissionMode: spec.permissionMode ?? parent.mode,
     trusted: parent.trusted,
-    systemPrompt: spec.instructions ? `${parent.baseSystem}\n\n${spec.instructions}` : parent.baseSystem,
+    systemPrompt: spec.systemPrompt ? spec.systemPrompt(parent.baseSystem) : spec.instructions ? `${parent.baseSystem}\n\n${spec.instructions}` : parent.baseSystem,
     maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
     parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}), ...(spec.agentType ? { agentType: spec.agentType } : {}) },
   };

@@ -22,6 +22,19 @@ export interface SystemPromptInput {
   outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
 }
 
+/** How tools show and address lines: harness knowledge a prompt that replaces Yoke's prose keeps. */
+export const HASHLINE_NOTE =
+  "read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.";
+
+/**
+ * The parts of a built system prompt the harness needs whatever prose replaces Yoke's (a custom
+ * agent's body, as Claude Code does): where the workspace is and how paths are written, Restricted
+ * Mode and plan mode. Yoke's identity line, its "How to work" prose and an output style are left out.
+ */
+export function harnessParts(system: string): string[] {
+  return system.split("\n\n").filter((p) => /^(Workspace root: |This workspace has \d+ folders\.|The workspace is in Restricted Mode|Plan mode is on)/.test(p));
+}
+
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const style = input.outputStyle;
   const parts = ["You are Yoke, a coding agent working in the user's workspace through tools.", workspaceLine(input)];
@@ -30,7 +43,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       [
         "How to work:",
         "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
-        "- read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.",
+        `- ${HASHLINE_NOTE}`,
         "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
         "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
         "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",

@@ -42,6 +42,13 @@ export interface AgentDefinition {
   format: AgentFormat;
   /** The model may pick it by itself (false: only when the user asks for it by name). */
   modelInvocable: boolean;
+  /** Claude Code's `permissionMode`, as written (applied by agentPermissionMode). */
+  permissionMode?: string;
+  /** Claude Code's `skills`: skill names whose full text the agent starts with. */
+  skills?: string[];
+  /** Claude Code's `hooks` / `mcpServers` were given (not applied by Yoke yet: a note says so). */
+  hooks?: boolean;
+  mcpServers?: boolean;
 }
 
 export interface AgentFile {
@@ -54,6 +61,8 @@ export interface AgentFile {
   stem: string;
   /** A plugin's name: its agents are `plugin:agent`, as Claude Code names them. */
   namespace?: string;
+  /** The file's absolute path (to open it from a listing). */
+  path?: string;
 }
 
 export interface AgentProblem {
@@ -120,6 +129,17 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   const prompt = fm.body.trim();
   if (!prompt) problems.push({ message: `${file.display}:${fm.bodyLine}: the agent has no instructions (the file's body is its system prompt)` });
   const modelInvocable = !(d.infer === false || d["disable-model-invocation"] === true);
+  // Claude Code's further fields. A plugin's agent may not set hooks, mcpServers or permissionMode (Claude Code ignores them there too).
+  const permissionMode = typeof d.permissionMode === "string" && d.permissionMode.trim() ? d.permissionMode.trim() : undefined;
+  if (d.permissionMode !== undefined && d.permissionMode !== null && !permissionMode) at("permissionMode", `"permissionMode" must be default, acceptEdits, plan or bypassPermissions; ignored`);
+  const skills = list(d.skills);
+  const plugin = file.origin === "plugin";
+  for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
+    if (plugin && d[key] !== undefined && d[key] !== null) at(key, `"${key}" is ignored in a plugin's agent (as Claude Code ignores it: a plugin's agent cannot change permissions or run programs)`);
+  }
+  if (!plugin && d.hooks !== undefined && d.hooks !== null) at("hooks", `"hooks" scoped to an agent are not run by Yoke yet; the agent runs with the session's hooks only`);
+  if (!plugin && d.mcpServers !== undefined && d.mcpServers !== null)
+    at("mcpServers", `"mcpServers" scoped to an agent are not started by Yoke yet; the agent gets the session's MCP tools its list allows`);
   return {
     agent: {
       name,
@@ -133,6 +153,10 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       origin: file.origin,
       format: file.format,
       modelInvocable,
+      ...(permissionMode && !plugin ? { permissionMode } : {}),
+      ...(skills?.length ? { skills } : {}),
+      ...(d.hooks !== undefined && d.hooks !== null && !plugin ? { hooks: true } : {}),
+      ...(d.mcpServers !== undefined && d.mcpServers !== null && !plugin ? { mcpServers: true } : {}),
     },
     problems,
   };
@@ -328,7 +352,7 @@ export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]>
         try {
           const bytes = await fs.readFile(`${fs.root}/${path}`);
           if (bytes.byteLength > MAX_AGENT_BYTES) continue;
-          out.push({ display: path, text: decoder.decode(bytes), origin: "project", format: spec.format, stem: agentStem(name) });
+          out.push({ display: path, text: decoder.decode(bytes), origin: "project", format: spec.format, stem: agentStem(name), path: `${fs.root}/${path}` });
         } catch {
           // unreadable: not an agent
         }
@@ -337,4 +361,31 @@ export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]>
   };
   for (const spec of WORKSPACE_AGENT_DIRS) await walk(spec.dir, spec, 0);
   return out;
+}
+
+const MODE_RANK: Record<string, number> = { plan: 0, default: 1, acceptEdits: 2, bypassPermissions: 3 };
+export type AgentMode = "plan" | "default" | "acceptEdits" | "bypassPermissions";
+
+/**
+ * The permission mode an agent's child runs in (Claude Code's `permissionMode`), never looser than
+ * what the user allowed: a parent in bypassPermissions keeps it (Claude Code: the parent's bypass
+ * takes precedence); a repository's agent (project) may only tighten the parent's mode — its
+ * `bypassPermissions` or `acceptEdits` over a stricter parent is ignored with a note, as a
+ * repository's settings may not loosen `defaultMode`; the user's own agent may set any mode (the
+ * permission engine still applies disableBypassPermissionsMode, deny rules and Restricted Mode).
+ * Plugins' agents never get here (the parser drops their permissionMode).
+ */
+export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name">, parent: string): { mode?: AgentMode; note?: string } {
+  const wanted = agent.permissionMode;
+  if (!wanted) return {};
+  if (!(wanted in MODE_RANK))
+    return { note: `${agent.source}: permissionMode "${wanted}" is not a mode Yoke has (default, acceptEdits, plan, bypassPermissions); the agent runs in the session's mode (${parent})` };
+  if (parent === "bypassPermissions")
+    return wanted === "bypassPermissions" ? {} : { note: `${agent.source}: the session is in bypassPermissions mode, which takes precedence over the agent's permissionMode "${wanted}"` };
+  const looser = MODE_RANK[wanted]! > (MODE_RANK[parent] ?? 1);
+  if (looser && agent.origin !== "user")
+    return {
+      note: `${agent.source}: permissionMode "${wanted}" is ignored: an agent from the ${agent.origin === "project" ? "repository" : agent.origin} may not loosen your permission mode (${parent}); the agent runs in ${parent} mode`,
+    };
+  return wanted === parent ? {} : { mode: wanted as AgentMode };
 }

@@ -13,7 +13,8 @@ import type { SessionEvent } from "../events";
 import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import type { Provider } from "../providers/types";
-import { agentModel, agentTools, mentionedAgents, type AgentDefinition } from "./agents";
+import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
+import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
 import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 
@@ -47,6 +48,8 @@ export interface SubagentOptions {
   model?: (model: string) => Promise<Provider>;
   /** Where notes about an agent go (an unknown tool in its list, a model that does not fit). */
   warn?: (message: string) => void;
+  /** The full text of a skill by name (an agent's `skills` are preloaded into its prompt); undefined: no such skill. */
+  skill?: (session: SessionInfo, name: string) => Promise<string | undefined>;
   /** Depth of the sessions this extension is set up for (0: the user's session). */
   depth?: number;
 }
@@ -152,7 +155,27 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             const chosen = agentModel(agent.model, session.provider);
             if (chosen.note) opts.warn?.(`${agent.source}: ${chosen.note}`);
             const provider = chosen.model && chosen.model !== session.model && opts.model ? await opts.model(chosen.model) : undefined;
-            return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child: task ? child : undefined, tools, agent, ...(provider ? { provider } : {}) });
+            const mode = agentPermissionMode(agent, session.mode);
+            if (mode.note) opts.warn?.(mode.note);
+            const skills: string[] = [];
+            for (const name of agent.skills ?? []) {
+              const text = opts.skill ? await opts.skill(session, name) : undefined;
+              if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
+              else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
+            }
+            return runTask(args, ctx, {
+              session,
+              gate,
+              settings,
+              depth: depth + 1,
+              self,
+              child: task ? child : undefined,
+              tools,
+              agent,
+              skills,
+              ...(mode.mode ? { mode: mode.mode } : {}),
+              ...(provider ? { provider } : {}),
+            });
           }
           return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
         },
@@ -194,6 +217,17 @@ export function agentInstructions(agent: AgentDefinition): string {
   return `You are the "${agent.name}" agent (${agent.source}). Your instructions:\n\n${agent.prompt}`;
 }
 
+/**
+ * A custom agent's system prompt: its body replaces Yoke's prose (the identity line, "How to work",
+ * an output style), as Claude Code makes the body the agent's system prompt. Kept, because the
+ * harness needs them: the workspace and path line(s), Restricted Mode and plan mode, how tools show
+ * lines (the hashline anchors edit_file needs), and the sub-agent framing (its tools, that its final
+ * message is the answer); then its preloaded skills.
+ */
+export function agentSystemPrompt(parentSystem: string, framing: string, agent: AgentDefinition, skills: readonly string[] = []): string {
+  return [agentInstructions(agent), ...harnessParts(parentSystem), HASHLINE_NOTE, framing, ...skills].join("\n\n");
+}
+
 interface RunDeps {
   session: SessionInfo;
   gate: ConcurrencyGate;
@@ -204,6 +238,10 @@ interface RunDeps {
   child: Extension | undefined;
   tools: ToolDefinition[];
   agent?: AgentDefinition;
+  /** An agent's preloaded skills, each's full text. */
+  skills?: string[];
+  /** An agent's permission mode (agentPermissionMode). */
+  mode?: AgentMode;
   provider?: Provider;
 }
 
@@ -214,7 +252,10 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
     child = await d.session.spawn({
       tools: d.tools,
       extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : [])],
-      instructions: d.agent ? `${childInstructions(d.depth, d.settings, d.tools, d.child !== undefined)}\n\n${agentInstructions(d.agent)}` : childInstructions(d.depth, d.settings, d.tools),
+      ...(d.agent
+        ? { systemPrompt: (parent: string) => agentSystemPrompt(parent, childInstructions(d.depth, d.settings, d.tools, d.child !== undefined), d.agent!, d.skills ?? []) }
+        : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
+      ...(d.mode ? { permissionMode: d.mode } : {}),
       callId: ctx.callId,
       ...(d.agent ? { agentType: d.agent.name } : {}),
       ...(d.provider ? { provider: d.provider } : {}),

@@ -5,6 +5,7 @@ import type { AgentSession } from "../../core/loop/agent-session";
 import { PROTOCOL_VERSION, type HostToWebview, type WebviewToHost } from "../../protocol/messages";
 import type { CheckpointControls } from "../checkpoints";
 import type { HostComposer } from "../composer";
+import type { HostCustomizations } from "../customizations";
 import type { HostDemoModel } from "../demo-model";
 import type { GuidanceControls } from "../guidance";
 import type { HostServices } from "../host-services";
@@ -34,6 +35,7 @@ export interface RouterTargets {
   composed: ComposerGlue;
   permissions: PermissionControls;
   guidance: GuidanceControls;
+  customizations: HostCustomizations;
   checkpoints: CheckpointControls;
   transcript: TranscriptRequests;
   demo: HostDemoModel;
@@ -88,6 +90,13 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
       return;
     case "guidanceAction":
       return t.guidance.action(msg.id, msg.action);
+    // --- customizations (issue 23): the listing, opening a file, plugins ---
+    case "customizations.refresh":
+      return t.customizations.refresh();
+    case "customizations.open":
+      return t.customizations.open(msg.path);
+    case "plugins.action":
+      return t.customizations.pluginAction(msg);
     case "reviewAction":
       return reviewAction(t.review, msg, t.post);
     case "compact":

@@ -5,6 +5,7 @@
  * settings source of the permission engine, allowed to block, never to allow) and MCP servers.
  */
 import { join } from "node:path";
+import type { CommandSource } from "../../core/custom-commands/types";
 import type { McpSourceFile } from "../../core/mcp/config";
 import type { LoadedSource } from "../../core/permissions/types";
 import type { AgentFolder } from "../custom-agents";
@@ -40,6 +41,17 @@ export function pluginSkillFolders(s: PluginScope): Array<{ dir: string; label: 
  */
 export function pluginCommandFolders(s: PluginScope): Array<{ path: string; plugin: string; namespace: string; origin: string }> {
   return active(s).flatMap((p) => p.folder.components.commands.map((path) => ({ path, plugin: p.id, namespace: p.folder.manifest.name, origin: label(p, path) })));
+}
+
+/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`): folders, and single files a plugin.json names. */
+export function pluginCommandSources(s: PluginScope): CommandSource[] {
+  return pluginCommandFolders(s).map((f) => {
+    const path = f.path.replace(/\\/g, "/");
+    const base = { format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace };
+    if (!/\.md$/i.test(path)) return { dir: path, ...base };
+    const at = path.lastIndexOf("/");
+    return { dir: path.slice(0, at), files: [path.slice(at + 1)], ...base };
+  });
 }
 
 /** The approved plugins' hooks, as settings sources (lowest priority): shared-like, so a hook may block but never allow. */

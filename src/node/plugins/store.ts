@@ -389,6 +389,11 @@ interface StoredPluginApproval {
   at: string;
 }
 
+/** The stored approvals (id → digest), for listings. */
+export function readApprovalsPublic(home: string): Record<string, StoredPluginApproval> {
+  return readApprovals(home);
+}
+
 function readApprovals(home: string): Record<string, StoredPluginApproval> {
   const v = readJsonFile(join(pluginsDir(home), "approvals.json"));
   return isObject(v) ? (v as Record<string, StoredPluginApproval>) : {};

@@ -1,0 +1,63 @@
+// Claude Code's agent fields Yoke reads beyond name/description/tools/model: permissionMode (never
+// looser than the user allows), skills, hooks and mcpServers (reported as not applied; ignored in a
+// plugin's agent, as Claude Code ignores them), and the system prompt an agent's body makes.
+import { describe, expect, it } from "vitest";
+import { buildSystemPrompt, harnessParts } from "../../../src/core/loop/system-prompt";
+import { agentSystemPrompt } from "../../../src/core/subagents";
+import { agentPermissionMode, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
+
+const file = (text: string, origin: AgentFile["origin"] = "project"): AgentFile => ({ display: `.claude/agents/a.md`, text, origin, format: "claude", stem: "a" });
+const agent = (fm: string, origin: AgentFile["origin"] = "project") => parseAgentFile(file(`---\nname: a\ndescription: d\n${fm}---\nBODY\n`, origin));
+
+describe("permissionMode", () => {
+  const mode = (wanted: string, origin: AgentFile["origin"], parent: string) => agentPermissionMode({ permissionMode: wanted, origin, source: "x.md", name: "a" }, parent);
+
+  it("a repository agent may tighten, never loosen, the session's mode", () => {
+    expect(mode("plan", "project", "default")).toEqual({ mode: "plan" });
+    expect(mode("bypassPermissions", "project", "default")).toEqual({
+      note: 'x.md: permissionMode "bypassPermissions" is ignored: an agent from the repository may not loosen your permission mode (default); the agent runs in default mode',
+    });
+    expect(mode("acceptEdits", "project", "plan").mode).toBeUndefined();
+    expect(mode("default", "project", "acceptEdits")).toEqual({ mode: "default" });
+  });
+
+  it("the user's own agent may set any mode; a parent in bypassPermissions keeps it; an unknown mode is a note", () => {
+    expect(mode("acceptEdits", "user", "default")).toEqual({ mode: "acceptEdits" });
+    expect(mode("bypassPermissions", "user", "plan")).toEqual({ mode: "bypassPermissions" });
+    expect(mode("plan", "user", "bypassPermissions").mode).toBeUndefined();
+    expect(mode("plan", "user", "bypassPermissions").note).toContain("takes precedence");
+    expect(mode("dontAsk", "user", "default").note).toContain('permissionMode "dontAsk" is not a mode Yoke has');
+  });
+
+  it("is read from the frontmatter, and dropped (with a problem) in a plugin's agent, as are hooks and mcpServers", () => {
+    expect(agent("permissionMode: plan\nskills: [a, b]\n").agent).toMatchObject({ permissionMode: "plan", skills: ["a", "b"] });
+    const p = agent("permissionMode: bypassPermissions\nhooks:\n  Stop: []\nmcpServers: [x]\n", "plugin");
+    expect(p.agent?.permissionMode).toBeUndefined();
+    expect(p.agent?.hooks).toBeUndefined();
+    expect(p.problems.map((x) => x.message)).toEqual([
+      expect.stringContaining('"permissionMode" is ignored in a plugin\'s agent'),
+      expect.stringContaining('"hooks" is ignored in a plugin\'s agent'),
+      expect.stringContaining('"mcpServers" is ignored in a plugin\'s agent'),
+    ]);
+    const own = agent("hooks:\n  Stop: []\nmcpServers: [x]\n");
+    expect(own.problems.map((x) => x.message)).toEqual([
+      expect.stringContaining('"hooks" scoped to an agent are not run by Yoke yet'),
+      expect.stringContaining('"mcpServers" scoped to an agent are not started by Yoke yet'),
+    ]);
+  });
+});
+
+describe("an agent's system prompt", () => {
+  it("its body replaces Yoke's prose; the workspace line, Restricted Mode and the hashline note stay", () => {
+    const parent = buildSystemPrompt({ workspaceRoot: "/w", platform: "linux", trusted: false, permissionMode: "default" });
+    expect(harnessParts(parent)).toEqual([expect.stringMatching(/^Workspace root: \/w\./), expect.stringMatching(/^The workspace is in Restricted Mode/)]);
+    const a = agent("").agent!;
+    const sys = agentSystemPrompt(parent, "FRAMING", a, ['Skill "s" (preloaded for this agent):\nS']);
+    expect(sys.startsWith('You are the "a" agent (.claude/agents/a.md). Your instructions:\n\nBODY')).toBe(true);
+    expect(sys).not.toContain("You are Yoke");
+    expect(sys).not.toContain("How to work:");
+    expect(sys).toContain("`LINE#HH|text`");
+    expect(sys).toContain("Restricted Mode");
+    expect(sys.endsWith('FRAMING\n\nSkill "s" (preloaded for this agent):\nS')).toBe(true);
+  });
+});
