@@ -45,7 +45,7 @@ function script(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 
 describe("a multi-file patch under review in code-server", () => {
   const base = reviewVscode("review-patch", script);
-  const vs = useYokeVscode({ ...base, workspaceSettings: { ...base.workspaceSettings, "yoke.edits.tool": "apply_patch" }, eachTestStartsIdle: true });
+  const vs = useYokeVscode({ ...base, workspaceSettings: { ...base.workspaceSettings, "yoke.edits.tool": "apply_patch" } });
 
   /** The apply_patch result of the exchange that started with `prompt`. */
   const patchResult = (prompt: string) => {
@@ -64,8 +64,8 @@ describe("a multi-file patch under review in code-server", () => {
     await sendPrompt(frame, "Add the moon, document M2 and freeze the result, drop legacy.");
 
     const set = frame.locator("[data-testid=pending-change-set]");
-    await set.waitFor({ timeout: 60_000 });
-    await frame.locator("[data-testid=pending-change-set][data-files='3']").waitFor({ timeout: 15_000 });
+    await set.waitFor({ timeout: 180_000 });
+    await frame.locator("[data-testid=pending-change-set][data-files='3']").waitFor({ timeout: 60_000 });
     const rows = set.locator("[data-testid=pending-change]");
     expect(await rows.evaluateAll((els) => els.map((e) => [e.getAttribute("data-op"), e.getAttribute("data-path"), e.getAttribute("data-status")]))).toEqual([
       ["add", MOON, "pending"],
@@ -80,7 +80,7 @@ describe("a multi-file patch under review in code-server", () => {
 
     // tides.ts's editor: its hunks with their CodeLens, and the change's own row.
     await page.locator(".tab", { hasText: "tides.ts" }).first().click();
-    await hunkLens(page, 2, "Reject").waitFor({ timeout: 30_000 });
+    await hunkLens(page, 2, "Reject").waitFor({ timeout: 60_000 });
     await page.locator(".codelens-decoration", { hasText: "part of one change of 3 files" }).first().waitFor({ timeout: 10_000 });
     await hunkLens(page, 2, "Reject").click();
     await page.locator(".codelens-decoration", { hasText: "hunk 2:" }).waitFor({ state: "detached", timeout: 10_000 });
@@ -90,7 +90,7 @@ describe("a multi-file patch under review in code-server", () => {
     await shot("hunk-2-rejected");
 
     await set.locator("[data-testid=accept-change-set]").click();
-    await waitForAssistantText(frame, DONE_PARTIAL, 60_000);
+    await waitForAssistantText(frame, DONE_PARTIAL, 180_000);
     await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
     await shot("change-decided");
 
@@ -105,7 +105,7 @@ describe("a multi-file patch under review in code-server", () => {
     // Back as it was for the next test.
     writeFileSync(tides, original);
     rmSync(vs.path(MOON));
-  });
+  }, 600_000);
 
   it("rejecting the whole change from the panel leaves the disk unchanged", async () => {
     const page = vs.page;
@@ -117,10 +117,10 @@ describe("a multi-file patch under review in code-server", () => {
     const frame = await vs.openPanel();
     await sendPrompt(frame, "Add the moon and drop legacy again.");
     const set = frame.locator("[data-testid=pending-change-set][data-files='3']");
-    await set.waitFor({ timeout: 60_000 });
+    await set.waitFor({ timeout: 180_000 });
     await shot("pending");
     await set.locator("[data-testid=reject-change-set]").click();
-    await waitForAssistantText(frame, DONE_REJECTED, 60_000);
+    await waitForAssistantText(frame, DONE_REJECTED, 180_000);
     await page.locator(".tab.dirty").waitFor({ state: "detached", timeout: 10_000 });
     await shot("rejected");
     expect(readFileSync(tides, "utf8")).toBe(original);
@@ -128,5 +128,5 @@ describe("a multi-file patch under review in code-server", () => {
     expect(existsSync(vs.path(MOON))).toBe(false);
     expect(patchResult("again")).toMatch(/^The user rejected the whole patch \(3 files\); no file was changed\./);
     rmSync(vs.path(LEGACY));
-  });
+  }, 600_000);
 });
