@@ -59,6 +59,8 @@ describe("a multi-file patch under review in code-server", () => {
     const tides = vs.path(FILE);
     const original = readFileSync(tides, "utf8");
     writeFileSync(vs.path(LEGACY), LEGACY_TEXT);
+    // The first load of the workbench can take over 30 s on a loaded machine (Playwright's default).
+    page.setDefaultNavigationTimeout(180_000);
     if (!(await page.locator(".monaco-workbench").isVisible())) await vs.openWorkbench();
     const frame = await vs.openPanel();
     await sendPrompt(frame, "Add the moon, document M2 and freeze the result, drop legacy.");
