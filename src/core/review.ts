@@ -55,8 +55,49 @@ export interface ReviewOutcome {
   error?: string;
 }
 
+/** What a change of several files (a patch) does to one of them. */
+export type FileOp = "update" | "add" | "delete" | "move";
+
+/**
+ * One file of a change of several files. `before`/`after` are the text shown and decided: a
+ * delete proposes "" (one hunk removing every line); a move's `before` is the source's text and
+ * `path`/`relPath` are the destination, `from` the source.
+ */
+export interface ProposedFile extends ProposedChange {
+  op: FileOp;
+  from?: { path: string; relPath: string };
+}
+
+/**
+ * A change of several files (apply_patch), reviewed as one: every file with its hunks is listed
+ * together, each hunk and file can be accepted or rejected, and the files are written only once
+ * every one is decided, all or nothing (a failed write puts back the files already written).
+ */
+export interface ProposedChangeSet {
+  /** Unique per change: the tool call's id. */
+  setId: string;
+  callId: string;
+  tool: string;
+  files: ProposedFile[];
+}
+
+export interface ChangeSetOutcome {
+  /**
+   * Per file, in the order of `files`. A delete accepted: finalContent null (the file is gone);
+   * a move accepted (in whole or part): the destination's content, the source is gone.
+   */
+  files: ReviewOutcome[];
+  /** Nothing was written (the change could not be put up, or a write failed and the rest was put back). Model-facing. */
+  error?: string;
+}
+
 export interface ChangeReviewer {
   review(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome>;
+  /**
+   * Reviews a change of several files as one ("ask" mode). Reviewers without it get each text
+   * change put up in turn (commitChanges in tools/commit-change.ts).
+   */
+  reviewSet?(set: ProposedChangeSet, mode: ReviewMode, signal: AbortSignal): Promise<ChangeSetOutcome>;
   /** Pending and auto-applied changes, for the panel. */
   onDidChange?(listener: () => void): Disposable;
 }

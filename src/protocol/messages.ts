@@ -166,6 +166,11 @@ export const ReviewItemView = z.object({
   status: z.enum(["pending", "applied", "reverted"]),
   undecided: z.number(),
   hunks: z.number(),
+  /** issue 21: one file of a change of several files (a patch) reviewed as one; rows with the same setId are one change. */
+  setId: z.optional(z.string()),
+  op: z.optional(z.enum(["update", "add", "delete", "move"])),
+  /** A move's source (relPath is the destination). */
+  from: z.optional(z.string()),
 });
 export type ReviewItemView = z.infer<typeof ReviewItemView>;
 // --- end change review ---

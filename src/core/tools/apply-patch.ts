@@ -137,25 +137,26 @@ export const applyPatchTool = defineTool({
     for (const f of plan.files) {
       const src = where.get(f.path)!;
       if (f.op === "delete") {
-        changes.push({ abs: src.abs, rel: src.rel, before: f.before, after: null, ...(previous.has(src.abs) ? { previous: previous.get(src.abs)! } : {}) });
+        changes.push({ op: "delete", abs: src.abs, rel: src.rel, before: f.before, after: null, ...(previous.has(src.abs) ? { previous: previous.get(src.abs)! } : {}) });
         continue;
       }
       const dest = f.moveTo !== undefined ? where.get(f.moveTo)! : src;
       changes.push({
+        op: f.moveTo !== undefined ? "move" : f.op === "add" ? "add" : "update",
         abs: dest.abs,
         rel: dest.rel,
-        before: f.moveTo !== undefined ? null : f.before,
+        before: f.before,
         after: f.after,
         bytes: f.bytes!,
         ...(previous.has(dest.abs) ? { previous: previous.get(dest.abs)! } : {}),
+        ...(f.moveTo !== undefined ? { from: { abs: src.abs, rel: src.rel, previous: previous.get(src.abs)! } } : {}),
       });
-      if (f.moveTo !== undefined) changes.push({ abs: src.abs, rel: src.rel, before: f.before, after: null, previous: previous.get(src.abs)! });
     }
     const committed = await commitChanges(ctx, "apply_patch", changes);
-    for (const c of changes) {
-      const now = c.after === null ? undefined : await statFollow(ctx.fs, c.abs);
-      if (now) ctx.readState.set(c.abs, readStamp(now));
-      else ctx.readState.delete(c.abs);
+    for (const abs of changes.flatMap((c) => (c.from ? [c.abs, c.from.abs] : [c.abs]))) {
+      const now = await statFollow(ctx.fs, abs);
+      if (now) ctx.readState.set(abs, readStamp(now));
+      else ctx.readState.delete(abs);
     }
 
     const lines: string[] = [];
@@ -176,6 +177,10 @@ export const applyPatchTool = defineTool({
     }
     const notes = [...parsed.notes.map((n) => `Read: ${n}.`), ...plan.notes];
     const meta = { files: plan.files.map((f) => ({ path: f.path, op: f.op, ...(f.moveTo ? { moveTo: f.moveTo } : {}) })), diff: fullDiff };
+    if (!committed.exact && committed.setText) {
+      const after = committed.failed ? "" : "\n\nRead the files again before patching them further.";
+      return { text: committed.setText + after, isError: committed.failed, meta };
+    }
     if (!committed.exact) {
       const told = committed.outcomes.map((o) => o.reviewText ?? `${o.rel}: applied as proposed.`).join("\n\n");
       return { text: `The patch was put up for review, file by file.\n\n${told}\n\nRead the files again before patching them further.`, isError: committed.failed, meta };

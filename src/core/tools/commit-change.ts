@@ -8,8 +8,9 @@ import { applyPatch, createPatch, structuredPatch } from "diff";
 import { hashlineReady, textHash } from "../edit/hashline";
 import type { EventOf, SessionEvent } from "../events";
 import { resolveWorkspacePath } from "../paths";
-import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../review";
+import type { ChangeReviewer, FileOp, ProposedChange, ProposedChangeSet, ReviewMode, ReviewOutcome } from "../review";
 import { describeOutcome } from "../review-outcome";
+import { describeSetOutcome, setAcceptedExactly, setNothingWritten } from "../review-set";
 import { decodeText, readChecked, readStamp, statFollow, writeChecked } from "./file-access";
 import type { ToolContext, ToolOutput } from "./types";
 
@@ -149,11 +150,16 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** One file of a change that touches several (a patch): a text change, a creation, or a deletion (`after` null). */
+/**
+ * One file of a change that touches several (a patch): a text change, a creation, a deletion
+ * (`after` null), or a move (`from`: the source, deleted once the destination is written).
+ */
 export interface FileChangeToCommit {
+  op: FileOp;
+  /** The file written (a move's destination) or deleted. */
   abs: string;
   rel: string;
-  /** Text before (without BOM); null when the file does not exist. */
+  /** Text before (without BOM; a move: the source's); null when the file does not exist. */
   before: string | null;
   /** Text proposed (without BOM); null: the file is deleted. */
   after: string | null;
@@ -161,11 +167,15 @@ export interface FileChangeToCommit {
   bytes?: Uint8Array;
   /** The file's bytes before, to put back if a later file of the change fails (absent: it did not exist). */
   previous?: Uint8Array;
+  /** A move's source: its bytes, put back if a later file fails. */
+  from?: { abs: string; rel: string; previous: Uint8Array };
 }
 
 export interface FilesCommitResult {
   /** Per file, in order: its review outcome (null when written directly or deleted without review). */
   outcomes: Array<{ rel: string; outcome: ReviewOutcome | null; reviewText?: string; exact: boolean }>;
+  /** What the model is told about a review of the whole change as one (reviewers with reviewSet). */
+  setText?: string;
   /** Every file now holds exactly the proposal. */
   exact: boolean;
   /** Nothing of the change landed. */
@@ -175,39 +185,99 @@ export interface FilesCommitResult {
 /**
  * Commits a change of several files. Without a reviewer it is all or nothing: the files are
  * written (and deleted) in order, and if one fails, the ones already done are put back as they
- * were before the error is thrown. With a reviewer each text change is reviewed in turn
- * (commitChange); a deletion is made only once every reviewed file of the change was accepted
- * exactly, so a rejected part leaves the files it would have replaced in place.
+ * were before the error is thrown. A reviewer that reviews a change of several files as one
+ * (`reviewSet`, the panel's) gets one proposal with every file — it writes them all or none once
+ * everything is decided. Other reviewers (and "auto" mode) get each text change in turn
+ * (commitChange); a deletion is then made only once every reviewed file was accepted exactly.
  */
 export async function commitChanges(ctx: ToolContext, tool: string, files: readonly FileChangeToCommit[]): Promise<FilesCommitResult> {
   if (!ctx.reviewer) {
-    const done: FileChangeToCommit[] = [];
-    try {
-      for (const f of files) {
-        if (f.after === null) await ctx.fs.delete(f.abs);
-        else await writeChecked(ctx, tool, f.abs, f.rel, f.bytes!);
-        done.push(f);
-      }
-    } catch (err) {
-      for (const f of done.reverse()) {
-        if (f.previous) await ctx.fs.writeFile(f.abs, f.previous).catch(() => undefined);
-        else await ctx.fs.delete(f.abs).catch(() => undefined);
-      }
-      throw err;
-    }
+    await writeAllOrNothing(ctx, tool, files);
     return { outcomes: files.map((f) => ({ rel: f.rel, outcome: null, exact: true })), exact: true, failed: false };
   }
+  const mode = ctx.reviewMode ?? "auto";
+  if (ctx.reviewer.reviewSet && mode === "ask") return reviewAsOne(ctx, ctx.reviewer, tool, files);
   const outcomes: FilesCommitResult["outcomes"] = [];
   const texts = files.filter((f) => f.after !== null);
   for (const f of texts) {
-    const c = await commitChange(ctx, { abs: f.abs, rel: f.rel, tool, before: f.before, after: f.after!, bytes: f.bytes! });
+    const c = await commitChange(ctx, { abs: f.abs, rel: f.rel, tool, before: f.op === "move" ? null : f.before, after: f.after!, bytes: f.bytes! });
     outcomes.push({ rel: f.rel, outcome: c.outcome, ...(c.reviewText ? { reviewText: c.reviewText } : {}), exact: c.exact });
   }
   const allExact = outcomes.every((o) => o.exact);
-  for (const f of files.filter((x) => x.after === null)) {
+  const deletions = [...files.filter((x) => x.after === null), ...files.flatMap((x) => (x.from ? [{ abs: x.from.abs, rel: x.from.rel }] : []))];
+  for (const f of deletions) {
     if (allExact) await ctx.fs.delete(f.abs);
     outcomes.push({ rel: f.rel, outcome: null, exact: allExact, ...(allExact ? {} : { reviewText: `${f.rel} was not deleted, because the rest of the change was not accepted as proposed.` }) });
   }
   const landed = outcomes.some((o) => (o.outcome === null ? o.exact : o.outcome.status !== "rejected" && o.outcome.error === undefined));
   return { outcomes, exact: outcomes.every((o) => o.exact), failed: !landed };
+}
+
+/** Writes (and deletes) every file in order; if one fails, the ones already done are put back and the error is thrown. */
+async function writeAllOrNothing(ctx: ToolContext, tool: string, files: readonly FileChangeToCommit[]): Promise<void> {
+  const undo: Array<{ abs: string; previous?: Uint8Array }> = [];
+  try {
+    for (const f of files) {
+      if (f.after === null) {
+        undo.push({ abs: f.abs, ...(f.previous ? { previous: f.previous } : {}) });
+        await ctx.fs.delete(f.abs);
+        continue;
+      }
+      undo.push({ abs: f.abs, ...(f.previous ? { previous: f.previous } : {}) });
+      await writeChecked(ctx, tool, f.abs, f.rel, f.bytes!);
+      if (f.from) {
+        undo.push({ abs: f.from.abs, previous: f.from.previous });
+        await ctx.fs.delete(f.from.abs);
+      }
+    }
+  } catch (err) {
+    for (const u of undo.reverse()) {
+      if (u.previous) await ctx.fs.writeFile(u.abs, u.previous).catch(() => undefined);
+      else await ctx.fs.delete(u.abs).catch(() => undefined);
+    }
+    throw err;
+  }
+}
+
+/** The whole change as one proposal (ProposedChangeSet): one review, one account to the model, per file in the log. */
+async function reviewAsOne(ctx: ToolContext, reviewer: ChangeReviewer, tool: string, files: readonly FileChangeToCommit[]): Promise<FilesCommitResult> {
+  await hashlineReady();
+  const set: ProposedChangeSet = {
+    setId: ctx.callId,
+    callId: ctx.callId,
+    tool,
+    files: files.map((f) => ({
+      editId: `${ctx.callId}:${f.rel}`,
+      callId: ctx.callId,
+      path: f.abs,
+      relPath: f.rel,
+      before: f.before === null ? null : stripBom(f.before),
+      after: f.after === null ? "" : stripBom(f.after),
+      tool,
+      op: f.op,
+      ...(f.from ? { from: { path: f.from.abs, relPath: f.from.rel } } : {}),
+    })),
+  };
+  for (const f of set.files) {
+    ctx.record({
+      type: "review_proposed",
+      editId: f.editId,
+      callId: f.callId,
+      path: f.path,
+      relPath: f.relPath,
+      tool,
+      mode: "ask",
+      created: f.before === null,
+      beforeHash: textHash(f.before ?? ""),
+      diff: createPatch(f.relPath, f.before ?? "", f.after, "", ""),
+    });
+  }
+  const outcome = await reviewer.reviewSet!(set, "ask", ctx.signal);
+  const outcomes: FilesCommitResult["outcomes"] = set.files.map((f, k) => {
+    const o: ReviewOutcome = outcome.error ? { status: "rejected", finalContent: f.before, error: outcome.error } : outcome.files[k]!;
+    ctx.record(decisionEvent(f, f.op === "delete" && o.finalContent === null ? { ...o, finalContent: "" } : o));
+    const exact = !o.error && o.status === "accepted" && !o.userEdited && (f.op === "delete" ? o.finalContent === null : o.finalContent !== null && sameText(stripBom(o.finalContent), f.after));
+    return { rel: f.relPath, outcome: o, exact };
+  });
+  return { outcomes, setText: describeSetOutcome(set, outcome), exact: setAcceptedExactly(set, outcome), failed: setNothingWritten(outcome) };
 }

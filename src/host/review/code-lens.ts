@@ -41,6 +41,16 @@ export class ReviewCodeLens implements vscode.CodeLensProvider {
       new vscode.CodeLens(top, { title: "Reject File", command: "yoke.rejectFile", arguments: [id] }),
       new vscode.CodeLens(top, { title: "Open Diff", command: "yoke.openReviewDiff", arguments: [id] }),
     ];
+    if (entry.group) {
+      // One file of a change of several files (a patch): the whole change can be decided from here too.
+      const n = entry.group.files.length;
+      const label = entry.file?.op === "delete" ? "deletes this file" : entry.file?.op === "move" ? `moves this file to ${entry.file.relPath}` : "changes this file";
+      lenses.push(
+        new vscode.CodeLens(top, { title: `part of one change of ${n} files (it ${label}); nothing is written until every file is decided`, command: "" }),
+        new vscode.CodeLens(top, { title: "Accept Change", command: "yoke.acceptFile", arguments: [entry.group.setId] }),
+        new vscode.CodeLens(top, { title: "Reject Change", command: "yoke.rejectFile", arguments: [entry.group.setId] }),
+      );
+    }
     const last = doc.lineCount - 1;
     for (const k of entry.undecided) {
       const line = Math.min(entry.ranges[k]!.start, last);

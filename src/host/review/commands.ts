@@ -39,6 +39,8 @@ function hunkCommand(reviewer: VscodeChangeReviewer, decision: "accepted" | "rej
 
 function fileCommand(reviewer: VscodeChangeReviewer, decision: "accepted" | "rejected") {
   return async (arg?: unknown) => {
+    // A change of several files (its id, from the CodeLens "Accept Change" / "Reject Change"): all of it.
+    if (typeof arg === "string" && reviewer.isSet(arg)) return reviewer.decide(arg, "all", decision);
     const entry = target(reviewer, arg);
     if (!entry) return noChange();
     await reviewer.decide(entry.editId, "all", decision);

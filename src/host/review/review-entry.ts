@@ -2,7 +2,7 @@
 // document now, and what the user decided. The document is the file itself ("inline"), or — when
 // `files.autoSave` would write the proposal — a yoke-proposal: document of its own ("staged").
 import type * as vscode from "vscode";
-import type { ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
+import type { FileOp, ProposedChange, ProposedFile, ReviewMode, ReviewOutcome } from "../../core/review";
 import { adjustRange, countChanges, lineEditOf, type Hunk, type HunkDecision, type LineRange } from "../../core/review-hunks";
 
 /** A row of the pending-changes list the panel shows. */
@@ -16,6 +16,23 @@ export interface ReviewListItem {
   /** Hunks still undecided (pending changes only). */
   undecided: number;
   hunks: number;
+  /** One file of a change of several files (a patch) reviewed as one: the change's id, shared by its files. */
+  setId?: string;
+  /** What the change does to the file (changes of several files only). */
+  op?: FileOp;
+  /** A move's source (relPath is the destination). */
+  from?: string;
+}
+
+/** The entries of a change of several files (ProposedChangeSet), decided together and written all or nothing. */
+export interface EntryGroup {
+  setId: string;
+  files: ProposedFile[];
+  entries: ReviewEntry[];
+  /** The writes have started (or the change is being taken back). */
+  finishing: boolean;
+  /** The change could not be put up in full: what is listed is taken back, nothing is written. */
+  failed?: string;
 }
 
 export class ReviewEntry {
@@ -38,6 +55,11 @@ export class ReviewEntry {
   base: string | undefined;
   /** The review created the (empty) file to show a new file's proposal in it. */
   createdFile = false;
+  /** A file of a change of several files: what the change does to it, and its group. */
+  file: ProposedFile | undefined;
+  group: EntryGroup | undefined;
+  /** The decision of a file with no hunks (a pure rename, an empty file added or deleted). */
+  fileDecision: HunkDecision | undefined;
 
   constructor(
     readonly change: ProposedChange,
@@ -68,12 +90,19 @@ export class ReviewEntry {
   }
 
   get done(): boolean {
-    return this.decisions.every(Boolean);
+    return this.hunks.length ? this.decisions.every(Boolean) : this.file ? this.fileDecision !== undefined : true;
+  }
+
+  /** The decisions the file is written by (a file with no hunks: its one decision). */
+  get decided(): HunkDecision[] {
+    return this.hunks.length ? (this.decisions as HunkDecision[]) : this.fileDecision ? [this.fileDecision] : [];
   }
 
   item(): ReviewListItem {
     const { added, removed } = countChanges(this.hunks);
-    return { editId: this.editId, relPath: this.change.relPath, added, removed, status: this.status, undecided: this.undecided.length, hunks: this.hunks.length };
+    const set = this.file && this.group ? { setId: this.group.setId, op: this.file.op, ...(this.file.from ? { from: this.file.from.relPath } : {}) } : {};
+    const relPath = this.file?.relPath ?? this.change.relPath;
+    return { editId: this.editId, relPath, added, removed, status: this.status, undecided: this.undecided.length, hunks: this.hunks.length, ...set };
   }
 
   /** Follows every hunk through a change of the document (the user's typing or our own edits). */

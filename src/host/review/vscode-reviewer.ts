@@ -16,7 +16,9 @@
 import { activity } from "../../node/watchdog";
 import { TypingWatch } from "../editor-typing";
 import * as vscode from "vscode";
-import type { ChangeReviewer, ProposedChange, ReviewMode, ReviewOutcome } from "../../core/review";
+import type { ChangeReviewer, ChangeSetOutcome, ProposedChange, ProposedChangeSet, ProposedFile, ReviewMode, ReviewOutcome } from "../../core/review";
+import { fileHunks, followingDecision } from "../../core/review-set";
+import { fileOutcome, writeSet } from "./change-set";
 import { applyHunks, computeHunks, normalizeEol, rebaseHunks, type Hunk, type HunkDecision } from "../../core/review-hunks";
 import { userEditsDiff } from "../../core/review-outcome";
 import { ToolError } from "../../core/tools/types";
@@ -25,7 +27,7 @@ import { docRange, lineSpan } from "./document-ranges";
 import { AutoSaveMove, startInline, writeInline } from "./inline";
 import { exists, OwnWrites } from "./own-writes";
 import type { PlacementContext, ReviewerOptions } from "./placement";
-import type { ReviewEntry, ReviewListItem } from "./review-entry";
+import { ReviewEntry, type EntryGroup, type ReviewListItem } from "./review-entry";
 import { SerialQueue } from "./serial-queue";
 import { showProposal } from "./show-proposal";
 import { closeProposal, startStaged, writeStaged } from "./staged";
@@ -54,6 +56,11 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   /** Whether the user is typing: a review opening then goes beside that editor and leaves it the focus. */
   readonly typing = new TypingWatch();
+  /** Changes of several files under review as one, by setId; and each file's editId -> its group (while it is being placed). */
+  private readonly groups = new Map<string, EntryGroup>();
+  private readonly groupOf = new Map<string, EntryGroup>();
+  /** editId -> called once the entry is listed (a change of several files places its files one after another). */
+  private readonly listedHooks = new Map<string, () => void>();
   /** Fires whenever the list, a decision or a hunk position changes. */
   readonly onDidChangeEntries = this.emitter.event;
 
@@ -83,9 +90,26 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     return this.emitter.event(listener);
   }
 
-  /** Pending and auto-applied changes, newest last, for the panel. */
+  /** Pending and auto-applied changes, newest last, for the panel (the files of one change together, in the change's order). */
   list(): ReviewListItem[] {
-    return [...this.entries.values()].map((e) => e.item());
+    const out: ReviewListItem[] = [];
+    const shown = new Set<string>();
+    for (const e of this.entries.values()) {
+      if (!e.group) {
+        out.push(e.item());
+        continue;
+      }
+      if (shown.has(e.group.setId)) continue;
+      shown.add(e.group.setId);
+      const order = e.group.files.map((f) => f.editId);
+      out.push(...[...e.group.entries].sort((a, b) => order.indexOf(a.editId) - order.indexOf(b.editId)).map((x) => x.item()));
+    }
+    return out;
+  }
+
+  /** A change of several files under review, by its id. */
+  isSet(id: string): boolean {
+    return this.groups.has(id);
   }
 
   get(editId: string): ReviewEntry | undefined {
@@ -118,6 +142,58 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     }
   }
 
+  /**
+   * Reviews a change of several files as one: each file is placed as a single change would be (its
+   * hunks decided in its editor, inline or staged) and listed together; nothing is written until
+   * every file is decided, then all files are written, or none (writeSet).
+   */
+  async reviewSet(set: ProposedChangeSet, mode: ReviewMode, signal: AbortSignal): Promise<ChangeSetOutcome> {
+    if (mode === "auto") return { files: [], error: 'a change of several files is reviewed in "ask" mode only' };
+    const group: EntryGroup = { setId: set.setId, files: set.files, entries: [], finishing: false };
+    this.groups.set(set.setId, group);
+    const outcomes: Array<Promise<ReviewOutcome>> = [];
+    try {
+      for (const f of set.files) {
+        this.groupOf.set(f.editId, group);
+        const listed = new Promise<void>((resolve) => this.listedHooks.set(f.editId, resolve));
+        const outcome = this.startFile(f, group, signal).catch((err: unknown): ReviewOutcome => {
+          if (err instanceof ToolError) return { status: "rejected", finalContent: f.before, error: err.message };
+          throw err;
+        });
+        outcomes.push(outcome);
+        const first = await Promise.race([listed.then(() => undefined), outcome]);
+        if (first && !group.failed) {
+          // Not listed: the file could not be put up (or had nothing to show outside a group). The rest is taken back.
+          group.failed = first.error ?? `${f.relPath} could not be put up for review`;
+          this.opts.log.warn(`review ${set.setId}: ${group.failed}; taking back the ${group.entries.length} file(s) already shown`);
+          await Promise.all(group.entries.map((e) => this.cancel(e.editId, "the change could not be put up in full")));
+          break;
+        }
+      }
+      const files = await Promise.all(outcomes);
+      const error = group.failed ?? files.find((o) => o.error)?.error;
+      return error ? { files, error } : { files };
+    } finally {
+      this.groups.delete(set.setId);
+      for (const f of set.files) {
+        this.groupOf.delete(f.editId);
+        this.listedHooks.delete(f.editId);
+      }
+    }
+  }
+
+  /** One file of a change of several files: placed like a single change; a file with no hunks is listed without an editor. */
+  private async startFile(f: ProposedFile, group: EntryGroup, signal: AbortSignal): Promise<ReviewOutcome> {
+    if (signal.aborted) return { status: "rejected", finalContent: f.before, message: STOPPED_MESSAGE };
+    // A move is reviewed in the source's document; the destination is written when it is accepted.
+    const shown: ProposedChange = f.from ? { ...f, path: f.from.path, relPath: f.from.relPath } : f;
+    if (f.from && (await exists(this.opts.toUri(f.path)))) throw new ToolError(`${f.relPath} exists now (it was created after the patch was checked).`);
+    if (fileHunks(f).length) return this.start(shown, "ask", signal);
+    const uri = this.opts.toUri(shown.path);
+    if (this.pendingForFile(uri)) throw new ToolError(`${shown.relPath} already has a change waiting for the user's review. Wait for that review before changing the file again.`);
+    return this.waitForUser(signal, undefined, (settle) => new ReviewEntry(shown, uri, "ask", [], [], settle));
+  }
+
   private async start(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome> {
     if (signal.aborted) return { status: "rejected", finalContent: change.before, message: STOPPED_MESSAGE };
     const uri = this.opts.toUri(change.path);
@@ -133,27 +209,49 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   }
 
   /** Lists the review, shows it, and resolves when the user (or Stop) has decided every hunk. */
-  private waitForUser(signal: AbortSignal, doc: vscode.TextDocument, make: (settle: (o: ReviewOutcome) => void) => ReviewEntry): Promise<ReviewOutcome> {
+  private waitForUser(signal: AbortSignal, doc: vscode.TextDocument | undefined, make: (settle: (o: ReviewOutcome) => void) => ReviewEntry): Promise<ReviewOutcome> {
     return new Promise<ReviewOutcome>((resolve) => {
       const entry = make(resolve);
+      const group = this.groupOf.get(entry.editId);
+      if (group) {
+        entry.group = group;
+        entry.file = group.files.find((f) => f.editId === entry.editId);
+        group.entries.push(entry);
+      }
       this.remember(entry);
+      this.listedHooks.get(entry.editId)?.();
       const onAbort = () => void this.cancel(entry.editId);
       signal.addEventListener("abort", onAbort, { once: true });
       entry.cleanup = () => signal.removeEventListener("abort", onAbort);
       const typing = this.typing.typing();
       if (typing) this.opts.log.info(`review ${entry.editId}: the user typed ${this.typing.sinceTyped()} ms ago: shown without taking the focus`);
-      showProposal(entry, doc, { typing, openDiff: (o) => this.openDiff(entry.editId, o) }).catch((err) =>
-        this.opts.log.warn(`review of ${entry.change.relPath}: cannot show it: ${(err as Error).message}`),
-      );
-      if (entry.done) void this.queue.run(entry.editId, () => this.finish(entry));
+      if (doc) {
+        showProposal(entry, doc, { typing, openDiff: (o) => this.openDiff(entry.editId, o) }).catch((err) =>
+          this.opts.log.warn(`review of ${entry.change.relPath}: cannot show it: ${(err as Error).message}`),
+        );
+      }
+      if (entry.group?.failed) void this.cancel(entry.editId, "the change could not be put up in full");
+      else if (entry.done || entry.group) void this.queue.run(entry.editId, () => this.finish(entry));
     });
   }
 
   /** Accepts or rejects hunks (0-based) of a pending change; the review ends when all are decided. */
   decide(editId: string, which: number[] | "all", decision: HunkDecision, message?: string): Promise<void> {
+    const group = this.groups.get(editId);
+    if (group) {
+      // The whole change of several files: every file, every hunk still open.
+      return Promise.all([...group.entries].map((e) => this.decide(e.editId, "all", decision, message))).then(() => undefined);
+    }
     return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "pending") return;
+      if (!entry.hunks.length && entry.file) {
+        if (entry.fileDecision) return;
+        entry.fileDecision = decision;
+        if (message) entry.message = message;
+        this.emitter.fire();
+        return this.finish(entry);
+      }
       const targets = (which === "all" ? entry.undecided : which).filter((k) => k >= 0 && k < entry.hunks.length && !entry.decisions[k]);
       if (!targets.length) return;
       this.opts.log.info(`review ${editId}: hunk(s) ${targets.map((k) => k + 1).join(", ")} ${decision}`);
@@ -221,7 +319,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  private cancel(editId: string): Promise<void> {
+  private cancel(editId: string, why = STOPPED_MESSAGE): Promise<void> {
     return this.queue.run(editId, async () => {
       const entry = this.entries.get(editId);
       if (!entry || entry.status !== "pending") return;
@@ -230,7 +328,8 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
         entry.hunks.flatMap((_, k) => (entry.decisions[k] === "rejected" ? [] : [k])),
       );
       entry.decisions.fill("rejected");
-      entry.message = STOPPED_MESSAGE;
+      if (!entry.hunks.length) entry.fileDecision = "rejected";
+      entry.message = why;
       await this.finish(entry);
     });
   }
@@ -277,6 +376,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   /** Every hunk is decided: write the file (inline: save it; staged: write the decided text into it) and resolve the review. */
   private async finish(entry: ReviewEntry): Promise<void> {
     if (entry.status !== "pending" || !this.entries.has(entry.editId)) return;
+    if (entry.group) return this.finishGroup(entry.group);
     const doc = await vscode.workspace.openTextDocument(entry.docUri);
     const decisions = entry.decisions as HunkDecision[];
     const allRejected = decisions.every((d) => d === "rejected");
@@ -314,6 +414,40 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       ...(userEdited ? { userEdited } : {}),
       ...(entry.message ? { message: entry.message } : {}),
     });
+  }
+
+  /**
+   * A file of a change of several files was decided: once every file is (files with nothing to
+   * show follow the rest), all are written or none, and each file's review resolves.
+   */
+  private async finishGroup(group: EntryGroup): Promise<void> {
+    if (group.finishing) return;
+    const expected = group.failed ? group.entries.length : group.files.length;
+    if (group.entries.length < expected) return;
+    const shown = group.entries.filter((e) => e.hunks.length);
+    if (!shown.every((e) => e.done)) return;
+    const follow = followingDecision(shown.map((e) => e.decided));
+    if (follow) for (const e of group.entries) if (!e.hunks.length && !e.fileDecision) e.fileDecision = follow;
+    if (!group.entries.every((e) => e.done)) return;
+    group.finishing = true;
+    const entries = group.files.flatMap((f) => group.entries.filter((e) => e.editId === f.editId));
+    const result = await writeSet(this.placement, entries);
+    if (result.error) void vscode.window.showWarningMessage(`Yoke: ${result.error}`);
+    for (const e of entries) {
+      this.entries.delete(e.editId);
+      this.opts.originals.delete(e.editId);
+      this.own.forgetChecked(e.uri);
+      e.cleanup?.();
+      const allRejected = e.decided.every((d) => d === "rejected");
+      if (e.staged) await closeProposal(this.placement, e, !allRejected && !result.error);
+    }
+    this.emitter.fire();
+    const note = entries.find((e) => e.message)?.message;
+    this.opts.log.info(`review ${group.setId}: ${entries.map((e) => `${e.change.relPath} ${e.decided.join("/") || "-"}`).join(", ")}${result.error ? ` — not written: ${result.error}` : ""}`);
+    for (const [k, e] of entries.entries()) {
+      if (result.error || group.failed) e.settle({ status: "rejected", finalContent: e.change.before, error: result.error ?? group.failed!, hunkDecisions: e.decided });
+      else e.settle(fileOutcome(e, result.written[k]!.finalContent, note));
+    }
   }
 
   private remember(entry: ReviewEntry): void {
