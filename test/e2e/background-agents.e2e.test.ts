@@ -87,6 +87,8 @@ describe("background agents from the panel", () => {
     git(vs.workspace, "init", "-q", "-b", "main");
     git(vs.workspace, "add", "-A");
     git(vs.workspace, "commit", "-qm", "initial");
+    // Six helpers share two cores: the workbench page may take longer than Playwright's 30 s to load.
+    vs.page.setDefaultNavigationTimeout(120_000);
     await vs.openWorkbench();
     const frame = await vs.openPanel();
 

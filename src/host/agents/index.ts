@@ -9,7 +9,7 @@ import type { AgentRecord } from "../../core/background/agents";
 import type { PermissionMode } from "../../core/loop/types";
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
 import { AgentRegistry } from "../../node/background/registry";
-import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, type AgentView } from "../../node/background/view";
+import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
 import { repositoryOf } from "../../node/background/worktree";
 import { readSettings, type ApiKeys } from "../settings";
 import { jsonOf, problemOf, runYoke, type CliOutcome } from "./cli";
@@ -267,18 +267,4 @@ function itemOf(v: AgentView): AgentItemView {
     lastMessage: v.lastMessage && v.lastMessage.length > 400 ? v.lastMessage.slice(0, 400) + "…" : v.lastMessage,
     merged: v.merged,
   };
-}
-
-/** The session's events as lines of a read-only transcript (the tool calls by the name and first argument the log holds). */
-export function transcriptLines(events: ReturnType<typeof agentSessionEvents>): Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> {
-  const lines: Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> = [];
-  for (const e of events) {
-    if (e.type === "user_message") lines.push({ kind: "user", text: e.text });
-    else if (e.type === "assistant_message" && e.text.trim()) lines.push({ kind: "assistant", text: e.text.trim() });
-    else if (e.type === "tool_call") {
-      const first = e.input && typeof e.input === "object" ? Object.values(e.input as Record<string, unknown>).find((v) => typeof v === "string") : undefined;
-      lines.push({ kind: "tool", text: `${e.name}${typeof first === "string" ? ` ${first.split("\n")[0]!.slice(0, 120)}` : ""}` });
-    } else if (e.type === "error") lines.push({ kind: "notice", text: e.message });
-  }
-  return lines.slice(-500);
 }
