@@ -19,8 +19,12 @@ const messages = (req: RecordedRequest) => (req.body as { messages?: Array<{ rol
 const convo = (req: RecordedRequest) => JSON.stringify(messages(req));
 const toolResults = (req: RecordedRequest) => messages(req).filter((m) => m.role === "tool").length;
 
-/** Each agent: read its file (slowly, so the three overlap), write it, say what it did. */
-function script(req: RecordedRequest): ScriptedTurn {
+/** The agents' first requests wait here until the test has seen all three running at once. */
+let releaseFirstSteps!: () => void;
+const firstSteps = new Promise<void>((resolve) => (releaseFirstSteps = resolve));
+
+/** Each agent: read its file (once all three run), write it, say what it did. */
+async function script(req: RecordedRequest): Promise<ScriptedTurn> {
   const text = convo(req);
   const step = toolResults(req);
   const plan = text.includes("TASK-A")
@@ -35,7 +39,8 @@ function script(req: RecordedRequest): ScriptedTurn {
         ? { path: "harbour.txt", content: HARBOUR.replace("berth 3: free", "berth 3: taken by the agent"), done: "Booked berth 3." }
         : undefined;
   if (!plan) return { text: "no task" };
-  if (step === 0) return { delayMs: 4000, toolCalls: [{ name: "read_file", input: { path: plan.path === "notes.txt" ? "tides.txt" : plan.path } }] };
+  if (step === 0) await Promise.race([firstSteps, new Promise((r) => setTimeout(r, 150_000))]);
+  if (step === 0) return { toolCalls: [{ name: "read_file", input: { path: plan.path === "notes.txt" ? "tides.txt" : plan.path } }] };
   if (step === 1) return { toolCalls: [{ name: "write_file", input: { path: plan.path, content: plan.content } }] };
   return { text: plan.done };
 }
@@ -100,10 +105,11 @@ describe("background agents from the panel", () => {
       await agent(frame, task).waitFor({ timeout: 30_000 });
     }
     // All three at once: each in its own worktree, running in parallel.
-    await expect.poll(() => frame.locator("[data-testid=agents-view] summary").textContent(), { timeout: 30_000 }).toContain("3 running");
+    await expect.poll(() => frame.locator("[data-testid=agents-view] summary").textContent(), { timeout: 120_000 }).toContain("3 running");
     await shot("three-running");
     expect(worktrees()).toHaveLength(4);
     expect(branches()).toHaveLength(3);
+    releaseFirstSteps();
     await expect.poll(() => frame.locator("[data-testid=agent][data-state=finished]").count(), { timeout: 90_000 }).toBe(3);
     const a = agent(frame, "TASK-A");
     await expect.poll(() => a.locator("[data-testid=agent-last]").textContent(), { timeout: 10_000 }).toContain("Updated the low water time");
