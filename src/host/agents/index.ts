@@ -179,7 +179,7 @@ export class HostAgents implements vscode.Disposable {
     if (!r) return;
     const events = agentSessionEvents(r);
     this.openTranscript = { id, count: events.length };
-    this.deps.post({ type: "agents.transcript", id, lines: transcriptLines(events) });
+    this.deps.post({ type: "agents.transcript", id, lines: transcriptLines(events, r.worktree) });
   }
 
   private async showReview(id: string): Promise<void> {

@@ -98,15 +98,19 @@ export async function agentDiff(r: AgentRecord): Promise<AgentFileDiff[]> {
   return out;
 }
 
-/** The session's events as lines of a read-only transcript (the tool calls by the name and first argument the log holds). */
-export function transcriptLines(events: readonly SessionEvent[]): Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> {
+/**
+ * The session's events as lines of a read-only transcript: the tool calls by their name and first
+ * argument as the log holds it, paths inside the agent's worktree `root` shown relative to it.
+ */
+export function transcriptLines(events: readonly SessionEvent[], root?: string): Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> {
   const lines: Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> = [];
   for (const e of events) {
     if (e.type === "user_message") lines.push({ kind: "user", text: e.text });
     else if (e.type === "assistant_message" && e.text.trim()) lines.push({ kind: "assistant", text: e.text.trim() });
     else if (e.type === "tool_call") {
       const first = e.input && typeof e.input === "object" ? Object.values(e.input as Record<string, unknown>).find((v) => typeof v === "string") : undefined;
-      lines.push({ kind: "tool", text: `${e.name}${typeof first === "string" ? ` ${first.split("\n")[0]!.slice(0, 120)}` : ""}` });
+      const arg = typeof first === "string" ? (root && first.startsWith(root + "/") ? first.slice(root.length + 1) : first).split("\n")[0]!.slice(0, 120) : undefined;
+      lines.push({ kind: "tool", text: arg ? `${e.name} ${arg}` : e.name });
     } else if (e.type === "error") lines.push({ kind: "notice", text: e.message });
   }
   return lines.slice(-500);

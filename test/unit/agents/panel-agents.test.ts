@@ -14,7 +14,16 @@ describe("the Agents view's protocol", () => {
   });
 
   it("takes a merge of chosen hunks or whole files, and refuses hunk 0 and an id that is a path", () => {
-    expect(parseWebviewToHost({ type: "agents.merge", id: "a1b2c3d4", files: [{ path: "tides.txt", hunks: [1] }, { path: "logo.png", hunks: "all" }] }).ok).toBe(true);
+    expect(
+      parseWebviewToHost({
+        type: "agents.merge",
+        id: "a1b2c3d4",
+        files: [
+          { path: "tides.txt", hunks: [1] },
+          { path: "logo.png", hunks: "all" },
+        ],
+      }).ok,
+    ).toBe(true);
     expect(parseWebviewToHost({ type: "agents.merge", id: "a1b2c3d4", files: [{ path: "tides.txt", hunks: [0] }] }).ok).toBe(false);
     expect(parseWebviewToHost({ type: "agents.discard", id: "../../etc" }).ok).toBe(false);
     expect(parseWebviewToHost({ type: "agents.note", id: "a1b2c3d4", text: "also update the README" }).ok).toBe(true);
@@ -35,13 +44,13 @@ describe("an agent's transcript", () => {
     const base = { v: 1, seq: 0, ts: "2026-01-01T00:00:00Z", sessionId: "s" };
     const events = [
       { ...base, type: "user_message", text: "TASK-A: update the tide table" },
-      { ...base, type: "tool_call", callId: "c1", name: "read_file", input: { path: "tides.txt" } },
+      { ...base, type: "tool_call", callId: "c1", name: "read_file", input: { path: "/wt/task-a/tides.txt" } },
       { ...base, type: "tool_call", callId: "c2", name: "run_command", input: { command: "npm test\n--watch=false" } },
       { ...base, type: "assistant_message", text: "  " },
       { ...base, type: "error", message: "the model is overloaded" },
       { ...base, type: "assistant_message", text: "Updated the low water time.\n" },
     ] as unknown as SessionEvent[];
-    expect(transcriptLines(events)).toEqual([
+    expect(transcriptLines(events, "/wt/task-a")).toEqual([
       { kind: "user", text: "TASK-A: update the tide table" },
       { kind: "tool", text: "read_file tides.txt" },
       { kind: "tool", text: "run_command npm test" },
