@@ -21,6 +21,7 @@ import { CustomizationsView } from "./views/customizations";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { TranscriptSearch } from "./views/transcript-search";
 import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
+import { AgentsPanel } from "./views/agents";
 
 export class App {
   private readonly header: Header;
@@ -45,6 +46,8 @@ export class App {
   /** Demo model: the suggested prompts of the empty panel. */
   private readonly demoPrompts: DemoPrompts;
   private readonly demoNext: DemoPromptsBar;
+  /** Background agents: the Agents view (src/host/agents). */
+  private readonly agents: AgentsPanel;
   /** The demo model's suggested prompts (while it is in use) and whether the session has turns. */
   private demo: { view: DemoView | undefined; hasItems: boolean; readOnly: boolean } = { view: undefined, hasItems: false, readOnly: false };
   private readonly restricted = el("div", { class: "banner restricted", "data-testid": "restricted-banner", role: "status", hidden: true }, [
@@ -97,6 +100,7 @@ export class App {
         editQueued: (id, patch) => send({ type: "composer.editQueued", id, ...patch }),
         removeQueued: (id) => send({ type: "composer.removeQueued", id }),
         saveChips: (items) => host.saveChips?.(items),
+        runInBackground: (text, carry) => send({ type: "agents.start", text, carry }),
       },
       host.savedChips?.() ?? [],
     );
@@ -107,6 +111,7 @@ export class App {
     };
     this.demoPrompts = new DemoPrompts(sendDemoPrompt);
     this.demoNext = new DemoPromptsBar(sendDemoPrompt);
+    this.agents = new AgentsPanel(send);
     const scroller = el("main", { class: "scroller" });
     this.list = new MessageList(scroller, send);
     this.search = new TranscriptSearch(send, (m) => this.list.jumpTo(m.index, { id: m.id, highlight: true }));
@@ -122,6 +127,7 @@ export class App {
       this.customizations.root,
       this.contextMeter.root,
       this.history.root,
+      this.agents.root,
       this.search.root,
       scroller,
       this.error,
@@ -223,6 +229,19 @@ export class App {
         return;
       case "searchResults":
         this.search.onResults(msg);
+        return;
+      // --- background agents ---
+      case "agents":
+        this.agents.set(msg.agents);
+        return;
+      case "agents.transcript":
+        this.agents.showTranscript(msg.id, msg.lines);
+        return;
+      case "agents.review":
+        this.agents.showReview(msg.id, msg.files);
+        return;
+      case "agents.outcome":
+        this.agents.showOutcome(msg.outcome);
         return;
       default:
         msg satisfies never;

@@ -59,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
     vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
     vscode.commands.registerCommand("yoke.restoreCheckpoint", () => getController().restoreCheckpoint()), // checkpoints (src/host/checkpoints.ts)
+    vscode.commands.registerCommand("yoke.runInBackground", () => getController().agents.startFromPalette()), // background agents (src/host/agents)
   );
 
   log.info(`activated in ${(performance.now() - started).toFixed(1)} ms`);

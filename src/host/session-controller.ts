@@ -34,6 +34,7 @@ import { PanelSnapshots } from "./session/snapshot";
 import { PanelState } from "./session/state";
 import { StoreLink } from "./session/store";
 import { OtherWriters } from "./session/other-writers";
+import { HostAgents } from "./agents"; // background agents (issue 24)
 
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;
@@ -70,6 +71,8 @@ export class SessionController implements vscode.Disposable {
   // --- end palette ---
   /** @-mentions, steering and the queue (src/host/composer.ts). */
   readonly composer: HostComposer;
+  /** Background agents: Run in background, the Agents view, review and merge back (src/host/agents). */
+  readonly agents: HostAgents;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -187,7 +190,9 @@ export class SessionController implements vscode.Disposable {
       demo: this.demo,
       firstRun: this.firstRun,
       review,
+      agents: (this.agents = new HostAgents({ extensionPath: ctx.extensionUri.fsPath, log, keys, post, mode: () => this.permissions.mode, visible: isPanelVisible })),
     };
+    this.disposables.push(this.agents);
     this.disposables.push(
       this.approver.onDidChange((request) => post({ type: "permission", request })),
       this.mcp.onDidChange((servers) => post({ type: "mcpServers", servers })),

@@ -460,6 +460,55 @@ export const TranscriptMessages = {
 };
 // --- end long sessions ---
 
+// --- background agents (issue 24, src/host/agents): the Agents view, "Run in background", the review of an agent's change ---
+const agentId = z.string().check(z.regex(/^[a-f0-9]{4,32}$/));
+export const AGENT_CARRY = ["none", "tracked", "all"] as const;
+export const AgentItemView = z.object({
+  id: agentId,
+  task: z.string(),
+  state: z.enum(["queued", "running", "finished", "failed", "stopped", "interrupted"]),
+  resumable: z.boolean(),
+  branch: z.string(),
+  /** Spend: "$0.0123" or "1234 tok", or "". */
+  spend: z.string(),
+  changedFiles: z.array(z.object({ path: z.string(), status: z.string() })),
+  lastMessage: z.nullable(z.string()),
+  merged: z.boolean(),
+});
+export type AgentItemView = z.infer<typeof AgentItemView>;
+/** One line of an agent's read-only transcript. */
+export const AgentTranscriptLine = z.object({ kind: z.enum(["user", "assistant", "tool", "notice"]), text: z.string() });
+export const AgentHunkView = z.object({ index: z.number(), beforeStart: z.number(), before: z.array(z.string()), after: z.array(z.string()) });
+export const AgentFileDiffView = z.object({ path: z.string(), status: z.string(), binary: z.boolean(), hunks: z.array(AgentHunkView) });
+export type AgentFileDiffView = z.infer<typeof AgentFileDiffView>;
+/** What a merge, discard, stop or note did: `ok: false` carries the explanation shown to the person. */
+export const AgentOutcomeView = z.object({ id: z.nullable(agentId), action: z.string(), ok: z.boolean(), text: z.string(), conflicts: z.array(z.object({ path: z.string(), detail: z.string() })) });
+export type AgentOutcomeView = z.infer<typeof AgentOutcomeView>;
+const agentPath = z.string().check(z.minLength(1), z.maxLength(5_000));
+export const AgentMessages = {
+  toWebview: [
+    z.object({ type: z.literal("agents"), agents: z.array(AgentItemView) }),
+    z.object({ type: z.literal("agents.transcript"), id: agentId, lines: z.array(AgentTranscriptLine) }),
+    z.object({ type: z.literal("agents.review"), id: agentId, files: z.array(AgentFileDiffView) }),
+    z.object({ type: z.literal("agents.outcome"), outcome: AgentOutcomeView }),
+  ],
+  toHost: [
+    /** Start the composer's text as a background agent in a worktree of its own. */
+    z.object({ type: z.literal("agents.start"), text: z.string().check(z.minLength(1), z.maxLength(100_000)), carry: z.enum(AGENT_CARRY) }),
+    z.object({ type: z.literal("agents.open"), id: agentId, what: z.enum(["transcript", "review"]) }),
+    z.object({ type: z.literal("agents.stop"), id: agentId }),
+    z.object({ type: z.literal("agents.discard"), id: agentId }),
+    z.object({ type: z.literal("agents.note"), id: agentId, text: z.string().check(z.minLength(1), z.maxLength(100_000)) }),
+    /** Merge back the accepted part of the change: per file, the accepted hunk numbers ("all" for a binary file taken whole). */
+    z.object({
+      type: z.literal("agents.merge"),
+      id: agentId,
+      files: z.array(z.object({ path: agentPath, hunks: z.union([z.literal("all"), z.array(z.number().check(z.int(), z.minimum(1)))]) })),
+    }),
+  ],
+} as const;
+// --- end background agents ---
+
 export const HostToWebview = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), snapshot: Snapshot }),
   /** Append an item, or replace the item with the same id; `index`: its position in the transcript (long sessions). */
@@ -489,6 +538,7 @@ export const HostToWebview = z.discriminatedUnion("type", [
   PaletteMessages.focus,
   ...ComposerMessages.toWebview,
   ...TranscriptMessages.toWebview,
+  ...AgentMessages.toWebview,
 ]);
 export type HostToWebview = z.infer<typeof HostToWebview>;
 
@@ -539,6 +589,7 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   ...TranscriptMessages.toHost,
   /** Demo model: start it and use it (the first-run view's "Try the demo model"). */
   z.object({ type: z.literal("useDemoModel") }),
+  ...AgentMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -26,6 +26,8 @@ export interface ComposerHandlers {
   removeQueued(id: string): void;
   /** The chips changed: kept so that a reloaded panel shows them again. */
   saveChips?(items: readonly ContextItemView[]): void;
+  /** Background agents: run the text as a background agent in a worktree, carrying none, the tracked or all uncommitted changes. */
+  runInBackground?(text: string, carry: "none" | "tracked" | "all"): void;
 }
 
 export class Composer {
@@ -35,6 +37,9 @@ export class Composer {
   private readonly stopButton: HTMLElement;
   private readonly steerButton: HTMLElement;
   private readonly queueButton: HTMLElement;
+  /** Background agents: "Run in background" and what of the uncommitted work it carries. */
+  private readonly backgroundButton: HTMLElement;
+  private readonly carry: HTMLSelectElement;
   private readonly chipRow = el("div", { class: "chips composer-chips", "data-testid": "composer-chips", hidden: true });
   private readonly mentions: MentionList;
   private readonly queue: QueueList;
@@ -94,13 +99,19 @@ export class Composer {
     this.steerButton = button({ label: "Steer", appearance: "secondary", title: "Deliver at the next step (Enter)", testid: "steer", onClick: () => this.submit("steer") });
     this.queueButton = button({ label: "Queue", appearance: "secondary", title: "Send after the task (Alt+Enter)", testid: "queue", onClick: () => this.submit("queue") });
     this.stopButton = button({ icon: "debug-stop", title: "Stop", testid: "stop", onClick: () => h.stop() });
+    this.carry = el("select", { class: "carry-select", "data-testid": "carry-select", title: "What of your uncommitted work the background agent gets", "aria-label": "Carry uncommitted changes" }, [
+      el("option", { value: "none" }, ["from HEAD"]),
+      el("option", { value: "tracked" }, ["+ tracked changes"]),
+      el("option", { value: "all" }, ["+ all changes"]),
+    ]);
+    this.backgroundButton = button({ icon: "run-all", title: "Run in background: an agent in a git worktree of its own", testid: "run-background", onClick: () => this.runInBackground() });
     this.stopButton.hidden = true;
     this.steerButton.hidden = true;
     this.queueButton.hidden = true;
     const box = el("div", { class: "composer-box" }, [this.chipRow, this.input, this.mentions.root]);
     this.root = el("div", { class: "composer-area" }, [
       this.queue.root,
-      el("div", { class: "composer" }, [box, el("div", { class: "composer-actions" }, [this.stopButton, this.steerButton, this.queueButton, this.sendButton])]),
+      el("div", { class: "composer" }, [box, el("div", { class: "composer-actions" }, [this.stopButton, this.steerButton, this.queueButton, this.carry, this.backgroundButton, this.sendButton])]),
     ]);
     for (const item of saved) this.addChip(item, labelOf(item));
   }
@@ -166,8 +177,19 @@ export class Composer {
     this.autosize();
   }
 
+  private runInBackground(): void {
+    const text = this.input.value.trim();
+    if (!text || !this.h.runInBackground) return;
+    this.h.runInBackground(text, this.carry.value as "none" | "tracked" | "all");
+    this.last = text;
+    this.input.value = "";
+    this.autosize();
+  }
+
   private update(): void {
     const off = this.readOnly;
+    this.backgroundButton.hidden = !this.h.runInBackground;
+    this.carry.hidden = !this.h.runInBackground;
     this.stopButton.hidden = !this.running || off;
     this.steerButton.hidden = !this.running || off;
     this.queueButton.hidden = !this.running || off;

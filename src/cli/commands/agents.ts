@@ -9,16 +9,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
-import type { SessionEvent } from "../../core/events";
-import { summarizeSession } from "../../core/session/projection";
-import { parseLog } from "../../core/session/session-log";
-import { applyAgentChange, fileHunks, mergeAgentBranch, readBlob, type HunkSelection } from "../../node/background/merge";
+import { agentState, type AgentRecord } from "../../core/background/agents";
+import { applyAgentChange, mergeAgentBranch, type HunkSelection } from "../../node/background/merge";
 import { agentWorktreeOf } from "../../node/background/paths";
 import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess } from "../../node/background/registry";
-import { agentPatch, changedFiles, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
+import { agentDiff, agentSessionEvents, agentViewOf } from "../../node/background/view";
+import { agentPatch, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
 import { readSettings } from "../../node/settings/reader";
-import { createFileSessionStore } from "../../node/session-store";
 import { parse, printJson, UsageError } from "../args";
 import { createConsoleRenderer } from "../render";
 import { cliSessionDir } from "../session-setup";
@@ -210,70 +207,12 @@ function runSetup(record: AgentRecord, command: string): NonNullable<AgentRecord
   return { command, outcome: ok ? "ran" : "failed", detail: ok ? "exit status 0" : `exit status ${run.status ?? run.signal}` };
 }
 
-interface AgentView {
-  id: string;
-  task: string;
-  state: AgentState;
-  resumable: boolean;
-  branch: string;
-  worktree: string;
-  baseCommit: string;
-  sessionId: string | null;
-  costUsd: number | null;
-  usage: { inputTokens: number; outputTokens: number } | null;
-  changedFiles: Array<{ path: string; status: string }>;
-  lastMessage: string | null;
-  createdAt: string;
-  merged: boolean;
-  /** The agent's process while it is queued or running (the leader of its process group). */
-  pid: number | null;
-  /** What worktrees.setup did. */
-  setup: AgentRecord["setup"] | null;
-}
-
-function sessionEvents(r: AgentRecord): SessionEvent[] {
-  if (!r.sessionId) return [];
-  const store = createFileSessionStore(r.sessionDir, { readOnly: true });
-  return store.exists(r.sessionId) ? parseLog(store.read(r.sessionId)).events : [];
-}
-
-async function viewOf(registry: AgentRegistry, r: AgentRecord): Promise<AgentView> {
-  const events = sessionEvents(r);
-  const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
-  const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
-  const state = agentState(r, agentAlive(r));
-  const files = existsSync(r.worktree)
-    ? await worktreeTree(r.worktree, r.placed)
-        .then((tree) => changedFiles(r.worktree, r.baseCommit, tree))
-        .catch(() => [])
-    : [];
-  return {
-    id: r.id,
-    task: r.task,
-    state,
-    resumable: state === "interrupted" && !!r.sessionId,
-    branch: r.branch,
-    worktree: r.worktree,
-    baseCommit: r.baseCommit,
-    sessionId: r.sessionId ?? null,
-    costUsd: summary?.costUsd ?? null,
-    usage: summary ? { inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens } : null,
-    changedFiles: files,
-    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
-    createdAt: r.createdAt,
-    merged: Boolean(r.mergedAt),
-    pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,
-    setup: r.setup ?? null,
-  };
-  void registry;
-}
-
 const common = { cwd: { type: "string" }, json: { type: "boolean" } } as const;
 
 async function listCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, common, false);
   const { top, registry } = await workspaceOf(resolve(values.cwd ?? "."));
-  const views = await Promise.all(registry.list().map((r) => viewOf(registry, r)));
+  const views = await Promise.all(registry.list().map((r) => agentViewOf(r)));
   if (values.json) {
     printJson({ workspace: top, agents: views });
     return 0;
@@ -308,7 +247,7 @@ async function attachCommand(argv: string[]): Promise<number> {
   const renderer = createConsoleRenderer(process.stdout, process.stderr);
   let printed = 0;
   const print = (r: AgentRecord) => {
-    const events = sessionEvents(r);
+    const events = agentSessionEvents(r);
     for (const e of events.slice(printed)) {
       if (values.json) process.stdout.write(JSON.stringify(e) + "\n");
       else {
@@ -350,19 +289,11 @@ async function stopCommand(argv: string[]): Promise<number> {
 
 async function diffCommand(argv: string[]): Promise<number> {
   const { values, record } = await target(argv, { patch: { type: "boolean" } });
-  const tree = await worktreeTree(record.worktree, record.placed);
   if (values.patch) {
-    process.stdout.write(await agentPatch(record.worktree, record.baseCommit, tree));
+    process.stdout.write(await agentPatch(record.worktree, record.baseCommit, await worktreeTree(record.worktree, record.placed)));
     return 0;
   }
-  const files = await changedFiles(record.worktree, record.baseCommit, tree);
-  const out = [];
-  for (const f of files) {
-    const base = await readBlob(record.worktree, record.baseCommit, f.path);
-    const agent = await readBlob(record.worktree, tree, f.path);
-    const binary = [base, agent].some((b) => b !== null && b.subarray(0, 8000).includes(0));
-    out.push({ ...f, binary, hunks: binary ? [] : fileHunks(base, agent) });
-  }
+  const out = await agentDiff(record);
   if (values.json) {
     printJson({ agentId: record.id, branch: record.branch, baseCommit: record.baseCommit, files: out });
     return 0;

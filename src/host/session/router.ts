@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import type { AgentSession } from "../../core/loop/agent-session";
 import { PROTOCOL_VERSION, type HostToWebview, type WebviewToHost } from "../../protocol/messages";
+import type { HostAgents } from "../agents";
 import type { CheckpointControls } from "../checkpoints";
 import type { HostComposer } from "../composer";
 import type { HostCustomizations } from "../customizations";
@@ -41,6 +42,8 @@ export interface RouterTargets {
   demo: HostDemoModel;
   firstRun: FirstRunProbe;
   review: ReviewFeature | undefined;
+  /** Background agents (src/host/agents). */
+  agents: HostAgents;
 }
 
 export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promise<void> {
@@ -50,6 +53,7 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
       t.post({ type: "mcpServers", servers: t.mcp.views() });
       await t.pushState();
       t.composer.panelConnected();
+      t.agents.panelConnected();
       return;
     case "prompt":
       return t.composed.send(msg.text, [], "send");
@@ -125,6 +129,14 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
       await t.demo.use().catch((err: unknown) => t.post({ type: "error", message: `The demo model did not start: ${(err as Error)?.message ?? String(err)}` }));
       t.firstRun.again(false);
       return t.pushState();
+    // --- background agents: run in background, the Agents view, review, merge back, discard ---
+    case "agents.start":
+    case "agents.open":
+    case "agents.stop":
+    case "agents.discard":
+    case "agents.note":
+    case "agents.merge":
+      return t.agents.handle(msg);
     default:
       msg satisfies never;
   }

@@ -1,0 +1,270 @@
+// Background agents in the panel (issue 24): "Run in background" from the composer and the
+// palette, the Agents view (every agent of the workspace, running or finished, from the same
+// records `yoke agents list` reads), an agent's read-only transcript, a note back, stop, the review
+// of its change per file and hunk, Merge back and Discard. Reading goes straight to the records,
+// session logs and worktrees (src/node/background); every action runs the yoke command line the
+// extension ships (cli.ts), so the panel and `yoke agents` are one engine.
+import * as vscode from "vscode";
+import type { AgentRecord } from "../../core/background/agents";
+import type { PermissionMode } from "../../core/loop/types";
+import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
+import { AgentRegistry } from "../../node/background/registry";
+import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
+import { repositoryOf } from "../../node/background/worktree";
+import { readSettings, type ApiKeys } from "../settings";
+import { jsonOf, problemOf, runYoke, type CliOutcome } from "./cli";
+
+type AgentMessage = Extract<WebviewToHost, { type: `agents.${string}` }>;
+type Carry = "none" | "tracked" | "all";
+
+/** How often the view is refreshed: while an agent is queued or running, and otherwise (agents the CLI started). */
+const BUSY_MS = 1000;
+const IDLE_MS = 5000;
+/** A running agent's changed files (a `git add` into an index copy) are read at most this often. */
+const FILES_MS = 3000;
+/** The key a background agent's process gets its provider's API key from (never on its command line). */
+const KEY_ENV = "YOKE_AGENT_API_KEY";
+
+export interface HostAgentsDeps {
+  extensionPath: string;
+  log: vscode.LogOutputChannel;
+  keys: ApiKeys;
+  post: (msg: HostToWebview) => void;
+  /** The panel's permission mode: an agent starts in it (it cannot ask: what would ask is refused). */
+  mode: () => PermissionMode;
+  /** The panel is shown: the view is refreshed only then. */
+  visible: () => boolean;
+}
+
+export class HostAgents implements vscode.Disposable {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private top: string | undefined;
+  private lastPosted = "";
+  private busy = false;
+  /** Changed files per agent: recomputed when its record changed, or (running) every FILES_MS. */
+  private readonly files = new Map<string, { stamp: string; at: number; files: AgentView["changedFiles"] }>();
+  /** The transcript open in the view (refreshed while that agent runs). */
+  private openTranscript: { id: string; count: number } | undefined;
+  private disposed = false;
+
+  constructor(private readonly deps: HostAgentsDeps) {}
+
+  /** The panel (re)connected: show the agents at once, then keep them current. */
+  panelConnected(): void {
+    this.lastPosted = "";
+    void this.refresh();
+  }
+
+  async handle(msg: AgentMessage): Promise<void> {
+    switch (msg.type) {
+      case "agents.start":
+        await this.start(msg.text, msg.carry);
+        return;
+      case "agents.open":
+        return msg.what === "transcript" ? this.showTranscript(msg.id) : this.showReview(msg.id);
+      case "agents.stop":
+        return this.act(msg.id, "stop", ["stop", msg.id]);
+      case "agents.discard":
+        return this.act(msg.id, "discard", ["discard", msg.id]);
+      case "agents.note":
+        return this.act(msg.id, "note", ["note", msg.id, msg.text], await this.keyEnv());
+      case "agents.merge":
+        return this.merge(msg.id, msg.files);
+      default:
+        msg satisfies never;
+    }
+  }
+
+  /** "Yoke: Run in Background…": the task and what to carry, asked in the palette. */
+  async startFromPalette(): Promise<void> {
+    const text = await vscode.window.showInputBox({ title: "Yoke: Run in Background", prompt: "The task, run by an agent in a git worktree of its own", ignoreFocusOut: true });
+    if (!text?.trim()) return;
+    const carry = await vscode.window.showQuickPick(
+      [
+        { label: "none", detail: "Start from your last commit (HEAD)" },
+        { label: "tracked", detail: "Also carry your uncommitted changes to tracked files" },
+        { label: "all", detail: "Also carry your untracked files (not ignored ones)" },
+      ],
+      { title: "Yoke: Run in Background: what of your uncommitted work should the agent get?" },
+    );
+    if (!carry) return;
+    const id = await this.start(text.trim(), carry.label as Carry);
+    if (id) void vscode.window.showInformationMessage(`Yoke: background agent ${id} started. The Agents list in the Yoke panel follows it.`);
+  }
+
+  /** Starts an agent (`yoke run --background`); its id, or undefined with the reason shown. */
+  async start(text: string, carry: Carry): Promise<string | undefined> {
+    const fail = (why: string) => {
+      this.deps.post({ type: "agents.outcome", outcome: { id: null, action: "start", ok: false, text: why, conflicts: [] } });
+      void vscode.window.showErrorMessage(`Yoke: the background agent did not start: ${why}`);
+      return undefined;
+    };
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || folder.uri.scheme !== "file") return fail("open a local folder first: a background agent works in a git worktree of it.");
+    if (!vscode.workspace.isTrusted) return fail("trust this workspace first: a background agent runs commands and writes files, and cannot ask.");
+    const s = readSettings();
+    if (s.provider === "vscode-lm") return fail("a background agent is a process of its own and cannot use VS Code's language models: choose a provider with a key or a local server (yoke.provider).");
+    const args = ["run", "--background", "--json", "--trust", "--cwd", folder.uri.fsPath, "--carry", carry, "--provider", s.provider, "--model", s.model, "--permission-mode", this.deps.mode()];
+    if (s.baseUrl) args.push("--base-url", s.baseUrl);
+    if (!s.stream) args.push("--no-stream");
+    const env = await this.keyEnv();
+    if (env[KEY_ENV]) args.push("--api-key-env", KEY_ENV);
+    args.push("--", text);
+    const out = await this.cli(args, env);
+    const started = jsonOf<{ agentId?: string }>(out);
+    if (out.code !== 0 || !started?.agentId) return fail(problemOf(out));
+    this.deps.log.info(`background agent ${started.agentId} started: ${text.slice(0, 80)}`);
+    await this.refresh();
+    return started.agentId;
+  }
+
+  private async keyEnv(): Promise<Record<string, string>> {
+    const key = await this.deps.keys.get(readSettings().provider);
+    return key ? { [KEY_ENV]: key } : {};
+  }
+
+  private async registry(): Promise<AgentRegistry | undefined> {
+    if (!this.top) {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      if (!folder || folder.uri.scheme !== "file") return undefined;
+      this.top = await repositoryOf(folder.uri.fsPath)
+        .then((r) => r.top)
+        .catch(() => undefined);
+      if (!this.top) return undefined;
+    }
+    return new AgentRegistry(this.top);
+  }
+
+  private async record(id: string): Promise<AgentRecord | undefined> {
+    return (await this.registry())?.read(id);
+  }
+
+  private cli(args: string[], env: Record<string, string> = {}): Promise<CliOutcome> {
+    return runYoke(this.deps.extensionPath, args, env, this.top).catch((err: unknown) => ({ code: 1, stdout: "", stderr: err instanceof Error ? err.message : String(err) }));
+  }
+
+  /** One `yoke agents` action; what it did (or why not) is shown under the agent. */
+  private async act(id: string, action: string, args: string[], env: Record<string, string> = {}): Promise<void> {
+    await this.registry();
+    const out = await this.cli(["agents", ...args.slice(0, 2), "--json", ...(this.top ? ["--cwd", this.top] : []), ...args.slice(2)], env);
+    const ok = out.code === 0;
+    const text = ok ? (DONE[action] ?? action) : problemOf(out);
+    this.outcome({ id, action, ok, text, conflicts: [] });
+    if (action === "discard" && ok && this.openTranscript?.id === id) this.openTranscript = undefined;
+    await this.refresh();
+  }
+
+  private async merge(id: string, files: Extract<AgentMessage, { type: "agents.merge" }>["files"]): Promise<void> {
+    const specs = files.filter((f) => f.hunks === "all" || f.hunks.length > 0).map((f) => (f.hunks === "all" ? f.path : `${f.path}:${f.hunks.join(",")}`));
+    if (!specs.length) return this.outcome({ id, action: "merge", ok: false, text: "Nothing accepted: accept a hunk or a file first, or Discard the agent.", conflicts: [] });
+    await this.registry();
+    const out = await this.cli(["agents", "merge", id, "--json", ...(this.top ? ["--cwd", this.top] : []), ...specs.flatMap((s) => ["--hunks", s])]);
+    const result = jsonOf<{ ok: boolean; files?: string[]; reason?: string; conflicts?: Array<{ path: string; detail: string }> }>(out);
+    if (result?.ok) {
+      const merged = result.files ?? [];
+      this.outcome({ id, action: "merge", ok: true, text: merged.length ? `Merged into your tree: ${merged.join(", ")}.` : "Nothing to merge: your tree already has this change.", conflicts: [] });
+    } else {
+      this.outcome({ id, action: "merge", ok: false, text: result?.reason ? capital(result.reason) : problemOf(out), conflicts: result?.conflicts ?? [] });
+    }
+    await this.refresh();
+  }
+
+  private outcome(o: AgentOutcomeView): void {
+    if (!o.ok) this.deps.log.warn(`agent ${o.id} ${o.action}: ${o.text}`);
+    this.deps.post({ type: "agents.outcome", outcome: o });
+  }
+
+  private async showTranscript(id: string): Promise<void> {
+    const r = await this.record(id);
+    if (!r) return;
+    const events = agentSessionEvents(r);
+    this.openTranscript = { id, count: events.length };
+    this.deps.post({ type: "agents.transcript", id, lines: transcriptLines(events, r.worktree) });
+  }
+
+  private async showReview(id: string): Promise<void> {
+    const r = await this.record(id);
+    if (!r) return;
+    const files = await agentDiff(r).catch((err: unknown) => {
+      this.outcome({ id, action: "review", ok: false, text: `Its change could not be read: ${err instanceof Error ? err.message : String(err)}`, conflicts: [] });
+      return undefined;
+    });
+    if (!files) return;
+    const view: AgentFileDiffView[] = files.map((f) => ({
+      path: f.path,
+      status: f.status,
+      binary: f.binary,
+      hunks: f.hunks.map((h) => ({ index: h.index, beforeStart: h.beforeStart, before: h.beforeLines.map(chomp), after: h.afterLines.map(chomp) })),
+    }));
+    this.deps.post({ type: "agents.review", id, files: view });
+  }
+
+  /** Reads the agents and posts the list when it changed; schedules the next read. */
+  async refresh(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.disposed) return;
+    let active = false;
+    if (!this.busy && this.deps.visible()) {
+      this.busy = true;
+      try {
+        const registry = await this.registry();
+        const records = registry?.list() ?? [];
+        const views = await Promise.all(records.map(async (r) => agentViewOf(r, await this.changedFiles(r))));
+        active = views.some((v) => v.state === "running" || v.state === "queued");
+        const items = views.map(itemOf);
+        const json = JSON.stringify(items);
+        if (json !== this.lastPosted) {
+          this.lastPosted = json;
+          this.deps.post({ type: "agents", agents: items });
+        }
+        const open = this.openTranscript && records.find((r) => r.id === this.openTranscript!.id);
+        if (open && agentSessionEvents(open).length !== this.openTranscript!.count) await this.showTranscript(open.id);
+      } catch (err) {
+        this.deps.log.warn(`agents: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        this.busy = false;
+      }
+    }
+    if (!this.disposed) this.timer = setTimeout(() => void this.refresh(), active ? BUSY_MS : IDLE_MS);
+  }
+
+  private async changedFiles(r: AgentRecord): Promise<AgentView["changedFiles"]> {
+    const cached = this.files.get(r.id);
+    const running = r.phase !== "ended";
+    if (cached && cached.stamp === r.updatedAt && (!running || Date.now() - cached.at < FILES_MS)) return cached.files;
+    const files = await agentChangedFiles(r);
+    this.files.set(r.id, { stamp: r.updatedAt, at: Date.now(), files });
+    return files;
+  }
+
+  dispose(): void {
+    // The agents themselves run on: they are processes of their own (yoke agents lists them).
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+const DONE: Record<string, string> = {
+  stop: "Stopped. Its worktree stays: review, merge or discard it.",
+  discard: "Discarded: its worktree and branch are removed (its transcript stays in the session history).",
+  note: "Note sent: the agent continues in its worktree.",
+};
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const chomp = (l: string) => l.replace(/\r?\n$/, "");
+
+function itemOf(v: AgentView): AgentItemView {
+  const spend = v.costUsd !== null ? `$${v.costUsd.toFixed(4)}` : v.usage ? `${v.usage.inputTokens + v.usage.outputTokens} tok` : "";
+  return {
+    id: v.id,
+    task: v.task,
+    state: v.state,
+    resumable: v.resumable,
+    branch: v.branch,
+    spend,
+    changedFiles: v.changedFiles,
+    lastMessage: v.lastMessage && v.lastMessage.length > 400 ? v.lastMessage.slice(0, 400) + "…" : v.lastMessage,
+    merged: v.merged,
+  };
+}

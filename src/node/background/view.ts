@@ -1,0 +1,117 @@
+/**
+ * What `yoke agents list` and the panel's Agents view show of an agent: its task, state, spend,
+ * changed files and last message (from its record, its session log and its worktree), and its
+ * change per hunk (what `yoke agents diff` prints and the panel's review shows). One reading for both.
+ */
+import { existsSync } from "node:fs";
+import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
+import type { SessionEvent } from "../../core/events";
+import type { Hunk } from "../../core/review-hunks";
+import { summarizeSession } from "../../core/session/projection";
+import { parseLog } from "../../core/session/session-log";
+import { createFileSessionStore } from "../session-store";
+import { fileHunks, readBlob } from "./merge";
+import { agentAlive } from "./registry";
+import { changedFiles, worktreeTree } from "./worktree";
+
+export interface AgentView {
+  id: string;
+  task: string;
+  state: AgentState;
+  resumable: boolean;
+  branch: string;
+  worktree: string;
+  baseCommit: string;
+  sessionId: string | null;
+  costUsd: number | null;
+  usage: { inputTokens: number; outputTokens: number } | null;
+  changedFiles: Array<{ path: string; status: string }>;
+  lastMessage: string | null;
+  createdAt: string;
+  merged: boolean;
+  /** The agent's process while it is queued or running (the leader of its process group). */
+  pid: number | null;
+  /** What worktrees.setup did. */
+  setup: AgentRecord["setup"] | null;
+}
+
+/** The agent's session events (none before its process created the session). */
+export function agentSessionEvents(r: AgentRecord): SessionEvent[] {
+  if (!r.sessionId) return [];
+  const store = createFileSessionStore(r.sessionDir, { readOnly: true });
+  return store.exists(r.sessionId) ? parseLog(store.read(r.sessionId)).events : [];
+}
+
+/** The files the agent changed against its base (committed, uncommitted and untracked work). */
+export async function agentChangedFiles(r: AgentRecord): Promise<Array<{ path: string; status: string }>> {
+  if (!existsSync(r.worktree)) return [];
+  return worktreeTree(r.worktree, r.placed)
+    .then((tree) => changedFiles(r.worktree, r.baseCommit, tree))
+    .catch(() => []);
+}
+
+/** The view of one agent; `files` when the caller already has them (the panel recomputes them only when the record changed). */
+export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; status: string }>): Promise<AgentView> {
+  const events = agentSessionEvents(r);
+  const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
+  const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
+  const state = agentState(r, agentAlive(r));
+  return {
+    id: r.id,
+    task: r.task,
+    state,
+    resumable: state === "interrupted" && !!r.sessionId,
+    branch: r.branch,
+    worktree: r.worktree,
+    baseCommit: r.baseCommit,
+    sessionId: r.sessionId ?? null,
+    costUsd: summary?.costUsd ?? null,
+    usage: summary ? { inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens } : null,
+    changedFiles: files ?? (await agentChangedFiles(r)),
+    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+    createdAt: r.createdAt,
+    merged: Boolean(r.mergedAt),
+    pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,
+    setup: r.setup ?? null,
+  };
+}
+
+export interface AgentFileDiff {
+  path: string;
+  status: string;
+  binary: boolean;
+  /** Numbered from 1, as `yoke agents merge --hunks PATH:N` takes them. */
+  hunks: Hunk[];
+}
+
+/** The agent's whole change (its branch and its worktree against its base), per file and hunk. */
+export async function agentDiff(r: AgentRecord): Promise<AgentFileDiff[]> {
+  const tree = await worktreeTree(r.worktree, r.placed);
+  const files = await changedFiles(r.worktree, r.baseCommit, tree);
+  const out: AgentFileDiff[] = [];
+  for (const f of files) {
+    const base = await readBlob(r.worktree, r.baseCommit, f.path);
+    const agent = await readBlob(r.worktree, tree, f.path);
+    const binary = [base, agent].some((b) => b !== null && b.subarray(0, 8000).includes(0));
+    out.push({ ...f, binary, hunks: binary ? [] : fileHunks(base, agent) });
+  }
+  return out;
+}
+
+/**
+ * The session's events as lines of a read-only transcript: the tool calls by their name and first
+ * argument as the log holds it, paths inside the agent's worktree `root` shown relative to it.
+ */
+export function transcriptLines(events: readonly SessionEvent[], root?: string): Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> {
+  const lines: Array<{ kind: "user" | "assistant" | "tool" | "notice"; text: string }> = [];
+  for (const e of events) {
+    if (e.type === "user_message") lines.push({ kind: "user", text: e.text });
+    else if (e.type === "assistant_message" && e.text.trim()) lines.push({ kind: "assistant", text: e.text.trim() });
+    else if (e.type === "tool_call") {
+      const first = e.input && typeof e.input === "object" ? Object.values(e.input as Record<string, unknown>).find((v) => typeof v === "string") : undefined;
+      const arg = typeof first === "string" ? (root && first.startsWith(root + "/") ? first.slice(root.length + 1) : first).split("\n")[0]!.slice(0, 120) : undefined;
+      lines.push({ kind: "tool", text: arg ? `${e.name} ${arg}` : e.name });
+    } else if (e.type === "error") lines.push({ kind: "notice", text: e.message });
+  }
+  return lines.slice(-500);
+}
