@@ -13,7 +13,6 @@
  * (`yoke mcp list`), the reader's file list is read here with the reader's read. .vscode/mcp.json and
  * .mcp.json are MCP's own files, read with the same read.
  */
-import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { parseMcpConfig, type ExpandContext, type McpConfig, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
@@ -38,7 +37,7 @@ export function vscodeUserMcpJson(home: string, env: Record<string, string | und
   const base =
     platform === "win32" ? (env.APPDATA ?? join(home, "AppData", "Roaming")) : platform === "darwin" ? join(home, "Library", "Application Support") : env.XDG_CONFIG_HOME || join(home, ".config");
   const candidates = VSCODE_APPS.map((app) => join(base, app, "User", "mcp.json"));
-  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+  return candidates.find((c) => readSettingsText(c).text !== undefined) ?? candidates[0]!;
 }
 
 /** The settings files that may define `mcpServers`: the user's, the workspace's, the `--settings` ones. */
