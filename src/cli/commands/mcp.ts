@@ -56,6 +56,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       transport: s.config.transport,
       target: describeServer(s.config),
       source: s.config.sourcePath,
+      scope: s.config.source,
       workspace: s.config.workspace,
       state: s.state,
       detail: s.detail ?? null,
@@ -65,9 +66,12 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
     }));
     if (json) printJson({ servers: rows, problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
     else {
-      if (rows.length === 0 && mcp.problems.length === 0) process.stdout.write("No MCP servers are configured (.mcp.json, .vscode/mcp.json, .yoke/settings.json, ~/.yoke/settings.json).\n");
+      if (rows.length === 0 && mcp.problems.length === 0)
+        process.stdout.write(
+          "No MCP servers are configured (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .yoke/settings.json, ~/.yoke/settings.json, ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json).\n",
+        );
       for (const r of rows) {
-        process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}\n`);
+        process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
       for (const p of mcp.problems) process.stdout.write(`problem: ${p.message}\n`);

@@ -12,7 +12,22 @@ import { parseJsoncOrThrow } from "../settings/jsonc";
 export type McpTransportKind = "stdio" | "http" | "sse";
 
 /** Where a definition comes from. Workspace sources need trust and the user's approval. */
-export type McpSourceKind = "workspace-mcp-json" | "vscode-mcp-json" | "workspace-settings" | "user-settings" | "extra";
+export type McpSourceKind =
+  | "workspace-mcp-json"
+  | "vscode-mcp-json"
+  | "workspace-settings"
+  | "user-settings"
+  | "extra"
+  /** The workspace's `.cursor/mcp.json` (Cursor's `mcpServers`): the repository's, like `.mcp.json`. */
+  | "cursor-mcp-json"
+  /** `~/.cursor/mcp.json`: the user's own. */
+  | "cursor-user-mcp-json"
+  /** VS Code's user-profile `mcp.json` (`servers` + `inputs`, like `.vscode/mcp.json`): the user's own. */
+  | "vscode-user-mcp-json"
+  /** `~/.claude.json` top-level `mcpServers` (Claude Code's user scope): the user's own. */
+  | "claude-user"
+  /** `~/.claude.json` `projects["<workspace>"].mcpServers` (Claude Code's local scope): the user's own. */
+  | "claude-local";
 
 export interface McpSourceFile {
   kind: McpSourceKind;
@@ -20,6 +35,8 @@ export interface McpSourceFile {
   path: string;
   /** The file's text; undefined when it does not exist. */
   text: string | undefined;
+  /** "claude-local": the key of `projects` whose `mcpServers` are read (the workspace folder's absolute path). */
+  project?: string;
 }
 
 interface McpServerBase {
@@ -90,7 +107,16 @@ export interface McpConfig {
   problems: McpConfigProblem[];
 }
 
-const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "vscode-mcp-json", "workspace-settings"]);
+const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "vscode-mcp-json", "workspace-settings", "cursor-mcp-json"]);
+
+/** The kinds whose server map is VS Code's `servers` (with `inputs`). */
+const VSCODE_SHAPED: ReadonlySet<McpSourceKind> = new Set(["vscode-mcp-json", "vscode-user-mcp-json"]);
+
+/** `projects` keys as Claude Code writes them may differ from ours only in separators and a trailing slash. */
+function sameProject(a: string, b: string): boolean {
+  const norm = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "") || "/";
+  return norm(a) === norm(b);
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -229,7 +255,13 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
 /** The server map of one file: `mcpServers` (Claude Code, Yoke) or `servers` (VS Code). */
 function serverMap(file: McpSourceFile, value: unknown): Record<string, unknown> | undefined {
   if (!isObject(value)) return undefined;
-  const key = file.kind === "vscode-mcp-json" ? (value.servers !== undefined ? "servers" : "mcpServers") : "mcpServers";
+  if (file.kind === "claude-local") {
+    // ~/.claude.json: `projects` maps each project's absolute path to its state; its `mcpServers` are the local scope.
+    if (!isObject(value.projects) || file.project === undefined) return undefined;
+    const entry = Object.entries(value.projects).find(([k]) => sameProject(k, file.project!))?.[1];
+    return isObject(entry) ? serverMap({ ...file, kind: "claude-user" }, entry) : undefined;
+  }
+  const key = VSCODE_SHAPED.has(file.kind) ? (value.servers !== undefined ? "servers" : "mcpServers") : "mcpServers";
   const map = value[key];
   if (map === undefined) return undefined;
   if (!isObject(map)) throw new ExpandError(`"${key}" must be an object of server definitions`);
@@ -253,7 +285,9 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
       map = serverMap(file, value);
       if (isObject(value)) inputs = parseInputs(value.inputs);
     } catch (err) {
-      problems.push({ sourcePath: file.path, message: `${file.path}: ${err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message}` });
+      const message = `${file.path}: ${err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message}`;
+      // ~/.claude.json is read for two scopes: one problem for the file.
+      if (!problems.some((p) => p.server === undefined && p.message === message)) problems.push({ sourcePath: file.path, message });
       continue;
     }
     for (const [name, raw] of Object.entries(map ?? {})) {

@@ -1,7 +1,9 @@
 /**
  * The files MCP servers are defined in, for one workspace folder (lowest priority first): the
- * user's ~/.yoke/settings.json, the workspace's .yoke/settings.json, .vscode/mcp.json, .mcp.json
- * and the `--settings` files.
+ * enabled plugins' servers, ~/.claude.json's `mcpServers` (Claude Code's user scope),
+ * ~/.cursor/mcp.json, VS Code's user-profile mcp.json, the user's ~/.yoke/settings.json, the
+ * workspace's .yoke/settings.json, .cursor/mcp.json, .vscode/mcp.json, .mcp.json, this project's
+ * entry of ~/.claude.json (Claude Code's local scope) and the `--settings` files.
  *
  * The settings files are the one settings reader's (src/node/settings/reader.ts): a session passes
  * the texts the reader read (SessionSettings.settingsFiles), so each file is read once per session
@@ -19,6 +21,24 @@ import { originOf } from "../../core/settings/origin";
 import { readSettingsText, settingsFileList } from "../settings/files";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { pluginMcpSourceFiles } from "../plugins";
+
+/** The folders of VS Code's builds, in the order their user `mcp.json` is looked for (the first that exists is read). */
+const VSCODE_APPS = ["Code", "Code - Insiders", "VSCodium"];
+
+/**
+ * The user-profile `mcp.json` of VS Code (default profile): `$VSCODE_PORTABLE/user-data/User` in a
+ * portable install, else `%APPDATA%\\Code\\User` (Windows), `~/Library/Application Support/Code/User`
+ * (macOS), `$XDG_CONFIG_HOME/Code/User` or `~/.config/Code/User` (Linux); the first of Code, Code -
+ * Insiders and VSCodium whose file exists. `userDir` (the extension host knows its own) wins.
+ */
+export function vscodeUserMcpJson(home: string, env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform, userDir?: string): string {
+  if (userDir) return join(userDir, "mcp.json");
+  if (env.VSCODE_PORTABLE) return join(env.VSCODE_PORTABLE, "user-data", "User", "mcp.json");
+  const base =
+    platform === "win32" ? (env.APPDATA ?? join(home, "AppData", "Roaming")) : platform === "darwin" ? join(home, "Library", "Application Support") : env.XDG_CONFIG_HOME || join(home, ".config");
+  const candidates = VSCODE_APPS.map((app) => join(base, app, "User", "mcp.json"));
+  return candidates.find((c) => readSettingsText(c).text !== undefined) ?? candidates[0]!;
+}
 
 /** The settings files that may define `mcpServers`: the user's, the workspace's, the `--settings` ones. */
 const SETTINGS_KINDS = new Set<LoadedSource["info"]["kind"]>(["user", "project", "extra"]);
@@ -38,18 +58,38 @@ function readOwnSettingsFiles(cwd: string, home: string, extra: readonly string[
     .map((info) => ({ info, text: readSettingsText(info.path!).text }));
 }
 
-export function mcpSourceFiles(cwd: string, home: string, extra: readonly string[] = [], settingsFiles?: readonly LoadedSource[]): McpSourceFile[] {
+/** Where the files other tools keep are looked for (tests and the extension host pass their own). */
+export interface ForeignMcpFiles {
+  env?: Record<string, string | undefined>;
+  platform?: NodeJS.Platform;
+  /** VS Code's user folder (`…/User`) when known (the extension host's). */
+  vscodeUserDir?: string;
+}
+
+export function mcpSourceFiles(cwd: string, home: string, extra: readonly string[] = [], settingsFiles?: readonly LoadedSource[], foreign: ForeignMcpFiles = {}): McpSourceFile[] {
   const root = resolve(cwd);
   const settings = (settingsFiles ?? readOwnSettingsFiles(root, home, extra)).filter((s) => SETTINGS_KINDS.has(s.info.kind) && s.info.path !== undefined);
   const fromSettings = (s: LoadedSource): McpSourceFile => ({ kind: kindOf(s), path: s.info.path!, text: s.text });
   const own = (kind: McpSourceKind, path: string): McpSourceFile => ({ kind, path, text: readSettingsText(path).text });
+  const claudeJson = join(home, ".claude.json");
+  const claudeText = readSettingsText(claudeJson).text;
+  const inHome = root === resolve(home);
   return [
     // The approved plugins' servers (src/node/plugins), as the user's own: the approval was the plugin's.
     // Only plugins the user enabled (a workspace's enabledPlugins counts for hooks, agents and skills only).
     ...pluginMcpSourceFiles({ home, cwd: root, trusted: false }),
+    // Other tools' user files, the user's own (only the user writes them): Claude Code's user scope,
+    // Cursor's global file, VS Code's user profile. Below Yoke's own files.
+    { kind: "claude-user", path: claudeJson, text: claudeText },
+    own("cursor-user-mcp-json", join(home, ".cursor", "mcp.json")),
+    own("vscode-user-mcp-json", vscodeUserMcpJson(home, foreign.env, foreign.platform, foreign.vscodeUserDir)),
     ...settings.filter((s) => s.info.kind !== "extra").map(fromSettings),
+    // The repository's files (in the home folder, ~/.cursor/mcp.json is the user's, read above).
+    ...(inHome ? [] : [own("cursor-mcp-json", join(root, ".cursor", "mcp.json"))]),
     own("vscode-mcp-json", join(root, ".vscode", "mcp.json")),
     own("workspace-mcp-json", join(root, ".mcp.json")),
+    // Claude Code's local scope (this project's entry in ~/.claude.json) is above the project's .mcp.json, as in Claude Code.
+    { kind: "claude-local", path: claudeJson, text: claudeText, project: root },
     ...settings.filter((s) => s.info.kind === "extra").map(fromSettings),
   ];
 }
@@ -98,6 +138,15 @@ function withEnvFiles(config: McpConfig): McpConfig {
   return { servers, problems };
 }
 
-export function loadMcpConfig(cwd: string, home: string, ctx: Omit<ExpandContext, "workspaceFolder" | "home">, extra: readonly string[] = [], settingsFiles?: readonly LoadedSource[]): McpConfig {
-  return withEnvFiles(parseMcpConfig(mcpSourceFiles(cwd, home, extra, settingsFiles), { ...ctx, workspaceEnv: withoutProviderSecrets(ctx.env), workspaceFolder: resolve(cwd), home }));
+export function loadMcpConfig(
+  cwd: string,
+  home: string,
+  ctx: Omit<ExpandContext, "workspaceFolder" | "home">,
+  extra: readonly string[] = [],
+  settingsFiles?: readonly LoadedSource[],
+  foreign: ForeignMcpFiles = {},
+): McpConfig {
+  return withEnvFiles(
+    parseMcpConfig(mcpSourceFiles(cwd, home, extra, settingsFiles, { env: ctx.env, ...foreign }), { ...ctx, workspaceEnv: withoutProviderSecrets(ctx.env), workspaceFolder: resolve(cwd), home }),
+  );
 }
