@@ -106,27 +106,30 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     // Class (red team round 8): a repository a command creates below the workspace carries a
     // planted core.fsmonitor that the user's next git there runs. Open: the quarantine-everything-new
     // fix moved users' own nested repositories away after a commit in them (docs/security.md).
-    (unusable ? it.skip : it.fails)("a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor", async () => {
-      const ws = workspace("nested");
-      const marker = join(base, `ran-${n + 1}`);
-      const fsm = (dir: string) => `git config -f ${dir}/config core.fsmonitor "touch ${marker}-${dir.replace(/\W/g, "_")}"`;
-      // Three layouts git takes for a repository, each with a planted fsmonitor; written by perl and
-      // python (code the gate cannot read: in bypassPermissions with no deny rule only the sandbox holds).
-      const plant = [
-        `git init -q sub && ${fsm("sub/.git")}`,
-        `mkdir -p lib/deep/gd && git init -q --bare lib/deep/gd/repo.git && ${fsm("lib/deep/gd/repo.git")} && echo "gitdir: $PWD/lib/deep/gd/repo.git" > lib/deep/.git`,
-        `git init -q --bare tools && ${fsm("tools")}`,
-      ].join(" && ");
-      const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted`;
-      const r = await session(ws, [bash(script), bash("echo changed > src/a.js")]);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.told).toContain("planted");
-      expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the session ran").toBe("changed\n");
-      for (const dir of ["sub", "lib/deep", "tools"]) if (existsSync(join(ws, dir))) userGit(join(ws, dir));
-      const ran = ["sub/.git", "lib/deep/gd/repo.git", "tools"].filter((d) => existsSync(`${marker}-${d.replace(/\W/g, "_")}`));
-      expect(ran, "no planted fsmonitor ran on the host").toEqual([]);
-      // Ordinary work still works: the workspace's own repository.
-      expect(userGit(ws).status).toBe(0);
-    });
+    (unusable ? it.skip : it.fails)(
+      "a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor",
+      async () => {
+        const ws = workspace("nested");
+        const marker = join(base, `ran-${n + 1}`);
+        const fsm = (dir: string) => `git config -f ${dir}/config core.fsmonitor "touch ${marker}-${dir.replace(/\W/g, "_")}"`;
+        // Three layouts git takes for a repository, each with a planted fsmonitor; written by perl and
+        // python (code the gate cannot read: in bypassPermissions with no deny rule only the sandbox holds).
+        const plant = [
+          `git init -q sub && ${fsm("sub/.git")}`,
+          `mkdir -p lib/deep/gd && git init -q --bare lib/deep/gd/repo.git && ${fsm("lib/deep/gd/repo.git")} && echo "gitdir: $PWD/lib/deep/gd/repo.git" > lib/deep/.git`,
+          `git init -q --bare tools && ${fsm("tools")}`,
+        ].join(" && ");
+        const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted`;
+        const r = await session(ws, [bash(script), bash("echo changed > src/a.js")]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.told).toContain("planted");
+        expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the session ran").toBe("changed\n");
+        for (const dir of ["sub", "lib/deep", "tools"]) if (existsSync(join(ws, dir))) userGit(join(ws, dir));
+        const ran = ["sub/.git", "lib/deep/gd/repo.git", "tools"].filter((d) => existsSync(`${marker}-${d.replace(/\W/g, "_")}`));
+        expect(ran, "no planted fsmonitor ran on the host").toEqual([]);
+        // Ordinary work still works: the workspace's own repository.
+        expect(userGit(ws).status).toBe(0);
+      },
+    );
   });
 });
