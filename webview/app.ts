@@ -17,6 +17,7 @@ import { PendingChanges } from "./views/pending-changes";
 import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
+import { ElicitationForm } from "./views/elicitation-form";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { TranscriptSearch } from "./views/transcript-search";
 import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
@@ -32,7 +33,8 @@ export class App {
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
   private readonly guidance: GuidanceList;
-  private readonly mcpServers = new McpServersPanel();
+  private readonly mcpServers: McpServersPanel;
+  private readonly elicitation: ElicitationForm;
   private readonly contextMeter: ContextMeter;
   /** Checkpoints: a restore's preview and "Undo restore" (the turn controls are in the message list). */
   private readonly checkpoints: CheckpointsPanel;
@@ -79,6 +81,8 @@ export class App {
     this.checkpoints = new CheckpointsPanel(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
+    this.mcpServers = new McpServersPanel((server, action) => send({ type: "mcpServerAction", server, action }));
+    this.elicitation = new ElicitationForm((answer) => send({ type: "mcpElicitationAnswer", ...answer }));
     this.composer = new Composer(
       {
         send: (text, items, mode) => {
@@ -125,6 +129,7 @@ export class App {
       this.reviews.root,
       this.checkpoints.root,
       this.permission.root,
+      this.elicitation.root,
       this.demoNext.root,
       this.composer.root,
     );
@@ -186,6 +191,9 @@ export class App {
         return;
       case "mcpServers":
         this.mcpServers.set(msg.servers);
+        return;
+      case "mcpElicitation":
+        this.elicitation.show(msg.request);
         return;
       case "context":
         this.contextMeter.set(msg.meter);
