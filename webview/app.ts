@@ -18,6 +18,7 @@ import { HostInfoPanel } from "./views/host-info";
 import { GuidanceList } from "./views/guidance";
 import { McpServersPanel } from "./views/mcp-servers";
 import { CustomizationsView } from "./views/customizations";
+import { ElicitationForm } from "./views/elicitation-form";
 import { CheckpointsPanel } from "./views/checkpoints";
 import { TranscriptSearch } from "./views/transcript-search";
 import { DemoPrompts, DemoPromptsBar } from "./views/demo-prompts";
@@ -34,7 +35,8 @@ export class App {
   private readonly reviews: PendingChanges;
   private readonly hostInfo: HostInfoPanel;
   private readonly guidance: GuidanceList;
-  private readonly mcpServers = new McpServersPanel();
+  private readonly mcpServers: McpServersPanel;
+  private readonly elicitation: ElicitationForm;
   /** Customizations (issue 23): everything found, in force or not, and the plugins. */
   private readonly customizations: CustomizationsView;
   private readonly contextMeter: ContextMeter;
@@ -86,6 +88,8 @@ export class App {
     this.checkpoints = new CheckpointsPanel(send);
     this.reviews = new PendingChanges((editId, action) => send({ type: "reviewAction", editId, action }));
     this.permission = new PermissionCard((callId, choice) => send({ type: "permissionAnswer", callId, ...choice }));
+    this.mcpServers = new McpServersPanel((server, action) => send({ type: "mcpServerAction", server, action }));
+    this.elicitation = new ElicitationForm((answer) => send({ type: "mcpElicitationAnswer", ...answer }));
     this.composer = new Composer(
       {
         send: (text, items, mode) => {
@@ -136,6 +140,7 @@ export class App {
       this.reviews.root,
       this.checkpoints.root,
       this.permission.root,
+      this.elicitation.root,
       this.demoNext.root,
       this.composer.root,
     );
@@ -200,6 +205,9 @@ export class App {
         return;
       case "customizations":
         this.customizations.set(msg);
+        return;
+      case "mcpElicitation":
+        this.elicitation.show(msg.request);
         return;
       case "context":
         this.contextMeter.set(msg.meter);

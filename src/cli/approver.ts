@@ -14,7 +14,9 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
       }
       const rl = createInterface({ input, output });
       try {
-        const answer = await rl.question(`\n? Allow ${q.tool} ${summarize(q.input)} (${q.reason})? [y/N/message] `, { signal });
+        // A multi-line summary (an MCP server's sampling request: its messages) is shown whole first.
+        const shown = q.summary.includes("\n") ? `\n${q.summary}` : "";
+        const answer = await rl.question(`${shown}\n? Allow ${q.tool} ${shown ? "" : summarize(q.input) + " "}(${q.reason})? [y/N/message] `, { signal });
         const a = answer.trim();
         if (/^y(es)?$/i.test(a)) return { decision: "allow" };
         return { decision: "deny", message: a && !/^no?$/i.test(a) ? a : undefined };

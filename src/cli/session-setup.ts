@@ -17,6 +17,8 @@ import { nodeServicesFor, sessionRecipe } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
+import { createTerminalElicitor } from "./elicitor";
+import type { McpElicitor } from "../core/mcp/client-requests";
 import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
 import type { Provider, ProviderConfig } from "../core/providers/types";
@@ -89,6 +91,8 @@ export class SessionInUseError extends Error {}
 export interface CliSessionHost {
   /** Asks the user (default: the terminal). */
   approver?: Approver;
+  /** MCP servers' forms (default: the terminal's prompts when stdin is a terminal; otherwise declined). */
+  elicitor?: McpElicitor;
   /** Who writes the session, as another opener is told (default: "yoke run" / "yoke resume"). */
   owner?: string;
   /** Who starts the session's commands (`yoke acp`: the editor's terminal when it offers one). */
@@ -152,6 +156,8 @@ export async function buildCliSession(
     const cfg: ProviderConfig = !provider || provider === config.provider ? { ...config, model } : await providerConfigFromFlags({ provider, model, stream: config.stream });
     return createProvider(cfg);
   };
+  // MCP forms: the front end's own, or the terminal's (a front end with its own approver, \`yoke acp\`, has no terminal).
+  const elicitor = host.elicitor ?? (host.approver ? undefined : createTerminalElicitor());
   const recipe = await sessionRecipe(settings, {
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
@@ -159,6 +165,7 @@ export async function buildCliSession(
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
     models: { primary: flags.offline ? offlineProvider(config) : createProvider(config), make, label, baseUrl: config.baseUrl },
     approver: host.approver ?? createTerminalApprover(),
+    ...(elicitor ? { elicitor } : {}),
     permissionMode,
     services: node,
   });

@@ -206,6 +206,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     model: z.string(),
     /** USD for this request; absent when the model's price is unknown. */
     costUsd: z.number().optional(),
+    /** The MCP server whose sampling request (`sampling/createMessage`) this request answered: paid for, not part of the conversation's context. */
+    sampling: z.string().optional(),
   }),
   /**
    * A request's prefix stopped matching the previous request's (src/core/cost): the prompt cache
@@ -385,6 +387,19 @@ export const SessionEvent = z.discriminatedUnion("type", [
     progress: z.number(),
     total: z.number().optional(),
     message: z.string().optional(),
+  }),
+  /**
+   * A server asked the user something through Yoke (src/core/mcp/client-requests.ts): a sampling
+   * request (`sampling/createMessage`, answered by the session's model) or an elicitation
+   * (`elicitation/create`, a form), and what became of it.
+   */
+  z.object({
+    ...base,
+    type: z.literal("mcp_request"),
+    server: z.string(),
+    kind: z.enum(["sampling", "elicitation"]),
+    outcome: z.enum(["answered", "accepted", "declined", "cancelled", "denied", "failed"]),
+    detail: z.string().optional(),
   }),
   // --- end MCP client ---
   // --- compaction (issue 11: context engineering, src/core/compaction) ---

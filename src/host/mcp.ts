@@ -12,6 +12,9 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
 import type { SessionSettings } from "../node/session-settings";
+import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
+import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
+import type { McpElicitationView } from "../protocol/messages";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -20,6 +23,14 @@ export interface McpServerView {
   detail?: string;
   source: string;
   tools: string[];
+  lastError?: string;
+  workspace?: boolean;
+}
+
+interface OpenForm {
+  view: McpElicitationView;
+  req: ElicitRequest;
+  settle(answer: ElicitAnswer): void;
 }
 
 export class HostMcp {
@@ -28,11 +39,71 @@ export class HostMcp {
   private foldersWatch: vscode.Disposable | undefined;
   private readonly changed = new vscode.EventEmitter<McpServerView[]>();
   readonly onDidChange = this.changed.event;
+  private form: OpenForm | undefined;
+  private formSeq = 0;
+  private readonly formChanged = new vscode.EventEmitter<McpElicitationView | null>();
+  /** Fires with the server's form to show in the panel, or null once it is answered or withdrawn. */
+  readonly onDidChangeForm = this.formChanged.event;
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
+  /** The panel's form for MCP elicitation: one open form at a time (a newer one cancels the older). */
+  readonly elicitor: McpElicitor = {
+    elicit: (req, signal) => {
+      this.form?.settle({ action: "cancel" });
+      return new Promise<ElicitAnswer>((resolve) => {
+        const onAbort = () => entry.settle({ action: "cancel" });
+        const entry: OpenForm = {
+          view: { id: `form-${++this.formSeq}`, server: req.server, message: req.message, fields: req.fields },
+          req,
+          settle: (answer) => {
+            if (this.form !== entry) return;
+            this.form = undefined;
+            signal.removeEventListener("abort", onAbort);
+            this.formChanged.fire(null);
+            resolve(answer);
+          },
+        };
+        this.form = entry;
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.formChanged.fire(entry.view);
+        void vscode.window.showInformationMessage(`Yoke: the MCP server "${req.server}" asks you to fill in a form in the Yoke panel.`, "Show").then((c) => {
+          if (c === "Show") void vscode.commands.executeCommand("yoke.focus");
+        });
+      });
+    },
+  };
+
+  /** The open form, if any (the panel asks for it when it connects). */
+  get openForm(): McpElicitationView | null {
+    return this.form?.view ?? null;
+  }
+
+  /** The panel's answer to the open form: a form with errors is shown again with them. */
+  answerForm(id: string, action: "accept" | "decline" | "cancel", content: Record<string, unknown> | undefined): void {
+    const form = this.form;
+    if (!form || form.view.id !== id) return;
+    if (action !== "accept") return form.settle({ action });
+    const r = validateElicitation(form.req.fields, content ?? {});
+    if ("errors" in r) {
+      form.view = { ...form.view, errors: r.errors };
+      this.formChanged.fire(form.view);
+      return;
+    }
+    form.settle({ action: "accept", content: r.content });
+  }
+
+  /** The MCP view's Restart / Approve / Deny of one server of the current session. */
+  async serverAction(server: string, action: "restart" | "approve" | "deny"): Promise<void> {
+    const hub = this.current?.hub;
+    if (!hub) throw new Error("No session has MCP servers yet: send a message first.");
+    if (action === "restart") await hub.restart(server);
+    else await hub.decide(server, action === "approve" ? "allow" : "deny");
+    this.changed.fire(this.views());
+  }
+
   /** The extension of a new session (its hub stops every server when the session ends). */
-  async extensions(settingsFiles?: SessionSettings["settingsFiles"]): Promise<Extension[]> {
+  async extensions(settingsFiles?: SessionSettings["settingsFiles"], client?: McpClientDeps): Promise<Extension[]> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder || folder.uri.scheme !== "file") return [];
     const cwd = folder.uri.fsPath;
@@ -47,6 +118,7 @@ export class HostMcp {
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
       ...(settingsFiles ? { settingsFiles } : {}),
+      ...(client ? { client: { ...client, elicitor: this.elicitor } } : {}),
     });
     for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;
@@ -69,6 +141,8 @@ export class HostMcp {
   }
 
   dispose(): void {
+    this.form?.settle({ action: "cancel" });
+    this.formChanged.dispose();
     this.foldersWatch?.dispose();
     void this.current?.dispose();
     this.changed.dispose();
@@ -124,5 +198,13 @@ export class HostMcp {
 }
 
 function view(s: McpServerStatus): McpServerView {
-  return { name: s.config.name, state: s.state, ...(s.detail ? { detail: s.detail } : {}), source: s.config.sourcePath, tools: (s.tools ?? []).map((t) => t.name) };
+  return {
+    name: s.config.name,
+    state: s.state,
+    ...(s.detail ? { detail: s.detail } : {}),
+    source: s.config.sourcePath,
+    tools: (s.tools ?? []).map((t) => t.name),
+    ...(s.lastError ? { lastError: `${s.lastError.message} (${s.lastError.at.slice(11, 19)} UTC)` } : {}),
+    ...(s.config.workspace ? { workspace: true } : {}),
+  };
 }

@@ -150,7 +150,7 @@ export class SessionController implements vscode.Disposable {
       ...(review ? { reviewer: review.reviewer, typing: review.reviewer.typing } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
-      extensions: (settingsFiles) => this.mcp.extensions(settingsFiles),
+      extensions: (settingsFiles, client) => this.mcp.extensions(settingsFiles, client),
       composer: () => this.composer.extension(),
     });
     this.snapshots = new PanelSnapshots({
@@ -196,6 +196,7 @@ export class SessionController implements vscode.Disposable {
     this.disposables.push(
       this.approver.onDidChange((request) => post({ type: "permission", request })),
       this.mcp.onDidChange((servers) => post({ type: "mcpServers", servers })),
+      this.mcp.onDidChangeForm((request) => post({ type: "mcpElicitation", request })),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.settingsChanged()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("yoke.permissionMode")) void this.services.startMode().then((mode) => this.permissions.setMode(mode));

@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Extension } from "../core/extensions/types";
+import type { McpClientDeps } from "../core/mcp/client-requests";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
@@ -37,7 +38,7 @@ export interface SessionOptionsDeps {
   /** The window's Node services (the watched permission engine, hooks, command runners), its session folder and terminal mirror (host-services.ts). */
   services?: () => { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
   /** Extensions of each new session (MCP servers' tools, from the settings files the session's settings reader read). */
-  extensions?: (settingsFiles: SessionSettings["settingsFiles"]) => Promise<Extension[]>;
+  extensions?: (settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps) => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
@@ -93,7 +94,7 @@ export class SessionOptionsBuilder {
       diagnostics: this.diagnostics,
       services: parts.services,
       onCommands: (id, commands) => parts.onCommands(id, commands),
-      ...(extensions ? { mcp: (_tools, settingsFiles) => extensions(settingsFiles) } : {}),
+      ...(extensions ? { mcp: (_tools, settingsFiles, client) => extensions(settingsFiles, client) } : {}),
       guidancePrefs: this.deps.guidancePrefs,
       ...(composer ? { composer } : {}),
     });

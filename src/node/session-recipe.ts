@@ -35,6 +35,7 @@ import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
+import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
 import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
@@ -69,7 +70,9 @@ export interface SessionHost {
    * The MCP servers' tools with the host's approval dialogs (the panel), given the settings files
    * as the settings reader read them (their `mcpServers`); default: the settings files' servers, started for this process.
    */
-  mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"]): Promise<Extension[]>;
+  mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps): Promise<Extension[]>;
+  /** MCP elicitation forms (the panel's form, the terminal's prompts); without: servers' forms are declined. */
+  elicitor?: McpElicitor;
   /** Pinned and muted guidance (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
   /** The composer (@-mentions, steering, the queue): the panel's input box. */
@@ -143,12 +146,15 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     !s.offline && s.compaction.strategy === "llm" && s.compaction.model && s.compaction.model !== host.models.primary.model ? await host.models.make(undefined, s.compaction.model) : undefined;
   const telemetry = s.telemetry ? await nodeTelemetry(s.telemetry) : undefined;
   if (telemetry) cleanup.push(() => telemetry.flush().catch(() => undefined));
+  // MCP servers' sampling (the session's model, the approver, the rules) and elicitation (the host's form).
+  const mcpClient: McpClientDeps = { provider, approver: host.approver, check: (req, mode) => node.gate.check(req, mode), ...(host.elicitor ? { elicitor: host.elicitor } : {}) };
   const mcp = host.mcp
     ? await host.mcp(
         tools.map((t) => t.name),
         s.settingsFiles,
+        mcpClient,
       )
-    : nodeMcp(s, tools, host, cleanup);
+    : nodeMcp(s, tools, host, cleanup, mcpClient);
 
   // The enabled Claude Code plugins (src/node/plugins): their agents and skills below; their hooks
   // (the permission engine's sources) and MCP servers (the MCP files) only once approved.
@@ -223,8 +229,9 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
 }
 
 /** The MCP servers of the settings files, for hosts without their own approval dialogs (the CLI). */
-function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>): Extension[] {
+function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>, client: McpClientDeps): Extension[] {
   const mcp = createNodeMcp({
+    client,
     cwd: s.cwd,
     home: s.home,
     trusted: s.trusted,

@@ -334,9 +334,50 @@ export const McpServerItemView = z.object({
   detail: z.optional(z.string()),
   source: z.string(),
   tools: z.array(z.string()),
+  /** The last failure in this session (kept after the server runs again). */
+  lastError: z.optional(z.string()),
+  /** Defined by the workspace (approve/deny apply). */
+  workspace: z.optional(z.boolean()),
 });
 export type McpServerItemView = z.infer<typeof McpServerItemView>;
 export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });
+/** One field of an MCP server's form (src/core/mcp/elicitation.ts ElicitField). */
+export const ElicitFieldView = z.object({
+  name: z.string(),
+  label: z.string(),
+  description: z.optional(z.string()),
+  required: z.boolean(),
+  kind: z.enum(["string", "number", "integer", "boolean", "enum", "multi"]),
+  format: z.optional(z.string()),
+  minLength: z.optional(z.number()),
+  maxLength: z.optional(z.number()),
+  minimum: z.optional(z.number()),
+  maximum: z.optional(z.number()),
+  minItems: z.optional(z.number()),
+  maxItems: z.optional(z.number()),
+  options: z.optional(z.array(z.object({ value: z.string(), label: z.string() }))),
+  default: z.optional(z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])),
+});
+export type ElicitFieldView = z.infer<typeof ElicitFieldView>;
+/** An MCP server's open form (elicitation), with what was wrong in the last answer per field. */
+export const McpElicitationView = z.object({
+  id: z.string(),
+  server: z.string(),
+  message: z.string(),
+  fields: z.array(ElicitFieldView),
+  errors: z.optional(z.record(z.string(), z.string())),
+});
+export type McpElicitationView = z.infer<typeof McpElicitationView>;
+const ElicitValueView = z.union([z.string().check(z.maxLength(100_000)), z.number(), z.boolean(), z.array(z.string().check(z.maxLength(10_000)))]);
+export const McpMessages = {
+  toWebview: [z.object({ type: z.literal("mcpElicitation"), request: z.nullable(McpElicitationView) })],
+  toHost: [
+    /** The MCP view's actions on one server: restart it, or answer a workspace server's approval. */
+    z.object({ type: z.literal("mcpServerAction"), server: z.string().check(z.maxLength(500)), action: z.enum(["restart", "approve", "deny"]) }),
+    /** The answer to the open form; `content`: what was entered, validated by the host. */
+    z.object({ type: z.literal("mcpElicitationAnswer"), id: z.string(), action: z.enum(["accept", "decline", "cancel"]), content: z.optional(z.record(z.string(), ElicitValueView)) }),
+  ],
+} as const;
 // --- end MCP client ---
 
 // --- checkpoints (src/host/checkpoints.ts, webview/views/checkpoints.ts): restore / fork per turn ---
@@ -530,6 +571,8 @@ export const HostToWebview = z.discriminatedUnion("type", [
   CustomizationMessages.toWebview,
   /** MCP servers of the session: state and tools (MCP client block above). */
   McpServersMessage,
+  /** MCP: a server's open form (null: none). */
+  ...McpMessages.toWebview,
   /** Compaction: the context meter changed. */
   z.object({ type: z.literal("context"), meter: ContextMeterView }),
   /** Checkpoints: a restore's preview, and the restore that can be undone (checkpoints block above). */
@@ -590,6 +633,8 @@ export const WebviewToHost = z.discriminatedUnion("type", [
   /** Demo model: start it and use it (the first-run view's "Try the demo model"). */
   z.object({ type: z.literal("useDemoModel") }),
   ...AgentMessages.toHost,
+  /** MCP: restart / approve / deny a server; answer a server's form. */
+  ...McpMessages.toHost,
 ]);
 export type WebviewToHost = z.infer<typeof WebviewToHost>;
 

@@ -1,7 +1,15 @@
 // The session's MCP servers: one collapsible row per server with its state, why (when it is not
-// running) and its tools. Fed by the host's `mcpServers` message (src/host/mcp.ts).
+// running), its last error, its tools, and its actions: Restart (an approved server), Approve /
+// Deny (a workspace server waiting for approval). Fed by the host's `mcpServers` message
+// (src/host/mcp.ts); actions go back as `mcpServerAction`.
 import type { McpServerItemView } from "../../src/protocol/messages";
+import { button } from "../ui/components";
 import { clear, el, icon } from "../ui/dom";
+
+export type McpServerAction = "restart" | "approve" | "deny";
+
+/** States of a server that may run in this session (approved): Restart applies. */
+const RESTARTABLE = new Set(["running", "configured", "starting", "failed", "stopped"]);
 
 const ICONS: Record<string, string> = {
   running: "pass",
@@ -22,11 +30,16 @@ const LABELS: Record<string, string> = {
 
 export class McpServersPanel {
   readonly root = el("details", { class: "mcp-servers", "data-testid": "mcp-servers", hidden: true });
+  /** Servers the user opened, kept open across updates. */
+  private readonly open = new Set<string>();
+
+  constructor(private readonly onAction: (server: string, action: McpServerAction) => void = () => undefined) {}
 
   set(servers: readonly McpServerItemView[]): void {
     clear(this.root);
     this.root.hidden = servers.length === 0;
     if (!servers.length) return;
+    const wasOpen = (this.root as HTMLDetailsElement).open;
     const running = servers.filter((s) => s.state === "running").length;
     this.root.append(el("summary", { class: "mcp-title" }, [icon("server"), ` MCP servers (${running}/${servers.length} running)`]));
     for (const s of servers) {
@@ -40,6 +53,8 @@ export class McpServersPanel {
           ` · ${s.tools.length} tools`,
         ]),
         s.detail ? el("div", { class: "mcp-detail" }, [s.detail]) : null,
+        s.lastError && s.lastError !== s.detail ? el("div", { class: "mcp-last-error", "data-testid": "mcp-last-error" }, [`Last error: ${s.lastError}`]) : null,
+        this.actions(s),
         s.tools.length
           ? el(
               "ul",
@@ -48,7 +63,22 @@ export class McpServersPanel {
             )
           : null,
       ]);
+      if (this.open.has(s.name)) (row as HTMLDetailsElement).open = true;
+      row.addEventListener("toggle", () => ((row as HTMLDetailsElement).open ? this.open.add(s.name) : this.open.delete(s.name)));
       this.root.append(row);
     }
+    (this.root as HTMLDetailsElement).open = wasOpen;
+  }
+
+  private actions(s: McpServerItemView): HTMLElement | null {
+    const act = (action: McpServerAction) => () => this.onAction(s.name, action);
+    const buttons: HTMLElement[] = [];
+    if (s.state === "not_approved" && s.workspace) {
+      buttons.push(button({ label: "Approve", title: `Start ${s.name} (defined by the workspace: it runs as you, outside the sandbox)`, testid: "mcp-approve", onClick: act("approve") }));
+      buttons.push(button({ label: "Deny", appearance: "secondary", testid: "mcp-deny", onClick: act("deny") }));
+    } else if (RESTARTABLE.has(s.state)) {
+      buttons.push(button({ label: "Restart", appearance: "secondary", title: `Stop ${s.name} if it runs and start it again`, testid: "mcp-restart", onClick: act("restart") }));
+    }
+    return buttons.length ? el("div", { class: "mcp-actions" }, buttons) : null;
   }
 }

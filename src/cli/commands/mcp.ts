@@ -31,7 +31,15 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     if (!name) throw new UsageError("a server name is required: yoke mcp approve NAME");
     return approve(cwd, name, values.deny ? "deny" : "allow", Boolean(values.json));
   }
-  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\` or \`yoke mcp approve NAME\``);
+  if (sub === "restart") {
+    // The CLI runs no session between commands: servers live as long as one \`yoke run\` (which
+    // restarts a crashed server on its next use). What it offers instead is said here.
+    throw new UsageError(
+      "`yoke mcp restart` has nothing to restart: a server runs only while a `yoke run` or `yoke resume` runs, and a crashed one is started again on its next use (at most 3 times a session). " +
+        "`yoke mcp list` starts the servers and shows each one's state and last error; `yoke mcp approve NAME [--deny]` answers a workspace server. In VS Code, the MCP servers view has Restart.",
+    );
+  }
+  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\` or \`yoke mcp approve NAME [--deny]\``);
 }
 
 async function list(cwd: string, json: boolean, settings: string[] | undefined): Promise<number> {
@@ -60,6 +68,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       workspace: s.config.workspace,
       state: s.state,
       detail: s.detail ?? null,
+      lastError: s.lastError?.message ?? null,
       startMs: s.startMs ?? null,
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
@@ -72,6 +81,8 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
         );
       for (const r of rows) {
         process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`);
+        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${r.lastError}\n`);
+        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${r.name}   deny: yoke mcp approve ${r.name} --deny\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
       for (const p of mcp.problems) process.stdout.write(`problem: ${p.message}\n`);

@@ -46,7 +46,9 @@ export interface Fill {
 export function contextFill(events: readonly SessionEvent[], fixedTokens: number): Fill {
   let usageIdx = -1;
   for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i]!.type === "usage") {
+    const e = events[i]!;
+    // (A request that answered an MCP server's sampling request is not this conversation's context.)
+    if (e.type === "usage" && !e.sampling) {
       usageIdx = i;
       break;
     }

@@ -20,3 +20,10 @@ export function describeProgress(e: EventOf<"mcp_progress">): EventNote {
   const of = e.total !== undefined && e.total > 0 ? `${e.progress}/${e.total} (${Math.round((e.progress / e.total) * 100)}%)` : `${e.progress}`;
   return { level: "info", mark: "  ⋯", text: `${e.server}: ${e.tool} ${of}${e.message ? ` ${e.message}` : ""}` };
 }
+
+/** A server's sampling request or elicitation and its outcome: "MCP server everything asked the model (sampling): answered — 12 tokens". */
+export function describeRequest(e: EventOf<"mcp_request">): EventNote {
+  const what = e.kind === "sampling" ? "asked the model (sampling)" : "asked you for input (elicitation)";
+  const bad = e.outcome === "denied" || e.outcome === "failed";
+  return { level: bad ? "warning" : "info", text: `MCP server ${e.server} ${what}: ${e.outcome}${e.detail ? ` — ${e.detail}` : ""}` };
+}

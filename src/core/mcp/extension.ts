@@ -17,6 +17,7 @@ import { assignServerParts, assignToolNames } from "./names";
 import { createMcpSearchTool } from "./search";
 import { createMcpResourceTools } from "./resources";
 import type { McpHub, McpServerStatus } from "./types";
+import { mcpClientHandlers, type McpClientDeps } from "./client-requests";
 import type { ToolDefinition } from "../tools/types";
 
 export interface McpBudget {
@@ -35,6 +36,8 @@ export interface McpExtensionOptions {
   takenNames?: Iterable<string>;
   /** Dispose the hub with the session (default true). */
   ownsHub?: boolean;
+  /** The session's model, approver, rules and form, to answer servers' sampling and elicitation requests (without: refused). */
+  client?: McpClientDeps;
 }
 
 /** A rough token estimate of a tool in the request (4 characters a token). */
@@ -82,6 +85,8 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
     async setup(api) {
       const hub = typeof opts.hub === "function" ? await opts.hub() : opts.hub;
       const budget = { ...DEFAULT_MCP_BUDGET, ...opts.budget };
+      // Before any server starts: a server may ask for sampling or elicitation as soon as it runs.
+      if (opts.client) hub.serve?.(mcpClientHandlers(api, opts.client));
       const catalog = await hub.catalog();
       for (const s of catalog) {
         api.record({
@@ -128,6 +133,7 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       return {
         dispose: () => {
           sub.dispose();
+          if (opts.client) hub.serve?.(undefined);
           if (opts.ownsHub !== false) void hub.dispose();
         },
       };

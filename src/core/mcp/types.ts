@@ -3,6 +3,7 @@
  * (src/node/mcp/hub.ts). The core never sees a process, a socket or the SDK.
  */
 import type { McpServerConfig } from "./config";
+import type { McpClientHandlers } from "./client-requests";
 
 /** A tool as the server lists it (MCP `tools/list`). */
 export interface McpToolInfo {
@@ -40,6 +41,8 @@ export interface McpServerStatus {
   fromCache?: boolean;
   /** Milliseconds from spawn/connect to a listed tool set, when it started. */
   startMs?: number;
+  /** The last failure of this server in this session (kept after it runs again), with when it happened. */
+  lastError?: { message: string; at: string };
 }
 
 /** What the MCP extension needs from the harness. */
@@ -73,6 +76,8 @@ export interface McpHub {
   onChange(listener: (status: McpServerStatus) => void): { dispose(): void };
   /** Stops every server (SIGTERM, then SIGKILL) and forgets them. */
   dispose(): Promise<void>;
+  /** Who answers the servers' sampling and elicitation requests (the session; unset: refused). */
+  serve?(handlers: McpClientHandlers | undefined): void;
 }
 
 export interface McpResourceInfo {

@@ -6,6 +6,7 @@
 import { RECALL_TOOL } from "../compaction/recall";
 import { LOAD_SKILL_TOOL } from "../guidance/extension";
 import { MCP_SEARCH_IDENTITY } from "../mcp/search";
+import { MCP_SAMPLING_IDENTITY } from "../mcp/client-requests";
 import { LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY } from "../mcp/resources";
 import { TASK_TOOL } from "../subagents/index";
 import { APPLY_PATCH_TOOL } from "./apply-patch";
@@ -13,7 +14,7 @@ import { createBuiltinTools } from "./builtin";
 import type { ToolIdentity } from "./types";
 
 export function yokeToolIdentities(): ToolIdentity[] {
-  return [...createBuiltinTools(), APPLY_PATCH_TOOL, RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY, LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY].map(
+  return [...createBuiltinTools(), APPLY_PATCH_TOOL, RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY, LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY, MCP_SAMPLING_IDENTITY].map(
     ({ name, permission, permissionClass, capabilities }) => ({
       name,
       permission,

@@ -51,6 +51,7 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
     case "ready":
       if (msg.protocol !== PROTOCOL_VERSION) t.log.warn(`webview speaks protocol ${msg.protocol}, host ${PROTOCOL_VERSION}`);
       t.post({ type: "mcpServers", servers: t.mcp.views() });
+      t.post({ type: "mcpElicitation", request: t.mcp.openForm });
       await t.pushState();
       t.composer.panelConnected();
       t.agents.panelConnected();
@@ -137,6 +138,12 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
     case "agents.note":
     case "agents.merge":
       return t.agents.handle(msg);
+    // --- MCP: the servers view's actions, a server's form ---
+    case "mcpServerAction":
+      await t.mcp.serverAction(msg.server, msg.action).catch((err: unknown) => t.post({ type: "error", message: `MCP server ${msg.server}: ${(err as Error)?.message ?? String(err)}` }));
+      return;
+    case "mcpElicitationAnswer":
+      return t.mcp.answerForm(msg.id, msg.action, msg.content);
     default:
       msg satisfies never;
   }

@@ -29,6 +29,7 @@ import type {
   McpToolInfo,
 } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
@@ -94,6 +95,7 @@ interface ServerSlot {
   starting?: Promise<Running>;
   restarts: number;
   approved?: boolean;
+  lastError?: { message: string; at: string };
   /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
   abandon?: () => Promise<void>;
   /** The prompts listed (for completion), until the server says its list changed. */
@@ -154,6 +156,7 @@ export class NodeMcpHub implements McpHub {
   private catalogued: Promise<McpServerStatus[]> | undefined;
   private roots: readonly string[];
   private readonly spawned = new Set<number>();
+  private handlers: McpClientHandlers | undefined;
 
   constructor(private readonly opts: NodeMcpHubOptions) {
     this.roots = opts.roots?.length ? [...opts.roots] : [opts.cwd];
@@ -181,6 +184,52 @@ export class NodeMcpHub implements McpHub {
   /** The roots as MCP lists them: a file: URI and the folder's name. */
   private rootList(): { uri: string; name: string }[] {
     return this.roots.map((f) => ({ uri: pathToFileURL(f).href, name: basename(f) }));
+  }
+
+  /** The session that answers servers' sampling and elicitation requests (undefined: they are refused). */
+  serve(handlers: McpClientHandlers | undefined): void {
+    this.handlers = handlers;
+  }
+
+  /**
+   * Stops a server (if it runs) and starts it again now, with a fresh restart allowance: the
+   * panel's Restart. Its tools stay those the session started with (the cached prompt prefix).
+   */
+  async restart(server: string): Promise<McpServerStatus> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured`);
+    if (!slot.approved) throw new Error(`the MCP server "${server}" is not approved: ${slot.detail ?? ""}`);
+    const running = slot.running ?? (await slot.starting?.catch(() => undefined));
+    slot.running = undefined;
+    if (running) await running.close().catch(() => undefined);
+    slot.restarts = 0;
+    await this.ensureStarted(slot).catch(() => undefined);
+    return this.view(slot);
+  }
+
+  /**
+   * The user's answer about a workspace server waiting for approval (the panel's Approve/Deny, as
+   * \`yoke mcp approve\`): remembered like the approval dialog's. An approved server starts now; its
+   * tools are offered from the next session (this session's tool list is fixed).
+   */
+  async decide(server: string, decision: "allow" | "deny"): Promise<McpServerStatus> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured`);
+    if (!slot.config.workspace) throw new Error(`the MCP server "${server}" is your own (${slot.config.sourcePath}): it needs no approval`);
+    if (!this.opts.trusted) throw new Error(`the MCP server "${server}" is defined by a workspace that is not trusted`);
+    this.approvals.set(this.opts.cwd, slot.config, decision);
+    slot.approved = decision === "allow";
+    if (decision === "deny") {
+      const running = slot.running;
+      slot.running = undefined;
+      if (running) await running.close().catch(() => undefined);
+      this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
+    } else {
+      const hadTools = !!slot.tools;
+      await this.ensureStarted(slot).catch(() => undefined);
+      if (!hadTools && slot.state === "running") this.set(slot, "running", "approved: its tools are offered from the next session");
+    }
+    return this.view(slot);
   }
 
   status(): McpServerStatus[] {
@@ -342,12 +391,13 @@ export class NodeMcpHub implements McpHub {
   }
 
   private view(s: ServerSlot): McpServerStatus {
-    return { config: s.config, state: s.state, detail: s.detail, tools: s.tools, fromCache: s.fromCache, startMs: s.startMs };
+    return { config: s.config, state: s.state, detail: s.detail, tools: s.tools, fromCache: s.fromCache, startMs: s.startMs, ...(s.lastError ? { lastError: s.lastError } : {}) };
   }
 
   private set(slot: ServerSlot, state: McpServerState, detail?: string): void {
     slot.state = state;
     slot.detail = detail;
+    if (state === "failed" && detail) slot.lastError = { message: detail, at: new Date().toISOString() };
     for (const l of this.listeners) l(this.view(slot));
   }
 
@@ -462,7 +512,8 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
-    const { Client, DEFAULT_INHERITED_ENV_VARS, GroupStdioTransport, ListRootsRequestSchema, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
+    const { Client, CreateMessageRequestSchema, DEFAULT_INHERITED_ENV_VARS, ElicitRequestSchema, GroupStdioTransport, ListRootsRequestSchema, SSEClientTransport, StreamableHTTPClientTransport } =
+      await loadMcpSdk();
     const newClient = () => {
       // Roots: the workspace folders, asked for by the server (`roots/list`), changes notified.
       // tools/list_changed: the SDK lists the tools again; the new list is cached for the next
@@ -471,7 +522,9 @@ export class NodeMcpHub implements McpHub {
       const client = new Client(
         { name: "yoke", version: VERSION },
         {
-          capabilities: { roots: { listChanged: true } },
+          // Sampling and elicitation (form mode) are declared always, so a server lists the same
+          // tools to a session and to \`yoke mcp list\` (whose hub has no session: it refuses them).
+          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true } } },
           // prompts/list_changed: the new list replaces the one kept for slash commands and their
           // completion (prompts are not part of the request's prefix: nothing sent before changes).
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
@@ -484,6 +537,22 @@ export class NodeMcpHub implements McpHub {
         },
       );
       client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.rootList() }));
+      // The SDK validates the request and our answer against the protocol's schemas; what the
+      // session answers is decided in src/core/mcp/client-requests.ts.
+      client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
+        const handlers = this.handlers;
+        if (!handlers) throw new Error("no session is running to answer a sampling request");
+        const p = req.params;
+        const result = await handlers.sample(c.name, samplingRequest(p), extra.signal);
+        return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
+      });
+      client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+        const handlers = this.handlers;
+        const p = req.params;
+        if (!handlers) return { action: "decline" as const };
+        if (p.mode === "url") throw new Error("Yoke supports form elicitation only");
+        return handlers.elicit(c.name, { message: p.message, schema: p.requestedSchema }, extra.signal);
+      });
       return client;
     };
     const onDied = (why: string) => {
@@ -623,4 +692,26 @@ export class NodeMcpHub implements McpHub {
       this.opts.log?.(`MCP: could not cache the tools of "${c.name}": ${String(err)}`);
     }
   }
+}
+
+type SamplingParams = {
+  messages: Array<{ role: string; content: unknown }>;
+  systemPrompt?: string;
+  maxTokens: number;
+  modelPreferences?: { hints?: Array<{ name?: string }> };
+};
+
+/** A sampling request's text: text blocks as they are; an image or audio block as a note (not passed to the model). */
+function samplingRequest(p: SamplingParams): McpSamplingRequest {
+  const textOf = (content: unknown): string => {
+    const blocks = (Array.isArray(content) ? content : [content]) as Array<{ type?: string; text?: string; mimeType?: string }>;
+    return blocks.map((b) => (b?.type === "text" ? (b.text ?? "") : `[${b?.type ?? "content"}${b?.mimeType ? ` (${b.mimeType})` : ""} from the server: not passed to the model]`)).join("\n");
+  };
+  const hints = (p.modelPreferences?.hints ?? []).map((h) => h.name).filter((n): n is string => !!n);
+  return {
+    messages: p.messages.map((m) => ({ role: m.role === "assistant" ? "assistant" : "user", text: textOf(m.content) })),
+    ...(p.systemPrompt ? { systemPrompt: p.systemPrompt } : {}),
+    maxTokens: p.maxTokens,
+    ...(hints.length ? { modelHints: hints } : {}),
+  };
 }

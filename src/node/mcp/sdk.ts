@@ -8,6 +8,6 @@ export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // Windows list there): the hub starts servers with this plus what their definition names.
 export { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-export { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+export { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";

@@ -12,6 +12,7 @@ import { loadMcpConfig } from "./config-files";
 import { NodeMcpHub, type ApprovalRequest } from "./hub";
 import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
+import type { McpClientDeps } from "../../core/mcp/client-requests";
 
 export interface NodeMcpOptions {
   cwd: string;
@@ -35,6 +36,8 @@ export interface NodeMcpOptions {
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
   budget?: Partial<McpBudget>;
   log?(message: string): void;
+  /** How the session answers servers' sampling and elicitation requests (src/core/mcp/client-requests.ts). */
+  client?: McpClientDeps;
 }
 
 export interface NodeMcp {
@@ -85,7 +88,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     hub,
     servers: config.servers,
     problems: config.problems,
-    extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true }),
+    extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true, ...(opts.client ? { client: opts.client } : {}) }),
     dispose: async () => {
       await hub.dispose();
       live.delete(hub);

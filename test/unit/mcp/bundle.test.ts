@@ -35,7 +35,9 @@ describe("MCP in the production bundles", () => {
       },
     );
     expect(r.stderr).toBe("");
-    expect(r.stdout.trim()).toBe("Client,DEFAULT_INHERITED_ENV_VARS,GroupStdioTransport,ListRootsRequestSchema,SSEClientTransport,StreamableHTTPClientTransport function");
+    expect(r.stdout.trim()).toBe(
+      "Client,CreateMessageRequestSchema,DEFAULT_INHERITED_ENV_VARS,ElicitRequestSchema,GroupStdioTransport,ListRootsRequestSchema,SSEClientTransport,StreamableHTTPClientTransport function",
+    );
   });
 
   it("the minified session.js loads (with a stand-in for the vscode module)", () => {

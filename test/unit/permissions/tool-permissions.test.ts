@@ -33,8 +33,23 @@ describe("the permission engine's tables, from the tools' declarations", () => {
       mcp_search: "ToolSearch",
       list_mcp_resources: "ListMcpResourcesTool",
       read_mcp_resource: "ReadMcpResourceTool",
+      mcp_sampling: "McpSampling",
     });
-    expect(sorted(TOOL_PERMISSIONS.known)).toEqual(["Bash", "Edit", "Glob", "Grep", "ListMcpResourcesTool", "Read", "ReadMcpResourceTool", "Skill", "Task", "TodoWrite", "ToolSearch", "Write"]);
+    expect(sorted(TOOL_PERMISSIONS.known)).toEqual([
+      "Bash",
+      "Edit",
+      "Glob",
+      "Grep",
+      "ListMcpResourcesTool",
+      "McpSampling",
+      "Read",
+      "ReadMcpResourceTool",
+      "Skill",
+      "Task",
+      "TodoWrite",
+      "ToolSearch",
+      "Write",
+    ]);
     expect(sorted(TOOL_PERMISSIONS.path)).toEqual(["Edit", "Glob", "Grep", "Read", "Write"]);
     expect(sorted(TOOL_PERMISSIONS.reading)).toEqual(["Glob", "Grep", "Read"]);
     expect(sorted(TOOL_PERMISSIONS.command)).toEqual(["Bash"]);

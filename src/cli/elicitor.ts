@@ -1,0 +1,62 @@
+/**
+ * MCP elicitation in a terminal: a server's form asked field by field on stderr (a choice by its
+ * number or name, a yes/no, a number, text; Enter keeps the default or skips an optional field),
+ * then Accept / Decline / Cancel. Without a terminal there is no elicitor: the form is declined.
+ */
+import { createInterface } from "node:readline/promises";
+import type { McpElicitor } from "../core/mcp/client-requests";
+import { validateElicitation, type ElicitAnswer, type ElicitField } from "../core/mcp/elicitation";
+
+function prompt(f: ElicitField): string {
+  const parts = [`  ${f.label}${f.required ? " *" : ""}`];
+  if (f.description) parts.push(` — ${f.description}`);
+  if (f.kind === "enum" || f.kind === "multi") parts.push(`\n${f.options.map((o, i) => `    ${i + 1}. ${o.label}`).join("\n")}\n   `);
+  const hint =
+    f.kind === "boolean"
+      ? "y/n"
+      : f.kind === "multi"
+        ? "numbers or names, comma-separated"
+        : f.kind === "enum"
+          ? "number or name"
+          : f.kind === "string" && f.format
+            ? f.format
+            : f.kind === "number" || f.kind === "integer"
+              ? `${f.kind}${f.minimum !== undefined || f.maximum !== undefined ? ` ${f.minimum ?? "…"}–${f.maximum ?? "…"}` : ""}`
+              : "";
+  const def = f.default === undefined ? "" : ` [${Array.isArray(f.default) ? f.default.join(", ") : f.kind === "boolean" ? (f.default ? "y" : "n") : String(f.default)}]`;
+  return `${parts.join("")}${hint ? ` (${hint})` : ""}${def}: `;
+}
+
+/** The terminal's elicitor, or undefined when stdin is not a terminal (forms are then declined). */
+export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): McpElicitor | undefined {
+  if (!input.isTTY) return undefined;
+  return {
+    async elicit(req, signal): Promise<ElicitAnswer> {
+      const rl = createInterface({ input, output });
+      try {
+        output.write(`\n? The MCP server "${req.server}" asks: ${req.message}\n`);
+        const raw: Record<string, unknown> = {};
+        for (const f of req.fields) {
+          for (;;) {
+            const a = (await rl.question(prompt(f), { signal })).trim();
+            const value = a === "" ? (f.default ?? "") : a;
+            const one = validateElicitation([f], { [f.name]: value });
+            if ("errors" in one) {
+              output.write(`    ${one.errors[f.name]}\n`);
+              continue;
+            }
+            raw[f.name] = value;
+            break;
+          }
+        }
+        const result = validateElicitation(req.fields, raw);
+        if ("errors" in result) return { action: "cancel" };
+        const choice = (await rl.question(`  Send this to "${req.server}"? [a]ccept / [d]ecline / [c]ancel: `, { signal })).trim();
+        if (/^a(ccept)?$|^y(es)?$/i.test(choice)) return { action: "accept", content: result.content };
+        return /^d(ecline)?$|^n(o)?$/i.test(choice) ? { action: "decline" } : { action: "cancel" };
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * What an MCP server may ask of Yoke (the client side of MCP): sampling (`sampling/createMessage`
+ * — the server wants the model to answer some messages) and elicitation (`elicitation/create` —
+ * the server wants the user to fill in a form). Harness-neutral: the hub (src/node/mcp/hub.ts)
+ * receives the requests through the SDK and hands them here as plain values.
+ *
+ * Sampling goes through the session's own provider and model (the server's `modelPreferences`
+ * hints are shown, not followed: there is one model per session), is checked against the
+ * permission rules as `McpSampling(<server>)` (a deny rule refuses, an allow rule answers without
+ * asking), otherwise shown to and approved by the user (the approver: the panel's card, the
+ * terminal's prompt; with no one to ask it is refused), bounded in output tokens, and its usage is
+ * recorded as a `usage` event (with `sampling: <server>`) so the cost and the budgets count it.
+ *
+ * Elicitation goes to the host's form (the panel's form, the terminal's prompts); without one (a
+ * headless run) the request is declined, and the server is told so.
+ */
+import type { ExtensionApi } from "../extensions/types";
+import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
+import type { ModelMessage, Provider } from "../providers/types";
+import { costOf } from "../providers/pricing";
+import type { Usage } from "../events";
+import type { ToolIdentity } from "../tools/types";
+import { answeredFields, elicitFields, type ElicitAnswer, type ElicitRequest } from "./elicitation";
+
+/** Output tokens a server's sampling request may ask for, at most (its `maxTokens` is cut to this). */
+export const MAX_SAMPLING_TOKENS = 4096;
+/** Messages of a sampling request shown and sent, at most; characters of text per message. */
+const MAX_SAMPLING_MESSAGES = 50;
+const MAX_SAMPLING_TEXT = 100_000;
+
+/** A sampling request as the hub passes it (MCP `CreateMessageRequest.params`, text only). */
+export interface McpSamplingRequest {
+  messages: Array<{ role: "user" | "assistant"; text: string }>;
+  systemPrompt?: string;
+  maxTokens: number;
+  /** `modelPreferences.hints[].name` (shown; the session's model answers). */
+  modelHints?: string[];
+}
+
+/** What Yoke answers (MCP `CreateMessageResult`, text). */
+export interface McpSamplingResult {
+  model: string;
+  text: string;
+  stopReason: "endTurn" | "maxTokens" | string;
+}
+
+/** How a host asks the user to fill in a server's form (the panel, a terminal). */
+export interface McpElicitor {
+  elicit(req: ElicitRequest, signal: AbortSignal): Promise<ElicitAnswer>;
+}
+
+/** What the hub calls when a running server asks something of the session. */
+export interface McpClientHandlers {
+  sample(server: string, req: McpSamplingRequest, signal: AbortSignal): Promise<McpSamplingResult>;
+  /** `schema`: the requested schema as the server sent it. */
+  elicit(server: string, req: { message: string; schema: unknown }, signal: AbortSignal): Promise<ElicitAnswer>;
+}
+
+/** What the session gives the MCP extension to answer servers' requests. */
+export interface McpClientDeps {
+  /** The session's model (sampling). */
+  provider: Provider;
+  /** Asks the user (the same approver as tool calls). */
+  approver: Approver;
+  /** The permission rules (`McpSampling(server)`); without it every request asks. */
+  check?(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
+  /** The host's form; without it elicitations are declined (a headless run). */
+  elicitor?: McpElicitor;
+  /** Why there is no form, said to the server when it is declined (default: "no one to ask"). */
+  noElicitor?: string;
+}
+
+/** The permission name of a server's sampling requests, for rules: `McpSampling(everything)`. */
+export const SAMPLING_PERMISSION = "McpSampling";
+/**
+ * Sampling as the permission engine knows its names (src/core/tools/catalogue.ts): not a tool the
+ * model calls, but checked like one under `McpSampling`, its specifier the server's name.
+ */
+export const MCP_SAMPLING_IDENTITY: ToolIdentity = { name: "mcp_sampling", permission: SAMPLING_PERMISSION, capabilities: { network: true } };
+
+const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+/** The card's and the prompt's text of a sampling request: server, limits, system prompt, messages. */
+export function describeSampling(server: string, req: McpSamplingRequest, maxTokens: number, model: string): string {
+  const lines = [`The MCP server "${server}" asks ${model} to answer (at most ${maxTokens} tokens${req.maxTokens > maxTokens ? `; it asked for ${req.maxTokens}` : ""}).`];
+  if (req.modelHints?.length) lines.push(`Model hints: ${req.modelHints.join(", ")} (the session's model answers).`);
+  lines.push(`System prompt: ${req.systemPrompt ? req.systemPrompt : "(none)"}`);
+  for (const m of req.messages) lines.push(`${m.role}: ${m.text.length > 2000 ? `${m.text.slice(0, 2000)}… (${m.text.length} characters)` : m.text}`);
+  return lines.join("\n");
+}
+
+let seq = 0;
+
+export function mcpClientHandlers(api: ExtensionApi, deps: McpClientDeps): McpClientHandlers {
+  const record = (server: string, kind: "sampling" | "elicitation", outcome: "answered" | "accepted" | "declined" | "cancelled" | "denied" | "failed", detail?: string) =>
+    api.record({ type: "mcp_request", server, kind, outcome, ...(detail ? { detail } : {}) });
+  return {
+    async sample(server, req, signal) {
+      if (req.messages.length === 0) throw new Error("a sampling request needs at least one message");
+      if (req.messages.length > MAX_SAMPLING_MESSAGES) throw new Error(`a sampling request may have at most ${MAX_SAMPLING_MESSAGES} messages (it had ${req.messages.length})`);
+      if (req.messages.some((m) => m.text.length > MAX_SAMPLING_TEXT)) throw new Error(`a sampling message may have at most ${MAX_SAMPLING_TEXT} characters`);
+      const maxTokens = Math.max(1, Math.min(Math.floor(req.maxTokens) || 1, MAX_SAMPLING_TOKENS));
+      const provider = deps.provider;
+      const text = describeSampling(server, req, maxTokens, provider.model);
+      const input = { name: server, ...(req.systemPrompt ? { systemPrompt: req.systemPrompt } : {}), maxTokens, messages: req.messages };
+      const check: PermissionCheck = { tool: `mcp__${server}`, permission: SAMPLING_PERMISSION, input, mutates: false };
+      const decision: PermissionDecision = deps.check
+        ? await deps.check(check, api.session.mode)
+        : { decision: "ask", by: "mode", reason: `${SAMPLING_PERMISSION} needs approval unless a rule allows it.` };
+      if (decision.decision === "deny") {
+        record(server, "sampling", "denied", decision.reason);
+        throw new Error(`Yoke refused the sampling request: ${decision.reason}`);
+      }
+      if (decision.decision === "ask") {
+        const answer = await deps.approver.ask(
+          {
+            callId: `mcp-sampling-${++seq}`,
+            tool: `sampling for MCP server ${server}`,
+            permission: `${SAMPLING_PERMISSION}(${server})`,
+            input,
+            reason: `The MCP server "${server}" asks the model to answer these messages; it gets the answer. ${decision.reason}`,
+            summary: text,
+            readOnly: true,
+          },
+          signal,
+        );
+        if (answer.decision !== "allow") {
+          const why = answer.message ? `: ${answer.message}` : "";
+          record(server, "sampling", "denied", `the user declined${why}`);
+          throw new Error(`the user declined the sampling request${why}`);
+        }
+      }
+      const messages: ModelMessage[] = req.messages.map((m) => (m.role === "user" ? { role: "user", text: m.text } : { role: "assistant", text: m.text, toolCalls: [] }));
+      let out = "";
+      let usage: Usage | undefined;
+      let stopReason = "endTurn";
+      try {
+        for await (const ev of provider.stream({ system: req.systemPrompt ?? "", messages, tools: [], maxOutputTokens: maxTokens, signal })) {
+          if (ev.type === "text_delta") out += ev.text;
+          else if (ev.type === "usage") usage = ev.usage;
+          else if (ev.type === "done")
+            stopReason = ev.stopReason === "max_tokens" || ev.stopReason === "length" ? "maxTokens" : ev.stopReason === "end_turn" || ev.stopReason === "stop" ? "endTurn" : ev.stopReason;
+          else if (ev.type === "log") api.record(ev.event);
+        }
+      } catch (err) {
+        record(server, "sampling", "failed", err instanceof Error ? err.message : String(err));
+        throw new Error(`the model did not answer: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      } finally {
+        // Counted in the session's cost and budgets like any request (usage unknown: zero tokens, still recorded).
+        const u = usage ?? emptyUsage();
+        api.record({ type: "usage", usage: u, model: provider.model, costUsd: costOf(provider.model, u), sampling: server });
+      }
+      record(server, "sampling", "answered", `${provider.model}, ${usage?.outputTokens ?? "?"} output tokens`);
+      return { model: provider.model, text: out, stopReason };
+    },
+
+    async elicit(server, req, signal) {
+      let fields;
+      try {
+        fields = elicitFields(req.schema);
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        record(server, "elicitation", "failed", why);
+        throw new Error(`Yoke cannot show this form: ${why}`, { cause: err });
+      }
+      if (!deps.elicitor) {
+        const why = deps.noElicitor ?? "no one to ask (not an interactive session)";
+        record(server, "elicitation", "declined", why);
+        return { action: "decline" };
+      }
+      const answer = await deps.elicitor.elicit({ server, message: req.message, fields }, signal);
+      if (answer.action === "accept") record(server, "elicitation", "accepted", answeredFields(answer.content));
+      else record(server, "elicitation", answer.action === "decline" ? "declined" : "cancelled", "by the user");
+      return answer;
+    },
+  };
+}
