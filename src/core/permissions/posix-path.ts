@@ -1,7 +1,13 @@
 /** POSIX path arithmetic for the core (which does not import node:path). */
 
+/** What normalizeAbs changes in an absolute path: `//`, a `.` or `..` component, a trailing `/`. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
 /** Collapses `.`, `..` and repeated slashes of an absolute path. */
 export function normalizeAbs(p: string): string {
+  // Most paths arrive normalised already (each check normalises the same path several times):
+  // one scan answers them without splitting a long path into its components again.
+  if (p.startsWith("/") && !NOT_NORMAL.test(p)) return p;
   const out: string[] = [];
   for (const seg of p.split("/")) {
     if (seg === "" || seg === ".") continue;
