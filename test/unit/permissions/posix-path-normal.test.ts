@@ -18,7 +18,7 @@ function walk(p: string): string {
 describe("normalizeAbs", () => {
   it("agrees with the component walk on 50,000 random paths", () => {
     let seed = 7;
-    const r = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const r = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const parts = ["/", ".", "..", "a", "b.", ".c", "..d", "e..", "/"];
     for (let i = 0; i < 50_000; i++) {
       let p = r() < 0.8 ? "/" : "";
