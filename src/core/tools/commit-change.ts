@@ -188,7 +188,8 @@ export interface FilesCommitResult {
  * were before the error is thrown. A reviewer that reviews a change of several files as one
  * (`reviewSet`, the panel's) gets one proposal with every file — it writes them all or none once
  * everything is decided. Other reviewers (and "auto" mode) get each text change in turn
- * (commitChange); a deletion is then made only once every reviewed file was accepted exactly.
+ * (commitChange); a deletion is then made only once every reviewed file was accepted exactly, and
+ * if a write fails, the files written before it are put back (all or nothing).
  */
 export async function commitChanges(ctx: ToolContext, tool: string, files: readonly FileChangeToCommit[]): Promise<FilesCommitResult> {
   if (!ctx.reviewer) {
@@ -199,9 +200,24 @@ export async function commitChanges(ctx: ToolContext, tool: string, files: reado
   if (ctx.reviewer.reviewSet && mode === "ask") return reviewAsOne(ctx, ctx.reviewer, tool, files);
   const outcomes: FilesCommitResult["outcomes"] = [];
   const texts = files.filter((f) => f.after !== null);
+  const landedFiles: FileChangeToCommit[] = [];
   for (const f of texts) {
     const c = await commitChange(ctx, { abs: f.abs, rel: f.rel, tool, before: f.op === "move" ? null : f.before, after: f.after!, bytes: f.bytes! });
     outcomes.push({ rel: f.rel, outcome: c.outcome, ...(c.reviewText ? { reviewText: c.reviewText } : {}), exact: c.exact });
+    if (c.outcome?.error !== undefined) {
+      // A write failed: a patch applies all or nothing, so what landed before it is put back
+      // (whatever the reviewer or the mode had decided), and the rest is not proposed.
+      const put = await putBack(ctx, landedFiles);
+      for (const o of outcomes.slice(0, -1))
+        if (put.has(o.rel))
+          Object.assign(o, { exact: false, reviewText: `${o.rel}: put back as it was, because ${f.rel} could not be written (${c.outcome.error}), and a patch applies all or nothing.` });
+      // The files not yet proposed, and every deletion (made only after all the writes): untouched.
+      const at = files.indexOf(f);
+      for (const rest of files.filter((x, i) => i > at || x.after === null))
+        outcomes.push({ rel: rest.rel, outcome: null, exact: false, reviewText: `${rest.rel}: not changed, because ${f.rel} could not be written.` });
+      return { outcomes, exact: false, failed: true };
+    }
+    if (c.outcome === null || c.outcome.status !== "rejected") landedFiles.push(f);
   }
   const allExact = outcomes.every((o) => o.exact);
   const deletions = [...files.filter((x) => x.after === null), ...files.flatMap((x) => (x.from ? [{ abs: x.from.abs, rel: x.from.rel }] : []))];
@@ -211,6 +227,21 @@ export async function commitChanges(ctx: ToolContext, tool: string, files: reado
   }
   const landed = outcomes.some((o) => (o.outcome === null ? o.exact : o.outcome.status !== "rejected" && o.outcome.error === undefined));
   return { outcomes, exact: outcomes.every((o) => o.exact), failed: !landed };
+}
+
+/** Puts the files of a change back as they were before it (an added file is removed); returns the paths put back. */
+async function putBack(ctx: ToolContext, files: readonly FileChangeToCommit[]): Promise<Set<string>> {
+  const done = new Set<string>();
+  for (const f of [...files].reverse()) {
+    try {
+      if (f.previous) await ctx.fs.writeFile(f.abs, f.previous);
+      else await ctx.fs.delete(f.abs);
+      done.add(f.rel);
+    } catch {
+      // left as the reviewer wrote it; the model is told the rest
+    }
+  }
+  return done;
 }
 
 /** Writes (and deletes) every file in order; if one fails, the ones already done are put back and the error is thrown. */

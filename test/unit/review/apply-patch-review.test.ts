@@ -59,3 +59,27 @@ describe("apply_patch with a change reviewer", () => {
     expect(existsSync(join(ws.root, "c.txt"))).toBe(false);
   });
 });
+
+describe("apply_patch with a file-by-file reviewer, when a write fails", () => {
+  it("puts back what was written before it and changes nothing else: all or nothing (auto mode)", async () => {
+    ws = createTempWorkspace({ "a.txt": "one\n", "d.txt": "old\n", "e.txt": "keep\n" });
+    const patch = "*** Begin Patch\n*** Update File: e.txt\n-keep\n+KEPT\n*** Add File: c.txt\n+new\n*** Update File: a.txt\n-one\n+ONE\n*** Delete File: d.txt\n*** End Patch\n";
+    const r: ChangeReviewer = {
+      async review(change) {
+        // The reviewer writes what it applies (as the VS Code one does); a.txt cannot be written.
+        if (change.relPath === "a.txt") return { status: "accepted", finalContent: change.before ?? "", error: "EACCES: permission denied" };
+        ws.write({ [change.relPath]: change.after });
+        return { status: "accepted", finalContent: change.after, auto: true };
+      },
+    };
+    const out = await callTool(tools, "apply_patch", { input: patch }, ws.context({ reviewer: r, reviewMode: "auto" }));
+    expect(out.isError).toBe(true);
+    expect(readFileSync(join(ws.root, "e.txt"), "utf8")).toBe("keep\n");
+    expect(existsSync(join(ws.root, "c.txt"))).toBe(false);
+    expect(readFileSync(join(ws.root, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(join(ws.root, "d.txt"), "utf8")).toBe("old\n");
+    expect(out.text).toContain("e.txt: put back as it was, because a.txt could not be written (EACCES: permission denied), and a patch applies all or nothing.");
+    expect(out.text).toContain("c.txt: put back as it was");
+    expect(out.text).toContain("d.txt: not changed, because a.txt could not be written.");
+  });
+});
