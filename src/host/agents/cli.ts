@@ -13,6 +13,7 @@ export interface CliOutcome {
 /** `node dist/cli.js ARGS` with the extension host's Node (Electron's, as Node, in VS Code desktop). */
 export function runYoke(extensionPath: string, args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliOutcome> {
   return new Promise((resolve, reject) => {
+    if (!extensionPath) return reject(new Error("the extension's folder is not known, so its yoke command line cannot be found"));
     const child = spawn(process.execPath, [nodePath.join(extensionPath, "dist", "cli.js"), ...args], {
       cwd,
       env: { ...process.env, ELECTRON_RUN_AS_NODE: "1", ...env },
