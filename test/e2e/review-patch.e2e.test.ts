@@ -45,7 +45,11 @@ function script(req: Parameters<typeof readExchange>[0]): ScriptedTurn {
 
 describe("a multi-file patch under review in code-server", () => {
   const base = reviewVscode("review-patch", script);
-  const vs = useYokeVscode({ ...base, workspaceSettings: { ...base.workspaceSettings, "yoke.edits.tool": "apply_patch" } });
+  const vs = useYokeVscode({
+    ...base,
+    workspaceSettings: { ...base.workspaceSettings, "yoke.edits.tool": "apply_patch" },
+    testsBuildOnEachOther: "one window: the second case puts back the file the first deleted and sends its prompt in the same session",
+  });
 
   /** The apply_patch result of the exchange that started with `prompt`. */
   const patchResult = (prompt: string) => {

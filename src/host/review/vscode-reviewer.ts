@@ -13,12 +13,11 @@
 // is the original text from memory (yoke-original:). "auto" mode applies and saves at once, and
 // keeps the change listed with a Revert that refuses when the file changed since. A review taken
 // up again after a window reload (change.resumed) re-attaches to the document VS Code restored.
-import { activity } from "../../node/watchdog";
 import { TypingWatch } from "../editor-typing";
 import * as vscode from "vscode";
-import type { ChangeReviewer, ChangeSetOutcome, ProposedChange, ProposedChangeSet, ProposedFile, ReviewMode, ReviewOutcome } from "../../core/review";
-import { fileHunks, followingDecision } from "../../core/review-set";
-import { fileOutcome, writeSet } from "./change-set";
+import type { ChangeReviewer, ChangeSetOutcome, ProposedChange, ProposedChangeSet, ReviewMode, ReviewOutcome } from "../../core/review";
+import { SetReviews, STOPPED_MESSAGE } from "./set-review";
+import { watchDocuments } from "./document-events";
 import { applyHunks, computeHunks, normalizeEol, rebaseHunks, type Hunk, type HunkDecision } from "../../core/review-hunks";
 import { userEditsDiff } from "../../core/review-outcome";
 import { ToolError } from "../../core/tools/types";
@@ -27,7 +26,7 @@ import { docRange, lineSpan } from "./document-ranges";
 import { AutoSaveMove, startInline, writeInline } from "./inline";
 import { exists, OwnWrites } from "./own-writes";
 import type { PlacementContext, ReviewerOptions } from "./placement";
-import { ReviewEntry, type EntryGroup, type ReviewListItem } from "./review-entry";
+import { ReviewEntry, type ReviewListItem } from "./review-entry";
 import { SerialQueue } from "./serial-queue";
 import { showProposal } from "./show-proposal";
 import { closeProposal, startStaged, writeStaged } from "./staged";
@@ -36,7 +35,7 @@ export type { ReviewerOptions } from "./placement";
 
 /** Auto-applied changes kept listed (for Revert). */
 const MAX_APPLIED = 30;
-export const STOPPED_MESSAGE = "the agent was stopped";
+export { STOPPED_MESSAGE };
 
 /** `files.autoSave` would save this file by itself (any mode but "off"; language overrides count). */
 export function autoSaves(uri: vscode.Uri, languageId?: string): boolean {
@@ -52,13 +51,10 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private readonly own: OwnWrites;
   private readonly placement: PlacementContext;
   private readonly autoSaveMove: AutoSaveMove;
-  /** Why a document under review is being saved (from onWillSave, read in onDidSave). */
-  private readonly saveReasons = new Map<string, vscode.TextDocumentSaveReason>();
   /** Whether the user is typing: a review opening then goes beside that editor and leaves it the focus. */
   readonly typing = new TypingWatch();
-  /** Changes of several files under review as one, by setId; and each file's editId -> its group (while it is being placed). */
-  private readonly groups = new Map<string, EntryGroup>();
-  private readonly groupOf = new Map<string, EntryGroup>();
+  /** Changes of several files under review as one (set-review.ts). */
+  private readonly sets: SetReviews;
   /** editId -> called once the entry is listed (a change of several files places its files one after another). */
   private readonly listedHooks = new Map<string, () => void>();
   /** Fires whenever the list, a decision or a hunk position changes. */
@@ -75,14 +71,34 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       changed: () => this.emitter.fire(),
     };
     this.autoSaveMove = new AutoSaveMove(this.placement);
+    this.sets = new SetReviews({
+      log: opts.log,
+      placement: this.placement,
+      own: this.own,
+      entries: this.entries,
+      originals: opts.originals,
+      listedHooks: this.listedHooks,
+      toUri: (path) => opts.toUri(path),
+      start: (change, mode, signal) => this.start(change, mode, signal),
+      cancel: (editId, why) => this.cancel(editId, why),
+      waitForUser: (signal, doc, make) => this.waitForUser(signal, doc, make),
+      pendingForFile: (uri) => this.pendingForFile(uri),
+      changed: () => this.emitter.fire(),
+    });
     this.typing.ignoreWhile(() => this.own.editing);
     this.disposables.push(
       this.emitter,
       this.typing,
-      vscode.workspace.onDidChangeTextDocument((e) => activity("review:document-change", () => this.onDocumentChange(e))),
-      vscode.workspace.onDidCloseTextDocument((doc) => this.onDocumentClosed(doc)),
-      vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
-      vscode.workspace.onDidSaveTextDocument((doc) => this.onDidSave(doc)),
+      ...watchDocuments({
+        own: this.own,
+        autoSaveMove: this.autoSaveMove,
+        log: opts.log,
+        queue: this.queue,
+        pendingFor: (uri) => this.pendingFor(uri),
+        changed: () => this.emitter.fire(),
+        finish: (entry) => this.finish(entry),
+        decide: (editId, which, decision) => this.decide(editId, which, decision),
+      }),
     );
   }
 
@@ -92,24 +108,12 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
 
   /** Pending and auto-applied changes, newest last, for the panel (the files of one change together, in the change's order). */
   list(): ReviewListItem[] {
-    const out: ReviewListItem[] = [];
-    const shown = new Set<string>();
-    for (const e of this.entries.values()) {
-      if (!e.group) {
-        out.push(e.item());
-        continue;
-      }
-      if (shown.has(e.group.setId)) continue;
-      shown.add(e.group.setId);
-      const order = e.group.files.map((f) => f.editId);
-      out.push(...[...e.group.entries].sort((a, b) => order.indexOf(a.editId) - order.indexOf(b.editId)).map((x) => x.item()));
-    }
-    return out;
+    return this.sets.listItems(this.entries.values());
   }
 
   /** A change of several files under review, by its id. */
   isSet(id: string): boolean {
-    return this.groups.has(id);
+    return this.sets.groups.has(id);
   }
 
   get(editId: string): ReviewEntry | undefined {
@@ -142,56 +146,9 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     }
   }
 
-  /**
-   * Reviews a change of several files as one: each file is placed as a single change would be (its
-   * hunks decided in its editor, inline or staged) and listed together; nothing is written until
-   * every file is decided, then all files are written, or none (writeSet).
-   */
-  async reviewSet(set: ProposedChangeSet, mode: ReviewMode, signal: AbortSignal): Promise<ChangeSetOutcome> {
-    if (mode === "auto") return { files: [], error: 'a change of several files is reviewed in "ask" mode only' };
-    const group: EntryGroup = { setId: set.setId, files: set.files, entries: [], finishing: false };
-    this.groups.set(set.setId, group);
-    const outcomes: Array<Promise<ReviewOutcome>> = [];
-    try {
-      for (const f of set.files) {
-        this.groupOf.set(f.editId, group);
-        const listed = new Promise<void>((resolve) => this.listedHooks.set(f.editId, resolve));
-        const outcome = this.startFile(f, group, signal).catch((err: unknown): ReviewOutcome => {
-          if (err instanceof ToolError) return { status: "rejected", finalContent: f.before, error: err.message };
-          throw err;
-        });
-        outcomes.push(outcome);
-        const first = await Promise.race([listed.then(() => undefined), outcome]);
-        if (first && !group.failed) {
-          // Not listed: the file could not be put up (or had nothing to show outside a group). The rest is taken back.
-          group.failed = first.error ?? `${f.relPath} could not be put up for review`;
-          this.opts.log.warn(`review ${set.setId}: ${group.failed}; taking back the ${group.entries.length} file(s) already shown`);
-          await Promise.all(group.entries.map((e) => this.cancel(e.editId, "the change could not be put up in full")));
-          break;
-        }
-      }
-      const files = await Promise.all(outcomes);
-      const error = group.failed ?? files.find((o) => o.error)?.error;
-      return error ? { files, error } : { files };
-    } finally {
-      this.groups.delete(set.setId);
-      for (const f of set.files) {
-        this.groupOf.delete(f.editId);
-        this.listedHooks.delete(f.editId);
-      }
-    }
-  }
-
-  /** One file of a change of several files: placed like a single change; a file with no hunks is listed without an editor. */
-  private async startFile(f: ProposedFile, group: EntryGroup, signal: AbortSignal): Promise<ReviewOutcome> {
-    if (signal.aborted) return { status: "rejected", finalContent: f.before, message: STOPPED_MESSAGE };
-    // A move is reviewed in the source's document; the destination is written when it is accepted.
-    const shown: ProposedChange = f.from ? { ...f, path: f.from.path, relPath: f.from.relPath } : f;
-    if (f.from && (await exists(this.opts.toUri(f.path)))) throw new ToolError(`${f.relPath} exists now (it was created after the patch was checked).`);
-    if (fileHunks(f).length) return this.start(shown, "ask", signal);
-    const uri = this.opts.toUri(shown.path);
-    if (this.pendingForFile(uri)) throw new ToolError(`${shown.relPath} already has a change waiting for the user's review. Wait for that review before changing the file again.`);
-    return this.waitForUser(signal, undefined, (settle) => new ReviewEntry(shown, uri, "ask", [], [], settle));
+  /** Reviews a change of several files as one (set-review.ts). */
+  reviewSet(set: ProposedChangeSet, mode: ReviewMode, signal: AbortSignal): Promise<ChangeSetOutcome> {
+    return this.sets.reviewSet(set, mode, signal);
   }
 
   private async start(change: ProposedChange, mode: ReviewMode, signal: AbortSignal): Promise<ReviewOutcome> {
@@ -212,7 +169,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   private waitForUser(signal: AbortSignal, doc: vscode.TextDocument | undefined, make: (settle: (o: ReviewOutcome) => void) => ReviewEntry): Promise<ReviewOutcome> {
     return new Promise<ReviewOutcome>((resolve) => {
       const entry = make(resolve);
-      const group = this.groupOf.get(entry.editId);
+      const group = this.sets.groupOf.get(entry.editId);
       if (group) {
         entry.group = group;
         entry.file = group.files.find((f) => f.editId === entry.editId);
@@ -237,7 +194,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
 
   /** Accepts or rejects hunks (0-based) of a pending change; the review ends when all are decided. */
   decide(editId: string, which: number[] | "all", decision: HunkDecision, message?: string): Promise<void> {
-    const group = this.groups.get(editId);
+    const group = this.sets.groups.get(editId);
     if (group) {
       // The whole change of several files: every file, every hunk still open.
       return Promise.all([...group.entries].map((e) => this.decide(e.editId, "all", decision, message))).then(() => undefined);
@@ -376,7 +333,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
   /** Every hunk is decided: write the file (inline: save it; staged: write the decided text into it) and resolve the review. */
   private async finish(entry: ReviewEntry): Promise<void> {
     if (entry.status !== "pending" || !this.entries.has(entry.editId)) return;
-    if (entry.group) return this.finishGroup(entry.group);
+    if (entry.group) return this.sets.finishGroup(entry.group);
     const doc = await vscode.workspace.openTextDocument(entry.docUri);
     const decisions = entry.decisions as HunkDecision[];
     const allRejected = decisions.every((d) => d === "rejected");
@@ -416,40 +373,6 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     });
   }
 
-  /**
-   * A file of a change of several files was decided: once every file is (files with nothing to
-   * show follow the rest), all are written or none, and each file's review resolves.
-   */
-  private async finishGroup(group: EntryGroup): Promise<void> {
-    if (group.finishing) return;
-    const expected = group.failed ? group.entries.length : group.files.length;
-    if (group.entries.length < expected) return;
-    const shown = group.entries.filter((e) => e.hunks.length);
-    if (!shown.every((e) => e.done)) return;
-    const follow = followingDecision(shown.map((e) => e.decided));
-    if (follow) for (const e of group.entries) if (!e.hunks.length && !e.fileDecision) e.fileDecision = follow;
-    if (!group.entries.every((e) => e.done)) return;
-    group.finishing = true;
-    const entries = group.files.flatMap((f) => group.entries.filter((e) => e.editId === f.editId));
-    const result = await writeSet(this.placement, entries);
-    if (result.error) void vscode.window.showWarningMessage(`Yoke: ${result.error}`);
-    for (const e of entries) {
-      this.entries.delete(e.editId);
-      this.opts.originals.delete(e.editId);
-      this.own.forgetChecked(e.uri);
-      e.cleanup?.();
-      const allRejected = e.decided.every((d) => d === "rejected");
-      if (e.staged) await closeProposal(this.placement, e, !allRejected && !result.error);
-    }
-    this.emitter.fire();
-    const note = entries.find((e) => e.message)?.message;
-    this.opts.log.info(`review ${group.setId}: ${entries.map((e) => `${e.change.relPath} ${e.decided.join("/") || "-"}`).join(", ")}${result.error ? ` — not written: ${result.error}` : ""}`);
-    for (const [k, e] of entries.entries()) {
-      if (result.error || group.failed) e.settle({ status: "rejected", finalContent: e.change.before, error: result.error ?? group.failed!, hunkDecisions: e.decided });
-      else e.settle(fileOutcome(e, result.written[k]!.finalContent, note));
-    }
-  }
-
   private remember(entry: ReviewEntry): void {
     this.entries.set(entry.editId, entry);
     const applied = [...this.entries.values()].filter((e) => e.status !== "pending");
@@ -458,62 +381,6 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
       this.opts.originals.delete(old.editId);
     }
     this.emitter.fire();
-  }
-
-  private onDocumentChange(e: vscode.TextDocumentChangeEvent): void {
-    if (!e.contentChanges.length) return;
-    const byUser = !this.own.editing;
-    const entry = this.pendingFor(e.document.uri);
-    if (!entry) return;
-    entry.follow(e.contentChanges, byUser);
-    this.emitter.fire();
-  }
-
-  private onDocumentClosed(doc: vscode.TextDocument): void {
-    const entry = this.pendingFor(doc.uri);
-    // A staged proposal stays pending when its editor closes (the panel and the file's CodeLens reopen it).
-    if (!entry || entry.staged || this.own.editing) return;
-    // The user closed the editor without saving: the proposal is gone, the disk holds the original.
-    void this.queue.run(entry.editId, async () => {
-      if (entry.status !== "pending") return;
-      entry.decisions.fill("rejected");
-      entry.message = "the user closed the file without keeping the change";
-      await this.finish(entry);
-    });
-  }
-
-  /**
-   * Before a document under review is saved. The user's own save is noted (it accepts, once it is
-   * done). An auto save of a file that holds a proposal (auto save was switched on during the
-   * review) must not write it: the save writes the file without the proposal (the original lines
-   * over every hunk not rejected), and the review goes on in a proposal document of its own.
-   */
-  private onWillSave(e: vscode.TextDocumentWillSaveEvent): void {
-    const key = e.document.uri.toString();
-    if (this.own.saving(key)) return;
-    const entry = this.pendingFor(e.document.uri);
-    if (!entry) return;
-    this.saveReasons.set(key, e.reason);
-    if (e.reason !== vscode.TextDocumentSaveReason.Manual && !entry.staged) e.waitUntil(Promise.resolve(this.autoSaveMove.moveOut(entry, e.document)));
-  }
-
-  private onDidSave(doc: vscode.TextDocument): void {
-    const key = doc.uri.toString();
-    if (this.own.saving(key)) return;
-    // The user's own save: what it left is the file from now on.
-    void this.own.renote(doc.uri);
-    const reason = this.saveReasons.get(key);
-    this.saveReasons.delete(key);
-    if (this.autoSaveMove.afterSave(doc)) return;
-    const entry = this.pendingFor(doc.uri);
-    if (!entry) return;
-    // An auto save of a staged proposal only keeps its text in memory; so does a save whose reason is unknown.
-    if (entry.staged ? reason !== vscode.TextDocumentSaveReason.Manual : reason !== undefined && reason !== vscode.TextDocumentSaveReason.Manual) return;
-    // The user saved what the review shows. (Inline, a save without onWillSave — "Save without
-    // Formatting" skips it — wrote the proposal all the same: it is accepted too.)
-    this.opts.log.info(`review ${entry.editId}: ${entry.change.relPath} saved by the user: the hunks still open are accepted`);
-    void vscode.window.showInformationMessage(`Yoke: you saved ${entry.change.relPath}, so the change under review is accepted as shown.`);
-    void this.decide(entry.editId, "all", "accepted");
   }
 }
 
