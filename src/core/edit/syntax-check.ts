@@ -8,7 +8,7 @@
  * (src/node/tree-sitter-wasm.ts), so the core never touches the file system. Nothing is loaded
  * until the first check, and a grammar only when a file of its language is checked.
  */
-import { Language, Parser, type Node } from "web-tree-sitter";
+import { Language, Parser, type Node, type ParseState } from "web-tree-sitter";
 import type { MatchRung } from "./types";
 
 /** The WebAssembly the check needs, from the host. */
@@ -90,6 +90,12 @@ export interface SyntaxChecker {
 
 /** Texts larger than this are not parsed (the check is skipped, as for a file without a grammar). */
 const MAX_CHARS = 2_000_000;
+/**
+ * A parse longer than this is given up (the check is skipped, as for a file with no grammar): the
+ * parse is synchronous, so a pathological file (red9: 1.96 MB of `a<b<c<…` as TypeScript, 13–30 s
+ * per parse, two per edit) would otherwise hold the extension host's event loop.
+ */
+export const PARSE_BUDGET_MS = 1000;
 const MAX_PROBLEMS = 20;
 
 export function createSyntaxChecker(wasm: GrammarWasm): SyntaxChecker {
@@ -118,8 +124,15 @@ export function createSyntaxChecker(wasm: GrammarWasm): SyntaxChecker {
       const name = grammarFor(path);
       if (!name || text.length > MAX_CHARS) return undefined;
       const parser = await parserFor(name);
-      const tree = parser?.parse(text);
-      if (!tree) return undefined;
+      const deadline = Date.now() + PARSE_BUDGET_MS;
+      // progressCallback: returning true cancels the parse (parse() then returns null).
+      const progressCallback = (() => Date.now() > deadline) as unknown as (state: ParseState) => void;
+      const tree = parser?.parse(text, null, { progressCallback });
+      if (!tree) {
+        // A cancelled parse keeps its state to be resumed: the next file starts afresh.
+        parser?.reset();
+        return undefined;
+      }
       try {
         return collect(tree.rootNode, text);
       } finally {

@@ -192,7 +192,11 @@ export interface ExtensionPoints {
    */
   "prompt.expand": { input: { text: string }; result: { text?: string; handled?: string; block?: string; images?: ImagePart[] } };
   /** A user message is about to be sent (Claude UserPromptSubmit): may block it or add context. */
-  "prompt.submit": { input: { text: string }; result: { block?: string; context?: string[] } };
+  /**
+   * `typed`: what was typed, before prompt.expand (a custom command's or MCP prompt's body is the
+   * repository's or the server's words, not the user's: a mention in it is not the user's action).
+   */
+  "prompt.submit": { input: { text: string; typed?: string }; result: { block?: string; context?: string[] } };
   /**
    * Before each model request. Handlers may append context messages (logged as `context`
    * events, so later requests carry them at the same place); the existing prefix is never changed.

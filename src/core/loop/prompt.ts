@@ -12,7 +12,7 @@ export async function submitPrompt(ctx: LoopContext, typedText: string, pending:
   const expanded = await expandPrompt(ctx, typedText, opts);
   if (expanded === undefined) return false;
   const { text, images } = expanded;
-  for (const o of await ctx.extensions.run("prompt.submit", { text }, { signal: new AbortController().signal })) {
+  for (const o of await ctx.extensions.run("prompt.submit", { text, typed: typedText }, { signal: new AbortController().signal })) {
     if (o.result?.block !== undefined) {
       ctx.append({ type: "extension", name: o.extension, point: "prompt.submit", outcome: "blocked", detail: o.result.block });
       ctx.append({ type: "error", message: `Your message was not sent: ${o.result.block}`, code: "hook_blocked" });

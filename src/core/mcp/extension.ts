@@ -119,8 +119,10 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
 
       // `@server:uri`: the resource's content goes to the model right after the message (a context message).
       const attached: ContextMessage[] = [];
-      api.on("prompt.submit", async ({ text }) => {
-        const mentions = parseResourceMentions(text, usable);
+      // Only in what the user typed: a custom command's or an MCP prompt's body (the repository's or a
+      // server's words) would otherwise read a resource past the ReadMcpResourceTool rules (red9).
+      api.on("prompt.submit", async ({ text, typed }) => {
+        const mentions = parseResourceMentions(typed ?? text, usable);
         if (mentions.length) attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: await resolveResourceMentions(hub, mentions, new AbortController().signal) });
         return undefined;
       });

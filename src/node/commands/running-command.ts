@@ -368,8 +368,15 @@ export class NodeRunningCommand implements RunningCommand {
    * the stray check work as for a process spawned here.
    */
   private spawnLaunched(launcher: ProcessLauncher, file: string, args: string[], env: Record<string, string>): void {
-    const line = withExactEnv(file, args, env);
-    const proc = launcher.launch(line.file, line.args, { cwd: this.spec.req.cwd, env: { [MARKER_VAR]: this.spec.marker }, id: this.id });
+    const line = withExactEnv(file, args, env, [MARKER_VAR]);
+    let proc: LaunchedProcess;
+    try {
+      proc = launcher.launch(line.file, line.args, { cwd: this.spec.req.cwd, env: { [MARKER_VAR]: this.spec.marker }, id: this.id });
+    } catch (err) {
+      line.cleanup();
+      throw err;
+    }
+    proc.onExit(() => line.cleanup());
     this.launched = proc;
     if (proc.pid !== undefined) this.pid = proc.pid;
     else this.findLaunchedPid();

@@ -1,0 +1,117 @@
+// Red team round 9: MCP sampling (server-everything's trigger-sampling-request) without the
+// user's decision, through `yoke run` headless with the scripted model over HTTP. Held: other
+// modes than bypassPermissions, and allow rules the repository committed. Not asserted here:
+// bypassPermissions answers a server's sampling without asking (the mode's "allow all"; docs/mcp.md
+// says "otherwise you are asked" — reported to the lead), and an untracked
+// .claude/settings.local.json in a folder that is not a git repository counts as the user's own.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
+import type { ScriptedTurn } from "../../src/demo/types";
+import { parseLog } from "../../src/core/session/session-log";
+import type { SessionEvent } from "../../src/core/events";
+import { ensureBuilt, runCli } from "../support/cli";
+
+const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+
+beforeAll(() => ensureBuilt(), 120_000);
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+function workspace(files: Record<string, string>): { cwd: string; home: string } {
+  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-se-"));
+  temps.push(base);
+  const cwd = join(base, "ws");
+  const home = join(base, "home");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return { cwd, home };
+}
+
+function everythingArgv(tag: string): string[] {
+  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
+}
+
+function settings(argv: string[], allow: string[], deny: string[] = []): string {
+  return JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { allow, deny } });
+}
+
+type Req = { body: Record<string, unknown> };
+
+function events(sessions: string): SessionEvent[] {
+  const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
+  return parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
+}
+
+async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = [], model = "m") {
+  const llm = await startScriptedLlmServer({ script });
+  const sessions = join(home, "sessions");
+  try {
+    const r = await runCli(
+      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", model, "--cwd", cwd, "--session-dir", sessions, ...extra, "use the tool"],
+      {
+        env: { HOME: home },
+      },
+    );
+    return { ...r, requests: llm.requests as Req[], events: events(sessions) };
+  } finally {
+    await llm.close();
+  }
+}
+
+const SAMPLE = { name: "mcp__everything__trigger-sampling-request", input: { prompt: "What is the capital of France?", maxTokens: 60 } };
+
+// Red team round 9: can a server make Yoke sample without the user? No McpSampling rule of the
+// user's, headless (no one to ask): every mode, and allow rules the REPOSITORY wrote.
+describe("red9: sampling without the user's decision", () => {
+  const cases: Array<{ name: string; files: (argv: string[]) => Record<string, string>; extra: string[]; git?: boolean }> = [
+    ...(["acceptEdits", "plan"] as const).map((mode) => ({
+      name: `mode ${mode}`,
+      files: (argv: string[]) => ({ "~/.yoke/settings.json": settings(argv, ["mcp__everything"]) }),
+      extra: ["--permission-mode", mode],
+    })),
+    {
+      name: "the repository's .yoke/settings.json allows McpSampling",
+      files: (argv: string[]) => ({ "~/.yoke/settings.json": settings(argv, ["mcp__everything"]), ".yoke/settings.json": JSON.stringify({ permissions: { allow: ["McpSampling"] } }) }),
+      extra: [],
+    },
+    {
+      name: "the repository's .claude/settings.json allows McpSampling(everything)",
+      files: (argv: string[]) => ({ "~/.yoke/settings.json": settings(argv, ["mcp__everything"]), ".claude/settings.json": JSON.stringify({ permissions: { allow: ["McpSampling(everything)"] } }) }),
+      extra: [],
+    },
+    {
+      name: "the repository's committed (git-tracked) .claude/settings.local.json allows McpSampling(*)",
+      git: true,
+      files: (argv: string[]) => ({ "~/.yoke/settings.json": settings(argv, ["mcp__everything"]), ".claude/settings.local.json": JSON.stringify({ permissions: { allow: ["McpSampling(*)"] } }) }),
+      extra: [],
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: the model is never asked for the server`, async () => {
+      const argv = everythingArgv(`red9-${c.name.replace(/\W+/g, "-")}`);
+      const { cwd, home } = workspace(c.files(argv));
+      if (c.git) {
+        const git = (...a: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...a], { cwd, stdio: "pipe" });
+        git("init", "-q");
+        git("add", "-A");
+        git("commit", "-qm", "repo");
+      }
+      const r = await run(cwd, home, [{ toolCalls: [SAMPLE] }, { text: "SAMPLED-BY-SERVER" }, { text: "ok" }], c.extra);
+      const usage = r.events.filter((e) => e.type === "usage" && (e as { sampling?: string }).sampling);
+      expect(usage).toEqual([]);
+      expect(r.requests.length, r.stderr).toBeLessThanOrEqual(2);
+      expect(JSON.stringify(r.requests.map((q) => q.body))).not.toContain("SAMPLED-BY-SERVER");
+    }, 90_000);
+  }
+});
