@@ -4,7 +4,7 @@
  * file, the bounded model view and live listeners.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, constants as fsConstants, openSync, readFileSync } from "node:fs";
+import { closeSync, constants as fsConstants, lstatSync, openSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { OutputBounder, type OutputLimits } from "../../core/commands/output";
@@ -55,6 +55,23 @@ export interface CommandSpawnSpec {
   approvedElsewhere?: (path: string) => boolean;
   /** Starts the process somewhere else (the editor's terminal); default: spawned here. */
   launcher?: ProcessLauncher;
+}
+
+/**
+ * What the model is told about protected paths, once the command ended: a move that failed while
+ * the command ran (it was re-creating the path at that moment) is not reported as "still there"
+ * when the path is gone now — a later sweep's own entry says how it ended.
+ */
+function settledQuarantine(list: readonly QuarantinedPath[]): QuarantinedPath[] {
+  return list.filter((q) => {
+    if (!q.error || q.movedTo) return true;
+    try {
+      lstatSync(q.path);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The process of a set whose parent is not in it (the first a launcher started), if there is one. */
@@ -493,7 +510,7 @@ export class NodeRunningCommand implements RunningCommand {
       ...(error ? { error } : {}),
       ...(this.stray ? { strayProcessesStopped: true } : {}),
       ...(this.interrupted && !this.timedOut && !this.cancelled ? { interrupted: true } : {}),
-      ...(this.quarantined.length ? { quarantined: [...this.quarantined] } : {}),
+      ...(this.quarantined.length ? { quarantined: settledQuarantine(this.quarantined) } : {}),
       ...(this.limitHit ? { limitExceeded: this.limitHit } : {}),
     };
     this._result = result;
