@@ -521,6 +521,12 @@ class Walker {
     const declared = (name: string, value: { value: string; raw: string; dynamic: boolean } | undefined) => {
       if (integer) this.opts.data.integer(name.replace(/\[[\s\S]*$/, ""));
       if (nameref && value) this.opts.data.name(value, `${keyword} -n ${name}`);
+      // A nameref to a variable that changes what runs sets that variable through every later
+      // assignment to the reference (`declare -n r=PS4; r='$(…)'; set -x`, `r=BASH_CMDS; r[ls]=/bin/rm`);
+      // one declared without a target takes the name of its first assignment (red team round 10).
+      if (nameref && !value) this.problem(`${keyword} -n ${name} is given its target later, a variable name Yoke cannot follow`);
+      else if (nameref && value && (value.dynamic || isDangerousVariable(value.value.replace(/\[[\s\S]*$/, ""))))
+        this.problem(`${keyword} -n ${name} refers to ${value.raw}, which changes what later commands run`);
     };
     for (const child of node.namedChildren) {
       if (!child) continue;

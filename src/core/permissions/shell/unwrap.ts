@@ -525,9 +525,16 @@ function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped
       const script = args[i + 1];
       return scriptOperand(part, name, script, readsInput, out);
     }
-    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O" || v.value === "--rcfile" || v.value === "--init-file") {
+    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O") {
       i++;
       continue;
+    }
+    // An interactive bash (`-i`, anywhere on the line) runs this file's code before the -c script
+    // (red team round 10: `bash --rcfile <(echo 'git clean -fd') -i -c :` passed as the read-only `:`).
+    if (v.value === "--rcfile" || v.value === "--init-file") {
+      const file = args[i + 1];
+      part.hidden.push(`${name} ${v.value} runs the code of ${file ? file.raw : "a file"} in an interactive shell, which Yoke cannot see`);
+      return undefined;
     }
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(v.value)) {
       const script = args[i + 1];
