@@ -9,7 +9,8 @@
  * `declare -A BASH_CMDS=(…)`, `read 'BASH_CMDS[ls]'`); `BASH_ALIASES[ll]='rm -rf'` is the alias
  * table (with expand_aliases, the next line's `ll src` runs `rm -rf src`); and `bash --rcfile F -i
  * -c :` / `--init-file F` runs F's code (an interactive shell reads it first), `<(echo 'git clean
- * -fd')` included. The gate read `ls -rf src` as a read-only `ls` and `bash --rcfile … -c :` as
+ * -fd')` included; a nameref (`declare -n r=BASH_CMDS`, `typeset -n r=PS4`) sets the variable it
+ * names at every assignment to it. The gate read `ls -rf src` as a read-only `ls` and `bash --rcfile … -c :` as
  * the read-only `:`. Where the sandbox holds (a whole-program deny masks the file, a read-only
  * command gets no writable path) nothing happens; but deny rules on some arguments — the most
  * common ones users write, `Bash(rm -rf:*)`, `Bash(git reset:*)`, `Bash(git clean:*)` — are the
@@ -70,6 +71,9 @@ const ATTACKS: Array<{ command: string; victim: string; keep: string }> = [
   { command: "read 'BASH_CMDS[head]' <<< /bin/rm; head -rf tools", victim: "tools/d.sh", keep: "keep d\n" },
   { command: "shopt -s expand_aliases\nBASH_ALIASES[ll]='rm -rf'\nll web", victim: "web/e.html", keep: "keep e\n" },
   { command: "echo 'rm -rf data' > rc.sh; bash --init-file rc.sh -i -c true", victim: "data/f.txt", keep: "keep f\n" },
+  // Namerefs: every assignment to the reference sets the variable it names.
+  { command: "declare -n r=BASH_CMDS; r[ls]=/bin/rm; ls -rf pkg", victim: "pkg/g.js", keep: "keep g\n" },
+  { command: "typeset -n r=PS4; r='$(rm -rf srv)'; set -x; :", victim: "srv/h.txt", keep: "keep h\n" },
 ];
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
@@ -147,10 +151,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         const lost = ATTACKS.filter((a) => !existsSync(join(ws, a.victim)) || readFileSync(join(ws, a.victim), "utf8") !== a.keep).map((a) => a.command);
         expect(lost, `destroyed by: ${lost.join(" | ")}\n${r.told.slice(0, 3000)}`).toEqual([]);
         // The workspace still has every entry it started with.
-        expect(readdirSync(ws).sort()).toEqual(expect.arrayContaining(["a.txt", "data", "docs", "lib", "notes.txt", "src", "tools", "web"]));
+        expect(readdirSync(ws).sort()).toEqual(expect.arrayContaining(["a.txt", "data", "docs", "lib", "notes.txt", "pkg", "src", "srv", "tools", "web"]));
         // The model was told why, for each.
         expect(r.told).toMatch(/BASH_CMDS/);
         expect(r.told).toMatch(/--rcfile|--init-file/);
+        expect(r.told).toMatch(/-n r refers to (BASH_CMDS|PS4)/);
       },
     );
 
