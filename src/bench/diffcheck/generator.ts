@@ -132,6 +132,28 @@ const CONSTRUCTS: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]
       return `${pick(r, ["setsid", "flock /dev/null", "strace -f -o /dev/null", "ionice -c3", "chrt -o 0", "taskset 1", "nohup", "nice"])} ${name} ${rest.join(" ")}`;
     },
   ],
+  // Red team round 10: a command name bound to another program by the line itself (bash's hash
+  // and alias tables, directly or through a nameref), and a script given to an interactive bash as
+  // its start-up file.
+  [
+    "BASH_CMDS rebinding",
+    (c, r) => {
+      const [prog, ...rest] = c.split(" ");
+      const path = prog === MARKER ? `$(command -v ${MARKER})` : pick(r, [`$(command -v ${prog})`, `/usr/bin/${prog}`]);
+      const bind = pick(r, [
+        `BASH_CMDS[ls]=${path}`,
+        `printf -v 'BASH_CMDS[ls]' %s ${path}`,
+        `read 'BASH_CMDS[ls]' <<< ${path}`,
+        `declare -A BASH_CMDS=([ls]=${path})`,
+        `BASH_CMDS+=([ls]=${path})`,
+        `declare -n r=BASH_CMDS; r[ls]=${path}`,
+      ]);
+      return `${bind}; ls ${rest.join(" ")}`;
+    },
+  ],
+  ["BASH_ALIASES", (c) => `shopt -s expand_aliases\nBASH_ALIASES[ll]=${sq(c)}\nll`],
+  ["nameref to PS4", (c) => `declare -n r=PS4; r=${sq(`$(${c})`)}; set -x; :`],
+  ["bash --rcfile", (c, r) => `bash ${pick(r, ["--rcfile", "--init-file"])} <(echo ${sq(c)}) -i -c :`],
   [
     "builtin sets PS4",
     (c, r) => {
