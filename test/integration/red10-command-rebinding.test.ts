@@ -74,6 +74,11 @@ const ATTACKS: Array<{ command: string; victim: string; keep: string }> = [
   // Namerefs: every assignment to the reference sets the variable it names.
   { command: "declare -n r=BASH_CMDS; r[ls]=/bin/rm; ls -rf pkg", victim: "pkg/g.js", keep: "keep g\n" },
   { command: "typeset -n r=PS4; r='$(rm -rf srv)'; set -x; :", victim: "srv/h.txt", keep: "keep h\n" },
+  // The deny rule's options spelled another way (reordered, apart, long, abbreviated): the same command.
+  { command: "rm -fr app", victim: "app/i.js", keep: "keep i\n" },
+  { command: "rm -r -f cfg", victim: "cfg/j.txt", keep: "keep j\n" },
+  { command: "rm --recursive --force bin", victim: "bin/k.sh", keep: "keep k\n" },
+  { command: "rm vendor --rec -f", victim: "vendor/l.js", keep: "keep l\n" },
 ];
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
@@ -137,7 +142,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     };
 
     it.skipIf(!!unusable)(
-      "bypassPermissions under Bash(rm -rf:*), Bash(git reset:*), Bash(git clean:*): a name rebound through BASH_CMDS / BASH_ALIASES, or a script given as --rcfile/--init-file, destroys nothing",
+      "bypassPermissions under Bash(rm -rf:*), Bash(git reset:*), Bash(git clean:*): a name rebound through BASH_CMDS / BASH_ALIASES, or a script given as --rcfile/--init-file, or the rule's options spelled another way (rm -fr, rm -r -f, --recursive --force, --rec), destroys nothing",
       async () => {
         const ws = workspace();
         const settings = join(base, "deny.json");

@@ -17,6 +17,7 @@ import { commandEffects, isInterpreter, OPTION_SENSITIVE, type CommandEffects } 
 import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
 import { checkCommandPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
+import { matchOptionSpellings } from "./option-spellings";
 import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, type PathPattern } from "./path-reach";
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
@@ -465,6 +466,10 @@ function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
       const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : settledGlobs(w), inst.part.extraArgs);
       if (m === "yes") return "yes";
       if (m === "maybe") best = "maybe";
+      // Deny and ask rules hold for every spelling of their options (`rm -fr`, `rm -r -f`, `--recursive`).
+      const o = matchOptionSpellings(rule.specifier, w);
+      if (o === "yes") return "yes";
+      if (o === "maybe") best = "maybe";
     }
   }
   return best;
