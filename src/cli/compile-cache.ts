@@ -11,6 +11,7 @@
  * itself rejects data made for other source text, another V8 or other flags (then the file is
  * compiled normally and the cache rewritten).
  */
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
@@ -84,6 +85,17 @@ export function enableCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = p
   const proto = (Module as unknown as { prototype: CompilingModule }).prototype;
   const original = proto._compile;
   const pending: Array<() => void> = [];
+  // The bundles are ASCII (esbuild.mjs): read as such, the text is a one-byte string made in a
+  // copy, where Node's loader decodes UTF-8 (2.5 MB: 10-30 ms of CPU). The same text either way.
+  const extensions = (Module as unknown as { _extensions: Record<string, (m: CompilingModule, f: string) => void> })._extensions;
+  const loadJs = extensions[".js"];
+  if (loadJs) {
+    extensions[".js"] = function (module: CompilingModule, filename: string) {
+      if (dirname(filename) !== bundleDir) return loadJs.call(this, module, filename);
+      const bytes = readFileSync(filename);
+      module._compile(isAscii(bytes) ? bytes.toString("ascii") : bytes.toString("utf8"), filename);
+    };
+  }
   proto._compile = function (this: CompilingModule, content: string, filename: string) {
     if (dirname(filename) !== bundleDir || !filename.endsWith(".js")) return original.call(this, content, filename);
     // V8 checks only the source's length, so a rebuilt bundle of the same length needs another file.
