@@ -6,6 +6,7 @@ import * as esbuild from "esbuild";
 import { isAscii } from "node:buffer";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { isDeepStrictEqual } from "node:util";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -181,6 +182,26 @@ cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", `${ou
 for (const g of ["typescript", "tsx", "javascript", "python", "go", "rust", "java", "css", "ruby", "php", "c-sharp", "cpp", "powershell"]) {
   cpSync(`node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-${g}.wasm`, `${outdir}/tree-sitter-${g}.wasm`);
 }
+
+// The built-in lessons' front matter, parsed now by the same code a session runs
+// (src/core/guidance/frontmatter.ts), keyed by its YAML text: sessions then skip the YAML parser
+// for them (src/node/guidance-files.ts reads this file). Only what survives JSON as it is.
+async function writeLessonsFrontmatter() {
+  const built = await esbuild.build({ entryPoints: ["src/core/guidance/frontmatter.ts"], bundle: true, platform: "node", format: "cjs", write: false, logLevel: "warning" });
+  const mod = { exports: {} };
+  new Function("module", "exports", "require", built.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
+  const { parseFrontmatter, frontmatterYaml } = mod.exports;
+  const table = {};
+  for (const file of readdirSync("lessons", { recursive: true })) {
+    if (!/\.md$/i.test(file) || /(^|\/)readme\.md$/i.test(file)) continue;
+    const raw = readFileSync(`lessons/${file}`, "utf8");
+    const yaml = frontmatterYaml(raw);
+    const fm = parseFrontmatter(raw);
+    if (yaml !== undefined && !fm.problem && isDeepStrictEqual(fm.data, JSON.parse(JSON.stringify(fm.data)))) table[yaml] = fm.data;
+  }
+  writeFileSync(`${outdir}/lessons-frontmatter.json`, `${JSON.stringify(table)}\n`);
+}
+await writeLessonsFrontmatter();
 
 // Every bundle ASCII-only (asciiOutputPlugin above; it reads the metafile for the output's names).
 for (const t of targets) Object.assign(t, { metafile: true, plugins: [...(t.plugins ?? []), asciiOutputPlugin] });

@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addKnownFrontmatter, frontmatterYaml, parseFrontmatter } from "../../../src/core/guidance/frontmatter";
 
 const root = join(__dirname, "../../..");
 
@@ -54,5 +55,28 @@ describe("the CLI's bundles", () => {
       sub: true,
       beta: false,
     });
+  });
+
+  it("ship the built-in lessons' front matter parsed, which gives what the YAML parser gives", () => {
+    const table = JSON.parse(readFileSync(join(out, "lessons-frontmatter.json"), "utf8")) as Record<string, unknown>;
+    const lessons = readdirSync(join(root, "lessons"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md") && !/(^|\/)README\.md$/.test(f));
+    expect(lessons.length).toBeGreaterThan(5);
+    const parsed = lessons.map((f) => {
+      const raw = readFileSync(join(root, "lessons", f), "utf8");
+      const yaml = frontmatterYaml(raw)!;
+      expect(Object.keys(table), f).toContain(yaml);
+      const fm = parseFrontmatter(raw); // by the YAML parser: nothing is known yet in this process
+      expect(table[yaml], f).toEqual(fm.data);
+      return { raw, fm };
+    });
+    addKnownFrontmatter(table);
+    for (const { raw, fm } of parsed) {
+      const known = parseFrontmatter(raw);
+      expect(known).toEqual(fm);
+      (known.data as { match?: unknown }).match = "changed by a caller";
+      expect(parseFrontmatter(raw)).toEqual(fm); // each use gets its own copy
+    }
+    // Another text is parsed, problems included.
+    expect(parseFrontmatter("---\nmatch: [\n---\nbody").problem?.message).toMatch(/invalid YAML frontmatter/);
   });
 });
