@@ -3,8 +3,10 @@
 // Flags: --production (minified, no source maps: what the .vsix ships), --watch,
 // --outdir=DIR (default dist; test/unit/arch/production-bundle.test.ts builds into a temp dir).
 import * as esbuild from "esbuild";
-import { cpSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { isDeepStrictEqual } from "node:util";
 
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
@@ -69,6 +71,40 @@ const commandBundlesPlugin = {
 };
 const resolveFromHere = createRequire(import.meta.url).resolve;
 
+// esbuild escapes every non-ASCII character of the code, but keeps a few comments as written (an
+// em dash, an ellipsis). One such character makes Node decode the whole bundle as UTF-8 into a
+// two-byte string, and V8 scan two-byte source: for cli-run.js, 30–50 ms of CPU on every start
+// instead of a few. This rewrites those characters (comments only, by the rule above) as ASCII,
+// one UTF-16 unit for one, so the source maps' columns still hold.
+const ASCII_FOR = { "\u2014": "-", "\u2013": "-", "\u2026": ".", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2192": ">", "\u00d7": "x" };
+const asciiOutputPlugin = {
+  name: "ascii-output",
+  setup(build) {
+    build.onEnd((result) => {
+      for (const file of Object.keys(result.metafile?.outputs ?? {})) {
+        if (!file.endsWith(".js")) continue;
+        const bytes = readFileSync(file);
+        if (isAscii(bytes)) continue;
+        writeFileSync(
+          file,
+          bytes.toString("utf8").replace(/[\u0080-\u{10ffff}]/gu, (c) => (ASCII_FOR[c] ?? "?").padEnd(c.length, "?")),
+        );
+      }
+    });
+  },
+};
+
+// zod's namespace (`z`, and `z.core`) re-exports `locales`, the error messages of every language
+// (400 KB, half of zod): a namespace object keeps them all in a bundle. Yoke speaks English only
+// (src/core/settings/keys.ts configures `en`, full zod's default), so the bundles' locales module
+// is English alone: `z.locales.en` is there, no other language is.
+const zodEnglishOnlyPlugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: `export { default as en } from "./en.js";\n`, loader: "js" }));
+  },
+};
+
 // web-tree-sitter's ESM build needs import.meta.url, which a CJS bundle lacks: use its CJS build.
 const nodeAliases = { "web-tree-sitter": "./node_modules/web-tree-sitter/tree-sitter.cjs" };
 
@@ -83,7 +119,7 @@ const targets = [
     platform: "node",
     format: "cjs",
     external: ["vscode", "@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
@@ -96,13 +132,14 @@ const targets = [
     banner: { js: "#!/usr/bin/env node" },
     // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
     external: ["@lydell/node-pty"],
-    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin],
+    plugins: [coreGuardPlugin, lazySdkPlugin, commandBundlesPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
     ...common,
     // The provider SDKs, each loaded by src/core/providers on its first request (lazySdkPlugin above).
-    entryPoints: { "anthropic-sdk": resolveFromHere("@anthropic-ai/sdk"), "openai-sdk": resolveFromHere("openai") },
+    // Anthropic's is its client with the Messages resource only (src/core/providers/anthropic-sdk-entry.ts).
+    entryPoints: { "anthropic-sdk": "src/core/providers/anthropic-sdk-entry.ts", "openai-sdk": resolveFromHere("openai") },
     outdir,
     platform: "node",
     format: "cjs",
@@ -114,7 +151,7 @@ const targets = [
     outdir,
     platform: "node",
     format: "cjs",
-    plugins: [lazySdkPlugin],
+    plugins: [lazySdkPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
   {
@@ -145,6 +182,29 @@ cpSync("node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm", `${ou
 for (const g of ["typescript", "tsx", "javascript", "python", "go", "rust", "java", "css", "ruby", "php", "c-sharp", "cpp", "powershell"]) {
   cpSync(`node_modules/@vscode/tree-sitter-wasm/wasm/tree-sitter-${g}.wasm`, `${outdir}/tree-sitter-${g}.wasm`);
 }
+
+// The built-in lessons' front matter, parsed now by the same code a session runs
+// (src/core/guidance/frontmatter.ts), keyed by its YAML text: sessions then skip the YAML parser
+// for them (src/node/guidance-files.ts reads this file). Only what survives JSON as it is.
+async function writeLessonsFrontmatter() {
+  const built = await esbuild.build({ entryPoints: ["src/core/guidance/frontmatter.ts"], bundle: true, platform: "node", format: "cjs", write: false, logLevel: "warning" });
+  const mod = { exports: {} };
+  new Function("module", "exports", "require", built.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
+  const { parseFrontmatter, frontmatterYaml } = mod.exports;
+  const table = {};
+  for (const file of readdirSync("lessons", { recursive: true })) {
+    if (!/\.md$/i.test(file) || /(^|\/)readme\.md$/i.test(file)) continue;
+    const raw = readFileSync(`lessons/${file}`, "utf8");
+    const yaml = frontmatterYaml(raw);
+    const fm = parseFrontmatter(raw);
+    if (yaml !== undefined && !fm.problem && isDeepStrictEqual(fm.data, JSON.parse(JSON.stringify(fm.data)))) table[yaml] = fm.data;
+  }
+  writeFileSync(`${outdir}/lessons-frontmatter.json`, `${JSON.stringify(table)}\n`);
+}
+await writeLessonsFrontmatter();
+
+// Every bundle ASCII-only (asciiOutputPlugin above; it reads the metafile for the output's names).
+for (const t of targets) Object.assign(t, { metafile: true, plugins: [...(t.plugins ?? []), asciiOutputPlugin] });
 
 if (watch) {
   const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
+import { addKnownFrontmatter } from "../core/guidance/frontmatter";
 import type { GuidanceFile, GuidanceFiles } from "../core/guidance/types";
 
 const MAX_DEPTH = 6;
@@ -20,6 +21,23 @@ export interface NodeGuidanceOptions {
 }
 
 const posix = (p: string) => p.split(sep).join("/");
+
+/**
+ * The built-in lessons' front matter, parsed when Yoke was built (esbuild.mjs writes
+ * dist/lessons-frontmatter.json next to the bundles): given to the front matter parser once, so
+ * a session whose only front matter is the built-in lessons' does not run the YAML parser. Run
+ * from source there is no such file, and every lesson is parsed.
+ */
+let knownRead = false;
+function readKnownFrontmatter(): void {
+  if (knownRead) return;
+  knownRead = true;
+  try {
+    addKnownFrontmatter(JSON.parse(readFileSync(join(__dirname, "lessons-frontmatter.json"), "utf8")) as Record<string, unknown>);
+  } catch {
+    // Parsed when read.
+  }
+}
 
 /** The `lessons/` folder that ships with Yoke: next to dist/ in the package, or at the repository root when run from source. */
 export function builtinLessonsDir(): string | undefined {
@@ -59,6 +77,7 @@ const isLesson = (n: string) => /\.md$/i.test(n) && !/^readme\.md$/i.test(n);
 export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): GuidanceFiles {
   const home = opts.home ?? homedir();
   const builtin = opts.builtinDir === null ? undefined : (opts.builtinDir ?? builtinLessonsDir());
+  if (builtin) readKnownFrontmatter();
   const tilde = (abs: string) => `~/${posix(relative(home, abs))}`;
   return {
     home: posix(home),

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { SessionEvent } from "../events";
 import type { SessionStore } from "../ports";
 import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
-import { RECALL_PAGE, refOf } from "./render";
+import { RECALL_PAGE, RECALL_PAGE_TEXT, refOf } from "./render";
 
 /** Blob key of a spilled result. */
 export const blobKey = (ref: string) => `result-${ref}`;
@@ -32,12 +32,7 @@ export function recallText(src: RecallSource, ref: string): string | undefined {
 
 const schema = z.object({
   ref: z.string().min(1).describe("The ref a compacted or spilled tool result names (ref=…)."),
-  offset: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe(`Character offset for the next page of a result longer than ${RECALL_PAGE.toLocaleString("en-US")} characters.`),
+  offset: z.number().int().nonnegative().optional().describe(`Character offset for the next page of a result longer than ${RECALL_PAGE_TEXT} characters.`),
 });
 
 /** The recall tool, as the permission engine knows it: a Read (Read rules apply) of nothing but the session's own results. */
@@ -48,7 +43,7 @@ export function recallTool(src: RecallSource): ToolDefinition {
     ...RECALL_TOOL,
     description:
       "Get back, byte for byte, an earlier tool result that was removed from the context by compaction or was too long to show: " +
-      `pass the ref it names (ref=…). Results longer than ${RECALL_PAGE.toLocaleString("en-US")} characters come in pages: pass "offset" for the next one.`,
+      `pass the ref it names (ref=…). Results longer than ${RECALL_PAGE_TEXT} characters come in pages: pass "offset" for the next one.`,
     schema,
     timeoutMs: 10_000,
     summarize: (i) => (typeof i.ref === "string" ? `ref=${i.ref}${typeof i.offset === "number" ? ` @${i.offset}` : ""}` : ""),

@@ -28,13 +28,20 @@ export function spillPreview(text: string, ref: string): string {
   const tail = text.slice(-PREVIEW_TAIL);
   return (
     `[This result is ${text.length.toLocaleString("en-US")} characters (${lines(text).toLocaleString("en-US")} lines), too long for the context: ` +
-    `its start and end are shown. The whole of it is kept: recall {"ref":"${ref}"} returns it (in pages of ${RECALL_PAGE.toLocaleString("en-US")} characters, "offset" for the next page).]\n` +
+    `its start and end are shown. The whole of it is kept: recall {"ref":"${ref}"} returns it (in pages of ${RECALL_PAGE_TEXT} characters, "offset" for the next page).]\n` +
     `${head}\n[… ${(text.length - head.length - tail.length).toLocaleString("en-US")} characters not shown …]\n${tail}`
   );
 }
 
 /** recall returns at most this many characters per call (a page of a spilled result). */
 export const RECALL_PAGE = 40_000;
+
+/**
+ * RECALL_PAGE as "40,000" (what `toLocaleString("en-US")` prints), without Intl: the recall tool's
+ * description is built at session start, and the first Intl number format costs ~25 ms of CPU
+ * (ICU's set-up) on the way to the first request.
+ */
+export const RECALL_PAGE_TEXT = String(RECALL_PAGE).replace(/\B(?=(\d{3})+$)/g, ",");
 
 /** The stub that replaces an old large tool result in the context. */
 export function stubText(e: EventOf<"tool_result">, ref: string, summary: string | undefined): string {

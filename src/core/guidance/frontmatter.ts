@@ -21,6 +21,37 @@ export function normalizeText(text: string): string {
   return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, "\n");
 }
 
+/**
+ * Front matter parsed before, by its YAML text (after the globs' quoting above): the built-in
+ * lessons' are parsed when Yoke is built (esbuild.mjs, dist/lessons-frontmatter.json) and given
+ * here at start (src/node/guidance-files.ts), so a session that reads only them never runs the
+ * YAML parser — its first, cold parse cost ~10 ms of CPU per lesson on the way to the first
+ * request. Only documents without problems are known; a value is kept as JSON, and each use gets
+ * a copy of its own. Any other text is parsed as before.
+ */
+const known = new Map<string, string>();
+
+export function addKnownFrontmatter(table: Readonly<Record<string, unknown>>): void {
+  for (const [yamlText, data] of Object.entries(table)) {
+    if (data && typeof data === "object" && !Array.isArray(data)) known.set(yamlText, JSON.stringify(data));
+  }
+}
+
+/** The front matter's YAML text as parseFrontmatter parses it, or undefined when there is none. */
+export function frontmatterYaml(raw: string): string | undefined {
+  const text = normalizeText(raw);
+  if (!/^---[ \t]*\n/.test(text)) return undefined;
+  const lines = text.split("\n");
+  const end = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)[ \t]*$/.test(l));
+  return end < 0 ? undefined : yamlOf(lines, end);
+}
+
+const yamlOf = (lines: string[], end: number) =>
+  lines
+    .slice(1, end)
+    .map((l) => l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`))
+    .join("\n");
+
 export function parseFrontmatter(raw: string): Frontmatter {
   const text = normalizeText(raw);
   if (!/^---[ \t]*\n/.test(text)) return { data: {}, body: text, bodyLine: 1 };
@@ -33,10 +64,11 @@ export function parseFrontmatter(raw: string): Frontmatter {
     }
   }
   if (end < 0) return { data: {}, body: text, bodyLine: 1, problem: { line: 1, message: "frontmatter starts with --- but is never closed by a --- line" } };
-  const yamlLines = lines.slice(1, end).map((l) => l.replace(GLOB_KEYS, (_m, ind: string, key: string, sep: string, value: string) => `${ind}${key}${sep}${JSON.stringify(value)}`));
   const body = lines.slice(end + 1).join("\n");
   const bodyLine = end + 2;
-  const yamlText = yamlLines.join("\n");
+  const yamlText = yamlOf(lines, end);
+  const seen = known.get(yamlText);
+  if (seen !== undefined) return { data: JSON.parse(seen) as Record<string, unknown>, body, bodyLine };
   const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
