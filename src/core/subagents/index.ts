@@ -13,6 +13,7 @@ import type { SessionEvent } from "../events";
 import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import type { Provider } from "../providers/types";
+import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
@@ -163,6 +164,10 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
               else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
             }
+            // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
+            const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
+            if (agent.hooks?.length && !hooks)
+              opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
             return runTask(args, ctx, {
               session,
               gate,
@@ -175,6 +180,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               skills,
               ...(mode.mode ? { mode: mode.mode } : {}),
               ...(provider ? { provider } : {}),
+              ...(hooks ? { hooks } : {}),
             });
           }
           return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
@@ -243,11 +249,22 @@ interface RunDeps {
   /** An agent's permission mode (agentPermissionMode). */
   mode?: AgentMode;
   provider?: Provider;
+  /** An agent's own hooks, allowed to run (trust checked). */
+  hooks?: readonly HookGroupConfig[];
+}
+
+/** The turns a child may take: the agent's `maxTurns` and the `subagents.maxTurns` setting, the lower of the two. */
+function turnLimit(d: RunDeps): { limit?: number; byAgent: boolean } {
+  const own = d.agent?.maxTurns;
+  const setting = d.settings.maxTurns;
+  if (own && (!setting || own <= setting)) return { limit: own, byAgent: true };
+  return setting ? { limit: setting, byAgent: false } : { byAgent: false };
 }
 
 async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<ToolOutput> {
   const release = await d.gate.acquire(ctx.signal, (position) => ctx.record({ type: "tool_queued", callId: ctx.callId, name: "task", gate: d.gate.name, position, limit: d.gate.limit }));
   let child: ChildSession | undefined;
+  const turns = turnLimit(d);
   try {
     child = await d.session.spawn({
       tools: d.tools,
@@ -259,7 +276,8 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       callId: ctx.callId,
       ...(d.agent ? { agentType: d.agent.name } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
-      ...(d.settings.maxTurns ? { maxTurns: d.settings.maxTurns } : {}),
+      ...(turns.limit ? { maxTurns: turns.limit } : {}),
+      ...(d.hooks ? { hooks: d.hooks } : {}),
     });
     const running = child;
     ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
@@ -280,7 +298,9 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
     }
     const events = running.events();
     const why = (ctx.signal.reason as { name?: string } | undefined)?.name === "TimeoutError" ? `it ran longer than ${TASK_TIMEOUT_MS / 60_000} minutes` : "the parent agent was stopped";
-    const outcome = ctx.signal.aborted ? { ...childOutcome(events), status: "cancelled" as const, error: why } : childOutcome(events);
+    const outcome = ctx.signal.aborted
+      ? { ...childOutcome(events), status: "cancelled" as const, error: why }
+      : childOutcome(events, turns.limit ? { maxTurns: turns.limit, ...(turns.byAgent && d.agent ? { source: d.agent.source } : {}) } : undefined);
     const facts = childFacts(events, new Map(d.tools.map((t) => [t.name, t])), ctx.fs);
     const result: SubagentResult = { ...outcome, childId: running.id, description: args.description, ...facts };
     ctx.record({

@@ -40,10 +40,7 @@ describe("permissionMode", () => {
       expect.stringContaining('"mcpServers" is ignored in a plugin\'s agent'),
     ]);
     const own = agent("hooks:\n  Stop: []\nmcpServers: [x]\n");
-    expect(own.problems.map((x) => x.message)).toEqual([
-      expect.stringContaining('"hooks" scoped to an agent are not run by Yoke yet'),
-      expect.stringContaining('"mcpServers" scoped to an agent are not started by Yoke yet'),
-    ]);
+    expect(own.problems.map((x) => x.message)).toEqual([expect.stringContaining('not applied: "mcpServers" scoped to an agent are not started by Yoke yet')]);
   });
 });
 
@@ -59,5 +56,59 @@ describe("an agent's system prompt", () => {
     expect(sys).toContain("`LINE#HH|text`");
     expect(sys).toContain("Restricted Mode");
     expect(sys.endsWith('FRAMING\n\nSkill "s" (preloaded for this agent):\nS')).toBe(true);
+  });
+});
+
+describe("hooks, maxTurns and the fields Yoke does not apply", () => {
+  it("hooks are read by the hook engine's reader: Stop becomes SubagentStop; a project agent's are checked in (block, never allow), the user's are not", () => {
+    const fm =
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./guard.sh\n  Stop:\n    - hooks:\n        - type: command\n          command: ./done.sh\n";
+    const p = agent(fm).agent!;
+    expect(p.hooks?.map((h) => [h.event, h.matcher, h.hooks.map((x) => x.command)])).toEqual([
+      ["PreToolUse", "Bash", ["./guard.sh"]],
+      ["SubagentStop", "", ["./done.sh"]],
+    ]);
+    expect(p.hooks?.[0]?.source).toMatchObject({ kind: "claude", checkedIn: true, label: ".claude/agents/a.md (agent hooks)" });
+    expect(agent(fm, "user").agent!.hooks?.[0]?.source).toMatchObject({ kind: "claude-user" });
+    expect(agent(fm, "user").agent!.hooks?.[0]?.source.checkedIn).toBeUndefined();
+  });
+
+  it("a bad hook is a problem with its line; hooks that are not a mapping are a problem", () => {
+    const bad = agent("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n  NoSuchEvent: []\n");
+    expect(bad.problems.map((x) => x.message)).toEqual([
+      expect.stringMatching(/^\.claude\/agents\/a\.md:4: hooks\.PreToolUse\[0\]\.hooks\[0\]: "command" must be a non-empty string; skipped$/),
+      expect.stringMatching(/^\.claude\/agents\/a\.md:4: hooks\.NoSuchEvent: unknown hook event/),
+    ]);
+    expect(agent("hooks: [a]\n").problems[0]?.message).toContain('"hooks" must be a mapping of hook events');
+  });
+
+  it("maxTurns is a whole number above 0", () => {
+    expect(agent("maxTurns: 5\n").agent?.maxTurns).toBe(5);
+    expect(agent("maxTurns: '7'\n").agent?.maxTurns).toBe(7);
+    const bad = agent("maxTurns: 0\n");
+    expect(bad.agent?.maxTurns).toBeUndefined();
+    expect(bad.problems[0]?.message).toBe('.claude/agents/a.md:4: "maxTurns" must be a whole number of turns above 0; the agent\'s turns are not bounded by it');
+  });
+
+  it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
+    const r = agent("background: true\nisolation: worktree\nmemory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
+    expect(r.agent).toBeDefined();
+    expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
+      '.claude/agents/a.md:4: not applied: "background" ',
+      '.claude/agents/a.md:5: not applied: "isolation" ',
+      '.claude/agents/a.md:6: not applied: "memory" ',
+      '.claude/agents/a.md:7: not applied: "effort" ',
+      '.claude/agents/a.md:8: not applied: "color" ',
+      '.claude/agents/a.md:9: not applied: "initialPrompt" ',
+      '.claude/agents/a.md:10: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
+    ]);
+    const copilot = parseAgentFile({
+      display: ".github/agents/p.agent.md",
+      text: "---\ndescription: d\ntools: ['read']\nhandoffs: []\ntarget: vscode\nargument-hint: x\nmcp-servers: {}\n---\nB\n",
+      origin: "project",
+      format: "copilot",
+      stem: "p",
+    });
+    expect(copilot.problems.map((x) => /not applied: "([^"]+)"/.exec(x.message)?.[1])).toEqual(["mcp-servers", "handoffs", "target", "argument-hint"]);
   });
 });
