@@ -224,7 +224,18 @@ describe("maxTurns and fields read but not applied", () => {
     expect(told).toContain("First I read.");
     expect(told).not.toContain("Send a message to continue");
 
-    const list = JSON.parse((await runCli(["lessons", "list", "--cwd", s.ws, "--json"], { env: { HOME: s.home } })).stdout) as { problems: Array<{ path: string; message: string; line?: number }> };
+    const list = JSON.parse((await runCli(["lessons", "list", "--cwd", s.ws, "--json"], { env: { HOME: s.home } })).stdout) as {
+      problems: Array<{ path: string; message: string; line?: number }>;
+      items: Array<{ kind: string; name: string; origin: string; source: string; why: string }>;
+    };
+    // The agents' own hooks are listed with where they come from and when they run.
+    expect(list.items.filter((i) => i.kind === "hook" && i.source.includes("agents/")).map((i) => [i.name, i.origin, i.source])).toEqual(
+      expect.arrayContaining([
+        ["PreToolUse (Read)", "project", ".claude/agents/reviewer.md"],
+        ["SubagentStop", "project", ".claude/agents/reviewer.md"],
+        ["PreToolUse (Read)", "user", "~/.claude/agents/mine.md"],
+      ]),
+    );
     const about = (path: string) => list.problems.filter((p) => p.path.endsWith(path)).map((p) => p.message);
     expect(about(".claude/agents/brief.md")).toEqual([
       expect.stringMatching(/^not applied: "background" \(always run as a background task\)/),

@@ -54,8 +54,13 @@ export interface AgentDefinition {
    * and they may block, never allow). A `Stop` hook is a `SubagentStop` hook (as Claude Code converts it).
    */
   hooks?: HookGroupConfig[];
-  /** Claude Code's `mcpServers` / Copilot's `mcp-servers` were given (not started by Yoke yet: a note says so). */
-  mcpServers?: boolean;
+  /**
+   * Claude Code's `mcpServers` / Copilot's `mcp-servers`: `inline` definitions (name → the .mcp.json
+   * entry) are servers of this agent only, started for its run with the approval rules of the
+   * workspace's .mcp.json (a repository agent's) or the user's own servers; `names` refer to servers
+   * the session already has (their tools are added to its `tools` list).
+   */
+  mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
   /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
   maxTurns?: number;
 }
@@ -148,7 +153,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   }
   const hooks = !plugin && d.hooks !== undefined && d.hooks !== null ? agentHooks(d.hooks, file, at) : undefined;
   const mcpKey = d.mcpServers !== undefined && d.mcpServers !== null ? "mcpServers" : d["mcp-servers"] !== undefined && d["mcp-servers"] !== null ? "mcp-servers" : undefined;
-  if (!plugin && mcpKey) at(mcpKey, `not applied: "${mcpKey}" scoped to an agent are not started by Yoke yet; the agent gets the session's MCP tools its list allows`);
+  const mcpServers = !plugin && mcpKey ? agentServers(d[mcpKey], (m) => at(mcpKey, m)) : undefined;
   let maxTurns: number | undefined;
   if (d.maxTurns !== undefined && d.maxTurns !== null) {
     const n = typeof d.maxTurns === "string" && /^\s*\d+\s*$/.test(d.maxTurns) ? Number(d.maxTurns) : d.maxTurns;
@@ -176,7 +181,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(permissionMode && !plugin ? { permissionMode } : {}),
       ...(skills?.length ? { skills } : {}),
       ...(hooks?.length ? { hooks } : {}),
-      ...(mcpKey && !plugin ? { mcpServers: true } : {}),
+      ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
     },
     problems,
@@ -216,6 +221,32 @@ const COPILOT_NOT_APPLIED: Record<string, string> = {
   "user-invocable": "(whether it is listed in the agent picker): the model and @agent-NAME can always start it",
   metadata: "(annotations for GitHub): no effect in Yoke",
 };
+
+/**
+ * An agent's MCP servers: Claude Code's list of server names and `{name: definition}` objects, or a
+ * mapping of names to definitions (Copilot's `mcp-servers`, and Claude's written as a mapping).
+ */
+function agentServers(raw: unknown, warn: (message: string) => void): AgentDefinition["mcpServers"] {
+  const inline: Record<string, Record<string, unknown>> = {};
+  const names: string[] = [];
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const addMap = (m: Record<string, unknown>) => {
+    for (const [name, def] of Object.entries(m)) {
+      if (isObj(def)) inline[name] = def;
+      else warn(`MCP server "${name}" must be a server definition (as in .mcp.json: command and args, or url); skipped`);
+    }
+  };
+  if (Array.isArray(raw)) {
+    for (const e of raw) {
+      if (typeof e === "string" && e.trim()) names.push(e.trim());
+      else if (isObj(e)) addMap(e);
+      else warn(`each MCP server must be a configured server's name or {name: definition}; ${JSON.stringify(e)} skipped`);
+    }
+  } else if (typeof raw === "string" && raw.trim()) names.push(...(list(raw) ?? []));
+  else if (isObj(raw)) addMap(raw);
+  else warn(`MCP servers must be a list of server names and {name: definition} objects; ignored`);
+  return Object.keys(inline).length || names.length ? { inline, names } : undefined;
+}
 
 /**
  * An agent's `hooks` (Claude Code's settings shape) as hook groups, read by the hook engine's own
@@ -336,7 +367,7 @@ export interface AgentTools {
  * The tools an agent is offered: its allow-list (Claude names, Yoke names, MCP names, Copilot
  * sets) over the session's tools, minus `disallowedTools`; every tool when it has no list.
  */
-export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedTools" | "format">, available: readonly ToolDefinition[]): AgentTools {
+export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedTools" | "format" | "mcpServers">, available: readonly ToolDefinition[]): AgentTools {
   const claudeName = (t: ToolDefinition) => t.hookName ?? t.permission;
   const matches = (entries: readonly string[], collectUnknown?: string[]) => {
     const picked = new Set<ToolDefinition>();
@@ -364,7 +395,8 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   const unknown: string[] = [];
   const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false };
   if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
-  const allowed = matches(agent.tools, unknown);
+  // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
+  const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
   return { tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)), task: allowed.task && !denied.task, unknown };
 }
 

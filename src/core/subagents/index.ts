@@ -53,6 +53,12 @@ export interface SubagentOptions {
   skill?: (session: SessionInfo, name: string) => Promise<string | undefined>;
   /** Depth of the sessions this extension is set up for (0: the user's session). */
   depth?: number;
+  /**
+   * Starts an agent's own MCP servers (its inline `mcpServers`) for one run: an extension that offers
+   * their tools in the child (names not in `takenNames`), and what stops them when the run ends.
+   * Undefined: the host does not start agents' servers (a note says so).
+   */
+  agentServers?: (agent: AgentDefinition, session: SessionInfo, takenNames: readonly string[]) => Promise<{ extension: Extension; dispose(): Promise<void> } | undefined>;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -168,6 +174,17 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
             if (agent.hooks?.length && !hooks)
               opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
+            // Its own MCP servers, for this run only (approval as the workspace's .mcp.json servers: the host's hub decides).
+            const inline = Object.keys(agent.mcpServers?.inline ?? {});
+            const servers =
+              inline.length && opts.agentServers
+                ? await opts.agentServers(
+                    agent,
+                    session,
+                    available().map((t) => t.name),
+                  )
+                : undefined;
+            if (inline.length && !opts.agentServers) opts.warn?.(`${agent.source}: not applied: its MCP servers (${inline.join(", ")}) are not started by this host`);
             return runTask(args, ctx, {
               session,
               gate,
@@ -178,6 +195,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               tools,
               agent,
               skills,
+              ...(servers ? { servers } : {}),
               ...(mode.mode ? { mode: mode.mode } : {}),
               ...(provider ? { provider } : {}),
               ...(hooks ? { hooks } : {}),
@@ -251,6 +269,8 @@ interface RunDeps {
   provider?: Provider;
   /** An agent's own hooks, allowed to run (trust checked). */
   hooks?: readonly HookGroupConfig[];
+  /** An agent's own MCP servers: their extension in the child, stopped when the run ends. */
+  servers?: { extension: Extension; dispose(): Promise<void> };
 }
 
 /** The turns a child may take: the agent's `maxTurns` and the `subagents.maxTurns` setting, the lower of the two. */
@@ -268,7 +288,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
   try {
     child = await d.session.spawn({
       tools: d.tools,
-      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : [])],
+      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : []), ...(d.servers ? [d.servers.extension] : [])],
       ...(d.agent
         ? { systemPrompt: (parent: string) => agentSystemPrompt(parent, childInstructions(d.depth, d.settings, d.tools, d.child !== undefined), d.agent!, d.skills ?? []) }
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
@@ -323,5 +343,6 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
   } finally {
     release();
     await child?.end(ctx.signal.aborted ? "cancelled" : "subagent finished").catch(() => undefined);
+    await d.servers?.dispose().catch(() => undefined);
   }
 }

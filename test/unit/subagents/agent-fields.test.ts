@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, harnessParts } from "../../../src/core/loop/system-prompt";
 import { agentSystemPrompt } from "../../../src/core/subagents";
-import { agentPermissionMode, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
+import { agentPermissionMode, agentTools, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
 
 const file = (text: string, origin: AgentFile["origin"] = "project"): AgentFile => ({ display: `.claude/agents/a.md`, text, origin, format: "claude", stem: "a" });
 const agent = (fm: string, origin: AgentFile["origin"] = "project") => parseAgentFile(file(`---\nname: a\ndescription: d\n${fm}---\nBODY\n`, origin));
@@ -40,7 +40,8 @@ describe("permissionMode", () => {
       expect.stringContaining('"mcpServers" is ignored in a plugin\'s agent'),
     ]);
     const own = agent("hooks:\n  Stop: []\nmcpServers: [x]\n");
-    expect(own.problems.map((x) => x.message)).toEqual([expect.stringContaining('not applied: "mcpServers" scoped to an agent are not started by Yoke yet')]);
+    expect(own.problems).toEqual([]);
+    expect(own.agent?.mcpServers).toEqual({ inline: {}, names: ["x"] });
   });
 });
 
@@ -109,6 +110,23 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
       format: "copilot",
       stem: "p",
     });
-    expect(copilot.problems.map((x) => /not applied: "([^"]+)"/.exec(x.message)?.[1])).toEqual(["mcp-servers", "handoffs", "target", "argument-hint"]);
+    expect(copilot.problems.map((x) => /not applied: "([^"]+)"/.exec(x.message)?.[1])).toEqual(["handoffs", "target", "argument-hint"]);
+  });
+
+  it("mcpServers: configured servers' names and inline {name: definition} (Claude's list, or a mapping as Copilot's mcp-servers); names join the tools list", () => {
+    const r = agent("tools: Read\nmcpServers:\n  - github\n  - local:\n      command: node\n      args: [server.js]\n  - 7\n");
+    expect(r.agent?.mcpServers).toEqual({ names: ["github"], inline: { local: { command: "node", args: ["server.js"] } } });
+    expect(r.problems.map((p) => p.message)).toEqual([".claude/agents/a.md:5: each MCP server must be a configured server's name or {name: definition}; 7 skipped"]);
+    const copilot = parseAgentFile({
+      display: ".github/agents/p.agent.md",
+      text: "---\ndescription: d\nmcp-servers:\n  docs:\n    type: http\n    url: https://example.test/mcp\n---\nB\n",
+      origin: "project",
+      format: "copilot",
+      stem: "p",
+    });
+    expect(copilot.agent?.mcpServers).toEqual({ names: [], inline: { docs: { type: "http", url: "https://example.test/mcp" } } });
+    const mk = (name: string) => ({ name, permission: name.startsWith("mcp__") ? name : "Read" }) as never;
+    const tools = [mk("read_file"), mk("mcp__github__issues"), mk("mcp__other__x")];
+    expect(agentTools(r.agent!, tools).tools.map((t) => t.name)).toEqual(["read_file", "mcp__github__issues"]);
   });
 });
