@@ -153,7 +153,8 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
           toolShape,
         });
         return createHookRunner({
-          hooks: async () => (await gate.settings()).hooks,
+          // The settings' hooks, and a custom agent's own in its session (session.extraHooks).
+          hooks: async () => [...(await gate.settings()).hooks, ...(session.extraHooks ?? [])],
           runner: hookExec,
           bus: opts.bus,
           cwd,

@@ -318,6 +318,42 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
         : `only when you ask for it by name (@agent-${a.name}): the model does not pick it`,
       description: a.description,
     });
+    // Its own hooks and MCP servers: in force only while it runs, with the repository's trust and approval rules.
+    const repo = a.origin === "project";
+    for (const h of a.hooks ?? []) {
+      for (const cmd of h.hooks) {
+        items.push({
+          kind: "hook",
+          name: `${h.event}${h.matcher ? ` (${h.matcher})` : ""}`,
+          origin: a.origin,
+          source: a.source,
+          ...(path ? { path } : {}),
+          state: repo && !o.trusted ? "not-trusted" : "active",
+          inForce: !repo || o.trusted,
+          why:
+            repo && !o.trusted
+              ? `the "${a.name}" agent's hook: does not run, the folder is not trusted (Restricted Mode)`
+              : `runs only while the "${a.name}" agent runs, on ${h.event}: ${[cmd.command, ...(cmd.args ?? [])].join(" ")}${repo ? " (it may block, never allow)" : ""}`,
+        });
+      }
+    }
+    for (const [name, def] of Object.entries(a.mcpServers?.inline ?? {})) {
+      const run = typeof def.command === "string" ? [def.command, ...(Array.isArray(def.args) ? def.args.map(String) : [])].join(" ") : String(def.url ?? "");
+      items.push({
+        kind: "mcp-server",
+        name,
+        origin: a.origin,
+        source: a.source,
+        ...(path ? { path } : {}),
+        state: repo ? (o.trusted ? "needs-approval" : "not-trusted") : "enabled",
+        inForce: !repo,
+        why: repo
+          ? o.trusted
+            ? `the "${a.name}" agent's own server (the repository's): it starts while the agent runs once you approve it (\`yoke mcp approve ${name}\`): ${run}`
+            : `the "${a.name}" agent's own server (the repository's): the folder is not trusted, so it does not start`
+          : `starts while the "${a.name}" agent runs: ${run}`,
+      });
+    }
   }
   for (const p of loaded.problems) {
     const m = /^(.*?):(\d+): (.*)$/s.exec(p.message);

@@ -179,6 +179,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
       agentFolders: pluginAgentFolders(plugins),
       skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
+      mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient }, // an agent's own `mcpServers`
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },

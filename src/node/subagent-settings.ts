@@ -3,6 +3,13 @@
  * (src/node/settings/reader.ts): a workspace may only lower the limits.
  */
 import { homedir } from "node:os";
+import { join } from "node:path";
+import type { AgentDefinition } from "../core/subagents/agents";
+import type { SessionInfo } from "../core/extensions/types";
+import { describeServer, type McpSourceFile } from "../core/mcp/config";
+import { ApprovalStore } from "./mcp/approvals";
+import type { McpClientDeps } from "../core/mcp/client-requests";
+import { createNodeMcp } from "./mcp/setup";
 import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
@@ -27,7 +34,7 @@ export async function readSubagentSettings(cwd: string, opts: string | KeyReadOp
 
 /** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
 export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions & CustomAgentOptions = {}): Promise<Extension> {
-  const { agentFolders, model, skillDirs, ...keyOpts } = opts;
+  const { agentFolders, model, skillDirs, mcp, ...keyOpts } = opts;
   const { settings, problems } = await readSubagentSettings(cwd, keyOpts);
   if (warn) for (const p of problems) warn(`settings: ${p}`);
   return subagentsExtension({
@@ -43,6 +50,43 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
       });
       return effectiveEntries(set.entries).find((e) => e.kind === "skill" && e.name === name)?.body;
     },
+    // An agent's own MCP servers (inline `mcpServers`): a hub for its run, with the approval rules of
+    // the workspace's .mcp.json servers for a repository agent (trust, then your approval of that
+    // definition, remembered in ~/.yoke/mcp-approvals.json), your own servers' for your agent.
+    ...(mcp
+      ? {
+          agentServers: async (agent: AgentDefinition, session: SessionInfo, taken: readonly string[]) => {
+            const nodeMcp = createNodeMcp({
+              cwd,
+              ...(opts.home ? { home: opts.home } : {}),
+              trusted: session.trusted,
+              ...(mcp.env ? { env: mcp.env } : {}),
+              ...(mcp.client ? { client: mcp.client } : {}),
+              sources: [agentMcpSource(cwd, agent)],
+              log: (m) => warn?.(`agents: ${agent.source}: ${m}`),
+            });
+            // Said where the user reads it (the hub records it in the agent's own log only).
+            if (agent.origin === "project") {
+              const approvals = new ApprovalStore(join(opts.home ?? homedir(), ".yoke", "mcp-approvals.json"));
+              for (const srv of nodeMcp.servers) {
+                const answer = session.trusted ? approvals.get(cwd, srv) : undefined;
+                if (answer !== "allow")
+                  warn?.(
+                    `agents: ${agent.source}: not applied: its MCP server "${srv.name}" (${describeServer(srv)}) ${
+                      !session.trusted
+                        ? "does not start: the workspace is not trusted"
+                        : answer === "deny"
+                          ? "was declined by you"
+                          : `waits for your approval: run \`yoke mcp approve ${srv.name}\` (or approve it in VS Code)`
+                    }`,
+                  );
+              }
+            }
+            // Its own name, so the child keeps the session's MCP tools (a child drops the tools of an extension it sets up again).
+            return { extension: { ...nodeMcp.extension(taken), name: "agent-mcp" }, dispose: () => nodeMcp.dispose() };
+          },
+        }
+      : {}),
     agents: async (session) => {
       // The workspace's through its file system; the user's and the plugins' from this machine.
       const files = [...(await workspaceAgentFiles(session.services.fs)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
@@ -53,7 +97,22 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
   });
 }
 
+/**
+ * An agent's inline servers as a definitions file of its origin: a repository agent's are the
+ * workspace's (as .mcp.json: trust and approval), the user's agent's are the user's own.
+ */
+export function agentMcpSource(cwd: string, agent: AgentDefinition): McpSourceFile {
+  const project = agent.origin === "project";
+  return {
+    kind: project ? "workspace-mcp-json" : "claude-user",
+    path: project ? join(cwd, agent.source) : agent.source,
+    text: JSON.stringify({ mcpServers: agent.mcpServers?.inline ?? {} }),
+  };
+}
+
 export interface CustomAgentOptions {
+  /** Starts custom agents' own MCP servers (their inline `mcpServers`) with this environment and client. */
+  mcp?: { env?: Record<string, string | undefined>; client?: McpClientDeps };
   /** More agent folders: the enabled plugins' (src/node/plugins). */
   agentFolders?: AgentFolder[];
   /** More skill folders an agent's `skills` may name (the enabled plugins'). */

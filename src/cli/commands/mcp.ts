@@ -6,7 +6,10 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { describeServer } from "../../core/mcp/config";
+import { describeServer, type McpServerConfig } from "../../core/mcp/config";
+import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
+import { createNodeWorkspaceFs } from "../../node/node-fs";
+import { agentMcpSource } from "../../node/subagent-settings";
 import { buildMcpTools, DEFAULT_MCP_BUDGET } from "../../core/mcp/extension";
 import { assignServerParts } from "../../core/mcp/names";
 import { createBuiltinTools } from "../../core/tools/builtin";
@@ -95,12 +98,27 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
   }
 }
 
+/** The servers the workspace's custom agents define for themselves (approved like .mcp.json's, keyed on the definition). */
+async function workspaceAgentServers(cwd: string): Promise<McpServerConfig[]> {
+  const { agents } = loadAgents(await workspaceAgentFiles(createNodeWorkspaceFs(cwd)));
+  const out: McpServerConfig[] = [];
+  for (const agent of agents) {
+    if (!agent.mcpServers || !Object.keys(agent.mcpServers.inline).length) continue;
+    const mcp = createNodeMcp({ cwd, trusted: true, sources: [agentMcpSource(cwd, agent)] });
+    await mcp.dispose();
+    out.push(...mcp.servers);
+  }
+  return out;
+}
+
 async function approve(cwd: string, name: string, decision: "allow" | "deny", json: boolean): Promise<number> {
   const mcp = createNodeMcp({ cwd, trusted: true });
   await mcp.dispose();
-  const server = mcp.servers.find((s) => s.name === name);
+  // The workspace's servers, then the repository's custom agents' own (`mcpServers` in .claude/agents).
+  const agentServers = mcp.servers.some((s) => s.name === name) ? [] : await workspaceAgentServers(cwd);
+  const server = mcp.servers.find((s) => s.name === name) ?? agentServers.find((s) => s.name === name);
   if (!server) {
-    const known = mcp.servers.map((s) => s.name);
+    const known = [...mcp.servers, ...agentServers].map((s) => s.name);
     throw new UsageError(`no MCP server "${name}" is configured in ${cwd}${known.length ? ` (configured: ${known.join(", ")})` : ""}`);
   }
   new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json")).set(cwd, server, decision);

@@ -14,6 +14,7 @@ import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/ty
 import type { Disposable, SessionServices } from "../ports";
 import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
+import type { HookGroupConfig } from "../permissions/types";
 
 /** What an extension may know about the session it is part of. */
 export interface SessionInfo {
@@ -67,6 +68,8 @@ export interface ChildSessionSpec {
   provider?: Provider;
   /** The custom agent it runs (hooks' `agent_type`; default general-purpose). */
   agentType?: string;
+  /** Hook groups the child runs besides the settings' (a custom agent's own `hooks`, already checked for trust). */
+  hooks?: readonly HookGroupConfig[];
 }
 
 /** A running child session, as its parent's extension drives it. */

@@ -7,6 +7,7 @@ import type { ChildSessionSpec } from "../extensions/types";
 import type { ExtensionRegistry } from "../extensions/registry";
 import type { AgentSessionOptions } from "./options";
 import type { Approver, PermissionMode } from "./types";
+import type { HookGroupConfig } from "../permissions/types";
 
 export interface ParentFacts {
   id: string;
@@ -32,8 +33,13 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     const owner = parent.extensions.ownerOf(t);
     return owner === undefined || !again.has(owner);
   });
+  // A custom agent's own hooks run in its session only, through the same hook engine (the settings' hooks and these).
+  const base = parent.opts.hooks;
+  const extra = spec.hooks;
+  const hooks = base && extra?.length ? { hooks: (s: { id: string; extraHooks?: readonly HookGroupConfig[] }) => base({ ...s, extraHooks: [...extra, ...(s.extraHooks ?? [])] }) } : {};
   return {
     ...parent.opts,
+    ...hooks,
     ...(spec.provider ? { provider: spec.provider } : {}),
     tools,
     extensions,

@@ -2,6 +2,7 @@
 import type { CompactionSettings } from "../compaction/settings";
 import type { Extension } from "../extensions/types";
 import type { HookRunner } from "../hooks/run-hooks";
+import type { HookGroupConfig } from "../permissions/types";
 import type { Logger, SessionServices, SessionServicesFactory, SessionStore } from "../ports";
 import type { Provider } from "../providers/types";
 import type { ToolDefinition } from "../tools/types";
@@ -21,8 +22,11 @@ export interface AgentSessionOptions {
   approver: Approver;
   /** The permission engine; without one, the mode's defaults decide. */
   gate?: PermissionGate;
-  /** Claude Code-compatible hooks (commands and in-process handlers), per session. */
-  hooks?: (session: { id: string }) => HookRunner;
+  /**
+   * Claude Code-compatible hooks (commands and in-process handlers), per session. `extraHooks`: hook
+   * groups only this session runs besides the settings' (a custom agent's own `hooks`).
+   */
+  hooks?: (session: { id: string; extraHooks?: readonly HookGroupConfig[] }) => HookRunner;
   /** More extensions, set up for each session after the permission engine and the hooks. */
   extensions?: Extension[];
   permissionMode?: PermissionMode;

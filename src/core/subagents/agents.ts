@@ -17,6 +17,8 @@
  * refused as an unknown tool; every call it makes still passes the permission engine and hooks.
  */
 import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
+import { readHooks } from "../hooks/config";
+import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import type { WorkspaceFs } from "../ports";
 import type { ToolDefinition } from "../tools/types";
 
@@ -46,9 +48,21 @@ export interface AgentDefinition {
   permissionMode?: string;
   /** Claude Code's `skills`: skill names whose full text the agent starts with. */
   skills?: string[];
-  /** Claude Code's `hooks` / `mcpServers` were given (not applied by Yoke yet: a note says so). */
-  hooks?: boolean;
-  mcpServers?: boolean;
+  /**
+   * Claude Code's `hooks`, scoped to this agent: run (through the session's hook engine) only while
+   * it runs, and only as the workspace's own hooks run (a project agent's: in a trusted workspace,
+   * and they may block, never allow). A `Stop` hook is a `SubagentStop` hook (as Claude Code converts it).
+   */
+  hooks?: HookGroupConfig[];
+  /**
+   * Claude Code's `mcpServers` / Copilot's `mcp-servers`: `inline` definitions (name → the .mcp.json
+   * entry) are servers of this agent only, started for its run with the approval rules of the
+   * workspace's .mcp.json (a repository agent's) or the user's own servers; `names` refer to servers
+   * the session already has (their tools are added to its `tools` list).
+   */
+  mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
+  /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
+  maxTurns?: number;
 }
 
 export interface AgentFile {
@@ -137,9 +151,20 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
   for (const key of ["permissionMode", "hooks", "mcpServers"] as const) {
     if (plugin && d[key] !== undefined && d[key] !== null) at(key, `"${key}" is ignored in a plugin's agent (as Claude Code ignores it: a plugin's agent cannot change permissions or run programs)`);
   }
-  if (!plugin && d.hooks !== undefined && d.hooks !== null) at("hooks", `"hooks" scoped to an agent are not run by Yoke yet; the agent runs with the session's hooks only`);
-  if (!plugin && d.mcpServers !== undefined && d.mcpServers !== null)
-    at("mcpServers", `"mcpServers" scoped to an agent are not started by Yoke yet; the agent gets the session's MCP tools its list allows`);
+  const hooks = !plugin && d.hooks !== undefined && d.hooks !== null ? agentHooks(d.hooks, file, at) : undefined;
+  const mcpKey = d.mcpServers !== undefined && d.mcpServers !== null ? "mcpServers" : d["mcp-servers"] !== undefined && d["mcp-servers"] !== null ? "mcp-servers" : undefined;
+  const mcpServers = !plugin && mcpKey ? agentServers(d[mcpKey], (m) => at(mcpKey, m)) : undefined;
+  let maxTurns: number | undefined;
+  if (d.maxTurns !== undefined && d.maxTurns !== null) {
+    const n = typeof d.maxTurns === "string" && /^\s*\d+\s*$/.test(d.maxTurns) ? Number(d.maxTurns) : d.maxTurns;
+    if (typeof n === "number" && Number.isInteger(n) && n > 0) maxTurns = n;
+    else at("maxTurns", `"maxTurns" must be a whole number of turns above 0; the agent's turns are not bounded by it`);
+  }
+  for (const key of Object.keys(d)) {
+    const note = file.format === "claude" ? CLAUDE_NOT_APPLIED[key] : COPILOT_NOT_APPLIED[key];
+    if (note) at(key, `not applied: "${key}" ${note}`);
+    else if (!APPLIED_KEYS.has(key)) at(key, `not applied: "${key}" is not a ${file.format === "claude" ? "Claude Code sub-agent" : "Copilot custom agent"} field Yoke knows; ignored`);
+  }
   return {
     agent: {
       name,
@@ -155,11 +180,99 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       modelInvocable,
       ...(permissionMode && !plugin ? { permissionMode } : {}),
       ...(skills?.length ? { skills } : {}),
-      ...(d.hooks !== undefined && d.hooks !== null && !plugin ? { hooks: true } : {}),
-      ...(d.mcpServers !== undefined && d.mcpServers !== null && !plugin ? { mcpServers: true } : {}),
+      ...(hooks?.length ? { hooks } : {}),
+      ...(mcpServers ? { mcpServers } : {}),
+      ...(maxTurns ? { maxTurns } : {}),
     },
     problems,
   };
+}
+
+/** The frontmatter keys Yoke reads and applies (Claude Code's and Copilot's: the parser reads both in either format). */
+const APPLIED_KEYS = new Set([
+  "name",
+  "description",
+  "tools",
+  "disallowedTools",
+  "model",
+  "permissionMode",
+  "skills",
+  "hooks",
+  "mcpServers",
+  "mcp-servers",
+  "maxTurns",
+  "infer",
+  "disable-model-invocation",
+]);
+
+/** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
+const CLAUDE_NOT_APPLIED: Record<string, string> = {
+  background: "(always run as a background task): Yoke's task tool runs the agent while its parent waits",
+  isolation: "(a temporary git worktree for the agent): the agent works in the session's workspace",
+  memory: "(a persistent memory folder for the agent): the agent starts without one",
+  effort: "(the model's reasoning effort): the session's setting is used",
+  color: "(the agent's colour in the interface): Yoke shows no agent colours",
+  initialPrompt: "(the first message when the agent is the main session): Yoke runs agents only as sub-agents",
+};
+const COPILOT_NOT_APPLIED: Record<string, string> = {
+  handoffs: "(buttons to hand the conversation to another agent): Yoke has no hand-offs; ask for the other agent by name",
+  target: "(where the agent is offered: vscode or github-copilot): Yoke offers it in every session",
+  "argument-hint": "(the hint shown when you pick the agent): Yoke does not show it",
+  "user-invocable": "(whether it is listed in the agent picker): the model and @agent-NAME can always start it",
+  metadata: "(annotations for GitHub): no effect in Yoke",
+};
+
+/**
+ * An agent's MCP servers: Claude Code's list of server names and `{name: definition}` objects, or a
+ * mapping of names to definitions (Copilot's `mcp-servers`, and Claude's written as a mapping).
+ */
+function agentServers(raw: unknown, warn: (message: string) => void): AgentDefinition["mcpServers"] {
+  const inline: Record<string, Record<string, unknown>> = {};
+  const names: string[] = [];
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const addMap = (m: Record<string, unknown>) => {
+    for (const [name, def] of Object.entries(m)) {
+      if (isObj(def)) inline[name] = def;
+      else warn(`MCP server "${name}" must be a server definition (as in .mcp.json: command and args, or url); skipped`);
+    }
+  };
+  if (Array.isArray(raw)) {
+    for (const e of raw) {
+      if (typeof e === "string" && e.trim()) names.push(e.trim());
+      else if (isObj(e)) addMap(e);
+      else warn(`each MCP server must be a configured server's name or {name: definition}; ${JSON.stringify(e)} skipped`);
+    }
+  } else if (typeof raw === "string" && raw.trim()) names.push(...(list(raw) ?? []));
+  else if (isObj(raw)) addMap(raw);
+  else warn(`MCP servers must be a list of server names and {name: definition} objects; ignored`);
+  return Object.keys(inline).length || names.length ? { inline, names } : undefined;
+}
+
+/**
+ * An agent's `hooks` (Claude Code's settings shape) as hook groups, read by the hook engine's own
+ * reader: a project agent's count as the repository's (checked in: they may block, never allow),
+ * the user's own as the user's. `Stop` becomes `SubagentStop`, as Claude Code converts it (an
+ * agent's session ends with SubagentStop, never Stop).
+ */
+function agentHooks(raw: unknown, file: AgentFile, at: (key: string, message: string) => void): HookGroupConfig[] | undefined {
+  if (typeof raw !== "object" || Array.isArray(raw) || raw === null) {
+    at("hooks", `"hooks" must be a mapping of hook events to lists of {matcher, hooks} (as in settings.json); the agent runs without them`);
+    return undefined;
+  }
+  const byEvent: Record<string, unknown> = {};
+  for (const [event, groups] of Object.entries(raw as Record<string, unknown>)) {
+    const name = event === "Stop" ? "SubagentStop" : event;
+    byEvent[name] = Array.isArray(byEvent[name]) && Array.isArray(groups) ? [...(byEvent[name] as unknown[]), ...groups] : groups;
+  }
+  const problems: SettingsProblem[] = [];
+  const project = file.origin === "project";
+  const groups = readHooks(
+    byEvent,
+    { kind: project ? "claude" : "claude-user", label: `${file.display} (agent hooks)`, baseDir: "", ...(project ? { checkedIn: true, checkedInWhy: "it is an agent file of the repository" } : {}) },
+    problems,
+  );
+  for (const p of problems) at("hooks", p.message.replace(/^.*? \(agent hooks\): /, ""));
+  return groups;
 }
 
 const RANK: Record<AgentOrigin, number> = { project: 0, user: 1, plugin: 2 };
@@ -254,7 +367,7 @@ export interface AgentTools {
  * The tools an agent is offered: its allow-list (Claude names, Yoke names, MCP names, Copilot
  * sets) over the session's tools, minus `disallowedTools`; every tool when it has no list.
  */
-export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedTools" | "format">, available: readonly ToolDefinition[]): AgentTools {
+export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedTools" | "format" | "mcpServers">, available: readonly ToolDefinition[]): AgentTools {
   const claudeName = (t: ToolDefinition) => t.hookName ?? t.permission;
   const matches = (entries: readonly string[], collectUnknown?: string[]) => {
     const picked = new Set<ToolDefinition>();
@@ -282,7 +395,8 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   const unknown: string[] = [];
   const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false };
   if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
-  const allowed = matches(agent.tools, unknown);
+  // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
+  const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
   return { tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)), task: allowed.task && !denied.task, unknown };
 }
 

@@ -13,6 +13,7 @@ import type { SessionEvent } from "../events";
 import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import type { Provider } from "../providers/types";
+import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
@@ -52,6 +53,12 @@ export interface SubagentOptions {
   skill?: (session: SessionInfo, name: string) => Promise<string | undefined>;
   /** Depth of the sessions this extension is set up for (0: the user's session). */
   depth?: number;
+  /**
+   * Starts an agent's own MCP servers (its inline `mcpServers`) for one run: an extension that offers
+   * their tools in the child (names not in `takenNames`), and what stops them when the run ends.
+   * Undefined: the host does not start agents' servers (a note says so).
+   */
+  agentServers?: (agent: AgentDefinition, session: SessionInfo, takenNames: readonly string[]) => Promise<{ extension: Extension; dispose(): Promise<void> } | undefined>;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -163,6 +170,21 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
               else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
             }
+            // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
+            const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
+            if (agent.hooks?.length && !hooks)
+              opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
+            // Its own MCP servers, for this run only (approval as the workspace's .mcp.json servers: the host's hub decides).
+            const inline = Object.keys(agent.mcpServers?.inline ?? {});
+            const servers =
+              inline.length && opts.agentServers
+                ? await opts.agentServers(
+                    agent,
+                    session,
+                    available().map((t) => t.name),
+                  )
+                : undefined;
+            if (inline.length && !opts.agentServers) opts.warn?.(`${agent.source}: not applied: its MCP servers (${inline.join(", ")}) are not started by this host`);
             return runTask(args, ctx, {
               session,
               gate,
@@ -173,8 +195,10 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               tools,
               agent,
               skills,
+              ...(servers ? { servers } : {}),
               ...(mode.mode ? { mode: mode.mode } : {}),
               ...(provider ? { provider } : {}),
+              ...(hooks ? { hooks } : {}),
             });
           }
           return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
@@ -243,15 +267,28 @@ interface RunDeps {
   /** An agent's permission mode (agentPermissionMode). */
   mode?: AgentMode;
   provider?: Provider;
+  /** An agent's own hooks, allowed to run (trust checked). */
+  hooks?: readonly HookGroupConfig[];
+  /** An agent's own MCP servers: their extension in the child, stopped when the run ends. */
+  servers?: { extension: Extension; dispose(): Promise<void> };
+}
+
+/** The turns a child may take: the agent's `maxTurns` and the `subagents.maxTurns` setting, the lower of the two. */
+function turnLimit(d: RunDeps): { limit?: number; byAgent: boolean } {
+  const own = d.agent?.maxTurns;
+  const setting = d.settings.maxTurns;
+  if (own && (!setting || own <= setting)) return { limit: own, byAgent: true };
+  return setting ? { limit: setting, byAgent: false } : { byAgent: false };
 }
 
 async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<ToolOutput> {
   const release = await d.gate.acquire(ctx.signal, (position) => ctx.record({ type: "tool_queued", callId: ctx.callId, name: "task", gate: d.gate.name, position, limit: d.gate.limit }));
   let child: ChildSession | undefined;
+  const turns = turnLimit(d);
   try {
     child = await d.session.spawn({
       tools: d.tools,
-      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : [])],
+      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : []), ...(d.servers ? [d.servers.extension] : [])],
       ...(d.agent
         ? { systemPrompt: (parent: string) => agentSystemPrompt(parent, childInstructions(d.depth, d.settings, d.tools, d.child !== undefined), d.agent!, d.skills ?? []) }
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
@@ -259,7 +296,8 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       callId: ctx.callId,
       ...(d.agent ? { agentType: d.agent.name } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
-      ...(d.settings.maxTurns ? { maxTurns: d.settings.maxTurns } : {}),
+      ...(turns.limit ? { maxTurns: turns.limit } : {}),
+      ...(d.hooks ? { hooks: d.hooks } : {}),
     });
     const running = child;
     ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
@@ -280,7 +318,9 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
     }
     const events = running.events();
     const why = (ctx.signal.reason as { name?: string } | undefined)?.name === "TimeoutError" ? `it ran longer than ${TASK_TIMEOUT_MS / 60_000} minutes` : "the parent agent was stopped";
-    const outcome = ctx.signal.aborted ? { ...childOutcome(events), status: "cancelled" as const, error: why } : childOutcome(events);
+    const outcome = ctx.signal.aborted
+      ? { ...childOutcome(events), status: "cancelled" as const, error: why }
+      : childOutcome(events, turns.limit ? { maxTurns: turns.limit, ...(turns.byAgent && d.agent ? { source: d.agent.source } : {}) } : undefined);
     const facts = childFacts(events, new Map(d.tools.map((t) => [t.name, t])), ctx.fs);
     const result: SubagentResult = { ...outcome, childId: running.id, description: args.description, ...facts };
     ctx.record({
@@ -303,5 +343,6 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
   } finally {
     release();
     await child?.end(ctx.signal.aborted ? "cancelled" : "subagent finished").catch(() => undefined);
+    await d.servers?.dispose().catch(() => undefined);
   }
 }

@@ -109,7 +109,7 @@ export function childFacts(events: readonly SessionEvent[], tools: ReadonlyMap<s
 }
 
 /** How the child's run ended: completed when its model finished on its own, else why not. */
-export function childOutcome(events: readonly SessionEvent[]): { status: SubagentResult["status"]; answer: string; error?: string } {
+export function childOutcome(events: readonly SessionEvent[], limit?: { maxTurns: number; source?: string }): { status: SubagentResult["status"]; answer: string; error?: string } {
   let last: Extract<SessionEvent, { type: "assistant_message" }> | undefined;
   let said = "";
   let status: Extract<SessionEvent, { type: "status" }> | undefined;
@@ -119,7 +119,12 @@ export function childOutcome(events: readonly SessionEvent[]): { status: Subagen
       last = e;
       if (e.text.trim()) said = e.text;
     } else if (e.type === "status") status = e;
-    else if (e.type === "error") error = e.message;
+    else if (e.type === "error")
+      // Its turn limit: said for the parent (the loop's own text tells a user to send a message).
+      error =
+        e.code === "max_turns" && limit
+          ? `it reached its limit of ${limit.maxTurns} model turns (${limit.source ? `maxTurns in ${limit.source}` : "the subagents.maxTurns setting"}) before finishing`
+          : e.message;
     else if (e.type === "user_message") error = undefined;
   }
   if (status?.state === "cancelled") return { status: "cancelled", answer: said, error: status.detail ?? "stopped" };

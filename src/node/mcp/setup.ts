@@ -4,11 +4,12 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { McpConfigProblem, McpInputSpec, McpServerConfig } from "../../core/mcp/config";
+import { parseMcpConfig, type McpConfigProblem, type McpInputSpec, type McpServerConfig, type McpSourceFile } from "../../core/mcp/config";
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
 import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
 import { loadMcpConfig } from "./config-files";
+import { withoutProviderSecrets } from "../settings/secret-env";
 import { NodeMcpHub, type ApprovalRequest } from "./hub";
 import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
@@ -38,6 +39,8 @@ export interface NodeMcpOptions {
   log?(message: string): void;
   /** How the session answers servers' sampling and elicitation requests (src/core/mcp/client-requests.ts). */
   client?: McpClientDeps;
+  /** Only these definitions (a custom agent's own servers), instead of the settings files'. */
+  sources?: McpSourceFile[];
 }
 
 export interface NodeMcp {
@@ -69,7 +72,10 @@ function killOnExit(): void {
 export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
   const home = opts.home ?? homedir();
   const env = opts.env ?? process.env;
-  const config = loadMcpConfig(opts.cwd, home, { env, input: opts.input ?? inputFromEnv(env) }, opts.extraSettings, opts.settingsFiles);
+  const ctx = { env, input: opts.input ?? inputFromEnv(env) };
+  const config = opts.sources
+    ? parseMcpConfig(opts.sources, { ...ctx, workspaceFolder: opts.cwd, home, workspaceEnv: withoutProviderSecrets(env) })
+    : loadMcpConfig(opts.cwd, home, ctx, opts.extraSettings, opts.settingsFiles);
   for (const p of config.problems) opts.log?.(p.message);
   const hub = new NodeMcpHub({
     cwd: opts.cwd,

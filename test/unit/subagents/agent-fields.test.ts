@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, harnessParts } from "../../../src/core/loop/system-prompt";
 import { agentSystemPrompt } from "../../../src/core/subagents";
-import { agentPermissionMode, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
+import { agentPermissionMode, agentTools, parseAgentFile, type AgentFile } from "../../../src/core/subagents/agents";
 
 const file = (text: string, origin: AgentFile["origin"] = "project"): AgentFile => ({ display: `.claude/agents/a.md`, text, origin, format: "claude", stem: "a" });
 const agent = (fm: string, origin: AgentFile["origin"] = "project") => parseAgentFile(file(`---\nname: a\ndescription: d\n${fm}---\nBODY\n`, origin));
@@ -40,10 +40,8 @@ describe("permissionMode", () => {
       expect.stringContaining('"mcpServers" is ignored in a plugin\'s agent'),
     ]);
     const own = agent("hooks:\n  Stop: []\nmcpServers: [x]\n");
-    expect(own.problems.map((x) => x.message)).toEqual([
-      expect.stringContaining('"hooks" scoped to an agent are not run by Yoke yet'),
-      expect.stringContaining('"mcpServers" scoped to an agent are not started by Yoke yet'),
-    ]);
+    expect(own.problems).toEqual([]);
+    expect(own.agent?.mcpServers).toEqual({ inline: {}, names: ["x"] });
   });
 });
 
@@ -59,5 +57,76 @@ describe("an agent's system prompt", () => {
     expect(sys).toContain("`LINE#HH|text`");
     expect(sys).toContain("Restricted Mode");
     expect(sys.endsWith('FRAMING\n\nSkill "s" (preloaded for this agent):\nS')).toBe(true);
+  });
+});
+
+describe("hooks, maxTurns and the fields Yoke does not apply", () => {
+  it("hooks are read by the hook engine's reader: Stop becomes SubagentStop; a project agent's are checked in (block, never allow), the user's are not", () => {
+    const fm =
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./guard.sh\n  Stop:\n    - hooks:\n        - type: command\n          command: ./done.sh\n";
+    const p = agent(fm).agent!;
+    expect(p.hooks?.map((h) => [h.event, h.matcher, h.hooks.map((x) => x.command)])).toEqual([
+      ["PreToolUse", "Bash", ["./guard.sh"]],
+      ["SubagentStop", "", ["./done.sh"]],
+    ]);
+    expect(p.hooks?.[0]?.source).toMatchObject({ kind: "claude", checkedIn: true, label: ".claude/agents/a.md (agent hooks)" });
+    expect(agent(fm, "user").agent!.hooks?.[0]?.source).toMatchObject({ kind: "claude-user" });
+    expect(agent(fm, "user").agent!.hooks?.[0]?.source.checkedIn).toBeUndefined();
+  });
+
+  it("a bad hook is a problem with its line; hooks that are not a mapping are a problem", () => {
+    const bad = agent("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n  NoSuchEvent: []\n");
+    expect(bad.problems.map((x) => x.message)).toEqual([
+      expect.stringMatching(/^\.claude\/agents\/a\.md:4: hooks\.PreToolUse\[0\]\.hooks\[0\]: "command" must be a non-empty string; skipped$/),
+      expect.stringMatching(/^\.claude\/agents\/a\.md:4: hooks\.NoSuchEvent: unknown hook event/),
+    ]);
+    expect(agent("hooks: [a]\n").problems[0]?.message).toContain('"hooks" must be a mapping of hook events');
+  });
+
+  it("maxTurns is a whole number above 0", () => {
+    expect(agent("maxTurns: 5\n").agent?.maxTurns).toBe(5);
+    expect(agent("maxTurns: '7'\n").agent?.maxTurns).toBe(7);
+    const bad = agent("maxTurns: 0\n");
+    expect(bad.agent?.maxTurns).toBeUndefined();
+    expect(bad.problems[0]?.message).toBe('.claude/agents/a.md:4: "maxTurns" must be a whole number of turns above 0; the agent\'s turns are not bounded by it');
+  });
+
+  it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
+    const r = agent("background: true\nisolation: worktree\nmemory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
+    expect(r.agent).toBeDefined();
+    expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
+      '.claude/agents/a.md:4: not applied: "background" ',
+      '.claude/agents/a.md:5: not applied: "isolation" ',
+      '.claude/agents/a.md:6: not applied: "memory" ',
+      '.claude/agents/a.md:7: not applied: "effort" ',
+      '.claude/agents/a.md:8: not applied: "color" ',
+      '.claude/agents/a.md:9: not applied: "initialPrompt" ',
+      '.claude/agents/a.md:10: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
+    ]);
+    const copilot = parseAgentFile({
+      display: ".github/agents/p.agent.md",
+      text: "---\ndescription: d\ntools: ['read']\nhandoffs: []\ntarget: vscode\nargument-hint: x\nmcp-servers: {}\n---\nB\n",
+      origin: "project",
+      format: "copilot",
+      stem: "p",
+    });
+    expect(copilot.problems.map((x) => /not applied: "([^"]+)"/.exec(x.message)?.[1])).toEqual(["handoffs", "target", "argument-hint"]);
+  });
+
+  it("mcpServers: configured servers' names and inline {name: definition} (Claude's list, or a mapping as Copilot's mcp-servers); names join the tools list", () => {
+    const r = agent("tools: Read\nmcpServers:\n  - github\n  - local:\n      command: node\n      args: [server.js]\n  - 7\n");
+    expect(r.agent?.mcpServers).toEqual({ names: ["github"], inline: { local: { command: "node", args: ["server.js"] } } });
+    expect(r.problems.map((p) => p.message)).toEqual([".claude/agents/a.md:5: each MCP server must be a configured server's name or {name: definition}; 7 skipped"]);
+    const copilot = parseAgentFile({
+      display: ".github/agents/p.agent.md",
+      text: "---\ndescription: d\nmcp-servers:\n  docs:\n    type: http\n    url: https://example.test/mcp\n---\nB\n",
+      origin: "project",
+      format: "copilot",
+      stem: "p",
+    });
+    expect(copilot.agent?.mcpServers).toEqual({ names: [], inline: { docs: { type: "http", url: "https://example.test/mcp" } } });
+    const mk = (name: string) => ({ name, permission: name.startsWith("mcp__") ? name : "Read" }) as never;
+    const tools = [mk("read_file"), mk("mcp__github__issues"), mk("mcp__other__x")];
+    expect(agentTools(r.agent!, tools).tools.map((t) => t.name)).toEqual(["read_file", "mcp__github__issues"]);
   });
 });
