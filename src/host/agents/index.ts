@@ -148,7 +148,8 @@ export class HostAgents implements vscode.Disposable {
     await this.registry();
     const out = await this.cli(["agents", ...args.slice(0, 2), "--json", ...(this.top ? ["--cwd", this.top] : []), ...args.slice(2)], env);
     const ok = out.code === 0;
-    const text = ok ? (DONE[action] ?? action) : problemOf(out);
+    const queued = action === "note" && jsonOf<{ delivered?: string }>(out)?.delivered === "queued";
+    const text = ok ? (queued ? NOTE_QUEUED : (DONE[action] ?? action)) : problemOf(out);
     this.outcome({ id, action, ok, text, conflicts: [] });
     if (action === "discard" && ok && this.openTranscript?.id === id) this.openTranscript = undefined;
     await this.refresh();
@@ -250,6 +251,8 @@ const DONE: Record<string, string> = {
   discard: "Discarded: its worktree and branch are removed (its transcript stays in the session history).",
   note: "Note sent: the agent continues in its worktree.",
 };
+
+const NOTE_QUEUED = "Note sent: the agent is working and gets it as your message at its next step.";
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const chomp = (l: string) => l.replace(/\r?\n$/, "");
