@@ -18,7 +18,7 @@ import { agentDiff, agentSessionEvents, agentViewOf } from "../../node/backgroun
 import { agentPatch, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
 import { readSettings } from "../../node/settings/reader";
 import { parse, printJson, UsageError } from "../args";
-import type { RunHooks } from "./run";
+import type { Extension } from "../../core/extensions/types";
 import { createConsoleRenderer } from "../render";
 import { cliSessionDir } from "../session-setup";
 import { decideTrust } from "../trust";
@@ -426,6 +426,13 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
   if (values.json) printJson({ agentId: record.id, sessionId: fresh.sessionId, pid, delivered: "continued" });
   else process.stdout.write(`agent ${record.id} continues in ${fresh.worktree} (yoke agents attach ${record.id})\n`);
   return 0;
+}
+
+/** What the agent's process gives its run (run.ts RunHooks): its session recorded, the notes left while it runs. */
+interface RunHooks {
+  onSession?(id: string): void;
+  composer?: () => Extension;
+  followUp?: () => string | undefined;
 }
 
 /** What an agent's own process runs: `yoke run` and `yoke resume` (given by main.ts, so that this module and run.ts do not import each other). */
