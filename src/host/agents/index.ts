@@ -37,7 +37,7 @@ export interface HostAgentsDeps {
   /** The panel is shown: the view is refreshed only then. */
   visible: () => boolean;
   /** The editor's change review (src/host/review): "Review in editor" puts an agent's change up there. */
-  reviewer?: Pick<ChangeReviewer, "reviewSet">;
+  review?: Pick<ChangeReviewer, "reviewSet">;
 }
 
 export class HostAgents implements vscode.Disposable {
@@ -210,7 +210,7 @@ export class HostAgents implements vscode.Disposable {
    */
   private async reviewInEditor(id: string): Promise<void> {
     const fail = (text: string, conflicts: AgentOutcomeView["conflicts"] = []) => this.outcome({ id, action: "review", ok: false, text, conflicts });
-    const reviewer = this.deps.reviewer;
+    const reviewer = this.deps.review;
     if (!reviewer?.reviewSet) return fail("The editor's review is not available in this window: use Review and Merge back here.");
     if (this.inEditor.has(id)) return fail("Its change is already open in the editor: decide its hunks there (or in Changes to review).");
     const r = await this.record(id);
