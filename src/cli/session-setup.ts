@@ -23,6 +23,7 @@ import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
 import type { Provider, ProviderConfig } from "../core/providers/types";
 import type { Approver } from "../core/loop/types";
+import type { Extension } from "../core/extensions/types";
 import type { NodeServices, NodeServicesOptions } from "../node/agent-services";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
@@ -97,6 +98,8 @@ export interface CliSessionHost {
   owner?: string;
   /** Who starts the session's commands (`yoke acp`: the editor's terminal when it offers one). */
   launcher?: NodeServicesOptions["launcher"];
+  /** The session's composer (a background agent's notes while it runs: src/node/background/inbox.ts). */
+  composer?: () => Extension;
 }
 
 export async function buildCliSession(
@@ -168,6 +171,7 @@ export async function buildCliSession(
     ...(elicitor ? { elicitor } : {}),
     permissionMode,
     services: node,
+    ...(host.composer ? { composer: host.composer } : {}),
   });
   return { sessionDir, store, services: recipe.services, dispose: () => recipe.dispose(), options: recipe.options };
 }

@@ -190,7 +190,7 @@ export class SessionController implements vscode.Disposable {
       demo: this.demo,
       firstRun: this.firstRun,
       review,
-      agents: (this.agents = new HostAgents({ extensionPath: ctx.extensionUri ? ctx.extensionUri.fsPath : "", log, keys, post, mode: () => this.permissions.mode, visible: isPanelVisible })),
+      agents: (this.agents = new HostAgents({ extensionPath: ctx.extensionUri?.fsPath ?? "", log, keys, post, mode: () => this.permissions.mode, visible: isPanelVisible, review: review?.reviewer })),
     };
     this.disposables.push(this.agents);
     this.disposables.push(

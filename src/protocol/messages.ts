@@ -540,12 +540,18 @@ export const AgentMessages = {
     z.object({ type: z.literal("agents.stop"), id: agentId }),
     z.object({ type: z.literal("agents.discard"), id: agentId }),
     z.object({ type: z.literal("agents.note"), id: agentId, text: z.string().check(z.minLength(1), z.maxLength(100_000)) }),
-    /** Merge back the accepted part of the change: per file, the accepted hunk numbers ("all" for a binary file taken whole). */
+    /**
+     * Merge back the accepted part of the change: per file, the accepted hunk numbers ("all" for a binary file taken whole).
+     * `strategy` "merge": git merge of the agent's whole branch instead (`files` is then not used).
+     */
     z.object({
       type: z.literal("agents.merge"),
       id: agentId,
       files: z.array(z.object({ path: agentPath, hunks: z.union([z.literal("all"), z.array(z.number().check(z.int(), z.minimum(1)))]) })),
+      strategy: z.optional(z.enum(["apply", "merge"])),
     }),
+    /** Open the agent's change in the editor's per-hunk review (CodeLens); what is accepted there is merged into the tree. */
+    z.object({ type: z.literal("agents.reviewInEditor"), id: agentId }),
   ],
 } as const;
 // --- end background agents ---

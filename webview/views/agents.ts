@@ -147,6 +147,15 @@ export class AgentsPanel {
         button({ label: "Transcript", appearance: "secondary", testid: "agent-open-transcript", onClick: () => this.send({ type: "agents.open", id, what: "transcript" }) }),
         active ? button({ label: "Stop", appearance: "secondary", testid: "agent-stop", onClick: () => this.send({ type: "agents.stop", id }) }) : null,
         active ? null : button({ label: "Review", appearance: "secondary", testid: "agent-open-review", onClick: () => this.send({ type: "agents.open", id, what: "review" }) }),
+        active
+          ? null
+          : button({
+              label: "Review in editor",
+              appearance: "secondary",
+              title: "Open its change in your files, with Accept / Reject per hunk in the editor; what you accept is merged into your tree",
+              testid: "agent-review-editor",
+              onClick: () => this.send({ type: "agents.reviewInEditor", id }),
+            }),
         button({ label: "Discard", appearance: "secondary", testid: "agent-discard", onClick: () => this.send({ type: "agents.discard", id }) }),
       ]),
     ]);
@@ -216,6 +225,21 @@ export class AgentsPanel {
       },
     });
     setDisabled(merge, files.length === 0);
-    e.review.append(el("div", { class: "agent-review-actions" }, [merge]));
+    // The other way back: the agent's whole branch, merged with git (a commit on the person's branch).
+    const mergeBranch = button({
+      label: "Merge branch",
+      appearance: "secondary",
+      title: "git merge of the agent's whole branch into your current branch (hunk choices do not apply); refused when your tree has uncommitted changes in its files or the branches conflict",
+      testid: "agent-merge-branch",
+      onClick: () => this.send({ type: "agents.merge", id: e.item.id, files: [], strategy: "merge" }),
+    });
+    setDisabled(mergeBranch, files.length === 0);
+    e.review.append(
+      el("div", { class: "agent-review-actions" }, [
+        merge,
+        mergeBranch,
+        el("span", { class: "agent-review-hint" }, ["Merge back: the accepted hunks into your files, uncommitted. Merge branch: git merge of all of it."]),
+      ]),
+    );
   }
 }

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { agentState, type AgentRecord } from "../../core/background/agents";
+import { AgentInbox, agentNotes } from "../../node/background/inbox";
 import { applyAgentChange, mergeAgentBranch, type HunkSelection } from "../../node/background/merge";
 import { agentWorktreeOf } from "../../node/background/paths";
 import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess } from "../../node/background/registry";
@@ -17,6 +18,7 @@ import { agentDiff, agentSessionEvents, agentViewOf } from "../../node/backgroun
 import { agentPatch, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
 import { readSettings } from "../../node/settings/reader";
 import { parse, printJson, UsageError } from "../args";
+import type { Extension } from "../../core/extensions/types";
 import { createConsoleRenderer } from "../render";
 import { cliSessionDir } from "../session-setup";
 import { decideTrust } from "../trust";
@@ -154,25 +156,43 @@ async function workerCommand(argv: string[], runner: AgentRunner): Promise<numbe
     registry.update(id!, () => ({ phase: "ended", exitCode: 143 }));
     return 143;
   }
+  const inbox = new AgentInbox(registry.notesPath(id!));
   let code = 1;
-  try {
-    record = registry.update(id!, () => ({ phase: "running" }));
-    const { runCommand, resumeCommand } = runner;
-    const where = ["--cwd", record.worktree, "--session-dir", record.sessionDir, ...(record.trusted ? ["--trust"] : []), ...(values.json ? ["--json"] : [])];
-    const text = rest.join(" ").trim();
-    if (!values.resume && settings.setup && !record.setup) record = registry.update(id!, () => ({ setup: runSetup(record, settings.setup!) }));
-    if (values.resume) {
-      if (!record.sessionId) throw new Error(`agent ${id} has no session to continue yet`);
-      code = await resumeCommand([record.sessionId, ...record.runArgs, ...where, ...(text ? [text] : [])]);
-    } else {
-      code = await runCommand([...record.runArgs, ...where, text], { onSession: (sessionId) => registry.update(id!, () => ({ sessionId })) });
+  let resume = Boolean(values.resume);
+  let text = rest.join(" ").trim();
+  let releaseSlot: (() => void) | undefined = release;
+  for (;;) {
+    try {
+      releaseSlot ??= await registry.acquireSlot(id!, settings.maxConcurrent, () => undefined);
+      record = registry.update(id!, () => ({ phase: "running" }));
+      const { runCommand, resumeCommand } = runner;
+      const where = ["--cwd", record.worktree, "--session-dir", record.sessionDir, ...(record.trusted ? ["--trust"] : []), ...(values.json ? ["--json"] : [])];
+      // Notes left while it runs reach its session at the next step, or after the task (inbox.ts).
+      const notes = agentNotes(inbox);
+      const hooks = { composer: notes.extension, followUp: notes.next };
+      if (!resume && settings.setup && !record.setup) record = registry.update(id!, () => ({ setup: runSetup(record, settings.setup!) }));
+      if (resume) {
+        if (!record.sessionId) throw new Error(`agent ${id} has no session to continue yet`);
+        code = await resumeCommand([record.sessionId, ...record.runArgs, ...where, ...(text ? [text] : [])], hooks);
+      } else {
+        code = await runCommand([...record.runArgs, ...where, text], { ...hooks, onSession: (sessionId) => registry.update(id!, () => ({ sessionId })) });
+      }
+    } catch (err) {
+      process.stderr.write(`yoke agent ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
+      code = 1;
+    } finally {
+      releaseSlot?.();
+      releaseSlot = undefined;
+      registry.update(id!, () => ({ phase: "ended", exitCode: code }));
     }
-  } catch (err) {
-    process.stderr.write(`yoke agent ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
-    code = 1;
-  } finally {
-    release();
-    registry.update(id!, () => ({ phase: "ended", exitCode: code }));
+    // A note left after the session's last look at the inbox (the record said "running" to the
+    // one who left it): the agent goes on with it. One left after this look finds the record
+    // ended, and whoever left it continues the agent (continueCommand).
+    const late = registry.get(id!).stopped || !registry.get(id!).sessionId ? [] : inbox.take();
+    if (!late.length) break;
+    resume = true;
+    text = late.join("\n\n");
+    registry.update(id!, () => ({ phase: "queued", exitCode: undefined }));
   }
   return code;
 }
@@ -372,27 +392,53 @@ async function discardCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** `note ID TEXT` (continue with a message) and `resume ID` (continue an interrupted one): in the background again. */
+/**
+ * `note ID TEXT`: to a running (or queued) agent, the note goes to its inbox and its session gets
+ * it as the user's message at its next step (inbox.ts); to an ended one — and `resume ID`, which
+ * continues an interrupted one — the agent continues in its worktree, in the background again.
+ */
 async function continueCommand(argv: string[], needsText: boolean): Promise<number> {
   const { values, rest, registry, record } = await target(argv);
-  const text = rest.join(" ").trim();
+  let text = rest.join(" ").trim();
   if (needsText && !text) throw new UsageError("a note is required: yoke agents note ID TEXT");
-  const state = registry.state(record);
-  if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}; send the note once it has finished (or stop it first)`);
-  if (!record.sessionId) throw new Error(`agent ${record.id} never started its session; discard it and start it again`);
-  if (!existsSync(record.worktree)) throw new Error(`agent ${record.id}'s worktree ${record.worktree} is gone`);
+  const inbox = new AgentInbox(registry.notesPath(record.id));
+  const live = (s: string) => s === "running" || s === "queued";
+  if (needsText && live(registry.state(record))) {
+    const name = inbox.post(text);
+    // Ended meanwhile, before its process looked at the inbox again: this command continues it with the note.
+    const now = registry.get(record.id);
+    if (live(registry.state(now)) || now.phase !== "ended" || inbox.takeOne(name) === undefined) {
+      if (values.json) printJson({ agentId: record.id, sessionId: record.sessionId ?? null, delivered: "queued" });
+      else process.stdout.write(`note queued: agent ${record.id} gets it at its next step (yoke agents attach ${record.id})\n`);
+      return 0;
+    }
+  } else if (!needsText && live(registry.state(record))) {
+    throw new Error(`agent ${record.id} is ${registry.state(record)}: there is nothing to resume`);
+  }
+  const fresh = registry.get(record.id);
+  if (!fresh.sessionId) throw new Error(`agent ${record.id} never started its session; discard it and start it again`);
+  if (!existsSync(fresh.worktree)) throw new Error(`agent ${record.id}'s worktree ${fresh.worktree} is gone`);
+  // Notes still waiting (left while it ran, not taken before it stopped) go first.
+  text = [...inbox.take(), ...(text ? [text] : [])].join("\n\n");
   registry.update(record.id, () => ({ phase: "queued", stopped: undefined, exitCode: undefined }));
   const pid = spawnWorker(registry, record.id, ["--resume", ...(text ? [text] : [])], true);
   registry.update(record.id, () => ({ pid }));
-  if (values.json) printJson({ agentId: record.id, sessionId: record.sessionId, pid });
-  else process.stdout.write(`agent ${record.id} continues in ${record.worktree} (yoke agents attach ${record.id})\n`);
+  if (values.json) printJson({ agentId: record.id, sessionId: fresh.sessionId, pid, delivered: "continued" });
+  else process.stdout.write(`agent ${record.id} continues in ${fresh.worktree} (yoke agents attach ${record.id})\n`);
   return 0;
+}
+
+/** What the agent's process gives its run (run.ts RunHooks): its session recorded, the notes left while it runs. */
+interface RunHooks {
+  onSession?(id: string): void;
+  composer?: () => Extension;
+  followUp?: () => string | undefined;
 }
 
 /** What an agent's own process runs: `yoke run` and `yoke resume` (given by main.ts, so that this module and run.ts do not import each other). */
 export interface AgentRunner {
-  runCommand(argv: string[], hooks?: { onSession?(sessionId: string): void }): Promise<number>;
-  resumeCommand(argv: string[]): Promise<number>;
+  runCommand(argv: string[], hooks?: RunHooks): Promise<number>;
+  resumeCommand(argv: string[], hooks?: RunHooks): Promise<number>;
 }
 
 export async function agentsCommand(argv: string[], runner?: AgentRunner): Promise<number> {

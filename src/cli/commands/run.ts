@@ -4,6 +4,7 @@
  */
 import { resolve } from "node:path";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
+import type { Extension } from "../../core/extensions/types";
 import type { PermissionMode } from "../../core/loop/types";
 import { sessionCost } from "../../core/cost";
 import { summarizeSession } from "../../core/session/projection";
@@ -41,6 +42,10 @@ const options = {
 /** What a caller learns of the run as it goes (the background agents' worker records its session). */
 export interface RunHooks {
   onSession?(id: string): void;
+  /** The session's composer (a background agent's: the notes `yoke agents note` leaves while it runs). */
+  composer?: () => Extension;
+  /** After the task: the next message to send in the same session (a note that found no next step), or undefined. */
+  followUp?: () => string | undefined;
 }
 
 function flagsFrom(values: Record<string, string | boolean | string[] | undefined>): CliSessionFlags {
@@ -117,16 +122,22 @@ export async function runCommand(argv: string[], hooks: RunHooks = {}): Promise<
   const flags = flagsFrom(values);
   const signals = trapSignals();
   try {
-    const setup = await buildCliSession(flags);
+    const setup = await buildCliSession(flags, undefined, hooks.composer ? { composer: hooks.composer } : {});
     const session = await AgentSession.create(setup.options);
     hooks.onSession?.(session.id);
-    return await drive(session, setup, flags, (s) => s.send(prompt), signals);
+    return await drive(
+      session,
+      setup,
+      flags,
+      withFollowUps((s) => s.send(prompt), hooks, signals),
+      signals,
+    );
   } finally {
     signals.dispose();
   }
 }
 
-export async function resumeCommand(argv: string[]): Promise<number> {
+export async function resumeCommand(argv: string[], hooks: RunHooks = {}): Promise<number> {
   const { values, positionals } = parse(argv, options);
   if (values.worktree || values.background || values.carry !== undefined)
     throw new UsageError("--worktree, --background and --carry start a new agent (yoke run); an agent continues with yoke agents note|resume");
@@ -135,13 +146,28 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const flags = flagsFrom(values);
   const signals = trapSignals();
   try {
-    const setup = await buildCliSession(flags, id);
+    const setup = await buildCliSession(flags, id, hooks.composer ? { composer: hooks.composer } : {});
     const session = await AgentSession.resume(id, setup.options);
     const prompt = rest.join(" ").trim();
-    return await drive(session, setup, flags, (s) => (prompt ? s.send(prompt) : s.continue()), signals);
+    return await drive(
+      session,
+      setup,
+      flags,
+      withFollowUps((s) => (prompt ? s.send(prompt) : s.continue()), hooks, signals),
+      signals,
+    );
   } finally {
     signals.dispose();
   }
+}
+
+/** The task, then each follow-up message (until none is left, or a signal stops the run). */
+function withFollowUps(act: (s: AgentSession) => Promise<void>, hooks: RunHooks, signals: Signals): (s: AgentSession) => Promise<void> {
+  if (!hooks.followUp) return act;
+  return async (s) => {
+    await act(s);
+    for (let next = signals.signal ? undefined : hooks.followUp!(); next; next = signals.signal ? undefined : hooks.followUp!()) await s.send(next);
+  };
 }
 
 async function drive(

@@ -7,7 +7,9 @@
 import * as vscode from "vscode";
 import type { AgentRecord } from "../../core/background/agents";
 import type { PermissionMode } from "../../core/loop/types";
+import type { ChangeReviewer, ProposedFile } from "../../core/review";
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
+import { planAgentChange } from "../../node/background/merge";
 import { AgentRegistry } from "../../node/background/registry";
 import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
 import { repositoryOf } from "../../node/background/worktree";
@@ -34,6 +36,8 @@ export interface HostAgentsDeps {
   mode: () => PermissionMode;
   /** The panel is shown: the view is refreshed only then. */
   visible: () => boolean;
+  /** The editor's change review (src/host/review): "Review in editor" puts an agent's change up there. */
+  review?: Pick<ChangeReviewer, "reviewSet">;
 }
 
 export class HostAgents implements vscode.Disposable {
@@ -46,6 +50,8 @@ export class HostAgents implements vscode.Disposable {
   /** The transcript open in the view (refreshed while that agent runs). */
   private openTranscript: { id: string; count: number } | undefined;
   private disposed = false;
+  /** Agents whose change is under review in the editor: stopped (taken back) when the agent is discarded or the window goes. */
+  private readonly inEditor = new Map<string, AbortController>();
 
   constructor(private readonly deps: HostAgentsDeps) {}
 
@@ -65,11 +71,14 @@ export class HostAgents implements vscode.Disposable {
       case "agents.stop":
         return this.act(msg.id, "stop", ["stop", msg.id]);
       case "agents.discard":
+        this.inEditor.get(msg.id)?.abort();
         return this.act(msg.id, "discard", ["discard", msg.id]);
       case "agents.note":
         return this.act(msg.id, "note", ["note", msg.id, msg.text], await this.keyEnv());
       case "agents.merge":
-        return this.merge(msg.id, msg.files);
+        return msg.strategy === "merge" ? this.mergeBranch(msg.id) : this.merge(msg.id, msg.files);
+      case "agents.reviewInEditor":
+        return this.reviewInEditor(msg.id);
       default:
         msg satisfies never;
     }
@@ -148,7 +157,8 @@ export class HostAgents implements vscode.Disposable {
     await this.registry();
     const out = await this.cli(["agents", ...args.slice(0, 2), "--json", ...(this.top ? ["--cwd", this.top] : []), ...args.slice(2)], env);
     const ok = out.code === 0;
-    const text = ok ? (DONE[action] ?? action) : problemOf(out);
+    const queued = action === "note" && jsonOf<{ delivered?: string }>(out)?.delivered === "queued";
+    const text = ok ? (queued ? NOTE_QUEUED : (DONE[action] ?? action)) : problemOf(out);
     this.outcome({ id, action, ok, text, conflicts: [] });
     if (action === "discard" && ok && this.openTranscript?.id === id) this.openTranscript = undefined;
     await this.refresh();
@@ -167,6 +177,96 @@ export class HostAgents implements vscode.Disposable {
       this.outcome({ id, action: "merge", ok: false, text: result?.reason ? capital(result.reason) : problemOf(out), conflicts: result?.conflicts ?? [] });
     }
     await this.refresh();
+  }
+
+  /** "Merge branch": git merge of the agent's whole branch into the person's current branch (`yoke agents merge --strategy merge`). */
+  private async mergeBranch(id: string): Promise<void> {
+    await this.registry();
+    const branch = (await this.record(id))?.branch ?? "its branch";
+    const out = await this.cli(["agents", "merge", id, "--json", "--strategy", "merge", ...(this.top ? ["--cwd", this.top] : [])]);
+    const result = jsonOf<{ ok: boolean; files?: string[]; reason?: string; conflicts?: Array<{ path: string; detail: string }> }>(out);
+    if (result?.ok) {
+      const merged = result.files ?? [];
+      this.outcome({
+        id,
+        action: "merge",
+        ok: true,
+        text: merged.length ? `Merged ${branch} into your branch (git merge): ${merged.join(", ")}.` : `Nothing to merge: your branch already has ${branch}.`,
+        conflicts: [],
+      });
+    } else {
+      this.outcome({ id, action: "merge", ok: false, text: result?.reason ? capital(result.reason) : problemOf(out), conflicts: result?.conflicts ?? [] });
+    }
+    await this.refresh();
+  }
+
+  /**
+   * "Review in editor": the agent's change, three-way merged onto the person's files as they are
+   * now (what `yoke agents merge` would write: src/node/background/merge.ts), is put up in the
+   * editor's per-hunk review as one change of several files — the review a foreground session's
+   * edits get (CodeLens Accept / Reject per hunk and file, the panel's "Changes to review"). What
+   * the person accepts there is what is written to their files, all files at once when every hunk
+   * is decided; what they reject never reaches them. Refused, with the explanation, as a merge is.
+   */
+  private async reviewInEditor(id: string): Promise<void> {
+    const fail = (text: string, conflicts: AgentOutcomeView["conflicts"] = []) => this.outcome({ id, action: "review", ok: false, text, conflicts });
+    const reviewer = this.deps.review;
+    if (!reviewer?.reviewSet) return fail("The editor's review is not available in this window: use Review and Merge back here.");
+    if (this.inEditor.has(id)) return fail("Its change is already open in the editor: decide its hunks there (or in Changes to review).");
+    const r = await this.record(id);
+    if (!r || !this.top) return;
+    const state = new AgentRegistry(this.top).state(r);
+    if (state === "running" || state === "queued") return fail(`It is ${state}: review it once it has finished (or stop it first).`);
+    const top = this.top;
+    let planned;
+    try {
+      planned = await planAgentChange({ top, worktree: r.worktree, branch: r.branch, baseCommit: r.baseCommit, task: r.task, id: r.id, placed: r.placed });
+    } catch (err) {
+      return fail(`Its change could not be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!planned.ok) return fail(capital(planned.reason), planned.conflicts);
+    if (!planned.plan.length) return this.outcome({ id, action: "review", ok: true, text: "Nothing to review: your files already have this change.", conflicts: [] });
+    const binary = planned.plan.find((p) => [p.user, p.content].some((b) => b !== null && b.subarray(0, 8000).includes(0)));
+    if (binary) return fail(`${binary.path} is a binary file, which the editor's review cannot show: use Review and Merge back here.`);
+    const setId = `agent-${id}-${Date.now().toString(36)}`;
+    const files: ProposedFile[] = planned.plan.map((p, k) => ({
+      editId: `${setId}:${k}`,
+      callId: setId,
+      path: `${top}/${p.path}`,
+      relPath: p.path,
+      before: p.user === null ? null : p.user.toString("utf8"),
+      after: p.content === null ? "" : p.content.toString("utf8"),
+      tool: "background agent",
+      op: p.content === null ? "delete" : p.user === null ? "add" : "update",
+    }));
+    const abort = new AbortController();
+    this.inEditor.set(id, abort);
+    this.outcome({
+      id,
+      action: "review",
+      ok: true,
+      text: `Its change is open in your editor (${files.length} file${files.length === 1 ? "" : "s"}): Accept or Reject each hunk there. What you accept is written to your files once every hunk is decided.`,
+      conflicts: [],
+    });
+    this.deps.log.info(`agent ${id}: its change (${files.map((f) => f.relPath).join(", ")}) is under review in the editor`);
+    try {
+      const result = await reviewer.reviewSet({ setId, callId: setId, tool: "background agent", files }, "ask", abort.signal);
+      if (result.error) return fail(`Not merged: ${result.error}`);
+      const taken = files.flatMap((f, k) => {
+        const o = result.files[k];
+        if (!o || o.status === "rejected") return [];
+        const h = o.hunks;
+        return [h && h.rejected ? `${f.relPath} (${h.accepted} of ${h.accepted + h.rejected} hunks)` : f.relPath];
+      });
+      if (!taken.length) return this.outcome({ id, action: "merge", ok: true, text: "Nothing merged: you rejected all of its change. Discard it, or send it a note.", conflicts: [] });
+      new AgentRegistry(top).update(id, () => ({ mergedAt: new Date().toISOString() }));
+      this.outcome({ id, action: "merge", ok: true, text: `Merged into your tree from the editor's review: ${taken.join(", ")}.`, conflicts: [] });
+    } catch (err) {
+      fail(`The review in the editor failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.inEditor.delete(id);
+      await this.refresh();
+    }
   }
 
   private outcome(o: AgentOutcomeView): void {
@@ -242,6 +342,8 @@ export class HostAgents implements vscode.Disposable {
     // The agents themselves run on: they are processes of their own (yoke agents lists them).
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
+    // A window that goes takes back the agents' changes it put up in the editor (the agents keep them).
+    for (const a of this.inEditor.values()) a.abort();
   }
 }
 
@@ -250,6 +352,8 @@ const DONE: Record<string, string> = {
   discard: "Discarded: its worktree and branch are removed (its transcript stays in the session history).",
   note: "Note sent: the agent continues in its worktree.",
 };
+
+const NOTE_QUEUED = "Note sent: the agent is working and gets it as your message at its next step.";
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const chomp = (l: string) => l.replace(/\r?\n$/, "");

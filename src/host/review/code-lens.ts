@@ -41,8 +41,8 @@ export class ReviewCodeLens implements vscode.CodeLensProvider {
       new vscode.CodeLens(top, { title: "Reject File", command: "yoke.rejectFile", arguments: [id] }),
       new vscode.CodeLens(top, { title: "Open Diff", command: "yoke.openReviewDiff", arguments: [id] }),
     ];
-    if (entry.group) {
-      // One file of a change of several files (a patch): the whole change can be decided from here too.
+    if (entry.group && entry.group.files.length > 1) {
+      // One file of a change of several files (a patch, an agent's change): the whole change can be decided from here too.
       const n = entry.group.files.length;
       const label = entry.file?.op === "delete" ? "deletes this file" : entry.file?.op === "move" ? `moves this file to ${entry.file.relPath}` : "changes this file";
       lenses.push(

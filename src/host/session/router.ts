@@ -137,6 +137,7 @@ export async function routeMessage(t: RouterTargets, msg: WebviewToHost): Promis
     case "agents.discard":
     case "agents.note":
     case "agents.merge":
+    case "agents.reviewInEditor":
       return t.agents.handle(msg);
     // --- MCP: the servers view's actions, a server's form ---
     case "mcpServerAction":

@@ -108,11 +108,34 @@ export function unsafeDestination(top: string, rel: string): string | undefined 
   return undefined;
 }
 
+/** One file of a merge: the user's file as it is now, and what it becomes (null: removed). */
+export interface PlannedFile {
+  path: string;
+  user: Buffer | null;
+  content: Buffer | null;
+  mode?: string;
+}
+
+export type MergePlan = { ok: true; plan: PlannedFile[] } | { ok: false; conflicts: Conflict[]; reason: string };
+
 /** Applies the agent's change (or the selected hunks of it) to the user's working tree; writes nothing when anything conflicts. */
 export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergeResult> {
+  const planned = await planAgentChange(t, select);
+  if (!planned.ok) return planned;
+  writePlan(t.top, planned.plan);
+  return { ok: true, files: planned.plan.map((p) => p.path), strategy: "apply" };
+}
+
+/**
+ * What `apply` would write, file by file, without writing: the three-way merge of each file the
+ * agent changed (only the selected hunks, when chosen) onto the user's file as it is now. Refused,
+ * with every conflict and refused path, when any file cannot be merged. The editor's review of an
+ * agent's change (src/host/agents) shows this plan, and writes what the person accepts of it.
+ */
+export async function planAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergePlan> {
   const tree = await worktreeTree(t.worktree, t.placed);
   const files = await changedFiles(t.worktree, t.baseCommit, tree);
-  const plan: Array<{ path: string; content: Buffer | null; mode?: string }> = [];
+  const plan: PlannedFile[] = [];
   const conflicts: Conflict[] = [];
   const refused: Conflict[] = [];
   const unknown = new Set(select ? [...select.keys()] : []);
@@ -147,7 +170,7 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
       const mode = await modeOf(t.worktree, tree, f.path);
       if (same(user, agent)) continue;
       if (same(user, base)) {
-        plan.push({ path: f.path, content: agent, mode });
+        plan.push({ path: f.path, user, content: agent, mode });
         continue;
       }
       // Both changed the file.
@@ -161,7 +184,7 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
       writeFileSync(pb!, base);
       writeFileSync(pa!, agent);
       const r = await git(tmp, ["merge-file", "-p", "-L", "yours", "-L", "base", "-L", "agent", pu!, pb!, pa!]);
-      if (r.code === 0) plan.push({ path: f.path, content: Buffer.from(r.stdout, "utf8"), mode });
+      if (r.code === 0) plan.push({ path: f.path, user, content: Buffer.from(r.stdout, "utf8"), mode });
       else if (r.code > 0 && r.code < 128) conflicts.push({ path: f.path, detail: explain(f.path, base.toString("utf8"), user.toString("utf8"), agent.toString("utf8")) });
       else throw new Error(`git merge-file failed on ${f.path}: ${r.stderr.trim()}`);
     }
@@ -183,10 +206,15 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
       reason: `not merged: you changed the same lines as the agent in ${conflicts.length} file(s); nothing was written. Resolve by hand (yoke agents diff shows the agent's change), take other hunks only (--hunks), or send the agent a note.`,
     };
   }
+  return { ok: true, plan };
+}
+
+/** Writes a plan into the user's tree (never through a link, re-checked right before each write). */
+function writePlan(top: string, plan: readonly PlannedFile[]): void {
   for (const p of plan) {
-    const dest = nodePath.join(t.top, p.path);
+    const dest = nodePath.join(top, p.path);
     // Checked again right before the write (a link made since the check is not followed either).
-    const unsafe = unsafeDestination(t.top, p.path);
+    const unsafe = unsafeDestination(top, p.path);
     if (unsafe) throw new Error(`${p.path}: ${unsafe}; the files before it were written`);
     if (p.content === null) {
       if (existsSync(dest)) unlinkSync(dest);
@@ -201,7 +229,6 @@ export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): 
       closeSync(fd);
     }
   }
-  return { ok: true, files: plan.map((p) => p.path), strategy: "apply" };
 }
 
 /** Commits the agent's uncommitted work on its branch (so the branch is its whole change). */
@@ -222,8 +249,30 @@ async function identityEnv(cwd: string): Promise<Record<string, string>> {
   };
 }
 
-/** Merges the agent's branch into the user's current branch with git merge, when it merges cleanly and touches no uncommitted file. */
+/** A merge, rebase, cherry-pick or revert the user has in progress in their repository (git's own state files). */
+async function operationInProgress(top: string): Promise<string | undefined> {
+  const gitDir = (await gitOk(top, ["rev-parse", "--absolute-git-dir"])).trim();
+  const states: Array<[string, string]> = [
+    ["MERGE_HEAD", "a merge"],
+    ["rebase-merge", "a rebase"],
+    ["rebase-apply", "a rebase or git am"],
+    ["CHERRY_PICK_HEAD", "a cherry-pick"],
+    ["REVERT_HEAD", "a revert"],
+  ];
+  return states.find(([f]) => existsSync(nodePath.join(gitDir, f)))?.[1];
+}
+
+/**
+ * Merges the agent's branch into the user's current branch with git merge (the user's choice
+ * "merge the branch", `--strategy merge`): a merge commit, or a fast-forward. Refused, with the
+ * reason and nothing changed, when the user's repository is in the middle of another operation,
+ * when a file the agent changed has uncommitted changes (or an untracked file) in the user's tree,
+ * or when the branches conflict (`git merge-tree` shows it before anything is touched). Should git
+ * merge itself still stop half-way, `git merge --abort` puts the user's tree back as it was.
+ */
 export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
+  const busy = await operationInProgress(t.top);
+  if (busy) return { ok: false, conflicts: [], reason: `not merged: your repository is in the middle of ${busy}; finish or abort it first` };
   await commitWorktree(t);
   const touched = (await gitOk(t.top, ["diff", "--name-only", "-z", `HEAD...${t.branch}`])).split("\0").filter(Boolean);
   const dirty = new Set(
@@ -245,12 +294,23 @@ export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
     const names = probe.stdout.split("\n").slice(1).filter(Boolean);
     return {
       ok: false,
-      conflicts: names.map((path) => ({ path, detail: "your branch and the agent's change the same lines" })),
-      reason: "not merged: the agent's branch conflicts with your branch; nothing was changed",
+      conflicts: [...new Set(names)].map((path) => ({ path, detail: "your branch (commits since the agent started) and the agent's branch change the same lines" })),
+      reason: `not merged: the agent's branch conflicts with your branch; nothing was changed. Merge it by hand (git merge ${t.branch}), take part of it with the per-hunk review (--strategy apply), or send the agent a note`,
     };
   }
-  if (probe.code !== 0) throw new Error(`git merge-tree failed: ${probe.stderr.trim()}`);
-  await gitOk(t.top, ["merge", "--no-edit", "--no-verify", "-m", `Merge ${t.branch} (yoke agent ${t.id})`, t.branch], { env: await identityEnv(t.top) });
+  // An older git without merge-tree --write-tree (before 2.38): git merge finds the conflict, and is aborted below.
+  const run = await git(t.top, ["merge", "--no-edit", "--no-verify", "-m", `Merge ${t.branch} (yoke agent ${t.id})`, t.branch], { env: await identityEnv(t.top) });
+  if (run.code !== 0) {
+    const said = (run.stdout + "\n" + run.stderr).trim();
+    const half = existsSync(nodePath.join((await gitOk(t.top, ["rev-parse", "--absolute-git-dir"])).trim(), "MERGE_HEAD"));
+    if (half) await git(t.top, ["merge", "--abort"]);
+    const names = [...said.matchAll(/CONFLICT \([^)]*\): .*? in (.+)$/gm)].map((m) => m[1]!.trim());
+    return {
+      ok: false,
+      conflicts: names.map((path) => ({ path, detail: "your branch and the agent's branch change the same lines" })),
+      reason: `not merged: git merge stopped${half ? " and was aborted, so your tree is as it was" : ", changing nothing"}: ${said.split("\n").filter(Boolean).slice(-3).join(" ")}`,
+    };
+  }
   return { ok: true, files: touched, strategy: "merge" };
 }
 

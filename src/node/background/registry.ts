@@ -82,6 +82,12 @@ export class AgentRegistry {
   remove(id: string): void {
     rmSync(this.file(id), { force: true });
     rmSync(this.outputPath(id), { force: true });
+    rmSync(this.notesPath(id), { recursive: true, force: true });
+  }
+
+  /** The agent's inbox of notes left while it runs (src/node/background/inbox.ts). */
+  notesPath(id: string): string {
+    return this.file(id).replace(/\.json$/, ".notes");
   }
 
   state(r: AgentRecord): AgentState {

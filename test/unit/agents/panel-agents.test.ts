@@ -29,6 +29,14 @@ describe("the Agents view's protocol", () => {
     expect(parseWebviewToHost({ type: "agents.note", id: "a1b2c3d4", text: "also update the README" }).ok).toBe(true);
   });
 
+  it("takes the merge strategy (apply the accepted hunks, or git merge of the branch) and Review in editor; refuses another strategy", () => {
+    expect(parseWebviewToHost({ type: "agents.merge", id: "a1b2c3d4", files: [], strategy: "merge" }).ok).toBe(true);
+    expect(parseWebviewToHost({ type: "agents.merge", id: "a1b2c3d4", files: [{ path: "tides.txt", hunks: "all" }], strategy: "apply" }).ok).toBe(true);
+    expect(parseWebviewToHost({ type: "agents.merge", id: "a1b2c3d4", files: [], strategy: "rebase" }).ok).toBe(false);
+    expect(parseWebviewToHost({ type: "agents.reviewInEditor", id: "a1b2c3d4" }).ok).toBe(true);
+    expect(parseWebviewToHost({ type: "agents.reviewInEditor", id: "../a1b2" }).ok).toBe(false);
+  });
+
   it("carries a refused merge's explanation and conflicts to the panel", () => {
     const r = parseHostToWebview({
       type: "agents.outcome",
