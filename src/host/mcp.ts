@@ -15,6 +15,7 @@ import type { SessionSettings } from "../node/session-settings";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
+import { askToSignIn, SecretCredentialStore } from "./mcp-oauth";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -45,7 +46,11 @@ export class HostMcp {
   /** Fires with the server's form to show in the panel, or null once it is answered or withdrawn. */
   readonly onDidChangeForm = this.formChanged.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** Where remote servers' OAuth tokens are kept (undefined: ~/.yoke/mcp-oauth.json, as the CLI). */
+    private readonly secrets?: vscode.SecretStorage,
+  ) {}
 
   /** The panel's form for MCP elicitation: one open form at a time (a newer one cancels the older). */
   readonly elicitor: McpElicitor = {
@@ -117,6 +122,12 @@ export class HostMcp {
       input: (spec) => this.inputs.get(spec.id),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
+      // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
+      oauth: {
+        ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
+        authorize: askToSignIn,
+        howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
+      },
       ...(settingsFiles ? { settingsFiles } : {}),
       ...(client ? { client: { ...client, elicitor: this.elicitor } } : {}),
     });

@@ -84,6 +84,9 @@ export interface NodeMcpHubOptions {
   oauth?: McpOAuthOptions;
 }
 
+/** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
+class SignInRefused extends Error {}
+
 /** How long the user has to sign in in the browser, by default. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
@@ -297,6 +300,13 @@ export class NodeMcpHub implements McpHub {
       });
       return result as McpCallResult;
     } catch (err) {
+      if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
+        // The token was refused mid-session and could not be renewed: the connection is closed,
+        // and the next use connects again (and asks for a sign-in).
+        slot.running = undefined;
+        await running.close().catch(() => undefined);
+        throw new Error(`the MCP server "${server}" no longer accepts the sign-in (OAuth): its next use signs in again`, { cause: err });
+      }
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
@@ -697,16 +707,15 @@ export class NodeMcpHub implements McpHub {
     try {
       const { code } = await oauth.listen(ac.signal, o.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
       this.set(slot, "starting", `waiting for you to sign in${again} in the browser`);
-      try {
-        await o.authorize({ server: c.name, url: url.href, signal: ac.signal });
-      } catch (err) {
-        ac.abort();
-        throw new Error(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      }
+      // Shown to the user (a question left unanswered is bounded by the listener's time).
+      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).catch((err: unknown) => {
+        throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      });
       let answer: string;
       try {
-        answer = await code;
+        answer = await Promise.race([shown.then(() => code), code]);
       } catch (err) {
+        if (err instanceof SignInRefused) throw err;
         throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       const { SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();

@@ -267,7 +267,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", this.redirectUrl);
-      const page = (status: number, text: string) => res.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text);
+      const page = (status: number, text: string) => res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
       if (url.pathname !== "/callback") return page(404, "not found");
       const q = RedirectQuery.safeParse(Object.fromEntries(url.searchParams));
       if (!q.success) return page(400, "Yoke: this is not an authorization answer.");
