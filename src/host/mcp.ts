@@ -12,7 +12,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
 import type { SessionSettings } from "../node/session-settings";
-import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
+import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
 import { askToSignIn, SecretCredentialStore } from "./mcp-oauth";
@@ -77,7 +77,21 @@ export class HostMcp {
         });
       });
     },
+    openUrl: (req) => this.openUrl(req),
   };
+
+  /** URL mode: a modal shows the server and the URL; Open opens the browser (nothing is opened without it). */
+  private async openUrl(req: McpUrlElicitRequest): Promise<"accept" | "decline" | "cancel"> {
+    const choice = await vscode.window.showInformationMessage(
+      `Yoke: the MCP server "${req.server}" asks you to open a URL`,
+      { modal: true, detail: `${req.message}\n\n${req.url}` },
+      "Open",
+      "Decline",
+    );
+    if (choice === "Decline") return "decline";
+    if (choice !== "Open") return "cancel";
+    return (await vscode.env.openExternal(vscode.Uri.parse(req.url, true))) ? "accept" : "cancel";
+  }
 
   /** The open form, if any (the panel asks for it when it connects). */
   get openForm(): McpElicitationView | null {

@@ -564,7 +564,8 @@ export class NodeMcpHub implements McpHub {
         {
           // Sampling and elicitation (form mode) are declared always, so a server lists the same
           // tools to a session and to \`yoke mcp list\` (whose hub has no session: it refuses them).
-          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true } } },
+          // URL mode (MCP 2025-11-25): the user is shown the URL and asked; never opened without a yes.
+          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true }, url: {} } },
           // prompts/list_changed: the new list replaces the one kept for slash commands and their
           // completion (prompts are not part of the request's prefix: nothing sent before changes).
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
@@ -590,7 +591,7 @@ export class NodeMcpHub implements McpHub {
         const handlers = this.handlers;
         const p = req.params;
         if (!handlers) return { action: "decline" as const };
-        if (p.mode === "url") throw new Error("Yoke supports form elicitation only");
+        if (p.mode === "url") return handlers.elicitUrl(c.name, { message: p.message, url: p.url, elicitationId: p.elicitationId }, extra.signal);
         return handlers.elicit(c.name, { message: p.message, schema: p.requestedSchema }, extra.signal);
       });
       return client;
