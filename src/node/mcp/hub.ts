@@ -390,6 +390,16 @@ export class NodeMcpHub implements McpHub {
     return r.completion.values.slice(0, 100);
   }
 
+  async completeResource(server: string, uriTemplate: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.completions) return [];
+    const r = await running.client.complete(
+      { ref: { type: "ref/resource", uri: uriTemplate }, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) },
+      { signal, timeout: 10_000 },
+    );
+    return r.completion.values.slice(0, 100);
+  }
+
   private async runningFor(server: string): Promise<Running> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured (configured: ${[...this.slots.keys()].join(", ") || "none"})`);
