@@ -58,5 +58,18 @@ export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin,
         rl.close();
       }
     },
+    // URL mode: the URL is shown with the server's name; Yoke does not start a browser. A yes tells
+    // the server you are opening it.
+    async openUrl(req, signal) {
+      const rl = createInterface({ input, output });
+      try {
+        output.write(`\n? The MCP server "${req.server}" asks you to open a URL: ${req.message}\n  ${req.url}\n`);
+        const a = (await rl.question(`  Will you open it in your browser? [y]es / [n]o / [c]ancel: `, { signal })).trim();
+        if (/^y(es)?$|^a(ccept)?$|^o(pen)?$/i.test(a)) return "accept";
+        return /^c(ancel)?$/i.test(a) ? "cancel" : "decline";
+      } finally {
+        rl.close();
+      }
+    },
   };
 }

@@ -18,6 +18,8 @@ import { readSessionSettings, SessionSettingsError } from "../node/session-setti
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { createTerminalElicitor } from "./elicitor";
+import { createTerminalSignIn } from "./mcp-sign-in";
+import type { McpOAuthOptions } from "../node/mcp/oauth";
 import type { McpElicitor } from "../core/mcp/client-requests";
 import { decideTrust } from "./trust";
 import { providerConfigFromFlags } from "./provider-config";
@@ -94,6 +96,8 @@ export interface CliSessionHost {
   approver?: Approver;
   /** MCP servers' forms (default: the terminal's prompts when stdin is a terminal; otherwise declined). */
   elicitor?: McpElicitor;
+  /** MCP OAuth sign-in (default: the URL printed when stdin is a terminal; otherwise the server fails saying how to sign in). */
+  mcpAuthorize?: McpOAuthOptions["authorize"];
   /** Who writes the session, as another opener is told (default: "yoke run" / "yoke resume"). */
   owner?: string;
   /** Who starts the session's commands (`yoke acp`: the editor's terminal when it offers one). */
@@ -161,6 +165,7 @@ export async function buildCliSession(
   };
   // MCP forms: the front end's own, or the terminal's (a front end with its own approver, \`yoke acp\`, has no terminal).
   const elicitor = host.elicitor ?? (host.approver ? undefined : createTerminalElicitor());
+  const mcpAuthorize = host.mcpAuthorize ?? (host.approver ? undefined : createTerminalSignIn());
   const recipe = await sessionRecipe(settings, {
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
@@ -169,6 +174,7 @@ export async function buildCliSession(
     models: { primary: flags.offline ? offlineProvider(config) : createProvider(config), make, label, baseUrl: config.baseUrl },
     approver: host.approver ?? createTerminalApprover(),
     ...(elicitor ? { elicitor } : {}),
+    ...(mcpAuthorize ? { mcpAuthorize } : {}),
     permissionMode,
     services: node,
     ...(host.composer ? { composer: host.composer } : {}),

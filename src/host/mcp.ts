@@ -12,9 +12,10 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
 import type { SessionSettings } from "../node/session-settings";
-import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
+import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
+import { askToSignIn, SecretCredentialStore } from "./mcp-oauth";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -45,7 +46,11 @@ export class HostMcp {
   /** Fires with the server's form to show in the panel, or null once it is answered or withdrawn. */
   readonly onDidChangeForm = this.formChanged.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** Where remote servers' OAuth tokens are kept (undefined: ~/.yoke/mcp-oauth.json, as the CLI). */
+    private readonly secrets?: vscode.SecretStorage,
+  ) {}
 
   /** The panel's form for MCP elicitation: one open form at a time (a newer one cancels the older). */
   readonly elicitor: McpElicitor = {
@@ -72,7 +77,21 @@ export class HostMcp {
         });
       });
     },
+    openUrl: (req) => this.openUrl(req),
   };
+
+  /** URL mode: a modal shows the server and the URL; Open opens the browser (nothing is opened without it). */
+  private async openUrl(req: McpUrlElicitRequest): Promise<"accept" | "decline" | "cancel"> {
+    const choice = await vscode.window.showInformationMessage(
+      `Yoke: the MCP server "${req.server}" asks you to open a URL`,
+      { modal: true, detail: `${req.message}\n\n${req.url}` },
+      "Open",
+      "Decline",
+    );
+    if (choice === "Decline") return "decline";
+    if (choice !== "Open") return "cancel";
+    return (await vscode.env.openExternal(vscode.Uri.parse(req.url, true))) ? "accept" : "cancel";
+  }
 
   /** The open form, if any (the panel asks for it when it connects). */
   get openForm(): McpElicitationView | null {
@@ -117,6 +136,12 @@ export class HostMcp {
       input: (spec) => this.inputs.get(spec.id),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
+      // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
+      oauth: {
+        ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
+        authorize: askToSignIn,
+        howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
+      },
       ...(settingsFiles ? { settingsFiles } : {}),
       ...(client ? { client: { ...client, elicitor: this.elicitor } } : {}),
     });

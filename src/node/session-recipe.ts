@@ -35,6 +35,7 @@ import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
+import type { McpOAuthOptions } from "./mcp/oauth";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
@@ -73,6 +74,8 @@ export interface SessionHost {
   mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps): Promise<Extension[]>;
   /** MCP elicitation forms (the panel's form, the terminal's prompts); without: servers' forms are declined. */
   elicitor?: McpElicitor;
+  /** MCP OAuth: shows a remote server's sign-in URL (the terminal prints it); without: headless, the server fails saying how to sign in. */
+  mcpAuthorize?: McpOAuthOptions["authorize"];
   /** Pinned and muted guidance (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
   /** The composer (@-mentions, steering, the queue): the panel's input box. */
@@ -240,6 +243,7 @@ function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost,
     roots: [s.cwd, ...s.folders],
     log: (m) => host.warn(`mcp: ${m}`),
     ...(host.env ? { env: host.env } : {}),
+    ...(host.mcpAuthorize ? { oauth: { authorize: host.mcpAuthorize } } : {}),
   });
   cleanup.push(() => mcp.dispose());
   return [mcp.extension(tools.map((t) => t.name))];

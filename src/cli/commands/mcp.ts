@@ -16,6 +16,7 @@ import { createBuiltinTools } from "../../core/tools/builtin";
 import { ApprovalStore } from "../../node/mcp/approvals";
 import { createNodeMcp } from "../../node/mcp/setup";
 import { parse, printJson, UsageError } from "../args";
+import { printSignIn } from "../mcp-sign-in";
 
 const options = {
   cwd: { type: "string" },
@@ -34,6 +35,11 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     if (!name) throw new UsageError("a server name is required: yoke mcp approve NAME");
     return approve(cwd, name, values.deny ? "deny" : "allow", Boolean(values.json));
   }
+  if (sub === "login" || sub === "logout") {
+    const name = positionals[0];
+    if (!name) throw new UsageError(`a server name is required: yoke mcp ${sub} NAME`);
+    return sub === "login" ? login(cwd, name, values.settings as string[] | undefined) : logout(cwd, name, values.settings as string[] | undefined);
+  }
   if (sub === "restart") {
     // The CLI runs no session between commands: servers live as long as one \`yoke run\` (which
     // restarts a crashed server on its next use). What it offers instead is said here.
@@ -42,7 +48,45 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         "`yoke mcp list` starts the servers and shows each one's state and last error; `yoke mcp approve NAME [--deny]` answers a workspace server. In VS Code, the MCP servers view has Restart.",
     );
   }
-  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\` or \`yoke mcp approve NAME [--deny]\``);
+  throw new UsageError(`unknown subcommand ${sub ? `"${sub}"` : "(none)"}: use \`yoke mcp list\`, \`yoke mcp approve NAME [--deny]\`, \`yoke mcp login NAME\` or \`yoke mcp logout NAME\``);
+}
+
+/**
+ * `yoke mcp login NAME`: connects to a remote server and, when it asks for a sign-in (OAuth),
+ * prints the authorization URL and waits for the browser's answer on 127.0.0.1 (terminal or not:
+ * you asked for it). The tokens are kept in ~/.yoke/mcp-oauth.json (mode 0600) for later runs.
+ */
+async function login(cwd: string, name: string, settings: string[] | undefined): Promise<number> {
+  const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings, oauth: { authorize: (req) => printSignIn(req) } });
+  const quit = (code: number) => () => process.exit(code);
+  const onInt = quit(130);
+  const onTerm = quit(143);
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  try {
+    const s = await mcp.hub.login(name);
+    process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs.\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`yoke: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+    await mcp.dispose();
+  }
+}
+
+/** `yoke mcp logout NAME`: forgets the registration and tokens kept for a remote server. */
+async function logout(cwd: string, name: string, settings: string[] | undefined): Promise<number> {
+  const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings });
+  try {
+    const had = await mcp.hub.signOut(name);
+    process.stdout.write(had ? `${name}: signed out (its tokens and registration are forgotten).\n` : `${name}: nothing was kept for it.\n`);
+    return 0;
+  } finally {
+    await mcp.dispose();
+  }
 }
 
 async function list(cwd: string, json: boolean, settings: string[] | undefined): Promise<number> {

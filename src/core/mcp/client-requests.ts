@@ -21,6 +21,7 @@ import { costOf } from "../providers/pricing";
 import type { Usage } from "../events";
 import type { ToolIdentity } from "../tools/types";
 import { answeredFields, elicitFields, type ElicitAnswer, type ElicitRequest } from "./elicitation";
+import { z } from "zod";
 
 /** Output tokens a server's sampling request may ask for, at most (its `maxTokens` is cut to this). */
 export const MAX_SAMPLING_TOKENS = 4096;
@@ -44,16 +45,38 @@ export interface McpSamplingResult {
   stopReason: "endTurn" | "maxTokens" | string;
 }
 
+/** A server asks the user to open a URL (URL-mode elicitation, MCP 2025-11-25): a sign-in, a payment… */
+export interface McpUrlElicitRequest {
+  server: string;
+  message: string;
+  /** An http(s) URL (checked before a host sees it). */
+  url: string;
+  elicitationId: string;
+}
+
 /** How a host asks the user to fill in a server's form (the panel, a terminal). */
 export interface McpElicitor {
   elicit(req: ElicitRequest, signal: AbortSignal): Promise<ElicitAnswer>;
+  /**
+   * Shows the URL with the server's name and asks whether to open it; never opens it without the
+   * user's yes. "accept": the user opens it (VS Code opens the browser on the yes). Without it: declined.
+   */
+  openUrl?(req: McpUrlElicitRequest, signal: AbortSignal): Promise<"accept" | "decline" | "cancel">;
 }
+
+/** A URL a server may ask the user to open: http or https, nothing else (no file:, javascript:, vscode:…). */
+export const ElicitUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: "only http and https URLs are opened" });
 
 /** What the hub calls when a running server asks something of the session. */
 export interface McpClientHandlers {
   sample(server: string, req: McpSamplingRequest, signal: AbortSignal): Promise<McpSamplingResult>;
   /** `schema`: the requested schema as the server sent it. */
   elicit(server: string, req: { message: string; schema: unknown }, signal: AbortSignal): Promise<ElicitAnswer>;
+  /** URL mode: the user is shown the URL and asked to open it (headless: declined). */
+  elicitUrl(server: string, req: { message: string; url: string; elicitationId: string }, signal: AbortSignal): Promise<{ action: "accept" | "decline" | "cancel" }>;
 }
 
 /** What the session gives the MCP extension to answer servers' requests. */
@@ -172,6 +195,24 @@ export function mcpClientHandlers(api: ExtensionApi, deps: McpClientDeps): McpCl
       if (answer.action === "accept") record(server, "elicitation", "accepted", answeredFields(answer.content));
       else record(server, "elicitation", answer.action === "decline" ? "declined" : "cancelled", "by the user");
       return answer;
+    },
+
+    async elicitUrl(server, req, signal) {
+      const url = ElicitUrl.safeParse(req.url);
+      if (!url.success) {
+        const why = `a URL Yoke does not open (${url.error.issues[0]?.message ?? "not a URL"})`;
+        record(server, "elicitation", "failed", why);
+        throw new Error(`Yoke cannot show this URL: ${why}`);
+      }
+      // The log names where the URL leads, not the URL (it may carry a one-time code).
+      const where = `a URL at ${new URL(url.data).origin}`;
+      if (!deps.elicitor?.openUrl) {
+        record(server, "elicitation", "declined", `${where}: ${deps.noElicitor ?? "no one to ask (not an interactive session)"}`);
+        return { action: "decline" };
+      }
+      const action = await deps.elicitor.openUrl({ server, message: req.message, url: url.data, elicitationId: req.elicitationId }, signal);
+      record(server, "elicitation", action === "accept" ? "accepted" : action === "decline" ? "declined" : "cancelled", `${where}, by the user`);
+      return { action };
     },
   };
 }

@@ -90,6 +90,33 @@ async function completePromptArgument(hub: McpHub, servers: ReadonlyMap<string, 
 }
 
 /**
+ * Which variable of a URI template (RFC 6570 simple `{name}`, and `{+name}` / `{#name}`) the typed
+ * text is in: the text is matched against the template's literal parts from the start; the
+ * variables before the one being typed are the context. Undefined when the text is not (yet) in a
+ * variable of this template.
+ */
+export function templateVariableAt(template: string, typed: string): { name: string; value: string; before: string; context: Record<string, string>; last: boolean } | undefined {
+  const tokens: Array<{ lit: string } | { name: string }> = [];
+  for (const m of template.matchAll(/\{([+#]?)([A-Za-z0-9_.%]+)\}|[^{]+|\{/g)) tokens.push(m[2] ? { name: m[2] } : { lit: m[0] });
+  const context: Record<string, string> = {};
+  let pos = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if ("lit" in t) {
+      if (!typed.startsWith(t.lit, pos)) return undefined;
+      pos += t.lit.length;
+      continue;
+    }
+    const next = tokens[i + 1];
+    const end = next && "lit" in next ? typed.indexOf(next.lit, pos) : -1;
+    if (end < 0) return { name: t.name, value: typed.slice(pos), before: typed.slice(0, pos), context, last: i === tokens.length - 1 };
+    context[t.name] = typed.slice(pos, end);
+    pos = end;
+  }
+  return undefined;
+}
+
+/**
  * `@query` of a mention: `@server:` for servers whose name starts with the query, and once the
  * query names a server (`server:…`), its resources whose URI or name contains the rest, then its
  * resource templates (the part before the first `{` is inserted, to be completed by hand).
@@ -103,10 +130,26 @@ export async function completeMcpMention(hub: McpHub, query: string, signal: Abo
   }
   const server = query.slice(0, colon);
   if (!servers.includes(server) || !hub.resources) return [];
-  const rest = query.slice(colon + 1).toLowerCase();
+  const typed = query.slice(colon + 1);
+  const rest = typed.toLowerCase();
   const list = await hub.resources(server, signal).catch(() => undefined);
   if (!list) return [];
   const out: McpCompletion[] = [];
+  // A template's variable being typed (`@server:demo://text/4`): the server's completions of it.
+  if (hub.completeResource) {
+    for (const t of list.templates) {
+      const at = templateVariableAt(t.uriTemplate, typed);
+      if (!at) continue;
+      const values = await hub.completeResource(server, t.uriTemplate, { name: at.name, value: at.value }, at.context, signal).catch(() => [] as string[]);
+      for (const v of values.slice(0, MAX - out.length)) {
+        out.push({
+          label: `@${server}:${at.before}${v}`,
+          detail: [`${at.name} of ${t.uriTemplate}`, t.title ?? t.name].filter(Boolean).join(" — "),
+          insert: `@${server}:${at.before}${v}${at.last ? " " : ""}`,
+        });
+      }
+    }
+  }
   for (const r of list.resources) {
     if (out.length >= MAX) break;
     if (rest && !r.uri.toLowerCase().includes(rest) && !(r.name ?? "").toLowerCase().includes(rest)) continue;

@@ -70,6 +70,11 @@ export interface McpHub {
    * arguments already typed (`context`); [] when the server does not complete.
    */
   complete?(server: string, prompt: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]>;
+  /**
+   * Completions of one variable of a resource template (MCP `completion/complete`, `ref/resource`),
+   * given the variables already typed; [] when the server does not complete.
+   */
+  completeResource?(server: string, uriTemplate: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]>;
   /** Current state of every server (for the panel and `yoke mcp list`). */
   status(): McpServerStatus[];
   /** Listens to state changes. */

@@ -34,6 +34,7 @@ import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
 import { withoutProviderSecrets } from "../settings/secret-env";
+import { McpOAuthProvider, type McpOAuthOptions } from "./oauth";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
@@ -76,7 +77,18 @@ export interface NodeMcpHubOptions {
    */
   roots?: readonly string[];
   log?: (message: string) => void;
+  /**
+   * OAuth for remote servers (src/node/mcp/oauth.ts): where tokens are kept and how the user is
+   * asked to sign in. Undefined: no OAuth (a server answering 401 fails).
+   */
+  oauth?: McpOAuthOptions;
 }
+
+/** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
+class SignInRefused extends Error {}
+
+/** How long the user has to sign in in the browser, by default. */
+const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
 interface Running {
   client: Client;
@@ -100,6 +112,8 @@ interface ServerSlot {
   abandon?: () => Promise<void>;
   /** The prompts listed (for completion), until the server says its list changed. */
   prompts?: McpPromptInfo[];
+  /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
+  oauth?: McpOAuthProvider;
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -286,6 +300,13 @@ export class NodeMcpHub implements McpHub {
       });
       return result as McpCallResult;
     } catch (err) {
+      if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
+        // The token was refused mid-session and could not be renewed: the connection is closed,
+        // and the next use connects again (and asks for a sign-in).
+        slot.running = undefined;
+        await running.close().catch(() => undefined);
+        throw new Error(`the MCP server "${server}" no longer accepts the sign-in (OAuth): its next use signs in again`, { cause: err });
+      }
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
@@ -369,6 +390,16 @@ export class NodeMcpHub implements McpHub {
     return r.completion.values.slice(0, 100);
   }
 
+  async completeResource(server: string, uriTemplate: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.completions) return [];
+    const r = await running.client.complete(
+      { ref: { type: "ref/resource", uri: uriTemplate }, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) },
+      { signal, timeout: 10_000 },
+    );
+    return r.completion.values.slice(0, 100);
+  }
+
   private async runningFor(server: string): Promise<Running> {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured (configured: ${[...this.slots.keys()].join(", ") || "none"})`);
@@ -378,6 +409,7 @@ export class NodeMcpHub implements McpHub {
 
   dispose(): Promise<void> {
     this.disposed ??= (async () => {
+      for (const f of this.disposeListeners) f();
       await Promise.all(
         [...this.slots.values()].map(async (slot) => {
           const r = slot.running ?? (await slot.starting?.catch(() => undefined));
@@ -442,7 +474,16 @@ export class NodeMcpHub implements McpHub {
       const began = Date.now();
       this.set(slot, "starting");
       try {
-        const running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+        let running: Running;
+        try {
+          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+        } catch (err) {
+          // The server wants a sign-in (OAuth): the user signs in in the browser (not bounded by
+          // the start's timeout: by the sign-in's own), then the connection is tried once more.
+          if (!slot.oauth?.pending) throw err;
+          await this.signIn(slot, slot.oauth);
+          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+        }
         slot.abandon = () => running.close();
         const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
         slot.running = running;
@@ -512,8 +553,17 @@ export class NodeMcpHub implements McpHub {
 
   private async connect(slot: ServerSlot): Promise<Running> {
     const c = slot.config;
-    const { Client, CreateMessageRequestSchema, DEFAULT_INHERITED_ENV_VARS, ElicitRequestSchema, GroupStdioTransport, ListRootsRequestSchema, SSEClientTransport, StreamableHTTPClientTransport } =
-      await loadMcpSdk();
+    const {
+      Client,
+      CreateMessageRequestSchema,
+      DEFAULT_INHERITED_ENV_VARS,
+      ElicitRequestSchema,
+      GroupStdioTransport,
+      ListRootsRequestSchema,
+      SSEClientTransport,
+      StreamableHTTPClientTransport,
+      UnauthorizedError,
+    } = await loadMcpSdk();
     const newClient = () => {
       // Roots: the workspace folders, asked for by the server (`roots/list`), changes notified.
       // tools/list_changed: the SDK lists the tools again; the new list is cached for the next
@@ -524,7 +574,8 @@ export class NodeMcpHub implements McpHub {
         {
           // Sampling and elicitation (form mode) are declared always, so a server lists the same
           // tools to a session and to \`yoke mcp list\` (whose hub has no session: it refuses them).
-          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true } } },
+          // URL mode (MCP 2025-11-25): the user is shown the URL and asked; never opened without a yes.
+          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true }, url: {} } },
           // prompts/list_changed: the new list replaces the one kept for slash commands and their
           // completion (prompts are not part of the request's prefix: nothing sent before changes).
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
@@ -550,7 +601,7 @@ export class NodeMcpHub implements McpHub {
         const handlers = this.handlers;
         const p = req.params;
         if (!handlers) return { action: "decline" as const };
-        if (p.mode === "url") throw new Error("Yoke supports form elicitation only");
+        if (p.mode === "url") return handlers.elicitUrl(c.name, { message: p.message, url: p.url, elicitationId: p.elicitationId }, extra.signal);
         return handlers.elicit(c.name, { message: p.message, schema: p.requestedSchema }, extra.signal);
       });
       return client;
@@ -597,6 +648,13 @@ export class NodeMcpHub implements McpHub {
     }
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
+    // OAuth, unless the definition carries its own Authorization header (a token the user manages).
+    const oauth = this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization") ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store)) : undefined;
+    if (oauth) {
+      await oauth.load();
+      oauth.pending = undefined;
+    }
+    const opts = { requestInit, ...(oauth ? { authProvider: oauth } : {}) };
     // A transport that failed to connect is closed at once: the SSE transport's EventSource (and
     // a streamable HTTP GET stream) otherwise keeps reconnecting to a server that is not there, and
     // that alone keeps `yoke run` and `yoke mcp list` from ever exiting. A start that times out
@@ -615,15 +673,16 @@ export class NodeMcpHub implements McpHub {
         throw err;
       }
     };
-    const tryHttp = () => attempt(new StreamableHTTPClientTransport(url, { requestInit }));
-    const trySse = () => attempt(new SSEClientTransport(url, { requestInit }));
+    const tryHttp = () => attempt(new StreamableHTTPClientTransport(url, opts));
+    const trySse = () => attempt(new SSEClientTransport(url, opts));
     let client: Client;
     if (c.transport === "sse") client = await trySse();
     else {
       try {
         client = await tryHttp();
       } catch (httpErr) {
-        if (!c.fallbackToSse) throw httpErr;
+        // A server that wants a sign-in speaks streamable HTTP: no fall back to SSE.
+        if (!c.fallbackToSse || oauth?.pending || httpErr instanceof UnauthorizedError) throw httpErr;
         try {
           client = await trySse();
         } catch (sseErr) {
@@ -633,6 +692,91 @@ export class NodeMcpHub implements McpHub {
     }
     client.onclose = () => onDied("the connection closed");
     return { client, close: () => client.close() };
+  }
+
+  /**
+   * The server asked for a sign-in (the SDK's auth() found no usable token, registered the client
+   * if needed and made the PKCE authorization URL): the loopback listener starts, the user is
+   * shown the URL, and the code the browser brings back is exchanged for tokens (kept in the
+   * store). Without anyone to ask (headless), the start fails saying how to sign in.
+   */
+  private async signIn(slot: ServerSlot, oauth: McpOAuthProvider): Promise<void> {
+    const c = slot.config;
+    const url = oauth.pending;
+    oauth.pending = undefined;
+    const o = this.opts.oauth;
+    if (!url || !o) throw new Error("no sign-in is pending");
+    const again = oauth.hadTokens ? " again: its saved sign-in was refused (revoked, or expired and not renewable)" : "";
+    if (!o.authorize || c.transport === "stdio") {
+      // Said to the user too (the CLI's stderr): the session may go on without this server's tools.
+      const why = `the MCP server "${c.name}" needs you to sign in (OAuth)${again}. ${o.howToSignIn?.(c.name) ?? "No one can be asked here."}`;
+      this.opts.log?.(why);
+      throw new Error(why);
+    }
+    const ac = new AbortController();
+    const stop = this.onDispose(() => ac.abort());
+    try {
+      const { code } = await oauth.listen(ac.signal, o.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
+      this.set(slot, "starting", `waiting for you to sign in${again} in the browser`);
+      // Shown to the user (a question left unanswered is bounded by the listener's time).
+      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).catch((err: unknown) => {
+        throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      });
+      let answer: string;
+      try {
+        answer = await Promise.race([shown.then(() => code), code]);
+      } catch (err) {
+        if (err instanceof SignInRefused) throw err;
+        throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+      const { SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
+      const opts = { requestInit: { headers: c.headers }, authProvider: oauth };
+      const transport = c.transport === "sse" ? new SSEClientTransport(new URL(c.url), opts) : new StreamableHTTPClientTransport(new URL(c.url), opts);
+      try {
+        // The SDK exchanges the code (with the PKCE verifier) and saves the tokens through the provider.
+        await timeout(transport.finishAuth(answer), REMOTE_CONNECT_TIMEOUT_MS, "exchanging the authorization code");
+      } catch (err) {
+        throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      } finally {
+        await transport.close().catch(() => undefined);
+      }
+      this.opts.log?.(`MCP: signed in to "${c.name}" (OAuth); the tokens are kept in ${o.store.where}`);
+    } finally {
+      ac.abort();
+      stop();
+    }
+  }
+
+  private readonly disposeListeners = new Set<() => void>();
+  private onDispose(f: () => void): () => void {
+    this.disposeListeners.add(f);
+    return () => this.disposeListeners.delete(f);
+  }
+
+  /**
+   * Connects to one remote server now (`yoke mcp login`): signs in when the server asks for it
+   * (kept tokens are used, or renewed, first). Throws why it could not start.
+   */
+  async login(server: string): Promise<McpServerStatus> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured (configured: ${[...this.slots.keys()].join(", ") || "none"})`);
+    if (slot.config.transport === "stdio") throw new Error(`the MCP server "${server}" runs as a program (stdio): it has no sign-in`);
+    await this.decideApproval(slot);
+    if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
+    await this.ensureStarted(slot);
+    return this.view(slot);
+  }
+
+  /** Forgets the OAuth registration and tokens kept for a remote server (`yoke mcp logout`). */
+  async signOut(server: string): Promise<boolean> {
+    const slot = this.slots.get(server);
+    if (!slot) throw new Error(`no MCP server "${server}" is configured`);
+    if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
+    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store));
+    await p.load();
+    const had = !!p.tokens() || !!p.clientInformation();
+    await p.forget();
+    return had;
   }
 
   private cacheFile(c: McpServerConfig): string {

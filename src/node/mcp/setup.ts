@@ -14,6 +14,7 @@ import { NodeMcpHub, type ApprovalRequest } from "./hub";
 import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
 import type { McpClientDeps } from "../../core/mcp/client-requests";
+import { FileCredentialStore, type McpOAuthOptions } from "./oauth";
 
 export interface NodeMcpOptions {
   cwd: string;
@@ -41,7 +42,17 @@ export interface NodeMcpOptions {
   client?: McpClientDeps;
   /** Only these definitions (a custom agent's own servers), instead of the settings files'. */
   sources?: McpSourceFile[];
+  /**
+   * OAuth for remote servers: where tokens are kept (default: \`<storage>/mcp-oauth.json\`, mode
+   * 0600) and how the user is shown the sign-in URL (default: nobody; the start fails saying
+   * to run \`yoke mcp login NAME\`).
+   */
+  oauth?: Partial<McpOAuthOptions>;
 }
+
+/** What a headless CLI run says about a server that needs a sign-in. */
+export const CLI_SIGN_IN_HINT = (server: string): string =>
+  `Sign in from a terminal with \`yoke mcp login ${server}\` (it prints the URL to open and waits for the browser), then run again; \`yoke run\` on a terminal asks by itself.`;
 
 export interface NodeMcp {
   hub: NodeMcpHub;
@@ -87,6 +98,12 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     env,
     ...(opts.roots ? { roots: opts.roots } : {}),
     log: opts.log,
+    oauth: {
+      store: opts.oauth?.store ?? new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")),
+      howToSignIn: opts.oauth?.howToSignIn ?? CLI_SIGN_IN_HINT,
+      ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
+      ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
+    },
   });
   live.add(hub);
   killOnExit();

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completeMcpCommand, completeMcpMention } from "../../../src/core/mcp/completion";
+import { completeMcpCommand, completeMcpMention, templateVariableAt } from "../../../src/core/mcp/completion";
 import { parsePromptArgs, promptTurn } from "../../../src/core/mcp/prompts";
 import { createNodeMcp, type NodeMcp } from "../../../src/node/mcp/setup";
 import { pidsOf } from "../../support/processes";
@@ -68,6 +68,31 @@ describe("completion of @server:uri", () => {
     const narrowed = await completeMcpMention(mcp.hub, "everything:architecture", signal());
     expect(narrowed.length).toBeGreaterThan(0);
     expect(narrowed.every((i) => i.label.toLowerCase().includes("architecture") || i.detail.toLowerCase().includes("architecture"))).toBe(true);
+  });
+});
+
+describe("completion of a resource template's variables (completion/complete, ref/resource)", () => {
+  it("finds the variable being typed, with the ones before it as context", () => {
+    expect(templateVariableAt("demo://text/{id}", "demo://text/4")).toEqual({ name: "id", value: "4", before: "demo://text/", context: {}, last: true });
+    expect(templateVariableAt("repo://{owner}/{repo}/issues", "repo://octo/he")).toEqual({ name: "repo", value: "he", before: "repo://octo/", context: { owner: "octo" }, last: false });
+    expect(templateVariableAt("repo://{owner}/{repo}/issues", "repo://oc")).toMatchObject({ name: "owner", value: "oc", context: {} });
+    expect(templateVariableAt("file:///{+path}", "file:///src/a")).toMatchObject({ name: "path", value: "src/a" });
+    // Not in a variable (yet), or another template.
+    expect(templateVariableAt("demo://text/{id}", "demo://te")).toBeUndefined();
+    expect(templateVariableAt("demo://text/{id}", "other://x")).toBeUndefined();
+    expect(templateVariableAt("repo://{owner}/{repo}/issues", "repo://octo/hello/issues")).toBeUndefined();
+  });
+
+  it("the server completes the variable (server-everything's resourceId), inserted into the mention", async () => {
+    const items = await completeMcpMention(mcp.hub, "everything:demo://resource/dynamic/text/3", signal());
+    expect(items[0]).toEqual({
+      label: "@everything:demo://resource/dynamic/text/3",
+      detail: "resourceId of demo://resource/dynamic/text/{resourceId} — Dynamic Text Resource",
+      insert: "@everything:demo://resource/dynamic/text/3 ",
+    });
+    // What the server does not complete (not a positive integer for this server): no entry from the template.
+    const none = await completeMcpMention(mcp.hub, "everything:demo://resource/dynamic/text/abc", signal());
+    expect(none.filter((i) => i.detail.startsWith("resourceId"))).toEqual([]);
   });
 });
 

@@ -1,0 +1,300 @@
+/**
+ * OAuth 2.1 for remote MCP servers (the MCP authorization spec), with the SDK's client auth doing
+ * the protocol: discovery of the protected-resource and authorization-server metadata, dynamic
+ * client registration, PKCE, the code exchange and refresh (`auth()` in
+ * @modelcontextprotocol/sdk/client/auth.js, called by its HTTP transports on a 401). What is
+ * Yoke's own, here: where the registration and tokens are kept (a credential store: VS Code's
+ * SecretStorage in the host, a 0600 file in the CLI), the loopback listener on 127.0.0.1 that
+ * receives the browser's redirect (RFC 8252), and asking the user to open the URL.
+ *
+ * Nothing here writes a token to a log or a message: the store holds them, the SDK's transport
+ * sends them to the server, and errors name the server, never the token.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { dirname } from "node:path";
+import { z } from "zod";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+
+/** Where a server's OAuth registration and tokens are kept, as one JSON text per key. */
+export interface McpCredentialStore {
+  /** What this store is, for messages ("~/.yoke/mcp-oauth.json", "VS Code's secret storage"). */
+  readonly where: string;
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** Asks the user to open an authorization URL (the CLI prints it; VS Code asks, then opens the browser). */
+export interface McpAuthorizeRequest {
+  server: string;
+  /** The authorization server's URL to open: it carries no secret (a PKCE challenge, a state). */
+  url: string;
+  signal: AbortSignal;
+}
+
+export interface McpOAuthOptions {
+  store: McpCredentialStore;
+  /**
+   * Shows the authorization URL to the user (resolves once shown, or rejects when the user
+   * refuses). Undefined: no one to ask (headless): a server that needs signing in fails with how to do it.
+   */
+  authorize?(req: McpAuthorizeRequest): Promise<void>;
+  /** What to tell a headless run about signing in to this server. */
+  howToSignIn?(server: string): string;
+  /** How long the user has to finish in the browser (default 5 minutes). */
+  timeoutMs?: number;
+}
+
+/** The redirect's query as the authorization server sends it (RFC 6749 §4.1.2), validated. */
+const RedirectQuery = z.union([
+  z.object({ code: z.string().min(1), state: z.string().optional() }),
+  z.object({ error: z.string().min(1), error_description: z.string().optional(), state: z.string().optional() }),
+]);
+
+/**
+ * What is kept per server URL. The tokens and the registration are validated again on read with
+ * loose schemas (the SDK validates what it receives from the server; a store edited by hand or
+ * from an older Yoke is dropped rather than sent).
+ */
+const StoredRecord = z.object({
+  client: z
+    .object({ client_id: z.string().min(1) })
+    .passthrough()
+    .optional(),
+  tokens: z
+    .object({ access_token: z.string().min(1), token_type: z.string() })
+    .passthrough()
+    .optional(),
+  discovery: z.object({ authorizationServerUrl: z.string() }).passthrough().optional(),
+  /** The loopback port the client was registered with (reused so a strict server's exact redirect check holds). */
+  port: z.number().int().positive().optional(),
+  savedAt: z.string().optional(),
+});
+type StoredRecord = z.infer<typeof StoredRecord>;
+
+/** The key of a server's credentials: its URL without the fragment (tokens are per resource). */
+export function credentialKey(url: string): string {
+  const u = new URL(url);
+  u.hash = "";
+  return u.href;
+}
+
+/**
+ * The CLI's store: one JSON file (default ~/.yoke/mcp-oauth.json) readable by you alone (mode
+ * 0600, set on every write, in a folder created 0700), written whole through a temporary file.
+ */
+export class FileCredentialStore implements McpCredentialStore {
+  constructor(private readonly file: string) {}
+  get where(): string {
+    return this.file;
+  }
+  private read(): Record<string, string> {
+    try {
+      const v = JSON.parse(readFileSync(this.file, "utf8")) as unknown;
+      return z.record(z.string(), z.string()).catch({}).parse(v);
+    } catch {
+      return {};
+    }
+  }
+  private write(all: Record<string, string>): void {
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    writeFileSync(tmp, JSON.stringify(all, null, 1), { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.file);
+  }
+  get(key: string): Promise<string | undefined> {
+    return Promise.resolve(this.read()[key]);
+  }
+  set(key: string, value: string): Promise<void> {
+    this.write({ ...this.read(), [key]: value });
+    return Promise.resolve();
+  }
+  delete(key: string): Promise<void> {
+    const all = this.read();
+    if (key in all) {
+      delete all[key];
+      this.write(all);
+    }
+    return Promise.resolve();
+  }
+}
+
+/** A free loopback port, to put in the redirect URL before the listener is needed. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * One server's OAuth client for the SDK's transports. `load()` first (reads the store, picks the
+ * redirect port). When the SDK decides the user must sign in, it calls redirectToAuthorization:
+ * the URL is kept (`pending`) and the transport fails with UnauthorizedError; the hub then calls
+ * `waitForCode()` (the loopback listener) while the user is shown the URL, and hands the code to
+ * the transport's finishAuth.
+ */
+export class McpOAuthProvider implements OAuthClientProvider {
+  private record: StoredRecord = {};
+  private verifier: string | undefined;
+  private expectedState: string | undefined;
+  private port = 0;
+  /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
+  pending: URL | undefined;
+  /** Tokens were kept when this connection began (a new sign-in means they were refused). */
+  hadTokens = false;
+
+  constructor(
+    readonly server: string,
+    private readonly serverUrl: string,
+    private readonly store: McpCredentialStore,
+  ) {}
+
+  private get key(): string {
+    return credentialKey(this.serverUrl);
+  }
+
+  async load(): Promise<void> {
+    const text = await this.store.get(this.key).catch(() => undefined);
+    let parsed: StoredRecord = {};
+    if (text) {
+      try {
+        parsed = StoredRecord.catch({}).parse(JSON.parse(text));
+      } catch {
+        parsed = {};
+      }
+    }
+    this.record = parsed;
+    this.hadTokens = !!parsed.tokens;
+    this.port = parsed.port ?? (this.port || (await freePort()));
+  }
+
+  private async save(change: Partial<StoredRecord>): Promise<void> {
+    this.record = { ...this.record, ...change, port: this.port, savedAt: new Date().toISOString() };
+    await this.store.set(this.key, JSON.stringify(this.record));
+  }
+
+  get redirectUrl(): string {
+    return `http://127.0.0.1:${this.port}/callback`;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Yoke",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      // A public client (a native app): PKCE, no secret.
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  state(): string {
+    this.expectedState = randomBytes(16).toString("base64url");
+    return this.expectedState;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.record.client as OAuthClientInformationMixed | undefined;
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    await this.save({ client: info as StoredRecord["client"] });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.record.tokens as OAuthTokens | undefined;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.save({ tokens: tokens as StoredRecord["tokens"] });
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.pending = url;
+  }
+
+  saveCodeVerifier(v: string): void {
+    this.verifier = v;
+  }
+
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error("no sign-in was started in this process (no PKCE verifier)");
+    return this.verifier;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.record.discovery as OAuthDiscoveryState | undefined;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.save({ discovery: state as StoredRecord["discovery"] });
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "verifier") {
+      this.verifier = undefined;
+      return;
+    }
+    const next: StoredRecord = { ...this.record };
+    if (scope === "all" || scope === "client") delete next.client;
+    if (scope === "all" || scope === "tokens") delete next.tokens;
+    if (scope === "all" || scope === "discovery") delete next.discovery;
+    this.record = next;
+    await this.store.set(this.key, JSON.stringify({ ...next, port: this.port }));
+  }
+
+  /** Forgets everything kept for this server (`yoke mcp logout`). */
+  async forget(): Promise<void> {
+    this.record = {};
+    await this.store.delete(this.key);
+  }
+
+  /**
+   * Listens on the redirect URL's port for the browser's answer; resolves once listening, with
+   * the code to come (or an error, or the time running out). The browser gets a short page.
+   */
+  async listen(signal: AbortSignal, timeoutMs: number): Promise<{ code: Promise<string> }> {
+    let settle!: { resolve: (code: string) => void; reject: (e: Error) => void };
+    const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", this.redirectUrl);
+      const page = (status: number, text: string) => res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
+      if (url.pathname !== "/callback") return page(404, "not found");
+      const q = RedirectQuery.safeParse(Object.fromEntries(url.searchParams));
+      if (!q.success) return page(400, "Yoke: this is not an authorization answer.");
+      if (this.expectedState !== undefined && q.data.state !== this.expectedState) return page(400, "Yoke: the answer's state does not match this sign-in; ignored.");
+      if ("error" in q.data) {
+        page(200, `Yoke: the sign-in to the MCP server ${this.server} failed (${q.data.error}). You can close this tab.`);
+        settle.reject(new Error(`the authorization server answered ${q.data.error}${q.data.error_description ? ` (${q.data.error_description})` : ""}`));
+      } else {
+        page(200, `Yoke: signed in to the MCP server ${this.server}. You can close this tab.`);
+        settle.resolve(q.data.code);
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (e) => reject(new Error(`could not listen on ${this.redirectUrl} for the browser's answer: ${e.message}`)));
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    const timer = setTimeout(() => settle.reject(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    const onAbort = () => settle.reject(new Error("the sign-in was cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    void code
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        server.closeIdleConnections();
+        server.close();
+      });
+    return { code };
+  }
+}
