@@ -121,6 +121,8 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             agents,
           );
         },
+        deferred: true,
+        brief: `start a sub-agent on a self-contained task (a search, a review, a change) in a context of its own; it answers with its result${agents.length ? `. Custom agents: ${agents.map((a) => a.name).join(", ")}` : ""}`,
         schema: taskArgs,
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,
