@@ -26,10 +26,7 @@ export function listedByLoader(tools: readonly ToolDefinition[]): ToolDefinition
 
 /** The description the model sees: what the loader does, then each deferred tool by name and brief. */
 export function loadToolsDescription(deferred: readonly Pick<ToolDefinition, "name" | "brief">[]): string {
-  return [
-    "Get the full definitions of these tools, which are available but listed here by name only; then call them by name like any other tool:",
-    ...deferred.map((t) => `- ${t.name}: ${t.brief}`),
-  ].join("\n");
+  return ["Get the definitions of these tools (available, listed here by name only), then call them like any other:", ...deferred.map((t) => `- ${t.name}: ${t.brief}`)].join("\n");
 }
 
 function definitionText(t: ToolDefinition): string {
@@ -42,7 +39,7 @@ export function createLoadToolsTool(deferred: readonly ToolDefinition[], listed:
     ...LOAD_TOOLS_TOOL,
     kind: "other",
     description: loadToolsDescription(deferred),
-    schema: z.object({ names: z.array(z.string().min(1)).min(1).describe("The names of the tools whose definitions you need") }),
+    schema: z.object({ names: z.array(z.string().min(1)).min(1).describe("Names of the tools above") }),
     timeoutMs: 10_000,
     summarize: (input) => (Array.isArray(input.names) ? input.names.join(", ") : ""),
     hookInput: (args) => ({ names: args.names }),

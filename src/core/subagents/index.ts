@@ -121,8 +121,9 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             agents,
           );
         },
-        deferred: true,
-        brief: `start a sub-agent on a self-contained task (a search, a review, a change) in a context of its own; it answers with its result${agents.length ? `. Custom agents: ${agents.map((a) => a.name).join(", ")}` : ""}`,
+        // Listed whole when the user has custom agents (their descriptions are how the model picks one); else deferred.
+        deferred: agents.length === 0,
+        brief: "run a sub-agent on a self-contained task in a context of its own",
         schema: taskArgs,
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,

@@ -40,7 +40,7 @@ export const commandOutputTool = defineTool({
     "Read the output of a command started by run_command (a background one while it runs, or the full output of a finished one). " +
     "Without since, shows the output after what you have already read; with since, shows lines from that line on.",
   deferred: true,
-  brief: "read the output of a command run_command started (a background one while it runs, or all of a long one)",
+  brief: "read a command's output (a background one, or all of a long one)",
   schema,
   permission: "Bash",
   permissionClass: "command",

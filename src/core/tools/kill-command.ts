@@ -16,7 +16,7 @@ export const killCommandTool = defineTool({
     "Stop a command started by run_command (usually a background one), with all of its child processes: " +
     "SIGTERM first, SIGKILL if it has not exited after 2 seconds. Its output stays readable with command_output.",
   deferred: true,
-  brief: "stop a command run_command started (a background one), with its child processes",
+  brief: "stop a background command",
   schema,
   permission: "Bash",
   permissionClass: "command",

@@ -41,9 +41,9 @@ describe("deferred tool definitions (load_tools)", () => {
   it("the deferred built-in tools describe themselves in one line; the loader lists them by name", () => {
     expect(deferred.map((t) => t.name)).toEqual(["command_output", "kill_command"]);
     expect(loadToolsDescription(deferred)).toBe(
-      "Get the full definitions of these tools, which are available but listed here by name only; then call them by name like any other tool:\n" +
-        "- command_output: read the output of a command run_command started (a background one while it runs, or all of a long one)\n" +
-        "- kill_command: stop a command run_command started (a background one), with its child processes",
+      "Get the definitions of these tools (available, listed here by name only), then call them like any other:\n" +
+        "- command_output: read a command's output (a background one, or all of a long one)\n" +
+        "- kill_command: stop a background command",
     );
   });
 
