@@ -79,6 +79,7 @@ Run options:
   --fallback-model NAME|PROVIDER:NAME (repeatable: the next model when one is overloaded or failing)
   --max-cost USD  --max-time S (budgets of a task: the run stops with a report; resume to continue)
   --output-style NAME (a style of .claude/output-styles or ~/.claude/output-styles: it replaces the prose of the system prompt)
+  --tools NAME[,NAME]... (only these tools are sent and callable, e.g. --tools run_command; default: all)
   PROMPT may be a custom slash command: yoke run "/name args" (.claude/commands, .github/prompts, .clinerules/workflows, .roo/commands)
 
 Every command accepts --json for one JSON document on stdout.`;

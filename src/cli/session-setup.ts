@@ -63,6 +63,8 @@ export interface CliSessionFlags {
   trust?: boolean;
   /** --output-style NAME: the output style the session starts with. */
   outputStyle?: string;
+  /** --tools NAME[,NAME]...: only these tools are sent to the model and callable (a one-tool harness: --tools run_command). */
+  tools?: string[];
   /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
   offline?: boolean;
 }
@@ -179,5 +181,6 @@ export async function buildCliSession(
     services: node,
     ...(host.composer ? { composer: host.composer } : {}),
   });
-  return { sessionDir, store, services: recipe.services, dispose: () => recipe.dispose(), options: recipe.options };
+  const options = flags.tools ? { ...recipe.options, onlyTools: flags.tools } : recipe.options;
+  return { sessionDir, store, services: recipe.services, dispose: () => recipe.dispose(), options };
 }

@@ -50,6 +50,12 @@ const depthOf = (r: RecordedRequest) => {
   return Number(marks[0]?.[1] ?? 0);
 };
 const toolNames = (r: RecordedRequest) => ((r.body.tools as Array<{ function: { name: string } }> | undefined) ?? []).map((t) => t.function.name);
+/** The tools a request offers: those listed, and the deferred ones load_tools names ("- name: brief"). */
+const offered = (r: RecordedRequest) => {
+  const tools = (r.body.tools as Array<{ function: { name: string; description: string } }> | undefined) ?? [];
+  const loader = tools.find((t) => t.function.name === "load_tools")?.function.description ?? "";
+  return [...tools.map((t) => t.function.name), ...[...loader.matchAll(/^- ([a-z_]+): /gm)].map((m) => m[1]!)];
+};
 const ofType = <T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) => events.filter((e): e is EventOf<T> => e.type === type);
 const logOf = (sessions: string, id: string) =>
   parseLog(
@@ -114,7 +120,7 @@ describe("the task tool: a child session with its own context", () => {
     expect(existsSync(join(ws, "src", "ran.txt"))).toBe(false);
     const childRequests = server.requests.filter((r) => depthOf(r) === 1);
     expect(childRequests).toHaveLength(4);
-    const childTools = toolNames(childRequests[0]!);
+    const childTools = offered(childRequests[0]!);
     expect(childTools).toEqual(expect.arrayContaining(["read_file", "list_files", "glob", "grep"]));
     for (const t of ["write_file", "edit_file", "run_command", "kill_command"]) expect(childTools).not.toContain(t);
     // Depth 1 of 2: the child may start its own sub-agents.
@@ -145,7 +151,7 @@ describe("the task tool: a child session with its own context", () => {
     expect(ofType(child, "tool_result")[1]!.output).toContain('Unknown tool "write_file"');
     // Every mechanism of the child set up (its own compaction and recall, not the parent's).
     expect(ofType(child, "extension").filter((e) => e.outcome === "error")).toEqual([]);
-    expect(toolNames(childRequests[0]!).filter((n) => n === "recall").length).toBeLessThanOrEqual(1);
+    expect(offered(childRequests[0]!).filter((n) => n === "recall").length).toBeLessThanOrEqual(1);
     // Its progress in the parent's log is one line per step, never the output.
     const steps = ofType(events, "subagent").filter((e) => e.phase === "step");
     expect(steps.map((s) => [s.tool, s.isError])).toEqual([
@@ -214,9 +220,11 @@ describe("the task tool: a child session with its own context", () => {
     const parent = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl));
     await parent.send("Nest");
     const reqs = (d: number) => server!.requests.filter((r) => depthOf(r) === d);
-    expect(toolNames(reqs(0)[0]!)).toContain("task");
-    expect(toolNames(reqs(1)[0]!)).toContain("task");
-    expect(toolNames(reqs(2)[0]!)).not.toContain("task");
+    // task is deferred (no custom agents): load_tools names it.
+    expect(toolNames(reqs(0)[0]!)).not.toContain("task");
+    expect(offered(reqs(0)[0]!)).toContain("task");
+    expect(offered(reqs(1)[0]!)).toContain("task");
+    expect(offered(reqs(2)[0]!)).not.toContain("task");
     expect(reqs(3)).toHaveLength(0);
     // The depth-2 agent's call to task is refused as an unknown tool, in its own log.
     const one = ofType(parent.events(), "subagent").find((e) => e.phase === "started")!;
@@ -231,7 +239,7 @@ describe("the task tool: a child session with its own context", () => {
     server = await startScriptedLlmServer({ script: byDepth({ 0: [{ toolCalls: [{ name: "task", input: { description: "Only", prompt: "p" } }] }, { text: "ok" }], 1: [{ text: "child" }] }) });
     const flat = await AgentSession.create(options(ws, sessions, server.openaiBaseUrl, { subagents: { maxDepth: 1 } }));
     await flat.send("x");
-    expect(toolNames(server.requests.find((r) => depthOf(r) === 1)!)).not.toContain("task");
+    expect(offered(server.requests.find((r) => depthOf(r) === 1)!)).not.toContain("task");
     await flat.end();
   }, 60_000);
 

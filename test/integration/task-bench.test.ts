@@ -23,8 +23,12 @@ async function bench(env: Record<string, string>): Promise<{ doc: Doc; stderr: s
 
 describe("yoke bench --only tasks", () => {
   it("runs the tasks for all four policies and prints the documented JSON", async () => {
-    const { doc, stderr } = await bench({});
+    const { doc, stderr } = await bench({ YOKE_BENCH_TASK_PARTS: "1" });
     expect(Object.keys(doc)).toEqual(["tasks", "totals"]);
+    // bash-only is a one-tool harness (yoke run --tools run_command); yoke's deferred tools are behind load_tools.
+    expect(stderr).toMatch(/\nbash-only: .*First request \(mean\): tool definitions \d+ \(run_command \d+, list \(separators\) \d+\), system/);
+    expect(stderr).toMatch(/\nyoke: .*tool definitions [\d,]+ \([^)]*load_tools \d+/);
+    expect(stderr).not.toMatch(/\nyoke: .*tool definitions [\d,]+ \([^)]*(kill_command|command_output|recall|load_skill|task) \d+/);
     expect(doc.tasks).toHaveLength(TASKS.length * POLICIES.length);
     for (const row of doc.tasks) {
       expect(Object.keys(row)).toEqual(ROW_KEYS);

@@ -212,6 +212,8 @@ export interface RunOptions {
   task: string;
   policyName: string;
   policy: Policy;
+  /** Only these tools are sent (`yoke run --tools`); default all. */
+  tools?: readonly string[];
   goal: Goal;
   check(dir: string): Promise<string | undefined>;
   timeoutMs?: number;
@@ -249,6 +251,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
         "--max-turns",
         "80",
         "--json",
+        ...(o.tools ? ["--tools", o.tools.join(",")] : []),
         o.goal.prompt,
       ],
       { HOME: ws.home, USERPROFILE: ws.home, YOKE_TASK_BENCH_KEY: "task-bench" },

@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import type { BenchMetric, BenchSection } from "../types";
 import { cpuNow, cpuSince } from "./cpu";
 import { runTask, type TaskPhases, type TaskRun } from "./driver";
-import { POLICIES, TEST_POLICIES, type Policy } from "./policies";
+import { POLICIES, POLICY_TOOLS, TEST_POLICIES, type Policy } from "./policies";
 import { createTasks, type Task } from "./tasks";
 import { countTokens, PRICES } from "./tokens";
 
@@ -279,7 +279,16 @@ export async function bench(): Promise<BenchSection> {
   try {
     const work = tasks.flatMap((task) => policies.map((policy) => ({ task, policy })));
     runs = await pool(work, jobs, async ({ task, policy }) => {
-      const r = await runTask({ cli, template: template.dir, task: task.id, policyName: policy, policy: known[policy]!, goal: task.goal, check: task.check });
+      const r = await runTask({
+        cli,
+        template: template.dir,
+        task: task.id,
+        policyName: policy,
+        policy: known[policy]!,
+        ...(POLICY_TOOLS[policy] ? { tools: POLICY_TOOLS[policy] } : {}),
+        goal: task.goal,
+        check: task.check,
+      });
       if (!r.passed) process.stderr.write(`[bench] tasks: ${task.id} / ${policy} failed: ${r.detail}\n`);
       return r;
     });

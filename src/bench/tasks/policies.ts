@@ -569,4 +569,10 @@ export const POLICIES: Record<string, Policy> = {
   "bash-only": bashOnlyPolicy,
 };
 
+/**
+ * The tools each harness style sends (`yoke run --tools`): a bash-only harness (mini-swe-agent) has
+ * one tool, so its requests carry one definition; a policy not named here gets all of Yoke's tools.
+ */
+export const POLICY_TOOLS: Record<string, readonly string[]> = { "bash-only": ["run_command"] };
+
 export const TEST_POLICIES: Record<string, Policy> = { broken: brokenPolicy };

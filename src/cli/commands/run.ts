@@ -33,6 +33,7 @@ const options = {
   trust: { type: "boolean" },
   json: { type: "boolean" },
   "output-style": { type: "string" },
+  tools: { type: "string", multiple: true },
   // Background agents (src/cli/commands/agents.ts): in a git worktree of its own, in the foreground or detached.
   worktree: { type: "boolean" },
   background: { type: "boolean" },
@@ -80,8 +81,16 @@ function flagsFrom(values: Record<string, string | boolean | string[] | undefine
     addDirs: ((values["add-dir"] as string[] | undefined) ?? []).map((d) => resolve(d)),
     trust: Boolean(values.trust),
     ...(values["output-style"] ? { outputStyle: values["output-style"] as string } : {}),
+    ...(values.tools ? { tools: toolNames(values.tools as string[]) } : {}),
     json: Boolean(values.json),
   };
+}
+
+/** `--tools a,b --tools c`: the names, each once, in the order given. */
+function toolNames(values: readonly string[]): string[] {
+  const names = [...new Set(values.flatMap((v) => v.split(",")).map((n) => n.trim()))].filter((n) => n !== "");
+  if (!names.length) throw new UsageError("--tools needs at least one tool name, e.g. --tools run_command");
+  return names;
 }
 
 /**

@@ -44,6 +44,8 @@ export function recallTool(src: RecallSource): ToolDefinition {
     description:
       "Get back, byte for byte, an earlier tool result that was removed from the context by compaction or was too long to show: " +
       `pass the ref it names (ref=…). Results longer than ${RECALL_PAGE_TEXT} characters come in pages: pass "offset" for the next one.`,
+    deferred: true,
+    brief: "get back a tool result cut short or removed by compaction (by its ref=…)",
     schema,
     timeoutMs: 10_000,
     summarize: (i) => (typeof i.ref === "string" ? `ref=${i.ref}${typeof i.offset === "number" ? ` @${i.offset}` : ""}` : ""),

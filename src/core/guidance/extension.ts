@@ -191,6 +191,8 @@ class GuidanceState {
       ...LOAD_SKILL_TOOL,
       description:
         "Load a skill or a rule by name: its full instructions are added to the conversation, with the names of the files that come with it. The available ones are listed in a guidance message (with any the guidance budget left out).",
+      deferred: true,
+      brief: "load a skill's or rule's instructions by name",
       schema: z.object({ name: z.string().min(1).describe("The skill's or rule's name, as listed") }),
       timeoutMs: 10_000,
       summarize: (i) => String(i.name ?? ""),

@@ -8,6 +8,7 @@ import { sessionCompaction } from "../compaction/session";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import type { ChildSession, ChildSessionSpec, Extension } from "../extensions/types";
 import { cacheWatchExtension } from "../cost";
+import { deferredToolsExtension } from "../deferred-tools";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
@@ -264,8 +265,11 @@ export class AgentSession implements AgentSessionApi {
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
     builtin.push(cacheWatchExtension());
-    this.builtinNames = builtin.map((e) => e.name);
-    await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
+    // Last, so it sees every tool the others added: the deferred tools' loader (load_tools).
+    const last = deferredToolsExtension();
+    this.builtinNames = [...builtin, last].map((e) => e.name);
+    await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? []), last]);
+    if (this.opts.onlyTools) this.ctx.registry.keepOnly(this.opts.onlyTools);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));
     }

@@ -42,6 +42,8 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     ...hooks,
     ...(spec.provider ? { provider: spec.provider } : {}),
     tools,
+    // The spec's tools are already from the parent's kept ones (`--tools`); the child's own extensions' tools stay.
+    onlyTools: undefined,
     extensions,
     approver: parent.approver,
     permissionMode: spec.permissionMode ?? parent.mode,

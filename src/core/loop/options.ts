@@ -17,6 +17,11 @@ export interface AgentSessionOptions {
   /** Recorded in the log so a resume can reconnect (never a key). */
   baseUrl?: string;
   tools: ToolDefinition[];
+  /**
+   * Only these tools, once every extension has added its own (`yoke run --tools`): the others are
+   * neither sent nor callable. A name the session does not have fails its start.
+   */
+  onlyTools?: readonly string[];
   /** What the host gives the session (file system, search, commands, review…), or a factory per session. */
   services: SessionServices | SessionServicesFactory;
   approver: Approver;

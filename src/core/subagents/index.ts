@@ -128,6 +128,9 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             agents,
           );
         },
+        // Listed whole when the user has custom agents (their descriptions are how the model picks one); else deferred.
+        deferred: agents.length === 0,
+        brief: "run a sub-agent on a self-contained task in a context of its own",
         schema: taskArgs,
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,

@@ -4,6 +4,7 @@
  * spread. The permission engine derives its tables of names from this list (permissions/tool-permissions.ts).
  */
 import { RECALL_TOOL } from "../compaction/recall";
+import { LOAD_TOOLS_TOOL } from "../deferred-tools";
 import { LOAD_SKILL_TOOL } from "../guidance/extension";
 import { MCP_SEARCH_IDENTITY } from "../mcp/search";
 import { MCP_SAMPLING_IDENTITY } from "../mcp/client-requests";
@@ -14,12 +15,21 @@ import { createBuiltinTools } from "./builtin";
 import type { ToolIdentity } from "./types";
 
 export function yokeToolIdentities(): ToolIdentity[] {
-  return [...createBuiltinTools(), APPLY_PATCH_TOOL, RECALL_TOOL, TASK_TOOL, LOAD_SKILL_TOOL, MCP_SEARCH_IDENTITY, LIST_MCP_RESOURCES_IDENTITY, READ_MCP_RESOURCE_IDENTITY, MCP_SAMPLING_IDENTITY].map(
-    ({ name, permission, permissionClass, capabilities }) => ({
-      name,
-      permission,
-      ...(permissionClass ? { permissionClass } : {}),
-      capabilities,
-    }),
-  );
+  return [
+    ...createBuiltinTools(),
+    APPLY_PATCH_TOOL,
+    RECALL_TOOL,
+    TASK_TOOL,
+    LOAD_SKILL_TOOL,
+    MCP_SEARCH_IDENTITY,
+    LIST_MCP_RESOURCES_IDENTITY,
+    READ_MCP_RESOURCE_IDENTITY,
+    MCP_SAMPLING_IDENTITY,
+    LOAD_TOOLS_TOOL,
+  ].map(({ name, permission, permissionClass, capabilities }) => ({
+    name,
+    permission,
+    ...(permissionClass ? { permissionClass } : {}),
+    capabilities,
+  }));
 }

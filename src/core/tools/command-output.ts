@@ -39,6 +39,8 @@ export const commandOutputTool = defineTool({
   description:
     "Read the output of a command started by run_command (a background one while it runs, or the full output of a finished one). " +
     "Without since, shows the output after what you have already read; with since, shows lines from that line on.",
+  deferred: true,
+  brief: "read a command's output (a background one, or all of a long one)",
   schema,
   permission: "Bash",
   permissionClass: "command",

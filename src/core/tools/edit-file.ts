@@ -41,7 +41,7 @@ const canonical = z.object({
   edits: z
     .array(z.union([hashlineOp, searchReplace]))
     .min(1)
-    .describe("Edits to this file, applied all or nothing. Hashline ops all refer to the file as you read it."),
+    .describe("The edits (see the tool's description)."),
 });
 
 /**

@@ -15,6 +15,8 @@ export const killCommandTool = defineTool({
   description:
     "Stop a command started by run_command (usually a background one), with all of its child processes: " +
     "SIGTERM first, SIGKILL if it has not exited after 2 seconds. Its output stays readable with command_output.",
+  deferred: true,
+  brief: "stop a background command",
   schema,
   permission: "Bash",
   permissionClass: "command",

@@ -12,7 +12,12 @@ import type { ToolDefinition } from "./types";
 type Json = Record<string, unknown>;
 type Validation = { ok: true; args: unknown } | { ok: false; error: string };
 
-/** JSON Schema of a tool's arguments, without `$schema` and zod's safe-integer bounds. */
+/** JSON Schema of a tool's arguments as the provider gets it (its own, or from its zod schema). */
+export function toolJsonSchema(tool: Pick<ToolDefinition, "schema" | "inputJsonSchema">): Json {
+  return tool.inputJsonSchema ?? toJsonSchema(tool.schema);
+}
+
+/** JSON Schema of a zod schema, without `$schema` and zod's safe-integer bounds. */
 function toJsonSchema(schema: z.ZodType): Json {
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
   const clean = (node: unknown): unknown => {
@@ -83,6 +88,8 @@ export class ToolRegistry {
   private readonly byName = new Map<string, ToolDefinition>();
   private readonly schemas = new Map<string, Json>();
   private cachedSpecs: ToolSpec[] | undefined;
+  /** Deferred tools named by keepOnly: listed, since they were asked for by name. */
+  private readonly listedAnyway = new Set<string>();
 
   constructor(tools: readonly ToolDefinition[]) {
     this.add(tools);
@@ -96,6 +103,20 @@ export class ToolRegistry {
       seen.add(tool.name);
     }
     for (const tool of tools) this.byName.set(tool.name, tool);
+    this.cachedSpecs = undefined;
+  }
+
+  /**
+   * Keeps only the named tools (`yoke run --tools`): the others are neither listed nor callable;
+   * a deferred tool named here is listed with its whole definition.
+   * A name the session does not have throws, naming the ones it has.
+   */
+  keepOnly(names: readonly string[]): void {
+    const unknown = names.filter((n) => !this.byName.has(n));
+    if (unknown.length) throw new Error(`no tool named ${unknown.map((n) => `"${n}"`).join(", ")}; this session's tools: ${this.names().join(", ")}`);
+    const keep = new Set(names);
+    for (const name of this.names()) if (!keep.has(name)) this.byName.delete(name);
+    for (const name of names) if (this.byName.get(name)?.deferred) this.listedAnyway.add(name);
     this.cachedSpecs = undefined;
   }
 
@@ -113,16 +134,16 @@ export class ToolRegistry {
     if (!tool) return undefined;
     let s = this.schemas.get(name);
     if (!s) {
-      s = tool.inputJsonSchema ?? toJsonSchema(tool.schema);
+      s = toolJsonSchema(tool);
       this.schemas.set(name, s);
     }
     return s;
   }
 
-  /** Provider tool specs, in registration order, without deferred tools; the same objects on every call. */
+  /** Provider tool specs, in registration order, without deferred tools (unless kept by name); the same objects on every call. */
   specs(): ToolSpec[] {
     this.cachedSpecs ??= [...this.byName.values()]
-      .filter((t) => !t.deferred)
+      .filter((t) => !t.deferred || this.listedAnyway.has(t.name))
       .map((t) => ({
         name: t.name,
         description: t.description,

@@ -169,10 +169,15 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
    */
   concurrent?: boolean;
   /**
-   * Callable but not listed in the requests' tool list (a deferred MCP tool: the model finds it
-   * with a search tool and calls it by name), so many tools do not fill the context.
+   * Callable but not listed in the requests' tool list, so tools most sessions never call do not
+   * fill every request: the model gets the definition from a tool that lists the deferred ones
+   * (`load_tools` for those with a `brief`, src/core/deferred-tools; `mcp_search` for MCP tools)
+   * and calls the tool by name. The definition arrives as a tool result, so the requests' prefix
+   * (tools, system prompt, earlier messages) stays what the prompt cache holds.
    */
   deferred?: boolean;
+  /** One line on what a deferred tool is for: what the model sees of it until it loads the definition. */
+  brief?: string;
   /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).

@@ -277,9 +277,9 @@ describe("extension points", () => {
     const s = await AgentSession.create(opts);
     await s.send("go");
     expect(provider.requests.map((r) => r.tools?.map((t) => t.name))).toEqual([
-      // recall comes from the built-in compaction extension, before the session's own extensions.
-      ["lookup", "touch", "recall", "recall_value"],
-      ["lookup", "touch", "recall", "recall_value"],
+      // recall (from the built-in compaction extension) is deferred: load_tools, set up last, lists it.
+      ["lookup", "touch", "recall_value", "load_tools"],
+      ["lookup", "touch", "recall_value", "load_tools"],
     ]);
     expect(ofType(s, "tool_result").map((r) => r.output)).toEqual(["recalled k"]);
   });
@@ -292,7 +292,7 @@ describe("extension points", () => {
     const s = await AgentSession.create(opts);
     expect(() => late!()).toThrow(/only be added during setup/);
     await s.send("go");
-    expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch", "recall"]);
+    expect(provider.requests[0]!.tools?.map((t) => t.name)).toEqual(["lookup", "touch", "load_tools"]);
     expect(ofType(s, "extension")).toEqual([expect.objectContaining({ name: "clash", point: "setup", outcome: "error", detail: expect.stringContaining('duplicate tool name "touch"') })]);
   });
 });

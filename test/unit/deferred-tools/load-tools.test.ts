@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { createLoadToolsTool, deferredToolsExtension, listedByLoader, loadToolsDescription } from "../../../src/core/deferred-tools";
+import type { ExtensionApi } from "../../../src/core/extensions/types";
+import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { ToolRegistry } from "../../../src/core/tools/registry";
+import type { ToolContext, ToolDefinition } from "../../../src/core/tools/types";
+
+const builtin = createBuiltinTools();
+const ctx = {} as ToolContext;
+
+describe("ToolRegistry.keepOnly (yoke run --tools)", () => {
+  it("keeps only the named tools: the others are neither sent nor callable", () => {
+    const reg = new ToolRegistry(builtin);
+    reg.keepOnly(["run_command"]);
+    expect(reg.specs().map((s) => s.name)).toEqual(["run_command"]);
+    expect(reg.names()).toEqual(["run_command"]);
+    expect(reg.get("read_file")).toBeUndefined();
+    const v = reg.validate("read_file", { path: "a" });
+    expect(v.ok).toBe(false);
+    if (!v.ok) expect(v.error).toBe('Unknown tool "read_file". Available tools: run_command. Call one of these by its exact name.');
+  });
+
+  it("lists a deferred tool it was given by name, in registration order", () => {
+    const reg = new ToolRegistry(builtin);
+    reg.keepOnly(["kill_command", "run_command"]);
+    expect(reg.specs().map((s) => s.name)).toEqual(["run_command", "kill_command"]);
+  });
+
+  it("throws on a name the session does not have, naming the ones it has, and changes nothing", () => {
+    const reg = new ToolRegistry(builtin);
+    expect(() => reg.keepOnly(["bash", "run_command"])).toThrow(
+      'no tool named "bash"; this session\'s tools: read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output, kill_command, todo_write',
+    );
+    expect(reg.names()).toHaveLength(10);
+  });
+});
+
+describe("deferred tool definitions (load_tools)", () => {
+  const deferred = listedByLoader(builtin);
+
+  it("the deferred built-in tools describe themselves in one line; the loader lists them by name", () => {
+    expect(deferred.map((t) => t.name)).toEqual(["command_output", "kill_command"]);
+    expect(loadToolsDescription(deferred)).toBe(
+      "Get the definitions of these tools (available, listed here by name only), then call them like any other:\n" +
+        "- command_output: read a command's output (a background one, or all of a long one)\n" +
+        "- kill_command: stop a background command",
+    );
+  });
+
+  it("answers with each named tool's whole description and the JSON Schema the provider would get", async () => {
+    const reg = new ToolRegistry(builtin);
+    const tool = createLoadToolsTool(deferred, () => builtin);
+    const out = await tool.run({ names: ["kill_command"] }, ctx);
+    const kill = builtin.find((t) => t.name === "kill_command")!;
+    expect(out.isError).toBe(false);
+    expect(out.text).toBe(`1 tool loaded; call it by name:\n\nkill_command: ${kill.description}\nArguments (JSON Schema): ${JSON.stringify(reg.jsonSchema("kill_command"))}`);
+    expect(out.meta).toEqual({ loaded: ["kill_command"] });
+  });
+
+  it("says when a name is listed already or is no deferred tool", async () => {
+    const tool = createLoadToolsTool(deferred, () => builtin);
+    const out = await tool.run({ names: ["grep", "bash"] }, ctx);
+    expect(out.isError).toBe(true);
+    expect(out.text).toBe('grep is already listed with its definition: call it directly.\n\nNo deferred tool is named "bash"; these are: command_output, kill_command.');
+    const both = await tool.run({ names: ["command_output", "bash", "command_output"] }, ctx);
+    expect(both.isError).toBe(false);
+    expect(both.text.startsWith("1 tool loaded; call it by name:\n\ncommand_output: ")).toBe(true);
+    expect(both.text.endsWith('No deferred tool is named "bash"; these are: command_output, kill_command.')).toBe(true);
+  });
+
+  it("is offered only when the session has deferred tools with a brief (an MCP tool deferred without one is mcp_search's)", async () => {
+    const offered = async (tools: ToolDefinition[]) => {
+      const added: ToolDefinition[] = [];
+      const api = { session: { tools: () => tools }, addTools: (t: readonly ToolDefinition[]) => added.push(...t) } as unknown as ExtensionApi;
+      await deferredToolsExtension().setup(api);
+      return added.map((t) => t.name);
+    };
+    expect(await offered(builtin)).toEqual(["load_tools"]);
+    expect(await offered(builtin.filter((t) => !t.deferred))).toEqual([]);
+    const mcpDeferred = { ...builtin[0]!, name: "mcp__s__x", deferred: true, brief: undefined };
+    expect(await offered([...builtin.filter((t) => !t.deferred), mcpDeferred])).toEqual([]);
+  });
+});
