@@ -110,8 +110,8 @@ describe("a custom agent's hooks", () => {
     expect(lines(`${s.projectLog}.stop`)).toEqual(["stop"]);
     // What reached the models: the hook's context followed the agent's read result, never the parent's.
     const child = server.requests.filter((q) => depthOf(q) === 1);
-    // Its tools: its list (Read, Grep) and the child's own recall, nothing else.
-    expect(toolNames(child[0]!)).toEqual(["read_file", "list_files", "grep", "recall"]);
+    // Its tools: its list (Read, Grep) and load_tools for the child's own deferred recall, nothing else.
+    expect(toolNames(child[0]!)).toEqual(["read_file", "list_files", "grep", "load_tools"]);
     expect(system(child[0]!)).toContain("REVIEWER-PROMPT");
     expect(toolResults(child[1]!).join("\n")).toContain("PROJECT-AGENT-HOOK-CONTEXT");
     const parent = server.requests.filter((q) => depthOf(q) === 0);
