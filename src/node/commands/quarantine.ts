@@ -27,6 +27,7 @@ import {
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
+import { rememberRepositories, scanNewRepositories } from "./new-repositories";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
@@ -50,6 +51,7 @@ export function guardTripped(g: GuardedPath): boolean {
     return replaceLines(g.path).some((l) => !before.includes(l));
   }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
+  if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known).findings.length > 0;
   try {
     const st = lstatSync(g.path);
     return !st.isSymbolicLink() || readlinkSync(g.path) !== g.before.target;
@@ -305,6 +307,17 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
         out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
       continue;
     }
+    if (g.before.kind === "repositories") {
+      // When the command has ended: git writes a new repository's files one after the other.
+      if (!final) continue;
+      const scan = scanNewRepositories(g.path, g.before.since, g.before.known);
+      for (const f of scan.findings) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
+      if (scan.unchecked) out.push({ path: g.path, root: g.root, why: g.why, error: scan.unchecked });
+      const markers = new Map(scan.markers);
+      for (const m of markers.keys()) if (!lexists(m)) markers.delete(m);
+      rememberRepositories(g.path, markers);
+      continue;
+    }
     if (g.before.kind === "entries") {
       if (g.before.endOnly && !final) continue;
       for (const change of folderChanges(g))
@@ -385,7 +398,10 @@ export class GuardWatch {
     // objects and packed-refs guards are checked when it ends).
     const dirs = new Set(
       guards
-        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && (g.before.kind !== "entries" || !g.before.endOnly))
+        .filter(
+          (g) =>
+            g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && g.before.kind !== "repositories" && (g.before.kind !== "entries" || !g.before.endOnly),
+        )
         .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
     );
     let failed = false;
