@@ -121,7 +121,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           `mkdir -p lib/deep/gd && git init -q --bare lib/deep/gd/repo.git && ${fsm("lib/deep/gd/repo.git")} && echo "gitdir: $PWD/lib/deep/gd/repo.git" > lib/deep/.git`,
           `git init -q --bare tools && ${fsm("tools")}`,
         ].join(" && ");
-        const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted`;
+        // The command then waits: a repository it made is looked for while it runs too (a host program
+        // such as VS Code's git extension opens a new .git within a second), not only when it ends.
+        const wait = `for i in $(seq 40); do [ -e sub/.git ] || break; sleep 0.25; done; [ -e sub/.git ] && echo sub-still-there || echo sub-gone-while-running`;
+        const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted && ${wait}`;
         // Ordinary work in the same session: a new project, a local clone with its remote and branch, npm init, a scratch repository deleted.
         const ordinary = [
           "git init -q -b main fresh && git -C fresh -c user.name=t -c user.email=t@t commit -q --allow-empty -m first",
@@ -132,6 +135,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         const r = await session(ws, [bash(script), bash("echo changed > src/a.js"), bash(ordinary)]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.told).toContain("planted");
+        expect(r.told).toContain("sub-gone-while-running");
         expect(r.told, r.told).toContain("ordinary-done");
         expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the session ran").toBe("changed\n");
         // The model was told, naming each repository and why.

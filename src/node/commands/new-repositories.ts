@@ -86,11 +86,20 @@ export function rememberRepositories(root: string, markers: ReadonlyMap<string, 
  * protects) against the allow-list. `known`: the markers there were before the command (the
  * session's baseline); `since`: when the command started (ms since the epoch, with a margin).
  */
-export function scanNewRepositories(root: string, since: number, known: ReadonlyMap<string, number>, maxDirs = NEW_REPOSITORIES_MAX_DIRS): RepositoryScan {
-  return walk(root, maxDirs, { since, known });
+export function scanNewRepositories(root: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = [], maxDirs = NEW_REPOSITORIES_MAX_DIRS): RepositoryScan {
+  return walk(root, maxDirs, { since, known, approved });
 }
 
-function walk(root: string, maxDirs: number, check: { since: number; known: ReadonlyMap<string, number> } | undefined): RepositoryScan {
+interface Check {
+  since: number;
+  known: ReadonlyMap<string, number>;
+  /** Paths the user approved writing for this command (confine.writable): what is below them is the user's choice. */
+  approved: readonly string[];
+}
+
+const isApproved = (c: Check, p: string) => c.approved.some((a) => p === a || p.startsWith(a + "/"));
+
+function walk(root: string, maxDirs: number, check: Check | undefined): RepositoryScan {
   const markers = new Map<string, number>();
   const knows = (p: string) => check?.known.get(p) !== undefined && check.known.get(p) === lst(p)?.ino;
   const findings: RepositoryFinding[] = [];
@@ -119,7 +128,7 @@ function walk(root: string, maxDirs: number, check: { since: number; known: Read
       if (e.name === ".git") {
         if (dir === root) continue;
         markers.set(p, lst(p)?.ino ?? 0);
-        if (check) findings.push(...checkDotGit(dir, p, check.since, knows(p)));
+        if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
         continue;
       }
       if (e.name === "HEAD") head = true;
@@ -130,14 +139,15 @@ function walk(root: string, maxDirs: number, check: { since: number; known: Read
     }
     if (dir !== root && head && ((objects && refs) || commondir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);
-      if (check) findings.push(...checkBare(dir, check.since, knows(dir)));
+      if (check) findings.push(...checkBare(dir, check, knows(dir)));
     }
   }
   return { markers, findings, ...(unchecked ? { unchecked } : {}) };
 }
 
 /** `holder/.git`: a folder, a `gitdir:` file, or a link. */
-function checkDotGit(holder: string, marker: string, since: number, known: boolean): RepositoryFinding[] {
+function checkDotGit(holder: string, marker: string, c: Check, known: boolean): RepositoryFinding[] {
+  const since = c.since;
   const st = lst(marker);
   if (!st) return [];
   const pointer = st.isSymbolicLink() || st.isFile();
@@ -158,7 +168,8 @@ function checkDotGit(holder: string, marker: string, since: number, known: boole
     // Names nothing git can use: nothing runs now, but what it names could appear later.
     return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
   }
-  const problems = checkGitDir(gitDir, born, since, false);
+  if (isApproved(c, marker)) return [];
+  const problems = checkGitDir(gitDir, born, c, false);
   if (problems.length === 0) return [];
   if (born)
     return [
@@ -174,11 +185,12 @@ function checkDotGit(holder: string, marker: string, since: number, known: boole
 }
 
 /** A folder git takes for a bare repository. */
-function checkBare(dir: string, since: number, known: boolean): RepositoryFinding[] {
+function checkBare(dir: string, c: Check, known: boolean): RepositoryFinding[] {
+  const since = c.since;
   const parts = ["HEAD", "objects", "refs", "commondir"].map((n) => lst(join(dir, n)));
   const folder = lst(dir);
   const born = bornSince(folder, since) || parts.some((s) => bornSince(s, since)) || (!known && (changedSince(folder, since) || parts.some((s) => changedSince(s, since))));
-  const problems = checkGitDir(dir, born, since, false);
+  const problems = checkGitDir(dir, born, c, false);
   if (problems.length === 0) return [];
   if (!born) return problems;
   const why = whyBorn(
@@ -212,7 +224,8 @@ function gitfileTarget(holder: string, marker: string): string | undefined {
  * The problems of a git folder: with `strict`, everything in it (a born repository); else what the
  * command wrote (change time at or after `since`). Each names the path to quarantine.
  */
-function checkGitDir(gitDir: string, strict: boolean, since: number, submodule: boolean, depth = 0): RepositoryFinding[] {
+function checkGitDir(gitDir: string, strict: boolean, c: Check, submodule: boolean, depth = 0): RepositoryFinding[] {
+  const since = c.since;
   const out: RepositoryFinding[] = [];
   let names: string[];
   try {
@@ -223,7 +236,7 @@ function checkGitDir(gitDir: string, strict: boolean, since: number, submodule: 
   for (const name of names) {
     const p = join(gitDir, name);
     const st = lst(p);
-    if (!st) continue;
+    if (!st || isApproved(c, p)) continue;
     const written = strict || changedSince(st, since);
     if (name === "config") {
       if (!written) continue;
@@ -246,11 +259,12 @@ function checkGitDir(gitDir: string, strict: boolean, since: number, submodule: 
       for (const h of hooks) {
         const hp = join(p, h);
         const hst = lst(hp);
+        if (isApproved(c, hp)) continue;
         if ((strict || changedSince(hst, since)) && !(newRepositoryHookAllowed(h) && hst?.isFile())) out.push({ path: hp, why: `a hook (hooks/${h})` });
       }
     } else if (name === "modules" && st.isDirectory() && depth < 8) {
       // Submodules' git folders (git clone --recurse-submodules, git submodule update): each is a repository of its own.
-      out.push(...checkModules(p, strict, since, depth + 1));
+      out.push(...checkModules(p, strict, c, depth + 1));
     } else if (!newRepositoryEntryAllowed(name)) {
       if (written)
         out.push({
@@ -263,7 +277,8 @@ function checkGitDir(gitDir: string, strict: boolean, since: number, submodule: 
 }
 
 /** `modules/<name>` (names may hold slashes): a folder with HEAD is a submodule's git folder. */
-function checkModules(dir: string, strict: boolean, since: number, depth: number): RepositoryFinding[] {
+function checkModules(dir: string, strict: boolean, c: Check, depth: number): RepositoryFinding[] {
+  const since = c.since;
   const out: RepositoryFinding[] = [];
   let names: string[];
   try {
@@ -279,8 +294,8 @@ function checkModules(dir: string, strict: boolean, since: number, depth: number
       continue;
     }
     const born = strict || bornSince(st, since);
-    if (lst(join(p, "HEAD"))) out.push(...checkGitDir(p, born, since, true, depth));
-    else if (depth < 8) out.push(...checkModules(p, born, since, depth + 1));
+    if (lst(join(p, "HEAD"))) out.push(...checkGitDir(p, born, c, true, depth));
+    else if (depth < 8) out.push(...checkModules(p, born, c, depth + 1));
   }
   return out;
 }

@@ -51,7 +51,7 @@ export function guardTripped(g: GuardedPath): boolean {
     return replaceLines(g.path).some((l) => !before.includes(l));
   }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
-  if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known).findings.length > 0;
+  if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
   try {
     const st = lstatSync(g.path);
     return !st.isSymbolicLink() || readlinkSync(g.path) !== g.before.target;
@@ -266,7 +266,7 @@ function moveAside(from: string, to: string): void {
  * Checks the guards of a command and quarantines what tripped. `dir` is this command's
  * quarantine folder. Returns what was moved (and restored).
  */
-export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true): QuarantinedPath[] {
+export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true, repositoriesNow = false): QuarantinedPath[] {
   const out: QuarantinedPath[] = [];
   for (const g of guards) {
     if (g.before.kind === "shallow") {
@@ -308,10 +308,12 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       continue;
     }
     if (g.before.kind === "repositories") {
-      // When the command has ended: git writes a new repository's files one after the other.
-      if (!final) continue;
-      const scan = scanNewRepositories(g.path, g.before.since, g.before.known);
+      // When the command has ended, and on the running command's own schedule (`repositoriesNow`):
+      // a walk of the whole folder, not on every change the watch reports.
+      if (!final && !repositoriesNow) continue;
+      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved);
       for (const f of scan.findings) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
+      if (!final) continue;
       if (scan.unchecked) out.push({ path: g.path, root: g.root, why: g.why, error: scan.unchecked });
       const markers = new Map(scan.markers);
       for (const m of markers.keys()) if (!lexists(m)) markers.delete(m);

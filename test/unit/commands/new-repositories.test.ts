@@ -99,6 +99,15 @@ describe("repositories a command creates", () => {
     expect(out.find((x) => x.path.endsWith("c/.git"))!.why).toContain("commondir");
   });
 
+  it("leaves what the user approved for the command (confine.writable) to the user: an approved config with hooksPath stays", () => {
+    const g = startCommand();
+    git(ws, "init", "-q", "tools");
+    execFileSync("git", ["-C", join(ws, "tools"), "config", "core.hooksPath", ".githooks"]);
+    const approved = { ...g, before: { ...(g.before as object), approved: [join(ws, "tools/.git/config")] } } as GuardedPath;
+    expect(sweepGuards([approved], q, new Set())).toEqual([]);
+    expect(sweepGuards([g], q, new Set()).map((x) => x.path)).toEqual([join(ws, "tools/.git")]);
+  });
+
   it("a folder renamed to .git (its birth time is old) is born all the same: it was not there when the command started", () => {
     mkdirSync(join(ws, "fixtures"));
     git(ws, "init", "-q", "--bare", "fixtures/evil");

@@ -442,7 +442,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // Repositories below the writable folders: one born during the command, or a git file it wrote,
   // holds only what git init and git clone write when it ends (new-repositories.ts).
   const since = Date.now() - NEW_REPOSITORY_MARGIN_MS;
-  for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root) } });
+  for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root), approved } });
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];

@@ -101,6 +101,8 @@ export interface RepositoriesGuard {
   since: number;
   /** The repositories' markers there were before (path -> inode). */
   known: ReadonlyMap<string, number>;
+  /** Paths the user approved writing for this command: their content is the user's choice. */
+  approved?: readonly string[];
 }
 
 /**
