@@ -21,6 +21,11 @@ const EXACT_KEYS: ReadonlySet<string> = new Set([
   "core.symlinks",
   "init.defaultbranch",
   "extensions.objectformat",
+  "extensions.refstorage",
+  // git init --shared; git clone --filter (a partial clone fetches from its remote, whose URL is checked)
+  "core.sharedrepository",
+  "receive.denynonfastforwards",
+  "extensions.partialclone",
   // settings without a program, a file or a transport
   "core.autocrlf",
   "core.eol",
@@ -53,7 +58,7 @@ const EXACT_KEYS: ReadonlySet<string> = new Set([
 
 /** Keys with a subsection (`remote.<name>.url`): git clone, git remote, git branch -u, git submodule init. */
 const SUBSECTION_KEYS: ReadonlyArray<readonly [section: string, names: readonly string[]]> = [
-  ["remote", ["url", "pushurl", "fetch", "push", "tagopt", "prune", "mirror"]],
+  ["remote", ["url", "pushurl", "fetch", "push", "tagopt", "prune", "mirror", "promisor", "partialclonefilter"]],
   ["branch", ["remote", "merge", "rebase", "pushremote", "description"]],
   ["submodule", ["url", "active", "branch"]],
 ];
