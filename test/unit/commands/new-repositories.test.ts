@@ -103,7 +103,8 @@ describe("repositories a command creates", () => {
     const g = startCommand();
     git(ws, "init", "-q", "tools");
     execFileSync("git", ["-C", join(ws, "tools"), "config", "core.hooksPath", ".githooks"]);
-    const approved = { ...g, before: { ...(g.before as object), approved: [join(ws, "tools/.git/config")] } } as GuardedPath;
+    const before = g.before as Extract<GuardedPath["before"], { kind: "repositories" }>;
+    const approved: GuardedPath = { ...g, before: { ...before, approved: [join(ws, "tools/.git/config")] } };
     expect(sweepGuards([approved], q, new Set())).toEqual([]);
     expect(sweepGuards([g], q, new Set()).map((x) => x.path)).toEqual([join(ws, "tools/.git")]);
   });
