@@ -7,7 +7,9 @@
  * bypassPermissions session with no deny rule (only the sandbox holds) left `sub/.git` with a planted
  * fsmonitor, which the user's next `git status` in `sub` ran on the host. Real `yoke run --trust
  * --permission-mode bypassPermissions` sessions (scripted model over real HTTP), as root and as
- * the unprivileged user, with bwrap and firejail; then the user's own git on the host.
+ * the unprivileged user, with bwrap and firejail; then the user's own git on the host. Closed: a
+ * repository born during a command holds only what git init and git clone write (an allow-list of
+ * configuration keys, git's sample hooks, git's own entries), else it goes to quarantine.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -104,10 +106,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     const userGit = (dir: string) => spawnSync("git", ["status", "--short"], { cwd: dir, encoding: "utf8", ...spawnAs(id, { HOME: home }) });
 
     // Class (red team round 8): a repository a command creates below the workspace carries a
-    // planted core.fsmonitor that the user's next git there runs. Open: the quarantine-everything-new
-    // fix moved users' own nested repositories away after a commit in them (docs/security.md).
-    (unusable ? it.skip : it.fails)(
-      "a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor",
+    // planted core.fsmonitor that the user's next git there runs. Closed by an allow-list of what a
+    // born repository may hold, checked when each command ends (src/node/commands/new-repositories.ts).
+    (unusable ? it.skip : it)(
+      "a repository a command creates below the workspace (sub/.git, a .git file, a bare layout) is quarantined: the user's next git there runs no planted fsmonitor; git init, a file:// clone and npm init stay",
       async () => {
         const ws = workspace("nested");
         const marker = join(base, `ran-${n + 1}`);
@@ -119,16 +121,37 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           `mkdir -p lib/deep/gd && git init -q --bare lib/deep/gd/repo.git && ${fsm("lib/deep/gd/repo.git")} && echo "gitdir: $PWD/lib/deep/gd/repo.git" > lib/deep/.git`,
           `git init -q --bare tools && ${fsm("tools")}`,
         ].join(" && ");
-        const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted`;
-        const r = await session(ws, [bash(script), bash("echo changed > src/a.js")]);
+        // The command then waits: a repository it made is looked for while it runs too (a host program
+        // such as VS Code's git extension opens a new .git within a second), not only when it ends.
+        const wait = `for i in $(seq 40); do [ -e sub/.git ] || break; sleep 0.25; done; [ -e sub/.git ] && echo sub-still-there || echo sub-gone-while-running`;
+        const script = `cat > /tmp/plant.sh <<'EOF'\n${plant}\nEOF\npython3 -c 'import subprocess; subprocess.run(["bash", "/tmp/plant.sh"], check=True)' && echo planted && ${wait}`;
+        // Ordinary work in the same session: a new project, a local clone with its remote and branch, npm init, a scratch repository deleted.
+        const ordinary = [
+          "git init -q -b main fresh && git -C fresh -c user.name=t -c user.email=t@t commit -q --allow-empty -m first",
+          "git clone -q file://$PWD/fresh cl",
+          "mkdir app && (cd app && npm init -y >/dev/null)",
+          "git init -q scratch && rm -rf scratch && echo ordinary-done",
+        ].join(" && ");
+        const r = await session(ws, [bash(script), bash("echo changed > src/a.js"), bash(ordinary)]);
         expect(r.code, r.stderr).toBe(0);
         expect(r.told).toContain("planted");
+        expect(r.told).toContain("sub-gone-while-running");
+        expect(r.told, r.told).toContain("ordinary-done");
         expect(readFileSync(join(ws, "src/a.js"), "utf8"), "the session ran").toBe("changed\n");
+        // The model was told, naming each repository and why.
+        for (const rel of ["sub/.git", "lib/deep/.git", "tools"]) expect(r.told).toContain(`${rel} (a git repository the command created`);
+        expect(r.told).toContain("core.fsmonitor");
         for (const dir of ["sub", "lib/deep", "tools"]) if (existsSync(join(ws, dir))) userGit(join(ws, dir));
         const ran = ["sub/.git", "lib/deep/gd/repo.git", "tools"].filter((d) => existsSync(`${marker}-${d.replace(/\W/g, "_")}`));
         expect(ran, "no planted fsmonitor ran on the host").toEqual([]);
-        // Ordinary work still works: the workspace's own repository.
+        // Ordinary work still works: the workspace's own repository, the new project, the clone, npm init.
         expect(userGit(ws).status).toBe(0);
+        expect(userGit(join(ws, "fresh")).status).toBe(0);
+        const clone = userGit(join(ws, "cl"));
+        expect(clone.status, clone.stderr).toBe(0);
+        expect(spawnSync("git", ["config", "-f", join(ws, "cl/.git/config"), "remote.origin.url"], { encoding: "utf8" }).stdout.trim()).toBe(`file://${ws}/fresh`);
+        expect(existsSync(join(ws, "app/package.json"))).toBe(true);
+        expect(r.told).not.toMatch(/(fresh|cl|app)\/\.git \(/);
       },
     );
   });

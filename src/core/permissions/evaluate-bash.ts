@@ -18,7 +18,7 @@ import { isOptionValue, namedPaths, type NamedPaths } from "./command-paths";
 import { checkCommandPath, decide, matchPathRule, planModeReason, restrictedReason, ruleLabel, rulesFor, showPath, type CheckedPath, type EvalContext } from "./context";
 import { compileBashSpec, matchBashSpec, specLiteralWords, type SpecMatch } from "./bash-spec";
 import { matchOptionSpellings } from "./option-spellings";
-import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, type PathPattern } from "./path-reach";
+import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern, ruleCouldMatch, scopedToOneCheck, type PathPattern } from "./path-reach";
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
@@ -77,7 +77,8 @@ export type Touch = {
 
 type TouchTarget = { exact: CheckedPath } | { pattern: PathPattern; why: string; fixedDir?: string; tail?: string; symbolic: "dynamic" | "cwd" | "alias" | "unstable" | "history" };
 
-export async function evaluateBash(command: string, mode: PermissionMode, ctx: EvalContext): Promise<PermissionDecision> {
+export async function evaluateBash(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
+  const ctx = scopedToOneCheck(gateCtx);
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   if (command.length > MAX_COMMAND_LENGTH)
     return decide("ask", "mode", `The command is too large to analyse (${command.length} characters; the limit is ${MAX_COMMAND_LENGTH}), so it needs approval.`);

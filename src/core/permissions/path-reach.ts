@@ -130,8 +130,45 @@ function specContext(ctx: EvalContext, rule: PermissionRule, list: RuleList): Pa
   return out;
 }
 
+/** Answers of ruleCouldMatch, per context made for one check (`scopedToOneCheck`): its rules do not change during it. */
+const ruleMemo = new WeakMap<EvalContext, Map<string, PermissionRule | null>>();
+
+/**
+ * A context for one check: file-system probes answered once per path, and ruleCouldMatch's
+ * answers kept (a command naming the same path 2,000 times costs one match per rule). The gate's
+ * own context lives across checks (the files and the session's rules change between them), so
+ * nothing is kept on it.
+ */
+export function scopedToOneCheck(ctx: EvalContext): EvalContext {
+  const once = <T>(f: ((p: string) => Promise<T>) | undefined) => {
+    if (!f) return undefined;
+    const seen = new Map<string, Promise<T>>();
+    return (p: string) => {
+      let r = seen.get(p);
+      if (!r) seen.set(p, (r = f(p)));
+      return r;
+    };
+  };
+  const scoped: EvalContext = { ...ctx, realPath: once(ctx.realPath), listDir: once(ctx.listDir) };
+  ruleMemo.set(scoped, new Map());
+  return scoped;
+}
+
+const patternKey = (path: PathPattern) => path.map((s) => ("lit" in s ? `l${s.lit}` : "glob" in s ? `${s.rule ? "r" : "g"}${s.glob}` : "*")).join("\0");
+
 /** The first rule of `list` for `permission` that could match a path the pattern stands for. */
 export function ruleCouldMatch(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern): PermissionRule | undefined {
+  const memo = ruleMemo.get(ctx);
+  if (!memo) return ruleCouldMatchNow(ctx, list, permission, path);
+  const key = `${list}\0${permission}\0${patternKey(path)}`;
+  const hit = memo.get(key);
+  if (hit !== undefined) return hit ?? undefined;
+  const r = ruleCouldMatchNow(ctx, list, permission, path);
+  memo.set(key, r ?? null);
+  return r;
+}
+
+function ruleCouldMatchNow(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern): PermissionRule | undefined {
   const fold = !!ctx.caseInsensitive;
   return rulesFor(ctx, list, permission).find((r) => {
     if (r.specifier === undefined) return true;

@@ -27,6 +27,7 @@ import {
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
+import { rememberRepositories, scanNewRepositories } from "./new-repositories";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
@@ -50,6 +51,7 @@ export function guardTripped(g: GuardedPath): boolean {
     return replaceLines(g.path).some((l) => !before.includes(l));
   }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
+  if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
   try {
     const st = lstatSync(g.path);
     return !st.isSymbolicLink() || readlinkSync(g.path) !== g.before.target;
@@ -264,7 +266,7 @@ function moveAside(from: string, to: string): void {
  * Checks the guards of a command and quarantines what tripped. `dir` is this command's
  * quarantine folder. Returns what was moved (and restored).
  */
-export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true): QuarantinedPath[] {
+export function sweepGuards(guards: readonly GuardedPath[], dir: string, already: Set<string>, final = true, repositoriesNow = false): QuarantinedPath[] {
   const out: QuarantinedPath[] = [];
   for (const g of guards) {
     if (g.before.kind === "shallow") {
@@ -303,6 +305,19 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       if (!final) continue;
       for (const bad of alteredObjectFiles(g.path, g.before.files, g.before.since))
         out.push(...sweepOne({ ...g, path: join(g.path, bad.rel), why: `${g.why}: ${bad.why}`, before: { kind: "none" } }, dir, already));
+      continue;
+    }
+    if (g.before.kind === "repositories") {
+      // When the command has ended, and on the running command's own schedule (`repositoriesNow`):
+      // a walk of the whole folder, not on every change the watch reports.
+      if (!final && !repositoriesNow) continue;
+      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved);
+      for (const f of scan.findings) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
+      if (!final) continue;
+      if (scan.unchecked) out.push({ path: g.path, root: g.root, why: g.why, error: scan.unchecked });
+      const markers = new Map(scan.markers);
+      for (const m of markers.keys()) if (!lexists(m)) markers.delete(m);
+      rememberRepositories(g.path, markers);
       continue;
     }
     if (g.before.kind === "entries") {
@@ -385,7 +400,10 @@ export class GuardWatch {
     // objects and packed-refs guards are checked when it ends).
     const dirs = new Set(
       guards
-        .filter((g) => g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && (g.before.kind !== "entries" || !g.before.endOnly))
+        .filter(
+          (g) =>
+            g.before.kind !== "objects" && g.before.kind !== "packed-refs" && g.before.kind !== "shallow" && g.before.kind !== "repositories" && (g.before.kind !== "entries" || !g.before.endOnly),
+        )
         .map((g) => (g.before.kind === "entries" ? g.path : dirname(g.path))),
     );
     let failed = false;

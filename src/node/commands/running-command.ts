@@ -28,6 +28,14 @@ const REPLAY_CHARS = 256 * 1024;
 
 /** How often the process-count watchdog looks. */
 const WATCHDOG_MS = 100;
+/**
+ * While a command runs, the repositories it may have created are looked for on this schedule (the
+ * last look is when it ends): at least this often apart, and 20 times as long as the last walk
+ * took, so the walks cost at most 5% of a core. It narrows the time a born repository's planted
+ * configuration is there for a host program (VS Code's git extension opens a new `.git` within a second).
+ */
+const REPOSITORY_SCAN_MIN_MS = 1000;
+const REPOSITORY_SCAN_FACTOR = 20;
 
 export interface CommandSpawnSpec {
   id: string;
@@ -132,6 +140,7 @@ export class NodeRunningCommand implements RunningCommand {
   private readonly quarantined: QuarantinedPath[] = [];
   private readonly quarantineSeen = new Set<string>();
   private watchdog: ReturnType<typeof setInterval> | undefined;
+  private repositoryTimer: ReturnType<typeof setTimeout> | undefined;
   private limitHit: CommandResult["limitExceeded"];
   private readonly onAbort = () => {
     if (this._result) return;
@@ -170,6 +179,7 @@ export class NodeRunningCommand implements RunningCommand {
       return;
     }
     if (this.guards.length > 0) this.guardWatch = new GuardWatch(this.guards, () => this.sweep());
+    if (this.guards.some((g) => g.before.kind === "repositories")) this.scheduleRepositoryScan(REPOSITORY_SCAN_MIN_MS);
     if (spec.maxTasks && spec.maxTasks > 0) {
       this.watchdog = setInterval(() => this.checkTasks(), WATCHDOG_MS);
       this.watchdog.unref();
@@ -256,6 +266,18 @@ export class NodeRunningCommand implements RunningCommand {
     const guards = this.spec.approvedElsewhere ? this.guards.filter((g) => !this.spec.approvedElsewhere!(g.path)) : this.guards;
     if (guards.length === 0) return;
     this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen, final));
+  }
+
+  /** Looks for repositories the running command created (new-repositories.ts), then again later. */
+  private scheduleRepositoryScan(ms: number): void {
+    this.repositoryTimer = setTimeout(() => {
+      if (this._result) return;
+      const started = performance.now();
+      const guards = this.guards.filter((g) => g.before.kind === "repositories" && !this.spec.approvedElsewhere?.(g.path));
+      this.quarantined.push(...sweepGuards(guards, this.spec.quarantineDir, this.quarantineSeen, false, true));
+      this.scheduleRepositoryScan(Math.max(REPOSITORY_SCAN_MIN_MS, (performance.now() - started) * REPOSITORY_SCAN_FACTOR));
+    }, ms);
+    this.repositoryTimer.unref();
   }
 
   /** The watchdog: a command that reaches its process limit is stopped at once, all of it. */
@@ -489,6 +511,7 @@ export class NodeRunningCommand implements RunningCommand {
     if (this._result) return;
     if (this.timer) clearTimeout(this.timer);
     if (this.watchdog) clearInterval(this.watchdog);
+    if (this.repositoryTimer) clearTimeout(this.repositoryTimer);
     this.guardWatch?.close();
     const cg = this.spec.cgroup;
     if (cg && !cg.remove()) {

@@ -24,6 +24,7 @@ import { copiesOf } from "./program-copies";
 import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
+import { knownRepositories } from "../new-repositories";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -225,6 +226,9 @@ const SHALLOW_WHY =
   "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";
 const OBJECTS_WHY = "a git object file whose content is not what its name says: git never checks when it reads one, so the user's next checkout (and a checkpoint restore) would write it";
 const GIT_WHY = "git reads its configuration and the repository's location from .git (config, config.worktree, commondir, worktrees, hooks); only what git's ordinary work writes is writable";
+const NEW_REPOSITORY_WHY = "a git repository the command created holds what git init and git clone never write";
+/** Change and birth times are the kernel's coarse clock, which may lag Date.now() by a tick: what is that close before the command counts as the command's (checked, at no risk). */
+const NEW_REPOSITORY_MARGIN_MS = 50;
 const PROTECTED_NAME_WHY = "a VS Code workspace file (*.code-workspace): its settings, tasks (runOn: folderOpen) and launch configurations run programs when it is opened";
 const WRITES_WHY = "the command was allowed for the writes Yoke analysed; it may write nothing else in the workspace";
 /** A folder holding a listed write with more entries than this is not split into per-entry mounts (bwrap's cost grows with the square of its mounts: ~0.15 s for 300, 2.3 s for 1000). */
@@ -435,6 +439,10 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
+  // Repositories below the writable folders: one born during the command, or a git file it wrote,
+  // holds only what git init and git clone write when it ends (new-repositories.ts).
+  const since = Date.now() - NEW_REPOSITORY_MARGIN_MS;
+  for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root), approved } });
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
@@ -690,7 +698,7 @@ function dedupeGuards(guards: GuardedPath[]): GuardedPath[] {
   // A folder may have a guard checked while the command runs and one checked when it ends (.git).
   for (const g of guards) {
     // Folder guards of one folder with different allow-lists (a home workspace's root, the names protected by pattern) are all kept.
-    const key = g.before.kind === "entries" ? `${g.path}\0${g.before.endOnly ? "end" : ""}\0${g.why}` : g.path;
+    const key = g.before.kind === "entries" ? `${g.path}\0${g.before.endOnly ? "end" : ""}\0${g.why}` : g.before.kind === "repositories" ? `${g.path}\0repositories` : g.path;
     if (!seen.has(key)) seen.set(key, g);
   }
   return [...seen.values()];

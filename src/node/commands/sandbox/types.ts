@@ -87,7 +87,22 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard;
+}
+
+/**
+ * A writable folder (`path`) whose git repositories below it are checked when the command ends
+ * (new-repositories.ts): one born during the command, or a git file the command wrote, must hold
+ * only what git init and git clone write, else it is quarantined.
+ */
+export interface RepositoriesGuard {
+  kind: "repositories";
+  /** When the command started (ms since the epoch, less a margin for the clock's granularity). */
+  since: number;
+  /** The repositories' markers there were before (path -> inode). */
+  known: ReadonlyMap<string, number>;
+  /** Paths the user approved writing for this command: their content is the user's choice. */
+  approved?: readonly string[];
 }
 
 /**

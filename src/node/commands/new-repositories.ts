@@ -1,0 +1,331 @@
+/**
+ * Git repositories a command created below a writable folder, or whose git files it changed.
+ * git takes a folder holding `.git` (a folder, a `gitdir:` file or a link) or a bare layout
+ * (`HEAD` beside `objects/` and `refs/`, or a `commondir`) for a repository, and runs what its
+ * configuration and hooks name at the next git command there — the user's own `git status`, VS
+ * Code's git extension. The workspace's own `.git` is read-only but for what git's ordinary work
+ * writes (plan.ts); one below it is checked here when the command ends, against an ALLOW-list of
+ * what `git init` and `git clone` write (src/core/commands/new-repository.ts):
+ *
+ * - a repository born during the command (its marker is new, or was not there when the session
+ *   first looked) must hold only allowed configuration keys, git's sample hooks and git's own
+ *   entries — else its marker (`.git`, or the bare folder or its `HEAD`) goes to quarantine;
+ * - of a repository that was there before, each git file the command wrote (change time after the
+ *   command started: no process can set it back) must pass the same list — else that file goes.
+ *
+ * The configuration is read by git itself (`git config --file … --no-includes --list --null`), so
+ * what is checked is what the user's git will read. What is unknown (a file git cannot parse, a
+ * `gitdir:` naming nothing) counts as unsafe: a wrong guess moves a folder, it never runs a program.
+ */
+import { execFileSync } from "node:child_process";
+import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
+
+/** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
+export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
+const MAX_DEPTH = 256;
+const CONFIG_MAX_BYTES = 1024 * 1024;
+
+export interface RepositoryFinding {
+  /** What goes to quarantine. */
+  path: string;
+  why: string;
+}
+
+export interface RepositoryScan {
+  /** The markers of the repositories found (`…/.git`, or a bare repository's folder), with their inode numbers. */
+  markers: Map<string, number>;
+  findings: RepositoryFinding[];
+  /** Set when the walk stopped early (too many folders). */
+  unchecked?: string;
+}
+
+const lst = (p: string): Stats | undefined => {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Written (or renamed, linked, chmodded) at or after `since`: change time, which no process can set back. */
+const changedSince = (st: Stats | undefined, since: number) => st !== undefined && st.ctimeMs >= since;
+/** Created at or after `since` (birth time where the file system keeps one, else change time: stricter). */
+const bornSince = (st: Stats | undefined, since: number) => st !== undefined && (st.birthtimeMs > 0 ? st.birthtimeMs >= since : st.ctimeMs >= since);
+
+/** The repositories below `root` (not its own `.git`): markers only, for the baseline of a session. */
+export function repositoryMarkers(root: string, maxDirs = NEW_REPOSITORIES_MAX_DIRS): Map<string, number> {
+  return walk(root, maxDirs, undefined).markers;
+}
+
+/**
+ * What this process saw of each writable folder's repositories when its last command ended (or
+ * when the first command started): a marker at a path it did not know, or with another inode (a
+ * folder renamed to `.git`), is a repository born during the command.
+ */
+const baselines = new Map<string, ReadonlyMap<string, number>>();
+
+/** The baseline of `root` (walked now the first time). */
+export function knownRepositories(root: string): ReadonlyMap<string, number> {
+  let known = baselines.get(root);
+  if (!known) {
+    known = repositoryMarkers(root);
+    baselines.set(root, known);
+  }
+  return known;
+}
+
+/** After a command: what is there now (quarantined markers are gone from it). */
+export function rememberRepositories(root: string, markers: ReadonlyMap<string, number>): void {
+  baselines.set(root, markers);
+}
+
+/**
+ * Walks `root` and checks every repository below it (not `root/.git`, which the mount plan
+ * protects) against the allow-list. `known`: the markers there were before the command (the
+ * session's baseline); `since`: when the command started (ms since the epoch, with a margin).
+ */
+export function scanNewRepositories(root: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = [], maxDirs = NEW_REPOSITORIES_MAX_DIRS): RepositoryScan {
+  return walk(root, maxDirs, { since, known, approved });
+}
+
+interface Check {
+  since: number;
+  known: ReadonlyMap<string, number>;
+  /** Paths the user approved writing for this command (confine.writable): what is below them is the user's choice. */
+  approved: readonly string[];
+}
+
+const isApproved = (c: Check, p: string) => c.approved.some((a) => p === a || p.startsWith(a + "/"));
+
+function walk(root: string, maxDirs: number, check: Check | undefined): RepositoryScan {
+  const markers = new Map<string, number>();
+  const knows = (p: string) => check?.known.get(p) !== undefined && check.known.get(p) === lst(p)?.ino;
+  const findings: RepositoryFinding[] = [];
+  const stack: Array<[string, number]> = [[root, 0]];
+  let dirs = 0;
+  let unchecked: string | undefined;
+  while (stack.length) {
+    const [dir, depth] = stack.pop()!;
+    if (++dirs > maxDirs) {
+      unchecked = `more than ${maxDirs} folders: repositories created further down were not checked`;
+      break;
+    }
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      // Unreadable (a folder the command made unreadable is unreadable to the user's git as well).
+      continue;
+    }
+    let head = false;
+    let objects = false;
+    let refs = false;
+    let commondir = false;
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.name === ".git") {
+        if (dir === root) continue;
+        markers.set(p, lst(p)?.ino ?? 0);
+        if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
+        continue;
+      }
+      if (e.name === "HEAD") head = true;
+      else if (e.name === "objects") objects = e.isDirectory();
+      else if (e.name === "refs") refs = e.isDirectory();
+      else if (e.name === "commondir") commondir = true;
+      if (e.isDirectory() && depth < MAX_DEPTH) stack.push([p, depth + 1]);
+    }
+    if (dir !== root && head && ((objects && refs) || commondir)) {
+      markers.set(dir, lst(dir)?.ino ?? 0);
+      if (check) findings.push(...checkBare(dir, check, knows(dir)));
+    }
+  }
+  return { markers, findings, ...(unchecked ? { unchecked } : {}) };
+}
+
+/** `holder/.git`: a folder, a `gitdir:` file, or a link. */
+function checkDotGit(holder: string, marker: string, c: Check, known: boolean): RepositoryFinding[] {
+  const since = c.since;
+  const st = lst(marker);
+  if (!st) return [];
+  const pointer = st.isSymbolicLink() || st.isFile();
+  // Born: a new folder (birth time), a pointer written or re-pointed, or a marker the session did
+  // not know whose folder or git files changed (a folder renamed to .git keeps its birth time).
+  let born = pointer ? changedSince(st, since) : bornSince(st, since);
+  if (!born && !known) born = changedSince(st, since) || ["HEAD", "config", "commondir"].some((n) => changedSince(lst(join(marker, n)), since));
+  let gitDir: string | undefined;
+  let target: Stats | undefined;
+  try {
+    target = statSync(marker);
+  } catch {
+    target = undefined;
+  }
+  if (target?.isDirectory()) gitDir = marker;
+  else if (target?.isFile()) gitDir = gitfileTarget(holder, marker);
+  if (!gitDir || !lst(gitDir)) {
+    // Names nothing git can use: nothing runs now, but what it names could appear later.
+    return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
+  }
+  if (isApproved(c, marker)) return [];
+  const problems = checkGitDir(gitDir, born, c, false);
+  if (problems.length === 0) return [];
+  if (born)
+    return [
+      {
+        path: marker,
+        why: whyBorn(
+          marker,
+          problems.map((p) => p.why),
+        ),
+      },
+    ];
+  return problems;
+}
+
+/** A folder git takes for a bare repository. */
+function checkBare(dir: string, c: Check, known: boolean): RepositoryFinding[] {
+  const since = c.since;
+  const parts = ["HEAD", "objects", "refs", "commondir"].map((n) => lst(join(dir, n)));
+  const folder = lst(dir);
+  const born = bornSince(folder, since) || parts.some((s) => bornSince(s, since)) || (!known && (changedSince(folder, since) || parts.some((s) => changedSince(s, since))));
+  const problems = checkGitDir(dir, born, c, false);
+  if (problems.length === 0) return [];
+  if (!born) return problems;
+  const why = whyBorn(
+    dir,
+    problems.map((p) => p.why),
+  );
+  // A folder the command made goes whole; in a folder that was there, the markers without which git sees no repository.
+  if (bornSince(folder, since)) return [{ path: dir, why }];
+  return ["HEAD", "commondir"].filter((n) => lst(join(dir, n))).map((n) => ({ path: join(dir, n), why }));
+}
+
+function whyBorn(marker: string, problems: string[]): string {
+  return `a git repository the command created or changed (${marker.endsWith("/.git") ? ".git" : "a bare repository"}) holds what git init and git clone never write — ${[...new Set(problems)].join("; ")} — which the user's next git command there (or VS Code's git extension) would run`;
+}
+
+function gitfileTarget(holder: string, marker: string): string | undefined {
+  let text: string;
+  try {
+    const buf = readFileSync(marker);
+    if (buf.length > 4096) return undefined;
+    text = buf.toString("utf8");
+  } catch {
+    return undefined;
+  }
+  const m = /^gitdir: ?(.+?)\s*$/m.exec(text.split("\n")[0] ?? "");
+  if (!m) return undefined;
+  return isAbsolute(m[1]!) ? m[1]! : resolve(holder, m[1]!);
+}
+
+/**
+ * The problems of a git folder: with `strict`, everything in it (a born repository); else what the
+ * command wrote (change time at or after `since`). Each names the path to quarantine.
+ */
+function checkGitDir(gitDir: string, strict: boolean, c: Check, submodule: boolean, depth = 0): RepositoryFinding[] {
+  const since = c.since;
+  const out: RepositoryFinding[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(gitDir);
+  } catch {
+    return strict ? [{ path: gitDir, why: "a git folder that cannot be read" }] : [];
+  }
+  for (const name of names) {
+    const p = join(gitDir, name);
+    const st = lst(p);
+    if (!st || isApproved(c, p)) continue;
+    const written = strict || changedSince(st, since);
+    if (name === "config") {
+      if (!written) continue;
+      if (!st.isFile()) out.push({ path: p, why: "config is not a regular file" });
+      else {
+        const bad = disallowedKeys(p, submodule);
+        if (bad.length) out.push({ path: p, why: `its configuration sets ${bad.slice(0, 5).join(", ")}${bad.length > 5 ? ` and ${bad.length - 5} more` : ""}` });
+      }
+    } else if (name === "hooks") {
+      if (!st.isDirectory()) {
+        if (written) out.push({ path: p, why: "hooks is not a folder" });
+        continue;
+      }
+      let hooks: string[] = [];
+      try {
+        hooks = readdirSync(p);
+      } catch {
+        if (written) out.push({ path: p, why: "a hooks folder that cannot be read" });
+      }
+      for (const h of hooks) {
+        const hp = join(p, h);
+        const hst = lst(hp);
+        if (isApproved(c, hp)) continue;
+        if ((strict || changedSince(hst, since)) && !(newRepositoryHookAllowed(h) && hst?.isFile())) out.push({ path: hp, why: `a hook (hooks/${h})` });
+      }
+    } else if (name === "modules" && st.isDirectory() && depth < 8) {
+      // Submodules' git folders (git clone --recurse-submodules, git submodule update): each is a repository of its own.
+      out.push(...checkModules(p, strict, c, depth + 1));
+    } else if (!newRepositoryEntryAllowed(name)) {
+      if (written)
+        out.push({
+          path: p,
+          why: `${name}, an entry git's own work does not write (git reads configuration and commands from such entries: commondir, config.worktree, worktrees, a rebase's todo list)`,
+        });
+    }
+  }
+  return out;
+}
+
+/** `modules/<name>` (names may hold slashes): a folder with HEAD is a submodule's git folder. */
+function checkModules(dir: string, strict: boolean, c: Check, depth: number): RepositoryFinding[] {
+  const since = c.since;
+  const out: RepositoryFinding[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  for (const n of names) {
+    const p = join(dir, n);
+    const st = lst(p);
+    if (!st?.isDirectory()) {
+      if (strict || changedSince(st, since)) out.push({ path: p, why: `modules/${n} is not a git folder` });
+      continue;
+    }
+    const born = strict || bornSince(st, since);
+    if (lst(join(p, "HEAD"))) out.push(...checkGitDir(p, born, c, true, depth));
+    else if (depth < 8) out.push(...checkModules(p, born, c, depth + 1));
+  }
+  return out;
+}
+
+/** The keys of a configuration file that are not allowed, read by git (no includes followed). */
+function disallowedKeys(file: string, submodule: boolean): string[] {
+  const st = lst(file);
+  if (!st || st.size > CONFIG_MAX_BYTES) return ["(a configuration file over 1 MB)"];
+  let out: string;
+  try {
+    out = execFileSync("git", ["config", "--file", file, "--no-includes", "--list", "--null"], {
+      cwd: "/",
+      encoding: "utf8",
+      timeout: 10_000,
+      maxBuffer: 4 * CONFIG_MAX_BYTES,
+      stdio: ["ignore", "pipe", "ignore"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
+    });
+  } catch {
+    return ["(a configuration git cannot read)"];
+  }
+  const bad: string[] = [];
+  for (const item of out.split("\0")) {
+    if (!item) continue;
+    const nl = item.indexOf("\n");
+    const key = nl < 0 ? item : item.slice(0, nl);
+    const value = nl < 0 ? "true" : item.slice(nl + 1);
+    // A submodule's git folder names its working tree (git writes core.worktree there).
+    if (submodule && key.toLowerCase() === "core.worktree") continue;
+    if (!newRepositoryKeyAllowed(key, value) && !bad.includes(key)) bad.push(key);
+  }
+  return bad;
+}

@@ -1,0 +1,148 @@
+/**
+ * Repositories a command creates below a writable folder (new-repositories.ts): real git writes
+ * them, the sweep checks them against the allow-list of what git init and git clone write, and
+ * the user's own git, run afterwards in each folder, runs no planted program.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newRepositoryKeyAllowed } from "../../../src/core/commands/new-repository";
+import { repositoryMarkers, scanNewRepositories } from "../../../src/node/commands/new-repositories";
+import { sweepGuards } from "../../../src/node/commands/quarantine";
+import type { GuardedPath } from "../../../src/node/commands/sandbox/types";
+
+let base: string;
+let ws: string;
+let q: string;
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, stdio: "pipe" });
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "yoke-nr-")));
+  ws = join(base, "ws");
+  q = join(base, "quarantine");
+  mkdirSync(join(ws, "src"), { recursive: true });
+  writeFileSync(join(ws, "src", "a.js"), "keep\n");
+  git(ws, "init", "-q", "-b", "main");
+  git(ws, "add", "-A");
+  git(ws, "commit", "-qm", "init");
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+/** The guard the mount plan gives a writable folder, taken now (before "the command"). */
+function startCommand(): GuardedPath {
+  const known = repositoryMarkers(ws);
+  return { path: ws, root: ws, why: "w", before: { kind: "repositories", since: Date.now() - 50, known } };
+}
+const marker = (name: string) => join(base, `ran-${name}`);
+/** The user's git status in `dir`, as VS Code's git extension runs it. */
+const userStatus = (dir: string) => spawnSync("git", ["status", "--short"], { cwd: dir, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+const plantFsmonitor = (gitDir: string, name: string) => execFileSync("git", ["config", "-f", join(gitDir, "config"), "core.fsmonitor", `touch ${marker(name)}`]);
+
+describe("repositories a command creates", () => {
+  it("quarantines a new .git folder, a .git file naming a new bare repository and a new bare layout, each with a planted fsmonitor; the user's git runs none", () => {
+    const g = startCommand();
+    mkdirSync(join(ws, "lib/deep/gd"), { recursive: true });
+    git(ws, "init", "-q", "sub");
+    plantFsmonitor(join(ws, "sub/.git"), "sub");
+    git(ws, "init", "-q", "--bare", "lib/deep/gd/repo.git");
+    plantFsmonitor(join(ws, "lib/deep/gd/repo.git"), "gd");
+    writeFileSync(join(ws, "lib/deep/.git"), `gitdir: ${join(ws, "lib/deep/gd/repo.git")}\n`);
+    git(ws, "init", "-q", "--bare", "tools");
+    plantFsmonitor(join(ws, "tools"), "tools");
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["lib/deep/.git", "lib/deep/gd/repo.git", "sub/.git", "tools"]);
+    expect(out.every((x) => x.movedTo && !x.error)).toBe(true);
+    expect(out[0]!.why).toContain("core.fsmonitor");
+    for (const d of ["sub", "lib/deep", "lib/deep/gd"]) expect(userStatus(join(ws, d)).status).toBe(0);
+    expect(["sub", "gd", "tools"].filter((n) => existsSync(marker(n)))).toEqual([]);
+  });
+
+  it("checks every key git can run a program from, by allow-list (aliases, include.path, hooksPath, filters, sshCommand, pager, diff.external)", () => {
+    for (const [k, v] of [
+      ["alias.st", "!touch x"],
+      ["include.path", "../x"],
+      ["includeif.gitdir:/.path", "x"],
+      ["core.hookspath", "h"],
+      ["filter.x.clean", "sh"],
+      ["core.sshcommand", "sh"],
+      ["core.pager", "sh"],
+      ["diff.external", "sh"],
+      ["core.worktree", "/"],
+      ["submodule.x.update", "!sh"],
+      ["remote.origin.url", "ext::sh -c touch% x"],
+      ["remote.origin.uploadpack", "sh"],
+      ["credential.helper", "!sh"],
+    ])
+      expect(newRepositoryKeyAllowed(k!, v!), k).toBe(false);
+    for (const [k, v] of [
+      ["core.repositoryformatversion", "0"],
+      ["remote.origin.url", "file:///srv/x.git"],
+      ["remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"],
+      ["branch.main.remote", "origin"],
+      ["branch.feature/a.b.merge", "refs/heads/feature/a.b"],
+      ["user.email", "a@b"],
+    ])
+      expect(newRepositoryKeyAllowed(k!, v!), k).toBe(true);
+  });
+
+  it("quarantines a new repository with a hook (only git's samples are allowed) or a commondir", () => {
+    const g = startCommand();
+    git(ws, "init", "-q", "h");
+    writeFileSync(join(ws, "h/.git/hooks/pre-commit"), `#!/bin/sh\ntouch ${marker("hook")}\n`);
+    chmodSync(join(ws, "h/.git/hooks/pre-commit"), 0o755);
+    git(ws, "init", "-q", "c");
+    writeFileSync(join(ws, "c/.git/commondir"), "../../elsewhere\n");
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1)).sort()).toEqual(["c/.git", "h/.git"]);
+    expect(out.find((x) => x.path.endsWith("h/.git"))!.why).toContain("hooks/pre-commit");
+    expect(out.find((x) => x.path.endsWith("c/.git"))!.why).toContain("commondir");
+  });
+
+  it("leaves what the user approved for the command (confine.writable) to the user: an approved config with hooksPath stays", () => {
+    const g = startCommand();
+    git(ws, "init", "-q", "tools");
+    execFileSync("git", ["-C", join(ws, "tools"), "config", "core.hooksPath", ".githooks"]);
+    const before = g.before as Extract<GuardedPath["before"], { kind: "repositories" }>;
+    const approved: GuardedPath = { ...g, before: { ...before, approved: [join(ws, "tools/.git/config")] } };
+    expect(sweepGuards([approved], q, new Set())).toEqual([]);
+    expect(sweepGuards([g], q, new Set()).map((x) => x.path)).toEqual([join(ws, "tools/.git")]);
+  });
+
+  it("a folder renamed to .git (its birth time is old) is born all the same: it was not there when the command started", () => {
+    mkdirSync(join(ws, "fixtures"));
+    git(ws, "init", "-q", "--bare", "fixtures/evil");
+    plantFsmonitor(join(ws, "fixtures/evil"), "renamed");
+    rmSync(join(ws, "fixtures/evil/HEAD"));
+    const g = startCommand();
+    mkdirSync(join(ws, "sub"));
+    renameSync(join(ws, "fixtures/evil"), join(ws, "sub/.git"));
+    writeFileSync(join(ws, "sub/.git/HEAD"), "ref: refs/heads/main\n");
+    const out = sweepGuards([g], q, new Set());
+    expect(out.map((x) => x.path.slice(ws.length + 1))).toEqual(["sub/.git"]);
+    userStatus(join(ws, "sub"));
+    expect(existsSync(marker("renamed"))).toBe(false);
+  });
+
+  it("leaves ordinary work alone: git init, a file:// clone with its remote and branch, user settings, a commit and a new branch in a repository the user has, temporary repositories deleted", () => {
+    git(ws, "init", "-q", "mine");
+    execFileSync("git", ["-C", join(ws, "mine"), "config", "core.editor", "vim"]); // the user's own key, outside the list
+    git(join(ws, "mine"), "commit", "-q", "--allow-empty", "-m", "i");
+    const g = startCommand();
+    git(ws, "init", "-q", "fresh");
+    git(ws, "clone", "-q", `file://${join(ws, "mine")}`, "cl");
+    git(join(ws, "cl"), "config", "user.name", "Someone");
+    git(join(ws, "cl"), "config", "pull.rebase", "true");
+    git(join(ws, "mine"), "checkout", "-q", "-b", "feature");
+    git(join(ws, "mine"), "commit", "-q", "--allow-empty", "-m", "x");
+    git(ws, "init", "-q", "--bare", "tmp-remote.git");
+    git(join(ws, "cl"), "remote", "add", "local", join(ws, "tmp-remote.git"));
+    git(join(ws, "cl"), "push", "-q", "local", "HEAD:refs/heads/main");
+    git(ws, "init", "-q", "scratch");
+    rmSync(join(ws, "scratch"), { recursive: true });
+    writeFileSync(join(ws, "package.json"), "{}\n");
+    const scan = scanNewRepositories(ws, (g.before as { since: number }).since, (g.before as { known: ReadonlyMap<string, number> }).known);
+    expect(scan.findings).toEqual([]);
+    expect([...scan.markers.keys()].map((m) => m.slice(ws.length + 1)).sort()).toEqual(["cl/.git", "fresh/.git", "mine/.git", "tmp-remote.git"]);
+  });
+});
