@@ -1,0 +1,24 @@
+/** `yoke run` against the scripted model server (src/demo/scripted-llm-server): its argv, and what the model was told. */
+import type { RecordedRequest } from "../../src/demo/scripted-llm-server";
+
+/**
+ * The argv (after the CLI's path) of a trusted `yoke run` whose model is the scripted server at
+ * `baseUrl` ("m" over the openai-compatible provider), in `cwd`, logging to `sessionDir`. The
+ * caller appends the mode, settings and message.
+ */
+export function scriptedRunArgs(baseUrl: string, cwd: string, sessionDir: string): string[] {
+  return ["run", "--trust", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", "m", "--cwd", cwd, "--session-dir", sessionDir];
+}
+
+type Message = { role: string; content?: unknown };
+
+/** The tool results of a request's messages, as text (a non-string content as JSON). */
+export function toolResultTexts(request: RecordedRequest | undefined): string[] {
+  const messages = ((request?.body as { messages?: Message[] } | undefined)?.messages ?? []) as Message[];
+  return messages.filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+}
+
+/** What the model was told: the tool results of the last request (each earlier one is in it too), one after another. */
+export function toldOf(requests: RecordedRequest[]): string {
+  return toolResultTexts(requests.at(-1)).join("\n---\n");
+}
