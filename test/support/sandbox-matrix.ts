@@ -40,17 +40,17 @@ export const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "r
 
 /**
  * A new folder (mode 755, pushed on `temps`) for one identity × backend cell, with `home` below it:
- * ~/.yoke/settings.json holds `settings` (the user's own choice of backend), `files` are written
- * relative to the home; all of it given to `id`.
+ * ~/.yoke/settings.json holds `settings` (the user's own choice of backend; a function is given the
+ * folder), `files` are written relative to the home; all of it given to `id`.
  */
-export function cellFolder(prefix: string, id: Identity, temps: string[], settings: unknown, files: Record<string, string> = {}): { base: string; home: string } {
+export function cellFolder(prefix: string, id: Identity, temps: string[], settings: unknown | ((base: string) => unknown), files: Record<string, string> = {}): { base: string; home: string } {
   const base = mkdtempSync(join(tmpdir(), prefix));
   temps.push(base);
   chmodSync(base, 0o755);
   const home = join(base, "home");
   mkdirSync(join(home, ".yoke"), { recursive: true });
   for (const [rel, text] of Object.entries(files)) writeFileSync(join(home, rel), text);
-  writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify(settings));
+  writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify(typeof settings === "function" ? settings(base) : settings));
   chownTree(base, id);
   return { base, home };
 }
