@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -49,8 +50,7 @@ function setup() {
   return { ws, home, sessions: join(dir, "sessions") };
 }
 
-const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, prompt], { env: { HOME: s.home } });
+const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) => runCli([...scriptedRunArgs(url, s.ws, s.sessions), prompt], { env: { HOME: s.home } });
 
 describe("custom agents: prompt, skills, permissionMode", () => {
   it("a repository agent's body replaces Yoke's prose, its skill is preloaded, its bypassPermissions is ignored with a note (the command is asked, refused, never runs)", async () => {

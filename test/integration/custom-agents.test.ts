@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -69,8 +70,7 @@ function setup() {
   return { ws, home, sessions: join(dir, "sessions") };
 }
 
-const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, prompt], { env: { HOME: s.home } });
+const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) => runCli([...scriptedRunArgs(url, s.ws, s.sessions), prompt], { env: { HOME: s.home } });
 
 describe("custom sub-agents through the task tool", () => {
   it("the task tool lists the agents; subagent_type starts the project's code-reviewer with its prompt, its model and only Read/Grep tools; a command it asks for is refused and never runs", async () => {

@@ -51,7 +51,7 @@ function sessionLog(sessions: string) {
 }
 
 const run = (ws: string, sessions: string, home: string, prompt: string, extra: string[] = []) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, ...extra, prompt], { env: { HOME: home } });
+  runCli([...scriptedRunArgs(server!.openaiBaseUrl, ws, sessions), ...extra, prompt], { env: { HOME: home } });
 
 const script = async (turns: ScriptedTurn[]) => (server = await startScriptedLlmServer({ script: turns }));
 
@@ -99,6 +99,7 @@ describe("hooks from the workspace's .claude/settings.json", () => {
     const { ws, sessions, home } = workspace({
       ".claude/hooks/after_write.py": `#!/usr/bin/env python3
 import json, os, sys
+import { scriptedRunArgs } from "../support/scripted-run";
 data = json.load(sys.stdin)
 with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], ".payload.json"), "w") as f:
     json.dump(data, f)
@@ -266,14 +267,10 @@ describe.each(identities().list)("hooks in the user's own settings, as $label", 
     return w;
   }
   const runAs = (w: ReturnType<typeof workspace>, prompt: string, mode: string) =>
-    runCliAs(
-      who,
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, "--permission-mode", mode, prompt],
-      {
-        env: { HOME: w.home },
-        timeoutMs: 60_000,
-      },
-    );
+    runCliAs(who, [...scriptedRunArgs(server!.openaiBaseUrl, w.ws, w.sessions), "--permission-mode", mode, prompt], {
+      env: { HOME: w.home },
+      timeoutMs: 60_000,
+    });
 
   it("a guard hook in ~/.claude/hooks runs (outside the sandbox, where its script is) and blocks; one whose script is missing blocks too", async () => {
     const w = userWorkspace({

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -76,26 +77,10 @@ describe("model fallback (yoke run --fallback-model)", () => {
 
   it("rejects a bad --max-cost / --max-time with exit 2", async () => {
     const { ws, sessions } = workspace();
-    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", ws, "--session-dir", sessions, "--max-cost=-1", "hi"]);
+    const r = await runCli([...scriptedRunArgs("http://127.0.0.1:9/v1", ws, sessions), "--max-cost=-1", "hi"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--max-cost must be a positive number (got "-1")');
-    const t = await runCli([
-      "run",
-      "--trust",
-      "--provider",
-      "openai-compatible",
-      "--base-url",
-      "http://127.0.0.1:9/v1",
-      "--model",
-      "m",
-      "--cwd",
-      ws,
-      "--session-dir",
-      sessions,
-      "--max-time",
-      "soon",
-      "hi",
-    ]);
+    const t = await runCli([...scriptedRunArgs("http://127.0.0.1:9/v1", ws, sessions), "--max-time", "soon", "hi"]);
     expect(t.code).toBe(2);
     expect(t.stderr).toContain('--max-time must be a positive number (got "soon")');
   });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 
@@ -100,10 +101,7 @@ describe("MCP servers from ~/.claude.json, ~/.cursor/mcp.json, .cursor/mcp.json 
     });
     let requests: { body: Record<string, unknown> }[];
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), "use the tools"],
-        { env },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "use the tools"], { env });
       expect(r.code, r.stderr).toBe(0);
       requests = llm.requests;
     } finally {

@@ -16,6 +16,7 @@ import { spillPreview } from "../../src/core/compaction/render";
 import { cliPath, ensureBuilt, runCli, type CliResult } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const PROBE = join(__dirname, "../support/mcp-probe-server.cjs");
@@ -94,11 +95,7 @@ function startCliAs(who: Identity | undefined, args: string[], env: Record<strin
 async function session(w: Ws, script: Script, opts: { who?: Identity; env?: Record<string, string>; extra?: string[] } = {}) {
   const llm = await startScriptedLlmServer({ script });
   try {
-    const cli = startCliAs(
-      opts.who,
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), ...(opts.extra ?? []), "go"],
-      { HOME: w.home, ...opts.env },
-    );
+    const cli = startCliAs(opts.who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), ...(opts.extra ?? []), "go"], { HOME: w.home, ...opts.env });
     const timer = setTimeout(() => cli.kill("SIGKILL"), 100_000);
     const r = await cli.result;
     clearTimeout(timer);
@@ -319,11 +316,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
         script: [{ toolCalls: [{ name: "mcp__probe__spawn_sleeper", input: {} }] }, { toolCalls: [{ name: "mcp__probe__wait", input: { ms: 120_000 } }] }, { text: "never" }],
       });
       try {
-        const cli = startCliAs(
-          who,
-          ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"],
-          { HOME: w.home },
-        );
+        const cli = startCliAs(who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), "go"], { HOME: w.home });
         expect(await until(() => llm.requests.length === 2 && pidsOf(sleeperArgv(t)).length === 1, 60_000)).toBe(true);
         await new Promise((r) => setTimeout(r, 300)); // the wait call is on its way
         expect(pidsOf(server)).toHaveLength(1);
@@ -350,10 +343,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
       const t = tag("startterm");
       const server = [process.execPath, "-e", "setInterval(() => {}, 1 << 30)", `mute${t}`];
       const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { mute: { command: server[0], args: server.slice(1) } } }) }, who);
-      const args =
-        command === "run"
-          ? ["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"]
-          : ["mcp", "list", "--cwd", w.cwd, "--json"];
+      const args = command === "run" ? [...scriptedRunArgs("http://127.0.0.1:9/v1", w.cwd, join(w.home, "sessions")), "go"] : ["mcp", "list", "--cwd", w.cwd, "--json"];
       const cli = startCliAs(who, args, { HOME: w.home });
       expect(await until(() => pidsOf(server).length === 1, 20_000)).toBe(true);
       cli.kill("SIGTERM");
@@ -370,11 +360,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
     const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { probe: { command: server[0], args: server.slice(1) } }, permissions: { allow: ["mcp__probe"] } }) }, who);
     const llm = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "mcp__probe__spawn_sleeper", input: {} }] }, { hang: true }] });
     try {
-      const cli = startCliAs(
-        who,
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"],
-        { HOME: w.home },
-      );
+      const cli = startCliAs(who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), "go"], { HOME: w.home });
       expect(await until(() => llm.requests.length === 2 && pidsOf(sleeperArgv(t)).length === 1, 60_000)).toBe(true);
       cli.kill("SIGKILL");
       await cli.result;

@@ -11,6 +11,7 @@ import type { ScriptedTurn } from "../../src/demo/types";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
 import { startRecordingMcpServer } from "../support/mcp-http-server";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const STUBBORN = join(__dirname, "../support/mcp-stubborn-server.cjs");
@@ -49,12 +50,9 @@ function everythingServer(argv: string[]) {
 async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = []) {
   const llm = await startScriptedLlmServer({ script });
   try {
-    const r = await runCli(
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"],
-      {
-        env: { HOME: home },
-      },
-    );
+    const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), ...extra, "use the tool"], {
+      env: { HOME: home },
+    });
     return { ...r, requests: llm.requests };
   } finally {
     await llm.close();
@@ -129,7 +127,7 @@ describe("HTTP MCP servers (the SDK's own server classes)", () => {
         ],
       });
       try {
-        const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+        const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "s")), "go"], {
           env: { HOME: home, REC_TOKEN: "s3cret" },
         });
         expect(r.code, r.stderr).toBe(0);
@@ -213,7 +211,7 @@ describe("orphans of a killed Yoke process", () => {
     const llm = await startScriptedLlmServer({ script: [{ hang: true }] });
     let orphan: number | undefined;
     try {
-      const cli = startCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+      const cli = startCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "s")), "go"], {
         env: { HOME: home },
       });
       // The model request hangs, so the session is past setup: the server runs.

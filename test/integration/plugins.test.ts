@@ -13,6 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -96,7 +97,7 @@ const yoke = (s: Setup, args: string[]) => runCli(args, { env: { HOME: s.home },
 async function session(s: Setup, script: ScriptedTurn[]): Promise<{ requests: RecordedRequest[]; stderr: string }> {
   const queue = [...script];
   server = await startScriptedLlmServer({ script: async (r) => (isChild(r) ? { text: "child done" } : (queue.shift() ?? { text: "done" })) });
-  const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, "Check the project"], {
+  const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, s.sessions), "Check the project"], {
     env: { HOME: s.home },
   });
   expect(r.code, r.stderr).toBe(0);

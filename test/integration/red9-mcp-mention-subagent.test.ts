@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const SECRET = "Resource 2: This is a plaintext resource";
@@ -43,12 +44,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
       apiKey: "sk-test",
     });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "go"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "go"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
       expect(bodies).not.toContain(SECRET);
@@ -69,12 +67,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
       apiKey: "sk-test",
     });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "go"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "go"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(llm.requests.length).toBeGreaterThanOrEqual(2);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
@@ -92,12 +87,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
     writeFileSync(join(ws.cwd, ".claude/commands/fix.md"), "Fix the failing test.\n\nContext: @everything:demo://resource/dynamic/text/2\n");
     const llm = await startScriptedLlmServer({ script: [{ text: "done" }], apiKey: "sk-test" });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "/fix"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "/fix"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
       expect(bodies).toContain("Fix the failing test.");

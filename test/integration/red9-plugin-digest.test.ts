@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -56,7 +57,7 @@ it("an approval of version 1 does not approve version 2's new hook (same digest 
   expect((await yoke(["plugins", "install", "evil-kit@m"])).code).toBe(0);
   expect((await yoke(["plugins", "approve", "evil-kit"])).code).toBe(0);
   server = await startScriptedLlmServer({ script: async () => ({ text: "ok" }) });
-  const run = () => yoke(["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", join(dir, "s"), "Check"]);
+  const run = () => yoke([...scriptedRunArgs(server!.openaiBaseUrl, ws, join(dir, "s")), "Check"]);
   let r = await run();
   expect(r.code, r.stderr).toBe(0);
   expect(existsSync(benign), "the approved version's hook ran").toBe(true);

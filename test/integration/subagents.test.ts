@@ -20,6 +20,7 @@ import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -463,7 +464,7 @@ describe("yoke run and yoke sessions with sub-agents", () => {
         1: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }, { text: "Two files: README.md and src/config.ts." }],
       }),
     });
-    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "Survey the repo"]);
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "Survey the repo"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /⏺ task Survey\n\s+↳ sub-agent "Survey" started \(session [\w.-]+\)\n\s+· list_files \.\n\s+↳ sub-agent "Survey" completed \(1 tool call\)\n\s+⎿ Sub-agent "Survey" completed/,

@@ -11,6 +11,7 @@ import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -37,26 +38,7 @@ function lastUserText(req: RecordedRequest): string {
 
 async function run(ws: string, sessions: string, home: string, prompt: string) {
   mkdirSync(home, { recursive: true });
-  return runCli(
-    [
-      "run",
-      "--trust",
-      "--provider",
-      "openai-compatible",
-      "--base-url",
-      server!.openaiBaseUrl,
-      "--model",
-      "m",
-      "--cwd",
-      ws,
-      "--session-dir",
-      sessions,
-      "--permission-mode",
-      "bypassPermissions",
-      prompt,
-    ],
-    { env: { HOME: home } },
-  );
+  return runCli([...scriptedRunArgs(server!.openaiBaseUrl, ws, sessions), "--permission-mode", "bypassPermissions", prompt], { env: { HOME: home } });
 }
 
 beforeAll(() => ensureBuilt(), 120_000);

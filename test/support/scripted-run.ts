@@ -2,9 +2,9 @@
 import type { RecordedRequest } from "../../src/demo/scripted-llm-server";
 
 /**
- * The argv (after the CLI's path) of a trusted `yoke run` whose model is the scripted server at
- * `baseUrl` ("m" over the openai-compatible provider), in `cwd`, logging to `sessionDir`. The
- * caller appends the mode, settings and message.
+ * The argv (after the CLI's path) of a trusted `yoke run` whose model is "m" at `baseUrl` over the
+ * openai-compatible provider (the scripted server's openaiBaseUrl, or an address nothing answers
+ * at), in `cwd`, logging to `sessionDir`. The caller appends the mode, settings and message.
  */
 export function scriptedRunArgs(baseUrl: string, cwd: string, sessionDir: string): string[] {
   return ["run", "--trust", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", "m", "--cwd", cwd, "--session-dir", sessionDir];
