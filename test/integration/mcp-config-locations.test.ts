@@ -10,8 +10,7 @@ import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
 import { scriptedRunArgs } from "../support/scripted-run";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { everythingArgv } from "../support/mcp-fixtures";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -19,9 +18,6 @@ afterAll(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-}
 const server = (argv: string[]) => ({ command: argv[0], args: argv.slice(1) });
 
 /** A workspace and a HOME of its own; files relative to the workspace, or to HOME with "~/". */

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { RecordedRequest, Script } from "../../src/demo/types";
@@ -17,8 +17,9 @@ import { cliPath, ensureBuilt, runCli, type CliResult } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
 import { pidsOf } from "../support/processes";
 import { scriptedRunArgs } from "../support/scripted-run";
+import { EVERYTHING, uniqueTestArg } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const PROBE = join(__dirname, "../support/mcp-probe-server.cjs");
 const ANTHROPIC_SECRET = "sk-ant-mcp22-secret-0123456789";
 const OPENAI_SECRET = "sk-openai-mcp22-secret-0123456789";
@@ -46,23 +47,13 @@ interface Ws {
 
 /** A workspace and a HOME of its own (approvals, caches, the process registry are the test's), owned by `who`. */
 function workspace(files: Record<string, string>, who?: Identity): Ws {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp22-"));
-  temps.push(base);
+  const { base, cwd, home } = createWorkspaceWithHome("yoke-mcp22-", files, temps);
   chmodSync(base, 0o755);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
   if (who) chownTree(base, who);
   return { base, cwd, home };
 }
 
-const tag = (what: string) => `--yoke-test=${what}-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const tag = uniqueTestArg;
 const sleeperArgv = (t: string) => [process.execPath, "-e", "setInterval(() => {}, 1 << 30)", `sleeper${t}`];
 
 type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string } }[] };

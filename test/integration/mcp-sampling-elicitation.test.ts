@@ -3,9 +3,8 @@
 // trigger-elicitation-request tools), through full sessions with the scripted model over HTTP:
 // `yoke run` headless (no terminal: sampling refused unless a rule allows it, forms declined) and
 // a CLI session driven in-process with an approver and a form answerer, as the panel does.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
@@ -17,8 +16,8 @@ import { AgentSession } from "../../src/core/loop/agent-session";
 import type { PermissionQuestion } from "../../src/core/loop/types";
 import { validateElicitation, type ElicitRequest } from "../../src/core/mcp/elicitation";
 import { pidsOf } from "../support/processes";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -27,27 +26,11 @@ afterAll(() => {
 });
 
 function workspace(files: Record<string, string>): { cwd: string; home: string } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-se-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
+  const { cwd, home } = createWorkspaceWithHome("yoke-mcp-se-", files, temps);
   return { cwd, home };
 }
 
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-}
-
-function settings(argv: string[], allow: string[], deny: string[] = []): string {
-  return JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { allow, deny } });
-}
+const settings = everythingSettings;
 
 type Msg = { role: string; content?: unknown };
 type Req = { body: Record<string, unknown> };

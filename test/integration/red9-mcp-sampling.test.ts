@@ -5,17 +5,16 @@
 // says "otherwise you are asked" — reported to the lead), and an untracked
 // .claude/settings.local.json in a folder that is not a git repository counts as the user's own.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { parseLog } from "../../src/core/session/session-log";
 import type { SessionEvent } from "../../src/core/events";
 import { ensureBuilt, runCli } from "../support/cli";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -24,27 +23,11 @@ afterAll(() => {
 });
 
 function workspace(files: Record<string, string>): { cwd: string; home: string } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-se-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
+  const { cwd, home } = createWorkspaceWithHome("yoke-mcp-se-", files, temps);
   return { cwd, home };
 }
 
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-}
-
-function settings(argv: string[], allow: string[], deny: string[] = []): string {
-  return JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { allow, deny } });
-}
+const settings = everythingSettings;
 
 type Req = { body: Record<string, unknown> };
 

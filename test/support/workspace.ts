@@ -77,3 +77,23 @@ export async function callTool(tools: ToolDefinition[] | ToolRegistry, name: str
     throw e;
   }
 }
+
+/**
+ * A temp folder (pushed on `temps` for the caller to remove) holding a workspace `ws` and a HOME of
+ * its own `home` (so ~/.yoke approvals and caches are the test's). `files` are relative to the
+ * workspace, or to the home when they start with "~/".
+ */
+export function createWorkspaceWithHome(prefix: string, files: Record<string, string>, temps: string[]): { base: string; cwd: string; home: string } {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  temps.push(base);
+  const cwd = path.join(base, "ws");
+  const home = path.join(base, "home");
+  fs.mkdirSync(cwd, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = rel.startsWith("~/") ? path.join(home, rel.slice(2)) : path.join(cwd, rel);
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, text);
+  }
+  return { base, cwd, home };
+}
