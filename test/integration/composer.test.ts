@@ -3,7 +3,7 @@
 // sandboxed command runner (git diff, the last command's output). What the model got is read from
 // the requests the server recorded.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +23,7 @@ import { createNodeServices } from "../../src/node/agent-services";
 import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -31,9 +32,7 @@ const sessions: AgentSession[] = [];
 beforeAll(() => hashlineReady());
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.end();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 function workspace(files: Record<string, string>) {

@@ -2,7 +2,7 @@
 // commands, real files and the scripted model over HTTP, and an approver that answers like a user:
 // a `!` line the engine asks about runs only when the user allows it; `allowed-tools` lift the
 // mode's questions for the command's turn and never a protected path's.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import { nodeCustomCommandsExtension } from "../../src/node/custom-commands";
 import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -25,9 +26,7 @@ const sessions: AgentSession[] = [];
 
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.end();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 function workspace(files: Record<string, string>) {

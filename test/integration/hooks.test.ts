@@ -5,7 +5,7 @@
  * hook cannot be tried here: there is no registry offline.) Outcomes are checked on disk and in
  * what the model was sent.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -60,9 +60,7 @@ beforeAll(async () => {
   await hashlineReady();
 }, 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 /** A guard in the style of public hook repositories: jq reads the command, exit 2 blocks. */
@@ -100,6 +98,7 @@ describe("hooks from the workspace's .claude/settings.json", () => {
       ".claude/hooks/after_write.py": `#!/usr/bin/env python3
 import json, os, sys
 import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 data = json.load(sys.stdin)
 with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], ".payload.json"), "w") as f:
     json.dump(data, f)

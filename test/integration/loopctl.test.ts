@@ -1,7 +1,7 @@
 // Loop control through the real CLI, real SDK clients and real HTTP to the scripted LLM server on
 // 127.0.0.1: fallback to a second model when the first answers 503, and the max-cost / max-time
 // stops with their report, continued afterwards with `yoke resume`.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -45,9 +46,7 @@ const base = (url: string, ws: string, sessions: string, model = "primary-model"
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("model fallback (yoke run --fallback-model)", () => {

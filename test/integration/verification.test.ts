@@ -2,7 +2,7 @@
 // runner (bwrap/firejail as installed), real files. verification.command runs before the agent may
 // finish; failures go back to the model at most maxReflections times; verification.lintCommand
 // reports only the problems the agent's edits introduced.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer } fro
 import { readExchange } from "../../src/demo/wire-conversation";
 import { ensureBuilt, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -43,9 +44,7 @@ async function run(ws: string, sessions: string, home: string, prompt: string) {
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const CHECK = "sh check.sh";

@@ -22,3 +22,20 @@ export function toolResultTexts(request: RecordedRequest | undefined): string[] 
 export function toldOf(requests: RecordedRequest[]): string {
   return toolResultTexts(requests.at(-1)).join("\n---\n");
 }
+
+type OpenAiTool = { function: { name: string; description: string } };
+
+/** The system prompt of a request (the text of its first message). */
+export const systemPromptOf = (r: RecordedRequest): string => String(((r.body.messages as Array<Record<string, unknown>>)[0] as { content?: unknown }).content ?? "");
+
+/** 0: the user's session; n: a request of a sub-agent at depth n (its system prompt says so). */
+export const subagentDepthOf = (r: RecordedRequest): number => Number(/You are a sub-agent \(depth (\d+)\)/.exec(systemPromptOf(r))?.[1] ?? 0);
+
+/** The tools a request offered the model. */
+export const toolsOf = (r: RecordedRequest): OpenAiTool[] => (r.body.tools as OpenAiTool[] | undefined) ?? [];
+
+/** Their names, in the request's order. */
+export const toolNamesOf = (r: RecordedRequest): string[] => toolsOf(r).map((t) => t.function.name);
+
+/** The description of the task tool the request offered ("" when none). */
+export const taskDescriptionOf = (r: RecordedRequest): string => toolsOf(r).find((t) => t.function.name === "task")?.function.description ?? "";

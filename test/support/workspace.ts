@@ -97,3 +97,9 @@ export function createWorkspaceWithHome(prefix: string, files: Record<string, st
   }
   return { base, cwd, home };
 }
+
+/** Writes a file at an absolute path, creating its parent folders. */
+export function writeWithParents(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
