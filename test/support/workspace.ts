@@ -81,10 +81,12 @@ export async function callTool(tools: ToolDefinition[] | ToolRegistry, name: str
 /**
  * A temp folder (pushed on `temps` for the caller to remove) holding a workspace `ws` and a HOME of
  * its own `home` (so ~/.yoke approvals and caches are the test's). `files` are relative to the
- * workspace, or to the home when they start with "~/".
+ * workspace, or to the home when they start with "~/". `realpath`: the folder's real path (links
+ * such as /tmp -> /private/tmp resolved).
  */
-export function createWorkspaceWithHome(prefix: string, files: Record<string, string>, temps: string[]): { base: string; cwd: string; home: string } {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+export function createWorkspaceWithHome(prefix: string, files: Record<string, string>, temps: string[], opts: { realpath?: boolean } = {}): { base: string; cwd: string; home: string } {
+  const made = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const base = opts.realpath ? fs.realpathSync(made) : made;
   temps.push(base);
   const cwd = path.join(base, "ws");
   const home = path.join(base, "home");
