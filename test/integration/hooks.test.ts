@@ -14,6 +14,8 @@ import { hashlineReady, lineTag } from "../../src/core/edit/hashline";
 import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt, runCli } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -97,8 +99,6 @@ describe("hooks from the workspace's .claude/settings.json", () => {
     const { ws, sessions, home } = workspace({
       ".claude/hooks/after_write.py": `#!/usr/bin/env python3
 import json, os, sys
-import { scriptedRunArgs } from "../support/scripted-run";
-import { closeServerAndRemoveTemps } from "../support/teardown";
 data = json.load(sys.stdin)
 with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], ".payload.json"), "w") as f:
     json.dump(data, f)
