@@ -3,20 +3,19 @@
 // trigger-elicitation-request tools), through full sessions with the scripted model over HTTP:
 // `yoke run` headless (no terminal: sampling refused unless a rule allows it, forms declined) and
 // a CLI session driven in-process with an approver and a form answerer, as the panel does.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { parseLog } from "../../src/core/session/session-log";
-import type { SessionEvent } from "../../src/core/events";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
 import { buildCliSession } from "../../src/cli/session-setup";
 import { AgentSession } from "../../src/core/loop/agent-session";
 import type { PermissionQuestion } from "../../src/core/loop/types";
 import { validateElicitation, type ElicitRequest } from "../../src/core/mcp/elicitation";
 import { pidsOf } from "../support/processes";
 import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { runScriptedSession } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
@@ -39,26 +38,8 @@ function toolResults(requests: Req[]): string[] {
   return (requests[requests.length - 1]!.body.messages as Msg[]).filter((m) => m.role === "tool").map(text);
 }
 
-function events(sessions: string): SessionEvent[] {
-  const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
-  return parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
-}
-
-async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = [], model = "m") {
-  const llm = await startScriptedLlmServer({ script });
-  const sessions = join(home, "sessions");
-  try {
-    const r = await runCli(
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", model, "--cwd", cwd, "--session-dir", sessions, ...extra, "use the tool"],
-      {
-        env: { HOME: home },
-      },
-    );
-    return { ...r, requests: llm.requests as Req[], events: events(sessions) };
-  } finally {
-    await llm.close();
-  }
-}
+/** One headless `yoke run` with the scripted model ("use the tool"): result, requests, session events. */
+const run = runScriptedSession;
 
 const SAMPLE = { name: "mcp__everything__trigger-sampling-request", input: { prompt: "What is the capital of France?", maxTokens: 60 } };
 const ELICIT = { name: "mcp__everything__trigger-elicitation-request", input: {} };

@@ -5,15 +5,11 @@
 // says "otherwise you are asked" — reported to the lead), and an untracked
 // .claude/settings.local.json in a folder that is not a git repository counts as the user's own.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
-import type { ScriptedTurn } from "../../src/demo/types";
-import { parseLog } from "../../src/core/session/session-log";
-import type { SessionEvent } from "../../src/core/events";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
 import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { runScriptedSession } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
@@ -29,28 +25,8 @@ function workspace(files: Record<string, string>): { cwd: string; home: string }
 
 const settings = everythingSettings;
 
-type Req = { body: Record<string, unknown> };
-
-function events(sessions: string): SessionEvent[] {
-  const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
-  return parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
-}
-
-async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = [], model = "m") {
-  const llm = await startScriptedLlmServer({ script });
-  const sessions = join(home, "sessions");
-  try {
-    const r = await runCli(
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", model, "--cwd", cwd, "--session-dir", sessions, ...extra, "use the tool"],
-      {
-        env: { HOME: home },
-      },
-    );
-    return { ...r, requests: llm.requests as Req[], events: events(sessions) };
-  } finally {
-    await llm.close();
-  }
-}
+/** One headless `yoke run` with the scripted model ("use the tool"): result, requests, session events. */
+const run = runScriptedSession;
 
 const SAMPLE = { name: "mcp__everything__trigger-sampling-request", input: { prompt: "What is the capital of France?", maxTokens: 60 } };
 

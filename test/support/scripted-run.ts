@@ -1,13 +1,48 @@
 /** `yoke run` against the scripted model server (src/demo/scripted-llm-server): its argv, and what the model was told. */
-import type { RecordedRequest } from "../../src/demo/scripted-llm-server";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionEvent } from "../../src/core/events";
+import { parseLog } from "../../src/core/session/session-log";
+import { startScriptedLlmServer, type RecordedRequest, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { runCli, type CliResult } from "./cli";
 
 /**
  * The argv (after the CLI's path) of a trusted `yoke run` whose model is "m" at `baseUrl` over the
  * openai-compatible provider (the scripted server's openaiBaseUrl, or an address nothing answers
- * at), in `cwd`, logging to `sessionDir`. The caller appends the mode, settings and message.
+ * at; another model name when given), in `cwd`, logging to `sessionDir`. The caller appends the mode, settings and message.
  */
-export function scriptedRunArgs(baseUrl: string, cwd: string, sessionDir: string): string[] {
-  return ["run", "--trust", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", "m", "--cwd", cwd, "--session-dir", sessionDir];
+export function scriptedRunArgs(baseUrl: string, cwd: string, sessionDir: string, model = "m"): string[] {
+  return ["run", "--trust", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", model, "--cwd", cwd, "--session-dir", sessionDir];
+}
+
+/** The events of the (first) session log in a session folder. */
+export function sessionEventsIn(sessions: string): SessionEvent[] {
+  const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
+  return parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
+}
+
+/**
+ * One `yoke run` in `cwd` with HOME `home` (sessions in ~/sessions) against a scripted model
+ * server playing `script`, the message "use the tool" after `extra`: the CLI's result, the requests
+ * the model got and the session's events.
+ */
+export async function runScriptedSession(
+  cwd: string,
+  home: string,
+  script: ScriptedTurn[],
+  extra: string[] = [],
+  model = "m",
+): Promise<CliResult & { requests: RecordedRequest[]; events: SessionEvent[] }> {
+  const llm = await startScriptedLlmServer({ script });
+  const sessions = join(home, "sessions");
+  try {
+    const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, sessions, model), ...extra, "use the tool"], {
+      env: { HOME: home },
+    });
+    return { ...r, requests: llm.requests, events: sessionEventsIn(sessions) };
+  } finally {
+    await llm.close();
+  }
 }
 
 type Message = { role: string; content?: unknown };
