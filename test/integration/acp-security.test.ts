@@ -4,7 +4,7 @@
  * fs/write_text_file, gets nothing written outside — the editor is never asked to write there.
  * Run as root and as an unprivileged user, the real `yoke acp` over stdio.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import { ensureBuilt } from "../support/cli";
 import { chownTree, identities } from "../support/identities";
 import { startAcpClient, type AcpTestClient } from "../support/acp-client";
 import { testTerminalHost } from "../support/acp-terminal";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 const { list, missing } = identities();
 let server: ScriptedServer | undefined;
@@ -22,9 +23,7 @@ const temps: string[] = [];
 beforeAll(() => ensureBuilt(), 180_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe.each(list)("yoke acp as $label: the editor's file system behind the permission gate", (who) => {

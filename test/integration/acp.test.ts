@@ -6,7 +6,7 @@
  * store as `yoke run`), and the editor's file system used when it offers one.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,6 +17,7 @@ import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt, runCli } from "../support/cli";
 import { testTerminalHost } from "../support/acp-terminal";
 import { chunkText, startAcpClient, updatesOf, type AcpClientHandlers, type AcpTestClient } from "../support/acp-client";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const clients: AcpTestClient[] = [];
@@ -51,9 +52,7 @@ function logEvents(sessions: string, id: string) {
 beforeAll(() => ensureBuilt(), 180_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("yoke acp", () => {

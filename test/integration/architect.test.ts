@@ -1,7 +1,7 @@
 // Architect mode through the real CLI, real SDK clients and real HTTP to the scripted LLM server:
 // the `architect` key of ~/.yoke/settings.json sends the plan request to the planning model (read-only
 // tools only, told it plans) and, after the hand-over, the edit requests to the cheaper editor model.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import type { RecordedRequest } from "../../src/demo/types";
 import { ensureBuilt, runCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -45,9 +46,7 @@ function onlySession(dir: string) {
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("architect mode (setting architect.editorModel)", () => {

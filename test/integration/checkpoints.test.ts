@@ -4,7 +4,7 @@
  * put files and conversation back, the user's repository state checked with git itself.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -13,14 +13,13 @@ import type { ScriptedTurn } from "../../src/demo/types";
 import { parseLog } from "../../src/core/session/session-log";
 import { projectConversation, summarizeSession } from "../../src/core/session/projection";
 import { ensureBuilt, runCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u", GIT_COMMITTER_EMAIL: "u@x" };

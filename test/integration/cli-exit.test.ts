@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { cliPath, ensureBuilt } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -90,24 +91,7 @@ describe.each(identities().list)("yoke run after a sandboxed command, as $label"
     server = await startScriptedLlmServer({
       script: [{ toolCalls: [{ name: "run_command", input: { command: `echo ran-${tag}; (${sleeper} &)` } }] }, { text: "Done." }],
     });
-    const args = [
-      "run",
-      "--trust",
-      "--provider",
-      "openai-compatible",
-      "--base-url",
-      server.openaiBaseUrl,
-      "--model",
-      "m",
-      "--cwd",
-      ws,
-      "--session-dir",
-      join(root, "sessions"),
-      "--permission-mode",
-      "bypassPermissions",
-      "--json",
-      "run it",
-    ];
+    const args = [...scriptedRunArgs(server.openaiBaseUrl, ws, join(root, "sessions")), "--permission-mode", "bypassPermissions", "--json", "run it"];
     // Its cwd is the workspace, so the reaper it starts is found by the leftovers check too.
     const child = spawn(process.execPath, [cliPath, ...args], { cwd: ws, stdio: ["ignore", "pipe", "pipe"], ...spawnAs(who, { HOME: home, OPENAI_API_KEY: "test" }) });
     const pid = child.pid!;

@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -28,9 +30,7 @@ function sessionEvents(dir: string) {
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("yoke run", () => {
@@ -119,7 +119,7 @@ describe("yoke run", () => {
   it("exits 1 with the provider's message when the key is rejected", async () => {
     const { ws, sessions } = workspace();
     server = await startScriptedLlmServer({ script: [{ text: "never" }], apiKey: "right" });
-    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "hi"], {
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "hi"], {
       env: { OPENAI_API_KEY: "wrong" },
     });
     expect(r.code).toBe(1);
@@ -156,7 +156,7 @@ describe("yoke resume after kill -9", () => {
         return { text: "count() returns the number of items." };
       },
     });
-    const child = startCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "What does count do?"]);
+    const child = startCli([...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "What does count do?"]);
     await secondRequest;
     await new Promise((r) => setTimeout(r, 200));
     killed = true;

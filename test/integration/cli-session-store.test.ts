@@ -2,7 +2,7 @@
 // ~/.yoke/sessions/<workspace-key>/ however the folder is named; old per-path folders are moved
 // in; a session a live `yoke run` is writing is listed as in use, `yoke resume` refuses it (exit 1,
 // naming the holder) and `yoke fork` continues a copy; after a kill -9 the session resumes.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { readExchange } from "../../src/demo/wire-conversation";
 import { parseLog } from "../../src/core/session/session-log";
 import { defaultSessionDir, legacyCliSessionDir } from "../../src/node/session-location";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -36,9 +37,7 @@ const events = (dir: string, id: string) =>
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("the CLI on the shared session store", () => {

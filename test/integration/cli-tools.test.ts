@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -28,9 +29,7 @@ function toolResult(n: number): string {
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const base = (url: string, ws: string, sessions: string) => ["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", ws, "--session-dir", sessions];

@@ -1,7 +1,7 @@
 // Compaction through real parts: the @anthropic-ai/sdk client over HTTP to the scripted server
 // (whose request log is what the provider received), the file session store, and the built CLI
 // with a real PreCompact hook script.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { defineTool, type ToolDefinition } from "../../src/core/tools/types";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { createFileSessionStore, type FileSessionStore } from "../../src/node/session-store";
 import { ensureBuilt, runCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -25,9 +26,7 @@ const tmp = (p: string) => {
   return d;
 };
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const services = { fs: { root: "/ws" } as WorkspaceFs, search: {} as Searcher, log: silentLogger };

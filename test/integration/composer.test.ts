@@ -3,9 +3,8 @@
 // sandboxed command runner (git diff, the last command's output). What the model got is read from
 // the requests the server recorded.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { composerExtension, queueFromEvents, type SessionComposer } from "../../src/core/composer";
 import { MAX_ATTACHMENT_CHARS } from "../../src/core/composer/resolve";
@@ -23,6 +22,8 @@ import { createNodeServices } from "../../src/node/agent-services";
 import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -31,23 +32,12 @@ const sessions: AgentSession[] = [];
 beforeAll(() => hashlineReady());
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.end();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 function workspace(files: Record<string, string>) {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-composer-")));
-  temps.push(dir);
-  const ws = join(dir, "ws");
-  const home = join(dir, "home");
-  mkdirSync(ws);
-  mkdirSync(home);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(ws, rel)), { recursive: true });
-    writeFileSync(join(ws, rel), text);
-  }
-  return { ws, home, sessionDir: join(dir, "sessions") };
+  const { base, cwd, home } = createWorkspaceWithHome("yoke-composer-", files, temps, { realpath: true });
+  return { ws: cwd, home, sessionDir: join(base, "sessions") };
 }
 
 interface Setup {

@@ -5,30 +5,25 @@
 // here, and never runs), while the user's own agent in acceptEdits writes without asking. Plugin
 // commands named as single files in plugin.json run as /plugin:command. Agent files are written from
 // Claude Code's sub-agent and plugin reference.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { subagentDepthOf as depthOf, systemPromptOf as system } from "../support/scripted-run";
+import { writeWithParents as write } from "../support/workspace";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 beforeAll(() => ensureBuilt(), 120_000);
 
 type Json = Record<string, unknown>;
-const system = (r: RecordedRequest) => String(((r.body.messages as Json[])[0] as { content?: unknown }).content ?? "");
-const depthOf = (r: RecordedRequest) => Number(/You are a sub-agent \(depth (\d+)\)/.exec(system(r))?.[1] ?? 0);
-
-function write(path: string, text: string) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 function byDepth(queues: Record<number, ScriptedTurn[]>) {
   return async (r: RecordedRequest): Promise<ScriptedTurn> => queues[depthOf(r)]?.shift() ?? { text: "(no more turns)" };
@@ -49,8 +44,7 @@ function setup() {
   return { ws, home, sessions: join(dir, "sessions") };
 }
 
-const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, prompt], { env: { HOME: s.home } });
+const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) => runCli([...scriptedRunArgs(url, s.ws, s.sessions), prompt], { env: { HOME: s.home } });
 
 describe("custom agents: prompt, skills, permissionMode", () => {
   it("a repository agent's body replaces Yoke's prose, its skill is preloaded, its bypassPermissions is ignored with a note (the command is asked, refused, never runs)", async () => {

@@ -3,28 +3,24 @@
 // (the task tool lists the agents), what the chosen agent's requests carry (its system prompt, its
 // model, only its tools), and a call outside its list refused (the command never ran). The agent
 // files are written from the formats' public documentation.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { subagentDepthOf as depthOf, systemPromptOf as system, taskDescriptionOf as taskDescription, toolNamesOf as toolNames, toolsOf as tools } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 beforeAll(() => ensureBuilt(), 120_000);
 
 type Json = Record<string, unknown>;
-const system = (r: RecordedRequest) => String(((r.body.messages as Json[])[0] as { content?: unknown }).content ?? "");
-const depthOf = (r: RecordedRequest) => Number(/You are a sub-agent \(depth (\d+)\)/.exec(system(r))?.[1] ?? 0);
-const tools = (r: RecordedRequest) => (r.body.tools as Array<{ function: { name: string; description: string } }> | undefined) ?? [];
-const toolNames = (r: RecordedRequest) => tools(r).map((t) => t.function.name);
-const taskDescription = (r: RecordedRequest) => tools(r).find((t) => t.function.name === "task")?.function.description ?? "";
 
 function byDepth(queues: Record<number, Array<ScriptedTurn | ((r: RecordedRequest) => ScriptedTurn)>>) {
   return async (r: RecordedRequest): Promise<ScriptedTurn> => {
@@ -69,8 +65,7 @@ function setup() {
   return { ws, home, sessions: join(dir, "sessions") };
 }
 
-const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, prompt], { env: { HOME: s.home } });
+const cli = (s: ReturnType<typeof setup>, url: string, prompt: string) => runCli([...scriptedRunArgs(url, s.ws, s.sessions), prompt], { env: { HOME: s.home } });
 
 describe("custom sub-agents through the task tool", () => {
   it("the task tool lists the agents; subagent_type starts the project's code-reviewer with its prompt, its model and only Read/Grep tools; a command it asks for is refused and never runs", async () => {

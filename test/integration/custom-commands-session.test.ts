@@ -2,9 +2,8 @@
 // commands, real files and the scripted model over HTTP, and an approver that answers like a user:
 // a `!` line the engine asks about runs only when the user allows it; `allowed-tools` lift the
 // mode's questions for the command's turn and never a protected path's.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/core/events";
 import { AgentSession, type AgentSessionOptions } from "../../src/core/loop/agent-session";
@@ -18,6 +17,8 @@ import { nodeCustomCommandsExtension } from "../../src/node/custom-commands";
 import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -25,23 +26,12 @@ const sessions: AgentSession[] = [];
 
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.end();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 function workspace(files: Record<string, string>) {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-cmds-session-")));
-  temps.push(dir);
-  const ws = join(dir, "ws");
-  const home = join(dir, "home");
-  mkdirSync(ws);
-  mkdirSync(home);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(ws, rel)), { recursive: true });
-    writeFileSync(join(ws, rel), text);
-  }
-  return { ws, home, sessionDir: join(dir, "sessions") };
+  const { base, cwd, home } = createWorkspaceWithHome("yoke-cmds-session-", files, temps, { realpath: true });
+  return { ws: cwd, home, sessionDir: join(base, "sessions") };
 }
 
 async function session(w: ReturnType<typeof workspace>, script: ScriptedTurn[], answer: (q: PermissionQuestion) => { decision: "allow" | "deny"; message?: string }) {

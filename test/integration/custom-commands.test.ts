@@ -1,7 +1,7 @@
 // Custom slash commands and output styles (issue 23) through full sessions of the built CLI with the
 // scripted model over HTTP: command files written from each tool's public documentation, and
 // assertions on what reached the model (and on what really ran: files a `!` line writes).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -9,15 +9,14 @@ import type { SessionEvent } from "../../src/core/events";
 import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 function workspace(files: Record<string, string>, homeFiles: Record<string, string> = {}) {

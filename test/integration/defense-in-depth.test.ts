@@ -14,6 +14,7 @@ import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const SECRET = "TOPSECRET-4f1e9";
 const temps: string[] = [];
@@ -52,13 +53,9 @@ describe.each(who.list)("defence in depth as $label", (id) => {
     const { ws, sessions, settings } = workspace(id);
     const server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: "make" } }] }, { text: "built" }] });
     try {
-      const r = await runCliAs(
-        id,
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "--settings", settings, "build it"],
-        {
-          timeoutMs: 120_000,
-        },
-      );
+      const r = await runCliAs(id, [...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--settings", settings, "build it"], {
+        timeoutMs: 120_000,
+      });
       expect(r.code, r.stderr).toBe(0);
       const log = parseLog(
         readFileSync(

@@ -25,6 +25,7 @@ import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createPermissionWorkspace } from "../support/permission-workspace";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const SECRET = "TOPSECRET-race-7d2c";
 const CONFIG = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n";
@@ -255,30 +256,7 @@ describe.each(who.list)("a full yoke run session under the flipping links, as $l
     // Each flipping loop runs as the session's own user (what a background command of the agent could do).
     for (const script of [FLIPS.link, FLIPS.file, FLIPS.folder, FLIPS.target, FLIPS.gitdir]) flipLoop(ws, script, { OUT: outsideFile }, id);
     try {
-      const r = await runCliAs(
-        id,
-        [
-          "run",
-          "--trust",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          server.openaiBaseUrl,
-          "--model",
-          "m",
-          "--cwd",
-          ws,
-          "--session-dir",
-          sessions,
-          "--settings",
-          settings,
-          "--permission-mode",
-          "acceptEdits",
-          "--json",
-          "go",
-        ],
-        { timeoutMs: 240_000 },
-      );
+      const r = await runCliAs(id, [...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--settings", settings, "--permission-mode", "acceptEdits", "--json", "go"], { timeoutMs: 240_000 });
       stopLoops();
       if (process.env.RACE_DEBUG) console.info(r.stdout.slice(-3000), r.stderr.slice(-2000));
       expect(r.code, r.stderr).toBe(0);

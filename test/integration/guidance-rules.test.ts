@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/types";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -30,27 +31,10 @@ function tree(files: Record<string, string>): string {
 async function session(ws: string, message: string, script: ScriptedTurn[], home = tree({})): Promise<{ requests: RecordedRequest[]; stdout: string }> {
   const server: ScriptedServer = await startScriptedLlmServer({ script });
   try {
-    const r = await runCli(
-      [
-        "run",
-        "--trust",
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        server.openaiBaseUrl,
-        "--model",
-        "m",
-        "--cwd",
-        ws,
-        "--session-dir",
-        join(home, "sessions"),
-        "--permission-mode",
-        "bypassPermissions",
-        "--json",
-        message,
-      ],
-      { env: { HOME: home, OPENAI_API_KEY: "test" }, cwd: ws },
-    );
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, join(home, "sessions")), "--permission-mode", "bypassPermissions", "--json", message], {
+      env: { HOME: home, OPENAI_API_KEY: "test" },
+      cwd: ws,
+    });
     expect(r.code, r.stderr).toBe(0);
     return { requests: server.requests, stdout: r.stdout };
   } finally {

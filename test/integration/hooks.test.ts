@@ -5,7 +5,7 @@
  * hook cannot be tried here: there is no registry offline.) Outcomes are checked on disk and in
  * what the model was sent.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ import { hashlineReady, lineTag } from "../../src/core/edit/hashline";
 import { parseLog } from "../../src/core/session/session-log";
 import { ensureBuilt, runCli } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -51,7 +53,7 @@ function sessionLog(sessions: string) {
 }
 
 const run = (ws: string, sessions: string, home: string, prompt: string, extra: string[] = []) =>
-  runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, ...extra, prompt], { env: { HOME: home } });
+  runCli([...scriptedRunArgs(server!.openaiBaseUrl, ws, sessions), ...extra, prompt], { env: { HOME: home } });
 
 const script = async (turns: ScriptedTurn[]) => (server = await startScriptedLlmServer({ script: turns }));
 
@@ -60,9 +62,7 @@ beforeAll(async () => {
   await hashlineReady();
 }, 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 /** A guard in the style of public hook repositories: jq reads the command, exit 2 blocks. */
@@ -266,14 +266,10 @@ describe.each(identities().list)("hooks in the user's own settings, as $label", 
     return w;
   }
   const runAs = (w: ReturnType<typeof workspace>, prompt: string, mode: string) =>
-    runCliAs(
-      who,
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, "--permission-mode", mode, prompt],
-      {
-        env: { HOME: w.home },
-        timeoutMs: 60_000,
-      },
-    );
+    runCliAs(who, [...scriptedRunArgs(server!.openaiBaseUrl, w.ws, w.sessions), "--permission-mode", mode, prompt], {
+      env: { HOME: w.home },
+      timeoutMs: 60_000,
+    });
 
   it("a guard hook in ~/.claude/hooks runs (outside the sandbox, where its script is) and blocks; one whose script is missing blocks too", async () => {
     const w = userWorkspace({

@@ -16,16 +16,16 @@
  * checkpoints' index seeding.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import { QUARANTINE_MAX_KEPT } from "../../src/node/commands/quarantine";
 import { cliPath, ensureBuilt } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { bash, cellFolder, committedWorkspace, sandboxBackends } from "../support/sandbox-matrix";
+import { toldOf } from "../support/scripted-run";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 });
 const tag = Math.random().toString(36).slice(2, 8);
@@ -35,18 +35,7 @@ const SECRET = `SECRET=tok-${tag}`;
 const KEY_FILE = `TOP-SECRET-KEY-${tag}`;
 const API_KEY = `sk-yoke-invariants-${tag}`;
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => {
@@ -86,7 +75,6 @@ const run = (cmd: string, args: string[], cwd: string, id: Identity, env: Record
     ...spawnAs(id, { GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t", ...env }),
   });
 
-const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "run_command", input: { command } }] });
 const tool = (name: string, input: unknown): ScriptedTurn => ({ toolCalls: [{ name, input }] });
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
@@ -96,18 +84,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let n = 0;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-invs-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, "secret.txt"), `HIDDEN-HOME-SECRET-${tag}\n`);
       // The user's own settings choose the backend (and hold a hook of the user's, for row 8).
-      writeFileSync(
-        join(home, ".yoke", "settings.json"),
-        JSON.stringify({ sandbox: { backend }, hooks: { PreToolUse: [{ hooks: [{ type: "command", command: `env > ${join(base, "user-hook-env.txt")}` }] }] } }),
-      );
-      chownTree(base, id);
+      ({ base, home } = cellFolder(
+        `yoke-invs-${backend}-`,
+        id,
+        temps,
+        (b: string) => ({ sandbox: { backend }, hooks: { PreToolUse: [{ hooks: [{ type: "command", command: `env > ${join(b, "user-hook-env.txt")}` }] }] } }),
+        { "secret.txt": `HIDDEN-HOME-SECRET-${tag}\n` },
+      ));
     });
 
     /** A git workspace owned by the identity: src/a.js, a committed .env, a denied secrets/ folder, hook-manager and CI files. */
@@ -123,15 +107,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         "app.code-workspace": '{"folders":[{"path":"."}]}\n',
         ...extra,
       };
-      for (const [rel, text] of Object.entries(files)) {
-        mkdirSync(dirname(join(ws, rel)), { recursive: true });
-        writeFileSync(join(ws, rel), text);
-      }
-      execFileSync("git", ["init", "-q", "-b", "main", ws]);
-      execFileSync("git", ["-C", ws, "add", "-A"]);
-      execFileSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
-      chownTree(ws, id);
-      return ws;
+      return committedWorkspace(ws, files, id);
     };
 
     const settingsFile = (name: string, value: unknown) => {
@@ -185,12 +161,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
         clearTimeout(timer);
         const bodies = JSON.stringify(server.requests.map((q) => q.body));
-        // What the model was told: the tool results of the last request (each earlier one is in it too).
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
+        const told = toldOf(server.requests);
         const sessionId = readdirSync(sessions)
           .find((f) => f.endsWith(".jsonl"))
           ?.replace(/\.jsonl$/, "");

@@ -1,13 +1,15 @@
 // Loop control through the real CLI, real SDK clients and real HTTP to the scripted LLM server on
 // 127.0.0.1: fallback to a second model when the first answers 503, and the max-cost / max-time
 // stops with their report, continued afterwards with `yoke resume`.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -44,9 +46,7 @@ const base = (url: string, ws: string, sessions: string, model = "primary-model"
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 describe("model fallback (yoke run --fallback-model)", () => {
@@ -76,26 +76,10 @@ describe("model fallback (yoke run --fallback-model)", () => {
 
   it("rejects a bad --max-cost / --max-time with exit 2", async () => {
     const { ws, sessions } = workspace();
-    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", ws, "--session-dir", sessions, "--max-cost=-1", "hi"]);
+    const r = await runCli([...scriptedRunArgs("http://127.0.0.1:9/v1", ws, sessions), "--max-cost=-1", "hi"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--max-cost must be a positive number (got "-1")');
-    const t = await runCli([
-      "run",
-      "--trust",
-      "--provider",
-      "openai-compatible",
-      "--base-url",
-      "http://127.0.0.1:9/v1",
-      "--model",
-      "m",
-      "--cwd",
-      ws,
-      "--session-dir",
-      sessions,
-      "--max-time",
-      "soon",
-      "hi",
-    ]);
+    const t = await runCli([...scriptedRunArgs("http://127.0.0.1:9/v1", ws, sessions), "--max-time", "soon", "hi"]);
     expect(t.code).toBe(2);
     expect(t.stderr).toContain('--max-time must be a positive number (got "soon")');
   });

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { scriptedRunArgs } from "../support/scripted-run";
+import { everythingArgv } from "../support/mcp-fixtures";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -18,9 +18,6 @@ afterAll(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-}
 const server = (argv: string[]) => ({ command: argv[0], args: argv.slice(1) });
 
 /** A workspace and a HOME of its own; files relative to the workspace, or to HOME with "~/". */
@@ -100,10 +97,7 @@ describe("MCP servers from ~/.claude.json, ~/.cursor/mcp.json, .cursor/mcp.json 
     });
     let requests: { body: Record<string, unknown> }[];
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), "use the tools"],
-        { env },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "use the tools"], { env });
       expect(r.code, r.stderr).toBe(0);
       requests = llm.requests;
     } finally {

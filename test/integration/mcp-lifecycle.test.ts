@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { RecordedRequest, Script } from "../../src/demo/types";
@@ -16,8 +16,10 @@ import { spillPreview } from "../../src/core/compaction/render";
 import { cliPath, ensureBuilt, runCli, type CliResult } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { EVERYTHING, uniqueTestArg } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const PROBE = join(__dirname, "../support/mcp-probe-server.cjs");
 const ANTHROPIC_SECRET = "sk-ant-mcp22-secret-0123456789";
 const OPENAI_SECRET = "sk-openai-mcp22-secret-0123456789";
@@ -45,23 +47,13 @@ interface Ws {
 
 /** A workspace and a HOME of its own (approvals, caches, the process registry are the test's), owned by `who`. */
 function workspace(files: Record<string, string>, who?: Identity): Ws {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp22-"));
-  temps.push(base);
+  const { base, cwd, home } = createWorkspaceWithHome("yoke-mcp22-", files, temps);
   chmodSync(base, 0o755);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
   if (who) chownTree(base, who);
   return { base, cwd, home };
 }
 
-const tag = (what: string) => `--yoke-test=${what}-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const tag = uniqueTestArg;
 const sleeperArgv = (t: string) => [process.execPath, "-e", "setInterval(() => {}, 1 << 30)", `sleeper${t}`];
 
 type Msg = { role: string; content?: unknown; tool_calls?: { id: string; function: { name: string } }[] };
@@ -94,11 +86,7 @@ function startCliAs(who: Identity | undefined, args: string[], env: Record<strin
 async function session(w: Ws, script: Script, opts: { who?: Identity; env?: Record<string, string>; extra?: string[] } = {}) {
   const llm = await startScriptedLlmServer({ script });
   try {
-    const cli = startCliAs(
-      opts.who,
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), ...(opts.extra ?? []), "go"],
-      { HOME: w.home, ...opts.env },
-    );
+    const cli = startCliAs(opts.who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), ...(opts.extra ?? []), "go"], { HOME: w.home, ...opts.env });
     const timer = setTimeout(() => cli.kill("SIGKILL"), 100_000);
     const r = await cli.result;
     clearTimeout(timer);
@@ -319,11 +307,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
         script: [{ toolCalls: [{ name: "mcp__probe__spawn_sleeper", input: {} }] }, { toolCalls: [{ name: "mcp__probe__wait", input: { ms: 120_000 } }] }, { text: "never" }],
       });
       try {
-        const cli = startCliAs(
-          who,
-          ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"],
-          { HOME: w.home },
-        );
+        const cli = startCliAs(who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), "go"], { HOME: w.home });
         expect(await until(() => llm.requests.length === 2 && pidsOf(sleeperArgv(t)).length === 1, 60_000)).toBe(true);
         await new Promise((r) => setTimeout(r, 300)); // the wait call is on its way
         expect(pidsOf(server)).toHaveLength(1);
@@ -350,10 +334,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
       const t = tag("startterm");
       const server = [process.execPath, "-e", "setInterval(() => {}, 1 << 30)", `mute${t}`];
       const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { mute: { command: server[0], args: server.slice(1) } } }) }, who);
-      const args =
-        command === "run"
-          ? ["run", "--trust", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"]
-          : ["mcp", "list", "--cwd", w.cwd, "--json"];
+      const args = command === "run" ? [...scriptedRunArgs("http://127.0.0.1:9/v1", w.cwd, join(w.home, "sessions")), "go"] : ["mcp", "list", "--cwd", w.cwd, "--json"];
       const cli = startCliAs(who, args, { HOME: w.home });
       expect(await until(() => pidsOf(server).length === 1, 20_000)).toBe(true);
       cli.kill("SIGTERM");
@@ -370,11 +351,7 @@ describe.each(ids.list)("no process left behind, as $label", (who) => {
     const w = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: { probe: { command: server[0], args: server.slice(1) } }, permissions: { allow: ["mcp__probe"] } }) }, who);
     const llm = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "mcp__probe__spawn_sleeper", input: {} }] }, { hang: true }] });
     try {
-      const cli = startCliAs(
-        who,
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", w.cwd, "--session-dir", join(w.home, "sessions"), "go"],
-        { HOME: w.home },
-      );
+      const cli = startCliAs(who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), "go"], { HOME: w.home });
       expect(await until(() => llm.requests.length === 2 && pidsOf(sleeperArgv(t)).length === 1, 60_000)).toBe(true);
       cli.kill("SIGKILL");
       await cli.result;

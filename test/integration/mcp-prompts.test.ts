@@ -2,17 +2,16 @@
 // the real CLI (`yoke run`) with the real server-everything from the npm registry and the scripted
 // model over HTTP (both wire formats): asserts what reached the model (the request bodies the
 // scripted server received) and what the user saw (the CLI's output and the session log).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { TOOL_IMAGES_NOTE } from "../../src/core/providers/openai";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { everythingArgv } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -22,15 +21,9 @@ afterAll(() => {
 
 /** A workspace and a HOME whose ~/.yoke/settings.json defines server-everything (a unique argv per test). */
 function workspace(tag: string, permissions: Record<string, unknown> = {}): { cwd: string; home: string; argv: string[] } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-prompts-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  const argv = [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-  const settings = join(home, ".yoke/settings.json");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(dirname(settings), { recursive: true });
-  writeFileSync(settings, JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions }));
+  const argv = everythingArgv(tag);
+  const settings = JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions });
+  const { cwd, home } = createWorkspaceWithHome("yoke-mcp-prompts-", { "~/.yoke/settings.json": settings }, temps);
   return { cwd, home, argv };
 }
 

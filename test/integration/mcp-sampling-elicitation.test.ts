@@ -3,22 +3,20 @@
 // trigger-elicitation-request tools), through full sessions with the scripted model over HTTP:
 // `yoke run` headless (no terminal: sampling refused unless a rule allows it, forms declined) and
 // a CLI session driven in-process with an approver and a form answerer, as the panel does.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { parseLog } from "../../src/core/session/session-log";
-import type { SessionEvent } from "../../src/core/events";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
 import { buildCliSession } from "../../src/cli/session-setup";
 import { AgentSession } from "../../src/core/loop/agent-session";
 import type { PermissionQuestion } from "../../src/core/loop/types";
 import { validateElicitation, type ElicitRequest } from "../../src/core/mcp/elicitation";
 import { pidsOf } from "../support/processes";
-
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { runScriptedSession } from "../support/scripted-run";
+import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -27,27 +25,11 @@ afterAll(() => {
 });
 
 function workspace(files: Record<string, string>): { cwd: string; home: string } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-se-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
+  const { cwd, home } = createWorkspaceWithHome("yoke-mcp-se-", files, temps);
   return { cwd, home };
 }
 
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-}
-
-function settings(argv: string[], allow: string[], deny: string[] = []): string {
-  return JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { allow, deny } });
-}
+const settings = everythingSettings;
 
 type Msg = { role: string; content?: unknown };
 type Req = { body: Record<string, unknown> };
@@ -56,26 +38,8 @@ function toolResults(requests: Req[]): string[] {
   return (requests[requests.length - 1]!.body.messages as Msg[]).filter((m) => m.role === "tool").map(text);
 }
 
-function events(sessions: string): SessionEvent[] {
-  const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl"))!;
-  return parseLog(readFileSync(join(sessions, file), "utf8").split("\n").filter(Boolean)).events;
-}
-
-async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = [], model = "m") {
-  const llm = await startScriptedLlmServer({ script });
-  const sessions = join(home, "sessions");
-  try {
-    const r = await runCli(
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", model, "--cwd", cwd, "--session-dir", sessions, ...extra, "use the tool"],
-      {
-        env: { HOME: home },
-      },
-    );
-    return { ...r, requests: llm.requests as Req[], events: events(sessions) };
-  } finally {
-    await llm.close();
-  }
-}
+/** One headless `yoke run` with the scripted model ("use the tool"): result, requests, session events. */
+const run = runScriptedSession;
 
 const SAMPLE = { name: "mcp__everything__trigger-sampling-request", input: { prompt: "What is the capital of France?", maxTokens: 60 } };
 const ELICIT = { name: "mcp__everything__trigger-elicitation-request", input: {} };

@@ -2,17 +2,18 @@
 // (@modelcontextprotocol/server-everything) and HTTP servers built on the SDK's own server
 // classes, called by a scripted model through `yoke run`, gated by the permission rules; no
 // server process left afterwards; orphans of a killed CLI reaped by the next start.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
 import { startRecordingMcpServer } from "../support/mcp-http-server";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { EVERYTHING, everythingArgv } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const STUBBORN = join(__dirname, "../support/mcp-stubborn-server.cjs");
 
 beforeAll(() => ensureBuilt(), 120_000);
@@ -23,23 +24,8 @@ afterAll(() => {
 
 /** A workspace and a HOME of its own (so ~/.yoke approvals and caches are the test's). */
 function workspace(files: Record<string, string>): { cwd: string; home: string } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
+  const { cwd, home } = createWorkspaceWithHome("yoke-mcp-", files, temps);
   return { cwd, home };
-}
-
-/** argv of a server-everything process unique to this test (its extra argument is ignored by the server). */
-function everythingArgv(tag: string): string[] {
-  return [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
 }
 
 function everythingServer(argv: string[]) {
@@ -49,12 +35,9 @@ function everythingServer(argv: string[]) {
 async function run(cwd: string, home: string, script: ScriptedTurn[], extra: string[] = []) {
   const llm = await startScriptedLlmServer({ script });
   try {
-    const r = await runCli(
-      ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "sessions"), ...extra, "use the tool"],
-      {
-        env: { HOME: home },
-      },
-    );
+    const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), ...extra, "use the tool"], {
+      env: { HOME: home },
+    });
     return { ...r, requests: llm.requests };
   } finally {
     await llm.close();
@@ -129,7 +112,7 @@ describe("HTTP MCP servers (the SDK's own server classes)", () => {
         ],
       });
       try {
-        const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+        const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "s")), "go"], {
           env: { HOME: home, REC_TOKEN: "s3cret" },
         });
         expect(r.code, r.stderr).toBe(0);
@@ -213,7 +196,7 @@ describe("orphans of a killed Yoke process", () => {
     const llm = await startScriptedLlmServer({ script: [{ hang: true }] });
     let orphan: number | undefined;
     try {
-      const cli = startCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", cwd, "--session-dir", join(home, "s"), "go"], {
+      const cli = startCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "s")), "go"], {
         env: { HOME: home },
       });
       // The model request hangs, so the session is past setup: the server runs.

@@ -8,31 +8,25 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { systemPromptOf as system, taskDescriptionOf as taskDescription, toolsOf as tools } from "../support/scripted-run";
+import { writeWithParents as write } from "../support/workspace";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 beforeAll(() => ensureBuilt(), 120_000);
 
 type Json = Record<string, unknown>;
-const tools = (r: RecordedRequest) => (r.body.tools as Array<{ function: { name: string; description: string } }> | undefined) ?? [];
-const taskDescription = (r: RecordedRequest) => tools(r).find((t) => t.function.name === "task")?.function.description ?? "";
-const system = (r: RecordedRequest) => String(((r.body.messages as Json[])[0] as { content?: unknown }).content ?? "");
 const isChild = (r: RecordedRequest) => /You are a sub-agent \(depth/.test(system(r));
-
-function write(path: string, text: string) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 function gitRepo(dir: string) {
   const g = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd: dir, stdio: "pipe" });
@@ -96,7 +90,7 @@ const yoke = (s: Setup, args: string[]) => runCli(args, { env: { HOME: s.home },
 async function session(s: Setup, script: ScriptedTurn[]): Promise<{ requests: RecordedRequest[]; stderr: string }> {
   const queue = [...script];
   server = await startScriptedLlmServer({ script: async (r) => (isChild(r) ? { text: "child done" } : (queue.shift() ?? { text: "done" })) });
-  const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", s.ws, "--session-dir", s.sessions, "Check the project"], {
+  const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, s.sessions), "Check the project"], {
     env: { HOME: s.home },
   });
   expect(r.code, r.stderr).toBe(0);

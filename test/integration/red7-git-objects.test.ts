@@ -5,40 +5,25 @@
  * model over real HTTP), root and the unprivileged user, bwrap and firejail; then the user's own git
  * on the host. Outcomes only: what the user's checkout writes.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
-import { cliPath, ensureBuilt } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { bash, bypassSessionAs, cellFolder, committedWorkspace, sandboxBackends } from "../support/sandbox-matrix";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 });
 const { list: who } = identities();
 const temps: string[] = [];
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
-
-const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "run_command", input: { command } }] });
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("%s", (backend, unusable) => {
@@ -47,54 +32,12 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let n = 0;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-red7-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend } }));
-      chownTree(base, id);
+      ({ base, home } = cellFolder(`yoke-red7-${backend}-`, id, temps, { sandbox: { backend } }));
     });
 
-    const workspace = (name: string, extra: Record<string, string> = {}) => {
-      const ws = join(base, name);
-      for (const [rel, text] of Object.entries({ "src/a.js": "keep\n", "src/b.js": "keep\n", "src/c.js": "keep\n", ...extra })) {
-        mkdirSync(dirname(join(ws, rel)), { recursive: true });
-        writeFileSync(join(ws, rel), text);
-      }
-      execFileSync("git", ["init", "-q", "-b", "main", ws]);
-      execFileSync("git", ["-C", ws, "add", "-A"]);
-      execFileSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
-      chownTree(ws, id);
-      return ws;
-    };
+    const workspace = (name: string, extra: Record<string, string> = {}) => committedWorkspace(join(base, name), { "src/a.js": "keep\n", "src/b.js": "keep\n", "src/c.js": "keep\n", ...extra }, id);
 
-    const session = async (ws: string, script: ScriptedTurn[], settings?: string) => {
-      const sessions = join(base, `sessions-${++n}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions];
-        args.push("--permission-mode", "bypassPermissions", ...(settings ? ["--settings", settings] : []), "go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home }) });
-        let stderr = "";
-        child.stdout!.on("data", () => undefined);
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told };
-      } finally {
-        await server.close();
-      }
-    };
+    const session = (ws: string, script: ScriptedTurn[], settings?: string) => bypassSessionAs(id, home, ws, join(base, `sessions-${++n}`), script, settings);
 
     // Class: the object guard's bound was the attacker's to reach. Past OBJECT_FILES_MAX object files
     // (git-objects.ts) the plan listed nothing, so no object file was verified when the command ended;

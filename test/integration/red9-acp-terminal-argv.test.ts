@@ -7,7 +7,7 @@
  * from a private channel to a public one. Run as root and as an unprivileged user, the real
  * `yoke acp` over stdio, an editor's terminal as Zed does it.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { ensureBuilt } from "../support/cli";
 import { chownTree, identities } from "../support/identities";
 import { startAcpClient, type AcpTestClient } from "../support/acp-client";
 import { testTerminalHost } from "../support/acp-terminal";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 const { list, missing } = identities();
 let server: ScriptedServer | undefined;
@@ -26,9 +27,7 @@ const SECRET = "npm_red9_cmdline_7731";
 beforeAll(() => ensureBuilt(), 180_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 /** Every process's command line that carries `needle` (what any local user can read). */

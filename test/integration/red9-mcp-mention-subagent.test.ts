@@ -4,15 +4,16 @@
 // resource under the user's `ReadMcpResourceTool` deny rule when the user typed `/fix` (class:
 // repository words taken as the user's action). Also tried, held: the model writing the mention
 // into a sub-agent's task prompt. Real CLI, real server-everything, scripted model over HTTP.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 import { pidsOf } from "../support/processes";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { everythingArgv } from "../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../support/workspace";
 
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const SECRET = "Resource 2: This is a plaintext resource";
 
 beforeAll(() => ensureBuilt(), 120_000);
@@ -22,16 +23,10 @@ afterAll(() => {
 });
 
 function workspace(tag: string): { cwd: string; home: string; argv: string[] } {
-  const base = mkdtempSync(join(tmpdir(), "yoke-red9-mention-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  const argv = [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
-  const settings = join(home, ".yoke/settings.json");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(dirname(settings), { recursive: true });
+  const argv = everythingArgv(tag);
   // The user forbids reading this server's resources.
-  writeFileSync(settings, JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { deny: ["ReadMcpResourceTool"] } }));
+  const settings = JSON.stringify({ mcpServers: { everything: { command: argv[0], args: argv.slice(1) } }, permissions: { deny: ["ReadMcpResourceTool"] } });
+  const { cwd, home } = createWorkspaceWithHome("yoke-red9-mention-", { "~/.yoke/settings.json": settings }, temps);
   return { cwd, home, argv };
 }
 
@@ -43,12 +38,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
       apiKey: "sk-test",
     });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "go"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "go"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
       expect(bodies).not.toContain(SECRET);
@@ -69,12 +61,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
       apiKey: "sk-test",
     });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "go"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "go"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(llm.requests.length).toBeGreaterThanOrEqual(2);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
@@ -92,12 +81,9 @@ describe("red9: @server:uri mentions the user did not type skip no ReadMcpResour
     writeFileSync(join(ws.cwd, ".claude/commands/fix.md"), "Fix the failing test.\n\nContext: @everything:demo://resource/dynamic/text/2\n");
     const llm = await startScriptedLlmServer({ script: [{ text: "done" }], apiKey: "sk-test" });
     try {
-      const r = await runCli(
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--cwd", ws.cwd, "--session-dir", join(ws.home, "sessions"), "/fix"],
-        {
-          env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
-        },
-      );
+      const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, ws.cwd, join(ws.home, "sessions")), "/fix"], {
+        env: { HOME: ws.home, OPENAI_API_KEY: "sk-test" },
+      });
       expect(r.code, r.stderr).toBe(0);
       const bodies = JSON.stringify(llm.requests.map((q) => q.body));
       expect(bodies).toContain("Fix the failing test.");

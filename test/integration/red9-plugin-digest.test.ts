@@ -2,26 +2,22 @@
 // hook), the plugin's files change into version 2 (a new hooks/hooks.json the user never saw),
 // and the approval must not carry over. Version 1's hooks/a.json ends in the bytes
 // `hooks/hooks.json\0<the new hook>`, so the digest without boundaries was the same for both.
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { writeWithParents as write } from "../support/workspace";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 beforeAll(() => ensureBuilt(), 120_000);
-
-function write(path: string, text: string) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 function find(dir: string, rel: string): string | undefined {
   for (const n of readdirSync(dir)) {
@@ -56,7 +52,7 @@ it("an approval of version 1 does not approve version 2's new hook (same digest 
   expect((await yoke(["plugins", "install", "evil-kit@m"])).code).toBe(0);
   expect((await yoke(["plugins", "approve", "evil-kit"])).code).toBe(0);
   server = await startScriptedLlmServer({ script: async () => ({ text: "ok" }) });
-  const run = () => yoke(["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", join(dir, "s"), "Check"]);
+  const run = () => yoke([...scriptedRunArgs(server!.openaiBaseUrl, ws, join(dir, "s")), "Check"]);
   let r = await run();
   expect(r.code, r.stderr).toBe(0);
   expect(existsSync(benign), "the approved version's hook ran").toBe(true);

@@ -13,32 +13,21 @@
  * 6. descriptor hygiene: inherited descriptors never reach the command.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import { cliPath, ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, spawnAs, type Identity } from "../support/identities";
+import { bash, cellFolder, sandboxBackends, sessionFolder } from "../support/sandbox-matrix";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 });
 const tag = Math.random().toString(36).slice(2, 8);
 const { list: who, missing } = identities();
 const temps: string[] = [];
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => {
@@ -79,14 +68,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let home: string;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-inv-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, "secret.txt"), `HIDDEN-HOME-SECRET-${tag}\n`);
-      writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend } }));
-      chownTree(base, id);
+      ({ base, home } = cellFolder(`yoke-inv-${backend}-`, id, temps, { sandbox: { backend } }, { "secret.txt": `HIDDEN-HOME-SECRET-${tag}\n` }));
     });
 
     /** A fresh workspace owned by the identity. */
@@ -358,31 +340,10 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
 
     it.skipIf(!!unusable)("6. descriptors: inherited ones do not reach the command (a yoke run session, scripted model)", async () => {
       const ws = workspace("fds-run", { "a.txt": "a\n" });
-      const sessions = join(base, `sessions-${backend}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "run_command", input: { command: fdProbe(home) } }] }, { text: "done" }] });
+      const sessions = sessionFolder(join(base, `sessions-${backend}`), id);
+      const server = await startScriptedLlmServer({ script: [bash(fdProbe(home)), { text: "done" }] });
       try {
-        const r = await cliWithFds(
-          [
-            "run",
-            "--trust",
-            "--provider",
-            "openai-compatible",
-            "--base-url",
-            server.openaiBaseUrl,
-            "--model",
-            "m",
-            "--cwd",
-            ws,
-            "--session-dir",
-            sessions,
-            "--permission-mode",
-            "bypassPermissions",
-            "probe",
-          ],
-          ws,
-        );
+        const r = await cliWithFds([...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--permission-mode", "bypassPermissions", "probe"], ws);
         expect(r.code, r.stderr).toBe(0);
         const sent = JSON.stringify(server.requests.map((q) => q.body));
         // The tool result the model got is the probe's output.

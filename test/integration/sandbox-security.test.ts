@@ -14,9 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { pidsCgroupParent } from "../../src/node/commands/pids-cgroup";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, spawnAs, type Identity } from "../support/identities";
+import { sandboxBackends } from "../support/sandbox-matrix";
 import { pidsOf } from "../support/processes";
 
 const tag = Math.random().toString(36).slice(2, 8);
@@ -24,18 +24,7 @@ const tag = Math.random().toString(36).slice(2, 8);
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 /** Live processes whose environment holds `needle` (the test runs as root, or as the user who owns them). */
 function processesWith(needle: string): number[] {

@@ -14,25 +14,16 @@ import { killCommandTool } from "../../src/core/tools/kill-command";
 import { runCommandTool } from "../../src/core/tools/run-command";
 import { createNodeCommandRunner, type NodeCommandRunner } from "../../src/node/commands/runner";
 import { createSandbox } from "../../src/node/commands/sandbox/create";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
 import type { SandboxChoice } from "../../src/node/commands/sandbox/create";
 import { SandboxUnavailableError } from "../../src/node/commands/sandbox/types";
 import { createSessionCommandRunner } from "../../src/node/commands/session-runner";
 import { ensureBuilt, runCli } from "../support/cli";
 import { createTempWorkspace, type TempWorkspace } from "../support/workspace";
 import { pidsOf } from "../support/processes";
+import { firejailUsable } from "../support/sandbox-matrix";
 
 /** Outside /tmp on purpose: /tmp is private in the sandbox anyway, which would hide a wrong result. */
 const OUTSIDE_ROOT = "/var/tmp";
-
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
 
 let server: Server;
 let port: number;

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 const git = (cwd: string, ...args: string[]) =>
@@ -94,14 +95,10 @@ describe.each(identities().list)("settings trust end to end, as $label", (who: I
     ];
     server = await startScriptedLlmServer({ script: turns });
     const run = (extra: string[]) =>
-      runCliAs(
-        who,
-        ["run", "--trust", "--provider", "openai-compatible", "--base-url", server!.openaiBaseUrl, "--model", "m", "--cwd", w.ws, "--session-dir", w.sessions, ...extra, "set up the project"],
-        {
-          env: { HOME: w.home },
-          timeoutMs: 90_000,
-        },
-      );
+      runCliAs(who, [...scriptedRunArgs(server!.openaiBaseUrl, w.ws, w.sessions), ...extra, "set up the project"], {
+        env: { HOME: w.home },
+        timeoutMs: 90_000,
+      });
     const r = await run([]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("yoke: settings: .claude/settings.local.json: 3 allow rules (Write, Edit, Bash)");

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt } from "../support/cli";
 import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
+import { scriptedRunArgs } from "../support/scripted-run";
 
 const temps: string[] = [];
 const who = identities();
@@ -105,29 +106,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
     ];
     const server = await startScriptedLlmServer({ script });
     try {
-      const r = await runCliAs(
-        id,
-        [
-          "run",
-          "--trust",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          server.openaiBaseUrl,
-          "--model",
-          "m",
-          "--cwd",
-          ws,
-          "--session-dir",
-          sessions,
-          "--settings",
-          settings,
-          "--permission-mode",
-          "bypassPermissions",
-          "attack",
-        ],
-        { timeoutMs: 120_000 },
-      );
+      const r = await runCliAs(id, [...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--settings", settings, "--permission-mode", "bypassPermissions", "attack"], { timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(readFileSync(join(ws, "control.txt"), "utf8"), "the control command must run in this setup").toBe("ran\n");
       for (const a of ATTACKS.filter((x) => x.mode === "bypassPermissions")) expect(a.harmed(ws), a.name).toBe(false);
@@ -151,29 +130,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
       ],
     });
     try {
-      const r = await runCliAs(
-        id,
-        [
-          "run",
-          "--trust",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          server.openaiBaseUrl,
-          "--model",
-          "m",
-          "--cwd",
-          ws,
-          "--session-dir",
-          sessions,
-          "--settings",
-          settings,
-          "--permission-mode",
-          "plan",
-          "look",
-        ],
-        { timeoutMs: 120_000 },
-      );
+      const r = await runCliAs(id, [...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--settings", settings, "--permission-mode", "plan", "look"], { timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(existsSync(join(ws, "src/a.ts"))).toBe(true);
       const bodies = JSON.stringify(server.requests.map((q) => q.body));
@@ -196,29 +153,7 @@ describe.each(who.list)("shell attacks as $label", (id) => {
       ],
     });
     try {
-      const r = await runCliAs(
-        id,
-        [
-          "run",
-          "--trust",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          server.openaiBaseUrl,
-          "--model",
-          "m",
-          "--cwd",
-          ws,
-          "--session-dir",
-          sessions,
-          "--settings",
-          settings,
-          "--permission-mode",
-          "plan",
-          "look",
-        ],
-        { timeoutMs: 120_000 },
-      );
+      const r = await runCliAs(id, [...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "--settings", settings, "--permission-mode", "plan", "look"], { timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(existsSync(join(ws, "pwned"))).toBe(false);
       // The model was told why, and the read-only git at the root did run.

@@ -1,7 +1,7 @@
 // Sub-agents (the `task` tool) through real parts: the real loop, the OpenAI client over HTTP to the
 // scripted LLM server (whose request log is what each model received), the file session store, the
 // Node workspace, the built-in tools and the real permission engine — and the built CLI.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -20,13 +20,14 @@ import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { createFileSessionStore } from "../../src/node/session-store";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
+import { systemPromptOf as system } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const SECRET = "ZEBRA-7731-child-only-output";
@@ -42,7 +43,6 @@ function workspace(): { ws: string; sessions: string } {
 }
 
 type Json = Record<string, unknown>;
-const system = (r: RecordedRequest) => String(((r.body.messages as Json[])[0] as { content?: unknown }).content ?? "");
 /** 0: the user's session; n: a sub-agent at depth n. */
 const depthOf = (r: RecordedRequest) => {
   const marks = [...system(r).matchAll(/You are a sub-agent \(depth (\d+)\)/g)];
@@ -471,7 +471,7 @@ describe("yoke run and yoke sessions with sub-agents", () => {
         1: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }, { text: "Two files: README.md and src/config.ts." }],
       }),
     });
-    const r = await runCli(["run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws, "--session-dir", sessions, "Survey the repo"]);
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, ws, sessions), "Survey the repo"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
       /⏺ task Survey\n\s+↳ sub-agent "Survey" started \(session [\w.-]+\)\n\s+· list_files \.\n\s+↳ sub-agent "Survey" completed \(1 tool call\)\n\s+⎿ Sub-agent "Survey" completed/,

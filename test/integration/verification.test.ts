@@ -2,7 +2,7 @@
 // runner (bwrap/firejail as installed), real files. verification.command runs before the agent may
 // finish; failures go back to the model at most maxReflections times; verification.lintCommand
 // reports only the problems the agent's edits introduced.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,8 @@ import { parseLog } from "../../src/core/session/session-log";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { ensureBuilt, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { closeServerAndRemoveTemps } from "../support/teardown";
 
 let server: ScriptedServer | undefined;
 const temps: string[] = [];
@@ -37,33 +39,12 @@ function lastUserText(req: RecordedRequest): string {
 
 async function run(ws: string, sessions: string, home: string, prompt: string) {
   mkdirSync(home, { recursive: true });
-  return runCli(
-    [
-      "run",
-      "--trust",
-      "--provider",
-      "openai-compatible",
-      "--base-url",
-      server!.openaiBaseUrl,
-      "--model",
-      "m",
-      "--cwd",
-      ws,
-      "--session-dir",
-      sessions,
-      "--permission-mode",
-      "bypassPermissions",
-      prompt,
-    ],
-    { env: { HOME: home } },
-  );
+  return runCli([...scriptedRunArgs(server!.openaiBaseUrl, ws, sessions), "--permission-mode", "bypassPermissions", prompt], { env: { HOME: home } });
 }
 
 beforeAll(() => ensureBuilt(), 120_000);
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+  server = await closeServerAndRemoveTemps(server, temps);
 });
 
 const CHECK = "sh check.sh";

@@ -77,3 +77,31 @@ export async function callTool(tools: ToolDefinition[] | ToolRegistry, name: str
     throw e;
   }
 }
+
+/**
+ * A temp folder (pushed on `temps` for the caller to remove) holding a workspace `ws` and a HOME of
+ * its own `home` (so ~/.yoke approvals and caches are the test's). `files` are relative to the
+ * workspace, or to the home when they start with "~/". `realpath`: the folder's real path (links
+ * such as /tmp -> /private/tmp resolved).
+ */
+export function createWorkspaceWithHome(prefix: string, files: Record<string, string>, temps: string[], opts: { realpath?: boolean } = {}): { base: string; cwd: string; home: string } {
+  const made = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const base = opts.realpath ? fs.realpathSync(made) : made;
+  temps.push(base);
+  const cwd = path.join(base, "ws");
+  const home = path.join(base, "home");
+  fs.mkdirSync(cwd, { recursive: true });
+  fs.mkdirSync(home, { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = rel.startsWith("~/") ? path.join(home, rel.slice(2)) : path.join(cwd, rel);
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    fs.writeFileSync(abs, text);
+  }
+  return { base, cwd, home };
+}
+
+/** Writes a file at an absolute path, creating its parent folders. */
+export function writeWithParents(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}

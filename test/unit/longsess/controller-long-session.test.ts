@@ -23,7 +23,7 @@ vi.mock("../../../src/node/panel/transcript", async (importOriginal) => {
 });
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
-const { fakeExtensionParts } = await import("../protocol/fake-vscode");
+const { fakeExtensionParts, openTrustedFolder } = await import("../protocol/fake-vscode");
 const { SessionController } = await import("../../../src/host/session-controller");
 const { ApiKeys } = await import("../../../src/host/settings");
 
@@ -41,9 +41,7 @@ beforeEach(() => {
   fs.mkdirSync(nodePath.join(dir, "home"));
   process.env.HOME = nodePath.join(dir, "home");
   const s = vscode.__state;
-  s.isTrusted = true;
-  s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
-  s.config.clear();
+  openTrustedFolder(s, vscode.Uri.file(workspace) as never);
 });
 
 afterEach(async () => {

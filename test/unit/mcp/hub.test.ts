@@ -1,9 +1,8 @@
 // The Node hub with real processes: which workspace servers start (trust, approvals remembered per
 // definition, Claude Code's enabled/disabled lists), results described for the model, and no
 // process left after dispose.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatResult } from "../../../src/core/mcp/adapter";
 import { buildMcpTools, DEFAULT_MCP_BUDGET } from "../../../src/core/mcp/extension";
@@ -11,25 +10,16 @@ import { createMcpSearchTool, searchTools } from "../../../src/core/mcp/search";
 import { createNodeMcp } from "../../../src/node/mcp/setup";
 import type { ApprovalRequest } from "../../../src/node/mcp/hub";
 import { pidsOf } from "../../support/processes";
+import { EVERYTHING } from "../../support/mcp-fixtures";
+import { createWorkspaceWithHome } from "../../support/workspace";
 
-const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const temps: string[] = [];
 afterAll(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
 
 function setup(files: Record<string, string>) {
-  const base = mkdtempSync(join(tmpdir(), "yoke-mcp-hub-"));
-  temps.push(base);
-  const cwd = join(base, "ws");
-  const home = join(base, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  for (const [rel, text] of Object.entries(files)) {
-    const path = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
+  const { cwd, home, base } = createWorkspaceWithHome("yoke-mcp-hub-", files, temps);
   return { cwd, home, base };
 }
 

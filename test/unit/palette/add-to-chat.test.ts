@@ -15,7 +15,7 @@ import type { FakeVscodeState } from "../protocol/fake-vscode";
 vi.mock("vscode", async () => (await import("../protocol/fake-vscode")).createFakeVscode());
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
-const { fakeExtensionParts } = await import("../protocol/fake-vscode");
+const { fakeExtensionParts, openTrustedFolder } = await import("../protocol/fake-vscode");
 const { SessionController } = await import("../../../src/host/session-controller");
 const { ApiKeys } = await import("../../../src/host/settings");
 
@@ -30,10 +30,7 @@ beforeEach(() => {
   fs.writeFileSync(nodePath.join(workspace, "README.md"), "# tidewatch\n");
   fs.writeFileSync(nodePath.join(workspace, "notes.txt"), "private notes\n");
   const s = vscode.__state;
-  s.isTrusted = true;
-  s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
-  s.config.clear();
-  s.config.set("yoke.sessionDir", nodePath.join(dir, "sessions"));
+  openTrustedFolder(s, vscode.Uri.file(workspace) as never, nodePath.join(dir, "sessions"));
 });
 
 afterEach(async () => {

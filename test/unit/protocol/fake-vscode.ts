@@ -82,6 +82,18 @@ export interface FakeVscodeState {
   grantTrust(): void;
 }
 
+/**
+ * A trusted window with one folder ("ws", at `uri`) and no settings but, when given, the session
+ * folder (`yoke.sessionDir`: sessions in the test's temp folder, not in the shared store under the
+ * real home).
+ */
+export function openTrustedFolder(state: FakeVscodeState, uri: Uri, sessionDir?: string): void {
+  state.isTrusted = true;
+  state.folders = [{ uri, name: "ws", index: 0 }];
+  state.config.clear();
+  if (sessionDir !== undefined) state.config.set("yoke.sessionDir", sessionDir);
+}
+
 export function createFakeVscode() {
   const configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   const trustGranted = new EventEmitter<void>();

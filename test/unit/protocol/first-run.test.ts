@@ -22,7 +22,7 @@ vi.mock("../../../src/host/local-servers", () => ({
 }));
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
-const { fakeExtensionParts } = await import("./fake-vscode");
+const { fakeExtensionParts, openTrustedFolder } = await import("./fake-vscode");
 const { SessionController } = await import("../../../src/host/session-controller");
 const { ApiKeys } = await import("../../../src/host/settings");
 
@@ -38,10 +38,7 @@ beforeEach(() => {
   fs.writeFileSync(nodePath.join(workspace, "README.md"), "# tidewatch\n");
   process.env.HOME = nodePath.join(dir, "home");
   const s = vscode.__state;
-  s.isTrusted = true;
-  s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
-  s.config.clear();
-  s.config.set("yoke.sessionDir", nodePath.join(dir, "sessions"));
+  openTrustedFolder(s, vscode.Uri.file(workspace) as never, nodePath.join(dir, "sessions"));
   probe.calls = 0;
   probe.answer = () => Promise.resolve([]);
 });

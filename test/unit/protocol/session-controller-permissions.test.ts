@@ -11,7 +11,7 @@ import type { FakeVscodeState } from "./fake-vscode";
 vi.mock("vscode", async () => (await import("./fake-vscode")).createFakeVscode());
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
-const { fakeExtensionParts } = await import("./fake-vscode");
+const { fakeExtensionParts, openTrustedFolder } = await import("./fake-vscode");
 const { SessionController } = await import("../../../src/host/session-controller");
 const { ApiKeys } = await import("../../../src/host/settings");
 
@@ -26,11 +26,7 @@ beforeEach(() => {
   workspace = nodePath.join(dir, "ws");
   fs.mkdirSync(workspace);
   const s = vscode.__state;
-  s.isTrusted = true;
-  s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
-  s.config.clear();
-  // Sessions in the temp dir, not in the shared store under the real home.
-  s.config.set("yoke.sessionDir", nodePath.join(dir, "sessions"));
+  openTrustedFolder(s, vscode.Uri.file(workspace) as never, nodePath.join(dir, "sessions"));
   s.warnings.length = 0;
   parts = fakeExtensionParts(nodePath.join(dir, "storage"));
 });

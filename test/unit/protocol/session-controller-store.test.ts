@@ -19,7 +19,7 @@ import type { FakeVscodeState } from "./fake-vscode";
 vi.mock("vscode", async () => (await import("./fake-vscode")).createFakeVscode());
 
 const vscode = (await import("vscode")) as unknown as { __state: FakeVscodeState; Uri: { file(p: string): unknown } };
-const { fakeExtensionParts } = await import("./fake-vscode");
+const { fakeExtensionParts, openTrustedFolder } = await import("./fake-vscode");
 const { SessionController } = await import("../../../src/host/session-controller");
 const { ApiKeys } = await import("../../../src/host/settings");
 
@@ -47,9 +47,7 @@ beforeEach(async () => {
   fs.mkdirSync(home);
   process.env.HOME = home; // the default store is under the home: this test's own
   const s = vscode.__state;
-  s.isTrusted = true;
-  s.folders = [{ uri: vscode.Uri.file(workspace) as never, name: "ws", index: 0 }];
-  s.config.clear();
+  openTrustedFolder(s, vscode.Uri.file(workspace) as never);
   server = await startScriptedLlmServer({ script: (req) => ({ text: `Noted: ${readExchange(req).userText}` }) });
   s.config.set("yoke.provider", "openai-compatible");
   s.config.set("yoke.baseUrl", server.openaiBaseUrl);
