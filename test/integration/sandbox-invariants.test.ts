@@ -181,9 +181,11 @@ printf '#!/bin/sh\\ntouch ${marker}\\n' > evil/mon.sh && chmod +x evil/mon.sh &&
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s/evil/mon.sh\\n' "$PWD" > evil/config;
 echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -p .git/worktrees/w; echo "$PWD/evil" > .git/gitdir; ls .git`;
       const r = await exec(ws, attack);
-      expect(existsSync(join(ws, "evil", "config")), r.err).toBe(true);
       for (const gone of ["commondir", "config.worktree", "worktrees", "gitdir"]) expect(existsSync(join(ws, ".git", gone)), gone).toBe(false);
       expect(r.err).toMatch(/\.git\/commondir.*it was moved to/);
+      // The agent's own repository (a bare layout it made, with an fsmonitor) goes too (new repositories hold only what git init and clone write).
+      expect(existsSync(join(ws, "evil")), r.err).toBe(false);
+      expect(r.err).toMatch(/git\/evil, a protected path \(a git repository the command created.*core\.fsmonitor.*it was moved to/);
       // The user's next plain git status, on the host.
       const st = git("status", "--short");
       expect(st.status, st.stderr).toBe(0);
@@ -192,6 +194,8 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
       const control = workspace("git-control");
       rmSync(control, { recursive: true });
       spawnSync("cp", ["-a", ws, control]);
+      spawnSync("sh", ["-c", "mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/"], { cwd: control });
+      writeFileSync(join(control, "evil", "mon.sh"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
       writeFileSync(join(control, ".git", "commondir"), `${control}/evil\n`);
       writeFileSync(join(control, "evil", "config"), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = ${control}/evil/mon.sh\n`);
       chownTree(control, id);

@@ -34,6 +34,7 @@ describe("the permission engine's tables, from the tools' declarations", () => {
       list_mcp_resources: "ListMcpResourcesTool",
       read_mcp_resource: "ReadMcpResourceTool",
       mcp_sampling: "McpSampling",
+      load_tools: "ToolSearch",
     });
     expect(sorted(TOOL_PERMISSIONS.known)).toEqual([
       "Bash",
