@@ -173,7 +173,11 @@ function commandOptions(words: readonly Word[], key: string | undefined, names: 
       if (key === "git push" && w.startsWith("+") && w.length > 1) {
         options.add("-f");
         operands.push(w.slice(1));
-      } else operands.push(w);
+      } else {
+        // An empty source (`:branch`) deletes that ref on the remote, as --delete does (git-push(1)).
+        if (key === "git push" && w.startsWith(":") && w.length > 1 && operands.length > 0) options.add("-d");
+        operands.push(w);
+      }
       continue;
     }
     if (w === "--") {

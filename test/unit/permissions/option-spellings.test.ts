@@ -81,9 +81,17 @@ describe("deny and ask rules under any spelling of their options", () => {
   // cannot be an option (an option's value, after `--`, text before the expansion) asked in bypassPermissions.
   it("red11: a + refspec is a force push; option values and words that cannot be options are not", async () => {
     const g = createPermissionWorkspace({
-      permissions: { deny: ["Bash(git push --force:*)", "Bash(git commit --no-verify:*)", "Bash(git clean -fdx:*)", "Bash(rm -rf:*)"] },
+      permissions: { deny: ["Bash(git push --force:*)", "Bash(git push --delete:*)", "Bash(git commit --no-verify:*)", "Bash(git clean -fdx:*)", "Bash(rm -rf:*)"] },
     }).gate({ trusted: true });
-    for (const c of ["git push origin +main", "git push origin +HEAD:main", 'git push origin "+$B"', "git commit -m x -n", 'git commit --message "$M" --no-verify', "git clean -xdf"])
+    for (const c of [
+      "git push origin +main",
+      "git push origin :feature",
+      "git push origin +HEAD:main",
+      'git push origin "+$B"',
+      "git commit -m x -n",
+      'git commit --message "$M" --no-verify',
+      "git clean -xdf",
+    ])
       expect({ c, d: (await g.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, d: "deny" });
     for (const c of [
       'git commit -m"Add new function"',
