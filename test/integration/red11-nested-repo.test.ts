@@ -58,4 +58,24 @@ describe("red11: repositories a command creates", () => {
     for (const x of ["late", "late2"]) if (existsSync(join(ws, x))) userGit(join(ws, x));
     expect([existsSync(join(ws, "late")), existsSync(join(ws, "late2")), existsSync(`${mark}-late`), existsSync(`${mark}-late2`)]).toEqual([false, false, false, false]);
   });
+
+  // Class: a repository the walk could not read when it was made (a folder the command made
+  // unreadable, chmod 000) is neither checked then nor born later: the next command makes the folder
+  // readable again, which changes no time of the repository's own files, so it passes as one the
+  // user had, and the user's git status there runs its planted fsmonitor. Fixed: a folder the command
+  // made unreadable goes to quarantine (with its parent when it cannot even be looked at: chmod 644).
+  it.each(["000", "644"])("a repository hidden in a folder made unreadable (chmod %s) during one command and uncovered by the next is quarantined", async (mode) => {
+    const user = identities().list.at(-1)!;
+    const cell = cellFolder(`yoke-red11-hide${mode}-`, user, temps, { sandbox: { backend: "bwrap" } });
+    const ws = committedWorkspace(join(cell.base, "hide"), { "a.txt": "x\n" }, user);
+    const mark = join(cell.base, `ran-hidden-${mode}`);
+    const r = await bypassSessionAs(user, cell.home, ws, join(cell.base, "sessions"), [
+      bash(`mkdir -p cover/sub && git init -q cover/sub && git config -f cover/sub/.git/config core.fsmonitor "touch ${mark}" && chmod ${mode} cover && echo hidden`),
+      bash("sleep 1; chmod 755 cover; echo uncovered"),
+    ]);
+    expect(r.told).toContain("uncovered");
+    expect(r.told).toContain("a folder the command made unreadable");
+    if (existsSync(join(ws, "cover/sub"))) spawnSync("git", ["status", "--short"], { cwd: join(ws, "cover/sub"), encoding: "utf8", ...spawnAs(user, { HOME: cell.home }) });
+    expect(existsSync(mark), "the planted fsmonitor ran on the host").toBe(false);
+  });
 });

@@ -19,7 +19,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
 
 /** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
@@ -115,7 +115,19 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      // Unreadable (a folder the command made unreadable is unreadable to the user's git as well).
+      // Unreadable. One the command made so (or made) hides what it holds from this check until a
+      // later command makes it readable again, which changes no time of the files below it (red team
+      // 11: a repository with a planted fsmonitor under a chmod 000 folder passed as the user's). It
+      // goes to quarantine; a folder that cannot even be looked at goes with its parent.
+      if (check && dir !== root) {
+        const st = lst(dir);
+        const where = st ? dir : dirname(dir);
+        if (where !== root && changedSince(st ?? lst(where), check.since) && !isApproved(check, where))
+          findings.push({
+            path: where,
+            why: "a folder the command made unreadable: what it holds (a git repository would run its configuration at the user's next git command there) cannot be checked",
+          });
+      }
       continue;
     }
     let head = false;
