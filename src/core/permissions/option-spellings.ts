@@ -45,6 +45,35 @@ const SAME_OPTION: Record<string, Record<string, string>> = {
   "kubectl delete": { "--all": "--all", "--force": "--force" },
 };
 
+/**
+ * Options that take a value, per program (git's parse-options and GNU getopt take `-mVALUE`,
+ * `-m VALUE`, `--opt VALUE` and `--opt=VALUE`): the value is not an option (`git commit -m"new"` is
+ * not `-n`, `git commit -m "$MSG"` cannot be `--no-verify`). Short letters, then long names.
+ */
+const TAKES_VALUE: Record<string, { short: string; long: string[] }> = {
+  "git push": { short: "o", long: ["--push-option", "--repo", "--receive-pack", "--exec"] },
+  "git clean": { short: "e", long: ["--exclude"] },
+  "git commit": { short: "mFcCt", long: ["--message", "--file", "--reuse-message", "--reedit-message", "--template", "--author", "--date", "--fixup", "--squash", "--cleanup", "--trailer"] },
+  "git tag": { short: "mFu", long: ["--message", "--file", "--local-user", "--cleanup", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged", "--sort", "--format"] },
+  "git branch": { short: "tu", long: ["--set-upstream-to", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged", "--sort", "--format"] },
+  "git checkout": { short: "bB", long: ["--conflict", "--orphan"] },
+  "git switch": { short: "cC", long: ["--create", "--force-create", "--conflict", "--orphan"] },
+};
+
+/** Could the shell split this word into several (an unquoted `$x`, `$(…)` or backquote)? */
+function splittable(raw: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === "\\" && quote !== "'") i++;
+    else if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "$" || c === "`") return true;
+  }
+  return false;
+}
+
 interface RuleShape {
   head: string[];
   /** The rule's options as canonical names (a bundle `-rf` gives two). */
@@ -112,15 +141,43 @@ function splitOption(word: string, names: Record<string, string>): string[] {
   return [...word.slice(1)].flatMap((c) => (names[`-${c}`] ?? `-${c}`).split(" "));
 }
 
-/** The command's options as canonical names, with long abbreviations resolved against `wanted`. */
-function commandOptions(words: readonly string[], names: Record<string, string>, wanted: readonly string[]): { options: Set<string>; operands: string[] } {
+/**
+ * The command's options as canonical names, with long abbreviations resolved against `wanted`.
+ * `unsure`: a word only known at run time stands where an option could be (not an option's value,
+ * not after `--`, unless the shell may split it into several words).
+ */
+function commandOptions(words: readonly Word[], key: string | undefined, names: Record<string, string>, wanted: readonly string[]): { options: Set<string>; operands: string[]; unsure: boolean } {
   const options = new Set<string>();
   const operands: string[] = [];
-  const longNames = [...new Set([...Object.keys(names).filter((k) => k.startsWith("--")), ...wanted.filter((w) => w.startsWith("--")).map((w) => w.split("=")[0]!)])];
+  const takes = (key !== undefined && TAKES_VALUE[key]) || { short: "", long: [] };
+  const longNames = [...new Set([...Object.keys(names).filter((k) => k.startsWith("--")), ...takes.long, ...wanted.filter((w) => w.startsWith("--")).map((w) => w.split("=")[0]!)])];
   let ended = false;
-  for (const w of words) {
-    if (ended || !w.startsWith("-") || w === "-") {
+  let unsure = false;
+  let valueNext = false;
+  for (const word of words) {
+    const w = word.value;
+    if (word.dynamic) {
+      const split = splittable(word.raw);
+      // A refspec `+src:dst` forces that ref (git-push(1)), whatever follows the `+`.
+      if (key === "git push" && !valueNext && w.startsWith("+")) options.add("-f");
+      else if (!ended && (split || (!valueNext && /^[-$`]/.test(w)))) unsure = true;
+      valueNext = false;
       operands.push(w);
+      continue;
+    }
+    if (valueNext) {
+      valueNext = false;
+      continue;
+    }
+    if (ended || !w.startsWith("-") || w === "-") {
+      if (key === "git push" && w.startsWith("+") && w.length > 1) {
+        options.add("-f");
+        operands.push(w.slice(1));
+      } else {
+        // An empty source (`:branch`) deletes that ref on the remote, as --delete does (git-push(1)).
+        if (key === "git push" && w.startsWith(":") && w.length > 1 && operands.length > 0) options.add("-d");
+        operands.push(w);
+      }
       continue;
     }
     if (w === "--") {
@@ -132,6 +189,8 @@ function commandOptions(words: readonly string[], names: Record<string, string>,
       const name = eq < 0 ? w : w.slice(0, eq);
       // GNU getopt_long takes any unambiguous prefix; every long name it could be counts (asks more, never less).
       const full = longNames.filter((n) => n === name || (name.length > 2 && n.startsWith(name)));
+      // Only a name that is certainly a value-taking option consumes the next word.
+      if (eq < 0 && full.length > 0 && full.every((n) => takes.long.includes(n))) valueNext = true;
       for (const n of full.length ? full : [name]) {
         for (const canon of (names[n] ?? n).split(" ")) {
           options.add(canon);
@@ -140,9 +199,17 @@ function commandOptions(words: readonly string[], names: Record<string, string>,
       }
       continue;
     }
-    for (const c of w.slice(1)) for (const canon of (names[`-${c}`] ?? `-${c}`).split(" ")) options.add(canon);
+    for (let i = 1; i < w.length; i++) {
+      const c = w[i]!;
+      for (const canon of (names[`-${c}`] ?? `-${c}`).split(" ")) options.add(canon);
+      if (takes.short.includes(c)) {
+        // `-mVALUE`: the rest of the word is the value; `-m VALUE`: the next word is.
+        if (i === w.length - 1) valueNext = true;
+        break;
+      }
+    }
   }
-  return { options, operands };
+  return { options, operands, unsure };
 }
 
 /**
@@ -155,17 +222,15 @@ export function matchOptionSpellings(spec: string | undefined, words: readonly W
   if (!shape || words.length < shape.head.length) return "no";
   for (let i = 0; i < shape.head.length; i++) if (words[i]!.dynamic || words[i]!.value !== shape.head[i]) return "no";
   const rest = words.slice(shape.head.length);
-  const uncertain = rest.some((w) => w.dynamic);
   const key = programKey(shape.head);
   const names = key === undefined ? {} : SAME_OPTION[key]!;
   const wanted = shape.options;
-  const { options, operands } = commandOptions(
-    rest.filter((w) => !w.dynamic).map((w) => w.value),
-    names,
-    wanted,
-  );
+  const { options, operands, unsure } = commandOptions(rest, key, names, wanted);
   const optionsHeld = wanted.every((o) => options.has(o));
   const operandsHeld = shape.operands.every((o, i) => operands[i] === o) && (shape.tail || operands.length === shape.operands.length);
   if (optionsHeld && operandsHeld) return "yes";
-  return uncertain ? "maybe" : "no";
+  // A word known only at run time may be a missing option (where an option can stand) or an operand.
+  const optionsMaybe = optionsHeld || unsure;
+  const operandsMaybe = operandsHeld || rest.some((w) => w.dynamic);
+  return optionsMaybe && operandsMaybe ? "maybe" : "no";
 }

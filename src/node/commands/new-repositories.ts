@@ -19,12 +19,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
 
 /** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
 export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
-const MAX_DEPTH = 256;
 const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export interface RepositoryFinding {
@@ -103,11 +102,11 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
   const markers = new Map<string, number>();
   const knows = (p: string) => check?.known.get(p) !== undefined && check.known.get(p) === lst(p)?.ino;
   const findings: RepositoryFinding[] = [];
-  const stack: Array<[string, number]> = [[root, 0]];
+  const stack: string[] = [root];
   let dirs = 0;
   let unchecked: string | undefined;
   while (stack.length) {
-    const [dir, depth] = stack.pop()!;
+    const dir = stack.pop()!;
     if (++dirs > maxDirs) {
       unchecked = `more than ${maxDirs} folders: repositories created further down were not checked`;
       break;
@@ -116,7 +115,19 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
-      // Unreadable (a folder the command made unreadable is unreadable to the user's git as well).
+      // Unreadable. One the command made so (or made) hides what it holds from this check until a
+      // later command makes it readable again, which changes no time of the files below it (red team
+      // 11: a repository with a planted fsmonitor under a chmod 000 folder passed as the user's). It
+      // goes to quarantine; a folder that cannot even be looked at goes with its parent.
+      if (check && dir !== root) {
+        const st = lst(dir);
+        const where = st ? dir : dirname(dir);
+        if (where !== root && changedSince(st ?? lst(where), check.since) && !isApproved(check, where))
+          findings.push({
+            path: where,
+            why: "a folder the command made unreadable: what it holds (a git repository would run its configuration at the user's next git command there) cannot be checked",
+          });
+      }
       continue;
     }
     let head = false;
@@ -135,7 +146,10 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
       else if (e.name === "objects") objects = e.isDirectory();
       else if (e.name === "refs") refs = e.isDirectory();
       else if (e.name === "commondir") commondir = true;
-      if (e.isDirectory() && depth < MAX_DEPTH) stack.push([p, depth + 1]);
+      // No depth limit (red team 11: a repository 260 folders down was not looked at, and the user's
+      // git status there ran its fsmonitor). Dirents do not follow links, so the walk cannot loop; the
+      // folder count bounds it, and the path length bounds where the user's git can run.
+      if (e.isDirectory()) stack.push(p);
     }
     if (dir !== root && head && ((objects && refs) || commondir)) {
       markers.set(dir, lst(dir)?.ino ?? 0);

@@ -76,6 +76,40 @@ describe("deny and ask rules under any spelling of their options", () => {
       expect({ c, d: (await gate.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, d: "allow" });
   });
 
+  // Red team 11. Under-blocking class: a `+` refspec forces that ref as --force does (git-push(1)).
+  // Over-blocking class: an option's value read as options (`-m"new"` as -n) and a run-time word that
+  // cannot be an option (an option's value, after `--`, text before the expansion) asked in bypassPermissions.
+  it("red11: a + refspec is a force push; option values and words that cannot be options are not", async () => {
+    const g = createPermissionWorkspace({
+      permissions: { deny: ["Bash(git push --force:*)", "Bash(git push --delete:*)", "Bash(git commit --no-verify:*)", "Bash(git clean -fdx:*)", "Bash(rm -rf:*)"] },
+    }).gate({ trusted: true });
+    for (const c of [
+      "git push origin +main",
+      "git push origin :feature",
+      "git push origin +HEAD:main",
+      'git push origin "+$B"',
+      "git commit -m x -n",
+      'git commit --message "$M" --no-verify',
+      "git clean -xdf",
+    ])
+      expect({ c, d: (await g.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, d: "deny" });
+    for (const c of [
+      'git commit -m"Add new function"',
+      'git commit -m "$MSG"',
+      'git commit -F "$(mktemp)"',
+      "git clean -fd -ekeep.txt",
+      "git clean -fd -e x",
+      "git push -ofast origin main",
+      'rm -r -- "$f"',
+      "rm -r -- $f",
+      'rm -r ./"$d"',
+      'git commit -m "Fix ${thing}"',
+    ])
+      expect({ c, d: (await g.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, d: "allow" });
+    // Still asked: the word may be the missing option (`f=-f`), or split into several by the shell.
+    for (const c of ['rm -r "$dir"', "git commit -m $MSG", 'git push origin "$BRANCH"']) expect({ c, d: (await g.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, d: "ask" });
+  });
+
   it("says which rule denied it", async () => {
     const d = await gate.check(bash("rm --recursive --force src"), "bypassPermissions");
     expect(d).toMatchObject({ decision: "deny", by: "rule", reason: "Denied by the rule Bash(rm -rf:*) (.yoke/settings.local.json): the command runs `rm --recursive --force src`." });
