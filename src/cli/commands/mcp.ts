@@ -56,13 +56,21 @@ export async function mcpCommand(argv: string[]): Promise<number> {
  * prints the authorization URL and waits for the browser's answer on 127.0.0.1 (terminal or not:
  * you asked for it). The tokens are kept in ~/.yoke/mcp-oauth.json (mode 0600) for later runs.
  */
-async function login(cwd: string, name: string, settings: string[] | undefined): Promise<number> {
-  const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings, oauth: { authorize: (req) => printSignIn(req) } });
-  const quit = (code: number) => () => process.exit(code);
-  const onInt = quit(130);
-  const onTerm = quit(143);
+/** Ctrl+C or SIGTERM quits at once (130, 143); the exit hook SIGKILLs the servers' process groups. Returns the undo. */
+function quitOnSignals(): () => void {
+  const onInt = () => process.exit(130);
+  const onTerm = () => process.exit(143);
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
+  return () => {
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+  };
+}
+
+async function login(cwd: string, name: string, settings: string[] | undefined): Promise<number> {
+  const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings, oauth: { authorize: (req) => printSignIn(req) } });
+  const stopQuitting = quitOnSignals();
   try {
     const s = await mcp.hub.login(name);
     process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs.\n`);
@@ -71,8 +79,7 @@ async function login(cwd: string, name: string, settings: string[] | undefined):
     process.stderr.write(`yoke: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
+    stopQuitting();
     await mcp.dispose();
   }
 }
@@ -92,11 +99,7 @@ async function logout(cwd: string, name: string, settings: string[] | undefined)
 async function list(cwd: string, json: boolean, settings: string[] | undefined): Promise<number> {
   const mcp = createNodeMcp({ cwd, trusted: true, extraSettings: settings });
   // Ctrl+C or SIGTERM while servers start: quit at once; the exit hook SIGKILLs their process groups.
-  const quit = (code: number) => () => process.exit(code);
-  const onInt = quit(130);
-  const onTerm = quit(143);
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
+  const stopQuitting = quitOnSignals();
   try {
     const catalog = await mcp.hub.catalog();
     const tools = buildMcpTools(
@@ -136,8 +139,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
     }
     return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
+    stopQuitting();
     await mcp.dispose();
   }
 }
