@@ -299,6 +299,10 @@ interface Step {
 function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefined {
   const name = words[0]!.value;
   let args = words.slice(1);
+  // tree-sitter-bash reads `coproc [NAME] { … }` as the words `coproc`, `{`, … and a command `}`:
+  // the group's commands (an `sh -c` script among them) are not parsed, so it is code Yoke cannot see.
+  if (name === "coproc" && args.slice(0, 2).some((a) => !a.dynamic && (a.value === "{" || a.value === "(")))
+    part.hidden.push("coproc runs a compound command ({ … }) that Yoke's parser does not read");
   switch (name) {
     case "nohup":
     case "builtin":

@@ -1,0 +1,27 @@
+/**
+ * `coproc { … }` (found by the differential checker, seed 1205): tree-sitter-bash reads the group as
+ * plain words, so an `sh -c` script inside it was not analysed and `cat .env` ran under `Read(.env)`
+ * in bypassPermissions. Such a group is now code Yoke cannot see: it asks where a deny rule exists.
+ */
+import { describe, expect, it } from "vitest";
+import { call, createPermissionWorkspace } from "../../support/permission-workspace";
+
+const bash = (command: string) => call("run_command", { command });
+
+describe("coproc with a compound body", () => {
+  const w = createPermissionWorkspace({ permissions: { deny: ["Read(.env)"] } });
+  const gate = w.gate({ trusted: true });
+
+  it("asks, even in bypassPermissions, when a deny rule could apply inside the group", async () => {
+    for (const c of ["coproc { sh -c 'cat .env'; }", "coproc { script -qc 'cat .env' /dev/null; }; wait", "coproc NAME { bash -c 'cat .env'; }"]) {
+      const d = await gate.check(bash(c), "bypassPermissions");
+      expect({ c, decision: d.decision }).toEqual({ c, decision: "ask" });
+      expect(d.reason).toContain("coproc runs a compound command ({ … }) that Yoke's parser does not read");
+    }
+  });
+
+  it("still denies what it can read, and leaves a plain coproc alone", async () => {
+    expect((await gate.check(bash("coproc { cat .env; }"), "bypassPermissions")).decision).toBe("deny");
+    expect((await gate.check(bash("coproc cat README.md"), "bypassPermissions")).decision).toBe("allow");
+  });
+});
