@@ -13,15 +13,23 @@ describe("coproc with a compound body", () => {
   const gate = w.gate({ trusted: true });
 
   it("asks, even in bypassPermissions, when a deny rule could apply inside the group", async () => {
-    for (const c of ["coproc { sh -c 'cat .env'; }", "coproc { script -qc 'cat .env' /dev/null; }; wait", "coproc NAME { bash -c 'cat .env'; }"]) {
+    for (const c of [
+      "coproc { sh -c 'cat .env'; }",
+      "coproc { script -qc 'cat .env' /dev/null; }; wait",
+      "coproc NAME { bash -c 'cat .env'; }",
+      "coproc while true; do sh -c 'cat .env'; break; done",
+      "coproc if true; then sh -c 'cat .env'; fi",
+    ]) {
       const d = await gate.check(bash(c), "bypassPermissions");
       expect({ c, decision: d.decision }).toEqual({ c, decision: "ask" });
-      expect(d.reason).toContain("coproc runs a compound command ({ … }) that Yoke's parser does not read");
+      expect(d.reason).toMatch(/coproc runs a compound command \((\{|while|if) …\) that Yoke's parser does not read/);
     }
   });
 
   it("still denies what it can read, and leaves a plain coproc alone", async () => {
     expect((await gate.check(bash("coproc { cat .env; }"), "bypassPermissions")).decision).toBe("deny");
     expect((await gate.check(bash("coproc cat README.md"), "bypassPermissions")).decision).toBe("allow");
+    // A simple command after coproc is that command, read as any other (its sh -c script included).
+    expect((await gate.check(bash("coproc sh -c 'cat .env'"), "bypassPermissions")).decision).toBe("deny");
   });
 });

@@ -296,13 +296,23 @@ interface Step {
   denyOnly?: boolean;
 }
 
+/** Words that start a compound command in bash (after `coproc`, tree-sitter-bash does not parse one). */
+const COMPOUND_START = new Set(["{", "(", "((", "[[", "while", "until", "for", "if", "case", "select", "function"]);
+
 function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefined {
   const name = words[0]!.value;
   let args = words.slice(1);
-  // tree-sitter-bash reads `coproc [NAME] { … }` as the words `coproc`, `{`, … and a command `}`:
-  // the group's commands (an `sh -c` script among them) are not parsed, so it is code Yoke cannot see.
-  if (name === "coproc" && args.slice(0, 2).some((a) => !a.dynamic && (a.value === "{" || a.value === "(")))
-    part.hidden.push("coproc runs a compound command ({ … }) that Yoke's parser does not read");
+  // tree-sitter-bash reads `coproc [NAME] COMPOUND` as the words `coproc`, `{` (or `while`, `if`…)
+  // and more commands after: the compound's commands (an `sh -c` script among them) are not parsed,
+  // so it is code Yoke cannot see. `coproc SIMPLE-COMMAND` runs that command.
+  if (name === "coproc") {
+    const start = args.slice(0, 2).find((a) => !a.dynamic && COMPOUND_START.has(a.value));
+    if (start) {
+      part.hidden.push(`coproc runs a compound command (${start.raw} …) that Yoke's parser does not read`);
+      return undefined;
+    }
+    return { words: args };
+  }
   switch (name) {
     case "nohup":
     case "builtin":
