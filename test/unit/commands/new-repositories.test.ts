@@ -29,8 +29,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-/** The guard the mount plan gives a writable folder, taken now (before "the command"). */
+/**
+ * The guard the mount plan gives a writable folder, taken now (before "the command"). The plan
+ * starts its window 50 ms early (clock grain); what the test set up before has to be older than
+ * that, or a loaded machine makes the user's own files look written by the command.
+ */
 function startCommand(): GuardedPath {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120);
   const known = repositoryMarkers(ws);
   return { path: ws, root: ws, why: "w", before: { kind: "repositories", since: Date.now() - 50, known } };
 }
