@@ -79,7 +79,8 @@ const ATTACKS: Array<{ command: string; victim: string; keep: string }> = [
   { command: "cmake -E env rm -rf data", victim: "data/f.txt", keep: "keep f\n" },
   { command: "cmake -E chdir . rm -rf pkg", victim: "pkg/g.js", keep: "keep g\n" },
   { command: "cmake -E rm -rf srv", victim: "srv/h.txt", keep: "keep h\n" },
-  { command: "start-stop-daemon -S -d . -x /bin/rm -- -rf vendor", victim: "vendor/i.js", keep: "keep i\n" },
+  // -d: its default folder is /; -p: a pid file that does not exist, so a running rm elsewhere does not count as "already running".
+  { command: "start-stop-daemon -S -d . -p none.pid -x /bin/rm -- -rf vendor", victim: "vendor/i.js", keep: "keep i\n" },
   { command: "gcc -wrapper 'sh,-c,rm -rf app,x' -fsyntax-only -x c /dev/null", victim: "app/j.js", keep: "keep j\n" },
 ];
 /** git's cat-file under its program name prints the committed secret that Read(.env) forbids. */
