@@ -151,6 +151,17 @@ const CONSTRUCTS: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]
       return `${bind}; ls ${rest.join(" ")}`;
     },
   ],
+  // Red team round 12: a shell (or env, nice, then a shell) given to a wrapper read only for deny
+  // rules; commands named by tools' options and subcommands.
+  [
+    "runner, shell",
+    (c, r) =>
+      `${pick(r, ["setsid", "fakeroot --", "fakeroot", "taskset 1", "ionice -c3", "chrt -o 0", "strace -f -o /dev/null", "flock -w 1 /dev/null"])} ${pick(r, ["sh -c", "bash -c", "env sh -c", "env A=1 bash -c", "nice sh -c", "timeout 5 sh -c"])} ${sq(c)}`,
+  ],
+  ["cmake -E", (c, r) => `cmake -E ${pick(r, ["env", "env A=1", "chdir .", "time"])} ${c}`],
+  ["npx -c", (c, r) => `npx ${pick(r, ["-c", "--call", "--cal"])} ${sq(c)}`],
+  ["start-stop-daemon", (c, r) => `start-stop-daemon -S -d . ${pick(r, ["-x", "--exec", "--startas"])} /usr/bin/env -- ${c}`],
+  ["gcc -wrapper", (c) => `gcc -wrapper ${sq(`sh,-c,${c},x`)} -fsyntax-only -x c /dev/null`],
   ["BASH_ALIASES", (c) => `shopt -s expand_aliases\nBASH_ALIASES[ll]=${sq(c)}\nll`],
   ["nameref to PS4", (c) => `declare -n r=PS4; r=${sq(`$(${c})`)}; set -x; :`],
   ["bash --rcfile", (c, r) => `bash ${pick(r, ["--rcfile", "--init-file"])} <(echo ${sq(c)}) -i -c :`],
@@ -277,6 +288,7 @@ const TOOLS: ReadonlyArray<readonly [string, (r: Rng) => string]> = [
   ["ulimit/umask", () => `ulimit -c 0; umask 022; ${MARKER}`],
   ["read builtin", (r) => pick(r, ["mapfile -t L < .env; echo $L", "read -r L < .env; echo $L", "readarray L <.env"])],
   ["printf %()", () => `printf -v pwned '%s' x; echo $pwned`],
+  ["git program name", (r) => `/usr/lib/git-core/git-${pick(r, ["rm -q src/a.ts", "commit -qam x", "diff --output=pwned", "clean -fdq", "checkout-index -f -a"])}`],
   ["chmod", (r) => pick(r, ["chmod +x README.md", "chmod 000 src", "chmod -R u+w src", "chown root README.md"])],
 ];
 

@@ -181,8 +181,10 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
 
   if (name === "source" || name === ".") {
     const file = args[0]?.value === "--" ? args[1] : args[0];
-    if (!file || file.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(file.value))
-      fx.hidden.push(`${name} runs a script from ${file ? file.raw : "nowhere"}, which Yoke cannot read`);
+    // With no file bash runs nothing ("filename argument required"): `.` is then a wrapper's
+    // operand (`npx eslint .`), not code Yoke cannot see.
+    if (file && (file.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(file.value)))
+      fx.hidden.push(`${name} runs a script from ${file.raw}, which Yoke cannot read`);
     return fx;
   }
 

@@ -543,12 +543,20 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     for (const w of named.reads) await add("read", w as XWord);
     // A program that runs another command Yoke does not unwrap (`setsid cat .env`, `ionice -c3 …`):
     // what each candidate inner command reads, so read deny rules apply in every mode.
-    if (inst.part.runsUnknown)
+    // The candidates are suffixes of one word list: a word is checked once, not once per candidate
+    // (`setsid` and 600 words was 600² path checks, 20–40 s — red team round 12).
+    if (inst.part.runsUnknown) {
+      const seen = new Set<Word>();
       for (const v of inst.expanded) {
         if (!v.view.denyOnly || !v.words.length || v.words[0]!.dynamic) continue;
         const c = classifyReadOnly(v.words);
-        for (const w of c.ok ? c.paths : namedPaths(v.words).reads) if (!w.dynamic) await add("read", w as XWord);
+        for (const w of c.ok ? c.paths : namedPaths(v.words).reads) {
+          if (w.dynamic || seen.has(w)) continue;
+          seen.add(w);
+          await add("read", w as XWord);
+        }
       }
+    }
     for (const w of named.writes) await add("write", w as XWord);
     for (const w of named.regions ?? []) await add("write", w as XWord, { region: true });
     if (named.copies) {

@@ -21,6 +21,12 @@ describe("coproc with a compound body", () => {
       "coproc if true; then sh -c 'cat .env'; fi",
     ]) {
       const d = await gate.check(bash(c), "bypassPermissions");
+      // The body after `do` or `then` is parsed as a command of that name (a wrapper read for deny rules): since
+      // red team round 12 its `sh -c` script is read there, so that row is denied outright.
+      if (c.startsWith("coproc while") || c.startsWith("coproc if")) {
+        expect({ c, decision: d.decision }).toEqual({ c, decision: "deny" });
+        continue;
+      }
       expect({ c, decision: d.decision }).toEqual({ c, decision: "ask" });
       expect(d.reason).toMatch(/coproc runs a compound command \((\{|while|if) …\) that Yoke's parser does not read/);
     }

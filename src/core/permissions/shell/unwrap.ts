@@ -38,6 +38,8 @@ const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
   rtx: ["exec", "x"],
   devbox: ["run"],
   pipx: ["run"],
+  // `cmake -E env|chdir|time CMD…` runs CMD (red team round 12); its own `rm`/`remove` are read as `rm`.
+  cmake: ["-E"],
   perf: ["stat", "record", "trace", "top", "sched", "lock", "mem", "kmem", "c2c", "kvm", "ftrace"],
   guix: ["shell", "environment"],
   apptainer: ["exec", "run"],
@@ -163,6 +165,11 @@ const RUNS_A_COMMAND = new Set([
 const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
 /** Programs whose option takes a shell command string (`nix-shell --run CMD`, `hyperfine CMD`). */
 const SCRIPT_OPTIONS: Record<string, RegExp> = {
+  // npm reads unique prefixes of long options (nopt): `--cal` is `--call` (red team round 12: `npx -c 'rm -rf src'`).
+  npx: /^(-c|--cal|--call)$/,
+  npm: /^(-c|--cal|--call)$/,
+  pnpm: /^(-c|--shell-mode)$/,
+  pnpx: /^(-c|--shell-mode)$/,
   "nix-shell": /^--(run|command)$/,
   nix: /^(-c|--command)$/,
   "nix-build": /^$^/,
@@ -213,7 +220,8 @@ export function isKnownRunner(name: string): boolean {
     name in RUNNER_SUBCOMMANDS ||
     SHELLS.has(name) ||
     OTHER_SHELLS.has(name) ||
-    /^(nohup|builtin|time|command|exec|nice|stdbuf|timeout|coreutils|busybox|toybox|env|sudo|doas|xargs|watch|find|git|eval)$/.test(name)
+    /^(nohup|builtin|time|command|exec|nice|stdbuf|timeout|coreutils|busybox|toybox|env|sudo|doas|xargs|watch|find|git|eval|start-stop-daemon|git-shell)$/.test(name) ||
+    gitProgramCommand(name) !== undefined
   );
 }
 
@@ -451,7 +459,22 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       out.scripts.push({ how: "eval", script, elevated: part.elevated });
       return undefined;
     }
+    case "git-shell": {
+      // `git-shell -c 'git-receive-pack .'` runs that command line.
+      const at = args.findIndex((a) => a.value === "-c");
+      if (at >= 0 && args[at + 1]) out.scripts.push({ how: "git-shell -c", script: args[at + 1]!, elevated: part.elevated });
+      else part.hidden.push("git-shell runs the commands it reads from its input");
+      return undefined;
+    }
+    case "start-stop-daemon":
+      startStopDaemon(part, args, out);
+      return undefined;
     default: {
+      // git runs `git-NAME` for `git NAME`: the program by its own name is the same command
+      // (red team round 12: `/usr/lib/git-core/git-reset --hard` under Bash(git reset:*)).
+      const sub = gitProgramCommand(name);
+      if (sub !== undefined) return { words: [{ ...words[0]!, value: "git" }, literalWord(sub), ...args] };
+      if (COMPILERS.has(name)) compilerWrapper(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -629,10 +652,96 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
       i++;
       continue;
     }
-    if (!v.startsWith("-") && !args[i]!.dynamic) part.views.push({ words: args.slice(i), allowable: false, denyOnly: true });
+    if (!v.startsWith("-") && !args[i]!.dynamic) candidate(part, args.slice(i), out);
     // Every later word could start the command it runs (the candidates above): one only known at
     // run time (`setsid $(echo rm) -rf src`) could be the program itself, which no rule can see.
     else if (args[i]!.dynamic) dynamicCandidate(part, name, args[i]!);
+  }
+}
+
+/**
+ * One candidate for the command a wrapper runs (deny and ask rules only). The candidate is itself
+ * seen through — a shell's `-c` script, `env`, `nice`, another wrapper — so what it runs meets the
+ * rules too (red team round 12: `setsid sh -c 'rm -rf src'` was matched as `sh -c …` alone).
+ * Every later word is a candidate of the outer wrapper already, so one level of this is enough;
+ * what the inner unwrapping finds hard to read is code Yoke cannot see (a guess must not refuse
+ * ordinary work where no deny rule could apply).
+ */
+function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
+  part.views.push({ words, allowable: false, denyOnly: true });
+  if (nestedCandidates > 0) return;
+  const sub: CommandPart = {
+    text: part.text,
+    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
+    assignments: [],
+    redirects: [],
+    elevated: part.elevated,
+    extraArgs: part.extraArgs,
+    wrapper: false,
+    problems: [],
+    hidden: [],
+    via: part.via,
+    cwd: part.cwd,
+  };
+  nestedCandidates++;
+  let nested: Unwrapped;
+  try {
+    nested = unwrapCommand(sub);
+  } finally {
+    nestedCandidates--;
+  }
+  for (const v of sub.views.slice(1)) part.views.push({ words: v.words, allowable: false, denyOnly: true });
+  for (const why of [...sub.hidden, ...sub.problems]) if (!part.hidden.includes(why)) part.hidden.push(why);
+  if (sub.elevated) part.elevated = true;
+  if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
+  if (sub.writes?.length) (part.writes ??= []).push(...sub.writes);
+  out.parts.push(...nested.parts);
+  out.scripts.push(...nested.scripts.map((sc) => ({ ...sc, elevated: sc.elevated || part.elevated })));
+}
+/** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
+let nestedCandidates = 0;
+
+/** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */
+function gitProgramCommand(name: string): string | undefined {
+  if (!name.startsWith("git-")) return undefined;
+  const sub = name.slice(4);
+  return GIT_COMMANDS.has(sub) ||
+    /^(receive-pack|upload-pack|upload-archive|remote-[a-z]+|http-(fetch|push)|sh-setup|submodule--helper|merge-[a-z]+|difftool--helper|mergetool--lib|rebase--[a-z]+|credential-[a-z]+)$/.test(sub)
+    ? sub
+    : undefined;
+}
+
+/** `start-stop-daemon -S -x PROGRAM [-a NAME] -- ARGS…` starts PROGRAM (or `--startas`) with ARGS. */
+function startStopDaemon(part: CommandPart, args: Word[], out: Unwrapped): void {
+  part.runsUnknown = true;
+  const programs: Word[] = [];
+  let rest: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.value === "--") {
+      rest = args.slice(i + 1);
+      break;
+    }
+    const m = /^(-[xa]|--exec|--startas)(?:=(.*))?$/.exec(a.value) ?? /^-([xa])(.+)$/.exec(a.value);
+    if (!m) continue;
+    const value = m[2] !== undefined ? { ...a, value: m[2] } : args[++i];
+    if (value) programs.push(value);
+  }
+  for (const p of programs) {
+    if (p.dynamic) dynamicCandidate(part, "start-stop-daemon", p);
+    else candidate(part, [p, ...rest], out);
+  }
+}
+
+/** C compilers' drivers: `-wrapper PROG,ARG…` runs each compiler stage through PROG. */
+const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++", "gfortran", "cpp"]);
+function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i]!.value !== "-wrapper" && args[i]!.value !== "--wrapper") continue;
+    const value = args[i + 1];
+    if (!value) continue;
+    if (value.dynamic) dynamicCandidate(part, args[i]!.value, value);
+    else candidate(part, value.value.split(",").filter(Boolean).map(literalWord), out);
   }
 }
 
