@@ -101,9 +101,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     }
   };
 
-  // OPEN (red team round 10): fails today — the code prettier loaded ran on the host, and the home
-  // secret reached the model. See the header for the fix ideas.
-  it.fails("acceptEdits: a prettier.config.cjs the model writes does not run on the host when the user's formatting hook runs", async () => {
+  // Closed (issue 18): the user's hook runs confined, in the session's sandbox.
+  it("acceptEdits: a prettier.config.cjs the model writes does not run on the host when the user's formatting hook runs", async () => {
     const r = await session([
       tool("write_file", { path: "prettier.config.cjs", content: EVIL_CONFIG }),
       tool("write_file", { path: "src/a.js", content: "const   a=1\n" }),
