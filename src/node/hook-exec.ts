@@ -180,7 +180,14 @@ export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookComm
         confined = await opts.sandbox.prepare([file, ...args], { command: req.command, ...(req.args ? { args: req.args } : {}), cwd: req.cwd, env: req.env ?? {} });
         if ("unavailable" in confined) {
           // As run_command: no sandbox, nothing confined runs (never a silent fall back to the host).
-          return { exitCode: null, stdout: "", stderr: "", timedOut: false, cannotStart: `it runs in the sandbox, as the session's commands do, and ${confined.unavailable}. ${HOOK_OPT_OUT}.`, ranIn: "none" };
+          return {
+            exitCode: null,
+            stdout: "",
+            stderr: "",
+            timedOut: false,
+            cannotStart: `it runs in the sandbox, as the session's commands do, and ${confined.unavailable}. ${HOOK_OPT_OUT}.`,
+            ranIn: "none",
+          };
         }
         if ("file" in confined) launch = confined;
       }

@@ -63,7 +63,23 @@ export interface HookSandbox {
 }
 
 /** Components never exposed for a hook's script path (credentials). */
-const SECRET_PARTS = new Set([".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker", ".kube", ".azure", ".password-store", ".credentials.json", "gh", "gcloud", "keyrings"]);
+const SECRET_PARTS = new Set([
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  ".docker",
+  ".kube",
+  ".azure",
+  ".password-store",
+  ".credentials.json",
+  "gh",
+  "gcloud",
+  "keyrings",
+]);
 
 /** Shell words of a command line (quotes and backslashes resolved, operators split off): enough to find the paths it names. */
 export function shellWords(line: string): string[] {
@@ -227,6 +243,8 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
 /** A line for each protected path a hook created, as the quarantine left it. */
 export function quarantineLines(list: readonly QuarantinedPath[]): string[] {
   return list.map((q) =>
-    q.movedTo ? `yoke: the hook created ${basename(q.path)} (${q.path}), a protected path; it was moved to ${q.movedTo}` : `yoke: the hook created ${q.path}, a protected path, and it could NOT be moved away: check it`,
+    q.movedTo
+      ? `yoke: the hook created ${basename(q.path)} (${q.path}), a protected path; it was moved to ${q.movedTo}`
+      : `yoke: the hook created ${q.path}, a protected path, and it could NOT be moved away: check it`,
   );
 }

@@ -71,10 +71,7 @@ describe.each(cells)("as %s", (_label, id: Identity, backend, unusable) => {
     writeFileSync(join(home, "secret.txt"), `HOME-SECRET-${tag}\n`);
     // The user's own settings: bwrap, and the formatting hook of Claude Code's documentation.
     const hook = `f=$(node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const i=JSON.parse(s).tool_input||{};console.log(i.file_path||i.path||"")})'); [ -n "$f" ] && node ${PRETTIER} --write "$f" >/dev/null 2>&1; exit 0`;
-    writeFileSync(
-      join(home, ".yoke", "settings.json"),
-      JSON.stringify({ sandbox: { backend }, hooks: { PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: hook }] }] } }),
-    );
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend }, hooks: { PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: hook }] }] } }));
     mkdirSync(join(ws, "src"), { recursive: true });
     writeFileSync(join(ws, "src", "a.js"), "const a = 1;\n");
     execFileSync("git", ["init", "-q", "-b", "main", ws]);
@@ -150,7 +147,7 @@ const VALIDATE_PY = [
   "except OSError:",
   '    secret = "hidden"',
   'with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "hook-log.txt"), "a") as f:',
-  '    f.write(f"{payload[\'tool_name\']} {os.path.basename(path)} secret:{secret}\\n")',
+  "    f.write(f\"{payload['tool_name']} {os.path.basename(path)} secret:{secret}\\n\")",
   "if verdict(path):",
   '    print(f"validate.py: {os.path.basename(path)} is not allowed here", file=sys.stderr)',
   "    sys.exit(2)",
@@ -220,7 +217,13 @@ describe.each(who.map((w) => [w.label, w] as const))("hooks confined, as %s (bwr
       { hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: 'echo user > "$HOME/user-hook-ran"', sandbox: false }] }] } },
       {
         // Committed by the repository: the same opt-outs, which may only tighten.
-        ".claude/settings.json": JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: 'echo project > "$HOME/project-hook-ran"; echo project-ran > "$CLAUDE_PROJECT_DIR/project-hook.txt"', sandbox: false }] }] } }),
+        ".claude/settings.json": JSON.stringify({
+          hooks: {
+            PostToolUse: [
+              { matcher: "Write", hooks: [{ type: "command", command: 'echo project > "$HOME/project-hook-ran"; echo project-ran > "$CLAUDE_PROJECT_DIR/project-hook.txt"', sandbox: false }] },
+            ],
+          },
+        }),
         ".yoke/settings.json": JSON.stringify({ sandbox: { hooks: "off" } }),
       },
     );
@@ -255,7 +258,10 @@ describe.each(who.map((w) => [w.label, w] as const))("hooks confined, as %s (bwr
               // The script's path is computed, so Yoke cannot see it to keep it readable: python exits 2 "can't open file".
               { type: "command", command: 'python3 "$(printf %s "$HOME")/.claude/hooks/validate.py"' },
               // A notification hook that needs the network (off for commands, so for hooks).
-              { type: "command", command: `${FILE_OF} >/dev/null; node -e 'require("http").get("http://93.184.215.14/notify").on("error",e=>{console.error("notify failed: "+e.code);process.exit(3)})'` },
+              {
+                type: "command",
+                command: `${FILE_OF} >/dev/null; node -e 'require("http").get("http://93.184.215.14/notify").on("error",e=>{console.error("notify failed: "+e.code);process.exit(3)})'`,
+              },
             ],
           },
         ],
