@@ -11,7 +11,7 @@
  * stdin, stdout and stderr are separate pipes as on the host, and no program a deny rule names is
  * masked (those rules are about the agent's commands; a hook is the user's program).
  */
-import { statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { NetworkMode } from "../core/commands/types";
 import { networkFor } from "../core/commands/network";
@@ -81,12 +81,30 @@ const SECRET_PARTS = new Set([
   "keyrings",
 ]);
 
+/** A shell word, and whether the command writes it (the target of `>`, `>>`, `&>`, or a file `tee` is given). */
+export interface ShellToken {
+  word: string;
+  written: boolean;
+}
+
 /** Shell words of a command line (quotes and backslashes resolved, operators split off): enough to find the paths it names. */
-export function shellWords(line: string): string[] {
-  const out: string[] = [];
+export function shellTokens(line: string): ShellToken[] {
+  const out: ShellToken[] = [];
   let cur = "";
   let has = false;
   let quote: "'" | '"' | undefined;
+  let redirect = false;
+  let tee = false;
+  const push = () => {
+    if (has || cur) {
+      const written = redirect || (tee && !cur.startsWith("-"));
+      out.push({ word: cur, written });
+      if (cur === "tee") tee = true;
+      redirect = false;
+    }
+    cur = "";
+    has = false;
+  };
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quote) {
@@ -101,17 +119,34 @@ export function shellWords(line: string): string[] {
     } else if (c === "\\" && i + 1 < line.length) {
       cur += line[++i];
       has = true;
-    } else if (/[\s;&|()<>`]/.test(c)) {
-      if (has || cur) out.push(cur);
-      cur = "";
-      has = false;
+    } else if (c === ">") {
+      // A descriptor number before it (`2>`) is not a word; `>&1` duplicates a descriptor, no file.
+      if (/^\d+$/.test(cur)) cur = "";
+      push();
+      while (line[i + 1] === ">" || line[i + 1] === "|") i++;
+      if (line[i + 1] === "&") {
+        i++;
+        redirect = !/[\d-]/.test(line[i + 1] ?? "");
+      } else redirect = true;
+    } else if (/[\s;&|()<`]/.test(c)) {
+      if (c === "&" && line[i + 1] === ">") {
+        push();
+        continue;
+      }
+      push();
+      if (!/[ \t]/.test(c)) tee = false;
     } else {
       cur += c;
       has = true;
     }
   }
-  if (has || cur) out.push(cur);
+  push();
   return out;
+}
+
+/** Shell words of a command line (see shellTokens). */
+export function shellWords(line: string): string[] {
+  return shellTokens(line).map((t) => t.word);
 }
 
 /** `$VAR`, `${VAR}` and a leading `~` of a word, from `env` (others left as they are). */
@@ -138,7 +173,7 @@ function kind(p: string): "file" | "dir" | undefined {
  */
 export function hookReadablePaths(words: readonly string[], env: Record<string, string | undefined>, home: string, homes: readonly string[], visible: readonly string[] = []): string[] {
   const out = new Set<string>();
-  const hiddenRoots = [...homes, "/tmp", "/var/tmp", "/dev/shm", "/run"];
+  const hiddenRoots = [...homes, ...PRIVATE_ROOTS];
   for (const raw of words) {
     for (const part of [raw, ...(raw.includes("=") ? [raw.slice(raw.indexOf("=") + 1)] : [])]) {
       const w = expandWord(part, env, home);
@@ -158,6 +193,45 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
         else if (!isHome || rel.length >= 2) out.add(p);
       }
     }
+  }
+  return [...out];
+}
+
+const PRIVATE_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
+/** Files a login shell, git or the desktop runs later: never made writable for a hook. */
+const STARTUP = /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|autostart|systemd)|local\/bin|xprofile|xinitrc|pam_environment)/;
+
+/**
+ * The files a hook's command line writes (`>> ~/.claude/bash-command-log.txt`, `| tee -a /tmp/hooks.log`)
+ * that the sandbox would hide: kept writable, so a logger's lines reach the real file (created
+ * empty first when only its folder exists, as the redirection would have). Not a home's startup
+ * files, credentials, or a folder; nothing in the workspace (writable already).
+ */
+export function hookWrittenFiles(tokens: readonly ShellToken[], env: Record<string, string | undefined>, home: string, homes: readonly string[], visible: readonly string[] = []): string[] {
+  const out = new Set<string>();
+  for (const t of tokens) {
+    if (!t.written) continue;
+    const w = expandWord(t.word, env, home);
+    if (!w.startsWith("/")) continue;
+    const abs = resolve(w);
+    const at = real(dirname(abs));
+    const p = join(at, basename(abs));
+    if (visible.some((v) => isWithin(p, v))) continue;
+    const root = [...homes, ...PRIVATE_ROOTS].filter((h) => isWithin(p, h) && p !== h).sort((x, y) => y.length - x.length)[0];
+    if (!root) continue;
+    const rel = p.slice(root.length + 1);
+    if (rel.split("/").some((c) => SECRET_PARTS.has(c)) || (homes.includes(root) && STARTUP.test(rel))) continue;
+    const k = kind(p);
+    if (k === "dir") continue;
+    if (!k) {
+      if (kind(at) !== "dir") continue;
+      try {
+        closeSync(openSync(p, "a"));
+      } catch {
+        continue;
+      }
+    }
+    if (kind(p) === "file") out.add(p);
   }
   return [...out];
 }
@@ -199,9 +273,20 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       if (opts.problem) return { unavailable: opts.problem };
       const env = { ...process.env, ...req.env } as Record<string, string | undefined>;
       const homes = homeFolders(home).map(real);
-      const words = req.args ? [req.command, ...req.args] : shellWords(req.command);
-      const readable = [...hookReadablePaths(words, env, home, homes, [real(opts.workspace)]), ...(opts.readable?.() ?? [])];
-      const extra: SandboxPath[] = [...new Set(readable)].sort().map((path) => ({ path, mode: "ro" as const }));
+      const tokens = req.args ? [req.command, ...req.args].map((word) => ({ word, written: false })) : shellTokens(req.command);
+      const visible = [real(opts.workspace)];
+      const written = hookWrittenFiles(tokens, env, home, homes, visible);
+      const readable = [
+        ...hookReadablePaths(
+          tokens.map((t) => t.word),
+          env,
+          home,
+          homes,
+          visible,
+        ),
+        ...(opts.readable?.() ?? []),
+      ].filter((p) => !written.includes(p));
+      const extra: SandboxPath[] = [...[...new Set(readable)].sort().map((path) => ({ path, mode: "ro" as const })), ...written.sort().map((path) => ({ path, mode: "rw" as const }))];
       let backend: SandboxBackend;
       try {
         backend = backendFor(extra);

@@ -11,7 +11,7 @@ import { createHookRunner, hookSandbox, mayUnconfineHook } from "../../../src/co
 import type { HookGroupConfig, SettingsSourceInfo } from "../../../src/core/permissions/types";
 import type { HookCommandRequest } from "../../../src/core/hooks/types";
 import { createNodeHookRunner } from "../../../src/node/hook-exec";
-import { hookReadablePaths, shellWords, type HookSandbox } from "../../../src/node/hook-sandbox";
+import { hookReadablePaths, hookWrittenFiles, shellTokens, shellWords, type HookSandbox } from "../../../src/node/hook-sandbox";
 import { checkSandboxSettings, SandboxSettingsError } from "../../../src/node/commands/session-runner";
 
 const src = (kind: SettingsSourceInfo["kind"], extra: Partial<SettingsSourceInfo> = {}): SettingsSourceInfo => ({ kind, label: kind, baseDir: "/", ...extra });
@@ -87,6 +87,33 @@ describe("the paths a hook's command line names", () => {
     const words = shellWords(`python3 ~/.claude/hooks/v.py && bash "$HOME/top.sh" --key=~/.ssh/id_rsa >> "$CLAUDE_PROJECT_DIR/log.txt"; cat ~/missing`);
     const got = hookReadablePaths(words, { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
     expect(got.sort()).toEqual([join(home, ".claude", "hooks"), join(home, "top.sh")].sort());
+  });
+});
+
+describe("the files a hook's command line writes", () => {
+  it("finds redirection targets and tee's files, not descriptors", () => {
+    const written = (line: string) =>
+      shellTokens(line)
+        .filter((t) => t.written)
+        .map((t) => t.word);
+    expect(written(`jq -r .tool_input.command >> ~/.claude/log.txt 2>&1`)).toEqual(["~/.claude/log.txt"]);
+    expect(written(`cat | tee -a "/tmp/hooks log" x | jq . >/dev/null 2>/tmp/err &> ~/all`)).toEqual(["/tmp/hooks log", "x", "/dev/null", "/tmp/err", "~/all"]);
+    expect(written(`echo hi >&2; echo tee`)).toEqual([]);
+  });
+
+  it("keeps a log file in the home or /tmp writable (created empty when only its folder exists); never a startup file, credentials or the workspace", () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-hookwrites-"));
+    temps.push(base);
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(home, ".claude", "old.log"), "x\n");
+    const line = `jq . >> ~/.claude/old.log; echo >> ~/.claude/new.log; echo >> ~/nofolder/x.log; echo >> ~/.bashrc; echo >> ~/.ssh/config; echo > "$CLAUDE_PROJECT_DIR/p.log"`;
+    const got = hookWrittenFiles(shellTokens(line), { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
+    expect(got.sort()).toEqual([join(home, ".claude", "new.log"), join(home, ".claude", "old.log")]);
+    expect(existsSync(join(home, ".claude", "new.log"))).toBe(true);
+    expect(existsSync(join(home, ".bashrc"))).toBe(false);
   });
 });
 
