@@ -177,7 +177,13 @@ export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookComm
       let launch: { file: string; args: string[]; env?: Record<string, string> } = { file, args };
       let confined: Awaited<ReturnType<HookSandbox["prepare"]>> | undefined;
       if (req.sandbox && opts.sandbox) {
-        confined = await opts.sandbox.prepare([file, ...args], { command: req.command, ...(req.args ? { args: req.args } : {}), cwd: req.cwd, env: req.env ?? {} });
+        confined = await opts.sandbox.prepare([file, ...args], {
+          command: req.command,
+          ...(req.args ? { args: req.args } : {}),
+          cwd: req.cwd,
+          env: req.env ?? {},
+          ...(req.fromUser ? { fromUser: true } : {}),
+        });
         if ("unavailable" in confined) {
           // As run_command: no sandbox, nothing confined runs (never a silent fall back to the host).
           return {

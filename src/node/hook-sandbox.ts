@@ -59,7 +59,10 @@ export interface HookSandbox {
    * The launch of `argv` confined, or why it cannot be (no sandbox on this machine, a malformed
    * setting). A backend of "none" (the user chose no sandbox for commands) gives `host: true`.
    */
-  prepare(argv: string[], req: { command: string; args?: string[]; cwd: string; env: Record<string, string> }): Promise<ConfinedLaunch | { unavailable: string } | { host: string }>;
+  prepare(
+    argv: string[],
+    req: { command: string; args?: string[]; cwd: string; env: Record<string, string>; fromUser?: boolean },
+  ): Promise<ConfinedLaunch | { unavailable: string } | { host: string }>;
 }
 
 /** Components never exposed for a hook's script path (credentials). */
@@ -203,7 +206,7 @@ const STARTUP = /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|a
 
 /**
  * The files a hook's command line writes (`>> ~/.claude/bash-command-log.txt`, `| tee -a /tmp/hooks.log`)
- * that the sandbox would hide: kept writable, so a logger's lines reach the real file (created
+ * that the sandbox would hide: kept writable for a hook of the user's own settings, so a logger's lines reach the real file (created
  * empty first when only its folder exists, as the redirection would have). Not a home's startup
  * files, credentials, or a folder; nothing in the workspace (writable already).
  */
@@ -275,7 +278,8 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       const homes = homeFolders(home).map(real);
       const tokens = req.args ? [req.command, ...req.args].map((word) => ({ word, written: false })) : shellTokens(req.command);
       const visible = [real(opts.workspace)];
-      const written = hookWrittenFiles(tokens, env, home, homes, visible);
+      // Only a hook of the user's own settings: a repository's hook line could name any file of the home.
+      const written = req.fromUser ? hookWrittenFiles(tokens, env, home, homes, visible) : [];
       const readable = [
         ...hookReadablePaths(
           tokens.map((t) => t.word),

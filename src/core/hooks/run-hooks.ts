@@ -137,6 +137,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         // A plugin's hooks also get CLAUDE_PLUGIN_ROOT (their source's hookEnv), as in Claude Code.
         env: p.sources[0]?.hookEnv ? { ...env, ...p.sources[0].hookEnv } : env,
         sandbox: where.sandbox,
+        fromUser: p.sources.some(mayUnconfineHook),
         ...(where.unconfinedBy ? { unconfinedBy: where.unconfinedBy } : {}),
         ...(p.sources[0] ? { sourceLabel: p.sources[0].label } : {}),
       },

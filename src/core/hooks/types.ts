@@ -96,6 +96,11 @@ export interface HookCommandRequest {
   sandbox?: boolean;
   /** Why the hook runs outside the sandbox (for the log), when `sandbox` is false. */
   unconfinedBy?: string;
+  /**
+   * The hook comes from the user's own settings (mayUnconfineHook): only then do the files its
+   * command line writes outside the workspace stay writable when it runs confined.
+   */
+  fromUser?: boolean;
   /** The hook's settings file, for messages ("add \"sandbox\": false to the hook in …"). */
   sourceLabel?: string;
 }
