@@ -20,12 +20,13 @@ import { absolutePaths } from "../core/hooks/claude-shapes";
 import { createBuiltinTools } from "../core/tools/builtin";
 import type { ToolDefinition } from "../core/tools/types";
 import { createNodeHookRunner } from "./hook-exec";
+import { createHookSandbox } from "./hook-sandbox";
 import { createClaudeTranscriptWriter } from "./hook-transcript";
 import { createSettingsWriter, loadFolderSettingsSources, loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
 import { loadShellWasm, nodeGrammarWasm } from "./tree-sitter-wasm";
 import { createSyntaxChecker, type SyntaxChecker } from "../core/edit/syntax-check";
 import { sessionLogPath } from "./session-location";
-import { createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
+import { commandLogDir, createSessionCommandRunner, protectionView, SandboxSettingsError, type SandboxSettings } from "./commands/session-runner";
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
 import { pluginHookSources } from "./plugins";
@@ -134,10 +135,22 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const sandboxSettings: SandboxSettings = opts.folders?.length
     ? { ...userSandbox, paths: [...(userSandbox.paths ?? []), ...opts.folders.map((path) => ({ path: resolve(path), mode: "rw" as const }))] }
     : userSandbox;
-  // Hooks are code the user (or a trusted workspace) chose: they run as Claude Code runs them, in
-  // the user's environment and outside the model's command sandbox (mergeSettings drops workspace
-  // hooks in an untrusted workspace).
-  const hookExec = createNodeHookRunner();
+  // Hooks are code the user (or a trusted workspace) chose, but what they process was written by
+  // the agent (a formatter loads the prettier.config.cjs the model wrote): they run confined, in the
+  // sandbox of the session's commands, unless the user's own settings opt one out (hook-sandbox.ts;
+  // mergeSettings drops workspace hooks in an untrusted workspace).
+  const hookExecFor = (session: { id: string }, transcriptPath: string) =>
+    createNodeHookRunner({
+      sandbox: createHookSandbox({
+        workspace: cwd,
+        settings: sandboxSettings,
+        quarantineDir: join(commandLogDir(opts.sessionDir, session.id), "quarantine"),
+        protection: () => gate.sandboxProtection(),
+        readable: () => [transcriptPath],
+        home,
+        ...(sandboxProblem ? { problem: `the sandbox settings cannot be used: ${sandboxProblem}` } : {}),
+      }),
+    });
   const toolShape = claudeToolShape(opts.tools ?? createBuiltinTools(), cwd);
   return {
     gate,
@@ -155,7 +168,8 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
         return createHookRunner({
           // The settings' hooks, and a custom agent's own in its session (session.extraHooks).
           hooks: async () => [...(await gate.settings()).hooks, ...(session.extraHooks ?? [])],
-          runner: hookExec,
+          runner: hookExecFor(session, transcript.path),
+          sandbox: sandboxSettings.hooks ?? "on",
           bus: opts.bus,
           cwd,
           sessionId: session.id,

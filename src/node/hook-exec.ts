@@ -13,6 +13,7 @@
 import { withoutProviderSecrets } from "./settings/secret-env";
 import { spawn } from "node:child_process";
 import type { HookCommandRequest, HookCommandResult, HookCommandRunner } from "../core/hooks/types";
+import { HOOK_OPT_OUT, quarantineLines, type HookSandbox } from "./hook-sandbox";
 
 /** Per stream: the first MAX_HEAD bytes and the last MAX_TAIL bytes are kept. */
 const MAX_HEAD = 1024 * 1024;
@@ -25,6 +26,11 @@ export interface NodeHookRunnerOptions {
   bash?: string;
   /** The PowerShell for `shell: "powershell"` (default pwsh, or powershell.exe on Windows). */
   powershell?: string;
+  /**
+   * Where hooks run confined (hook-sandbox.ts): a hook whose request says `sandbox: true` runs in
+   * it. Without one, every hook runs on the host (as before; unit tests of the hook protocol).
+   */
+  sandbox?: HookSandbox;
 }
 
 /** Keeps the head and the tail of a stream, counting what falls in between. */
@@ -68,12 +74,13 @@ interface Spawned {
   error?: NodeJS.ErrnoException;
 }
 
-function runProcess(file: string, args: string[], req: HookCommandRequest, signal?: AbortSignal): Promise<Spawned> {
+function runProcess(file: string, args: string[], req: HookCommandRequest, signal?: AbortSignal, extraEnv?: Record<string, string>): Promise<Spawned> {
   return new Promise((resolve) => {
     const windows = process.platform === "win32";
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env: { ...withoutProviderSecrets(process.env), ...req.env }, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+      const env = { ...withoutProviderSecrets(process.env), ...req.env, ...extraEnv };
+      child = spawn(file, args, { cwd: req.cwd, env, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
     } catch (err) {
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut: false, error: err as NodeJS.ErrnoException });
       return;
@@ -124,6 +131,15 @@ function runProcess(file: string, args: string[], req: HookCommandRequest, signa
   });
 }
 
+/**
+ * Did a confined hook's exit status 2 come from a missing or unreadable file rather than a
+ * decision? (`python3 x.py` exits 2 when it cannot open x.py: not to be read as a block.)
+ */
+function missingFile(stderr: string): boolean {
+  const first = stderr.trim().split("\n").slice(0, 3).join("\n");
+  return /can't open file|No such file or directory|Permission denied|cannot open|Read-only file system/i.test(first);
+}
+
 function spawnProblem(err: NodeJS.ErrnoException, file: string, cwd: string): string {
   if (err.code === "ENOENT") return `${file} was not found (or the folder ${cwd} does not exist): ${err.message}`;
   if (err.code === "EACCES") return `${file} is not executable: ${err.message}`;
@@ -158,14 +174,50 @@ export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookComm
       }
       const file = exec ? req.command : ps ? powershell : bash;
       const args = exec ? req.args! : ps ? ["-NoProfile", "-NonInteractive", "-Command", req.command] : ["-c", req.command];
-      const r = await runProcess(file, args, req, signal);
-      const result: HookCommandResult = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut };
+      let launch: { file: string; args: string[]; env?: Record<string, string> } = { file, args };
+      let confined: Awaited<ReturnType<HookSandbox["prepare"]>> | undefined;
+      if (req.sandbox && opts.sandbox) {
+        confined = await opts.sandbox.prepare([file, ...args], {
+          command: req.command,
+          ...(req.args ? { args: req.args } : {}),
+          cwd: req.cwd,
+          env: req.env ?? {},
+          ...(req.fromUser ? { fromUser: true } : {}),
+        });
+        if ("unavailable" in confined) {
+          // As run_command: no sandbox, nothing confined runs (never a silent fall back to the host).
+          return {
+            exitCode: null,
+            stdout: "",
+            stderr: "",
+            timedOut: false,
+            cannotStart: `it runs in the sandbox, as the session's commands do, and ${confined.unavailable}. ${HOOK_OPT_OUT}.`,
+            ranIn: "none",
+          };
+        }
+        if ("file" in confined) launch = confined;
+      }
+      const jail = confined && "file" in confined ? confined : undefined;
+      const r = await runProcess(launch.file, launch.args, req, signal, launch.env);
+      const quarantined = jail ? jail.finish() : [];
+      const result: HookCommandResult = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut, ranIn: jail ? jail.backend : "host" };
+      if (quarantined.length) result.stderr = [result.stderr.replace(/\n$/, ""), ...quarantineLines(quarantined)].filter(Boolean).join("\n") + "\n";
       if (r.error) {
         result.error = r.error.message;
         result.cannotStart = spawnProblem(r.error, file, req.cwd);
-      } else if (!exec && (r.exitCode === 127 || r.exitCode === 126)) {
-        const first = r.stderr.trim().split("\n")[0]?.trim();
-        result.cannotStart = `${r.exitCode === 127 ? "command not found" : "not executable"} (exit status ${r.exitCode})${first ? `: ${first}` : ""}`;
+      } else if (r.exitCode === 127 || r.exitCode === 126 || (jail && r.exitCode === 2 && missingFile(r.stderr))) {
+        if (!exec || jail) {
+          const first = r.stderr.trim().split("\n")[0]?.trim();
+          const what = r.exitCode === 127 ? "command not found" : r.exitCode === 126 ? "not executable" : "a file it needs was not found";
+          result.cannotStart = `${what} (exit status ${r.exitCode})${first ? `: ${first}` : ""}`;
+        }
+      }
+      if (jail && (r.timedOut || (r.exitCode !== 0 && r.exitCode !== 2) || result.cannotStart)) {
+        // A confined hook that failed: say where it ran and how to run it on the host, in what the user sees.
+        const note = `yoke: ${jail.confinement}. If that is why it failed: ${HOOK_OPT_OUT}.`;
+        result.confinement = note;
+        if (result.cannotStart) result.cannotStart += ` (${note.replace(/^yoke: /, "")})`;
+        result.stderr = [result.stderr.replace(/\n$/, ""), note].filter(Boolean).join("\n") + "\n";
       }
       return result;
     },

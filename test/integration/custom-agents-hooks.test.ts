@@ -64,7 +64,8 @@ function setup() {
   const ws = join(dir, "ws");
   const home = join(dir, "home");
   write(join(ws, "README.md"), "# app\n");
-  const projectLog = join(dir, "project-hook.jsonl");
+  // In the workspace: a repository agent's hook runs confined, and only the user's own hooks keep a log file outside it writable (docs/hooks.md).
+  const projectLog = join(ws, "project-hook.jsonl");
   const userLog = join(dir, "user-hook.jsonl");
   write(join(ws, ".claude", "agents", "reviewer.md"), guardedAgent("reviewer", projectLog, "PROJECT-AGENT-HOOK-CONTEXT"));
   write(join(home, ".claude", "agents", "mine.md"), guardedAgent("mine", userLog, "USER-AGENT-HOOK-CONTEXT"));

@@ -481,7 +481,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(r.code, r.stderr).toBe(0);
       expect(r.bodies).toContain("ENV-END");
       noSecrets(r.bodies);
-      // The user's own PreToolUse hook ran (outside the sandbox) without the key in its environment.
+      // The user's own PreToolUse hook ran (confined; the file its command line writes is kept writable) without the key in its environment.
       const hookEnv = readFileSync(join(base, "user-hook-env.txt"), "utf8");
       expect(hookEnv).toContain("PATH=");
       expect(hookEnv).not.toContain(API_KEY);

@@ -43,7 +43,8 @@ function setup() {
   mkdirSync(home, { recursive: true });
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, "README.md"), "# app\n");
-  const marker = join(dir, "hook-ran.txt");
+  // In the workspace: a plugin's hook runs confined (docs/hooks.md), where the workspace is what it may write.
+  const marker = join(ws, "hook-ran.txt");
 
   // A local marketplace: one plugin in a relative folder, one from a file:// git repository.
   const market = join(dir, "market");

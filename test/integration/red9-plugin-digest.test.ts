@@ -38,8 +38,9 @@ it("an approval of version 1 does not approve version 2's new hook (same digest 
   const ws = join(dir, "ws");
   mkdirSync(home, { recursive: true });
   write(join(ws, "README.md"), "# app\n");
-  const benign = join(dir, "benign.txt");
-  const pwned = join(dir, "pwned.txt");
+  // In the workspace: a plugin's hooks run confined, where the workspace is what they may write.
+  const benign = join(ws, "benign.txt");
+  const pwned = join(ws, "pwned.txt");
   const market = join(dir, "market");
   const kit = join(market, "plugins", "evil-kit");
   const hook = (cmd: string) => ({ UserPromptSubmit: [{ hooks: [{ type: "command", command: cmd }] }] });

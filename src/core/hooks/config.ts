@@ -75,7 +75,7 @@ function readEntry(h: unknown): { entry: HookEntry } | { unsupported: string } |
   if (x.timeout !== undefined && (typeof x.timeout !== "number" || !(x.timeout > 0))) return { error: '"timeout" must be a number of seconds above 0' };
   if (x.args !== undefined && (!Array.isArray(x.args) || x.args.some((a) => typeof a !== "string"))) return { error: '"args" must be an array of strings' };
   if (x.if !== undefined && typeof x.if !== "string") return { error: '"if" must be a permission rule such as "Bash(git *)"' };
-  for (const k of ["async", "asyncRewake", "once"]) if (x[k] !== undefined && typeof x[k] !== "boolean") return { error: `"${k}" must be true or false` };
+  for (const k of ["async", "asyncRewake", "once", "sandbox"]) if (x[k] !== undefined && typeof x[k] !== "boolean") return { error: `"${k}" must be true or false` };
   if (x.shell !== undefined && x.shell !== "bash" && x.shell !== "powershell") return { error: '"shell" must be "bash" or "powershell"' };
   if (x.onFailure !== undefined && x.onFailure !== "block" && x.onFailure !== "ignore") return { error: '"onFailure" must be "block" or "ignore"' };
   const entry: HookEntry = { type: "command", command: x.command };
@@ -87,5 +87,6 @@ function readEntry(h: unknown): { entry: HookEntry } | { unsupported: string } |
   if (x.shell !== undefined) entry.shell = x.shell as "bash" | "powershell";
   if (x.onFailure !== undefined) entry.onFailure = x.onFailure as "block" | "ignore";
   if (typeof x.statusMessage === "string") entry.statusMessage = x.statusMessage;
+  if (typeof x.sandbox === "boolean") entry.sandbox = x.sandbox;
   return { entry };
 }

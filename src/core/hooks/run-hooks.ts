@@ -10,6 +10,7 @@ import { absolutePaths, needsFileText, resolveHookInput } from "./claude-shapes"
 import { EVENT_TRAITS } from "./events";
 import { applyResult, boundHookText, emptyOutcome, MAX_HOOK_CONTEXT_CHARS, parseHookStdout } from "./interpret";
 import { defaultIfMatcher, matcherMatches, matcherTarget, type HookIfMatcher } from "./matcher";
+import { originOf } from "../settings/origin";
 import type { AsyncHookOutput, HookCommandRunner, HookEventFields, HookEventName, HookOutcome, HookPayload, HookResult } from "./types";
 
 /** Claude Code's default for command hooks. */
@@ -37,6 +38,12 @@ export interface HookRunnerOptions {
   now?: () => number;
   /** A background hook finished with something for the model (e.g. to wake an idle session). */
   onAsyncOutput?: (out: AsyncHookOutput) => void;
+  /**
+   * Run command hooks confined (the user's `sandbox.hooks`, default "on"). "off" runs them on the
+   * host, except a hook whose entry says `"sandbox": true`. A hook's own `"sandbox": false` counts
+   * only from the user's own settings (hookSandbox below).
+   */
+  sandbox?: "on" | "off";
 }
 
 export interface HookRunner {
@@ -52,6 +59,35 @@ interface Planned {
   entry: Entry;
   sources: SettingsSourceInfo[];
   checkedIn: boolean;
+  /** The sources whose entry for this hook says `"sandbox": false`. */
+  sandboxOff: SettingsSourceInfo[];
+  /** Some source's entry says `"sandbox": true`. */
+  sandboxOn: boolean;
+}
+
+/**
+ * May this source run a hook outside the sandbox? Only the user's own settings (~/.yoke,
+ * ~/.claude, the VS Code user scope), an administrator's managed settings and a `--settings` file
+ * the user named: never a file the repository wrote (committed or local), nor a plugin.
+ */
+export function mayUnconfineHook(source: SettingsSourceInfo): boolean {
+  if (source.hookEnv || source.checkedIn === true) return false;
+  const origin = originOf(source);
+  return origin === "user" || origin === "managed" || origin === "cli";
+}
+
+/**
+ * Where one hook runs: confined unless the user's setting is "off" or the user's own settings
+ * gave the hook `"sandbox": false`; `"sandbox": true` from any source confines it (a project may tighten).
+ */
+export function hookSandbox(p: Pick<Planned, "sandboxOff" | "sandboxOn">, setting: "on" | "off" = "on"): { sandbox: boolean; unconfinedBy?: string; ignored?: SettingsSourceInfo[] } {
+  const ignored = p.sandboxOff.filter((s) => !mayUnconfineHook(s));
+  const honoured = p.sandboxOff.find((s) => mayUnconfineHook(s));
+  const extra = ignored.length ? { ignored } : {};
+  if (p.sandboxOn) return { sandbox: true, ...extra };
+  if (honoured) return { sandbox: false, unconfinedBy: `"sandbox": false in ${honoured.label}`, ...extra };
+  if (setting === "off") return { sandbox: false, unconfinedBy: `"sandbox": {"hooks": "off"} in your user settings`, ...extra };
+  return { sandbox: true, ...extra };
 }
 
 const TOOL_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
@@ -89,6 +125,7 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
     const timeoutS = entry.timeout ?? DEFAULT_HOOK_TIMEOUT_S;
     const name = entry.args ? [entry.command, ...entry.args].join(" ") : entry.command;
     const start = now();
+    const where = hookSandbox(p, opts.sandbox);
     const r = await opts.runner.run(
       {
         command: entry.args ? expand(entry.command) : entry.command,
@@ -99,6 +136,10 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         ...(isAsync ? {} : { timeoutMs: timeoutS * 1000 }),
         // A plugin's hooks also get CLAUDE_PLUGIN_ROOT (their source's hookEnv), as in Claude Code.
         env: p.sources[0]?.hookEnv ? { ...env, ...p.sources[0].hookEnv } : env,
+        sandbox: where.sandbox,
+        fromUser: p.sources.some(mayUnconfineHook),
+        ...(where.unconfinedBy ? { unconfinedBy: where.unconfinedBy } : {}),
+        ...(p.sources[0] ? { sourceLabel: p.sources[0].label } : {}),
       },
       signal,
     );
@@ -108,8 +149,10 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
       result.cannotStart = r.cannotStart ?? r.error;
       return result;
     }
+    // A confined hook that failed says where it ran and how to run it on the host (hook-sandbox.ts).
+    const confinement = r.confinement ? ` (${r.confinement.replace(/^yoke: /, "")})` : "";
     if (r.timedOut) {
-      result.error = `timed out after ${timeoutS} s and was stopped`;
+      result.error = `timed out after ${timeoutS} s and was stopped${confinement}`;
       return result;
     }
     const out = parseHookStdout(r.stdout);
@@ -123,10 +166,10 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
       // JSON on stdout decides on any exit status.
       result.response = out.response;
     } else if (r.exitCode === null) {
-      result.error = signal?.aborted ? "was stopped" : "was killed by a signal";
+      result.error = signal?.aborted ? "was stopped" : `was killed by a signal${confinement}`;
     } else {
       const first = r.stderr.trim().split("\n")[0]?.trim();
-      result.error = `failed with exit status ${r.exitCode}${first ? `: ${first}` : ""}`;
+      result.error = `failed with exit status ${r.exitCode}${first ? `: ${first}` : ""}${confinement}`;
     }
     return result;
   };
@@ -183,10 +226,13 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
         for (const entry of g.hooks) {
           const key = JSON.stringify([entry.command, entry.args ?? null, entry.shell ?? "bash", entry.if ?? null, !!entry.async, !!entry.asyncRewake]);
           const seen = planned.get(key);
+          const off = entry.sandbox === false ? [g.source] : [];
           if (seen) {
             seen.sources.push(g.source);
             seen.checkedIn &&= g.source.checkedIn === true;
-          } else planned.set(key, { entry, sources: [g.source], checkedIn: g.source.checkedIn === true });
+            seen.sandboxOff.push(...off);
+            seen.sandboxOn ||= entry.sandbox === true;
+          } else planned.set(key, { entry, sources: [g.source], checkedIn: g.source.checkedIn === true, sandboxOff: off, sandboxOn: entry.sandbox === true });
         }
       }
       const commands: Planned[] = [];
@@ -201,6 +247,11 @@ export function createHookRunner(opts: HookRunnerOptions): Required<HookRunner> 
           if (!run) continue;
         }
         commands.push(p);
+        for (const src of hookSandbox(p, opts.sandbox).ignored ?? []) {
+          (outcome.notes ??= []).push(
+            `hook "${p.entry.command}": its "sandbox": false in ${src.label} is ignored, so it runs in the sandbox: only your own settings (~/.yoke/settings.json, ~/.claude/settings.json) can run a hook outside it`,
+          );
+        }
       }
       const handlers = opts.bus?.handlersFor(event, target) ?? [];
       if (commands.length === 0 && handlers.length === 0 && unsupported.length === 0) {

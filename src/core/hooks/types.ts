@@ -88,6 +88,21 @@ export interface HookCommandRequest {
   /** Undefined: no timeout (async hooks; they are stopped when the session ends). */
   timeoutMs?: number;
   env?: Record<string, string>;
+  /**
+   * Run it confined, in the sandbox the session's commands use (what a hook processes was written
+   * by the agent): true unless the user's own settings opted it out. A runner without a sandbox
+   * runs every hook on the host.
+   */
+  sandbox?: boolean;
+  /** Why the hook runs outside the sandbox (for the log), when `sandbox` is false. */
+  unconfinedBy?: string;
+  /**
+   * The hook comes from the user's own settings (mayUnconfineHook): only then do the files its
+   * command line writes outside the workspace stay writable when it runs confined.
+   */
+  fromUser?: boolean;
+  /** The hook's settings file, for messages ("add \"sandbox\": false to the hook in …"). */
+  sourceLabel?: string;
 }
 
 export interface HookCommandResult {
@@ -102,6 +117,10 @@ export interface HookCommandResult {
    * 126/127 from the shell, spawn ENOENT/EACCES) or the command is not valid shell syntax.
    */
   cannotStart?: string;
+  /** Where the hook ran: the sandbox backend's name, or "host". */
+  ranIn?: string;
+  /** A confined hook failed: where it ran and how to run it on the host (also at the end of stderr). */
+  confinement?: string;
 }
 
 /** Runs one hook command. */

@@ -105,6 +105,12 @@ export interface HookGroupConfig {
     /** "block": a timeout or an unexpected exit status blocks like a hook that cannot start. */
     onFailure?: "block" | "ignore";
     statusMessage?: string;
+    /**
+     * Yoke's extension: `false` runs the hook outside the sandbox, on the host (honoured only from
+     * the user's own settings; see docs/hooks.md); `true` confines it even when the user's
+     * `sandbox.hooks` is "off". Absent: the session's default (confined).
+     */
+    sandbox?: boolean;
   }>;
   /** Handlers of types Yoke cannot run (`prompt`, `agent`, `http`, `mcp_tool`): on a PreToolUse or PermissionRequest they make matching calls ask. */
   unsupported?: Array<{ type: string }>;

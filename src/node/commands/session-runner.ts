@@ -39,6 +39,11 @@ export interface SandboxSettings {
   dockerImage?: string;
   /** Expose the PATH folders under the hidden home read-only (nvm, pyenv, cargo...). Default true. */
   exposeToolchains?: boolean;
+  /**
+   * Run the settings' command hooks in this sandbox too (default "on": what a hook processes was
+   * written by the agent); "off" runs them on the host as Claude Code does (hook-sandbox.ts).
+   */
+  hooks?: "on" | "off";
 }
 
 /**
@@ -79,6 +84,7 @@ export function checkSandboxSettings(s: SandboxSettings): void {
   };
   if (s.backend !== undefined && !SANDBOX_CHOICES.includes(s.backend)) fail(`"backend" must be one of ${SANDBOX_CHOICES.join(", ")}; got ${JSON.stringify(s.backend)}`);
   if (s.network !== undefined && s.network !== "on" && s.network !== "off") fail(`"network" must be "on" or "off"; got ${JSON.stringify(s.network)}`);
+  if (s.hooks !== undefined && s.hooks !== "on" && s.hooks !== "off") fail(`"hooks" must be "on" (hooks run in the sandbox) or "off" (on the host); got ${JSON.stringify(s.hooks)}`);
   const strings = (key: "networkCommands" | "allowEnv") => {
     const v = s[key];
     if (v !== undefined && (!Array.isArray(v) || v.some((x) => typeof x !== "string"))) fail(`"${key}" must be a list of strings`);

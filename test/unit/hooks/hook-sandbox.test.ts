@@ -1,0 +1,136 @@
+/**
+ * Where a hook runs (issue 18): confined by default; the opt-out counts only from the user's own
+ * settings; the paths a hook's command line names are kept readable; a confined hook that cannot
+ * have its sandbox is a hook that could not run, with the reason and the opt-out.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createHookRunner, hookSandbox, mayUnconfineHook } from "../../../src/core/hooks/run-hooks";
+import type { HookGroupConfig, SettingsSourceInfo } from "../../../src/core/permissions/types";
+import type { HookCommandRequest } from "../../../src/core/hooks/types";
+import { createNodeHookRunner } from "../../../src/node/hook-exec";
+import { hookReadablePaths, hookWrittenFiles, shellTokens, shellWords, type HookSandbox } from "../../../src/node/hook-sandbox";
+import { checkSandboxSettings, SandboxSettingsError } from "../../../src/node/commands/session-runner";
+
+const src = (kind: SettingsSourceInfo["kind"], extra: Partial<SettingsSourceInfo> = {}): SettingsSourceInfo => ({ kind, label: kind, baseDir: "/", ...extra });
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+describe("who may run a hook outside the sandbox", () => {
+  it("the user's own files, managed settings and --settings files; never the project's, a local project file or a plugin", () => {
+    for (const k of ["user", "claude-user", "vscode", "managed", "extra"] as const) expect(mayUnconfineHook(src(k)), k).toBe(true);
+    for (const k of ["project", "claude", "vscode-workspace"] as const) expect(mayUnconfineHook(src(k)), k).toBe(false);
+    expect(mayUnconfineHook(src("project-local", { checkedIn: false }))).toBe(false);
+    expect(mayUnconfineHook(src("claude-local"))).toBe(false);
+    // A plugin's hooks come as a "user" source marked shared, with CLAUDE_PLUGIN_ROOT.
+    expect(mayUnconfineHook(src("user", { checkedIn: true, hookEnv: { CLAUDE_PLUGIN_ROOT: "/p" } }))).toBe(false);
+  });
+
+  it("confined by default; the user's false runs it on the host; a project's false is ignored; true always confines", () => {
+    expect(hookSandbox({ sandboxOff: [], sandboxOn: false })).toEqual({ sandbox: true });
+    expect(hookSandbox({ sandboxOff: [src("user", { label: "~/.yoke/settings.json" })], sandboxOn: false })).toMatchObject({
+      sandbox: false,
+      unconfinedBy: '"sandbox": false in ~/.yoke/settings.json',
+    });
+    const project = src("claude", { label: ".claude/settings.json" });
+    expect(hookSandbox({ sandboxOff: [project], sandboxOn: false })).toEqual({ sandbox: true, ignored: [project] });
+    expect(hookSandbox({ sandboxOff: [], sandboxOn: false }, "off")).toMatchObject({ sandbox: false });
+    expect(hookSandbox({ sandboxOff: [], sandboxOn: true }, "off")).toEqual({ sandbox: true });
+  });
+
+  it("passes the decision to the command runner, and notes an ignored opt-out", async () => {
+    const seen: HookCommandRequest[] = [];
+    const hook = (command: string, sandbox?: boolean) => ({ type: "command" as const, command, ...(sandbox === undefined ? {} : { sandbox }) });
+    const groups: HookGroupConfig[] = [
+      { event: "Stop", matcher: "", hooks: [hook("mine", false), hook("theirs", false), hook("plain")], source: src("user") },
+      { event: "Stop", matcher: "", hooks: [hook("theirs", false)], source: src("claude", { label: ".claude/settings.json" }) },
+    ];
+    // "theirs" is defined by the user too (with false): the user chose the host for it.
+    const r = createHookRunner({
+      hooks: groups,
+      runner: { run: async (req) => (seen.push(req), { exitCode: 0, stdout: "", stderr: "", timedOut: false }) },
+      cwd: "/w",
+      sessionId: "s",
+      transcriptPath: "/t",
+    });
+    const out = await r.runHooks("Stop", {});
+    const by = Object.fromEntries(seen.map((q) => [q.command, q.sandbox]));
+    expect(by).toEqual({ mine: false, theirs: false, plain: true });
+    expect(out.notes?.join("\n")).toContain('hook "theirs": its "sandbox": false in .claude/settings.json is ignored, so it runs in the sandbox');
+  });
+
+  it('"sandbox" must be true or false, and sandbox.hooks "on" or "off"', () => {
+    expect(() => checkSandboxSettings({ hooks: "no" as never })).toThrow(SandboxSettingsError);
+    expect(() => checkSandboxSettings({ hooks: "off" })).not.toThrow();
+  });
+});
+
+describe("the paths a hook's command line names", () => {
+  it("splits shell words with quotes and operators", () => {
+    expect(shellWords(`python3 "$HOME/a b.py" --x='y z'; cat<f|jq .`)).toEqual(["python3", "$HOME/a b.py", "--x=y z", "cat", "f", "jq", "."]);
+  });
+
+  it("keeps a script's folder two levels below a home readable, a script at the top only itself, never credentials or the workspace", () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-hookpaths-"));
+    temps.push(base);
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    mkdirSync(join(home, ".claude", "hooks"), { recursive: true });
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    for (const f of [".claude/hooks/v.py", "top.sh", ".ssh/id_rsa"]) writeFileSync(join(home, f), "");
+    writeFileSync(join(ws, "log.txt"), "");
+    const words = shellWords(`python3 ~/.claude/hooks/v.py && bash "$HOME/top.sh" --key=~/.ssh/id_rsa >> "$CLAUDE_PROJECT_DIR/log.txt"; cat ~/missing`);
+    const got = hookReadablePaths(words, { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
+    expect(got.sort()).toEqual([join(home, ".claude", "hooks"), join(home, "top.sh")].sort());
+  });
+});
+
+describe("the files a hook's command line writes", () => {
+  it("finds redirection targets and tee's files, not descriptors", () => {
+    const written = (line: string) =>
+      shellTokens(line)
+        .filter((t) => t.written)
+        .map((t) => t.word);
+    expect(written(`jq -r .tool_input.command >> ~/.claude/log.txt 2>&1`)).toEqual(["~/.claude/log.txt"]);
+    expect(written(`cat | tee -a "/tmp/hooks log" x | jq . >/dev/null 2>/tmp/err &> ~/all`)).toEqual(["/tmp/hooks log", "x", "/dev/null", "/tmp/err", "~/all"]);
+    expect(written(`echo hi >&2; echo tee`)).toEqual([]);
+  });
+
+  it("keeps a log file in the home or /tmp writable (created empty when only its folder exists); never a startup file, credentials or the workspace", () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-hookwrites-"));
+    temps.push(base);
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(home, ".claude", "old.log"), "x\n");
+    const line = `jq . >> ~/.claude/old.log; echo >> ~/.claude/new.log; echo >> ~/nofolder/x.log; echo >> ~/.bashrc; echo >> ~/.ssh/config; echo > "$CLAUDE_PROJECT_DIR/p.log"`;
+    const got = hookWrittenFiles(shellTokens(line), { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
+    expect(got.sort()).toEqual([join(home, ".claude", "new.log"), join(home, ".claude", "old.log")]);
+    expect(existsSync(join(home, ".claude", "new.log"))).toBe(true);
+    expect(existsSync(join(home, ".bashrc"))).toBe(false);
+  });
+});
+
+describe("a confined hook without a sandbox", () => {
+  it("could not run: the reason and the opt-out, and nothing ran on the host", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-hooknosb-"));
+    temps.push(dir);
+    const marker = join(dir, "ran");
+    const sandbox: HookSandbox = { name: undefined, prepare: async () => ({ unavailable: "no sandbox is available here (install bubblewrap)" }) };
+    const runner = createNodeHookRunner({ sandbox });
+    const r = await runner.run({ command: `touch ${marker}`, cwd: dir, stdin: "{}", sandbox: true });
+    expect(r.cannotStart).toContain("it runs in the sandbox, as the session's commands do, and no sandbox is available here (install bubblewrap)");
+    expect(r.cannotStart).toContain('add "sandbox": false to the hook in your own settings');
+    expect(existsSync(marker)).toBe(false);
+    // Opted out: it runs on the host.
+    const host = await runner.run({ command: `touch ${marker}`, cwd: dir, stdin: "{}", sandbox: false });
+    expect(host.exitCode).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+});
