@@ -757,7 +757,7 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
 }
 
 /** Commands acceptEdits allows when every path they touch is an ordinary workspace file. */
-const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed"]);
+const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed", "tee"]);
 
 /** Why a part is not a plain file edit inside the workspace (acceptEdits), or nothing when it is (`touches`: at least the part's own). */
 function workspaceEditProblem(inst: Instance, touches: Touch[], ctx: EvalContext): string | undefined {
@@ -856,5 +856,11 @@ function gitWritesContentOut(words: readonly Word[]): boolean {
   let i = 1;
   while (i < words.length && words[i]!.value.startsWith("-")) i += /^(-C|-c|--git-dir|--work-tree|--namespace)$/.test(words[i]!.value) ? 2 : 1;
   const sub = words[i];
+  // `git stash`, `git stash push -m …`, `drop`, `clear`: the working tree goes into the stash or a
+  // stash goes away; nothing is written anywhere else (pop/apply/branch/show still count).
+  if (sub?.value === "stash" && !sub.dynamic) {
+    const next = words[i + 1];
+    if (!next || (!next.dynamic && (next.value.startsWith("-") || /^(push|save|drop|clear|list|create|store)$/.test(next.value)))) return false;
+  }
   return !sub || sub.dynamic || GIT_DUMPS_CONTENT.has(sub.value);
 }
