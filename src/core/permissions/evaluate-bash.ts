@@ -550,24 +550,43 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
         for (const w of c.ok ? c.paths : namedPaths(v.words).reads) if (!w.dynamic) await add("read", w as XWord);
       }
     for (const w of named.writes) await add("write", w as XWord);
-    for (const w of named.regions ?? []) await add("write", w as XWord, { region: true });
+    // `rm -r coverage`, `chmod -R u+w build`: what is below an existing folder now, when it is small
+    // and nothing earlier in the line changes files; else anything below it (a region).
+    for (const w of named.regions ?? []) {
+      const tree = await existingTree(w, inst, ctx, check);
+      if (!tree) await add("write", w as XWord, { region: true });
+      else for (const rel of ["", ...tree]) await add("write", below(w, rel));
+    }
     if (named.copies) {
       // The target, and `target/<source name>` when the target is a folder; below them when a
       // folder is copied recursively or moved. A moved source is written (removed), with what
       // is below it when it is a folder.
       const { sources, target, kind } = named.copies;
       const folders = await Promise.all(sources.map((s) => (kind === "copy" ? false : isFolder(s, inst, ctx, check))));
+      // A folder source whose tree Yoke can list now: exactly the paths it puts below the target
+      // (`cp -r src/utils src/helpers` writes src/helpers/<each file of src/utils>).
+      const trees = await Promise.all(sources.map((s, k) => (folders[k] ? existingTree(s, inst, ctx, check) : Promise.resolve([] as string[]))));
       const anyFolder = folders.some(Boolean);
-      await add("write", target as XWord, anyFolder ? { region: true } : {});
       const intoFolder = named.copies.intoFolder || target.dynamic || target.value.endsWith("/") || (await isFolder(target, inst, ctx, check));
+      const exactTarget = anyFolder && !intoFolder && sources.length === 1 && trees[0] !== undefined;
+      // Into an existing folder, with every folder source listed: target/<leaf>/<each path> below.
+      const listedInto = intoFolder && !target.dynamic && sources.every((s, k) => !s.dynamic && (!folders[k] || trees[k] !== undefined));
+      if (exactTarget) for (const rel of ["", ...trees[0]!]) await add("write", below(target, rel));
+      else await add("write", target as XWord, anyFolder && !listedInto ? { region: true } : {});
       for (let k = 0; k < sources.length; k++) {
         const s = sources[k]!;
-        if (kind === "move") await add("write", s as XWord, folders[k] ? { region: true } : {});
+        const tree = trees[k];
+        if (kind === "move") {
+          if (folders[k] && tree) for (const rel of ["", ...tree]) await add("write", below(s, rel));
+          else await add("write", s as XWord, folders[k] ? { region: true } : {});
+        }
         if (s.dynamic || target.dynamic || !intoFolder) continue;
         const base = s.value.replace(/\/+$/, "");
         const leaf = base.slice(base.lastIndexOf("/") + 1);
         if (!leaf || leaf === "." || leaf === "..") continue;
-        await add("write", { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false } as XWord, folders[k] ? { region: true } : {});
+        const into = { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false };
+        if (folders[k] && tree) for (const rel of ["", ...tree]) await add("write", below(into, rel));
+        else await add("write", into as XWord, folders[k] ? { region: true } : {});
       }
     }
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
@@ -595,6 +614,50 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       // A git command that is not read-only and may write the repository's contents out (an
       // archive, a patch, --textconv, --ext-diff): every file of its history is read.
       out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(ctx.cwd), why: "files from the repository history (a git command that writes contents out)", symbolic: "history" });
+    }
+  }
+  return out;
+}
+
+/** How many paths existingTree lists at most (past that: anything below the folder). */
+const MAX_TREE = 256;
+
+/** `w/rel` as a word made up by the analysis. */
+function below(w: Word, rel: string): XWord {
+  return { ...w, value: rel ? `${w.value.replace(/\/+$/, "")}/${rel}` : w.value, pattern: undefined, glob: false } as XWord;
+}
+
+/**
+ * The paths below an existing folder, relative to it (folders before what they hold), or
+ * undefined when Yoke cannot know them all: not a folder now, a word only known at run time, an
+ * earlier part of the line changes files, or more than MAX_TREE entries. Symbolic links are
+ * listed, not followed (rm -r, chmod -R, cp -r and mv act on the link).
+ */
+async function existingTree(w: Word, inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<string[] | undefined> {
+  if (w.dynamic || inst.unstable || inst.cwd === null || !ctx.listDir || !ctx.realPath) return undefined;
+  if (w.value.startsWith("~") || ALIAS_PATHS.test(w.value) || w.value.startsWith("/proc")) return undefined;
+  const top = await check(inst.cwd, w.value);
+  if (!ctx.roots.some((r) => isWithin(top.real, r)) && !isWithin(top.real, ctx.cwd)) return undefined;
+  const out: string[] = [];
+  const queue: string[] = [""];
+  while (queue.length) {
+    const rel = queue.shift()!;
+    const dir = rel ? `${top.real}/${rel}` : top.real;
+    if (rel) {
+      // A link is not entered: its own path is what the command removes, copies or moves.
+      const real = await ctx.realPath(dir).catch(() => undefined);
+      if (real !== dir) continue;
+    }
+    const names = await ctx.listDir(dir).catch(() => undefined);
+    if (!names) {
+      if (!rel) return undefined;
+      continue;
+    }
+    for (const name of names) {
+      const child = rel ? `${rel}/${name}` : name;
+      out.push(child);
+      if (out.length > MAX_TREE) return undefined;
+      queue.push(child);
     }
   }
   return out;

@@ -170,6 +170,18 @@ describe("the forms next to the ordinary ones still ask", () => {
     ["git stash pop", "user rules", "bypassPermissions", "ask"],
     ["git stash branch tmp", "user rules", "bypassPermissions", "ask"],
     ["git stash show -p", "user rules", "default", "ask"],
+    // Recursive removes, copies and moves: the paths below an existing folder are listed (config/
+    // holds a .env); past MAX_TREE entries, or when an earlier part changes files, anything below.
+    ["rm -r config", "user rules", "bypassPermissions", "deny"],
+    ["cp -r config config2", "user rules", "bypassPermissions", "deny"],
+    ["cp -r config docs", "user rules", "acceptEdits", "deny"],
+    ["mv config cfg", "user rules", "bypassPermissions", "deny"],
+    ["chmod -R u+w config", "user rules", "bypassPermissions", "deny"],
+    ["ln -s config cfglink && rm -r cfglink", "user rules", "bypassPermissions", "ask"],
+    ["mkdir -p x && cp -r src/utils x", "user rules", "bypassPermissions", "ask"],
+    ["cp -r src/utils .vscode", "no rules", "bypassPermissions", "ask"],
+    ["rm -r .git", "no rules", "bypassPermissions", "ask"],
+    ["mv src/utils .claude", "no rules", "bypassPermissions", "ask"],
     // read: names bash evaluates or that change what runs still ask.
     ["read -r 'a[$(touch hit)]' < data/names.txt", "no rules", "default", "ask"],
     ["read -r PATH < data/names.txt; ls", "no rules", "default", "ask"],
