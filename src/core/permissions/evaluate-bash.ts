@@ -537,6 +537,18 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
         await add(redirect.kind, t, { redirect: true });
       }
     }
+    /**
+     * The paths below a folder, one by one — unless one of them is protected: then the folder as a
+     * region, so that an approved command may write it all (`rm -rf .git`, confine.writable).
+     */
+    const addTree = async (w: Word, rels: string[] | undefined): Promise<boolean> => {
+      if (!rels) return false;
+      const tmp: Touch[] = [];
+      for (const rel of ["", ...rels]) for (const t of await resolveWord(below(w, rel), inst, ctx, check)) tmp.push({ ...t, kind: "write", inst } as Touch);
+      if (tmp.some((t) => "exact" in t && t.exact.protected)) return false;
+      out.push(...tmp);
+      return true;
+    };
     for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
     for (const w of inst.part.reads ?? []) await add("read", w as XWord);
     const named: NamedPaths = inst.cls.ok ? { reads: inst.cls.paths, writes: [] } : namedPaths(inst.innermost.words);
@@ -553,9 +565,7 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     // `rm -r coverage`, `chmod -R u+w build`: what is below an existing folder now, when it is small
     // and nothing earlier in the line changes files; else anything below it (a region).
     for (const w of named.regions ?? []) {
-      const tree = await existingTree(w, inst, ctx, check);
-      if (!tree) await add("write", w as XWord, { region: true });
-      else for (const rel of ["", ...tree]) await add("write", below(w, rel));
+      if (!(await addTree(w, await existingTree(w, inst, ctx, check)))) await add("write", w as XWord, { region: true });
     }
     if (named.copies) {
       // The target, and `target/<source name>` when the target is a folder; below them when a
@@ -571,22 +581,19 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       const exactTarget = anyFolder && !intoFolder && sources.length === 1 && trees[0] !== undefined;
       // Into an existing folder, with every folder source listed: target/<leaf>/<each path> below.
       const listedInto = intoFolder && !target.dynamic && sources.every((s, k) => !s.dynamic && (!folders[k] || trees[k] !== undefined));
-      if (exactTarget) for (const rel of ["", ...trees[0]!]) await add("write", below(target, rel));
-      else await add("write", target as XWord, anyFolder && !listedInto ? { region: true } : {});
+      if (!(exactTarget && (await addTree(target, trees[0])))) await add("write", target as XWord, anyFolder && !listedInto ? { region: true } : {});
       for (let k = 0; k < sources.length; k++) {
         const s = sources[k]!;
         const tree = trees[k];
         if (kind === "move") {
-          if (folders[k] && tree) for (const rel of ["", ...tree]) await add("write", below(s, rel));
-          else await add("write", s as XWord, folders[k] ? { region: true } : {});
+          if (!(folders[k] && (await addTree(s, tree)))) await add("write", s as XWord, folders[k] ? { region: true } : {});
         }
         if (s.dynamic || target.dynamic || !intoFolder) continue;
         const base = s.value.replace(/\/+$/, "");
         const leaf = base.slice(base.lastIndexOf("/") + 1);
         if (!leaf || leaf === "." || leaf === "..") continue;
         const into = { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false };
-        if (folders[k] && tree) for (const rel of ["", ...tree]) await add("write", below(into, rel));
-        else await add("write", into as XWord, folders[k] ? { region: true } : {});
+        if (!(folders[k] && (await addTree(into, tree)))) await add("write", into as XWord, folders[k] ? { region: true } : {});
       }
     }
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
