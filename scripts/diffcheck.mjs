@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The differential checker (src/bench/diffcheck): generated command lines and the corpora's Bash
 // cases, run with real bash under strace in a throwaway sandbox and compared with the gate.
-//   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora] [--concurrency 2] [--json]
+//   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora [--corpus-filter ordinary]] [--concurrency 2] [--json]
 //                              [--backend bwrap|firejail] [--user]
 //   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"' [--backend firejail] [--user]
 // --backend: the sandbox of the traced runs (bwrap: strace outside, following bwrap in; firejail:

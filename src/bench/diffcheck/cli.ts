@@ -1,5 +1,5 @@
 /**
- * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora] [--concurrency C] [--json]
+ * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora [--corpus-filter RE]] [--concurrency C] [--json]
  * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs --command 'CMD'` (one input,
  * every verdict and difference shown). `--user`: the traced commands run as the unprivileged test
  * user (yoke-sectest, created when run as root).
@@ -18,6 +18,8 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
       count: { type: "string", default: "500" },
       seed: { type: "string", default: "1" },
       corpora: { type: "boolean", default: false },
+      // Only the corpus cases whose shape (`corpus: ordinary git`, `corpus: wrappers`…) matches.
+      "corpus-filter": { type: "string" },
       concurrency: { type: "string", default: "2" },
       command: { type: "string" },
       json: { type: "boolean", default: false },
@@ -52,6 +54,13 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
     seed: Number(values.seed),
     count: Number(values.count),
     corpora: values.corpora,
+    corpusFilter:
+      values["corpus-filter"] === undefined
+        ? undefined
+        : (
+            (re) => (c: { shape: string[] }) =>
+              c.shape.some((x) => re.test(x))
+          )(new RegExp(values["corpus-filter"])),
     concurrency: Number(values.concurrency),
     backend,
     identity,

@@ -55,12 +55,16 @@ const STARTUP_PROGRAMS = new Set(["id", "tty", "dircolors", "lesspipe", "locale"
 const basename = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 
+const SCRIPT_WRAPPERS: Record<string, string[]> = { egrep: ["grep"], fgrep: ["grep"], zcat: ["gzip"], gunzip: ["gzip"], bzcat: ["bzip2"], xzcat: ["xz"] };
+
 /** Programs that run their own helpers (not a prediction failure when the helper is theirs). */
 function impliedHelper(parentProgram: string, exec: ExecEvent): boolean {
   if (parentProgram === "git") return exec.path.startsWith("/usr/lib/git-core/") || basename(exec.path) === "git";
   // watch runs its command line with `sh -c`; the analysis parsed that line into parts of their own.
   if (parentProgram === "watch") return SHELLS.has(basename(exec.path));
-  return false;
+  // Debian's egrep, fgrep, zcat, gunzip, bzcat and xzcat are scripts that exec the real tool.
+  const wrapped = SCRIPT_WRAPPERS[parentProgram];
+  return !!wrapped && wrapped.includes(basename(exec.path));
 }
 
 /**

@@ -16,7 +16,7 @@ export interface DiffcheckOptions {
   seed: number;
   /** Generated inputs. */
   count: number;
-  /** Also every Bash case of test/fixtures/permissions-attacks.json and permissions-corpus.json. */
+  /** Also every Bash case of test/fixtures/permissions-attacks.json, permissions-corpus.json and permissions-ordinary.json. */
   corpora?: boolean;
   /** Which corpus cases to run (default: all). */
   corpusFilter?: (c: GeneratedInput) => boolean;
@@ -59,13 +59,18 @@ export interface DiffcheckReport {
 export function corpusInputs(repoRoot = process.cwd()): GeneratedInput[] {
   const out: GeneratedInput[] = [];
   const seen = new Set<string>();
-  for (const name of ["permissions-attacks.json", "permissions-corpus.json"]) {
+  for (const name of ["permissions-attacks.json", "permissions-corpus.json", "permissions-ordinary.json"]) {
     const doc = JSON.parse(readFileSync(join(repoRoot, "test", "fixtures", name), "utf8")) as { cases: Array<{ id: string; tool: string; category: string; input: { command?: unknown } }> };
     for (const c of doc.cases) {
       const cmd = c.input.command;
       if (c.tool !== "Bash" || typeof cmd !== "string" || seen.has(cmd) || /\$(WS|OUT|OUTREL)\b/.test(cmd)) continue;
       seen.add(cmd);
-      out.push({ id: c.id, command: cmd, shape: [`corpus: ${c.category}`] });
+      // The ordinary corpus (developer commands that must stay allowed) is named as such: `--corpus-filter ordinary`.
+      out.push({
+        id: name === "permissions-ordinary.json" ? `ordinary:${c.id}` : c.id,
+        command: cmd,
+        shape: [name === "permissions-ordinary.json" ? `corpus: ordinary ${c.category}` : `corpus: ${c.category}`],
+      });
     }
   }
   return out;

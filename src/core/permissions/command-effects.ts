@@ -6,7 +6,7 @@
  * consulted for every command — also under allow rules: an allow rule covers such an option only
  * when its literal text names it.
  */
-import { isLongOption, longOptionOf, optionValues } from "./long-options";
+import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
@@ -173,6 +173,8 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       // `python -m MODULE` runs a module (code from files, like a script), not its input.
       const module = it.label === "python" && operand === undefined && args.some((a) => /^-[a-zA-Z]*m/.test(a.value) && !a.value.startsWith("--"));
       if (module) return fx;
+      // `node --test` runs the test files it finds (code from files, like a script), not its input.
+      if (it.label === "node" && operand === undefined && args.some((a) => a.value === "--test")) return fx;
       if ((operand === undefined && it.stdinWhenBare) || operand?.value === "-" || operand?.value === "/dev/stdin" || operand?.dynamic)
         fx.hidden.push(`${name} runs code read from ${operand?.dynamic ? operand.raw : "its input"}${stdinLiteral ? " (a here-document Yoke does not parse)" : ""}`);
     }
@@ -333,18 +335,35 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       exec(/^(-K|--config)(=|$)/, "curl reads options from a file", ["--config"]);
       for (const full of ["--output", "--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc"])
         for (const w of optionValues(args, full)) if (!fx.writes.includes(w)) fx.writes.push(w);
-      if (has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/))
-        fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
+      // Short options bundled (`-sLo F`, `-fsSLO`): curl reads them as getopt does.
+      for (const u of shortOptionUses(args, "o", CURL_SHORT_VALUED)) if (u.value && !fx.writes.includes(u.value)) fx.writes.push(u.value);
+      for (const u of shortOptionUses(args, "c", CURL_SHORT_VALUED)) if (u.value && !fx.writes.includes(u.value)) fx.writes.push(u.value);
+      for (const u of shortOptionUses(args, "D", CURL_SHORT_VALUED)) if (u.value && !fx.writes.includes(u.value)) fx.writes.push(u.value);
+      if (
+        has(/^(-O|--remote-name|--remote-name-all|-J|--remote-header-name)$/) ||
+        shortOptionUses(args, "O", CURL_SHORT_VALUED).length ||
+        shortOptionUses(args, "J", CURL_SHORT_VALUED).length ||
+        args.some((a) => longOptionOf(a.value, ["--remote-name", "--remote-name-all", "--remote-header-name"]))
+      ) {
+        const own = curlOwnFiles(args);
+        if (own) for (const w of own) fx.writes.push(w);
+        else fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
+      }
       return fx;
     case "wget":
       fx.writes.push(...valueAfter(/^(-O|--output-document|-o|--output-file|-a|--append-output)$/, /^--(?:output-document|output-file|append-output)=(.*)$/));
       exec(/^(-e|--execute|--config|-i|--input-file)(=|$)/, "wget reads commands or options from elsewhere", ["--execute", "--config", "--input-file"]);
       for (const full of ["--output-document", "--output-file", "--append-output"]) for (const w of optionValues(args, full)) if (!fx.writes.includes(w)) fx.writes.push(w);
-      fx.writeRegions.push(
-        ...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length
-          ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/)
-          : [{ value: ".", raw: "wget", dynamic: false, glob: false }]),
-      );
+      for (const letter of ["O", "o", "a"]) for (const u of shortOptionUses(args, letter, WGET_SHORT_VALUED)) if (u.value && !fx.writes.includes(u.value)) fx.writes.push(u.value);
+      // `-O -` is standard output.
+      fx.writes = fx.writes.filter((w) => w.value !== "-");
+      for (const w of wgetOwnFiles(args) ?? []) if (!fx.writes.includes(w)) fx.writes.push(w);
+      if (!wgetOwnFiles(args))
+        fx.writeRegions.push(
+          ...(valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/).length
+            ? valueAfter(/^(-P|--directory-prefix)$/, /^--directory-prefix=(.*)$/)
+            : [{ value: ".", raw: "wget", dynamic: false, glob: false }]),
+        );
       return fx;
     case "make":
     case "gmake":
@@ -492,4 +511,90 @@ function gitConfigWrites(rest: string[]): boolean {
   if (opts.some((v) => reading.test(v))) return false;
   const operands = rest.filter((v) => !v.startsWith("-"));
   return operands.length >= 2;
+}
+
+/** curl's short options that take a value (curl(1)); the others are flags a cluster may hold. */
+const CURL_SHORT_VALUED = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
+/** A URL whose file name Yoke can tell: scheme, host, a path without query, fragment or escapes. */
+const PLAIN_URL = /^(?:https?|ftp):\/\/[^/?#%\s]+(\/[^?#%\s]*)?$/;
+
+/**
+ * The files `curl -O URL…` writes, when Yoke can tell: the last part of each URL's path, in the
+ * folder it runs in (curl takes the name from the URL unless -J or --output-dir say otherwise).
+ * Every operand must be such a URL; undefined otherwise.
+ */
+function curlOwnFiles(args: Word[]): Word[] | undefined {
+  const out: Word[] = [];
+  let operandsOnly = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (a.dynamic) return undefined;
+    if (!operandsOnly && v === "--") {
+      operandsOnly = true;
+      continue;
+    }
+    if (!operandsOnly && v.startsWith("--")) {
+      if (longOptionOf(v, ["--remote-header-name", "--output-dir", "--create-dirs", "--config"])) return undefined;
+      continue;
+    }
+    if (!operandsOnly && v.startsWith("-") && v.length > 1) {
+      for (let k = 1; k < v.length; k++) {
+        const c = v[k]!;
+        if (c === "J" || c === "K") return undefined;
+        if (CURL_SHORT_VALUED.includes(c)) {
+          if (k === v.length - 1) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    const m = PLAIN_URL.exec(v);
+    if (!m) return undefined;
+    const path = m[1] ?? "";
+    const leaf = path.slice(path.lastIndexOf("/") + 1);
+    if (leaf) out.push({ ...a, value: leaf, glob: false, pattern: undefined });
+  }
+  return out;
+}
+
+/** wget's short options that take a value (wget(1)). */
+const WGET_SHORT_VALUED = "OoaPeitTwUBlARDIXQ";
+/** wget options that change nothing about which files it writes. */
+const WGET_PLAIN =
+  /^(-q|--quiet|-nv|--no-verbose|-v|--verbose|-c|--continue|-N|--timestamping|-nc|--no-clobber|-S|--server-response|--show-progress|--progress=[a-z:]+|--tries=\d+|--timeout=\d+|--wait=\d+|--no-check-certificate|--https-only|-4|-6|--inet4-only|--inet6-only|--retry-connrefused|--no-cache|--compression=[a-z]+|-[qvcNSnc46]+)$/;
+
+/**
+ * The files a plain wget writes, when Yoke can tell: `-O FILE` (also `-qO FILE`), or for each URL
+ * the last part of its path (`index.html` for a folder) in the folder it runs in — wget takes the
+ * name from the URL it was given, not from the server, unless told otherwise. undefined when the
+ * options or the URLs leave it open (recursion, -P, -x, --content-disposition, a query string…).
+ */
+function wgetOwnFiles(args: Word[]): Word[] | undefined {
+  const out: Word[] = [];
+  let named = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (a.dynamic) return undefined;
+    if (v === "-O" || v === "--output-document") {
+      named = true;
+      i++;
+      continue;
+    }
+    if (/^-[qvcNSnc46]*O./.test(v) || v.startsWith("--output-document=") || /^-[qvcNSnc46]*O$/.test(v)) {
+      named = true;
+      if (/O$/.test(v)) i++;
+      continue;
+    }
+    if (v.startsWith("-")) {
+      if (!WGET_PLAIN.test(v)) return undefined;
+      continue;
+    }
+    const m = PLAIN_URL.exec(v);
+    if (!m) return undefined;
+    const leaf = (m[1] ?? "/").slice((m[1] ?? "/").lastIndexOf("/") + 1);
+    out.push({ ...a, value: leaf === "" ? "index.html" : leaf, raw: a.raw, glob: false, pattern: undefined });
+  }
+  return named ? [] : out.length ? out : undefined;
 }

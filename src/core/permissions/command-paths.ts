@@ -92,6 +92,8 @@ const NON_PATH_VALUES: Record<string, Set<string>> = {
     "--gpg-sign",
   ]),
   grep: new Set(["-e", "--regexp", "-m", "--max-count", "-A", "-B", "-C", "--include", "--exclude", "--exclude-dir", "--color"]),
+  // The script of `sed -i -e '/^$/d' f` is not a file.
+  sed: new Set(["-e", "--expression", "-l", "--line-length"]),
   rg: new Set(["-e", "--regexp", "-g", "--glob", "-t", "--type", "-T", "--type-not", "-m", "-A", "-B", "-C", "-r", "--replace"]),
   npm: new Set(["-w", "--workspace", "--tag", "--otp", "--access"]),
   docker: new Set([

@@ -537,6 +537,18 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
         await add(redirect.kind, t, { redirect: true });
       }
     }
+    /**
+     * The paths below a folder, one by one — unless one of them is protected: then the folder as a
+     * region, so that an approved command may write it all (`rm -rf .git`, confine.writable).
+     */
+    const addTree = async (w: Word, rels: string[] | undefined): Promise<boolean> => {
+      if (!rels) return false;
+      const tmp: Touch[] = [];
+      for (const rel of ["", ...rels]) for (const t of await resolveWord(below(w, rel), inst, ctx, check)) tmp.push({ ...t, kind: "write", inst } as Touch);
+      if (tmp.some((t) => "exact" in t && t.exact.protected)) return false;
+      out.push(...tmp);
+      return true;
+    };
     for (const w of inst.part.writes ?? []) await add("write", w as XWord, { redirect: true });
     for (const w of inst.part.reads ?? []) await add("read", w as XWord);
     const named: NamedPaths = inst.cls.ok ? { reads: inst.cls.paths, writes: [] } : namedPaths(inst.innermost.words);
@@ -558,24 +570,38 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       }
     }
     for (const w of named.writes) await add("write", w as XWord);
-    for (const w of named.regions ?? []) await add("write", w as XWord, { region: true });
+    // `rm -r coverage`, `chmod -R u+w build`: what is below an existing folder now, when it is small
+    // and nothing earlier in the line changes files; else anything below it (a region).
+    for (const w of named.regions ?? []) {
+      if (!(await addTree(w, await existingTree(w, inst, ctx, check)))) await add("write", w as XWord, { region: true });
+    }
     if (named.copies) {
       // The target, and `target/<source name>` when the target is a folder; below them when a
       // folder is copied recursively or moved. A moved source is written (removed), with what
       // is below it when it is a folder.
       const { sources, target, kind } = named.copies;
       const folders = await Promise.all(sources.map((s) => (kind === "copy" ? false : isFolder(s, inst, ctx, check))));
+      // A folder source whose tree Yoke can list now: exactly the paths it puts below the target
+      // (`cp -r src/utils src/helpers` writes src/helpers/<each file of src/utils>).
+      const trees = await Promise.all(sources.map((s, k) => (folders[k] ? existingTree(s, inst, ctx, check) : Promise.resolve([] as string[]))));
       const anyFolder = folders.some(Boolean);
-      await add("write", target as XWord, anyFolder ? { region: true } : {});
       const intoFolder = named.copies.intoFolder || target.dynamic || target.value.endsWith("/") || (await isFolder(target, inst, ctx, check));
+      const exactTarget = anyFolder && !intoFolder && sources.length === 1 && trees[0] !== undefined;
+      // Into an existing folder, with every folder source listed: target/<leaf>/<each path> below.
+      const listedInto = intoFolder && !target.dynamic && sources.every((s, k) => !s.dynamic && (!folders[k] || trees[k] !== undefined));
+      if (!(exactTarget && (await addTree(target, trees[0])))) await add("write", target as XWord, anyFolder && !listedInto ? { region: true } : {});
       for (let k = 0; k < sources.length; k++) {
         const s = sources[k]!;
-        if (kind === "move") await add("write", s as XWord, folders[k] ? { region: true } : {});
+        const tree = trees[k];
+        if (kind === "move") {
+          if (!(folders[k] && (await addTree(s, tree)))) await add("write", s as XWord, folders[k] ? { region: true } : {});
+        }
         if (s.dynamic || target.dynamic || !intoFolder) continue;
         const base = s.value.replace(/\/+$/, "");
         const leaf = base.slice(base.lastIndexOf("/") + 1);
         if (!leaf || leaf === "." || leaf === "..") continue;
-        await add("write", { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false } as XWord, folders[k] ? { region: true } : {});
+        const into = { ...target, value: `${target.value.replace(/\/+$/, "")}/${leaf}`, pattern: undefined, glob: false };
+        if (!(folders[k] && (await addTree(into, tree)))) await add("write", into as XWord, folders[k] ? { region: true } : {});
       }
     }
     for (const w of inst.effects.writes) if (!HARMLESS_TARGETS.test(w.value)) await add("write", w as XWord, { redirect: true });
@@ -603,6 +629,50 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       // A git command that is not read-only and may write the repository's contents out (an
       // archive, a patch, --textconv, --ext-diff): every file of its history is read.
       out.push({ kind: "read", raw: inst.part.text, inst, pattern: regionPattern(ctx.cwd), why: "files from the repository history (a git command that writes contents out)", symbolic: "history" });
+    }
+  }
+  return out;
+}
+
+/** How many paths existingTree lists at most (past that: anything below the folder). */
+const MAX_TREE = 256;
+
+/** `w/rel` as a word made up by the analysis. */
+function below(w: Word, rel: string): XWord {
+  return { ...w, value: rel ? `${w.value.replace(/\/+$/, "")}/${rel}` : w.value, pattern: undefined, glob: false } as XWord;
+}
+
+/**
+ * The paths below an existing folder, relative to it (folders before what they hold), or
+ * undefined when Yoke cannot know them all: not a folder now, a word only known at run time, an
+ * earlier part of the line changes files, or more than MAX_TREE entries. Symbolic links are
+ * listed, not followed (rm -r, chmod -R, cp -r and mv act on the link).
+ */
+async function existingTree(w: Word, inst: Instance, ctx: EvalContext, check: (base: string, written: string) => Promise<CheckedPath>): Promise<string[] | undefined> {
+  if (w.dynamic || inst.unstable || inst.cwd === null || !ctx.listDir || !ctx.realPath) return undefined;
+  if (w.value.startsWith("~") || ALIAS_PATHS.test(w.value) || w.value.startsWith("/proc")) return undefined;
+  const top = await check(inst.cwd, w.value);
+  if (!ctx.roots.some((r) => isWithin(top.real, r)) && !isWithin(top.real, ctx.cwd)) return undefined;
+  const out: string[] = [];
+  const queue: string[] = [""];
+  while (queue.length) {
+    const rel = queue.shift()!;
+    const dir = rel ? `${top.real}/${rel}` : top.real;
+    if (rel) {
+      // A link is not entered: its own path is what the command removes, copies or moves.
+      const real = await ctx.realPath(dir).catch(() => undefined);
+      if (real !== dir) continue;
+    }
+    const names = await ctx.listDir(dir).catch(() => undefined);
+    if (!names) {
+      if (!rel) return undefined;
+      continue;
+    }
+    for (const name of names) {
+      const child = rel ? `${rel}/${name}` : name;
+      out.push(child);
+      if (out.length > MAX_TREE) return undefined;
+      queue.push(child);
     }
   }
   return out;
@@ -765,7 +835,7 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
 }
 
 /** Commands acceptEdits allows when every path they touch is an ordinary workspace file. */
-const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed"]);
+const EDIT_COMMANDS = new Set(["mkdir", "touch", "cp", "mv", "sed", "tee"]);
 
 /** Why a part is not a plain file edit inside the workspace (acceptEdits), or nothing when it is (`touches`: at least the part's own). */
 function workspaceEditProblem(inst: Instance, touches: Touch[], ctx: EvalContext): string | undefined {
@@ -864,5 +934,11 @@ function gitWritesContentOut(words: readonly Word[]): boolean {
   let i = 1;
   while (i < words.length && words[i]!.value.startsWith("-")) i += /^(-C|-c|--git-dir|--work-tree|--namespace)$/.test(words[i]!.value) ? 2 : 1;
   const sub = words[i];
+  // `git stash`, `git stash push -m …`, `drop`, `clear`: the working tree goes into the stash or a
+  // stash goes away; nothing is written anywhere else (pop/apply/branch/show still count).
+  if (sub?.value === "stash" && !sub.dynamic) {
+    const next = words[i + 1];
+    if (!next || (!next.dynamic && (next.value.startsWith("-") || /^(push|save|drop|clear|list|create|store)$/.test(next.value)))) return false;
+  }
   return !sub || sub.dynamic || GIT_DUMPS_CONTENT.has(sub.value);
 }

@@ -49,3 +49,30 @@ export function optionValues<W extends { value: string }>(args: readonly W[], fu
   }
   return out;
 }
+
+/**
+ * Short options as getopt reads a cluster (`-sLo F`, `-qO-`, `-sLO`): letters in `takesValue`
+ * end the cluster and take the rest of it, or the next word, as their value. Returns each use of
+ * `letter` with its value (undefined for a letter that takes none), before `--`.
+ */
+export function shortOptionUses<W extends { value: string }>(args: readonly W[], letter: string, takesValue: string): Array<{ value?: W }> {
+  const out: Array<{ value?: W }> = [];
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === "--") break;
+    if (!v.startsWith("-") || v.startsWith("--") || v.length < 2) continue;
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (!takesValue.includes(c)) {
+        if (c === letter) out.push({});
+        continue;
+      }
+      const glued = v.slice(k + 1);
+      const value = glued ? { ...args[i]!, value: glued } : args[i + 1];
+      if (!glued) i++;
+      if (c === letter) out.push({ value });
+      break;
+    }
+  }
+  return out;
+}

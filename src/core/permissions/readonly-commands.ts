@@ -65,6 +65,9 @@ export const NO_PATH_COMMANDS = [
   "groups",
   "logname",
   "getconf",
+  // Reads a line of its input into variables; names bash would evaluate (`a[$(…)]`) or that change
+  // what runs (`PATH`) are caught by the shell analysis (shell/evaluated.ts, shell/variables.ts).
+  "read",
 ];
 /** Commands whose non-option arguments (and `--opt=value` values) are read as paths. */
 export const PATH_COMMANDS = [
@@ -526,6 +529,20 @@ export const GIT_DUMPS_CONTENT = new Set([
 
 const GIT_NO_CONTENT = /^(--stat.*|--numstat|--shortstat|--name-only|--name-status|--summary|--dirstat.*|--quiet|-s|--no-patch|--raw|--compact-summary|--exit-code)$/;
 
+/** Options of git show/cat-file that print an object as it is (no walk to other objects). */
+const GIT_BLOB_OPTIONS = /^(-p|-t|-s|-e|--no-patch|--format=.*|--pretty=.*|--oneline|--no-color|--color(=.*)?|--abbrev-commit|--no-abbrev-commit|-q|--quiet|--no-textconv|--no-filters)$/;
+
+/** Only listing: `git tag`, `git tag -l 'v1.*'`, `git tag --list --sort=-v:refname -n5` (patterns, never a tag to create). */
+function gitTagLists(rest: Word[]): boolean {
+  const listing = rest.some((a) => /^(-l|--list|-n\d*)$/.test(a.value));
+  return rest.every((a) =>
+    a.value.startsWith("-")
+      ? /^(-l|--list|-n\d*|-i|--ignore-case|--column|--no-column|--sort=.+|--format=.+|--contains|--no-contains|--merged|--no-merged|--points-at|--color(=.*)?|--no-color)$/.test(a.value) ||
+        /^(--contains|--no-contains|--merged|--no-merged|--points-at)=.+$/.test(a.value)
+      : listing && !a.dynamic,
+  );
+}
+
 function classifyGit(args: Word[]): ReadOnlyClass {
   const paths: Word[] = [];
   const repoPaths: Word[] = [];
@@ -558,7 +575,7 @@ function classifyGit(args: Word[]): ReadOnlyClass {
   )
     return { ok: false, why: "git branch with arguments can create, rename or delete branches" };
   if (sub === "remote" && rest.some((a) => a.value !== "-v" && a.value !== "--verbose")) return { ok: false, why: "git remote with arguments can change remotes" };
-  if (sub === "tag" && rest.some((a) => !/^(-l|--list|-n\d*)$/.test(a.value))) return { ok: false, why: "git tag with arguments can create or delete tags" };
+  if (sub === "tag" && !gitTagLists(rest)) return { ok: false, why: "git tag with arguments can create or delete tags" };
   if (sub === "stash" && !(rest.length >= 1 && (rest[0]!.value === "list" || rest[0]!.value === "show")))
     return { ok: false, why: "git stash changes the working tree (only stash list/show are read-only)" };
   if (sub === "reflog" && rest.length && !/^(show|-)/.test(rest[0]!.value)) return { ok: false, why: "git reflog with a subcommand can change the reflog" };
@@ -614,6 +631,15 @@ function gitContent(sub: string, rest: Word[], pathspecs: Word[], hasDashDash: b
       prints = false;
   }
   if (!prints) return undefined;
+  // `git show HEAD:README.md`, `git cat-file -p v1:src/a.ts`: only the objects those `rev:path`
+  // words name are printed (their paths are reads of their own, classifyGit's repoPaths).
+  if (
+    (sub === "show" || sub === "cat-file") &&
+    !hasDashDash &&
+    rest.some((a) => !a.value.startsWith("-")) &&
+    rest.every((a) => (a.value.startsWith("-") ? GIT_BLOB_OPTIONS.test(a.value) : !a.dynamic && /^[^:\s-][^:\s]*:[^:(!/][^:]*$/.test(a.value)))
+  )
+    return undefined;
   // Magic pathspecs (`:(glob)x`, `:!x`, `:/`) and unknown words: assume every file.
   const positional = hasDashDash ? [] : rest.filter((a) => !a.value.startsWith("-"));
   const any = [...pathspecs, ...positional].some((p) => p.dynamic) || [...pathspecs, ...positional].some((p) => p.value.startsWith(":"));
