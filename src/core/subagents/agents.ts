@@ -63,6 +63,18 @@ export interface AgentDefinition {
   mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
   /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
   maxTurns?: number;
+  /**
+   * Claude Code's `isolation: worktree`: the agent works in a temporary git worktree of the
+   * repository (on a branch of its own), removed when it changed nothing; a change it made stays
+   * there as a background agent's change, for the user to review and merge.
+   */
+  isolation?: "worktree";
+  /**
+   * Claude Code's `background: true`: the agent always runs as a background task — the task call
+   * returns at once and the parent goes on; its result reaches the parent when it finishes. In Yoke
+   * a background agent always works in a worktree of its own (as every background agent does).
+   */
+  background?: boolean;
 }
 
 export interface AgentFile {
@@ -160,6 +172,18 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     if (typeof n === "number" && Number.isInteger(n) && n > 0) maxTurns = n;
     else at("maxTurns", `"maxTurns" must be a whole number of turns above 0; the agent's turns are not bounded by it`);
   }
+  let isolation: "worktree" | undefined;
+  if (d.isolation !== undefined && d.isolation !== null) {
+    if (typeof d.isolation === "string" && d.isolation.trim().toLowerCase() === "worktree") isolation = "worktree";
+    else if (!(typeof d.isolation === "string" && d.isolation.trim().toLowerCase() === "none"))
+      at("isolation", `"isolation" must be worktree (Claude Code's only value); the agent works in the session's workspace`);
+  }
+  let background: boolean | undefined;
+  if (d.background !== undefined && d.background !== null) {
+    const b = typeof d.background === "string" ? d.background.trim().toLowerCase() : d.background;
+    if (b === true || b === "true") background = true;
+    else if (!(b === false || b === "false")) at("background", `"background" must be true or false; the agent runs in the foreground`);
+  }
   for (const key of Object.keys(d)) {
     const note = file.format === "claude" ? CLAUDE_NOT_APPLIED[key] : COPILOT_NOT_APPLIED[key];
     if (note) at(key, `not applied: "${key}" ${note}`);
@@ -183,6 +207,8 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
+      ...(isolation ? { isolation } : {}),
+      ...(background ? { background } : {}),
     },
     problems,
   };
@@ -201,14 +227,14 @@ const APPLIED_KEYS = new Set([
   "mcpServers",
   "mcp-servers",
   "maxTurns",
+  "isolation",
+  "background",
   "infer",
   "disable-model-invocation",
 ]);
 
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
-  background: "(always run as a background task): Yoke's task tool runs the agent while its parent waits",
-  isolation: "(a temporary git worktree for the agent): the agent works in the session's workspace",
   memory: "(a persistent memory folder for the agent): the agent starts without one",
   effort: "(the model's reasoning effort): the session's setting is used",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
