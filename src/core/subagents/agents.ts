@@ -101,12 +101,25 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 function list(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (Array.isArray(v)) return v.map((x) => String(x).trim()).filter(Boolean);
-  if (typeof v === "string")
-    return v
-      .split(/[,\n]/)
-      .map((s) => s.trim())
-      .filter(Boolean);
+  if (typeof v === "string") return splitOutsideParens(v);
   return undefined;
+}
+
+/** `Read, Agent(worker, researcher), Bash(git *)` → its entries: commas inside parentheses do not split. */
+function splitOutsideParens(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of text) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if ((ch === "," || ch === "\n") && depth === 0) {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
 }
 
 /** One agent file → its definition, or the problems that keep it from being one. */
@@ -385,6 +398,11 @@ export interface AgentTools {
   tools: ToolDefinition[];
   /** It may start sub-agents of its own (its list names Task, or it has no list). */
   task: boolean;
+  /**
+   * Claude Code's `Agent(worker, researcher)` / `Task(…)` in its list: the only agent types it may
+   * start (no general-purpose one); undefined: any (a bare `Agent`/`Task`, or no list).
+   */
+  agentTypes?: string[];
   /** Entries that name no tool of this session, for a problem note. */
   unknown: string[];
 }
@@ -398,14 +416,19 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   const matches = (entries: readonly string[], collectUnknown?: string[]) => {
     const picked = new Set<ToolDefinition>();
     let task = false;
+    // Agent(a, b): only those types; a bare Agent/Task: any (undefined wins over a list).
+    let types: string[] | undefined = [];
     for (const raw of entries) {
-      const entry = raw.replace(/\(.*\)$/, "").trim(); // Claude rule syntax `Bash(git *)`: the tool
+      const entry = raw.replace(/\(.*\)$/s, "").trim(); // Claude rule syntax `Bash(git *)`: the tool
       if (!entry) continue;
       const names = claudeNames(entry, agent.format);
       let hit = false;
       if (names.includes("Task")) {
         task = true;
         hit = true;
+        const inner = /^(?:Agent|Task)\((.*)\)$/s.exec(raw.trim())?.[1];
+        if (inner === undefined) types = undefined;
+        else if (types) types.push(...inner.split(/[,\s]+/).filter(Boolean));
       }
       const mcp = mcpPattern(entry, agent.format);
       for (const t of available) {
@@ -416,14 +439,20 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
       }
       if (!hit) collectUnknown?.push(raw);
     }
-    return { picked, task };
+    return { picked, task, types: task ? types : undefined };
   };
   const unknown: string[] = [];
-  const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false };
+  const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false, types: undefined };
   if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
   // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
   const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
-  return { tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)), task: allowed.task && !denied.task, unknown };
+  const task = allowed.task && !denied.task;
+  return {
+    tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)),
+    task,
+    ...(task && allowed.types ? { agentTypes: allowed.types } : {}),
+    unknown,
+  };
 }
 
 /** Claude Code's model aliases, for an Anthropic session. */

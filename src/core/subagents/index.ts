@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { ConcurrencyGate } from "../concurrency";
 import type { SessionEvent } from "../events";
-import type { ChildSession, ChildWorkspace, Extension, SessionInfo } from "../extensions/types";
+import type { ChildSession, ChildWorkspace, Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import type { Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
@@ -65,6 +65,11 @@ export interface SubagentOptions {
    * Undefined: the host cannot isolate agents (the call is refused, never run in the user's tree).
    */
   isolate?: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }) => Promise<IsolatedRun>;
+  /**
+   * The only agent types this session may start (its agent's `Agent(a, b)` / `Task(a, b)` in its
+   * `tools`, as Claude Code restricts spawnable sub-agents); undefined: any, and general-purpose ones.
+   */
+  allowedTypes?: readonly string[];
 }
 
 /** An isolated agent's run (SubagentOptions.isolate). */
@@ -89,8 +94,20 @@ export function childInstructions(depth: number, settings: SubagentSettings, too
   ].join("\n");
 }
 
+/** An extension whose tools pass an agent's allow-list (`tools`, `disallowedTools`): the others are not offered. */
+function allowListed(ext: Extension, agent: AgentDefinition): Extension {
+  return {
+    name: ext.name,
+    setup(api) {
+      const filtered: ExtensionApi = Object.create(api) as ExtensionApi;
+      filtered.addTools = (tools) => api.addTools(agentTools(agent, tools).tools);
+      return ext.setup(filtered);
+    },
+  };
+}
+
 /** The `task` tool's description: what it is for, its limits, the tools a sub-agent gets. */
-export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number, agents: readonly AgentDefinition[] = []): string {
+export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number, agents: readonly AgentDefinition[] = [], allowedTypes?: readonly string[]): string {
   const nesting = depth + 1 < settings.maxDepth ? `Sub-agents may start their own, ${settings.maxDepth} levels deep at most.` : "Sub-agents cannot start sub-agents of their own.";
   const offered = agents.filter((a) => a.modelInvocable);
   const custom = offered.length
@@ -100,6 +117,15 @@ export function taskDescription(readOnly: readonly string[], settings: SubagentS
         ...offered.map((a) => `- ${a.name}: ${a.description} (Tools: ${a.tools ? a.tools.join(", ") || "none" : "all of yours"})`),
       ]
     : [];
+  if (allowedTypes) {
+    // Agent(a, b) in the agent's definition: only those, each with its own instructions and tools.
+    return [
+      "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
+      `You may start only these agents (your definition allows Agent(${allowedTypes.join(", ")})); set \`subagent_type\` to one of them. A general-purpose sub-agent is not available to you. ${nesting}`,
+      "The sub-agent cannot see this conversation: put everything it needs in `prompt` — the goal, the files or names involved, and what its answer must contain.",
+      ...(agents.length ? agents.map((a) => `- ${a.name}: ${a.description} (Tools: ${a.tools ? a.tools.join(", ") || "none" : "all of yours"})`) : ["(None of them is defined in this session.)"]),
+    ].join("\n");
+  }
   return [
     "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
     'Use it for broad searches and investigations whose intermediate output you do not need ("find every caller of parseConfig and summarise how each uses it"), or to split independent work. Several task calls in one message run at the same time ' +
@@ -139,7 +165,13 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       });
       // Read once: the list is part of the task tool's description, so of every request's prefix.
       const agents = opts.agents ? await opts.agents(session) : [];
-      const child = subagentsExtension({ ...opts, settings, depth: depth + 1, agents: async () => agents });
+      // A child's own task tool: any type, unless its agent's list names the types it may start.
+      const { allowedTypes: _own, ...inherited } = opts;
+      const childFor = (types?: readonly string[]) => subagentsExtension({ ...inherited, settings, depth: depth + 1, agents: async () => agents, ...(types ? { allowedTypes: types } : {}) });
+      const child = childFor();
+      const allowed = opts.allowedTypes?.map((t) => t.toLowerCase());
+      const mayStart = (a: AgentDefinition) => !allowed || allowed.includes(a.name.toLowerCase()) || (a.displayName !== undefined && allowed.includes(a.displayName.toLowerCase()));
+      const startable = agents.filter(mayStart);
       if (agents.length && depth === 0) {
         // The user names an agent: `@agent-NAME` (Claude Code) or `@NAME`.
         api.on("prompt.submit", ({ text }) => {
@@ -160,7 +192,8 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             readOnly().map((t) => t.name),
             settings,
             depth,
-            agents,
+            startable,
+            opts.allowedTypes,
           );
         },
         // Listed whole when the user has custom agents (their descriptions are how the model picks one); else deferred.
@@ -185,9 +218,22 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           return { badges };
         },
         run: async (args, ctx) => {
+          if (opts.allowedTypes && !args.subagent_type)
+            throw new ToolError(
+              `task: you may start only these agents (Agent(…) in your definition's tools): ${startable.map((a) => a.name).join(", ") || "none of them is defined"}; a general-purpose sub-agent is not available to you. Call task again with one of them as subagent_type.`,
+            );
           if (args.subagent_type) {
             const agent = findAgent(args.subagent_type, agents);
-            const { tools, task, unknown } = agentTools(agent, available());
+            if (!mayStart(agent))
+              throw new ToolError(
+                `task: you may not start the "${agent.name}" agent: your definition's tools allow only Agent(${(opts.allowedTypes ?? []).join(", ")}). Call task again with one of ${startable.map((a) => a.name).join(", ") || "those (none is defined)"}.`,
+              );
+            const { tools, task, unknown, agentTypes } = agentTools(agent, available());
+            if (agentTypes) {
+              const known = new Set(agents.map((a) => a.name.toLowerCase()));
+              const missing = agentTypes.filter((t) => !known.has(t.toLowerCase()));
+              if (missing.length) opts.warn?.(`${agent.source}: Agent(${missing.join(", ")}) names no agent of this session; the agent cannot start ${missing.length > 1 ? "them" : "it"}`);
+            }
             if (args.tools?.length) {
               const own = new Set(tools.map((t) => t.name));
               const extra = args.tools.filter((n) => !own.has(n));
@@ -245,11 +291,12 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
               settings,
               depth: depth + 1,
               self,
-              child: task ? child : undefined,
+              child: task ? (agentTypes ? childFor(agentTypes) : child) : undefined,
               tools,
               agent,
               skills,
-              ...(servers ? { servers } : {}),
+              // Its own servers' tools obey its `tools` / `disallowedTools` as every other tool does.
+              ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
               ...(isolated ? { isolated } : {}),
               ...(mode.mode ? { mode: mode.mode } : {}),
               ...(provider ? { provider } : {}),
