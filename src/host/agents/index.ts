@@ -243,12 +243,15 @@ export class HostAgents implements vscode.Disposable {
     }));
     const abort = new AbortController();
     this.inEditor.set(id, abort);
-    const parts = [files.length ? `${files.length} file${files.length === 1 ? "" : "s"} to review by hunk` : "", whole.length ? `${whole.length} to take whole` : ""].filter(Boolean);
+    const count = `${files.length} file${files.length === 1 ? "" : "s"}`;
+    const parts = whole.length ? [files.length ? `${count} to review by hunk` : "", `${whole.length} to take whole`].filter(Boolean) : [count];
     this.outcome({
       id,
       action: "review",
       ok: true,
-      text: `Its change is open in your editor (${parts.join(", ")}): Accept or Reject each hunk there${whole.length ? ", and each binary file or mode change in its notification" : ""}. What you accept is written to your files once everything is decided.`,
+      text: whole.length
+        ? `Its change is open in your editor (${parts.join(", ")}): Accept or Reject each binary file or mode change in its notification${files.length ? ", then each hunk in the editor" : ""}. What you accept is written to your files once everything is decided.`
+        : `Its change is open in your editor (${parts.join(", ")}): Accept or Reject each hunk there. What you accept is written to your files once every hunk is decided.`,
       conflicts: [],
     });
     this.deps.log.info(`agent ${id}: its change (${planned.plan.map((f) => f.path).join(", ")}) is under review in the editor`);
