@@ -15,7 +15,7 @@ import { architectMode } from "../core/architect";
 import { budgetsExtension } from "../core/budgets";
 import { toolBreakersExtension } from "../core/breakers";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
-import type { Extension } from "../core/extensions/types";
+import type { ChildWorkspace, Extension } from "../core/extensions/types";
 import { fallbackChain } from "../core/fallback";
 import { guidanceExtension } from "../core/guidance";
 import type { GuidancePrefs } from "../core/guidance/types";
@@ -35,6 +35,7 @@ import { nodeCheckpointsExtension } from "./checkpoints";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
+import { createNodeWorkspaceFs } from "./node-fs";
 import type { McpOAuthOptions } from "./mcp/oauth";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
@@ -183,6 +184,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       agentFolders: pluginAgentFolders(plugins),
       skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
       mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient }, // an agent's own `mcpServers`
+      isolation: { sessionDir: s.sessionDir, home: s.home, workspace: (root) => worktreeWorkspace(s, host, root) }, // an agent's `isolation: worktree`
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },
@@ -228,6 +230,26 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       ...(s.maxTurns !== undefined ? { maxTurns: s.maxTurns } : {}),
       ...host.limits,
       extensions,
+    },
+  };
+}
+
+/**
+ * A folder's own session services (an isolated agent's worktree): its file system, its command
+ * runner and sandbox, its permission rules and hooks, as the session's are made for its workspace.
+ * No change review: the worktree's change is reviewed as a whole, as a background agent's.
+ */
+function worktreeWorkspace(s: SessionSettings, host: SessionHost, root: string): ChildWorkspace {
+  const node = nodeServicesFor({ ...s, cwd: root, folders: [] }, host);
+  const fs = createNodeWorkspaceFs(root);
+  const log = host.log ?? silentLogger;
+  return {
+    root,
+    sessionOptions: node.sessionOptions,
+    services: (session) => {
+      const commands = node.commands(session);
+      host.onCommands?.(session.id, commands);
+      return { fs, search: host.search, log, access: node.access, syntax: node.syntax, ...commands };
     },
   };
 }

@@ -14,6 +14,7 @@ import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type Subagen
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
 import { folderAgentFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
+import { isolatedAgentRun, type IsolationHost } from "./background/isolated-agent";
 import type { Extension } from "../core/extensions/types";
 import { effectiveEntries, loadGuidance } from "../core/guidance";
 import { createNodeGuidanceFiles } from "./guidance-files";
@@ -34,13 +35,15 @@ export async function readSubagentSettings(cwd: string, opts: string | KeyReadOp
 
 /** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
 export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions & CustomAgentOptions = {}): Promise<Extension> {
-  const { agentFolders, model, skillDirs, mcp, ...keyOpts } = opts;
+  const { agentFolders, model, skillDirs, mcp, isolation, ...keyOpts } = opts;
   const { settings, problems } = await readSubagentSettings(cwd, keyOpts);
   if (warn) for (const p of problems) warn(`settings: ${p}`);
   return subagentsExtension({
     settings,
     ...(model ? { model } : {}),
     ...(warn ? { warn: (m: string) => warn(`agents: ${m}`) } : {}),
+    // An agent's `isolation: worktree`: a git worktree of its own (src/node/background/isolated-agent.ts).
+    ...(isolation ? { isolate: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }) => isolatedAgentRun(isolation, agent, session, task) } : {}),
     // An agent's `skills`: the skill's full text, found as the guidance loader finds skills (the workspace's, the user's, the plugins').
     skill: async (session, name) => {
       const set = await loadGuidance({
@@ -119,4 +122,6 @@ export interface CustomAgentOptions {
   skillDirs?: Array<{ dir: string; label: string }>;
   /** Makes the provider of a custom agent's model (a model id of the session's provider). */
   model?: (model: string) => Promise<Provider>;
+  /** Makes the worktree and the services of an agent with `isolation: worktree`; without it, such an agent is refused. */
+  isolation?: IsolationHost;
 }

@@ -45,12 +45,12 @@ function byDepth(queues: Record<number, ScriptedTurn[]>) {
 const argv = (tag: string) => [process.execPath, EVERYTHING, "stdio", `--yoke-test=${tag}-${process.pid}-${Math.random().toString(36).slice(2)}`];
 
 /** An agent whose frontmatter defines one server inline (YAML flow style for the argument list). */
-function echoAgent(name: string, serverName: string, cmd: string[]) {
+function echoAgent(name: string, serverName: string, cmd: string[], tools = `Read, mcp__${serverName}`) {
   return [
     "---",
     `name: ${name}`,
     "description: Echoes messages through its own server",
-    "tools: Read",
+    `tools: ${tools}`,
     "mcpServers:",
     `  - ${serverName}:`,
     `      command: ${JSON.stringify(cmd[0])}`,
@@ -120,6 +120,29 @@ describe("a custom agent's own MCP servers", () => {
     expect(again.code, again.stderr).toBe(0);
     child = server.requests.filter((q) => depthOf(q) === 1);
     expect(toolNames(child[0]!)).toContain("mcp__reposrv__echo");
+    expect(toolResults(child[1]!)).toEqual(["Echo: from the agent"]);
+    expect(pidsOf(cmd)).toEqual([]);
+  }, 180_000);
+
+  it("its own server's tools obey its tools list: a list that does not name them keeps them from the agent, and the server's other tools stay out when it names one", async () => {
+    const s = setup();
+    const cmd = argv("allow-list");
+    write(join(s.home, ".claude", "agents", "narrow.md"), echoAgent("narrow", "agentsrv", cmd, "Read"));
+    write(join(s.home, ".claude", "agents", "one.md"), echoAgent("one", "agentsrv", cmd, "Read, mcp__agentsrv__echo"));
+    server = await startScriptedLlmServer({ script: delegate("narrow", "mcp__agentsrv__echo") });
+    const r = await run(s, server.openaiBaseUrl);
+    expect(r.code, r.stderr).toBe(0);
+    let child = server.requests.filter((q) => depthOf(q) === 1);
+    expect(toolNames(child[0]!).filter((n) => n.startsWith("mcp__"))).toEqual([]);
+    expect(toolResults(child[1]!).join("\n")).not.toContain("Echo:");
+
+    await server.close();
+    server = await startScriptedLlmServer({ script: delegate("one", "mcp__agentsrv__echo") });
+    const again = await run(s, server.openaiBaseUrl);
+    expect(again.code, again.stderr).toBe(0);
+    child = server.requests.filter((q) => depthOf(q) === 1);
+    // server-everything offers many tools: only the one the list names reaches the agent.
+    expect(toolNames(child[0]!).filter((n) => n.startsWith("mcp__"))).toEqual(["mcp__agentsrv__echo"]);
     expect(toolResults(child[1]!)).toEqual(["Echo: from the agent"]);
     expect(pidsOf(cmd)).toEqual([]);
   }, 180_000);

@@ -10,8 +10,9 @@
  */
 import type { CommandConfinement } from "../commands/types";
 import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../events";
-import type { PermissionDecision, PermissionMode, StreamDelta } from "../loop/types";
-import type { Disposable, SessionServices } from "../ports";
+import type { PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
+import type { HookRunner } from "../hooks/run-hooks";
+import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
 import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
 import type { HookGroupConfig } from "../permissions/types";
@@ -70,6 +71,20 @@ export interface ChildSessionSpec {
   agentType?: string;
   /** Hook groups the child runs besides the settings' (a custom agent's own `hooks`, already checked for trust). */
   hooks?: readonly HookGroupConfig[];
+  /**
+   * A workspace of the child's own (a custom agent's `isolation: worktree`): its file tools,
+   * search, commands (and their sandbox), permission rules and hooks work in `root`, not in the
+   * parent's workspace; its system prompt names `root` where the parent's names its own.
+   */
+  workspace?: ChildWorkspace;
+}
+
+/** A child's own workspace (ChildSessionSpec.workspace), made by the host. */
+export interface ChildWorkspace {
+  root: string;
+  services: SessionServicesFactory;
+  /** The permission engine and hooks of that folder (its settings files, its hooks' cwd). */
+  sessionOptions: { gate?: PermissionGate; hooks?: (session: { id: string; extraHooks?: readonly HookGroupConfig[] }) => HookRunner };
 }
 
 /** A running child session, as its parent's extension drives it. */

@@ -253,9 +253,11 @@ export class AgentSession implements AgentSessionApi {
         mode: this.mode,
         trusted: this.ctx.info.trusted,
         baseSystem: this.baseSystem,
+        root: this.services.fs.root,
       }),
     );
-    child.baseSystem = this.baseSystem;
+    // A child in a workspace of its own (isolation: worktree) names that root to its own sub-agents too.
+    child.baseSystem = spec.workspace ? this.baseSystem.split(this.services.fs.root).join(spec.workspace.root) : this.baseSystem;
     child.sharesCommands = child.services.commands !== undefined && child.services.commands === this.services.commands;
     return child;
   }

@@ -20,6 +20,8 @@ export interface ParentFacts {
   trusted: boolean;
   /** The system prompt sub-agents build on: the user's session's, before any sub-agent instructions. */
   baseSystem: string;
+  /** The parent's workspace root (a child with a workspace of its own names its root instead). */
+  root: string;
 }
 
 export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): AgentSessionOptions {
@@ -34,11 +36,16 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     return owner === undefined || !again.has(owner);
   });
   // A custom agent's own hooks run in its session only, through the same hook engine (the settings' hooks and these).
-  const base = parent.opts.hooks;
+  // A workspace of its own (isolation: worktree): that folder's services, rules and hooks.
+  const own = spec.workspace;
+  const base = own ? own.sessionOptions.hooks : parent.opts.hooks;
   const extra = spec.hooks;
-  const hooks = base && extra?.length ? { hooks: (s: { id: string; extraHooks?: readonly HookGroupConfig[] }) => base({ ...s, extraHooks: [...extra, ...(s.extraHooks ?? [])] }) } : {};
+  const hooks =
+    base && extra?.length ? { hooks: (s: { id: string; extraHooks?: readonly HookGroupConfig[] }) => base({ ...s, extraHooks: [...extra, ...(s.extraHooks ?? [])] }) } : own ? { hooks: base } : {};
+  const baseSystem = own && parent.root ? parent.baseSystem.split(parent.root).join(own.root) : parent.baseSystem;
   return {
     ...parent.opts,
+    ...(own ? { services: own.services, gate: own.sessionOptions.gate } : {}),
     ...hooks,
     ...(spec.provider ? { provider: spec.provider } : {}),
     tools,
@@ -48,7 +55,7 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     approver: parent.approver,
     permissionMode: spec.permissionMode ?? parent.mode,
     trusted: parent.trusted,
-    systemPrompt: spec.systemPrompt ? spec.systemPrompt(parent.baseSystem) : spec.instructions ? `${parent.baseSystem}\n\n${spec.instructions}` : parent.baseSystem,
+    systemPrompt: spec.systemPrompt ? spec.systemPrompt(baseSystem) : spec.instructions ? `${baseSystem}\n\n${spec.instructions}` : baseSystem,
     maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
     parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}), ...(spec.agentType ? { agentType: spec.agentType } : {}) },
   };

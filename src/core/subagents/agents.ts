@@ -63,6 +63,18 @@ export interface AgentDefinition {
   mcpServers?: { inline: Record<string, Record<string, unknown>>; names: string[] };
   /** Claude Code's `maxTurns`: the agent's model turns are bounded by it (and by the `subagents.maxTurns` setting). */
   maxTurns?: number;
+  /**
+   * Claude Code's `isolation: worktree`: the agent works in a temporary git worktree of the
+   * repository (on a branch of its own), removed when it changed nothing; a change it made stays
+   * there as a background agent's change, for the user to review and merge.
+   */
+  isolation?: "worktree";
+  /**
+   * Claude Code's `background: true`: the agent always runs as a background task — the task call
+   * returns at once and the parent goes on; its result reaches the parent when it finishes. In Yoke
+   * a background agent always works in a worktree of its own (as every background agent does).
+   */
+  background?: boolean;
 }
 
 export interface AgentFile {
@@ -89,12 +101,25 @@ const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 function list(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (Array.isArray(v)) return v.map((x) => String(x).trim()).filter(Boolean);
-  if (typeof v === "string")
-    return v
-      .split(/[,\n]/)
-      .map((s) => s.trim())
-      .filter(Boolean);
+  if (typeof v === "string") return splitOutsideParens(v);
   return undefined;
+}
+
+/** `Read, Agent(worker, researcher), Bash(git *)` → its entries: commas inside parentheses do not split. */
+function splitOutsideParens(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of text) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if ((ch === "," || ch === "\n") && depth === 0) {
+      out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
 }
 
 /** One agent file → its definition, or the problems that keep it from being one. */
@@ -160,6 +185,18 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
     if (typeof n === "number" && Number.isInteger(n) && n > 0) maxTurns = n;
     else at("maxTurns", `"maxTurns" must be a whole number of turns above 0; the agent's turns are not bounded by it`);
   }
+  let isolation: "worktree" | undefined;
+  if (d.isolation !== undefined && d.isolation !== null) {
+    if (typeof d.isolation === "string" && d.isolation.trim().toLowerCase() === "worktree") isolation = "worktree";
+    else if (!(typeof d.isolation === "string" && d.isolation.trim().toLowerCase() === "none"))
+      at("isolation", `"isolation" must be worktree (Claude Code's only value); the agent works in the session's workspace`);
+  }
+  let background: boolean | undefined;
+  if (d.background !== undefined && d.background !== null) {
+    const b = typeof d.background === "string" ? d.background.trim().toLowerCase() : d.background;
+    if (b === true || b === "true") background = true;
+    else if (!(b === false || b === "false")) at("background", `"background" must be true or false; the agent runs in the foreground`);
+  }
   for (const key of Object.keys(d)) {
     const note = file.format === "claude" ? CLAUDE_NOT_APPLIED[key] : COPILOT_NOT_APPLIED[key];
     if (note) at(key, `not applied: "${key}" ${note}`);
@@ -183,6 +220,8 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(hooks?.length ? { hooks } : {}),
       ...(mcpServers ? { mcpServers } : {}),
       ...(maxTurns ? { maxTurns } : {}),
+      ...(isolation ? { isolation } : {}),
+      ...(background ? { background } : {}),
     },
     problems,
   };
@@ -201,14 +240,14 @@ const APPLIED_KEYS = new Set([
   "mcpServers",
   "mcp-servers",
   "maxTurns",
+  "isolation",
+  "background",
   "infer",
   "disable-model-invocation",
 ]);
 
 /** Documented keys Yoke reads but does not apply: each is a problem note ("not applied: …"), never silently ignored. */
 const CLAUDE_NOT_APPLIED: Record<string, string> = {
-  background: "(always run as a background task): Yoke's task tool runs the agent while its parent waits",
-  isolation: "(a temporary git worktree for the agent): the agent works in the session's workspace",
   memory: "(a persistent memory folder for the agent): the agent starts without one",
   effort: "(the model's reasoning effort): the session's setting is used",
   color: "(the agent's colour in the interface): Yoke shows no agent colours",
@@ -359,6 +398,11 @@ export interface AgentTools {
   tools: ToolDefinition[];
   /** It may start sub-agents of its own (its list names Task, or it has no list). */
   task: boolean;
+  /**
+   * Claude Code's `Agent(worker, researcher)` / `Task(…)` in its list: the only agent types it may
+   * start (no general-purpose one); undefined: any (a bare `Agent`/`Task`, or no list).
+   */
+  agentTypes?: string[];
   /** Entries that name no tool of this session, for a problem note. */
   unknown: string[];
 }
@@ -372,14 +416,19 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   const matches = (entries: readonly string[], collectUnknown?: string[]) => {
     const picked = new Set<ToolDefinition>();
     let task = false;
+    // Agent(a, b): only those types; a bare Agent/Task: any (undefined wins over a list).
+    let types: string[] | undefined = [];
     for (const raw of entries) {
-      const entry = raw.replace(/\(.*\)$/, "").trim(); // Claude rule syntax `Bash(git *)`: the tool
+      const entry = raw.replace(/\(.*\)$/s, "").trim(); // Claude rule syntax `Bash(git *)`: the tool
       if (!entry) continue;
       const names = claudeNames(entry, agent.format);
       let hit = false;
       if (names.includes("Task")) {
         task = true;
         hit = true;
+        const inner = /^(?:Agent|Task)\((.*)\)$/s.exec(raw.trim())?.[1];
+        if (inner === undefined) types = undefined;
+        else if (types) types.push(...inner.split(/[,\s]+/).filter(Boolean));
       }
       const mcp = mcpPattern(entry, agent.format);
       for (const t of available) {
@@ -390,14 +439,20 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
       }
       if (!hit) collectUnknown?.push(raw);
     }
-    return { picked, task };
+    return { picked, task, types: task ? types : undefined };
   };
   const unknown: string[] = [];
-  const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false };
+  const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false, types: undefined };
   if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
   // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
   const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
-  return { tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)), task: allowed.task && !denied.task, unknown };
+  const task = allowed.task && !denied.task;
+  return {
+    tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)),
+    task,
+    ...(task && allowed.types ? { agentTypes: allowed.types } : {}),
+    unknown,
+  };
 }
 
 /** Claude Code's model aliases, for an Anthropic session. */

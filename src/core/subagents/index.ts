@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { ConcurrencyGate } from "../concurrency";
 import type { SessionEvent } from "../events";
-import type { ChildSession, Extension, SessionInfo } from "../extensions/types";
+import type { ChildSession, ChildWorkspace, Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import type { Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
@@ -59,6 +59,29 @@ export interface SubagentOptions {
    * Undefined: the host does not start agents' servers (a note says so).
    */
   agentServers?: (agent: AgentDefinition, session: SessionInfo, takenNames: readonly string[]) => Promise<{ extension: Extension; dispose(): Promise<void> } | undefined>;
+  /**
+   * A workspace of its own for an agent with `isolation: worktree` (a git worktree on a new branch,
+   * made by the host); it throws, saying why, when it cannot make one (not a git repository).
+   * Undefined: the host cannot isolate agents (the call is refused, never run in the user's tree).
+   */
+  isolate?: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }) => Promise<IsolatedRun>;
+  /**
+   * The only agent types this session may start (its agent's `Agent(a, b)` / `Task(a, b)` in its
+   * `tools`, as Claude Code restricts spawnable sub-agents); undefined: any, and general-purpose ones.
+   */
+  allowedTypes?: readonly string[];
+}
+
+/** An isolated agent's run (SubagentOptions.isolate). */
+export interface IsolatedRun {
+  workspace: ChildWorkspace;
+  /** Told to the agent after its framing: where it works and what becomes of its change. */
+  instructions: string;
+  /**
+   * After the run: the worktree is removed when the agent changed nothing, else kept (with its
+   * branch) as a background agent's change for the user to review; what the parent's model is told.
+   */
+  finish(run: { childId?: string; status: SubagentResult["status"]; description: string; prompt: string }): Promise<string>;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -71,8 +94,20 @@ export function childInstructions(depth: number, settings: SubagentSettings, too
   ].join("\n");
 }
 
+/** An extension whose tools pass an agent's allow-list (`tools`, `disallowedTools`): the others are not offered. */
+function allowListed(ext: Extension, agent: AgentDefinition): Extension {
+  return {
+    name: ext.name,
+    setup(api) {
+      const filtered: ExtensionApi = Object.create(api) as ExtensionApi;
+      filtered.addTools = (tools) => api.addTools(agentTools(agent, tools).tools);
+      return ext.setup(filtered);
+    },
+  };
+}
+
 /** The `task` tool's description: what it is for, its limits, the tools a sub-agent gets. */
-export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number, agents: readonly AgentDefinition[] = []): string {
+export function taskDescription(readOnly: readonly string[], settings: SubagentSettings, depth: number, agents: readonly AgentDefinition[] = [], allowedTypes?: readonly string[]): string {
   const nesting = depth + 1 < settings.maxDepth ? `Sub-agents may start their own, ${settings.maxDepth} levels deep at most.` : "Sub-agents cannot start sub-agents of their own.";
   const offered = agents.filter((a) => a.modelInvocable);
   const custom = offered.length
@@ -82,6 +117,15 @@ export function taskDescription(readOnly: readonly string[], settings: SubagentS
         ...offered.map((a) => `- ${a.name}: ${a.description} (Tools: ${a.tools ? a.tools.join(", ") || "none" : "all of yours"})`),
       ]
     : [];
+  if (allowedTypes) {
+    // Agent(a, b) in the agent's definition: only those, each with its own instructions and tools.
+    return [
+      "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
+      `You may start only these agents (your definition allows Agent(${allowedTypes.join(", ")})); set \`subagent_type\` to one of them. A general-purpose sub-agent is not available to you. ${nesting}`,
+      "The sub-agent cannot see this conversation: put everything it needs in `prompt` — the goal, the files or names involved, and what its answer must contain.",
+      ...(agents.length ? agents.map((a) => `- ${a.name}: ${a.description} (Tools: ${a.tools ? a.tools.join(", ") || "none" : "all of yours"})`) : ["(None of them is defined in this session.)"]),
+    ].join("\n");
+  }
   return [
     "Start a sub-agent: a fresh agent with its own context that works on one self-contained task and returns only its final answer, with the files it read and changed. Its tool output never enters your context.",
     'Use it for broad searches and investigations whose intermediate output you do not need ("find every caller of parseConfig and summarise how each uses it"), or to split independent work. Several task calls in one message run at the same time ' +
@@ -102,9 +146,32 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       if (depth >= settings.maxDepth) return;
       const gate = new ConcurrencyGate("subagents", settings.maxConcurrent);
       const session = api.session;
+      // Agents with `background: true`: their results reach the model at its next request, or —
+      // when it is about to finish — the turn waits for them and goes on with their results.
+      const background = new BackgroundRuns();
+      api.on("request.prepare", () => {
+        const done = background.take();
+        return done.length ? { append: done.map((text) => ({ source: "subagents", text })) } : undefined;
+      });
+      api.on("turn.after", async (input, hctx) => {
+        if (!input.final || !background.size) return undefined;
+        await background.settled(hctx.signal);
+        const done = background.take();
+        return done.length ? { nudge: done.join("\n\n") } : undefined;
+      });
+      api.on("session.end", async () => {
+        background.cancelAll();
+        await background.settled();
+      });
       // Read once: the list is part of the task tool's description, so of every request's prefix.
       const agents = opts.agents ? await opts.agents(session) : [];
-      const child = subagentsExtension({ ...opts, settings, depth: depth + 1, agents: async () => agents });
+      // A child's own task tool: any type, unless its agent's list names the types it may start.
+      const { allowedTypes: _own, ...inherited } = opts;
+      const childFor = (types?: readonly string[]) => subagentsExtension({ ...inherited, settings, depth: depth + 1, agents: async () => agents, ...(types ? { allowedTypes: types } : {}) });
+      const child = childFor();
+      const allowed = opts.allowedTypes?.map((t) => t.toLowerCase());
+      const mayStart = (a: AgentDefinition) => !allowed || allowed.includes(a.name.toLowerCase()) || (a.displayName !== undefined && allowed.includes(a.displayName.toLowerCase()));
+      const startable = agents.filter(mayStart);
       if (agents.length && depth === 0) {
         // The user names an agent: `@agent-NAME` (Claude Code) or `@NAME`.
         api.on("prompt.submit", ({ text }) => {
@@ -125,7 +192,8 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             readOnly().map((t) => t.name),
             settings,
             depth,
-            agents,
+            startable,
+            opts.allowedTypes,
           );
         },
         // Listed whole when the user has custom agents (their descriptions are how the model picks one); else deferred.
@@ -150,9 +218,22 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           return { badges };
         },
         run: async (args, ctx) => {
+          if (opts.allowedTypes && !args.subagent_type)
+            throw new ToolError(
+              `task: you may start only these agents (Agent(…) in your definition's tools): ${startable.map((a) => a.name).join(", ") || "none of them is defined"}; a general-purpose sub-agent is not available to you. Call task again with one of them as subagent_type.`,
+            );
           if (args.subagent_type) {
             const agent = findAgent(args.subagent_type, agents);
-            const { tools, task, unknown } = agentTools(agent, available());
+            if (!mayStart(agent))
+              throw new ToolError(
+                `task: you may not start the "${agent.name}" agent: your definition's tools allow only Agent(${(opts.allowedTypes ?? []).join(", ")}). Call task again with one of ${startable.map((a) => a.name).join(", ") || "those (none is defined)"}.`,
+              );
+            const { tools, task, unknown, agentTypes } = agentTools(agent, available());
+            if (agentTypes) {
+              const known = new Set(agents.map((a) => a.name.toLowerCase()));
+              const missing = agentTypes.filter((t) => !known.has(t.toLowerCase()));
+              if (missing.length) opts.warn?.(`${agent.source}: Agent(${missing.join(", ")}) names no agent of this session; the agent cannot start ${missing.length > 1 ? "them" : "it"}`);
+            }
             if (args.tools?.length) {
               const own = new Set(tools.map((t) => t.name));
               const extra = args.tools.filter((n) => !own.has(n));
@@ -188,21 +269,41 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
                   )
                 : undefined;
             if (inline.length && !opts.agentServers) opts.warn?.(`${agent.source}: not applied: its MCP servers (${inline.join(", ")}) are not started by this host`);
-            return runTask(args, ctx, {
+            // isolation: worktree (and background: true, which always works in a worktree) — never in
+            // the user's tree: without a worktree the call is refused.
+            let isolated: IsolatedRun | undefined;
+            if (agent.isolation === "worktree" || agent.background) {
+              const field = agent.background ? "background: true" : "isolation: worktree";
+              if (!opts.isolate) {
+                await servers?.dispose().catch(() => undefined);
+                throw new ToolError(`task: the "${agent.name}" agent runs in a git worktree of its own (${field} in ${agent.source}), and this host cannot make one; it was not started.`);
+              }
+              try {
+                isolated = await opts.isolate(agent, session, { description: args.description, prompt: args.prompt });
+              } catch (err) {
+                await servers?.dispose().catch(() => undefined);
+                throw new ToolError(`task: the "${agent.name}" agent was not started: ${err instanceof Error ? err.message : String(err)}`);
+              }
+            }
+            const deps: RunDeps = {
               session,
               gate,
               settings,
               depth: depth + 1,
               self,
-              child: task ? child : undefined,
+              child: task ? (agentTypes ? childFor(agentTypes) : child) : undefined,
               tools,
               agent,
               skills,
-              ...(servers ? { servers } : {}),
+              // Its own servers' tools obey its `tools` / `disallowedTools` as every other tool does.
+              ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
+              ...(isolated ? { isolated } : {}),
               ...(mode.mode ? { mode: mode.mode } : {}),
               ...(provider ? { provider } : {}),
               ...(hooks ? { hooks } : {}),
-            });
+            };
+            if (agent.background) return background.start(agent, args, ctx, deps);
+            return runTask(args, ctx, deps);
           }
           return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
         },
@@ -274,6 +375,8 @@ interface RunDeps {
   hooks?: readonly HookGroupConfig[];
   /** An agent's own MCP servers: their extension in the child, stopped when the run ends. */
   servers?: { extension: Extension; dispose(): Promise<void> };
+  /** An agent's own worktree (isolation: worktree). */
+  isolated?: IsolatedRun;
 }
 
 /** The turns a child may take: the agent's `maxTurns` and the `subagents.maxTurns` setting, the lower of the two. */
@@ -287,13 +390,22 @@ function turnLimit(d: RunDeps): { limit?: number; byAgent: boolean } {
 async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<ToolOutput> {
   const release = await d.gate.acquire(ctx.signal, (position) => ctx.record({ type: "tool_queued", callId: ctx.callId, name: "task", gate: d.gate.name, position, limit: d.gate.limit }));
   let child: ChildSession | undefined;
+  let isolatedDone = false;
   const turns = turnLimit(d);
   try {
     child = await d.session.spawn({
       tools: d.tools,
       extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : []), ...(d.servers ? [d.servers.extension] : [])],
       ...(d.agent
-        ? { systemPrompt: (parent: string) => agentSystemPrompt(parent, childInstructions(d.depth, d.settings, d.tools, d.child !== undefined), d.agent!, d.skills ?? []) }
+        ? {
+            systemPrompt: (parent: string) =>
+              agentSystemPrompt(
+                parent,
+                [childInstructions(d.depth, d.settings, d.tools, d.child !== undefined), ...(d.isolated ? [d.isolated.instructions] : [])].join("\n\n"),
+                d.agent!,
+                d.skills ?? [],
+              ),
+          }
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
       ...(d.mode ? { permissionMode: d.mode } : {}),
       callId: ctx.callId,
@@ -301,6 +413,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       ...(d.provider ? { provider: d.provider } : {}),
       ...(turns.limit ? { maxTurns: turns.limit } : {}),
       ...(d.hooks ? { hooks: d.hooks } : {}),
+      ...(d.isolated ? { workspace: d.isolated.workspace } : {}),
     });
     const running = child;
     ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
@@ -342,10 +455,87 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       usage: result.usage,
       ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
     });
-    return { text: resultText(result), isError: result.status !== "completed", meta: result };
+    let text = resultText(result);
+    if (d.isolated) {
+      // Its commands stop first, so the worktree is looked at (and maybe removed) as it was left.
+      await running.end(ctx.signal.aborted ? "cancelled" : "subagent finished").catch(() => undefined);
+      child = undefined;
+      text += `\n${await isolatedOutcome(d.isolated, { childId: running.id, status: result.status, description: args.description, prompt: args.prompt })}`;
+      isolatedDone = true;
+    }
+    return { text, isError: result.status !== "completed", meta: result };
   } finally {
     release();
     await child?.end(ctx.signal.aborted ? "cancelled" : "subagent finished").catch(() => undefined);
+    if (d.isolated && !isolatedDone) await isolatedOutcome(d.isolated, { ...(child ? { childId: child.id } : {}), status: "failed", description: args.description, prompt: args.prompt });
     await d.servers?.dispose().catch(() => undefined);
+  }
+}
+
+/** What becomes of an isolated agent's worktree, for the parent's model (a failure to keep it is said, never thrown). */
+async function isolatedOutcome(run: IsolatedRun, facts: Parameters<IsolatedRun["finish"]>[0]): Promise<string> {
+  try {
+    return await run.finish(facts);
+  } catch (err) {
+    return `Its worktree could not be finished: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/**
+ * The background runs of one session's task tool (`background: true`): each runs on its own signal
+ * (the session's end or the task timeout stop it, never the end of the call that started it); what
+ * each ends with waits in `take()` for the parent's model.
+ */
+class BackgroundRuns {
+  private readonly running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
+  private done: string[] = [];
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  start(agent: AgentDefinition, args: TaskArgs, ctx: ToolContext, deps: RunDeps): ToolOutput {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(TASK_TIMEOUT_MS)]);
+    const label = `The background agent "${agent.name}" (task call ${ctx.callId}: ${args.description})`;
+    const promise = runTask(args, { ...ctx, signal }, deps).then(
+      (out) => {
+        this.done.push(`${label} has finished.\n${out.text}`);
+      },
+      (err: unknown) => {
+        this.done.push(`${label} failed: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+    const entry = { promise: promise.finally(() => this.running.delete(ctx.callId)), controller };
+    this.running.set(ctx.callId, entry);
+    return {
+      text: [
+        `The "${agent.name}" agent was started in the background (background: true in ${agent.source}), in a git worktree of its own; its changes are kept there for the user's review, never written into the workspace.`,
+        "Its result comes to you as a message when it finishes. Go on with other work meanwhile; do not do its task yourself and do not wait for it: when you finish, your turn waits for it and you get its result.",
+      ].join("\n"),
+    };
+  }
+
+  /** What finished since the last look. */
+  take(): string[] {
+    const out = this.done;
+    this.done = [];
+    return out;
+  }
+
+  /** Resolves when every run has ended (or when `signal` is aborted: the user stopped the parent). */
+  async settled(signal?: AbortSignal): Promise<void> {
+    while (this.running.size && !signal?.aborted) {
+      const all = Promise.all([...this.running.values()].map((r) => r.promise));
+      if (!signal) {
+        await all;
+        continue;
+      }
+      await Promise.race([all, new Promise<void>((res) => signal.addEventListener("abort", () => res(), { once: true }))]);
+    }
+  }
+
+  cancelAll(): void {
+    for (const r of this.running.values()) r.controller.abort(new DOMException("the session ended", "AbortError"));
   }
 }

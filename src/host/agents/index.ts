@@ -9,7 +9,7 @@ import type { AgentRecord } from "../../core/background/agents";
 import type { PermissionMode } from "../../core/loop/types";
 import type { ChangeReviewer, ProposedFile } from "../../core/review";
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
-import { planAgentChange } from "../../node/background/merge";
+import { applyMode, planAgentChange, writePlan, type PlannedFile } from "../../node/background/merge";
 import { AgentRegistry } from "../../node/background/registry";
 import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
 import { repositoryOf } from "../../node/background/worktree";
@@ -226,10 +226,12 @@ export class HostAgents implements vscode.Disposable {
     }
     if (!planned.ok) return fail(capital(planned.reason), planned.conflicts);
     if (!planned.plan.length) return this.outcome({ id, action: "review", ok: true, text: "Nothing to review: your files already have this change.", conflicts: [] });
-    const binary = planned.plan.find((p) => [p.user, p.content].some((b) => b !== null && b.subarray(0, 8000).includes(0)));
-    if (binary) return fail(`${binary.path} is a binary file, which the editor's review cannot show: use Review and Merge back here.`);
+    // Binary files and mode-only changes have no hunks to show: each is taken whole or not at all,
+    // asked here, and written byte-exact (with its executable bit) with the rest once it is decided.
+    const whole = planned.plan.filter((p) => p.binary || p.modeOnly);
+    const text = planned.plan.filter((p) => !p.binary && !p.modeOnly);
     const setId = `agent-${id}-${Date.now().toString(36)}`;
-    const files: ProposedFile[] = planned.plan.map((p, k) => ({
+    const files: ProposedFile[] = text.map((p, k) => ({
       editId: `${setId}:${k}`,
       callId: setId,
       path: `${top}/${p.path}`,
@@ -241,23 +243,53 @@ export class HostAgents implements vscode.Disposable {
     }));
     const abort = new AbortController();
     this.inEditor.set(id, abort);
+    const count = `${files.length} file${files.length === 1 ? "" : "s"}`;
+    const parts = whole.length ? [files.length ? `${count} to review by hunk` : "", `${whole.length} to take whole`].filter(Boolean) : [count];
     this.outcome({
       id,
       action: "review",
       ok: true,
-      text: `Its change is open in your editor (${files.length} file${files.length === 1 ? "" : "s"}): Accept or Reject each hunk there. What you accept is written to your files once every hunk is decided.`,
+      text: whole.length
+        ? `Its change is open in your editor (${parts.join(", ")}): Accept or Reject each binary file or mode change in its notification${files.length ? ", then each hunk in the editor" : ""}. What you accept is written to your files once everything is decided.`
+        : `Its change is open in your editor (${parts.join(", ")}): Accept or Reject each hunk there. What you accept is written to your files once every hunk is decided.`,
       conflicts: [],
     });
-    this.deps.log.info(`agent ${id}: its change (${files.map((f) => f.relPath).join(", ")}) is under review in the editor`);
+    this.deps.log.info(`agent ${id}: its change (${planned.plan.map((f) => f.path).join(", ")}) is under review in the editor`);
     try {
-      const result = await reviewer.reviewSet({ setId, callId: setId, tool: "background agent", files }, "ask", abort.signal);
+      const wholeTaken: PlannedFile[] = [];
+      for (const p of whole) {
+        if (abort.signal.aborted) return;
+        const what = p.modeOnly
+          ? `made ${p.path} ${p.mode === "100755" ? "executable" : "not executable"} (its content is yours)`
+          : p.content === null
+            ? `deleted the binary file ${p.path}`
+            : `${p.user === null ? "added" : "changed"} the binary file ${p.path} (${p.user === null ? "" : `${p.user.length} → `}${p.content.length} bytes${p.mode === "100755" ? ", executable" : ""})`;
+        const answer = await vscode.window.showInformationMessage(`Yoke: background agent ${id} ${what}. Take this whole file?`, "Accept", "Reject");
+        if (answer === "Accept") wholeTaken.push(p);
+      }
+      const result = files.length ? await reviewer.reviewSet({ setId, callId: setId, tool: "background agent", files }, "ask", abort.signal) : { files: [] };
       if (result.error) return fail(`Not merged: ${result.error}`);
+      // What the editor's review wrote keeps the agent's executable bit; the files taken whole are written byte-exact.
+      const modeProblems: string[] = [];
       const taken = files.flatMap((f, k) => {
         const o = result.files[k];
         if (!o || o.status === "rejected") return [];
+        const plannedFile = text[k]!;
+        if (plannedFile.content !== null) {
+          try {
+            applyMode(top, plannedFile.path, plannedFile.mode);
+          } catch (err) {
+            modeProblems.push(`${plannedFile.path}: its mode was not set (${err instanceof Error ? err.message : String(err)})`);
+          }
+        }
         const h = o.hunks;
         return [h && h.rejected ? `${f.relPath} (${h.accepted} of ${h.accepted + h.rejected} hunks)` : f.relPath];
       });
+      if (wholeTaken.length) {
+        writePlan(top, wholeTaken);
+        taken.push(...wholeTaken.map((p) => (p.modeOnly ? `${p.path} (mode)` : p.path)));
+      }
+      for (const m of modeProblems) this.deps.log.warn(`agent ${id}: ${m}`);
       if (!taken.length) return this.outcome({ id, action: "merge", ok: true, text: "Nothing merged: you rejected all of its change. Discard it, or send it a note.", conflicts: [] });
       new AgentRegistry(top).update(id, () => ({ mergedAt: new Date().toISOString() }));
       this.outcome({ id, action: "merge", ok: true, text: `Merged into your tree from the editor's review: ${taken.join(", ")}.`, conflicts: [] });

@@ -11,7 +11,23 @@
  * after `git merge-tree` showed it merges cleanly and no file it touches has uncommitted changes.
  */
 import { execFile } from "node:child_process";
-import { closeSync, constants, existsSync, fchmodSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { protectedEntry, protectedName } from "../../core/protected-paths";
@@ -113,7 +129,22 @@ export interface PlannedFile {
   path: string;
   user: Buffer | null;
   content: Buffer | null;
+  /** The agent's git file mode (`100755`: executable), carried to the user's file. */
   mode?: string;
+  /** Only the mode changes (the agent made the file executable, or not): the content is the user's. */
+  modeOnly?: boolean;
+  /** The user's file or the agent's is binary (NUL bytes): taken whole or not at all. */
+  binary?: boolean;
+}
+
+/** The user's file as a git mode (`100755` when any execute bit is set), or undefined when there is none. */
+function userMode(path: string): string | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? (st.mode & 0o111 ? "100755" : "100644") : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export type MergePlan = { ok: true; plan: PlannedFile[] } | { ok: false; conflicts: Conflict[]; reason: string };
@@ -168,9 +199,15 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
       }
       const user = existsSync(userPath) ? readFileSync(userPath) : null;
       const mode = await modeOf(t.worktree, tree, f.path);
-      if (same(user, agent)) continue;
+      const binary = isBinary(user) || isBinary(agent) || isBinary(base) ? { binary: true } : {};
+      if (same(user, agent)) {
+        // The same bytes: only an executable bit the agent set (or cleared) is left to carry.
+        const own = userMode(userPath);
+        if (agent !== null && (mode === "100755" || mode === "100644") && own && own !== mode) plan.push({ path: f.path, user, content: agent, mode, modeOnly: true, ...binary });
+        continue;
+      }
       if (same(user, base)) {
-        plan.push({ path: f.path, user, content: agent, mode });
+        plan.push({ path: f.path, user, content: agent, mode, ...binary });
         continue;
       }
       // Both changed the file.
@@ -209,8 +246,12 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
   return { ok: true, plan };
 }
 
-/** Writes a plan into the user's tree (never through a link, re-checked right before each write). */
-function writePlan(top: string, plan: readonly PlannedFile[]): void {
+/**
+ * Writes a plan into the user's tree, byte-exact and with the agent's executable bit (never through
+ * a link, re-checked right before each write). The editor's review writes the binary files and the
+ * mode changes it accepted through it.
+ */
+export function writePlan(top: string, plan: readonly PlannedFile[]): void {
   for (const p of plan) {
     const dest = nodePath.join(top, p.path);
     // Checked again right before the write (a link made since the check is not followed either).
@@ -224,10 +265,29 @@ function writePlan(top: string, plan: readonly PlannedFile[]): void {
     const fd = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, p.mode === "100755" ? 0o755 : 0o644);
     try {
       writeSync(fd, p.content);
-      if (p.mode === "100755") fchmodSync(fd, 0o755);
+      setMode(fd, p.mode);
     } finally {
       closeSync(fd);
     }
+  }
+}
+
+/** The agent's executable bit on an open file: set (as git checks out 100755) or cleared, the other bits kept. */
+function setMode(fd: number, mode: string | undefined): void {
+  const now = fstatSync(fd).mode & 0o7777;
+  if (mode === "100755" && (now & 0o111) !== 0o111) fchmodSync(fd, now | ((now & 0o444) >> 2));
+  else if (mode === "100644" && now & 0o111) fchmodSync(fd, now & ~0o111);
+}
+
+/** Sets the agent's executable bit on a file of the user's tree (the editor's review wrote its text; never through a link). */
+export function applyMode(top: string, path: string, mode: string | undefined): void {
+  if (mode !== "100755" && mode !== "100644") return;
+  if (unsafeDestination(top, path)) return;
+  const fd = openSync(nodePath.join(top, path), constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    setMode(fd, mode);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -91,17 +91,31 @@ describe("hooks, maxTurns and the fields Yoke does not apply", () => {
     expect(bad.problems[0]?.message).toBe('.claude/agents/a.md:4: "maxTurns" must be a whole number of turns above 0; the agent\'s turns are not bounded by it');
   });
 
+  it("isolation: worktree and background: true are applied (read into the definition); other values are problems at their line", () => {
+    const r = agent("background: true\nisolation: worktree\n");
+    expect(r.problems).toEqual([]);
+    expect(r.agent).toMatchObject({ background: true, isolation: "worktree" });
+    expect(agent("background: 'false'\nisolation: none\n")).toMatchObject({ problems: [] });
+    expect(agent("background: false\n").agent?.background).toBeUndefined();
+    const bad = agent("background: sometimes\nisolation: container\n");
+    expect(bad.agent).toBeDefined();
+    expect(bad.agent?.background).toBeUndefined();
+    expect(bad.agent?.isolation).toBeUndefined();
+    expect(bad.problems.map((p) => p.message)).toEqual([
+      ".claude/agents/a.md:5: \"isolation\" must be worktree (Claude Code's only value); the agent works in the session's workspace",
+      '.claude/agents/a.md:4: "background" must be true or false; the agent runs in the foreground',
+    ]);
+  });
+
   it("every documented key Yoke does not apply, and every unknown key, is a 'not applied' problem at its line", () => {
-    const r = agent("background: true\nisolation: worktree\nmemory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
+    const r = agent("memory: user\neffort: high\ncolor: red\ninitialPrompt: hi\nfavourite: x\n");
     expect(r.agent).toBeDefined();
     expect(r.problems.map((x) => x.message.replace(/\(.*$/, ""))).toEqual([
-      '.claude/agents/a.md:4: not applied: "background" ',
-      '.claude/agents/a.md:5: not applied: "isolation" ',
-      '.claude/agents/a.md:6: not applied: "memory" ',
-      '.claude/agents/a.md:7: not applied: "effort" ',
-      '.claude/agents/a.md:8: not applied: "color" ',
-      '.claude/agents/a.md:9: not applied: "initialPrompt" ',
-      '.claude/agents/a.md:10: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
+      '.claude/agents/a.md:4: not applied: "memory" ',
+      '.claude/agents/a.md:5: not applied: "effort" ',
+      '.claude/agents/a.md:6: not applied: "color" ',
+      '.claude/agents/a.md:7: not applied: "initialPrompt" ',
+      '.claude/agents/a.md:8: not applied: "favourite" is not a Claude Code sub-agent field Yoke knows; ignored',
     ]);
     const copilot = parseAgentFile({
       display: ".github/agents/p.agent.md",

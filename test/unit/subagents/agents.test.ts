@@ -63,6 +63,24 @@ describe("the allow-list over the session's tools", () => {
     expect(agentTools({ tools: ["Read", "WebFetch"], format: "claude" }, tools).unknown).toEqual(["WebFetch"]);
   });
 
+  it("Agent(a, b) / Task(a) name the agent types it may start; a bare Agent or Task any; commas inside parentheses do not split the list", () => {
+    const parsed = parseAgentFile({
+      display: "x.md",
+      text: "---\nname: x\ndescription: d\ntools: Read, Agent(worker, researcher), Bash(git *)\n---\nB\n",
+      origin: "project",
+      format: "claude",
+      stem: "x",
+    });
+    expect(parsed.agent?.tools).toEqual(["Read", "Agent(worker, researcher)", "Bash(git *)"]);
+    const t = agentTools(parsed.agent!, tools);
+    expect(t).toMatchObject({ task: true, agentTypes: ["worker", "researcher"], unknown: [] });
+    expect(names(t.tools)).toEqual(expect.arrayContaining(["read_file", "run_command"]));
+    expect(agentTools({ tools: ["Task(a)", "Task(b)"], format: "claude" }, tools).agentTypes).toEqual(["a", "b"]);
+    expect(agentTools({ tools: ["Agent(a)", "Agent"], format: "claude" }, tools).agentTypes).toBeUndefined();
+    expect(agentTools({ tools: ["Read"], format: "claude" }, tools).agentTypes).toBeUndefined();
+    expect(agentTools({ format: "claude" }, tools).agentTypes).toBeUndefined();
+  });
+
   it("Copilot tool sets map onto Yoke's tools", () => {
     expect(names(agentTools({ tools: ["search"], format: "copilot" }, tools).tools)).toEqual(["glob", "grep"]);
     expect(names(agentTools({ tools: ["execute"], format: "copilot" }, tools).tools)).toContain("run_command");

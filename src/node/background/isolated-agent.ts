@@ -1,0 +1,96 @@
+/**
+ * A custom agent's `isolation: worktree` (Claude Code's sub-agent field), on the background
+ * agents' machinery: the sub-agent works in a new git worktree of the repository, on a branch of
+ * its own (createAgentWorktree, with the workspace's worktrees.copy / .link), with that folder's
+ * file system, command sandbox, permission rules and hooks. When it changed nothing, the worktree
+ * and its branch are removed. When it changed something, its change is never written into the
+ * user's tree: the worktree is kept and recorded as a finished background agent, so the Agents
+ * view and `yoke agents diff|merge|discard` review, merge or discard it like any other.
+ */
+import * as nodePath from "node:path";
+import type { AgentRecord } from "../../core/background/agents";
+import type { ChildWorkspace, SessionInfo } from "../../core/extensions/types";
+import type { AgentDefinition } from "../../core/subagents/agents";
+import type { IsolatedRun } from "../../core/subagents";
+import { plural } from "../../core/tools/output";
+import { readSettings } from "../settings/reader";
+import { AgentRegistry, newAgentId } from "./registry";
+import { changedFiles, createAgentWorktree, removeAgentWorktree, worktreeTree } from "./worktree";
+
+export interface IsolationHost {
+  /** Where the sessions are kept (the agent's record points there, for its transcript). */
+  sessionDir: string;
+  home?: string;
+  /** The services, permission engine and hooks of a folder (the worktree), as the session's own are made. */
+  workspace(root: string): ChildWorkspace;
+}
+
+const MAX_FILES_SAID = 20;
+
+/** Makes the worktree of one isolated agent's run (SubagentOptions.isolate). */
+export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }): Promise<IsolatedRun> {
+  const root = session.services.fs.root;
+  const settings = await readSettings({ cwd: root, trusted: session.trusted, ...(host.home ? { home: host.home } : {}) });
+  const id = newAgentId();
+  const created = await createAgentWorktree({
+    workspace: root,
+    id,
+    task: `${agent.name} ${task.description}`,
+    carry: "none",
+    copy: settings.worktrees.copy?.value ?? [],
+    link: settings.worktrees.link?.value ?? [],
+    ...(host.home ? { home: host.home } : {}),
+  });
+  const { top, worktree, branch, baseCommit, placed } = created;
+  const createdAt = new Date().toISOString();
+  let workspace: ChildWorkspace;
+  try {
+    workspace = host.workspace(worktree);
+  } catch (err) {
+    await removeAgentWorktree(top, worktree, branch).catch(() => undefined);
+    throw err;
+  }
+  return {
+    workspace,
+    instructions: [
+      `You work in a git worktree of your own: ${worktree} (branch ${branch}, from the commit ${baseCommit.slice(0, 12)} of ${top}; uncommitted changes there are not in it).`,
+      "Your file tools and commands act in this worktree only. Leave your change there, uncommitted: the user reviews it and merges it into their workspace. Do not copy it into " + top + ".",
+    ].join(" "),
+    async finish(run) {
+      const tree = await worktreeTree(worktree, placed);
+      const files = await changedFiles(worktree, baseCommit, tree);
+      if (!files.length) {
+        await removeAgentWorktree(top, worktree, branch);
+        return `It worked in a git worktree of its own (isolation: worktree) and changed no file there: the worktree and its branch ${branch} were removed.`;
+      }
+      const record: AgentRecord = {
+        id,
+        task: task.prompt,
+        workspace: top,
+        worktree,
+        branch,
+        baseCommit,
+        carried: "none",
+        placed,
+        sessionDir: host.sessionDir,
+        ...(run.childId ? { sessionId: run.childId } : {}),
+        runArgs: [],
+        trusted: session.trusted,
+        phase: "ended",
+        exitCode: run.status === "completed" ? 0 : 1,
+        ...(run.status === "cancelled" ? { stopped: true } : {}),
+        createdAt,
+        updatedAt: createdAt,
+      };
+      new AgentRegistry(top, host.home).write(record);
+      const shown = files.slice(0, MAX_FILES_SAID).map((f) => `${f.status} ${f.path}`);
+      if (files.length > MAX_FILES_SAID) shown.push(`and ${files.length - MAX_FILES_SAID} more`);
+      return [
+        `Its change was NOT applied to the workspace: it worked in a git worktree of its own (isolation: worktree), and its change (${plural(files.length, "file")}: ${shown.join(", ")}) is kept there for review, as background agent ${id}:`,
+        `- worktree ${worktree}, branch ${branch} (from ${baseCommit.slice(0, 12)})`,
+        `- the user reviews it in the Agents view, or with \`yoke agents diff ${id}\`, then merges it (\`yoke agents merge ${id}\`) or discards it (\`yoke agents discard ${id}\`).`,
+        `Tell the user it waits for their review; do not make the same change in the workspace yourself. Files under ${nodePath.basename(worktree)} are not in the workspace.`,
+      ].join("\n");
+    },
+  };
+}
