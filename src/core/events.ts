@@ -2,7 +2,7 @@
  * The session event log: every step of a session is one of these, appended to a JSONL file.
  * The conversation the model sees, the UI state and resume are projections of this log.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ContextItem } from "./composer/mentions";
 
 export const LOOP_STATES = ["idle", "thinking", "waiting_tool", "waiting_user", "done", "error", "cancelled"] as const;
@@ -15,15 +15,15 @@ export const ToolCallRecord = z.object({
   /** Arguments as the model sent them (parsed JSON, or the raw string when it was not JSON). */
   input: z.unknown(),
   /** One line for cards and approvals, from the tool's own summary (never sent to the model). */
-  summary: z.string().optional(),
+  summary: z.optional(z.string()),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
 export const Usage = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  cacheReadTokens: z.number().int().nonnegative().default(0),
-  cacheWriteTokens: z.number().int().nonnegative().default(0),
+  inputTokens: z.int().check(z.nonnegative()),
+  outputTokens: z.int().check(z.nonnegative()),
+  cacheReadTokens: z._default(z.int().check(z.nonnegative()), 0),
+  cacheWriteTokens: z._default(z.int().check(z.nonnegative()), 0),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -37,7 +37,7 @@ export type ImagePart = z.infer<typeof ImagePart>;
 
 const base = {
   /** Position in the log, from 0. */
-  seq: z.number().int().nonnegative(),
+  seq: z.int().check(z.nonnegative()),
   /** ISO time. */
   ts: z.string(),
 };
@@ -51,23 +51,23 @@ export const SessionEvent = z.discriminatedUnion("type", [
     provider: z.string(),
     model: z.string(),
     /** Provider base URL (never a key), so `yoke resume` can reconnect without options. */
-    baseUrl: z.string().optional(),
-    permissionMode: z.string().default("default"),
+    baseUrl: z.optional(z.string()),
+    permissionMode: z._default(z.string(), "default"),
     /** Label shown instead of the model name (e.g. "demo model"). */
-    label: z.string().optional(),
+    label: z.optional(z.string()),
     /** The system prompt, fixed for the session so resume sends the same prefix (prompt caches hit). */
-    systemPrompt: z.string().optional(),
+    systemPrompt: z.optional(z.string()),
     /** Whether the workspace was trusted (false = Restricted Mode: nothing is written or run). */
-    trusted: z.boolean().default(true),
+    trusted: z._default(z.boolean(), true),
     /** The sandbox commands run in, chosen once per session (absent: the host runs no commands). */
-    sandbox: z.string().optional(),
+    sandbox: z.optional(z.string()),
     /** Shown persistently while it applies (e.g. sandbox "none"). */
-    sandboxWarning: z.string().optional(),
+    sandboxWarning: z.optional(z.string()),
     /** The session is a copy of another's events up to `seq` (a fork), continued on its own. */
-    forkedFrom: z.object({ sessionId: z.string(), seq: z.number().int().nonnegative() }).optional(),
+    forkedFrom: z.optional(z.object({ sessionId: z.string(), seq: z.int().check(z.nonnegative()) })),
     /** A sub-agent's session (src/core/subagents): the session whose `task` call started it, and that call. */
-    parentId: z.string().optional(),
-    parentCallId: z.string().optional(),
+    parentId: z.optional(z.string()),
+    parentCallId: z.optional(z.string()),
     /** Version of the event schema. */
     version: z.literal(1),
   }),
@@ -76,13 +76,13 @@ export const SessionEvent = z.discriminatedUnion("type", [
     type: z.literal("user_message"),
     text: z.string(),
     /** Context added for the model by hooks (SessionStart, UserPromptSubmit, Stop); not shown as the user's words. */
-    context: z.string().optional(),
+    context: z.optional(z.string()),
     /** Who wrote it: the user, or an extension (a Stop hook, a nudge) that kept the agent going. */
-    from: z.enum(["user", "hook", "extension"]).optional(),
+    from: z.optional(z.enum(["user", "hook", "extension"])),
     /** What the user typed when an extension expanded it (a custom slash command `/name args`); `text` is what the model got. */
-    typed: z.string().optional(),
+    typed: z.optional(z.string()),
     /** Images given with the message (an MCP prompt's): sent as image parts where the provider takes them. */
-    images: z.array(ImagePart).optional(),
+    images: z.optional(z.array(ImagePart)),
   }),
   /**
    * Context an extension appended for the model (request.prepare): sent as a user-role message at
@@ -94,15 +94,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
     source: z.string(),
     text: z.string(),
     /** Guidance in force (rules, project memory): a compaction re-injects it verbatim, never summarises it. */
-    persist: z.boolean().optional(),
+    persist: z.optional(z.boolean()),
   }),
   z.object({
     ...base,
     type: z.literal("assistant_message"),
     text: z.string(),
-    reasoning: z.string().optional(),
+    reasoning: z.optional(z.string()),
     toolCalls: z.array(ToolCallRecord),
-    stopReason: z.string().optional(),
+    stopReason: z.optional(z.string()),
   }),
   /** A tool began to run (after validation and permission). */
   z.object({ ...base, type: z.literal("tool_call"), callId: z.string(), name: z.string(), input: z.unknown() }),
@@ -114,15 +114,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
     /** What the model is told. */
     output: z.string(),
     isError: z.boolean(),
-    durationMs: z.number().nonnegative(),
+    durationMs: z.number().check(z.nonnegative()),
     /** The tool was running when the session died; it was not re-run. */
-    interrupted: z.boolean().optional(),
+    interrupted: z.optional(z.boolean()),
     /** Structured details for the UI (never sent to the model). */
-    meta: z.unknown().optional(),
+    meta: z.optional(z.unknown()),
     /** What the tool card shows besides the output (the tool's own description of its result). */
-    card: z.object({ badges: z.array(z.string()).optional(), detail: z.string().optional() }).optional(),
+    card: z.optional(z.object({ badges: z.optional(z.array(z.string())), detail: z.optional(z.string()) })),
     /** Images the tool returned (an MCP tool's), bounded: sent with the result where the provider takes them. */
-    images: z.array(ImagePart).optional(),
+    images: z.optional(z.array(ImagePart)),
   }),
   z.object({
     ...base,
@@ -133,7 +133,7 @@ export const SessionEvent = z.discriminatedUnion("type", [
     input: z.unknown(),
     reason: z.string(),
     /** One line describing the call (the tool's own summary). */
-    summary: z.string().optional(),
+    summary: z.optional(z.string()),
   }),
   z.object({
     ...base,
@@ -141,8 +141,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     callId: z.string(),
     decision: z.enum(["allow", "deny"]),
     by: z.enum(["rule", "mode", "hook", "user", "restricted", "extension"]),
-    rule: z.string().optional(),
-    message: z.string().optional(),
+    rule: z.optional(z.string()),
+    message: z.optional(z.string()),
   }),
   /**
    * A change put up for review. The proposal is recorded as a unified diff against `beforeHash`
@@ -174,11 +174,11 @@ export const SessionEvent = z.discriminatedUnion("type", [
     path: z.string(),
     status: z.enum(["accepted", "rejected", "partial", "failed"]),
     by: z.enum(["user", "mode"]),
-    hunks: z.object({ accepted: z.number().int(), rejected: z.number().int() }).optional(),
-    userEdited: z.boolean().optional(),
-    message: z.string().optional(),
+    hunks: z.optional(z.object({ accepted: z.int(), rejected: z.int() })),
+    userEdited: z.optional(z.boolean()),
+    message: z.optional(z.string()),
     /** The changed region of the file as it now reads (bounded), for the record. */
-    region: z.string().optional(),
+    region: z.optional(z.string()),
   }),
   /** The permission mode changed during the session. */
   z.object({ ...base, type: z.literal("mode_change"), mode: z.string(), from: z.string(), by: z.enum(["user", "host", "extension"]) }),
@@ -189,15 +189,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
     name: z.string(),
     point: z.string(),
     outcome: z.enum(["error", "rewrote_input", "rewrote_output", "stopped", "nudged", "blocked", "decided", "context", "expanded", "handled"]),
-    callId: z.string().optional(),
-    detail: z.string().optional(),
+    callId: z.optional(z.string()),
+    detail: z.optional(z.string()),
   }),
   z.object({
     ...base,
     type: z.literal("error"),
     message: z.string(),
-    code: z.string().optional(),
-    retryable: z.boolean().optional(),
+    code: z.optional(z.string()),
+    retryable: z.optional(z.boolean()),
   }),
   z.object({
     ...base,
@@ -205,9 +205,9 @@ export const SessionEvent = z.discriminatedUnion("type", [
     usage: Usage,
     model: z.string(),
     /** USD for this request; absent when the model's price is unknown. */
-    costUsd: z.number().optional(),
+    costUsd: z.optional(z.number()),
     /** The MCP server whose sampling request (`sampling/createMessage`) this request answered: paid for, not part of the conversation's context. */
-    sampling: z.string().optional(),
+    sampling: z.optional(z.string()),
   }),
   /**
    * A request's prefix stopped matching the previous request's (src/core/cost): the prompt cache
@@ -218,9 +218,9 @@ export const SessionEvent = z.discriminatedUnion("type", [
     type: z.literal("cache_break"),
     kind: z.enum(["model", "tools", "system", "messages"]),
     detail: z.string(),
-    messageIndex: z.number().int().nonnegative().optional(),
-    keptMessages: z.number().int().nonnegative(),
-    cause: z.enum(["compaction", "rewind", "fallback"]).optional(),
+    messageIndex: z.optional(z.int().check(z.nonnegative())),
+    keptMessages: z.int().check(z.nonnegative()),
+    cause: z.optional(z.enum(["compaction", "rewind", "fallback"])),
   }),
   // --- guidance (src/core/guidance): lessons, skills, rules and project memory injected, and why ---
   z.object({
@@ -236,20 +236,20 @@ export const SessionEvent = z.discriminatedUnion("type", [
         /** Why it applies: `always`, `keyword "x"`, `glob src/** (src/a.ts)`, `tool run_command`, `pinned`… */
         reasons: z.array(z.string()),
         /** Estimated tokens it added. */
-        tokens: z.number().nonnegative(),
+        tokens: z.number().check(z.nonnegative()),
         /** A skill only listed by name and description (not loaded). */
-        listed: z.boolean().optional(),
+        listed: z.optional(z.boolean()),
         /** Project memory: the folder it applies to. */
-        dir: z.string().optional(),
+        dir: z.optional(z.string()),
       }),
     ),
     /** Files that could not be loaded (malformed frontmatter…), with file and line. */
-    problems: z.array(z.object({ path: z.string(), line: z.number().int().optional(), message: z.string() })).optional(),
+    problems: z.optional(z.array(z.object({ path: z.string(), line: z.optional(z.int()), message: z.string() }))),
     /** Ids of entries that apply but the guidance budget left out (the model was told their names). */
-    withheld: z.array(z.string()).optional(),
+    withheld: z.optional(z.array(z.string())),
   }),
   // --- end guidance ---
-  z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.string().optional() }),
+  z.object({ ...base, type: z.literal("status"), state: LoopState, detail: z.optional(z.string()) }),
   // --- loop control (issue 12: breakers, fallback, budgets, stuck detection, concurrency gates) ---
   /** A circuit breaker changed state: per tool, per tool group (`mcp:<server>`) or per provider+model. */
   z.object({
@@ -260,7 +260,7 @@ export const SessionEvent = z.discriminatedUnion("type", [
     key: z.string(),
     state: z.enum(["open", "half_open", "closed"]),
     /** Consecutive failures counted when it opened. */
-    failures: z.number().int().nonnegative(),
+    failures: z.int().check(z.nonnegative()),
     /** What the user and the model are told. */
     message: z.string(),
   }),
@@ -271,9 +271,9 @@ export const SessionEvent = z.discriminatedUnion("type", [
     ...base,
     type: z.literal("budget"),
     limit: z.enum(["cost", "time"]),
-    turns: z.number().int().nonnegative(),
-    costUsd: z.number().nonnegative(),
-    elapsedS: z.number().nonnegative(),
+    turns: z.int().check(z.nonnegative()),
+    costUsd: z.number().check(z.nonnegative()),
+    elapsedS: z.number().check(z.nonnegative()),
     report: z.string(),
   }),
   /** The stuck detector saw a pattern: first a nudge to the model, then the loop stops and asks the user. */
@@ -285,7 +285,7 @@ export const SessionEvent = z.discriminatedUnion("type", [
     detail: z.string(),
   }),
   /** A tool call waits for a free slot of a concurrency gate (e.g. at most 4 commands at once). */
-  z.object({ ...base, type: z.literal("tool_queued"), callId: z.string(), name: z.string(), gate: z.string(), position: z.number().int().positive(), limit: z.number().int().positive() }),
+  z.object({ ...base, type: z.literal("tool_queued"), callId: z.string(), name: z.string(), gate: z.string(), position: z.int().check(z.positive()), limit: z.int().check(z.positive()) }),
   // --- end loop control ---
   // --- verification (issue 12, src/core/verification): the checks run after the agent's edits ---
   /**
@@ -301,24 +301,24 @@ export const SessionEvent = z.discriminatedUnion("type", [
     status: z.enum(["passed", "failed", "error"]),
     /** What checked: "verification.command", "verification.lintCommand", "language server". */
     source: z.string(),
-    command: z.string().optional(),
-    exitCode: z.number().int().nullable().optional(),
-    durationMs: z.number().nonnegative(),
+    command: z.optional(z.string()),
+    exitCode: z.optional(z.nullable(z.int())),
+    durationMs: z.number().check(z.nonnegative()),
     /** The command's id in the session's runner (command_output {"id"} reads its output). */
-    outputRef: z.string().optional(),
+    outputRef: z.optional(z.string()),
     /** The file holding the command's full output. */
-    logPath: z.string().optional(),
+    logPath: z.optional(z.string()),
     /** The last lines of the output (bounded). */
-    snippet: z.string().optional(),
+    snippet: z.optional(z.string()),
     /** Workspace-relative files the diagnostics were collected for. */
-    files: z.array(z.string()).optional(),
+    files: z.optional(z.array(z.string())),
     /** New problems found (diagnostics). */
-    problems: z.number().int().nonnegative().optional(),
+    problems: z.optional(z.int().check(z.nonnegative())),
     /** Which failed run this is since the user's message (check), and the limit. */
-    attempt: z.number().int().nonnegative().optional(),
-    maxReflections: z.number().int().nonnegative().optional(),
+    attempt: z.optional(z.int().check(z.nonnegative())),
+    maxReflections: z.optional(z.int().check(z.nonnegative())),
     /** Why it could not run, or what happened next (one line, for the transcript). */
-    message: z.string().optional(),
+    message: z.optional(z.string()),
   }),
   // --- checkpoints (issue 12): a snapshot of the workspace folders, and a restore/rewind ---
   /**
@@ -329,21 +329,21 @@ export const SessionEvent = z.discriminatedUnion("type", [
   z.object({
     ...base,
     type: z.literal("checkpoint"),
-    turn: z.number().int().nonnegative(),
+    turn: z.int().check(z.nonnegative()),
     reason: z.enum(["turn", "restore", "fork"]),
     folders: z.array(
       z.object({
         name: z.string(),
         root: z.string(),
         /** The snapshot commit in Yoke's shadow repository of the folder (absent: the snapshot failed, see `error`). */
-        commit: z.string().optional(),
+        commit: z.optional(z.string()),
         /** Left out of the snapshot, never touched by a restore. */
-        skipped: z.array(z.object({ path: z.string(), reason: z.enum(["large-file", "nested-repository", "large-folder"]), detail: z.string().optional() })),
+        skipped: z.array(z.object({ path: z.string(), reason: z.enum(["large-file", "nested-repository", "large-folder"]), detail: z.optional(z.string()) })),
         /** Only what changed since the last snapshot was recorded (the time budget ran out); `fallback` says what. */
-        partial: z.boolean().optional(),
-        fallback: z.string().optional(),
-        error: z.string().optional(),
-        durationMs: z.number().nonnegative(),
+        partial: z.optional(z.boolean()),
+        fallback: z.optional(z.string()),
+        error: z.optional(z.string()),
+        durationMs: z.number().check(z.nonnegative()),
       }),
     ),
   }),
@@ -356,15 +356,15 @@ export const SessionEvent = z.discriminatedUnion("type", [
   z.object({
     ...base,
     type: z.literal("rewind"),
-    turn: z.number().int().nonnegative(),
+    turn: z.int().check(z.nonnegative()),
     conversation: z.boolean(),
     files: z.boolean(),
-    fromSeq: z.number().int().nonnegative().optional(),
-    checkpointSeq: z.number().int().nonnegative().optional(),
-    undoSeq: z.number().int().nonnegative().optional(),
-    undoes: z.number().int().nonnegative().optional(),
+    fromSeq: z.optional(z.int().check(z.nonnegative())),
+    checkpointSeq: z.optional(z.int().check(z.nonnegative())),
+    undoSeq: z.optional(z.int().check(z.nonnegative())),
+    undoes: z.optional(z.int().check(z.nonnegative())),
     /** Paths written and deleted, per folder (bounded), and what was left alone. */
-    changed: z.array(z.object({ root: z.string(), written: z.number().int(), deleted: z.number().int(), kept: z.array(z.string()).optional() })).optional(),
+    changed: z.optional(z.array(z.object({ root: z.string(), written: z.int(), deleted: z.int(), kept: z.optional(z.array(z.string())) }))),
   }),
   // --- end checkpoints ---
   // --- MCP client (src/core/mcp) ---
@@ -374,8 +374,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     type: z.literal("mcp_server"),
     server: z.string(),
     state: z.enum(["starting", "running", "failed", "stopped", "cached", "not_approved", "untrusted", "disabled", "config_error"]),
-    detail: z.string().optional(),
-    tools: z.number().int().nonnegative().optional(),
+    detail: z.optional(z.string()),
+    tools: z.optional(z.int().check(z.nonnegative())),
   }),
   /** A running MCP tool call reported progress (`notifications/progress`; at most one event a second per call). */
   z.object({
@@ -385,8 +385,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
     server: z.string(),
     tool: z.string(),
     progress: z.number(),
-    total: z.number().optional(),
-    message: z.string().optional(),
+    total: z.optional(z.number()),
+    message: z.optional(z.string()),
   }),
   /**
    * A server asked the user something through Yoke (src/core/mcp/client-requests.ts): a sampling
@@ -399,7 +399,7 @@ export const SessionEvent = z.discriminatedUnion("type", [
     server: z.string(),
     kind: z.enum(["sampling", "elicitation"]),
     outcome: z.enum(["answered", "accepted", "declined", "cancelled", "denied", "failed"]),
-    detail: z.string().optional(),
+    detail: z.optional(z.string()),
   }),
   // --- end MCP client ---
   // --- compaction (issue 11: context engineering, src/core/compaction) ---
@@ -415,28 +415,28 @@ export const SessionEvent = z.discriminatedUnion("type", [
     trigger: z.enum(["manual", "threshold", "overflow"]),
     strategy: z.enum(["extractive", "llm"]),
     /** First event of the log kept verbatim (everything before it is in the summary). */
-    firstKeptSeq: z.number().int().nonnegative(),
+    firstKeptSeq: z.int().check(z.nonnegative()),
     /** The anchored summary of the events before firstKeptSeq ("" when nothing was summarised). */
     summary: z.string(),
     /** The model that wrote an LLM summary. */
-    summaryModel: z.string().optional(),
+    summaryModel: z.optional(z.string()),
     /** User messages before firstKeptSeq re-sent verbatim (they state constraints). */
-    keptUserSeqs: z.array(z.number().int().nonnegative()),
+    keptUserSeqs: z.array(z.int().check(z.nonnegative())),
     /** Persisted context events (guidance in force) before firstKeptSeq, re-sent verbatim. */
-    persistedSeqs: z.array(z.number().int().nonnegative()),
+    persistedSeqs: z.array(z.int().check(z.nonnegative())),
     /** The todos event re-sent (the open todo list), when there is one. */
-    todosSeq: z.number().int().nonnegative().optional(),
+    todosSeq: z.optional(z.int().check(z.nonnegative())),
     /** Tool results at or after firstKeptSeq the model sees as a stub instead (seq of the tool_result). */
-    stubs: z.array(z.object({ seq: z.number().int().nonnegative(), ref: z.string() })),
+    stubs: z.array(z.object({ seq: z.int().check(z.nonnegative()), ref: z.string() })),
     /** Every tool result of the log the model can get back with `recall`. */
-    references: z.array(z.object({ ref: z.string(), tool: z.string(), summary: z.string(), chars: z.number().int().nonnegative() })),
+    references: z.array(z.object({ ref: z.string(), tool: z.string(), summary: z.string(), chars: z.int().check(z.nonnegative()) })),
     filesRead: z.array(z.string()),
     filesModified: z.array(z.string()),
-    phases: z.array(z.object({ name: z.enum(["reasoning", "tool_results", "summary"]), savedTokens: z.number().int(), detail: z.string() })),
-    tokensBefore: z.number().int().nonnegative(),
-    tokensAfter: z.number().int().nonnegative(),
+    phases: z.array(z.object({ name: z.enum(["reasoning", "tool_results", "summary"]), savedTokens: z.int(), detail: z.string() })),
+    tokensBefore: z.int().check(z.nonnegative()),
+    tokensAfter: z.int().check(z.nonnegative()),
     /** What a PreCompact hook / compaction handler asked the summary to keep in mind. */
-    instructions: z.array(z.string()).optional(),
+    instructions: z.optional(z.array(z.string())),
   }),
   // --- end compaction ---
   // --- sub-agents (src/core/subagents): a child session started by the `task` tool, in the parent's log ---
@@ -453,22 +453,22 @@ export const SessionEvent = z.discriminatedUnion("type", [
     childId: z.string(),
     phase: z.enum(["started", "step", "finished"]),
     /** Depth of the child (1: started by the user's session). */
-    depth: z.number().int().positive(),
-    description: z.string().optional(),
+    depth: z.int().check(z.positive()),
+    description: z.optional(z.string()),
     /** step: the child's tool, its summary, whether it failed or was refused. */
-    tool: z.string().optional(),
-    summary: z.string().optional(),
-    isError: z.boolean().optional(),
+    tool: z.optional(z.string()),
+    summary: z.optional(z.string()),
+    isError: z.optional(z.boolean()),
     /** finished: the outcome, why it failed, its turns and tool calls, files it read and changed. */
-    status: z.enum(["completed", "failed", "cancelled"]).optional(),
-    error: z.string().optional(),
-    turns: z.number().int().nonnegative().optional(),
-    toolCalls: z.number().int().nonnegative().optional(),
-    filesRead: z.array(z.string()).optional(),
-    filesChanged: z.array(z.string()).optional(),
-    usage: Usage.optional(),
+    status: z.optional(z.enum(["completed", "failed", "cancelled"])),
+    error: z.optional(z.string()),
+    turns: z.optional(z.int().check(z.nonnegative())),
+    toolCalls: z.optional(z.int().check(z.nonnegative())),
+    filesRead: z.optional(z.array(z.string())),
+    filesChanged: z.optional(z.array(z.string())),
+    usage: z.optional(Usage),
     /** USD the child spent (its own sub-agents included); absent when no price was known. */
-    costUsd: z.number().nonnegative().optional(),
+    costUsd: z.optional(z.number().check(z.nonnegative())),
   }),
   // --- end sub-agents ---
   // --- composer (src/core/composer): @-mentions attached to a message, steered and queued messages ---
@@ -481,11 +481,11 @@ export const SessionEvent = z.discriminatedUnion("type", [
         kind: z.string(),
         label: z.string(),
         /** Why it could not be attached (the model is told too). */
-        error: z.string().optional(),
+        error: z.optional(z.string()),
         /** Only a bounded part of it was sent. */
-        truncated: z.boolean().optional(),
+        truncated: z.optional(z.boolean()),
         /** Characters the model got. */
-        chars: z.number().int().nonnegative(),
+        chars: z.int().check(z.nonnegative()),
       }),
     ),
   }),
@@ -500,9 +500,9 @@ export const SessionEvent = z.discriminatedUnion("type", [
     type: z.literal("queue"),
     action: z.enum(["added", "edited", "removed", "steered", "sent"]),
     id: z.string(),
-    mode: z.enum(["steer", "queue"]).optional(),
-    text: z.string().optional(),
-    items: z.array(ContextItem).optional(),
+    mode: z.optional(z.enum(["steer", "queue"])),
+    text: z.optional(z.string()),
+    items: z.optional(z.array(ContextItem)),
   }),
   // --- end composer ---
   /** How long the agent worked on one message, and where the time went (src/core/turn-time). Never sent to the model. */
@@ -510,13 +510,13 @@ export const SessionEvent = z.discriminatedUnion("type", [
     ...base,
     type: z.literal("turn_time"),
     /** Wall time from the first model request to the end of the run. */
-    ms: z.number().nonnegative(),
+    ms: z.number().check(z.nonnegative()),
     /** Waiting for the model: each request from the "thinking" state to its answer. */
-    modelMs: z.number().nonnegative(),
+    modelMs: z.number().check(z.nonnegative()),
     /** The tools' own durations, summed (parallel calls count each). */
-    toolMs: z.number().nonnegative(),
-    requests: z.number().int().nonnegative(),
-    tools: z.number().int().nonnegative(),
+    toolMs: z.number().check(z.nonnegative()),
+    requests: z.int().check(z.nonnegative()),
+    tools: z.int().check(z.nonnegative()),
     outcome: z.enum(["done", "error", "cancelled"]),
   }),
   z.object({

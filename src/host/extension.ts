@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     }
     return controller;
   };
-  const panel: ChatViewProvider = new ChatViewProvider(context.extensionUri, getController, log);
+  const panel: ChatViewProvider = new ChatViewProvider(context.extensionUri, getController, log, () => loadSessionModule().parseWebviewToHost);
   const palette = registerPalette(context, { log, keys, review, reveal: () => panel.reveal(), controller: getController, existing: () => controller });
 
   context.subscriptions.push(

@@ -36,6 +36,9 @@ import { StoreLink } from "./session/store";
 import { OtherWriters } from "./session/other-writers";
 import { HostAgents } from "./agents"; // background agents (issue 24)
 
+/** The check of the webview's messages, for the panel (src/host/panel): it loads with this bundle, not at activation. */
+export { parseWebviewToHost } from "../protocol/messages";
+
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;
   private readonly state: PanelState;

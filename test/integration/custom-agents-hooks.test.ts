@@ -113,6 +113,9 @@ describe("a custom agent's hooks", () => {
     const child = server.requests.filter((q) => depthOf(q) === 1);
     // Its tools: its list (Read, Grep) and load_tools for the child's own deferred recall, nothing else.
     expect(toolNames(child[0]!)).toEqual(["read_file", "list_files", "grep", "load_tools"]);
+    // Its load_tools lists only that recall: none of the session's deferred tools its list leaves out (command_output, kill_command, task).
+    const loader = (child[0]!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "load_tools")!.function.description;
+    expect(loader.split("\n").slice(1)).toEqual(["- recall: get back a tool result cut short or removed by compaction (by its ref=…)"]);
     expect(system(child[0]!)).toContain("REVIEWER-PROMPT");
     expect(toolResults(child[1]!).join("\n")).toContain("PROJECT-AGENT-HOOK-CONTEXT");
     const parent = server.requests.filter((q) => depthOf(q) === 0);

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
+import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
 
 let server: ScriptedServer | undefined;
@@ -45,6 +45,9 @@ function lastResult(b: Body): string {
   const r = blocks.filter((x) => x.type === "tool_result").at(-1)!;
   return typeof r.content === "string" ? r.content : (r.content as Array<{ text: string }>).map((c) => c.text).join("");
 }
+
+const LOADER_HEAD = "Get the definitions of these tools (available, listed here by name only), then call them like any other:";
+const RECALL_BRIEF = "get back a tool result cut short or removed by compaction (by its ref=…)";
 
 const run = (url: string, w: ReturnType<typeof workspace>, more: string[]) =>
   runCli(
@@ -127,5 +130,59 @@ describe("tool definitions in the requests of a yoke run session", () => {
     // Yoke's own prompt-cache watch saw no break either.
     const out = JSON.parse(r.stdout) as { cost: { turns: Array<{ cacheBreaks: unknown[] }> } };
     expect(out.cost.turns.flatMap((t) => t.cacheBreaks)).toEqual([]);
+  }, 120_000);
+
+  it("--tools run_command,kill_command,load_tools: load_tools lists only the kept deferred tool; the dropped ones are neither listed, described nor loadable", async () => {
+    const w = workspace();
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "load_tools", input: { names: ["kill_command", "command_output"] } }] }, { toolCalls: [{ name: "grep", input: { pattern: "x" } }] }, { text: "Done." }],
+    });
+    const r = await run(server.anthropicBaseUrl, w, ["--tools", "run_command,kill_command,load_tools", "say hi"]);
+    expect(r.code, r.stderr).toBe(0);
+    const b = bodies();
+    expect(b).toHaveLength(3);
+    for (const x of b) {
+      expect(names(x)).toEqual(["run_command", "load_tools"]);
+      expect(x.tools!.find((t) => t.name === "load_tools")!.description).toBe(LOADER_HEAD + "\n- kill_command: stop a background command");
+    }
+    const loaded = lastResult(b[1]!);
+    expect(loaded.startsWith("1 tool loaded; call it by name:\n\nkill_command: ")).toBe(true);
+    expect(loaded.endsWith('No deferred tool is named "command_output"; these are: kill_command.')).toBe(true);
+    expect(lastResult(b[2]!)).toBe('Unknown tool "grep". Available tools: run_command, kill_command, load_tools. Call one of these by its exact name.');
+  }, 120_000);
+
+  it("--tools run_command,load_tools: nothing deferred is kept, so there is no loader: refused before any request", async () => {
+    const w = workspace();
+    server = await startScriptedLlmServer({ script: [{ text: "never" }] });
+    const r = await run(server.anthropicBaseUrl, w, ["--tools", "run_command,load_tools", "say hi"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('no tool named "load_tools"; this session\'s tools: read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output, kill_command, todo_write');
+    expect(server.requests).toHaveLength(0);
+  }, 120_000);
+
+  it("a sub-agent under --tools: its load_tools lists only tools it can call (its own recall and task), none that --tools dropped from the parent", async () => {
+    const w = workspace();
+    const depth = (q: RecordedRequest) => Number(/You are a sub-agent \(depth (\d+)\)/.exec(JSON.stringify(q.body.system ?? ""))?.[1] ?? 0);
+    const queues: Record<number, ScriptedTurn[]> = {
+      0: [{ toolCalls: [{ name: "task", input: { description: "Echo", prompt: "Run echo sub.", tools: ["run_command"] } }] }, { text: "Done." }],
+      1: [{ toolCalls: [{ name: "run_command", input: { command: "echo sub-ran" } }] }, { text: "It printed sub-ran." }],
+    };
+    server = await startScriptedLlmServer({ script: async (q) => queues[depth(q)]?.shift() ?? { text: "(no more turns)" } });
+    const r = await run(server.anthropicBaseUrl, w, ["--tools", "run_command,task,load_tools", "delegate"]);
+    expect(r.code, r.stderr).toBe(0);
+    const parent = server.requests.filter((q) => depth(q) === 0).map((q) => q.body as unknown as Body);
+    const child = server.requests.filter((q) => depth(q) === 1).map((q) => q.body as unknown as Body);
+    expect(parent).toHaveLength(2);
+    expect(child).toHaveLength(2);
+    const loader = (x: Body) => x.tools!.find((t) => t.name === "load_tools")?.description;
+    for (const x of parent) {
+      expect(names(x)).toEqual(["run_command", "load_tools"]);
+      expect(loader(x)).toBe(LOADER_HEAD + "\n- task: run a sub-agent on a self-contained task in a context of its own");
+    }
+    for (const x of child) {
+      expect(names(x)).toEqual(["run_command", "load_tools"]);
+      expect(loader(x)).toBe(LOADER_HEAD + "\n- recall: " + RECALL_BRIEF + "\n- task: run a sub-agent on a self-contained task in a context of its own");
+    }
+    expect(lastResult(child[1]!)).toContain("sub-ran");
   }, 120_000);
 });

@@ -236,17 +236,23 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`, "i");
 }
 
-const ALLOWED_RES = ALLOWED_ENV_PATTERNS.map(globToRegExp);
-const SECRET_RES = SECRET_ENV_PATTERNS.map(globToRegExp);
+/** One expression for a list of globs (one compile, one test per name), made on first use. */
+function anyOf(globs: readonly string[]): () => RegExp {
+  let re: RegExp | undefined;
+  return () => (re ??= new RegExp(`^(?:${globs.map((g) => globToRegExp(g).source.slice(1, -1)).join("|")})$`, "i"));
+}
+
+const ALLOWED_RE = anyOf(ALLOWED_ENV_PATTERNS);
+const SECRET_RE = anyOf(SECRET_ENV_PATTERNS);
 
 /** Is this variable name a secret by the default rules? */
 export function isSecretEnvName(name: string): boolean {
-  return SECRET_RES.some((re) => re.test(name));
+  return SECRET_RE().test(name);
 }
 
 /** Is this name on the default allowlist (secret-looking names excepted)? */
 export function isAllowedEnvName(name: string): boolean {
-  return ALLOWED_RES.some((re) => re.test(name)) && !isSecretEnvName(name);
+  return ALLOWED_RE().test(name) && !isSecretEnvName(name);
 }
 
 /** A URL with user information (`https://user:pass@host`, `https://TOKEN@host`). */

@@ -3,14 +3,14 @@
  * selection, the problems, the last command's output, the git diff — as typed in the text or
  * picked from the completion list (a chip). Pure: parsing and the shapes; resolve.ts reads them.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** Longest path a mention may name. */
 const MAX_PATH = 4_096;
 /** Largest selection text a context item may carry (it is bounded again when sent to the model). */
 export const MAX_SELECTION_CHARS = 200_000;
 
-const path = z.string().min(1).max(MAX_PATH);
+const path = z.string().check(z.minLength(1), z.maxLength(MAX_PATH));
 
 /**
  * One thing attached to a message. `file`/`folder` paths are workspace-relative (a multi-root
@@ -25,11 +25,11 @@ export const ContextItem = z.discriminatedUnion("kind", [
     kind: z.literal("selection"),
     path,
     /** 1-based, inclusive. */
-    startLine: z.number().int().min(1),
-    endLine: z.number().int().min(1),
-    text: z.string().max(MAX_SELECTION_CHARS),
+    startLine: z.int().check(z.gte(1)),
+    endLine: z.int().check(z.gte(1)),
+    text: z.string().check(z.maxLength(MAX_SELECTION_CHARS)),
   }),
-  z.object({ kind: z.literal("problems"), path: path.optional() }),
+  z.object({ kind: z.literal("problems"), path: z.optional(path) }),
   z.object({ kind: z.literal("terminal") }),
   z.object({ kind: z.literal("git-diff") }),
 ]);

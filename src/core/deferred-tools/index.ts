@@ -7,8 +7,10 @@
  * requests (tools, system prompt, earlier messages) is never broken by a load: the definition is
  * new conversation, appended after everything the cache holds.
  *
- * The extension is set up after every other one (src/core/loop/agent-session.ts), so it sees every
- * tool the session offers; a sub-agent sets up its own for its own tools.
+ * The extension is set up after every other one and after `--tools` has trimmed the session's tools
+ * (src/core/loop/agent-session.ts), so it lists exactly the deferred tools the session still has;
+ * a deferred tool `--tools` names stays behind the loader when `--tools` names the loader too
+ * (ToolDefinition.loads), else it is sent whole. A sub-agent sets up its own for its own tools.
  */
 import { z } from "zod";
 import type { Extension } from "../extensions/types";
@@ -39,6 +41,7 @@ export function createLoadToolsTool(deferred: readonly ToolDefinition[], listed:
     ...LOAD_TOOLS_TOOL,
     kind: "other",
     description: loadToolsDescription(deferred),
+    loads: deferred.map((t) => t.name),
     schema: z.object({ names: z.array(z.string().min(1)).min(1).describe("Names of the tools above") }),
     timeoutMs: 10_000,
     summarize: (input) => (Array.isArray(input.names) ? input.names.join(", ") : ""),

@@ -267,11 +267,16 @@ export class AgentSession implements AgentSessionApi {
     if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
     if (this.compaction) builtin.push(this.compaction.extension);
     builtin.push(cacheWatchExtension());
-    // Last, so it sees every tool the others added: the deferred tools' loader (load_tools).
+    // Last, so it lists what is left of every tool the others added once `--tools` has trimmed
+    // them: the deferred tools' loader (load_tools). A second trim checks every name and drops the
+    // loader when `--tools` did not name it.
+    const registry = this.ctx.registry;
     const last = deferredToolsExtension();
     this.builtinNames = [...builtin, last].map((e) => e.name);
-    await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? []), last]);
-    if (this.opts.onlyTools) this.ctx.registry.keepOnly(this.opts.onlyTools);
+    await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
+    if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools, { later: true });
+    await this.ctx.extensions.install([last]);
+    if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools);
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));
     }

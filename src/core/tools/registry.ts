@@ -90,6 +90,8 @@ export class ToolRegistry {
   private cachedSpecs: ToolSpec[] | undefined;
   /** Deferred tools named by keepOnly: listed, since they were asked for by name. */
   private readonly listedAnyway = new Set<string>();
+  /** The tools before the first keepOnly, for its refusal's list. */
+  private beforeKeepOnly: string[] | undefined;
 
   constructor(tools: readonly ToolDefinition[]) {
     this.add(tools);
@@ -108,16 +110,33 @@ export class ToolRegistry {
 
   /**
    * Keeps only the named tools (`yoke run --tools`): the others are neither listed nor callable;
-   * a deferred tool named here is listed with its whole definition.
-   * A name the session does not have throws, naming the ones it has.
+   * a deferred tool named here is listed with its whole definition, unless a tool named here
+   * loads it (ToolDefinition.loads: `load_tools`).
+   * A name the session does not have throws, naming the ones it has (and changes nothing) —
+   * unless `later`: a name a tool added after this call may take (the deferred tools' loader,
+   * built from what is kept) is left for the next call to check.
    */
-  keepOnly(names: readonly string[]): void {
+  keepOnly(names: readonly string[], opts: { later?: boolean } = {}): void {
     const unknown = names.filter((n) => !this.byName.has(n));
-    if (unknown.length) throw new Error(`no tool named ${unknown.map((n) => `"${n}"`).join(", ")}; this session's tools: ${this.names().join(", ")}`);
+    if (unknown.length && !opts.later) {
+      const had = [...new Set([...(this.beforeKeepOnly ?? []), ...this.names()])];
+      throw new Error(`no tool named ${unknown.map((n) => `"${n}"`).join(", ")}; this session's tools: ${had.join(", ")}`);
+    }
+    this.beforeKeepOnly ??= this.names();
     const keep = new Set(names);
     for (const name of this.names()) if (!keep.has(name)) this.byName.delete(name);
     for (const name of names) if (this.byName.get(name)?.deferred) this.listedAnyway.add(name);
     this.cachedSpecs = undefined;
+  }
+
+  /** The tool is sent with its whole definition: not deferred, or a deferred one kept by name that no kept tool loads. */
+  listsWhole(name: string): boolean {
+    const tool = this.byName.get(name);
+    if (tool === undefined) return false;
+    if (!tool.deferred) return true;
+    if (!this.listedAnyway.has(name)) return false;
+    for (const t of this.byName.values()) if (t.loads?.includes(name)) return false;
+    return true;
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -143,7 +162,7 @@ export class ToolRegistry {
   /** Provider tool specs, in registration order, without deferred tools (unless kept by name); the same objects on every call. */
   specs(): ToolSpec[] {
     this.cachedSpecs ??= [...this.byName.values()]
-      .filter((t) => !t.deferred || this.listedAnyway.has(t.name))
+      .filter((t) => this.listsWhole(t.name))
       .map((t) => ({
         name: t.name,
         description: t.description,

@@ -179,6 +179,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
   /** One line on what a deferred tool is for: what the model sees of it until it loads the definition. */
   brief?: string;
   /**
+   * The deferred tools whose definitions this tool gives (`load_tools`): when `yoke run --tools`
+   * names a deferred tool together with this one, the deferred tool stays behind it (without it, a
+   * deferred tool named by `--tools` is sent whole).
+   */
+  loads?: readonly string[];
+  /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */

@@ -1,7 +1,7 @@
 // The side panel: a WebviewViewProvider that validates every inbound message and hands it to the controller.
 import { activity } from "../../node/watchdog";
 import * as vscode from "vscode";
-import { parseWebviewToHost, type HostToWebview } from "../../protocol/messages";
+import type { HostToWebview, parseWebviewToHost } from "../../protocol/messages";
 import type { SessionController } from "../session-controller";
 import { renderPanelHtml } from "../../node/panel/html";
 
@@ -11,10 +11,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private view: vscode.WebviewView | undefined;
   private subs: vscode.Disposable[] = [];
 
+  /**
+   * `parser`: the protocol's check of the webview's messages, from the session bundle (its zod
+   * schemas are built when the first message arrives, not at activation; that message loads the
+   * session bundle for the controller anyway).
+   */
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controller: () => SessionController,
     private readonly log: vscode.LogOutputChannel,
+    private readonly parser: () => typeof parseWebviewToHost,
   ) {}
 
   get visible(): boolean {
@@ -61,7 +67,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.subs.push(
       { dispose: () => clearTimeout(warmUp) },
       view.webview.onDidReceiveMessage((raw: unknown) => {
-        const parsed = parseWebviewToHost(raw);
+        const parsed = this.parser()(raw);
         if (!parsed.ok) {
           this.log.warn(`dropped an invalid message from the webview: ${parsed.error}`);
           return;

@@ -102,10 +102,15 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
   const workspace = real(opts.workspace);
   const ptyWanted = opts.pty ?? true;
   // A launcher's terminal is its own (the editor's); the runner reads what it prints as one stream.
-  const usePty = ptyWanted && !opts.launcher && loadPty().pty !== undefined;
+  // node-pty (a native module, with child_process and tty) is loaded by the first command, not at start.
+  let ptyLoaded: boolean | undefined;
+  const usePty = () => (ptyLoaded ??= ptyWanted && !opts.launcher && loadPty().pty !== undefined);
   const shell = opts.shell ?? (which("bash") ? "bash" : "sh");
   const sandbox = opts.sandbox;
-  const scrubbed = filterEnv(opts.env ?? process.env, { allow: opts.allowEnv ?? [], ...(opts.setEnv ? { set: opts.setEnv } : {}) });
+  // The commands' environment: the environment as it is now, filtered when the first command needs it.
+  const baseEnv = { ...(opts.env ?? process.env) };
+  let scrubbedEnv: ReturnType<typeof filterEnv> | undefined;
+  const scrubbed = () => (scrubbedEnv ??= filterEnv(baseEnv, { allow: opts.allowEnv ?? [], ...(opts.setEnv ? { set: opts.setEnv } : {}) }));
   const limits = opts.limits ?? defaultLimits();
   const root = process.getuid?.() === 0;
   const prelude = limitPrelude(limits, shell, { ownUserNamespace: sandbox.ownUserNamespace === true, root });
@@ -136,7 +141,9 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
     networkCommands: opts.networkCommands ?? [],
     defaultTimeoutMs: opts.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxTimeoutMs: opts.maxTimeoutMs ?? MAX_TIMEOUT_MS,
-    pty: usePty,
+    get pty() {
+      return usePty();
+    },
   };
   const commands = new Map<string, NodeRunningCommand>();
   const startListeners = new Set<(cmd: RunningCommand) => void>();
@@ -154,7 +161,9 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
 
   const runner: NodeCommandRunner = {
     info,
-    removedEnv: scrubbed.removed,
+    get removedEnv() {
+      return scrubbed().removed;
+    },
     limits,
     degraded,
     quarantineDir,
@@ -170,10 +179,11 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
       const id = `c${next++}`;
       // The reaper kills what is left of this runner's commands when Node ends, however it ends.
       if (reaper === null) reaper = startReaper(runnerMarker, cgroupParent ? join(cgroupParent, `${CGROUP_PREFIX}${runnerMarker}-`) : undefined);
+      const inherited = scrubbed().env;
       const env: Record<string, string> = {
-        ...scrubbed.env,
+        ...inherited,
         ...NON_INTERACTIVE,
-        ...(usePty ? { TERM: scrubbed.env.TERM && scrubbed.env.TERM !== "dumb" ? scrubbed.env.TERM : "xterm-256color" } : {}),
+        ...(usePty() ? { TERM: inherited.TERM && inherited.TERM !== "dumb" ? inherited.TERM : "xterm-256color" } : {}),
         YOKE_SANDBOX: sandbox.name,
         ...req.env,
       };
@@ -190,7 +200,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
         env,
         logPath: join(opts.logDir, `${id}.log`),
         sandbox,
-        usePty,
+        usePty: usePty(),
         cols: opts.cols ?? 160,
         rows: opts.rows ?? 48,
         graceMs: opts.killGraceMs ?? KILL_GRACE_MS,

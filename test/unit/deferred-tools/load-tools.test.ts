@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createLoadToolsTool, deferredToolsExtension, listedByLoader, loadToolsDescription } from "../../../src/core/deferred-tools";
 import type { ExtensionApi } from "../../../src/core/extensions/types";
+import { AgentSession } from "../../../src/core/loop/agent-session";
+import { silentLogger, type Searcher, type WorkspaceFs } from "../../../src/core/ports";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { ToolRegistry } from "../../../src/core/tools/registry";
 import type { ToolContext, ToolDefinition } from "../../../src/core/tools/types";
+import { createFakeProvider, textTurn } from "../../support/fake-provider";
+import { createMemoryStore } from "../../support/memory-store";
 
 const builtin = createBuiltinTools();
 const ctx = {} as ToolContext;
@@ -79,5 +83,56 @@ describe("deferred tool definitions (load_tools)", () => {
     expect(await offered(builtin.filter((t) => !t.deferred))).toEqual([]);
     const mcpDeferred = { ...builtin[0]!, name: "mcp__s__x", deferred: true, brief: undefined };
     expect(await offered([...builtin.filter((t) => !t.deferred), mcpDeferred])).toEqual([]);
+  });
+});
+
+describe("load_tools under --tools (AgentSessionOptions.onlyTools): built from what is kept", () => {
+  const store = () => createMemoryStore();
+  const services = { fs: { root: "/ws" } as WorkspaceFs, search: {} as Searcher, log: silentLogger };
+  const session = async (onlyTools?: string[]) => {
+    const provider = createFakeProvider([textTurn("ok")]);
+    const s = await AgentSession.create({
+      store: store(),
+      provider,
+      tools: builtin,
+      services,
+      approver: { ask: async () => ({ decision: "allow" }) },
+      retry: { maxRetries: 0 },
+      compaction: false,
+      ...(onlyTools ? { onlyTools } : {}),
+    });
+    await s.send("hi");
+    await s.end();
+    const tools = provider.requests[0]!.tools ?? [];
+    return { names: tools.map((t) => t.name), loader: tools.find((t) => t.name === "load_tools")?.description, s };
+  };
+
+  it("without --tools: every deferred tool is behind the loader", async () => {
+    const r = await session();
+    expect(r.names).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "todo_write", "load_tools"]);
+    expect(r.loader).toBe(loadToolsDescription(listedByLoader(builtin)));
+  });
+
+  it("a deferred tool named with load_tools stays behind it; the tools --tools dropped are neither listed nor described", async () => {
+    const r = await session(["run_command", "kill_command", "load_tools"]);
+    expect(r.names).toEqual(["run_command", "load_tools"]);
+    expect(r.loader).toBe("Get the definitions of these tools (available, listed here by name only), then call them like any other:\n- kill_command: stop a background command");
+    const loaded = await r.s.tool("load_tools")!.run({ names: ["command_output", "kill_command"] }, ctx);
+    expect(loaded.text.startsWith("1 tool loaded; call it by name:\n\nkill_command: ")).toBe(true);
+    expect(loaded.text.endsWith('No deferred tool is named "command_output"; these are: kill_command.')).toBe(true);
+  });
+
+  it("a deferred tool named without load_tools is sent whole, and no loader is offered", async () => {
+    const r = await session(["kill_command", "run_command"]);
+    expect(r.names).toEqual(["run_command", "kill_command"]);
+    expect(r.loader).toBeUndefined();
+  });
+
+  it("load_tools named when nothing deferred is kept: refused before any request, as any tool the session does not have", async () => {
+    const provider = createFakeProvider([textTurn("never")]);
+    await expect(
+      AgentSession.create({ store: store(), provider, tools: builtin, services, approver: { ask: async () => ({ decision: "allow" }) }, compaction: false, onlyTools: ["run_command", "load_tools"] }),
+    ).rejects.toThrow('no tool named "load_tools"; this session\'s tools: read_file, list_files, glob, grep, edit_file, write_file, run_command, command_output, kill_command, todo_write');
+    expect(provider.requests).toHaveLength(0);
   });
 });
