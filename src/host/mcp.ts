@@ -15,7 +15,8 @@ import type { SessionSettings } from "../node/session-settings";
 import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
-import { askToSignIn, SecretCredentialStore } from "./mcp-oauth";
+import { askToSignIn, SecretCredentialStore, windowReceiver } from "./mcp-oauth";
+import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -140,6 +141,11 @@ export class HostMcp {
       oauth: {
         ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
         authorize: askToSignIn,
+        // A remote window: the browser's answer comes through the URI handler, not 127.0.0.1.
+        ...(() => {
+          const receiver = windowReceiver(YOKE_EXTENSION_ID);
+          return receiver ? { receiver } : {};
+        })(),
         howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
       },
       ...(settingsFiles ? { settingsFiles } : {}),

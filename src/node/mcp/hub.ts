@@ -723,7 +723,10 @@ export class NodeMcpHub implements McpHub {
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
     // OAuth, unless the definition carries its own Authorization header (a token the user manages).
-    const oauth = this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization") ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store)) : undefined;
+    const oauth =
+      this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization")
+        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver))
+        : undefined;
     if (oauth) {
       await oauth.load();
       oauth.pending = undefined;
@@ -846,7 +849,7 @@ export class NodeMcpHub implements McpHub {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
-    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store));
+    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver));
     await p.load();
     const had = !!p.tokens() || !!p.clientInformation();
     await p.forget();

@@ -103,6 +103,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       howToSignIn: opts.oauth?.howToSignIn ?? CLI_SIGN_IN_HINT,
       ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
+      ...(opts.oauth?.receiver ? { receiver: opts.oauth.receiver } : {}),
     },
   });
   live.add(hub);
