@@ -30,7 +30,24 @@ export async function askToSignIn(req: McpAuthorizeRequest): Promise<void> {
   const host = new URL(req.url).host;
   const choice = await vscode.window.showInformationMessage(`Yoke: the MCP server "${req.server}" needs you to sign in (OAuth) at ${host}. Open the sign-in page in your browser?`, "Open", "Not now");
   if (choice !== "Open") throw new Error("you did not open the sign-in page");
-  if (!(await vscode.env.openExternal(vscode.Uri.parse(req.url, true)))) throw new Error("the browser could not be opened");
+  if (!(await openExactly(req.url))) throw new Error("the browser could not be opened");
+}
+
+/**
+ * Opens a URL in the browser as it is written. A vscode.Uri decodes the query's escapes, and its
+ * text encodes again only some characters: an escaped `&` inside a parameter (the redirect URI
+ * VS Code for the web gives, `…/callback?vscode-reqid=1&vscode-scheme=…`) came out as a bare `&`,
+ * cutting the parameter short (the authorization server then refused the redirect URI).
+ * openExternal takes the string itself too (the extension host keeps it as written), so the
+ * string is passed; the Uri only where the string is refused.
+ */
+export async function openExactly(url: string): Promise<boolean> {
+  const open = vscode.env.openExternal as unknown as (target: string | vscode.Uri) => Thenable<boolean>;
+  try {
+    return await open(url);
+  } catch {
+    return vscode.env.openExternal(vscode.Uri.parse(url, true));
+  }
 }
 
 /**
