@@ -32,12 +32,15 @@ export type RedirectMode = "loopback" | "uriHandler";
 
 /**
  * The way back for a VS Code window. `setting` is `yoke.mcp.oauthRedirect` ("auto", "loopback",
- * "uriHandler"); auto: loopback in a local desktop window, the URI handler where the extension
- * host is remote (`env.remoteName` set) or the window is a web page (`env.uiKind` Web).
+ * "uriHandler"); auto: the URI handler where the extension host is remote (`env.remoteName` set:
+ * Remote-SSH, WSL, containers, Codespaces), else loopback. A web window without a remote name
+ * (code-server) keeps loopback: there the URI handler's way back goes through the web page's
+ * callback URL, whose escaped query came out decoded in the URL the browser opened (the
+ * authorization server refused the redirect URI) — found by the code-server e2e.
  */
 export function chooseRedirect(o: { setting?: string; remoteName?: string; web: boolean }): RedirectMode {
   if (o.setting === "loopback" || o.setting === "uriHandler") return o.setting;
-  return o.remoteName || o.web ? "uriHandler" : "loopback";
+  return o.remoteName ? "uriHandler" : "loopback";
 }
 
 /** A way back other than the loopback listener (the host's URI handler). */

@@ -14,11 +14,13 @@ const dir = mkdtempSync(join(tmpdir(), "yoke-oauth-redirect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("chooseRedirect", () => {
-  it("auto: loopback in a local desktop window, the URI handler in a remote or web window", () => {
+  it("auto: loopback in a local window, the URI handler where the extension host is remote", () => {
     expect(chooseRedirect({ web: false })).toBe("loopback");
     expect(chooseRedirect({ setting: "auto", web: false })).toBe("loopback");
     for (const remoteName of ["ssh-remote", "wsl", "dev-container", "codespaces"]) expect(chooseRedirect({ remoteName, web: false })).toBe("uriHandler");
-    expect(chooseRedirect({ web: true })).toBe("uriHandler");
+    // A web window without a remote name (code-server): loopback (see chooseRedirect).
+    expect(chooseRedirect({ web: true })).toBe("loopback");
+    expect(chooseRedirect({ remoteName: "ssh-remote", web: true })).toBe("uriHandler");
   });
   it("the setting overrides, both ways; an unknown value is auto", () => {
     expect(chooseRedirect({ setting: "loopback", remoteName: "ssh-remote", web: true })).toBe("loopback");
