@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import type { Snapshot } from "../protocol/messages";
 import { CHAT_VIEW_ID, ChatViewProvider } from "./panel/chat-view-provider";
 import type { SessionController } from "./session-controller";
+import { mcpOAuthUriHandler } from "./mcp-oauth-uri";
 import { registerReview } from "./review"; // change review (src/host/review)
 import { addToProjectMemory } from "./guidance";
 import { ApiKeys, PROVIDERS, readSettings, writeUserSettings, type HostProviderId } from "./settings";
@@ -59,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
     vscode.commands.registerCommand("yoke.addToProjectMemory", () => addToProjectMemory()),
     vscode.commands.registerCommand("yoke.compactContext", () => getController().compact()),
     vscode.commands.registerCommand("yoke.restoreCheckpoint", () => getController().restoreCheckpoint()), // checkpoints (src/host/checkpoints.ts)
+    vscode.window.registerUriHandler(mcpOAuthUriHandler(log)), // vscode://yoke-dev.yoke/mcp-oauth: MCP sign-ins in remote windows (src/host/mcp-oauth-uri.ts)
     vscode.commands.registerCommand("yoke.runInBackground", () => getController().agents.startFromPalette()), // background agents (src/host/agents)
   );
 

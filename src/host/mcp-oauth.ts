@@ -2,10 +2,12 @@
  * MCP OAuth in VS Code: a remote server's registration and tokens are kept in VS Code's secret
  * storage (the OS keychain through VS Code), and a sign-in is asked with a notification whose
  * "Open" opens the authorization URL in the browser (never without the click). The browser's
- * answer comes back to the hub's listener on 127.0.0.1 (src/node/mcp/oauth.ts).
+ * answer comes back to the hub's listener on 127.0.0.1 (src/node/mcp/oauth.ts) in a local window,
+ * and to the extension's URI handler in a remote one (src/host/mcp-oauth-uri.ts).
  */
 import * as vscode from "vscode";
 import type { McpAuthorizeRequest, McpCredentialStore } from "../node/mcp/oauth";
+import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
 
 const PREFIX = "yoke.mcp.oauth:";
 
@@ -28,5 +30,48 @@ export async function askToSignIn(req: McpAuthorizeRequest): Promise<void> {
   const host = new URL(req.url).host;
   const choice = await vscode.window.showInformationMessage(`Yoke: the MCP server "${req.server}" needs you to sign in (OAuth) at ${host}. Open the sign-in page in your browser?`, "Open", "Not now");
   if (choice !== "Open") throw new Error("you did not open the sign-in page");
-  if (!(await vscode.env.openExternal(vscode.Uri.parse(req.url, true)))) throw new Error("the browser could not be opened");
+  if (!(await openExactly(req.url))) throw new Error("the browser could not be opened");
+}
+
+/**
+ * Opens a URL in the browser as it is written. A vscode.Uri decodes the query's escapes, and its
+ * text encodes again only some characters: an escaped `&` inside a parameter (the redirect URI
+ * VS Code for the web gives, `…/callback?vscode-reqid=1&vscode-scheme=…`) came out as a bare `&`,
+ * cutting the parameter short (the authorization server then refused the redirect URI).
+ * openExternal takes the string itself too (the extension host keeps it as written), so the
+ * string is passed; the Uri only where the string is refused.
+ */
+export async function openExactly(url: string): Promise<boolean> {
+  const open = vscode.env.openExternal as unknown as (target: string | vscode.Uri) => Thenable<boolean>;
+  try {
+    return await open(url);
+  } catch {
+    return vscode.env.openExternal(vscode.Uri.parse(url, true));
+  }
+}
+
+/**
+ * The sign-in's way back in a remote window (src/node/mcp/oauth-redirect.ts): the redirect URI is
+ * `<uri scheme>://<extension id>/mcp-oauth` passed through `env.asExternalUri` (in VS Code for
+ * the web it becomes the web page's own callback), and the answer comes to the URI handler
+ * registered at activation (`mcpOAuthUriHandler`), which hands it to the waiting sign-in.
+ */
+export function uriHandlerReceiver(extensionId: string): McpRedirectReceiver {
+  return {
+    async redirectUri() {
+      const own = vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}${OAUTH_URI_PATH}`);
+      return (await vscode.env.asExternalUri(own)).toString(true);
+    },
+    wait: (state, signal, timeoutMs) => oauthRedirects().wait(state, signal, timeoutMs),
+  };
+}
+
+/** The sign-in's way back for this window, by `yoke.mcp.oauthRedirect` (undefined: the loopback listener). */
+export function windowReceiver(extensionId: string): McpRedirectReceiver | undefined {
+  const mode = chooseRedirect({
+    setting: vscode.workspace.getConfiguration("yoke").get<string>("mcp.oauthRedirect"),
+    remoteName: vscode.env.remoteName,
+    web: vscode.env.uiKind === vscode.UIKind.Web,
+  });
+  return mode === "uriHandler" ? uriHandlerReceiver(extensionId) : undefined;
 }

@@ -15,7 +15,9 @@ import type { SessionSettings } from "../node/session-settings";
 import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
-import { askToSignIn, SecretCredentialStore } from "./mcp-oauth";
+import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver } from "./mcp-oauth";
+import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
+import { vscodeUserDirOf } from "../node/mcp/config-files";
 
 /** What the panel shows of one server. */
 export interface McpServerView {
@@ -50,6 +52,8 @@ export class HostMcp {
     private readonly log: vscode.LogOutputChannel,
     /** Where remote servers' OAuth tokens are kept (undefined: ~/.yoke/mcp-oauth.json, as the CLI). */
     private readonly secrets?: vscode.SecretStorage,
+    /** The extension's global storage folder: where the window's profile (and its mcp.json) is. */
+    private readonly globalStorage?: vscode.Uri,
   ) {}
 
   /** The panel's form for MCP elicitation: one open form at a time (a newer one cancels the older). */
@@ -90,7 +94,7 @@ export class HostMcp {
     );
     if (choice === "Decline") return "decline";
     if (choice !== "Open") return "cancel";
-    return (await vscode.env.openExternal(vscode.Uri.parse(req.url, true))) ? "accept" : "cancel";
+    return (await openExactly(req.url)) ? "accept" : "cancel";
   }
 
   /** The open form, if any (the panel asks for it when it connects). */
@@ -140,10 +144,20 @@ export class HostMcp {
       oauth: {
         ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
         authorize: askToSignIn,
+        // A remote window: the browser's answer comes through the URI handler, not 127.0.0.1.
+        ...(() => {
+          const receiver = windowReceiver(YOKE_EXTENSION_ID);
+          return receiver ? { receiver } : {};
+        })(),
         howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
       },
       ...(settingsFiles ? { settingsFiles } : {}),
       ...(client ? { client: { ...client, elicitor: this.elicitor } } : {}),
+      // VS Code's user-profile mcp.json: the profile of this window (a named profile's own folder).
+      ...(() => {
+        const dir = this.globalStorage?.scheme === "file" ? vscodeUserDirOf(this.globalStorage.fsPath) : undefined;
+        return dir ? { vscodeUserDir: dir } : {};
+      })(),
     });
     for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;

@@ -98,7 +98,7 @@ export class SessionController implements vscode.Disposable {
     this.historyList = new HistoryList(state, () => this.store.get(), log);
     this.firstRun = new FirstRunProbe(keys, log, () => void this.pushState());
     this.services = new HostServices(ctx, log, () => this.store.dir());
-    this.mcp = new HostMcp(log, ctx.secrets);
+    this.mcp = new HostMcp(log, ctx.secrets, ctx.globalStorageUri);
     this.composer = new HostComposer(log, post, () => this.mcp.hub());
     this.guidance = new GuidanceControls(ctx.workspaceState, post);
     this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? []);

@@ -12,6 +12,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
@@ -63,7 +64,11 @@ export interface OAuthMcpServer {
 
 const secret = () => randomBytes(24).toString("base64url");
 
-export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
+/**
+ * `transport: "sse"`: the older HTTP+SSE transport behind the same bearer check (GET /sse is the
+ * event stream, POST /messages?sessionId=… the client's messages); the URL is then …/sse.
+ */
+export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse" } = {}): Promise<OAuthMcpServer> {
   const events: string[] = [];
   const bearers: string[] = [];
   const accessTokens: string[] = [];
@@ -140,20 +145,46 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const mcpUrl = new URL(`${base}/mcp`);
+  const sse = o.transport === "sse";
+  const mcpUrl = new URL(sse ? `${base}/sse` : `${base}/mcp`);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, resourceName: "Yoke OAuth test server" }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
-  app.all("/mcp", (req: Req, _res: Res, next: () => void) => {
+  const record = (req: Req, _res: Res, next: () => void) => {
     bearers.push(req.headers.authorization ?? "");
     next();
-  });
-  app.post("/mcp", bearer, express.json(), async (req: Req, res: Res) => {
-    const clientId = req.auth?.clientId ?? "?";
+  };
+  const build = (clientId: string) => {
     const server = new McpServer({ name: "oauth-protected", version: "1.0.0" });
     server.registerTool("whoami", { description: "Says which OAuth client called", inputSchema: { note: z.string().optional() } }, async () => {
       events.push(`call whoami ${clientId}`);
       return { content: [{ type: "text", text: `protected answer for ${clientId}` }] };
     });
+    return server;
+  };
+  const streams = new Map<string, SSEServerTransport>();
+  if (sse) {
+    app.all("/sse", record);
+    app.all("/messages", record);
+    app.get("/sse", bearer, async (req: Req, res: Res) => {
+      const transport = new SSEServerTransport("/messages", res);
+      streams.set(transport.sessionId, transport);
+      const server = build(req.auth?.clientId ?? "?");
+      res.on("close", () => {
+        streams.delete(transport.sessionId);
+        void server.close();
+      });
+      await server.connect(transport);
+    });
+    app.post("/messages", bearer, express.json(), async (req: Req, res: Res) => {
+      const id = new URL(req.url ?? "/", base).searchParams.get("sessionId") ?? "";
+      const transport = streams.get(id);
+      if (!transport) return void res.status(404).end("unknown session");
+      await transport.handlePostMessage(req, res, req.body);
+    });
+  }
+  app.all("/mcp", record);
+  app.post("/mcp", bearer, express.json(), async (req: Req, res: Res) => {
+    const server = build(req.auth?.clientId ?? "?");
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => void transport.close().then(() => server.close()));
     await server.connect(transport);

@@ -13,7 +13,7 @@
  * (`yoke mcp list`), the reader's file list is read here with the reader's read. .vscode/mcp.json and
  * .mcp.json are MCP's own files, read with the same read.
  */
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { parseMcpConfig, type ExpandContext, type McpConfig, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 import type { LoadedSource } from "../../core/permissions/types";
@@ -38,6 +38,18 @@ export function vscodeUserMcpJson(home: string, env: Record<string, string | und
     platform === "win32" ? (env.APPDATA ?? join(home, "AppData", "Roaming")) : platform === "darwin" ? join(home, "Library", "Application Support") : env.XDG_CONFIG_HOME || join(home, ".config");
   const candidates = VSCODE_APPS.map((app) => join(base, app, "User", "mcp.json"));
   return candidates.find((c) => readSettingsText(c).text !== undefined) ?? candidates[0]!;
+}
+
+/**
+ * The user folder of the window's VS Code profile, from the extension's global storage folder
+ * (`ExtensionContext.globalStorageUri`): `<User>/globalStorage/<extension id>` in the default
+ * profile, `<User>/profiles/<profile id>/globalStorage/<extension id>` in another one (VS Code
+ * keeps a profile's mcp.json, settings.json… in that profile's folder). In a remote window it is the
+ * remote machine's user folder (VS Code's remote-side mcp.json).
+ */
+export function vscodeUserDirOf(globalStoragePath: string): string | undefined {
+  const storage = dirname(globalStoragePath);
+  return basename(storage) === "globalStorage" ? dirname(storage) : undefined;
 }
 
 /** The settings files that may define `mcpServers`: the user's, the workspace's, the `--settings` ones. */

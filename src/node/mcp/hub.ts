@@ -35,6 +35,7 @@ import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices }
 import { ProcessRegistry } from "./processes";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { McpOAuthProvider, type McpOAuthOptions } from "./oauth";
+import { z } from "zod";
 
 export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
@@ -289,6 +290,76 @@ export class NodeMcpHub implements McpHub {
     if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
     const running = await this.ensureStarted(slot);
     try {
+      return await this.callOnce(slot, running, tool, args, opts);
+    } catch (err) {
+      // URL elicitation required (-32042): the server answered that the user must first complete
+      // something at a URL (a sign-in, a consent…). The user is asked as for a URL-mode
+      // elicitation; once they went there and the server says it is done (or the call's timeout
+      // passed without a word from it), the call is made once more.
+      const required = await urlElicitationsRequired(err);
+      if (!required) throw err;
+      await this.completeUrlElicitations(slot, required, opts);
+      const again = slot.running ?? (await this.ensureStarted(slot));
+      try {
+        return await this.callOnce(slot, again, tool, args, opts);
+      } catch (err2) {
+        if (await urlElicitationsRequired(err2))
+          throw new Error(`the MCP server "${server}" still needs the user to finish at ${origins(required)} before ${tool} can run (asked once for this call; the user may not have finished yet)`, {
+            cause: err2,
+          });
+        throw err2;
+      }
+    }
+  }
+
+  /**
+   * The user is asked to open each URL the server requires (the host's URL question; headless:
+   * declined), then Yoke waits for the server's `notifications/elicitation/complete` for each,
+   * at most the call's timeout (the spec: a client must not wait for it indefinitely).
+   */
+  private async completeUrlElicitations(slot: ServerSlot, required: UrlElicitation[], opts: McpCallOptions): Promise<void> {
+    const server = slot.config.name;
+    const handlers = this.handlers;
+    const waits = required.map((e) => this.completion(server, e.elicitationId));
+    try {
+      for (const e of required) {
+        const answer = handlers ? await handlers.elicitUrl(server, { message: e.message, url: e.url, elicitationId: e.elicitationId }, opts.signal) : { action: "decline" as const };
+        if (answer.action !== "accept")
+          throw new Error(
+            `the MCP server "${server}" needs the user to complete something at ${origins([e])} first ("${e.message}"); the user ${answer.action === "cancel" ? "cancelled" : "declined"} it (or no one could be asked)`,
+          );
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<void>((r) => (timer = setTimeout(r, opts.timeoutMs)));
+      const aborted = new Promise<void>((r) => opts.signal.addEventListener("abort", () => r(), { once: true }));
+      await Promise.race([Promise.all(waits.map((w) => w.done)), timedOut, aborted]).finally(() => clearTimeout(timer));
+      if (opts.signal.aborted) throw new Error("the call was cancelled");
+    } finally {
+      for (const w of waits) w.forget();
+    }
+  }
+
+  private readonly completions = new Map<string, { resolve: () => void }>();
+  private readonly completedEarly = new Set<string>();
+  /** Waits for a server's word that a URL elicitation was completed (registered before the user is asked). */
+  private completion(server: string, id: string): { done: Promise<void>; forget(): void } {
+    const key = `${server}\u0000${id}`;
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    if (this.completedEarly.delete(key)) resolve();
+    else this.completions.set(key, { resolve });
+    return { done, forget: () => this.completions.delete(key) };
+  }
+  private elicitationCompleted(server: string, id: string): void {
+    const key = `${server}\u0000${id}`;
+    const w = this.completions.get(key);
+    if (w) w.resolve();
+    else if (this.completedEarly.size < 100) this.completedEarly.add(key);
+  }
+
+  private async callOnce(slot: ServerSlot, running: Running, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
+    const server = slot.config.name;
+    try {
       // Progress: `onprogress` makes the SDK send a progressToken; each progress notification
       // restarts the call's timeout (bounded overall at ten times it) and is passed on.
       const result = await running.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -307,6 +378,7 @@ export class NodeMcpHub implements McpHub {
         await running.close().catch(() => undefined);
         throw new Error(`the MCP server "${server}" no longer accepts the sign-in (OAuth): its next use signs in again`, { cause: err });
       }
+      if (await urlElicitationsRequired(err)) throw err;
       throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
@@ -557,6 +629,7 @@ export class NodeMcpHub implements McpHub {
       Client,
       CreateMessageRequestSchema,
       DEFAULT_INHERITED_ENV_VARS,
+      ElicitationCompleteNotificationSchema,
       ElicitRequestSchema,
       GroupStdioTransport,
       ListRootsRequestSchema,
@@ -597,6 +670,7 @@ export class NodeMcpHub implements McpHub {
         const result = await handlers.sample(c.name, samplingRequest(p), extra.signal);
         return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
       });
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.elicitationCompleted(c.name, n.params.elicitationId));
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
         const handlers = this.handlers;
         const p = req.params;
@@ -649,7 +723,10 @@ export class NodeMcpHub implements McpHub {
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
     // OAuth, unless the definition carries its own Authorization header (a token the user manages).
-    const oauth = this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization") ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store)) : undefined;
+    const oauth =
+      this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization")
+        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver))
+        : undefined;
     if (oauth) {
       await oauth.load();
       oauth.pending = undefined;
@@ -772,7 +849,7 @@ export class NodeMcpHub implements McpHub {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
-    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store));
+    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver));
     await p.load();
     const had = !!p.tokens() || !!p.clientInformation();
     await p.forget();
@@ -836,6 +913,39 @@ export class NodeMcpHub implements McpHub {
       this.opts.log?.(`MCP: could not cache the tools of "${c.name}": ${String(err)}`);
     }
   }
+}
+
+/** One URL elicitation a -32042 error carries (MCP 2025-11-25 `URLElicitationRequiredError`). */
+const UrlElicitation = z.object({ mode: z.literal("url"), message: z.string(), url: z.string(), elicitationId: z.string().min(1) });
+type UrlElicitation = z.infer<typeof UrlElicitation>;
+/** At most this many URLs are asked for one call (a server cannot queue questions without end). */
+const MAX_URL_ELICITATIONS = 3;
+
+/** The URL elicitations a call's error requires (the SDK's UrlElicitationRequiredError, -32042), or undefined. */
+async function urlElicitationsRequired(err: unknown): Promise<UrlElicitation[] | undefined> {
+  const { McpError } = await loadMcpSdk();
+  if (!(err instanceof McpError) || err.code !== URL_ELICITATION_REQUIRED) return undefined;
+  const data = z.object({ elicitations: z.array(z.unknown()) }).safeParse(err.data);
+  if (!data.success) return undefined;
+  const urls = data.data.elicitations.flatMap((e) => {
+    const p = UrlElicitation.safeParse(e);
+    return p.success ? [p.data] : [];
+  });
+  return urls.length ? urls.slice(0, MAX_URL_ELICITATIONS) : undefined;
+}
+/** ErrorCode.UrlElicitationRequired. */
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** Where the URLs lead (their origins: a URL may carry a one-time code, never said to the model or the log). */
+function origins(es: UrlElicitation[]): string {
+  const out = es.map((e) => {
+    try {
+      return new URL(e.url).origin;
+    } catch {
+      return "a URL";
+    }
+  });
+  return [...new Set(out)].join(", ");
 }
 
 type SamplingParams = {

@@ -17,6 +17,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { readRedirectAnswer, type McpRedirectReceiver } from "./oauth-redirect";
 
 /** Where a server's OAuth registration and tokens are kept, as one JSON text per key. */
 export interface McpCredentialStore {
@@ -46,13 +47,12 @@ export interface McpOAuthOptions {
   howToSignIn?(server: string): string;
   /** How long the user has to finish in the browser (default 5 minutes). */
   timeoutMs?: number;
+  /**
+   * Where the browser's answer comes back, other than the loopback listener: VS Code's URI handler
+   * in a remote window (src/node/mcp/oauth-redirect.ts). Undefined: the loopback listener.
+   */
+  receiver?: McpRedirectReceiver;
 }
-
-/** The redirect's query as the authorization server sends it (RFC 6749 §4.1.2), validated. */
-const RedirectQuery = z.union([
-  z.object({ code: z.string().min(1), state: z.string().optional() }),
-  z.object({ error: z.string().min(1), error_description: z.string().optional(), state: z.string().optional() }),
-]);
 
 /**
  * What is kept per server URL. The tokens and the registration are validated again on read with
@@ -147,6 +147,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private expectedState: string | undefined;
   private port = 0;
+  /** The redirect URI given by the receiver (undefined: the loopback listener's). */
+  private redirect: string | undefined;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
   pending: URL | undefined;
   /** Tokens were kept when this connection began (a new sign-in means they were refused). */
@@ -156,6 +158,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     readonly server: string,
     private readonly serverUrl: string,
     private readonly store: McpCredentialStore,
+    private readonly receiver?: McpRedirectReceiver,
   ) {}
 
   private get key(): string {
@@ -174,16 +177,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
-    this.port = parsed.port ?? (this.port || (await freePort()));
+    if (this.receiver) this.redirect = await this.receiver.redirectUri();
+    else this.port = parsed.port ?? (this.port || (await freePort()));
   }
 
   private async save(change: Partial<StoredRecord>): Promise<void> {
-    this.record = { ...this.record, ...change, port: this.port, savedAt: new Date().toISOString() };
+    this.record = { ...this.record, ...change, ...(this.port ? { port: this.port } : {}), savedAt: new Date().toISOString() };
     await this.store.set(this.key, JSON.stringify(this.record));
   }
 
   get redirectUrl(): string {
-    return `http://127.0.0.1:${this.port}/callback`;
+    return this.redirect ?? `http://127.0.0.1:${this.port}/callback`;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -203,7 +207,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.record.client as OAuthClientInformationMixed | undefined;
+    const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
+    // A client registered with another redirect URI (a sign-in from a local window, now in a
+    // remote one, or the other way round) would be refused it: registered anew.
+    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl)) return undefined;
+    return client;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
@@ -249,7 +257,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "tokens") delete next.tokens;
     if (scope === "all" || scope === "discovery") delete next.discovery;
     this.record = next;
-    await this.store.set(this.key, JSON.stringify({ ...next, port: this.port }));
+    await this.store.set(this.key, JSON.stringify({ ...next, ...(this.port ? { port: this.port } : {}) }));
   }
 
   /** Forgets everything kept for this server (`yoke mcp logout`). */
@@ -263,21 +271,26 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * the code to come (or an error, or the time running out). The browser gets a short page.
    */
   async listen(signal: AbortSignal, timeoutMs: number): Promise<{ code: Promise<string> }> {
+    if (this.receiver) {
+      const state = this.expectedState;
+      if (!state) throw new Error("no sign-in was started in this process (no state)");
+      return { code: this.receiver.wait(state, signal, timeoutMs) };
+    }
     let settle!: { resolve: (code: string) => void; reject: (e: Error) => void };
     const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", this.redirectUrl);
       const page = (status: number, text: string) => res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
       if (url.pathname !== "/callback") return page(404, "not found");
-      const q = RedirectQuery.safeParse(Object.fromEntries(url.searchParams));
-      if (!q.success) return page(400, "Yoke: this is not an authorization answer.");
-      if (this.expectedState !== undefined && q.data.state !== this.expectedState) return page(400, "Yoke: the answer's state does not match this sign-in; ignored.");
-      if ("error" in q.data) {
-        page(200, `Yoke: the sign-in to the MCP server ${this.server} failed (${q.data.error}). You can close this tab.`);
-        settle.reject(new Error(`the authorization server answered ${q.data.error}${q.data.error_description ? ` (${q.data.error_description})` : ""}`));
+      const q = readRedirectAnswer(url.searchParams);
+      if (q.kind === "invalid") return page(400, "Yoke: this is not an authorization answer.");
+      if (this.expectedState !== undefined && q.state !== this.expectedState) return page(400, "Yoke: the answer's state does not match this sign-in; ignored.");
+      if (q.kind === "error") {
+        page(200, `Yoke: the sign-in to the MCP server ${this.server} failed (${q.error}). You can close this tab.`);
+        settle.reject(new Error(`the authorization server answered ${q.error}${q.description ? ` (${q.description})` : ""}`));
       } else {
         page(200, `Yoke: signed in to the MCP server ${this.server}. You can close this tab.`);
-        settle.resolve(q.data.code);
+        settle.resolve(q.code);
       }
     });
     await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,9 @@ export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 export { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 export { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+// URL elicitation required (-32042, MCP 2025-11-25): a call answered with URLs for the user to
+// open first, and the server's word that one was completed (notifications/elicitation/complete).
+export { ElicitationCompleteNotificationSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the

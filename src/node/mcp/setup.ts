@@ -48,6 +48,12 @@ export interface NodeMcpOptions {
    * to run \`yoke mcp login NAME\`).
    */
   oauth?: Partial<McpOAuthOptions>;
+  /**
+   * VS Code's user folder of the window's profile (`…/User`, or `…/User/profiles/<id>` for a
+   * profile other than the default): its `mcp.json` is read as the user's own. The extension host
+   * knows it (vscodeUserDirOf); the CLI looks in the usual places (config-files.ts).
+   */
+  vscodeUserDir?: string;
 }
 
 /** What a headless CLI run says about a server that needs a sign-in. */
@@ -86,7 +92,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
   const ctx = { env, input: opts.input ?? inputFromEnv(env) };
   const config = opts.sources
     ? parseMcpConfig(opts.sources, { ...ctx, workspaceFolder: opts.cwd, home, workspaceEnv: withoutProviderSecrets(env) })
-    : loadMcpConfig(opts.cwd, home, ctx, opts.extraSettings, opts.settingsFiles);
+    : loadMcpConfig(opts.cwd, home, ctx, opts.extraSettings, opts.settingsFiles, opts.vscodeUserDir ? { vscodeUserDir: opts.vscodeUserDir } : {});
   for (const p of config.problems) opts.log?.(p.message);
   const hub = new NodeMcpHub({
     cwd: opts.cwd,
@@ -103,6 +109,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       howToSignIn: opts.oauth?.howToSignIn ?? CLI_SIGN_IN_HINT,
       ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
+      ...(opts.oauth?.receiver ? { receiver: opts.oauth.receiver } : {}),
     },
   });
   live.add(hub);

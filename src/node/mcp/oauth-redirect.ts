@@ -1,0 +1,128 @@
+/**
+ * Where the browser's answer to an MCP OAuth sign-in comes back (RFC 8252 §7), and the check of
+ * that answer. Two ways:
+ * - **loopback** (the CLI, a local VS Code window): Yoke's own listener on 127.0.0.1 receives the
+ *   redirect (src/node/mcp/oauth.ts). The browser and Yoke are on one machine.
+ * - **URI handler** (a remote window: Remote-SSH, WSL, a dev container, Codespaces, or VS Code in
+ *   a browser): the extension host runs on another machine than the browser, so a listener there
+ *   is out of the browser's reach. The redirect goes to `vscode://<publisher>.<name>/mcp-oauth`
+ *   (passed through `env.asExternalUri`), which VS Code hands to the extension's URI handler
+ *   wherever the extension host runs; the handler gives the answer to the sign-in waiting for it.
+ *
+ * Plain code (no vscode, no SDK): the activation bundle's URI handler uses it too.
+ */
+
+/** An answer to a sign-in, as the authorization server sends it in the redirect's query (RFC 6749 §4.1.2). */
+export type RedirectAnswer = { kind: "code"; code: string; state?: string } | { kind: "error"; error: string; description?: string; state?: string } | { kind: "invalid"; why: string };
+
+/** Reads the redirect's query: a code or an error, with its state; anything else is not an answer. */
+export function readRedirectAnswer(q: URLSearchParams): RedirectAnswer {
+  const state = q.get("state") ?? undefined;
+  const code = q.get("code");
+  const error = q.get("error");
+  if (code) return { kind: "code", code, ...(state !== undefined ? { state } : {}) };
+  if (error) {
+    const description = q.get("error_description") ?? undefined;
+    return { kind: "error", error, ...(description ? { description } : {}), ...(state !== undefined ? { state } : {}) };
+  }
+  return { kind: "invalid", why: "this is not an authorization answer (no code, no error)" };
+}
+
+export type RedirectMode = "loopback" | "uriHandler";
+
+/**
+ * The way back for a VS Code window. `setting` is `yoke.mcp.oauthRedirect` ("auto", "loopback",
+ * "uriHandler"); auto: the URI handler where the extension host is remote (`env.remoteName` set:
+ * Remote-SSH, WSL, containers, Codespaces), else loopback. A web window without a remote name
+ * (code-server) keeps loopback: there the URI handler's way back goes through the web page's
+ * callback URL, whose escaped query came out decoded in the URL the browser opened (the
+ * authorization server refused the redirect URI) — found by the code-server e2e.
+ */
+export function chooseRedirect(o: { setting?: string; remoteName?: string; web: boolean }): RedirectMode {
+  if (o.setting === "loopback" || o.setting === "uriHandler") return o.setting;
+  return o.remoteName ? "uriHandler" : "loopback";
+}
+
+/** A way back other than the loopback listener (the host's URI handler). */
+export interface McpRedirectReceiver {
+  /** The redirect URI to register with the authorization server and send with the sign-in. */
+  redirectUri(): Promise<string>;
+  /** The code of the sign-in with this state (rejects on an error answer, the time running out, or the abort). */
+  wait(state: string, signal: AbortSignal, timeoutMs: number): Promise<string>;
+}
+
+/** This extension's id (`<publisher>.<name>` of package.json): the authority of its URI handler's links. */
+export const YOKE_EXTENSION_ID = "yoke-dev.yoke";
+
+/** The path of the URI handler's sign-in answers (`vscode://<extension id>/mcp-oauth`). */
+export const OAUTH_URI_PATH = "/mcp-oauth";
+
+/**
+ * Sign-ins waiting for their answer through a URI the host receives, by their state: an answer is
+ * handed only to the sign-in whose state it carries (a forged or stale link is ignored: RFC 6749
+ * §10.12), once.
+ */
+export class PendingRedirects {
+  private readonly waiting = new Map<string, { resolve(code: string): void; reject(e: Error): void }>();
+
+  /** How many sign-ins wait. */
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  wait(state: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
+    if (!state) return Promise.reject(new Error("a sign-in without a state cannot be answered through a URI"));
+    return new Promise<string>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.waiting.delete(state);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      const onAbort = () => {
+        done();
+        reject(new Error("the sign-in was cancelled"));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiting.set(state, {
+        resolve: (code) => {
+          done();
+          resolve(code);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+    });
+  }
+
+  /**
+   * An answer arrived (the URI's query). "delivered": the sign-in with its state has it;
+   * "unknown-state": no sign-in in progress has that state (ignored); "not-an-answer".
+   */
+  deliver(query: string | URLSearchParams): "delivered" | "unknown-state" | "not-an-answer" {
+    const a = readRedirectAnswer(typeof query === "string" ? new URLSearchParams(query) : query);
+    if (a.kind === "invalid") return "not-an-answer";
+    const w = a.state !== undefined ? this.waiting.get(a.state) : undefined;
+    if (!w) return "unknown-state";
+    if (a.kind === "code") w.resolve(a.code);
+    else w.reject(new Error(`the authorization server answered ${a.error}${a.description ? ` (${a.description})` : ""}`));
+    return "delivered";
+  }
+}
+
+const KEY = Symbol.for("yoke.mcp.oauthRedirects");
+
+/**
+ * The window's one set of waiting sign-ins, shared by the URI handler (registered at activation,
+ * in the activation bundle) and the sessions' hubs (in the session bundle): kept on globalThis
+ * because the two bundles each have their own copy of this module.
+ */
+export function oauthRedirects(): PendingRedirects {
+  const g = globalThis as { [KEY]?: PendingRedirects };
+  return (g[KEY] ??= new PendingRedirects());
+}

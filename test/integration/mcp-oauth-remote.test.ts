@@ -1,0 +1,77 @@
+// An MCP OAuth sign-in as a remote VS Code window makes it (src/node/mcp/oauth-redirect.ts): the
+// redirect URI is the extension's link (vscode://yoke-dev.yoke/mcp-oauth), not a listener on
+// 127.0.0.1, and the answer comes through the URI handler's set of waiting sign-ins. Against the
+// real authorization server of mcp-oauth.test.ts (the SDK's mcpAuthRouter: dynamic registration
+// of that redirect URI, PKCE, the code exchange). The test plays the browser and VS Code: it
+// follows the authorization URL, and hands the redirect's query to the URI handler's code
+// (PendingRedirects.deliver), as VS Code does when the OS opens the vscode:// link.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NodeMcpHub } from "../../src/node/mcp/hub";
+import { FileCredentialStore, type McpAuthorizeRequest } from "../../src/node/mcp/oauth";
+import { oauthRedirects, OAUTH_URI_PATH, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../src/node/mcp/oauth-redirect";
+import type { McpServerConfig } from "../../src/core/mcp/config";
+import { startOAuthMcpServer, type OAuthMcpServer } from "../support/mcp-oauth-server";
+
+let server: OAuthMcpServer;
+const dir = mkdtempSync(join(tmpdir(), "yoke-mcp-oauth-remote-"));
+beforeAll(async () => {
+  server = await startOAuthMcpServer();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const LINK = `vscode://${YOKE_EXTENSION_ID}${OAUTH_URI_PATH}`;
+// The host's receiver in a remote window (src/host/mcp-oauth.ts: asExternalUri of the link, then the shared set).
+const receiver: McpRedirectReceiver = { redirectUri: () => Promise.resolve(LINK), wait: (state, signal, ms) => oauthRedirects().wait(state, signal, ms) };
+
+describe("sign-in through the URI handler (a remote window)", () => {
+  it("registers the extension's link as redirect URI; the link's answer with the sign-in's state completes it; a forged one is ignored", async () => {
+    const config: McpServerConfig = {
+      name: "secure",
+      source: "user-settings",
+      sourcePath: "test",
+      workspace: false,
+      startAtSessionStart: false,
+      transport: "http",
+      url: server.url,
+      headers: {},
+      fallbackToSse: false,
+    };
+    const delivered: string[] = [];
+    const authorize = async (req: McpAuthorizeRequest) => {
+      const auth = new URL(req.url);
+      expect(auth.searchParams.get("redirect_uri")).toBe(LINK);
+      const r = await fetch(req.url, { redirect: "manual" });
+      const to = new URL(r.headers.get("location") ?? "");
+      expect(`${to.protocol}//${to.host}${to.pathname}`).toBe(LINK);
+      // A link someone else made (another state) is ignored; the real one is taken.
+      delivered.push(oauthRedirects().deliver(`code=forged&state=${to.searchParams.get("state")}-not`));
+      delivered.push(oauthRedirects().deliver(to.search.slice(1)));
+    };
+    const hub = new NodeMcpHub({
+      cwd: dir,
+      storageDir: join(dir, "store"),
+      home: dir,
+      servers: [config],
+      trusted: true,
+      oauth: { store: new FileCredentialStore(join(dir, "tokens.json")), authorize, receiver },
+    });
+    try {
+      const status = await hub.login("secure");
+      expect(status.state).toBe("running");
+      expect(delivered).toEqual(["unknown-state", "delivered"]);
+      expect(server.events).toContain(`register client-1 ${LINK}`);
+      expect(server.events).toContain("exchange client-1");
+      const r = await hub.call("secure", "whoami", {}, { signal: new AbortController().signal, timeoutMs: 10_000 });
+      expect(JSON.stringify(r.content)).toContain("protected answer for client-1");
+      expect(oauthRedirects().size).toBe(0);
+    } finally {
+      await hub.dispose();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,111 @@
+// The way back of an MCP OAuth sign-in in VS Code (src/node/mcp/oauth-redirect.ts): which one a
+// window uses (loopback locally; the URI handler where the extension host is remote or the window
+// is a web page; the setting overrides), and the URI handler's answers checked against the state
+// of a sign-in in progress (a forged, stale or repeated link is ignored).
+import { readFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { chooseRedirect, oauthRedirects, PendingRedirects, readRedirectAnswer, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../../src/node/mcp/oauth-redirect";
+import { FileCredentialStore, McpOAuthProvider } from "../../../src/node/mcp/oauth";
+
+const dir = mkdtempSync(join(tmpdir(), "yoke-oauth-redirect-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("chooseRedirect", () => {
+  it("auto: loopback in a local window, the URI handler where the extension host is remote", () => {
+    expect(chooseRedirect({ web: false })).toBe("loopback");
+    expect(chooseRedirect({ setting: "auto", web: false })).toBe("loopback");
+    for (const remoteName of ["ssh-remote", "wsl", "dev-container", "codespaces"]) expect(chooseRedirect({ remoteName, web: false })).toBe("uriHandler");
+    // A web window without a remote name (code-server): loopback (see chooseRedirect).
+    expect(chooseRedirect({ web: true })).toBe("loopback");
+    expect(chooseRedirect({ remoteName: "ssh-remote", web: true })).toBe("uriHandler");
+  });
+  it("the setting overrides, both ways; an unknown value is auto", () => {
+    expect(chooseRedirect({ setting: "loopback", remoteName: "ssh-remote", web: true })).toBe("loopback");
+    expect(chooseRedirect({ setting: "uriHandler", web: false })).toBe("uriHandler");
+    expect(chooseRedirect({ setting: "bogus", web: false })).toBe("loopback");
+  });
+  it("the URI handler's authority is this extension's id", () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8")) as { publisher: string; name: string };
+    expect(YOKE_EXTENSION_ID).toBe(`${pkg.publisher}.${pkg.name}`);
+  });
+});
+
+describe("readRedirectAnswer", () => {
+  it("a code or an error with its state; anything else is not an answer", () => {
+    expect(readRedirectAnswer(new URLSearchParams("code=c1&state=s1"))).toEqual({ kind: "code", code: "c1", state: "s1" });
+    expect(readRedirectAnswer(new URLSearchParams("error=access_denied&error_description=no&state=s1"))).toEqual({ kind: "error", error: "access_denied", description: "no", state: "s1" });
+    expect(readRedirectAnswer(new URLSearchParams("state=s1")).kind).toBe("invalid");
+  });
+});
+
+describe("PendingRedirects (the URI handler's state check)", () => {
+  const never = new AbortController().signal;
+  it("hands a code only to the sign-in with its state, once", async () => {
+    const p = new PendingRedirects();
+    const a = p.wait("state-a", never, 10_000);
+    const b = p.wait("state-b", never, 10_000);
+    expect(p.deliver("code=forged&state=state-x")).toBe("unknown-state");
+    expect(p.deliver("code=no-state")).toBe("unknown-state");
+    expect(p.deliver("state=state-a")).toBe("not-an-answer");
+    expect(p.deliver("code=code-b&state=state-b")).toBe("delivered");
+    await expect(b).resolves.toBe("code-b");
+    // Replayed: that sign-in is over.
+    expect(p.deliver("code=code-b2&state=state-b")).toBe("unknown-state");
+    expect(p.size).toBe(1);
+    expect(p.deliver(new URLSearchParams({ code: "code-a", state: "state-a" }))).toBe("delivered");
+    await expect(a).resolves.toBe("code-a");
+    expect(p.size).toBe(0);
+  });
+  it("an error answer fails the sign-in, saying what the server said", async () => {
+    const p = new PendingRedirects();
+    const a = p.wait("s", never, 10_000);
+    expect(p.deliver("error=access_denied&error_description=the%20user%20said%20no&state=s")).toBe("delivered");
+    await expect(a).rejects.toThrow("the authorization server answered access_denied (the user said no)");
+  });
+  it("the time running out and the abort end the wait (and forget it)", async () => {
+    const p = new PendingRedirects();
+    await expect(p.wait("t", never, 20)).rejects.toThrow("no answer from the browser within 0 s");
+    const ac = new AbortController();
+    const w = p.wait("u", ac.signal, 10_000);
+    ac.abort();
+    await expect(w).rejects.toThrow("the sign-in was cancelled");
+    expect(p.size).toBe(0);
+    expect(p.deliver("code=late&state=u")).toBe("unknown-state");
+  });
+  it("one set per window, shared by the activation bundle and the session bundle (globalThis)", () => {
+    expect(oauthRedirects()).toBe(oauthRedirects());
+    expect((globalThis as Record<symbol, unknown>)[Symbol.for("yoke.mcp.oauthRedirects")]).toBe(oauthRedirects());
+  });
+});
+
+describe("McpOAuthProvider with a receiver (a remote window)", () => {
+  const receiver = (uri: string, p: PendingRedirects): McpRedirectReceiver => ({ redirectUri: () => Promise.resolve(uri), wait: (s, sig, ms) => p.wait(s, sig, ms) });
+  it("registers and sends the receiver's redirect URI, and waits for the answer with its own state", async () => {
+    const pending = new PendingRedirects();
+    const uri = `vscode://${YOKE_EXTENSION_ID}/mcp-oauth`;
+    const prov = new McpOAuthProvider("s", "https://s.example/mcp", new FileCredentialStore(join(dir, "r1.json")), receiver(uri, pending));
+    await prov.load();
+    expect(prov.redirectUrl).toBe(uri);
+    expect(prov.clientMetadata.redirect_uris).toEqual([uri]);
+    const state = prov.state();
+    const { code } = await prov.listen(new AbortController().signal, 10_000);
+    expect(pending.deliver(`code=c9&state=${state}x`)).toBe("unknown-state");
+    expect(pending.deliver(`code=c9&state=${state}`)).toBe("delivered");
+    await expect(code).resolves.toBe("c9");
+  });
+  it("a client registered with another redirect URI (a local window's loopback) is registered anew", async () => {
+    const store = new FileCredentialStore(join(dir, "r2.json"));
+    const local = new McpOAuthProvider("s", "https://s.example/mcp", store);
+    await local.load();
+    await local.saveClientInformation({ client_id: "c-local", redirect_uris: [local.redirectUrl] } as never);
+    const remote = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver("vscode://yoke-dev.yoke/mcp-oauth", new PendingRedirects()));
+    await remote.load();
+    expect(remote.clientInformation()).toBeUndefined();
+    const again = new McpOAuthProvider("s", "https://s.example/mcp", store);
+    await again.load();
+    expect(again.clientInformation()).toMatchObject({ client_id: "c-local" });
+  });
+});
