@@ -11,6 +11,12 @@ export interface ProtectedPath {
   /** A folder protects everything under it. */
   kind: "dir" | "file";
   why: string;
+  /**
+   * The Linux sandbox lets commands write it (git's own work does: git worktree, git submodule) and
+   * checks what was written when the command ends, against an allow-list of what git writes there
+   * (src/node/commands/new-repositories.ts); file tools and redirections still ask.
+   */
+  checkedAfter?: true;
 }
 
 const HOOK_MANAGER = "a git hook manager (pre-commit, lefthook, lint-staged, commitlint, overcommit, simple-git-hooks) runs the commands it names at the next git commit";
@@ -18,11 +24,11 @@ const HOOK_MANAGER = "a git hook manager (pre-commit, lefthook, lint-staged, com
 export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".git/config", kind: "file", why: "git configuration can run programs (core.fsmonitor, core.hooksPath, diff.external, aliases)" },
   { path: ".git/hooks", kind: "dir", why: "git hooks run on later git commands" },
-  { path: ".git/modules", kind: "dir", why: "submodule repositories carry their own git configuration and hooks" },
+  { path: ".git/modules", kind: "dir", why: "submodule repositories carry their own git configuration and hooks", checkedAfter: true },
   { path: ".git/info", kind: "dir", why: "git attributes and excludes of the repository" },
   { path: ".git/commondir", kind: "file", why: "git reads the repository, and its configuration, from the folder commondir names" },
   { path: ".git/config.worktree", kind: "file", why: "git configuration can run programs (core.fsmonitor, core.hooksPath)" },
-  { path: ".git/worktrees", kind: "dir", why: "linked worktrees' git folders, with their own configuration" },
+  { path: ".git/worktrees", kind: "dir", why: "linked worktrees' git folders, with their own configuration", checkedAfter: true },
   { path: ".gitattributes", kind: "file", why: "git attributes select filter and diff drivers" },
   { path: ".gitmodules", kind: "file", why: "submodule definitions" },
   { path: ".husky", kind: "dir", why: "git hooks managed by husky" },

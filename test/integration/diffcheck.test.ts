@@ -1,7 +1,7 @@
 /**
  * The differential checker (src/bench/diffcheck) on a bounded slice: generated command lines (fixed
  * seed) and a sample of the corpora's Bash cases, each run with real bash under strace in a
- * throwaway bwrap sandbox and compared with the gate's prediction and verdicts (3 rule sets × 4
+ * throwaway bwrap sandbox and compared with the gate's prediction and verdicts (4 rule sets × 4
  * modes). Fails on any bypass-class disagreement. Controls first: a gate planted with a wrong
  * prediction or verdict must be caught (exec, write and read tracing each), and a clean command
  * must trace its real programs with no disagreement — so a broken tracer cannot pass silently.
@@ -62,7 +62,7 @@ describe("differential checker: controls", () => {
     const r = await checker.check("touch pwned", "planted-write");
     const found = r.disagreements.filter((d) => d.severity === "bypass" && d.class === "read-only command wrote");
     expect(found.map((d) => d.detail)).toContain("touch openat pwned");
-    expect(new Set(found.map((d) => `${d.ruleSet}/${d.mode}`)).size).toBe(12);
+    expect(new Set(found.map((d) => `${d.ruleSet}/${d.mode}`)).size).toBe(16);
   });
 
   it("a planted allow on a denied read is caught (read of denied path) under the deny rule only", async () => {

@@ -179,9 +179,10 @@ done`;
       const attack = `mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ &&
 printf '#!/bin/sh\\ntouch ${marker}\\n' > evil/mon.sh && chmod +x evil/mon.sh &&
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = %s/evil/mon.sh\\n' "$PWD" > evil/config;
-echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -p .git/worktrees/w; echo "$PWD/evil" > .git/gitdir; ls .git`;
+echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -p .git/worktrees/w; echo "$PWD/evil" > .git/worktrees/w/commondir; echo "$PWD/evil" > .git/gitdir; ls .git`;
       const r = await exec(ws, attack);
-      for (const gone of ["commondir", "config.worktree", "worktrees", "gitdir"]) expect(existsSync(join(ws, ".git", gone)), gone).toBe(false);
+      // .git/worktrees is git worktree's to write (checked when the command ends): a commondir naming another folder goes.
+      for (const gone of ["commondir", "config.worktree", "worktrees/w/commondir", "gitdir"]) expect(existsSync(join(ws, ".git", gone)), gone).toBe(false);
       expect(r.err).toMatch(/\.git\/commondir.*it was moved to/);
       // The agent's own repository (a bare layout it made, with an fsmonitor) goes too (new repositories hold only what git init and clone write).
       expect(existsSync(join(ws, "evil")), r.err).toBe(false);

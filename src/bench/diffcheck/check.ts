@@ -33,6 +33,8 @@ export function defaultRuleSets(standard: RuleSet["permissions"]): RuleSet[] {
   return [
     { name: "no rules", permissions: {} },
     { name: "deny rm + .env", permissions: { deny: ["Bash(rm:*)", "Read(**/.env)"] } },
+    // Rules on options and values, which the commands spell another way (`rm --interactive=never`, `chmod -R 0777`, `kill -s KILL`).
+    { name: "deny spelled values", permissions: { deny: ["Bash(rm -f:*)", "Bash(chmod -R 777:*)", "Bash(kill -9:*)", "Bash(git push --force:*)"] } },
     { name: "attack fixture rules", permissions: standard },
   ];
 }

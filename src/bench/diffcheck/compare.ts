@@ -8,6 +8,7 @@
 import type { PermissionDecision, PermissionMode } from "../../core/loop/types";
 import type { BashPrediction, PredictedPart } from "../../core/permissions/bash-prediction";
 import { matchBashSpec } from "../../core/permissions/bash-spec";
+import { matchOptionSpellings } from "../../core/permissions/option-spellings";
 import { parseRule } from "../../core/permissions/rule-syntax";
 import { literalWord } from "../../core/permissions/shell/words";
 import { normalize, type ExecEvent, type FileEvent, type TraceEvent } from "./trace";
@@ -130,7 +131,9 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       if (e.kind === "exec") {
         const name = basename(e.path);
         const words = [name, ...e.argv.slice(1)].map((a) => literalWord(a));
-        const denied = denyRules.find((r) => matchBashSpec(r.specifier, words, false) === "yes");
+        // The argv that really ran, under every spelling of the rule's options and values (`rm
+        // --interactive=never` is `rm -f`): the question is whether the shell analysis saw this argv.
+        const denied = denyRules.find((r) => matchBashSpec(r.specifier, words, false) === "yes" || matchOptionSpellings(r.specifier, words) === "yes");
         if (denied) add("denied program ran", true, `${e.argv.join(" ")} ran (deny rule Bash(${denied.specifier ?? ""}))`);
         if (prediction.programs.includes(name)) continue;
         const by = runnerAt.get(e);

@@ -290,6 +290,17 @@ const TOOLS: ReadonlyArray<readonly [string, (r: Rng) => string]> = [
   ["printf %()", () => `printf -v pwned '%s' x; echo $pwned`],
   ["git program name", (r) => `/usr/lib/git-core/git-${pick(r, ["rm -q src/a.ts", "commit -qam x", "diff --output=pwned", "clean -fdq", "checkout-index -f -a"])}`],
   ["chmod", (r) => pick(r, ["chmod +x README.md", "chmod 000 src", "chmod -R u+w src", "chown root README.md"])],
+  // A deny rule's options and values spelled another way (rule set "deny spelled values").
+  [
+    "spelled values",
+    (r) =>
+      pick(r, [
+        `chmod -R ${pick(r, ["0777", "00777", "a+rwx", "ugo+rwx", "u=rwx,g=rwx,o=rwx", "a=rwx", "-x,a+rwx", "1777", "755", "u+w"])} src`,
+        `chmod ${pick(r, ["--recursive", "-R", "--rec"])} ${pick(r, ["0777", "a+rwx"])} src`,
+        `rm ${pick(r, ["--interactive=never", "--interactive=no", "--interactive=none", "--inter=never", "--interactive=n", "--interactive=always", "-f", "-i"])} src/a.ts`,
+        `sleep 5 & env kill ${pick(r, ["-9", "-KILL", "-SIGKILL", "-s KILL", "-s 9", "-n 9", "-sKILL", "--signal=kill", "-TERM", "-s TERM"])} $!`,
+      ]),
+  ],
 ];
 
 const WRAPPED_TOOLS_RATE = 0.35;

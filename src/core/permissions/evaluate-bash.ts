@@ -23,6 +23,7 @@ import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
 import { isShell } from "./shell/unwrap";
+import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
 import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
@@ -120,9 +121,10 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
   // 1. Deny rules: any part, any view (as written and expanded); paths touched.
   const askRulesEarly = rulesFor(ctx, "ask", "Bash");
   const unknownRuns = unknownProgramRuns(instances, [...denyRules, ...askRulesEarly]);
+  const pushed = linePushOptions(instances);
   for (const inst of instances) {
     for (const rule of denyRules) {
-      const m = matchViews(rule, inst);
+      const m = matchViews(rule, inst, pushed.get(inst));
       if (m === "yes") return decide("deny", "rule", `Denied by the rule ${ruleLabel(rule)}: the command runs \`${inst.part.text}\`.`, rule);
       if (m === "maybe") maybe.push({ rule, inst, what: `\`${inst.part.text}\` might run what the deny rule ${ruleLabel(rule)} forbids (part of it is only known when it runs)` });
     }
@@ -167,7 +169,8 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
   for (const wanted of ["yes", "maybe"] as const) {
     for (const inst of instances) {
       if (wanted === "maybe" && inst.part.problems.length) continue;
-      for (const rule of askRules) if (matchViews(rule, inst) === wanted) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${inst.part.text}\`.`, rule);
+      for (const rule of askRules)
+        if (matchViews(rule, inst, pushed.get(inst)) === wanted) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before running \`${inst.part.text}\`.`, rule);
     }
   }
   for (const t of touches) {
@@ -447,7 +450,6 @@ async function expandWord(w: Word, cwd: string | null, env: ExpandEnv, globOptio
 // ---------------------------------------------------------------------------------------------
 // Rules on commands.
 
-/** The best match of a rule over the views of an instance, as written and expanded. */
 /** The words with their globs taken as settled (one array per input array, so matchBashSpec's subject cache holds). */
 const settled = new WeakMap<readonly Word[], Word[]>();
 function settledGlobs(words: Word[]): Word[] {
@@ -456,14 +458,34 @@ function settledGlobs(words: Word[]): Word[] {
   return out;
 }
 
-function matchViews(rule: PermissionRule, inst: Instance): SpecMatch {
+const isGit = (w: Word | undefined) => !!w && !w.dynamic && (w.value === "git" || w.value.endsWith("/git"));
+
+/**
+ * The push options the line's configuration gives each `git push` in it (shell/git-push.ts): set by
+ * a `git config`/`git remote add --mirror` before it in the line, or by `GIT_CONFIG_*` on the
+ * command itself. A run-time value is a word only known when it runs (the rule may match).
+ */
+function linePushOptions(instances: Instance[]): Map<Instance, Word[]> {
+  const out = new Map<Instance, Word[]>();
+  const before: Word[] = [];
+  const unknown: Word = { value: "$GIT_CONFIG", raw: "$GIT_CONFIG", dynamic: true, glob: false };
+  const words = (opts: string[] | "unknown") => (opts === "unknown" ? [unknown] : opts.map(literalWord));
+  for (const inst of instances) {
+    const env = words(pushOptionsFromEnv(inst.part.assignments));
+    const pushes = inst.expanded.some(({ words: w }) => isGit(w[0]) && w[1]?.value === "push");
+    if (pushes && (before.length || env.length)) out.set(inst, [...before, ...env]);
+    for (const { words: w } of inst.expanded) if (isGit(w[0])) before.push(...words(pushOptionsSetBy(w.slice(1))));
+  }
+  return out;
+}
+
+/** The best match of a rule over the views of an instance, as written and expanded (`pushed`: linePushOptions). */
+function matchViews(rule: PermissionRule, inst: Instance, pushed?: Word[]): SpecMatch {
   let best: SpecMatch = "no";
   const globsUnknown = inst.unstable || inst.expanded.some((v) => v.words.some((w) => w.unknownWhy));
   for (const { view, words } of inst.expanded) {
-    for (const [w, uncertainGlobs] of [
-      [view.words, globsUnknown],
-      [words, false],
-    ] as const) {
+    const withPushed = (w: Word[]): Word[][] => (pushed && isGit(w[0]) && !w[1]?.dynamic && w[1]?.value === "push" ? [w, [w[0]!, w[1], ...pushed, ...w.slice(2)]] : [w]);
+    for (const [w, uncertainGlobs] of [...withPushed(view.words).map((x) => [x, globsUnknown] as const), ...withPushed(words).map((x) => [x, false] as const)]) {
       const m = matchBashSpec(rule.specifier, uncertainGlobs ? w : settledGlobs(w), inst.part.extraArgs);
       if (m === "yes") return "yes";
       if (m === "maybe") best = "maybe";

@@ -15,6 +15,7 @@
  * wrong guess here asks or refuses more, never allows more. Allow rules stay literal.
  */
 import type { SpecMatch } from "./bash-spec";
+import { isModeWord, normalizeValueWords, sameOperand } from "./option-values";
 import type { Word } from "./shell/words";
 
 /** Names of the same option, per program (and subcommand), as each program's manual gives them. */
@@ -27,7 +28,8 @@ const SAME_OPTION: Record<string, Record<string, string>> = {
   chown: { "--recursive": "-R" },
   chgrp: { "--recursive": "-R" },
   shred: { "--remove": "-u", "--zero": "-z", "--force": "-f" },
-  "git push": { "--force": "-f", "--delete": "-d", "--all": "--all", "--mirror": "--mirror" },
+  // `--mirror` force-updates and deletes remote refs (git-push(1)): it is also `-f` and `-d`.
+  "git push": { "--force": "-f", "--delete": "-d", "--all": "--all", "--mirror": "--mirror -f -d" },
   "git clean": { "--force": "-f", "--dry-run": "-n", "--quiet": "-q" },
   "git checkout": { "--force": "-f" },
   "git switch": { "--force": "-f", "--discard-changes": "-f" },
@@ -100,7 +102,17 @@ function shapeOf(spec: string): RuleShape | null {
   }
   // Only plain words: quotes, escapes and other stars keep the rule literal.
   if (!/[*'"\\]/.test(text)) {
-    const words = text.split(/\s+/).filter(Boolean);
+    const split = text.split(/\s+/).filter(Boolean);
+    // Values in one spelling (`kill -s KILL` → `kill --signal=9`), as the command's are.
+    const words = split.length
+      ? [
+          split[0]!,
+          ...normalizeValueWords(
+            split[0]!,
+            split.slice(1).map((value) => ({ value })),
+          ).map((w) => w.value),
+        ]
+      : split;
     const firstOpt = words.findIndex((w) => w.startsWith("-") && w.length > 1);
     if (firstOpt > 0) {
       const head = words.slice(0, firstOpt);
@@ -146,9 +158,15 @@ function splitOption(word: string, names: Record<string, string>): string[] {
  * `unsure`: a word only known at run time stands where an option could be (not an option's value,
  * not after `--`, unless the shell may split it into several words).
  */
-function commandOptions(words: readonly Word[], key: string | undefined, names: Record<string, string>, wanted: readonly string[]): { options: Set<string>; operands: string[]; unsure: boolean } {
+function commandOptions(
+  words: readonly Word[],
+  key: string | undefined,
+  names: Record<string, string>,
+  wanted: readonly string[],
+): { options: Set<string>; operands: string[]; dynamicOperands: Set<number>; unsure: boolean } {
   const options = new Set<string>();
   const operands: string[] = [];
+  const dynamicOperands = new Set<number>();
   const takes = (key !== undefined && TAKES_VALUE[key]) || { short: "", long: [] };
   const longNames = [...new Set([...Object.keys(names).filter((k) => k.startsWith("--")), ...takes.long, ...wanted.filter((w) => w.startsWith("--")).map((w) => w.split("=")[0]!)])];
   let ended = false;
@@ -162,6 +180,7 @@ function commandOptions(words: readonly Word[], key: string | undefined, names: 
       if (key === "git push" && !valueNext && w.startsWith("+")) options.add("-f");
       else if (!ended && (split || (!valueNext && /^[-$`]/.test(w)))) unsure = true;
       valueNext = false;
+      dynamicOperands.add(operands.length);
       operands.push(w);
       continue;
     }
@@ -169,7 +188,7 @@ function commandOptions(words: readonly Word[], key: string | undefined, names: 
       valueNext = false;
       continue;
     }
-    if (ended || !w.startsWith("-") || w === "-") {
+    if (ended || !w.startsWith("-") || w === "-" || (operands.length === 0 && key !== undefined && isModeWord(key, w))) {
       if (key === "git push" && w.startsWith("+") && w.length > 1) {
         options.add("-f");
         operands.push(w.slice(1));
@@ -209,7 +228,7 @@ function commandOptions(words: readonly Word[], key: string | undefined, names: 
       }
     }
   }
-  return { options, operands, unsure };
+  return { options, operands, dynamicOperands, unsure };
 }
 
 /**
@@ -221,16 +240,21 @@ export function matchOptionSpellings(spec: string | undefined, words: readonly W
   const shape = shapeOf(spec);
   if (!shape || words.length < shape.head.length) return "no";
   for (let i = 0; i < shape.head.length; i++) if (words[i]!.dynamic || words[i]!.value !== shape.head[i]) return "no";
-  const rest = words.slice(shape.head.length);
-  const key = programKey(shape.head);
-  const names = key === undefined ? {} : SAME_OPTION[key]!;
+  const program = shape.head[0]!;
+  // Values in one spelling (`kill -KILL`, `kill -s 9` → `kill --signal=9`; `rm --interactive=never` → `rm -f`).
+  const rest = normalizeValueWords(program, words.slice(shape.head.length)).map((w): Word => ("raw" in w ? w : { value: w.value, raw: w.value, dynamic: false, glob: false }));
+  const key = programKey(shape.head) ?? (shape.head.length === 1 ? program : undefined);
+  const names = (key !== undefined && SAME_OPTION[key]) || {};
   const wanted = shape.options;
-  const { options, operands, unsure } = commandOptions(rest, key, names, wanted);
+  const { options, operands, dynamicOperands, unsure } = commandOptions(rest, key, names, wanted);
   const optionsHeld = wanted.every((o) => options.has(o));
-  const operandsHeld = shape.operands.every((o, i) => operands[i] === o) && (shape.tail || operands.length === shape.operands.length);
+  // The operands as the program reads them: chmod's mode and chown's owner as values (`0777` = `a+rwx` = `777`).
+  const each = shape.operands.map((o, i) => (shape.head.length === 1 ? sameOperand(program, i, o, operands[i], dynamicOperands.has(i)) : operands[i] === o ? "yes" : "no"));
+  const countHeld = shape.tail || operands.length === shape.operands.length;
+  const operandsHeld = each.every((m) => m === "yes") && countHeld;
   if (optionsHeld && operandsHeld) return "yes";
   // A word known only at run time may be a missing option (where an option can stand) or an operand.
   const optionsMaybe = optionsHeld || unsure;
-  const operandsMaybe = operandsHeld || rest.some((w) => w.dynamic);
+  const operandsMaybe = (each.every((m) => m !== "no") && countHeld) || rest.some((w) => w.dynamic);
   return optionsMaybe && operandsMaybe ? "maybe" : "no";
 }

@@ -164,7 +164,9 @@ export async function sandboxProtection(settings: MergedSettings, ctx: SandboxVi
     // In a linked worktree or a submodule `.git` is a file naming the real git folder: that file is what to protect here.
     const gitFile = (await list(root))?.some((e) => e.name === ".git" && e.kind !== "dir");
     if (gitFile) notes.push(`${root}/.git is a file (a linked worktree or submodule): the git folder it names, with its hooks and config, is outside this view`);
-    for (const e of PROTECTED_WORKSPACE_PATHS) readOnly.add(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
+    // .git/worktrees and .git/modules of the folder's own repository: git worktree and git submodule
+    // write them; the Linux sandbox checks what they hold when the command ends (checkedAfter).
+    for (const e of PROTECTED_WORKSPACE_PATHS) if (!(e.checkedAfter && !gitFile)) readOnly.add(gitFile && e.path.startsWith(".git/") ? `${root}/.git` : `${root}/${e.path}`);
   }
 
   // Deny rules with a path become targets; concrete paths are added at once, globs wait for the walk.

@@ -137,7 +137,12 @@ function walk(root: string, maxDirs: number, check: Check | undefined): Reposito
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.name === ".git") {
-        if (dir === root) continue;
+        // The workspace's own .git is read-only but for git's ordinary work (plan.ts), and its
+        // worktrees/ and modules/, which git worktree and git submodule write: checked here.
+        if (dir === root) {
+          if (check && e.isDirectory()) findings.push(...checkOwnLinked(p, check));
+          continue;
+        }
         markers.set(p, lst(p)?.ino ?? 0);
         if (check) findings.push(...checkDotGit(dir, p, check, knows(p)));
         continue;
@@ -183,7 +188,7 @@ function checkDotGit(holder: string, marker: string, c: Check, known: boolean): 
     return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
   }
   if (isApproved(c, marker)) return [];
-  const problems = checkGitDir(gitDir, born, c, false);
+  const problems = checkGitDir(gitDir, born, c, isModuleDir(gitDir));
   if (problems.length === 0) return [];
   if (born)
     return [
@@ -240,6 +245,7 @@ function gitfileTarget(holder: string, marker: string): string | undefined {
  */
 function checkGitDir(gitDir: string, strict: boolean, c: Check, submodule: boolean, depth = 0): RepositoryFinding[] {
   const since = c.since;
+  const worktree = isWorktreeDir(gitDir);
   const out: RepositoryFinding[] = [];
   let names: string[];
   try {
@@ -252,6 +258,10 @@ function checkGitDir(gitDir: string, strict: boolean, c: Check, submodule: boole
     const st = lst(p);
     if (!st || isApproved(c, p)) continue;
     const written = strict || changedSince(st, since);
+    if (worktree && WORKTREE_ENTRIES.has(name)) {
+      if (written) out.push(...checkWorktreeEntry(gitDir, name, p, st));
+      continue;
+    }
     if (name === "config") {
       if (!written) continue;
       if (!st.isFile()) out.push({ path: p, why: "config is not a regular file" });
@@ -286,6 +296,84 @@ function checkGitDir(gitDir: string, strict: boolean, c: Check, submodule: boole
           why: `${name}, an entry git's own work does not write (git reads configuration and commands from such entries: commondir, config.worktree, worktrees, a rebase's todo list)`,
         });
     }
+  }
+  return out;
+}
+
+/**
+ * A linked worktree's git folder (`<git>/worktrees/<name>`, git-worktree(1)) holds, besides what
+ * any git folder holds: `commondir` (where the shared repository is — git writes `../..`, the git
+ * folder it was made from; anywhere else and git reads that folder's configuration and hooks),
+ * `gitdir` (where the worktree is: git reads no configuration from it), `locked`, and
+ * `config.worktree` (configuration: the same allow-list as `config`).
+ */
+const WORKTREE_ENTRIES: ReadonlySet<string> = new Set(["commondir", "gitdir", "locked", "config.worktree"]);
+
+function isWorktreeDir(gitDir: string): boolean {
+  return /\/worktrees\/[^/]+$/.test(gitDir) && lst(join(gitDir, "commondir")) !== undefined;
+}
+function isModuleDir(gitDir: string): boolean {
+  return /\/modules\/.+/.test(gitDir);
+}
+
+function checkWorktreeEntry(gitDir: string, name: string, p: string, st: Stats): RepositoryFinding[] {
+  if (name === "gitdir" || name === "locked") return st.isFile() ? [] : [{ path: p, why: `worktrees/…/${name} is not a regular file` }];
+  if (name === "config.worktree") {
+    if (!st.isFile()) return [{ path: p, why: "config.worktree is not a regular file" }];
+    const bad = disallowedKeys(p, false);
+    return bad.length ? [{ path: p, why: `its worktree configuration sets ${bad.slice(0, 5).join(", ")}${bad.length > 5 ? ` and ${bad.length - 5} more` : ""}` }] : [];
+  }
+  // commondir: exactly the git folder that holds this worktrees/ folder.
+  let target = "";
+  try {
+    if (st.isFile() && st.size < 4096) target = readFileSync(p, "utf8").trim();
+  } catch {
+    // Unreadable: names nothing git can use here, so it goes.
+  }
+  const home = dirname(dirname(gitDir));
+  if (target && resolve(gitDir, target) === home) return [];
+  return [{ path: p, why: "a commondir that names another git folder than the one the worktree was made from (git would read that folder's configuration and hooks)" }];
+}
+
+/**
+ * The workspace's own `.git/worktrees` and `.git/modules`: git worktree add/remove/prune and git
+ * submodule add/update write them. Each linked worktree's and submodule's git folder must hold only
+ * what those commands write (the new-repository allow-list, with core.worktree for a submodule and
+ * the worktree entries above); a folder born during the command is checked whole, one that was
+ * there for what the command changed.
+ */
+function checkOwnLinked(git: string, c: Check): RepositoryFinding[] {
+  const out: RepositoryFinding[] = [];
+  const worktrees = join(git, "worktrees");
+  const wst = lst(worktrees);
+  if (wst && !isApproved(c, worktrees)) {
+    if (!wst.isDirectory()) {
+      if (changedSince(wst, c.since)) out.push({ path: worktrees, why: "worktrees is not a folder" });
+    } else {
+      let names: string[] = [];
+      try {
+        names = readdirSync(worktrees);
+      } catch {
+        if (changedSince(wst, c.since)) out.push({ path: worktrees, why: "a worktrees folder that cannot be read" });
+      }
+      for (const n of names) {
+        const p = join(worktrees, n);
+        const st = lst(p);
+        if (!st?.isDirectory()) {
+          if (changedSince(st, c.since)) out.push({ path: p, why: `worktrees/${n} is not a git folder` });
+          continue;
+        }
+        const born = bornSince(st, c.since);
+        // A worktree's git folder without commondir is not one git makes: checked as any git folder.
+        out.push(...checkGitDir(p, born, c, false));
+      }
+    }
+  }
+  const modules = join(git, "modules");
+  const mst = lst(modules);
+  if (mst && !isApproved(c, modules)) {
+    if (mst.isDirectory()) out.push(...checkModules(modules, bornSince(mst, c.since), c, 1));
+    else if (changedSince(mst, c.since)) out.push({ path: modules, why: "modules is not a folder" });
   }
   return out;
 }

@@ -187,13 +187,16 @@ describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () 
     for (const ok of ["objects", "refs"]) expect(find(plan, join(ws, ".git", ok))).toMatchObject({ op: "rw", tag: "ancestor" });
     expect(plan.guards.find((g) => g.path === join(ws, ".git", "objects", "info"))?.before.kind).toBe("none");
     expect(plan.guards.find((g) => g.path === join(ws, ".git", "objects"))?.before.kind).toBe("objects");
-    for (const ro of ["config", "hooks", "info", "description", "worktrees", "commondir"]) expect(find(plan, join(ws, ".git", ro))).toMatchObject({ op: "ro", tag: "protected" });
+    for (const ro of ["config", "hooks", "info", "description", "commondir"]) expect(find(plan, join(ws, ".git", ro))).toMatchObject({ op: "ro", tag: "protected" });
     expect(find(plan, join(ws, ".git"))).toMatchObject({ op: "rw", tag: "ancestor" });
     const folder = plan.guards.find((g) => g.path === join(ws, ".git"))!;
     expect(folder.before.kind).toBe("entries");
     if (folder.before.kind !== "entries") return;
     for (const name of ["index.lock", "ORIG_HEAD", "COMMIT_EDITMSG", "MERGE_MSG", "rebase-merge", "sequencer", "index.stash.123", "BISECT_LOG"]) expect(folder.before.accept(name)).toBe(true);
-    for (const name of ["config.worktree", "gitdir", "modules", "hooks", "something-new"]) expect(folder.before.accept(name)).toBe(false);
+    for (const name of ["config.worktree", "gitdir", "hooks", "something-new"]) expect(folder.before.accept(name)).toBe(false);
+    // git worktree and git submodule write these; what they hold is checked when the command ends (new-repositories.ts).
+    for (const name of ["worktrees", "modules"]) expect(folder.before.accept(name)).toBe(true);
+    expect(find(plan, join(ws, ".git", "worktrees"))).toBeUndefined();
   });
 
   it("protects .devcontainer.json at the root and a .devcontainer folder", () => {

@@ -151,3 +151,44 @@ describe("repositories a command creates", () => {
     expect([...scan.markers.keys()].map((m) => m.slice(ws.length + 1)).sort()).toEqual(["cl/.git", "fresh/.git", "mine/.git", "tmp-remote.git"]);
   });
 });
+
+// Red team 11 leftover: `.git/worktrees` and `.git/modules` of the workspace's own repository were
+// read-only in the sandbox, so git worktree add and git submodule add failed. They are written now,
+// and what git worktree / git submodule would not write there is quarantined when the command ends.
+describe("the workspace's own .git/worktrees and .git/modules", () => {
+  it("keeps what git worktree add writes, and the worktree works", () => {
+    const g = startCommand();
+    git(ws, "worktree", "add", "-q", ".worktrees/x", "-b", "x");
+    git(ws, "worktree", "add", "-q", "--detach", "wt2");
+    const scan = scanNewRepositories(ws, (g.before as { since: number }).since, (g.before as { known: ReadonlyMap<string, number> }).known);
+    expect(scan.findings).toEqual([]);
+    expect(userStatus(join(ws, ".worktrees/x")).status).toBe(0);
+  });
+
+  it("quarantines a commondir naming another folder, a config.worktree with core.fsmonitor, and a submodule git folder with one; the user's git runs none", () => {
+    git(ws, "worktree", "add", "-q", "--detach", ".worktrees/old");
+    const g = startCommand();
+    git(ws, "worktree", "add", "-q", "--detach", ".worktrees/p");
+    mkdirSync(join(base, "evil/objects"), { recursive: true });
+    mkdirSync(join(base, "evil/refs"), { recursive: true });
+    writeFileSync(join(base, "evil/HEAD"), "ref: refs/heads/main\n");
+    plantFsmonitor(join(base, "evil"), "commondir");
+    writeFileSync(join(ws, ".git/worktrees/p/commondir"), "../../../../evil\n");
+    // An existing worktree's config.worktree, written by the command.
+    writeFileSync(join(ws, ".git/worktrees/old/config.worktree"), `[core]\n\tfsmonitor = touch ${marker("worktree-config")}\n`);
+    // A submodule git folder planted in .git/modules, and a gitfile naming it.
+    git(ws, "init", "-q", "--bare", ".git/modules/sm");
+    plantFsmonitor(join(ws, ".git/modules/sm"), "module");
+    mkdirSync(join(ws, "sm"));
+    writeFileSync(join(ws, "sm/.git"), "gitdir: ../.git/modules/sm\n");
+    const moved = sweepGuards([g], q, new Set())
+      .map((x) => x.path)
+      .join("\n");
+    expect(moved).toMatch(/worktrees\/p\/commondir/);
+    expect(moved).toMatch(/worktrees\/old\/config\.worktree/);
+    expect(moved).toMatch(/modules\/sm/);
+    execFileSync("git", ["-C", ws, "config", "extensions.worktreeConfig", "true"]);
+    for (const d of [".worktrees/p", ".worktrees/old", "sm"]) userStatus(join(ws, d));
+    for (const n of ["commondir", "worktree-config", "module"]) expect({ n, ran: existsSync(marker(n)) }).toEqual({ n, ran: false });
+  });
+});

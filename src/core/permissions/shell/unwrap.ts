@@ -5,6 +5,7 @@
  * recursive parsing). Shells reading a script from their input (`echo … | sh`) run code Yoke
  * cannot see (`hidden`), unless that input is a literal here-document, which is parsed.
  */
+import { isPushConfigKey, pushOptionsOf } from "./git-push";
 import type { CommandPart, CommandView } from "./types";
 import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
@@ -812,6 +813,8 @@ function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefi
   let i = 0;
   let changed = false;
   const aliases = new Map<string, string>();
+  // `-c remote.X.push=+…` / `-c remote.X.mirror=true`: the push options they mean (shell/git-push.ts).
+  const impliedPush: string[] = [];
   const config = (kv: Word) => {
     if (kv.dynamic) {
       part.hidden.push(`git -c ${kv.raw} is only known when it runs`);
@@ -821,6 +824,7 @@ function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefi
     const key = (eq < 0 ? kv.value : kv.value.slice(0, eq)).toLowerCase();
     const value = eq < 0 ? "" : kv.value.slice(eq + 1);
     if (key.startsWith("alias.")) aliases.set(kv.value.slice(6, eq < 0 ? undefined : eq), value);
+    else if (isPushConfigKey(key)) impliedPush.push(...pushOptionsOf(key, value));
     else if (SAFE_GIT_CONFIG.test(key)) return;
     else if (SCRIPT_GIT_CONFIG.test(key) && value !== "" && !/^(true|false|0|1|yes|no|on|off)$/i.test(value)) {
       const script = key.startsWith("credential") && !value.startsWith("!") ? `git-credential-${value}` : value.replace(/^!/, "");
@@ -881,6 +885,8 @@ function gitStep(part: CommandPart, args: Word[], out: Unwrapped): Step | undefi
     part.views.push({ words: [literalWord("git"), { value: subName.value, raw: subName.raw, dynamic: true, glob: false }, ...rest.slice(1)], allowable: false, denyOnly: true });
   }
   if (!changed) return undefined;
+  // A push the configuration forces is read with the options it implies (`git push --force …`).
+  if (impliedPush.length && rest[0] && !rest[0].dynamic && rest[0].value === "push") rest = [rest[0], ...impliedPush.map(literalWord), ...rest.slice(1)];
   return { words: [literalWord("git"), ...rest], denyOnly: true };
 }
 

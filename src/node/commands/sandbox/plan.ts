@@ -415,7 +415,8 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const ancestors = new Set<string>();
   const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
   for (const root of writable) {
-    for (const e of PROTECTED_WORKSPACE_PATHS) protect(root, e.path, e.why);
+    // .git/worktrees and .git/modules: written by git worktree / git submodule, checked when the command ends (gitAllowList).
+    for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter) protect(root, e.path, e.why);
     gitAllowList(b, guards, ancestors, approved, root, protect);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
@@ -501,6 +502,9 @@ function links(dir: string, names: readonly string[]): Map<string, string> {
   return out;
 }
 
+/** `.git` entries git worktree and git submodule write, checked by the repositories guard when the command ends. */
+const GIT_LINKED_ENTRIES: readonly string[] = ["worktrees", "modules"];
+
 /**
  * `.git` as an allow-list: of a repository's `.git` folder in a writable folder, only what git's
  * ordinary work writes stays writable (protected-paths.ts, GIT_WRITABLE_ENTRIES); every other entry
@@ -512,14 +516,18 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
   const names = list(git);
   const isApproved = (n: string) => approved.some((a) => isWithin(a, join(git, n)));
-  for (const name of names) if (!gitEntryWritable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
+  // worktrees/ and modules/ (git worktree, git submodule) are written, and checked when the command
+  // ends against what those commands write (new-repositories.ts, checkOwnLinked: a planted
+  // commondir, config.worktree or submodule config goes to quarantine).
+  const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n);
+  for (const name of names) if (!writable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
   ancestors.add(git);
   pinAncestors(ancestors, root, git);
   guards.push({
     path: git,
     root,
     why: GIT_WHY,
-    before: { kind: "entries", names, accept: (n) => gitEntryWritable(n) || isApproved(n), links: links(git, names) },
+    before: { kind: "entries", names, accept: (n) => writable(n) || isApproved(n), links: links(git, names) },
   });
   // Objects: git adds them, never rewrites one, and never checks a hash when it reads one; each new
   // or changed object file must verify when the command ends (git-objects.ts).
