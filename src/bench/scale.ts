@@ -9,14 +9,14 @@
  * its metrics; what a row leaves changed in the repository it puts back.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createGitCheckpointStore } from "../node/checkpoint-store";
 import { CHECKPOINT_DEFAULTS } from "../core/checkpoints/types";
-import { generateScaleRepo, SCALE_GIT_ENV, type Row, type ScaleContext } from "./scale-repo";
+import { generateScaleRepo, SCALE_GIT_ENV, type Row, type ScaleContext, type ScaleRepo } from "./scale-repo";
 import { searchRows, sessionSearchRows } from "./scale-search";
 import type { BenchFn, BenchMetric } from "./types";
 
@@ -332,21 +332,58 @@ export function parseSizes(spec: string): Array<{ label: string; files: number }
     });
 }
 
+/**
+ * The size's repository: generated in `dir`, or with `YOKE_BENCH_SCALE_DIR` set, made once in
+ * that folder (`repo-LABEL/`, described by `repo-LABEL.json` once complete) and reused by later
+ * runs (a 1 M tree takes minutes and ~5 GB to make). A reused tree is checked clean first: rows put
+ * back what they change, and a run that died half-way may not have.
+ */
+async function scaleRepo(size: { label: string; files: number }, dir: string): Promise<ScaleRepo> {
+  const cache = process.env.YOKE_BENCH_SCALE_DIR;
+  if (!cache) return generateScaleRepo(join(dir, "repo"), size.files);
+  mkdirSync(cache, { recursive: true });
+  const root = join(cache, `repo-${size.label}`);
+  const meta = join(cache, `repo-${size.label}.json`);
+  if (existsSync(meta) && existsSync(root)) {
+    const repo = JSON.parse(readFileSync(meta, "utf8")) as ScaleRepo;
+    const dirty = git(root, ["--no-optional-locks", "status", "--porcelain", "--untracked-files=all"]).toString();
+    if (!dirty) {
+      process.stderr.write(`[bench] scale ${size.label}: reusing ${root}\n`);
+      return repo;
+    }
+    process.stderr.write(`[bench] scale ${size.label}: ${root} is not clean, made again:\n${dirty.slice(0, 500)}\n`);
+  }
+  rmSync(meta, { force: true });
+  rmSync(root, { recursive: true, force: true });
+  const repo = await generateScaleRepo(root, size.files);
+  writeFileSync(meta, JSON.stringify(repo));
+  return repo;
+}
+
+/** The load average beside each figure (the machine is shared: a figure means little without it). */
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
 export const bench: BenchFn = async () => {
   const sizes = parseSizes(process.env.YOKE_BENCH_SCALE_SIZES || "10k,100k");
   const rounds = Math.max(1, Number(process.env.YOKE_BENCH_SCALE_ROUNDS) || 3);
   const metrics: BenchMetric[] = [];
   for (const size of sizes) {
-    const dir = mkdtempSync(join(tmpdir(), `yoke-bench-scale-${size.label}-`));
+    const dir = mkdtempSync(join(process.env.YOKE_BENCH_SCALE_DIR || tmpdir(), `yoke-bench-scale-${size.label}-`));
     try {
-      const [genMs, repo] = await timed(() => generateScaleRepo(join(dir, "repo"), size.files));
-      process.stderr.write(`[bench] scale ${size.label}: ${repo.files} tracked files generated in ${(genMs / 1000).toFixed(1)} s\n`);
+      const [genMs, repo] = await timed(() => scaleRepo(size, dir));
+      process.stderr.write(`[bench] scale ${size.label}: ${repo.files} tracked files ready in ${(genMs / 1000).toFixed(1)} s\n`);
       const ctx: ScaleContext = { label: size.label, repo, dir, rounds };
       // YOKE_BENCH_SCALE_ROWS=searchRows,sessionSearchRows runs only the rows named (their function names).
       const only = process.env.YOKE_BENCH_SCALE_ROWS?.split(",").map((r) => r.trim());
       for (const row of ROWS) {
         if (only && !only.includes(row.name)) continue;
+        const before = load();
         const got = await row(ctx);
+        const after = load();
+        for (const m of got) m.note = `${m.note ? `${m.note}; ` : ""}load average ${before} before the row, ${after} after`;
         metrics.push(...got);
         // As they come: a long run that fails later keeps what it measured.
         for (const m of got) process.stderr.write(`[bench] ${JSON.stringify(m)}\n`);

@@ -78,6 +78,10 @@ async function restoreUndoes(repo: ScaleRepo, s: Awaited<ReturnType<typeof sessi
   expect(readFileSync(join(repo.root, repo.deepFile), "utf8")).toBe(repo.deepContent);
   expect(existsSync(join(repo.root, "packages/NOTES.md"))).toBe(false);
   expect(r.stdout).toMatch(/: 1 file\(s\) written back, 1 deleted/);
+  // The real restore prints the same preview, planned against its undo snapshot (one look at the folder).
+  expect(r.stderr).toContain(`restore ${repo.deepFile}`);
+  expect(r.stderr).toContain("delete  packages/NOTES.md");
+  expect(r.stderr).toContain("+export function");
   return { dry, r };
 }
 
@@ -124,6 +128,7 @@ describe("checkpoints at 10,000 files through the CLI", () => {
     // The preview says exactly what it can and cannot put back.
     expect(dry.stderr).toMatch(/the snapshot then was partial .*It puts back the 2 file\(s\) listed \(every file a tool wrote is among them\); \d+ file\(s\) it did not know are left as they are/);
     expect(r.stdout).toMatch(/left as they are \(unknown to the partial snapshot then, or skipped\)/);
+    expect(r.stderr).toMatch(/the snapshot then was partial .*It puts back the 2 file\(s\) listed/);
     expect(readFileSync(join(repo.root, "README.md"), "utf8")).toBe("changed by the user after the session\n");
   }, 600_000);
 });

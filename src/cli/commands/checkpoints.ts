@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { shellQuote } from "../../core/commands/shell-quote";
-import { checkpointsOf, lastRestore, previewRestore, restoreTo, turnsOf, undoRestore, type RestoreContext, type RestoreWhat } from "../../core/checkpoints";
+import { checkpointsOf, lastRestore, previewRestore, restoreTo, turnsOf, undoRestore, type RestoreContext, type RestorePlan, type RestoreWhat } from "../../core/checkpoints";
 import type { WorkspaceFolder } from "../../core/ports";
 import { SessionLog } from "../../core/session/session-log";
 import { parseLog } from "../../core/session/session-log";
@@ -114,18 +114,24 @@ async function restoreCommand(argv: string[]): Promise<number> {
     const turns = turnsOf(log.events).length;
     const turn = Number(turnText);
     if (!/^\d+$/.test(turnText!) || turn > turns) throw new UsageError(`TURN must be a turn of the session, 0 to ${turns} (got "${turnText}")`);
-    if (what !== "conversation") {
+    const printPlan = (plan: RestorePlan) => {
+      process.stderr.write(`${plan.root}: ${plan.changes.length} file(s) to restore${plan.kept.length ? `, ${plan.kept.length} left as they are` : ""}\n`);
+      for (const c of plan.changes) process.stderr.write(`  ${c.action === "delete" ? "delete " : "restore"} ${c.path}\n`);
+      if (plan.diff) process.stderr.write(plan.diff + (plan.diffTruncated ? "\n… (diff cut)\n" : ""));
+    };
+    if (what !== "conversation" && values["dry-run"]) {
       const preview = await previewRestore(ctx.store, log.events, turn);
       for (const p of preview.problems) process.stderr.write(`yoke checkpoints: ${p}\n`);
-      for (const plan of preview.plans) {
-        process.stderr.write(`${plan.root}: ${plan.changes.length} file(s) to restore${plan.kept.length ? `, ${plan.kept.length} left as they are` : ""}\n`);
-        for (const c of plan.changes) process.stderr.write(`  ${c.action === "delete" ? "delete " : "restore"} ${c.path}\n`);
-        if (plan.diff) process.stderr.write(plan.diff + (plan.diffTruncated ? "\n… (diff cut)\n" : ""));
-      }
-      if (values["dry-run"]) {
-        if (values.json) printJson({ sessionId: id, turn, dryRun: true, plans: preview.plans, problems: preview.problems });
-        return 0;
-      }
+      for (const plan of preview.plans) printPlan(plan);
+      if (values.json) printJson({ sessionId: id, turn, dryRun: true, plans: preview.plans, problems: preview.problems });
+      return 0;
+    } else if (what !== "conversation") {
+      // A real restore prints the same preview, planned against the snapshot it takes first (its
+      // undo point): one look at the folder, not a look for the preview and another for the snapshot.
+      ctx.preview = (plan, problem) => {
+        if (problem) process.stderr.write(`yoke checkpoints: ${problem}\n`);
+        printPlan(plan);
+      };
     } else if (values["dry-run"]) {
       process.stderr.write(`would rewind the conversation to the end of turn ${turn}\n`);
       return 0;

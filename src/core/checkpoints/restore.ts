@@ -49,14 +49,20 @@ export async function previewRestore(store: CheckpointStore, events: readonly Se
     else {
       const plan = await store.plan(f.root, f.commit);
       plans.push(plan);
-      if (plan.partial)
-        problems.push(
-          `${f.name}: the snapshot then was partial (${f.fallback ?? "its time budget ran out"}). It puts back the ${plan.changes.length} file(s) listed (every file a tool wrote is among them); ` +
-            `${plan.kept.length} file(s) it did not know are left as they are`,
-        );
+      const problem = partialProblem(f, plan);
+      if (problem) problems.push(problem);
     }
   }
   return { target, plans, problems };
+}
+
+/** What the preview says of a plan from a partial snapshot (undefined: the snapshot was complete). */
+function partialProblem(f: CheckpointEvent["folders"][number], plan: RestorePlan): string | undefined {
+  if (!plan.partial) return undefined;
+  return (
+    `${f.name}: the snapshot then was partial (${f.fallback ?? "its time budget ran out"}). It puts back the ${plan.changes.length} file(s) listed (every file a tool wrote is among them); ` +
+    `${plan.kept.length} file(s) it did not know are left as they are`
+  );
 }
 
 export interface RestoreContext {
@@ -65,6 +71,13 @@ export interface RestoreContext {
   append: (e: NewEvent) => SessionEvent;
   folders: readonly WorkspaceFolder[];
   budgetMs?: number;
+  /**
+   * Told each folder's plan before its files change, planned against the snapshot just taken
+   * before the restore (the undo point): a preview without a second look at the whole folder
+   * (at a million files, a look costs about a `git status`). `problem`: what a partial snapshot
+   * cannot put back, as `previewRestore` says it.
+   */
+  preview?: (plan: RestorePlan, problem: string | undefined) => void;
 }
 
 export interface RestoreResult {
@@ -87,6 +100,10 @@ async function restoreFiles(ctx: RestoreContext, checkpoint: CheckpointEvent, tu
     }
     // The undo point just taken is the files now: no second walk of the folder.
     const now = (undo as CheckpointEvent).folders.find((u) => u.root === f.root)?.commit;
+    if (ctx.preview) {
+      const plan = await ctx.store.plan(f.root, f.commit, now ? { now } : undefined);
+      ctx.preview(plan, partialProblem(f, plan));
+    }
     const r = await ctx.store.restore(f.root, f.commit, now ? { now } : undefined);
     changed.push({ root: f.root, written: r.written, deleted: r.deleted, ...(r.kept.length ? { kept: r.kept.slice(0, 50) } : {}) });
     lines.push(
