@@ -55,6 +55,10 @@ describe("commands run by wrappers, git's program names and tools' options", () 
       "gcc -wrapper 'sh,-c,rm -rf src,x' -fsyntax-only -x c /dev/null",
       "start-stop-daemon -S -d . -x /bin/rm -- -rf src",
       "cc -wrapper sh,-c,'rm -rf src' x.c",
+      "nodemon --exec 'rm -rf src' src/index.ts",
+      "npx nodemon -x 'rm -rf src'",
+      "npx nodemon --exec='git reset --hard'",
+      "nodemon -- rm -rf src",
     ]) {
       const d = await gate.check(bash(c), "bypassPermissions");
       expect({ c, decision: d.decision }).not.toEqual({ c, decision: "allow" });

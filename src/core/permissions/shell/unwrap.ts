@@ -95,6 +95,7 @@ const RUNS_A_COMMAND = new Set([
   "sandbox-exec",
   "winpty",
   "ts-node-dev",
+  "nodemon",
   "rlwrap",
   "nix-shell",
   "xterm",
@@ -168,6 +169,9 @@ const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"
 const SCRIPT_OPTIONS: Record<string, RegExp> = {
   // npm reads unique prefixes of long options (nopt): `--cal` is `--call` (red team round 12: `npx -c 'rm -rf src'`).
   npx: /^(-c|--cal|--call)$/,
+  // `nodemon FILE` runs node on a file (code from a file, as `node FILE`: the sandbox's part, like
+  // its nodemon.json); `--exec CMD` is a command string, read as one.
+  nodemon: /^(-x|--exec)$/,
   npm: /^(-c|--cal|--call)$/,
   pnpm: /^(-c|--shell-mode)$/,
   pnpx: /^(-c|--shell-mode)$/,
@@ -187,7 +191,6 @@ const SCRIPT_OPTIONS: Record<string, RegExp> = {
 const HIDDEN_RUNNERS: Record<string, string> = {
   concurrently: "runs the command strings it is given",
   watchexec: "runs a command string when files change",
-  nodemon: "runs a command when files change",
   parallel: "runs commands built at run time",
   tmux: "runs commands in a terminal session",
   screen: "runs commands in a terminal session",
