@@ -22,6 +22,7 @@ import { homeFolders } from "./commands/sandbox/host";
 import { expandHome, isWithin, real } from "./commands/sandbox/paths";
 import { SandboxUnavailableError, type GuardedPath, type SandboxBackend, type SandboxPath, type SandboxProtection } from "./commands/sandbox/types";
 import { sandboxFromSettings, type SandboxSettings } from "./commands/session-runner";
+import { HOME_SECRETS } from "./commands/sandbox/plan";
 
 export interface HookSandboxOptions {
   workspace: string;
@@ -65,24 +66,8 @@ export interface HookSandbox {
   ): Promise<ConfinedLaunch | { unavailable: string } | { host: string }>;
 }
 
-/** Components never exposed for a hook's script path (credentials). */
-const SECRET_PARTS = new Set([
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".netrc",
-  ".git-credentials",
-  ".npmrc",
-  ".pypirc",
-  ".docker",
-  ".kube",
-  ".azure",
-  ".password-store",
-  ".credentials.json",
-  "gh",
-  "gcloud",
-  "keyrings",
-]);
+/** Components never exposed for a hook's script path: the last component of each credential path commands never see. */
+const SECRET_PARTS = new Set(HOME_SECRETS.map((p) => basename(p)));
 
 /** A shell word, and whether the command writes it (the target of `>`, `>>`, `&>`, or a file `tee` is given). */
 export interface ShellToken {

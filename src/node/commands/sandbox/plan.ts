@@ -173,7 +173,7 @@ function inodesOf(dir: string): Array<[string, string]> {
  * In a home folder that stays visible (the workspace is the home, or holds it): credentials are
  * hidden, and the files a login shell or the desktop runs later are protected like the workspace's.
  */
-const HOME_SECRETS = [
+export const HOME_SECRETS = [
   ".ssh",
   ".aws",
   ".gnupg",
@@ -193,6 +193,7 @@ const HOME_SECRETS = [
   ".cargo/credentials.toml",
   ".cargo/credentials",
   ".gem/credentials",
+  ".claude/.credentials.json",
 ];
 /**
  * In a home folder that stays visible, the top-level entries commands may write: everything that
