@@ -7,6 +7,7 @@
  */
 import * as vscode from "vscode";
 import type { McpAuthorizeRequest, McpCredentialStore } from "../node/mcp/oauth";
+import { yokeSetting } from "./settings";
 import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
 
 const PREFIX = "yoke.mcp.oauth:";
@@ -69,7 +70,7 @@ export function uriHandlerReceiver(extensionId: string): McpRedirectReceiver {
 /** The sign-in's way back for this window, by `yoke.mcp.oauthRedirect` (undefined: the loopback listener). */
 export function windowReceiver(extensionId: string): McpRedirectReceiver | undefined {
   const mode = chooseRedirect({
-    setting: vscode.workspace.getConfiguration("yoke").get<string>("mcp.oauthRedirect"),
+    setting: yokeSetting<string>("mcp.oauthRedirect").value,
     remoteName: vscode.env.remoteName,
     web: vscode.env.uiKind === vscode.UIKind.Web,
   });

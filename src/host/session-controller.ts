@@ -1,9 +1,8 @@
-// Owns the panel's state: the session shown, the live AgentSession (created lazily on first send),
-// the view model projected from its events, and the messages sent to the webview. Its parts live in
-// src/host/session/: the router (webview messages), the live session (attach/detach, deltas,
-// compaction), the store (location, migration, locks, watching), the history, opening from the log
-// and the restore after a reload, the snapshot, the first-run probe, and the composer, checkpoint
-// and review glue. What stays here wires them, runs the loop, and builds the session.
+// Owns the panel's state: the session shown, the live AgentSession (created lazily on first send), the view model
+// projected from its events, and the messages sent to the webview. Its parts live in src/host/session/: the router
+// (webview messages), the live session (attach/detach, deltas, compaction), the store (location, migration, locks,
+// watching), the history, opening from the log and the restore after a reload, the snapshot, the first-run probe, and
+// the composer, checkpoint and review glue. What stays here wires them, runs the loop, and builds the session.
 import * as vscode from "vscode";
 import { AgentSession } from "../core/loop/agent-session";
 import type { PermissionMode } from "../core/loop/types";
@@ -35,9 +34,7 @@ import { PanelState } from "./session/state";
 import { StoreLink } from "./session/store";
 import { OtherWriters } from "./session/other-writers";
 import { HostAgents } from "./agents"; // background agents (issue 24)
-
-/** The check of the webview's messages, for the panel (src/host/panel): it loads with this bundle, not at activation. */
-export { parseWebviewToHost } from "../protocol/messages";
+export { parseWebviewToHost } from "../protocol/messages"; // for the panel: the check of webview messages loads with this bundle, not at activation
 
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;

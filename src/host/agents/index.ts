@@ -9,7 +9,8 @@ import type { AgentRecord } from "../../core/background/agents";
 import type { PermissionMode } from "../../core/loop/types";
 import type { ChangeReviewer, ProposedFile } from "../../core/review";
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
-import { applyMode, planAgentChange, writePlan, type PlannedFile } from "../../node/background/merge";
+import { applyMode, planAgentChange, writePlan } from "../../node/background/merge";
+import { askWholeFiles } from "./whole-files";
 import { AgentRegistry } from "../../node/background/registry";
 import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
 import { repositoryOf } from "../../node/background/worktree";
@@ -256,17 +257,8 @@ export class HostAgents implements vscode.Disposable {
     });
     this.deps.log.info(`agent ${id}: its change (${planned.plan.map((f) => f.path).join(", ")}) is under review in the editor`);
     try {
-      const wholeTaken: PlannedFile[] = [];
-      for (const p of whole) {
-        if (abort.signal.aborted) return;
-        const what = p.modeOnly
-          ? `made ${p.path} ${p.mode === "100755" ? "executable" : "not executable"} (its content is yours)`
-          : p.content === null
-            ? `deleted the binary file ${p.path}`
-            : `${p.user === null ? "added" : "changed"} the binary file ${p.path} (${p.user === null ? "" : `${p.user.length} → `}${p.content.length} bytes${p.mode === "100755" ? ", executable" : ""})`;
-        const answer = await vscode.window.showInformationMessage(`Yoke: background agent ${id} ${what}. Take this whole file?`, "Accept", "Reject");
-        if (answer === "Accept") wholeTaken.push(p);
-      }
+      const wholeTaken = await askWholeFiles(id, whole, abort.signal);
+      if (!wholeTaken) return;
       const result = files.length ? await reviewer.reviewSet({ setId, callId: setId, tool: "background agent", files }, "ask", abort.signal) : { files: [] };
       if (result.error) return fail(`Not merged: ${result.error}`);
       // What the editor's review wrote keeps the agent's executable bit; the files taken whole are written byte-exact.

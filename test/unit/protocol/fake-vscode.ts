@@ -123,7 +123,8 @@ export function createFakeVscode() {
         readonly pattern: string,
       ) {}
     },
-    env: { appRoot: "/nonexistent-vscode-app-root" },
+    UIKind: { Desktop: 1, Web: 2 },
+    env: { appRoot: "/nonexistent-vscode-app-root", uiKind: 1, uriScheme: "vscode" },
     commands: {
       executeCommand: async (...args: unknown[]) => {
         state.commands.push(args);
