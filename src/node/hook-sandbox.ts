@@ -201,6 +201,8 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
 }
 
 const PRIVATE_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
+/** Where plugins are installed, below a home: the only home paths a hook not of the user's own settings keeps readable. */
+const PLUGIN_FOLDERS = [".yoke/plugins", ".claude/plugins"];
 /** Files a login shell, git or the desktop runs later: never made writable for a hook. */
 const STARTUP = /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|autostart|systemd)|local\/bin|xprofile|xinitrc|pam_environment)/;
 
@@ -280,14 +282,17 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       const visible = [real(opts.workspace)];
       // Only a hook of the user's own settings: a repository's hook line could name any file of the home.
       const written = req.fromUser ? hookWrittenFiles(tokens, env, home, homes, visible) : [];
+      // A repository's hook (or a plugin's) names what it likes: of the home, only what a plugin
+      // brings stays readable for it (red team round 13: `cat ~/.bash_history` in a committed hook).
+      const named = hookReadablePaths(
+        tokens.map((t) => t.word),
+        env,
+        home,
+        homes,
+        visible,
+      );
       const readable = [
-        ...hookReadablePaths(
-          tokens.map((t) => t.word),
-          env,
-          home,
-          homes,
-          visible,
-        ),
+        ...(req.fromUser ? named : named.filter((p) => homes.some((h) => PLUGIN_FOLDERS.some((f) => isWithin(p, join(h, f)) && p !== join(h, f))))),
         ...(opts.readable?.() ?? []),
       ].filter((p) => !written.includes(p));
       const extra: SandboxPath[] = [...[...new Set(readable)].sort().map((path) => ({ path, mode: "ro" as const })), ...written.sort().map((path) => ({ path, mode: "rw" as const }))];
