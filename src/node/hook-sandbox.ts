@@ -182,6 +182,9 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
       const w = expandWord(part, env, home);
       if (!w.startsWith("/")) continue;
       const abs = resolve(w);
+      // A path in the workspace is the agent's to replace: a link it plants there (scripts/fmt.sh
+      // → ~/.config/app/token) must not make its target readable (red team round 13).
+      if (visible.some((v) => isWithin(abs, v))) continue;
       const k = kind(abs);
       if (!k) continue;
       for (const p of new Set([abs, real(abs)])) {
@@ -219,6 +222,8 @@ export function hookWrittenFiles(tokens: readonly ShellToken[], env: Record<stri
     const w = expandWord(t.word, env, home);
     if (!w.startsWith("/")) continue;
     const abs = resolve(w);
+    // In the workspace (writable already): never followed through a link the agent planted there.
+    if (visible.some((v) => isWithin(abs, v))) continue;
     const at = real(dirname(abs));
     const p = join(at, basename(abs));
     if (visible.some((v) => isWithin(p, v))) continue;
@@ -279,7 +284,7 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       const env = { ...process.env, ...req.env } as Record<string, string | undefined>;
       const homes = homeFolders(home).map(real);
       const tokens = req.args ? [req.command, ...req.args].map((word) => ({ word, written: false })) : shellTokens(req.command);
-      const visible = [real(opts.workspace)];
+      const visible = [...new Set([real(opts.workspace), resolve(opts.workspace), ...(req.env.CLAUDE_PROJECT_DIR ? [resolve(req.env.CLAUDE_PROJECT_DIR)] : [])])];
       // Only a hook of the user's own settings: a repository's hook line could name any file of the home.
       const written = req.fromUser ? hookWrittenFiles(tokens, env, home, homes, visible) : [];
       // A repository's hook (or a plugin's) names what it likes: of the home, only what a plugin
