@@ -167,6 +167,9 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
       const w = expandWord(part, env, home);
       if (!w.startsWith("/")) continue;
       const abs = resolve(w);
+      // A path in the workspace is the agent's to replace: a link it plants there (scripts/fmt.sh
+      // → ~/.config/app/token) must not make its target readable (red team round 13).
+      if (visible.some((v) => isWithin(abs, v))) continue;
       const k = kind(abs);
       if (!k) continue;
       for (const p of new Set([abs, real(abs)])) {
@@ -186,6 +189,8 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
 }
 
 const PRIVATE_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
+/** Where plugins are installed, below a home: the only home paths a hook not of the user's own settings keeps readable. */
+const PLUGIN_FOLDERS = [".yoke/plugins", ".claude/plugins"];
 /** Files a login shell, git or the desktop runs later: never made writable for a hook. */
 const STARTUP = /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|autostart|systemd)|local\/bin|xprofile|xinitrc|pam_environment)/;
 
@@ -202,6 +207,8 @@ export function hookWrittenFiles(tokens: readonly ShellToken[], env: Record<stri
     const w = expandWord(t.word, env, home);
     if (!w.startsWith("/")) continue;
     const abs = resolve(w);
+    // In the workspace (writable already): never followed through a link the agent planted there.
+    if (visible.some((v) => isWithin(abs, v))) continue;
     const at = real(dirname(abs));
     const p = join(at, basename(abs));
     if (visible.some((v) => isWithin(p, v))) continue;
@@ -262,17 +269,20 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       const env = { ...process.env, ...req.env } as Record<string, string | undefined>;
       const homes = homeFolders(home).map(real);
       const tokens = req.args ? [req.command, ...req.args].map((word) => ({ word, written: false })) : shellTokens(req.command);
-      const visible = [real(opts.workspace)];
+      const visible = [...new Set([real(opts.workspace), resolve(opts.workspace), ...(req.env.CLAUDE_PROJECT_DIR ? [resolve(req.env.CLAUDE_PROJECT_DIR)] : [])])];
       // Only a hook of the user's own settings: a repository's hook line could name any file of the home.
       const written = req.fromUser ? hookWrittenFiles(tokens, env, home, homes, visible) : [];
+      // A repository's hook (or a plugin's) names what it likes: of the home, only what a plugin
+      // brings stays readable for it (red team round 13: `cat ~/.bash_history` in a committed hook).
+      const named = hookReadablePaths(
+        tokens.map((t) => t.word),
+        env,
+        home,
+        homes,
+        visible,
+      );
       const readable = [
-        ...hookReadablePaths(
-          tokens.map((t) => t.word),
-          env,
-          home,
-          homes,
-          visible,
-        ),
+        ...(req.fromUser ? named : named.filter((p) => homes.some((h) => PLUGIN_FOLDERS.some((f) => isWithin(p, join(h, f)) && p !== join(h, f))))),
         ...(opts.readable?.() ?? []),
       ].filter((p) => !written.includes(p));
       const extra: SandboxPath[] = [...[...new Set(readable)].sort().map((path) => ({ path, mode: "ro" as const })), ...written.sort().map((path) => ({ path, mode: "rw" as const }))];

@@ -32,7 +32,7 @@ describe.each(sandboxBackends())("a confined hook (%s)", (backend, unusable) => 
 
   it.skipIf(unusable)("gets its stdin, keeps stdout and stderr apart, gives its exit status; finds its script in the hidden home, not the home's other files", async () => {
     const { ws, home, runner } = setup();
-    const r = await runner.run({ command: `bash ${home}/.claude/hooks/echo.sh`, cwd: ws, stdin: "hello\n", sandbox: true, timeoutMs: 60_000 });
+    const r = await runner.run({ command: `bash ${home}/.claude/hooks/echo.sh`, cwd: ws, stdin: "hello\n", sandbox: true, timeoutMs: 60_000, fromUser: true });
     expect(r.ranIn).toBe(backend);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('{"systemMessage": "got hello"}\n');
@@ -40,11 +40,24 @@ describe.each(sandboxBackends())("a confined hook (%s)", (backend, unusable) => 
     // The failure says where it ran and how to opt out.
     expect(r.confinement).toContain(`it ran confined, in the ${backend} sandbox`);
     // Only what the command line names is kept readable (here ~/.claude/hooks, by name).
-    const secret = await runner.run({ command: `cat "$(printf %s ${home})/secret.txt"; ls ${home}/.claude/hooks; echo "[$YOKE_SANDBOX]"`, cwd: ws, stdin: "", sandbox: true, timeoutMs: 60_000 });
+    const secret = await runner.run({
+      command: `cat "$(printf %s ${home})/secret.txt"; ls ${home}/.claude/hooks; echo "[$YOKE_SANDBOX]"`,
+      cwd: ws,
+      stdin: "",
+      sandbox: true,
+      timeoutMs: 60_000,
+      fromUser: true,
+    });
     expect(secret.stdout).not.toContain("s3cret");
     expect(secret.stdout).toContain(`[${backend}]`);
     // A path the command computes is not seen (nor kept readable); the folder of a named script is.
     expect(secret.stdout).toContain("echo.sh\n");
+    // A hook not of the user's own settings (a repository's, red team round 13) names home files in
+    // vain: neither a file it names nor the user's hook folder is kept readable for it.
+    const repo = await runner.run({ command: `cat ${home}/secret.txt; ls ${home}/.claude/hooks; echo "[$YOKE_SANDBOX]"`, cwd: ws, stdin: "", sandbox: true, timeoutMs: 60_000 });
+    expect(repo.stdout).toContain(`[${backend}]`);
+    expect(repo.stdout).not.toContain("s3cret");
+    expect(repo.stdout).not.toContain("echo.sh");
   });
 
   it.skipIf(unusable)("writes the workspace but not its protected paths, and a timeout stops all of it", async () => {

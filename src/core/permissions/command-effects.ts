@@ -349,6 +349,21 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
         if (own) for (const w of own) fx.writes.push(w);
         else fx.writeRegions.push({ value: valueAfter(/^--output-dir$/)[0]?.value ?? ".", raw: "curl -O", dynamic: false, glob: false });
       }
+      {
+        // `--output-dir D -o F` writes D/F (red team round 13); `-o '#1'` is a template curl fills
+        // with the text a URL glob matched (`file:///x?{precious/y}` writes precious/y): a name only
+        // known when it runs, unless -g/--globoff keeps `#1` literal.
+        const dirs = [...valueAfter(/^--output-dir$/, /^--output-dir=(.*)$/), ...optionValues(args, "--output-dir")];
+        const globoff = args.some((a) => a.value === "-g" || longOptionOf(a.value, ["--globoff"]) || /^-[a-zA-Z]*g[a-zA-Z]*$/.test(a.value));
+        const out: Word[] = [];
+        for (const w of fx.writes) {
+          const template = !globoff && /#\d/.test(w.value);
+          const named = template ? { ...w, value: `$(${w.raw}: the text a URL glob matched)`, dynamic: true, glob: false } : w;
+          out.push(named);
+          if (!template && !w.value.startsWith("/")) for (const d of dirs) out.push(d.dynamic ? { ...d } : { ...w, value: `${d.value.replace(/\/+$/, "")}/${w.value}`, dynamic: w.dynamic });
+        }
+        fx.writes = out;
+      }
       return fx;
     case "wget":
       fx.writes.push(...valueAfter(/^(-O|--output-document|-o|--output-file|-a|--append-output)$/, /^--(?:output-document|output-file|append-output)=(.*)$/));
@@ -516,7 +531,7 @@ function gitConfigWrites(rest: string[]): boolean {
 /** curl's short options that take a value (curl(1)); the others are flags a cluster may hold. */
 const CURL_SHORT_VALUED = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
 /** A URL whose file name Yoke can tell: scheme, host, a path without query, fragment or escapes. */
-const PLAIN_URL = /^(?:https?|ftp):\/\/[^/?#%\s]+(\/[^?#%\s]*)?$/;
+const PLAIN_URL = /^(?:https?|ftp):\/\/[^/?#%\s{}[\]]+(\/[^?#%\s{}[\]]*)?$/;
 
 /**
  * The files `curl -O URL…` writes, when Yoke can tell: the last part of each URL's path, in the

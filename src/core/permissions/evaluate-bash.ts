@@ -76,7 +76,17 @@ export type Touch = {
   implicit?: boolean;
 } & TouchTarget;
 
-type TouchTarget = { exact: CheckedPath } | { pattern: PathPattern; why: string; fixedDir?: string; tail?: string; symbolic: "dynamic" | "cwd" | "alias" | "unstable" | "history" };
+type TouchTarget =
+  | { exact: CheckedPath }
+  | {
+      pattern: PathPattern;
+      why: string;
+      fixedDir?: string;
+      tail?: string;
+      symbolic: "dynamic" | "cwd" | "alias" | "unstable" | "history";
+      /** The pattern stands for one file (a blob `git show REV:PATH` prints), not for what may lie below it. */
+      leaf?: boolean;
+    };
 
 export async function evaluateBash(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
   const ctx = scopedToOneCheck(gateCtx);
@@ -140,7 +150,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
         if (below) maybe.push({ rule: below, inst: t.inst, what: `\`${t.inst.part.text}\` writes below ${showPath(ctx, t.exact)}, where the deny rule ${ruleLabel(below)} applies` });
       }
     } else {
-      const rule = ruleCouldMatch(ctx, "deny", perm, t.pattern);
+      const rule = ruleCouldMatch(ctx, "deny", perm, t.pattern, t.leaf);
       if (rule) maybe.push({ rule, inst: t.inst, what: `\`${t.inst.part.text}\` ${t.kind === "write" ? "writes to" : "reads"} ${t.why}, which the deny rule ${ruleLabel(rule)} might cover` });
     }
   }
@@ -178,7 +188,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
     const rule =
       "exact" in t
         ? (matchPathRule(ctx, "ask", perm, t.exact) ?? (t.region ? ruleCouldMatch(ctx, "ask", perm, regionPattern(t.exact.lexical)) : undefined))
-        : ruleCouldMatch(ctx, "ask", perm, t.pattern);
+        : ruleCouldMatch(ctx, "ask", perm, t.pattern, t.leaf);
     if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${"exact" in t ? showPath(ctx, t.exact) : t.why}.`, rule);
   }
   const guarded = protectedWrites(touches, ctx);
@@ -646,6 +656,18 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
       if (inst.cls.readsCwd) await add("read", literalWord(".") as XWord, { implicit: true });
       for (const d of inst.cls.gitDirs ?? []) await add("read", d as XWord);
       for (const p of inst.cls.repoPaths ?? []) if (!p.dynamic) out.push({ kind: "read", raw: p.raw, inst, exact: await check(ctx.cwd, p.value.replace(/^\/+/, "")) });
+      // `git show REV:PATH` where REV names a subtree (a tag, a ref): PATH below any folder of it.
+      for (const p of inst.cls.treePaths ?? [])
+        if (!p.dynamic && !p.value.split("/").includes(".."))
+          out.push({
+            kind: "read",
+            raw: p.raw,
+            inst,
+            pattern: [...litSegs(ctx.cwd), ANY, ...litSegs(p.value)],
+            why: `${p.raw} (its path below any folder: the revision may name a subtree)`,
+            symbolic: "history",
+            leaf: true,
+          });
       if (inst.cls.gitContent) out.push(...(await gitHistory(inst, ctx, check)));
     } else if (gitWritesContentOut(inst.innermost.words)) {
       // A git command that is not read-only and may write the repository's contents out (an

@@ -157,25 +157,26 @@ export function scopedToOneCheck(ctx: EvalContext): EvalContext {
 const patternKey = (path: PathPattern) => path.map((s) => ("lit" in s ? `l${s.lit}` : "glob" in s ? `${s.rule ? "r" : "g"}${s.glob}` : "*")).join("\0");
 
 /** The first rule of `list` for `permission` that could match a path the pattern stands for. */
-export function ruleCouldMatch(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern): PermissionRule | undefined {
+export function ruleCouldMatch(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern, leaf = false): PermissionRule | undefined {
   const memo = ruleMemo.get(ctx);
-  if (!memo) return ruleCouldMatchNow(ctx, list, permission, path);
-  const key = `${list}\0${permission}\0${patternKey(path)}`;
+  if (!memo) return ruleCouldMatchNow(ctx, list, permission, path, leaf);
+  const key = `${list}\0${permission}\0${leaf ? "leaf\0" : ""}${patternKey(path)}`;
   const hit = memo.get(key);
   if (hit !== undefined) return hit ?? undefined;
-  const r = ruleCouldMatchNow(ctx, list, permission, path);
+  const r = ruleCouldMatchNow(ctx, list, permission, path, leaf);
   memo.set(key, r ?? null);
   return r;
 }
 
-function ruleCouldMatchNow(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern): PermissionRule | undefined {
+/** `leaf`: the pattern stands for files only (a blob git prints), never a folder a rule's path lies in or below. */
+function ruleCouldMatchNow(ctx: EvalContext, list: RuleList, permission: string, path: PathPattern, leaf = false): PermissionRule | undefined {
   const fold = !!ctx.caseInsensitive;
   return rulesFor(ctx, list, permission).find((r) => {
     if (r.specifier === undefined) return true;
     for (const sc of specContext(ctx, r, list)) {
       for (const { base, pattern } of anchorsOf(r.specifier, sc)) {
         const segs = ruleSegs(base, pattern);
-        if (patternsMeet(path, segs, fold) || patternsMeet(path, [...segs, ANY], fold)) return true;
+        if (patternsMeet(path, segs, fold) || (!leaf && patternsMeet(path, [...segs, ANY], fold))) return true;
       }
     }
     return false;

@@ -22,6 +22,8 @@ export type ReadOnlyClass =
       gitContent?: GitContent;
       /** git: `rev:path` arguments, whose path is relative to the repository's top folder. */
       repoPaths?: Word[];
+      /** git: the paths of `rev:path` arguments (not `:path`): REV may name a subtree, so PATH may be below any folder. */
+      treePaths?: Word[];
     }
   | { ok: false; why: string };
 
@@ -546,6 +548,7 @@ function gitTagLists(rest: Word[]): boolean {
 function classifyGit(args: Word[]): ReadOnlyClass {
   const paths: Word[] = [];
   const repoPaths: Word[] = [];
+  const treePaths: Word[] = [];
   const gitDirs: Word[] = [];
   let i = 0;
   while (i < args.length && args[i]!.value.startsWith("-")) {
@@ -591,9 +594,12 @@ function classifyGit(args: Word[]): ReadOnlyClass {
       const p = a.value.slice(colon + 1);
       paths.push({ ...a, value: p });
       if (!p.startsWith("./") && !p.startsWith("../")) repoPaths.push({ ...a, value: p });
+      // Printed as it is by show/cat-file only (rev-parse prints an id, diff and log their own way);
+      // `./x` is x below the working folder's place in that tree, so below some folder too.
+      if ((sub === "show" || sub === "cat-file") && !p.startsWith("../")) treePaths.push({ ...a, value: p.replace(/^(\.\/+)+/, "") });
     }
   }
-  return { ok: true, paths, gitDirs, repoPaths, gitContent: gitContent(sub, rest, pathspecs, dashdash >= 0) };
+  return { ok: true, paths, gitDirs, repoPaths, treePaths, gitContent: gitContent(sub, rest, pathspecs, dashdash >= 0) };
 }
 
 /** What of the repository a read-only git command prints. */
@@ -637,13 +643,28 @@ function gitContent(sub: string, rest: Word[], pathspecs: Word[], hasDashDash: b
     (sub === "show" || sub === "cat-file") &&
     !hasDashDash &&
     rest.some((a) => !a.value.startsWith("-")) &&
-    rest.every((a) => (a.value.startsWith("-") ? GIT_BLOB_OPTIONS.test(a.value) : !a.dynamic && /^[^:\s-][^:\s]*:[^:(!/][^:]*$/.test(a.value)))
+    rest.every((a) => (a.value.startsWith("-") ? GIT_BLOB_OPTIONS.test(a.value) : !a.dynamic && /^[^:\s-][^:\s]*:[^:(!/][^:]*$/.test(a.value) && commitRevision(a.value)))
   )
     return undefined;
   // Magic pathspecs (`:(glob)x`, `:!x`, `:/`) and unknown words: assume every file.
   const positional = hasDashDash ? [] : rest.filter((a) => !a.value.startsWith("-"));
   const any = [...pathspecs, ...positional].some((p) => p.dynamic) || [...pathspecs, ...positional].some((p) => p.value.startsWith(":"));
   return { pathspecs, positional, any };
+}
+
+/**
+ * Is the `REV` of `REV:PATH` spelled as a commit (a name, `HEAD`, `origin/main`, with `~N`, `^N`,
+ * `@{…}`, `^{commit}`, `^{/text}`)? Then PATH is relative to a commit's top folder. An object id
+ * (hexadecimal) may name any tree — `git show <id of vault>:key` prints vault/key — and `^{tree}`
+ * or `^{}` may peel a tag to one, so those print what Yoke cannot place (red team round 13). A
+ * name can still be a tag pointing to a subtree: classifyGit checks PATH at any depth too.
+ */
+function commitRevision(word: string): boolean {
+  const rev = word.slice(0, word.indexOf(":"));
+  const m = /^([^~^@{}]*)((?:~\d*|\^\d*|\^\{(?:commit|\/[^}]*)\}|@\{[^}]*\})*)$/.exec(rev);
+  if (!m) return false;
+  const base = m[1]!;
+  return !/^[0-9a-fA-F]{4,64}$/.test(base) && (base !== "" || m[2]!.startsWith("@"));
 }
 
 /** `-f/etc/passwd` → `/etc/passwd`; `--file=x` → `x`; undefined when the option carries no path-like value. */

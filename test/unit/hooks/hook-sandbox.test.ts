@@ -3,7 +3,7 @@
  * settings; the paths a hook's command line names are kept readable; a confined hook that cannot
  * have its sandbox is a hook that could not run, with the reason and the opt-out.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -114,6 +114,29 @@ describe("the files a hook's command line writes", () => {
     expect(got.sort()).toEqual([join(home, ".claude", "new.log"), join(home, ".claude", "old.log")]);
     expect(existsSync(join(home, ".claude", "new.log"))).toBe(true);
     expect(existsSync(join(home, ".bashrc"))).toBe(false);
+  });
+});
+
+describe("links the agent plants in the workspace (red team round 13)", () => {
+  it("a workspace path a hook names is never followed into the home, for reading or writing", () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-hooklinks-"));
+    temps.push(base);
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    mkdirSync(join(home, ".config", "app"), { recursive: true });
+    mkdirSync(join(home, ".config", "nvim"), { recursive: true });
+    mkdirSync(join(ws, "scripts"), { recursive: true });
+    writeFileSync(join(home, ".config", "app", "token"), "t\n");
+    // The user's hook names $CLAUDE_PROJECT_DIR/scripts/fmt.sh, src and logs/hooks.log; the agent
+    // made them links into the home.
+    symlinkSync(join(home, ".config", "app", "token"), join(ws, "scripts", "fmt.sh"));
+    symlinkSync(join(home, ".config", "app"), join(ws, "src"));
+    symlinkSync(join(home, ".config", "nvim"), join(ws, "logs"));
+    const line = `bash "$CLAUDE_PROJECT_DIR/scripts/fmt.sh" "$CLAUDE_PROJECT_DIR/src" >> "$CLAUDE_PROJECT_DIR/logs/hooks.log"`;
+    const env = { HOME: home, CLAUDE_PROJECT_DIR: ws };
+    expect(hookReadablePaths(shellWords(line), env, home, [home], [ws])).toEqual([]);
+    expect(hookWrittenFiles(shellTokens(line), env, home, [home], [ws])).toEqual([]);
+    expect(existsSync(join(home, ".config", "nvim", "hooks.log"))).toBe(false);
   });
 });
 
