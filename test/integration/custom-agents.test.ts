@@ -71,7 +71,8 @@ describe("custom sub-agents through the task tool", () => {
   it("the task tool lists the agents; subagent_type starts the project's code-reviewer with its prompt, its model and only Read/Grep tools; a command it asks for is refused and never runs", async () => {
     const s = setup();
     // A SubagentStart hook that matches the agent's name (Claude's agent_type) records what it got.
-    const hookOut = join(s.ws, "..", "subagent-start.json");
+    // In the workspace: hooks run confined (the workspace is writable to them, the folder above it is not).
+    const hookOut = join(s.ws, "subagent-start.json");
     writeFileSync(
       join(s.ws, ".claude", "settings.json"),
       JSON.stringify({ hooks: { SubagentStart: [{ matcher: "code-reviewer", hooks: [{ type: "command", command: `cat > ${JSON.stringify(hookOut)}` }] }] } }),

@@ -172,7 +172,8 @@ describe.each(identities().list)("the repository's settings need the user's trus
   }, 240_000);
 
   it("yoke run in a folder nobody trusted (no terminal): Restricted Mode — no hook, no write, no command; stderr and the model are told how to trust it", async () => {
-    const w = workspace(who, (x) => x.write(".claude/settings.json", JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: `env > ${join(x.dir, "hook-env.txt")}` }] }] } })));
+    // The hook writes into the workspace: hooks run confined (the workspace is writable to them, the folder above it is not).
+    const w = workspace(who, (x) => x.write(".claude/settings.json", JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: `env > ${join(x.ws, "hook-env.txt")}` }] }] } })));
     const turns: ScriptedTurn[] = [
       { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "hello\n" } }] },
       { toolCalls: [{ name: "run_command", input: { command: `touch ${join(w.dir, "RAN")}` } }] },
@@ -180,7 +181,7 @@ describe.each(identities().list)("the repository's settings need the user's trus
     ];
     const r = await run(who, w, turns, ["--permission-mode", "bypassPermissions"]);
     expect(r.code).toBe(0);
-    expect(existsSync(join(w.dir, "hook-env.txt"))).toBe(false);
+    expect(existsSync(join(w.ws, "hook-env.txt"))).toBe(false);
     expect(existsSync(join(w.ws, "notes.txt"))).toBe(false);
     expect(existsSync(join(w.dir, "RAN"))).toBe(false);
     expect(r.stderr).toContain(`yoke: ${w.ws} is not a trusted folder (there is no terminal to ask), so this session runs in Restricted Mode`);
@@ -200,17 +201,17 @@ describe.each(identities().list)("the repository's settings need the user's trus
     expect(trusted.code).toBe(0);
     expect(trusted.stderr).not.toContain("Restricted Mode");
     expect(readFileSync(join(w.ws, "notes.txt"), "utf8")).toBe("hello\n");
-    const hookEnv = readFileSync(join(w.dir, "hook-env.txt"), "utf8");
+    const hookEnv = readFileSync(join(w.ws, "hook-env.txt"), "utf8");
     expect(hookEnv).toContain("HOME=");
     expect(hookEnv).not.toContain(ANTHROPIC_SECRET);
     expect(hookEnv).not.toContain(OPENAI_SECRET);
 
     // Revoked: Restricted Mode again.
     expect((await runCliAs(who, ["trust", "--revoke", w.ws], { env: { HOME: w.home } })).code).toBe(0);
-    rmSync(join(w.dir, "hook-env.txt"));
+    rmSync(join(w.ws, "hook-env.txt"));
     const again = await run(who, w, [{ text: "done" }], []);
     expect(again.stderr).toContain("runs in Restricted Mode");
-    expect(existsSync(join(w.dir, "hook-env.txt"))).toBe(false);
+    expect(existsSync(join(w.ws, "hook-env.txt"))).toBe(false);
   }, 300_000);
 
   it("on a terminal, yoke run asks once: yes is remembered and the session may write; no runs in Restricted Mode", async () => {
