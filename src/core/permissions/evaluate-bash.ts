@@ -392,7 +392,8 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     if (!rules.length) continue;
     for (const c of candidateCommands(args, (n) => anyFirst || firsts.has(n), 64, true)) {
       for (const rule of rules) {
-        const m = matchBashSpec(rule.specifier, c, inst.part.extraArgs);
+        // Every spelling of the rule's options, as for the command itself (`rm -rf` under `Bash(rm -f:*)`).
+        const m = matchBashSpec(rule.specifier, c, inst.part.extraArgs) === "no" ? matchOptionSpellings(rule.specifier, c) : "yes";
         if (m === "no") continue;
         out.push({
           rule,
