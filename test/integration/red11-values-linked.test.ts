@@ -14,13 +14,14 @@
  *    it quarantined: the user's `git status` there afterwards runs no planted program.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
+import { bash, sandboxBackends } from "../support/sandbox-matrix";
+import { removeTemps } from "../support/teardown";
 import { cliPath, ensureBuilt } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
 
@@ -28,23 +29,10 @@ vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
 const temps: string[] = [];
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => {
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
-});
+afterAll(() => removeTemps(temps));
 
 it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
   if (missing) console.warn(missing);
@@ -52,7 +40,6 @@ it("runs as root and as an unprivileged user, with bwrap and firejail (or says w
   expect(who.length).toBeGreaterThan(0);
 });
 
-const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "run_command", input: { command } }] });
 // safe.directory: the test (root) reads repositories the unprivileged user owns; the user's git status below runs git as the user would.
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-C", cwd, "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { encoding: "utf8" }).trim();
 const mode = (p: string) => statSync(p).mode & 0o7777;

@@ -28,13 +28,14 @@
  *    plugin brings (below a home's `.yoke/plugins` or `.claude/plugins`).
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
+import { bash, sandboxBackends } from "../support/sandbox-matrix";
+import { removeTemps } from "../support/teardown";
 import { cliPath, ensureBuilt } from "../support/cli";
 import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
 
@@ -42,23 +43,10 @@ vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
 const temps: string[] = [];
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => {
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
-});
+afterAll(() => removeTemps(temps));
 
 it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
   if (missing) console.warn(missing);
@@ -69,7 +57,6 @@ it("runs as root and as an unprivileged user, with bwrap and firejail (or says w
 const SECRET = "red13-vault-7c1e2b";
 const HISTORY = "red13-history-token-9d4f";
 
-const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "run_command", input: { command } }] });
 const read = (path: string): ScriptedTurn => ({ toolCalls: [{ name: "read_file", input: { path } }] });
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
