@@ -59,6 +59,10 @@ describe("commands run by wrappers, git's program names and tools' options", () 
       "npx nodemon -x 'rm -rf src'",
       "npx nodemon --exec='git reset --hard'",
       "nodemon -- rm -rf src",
+      "nodemon --exec rm -rf src",
+      "nodemon -x rm -- -rf src",
+      'echo \'{"exec":"rm -rf src"}\' > nodemon.json && nodemon',
+      "nodemon --config c.json",
     ]) {
       const d = await gate.check(bash(c), "bypassPermissions");
       expect({ c, decision: d.decision }).not.toEqual({ c, decision: "allow" });

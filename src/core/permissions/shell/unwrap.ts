@@ -95,7 +95,6 @@ const RUNS_A_COMMAND = new Set([
   "sandbox-exec",
   "winpty",
   "ts-node-dev",
-  "nodemon",
   "rlwrap",
   "nix-shell",
   "xterm",
@@ -169,9 +168,6 @@ const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"
 const SCRIPT_OPTIONS: Record<string, RegExp> = {
   // npm reads unique prefixes of long options (nopt): `--cal` is `--call` (red team round 12: `npx -c 'rm -rf src'`).
   npx: /^(-c|--cal|--call)$/,
-  // `nodemon FILE` runs node on a file (code from a file, as `node FILE`: the sandbox's part, like
-  // its nodemon.json); `--exec CMD` is a command string, read as one.
-  nodemon: /^(-x|--exec)$/,
   npm: /^(-c|--cal|--call)$/,
   pnpm: /^(-c|--shell-mode)$/,
   pnpx: /^(-c|--shell-mode)$/,
@@ -191,6 +187,10 @@ const SCRIPT_OPTIONS: Record<string, RegExp> = {
 const HIDDEN_RUNNERS: Record<string, string> = {
   concurrently: "runs the command strings it is given",
   watchexec: "runs a command string when files change",
+  // Its command comes from --exec plus every later word, nodemon.json, --config FILE or package.json's
+  // nodemonConfig (red team 14: reading --exec's value alone, or the file as the sandbox's part, let
+  // `nodemon --exec rm -rf src` and a nodemon.json with "exec" delete src under deny rules).
+  nodemon: "runs a command when files change (from --exec, nodemon.json or package.json)",
   parallel: "runs commands built at run time",
   tmux: "runs commands in a terminal session",
   screen: "runs commands in a terminal session",
