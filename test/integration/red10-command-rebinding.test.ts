@@ -17,46 +17,31 @@
  * gate's alone (docs/security.md, invariant 9), and in bypassPermissions each of these deleted
  * `src/`, threw away the user's uncommitted work, or removed untracked files.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
-import { cliPath, ensureBuilt } from "../support/cli";
-import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { bash, cellFolder, sandboxBackends, sessionAs, workspaceWithWork } from "../support/sandbox-matrix";
+import { removeTemps } from "../support/teardown";
+import { ensureBuilt } from "../support/cli";
+import { chownTree, identities, type Identity } from "../support/identities";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
 const temps: string[] = [];
 
-function firejailUsable(): string | undefined {
-  try {
-    probeFirejail();
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-const backends: Array<["bwrap" | "firejail", string | undefined]> = [
-  ["bwrap", undefined],
-  ["firejail", firejailUsable()],
-];
+const backends = sandboxBackends();
 
 beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => {
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
-});
+afterAll(() => removeTemps(temps));
 
 it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
   if (missing) console.warn(missing);
   for (const [b, why] of backends) if (why) console.warn(`${b}: ${why}`);
   expect(who.length).toBeGreaterThan(0);
 });
-
-const bash = (command: string): ScriptedTurn => ({ toolCalls: [{ name: "run_command", input: { command } }] });
 
 /** Each attack and the file it would destroy (relative to the workspace). */
 const ATTACKS: Array<{ command: string; victim: string; keep: string }> = [
@@ -80,6 +65,8 @@ const ATTACKS: Array<{ command: string; victim: string; keep: string }> = [
   { command: "rm --recursive --force bin", victim: "bin/k.sh", keep: "keep k\n" },
   { command: "rm vendor --rec -f", victim: "vendor/l.js", keep: "keep l\n" },
 ];
+/** The files the attacks would destroy, as committed (a.txt and notes.txt are the user's work, written after the commit). */
+const victims = () => Object.fromEntries(ATTACKS.filter((a) => a.victim !== "a.txt" && a.victim !== "notes.txt").map((a) => [a.victim, a.keep]));
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("%s", (backend, unusable) => {
@@ -87,59 +74,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let home: string;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-red10-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend } }));
-      chownTree(base, id);
+      ({ base, home } = cellFolder(`yoke-red10-${backend}-`, id, temps, { sandbox: { backend } }));
     });
 
-    const workspace = () => {
-      const ws = join(base, `ws-${Math.random().toString(36).slice(2, 8)}`);
-      const files: Record<string, string> = { "a.txt": "committed\n", "README.md": "r\n" };
-      for (const a of ATTACKS) if (a.victim !== "a.txt" && a.victim !== "notes.txt") files[a.victim] = a.keep;
-      for (const [rel, text] of Object.entries(files)) {
-        mkdirSync(dirname(join(ws, rel)), { recursive: true });
-        writeFileSync(join(ws, rel), text);
-      }
-      execFileSync("git", ["init", "-q", "-b", "main", ws]);
-      execFileSync("git", ["-C", ws, "add", "-A"]);
-      execFileSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
-      // After the commit: the user's work in progress, and an untracked file.
-      writeFileSync(join(ws, "a.txt"), "the user's uncommitted work\n");
-      writeFileSync(join(ws, "notes.txt"), "untracked notes\n");
-      chownTree(ws, id);
-      return ws;
-    };
+    // The user's work in progress after the commit (a.txt changed, notes.txt untracked).
+    const workspace = () => workspaceWithWork(base, { "a.txt": "committed\n", "README.md": "r\n", ...victims() }, { "a.txt": "the user's uncommitted work\n", "notes.txt": "untracked notes\n" }, id);
 
-    const session = async (ws: string, script: ScriptedTurn[], settings: string) => {
-      const sessions = join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws];
-        args.push("--session-dir", sessions, "--permission-mode", "bypassPermissions", "--settings", settings, "go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, OPENAI_API_KEY: "sk-red10" }) });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdout!.resume();
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told };
-      } finally {
-        await server.close();
-      }
-    };
+    const session = (ws: string, script: ScriptedTurn[], settings: string) =>
+      sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { settings, env: { OPENAI_API_KEY: "sk-red10" } });
 
     it.skipIf(!!unusable)(
       "bypassPermissions under Bash(rm -rf:*), Bash(git reset:*), Bash(git clean:*): a name rebound through BASH_CMDS / BASH_ALIASES, or a script given as --rcfile/--init-file, or the rule's options spelled another way (rm -fr, rm -r -f, --recursive --force, --rec), destroys nothing",

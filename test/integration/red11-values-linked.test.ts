@@ -13,17 +13,16 @@
  *    `.git/worktrees/X/` or a submodule git folder with `core.fsmonitor` in `.git/modules/X/` sees
  *    it quarantined: the user's `git status` there afterwards runs no planted program.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, sandboxBackends } from "../support/sandbox-matrix";
+import { bash, cellFolder, sandboxBackends, sessionAs } from "../support/sandbox-matrix";
 import { removeTemps } from "../support/teardown";
-import { cliPath, ensureBuilt } from "../support/cli";
-import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { ensureBuilt } from "../support/cli";
+import { chownTree, identities, type Identity } from "../support/identities";
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
@@ -50,13 +49,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let home: string;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-red11v-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend } }));
-      chownTree(base, id);
+      ({ base, home } = cellFolder(`yoke-red11v-${backend}-`, id, temps, { sandbox: { backend } }));
     });
 
     /** A workspace with a bare remote inside it (the sandbox lets a push write there) whose main the local main has diverged from. */
@@ -79,38 +72,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       return ws;
     };
 
-    const session = async (ws: string, script: ScriptedTurn[], settings?: object) => {
-      const sessions = join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws];
-        args.push("--session-dir", sessions, "--permission-mode", "bypassPermissions");
-        if (settings) {
-          const file = join(base, `settings-${Math.random().toString(36).slice(2, 8)}.json`);
-          writeFileSync(file, JSON.stringify(settings));
-          chownTree(file, id);
-          args.push("--settings", file);
-        }
-        args.push("go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, OPENAI_API_KEY: "sk-red11v" }) });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdout!.resume();
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 250_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told };
-      } finally {
-        await server.close();
+    const session = (ws: string, script: ScriptedTurn[], settings?: object) => {
+      let file: string | undefined;
+      if (settings) {
+        file = join(base, `settings-${Math.random().toString(36).slice(2, 8)}.json`);
+        writeFileSync(file, JSON.stringify(settings));
+        chownTree(file, id);
       }
+      return sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { settings: file, env: { OPENAI_API_KEY: "sk-red11v" } });
     };
 
     it.skipIf(!!unusable)("bypassPermissions: a deny rule's values spelled another way, and a push forced through configuration, change nothing", async () => {

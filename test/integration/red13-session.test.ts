@@ -27,17 +27,15 @@
  *    src/node/hook-sandbox.ts: a hook not from the user's own settings keeps readable only what a
  *    plugin brings (below a home's `.yoke/plugins` or `.claude/plugins`).
  */
-import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, sandboxBackends } from "../support/sandbox-matrix";
+import { bash, cellFolder, sandboxBackends, sessionAs } from "../support/sandbox-matrix";
 import { removeTemps } from "../support/teardown";
-import { cliPath, ensureBuilt } from "../support/cli";
-import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { ensureBuilt } from "../support/cli";
+import { chownTree, identities, type Identity } from "../support/identities";
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
 const { list: who, missing } = identities();
@@ -65,14 +63,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     let home: string;
 
     beforeAll(() => {
-      base = mkdtempSync(join(tmpdir(), `yoke-red13-${backend}-`));
-      temps.push(base);
-      chmodSync(base, 0o755);
-      home = join(base, "home");
-      mkdirSync(join(home, ".yoke"), { recursive: true });
-      writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ sandbox: { backend } }));
-      writeFileSync(join(home, ".bash_history"), `ls\nexport GITHUB_TOKEN=${HISTORY}\n`);
-      chownTree(base, id);
+      ({ base, home } = cellFolder(`yoke-red13-${backend}-`, id, temps, { sandbox: { backend } }, { ".bash_history": `ls\nexport GITHUB_TOKEN=${HISTORY}\n` }));
     });
 
     const workspace = (extra: Record<string, string> = {}, before?: (ws: string) => void) => {
@@ -90,33 +81,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       return ws;
     };
 
-    const session = async (ws: string, script: ScriptedTurn[], extra: string[]) => {
-      const sessions = join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws];
-        args.push("--session-dir", sessions, ...extra, "go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, OPENAI_API_KEY: "sk-red13" }) });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdout!.resume();
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const all = server.requests.map((r) => JSON.stringify(r.body)).join("\n");
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told, all };
-      } finally {
-        await server.close();
-      }
-    };
+    const session = (ws: string, script: ScriptedTurn[], extra: string[]) =>
+      sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { mode: null, extra, env: { OPENAI_API_KEY: "sk-red13" } });
 
     it.skipIf(!!unusable)("default mode under Read(vault/**): git show/cat-file of a subtree's id with a path reach no secret; git show HEAD:README.md still runs", async () => {
       // The tree's id and a tag naming it, made before the workspace changes owner.

@@ -75,25 +75,34 @@ export function sessionFolder(path: string, id: Identity): string {
   return path;
 }
 
+/** How `sessionAs` runs: the permission mode (bypassPermissions unless given; null: no flag), a settings file, more argv before the message, more environment. */
+export interface SessionOptions {
+  mode?: string | null;
+  settings?: string;
+  extra?: string[];
+  env?: Record<string, string>;
+}
+
 /**
- * One `yoke run --trust --permission-mode bypassPermissions` session as `id` (HOME `home`) in `ws`,
- * the scripted model playing `script` then "done"; killed after 200 s. Returns the exit code,
- * stderr and what the model was told (toldOf).
+ * One `yoke run --trust` session as `id` (HOME `home`) in `ws`, the scripted model playing `script`
+ * then "done"; killed after 200 s. Returns the exit code, stderr, what the model was told (toldOf)
+ * and every request's body as JSON text (`all`: where a secret must not appear).
  */
-export async function bypassSessionAs(
+export async function sessionAs(
   id: Identity,
   home: string,
   ws: string,
   sessions: string,
   script: ScriptedTurn[],
-  settings?: string,
-): Promise<{ code: number | null; stderr: string; told: string }> {
+  options: SessionOptions = {},
+): Promise<{ code: number | null; stderr: string; told: string; all: string }> {
   sessionFolder(sessions, id);
   const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
   try {
     const args = [cliPath, ...scriptedRunArgs(server.openaiBaseUrl, ws, sessions)];
-    args.push("--permission-mode", "bypassPermissions", ...(settings ? ["--settings", settings] : []), "go");
-    const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home }) });
+    if (options.mode !== null) args.push("--permission-mode", options.mode ?? "bypassPermissions");
+    args.push(...(options.settings ? ["--settings", options.settings] : []), ...(options.extra ?? []), "go");
+    const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, ...options.env }) });
     let stderr = "";
     child.stdout!.on("data", () => undefined);
     child.stderr!.on("data", (d) => (stderr += d));
@@ -101,8 +110,25 @@ export async function bypassSessionAs(
     const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     clearTimeout(timer);
-    return { code, stderr, told: toldOf(server.requests) };
+    return { code, stderr, told: toldOf(server.requests), all: server.requests.map((r) => JSON.stringify(r.body)).join("\n") };
   } finally {
     await server.close();
   }
+}
+
+/** `sessionAs` in bypassPermissions with an optional settings file. */
+export function bypassSessionAs(id: Identity, home: string, ws: string, sessions: string, script: ScriptedTurn[], settings?: string): Promise<{ code: number | null; stderr: string; told: string }> {
+  return sessionAs(id, home, ws, sessions, script, { settings });
+}
+
+/**
+ * A committed workspace at a new folder below `base` with `files`, then the user's work after the
+ * commit (`after`: files written but not committed), given to `id`.
+ */
+export function workspaceWithWork(base: string, files: Record<string, string>, after: Record<string, string>, id: Identity): string {
+  const ws = join(base, `ws-${Math.random().toString(36).slice(2, 8)}`);
+  committedWorkspace(ws, files, id);
+  for (const [rel, text] of Object.entries(after)) writeFileSync(join(ws, rel), text);
+  chownTree(ws, id);
+  return ws;
 }
