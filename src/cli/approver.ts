@@ -1,6 +1,7 @@
 /** Permission questions in a terminal: asked on stderr when there is a TTY, refused otherwise. */
 import { createInterface } from "node:readline/promises";
 import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
+import { printable } from "./printable";
 
 export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Approver {
   return {
@@ -15,8 +16,13 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
       const rl = createInterface({ input, output });
       try {
         // A multi-line summary (an MCP server's sampling request: its messages) is shown whole first.
-        const shown = q.summary.includes("\n") ? `\n${q.summary}` : "";
-        const answer = await rl.question(`${shown}\n? Allow ${q.tool} ${shown ? "" : summarize(q.input) + " "}(${q.reason})? [y/N/message] `, { signal });
+        // Nothing of it reaches the terminal as a control character (printable.ts): the question
+        // the user answers is the one asked.
+        const shown = q.summary.includes("\n") ? `\n${printable(q.summary)}` : "";
+        const answer = await rl.question(
+          `${shown}\n? Allow ${printable(q.tool, { keepNewlines: false })} ${shown ? "" : summarize(q.input) + " "}(${printable(q.reason, { keepNewlines: false })})? [y/N/message] `,
+          { signal },
+        );
         const a = answer.trim();
         if (/^y(es)?$/i.test(a)) return { decision: "allow" };
         return { decision: "deny", message: a && !/^no?$/i.test(a) ? a : undefined };
@@ -28,6 +34,6 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
 }
 
 function summarize(input: unknown): string {
-  const text = JSON.stringify(input);
+  const text = printable(JSON.stringify(input) ?? "", { keepNewlines: false });
   return text.length > 160 ? text.slice(0, 159) + "…" : text;
 }

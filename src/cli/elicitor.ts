@@ -6,6 +6,10 @@
 import { createInterface } from "node:readline/promises";
 import type { McpElicitor } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitField } from "../core/mcp/elicitation";
+import { printable } from "./printable";
+
+/** A server's words on one line, with no control character (printable.ts). */
+const oneLine = (text: string) => printable(text, { keepNewlines: false });
 
 function prompt(f: ElicitField): string {
   const parts = [`  ${f.label}${f.required ? " *" : ""}`];
@@ -34,15 +38,15 @@ export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin,
     async elicit(req, signal): Promise<ElicitAnswer> {
       const rl = createInterface({ input, output });
       try {
-        output.write(`\n? The MCP server "${req.server}" asks: ${req.message}\n`);
+        output.write(`\n? The MCP server "${oneLine(req.server)}" asks: ${printable(req.message)}\n`);
         const raw: Record<string, unknown> = {};
         for (const f of req.fields) {
           for (;;) {
-            const a = (await rl.question(prompt(f), { signal })).trim();
+            const a = (await rl.question(printable(prompt(f)), { signal })).trim();
             const value = a === "" ? (f.default ?? "") : a;
             const one = validateElicitation([f], { [f.name]: value });
             if ("errors" in one) {
-              output.write(`    ${one.errors[f.name]}\n`);
+              output.write(`    ${printable(String(one.errors[f.name]))}\n`);
               continue;
             }
             raw[f.name] = value;
@@ -51,7 +55,7 @@ export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin,
         }
         const result = validateElicitation(req.fields, raw);
         if ("errors" in result) return { action: "cancel" };
-        const choice = (await rl.question(`  Send this to "${req.server}"? [a]ccept / [d]ecline / [c]ancel: `, { signal })).trim();
+        const choice = (await rl.question(`  Send this to "${oneLine(req.server)}"? [a]ccept / [d]ecline / [c]ancel: `, { signal })).trim();
         if (/^a(ccept)?$|^y(es)?$/i.test(choice)) return { action: "accept", content: result.content };
         return /^d(ecline)?$|^n(o)?$/i.test(choice) ? { action: "decline" } : { action: "cancel" };
       } finally {
@@ -63,7 +67,7 @@ export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin,
     async openUrl(req, signal) {
       const rl = createInterface({ input, output });
       try {
-        output.write(`\n? The MCP server "${req.server}" asks you to open a URL: ${req.message}\n  ${req.url}\n`);
+        output.write(`\n? The MCP server "${oneLine(req.server)}" asks you to open a URL: ${printable(req.message)}\n  ${oneLine(req.url)}\n`);
         const a = (await rl.question(`  Will you open it in your browser? [y]es / [n]o / [c]ancel: `, { signal })).trim();
         if (/^y(es)?$|^a(ccept)?$|^o(pen)?$/i.test(a)) return "accept";
         return /^c(ancel)?$/i.test(a) ? "cancel" : "decline";

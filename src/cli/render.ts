@@ -9,6 +9,7 @@ import type { SessionEvent } from "../core/events";
 import type { StreamDelta } from "../core/loop/types";
 import type { Provider } from "../core/providers/types";
 import type { SessionSummary } from "../core/session/projection";
+import { printable } from "./printable";
 
 /** A described event's mark when its mechanism gives none. */
 const LEVEL_MARK: Record<EventNote["level"], string> = { info: "·", warning: "⚠", error: "!" };
@@ -28,7 +29,7 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
   const line = (text: string) => {
     if (midLine) out.write("\n");
     midLine = false;
-    out.write(text + "\n");
+    out.write(printable(text) + "\n");
   };
   return {
     header(id, provider, label) {
@@ -36,7 +37,7 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
     },
     delta(d) {
       if (d.type !== "text") return;
-      out.write(d.text);
+      out.write(printable(d.text));
       midLine = !d.text.endsWith("\n");
     },
     event(e) {
@@ -75,7 +76,7 @@ export function createConsoleRenderer(out: NodeJS.WritableStream, err: NodeJS.Wr
           if (!note.aside) line(text);
           else {
             if (midLine) line("");
-            err.write(`yoke: ${text}\n`);
+            err.write(`yoke: ${printable(text)}\n`);
           }
         }
       }

@@ -41,7 +41,9 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     link: settings.worktrees.link?.value ?? [],
     ...(host.home ? { home: host.home } : {}),
   });
-  const { top, worktree, branch, baseCommit, placed } = created;
+  const { top, worktree, branch, baseCommit, placed, skipped } = created;
+  // What worktrees.copy / worktrees.link did not place, and why (said to the agent and its parent).
+  const notPlaced = skipped.length ? `Not placed in the worktree (worktrees.copy / worktrees.link): ${skipped.join("; ")}.` : "";
   const createdAt = new Date().toISOString();
   let workspace: ChildWorkspace;
   try {
@@ -55,13 +57,14 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     instructions: [
       `You work in a git worktree of your own: ${worktree} (branch ${branch}, from the commit ${baseCommit.slice(0, 12)} of ${top}; uncommitted changes there are not in it).`,
       "Your file tools and commands act in this worktree only. Leave your change there, uncommitted: the user reviews it and merges it into their workspace. Do not copy it into " + top + ".",
+      ...(notPlaced ? [notPlaced] : []),
     ].join(" "),
     async finish(run) {
       const tree = await worktreeTree(worktree, placed);
       const files = await changedFiles(worktree, baseCommit, tree);
       if (!files.length) {
         await removeAgentWorktree(top, worktree, branch);
-        return `It worked in a git worktree of its own (isolation: worktree) and changed no file there: the worktree and its branch ${branch} were removed.`;
+        return `It worked in a git worktree of its own (isolation: worktree) and changed no file there: the worktree and its branch ${branch} were removed.${notPlaced ? ` ${notPlaced}` : ""}`;
       }
       const record: AgentRecord = {
         id,
@@ -90,6 +93,7 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
         `- worktree ${worktree}, branch ${branch} (from ${baseCommit.slice(0, 12)})`,
         `- the user reviews it in the Agents view, or with \`yoke agents diff ${id}\`, then merges it (\`yoke agents merge ${id}\`) or discards it (\`yoke agents discard ${id}\`).`,
         `Tell the user it waits for their review; do not make the same change in the workspace yourself. Files under ${nodePath.basename(worktree)} are not in the workspace.`,
+        ...(notPlaced ? [notPlaced] : []),
       ].join("\n");
     },
   };

@@ -33,7 +33,7 @@ import * as nodePath from "node:path";
 import { protectedEntry, protectedName } from "../../core/protected-paths";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
-import { addSpecs, changedFiles, worktreeTree } from "./worktree";
+import { changedFiles, worktreeTree } from "./worktree";
 
 export interface MergeTarget {
   /** The user's repository top level. */
@@ -291,12 +291,17 @@ export function applyMode(top: string, path: string, mode: string | undefined): 
   }
 }
 
-/** Commits the agent's uncommitted work on its branch (so the branch is its whole change). */
-async function commitWorktree(t: MergeTarget): Promise<void> {
-  await gitOk(t.worktree, ["add", "-A", ...addSpecs(t.placed)]);
-  const staged = await git(t.worktree, ["diff", "--cached", "--quiet"]);
-  if (staged.code === 0) return;
-  await gitOk(t.worktree, ["commit", "--quiet", "--no-verify", "-m", `yoke agent ${t.id}: ${t.task.split("\n")[0]!.slice(0, 72)}`], { env: await identityEnv(t.worktree) });
+/**
+ * The agent's whole change as one commit on its base, made from the worktree's state as the review
+ * shows it (worktreeTree: committed and uncommitted, placed paths left out); the agent's branch is
+ * set to it, so the branch is that change.
+ */
+async function reviewedCommit(t: MergeTarget): Promise<string> {
+  const tree = await worktreeTree(t.worktree, t.placed);
+  const message = `yoke agent ${t.id}: ${t.task.split("\n")[0]!.slice(0, 72)}`;
+  const commit = (await gitOk(t.top, ["commit-tree", tree, "-p", t.baseCommit, "-m", message], { env: await identityEnv(t.top) })).trim();
+  await gitOk(t.top, ["update-ref", `refs/heads/${t.branch}`, commit]);
+  return commit;
 }
 
 /** The user's git identity when set; else Yoke's, for the commits Yoke makes. */
@@ -333,8 +338,23 @@ async function operationInProgress(top: string): Promise<string | undefined> {
 export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
   const busy = await operationInProgress(t.top);
   if (busy) return { ok: false, conflicts: [], reason: `not merged: your repository is in the middle of ${busy}; finish or abort it first` };
-  await commitWorktree(t);
-  const touched = (await gitOk(t.top, ["diff", "--name-only", "-z", `HEAD...${t.branch}`])).split("\0").filter(Boolean);
+  // What is merged is what the review showed: the worktree's state as a tree, committed here on the
+  // agent's base. Never the branch as it stands: it is a ref in the user's .git, which commands of
+  // any session in the repository may move (and the worktree's HEAD with it), so it may name a
+  // commit nobody reviewed (red team 15: a `.husky/pre-commit` merged in).
+  const commit = await reviewedCommit(t);
+  const touched = (await gitOk(t.top, ["diff", "--name-only", "-z", `HEAD...${commit}`])).split("\0").filter(Boolean);
+  // A protected path or .git, which only the user writes (as with --strategy apply): not merged.
+  // (A link in the user's tree is git's to handle: git merge never writes through one.)
+  const forbidden = touched.map((path) => ({ path, why: unsafeDestination(t.top, path) })).filter((p): p is { path: string; why: string } => !!p.why && !/symbolic link/.test(p.why));
+  if (forbidden.length) {
+    return {
+      ok: false,
+      conflicts: forbidden.map((p) => ({ path: p.path, detail: p.why })),
+      reason:
+        "not merged: the agent's change touches files only you write (protected paths); nothing was changed. Use --strategy apply, which merges the rest, and copy these by hand if you want them",
+    };
+  }
   const dirty = new Set(
     (await gitOk(t.top, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]))
       .split("\0")
@@ -349,7 +369,7 @@ export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
       reason: "not merged: commit or stash your changes to these files first, or use --strategy apply (a three-way merge that keeps them)",
     };
   }
-  const probe = await git(t.top, ["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", t.branch]);
+  const probe = await git(t.top, ["merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", commit]);
   if (probe.code === 1) {
     const names = probe.stdout.split("\n").slice(1).filter(Boolean);
     return {
@@ -359,7 +379,7 @@ export async function mergeAgentBranch(t: MergeTarget): Promise<MergeResult> {
     };
   }
   // An older git without merge-tree --write-tree (before 2.38): git merge finds the conflict, and is aborted below.
-  const run = await git(t.top, ["merge", "--no-edit", "--no-verify", "-m", `Merge ${t.branch} (yoke agent ${t.id})`, t.branch], { env: await identityEnv(t.top) });
+  const run = await git(t.top, ["merge", "--no-edit", "--no-verify", "-m", `Merge ${t.branch} (yoke agent ${t.id})`, commit], { env: await identityEnv(t.top) });
   if (run.code !== 0) {
     const said = (run.stdout + "\n" + run.stderr).trim();
     const half = existsSync(nodePath.join((await gitOk(t.top, ["rev-parse", "--absolute-git-dir"])).trim(), "MERGE_HEAD"));

@@ -4,7 +4,7 @@
  * the agent's whole change as git sees it, and the worktree's removal. Everything goes through
  * real git: `git worktree add/remove/list`, `git branch`, `git diff`, `git apply`.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { agentBranch, checkCopyPath } from "../../core/background/agents";
@@ -123,17 +123,54 @@ function placeIgnored(top: string, worktree: string, copy: readonly string[], li
         continue;
       }
       const to = nodePath.join(worktree, checked.path);
-      if (existsSync(to)) {
-        skipped.push(`${checked.path}: already in the worktree (tracked by git)`);
+      const refused = destinationRefused(worktree, checked.path);
+      if (refused) {
+        skipped.push(`${checked.path}: ${refused}`);
         continue;
       }
-      mkdirSync(nodePath.dirname(to), { recursive: true });
       if (how === "copy") cpSync(real, to, { recursive: true, preserveTimestamps: true });
       else symlinkSync(real, to);
       placed.push(checked.path);
     }
   }
   return { skipped, placed };
+}
+
+/**
+ * Why Yoke may not place `rel` in the fresh worktree, or undefined after making the folders on its
+ * way. The checkout is the repository's: a committed symbolic link on the way (`cfg ->
+ * ../../../../../..` is the home in every agent worktree) would lead the copy or link out of the
+ * worktree, so every folder on the way must be a real folder (made here, one at a time, when
+ * missing) and nothing, not even a dangling link, may stand at the destination. Nothing else
+ * writes the worktree yet (the agent starts after), so what is checked is what is written.
+ */
+export function destinationRefused(worktree: string, rel: string): string | undefined {
+  const parts = rel.split("/");
+  let at = worktree;
+  for (const [i, part] of parts.entries()) {
+    at = nodePath.join(at, part);
+    let st: ReturnType<typeof lstatSync> | undefined;
+    try {
+      st = lstatSync(at);
+    } catch {
+      st = undefined;
+    }
+    const last = i === parts.length - 1;
+    if (last)
+      return st
+        ? st.isSymbolicLink()
+          ? `a symbolic link of the repository stands there (${parts.join("/")}), so Yoke does not write through it`
+          : "already in the worktree (tracked by git)"
+        : undefined;
+    if (!st) {
+      mkdirSync(at);
+      continue;
+    }
+    const shown = parts.slice(0, i + 1).join("/");
+    if (st.isSymbolicLink()) return `${shown} is a symbolic link in the worktree (the repository's checkout), so Yoke does not copy or link through it`;
+    if (!st.isDirectory()) return `${shown} is a file in the worktree, not a folder`;
+  }
+  return undefined;
 }
 
 /** `git add` pathspecs for the whole worktree but the placed paths. */

@@ -1,0 +1,58 @@
+// Red team 15: what the CLI prints of the model's, a command's, the repository's or an MCP server's
+// words reaches the terminal with no control character (src/cli/printable.ts), so a command line
+// cannot erase the permission question and draw another in its place.
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createTerminalApprover } from "../../src/cli/approver";
+import { printable } from "../../src/cli/printable";
+import { createConsoleRenderer } from "../../src/cli/render";
+
+const ESC = "\u001b";
+const FAKE = `${ESC}[3A${ESC}[G${ESC}[J? Allow read_file {"file_path":"README.md"} (reading it needs approval)? [y/N/message] ${ESC}[8m`;
+
+describe("printable", () => {
+  it("shows ESC, C0/C1 controls, DEL and bidi controls as visible escapes; keeps newlines, tabs, emoji joiners", () => {
+    expect(printable(`a${ESC}[2Kb\u0007c\u009bd\u007fe\u202ef\u2066g`)).toBe("a\\x1b[2Kb\\x07c\\x9bd\\x7fe\\u202ef\\u2066g");
+    expect(printable("one\n\ttwo\r\nthree")).toBe("one\n\ttwo\nthree");
+    expect(printable("x\ry")).toBe("x\\ry");
+    expect(printable("one\ntwo", { keepNewlines: false })).toBe("one\\ntwo");
+    expect(printable("👩‍💻 ok")).toBe("👩‍💻 ok");
+  });
+});
+
+describe("the terminal's permission question", () => {
+  it("names the command that would run, with no control character of it reaching the terminal", async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream;
+    let shown = "";
+    const output = new PassThrough() as unknown as NodeJS.WriteStream;
+    (output as unknown as PassThrough).on("data", (d: Buffer) => {
+      shown += d.toString();
+      if (shown.includes("[y/N/message]")) (input as unknown as PassThrough).write("n\n");
+    });
+    const command = `rm -rf src "${FAKE}"`;
+    const answer = await createTerminalApprover(input, output).ask(
+      { callId: "c1", tool: "run_command", permission: "Bash", input: { command }, reason: `\`${command}\` needs approval (rm is not a known read-only command)`, summary: command, readOnly: false },
+      new AbortController().signal,
+    );
+    expect(answer.decision).toBe("deny");
+    expect(shown).not.toContain(ESC);
+    expect(shown).toContain("rm -rf src");
+    expect(shown).toContain("\\x1b[3A");
+  });
+
+  it("the session's lines (tool calls, notes, the model's text) carry no control character either", () => {
+    let out = "";
+    let err = "";
+    const sink = (f: (s: string) => void) => ({ write: (s: string) => (f(s), true) }) as unknown as NodeJS.WritableStream;
+    const r = createConsoleRenderer(
+      sink((s) => (out += s)),
+      sink((s) => (err += s)),
+    );
+    r.delta({ type: "text", text: `Sure.${FAKE}\n` });
+    r.event({ type: "assistant_message", toolCalls: [{ id: "c1", name: "run_command", input: { command: `rm -rf src "${FAKE}"` }, summary: `rm -rf src "${FAKE}"` }] } as never);
+    r.event({ type: "tool_call", callId: "c1", name: "run_command", input: { command: `rm -rf src "${FAKE}"` } } as never);
+    r.event({ type: "tool_result", callId: "c1", output: `done${FAKE}`, isError: false, durationMs: 1 } as never);
+    expect(out + err).not.toContain(ESC);
+    expect(out).toContain('⏺ run_command rm -rf src "\\x1b[3A');
+  });
+});
