@@ -173,6 +173,20 @@ export interface Searcher {
   grep(opts: GrepOptions): Promise<GrepResult>;
   /** Files matching the glob (see GlobOptions.order). */
   glob(opts: GlobOptions): Promise<GlobResult>;
+  /**
+   * Files git's index holds below `path` matching any of `globs` (git's `:(glob)` pathspecs), in
+   * the index's (path) order, without walking the tree; undefined when `path` is not in a git work
+   * tree, and then the caller searches with `glob`. Untracked files are not listed.
+   */
+  tracked?(opts: TrackedOptions): Promise<GlobResult | undefined>;
+}
+
+export interface TrackedOptions {
+  /** Absolute folder; the globs are relative to it. */
+  path: string;
+  globs: readonly string[];
+  maxResults: number;
+  timeLimitMs?: number;
 }
 
 export interface Logger {

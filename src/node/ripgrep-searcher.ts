@@ -8,6 +8,7 @@ import { GlobMatches } from "../core/tools/search-bounds";
 import { PathChangedError, type GlobOptions, type GlobResult, type GrepLine, type GrepOptions, type GrepResult, type Logger, type Searcher } from "../core/ports";
 import { createNodeWorkspaceFs, toPosix } from "./node-fs";
 import { createSafeFiles } from "./safe-open";
+import { gitTracked } from "./git-tracked";
 
 /** Options of createRipgrepSearcher. */
 export interface RipgrepSearcherOptions {
@@ -315,12 +316,13 @@ export function createJsSearcher(): Searcher {
   return createFsSearcher(createNodeWorkspaceFs(root), { ignoreRoot: root });
 }
 
+/** ripgrep (or the JS searcher when there is no rg), and git's index for `tracked`. */
 export function createRipgrepSearcher(opts: RipgrepSearcherOptions = {}): Searcher {
   const rg = findRipgrep(opts);
-  if (rg) return rgSearcher(rg);
+  if (rg) return { ...rgSearcher(rg), tracked: gitTracked };
   if (!warned) {
     warned = true;
     (opts.log ?? console).warn("yoke: ripgrep (rg) not found; using the slower built-in search. Set YOKE_RG_PATH to an rg binary to fix this.");
   }
-  return createJsSearcher();
+  return { ...createJsSearcher(), tracked: gitTracked };
 }

@@ -185,6 +185,46 @@ describe("deferred tools behind mcp_search", () => {
     // The listed tool set is the same in every request (the cached prefix).
     expect(toolNames(r.requests[2]!)).toEqual(listed);
   }, 120_000);
+
+  it("--tools keeps mcp_search and one deferred tool: mcp_search describes and finds only that tool, which stays behind it; the dropped ones are unknown", async () => {
+    const servers: Record<string, unknown> = {};
+    for (const n of ["e1", "e2", "e3", "e4"]) servers[n] = everythingServer(everythingArgv(`trim-${n}`));
+    const { cwd, home } = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: servers, permissions: { allow: ["mcp__e4", "mcp__e1"] } }) });
+    const r = await run(
+      cwd,
+      home,
+      [
+        { toolCalls: [{ name: "mcp_search", input: { query: "" } }] },
+        { toolCalls: [{ name: "mcp__e4__get-sum", input: { a: 2, b: 3 } }] },
+        { toolCalls: [{ name: "mcp__e4__echo", input: { message: "dropped" } }] },
+        { text: "ok" },
+      ],
+      ["--tools", "mcp__e1__echo,mcp_search,mcp__e4__get-sum"],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.requests).toHaveLength(4);
+    for (const q of r.requests) {
+      // get-sum is deferred and named with mcp_search: it stays behind the search (not listed whole).
+      expect(toolNames(q)).toEqual(["mcp__e1__echo", "mcp_search"]);
+      const search = (q.body.tools as { function: { name: string; description: string } }[]).find((t) => t.function.name === "mcp_search")!;
+      expect(search.function.description.startsWith("Finds MCP tools that are available but not listed here (1 tool from: e4 (1 tool)).")).toBe(true);
+    }
+    const results = toolResults(r.requests);
+    expect(results[0]!.startsWith("1 tool found; call one by its exact name:\n\nmcp__e4__get-sum\n")).toBe(true);
+    expect(results[0]).not.toContain("mcp__e4__echo");
+    expect(results[1]).toContain("5");
+    expect(results[2]).toBe('Unknown tool "mcp__e4__echo". Available tools: mcp__e1__echo, mcp__e4__get-sum, mcp_search. Call one of these by its exact name.');
+  }, 120_000);
+
+  it("--tools keeps mcp_search but none of the deferred tools: refused before any request, saying why", async () => {
+    const servers: Record<string, unknown> = {};
+    for (const n of ["e1", "e2", "e3", "e4"]) servers[n] = everythingServer(everythingArgv(`trim0-${n}`));
+    const { cwd, home } = workspace({ "~/.yoke/settings.json": JSON.stringify({ mcpServers: servers }) });
+    const r = await run(cwd, home, [{ text: "never" }], ["--tools", "mcp__e1__echo,mcp_search"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('"mcp_search": the tools kept include none of those it describes');
+    expect(r.requests).toHaveLength(0);
+  }, 120_000);
 });
 
 describe("orphans of a killed Yoke process", () => {

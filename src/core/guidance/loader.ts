@@ -3,8 +3,8 @@
  * WorkspaceFs, so Remote-SSH, WSL and containers work) and of the user and the built-in lessons
  * (through the GuidanceFiles port). Unreadable or malformed files are problems, never skipped silently.
  */
-import { dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
-import type { FileAccessPolicy, Searcher, WorkspaceFs } from "../ports";
+import { baseName, dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
+import type { FileAccessPolicy, GlobResult, Searcher, WorkspaceFs } from "../ports";
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
@@ -136,6 +136,16 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
   const c = new Collector();
   const { fs } = opts;
   const home = opts.files?.home;
+  // In a git work tree, git's index answers where nested memory and rules are without a walk;
+  // asked first, so git reads its index while the rest loads.
+  const search = opts.nestedMemory ? (opts.search ?? createFsSearcher(fs)) : undefined;
+  const trackedIn = new Map(
+    workspaceFolders(fs).map((f) => {
+      const root = normalizePath(f.root);
+      const globs = [...MEMORY_NAMES.map((n) => `**/${n}`), RULE_FILES_GLOB];
+      return [root, search?.tracked?.({ path: root, globs, maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => undefined)];
+    }),
+  );
   const userFiles = await (opts.files?.list() ?? Promise.resolve([])).catch((err: unknown) => {
     c.fail("(user and built-in guidance)", err);
     return [];
@@ -174,12 +184,20 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     }
     // Rules.
     for (const p of await loadRuleFiles(fs, root, root, opts.access, c.excluded)) c.add(p);
-    if (opts.nestedMemory) {
-      const nested = await nestedDirs(fs, opts.search ?? createFsSearcher(fs), root);
-      for (const dir of nested.dirs) {
-        for (const p of await loadFolderMemory(fs, dir, opts.files, opts.access)) c.add(p);
-      }
-      for (const dir of await nestedRuleDirs(fs, opts.search ?? createFsSearcher(fs), root)) for (const p of await loadFolderRules(fs, dir, opts.access)) c.add(p);
+    if (search) {
+      const tracked = await trackedIn.get(root);
+      const nested = nestedDirs(
+        fs,
+        root,
+        tracked ?? (await search.glob({ pattern: `**/{${MEMORY_NAMES.join(",")}}`, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS })),
+      );
+      // Read 32 folders at a time (one after another, a thousand files take a thousand round trips
+      // through the event loop: seconds on a loaded machine), added in path order.
+      for (const got of await inOrder(nested.dirs, 32, (dir) => loadFolderMemory(fs, dir, opts.files, opts.access))) for (const p of got) c.add(p);
+      const rules =
+        tracked ??
+        (await search.glob({ pattern: RULE_FILES_GLOB, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => ({ paths: [] as string[] })));
+      for (const dir of nestedRuleDirs(root, rules.paths)) for (const p of await loadFolderRules(fs, dir, opts.access)) c.add(p);
       if (nested.problem) c.problems.push(nested.problem);
     }
   }
@@ -277,12 +295,25 @@ export async function loadFolderRules(fs: WorkspaceFs, dir: string, access?: Fil
 }
 
 /** Folders below a root with a `.cursor/rules` folder of their own (for listing; a session finds them as files are touched). */
-async function nestedRuleDirs(fs: WorkspaceFs, search: Searcher, root: string): Promise<string[]> {
-  const res = await search
-    .glob({ pattern: "**/.cursor/rules/**/*.mdc", path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS })
-    .catch(() => ({ paths: [] as string[] }));
+/** `fn` over `items`, at most `limit` at a time; the results in the items' order. */
+async function inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const RULE_FILES_GLOB = "**/.cursor/rules/**/*.mdc";
+
+function nestedRuleDirs(root: string, paths: readonly string[]): string[] {
   const dirs = new Set<string>();
-  for (const p of res.paths) {
+  for (const p of paths) {
     const n = normalizePath(p);
     const i = n.lastIndexOf("/.cursor/rules/");
     if (i <= root.length) continue;
@@ -304,15 +335,16 @@ const isLessonFile = (name: string) => /\.md$/i.test(name) && !/^readme\.md$/i.t
 const isRuleText = (name: string) => /\.(md|mdc|txt)$/i.test(name) || !name.includes(".");
 
 /**
- * Folders below a root holding AGENTS.md or CLAUDE.md, in path order: one search of the file names
- * (ripgrep's file listing, which honours .gitignore), not a walk of the tree in JS; build, vendor
+ * Folders below a root holding AGENTS.md or CLAUDE.md, in path order, from one search of the file
+ * names: git's index in a work tree (no walk; untracked files are not in it), else ripgrep's file
+ * listing (which honours .gitignore), never a walk of the tree in JS; build, vendor
  * and dot folders are left out as a session's nested discovery would never reach them by a tool.
  * When the search stops early, a problem says exactly which folders were not searched.
  */
-async function nestedDirs(fs: WorkspaceFs, search: Searcher, root: string): Promise<{ dirs: string[]; problem?: GuidanceProblem }> {
-  const res = await search.glob({ pattern: `**/{${MEMORY_NAMES.join(",")}}`, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS });
+function nestedDirs(fs: WorkspaceFs, root: string, res: GlobResult): { dirs: string[]; problem?: GuidanceProblem } {
   const dirs = new Set<string>();
   for (const file of res.paths) {
+    if (!MEMORY_NAMES.includes(baseName(normalizePath(file)))) continue; // git's answer holds the rule files too
     const dir = dirName(normalizePath(file));
     if (dir === root || !isInside(root, dir)) continue;
     const segments = dir.slice(root.length + 1).split("/");

@@ -273,10 +273,17 @@ export class AgentSession implements AgentSessionApi {
     const registry = this.ctx.registry;
     const last = deferredToolsExtension();
     this.builtinNames = [...builtin, last].map((e) => e.name);
-    await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
-    if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools, { later: true });
-    await this.ctx.extensions.install([last]);
-    if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools);
+    try {
+      await this.ctx.extensions.install([...builtin, ...(this.opts.extensions ?? [])]);
+      if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools, { later: true });
+      await this.ctx.extensions.install([last]);
+      if (this.opts.onlyTools) registry.keepOnly(this.opts.onlyTools);
+    } catch (err) {
+      // A refused `--tools` (or an extension that failed): what the installed ones started (MCP
+      // servers) stops, so the process can end.
+      this.ctx.extensions.dispose();
+      throw err;
+    }
     for (const o of await this.ctx.extensions.run("session.start", { source }, { signal: new AbortController().signal })) {
       this.pendingContext.push(...(o.result?.context ?? []));
     }

@@ -38,6 +38,12 @@ export function searchTools(tools: readonly ToolDefinition[], query: string): To
   return scored.sort((a, b) => b.score - a.score || a.i - b.i).map((s) => s.t);
 }
 
+/**
+ * The search over `deferred`. Once `--tools` or an agent's allow-list has trimmed the tools, it is
+ * rebuilt over the deferred tools still there (none left: no search), so it never describes or
+ * finds a tool the session cannot call; a deferred tool kept together with it stays behind it
+ * (`loads`).
+ */
 export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDefinition {
   const servers = new Map<string, number>();
   for (const t of deferred) {
@@ -45,7 +51,7 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
     servers.set(server, (servers.get(server) ?? 0) + 1);
   }
   const list = [...servers].map(([s, n]) => `${s} (${plural(n, "tool")})`).join(", ");
-  return defineTool({
+  const tool: ToolDefinition = defineTool({
     ...MCP_SEARCH_IDENTITY,
     description:
       `Finds MCP tools that are available but not listed here (${plural(deferred.length, "tool")} from: ${list}). ` +
@@ -55,6 +61,13 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
       query: z.string().describe("Words of the tool's name or purpose; empty lists all deferred tools"),
       limit: z.number().int().min(1).max(20).optional().describe("How many tools to return (default 5)"),
     }),
+    loads: deferred.map((t) => t.name),
+    trimmed(kept) {
+      const names = new Set(kept.map((t) => t.name));
+      const left = deferred.filter((t) => names.has(t.name));
+      if (left.length === deferred.length) return tool;
+      return left.length ? createMcpSearchTool(left) : undefined;
+    },
     timeoutMs: 10_000,
     summarize: (input) => field(input, "query") ?? "",
     hookInput: (args) => ({ ...args }),
@@ -71,4 +84,5 @@ export function createMcpSearchTool(deferred: readonly ToolDefinition[]): ToolDe
       return { text: `${plural(shown.length, "tool")} found; call one by its exact name:\n\n${blocks.join("\n\n")}${more}` };
     },
   });
+  return tool;
 }

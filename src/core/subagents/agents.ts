@@ -20,7 +20,7 @@ import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import type { WorkspaceFs } from "../ports";
-import type { ToolDefinition } from "../tools/types";
+import { trimTools, type ToolDefinition } from "../tools/types";
 
 export type AgentOrigin = "project" | "user" | "plugin";
 export type AgentFormat = "claude" | "copilot";
@@ -443,12 +443,12 @@ export function agentTools(agent: Pick<AgentDefinition, "tools" | "disallowedToo
   };
   const unknown: string[] = [];
   const denied = agent.disallowedTools ? matches(agent.disallowedTools) : { picked: new Set<ToolDefinition>(), task: false, types: undefined };
-  if (!agent.tools) return { tools: available.filter((t) => !denied.picked.has(t)), task: !denied.task, unknown };
+  if (!agent.tools) return { tools: trimTools(available.filter((t) => !denied.picked.has(t))), task: !denied.task, unknown };
   // The configured servers its `mcpServers` names are part of its list (Claude Code: available to the agent).
   const allowed = matches([...agent.tools, ...(agent.mcpServers?.names ?? []).map((n) => `mcp__${n}`)], unknown);
   const task = allowed.task && !denied.task;
   return {
-    tools: available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t)),
+    tools: trimTools(available.filter((t) => allowed.picked.has(t) && !denied.picked.has(t))),
     task,
     ...(task && allowed.types ? { agentTypes: allowed.types } : {}),
     unknown,

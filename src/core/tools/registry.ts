@@ -7,7 +7,7 @@ import { canonicalWorkspacePath, displayPath, isAbsolutePath, WORKSPACE } from "
 import type { WorkspaceFs } from "../ports";
 import type { ToolSpec } from "../providers/types";
 import { describeArguments, describeIssues } from "./arg-errors";
-import type { ToolDefinition } from "./types";
+import { trimTools, type ToolDefinition } from "./types";
 
 type Json = Record<string, unknown>;
 type Validation = { ok: true; args: unknown } | { ok: false; error: string };
@@ -111,7 +111,9 @@ export class ToolRegistry {
   /**
    * Keeps only the named tools (`yoke run --tools`): the others are neither listed nor callable;
    * a deferred tool named here is listed with its whole definition, unless a tool named here
-   * loads it (ToolDefinition.loads: `load_tools`).
+   * loads it (ToolDefinition.loads: `load_tools`, `mcp_search`). A tool that describes others
+   * (ToolDefinition.trimmed: `mcp_search`) is rebuilt from what is kept; named when none of what
+   * it describes is kept, it throws (and changes nothing).
    * A name the session does not have throws, naming the ones it has (and changes nothing) —
    * unless `later`: a name a tool added after this call may take (the deferred tools' loader,
    * built from what is kept) is left for the next call to check.
@@ -122,9 +124,18 @@ export class ToolRegistry {
       const had = [...new Set([...(this.beforeKeepOnly ?? []), ...this.names()])];
       throw new Error(`no tool named ${unknown.map((n) => `"${n}"`).join(", ")}; this session's tools: ${had.join(", ")}`);
     }
-    this.beforeKeepOnly ??= this.names();
     const keep = new Set(names);
-    for (const name of this.names()) if (!keep.has(name)) this.byName.delete(name);
+    const kept = [...this.byName.values()].filter((t) => keep.has(t.name));
+    const now = new Map(trimTools(kept).map((t) => [t.name, t]));
+    const empty = kept.filter((t) => !now.has(t.name)).map((t) => `"${t.name}"`);
+    if (empty.length) throw new Error(`${empty.join(", ")}: the tools kept include none of those it describes`);
+    this.beforeKeepOnly ??= this.names();
+    this.byName.clear();
+    for (const tool of kept) {
+      const t = now.get(tool.name)!;
+      if (t !== tool) this.schemas.delete(tool.name);
+      this.byName.set(tool.name, t);
+    }
     for (const name of names) if (this.byName.get(name)?.deferred) this.listedAnyway.add(name);
     this.cachedSpecs = undefined;
   }

@@ -185,6 +185,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> extends ToolIde
    */
   loads?: readonly string[];
   /**
+   * The tool as it is once `yoke run --tools` has trimmed the session's tools, given the tools
+   * kept (itself included): a tool that describes other tools (`mcp_search`) describes only those
+   * still there; undefined drops it (nothing left to describe). Without it the tool is kept as is.
+   */
+  trimmed?(kept: readonly ToolDefinition[]): ToolDefinition | undefined;
+  /**
    * The tool proposes file changes through ctx.reviewer. When the decision is "ask" and a
    * reviewer exists, the review itself is the question (no separate permission card).
    */
@@ -238,6 +244,18 @@ export class ToolError extends Error {
  */
 export function isToolError(err: unknown): err is Error {
   return err instanceof Error && err.name === "ToolError";
+}
+
+/**
+ * The tools once a list has been trimmed to `kept` (`--tools`, an agent's allow-list): a tool that
+ * describes other tools (ToolDefinition.trimmed) is rebuilt from what is kept, or left out.
+ */
+export function trimTools(kept: readonly ToolDefinition[]): ToolDefinition[] {
+  return kept.flatMap((t) => {
+    if (!t.trimmed) return [t];
+    const now = t.trimmed(kept);
+    return now ? [now] : [];
+  });
 }
 
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {

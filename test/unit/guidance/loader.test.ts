@@ -1,5 +1,6 @@
 // The one loader over real files in temp workspaces: every format, real-world frontmatter quirks,
 // problems with file:line, CLAUDE.md imports, and the built-in lessons.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -25,6 +26,11 @@ const noHome = () => {
   const home = mkdtempSync(join(tmpdir(), "yoke-home-"));
   temps.push(home);
   return createNodeGuidanceFiles({ home, builtinDir: null });
+};
+const noGit = () => {
+  const dir = mkdtempSync(join(tmpdir(), "yoke-nogit-"));
+  temps.push(dir);
+  return dir;
 };
 const byName = (entries: GuidanceEntry[], name: string) => entries.find((e) => e.name === name);
 
@@ -123,6 +129,39 @@ describe("loadGuidance", () => {
     expect([...rg].sort()).toEqual([...want].sort());
     expect(await sources(createJsSearcher())).toEqual(rg);
   }, 120_000);
+
+  it("in a git work tree, nested memory and rules come from git's index (no walk): tracked files listed, build and dot folders left out, untracked ones not", async () => {
+    ws = createTempWorkspace({
+      ".gitignore": "ignored/\n",
+      "AGENTS.md": "Root.\n",
+      "packages/a/AGENTS.md": "A.\n",
+      "packages/b/deep/er/CLAUDE.md": "B.\n",
+      "packages/c/.cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nC style.\n",
+      "node_modules/dep/AGENTS.md": "No.\n",
+      ".cache/y/AGENTS.md": "No.\n",
+    });
+    execFileSync("git", ["init", "-q"], { cwd: ws.root });
+    execFileSync("git", ["add", "-A"], { cwd: ws.root });
+    mkdirSync(join(ws.root, "packages/new"), { recursive: true });
+    writeFileSync(join(ws.root, "packages/new/AGENTS.md"), "Untracked.\n");
+    const rg = createRipgrepSearcher();
+    const asked: string[][] = [];
+    const search: Searcher = {
+      ...rg,
+      glob: () => Promise.reject(new Error("walked the tree")),
+      tracked: async (o) => {
+        asked.push([...o.globs]);
+        return rg.tracked!(o);
+      },
+    };
+    const set = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true, search });
+    expect(set.problems).toEqual([]);
+    expect(asked).toEqual([["**/AGENTS.md", "**/CLAUDE.md", "**/.cursor/rules/**/*.mdc"]]);
+    expect(set.entries.filter((e) => e.kind === "memory" && e.activation === "folder").map((e) => e.source)).toEqual(["packages/a/AGENTS.md", "packages/b/deep/er/CLAUDE.md"]);
+    expect(set.entries.some((e) => e.source === "packages/c/.cursor/rules/style.mdc")).toBe(true);
+    // Outside a work tree git has no answer, and the loader searches instead.
+    expect(await rg.tracked!({ path: noGit(), globs: ["**/AGENTS.md"], maxResults: 10 })).toBeUndefined();
+  });
 
   it("says exactly what was not searched when the nested-memory search stops early", async () => {
     ws = createTempWorkspace({ "a/AGENTS.md": "A.\n", "b/AGENTS.md": "B.\n" });
