@@ -12,7 +12,8 @@ import { toPosix } from "./node-fs";
 export function gitTracked(opts: TrackedOptions): Promise<GlobResult | undefined> {
   return new Promise((resolve) => {
     const root = toPosix(opts.path).replace(/\/+$/, "");
-    const args = ["-C", opts.path, "-c", "core.quotePath=false", "ls-files", "-z", "--cached", "--", ...opts.globs.map((g) => `:(glob)${g}`)];
+    // fsmonitor off: reading the index would otherwise run the program core.fsmonitor names.
+    const args = ["-C", opts.path, "-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "ls-files", "-z", "--cached", "--", ...opts.globs.map((g) => `:(glob)${g}`)];
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn("git", args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
