@@ -82,6 +82,19 @@ export class HostMcp {
       });
     },
     openUrl: (req) => this.openUrl(req),
+    // "URL elicitation required": after Open, a notification's Done says the user finished (the
+    // call is retried at once); it is ignored once the server's word or the timeout came first.
+    urlDone: (req, signal) =>
+      new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(new Error("the wait ended"));
+        signal.addEventListener("abort", onAbort, { once: true });
+        void vscode.window
+          .showInformationMessage(`Yoke: waiting for the MCP server "${req.server}" to hear that you finished at ${req.where}. Press Done when you have finished in the browser.`, "Done")
+          .then((c) => {
+            signal.removeEventListener("abort", onAbort);
+            if (c === "Done") resolve();
+          });
+      }),
   };
 
   /** URL mode: a modal shows the server and the URL; Open opens the browser (nothing is opened without it). */
