@@ -147,6 +147,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private expectedState: string | undefined;
   private port = 0;
+  /** The receiver that serves this server (undefined: the loopback listener). */
+  private via: McpRedirectReceiver | undefined;
   /** The redirect URI given by the receiver (undefined: the loopback listener's). */
   private redirect: string | undefined;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
@@ -177,7 +179,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
-    if (this.receiver) this.redirect = await this.receiver.redirectUri();
+    this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
+    if (this.via) this.redirect = await this.via.redirectUri();
     else this.port = parsed.port ?? (this.port || (await freePort()));
   }
 
@@ -271,10 +274,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * the code to come (or an error, or the time running out). The browser gets a short page.
    */
   async listen(signal: AbortSignal, timeoutMs: number): Promise<{ code: Promise<string> }> {
-    if (this.receiver) {
+    if (this.via) {
       const state = this.expectedState;
       if (!state) throw new Error("no sign-in was started in this process (no state)");
-      return { code: this.receiver.wait(state, signal, timeoutMs) };
+      return { code: this.via.wait(state, signal, timeoutMs) };
     }
     let settle!: { resolve: (code: string) => void; reject: (e: Error) => void };
     const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
