@@ -212,8 +212,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   clientInformation(): OAuthClientInformationMixed | undefined {
     const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
     // A client registered with another redirect URI (a sign-in from a local window, now in a
-    // remote one, or the other way round) would be refused it: registered anew.
-    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl)) return undefined;
+    // remote one, or the other way round) would be refused it: registered anew — except while a
+    // refresh token of that client is kept: the SDK refreshes before it asks for a sign-in, and a
+    // refresh needs no redirect URI, so the sign-in carries over (VS Code keeps a remote window's
+    // secrets on the local machine too). A refused refresh forgets the tokens (the SDK's
+    // invalidateCredentials("tokens")), and the next attempt registers anew.
+    const tokens = this.record.tokens as OAuthTokens | undefined;
+    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token) return undefined;
     return client;
   }
 
