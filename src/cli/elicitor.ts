@@ -75,5 +75,17 @@ export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin,
         rl.close();
       }
     },
+    // While Yoke waits for the server's word that you finished: Enter says you did (the call is
+    // retried at once). The question is withdrawn when the server's word (or the timeout) comes first.
+    async urlDone(req, signal) {
+      const rl = createInterface({ input, output });
+      try {
+        output.write(`  Waiting for "${req.server}" to hear that you finished at ${req.where} (at most ${Math.round(req.timeoutMs / 1000)} s).\n`);
+        await rl.question(`  Press Enter when you have finished in the browser: `, { signal });
+      } finally {
+        rl.close();
+        if (signal.aborted) output.write("\n");
+      }
+    },
   };
 }

@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import type { McpAuthorizeRequest, McpCredentialStore } from "../node/mcp/oauth";
 import { yokeSetting } from "./settings";
-import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
+import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, receiverAppliesTo, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
 
 const PREFIX = "yoke.mcp.oauth:";
 
@@ -57,8 +57,9 @@ export async function openExactly(url: string): Promise<boolean> {
  * the web it becomes the web page's own callback), and the answer comes to the URI handler
  * registered at activation (`mcpOAuthUriHandler`), which hands it to the waiting sign-in.
  */
-export function uriHandlerReceiver(extensionId: string): McpRedirectReceiver {
+export function uriHandlerReceiver(extensionId: string, o: { loopbackForMappedHosts: boolean }): McpRedirectReceiver {
   return {
+    appliesTo: (serverUrl) => receiverAppliesTo({ web: o.loopbackForMappedHosts, serverUrl }),
     async redirectUri() {
       const own = vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}${OAUTH_URI_PATH}`);
       return (await vscode.env.asExternalUri(own)).toString(true);
@@ -69,10 +70,9 @@ export function uriHandlerReceiver(extensionId: string): McpRedirectReceiver {
 
 /** The sign-in's way back for this window, by `yoke.mcp.oauthRedirect` (undefined: the loopback listener). */
 export function windowReceiver(extensionId: string): McpRedirectReceiver | undefined {
-  const mode = chooseRedirect({
-    setting: yokeSetting<string>("mcp.oauthRedirect").value,
-    remoteName: vscode.env.remoteName,
-    web: vscode.env.uiKind === vscode.UIKind.Web,
-  });
-  return mode === "uriHandler" ? uriHandlerReceiver(extensionId) : undefined;
+  const web = vscode.env.uiKind === vscode.UIKind.Web;
+  const setting = yokeSetting<string>("mcp.oauthRedirect").value;
+  const mode = chooseRedirect({ setting, remoteName: vscode.env.remoteName, web });
+  // `uriHandler` set by hand serves every server; `auto` leaves a web window's port-mapped servers to the loopback.
+  return mode === "uriHandler" ? uriHandlerReceiver(extensionId, { loopbackForMappedHosts: web && setting !== "uriHandler" }) : undefined;
 }

@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import type { Extension } from "../core/extensions/types";
 import { parseJsonc, type McpInputSpec } from "../core/mcp/config";
-import type { McpHub, McpServerStatus } from "../core/mcp/types";
+import type { McpHub } from "../core/mcp/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
@@ -18,17 +18,10 @@ import type { McpElicitationView } from "../protocol/messages";
 import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver } from "./mcp-oauth";
 import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 import { vscodeUserDirOf } from "../node/mcp/config-files";
+import { agentMcpRegistry } from "../node/mcp/agent-hubs";
+import { serverViews, type McpServerView } from "../node/mcp/server-views";
 
-/** What the panel shows of one server. */
-export interface McpServerView {
-  name: string;
-  state: string;
-  detail?: string;
-  source: string;
-  tools: string[];
-  lastError?: string;
-  workspace?: boolean;
-}
+export type { McpServerView } from "../node/mcp/server-views";
 
 interface OpenForm {
   view: McpElicitationView;
@@ -56,6 +49,9 @@ export class HostMcp {
     private readonly globalStorage?: vscode.Uri,
   ) {}
 
+  /** Custom agents' own servers (src/node/mcp/agent-hubs.ts) change the view too. */
+  private readonly agentsWatch = agentMcpRegistry().onChange(() => this.changed.fire(this.views()));
+
   /** The panel's form for MCP elicitation: one open form at a time (a newer one cancels the older). */
   readonly elicitor: McpElicitor = {
     elicit: (req, signal) => {
@@ -82,6 +78,19 @@ export class HostMcp {
       });
     },
     openUrl: (req) => this.openUrl(req),
+    // "URL elicitation required": after Open, a notification's Done says the user finished (the
+    // call is retried at once); it is ignored once the server's word or the timeout came first.
+    urlDone: (req, signal) =>
+      new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(new Error("the wait ended"));
+        signal.addEventListener("abort", onAbort, { once: true });
+        void vscode.window
+          .showInformationMessage(`Yoke: waiting for the MCP server "${req.server}" to hear that you finished at ${req.where}. Press Done when you have finished in the browser.`, "Done")
+          .then((c) => {
+            signal.removeEventListener("abort", onAbort);
+            if (c === "Done") resolve();
+          });
+      }),
   };
 
   /** URL mode: a modal shows the server and the URL; Open opens the browser (nothing is opened without it). */
@@ -161,6 +170,8 @@ export class HostMcp {
     });
     for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;
+    // The finished agents of the previous session leave the view.
+    agentMcpRegistry().clearFinished();
     // Roots follow the window's folders (servers are told with roots/list_changed).
     this.foldersWatch?.dispose();
     this.foldersWatch = vscode.workspace.onDidChangeWorkspaceFolders(() => mcp.hub.setRoots(folders()));
@@ -175,14 +186,16 @@ export class HostMcp {
     return this.current?.hub;
   }
 
+  /** The session's servers, then those custom agents brought, under their agent. */
   views(): McpServerView[] {
-    return (this.current?.hub.status() ?? []).map(view);
+    return serverViews(this.current?.hub.status() ?? [], agentMcpRegistry().list());
   }
 
   dispose(): void {
     this.form?.settle({ action: "cancel" });
     this.formChanged.dispose();
     this.foldersWatch?.dispose();
+    this.agentsWatch.dispose();
     void this.current?.dispose();
     this.changed.dispose();
   }
@@ -234,16 +247,4 @@ export class HostMcp {
     );
     return pick === start ? "allow" : pick === never ? "deny" : undefined;
   }
-}
-
-function view(s: McpServerStatus): McpServerView {
-  return {
-    name: s.config.name,
-    state: s.state,
-    ...(s.detail ? { detail: s.detail } : {}),
-    source: s.config.sourcePath,
-    tools: (s.tools ?? []).map((t) => t.name),
-    ...(s.lastError ? { lastError: `${s.lastError.message} (${s.lastError.at.slice(11, 19)} UTC)` } : {}),
-    ...(s.config.workspace ? { workspace: true } : {}),
-  };
 }

@@ -10,6 +10,7 @@ import { describeServer, type McpSourceFile } from "../core/mcp/config";
 import { ApprovalStore } from "./mcp/approvals";
 import type { McpClientDeps } from "../core/mcp/client-requests";
 import { createNodeMcp } from "./mcp/setup";
+import { agentMcpRegistry } from "./mcp/agent-hubs";
 import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
@@ -86,7 +87,15 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
               }
             }
             // Its own name, so the child keeps the session's MCP tools (a child drops the tools of an extension it sets up again).
-            return { extension: { ...nodeMcp.extension(taken), name: "agent-mcp" }, dispose: () => nodeMcp.dispose() };
+            // Listed under the agent in the panel's MCP view while it runs (src/node/mcp/agent-hubs.ts).
+            const unlist = agentMcpRegistry().add({ name: agent.name, source: agent.source }, nodeMcp.hub);
+            return {
+              extension: { ...nodeMcp.extension(taken), name: "agent-mcp" },
+              dispose: () => {
+                unlist();
+                return nodeMcp.dispose();
+              },
+            };
           },
         }
       : {}),

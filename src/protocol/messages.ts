@@ -338,6 +338,10 @@ export const McpServerItemView = z.object({
   lastError: z.optional(z.string()),
   /** Defined by the workspace (approve/deny apply). */
   workspace: z.optional(z.boolean()),
+  /** Brought by this custom agent (its own `mcpServers`), listed under it; absent: the session's. */
+  agent: z.optional(z.string()),
+  /** That agent's run goes on (false: it finished, its servers stopped with it). */
+  agentRunning: z.optional(z.boolean()),
 });
 export type McpServerItemView = z.infer<typeof McpServerItemView>;
 export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });

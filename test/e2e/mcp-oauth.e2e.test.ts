@@ -1,22 +1,29 @@
 // MCP OAuth and URL-mode elicitation in a real VS Code (code-server): a remote MCP server that
 // needs a sign-in, configured in the workspace (.mcp.json), behind a real authorization server on
-// 127.0.0.1 (test/support/mcp-oauth-server.ts: the SDK's mcpAuthRouter and requireBearerAuth).
-// The person sees the sign-in notification, clicks Open; the browser tab VS Code opens follows the
-// authorization URL and the redirect back to the listener on 127.0.0.1 (yoke.mcp.oauthRedirect:
-// loopback; see docs/mcp.md for the URI handler's way back in remote windows).
+// 127.0.0.2 (test/support/mcp-oauth-server.ts: the SDK's mcpAuthRouter and requireBearerAuth; not
+// 127.0.0.1, which VS Code's opener port-maps like localhost: a real authorization server is not
+// on a port-mapped host). The person sees the sign-in notification, clicks Open; the browser tab
+// VS Code opens follows the authorization URL and the redirect back to the web page's callback
+// (yoke.mcp.oauthRedirect: auto, which is the URI handler in a web window): the URI handler
+// receives the answer — no listener on 127.0.0.1 is involved.
 // The tool then answers; a second session signs in no more (the tokens are in VS Code's secret
 // storage), and no token is in any file of the workspace, the profile (logs included) or ~/.yoke.
 // Then a server asks the person to open a URL (server-everything's URL-mode elicitation): the
 // modal shows it, the person declines, the model is told.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Page } from "playwright-core";
 import type { ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { readExchange } from "../../src/demo/wire-conversation";
 import { startOAuthMcpServer, type OAuthMcpServer } from "../support/mcp-oauth-server";
 import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
+
+// The SDK's router takes an http issuer only on localhost/127.0.0.1 unless this is set before it loads.
+vi.hoisted(() => {
+  process.env.MCP_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL = "1";
+});
 
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const WHOAMI = "mcp__secure__whoami";
@@ -66,6 +73,13 @@ function filesWith(dir: string, secrets: string[]): string[] {
   return hits;
 }
 
+/** The lines of the profile's log files that contain `text` (from `text` on; one per sign-in answer). */
+function logLines(dir: string, text: string): string[] {
+  const lines: string[] = [];
+  for (const f of filesWith(dir, [text])) for (const l of readFileSync(f, "utf8").split("\n")) if (l.includes(text)) lines.push(l.slice(l.indexOf(text)));
+  return lines;
+}
+
 async function allowIfAsked(page: Page, frame: Awaited<ReturnType<ReturnType<typeof useYokeVscode>["openPanel"]>>, tool: string): Promise<void> {
   void page;
   const card = frame.locator(`[data-testid=permission-card][data-tool="${tool}"]`);
@@ -77,12 +91,9 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
   const vs = useYokeVscode({
     name: "mcp-oauth",
     model: { script },
-    // The browser and the extension host are on this machine: the loopback way back. (The URI
-    // handler's way back through a web window's callback failed here: the URL the browser opened
-    // had the redirect URI's escaped query decoded, and the authorization server refused it.)
-    userSettings: { "yoke.mcp.oauthRedirect": "loopback" },
+    // No yoke.mcp.oauthRedirect: auto, the URI handler in a web window.
     launch: async () => {
-      auth = await startOAuthMcpServer();
+      auth = await startOAuthMcpServer({ host: "127.0.0.2" });
       return { env: { YOKE_E2E_AUTH_URL: auth.url } };
     },
     files: {
@@ -111,6 +122,13 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       // Open: VS Code opens the authorization URL in a new browser tab, which follows the redirects back.
       const tab = vs.page.context().waitForEvent("page", { timeout: 30_000 });
       await toast.getByRole("button", { name: "Open" }).click();
+      // VS Code's own question for a site outside its trusted domains (every real authorization
+      // server the first time): the whole URL, escapes intact; the person opens it.
+      const external = vs.page.locator(".monaco-dialog-box", { hasText: "open the external website" });
+      await external.waitFor({ timeout: 60_000 });
+      expect(await external.textContent()).toContain("redirect_uri=http%3A%2F%2F127.0.0.1");
+      await shot("external-website-question");
+      await external.getByRole("button", { name: "Open", exact: true }).click();
       const browserTab = await tab;
       await browserTab.waitForLoadState("load", { timeout: 60_000 }).catch(() => undefined);
       const deadline = Date.now() + 90_000;
@@ -118,6 +136,13 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       await browserTab.screenshot({ path: join("test-results", "e2e", "mcp-oauth-browser-tab.png") }).catch(() => undefined);
       expect(server.events.filter((e) => !e.startsWith("call"))).toEqual([expect.stringMatching(/^register client-1 /), "authorize client-1", "exchange client-1"]);
       const registered = server.events[0]!.split(" ")[2]!;
+      // The redirect URI is the web page's callback for Yoke's URI handler (asExternalUri of
+      // code-oss://yoke-dev.yoke/mcp-oauth), and the handler received the answer.
+      const cb = new URL(registered);
+      expect(cb.pathname).toMatch(/\/callback$/);
+      expect(cb.searchParams.get("vscode-authority")).toBe("yoke-dev.yoke");
+      expect(cb.searchParams.get("vscode-path")).toBe("/mcp-oauth");
+      expect(cb.searchParams.get("vscode-reqid")).toMatch(/^\d+$/);
 
       await allowIfAsked(vs.page, frame, WHOAMI);
       await waitForAssistantText(frame, "The server said: protected answer for client-1", 120_000);
@@ -139,6 +164,8 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       const where = { workspace: vs.workspace, profile: vs.server.userDataDir, home: vs.server.home };
       const found = Object.fromEntries(Object.entries(where).map(([k, d]) => [k, filesWith(d, tokens)]));
       expect(found).toEqual({ workspace: [], profile: [], home: [] });
+      // The URI handler's line in Yoke's log (the code is never logged).
+      expect(logLines(vs.server.userDataDir, "MCP sign-in answer through the URI handler")).toEqual(["MCP sign-in answer through the URI handler: delivered"]);
       // The CLI's token file is not used by VS Code.
       expect(existsSync(join(vs.server.home, ".yoke", "mcp-oauth.json"))).toBe(false);
 

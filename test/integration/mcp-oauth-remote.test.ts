@@ -75,3 +75,67 @@ describe("sign-in through the URI handler (a remote window)", () => {
     }
   }, 60_000);
 });
+
+describe("a sign-in kept in one window reused in the other (VS Code keeps a remote window's secrets on the local machine)", () => {
+  it("signed in from a local window (loopback); in a remote window the expired token is refreshed with that client — no new registration, no browser; revoked: registered anew with the link and asked", async () => {
+    const srv = await startOAuthMcpServer();
+    const store = new FileCredentialStore(join(dir, "shared.json"));
+    const config: McpServerConfig = {
+      name: "secure",
+      source: "user-settings",
+      sourcePath: "test",
+      workspace: false,
+      startAtSessionStart: false,
+      transport: "http",
+      url: srv.url,
+      headers: {},
+      fallbackToSse: false,
+    };
+    const hubOf = (remote: boolean, authorize: (req: McpAuthorizeRequest) => Promise<void>) =>
+      new NodeMcpHub({ cwd: dir, storageDir: join(dir, "store2"), home: dir, servers: [config], trusted: true, oauth: { store, authorize, ...(remote ? { receiver } : {}) } });
+    const call = async (h: NodeMcpHub) => {
+      await h.catalog();
+      return h.call("secure", "whoami", {}, { signal: new AbortController().signal, timeoutMs: 10_000 });
+    };
+    try {
+      // The local window: the browser goes to the loopback listener.
+      const local = hubOf(false, async (req) => void (await fetch(req.url)));
+      try {
+        await local.login("secure");
+      } finally {
+        await local.dispose();
+      }
+      expect(srv.events.filter((e) => e.startsWith("register"))).toEqual([expect.stringMatching(/^register client-1 http:\/\/127\.0\.0\.1:\d+\/callback$/)]);
+      // The remote window, later: the access token expired.
+      srv.expireAll();
+      const asked: string[] = [];
+      const remote = hubOf(true, async (req) => void asked.push(req.url));
+      try {
+        const r = await call(remote);
+        expect(JSON.stringify(r.content)).toContain("protected answer for client-1");
+      } finally {
+        await remote.dispose();
+      }
+      expect(asked).toEqual([]);
+      expect(srv.events.filter((e) => !e.startsWith("call"))).toEqual([expect.stringMatching(/^register client-1 /), "authorize client-1", "exchange client-1", "expire all", "refresh client-1"]);
+      // Revoked: the refresh is refused, the client is registered anew with the link and the user is asked.
+      srv.revokeAll();
+      const again = hubOf(true, async (req) => {
+        asked.push(req.url);
+        const to = new URL((await fetch(req.url, { redirect: "manual" })).headers.get("location") ?? "");
+        oauthRedirects().deliver(to.search.slice(1));
+      });
+      try {
+        await again.login("secure");
+        const r = await call(again);
+        expect(JSON.stringify(r.content)).toContain("protected answer for client-2");
+      } finally {
+        await again.dispose();
+      }
+      expect(asked).toHaveLength(1);
+      expect(srv.events).toContain(`register client-2 ${LINK}`);
+    } finally {
+      await srv.close();
+    }
+  }, 90_000);
+});

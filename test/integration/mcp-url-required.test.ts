@@ -13,7 +13,7 @@ import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { buildCliSession } from "../../src/cli/session-setup";
 import { AgentSession } from "../../src/core/loop/agent-session";
-import type { McpUrlElicitRequest } from "../../src/core/mcp/client-requests";
+import type { McpUrlDoneRequest, McpUrlElicitRequest } from "../../src/core/mcp/client-requests";
 import { ensureBuilt, runCli } from "../support/cli";
 
 const SERVER = join(__dirname, "..", "support", "mcp-url-required-server.cjs");
@@ -58,7 +58,11 @@ function log(dir: string): string {
 }
 const lines = (file: string) => readFileSync(file, "utf8").trim().split("\n").filter(Boolean);
 
-async function session(ws: { cwd: string; home: string }, answer: (req: McpUrlElicitRequest) => Promise<"accept" | "decline" | "cancel">) {
+async function session(
+  ws: { cwd: string; home: string },
+  answer: (req: McpUrlElicitRequest) => Promise<"accept" | "decline" | "cancel">,
+  urlDone?: (req: McpUrlDoneRequest, signal: AbortSignal) => Promise<void>,
+) {
   const llm = await startScriptedLlmServer({ script: CALL });
   const saved = process.env.HOME;
   process.env.HOME = ws.home;
@@ -68,7 +72,7 @@ async function session(ws: { cwd: string; home: string }, answer: (req: McpUrlEl
       undefined,
       {
         approver: { ask: () => Promise.resolve({ decision: "deny" as const }) } as never,
-        elicitor: { elicit: () => Promise.resolve({ action: "cancel" as const }), openUrl: answer },
+        elicitor: { elicit: () => Promise.resolve({ action: "cancel" as const }), openUrl: answer, ...(urlDone ? { urlDone } : {}) },
       },
     );
     const s = await AgentSession.create(setup.options);
@@ -106,6 +110,60 @@ describe("a tool call answered with -32042 (URL elicitation required)", () => {
     expect(JSON.stringify(r.requests)).not.toContain("one-time-xyz");
     expect(r.log).not.toContain("one-time-xyz");
     expect(r.log).toContain('"kind":"elicitation","outcome":"accepted"');
+  }, 90_000);
+
+  it("the server's completion withdraws the Done question (the user never pressed it)", async () => {
+    const ws = workspace();
+    const asked: McpUrlDoneRequest[] = [];
+    let withdrawn = false;
+    const r = await session(
+      ws,
+      async (req) => {
+        await fetch(req.url);
+        return "accept";
+      },
+      (req, signal) => {
+        asked.push(req);
+        // The user never presses Done: only the server's word ends the wait.
+        return new Promise<void>((_, reject) => signal.addEventListener("abort", () => ((withdrawn = true), reject(new Error("withdrawn"))), { once: true }));
+      },
+    );
+    expect(r.result).toContain("account: ada@example.com (call 2)");
+    expect(r.ms).toBeLessThan(60_000);
+    expect(asked).toEqual([{ server: "links", where: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), timeoutMs: 120_000 }]);
+    expect(withdrawn).toBe(true);
+    expect(lines(ws.record)).toEqual(["call 1 not linked", expect.stringMatching(/^linked /), "call 2 linked"]);
+    expect(r.log).not.toContain("said they finished");
+  }, 90_000);
+
+  it("Done: from a server that never sends the completion, the user's Done retries the call at once (not after the timeout)", async () => {
+    const ws = workspace({ silent: true, timeout: 60_000 });
+    const r = await session(
+      ws,
+      async (req) => {
+        await fetch(req.url);
+        return "accept";
+      },
+      // The user finished in the browser (above) and presses Done.
+      () => new Promise<void>((resolve) => setTimeout(resolve, 200)),
+    );
+    expect(r.result).toContain("account: ada@example.com (call 2)");
+    expect(r.ms).toBeLessThan(30_000);
+    expect(lines(ws.record)).toEqual(["call 1 not linked", expect.stringMatching(/^linked /), "call 2 linked"]);
+    expect(r.log).toMatch(/the user said they finished at http:\/\/127\.0\.0\.1:\d+ \(before the server did\)/);
+    expect(r.log).not.toContain("one-time-xyz");
+  }, 90_000);
+
+  it("Done pressed before the user finished: retried once at once, then the model is told the server still needs it", async () => {
+    const ws = workspace({ silent: true, timeout: 60_000 });
+    const r = await session(
+      ws,
+      () => Promise.resolve("accept"),
+      () => Promise.resolve(),
+    );
+    expect(r.result).toMatch(/the MCP server "links" still needs the user to finish at http:\/\/127\.0\.0\.1:\d+ before account can run/);
+    expect(r.ms).toBeLessThan(30_000);
+    expect(lines(ws.record)).toEqual(["call 1 not linked", "call 2 not linked"]);
   }, 90_000);
 
   it("a no: the model is told the user declined, where the URL leads and the server's message; no retry", async () => {

@@ -68,7 +68,12 @@ const secret = () => randomBytes(24).toString("base64url");
  * `transport: "sse"`: the older HTTP+SSE transport behind the same bearer check (GET /sse is the
  * event stream, POST /messages?sessionId=… the client's messages); the URL is then …/sse.
  */
-export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse" } = {}): Promise<OAuthMcpServer> {
+/**
+ * `host`: the address to listen on (default 127.0.0.1). Another loopback address (127.0.0.2) is a
+ * host VS Code does not port-map (as a real authorization server); the SDK's router accepts an
+ * http issuer there only with MCP_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=1 set before it loads.
+ */
+export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse"; host?: string } = {}): Promise<OAuthMcpServer> {
   const events: string[] = [];
   const bearers: string[] = [];
   const accessTokens: string[] = [];
@@ -142,9 +147,9 @@ export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse" 
 
   const app = express();
   const http: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = app.listen(0, o.host ?? "127.0.0.1", () => resolve(s));
   });
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const base = `http://${o.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
   const sse = o.transport === "sse";
   const mcpUrl = new URL(sse ? `${base}/sse` : `${base}/mcp`);
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl, resourceName: "Yoke OAuth test server" }));

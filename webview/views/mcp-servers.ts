@@ -42,8 +42,17 @@ export class McpServersPanel {
     const wasOpen = (this.root as HTMLDetailsElement).open;
     const running = servers.filter((s) => s.state === "running").length;
     this.root.append(el("summary", { class: "mcp-title" }, [icon("server"), ` MCP servers (${running}/${servers.length} running)`]));
+    let agent: string | undefined;
     for (const s of servers) {
-      const row = el("details", { class: "mcp-server", "data-testid": "mcp-server", "data-name": s.name, "data-state": s.state }, [
+      // Servers a custom agent brought (its own mcpServers): under a heading for that agent.
+      if (s.agent !== undefined && s.agent !== agent) {
+        agent = s.agent;
+        this.root.append(
+          el("div", { class: "mcp-agent", "data-testid": "mcp-agent", "data-agent": s.agent }, [icon("hubot"), ` Agent ${s.agent} (${s.agentRunning ? "running" : "finished"}): its own servers`]),
+        );
+      }
+      const key = s.agent !== undefined ? `${s.agent}/${s.name}` : s.name;
+      const row = el("details", { class: "mcp-server", "data-testid": "mcp-server", "data-name": s.name, "data-state": s.state, ...(s.agent !== undefined ? { "data-agent": s.agent } : {}) }, [
         el("summary", { title: s.source }, [
           icon(ICONS[s.state] ?? "circle-outline"),
           " ",
@@ -63,8 +72,8 @@ export class McpServersPanel {
             )
           : null,
       ]);
-      if (this.open.has(s.name)) (row as HTMLDetailsElement).open = true;
-      row.addEventListener("toggle", () => ((row as HTMLDetailsElement).open ? this.open.add(s.name) : this.open.delete(s.name)));
+      if (this.open.has(key)) (row as HTMLDetailsElement).open = true;
+      row.addEventListener("toggle", () => ((row as HTMLDetailsElement).open ? this.open.add(key) : this.open.delete(key)));
       this.root.append(row);
     }
     (this.root as HTMLDetailsElement).open = wasOpen;
@@ -73,6 +82,8 @@ export class McpServersPanel {
   private actions(s: McpServerItemView): HTMLElement | null {
     const act = (action: McpServerAction) => () => this.onAction(s.name, action);
     const buttons: HTMLElement[] = [];
+    // An agent's server lives with the agent's run: nothing to restart or approve here.
+    if (s.agent !== undefined) return null;
     if (s.state === "not_approved" && s.workspace) {
       buttons.push(button({ label: "Approve", title: `Start ${s.name} (defined by the workspace: it runs as you, outside the sandbox)`, testid: "mcp-approve", onClick: act("approve") }));
       buttons.push(button({ label: "Deny", appearance: "secondary", testid: "mcp-deny", onClick: act("deny") }));

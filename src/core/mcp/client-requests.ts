@@ -62,6 +62,22 @@ export interface McpElicitor {
    * user's yes. "accept": the user opens it (VS Code opens the browser on the yes). Without it: declined.
    */
   openUrl?(req: McpUrlElicitRequest, signal: AbortSignal): Promise<"accept" | "decline" | "cancel">;
+  /**
+   * After a yes to a "URL elicitation required" (-32042) question, while Yoke waits for the
+   * server's word that the user finished: lets the user say "I finished" (VS Code: a notification's
+   * Done, a terminal: Enter). Resolves when they do; `signal` aborts when the wait ends otherwise
+   * (the server's word, the timeout, the call's cancellation): the question is then withdrawn.
+   */
+  urlDone?(req: McpUrlDoneRequest, signal: AbortSignal): Promise<void>;
+}
+
+/** What the user is told while Yoke waits for a server to hear that they finished at a URL. */
+export interface McpUrlDoneRequest {
+  server: string;
+  /** Where the URLs lead (origins only). */
+  where: string;
+  /** How long Yoke waits for the server at most (ms). */
+  timeoutMs: number;
 }
 
 /** A URL a server may ask the user to open: http or https, nothing else (no file:, javascript:, vscode:…). */
@@ -77,6 +93,11 @@ export interface McpClientHandlers {
   elicit(server: string, req: { message: string; schema: unknown }, signal: AbortSignal): Promise<ElicitAnswer>;
   /** URL mode: the user is shown the URL and asked to open it (headless: declined). */
   elicitUrl(server: string, req: { message: string; url: string; elicitationId: string }, signal: AbortSignal): Promise<{ action: "accept" | "decline" | "cancel" }>;
+  /**
+   * Resolves when the user says they finished at the URLs (McpElicitor.urlDone); never when no one
+   * can say it (headless). `signal`: the wait ended otherwise.
+   */
+  urlDone?(server: string, req: { where: string; timeoutMs: number }, signal: AbortSignal): Promise<void>;
 }
 
 /** What the session gives the MCP extension to answer servers' requests. */
@@ -213,6 +234,14 @@ export function mcpClientHandlers(api: ExtensionApi, deps: McpClientDeps): McpCl
       const action = await deps.elicitor.openUrl({ server, message: req.message, url: url.data, elicitationId: req.elicitationId }, signal);
       record(server, "elicitation", action === "accept" ? "accepted" : action === "decline" ? "declined" : "cancelled", `${where}, by the user`);
       return { action };
+    },
+
+    urlDone(server, req, signal) {
+      const elicitor = deps.elicitor;
+      if (!elicitor?.urlDone) return new Promise<void>(() => undefined);
+      return elicitor.urlDone({ server, where: req.where, timeoutMs: req.timeoutMs }, signal).then(() => {
+        if (!signal.aborted) record(server, "elicitation", "accepted", `the user said they finished at ${req.where} (before the server did)`);
+      });
     },
   };
 }

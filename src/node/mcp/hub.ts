@@ -315,7 +315,8 @@ export class NodeMcpHub implements McpHub {
   /**
    * The user is asked to open each URL the server requires (the host's URL question; headless:
    * declined), then Yoke waits for the server's `notifications/elicitation/complete` for each,
-   * at most the call's timeout (the spec: a client must not wait for it indefinitely).
+   * at most the call's timeout (the spec: a client must not wait for it indefinitely), or until
+   * the user says they finished (the host's Done: a notification's button, Enter on a terminal).
    */
   private async completeUrlElicitations(slot: ServerSlot, required: UrlElicitation[], opts: McpCallOptions): Promise<void> {
     const server = slot.config.name;
@@ -332,7 +333,15 @@ export class NodeMcpHub implements McpHub {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<void>((r) => (timer = setTimeout(r, opts.timeoutMs)));
       const aborted = new Promise<void>((r) => opts.signal.addEventListener("abort", () => r(), { once: true }));
-      await Promise.race([Promise.all(waits.map((w) => w.done)), timedOut, aborted]).finally(() => clearTimeout(timer));
+      // The user may say they finished (a server that never sends the completion would otherwise
+      // make them wait for the timeout): the question is withdrawn when the wait ends otherwise.
+      const ended = new AbortController();
+      const never = new Promise<void>(() => undefined);
+      const userDone = handlers?.urlDone ? handlers.urlDone(server, { where: origins(required), timeoutMs: opts.timeoutMs }, ended.signal).catch(() => never) : never;
+      await Promise.race([Promise.all(waits.map((w) => w.done)), timedOut, aborted, userDone]).finally(() => {
+        clearTimeout(timer);
+        ended.abort();
+      });
       if (opts.signal.aborted) throw new Error("the call was cancelled");
     } finally {
       for (const w of waits) w.forget();

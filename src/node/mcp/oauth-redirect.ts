@@ -33,14 +33,43 @@ export type RedirectMode = "loopback" | "uriHandler";
 /**
  * The way back for a VS Code window. `setting` is `yoke.mcp.oauthRedirect` ("auto", "loopback",
  * "uriHandler"); auto: the URI handler where the extension host is remote (`env.remoteName` set:
- * Remote-SSH, WSL, containers, Codespaces), else loopback. A web window without a remote name
- * (code-server) keeps loopback: there the URI handler's way back goes through the web page's
- * callback URL, whose escaped query came out decoded in the URL the browser opened (the
- * authorization server refused the redirect URI) — found by the code-server e2e.
+ * Remote-SSH, WSL, containers, Codespaces) or the window is a web page (code-server, vscode.dev:
+ * the browser may be on any machine), else loopback. In a web window the URI handler's redirect
+ * URI is the page's own callback (`…/callback?vscode-reqid=…&vscode-scheme=…`): see
+ * `receiverAppliesTo` for the one case it cannot serve.
  */
 export function chooseRedirect(o: { setting?: string; remoteName?: string; web: boolean }): RedirectMode {
   if (o.setting === "loopback" || o.setting === "uriHandler") return o.setting;
-  return o.remoteName ? "uriHandler" : "loopback";
+  return o.remoteName || o.web ? "uriHandler" : "loopback";
+}
+
+/**
+ * The hosts VS Code's opener maps to a forwarded port (`localhost`, `127.0.0.1`, `0.0.0.0` with a
+ * port: VS Code's `extractLocalHostUriMetaDataForPortMapping`). A URL to one of them is opened as
+ * the *mapped* URI's decoded text (`encodeURI(uri.toString(true))`), not as written: an escaped
+ * query inside a parameter (the web callback's redirect URI, `…%3Fvscode-reqid%3D1%26vscode-scheme…`)
+ * comes out as bare `?`/`&`, and the authorization server refuses the cut redirect URI (seen in
+ * code-server). Any other host's URL is opened as written.
+ */
+export function isPortMappedHost(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === "http:" || u.protocol === "https:") && !!u.port && ["localhost", "127.0.0.1", "0.0.0.0"].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a web window's URI-handler way back can serve the server at `serverUrl`: not when the
+ * server is on a port-mapped host (above) — its authorization URL would be opened decoded; the
+ * loopback listener is used for it (a server on the extension host's own loopback is reachable
+ * by a browser on that machine only, where the loopback way back works too). A redirect URI
+ * without a query (`vscode://…/mcp-oauth` in a desktop window) survives the decoding, so outside
+ * a web window the URI handler serves every server.
+ */
+export function receiverAppliesTo(o: { web: boolean; serverUrl: string }): boolean {
+  return !(o.web && isPortMappedHost(o.serverUrl));
 }
 
 /** A way back other than the loopback listener (the host's URI handler). */
@@ -49,6 +78,8 @@ export interface McpRedirectReceiver {
   redirectUri(): Promise<string>;
   /** The code of the sign-in with this state (rejects on an error answer, the time running out, or the abort). */
   wait(state: string, signal: AbortSignal, timeoutMs: number): Promise<string>;
+  /** Whether this way back serves the server at this URL (absent: every server); when not, the loopback listener does. */
+  appliesTo?(serverUrl: string): boolean;
 }
 
 /** This extension's id (`<publisher>.<name>` of package.json): the authority of its URI handler's links. */

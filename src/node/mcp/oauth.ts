@@ -147,6 +147,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private expectedState: string | undefined;
   private port = 0;
+  /** The receiver that serves this server (undefined: the loopback listener). */
+  private via: McpRedirectReceiver | undefined;
   /** The redirect URI given by the receiver (undefined: the loopback listener's). */
   private redirect: string | undefined;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
@@ -177,7 +179,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
-    if (this.receiver) this.redirect = await this.receiver.redirectUri();
+    this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
+    if (this.via) this.redirect = await this.via.redirectUri();
     else this.port = parsed.port ?? (this.port || (await freePort()));
   }
 
@@ -209,8 +212,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   clientInformation(): OAuthClientInformationMixed | undefined {
     const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
     // A client registered with another redirect URI (a sign-in from a local window, now in a
-    // remote one, or the other way round) would be refused it: registered anew.
-    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl)) return undefined;
+    // remote one, or the other way round) would be refused it: registered anew — except while a
+    // refresh token of that client is kept: the SDK refreshes before it asks for a sign-in, and a
+    // refresh needs no redirect URI, so the sign-in carries over (VS Code keeps a remote window's
+    // secrets on the local machine too). A refused refresh forgets the tokens (the SDK's
+    // invalidateCredentials("tokens")), and the next attempt registers anew.
+    const tokens = this.record.tokens as OAuthTokens | undefined;
+    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token) return undefined;
     return client;
   }
 
@@ -271,10 +279,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * the code to come (or an error, or the time running out). The browser gets a short page.
    */
   async listen(signal: AbortSignal, timeoutMs: number): Promise<{ code: Promise<string> }> {
-    if (this.receiver) {
+    if (this.via) {
       const state = this.expectedState;
       if (!state) throw new Error("no sign-in was started in this process (no state)");
-      return { code: this.receiver.wait(state, signal, timeoutMs) };
+      return { code: this.via.wait(state, signal, timeoutMs) };
     }
     let settle!: { resolve: (code: string) => void; reject: (e: Error) => void };
     const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));

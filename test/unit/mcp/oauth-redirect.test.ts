@@ -7,25 +7,46 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { chooseRedirect, oauthRedirects, PendingRedirects, readRedirectAnswer, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../../src/node/mcp/oauth-redirect";
+import {
+  chooseRedirect,
+  isPortMappedHost,
+  receiverAppliesTo,
+  oauthRedirects,
+  PendingRedirects,
+  readRedirectAnswer,
+  YOKE_EXTENSION_ID,
+  type McpRedirectReceiver,
+} from "../../../src/node/mcp/oauth-redirect";
 import { FileCredentialStore, McpOAuthProvider } from "../../../src/node/mcp/oauth";
 
 const dir = mkdtempSync(join(tmpdir(), "yoke-oauth-redirect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("chooseRedirect", () => {
-  it("auto: loopback in a local window, the URI handler where the extension host is remote", () => {
+  it("auto: loopback in a local window, the URI handler where the extension host is remote or the window is a web page", () => {
     expect(chooseRedirect({ web: false })).toBe("loopback");
     expect(chooseRedirect({ setting: "auto", web: false })).toBe("loopback");
     for (const remoteName of ["ssh-remote", "wsl", "dev-container", "codespaces"]) expect(chooseRedirect({ remoteName, web: false })).toBe("uriHandler");
-    // A web window without a remote name (code-server): loopback (see chooseRedirect).
-    expect(chooseRedirect({ web: true })).toBe("loopback");
+    // A web window without a remote name (code-server, vscode.dev): the browser may be on any machine.
+    expect(chooseRedirect({ web: true })).toBe("uriHandler");
     expect(chooseRedirect({ remoteName: "ssh-remote", web: true })).toBe("uriHandler");
   });
   it("the setting overrides, both ways; an unknown value is auto", () => {
     expect(chooseRedirect({ setting: "loopback", remoteName: "ssh-remote", web: true })).toBe("loopback");
     expect(chooseRedirect({ setting: "uriHandler", web: false })).toBe("uriHandler");
     expect(chooseRedirect({ setting: "bogus", web: false })).toBe("loopback");
+  });
+  it("a web window leaves servers on the hosts VS Code port-maps to the loopback (their URL would be opened decoded)", () => {
+    for (const u of ["http://127.0.0.1:8080/mcp", "http://localhost:3000/mcp", "https://0.0.0.0:9/x"]) {
+      expect(isPortMappedHost(u)).toBe(true);
+      expect(receiverAppliesTo({ web: true, serverUrl: u })).toBe(false);
+      expect(receiverAppliesTo({ web: false, serverUrl: u })).toBe(true);
+    }
+    // Not port-mapped: another loopback address, a host without a port, a real server, a bad URL.
+    for (const u of ["http://127.0.0.2:8080/mcp", "http://localhost/mcp", "https://api.example.com/mcp", "not a url"]) {
+      expect(isPortMappedHost(u)).toBe(false);
+      expect(receiverAppliesTo({ web: true, serverUrl: u })).toBe(true);
+    }
   });
   it("the URI handler's authority is this extension's id", () => {
     const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8")) as { publisher: string; name: string };
@@ -95,6 +116,16 @@ describe("McpOAuthProvider with a receiver (a remote window)", () => {
     expect(pending.deliver(`code=c9&state=${state}x`)).toBe("unknown-state");
     expect(pending.deliver(`code=c9&state=${state}`)).toBe("delivered");
     await expect(code).resolves.toBe("c9");
+  });
+  it("a receiver that does not serve the server leaves it to the loopback listener", async () => {
+    const pending = new PendingRedirects();
+    const r: McpRedirectReceiver = { ...receiver("http://cs.example/callback?vscode-reqid=1", pending), appliesTo: (u) => !u.includes("127.0.0.1") };
+    const served = new McpOAuthProvider("s", "https://s.example/mcp", new FileCredentialStore(join(dir, "r3.json")), r);
+    await served.load();
+    expect(served.redirectUrl).toBe("http://cs.example/callback?vscode-reqid=1");
+    const local = new McpOAuthProvider("s", "http://127.0.0.1:9/mcp", new FileCredentialStore(join(dir, "r4.json")), r);
+    await local.load();
+    expect(local.redirectUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
   });
   it("a client registered with another redirect URI (a local window's loopback) is registered anew", async () => {
     const store = new FileCredentialStore(join(dir, "r2.json"));
