@@ -12,7 +12,8 @@ export function git(cwd: string, args: string[], opts: { env?: Record<string, st
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
-      args,
+      // fsmonitor off: a worktree's configuration names a program that reading its index would run.
+      ["-c", "core.fsmonitor=false", ...args],
       { cwd, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: opts.maxBuffer ?? 256 * 1024 * 1024, encoding: "utf8" },
       (err, stdout, stderr) => {
         if (err && typeof (err as NodeJS.ErrnoException).code === "string") return reject(new Error(`git could not be run: ${err.message}`));
