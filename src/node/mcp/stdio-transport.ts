@@ -12,7 +12,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { hostLaunchWithClosedFds } from "../commands/fd-hygiene";
 import { stopGroup } from "./processes";
 
 export interface StdioOptions {
@@ -50,9 +49,7 @@ export class GroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      // Only stdin, stdout and stderr reach the server: not a descriptor Yoke inherited (fd-hygiene.ts).
-      const line = hostLaunchWithClosedFds(this.opts.command, this.opts.args, this.opts.env.PATH, this.opts.cwd);
-      const child = spawn(line.file, line.args, {
+      const child = spawn(this.opts.command, this.opts.args, {
         cwd: this.opts.cwd,
         env: this.opts.env,
         stdio: ["pipe", "pipe", "pipe"],
