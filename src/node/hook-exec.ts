@@ -12,6 +12,7 @@
  */
 import { withoutProviderSecrets } from "./settings/secret-env";
 import { spawn } from "node:child_process";
+import { hostLaunchWithClosedFds } from "./commands/fd-hygiene";
 import type { HookCommandRequest, HookCommandResult, HookCommandRunner } from "../core/hooks/types";
 import { HOOK_OPT_OUT, quarantineLines, type HookSandbox } from "./hook-sandbox";
 
@@ -198,6 +199,8 @@ export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookComm
         if ("file" in confined) launch = confined;
       }
       const jail = confined && "file" in confined ? confined : undefined;
+      // On the host too, only stdin, stdout and stderr reach the hook (the sandbox's launch closes the rest itself).
+      if (!jail) launch = { ...launch, ...hostLaunchWithClosedFds(launch.file, launch.args, { ...process.env, ...req.env }.PATH, req.cwd) };
       const r = await runProcess(launch.file, launch.args, req, signal, launch.env);
       const quarantined = jail ? jail.finish() : [];
       const result: HookCommandResult = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut, ranIn: jail ? jail.backend : "host" };

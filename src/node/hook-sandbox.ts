@@ -12,14 +12,15 @@
  * masked (those rules are about the agent's commands; a hook is the user's program).
  */
 import { closeSync, openSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { NetworkMode } from "../core/commands/types";
 import { networkFor } from "../core/commands/network";
 import type { QuarantinedPath } from "../core/commands/types";
 import { withClosedFds } from "./commands/fd-hygiene";
 import { sweepGuards } from "./commands/quarantine";
 import { homeFolders } from "./commands/sandbox/host";
-import { expandHome, isWithin, real } from "./commands/sandbox/paths";
+import { isWithin, real } from "./commands/sandbox/paths";
+import { execFormPaths, hookLinePaths, hookShellParser, type HookLine } from "./hook-words";
 import { SandboxUnavailableError, type GuardedPath, type SandboxBackend, type SandboxPath, type SandboxProtection } from "./commands/sandbox/types";
 import { sandboxFromSettings, type SandboxSettings } from "./commands/session-runner";
 import { HOME_SECRETS } from "./commands/sandbox/plan";
@@ -69,80 +70,6 @@ export interface HookSandbox {
 /** Components never exposed for a hook's script path: the last component of each credential path commands never see. */
 const SECRET_PARTS = new Set(HOME_SECRETS.map((p) => basename(p)));
 
-/** A shell word, and whether the command writes it (the target of `>`, `>>`, `&>`, or a file `tee` is given). */
-export interface ShellToken {
-  word: string;
-  written: boolean;
-}
-
-/** Shell words of a command line (quotes and backslashes resolved, operators split off): enough to find the paths it names. */
-export function shellTokens(line: string): ShellToken[] {
-  const out: ShellToken[] = [];
-  let cur = "";
-  let has = false;
-  let quote: "'" | '"' | undefined;
-  let redirect = false;
-  let tee = false;
-  const push = () => {
-    if (has || cur) {
-      const written = redirect || (tee && !cur.startsWith("-"));
-      out.push({ word: cur, written });
-      if (cur === "tee") tee = true;
-      redirect = false;
-    }
-    cur = "";
-    has = false;
-  };
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === "\\" && quote === '"' && i + 1 < line.length) cur += line[++i];
-      else cur += c;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      quote = c;
-      has = true;
-    } else if (c === "\\" && i + 1 < line.length) {
-      cur += line[++i];
-      has = true;
-    } else if (c === ">") {
-      // A descriptor number before it (`2>`) is not a word; `>&1` duplicates a descriptor, no file.
-      if (/^\d+$/.test(cur)) cur = "";
-      push();
-      while (line[i + 1] === ">" || line[i + 1] === "|") i++;
-      if (line[i + 1] === "&") {
-        i++;
-        redirect = !/[\d-]/.test(line[i + 1] ?? "");
-      } else redirect = true;
-    } else if (/[\s;&|()<`]/.test(c)) {
-      if (c === "&" && line[i + 1] === ">") {
-        push();
-        continue;
-      }
-      push();
-      if (!/[ \t]/.test(c)) tee = false;
-    } else {
-      cur += c;
-      has = true;
-    }
-  }
-  push();
-  return out;
-}
-
-/** Shell words of a command line (see shellTokens). */
-export function shellWords(line: string): string[] {
-  return shellTokens(line).map((t) => t.word);
-}
-
-/** `$VAR`, `${VAR}` and a leading `~` of a word, from `env` (others left as they are). */
-function expandWord(w: string, env: Record<string, string | undefined>, home: string): string {
-  const v = w.replace(/\$\{(\w+)\}|\$(\w+)/g, (m, a: string | undefined, b: string | undefined) => env[(a ?? b)!] ?? m);
-  return expandHome(v, home);
-}
-
 function kind(p: string): "file" | "dir" | undefined {
   try {
     const st = statSync(p);
@@ -152,38 +79,65 @@ function kind(p: string): "file" | "dir" | undefined {
   }
 }
 
+/** The hooks folders a script's neighbours may be exposed with (its helpers, its `lib/`): below each home, and Claude Code's config folder. */
+export function hookFolders(homes: readonly string[], env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const h of homes) out.push(join(h, ".claude", "hooks"), join(h, ".yoke", "hooks"));
+  if (env.CLAUDE_CONFIG_DIR && isAbsolute(env.CLAUDE_CONFIG_DIR)) out.push(join(resolve(env.CLAUDE_CONFIG_DIR), "hooks"));
+  // A plugin's own folder (its hooks run with CLAUDE_PLUGIN_ROOT), when it is below a home's plugin folder.
+  const root = env.CLAUDE_PLUGIN_ROOT && isAbsolute(env.CLAUDE_PLUGIN_ROOT) ? resolve(env.CLAUDE_PLUGIN_ROOT) : undefined;
+  if (root && homes.some((h) => PLUGIN_FOLDERS.some((f) => isWithin(root, join(h, f)) && root !== join(h, f)))) out.push(root);
+  return out;
+}
+
+/** Does `dir` hold a home, or a credential path of one (a folder the sandbox must never expose whole)? */
+function holdsSecrets(dir: string, homes: readonly string[]): boolean {
+  return homes.some((h) => isWithin(h, dir) || HOME_SECRETS.some((s) => isWithin(join(h, s), dir)));
+}
+
 /**
- * The paths a hook's command line names that the sandbox would hide, to keep readable: each
- * existing file or folder named by an absolute path (after `~`, `$HOME`, `$CLAUDE_PROJECT_DIR`…)
- * inside a hidden home or a private temporary folder. A script two or more levels below a home
- * (`~/.claude/hooks/x.py`) brings its folder (its helpers, its `lib/`); one directly in a home
- * brings itself only. Credentials (`.ssh`, `.aws`, …) and a home itself never.
+ * The paths a hook's command line names that the sandbox would hide, to keep readable — the least
+ * that lets the hook run. A file named by its absolute path (after `~`, `$HOME`, `$CLAUDE_PROJECT_DIR`…)
+ * inside a hidden home or a private temporary folder: that file only; a file or folder inside a
+ * dedicated hooks folder (`~/.claude/hooks`, `~/.yoke/hooks`, `$CLAUDE_CONFIG_DIR/hooks`, the
+ * plugin's own `$CLAUDE_PLUGIN_ROOT`): that whole folder, so the script finds its helpers and `lib/`.
+ * Any other folder (`~/.local/share`, `~/.config`, `/run/user/1000`): nothing. Never credentials
+ * (`.ssh`, `.aws`, `.local/share/keyrings`…), a folder holding them, a home, or the workspace (visible already).
  */
-export function hookReadablePaths(words: readonly string[], env: Record<string, string | undefined>, home: string, homes: readonly string[], visible: readonly string[] = []): string[] {
+export function hookReadablePaths(paths: readonly string[], env: Record<string, string | undefined>, homes: readonly string[], visible: readonly string[] = []): string[] {
   const out = new Set<string>();
   const hiddenRoots = [...homes, ...PRIVATE_ROOTS];
-  for (const raw of words) {
-    for (const part of [raw, ...(raw.includes("=") ? [raw.slice(raw.indexOf("=") + 1)] : [])]) {
-      const w = expandWord(part, env, home);
-      if (!w.startsWith("/")) continue;
-      const abs = resolve(w);
-      // A path in the workspace is the agent's to replace: a link it plants there (scripts/fmt.sh
-      // → ~/.config/app/token) must not make its target readable (red team round 13).
-      if (visible.some((v) => isWithin(abs, v))) continue;
-      const k = kind(abs);
-      if (!k) continue;
-      for (const p of new Set([abs, real(abs)])) {
-        // The workspace is visible (and writable) already: a log file the hook appends to stays so.
-        if (visible.some((v) => isWithin(p, v))) continue;
-        const root = hiddenRoots.filter((h) => isWithin(p, h) && p !== h).sort((x, y) => y.length - x.length)[0];
-        if (!root) continue;
-        const rel = p.slice(root.length + 1).split("/");
-        if (rel.some((c) => SECRET_PARTS.has(c))) continue;
-        const isHome = homes.includes(root);
-        if (k === "file") out.add(isHome && rel.length >= 3 ? dirname(p) : p);
-        else if (!isHome || rel.length >= 2) out.add(p);
-      }
+  const folders = hookFolders(homes, env);
+  const rootOf = (p: string) => hiddenRoots.filter((h) => isWithin(p, h) && p !== h).sort((x, y) => y.length - x.length)[0];
+  const secretIn = (p: string, root: string) =>
+    p
+      .slice(root.length + 1)
+      .split("/")
+      .some((c) => SECRET_PARTS.has(c));
+  /** May `p` (a real path) be exposed? */
+  const exposable = (p: string, dir: boolean) => {
+    if (visible.some((v) => isWithin(p, v))) return false;
+    const root = rootOf(p);
+    if (!root || secretIn(p, root)) return false;
+    return !dir || !holdsSecrets(p, homes);
+  };
+  for (const abs of paths) {
+    // A path in the workspace is the agent's to replace: a link it plants there (scripts/fmt.sh
+    // → ~/.config/app/token) must not make its target readable (red team round 13).
+    if (visible.some((v) => isWithin(abs, v))) continue;
+    const k = kind(abs);
+    if (!k) continue;
+    const rp = real(abs);
+    const root = rootOf(abs);
+    if (root && secretIn(abs, root)) continue;
+    const folder = folders.filter((f) => isWithin(abs, f) || isWithin(rp, f)).sort((x, y) => y.length - x.length)[0];
+    if (folder) {
+      const rf = real(folder);
+      if (exposable(rf, true)) out.add(rf);
+      continue;
     }
+    // Outside a hooks folder: a file itself, never a folder.
+    if (k === "file" && exposable(rp, false)) out.add(rp);
   }
   return [...out];
 }
@@ -191,22 +145,22 @@ export function hookReadablePaths(words: readonly string[], env: Record<string, 
 const PRIVATE_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
 /** Where plugins are installed, below a home: the only home paths a hook not of the user's own settings keeps readable. */
 const PLUGIN_FOLDERS = [".yoke/plugins", ".claude/plugins"];
-/** Files a login shell, git or the desktop runs later: never made writable for a hook. */
-const STARTUP = /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|autostart|systemd)|local\/bin|xprofile|xinitrc|pam_environment)/;
+/**
+ * Files a login shell, git, the desktop, Claude Code or Yoke run or read instructions from later
+ * (settings with hooks, hook scripts, plugins, commands, agents): never made writable for a hook.
+ */
+const STARTUP =
+  /^\.(bash|zsh|profile|login|logout|gitconfig|config\/(git|fish|autostart|systemd)|local\/bin|xprofile|xinitrc|pam_environment|claude\.json|mcp\.json|(claude|yoke)\/(settings[^/]*\.json|hooks|plugins|commands|agents|skills|output-styles|keybindings|[^/]*\.md$))/;
 
 /**
  * The files a hook's command line writes (`>> ~/.claude/bash-command-log.txt`, `| tee -a /tmp/hooks.log`)
  * that the sandbox would hide: kept writable for a hook of the user's own settings, so a logger's lines reach the real file (created
  * empty first when only its folder exists, as the redirection would have). Not a home's startup
- * files, credentials, or a folder; nothing in the workspace (writable already).
+ * files, what Claude Code or Yoke read hooks and instructions from, credentials, or a folder; nothing in the workspace (writable already).
  */
-export function hookWrittenFiles(tokens: readonly ShellToken[], env: Record<string, string | undefined>, home: string, homes: readonly string[], visible: readonly string[] = []): string[] {
+export function hookWrittenFiles(paths: readonly string[], homes: readonly string[], visible: readonly string[] = []): string[] {
   const out = new Set<string>();
-  for (const t of tokens) {
-    if (!t.written) continue;
-    const w = expandWord(t.word, env, home);
-    if (!w.startsWith("/")) continue;
-    const abs = resolve(w);
+  for (const abs of paths) {
     // In the workspace (writable already): never followed through a link the agent planted there.
     if (visible.some((v) => isWithin(abs, v))) continue;
     const at = real(dirname(abs));
@@ -268,16 +222,30 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       if (opts.problem) return { unavailable: opts.problem };
       const env = { ...process.env, ...req.env } as Record<string, string | undefined>;
       const homes = homeFolders(home).map(real);
-      const tokens = req.args ? [req.command, ...req.args].map((word) => ({ word, written: false })) : shellTokens(req.command);
       const visible = [...new Set([real(opts.workspace), resolve(opts.workspace), ...(req.env.CLAUDE_PROJECT_DIR ? [resolve(req.env.CLAUDE_PROJECT_DIR)] : [])])];
+      // What the command line names, read as bash reads it (the gate's parser; hook-words.ts).
+      let cmdLine: HookLine = { paths: [], unknown: [] };
+      if (req.args) cmdLine = execFormPaths([req.command, ...req.args]);
+      else {
+        try {
+          cmdLine = hookLinePaths(await hookShellParser(), req.command, { env: { HOME: home, ...env }, cwd: req.cwd, home: env.HOME ?? home });
+        } catch {
+          // No parser: the line names nothing (the hook sees only what every hook sees).
+        }
+      }
       // Only a hook of the user's own settings: a repository's hook line could name any file of the home.
-      const written = req.fromUser ? hookWrittenFiles(tokens, env, home, homes, visible) : [];
+      const written = req.fromUser
+        ? hookWrittenFiles(
+            cmdLine.paths.filter((p) => p.written).map((p) => p.path),
+            homes,
+            visible,
+          )
+        : [];
       // A repository's hook (or a plugin's) names what it likes: of the home, only what a plugin
       // brings stays readable for it (red team round 13: `cat ~/.bash_history` in a committed hook).
       const named = hookReadablePaths(
-        tokens.map((t) => t.word),
+        cmdLine.paths.map((p) => p.path),
         env,
-        home,
         homes,
         visible,
       );
@@ -299,7 +267,8 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
       try {
         const p = opts.protection ? await opts.protection() : { hide: [], readOnly: [] };
         // A deny rule on a program is about the agent's commands: a hook (the user's program) may start it.
-        protection = { hide: p.hide, readOnly: p.readOnly };
+        // Credentials stay hidden also below what is exposed (a toolchain folder on PATH: ~/.cargo/credentials.toml).
+        protection = { hide: [...p.hide, ...homes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))], readOnly: p.readOnly };
       } catch {
         // the last view stays
       }

@@ -10,6 +10,8 @@
  * then execs the rest of the launch (the pids cgroup wrapper, bwrap or firejail, the command).
  * Nothing of the launch chain needs another descriptor (bwrap's own --info-fd/--args are not used).
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { which } from "./sandbox/paths";
 
 /** Closes every descriptor above 2 (listed in /proc/$$/fd), then runs "$@". */
@@ -36,4 +38,15 @@ export function withClosedFds(line: { file: string; args: string[] }): { file: s
 /** What cannot be enforced without the close step (for RunnerInfo/degraded), or undefined. */
 export function fdHygieneDegraded(): string | undefined {
   return closerShell() ? undefined : "there is no bash to close inherited file descriptors before the sandbox starts: descriptors Yoke inherited reach commands";
+}
+
+/**
+ * A program started outside the sandbox (an MCP stdio server, a hook the user runs on the host)
+ * preceded by the close step too, when the program is found (on `pathVar`, or by its path from
+ * `cwd`): a program that is not found is started as it is, so the spawn error still says so.
+ */
+export function hostLaunchWithClosedFds(file: string, args: string[], pathVar: string | undefined, cwd: string): { file: string; args: string[] } {
+  if (process.platform === "win32") return { file, args };
+  const found = file.includes("/") ? existsSync(resolve(cwd, file)) : which(file, pathVar ?? "") !== undefined;
+  return found ? withClosedFds({ file, args }) : { file, args };
 }

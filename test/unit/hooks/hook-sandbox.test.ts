@@ -11,7 +11,8 @@ import { createHookRunner, hookSandbox, mayUnconfineHook } from "../../../src/co
 import type { HookGroupConfig, SettingsSourceInfo } from "../../../src/core/permissions/types";
 import type { HookCommandRequest } from "../../../src/core/hooks/types";
 import { createNodeHookRunner } from "../../../src/node/hook-exec";
-import { hookReadablePaths, hookWrittenFiles, shellTokens, shellWords, type HookSandbox } from "../../../src/node/hook-sandbox";
+import { hookReadablePaths, hookWrittenFiles, type HookSandbox } from "../../../src/node/hook-sandbox";
+import { hookLinePaths, hookShellParser } from "../../../src/node/hook-words";
 import { checkSandboxSettings, SandboxSettingsError } from "../../../src/node/commands/session-runner";
 
 const src = (kind: SettingsSourceInfo["kind"], extra: Partial<SettingsSourceInfo> = {}): SettingsSourceInfo => ({ kind, label: kind, baseDir: "/", ...extra });
@@ -69,56 +70,87 @@ describe("who may run a hook outside the sandbox", () => {
   });
 });
 
-describe("the paths a hook's command line names", () => {
-  it("splits shell words with quotes and operators", () => {
-    expect(shellWords(`python3 "$HOME/a b.py" --x='y z'; cat<f|jq .`)).toEqual(["python3", "$HOME/a b.py", "--x=y z", "cat", "f", "jq", "."]);
-  });
+/** The absolute paths a line names (read with the gate's parser), and those it writes. */
+const named = async (line: string, env: Record<string, string>, cwd = "/") => {
+  const r = hookLinePaths(await hookShellParser(), line, { env, cwd, home: env.HOME! });
+  return { all: r.paths.map((p) => p.path), written: r.paths.filter((p) => p.written).map((p) => p.path) };
+};
 
-  it("keeps a script's folder two levels below a home readable, a script at the top only itself, never credentials or the workspace", () => {
+describe("the paths a hook's command line names", () => {
+  it("keeps a script's hooks folder readable, any other script only itself, never another folder, credentials or the workspace", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-hookpaths-"));
     temps.push(base);
     const home = join(base, "home");
     const ws = join(base, "ws");
-    mkdirSync(join(home, ".claude", "hooks"), { recursive: true });
-    mkdirSync(join(home, ".ssh"), { recursive: true });
+    for (const d of [".claude/hooks/lib", ".ssh", ".local/share/hooks", ".local/share/keyrings", ".config/app"]) mkdirSync(join(home, d), { recursive: true });
     mkdirSync(ws, { recursive: true });
-    for (const f of [".claude/hooks/v.py", "top.sh", ".ssh/id_rsa"]) writeFileSync(join(home, f), "");
+    for (const f of [".claude/hooks/v.py", "top.sh", ".ssh/id_rsa", ".local/share/x.sh", ".local/share/hooks/y.sh", ".local/share/keyrings/login.keyring", ".config/app/run.sh"])
+      writeFileSync(join(home, f), "");
     writeFileSync(join(ws, "log.txt"), "");
-    const words = shellWords(`python3 ~/.claude/hooks/v.py && bash "$HOME/top.sh" --key=~/.ssh/id_rsa >> "$CLAUDE_PROJECT_DIR/log.txt"; cat ~/missing`);
-    const got = hookReadablePaths(words, { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
-    expect(got.sort()).toEqual([join(home, ".claude", "hooks"), join(home, "top.sh")].sort());
+    const env = { HOME: home, CLAUDE_PROJECT_DIR: ws };
+    const line = [
+      `python3 ~/.claude/hooks/v.py && bash "$HOME/top.sh" --key=~/.ssh/id_rsa >> "$CLAUDE_PROJECT_DIR/log.txt"; cat ~/missing`,
+      `bash ~/.local/share/x.sh; sh $HOME/.local/share/hooks/y.sh; ls ~/.local/share ~/.config; cat ~/.local/share/keyrings/login.keyring; cd ~/.config/app && ./run.sh`,
+    ].join("; ");
+    const got = hookReadablePaths((await named(line, env)).all, env, [home], [ws]);
+    expect(got.sort()).toEqual([join(home, ".claude", "hooks"), join(home, ".config/app/run.sh"), join(home, ".local/share/hooks/y.sh"), join(home, ".local/share/x.sh"), join(home, "top.sh")].sort());
+  });
+
+  it("exposes a plugin's own folder for its hooks, a hooks folder linked elsewhere by its target, and never a hooks folder that is a link to the home", async () => {
+    const base = mkdtempSync(join(tmpdir(), "yoke-hookpaths-"));
+    temps.push(base);
+    const home = join(base, "home");
+    const plugin = join(home, ".claude", "plugins", "cache", "m", "fmt", "1.0");
+    mkdirSync(join(plugin, "scripts"), { recursive: true });
+    writeFileSync(join(plugin, "scripts", "fmt.sh"), "");
+    mkdirSync(join(home, "dotfiles", "hooks"), { recursive: true });
+    writeFileSync(join(home, "dotfiles", "hooks", "a.sh"), "");
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    symlinkSync(join(home, "dotfiles", "hooks"), join(home, ".yoke", "hooks"));
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    symlinkSync(home, join(home, ".claude", "hooks"));
+    writeFileSync(join(home, "b.sh"), "");
+    const env = { HOME: home, CLAUDE_PLUGIN_ROOT: plugin };
+    const line = `bash "\${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh"; bash ~/.yoke/hooks/a.sh; bash ~/.claude/hooks/b.sh`;
+    const got = hookReadablePaths((await named(line, env)).all, env, [home], []);
+    expect(got.sort()).toEqual([plugin, join(home, "dotfiles", "hooks")].sort());
   });
 });
 
 describe("the files a hook's command line writes", () => {
-  it("finds redirection targets and tee's files, not descriptors", () => {
-    const written = (line: string) =>
-      shellTokens(line)
-        .filter((t) => t.written)
-        .map((t) => t.word);
-    expect(written(`jq -r .tool_input.command >> ~/.claude/log.txt 2>&1`)).toEqual(["~/.claude/log.txt"]);
-    expect(written(`cat | tee -a "/tmp/hooks log" x | jq . >/dev/null 2>/tmp/err &> ~/all`)).toEqual(["/tmp/hooks log", "x", "/dev/null", "/tmp/err", "~/all"]);
-    expect(written(`echo hi >&2; echo tee`)).toEqual([]);
+  it("finds redirection targets and tee's files, not descriptors", async () => {
+    const env = { HOME: "/h" };
+    expect((await named(`jq -r .tool_input.command >> ~/.claude/log.txt 2>&1`, env)).written).toEqual(["/h/.claude/log.txt"]);
+    expect((await named(`cat | tee -a "/tmp/hooks log" x | jq . >/dev/null 2>/tmp/err &> ~/all`, env, "/w")).written.sort()).toEqual(
+      ["/tmp/hooks log", "/w/x", "/dev/null", "/tmp/err", "/h/all"].sort(),
+    );
+    expect((await named(`echo hi >&2; echo tee`, env)).written).toEqual([]);
+    // Inside bash -c, after an environment prefix, with a descriptor number glued to the operator.
+    expect((await named(`bash -c 'LOG=1 jq . 2>>"$HOME/.claude/logs/e.log"'`, env)).written).toEqual(["/h/.claude/logs/e.log"]);
   });
 
-  it("keeps a log file in the home or /tmp writable (created empty when only its folder exists); never a startup file, credentials or the workspace", () => {
+  it("keeps a log file in the home or /tmp writable (created empty when only its folder exists); never a startup file, settings, hook scripts, credentials or the workspace", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-hookwrites-"));
     temps.push(base);
     const home = join(base, "home");
     const ws = join(base, "ws");
-    mkdirSync(join(home, ".claude"), { recursive: true });
+    mkdirSync(join(home, ".claude", "hooks"), { recursive: true });
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(home, ".claude", "old.log"), "x\n");
-    const line = `jq . >> ~/.claude/old.log; echo >> ~/.claude/new.log; echo >> ~/nofolder/x.log; echo >> ~/.bashrc; echo >> ~/.ssh/config; echo > "$CLAUDE_PROJECT_DIR/p.log"`;
-    const got = hookWrittenFiles(shellTokens(line), { HOME: home, CLAUDE_PROJECT_DIR: ws }, home, [home], [ws]);
+    const line = [
+      `jq . >> ~/.claude/old.log; echo >> ~/.claude/new.log; echo >> ~/nofolder/x.log; echo >> ~/.bashrc; echo >> ~/.ssh/config; echo > "$CLAUDE_PROJECT_DIR/p.log"`,
+      `echo >> ~/.claude/settings.json; echo >> ~/.claude/hooks/x.log; echo >> ~/.claude/CLAUDE.md; echo >> ~/.claude.json`,
+    ].join("; ");
+    const env = { HOME: home, CLAUDE_PROJECT_DIR: ws };
+    const got = hookWrittenFiles((await named(line, env)).written, [home], [ws]);
     expect(got.sort()).toEqual([join(home, ".claude", "new.log"), join(home, ".claude", "old.log")]);
     expect(existsSync(join(home, ".claude", "new.log"))).toBe(true);
-    expect(existsSync(join(home, ".bashrc"))).toBe(false);
+    for (const f of [".bashrc", ".claude/settings.json", ".claude/hooks/x.log", ".claude.json"]) expect(existsSync(join(home, f)), f).toBe(false);
   });
 });
 
 describe("links the agent plants in the workspace (red team round 13)", () => {
-  it("a workspace path a hook names is never followed into the home, for reading or writing", () => {
+  it("a workspace path a hook names is never followed into the home, for reading or writing", async () => {
     const base = mkdtempSync(join(tmpdir(), "yoke-hooklinks-"));
     temps.push(base);
     const home = join(base, "home");
@@ -132,10 +164,11 @@ describe("links the agent plants in the workspace (red team round 13)", () => {
     symlinkSync(join(home, ".config", "app", "token"), join(ws, "scripts", "fmt.sh"));
     symlinkSync(join(home, ".config", "app"), join(ws, "src"));
     symlinkSync(join(home, ".config", "nvim"), join(ws, "logs"));
-    const line = `bash "$CLAUDE_PROJECT_DIR/scripts/fmt.sh" "$CLAUDE_PROJECT_DIR/src" >> "$CLAUDE_PROJECT_DIR/logs/hooks.log"`;
+    const line = `bash "$CLAUDE_PROJECT_DIR/scripts/fmt.sh" "$CLAUDE_PROJECT_DIR/src" >> "$CLAUDE_PROJECT_DIR/logs/hooks.log"; cd "$CLAUDE_PROJECT_DIR" && cat scripts/fmt.sh`;
     const env = { HOME: home, CLAUDE_PROJECT_DIR: ws };
-    expect(hookReadablePaths(shellWords(line), env, home, [home], [ws])).toEqual([]);
-    expect(hookWrittenFiles(shellTokens(line), env, home, [home], [ws])).toEqual([]);
+    const n = await named(line, env, ws);
+    expect(hookReadablePaths(n.all, env, [home], [ws])).toEqual([]);
+    expect(hookWrittenFiles(n.written, [home], [ws])).toEqual([]);
     expect(existsSync(join(home, ".config", "nvim", "hooks.log"))).toBe(false);
   });
 });
