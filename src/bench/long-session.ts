@@ -242,7 +242,10 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
     const long = await stream(all);
     const empty = await stream([]);
     // Issue 24: the same stream into an empty transcript while five background agents run (their Agents-view entries updated as the host posts them).
-    const withAgents = await stream([], Array.from({ length: 20 }, (_, t) => agentsTick(t)));
+    const withAgents = await stream(
+      [],
+      Array.from({ length: 20 }, (_, t) => agentsTick(t)),
+    );
     const stats = (xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
       const q = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
