@@ -14,6 +14,7 @@ import type { AgentDefinition } from "../../core/subagents/agents";
 import type { IsolatedRun } from "../../core/subagents";
 import { plural } from "../../core/tools/output";
 import { readSettings } from "../settings/reader";
+import { agentWorktreeOf } from "./paths";
 import { AgentRegistry, newAgentId } from "./registry";
 import { changedFiles, createAgentWorktree, removeAgentWorktree, worktreeTree } from "./worktree";
 
@@ -50,7 +51,10 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     await removeAgentWorktree(top, worktree, branch).catch(() => undefined);
     throw err;
   }
-  const registry = new AgentRegistry(top, host.home);
+  // Started inside another agent's worktree (nested isolated agents): recorded with that agent's workspace's agents, where
+  // the Agents view and `yoke agents` look; its change still belongs to (is merged into) the tree it started from.
+  const owner = agentWorktreeOf(top, host.home);
+  const registry = owner ? AgentRegistry.inDir(owner.agentsDir) : new AgentRegistry(top, host.home);
   const recordOf = (childId: string | undefined): AgentRecord => ({
     id,
     task: task.prompt,
