@@ -19,8 +19,9 @@ import { parseLog, parseLogSliced } from "../core/session/session-log";
 import { hostSlicer } from "../node/panel/transcript";
 import { SessionViewModel } from "../node/panel/view-model";
 import { EventLoopWatchdog } from "../node/watchdog";
-import { PROTOCOL_VERSION, type Snapshot, type ViewItem } from "../protocol/messages";
+import { PROTOCOL_VERSION, type AgentItemView, type Snapshot, type ViewItem } from "../protocol/messages";
 import { longSessionLines } from "./long-session/fixture";
+import { AGENTS, AGENTS_POST_MS, agentsHostFigures, agentsTick } from "./long-session/agents";
 import { FRAME_TRACE_CATEGORIES, frameCpu, type FrameCpu } from "./long-session/frame-cpu";
 import type { BenchMetric, BenchSection } from "./types";
 
@@ -133,7 +134,8 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
     const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/index.html`;
     const all = vm.items().items;
-    const stream = async (items: ViewItem[]) => {
+    // ticks: the Agents list the host posts once a second while agents run (issue 24), none for the one-session runs.
+    const stream = async (items: ViewItem[], ticks: AgentItemView[][] = []) => {
       const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
       await page.goto(url);
       await page.evaluate((xs) => ((window as unknown as { __items: ViewItem[] }).__items = xs), items);
@@ -155,6 +157,7 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
         history: [],
       };
       await page.evaluate((s) => window.postMessage({ type: "state", snapshot: s }, "*"), snapshot);
+      if (ticks.length) await page.evaluate((list) => window.postMessage({ type: "agents", agents: list }, "*"), ticks[0]!);
       await page.waitForTimeout(300);
       // CPU, not only wall time: the main thread's thread time per frame (trace) and where it went
       // (Performance metrics in thread ticks: script, style, layout).
@@ -164,10 +167,20 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
       await browser.startTracing(page, { categories: FRAME_TRACE_CATEGORIES });
       const m0 = await metrics();
       // As the host sends it: a delta every 16 ms for 6 s (two words each), then the final message.
-      const frames = await page.evaluate(
-        ({ chunks, text }) =>
-          new Promise<number[]>((resolve) => {
+      const { frames, loaf } = await page.evaluate(
+        ({ chunks, text, ticks, tickMs }) =>
+          new Promise<{ frames: number[]; loaf: number[] }>((resolve) => {
             const out: number[] = [];
+            // The panel's long animation frames (LoAF: over 50 ms of its own work), as the e2e test records them.
+            const loaf: number[] = [];
+            const po = new PerformanceObserver((l) => l.getEntries().forEach((e) => loaf.push(e.duration)));
+            try {
+              po.observe({ type: "long-animation-frame", buffered: false });
+            } catch {
+              // not offered by this Chromium
+            }
+            let k = 1;
+            const agents = ticks.length ? setInterval(() => window.postMessage({ type: "agents", agents: ticks[k++ % ticks.length] }, "*"), tickMs) : undefined;
             let last = performance.now();
             let on = true;
             const tick = (t: number) => {
@@ -187,13 +200,16 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
                 window.postMessage({ type: "event", view: { kind: "assistant", id: "a-final", text } }, "*");
                 setTimeout(() => {
                   on = false;
-                  resolve(out.slice(1));
+                  if (agents) clearInterval(agents);
+                  po.disconnect();
+                  resolve({ frames: out.slice(1), loaf });
                 }, 300);
               }
             }, 16);
           }),
-        { chunks: ANSWER_CHUNKS, text: ANSWER },
+        { chunks: ANSWER_CHUNKS, text: ANSWER, ticks, tickMs: AGENTS_POST_MS },
       );
+      const agentsShown = ticks.length ? await page.evaluate(() => document.querySelectorAll("[data-testid=agent]").length) : 0;
       const m1 = await metrics();
       const cpu = frameCpu(JSON.parse((await browser.stopTracing()).toString("utf8")));
       const split = {
@@ -221,10 +237,15 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
         }));
       }
       await page.close();
-      return { frames, dom, cpu, split };
+      return { frames, dom, cpu, split, loaf, agentsShown };
     };
     const long = await stream(all);
     const empty = await stream([]);
+    // Issue 24: the same stream into an empty transcript while five background agents run (their Agents-view entries updated as the host posts them).
+    const withAgents = await stream(
+      [],
+      Array.from({ length: 20 }, (_, t) => agentsTick(t)),
+    );
     const stats = (xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
       const q = (p: number) => Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 10) / 10;
@@ -243,6 +264,7 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
       },
       { name: "webview: longest frame while streaming", value: a.max, unit: "ms", baseline: b.max, note: `${a.over50} frame(s) over 50 ms (baseline ${b.over50})` },
       ...cpuMetrics(long, empty),
+      ...agentsMetrics(withAgents, empty, stats),
       { name: "webview: item nodes after scrolling through the whole history", value: long.dom.items, unit: "nodes", note: `${long.dom.elements} DOM elements in all, for ${all.length} items` },
       {
         name: "webview: JS heap after scrolling through the whole history",
@@ -259,6 +281,46 @@ async function webviewFigures(vm: SessionViewModel): Promise<BenchMetric[]> {
 }
 
 type Split = { script: number; style: number; layout: number; task: number };
+
+type Run = { cpu: FrameCpu | null; frames: number[]; loaf: number[]; split: Split; agentsShown: number };
+
+/** Issue 24: the panel with five agents running while the foreground session streams, against the one-session stream of the same run. */
+function agentsMetrics(a: Run, b: Run, stats: (xs: number[]) => { p95: number; max: number; over50: number; n: number }): BenchMetric[] {
+  const fa = stats(a.frames);
+  const fb = stats(b.frames);
+  const loaf = (r: Run) => `${r.loaf.length} long animation frame(s)${r.loaf.length ? `, longest ${Math.round(Math.max(...r.loaf))} ms` : ""}`;
+  const head = `${AGENTS} agents running`;
+  const rows: BenchMetric[] = [
+    {
+      name: `webview, ${head}: frame p95 streaming (wall)`,
+      value: fa.p95,
+      unit: "ms",
+      baseline: fb.p95,
+      ratio: Math.round((fa.p95 / Math.max(0.01, fb.p95)) * 1000) / 1000,
+      note: `baseline: the same stream with no agent (same run); ${fa.n} frames, longest ${fa.max} ms, ${fa.over50} over 50 ms (baseline ${fb.n}, ${fb.max} ms, ${fb.over50}); ${a.agentsShown} agent entries on screen; LoAF: ${loaf(a)} (baseline ${loaf(b)})`,
+    },
+  ];
+  if (a.cpu && b.cpu)
+    rows.push(
+      {
+        name: `webview, ${head}: main-thread CPU per frame p95 streaming`,
+        value: a.cpu.p95Ms,
+        unit: "ms",
+        baseline: b.cpu.p95Ms,
+        ratio: Math.round((a.cpu.p95Ms / Math.max(0.01, b.cpu.p95Ms)) * 1000) / 1000,
+        note: `mean ${a.cpu.meanMs} ms (baseline ${b.cpu.meanMs}); ${a.cpu.frames} frames (baseline ${b.cpu.frames})`,
+      },
+      {
+        name: `webview, ${head}: most main-thread CPU in one frame`,
+        value: a.cpu.maxMs,
+        unit: "ms",
+        baseline: b.cpu.maxMs,
+        note: `${a.cpu.over16Ms} frame(s) over 16.7 ms and ${a.cpu.over50Ms} over 50 ms of CPU (baseline ${b.cpu.over16Ms} and ${b.cpu.over50Ms}); longest task ${a.cpu.longestTaskMs} ms`,
+      },
+    );
+  else rows.push({ name: `webview, ${head}: main-thread CPU per frame`, value: null, unit: "ms", note: "not measured: the trace had no frames of the panel's renderer" });
+  return rows;
+}
 
 /** The main thread's CPU per frame while streaming (thread time: the machine's load left out). */
 function cpuMetrics(long: { cpu: FrameCpu | null; split: Split; frames: number[] }, empty: { cpu: FrameCpu | null; split: Split }): BenchMetric[] {
@@ -326,12 +388,13 @@ function codeServerFigures(): BenchMetric[] {
 export async function bench(): Promise<BenchSection> {
   const lines = longSessionLines({ events: EVENTS });
   const vm = new SessionViewModel(parseLog(lines).events);
-  const metrics = [...(await hostFigures(lines)), ...(await webviewFigures(vm)), ...codeServerFigures()];
+  const metrics = [...(await hostFigures(lines)), ...(await agentsHostFigures()), ...(await webviewFigures(vm)), ...codeServerFigures()];
   return {
     section: "long-session",
     method:
       "A deterministic 10,000-event session (1,000 turns: 4,999 transcript items, 3,000 of them messages). Host: the watchdog's longest stall while opening it, sliced vs one-go (same run). " +
       "Webview: the real panel bundle in headless Chromium, requestAnimationFrame intervals while a reply streams (about 16 KB of markdown, a delta of 24 characters every 16 ms for about 11 s) into the session's transcript vs into an empty one (same run), and the main thread's CPU per frame from a Chromium trace (thread time: what the frame cost the panel, the machine's load left out); DOM and heap after scrolling up to the first message. " +
+      "Five background agents (issue 24): the same stream into an empty transcript while the Agents view's five entries are updated once a second as the host posts them (vs the stream alone, same run); host: the watchdog's longest stall of one Agents refresh reading five agents' logs. " +
       "code-server: figures of test/e2e/long-session.e2e.test.ts when present. The machine is shared and loaded: absolute frame times include other load.",
     metrics,
   };

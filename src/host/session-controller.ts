@@ -35,7 +35,6 @@ import { StoreLink } from "./session/store";
 import { OtherWriters } from "./session/other-writers";
 import { HostAgents } from "./agents"; // background agents (issue 24)
 export { parseWebviewToHost } from "../protocol/messages"; // for the panel: the check of webview messages loads with this bundle, not at activation
-
 export class SessionController implements vscode.Disposable {
   readonly approver: PanelApprover;
   private readonly state: PanelState;
@@ -152,6 +151,7 @@ export class SessionController implements vscode.Disposable {
       mode: () => this.permissions.mode,
       extensions: (settingsFiles, client) => this.mcp.extensions(settingsFiles, client),
       composer: () => this.composer.extension(),
+      deliver: async (info, text) => this.live.deliver(info.id, text, (act) => this.run(act)), // a background agent's result: a turn of its own
     });
     this.snapshots = new PanelSnapshots({
       state,

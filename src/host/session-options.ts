@@ -4,7 +4,7 @@
 // composer, MCP dialogs and guidance pins, and the terminal mirror (host-services.ts).
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
-import type { Extension } from "../core/extensions/types";
+import type { Extension, SessionInfo } from "../core/extensions/types";
 import type { McpClientDeps } from "../core/mcp/client-requests";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { Approver, PermissionMode } from "../core/loop/types";
@@ -45,6 +45,8 @@ export interface SessionOptionsDeps {
   guidancePrefs?: () => GuidancePrefs;
   /** The composer of each new session (@-mentions, steering, the queue: src/host/composer.ts). */
   composer?: () => Extension;
+  /** Starts a turn delivering a finished background agent's result (SessionHost.deliver). */
+  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
 }
 
 export class SessionOptionsBuilder {
@@ -97,6 +99,7 @@ export class SessionOptionsBuilder {
       ...(extensions ? { mcp: (_tools, settingsFiles, client) => extensions(settingsFiles, client) } : {}),
       guidancePrefs: this.deps.guidancePrefs,
       ...(composer ? { composer } : {}),
+      ...(this.deps.deliver ? { deliver: this.deps.deliver } : {}),
     });
     return recipe.options;
   }

@@ -15,7 +15,7 @@ import { architectMode } from "../core/architect";
 import { budgetsExtension } from "../core/budgets";
 import { toolBreakersExtension } from "../core/breakers";
 import { defaultGates, withConcurrencyGates } from "../core/concurrency";
-import type { ChildWorkspace, Extension } from "../core/extensions/types";
+import type { ChildWorkspace, Extension, SessionInfo } from "../core/extensions/types";
 import { fallbackChain } from "../core/fallback";
 import { guidanceExtension } from "../core/guidance";
 import type { GuidancePrefs } from "../core/guidance/types";
@@ -79,6 +79,8 @@ export interface SessionHost {
   mcpAuthorize?: McpOAuthOptions["authorize"];
   /** Pinned and muted guidance (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
+  /** Starts a turn of the session that delivers a finished background agent's result; false when a turn runs (SubagentOptions.deliver). Without: the turn waits for them. */
+  deliver?(session: SessionInfo, text: string): Promise<boolean>;
   /** The composer (@-mentions, steering, the queue): the panel's input box. */
   composer?: () => Extension;
   /** The tools before the recipe's wrappers (default: the built-in tools). */
@@ -185,6 +187,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
       mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient }, // an agent's own `mcpServers`
       isolation: { sessionDir: s.sessionDir, home: s.home, workspace: (root) => worktreeWorkspace(s, host, root) }, // an agent's `isolation: worktree`
+      ...(host.deliver ? { deliver: host.deliver } : {}), // `background: true` agents hand back (the panel)
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },

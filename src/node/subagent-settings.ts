@@ -36,7 +36,7 @@ export async function readSubagentSettings(cwd: string, opts: string | KeyReadOp
 
 /** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
 export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions & CustomAgentOptions = {}): Promise<Extension> {
-  const { agentFolders, model, skillDirs, mcp, isolation, ...keyOpts } = opts;
+  const { agentFolders, model, skillDirs, mcp, isolation, deliver, ...keyOpts } = opts;
   const { settings, problems } = await readSubagentSettings(cwd, keyOpts);
   if (warn) for (const p of problems) warn(`settings: ${p}`);
   return subagentsExtension({
@@ -44,7 +44,10 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
     ...(model ? { model } : {}),
     ...(warn ? { warn: (m: string) => warn(`agents: ${m}`) } : {}),
     // An agent's `isolation: worktree`: a git worktree of its own (src/node/background/isolated-agent.ts).
-    ...(isolation ? { isolate: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }) => isolatedAgentRun(isolation, agent, session, task) } : {}),
+    ...(isolation
+      ? { isolate: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string; background?: boolean }) => isolatedAgentRun(isolation, agent, session, task) }
+      : {}),
+    ...(deliver ? { deliver } : {}), // `background: true` agents: the parent's turn hands back (SubagentOptions.deliver)
     // An agent's `skills`: the skill's full text, found as the guidance loader finds skills (the workspace's, the user's, the plugins').
     skill: async (session, name) => {
       const set = await loadGuidance({
@@ -133,4 +136,6 @@ export interface CustomAgentOptions {
   model?: (model: string) => Promise<Provider>;
   /** Makes the worktree and the services of an agent with `isolation: worktree`; without it, such an agent is refused. */
   isolation?: IsolationHost;
+  /** The host delivers a finished background agent's result as a turn of its own (SubagentOptions.deliver); without it, the parent's turn waits. */
+  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
 }

@@ -258,7 +258,9 @@ async function target(argv: string[], extra: Record<string, { type: "string" | "
   if (!id) throw new UsageError("an agent id is required (see yoke agents)");
   const { top, registry } = await workspaceOf(resolve((values.cwd as string | undefined) ?? "."));
   const record = registry.get(id);
-  return { values: values as Record<string, unknown>, rest, top, registry, record };
+  // An agent started inside another agent's worktree (nested isolated agents) belongs to that tree: it is merged there.
+  const tree = record.workspace !== top && agentWorktreeOf(record.workspace) && existsSync(record.workspace) ? record.workspace : top;
+  return { values: values as Record<string, unknown>, rest, top: tree, registry, record };
 }
 
 /** Prints the transcript; while the agent runs, follows it as it grows. */

@@ -34,6 +34,11 @@ export interface AgentRecord {
   runArgs: string[];
   /** The workspace was trusted when the agent started: its worktree is trusted the same. */
   trusted: boolean;
+  /**
+   * A custom agent with `background: true` runs inside its parent session's process: that process
+   * (no `pid` of its own to signal); it is running while that process lives.
+   */
+  host?: number;
   /** The agent's process (the leader of its own process group), while it is queued or running. */
   pid?: number;
   /** Where the process is: waiting for a slot (agents.maxConcurrent), running, or ended (with its exit status). */

@@ -64,7 +64,16 @@ export interface SubagentOptions {
    * made by the host); it throws, saying why, when it cannot make one (not a git repository).
    * Undefined: the host cannot isolate agents (the call is refused, never run in the user's tree).
    */
-  isolate?: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }) => Promise<IsolatedRun>;
+  isolate?: (agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string; background?: boolean }) => Promise<IsolatedRun>;
+  /**
+   * The host hands control back while `background: true` agents run (the panel, as Claude Code
+   * does): the parent's turn ends without waiting for them, and when one finishes while the parent
+   * is not working, this starts a turn of the parent that delivers its result (`text`, a context
+   * message), and says true; false when it cannot now (a turn runs: the result comes at that turn's
+   * next request, or it is offered again). Undefined (a one-shot `yoke run`, whose process would
+   * end with the turn): a parent about to finish waits for its background agents.
+   */
+  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
   /**
    * The only agent types this session may start (its agent's `Agent(a, b)` / `Task(a, b)` in its
    * `tools`, as Claude Code restricts spawnable sub-agents); undefined: any, and general-purpose ones.
@@ -82,6 +91,8 @@ export interface IsolatedRun {
    * branch) as a background agent's change for the user to review; what the parent's model is told.
    */
   finish(run: { childId?: string; status: SubagentResult["status"]; description: string; prompt: string }): Promise<string>;
+  /** The agent's session was created (a background agent is listed as running from here on). */
+  started?(childId: string): void;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -146,15 +157,44 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       if (depth >= settings.maxDepth) return;
       const gate = new ConcurrencyGate("subagents", settings.maxConcurrent);
       const session = api.session;
-      // Agents with `background: true`: their results reach the model at its next request, or —
-      // when it is about to finish — the turn waits for them and goes on with their results.
-      const background = new BackgroundRuns();
+      // Agents with `background: true`: their results reach the model at its next request. When it is
+      // about to finish: with a host that hands back (opts.deliver) the turn ends and each result comes
+      // later as a turn of its own; without one, the turn waits for them and goes on with their results.
+      const deliver = opts.deliver;
+      let working = false;
+      if (deliver)
+        api.onEvent((e) => {
+          if (e.type === "status") working = e.state === "thinking" || e.state === "waiting_tool";
+        });
+      const background = new BackgroundRuns(deliver ? () => void offer() : undefined, deliver !== undefined);
+      let offering = false;
+      // A finished background agent's result, to a parent that is not working: a turn of its own.
+      const offer = async (): Promise<void> => {
+        if (offering || !deliver || !background.pending) return;
+        offering = true;
+        try {
+          if (!working) {
+            const done = background.take();
+            if (done.length && !(await deliver(session, done.join("\n\n")).catch(() => false))) background.putBack(done);
+          }
+        } finally {
+          offering = false;
+        }
+        // Not taken (a turn ran, or ended just now without its request): offered again.
+        if (background.pending) setTimeout(() => void offer(), 1000);
+      };
       api.on("request.prepare", () => {
         const done = background.take();
         return done.length ? { append: done.map((text) => ({ source: "subagents", text })) } : undefined;
       });
       api.on("turn.after", async (input, hctx) => {
-        if (!input.final || !background.size) return undefined;
+        if (!input.final) return undefined;
+        if (deliver) {
+          // Hands back: what already finished is answered in this turn; the rest comes later.
+          const done = background.take();
+          return done.length ? { nudge: done.join("\n\n") } : undefined;
+        }
+        if (!background.size) return undefined;
         await background.settled(hctx.signal);
         const done = background.take();
         return done.length ? { nudge: done.join("\n\n") } : undefined;
@@ -279,7 +319,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
                 throw new ToolError(`task: the "${agent.name}" agent runs in a git worktree of its own (${field} in ${agent.source}), and this host cannot make one; it was not started.`);
               }
               try {
-                isolated = await opts.isolate(agent, session, { description: args.description, prompt: args.prompt });
+                isolated = await opts.isolate(agent, session, { description: args.description, prompt: args.prompt, ...(agent.background ? { background: true } : {}) });
               } catch (err) {
                 await servers?.dispose().catch(() => undefined);
                 throw new ToolError(`task: the "${agent.name}" agent was not started: ${err instanceof Error ? err.message : String(err)}`);
@@ -417,6 +457,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
     });
     const running = child;
     ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
+    d.isolated?.started?.(running.id);
     const summaries = new Map<string, string>();
     const progress = running.onEvent((e: SessionEvent) => {
       if (e.type === "assistant_message") for (const c of e.toolCalls) summaries.set(c.id, c.summary ?? "");
@@ -490,8 +531,23 @@ class BackgroundRuns {
   private readonly running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
   private done: string[] = [];
 
+  /** `finished`: called when a run's result is waiting; `handsBack`: the parent's turn does not wait for them. */
+  constructor(
+    private readonly finished?: () => void,
+    private readonly handsBack = false,
+  ) {}
+
   get size(): number {
     return this.running.size;
+  }
+
+  get pending(): number {
+    return this.done.length;
+  }
+
+  /** Results a delivery could not take, kept for the next. */
+  putBack(texts: string[]): void {
+    this.done = [...texts, ...this.done];
   }
 
   start(agent: AgentDefinition, args: TaskArgs, ctx: ToolContext, deps: RunDeps): ToolOutput {
@@ -506,12 +562,20 @@ class BackgroundRuns {
         this.done.push(`${label} failed: ${err instanceof Error ? err.message : String(err)}`);
       },
     );
-    const entry = { promise: promise.finally(() => this.running.delete(ctx.callId)), controller };
+    const entry = {
+      promise: promise.finally(() => {
+        this.running.delete(ctx.callId);
+        this.finished?.();
+      }),
+      controller,
+    };
     this.running.set(ctx.callId, entry);
     return {
       text: [
         `The "${agent.name}" agent was started in the background (background: true in ${agent.source}), in a git worktree of its own; its changes are kept there for the user's review, never written into the workspace.`,
-        "Its result comes to you as a message when it finishes. Go on with other work meanwhile; do not do its task yourself and do not wait for it: when you finish, your turn waits for it and you get its result.",
+        this.handsBack
+          ? "Its result comes to you as a message when it finishes. Go on with other work meanwhile; do not do its task yourself and do not wait for it: when you finish, the user gets control back while it runs (they see it in the Agents view), and its result comes to you later, as a message of its own."
+          : "Its result comes to you as a message when it finishes. Go on with other work meanwhile; do not do its task yourself and do not wait for it: when you finish, your turn waits for it and you get its result.",
       ].join("\n"),
     };
   }

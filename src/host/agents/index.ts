@@ -11,6 +11,7 @@ import type { ChangeReviewer, ProposedFile } from "../../core/review";
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, HostToWebview, WebviewToHost } from "../../protocol/messages";
 import { applyMode, planAgentChange, writePlan } from "../../node/background/merge";
 import { askWholeFiles } from "./whole-files";
+import { AgentLogs } from "../../node/background/log-tail";
 import { AgentRegistry } from "../../node/background/registry";
 import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcriptLines, type AgentView } from "../../node/background/view";
 import { repositoryOf } from "../../node/background/worktree";
@@ -53,6 +54,7 @@ export class HostAgents implements vscode.Disposable {
   private disposed = false;
   /** Agents whose change is under review in the editor: stopped (taken back) when the agent is discarded or the window goes. */
   private readonly inEditor = new Map<string, AbortController>();
+  private readonly logs = new AgentLogs(); // the agents' session logs, read as they grow: a refresh parses only what was appended
 
   constructor(private readonly deps: HostAgentsDeps) {}
 
@@ -301,7 +303,7 @@ export class HostAgents implements vscode.Disposable {
   private async showTranscript(id: string): Promise<void> {
     const r = await this.record(id);
     if (!r) return;
-    const events = agentSessionEvents(r);
+    const events = agentSessionEvents(r, this.logs);
     this.openTranscript = { id, count: events.length };
     this.deps.post({ type: "agents.transcript", id, lines: transcriptLines(events, r.worktree) });
   }
@@ -334,7 +336,7 @@ export class HostAgents implements vscode.Disposable {
       try {
         const registry = await this.registry();
         const records = registry?.list() ?? [];
-        const views = await Promise.all(records.map(async (r) => agentViewOf(r, await this.changedFiles(r))));
+        const views = await Promise.all(records.map(async (r) => agentViewOf(r, await this.changedFiles(r), this.logs)));
         active = views.some((v) => v.state === "running" || v.state === "queued");
         const items = views.map(itemOf);
         const json = JSON.stringify(items);
@@ -343,7 +345,7 @@ export class HostAgents implements vscode.Disposable {
           this.deps.post({ type: "agents", agents: items });
         }
         const open = this.openTranscript && records.find((r) => r.id === this.openTranscript!.id);
-        if (open && agentSessionEvents(open).length !== this.openTranscript!.count) await this.showTranscript(open.id);
+        if (open && agentSessionEvents(open, this.logs).length !== this.openTranscript!.count) await this.showTranscript(open.id);
       } catch (err) {
         this.deps.log.warn(`agents: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -376,7 +378,6 @@ const DONE: Record<string, string> = {
   discard: "Discarded: its worktree and branch are removed (its transcript stays in the session history).",
   note: "Note sent: the agent continues in its worktree.",
 };
-
 const NOTE_QUEUED = "Note sent: the agent is working and gets it as your message at its next step.";
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

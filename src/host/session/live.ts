@@ -104,6 +104,17 @@ export class LiveLink {
   }
 
   /** Lets go of the live session's lock once nothing runs: the CLI or another window may continue it. */
+  /** A finished background agent's result as a turn of its own (SubagentOptions.deliver): into the live session, when no turn runs; else false. */
+  deliver(sessionId: string, text: string, run: (act: (session: AgentSession) => Promise<void>) => Promise<void>): boolean {
+    const session = this.current?.session;
+    if (this.d.state.running || !session || session.id !== sessionId) return false;
+    void run(async (s) => {
+      s.appendFromHost({ type: "context", source: "subagents", text });
+      await s.continue();
+    });
+    return true;
+  }
+
   releaseIdle(): void {
     if (this.d.state.running || this.d.approver.current || !this.current) return;
     this.d.store.unlock(this.current.session.id);

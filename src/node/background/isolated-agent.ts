@@ -14,6 +14,7 @@ import type { AgentDefinition } from "../../core/subagents/agents";
 import type { IsolatedRun } from "../../core/subagents";
 import { plural } from "../../core/tools/output";
 import { readSettings } from "../settings/reader";
+import { agentWorktreeOf } from "./paths";
 import { AgentRegistry, newAgentId } from "./registry";
 import { changedFiles, createAgentWorktree, removeAgentWorktree, worktreeTree } from "./worktree";
 
@@ -28,7 +29,7 @@ export interface IsolationHost {
 const MAX_FILES_SAID = 20;
 
 /** Makes the worktree of one isolated agent's run (SubagentOptions.isolate). */
-export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string }): Promise<IsolatedRun> {
+export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string; background?: boolean }): Promise<IsolatedRun> {
   const root = session.services.fs.root;
   const settings = await readSettings({ cwd: root, trusted: session.trusted, ...(host.home ? { home: host.home } : {}) });
   const id = newAgentId();
@@ -52,8 +53,33 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     await removeAgentWorktree(top, worktree, branch).catch(() => undefined);
     throw err;
   }
+  // Started inside another agent's worktree (nested isolated agents): recorded with that agent's workspace's agents, where
+  // the Agents view and `yoke agents` look; its change still belongs to (is merged into) the tree it started from.
+  const owner = agentWorktreeOf(top, host.home);
+  const registry = owner ? AgentRegistry.inDir(owner.agentsDir) : new AgentRegistry(top, host.home);
+  const recordOf = (childId: string | undefined): AgentRecord => ({
+    id,
+    task: task.prompt,
+    workspace: top,
+    worktree,
+    branch,
+    baseCommit,
+    carried: "none",
+    placed,
+    sessionDir: host.sessionDir,
+    ...(childId ? { sessionId: childId } : {}),
+    runArgs: [],
+    trusted: session.trusted,
+    phase: "running",
+    // It runs inside this process (its parent's session): listed as running while this process lives; no process of its own to signal.
+    host: process.pid,
+    createdAt,
+    updatedAt: createdAt,
+  });
   return {
     workspace,
+    // A background agent is listed in the Agents view (and `yoke agents`) while it runs.
+    ...(task.background ? { started: (childId: string) => registry.write(recordOf(childId)) } : {}),
     instructions: [
       `You work in a git worktree of your own: ${worktree} (branch ${branch}, from the commit ${baseCommit.slice(0, 12)} of ${top}; uncommitted changes there are not in it).`,
       "Your file tools and commands act in this worktree only. Leave your change there, uncommitted: the user reviews it and merges it into their workspace. Do not copy it into " + top + ".",
@@ -64,28 +90,17 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
       const files = await changedFiles(worktree, baseCommit, tree);
       if (!files.length) {
         await removeAgentWorktree(top, worktree, branch);
+        if (task.background) registry.remove(id);
         return `It worked in a git worktree of its own (isolation: worktree) and changed no file there: the worktree and its branch ${branch} were removed.${notPlaced ? ` ${notPlaced}` : ""}`;
       }
+      const { host: _running, ...started } = recordOf(run.childId);
       const record: AgentRecord = {
-        id,
-        task: task.prompt,
-        workspace: top,
-        worktree,
-        branch,
-        baseCommit,
-        carried: "none",
-        placed,
-        sessionDir: host.sessionDir,
-        ...(run.childId ? { sessionId: run.childId } : {}),
-        runArgs: [],
-        trusted: session.trusted,
+        ...started,
         phase: "ended",
         exitCode: run.status === "completed" ? 0 : 1,
         ...(run.status === "cancelled" ? { stopped: true } : {}),
-        createdAt,
-        updatedAt: createdAt,
       };
-      new AgentRegistry(top, host.home).write(record);
+      registry.write(record);
       const shown = files.slice(0, MAX_FILES_SAID).map((f) => `${f.status} ${f.path}`);
       if (files.length > MAX_FILES_SAID) shown.push(`and ${files.length - MAX_FILES_SAID} more`);
       return [

@@ -135,8 +135,9 @@ function safeRead(f: string): string {
 }
 
 /** Is the agent's process alive, and is it still that agent (its environment carries the marker)? */
-export function agentAlive(r: Pick<AgentRecord, "pid" | "id">): boolean {
-  if (!r.pid || !isAlive(r.pid)) return false;
+export function agentAlive(r: Pick<AgentRecord, "pid" | "id" | "host">): boolean {
+  if (!r.pid) return r.host !== undefined && isAlive(r.host);
+  if (!isAlive(r.pid)) return false;
   try {
     return readFileSync(`/proc/${r.pid}/environ`, "utf8").split("\0").includes(`${AGENT_MARKER}=${r.id}`);
   } catch {

@@ -9,7 +9,8 @@ import type { SessionEvent } from "../../core/events";
 import type { Hunk } from "../../core/review-hunks";
 import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
-import { createFileSessionStore } from "../session-store";
+import { createFileSessionStore, sessionLogPath } from "../session-store";
+import type { AgentLogs } from "./log-tail";
 import { fileHunks, readBlob } from "./merge";
 import { agentAlive } from "./registry";
 import { changedFiles, worktreeTree } from "./worktree";
@@ -35,9 +36,10 @@ export interface AgentView {
   setup: AgentRecord["setup"] | null;
 }
 
-/** The agent's session events (none before its process created the session). */
-export function agentSessionEvents(r: AgentRecord): SessionEvent[] {
+/** The agent's session events (none before its process created the session); `logs`: read as the log grows (the panel's refresh), not whole each time. */
+export function agentSessionEvents(r: AgentRecord, logs?: AgentLogs): SessionEvent[] {
   if (!r.sessionId) return [];
+  if (logs) return logs.events(sessionLogPath(r.sessionDir, r.sessionId));
   const store = createFileSessionStore(r.sessionDir, { readOnly: true });
   return store.exists(r.sessionId) ? parseLog(store.read(r.sessionId)).events : [];
 }
@@ -51,8 +53,8 @@ export async function agentChangedFiles(r: AgentRecord): Promise<Array<{ path: s
 }
 
 /** The view of one agent; `files` when the caller already has them (the panel recomputes them only when the record changed). */
-export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; status: string }>): Promise<AgentView> {
-  const events = agentSessionEvents(r);
+export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; status: string }>, logs?: AgentLogs): Promise<AgentView> {
+  const events = agentSessionEvents(r, logs);
   const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
   const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
   const state = agentState(r, agentAlive(r));

@@ -1,0 +1,166 @@
+// A custom agent with `background: true` in a host that hands control back (the panel, as Claude
+// Code does: "Backgrounded agent", then "Agent … completed" and the main agent goes on with its
+// report): the parent's turn ends while the agent works in its worktree; the agent is listed as
+// running (the Agents view, `yoke agents`); when it finishes its result is delivered to the session
+// as a turn of its own (SubagentOptions.deliver). A full session through THE session recipe, the
+// scripted model over HTTP, real git worktrees.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionInfo } from "../../src/core/extensions/types";
+import { AgentSession } from "../../src/core/loop/agent-session";
+import { OpenAiProvider } from "../../src/core/providers/openai";
+import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { AgentRegistry } from "../../src/node/background/registry";
+import { agentViewOf } from "../../src/node/background/view";
+import { createNodeWorkspaceFs } from "../../src/node/node-fs";
+import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
+import { sessionRecipe } from "../../src/node/session-recipe";
+import { readSessionSettings } from "../../src/node/session-settings";
+import { createFileSessionStore } from "../../src/node/session-store";
+import { subagentDepthOf, toolResultTexts } from "../support/scripted-run";
+
+let server: ScriptedServer | undefined;
+const temps: string[] = [];
+const ends: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const end of ends.splice(0)) await end().catch(() => undefined);
+  await server?.close();
+  server = undefined;
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, encoding: "utf8" });
+
+function write(path: string, text: string) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("background: true in a host that hands back", () => {
+  it("the parent's turn ends while the agent runs (listed as running); its result comes later as a turn of its own; its change stays in its worktree", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bg-handback-")));
+    temps.push(dir);
+    const ws = join(dir, "repo");
+    const home = join(dir, "home");
+    mkdirSync(home);
+    mkdirSync(ws);
+    git(ws, "init", "-q", "-b", "main");
+    write(join(ws, "app.txt"), "one\n");
+    write(
+      join(ws, ".claude", "agents", "bg-writer.md"),
+      ["---", "name: bg-writer", "description: Writes the log in the background", "tools: Read, Write, Bash", "background: true", "---", "You write logs (BG-PROMPT).", ""].join("\n"),
+    );
+    git(ws, "add", "-A");
+    git(ws, "commit", "-qm", "initial");
+
+    // The agent's run waits for a file "go" in its worktree (and removes it) before its last steps, so the test decides when it finishes.
+    const queues: Record<number, ScriptedTurn[]> = {
+      0: [
+        { toolCalls: [{ name: "task", input: { description: "Write the log", prompt: "Write log.txt.", subagent_type: "bg-writer" } }] },
+        { text: "The writer is working in the background; I hand back to you." },
+        { text: "The writer finished: log.txt waits for your review in its worktree." },
+      ],
+      1: [
+        { toolCalls: [{ name: "run_command", input: { command: "while [ ! -e go ]; do sleep 0.2; done; rm go" } }] },
+        { toolCalls: [{ name: "write_file", input: { path: "log.txt", content: "written in the background\n" } }] },
+        { text: "Wrote log.txt." },
+      ],
+    };
+    server = await startScriptedLlmServer({ script: async (r: RecordedRequest) => queues[subagentDepthOf(r)]?.shift() ?? { text: "(no more turns)" } });
+
+    const sessionDir = join(home, ".yoke", "sessions");
+    const settings = await readSessionSettings({ cwd: ws, home, sessionDir, trusted: true });
+    const live: { session?: AgentSession } = {};
+    const delivered: string[] = [];
+    // As the panel's LiveLink.deliver: into the live session when no turn runs (a context event, then the loop continues).
+    const deliver = async (info: SessionInfo, text: string): Promise<boolean> => {
+      const session = live.session;
+      if (!session || session.id !== info.id || session.state === "thinking" || session.state === "waiting_tool") return false;
+      try {
+        session.appendFromHost({ type: "context", source: "subagents", text });
+      } catch {
+        return false;
+      }
+      delivered.push(text);
+      void session.continue();
+      return true;
+    };
+    const provider = new OpenAiProvider({ provider: "openai-compatible", model: "m", baseUrl: server.openaiBaseUrl, apiKey: "k" });
+    const recipe = await sessionRecipe(settings, {
+      store: createFileSessionStore(sessionDir),
+      fs: createNodeWorkspaceFs(ws),
+      search: createRipgrepSearcher(),
+      warn: () => undefined,
+      models: { primary: provider, make: async () => provider },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      permissionMode: "bypassPermissions",
+      env: { ...process.env, HOME: home },
+      deliver,
+    });
+    const s = await AgentSession.create(recipe.options);
+    live.session = s;
+    ends.push(async () => {
+      await s.end();
+      await recipe.dispose();
+    });
+
+    // The turn ends with the agent still running: control is back with the user.
+    await s.send("Write the log in the background.");
+    const parent = () => server!.requests.filter((q) => subagentDepthOf(q) === 0);
+    expect(parent()).toHaveLength(2);
+    expect(toolResultTexts(parent()[1])[0]).toContain("when you finish, the user gets control back while it runs (they see it in the Agents view)");
+    expect(
+      s
+        .events()
+        .filter((e) => e.type === "assistant_message")
+        .at(-1),
+    ).toMatchObject({ text: "The writer is working in the background; I hand back to you." });
+
+    // Listed as running while it works (what the Agents view and `yoke agents list` read).
+    const registry = new AgentRegistry(ws, home);
+    await until("the agent's record", () => registry.list().length === 1 && registry.list()[0]!.sessionId !== undefined);
+    const running = await agentViewOf(registry.list()[0]!);
+    expect(running.state).toBe("running");
+    expect(running.task).toBe("Write log.txt.");
+    expect(delivered).toEqual([]);
+
+    // It finishes: its result is delivered as a turn of the parent, which answers.
+    writeFileSync(join(registry.list()[0]!.worktree, "go"), "");
+    await until("the delivered turn", () => parent().length === 3 && s.state !== "thinking" && s.state !== "waiting_tool").catch((err: unknown) => {
+      throw new Error(
+        `${String(err)}; ${JSON.stringify({ delivered, depths: server!.requests.map(subagentDepthOf), last: toolResultTexts(server!.requests.at(-1)), state: s.state, tail: s.events().slice(-4) })}`,
+      );
+    });
+    await s.idle();
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toContain('The background agent "bg-writer" (task call ');
+    expect(delivered[0]).toContain("has finished.");
+    expect(delivered[0]).toContain("Wrote log.txt.");
+    expect(delivered[0]).toContain("Its change was NOT applied to the workspace");
+    const third = JSON.stringify(parent()[2]!.body.messages);
+    expect(third).toContain("Wrote log.txt.");
+    const events = s.events();
+    const ctx = events.findIndex((e) => e.type === "context" && e.source === "subagents");
+    expect(ctx).toBeGreaterThan(0);
+    expect(events.slice(ctx).find((e) => e.type === "assistant_message")).toMatchObject({ text: "The writer finished: log.txt waits for your review in its worktree." });
+
+    // Its change: in its worktree, not the user's tree; the agent is finished, with log.txt changed.
+    expect(existsSync(join(ws, "log.txt"))).toBe(false);
+    const [r] = registry.list();
+    const view = await agentViewOf(r!);
+    expect(view.state).toBe("finished");
+    expect(view.changedFiles.map((f) => f.path)).toEqual(["log.txt"]);
+    expect(readFileSync(join(r!.worktree, "log.txt"), "utf8")).toBe("written in the background\n");
+  }, 180_000);
+});
