@@ -86,6 +86,11 @@ const NEVER_SHOWS: Record<string, RegExp | null> = {
 function gitCommand(words: readonly Word[]): { sub: string; rest: Word[] } | undefined {
   let i = 1;
   while (i < words.length && words[i]!.value.startsWith("-")) {
+    // `-c user.name=… -c user.email=…` (who commits) changes nothing git shows.
+    if (words[i]!.value === "-c" && words[i + 1] && !words[i + 1]!.dynamic && /^user\.(name|email)=/i.test(words[i + 1]!.value)) {
+      i += 2;
+      continue;
+    }
     if (words[i]!.dynamic || !SAFE_GLOBAL.test(words[i]!.value)) return undefined;
     i++;
   }

@@ -60,6 +60,8 @@ const showing = (blob: string, tree: string) => [
   "/usr/lib/git-core/git-show evil:foo",
   `cat .git/objects/${blob.slice(0, 2)}/${blob.slice(2)}`,
   "git -c core.pager=cat show HEAD:README.md",
+  "git -c user.name=a show HEAD:README.md",
+  "git -c user.name=a -c core.pager=cat commit -m x",
 ];
 
 describe("a Read deny rule on a file git holds", () => {
@@ -93,6 +95,7 @@ describe("a Read deny rule on a file git holds", () => {
       "git rev-parse HEAD",
       "git add README.md",
       "git commit -m wip",
+      "git -c user.name=a -c user.email=a@a commit -qm x",
       "git branch -v",
       "git stash list",
       "git worktree list",
