@@ -4,6 +4,7 @@
  * command runner. The session recipe (session-recipe.ts) builds them from the session's settings
  * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
+import { nodeGitObjectPaths } from "./git-object-paths";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -120,6 +121,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     ...(opts.restrictedHint ? { restrictedHint: opts.restrictedHint } : {}),
     log: opts.log,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
+    gitObjectPaths: nodeGitObjectPaths,
   });
   let sandboxProblem: string | undefined;
   let fromFile: SandboxSettings = {};

@@ -3,6 +3,7 @@
  * `yoke permissions check` prints, the permission corpus (src/bench/permissions-corpus.ts) and its
  * tests run, and the gate `yoke lessons` and `yoke sandbox` read the folder's rules with.
  */
+import { nodeGitObjectPaths } from "./git-object-paths";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
@@ -46,6 +47,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     trusted: opts.trusted,
     listDir: nodeListDir,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
+    gitObjectPaths: nodeGitObjectPaths,
   });
 }
 

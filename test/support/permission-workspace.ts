@@ -8,6 +8,7 @@ import { yokeToolIdentities } from "../../src/core/tools/catalogue";
 import { isReadOnly } from "../../src/core/tools/types";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings/files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
+import { nodeGitObjectPaths } from "../../src/node/git-object-paths";
 
 export interface PermissionWorkspace {
   root: string;
@@ -54,6 +55,7 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
         shellWasm: () => loadShellWasm(),
         writer: createSettingsWriter(ws),
         trusted: opts.trusted,
+        gitObjectPaths: nodeGitObjectPaths,
       });
     },
   };

@@ -34,7 +34,16 @@ export interface EvalContext {
    * lead: a path under the target is written through its other name too (protectedLinks()).
    */
   protectedLinks?: ProtectedLink[];
+  /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
+  gitObjectPaths?: GitObjectPaths;
 }
+
+/**
+ * Absolute paths of every file git holds content for in the repository that contains a folder (its
+ * index, every commit reachable from a ref, a reflog or the stash): [] when the folder is in no
+ * repository; undefined when that is not known (git failed, too many paths, too slow). See git-objects.ts.
+ */
+export type GitObjectPaths = (dir: string) => Promise<string[] | undefined>;
 
 export interface ProtectedLink {
   /** The link's own path relative to its workspace folder (`.vscode`). */

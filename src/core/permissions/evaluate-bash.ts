@@ -24,6 +24,7 @@ import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-prog
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
 import { isShell } from "./shell/unwrap";
 import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
+import { gitHoldsCovered, gitShowsNoObject, readsGitStore } from "./git-objects";
 import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
 import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
@@ -117,6 +118,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
   };
   const instances = await buildInstances(analysis, ctx, env);
   const touches = await collectTouches(instances, ctx, check);
+  touches.push(...(await gitObjectTouches(instances, touches, ctx)));
   // Each part's own touches (the per-part checks below would otherwise scan every touch per part).
   const touchesOf = new Map<Instance, Touch[]>();
   for (const t of touches) {
@@ -971,6 +973,29 @@ function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedB
   if (path.sensitive) return { why: `writes to ${shown}, a sensitive file (${path.sensitive.why})` };
   if (mode === "acceptEdits" || allowedByRule) return {};
   return { why: `writes to ${shown} (writing files needs approval in default mode)` };
+}
+
+/**
+ * git commands that may show an object, and reads of `.git/objects`, where git holds a file a Read
+ * rule covers: any name may lead to its object (git-objects.ts), so they read that file.
+ */
+async function gitObjectTouches(instances: Instance[], touches: Touch[], ctx: EvalContext): Promise<Touch[]> {
+  const out: Touch[] = [];
+  const storeReads = new Set(touches.filter((t) => t.kind === "read" && "exact" in t && (readsGitStore(ctx, t.exact.lexical) || readsGitStore(ctx, t.exact.real))).map((t) => t.inst));
+  for (const inst of instances) {
+    const printsContent = inst.cls.ok && !!inst.cls.gitContent;
+    const views = [...inst.expanded.map((e) => e.words), inst.innermost.words];
+    const shows = views.some((w) => isGit(w[0]) && !gitShowsNoObject(w, printsContent));
+    if (!shows && !storeReads.has(inst)) continue;
+    const held = await gitHoldsCovered(ctx, inst.cwd ?? ctx.cwd);
+    if (!held) continue;
+    const why =
+      held === "unknown"
+        ? "objects git holds (Yoke cannot tell whether git holds a file a Read rule covers, and a crafted tree, commit, index entry or note can show such a file under any name)"
+        : `${showPath(ctx, { written: held.path, lexical: held.path, real: held.path, inside: true })}, which git holds as an object (a crafted tree, commit, index entry or note can show it under any name)`;
+    out.push({ kind: "read", raw: inst.part.text, inst, pattern: held === "unknown" ? [ANY] : litSegs(held.path), why, symbolic: "history", leaf: held !== "unknown" });
+  }
+  return out;
 }
 
 /** `git [global options] SUB …` with SUB one that can write repository contents out. */

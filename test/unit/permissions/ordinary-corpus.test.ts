@@ -16,6 +16,7 @@ import type { PermissionMode } from "../../../src/core/loop/types";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
 import { nodeListDir, nodeRealPath } from "../../../src/node/settings-files";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
+import { nodeGitObjectPaths } from "../../../src/node/git-object-paths";
 
 type Decision = "allow" | "ask" | "deny";
 type Kind = "read" | "edit" | "run" | "hidden";
@@ -79,6 +80,7 @@ const gates = Object.fromEntries(
       home: join(root, "home"),
       realPath: nodeRealPath,
       listDir: nodeListDir,
+      gitObjectPaths: nodeGitObjectPaths,
       loadSources: async () => [{ info: { kind: "extra", label: `ordinary: ${name}`, baseDir: ws }, value: { permissions } }],
       shellWasm: () => loadShellWasm(),
     }),
