@@ -200,7 +200,7 @@ export function createNodeHookRunner(opts: NodeHookRunnerOptions = {}): HookComm
       }
       const jail = confined && "file" in confined ? confined : undefined;
       // On the host too, only stdin, stdout and stderr reach the hook (the sandbox's launch closes the rest itself).
-      if (!jail) launch = { ...launch, ...hostLaunchWithClosedFds(launch.file, launch.args, { ...process.env, ...req.env }.PATH, req.cwd) };
+      if (!jail) launch = { ...launch, ...hostLaunchWithClosedFds(launch.file, launch.args, { ...withoutProviderSecrets(process.env), ...req.env, ...launch.env }, req.cwd) };
       const r = await runProcess(launch.file, launch.args, req, signal, launch.env);
       const quarantined = jail ? jail.finish() : [];
       const result: HookCommandResult = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut, ranIn: jail ? jail.backend : "host" };

@@ -29,6 +29,7 @@ vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 });
 const { list: who } = identities();
 const temps: string[] = [];
 const tag = Math.random().toString(36).slice(2, 8);
+const PROBE_SERVER = join(__dirname, "..", "support", "mcp-probe-server.cjs");
 
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => {
@@ -65,8 +66,10 @@ describe.each(cells)("a user's hook confined, as %s", (_label, id: Identity, bac
   };
 
   beforeAll(() => {
-    const settings = () => ({
+    const settings = (b: string) => ({
       sandbox: { backend },
+      // An MCP stdio server of the user's: what it was given for descriptors, then the probe server.
+      mcpServers: { probe: { command: "bash", args: ["-c", 'ls -l /proc/$$/fd > "$0"; exec "$1" "$2"', join(b, "mcp-fds.txt"), process.execPath, PROBE_SERVER] } },
       hooks: {
         PreToolUse: [
           { matcher: "Write", hooks: [{ type: "command", command: `jq -e '.tool_input.file_path | test("blocked")' >/dev/null && { echo "jq validator: blocked path" >&2; exit 2; }; exit 0` }] },
@@ -155,5 +158,11 @@ describe.each(cells)("a user's hook confined, as %s", (_label, id: Identity, bac
     expect(staged).toContain("notes/ok.txt");
     expect(readFileSync(join(home, ".claude/logs/tools.log"), "utf8")).toBe('{"tool":"Write","file":"ok.txt"}\n');
     expect(readFileSync(join(ws, "notes.txt"), "utf8")).toBe("noted Write\n");
+    // The MCP stdio server (not sandboxed: the user's program) got 0, 1 and 2 only, not the CLI's 3 and 40.
+    const mcp = readFileSync(join(base, "mcp-fds.txt"), "utf8");
+    expect(
+      [...mcp.matchAll(/ (\d+) -> /g)].map((m) => Number(m[1])).sort((a, b) => a - b),
+      mcp,
+    ).toEqual([0, 1, 2]);
   });
 });

@@ -32,7 +32,9 @@ export function closerShell(): string | null {
 export function withClosedFds(line: { file: string; args: string[] }): { file: string; args: string[] } {
   const sh = closerShell();
   if (!sh) return line;
-  return { file: sh, args: ["-c", CLOSE_FDS_SCRIPT, "yoke-close-fds", line.file, ...line.args] };
+  // --norc: a bash whose stdin is a socket (Node's stdio pipes are socket pairs) and whose SHLVL is
+  // unset would otherwise read ~/.bashrc, on the host, before every launch (bash's SSH_SOURCE_BASHRC).
+  return { file: sh, args: ["--norc", "--noprofile", "-c", CLOSE_FDS_SCRIPT, "yoke-close-fds", line.file, ...line.args] };
 }
 
 /** What cannot be enforced without the close step (for RunnerInfo/degraded), or undefined. */
@@ -40,13 +42,23 @@ export function fdHygieneDegraded(): string | undefined {
   return closerShell() ? undefined : "there is no bash to close inherited file descriptors before the sandbox starts: descriptors Yoke inherited reach commands";
 }
 
+/** What bash puts into the environment of a program it execs: with `env`, each is given back as it was, or removed. */
+const SHELL_ADDED = ["PWD", "SHLVL", "_"] as const;
+
 /**
  * A program started outside the sandbox (an MCP stdio server, a hook the user runs on the host)
- * preceded by the close step too, when the program is found (on `pathVar`, or by its path from
+ * preceded by the close step too, when the program is found (on `env.PATH`, or by its path from
  * `cwd`): a program that is not found is started as it is, so the spawn error still says so.
+ * The program gets exactly `env` (the environment it is spawned with): what the close step's bash
+ * adds (PWD, SHLVL) is taken back by `env -u`, or set to the value `env` has.
  */
-export function hostLaunchWithClosedFds(file: string, args: string[], pathVar: string | undefined, cwd: string): { file: string; args: string[] } {
+export function hostLaunchWithClosedFds(file: string, args: string[], env: Readonly<Record<string, string | undefined>>, cwd: string): { file: string; args: string[] } {
   if (process.platform === "win32") return { file, args };
-  const found = file.includes("/") ? existsSync(resolve(cwd, file)) : which(file, pathVar ?? "") !== undefined;
-  return found ? withClosedFds({ file, args }) : { file, args };
+  const found = file.includes("/") ? existsSync(resolve(cwd, file)) : which(file, env.PATH ?? "") !== undefined;
+  const envBin = which("env", "/usr/bin:/bin");
+  // A name env would read as an option or an assignment: started as it is.
+  if (!found || !envBin || file.startsWith("-") || file.includes("=")) return { file, args };
+  // Every -u before the first NAME=VALUE: env reads no option after an assignment.
+  const restore = [...SHELL_ADDED.filter((n) => env[n] === undefined).flatMap((n) => ["-u", n]), ...SHELL_ADDED.filter((n) => env[n] !== undefined).map((n) => `${n}=${env[n]}`)];
+  return withClosedFds({ file: envBin, args: [...restore, file, ...args] });
 }

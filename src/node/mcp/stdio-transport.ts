@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { hostLaunchWithClosedFds } from "../commands/fd-hygiene";
 import { stopGroup } from "./processes";
 
 export interface StdioOptions {
@@ -49,7 +50,9 @@ export class GroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.opts.command, this.opts.args, {
+      // Only stdin, stdout and stderr reach the server, not a descriptor Yoke inherited (fd-hygiene.ts); its environment is exactly opts.env.
+      const line = hostLaunchWithClosedFds(this.opts.command, this.opts.args, this.opts.env, this.opts.cwd);
+      const child = spawn(line.file, line.args, {
         cwd: this.opts.cwd,
         env: this.opts.env,
         stdio: ["pipe", "pipe", "pipe"],
