@@ -363,6 +363,19 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       }
     });
 
+    it.skipIf(!!unusable)("a read-only git diff with a change prints it where no configuration sets diff.external (the refusing override is there only when one does)", async () => {
+      writeFileSync(join(ws, "src", "a.txt"), "a changed\n");
+      chownTree(ws, id);
+      try {
+        const r = await attack("git diff; echo end-of-diff", { args: ["--read-only-workspace"] });
+        expect(r.out).toContain("end-of-diff");
+        expect(r.out).toContain("+a changed");
+        expect(r.out).not.toContain("external diff programs (diff.external) are disabled");
+      } finally {
+        writeFileSync(join(ws, "src", "a.txt"), "a\n");
+      }
+    });
+
     it.skipIf(!!unusable)("passes an allowlisted environment: no password, token, session or URL with credentials reaches the command", async () => {
       settings({ allowEnv: ["MY_TOOL_FLAG"], env: { SET_BY_USER: `set-${tag}` } });
       const secrets: Record<string, string> = {

@@ -67,15 +67,22 @@ export const READ_ONLY_GIT_UNSET: readonly string[] = [
 /**
  * The environment additions of a read-only command. Entries already in `env` under
  * GIT_CONFIG_COUNT are kept before ours (ours come last, so they win).
+ *
+ * `externalDiff`: whether a configuration file git reads there sets diff.external. Only then is it
+ * overridden: git has no value that turns an external diff off (an empty one is run too), so the
+ * override is a program that refuses — with it, every `git diff` that finds a change fails. Where
+ * no file sets it, nothing can (the command line's `-c diff.external=…`, `--ext-diff` and
+ * GIT_EXTERNAL_DIFF ask at the gate, and the variable is unset here), and `git diff` works.
  */
-export function readOnlyGitEnv(env: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function readOnlyGitEnv(env: Readonly<Record<string, string>> = {}, opts: { externalDiff?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = { ...READ_ONLY_GIT_VARIABLES };
   const existing = Number.parseInt(env.GIT_CONFIG_COUNT ?? "0", 10);
   const base = Number.isFinite(existing) && existing > 0 ? existing : 0;
-  READ_ONLY_GIT_CONFIG.forEach(([key, value], i) => {
+  const config = READ_ONLY_GIT_CONFIG.filter(([key]) => key !== "diff.external" || opts.externalDiff !== false);
+  config.forEach(([key, value], i) => {
     out[`GIT_CONFIG_KEY_${base + i}`] = key;
     out[`GIT_CONFIG_VALUE_${base + i}`] = value;
   });
-  out.GIT_CONFIG_COUNT = String(base + READ_ONLY_GIT_CONFIG.length);
+  out.GIT_CONFIG_COUNT = String(base + config.length);
   return out;
 }

@@ -13,6 +13,7 @@ import type { OutputLimits } from "../../core/commands/output";
 import type { CommandRequest, CommandRunner, NetworkMode, RunnerInfo, RunningCommand } from "../../core/commands/types";
 import type { Disposable } from "../../core/ports";
 import { fdHygieneDegraded } from "./fd-hygiene";
+import { externalDiffConfigured } from "./git-external-diff";
 import { defaultLimits, limitPrelude, type ResolvedLimits } from "./limits";
 import { CGROUP_PREFIX, PidsCgroup, pidsCgroupParent } from "./pids-cgroup";
 import { killMarked, killTree, startReaper } from "./process-tree";
@@ -189,7 +190,7 @@ export function createNodeCommandRunner(opts: NodeCommandRunnerOptions): NodeCom
       };
       if (req.confine?.readOnly) {
         for (const name of READ_ONLY_GIT_UNSET) delete env[name];
-        Object.assign(env, readOnlyGitEnv(env));
+        Object.assign(env, readOnlyGitEnv(env, { externalDiff: externalDiffConfigured(cwd, env) }));
       }
       const writable = req.confine?.readOnly ? [] : (req.confine?.writable ?? []).map((p) => real(p));
       if (writable.length) approvedNow.set(id, writable);
