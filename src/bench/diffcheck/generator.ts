@@ -8,6 +8,7 @@
  * `--opt=val`, unique-prefix abbreviations, clustered short options, `-oVAL`). Seeded: the same
  * seed gives the same inputs.
  */
+import { generate14 } from "./grammar14";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -304,6 +305,8 @@ const TOOLS: ReadonlyArray<readonly [string, (r: Rng) => string]> = [
 ];
 
 const WRAPPED_TOOLS_RATE = 0.35;
+/** Share of inputs from the session-14 productions (grammar14.ts: construct × wrapper × deny-covered payload, long options, bundles). */
+const GRAMMAR14_RATE = 0.5;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -313,8 +316,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
   for (let i = 0; out.length < count && i < count * 20; i++) {
     const shape: string[] = [];
     let cmd: string;
-    const roll = r();
-    if (roll < WRAPPED_TOOLS_RATE) {
+    if (r() < GRAMMAR14_RATE) {
+      const g = generate14(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < WRAPPED_TOOLS_RATE) {
       const [name, make] = pick(r, TOOLS);
       shape.push(name);
       cmd = make(r);

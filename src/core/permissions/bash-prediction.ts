@@ -6,6 +6,7 @@
  */
 import { checkCommandPath, type EvalContext } from "./context";
 import { buildInstances, collectTouches } from "./evaluate-bash";
+import { markScriptsTheLineWrites } from "./line-scripts";
 import { DEFAULT_BUDGET, type ExpandEnv } from "./shell/expand";
 import { analyseCommand } from "./shell/extract";
 import type { Word } from "./shell/words";
@@ -62,6 +63,7 @@ export async function predictBash(command: string, ctx: EvalContext): Promise<Ba
   const env: ExpandEnv = { home: ctx.home, listDir: ctx.listDir, budget: DEFAULT_BUDGET(), cache: new Map() };
   const instances = await buildInstances(analysis, ctx, env);
   const touches = await collectTouches(instances, ctx, (base, written) => checkCommandPath(ctx, base, written));
+  markScriptsTheLineWrites(instances, touches, ctx.home);
   const parts: PredictedPart[] = [];
   const programs = new Set<string>();
   for (const inst of instances) {

@@ -206,6 +206,11 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     const scripts = [...optionValues(args, "--expression", "-e")];
     for (const a of args) if (/^-[a-zA-Z]+e$/.test(a.value) && a.value !== "-e") scripts.push(...optionValues(args.slice(args.indexOf(a)), undefined, a.value));
     const fromFile = args.some((a) => /^-[a-zA-Z]*f/.test(a.value) || isLongOption(a.value, "--file", ["--follow-symlinks"]) || a.value === "--f");
+    // `sed -f <(echo '1e rm …')`, `sed -f /dev/stdin <<< …`, `sed --file=-`: the script is data of the
+    // line that Yoke does not read as sed (differential checker, session 14).
+    const scriptFiles = [...optionValues(args, "--file", undefined, ["--follow-symlinks"]), ...shortOptionUses(args, "f", "efl").flatMap((u) => (u.value ? [u.value] : []))];
+    const fromInput = scriptFiles.find((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(f.value));
+    if (fromInput) fx.hidden.push(`sed runs a script read from ${fromInput.dynamic ? fromInput.raw : "its input"}, which Yoke cannot read`);
     if (!scripts.length) {
       const op = firstOperand(args, /^(-l|--line-length|-f|--file)$/);
       if (op && !fromFile) scripts.push(op);
@@ -303,7 +308,21 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       return fx;
     case "date":
       fx.reads.push(...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r"));
+      for (const letter of "fr") for (const u of shortOptionUses(args, letter, "dfrsI")) if (u.value && !fx.reads.some((w) => w.value === u.value!.value)) fx.reads.push(u.value);
       return fx;
+    // Checksum checks read the files their list names; zip -@ the files named on its input
+    // (differential checker, session 14: `printf 'x  .env\n' > s; md5sum -c s` read .env).
+    case "md5sum":
+    case "sha1sum":
+    case "sha224sum":
+    case "sha256sum":
+    case "sha384sum":
+    case "sha512sum":
+    case "b2sum":
+    case "cksum":
+      if (args.some((a) => isLongOption(a.value, "--check") || (/^-[a-zA-Z]*c/.test(a.value) && !a.value.startsWith("--")))) readsListed(`the files listed in ${name} --check's input`);
+      return fx;
+
     case "tar":
     case "bsdtar":
       exec(/^(--to-command|--use-compress-program|-I|--checkpoint-action|--info-script|-F|--new-volume-script|--rsh-command|--rmt-command)(=|$)/, "tar runs another program", [
@@ -410,8 +429,17 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "rg":
       exec(/^--pre(=|$)|^--pre-glob/, "rg runs a preprocessor");
       return fx;
+    // `split --filter=CMD` runs CMD with sh -c for each piece (differential checker, session 14).
+    case "split":
+      exec(/^--filter(=|$)/, "split --filter runs a shell command", ["--filter"]);
+      return fx;
+    // m4's syscmd/esyscmd run shell commands named in its input or files.
+    case "m4":
+      if (!args.some((a) => /^(--version|--help)$/.test(a.value))) fx.hidden.push("m4 runs the shell commands its input names (syscmd, esyscmd)");
+      return fx;
     case "zip":
       exec(/^(-TT|--unzip-command)(=|$)/, "zip runs another program", ["--unzip-command"]);
+      if (args.some((a) => isLongOption(a.value, "--names-stdin") || (/^-[a-zA-Z]*@/.test(a.value) && !a.value.startsWith("--")))) readsListed("the files zip -@ is told on its input");
       return fx;
     case "vim":
     case "nvim":

@@ -23,6 +23,7 @@ import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
 import { isShell } from "./shell/unwrap";
+import { markScriptsTheLineWrites } from "./line-scripts";
 import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
 import { gitHoldsCovered, gitShowsNoObject, readsGitStore } from "./git-objects";
 import { SENSITIVE_PROBES } from "./sensitive";
@@ -119,6 +120,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
   const instances = await buildInstances(analysis, ctx, env);
   const touches = await collectTouches(instances, ctx, check);
   touches.push(...(await gitObjectTouches(instances, touches, ctx)));
+  markScriptsTheLineWrites(instances, touches, ctx.home);
   // Each part's own touches (the per-part checks below would otherwise scan every touch per part).
   const touchesOf = new Map<Instance, Touch[]>();
   for (const t of touches) {

@@ -3,7 +3,7 @@
  * workspace and is not sensitive. Deliberately short: anything not listed asks.
  */
 import type { Word } from "./shell/words";
-import { isLongOption, longOptionOf, optionValues } from "./long-options";
+import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 
 export type ReadOnlyClass =
@@ -314,9 +314,11 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   if (NO_PATH.has(name)) {
     if (name === "hostname" && args.some((a) => !/^(-[fsdiIAay]+|--(fqdn|long|short|domain|ip-address|all-ip-addresses|all-fqdns|alias|yp|nis))$/.test(a.value)))
       return { ok: false, why: "hostname with a name or a file sets the host name" };
-    if (name === "date" && args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value) || isLongOption(a.value, "--set"))) return { ok: false, why: "date --set changes the clock" };
-    // `date -f FILE` prints every line of FILE it cannot read as a date: a read.
-    if (name === "date") return { ok: true, paths: [...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r")] };
+    if (name === "date" && (args.some((a) => FORBIDDEN_OPTIONS.date!.test(a.value) || isLongOption(a.value, "--set")) || clustered(args, "s", DATE_VALUED).length))
+      return { ok: false, why: "date --set changes the clock" };
+    // `date -f FILE` prints every line of FILE it cannot read as a date: a read (also bundled: `date -uf.env`).
+    if (name === "date")
+      return { ok: true, paths: [...optionValues(args, "--file", "-f"), ...optionValues(args, "--reference", "-r"), ...clustered(args, "f", DATE_VALUED), ...clustered(args, "r", DATE_VALUED)] };
     return { ok: true, paths: [] };
   }
   if (name === "git") return classifyGit(args);
@@ -339,7 +341,20 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   let files = paths;
   // grep/rg: the first operand is the pattern unless -e/-f gave one.
   if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
+  // `grep -rFf.env .`: a pattern file attached to a cluster of short options is read too.
+  if (name === "grep" || name === "egrep" || name === "fgrep") for (const w of clustered(args, "f", GREP_VALUED)) if (!files.some((f) => f.value === w.value)) files = [...files, w];
   return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
+}
+
+/** Short options of date and grep that take a value (a letter among them ends a cluster: `-uf.env`, `-rFf.env`). */
+const DATE_VALUED = "dfrsI";
+const GREP_VALUED = "efmABCdD";
+
+/** The values of short option `letter` inside a cluster of short options (`-uf.env`, `-rFf .env`), before `--`. */
+function clustered(args: Word[], letter: string, takesValue: string): Word[] {
+  return shortOptionUses(args, letter, takesValue)
+    .map((u) => u.value)
+    .filter((w): w is Word => w !== undefined);
 }
 
 /** Non-option arguments, `--opt=value` and `-fVALUE` path values, and everything after `--`. */

@@ -549,6 +549,7 @@ class Walker {
           const eq = w.value.indexOf("=");
           const target = eq < 0 ? w.value : w.value.slice(0, eq).replace(/\+$/, "");
           this.opts.data.name({ ...w, value: target }, keyword);
+          if (eq >= 0) quotedCompound(w.value.slice(eq + 1), keyword, this.opts.data);
           if (eq >= 0) this.opts.data.assign(target, w.value.slice(eq + 1), w.dynamic);
           declared(target, eq >= 0 ? { ...w, value: w.value.slice(eq + 1) } : undefined);
         }
@@ -776,6 +777,17 @@ const VALUED: Record<string, RegExp> = {
 };
 
 /**
+ * `declare -a 'a=($(cmd))'` (also typeset, local, readonly, `declare -A 'a=([k]=$(cmd))'`): a
+ * quoted word whose value is a parenthesised list is parsed and expanded again as a compound
+ * assignment, so the substitutions inside it run (checked with bash 5.2; differential checker,
+ * session 14). Quotes hid them from the analysis, so any expansion in such a value asks.
+ */
+function quotedCompound(value: string, keyword: string, data: DataState): void {
+  if (/^\s*\(/.test(value) && /[$`]|[<>]\(/.test(value))
+    data.problem(`${keyword} is given the quoted list ${value.length > 40 ? `${value.slice(0, 40)}…` : value}, which bash expands again as an array assignment (a $(cmd) in it runs cmd)`);
+}
+
+/**
  * Builtins that evaluate an operand as a variable name or as arithmetic (shell/evaluated.ts):
  * `printf -v NAME`, `read NAME…`, `mapfile NAME`, `getopts S NAME`, `wait -p NAME`, `test -v NAME`,
  * `let EXPR…`, `declare`-like builtins run as plain commands; and `source`, after which any
@@ -864,6 +876,7 @@ function evaluatedOperands(words: Word[], data: DataState): void {
         const eq = a.value.indexOf("=");
         const target = eq < 0 ? a.value : a.value.slice(0, eq).replace(/\+$/, "");
         data.name({ ...a, value: target }, name);
+        if (eq >= 0) quotedCompound(a.value.slice(eq + 1), name, data);
         const base = target.replace(/\[[\s\S]*$/, "");
         if (eq >= 0) data.assign(base, a.value.slice(eq + 1), a.dynamic);
         if (integer) data.integer(base);
@@ -871,6 +884,17 @@ function evaluatedOperands(words: Word[], data: DataState): void {
       }
       return;
     }
+    case "compgen":
+      // `compgen -W '$(cmd)' x` expands its word list (and -C runs a command, -F a function) when it
+      // runs: code inside data (differential checker, session 14).
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!.value;
+        if (/^-[a-zA-Z]*[CF]/.test(v)) data.problem(`compgen ${v} runs a command or function to complete words`);
+        else if (/^-[a-zA-Z]*W$/.test(v) && args[i + 1] && /[$`]|[<>]\(/.test(args[i + 1]!.value))
+          data.problem(`compgen -W expands its word list ${args[i + 1]!.raw} again, so a $(cmd) in it runs cmd`);
+        else if (/^-[a-zA-Z]*W./.test(v) && /[$`]|[<>]\(/.test(v)) data.problem(`compgen -W expands its word list again, so a $(cmd) in it runs cmd`);
+      }
+      return;
     case "source":
     case ".":
       data.everythingUnknown(`${name} runs a file that may set any variable`);
