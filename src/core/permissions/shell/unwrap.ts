@@ -705,6 +705,31 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
 
+/**
+ * A command found in a program's data (`echo '!timeout 5 rm -fr src' | ed f`, `mysql -e '\\! git -C . reset --hard'`)
+ * seen through exactly as a command line's own command is: wrappers, `env`, `nice`, git's global
+ * options and program names, a shell's `-c` script. Its readings (the words as found first) serve
+ * deny and ask rules only; `runsCode` says a reading runs a script or code Yoke cannot see.
+ */
+export function seeThrough(part: CommandPart, words: Word[]): { views: Word[][]; runsCode: boolean } {
+  const sub: CommandPart = {
+    text: part.text,
+    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
+    assignments: [],
+    redirects: [],
+    elevated: part.elevated,
+    extraArgs: part.extraArgs,
+    wrapper: false,
+    problems: [],
+    hidden: [],
+    via: part.via,
+    cwd: part.cwd,
+  };
+  const nested = unwrapCommand(sub);
+  const runsCode = nested.scripts.length > 0 || sub.hidden.length > 0 || sub.views.some((v) => v.words[0] !== undefined && !v.words[0].dynamic && isShell(v.words[0].value));
+  return { views: sub.views.map((v) => v.words), runsCode };
+}
+
 /** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */
 function gitProgramCommand(name: string): string | undefined {
   if (!name.startsWith("git-")) return undefined;
