@@ -515,6 +515,8 @@ function matchViews(rule: PermissionRule, inst: Instance, pushed?: Word[]): Spec
       if (o === "maybe") best = "maybe";
     }
   }
+  // Other spellings of the same effect (`git checkout -f` is `git reset --hard`: shell/git-discard.ts).
+  for (const w of inst.part.readings ?? []) if (matchBashSpec(rule.specifier, w, false) !== "no" || matchOptionSpellings(rule.specifier, w) !== "no") return "yes";
   return best;
 }
 

@@ -82,6 +82,11 @@ export interface CommandPart {
    * cannot see (parse or ask: known-programs.ts COMMAND_INPUT).
    */
   inputUnseen?: boolean;
+  /**
+   * Other spellings of its effect, for deny and ask rules only (`git checkout -f` read as
+   * `git reset --hard`: shell/git-discard.ts). Never allowed by a rule and never what runs.
+   */
+  readings?: Word[][];
 }
 
 export interface CommandAnalysis {

@@ -7,6 +7,7 @@
  */
 import { isPushConfigKey, pushOptionsOf } from "./git-push";
 import type { CommandPart, CommandView } from "./types";
+import { discardReading } from "./git-discard";
 import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
 import { tokenize } from "../bash-spec";
@@ -250,6 +251,21 @@ export interface Unwrapped {
 const MAX_WRAPPERS = 64;
 
 export function unwrapCommand(part: CommandPart): Unwrapped {
+  const out = unwrapViews(part);
+  // A git command that discards work as `git reset --hard` does gets that reading too (deny and ask rules only).
+  const readings: Word[][] = [];
+  for (const v of part.views) {
+    const w = v.words;
+    if (w[0] && !w[0].dynamic && w[0].value === "git") {
+      const r = discardReading(w.slice(1));
+      if (r) readings.push(r);
+    }
+  }
+  if (readings.length) (part.readings ??= []).push(readings[0]!);
+  return out;
+}
+
+function unwrapViews(part: CommandPart): Unwrapped {
   const out: Unwrapped = { parts: [], scripts: [] };
   let words = part.views[0]!.words;
   let skip = 0;
@@ -699,6 +715,7 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
   if (sub.writes?.length) (part.writes ??= []).push(...sub.writes);
+  if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
   out.scripts.push(...nested.scripts.map((sc) => ({ ...sc, elevated: sc.elevated || part.elevated })));
 }
@@ -727,7 +744,7 @@ export function seeThrough(part: CommandPart, words: Word[]): { views: Word[][];
   };
   const nested = unwrapCommand(sub);
   const runsCode = nested.scripts.length > 0 || sub.hidden.length > 0 || sub.views.some((v) => v.words[0] !== undefined && !v.words[0].dynamic && isShell(v.words[0].value));
-  return { views: sub.views.map((v) => v.words), runsCode };
+  return { views: [...sub.views.map((v) => v.words), ...(sub.readings ?? [])], runsCode };
 }
 
 /** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */
