@@ -358,6 +358,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
   return out;
 }
 
+/** Words of an unknown program searched for a command it might run (see unknownProgramRuns). */
+const MAX_SEARCHED_WORDS = 256;
+
 /**
  * A program Yoke does not know may be a wrapper: the words it is given that name a program a deny
  * or ask rule covers (`setarch x86_64 rm -rf src` under `Bash(rm:*)`) could be what it runs (asks);
@@ -387,7 +390,13 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
     const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
     // A leading newline: data that starts with `-` (`echo -e …`) is not an option.
-    const args = [...words.slice(1), ...data.map((d) => literalWord(`\n${d}`))];
+    // Each word may start a command, seen through and matched against every rule: past a bound the
+    // rest is code Yoke does not search (asks where a deny rule exists), so the check stays fast.
+    if (words.length > MAX_SEARCHED_WORDS) {
+      const why = `${name} is not a program Yoke knows, and it is given more than ${MAX_SEARCHED_WORDS} words, too many to search for a command it might run`;
+      if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
+    }
+    const args = [...words.slice(1, MAX_SEARCHED_WORDS + 1), ...data.map((d) => literalWord(`\n${d}`))];
     const who = isKnownProgram(name) ? `${name} runs the commands in its input` : `${name} is not a program Yoke knows`;
     for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n) || isKnownRunner(n), 16)) {
       const seen = seeThrough(inst.part, c);

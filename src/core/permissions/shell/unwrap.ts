@@ -251,6 +251,7 @@ export interface Unwrapped {
 const MAX_WRAPPERS = 64;
 
 export function unwrapCommand(part: CommandPart): Unwrapped {
+  if (nestedCandidates === 0) candidateWords = 0;
   const out = unwrapViews(part);
   // A git command that discards work as `git reset --hard` does gets that reading too (deny and ask rules only).
   const readings: Word[][] = [];
@@ -688,6 +689,16 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
  * ordinary work where no deny rule could apply).
  */
 function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
+  // Each candidate is a suffix of the words: n candidates of n words each is quadratic work in every
+  // later step (630 × `rm -rf src` after `setsid` took a second). Past a budget of words over all
+  // readings, which command runs is not followed further: code Yoke cannot see (asks where a deny
+  // rule exists; the readings already made still meet the rules).
+  candidateWords += words.length;
+  if (candidateWords > MAX_CANDIDATE_WORDS) {
+    const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+    return;
+  }
   part.views.push({ words, allowable: false, denyOnly: true });
   if (nestedCandidates > 0) return;
   const sub: CommandPart = {
@@ -721,6 +732,9 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
 }
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
+/** Words in the candidates of the command being unwrapped (reset for each command a line holds). */
+let candidateWords = 0;
+const MAX_CANDIDATE_WORDS = 8192;
 
 /**
  * A command found in a program's data (`echo '!timeout 5 rm -fr src' | ed f`, `mysql -e '\\! git -C . reset --hard'`)
