@@ -87,6 +87,9 @@ export function adversarialShapes(): Shape[] {
     bash((k) => `echo a${" > out.txt".repeat(k)}`, "many redirections"),
     bash((k) => `${"timeout 5 ".repeat(k)}ls`, "wrapper chain"),
     bash((k) => `${"nice env ".repeat(k)}ls`, "mixed wrapper chain"),
+    // Every later word of a wrapper is a candidate command: 630 × `rm -rf src` after setsid (7 KB) took ~1 s (issue 18).
+    bash((k) => `setsid ${"rm -rf src ".repeat(k)}`, "wrapper given a repeated command"),
+    bash((k) => `setsid ${"setsid rm -rf src ".repeat(k)}`, "wrapper given repeated wrappers"),
     bash((k) => `bash -c ${JSON.stringify("ls; ".repeat(k))}`, "long bash -c"),
     bash((k) => `${"bash -c '".repeat(1)}${"eval ".repeat(k)}ls'`, "eval chain"),
     bash((k) => `python3 -c '${"print(1)\n".repeat(k)}'`, "long python -c"),

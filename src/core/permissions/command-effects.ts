@@ -7,6 +7,7 @@
  * when its literal text names it.
  */
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
+import { commandInputHidden } from "./command-input";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
@@ -132,10 +133,13 @@ const NPM_EXEC =
 const NPM_SAFE =
   /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
 
-export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean): CommandEffects {
+export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean, inputUnseen = false): CommandEffects {
   const fx: CommandEffects = { hidden: [], execOptions: [], writes: [], writeRegions: [], reads: [] };
   const first = words[0];
   if (!first || first.dynamic) return fx;
+  // Commands read from a script file or an input Yoke cannot see (`ed -s f < cmds`, `sed -f script`): parse or ask.
+  const unread = commandInputHidden(words, inputUnseen);
+  if (unread) fx.hidden.push(unread);
   const name = first.value;
   const args = words.slice(1);
   const values = args.map((a) => a.value);

@@ -5,6 +5,8 @@
  * `Edit(./secrets/**)` therefore also catch `source .env`, `node x.js .env` or `rm -r secrets`.
  * Never used to allow anything.
  */
+import { isLongOption } from "./long-options";
+import { isModeWord } from "./option-values";
 import { NO_PATH_COMMANDS, pathArguments } from "./readonly-commands";
 import type { Word } from "./shell/words";
 
@@ -42,6 +44,8 @@ const MOVES = new Set(["mv"]);
 
 /** Options of common programs whose value is not a file (`git commit -m MESSAGE`). */
 const NON_PATH_VALUES: Record<string, Set<string>> = {
+  // The ACL entries of setfacl (`setfacl -R -m u:me:rwx d`).
+  setfacl: new Set(["-m", "--modify", "-x", "--remove", "--set"]),
   git: new Set([
     "-m",
     "--message",
@@ -163,6 +167,22 @@ export interface NamedPaths {
   copies?: { sources: Word[]; target: Word; kind: "copy" | "recursive" | "move"; intoFolder?: boolean };
 }
 
+/**
+ * chmod's mode, chown's owner and chgrp's group come before the files (`chmod -R 777 d`: 777 is not
+ * a path); with `--reference=F` there is none (F is read). chmod reads an option-like word as its
+ * mode (`chmod -w f`); chattr's attributes are `+i`, `-i`, `=i`.
+ */
+function withoutModeOperand(name: string, args: Word[], positional: Word[]): Word[] {
+  if (name === "chattr") return positional.filter((w) => w.dynamic || !/^[+=]/.test(w.value));
+  if (name !== "chmod" && name !== "chown" && name !== "chgrp") return positional;
+  const dashdash = args.findIndex((a) => a.value === "--");
+  const options = dashdash < 0 ? args : args.slice(0, dashdash);
+  const reference = options.find((a) => isLongOption(a.value, "--reference"));
+  if (reference) return positional;
+  if (name === "chmod" && options.some((a) => a.value.startsWith("-") && !a.value.startsWith("--") && isModeWord("chmod", a.value))) return positional;
+  return positional.slice(1);
+}
+
 export function namedPaths(words: Word[]): NamedPaths {
   const name = words[0]?.value ?? "";
   const out: NamedPaths = { reads: [], writes: [], regions: [] };
@@ -175,7 +195,7 @@ export function namedPaths(words: Word[]): NamedPaths {
     }
     return out;
   }
-  const positional = positionalArgs(args, NON_PATH_VALUES[name]);
+  const positional = withoutModeOperand(name, args, positionalArgs(args, NON_PATH_VALUES[name]));
   const dashdash = args.findIndex((a) => a.value === "--");
   const options = (dashdash < 0 ? args : args.slice(0, dashdash)).filter((a) => a.value.startsWith("-"));
   if (WRITES_LAST.has(name) || MOVES.has(name)) {

@@ -22,8 +22,9 @@ import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
-import { isShell } from "./shell/unwrap";
+import { isKnownRunner, isShell, seeThrough } from "./shell/unwrap";
 import { markScriptsTheLineWrites } from "./line-scripts";
+import { readsCommandInput } from "./command-input";
 import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
 import { gitHoldsCovered, gitShowsNoObject, readsGitStore } from "./git-objects";
 import { SENSITIVE_PROBES } from "./sensitive";
@@ -342,16 +343,16 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
       for (const r of part.redirects) redirects.push({ redirect: r, targets: r.kind === "dup" ? [] : await expand([r.target]) });
       const words = effective.words.length ? effective.words : [literalWord(":")];
       const inner = innermost.words.length ? innermost.words : words;
-      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined);
+      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined, part.inputUnseen);
       if (inner !== words) {
-        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined);
+        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen);
         fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
         // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too.
         fx.execOptions.push(...outerFx.execOptions.filter((o) => o.runs && !fx.execOptions.some((x) => x.option === o.option)));
       }
       for (const v of expanded) {
         if (v === innermost || v === effective || !v.view.denyOnly) continue;
-        const vfx = commandEffects(v.words, part.extraArgs, false);
+        const vfx = commandEffects(v.words, part.extraArgs, false, part.inputUnseen);
         for (const h of vfx.hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
         for (const o of vfx.execOptions) if (o.runs && !fx.execOptions.some((x) => x.option === o.option)) fx.execOptions.push(o);
       }
@@ -360,6 +361,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
   }
   return out;
 }
+
+/** Words of an unknown program searched for a command it might run (see unknownProgramRuns). */
+const MAX_SEARCHED_WORDS = 256;
 
 /**
  * A program Yoke does not know may be a wrapper: the words it is given that name a program a deny
@@ -376,33 +380,47 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     if (!first || /[*?]/.test(first) || compileBashSpec(r.specifier).any) anyFirst = true;
     else firsts.add(first);
   }
+  // A command found in the data starts with a name a rule covers, or with a wrapper around one
+  // (`!timeout 5 rm -fr src`, `!git -C . reset --hard`): it is seen through as a command line's own is.
+  const wanted = (n: string) => anyFirst || firsts.has(n) || isKnownRunner(n);
   for (const inst of instances) {
     const words = inst.innermost.words;
     const program = words[0];
     if (!program || program.dynamic || inst.part.wrapper) continue;
     const name = program.value.slice(program.value.lastIndexOf("/") + 1);
-    if (isKnownProgram(name)) continue;
+    // Known programs are analysed by their own tables; those whose input is commands (dc) are searched too.
+    if (isKnownProgram(name) && !readsCommandInput(name)) continue;
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
     const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
     // A leading newline: data that starts with `-` (`echo -e …`) is not an option.
-    const args = [...words.slice(1), ...data.map((d) => literalWord(`\n${d}`))];
-    for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n), 4)) {
-      if (!namesCodeRunner(c[0]!)) continue;
-      const why = `${name} is not a program Yoke knows, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;
+    // Each word may start a command, seen through and matched against every rule: past a bound the
+    // rest is code Yoke does not search (asks where a deny rule exists), so the check stays fast.
+    if (words.length > MAX_SEARCHED_WORDS) {
+      const why = `${name} is not a program Yoke knows, and it is given more than ${MAX_SEARCHED_WORDS} words, too many to search for a command it might run`;
+      if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
+    }
+    const args = [...words.slice(1, MAX_SEARCHED_WORDS + 1), ...data.map((d) => literalWord(`\n${d}`))];
+    const who = isKnownProgram(name) ? `${name} runs the commands in its input` : `${name} is not a program Yoke knows`;
+    for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n) || isKnownRunner(n), 16)) {
+      const seen = seeThrough(inst.part, c);
+      if (!namesCodeRunner(c[0]!) && !seen.runsCode && !seen.views.some((v) => v[0] !== undefined && namesCodeRunner(v[0]))) continue;
+      const why = `${who}, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;
       if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
       break;
     }
     if (!rules.length) continue;
-    for (const c of candidateCommands(args, (n) => anyFirst || firsts.has(n), 64, true)) {
+    for (const c of candidateCommands(args, wanted, 64, true)) {
+      const views = seeThrough(inst.part, c).views;
       for (const rule of rules) {
-        // Every spelling of the rule's options, as for the command itself (`rm -rf` under `Bash(rm -f:*)`).
-        const m = matchBashSpec(rule.specifier, c, inst.part.extraArgs) === "no" ? matchOptionSpellings(rule.specifier, c) : "yes";
-        if (m === "no") continue;
+        // Every reading (wrappers and git's options seen through), with every spelling of the rule's
+        // options, as for the command itself (`rm -rf` under `Bash(rm -f:*)`).
+        const m = views.some((v) => matchBashSpec(rule.specifier, v, inst.part.extraArgs) !== "no" || matchOptionSpellings(rule.specifier, v) !== "no");
+        if (!m) continue;
         out.push({
           rule,
           inst,
-          what: `\`${inst.part.text}\`: ${name} is not a program Yoke knows, and it is given \`${c
+          what: `\`${inst.part.text}\`: ${who}, and it is given \`${c
             .map((w) => w.value)
             .join(" ")
             .slice(0, 80)}\`, which it might run and which the ${rule.list} rule ${ruleLabel(rule)} covers`,
@@ -510,6 +528,8 @@ function matchViews(rule: PermissionRule, inst: Instance, pushed?: Word[]): Spec
       if (o === "maybe") best = "maybe";
     }
   }
+  // Other spellings of the same effect (`git checkout -f` is `git reset --hard`: shell/git-discard.ts).
+  for (const w of inst.part.readings ?? []) if (matchBashSpec(rule.specifier, w, false) !== "no" || matchOptionSpellings(rule.specifier, w) !== "no") return "yes";
   return best;
 }
 

@@ -30,6 +30,8 @@ export interface AnalyseOptions {
   data?: DataState;
   /** What the strings the line runs (`bash -c`, `eval`…) add up to, against the bounds (shell/bounds.ts). */
   spent?: { statements: number; tokens: number };
+  /** The line's standard input is something Yoke cannot read (a file, a pipe from another command): see CommandPart.inputUnseen. */
+  inputUnseen?: boolean;
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -199,7 +201,15 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     if (flow.tooComplex) result.problems.push("its control flow is too large to follow (which folder each command runs in)");
     const walker = new Walker(
       parser,
-      { depth, via: opts.via ?? [], elevated: opts.elevated ?? false, home, data: opts.data ?? new DataState(), spent: opts.spent ?? { statements: 0, tokens: 0 } },
+      {
+        depth,
+        via: opts.via ?? [],
+        elevated: opts.elevated ?? false,
+        home,
+        data: opts.data ?? new DataState(),
+        spent: opts.spent ?? { statements: 0, tokens: 0 },
+        inputUnseen: opts.inputUnseen ?? false,
+      },
       flow.cwdAt,
       result,
     );
@@ -217,6 +227,7 @@ interface WalkerOptions {
   home: string;
   data: DataState;
   spent: { statements: number; tokens: number };
+  inputUnseen: boolean;
 }
 
 class Walker {
@@ -228,7 +239,9 @@ class Walker {
     private readonly opts: WalkerOptions,
     private readonly cwdAt: Map<number, CwdSet>,
     private readonly out: CommandAnalysis,
-  ) {}
+  ) {
+    this.unseenInput = opts.inputUnseen;
+  }
 
   walk(node: Node, redirects: Redirect[], cwd: CwdSet): void {
     if (this.stopped) return;
@@ -275,7 +288,11 @@ class Walker {
           // A here-document with expansions: its text as written is a hint of the input too (see CommandPart.pipedData).
           const hints = [piped, hint].filter((d): d is string => d !== undefined);
           this.pendingPiped = body.type === "command" && hints.length ? hints.join("\n") : undefined;
+          // Input from a file, or a here-string/document with expansions: every command inside reads what Yoke cannot see.
+          const unseenBefore = this.unseenInput;
+          if (hint !== undefined || own.some(readsInput)) this.unseenInput = true;
           this.walk(body, [...redirects, ...own], cwd);
+          this.unseenInput = unseenBefore;
           this.pendingStdin = undefined;
           this.pendingPiped = undefined;
         } else this.out.parts.push(this.pseudoPart(node.text, [...redirects, ...own], cwd));
@@ -285,11 +302,17 @@ class Walker {
         // What a literal `echo`/`printf` pipes into the next command is a hint of its input
         // (`echo 'syscmd(rm -rf src)' | m4`), never taken as its exact text (see CommandPart.pipedData).
         let piped: string | undefined;
+        // A stage after one that is not a literal echo/printf reads what Yoke cannot see (`cat cmds | ed f`).
+        let unseen = false;
+        const unseenBefore = this.unseenInput;
         for (const child of node.namedChildren) {
           if (!child) continue;
           if (piped !== undefined) this.pendingPiped = piped;
+          this.unseenInput = unseenBefore || unseen;
           this.walk(child, redirects, cwd);
+          this.unseenInput = unseenBefore;
           this.pendingPiped = undefined;
+          if (literalEcho(child) === undefined) unseen = true;
           // Any earlier stage's text is a hint too (`{ echo …; } | ed`, `cat <<< … | tee x | ed`, `echo "… $X" | ed`).
           piped = [piped, literalEcho(child), child.text].filter((d) => d !== undefined).join("\n");
         }
@@ -398,6 +421,8 @@ class Walker {
   /** Literal input for the next command walked (a here-document or here-string of its statement). */
   private pendingStdin: string | undefined;
   private pendingPiped: string | undefined;
+  /** The commands walked now read input Yoke cannot see (see CommandPart.inputUnseen). */
+  private unseenInput = false;
 
   private problem(p: string): void {
     if (!this.out.problems.includes(p)) this.out.problems.push(p);
@@ -625,6 +650,7 @@ class Walker {
       via: this.opts.via,
       cwd,
       stdin: literalStdin,
+      ...(this.unseenInput || inputHint !== undefined || own.some(readsInput) ? { inputUnseen: true } : {}),
       ...(pipedData !== undefined || inputHint !== undefined ? { pipedData: [pipedData, inputHint].filter((d) => d !== undefined).join("\n") } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
@@ -657,7 +683,17 @@ class Walker {
   }
 
   private nestedInto(part: CommandPart, script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data, spent: this.opts.spent });
+    const sub = analyseCommand(this.parser, script, {
+      cwd,
+      home: this.opts.home,
+      depth: this.opts.depth + 1,
+      via: [...this.opts.via, how],
+      elevated,
+      data: this.opts.data,
+      spent: this.opts.spent,
+      // `bash -c 'ed f' < cmds`: the script's commands read the wrapper's input.
+      inputUnseen: part.inputUnseen === true,
+    });
     this.out.parts.push(...sub.parts);
     part.problems.push(...sub.problems.map((p) => `inside ${how}: ${p}`));
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -691,6 +727,11 @@ export function flattenList(node: Node): Node[] {
     cur = named[0]!;
   }
   return [cur, ...rights.reverse()];
+}
+
+/** A redirection that gives a command its input from a file or another descriptor (`< f`, `<&3`, `<> f`). */
+function readsInput(r: Redirect): boolean {
+  return r.op.startsWith("<") && r.op !== "<&-";
 }
 
 /** The text a literal `echo` or `printf` command prints (its words joined), when every word is literal. */

@@ -75,6 +75,18 @@ export interface CommandPart {
    * input (a shell reading it stays code Yoke cannot see).
    */
   pipedData?: string;
+  /**
+   * Its standard input is something Yoke cannot read: a file (`< script`), another descriptor, a
+   * pipe from a command that is not a literal echo/printf (`cat cmds | ed f`), or a here-string or
+   * here-document with expansions. A program that reads commands from its input then runs code Yoke
+   * cannot see (parse or ask: known-programs.ts COMMAND_INPUT).
+   */
+  inputUnseen?: boolean;
+  /**
+   * Other spellings of its effect, for deny and ask rules only (`git checkout -f` read as
+   * `git reset --hard`: shell/git-discard.ts). Never allowed by a rule and never what runs.
+   */
+  readings?: Word[][];
 }
 
 export interface CommandAnalysis {

@@ -7,6 +7,7 @@
  */
 import { isPushConfigKey, pushOptionsOf } from "./git-push";
 import type { CommandPart, CommandView } from "./types";
+import { discardReading } from "./git-discard";
 import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
 import { tokenize } from "../bash-spec";
@@ -250,6 +251,22 @@ export interface Unwrapped {
 const MAX_WRAPPERS = 64;
 
 export function unwrapCommand(part: CommandPart): Unwrapped {
+  if (nestedCandidates === 0) candidateWords = 0;
+  const out = unwrapViews(part);
+  // A git command that discards work as `git reset --hard` does gets that reading too (deny and ask rules only).
+  const readings: Word[][] = [];
+  for (const v of part.views) {
+    const w = v.words;
+    if (w[0] && !w[0].dynamic && w[0].value === "git") {
+      const r = discardReading(w.slice(1));
+      if (r) readings.push(r);
+    }
+  }
+  if (readings.length) (part.readings ??= []).push(readings[0]!);
+  return out;
+}
+
+function unwrapViews(part: CommandPart): Unwrapped {
   const out: Unwrapped = { parts: [], scripts: [] };
   let words = part.views[0]!.words;
   let skip = 0;
@@ -672,6 +689,16 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
  * ordinary work where no deny rule could apply).
  */
 function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
+  // Each candidate is a suffix of the words: n candidates of n words each is quadratic work in every
+  // later step (630 × `rm -rf src` after `setsid` took a second). Past a budget of words over all
+  // readings, which command runs is not followed further: code Yoke cannot see (asks where a deny
+  // rule exists; the readings already made still meet the rules).
+  candidateWords += words.length;
+  if (candidateWords > MAX_CANDIDATE_WORDS) {
+    const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+    return;
+  }
   part.views.push({ words, allowable: false, denyOnly: true });
   if (nestedCandidates > 0) return;
   const sub: CommandPart = {
@@ -699,11 +726,40 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
   if (sub.writes?.length) (part.writes ??= []).push(...sub.writes);
+  if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
   out.scripts.push(...nested.scripts.map((sc) => ({ ...sc, elevated: sc.elevated || part.elevated })));
 }
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
+/** Words in the candidates of the command being unwrapped (reset for each command a line holds). */
+let candidateWords = 0;
+const MAX_CANDIDATE_WORDS = 8192;
+
+/**
+ * A command found in a program's data (`echo '!timeout 5 rm -fr src' | ed f`, `mysql -e '\\! git -C . reset --hard'`)
+ * seen through exactly as a command line's own command is: wrappers, `env`, `nice`, git's global
+ * options and program names, a shell's `-c` script. Its readings (the words as found first) serve
+ * deny and ask rules only; `runsCode` says a reading runs a script or code Yoke cannot see.
+ */
+export function seeThrough(part: CommandPart, words: Word[]): { views: Word[][]; runsCode: boolean } {
+  const sub: CommandPart = {
+    text: part.text,
+    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
+    assignments: [],
+    redirects: [],
+    elevated: part.elevated,
+    extraArgs: part.extraArgs,
+    wrapper: false,
+    problems: [],
+    hidden: [],
+    via: part.via,
+    cwd: part.cwd,
+  };
+  const nested = unwrapCommand(sub);
+  const runsCode = nested.scripts.length > 0 || sub.hidden.length > 0 || sub.views.some((v) => v.words[0] !== undefined && !v.words[0].dynamic && isShell(v.words[0].value));
+  return { views: [...sub.views.map((v) => v.words), ...(sub.readings ?? [])], runsCode };
+}
 
 /** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */
 function gitProgramCommand(name: string): string | undefined {

@@ -1,0 +1,76 @@
+/**
+ * Commands that discard work as `git reset --hard` does, spelled as other git commands (red team
+ * 13/14: `git checkout -f`, `git restore -SW .`, `git read-tree -u --reset HEAD`, `git switch -f`
+ * passed a `Bash(git reset:*)` deny rule). Yoke's reading (docs/permissions.md, "What a rule on
+ * `git reset` covers"), after the spelled-values precedent of option-values.ts and git-push.ts: a
+ * deny or ask rule that covers `git reset --hard` also covers every command that throws away
+ * uncommitted changes of the work tree, however it is spelled. Each such command gets one more
+ * reading, `git reset --hard`, for deny and ask rules only (it never allows anything), so
+ * `Bash(git reset:*)` and `Bash(git reset --hard:*)` cover it and `Bash(git reset --soft:*)` does not.
+ *
+ * The table of equivalent effects (uncommitted changes of tracked files are overwritten or dropped):
+ * - `git checkout -f|--force …`, `git checkout [TREE-ISH] [--] PATH…` (the paths' changes), `git checkout -p` is not (it asks the user);
+ * - `git restore PATH…` and `git restore --worktree|-W …` (not `--staged` alone, which keeps the work tree);
+ * - `git switch -f|--force|--discard-changes …`;
+ * - `git read-tree --reset -u …` (and `-u` with `--reset` in any order);
+ * - `git checkout-index -f|--force …` (overwrites work-tree files from the index);
+ * - `git stash drop|clear` (drops saved work).
+ * Commands that keep the work (`git checkout BRANCH`, `git switch BRANCH`, `git restore --staged`,
+ * `git stash`, `git stash pop`) are not in it.
+ */
+import { isLongOption } from "../long-options";
+import { literalWord, type Word } from "./words";
+
+/** Does a cluster of short options (`-qf`) hold the letter? */
+function shortHas(v: string, letter: string): boolean {
+  return /^-[a-zA-Z]+$/.test(v) && v.slice(1).includes(letter);
+}
+
+/** The `git reset --hard` reading of `git SUB ARGS…` (words after `git`) when it discards work, else undefined. */
+export function discardReading(args: readonly Word[]): Word[] | undefined {
+  const sub = args[0];
+  if (!sub || sub.dynamic) return undefined;
+  const rest = args.slice(1);
+  const values = rest.map((w) => w.value);
+  const dd = values.indexOf("--");
+  const opts = dd < 0 ? values : values.slice(0, dd);
+  const afterDd = dd < 0 ? [] : values.slice(dd + 1);
+  const discards = ((): boolean => {
+    switch (sub.value) {
+      case "checkout": {
+        if (opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"))) return true;
+        // Interactive patch mode asks the user for each hunk.
+        if (opts.some((v) => v === "-p" || isLongOption(v, "--patch"))) return false;
+        if (afterDd.length) return true;
+        // `git checkout .` / `git checkout HEAD file`: operands that are paths. A branch name alone keeps the work
+        // (git refuses to switch when it would overwrite changes), so two or more operands, or a single `.`-like
+        // path, are read as paths; an operand that is a path only git knows asks through the rules (the reading is added).
+        const operands = opts.filter((v, i) => !v.startsWith("-") && !isValueOf(opts, i));
+        return operands.length >= 2 || operands.some((v) => /^(\.|\.\/|\*|:\/|:\(top\)|:\/:.*|\.\/\*|.*\/)$|[*?[]|^:/.test(v));
+      }
+      case "restore": {
+        const staged = opts.some((v) => isLongOption(v, "--staged") || shortHas(v, "S"));
+        const worktree = opts.some((v) => isLongOption(v, "--worktree") || shortHas(v, "W"));
+        if (opts.some((v) => v === "-p" || isLongOption(v, "--patch"))) return false;
+        return worktree || !staged;
+      }
+      case "switch":
+        return opts.some((v) => isLongOption(v, "--force") || isLongOption(v, "--discard-changes") || shortHas(v, "f"));
+      case "read-tree":
+        return opts.some((v) => isLongOption(v, "--reset")) && opts.some((v) => v === "-u" || shortHas(v, "u"));
+      case "checkout-index":
+        return opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"));
+      case "stash":
+        return opts[0] === "drop" || opts[0] === "clear";
+      default:
+        return false;
+    }
+  })();
+  return discards ? [literalWord("git"), literalWord("reset"), literalWord("--hard")] : undefined;
+}
+
+/** Is `opts[i]` the value of the option before it (`-b NAME`, `--source TREE`, `--conflict STYLE`)? */
+function isValueOf(opts: readonly string[], i: number): boolean {
+  const prev = opts[i - 1];
+  return prev !== undefined && /^(-[bBs]|--orphan|--source|--conflict|--pathspec-from-file|-c|--create|-C|--force-create)$/.test(prev);
+}
