@@ -14,6 +14,10 @@
  * Fixed in fd-hygiene.ts: the close step's bash runs in privileged mode (-p): no BASH_ENV, no
  * imported function, none of those variables read; what it exports of them is given back as
  * configured (the unit test fd-hygiene.test.ts checks the server sees exactly its environment).
+ * And what the user approves shows the environment and folder too (core/mcp/config.ts
+ * describeDefinition: `yoke mcp list`, `yoke mcp approve`, VS Code's question, an agent's server):
+ * NODE_OPTIONS=--require, LD_PRELOAD or a PATH into the workspace make any server run the
+ * repository's code, and the question showed only `node …/server-everything/dist/index.js stdio`.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -55,10 +59,16 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       };
       const ws = committedWorkspace(join(base, "ws"), { ".mcp.json": JSON.stringify(mcp), ".tools/env.sh": `echo bash-env >> ${marker}\n`, "README.md": "readme\n" }, id);
       const env = { HOME: home };
+      // What the user is shown before approving: the command line and the environment that decides what runs.
+      const listed = await runCliAs(id, ["mcp", "list", "--cwd", ws], { cwd: ws, env });
+      expect(listed.stdout).toContain("not_approved");
+      expect(listed.stdout).toContain("runs: ");
+      expect(listed.stdout).toContain('BASH_ENV="./.tools/env.sh"');
       const approved = await runCliAs(id, ["mcp", "approve", "everything", "--cwd", ws], { cwd: ws, env });
       expect(approved.code, approved.stderr).toBe(0);
       // What the user approved: the command line of a known server.
       expect(approved.stdout).toContain("server-everything");
+      expect(approved.stdout).toContain('with the environment BASH_ENV="./.tools/env.sh"');
       const r = await sessionAs(id, home, ws, join(base, "sessions"), [{ toolCalls: [{ name: "mcp__everything__echo", input: { message: "red16 echo" } }] }]);
       expect(r.code, r.stderr).toBe(0);
       // The server ran (its tool answered) and nothing else did.
