@@ -55,6 +55,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
             args: argv.slice(1),
             env: { BASH_ENV: "./.tools/env.sh", "BASH_FUNC_exec%%": `() { echo function >> ${marker}; builtin exec "$@"; }` },
           },
+          // A name that would conceal every line printed after it (ESC [8m), never approved here.
+          "hide\u001b[8m": { command: "node", args: ["x.js"] },
         },
       };
       const ws = committedWorkspace(join(base, "ws"), { ".mcp.json": JSON.stringify(mcp), ".tools/env.sh": `echo bash-env >> ${marker}\n`, "README.md": "readme\n" }, id);
@@ -64,6 +66,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(listed.stdout).toContain("not_approved");
       expect(listed.stdout).toContain("runs: ");
       expect(listed.stdout).toContain('BASH_ENV="./.tools/env.sh"');
+      expect(listed.stdout).not.toContain("\u001b");
+      expect(listed.stdout).toContain("hide\\x1b[8m");
       const approved = await runCliAs(id, ["mcp", "approve", "everything", "--cwd", ws], { cwd: ws, env });
       expect(approved.code, approved.stderr).toBe(0);
       // What the user approved: the command line of a known server.

@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { printable } from "../printable";
 import { describeDefinition, describeServer, type McpServerConfig } from "../../core/mcp/config";
 import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
@@ -131,14 +132,17 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
           "No MCP servers are configured (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .yoke/settings.json, ~/.yoke/settings.json, ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json).\n",
         );
       for (const r of rows) {
-        process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`);
-        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${r.lastError}\n`);
+        // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts), so no line can hide the next.
+        process.stdout.write(
+          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
+        );
+        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${printable(r.lastError)}\n`);
         // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
-        if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${r.definition}\n`);
-        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${r.name}   deny: yoke mcp approve ${r.name} --deny\n`);
+        if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${printable(r.definition)}\n`);
+        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
-      for (const p of mcp.problems) process.stdout.write(`problem: ${p.message}\n`);
+      for (const p of mcp.problems) process.stdout.write(`problem: ${printable(p.message)}\n`);
     }
     return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {

@@ -333,9 +333,12 @@ export function describeDefinition(s: McpServerConfig): string {
   const line = describeServer(s);
   if (s.transport !== "stdio") return line;
   const parts = [line];
-  if (s.cwd) parts.push(`in ${s.cwd}`);
+  // Names and a folder other than plain text are quoted (JSON escapes control characters: nothing shown can erase the line it is on).
+  const plain = (t: string, re: RegExp) => (re.test(t) ? t : JSON.stringify(t));
+  if (s.cwd) parts.push(`in ${plain(s.cwd, /^[\w@%+=:,./-]+$/)}`);
   const env = Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : 1));
-  if (env.length) parts.push(`with the environment ${env.map(([k, v]) => `${k}=${JSON.stringify(v.length > SHOWN_VALUE ? `${v.slice(0, SHOWN_VALUE)}…` : v)}`).join(" ")}`);
+  if (env.length)
+    parts.push(`with the environment ${env.map(([k, v]) => `${plain(k, /^[A-Za-z_][A-Za-z0-9_]*$/)}=${JSON.stringify(v.length > SHOWN_VALUE ? `${v.slice(0, SHOWN_VALUE)}…` : v)}`).join(" ")}`);
   return parts.join(", ");
 }
 

@@ -118,6 +118,12 @@ it("what an approval shows of a stdio server: the command line, its folder and e
   const [srv] = parseMcpConfig([file], { workspaceFolder: "/w", home: "/h", env: {} }).servers;
   expect(describeServer(srv!)).toBe("npx -y some-server");
   expect(describeDefinition(srv!)).toBe(`npx -y some-server, in /w/tools, with the environment LONG="${"v".repeat(200)}…" NODE_OPTIONS="--require ./x.js" PATH="/w/bin:/usr/bin"`);
+  const hiding: McpSourceFile = {
+    kind: "workspace-mcp-json",
+    path: "/w/.mcp.json",
+    text: JSON.stringify({ mcpServers: { h: { command: "node", args: ["s.js"], env: { BASH_ENV: "./x.sh", "Z\u001b[2K\r": "1" } } } }),
+  };
+  expect(describeDefinition(parseMcpConfig([hiding], { workspaceFolder: "/w", home: "/h", env: {} }).servers[0]!)).toBe('node s.js, with the environment BASH_ENV="./x.sh" "Z\\u001b[2K\\r"="1"');
   const plain: McpSourceFile = { kind: "workspace-mcp-json", path: "/w/.mcp.json", text: JSON.stringify({ mcpServers: { p: { command: "node", args: ["s.js"] } } }) };
   expect(describeDefinition(parseMcpConfig([plain], { workspaceFolder: "/w", home: "/h", env: {} }).servers[0]!)).toBe("node s.js");
 });
