@@ -1,7 +1,8 @@
 /**
  * The files git holds content for, for the permission gate (src/core/permissions/git-objects.ts):
  * the index and every path of every commit reachable from a ref, a reflog or the stash. Run with
- * the user's own git on the host, read-only (`GIT_OPTIONAL_LOCKS=0`, no fsmonitor, no replace
+ * the user's own git on the host, read-only (host-git.ts: no bare repository found by itself, no
+ * fetch of a partial clone's missing objects, no fsmonitor; `GIT_OPTIONAL_LOCKS=0`, no replace
  * objects), remembered per repository until its refs, reflog or index change. Any failure, a
  * history too large to list within the bounds, or a repository git will not open answers
  * undefined (the gate then assumes git holds a covered file: its git commands that may show
@@ -11,6 +12,7 @@ import { execFile } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitObjectPaths } from "../core/permissions/context";
+import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
 
 /** Longest a listing may take. */
 const TIME_LIMIT_MS = 15_000;
@@ -22,11 +24,11 @@ const cache = new Map<string, { key: string; paths: string[] }>();
 function git(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
-  Object.assign(env, { GIT_OPTIONAL_LOCKS: "0", GIT_NO_REPLACE_OBJECTS: "1", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+  Object.assign(env, { ...HOST_GIT_READ_ENV, GIT_NO_REPLACE_OBJECTS: "1", LC_ALL: "C" });
   return new Promise((resolve) => {
     execFile(
       "git",
-      ["-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "log.showSignature=false", "-C", dir, ...args],
+      [...HOST_GIT_READ_ARGS, "-c", "core.untrackedCache=false", "-c", "log.showSignature=false", "-C", dir, ...args],
       { env, timeout: TIME_LIMIT_MS, maxBuffer: MAX_OUTPUT, encoding: "utf8" },
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;

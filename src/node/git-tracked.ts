@@ -7,16 +7,17 @@
  */
 import { spawn } from "node:child_process";
 import type { GlobResult, TrackedOptions } from "../core/ports";
+import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
 import { toPosix } from "./node-fs";
 
 export function gitTracked(opts: TrackedOptions): Promise<GlobResult | undefined> {
   return new Promise((resolve) => {
     const root = toPosix(opts.path).replace(/\/+$/, "");
-    // fsmonitor off: reading the index would otherwise run the program core.fsmonitor names.
-    const args = ["-C", opts.path, "-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "ls-files", "-z", "--cached", "--", ...opts.globs.map((g) => `:(glob)${g}`)];
+    // host-git.ts: fsmonitor off (reading the index would otherwise run the program core.fsmonitor names), no bare repository found by itself, no fetch.
+    const args = ["-C", opts.path, ...HOST_GIT_READ_ARGS, "-c", "core.quotePath=false", "ls-files", "-z", "--cached", "--", ...opts.globs.map((g) => `:(glob)${g}`)];
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn("git", args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } });
+      child = spawn("git", args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...HOST_GIT_READ_ENV } });
     } catch {
       resolve(undefined);
       return;

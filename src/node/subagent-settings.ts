@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AgentDefinition } from "../core/subagents/agents";
 import type { SessionInfo } from "../core/extensions/types";
-import { describeServer, type McpSourceFile } from "../core/mcp/config";
+import { describeDefinition, type McpSourceFile } from "../core/mcp/config";
 import { ApprovalStore } from "./mcp/approvals";
 import type { McpClientDeps } from "../core/mcp/client-requests";
 import { createNodeMcp } from "./mcp/setup";
@@ -79,7 +79,7 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
                 const answer = session.trusted ? approvals.get(cwd, srv) : undefined;
                 if (answer !== "allow")
                   warn?.(
-                    `agents: ${agent.source}: not applied: its MCP server "${srv.name}" (${describeServer(srv)}) ${
+                    `agents: ${agent.source}: not applied: its MCP server "${srv.name}" (${describeDefinition(srv)}) ${
                       !session.trusted
                         ? "does not start: the workspace is not trusted"
                         : answer === "deny"

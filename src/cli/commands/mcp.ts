@@ -6,7 +6,8 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { describeServer, type McpServerConfig } from "../../core/mcp/config";
+import { printable } from "../printable";
+import { describeDefinition, describeServer, type McpServerConfig } from "../../core/mcp/config";
 import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { agentMcpSource } from "../../node/subagent-settings";
@@ -113,6 +114,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       name: s.config.name,
       transport: s.config.transport,
       target: describeServer(s.config),
+      definition: describeDefinition(s.config),
       source: s.config.sourcePath,
       scope: s.config.source,
       workspace: s.config.workspace,
@@ -123,19 +125,24 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
     }));
-    if (json) printJson({ servers: rows, problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
+    if (json) printJson({ servers: rows.map(({ definition: _d, ...r }) => r), problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
     else {
       if (rows.length === 0 && mcp.problems.length === 0)
         process.stdout.write(
           "No MCP servers are configured (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .yoke/settings.json, ~/.yoke/settings.json, ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json).\n",
         );
       for (const r of rows) {
-        process.stdout.write(`${r.name}  ${r.state}${r.detail ? ` — ${r.detail}` : ""}\n  ${r.target}\n  from ${r.source}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`);
-        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${r.lastError}\n`);
-        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${r.name}   deny: yoke mcp approve ${r.name} --deny\n`);
+        // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts), so no line can hide the next.
+        process.stdout.write(
+          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
+        );
+        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${printable(r.lastError)}\n`);
+        // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
+        if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${printable(r.definition)}\n`);
+        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
-      for (const p of mcp.problems) process.stdout.write(`problem: ${p.message}\n`);
+      for (const p of mcp.problems) process.stdout.write(`problem: ${printable(p.message)}\n`);
     }
     return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {
@@ -168,7 +175,7 @@ async function approve(cwd: string, name: string, decision: "allow" | "deny", js
     throw new UsageError(`no MCP server "${name}" is configured in ${cwd}${known.length ? ` (configured: ${known.join(", ")})` : ""}`);
   }
   new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json")).set(cwd, server, decision);
-  const text = `${decision === "allow" ? "Approved" : "Declined"} the MCP server "${name}" (${describeServer(server)}) for ${cwd}. It runs as you, outside Yoke's command sandbox. A changed definition asks again.`;
+  const text = `${decision === "allow" ? "Approved" : "Declined"} the MCP server "${name}" (${describeDefinition(server)}) for ${cwd}. It runs as you, outside Yoke's command sandbox. A changed definition asks again.`;
   if (json) printJson({ server: name, decision, workspace: cwd });
   else process.stdout.write(text + "\n");
   return 0;

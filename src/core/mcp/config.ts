@@ -319,6 +319,29 @@ export function definitionKey(s: McpServerConfig): string {
   return JSON.stringify({ name: s.name, ...body });
 }
 
+/** Longest value of one variable shown in an approval (the rest is elided). */
+const SHOWN_VALUE = 200;
+
+/**
+ * What the user approves of a workspace-defined server: the command line, and for a stdio server
+ * also its folder and every variable of its environment (`env` and `envFile`'s). The environment
+ * decides what runs as much as the command line (NODE_OPTIONS=--require, LD_PRELOAD, PATH naming a
+ * workspace folder, BASH_ENV): approving `npx -y some-known-server` must not approve a repository's
+ * script hidden in its environment (red team 16).
+ */
+export function describeDefinition(s: McpServerConfig): string {
+  const line = describeServer(s);
+  if (s.transport !== "stdio") return line;
+  const parts = [line];
+  // Names and a folder other than plain text are quoted (JSON escapes control characters: nothing shown can erase the line it is on).
+  const plain = (t: string, re: RegExp) => (re.test(t) ? t : JSON.stringify(t));
+  if (s.cwd) parts.push(`in ${plain(s.cwd, /^[\w@%+=:,./-]+$/)}`);
+  const env = Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (env.length)
+    parts.push(`with the environment ${env.map(([k, v]) => `${plain(k, /^[A-Za-z_][A-Za-z0-9_]*$/)}=${JSON.stringify(v.length > SHOWN_VALUE ? `${v.slice(0, SHOWN_VALUE)}…` : v)}`).join(" ")}`);
+  return parts.join(", ");
+}
+
 /** One line for approvals, lists and logs: the command line or the URL. */
 export function describeServer(s: McpServerConfig): string {
   if (s.transport === "stdio") return [s.command, ...s.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");

@@ -34,7 +34,11 @@ export function withClosedFds(line: { file: string; args: string[] }): { file: s
   if (!sh) return line;
   // --norc: a bash whose stdin is a socket (Node's stdio pipes are socket pairs) and whose SHLVL is
   // unset would otherwise read ~/.bashrc, on the host, before every launch (bash's SSH_SOURCE_BASHRC).
-  return { file: sh, args: ["--norc", "--noprofile", "-c", CLOSE_FDS_SCRIPT, "yoke-close-fds", line.file, ...line.args] };
+  // -p (privileged mode): the environment is the launched program's (an MCP server's configured
+  // `env`, which a repository's .mcp.json writes), and bash would otherwise source BASH_ENV, import
+  // functions (BASH_FUNC_exec%% replaces the script's `exec`) and apply SHELLOPTS, BASHOPTS, CDPATH
+  // and GLOBIGNORE from it — code run on the host by a server whose command line was approved.
+  return { file: sh, args: ["--norc", "--noprofile", "-p", "-c", CLOSE_FDS_SCRIPT, "yoke-close-fds", line.file, ...line.args] };
 }
 
 /** What cannot be enforced without the close step (for RunnerInfo/degraded), or undefined. */
@@ -42,8 +46,12 @@ export function fdHygieneDegraded(): string | undefined {
   return closerShell() ? undefined : "there is no bash to close inherited file descriptors before the sandbox starts: descriptors Yoke inherited reach commands";
 }
 
-/** What bash puts into the environment of a program it execs: with `env`, each is given back as it was, or removed. */
-const SHELL_ADDED = ["PWD", "SHLVL", "_"] as const;
+/**
+ * What bash puts into the environment of a program it execs: with `env`, each is given back as it
+ * was, or removed. SHELLOPTS, BASHOPTS, PS4 and IFS present in the environment are exported with
+ * bash's own values (privileged mode, or bash itself, ignores the given ones).
+ */
+const SHELL_ADDED = ["PWD", "SHLVL", "_", "SHELLOPTS", "BASHOPTS", "PS4", "IFS"] as const;
 
 /**
  * A program started outside the sandbox (an MCP stdio server, a hook the user runs on the host)

@@ -8,6 +8,7 @@
  * override stays.
  */
 import { spawnSync } from "node:child_process";
+import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "../host-git";
 
 const TTL_MS = 5_000;
 const seen = new Map<string, { at: number; set: boolean }>();
@@ -16,9 +17,9 @@ export function externalDiffConfigured(cwd: string, env: Readonly<Record<string,
   const now = Date.now();
   const hit = seen.get(cwd);
   if (hit && now - hit.at < TTL_MS) return hit.set;
-  const r = spawnSync("git", ["-c", "core.fsmonitor=false", "config", "--get", "diff.external"], {
+  const r = spawnSync("git", [...HOST_GIT_READ_ARGS, "config", "--get", "diff.external"], {
     cwd,
-    env: { ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", GIT_EXTERNAL_DIFF: "" },
+    env: { ...env, ...HOST_GIT_READ_ENV, GIT_EXTERNAL_DIFF: "" },
     encoding: "utf8",
     timeout: 5_000,
     stdio: ["ignore", "pipe", "ignore"],

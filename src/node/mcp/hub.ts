@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeServer, type McpServerConfig } from "../../core/mcp/config";
+import { describeDefinition, type McpServerConfig } from "../../core/mcp/config";
 import type {
   McpCallOptions,
   McpCallResult,
@@ -538,7 +538,7 @@ export class NodeMcpHub implements McpHub {
     }
     let decision = this.approvals.get(this.opts.cwd, c);
     if (!decision && this.opts.approve) {
-      decision = await this.opts.approve({ server: c, description: describeServer(c) }).catch(() => undefined);
+      decision = await this.opts.approve({ server: c, description: describeDefinition(c) }).catch(() => undefined);
       if (decision) this.approvals.set(this.opts.cwd, c, decision);
     }
     slot.approved = decision === "allow";

@@ -1,6 +1,6 @@
 /** The close step before every sandbox launch: only stdin, stdout and stderr go on (fd-hygiene.ts). */
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { expect, it } from "vitest";
@@ -78,5 +78,33 @@ it("the close step reads no ~/.bashrc on the host (bash reads it when stdin is a
     }
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+});
+
+it("the close step runs no code from the launched program's environment (BASH_ENV, imported functions, SHELLOPTS), and passes it on as it is (red team 16)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "yoke-fd-env-"));
+  try {
+    const marker = join(dir, "ran");
+    writeFileSync(join(dir, "evil.sh"), `echo bash-env >> ${marker}\n`);
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      BASH_ENV: join(dir, "evil.sh"),
+      "BASH_FUNC_exec%%": `() { echo function >> ${marker}; }`,
+      SHELLOPTS: "xtrace",
+      PS4: `$(echo ps4 >> ${marker})`,
+      IFS: "x",
+      BASHOPTS: "failglob",
+    };
+    const line = hostLaunchWithClosedFds("/usr/bin/env", [], env, dir);
+    const r = spawnSync(line.file, line.args, { encoding: "utf8", env, cwd: dir });
+    expect(existsSync(marker) ? readFileSync(marker, "utf8") : "").toBe("");
+    const vars = r.stdout.split("\n").filter(Boolean).sort();
+    expect(vars).toEqual(
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .sort(),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

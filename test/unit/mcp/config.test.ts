@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { definitionKey, describeServer, expandVariables, parseMcpConfig, type McpSourceFile } from "../../../src/core/mcp/config";
+import { definitionKey, describeDefinition, describeServer, expandVariables, parseMcpConfig, type McpSourceFile } from "../../../src/core/mcp/config";
 
 const ctx = { workspaceFolder: "/ws/proj", home: "/home/u", env: { API_KEY: "k-123", EMPTY: "", HOME: "/home/u" } as Record<string, string | undefined> };
 const file = (kind: McpSourceFile["kind"], text: string, path = `/ws/proj/${kind}`): McpSourceFile => ({ kind, path, text });
@@ -105,4 +105,25 @@ describe("MCP configuration files", () => {
     expect(definitionKey(a!)).not.toBe(definitionKey(c!));
     expect(describeServer(b!)).toBe("node server.js --evil");
   });
+});
+
+it("what an approval shows of a stdio server: the command line, its folder and every variable of its environment (red team 16)", () => {
+  const file: McpSourceFile = {
+    kind: "workspace-mcp-json",
+    path: "/w/.mcp.json",
+    text: JSON.stringify({
+      mcpServers: { s: { command: "npx", args: ["-y", "some-server"], cwd: "/w/tools", env: { PATH: "/w/bin:/usr/bin", NODE_OPTIONS: "--require ./x.js", LONG: "v".repeat(300) } } },
+    }),
+  };
+  const [srv] = parseMcpConfig([file], { workspaceFolder: "/w", home: "/h", env: {} }).servers;
+  expect(describeServer(srv!)).toBe("npx -y some-server");
+  expect(describeDefinition(srv!)).toBe(`npx -y some-server, in /w/tools, with the environment LONG="${"v".repeat(200)}…" NODE_OPTIONS="--require ./x.js" PATH="/w/bin:/usr/bin"`);
+  const hiding: McpSourceFile = {
+    kind: "workspace-mcp-json",
+    path: "/w/.mcp.json",
+    text: JSON.stringify({ mcpServers: { h: { command: "node", args: ["s.js"], env: { BASH_ENV: "./x.sh", "Z\u001b[2K\r": "1" } } } }),
+  };
+  expect(describeDefinition(parseMcpConfig([hiding], { workspaceFolder: "/w", home: "/h", env: {} }).servers[0]!)).toBe('node s.js, with the environment BASH_ENV="./x.sh" "Z\\u001b[2K\\r"="1"');
+  const plain: McpSourceFile = { kind: "workspace-mcp-json", path: "/w/.mcp.json", text: JSON.stringify({ mcpServers: { p: { command: "node", args: ["s.js"] } } }) };
+  expect(describeDefinition(parseMcpConfig([plain], { workspaceFolder: "/w", home: "/h", env: {} }).servers[0]!)).toBe("node s.js");
 });
