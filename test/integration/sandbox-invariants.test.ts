@@ -93,6 +93,25 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       return { code: r.code, out: r.stdout, err: r.stderr };
     };
 
+    it.skipIf(!!unusable)("a toolchain folder of the hidden home (on PATH) runs in the sandbox, but the credentials it holds stay hidden", async () => {
+      const ws = workspace("toolchain", { "a.txt": "a\n" });
+      const cargo = join(home, ".cargo");
+      mkdirSync(join(cargo, "bin"), { recursive: true });
+      writeFileSync(join(cargo, "bin", "yoke-tool-probe"), "#!/bin/sh\necho TOOL-RAN\n", { mode: 0o755 });
+      writeFileSync(join(cargo, "credentials.toml"), `[registry]\ntoken = "CARGO-TOKEN-${tag}"\n`);
+      chownTree(cargo, id);
+      try {
+        const r = await exec(ws, "yoke-tool-probe; cat ~/.cargo/credentials.toml; ls ~/.cargo; echo end-of-probe", [], { PATH: `${join(cargo, "bin")}:/usr/bin:/bin` });
+        expect(r.out, r.err).toContain("end-of-probe");
+        expect(r.out).toContain("TOOL-RAN");
+        expect(r.out).not.toContain(`CARGO-TOKEN-${tag}`);
+        // Control: the token is there on the host.
+        expect(readFileSync(join(cargo, "credentials.toml"), "utf8")).toContain(`CARGO-TOKEN-${tag}`);
+      } finally {
+        rmSync(cargo, { recursive: true, force: true });
+      }
+    });
+
     it.skipIf(!!unusable)("1. read-only: no mount the command can write survives it", async () => {
       const ws = workspace("ro-probe", { "a.txt": "a\n" });
       const probe = `p=.yoke-probe-${tag}

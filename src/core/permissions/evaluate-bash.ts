@@ -269,6 +269,10 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
         }
         usedRule ??= ro.rule;
       }
+    } else if (part.hidden.length) {
+      // A wrapper's scripts are parts of their own; code it hands on that Yoke cannot see (`xargs -I{} sh -c {}`,
+      // `xargs sh -c` with no script) is no part at all, so the wrapper cannot count as read-only.
+      failures.push(mode === "plan" ? `\`${part.text}\`: ${part.hidden[0]}` : `\`${part.text}\` needs approval (${part.hidden[0]})`);
     }
   }
   for (const t of touches) {

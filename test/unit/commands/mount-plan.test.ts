@@ -175,6 +175,36 @@ describe("buildMountPlan: a workspace that is a home folder", () => {
   });
 });
 
+describe("buildMountPlan: a toolchain folder of a hidden home", () => {
+  it("shows the toolchain but hides the credentials it holds (~/.cargo/credentials.toml, ~/.gem/credentials)", () => {
+    const home = join(base, "home");
+    mkdirSync(join(home, ".cargo", "bin"), { recursive: true });
+    writeFileSync(join(home, ".cargo", "credentials.toml"), 'token = "x"');
+    writeFileSync(join(home, ".cargo", "env"), "");
+    mkdirSync(join(home, ".gem"), { recursive: true });
+    writeFileSync(join(home, ".gem", "credentials"), "---");
+    const plan = buildMountPlan(
+      {
+        policy: {
+          ...policy(),
+          paths: [
+            { path: join(home, ".cargo"), mode: "ro" as const },
+            { path: join(home, ".gem"), mode: "ro" as const },
+          ],
+        },
+      },
+      facts({ homes: [home] }),
+    );
+    expect(find(plan, home)).toMatchObject({ op: "tmpfs", tag: "home" });
+    expect(find(plan, join(home, ".cargo"))).toMatchObject({ op: "ro" });
+    expect(find(plan, join(home, ".cargo", "credentials.toml"))).toMatchObject({ op: "hide", dir: false });
+    expect(find(plan, join(home, ".gem", "credentials"))).toMatchObject({ op: "hide", dir: false });
+    // What is not shown again needs no hiding: the home's tmpfs covers it.
+    expect(find(plan, join(home, ".ssh"))).toBeUndefined();
+    expect(find(plan, join(home, ".cargo", "env"))).toBeUndefined();
+  });
+});
+
 describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () => {
   it("keeps .git an allow-list: git's ordinary entries writable, every other one read-only, new ones guarded", () => {
     for (const f of ["HEAD", "index", "description", "packed-refs"]) writeFileSync(join(ws, ".git", f), "");

@@ -465,6 +465,9 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/,
       );
       part.extraArgs = true;
+      const replace = xargsReplaceString(args);
+      const fed = xargsInputRunsAs(part, rest, replace);
+      if (fed) part.hidden.push(`xargs gives its input to ${fed} as code to run (a command, a subcommand or part of a script)`);
       return { words: rest.length ? rest : [literalWord("echo")] };
     }
     case "watch":
@@ -759,6 +762,61 @@ export function seeThrough(part: CommandPart, words: Word[]): { views: Word[][];
   const nested = unwrapCommand(sub);
   const runsCode = nested.scripts.length > 0 || sub.hidden.length > 0 || sub.views.some((v) => v.words[0] !== undefined && !v.words[0].dynamic && isShell(v.words[0].value));
   return { views: [...sub.views.map((v) => v.words), ...(sub.readings ?? [])], runsCode };
+}
+
+/** A word that stands for xargs's input in the probe below (no command line holds it). */
+const XARGS_INPUT = "\u0000yoke-xargs-input\u0000";
+
+/** xargs's replace string: `-I R`, `-IR`, `--replace[=R]`, `-i[R]` (default `{}`); undefined when it appends its input. */
+function xargsReplaceString(args: Word[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (!v.startsWith("-") || v === "--") break;
+    if (v === "-I") return args[i + 1]?.value ?? "{}";
+    if (/^-[0rtpx]*I./.test(v)) return v.slice(v.indexOf("I") + 1);
+    if (/^-[0rtpx]*i$/.test(v) || v === "--replace") return "{}";
+    if (/^-[0rtpx]*i./.test(v)) return v.slice(v.indexOf("i") + 1);
+    if (v.startsWith("--replace=")) return v.slice(10) || "{}";
+  }
+  return undefined;
+}
+
+/**
+ * Whether the command xargs runs takes its input as code (diffcheck, session 14: `echo CMD | xargs
+ * -I{} sh -c {}`, `xargs -a FILE env` running a denied `chmod -R 777`): the command line is probed
+ * with a stand-in for the input — appended, or put where the replace string is — and seen through
+ * like any command. The input is code when it becomes the program (`xargs env`, `xargs nice`,
+ * `xargs setsid`), git's subcommand (`xargs git`), part of a script (`sh -c '… {} …'` with -I,
+ * `eval`), or options of find (`-exec`, `-delete`). Returns the program's name, or undefined.
+ */
+function xargsInputRunsAs(part: CommandPart, rest: Word[], replace: string | undefined): string | undefined {
+  const name = rest[0]?.value ?? "echo";
+  if (rest.length === 0) return undefined;
+  const probe = replace ? rest.map((w) => (!w.dynamic && w.value.includes(replace) ? { ...w, value: w.value.split(replace).join(XARGS_INPUT), raw: w.raw } : w)) : [...rest, literalWord(XARGS_INPUT)];
+  const sub: CommandPart = {
+    text: part.text,
+    views: [{ words: probe, allowable: false, denyOnly: true, skip: 0 }],
+    assignments: [],
+    redirects: [],
+    elevated: part.elevated,
+    extraArgs: false,
+    wrapper: false,
+    problems: [],
+    hidden: [],
+    via: part.via,
+    cwd: part.cwd,
+  };
+  const nested = unwrapViews(sub);
+  const has = (w: Word | undefined) => w !== undefined && w.value.includes(XARGS_INPUT);
+  for (const v of sub.views) {
+    const [first, second] = v.words;
+    if (has(first)) return name;
+    if (first?.value === "git" && has(v.words.find((w, i) => i > 0 && !w.value.startsWith("-")))) return name;
+    if (first?.value === "find") return name;
+    if (second && first !== undefined && isShell(first.value) && has(second)) return name;
+  }
+  if (nested.scripts.some((sc) => has(sc.script))) return name;
+  return undefined;
 }
 
 /** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */

@@ -456,8 +456,9 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     protect(root, abs.slice(root.length + 1), "the permission rules keep it read-only");
   }
 
-  // Paths the rules hide, and the credentials of a visible home.
-  const hides = [...(input.protection?.hide ?? []), ...visibleHomes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))];
+  // Paths the rules hide, and the credentials of every home where something makes them visible: a home
+  // the workspace holds, or a folder of a hidden home shown again (a toolchain's ~/.cargo holds credentials.toml).
+  const hides = [...(input.protection?.hide ?? []), ...facts.homes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))];
   for (const h of hides) {
     const abs = resolve(h);
     const st = look(abs);
