@@ -7,7 +7,7 @@
  * when its literal text names it.
  */
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
-import { commandInputHidden } from "./command-input";
+import { commandInputHidden, commandInputName } from "./command-input";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
@@ -140,7 +140,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
   // Commands read from a script file or an input Yoke cannot see (`ed -s f < cmds`, `sed -f script`): parse or ask.
   const unread = commandInputHidden(words, inputUnseen);
   if (unread) fx.hidden.push(unread);
-  const name = first.value;
+  const name = commandInputName(first.value);
   const args = words.slice(1);
   const values = args.map((a) => a.value);
   const has = (re: RegExp) => args.find((a) => re.test(a.value));

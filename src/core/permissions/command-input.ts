@@ -29,6 +29,13 @@ interface Reader {
   inline?: RegExp;
   /** Option values that name no script (`vim -u NONE`). */
   noScript?: RegExp;
+  /**
+   * Short options (getopt letters) whose value is a script file: in a cluster the letter takes the
+   * rest of the word (`awk -fFILE`, `sed -nfFILE`), or the next word when it ends the cluster.
+   */
+  scriptLetters?: string;
+  /** Short letters that take a value (the rest of the cluster is theirs: `awk -vf=1`). */
+  valuedLetters?: string;
 }
 
 const BANG = "`!` runs programs";
@@ -44,31 +51,45 @@ const COMMAND_INPUT: Record<string, Reader> = {
   psql: {
     escape: "`\\!` runs programs",
     stdin: true,
+    scriptLetters: "f",
+    valuedLetters: "cdhpUvPTLoF",
     scriptOption: /^(-f|--file)(=|$)|^-f./,
     inline: /^(-c|--command|-l|--list|-V|--version|-\?|--help)(=|$)|^-c./,
   },
   mysql: { escape: "`\\!` and `system` run programs", stdin: true, inline: /^(-e|--execute|-V|--version|-\?|--help)(=|$)|^-e./ },
   mariadb: { escape: "`\\!` and `system` run programs", stdin: true, inline: /^(-e|--execute|-V|--version|-\?|--help)(=|$)|^-e./ },
-  sftp: { escape: BANG, stdin: true, scriptOption: /^-b$|^-b./ },
+  sftp: { escape: BANG, stdin: true, scriptOption: /^-b$|^-b./, scriptLetters: "b", valuedLetters: "BDFiJlPRSsoc" },
   ftp: { escape: BANG, stdin: true },
   tnftp: { escape: BANG, stdin: true },
   lftp: { escape: BANG, stdin: true, scriptOption: /^(-f)$/, inline: /^(-c|-e|-f|--version|--help)$/ },
   telnet: { escape: BANG, stdin: true },
   gnuplot: { escape: "`system` and `!` run programs", stdin: true, operandsAreScripts: true, inline: /^(-e|--version|-V|--help|-h)$/ },
-  sed: { escape: "its `e` command runs programs", stdin: false, scriptOption: /^(-f|--file)(=|$)|^-[a-zA-Z]*f|^--f(i(l(e)?)?)?(=|$)/ },
-  awk: { escape: "`system()` runs programs", stdin: false, scriptOption: /^(-f|--file|-E|--exec)(=|$)|^-f./ },
-  gawk: { escape: "`system()` runs programs", stdin: false, scriptOption: /^(-f|--file|-E|--exec|-i|--include)(=|$)|^-f./ },
-  mawk: { escape: "`system()` runs programs", stdin: false, scriptOption: /^(-f|--file)(=|$)|^-f./ },
-  nawk: { escape: "`system()` runs programs", stdin: false, scriptOption: /^(-f|--file)(=|$)|^-f./ },
+  sed: { escape: "its `e` command runs programs", stdin: false, scriptLetters: "f", valuedLetters: "eli", scriptOption: /^(-f|--file)(=|$)|^-[a-zA-Z]*f|^--f(i(l(e)?)?)?(=|$)/ },
+  awk: { escape: "`system()` runs programs", stdin: false, scriptLetters: "fEi", valuedLetters: "evFWlL", scriptOption: /^(-f|--file|-E|--exec)(=|$)|^-f./ },
+  gawk: { escape: "`system()` runs programs", stdin: false, scriptLetters: "fEi", valuedLetters: "evFWlL", scriptOption: /^(-f|--file|-E|--exec|-i|--include)(=|$)|^-f./ },
+  mawk: { escape: "`system()` runs programs", stdin: false, scriptLetters: "f", valuedLetters: "vFW", scriptOption: /^(-f|--file)(=|$)|^-f./ },
+  nawk: { escape: "`system()` runs programs", stdin: false, scriptLetters: "f", valuedLetters: "vF", scriptOption: /^(-f|--file)(=|$)|^-f./ },
   vim: { escape: "`:!` runs programs", stdin: false, scriptOption: /^(-s|-u|-U)$/, noScript: /^(NONE|NORC|DEFAULTS)$/ },
   nvim: { escape: "`:!` runs programs", stdin: false, scriptOption: /^(-s|-u)$/, noScript: /^(NONE|NORC|DEFAULTS)$/ },
   vi: { escape: "`:!` runs programs", stdin: false, scriptOption: /^(-s|-u)$/, noScript: /^(NONE|NORC|DEFAULTS)$/ },
   emacs: { escape: "Lisp runs programs", stdin: false, scriptOption: /^(--script|-script|-scriptload|--load|-l)(=|$)/ },
 };
 
+/**
+ * Other names of vim (the same program, its `:!` and `-s`/`-u`/`-S`/`-c` included): Debian's
+ * alternatives and builds (red16g: `view -s cmds f` and `vimdiff -s cmds a b` ran `:!rm -rf d1`
+ * under `Bash(rm:*)` while `vim -s cmds` asked). The restricted `rvim`/`rview` run no programs.
+ */
+const VIM_NAMES = /^(view|vimdiff|gvim|gview|gvimdiff|evim|eview|vimx|vim\.[a-z0-9]+)$/;
+
+/** The table's name of a program (`view` → `vim`). */
+export function commandInputName(name: string): string {
+  return VIM_NAMES.test(name) ? "vim" : name;
+}
+
 /** Does this program read commands from its standard input (so a literal input is searched for commands)? */
 export function readsCommandInput(name: string): boolean {
-  return COMMAND_INPUT[name]?.stdin === true;
+  return COMMAND_INPUT[commandInputName(name)]?.stdin === true;
 }
 
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self)\/fd\/0)$/;
@@ -80,8 +101,8 @@ const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self)\/fd
 export function commandInputHidden(words: Word[], inputUnseen: boolean): string | undefined {
   const first = words[0];
   if (!first || first.dynamic) return undefined;
-  const name = first.value.slice(first.value.lastIndexOf("/") + 1);
-  const reader = COMMAND_INPUT[name];
+  const name = commandInputName(first.value.slice(first.value.lastIndexOf("/") + 1));
+  const reader = Object.hasOwn(COMMAND_INPUT, name) ? COMMAND_INPUT[name] : undefined;
   if (!reader) return undefined;
   const args = words.slice(1);
   let inline = false;
@@ -93,6 +114,18 @@ export function commandInputHidden(words: Word[], inputUnseen: boolean): string 
     if (v === "--") {
       operands.push(...args.slice(i + 1));
       break;
+    }
+    // A getopt cluster holding a script letter: the rest of the word is its value (`-fFILE`, `-nfFILE`), else the next word.
+    const cluster = reader.scriptLetters && /^-[^-]/.test(v) ? scriptInCluster(v.slice(1), reader.scriptLetters, reader.valuedLetters ?? "") : undefined;
+    if (cluster !== undefined) {
+      const value = cluster ? { ...w, value: cluster, raw: cluster } : args[++i];
+      if (!value) continue;
+      if (!value.dynamic && STDIN_FILE.test(value.value)) {
+        fromStdin = true;
+        inline = true;
+        continue;
+      }
+      return `${name} runs commands from ${value.raw}, which Yoke does not read (${reader.escape})`;
     }
     if (reader.scriptOption?.test(v) && v.startsWith("-")) {
       // The value: after `=`, the next word after an option of letters only (`-f`, `-nf`, `--file`), or glued (`-f./x`).
@@ -128,5 +161,19 @@ export function commandInputHidden(words: Word[], inputUnseen: boolean): string 
   }
   const readsStdin = fromStdin || (reader.stdin && !inline);
   if (readsStdin && inputUnseen) return `${name} runs the commands on its input, which Yoke cannot see (${reader.escape})`;
+  return undefined;
+}
+
+/**
+ * The glued value of the first script letter in a short-option cluster (`fFILE` → `FILE`), `""`
+ * when the letter ends the cluster (its value is the next word), undefined when no script letter
+ * comes before a letter that takes the rest of the word as its own value.
+ */
+function scriptInCluster(letters: string, script: string, valued: string): string | undefined {
+  for (let k = 0; k < letters.length; k++) {
+    const c = letters[k]!;
+    if (script.includes(c)) return letters.slice(k + 1);
+    if (valued.includes(c)) return undefined;
+  }
   return undefined;
 }

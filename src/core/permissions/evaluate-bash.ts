@@ -196,6 +196,12 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
         : ruleCouldMatch(ctx, "ask", perm, t.pattern, t.leaf);
     if (rule) return decide("ask", "rule", `The rule ${ruleLabel(rule)} asks before the command ${t.kind === "write" ? "writes to" : "reads"} ${"exact" in t ? showPath(ctx, t.exact) : t.why}.`, rule);
   }
+  // A bound on the work hit (wrapper readings past 8192 words, an unknown program's words past 256): the
+  // rest is code Yoke did not follow, so an ask rule could apply to it as a deny rule could (red16g:
+  // `foo a×300 rm -rf d` was allowed under Bash(foo:*) and the ask rule Bash(rm:*) while `foo a rm -rf d` asked).
+  const overflow = hidden.find((h) => OVERFLOW.test(h.why));
+  if (overflow && askRules.length)
+    return decide("ask", "rule", `\`${overflow.inst.part.text}\`: ${overflow.why}, so Yoke cannot rule out that the ask rule ${ruleLabel(askRules[0]!)} applies; it needs approval.`, askRules[0]);
   const guarded = protectedWrites(touches, ctx);
   if (guarded.reasons.length) {
     if (mode === "plan") return decide("deny", "mode", planModeReason(`writing ${guarded.reasons[0]}`));
@@ -215,7 +221,11 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
     const unique = [...new Set(problems)];
     if (mode === "plan") return decide("deny", "mode", planModeReason(`a command Yoke cannot verify as read-only (${unique[0]})`));
     if (mode === "bypassPermissions") {
-      if (relevantDeny.length === 0) return unreviewed(decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids."));
+      // Ask rules apply in bypassPermissions too: a command Yoke cannot analyse might run what one covers
+      // (red16g: 1500 × `nice` then `rm -rf d` — more wrappers than Yoke follows — was allowed under the ask rule Bash(rm:*)).
+      if (relevantDeny.length === 0 && askRules.length === 0) return unreviewed(decide("allow", "mode", "bypassPermissions mode allows everything no deny rule forbids."));
+      if (relevantDeny.length === 0)
+        return decide("ask", "rule", `Yoke cannot analyse this command (${unique[0]}), so it cannot rule out that the ask rule ${ruleLabel(askRules[0]!)} applies; it needs approval.`, askRules[0]);
       return decide("ask", "mode", `Yoke cannot analyse this command (${unique[0]}), so it cannot rule out that a deny rule applies; it needs approval even in bypassPermissions mode.`);
     }
     return decide("ask", "mode", `Yoke cannot analyse this command confidently: ${unique.slice(0, 3).join("; ")}.`);
@@ -365,6 +375,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
   }
   return out;
 }
+
+/** The reasons a bound on the work gives (unknownProgramRuns below, candidate in shell/unwrap.ts). */
+const OVERFLOW = /too many to search for a command it might run|more words than Yoke follows as that command/;
 
 /** Words of an unknown program searched for a command it might run (see unknownProgramRuns). */
 const MAX_SEARCHED_WORDS = 256;

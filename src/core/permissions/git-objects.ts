@@ -21,6 +21,7 @@
 import type { CheckedPath, EvalContext, GitObjectPaths } from "./context";
 export type { GitObjectPaths };
 import { matchPathRule } from "./context";
+import { isLongOption } from "./long-options";
 import { isWithin } from "./posix-path";
 import type { Word } from "./shell/types";
 
@@ -28,7 +29,7 @@ import type { Word } from "./shell/types";
 const SAFE_GLOBAL = /^(--no-pager|-P|--no-optional-locks|--literal-pathspecs|--no-advice|--glob-pathspecs|--noglob-pathspecs|--icase-pathspecs)$/;
 
 /** A format that names object contents (`%(raw)`, `%(contents)`, `%B`, `%N`…); other atoms print names and ids. */
-const CONTENT_FORMAT = /%\((raw|contents|body|subject|trailers|signature)|%[BbNsfe]|%\(describe/;
+const CONTENT_FORMAT = /%\(\*?(raw|contents|body|subject|trailers|signature|describe)|%[-+ ]?[BbNsfe]/;
 
 /**
  * git commands that never print an object's content nor write one out of the object store, with
@@ -36,8 +37,15 @@ const CONTENT_FORMAT = /%\((raw|contents|body|subject|trailers|signature)|%[BbNs
  * command (`show`, `diff`, `log -p`, `grep`, `cat-file`, `blame`, `archive`, `checkout`,
  * `restore`, `reset --hard`, `stash`, `merge`, `push`, `worktree add`…) may.
  */
-const NEVER_SHOWS: Record<string, RegExp | null> = {
-  status: /^(-v+|--verbose|-[a-zA-Z]*v)/,
+/** Options that show content: long ones in any abbreviation git accepts (`--verb`, `--lost`), short letters in any cluster. */
+interface Showing {
+  long: readonly string[];
+  short?: RegExp;
+  /** Other tests on the word (`--sort=…%…`). */
+  other?: RegExp;
+}
+const NEVER_SHOWS: Record<string, Showing | null> = {
+  status: { long: ["--verbose"], short: /^-[a-zA-Z]*v/ },
   "ls-files": null,
   "ls-tree": null,
   "rev-parse": null,
@@ -53,8 +61,8 @@ const NEVER_SHOWS: Record<string, RegExp | null> = {
   version: null,
   help: null,
   shortlog: null,
-  add: /^(-p|--patch|-i|--interactive|-e|--edit|-[a-zA-Z]*[pie])/,
-  commit: /^(-v|--verbose|--dry-run|-p|--patch|--interactive|-[a-zA-Z]*[vp])/,
+  add: { long: ["--patch", "--interactive", "--edit"], short: /^-[a-zA-Z]*[pie]/ },
+  commit: { long: ["--verbose", "--dry-run", "--patch", "--interactive"], short: /^-[a-zA-Z]*[vp]/ },
   rm: null,
   mv: null,
   clean: null,
@@ -67,13 +75,14 @@ const NEVER_SHOWS: Record<string, RegExp | null> = {
   "symbolic-ref": null,
   gc: null,
   prune: null,
-  fsck: /^--lost-found/,
+  // --lost-found writes dangling blobs out to .git/lost-found/other (git rm --cached '.en*' makes a staged secret's blob dangling).
+  fsck: { long: ["--lost-found"] },
   repack: null,
   maintenance: null,
-  tag: /^--format|^--sort=.*%/,
-  branch: /^--format/,
-  "for-each-ref": /^--format/,
-  config: /^--blob/,
+  tag: { long: ["--format"], other: /^--sort=.*%/ },
+  branch: { long: ["--format"] },
+  "for-each-ref": { long: ["--format"] },
+  config: { long: ["--blob"] },
   remote: null,
   log: null,
   whatchanged: null,
@@ -81,6 +90,11 @@ const NEVER_SHOWS: Record<string, RegExp | null> = {
   stash: null,
   worktree: null,
 };
+
+function shows(bad: Showing, v: string): boolean {
+  if (v.startsWith("--")) return bad.long.some((l) => isLongOption(v, l)) || (bad.other?.test(v) ?? false);
+  return bad.short?.test(v) ?? false;
+}
 
 /** The subcommand and its arguments of `git [global options] SUB …`; undefined when git runs differently (`-c`, `--git-dir`). */
 function gitCommand(words: readonly Word[]): { sub: string; rest: Word[] } | undefined {
@@ -115,7 +129,7 @@ export function gitShowsNoObject(words: readonly Word[], printsContent: boolean)
       ) || rest.length,
     )
     .filter((w) => w.value.startsWith("-"));
-  if (bad && options.some((w) => bad.test(w.value))) return false;
+  if (bad && options.some((w) => shows(bad, w.value))) return false;
   switch (sub) {
     case "log":
     case "whatchanged":
@@ -140,9 +154,16 @@ export function gitShowsNoObject(words: readonly Word[], printsContent: boolean)
   }
 }
 
+/**
+ * Folders of `.git` that hold file content outside the object store: `git fsck --lost-found` writes
+ * dangling blobs to lost-found/other, rerere keeps conflicted files' preimages, an interrupted
+ * rebase or am keeps its patches.
+ */
+const GIT_CONTENT_DIRS = ["objects", "lost-found", "rr-cache", "rebase-apply", "rebase-merge"];
+
 /** A read of the repository's object store itself (`.git`, `.git/objects/…`): it reads every file git holds. (Folders above it are reads of their whole region already.) */
 export function readsGitStore(ctx: EvalContext, abs: string): boolean {
-  return ctx.roots.some((r) => abs === `${r}/.git` || isWithin(abs, `${r}/.git/objects`));
+  return ctx.roots.some((r) => abs === `${r}/.git` || GIT_CONTENT_DIRS.some((d) => isWithin(abs, `${r}/.git/${d}`)));
 }
 
 /**

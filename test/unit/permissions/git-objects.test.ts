@@ -62,6 +62,25 @@ const showing = (blob: string, tree: string) => [
   "git -c core.pager=cat show HEAD:README.md",
   "git -c user.name=a show HEAD:README.md",
   "git -c user.name=a -c core.pager=cat commit -m x",
+  // red16g: abbreviated long options git accepts, pretty-format modifiers, a dangling blob written out.
+  "git status --verb",
+  "git status --verbo",
+  "git commit --dry --verb",
+  "git commit --long --verb",
+  "git add --pat foo",
+  "git fsck --lost",
+  "git fsck --lo",
+  "git config --blo=evil:foo --list",
+  "git tag --form=%(objectname)",
+  "git log -1 --format=%+N",
+  "git log -1 --format=%-N",
+  "git log -1 --format='% N'",
+  "git log -1 --pretty=tformat:%+B",
+  "git shortlog --format=%+N",
+  "git for-each-ref '--format=%(*raw)' refs/tags",
+  "cat .git/lost-found/other/*",
+  `cat .git/lost-found/other/${blob}`,
+  "cat .git/rebase-apply/patch",
 ];
 
 describe("a Read deny rule on a file git holds", () => {
@@ -99,6 +118,10 @@ describe("a Read deny rule on a file git holds", () => {
       "git branch -v",
       "git stash list",
       "git worktree list",
+      "git fsck",
+      "git tag --force v1",
+      "git log --format='%h %an %ad'",
+      "cat .git/HEAD",
     ])
       expect({ c, decision: (await gate.check(bash(c), "bypassPermissions")).decision }).toEqual({ c, decision: "allow" });
   });

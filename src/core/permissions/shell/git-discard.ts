@@ -14,7 +14,11 @@
  * - `git switch -f|--force|--discard-changes …`;
  * - `git read-tree --reset -u …` (and `-u` with `--reset` in any order);
  * - `git checkout-index -f|--force …` (overwrites work-tree files from the index);
- * - `git stash drop|clear` (drops saved work).
+ * - `git stash drop|clear` (drops saved work), and the same on the stash's ref or reflog: `git update-ref`
+ *   naming `refs/stash` (or reading its commands from `--stdin`), `git reflog delete|expire` of `stash` or `--all`;
+ * - `git checkout --pathspec-from-file=F` (the listed paths' changes);
+ * - `git apply -R|--reverse PATCH` on the work tree (`git diff > p; git apply -R p`), not with `--cached` or `--check`;
+ * - `git worktree remove -f|--force` (a work tree with uncommitted changes, removed).
  * Commands that keep the work (`git checkout BRANCH`, `git switch BRANCH`, `git restore --staged`,
  * `git stash`, `git stash pop`) are not in it.
  */
@@ -39,6 +43,8 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
     switch (sub.value) {
       case "checkout": {
         if (opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"))) return true;
+        // Paths named in a file (red16g: git checkout --pathspec-from-file=list threw the listed files' changes away).
+        if (opts.some((v) => isLongOption(v, "--pathspec-from-file"))) return true;
         // Interactive patch mode asks the user for each hunk.
         if (opts.some((v) => v === "-p" || isLongOption(v, "--patch"))) return false;
         if (afterDd.length) return true;
@@ -62,6 +68,20 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
         return opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"));
       case "stash":
         return opts[0] === "drop" || opts[0] === "clear";
+      // The stash's own ref and reflog: deleting or moving refs/stash, or dropping its reflog entries, is git stash drop/clear.
+      case "update-ref":
+        return opts.some((v) => isLongOption(v, "--stdin")) || values.some((v) => /^(refs\/)?stash(@\{.*\})?$/.test(v));
+      case "reflog":
+        return (opts[0] === "delete" || opts[0] === "expire") && values.some((v) => /^(refs\/)?stash(@\{.*\})?$/.test(v) || isLongOption(v, "--all"));
+      // A patch applied in reverse to the work tree (git diff > p; git apply -R p) throws the changes it holds away.
+      case "apply":
+        return (
+          opts.some((v) => isLongOption(v, "--reverse") || shortHas(v, "R")) &&
+          !opts.some((v) => isLongOption(v, "--cached") || isLongOption(v, "--check") || isLongOption(v, "--stat") || isLongOption(v, "--numstat") || isLongOption(v, "--summary"))
+        );
+      // A work tree removed with its changes.
+      case "worktree":
+        return opts[0] === "remove" && opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"));
       default:
         return false;
     }
