@@ -73,6 +73,17 @@ describe("differential checker: controls", () => {
     expect(found[0]!.detail).toBe("cat read .env");
   });
 
+  it("git rewriting a tracked protected file (.yoke/settings.json) it was not seen to write is held by Yoke's sandbox: informational, not a bypass — and under a planted read-only verdict it still counts", async () => {
+    checker.tamper = undefined;
+    const r = await checker.check("git checkout-index -f -a", "held-protected");
+    expect(r.error).toBeUndefined();
+    expect(r.disagreements.filter((d) => d.severity === "bypass")).toEqual([]);
+    expect(r.disagreements.some((d) => d.class === "write not predicted" && d.detail.includes(".yoke/settings.json") && d.detail.includes("read-only in Yoke's sandbox"))).toBe(true);
+    checker.tamper = { decision: (_c, d) => ({ ...d, decision: "allow", confine: { readOnly: true } }) };
+    const planted = await checker.check("git checkout-index -f -a", "held-protected-planted");
+    expect(planted.disagreements.some((d) => d.severity === "bypass" && d.class === "read-only command wrote" && d.detail.includes(".yoke/settings.json"))).toBe(true);
+  });
+
   it("a planted allow on a denied program is caught (denied program ran), and the sandbox kept the real tree safe", async () => {
     checker.tamper = { decision: (_c, d) => ({ ...d, decision: "allow", by: "mode", rule: null }) };
     const r = await checker.check("rm -rf / 2>/dev/null; rm -f src/a.ts", "planted-rm");

@@ -151,7 +151,7 @@ export function createChecker(opts: CheckerOptions): Checker {
             return undefined;
           }
         };
-        const found = await compareRun({ command, prediction, verdicts, events: run.events, parent: run.trace.parent, watched: [s.root], realDir: realDirWith(realpath) });
+        const found = await compareRun({ command, prediction, verdicts, events: run.events, parent: run.trace.parent, watched: [s.root], realDir: realDirWith(realpath), workspace: s.ws });
         const seen = new Set<string>();
         for (const d of found) {
           const key = `${d.class}\0${d.severity}\0${d.ruleSet}\0${d.mode}\0${d.detail}`;

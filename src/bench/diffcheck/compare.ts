@@ -11,6 +11,7 @@ import { matchBashSpec } from "../../core/permissions/bash-spec";
 import { matchOptionSpellings } from "../../core/permissions/option-spellings";
 import { parseRule } from "../../core/permissions/rule-syntax";
 import { literalWord } from "../../core/permissions/shell/words";
+import { protectedEntry } from "../../core/protected-paths";
 import { normalize, type ExecEvent, type FileEvent, type TraceEvent } from "./trace";
 
 export type DisagreementClass = "exec not predicted" | "denied program ran" | "read-only command wrote" | "write not predicted" | "read of denied path" | "write to denied path";
@@ -48,6 +49,8 @@ export interface CompareInput {
   watched: string[];
   /** The realpath of a path's folder, after the run (symlinks in predictions are resolved; trace paths of calls without a returned descriptor are not). */
   realDir?: (path: string) => string | undefined;
+  /** The workspace the command ran in (its protected paths are read-only in Yoke's sandbox). */
+  workspace?: string;
 }
 
 const SHELLS = new Set(["bash", "sh", "dash", "rbash"]);
@@ -55,6 +58,12 @@ const SHELLS = new Set(["bash", "sh", "dash", "rbash"]);
 const STARTUP_PROGRAMS = new Set(["id", "tty", "dircolors", "lesspipe", "locale", "groups"]);
 const basename = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 const within = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+
+/** Whether Yoke's sandbox keeps `p` read-only for every command: a protected path of the workspace (core/protected-paths). */
+function sandboxHeld(p: string, roots: readonly string[]): boolean {
+  const root = roots.find((r) => within(p, r) && p !== r);
+  return root !== undefined && protectedEntry(p.slice(root.replace(/\/+$/, "").length + 1)) !== undefined;
+}
 
 const SCRIPT_WRAPPERS: Record<string, string[]> = { egrep: ["grep"], fgrep: ["grep"], zcat: ["gzip"], gunzip: ["gzip"], bzcat: ["bzip2"], xzcat: ["xz"] };
 
@@ -177,7 +186,13 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       const byRule = [program ?? "", ...anc].some((p) => opaqueProgram(p) || ruleProgram(p));
       let harmless = true;
       for (const p of paths) if ((await v.fileVerdict("Write", p)).decision !== "allow") harmless = false;
-      add("write not predicted", !byRule && !harmless, what);
+      // A protected path of the workspace (`.yoke/settings.json`, `.git/config`…) is a read-only mount in
+      // every command's sandbox (the mount plan; tested through sessions by the red-team suites): a write
+      // to it the analysis did not name — git rewriting every tracked file (`reset --hard`,
+      // `checkout-index -f -a`) — fails there. This run's sandbox is the checker's own, without those
+      // mounts, so such a write is counted as held by the second layer, not as a bypass.
+      const held = !harmless && input.workspace !== undefined && paths.every((p) => sandboxHeld(p, [input.workspace!]));
+      add("write not predicted", !byRule && !harmless && !held, held ? `${what} (a protected path: read-only in Yoke's sandbox)` : what);
     }
   }
   return out;
