@@ -816,7 +816,48 @@ function xargsInputRunsAs(part: CommandPart, rest: Word[], replace: string | und
     if (second && first !== undefined && isShell(first.value) && has(second)) return name;
   }
   if (nested.scripts.some((sc) => has(sc.script))) return name;
+  const last = sub.views[sub.views.length - 1]?.words ?? probe;
+  if (programTextFromInput(last, has)) return name;
   return undefined;
+}
+
+/** awk's and sed's program text is their first operand unless an option gives it; these take a value. */
+const PROGRAM_TEXT: Record<string, { given: RegExp; valued: RegExp }> = {
+  awk: { given: /^(-f|--file|-e|--source|-E|--exec)(=|$)|^-[a-zA-Z]*[fE]/, valued: /^(-[Fvf]|--field-separator|--assign|--file)$/ },
+  sed: { given: /^(-e|-f|--expression|--file)(=|$)|^-[a-zA-Z]*[ef]/, valued: /^(-[efl]|--expression|--file|--line-length)$/ },
+};
+/** Options whose value is code for the programs that take one (`psql -c`, `perl -e`, `gnuplot -e`). */
+const CODE_OPTION = /^(-c|-e|-E|--eval|--command|--execute|-ex|-cmd|--cmd|-x)$/;
+const CODE_PROGRAMS =
+  /^(psql|mysql|mariadb|gnuplot|perl|python[0-9.]*|node|nodejs|ruby|php|lua[0-9.]*|Rscript|R|octave|julia|tclsh|wish|sqlite3|gdb|vim?|nvim|ex|view|emacs|m4|dc|bc|redis-cli|mongo|mongosh)$/;
+
+/**
+ * xargs's input (the word `has` finds) as program text: awk's or sed's first operand when no option
+ * gives their program (`xargs -0 mawk` runs the input as an awk program, `xargs sed -n` as a sed
+ * script, whose `e` command runs programs), or the value of a code option (`xargs psql -c`).
+ */
+function programTextFromInput(words: Word[], has: (w: Word | undefined) => boolean): boolean {
+  const name = words[0]?.value.replace(/^.*\//, "") ?? "";
+  const family = /^(g|m|n|busybox-)?awk$/.test(name) ? "awk" : /^g?sed$/.test(name) ? "sed" : undefined;
+  for (let i = 1; i < words.length; i++) {
+    if (has(words[i]) && CODE_OPTION.test(words[i - 1]!.value) && CODE_PROGRAMS.test(name)) return true;
+  }
+  if (!family) return false;
+  const spec = PROGRAM_TEXT[family]!;
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === "--") return has(words[i + 1]);
+    if (has(words[i])) return true;
+    if (!v.startsWith("-") || v === "-") return false;
+    // awk's -v and -F take the rest of the word (`-vf=1` assigns f; it names no program file).
+    if (family === "awk" && /^-[vF]/.test(v)) {
+      if (v.length === 2) i++;
+      continue;
+    }
+    if (spec.given.test(v)) return false;
+    if (spec.valued.test(v)) i++;
+  }
+  return false;
 }
 
 /** git's own command run by its program file (`git-reset`, `/usr/lib/git-core/git-clean`): its name; undefined for other programs. */
