@@ -17,28 +17,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, sandboxBackends } from "../support/sandbox-matrix";
-import { removeTemps } from "../support/teardown";
-import { cliPath, ensureBuilt } from "../support/cli";
-import { chownTree, identities, spawnAs, type Identity } from "../support/identities";
+import { bash, securityMatrix } from "../support/sandbox-matrix";
+import { cliPath } from "../support/cli";
+import { chownTree, spawnAs, type Identity } from "../support/identities";
 
-vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
-const { list: who, missing } = identities();
-const temps: string[] = [];
-
-const backends = sandboxBackends();
-
-beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => removeTemps(temps));
-
-it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
-  if (missing) console.warn(missing);
-  for (const [b, why] of backends) if (why) console.warn(`${b}: ${why}`);
-  expect(who.length).toBeGreaterThan(0);
-});
+const { who, backends, temps } = securityMatrix();
 
 const SECRET = "issue18-env-5a9c3f";
 

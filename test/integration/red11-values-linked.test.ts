@@ -17,27 +17,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, cellFolder, sandboxBackends, sessionAs } from "../support/sandbox-matrix";
-import { removeTemps } from "../support/teardown";
-import { ensureBuilt } from "../support/cli";
-import { chownTree, identities, type Identity } from "../support/identities";
+import { bash, cellFolder, securityMatrix, sessionAs } from "../support/sandbox-matrix";
+import { chownTree, type Identity } from "../support/identities";
 
-vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
-const { list: who, missing } = identities();
-const temps: string[] = [];
-
-const backends = sandboxBackends();
-
-beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => removeTemps(temps));
-
-it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
-  if (missing) console.warn(missing);
-  for (const [b, why] of backends) if (why) console.warn(`${b}: ${why}`);
-  expect(who.length).toBeGreaterThan(0);
-});
+const { who, backends, temps } = securityMatrix();
 
 // safe.directory: the test (root) reads repositories the unprivileged user owns; the user's git status below runs git as the user would.
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-C", cwd, "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { encoding: "utf8" }).trim();

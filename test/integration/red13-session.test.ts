@@ -30,27 +30,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, cellFolder, sandboxBackends, sessionAs } from "../support/sandbox-matrix";
-import { removeTemps } from "../support/teardown";
-import { ensureBuilt } from "../support/cli";
-import { chownTree, identities, type Identity } from "../support/identities";
+import { bash, cellFolder, securityMatrix, sessionAs } from "../support/sandbox-matrix";
+import { chownTree, type Identity } from "../support/identities";
 
-vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
-const { list: who, missing } = identities();
-const temps: string[] = [];
-
-const backends = sandboxBackends();
-
-beforeAll(() => ensureBuilt(), 180_000);
-afterAll(() => removeTemps(temps));
-
-it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
-  if (missing) console.warn(missing);
-  for (const [b, why] of backends) if (why) console.warn(`${b}: ${why}`);
-  expect(who.length).toBeGreaterThan(0);
-});
+const { who, backends, temps } = securityMatrix();
 
 const SECRET = "red13-vault-7c1e2b";
 const HISTORY = "red13-history-token-9d4f";

@@ -11,8 +11,10 @@ import { dirname, join } from "node:path";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
 import { probeFirejail } from "../../src/node/commands/sandbox/firejail";
-import { cliPath } from "./cli";
-import { chownTree, spawnAs, type Identity } from "./identities";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { cliPath, ensureBuilt } from "./cli";
+import { chownTree, identities, spawnAs, type Identity } from "./identities";
+import { removeTemps } from "./teardown";
 import { scriptedRunArgs, toldOf } from "./scripted-run";
 
 export type SandboxBackend = "bwrap" | "firejail";
@@ -131,4 +133,25 @@ export function workspaceWithWork(base: string, files: Record<string, string>, a
   for (const [rel, text] of Object.entries(after)) writeFileSync(join(ws, rel), text);
   chownTree(ws, id);
   return ws;
+}
+
+/**
+ * The set-up every full-session security suite repeats, registered in the calling test file: long
+ * timeouts, the built CLI, the temporary folders removed at the end, and a first test that says
+ * which identities and backends run (and why one cannot). Returns the identities, the backends
+ * (for `describe.each`) and the list to push temporary folders on.
+ */
+export function securityMatrix(): { who: Identity[]; backends: Array<[SandboxBackend, string | undefined]>; temps: string[] } {
+  vi.setConfig({ testTimeout: 300_000, hookTimeout: 180_000 });
+  const { list: who, missing } = identities();
+  const temps: string[] = [];
+  const backends = sandboxBackends();
+  beforeAll(() => ensureBuilt(), 180_000);
+  afterAll(() => removeTemps(temps));
+  it("runs as root and as an unprivileged user, with bwrap and firejail (or says why it cannot)", () => {
+    if (missing) console.warn(missing);
+    for (const [b, why] of backends) if (why) console.warn(`${b}: ${why}`);
+    expect(who.length).toBeGreaterThan(0);
+  });
+  return { who, backends, temps };
 }

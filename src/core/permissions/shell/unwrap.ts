@@ -704,19 +704,7 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
   }
   part.views.push({ words, allowable: false, denyOnly: true });
   if (nestedCandidates > 0) return;
-  const sub: CommandPart = {
-    text: part.text,
-    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
-    assignments: [],
-    redirects: [],
-    elevated: part.elevated,
-    extraArgs: part.extraArgs,
-    wrapper: false,
-    problems: [],
-    hidden: [],
-    via: part.via,
-    cwd: part.cwd,
-  };
+  const sub = probePart(part, words, part.extraArgs);
   nestedCandidates++;
   let nested: Unwrapped;
   try {
@@ -739,6 +727,23 @@ let nestedCandidates = 0;
 let candidateWords = 0;
 const MAX_CANDIDATE_WORDS = 8192;
 
+/** A part of its own for `words` (read for deny and ask rules only), as `part` is placed: to see through it without touching `part`. */
+function probePart(part: CommandPart, words: Word[], extraArgs: boolean): CommandPart {
+  return {
+    text: part.text,
+    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
+    assignments: [],
+    redirects: [],
+    elevated: part.elevated,
+    extraArgs,
+    wrapper: false,
+    problems: [],
+    hidden: [],
+    via: part.via,
+    cwd: part.cwd,
+  };
+}
+
 /**
  * A command found in a program's data (`echo '!timeout 5 rm -fr src' | ed f`, `mysql -e '\\! git -C . reset --hard'`)
  * seen through exactly as a command line's own command is: wrappers, `env`, `nice`, git's global
@@ -746,19 +751,7 @@ const MAX_CANDIDATE_WORDS = 8192;
  * deny and ask rules only; `runsCode` says a reading runs a script or code Yoke cannot see.
  */
 export function seeThrough(part: CommandPart, words: Word[]): { views: Word[][]; runsCode: boolean } {
-  const sub: CommandPart = {
-    text: part.text,
-    views: [{ words, allowable: false, denyOnly: true, skip: 0 }],
-    assignments: [],
-    redirects: [],
-    elevated: part.elevated,
-    extraArgs: part.extraArgs,
-    wrapper: false,
-    problems: [],
-    hidden: [],
-    via: part.via,
-    cwd: part.cwd,
-  };
+  const sub = probePart(part, words, part.extraArgs);
   const nested = unwrapCommand(sub);
   const runsCode = nested.scripts.length > 0 || sub.hidden.length > 0 || sub.views.some((v) => v.words[0] !== undefined && !v.words[0].dynamic && isShell(v.words[0].value));
   return { views: [...sub.views.map((v) => v.words), ...(sub.readings ?? [])], runsCode };
@@ -793,19 +786,7 @@ function xargsInputRunsAs(part: CommandPart, rest: Word[], replace: string | und
   const name = rest[0]?.value ?? "echo";
   if (rest.length === 0) return undefined;
   const probe = replace ? rest.map((w) => (!w.dynamic && w.value.includes(replace) ? { ...w, value: w.value.split(replace).join(XARGS_INPUT), raw: w.raw } : w)) : [...rest, literalWord(XARGS_INPUT)];
-  const sub: CommandPart = {
-    text: part.text,
-    views: [{ words: probe, allowable: false, denyOnly: true, skip: 0 }],
-    assignments: [],
-    redirects: [],
-    elevated: part.elevated,
-    extraArgs: false,
-    wrapper: false,
-    problems: [],
-    hidden: [],
-    via: part.via,
-    cwd: part.cwd,
-  };
+  const sub = probePart(part, probe, false);
   const nested = unwrapViews(sub);
   const has = (w: Word | undefined) => w !== undefined && w.value.includes(XARGS_INPUT);
   for (const v of sub.views) {
