@@ -63,7 +63,9 @@ async function blob(cwd: string, rev: string, path: string): Promise<Buffer | nu
   const r = await git(cwd, ["cat-file", "-e", `${rev}:${path}`]);
   if (r.code !== 0) return null;
   return new Promise((resolve, reject) => {
-    execFile("git", ["-c", "core.fsmonitor=false", "cat-file", "blob", `${rev}:${path}`], { cwd, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile("git", ["-c", "core.fsmonitor=false", "cat-file", "blob", `${rev}:${path}`], { cwd, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
   });
 }
 
