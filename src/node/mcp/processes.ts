@@ -4,8 +4,9 @@
  *
  * Every server runs in its own process group (spawned detached: pgid = pid). An entry records the
  * pid, the owner (the Yoke process) and both processes' start times and command lines; an orphan
- * is killed only when the pid still belongs to the very process recorded (same start time, same
- * command line) and its owner is gone — a pid reused by an unrelated process is never touched.
+ * is killed only when the pid still belongs to the very process recorded (same start time; for the
+ * owner the same command line too) and its owner is gone — a pid reused by an unrelated process is
+ * never touched.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -49,8 +50,14 @@ export function processIdentity(pid: number): ProcessIdentity | undefined {
   }
 }
 
-function same(a: ProcessIdentity | undefined, b: ProcessIdentity): boolean {
-  return !!a && a.pid === b.pid && a.start === b.start && a.cmdline === b.cmdline;
+/**
+ * The very process recorded: same pid and start time, and — unless `execs` — the same command line.
+ * A server's process execs on its way (the descriptor close step's bash, then env, then the server:
+ * fd-hygiene.ts), so its command line when recorded is not its command line later; pid and start
+ * time (which exec keeps) identify it.
+ */
+function same(a: ProcessIdentity | undefined, b: ProcessIdentity, execs = false): boolean {
+  return !!a && a.pid === b.pid && a.start === b.start && (execs || a.cmdline === b.cmdline);
 }
 
 function alive(pid: number): boolean {
@@ -184,7 +191,7 @@ export class ProcessRegistry {
     for (const e of entries) {
       const child = processIdentity(e.child.pid);
       const ownerAlive = same(processIdentity(e.owner.pid), e.owner);
-      if (same(child, e.child)) {
+      if (same(child, e.child, true)) {
         if (ownerAlive) keep.push(e);
         else orphans.push(e);
         continue;
