@@ -191,8 +191,11 @@ export async function compareRun(input: CompareInput): Promise<Disagreement[]> {
       // to it the analysis did not name — git rewriting every tracked file (`reset --hard`,
       // `checkout-index -f -a`) — fails there. This run's sandbox is the checker's own, without those
       // mounts, so such a write is counted as held by the second layer, not as a bypass.
-      const held = !harmless && input.workspace !== undefined && paths.every((p) => sandboxHeld(p, [input.workspace!]));
-      add("write not predicted", !byRule && !harmless && !held, held ? `${what} (a protected path: read-only in Yoke's sandbox)` : what);
+      // Removing a repository marker (`HEAD`, `commondir` outside .git: protected so that no command makes a folder a
+      // repository) is not what the protection is about: `git clean -fd` deleting an untracked bare layout's HEAD.
+      const unmarks = /^unlink/.test(fe.call) && paths.every((p) => /^(HEAD|commondir)$/i.test(basename(p)) && !p.includes("/.git/"));
+      const held = !harmless && (unmarks || (input.workspace !== undefined && paths.every((p) => sandboxHeld(p, [input.workspace!]))));
+      add("write not predicted", !byRule && !harmless && !held, held ? `${what} (${unmarks ? "a repository marker removed" : "a protected path: read-only in Yoke's sandbox"})` : what);
     }
   }
   return out;
