@@ -12,16 +12,14 @@
  *    `git restore -SW .`, `git read-tree -u --reset HEAD`, `git switch -f`, `git stash -u && git stash drop`).
  * 3. `chmod -R 777 d` under an Edit deny rule must run (the mode is not a path).
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, securityMatrix } from "../support/sandbox-matrix";
-import { cliPath } from "../support/cli";
-import { chownTree, spawnAs, type Identity } from "../support/identities";
+import { bash, securityMatrix, sessionAs } from "../support/sandbox-matrix";
+import { chownTree, type Identity } from "../support/identities";
 
 const { who, backends, temps } = securityMatrix();
 
@@ -87,32 +85,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       return ws;
     };
 
-    const session = async (ws: string, script: ScriptedTurn[], settings: string) => {
-      const sessions = join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws];
-        args.push("--session-dir", sessions, "--permission-mode", "bypassPermissions", "--settings", settings, "go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, OPENAI_API_KEY: "sk-red14g" }) });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdout!.resume();
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told };
-      } finally {
-        await server.close();
-      }
-    };
+    const session = (ws: string, script: ScriptedTurn[], settings: string) =>
+      sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { settings, env: { OPENAI_API_KEY: "sk-red14g" } });
 
     it.skipIf(!!unusable)(
       "bypassPermissions under Bash(rm -rf:*), Bash(git reset:*), Edit(secrets/**): commands in ed's data behind wrappers, ed/sed reading commands from files and pipes, and other spellings of git reset --hard destroy nothing; chmod -R 777 d runs",

@@ -11,16 +11,14 @@
  *    git accepts (`git status --verb` of a crafted index entry, `git log --format=%+N` of a crafted note).
  * 4. More wrappers than Yoke follows (1500 × `nice`, then `rm -rf`) under the ask rule `Bash(rm:*)`.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
-import { bash, securityMatrix } from "../support/sandbox-matrix";
-import { cliPath } from "../support/cli";
-import { chownTree, spawnAs, type Identity } from "../support/identities";
+import { bash, securityMatrix, sessionAs } from "../support/sandbox-matrix";
+import { chownTree, type Identity } from "../support/identities";
 
 const { who, backends, temps } = securityMatrix();
 
@@ -98,32 +96,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       return settings;
     };
 
-    const session = async (ws: string, script: ScriptedTurn[], settings: string) => {
-      const sessions = join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`);
-      mkdirSync(sessions, { recursive: true });
-      chownTree(sessions, id);
-      const server = await startScriptedLlmServer({ script: [...script, { text: "done" }] });
-      try {
-        const args = [cliPath, "run", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--cwd", ws];
-        args.push("--session-dir", sessions, "--permission-mode", "bypassPermissions", "--settings", settings, "go");
-        const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, OPENAI_API_KEY: "sk-red16g" }) });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        child.stdout!.resume();
-        child.stdin!.end();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 200_000);
-        const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-        clearTimeout(timer);
-        const last = server.requests.at(-1)?.body as { messages?: Array<{ role: string; content: unknown }> } | undefined;
-        const told = (last?.messages ?? [])
-          .filter((m) => m.role === "tool")
-          .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-          .join("\n---\n");
-        return { code, stderr, told, requests: server.requests.map((q) => q.body) };
-      } finally {
-        await server.close();
-      }
-    };
+    const session = (ws: string, script: ScriptedTurn[], settings: string) =>
+      sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { settings, env: { OPENAI_API_KEY: "sk-red16g" } });
 
     it.skipIf(!!unusable)(
       "bypassPermissions under Bash(rm -rf:*), Bash(git reset:*), Read(**/.env): scripts under vim's other names or glued to -f, discards spelled otherwise, and .env through git status --verb or a %+N note destroy and show nothing",
@@ -138,7 +112,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect(lost, `destroyed by: ${lost.join(" | ")}\n${r.told.slice(0, 4000)}`).toEqual([]);
         expect(readFileSync(join(ws, "a.txt"), "utf8"), r.told.slice(0, 4000)).toBe(WORK);
         expect(r.told).not.toContain("red16g-hunter2");
-        expect(JSON.stringify(r.requests)).not.toContain("red16g-hunter2");
+        expect(r.all).not.toContain("red16g-hunter2");
         // Ordinary work still runs.
         expect(readFileSync(join(ws, "ordinary.txt"), "utf8")).toBe("text\n");
         expect(r.told).toMatch(/Bash\(git reset:\*\)/);
