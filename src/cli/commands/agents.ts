@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { agentState, type AgentRecord } from "../../core/background/agents";
 import { AgentInbox, agentNotes } from "../../node/background/inbox";
 import { applyAgentChange, mergeAgentBranch, type HunkSelection } from "../../node/background/merge";
@@ -259,7 +259,7 @@ async function target(argv: string[], extra: Record<string, { type: "string" | "
   const { top, registry } = await workspaceOf(resolve((values.cwd as string | undefined) ?? "."));
   const record = registry.get(id);
   // An agent started inside another agent's worktree (nested isolated agents) belongs to that tree: it is merged there.
-  const tree = record.workspace !== top && agentWorktreeOf(record.workspace) && existsSync(record.workspace) ? record.workspace : top;
+  const tree = record.workspace !== top && agentWorktreeOf(record.workspace) && existsSync(join(record.workspace, ".git")) ? record.workspace : top;
   return { values: values as Record<string, unknown>, rest, top: tree, registry, record };
 }
 
@@ -358,6 +358,11 @@ async function mergeCommand(argv: string[]): Promise<number> {
   if (hunks && strategy === "merge") throw new UsageError("--hunks takes part of the change: it goes with --strategy apply");
   const state = registry.state(record);
   if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}: wait for it to finish or stop it (yoke agents stop ${record.id}) before merging`);
+  // Started inside another agent's worktree: its change is merged there, never into the user's tree instead.
+  if (resolve(top) !== resolve(record.workspace) && agentWorktreeOf(record.workspace))
+    throw new Error(
+      `agent ${record.id} was not merged: its change is meant for the worktree it started in (${record.workspace}), which no longer exists. See it with yoke agents diff ${record.id}; discard it with yoke agents discard ${record.id}.`,
+    );
   const t = { top, worktree: record.worktree, branch: record.branch, baseCommit: record.baseCommit, task: record.task, id: record.id, placed: record.placed };
   const result = strategy === "merge" ? await mergeAgentBranch(t) : await applyAgentChange(t, hunks ? parseHunks(hunks) : undefined);
   if (values.json) printJson({ agentId: record.id, ...result });
@@ -379,6 +384,15 @@ async function mergeCommand(argv: string[]): Promise<number> {
 
 async function discardCommand(argv: string[]): Promise<number> {
   const { values, top, registry, record } = await target(argv);
+  // Agents started inside this one's worktree (nested isolated agents) keep their worktrees in it, and their change is
+  // meant for its tree: removing it would delete their work and leave their change nowhere to go. Nothing is removed.
+  const nested = registry.list().filter((r) => r.id !== record.id && resolve(r.workspace) === resolve(record.worktree));
+  if (nested.length) {
+    const ids = nested.map((r) => r.id).join(", ");
+    throw new Error(
+      `agent ${record.id} was not discarded: agent${nested.length > 1 ? "s" : ""} ${ids} started inside its worktree, and ${nested.length > 1 ? "their changes are" : "its change is"} meant for its tree. Merge or discard ${nested.length > 1 ? "them" : "it"} first (yoke agents merge|discard ${nested[0]!.id}), then discard agent ${record.id}.`,
+    );
+  }
   if (agentAlive(record)) {
     registry.update(record.id, () => ({ stopped: true }));
     const left = await stopAgentProcess(record);
