@@ -38,8 +38,19 @@ function parseArgs(raw: unknown): unknown {
   }
 }
 
+/**
+ * The tools a request offers: those listed, and the deferred ones `load_tools` names in its
+ * description (callable by name; the demo's scripted model knows their arguments without loading them).
+ */
 function toolNames(req: RecordedRequest): string[] {
-  return asArray(req.body.tools).map((t) => String((t.function as Json | undefined)?.name ?? t.name ?? ""));
+  const names: string[] = [];
+  for (const t of asArray(req.body.tools)) {
+    const fn = (t.function as Json | undefined) ?? t;
+    const name = String(fn.name ?? "");
+    names.push(name);
+    if (name === "load_tools" && typeof fn.description === "string") for (const m of fn.description.matchAll(/^- (\w+): /gm)) names.push(m[1]!);
+  }
+  return names;
 }
 
 export function readExchange(req: RecordedRequest): Exchange {

@@ -111,11 +111,11 @@ describe("a custom agent's hooks", () => {
     expect(lines(`${s.projectLog}.stop`)).toEqual(["stop"]);
     // What reached the models: the hook's context followed the agent's read result, never the parent's.
     const child = server.requests.filter((q) => depthOf(q) === 1);
-    // Its tools: its list (Read, Grep) and load_tools for the child's own deferred recall, nothing else.
-    expect(toolNames(child[0]!)).toEqual(["read_file", "list_files", "grep", "load_tools"]);
-    // Its load_tools lists only that recall: none of the session's deferred tools its list leaves out (command_output, kill_command, task).
+    // Its tools: its list (Read, Grep) and load_tools for the deferred ones (Read's list_files, the child's own recall), nothing else.
+    expect(toolNames(child[0]!)).toEqual(["read_file", "grep", "load_tools"]);
+    // Its load_tools lists only those: none of the session's deferred tools its list leaves out (command_output, kill_command, todo_write, task).
     const loader = (child[0]!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "load_tools")!.function.description;
-    expect(loader.split("\n").slice(1)).toEqual(["- recall: get back a tool result cut short or removed by compaction (by its ref=…)"]);
+    expect(loader.split("\n").slice(1)).toEqual(["- list_files: list a folder as a tree", "- recall: get back a tool result cut short or removed by compaction (by its ref=…)"]);
     expect(system(child[0]!)).toContain("REVIEWER-PROMPT");
     expect(toolResults(child[1]!).join("\n")).toContain("PROJECT-AGENT-HOOK-CONTEXT");
     const parent = server.requests.filter((q) => depthOf(q) === 0);

@@ -153,7 +153,9 @@ describe("custom sub-agents through the task tool", () => {
     // Copilot's display-name model is not a model id: the session's model.
     expect(child[0]!.body.model).toBe("m");
     const names = toolNames(child[0]!);
-    expect(names).toEqual(expect.arrayContaining(["read_file", "list_files", "edit_file", "write_file"]));
+    expect(names).toEqual(expect.arrayContaining(["read_file", "edit_file", "write_file", "load_tools"]));
+    // list_files (Read) is deferred: behind the child's load_tools.
+    expect(tools(child[0]!).find((t) => t.function.name === "load_tools")!.function.description).toContain("\n- list_files: list a folder as a tree");
     for (const t of ["run_command", "grep", "glob", "task"]) expect(names).not.toContain(t);
     expect(r.stderr).toContain("Claude Sonnet 4.5");
   }, 90_000);

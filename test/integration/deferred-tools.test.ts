@@ -113,9 +113,9 @@ describe("tool definitions in the requests of a yoke run session", () => {
     const b = bodies();
     expect(b).toHaveLength(4);
     // First and later requests: the same definitions, without the deferred tools, load_tools last.
-    expect(names(b[0]!)).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "todo_write", "load_tools"]);
+    expect(names(b[0]!)).toEqual(["read_file", "glob", "grep", "edit_file", "write_file", "run_command", "load_tools"]);
     const loader = b[0]!.tools!.find((t) => t.name === "load_tools")!;
-    for (const n of ["command_output", "kill_command", "task", "recall", "load_skill"]) expect(loader.description).toContain(`\n- ${n}: `);
+    for (const n of ["list_files", "command_output", "kill_command", "todo_write", "task", "recall", "load_skill"]) expect(loader.description).toContain(`\n- ${n}: `);
     for (const x of b.slice(1)) expect(JSON.stringify(x.tools)).toBe(JSON.stringify(b[0]!.tools));
     // The whole previous request is the prefix of the next one: tools, system prompt, every earlier message.
     for (let i = 1; i < b.length; i++) {

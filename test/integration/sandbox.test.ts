@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { READ_ONLY_HINT } from "../../src/core/commands/result-text";
 import { commandOutputTool } from "../../src/core/tools/command-output";
 import { killCommandTool } from "../../src/core/tools/kill-command";
 import { runCommandTool } from "../../src/core/tools/run-command";
@@ -109,6 +110,16 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     expect(r.text).toMatch(/Read-only file system|No such file or directory/);
     expect(existsSync(join(outside, "escape.txt"))).toBe(false);
     expect(existsSync("/etc/yoke-escape")).toBe(false);
+  });
+
+  it.skipIf(!!unusable)("run_command names what is writable when a command hits the read-only file system", async () => {
+    runner = make();
+    const out = await runCommandTool.run({ command: "echo y > /etc/yoke-escape-hint" }, ws.context({ commands: runner }));
+    expect(out.text).toMatch(/^bash: line 1: \/etc\/yoke-escape-hint: Read-only file system\n\n\[Exit code 1 after /);
+    expect(out.text.endsWith(`.]\n${READ_ONLY_HINT}`)).toBe(true);
+    expect(existsSync("/etc/yoke-escape-hint")).toBe(false);
+    const ok = await runCommandTool.run({ command: "echo ok > made.txt" }, ws.context({ commands: runner }));
+    expect(ok.text).not.toContain(READ_ONLY_HINT);
   });
 
   it.skipIf(!!unusable)("cannot reach a server on 127.0.0.1 when the network is off, and can when it is on", async () => {

@@ -108,6 +108,16 @@ export function rlimitHint(r: CommandResult, output: string): string | undefined
   return undefined;
 }
 
+/**
+ * Said when a command hit the sandbox's read-only file system: what is writable, and how the rest
+ * is changed (run_command's description names the rules only briefly, so the detail comes here,
+ * when it matters).
+ */
+export const READ_ONLY_HINT =
+  "[Read-only file system: in the sandbox a command writes only in the workspace (and, when it was allowed for the files it names, only those), " +
+  "never the workspace's files that run code later (.git/config, .git/hooks, .vscode, .husky, agent settings…): change those with edit_file, which asks the user. " +
+  "For anything else, ask the user.]";
+
 /** The whole result text of a finished foreground command. */
 export function formatCommandReport(rep: CommandReport): string {
   const output = formatBoundedOutput(rep.output, rep.id);
@@ -123,6 +133,7 @@ export function formatCommandReport(rep: CommandReport): string {
     const hint = rlimitHint(rep.result, all);
     if (hint) parts.push(hint);
   }
+  if (/Read-only file system/.test(all)) parts.push(READ_ONLY_HINT);
   if (failed && rep.network === "off") {
     if (looksLikeNetworkFailure(rep.command, all)) parts.push(networkOffHint(rep.command));
   }

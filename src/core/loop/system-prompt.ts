@@ -42,7 +42,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     parts.push(
       [
         "How to work:",
-        "- Read before you change: use grep/glob/list_files to find code, then read_file with offset/limit for the lines you need.",
+        "- Read before you change: use grep/glob to find code, then read_file with offset/limit for the lines you need.",
         `- ${HASHLINE_NOTE}`,
         "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
         "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",

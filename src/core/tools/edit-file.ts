@@ -15,33 +15,26 @@ import { defineTool, field, ToolError } from "./types";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 import { changedHookFields, claudeEditInput, claudeEditWithText, editsFromHookInput, structuredPatch } from "../hooks/claude-shapes";
 
-const hashlineOp = z
-  .object({
-    op: z.enum(["replace", "append", "prepend"]),
-    pos: z.string().optional().describe('Anchor "LINE#HASH" from read_file/grep, e.g. "12#QN". replace: first line; append: insert after; prepend: insert before. Omit for end/start of file.'),
-    end: z.string().optional().describe("replace only: anchor of the last line to replace (inclusive). Omit to replace one line."),
-    lines: z
-      .union([z.string(), z.array(z.string()), z.null()])
-      .optional()
-      .describe("The new lines (array, or one string split on newlines), without LINE#HASH prefixes. null or [] deletes."),
-  })
-  .describe("A hashline op.");
+const hashlineOp = z.object({
+  op: z.enum(["replace", "append", "prepend"]),
+  pos: z.string().optional().describe("Anchor. replace: first line; append: insert after; prepend: insert before. Omit for end/start of file."),
+  end: z.string().optional().describe("replace: anchor of the last line replaced (inclusive). Omit to replace one line."),
+  lines: z
+    .union([z.string(), z.array(z.string()), z.null()])
+    .optional()
+    .describe("The new lines, without LINE#HASH| prefixes. null or [] deletes."),
+});
 
-const searchReplace = z
-  .object({
-    old_string: z.string().describe("Text to find, copied from the file (without LINE#HASH| prefixes). Must match one place."),
-    new_string: z.string().describe("Its replacement."),
-    replace_all: z.boolean().optional().describe("Replace every exact occurrence."),
-    expected_replacements: z.number().int().min(1).optional().describe("With replace_all: how many places old_string must match."),
-  })
-  .describe("A search/replace pair.");
+const searchReplace = z.object({
+  old_string: z.string().describe("Text copied from the file (without LINE#HASH| prefixes); must match one place unless replace_all."),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
+  expected_replacements: z.number().int().min(1).optional().describe("With replace_all: how many places must match."),
+});
 
 const canonical = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root."),
-  edits: z
-    .array(z.union([hashlineOp, searchReplace]))
-    .min(1)
-    .describe("The edits (see the tool's description)."),
+  path: z.string().min(1),
+  edits: z.array(z.union([hashlineOp, searchReplace])).min(1),
 });
 
 /**
@@ -85,11 +78,10 @@ function plural(n: number, w: string): string {
 export const editFileTool = defineTool({
   name: "edit_file",
   description:
-    "Edit a text file. Each edit is either a hashline op using the LINE#HASH anchors read_file and grep show " +
-    '({"op":"replace","pos":"12#QN","end":"14#VR","lines":["..."]}, {"op":"append","pos":"12#QN","lines":[...]}, ' +
-    '{"op":"prepend",...}; lines null/[] deletes) or a search/replace pair ({"old_string":"...","new_string":"..."}). ' +
-    "Hashline ops are the cheapest: all anchors refer to the file as you read it, so give several ops in one call. " +
-    "All edits apply or none do. The result is a diff whose current lines carry fresh anchors, so you do not need to re-read the file.",
+    'Edit a text file. Each edit is a hashline op on the LINE#HASH anchors read_file and grep show ({"op":"replace","pos":"12#QN","end":"14#VR","lines":["..."]}) ' +
+    'or a search/replace pair ({"old_string":"...","new_string":"..."}). ' +
+    "Give all edits of a file in one call: anchors refer to the file as you read it, and all edits apply or none do. " +
+    "The result is a diff whose current lines carry fresh anchors, so you need not re-read the file.",
   schema,
   permission: "Edit",
   permissionClass: "path",

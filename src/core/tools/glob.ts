@@ -14,8 +14,8 @@ export const MAX_GLOB_RANKED = 2_000;
 export const GLOB_TIME_LIMIT_MS = 20_000;
 
 const schema = z.object({
-  pattern: z.string().min(1).describe('Glob pattern, relative to `path`, e.g. "**/*.ts" or "src/**/*.test.ts". Without a "/" it matches file names at any depth.'),
-  path: z.string().optional().describe('Folder to search in, relative to the workspace root. Default "." (the root).'),
+  pattern: z.string().min(1).describe('Relative to `path`; without a "/" it matches file names at any depth.'),
+  path: z.string().optional().describe("Folder to search (default: the workspace)."),
 });
 
 /** Strips a leading "./" or an absolute prefix equal to the search folder from a pattern. */
@@ -37,9 +37,7 @@ function patternPerRoot(fs: WorkspaceFs, pattern: string, roots: string[]): Arra
 
 export const globTool = defineTool({
   name: "glob",
-  description:
-    'Find files by glob pattern (e.g. "**/*.ts", "src/**/index.*"). Returns workspace-relative paths, most recently ' +
-    `modified first, at most ${MAX_GLOB_RESULTS}; when more than ${MAX_GLOB_RANKED} files match, the first ${MAX_GLOB_RANKED} in path order are ranked and the search stops. Honours .gitignore; skips .git.`,
+  description: `Find files by glob pattern (e.g. "**/*.ts", "src/**/index.*"). Returns paths, most recently modified first, at most ${MAX_GLOB_RESULTS}. Honours .gitignore; skips .git.`,
   schema,
   permission: "Glob",
   permissionClass: "path",

@@ -13,11 +13,11 @@ export const MAX_GREP_MATCHES = 200;
 export const GREP_TIME_LIMIT_MS = 45_000;
 
 const schema = z.object({
-  pattern: z.string().min(1).describe('Regular expression (ripgrep syntax), e.g. "function\\s+load" or "TODO".'),
-  path: z.string().optional().describe('File or folder to search, relative to the workspace root. Default "." (the root).'),
+  pattern: z.string().min(1),
+  path: z.string().optional().describe("File or folder to search (default: the workspace)."),
   glob: z.string().optional().describe('Only search files matching this glob, relative to `path`: "*.ts" matches at any depth, "src/**/*.tsx" only under src.'),
-  ignore_case: z.boolean().optional().describe("Match case-insensitively. Default false."),
-  context: z.number().int().min(0).max(10).optional().describe("Lines of context before and after each match. Default 0."),
+  ignore_case: z.boolean().optional(),
+  context: z.number().int().min(0).max(10).optional().describe("Lines shown before and after each match."),
 });
 
 function render(lines: GrepLine[], show: (abs: string) => string): { blocks: string[]; files: number; matches: number } {
@@ -45,9 +45,8 @@ function render(lines: GrepLine[], show: (abs: string) => string): { blocks: str
 export const grepTool = defineTool({
   name: "grep",
   description:
-    "Search file contents with a regular expression (ripgrep). Results are grouped by file; every line is shown as " +
-    "LINE#HASH|text, so you can pass these anchors to edit_file directly. Honours .gitignore. " +
-    `At most ${MAX_GREP_MATCHES} matching lines; narrow with path, glob or a more specific pattern.`,
+    "Search file contents with a regular expression (ripgrep), honouring .gitignore. Matching lines are shown as " +
+    "LINE#HASH|text (the anchors edit_file takes), grouped by file; the result says when it stopped at a limit.",
   schema,
   permission: "Grep",
   permissionClass: "path",

@@ -11,8 +11,8 @@ export const MAX_LIST_ENTRIES = 500;
 const SKIPPED = new Set([".git", "node_modules"]);
 
 const schema = z.object({
-  path: z.string().optional().describe('Folder to list, relative to the workspace root. Default "." (the root).'),
-  depth: z.number().int().min(1).max(10).optional().describe("How many folder levels to show. Default 2."),
+  path: z.string().optional().describe("Folder to list (default: the workspace)."),
+  depth: z.number().int().min(1).max(10).optional().describe("Folder levels to show (default 2)."),
 });
 
 function byName(a: [string, FileType], b: [string, FileType]): number {
@@ -71,9 +71,9 @@ async function walk(w: Walk, dir: string, rules: IgnoreRules, depth: number): Pr
 
 export const listFilesTool = defineTool({
   name: "list_files",
-  description:
-    "List a folder as a tree (folders end with /, symlinks with @), down to `depth` levels (default 2). " +
-    "Skips .git, node_modules and files ignored by .gitignore. Use glob to find files by name pattern.",
+  description: "List a folder as a tree (folders end with /, symlinks with @), skipping .git, node_modules and files .gitignore ignores.",
+  deferred: true,
+  brief: "list a folder as a tree",
   schema,
   permission: "Read",
   permissionClass: "path",

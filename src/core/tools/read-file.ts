@@ -16,10 +16,10 @@ export const MAX_READ_BYTES = 50_000_000;
 export const READ_PAGE_BYTES = MAX_OUTPUT_BYTES - 1_000;
 
 const schema = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root."),
-  offset: z.number().int().min(1).optional().describe("First line to show (1-based). Default 1."),
-  limit: z.number().int().min(1).optional().describe(`How many lines to show. Default ${DEFAULT_READ_LIMIT}.`),
-  force: z.boolean().optional().describe("Send the text again even if this range was already read and the file is unchanged."),
+  path: z.string().min(1),
+  offset: z.number().int().min(1).optional().describe("First line to show (1-based)."),
+  limit: z.number().int().min(1).optional(),
+  force: z.boolean().optional(),
 });
 
 type Stamp = { mtimeMs: number; size: number };
@@ -57,9 +57,9 @@ async function missing(ctx: ToolContext, path: string, abs: string): Promise<Too
 export const readFileTool = defineTool({
   name: "read_file",
   description:
-    "Read a text file. Every line is shown as LINE#HASH|text; use the LINE#HASH anchors with edit_file. " +
-    `Shows at most ${DEFAULT_READ_LIMIT} lines per call: use offset/limit for long files, and prefer grep to find the part you need. ` +
-    "A range you already read is not sent again while the file is unchanged (pass force: true to get it anyway).",
+    "Read a text file, each line shown as LINE#HASH|text (the anchors edit_file takes). " +
+    `At most ${DEFAULT_READ_LIMIT} lines per call: use offset/limit for long files, and prefer grep to find the part you need. ` +
+    "A range already read is not sent again while the file is unchanged (force: true sends it).",
   schema,
   permission: "Read",
   permissionClass: "path",

@@ -11,8 +11,8 @@ import { defineTool, field, ToolError, type ToolContext } from "./types";
 export const BACKGROUND_SETTLE_MS = 500;
 
 const schema = z.object({
-  command: z.string().min(1).describe("The shell command line (bash). Runs in the workspace root."),
-  timeout_s: z.number().positive().optional().describe("Stop the command after this many seconds (default 120). Not used with background."),
+  command: z.string().min(1),
+  timeout_s: z.number().positive().optional().describe("Seconds before a foreground command is killed (default 120)."),
   background: z.boolean().optional().describe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command."),
 });
 
@@ -40,13 +40,11 @@ export function commandMeta(cmd: RunningCommand, sandbox: string): Record<string
 export const runCommandTool = defineTool({
   name: "run_command",
   description:
-    "Run a shell command (bash) in the workspace root, inside a sandbox: the workspace is writable except files that run code later " +
-    "(.git/config, .git/hooks, .vscode, .husky, agent settings…: change those with edit_file, which asks the user), the rest of the file system " +
-    "read-only, home folders and files the permission rules deny hidden, the network off unless the user allowed it, and only a small set of " +
-    "environment variables passed (no credentials). " +
-    "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines, and says how to read the rest). " +
-    "Foreground commands are killed after timeout_s (default 120). For servers, watchers and other long-running jobs use background: true, " +
-    "then command_output to read the output and kill_command to stop it. Commands get no input: pass flags like --yes instead of answering prompts.",
+    "Run a shell command (bash) in the workspace root, in a sandbox: only the workspace is writable, and not its files that run code later " +
+    "(.git/config, .git/hooks, .vscode…: change those with edit_file); home folders and files the permission rules deny are hidden; " +
+    "the network is off unless the user allowed it; no credentials in the environment. " +
+    "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines and says how to read the rest). " +
+    "Commands get no input: pass flags like --yes.",
   schema,
   permission: "Bash",
   permissionClass: "command",

@@ -5,19 +5,16 @@ import { defineTool } from "./types";
 const Todo = z.object({
   content: z.string().min(1).describe("What to do, as a short imperative sentence."),
   status: z.enum(["pending", "in_progress", "completed"]),
-  activeForm: z.string().optional().describe("Present-continuous form shown while in progress (optional)."),
+  activeForm: z.string().optional().describe("Present-continuous form shown while in progress."),
 });
 
 /** One item of the todo list. */
 export type Todo = z.infer<typeof Todo>;
 
 const schema = z.object({
-  todos: z
-    .array(Todo)
-    .describe("The complete list, in order; it replaces the previous list.")
-    .refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
-      message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
-    }),
+  todos: z.array(Todo).refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
+    message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
+  }),
 });
 
 const MARK: Record<Todo["status"], string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
@@ -31,10 +28,9 @@ export function renderTodos(todos: readonly Todo[]): string {
 
 export const todoWriteTool = defineTool({
   name: "todo_write",
-  description:
-    "Keep a todo list for multi-step work: send the complete list each time (it replaces the previous one). " +
-    "Each item has content and status pending | in_progress | completed; at most one item is in_progress. " +
-    "Mark an item completed as soon as it is done.",
+  description: "Keep a todo list for multi-step work: send the whole list each time (it replaces the previous one), " + "at most one item in_progress; mark an item completed as soon as it is done.",
+  deferred: true,
+  brief: "keep a todo list for multi-step work (shown to the user)",
   schema,
   permission: "TodoWrite",
   permissionClass: "session",

@@ -10,8 +10,8 @@ import { structuredPatch } from "../hooks/claude-shapes";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
 const schema = z.object({
-  path: z.string().min(1).describe("File path, relative to the workspace root. Parent folders are created."),
-  content: z.string().describe("The complete new content of the file."),
+  path: z.string().min(1).describe("Parent folders are created."),
+  content: z.string(),
 });
 
 const encoder = new TextEncoder();
@@ -41,9 +41,7 @@ function withStyle(content: string, style: { bom: boolean; crlf: boolean; lf?: b
 
 export const writeFileTool = defineTool({
   name: "write_file",
-  description:
-    "Create a new file, or replace the whole content of an existing file. To replace an existing file you must have " +
-    "read it with read_file in this session; for changes to part of a file use edit_file instead.",
+  description: "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use edit_file).",
   schema,
   permission: "Write",
   permissionClass: "path",

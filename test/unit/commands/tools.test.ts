@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { READ_ONLY_HINT } from "../../../src/core/commands/result-text";
 import { commandOutputTool } from "../../../src/core/tools/command-output";
 import { killCommandTool } from "../../../src/core/tools/kill-command";
 import { runCommandTool } from "../../../src/core/tools/run-command";
@@ -87,11 +88,25 @@ describe("run_command", () => {
     expect(out.text).toMatch(new RegExp(`^Command c1 finished at once:\\nno such thing\\n\\n\\[Exit code 4 after ${DUR}\\.\\]$`));
   });
 
-  it("tells the model what the sandbox keeps from it: protected files, denied paths, credentials", () => {
+  it("tells the model what the sandbox keeps from it: protected files, denied paths, the network, credentials", () => {
     const d = runCommandTool.description;
-    expect(d).toContain("except files that run code later (.git/config, .git/hooks, .vscode, .husky, agent settings…: change those with edit_file, which asks the user)");
-    expect(d).toContain("files the permission rules deny hidden");
-    expect(d).toContain("only a small set of environment variables passed (no credentials)");
+    expect(d).toContain("only the workspace is writable, and not its files that run code later (.git/config, .git/hooks, .vscode…: change those with edit_file)");
+    expect(d).toContain("home folders and files the permission rules deny are hidden");
+    expect(d).toContain("the network is off unless the user allowed it");
+    expect(d).toContain("no credentials in the environment");
+  });
+
+  it("names the protected files in full when a command hits the read-only file system, once", async () => {
+    const out = await runCommandTool.run({ command: "echo 'bash: .git/hooks/pre-commit: Read-only file system' >&2; exit 1" }, ctx());
+    expect(out.text).toMatch(new RegExp(`^bash: \\.git/hooks/pre-commit: Read-only file system\\n\\n\\[Exit code 1 after ${DUR}\\.\\]\\n\\[Read-only file system: `));
+    expect(out.text.endsWith(`.]\n${READ_ONLY_HINT}`)).toBe(true);
+    expect(READ_ONLY_HINT).toBe(
+      "[Read-only file system: in the sandbox a command writes only in the workspace (and, when it was allowed for the files it names, only those), " +
+        "never the workspace's files that run code later (.git/config, .git/hooks, .vscode, .husky, agent settings…): change those with edit_file, which asks the user. " +
+        "For anything else, ask the user.]",
+    );
+    const ok = await runCommandTool.run({ command: "echo fine" }, ctx());
+    expect(ok.text).not.toContain("Read-only");
   });
 
   it("maps its arguments to Claude Code's Bash hook input", () => {

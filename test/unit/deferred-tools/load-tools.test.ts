@@ -43,11 +43,13 @@ describe("deferred tool definitions (load_tools)", () => {
   const deferred = listedByLoader(builtin);
 
   it("the deferred built-in tools describe themselves in one line; the loader lists them by name", () => {
-    expect(deferred.map((t) => t.name)).toEqual(["command_output", "kill_command"]);
+    expect(deferred.map((t) => t.name)).toEqual(["list_files", "command_output", "kill_command", "todo_write"]);
     expect(loadToolsDescription(deferred)).toBe(
       "Get the definitions of these tools (available, listed here by name only), then call them like any other:\n" +
+        "- list_files: list a folder as a tree\n" +
         "- command_output: read a command's output (a background one, or all of a long one)\n" +
-        "- kill_command: stop a background command",
+        "- kill_command: stop a background command\n" +
+        "- todo_write: keep a todo list for multi-step work (shown to the user)",
     );
   });
 
@@ -65,11 +67,11 @@ describe("deferred tool definitions (load_tools)", () => {
     const tool = createLoadToolsTool(deferred, () => builtin);
     const out = await tool.run({ names: ["grep", "bash"] }, ctx);
     expect(out.isError).toBe(true);
-    expect(out.text).toBe('grep is already listed with its definition: call it directly.\n\nNo deferred tool is named "bash"; these are: command_output, kill_command.');
+    expect(out.text).toBe('grep is already listed with its definition: call it directly.\n\nNo deferred tool is named "bash"; these are: list_files, command_output, kill_command, todo_write.');
     const both = await tool.run({ names: ["command_output", "bash", "command_output"] }, ctx);
     expect(both.isError).toBe(false);
     expect(both.text.startsWith("1 tool loaded; call it by name:\n\ncommand_output: ")).toBe(true);
-    expect(both.text.endsWith('No deferred tool is named "bash"; these are: command_output, kill_command.')).toBe(true);
+    expect(both.text.endsWith('No deferred tool is named "bash"; these are: list_files, command_output, kill_command, todo_write.')).toBe(true);
   });
 
   it("is offered only when the session has deferred tools with a brief (an MCP tool deferred without one is mcp_search's)", async () => {
@@ -109,7 +111,7 @@ describe("load_tools under --tools (AgentSessionOptions.onlyTools): built from w
 
   it("without --tools: every deferred tool is behind the loader", async () => {
     const r = await session();
-    expect(r.names).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "todo_write", "load_tools"]);
+    expect(r.names).toEqual(["read_file", "glob", "grep", "edit_file", "write_file", "run_command", "load_tools"]);
     expect(r.loader).toBe(loadToolsDescription(listedByLoader(builtin)));
   });
 

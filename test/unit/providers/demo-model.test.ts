@@ -6,6 +6,7 @@ import { hashlineReady } from "../../../src/core/edit/hashline";
 import { silentLogger } from "../../../src/core/ports";
 import { createProvider } from "../../../src/core/providers/create";
 import type { ModelMessage, Provider, ProviderConfig } from "../../../src/core/providers/types";
+import { createLoadToolsTool, listedByLoader } from "../../../src/core/deferred-tools";
 import { createBuiltinTools } from "../../../src/core/tools/builtin";
 import { ToolRegistry } from "../../../src/core/tools/registry";
 import type { ToolContext } from "../../../src/core/tools/types";
@@ -32,9 +33,10 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** A minimal agent loop: real provider over HTTP, real built-in tools on a temp workspace. */
+/** A minimal agent loop: real provider over HTTP, real built-in tools on a temp workspace, the deferred ones behind load_tools as in a session. */
 async function drive(provider: Provider, prompt: string): Promise<{ toolNames: string[]; answer: string }> {
-  const tools = createBuiltinTools();
+  const builtin = createBuiltinTools();
+  const tools = [...builtin, createLoadToolsTool(listedByLoader(builtin), () => builtin)];
   const registry = new ToolRegistry(tools);
   const wfs = createNodeWorkspaceFs(root);
   const messages: ModelMessage[] = [{ role: "user", text: prompt }];

@@ -13,8 +13,8 @@ function error(name: string, input: unknown): string {
 }
 
 describe("ToolRegistry", () => {
-  it("lists the built-in tools in a fixed order with permission names, the deferred ones (command_output, kill_command) left out", () => {
-    expect(registry.specs().map((s) => s.name)).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "todo_write"]);
+  it("lists the built-in tools in a fixed order with permission names, the deferred ones (list_files, command_output, kill_command, todo_write) left out", () => {
+    expect(registry.specs().map((s) => s.name)).toEqual(["read_file", "glob", "grep", "edit_file", "write_file", "run_command"]);
     expect(registry.names()).toEqual(["read_file", "list_files", "glob", "grep", "edit_file", "write_file", "run_command", "command_output", "kill_command", "todo_write"]);
     expect(createBuiltinTools().map((t) => t.permission)).toEqual(["Read", "Read", "Glob", "Grep", "Edit", "Write", "Bash", "Bash", "Bash", "TodoWrite"]);
     for (const spec of registry.specs()) expect(spec.inputSchema.type, spec.name).toBe("object");
@@ -28,13 +28,10 @@ describe("ToolRegistry", () => {
     expect(read).toEqual({
       type: "object",
       properties: {
-        path: { type: "string", minLength: 1, description: "File path, relative to the workspace root." },
-        offset: { type: "integer", minimum: 1, description: "First line to show (1-based). Default 1." },
-        limit: { type: "integer", minimum: 1, description: "How many lines to show. Default 2000." },
-        force: {
-          type: "boolean",
-          description: "Send the text again even if this range was already read and the file is unchanged.",
-        },
+        path: { type: "string", minLength: 1 },
+        offset: { type: "integer", minimum: 1, description: "First line to show (1-based)." },
+        limit: { type: "integer", minimum: 1 },
+        force: { type: "boolean" },
       },
       required: ["path"],
     });
