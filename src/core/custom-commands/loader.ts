@@ -43,6 +43,12 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Claude's `arguments`: `[issue, branch]` or `issue branch`; names as `$name` can be written. */
+function argNames(v: unknown): string[] {
+  const raw = Array.isArray(v) ? v.map(String) : typeof v === "string" ? v.split(/[\s,]+/) : [];
+  return raw.map((n) => n.trim().replace(/^\$/, "")).filter((n) => /^[A-Za-z_][\w-]*$/.test(n));
+}
+
 function bool(v: unknown): boolean {
   return v === true || v === "true";
 }
@@ -68,6 +74,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   if (/\s/.test(name)) return { problem: { path, message: `the command name "${name}" has spaces, so it cannot be typed after /` } };
   const allowed = source.format === "claude" ? stringList(d["allowed-tools"]) : [];
   const tools = source.format === "copilot" ? stringList(d.tools) : [];
+  const argumentNames = source.format === "claude" ? argNames(d.arguments) : [];
   return {
     command: {
       name,
@@ -78,6 +85,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       path,
       ...(text(d.description) ? { description: text(d.description) } : {}),
       ...(text(d["argument-hint"]) ? { argumentHint: text(d["argument-hint"]) } : {}),
+      ...(argumentNames.length ? { argumentNames } : {}),
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),
       ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
       disableModelInvocation: bool(d["disable-model-invocation"]),

@@ -43,6 +43,8 @@ export interface CustomCommand {
   path: string;
   description?: string;
   argumentHint?: string;
+  /** Claude `arguments` (a list, or one space-separated string): `$name` in the body is that argument by position. */
+  argumentNames?: string[];
   /** Permission rules granted while the command's turn runs (Claude `allowed-tools`). */
   allowedTools: string[];
   /** The model for the command's turn (Claude `model`, Copilot `model`). */
