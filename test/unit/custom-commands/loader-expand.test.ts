@@ -84,8 +84,11 @@ describe("reading command files", () => {
     ]);
   });
 
-  it("malformed frontmatter is a problem with its line", async () => {
-    const { commands, problems } = await loadCustomCommands(files({ [`${P}/.claude/commands/bad.md`]: "---\ndescription: [unclosed\n---\nBody" }), sources);
+  it("malformed frontmatter is a problem with its line; a top-level value YAML rejects is read as text, as Claude Code reads it", async () => {
+    const lenient = await loadCustomCommands(files({ [`${P}/.claude/commands/hint.md`]: "---\nargument-hint: [pr-number] [priority]\ndescription: Review: the diff\nallowed-tools: [Read, Grep]\n---\nBody" }), sources);
+    expect(lenient.problems).toEqual([]);
+    expect(lenient.commands[0]).toMatchObject({ argumentHint: "[pr-number] [priority]", description: "Review: the diff", allowedTools: ["Read", "Grep"] });
+    const { commands, problems } = await loadCustomCommands(files({ [`${P}/.claude/commands/bad.md`]: "---\nallowed-tools:\n  - [unclosed\n---\nBody" }), sources);
     expect(commands).toEqual([]);
     expect(problems[0]).toMatchObject({ path: `${P}/.claude/commands/bad.md`, line: expect.any(Number) });
     expect(problems[0]!.message).toMatch(/invalid YAML frontmatter/);
