@@ -8,6 +8,8 @@
  *   frontmatter description, mode, model, tools, argument-hint.
  * - Cline `.clinerules/workflows/*.md`: invoked as `/name.md` (as Cline does), and `/name`.
  * - Roo Code `.roo/commands/*.md`: the file name; frontmatter description, argument-hint.
+ * - Claude Code skills (`.claude/skills/NAME/SKILL.md`): `/NAME` runs the skill's text as a command
+ *   (Claude Code merged commands into skills), before a command file of the same name.
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
@@ -19,9 +21,10 @@ const MAX_FILES_PER_SOURCE = 500;
 const MAX_FILE_BYTES = 256 * 1024;
 
 /** Which files of a source are commands, and the name and namespace of each. */
-function commandName(format: CommandFormat, rel: string): { name: string; namespace?: string } | undefined {
+function commandName(format: CommandFormat, rel: string, layout?: "skills"): { name: string; namespace?: string } | undefined {
   const parts = rel.split("/");
   const file = parts[parts.length - 1]!;
+  if (layout === "skills") return parts.length === 2 && file === "SKILL.md" ? { name: parts[0]! } : undefined;
   switch (format) {
     case "claude": {
       if (!file.endsWith(".md") || file === ".md") return undefined;
@@ -55,7 +58,7 @@ function bool(v: unknown): boolean {
 
 /** One command file, or a problem. */
 export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem } {
-  const found = commandName(source.format, rel);
+  const found = commandName(source.format, rel, source.layout);
   if (!found) return {};
   const ns = [source.namespace, found.namespace].filter(Boolean).join(":");
   const named = { name: found.name, ...(ns ? { namespace: ns } : {}) };
@@ -64,6 +67,11 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   if (fm.problem) return { problem: { path, line: fm.problem.line, message: fm.problem.message } };
   const d = fm.data;
   let name = named.name;
+  // A skill: its frontmatter name; `user-invocable: false` keeps it out of the / commands (the model may still load it).
+  if (source.layout === "skills") {
+    if (d["user-invocable"] === false || d["user-invocable"] === "false") return {};
+    if (text(d.name)) name = text(d.name)!;
+  }
   const aliases: string[] = [];
   if (source.format === "copilot" && text(d.name)) name = text(d.name)!.replace(/^\//, "");
   if (source.format === "cline") {
@@ -91,9 +99,14 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       disableModelInvocation: bool(d["disable-model-invocation"]),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
-      body: fm.body.replace(/^\n+/, "").replace(/\s+$/, ""),
+      body: withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined),
     },
   };
+}
+
+/** `${CLAUDE_SKILL_DIR}` in a skill run as a command: the skill's folder. */
+function withSkillDir(body: string, dir: string | undefined): string {
+  return dir ? body.replace(/\$\{CLAUDE_SKILL_DIR\}/g, dir) : body;
 }
 
 /** Every command of these sources (highest priority first), with the problems found. */
@@ -113,7 +126,7 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
       rels = rels.slice(0, MAX_FILES_PER_SOURCE);
     }
     for (const rel of rels) {
-      if (!commandName(source.format, rel)) continue;
+      if (!commandName(source.format, rel, source.layout)) continue;
       const path = joinPath(source.dir, rel);
       const raw = await files.read(path).catch((err: unknown) => (err instanceof Error ? err : undefined));
       if (raw === undefined || raw instanceof Error) {

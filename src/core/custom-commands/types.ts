@@ -21,6 +21,11 @@ export interface CommandSource {
    * plugin.json may name single command files (`"commands": ["./custom/special.md"]`).
    */
   files?: string[];
+  /**
+   * `skills`: a Claude Code skills folder — each sub-folder's SKILL.md is the command `/NAME` (its
+   * frontmatter `name`, else the folder's), unless it says `user-invocable: false`.
+   */
+  layout?: "skills";
 }
 
 /** Reads command folders (Node: src/node/custom-commands.ts). */
