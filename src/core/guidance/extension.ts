@@ -284,7 +284,8 @@ class GuidanceState {
       if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
       else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);
-      else if (e.kind === "skill" && e.activation !== "manual" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob "))) newListed.push({ e, reason: s.reasons[0] ?? "listed" });
+      else if (e.kind === "skill" && e.activation !== "manual" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob ")))
+        newListed.push({ e, reason: s.reasons[0] ?? "listed" });
     }
     for (const e of this.pendingSkills.splice(0)) if (!this.injected.has(e.id)) cands.push({ e, reasons: ["loaded with load_skill"], explicit: true });
 

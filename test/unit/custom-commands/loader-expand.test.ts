@@ -85,7 +85,10 @@ describe("reading command files", () => {
   });
 
   it("malformed frontmatter is a problem with its line; a top-level value YAML rejects is read as text, as Claude Code reads it", async () => {
-    const lenient = await loadCustomCommands(files({ [`${P}/.claude/commands/hint.md`]: "---\nargument-hint: [pr-number] [priority]\ndescription: Review: the diff\nallowed-tools: [Read, Grep]\n---\nBody" }), sources);
+    const lenient = await loadCustomCommands(
+      files({ [`${P}/.claude/commands/hint.md`]: "---\nargument-hint: [pr-number] [priority]\ndescription: Review: the diff\nallowed-tools: [Read, Grep]\n---\nBody" }),
+      sources,
+    );
     expect(lenient.problems).toEqual([]);
     expect(lenient.commands[0]).toMatchObject({ argumentHint: "[pr-number] [priority]", description: "Review: the diff", allowedTools: ["Read", "Grep"] });
     const { commands, problems } = await loadCustomCommands(files({ [`${P}/.claude/commands/bad.md`]: "---\nallowed-tools:\n  - [unclosed\n---\nBody" }), sources);
@@ -126,9 +129,7 @@ describe("expanding a command", () => {
     // Claude Code today: $0 is the first argument, $1 the second (as $ARGUMENTS[0], $ARGUMENTS[1]).
     expect(await expandCommand({ ...base, body: "A=$0 B=$1 C=$2 all=$ARGUMENTS" }, 'one "two words"', env)).toBe('A=one B=two words C= all=one "two words"');
     expect(await expandCommand({ ...base, body: "first=$ARGUMENTS[0] second=$ARGUMENTS[1] $10x" }, "a b", env)).toBe("first=a second=b $10x");
-    expect(await expandCommand({ ...base, body: "Fix $issue on $branch ($issues, $ARGUMENTS)", argumentNames: ["issue", "branch"] }, "42 hotfix", env)).toBe(
-      "Fix 42 on hotfix ($issues, 42 hotfix)",
-    );
+    expect(await expandCommand({ ...base, body: "Fix $issue on $branch ($issues, $ARGUMENTS)", argumentNames: ["issue", "branch"] }, "42 hotfix", env)).toBe("Fix 42 on hotfix ($issues, 42 hotfix)");
     expect(await expandCommand({ ...base, body: "costs $5 and $HOME" }, "", env)).toBe("costs  and $HOME");
     expect(await expandCommand({ ...base, body: "No placeholder." }, "extra", env)).toBe("No placeholder.\n\nARGUMENTS: extra");
     expect(await expandCommand({ ...base, body: "No placeholder." }, "", env)).toBe("No placeholder.");
