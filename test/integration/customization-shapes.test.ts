@@ -101,7 +101,7 @@ describe("the listing: each file is what its own tool makes of it", () => {
     expect(l.plugins.find((p) => p.id === "doc-kit@shapes-market")!.components).toEqual({ commands: 0, agents: 0, skills: 1 });
   });
 
-  it("commands: every format's, skills as /name, namespaces, plugin paths — and the unquoted argument-hint and CRLF+BOM files read", () => {
+  it("commands: every format's, skills as /name (a plugin's too), namespaces, plugin paths — and the unquoted argument-hint and CRLF+BOM files read", () => {
     const commands = l.items.filter((i) => i.kind === "command");
     expect(commands.map((c) => `${c.name} ${c.origin}`).sort()).toEqual(
       [
@@ -122,6 +122,8 @@ describe("the listing: each file is what its own tool makes of it", () => {
         "/ship project",
         "/standup user",
         "/test-all project",
+        // The doc-kit plugin's one skill, as Claude Code runs a plugin's skill (/doc-kit:xlsx, /xlsx).
+        "/xlsx plugin",
       ].sort(),
     );
     expect(commands.find((c) => c.name === "/review-pr")!.why).toContain("/review-pr [pr-number] [priority] [assignee]");
@@ -203,6 +205,8 @@ describe("commands expand as their own tools expand them", () => {
     expect(await x("release", "")).toBe("# Release\n\n1. Run the tests.\n2. Bump the version.");
     expect(await x("test-all", "core")).toBe("Run all tests and summarize failures.\n\ncore");
     expect(findCommand(commands, "unlisted")).toBeUndefined();
+    expect(await x("doc-kit:xlsx", "budget.xlsx")).toBe("Use openpyxl. SKILL-XLSX\n\nARGUMENTS: budget.xlsx");
+    expect(findCommand(commands, "pptx")).toBeUndefined();
   });
 });
 
