@@ -112,6 +112,8 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
   const out: CommandSource[] = [];
   for (const root of [p.cwd, ...(p.folders ?? [])].map(posix)) {
     out.push(
+      // Claude Code: a skill and a command of one name — the skill runs.
+      { dir: `${root}/.claude/skills`, format: "claude", origin: "project", layout: "skills" },
       { dir: `${root}/.claude/commands`, format: "claude", origin: "project" },
       { dir: `${root}/.github/prompts`, format: "copilot", origin: "project" },
       { dir: `${root}/.clinerules/workflows`, format: "cline", origin: "project" },
@@ -120,6 +122,7 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
   }
   const home = posix(p.home);
   out.push(
+    { dir: `${home}/.claude/skills`, format: "claude", origin: "user", layout: "skills" },
     { dir: `${home}/.claude/commands`, format: "claude", origin: "user" },
     { dir: `${home}/.roo/commands`, format: "roo", origin: "user" },
     { dir: `${home}/Documents/Cline/Workflows`, format: "cline", origin: "user" },

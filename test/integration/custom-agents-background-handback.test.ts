@@ -20,6 +20,7 @@ import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
 import { sessionRecipe } from "../../src/node/session-recipe";
 import { readSessionSettings } from "../../src/node/session-settings";
 import { createFileSessionStore } from "../../src/node/session-store";
+import { ensureBuilt, runCli } from "../support/cli";
 import { subagentDepthOf, toolResultTexts } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
@@ -162,5 +163,88 @@ describe("background: true in a host that hands back", () => {
     expect(view.state).toBe("finished");
     expect(view.changedFiles.map((f) => f.path)).toEqual(["log.txt"]);
     expect(readFileSync(join(r!.worktree, "log.txt"), "utf8")).toBe("written in the background\n");
+  }, 180_000);
+
+  it("`yoke agents stop ID` stops an agent running inside the editor's session: that process cancels its run (its command too), the record ends stopped, the parent is told", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bg-stop-")));
+    temps.push(dir);
+    const ws = join(dir, "repo");
+    const home = join(dir, "home");
+    mkdirSync(home);
+    mkdirSync(ws);
+    git(ws, "init", "-q", "-b", "main");
+    write(join(ws, "app.txt"), "one\n");
+    write(
+      join(ws, ".claude", "agents", "bg-writer.md"),
+      ["---", "name: bg-writer", "description: Writes the log in the background", "tools: Read, Write, Bash", "background: true", "---", "You write logs.", ""].join("\n"),
+    );
+    git(ws, "add", "-A");
+    git(ws, "commit", "-qm", "initial");
+    // The agent writes a file, then waits in a command for a "go" that never comes: only a stop ends it.
+    const queues: Record<number, ScriptedTurn[]> = {
+      0: [
+        { toolCalls: [{ name: "task", input: { description: "Write the log", prompt: "Write log.txt.", subagent_type: "bg-writer" } }] },
+        { text: "The writer is working in the background." },
+        { text: "The writer was stopped." },
+      ],
+      1: [
+        { toolCalls: [{ name: "write_file", input: { path: "log.txt", content: "partial\n" } }] },
+        { toolCalls: [{ name: "run_command", input: { command: "while [ ! -e go ]; do sleep 0.2; done" } }] },
+        { text: "NEVER-REACHED" },
+      ],
+    };
+    server = await startScriptedLlmServer({ script: async (r: RecordedRequest) => queues[subagentDepthOf(r)]?.shift() ?? { text: "(no more turns)" } });
+    const sessionDir = join(home, ".yoke", "sessions");
+    const settings = await readSessionSettings({ cwd: ws, home, sessionDir, trusted: true });
+    const live: { session?: AgentSession } = {};
+    const delivered: string[] = [];
+    const deliver = async (info: SessionInfo, text: string): Promise<boolean> => {
+      const session = live.session;
+      if (!session || session.id !== info.id || session.state === "thinking" || session.state === "waiting_tool") return false;
+      session.appendFromHost({ type: "context", source: "subagents", text });
+      delivered.push(text);
+      void session.continue();
+      return true;
+    };
+    const provider = new OpenAiProvider({ provider: "openai-compatible", model: "m", baseUrl: server.openaiBaseUrl, apiKey: "k" });
+    const recipe = await sessionRecipe(settings, {
+      store: createFileSessionStore(sessionDir),
+      fs: createNodeWorkspaceFs(ws),
+      search: createRipgrepSearcher(),
+      warn: () => undefined,
+      models: { primary: provider, make: async () => provider },
+      approver: { ask: async () => ({ decision: "allow" }) },
+      permissionMode: "bypassPermissions",
+      env: { ...process.env, HOME: home },
+      deliver,
+    });
+    const s = await AgentSession.create(recipe.options);
+    live.session = s;
+    ends.push(async () => {
+      await s.end();
+      await recipe.dispose();
+    });
+    await s.send("Write the log in the background.");
+    const registry = new AgentRegistry(ws, home);
+    // Running, and inside its waiting command.
+    await until("the agent's command", () => server!.requests.filter((q) => subagentDepthOf(q) === 1).length === 2);
+    const [rec] = registry.list();
+    expect(rec!.pid).toBeUndefined();
+    expect(rec!.host).toBe(process.pid);
+    expect((await agentViewOf(rec!)).state).toBe("running");
+
+    ensureBuilt();
+    const stop = await runCli(["agents", "stop", rec!.id, "--cwd", ws], { env: { HOME: home } });
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain(`stopped agent ${rec!.id}; its worktree`);
+    const after = registry.get(rec!.id);
+    expect(after).toMatchObject({ phase: "ended", stopped: true });
+    expect((await agentViewOf(after)).changedFiles.map((f) => f.path)).toEqual(["log.txt"]);
+    // The run was cancelled, not finished: the agent's model never got its last turn.
+    expect(JSON.stringify(server.requests)).not.toContain("NEVER-REACHED");
+    await until("the parent told", () => delivered.length === 1 && s.state !== "thinking" && s.state !== "waiting_tool");
+    await s.idle();
+    expect(delivered[0]).toContain('The background agent "bg-writer" (task call ');
+    expect(existsSync(join(ws, "log.txt"))).toBe(false);
   }, 180_000);
 });

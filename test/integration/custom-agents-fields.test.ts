@@ -124,6 +124,7 @@ describe("custom agents: prompt, skills, permissionMode", () => {
     expect(sent).toContain("Do the special thing with widgets (SPECIAL-CMD-BODY).");
     // The listing names it with its origin; the file the manifest did not name is not a command.
     const list = JSON.parse((await runCli(["lessons", "list", "--cwd", s.ws, "--json"], env)).stdout) as { items: Array<{ kind: string; name: string; origin: string; plugin?: string }> };
-    expect(list.items.filter((i) => i.kind === "command").map((i) => [i.name, i.origin, i.plugin])).toEqual([["/special", "plugin", "kit@m"]]);
+    // (The workspace's own skill is a command too, /release-notes, as Claude Code runs skills.)
+    expect(list.items.filter((i) => i.kind === "command" && i.origin === "plugin").map((i) => [i.name, i.origin, i.plugin])).toEqual([["/special", "plugin", "kit@m"]]);
   }, 120_000);
 });

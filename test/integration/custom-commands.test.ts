@@ -56,7 +56,7 @@ function events(dir: string): SessionEvent[] {
 }
 
 describe("Claude Code commands", () => {
-  it("expands $ARGUMENTS and $1…$N, attaches @file, runs an allowed !`…` line before sending; the log keeps what the user typed", async () => {
+  it("expands $ARGUMENTS and $0…$N (0-based, as Claude Code does today), attaches @file, runs an allowed !`…` line before sending; the log keeps what the user typed", async () => {
     const w = workspace({
       ".claude/commands/fix-issue.md": [
         "---",
@@ -64,7 +64,7 @@ describe("Claude Code commands", () => {
         'argument-hint: "[issue-number] [priority]"',
         "allowed-tools: Bash(git status:*)",
         "---",
-        "Fix issue #$1 with priority $2 (all: $ARGUMENTS).",
+        "Fix issue #$0 with priority $1 (all: $ARGUMENTS).",
         "",
         "Current status: !`git status --short`",
         "",

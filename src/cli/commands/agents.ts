@@ -293,9 +293,39 @@ async function attachCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * An agent that runs inside another process (a `background: true` custom agent in the editor's
+ * session): that process sees its record marked stopped and cancels the run; this waits until the
+ * record says it ended (or is gone: it changed nothing), or marks it ended when that process is gone.
+ */
+async function stopInProcess(json: boolean, registry: AgentRegistry, record: AgentRecord): Promise<number> {
+  const deadline = Date.now() + IN_PROCESS_STOP_MS;
+  for (;;) {
+    const now = registry.read(record.id);
+    if (!now || now.phase === "ended") break;
+    if (!agentAlive(now)) {
+      registry.update(record.id, () => ({ phase: "ended", exitCode: 143 }));
+      break;
+    }
+    if (Date.now() > deadline) {
+      process.stderr.write(`yoke agents stop: agent ${record.id} runs inside process ${record.host}, which has not stopped it after ${IN_PROCESS_STOP_MS / 1000} s; it is marked to stop\n`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const after = registry.read(record.id);
+  if (json) printJson({ agentId: record.id, state: "stopped" });
+  else if (after) process.stdout.write(`stopped agent ${record.id}; its worktree ${record.worktree} stays (yoke agents diff|merge|discard ${record.id})\n`);
+  else process.stdout.write(`stopped agent ${record.id}; it had changed nothing, so its worktree was removed\n`);
+  return 0;
+}
+
+const IN_PROCESS_STOP_MS = 30_000;
+
 async function stopCommand(argv: string[]): Promise<number> {
   const { values, registry, record } = await target(argv);
   registry.update(record.id, () => ({ stopped: true }));
+  if (!record.pid && record.host !== undefined) return stopInProcess(values.json === true, registry, record);
   const left = await stopAgentProcess(record);
   if (left.length) {
     process.stderr.write(`yoke agents stop: processes still alive: ${left.join(", ")}\n`);

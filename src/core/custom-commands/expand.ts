@@ -1,7 +1,8 @@
 /**
  * A command's prompt with its arguments, shell lines and file references filled in, as its own
  * tool does it:
- * - Claude Code: `$ARGUMENTS` (all), `$1`…`$N` (positional, quotes group words); without any
+ * - Claude Code: `$ARGUMENTS` (all, as typed), `$ARGUMENTS[N]` and `$N` (0-based positional: `$0` is
+ *   the first; quotes group words), `$name` for the frontmatter's `arguments` names; without any
  *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` runs the command first and puts
  *   its output there; `@path` attaches the file.
  * - Copilot prompt files: `${input:name}` / `${input:name:placeholder}` take `name=value` from the
@@ -59,14 +60,19 @@ export async function expandCommand(cmd: CustomCommand, args: string, env: Expan
 }
 
 async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
+  // Claude Code's substitution order: named arguments, `$ARGUMENTS[N]`, `$N` (0-based: `$0` is the
+  // first argument, `$1` the second), then `$ARGUMENTS` (the text as typed). A placeholder with no
+  // argument becomes empty. Only when nothing was substituted do the arguments follow as `ARGUMENTS: …`.
   const words = splitArgs(args);
-  let used = false;
-  let body = cmd.body.replace(/\$ARGUMENTS\b/g, () => ((used = true), args));
-  body = body.replace(/\$(\d+)/g, (_m, n: string) => {
-    used = true;
-    return words[Number(n) - 1] ?? "";
+  const original = cmd.body;
+  let body = original;
+  (cmd.argumentNames ?? []).forEach((name, i) => {
+    body = body.replace(new RegExp(`\\$${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\[\\w])`, "g"), () => words[i] ?? "");
   });
-  if (!used && args) body = `${body}\n\nARGUMENTS: ${args}`;
+  body = body.replace(/\$ARGUMENTS\[(\d+)\]/g, (_m, n: string) => words[Number(n)] ?? "");
+  body = body.replace(/\$(\d+)(?!\w)/g, (_m, n: string) => words[Number(n)] ?? "");
+  body = body.replace(/\$ARGUMENTS/g, () => args);
+  if (body === original && args) body = `${body}\n\nARGUMENTS: ${args}`;
   body = await replaceAsync(body, SHELL_LINE, (_m, command: string) => env.shell(command));
   const files = await attach(body, /(?:^|\s)@([^\s`'"]+)/g, env, env.workspaceRoot);
   return files.length ? `${body}\n\n${files.join("\n\n")}` : body;

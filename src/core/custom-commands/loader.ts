@@ -8,6 +8,8 @@
  *   frontmatter description, mode, model, tools, argument-hint.
  * - Cline `.clinerules/workflows/*.md`: invoked as `/name.md` (as Cline does), and `/name`.
  * - Roo Code `.roo/commands/*.md`: the file name; frontmatter description, argument-hint.
+ * - Claude Code skills (`.claude/skills/NAME/SKILL.md`): `/NAME` runs the skill's text as a command
+ *   (Claude Code merged commands into skills), before a command file of the same name.
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
@@ -19,9 +21,10 @@ const MAX_FILES_PER_SOURCE = 500;
 const MAX_FILE_BYTES = 256 * 1024;
 
 /** Which files of a source are commands, and the name and namespace of each. */
-function commandName(format: CommandFormat, rel: string): { name: string; namespace?: string } | undefined {
+function commandName(format: CommandFormat, rel: string, layout?: "skills"): { name: string; namespace?: string } | undefined {
   const parts = rel.split("/");
   const file = parts[parts.length - 1]!;
+  if (layout === "skills") return parts.length === 2 && file === "SKILL.md" ? { name: parts[0]! } : undefined;
   switch (format) {
     case "claude": {
       if (!file.endsWith(".md") || file === ".md") return undefined;
@@ -43,13 +46,19 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Claude's `arguments`: `[issue, branch]` or `issue branch`; names as `$name` can be written. */
+function argNames(v: unknown): string[] {
+  const raw = Array.isArray(v) ? v.map(String) : typeof v === "string" ? v.split(/[\s,]+/) : [];
+  return raw.map((n) => n.trim().replace(/^\$/, "")).filter((n) => /^[A-Za-z_][\w-]*$/.test(n));
+}
+
 function bool(v: unknown): boolean {
   return v === true || v === "true";
 }
 
 /** One command file, or a problem. */
 export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem } {
-  const found = commandName(source.format, rel);
+  const found = commandName(source.format, rel, source.layout);
   if (!found) return {};
   const ns = [source.namespace, found.namespace].filter(Boolean).join(":");
   const named = { name: found.name, ...(ns ? { namespace: ns } : {}) };
@@ -58,6 +67,11 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   if (fm.problem) return { problem: { path, line: fm.problem.line, message: fm.problem.message } };
   const d = fm.data;
   let name = named.name;
+  // A skill: its frontmatter name; `user-invocable: false` keeps it out of the / commands (the model may still load it).
+  if (source.layout === "skills") {
+    if (d["user-invocable"] === false || d["user-invocable"] === "false") return {};
+    if (text(d.name)) name = text(d.name)!;
+  }
   const aliases: string[] = [];
   if (source.format === "copilot" && text(d.name)) name = text(d.name)!.replace(/^\//, "");
   if (source.format === "cline") {
@@ -68,6 +82,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   if (/\s/.test(name)) return { problem: { path, message: `the command name "${name}" has spaces, so it cannot be typed after /` } };
   const allowed = source.format === "claude" ? stringList(d["allowed-tools"]) : [];
   const tools = source.format === "copilot" ? stringList(d.tools) : [];
+  const argumentNames = source.format === "claude" ? argNames(d.arguments) : [];
   return {
     command: {
       name,
@@ -78,14 +93,20 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       path,
       ...(text(d.description) ? { description: text(d.description) } : {}),
       ...(text(d["argument-hint"]) ? { argumentHint: text(d["argument-hint"]) } : {}),
+      ...(argumentNames.length ? { argumentNames } : {}),
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),
       ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
       disableModelInvocation: bool(d["disable-model-invocation"]),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
-      body: fm.body.replace(/^\n+/, "").replace(/\s+$/, ""),
+      body: withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined),
     },
   };
+}
+
+/** `${CLAUDE_SKILL_DIR}` in a skill run as a command: the skill's folder. */
+function withSkillDir(body: string, dir: string | undefined): string {
+  return dir ? body.replace(/\$\{CLAUDE_SKILL_DIR\}/g, dir) : body;
 }
 
 /** Every command of these sources (highest priority first), with the problems found. */
@@ -105,7 +126,7 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
       rels = rels.slice(0, MAX_FILES_PER_SOURCE);
     }
     for (const rel of rels) {
-      if (!commandName(source.format, rel)) continue;
+      if (!commandName(source.format, rel, source.layout)) continue;
       const path = joinPath(source.dir, rel);
       const raw = await files.read(path).catch((err: unknown) => (err instanceof Error ? err : undefined));
       if (raw === undefined || raw instanceof Error) {

@@ -21,6 +21,11 @@ export interface CommandSource {
    * plugin.json may name single command files (`"commands": ["./custom/special.md"]`).
    */
   files?: string[];
+  /**
+   * `skills`: a Claude Code skills folder — each sub-folder's SKILL.md is the command `/NAME` (its
+   * frontmatter `name`, else the folder's), unless it says `user-invocable: false`.
+   */
+  layout?: "skills";
 }
 
 /** Reads command folders (Node: src/node/custom-commands.ts). */
@@ -43,6 +48,8 @@ export interface CustomCommand {
   path: string;
   description?: string;
   argumentHint?: string;
+  /** Claude `arguments` (a list, or one space-separated string): `$name` in the body is that argument by position. */
+  argumentNames?: string[];
   /** Permission rules granted while the command's turn runs (Claude `allowed-tools`). */
   allowedTools: string[];
   /** The model for the command's turn (Claude `model`, Copilot `model`). */

@@ -71,11 +71,13 @@ export function toolAliases(tools: readonly ToolDefinition[]): (name: string) =>
 
 /** Listed by description for the model to load: skills (without paths, or once a file matches) and agent-requested rules. Manual rules are not listed. */
 function listable(e: GuidanceEntry): boolean {
-  return e.kind === "skill" || (e.kind === "rule" && e.activation === "requested");
+  return (e.kind === "skill" && e.activation !== "manual") || (e.kind === "rule" && e.activation === "requested");
 }
 
 /** What load_skill loads by name: any skill or rule, and whatever the budget left out. */
 function loadable(e: GuidanceEntry, withheld: ReadonlySet<string>): boolean {
+  // A skill with disable-model-invocation is the user's to invoke (@name), never the model's.
+  if (e.kind === "skill" && e.activation === "manual") return false;
   return e.kind === "skill" || e.kind === "rule" || withheld.has(e.id);
 }
 
@@ -282,7 +284,8 @@ class GuidanceState {
       if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
       else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);
-      else if (e.kind === "skill" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob "))) newListed.push({ e, reason: s.reasons[0] ?? "listed" });
+      else if (e.kind === "skill" && e.activation !== "manual" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob ")))
+        newListed.push({ e, reason: s.reasons[0] ?? "listed" });
     }
     for (const e of this.pendingSkills.splice(0)) if (!this.injected.has(e.id)) cands.push({ e, reasons: ["loaded with load_skill"], explicit: true });
 
@@ -498,6 +501,8 @@ export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "gl
     if (e.activation === "manual") return { state: "manual", why: "it has no match: only when pinned or named with @name" };
     return { state: "match", why: "when its keywords, patterns, tools or globs match (best lessons first, within the lesson budget)" };
   }
+  if (e.kind === "skill" && e.activation === "manual")
+    return { state: "manual", why: `disable-model-invocation: the model is not told of it; only when the user names it with @${e.name} in a message` };
   if (e.kind === "skill")
     return e.match.globs.length
       ? { state: "listed", why: `listed by description once a file matching ${globs} is touched; the model loads it with ${LOAD_SKILL}` }

@@ -1,7 +1,9 @@
 /**
  * YAML frontmatter as other tools write it: a BOM, CRLF line ends, no frontmatter at all, and
  * Cursor's unquoted globs (`globs: *.ts, src/**` is not valid YAML — `*` starts an alias — but
- * Cursor accepts it, so do we). Anything else that does not parse is a problem with its line.
+ * Cursor accepts it, so do we), and a top-level value YAML cannot read on its own line
+ * (`argument-hint: [issue] [branch]`, a description with `: ` in it) taken as plain text, as Claude
+ * Code reads it. Anything else that does not parse is a problem with its line.
  */
 import { parseDocument } from "yaml";
 
@@ -69,9 +71,18 @@ export function parseFrontmatter(raw: string): Frontmatter {
   const yamlText = yamlOf(lines, end);
   const seen = known.get(yamlText);
   if (seen !== undefined) return { data: JSON.parse(seen) as Record<string, unknown>, body, bodyLine };
-  const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
+  let doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
+    // Claude Code (and the other tools) read a value YAML rejects as the plain text it is:
+    // `argument-hint: [pr-number] [priority]`, `description: Use this agent when: <example>…`.
+    const lenient = quoteUnparsable(yamlText);
+    if (lenient !== yamlText) {
+      const retry = parseDocument(lenient, { prettyErrors: false, uniqueKeys: true });
+      if (!retry.errors.length) doc = retry;
+    }
+  }
+  if (doc.errors.length && err) {
     // The error's offset in the YAML, as a line of the file (the opening --- is line 1).
     const line = yamlText.slice(0, Math.min(err.pos[0], yamlText.length)).split("\n").length + 1;
     return { data: {}, body, bodyLine, problem: { line, message: `invalid YAML frontmatter: ${firstLine(err.message)}` } };
@@ -80,6 +91,22 @@ export function parseFrontmatter(raw: string): Frontmatter {
   if (value === null || value === undefined) return { data: {}, body, bodyLine };
   if (typeof value !== "object" || Array.isArray(value)) return { data: {}, body, bodyLine, problem: { line: 2, message: "frontmatter must be a mapping of keys to values" } };
   return { data: value as Record<string, unknown>, body, bodyLine };
+}
+
+/**
+ * Each top-level `key: value` line whose value YAML cannot read on its own line, with the value
+ * quoted as a string (lines that parse — `tools: [Read, Grep]`, `model: sonnet` — stay as they are).
+ */
+function quoteUnparsable(yamlText: string): string {
+  return yamlText
+    .split("\n")
+    .map((line) => {
+      const m = /^([A-Za-z_][\w.-]*)(\s*:[ \t]+)(\S.*?)\s*$/.exec(line);
+      if (!m || /^["']/.test(m[3]!) || /^[|>]/.test(m[3]!)) return line;
+      if (!parseDocument(line, { prettyErrors: false }).errors.length) return line;
+      return `${m[1]}${m[2]}${JSON.stringify(m[3])}`;
+    })
+    .join("\n");
 }
 
 function firstLine(s: string): string {

@@ -112,7 +112,7 @@ export function stripInlineFlags(p: string): string {
   return p.replace(/^\(\?[imsx]+\)/, "");
 }
 
-/** An Anthropic SKILL.md: `name`, `description`, optional `paths` globs. */
+/** An Anthropic SKILL.md: `name`, `description`, optional `paths` globs, `disable-model-invocation` (then manual: only `@name`). */
 export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   const fm = parseFrontmatter(f.text);
   if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
@@ -123,8 +123,10 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   const description = text(fm.data.description);
   if (!description) problems.push({ path: f.path, line: 1, message: "the skill has no `description`: the model is told only its name" });
   const globs = stringList(fm.data.paths);
+  // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
+  const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";
   return {
-    entry: entry("skill", f, name, fm.body, "requested", { description, title: heading(fm.body), match: { ...emptyMatch(), globs }, dir: dirName(f.path), files }),
+    entry: entry("skill", f, name, fm.body, userOnly ? "manual" : "requested", { description, title: heading(fm.body), match: { ...emptyMatch(), globs }, dir: dirName(f.path), files }),
     problems,
   };
 }

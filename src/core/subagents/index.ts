@@ -91,8 +91,11 @@ export interface IsolatedRun {
    * branch) as a background agent's change for the user to review; what the parent's model is told.
    */
   finish(run: { childId?: string; status: SubagentResult["status"]; description: string; prompt: string }): Promise<string>;
-  /** The agent's session was created (a background agent is listed as running from here on). */
-  started?(childId: string): void;
+  /**
+   * The agent's session was created (a background agent is listed as running from here on).
+   * `stop` cancels its run (its turn and commands), for a stop asked from outside (`yoke agents stop`).
+   */
+  started?(childId: string, stop: () => void): void;
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -457,7 +460,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
     });
     const running = child;
     ctx.record({ type: "subagent", callId: ctx.callId, childId: running.id, phase: "started", depth: d.depth, description: args.description });
-    d.isolated?.started?.(running.id);
+    d.isolated?.started?.(running.id, () => void running.cancel());
     const summaries = new Map<string, string>();
     const progress = running.onEvent((e: SessionEvent) => {
       if (e.type === "assistant_message") for (const c of e.toolCalls) summaries.set(c.id, c.summary ?? "");

@@ -27,6 +27,8 @@ export interface IsolationHost {
 }
 
 const MAX_FILES_SAID = 20;
+/** How often a running in-process agent looks whether `yoke agents stop` asked it to stop. */
+const STOP_POLL_MS = 500;
 
 /** Makes the worktree of one isolated agent's run (SubagentOptions.isolate). */
 export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefinition, session: SessionInfo, task: { description: string; prompt: string; background?: boolean }): Promise<IsolatedRun> {
@@ -76,16 +78,30 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     createdAt,
     updatedAt: createdAt,
   });
+  // `yoke agents stop ID` (another process) marks the record stopped: this process, which runs the agent, sees it and cancels the run.
+  let watch: ReturnType<typeof setInterval> | undefined;
+  let stopAsked = false;
+  const started = (childId: string, stop: () => void) => {
+    registry.write(recordOf(childId));
+    watch = setInterval(() => {
+      if (stopAsked || registry.read(id)?.stopped !== true) return;
+      stopAsked = true;
+      clearInterval(watch);
+      stop();
+    }, STOP_POLL_MS);
+    watch.unref?.();
+  };
   return {
     workspace,
     // A background agent is listed in the Agents view (and `yoke agents`) while it runs.
-    ...(task.background ? { started: (childId: string) => registry.write(recordOf(childId)) } : {}),
+    ...(task.background ? { started } : {}),
     instructions: [
       `You work in a git worktree of your own: ${worktree} (branch ${branch}, from the commit ${baseCommit.slice(0, 12)} of ${top}; uncommitted changes there are not in it).`,
       "Your file tools and commands act in this worktree only. Leave your change there, uncommitted: the user reviews it and merges it into their workspace. Do not copy it into " + top + ".",
       ...(notPlaced ? [notPlaced] : []),
     ].join(" "),
     async finish(run) {
+      if (watch) clearInterval(watch);
       const tree = await worktreeTree(worktree, placed);
       const files = await changedFiles(worktree, baseCommit, tree);
       if (!files.length) {
@@ -98,7 +114,7 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
         ...started,
         phase: "ended",
         exitCode: run.status === "completed" ? 0 : 1,
-        ...(run.status === "cancelled" ? { stopped: true } : {}),
+        ...(run.status === "cancelled" || stopAsked ? { stopped: true } : {}),
       };
       registry.write(record);
       const shown = files.slice(0, MAX_FILES_SAID).map((f) => `${f.status} ${f.path}`);

@@ -4,6 +4,7 @@
  * command loader), and — only once the user approved the plugin as installed — hooks (as one more
  * settings source of the permission engine, allowed to block, never to allow) and MCP servers.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandSource } from "../../core/custom-commands/types";
 import type { McpSourceFile } from "../../core/mcp/config";
@@ -43,15 +44,28 @@ export function pluginCommandFolders(s: PluginScope): Array<{ path: string; plug
   return active(s).flatMap((p) => p.folder.components.commands.map((path) => ({ path, plugin: p.id, namespace: p.folder.manifest.name, origin: label(p, path) })));
 }
 
-/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`): folders, and single files a plugin.json names. */
+/** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`): folders, and single files a plugin.json names; and their skills (`/plugin:skill`, as Claude Code runs them). */
 export function pluginCommandSources(s: PluginScope): CommandSource[] {
-  return pluginCommandFolders(s).map((f) => {
+  const skills = active(s).flatMap((p) =>
+    p.folder.components.skills.map((dir): CommandSource => {
+      const path = dir.replace(/\\/g, "/");
+      const base = { format: "claude" as const, origin: `plugin:${p.id}`, namespace: p.folder.manifest.name, layout: "skills" as const };
+      // A skill folder itself (`"skills": ["./skills/xlsx"]`): its parent, with only that skill.
+      if (existsSync(join(dir, "SKILL.md"))) {
+        const at = path.lastIndexOf("/");
+        return { dir: path.slice(0, at), files: [`${path.slice(at + 1)}/SKILL.md`], ...base };
+      }
+      return { dir: path, ...base };
+    }),
+  );
+  const commands = pluginCommandFolders(s).map((f) => {
     const path = f.path.replace(/\\/g, "/");
     const base = { format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace };
     if (!/\.md$/i.test(path)) return { dir: path, ...base };
     const at = path.lastIndexOf("/");
     return { dir: path.slice(0, at), files: [path.slice(at + 1)], ...base };
   });
+  return [...skills, ...commands];
 }
 
 /** The approved plugins' hooks, as settings sources (lowest priority): shared-like, so a hook may block but never allow. */

@@ -1,9 +1,17 @@
 /**
  * A Claude Code plugin folder, read as Claude Code documents it: an optional
- * `.claude-plugin/plugin.json` manifest (name, version, description, and component paths that
- * supplement the default folders), and the default layout — `commands/`, `agents/`, `skills/`
- * (folders with a SKILL.md), `hooks/hooks.json`, `.mcp.json`. `${CLAUDE_PLUGIN_ROOT}` in hooks and
- * server definitions is the plugin's installed folder. A component path must stay inside the plugin.
+ * `.claude-plugin/plugin.json` manifest (name, version, description, component paths), and the
+ * default layout — `commands/`, `agents/`, `skills/` (folders with a SKILL.md), `hooks/hooks.json`,
+ * `.mcp.json`. A `commands`, `agents` or `skills` path list replaces its default folder (list the
+ * default too to keep it); hooks and MCP servers from the manifest add to the default files.
+ * `${CLAUDE_PLUGIN_ROOT}` in hooks and server definitions is the plugin's installed folder. A
+ * component path must stay inside the plugin.
+ *
+ * The marketplace entry a plugin was installed from may declare components too (kept at install as
+ * `.claude-plugin/yoke-marketplace-entry.json`, so the approval digest covers it): with `strict`
+ * (the default) they are merged with plugin.json's; with `"strict": false` the entry is the whole
+ * definition and plugin.json's component fields are not used (Anthropic's own skills marketplace:
+ * `"source": "./", "strict": false, "skills": ["./skills/xlsx", …]` — only those skills).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -89,6 +97,56 @@ const exists = (p: string) => {
   }
 };
 
+/** Where the marketplace entry's own component fields are kept in an installed plugin. */
+export const MARKETPLACE_ENTRY_FILE = join(".claude-plugin", "yoke-marketplace-entry.json");
+const COMPONENT_KEYS = ["commands", "agents", "skills", "hooks", "mcpServers"] as const;
+
+/** The marketplace entry's component fields of a plugin entry (and `strict`), or undefined when it has none. */
+export function entryComponents(entry: Record<string, unknown>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const k of COMPONENT_KEYS) if (entry[k] !== undefined && entry[k] !== null) out[k] = entry[k];
+  if (entry.strict === false) out.strict = false;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** plugin.json's fields with the marketplace entry's components merged in (strict) or in their place (strict: false). */
+function withMarketplaceEntry(root: string, raw: Record<string, unknown>, problems: string[]): Record<string, unknown> {
+  const e = readJson(join(root, MARKETPLACE_ENTRY_FILE));
+  if (e.error === "missing") return raw;
+  if (e.error || !isObject(e.value)) {
+    problems.push(e.error ?? `${MARKETPLACE_ENTRY_FILE}: not a JSON object; ignored`);
+    return raw;
+  }
+  const entry = e.value;
+  const out: Record<string, unknown> = { ...raw };
+  if (entry.strict === false) {
+    const declared = COMPONENT_KEYS.filter((k) => raw[k] !== undefined && raw[k] !== null);
+    if (declared.length) problems.push(`plugin.json declares ${declared.join(", ")}, but its marketplace entry is "strict": false (the entry is the whole definition); plugin.json's are not used`);
+    for (const k of COMPONENT_KEYS) delete out[k];
+    for (const k of COMPONENT_KEYS) if (entry[k] !== undefined) out[k] = entry[k];
+    return out;
+  }
+  const asList = (v: unknown) => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+  for (const k of ["commands", "agents", "skills"] as const) {
+    if (entry[k] !== undefined && entry[k] !== null) out[k] = [...asList(raw[k]), ...asList(entry[k])];
+  }
+  for (const k of ["hooks", "mcpServers"] as const) {
+    if (entry[k] === undefined || entry[k] === null) continue;
+    if (raw[k] === undefined || raw[k] === null) out[k] = entry[k];
+    else if (isObject(raw[k]) && isObject(entry[k])) out[k] = k === "hooks" ? mergeHooks(raw[k], entry[k]) : { ...(raw[k] as object), ...(entry[k] as object) };
+    else problems.push(`the marketplace entry's "${k}" and plugin.json's cannot be merged (give both inline or only one); the marketplace entry's is not used`);
+  }
+  return out;
+}
+
+function mergeHooks(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const ha = isObject(a.hooks) ? a.hooks : a;
+  const hb = isObject(b.hooks) ? b.hooks : b;
+  const out: Record<string, unknown> = { ...ha };
+  for (const [ev, groups] of Object.entries(hb)) out[ev] = [...(Array.isArray(out[ev]) ? (out[ev] as unknown[]) : []), ...(Array.isArray(groups) ? groups : [groups])];
+  return out;
+}
+
 /** Reads a plugin folder. `fallbackName`: the marketplace entry's name, when the plugin has no manifest. */
 export function readPluginFolder(root: string, fallbackName?: string): PluginFolder {
   const problems: string[] = [];
@@ -101,13 +159,15 @@ export function readPluginFolder(root: string, fallbackName?: string): PluginFol
     else problems.push(`${manifestPath}: the manifest must be a JSON object`);
   }
   const name = typeof raw.name === "string" && raw.name.trim() ? raw.name.trim() : (fallbackName ?? basename(root));
+  raw = withMarketplaceEntry(root, raw, problems);
   const manifest: PluginManifest = {
     name,
     ...(typeof raw.version === "string" ? { version: raw.version } : {}),
     ...(typeof raw.description === "string" ? { description: raw.description } : {}),
   };
-  // Default folders, plus the manifest's paths (which supplement them).
-  const withDefault = (dir: string, key: string) => [...(exists(join(root, dir)) ? [join(root, dir)] : []), ...paths(raw[key], root, key, problems)];
+  // The manifest's paths when it names any (they replace the default folder), else the default folder.
+  const withDefault = (dir: string, key: string) =>
+    raw[key] !== undefined && raw[key] !== null ? [...new Set(paths(raw[key], root, key, problems))] : exists(join(root, dir)) ? [join(root, dir)] : [];
   const components: PluginComponents = { commands: withDefault("commands", "commands"), agents: withDefault("agents", "agents"), skills: withDefault("skills", "skills") };
 
   // Hooks: hooks/hooks.json, or the manifest's `hooks` (a path or the object itself).

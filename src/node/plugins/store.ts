@@ -19,7 +19,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 // The ESM build: the UMD build requires its modules dynamically, which no bundle can follow (src/core/settings/jsonc.ts).
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
 import { parseJsonc } from "../../core/settings/jsonc";
-import { readPluginFolder, type PluginFolder } from "./manifest";
+import { entryComponents, MARKETPLACE_ENTRY_FILE, readPluginFolder, type PluginFolder } from "./manifest";
 
 export type MarketplaceSource = { source: "directory"; path: string } | { source: "git"; url: string; ref?: string };
 
@@ -41,6 +41,8 @@ export interface MarketplaceEntry {
   description?: string;
   version?: string;
   source: unknown;
+  /** The entry's own component fields (`commands`, `agents`, `skills`, `hooks`, `mcpServers`) and `strict: false`, when it has any. */
+  components?: Record<string, unknown>;
 }
 
 export interface Marketplace {
@@ -138,7 +140,14 @@ export function readMarketplace(root: string): Marketplace {
   const plugins: MarketplaceEntry[] = [];
   for (const p of v.plugins) {
     if (!isObject(p) || typeof p.name !== "string" || p.source === undefined) continue;
-    plugins.push({ name: p.name, source: p.source, ...(typeof p.description === "string" ? { description: p.description } : {}), ...(typeof p.version === "string" ? { version: p.version } : {}) });
+    const components = entryComponents(p);
+    plugins.push({
+      name: p.name,
+      source: p.source,
+      ...(typeof p.description === "string" ? { description: p.description } : {}),
+      ...(typeof p.version === "string" ? { version: p.version } : {}),
+      ...(components ? { components } : {}),
+    });
   }
   const meta = isObject(v.metadata) ? v.metadata : {};
   return { name: v.name, root, plugins, ...(typeof meta.pluginRoot === "string" ? { pluginRoot: meta.pluginRoot } : {}) };
@@ -254,6 +263,13 @@ export function installPlugin(home: string, id: string, settingsMarkets: Record<
       rmSync(tmp, { recursive: true, force: true });
     }
   } else throw new PluginError(`plugin "${name}": "source" must be a relative folder or an object`);
+  // The marketplace entry's components, kept inside the installed copy (the approval digest covers them); never one the plugin shipped.
+  const entryFile = join(dest, MARKETPLACE_ENTRY_FILE);
+  rmSync(entryFile, { force: true });
+  if (entry.components) {
+    mkdirSync(dirname(entryFile), { recursive: true });
+    writeFileSync(entryFile, `${JSON.stringify(entry.components, null, 2)}\n`);
+  }
   const folder = readPluginFolder(dest, name);
   const key = `${name}@${marketName}`;
   const installed = installedPlugins(home);

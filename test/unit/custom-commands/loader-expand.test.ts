@@ -84,8 +84,14 @@ describe("reading command files", () => {
     ]);
   });
 
-  it("malformed frontmatter is a problem with its line", async () => {
-    const { commands, problems } = await loadCustomCommands(files({ [`${P}/.claude/commands/bad.md`]: "---\ndescription: [unclosed\n---\nBody" }), sources);
+  it("malformed frontmatter is a problem with its line; a top-level value YAML rejects is read as text, as Claude Code reads it", async () => {
+    const lenient = await loadCustomCommands(
+      files({ [`${P}/.claude/commands/hint.md`]: "---\nargument-hint: [pr-number] [priority]\ndescription: Review: the diff\nallowed-tools: [Read, Grep]\n---\nBody" }),
+      sources,
+    );
+    expect(lenient.problems).toEqual([]);
+    expect(lenient.commands[0]).toMatchObject({ argumentHint: "[pr-number] [priority]", description: "Review: the diff", allowedTools: ["Read", "Grep"] });
+    const { commands, problems } = await loadCustomCommands(files({ [`${P}/.claude/commands/bad.md`]: "---\nallowed-tools:\n  - [unclosed\n---\nBody" }), sources);
     expect(commands).toEqual([]);
     expect(problems[0]).toMatchObject({ path: `${P}/.claude/commands/bad.md`, line: expect.any(Number) });
     expect(problems[0]!.message).toMatch(/invalid YAML frontmatter/);
@@ -118,9 +124,13 @@ describe("expanding a command", () => {
     expect(splitArgs(`a "b c" 'd e' f\\ g`)).toEqual(["a", "b c", "d e", "f g"]);
   });
 
-  it("Claude: $ARGUMENTS, $N (missing ones empty), ARGUMENTS: appended without placeholders, !`…` and @file", async () => {
+  it("Claude: $ARGUMENTS, $N and $ARGUMENTS[N] 0-based (missing ones empty), named arguments, ARGUMENTS: appended without placeholders, !`…` and @file", async () => {
     const base = { name: "x", aliases: [], format: "claude" as const, origin: "project", path: "/ws/.claude/commands/x.md", allowedTools: [], disableModelInvocation: false };
-    expect(await expandCommand({ ...base, body: "A=$1 B=$2 C=$3 all=$ARGUMENTS" }, 'one "two words"', env)).toBe('A=one B=two words C= all=one "two words"');
+    // Claude Code today: $0 is the first argument, $1 the second (as $ARGUMENTS[0], $ARGUMENTS[1]).
+    expect(await expandCommand({ ...base, body: "A=$0 B=$1 C=$2 all=$ARGUMENTS" }, 'one "two words"', env)).toBe('A=one B=two words C= all=one "two words"');
+    expect(await expandCommand({ ...base, body: "first=$ARGUMENTS[0] second=$ARGUMENTS[1] $10x" }, "a b", env)).toBe("first=a second=b $10x");
+    expect(await expandCommand({ ...base, body: "Fix $issue on $branch ($issues, $ARGUMENTS)", argumentNames: ["issue", "branch"] }, "42 hotfix", env)).toBe("Fix 42 on hotfix ($issues, 42 hotfix)");
+    expect(await expandCommand({ ...base, body: "costs $5 and $HOME" }, "", env)).toBe("costs  and $HOME");
     expect(await expandCommand({ ...base, body: "No placeholder." }, "extra", env)).toBe("No placeholder.\n\nARGUMENTS: extra");
     expect(await expandCommand({ ...base, body: "No placeholder." }, "", env)).toBe("No placeholder.");
     expect(await expandCommand({ ...base, body: "S: !`git status`\nSee @src/a.ts and @someone." }, "", env)).toBe(

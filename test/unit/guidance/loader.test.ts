@@ -190,7 +190,7 @@ describe("loadGuidance", () => {
     ws = createTempWorkspace({
       ".yoke/lessons/broken.md": "---\nmatch:\n  keywords: [a, b\n  tools: x\n---\nbody\n",
       ".yoke/lessons/badregex.md": "---\nmatch:\n  patterns: ['(unclosed']\n  keywords: [ok]\nstatus: retired\n---\nbody\n",
-      ".cursor/rules/bad.mdc": "---\ndescription: [x\n---\nbody\n",
+      ".cursor/rules/bad.mdc": "---\nglobs:\n  - [x\n---\nbody\n",
       ".yoke/lessons/good.md": "---\nmatch: {keywords: [good]}\n---\nGood.\n",
     });
     const set = await loadGuidance({ fs: ws.fs, files: noHome() });
@@ -200,7 +200,7 @@ describe("loadGuidance", () => {
         expect.stringMatching(/^\.yoke\/lessons\/broken\.md:[2-5] invalid YAML frontmatter/),
         expect.stringMatching(/^\.yoke\/lessons\/badregex\.md:3 pattern "\(unclosed" is not a valid regular expression/),
         expect.stringMatching(/^\.yoke\/lessons\/badregex\.md:5 status "retired" is not one of/),
-        expect.stringMatching(/^\.cursor\/rules\/bad\.mdc:2 invalid YAML frontmatter/),
+        expect.stringMatching(/^\.cursor\/rules\/bad\.mdc:[23] invalid YAML frontmatter/),
       ]),
     );
     expect(set.entries.map((e) => e.name).sort()).toEqual(["badregex", "good"]);

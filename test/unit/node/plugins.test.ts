@@ -1,5 +1,5 @@
-// Plugin folders and enabled state on real files: the manifest's component paths supplement the
-// default folders and may not leave the plugin; inline hooks and servers get ${CLAUDE_PLUGIN_ROOT};
+// Plugin folders and enabled state on real files: the manifest's component paths replace the
+// default folders (as Claude Code's plugin reference says) and may not leave the plugin; inline hooks and servers get ${CLAUDE_PLUGIN_ROOT};
 // a workspace's enabledPlugins count only in a trusted folder; a changed plugin loses its approval.
 import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +22,7 @@ function write(path: string, text: string) {
 }
 
 describe("a plugin folder", () => {
-  it("reads the default layout plus the manifest's paths, refuses paths that leave the plugin, substitutes ${CLAUDE_PLUGIN_ROOT}", () => {
+  it("reads the manifest's paths in place of the default folder, refuses paths that leave the plugin, substitutes ${CLAUDE_PLUGIN_ROOT}", () => {
     const root = tmp();
     write(join(root, "agents", "a.md"), "x");
     write(join(root, "extra", "agents", "b.md"), "x");
@@ -38,10 +38,21 @@ describe("a plugin folder", () => {
     );
     const f = readPluginFolder(root);
     expect(f.manifest).toEqual({ name: "kit", version: "1.0.0" });
-    expect(f.components.agents).toEqual([join(root, "agents"), join(root, "extra", "agents")]);
+    expect(f.components.agents).toEqual([join(root, "extra", "agents")]);
     expect(f.problems).toEqual(['plugin.json: "agents" path "../outside/" leaves the plugin folder; ignored']);
     expect(f.components.hooks).toEqual({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `${root}/check.sh` }] }] });
     expect(f.components.mcpServers).toEqual({ db: { command: `${root}/db`, args: ["--root", root] } });
+  });
+
+  it("a path list that names the default folder keeps it; no list: the default folder", () => {
+    const root = tmp();
+    write(join(root, "commands", "a.md"), "x");
+    write(join(root, "extras", "deploy.md"), "x");
+    write(join(root, "agents", "r.md"), "x");
+    write(join(root, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "kit", commands: ["./commands/", "./extras/deploy.md"] }));
+    const f = readPluginFolder(root);
+    expect(f.components.commands).toEqual([join(root, "commands"), join(root, "extras", "deploy.md")]);
+    expect(f.components.agents).toEqual([join(root, "agents")]);
   });
 
   it("without a manifest, the name comes from the marketplace entry", () => {

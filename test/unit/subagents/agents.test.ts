@@ -27,7 +27,11 @@ describe("agent files", () => {
       '.claude/agents/x.md:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped',
     );
     expect(parseAgentFile(file("---\nname: a\n---\nbody")).problems[0]!.message).toMatch(/^\.claude\/agents\/x\.md:1: a sub-agent needs a "description"/);
-    expect(parseAgentFile(file("---\nname: a\ndescription: [unclosed\n---\nbody")).problems[0]!.message).toMatch(/^\.claude\/agents\/x\.md:3: invalid YAML frontmatter/);
+    expect(parseAgentFile(file("---\nname: a\ntools:\n  - [unclosed\n---\nbody")).problems[0]!.message).toMatch(/^\.claude\/agents\/x\.md:[34]: invalid YAML frontmatter/);
+    // Claude Code reads a description YAML rejects (`: ` inside, `<example>` blocks) as its text.
+    const ex = parseAgentFile(file('---\nname: a\ndescription: Use when tests fail. Examples: <example>Context: x. user: "go"</example>\n---\nbody'));
+    expect(ex.problems).toEqual([]);
+    expect(ex.agent!.description).toBe('Use when tests fail. Examples: <example>Context: x. user: "go"</example>');
   });
 
   it("Copilot: the file name is the identifier when the name is a display name; infer: false keeps it from the model", () => {
