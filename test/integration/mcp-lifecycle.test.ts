@@ -143,7 +143,7 @@ describe.each(ids.list)("a stdio server gets only what its definition names, as 
     const all = JSON.stringify(r.requests.map((q) => q.body));
     for (const secret of [ANTHROPIC_SECRET, OPENAI_SECRET, "b-secret-value", "not-for-servers"]) expect(all).not.toContain(secret);
     // A missing envFile is that server's problem, said clearly; the others run.
-    expect(r.stderr).toContain(`MCP server "broken" in ${join(w.home, ".yoke", "settings.json")}: its envFile ${join(w.home, ".yoke", "missing.env")} does not exist`);
+    expect(r.stderr).toContain(`MCP server "broken": its envFile ${join(w.home, ".yoke", "missing.env")} does not exist`);
     expect(toolNames(r.requests[0]!)).not.toContain("mcp__broken__echo");
   }, 120_000);
 });

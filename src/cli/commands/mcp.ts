@@ -116,6 +116,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       target: describeServer(s.config),
       definition: describeDefinition(s.config),
       source: s.config.sourcePath,
+      line: s.config.sourceLine ?? null,
       scope: s.config.source,
       workspace: s.config.workspace,
       state: s.state,
@@ -125,7 +126,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
     }));
-    if (json) printJson({ servers: rows.map(({ definition: _d, ...r }) => r), problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
+    if (json) printJson({ servers: rows.map(({ definition: _d, ...r }) => r), problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message, loaded: p.loaded === true })) });
     else {
       if (rows.length === 0 && mcp.problems.length === 0)
         process.stdout.write(
@@ -134,7 +135,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       for (const r of rows) {
         // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts), so no line can hide the next.
         process.stdout.write(
-          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
+          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.line ? `:${r.line}` : ""}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
         );
         if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${printable(r.lastError)}\n`);
         // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
@@ -142,9 +143,10 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
         if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
-      for (const p of mcp.problems) process.stdout.write(`problem: ${printable(p.message)}\n`);
+      // A note is about a key Yoke does not apply; its server loaded (it does not fail the listing).
+      for (const p of mcp.problems) process.stdout.write(`${p.loaded ? "note" : "problem"}: ${printable(p.message)}\n`);
     }
-    return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
+    return mcp.problems.some((p) => !p.loaded) || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {
     stopQuitting();
     await mcp.dispose();
