@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { McpConfig, McpServerConfig } from "../../../src/core/mcp/config";
 import { loadMcpConfig } from "../../../src/node/mcp/config-files";
 import { inputFromEnv } from "../../../src/node/mcp/setup";
+import { windowsOnlyHint } from "../../../src/node/mcp/stdio-transport";
 
 const root = mkdtempSync(join(tmpdir(), "yoke-mcp-corpus-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -97,9 +98,12 @@ describe("Claude Code's .mcp.json (project scope) as people write it", () => {
     expect((byName(c).n as { env: Record<string, string> }).env).not.toHaveProperty("GONE");
   });
 
-  it("5. a Windows `cmd /c npx` entry loads as written (it fails to start where there is no cmd, with a clear message: see the hub test)", () => {
+  it("5. a Windows `cmd /c npx` entry loads as written; where there is no cmd, its failure says what to write instead", () => {
     const { c } = load({ ".mcp.json": `{ "mcpServers": { "win": { "command": "cmd", "args": ["/c", "npx", "-y", "some-mcp-server@latest"] } } }` });
     expect(byName(c).win).toMatchObject({ command: "cmd", args: ["/c", "npx", "-y", "some-mcp-server@latest"] });
+    expect(windowsOnlyHint("cmd", ["/c", "npx", "-y", "some-mcp-server@latest"], "linux")).toBe(' (`cmd /c` is Windows\'s shell; here write "command": "npx", "args": ["-y","some-mcp-server@latest"])');
+    expect(windowsOnlyHint("cmd", ["/c", "npx"], "win32")).toBe("");
+    expect(windowsOnlyHint("node", ["/c"], "linux")).toBe("");
   });
 
   it("6. uvx and 7. docker servers, the token passed by name", () => {
