@@ -119,7 +119,12 @@ describe("a custom agent's own MCP servers", () => {
     };
     expect((await listAgents()).sort((x, y) => x.agent.localeCompare(y.agent))).toEqual([
       { agent: "mine", source: expect.stringContaining("mine.md"), servers: [expect.objectContaining({ name: "minesrv", state: "own" })], problems: [] },
-      { agent: "repo-echoer", source: ".claude/agents/repo-echoer.md", servers: [expect.objectContaining({ name: "reposrv", state: "not_approved", definition: expect.stringContaining(cmd[3]!) })], problems: [] },
+      {
+        agent: "repo-echoer",
+        source: ".claude/agents/repo-echoer.md",
+        servers: [expect.objectContaining({ name: "reposrv", state: "not_approved", definition: expect.stringContaining(cmd[3]!) })],
+        problems: [],
+      },
     ]);
     const text = await runCli(["mcp", "list", "--cwd", s.ws], { env: s.env });
     expect(text.stdout).toContain("agent repo-echoer (.claude/agents/repo-echoer.md): its own servers, started while it runs\n  reposrv  not_approved\n");

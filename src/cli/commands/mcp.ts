@@ -128,7 +128,12 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
     }));
     const agents = await agentServerRows(cwd);
-    if (json) printJson({ servers: rows.map(({ definition: _d, ...r }) => r), agents, problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message, loaded: p.loaded === true })) });
+    if (json)
+      printJson({
+        servers: rows.map(({ definition: _d, ...r }) => r),
+        agents,
+        problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message, loaded: p.loaded === true })),
+      });
     else {
       if (rows.length === 0 && mcp.problems.length === 0)
         process.stdout.write(
@@ -169,9 +174,9 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
  * and whether it may start when the agent runs (a repository agent's needs your approval of that
  * definition, as .mcp.json's do; your own agent's are yours). Nothing is started.
  */
-async function agentServerRows(cwd: string): Promise<
-  Array<{ agent: string; source: string; servers: Array<{ name: string; transport: string; target: string; definition: string; workspace: boolean; state: string }>; problems: string[] }>
-> {
+async function agentServerRows(
+  cwd: string,
+): Promise<Array<{ agent: string; source: string; servers: Array<{ name: string; transport: string; target: string; definition: string; workspace: boolean; state: string }>; problems: string[] }>> {
   const { agents } = loadAgents([...(await workspaceAgentFiles(createNodeWorkspaceFs(cwd))), ...folderAgentFiles(userAgentFolders())]);
   const approvals = new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json"));
   const out = [];

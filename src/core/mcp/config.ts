@@ -295,7 +295,25 @@ function misplacedKey(file: McpSourceFile, value: Record<string, unknown>): { ke
 }
 
 /** Keys of an entry Yoke reads (the rest is said in a note: `unappliedKeys`). */
-const READ_KEYS = new Set(["type", "transport", "transportType", "sandboxEnabled", "command", "args", "env", "envFile", "cwd", "url", "serverUrl", "headers", "timeout", "startOnSessionStart", "autoStart", "disabled", "enabled"]);
+const READ_KEYS = new Set([
+  "type",
+  "transport",
+  "transportType",
+  "sandboxEnabled",
+  "command",
+  "args",
+  "env",
+  "envFile",
+  "cwd",
+  "url",
+  "serverUrl",
+  "headers",
+  "timeout",
+  "startOnSessionStart",
+  "autoStart",
+  "disabled",
+  "enabled",
+]);
 /** Descriptive keys that change nothing about how a server runs (VS Code's gallery entries, labels). */
 const DESCRIPTIVE_KEYS = new Set(["description", "name", "title", "gallery", "version", "icon", "icons", "$schema"]);
 
@@ -306,10 +324,13 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
     if (DESCRIPTIVE_KEYS.has(key)) continue;
     if (READ_KEYS.has(key)) {
       if (stdio && key === "headers") notes.push(`"headers" is not used: it applies to HTTP and SSE servers, and this one runs a command`);
-      if (!stdio && (key === "env" || key === "envFile" || key === "cwd" || key === "args")) notes.push(`"${key}" is not used: it applies to servers that run a command, and this one is reached by URL`);
+      if (!stdio && (key === "env" || key === "envFile" || key === "cwd" || key === "args"))
+        notes.push(`"${key}" is not used: it applies to servers that run a command, and this one is reached by URL`);
       if (key === "timeout" && (typeof raw.timeout !== "number" || raw.timeout <= 0)) notes.push(`"timeout" is not used: it must be a positive number of milliseconds (the default, 120 s, applies)`);
       else if (key === "timeout" && (raw.timeout as number) < 1000)
-        notes.push(`"timeout" is in milliseconds: ${String(raw.timeout)} ms bounds each call (Cline's "timeout" counts seconds: write ${String((raw.timeout as number) * 1000)} for ${String(raw.timeout)} s)`);
+        notes.push(
+          `"timeout" is in milliseconds: ${String(raw.timeout)} ms bounds each call (Cline's "timeout" counts seconds: write ${String((raw.timeout as number) * 1000)} for ${String(raw.timeout)} s)`,
+        );
       continue;
     }
     if (key === "dev") notes.push(`"dev" is not used: VS Code's development mode (restart on file change, debugger) is VS Code's own; Yoke starts the server as configured`);
@@ -320,8 +341,7 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
         notes.push(
           `"${key}" is not applied: Yoke asks before MCP tools by its permission rules; to run them without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.length ? tools.map((t) => mcpToolName(name, t)) : [`mcp__${sanitizeServerName(name)}`])} }`,
         );
-    }
-    else if (key === "auth" || key === "oauth") notes.push(`"${key}" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration, not a preset client`);
+    } else if (key === "auth" || key === "oauth") notes.push(`"${key}" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration, not a preset client`);
     else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
     else notes.push(`"${key}" is not a key Yoke reads (ignored)`);
   }
@@ -339,7 +359,7 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
   for (const file of files) {
     if (file.text === undefined || file.text.trim() === "") continue;
     let map: Record<string, unknown> | undefined;
-    let mapPath: string[] = [];
+    let mapPath: string[];
     let inputs = new Map<string, McpInputSpec>();
     try {
       const value = parseJsonc(file.text);

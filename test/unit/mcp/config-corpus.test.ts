@@ -101,7 +101,9 @@ describe("Claude Code's .mcp.json (project scope) as people write it", () => {
   it("5. a Windows `cmd /c npx` entry loads as written; where there is no cmd, its failure says what to write instead", () => {
     const { c } = load({ ".mcp.json": `{ "mcpServers": { "win": { "command": "cmd", "args": ["/c", "npx", "-y", "some-mcp-server@latest"] } } }` });
     expect(byName(c).win).toMatchObject({ command: "cmd", args: ["/c", "npx", "-y", "some-mcp-server@latest"] });
-    expect(windowsOnlyHint("cmd", ["/c", "npx", "-y", "some-mcp-server@latest"], "linux")).toBe(' (`cmd /c` is Windows\'s shell; here write "command": "npx", "args": ["-y","some-mcp-server@latest"])');
+    expect(windowsOnlyHint("cmd", ["/c", "npx", "-y", "some-mcp-server@latest"], "linux")).toBe(
+      ' (`cmd /c` is Windows\'s shell; here write "command": "npx", "args": ["-y","some-mcp-server@latest"])',
+    );
     expect(windowsOnlyHint("cmd", ["/c", "npx"], "win32")).toBe("");
     expect(windowsOnlyHint("node", ["/c"], "linux")).toBe("");
   });
@@ -163,13 +165,15 @@ describe("Claude Code's .mcp.json (project scope) as people write it", () => {
   });
 
   it('11. `"type": "streamableHttp"` (Cline) and 12. `"streamable-http"`: streamable HTTP without the SSE fall back', () => {
-    const { c } = load({ ".mcp.json": JSON.stringify({ mcpServers: { a: { type: "streamableHttp", url: "http://localhost:8000/mcp" }, b: { type: "streamable-http", url: "http://localhost:8001/mcp" } } }) });
+    const { c } = load({
+      ".mcp.json": JSON.stringify({ mcpServers: { a: { type: "streamableHttp", url: "http://localhost:8000/mcp" }, b: { type: "streamable-http", url: "http://localhost:8001/mcp" } } }),
+    });
     expect(c.problems).toEqual([]);
     expect(byName(c).a).toMatchObject({ transport: "http", fallbackToSse: false });
     expect(byName(c).b).toMatchObject({ transport: "http", fallbackToSse: false });
   });
 
-  it('13. VS Code\'s `"servers"` written in .mcp.json: Claude Code reads none of them, and Yoke says why at the key\'s line', () => {
+  it("13. VS Code's `\"servers\"` written in .mcp.json: Claude Code reads none of them, and Yoke says why at the key's line", () => {
     const { c, at } = load({ ".mcp.json": `{\n  "servers": {\n    "x": { "command": "node" }\n  }\n}` });
     expect(c.servers).toEqual([]);
     expect(messages(c)).toEqual([`${at(".mcp.json")}:2: "servers" is VS Code's key (.vscode/mcp.json); this file's servers are read from "mcpServers": none loaded from it`]);
@@ -190,7 +194,10 @@ describe("Claude Code's .mcp.json (project scope) as people write it", () => {
   });
 
   it("15. a syntax error: the file's line and column, nothing of it loaded, other files still load", () => {
-    const { c, at } = load({ ".mcp.json": `{\n  "mcpServers": {\n    "a": { "command": "node" }\n    "b": { "command": "node" }\n  }\n}`, "~/.cursor/mcp.json": `{"mcpServers":{"mine":{"command":"mine"}}}` });
+    const { c, at } = load({
+      ".mcp.json": `{\n  "mcpServers": {\n    "a": { "command": "node" }\n    "b": { "command": "node" }\n  }\n}`,
+      "~/.cursor/mcp.json": `{"mcpServers":{"mine":{"command":"mine"}}}`,
+    });
     expect(c.servers.map((s) => s.name)).toEqual(["mine"]);
     expect(messages(c)).toEqual([`${at(".mcp.json")}:4:5: not valid JSON: unexpected "\\"b\\"" (a comma was expected)`]);
   });
@@ -237,7 +244,12 @@ describe("VS Code's .vscode/mcp.json and profile mcp.json", () => {
 }`,
     });
     expect(byName(c).local).toMatchObject({ command: `${ws}/.venv/bin/python`, args: [`${ws}/mcp_server/server.py`], cwd: ws, env: { PYTHONUTF8: "1" } });
-    expect(c.problems).toEqual([expect.objectContaining({ loaded: true, message: expect.stringMatching(new RegExp(`^${at(".vscode/mcp.json").replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:3: MCP server "local": "dev" is not used`)) })]);
+    expect(c.problems).toEqual([
+      expect.objectContaining({
+        loaded: true,
+        message: expect.stringMatching(new RegExp(`^${at(".vscode/mcp.json").replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:3: MCP server "local": "dev" is not used`)),
+      }),
+    ]);
   });
 
   it("20. `envFile` at ${workspaceFolder}/.env: its variables under `env` (env wins)", () => {
