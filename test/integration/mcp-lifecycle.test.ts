@@ -226,7 +226,10 @@ describe("unreachable remote servers end in a bounded time", () => {
       expect(state["sse-closed"]!.detail).toMatch(/^SSE error: .*fetch failed/);
       expect(state["http-closed"]!.detail).toMatch(/^streamable HTTP: fetch failed; SSE: SSE error: .*fetch failed/);
       expect(state["sse-drop"]!.detail).toMatch(/^(connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/);
-      expect(state["http-drop"]!.detail).toMatch(/^streamable HTTP: connecting took longer than 10 s; SSE: (connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/);
+      // The dropped connection is seen at once (fetch failed) or as no answer, by timing: either is bounded and clear.
+      expect(state["http-drop"]!.detail).toMatch(
+        /^streamable HTTP: (connecting took longer than 10 s|fetch failed); SSE: (connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/,
+      );
 
       const r = await session(w, [{ toolCalls: [{ name: "mcp__everything__echo", input: { message: "still here" } }] }, { text: "done" }]);
       expect(r.signal).toBeNull();
