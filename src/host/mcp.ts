@@ -168,7 +168,8 @@ export class HostMcp {
         return dir ? { vscodeUserDir: dir } : {};
       })(),
     });
-    for (const p of mcp.problems) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
+    // Notes about keys Yoke does not apply (the server loaded) stay in the log and the Customizations view, not a warning each session.
+    for (const p of mcp.problems) if (!p.loaded) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
     this.current = mcp;
     // The finished agents of the previous session leave the view.
     agentMcpRegistry().clearFinished();

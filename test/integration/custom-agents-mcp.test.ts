@@ -110,9 +110,32 @@ describe("a custom agent's own MCP servers", () => {
     expect(toolResults(child[1]!).join("\n")).not.toContain("Echo:");
     expect(r.stderr).toContain("yoke mcp approve reposrv");
 
+    // `yoke mcp list` shows the agents' servers with their agent and approval, with no session running and nothing started.
+    const userCmd = argv("listed-user-agent");
+    write(join(s.home, ".claude", "agents", "mine.md"), echoAgent("mine", "minesrv", userCmd));
+    const listAgents = async () => {
+      const l = await runCli(["mcp", "list", "--cwd", s.ws, "--json"], { env: s.env });
+      return (JSON.parse(l.stdout) as { agents: Array<{ agent: string; source: string; servers: Array<{ name: string; state: string; definition: string }> }> }).agents;
+    };
+    expect((await listAgents()).sort((x, y) => x.agent.localeCompare(y.agent))).toEqual([
+      { agent: "mine", source: expect.stringContaining("mine.md"), servers: [expect.objectContaining({ name: "minesrv", state: "own" })], problems: [] },
+      {
+        agent: "repo-echoer",
+        source: ".claude/agents/repo-echoer.md",
+        servers: [expect.objectContaining({ name: "reposrv", state: "not_approved", definition: expect.stringContaining(cmd[3]!) })],
+        problems: [],
+      },
+    ]);
+    const text = await runCli(["mcp", "list", "--cwd", s.ws], { env: s.env });
+    expect(text.stdout).toContain("agent repo-echoer (.claude/agents/repo-echoer.md): its own servers, started while it runs\n  reposrv  not_approved\n");
+    expect(text.stdout).toContain("    approve: yoke mcp approve reposrv   deny: yoke mcp approve reposrv --deny\n");
+    expect(pidsOf(cmd)).toEqual([]);
+    expect(pidsOf(userCmd)).toEqual([]);
+
     const a = await runCli(["mcp", "approve", "reposrv", "--cwd", s.ws], { env: s.env });
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toContain('Approved the MCP server "reposrv"');
+    expect((await listAgents()).find((x) => x.agent === "repo-echoer")!.servers[0]!.state).toBe("approved");
 
     await server.close();
     server = await startScriptedLlmServer({ script: delegate("repo-echoer", "mcp__reposrv__echo") });

@@ -143,7 +143,7 @@ describe.each(ids.list)("a stdio server gets only what its definition names, as 
     const all = JSON.stringify(r.requests.map((q) => q.body));
     for (const secret of [ANTHROPIC_SECRET, OPENAI_SECRET, "b-secret-value", "not-for-servers"]) expect(all).not.toContain(secret);
     // A missing envFile is that server's problem, said clearly; the others run.
-    expect(r.stderr).toContain(`MCP server "broken" in ${join(w.home, ".yoke", "settings.json")}: its envFile ${join(w.home, ".yoke", "missing.env")} does not exist`);
+    expect(r.stderr).toContain(`MCP server "broken": its envFile ${join(w.home, ".yoke", "missing.env")} does not exist`);
     expect(toolNames(r.requests[0]!)).not.toContain("mcp__broken__echo");
   }, 120_000);
 });
@@ -226,7 +226,10 @@ describe("unreachable remote servers end in a bounded time", () => {
       expect(state["sse-closed"]!.detail).toMatch(/^SSE error: .*fetch failed/);
       expect(state["http-closed"]!.detail).toMatch(/^streamable HTTP: fetch failed; SSE: SSE error: .*fetch failed/);
       expect(state["sse-drop"]!.detail).toMatch(/^(connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/);
-      expect(state["http-drop"]!.detail).toMatch(/^streamable HTTP: connecting took longer than 10 s; SSE: (connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/);
+      // The dropped connection is seen at once (fetch failed) or as no answer, by timing: either is bounded and clear.
+      expect(state["http-drop"]!.detail).toMatch(
+        /^streamable HTTP: (connecting took longer than 10 s|fetch failed); SSE: (connecting took longer than 10 s|SSE error: .*(other side closed|ECONNRESET))/,
+      );
 
       const r = await session(w, [{ toolCalls: [{ name: "mcp__everything__echo", input: { message: "still here" } }] }, { text: "done" }]);
       expect(r.signal).toBeNull();

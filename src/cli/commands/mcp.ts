@@ -11,6 +11,7 @@ import { describeDefinition, describeServer, type McpServerConfig } from "../../
 import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { agentMcpSource } from "../../node/subagent-settings";
+import { folderAgentFiles, userAgentFolders } from "../../node/custom-agents";
 import { buildMcpTools, DEFAULT_MCP_BUDGET } from "../../core/mcp/extension";
 import { assignServerParts } from "../../core/mcp/names";
 import { createBuiltinTools } from "../../core/tools/builtin";
@@ -116,6 +117,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       target: describeServer(s.config),
       definition: describeDefinition(s.config),
       source: s.config.sourcePath,
+      line: s.config.sourceLine ?? null,
       scope: s.config.source,
       workspace: s.config.workspace,
       state: s.state,
@@ -125,7 +127,13 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
     }));
-    if (json) printJson({ servers: rows.map(({ definition: _d, ...r }) => r), problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message })) });
+    const agents = await agentServerRows(cwd);
+    if (json)
+      printJson({
+        servers: rows.map(({ definition: _d, ...r }) => r),
+        agents,
+        problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message, loaded: p.loaded === true })),
+      });
     else {
       if (rows.length === 0 && mcp.problems.length === 0)
         process.stdout.write(
@@ -134,7 +142,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       for (const r of rows) {
         // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts), so no line can hide the next.
         process.stdout.write(
-          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
+          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.line ? `:${r.line}` : ""}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
         );
         if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${printable(r.lastError)}\n`);
         // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
@@ -142,13 +150,48 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
         if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
-      for (const p of mcp.problems) process.stdout.write(`problem: ${printable(p.message)}\n`);
+      for (const a of agents) {
+        process.stdout.write(`agent ${printable(a.agent)} (${printable(a.source)}): its own servers, started while it runs\n`);
+        for (const r of a.servers) {
+          process.stdout.write(`  ${printable(r.name)}  ${r.state}${r.state === "own" ? " — your agent's: no approval needed" : ""}\n    ${printable(r.definition)}\n`);
+          if (r.state === "not_approved") process.stdout.write(`    approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
+        }
+        for (const m of a.problems) process.stdout.write(`  problem: ${printable(m)}\n`);
+      }
+      // A note is about a key Yoke does not apply; its server loaded (it does not fail the listing).
+      for (const p of mcp.problems) process.stdout.write(`${p.loaded ? "note" : "problem"}: ${printable(p.message)}\n`);
     }
-    return mcp.problems.length || rows.some((r) => r.state === "failed") ? 1 : 0;
+    return mcp.problems.some((p) => !p.loaded) || rows.some((r) => r.state === "failed") ? 1 : 0;
   } finally {
     stopQuitting();
     await mcp.dispose();
   }
+}
+
+/**
+ * The custom agents' own servers (inline `mcpServers` of the workspace's .claude/agents and your
+ * ~/.claude/agents), listed with their agent without a running session: each server's definition
+ * and whether it may start when the agent runs (a repository agent's needs your approval of that
+ * definition, as .mcp.json's do; your own agent's are yours). Nothing is started.
+ */
+async function agentServerRows(
+  cwd: string,
+): Promise<Array<{ agent: string; source: string; servers: Array<{ name: string; transport: string; target: string; definition: string; workspace: boolean; state: string }>; problems: string[] }>> {
+  const { agents } = loadAgents([...(await workspaceAgentFiles(createNodeWorkspaceFs(cwd))), ...folderAgentFiles(userAgentFolders())]);
+  const approvals = new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json"));
+  const out = [];
+  for (const agent of agents) {
+    if (!agent.mcpServers || !Object.keys(agent.mcpServers.inline).length) continue;
+    const mcp = createNodeMcp({ cwd, trusted: true, sources: [agentMcpSource(cwd, agent)] });
+    await mcp.dispose();
+    const servers = mcp.servers.map((s) => {
+      const answer = s.workspace ? approvals.get(cwd, s) : "allow";
+      const state = !s.workspace ? "own" : answer === "allow" ? "approved" : answer === "deny" ? "declined" : "not_approved";
+      return { name: s.name, transport: s.transport, target: describeServer(s), definition: describeDefinition(s), workspace: s.workspace, state };
+    });
+    out.push({ agent: agent.name, source: agent.source, servers, problems: mcp.problems.map((p) => p.message) });
+  }
+  return out;
 }
 
 /** The servers the workspace's custom agents define for themselves (approved like .mcp.json's, keyed on the definition). */

@@ -7,7 +7,8 @@
  * A bad entry is a problem of that server only: the others still load.
  */
 
-import { parseJsoncOrThrow } from "../settings/jsonc";
+import { keyLines, parseJsoncOrThrow } from "../settings/jsonc";
+import { mcpToolName, sanitizeServerName } from "./names";
 
 export type McpTransportKind = "stdio" | "http" | "sse";
 
@@ -44,6 +45,8 @@ interface McpServerBase {
   name: string;
   source: McpSourceKind;
   sourcePath: string;
+  /** The line of the server's key in its file (1-based), when known: messages say `path:line:`. */
+  sourceLine?: number;
   /** Defined by the repository (not by the user): starts only when trusted and approved. */
   workspace: boolean;
   /** Start when the session starts (default: on first use, from the cached tool list). */
@@ -80,6 +83,11 @@ export interface McpConfigProblem {
   server?: string;
   sourcePath: string;
   message: string;
+  /**
+   * The server was loaded all the same: the message is a note about a key of its entry that Yoke
+   * does not apply (VS Code's `dev`, Cline's `autoApprove`…), said so nothing is dropped silently.
+   */
+  loaded?: boolean;
 }
 
 /** An input prompt of `.vscode/mcp.json` (`${input:id}`). */
@@ -196,10 +204,10 @@ function parseInputs(raw: unknown): Map<string, McpInputSpec> {
 }
 
 /** One entry of a file's server map to a definition (throws ExpandError with a clear message). */
-function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>): McpServerConfig {
+function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>, notes: string[] = []): McpServerConfig {
   if (!isObject(raw)) throw new ExpandError("the definition must be an object");
   const x = (v: string) => expandVariables(v, ctx, inputs);
-  const type = raw.type ?? raw.transport;
+  const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type !== undefined && typeof type !== "string") throw new ExpandError(`"type" must be a string`);
   const kind = typeof type === "string" ? type.toLowerCase().replace(/_/g, "-") : undefined;
   const base = {
@@ -211,7 +219,12 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     timeoutMs: typeof raw.timeout === "number" && raw.timeout > 0 ? raw.timeout : undefined,
   };
   const hasUrl = typeof raw.url === "string" || typeof raw.serverUrl === "string";
-  if (kind === "stdio" || (kind === undefined && !hasUrl)) {
+  const stdio = kind === "stdio" || (kind === undefined && !hasUrl);
+  // VS Code runs such a server in its sandbox (file and network limits); Yoke has none for MCP servers: not started rather than started unconfined.
+  if (raw.sandboxEnabled === true)
+    throw new ExpandError(`"sandboxEnabled": true asks for VS Code's MCP sandbox; Yoke runs MCP servers outside any sandbox (docs/mcp.md), so it is not started: remove the key to run it unconfined`);
+  notes.push(...unappliedKeys(name, raw, stdio));
+  if (stdio) {
     if (typeof raw.command !== "string" || raw.command.trim() === "") {
       throw new ExpandError(hasUrl ? `"type": "stdio" needs a "command", not a "url"` : `needs a "command" (a stdio server) or a "url" (an HTTP server)`);
     }
@@ -253,19 +266,86 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
 }
 
 /** The server map of one file: `mcpServers` (Claude Code, Yoke) or `servers` (VS Code). */
-function serverMap(file: McpSourceFile, value: unknown): Record<string, unknown> | undefined {
+function serverMap(file: McpSourceFile, value: unknown): { map: Record<string, unknown>; path: string[] } | undefined {
   if (!isObject(value)) return undefined;
   if (file.kind === "claude-local") {
     // ~/.claude.json: `projects` maps each project's absolute path to its state; its `mcpServers` are the local scope.
     if (!isObject(value.projects) || file.project === undefined) return undefined;
-    const entry = Object.entries(value.projects).find(([k]) => sameProject(k, file.project!))?.[1];
-    return isObject(entry) ? serverMap({ ...file, kind: "claude-user" }, entry) : undefined;
+    const found = Object.entries(value.projects).find(([k]) => sameProject(k, file.project!));
+    const inner = found && isObject(found[1]) ? serverMap({ ...file, kind: "claude-user" }, found[1]) : undefined;
+    return inner && found ? { map: inner.map, path: ["projects", found[0], ...inner.path] } : undefined;
   }
   const key = VSCODE_SHAPED.has(file.kind) ? (value.servers !== undefined ? "servers" : "mcpServers") : "mcpServers";
   const map = value[key];
   if (map === undefined) return undefined;
   if (!isObject(map)) throw new ExpandError(`"${key}" must be an object of server definitions`);
-  return map;
+  return { map, path: [key] };
+}
+
+/**
+ * VS Code's `servers` in a file whose tool reads `mcpServers` (Claude Code's `.mcp.json`, Cursor's,
+ * Yoke's settings) is read by neither: said, not guessed (the servers are not loaded, as in the
+ * tool the file belongs to).
+ */
+function misplacedKey(file: McpSourceFile, value: Record<string, unknown>): { key: string; message: string } | undefined {
+  if (VSCODE_SHAPED.has(file.kind) || file.kind === "claude-user" || file.kind === "claude-local") return undefined;
+  if (value.mcpServers === undefined && isObject(value.servers) && file.kind !== "user-settings" && file.kind !== "workspace-settings" && file.kind !== "extra")
+    return { key: "servers", message: `"servers" is VS Code's key (.vscode/mcp.json); this file's servers are read from "mcpServers": none loaded from it` };
+  return undefined;
+}
+
+/** Keys of an entry Yoke reads (the rest is said in a note: `unappliedKeys`). */
+const READ_KEYS = new Set([
+  "type",
+  "transport",
+  "transportType",
+  "sandboxEnabled",
+  "command",
+  "args",
+  "env",
+  "envFile",
+  "cwd",
+  "url",
+  "serverUrl",
+  "headers",
+  "timeout",
+  "startOnSessionStart",
+  "autoStart",
+  "disabled",
+  "enabled",
+]);
+/** Descriptive keys that change nothing about how a server runs (VS Code's gallery entries, labels). */
+const DESCRIPTIVE_KEYS = new Set(["description", "name", "title", "gallery", "version", "icon", "icons", "$schema"]);
+
+/** What other tools' keys in an entry do that Yoke does not, one note each (the server still loads). */
+function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolean): string[] {
+  const notes: string[] = [];
+  for (const key of Object.keys(raw)) {
+    if (DESCRIPTIVE_KEYS.has(key)) continue;
+    if (READ_KEYS.has(key)) {
+      if (stdio && key === "headers") notes.push(`"headers" is not used: it applies to HTTP and SSE servers, and this one runs a command`);
+      if (!stdio && (key === "env" || key === "envFile" || key === "cwd" || key === "args"))
+        notes.push(`"${key}" is not used: it applies to servers that run a command, and this one is reached by URL`);
+      if (key === "timeout" && (typeof raw.timeout !== "number" || raw.timeout <= 0)) notes.push(`"timeout" is not used: it must be a positive number of milliseconds (the default, 120 s, applies)`);
+      else if (key === "timeout" && (raw.timeout as number) < 1000)
+        notes.push(
+          `"timeout" is in milliseconds: ${String(raw.timeout)} ms bounds each call (Cline's "timeout" counts seconds: write ${String((raw.timeout as number) * 1000)} for ${String(raw.timeout)} s)`,
+        );
+      continue;
+    }
+    if (key === "dev") notes.push(`"dev" is not used: VS Code's development mode (restart on file change, debugger) is VS Code's own; Yoke starts the server as configured`);
+    else if (key === "autoApprove" || key === "alwaysAllow") {
+      const tools = Array.isArray(raw[key]) ? (raw[key] as unknown[]).filter((t): t is string => typeof t === "string") : [];
+      // An empty list asks for nothing: said only when it names tools.
+      if (tools.length || !Array.isArray(raw[key]))
+        notes.push(
+          `"${key}" is not applied: Yoke asks before MCP tools by its permission rules; to run them without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.length ? tools.map((t) => mcpToolName(name, t)) : [`mcp__${sanitizeServerName(name)}`])} }`,
+        );
+    } else if (key === "auth" || key === "oauth") notes.push(`"${key}" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration, not a preset client`);
+    else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
+    else notes.push(`"${key}" is not a key Yoke reads (ignored)`);
+  }
+  return notes;
 }
 
 /**
@@ -279,29 +359,40 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
   for (const file of files) {
     if (file.text === undefined || file.text.trim() === "") continue;
     let map: Record<string, unknown> | undefined;
+    let mapPath: string[];
     let inputs = new Map<string, McpInputSpec>();
     try {
       const value = parseJsonc(file.text);
-      map = serverMap(file, value);
+      const found = serverMap(file, value);
+      map = found?.map;
+      mapPath = found?.path ?? [];
       if (isObject(value)) inputs = parseInputs(value.inputs);
+      const misplaced = isObject(value) ? misplacedKey(file, value) : undefined;
+      if (misplaced) problems.push({ sourcePath: file.path, message: `${file.path}:${keyLines(file.text, []).get(misplaced.key) ?? 1}: ${misplaced.message}` });
     } catch (err) {
-      const message = `${file.path}: ${err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message}`;
+      const message = err instanceof SyntaxError ? `${file.path}:${err.message.replace(/^(\d+:\d+): /, "$1: not valid JSON: ")}` : `${file.path}: ${(err as Error).message}`;
       // ~/.claude.json is read for two scopes: one problem for the file.
       if (!problems.some((p) => p.server === undefined && p.message === message)) problems.push({ sourcePath: file.path, message });
       continue;
     }
+    const lines = map ? keyLines(file.text, mapPath) : new Map<string, number>();
     for (const [name, raw] of Object.entries(map ?? {})) {
       if (isObject(raw) && (raw.disabled === true || raw.enabled === false)) continue;
+      const line = lines.get(name);
+      const where = `${file.path}${line ? `:${line}` : ""}: MCP server "${name}"`;
+      const notes: string[] = [];
       try {
         byName.delete(name);
-        byName.set(name, parseEntry(name, raw, file, WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { ...ctx, env: ctx.workspaceEnv } : ctx, inputs));
+        const server = parseEntry(name, raw, file, WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { ...ctx, env: ctx.workspaceEnv } : ctx, inputs, notes);
+        byName.set(name, line ? { ...server, sourceLine: line } : server);
+        for (const n of notes) problems.push({ server: name, sourcePath: file.path, message: `${where}: ${n}`, loaded: true });
       } catch (err) {
         let message = (err as Error).message;
         const withheld = /the environment variable (\S+) is not set/.exec(message)?.[1];
         if (withheld && ctx.workspaceEnv && ctx.workspaceEnv[withheld] === undefined && ctx.env[withheld] !== undefined) {
           message = `it names ${withheld}, a provider API key Yoke does not hand to a server the repository defines; define the server in your own settings (~/.yoke/settings.json) to pass it`;
         }
-        problems.push({ server: name, sourcePath: file.path, message: `MCP server "${name}" in ${file.path}: ${message}` });
+        problems.push({ server: name, sourcePath: file.path, message: `${where}: ${message}` });
       }
     }
   }

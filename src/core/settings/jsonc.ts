@@ -7,7 +7,7 @@
  *
  * (Imported from its ESM build: the UMD build that `main` names requires its modules dynamically, which no bundle can follow.)
  */
-import { parse, printParseErrorCode, visit, type ParseError } from "jsonc-parser/lib/esm/main.js";
+import { findNodeAtLocation, parse, parseTree, printParseErrorCode, visit, type ParseError } from "jsonc-parser/lib/esm/main.js";
 
 export type JsoncResult = { ok: true; value: unknown } | { ok: false; line: number; column: number; message: string };
 
@@ -81,5 +81,24 @@ export function findDuplicateKeys(input: string): Array<{ path: string[]; key: s
     },
     OPTIONS,
   );
+  return out;
+}
+
+/**
+ * The 1-based line of each key found at `path` (an object's keys, e.g. `["mcpServers"]`), for
+ * messages that name a place in the file (`file:line: …`). Empty when the text is not valid or
+ * nothing is at `path`.
+ */
+export function keyLines(input: string, path: readonly string[]): Map<string, number> {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const out = new Map<string, number>();
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, OPTIONS);
+  if (!root || errors.length) return out;
+  const node = path.length ? findNodeAtLocation(root, [...path]) : root;
+  for (const prop of node?.type === "object" ? (node.children ?? []) : []) {
+    const key = prop.children?.[0];
+    if (key && typeof key.value === "string") out.set(key.value, position(text, prop.offset).line);
+  }
   return out;
 }

@@ -144,7 +144,7 @@ function withEnvFiles(config: McpConfig): McpConfig {
     try {
       servers.push({ ...s, envFile: path, env: { ...readEnvFile(path), ...s.env } });
     } catch (err) {
-      problems.push({ server: s.name, sourcePath: s.sourcePath, message: `MCP server "${s.name}" in ${s.sourcePath}: ${(err as Error).message}` });
+      problems.push({ server: s.name, sourcePath: s.sourcePath, message: `${s.sourcePath}${s.sourceLine ? `:${s.sourceLine}` : ""}: MCP server "${s.name}": ${(err as Error).message}` });
     }
   }
   return { servers, problems };

@@ -131,6 +131,9 @@ export class PendingRedirects {
     });
   }
 
+  /** How many answers were handed to a sign-in (each one spends the redirect URI it came through, in a web window). */
+  answered = 0;
+
   /**
    * An answer arrived (the URI's query). "delivered": the sign-in with its state has it;
    * "unknown-state": no sign-in in progress has that state (ignored); "not-an-answer".
@@ -140,6 +143,7 @@ export class PendingRedirects {
     if (a.kind === "invalid") return "not-an-answer";
     const w = a.state !== undefined ? this.waiting.get(a.state) : undefined;
     if (!w) return "unknown-state";
+    this.answered++;
     if (a.kind === "code") w.resolve(a.code);
     else w.reject(new Error(`the authorization server answered ${a.error}${a.description ? ` (${a.description})` : ""}`));
     return "delivered";
@@ -156,4 +160,28 @@ const KEY = Symbol.for("yoke.mcp.oauthRedirects");
 export function oauthRedirects(): PendingRedirects {
   const g = globalThis as { [KEY]?: PendingRedirects };
   return (g[KEY] ??= new PendingRedirects());
+}
+
+/**
+ * The redirect URI of the URI handler's way back, asked of VS Code (`make`: `env.asExternalUri`)
+ * only when the last one was spent. In a web window each call gives a new one-shot callback
+ * (`…/callback?vscode-reqid=N…`, N counted up by the page); asked at every connection, the URI
+ * changed at every sign-in and the authorization server's registration (whose redirect URI must
+ * match exactly) was made anew each time. Kept until an answer came back through it, the URI stays
+ * what the client was registered with (and the page's first one after a reload is again the
+ * first), so the registration is kept while the redirect URI is the same (McpOAuthProvider).
+ */
+export function reusedRedirectUri(make: () => Promise<string>, redirects: PendingRedirects = oauthRedirects()): () => Promise<string> {
+  let current: { uri: Promise<string>; answered: number } | undefined;
+  return () => {
+    if (!current || current.answered !== redirects.answered) {
+      const uri = make();
+      current = { uri, answered: redirects.answered };
+      // A failed ask is not kept.
+      uri.catch(() => {
+        if (current?.uri === uri) current = undefined;
+      });
+    }
+    return current.uri;
+  };
 }

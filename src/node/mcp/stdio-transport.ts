@@ -62,7 +62,7 @@ export class GroupStdioTransport implements Transport {
       });
       this.child = child;
       child.once("error", (err) => {
-        const e = (err as NodeJS.ErrnoException).code === "ENOENT" ? new Error(`command not found: ${this.opts.command}`) : err;
+        const e = (err as NodeJS.ErrnoException).code === "ENOENT" ? new Error(`command not found: ${this.opts.command}${windowsOnlyHint(this.opts.command, this.opts.args)}`) : err;
         reject(e);
         this.onerror?.(e);
         this.finish();
@@ -123,4 +123,15 @@ export class GroupStdioTransport implements Transport {
     this.buffer.clear();
     this.onclose?.();
   }
+}
+
+/**
+ * `"command": "cmd", "args": ["/c", "npx", …]` is how Windows users start npx (a batch file there);
+ * a repository's `.mcp.json` written on Windows names it on every machine. Off Windows it is not
+ * found: say what to write instead (the server is not started another way behind the user's back).
+ */
+export function windowsOnlyHint(command: string, args: readonly string[], platform: NodeJS.Platform = process.platform): string {
+  if (platform === "win32" || !/^cmd(\.exe)?$/i.test(command) || !/^\/c$/i.test(args[0] ?? "")) return "";
+  const rest = args.slice(1);
+  return ` (\`cmd /c\` is Windows's shell; here write "command": ${JSON.stringify(rest[0] ?? "npx")}, "args": ${JSON.stringify(rest.slice(1))})`;
 }

@@ -7,7 +7,8 @@ import { RESULTS_DIR } from "./paths";
 
 /** Opens the workbench URL and waits until the workbench and its extension host are up. */
 export async function openWorkbench(page: Page, url: string): Promise<void> {
-  await page.goto(url);
+  // Generous: at a load of 20+ on two cores the page's load event took over 30 s (the default).
+  await page.goto(url, { timeout: 120_000 });
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
   // The status bar is rendered once the workbench has restored its parts.
   await page.locator("#workbench\\.parts\\.statusbar").waitFor({ timeout: 60_000 });

@@ -107,9 +107,9 @@ describe("MCP definitions from the settings reader's files", () => {
     expect(good.transport === "stdio" && good.envFile).toBe(join(ws, "conf", "srv.env"));
     expect(config.servers.map((x) => x.name)).toEqual(["good"]);
     expect(config.problems.map((p) => p.message)).toEqual([
-      `MCP server "typed" in ${join(ws, ".mcp.json")}: "envFile" must be a path (a string)`,
-      `MCP server "missing" in ${join(ws, ".mcp.json")}: its envFile ${join(ws, "nope.env")} does not exist`,
-      `MCP server "invalid" in ${join(ws, ".mcp.json")}: its envFile ${join(ws, "bad.env")} is not valid: line 2 is not KEY=VALUE`,
+      `${join(ws, ".mcp.json")}:1: MCP server "typed": "envFile" must be a path (a string)`,
+      `${join(ws, ".mcp.json")}:1: MCP server "missing": its envFile ${join(ws, "nope.env")} does not exist`,
+      `${join(ws, ".mcp.json")}:1: MCP server "invalid": its envFile ${join(ws, "bad.env")} is not valid: line 2 is not KEY=VALUE`,
     ]);
   });
 

@@ -14,6 +14,7 @@ import {
   oauthRedirects,
   PendingRedirects,
   readRedirectAnswer,
+  reusedRedirectUri,
   YOKE_EXTENSION_ID,
   type McpRedirectReceiver,
 } from "../../../src/node/mcp/oauth-redirect";
@@ -138,5 +139,53 @@ describe("McpOAuthProvider with a receiver (a remote window)", () => {
     const again = new McpOAuthProvider("s", "https://s.example/mcp", store);
     await again.load();
     expect(again.clientInformation()).toMatchObject({ client_id: "c-local" });
+  });
+});
+
+describe("a web window's one-shot redirect URI (asExternalUri counts vscode-reqid up at each call)", () => {
+  it("is asked again only after an answer spent it, so connections without a sign-in keep the client registered with it", async () => {
+    const pending = new PendingRedirects();
+    let reqid = 0;
+    const asks: string[] = [];
+    const page = () => {
+      const uri = `https://cs.example/callback?vscode-reqid=${++reqid}&vscode-scheme=code-oss&vscode-authority=yoke-dev.yoke&vscode-path=%2Fmcp-oauth`;
+      asks.push(uri);
+      return Promise.resolve(uri);
+    };
+    const get = reusedRedirectUri(page, pending);
+    const receiver: McpRedirectReceiver = { redirectUri: get, wait: (s, sig, ms) => pending.wait(s, sig, ms) };
+    const store = new FileCredentialStore(join(dir, "web.json"));
+    // First connection: signs in (registers a client with reqid 1; the answer comes back through it).
+    const first = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
+    await first.load();
+    expect(first.redirectUrl).toContain("vscode-reqid=1");
+    await first.saveClientInformation({ client_id: "c-web", redirect_uris: [first.redirectUrl] } as never);
+    // Connections before the sign-in finished (another session, a restart) get the same URI and the same client.
+    const second = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
+    await second.load();
+    expect(second.redirectUrl).toBe(first.redirectUrl);
+    expect(second.clientInformation()).toMatchObject({ client_id: "c-web" });
+    expect(asks).toHaveLength(1);
+    // The answer spends reqid 1: the next sign-in asks for a new one (the page would ignore a second answer to 1).
+    const state = first.state();
+    const { code } = await first.listen(new AbortController().signal, 10_000);
+    expect(pending.deliver(`code=k&state=${state}`)).toBe("delivered");
+    await code;
+    const third = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
+    await third.load();
+    expect(third.redirectUrl).toContain("vscode-reqid=2");
+    expect(asks).toHaveLength(2);
+    // A page reload counts from 1 again: its first sign-in's URI is the registered one, and the client is kept.
+    const reloaded = reusedRedirectUri(() => Promise.resolve(asks[0]!), new PendingRedirects());
+    const fourth = new McpOAuthProvider("s", "https://s.example/mcp", store, { redirectUri: reloaded, wait: (s, sig, ms) => pending.wait(s, sig, ms) });
+    await fourth.load();
+    expect(fourth.clientInformation()).toMatchObject({ client_id: "c-web" });
+  });
+
+  it("an ask that failed is not kept", async () => {
+    let calls = 0;
+    const get = reusedRedirectUri(() => (++calls === 1 ? Promise.reject(new Error("no window")) : Promise.resolve("https://cs.example/callback?vscode-reqid=1")), new PendingRedirects());
+    await expect(get()).rejects.toThrow("no window");
+    await expect(get()).resolves.toContain("vscode-reqid=1");
   });
 });
