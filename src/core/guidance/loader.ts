@@ -73,7 +73,9 @@ async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
   const real = normalizePath(resolved);
   if (!(await rootsOf(fs)).some((r) => isInside(r, real))) throw new NotRead(`not read: it resolves to ${real}, outside the workspace`);
   const target = real;
-  if ((await fs.stat(target).catch(() => undefined))?.type !== "file") return undefined;
+  // A path that is its own real path has no link on the way: the first look already saw the file.
+  const seen = real === normalizePath(path) ? st : await fs.stat(target).catch(() => undefined);
+  if (seen?.type !== "file") return undefined;
   for (const p of new Set([path, real])) {
     const denied = await access?.deniedBy("Read", p).catch(() => null);
     if (denied) throw new NotRead(`not read: reading it is denied by ${denied}`);
