@@ -2,6 +2,9 @@
  * `yoke` — the command line (contract section 3). Each subcommand lives in its own module,
  * loaded on demand; each returns the exit status: 0 success, 1 refused/failed, 2 bad usage.
  */
+import { resolve } from "node:path";
+import { NESTED_GUIDANCE_GLOBS } from "../core/guidance/nested-globs";
+import { prefetchTracked } from "../node/git-tracked";
 import { keepWasmAtBaselineTier } from "../node/tree-sitter-wasm";
 import { UsageError } from "./args";
 import { enableCompileCache } from "./compile-cache";
@@ -103,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`yoke: unknown command "${name}"\n\n${USAGE}\n`);
     return 2;
   }
+  if (name === "lessons" && rest[0] === "list") prefetchLessons(rest.slice(1));
   try {
     return await (
       await load()
@@ -116,6 +120,20 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`yoke ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/**
+ * `yoke lessons list` finds nested AGENTS.md/CLAUDE.md in git's index: that git starts now, while
+ * the command's bundle loads (at a million files both take seconds; they run side by side).
+ */
+function prefetchLessons(args: string[]): void {
+  let cwd = ".";
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if (args[i] === "--cwd" && args[i + 1] !== undefined) cwd = args[++i]!;
+    else if (args[i]!.startsWith("--cwd=")) cwd = args[i]!.slice("--cwd=".length);
+  }
+  prefetchTracked(resolve(cwd), NESTED_GUIDANCE_GLOBS);
 }
 
 /** `--help` / `-h` among a command's own options (not in what follows `--`, which is another program's). */

@@ -108,6 +108,56 @@ describe("a real restore's preview", () => {
   }, 60_000);
 });
 
+describe("a real restore's git calls", () => {
+  it("plan once (the restore takes the preview's plan) and give diff-tree no index to read (107 MB at a million files)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-ckpt-plan-once-"));
+    temps.push(dir);
+    const ws = join(dir, "ws");
+    mkdirSync(ws);
+    git(ws, "init", "-q");
+    for (const f of ["a.txt", "src/b.ts", "src/c.ts"]) write(ws, f, `${f} v1\n`);
+    git(ws, "add", "-A");
+    git(ws, "commit", "-qm", "base");
+    // Real git behind a wrapper that logs the index each call is given, and its arguments.
+    const log = join(dir, "git-calls.log");
+    const wrapper = join(dir, "git-wrapper.sh");
+    writeFileSync(wrapper, `#!/bin/sh\necho "$GIT_INDEX_FILE|$*" >> '${log}'\nexec git "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const store = createGitCheckpointStore({ storageDir: join(dir, "storage"), git: wrapper });
+    const folders = [{ root: ws, name: "ws" }];
+    const events: SessionEvent[] = [];
+    const append = (e: NewEvent) => {
+      const ev = { ...e, seq: events.length, ts: new Date().toISOString() } as SessionEvent;
+      events.push(ev);
+      return ev;
+    };
+    append({ type: "user_message", text: "edit" } as NewEvent);
+    append(await snapshotFolders(store, folders, { turn: 1, reason: "turn" }));
+    write(ws, "src/b.ts", "src/b.ts v2\n");
+    write(ws, "src/new.ts", "created\n");
+    writeFileSync(log, "");
+    const previews: RestorePlan[] = [];
+    const r = await restoreTo({ store, events: () => events, append, folders, preview: (plan) => previews.push(plan) }, 0, "files");
+    const calls = readFileSync(log, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => ({ index: l.slice(0, l.indexOf("|")), args: l.slice(l.indexOf("|") + 1) }));
+    const diffTrees = calls.filter((c) => / diff-tree /.test(` ${c.args} `));
+    // One plan: the preview's, which the restore then carried out.
+    expect(diffTrees).toHaveLength(1);
+    expect(calls.filter((c) => / diff --no-renames /.test(` ${c.args} `))).toHaveLength(1);
+    expect(previews).toHaveLength(1);
+    expect(previews[0]!.changes).toHaveLength(2);
+    // diff-tree compares two trees: it is given an index file that does not exist, never the store's.
+    expect(diffTrees[0]!.index).toMatch(/yoke-no-index$/);
+    expect(existsSync(diffTrees[0]!.index)).toBe(false);
+    // And the restore did what the preview said.
+    expect(readFileSync(join(ws, "src/b.ts"), "utf8")).toBe("src/b.ts v1\n");
+    expect(existsSync(join(ws, "src/new.ts"))).toBe(false);
+    expect(r.lines.join("\n")).toContain("1 file(s) written back, 1 deleted");
+  }, 60_000);
+});
+
 describe("a later checkpoint whose tree is known", () => {
   it("is committed and its head moved without a git process; the commit is git's own format, and a head another process moved is chained onto, not overwritten", async () => {
     const dir = mkdtempSync(join(tmpdir(), "yoke-ckpt-inproc-"));

@@ -8,13 +8,13 @@ import type { FileAccessPolicy, GlobResult, Searcher, WorkspaceFs } from "../por
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
+import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
 export const LESSON_DIR = ".yoke/lessons";
-/** Project memory file names, looked for in every folder from the root down to a touched file. */
-export const MEMORY_NAMES = ["AGENTS.md", "CLAUDE.md"];
+export { MEMORY_NAMES };
 /** Only at the root of a workspace folder. */
 const ROOT_ONLY_MEMORY = ["CLAUDE.local.md", ".claude/CLAUDE.md"];
 const MAX_FILES_PER_DIR = 500;
@@ -73,7 +73,9 @@ async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
   const real = normalizePath(resolved);
   if (!(await rootsOf(fs)).some((r) => isInside(r, real))) throw new NotRead(`not read: it resolves to ${real}, outside the workspace`);
   const target = real;
-  if ((await fs.stat(target).catch(() => undefined))?.type !== "file") return undefined;
+  // A path that is its own real path has no link on the way: the first look already saw the file.
+  const seen = real === normalizePath(path) ? st : await fs.stat(target).catch(() => undefined);
+  if (seen?.type !== "file") return undefined;
   for (const p of new Set([path, real])) {
     const denied = await access?.deniedBy("Read", p).catch(() => null);
     if (denied) throw new NotRead(`not read: reading it is denied by ${denied}`);
@@ -142,8 +144,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
   const trackedIn = new Map(
     workspaceFolders(fs).map((f) => {
       const root = normalizePath(f.root);
-      const globs = [...MEMORY_NAMES.map((n) => `**/${n}`), RULE_FILES_GLOB];
-      return [root, search?.tracked?.({ path: root, globs, maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => undefined)];
+      return [root, search?.tracked?.({ path: root, globs: [...NESTED_GUIDANCE_GLOBS], maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => undefined)];
     }),
   );
   const userFiles = await (opts.files?.list() ?? Promise.resolve([])).catch((err: unknown) => {
@@ -308,8 +309,6 @@ async function inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) =
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
-
-const RULE_FILES_GLOB = "**/.cursor/rules/**/*.mdc";
 
 function nestedRuleDirs(root: string, paths: readonly string[]): string[] {
   const dirs = new Set<string>();
