@@ -100,7 +100,7 @@ describe("yoke acp: the protocol as the SDK defines it", () => {
     const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
     expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "are you there?" }] })).stopReason).toBe("end_turn");
     expect(chunkText(c.updates, "agent_message_chunk")).toBe("still here");
-  });
+  }, 120_000);
 
   it("announces its slash commands (custom commands, output-style, the editor's MCP server's prompts) and expands the one a prompt starts with", async () => {
     const { ws, sessions } = workspace();
@@ -120,7 +120,7 @@ describe("yoke acp: the protocol as the SDK defines it", () => {
     // And the MCP prompt as the server's messages.
     expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mcp__probe__hello Ada" }] })).stopReason).toBe("end_turn");
     expect(JSON.stringify(server!.requests.at(-1)!.body)).toContain("Hello, Ada.");
-  });
+  }, 120_000);
 
   it("session/load with the editor's MCP server over HTTP offers its tools; session/resume continues without replaying; session/close ends the session and frees it for another process", async () => {
     const { ws, sessions } = workspace();
@@ -156,7 +156,7 @@ describe("yoke acp: the protocol as the SDK defines it", () => {
     expect((await third.c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "And now?" }] })).stopReason).toBe("end_turn");
     expect(chunkText(third.c.updates, "agent_message_chunk")).toBe("Resumed.");
     expect(JSON.stringify(server!.requests.at(-1)!.body)).toContain("Remember the number 5.");
-  });
+  }, 120_000);
 
   it("session/close stops the session's MCP servers and a running turn; closing it again is not an error", async () => {
     const { ws, sessions } = workspace();
@@ -170,7 +170,7 @@ describe("yoke acp: the protocol as the SDK defines it", () => {
     expect((await turn).stopReason).toBe("cancelled");
     expect(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })).not.toContain(tag);
     expect(await c.agent.request("session/close", { sessionId })).toEqual({});
-  });
+  }, 120_000);
 
   it("an image or audio block (not in its prompt capabilities) is not dropped silently: the model is told it was attached and cannot be seen", async () => {
     const { ws, sessions } = workspace();
@@ -188,5 +188,5 @@ describe("yoke acp: the protocol as the SDK defines it", () => {
     const sent = JSON.stringify(server!.requests.at(-1)!.body);
     expect(sent).toContain("The user attached an image, which this agent cannot see.");
     expect(sent).toContain("The user attached a recording, which this agent cannot see.");
-  });
+  }, 120_000);
 });

@@ -363,22 +363,22 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
 
   /** Tells the editor the session's slash commands (after session/new, load and resume; again when the MCP servers change). */
   function announceCommands(live: Live): void {
-    void availableCommands({
-      cwd: live.cwd,
-      folders: live.additionalDirectories,
-      home: deps.home ?? process.env.HOME ?? homedir(),
-      trusted: live.setup.trusted ?? false,
-      hub: live.hub,
-      warn: deps.warn,
-    }).then(
-      (availableCommands) => {
-        const json = JSON.stringify(availableCommands);
-        if (json === live.commands || !sessions.has(live.session.id)) return;
-        live.commands = json;
-        send(live, { sessionUpdate: "available_commands_update", availableCommands });
-      },
-      (err: unknown) => deps.warn(`slash commands: ${String(err)}`),
-    );
+    void (async () => {
+      // After the answer to session/new (or load, resume) is on its way: the editor knows the session first.
+      await new Promise((r) => setTimeout(r, 0));
+      const list = await availableCommands({
+        cwd: live.cwd,
+        folders: live.additionalDirectories,
+        home: deps.home ?? process.env.HOME ?? homedir(),
+        trusted: live.setup.trusted ?? false,
+        hub: live.hub,
+        warn: deps.warn,
+      });
+      const json = JSON.stringify(list);
+      if (json === live.commands || !sessions.has(live.session.id)) return;
+      live.commands = json;
+      send(live, { sessionUpdate: "available_commands_update", availableCommands: list });
+    })().catch((err: unknown) => deps.warn(`slash commands: ${String(err)}`));
   }
 
   async function closeSession(live: Live): Promise<void> {
