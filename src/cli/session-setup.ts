@@ -13,7 +13,7 @@ import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore, defaultSessionDir, describeHolder, legacyCliSessionDir, migrateLegacySessions, type FileSessionStore } from "../node/session-store";
 import { agentWorktreeOf } from "../node/background/paths";
-import { nodeServicesFor, sessionRecipe } from "../node/session-recipe";
+import { nodeServicesFor, sessionRecipe, type SessionHost } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError } from "../node/session-settings";
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
@@ -104,6 +104,8 @@ export interface CliSessionHost {
   owner?: string;
   /** Who starts the session's commands (`yoke acp`: the editor's terminal when it offers one). */
   launcher?: NodeServicesOptions["launcher"];
+  /** The MCP hub of the session's servers (`yoke acp`: their prompts as the editor's slash commands). */
+  onMcpHub?: SessionHost["onMcpHub"];
   /** The session's composer (a background agent's notes while it runs: src/node/background/inbox.ts). */
   composer?: () => Extension;
 }
@@ -112,7 +114,7 @@ export async function buildCliSession(
   flags: CliSessionFlags,
   resumeId?: string,
   host: CliSessionHost = {},
-): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; dispose(): Promise<void> }> {
+): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; trusted: boolean; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -180,7 +182,8 @@ export async function buildCliSession(
     permissionMode,
     services: node,
     ...(host.composer ? { composer: host.composer } : {}),
+    ...(host.onMcpHub ? { onMcpHub: host.onMcpHub } : {}),
   });
   const options = flags.tools ? { ...recipe.options, onlyTools: flags.tools } : recipe.options;
-  return { sessionDir, store, services: recipe.services, dispose: () => recipe.dispose(), options };
+  return { sessionDir, store, services: recipe.services, trusted: trust.trusted, dispose: () => recipe.dispose(), options };
 }

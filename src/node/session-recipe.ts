@@ -38,6 +38,7 @@ import { createNodeMcp } from "./mcp/setup";
 import { createNodeWorkspaceFs } from "./node-fs";
 import type { McpOAuthOptions } from "./mcp/oauth";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
+import type { McpHub } from "../core/mcp/types";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
 import { nodeSubagentsExtension } from "./subagent-settings";
 import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
@@ -73,6 +74,8 @@ export interface SessionHost {
    * as the settings reader read them (their `mcpServers`); default: the settings files' servers, started for this process.
    */
   mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps): Promise<Extension[]>;
+  /** The MCP hub of the settings files' servers when the recipe starts them (no `mcp` above): `yoke acp` lists their prompts as slash commands. */
+  onMcpHub?(hub: McpHub): void;
   /** MCP elicitation forms (the panel's form, the terminal's prompts); without: servers' forms are declined. */
   elicitor?: McpElicitor;
   /** MCP OAuth: shows a remote server's sign-in URL (the terminal prints it); without: headless, the server fails saying how to sign in. */
@@ -271,6 +274,7 @@ function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost,
     ...(host.mcpAuthorize ? { oauth: { authorize: host.mcpAuthorize } } : {}),
   });
   cleanup.push(() => mcp.dispose());
+  host.onMcpHub?.(mcp.hub);
   return [mcp.extension(tools.map((t) => t.name))];
 }
 

@@ -7,7 +7,7 @@
 // The third is merged with "Merge branch" (git merge of its branch): its commit is on the person's
 // branch, and their uncommitted edit is untouched. At the end no worktree, branch or agent process is left.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import type { Frame } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/scripted-llm-server";
@@ -163,6 +163,84 @@ describe("background agents reviewed in the editor, steered and merged as a bran
     }
     expect(git(vs.workspace, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
     expect(git(vs.workspace, "branch", "--list", "yoke/*").trim()).toBe("");
+    expect(agentProcesses()).toEqual([]);
+  }, 600_000);
+});
+
+// The binary files and mode-only changes of a finished agent have no hunks: "Review in editor"
+// asks each whole in a VS Code notification (Accept / Reject), and writes what was accepted —
+// byte-exact, with its executable bit — once all are decided (src/host/agents/whole-files.ts).
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x01, 0x02]);
+describe("background agents: binary files and mode changes reviewed in notifications", () => {
+  const vs = useYokeVscode({
+    name: "agents-review-whole-files",
+    model: {
+      script: (req: RecordedRequest): ScriptedTurn =>
+        !convo(req).includes("TASK-W")
+          ? { text: "no task" }
+          : toolResults(req) === 0
+            ? { toolCalls: [{ name: "run_command", input: { command: "printf '\\211PNG\\r\\n\\032\\n\\000\\001\\002' > logo.png && printf 'GIF89a\\000\\000' > extra.gif && chmod +x run.sh" } }] }
+            : { text: "Added the logo and made run.sh executable." },
+    },
+    files: { "run.sh": "#!/bin/sh\necho hi\n" },
+    // An agent cannot ask: it starts in the panel's mode, here one that runs its command.
+    userSettings: { "yoke.permissionMode": "bypassPermissions", "files.autoSave": "off" },
+  });
+
+  it("each binary file and the mode change is asked in a notification; the accepted ones are written byte-exact with their mode, the rejected one is not", async () => {
+    const shot = vs.screenshots();
+    git(vs.workspace, "init", "-q", "-b", "main");
+    git(vs.workspace, "add", "-A");
+    git(vs.workspace, "commit", "-qm", "initial");
+    const page = vs.page;
+    page.setDefaultNavigationTimeout(180_000);
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    await frame.locator("[data-testid=prompt-input]").fill("TASK-W: add a logo and make run.sh executable");
+    await frame.locator("[data-testid=run-background]").click();
+    const w = frame.locator("[data-testid=agent]", { has: frame.locator("[data-testid=agent-task]", { hasText: "TASK-W" }) });
+    await w.waitFor({ timeout: 60_000 });
+    await expect.poll(() => w.getAttribute("data-state"), { timeout: 150_000 }).toBe("finished");
+    // The agent's id ends its branch's name (yoke/task-…-ID).
+    const id = ((await w.locator(".agent-branch").textContent()) ?? "").split("-").pop()!;
+    expect(id).toMatch(/^[a-f0-9]+$/);
+
+    await w.locator("[data-testid=agent-review-editor]").click();
+    const out = w.locator("[data-testid=agent-outcome]");
+    await expect
+      .poll(() => out.textContent(), { timeout: 30_000 })
+      .toContain(
+        "Its change is open in your editor (3 to take whole): Accept or Reject each binary file or mode change in its notification. What you accept is written to your files once everything is decided.",
+      );
+    const asked: string[] = [];
+    for (let k = 0; k < 3; k++) {
+      const toast = page.locator(".notification-toast", { hasText: "Take this whole file?" }).first();
+      await toast.waitFor({ timeout: 60_000 });
+      const text = (await toast.textContent()) ?? "";
+      asked.push(text);
+      if (k === 0) await shot("whole-file-question");
+      // Nothing is written before every file is decided.
+      expect(existsSync(vs.path("logo.png"))).toBe(false);
+      const reject = text.includes("extra.gif");
+      await toast.getByRole("button", { name: reject ? "Reject" : "Accept" }).click();
+      const name = ["logo.png", "extra.gif", "run.sh"].find((n) => text.includes(n))!;
+      await page.locator(".notification-toast", { hasText: name }).waitFor({ state: "detached", timeout: 20_000 });
+    }
+    expect(asked.find((t) => t.includes("logo.png"))).toContain(`Yoke: background agent ${id} added the binary file logo.png (11 bytes). Take this whole file?`);
+    expect(asked.find((t) => t.includes("extra.gif"))).toContain(`Yoke: background agent ${id} added the binary file extra.gif (8 bytes). Take this whole file?`);
+    expect(asked.find((t) => t.includes("run.sh"))).toContain(`Yoke: background agent ${id} made run.sh executable (its content is yours). Take this whole file?`);
+
+    await expect.poll(() => out.textContent(), { timeout: 30_000 }).toMatch(/^Merged into your tree from the editor's review: (logo\.png, run\.sh \(mode\)|run\.sh \(mode\), logo\.png)\.$/);
+    expect(readFileSync(vs.path("logo.png"))).toEqual(PNG);
+    expect(existsSync(vs.path("extra.gif"))).toBe(false);
+    expect(statSync(vs.path("run.sh")).mode & 0o111).not.toBe(0);
+    expect(readFileSync(vs.path("run.sh"), "utf8")).toBe("#!/bin/sh\necho hi\n");
+    await expect.poll(() => w.locator("[data-testid=agent-state]").textContent(), { timeout: 20_000 }).toBe("finished, merged");
+    await shot("whole-files-merged");
+
+    await w.locator("[data-testid=agent-discard]").click();
+    await expect.poll(() => w.count(), { timeout: 30_000 }).toBe(0);
+    expect(git(vs.workspace, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
     expect(agentProcesses()).toEqual([]);
   }, 600_000);
 });

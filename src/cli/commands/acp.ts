@@ -61,7 +61,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     defaultCwd: process.cwd(),
     warn,
     sessionDir: (cwd) => sessionDir ?? cliSessionDir(cwd),
-    build: ({ cwd, additionalDirectories, resumeId, approver, settings, launcher }) =>
+    build: ({ cwd, additionalDirectories, resumeId, approver, settings, launcher, onMcpHub }) =>
       buildCliSession(
         {
           cwd: resolve(cwd),
@@ -82,7 +82,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
           json: false,
         },
         resumeId,
-        { approver, owner: "yoke acp", ...(launcher ? { launcher: () => launcher } : {}) },
+        { approver, owner: "yoke acp", ...(launcher ? { launcher: () => launcher } : {}), ...(onMcpHub ? { onMcpHub } : {}) },
       ),
   });
   const stream = acp.ndJsonStream(protocolStdout(), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);

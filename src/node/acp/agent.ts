@@ -6,6 +6,7 @@
  * `session/request_permission`) and, when the editor offers it, the file system differ.
  */
 import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
@@ -22,9 +23,13 @@ import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
 import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
+import type { McpHub } from "../../core/mcp/types";
+import { availableCommands } from "./commands";
 
 export interface AcpSessionSetup {
   options: AgentSessionOptions;
+  /** The folders are trusted (else Restricted Mode): the enabled plugins' commands are listed only then, as they run only then. */
+  trusted?: boolean;
   store: FileSessionStore;
   services: NodeServices;
   dispose(): Promise<void>;
@@ -32,7 +37,18 @@ export interface AcpSessionSetup {
 
 export interface AcpAgentDeps {
   /** Builds a session's options for a folder as the CLI does (resumeId: an existing session, locked for this process). */
-  build(req: { cwd: string; additionalDirectories: string[]; resumeId?: string; approver: Approver; settings: string[]; launcher?: ProcessLauncher }): Promise<AcpSessionSetup>;
+  build(req: {
+    cwd: string;
+    additionalDirectories: string[];
+    resumeId?: string;
+    approver: Approver;
+    settings: string[];
+    launcher?: ProcessLauncher;
+    /** The MCP hub of the session's servers (their prompts are slash commands). */
+    onMcpHub?(hub: McpHub): void;
+  }): Promise<AcpSessionSetup>;
+  /** The home folder (the user's commands); default: $HOME. */
+  home?: string;
   /** The session store folder of a workspace folder (the one the panel and `yoke run` use). */
   sessionDir(cwd: string): string;
   /** The folder session/list lists when the client names none. */
@@ -52,6 +68,12 @@ interface Live {
   session: AgentSession;
   setup: AcpSessionSetup;
   cwd: string;
+  additionalDirectories: string[];
+  /** The session's MCP servers (the settings files' and the editor's). */
+  hub?: McpHub;
+  /** The slash commands last told the editor (JSON), and the pending re-announcement after an MCP server changed. */
+  commands?: string;
+  commandsTimer?: ReturnType<typeof setTimeout>;
   streamed: { text: boolean; reasoning: boolean };
   running?: Promise<void>;
   /** Its events stream to the editor. */
@@ -269,9 +291,18 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         : undefined;
     // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
     const mcp = mcpSettingsFile(mcpServers);
+    let hub: McpHub | undefined;
     let built: AcpSessionSetup;
     try {
-      built = await deps.build({ cwd, additionalDirectories, ...(resumeId ? { resumeId } : {}), approver: approverFor(ref), settings: mcp.path ? [mcp.path] : [], ...(launcher ? { launcher } : {}) });
+      built = await deps.build({
+        cwd,
+        additionalDirectories,
+        ...(resumeId ? { resumeId } : {}),
+        approver: approverFor(ref),
+        settings: mcp.path ? [mcp.path] : [],
+        ...(launcher ? { launcher } : {}),
+        onMcpHub: (h) => (hub = h),
+      });
     } catch (err) {
       mcp.dispose();
       throw err;
@@ -299,6 +330,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       session,
       setup,
       cwd,
+      additionalDirectories,
+      ...(hub ? { hub } : {}),
       streamed: { text: false, reasoning: false },
       queue: Promise.resolve(),
       updates: { tool: (n) => session.tool(n), root: session.services.fs.root },
@@ -315,6 +348,12 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       else live.streamed.reasoning = true;
       send(live, { sessionUpdate: d.type === "text" ? "agent_message_chunk" : "agent_thought_chunk", content: { type: "text", text: d.text } });
     });
+    // An MCP server started, stopped or changed its prompts: the list again (once things settle).
+    live.hub?.onChange(() => {
+      if (live.commandsTimer) clearTimeout(live.commandsTimer);
+      live.commandsTimer = setTimeout(() => announceCommands(live), 300);
+      live.commandsTimer.unref?.();
+    });
     live.session.onEvent((e) => {
       if (e.type === "tool_call" && kindOf(live.updates.tool(e.name)) === "execute" && launcherUsed(live)) live.terminals.waiting.push(e.callId);
       for (const u of updatesFor(e, live.updates, { streamed: live.streamed })) send(live, withTerminal(live, e, u));
@@ -322,8 +361,39 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     });
   }
 
+  /** Tells the editor the session's slash commands (after session/new, load and resume; again when the MCP servers change). */
+  function announceCommands(live: Live): void {
+    void (async () => {
+      // After the answer to session/new (or load, resume) is on its way: the editor knows the session first.
+      await new Promise((r) => setTimeout(r, 0));
+      const list = await availableCommands({
+        cwd: live.cwd,
+        folders: live.additionalDirectories,
+        home: deps.home ?? process.env.HOME ?? homedir(),
+        trusted: live.setup.trusted ?? false,
+        hub: live.hub,
+        warn: deps.warn,
+      });
+      const json = JSON.stringify(list);
+      if (json === live.commands || !sessions.has(live.session.id)) return;
+      live.commands = json;
+      send(live, { sessionUpdate: "available_commands_update", availableCommands: list });
+    })().catch((err: unknown) => deps.warn(`slash commands: ${String(err)}`));
+  }
+
+  async function closeSession(live: Live): Promise<void> {
+    sessions.delete(live.session.id);
+    if (live.commandsTimer) clearTimeout(live.commandsTimer);
+    live.session.cancel();
+    await live.running?.catch(() => undefined);
+    await live.session.end("other").catch((err: unknown) => deps.warn(`ending session ${live.session.id}: ${String(err)}`));
+    await live.setup.dispose().catch(() => undefined);
+    live.setup.store.dispose();
+  }
+
   async function closeAll(): Promise<void> {
     for (const live of sessions.values()) {
+      if (live.commandsTimer) clearTimeout(live.commandsTimer);
       await live.session.end("other").catch((err: unknown) => deps.warn(`ending session ${live.session.id}: ${String(err)}`));
       await live.setup.dispose().catch(() => undefined);
       live.setup.store.dispose();
@@ -344,7 +414,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, additionalDirectories: {} },
         },
         agentInfo: { name: "yoke", title: "Yoke", version: deps.version },
         authMethods: [],
@@ -355,6 +425,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       const live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers);
       sessions.set(live.session.id, live);
       listen(live);
+      announceCommands(live);
       return { sessionId: live.session.id, modes: await modeState(live) };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
@@ -367,7 +438,24 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       for (const n of replay(live.session.events(), live.updates, live.session.id)) send(live, n.update);
       await live.queue;
       if (!live.listening) listen(live);
+      announceCommands(live);
       return { modes: await modeState(live) };
+    })
+    // Like session/load without the history replayed: the editor has it.
+    .onRequest(acp.methods.agent.session.resume, async ({ params }) => {
+      let live = sessions.get(params.sessionId);
+      if (!live) {
+        live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers ?? [], params.sessionId);
+        sessions.set(live.session.id, live);
+      }
+      if (!live.listening) listen(live);
+      announceCommands(live);
+      return { modes: await modeState(live) };
+    })
+    // The session ends (its log complete, its commands and MCP servers stopped); the store keeps it for session/load.
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      await closeSession(get(params.sessionId));
+      return {};
     })
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       const cwd = params.cwd ?? deps.defaultCwd;

@@ -10,7 +10,7 @@ import type { Hunk } from "../../core/review-hunks";
 import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore, sessionLogPath } from "../session-store";
-import type { AgentLogs } from "./log-tail";
+import type { AgentLogs, LogSummary } from "./log-tail";
 import { fileHunks, readBlob } from "./merge";
 import { agentAlive } from "./registry";
 import { changedFiles, worktreeTree } from "./worktree";
@@ -44,6 +44,20 @@ export function agentSessionEvents(r: AgentRecord, logs?: AgentLogs): SessionEve
   return store.exists(r.sessionId) ? parseLog(store.read(r.sessionId)).events : [];
 }
 
+/** What the list shows of the agent's log; `logs`: only the lines that carry it are parsed, as the log grows (the panel's refresh). */
+async function agentLogSummary(r: AgentRecord, logs?: AgentLogs): Promise<LogSummary> {
+  if (logs && r.sessionId) return logs.summary(sessionLogPath(r.sessionDir, r.sessionId));
+  const events = agentSessionEvents(r);
+  const s = summarizeSession(events, r.sessionId);
+  const last = events.findLast((e) => e.type === "assistant_message" && e.text.trim());
+  return {
+    any: events.length > 0,
+    costUsd: s.costUsd,
+    usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens },
+    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+  };
+}
+
 /** The files the agent changed against its base (committed, uncommitted and untracked work). */
 export async function agentChangedFiles(r: AgentRecord): Promise<Array<{ path: string; status: string }>> {
   if (!existsSync(r.worktree)) return [];
@@ -54,9 +68,7 @@ export async function agentChangedFiles(r: AgentRecord): Promise<Array<{ path: s
 
 /** The view of one agent; `files` when the caller already has them (the panel recomputes them only when the record changed). */
 export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; status: string }>, logs?: AgentLogs): Promise<AgentView> {
-  const events = agentSessionEvents(r, logs);
-  const summary = events.length ? summarizeSession(events, r.sessionId) : undefined;
-  const last = [...events].reverse().find((e) => e.type === "assistant_message" && e.text.trim());
+  const shown = await agentLogSummary(r, logs);
   const state = agentState(r, agentAlive(r));
   return {
     id: r.id,
@@ -67,10 +79,10 @@ export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; 
     worktree: r.worktree,
     baseCommit: r.baseCommit,
     sessionId: r.sessionId ?? null,
-    costUsd: summary?.costUsd ?? null,
-    usage: summary ? { inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens } : null,
+    costUsd: shown.any ? (shown.costUsd ?? null) : null,
+    usage: shown.any ? shown.usage : null,
     changedFiles: files ?? (await agentChangedFiles(r)),
-    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+    lastMessage: shown.lastMessage,
     createdAt: r.createdAt,
     merged: Boolean(r.mergedAt),
     pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,

@@ -7,6 +7,20 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseLog } from "../../../src/core/session/session-log";
 import { longSessionLines } from "../../../src/bench/long-session/fixture";
 import { AgentLogs } from "../../../src/node/background/log-tail";
+import { summarizeSession } from "../../../src/core/session/projection";
+import type { SessionEvent } from "../../../src/core/events";
+
+/** What the Agents list showed when it parsed the whole log (agentViewOf before summaries). */
+function shown(events: SessionEvent[]) {
+  const s = summarizeSession(events);
+  const last = events.findLast((e) => e.type === "assistant_message" && e.text.trim());
+  return {
+    any: events.length > 0,
+    costUsd: s.costUsd,
+    usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens },
+    lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+  };
+}
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -59,5 +73,74 @@ describe("AgentLogs", () => {
     expect(got[0]).toMatchObject({ type: "session_start", sessionId: "two" });
     rmSync(file);
     expect(logs.events(file)).toEqual([]);
+  });
+
+  it("summary: what the list shows (spend, tokens, last message) equals the whole log's, after every append, a rewind and a replacement", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-logtail-"));
+    dirs.push(dir);
+    const file = join(dir, "s.jsonl");
+    // The fixture's usage events with a price, so that the spend is summed too.
+    const lines = longSessionLines({ events: 400 }).map((l) => {
+      const o = JSON.parse(l) as { type: string; costUsd?: number };
+      if (o.type === "usage") o.costUsd = 0.0125;
+      return JSON.stringify(o);
+    });
+    const logs = new AgentLogs();
+    expect(await logs.summary(file)).toEqual({ any: false, costUsd: undefined, usage: { inputTokens: 0, outputTokens: 0 }, lastMessage: null });
+    let text = "";
+    const add = (chunk: string) => {
+      appendFileSync(file, chunk);
+      text += chunk;
+    };
+    add(lines.slice(0, 7).join("\n") + "\n");
+    expect(await logs.summary(file)).toEqual(shown(whole(text)));
+    // A torn line waits; an invalid line is skipped.
+    add(lines[7]!.slice(0, 30));
+    expect(await logs.summary(file)).toEqual(shown(whole(text.slice(0, text.lastIndexOf("\n") + 1))));
+    add(lines[7]!.slice(30) + "\n{not json\n" + lines.slice(8, 250).join("\n") + "\n");
+    const mid = await logs.summary(file);
+    expect(mid).toEqual(shown(whole(text)));
+    expect(mid.costUsd).toBeGreaterThan(0);
+    expect(mid.usage.inputTokens).toBeGreaterThan(0);
+    expect(mid.lastMessage).toBeTruthy();
+    // Nothing appended: the same answer.
+    expect(await logs.summary(file)).toBe(mid);
+    add(lines.slice(250).join("\n") + "\n");
+    const events = whole(text);
+    expect(await logs.summary(file)).toEqual(shown(events));
+    // A rewind of the conversation takes the spend after its point out, as summarizeSession does.
+    const lastSeq = events[events.length - 1]!.seq;
+    const fromSeq = events.find((e) => e.type === "usage" && e.seq > events.length / 2)!.seq;
+    add(JSON.stringify({ seq: lastSeq + 1, ts: new Date().toISOString(), type: "rewind", turn: 1, fromSeq, conversation: true, files: false }) + "\n");
+    const rewound = whole(text);
+    expect(rewound[rewound.length - 1]!.type).toBe("rewind");
+    expect(await logs.summary(file)).toEqual(shown(rewound));
+    expect((await logs.summary(file)).costUsd).toBeLessThan(shown(events).costUsd!);
+    // Replaced by another log: read again from its start.
+    const other = longSessionLines({ events: 30, sessionId: "two" });
+    rmSync(file);
+    writeFileSync(file, other.join("\n") + "\n");
+    expect(await logs.summary(file)).toEqual(shown(parseLog(other).events));
+    rmSync(file);
+    expect((await logs.summary(file)).any).toBe(false);
+  });
+
+  it("summary: a log of many slices read at once (lines across slice ends) gives the whole log's figures; two reads at once share one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-logtail-"));
+    dirs.push(dir);
+    const file = join(dir, "s.jsonl");
+    const lines = longSessionLines({ events: 3000 }).map((l) => {
+      const o = JSON.parse(l) as { type: string; costUsd?: number };
+      if (o.type === "usage") o.costUsd = 0.001;
+      return JSON.stringify(o);
+    });
+    const text = lines.join("\n") + "\n";
+    writeFileSync(file, text);
+    expect(text.length).toBeGreaterThan(4 * 256 * 1024);
+    const logs = new AgentLogs();
+    const [a, b] = await Promise.all([logs.summary(file), logs.summary(file)]);
+    expect(a).toBe(b);
+    expect(a).toEqual(shown(whole(text)));
+    expect(a.costUsd).toBeCloseTo(0.001 * lines.filter((l) => l.includes('"type":"usage"')).length, 6);
   });
 });
