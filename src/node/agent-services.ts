@@ -5,6 +5,7 @@
  * and adds every other mechanism; the host adds only what it has (the VS Code change review, UI approvals).
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
+import { nodeGitCheckoutTarget } from "./git-checkout-target";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -122,6 +123,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     log: opts.log,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
+    gitCheckoutTarget: nodeGitCheckoutTarget,
   });
   let sandboxProblem: string | undefined;
   let fromFile: SandboxSettings = {};

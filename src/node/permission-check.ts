@@ -4,6 +4,7 @@
  * tests run, and the gate `yoke lessons` and `yoke sandbox` read the folder's rules with.
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
+import { nodeGitCheckoutTarget } from "./git-checkout-target";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
@@ -48,6 +49,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     listDir: nodeListDir,
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
+    gitCheckoutTarget: nodeGitCheckoutTarget,
   });
 }
 

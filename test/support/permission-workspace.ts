@@ -9,6 +9,7 @@ import { isReadOnly } from "../../src/core/tools/types";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings/files";
 import { loadShellWasm } from "../../src/node/tree-sitter-wasm";
 import { nodeGitObjectPaths } from "../../src/node/git-object-paths";
+import { nodeGitCheckoutTarget } from "../../src/node/git-checkout-target";
 
 export interface PermissionWorkspace {
   root: string;
@@ -56,6 +57,7 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
         writer: createSettingsWriter(ws),
         trusted: opts.trusted,
         gitObjectPaths: nodeGitObjectPaths,
+        gitCheckoutTarget: nodeGitCheckoutTarget,
       });
     },
   };

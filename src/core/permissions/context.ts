@@ -36,7 +36,16 @@ export interface EvalContext {
   protectedLinks?: ProtectedLink[];
   /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
   gitObjectPaths?: GitObjectPaths;
+  /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
+  gitCheckoutTarget?: GitCheckoutTarget;
 }
+
+/**
+ * For `git checkout X` run in `dir`: does X name a commit (`git rev-parse --verify X^{commit}`), and
+ * does X match a path git tracks there (`git ls-files -- X`)? Read-only, on the host. Undefined when
+ * that cannot be told (no repository, git failed).
+ */
+export type GitCheckoutTarget = (dir: string, operand: string) => Promise<{ commit: boolean; tracked: boolean } | undefined>;
 
 /**
  * Absolute paths of every file git holds content for in the repository that contains a folder (its

@@ -119,6 +119,7 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
     return p;
   };
   const instances = await buildInstances(analysis, ctx, env);
+  await checkoutDiscards(instances, ctx, command);
   const touches = await collectTouches(instances, ctx, check);
   touches.push(...(await gitObjectTouches(instances, touches, ctx)));
   markScriptsTheLineWrites(instances, touches, ctx.home);
@@ -1012,6 +1013,34 @@ function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedB
   if (path.sensitive) return { why: `writes to ${shown}, a sensitive file (${path.sensitive.why})` };
   if (mode === "acceptEdits" || allowedByRule) return {};
   return { why: `writes to ${shown} (writing files needs approval in default mode)` };
+}
+
+/**
+ * `git checkout X` (one operand, no `--`): git takes X for a branch or commit when it names one and
+ * for a path otherwise, when it runs. It gets the `git reset --hard` reading (shell/git-discard.ts;
+ * deny and ask rules only) unless the repository shows, read-only, that it discards nothing: X matches
+ * no file git tracks (a path reading would fail; no repository at all counts so), or X names a commit
+ * (git then switches, keeping the work) and no other part of the line may change the repository first
+ * (`git branch -D x; git checkout x` with a tracked file x). Not covered: a file the same line adds
+ * to the index and then changes before checking it out (the line's own work, not the user's).
+ * A dynamic operand, a git pointed elsewhere (`-C`, `--git-dir`, a `GIT_*` variable anywhere in the
+ * line), an unknown folder or a failed probe: a discard.
+ */
+async function checkoutDiscards(instances: Instance[], ctx: EvalContext, command: string): Promise<void> {
+  const rules = [...rulesFor(ctx, "deny", "Bash"), ...rulesFor(ctx, "ask", "Bash")];
+  if (!rules.length) return;
+  const reset = [literalWord("git"), literalWord("reset"), literalWord("--hard")];
+  for (const inst of instances) {
+    const c = inst.part.checkoutOperand;
+    if (!c || inst.part.readings?.length) continue;
+    const keeps = await (async () => {
+      if (c.operand.dynamic || !c.plain || /GIT_/.test(command) || !ctx.gitCheckoutTarget) return false;
+      const found = await ctx.gitCheckoutTarget(inst.cwd ?? ctx.cwd, c.operand.value).catch(() => undefined);
+      if (!found) return false;
+      return !found.tracked || (found.commit && !inst.unstable);
+    })();
+    if (!keeps) (inst.part.readings ??= []).push(reset);
+  }
 }
 
 /**

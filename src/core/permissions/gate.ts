@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, protectedLinks, type EvalContext, type GitObjectPaths } from "./context";
+import { checkPath, matchPathRule, protectedLinks, type EvalContext, type GitCheckoutTarget, type GitObjectPaths } from "./context";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -51,6 +51,8 @@ export interface PermissionGateOptions {
   caseInsensitive?: boolean | (() => Promise<boolean>);
   /** Lists the files git holds content for (git-objects.ts); without it, git commands that may show objects ask under Read rules. */
   gitObjectPaths?: GitObjectPaths;
+  /** Tells a branch from a path for `git checkout X` (evaluate-bash.ts); without it, such a command is read as a discard. */
+  gitCheckoutTarget?: GitCheckoutTarget;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -138,7 +140,21 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
     const links = await protectedLinks([...new Set(roots)], opts.realPath, opts.readLink);
-    return { cwd, home, roots, realHome, settings, sessionRules, realPath: opts.realPath, trusted, listDir: names, caseInsensitive, protectedLinks: links, gitObjectPaths: opts.gitObjectPaths };
+    return {
+      cwd,
+      home,
+      roots,
+      realHome,
+      settings,
+      sessionRules,
+      realPath: opts.realPath,
+      trusted,
+      listDir: names,
+      caseInsensitive,
+      protectedLinks: links,
+      gitObjectPaths: opts.gitObjectPaths,
+      gitCheckoutTarget: opts.gitCheckoutTarget,
+    };
   };
   const context = () => {
     state ??= build();

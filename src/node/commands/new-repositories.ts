@@ -89,6 +89,22 @@ export function scanNewRepositories(root: string, since: number, known: Readonly
   return walk(root, maxDirs, { since, known, approved });
 }
 
+/**
+ * The repository at `holder` only (its `.git`, or `holder` itself as a bare layout), with the same
+ * checks as a walk: for the watch that looks at a folder as soon as a `.git` appears there or a
+ * file in it changes (repository-watch.ts), between the walks.
+ */
+export function checkRepositoryAt(root: string, holder: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = []): RepositoryFinding[] {
+  if (holder === root || !holder.startsWith(root + "/")) return [];
+  const c: Check = { since, known, approved };
+  const knows = (p: string) => known.get(p) !== undefined && known.get(p) === lst(p)?.ino;
+  const marker = join(holder, ".git");
+  if (lst(marker)) return checkDotGit(holder, marker, c, knows(marker));
+  const has = (n: string) => lst(join(holder, n));
+  if (has("HEAD") && ((has("objects")?.isDirectory() && has("refs")?.isDirectory()) || has("commondir"))) return checkBare(holder, c, knows(holder));
+  return [];
+}
+
 interface Check {
   since: number;
   known: ReadonlyMap<string, number>;

@@ -3,6 +3,7 @@
  * pseudo-terminal or on pipes), wrapped by the sandbox, its output fanned out to the log
  * file, the bounded model view and live listeners.
  */
+import { RepositoryWatch } from "./repository-watch";
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, constants as fsConstants, lstatSync, openSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
@@ -141,6 +142,7 @@ export class NodeRunningCommand implements RunningCommand {
   private readonly quarantineSeen = new Set<string>();
   private watchdog: ReturnType<typeof setInterval> | undefined;
   private repositoryTimer: ReturnType<typeof setTimeout> | undefined;
+  private repositoryWatch: RepositoryWatch | undefined;
   private limitHit: CommandResult["limitExceeded"];
   private readonly onAbort = () => {
     if (this._result) return;
@@ -179,7 +181,18 @@ export class NodeRunningCommand implements RunningCommand {
       return;
     }
     if (this.guards.length > 0) this.guardWatch = new GuardWatch(this.guards, () => this.sweep());
-    if (this.guards.some((g) => g.before.kind === "repositories")) this.scheduleRepositoryScan(REPOSITORY_SCAN_MIN_MS);
+    if (this.guards.some((g) => g.before.kind === "repositories")) {
+      this.scheduleRepositoryScan(REPOSITORY_SCAN_MIN_MS);
+      // Between the walks: a repository is checked as soon as its .git appears or changes (repository-watch.ts).
+      const targets = this.guards.flatMap((g) =>
+        g.before.kind === "repositories" && !this.spec.approvedElsewhere?.(g.path) ? [{ root: g.path, since: g.before.since, known: g.before.known, approved: g.before.approved ?? [] }] : [],
+      );
+      this.repositoryWatch = new RepositoryWatch(targets, (t, findings) => {
+        if (this._result) return;
+        const found: GuardedPath[] = findings.map((f) => ({ path: f.path, root: t.root, why: f.why, before: { kind: "none" } }));
+        this.quarantined.push(...sweepGuards(found, this.spec.quarantineDir, this.quarantineSeen, false));
+      });
+    }
     if (spec.maxTasks && spec.maxTasks > 0) {
       this.watchdog = setInterval(() => this.checkTasks(), WATCHDOG_MS);
       this.watchdog.unref();
@@ -512,6 +525,7 @@ export class NodeRunningCommand implements RunningCommand {
     if (this.timer) clearTimeout(this.timer);
     if (this.watchdog) clearInterval(this.watchdog);
     if (this.repositoryTimer) clearTimeout(this.repositoryTimer);
+    this.repositoryWatch?.close();
     this.guardWatch?.close();
     const cg = this.spec.cgroup;
     if (cg && !cg.remove()) {

@@ -52,7 +52,7 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
         // (git refuses to switch when it would overwrite changes), so two or more operands, or a single `.`-like
         // path, are read as paths; an operand that is a path only git knows asks through the rules (the reading is added).
         const operands = opts.filter((v, i) => !v.startsWith("-") && !isValueOf(opts, i));
-        return operands.length >= 2 || operands.some((v) => /^(\.|\.\/|\*|:\/|:\(top\)|:\/:.*|\.\/\*|.*\/)$|[*?[]|^:/.test(v));
+        return operands.length >= 2 || operands.some(pathLike);
       }
       case "restore": {
         const staged = opts.some((v) => isLongOption(v, "--staged") || shortHas(v, "S"));
@@ -68,6 +68,17 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
         return opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"));
       case "stash":
         return opts[0] === "drop" || opts[0] === "clear";
+      // Ending an operation in progress (checked with git 2.39, git-checkout-operand.test.ts): `rebase
+      // --abort|--skip` reset the whole work tree (an unrelated edit made during the conflict is lost too);
+      // `merge --abort` and `cherry-pick`/`revert`/`am` `--abort|--skip` reset the files the operation
+      // touched, throwing the conflict resolution away. `--quit` and `--continue` keep the work.
+      case "rebase":
+      case "am":
+      case "cherry-pick":
+      case "revert":
+        return opts.some((v) => isLongOption(v, "--abort") || isLongOption(v, "--skip"));
+      case "merge":
+        return opts.some((v) => isLongOption(v, "--abort"));
       // The stash's own ref and reflog: deleting or moving refs/stash, or dropping its reflog entries, is git stash drop/clear.
       case "update-ref":
         return opts.some((v) => isLongOption(v, "--stdin")) || values.some((v) => /^(refs\/)?stash(@\{.*\})?$/.test(v));
@@ -87,6 +98,33 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
     }
   })();
   return discards ? [literalWord("git"), literalWord("reset"), literalWord("--hard")] : undefined;
+}
+
+/** An operand git can only read as a path (`.`, `dir/`, a glob, pathspec magic `:/`). */
+function pathLike(v: string): boolean {
+  return /^(\.|\.\/|\*|:\/|:\(top\)|:\/:.*|\.\/\*|.*\/)$|[*?[]|^:/.test(v);
+}
+
+/**
+ * `git checkout X`: one operand, no `--`, no option that settles it. git decides when it runs
+ * whether X is a branch or commit (it switches and keeps the work) or a path (it throws that
+ * path's changes away; when X is both, the branch wins). The operand, for the gate to decide from
+ * the repository (evaluate-bash.ts: a discard unless X names a commit and the line changes nothing
+ * before it runs, or X matches no file git tracks); undefined for every other form.
+ */
+export function checkoutOperand(args: readonly Word[]): Word | undefined {
+  const sub = args[0];
+  if (!sub || sub.dynamic || sub.value !== "checkout") return undefined;
+  const rest = args.slice(1);
+  const values = rest.map((w) => w.value);
+  if (values.includes("--")) return undefined;
+  // A new branch (`-b NAME [START]`), `--detach`, `--orphan`: X is a start point, never a path.
+  if (values.some((v) => shortHas(v, "b") || shortHas(v, "B") || isLongOption(v, "--orphan") || isLongOption(v, "--detach"))) return undefined;
+  // A dynamic word that may be an option settles nothing: keep it as an operand.
+  const operands = rest.filter((w, i) => (w.dynamic || !w.value.startsWith("-")) && !isValueOf(values, i));
+  if (operands.length !== 1) return undefined;
+  const op = operands[0]!;
+  return op.dynamic || !pathLike(op.value) ? op : undefined;
 }
 
 /** Is `opts[i]` the value of the option before it (`-b NAME`, `--source TREE`, `--conflict STYLE`)? */

@@ -87,6 +87,13 @@ export interface CommandPart {
    * `git reset --hard`: shell/git-discard.ts). Never allowed by a rule and never what runs.
    */
   readings?: Word[][];
+  /**
+   * `git checkout X` with one operand and no `--` (shell/git-discard.ts checkoutOperand): a branch
+   * or a path, decided when git runs. The gate reads it as a discard (the `git reset --hard`
+   * reading) unless the repository shows it cannot be one (evaluate-bash.ts). `plain`: git runs
+   * with no global option (`-C`, `--git-dir`, `-c`…) that could make it another repository.
+   */
+  checkoutOperand?: { operand: Word; plain: boolean };
 }
 
 export interface CommandAnalysis {

@@ -7,7 +7,7 @@
  */
 import { isPushConfigKey, pushOptionsOf } from "./git-push";
 import type { CommandPart, CommandView } from "./types";
-import { discardReading } from "./git-discard";
+import { checkoutOperand, discardReading } from "./git-discard";
 import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
 import { tokenize } from "../bash-spec";
@@ -260,6 +260,15 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
     if (w[0] && !w[0].dynamic && w[0].value === "git") {
       const r = discardReading(w.slice(1));
       if (r) readings.push(r);
+      const operand = checkoutOperand(w.slice(1));
+      if (operand && !part.checkoutOperand) {
+        // Not plain when a view shows git with a global option before the subcommand (`git -C dir checkout x`,
+        // seen through into this view) or a GIT_* variable is set for it: the repository may be another one.
+        const plain =
+          !part.assignments.some((a) => a.name.startsWith("GIT_")) &&
+          !part.views.some((o) => o.words[0] && /(^|\/)git$/.test(o.words[0].value) && o.words[1] && (o.words[1].dynamic || o.words[1].value.startsWith("-")));
+        part.checkoutOperand = { operand, plain };
+      }
     }
   }
   if (readings.length) (part.readings ??= []).push(readings[0]!);

@@ -1,0 +1,77 @@
+/**
+ * Issue 18, the new-repository window (src/node/commands/repository-watch.ts): a repository that
+ * appears below a writable folder, or a known nested one whose hooks or configuration change, is
+ * checked as the change lands — not at the next walk, 1 s later. Real git, real inotify.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { repositoryMarkers, type RepositoryFinding } from "../../../src/node/commands/new-repositories";
+import { RepositoryWatch } from "../../../src/node/commands/repository-watch";
+
+const temps: string[] = [];
+const watches: RepositoryWatch[] = [];
+afterEach(() => {
+  for (const w of watches.splice(0)) w.close();
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+function setup(prepare?: (root: string) => void) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-rwatch-")));
+  temps.push(root);
+  mkdirSync(join(root, "src/deep"), { recursive: true });
+  prepare?.(root);
+  const found: Array<{ at: number; f: RepositoryFinding }> = [];
+  const since = Date.now() - 50;
+  const w = new RepositoryWatch([{ root, since, known: repositoryMarkers(root), approved: [] }], (_t, fs) => found.push(...fs.map((f) => ({ at: Date.now(), f }))));
+  watches.push(w);
+  return { root, found };
+}
+
+const until = async (cond: () => boolean, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  return cond();
+};
+
+describe("RepositoryWatch", () => {
+  it("a repository made in a new folder, then a hook written: found as it lands", async () => {
+    const { root, found } = setup();
+    execFileSync("git", ["init", "-q", join(root, "fresh")]);
+    const t0 = Date.now();
+    writeFileSync(join(root, "fresh/.git/hooks/pre-commit"), "#!/bin/sh\necho x\n", { mode: 0o755 });
+    expect(await until(() => found.some((x) => x.f.path === join(root, "fresh/.git")))).toBe(true);
+    expect(found.find((x) => x.f.path === join(root, "fresh/.git"))!.at - t0).toBeLessThan(800);
+    expect(found[0]!.f.why).toMatch(/hooks\/pre-commit/);
+  });
+
+  it("a repository made in an existing deep folder with core.fsmonitor: found", async () => {
+    const { root, found } = setup();
+    execFileSync("git", ["init", "-q", join(root, "src/deep")]);
+    execFileSync("git", ["-C", join(root, "src/deep"), "config", "core.fsmonitor", "touch /tmp/x"]);
+    expect(await until(() => found.some((x) => x.f.path === join(root, "src/deep/.git")))).toBe(true);
+    expect(found.map((x) => x.f.why).join("\n")).toMatch(/core\.fsmonitor/);
+  });
+
+  it("a repository the session knew: a hook written later is found; ordinary git work there is not", async () => {
+    const { root, found } = setup((r) => {
+      execFileSync("git", ["init", "-q", join(r, "known")]);
+    });
+    execFileSync("git", ["-C", join(root, "known"), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(found).toEqual([]);
+    writeFileSync(join(root, "known/.git/hooks/post-checkout"), "#!/bin/sh\necho x\n", { mode: 0o755 });
+    expect(await until(() => found.some((x) => x.f.path.startsWith(join(root, "known/.git"))))).toBe(true);
+  });
+
+  it("nothing to find: a plain folder tree with files written stays quiet", async () => {
+    const { root, found } = setup();
+    mkdirSync(join(root, "a/b/c"), { recursive: true });
+    for (let i = 0; i < 20; i++) writeFileSync(join(root, `a/b/c/f${i}.txt`), "x");
+    writeFileSync(join(root, "a/HEAD.txt"), "x");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(found).toEqual([]);
+  });
+});
