@@ -345,7 +345,7 @@ export function describeDefinition(s: McpServerConfig): string {
     // environment they and the URL carry (red team 17-host: `"X-Client": "${GITHUB_TOKEN}"` was approved as a bare URL).
     const parts = [line];
     const headers = Object.entries(s.headersAsWritten ?? s.headers).sort(([a], [b]) => (a < b ? -1 : 1));
-    if (headers.length) parts.push(`with the headers ${headers.map(([k, v]) => `${plain(k, /^[A-Za-z0-9!#$%&'*+.^_\`|~-]+$/)}: ${value(v)}`).join(" ")}`);
+    if (headers.length) parts.push(`with the headers ${headers.map(([k, v]) => `${plain(k, /^[A-Za-z0-9!#$%&'*+.^_|~-]+$/)}: ${value(v)}`).join(" ")}`);
     if (s.reads?.length) parts.push(`sending it your environment's ${s.reads.join(", ")}`);
     return parts.join(", ");
   }
