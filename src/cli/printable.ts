@@ -27,3 +27,13 @@ export function printable(text: string, opts: { keepNewlines?: boolean } = {}): 
   if (opts.keepNewlines !== false) text = text.replace(/\r\n/g, "\n");
   return text.replace(opts.keepNewlines === false ? UNSAFE_LINE : UNSAFE, shown);
 }
+
+/**
+ * Writes human-readable output that holds text Yoke did not write (an agent's file names, diffs and
+ * messages, a session's title, guidance files' names) to stdout, every control character shown
+ * (red team 17-host: an agent's added line `ESC[1A ESC[2K …` erased the line above it in `yoke agents
+ * diff`, so the change the user reviewed before merging was not the one merged).
+ */
+export function say(text: string): void {
+  process.stdout.write(printable(text));
+}

@@ -11,7 +11,9 @@
  * syntax error is never mistaken for a hook's deliberate exit 2.
  */
 import { withoutProviderSecrets } from "./settings/secret-env";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { MARKER_VAR, startReaper } from "./commands/process-tree";
 import { hostLaunchWithClosedFds } from "./commands/fd-hygiene";
 import type { HookCommandRequest, HookCommandResult, HookCommandRunner } from "../core/hooks/types";
 import { HOOK_OPT_OUT, quarantineLines, type HookSandbox } from "./hook-sandbox";
@@ -21,6 +23,16 @@ const MAX_HEAD = 1024 * 1024;
 const MAX_TAIL = 64 * 1024;
 const KILL_GRACE_MS = 2000;
 const SYNTAX_CHECK_MS = 10_000;
+
+/**
+ * Every hook process carries `YOKE_RUN=<marker>:hN`, as commands do (process-tree.ts): when this
+ * process dies, however it dies, a reaper kills what still carries it. firejail has no
+ * die-with-parent, so a confined hook (and what it forked) kept running after a SIGKILL of
+ * `yoke run`, as did a host hook's background child (red team 17-host).
+ */
+const HOOK_MARKER = `hooks-${process.pid}-${randomBytes(4).toString("hex")}`;
+let reaper: ChildProcess | undefined | null = null;
+let launched = 0;
 
 export interface NodeHookRunnerOptions {
   /** The bash to run shell-form hooks with (default `bash` from PATH). */
@@ -80,7 +92,11 @@ function runProcess(file: string, args: string[], req: HookCommandRequest, signa
     const windows = process.platform === "win32";
     let child: ReturnType<typeof spawn>;
     try {
-      const env = { ...withoutProviderSecrets(process.env), ...req.env, ...extraEnv };
+      const env: Record<string, string | undefined> = { ...withoutProviderSecrets(process.env), ...req.env, ...extraEnv };
+      if (!windows) {
+        if (reaper === null) reaper = startReaper(HOOK_MARKER);
+        env[MARKER_VAR] = `${HOOK_MARKER}:h${++launched}`;
+      }
       child = spawn(file, args, { cwd: req.cwd, env, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
     } catch (err) {
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut: false, error: err as NodeJS.ErrnoException });

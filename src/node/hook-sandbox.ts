@@ -24,6 +24,7 @@ import { execFormPaths, hookLinePaths, hookShellParser, type HookLine } from "./
 import { SandboxUnavailableError, type GuardedPath, type SandboxBackend, type SandboxPath, type SandboxProtection } from "./commands/sandbox/types";
 import { sandboxFromSettings, type SandboxSettings } from "./commands/session-runner";
 import { HOME_SECRETS } from "./commands/sandbox/plan";
+import { PLUGIN_STORES, pluginStoreSecrets, secretsBelow } from "./commands/sandbox/clone-secrets";
 
 export interface HookSandboxOptions {
   workspace: string;
@@ -90,6 +91,14 @@ export function hookFolders(homes: readonly string[], env: Record<string, string
   return out;
 }
 
+/** Is `p` inside a git folder below `root` (a clone's `.git/config` may hold a token in a remote's URL)? */
+function inClone(p: string, root: string): boolean {
+  return p
+    .slice(root.length + 1)
+    .split("/")
+    .includes(".git");
+}
+
 /** Does `dir` hold a home, or a credential path of one (a folder the sandbox must never expose whole)? */
 function holdsSecrets(dir: string, homes: readonly string[]): boolean {
   return homes.some((h) => isWithin(h, dir) || HOME_SECRETS.some((s) => isWithin(join(h, s), dir)));
@@ -114,11 +123,13 @@ export function hookReadablePaths(paths: readonly string[], env: Record<string, 
       .slice(root.length + 1)
       .split("/")
       .some((c) => SECRET_PARTS.has(c));
+  // A clone's `.git` and a plugin store's marketplace lists hold tokens (clone-secrets.ts): never exposed.
+  const stored = homes.flatMap(pluginStoreSecrets);
   /** May `p` (a real path) be exposed? */
   const exposable = (p: string, dir: boolean) => {
     if (visible.some((v) => isWithin(p, v))) return false;
     const root = rootOf(p);
-    if (!root || secretIn(p, root)) return false;
+    if (!root || secretIn(p, root) || inClone(p, root) || stored.some((s) => isWithin(p, s))) return false;
     return !dir || !holdsSecrets(p, homes);
   };
   for (const abs of paths) {
@@ -129,7 +140,7 @@ export function hookReadablePaths(paths: readonly string[], env: Record<string, 
     if (!k) continue;
     const rp = real(abs);
     const root = rootOf(abs);
-    if (root && secretIn(abs, root)) continue;
+    if (root && (secretIn(abs, root) || inClone(abs, root))) continue;
     const folder = folders.filter((f) => isWithin(abs, f) || isWithin(rp, f)).sort((x, y) => y.length - x.length)[0];
     if (folder) {
       const rf = real(folder);
@@ -144,7 +155,7 @@ export function hookReadablePaths(paths: readonly string[], env: Record<string, 
 
 const PRIVATE_ROOTS = ["/tmp", "/var/tmp", "/dev/shm", "/run"];
 /** Where plugins are installed, below a home: the only home paths a hook not of the user's own settings keeps readable. */
-const PLUGIN_FOLDERS = [".yoke/plugins", ".claude/plugins"];
+const PLUGIN_FOLDERS = PLUGIN_STORES;
 /**
  * Files a login shell, git, the desktop, Claude Code or Yoke run or read instructions from later
  * (settings with hooks, hook scripts, plugins, commands, agents): never made writable for a hook.
@@ -268,7 +279,9 @@ export function createHookSandbox(opts: HookSandboxOptions): HookSandbox {
         const p = opts.protection ? await opts.protection() : { hide: [], readOnly: [] };
         // A deny rule on a program is about the agent's commands: a hook (the user's program) may start it.
         // Credentials stay hidden also below what is exposed (a toolchain folder on PATH: ~/.cargo/credentials.toml).
-        protection = { hide: [...p.hide, ...homes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))], readOnly: p.readOnly };
+        // So do a clone's `.git` and credential files inside an exposed folder (a plugin root that is a marketplace clone, a hooks folder kept in git), and the plugin stores' (clone-secrets.ts).
+        const clones = readable.filter((r) => kind(r) === "dir").flatMap(secretsBelow);
+        protection = { hide: [...p.hide, ...homes.flatMap((h) => [...HOME_SECRETS.map((s) => join(h, s)), ...pluginStoreSecrets(h)]), ...clones], readOnly: p.readOnly };
       } catch {
         // the last view stays
       }

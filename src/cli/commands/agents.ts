@@ -22,6 +22,7 @@ import type { Extension } from "../../core/extensions/types";
 import { createConsoleRenderer } from "../render";
 import { cliSessionDir } from "../session-setup";
 import { decideTrust } from "../trust";
+import { printable, say } from "../printable";
 
 const CARRY = ["none", "tracked", "all"] as const;
 
@@ -96,7 +97,7 @@ export async function startAgent(argv: string[], values: Record<string, unknown>
     const pid = spawnWorker(registry, id, [prompt], true);
     registry.update(id, () => ({ pid }));
     if (values.json) printJson({ agentId: id, worktree: wt.worktree, branch: wt.branch, baseCommit: wt.baseCommit, sessionDir: record.sessionDir });
-    else process.stdout.write(`${id}\n`);
+    else say(`${id}\n`);
     process.stderr.write(`yoke: agent ${id} started in ${wt.worktree} (branch ${wt.branch}); yoke agents attach ${id} follows it\n`);
     return 0;
   }
@@ -238,16 +239,16 @@ async function listCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (!views.length) {
-    process.stdout.write(`no background agents in ${top} (yoke run --background PROMPT starts one)\n`);
+    say(`no background agents in ${top} (yoke run --background PROMPT starts one)\n`);
     return 0;
   }
   for (const v of views) {
     const spend = v.costUsd === null ? (v.usage ? `${v.usage.inputTokens + v.usage.outputTokens} tok` : "-") : `$${v.costUsd.toFixed(4)}`;
     const state = v.resumable ? "interrupted (resumable)" : v.state;
-    process.stdout.write(`${v.id}  ${state.padEnd(11)}  ${spend.padEnd(9)}  ${v.changedFiles.length} file(s)  ${v.task.replace(/\s+/g, " ").slice(0, 60)}\n`);
-    if (v.changedFiles.length) process.stdout.write(`    changed: ${v.changedFiles.map((f) => `${f.status} ${f.path}`).join(", ")}\n`);
-    if (v.lastMessage) process.stdout.write(`    last: ${v.lastMessage.replace(/\s+/g, " ").slice(0, 100)}\n`);
-    if (v.resumable) process.stdout.write(`    continue it: yoke agents resume ${v.id}\n`);
+    say(`${v.id}  ${state.padEnd(11)}  ${spend.padEnd(9)}  ${v.changedFiles.length} file(s)  ${v.task.replace(/\s+/g, " ").slice(0, 60)}\n`);
+    if (v.changedFiles.length) say(`    changed: ${v.changedFiles.map((f) => `${f.status} ${f.path}`).join(", ")}\n`);
+    if (v.lastMessage) say(`    last: ${v.lastMessage.replace(/\s+/g, " ").slice(0, 100)}\n`);
+    if (v.resumable) say(`    continue it: yoke agents resume ${v.id}\n`);
   }
   return 0;
 }
@@ -271,10 +272,10 @@ async function attachCommand(argv: string[]): Promise<number> {
   const print = (r: AgentRecord) => {
     const events = agentSessionEvents(r);
     for (const e of events.slice(printed)) {
-      if (values.json) process.stdout.write(JSON.stringify(e) + "\n");
+      if (values.json) say(JSON.stringify(e) + "\n");
       else {
-        if (e.type === "user_message") process.stdout.write(`\n> ${e.text}\n`);
-        if (e.type === "assistant_message" && e.text) process.stdout.write(e.text.endsWith("\n") ? e.text : e.text + "\n");
+        if (e.type === "user_message") say(`\n> ${e.text}\n`);
+        if (e.type === "assistant_message" && e.text) say(e.text.endsWith("\n") ? e.text : e.text + "\n");
         renderer.event(e);
       }
     }
@@ -335,14 +336,16 @@ async function stopCommand(argv: string[]): Promise<number> {
   const after = registry.get(record.id);
   if (after.phase !== "ended") registry.update(record.id, () => ({ phase: "ended", exitCode: 143 }));
   if (values.json) printJson({ agentId: record.id, state: "stopped" });
-  else process.stdout.write(`stopped agent ${record.id}; its worktree ${record.worktree} stays (yoke agents diff|merge|discard ${record.id})\n`);
+  else say(`stopped agent ${record.id}; its worktree ${record.worktree} stays (yoke agents diff|merge|discard ${record.id})\n`);
   return 0;
 }
 
 async function diffCommand(argv: string[]): Promise<number> {
   const { values, record } = await target(argv, { patch: { type: "boolean" } });
   if (values.patch) {
-    process.stdout.write(await agentPatch(record.worktree, record.baseCommit, await worktreeTree(record.worktree, record.placed)));
+    // A patch piped to `git apply` stays byte for byte; on a terminal, its control characters are shown.
+    const patch = await agentPatch(record.worktree, record.baseCommit, await worktreeTree(record.worktree, record.placed));
+    process.stdout.write(process.stdout.isTTY ? printable(patch) : patch);
     return 0;
   }
   const out = await agentDiff(record);
@@ -350,14 +353,14 @@ async function diffCommand(argv: string[]): Promise<number> {
     printJson({ agentId: record.id, branch: record.branch, baseCommit: record.baseCommit, files: out });
     return 0;
   }
-  if (!out.length) process.stdout.write(`agent ${record.id} changed nothing (against ${record.baseCommit.slice(0, 12)})\n`);
+  if (!out.length) say(`agent ${record.id} changed nothing (against ${record.baseCommit.slice(0, 12)})\n`);
   for (const f of out) {
-    process.stdout.write(`${f.status} ${f.path}${f.binary ? " (binary)" : ""}\n`);
+    say(`${f.status} ${f.path}${f.binary ? " (binary)" : ""}\n`);
     for (const h of f.hunks) {
       // Unified-diff ranges; `path:N` is what --hunks takes.
-      process.stdout.write(`@@ ${f.path}:${h.index} -${h.beforeStart + 1},${h.beforeLines.length} +${h.afterStart + 1},${h.afterLines.length} @@\n`);
-      for (const l of h.beforeLines) process.stdout.write(`-${l.endsWith("\n") ? l : l + "\n"}`);
-      for (const l of h.afterLines) process.stdout.write(`+${l.endsWith("\n") ? l : l + "\n"}`);
+      say(`@@ ${f.path}:${h.index} -${h.beforeStart + 1},${h.beforeLines.length} +${h.afterStart + 1},${h.afterLines.length} @@\n`);
+      for (const l of h.beforeLines) say(`-${l.endsWith("\n") ? l : l + "\n"}`);
+      for (const l of h.afterLines) say(`+${l.endsWith("\n") ? l : l + "\n"}`);
     }
   }
   return 0;
@@ -403,7 +406,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
   }
   registry.update(record.id, () => ({ mergedAt: new Date().toISOString() }));
   if (!values.json) {
-    process.stdout.write(
+    say(
       result.files.length
         ? `merged agent ${record.id} (${result.strategy}): ${result.files.join(", ")}\nyoke agents discard ${record.id} removes its worktree and branch\n`
         : `nothing to merge: your tree already has agent ${record.id}'s change\n`,
@@ -431,10 +434,7 @@ async function discardCommand(argv: string[]): Promise<number> {
   await removeAgentWorktree(top, record.worktree, record.branch);
   registry.remove(record.id);
   if (values.json) printJson({ agentId: record.id, discarded: true, sessionId: record.sessionId ?? null });
-  else
-    process.stdout.write(
-      `discarded agent ${record.id}: worktree ${record.worktree} and branch ${record.branch} removed${record.sessionId ? ` (its transcript stays: session ${record.sessionId})` : ""}\n`,
-    );
+  else say(`discarded agent ${record.id}: worktree ${record.worktree} and branch ${record.branch} removed${record.sessionId ? ` (its transcript stays: session ${record.sessionId})` : ""}\n`);
   return 0;
 }
 
@@ -455,7 +455,7 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
     const now = registry.get(record.id);
     if (live(registry.state(now)) || now.phase !== "ended" || inbox.takeOne(name) === undefined) {
       if (values.json) printJson({ agentId: record.id, sessionId: record.sessionId ?? null, delivered: "queued" });
-      else process.stdout.write(`note queued: agent ${record.id} gets it at its next step (yoke agents attach ${record.id})\n`);
+      else say(`note queued: agent ${record.id} gets it at its next step (yoke agents attach ${record.id})\n`);
       return 0;
     }
   } else if (!needsText && live(registry.state(record))) {
@@ -470,7 +470,7 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
   const pid = spawnWorker(registry, record.id, ["--resume", ...(text ? [text] : [])], true);
   registry.update(record.id, () => ({ pid }));
   if (values.json) printJson({ agentId: record.id, sessionId: fresh.sessionId, pid, delivered: "continued" });
-  else process.stdout.write(`agent ${record.id} continues in ${fresh.worktree} (yoke agents attach ${record.id})\n`);
+  else say(`agent ${record.id} continues in ${fresh.worktree} (yoke agents attach ${record.id})\n`);
   return 0;
 }
 

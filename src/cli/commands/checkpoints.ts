@@ -16,6 +16,7 @@ import { nodeCheckpointStore } from "../../node/checkpoints";
 import { createFileSessionStore, describeHolder, type FileSessionStore } from "../../node/session-store";
 import { parse, printJson, UsageError } from "../args";
 import { cliSessionDir } from "../session-setup";
+import { say } from "../printable";
 
 const USAGE = "yoke checkpoints list SESSION [--json] | yoke checkpoints restore SESSION TURN [--files|--conversation|--both]";
 
@@ -55,17 +56,17 @@ async function listCommand(argv: string[]): Promise<number> {
       });
       return 0;
     }
-    if (checkpoints.length === 0) process.stdout.write(`session ${id}: ${turns.length} turn(s), no checkpoints (no turn changed files yet)\n`);
+    if (checkpoints.length === 0) say(`session ${id}: ${turns.length} turn(s), no checkpoints (no turn changed files yet)\n`);
     for (const c of checkpoints) {
       const when = c.reason === "turn" ? `before turn ${c.turn} changed files` : c.reason === "fork" ? "before the fork changed the files" : `before a restore (turn ${c.turn})`;
-      process.stdout.write(`#${c.seq}  ${c.ts}  ${when}\n`);
+      say(`#${c.seq}  ${c.ts}  ${when}\n`);
       for (const f of c.folders) {
         const state = f.commit ? f.commit.slice(0, 12) : `failed: ${f.error}`;
-        process.stdout.write(`    ${f.name}: ${state}${f.partial ? " (partial: " + f.fallback + ")" : ""}, ${f.durationMs} ms\n`);
-        for (const s of f.skipped) process.stdout.write(`      skipped ${s.path} (${s.reason}${s.detail ? `, ${s.detail}` : ""})\n`);
+        say(`    ${f.name}: ${state}${f.partial ? " (partial: " + f.fallback + ")" : ""}, ${f.durationMs} ms\n`);
+        for (const s of f.skipped) say(`      skipped ${s.path} (${s.reason}${s.detail ? `, ${s.detail}` : ""})\n`);
       }
     }
-    if (last) process.stdout.write(`last restore: to turn ${last.turn} (#${last.seq}); undo it with: yoke checkpoints restore ${id} --undo\n`);
+    if (last) say(`last restore: to turn ${last.turn} (#${last.seq}); undo it with: yoke checkpoints restore ${id} --undo\n`);
     return 0;
   } finally {
     store.dispose();
@@ -148,5 +149,5 @@ async function restoreCommand(argv: string[]): Promise<number> {
 
 function report(json: boolean | undefined, rewind: SessionEvent, lines: string[]): void {
   if (json) printJson({ rewind, lines });
-  else for (const l of lines) process.stdout.write(`${l}\n`);
+  else for (const l of lines) say(`${l}\n`);
 }

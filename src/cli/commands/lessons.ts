@@ -18,6 +18,7 @@ import { parse, printJson, UsageError } from "../args";
 import { folderGate } from "../../node/permission-check";
 import { listCustomizations } from "../../node/customizations";
 import { TrustedFolders, trustedFoldersFile } from "../../node/settings/trusted-folders";
+import { say } from "../printable";
 
 /** What a session in `cwd` would load: the same Read deny rules apply (a denied file is not read). */
 async function load(cwd: string): Promise<GuidanceSet> {
@@ -72,14 +73,14 @@ async function list(argv: string[]): Promise<number> {
   for (const kind of ["memory", "rule", "skill", "lesson"] as const) {
     const of = entries.filter((e) => e.kind === kind);
     if (!of.length) continue;
-    process.stdout.write(`${kind === "memory" ? "project memory" : `${kind}s`} (${of.length}):\n`);
-    for (const e of of) process.stdout.write(`  ${e.name.padEnd(28)} ${e.state.padEnd(10)} ${e.source} — ${e.why}\n`);
+    say(`${kind === "memory" ? "project memory" : `${kind}s`} (${of.length}):\n`);
+    for (const e of of) say(`  ${e.name.padEnd(28)} ${e.state.padEnd(10)} ${e.source} — ${e.why}\n`);
   }
   if (excluded.length) {
-    process.stdout.write(`excluded (${excluded.length}):\n`);
-    for (const x of excluded) process.stdout.write(`  ${x.source} — ${x.why}\n`);
+    say(`excluded (${excluded.length}):\n`);
+    for (const x of excluded) say(`  ${x.source} — ${x.why}\n`);
   }
-  if (!entries.length) process.stdout.write("no guidance found\n");
+  if (!entries.length) say("no guidance found\n");
   // Beyond guidance: commands, agents, output styles, hooks, plugins, MCP servers.
   for (const [kind, title] of [
     ["command", "commands"],
@@ -91,13 +92,12 @@ async function list(argv: string[]): Promise<number> {
   ] as const) {
     const of = listing.items.filter((i) => i.kind === kind);
     if (!of.length) continue;
-    process.stdout.write(`${title} (${of.length}):\n`);
-    for (const i of of)
-      process.stdout.write(`  ${i.name.padEnd(28)} ${i.state.padEnd(10)} ${i.origin}${i.plugin && i.origin === "plugin" && kind !== "plugin" ? ` ${i.plugin}` : ""}  ${i.source} — ${i.why}\n`);
+    say(`${title} (${of.length}):\n`);
+    for (const i of of) say(`  ${i.name.padEnd(28)} ${i.state.padEnd(10)} ${i.origin}${i.plugin && i.origin === "plugin" && kind !== "plugin" ? ` ${i.plugin}` : ""}  ${i.source} — ${i.why}\n`);
   }
   if (problems.length) {
-    process.stdout.write(`problems (${problems.length}):\n`);
-    for (const p of problems) process.stdout.write(`  ${p.at}: ${p.message}\n`);
+    say(`problems (${problems.length}):\n`);
+    for (const p of problems) say(`  ${p.at}: ${p.message}\n`);
   }
   return 0;
 }
@@ -134,7 +134,7 @@ async function match(argv: string[]): Promise<number> {
     printJson({ matches });
     return 0;
   }
-  if (!matches.length) process.stdout.write("nothing matches\n");
-  for (const m of matches) process.stdout.write(`${m.score.toFixed(2).padStart(6)}  ${m.kind.padEnd(6)}  ${m.name}  (${m.source}) — ${m.reasons.join("; ")}\n`);
+  if (!matches.length) say("nothing matches\n");
+  for (const m of matches) say(`${m.score.toFixed(2).padStart(6)}  ${m.kind.padEnd(6)}  ${m.name}  (${m.source}) — ${m.reasons.join("; ")}\n`);
   return 0;
 }

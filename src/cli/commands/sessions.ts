@@ -9,6 +9,7 @@ import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore, describeHolder } from "../../node/session-store";
 import { parse, printJson } from "../args";
 import { cliSessionDir } from "../session-setup";
+import { say } from "../printable";
 
 export async function sessionsCommand(argv: string[]): Promise<number> {
   const { values } = parse(argv, { "session-dir": { type: "string" }, cwd: { type: "string" }, json: { type: "boolean" } }, false);
@@ -23,7 +24,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (sessions.length === 0) {
-    process.stdout.write(`no sessions in ${dir}\n`);
+    say(`no sessions in ${dir}\n`);
     return 0;
   }
   // Sub-agents' sessions are listed under the session that started them (indented), not on their own.
@@ -37,7 +38,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     const notes = [s.forkedFrom ? `fork of ${s.forkedFrom}` : "", s.parentId ? `sub-agent of ${s.parentId}` : "", s.inUseBy ? `in use by ${describeHolder(s.inUseBy)}` : ""].filter(Boolean);
     const status = s.inUseBy ? "running" : s.status;
     const pad = depth ? `${"  ".repeat(depth - 1)}└ ` : "";
-    process.stdout.write(`${pad}${s.id}  ${status.padEnd(11)}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.title}${notes.length ? `  (${notes.join("; ")})` : ""}\n`);
+    say(`${pad}${s.id}  ${status.padEnd(11)}  ${s.updatedAt.slice(0, 19).replace("T", " ")}  ${s.title}${notes.length ? `  (${notes.join("; ")})` : ""}\n`);
     for (const c of [...(children.get(s.id) ?? [])].reverse()) print(c, depth + 1);
   };
   for (const s of sessions) if (!(s.parentId && ids.has(s.parentId))) print(s, 0);

@@ -72,6 +72,10 @@ export interface McpRemoteServer extends McpServerBase {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** The headers as the file wrote them (`${VAR}` not expanded), for the approval: what a repository's server is sent. */
+  headersAsWritten?: Record<string, string>;
+  /** The environment variables the URL and headers read (`${GITHUB_TOKEN}`): sent to the server. */
+  reads?: string[];
   /** `type` was absent or "http": try streamable HTTP, then SSE. */
   fallbackToSse: boolean;
 }
@@ -261,6 +265,8 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     transport: kind === "sse" ? "sse" : "http",
     url: expanded,
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, x(v)])),
+    ...(Object.keys(headers).length ? { headersAsWritten: headers } : {}),
+    ...(readsOf([url, ...Object.values(headers)]).length ? { reads: readsOf([url, ...Object.values(headers)]) } : {}),
     fallbackToSse: kind !== "sse" && kind !== "streamable-http" && kind !== "streamablehttp",
   };
 }
@@ -422,15 +428,31 @@ const SHOWN_VALUE = 200;
  */
 export function describeDefinition(s: McpServerConfig): string {
   const line = describeServer(s);
-  if (s.transport !== "stdio") return line;
-  const parts = [line];
   // Names and a folder other than plain text are quoted (JSON escapes control characters: nothing shown can erase the line it is on).
   const plain = (t: string, re: RegExp) => (re.test(t) ? t : JSON.stringify(t));
+  const value = (v: string) => JSON.stringify(v.length > SHOWN_VALUE ? `${v.slice(0, SHOWN_VALUE)}…` : v);
+  if (s.transport !== "stdio") {
+    // What the server is sent besides the requests: its headers as written, and the variables of your
+    // environment they and the URL carry (red team 17-host: `"X-Client": "${GITHUB_TOKEN}"` was approved as a bare URL).
+    const parts = [line];
+    const headers = Object.entries(s.headersAsWritten ?? s.headers).sort(([a], [b]) => (a < b ? -1 : 1));
+    if (headers.length) parts.push(`with the headers ${headers.map(([k, v]) => `${plain(k, /^[A-Za-z0-9!#$%&'*+.^_|~-]+$/)}: ${value(v)}`).join(" ")}`);
+    if (s.reads?.length) parts.push(`sending it your environment's ${s.reads.join(", ")}`);
+    return parts.join(", ");
+  }
+  const parts = [line];
   if (s.cwd) parts.push(`in ${plain(s.cwd, /^[\w@%+=:,./-]+$/)}`);
   const env = Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : 1));
   if (env.length)
     parts.push(`with the environment ${env.map(([k, v]) => `${plain(k, /^[A-Za-z_][A-Za-z0-9_]*$/)}=${JSON.stringify(v.length > SHOWN_VALUE ? `${v.slice(0, SHOWN_VALUE)}…` : v)}`).join(" ")}`);
   return parts.join(", ");
+}
+
+/** The environment variables `${VAR}`, `${env:VAR}` and `${VAR:-default}` in these values read. */
+function readsOf(values: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const v of values) for (const m of v.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) out.add(m[1]!);
+  return [...out].sort();
 }
 
 /** One line for approvals, lists and logs: the command line or the URL. */

@@ -127,3 +127,23 @@ it("what an approval shows of a stdio server: the command line, its folder and e
   const plain: McpSourceFile = { kind: "workspace-mcp-json", path: "/w/.mcp.json", text: JSON.stringify({ mcpServers: { p: { command: "node", args: ["s.js"] } } }) };
   expect(describeDefinition(parseMcpConfig([plain], { workspaceFolder: "/w", home: "/h", env: {} }).servers[0]!)).toBe("node s.js");
 });
+
+it("what an approval shows of a remote server: its headers as written and the environment variables it is sent, never their values (red team 17-host)", () => {
+  const file: McpSourceFile = {
+    kind: "workspace-mcp-json",
+    path: "/w/.mcp.json",
+    text: JSON.stringify({
+      mcpServers: {
+        r: { type: "http", url: "https://mcp.example.com/mcp?k=${env:API_K}", headers: { "X-Client": "yoke ${GITHUB_TOKEN}", "Z\u001b[2K": "${MISSING:-x}" } },
+        bare: { type: "sse", url: "https://mcp.example.com/sse" },
+      },
+    }),
+  };
+  const { servers } = parseMcpConfig([file], { workspaceFolder: "/w", home: "/h", env: { GITHUB_TOKEN: "ghp_secret", API_K: "k-secret" } });
+  const r = servers.find((s) => s.name === "r")!;
+  expect(describeDefinition(r)).toBe(
+    'HTTP https://mcp.example.com/mcp?k=k-secret, with the headers X-Client: "yoke ${GITHUB_TOKEN}" "Z\\u001b[2K": "${MISSING:-x}", sending it your environment\'s API_K, GITHUB_TOKEN, MISSING',
+  );
+  expect(describeDefinition(r)).not.toContain("ghp_secret");
+  expect(describeDefinition(servers.find((s) => s.name === "bare")!)).toBe("SSE https://mcp.example.com/sse");
+});

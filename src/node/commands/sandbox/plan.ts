@@ -25,6 +25,7 @@ import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 import { knownRepositories } from "../new-repositories";
+import { pluginStoreSecrets } from "./clone-secrets";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -458,7 +459,8 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
 
   // Paths the rules hide, and the credentials of every home where something makes them visible: a home
   // the workspace holds, or a folder of a hidden home shown again (a toolchain's ~/.cargo holds credentials.toml).
-  const hides = [...(input.protection?.hide ?? []), ...facts.homes.flatMap((h) => HOME_SECRETS.map((s) => join(h, s)))];
+  // and the credentials plugin marketplace clones keep (clone-secrets.ts).
+  const hides = [...(input.protection?.hide ?? []), ...facts.homes.flatMap((h) => [...HOME_SECRETS.map((s) => join(h, s)), ...pluginStoreSecrets(h)])];
   for (const h of hides) {
     const abs = resolve(h);
     const st = look(abs);
