@@ -280,11 +280,20 @@ class Walker {
           stdin = literal ?? stdin;
         }
         const body = node.childForFieldName("body");
+        // tree-sitter files the words after a redirection as its further destinations
+        // (`rm 2>/dev/null -rf src`: bash runs rm -rf src) or a here-document's arguments: they are the command's.
+        const strays = node.childrenForFieldName("redirect").flatMap((r) => (r ? strayArguments(r) : []));
+        if (body?.type === "command") {
+          const redirs = node.childrenForFieldName("redirect").filter((r): r is Node => !!r);
+          this.varRedirects([...body.childrenForFieldName("argument").filter((a): a is Node => !!a), ...strays], redirs);
+        }
+        if (strays.length && body?.type !== "command") this.problem(`a word after a redirection (${strays[0]!.text}) belongs to a command Yoke cannot place, so Yoke cannot tell what runs`);
         const piped = this.pendingPiped;
         this.pendingPiped = undefined;
         for (const r of node.childrenForFieldName("redirect")) if (r) this.walkChildren(r, [], cwd);
         if (body) {
           this.pendingStdin = body.type === "command" ? stdin : undefined;
+          this.pendingStrays = body.type === "command" ? strays : undefined;
           // A here-document with expansions: its text as written is a hint of the input too (see CommandPart.pipedData).
           const hints = [piped, hint].filter((d): d is string => d !== undefined);
           this.pendingPiped = body.type === "command" && hints.length ? hints.join("\n") : undefined;
@@ -294,6 +303,7 @@ class Walker {
           this.walk(body, [...redirects, ...own], cwd);
           this.unseenInput = unseenBefore;
           this.pendingStdin = undefined;
+          this.pendingStrays = undefined;
           this.pendingPiped = undefined;
         } else this.out.parts.push(this.pseudoPart(node.text, [...redirects, ...own], cwd));
         return;
@@ -420,6 +430,8 @@ class Walker {
 
   /** Literal input for the next command walked (a here-document or here-string of its statement). */
   private pendingStdin: string | undefined;
+  /** Words after a redirection of the statement the next command is the body of (see strayArguments). */
+  private pendingStrays: Node[] | undefined;
   private pendingPiped: string | undefined;
   /** The commands walked now read input Yoke cannot see (see CommandPart.inputUnseen). */
   private unseenInput = false;
@@ -471,6 +483,23 @@ class Walker {
     this.out.parts.push(...sub.parts);
     for (const p of sub.problems) this.problem(`inside ${how}: ${p}`);
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
+  }
+
+  /**
+   * `{name}>file` right before a redirection (no space) is bash's named descriptor: it assigns the
+   * descriptor's number to name (`: {PATH}>/dev/null; ls` runs ./10/ls; `{HOME}` moves git's
+   * config), and a subscript is evaluated (`{a[$(cmd)]}>f` runs cmd).
+   */
+  private varRedirects(words: Node[], redirects: Node[]): void {
+    const starts = new Set(redirects.map((r) => r.startIndex));
+    for (const w of words) {
+      if (!starts.has(w.endIndex)) continue;
+      const m = /^\{(.+)\}$/s.exec(w.text);
+      if (!m) continue;
+      const name = m[1]!;
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) this.problem(`{${name}} before a redirection names a variable Yoke cannot follow (bash evaluates it to store a descriptor)`);
+      else if (isDangerousVariable(name)) this.problem(`{${name}} before a redirection sets ${name} to a descriptor number, which changes what later commands run`);
+    }
   }
 
   private collectRedirects(node: Node, into: Redirect[]): void {
@@ -610,6 +639,8 @@ class Walker {
     const words: Word[] = [];
     const stdin = this.pendingStdin;
     this.pendingStdin = undefined;
+    const strays = this.pendingStrays ?? [];
+    this.pendingStrays = undefined;
     const pipedData = this.pendingPiped;
     this.pendingPiped = undefined;
     const nameNode = node.childForFieldName("name");
@@ -627,7 +658,14 @@ class Walker {
         literalStdin = literal ?? literalStdin;
       }
     }
-    for (const arg of node.childrenForFieldName("argument")) if (arg) words.push(wordOf(arg));
+    const ownRedirects = node.namedChildren.filter((c): c is Node => !!c && /_redirect$/.test(c.type));
+    if (ownRedirects.length)
+      this.varRedirects(
+        node.childrenForFieldName("argument").filter((a): a is Node => !!a),
+        ownRedirects,
+      );
+    const args = [...node.childrenForFieldName("argument"), ...strays, ...node.namedChildren.flatMap((c) => (c && c.type !== "file_redirect" && /_redirect$/.test(c.type) ? strayArguments(c) : []))];
+    for (const arg of args.filter((a): a is Node => !!a).sort((a, b) => a.startIndex - b.startIndex)) words.push(wordOf(arg));
     // Substitutions anywhere inside (arguments, assignments, redirections) are commands too.
     for (const child of node.namedChildren) {
       if (child?.type === "variable_assignment") this.walkChildren(child, [], cwd);
@@ -727,6 +765,22 @@ export function flattenList(node: Node): Node[] {
     cur = named[0]!;
   }
   return [cur, ...rights.reverse()];
+}
+
+/**
+ * Words tree-sitter-bash files under a redirection that bash gives the command as arguments: a
+ * file redirection's destinations after the first (`rm 2>/dev/null -rf src`, `cat >&2 .env`) and a
+ * here-document's `argument`s (`cat <<E .env`), with those of a redirection nested in it.
+ */
+function strayArguments(redirect: Node): Node[] {
+  if (redirect.type === "file_redirect")
+    return redirect
+      .childrenForFieldName("destination")
+      .slice(1)
+      .filter((c): c is Node => !!c);
+  if (redirect.type !== "heredoc_redirect") return [];
+  const own = redirect.childrenForFieldName("argument").filter((c): c is Node => !!c);
+  return [...own, ...redirect.namedChildren.flatMap((c) => (c?.type === "file_redirect" ? strayArguments(c) : []))];
 }
 
 /** A redirection that gives a command its input from a file or another descriptor (`< f`, `<&3`, `<> f`). */

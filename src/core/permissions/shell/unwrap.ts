@@ -812,9 +812,20 @@ function xargsInputRunsAs(part: CommandPart, rest: Word[], replace: string | und
 }
 
 /** awk's and sed's program text is their first operand unless an option gives it; these take a value. */
-const PROGRAM_TEXT: Record<string, { given: RegExp; valued: RegExp }> = {
-  awk: { given: /^(-f|--file|-e|--source|-E|--exec)(=|$)|^-[a-zA-Z]*[fE]/, valued: /^(-[Fvf]|--field-separator|--assign|--file)$/ },
-  sed: { given: /^(-e|-f|--expression|--file)(=|$)|^-[a-zA-Z]*[ef]/, valued: /^(-[efl]|--expression|--file|--line-length)$/ },
+const PROGRAM_TEXT: Record<string, { given: RegExp; valued: RegExp; flags: RegExp }> = {
+  awk: {
+    given: /^(-f|--file|-e|--source|-E|--exec)(=|$)|^-[a-zA-Z]*[fE]/,
+    valued: /^(-[FvfW]|--field-separator|--assign|--file)$/,
+    // Options known to take no separate value; any other option may take the next word (gawk
+    // `--ass x=1`, `-l ext`, mawk `-W interactive`), so the input after it may be the program.
+    flags:
+      /^(-[bcCDgMNOPrsStVz]+|-W.+|--[a-z-]+=.*|--(posix|traditional|lint|sandbox|characters-as-bytes|re-interval|non-decimal-data|optimize|no-optimize|use-lc-numeric|bignum|copyright|version|help))$/,
+  },
+  sed: {
+    given: /^(-e|-f|--expression|--file)(=|$)|^-[a-zA-Z]*[ef]/,
+    valued: /^(-[efl]|--expression|--file|--line-length)$/,
+    flags: /^(-[nrEsuz]+|-[nrEsuz]*i.*|-l.+|--[a-z-]+=.*|--(quiet|silent|regexp-extended|separate|unbuffered|null-data|zero-terminated|posix|debug|sandbox|follow-symlinks|in-place|version|help))$/,
+  },
 };
 /** Options whose value is code for the programs that take one (`psql -c`, `perl -e`, `gnuplot -e`). */
 const CODE_OPTION = /^(-c|-e|-E|--eval|--command|--execute|-ex|-cmd|--cmd|-x)$/;
@@ -846,6 +857,7 @@ function programTextFromInput(words: Word[], has: (w: Word | undefined) => boole
     }
     if (spec.given.test(v)) return false;
     if (spec.valued.test(v)) i++;
+    else if (!spec.flags.test(v)) return words.slice(i + 1).some(has);
   }
   return false;
 }
