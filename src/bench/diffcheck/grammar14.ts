@@ -306,6 +306,17 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
       ]),
   ],
   ["split --filter", (c, r) => `split ${pick(r, ["--filter", "--filt", "--fil"])}=${sq(c)} -n1 README.md`],
+  // Red team 17-gate: tree-sitter files the words after a redirection as the redirection's.
+  [
+    "words after a redirection",
+    (c, r) => {
+      const [name, ...rest] = c.split(" ");
+      const redir = pick(r, ["2>/dev/null", ">/dev/null", "2>&1", "&>/dev/null", "<README.md"]);
+      return pick(r, [`${name} ${redir} ${rest.join(" ")}`, `env ${redir} ${c}`, `true && ${name} ${redir} ${rest.join(" ")}`]);
+    },
+  ],
+  // Red team 17-gate: xargs's input as awk's program after an option that takes a value.
+  ["xargs awk after a valued option", (c, r) => `printf %s ${sq(`BEGIN{system(${cstr(c)})}`)} | xargs -0 ${pick(r, ["mawk -W interactive", "mawk -W posix_space", "awk -v x=1", "awk -F:"])}`],
 ];
 
 /** A long option of a tool with a dangerous effect, its value, and the rest of the line. */
