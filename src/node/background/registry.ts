@@ -161,13 +161,23 @@ export function markedAgentProcesses(id: string): number[] {
  * Stops an agent: SIGTERM to its process, which ends its session (the turn is cancelled, its
  * commands stopped, the log closed); after `graceMs`, SIGKILL to its group, every descendant and
  * everything still carrying its marker. Resolves when none is left (or reports the survivors).
+ *
+ * The record's pid is signalled (with its group and descendants) only while it is still the
+ * agent's process (its environment carries the marker). A record left `running` by an agent that
+ * died without writing its end (kill -9, a reboot) keeps a pid another program may have since
+ * been given: that program, its group and its children are never touched; only processes that
+ * carry the agent's marker are (red team 18: `yoke agents stop` SIGKILLed the unrelated process
+ * group that reused the pid). While the pid is free, its group can only be the agent's (Linux
+ * does not give out a pid still in use as a process group id).
  */
 export async function stopAgentProcess(r: Pick<AgentRecord, "pid" | "id">, graceMs = 5000): Promise<number[]> {
   if (!r.pid) return [];
   const root = r.pid;
-  const seen = new Set<number>([root, ...descendants(root).map((p) => p.pid), ...markedAgentProcesses(r.id)]);
+  const ours = agentAlive(r);
+  if (!ours && isAlive(root)) return stopMarkedOnly(r.id, graceMs);
+  const seen = new Set<number>([...(ours ? [root, ...descendants(root).map((p) => p.pid)] : []), ...markedAgentProcesses(r.id)]);
   const anyAlive = () => groupAlive(root) || [...seen].some(isAlive) || markedAgentProcesses(r.id).length > 0;
-  if (agentAlive(r)) {
+  if (ours) {
     try {
       process.kill(root, "SIGTERM");
     } catch {
@@ -176,13 +186,44 @@ export async function stopAgentProcess(r: Pick<AgentRecord, "pid" | "id">, grace
   }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline && anyAlive()) {
-    for (const p of descendants(root)) seen.add(p.pid);
+    if (ours) for (const p of descendants(root)) seen.add(p.pid);
     await new Promise((res) => setTimeout(res, 50));
   }
   for (let i = 0; i < 20 && anyAlive(); i++) {
     for (const p of markedAgentProcesses(r.id)) seen.add(p);
-    killTree({ root, helpers: [] }, [...seen]);
+    if (isAlive(root) && !agentAlive(r)) {
+      // The pid was given to another program meanwhile: only what carries the marker.
+      seen.delete(root);
+      for (const p of seen) if (!marked(p, r.id)) seen.delete(p);
+      for (const p of seen) send(p, "SIGKILL");
+    } else killTree({ root, helpers: [] }, [...seen]);
     await new Promise((res) => setTimeout(res, 50));
   }
   return [...seen].filter(isAlive);
+}
+
+/** The agent's pid belongs to another program now: SIGTERM, then SIGKILL, to the processes carrying the agent's marker only. */
+async function stopMarkedOnly(id: string, graceMs: number): Promise<number[]> {
+  const seen = new Set(markedAgentProcesses(id));
+  for (const p of seen) send(p, "SIGTERM");
+  const left = () => [...new Set([...seen, ...markedAgentProcesses(id)])].filter((p) => isAlive(p) && marked(p, id));
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && left().length) await new Promise((res) => setTimeout(res, 50));
+  for (let i = 0; i < 20 && left().length; i++) {
+    for (const p of left()) send(p, "SIGKILL");
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return left();
+}
+
+function marked(pid: number, id: string): boolean {
+  return safeRead(`/proc/${pid}/environ`).split("\0").includes(`${AGENT_MARKER}=${id}`);
+}
+
+function send(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
 }

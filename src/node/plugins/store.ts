@@ -14,7 +14,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 // The ESM build: the UMD build requires its modules dynamically, which no bundle can follow (src/core/settings/jsonc.ts).
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
@@ -264,6 +264,15 @@ export function installPlugin(home: string, id: string, settingsMarkets: Record<
     }
   } else throw new PluginError(`plugin "${name}": "source" must be a relative folder or an object`);
   // The marketplace entry's components, kept inside the installed copy (the approval digest covers them); never one the plugin shipped.
+  // A `.claude-plugin` that is a link (copied as a link) or a file would take that write elsewhere — into another installed
+  // plugin's folder, whose definition would then hold this entry's hooks and servers (red team 18): refused, nothing written.
+  const meta = lstatSync(join(dest, ".claude-plugin"), { throwIfNoEntry: false });
+  if (meta && !meta.isDirectory()) {
+    rmSync(dest, { recursive: true, force: true });
+    throw new PluginError(
+      `plugin "${name}": its .claude-plugin is ${meta.isSymbolicLink() ? "a link" : "not a folder"}; Yoke installs only a plugin whose .claude-plugin is a folder of its own (not installed)`,
+    );
+  }
   const entryFile = join(dest, MARKETPLACE_ENTRY_FILE);
   rmSync(entryFile, { force: true });
   if (entry.components) {
