@@ -372,13 +372,16 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return { words: skipFlags(args, new Set(["-p"])) };
     case "exec":
       return { words: skipOptions(args, new Set(["-a"]), /^-[cl]+$/) };
+    // GNU option parsing as the program does it (clusters, glued values, abbreviated long options: the
+    // differential checker's `timeout --sig=TERM 5 date -uf.env` was read as the program `5`). An option
+    // Yoke does not know makes the command one it cannot place (asks where a rule could apply).
     case "nice":
-      return { words: skipOptions(args, new Set(["-n", "--adjustment"]), /^(-\d+|--adjustment=.*|-n-?\d+)$/) };
+      return gnuWrapper(part, name, args, { flags: "", valued: "n", long: ["--help", "--version"], longValued: ["--adjustment"], number: true });
     case "stdbuf":
-      return { words: skipOptions(args, new Set(["-i", "-o", "-e", "--input", "--output", "--error"]), /^(-[ioe].+|--(input|output|error)=.*)$/) };
+      return gnuWrapper(part, name, args, { flags: "", valued: "ioe", long: ["--help", "--version"], longValued: ["--input", "--output", "--error"] });
     case "timeout": {
-      const rest = skipOptions(args, new Set(["-s", "-k", "--signal", "--kill-after"]), /^(--(signal|kill-after)=.*|--preserve-status|--foreground|-v|--verbose|-s.+|-k.+)$/);
-      return { words: rest.slice(1) };
+      const r = gnuWrapper(part, name, args, { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] });
+      return r && { words: r.words.slice(1) };
     }
     case "coreutils": {
       // The multi-call binary: `coreutils --coreutils-prog=rm -rf src` is `rm -rf src`.
@@ -1096,6 +1099,60 @@ function skipFlags(args: Word[], flags: Set<string>): Word[] {
 }
 
 /** Skips leading options: `valued` take the next word; `flag` matches self-contained ones. */
+interface GnuOptions {
+  /** Short options without a value, and with one (`-s9`, `-s 9`). */
+  flags: string;
+  valued: string;
+  /** Long options without a value, and with one (`--signal=9`, `--signal 9`); unambiguous prefixes count. */
+  long: readonly string[];
+  longValued: readonly string[];
+  /** `-N` is a number (nice's old form). */
+  number?: boolean;
+}
+
+/**
+ * The words after a wrapper's options, read as getopt_long with a leading `+` reads them (options
+ * end at the first operand), or undefined with a problem when an option is not one the program has,
+ * is ambiguous, or is only known when the line runs.
+ */
+function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions): { words: Word[] } | undefined {
+  const unknown = (w: Word) => {
+    part.hidden.push(`${name} is given ${w.raw}, an option Yoke cannot read (which command it runs is unknown)`);
+    return undefined;
+  };
+  let i = 0;
+  while (i < args.length) {
+    const w = args[i]!;
+    const v = w.value;
+    if (!v.startsWith("-") || v === "-") break;
+    if (w.dynamic) return unknown(w);
+    if (v === "--") return { words: args.slice(i + 1) };
+    if (v.startsWith("--")) {
+      const eq = v.indexOf("=");
+      const n = eq < 0 ? v : v.slice(0, eq);
+      const all = [...o.long, ...o.longValued];
+      const hits = all.includes(n) ? [n] : all.filter((l) => l.startsWith(n));
+      if (hits.length !== 1) return unknown(w);
+      if (o.longValued.includes(hits[0]!)) i += eq < 0 ? 2 : 1;
+      else if (eq >= 0) return unknown(w);
+      else i++;
+      continue;
+    }
+    if (o.number && /^-\d+$/.test(v)) {
+      i++;
+      continue;
+    }
+    let j = 1;
+    for (; j < v.length; j++) {
+      const c = v[j]!;
+      if (o.valued.includes(c)) break;
+      if (!o.flags.includes(c)) return unknown(w);
+    }
+    i += j < v.length && j === v.length - 1 ? 2 : 1;
+  }
+  return { words: args.slice(i) };
+}
+
 function skipOptions(args: Word[], valued: Set<string>, flag: RegExp): Word[] {
   let i = 0;
   while (i < args.length) {
