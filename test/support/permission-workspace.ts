@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../../src/core/permissions/gate";
 import type { PermissionCheck } from "../../src/core/loop/types";
+import type { GitCheckoutTarget } from "../../src/core/permissions/context";
 import { yokeToolIdentities } from "../../src/core/tools/catalogue";
 import { isReadOnly } from "../../src/core/tools/types";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../src/node/settings/files";
@@ -18,7 +19,7 @@ export interface PermissionWorkspace {
   outside: string;
   write(path: string, text: string): void;
   link(path: string, target: string): void;
-  gate(opts?: { trusted?: boolean; extraFiles?: string[]; vscodePermissions?: unknown }): YokePermissionGate;
+  gate(opts?: { trusted?: boolean; extraFiles?: string[]; vscodePermissions?: unknown; gitCheckoutTarget?: GitCheckoutTarget }): YokePermissionGate;
 }
 
 export function createPermissionWorkspace(settings?: Record<string, unknown>): PermissionWorkspace {
@@ -57,7 +58,7 @@ export function createPermissionWorkspace(settings?: Record<string, unknown>): P
         writer: createSettingsWriter(ws),
         trusted: opts.trusted,
         gitObjectPaths: nodeGitObjectPaths,
-        gitCheckoutTarget: nodeGitCheckoutTarget,
+        gitCheckoutTarget: opts.gitCheckoutTarget ?? nodeGitCheckoutTarget,
       });
     },
   };

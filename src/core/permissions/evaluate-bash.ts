@@ -1015,6 +1015,9 @@ function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedB
   return { why: `writes to ${shown} (writing files needs approval in default mode)` };
 }
 
+/** Different `git checkout X` questions put to the repository per line (checkoutDiscards). */
+const CHECKOUT_PROBES = 8;
+
 /**
  * `git checkout X` (one operand, no `--`): git takes X for a branch or commit when it names one and
  * for a path otherwise, when it runs. It gets the `git reset --hard` reading (shell/git-discard.ts;
@@ -1023,19 +1026,32 @@ function writeProblem(t: Touch, ctx: EvalContext, mode: PermissionMode, allowedB
  * (git then switches, keeping the work) and no other part of the line may change the repository first
  * (`git branch -D x; git checkout x` with a tracked file x). Not covered: a file the same line adds
  * to the index and then changes before checking it out (the line's own work, not the user's).
- * A dynamic operand, a git pointed elsewhere (`-C`, `--git-dir`, a `GIT_*` variable anywhere in the
- * line), an unknown folder or a failed probe: a discard.
+ * A dynamic operand or one given at run time (`xargs`, `find -exec`), a git pointed elsewhere (`-C`,
+ * `--git-dir`, a `GIT_*` variable anywhere in the line, a wrapper that may change the folder), an
+ * unknown folder, a failed probe or more than CHECKOUT_PROBES different ones in the line: a discard.
  */
 async function checkoutDiscards(instances: Instance[], ctx: EvalContext, command: string): Promise<void> {
   const rules = [...rulesFor(ctx, "deny", "Bash"), ...rulesFor(ctx, "ask", "Bash")];
   if (!rules.length) return;
   const reset = [literalWord("git"), literalWord("reset"), literalWord("--hard")];
+  // Each probe runs git three times on the host: a line of 200 `git checkout nX;` took 38 s (red18g).
+  // The same question is asked once, and past CHECKOUT_PROBES different ones the rest read as discards.
+  const asked = new Map<string, Promise<{ commit: boolean; tracked: boolean } | undefined>>();
   for (const inst of instances) {
     const c = inst.part.checkoutOperand;
     if (!c || inst.part.readings?.length) continue;
     const keeps = await (async () => {
       if (c.operand.dynamic || !c.plain || /GIT_/.test(command) || !ctx.gitCheckoutTarget) return false;
-      const found = await ctx.gitCheckoutTarget(inst.cwd ?? ctx.cwd, c.operand.value).catch(() => undefined);
+      // A folder only known when it runs (`cd "$D"`, `cd -`; red18g): the repository there is not the one here.
+      if (inst.cwd === null) return false;
+      const key = `${inst.cwd}\0${c.operand.value}`;
+      let probe = asked.get(key);
+      if (!probe) {
+        if (asked.size >= CHECKOUT_PROBES) return false;
+        probe = ctx.gitCheckoutTarget(inst.cwd, c.operand.value).catch(() => undefined);
+        asked.set(key, probe);
+      }
+      const found = await probe;
       if (!found) return false;
       return !found.tracked || (found.commit && !inst.unstable);
     })();

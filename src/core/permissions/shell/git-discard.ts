@@ -9,7 +9,8 @@
  * `Bash(git reset:*)` and `Bash(git reset --hard:*)` cover it and `Bash(git reset --soft:*)` does not.
  *
  * The table of equivalent effects (uncommitted changes of tracked files are overwritten or dropped):
- * - `git checkout -f|--force …`, `git checkout [TREE-ISH] [--] PATH…` (the paths' changes), `git checkout -p` is not (it asks the user);
+ * - `git checkout -f|--force …`, `git checkout [TREE-ISH] [--] PATH…` (the paths' changes), `git checkout -p` (a command
+ *   answers the per-hunk questions itself: `yes | git checkout -p`; red18g);
  * - `git restore PATH…` and `git restore --worktree|-W …` (not `--staged` alone, which keeps the work tree);
  * - `git switch -f|--force|--discard-changes …`;
  * - `git read-tree --reset -u …` (and `-u` with `--reset` in any order);
@@ -45,8 +46,9 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
         if (opts.some((v) => isLongOption(v, "--force") || shortHas(v, "f"))) return true;
         // Paths named in a file (red16g: git checkout --pathspec-from-file=list threw the listed files' changes away).
         if (opts.some((v) => isLongOption(v, "--pathspec-from-file"))) return true;
-        // Interactive patch mode asks the user for each hunk.
-        if (opts.some((v) => v === "-p" || isLongOption(v, "--patch"))) return false;
+        // Patch mode: the command answers its own per-hunk questions (red18g: `yes | git checkout -p` threw
+        // every change away; Yoke gives commands no terminal, so the user is never the one asked).
+        if (opts.some((v) => shortHas(v, "p") || isLongOption(v, "--patch"))) return true;
         if (afterDd.length) return true;
         // `git checkout .` / `git checkout HEAD file`: operands that are paths. A branch name alone keeps the work
         // (git refuses to switch when it would overwrite changes), so two or more operands, or a single `.`-like
@@ -57,7 +59,7 @@ export function discardReading(args: readonly Word[]): Word[] | undefined {
       case "restore": {
         const staged = opts.some((v) => isLongOption(v, "--staged") || shortHas(v, "S"));
         const worktree = opts.some((v) => isLongOption(v, "--worktree") || shortHas(v, "W"));
-        if (opts.some((v) => v === "-p" || isLongOption(v, "--patch"))) return false;
+        // Patch mode answers its own questions (see checkout): read as what it restores.
         return worktree || !staged;
       }
       case "switch":
@@ -112,7 +114,7 @@ function pathLike(v: string): boolean {
  * the repository (evaluate-bash.ts: a discard unless X names a commit and the line changes nothing
  * before it runs, or X matches no file git tracks); undefined for every other form.
  */
-export function checkoutOperand(args: readonly Word[]): Word | undefined {
+export function checkoutOperand(args: readonly Word[], extraArgs = false): Word | undefined {
   const sub = args[0];
   if (!sub || sub.dynamic || sub.value !== "checkout") return undefined;
   const rest = args.slice(1);
@@ -120,6 +122,9 @@ export function checkoutOperand(args: readonly Word[]): Word | undefined {
   if (values.includes("--")) return undefined;
   // A new branch (`-b NAME [START]`), `--detach`, `--orphan`: X is a start point, never a path.
   if (values.some((v) => shortHas(v, "b") || shortHas(v, "B") || isLongOption(v, "--orphan") || isLongOption(v, "--detach"))) return undefined;
+  // Operands added when it runs (`xargs git checkout`, `find -exec git checkout {} ;`; red18g): X is only
+  // known then, as a dynamic word is.
+  if (extraArgs) return { value: "{}", raw: "{}", dynamic: true, glob: false };
   // A dynamic word that may be an option settles nothing: keep it as an operand.
   const operands = rest.filter((w, i) => (w.dynamic || !w.value.startsWith("-")) && !isValueOf(values, i));
   if (operands.length !== 1) return undefined;

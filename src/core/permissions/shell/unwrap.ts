@@ -255,24 +255,37 @@ export function unwrapCommand(part: CommandPart): Unwrapped {
   const out = unwrapViews(part);
   // A git command that discards work as `git reset --hard` does gets that reading too (deny and ask rules only).
   const readings: Word[][] = [];
-  for (const v of part.views) {
+  for (const [vi, v] of part.views.entries()) {
     const w = v.words;
     if (w[0] && !w[0].dynamic && w[0].value === "git") {
       const r = discardReading(w.slice(1));
       if (r) readings.push(r);
-      const operand = checkoutOperand(w.slice(1));
+      const operand = checkoutOperand(w.slice(1), part.extraArgs);
       if (operand && !part.checkoutOperand) {
         // Not plain when a view shows git with a global option before the subcommand (`git -C dir checkout x`,
         // seen through into this view) or a GIT_* variable is set for it: the repository may be another one.
+        // Nor when a wrapper runs it (red18g: `sudo -D d`, `unshare --wd=d`, `nsenter --wd=d`, `git submodule
+        // foreach`, `find -execdir` ran it in another folder): only wrappers that keep the folder pass.
         const plain =
           !part.assignments.some((a) => a.name.startsWith("GIT_")) &&
-          !part.views.some((o) => o.words[0] && /(^|\/)git$/.test(o.words[0].value) && o.words[1] && (o.words[1].dynamic || o.words[1].value.startsWith("-")));
+          !part.views.some((o) => o.words[0] && /(^|\/)git$/.test(o.words[0].value) && o.words[1] && (o.words[1].dynamic || o.words[1].value.startsWith("-"))) &&
+          part.views.slice(0, vi).every((o) => keepsFolder(o.words));
         part.checkoutOperand = { operand, plain };
       }
     }
   }
   if (readings.length) (part.readings ??= []).push(readings[0]!);
   return out;
+}
+
+/**
+ * Does a wrapper run its command in the folder it was started in? A short list of wrappers that take
+ * no folder (anything else, or one with an option that could name a folder, may run it elsewhere).
+ */
+function keepsFolder(words: readonly Word[]): boolean {
+  const name = words[0];
+  if (!name || name.dynamic || !/^(nohup|nice|timeout|stdbuf|command|builtin|exec|time|ionice|env)$/.test(name.value)) return false;
+  return words.slice(1).every((w) => !w.dynamic && !/^(-[a-zA-Z]*C|--ch|--wd|--dir)/.test(w.value));
 }
 
 function unwrapViews(part: CommandPart): Unwrapped {
