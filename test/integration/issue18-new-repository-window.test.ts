@@ -45,9 +45,11 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(readFileSync(join(ws, "after.txt"), "utf8")).toBe("done\n");
       expect(existsSync(join(ws, "nr/.git")), r.told.slice(0, 3000)).toBe(false);
       expect(r.told).toMatch(/nr\/\.git[\s\S]*quarantine|quarantine[\s\S]*nr\/\.git/);
-      // Seen by the host for at most a few polls (the walk alone left it there for about a second).
+      // Taken out while the command still ran (it sleeps 4 s after the plant), not when it ended. How soon
+      // (the watch: milliseconds; the walk alone: about a second) is a speed figure, not asserted here:
+      // under load a poll span says more about the machine (repository-watch.test.ts shows the event path).
       const span = seen.length ? seen[seen.length - 1]! - seen[0]! : 0;
-      expect(span, `seen ${seen.length} times over ${span} ms`).toBeLessThan(400);
+      expect(span, `seen ${seen.length} times over ${span} ms`).toBeLessThan(3000);
       // The user's git there afterwards runs nothing (the folder is plain now).
       spawnSync("git", ["-C", join(ws, "nr"), "status"], { stdio: "ignore" });
       expect(existsSync(join(ws, "fsmonitor-ran"))).toBe(false);
@@ -80,7 +82,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       // Each plant either fails (a read-only mount) or is taken out as it lands (the watch); the later commit runs.
       expect(tried, r.told.slice(0, 3000)).toMatch(/committed/);
       const span = seen.length ? seen[seen.length - 1]! - seen[0]! : 0;
-      expect(span, `hook seen ${seen.length} times over ${span} ms`).toBeLessThan(400);
+      // Taken out while the planting command still ran (it sleeps 2 s after the plants), not left for the next.
+      expect(span, `hook seen ${seen.length} times over ${span} ms`).toBeLessThan(2000);
       expect(existsSync(join(ws, "nr/.git/hooks/pre-commit"))).toBe(false);
       expect(existsSync(join(ws, "nr/.git/commondir"))).toBe(false);
       expect(configNow()).not.toMatch(/fsmonitor/);
