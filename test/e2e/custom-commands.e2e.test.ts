@@ -9,7 +9,7 @@ import type { RecordedRequest } from "../../src/demo/types";
 import { waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
-const COMMAND = ["---", "description: Tell the tide of a day", "argument-hint: <day>", "---", "Give the high water of $1 from the tide table. TIDE-CMD-MARKER"].join("\n");
+const COMMAND = ["---", "description: Tell the tide of a day", "argument-hint: <day>", "---", "Give the high water of $0 from the tide table. TIDE-CMD-MARKER"].join("\n");
 
 const allText = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
@@ -53,7 +53,9 @@ describe("custom slash commands in code-server", () => {
     await shot("answered");
     const req = llm.requests.find((r) => allText(r).includes("TIDE-CMD-MARKER"));
     expect(req).toBeDefined();
-    expect(allText(req!)).not.toContain("$1");
+    // Claude Code's positional arguments are 0-based today ($0 the first, as $ARGUMENTS[0]).
+    expect(allText(req!)).toContain("Give the high water of Monday from the tide table.");
+    expect(allText(req!)).not.toContain("$0");
   });
 
   it("a `!` line the engine asks about shows the permission card in the panel; Allow once runs it before the message is sent", async () => {
