@@ -77,6 +77,6 @@ describe("the CLI's bundles", () => {
       expect(parseFrontmatter(raw)).toEqual(fm); // each use gets its own copy
     }
     // Another text is parsed, problems included.
-    expect(parseFrontmatter("---\nmatch: [\n---\nbody").problem?.message).toMatch(/invalid YAML frontmatter/);
+    expect(parseFrontmatter("---\nmatch:\n  - [\n---\nbody").problem?.message).toMatch(/invalid YAML frontmatter/);
   });
 });
