@@ -219,7 +219,8 @@ describe.each(backends)("sandbox %s", (backend, unusable) => {
     runner = make();
     const secs = `986.${Math.floor(Math.random() * 1e6)}`;
     runner.start({ command: `sleep ${secs}`, cwd: ws.root, background: true, network: "off" });
-    await new Promise((r) => setTimeout(r, 300));
+    // Running once the sandbox has started it (seconds under load, not a fixed 300 ms).
+    for (let i = 0; i < 200 && pidsOf(["sleep", secs]).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(pidsOf(["sleep", secs])).toHaveLength(1);
     await runner.killAll();
     expect(pidsOf(["sleep", secs])).toEqual([]);
