@@ -394,6 +394,8 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return gnuWrapper(part, name, args, { flags: "", valued: "ioe", long: ["--help", "--version"], longValued: ["--input", "--output", "--error"] });
     case "timeout": {
       const r = gnuWrapper(part, name, args, { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] });
+      // The duration is one word only if the shell does not expand it into more (`{5,rm}` is `5 rm`).
+      if (r && r.words[0]?.glob) return expandsToMany(part, name, r.words[0]);
       return r && { words: r.words.slice(1) };
     }
     case "coreutils": {
@@ -1137,8 +1139,13 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
   while (i < args.length) {
     const w = args[i]!;
     const v = w.value;
-    if (!v.startsWith("-") || v === "-") break;
+    if (!v.startsWith("-") || v === "-") {
+      // `{-s,9}` or `-[s]` can expand into options: Yoke cannot tell where the command starts.
+      if (w.glob && (name === "timeout" || /^[{[*?-]/.test(v))) return expandsToMany(part, name, w);
+      break;
+    }
     if (w.dynamic) return unknown(w);
+    if (w.glob) return expandsToMany(part, name, w);
     if (v === "--") return { words: args.slice(i + 1) };
     if (v.startsWith("--")) {
       const eq = v.indexOf("=");
@@ -1146,7 +1153,10 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
       const all = [...o.long, ...o.longValued];
       const hits = all.includes(n) ? [n] : all.filter((l) => l.startsWith(n));
       if (hits.length !== 1) return unknown(w);
-      if (o.longValued.includes(hits[0]!)) i += eq < 0 ? 2 : 1;
+      if (o.longValued.includes(hits[0]!)) {
+        if (eq < 0 && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
+        i += eq < 0 ? 2 : 1;
+      }
       else if (eq >= 0) return unknown(w);
       else i++;
       continue;
@@ -1161,9 +1171,16 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
       if (o.valued.includes(c)) break;
       if (!o.flags.includes(c)) return unknown(w);
     }
+    if (j < v.length && j === v.length - 1 && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
     i += j < v.length && j === v.length - 1 ? 2 : 1;
   }
   return { words: args.slice(i) };
+}
+
+/** A word the wrapper reads as one (an option's value, timeout's duration) that the shell may expand into several. */
+function expandsToMany(part: CommandPart, name: string, w: Word): undefined {
+  part.hidden.push(`${name} is given ${w.raw}, a pattern the shell expands (which command it runs is unknown)`);
+  return undefined;
 }
 
 function skipOptions(args: Word[], valued: Set<string>, flag: RegExp): Word[] {
