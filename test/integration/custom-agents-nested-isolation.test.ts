@@ -4,9 +4,9 @@
 // change is kept for review against the outer agent's tree (the tree its parent works in), merged
 // back into that tree, and discarding both leaves no worktree and no branch.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
@@ -37,12 +37,16 @@ const worktrees = (ws: string) =>
 const branches = (ws: string) => git(ws, "branch", "--format=%(refname:short)").split("\n").filter(Boolean).sort();
 
 /** A full session in which the outer isolated agent writes outer.txt and starts the inner one, which writes inner.txt. */
-async function nestedSession() {
+async function nestedSession(opts: { linkedHome?: boolean } = {}) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-nested-iso-")));
   temps.push(dir);
   const ws = join(dir, "repo");
   const home = join(dir, "home");
-  mkdirSync(home);
+  // A home reached through a link (Fedora Silverblue's /home -> /var/home): worktree paths are built from it as given, git prints real paths.
+  if (opts.linkedHome) {
+    mkdirSync(join(dir, "home-real"));
+    symlinkSync(join(dir, "home-real"), home);
+  } else mkdirSync(home);
   mkdirSync(ws);
   git(ws, "init", "-q", "-b", "main");
   write(join(ws, "app.txt"), "one\n");
@@ -103,7 +107,7 @@ async function nestedSession() {
   expect(outer!.changedFiles.map((f) => f.path)).toEqual(["outer.txt"]);
   expect(inner!.changedFiles.map((f) => f.path)).toEqual(["inner.txt"]);
   expect((await list(outer!.worktree)).map((a) => a.id).sort()).toEqual([outer!.id, inner!.id].sort());
-  expect(wts.sort()).toEqual([ws, outer!.worktree, inner!.worktree].sort());
+  expect(wts.map((p) => realpathSync(p)).sort()).toEqual([ws, outer!.worktree, inner!.worktree].map((p) => realpathSync(p)).sort());
   expect(existsSync(join(inner!.worktree, "outer.txt"))).toBe(false);
   // The outer agent's model was told where the inner change is.
   expect(toolResultTexts(server.requests[5]).join("\n")).toContain(`as background agent ${inner!.id}`);
@@ -140,8 +144,8 @@ describe("nested isolated agents", () => {
     expect(existsSync(inner!.worktree)).toBe(false);
   }, 240_000);
 
-  it("the outer agent is not discarded while an inner one waits (its worktree and change are in it); an inner change whose tree is gone is not merged into the user's tree", async () => {
-    const { ws, env, outer, inner, list } = await nestedSession();
+  it("the outer agent is not discarded while an inner one waits (its worktree and change are in it), also with the home behind a link; an inner change whose tree is gone is not merged into the user's tree", async () => {
+    const { ws, env, outer, inner, list } = await nestedSession({ linkedHome: true });
     const refused = await runCli(["agents", "discard", outer.id, "--cwd", ws], { env });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(`agent ${outer.id} was not discarded: agent ${inner.id} started inside its worktree, and its change is meant for its tree. Merge or discard it first`);
@@ -154,7 +158,9 @@ describe("nested isolated agents", () => {
     git(ws, "worktree", "remove", "--force", "--force", outer.worktree);
     const merge = await runCli(["agents", "merge", inner.id, "--cwd", ws], { env });
     expect(merge.code).not.toBe(0);
-    expect(merge.stderr).toContain(`agent ${inner.id} was not merged: its change is meant for the worktree it started in (${outer.worktree}), which no longer exists.`);
+    // The worktree as git names it (the home's link resolved).
+    const outerReal = join(realpathSync(join(outer.worktree, "..")), basename(outer.worktree));
+    expect(merge.stderr).toContain(`agent ${inner.id} was not merged: its change is meant for the worktree it started in (${outerReal}), which no longer exists.`);
     expect(existsSync(join(ws, "inner.txt"))).toBe(false);
     expect(git(ws, "status", "--porcelain")).toBe("");
 

@@ -17,6 +17,7 @@ import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess }
 import { agentDiff, agentSessionEvents, agentViewOf } from "../../node/background/view";
 import { agentPatch, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
 import { readSettings } from "../../node/settings/reader";
+import { canonicalFolder } from "../../node/session-location";
 import { parse, printJson, UsageError } from "../args";
 import type { Extension } from "../../core/extensions/types";
 import { createConsoleRenderer } from "../render";
@@ -44,7 +45,7 @@ async function workspaceOf(cwd: string): Promise<{ top: string; registry: AgentR
   const inWorktree = agentWorktreeOf(cwd);
   if (inWorktree) {
     const registry = AgentRegistry.inDir(inWorktree.agentsDir);
-    const owner = registry.list().find((r) => resolve(r.worktree) === inWorktree.worktree);
+    const owner = registry.list().find((r) => canonicalFolder(r.worktree) === canonicalFolder(inWorktree.worktree));
     if (owner) return { top: owner.workspace, registry };
   }
   const { top } = await repositoryOf(cwd);
@@ -419,7 +420,9 @@ async function discardCommand(argv: string[]): Promise<number> {
   const { values, top, registry, record } = await target(argv);
   // Agents started inside this one's worktree (nested isolated agents) keep their worktrees in it, and their change is
   // meant for its tree: removing it would delete their work and leave their change nowhere to go. Nothing is removed.
-  const nested = registry.list().filter((r) => r.id !== record.id && resolve(r.workspace) === resolve(record.worktree));
+  // Compared as real paths: the worktree's path is built from the home as given, the nested agent's workspace is git's (links resolved).
+  const mine = canonicalFolder(record.worktree);
+  const nested = registry.list().filter((r) => r.id !== record.id && canonicalFolder(r.workspace) === mine);
   if (nested.length) {
     const ids = nested.map((r) => r.id).join(", ");
     throw new Error(
