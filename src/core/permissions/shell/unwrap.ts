@@ -1156,8 +1156,7 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
       if (o.longValued.includes(hits[0]!)) {
         if (eq < 0 && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
         i += eq < 0 ? 2 : 1;
-      }
-      else if (eq >= 0) return unknown(w);
+      } else if (eq >= 0) return unknown(w);
       else i++;
       continue;
     }
