@@ -333,6 +333,15 @@ function unwrapViews(part: CommandPart): Unwrapped {
     }
     denyOnly ||= !!next.denyOnly;
     const suffix = next.words.length <= words.length && next.words.every((w, i) => w === words[words.length - next.words.length + i]);
+    // A brace or glob pattern among the words a wrapper took as its own (an option's value, a duration, a name) may expand
+    // into several, and the command then starts at another word: `exec -a {x,rm} y` runs `rm y` (red team 19's class, for
+    // every wrapper). Which command runs is then unknown.
+    const taken = suffix ? words.slice(1, words.length - next.words.length) : [];
+    const pattern = taken.find((w) => w.glob);
+    if (pattern) {
+      expandsToMany(part, words[0]!.value, pattern);
+      return out;
+    }
     skip = suffix ? skip + (words.length - next.words.length) : skip;
     words = next.words;
     if (words.length === 0) return out;
