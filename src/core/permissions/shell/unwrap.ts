@@ -322,6 +322,14 @@ function unwrapViews(part: CommandPart): Unwrapped {
       words = renamed;
       continue;
     }
+    // Where a pattern could expand into the option that makes the program run code (`bash -O {extglob,-c} "rm y"`,
+    // `find . -maxdepth {0,-exec} rm y \;`, `watch -n {1,rm} y`): red team 20. Shells and watch: a pattern among the
+    // leading options; find: one before its first action word.
+    const early = patternBeforeCode(words);
+    if (early) {
+      expandsToMany(part, words[0]!.value, early);
+      return out;
+    }
     const wrapperBefore = part.wrapper;
     const next = step(part, words, out);
     // A program that is not the standard one (`/tmp/x/bash -c …`) needs allowing itself.
@@ -1186,6 +1194,31 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
 }
 
 /** A word the wrapper reads as one (an option's value, timeout's duration) that the shell may expand into several. */
+/** A brace or glob word where its expansion could become the option that runs code (see the unwrap loop). */
+function patternBeforeCode(words: Word[]): Word | undefined {
+  const name = words[0]!.value;
+  if (name === "find") {
+    for (const w of words.slice(1)) {
+      if (!w.glob && /^-(exec|execdir|ok|okdir)$/.test(w.value)) return undefined;
+      // A brace pattern (a glob expands to file names, which a command could plant too, but `find -name *.ts` is common work).
+      if (w.glob && w.raw.includes("{")) return w;
+    }
+    return undefined;
+  }
+  if (name !== "watch" && !isShell(name)) return undefined;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.glob) return w;
+    if (!/^[-+]/.test(w.value) || w.value === "--" || w.value === "-") return undefined;
+    // Options whose value is the next word.
+    if (/^([-+][oO]|--(rcfile|init-file|interval|differences)|-n|-d)$/.test(w.value) && words[i + 1]) {
+      if (words[i + 1]!.glob) return words[i + 1];
+      i++;
+    }
+  }
+  return undefined;
+}
+
 function expandsToMany(part: CommandPart, name: string, w: Word): undefined {
   part.hidden.push(`${name} is given ${w.raw}, a pattern the shell expands (which command it runs is unknown)`);
   return undefined;
