@@ -8,9 +8,23 @@ import { append, clear, el } from "../ui/dom";
 
 type Send = (msg: WebviewToHost) => void;
 
+/** The parts of an agent's summary that change while it runs, updated in place (a post every second per running agent). */
+interface SummaryParts {
+  state: HTMLElement;
+  task: HTMLElement;
+  spend: HTMLElement;
+  files: HTMLElement;
+  branch: HTMLElement;
+  last: HTMLElement;
+  buttons: HTMLElement;
+  /** The key the buttons were drawn for (they depend on the state only). */
+  buttonsFor: string;
+}
+
 interface Entry {
   root: HTMLElement;
   summary: HTMLElement;
+  parts?: SummaryParts;
   outcome: HTMLElement;
   transcript: HTMLElement;
   review: HTMLElement;
@@ -46,7 +60,13 @@ export class AgentsPanel {
       }
       e.item = a;
       this.renderSummary(e);
-      this.list.append(e.root);
+    }
+    // Order as the host lists them, moving only the entries out of place (a move is a layout).
+    let at: ChildNode | null = this.list.firstChild;
+    for (const a of agents) {
+      const root = this.entries.get(a.id)!.root;
+      if (root === at) at = at.nextSibling;
+      else this.list.insertBefore(root, at);
     }
     for (const [id, e] of this.entries) {
       if (seen.has(id)) continue;
@@ -123,42 +143,62 @@ export class AgentsPanel {
     return e;
   }
 
+  /** Draws an agent's summary once, then updates only the text that changed. */
   private renderSummary(e: Entry): void {
     const a = e.item;
-    e.root.setAttribute("data-state", a.state);
-    clear(e.summary);
-    const active = ACTIVE.has(a.state);
-    const id = a.id;
+    if (e.root.getAttribute("data-state") !== a.state) e.root.setAttribute("data-state", a.state);
+    const p = (e.parts ??= this.summaryParts(e));
     const files = a.changedFiles.length;
-    append(e.summary, [
-      el("div", { class: "agent-head" }, [
-        el("span", { class: `agent-state state-${a.state}`, "data-testid": "agent-state" }, [a.resumable ? "interrupted (resumable)" : a.merged ? `${a.state}, merged` : a.state]),
-        el("span", { class: "agent-task", "data-testid": "agent-task", title: a.task }, [a.task]),
-      ]),
-      el("div", { class: "agent-meta" }, [
-        el("span", { "data-testid": "agent-spend" }, [a.spend || "no spend yet"]),
-        " · ",
-        el("span", { "data-testid": "agent-files", title: a.changedFiles.map((f) => `${f.status} ${f.path}`).join("\n") }, [`${files} file${files === 1 ? "" : "s"} changed`]),
-        " · ",
-        el("span", { class: "agent-branch" }, [a.branch]),
-      ]),
-      a.lastMessage ? el("div", { class: "agent-last", "data-testid": "agent-last" }, [a.lastMessage]) : null,
-      el("div", { class: "agent-buttons" }, [
-        button({ label: "Transcript", appearance: "secondary", testid: "agent-open-transcript", onClick: () => this.send({ type: "agents.open", id, what: "transcript" }) }),
-        active ? button({ label: "Stop", appearance: "secondary", testid: "agent-stop", onClick: () => this.send({ type: "agents.stop", id }) }) : null,
-        active ? null : button({ label: "Review", appearance: "secondary", testid: "agent-open-review", onClick: () => this.send({ type: "agents.open", id, what: "review" }) }),
-        active
-          ? null
-          : button({
-              label: "Review in editor",
-              appearance: "secondary",
-              title: "Open its change in your files, with Accept / Reject per hunk in the editor; what you accept is merged into your tree",
-              testid: "agent-review-editor",
-              onClick: () => this.send({ type: "agents.reviewInEditor", id }),
-            }),
-        button({ label: "Discard", appearance: "secondary", testid: "agent-discard", onClick: () => this.send({ type: "agents.discard", id }) }),
-      ]),
-    ]);
+    setText(p.state, a.resumable ? "interrupted (resumable)" : a.merged ? `${a.state}, merged` : a.state);
+    if (p.state.className !== `agent-state state-${a.state}`) p.state.className = `agent-state state-${a.state}`;
+    setText(p.task, a.task);
+    setAttr(p.task, "title", a.task);
+    setText(p.spend, a.spend || "no spend yet");
+    setText(p.files, `${files} file${files === 1 ? "" : "s"} changed`);
+    setAttr(p.files, "title", a.changedFiles.map((f) => `${f.status} ${f.path}`).join("\n"));
+    setText(p.branch, a.branch);
+    setText(p.last, a.lastMessage ?? "");
+    if (p.last.hidden !== !a.lastMessage) p.last.hidden = !a.lastMessage;
+    const active = ACTIVE.has(a.state);
+    if (p.buttonsFor !== String(active)) {
+      p.buttonsFor = String(active);
+      clear(p.buttons);
+      append(p.buttons, this.summaryButtons(e, active));
+    }
+  }
+
+  private summaryParts(e: Entry): SummaryParts {
+    const p: SummaryParts = {
+      state: el("span", { class: "agent-state", "data-testid": "agent-state" }),
+      task: el("span", { class: "agent-task", "data-testid": "agent-task" }),
+      spend: el("span", { "data-testid": "agent-spend" }),
+      files: el("span", { "data-testid": "agent-files" }),
+      branch: el("span", { class: "agent-branch" }),
+      last: el("div", { class: "agent-last", "data-testid": "agent-last", hidden: true }),
+      buttons: el("div", { class: "agent-buttons" }),
+      buttonsFor: "",
+    };
+    append(e.summary, [el("div", { class: "agent-head" }, [p.state, p.task]), el("div", { class: "agent-meta" }, [p.spend, " · ", p.files, " · ", p.branch]), p.last, p.buttons]);
+    return p;
+  }
+
+  private summaryButtons(e: Entry, active: boolean): Array<HTMLElement | null> {
+    const id = e.item.id;
+    return [
+      button({ label: "Transcript", appearance: "secondary", testid: "agent-open-transcript", onClick: () => this.send({ type: "agents.open", id, what: "transcript" }) }),
+      active ? button({ label: "Stop", appearance: "secondary", testid: "agent-stop", onClick: () => this.send({ type: "agents.stop", id }) }) : null,
+      active ? null : button({ label: "Review", appearance: "secondary", testid: "agent-open-review", onClick: () => this.send({ type: "agents.open", id, what: "review" }) }),
+      active
+        ? null
+        : button({
+            label: "Review in editor",
+            appearance: "secondary",
+            title: "Open its change in your files, with Accept / Reject per hunk in the editor; what you accept is merged into your tree",
+            testid: "agent-review-editor",
+            onClick: () => this.send({ type: "agents.reviewInEditor", id }),
+          }),
+      button({ label: "Discard", appearance: "secondary", testid: "agent-discard", onClick: () => this.send({ type: "agents.discard", id }) }),
+    ];
   }
 
   private renderReview(e: Entry): void {
@@ -242,4 +282,13 @@ export class AgentsPanel {
       ]),
     );
   }
+}
+
+/** Writes text only when it differs: an unchanged post costs no style or layout work. */
+function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setAttr(node: HTMLElement, name: string, value: string): void {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
 }

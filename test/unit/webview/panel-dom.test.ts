@@ -417,6 +417,55 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("updates a background agent's entry in place: new spend and message change text only; Stop becomes Review when it finishes; a new order moves entries", async () => {
+    await post({ type: "state", snapshot: baseSnapshot() });
+    const agent = (id: string, over: Record<string, unknown> = {}) => ({
+      id,
+      task: `task ${id}`,
+      state: "running",
+      resumable: false,
+      branch: `yoke/agent-${id}`,
+      spend: "",
+      changedFiles: [],
+      lastMessage: null,
+      merged: false,
+      ...over,
+    });
+    await post({ type: "agents", agents: [agent("aaaa"), agent("bbbb")] });
+    const entry = page.locator('[data-testid=agent][data-agent-id="aaaa"]');
+    await expect.poll(() => entry.locator("[data-testid=agent-spend]").textContent()).toBe("no spend yet");
+    expect(await entry.locator("[data-testid=agent-last]").isVisible()).toBe(false);
+    expect(await entry.locator("[data-testid=agent-stop]").count()).toBe(1);
+    // Mark the nodes: an update in place keeps them.
+    await page.evaluate(() => {
+      for (const n of document.querySelectorAll('[data-agent-id="aaaa"] [data-testid=agent-spend], [data-agent-id="aaaa"] [data-testid=agent-stop]')) (n as HTMLElement).dataset.mark = "kept";
+    });
+    await post({ type: "agents", agents: [agent("aaaa", { spend: "$0.0123", lastMessage: "Read the file.", changedFiles: [{ path: "a.ts", status: "M" }] }), agent("bbbb")] });
+    await expect.poll(() => entry.locator("[data-testid=agent-spend]").textContent()).toBe("$0.0123");
+    expect(await entry.locator("[data-testid=agent-last]").textContent()).toBe("Read the file.");
+    expect(await entry.locator("[data-testid=agent-last]").isVisible()).toBe(true);
+    expect(await entry.locator("[data-testid=agent-files]").textContent()).toBe("1 file changed");
+    expect(await entry.locator("[data-testid=agent-files]").getAttribute("title")).toBe("M a.ts");
+    expect(await entry.locator('[data-testid=agent-spend][data-mark="kept"]').count()).toBe(1);
+    expect(await entry.locator('[data-testid=agent-stop][data-mark="kept"]').count()).toBe(1);
+    // It finishes: the buttons change, the state reads as the host says, and the order the host gives is kept.
+    await post({ type: "agents", agents: [agent("bbbb"), agent("aaaa", { state: "finished", merged: true, spend: "$0.02", lastMessage: null })] });
+    await expect.poll(() => entry.locator("[data-testid=agent-state]").textContent()).toBe("finished, merged");
+    expect(await entry.getAttribute("data-state")).toBe("finished");
+    expect(await entry.locator("[data-testid=agent-stop]").count()).toBe(0);
+    expect(await entry.locator("[data-testid=agent-open-review]").count()).toBe(1);
+    expect(await entry.locator("[data-testid=agent-last]").isVisible()).toBe(false);
+    expect(await page.locator("[data-testid=agent]").evaluateAll((ns) => ns.map((n) => n.getAttribute("data-agent-id")))).toEqual(["bbbb", "aaaa"]);
+    expect(await page.locator(".agents-title").textContent()).toBe("Background agents (2, 1 running)");
+    // Its buttons still send for this agent.
+    await entry.locator("[data-testid=agent-open-review]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "agents.open", id: "aaaa", what: "review" });
+    // Gone from the list: gone from the view.
+    await post({ type: "agents", agents: [agent("bbbb")] });
+    await expect.poll(() => page.locator("[data-testid=agent]").count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  });
+
   it("a 400-item snapshot and 2000 deltas: the DOM stays bounded and every delta arrives (speed: npm run bench, long-session)", async () => {
     const items: Snapshot["items"] = [];
     for (let i = 0; i < 200; i++) {
