@@ -23,6 +23,12 @@ const common = {
   target: "es2022",
 };
 
+// The Node bundles are CommonJS: `import("http")` becomes `require` in a promise. A real `import()`
+// fails in the CLI's second and later runs on Node 20 — code V8 loads from a code cache
+// (src/cli/compile-cache.ts) has lost its dynamic-import callback ("A dynamic import callback was
+// not specified"): OpenTelemetry's exporter (otel.js) and the bench's lazy loads broke so.
+const nodeCjs = { platform: "node", format: "cjs", supported: { "dynamic-import": false } };
+
 const coreGuardPlugin = {
   name: "core-guard",
   setup(build) {
@@ -116,8 +122,7 @@ const targets = [
     // mcp-sdk.js (below, shared with the CLI) when the first MCP server starts.
     entryPoints: { extension: "src/host/extension.ts", session: "src/host/session-controller.ts", otel: "src/node/telemetry/otlp.ts" },
     outdir,
-    platform: "node",
-    format: "cjs",
+    ...nodeCjs,
     external: ["vscode", "@lydell/node-pty"],
     plugins: [coreGuardPlugin, lazySdkPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
@@ -127,8 +132,7 @@ const targets = [
     // mcp-sdk.js (the MCP SDK) is required when the first MCP server starts (src/node/mcp/load-sdk.ts).
     entryPoints: { cli: "src/cli/main.ts", "mcp-sdk": "src/node/mcp/sdk.ts", ...Object.fromEntries(COMMANDS.map((c) => [`cli-${c}`, `src/cli/commands/${c}.ts`])) },
     outdir,
-    platform: "node",
-    format: "cjs",
+    ...nodeCjs,
     banner: { js: "#!/usr/bin/env node" },
     // Native module with prebuilt binaries: loaded from node_modules at run time (commands fall back to pipes without it).
     external: ["@lydell/node-pty"],
@@ -141,16 +145,14 @@ const targets = [
     // Anthropic's is its client with the Messages resource only (src/core/providers/anthropic-sdk-entry.ts).
     entryPoints: { "anthropic-sdk": "src/core/providers/anthropic-sdk-entry.ts", "openai-sdk": resolveFromHere("openai") },
     outdir,
-    platform: "node",
-    format: "cjs",
+    ...nodeCjs,
   },
   {
     ...common,
     // The differential checker's own entry (scripts/diffcheck.mjs).
     entryPoints: { diffcheck: "src/bench/diffcheck/cli.ts" },
     outdir,
-    platform: "node",
-    format: "cjs",
+    ...nodeCjs,
     plugins: [lazySdkPlugin, zodEnglishOnlyPlugin],
     alias: nodeAliases,
   },
@@ -158,8 +160,7 @@ const targets = [
     ...common,
     entryPoints: { "scripted-llm": "src/demo/main.ts" },
     outdir,
-    platform: "node",
-    format: "cjs",
+    ...nodeCjs,
   },
   {
     ...common,

@@ -4,7 +4,7 @@
 // GenAI semantic conventions, and no prompt or output on any span. Off without the setting.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -159,6 +159,22 @@ describe("OpenTelemetry traces (telemetry.otlpEndpoint)", () => {
     // No content leaves: not the prompt, not the file, not the answer.
     const all = JSON.stringify(rx.spans);
     for (const secret of ["PROMPT-TEXT", "SECRET-README-TEXT", "ANSWER-TEXT"]) expect(all).not.toContain(secret);
+  });
+
+  it("exports again on the second run, whose code V8 loads from the CLI's code cache", async () => {
+    // The code cache lives in the user's cache folder (here the test's home), written when the first run ends.
+    const rx = await startReceiver();
+    const { ws, home, sessions } = setup({ otlpEndpoint: rx.url });
+    const script = [{ text: "First." }, { text: "Second." }];
+    llm = await startScriptedLlmServer({ script });
+    const first = await run(ws, home, sessions);
+    expect(first.code, first.stderr).toBe(0);
+    await expect.poll(() => rx.spans.length, { timeout: 20_000 }).toBe(2);
+    expect(readdirSync(join(home, ".cache", "yoke")).some((d) => d.startsWith("v8-"))).toBe(true);
+    const second = await run(ws, home, sessions);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toMatch(/dynamic import|telemetry/i);
+    await expect.poll(() => rx.spans.filter((s) => s.name === "invoke_agent yoke").length, { timeout: 20_000 }).toBe(2);
   });
 
   it("marks a failed model request and the turn as errors", async () => {
