@@ -90,6 +90,30 @@ describe("ripgrep searcher and JS fallback", () => {
     expect(first.lines.filter((l) => l.match)).toEqual(all.lines.filter((l) => l.match).slice(0, 3));
   });
 
+  it("grep: a complete answer from rg on every core is the JS searcher's, files in path order name by name", async () => {
+    // Names that sort one way as whole paths and another name by name ("a/…" before "a-b/…"), in 81 folders.
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-rg-order-")));
+    try {
+      const names = ["a", "a-b", "a.b", "A", "_x", "\u00e9", "z", "a0", "a b"];
+      let n = 0;
+      for (const d1 of names)
+        for (const d2 of names)
+          for (const f of ["a", "a-b", "b.ts", "\u00e9.md"]) {
+            const p = path.join(dir, d1, d2, f);
+            fs.mkdirSync(path.dirname(p), { recursive: true });
+            fs.writeFileSync(p, `needle ${n++}\nx\nneedle again\n`);
+          }
+      for (let i = 0; i < 3; i++) {
+        const o = { pattern: "needle", path: dir, maxMatches: 10_000, context: 1 };
+        const [a, b] = await Promise.all([rg.grep(o), js.grep(o)]);
+        expect(a.lines).toHaveLength(n * 3);
+        expect(b).toEqual(a);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("grep: searches one explicit file even when it is ignored", async () => {
     const res = await grepBoth({ pattern: "needle", path: `${root}/debug.log` });
     expect(res.lines).toEqual([{ path: `${root}/debug.log`, line: 1, text: "needle log", match: true }]);
