@@ -47,8 +47,8 @@ export function findRipgrep(opts: RipgrepSearcherOptions = {}): string | undefin
 /**
  * Flags of every search. No `--sort path` but where the caller asks for path order: sorting makes
  * rg walk and search on one thread (its documentation says so); at 1 M files a full-scan grep with
- * it took about twice the wall time of the same search without it (docs/benchmarks.md, session
- * 16). A grep's lines are put in path order here instead; a bounded search takes what rg finds first.
+ * it took 1.2-2x the wall time of the same search without it, the same CPU (docs/benchmarks.md,
+ * session 16). A grep's lines are put in path order here instead; a bounded search takes what rg finds first.
  */
 const COMMON = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--no-messages"];
 const SORTED = ["--sort", "path"];
