@@ -1,10 +1,16 @@
 /**
  * Rows of `yoke bench --only scale` for search, guidance discovery and start-up (issue 19, items
  * 2–4), on a generated repository: each cost beside a plain baseline measured in the same run.
- * - grep and glob tools (in process, through the tool as the model calls it) against ripgrep run
- *   with the same command line (`rgGrepArgs`, `rgGlobArgs`) to the end of its output;
- * - `yoke lessons list` against `rg --files --glob '**\/{AGENTS,CLAUDE}.md'`, and how many of the
- *   nested memory files it listed;
+ * Every comparison warms each contender once (not counted), then runs `rounds` rounds in a
+ * rotating order, and reports medians of wall time and of CPU (the tool's process and its rg;
+ * a baseline's process), with the load average around it: CPU is the figure to compare on a
+ * shared machine.
+ * - grep and glob tools (in process, through the tool as the model calls it, time limits lifted)
+ *   against a plain `rg` doing the same search (grep: the tool's command line without `--json`;
+ *   glob: its `rg --files` command line), and for full scans also the tool's command line with
+ *   `--sort path` (what the tools ran before: rg on one thread);
+ * - `yoke lessons list` against the `git ls-files` it runs and against itself in an empty folder,
+ *   and how many of the nested memory files it listed;
  * - a real `yoke run` (built CLI, scripted model over HTTP) calling glob then grep: spawn → first
  *   request (wall and CPU of the process, read from /proc), the tools' time as the session saw it,
  *   and the process's peak RSS, against the same session in an empty folder.
@@ -14,13 +20,16 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { silentLogger } from "../core/ports";
+import { silentLogger, type Searcher } from "../core/ports";
 import { globTool } from "../core/tools/glob";
 import { grepTool } from "../core/tools/grep";
 import type { ToolContext } from "../core/tools/types";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher, findRipgrep, rgGlobArgs, rgGrepArgs } from "../node/ripgrep-searcher";
+import { lsFilesArgs } from "../node/git-tracked";
+import { HOST_GIT_READ_ENV } from "../node/host-git";
+import { NESTED_GUIDANCE_GLOBS } from "../core/guidance/nested-globs";
 import type { Row } from "./scale-repo";
 import type { BenchMetric } from "./types";
 
@@ -36,20 +45,68 @@ function cliPath(): string {
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** Wall time (ms) of a process run to its end, its output thrown away. */
-function timeProcess(cmd: string, args: string[], cwd: string): Promise<number> {
+/**
+ * CPU (ms) this process and its reaped children have used: utime + stime + cutime + cstime from
+ * /proc/self/stat (10 ms ticks). A tool's cost is this process's CPU and its rg's; a baseline's is
+ * its rg's (the bench reads and drops its output).
+ */
+function cpuTicksMs(): { self: number; children: number } {
+  const f = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+  return { self: ((Number(f[11]) + Number(f[12])) * 1000) / 100, children: ((Number(f[13]) + Number(f[14])) * 1000) / 100 };
+}
+
+interface Cost {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** A process run to its end, its output read and dropped (not /dev/null: rg may stop early when it sees that): wall and its CPU. */
+function timeProcess(cmd: string, args: string[], cwd: string): Promise<Cost> {
   return new Promise((resolve, reject) => {
+    const c0 = cpuTicksMs().children;
     const t = performance.now();
-    const child = spawn(cmd, args, { cwd, stdio: "ignore" });
+    const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout.on("data", () => {});
     child.on("error", reject);
-    child.on("close", () => resolve(performance.now() - t));
+    child.on("close", () => resolve({ wallMs: performance.now() - t, cpuMs: cpuTicksMs().children - c0 }));
   });
+}
+
+/** A whole process run to its end (spawnSync): wall and its CPU. */
+function timeSync(run: () => unknown): Cost {
+  const c0 = cpuTicksMs().children;
+  const t = performance.now();
+  run();
+  return { wallMs: performance.now() - t, cpuMs: cpuTicksMs().children - c0 };
+}
+
+/** A tool call in this process: wall, and the CPU of this process and of the rg it ran. */
+async function timeTool(run: () => Promise<unknown>): Promise<Cost> {
+  const c0 = cpuTicksMs();
+  const t = performance.now();
+  await run();
+  const wallMs = performance.now() - t;
+  const c1 = cpuTicksMs();
+  return { wallMs, cpuMs: c1.self - c0.self + (c1.children - c0.children) };
+}
+
+/**
+ * The searcher of a bench context with its time limits lifted: the comparisons with rg run both to
+ * the end (at 1 M files under load a full scan takes longer than the tools' 45 s / 20 s limits,
+ * where they stop and say so; the session rows keep the shipped limits).
+ */
+function unlimited(search: Searcher): Searcher {
+  return {
+    ...search,
+    grep: (o) => search.grep({ ...o, timeLimitMs: undefined }),
+    glob: (o) => search.glob({ ...o, timeLimitMs: undefined }),
+  };
 }
 
 function context(root: string): ToolContext {
   return {
     fs: createNodeWorkspaceFs(root),
-    search: createRipgrepSearcher(),
+    search: unlimited(createRipgrepSearcher()),
     signal: new AbortController().signal,
     sessionId: "bench",
     callId: "bench",
@@ -59,22 +116,63 @@ function context(root: string): ToolContext {
   };
 }
 
-/** The tool and ripgrep's same command line, interleaved, `rounds` times each: medians. */
-async function versus(rounds: number, tool: () => Promise<unknown>, rg: () => Promise<number>): Promise<{ tool: number; rg: number }> {
-  const a: number[] = [];
-  const b: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    await tool();
-    a.push(performance.now() - t);
-    b.push(await rg());
-  }
-  return { tool: round(median(a)), rg: round(median(b)) };
+/** What a comparison measured: each contender's median wall and CPU, and the load around it. */
+interface Versus {
+  medians: Record<string, Cost>;
+  load: string;
 }
 
-function row(name: string, v: { tool: number; rg: number }, note: string): BenchMetric {
-  return { name, value: v.tool, unit: "ms", baseline: v.rg, ratio: round(v.tool / v.rg, 2), note };
+const loadNow = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join("/");
+
+/**
+ * The tool and its baselines, each run once to warm the page cache (not counted), then `rounds`
+ * rounds in a rotating order (round r starts with contender r mod n), so none always runs first
+ * after another has evicted or warmed the cache: medians of wall and of CPU.
+ */
+async function versus(rounds: number, contenders: Record<string, () => Promise<Cost>>): Promise<Versus> {
+  const names = Object.keys(contenders);
+  const load0 = loadNow();
+  for (const n of names) await contenders[n]!();
+  const got: Record<string, Cost[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < names.length; i++) {
+      const n = names[(r + i) % names.length]!;
+      got[n]!.push(await contenders[n]!());
+    }
+  }
+  const medians = Object.fromEntries(names.map((n) => [n, { wallMs: round(median(got[n]!.map((c) => c.wallMs))), cpuMs: round(median(got[n]!.map((c) => c.cpuMs))) }]));
+  return { medians, load: `${load0} → ${loadNow()}` };
 }
+
+/**
+ * Two metrics per comparison (CPU and wall, the tool against `base`), the other contenders' figures
+ * in the note. CPU is the steadier figure on a shared machine: wall time moves with the load.
+ */
+function rows(name: string, v: Versus, base: string, note: string): BenchMetric[] {
+  const t = v.medians.tool!;
+  const b = v.medians[base]!;
+  const others = Object.entries(v.medians)
+    .filter(([n]) => n !== "tool")
+    .map(([n, c]) => `${n}: ${c.cpuMs} ms CPU, ${c.wallMs} ms wall`)
+    .join("; ");
+  const ratio = (x: number, y: number) => (y ? round(x / y, 2) : undefined);
+  return [
+    { name: `${name}, CPU`, value: t.cpuMs, unit: "ms", baseline: b.cpuMs, ratio: ratio(t.cpuMs, b.cpuMs), note: `tool: its process and its rg; baseline ${base}; ${note}; ${others}; load ${v.load}` },
+    { name: `${name}, wall`, value: t.wallMs, unit: "ms", baseline: b.wallMs, ratio: ratio(t.wallMs, b.wallMs), note: `baseline ${base}; ${note}; load ${v.load}` },
+  ];
+}
+
+/** The grep command line without `--json`, as one types it: the same files, text output with line numbers. */
+export function plainRgGrepArgs(pattern: string): string[] {
+  return rgGrepArgs({ pattern }, ".").flatMap((a) => (a === "--json" ? ["--line-number"] : [a]));
+}
+
+/** A command line with `--sort path` added (what the tools ran before session 16: one thread). */
+const sorted = (args: string[]) => [args[0]!, "--sort", "path", ...args.slice(1)];
 
 /** Search and guidance rows on one generated tree (`label`: "10k", "100k", …). `rare`: a pattern found in few files or none. */
 export async function searchScaleMetrics(root: string, label: string, opts: { cli: string; rounds: number; rare: string }): Promise<BenchMetric[]> {
@@ -82,30 +180,24 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
   if (!rg) return [{ name: `${label}: search`, value: null, unit: "ms", note: "no rg on this machine" }];
   const ctx = context(root);
   const out: BenchMetric[] = [];
-  const grepRare = await versus(
-    opts.rounds,
-    () => grepTool.run({ pattern: opts.rare }, ctx),
-    () => timeProcess(rg, rgGrepArgs({ pattern: opts.rare }, "."), root),
-  );
-  out.push(row(`${label}: grep tool /${opts.rare}/ (full scan)`, grepRare, "baseline: rg with the same command line, to the end"));
-  const grepCommon = await versus(
-    opts.rounds,
-    () => grepTool.run({ pattern: "export" }, ctx),
-    () => timeProcess(rg, rgGrepArgs({ pattern: "export" }, "."), root),
-  );
-  out.push(row(`${label}: grep tool /export/ (stops at 200 matches)`, grepCommon, "baseline: rg with the same command line, to the end of its output"));
-  const globTs = await versus(
-    opts.rounds,
-    () => globTool.run({ pattern: "**/*.ts" }, ctx),
-    () => timeProcess(rg, rgGlobArgs("**/*.ts"), root),
-  );
-  out.push(row(`${label}: glob tool '**/*.ts'`, globTs, "baseline: rg --files --glob '**/*.ts' (the tool's flags), to the end"));
-  const globRare = await versus(
-    opts.rounds,
-    () => globTool.run({ pattern: "**/AGENTS.md" }, ctx),
-    () => timeProcess(rg, rgGlobArgs("**/AGENTS.md"), root),
-  );
-  out.push(row(`${label}: glob tool '**/AGENTS.md' (full walk, few matches)`, globRare, "baseline: rg --files --glob '**/AGENTS.md', to the end"));
+  const proc = (args: string[]) => () => timeProcess(rg, args, root);
+  // Full scans: also the previous command line (--sort path), to show what the change bought.
+  const grepVs = (pattern: string, full: boolean) =>
+    versus(opts.rounds, {
+      tool: () => timeTool(() => grepTool.run({ pattern }, ctx)),
+      "plain rg": proc(plainRgGrepArgs(pattern)),
+      ...(full ? { "rg --json --sort path (the tool's command line before)": proc(sorted(rgGrepArgs({ pattern }, "."))) } : {}),
+    });
+  out.push(...rows(`${label}: grep tool /${opts.rare}/ (full scan)`, await grepVs(opts.rare, true), "plain rg", "plain rg: the same search without --json, to the end"));
+  out.push(...rows(`${label}: grep tool /export/ (stops at 200 matches)`, await grepVs("export", false), "plain rg", "rg runs to the end of its output"));
+  const globVs = (pattern: string, full: boolean) =>
+    versus(opts.rounds, {
+      tool: () => timeTool(() => globTool.run({ pattern }, ctx)),
+      "rg --files": proc(rgGlobArgs(pattern)),
+      ...(full ? { "rg --files --sort path (the tool's command line before)": proc(rgGlobArgs(pattern, "path")) } : {}),
+    });
+  out.push(...rows(`${label}: glob tool '**/*.ts' (stops at 2,000 matches)`, await globVs("**/*.ts", false), "rg --files", "rg --files --glob with the tool's flags, to the end"));
+  out.push(...rows(`${label}: glob tool '**/AGENTS.md' (full walk, few matches)`, await globVs("**/AGENTS.md", true), "rg --files", "rg --files --glob with the tool's flags, to the end"));
 
   // The event loop while the tools run (the extension host runs the same code): its longest stall.
   const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -128,15 +220,11 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-bench-scale-home-"));
   const lessonsList = () => spawnSync(process.execPath, [opts.cli, "lessons", "list", "--json", "--cwd", root], { encoding: "utf8", maxBuffer: 1 << 28, env: { ...process.env, HOME: home } });
   const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-bench-scale-empty-"));
-  const lessons = await versus(
-    opts.rounds,
-    async () => lessonsList(),
-    async () => {
-      const t = performance.now();
-      spawnSync(process.execPath, [opts.cli, "lessons", "list", "--json", "--cwd", emptyDir], { env: { ...process.env, HOME: home } });
-      return performance.now() - t;
-    },
-  );
+  const lessons = await versus(opts.rounds, {
+    tool: async () => timeSync(() => lessonsList()),
+    "git ls-files": async () => timeSync(() => spawnSync("git", lsFilesArgs(root, NESTED_GUIDANCE_GLOBS), { env: { ...process.env, ...HOST_GIT_READ_ENV }, maxBuffer: 1 << 28 })),
+    "empty folder": async () => timeSync(() => spawnSync(process.execPath, [opts.cli, "lessons", "list", "--json", "--cwd", emptyDir], { env: { ...process.env, HOME: home } })),
+  });
   fs.rmSync(emptyDir, { recursive: true, force: true });
   const listed = JSON.parse(lessonsList().stdout) as {
     entries: Array<{ kind: string; activation: string }>;
@@ -144,7 +232,7 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
   };
   fs.rmSync(home, { recursive: true, force: true });
   const found = listed.entries.filter((e) => e.kind === "memory" && e.activation === "folder").length;
-  out.push(row(`${label}: yoke lessons list`, lessons, "whole CLI process; baseline: the same in an empty folder (what the tree adds)"));
+  out.push(...rows(`${label}: yoke lessons list`, lessons, "git ls-files", "whole CLI process; baseline: the git ls-files it runs (same pathspecs and -c options), whole process"));
   out.push({
     name: `${label}: lessons list, nested AGENTS.md/CLAUDE.md listed`,
     value: found,

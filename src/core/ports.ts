@@ -128,10 +128,11 @@ export interface GrepLine {
 }
 
 export interface GrepResult {
+  /** Grouped by file, the files in path order. When the search stopped early, which files it had reached may vary between runs. */
   lines: GrepLine[];
   /** true when the search stopped early (maxMatches or the time limit): more matches may exist. */
   truncated: boolean;
-  /** Why it stopped early: at maxMatches ("limit") or at the time limit ("time", files later in path order not searched). */
+  /** Why it stopped early: at maxMatches ("limit") or at the time limit ("time", files not yet reached not searched). */
   stopped?: "limit" | "time";
 }
 
@@ -143,7 +144,8 @@ export interface GlobOptions {
   maxResults: number;
   /**
    * "modified" (default): the most recently modified first (ties in path order), ranked among the
-   * first `maxRanked` matches in path order. "path": the first `maxResults` matches in path order.
+   * first `maxRanked` matches the search finds (ripgrep's walk runs on every core, so which ones is
+   * not fixed when more match). "path": the first `maxResults` matches in path order.
    */
   order?: "modified" | "path";
   /** Matches ranked at most (order "modified"); at the next one the search stops. Default: no bound. */

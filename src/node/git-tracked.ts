@@ -30,7 +30,8 @@ type Holder = { [PREFETCH]?: Listing };
 
 const toPosix = (p: string) => p.replace(/\\/g, "/");
 
-function lsFilesArgs(path: string, globs: readonly string[]): string[] {
+/** git's arguments for the listing (the bench runs the same command line as its baseline). */
+export function lsFilesArgs(path: string, globs: readonly string[]): string[] {
   // host-git.ts: fsmonitor off (reading the index would otherwise run the program core.fsmonitor names), no bare repository found by itself, no fetch.
   return ["-C", path, ...HOST_GIT_READ_ARGS, "-c", "core.quotePath=false", "ls-files", "-z", "--cached", "--", ...globs.map((g) => `:(glob)${g}`)];
 }

@@ -1,14 +1,14 @@
 // Start-up of the built CLI (issue 19, item 4): each command is its own bundle, the provider SDK
 // its own, both compiled from V8's code cache after the first run; the bwrap probe is kept in the
 // user's cache folder. The speed itself is measured in `yoke bench --only startup`, not here.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import { compileCacheDir } from "../../src/cli/compile-cache";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt, repoRoot, runCli } from "../support/cli";
 
 beforeAll(() => ensureBuilt(), 120_000);
 const temps: string[] = [];
@@ -54,6 +54,41 @@ describe("the CLI's start-up", () => {
       // V8 took the cached code: a rejected cache would have been written again at exit.
       if (!builtin) for (const f of files) expect(statSync(join(cache, f)).mtimeMs, f).toBe(mtimes.get(f));
       expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("loads only the bundles a command needs: no session for --help, one provider's SDK, no MCP SDK without servers", async () => {
+    // A preload (NODE_OPTIONS) writes every module file the process loaded when it exits.
+    const dir = temp("yoke-startup-loaded-");
+    const hook = join(dir, "hook.cjs");
+    writeFileSync(hook, `process.on("exit", () => require("node:fs").writeFileSync(process.env.YOKE_TEST_LOADED, Object.keys(require.cache).join("\\n")));\n`);
+    const loaded = async (name: string, args: string[], env: Record<string, string>) => {
+      const out = join(dir, `${name}.txt`);
+      const r = await runCli(args, { env: { HOME: temp("yoke-startup-home-"), NODE_OPTIONS: `--require ${hook}`, YOKE_TEST_LOADED: out, ...env } });
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(out, "utf8")
+        .split("\n")
+        .filter((f) => f.startsWith(join(repoRoot, "dist")))
+        .map((f) => basename(f))
+        .sort();
+    };
+    expect(await loaded("help", ["run", "--help"], {})).toEqual(["cli.js"]);
+    const server = await startScriptedLlmServer({ script: [{ text: "OpenAI answer." }, { text: "Anthropic answer." }] });
+    try {
+      const work = temp("yoke-startup-work-");
+      const session = (provider: string, url: string) => ["run", "--trust", "--provider", provider, "--base-url", url, "--model", "m", "--cwd", work, "--session-dir", join(work, ".s"), "hi"];
+      const openai = await loaded("openai", session("openai", server.openaiBaseUrl), { OPENAI_API_KEY: "test-key" });
+      expect(openai).toEqual(expect.arrayContaining(["cli.js", "cli-run.js", "openai-sdk.js"]));
+      expect(openai).not.toContain("anthropic-sdk.js");
+      expect(openai).not.toContain("mcp-sdk.js");
+      const anthropic = await loaded("anthropic", session("anthropic", server.anthropicBaseUrl), { ANTHROPIC_API_KEY: "test-key" });
+      expect(anthropic).toContain("anthropic-sdk.js");
+      expect(anthropic).not.toContain("openai-sdk.js");
+      expect(anthropic).not.toContain("mcp-sdk.js");
+      // Each session answered from the provider asked for.
+      expect(server.requests.map((r) => r.path)).toEqual([expect.stringMatching(/chat\/completions|responses/), expect.stringMatching(/messages/)]);
     } finally {
       await server.close();
     }

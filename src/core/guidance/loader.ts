@@ -111,6 +111,8 @@ class Collector {
   readonly excluded: ExcludedFile[] = [];
   private readonly seen = new Set<string>();
   private readonly seenReal = new Set<string>();
+  /** Memory entries kept, by folder and text (a lookup, not a scan: a thousand nested files were a million comparisons). */
+  private readonly memoryText = new Set<string>();
 
   add(p: Parsed): void {
     this.problems.push(...p.problems);
@@ -121,10 +123,12 @@ class Collector {
       this.seenReal.add(real);
     }
     // CLAUDE.md is often a symlink to (or a copy of) AGENTS.md: the same text once.
-    if (p.entry?.kind === "memory" && this.entries.some((e) => e.kind === "memory" && e.dir === p.entry!.dir && e.body === p.entry!.body)) return;
+    const text = p.entry?.kind === "memory" ? `${p.entry.dir}\0${p.entry.body}` : undefined;
+    if (text !== undefined && this.memoryText.has(text)) return;
     if (p.entry && !this.seen.has(p.entry.id)) {
       this.seen.add(p.entry.id);
       this.entries.push(p.entry);
+      if (text !== undefined) this.memoryText.add(text);
     }
   }
 

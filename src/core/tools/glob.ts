@@ -8,7 +8,7 @@ import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
 
 export const MAX_GLOB_RESULTS = 200;
-/** Matches ranked by modification time at most: the search stops at the next one (the first ones in path order are ranked). */
+/** Matches ranked by modification time at most: the search stops at the next one (the first ones found are ranked). */
 export const MAX_GLOB_RANKED = 2_000;
 /** The search stops here and answers with what it found (the tool's own timeout is 30 s). */
 export const GLOB_TIME_LIMIT_MS = 20_000;
@@ -96,8 +96,8 @@ export const globTool = defineTool({
     } else if (res.stopped === "limit") {
       head = `${paths.length} of more than ${res.found} files matching "${args.pattern}" in ${where}, most recently modified first:`;
       more =
-        `More than ${MAX_GLOB_RANKED} files match: the search stopped after the first ${MAX_GLOB_RANKED} in path order, and these are the most recently ` +
-        `modified of those (files after them in path order were not looked at). Use a more specific pattern or a path to narrow the search.`;
+        `More than ${MAX_GLOB_RANKED} files match: the search stopped at the ${MAX_GLOB_RANKED}th it found, and these are the most recently ` +
+        `modified of those (the files it had not reached were not looked at). Use a more specific pattern or a path to narrow the search.`;
     } else if (res.truncated) {
       head = `${paths.length} of ${res.found} files matching "${args.pattern}" in ${where}, most recently modified first:`;
       more = `${res.found - res.paths.length} more matching files are not shown. Use a more specific pattern or a path to narrow the search.`;

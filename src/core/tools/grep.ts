@@ -131,10 +131,9 @@ export const grepTool = defineTool({
     const parts = [head, ...out];
     if (hidden) parts.push(note(hiddenNote(hidden, "file")));
     if (res.timedOut) {
-      const last = displayPath(ctx.fs, normalizePath(lines[lines.length - 1]!.path));
       parts.push(
         note(
-          `The search stopped at its time limit of ${seconds}: files after "${last}" (in path order) were not all searched and may match too. Narrow the search with path=, glob= or a more specific pattern.`,
+          `The search stopped at its time limit of ${seconds} before it had read every file: files it had not reached may match too. Narrow the search with path=, glob= or a more specific pattern.`,
         ),
       );
     } else if (res.truncated || cut) {

@@ -1,7 +1,9 @@
 /**
  * Bounded collection of search results, shared by both searchers (ripgrep's and the JS fallback)
- * so they answer alike: matches arrive in path order, at most a bound of them is taken, and only
- * the best `maxResults` are held (a heap), so memory is flat whatever the tree's size.
+ * so they answer alike: at most a bound of matches is taken, and only the best `maxResults` are
+ * held (a heap), so memory is flat whatever the tree's size. The JS searcher streams matches in
+ * path order; ripgrep only where path order is asked for (elsewhere it searches on every core and
+ * matches arrive in the order it finds them).
  */
 import type { GlobOptions, GlobResult } from "../ports";
 
@@ -11,6 +13,23 @@ export type Stamped = readonly [path: string, mtimeMs: number];
 /** Most recently modified first; ties in path order (byte order of the names, as ripgrep sorts). */
 export function byRecent(a: Stamped, b: Stamped): number {
   return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}
+
+/**
+ * Path order as a sorted walk lists files (ripgrep's `--sort path`, the JS searcher): name by name
+ * from the top, so "a/z" comes before "a-b" ("a" before "a-b"); "/" sorts before any other character.
+ */
+export function byPathOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) return -1;
+    if (y === 47) return 1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 /** The `k` first items under `cmp` among all pushed, in a heap of at most `k` (its root is the worst kept). */
@@ -68,7 +87,7 @@ export class TopK<T> {
 }
 
 /**
- * A glob's matches as they stream in, in path order: `admit()` each one first (false: the bound is
+ * A glob's matches as they stream in (in path order, or as ripgrep finds them): `admit()` each one first (false: the bound is
  * reached, stop the search), then `add()` it with its modification time (order "modified", in any
  * order: ties are broken by path) or without (order "path").
  */

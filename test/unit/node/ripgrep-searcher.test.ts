@@ -70,10 +70,48 @@ describe("ripgrep searcher and JS fallback", () => {
     await grepBoth({ pattern: "needle", glob: "!*.ts" });
   });
 
-  it("grep: stops at maxMatches across files with the same result", async () => {
-    const res = await grepBoth({ pattern: "needle", maxMatches: 3, context: 2 });
-    expect(res.truncated).toBe(true);
-    expect(res.lines.filter((l) => l.match)).toHaveLength(3);
+  it("grep: stops at maxMatches across files, with lines the full search holds, files in path order", async () => {
+    const all = await grepBoth({ pattern: "needle", context: 2 });
+    const key = (l: { path: string; line: number }) => `${l.path}:${l.line}`;
+    const known = new Map(all.lines.map((l) => [key(l), l]));
+    const order = [...new Set(all.lines.map((l) => l.path))];
+    for (const s of [rg, js]) {
+      const res = await s.grep({ pattern: "needle", maxMatches: 3, context: 2, path: root });
+      expect(res).toMatchObject({ truncated: true, stopped: "limit" });
+      expect(res.lines.filter((l) => l.match)).toHaveLength(3);
+      // ripgrep searches on every core: which 3 is not fixed, but each line is one the full search
+      // shows, and the files come in the full search's (path) order.
+      for (const l of res.lines) expect(known.get(key(l))).toEqual(l);
+      const files = [...new Set(res.lines.map((l) => l.path))];
+      expect(files).toEqual(order.filter((f) => files.includes(f)));
+    }
+    // The JS searcher walks in path order: its 3 are the first 3.
+    const first = await js.grep({ pattern: "needle", maxMatches: 3, context: 2, path: root });
+    expect(first.lines.filter((l) => l.match)).toEqual(all.lines.filter((l) => l.match).slice(0, 3));
+  });
+
+  it("grep: a complete answer from rg on every core is the JS searcher's, files in path order name by name", async () => {
+    // Names that sort one way as whole paths and another name by name ("a/…" before "a-b/…"), in 81 folders.
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-rg-order-")));
+    try {
+      const names = ["a", "a-b", "a.b", "A", "_x", "\u00e9", "z", "a0", "a b"];
+      let n = 0;
+      for (const d1 of names)
+        for (const d2 of names)
+          for (const f of ["a", "a-b", "b.ts", "\u00e9.md"]) {
+            const p = path.join(dir, d1, d2, f);
+            fs.mkdirSync(path.dirname(p), { recursive: true });
+            fs.writeFileSync(p, `needle ${n++}\nx\nneedle again\n`);
+          }
+      for (let i = 0; i < 3; i++) {
+        const o = { pattern: "needle", path: dir, maxMatches: 10_000, context: 1 };
+        const [a, b] = await Promise.all([rg.grep(o), js.grep(o)]);
+        expect(a.lines).toHaveLength(n * 3);
+        expect(b).toEqual(a);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("grep: searches one explicit file even when it is ignored", async () => {
@@ -107,11 +145,10 @@ describe("ripgrep searcher and JS fallback", () => {
     expect(b).toEqual(a);
   });
 
-  it("glob: the same bounded answers in path order and with a bound on ranked matches", async () => {
+  it("glob: the same bounded answers in path order; a bound on ranked matches ranks the first found", async () => {
     const cases = [
       { pattern: "*.ts", order: "path" as const, maxResults: 2 },
       { pattern: "*.ts", order: "path" as const, maxResults: 50 },
-      { pattern: "**/*", maxResults: 3, maxRanked: 4 },
       { pattern: "*.{ts,txt,md}", maxResults: 2, maxRanked: 100 },
     ];
     for (const c of cases) {
@@ -121,9 +158,19 @@ describe("ripgrep searcher and JS fallback", () => {
     }
     const byPath = await rg.glob({ pattern: "*.ts", path: root, order: "path", maxResults: 2 });
     expect(byPath).toEqual({ paths: [`${root}/.hidden/h.ts`, `${root}/a-b.ts`], truncated: true, found: 2, stopped: "limit" });
-    // Ranked among the first 4 matches in path order only: .gitignore, .hidden/h.ts, a-b.ts, a.ts (the newer files come later).
-    const ranked = await rg.glob({ pattern: "**/*", path: root, maxResults: 3, maxRanked: 4 });
+    // The JS searcher ranks the first 4 matches in path order only: .gitignore, .hidden/h.ts, a-b.ts, a.ts (the newer files come later).
+    const ranked = await js.glob({ pattern: "**/*", path: root, maxResults: 3, maxRanked: 4 });
     expect(ranked).toEqual({ paths: [`${root}/a-b.ts`, `${root}/a.ts`, `${root}/.hidden/h.ts`], truncated: true, found: 4, stopped: "limit" });
+    // ripgrep walks on every core: it ranks the first 4 it finds, whichever they are — the 3 newest of
+    // those, newest first, and every file newer than the last shown and not shown was never reached.
+    const all = await rg.glob({ pattern: "**/*", path: root, maxResults: 100 });
+    const some = await rg.glob({ pattern: "**/*", path: root, maxResults: 3, maxRanked: 4 });
+    expect(some).toMatchObject({ truncated: true, found: 4, stopped: "limit" });
+    expect(some.paths).toHaveLength(3);
+    const at = (p: string) => all.paths.indexOf(p);
+    expect(some.paths.map(at)).toEqual(some.paths.map(at).sort((a, b) => a - b));
+    expect(some.paths.every((p) => at(p) >= 0)).toBe(true);
+    expect(at(some.paths[2]!) - 2).toBeLessThanOrEqual(all.paths.length - 4);
   });
 
   it("aborts a running search when the signal fires", async () => {

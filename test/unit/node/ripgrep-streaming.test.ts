@@ -17,7 +17,16 @@ const FAKE_RG = `#!/usr/bin/env node
 const fs = require("node:fs");
 const dir = process.env.FAKE_RG_DIR;
 fs.writeFileSync(dir + "/pid", String(process.pid));
+fs.writeFileSync(dir + "/args", JSON.stringify(process.argv.slice(2)));
 const json = process.argv.includes("--json");
+if (process.env.FAKE_RG_MODE === "shuffled") {
+  // As rg on several cores prints: each file's lines together and in order, the files in any order.
+  const ev = (type, p, n, t) => JSON.stringify({ type, data: { path: { text: p }, lines: { text: t + "\\n" }, line_number: n } }) + "\\n";
+  for (const p of ["src/b.ts", "a-z.ts", "src/a/x.ts", "a/z.ts"]) {
+    process.stdout.write(ev("begin", p, 0, "") + ev("match", p, 1, "needle " + p) + ev("context", p, 2, "after " + p) + ev("end", p, 0, ""));
+  }
+  process.exit(0);
+}
 const line = (i) => json
   ? JSON.stringify({ type: "match", data: { path: { text: "src/f" + String(i).padStart(7, "0") + ".ts" }, lines: { text: "needle " + i + "\\n" }, line_number: 1 } }) + "\\n"
   : "packages/app/src/components/f" + String(i).padStart(7, "0") + ".ts\\n";
@@ -114,6 +123,43 @@ describe("ripgrep output, streamed with bounds", () => {
       expect(f).toMatchObject({ truncated: true, stopped: "time", found: 5 });
       expect(f.paths).toHaveLength(5);
       expect(alive(pid())).toBe(false);
+    } finally {
+      delete process.env.FAKE_RG_MODE;
+    }
+  });
+
+  it("grep and a glob by modification time let rg search on every core; a glob in path order has it sort", async () => {
+    const search = createRipgrepSearcher({ rgPath });
+    const args = () => JSON.parse(fs.readFileSync(path.join(dir, "args"), "utf8")) as string[];
+    fresh();
+    await search.grep({ pattern: "needle", path: dir, maxMatches: 5 });
+    expect(args()).toContain("--json");
+    expect(args()).not.toContain("--sort");
+    fresh();
+    await search.glob({ pattern: "**/*.ts", path: dir, maxResults: 5, maxRanked: 10 });
+    expect(args()).not.toContain("--sort");
+    fresh();
+    await search.glob({ pattern: "**/*.ts", path: dir, maxResults: 5, order: "path" });
+    expect(args().join(" ")).toContain("--sort path");
+  });
+
+  it("grep puts files that rg printed in any order into path order, each file's lines kept together", async () => {
+    process.env.FAKE_RG_MODE = "shuffled";
+    try {
+      fresh();
+      const res = await createRipgrepSearcher({ rgPath }).grep({ pattern: "needle", path: dir, maxMatches: 50, context: 1 });
+      // Path order as a sorted walk lists it: a/z.ts before a-z.ts ("a" before "a-z"), src/a/x.ts before src/b.ts.
+      expect(res.lines.map((l) => `${path.relative(dir, l.path)}:${l.line}:${l.text}`)).toEqual([
+        "a/z.ts:1:needle a/z.ts",
+        "a/z.ts:2:after a/z.ts",
+        "a-z.ts:1:needle a-z.ts",
+        "a-z.ts:2:after a-z.ts",
+        "src/a/x.ts:1:needle src/a/x.ts",
+        "src/a/x.ts:2:after src/a/x.ts",
+        "src/b.ts:1:needle src/b.ts",
+        "src/b.ts:2:after src/b.ts",
+      ]);
+      expect(res.truncated).toBe(false);
     } finally {
       delete process.env.FAKE_RG_MODE;
     }
