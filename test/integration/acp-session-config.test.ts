@@ -33,14 +33,14 @@ function workspace(): { ws: string; sessions: string } {
   return { ws, sessions: join(dir, "sessions") };
 }
 
-async function start(script: ScriptedTurn[], ws: string, sessions: string, handlers: AcpClientHandlers = {}, extra: string[] = []) {
+async function start(script: ScriptedTurn[], ws: string, sessions: string, handlers: AcpClientHandlers = {}, extra: string[] = [], caps: acp.ClientCapabilities = {}) {
   server ??= await startScriptedLlmServer({ script });
   const c = startAcpClient(["--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--session-dir", sessions, ...extra], handlers, {
     cwd: ws,
     env: { HOME: join(ws, "..") },
   });
   clients.push(c);
-  const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const init = await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: caps });
   return { c, init };
 }
 
@@ -254,4 +254,68 @@ describe("yoke acp: config options, session info, usage, reject_always, session/
     expect(await second.c.agent.request("session/delete", { sessionId: keep.sessionId })).toEqual({});
     expect(existsSync(join(sessions, `${keep.sessionId}.jsonl`))).toBe(false);
   }, 180_000);
+
+  it("read_file through the editor asks fs/read_text_file for just the range (line, limit) and shows the editor's lines with their numbers; an editor that answers the whole file anyway is understood", async () => {
+    const { ws, sessions } = workspace();
+    const disk = Array.from({ length: 10 }, (_, i) => `disk line ${i + 1}`);
+    writeFileSync(join(ws, "big.txt"), disk.join("\n") + "\n");
+    // The editor's buffer: unsaved changes, two lines longer than the file on disk.
+    const buffer = Array.from({ length: 12 }, (_, i) => `buffer line ${i + 1}`);
+    const asked: Array<{ line?: number | null; limit?: number | null }> = [];
+    let honour = true;
+    const { c } = await start(
+      [
+        { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: 3, limit: 2 } }] },
+        { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: 11, limit: 5 } }] },
+        { text: "read" },
+        { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: 5, limit: 2 } }] },
+        { text: "read again" },
+      ],
+      ws,
+      sessions,
+      {
+        readTextFile: (req) => {
+          asked.push({ line: req.line, limit: req.limit });
+          if (!honour || req.line == null) return { content: buffer.join("\n") + "\n" };
+          const from = req.line - 1;
+          return { content: buffer.slice(from, req.limit == null ? undefined : from + req.limit).join("\n") + "\n" };
+        },
+      },
+      ["--model", "local-model"],
+      { fs: { readTextFile: true } },
+    );
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read it" }] });
+    expect(asked).toEqual([
+      { line: 3, limit: 2 },
+      { line: 11, limit: 5 },
+    ]);
+    const results = updatesOf(c.updates, "tool_call_update")
+      .filter((u) => u.status === "completed")
+      .map((u) => (u.rawOutput as { output: string }).output);
+    expect(results[0]).toContain("File: big.txt (lines 3-4 of 10)");
+    expect(results[0]).toMatch(/^3#[A-Z]{2}\|buffer line 3$/m);
+    expect(results[0]).toMatch(/^4#[A-Z]{2}\|buffer line 4$/m);
+    expect(results[0]).not.toContain("line 5");
+    expect(results[0]).not.toContain("disk line");
+    // Past the end of the file on disk, inside the editor's buffer.
+    expect(results[1]).toContain("File: big.txt (lines 11-12 of 12)");
+    expect(results[1]).toMatch(/^12#[A-Z]{2}\|buffer line 12$/m);
+    // What the model was sent is what the client was shown.
+    expect(JSON.stringify(server!.requests[1]!.body)).toContain("buffer line 3");
+
+    // An editor that ignores line/limit and answers the whole buffer: the lines are still the right ones.
+    honour = false;
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read more" }] });
+    expect(asked.at(-1)).toEqual({ line: 5, limit: 2 });
+    const last = (
+      updatesOf(c.updates, "tool_call_update")
+        .filter((u) => u.status === "completed")
+        .at(-1)!.rawOutput as { output: string }
+    ).output;
+    expect(last).toContain("File: big.txt (lines 5-6 of 12)");
+    expect(last).toMatch(/^5#[A-Z]{2}\|buffer line 5$/m);
+    expect(last).toMatch(/^6#[A-Z]{2}\|buffer line 6$/m);
+    expect(last).not.toMatch(/^\d+#[A-Z]{2}\|buffer line 1$/m);
+  }, 120_000);
 });

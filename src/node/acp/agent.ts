@@ -282,7 +282,11 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         const fs =
           fsCaps?.readTextFile || fsCaps?.writeTextFile
             ? createClientWorkspaceFs(services.fs, {
-                ...(fsCaps.readTextFile ? { read: async (path) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path })).content } : {}),
+                ...(fsCaps.readTextFile
+                  ? {
+                      read: async (path, range) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path, ...(range ? { line: range.line, limit: range.limit } : {}) })).content,
+                    }
+                  : {}),
                 ...(fsCaps.writeTextFile ? { write: async (path, content) => void (await c.request(acp.methods.client.fs.writeTextFile, { sessionId: s.id, path, content })) } : {}),
               })
             : services.fs;
