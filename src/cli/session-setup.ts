@@ -181,7 +181,7 @@ export async function buildCliSession(
   const elicitor = host.elicitor ?? (host.approver ? undefined : createTerminalElicitor());
   const mcpAuthorize = host.mcpAuthorize ?? (host.approver ? undefined : createTerminalSignIn());
   // The session's own model, switchable while it runs (`yoke acp`'s model option); its fallback models stay behind it.
-  const primary = switchableProvider(flags.offline ? offlineProvider(config) : createProvider(config));
+  const primary = switchableProvider(flags.offline ? offlineProvider(config) : createProvider(config), "the model chosen for the session");
   const choices = [config.model, ...settings.fallbackModels.filter((f) => !f.provider || f.provider === config.provider).map((f) => f.model)].filter((m, i, all) => m && all.indexOf(m) === i);
   const models: SessionModels = {
     provider: config.provider,
