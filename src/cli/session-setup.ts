@@ -9,6 +9,7 @@ import { shellQuote } from "../core/commands/shell-quote";
 import type { PermissionMode } from "../core/loop/types";
 import { createProvider } from "../core/providers/create";
 import { parseLog } from "../core/session/session-log";
+import { switchableProvider } from "../core/custom-commands/model-switch";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { createFileSessionStore, defaultSessionDir, describeHolder, legacyCliSessionDir, migrateLegacySessions, type FileSessionStore } from "../node/session-store";
@@ -110,11 +111,20 @@ export interface CliSessionHost {
   composer?: () => Extension;
 }
 
+/** The session's model, and the models it may switch to (its own and its fallback models of the same provider). */
+export interface SessionModels {
+  provider: string;
+  choices: string[];
+  current(): string;
+  /** Requests go to this model from now on (one of choices). */
+  use(model: string): Promise<void>;
+}
+
 export async function buildCliSession(
   flags: CliSessionFlags,
   resumeId?: string,
   host: CliSessionHost = {},
-): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; trusted: boolean; dispose(): Promise<void> }> {
+): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; trusted: boolean; models: SessionModels; dispose(): Promise<void> }> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -170,12 +180,24 @@ export async function buildCliSession(
   // MCP forms: the front end's own, or the terminal's (a front end with its own approver, \`yoke acp\`, has no terminal).
   const elicitor = host.elicitor ?? (host.approver ? undefined : createTerminalElicitor());
   const mcpAuthorize = host.mcpAuthorize ?? (host.approver ? undefined : createTerminalSignIn());
+  // The session's own model, switchable while it runs (`yoke acp`'s model option); its fallback models stay behind it.
+  const primary = switchableProvider(flags.offline ? offlineProvider(config) : createProvider(config), "the model chosen for the session");
+  const choices = [config.model, ...settings.fallbackModels.filter((f) => !f.provider || f.provider === config.provider).map((f) => f.model)].filter((m, i, all) => m && all.indexOf(m) === i);
+  const models: SessionModels = {
+    provider: config.provider,
+    choices,
+    current: () => primary.provider.model,
+    async use(model) {
+      if (!choices.includes(model)) throw new Error(`unknown model ${model}: one of ${choices.join(", ")}`);
+      primary.use(model === config.model ? undefined : await make(undefined, model));
+    },
+  };
   const recipe = await sessionRecipe(settings, {
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
     search: createRipgrepSearcher(),
     warn: (m) => process.stderr.write(`yoke: ${m}\n`),
-    models: { primary: flags.offline ? offlineProvider(config) : createProvider(config), make, label, baseUrl: config.baseUrl },
+    models: { primary: primary.provider, make, label, baseUrl: config.baseUrl },
     approver: host.approver ?? createTerminalApprover(),
     ...(elicitor ? { elicitor } : {}),
     ...(mcpAuthorize ? { mcpAuthorize } : {}),
@@ -185,5 +207,5 @@ export async function buildCliSession(
     ...(host.onMcpHub ? { onMcpHub: host.onMcpHub } : {}),
   });
   const options = flags.tools ? { ...recipe.options, onlyTools: flags.tools } : recipe.options;
-  return { sessionDir, store, services: recipe.services, trusted: trust.trusted, dispose: () => recipe.dispose(), options };
+  return { sessionDir, store, services: recipe.services, trusted: trust.trusted, models, dispose: () => recipe.dispose(), options };
 }

@@ -44,6 +44,17 @@ export function isPathChanged(err: unknown): err is PathChangedError {
 export interface CheckedRead {
   data: Uint8Array;
   stat: FileStat;
+  /**
+   * Set when `data` holds only the lines asked for (readChecked's `range`): they start at line
+   * `from` (1-based) of a file of `total` lines. Absent: `data` is the whole file.
+   */
+  range?: { from: number; total: number };
+}
+
+/** Lines a reader wants (1-based first line, how many): a file system may read just those. */
+export interface ReadRange {
+  line: number;
+  limit: number;
 }
 
 /**
@@ -83,7 +94,7 @@ export interface WorkspaceFs {
    * again), then reads from the descriptor. Throws PathChangedError when a link or a non-file is
    * found there now; a missing file throws with code ENOENT as readFile does.
    */
-  readChecked(path: string): Promise<CheckedRead>;
+  readChecked(path: string, range?: ReadRange): Promise<CheckedRead>;
   /**
    * The file tools' write: like writeFile (temp file + rename, mode of the replaced file kept,
    * missing parent folders created), but inside the parent folder opened without following links

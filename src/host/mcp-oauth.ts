@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import type { McpAuthorizeRequest, McpCredentialStore } from "../node/mcp/oauth";
 import { yokeSetting } from "./settings";
-import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, receiverAppliesTo, reusedRedirectUri, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
+import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, receiverAppliesTo, redirectUriBatch, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
 
 const PREFIX = "yoke.mcp.oauth:";
 
@@ -60,23 +60,24 @@ export async function openExactly(url: string): Promise<boolean> {
 export function uriHandlerReceiver(extensionId: string, o: { loopbackForMappedHosts: boolean }): McpRedirectReceiver {
   return {
     appliesTo: (serverUrl) => receiverAppliesTo({ web: o.loopbackForMappedHosts, serverUrl }),
-    redirectUri: windowRedirectUri(extensionId),
+    redirectUri: () => windowRedirectUris(extensionId).current(),
+    redirectUris: () => windowRedirectUris(extensionId).all(),
     wait: (state, signal, timeoutMs) => oauthRedirects().wait(state, signal, timeoutMs),
   };
 }
 
-const windowUris = new Map<string, () => Promise<string>>();
-/** The window's redirect URI through the URI handler, asked of VS Code again only once an answer spent it (reusedRedirectUri). */
-function windowRedirectUri(extensionId: string): () => Promise<string> {
-  let get = windowUris.get(extensionId);
-  if (!get) {
-    get = reusedRedirectUri(async () => {
+const windowUris = new Map<string, ReturnType<typeof redirectUriBatch>>();
+/** The window's redirect URIs through the URI handler, a batch asked of VS Code at once and a new one only when all are spent (redirectUriBatch). */
+function windowRedirectUris(extensionId: string): ReturnType<typeof redirectUriBatch> {
+  let uris = windowUris.get(extensionId);
+  if (!uris) {
+    uris = redirectUriBatch(async () => {
       const own = vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}${OAUTH_URI_PATH}`);
       return (await vscode.env.asExternalUri(own)).toString(true);
     });
-    windowUris.set(extensionId, get);
+    windowUris.set(extensionId, uris);
   }
-  return get;
+  return uris;
 }
 
 /** The sign-in's way back for this window, by `yoke.mcp.oauthRedirect` (undefined: the loopback listener). */

@@ -6,7 +6,8 @@
  */
 import * as vscode from "vscode";
 import type { Extension } from "../core/extensions/types";
-import { parseJsonc, type McpInputSpec } from "../core/mcp/config";
+import { parseJsonc, type McpInputAnswer, type McpInputSpec } from "../core/mcp/config";
+import { editorInputs, runCommandInputs } from "../node/mcp/command-inputs";
 import type { McpHub } from "../core/mcp/types";
 import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
@@ -31,6 +32,8 @@ interface OpenForm {
 
 export class HostMcp {
   private readonly inputs = new Map<string, string>();
+  /** The values of the command inputs of the user's own mcp.json, run once per window (src/node/mcp/command-inputs.ts). */
+  private commandInputs: Map<string, McpInputAnswer> | undefined;
   private current: NodeMcp | undefined;
   private foldersWatch: vscode.Disposable | undefined;
   private readonly changed = new vscode.EventEmitter<McpServerView[]>();
@@ -141,12 +144,14 @@ export class HostMcp {
     const cwd = folder.uri.fsPath;
     const trusted = vscode.workspace.isTrusted;
     if (trusted) await this.askInputs(cwd);
+    const userDir = this.globalStorage?.scheme === "file" ? vscodeUserDirOf(this.globalStorage.fsPath) : undefined;
+    if (userDir) await this.runCommandInputs(userDir);
     const folders = () => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
     const mcp = createNodeMcp({
       cwd,
       roots: folders(),
       trusted,
-      input: (spec) => this.inputs.get(spec.id),
+      input: editorInputs(this.inputs, this.commandInputs ?? new Map()),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
       // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
@@ -201,6 +206,19 @@ export class HostMcp {
     this.changed.dispose();
   }
 
+  /** Runs, once per window, the commands of the `type: "command"` inputs the user's own mcp.json uses (never a repository's). */
+  private async runCommandInputs(userDir: string): Promise<void> {
+    if (this.commandInputs) return;
+    let text: string;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(`${userDir}/mcp.json`)));
+    } catch {
+      return;
+    }
+    this.commandInputs = await runCommandInputs(text, async (command, args) => (args === undefined ? vscode.commands.executeCommand(command) : vscode.commands.executeCommand(command, args)));
+    for (const [id, v] of this.commandInputs) if (typeof v === "object") this.log.warn(`MCP: \${input:${id}} of your mcp.json: ${v.unavailable}`);
+  }
+
   /** Asks, once per window, the `${input:id}` values .vscode/mcp.json refers to. */
   private async askInputs(cwd: string): Promise<void> {
     let text: string;
@@ -218,6 +236,8 @@ export class HostMcp {
     const specs = Array.isArray(value?.inputs) ? (value.inputs as McpInputSpec[]) : [];
     for (const spec of specs) {
       if (!spec || typeof spec.id !== "string" || this.inputs.has(spec.id) || !text.includes(`\${input:${spec.id}}`)) continue;
+      // A command input is no question to the user: a repository's is not run (command-inputs.ts).
+      if (spec.type === "command") continue;
       const answer = Array.isArray(spec.options)
         ? await vscode.window.showQuickPick(
             spec.options.filter((o): o is string => typeof o === "string"),

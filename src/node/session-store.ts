@@ -52,6 +52,11 @@ export interface FileSessionStore extends SessionStore {
   entries(): SessionEntry[];
   /** The log's size in bytes now; -1 when there is none. */
   size(id: string): number;
+  /**
+   * Deletes a session: its log, its spilled results and its lock — refused (SessionLockedError)
+   * while another live process holds its lock. The caller makes sure it is not running here.
+   */
+  remove(id: string): void;
   /** Releases every lock and closes every file. */
   dispose(): void;
 }
@@ -271,6 +276,21 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
         throw e;
+      }
+    },
+    remove(id) {
+      checkId(id);
+      if (opts.readOnly) throw new Error("this session store is read-only");
+      // Taken first: a writer elsewhere keeps its session, and none can start while it goes.
+      const r = store.lock(id);
+      if (!r.ok) throw new SessionLockedError(id, r.holder);
+      try {
+        closeFd(id);
+        fs.rmSync(file(id), { force: true });
+        fs.rmSync(blobDir(id), { recursive: true, force: true });
+        known.delete(id);
+      } finally {
+        store.unlock(id);
       }
     },
     dispose() {

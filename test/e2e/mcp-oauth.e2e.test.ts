@@ -135,7 +135,10 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       while (!server.events.some((e) => e.startsWith("exchange")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
       await browserTab.screenshot({ path: join("test-results", "e2e", "mcp-oauth-browser-tab.png") }).catch(() => undefined);
       expect(server.events.filter((e) => !e.startsWith("call"))).toEqual([expect.stringMatching(/^register client-1 /), "authorize client-1", "exchange client-1"]);
-      const registered = server.events[0]!.split(" ")[2]!;
+      // The client is registered with a batch of the page's callbacks (8, asked at once), so a later sign-in in this page keeps it.
+      const batch = server.events[0]!.split(" ")[2]!.split(",");
+      expect(batch).toHaveLength(8);
+      const registered = batch[0]!;
       // The redirect URI is the web page's callback for Yoke's URI handler (asExternalUri of
       // code-oss://yoke-dev.yoke/mcp-oauth), and the handler received the answer.
       const cb = new URL(registered);
@@ -158,6 +161,31 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       expect(server.events.filter((e) => e.startsWith("authorize"))).toHaveLength(1);
       expect(server.events.filter((e) => e.startsWith("call whoami"))).toHaveLength(2);
 
+      // A second sign-in in the same page (the user revoked Yoke's access): through the page's next
+      // callback, which the client was registered with — the registration endpoint is not hit again.
+      server.revokeAll();
+      await frame.locator("[data-testid=new-session]").click();
+      await sendPrompt(frame, "who am I after the revoke?");
+      await allowIfAsked(vs.page, frame, WHOAMI);
+      const toast2 = vs.page.locator(".notification-toast", { hasText: 'the MCP server "secure" needs you to sign in (OAuth)' });
+      await toast2.waitFor({ timeout: 120_000 });
+      const tab2 = vs.page.context().waitForEvent("page", { timeout: 30_000 });
+      await toast2.getByRole("button", { name: "Open" }).click();
+      const external2 = vs.page.locator(".monaco-dialog-box", { hasText: "open the external website" });
+      await external2
+        .waitFor({ timeout: 15_000 })
+        .then(() => external2.getByRole("button", { name: "Open", exact: true }).click())
+        .catch(() => undefined);
+      const browserTab2 = await tab2;
+      await browserTab2.waitForLoadState("load", { timeout: 60_000 }).catch(() => undefined);
+      const deadline2 = Date.now() + 90_000;
+      while (server.events.filter((e) => e.startsWith("exchange")).length < 2 && Date.now() < deadline2) await new Promise((r) => setTimeout(r, 250));
+      expect(server.events.filter((e) => e.startsWith("exchange"))).toEqual(["exchange client-1", "exchange client-1"]);
+      expect(server.events.filter((e) => e.startsWith("register"))).toHaveLength(1);
+      await waitForAssistantText(frame, "The server said: protected answer for client-1", 120_000);
+      await waitForState(frame, "done");
+      await shot("second-sign-in-same-client");
+
       // The token: in VS Code's secret storage (reused above), in no file of the workspace, the profile, its logs or ~/.yoke.
       const tokens = [...server.accessTokens, ...server.refreshTokens];
       expect(tokens.length).toBeGreaterThan(0);
@@ -165,7 +193,10 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       const found = Object.fromEntries(Object.entries(where).map(([k, d]) => [k, filesWith(d, tokens)]));
       expect(found).toEqual({ workspace: [], profile: [], home: [] });
       // The URI handler's line in Yoke's log (the code is never logged).
-      expect(logLines(vs.server.userDataDir, "MCP sign-in answer through the URI handler")).toEqual(["MCP sign-in answer through the URI handler: delivered"]);
+      expect(logLines(vs.server.userDataDir, "MCP sign-in answer through the URI handler")).toEqual([
+        "MCP sign-in answer through the URI handler: delivered",
+        "MCP sign-in answer through the URI handler: delivered",
+      ]);
       // The CLI's token file is not used by VS Code.
       expect(existsSync(join(vs.server.home, ".yoke", "mcp-oauth.json"))).toBe(false);
 

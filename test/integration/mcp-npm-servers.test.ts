@@ -7,6 +7,9 @@
 // - @modelcontextprotocol/server-filesystem started with no folder argument: it takes its allowed
 //   folders from the client's MCP roots (Yoke's workspace folder), reads a workspace file, and is
 //   refused outside it.
+// - @modelcontextprotocol/server-memory (the knowledge-graph server): entities the model creates
+//   are written to the file its config names (MEMORY_FILE_PATH) and found again by a search in the
+//   next call; a second session reads them back from that file.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -19,7 +22,7 @@ import { ensureBuilt, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
 
-const PACKAGES = ["@playwright/mcp@0.0.86", "@modelcontextprotocol/server-filesystem@2026.8.31"];
+const PACKAGES = ["@playwright/mcp@0.0.86", "@modelcontextprotocol/server-filesystem@2026.8.31", "@modelcontextprotocol/server-memory@2026.8.31"];
 const CHROMIUM = "/usr/bin/chromium";
 
 const temps: string[] = [];
@@ -141,5 +144,31 @@ describe("real MCP servers from the npm registry, beyond server-everything", () 
     expect(inside).toContain("- ship the held-out run");
     expect(denied).toMatch(/Access denied|outside allowed directories/i);
     expect(denied).not.toContain("not for the server");
+  }, 180_000);
+
+  it("server-memory: entities the model creates land in the file its config names and are found by the next call; a later session reads them back", async () => {
+    const store = mkdtempSync(join(tmpdir(), "yoke-memory-"));
+    temps.push(store);
+    const memoryFile = join(store, "memory.jsonl");
+    const settings = JSON.stringify({ mcpServers: { memory: { command: join(bin, "mcp-server-memory"), env: { MEMORY_FILE_PATH: memoryFile } } }, permissions: { allow: ["mcp__memory"] } });
+    const r = await session({ "~/.yoke/settings.json": settings }, [
+      { toolCalls: [{ name: "mcp__memory__create_entities", input: { entities: [{ name: "Widget", entityType: "product", observations: ["There are 42 blue widgets"] }] } }] },
+      { toolCalls: [{ name: "mcp__memory__search_nodes", input: { query: "blue" } }] },
+      { text: "remembered" },
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const [created, found] = toolTexts(r.requests[2]!.body);
+    expect(created).toContain("Widget");
+    expect(found).toContain("There are 42 blue widgets");
+    // On disk, where the config said.
+    const lines = readFileSync(memoryFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; name?: string; observations?: string[] });
+    expect(lines).toEqual([expect.objectContaining({ type: "entity", name: "Widget", observations: ["There are 42 blue widgets"] })]);
+    // Another session (another process, another server start) reads the graph back from the file.
+    const again = await session({ "~/.yoke/settings.json": settings }, [{ toolCalls: [{ name: "mcp__memory__read_graph", input: {} }] }, { text: "read" }]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(toolTexts(again.requests[1]!.body)[0]).toContain("There are 42 blue widgets");
   }, 180_000);
 });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeMcpHub } from "../../src/node/mcp/hub";
 import { FileCredentialStore, type McpAuthorizeRequest } from "../../src/node/mcp/oauth";
-import { oauthRedirects, OAUTH_URI_PATH, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../src/node/mcp/oauth-redirect";
+import { oauthRedirects, OAUTH_URI_PATH, PendingRedirects, redirectUriBatch, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../src/node/mcp/oauth-redirect";
 import type { McpServerConfig } from "../../src/core/mcp/config";
 import { startOAuthMcpServer, type OAuthMcpServer } from "../support/mcp-oauth-server";
 
@@ -138,4 +138,108 @@ describe("a sign-in kept in one window reused in the other (VS Code keeps a remo
       await srv.close();
     }
   }, 90_000);
+});
+
+describe("sign-ins in a web window (code-server, vscode.dev): the page's callback URIs are one-shot", () => {
+  /**
+   * The page as VS Code's web workbench makes it (LocalStorageURLCallbackProvider): each
+   * asExternalUri gives `…/callback?vscode-reqid=N` with N counted up from 1 per page load, and the
+   * page hands an answer to the URI handler only while it listens for that N — once, then never
+   * again. A reload counts from 1 again.
+   */
+  function webPage(pending: PendingRedirects) {
+    let reqid = 0;
+    const listening = new Set<number>();
+    const page = {
+      make: () => {
+        const id = ++reqid;
+        listening.add(id);
+        return Promise.resolve(`https://cs.example/callback?vscode-reqid=${id}&vscode-scheme=code-oss&vscode-authority=${YOKE_EXTENSION_ID}&vscode-path=%2Fmcp-oauth`);
+      },
+      /** The browser: follows the authorization URL; the redirect reaches the page, which answers only a callback it still listens for. */
+      browser: async (req: McpAuthorizeRequest) => {
+        const to = new URL((await fetch(req.url, { redirect: "manual" })).headers.get("location") ?? "");
+        const id = Number(to.searchParams.get("vscode-reqid"));
+        page.used.push(id);
+        if (!listening.delete(id)) throw new Error(`the page no longer listens for vscode-reqid=${id}: the answer is lost`);
+        expect(pending.deliver(to.search.slice(1))).toBe("delivered");
+      },
+      used: [] as number[],
+    };
+    return page;
+  }
+
+  async function signIn(srv: OAuthMcpServer, store: FileCredentialStore, receiver: McpRedirectReceiver, browser: (req: McpAuthorizeRequest) => Promise<void>) {
+    const config: McpServerConfig = {
+      name: "secure",
+      source: "user-settings",
+      sourcePath: "test",
+      workspace: false,
+      startAtSessionStart: false,
+      transport: "http",
+      url: srv.url,
+      headers: {},
+      fallbackToSse: false,
+    };
+    const hub = new NodeMcpHub({ cwd: dir, storageDir: join(dir, "store3"), home: dir, servers: [config], trusted: true, oauth: { store, authorize: browser, receiver } });
+    try {
+      expect((await hub.login("secure")).state).toBe("running");
+      const r = await hub.call("secure", "whoami", {}, { signal: new AbortController().signal, timeoutMs: 10_000 });
+      return JSON.stringify(r.content);
+    } finally {
+      await hub.dispose();
+    }
+  }
+
+  it("a second and third sign-in in the same page, and one after a reload, keep the client registered at the first: the registration endpoint is hit once", async () => {
+    const srv = await startOAuthMcpServer();
+    try {
+      const pending = new PendingRedirects();
+      const store = new FileCredentialStore(join(dir, "web.json"));
+      const page = webPage(pending);
+      const uris = redirectUriBatch(page.make, pending);
+      const receiver: McpRedirectReceiver = { redirectUri: () => uris.current(), redirectUris: () => uris.all(), wait: (s, sig, ms) => pending.wait(s, sig, ms) };
+      expect(await signIn(srv, store, receiver, page.browser)).toContain("protected answer for client-1");
+      // The user revokes Yoke's access (or the tokens are lost): signing in again, in the same page.
+      for (let i = 0; i < 2; i++) {
+        srv.revokeAll();
+        expect(await signIn(srv, store, receiver, page.browser)).toContain("protected answer for client-1");
+      }
+      // Each sign-in came back through a callback of its own, all registered with the one client.
+      expect(page.used).toEqual([1, 2, 3]);
+      const registrations = srv.events.filter((e) => e.startsWith("register"));
+      expect(registrations).toHaveLength(1);
+      const registered = registrations[0]!.split(" ")[2]!.split(",");
+      expect(registered.map((u) => new URL(u).searchParams.get("vscode-reqid"))).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+      expect(srv.events.filter((e) => e.startsWith("authorize"))).toEqual(["authorize client-1", "authorize client-1", "authorize client-1"]);
+
+      // The page reloaded: it counts from 1 again, the batch is the registered one, the client is kept.
+      srv.revokeAll();
+      const reloaded = webPage(pending);
+      const again = redirectUriBatch(reloaded.make, pending);
+      const receiver2: McpRedirectReceiver = { redirectUri: () => again.current(), redirectUris: () => again.all(), wait: (s, sig, ms) => pending.wait(s, sig, ms) };
+      expect(await signIn(srv, store, receiver2, reloaded.browser)).toContain("protected answer for client-1");
+      expect(reloaded.used).toEqual([1]);
+      expect(srv.events.filter((e) => e.startsWith("register"))).toHaveLength(1);
+    } finally {
+      await srv.close();
+    }
+  }, 120_000);
+
+  it("(the cause) one callback URI at a time, as before: the second sign-in in the page has a URI the client does not know, and registers a new client", async () => {
+    const srv = await startOAuthMcpServer();
+    try {
+      const pending = new PendingRedirects();
+      const store = new FileCredentialStore(join(dir, "web-one.json"));
+      const page = webPage(pending);
+      const one = redirectUriBatch(page.make, pending, 1);
+      const receiver: McpRedirectReceiver = { redirectUri: () => one.current(), redirectUris: () => one.all(), wait: (s, sig, ms) => pending.wait(s, sig, ms) };
+      expect(await signIn(srv, store, receiver, page.browser)).toContain("client-1");
+      srv.revokeAll();
+      expect(await signIn(srv, store, receiver, page.browser)).toContain("client-2");
+      expect(srv.events.filter((e) => e.startsWith("register"))).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
+  }, 120_000);
 });

@@ -15,7 +15,8 @@ export interface SwitchableProvider {
 
 const UNKNOWN_MODEL = new Set(["not_found", "bad_request"]);
 
-export function switchableProvider(base: Provider): SwitchableProvider {
+/** `whose`: what the override is, in the log's fallback reason ("the command's model", "the model chosen in the editor"). */
+export function switchableProvider(base: Provider, whose = "the command's model"): SwitchableProvider {
   let current: Provider | undefined;
   const now = () => current ?? base;
   async function* stream(req: Parameters<Provider["stream"]>[0]): AsyncIterable<ProviderEvent> {
@@ -35,7 +36,7 @@ export function switchableProvider(base: Provider): SwitchableProvider {
       if (current === o) current = undefined;
       yield {
         type: "log",
-        event: { type: "fallback", from: `${o.id}:${o.model}`, to: `${base.id}:${base.model}`, reason: `the command's model ${o.model} failed (${err.message}); the session's model answers` },
+        event: { type: "fallback", from: `${o.id}:${o.model}`, to: `${base.id}:${base.model}`, reason: `${whose} ${o.model} failed (${err.message}); the session's model answers` },
       };
       yield* base.stream(req);
     }

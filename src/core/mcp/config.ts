@@ -102,7 +102,13 @@ export interface McpInputSpec {
   type: string;
   options?: string[];
   default?: string;
+  /** `type: "command"`: the VS Code command whose result is the value, and its `args`. */
+  command?: string;
+  args?: unknown;
 }
+
+/** An input's value, or why there is none (said in the server's problem: it is not started). */
+export type McpInputAnswer = string | { unavailable: string } | undefined;
 
 export interface ExpandContext {
   workspaceFolder: string;
@@ -110,8 +116,10 @@ export interface ExpandContext {
   /** The environment `${VAR}` reads in definitions the repository wrote (without the provider API keys); default `env`. */
   workspaceEnv?: Record<string, string | undefined>;
   home?: string;
-  /** Answers `${input:id}` (VS Code asks with an input box; the CLI reads the environment). */
-  input?(spec: McpInputSpec): string | undefined;
+  /** Answers `${input:id}` of a file of this kind (VS Code asks with an input box or runs the input's command; the CLI reads the environment). */
+  input?(spec: McpInputSpec, source: McpSourceKind): McpInputAnswer;
+  /** The kind of file being read (set by parseMcpConfig for `input`). */
+  source?: McpSourceKind;
 }
 
 export interface McpConfig {
@@ -160,7 +168,8 @@ export function expandVariables(value: string, ctx: ExpandContext, inputs: Reado
     if (head === "input") {
       const spec = inputs.get(arg);
       if (!spec) throw new ExpandError(`${whole} names no entry of "inputs"`);
-      const v = ctx.input?.(spec);
+      const v = ctx.input?.(spec, ctx.source ?? "workspace-mcp-json");
+      if (typeof v === "object") throw new ExpandError(`no value for ${whole} (${spec.description || spec.id}): ${v.unavailable}`);
       if (v === undefined) throw new ExpandError(`no value for ${whole} (${spec.description || spec.id})`);
       return v;
     }
@@ -202,6 +211,8 @@ function parseInputs(raw: unknown): Map<string, McpInputSpec> {
       type: typeof x.type === "string" ? x.type : "promptString",
       options: Array.isArray(x.options) ? x.options.filter((o): o is string => typeof o === "string") : undefined,
       default: typeof x.default === "string" ? x.default : undefined,
+      ...(typeof x.command === "string" ? { command: x.command } : {}),
+      ...(x.args !== undefined ? { args: x.args } : {}),
     });
   }
   return out;
@@ -389,7 +400,7 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
       const notes: string[] = [];
       try {
         byName.delete(name);
-        const server = parseEntry(name, raw, file, WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { ...ctx, env: ctx.workspaceEnv } : ctx, inputs, notes);
+        const server = parseEntry(name, raw, file, { ...ctx, source: file.kind, ...(WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { env: ctx.workspaceEnv } : {}) }, inputs, notes);
         byName.set(name, line ? { ...server, sourceLine: line } : server);
         for (const n of notes) problems.push({ server: name, sourcePath: file.path, message: `${where}: ${n}`, loaded: true });
       } catch (err) {

@@ -86,6 +86,11 @@ export interface YokePermissionGate extends PermissionGate {
 }
 
 const SESSION_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed for this session", baseDir: "/" };
+const SESSION_SOURCES: Record<RuleList, SettingsSourceInfo> = {
+  allow: SESSION_SOURCE,
+  ask: { kind: "session", label: "asked for this session", baseDir: "/" },
+  deny: { kind: "session", label: "denied for this session", baseDir: "/" },
+};
 const GRANT_SOURCE: SettingsSourceInfo = { kind: "session", label: "allowed-tools of the slash command", baseDir: "/" };
 
 /** The context with a check's own allow rules (PermissionCheck.grants) added; unparsable ones are left out. */
@@ -197,7 +202,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     addSessionRule(rule, list = "allow") {
       const parsed = parseRule(rule);
       if ("error" in parsed) throw new Error(parsed.error);
-      sessionRules.push({ raw: rule.trim(), tool: parsed.tool, specifier: parsed.specifier, list, source: SESSION_SOURCE });
+      sessionRules.push({ raw: rule.trim(), tool: parsed.tool, specifier: parsed.specifier, list, source: SESSION_SOURCES[list] });
     },
     async reload() {
       state = undefined;

@@ -3,7 +3,7 @@
  * detection, and "did you mean" suggestions for a missing path.
  */
 import { baseName, dirName, displayPath, folderOf, isInside, normalizePath } from "../paths";
-import { isPathChanged, type CheckedRead, type FileStat, type WorkspaceFs } from "../ports";
+import { isPathChanged, type CheckedRead, type FileStat, type ReadRange, type WorkspaceFs } from "../ports";
 import { ToolError } from "./types";
 import type { RuleSource } from "./ignore-rules";
 import type { ToolContext } from "./types";
@@ -29,9 +29,9 @@ export function pathChangedText(tool: string, rel: string, detail: string, nothi
  * The file at the canonical path `abs` (as prepared for the permission check), read from the one
  * descriptor that was opened without following links; a path that changed since is refused.
  */
-export async function readChecked(ctx: Pick<ToolContext, "fs">, tool: string, abs: string, rel: string): Promise<CheckedRead> {
+export async function readChecked(ctx: Pick<ToolContext, "fs">, tool: string, abs: string, rel: string, range?: ReadRange): Promise<CheckedRead> {
   try {
-    return await ctx.fs.readChecked(abs);
+    return await ctx.fs.readChecked(abs, range);
   } catch (e) {
     if (isPathChanged(e)) throw new ToolError(pathChangedText(tool, rel, e.detail, "read"));
     throw e;

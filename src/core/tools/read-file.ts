@@ -121,7 +121,8 @@ export const readFileTool = defineTool({
     }
     // The stamp stays the port's stat (VS Code's mtime is whole milliseconds, Node's is not): what
     // write_file and edit_file compare it with later.
-    const opened = await readChecked(ctx, "read_file", abs, rel);
+    // The range asked for: a file system that can read just those lines (the ACP editor's) does.
+    const opened = await readChecked(ctx, "read_file", abs, rel, { line: offset, limit });
     const decoded = decodeText(opened.data);
     if (decoded.binary) {
       throw new ToolError(
@@ -130,7 +131,9 @@ export const readFileTool = defineTool({
       );
     }
     const lines = splitLines(decoded.text);
-    const total = lines.length;
+    // `lines` holds the file from line `first` on (1 unless the file system read just the range).
+    const first = opened.range?.from ?? 1;
+    const total = opened.range?.total ?? lines.length;
     ctx.readState.set(abs, stamp);
     if (total === 0) {
       ranges.set(key, stamp);
@@ -139,12 +142,12 @@ export const readFileTool = defineTool({
     if (offset > total) {
       throw new ToolError(`offset ${offset} is past the end of "${rel}", which has ${total} line${total === 1 ? "" : "s"}. ` + `Call read_file with an offset from 1 to ${total}.`);
     }
-    const last = Math.min(total, offset + limit - 1);
+    const last = Math.min(total, offset + limit - 1, first + lines.length - 1);
     const out: string[] = [];
     let bytes = 0;
     let n = offset;
     for (; n <= last; n++) {
-      const line = cutLine(formatHashline(n, lines[n - 1]!));
+      const line = cutLine(formatHashline(n, lines[n - first]!));
       const size = byteLength(line) + 1;
       if (bytes + size > READ_PAGE_BYTES && out.length > 0) break;
       out.push(line);

@@ -11,6 +11,8 @@ import * as acp from "@agentclientprotocol/sdk";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
 import { summarizeSession } from "../../core/session/projection";
+import { sessionCost } from "../../core/cost";
+import { contextWindowOf } from "../../core/providers/context-windows";
 import { parseLog } from "../../core/session/session-log";
 import type { SessionEvent } from "../../core/events";
 import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../../core/review";
@@ -32,6 +34,8 @@ export interface AcpSessionSetup {
   trusted?: boolean;
   store: FileSessionStore;
   services: NodeServices;
+  /** The session's model and the ones it may switch to (the `model` config option); absent: not switchable. */
+  models?: { provider: string; choices: string[]; current(): string; use(model: string): Promise<void> };
   dispose(): Promise<void>;
 }
 
@@ -83,6 +87,8 @@ interface Live {
   updates: UpdateContext;
   /** Commands in the editor's terminal: the execute calls waiting for theirs, and each call's terminal. */
   terminals: { waiting: string[]; byCall: Map<string, string> };
+  /** The title and time last told the editor (session_info_update). */
+  info: { title?: string; updatedAt?: string };
 }
 
 /** Why a prompt turn ended, from the events it appended. */
@@ -99,6 +105,8 @@ export function stopReasonOf(events: readonly SessionEvent[]): acp.StopReason {
 /** The agent app, and how to end its sessions once the editor closed the connection. */
 export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAll(): Promise<void> } {
   const sessions = new Map<string, Live>();
+  /** The folders whose session stores this connection has seen (session/delete looks there: it names no folder). */
+  const cwds = new Set<string>([deps.defaultCwd]);
   let clientCaps: acp.ClientCapabilities = {};
   let client: acp.AgentContext | undefined;
 
@@ -150,6 +158,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           { optionId: "allow_once", name: "Allow", kind: "allow_once" },
           ...(rule ? [{ optionId: "allow_always", name: `Always allow ${rule}`, kind: "allow_always" as const }] : []),
           { optionId: "reject_once", name: "Deny", kind: "reject_once" },
+          ...(rule && gate ? [{ optionId: "reject_always", name: `Always deny ${rule} (this session)`, kind: "reject_always" as const }] : []),
         ];
         const def = ref.session?.tool(q.tool);
         let res: acp.RequestPermissionResponse;
@@ -183,6 +192,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           return { decision: "allow" };
         }
         if (res.outcome.optionId === "allow_once" || res.outcome.optionId === "allow_always") return { decision: "allow" };
+        // Always deny: a deny rule of the same pattern "Always allow" offers, for the rest of this session (not saved).
+        if (res.outcome.optionId === "reject_always" && rule && gate) {
+          try {
+            gate.addSessionRule(rule, "deny");
+            return { decision: "deny", message: `The user denied this in the editor, and denied ${rule} for the rest of this session.` };
+          } catch (err) {
+            deps.warn(`could not add the deny rule ${rule}: ${String(err)}`);
+          }
+        }
         return { decision: "deny", message: "The user denied this in the editor." };
       },
     };
@@ -264,7 +282,11 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         const fs =
           fsCaps?.readTextFile || fsCaps?.writeTextFile
             ? createClientWorkspaceFs(services.fs, {
-                ...(fsCaps.readTextFile ? { read: async (path) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path })).content } : {}),
+                ...(fsCaps.readTextFile
+                  ? {
+                      read: async (path, range) => (await c.request(acp.methods.client.fs.readTextFile, { sessionId: s.id, path, ...(range ? { line: range.line, limit: range.limit } : {}) })).content,
+                    }
+                  : {}),
                 ...(fsCaps.writeTextFile ? { write: async (path, content) => void (await c.request(acp.methods.client.fs.writeTextFile, { sessionId: s.id, path, content })) } : {}),
               })
             : services.fs;
@@ -336,6 +358,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       queue: Promise.resolve(),
       updates: { tool: (n) => session.tool(n), root: session.services.fs.root },
       terminals,
+      info: {},
     };
     return live;
   }
@@ -358,7 +381,70 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       if (e.type === "tool_call" && kindOf(live.updates.tool(e.name)) === "execute" && launcherUsed(live)) live.terminals.waiting.push(e.callId);
       for (const u of updatesFor(e, live.updates, { streamed: live.streamed })) send(live, withTerminal(live, e, u));
       if (e.type === "assistant_message") live.streamed = { text: false, reasoning: false };
+      // The user's message names the session (its title, as the panel and `yoke sessions` show it).
+      if (e.type === "user_message" && (e.from ?? "user") === "user") announceInfo(live);
+      // A request's tokens and the session's spend so far (a sampling request of an MCP server is paid, not in the context).
+      if (e.type === "usage" && !e.sampling) send(live, usageUpdate(live, e));
+      // The mode changed (the editor, an "accept all edits", a plan approved): the config options say so too.
+      if (e.type === "mode_change") void configOptions(live).then((configOptions) => send(live, { sessionUpdate: "config_option_update", configOptions }));
     });
+  }
+
+  /** Tells the editor the session's title and last activity when they changed (session_info_update). */
+  function announceInfo(live: Live): void {
+    const s = summarizeSession(live.session.events(), live.session.id);
+    const named = live.session.events().some((e) => e.type === "user_message");
+    const title = named ? s.title : undefined;
+    if (title === live.info.title && s.updatedAt === live.info.updatedAt) return;
+    live.info = { ...(title !== undefined ? { title } : {}), updatedAt: s.updatedAt };
+    send(live, { sessionUpdate: "session_info_update", ...(title !== undefined ? { title } : {}), updatedAt: s.updatedAt });
+  }
+
+  /** A request's usage: the tokens of the context it filled, the model's window, and the session's cost so far (Yoke's cost accounting, src/core/cost). */
+  function usageUpdate(live: Live, e: Extract<SessionEvent, { type: "usage" }>): acp.SessionUpdate {
+    const u = e.usage;
+    const used = u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens;
+    const options = live.setup.options.compaction;
+    const size = (options && options.contextWindow) || contextWindowOf(e.model).tokens;
+    const cost = sessionCost(live.session.events()).total.costUsd;
+    return { sessionUpdate: "usage_update", used, size, ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}) };
+  }
+
+  /** The session's settings the editor may change: the permission mode and, where the session has a choice, the model. */
+  async function configOptions(live: Live): Promise<acp.SessionConfigOption[]> {
+    const modes = await modeState(live);
+    const out: acp.SessionConfigOption[] = [
+      {
+        id: "mode",
+        name: "Permission mode",
+        description: "How often Yoke asks before it edits files or runs commands.",
+        category: "mode",
+        type: "select",
+        currentValue: modes.currentModeId,
+        options: modes.availableModes.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
+      },
+    ];
+    const m = live.setup.models;
+    if (m && m.choices.length > 0) {
+      out.push({
+        id: "model",
+        name: "Model",
+        description: `The model that answers the next request (${m.provider}); the session's fallback models stay behind it.`,
+        category: "model",
+        type: "select",
+        currentValue: m.current(),
+        options: m.choices.map((c, i) => ({ value: c, name: c, description: i === 0 ? "the session's model" : "a fallback model of the session" })),
+      });
+    }
+    return out;
+  }
+
+  /** A mode the editor chose (session/set_mode, the `mode` config option), checked against the permission settings. */
+  async function setMode(live: Live, modeId: string): Promise<void> {
+    const mode = MODES.find((m) => m.id === modeId);
+    if (!mode) throw acp.RequestError.invalidParams(undefined, `unknown mode ${modeId}: one of ${MODES.map((m) => m.id).join(", ")}`);
+    if (!(await live.setup.services.gate.modeAllowed(mode.id))) throw acp.RequestError.invalidParams(undefined, `the mode ${mode.id} is turned off by the permission settings`);
+    live.session.setPermissionMode(mode.id, "user");
   }
 
   /** Tells the editor the session's slash commands (after session/new, load and resume; again when the MCP servers change). */
@@ -414,7 +500,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: { list: {}, resume: {}, close: {}, additionalDirectories: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
         },
         agentInfo: { name: "yoke", title: "Yoke", version: deps.version },
         authMethods: [],
@@ -422,13 +508,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+      cwds.add(params.cwd);
       const live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers);
       sessions.set(live.session.id, live);
       listen(live);
       announceCommands(live);
-      return { sessionId: live.session.id, modes: await modeState(live) };
+      return { sessionId: live.session.id, modes: await modeState(live), configOptions: await configOptions(live) };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+      cwds.add(params.cwd);
       let live = sessions.get(params.sessionId);
       if (!live) {
         live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers, params.sessionId);
@@ -436,13 +524,16 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       } else if (live.running) throw acp.RequestError.invalidRequest(undefined, "the session is working on a prompt");
       // The whole conversation as it was, then the answer; only then does the live stream start.
       for (const n of replay(live.session.events(), live.updates, live.session.id)) send(live, n.update);
+      live.info = {};
+      announceInfo(live);
       await live.queue;
       if (!live.listening) listen(live);
       announceCommands(live);
-      return { modes: await modeState(live) };
+      return { modes: await modeState(live), configOptions: await configOptions(live) };
     })
     // Like session/load without the history replayed: the editor has it.
     .onRequest(acp.methods.agent.session.resume, async ({ params }) => {
+      cwds.add(params.cwd);
       let live = sessions.get(params.sessionId);
       if (!live) {
         live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers ?? [], params.sessionId);
@@ -450,15 +541,41 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       }
       if (!live.listening) listen(live);
       announceCommands(live);
-      return { modes: await modeState(live) };
+      return { modes: await modeState(live), configOptions: await configOptions(live) };
     })
     // The session ends (its log complete, its commands and MCP servers stopped); the store keeps it for session/load.
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       await closeSession(get(params.sessionId));
       return {};
     })
+    // Deleted from the one session store (the panel's and the CLI's): its log, spilled results and sub-agents' logs.
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      const live = sessions.get(params.sessionId);
+      if (live?.running) throw acp.RequestError.invalidRequest(undefined, `the session ${params.sessionId} is working on a prompt: cancel it (session/cancel) first`);
+      const dirs = live ? [deps.sessionDir(live.cwd)] : [...new Set([...cwds].map((c) => deps.sessionDir(c)))];
+      const dir = dirs.find((d) => {
+        const view = createFileSessionStore(d, { readOnly: true });
+        try {
+          return view.exists(params.sessionId);
+        } finally {
+          view.dispose();
+        }
+      });
+      if (!dir) throw acp.RequestError.sessionNotFound(params.sessionId);
+      if (live) await closeSession(live);
+      const store = createFileSessionStore(dir, { owner: "yoke acp" });
+      try {
+        deleteWithSubagents(store, params.sessionId);
+      } catch (err) {
+        throw acp.RequestError.invalidRequest(undefined, err instanceof Error ? err.message : String(err));
+      } finally {
+        store.dispose();
+      }
+      return {};
+    })
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       const cwd = params.cwd ?? deps.defaultCwd;
+      cwds.add(cwd);
       const store = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
       try {
         const list = store.list().flatMap((id) => {
@@ -471,12 +588,24 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       }
     })
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
-      const live = get(params.sessionId);
-      const mode = MODES.find((m) => m.id === params.modeId);
-      if (!mode) throw acp.RequestError.invalidParams(undefined, `unknown mode ${params.modeId}: one of ${MODES.map((m) => m.id).join(", ")}`);
-      if (!(await live.setup.services.gate.modeAllowed(mode.id))) throw acp.RequestError.invalidParams(undefined, `the mode ${mode.id} is turned off by the permission settings`);
-      live.session.setPermissionMode(mode.id, "user");
+      await setMode(get(params.sessionId), params.modeId);
       return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+      const live = get(params.sessionId);
+      const value = params.value;
+      if (typeof value !== "string") throw acp.RequestError.invalidParams(undefined, `the option ${params.configId} takes one of its values (a string), not ${JSON.stringify(value)}`);
+      if (params.configId === "mode") await setMode(live, value);
+      else if (params.configId === "model" && live.setup.models) {
+        const m = live.setup.models;
+        if (!m.choices.includes(value)) throw acp.RequestError.invalidParams(undefined, `unknown model ${value}: one of ${m.choices.join(", ")}`);
+        try {
+          await m.use(value);
+        } catch (err) {
+          throw acp.RequestError.invalidParams(undefined, `could not use the model ${value}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      } else throw acp.RequestError.invalidParams(undefined, `unknown config option ${params.configId}: one of ${(await configOptions(live)).map((o) => o.id).join(", ")}`);
+      return { configOptions: await configOptions(live) };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const live = get(params.sessionId);
@@ -495,6 +624,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         const err = turn.findLast((e) => e.type === "error");
         if (err?.type === "error") send(live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\nYoke stopped: ${err.message}` } });
       }
+      announceInfo(live);
       await live.queue;
       return { stopReason: stopReasonOf(turn) };
     })
@@ -502,6 +632,18 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       sessions.get(params.sessionId)?.session.cancel();
     });
   return { app, closeAll };
+}
+
+/** Deletes a session and, first, the sub-agents' sessions it started (linked by their parentId). */
+function deleteWithSubagents(store: FileSessionStore, id: string, depth = 0): void {
+  if (depth < 8) {
+    for (const child of store.list()) {
+      if (child === id) continue;
+      const start = parseLog(store.read(child).slice(0, 1)).events[0];
+      if (start?.type === "session_start" && start.parentId === id) deleteWithSubagents(store, child, depth + 1);
+    }
+  }
+  store.remove(id);
 }
 
 /** The editor's terminal methods over the connection. */

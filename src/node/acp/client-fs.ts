@@ -9,11 +9,13 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { PathChangedError, type CheckedRead, type FileStat, type WorkspaceFs } from "../../core/ports";
+import { splitLines } from "../../core/edit/hashline";
+import { PathChangedError, type CheckedRead, type FileStat, type ReadRange, type WorkspaceFs } from "../../core/ports";
 
 /** What the ACP client offers (its `fs` capability) and how to call it. */
 export interface ClientFiles {
-  read?: (path: string) => Promise<string>;
+  /** `range`: only those lines (fs/read_text_file's `line` and `limit`). */
+  read?: (path: string, range?: ReadRange) => Promise<string>;
   write?: (path: string, content: string) => Promise<void>;
 }
 
@@ -67,11 +69,21 @@ export function createClientWorkspaceFs(local: WorkspaceFs, client: ClientFiles)
       if (!read || asText(data) === undefined) return data;
       return encoder.encode(await read(path));
     },
-    async readChecked(path): Promise<CheckedRead> {
+    async readChecked(path, range): Promise<CheckedRead> {
       // Yoke's own checked read first: the path is the file the gate checked, it exists, it is text.
       const own = await local.readChecked(path);
-      if (!read || asText(own.data) === undefined) return own;
-      return { data: encoder.encode(await read(path)), stat: own.stat };
+      const ownText = asText(own.data);
+      if (!read || ownText === undefined) return own;
+      if (!range) return { data: encoder.encode(await read(path)), stat: own.stat };
+      // Just the lines asked for, from the editor (its buffer, unsaved changes included).
+      const text = await read(path, range);
+      const got = splitLines(text).length;
+      // An editor that ignored the range answered the whole file (more lines than asked, or the file as it is on disk from line 1): taken as the whole file.
+      if (got > range.limit || (range.line > 1 && text === ownText)) return { data: encoder.encode(text), stat: own.stat };
+      // Nothing there (the buffer is shorter than the file on disk?): the whole file, which says how long it is.
+      if (got === 0) return { data: encoder.encode(await read(path)), stat: own.stat };
+      // How many lines the file has: the editor does not say; the file on disk does, unless the editor's lines go further.
+      return { data: encoder.encode(text), stat: own.stat, range: { from: range.line, total: Math.max(splitLines(ownText).length, range.line + got - 1) } };
     },
     async writeFile(path, data) {
       if (!(await writeThrough(path, data))) await local.writeFile(path, data);

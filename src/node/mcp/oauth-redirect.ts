@@ -74,8 +74,13 @@ export function receiverAppliesTo(o: { web: boolean; serverUrl: string }): boole
 
 /** A way back other than the loopback listener (the host's URI handler). */
 export interface McpRedirectReceiver {
-  /** The redirect URI to register with the authorization server and send with the sign-in. */
+  /** The redirect URI to send with the sign-in (and to register with the authorization server). */
   redirectUri(): Promise<string>;
+  /**
+   * Every redirect URI to register a client with (the current one among them): later sign-ins
+   * whose URI is one of them keep the client. Absent: the current one alone.
+   */
+  redirectUris?(): Promise<string[]>;
   /** The code of the sign-in with this state (rejects on an error answer, the time running out, or the abort). */
   wait(state: string, signal: AbortSignal, timeoutMs: number): Promise<string>;
   /** Whether this way back serves the server at this URL (absent: every server); when not, the loopback listener does. */
@@ -162,26 +167,57 @@ export function oauthRedirects(): PendingRedirects {
   return (g[KEY] ??= new PendingRedirects());
 }
 
+/** How many redirect URIs a web window asks for at once (a client is registered with all of them). */
+export const REDIRECT_BATCH = 8;
+
 /**
- * The redirect URI of the URI handler's way back, asked of VS Code (`make`: `env.asExternalUri`)
- * only when the last one was spent. In a web window each call gives a new one-shot callback
- * (`…/callback?vscode-reqid=N…`, N counted up by the page); asked at every connection, the URI
- * changed at every sign-in and the authorization server's registration (whose redirect URI must
- * match exactly) was made anew each time. Kept until an answer came back through it, the URI stays
- * what the client was registered with (and the page's first one after a reload is again the
- * first), so the registration is kept while the redirect URI is the same (McpOAuthProvider).
+ * The redirect URIs of the URI handler's way back, asked of VS Code (`make`: `env.asExternalUri`).
+ * In a web window each call gives a new one-shot callback (`…/callback?vscode-reqid=N…`, N counted
+ * up by the page; the page listens for every one it gave until an answer came through it, then
+ * forgets it). One URI, asked again after each answer, meant a new URI at every sign-in, and the
+ * authorization server's registration (whose redirect URIs must match exactly) was made anew at
+ * every sign-in of the page. So `size` URIs are asked at once: a client is registered with all of
+ * them (`all`), each sign-in uses the next one not spent (`current`: one answer spends one), and
+ * a second, third… sign-in in the same page keeps the client; only when all are spent is a new
+ * batch asked (and a new client registered). A reloaded page counts from 1 again: its first batch
+ * is the registered one when nothing else asked the page for a callback URI first. Where the URI
+ * does not change (a desktop remote window: `vscode://…`), the batch is that one URI.
+ */
+export function redirectUriBatch(make: () => Promise<string>, redirects: PendingRedirects = oauthRedirects(), size = REDIRECT_BATCH): { current(): Promise<string>; all(): Promise<string[]> } {
+  let batch: { uris: Promise<string[]>; base: number } | undefined;
+  const ensure = (): { uris: Promise<string[]>; base: number } => {
+    if (batch && redirects.answered - batch.base < size) return batch;
+    const uris = (async () => {
+      const out: string[] = [];
+      // One after the other: the page numbers them in order.
+      for (let i = 0; i < size; i++) out.push(await make());
+      return out;
+    })();
+    const b = { uris, base: redirects.answered };
+    batch = b;
+    // A failed ask is not kept.
+    uris.catch(() => {
+      if (batch === b) batch = undefined;
+    });
+    return b;
+  };
+  return {
+    async current() {
+      const b = ensure();
+      const uris = await b.uris;
+      return uris[Math.min(Math.max(0, redirects.answered - b.base), uris.length - 1)]!;
+    },
+    async all() {
+      return [...new Set(await ensure().uris)];
+    },
+  };
+}
+
+/**
+ * One redirect URI at a time (a batch of one, redirectUriBatch): asked of VS Code again only once
+ * an answer spent it, so connections without a sign-in keep the client registered with it.
  */
 export function reusedRedirectUri(make: () => Promise<string>, redirects: PendingRedirects = oauthRedirects()): () => Promise<string> {
-  let current: { uri: Promise<string>; answered: number } | undefined;
-  return () => {
-    if (!current || current.answered !== redirects.answered) {
-      const uri = make();
-      current = { uri, answered: redirects.answered };
-      // A failed ask is not kept.
-      uri.catch(() => {
-        if (current?.uri === uri) current = undefined;
-      });
-    }
-    return current.uri;
-  };
+  const one = redirectUriBatch(make, redirects, 1);
+  return () => one.current();
 }

@@ -151,6 +151,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private via: McpRedirectReceiver | undefined;
   /** The redirect URI given by the receiver (undefined: the loopback listener's). */
   private redirect: string | undefined;
+  /** The redirect URIs a new client is registered with (the receiver's batch; undefined: the current one alone). */
+  private registerUris: string[] | undefined;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
   pending: URL | undefined;
   /** Tokens were kept when this connection began (a new sign-in means they were refused). */
@@ -180,8 +182,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
     this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
-    if (this.via) this.redirect = await this.via.redirectUri();
-    else this.port = parsed.port ?? (this.port || (await freePort()));
+    if (this.via) {
+      this.redirect = await this.via.redirectUri();
+      this.registerUris = await this.via.redirectUris?.();
+    } else this.port = parsed.port ?? (this.port || (await freePort()));
   }
 
   private async save(change: Partial<StoredRecord>): Promise<void> {
@@ -196,7 +200,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: "Yoke",
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: this.registerUris?.includes(this.redirectUrl) ? this.registerUris : [this.redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       // A public client (a native app): PKCE, no secret.

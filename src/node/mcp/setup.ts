@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { parseMcpConfig, type McpConfigProblem, type McpInputSpec, type McpServerConfig, type McpSourceFile } from "../../core/mcp/config";
+import { parseMcpConfig, type McpConfigProblem, type McpInputAnswer, type McpInputSpec, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
 import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
@@ -34,7 +34,7 @@ export interface NodeMcpOptions {
    */
   settingsFiles?: readonly LoadedSource[];
   /** Answers `${input:id}` of .vscode/mcp.json (VS Code: an input box, asked before the session starts). */
-  input?(spec: McpInputSpec): string | undefined;
+  input?(spec: McpInputSpec, source: McpSourceKind): McpInputAnswer;
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
   budget?: Partial<McpBudget>;
   log?(message: string): void;
@@ -70,8 +70,14 @@ export interface NodeMcp {
 }
 
 /** `${input:id}` in the CLI: from YOKE_MCP_INPUT_<ID> (upper case, other characters as `_`). */
-export function inputFromEnv(env: Record<string, string | undefined>): (spec: McpInputSpec) => string | undefined {
-  return (spec) => env[`YOKE_MCP_INPUT_${spec.id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`];
+export function inputFromEnv(env: Record<string, string | undefined>): (spec: McpInputSpec) => McpInputAnswer {
+  return (spec) => {
+    const name = `YOKE_MCP_INPUT_${spec.id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+    const v = env[name];
+    if (v !== undefined || spec.type !== "command") return v;
+    // A command input's value comes from running a VS Code command: there is no VS Code here.
+    return { unavailable: `it is the result of the VS Code command "${spec.command ?? "?"}", which only VS Code can run, so the server is not started here; set ${name} to give the value` };
+  };
 }
 
 const live = new Set<NodeMcpHub>();
