@@ -174,6 +174,10 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     return [];
   });
   for (const f of userFiles) {
+    if (f.problem) {
+      c.problems.push({ path: f.path, message: f.problem });
+      continue;
+    }
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
