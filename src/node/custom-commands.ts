@@ -12,6 +12,7 @@ import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } fr
 import { findStyle, loadOutputStyles, outputStylesExtension, type LoadedOutputStyles, type OutputStyle, type OutputStyleSource } from "../core/output-styles";
 import type { LoadedSource } from "../core/permissions/types";
 import { readOwnedFile } from "./owned-file";
+import { pluginsDir } from "./plugins/store";
 import type { Provider } from "../core/providers/types";
 
 const MAX_DEPTH = 6;
@@ -70,7 +71,8 @@ export const nodeCommandFiles: CommandFiles = {
  */
 export function commandFilesFor(p: CommandPlaces): CommandFiles {
   const home = posix(p.home);
-  const owners = [p.cwd, ...(p.folders ?? []), p.home].map(posix);
+  // The plugin store owns the installed plugins' files: a plugin's command may not lead elsewhere in the home (red team 21-host: `commands/sync.md -> ~/.config/gh/hosts.yml`).
+  const owners = [p.cwd, ...(p.folders ?? []), p.home, pluginsDir(p.home)].map(posix);
   return {
     list: nodeCommandFiles.list,
     async read(path) {
