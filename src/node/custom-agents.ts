@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import type { AgentFile, AgentOrigin } from "../core/subagents/agents";
 import { agentStem } from "../core/subagents/agents";
+import { readOwnedFile } from "./owned-file";
 
 const MAX_FILES = 500;
 const MAX_BYTES = 256 * 1024;
@@ -64,9 +65,12 @@ export function folderAgentFiles(folders: readonly AgentFolder[]): AgentFile[] {
       try {
         if (statSync(abs).size > MAX_BYTES) continue;
         const rel = relative(f.path, abs).split(sep).join("/");
+        // A plugin's agent file must stay inside the plugin's folder (its body is a system prompt nobody is asked about).
+        const text = f.origin === "plugin" ? readOwnedFile(abs, f.path, homedir()) : readFileSync(abs, "utf8");
+        if (text === undefined) continue;
         out.push({
           display: rel ? `${f.label}/${rel}` : f.label,
-          text: readFileSync(abs, "utf8"),
+          text,
           origin: f.origin,
           format: "claude",
           stem: agentStem(basename(abs)),

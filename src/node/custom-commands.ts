@@ -4,14 +4,15 @@
  * them. Plugins add their folders through `extraSources` (loaded after the project's and the user's,
  * so those win a name).
  */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { customCommandsExtension, loadCustomCommands, switchableProvider, type CommandFiles, type CommandSource, type LoadedCommands } from "../core/custom-commands";
 import type { Extension } from "../core/extensions/types";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../core/loop/types";
 import { findStyle, loadOutputStyles, outputStylesExtension, type LoadedOutputStyles, type OutputStyle, type OutputStyleSource } from "../core/output-styles";
-import { secretToRead } from "../core/permissions/sensitive";
 import type { LoadedSource } from "../core/permissions/types";
+import { readOwnedFile } from "./owned-file";
+import { pluginsDir } from "./plugins/store";
 import type { Provider } from "../core/providers/types";
 
 const MAX_DEPTH = 6;
@@ -70,30 +71,15 @@ export const nodeCommandFiles: CommandFiles = {
  */
 export function commandFilesFor(p: CommandPlaces): CommandFiles {
   const home = posix(p.home);
-  const owners = [p.cwd, ...(p.folders ?? []), p.home].map(posix);
+  // The plugin store owns the installed plugins' files: a plugin's command may not lead elsewhere in the home (red team 21-host: `commands/sync.md -> ~/.config/gh/hosts.yml`).
+  const owners = [p.cwd, ...(p.folders ?? []), p.home, pluginsDir(p.home)].map(posix);
   return {
     list: nodeCommandFiles.list,
     async read(path) {
       const at = posix(path);
       const owner = owners.filter((o) => within(at, o)).sort((a, b) => b.length - a.length)[0];
       if (!owner) throw new Error("not read: it is outside the workspace and the home folder");
-      const realOwner = posix(realpathSync(owner));
-      let fd: number;
-      try {
-        fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-      } catch {
-        return undefined;
-      }
-      try {
-        const real = posix(process.platform === "linux" ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync(path));
-        if (!within(real, realOwner)) throw new Error(`not read: it leads to ${real}, outside ${owner}`);
-        const secret = secretToRead(real, home) ?? secretToRead(at, home);
-        if (secret) throw new Error(`not read: it is a secret (${secret}), and nobody is asked before a command's or style's text goes to the model`);
-        if (!fstatSync(fd).isFile()) throw new Error("not read: not a regular file");
-        return readFileSync(fd, "utf8");
-      } finally {
-        closeSync(fd);
-      }
+      return readOwnedFile(path, owner, home);
     },
   };
 }

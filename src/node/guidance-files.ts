@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { addKnownFrontmatter } from "../core/guidance/frontmatter";
 import type { GuidanceFile, GuidanceFiles } from "../core/guidance/types";
+import { NotOwnedFile, readOwnedFile } from "./owned-file";
 
 const MAX_DEPTH = 6;
 const MAX_FILES = 2000;
@@ -86,8 +87,16 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
     },
     async list() {
       const out: GuidanceFile[] = [];
-      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[], format?: GuidanceFile["format"]) => {
-        const text = read(abs);
+      // `owner`: a plugin's folder, which its files must not leave (a link out of it is a problem, not a read).
+      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[], format?: GuidanceFile["format"], owner?: string) => {
+        let text: string | undefined;
+        try {
+          text = owner ? readOwnedFile(abs, owner, home) : read(abs);
+        } catch (err) {
+          if (!(err instanceof NotOwnedFile)) throw err;
+          out.push({ path: posix(abs), text: "", origin, role, display, problem: err.message });
+          return;
+        }
         if (text !== undefined) out.push({ path: posix(abs), text, origin, role, display, ...(files ? { files } : {}), ...(format ? { format } : {}) });
       };
       if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
@@ -103,7 +112,7 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
           const files = walk(skills, () => true)
             .map((f) => posix(relative(skills, f)))
             .filter((f) => f !== "SKILL.md");
-          add(join(skills, "SKILL.md"), "user", "skill", `${label}/SKILL.md`, files);
+          add(join(skills, "SKILL.md"), "user", "skill", `${label}/SKILL.md`, files, undefined, skills);
           continue;
         }
         let dirs: string[];
@@ -120,7 +129,7 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
           const files = walk(dir, () => true)
             .map((f) => posix(relative(dir, f)))
             .filter((f) => f !== "SKILL.md");
-          add(join(dir, "SKILL.md"), "user", "skill", label ? `${label}/${d}/SKILL.md` : tilde(join(dir, "SKILL.md")), files);
+          add(join(dir, "SKILL.md"), "user", "skill", label ? `${label}/${d}/SKILL.md` : tilde(join(dir, "SKILL.md")), files, undefined, label ? skills : undefined);
         }
       }
       add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");

@@ -3,8 +3,8 @@
  * WorkspaceFs, so Remote-SSH, WSL and containers work) and of the user and the built-in lessons
  * (through the GuidanceFiles port). Unreadable or malformed files are problems, never skipped silently.
  */
-import { baseName, dirName, displayPath, folderOf, isInside, joinPath, normalizePath, workspaceFolders } from "../paths";
-import type { FileAccessPolicy, GlobResult, Searcher, WorkspaceFs } from "../ports";
+import { baseName, dirName, displayPath, folderOf, isInside, joinPath, normalizePath, relativePath, workspaceFolders } from "../paths";
+import { isPathChanged, type FileAccessPolicy, type GlobResult, type Searcher, type WorkspaceFs } from "../ports";
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
@@ -83,7 +83,29 @@ async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
     const secret = secretToRead(p);
     if (secret) throw new NotRead(`not read: it is a secret (${secret}); guidance never brings one into the conversation`);
   }
-  return { text: decoder.decode(await fs.readFile(target)), real };
+  // The file that was checked, and no other: opened without following links and verified to be
+  // `real` (WorkspaceFs.readChecked, as the file tools read). Reading `target` by name would follow
+  // a link a running command swaps in after the checks (red team 21-host: a folder's CLAUDE.md
+  // flipped to a link to a Read-denied .env was loaded as that folder's memory).
+  try {
+    const read = await fs.readChecked(await checkedPathOf(fs, real));
+    return { text: decoder.decode(read.data), real };
+  } catch (err) {
+    if (isPathChanged(err)) throw new NotRead(`not read: it changed while it was being read (${err.detail}); guidance never follows a link that appears after its check`);
+    throw err;
+  }
+}
+
+/** `real` (a resolved path inside a workspace folder) under that folder's root as configured: the form WorkspaceFs.readChecked verifies. */
+async function checkedPathOf(fs: WorkspaceFs, real: string): Promise<string> {
+  for (const f of workspaceFolders(fs)) {
+    const root = normalizePath(f.root);
+    if (isInside(root, real)) return real;
+    const resolved = await fs.realPath(root).catch(() => undefined);
+    const realRoot = resolved ? normalizePath(resolved) : undefined;
+    if (realRoot && isInside(realRoot, real)) return real === realRoot ? root : joinPath(root, relativePath(realRoot, real));
+  }
+  return real;
 }
 
 async function entriesOf(fs: WorkspaceFs, dir: string): Promise<Array<[string, string]>> {
@@ -156,6 +178,10 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     return [];
   });
   for (const f of userFiles) {
+    if (f.problem) {
+      c.problems.push({ path: f.path, message: f.problem });
+      continue;
+    }
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));

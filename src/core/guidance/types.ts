@@ -98,6 +98,8 @@ export interface GuidanceFile {
   display: string;
   /** Skills: the files next to SKILL.md, relative to its folder. */
   files?: string[];
+  /** Why it was not read (a plugin's file that leads out of the plugin, a secret): a problem, and no entry. */
+  problem?: string;
 }
 
 /**

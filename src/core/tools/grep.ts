@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { formatHashline, hashlineReady } from "../edit/hashline";
 import { displayPath, folderOf, normalizePath, resolveWorkspacePath, searchRoots } from "../paths";
-import { isPathChanged, type GrepLine } from "../ports";
+import { isPathChanged, type GrepLine, type WorkspaceFs } from "../ports";
 import { hiddenNote, pathChangedText, readablePaths, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
 import { searchSummary } from "./cards";
@@ -40,6 +40,59 @@ function render(lines: GrepLine[], show: (abs: string) => string): { blocks: str
     blocks.push(cutLine(formatHashline(l.line, l.text)));
   }
   return { blocks, files, matches };
+}
+
+/** Concurrent checked reads of the files grep verifies. */
+const CHECK_PARALLEL = 8;
+
+/**
+ * The lines whose text is what the file at their path holds, read without following links
+ * (WorkspaceFs.readChecked, as read_file reads); a file with any line that differs — or that
+ * cannot be read that way — is left out whole. ripgrep opens each file it listed by name, so a
+ * link a running command swaps in between the listing and the open is followed: a background
+ * command exchanging a folder of ordinary files with one of links to a Read-denied `.env` put the
+ * secret into grep's result under the ordinary names (red team 21-host). What grep shows is now
+ * only what the checked file says at that line.
+ */
+async function checkedLines(fs: WorkspaceFs, lines: readonly GrepLine[]): Promise<{ lines: GrepLine[]; changed: number }> {
+  const paths = [...new Set(lines.map((l) => normalizePath(l.path)))];
+  const texts = new Map<string, string[] | null>();
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const p = paths[next++]!;
+      texts.set(
+        p,
+        await fs.readChecked(p).then(
+          (r) => fileLines(r.data),
+          () => null,
+        ),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CHECK_PARALLEL, paths.length) }, worker));
+  const bad = new Set<string>();
+  for (const l of lines) {
+    const p = normalizePath(l.path);
+    if (texts.get(p)?.[l.line - 1] !== l.text) bad.add(p);
+  }
+  return { lines: bad.size ? lines.filter((l) => !bad.has(normalizePath(l.path))) : [...lines], changed: bad.size };
+}
+
+/** A file's lines as ripgrep reports them: decoded as it decodes (a UTF-8 BOM dropped, UTF-16 by its BOM), split on newlines. */
+function fileLines(data: Uint8Array): string[] {
+  let text: string;
+  if (data[0] === 0xff && data[1] === 0xfe) text = new TextDecoder("utf-16le").decode(data.subarray(2));
+  else if (data[0] === 0xfe && data[1] === 0xff) text = new TextDecoder("utf-16be").decode(data.subarray(2));
+  else {
+    text = new TextDecoder().decode(data);
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  }
+  return text.split("\n");
+}
+
+function changedNote(n: number): string {
+  return `${plural(n, "file")} left out: ${n === 1 ? "it" : "they"} changed while grep searched (a symbolic link appeared at the name, or the content changed), so the lines found are not known to be the file's. Search again when no command is changing ${n === 1 ? "it" : "them"}.`;
 }
 
 export const grepTool = defineTool({
@@ -102,8 +155,9 @@ export const grepTool = defineTool({
     const where = rel === "." ? "the workspace" : `"${rel}"`;
     const filter = args.glob ? ` (files matching "${args.glob}")` : "";
     const { kept, hidden } = await readablePaths(ctx, [...new Set(res.lines.map((l) => normalizePath(l.path)))]);
-    const lines = hidden ? res.lines.filter((l) => kept.has(normalizePath(l.path))) : res.lines;
-    const hiddenText = hidden ? `\n${note(hiddenNote(hidden, "file"))}` : "";
+    const readable = hidden ? res.lines.filter((l) => kept.has(normalizePath(l.path))) : res.lines;
+    const { lines, changed } = await checkedLines(ctx.fs, readable);
+    const hiddenText = (hidden ? `\n${note(hiddenNote(hidden, "file"))}` : "") + (changed ? `\n${note(changedNote(changed))}` : "");
     const seconds = `${GREP_TIME_LIMIT_MS / 1000} s`;
     if (lines.length === 0) {
       const text = res.timedOut
@@ -130,6 +184,7 @@ export const grepTool = defineTool({
     const head = `${plural(matches, "matching line")}${more} in ${plural(files, "file")} (searched ${where}${args.glob ? `, files matching "${args.glob}"` : ""}):`;
     const parts = [head, ...out];
     if (hidden) parts.push(note(hiddenNote(hidden, "file")));
+    if (changed) parts.push(note(changedNote(changed)));
     if (res.timedOut) {
       parts.push(
         note(
