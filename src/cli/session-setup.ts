@@ -18,6 +18,7 @@ import { readSessionSettings, SessionSettingsError } from "../node/session-setti
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { createTerminalElicitor } from "./elicitor";
+import { createTerminalInput } from "./prompt-input";
 import { createTerminalSignIn } from "./mcp-sign-in";
 import type { McpOAuthOptions } from "../node/mcp/oauth";
 import type { McpElicitor } from "../core/mcp/client-requests";
@@ -170,6 +171,7 @@ export async function buildCliSession(
   // MCP forms: the front end's own, or the terminal's (a front end with its own approver, \`yoke acp\`, has no terminal).
   const elicitor = host.elicitor ?? (host.approver ? undefined : createTerminalElicitor());
   const mcpAuthorize = host.mcpAuthorize ?? (host.approver ? undefined : createTerminalSignIn());
+  const askInput = host.approver ? undefined : createTerminalInput(); // a prompt file's ${input:name}
   const recipe = await sessionRecipe(settings, {
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
@@ -179,6 +181,7 @@ export async function buildCliSession(
     approver: host.approver ?? createTerminalApprover(),
     ...(elicitor ? { elicitor } : {}),
     ...(mcpAuthorize ? { mcpAuthorize } : {}),
+    ...(askInput ? { askInput } : {}),
     permissionMode,
     services: node,
     ...(host.composer ? { composer: host.composer } : {}),

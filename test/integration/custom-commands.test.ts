@@ -222,10 +222,10 @@ describe("other tools' command formats", () => {
       "src/base.tsx": "export const BASE = 1;\n",
     });
     server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
-    const r = await run(w, "/create-form: formName=Signup");
+    const r = await run(w, '/create-form: formName=Signup "fields=name, email"');
     expect(r.code, r.stderr).toBe(0);
     const sent = lastUser(0);
-    expect(sent).toContain("Create a form named Signup with fields [fields — not given].");
+    expect(sent).toContain("Create a form named Signup with fields name, email.");
     expect(sent).toContain('<file path="src/base.tsx">\nexport const BASE = 1;');
     expect(sent).toContain('<file path="docs/forms.md">\nFORMS-GUIDE-TEXT');
   });

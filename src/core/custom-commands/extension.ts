@@ -11,7 +11,8 @@ import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } fr
 import { isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
-import { expandCommand, NO_SUCH_FILE, parseInvocation } from "./expand";
+import { copilotToolLimit } from "./copilot-tools";
+import { copilotInputs, expandCommand, NO_SUCH_FILE, parseInvocation, type EditorContext } from "./expand";
 import { findCommand, originLabel } from "./loader";
 import type { CustomCommand, LoadedCommands } from "./types";
 
@@ -32,11 +33,21 @@ export interface CustomCommandsOptions {
    * resolves to why it could not (the provider does not know the model), or undefined when it did.
    */
   useModel?(model: string | undefined): Promise<string | undefined>;
+  /** The editor's file and selection now (the panel), for a Copilot prompt's `${file}`, `${selection}`, …; absent in the CLI. */
+  editor?(): Promise<EditorContext | undefined>;
+  /**
+   * Asks the user for a Copilot prompt's `${input:name}` the message did not give (the panel's
+   * input box, the terminal's prompt): the value, or undefined when they cancelled. Absent
+   * (headless): the message is not sent, and the user is told how to give it (`name=value`).
+   */
+  askInput?(q: { command: string; name: string; placeholder?: string }): Promise<string | undefined>;
 }
 
 interface Active {
   command: CustomCommand;
   grants: string[];
+  /** A Copilot prompt's `mode` / `tools`: the only tools this run may use. */
+  onlyTools?: ReadonlySet<string>;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -75,11 +86,59 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           });
         }
         const mode = api.session.mode;
-        const expanded = await expandCommand(cmd, call.args, {
+        // Copilot: `${input:name}` not given in the message is asked (or, headless, the message is refused saying how to give it).
+        let answers: Map<string, string> | undefined;
+        let editor: EditorContext | undefined;
+        let limit: ReturnType<typeof copilotToolLimit> | undefined;
+        if (cmd.format === "copilot") {
+          const { missing } = copilotInputs(cmd, call.args);
+          if (missing.length) {
+            const how = `type ${missing.length > 1 ? "them" : "it"} after the command: /${cmd.name} ${missing.map((m) => `${m.name}=${m.placeholder ? JSON.stringify(m.placeholder) : "VALUE"}`).join(" ")}`;
+            if (!opts.askInput) {
+              active = undefined;
+              return { block: `/${cmd.name} needs ${missing.map((m) => `\${input:${m.name}}`).join(", ")}, and there is no one to ask here: ${how}` };
+            }
+            answers = new Map();
+            for (const m of missing) {
+              const v = await opts.askInput({ command: cmd.name, ...m }).catch((err: unknown) => new Error(err instanceof Error ? err.message : String(err)));
+              if (v instanceof Error || v === undefined) {
+                active = undefined;
+                return { block: `/${cmd.name}: no value for \${input:${m.name}}${v instanceof Error ? ` (${v.message})` : " (cancelled)"}; ${how}` };
+              }
+              answers.set(m.name, v);
+            }
+          }
+          editor = await opts.editor?.().catch(() => undefined);
+          limit = copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
+          if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
+          if (limit.unknown.length)
+            api.record({
+              type: "extension",
+              name: CUSTOM_COMMANDS_EXTENSION,
+              point: "prompt.expand",
+              outcome: "decided",
+              detail: `/${cmd.name} ${originLabel(cmd)}: not applied: ${limit.unknown.join(", ")} (Yoke has no such tool)`,
+            });
+        }
+        let expanded = await expandCommand(cmd, call.args, {
           workspaceRoot: api.session.services.fs.root,
           shell: (command) => runShellLine(api, opts, cmd, command, grants, mode, `cmd-${++shellCalls}`),
           file: (ref, base) => attachFile(api, opts, ref, base, grants, mode),
+          ...(editor ? { editor } : {}),
+          ...(answers ? { answers } : {}),
         });
+        if (limit?.allowed) {
+          const why = [cmd.mode ? `mode: ${cmd.mode}` : "", cmd.tools?.length ? `tools: ${cmd.tools.join(", ")}` : ""].filter(Boolean).join("; ");
+          const names = [...limit.allowed].sort();
+          expanded += `\n\n[/${cmd.name} is a prompt file (${why}): for this request use only these tools: ${names.join(", ") || "none — answer from what you know and what is above"}. Calls to any other tool are refused until the user's next message.]`;
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: `/${cmd.name} ${originLabel(cmd)}: this run may use only ${names.join(", ") || "no tools"} (${why})`,
+          });
+        }
         if (cmd.model && opts.useModel) {
           const why = await opts.useModel(cmd.model);
           api.record({
@@ -105,6 +164,13 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
       api.on("tool.before", async ({ tool, args }) => {
         const a = active;
+        // A prompt file's mode / tools: a tool outside them is refused for this run (the tool list itself stays: it is the cached prefix).
+        if (a?.onlyTools && !a.onlyTools.has(tool.name)) {
+          const names = [...a.onlyTools].sort().join(", ") || "no tools";
+          return {
+            decision: { decision: "deny", by: "extension", rule: null, reason: `/${a.command.name} (a prompt file) limits this request to ${names}; ${tool.name} is not one of them` },
+          };
+        }
         if (!a?.grants.length) return undefined;
         const readOnly = isReadOnly(tool.capabilities);
         const base: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly, grants: a.grants };
