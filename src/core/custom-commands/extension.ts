@@ -46,6 +46,14 @@ export interface CustomCommandsOptions {
 interface Active {
   command: CustomCommand;
   grants: string[];
+  /**
+   * A project command's `allowed-tools`: not granted by the file (a repository may not grant
+   * itself tools), but asked of the user once per run, the first time one of them would lift a
+   * question; allowed, they are this run's grants.
+   */
+  requested?: string[];
+  /** That question, once asked (every later call of the run waits for the same answer). */
+  question?: Promise<boolean>;
   /** A Copilot prompt's `mode` / `tools`: the only tools this run may use. */
   onlyTools?: ReadonlySet<string>;
 }
@@ -75,17 +83,21 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         // A repository's own command cannot grant tools: its text and its grants would both be the
         // repository's, and a repository may only restrict what Yoke does (the user's and plugins' may).
         const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
-        active = { command: cmd, grants };
-        if (cmd.origin === "project" && cmd.allowedTools.length) {
+        const run: Active = { command: cmd, grants, ...(cmd.origin === "project" && cmd.allowedTools.length ? { requested: cmd.allowedTools } : {}) };
+        active = run;
+        if (run.requested) {
           api.record({
             type: "extension",
             name: CUSTOM_COMMANDS_EXTENSION,
             point: "prompt.expand",
             outcome: "decided",
-            detail: `/${cmd.name} ${originLabel(cmd)}: allowed-tools (${cmd.allowedTools.join(", ")}) not applied: a repository's command may not grant tools; the permission rules decide (copy it to ~/.claude/commands to grant them)`,
+            detail: `/${cmd.name} ${originLabel(cmd)}: allowed-tools (${cmd.allowedTools.join(", ")}) not granted by the file: a repository's command may not grant tools; you are asked once for this run when one of them would skip a question (copy it to ~/.claude/commands to grant them)`,
           });
         }
         const mode = api.session.mode;
+        // The grants of a check made during this run: the command's, or — for a project command — its
+        // allowed-tools once the user allowed them (asked once, when they would lift a question).
+        const grantsFor = (req: PermissionCheck, callId: string) => runGrants(api, opts, run, req, callId);
         // Copilot: `${input:name}` not given in the message is asked (or, headless, the message is refused saying how to give it).
         let answers: Map<string, string> | undefined;
         let editor: EditorContext | undefined;
@@ -122,8 +134,8 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         }
         let expanded = await expandCommand(cmd, call.args, {
           workspaceRoot: api.session.services.fs.root,
-          shell: (command) => runShellLine(api, opts, cmd, command, grants, mode, `cmd-${++shellCalls}`),
-          file: (ref, base) => attachFile(api, opts, ref, base, grants, mode),
+          shell: (command) => runShellLine(api, opts, cmd, command, grantsFor, mode, `cmd-${++shellCalls}`),
+          file: (ref, base) => attachFile(api, opts, ref, base, grantsFor, mode),
           ...(editor ? { editor } : {}),
           ...(answers ? { answers } : {}),
         });
@@ -162,7 +174,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       });
 
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
-      api.on("tool.before", async ({ tool, args }) => {
+      api.on("tool.before", async ({ tool, args, call }) => {
         const a = active;
         // A prompt file's mode / tools: a tool outside them is refused for this run (the tool list itself stays: it is the cached prefix).
         if (a?.onlyTools && !a.onlyTools.has(tool.name)) {
@@ -171,11 +183,15 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             decision: { decision: "deny", by: "extension", rule: null, reason: `/${a.command.name} (a prompt file) limits this request to ${names}; ${tool.name} is not one of them` },
           };
         }
-        if (!a?.grants.length) return undefined;
+        if (!a || (!a.grants.length && !a.requested)) return undefined;
         const readOnly = isReadOnly(tool.capabilities);
-        const base: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly, grants: a.grants };
+        const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
         const touched = await resolveTouches(tool, args, api.session.services.fs);
         if (touched.some((t) => "error" in t)) return undefined;
+        const asked = touched.length ? { ...first, permission: touched[0]!.permission, input: { file_path: "abs" in touched[0]! ? touched[0]!.abs : touched[0]!.path } } : first;
+        const grants = await runGrants(api, opts, a, asked, call.id);
+        if (!grants.length) return undefined;
+        const base: PermissionCheck = { ...first, grants };
         const reqs = touched.length ? touched.map((t) => ({ ...base, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [base];
         const ds = await Promise.all(reqs.map((r) => opts.check(r, api.session.mode)));
         if (!ds.every((d) => d.decision === "allow")) return undefined;
@@ -185,7 +201,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             decision: "allow",
             by: "extension",
             rule,
-            reason: `allowed by /${a.command.name}'s allowed-tools${rule ? ` (${rule})` : ""}`,
+            reason: `allowed by /${a.command.name}'s allowed-tools${a.requested ? " (you allowed them for this run)" : ""}${rule ? ` (${rule})` : ""}`,
             ...(ds[0]!.confine ? { confine: ds[0]!.confine } : {}),
           },
         };
@@ -195,7 +211,57 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
 }
 
 /** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */
-async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grants: string[], mode: PermissionMode, callId: string): Promise<string> {
+type GrantsFor = (req: PermissionCheck, callId: string) => Promise<string[]>;
+
+/**
+ * The grants for one check of a command's run. A project command's `allowed-tools` are asked of the
+ * user once per run — only when they would turn this check's question (or denial by the mode) into
+ * an allow, never past a deny rule — with a line naming what the command asks for; the answer holds
+ * for the rest of the run.
+ */
+async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Active, req: PermissionCheck, callId: string): Promise<string[]> {
+  if (a.grants.length || !a.requested) return a.grants;
+  if (!a.question) {
+    const mode = api.session.mode;
+    const without = await opts.check({ ...req, grants: [] }, mode).catch(() => undefined);
+    if (!without || without.decision === "allow") return [];
+    const withThem = await opts.check({ ...req, grants: a.requested }, mode).catch(() => undefined);
+    if (withThem?.decision !== "allow") return [];
+    const requested = a.requested;
+    const name = `/${a.command.name} ${originLabel(a.command)}`;
+    a.question = opts.approver
+      .ask(
+        {
+          callId,
+          tool: req.tool,
+          permission: req.permission,
+          input: req.input,
+          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; refused, each call is asked as usual.)`,
+          summary: `this command asks for: ${requested.join(", ")}`,
+          readOnly: !req.mutates,
+        },
+        new AbortController().signal,
+      )
+      .then(
+        (answer) => answer.decision === "allow",
+        () => false,
+      )
+      .then((allowed) => {
+        api.record({
+          type: "extension",
+          name: CUSTOM_COMMANDS_EXTENSION,
+          point: "tool.before",
+          outcome: "decided",
+          detail: allowed ? `${name}: you allowed ${requested.join(", ")} for this run` : `${name}: you refused ${requested.join(", ")}; the permission rules decide each call`,
+        });
+        if (allowed) a.grants = requested;
+        return allowed;
+      });
+  }
+  return (await a.question) ? a.grants : [];
+}
+
+async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grantsFor: GrantsFor, mode: PermissionMode, callId: string): Promise<string> {
   const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
   const tool = api.session.tools().find((t) => t.name === "run_command");
   if (!tool) {
@@ -206,8 +272,8 @@ async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd:
   let d: PermissionDecision;
   if (!api.session.trusted) d = { decision: "deny", by: "restricted", reason: "the workspace is in Restricted Mode", rule: null };
   else
-    d = await opts
-      .check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode)
+    d = await grantsFor({ tool: tool.name, permission: tool.permission, input, mutates: true }, callId)
+      .then((grants) => opts.check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode))
       .catch((err: unknown) => ({ decision: "ask" as const, by: "mode" as const, rule: null, reason: `the permission check failed (${err instanceof Error ? err.message : String(err)})` }));
   if (d.decision === "deny") {
     note(`/${cmd.name}: !\`${command}\` denied: ${d.reason}`);
@@ -256,7 +322,7 @@ async function attachFile(
   opts: CustomCommandsOptions,
   ref: string,
   base: string,
-  grants: string[],
+  grantsFor: GrantsFor,
   mode: PermissionMode,
 ): Promise<{ path: string; text: string } | { error: string }> {
   const fs = api.session.services.fs;
@@ -266,7 +332,10 @@ async function attachFile(
   if (!root) return { error: "outside the workspace, not attached" };
   const st = await fs.stat(abs).catch(() => undefined);
   if (!st || st.type !== "file") return { error: NO_SUCH_FILE };
-  const d = await opts.check({ tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false, grants }, mode).catch(() => undefined);
+  const read: PermissionCheck = { tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false };
+  const d = await grantsFor(read, `attach-${ref}`)
+    .then((grants) => opts.check({ ...read, grants }, mode))
+    .catch(() => undefined);
   if (!d || d.decision !== "allow") return { error: `not attached: reading it ${d?.decision === "deny" ? "is denied" : "needs approval"}${d ? ` (${d.reason})` : ""}` };
   if (st.size > MAX_ATTACHED_BYTES) return { error: `larger than ${MAX_ATTACHED_BYTES / 1024} KB, not attached; read it with read_file` };
   const text = new TextDecoder().decode(await fs.readFile(abs));
