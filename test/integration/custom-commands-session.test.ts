@@ -153,6 +153,6 @@ describe("custom commands in a session with a user who answers", () => {
       .events()
       .filter((e): e is Extract<SessionEvent, { type: "extension" }> => e.type === "extension" && e.name === "custom-commands")
       .map((e) => e.detail);
-    expect(notes).toContain("/notes (project): you refused Write, Bash(echo:*); the permission rules decide each call");
+    expect(notes).toContain("/notes (project): Write, Bash(echo:*) not allowed for this run (no); the permission rules decide each call");
   });
 });

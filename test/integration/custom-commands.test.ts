@@ -116,7 +116,7 @@ describe("Claude Code commands", () => {
     expect(log.filter((e) => e.type === "permission_decision").map((e) => (e as { decision: string }).decision)).toEqual(["deny"]);
     expect(JSON.stringify(log)).toContain("allowed-tools (Bash(touch:*)) not granted by the file: a repository's command may not grant tools; you are asked once for this run");
     // Headless, the one question for the run is refused (no one to ask): the rules decide.
-    expect(JSON.stringify(log)).toContain("/stamp (project): you refused Bash(touch:*); the permission rules decide each call");
+    expect(JSON.stringify(log)).toContain("/stamp (project): Bash(touch:*) not allowed for this run (no one to ask (not a terminal)");
   });
 
   it("allowed-tools of the user's own command grant a tool for the command's turn only, never past a deny rule", async () => {

@@ -243,16 +243,18 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
         new AbortController().signal,
       )
       .then(
-        (answer) => answer.decision === "allow",
-        () => false,
+        (answer) => ({ allowed: answer.decision === "allow", why: answer.message }),
+        (err: unknown) => ({ allowed: false, why: err instanceof Error ? err.message : String(err) }),
       )
-      .then((allowed) => {
+      .then(({ allowed, why }) => {
         api.record({
           type: "extension",
           name: CUSTOM_COMMANDS_EXTENSION,
           point: "tool.before",
           outcome: "decided",
-          detail: allowed ? `${name}: you allowed ${requested.join(", ")} for this run` : `${name}: you refused ${requested.join(", ")}; the permission rules decide each call`,
+          detail: allowed
+            ? `${name}: you allowed ${requested.join(", ")} for this run`
+            : `${name}: ${requested.join(", ")} not allowed for this run${why ? ` (${why})` : ""}; the permission rules decide each call`,
         });
         if (allowed) a.grants = requested;
         return allowed;
