@@ -19,6 +19,7 @@ import { readSessionSettings, SessionSettingsError } from "../node/session-setti
 import { UsageError } from "./args";
 import { createTerminalApprover } from "./approver";
 import { createTerminalElicitor } from "./elicitor";
+import { createTerminalInput } from "./prompt-input";
 import { createTerminalSignIn } from "./mcp-sign-in";
 import type { McpOAuthOptions } from "../node/mcp/oauth";
 import type { McpElicitor } from "../core/mcp/client-requests";
@@ -192,6 +193,7 @@ export async function buildCliSession(
       primary.use(model === config.model ? undefined : await make(undefined, model));
     },
   };
+  const askInput = host.approver ? undefined : createTerminalInput(); // a prompt file's ${input:name}
   const recipe = await sessionRecipe(settings, {
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
@@ -201,6 +203,7 @@ export async function buildCliSession(
     approver: host.approver ?? createTerminalApprover(),
     ...(elicitor ? { elicitor } : {}),
     ...(mcpAuthorize ? { mcpAuthorize } : {}),
+    ...(askInput ? { askInput } : {}),
     permissionMode,
     services: node,
     ...(host.composer ? { composer: host.composer } : {}),

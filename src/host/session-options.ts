@@ -100,6 +100,14 @@ export class SessionOptionsBuilder {
       guidancePrefs: this.deps.guidancePrefs,
       ...(composer ? { composer } : {}),
       ...(this.deps.deliver ? { deliver: this.deps.deliver } : {}),
+      editor: async () => editorContext(),
+      askInput: async (q) =>
+        vscode.window.showInputBox({
+          title: `/${q.command}`,
+          prompt: `/${q.command} needs ${q.name}`,
+          ...(q.placeholder ? { placeHolder: q.placeholder } : {}),
+          ignoreFocusOut: true,
+        }),
     });
     return recipe.options;
   }
@@ -112,4 +120,14 @@ export class SessionOptionsBuilder {
     }
     return createProvider(providerConfig(s, key));
   }
+}
+
+/** The active editor's file and selection, for a Copilot prompt file's `${file}`, `${selection}`, … (local files only). */
+function editorContext(): { file?: string; selection?: string } | undefined {
+  const ed = vscode.window.activeTextEditor;
+  if (!ed) return {};
+  const uri = ed.document.uri;
+  const file = uri.scheme === "file" || uri.scheme === "vscode-remote" ? uri.fsPath.replace(/\\/g, "/") : undefined;
+  const selection = ed.selection && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : "";
+  return { ...(file ? { file } : {}), selection };
 }

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { customCommandsExtension, loadCustomCommands, switchableProvider, type CommandFiles, type CommandSource, type LoadedCommands } from "../core/custom-commands";
+import { customCommandsExtension, loadCustomCommands, switchableProvider, type CommandFiles, type CommandSource, type CustomCommandsOptions, type LoadedCommands } from "../core/custom-commands";
 import type { Extension } from "../core/extensions/types";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../core/loop/types";
 import { findStyle, loadOutputStyles, outputStylesExtension, type LoadedOutputStyles, type OutputStyle, type OutputStyleSource } from "../core/output-styles";
@@ -161,13 +161,15 @@ export function nodeCustomCommandsExtension(
     check(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
     useModel?(model: string | undefined): Promise<string | undefined>;
     warn(message: string): void;
-  },
+  } & Pick<CustomCommandsOptions, "editor" | "askInput">,
 ): Extension {
   let reported = new Set<string>();
   return customCommandsExtension({
     approver: deps.approver,
     check: deps.check,
     ...(deps.useModel ? { useModel: deps.useModel } : {}),
+    ...(deps.editor ? { editor: deps.editor } : {}),
+    ...(deps.askInput ? { askInput: deps.askInput } : {}),
     load: async () => {
       const loaded = await loadNodeCommands(p, p.extraSources);
       // Each problem once per session.

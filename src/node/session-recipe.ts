@@ -32,6 +32,7 @@ import { turnTimeExtension } from "../core/turn-time";
 import { verificationExtension } from "../core/verification/extension";
 import { createNodeServices, type NodeServices, type NodeServicesOptions } from "./agent-services";
 import { nodeCheckpointsExtension } from "./checkpoints";
+import type { EditorContext } from "../core/custom-commands";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
@@ -84,6 +85,10 @@ export interface SessionHost {
   guidancePrefs?: () => GuidancePrefs;
   /** Starts a turn of the session that delivers a finished background agent's result; false when a turn runs (SubagentOptions.deliver). Without: the turn waits for them. */
   deliver?(session: SessionInfo, text: string): Promise<boolean>;
+  /** The editor's active file and selection (the panel): a Copilot prompt file's `${file}`, `${selection}`, … */
+  editor?(): Promise<EditorContext | undefined>;
+  /** Asks the user for a Copilot prompt's `${input:name}` (the panel's input box, the terminal); without: the message is refused, saying how to give it. */
+  askInput?(q: { command: string; name: string; placeholder?: string }): Promise<string | undefined>;
   /** The composer (@-mentions, steering, the queue): the panel's input box. */
   composer?: () => Extension;
   /** The tools before the recipe's wrappers (default: the built-in tools). */
@@ -194,7 +199,14 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },
-      { approver: host.approver, check: (req, mode) => node.gate.check(req, mode), useModel: models.useModel, warn: host.warn },
+      {
+        approver: host.approver,
+        check: (req, mode) => node.gate.check(req, mode),
+        useModel: models.useModel,
+        warn: host.warn,
+        ...(host.editor ? { editor: host.editor } : {}),
+        ...(host.askInput ? { askInput: host.askInput } : {}),
+      },
     ), // custom slash commands
     nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session
     breakers,

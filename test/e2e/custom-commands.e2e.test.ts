@@ -15,6 +15,7 @@ const allText = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
 async function script(req: RecordedRequest): Promise<ScriptedTurn> {
   // The second test's session carries the first one's messages: its own marker first.
+  if (allText(req).includes("FORM-PROMPT-MARKER")) return { text: "The form prompt ran." };
   if (allText(req).includes("STAMP-OUTPUT-77")) return { text: "The stamp line ran." };
   if (allText(req).includes("Give the high water of Monday from the tide table. TIDE-CMD-MARKER")) return { text: "The tide command ran for Monday." };
   return { text: "unexpected prompt" };
@@ -25,7 +26,14 @@ describe("custom slash commands in code-server", () => {
     name: "custom-commands",
     model: { script },
     eachTestStartsIdle: true,
-    files: { ".claude/commands/tide.md": COMMAND, ".claude/commands/other.md": "Another command.", ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`" },
+    files: {
+      ".claude/commands/tide.md": COMMAND,
+      ".claude/commands/other.md": "Another command.",
+      ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`",
+      // A Copilot prompt file: the panel asks for its ${input:…} in an input box.
+      ".github/prompts/form.prompt.md":
+        "---\ndescription: Plan a form\nmode: ask\n---\nPlan a form with the fields ${input:fields:a comma-separated list}. Selection: ${selection}. FORM-PROMPT-MARKER",
+    },
   });
 
   it("/ lists the commands with description and hint; the chosen one with its argument is expanded for the model, the transcript shows what was typed", async () => {
@@ -77,5 +85,28 @@ describe("custom slash commands in code-server", () => {
     // The line's output took its place (not a "was not run" note, which would also name the marker).
     expect(allText(llm.requests.at(-1)!)).toContain("Stamped: ");
     expect(allText(llm.requests.at(-1)!)).not.toContain("was not run");
+  });
+
+  it("a Copilot prompt file's ${input:…} the message does not give is asked in an input box; the answer, not a placeholder, reaches the model", async () => {
+    const { llm, page } = vs;
+    const shot = vs.screenshots("custom-commands");
+    await vs.openWorkbench();
+    const frame = await vs.openPanel();
+    const input = frame.locator("[data-testid=prompt-input]");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.fill("/form");
+    await input.press("Enter");
+    const box = page.locator(".quick-input-widget .quick-input-box input");
+    await box.waitFor({ state: "visible", timeout: 60_000 });
+    expect(await box.getAttribute("placeholder")).toBe("a comma-separated list");
+    await shot("copilot-input-box");
+    await box.fill("email, password");
+    await box.press("Enter");
+    await waitForAssistantText(frame, "The form prompt ran.", 90_000);
+    await waitForState(frame, "done");
+    const req = llm.requests.find((r) => allText(r).includes("FORM-PROMPT-MARKER"));
+    expect(allText(req!)).toContain("Plan a form with the fields email, password.");
+    expect(allText(req!)).not.toContain("not given");
+    expect(allText(req!)).toContain("for this request use only these tools:");
   });
 });

@@ -247,4 +247,119 @@ describe("background: true in a host that hands back", () => {
     expect(delivered[0]).toContain('The background agent "bg-writer" (task call ');
     expect(existsSync(join(ws, "log.txt"))).toBe(false);
   }, 180_000);
+
+  it("a new session (the panel's New Session ends the old one) does not stop the agent: it goes on, finishes with its file on disk, and its result reaches the old session when it is opened again", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-bg-outlive-")));
+    temps.push(dir);
+    const ws = join(dir, "repo");
+    const home = join(dir, "home");
+    mkdirSync(home);
+    mkdirSync(ws);
+    git(ws, "init", "-q", "-b", "main");
+    write(join(ws, "app.txt"), "one\n");
+    write(
+      join(ws, ".claude", "agents", "bg-writer.md"),
+      ["---", "name: bg-writer", "description: Writes the log in the background", "tools: Read, Write, Bash", "background: true", "---", "You write logs.", ""].join("\n"),
+    );
+    git(ws, "add", "-A");
+    git(ws, "commit", "-qm", "initial");
+    // The agent waits in a command for "go" (the test releases it once the new session has answered), then writes.
+    const queues: Record<number, ScriptedTurn[]> = {
+      0: [
+        { toolCalls: [{ name: "task", input: { description: "Write the log", prompt: "Write log.txt.", subagent_type: "bg-writer" } }] },
+        { text: "The writer is working in the background." },
+        { text: "NEW-SESSION-ANSWER" },
+        { text: "OLD-SESSION-GOT-THE-RESULT" },
+      ],
+      1: [
+        { toolCalls: [{ name: "run_command", input: { command: "while [ ! -e go ]; do sleep 0.2; done; rm go" } }] },
+        { toolCalls: [{ name: "write_file", input: { path: "log.txt", content: "outlived its session\n" } }] },
+        { text: "Wrote log.txt after the new session started." },
+      ],
+    };
+    server = await startScriptedLlmServer({ script: async (r: RecordedRequest) => queues[subagentDepthOf(r)]?.shift() ?? { text: "(no more turns)" } });
+    const sessionDir = join(home, ".yoke", "sessions");
+    const store = createFileSessionStore(sessionDir);
+    const live: { session?: AgentSession } = {};
+    const delivered: Array<{ id: string; text: string }> = [];
+    // As the panel's LiveLink.deliver: only into the live session, when it is the one the result is for.
+    const deliver = async (info: SessionInfo, text: string): Promise<boolean> => {
+      const session = live.session;
+      if (!session || session.id !== info.id || session.state === "thinking" || session.state === "waiting_tool") return false;
+      session.appendFromHost({ type: "context", source: "subagents", text });
+      delivered.push({ id: info.id, text });
+      void session.continue();
+      return true;
+    };
+    const provider = new OpenAiProvider({ provider: "openai-compatible", model: "m", baseUrl: server.openaiBaseUrl, apiKey: "k" });
+    // Each panel session is built by the recipe afresh, as SessionOptionsBuilder.build() does.
+    const build = async () =>
+      sessionRecipe(await readSessionSettings({ cwd: ws, home, sessionDir, trusted: true }), {
+        store,
+        fs: createNodeWorkspaceFs(ws),
+        search: createRipgrepSearcher(),
+        warn: () => undefined,
+        models: { primary: provider, make: async () => provider },
+        approver: { ask: async () => ({ decision: "allow" }) },
+        permissionMode: "bypassPermissions",
+        env: { ...process.env, HOME: home },
+        deliver,
+      });
+    const first = await build();
+    const old = await AgentSession.create(first.options);
+    live.session = old;
+    await old.send("Write the log in the background.");
+    const registry = new AgentRegistry(ws, home);
+    await until("the agent inside its command", () => server!.requests.filter((q) => subagentDepthOf(q) === 1).length === 1 && registry.list().length === 1);
+    const [rec] = registry.list();
+
+    // New Session: the panel ends the live session (LiveLink.detach(true) → end("clear")) and starts another.
+    await old.end("clear");
+    live.session = undefined;
+    const second = await build();
+    const fresh = await AgentSession.create(second.options);
+    live.session = fresh;
+    ends.push(async () => {
+      await live.session?.end();
+      await first.dispose();
+      await second.dispose();
+    });
+    await fresh.send("Something else meanwhile.");
+    expect(
+      fresh
+        .events()
+        .filter((e) => e.type === "assistant_message")
+        .at(-1),
+    ).toMatchObject({ text: "NEW-SESSION-ANSWER" });
+
+    // The agent is still running: its record, its session (no end yet), and its waiting command.
+    expect((await agentViewOf(registry.get(rec!.id))).state).toBe("running");
+    expect(JSON.stringify(server.requests)).not.toContain("Wrote log.txt after the new session started.");
+    writeFileSync(join(rec!.worktree, "go"), "");
+    await until("the agent finished", async () => (await agentViewOf(registry.get(rec!.id))).state === "finished");
+    expect(readFileSync(join(rec!.worktree, "log.txt"), "utf8")).toBe("outlived its session\n");
+    expect(existsSync(join(ws, "log.txt"))).toBe(false);
+    // Its model got its last turn (not cancelled), and the new session was never handed another session's result.
+    expect(server.requests.filter((q) => subagentDepthOf(q) === 1)).toHaveLength(3);
+    expect(delivered).toEqual([]);
+    expect(fresh.events().some((e) => e.type === "context" && e.source === "subagents")).toBe(false);
+
+    // The old session opened again (the history list): the result it was waiting for arrives as a turn of its own.
+    await fresh.end("clear");
+    live.session = undefined;
+    const third = await build();
+    const reopened = await AgentSession.resume(old.id, third.options);
+    live.session = reopened;
+    ends.push(() => third.dispose());
+    await until("the result delivered to the reopened session", () => delivered.length === 1 && reopened.state !== "thinking" && reopened.state !== "waiting_tool");
+    await reopened.idle();
+    expect(delivered[0]!.id).toBe(old.id);
+    expect(delivered[0]!.text).toContain("Wrote log.txt after the new session started.");
+    expect(
+      reopened
+        .events()
+        .filter((e) => e.type === "assistant_message")
+        .at(-1),
+    ).toMatchObject({ text: "OLD-SESSION-GOT-THE-RESULT" });
+  }, 180_000);
 });

@@ -113,4 +113,46 @@ describe("custom commands in a session with a user who answers", () => {
     ]);
     expect(decisions[0]!.rule).toBe("Write");
   });
+
+  it("a project command's allowed-tools grant nothing by themselves: the user is asked once per run (\"this command asks for: …\"); allowed, they hold for the run's calls and a `!` line; refused, each call is asked as usual", async () => {
+    const cmd = "---\nallowed-tools: Write, Bash(echo:*)\n---\nWrite the notes. Stamp: !`echo stamped`\n";
+    const script: ScriptedTurn[] = [
+      { toolCalls: [{ name: "write_file", input: { path: "a.md", content: "a\n" } }] },
+      { toolCalls: [{ name: "write_file", input: { path: "b.md", content: "b\n" } }] },
+      { text: "Done." },
+      // A plain message afterwards: no grant, asked again.
+      { toolCalls: [{ name: "write_file", input: { path: "later.md", content: "later\n" } }] },
+      { text: "Done again." },
+    ];
+    // The user allows the command's request, and refuses everything else.
+    const w = workspace({ ".claude/commands/notes.md": cmd });
+    const { s, questions } = await session(w, script, (q) => (q.summary.startsWith("this command asks for:") ? { decision: "allow" } : { decision: "deny", message: "no" }));
+    await s.send("/notes");
+    expect(questions.map((q) => q.summary)).toEqual(["this command asks for: Write, Bash(echo:*)"]);
+    expect(questions[0]!.reason).toContain("/notes (project) asks for: Write, Bash(echo:*). A repository's command cannot grant tools itself, so you are asked once for this run");
+    // The `!` line ran (echo needs no question), and both writes landed after the one question.
+    expect(userTexts(0).find((t) => t.startsWith("Write the notes."))).toMatch(/Stamp: [^\n]*stamped/);
+    expect(readFileSync(join(w.ws, "a.md"), "utf8")).toBe("a\n");
+    expect(readFileSync(join(w.ws, "b.md"), "utf8")).toBe("b\n");
+    await s.send("write later.md");
+    expect(existsSync(join(w.ws, "later.md"))).toBe(false);
+    expect(questions.map((q) => q.summary)).toHaveLength(2);
+    expect(questions[1]!.summary).not.toContain("this command asks for");
+
+    // Refused: the rules decide, and each call is asked as usual (here refused too): nothing written, the line not run.
+    const w2 = workspace({ ".claude/commands/notes.md": cmd });
+    const r = await session(w2, script.slice(0, 3), () => ({ decision: "deny", message: "no" }));
+    await r.s.send("/notes");
+    expect(r.questions[0]!.summary).toBe("this command asks for: Write, Bash(echo:*)");
+    expect(r.questions.filter((q) => q.summary.startsWith("this command asks for"))).toHaveLength(1);
+    // Then each write asked on its own (the `echo` line is allowed by the rules anyway: no question for it).
+    expect(r.questions.slice(1).map((q) => q.summary)).toEqual([expect.stringContaining("a.md"), expect.stringContaining("b.md")]);
+    expect(existsSync(join(w2.ws, "a.md"))).toBe(false);
+    expect(existsSync(join(w2.ws, "b.md"))).toBe(false);
+    const notes = r.s
+      .events()
+      .filter((e): e is Extract<SessionEvent, { type: "extension" }> => e.type === "extension" && e.name === "custom-commands")
+      .map((e) => e.detail);
+    expect(notes).toContain("/notes (project): Write, Bash(echo:*) not allowed for this run (no); the permission rules decide each call");
+  });
 });

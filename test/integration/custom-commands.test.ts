@@ -114,7 +114,9 @@ describe("Claude Code commands", () => {
     expect(existsSync(join(w.ws, "stamp1.txt"))).toBe(false);
     const log = events(w.sessions);
     expect(log.filter((e) => e.type === "permission_decision").map((e) => (e as { decision: string }).decision)).toEqual(["deny"]);
-    expect(JSON.stringify(log)).toContain("allowed-tools (Bash(touch:*)) not applied: a repository's command may not grant tools");
+    expect(JSON.stringify(log)).toContain("allowed-tools (Bash(touch:*)) not granted by the file: a repository's command may not grant tools; you are asked once for this run");
+    // Headless, the one question for the run is refused (no one to ask): the rules decide.
+    expect(JSON.stringify(log)).toContain("/stamp (project): Bash(touch:*) not allowed for this run (no one to ask (not a terminal)");
   });
 
   it("allowed-tools of the user's own command grant a tool for the command's turn only, never past a deny rule", async () => {
@@ -222,10 +224,10 @@ describe("other tools' command formats", () => {
       "src/base.tsx": "export const BASE = 1;\n",
     });
     server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
-    const r = await run(w, "/create-form: formName=Signup");
+    const r = await run(w, '/create-form: formName=Signup "fields=name, email"');
     expect(r.code, r.stderr).toBe(0);
     const sent = lastUser(0);
-    expect(sent).toContain("Create a form named Signup with fields [fields — not given].");
+    expect(sent).toContain("Create a form named Signup with fields name, email.");
     expect(sent).toContain('<file path="src/base.tsx">\nexport const BASE = 1;');
     expect(sent).toContain('<file path="docs/forms.md">\nFORMS-GUIDE-TEXT');
   });

@@ -2,7 +2,8 @@
 // shapes real repositories use (test/fixtures/customization-shapes — Claude Code commands, skills,
 // agents, rules and output styles; Copilot prompt files, instructions, custom agents and chat
 // modes; Cursor .mdc rules; Cline rules, workflows and hooks; Roo rules per mode, commands and
-// .roomodes; a Claude Code plugin marketplace with a `strict: false` entry, a plugin whose
+// .roomodes custom modes (as agents, with their rules-{slug}); Windsurf .windsurfrules,
+// .windsurf/rules with each trigger and global_rules.md; a Claude Code plugin marketplace with a `strict: false` entry, a plugin whose
 // plugin.json names command and agent paths, hooks with ${CLAUDE_PLUGIN_ROOT} and a .mcp.json).
 // Edge cases real files have: unquoted `argument-hint: [a] [b]`, agent descriptions with `: ` and
 // <example> blocks, YAML lists and comma strings, CRLF and a BOM, no frontmatter, nested
@@ -19,7 +20,7 @@ import { listCustomizations, type CustomizationListing } from "../../src/node/cu
 import { loadNodeCommands } from "../../src/node/custom-commands";
 import { addMarketplace, installPlugin, pluginCommandSources } from "../../src/node/plugins";
 import { ensureBuilt, runCli } from "../support/cli";
-import { scriptedRunArgs, taskDescriptionOf, toldOf } from "../support/scripted-run";
+import { scriptedRunArgs, subagentDepthOf, taskDescriptionOf, toldOf } from "../support/scripted-run";
 
 const FIX = join(__dirname, "..", "fixtures", "customization-shapes");
 const temps: string[] = [];
@@ -73,6 +74,13 @@ describe("the listing: each file is what its own tool makes of it", () => {
       "01-coding": "project always",
       "01-general": "project always",
       impl: "project always",
+      // Windsurf: .windsurfrules → always; .windsurf/rules trigger always_on / glob / model_decision / manual → as Cursor's; global_rules.md → always.
+      ".windsurfrules": "project always",
+      general: "project always",
+      "react-components": "project glob",
+      "db-migrations": "project listed",
+      "release-checklist": "project manual",
+      global_rules: "user always",
     };
     for (const [name, want] of Object.entries(expected)) expect(row("rule", name), name).toBe(want);
     expect(
@@ -87,8 +95,8 @@ describe("the listing: each file is what its own tool makes of it", () => {
         .filter((i) => i.kind === "excluded")
         .map((i) => i.source)
         .sort(),
-    ).toEqual([".clinerules/hooks/PreToolUse", ".clinerules/workflows/release.md", ".roo/rules-architect/plan.md"]);
-    expect(l.items.some((i) => i.source.includes(".roomodes"))).toBe(false);
+    ).toEqual([".clinerules/hooks/PreToolUse", ".clinerules/workflows/release.md", ".roo/rules-architect/plan.md", ".roo/rules-security-review/01-checklist.md"]);
+    expect(l.items.some((i) => i.kind !== "agent" && i.source.includes(".roomodes"))).toBe(false);
     expect(row("memory", "CLAUDE.md")).toBe("project always");
     expect(row("memory", "AGENTS.md")).toBe("project always");
   });
@@ -147,14 +155,26 @@ describe("the listing: each file is what its own tool makes of it", () => {
         "lint-kit:linter plugin listed",
         "researcher user listed",
         "test-runner project listed",
+        // Roo Code's .roomodes: each custom mode an agent by its slug.
+        "security-review project listed",
+        "test-writer project listed",
       ].sort(),
     );
+    const roo = agents.find((a) => a.name === "security-review")!;
+    expect(roo.description).toBe("Use this mode to review a change or a module for security problems before it is merged.");
+    expect(roo.why).toContain("(tools: TodoWrite, Read, Grep, Glob, Edit, Write, Bash)");
+    // No whenToUse: the first sentence of the role.
+    expect(agents.find((a) => a.name === "test-writer")!.description).toBe("You write unit tests for existing code.");
     expect(agents.find((a) => a.name === "code-reviewer")!.why).toContain("(tools: Read, Grep, Glob)");
     expect(agents.find((a) => a.name === "debugger")!.why).toContain("(tools: Read, Edit, Bash)");
     expect(agents.find((a) => a.name === "test-runner")!.description).toContain('Examples: <example>Context: the user changed a parser. user: "run the tests"');
     const problems = l.problems.map((p) => `${p.at}: ${p.message}`);
     expect(problems).toContain('.claude/agents/no-name.md:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped');
     expect(problems.filter((p) => p.includes("invalid YAML"))).toEqual([]);
+    expect(problems).toContain('.roomodes:2: mode "security-review": not applied: the "browser" group (Yoke has no browser tool)');
+    expect(problems).toContain(
+      `.roomodes:2: mode "security-review": not enforced: the edit group's fileRegex \\.md$ — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply`,
+    );
   });
 
   it("the plugin's hook and MCP server wait for approval, with ${CLAUDE_PLUGIN_ROOT} resolved; the output style is chosen by name", () => {
@@ -229,7 +249,20 @@ describe("full sessions: what reaches the model", () => {
     const s = setup();
     const [first] = await run(s, [{ text: "ok" }], "hello");
     const sent = all(first!);
-    for (const m of ["CLAUDE-MEMORY", "CURSOR-ALWAYS", "COPILOT-RULE-ALL", "COPILOT-INSTRUCTIONS", "CLAUDE-RULE-STYLE", "CLINE-RULE", "ROO-GENERAL", "ROO-CODE"]) expect(sent, m).toContain(m);
+    for (const m of [
+      "CLAUDE-MEMORY",
+      "CURSOR-ALWAYS",
+      "COPILOT-RULE-ALL",
+      "COPILOT-INSTRUCTIONS",
+      "CLAUDE-RULE-STYLE",
+      "CLINE-RULE",
+      "ROO-GENERAL",
+      "ROO-CODE",
+      "WINDSURF-LEGACY",
+      "WINDSURF-ALWAYS",
+      "WINDSURF-EVERYWHERE",
+    ])
+      expect(sent, m).toContain(m);
     // AGENTS.md imported by CLAUDE.md (@AGENTS.md) and found at the root too: sent once.
     expect(sent.split("AGENTS-MEMORY").length - 1).toBe(1);
     for (const m of [
@@ -239,6 +272,9 @@ describe("full sessions: what reaches the model", () => {
       "CURSOR-REQUESTED",
       "CURSOR-MANUAL",
       "COPILOT-RULE-MIGRATIONS",
+      "WINDSURF-GLOB",
+      "WINDSURF-MODEL-DECISION",
+      "WINDSURF-MANUAL",
       "ROO-ARCHITECT",
       "SKILL-DEPLOY-MANUAL",
       "SKILL-PDF",
@@ -250,10 +286,14 @@ describe("full sessions: what reaches the model", () => {
     ])
       expect(sent, m).not.toContain(m);
     // Listed by description for load_skill: skills and agent-requested rules, never a disable-model-invocation skill or another plugin's skill.
-    for (const n of ["- pdf-tools:", "- xlsx:", "- db-requested:", "- migrations:"]) expect(sent, n).toContain(n);
-    for (const n of ["- deploy:", "- pptx:", "- manual:"]) expect(sent, n).not.toContain(n);
+    for (const n of ["- pdf-tools:", "- xlsx:", "- db-requested:", "- migrations:", "- db-migrations:"]) expect(sent, n).toContain(n);
+    for (const n of ["- deploy:", "- pptx:", "- manual:", "- release-checklist:"]) expect(sent, n).not.toContain(n);
     const task = taskDescriptionOf(first!);
-    for (const a of ["code-reviewer", "debugger", "test-runner", "docs-writer", "researcher", "lint-kit:linter", "Planner", "architect"]) expect(task, a).toContain(a);
+    for (const a of ["code-reviewer", "debugger", "test-runner", "docs-writer", "researcher", "lint-kit:linter", "Planner", "architect", "security-review", "test-writer"])
+      expect(task, a).toContain(a);
+    expect(task).toContain("- security-review: Use this mode to review a change or a module for security problems before it is merged.");
+    // A mode's own rules are its agent's, never the session's.
+    for (const m of ["ROO-MODE-ROLE", "ROO-MODE-CUSTOM", "ROO-MODE-RULE"]) expect(sent, m).not.toContain(m);
     expect(task).not.toContain("unlisted");
     expect(task).not.toContain("no-name");
   }, 180_000);
@@ -267,18 +307,42 @@ describe("full sessions: what reaches the model", () => {
     expect(lastUser(again[0]!)).toBe("Fix issue 42 on branch hotfix-auth (first word: 42).");
   }, 180_000);
 
-  it("a glob rule of each tool arrives when a matching file is read; @name sends a manual Cursor rule", async () => {
+  it("a glob rule of each tool arrives when a matching file is read; @name sends a manual Cursor or Windsurf rule", async () => {
     const s = setup();
     const reqs = await run(
       s,
       [{ toolCalls: [{ name: "read_file", input: { path: "src/api/users.ts" } }] }, { toolCalls: [{ name: "read_file", input: { path: "src/components/Button.tsx" } }] }, { text: "ok" }],
-      "look at the api, and follow @manual",
+      "look at the api, and follow @manual and @release-checklist",
     );
     expect(all(reqs[0]!)).toContain("CURSOR-MANUAL");
+    expect(all(reqs[0]!)).toContain("WINDSURF-MANUAL");
+    expect(all(reqs[0]!)).not.toContain("WINDSURF-GLOB");
     const second = all(reqs[1]!);
     expect(second).toContain("CLAUDE-RULE-API");
     expect(second).toContain("COPILOT-RULE-TS");
     expect(second).not.toContain("CURSOR-GLOB");
     expect(all(reqs[2]!)).toContain("CURSOR-GLOB");
+    expect(all(reqs[2]!)).toContain("WINDSURF-GLOB");
+  }, 180_000);
+
+  it("a Roo custom mode runs as its agent: its role, custom instructions, its rules-{slug} folder and the fileRegex limit in its prompt; its groups' tools only", async () => {
+    const s = setup();
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) =>
+        subagentDepthOf(r) === 1
+          ? { text: "No findings." }
+          : toldOf([r])
+            ? { text: "Reviewed." }
+            : { toolCalls: [{ name: "task", input: { description: "Security review", prompt: "Review src/api.", subagent_type: "security-review" } }] },
+    });
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions-roo")), "review src/api for security problems"], { env: { HOME: s.home } });
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    expect(child.length).toBeGreaterThan(0);
+    const system = text((child[0]!.body as Body).messages[0]!.content);
+    for (const m of ["ROO-MODE-ROLE", "ROO-MODE-CUSTOM", "ROO-MODE-RULE", "Edit only files whose path matches /\\.md$/ (Markdown reports only)."]) expect(system, m).toContain(m);
+    const tools = ((child[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
+    for (const t of ["read_file", "grep", "glob", "edit_file", "write_file", "run_command"]) expect(tools, t).toContain(t);
+    for (const t of ["task", "load_skill"]) expect(tools, t).not.toContain(t);
   }, 180_000);
 });

@@ -6,7 +6,9 @@
  *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` runs the command first and puts
  *   its output there; `@path` attaches the file.
  * - Copilot prompt files: `${input:name}` / `${input:name:placeholder}` take `name=value` from the
- *   message (`/prompt: name=value`), `${workspaceFolder}` and `${workspaceFolderBasename}`; `#file:path`
+ *   message (`/prompt: name=value`), else what the user answered when asked (`answers`);
+ *   `${workspaceFolder}`, `${workspaceFolderBasename}`, `${selection}` / `${selectedText}`, `${file}`,
+ *   `${fileBasename}`, `${fileBasenameNoExtension}`, `${fileDirname}` (the editor's); `#file:path`
  *   and Markdown links to files attach them; the rest of the message follows the prompt.
  * - Cline workflows and Roo commands: the file's text, then the rest of the message.
  */
@@ -18,6 +20,40 @@ export interface ExpandEnv {
   /** A referenced file (relative to `base`, or absolute): its text, or why it is not attached. */
   file(path: string, base: string): Promise<{ path: string; text: string } | { error: string }>;
   workspaceRoot: string;
+  /** The editor's active file and selection when the command runs (the panel); absent in the CLI. */
+  editor?: EditorContext;
+  /** Copilot `${input:name}` values asked of the user (the panel's input box, the terminal's prompt). */
+  answers?: ReadonlyMap<string, string>;
+}
+
+/** What the editor shows when a command runs: Copilot's `${file}`, `${selection}`, … */
+export interface EditorContext {
+  /** The active editor's file (absolute). */
+  file?: string;
+  /** Its selected text ("" or absent: nothing selected). */
+  selection?: string;
+}
+
+const INPUT = /\$\{input:([A-Za-z_][\w-]*)(?::([^}]*))?\}/g;
+
+/**
+ * A Copilot prompt's `${input:name}` values: `name=value` words of the message; `missing` lists the
+ * inputs it did not give (each once, with its placeholder), for the host to ask.
+ */
+export function copilotInputs(cmd: CustomCommand, args: string): { given: Map<string, string>; rest: string[]; missing: Array<{ name: string; placeholder?: string }> } {
+  const given = new Map<string, string>();
+  const rest: string[] = [];
+  for (const w of splitArgs(args)) {
+    const kv = /^([A-Za-z_][\w-]*)=([\s\S]*)$/.exec(w);
+    if (kv) given.set(kv[1]!, kv[2]!);
+    else rest.push(w);
+  }
+  const missing: Array<{ name: string; placeholder?: string }> = [];
+  for (const m of cmd.body.matchAll(INPUT)) {
+    if (given.has(m[1]!) || missing.some((x) => x.name === m[1])) continue;
+    missing.push({ name: m[1]!, ...(m[2]?.trim() ? { placeholder: m[2].trim() } : {}) });
+  }
+  return { given, rest, missing };
 }
 
 /** `/name args` → the name and the rest; undefined when the message is not a slash command. */
@@ -79,27 +115,36 @@ async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise
 }
 
 async function copilot(cmd: CustomCommand, args: string, env: ExpandEnv, dir: string): Promise<string> {
-  const inputs = new Map<string, string>();
-  const rest: string[] = [];
-  for (const w of splitArgs(args)) {
-    const kv = /^([A-Za-z_][\w-]*)=([\s\S]*)$/.exec(w);
-    if (kv) inputs.set(kv[1]!, kv[2]!);
-    else rest.push(w);
-  }
+  const { given, rest } = copilotInputs(cmd, args);
   const root = env.workspaceRoot;
-  let body = cmd.body.replace(/\$\{input:([A-Za-z_][\w-]*)(?::([^}]*))?\}/g, (_m, name: string, placeholder?: string) => {
-    const v = inputs.get(name);
+  let body = cmd.body.replace(INPUT, (_m, name: string, placeholder?: string) => {
+    const v = given.get(name) ?? env.answers?.get(name);
     if (v !== undefined) return v;
     return `[${name}${placeholder ? `: ${placeholder}` : ""} — not given]`;
   });
-  body = body.replace(/\$\{workspaceFolder\}/g, root).replace(/\$\{workspaceFolderBasename\}/g, root.slice(root.lastIndexOf("/") + 1));
+  // VS Code's variables (as its prompt files take them): the workspace, the editor's file and selection.
+  const file = env.editor?.file;
+  const base = file ? file.slice(file.lastIndexOf("/") + 1) : undefined;
+  const noFile = "[no file is open in the editor]";
+  const selection = env.editor?.selection ? env.editor.selection : env.editor ? "[no text is selected in the editor]" : "[no editor selection: run from the command line]";
+  const vars: Record<string, string> = {
+    workspaceFolder: root,
+    workspaceFolderBasename: root.slice(root.lastIndexOf("/") + 1),
+    selection,
+    selectedText: selection,
+    file: file ?? noFile,
+    fileBasename: base ?? noFile,
+    fileBasenameNoExtension: base ? base.replace(/\.[^.]*$/, "") || base : noFile,
+    fileDirname: file ? file.slice(0, file.lastIndexOf("/")) || "/" : noFile,
+  };
+  body = body.replace(/\$\{(workspaceFolder|workspaceFolderBasename|selection|selectedText|file|fileBasename|fileBasenameNoExtension|fileDirname)\}/g, (_m, v: string) => vars[v]!);
   const files = [
     ...(await attach(body, /#file:([^\s`'")\]]+)/g, env, root)),
     // Markdown links to files, relative to the prompt file (not URLs or anchors).
     ...(await attach(body, /\[[^\]]*\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)\)/gi, env, dir)),
   ];
   const withFiles = files.length ? `${body}\n\n${files.join("\n\n")}` : body;
-  const leftover = args && inputs.size ? rest.join(" ") : args;
+  const leftover = args && given.size ? rest.join(" ") : args;
   return withRest(withFiles, leftover);
 }
 

@@ -11,7 +11,8 @@ import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } fr
 import { isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
-import { expandCommand, NO_SUCH_FILE, parseInvocation } from "./expand";
+import { copilotToolLimit } from "./copilot-tools";
+import { copilotInputs, expandCommand, NO_SUCH_FILE, parseInvocation, type EditorContext } from "./expand";
 import { findCommand, originLabel } from "./loader";
 import type { CustomCommand, LoadedCommands } from "./types";
 
@@ -32,11 +33,29 @@ export interface CustomCommandsOptions {
    * resolves to why it could not (the provider does not know the model), or undefined when it did.
    */
   useModel?(model: string | undefined): Promise<string | undefined>;
+  /** The editor's file and selection now (the panel), for a Copilot prompt's `${file}`, `${selection}`, …; absent in the CLI. */
+  editor?(): Promise<EditorContext | undefined>;
+  /**
+   * Asks the user for a Copilot prompt's `${input:name}` the message did not give (the panel's
+   * input box, the terminal's prompt): the value, or undefined when they cancelled. Absent
+   * (headless): the message is not sent, and the user is told how to give it (`name=value`).
+   */
+  askInput?(q: { command: string; name: string; placeholder?: string }): Promise<string | undefined>;
 }
 
 interface Active {
   command: CustomCommand;
   grants: string[];
+  /**
+   * A project command's `allowed-tools`: not granted by the file (a repository may not grant
+   * itself tools), but asked of the user once per run, the first time one of them would lift a
+   * question; allowed, they are this run's grants.
+   */
+  requested?: string[];
+  /** That question, once asked (every later call of the run waits for the same answer). */
+  question?: Promise<boolean>;
+  /** A Copilot prompt's `mode` / `tools`: the only tools this run may use. */
+  onlyTools?: ReadonlySet<string>;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -64,22 +83,74 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         // A repository's own command cannot grant tools: its text and its grants would both be the
         // repository's, and a repository may only restrict what Yoke does (the user's and plugins' may).
         const grants = cmd.origin === "project" ? [] : cmd.allowedTools;
-        active = { command: cmd, grants };
-        if (cmd.origin === "project" && cmd.allowedTools.length) {
+        const run: Active = { command: cmd, grants, ...(cmd.origin === "project" && cmd.allowedTools.length ? { requested: cmd.allowedTools } : {}) };
+        active = run;
+        if (run.requested) {
           api.record({
             type: "extension",
             name: CUSTOM_COMMANDS_EXTENSION,
             point: "prompt.expand",
             outcome: "decided",
-            detail: `/${cmd.name} ${originLabel(cmd)}: allowed-tools (${cmd.allowedTools.join(", ")}) not applied: a repository's command may not grant tools; the permission rules decide (copy it to ~/.claude/commands to grant them)`,
+            detail: `/${cmd.name} ${originLabel(cmd)}: allowed-tools (${cmd.allowedTools.join(", ")}) not granted by the file: a repository's command may not grant tools; you are asked once for this run when one of them would skip a question (copy it to ~/.claude/commands to grant them)`,
           });
         }
         const mode = api.session.mode;
-        const expanded = await expandCommand(cmd, call.args, {
+        // The grants of a check made during this run: the command's, or — for a project command — its
+        // allowed-tools once the user allowed them (asked once, when they would lift a question).
+        const grantsFor = (req: PermissionCheck, callId: string) => runGrants(api, opts, run, req, callId);
+        // Copilot: `${input:name}` not given in the message is asked (or, headless, the message is refused saying how to give it).
+        let answers: Map<string, string> | undefined;
+        let editor: EditorContext | undefined;
+        let limit: ReturnType<typeof copilotToolLimit> | undefined;
+        if (cmd.format === "copilot") {
+          const { missing } = copilotInputs(cmd, call.args);
+          if (missing.length) {
+            const how = `type ${missing.length > 1 ? "them" : "it"} after the command: /${cmd.name} ${missing.map((m) => `${m.name}=${m.placeholder ? JSON.stringify(m.placeholder) : "VALUE"}`).join(" ")}`;
+            if (!opts.askInput) {
+              active = undefined;
+              return { block: `/${cmd.name} needs ${missing.map((m) => `\${input:${m.name}}`).join(", ")}, and there is no one to ask here: ${how}` };
+            }
+            answers = new Map();
+            for (const m of missing) {
+              const v = await opts.askInput({ command: cmd.name, ...m }).catch((err: unknown) => new Error(err instanceof Error ? err.message : String(err)));
+              if (v instanceof Error || v === undefined) {
+                active = undefined;
+                return { block: `/${cmd.name}: no value for \${input:${m.name}}${v instanceof Error ? ` (${v.message})` : " (cancelled)"}; ${how}` };
+              }
+              answers.set(m.name, v);
+            }
+          }
+          editor = await opts.editor?.().catch(() => undefined);
+          limit = copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
+          if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
+          if (limit.unknown.length)
+            api.record({
+              type: "extension",
+              name: CUSTOM_COMMANDS_EXTENSION,
+              point: "prompt.expand",
+              outcome: "decided",
+              detail: `/${cmd.name} ${originLabel(cmd)}: not applied: ${limit.unknown.join(", ")} (Yoke has no such tool)`,
+            });
+        }
+        let expanded = await expandCommand(cmd, call.args, {
           workspaceRoot: api.session.services.fs.root,
-          shell: (command) => runShellLine(api, opts, cmd, command, grants, mode, `cmd-${++shellCalls}`),
-          file: (ref, base) => attachFile(api, opts, ref, base, grants, mode),
+          shell: (command) => runShellLine(api, opts, cmd, command, grantsFor, mode, `cmd-${++shellCalls}`),
+          file: (ref, base) => attachFile(api, opts, ref, base, grantsFor, mode),
+          ...(editor ? { editor } : {}),
+          ...(answers ? { answers } : {}),
         });
+        if (limit?.allowed) {
+          const why = [cmd.mode ? `mode: ${cmd.mode}` : "", cmd.tools?.length ? `tools: ${cmd.tools.join(", ")}` : ""].filter(Boolean).join("; ");
+          const names = [...limit.allowed].sort();
+          expanded += `\n\n[/${cmd.name} is a prompt file (${why}): for this request use only these tools: ${names.join(", ") || "none — answer from what you know and what is above"}. Calls to any other tool are refused until the user's next message.]`;
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: `/${cmd.name} ${originLabel(cmd)}: this run may use only ${names.join(", ") || "no tools"} (${why})`,
+          });
+        }
         if (cmd.model && opts.useModel) {
           const why = await opts.useModel(cmd.model);
           api.record({
@@ -103,13 +174,24 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       });
 
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
-      api.on("tool.before", async ({ tool, args }) => {
+      api.on("tool.before", async ({ tool, args, call }) => {
         const a = active;
-        if (!a?.grants.length) return undefined;
+        // A prompt file's mode / tools: a tool outside them is refused for this run (the tool list itself stays: it is the cached prefix).
+        if (a?.onlyTools && !a.onlyTools.has(tool.name)) {
+          const names = [...a.onlyTools].sort().join(", ") || "no tools";
+          return {
+            decision: { decision: "deny", by: "extension", rule: null, reason: `/${a.command.name} (a prompt file) limits this request to ${names}; ${tool.name} is not one of them` },
+          };
+        }
+        if (!a || (!a.grants.length && !a.requested)) return undefined;
         const readOnly = isReadOnly(tool.capabilities);
-        const base: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly, grants: a.grants };
+        const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
         const touched = await resolveTouches(tool, args, api.session.services.fs);
         if (touched.some((t) => "error" in t)) return undefined;
+        const asked = touched.length ? { ...first, permission: touched[0]!.permission, input: { file_path: "abs" in touched[0]! ? touched[0]!.abs : touched[0]!.path } } : first;
+        const grants = await runGrants(api, opts, a, asked, call.id);
+        if (!grants.length) return undefined;
+        const base: PermissionCheck = { ...first, grants };
         const reqs = touched.length ? touched.map((t) => ({ ...base, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [base];
         const ds = await Promise.all(reqs.map((r) => opts.check(r, api.session.mode)));
         if (!ds.every((d) => d.decision === "allow")) return undefined;
@@ -119,7 +201,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             decision: "allow",
             by: "extension",
             rule,
-            reason: `allowed by /${a.command.name}'s allowed-tools${rule ? ` (${rule})` : ""}`,
+            reason: `allowed by /${a.command.name}'s allowed-tools${a.requested ? " (you allowed them for this run)" : ""}${rule ? ` (${rule})` : ""}`,
             ...(ds[0]!.confine ? { confine: ds[0]!.confine } : {}),
           },
         };
@@ -129,7 +211,59 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
 }
 
 /** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */
-async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grants: string[], mode: PermissionMode, callId: string): Promise<string> {
+type GrantsFor = (req: PermissionCheck, callId: string) => Promise<string[]>;
+
+/**
+ * The grants for one check of a command's run. A project command's `allowed-tools` are asked of the
+ * user once per run — only when they would turn this check's question (or denial by the mode) into
+ * an allow, never past a deny rule — with a line naming what the command asks for; the answer holds
+ * for the rest of the run.
+ */
+async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Active, req: PermissionCheck, callId: string): Promise<string[]> {
+  if (a.grants.length || !a.requested) return a.grants;
+  if (!a.question) {
+    const mode = api.session.mode;
+    const without = await opts.check({ ...req, grants: [] }, mode).catch(() => undefined);
+    if (!without || without.decision === "allow") return [];
+    const withThem = await opts.check({ ...req, grants: a.requested }, mode).catch(() => undefined);
+    if (withThem?.decision !== "allow") return [];
+    const requested = a.requested;
+    const name = `/${a.command.name} ${originLabel(a.command)}`;
+    a.question = opts.approver
+      .ask(
+        {
+          callId,
+          tool: req.tool,
+          permission: req.permission,
+          input: req.input,
+          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; refused, each call is asked as usual.)`,
+          summary: `this command asks for: ${requested.join(", ")}`,
+          readOnly: !req.mutates,
+        },
+        new AbortController().signal,
+      )
+      .then(
+        (answer) => ({ allowed: answer.decision === "allow", why: answer.message }),
+        (err: unknown) => ({ allowed: false, why: err instanceof Error ? err.message : String(err) }),
+      )
+      .then(({ allowed, why }) => {
+        api.record({
+          type: "extension",
+          name: CUSTOM_COMMANDS_EXTENSION,
+          point: "tool.before",
+          outcome: "decided",
+          detail: allowed
+            ? `${name}: you allowed ${requested.join(", ")} for this run`
+            : `${name}: ${requested.join(", ")} not allowed for this run${why ? ` (${why})` : ""}; the permission rules decide each call`,
+        });
+        if (allowed) a.grants = requested;
+        return allowed;
+      });
+  }
+  return (await a.question) ? a.grants : [];
+}
+
+async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grantsFor: GrantsFor, mode: PermissionMode, callId: string): Promise<string> {
   const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
   const tool = api.session.tools().find((t) => t.name === "run_command");
   if (!tool) {
@@ -140,8 +274,8 @@ async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd:
   let d: PermissionDecision;
   if (!api.session.trusted) d = { decision: "deny", by: "restricted", reason: "the workspace is in Restricted Mode", rule: null };
   else
-    d = await opts
-      .check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode)
+    d = await grantsFor({ tool: tool.name, permission: tool.permission, input, mutates: true }, callId)
+      .then((grants) => opts.check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode))
       .catch((err: unknown) => ({ decision: "ask" as const, by: "mode" as const, rule: null, reason: `the permission check failed (${err instanceof Error ? err.message : String(err)})` }));
   if (d.decision === "deny") {
     note(`/${cmd.name}: !\`${command}\` denied: ${d.reason}`);
@@ -190,7 +324,7 @@ async function attachFile(
   opts: CustomCommandsOptions,
   ref: string,
   base: string,
-  grants: string[],
+  grantsFor: GrantsFor,
   mode: PermissionMode,
 ): Promise<{ path: string; text: string } | { error: string }> {
   const fs = api.session.services.fs;
@@ -200,7 +334,10 @@ async function attachFile(
   if (!root) return { error: "outside the workspace, not attached" };
   const st = await fs.stat(abs).catch(() => undefined);
   if (!st || st.type !== "file") return { error: NO_SUCH_FILE };
-  const d = await opts.check({ tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false, grants }, mode).catch(() => undefined);
+  const read: PermissionCheck = { tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false };
+  const d = await grantsFor(read, `attach-${ref}`)
+    .then((grants) => opts.check({ ...read, grants }, mode))
+    .catch(() => undefined);
   if (!d || d.decision !== "allow") return { error: `not attached: reading it ${d?.decision === "deny" ? "is denied" : "needs approval"}${d ? ` (${d.reason})` : ""}` };
   if (st.size > MAX_ATTACHED_BYTES) return { error: `larger than ${MAX_ATTACHED_BYTES / 1024} KB, not attached; read it with read_file` };
   const text = new TextDecoder().decode(await fs.readFile(abs));

@@ -200,7 +200,13 @@ export interface ContextMessage {
 /** The points, with what each handler gets and may return. */
 export interface ExtensionPoints {
   "session.start": { input: { source: "startup" | "resume" }; result: { context?: string[] } };
-  "session.end": { input: { reason: string }; result: void };
+  /**
+   * `outlive`: work of the session that goes on after it ends (a background agent of a host that
+   * hands back: its own session, which a new panel session must not stop). The session's
+   * extensions — the tools they offer, which that work may use (an MCP server) — are torn down
+   * once it settles; `end()` does not wait for it.
+   */
+  "session.end": { input: { reason: string }; result: { outlive?: Promise<void> } | void };
   /**
    * A user message as typed, before prompt.submit: the first handler that answers expands it (a
    * custom slash command: `text` is what the model gets, `typed` stays in the log for the

@@ -279,6 +279,9 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   for (const abs of await walk(fs, joinPath(dir, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, "instructions", coll(".github/instructions"));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
+  // Windsurf: the legacy single file is always on; `.windsurf/rules/*.md` say how with `trigger`.
+  await file(joinPath(dir, ".windsurfrules"), "always", coll(".windsurfrules"));
+  for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   for (const abs of await walk(fs, joinPath(dir, ".claude/rules"), (n) => /\.md$/i.test(n))) await file(abs, "claude", coll(".claude/rules"));
   const cline = joinPath(dir, ".clinerules");
   const clineType = (await fs.stat(cline).catch(() => undefined))?.type;
@@ -308,12 +311,20 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
     const mode = /^rules-(.+)$/.exec(name)?.[1];
     if (type !== "directory" || !mode || mode === ROO_MODE) continue;
     for (const f of await walk(fs, joinPath(dir, ".roo", name), isRuleText))
-      excluded.push({ path: f, source: displayPath(fs, f), why: `a rule of Roo's "${mode}" mode; Yoke sessions follow Roo's "${ROO_MODE}" mode rules only` });
+      excluded.push({
+        path: f,
+        source: displayPath(fs, f),
+        why: `a rule of Roo's "${mode}" mode, not of the session (which follows Roo's "${ROO_MODE}" mode rules); when .roomodes defines "${mode}", it is part of that mode's agent`,
+      });
   }
   for (const [name, type] of await entriesOf(fs, dir)) {
     const mode = /^\.roorules-(.+)$/.exec(name)?.[1];
     if (type === "file" && mode && mode !== ROO_MODE)
-      excluded.push({ path: joinPath(dir, name), source: displayPath(fs, joinPath(dir, name)), why: `a rule of Roo's "${mode}" mode; Yoke sessions follow Roo's "${ROO_MODE}" mode rules only` });
+      excluded.push({
+        path: joinPath(dir, name),
+        source: displayPath(fs, joinPath(dir, name)),
+        why: `a rule of Roo's "${mode}" mode, not of the session (which follows Roo's "${ROO_MODE}" mode rules); when .roomodes defines "${mode}", it is part of that mode's agent`,
+      });
   }
   return out;
 }

@@ -131,13 +131,14 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   };
 }
 
-export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude";
+export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf";
 
 /**
  * A rule. Cursor .mdc: alwaysApply → always; globs → auto-attached; a description alone →
  * agent-requested; nothing → manual. Copilot .instructions.md: applyTo globs (`**` = always).
  * Cline/Roo rule files: always unless `paths` globs say where. Claude Code `.claude/rules/*.md`:
- * `paths` globs → when a matching file is touched, none → always. The rest (.cursorrules,
+ * `paths` globs → when a matching file is touched, none → always. Windsurf `.windsurf/rules/*.md`:
+ * `trigger` always_on → always, glob → auto-attached, model_decision → requested, manual → manual. The rest (.cursorrules, .windsurfrules,
  * copilot-instructions.md, .roorules): always. `dir`: a nested rule folder's project (its globs
  * are relative to it, and it applies only to files under it).
  */
@@ -165,6 +166,28 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
   } else if (format === "claude") {
     globs = stringList(d.paths);
     activation = globs.length ? "glob" : "always";
+  } else if (format === "windsurf") {
+    // Windsurf `.windsurf/rules/*.md`: `trigger` always_on | glob (+ `globs`) | model_decision (+
+    // `description`) | manual (@name) — the same activations Cursor's rules get.
+    globs = stringList(d.globs);
+    const trigger = text(d.trigger)?.toLowerCase();
+    const at = (message: string) => problems.push({ path: f.path, line: keyLine(f.text, "trigger") ?? 1, message });
+    if (trigger === "always_on") activation = "always";
+    else if (trigger === "glob") {
+      activation = globs.length ? "glob" : "manual";
+      if (!globs.length) at("trigger: glob without globs: it applies only when named with @");
+    } else if (trigger === "model_decision") {
+      activation = description ? "requested" : "manual";
+      if (!description) at("trigger: model_decision without a description: the model cannot choose it, so it applies only when named with @");
+    } else {
+      activation = "manual";
+      if (trigger !== "manual")
+        at(
+          trigger
+            ? `trigger "${trigger}" is not always_on, glob, model_decision or manual: it applies only when named with @`
+            : "no trigger: it applies only when named with @ (set trigger: always_on to apply it always)",
+        );
+    }
   }
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
   return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };

@@ -237,8 +237,15 @@ export class AgentSession implements AgentSessionApi {
     this.cancel();
     await this.idle();
     if (!this.sharesCommands) await this.services.commands?.killAll();
-    await this.ctx.extensions.run("session.end", { reason }, { signal: new AbortController().signal }).catch((err: unknown) => this.log.error("session.end failed", err));
-    this.ctx.extensions.dispose();
+    const outcomes = await this.ctx.extensions.run("session.end", { reason }, { signal: new AbortController().signal }).catch((err: unknown) => {
+      this.log.error("session.end failed", err);
+      return [];
+    });
+    // Work that outlives the session (background agents, their own sessions): the extensions whose
+    // tools it may use are torn down when it settles, not now.
+    const outlive = outcomes.flatMap((o) => (o.result?.outlive ? [o.result.outlive] : []));
+    if (!outlive.length) return this.ctx.extensions.dispose();
+    void Promise.allSettled(outlive).then(() => this.ctx.extensions.dispose());
   }
 
   /** A sub-agent (SessionInfo.spawn): this session's options, its own log, linked by parentId. */

@@ -21,6 +21,7 @@ import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import type { WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
+import { workspaceRooModes } from "./roo-modes";
 
 export type AgentOrigin = "project" | "user" | "plugin";
 export type AgentFormat = "claude" | "copilot";
@@ -89,6 +90,10 @@ export interface AgentFile {
   namespace?: string;
   /** The file's absolute path (to open it from a listing). */
   path?: string;
+  /** What its reader could not apply (a Roo mode's fileRegex, an unknown group), reported with the agent's problems. */
+  notes?: string[];
+  /** Not an agent: only `notes` to report (a `.roomodes` that cannot be read as modes). */
+  skip?: boolean;
 }
 
 export interface AgentProblem {
@@ -124,8 +129,11 @@ function splitOutsideParens(text: string): string[] {
 
 /** One agent file → its definition, or the problems that keep it from being one. */
 export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; problems: AgentProblem[] } {
+  // Complete `path:line: message` lines from the file's reader.
+  const notes = (file.notes ?? []).map((message) => ({ message }));
+  if (file.skip) return { problems: notes };
   const fm = parseFrontmatter(file.text);
-  const problems: AgentProblem[] = [];
+  const problems: AgentProblem[] = [...notes];
   const at = (key: string, message: string) => problems.push({ message: `${file.display}:${keyLine(file.text, key) || 1}: ${message}` });
   if (fm.problem) return { problems: [{ message: `${file.display}:${fm.problem.line}: ${fm.problem.message}` }] };
   const d = fm.data;
@@ -529,6 +537,10 @@ export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]>
     }
   };
   for (const spec of WORKSPACE_AGENT_DIRS) await walk(spec.dir, spec, 0);
+  // Roo Code's custom modes (.roomodes): each an agent (src/core/subagents/roo-modes.ts).
+  const roo = await workspaceRooModes(fs);
+  out.push(...roo.files);
+  if (roo.problems.length) out.push({ display: ".roomodes", text: "", origin: "project", format: "claude", stem: ".roomodes", notes: roo.problems, skip: true });
   return out;
 }
 

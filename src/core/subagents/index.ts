@@ -203,8 +203,15 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
         return done.length ? { nudge: done.join("\n\n") } : undefined;
       });
       api.on("session.end", async () => {
+        // A host that hands back (the panel): each background agent is a session of its own, which
+        // outlives the one that started it (a new panel session, a reopened one, a settings change
+        // must not stop it). It still ends at the task time limit or by `yoke agents stop`; its
+        // result is offered to the parent's id (the same session opened again takes it).
+        if (deliver) return background.size ? { outlive: background.settled() } : undefined;
+        // A one-shot run (the process ends with its session): they stop with it.
         background.cancelAll();
         await background.settled();
+        return undefined;
       });
       // Read once: the list is part of the task tool's description, so of every request's prefix.
       const agents = opts.agents ? await opts.agents(session) : [];
@@ -527,7 +534,8 @@ async function isolatedOutcome(run: IsolatedRun, facts: Parameters<IsolatedRun["
 
 /**
  * The background runs of one session's task tool (`background: true`): each runs on its own signal
- * (the session's end or the task timeout stop it, never the end of the call that started it); what
+ * (the task timeout stops it, and the session's end when the host does not hand back; never the end
+ * of the call that started it); what
  * each ends with waits in `take()` for the parent's model.
  */
 class BackgroundRuns {

@@ -1,0 +1,148 @@
+/**
+ * Roo Code's custom modes (`.roomodes` at the workspace root, YAML or JSON: `customModes: [...]`)
+ * as Yoke custom agents. Each mode is an agent named by its `slug`:
+ * - `whenToUse` (else `description`, else the first sentence of `roleDefinition`) is what the model
+ *   picks it by;
+ * - its system prompt is `roleDefinition`, then `customInstructions`, then the mode's own rules —
+ *   `.roo/rules-{slug}/` (each file, in name order) or, when that folder has none, `.roorules-{slug}`;
+ * - its tools come from `groups`: `read` → Read, Grep, Glob; `edit` → Edit, Write; `command` →
+ *   Bash; TodoWrite always (Roo's todo list is in every mode). `browser` and `mcp` have no Yoke
+ *   tool set (reported). An edit group's `fileRegex` cannot be expressed by an agent's allow-list:
+ *   the agent is told to edit only matching files, and the listing says it is not enforced.
+ */
+import { parseDocument } from "yaml";
+import type { WorkspaceFs } from "../ports";
+
+/** An agent file as the agents reader takes it (AgentFile of agents.ts, which imports this file). */
+export interface RooAgentFile {
+  display: string;
+  text: string;
+  origin: "project";
+  format: "claude";
+  stem: string;
+  path?: string;
+  notes?: string[];
+}
+
+const GROUP_TOOLS: Record<string, string[]> = { read: ["Read", "Grep", "Glob"], edit: ["Edit", "Write"], command: ["Bash"] };
+const SLUG_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const MAX_RULE_BYTES = 64 * 1024;
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+
+/** The first sentence of a role definition (the description when the mode gives no whenToUse). */
+function firstSentence(text: string): string {
+  const m = /^[\s\S]*?[.!?](\s|$)/.exec(text);
+  return (m ? m[0] : text).trim().replace(/\s+/g, " ");
+}
+
+export interface RooModeInput {
+  /** `.roomodes` as read. */
+  text: string;
+  /** Shown in problems (`.roomodes`). */
+  display: string;
+  path?: string;
+  /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from. */
+  rules(slug: string): Promise<Array<{ display: string; text: string }>>;
+}
+
+/** Every custom mode of a `.roomodes` file as an agent file (Claude Code's shape), with what could not be applied. */
+export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: RooAgentFile[]; problems: string[] }> {
+  const problems: string[] = [];
+  const doc = parseDocument(input.text, { prettyErrors: false });
+  if (doc.errors.length) return { files: [], problems: [`${input.display}:${doc.errors[0]!.linePos?.[0]?.line ?? 1}: not valid YAML or JSON: ${doc.errors[0]!.message.split("\n")[0]}`] };
+  const data = doc.toJS() as unknown;
+  const modes = data && typeof data === "object" ? (data as { customModes?: unknown }).customModes : undefined;
+  if (!Array.isArray(modes)) return { files: [], problems: [`${input.display}:1: no customModes list: Roo Code reads its modes from "customModes"`] };
+  const files: RooAgentFile[] = [];
+  for (const [i, raw] of modes.entries()) {
+    const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+    const slug = str(m.slug);
+    const where = `${input.display}:1: customModes[${i}]${slug ? ` (${slug})` : ""}`;
+    if (!slug || !SLUG_RE.test(slug)) {
+      problems.push(`${where}: a mode needs a slug of letters, digits, - and _; skipped`);
+      continue;
+    }
+    const role = str(m.roleDefinition);
+    if (!role) {
+      problems.push(`${where}: a mode needs a roleDefinition; skipped`);
+      continue;
+    }
+    // Where the mode starts in the file (its slug's line), for `path:line: message` problems.
+    const slugLine = input.text.split(/\r?\n/).findIndex((l) => l.includes(slug) && /slug/.test(l)) + 1 || 1;
+    const notes: string[] = [];
+    const note = (message: string) => notes.push(`${input.display}:${slugLine}: mode "${slug}": ${message}`);
+    const tools = new Set<string>(["TodoWrite"]);
+    const editLimits: string[] = [];
+    const groups = Array.isArray(m.groups) ? m.groups : [];
+    for (const g of groups) {
+      const [name, opts] = Array.isArray(g) ? [String(g[0]), (g[1] ?? {}) as Record<string, unknown>] : [String(g), {} as Record<string, unknown>];
+      const mapped = GROUP_TOOLS[name];
+      if (!mapped) {
+        note(`not applied: the "${name}" group${name === "browser" ? " (Yoke has no browser tool)" : name === "mcp" ? " (name the MCP tools in a Claude Code agent instead)" : ""}`);
+        continue;
+      }
+      mapped.forEach((t) => tools.add(t));
+      const re = str(opts.fileRegex);
+      if (name === "edit" && re) {
+        editLimits.push(`${re}${str(opts.description) ? ` (${str(opts.description)})` : ""}`);
+        note(`not enforced: the edit group's fileRegex ${re} — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply`);
+      }
+    }
+    const rules = await input.rules(slug);
+    const body = [
+      role,
+      str(m.customInstructions),
+      editLimits.length ? `Edit only files whose path matches ${editLimits.map((e) => `/${e.replace(/ \(.*$/, "")}/${/ \(/.test(e) ? e.slice(e.indexOf(" (")) : ""}`).join(" or ")}.` : undefined,
+      ...rules.map((r) => `Rules of this mode (${r.display}):\n${r.text.trim()}`),
+    ]
+      .filter(Boolean)
+      .join("\n\n");
+    const description = str(m.whenToUse) ?? str(m.description) ?? firstSentence(role);
+    // Written as Claude Code's agent file (JSON strings are valid YAML), so it is read as every other agent is.
+    const text = ["---", `name: ${JSON.stringify(slug)}`, `description: ${JSON.stringify(description)}`, `tools: ${JSON.stringify([...tools].join(", "))}`, "---", body, ""].join("\n");
+    files.push({
+      display: `${input.display} (mode ${slug})`,
+      text,
+      origin: "project",
+      format: "claude",
+      stem: slug,
+      ...(input.path ? { path: input.path } : {}),
+      ...(notes.length ? { notes } : {}),
+    });
+  }
+  return { files, problems };
+}
+
+/** The workspace's `.roomodes` (if any) through its file system: its modes as agent files, and the problems. */
+export async function workspaceRooModes(fs: WorkspaceFs): Promise<{ files: RooAgentFile[]; problems: string[] }> {
+  const decoder = new TextDecoder();
+  const read = async (rel: string) => {
+    try {
+      const bytes = await fs.readFile(`${fs.root}/${rel}`);
+      return bytes.byteLength > MAX_RULE_BYTES ? undefined : decoder.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  };
+  const text = await read(".roomodes");
+  if (text === undefined) return { files: [], problems: [] };
+  return rooModeAgentFiles({
+    text,
+    display: ".roomodes",
+    path: `${fs.root}/.roomodes`,
+    rules: async (slug) => {
+      const dir = `.roo/rules-${slug}`;
+      const entries: Array<[string, string]> = await fs.readDir(`${fs.root}/${dir}`).catch(() => []);
+      const out: Array<{ display: string; text: string }> = [];
+      for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+        if (type !== "file" || !/\.(md|mdc|txt)$/i.test(name)) continue;
+        const t = await read(`${dir}/${name}`);
+        if (t !== undefined && !t.startsWith("#!")) out.push({ display: `${dir}/${name}`, text: t });
+      }
+      if (out.length) return out;
+      const single = await read(`.roorules-${slug}`);
+      return single !== undefined ? [{ display: `.roorules-${slug}`, text: single }] : [];
+    },
+  });
+}
