@@ -80,8 +80,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const src = sourceRepo(join(ws, "vendor-src", "lib"), id);
       // A committed .gitmodules (as a cloned project has), then the agent's git first on PATH.
       writeFileSync(join(ws, ".gitmodules"), `[submodule "lib"]\n\tpath = lib\n\turl = ${src}\n`);
-      spawnSync("git", ["-C", ws, "add", ".gitmodules"]);
-      spawnSync("git", ["-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "gitmodules"]);
+      chownTree(ws, id);
+      // As the identity: git refuses a repository another user owns (safe.directory).
+      expect(hostGit(id, home, ws, ["add", ".gitmodules"]).status).toBe(0);
+      expect(hostGit(id, home, ws, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "gitmodules"]).status).toBe(0);
       const gitmodulesBefore = readFileSync(join(ws, ".gitmodules"), "utf8");
       const configBefore = readFileSync(join(ws, ".git", "config"), "utf8");
       mkdirSync(join(ws, "bin"));
