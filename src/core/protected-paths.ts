@@ -232,3 +232,40 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
   if (m && GIT_COMMAND_STATE.includes(m[1]!)) return GIT_COMMAND_STATE_ENTRY;
   return m && !gitEntryWritable(m[1]!) ? GIT_INTERNALS : undefined;
 }
+
+/**
+ * The git commands whose ordinary work writes what is protected: `git submodule add|init|update|
+ * sync|deinit|set-url|set-branch|absorbgitdirs` write `.git/config` and `.gitmodules` (config can run
+ * programs: core.fsmonitor, aliases, hooksPath), and `git submodule deinit`, `git worktree
+ * remove|move|prune|repair` remove, move or rewrite the `.git` file of a submodule's or linked
+ * worktree's folder (read-only mount points otherwise, so those folders could not be removed). They
+ * failed in the sandbox. A command line that is exactly one of them — one simple command, every word
+ * made only of characters the shell gives no meaning to (no quotes, `$`, globs, braces, operators),
+ * no global option but `-c protocol.<name>.allow=…` — gets `confine.gitLinked`: the sandbox lets it
+ * write those, and checks them while and when it ends: in `.git/config` and `.gitmodules` only the
+ * `submodule.<name>.*` entries git writes may change (anything else puts the file back as it was,
+ * node/commands/git-config-guard.ts); a `.git` file left naming another folder is checked as a new
+ * repository (node/commands/new-repositories.ts).
+ */
+export const GIT_LINKED_WORK: Readonly<Record<string, readonly string[]>> = {
+  submodule: ["add", "init", "update", "sync", "deinit", "set-url", "set-branch", "absorbgitdirs"],
+  worktree: ["add", "remove", "move", "prune", "repair"],
+};
+
+const INERT_WORD = /^[A-Za-z0-9_./:@%+=,^-][A-Za-z0-9_./:@%+=,~^-]*$/;
+
+/** Is `command` exactly one git command of GIT_LINKED_WORK? */
+export function isGitLinkedWork(command: string): boolean {
+  if (command.length > 4096 || /[\n\r]/.test(command)) return false;
+  const words = command.trim().split(/[ \t]+/);
+  if (words[0] !== "git") return false;
+  if (!words.every((w) => INERT_WORD.test(w))) return false;
+  let i = 1;
+  while (words[i] === "-c" && /^protocol\.[a-z]+\.allow=(always|never|user)$/.test(words[i + 1] ?? "")) i += 2;
+  const subs = Object.hasOwn(GIT_LINKED_WORK, words[i] ?? "") ? GIT_LINKED_WORK[words[i]!] : undefined;
+  if (!subs) return false;
+  // `git submodule [--quiet] SUB …`: the subcommand comes first (git-submodule.sh takes -q/--quiet before it).
+  i++;
+  while (words[i] === "-q" || words[i] === "--quiet") i++;
+  return subs.includes(words[i] ?? "");
+}

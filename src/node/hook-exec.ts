@@ -13,7 +13,7 @@
 import { withoutProviderSecrets } from "./settings/secret-env";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { MARKER_VAR, startReaper } from "./commands/process-tree";
+import { MARKER_VAR, startReaper, tellReaper } from "./commands/process-tree";
 import { hostLaunchWithClosedFds } from "./commands/fd-hygiene";
 import type { HookCommandRequest, HookCommandResult, HookCommandRunner } from "../core/hooks/types";
 import { HOOK_OPT_OUT, quarantineLines, type HookSandbox } from "./hook-sandbox";
@@ -98,6 +98,12 @@ function runProcess(file: string, args: string[], req: HookCommandRequest, signa
         env[MARKER_VAR] = `${HOOK_MARKER}:h${++launched}`;
       }
       child = spawn(file, args, { cwd: req.cwd, env, detached: !windows, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+      // Its pid (and group) to the reaper while it runs: a confined hook under firejail hides the marker from the user's reaper.
+      if (!windows) {
+        const pid = child.pid;
+        tellReaper(reaper, pid, true);
+        child.on("exit", () => tellReaper(reaper, pid, false));
+      }
     } catch (err) {
       resolve({ exitCode: null, stdout: "", stderr: "", timedOut: false, error: err as NodeJS.ErrnoException });
       return;

@@ -261,7 +261,8 @@ async function target(argv: string[], extra: Record<string, { type: "string" | "
   const { top, registry } = await workspaceOf(resolve((values.cwd as string | undefined) ?? "."));
   const record = registry.get(id);
   // An agent started inside another agent's worktree (nested isolated agents) belongs to that tree: it is merged there.
-  const tree = record.workspace !== top && agentWorktreeOf(record.workspace) && existsSync(join(record.workspace, ".git")) ? record.workspace : top;
+  // Not when the chain of parents comes back to this agent (forged records, sbx18: its own worktree, or A in B's and B in A's).
+  const tree = record.workspace !== top && agentWorktreeOf(record.workspace) && existsSync(join(record.workspace, ".git")) && !inLoop(record, registry.list()) ? record.workspace : top;
   return { values: values as Record<string, unknown>, rest, top: tree, registry, record };
 }
 
@@ -393,6 +394,10 @@ async function mergeCommand(argv: string[]): Promise<number> {
   const state = registry.state(record);
   if (state === "running" || state === "queued") throw new Error(`agent ${record.id} is ${state}: wait for it to finish or stop it (yoke agents stop ${record.id}) before merging`);
   // Started inside another agent's worktree: its change is merged there, never into the user's tree instead.
+  if (resolve(top) !== resolve(record.workspace) && agentWorktreeOf(record.workspace) && inLoop(record, registry.list()))
+    throw new Error(
+      `agent ${record.id} was not merged: its record says it started inside ${canonicalFolder(record.workspace) === canonicalFolder(record.worktree) ? "its own worktree" : "an agent that started inside it"} (${record.workspace}), a loop no real agent makes — the record was changed by something else. Nothing was written. See its change with yoke agents diff ${record.id}; remove it with yoke agents discard ${record.id}.`,
+    );
   if (resolve(top) !== resolve(record.workspace) && agentWorktreeOf(record.workspace))
     throw new Error(
       `agent ${record.id} was not merged: its change is meant for the worktree it started in (${record.workspace}), which no longer exists. See it with yoke agents diff ${record.id}; discard it with yoke agents discard ${record.id}.`,
@@ -416,13 +421,48 @@ async function mergeCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * The ids of the agents `record` was started inside (its parent: the agent whose worktree is its
+ * workspace; then that one's parent…). Each record is visited once, so a loop in forged records
+ * ends (A in B's worktree, B in A's) instead of recursing without bound.
+ */
+function ancestorsOf(record: AgentRecord, all: readonly AgentRecord[]): Set<string> {
+  const byTree = new Map(all.map((r) => [canonicalFolder(r.worktree), r] as const));
+  const seen = new Set<string>();
+  let cur: AgentRecord | undefined = record;
+  while (cur) {
+    const up = byTree.get(canonicalFolder(cur.workspace));
+    if (!up || up.id === record.id || seen.has(up.id)) break;
+    seen.add(up.id);
+    cur = up;
+  }
+  return seen;
+}
+
+/** Does the chain of parents from `record` come back to it (its workspace is its own worktree, or a loop through others)? */
+function inLoop(record: AgentRecord, all: readonly AgentRecord[]): boolean {
+  if (canonicalFolder(record.workspace) === canonicalFolder(record.worktree)) return true;
+  const byTree = new Map(all.map((r) => [canonicalFolder(r.worktree), r] as const));
+  const seen = new Set<string>();
+  let cur: AgentRecord | undefined = record;
+  while (cur && !seen.has(cur.id)) {
+    seen.add(cur.id);
+    cur = byTree.get(canonicalFolder(cur.workspace));
+    if (cur?.id === record.id) return true;
+  }
+  return false;
+}
+
 async function discardCommand(argv: string[]): Promise<number> {
   const { values, top, registry, record } = await target(argv);
   // Agents started inside this one's worktree (nested isolated agents) keep their worktrees in it, and their change is
   // meant for its tree: removing it would delete their work and leave their change nowhere to go. Nothing is removed.
   // Compared as real paths: the worktree's path is built from the home as given, the nested agent's workspace is git's (links resolved).
   const mine = canonicalFolder(record.worktree);
-  const nested = registry.list().filter((r) => r.id !== record.id && canonicalFolder(r.workspace) === mine);
+  const all = registry.list();
+  const ancestors = ancestorsOf(record, all);
+  // One that is also this agent's parent, grand-parent… is a loop no real nesting makes (forged records, sbx18): it does not keep this one.
+  const nested = all.filter((r) => r.id !== record.id && canonicalFolder(r.workspace) === mine && !ancestors.has(r.id));
   if (nested.length) {
     const ids = nested.map((r) => r.id).join(", ");
     throw new Error(

@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { constants } from "node:os";
 import { formatBoundedOutput } from "../../core/commands/output";
 import { commandLineFromArgv } from "../../core/commands/shell-quote";
+import { isGitLinkedWork } from "../../core/protected-paths";
 import type { CommandResult, NetworkMode } from "../../core/commands/types";
 import { readUserSandboxSettings } from "../../node/agent-services";
 import { createNodeCommandRunner } from "../../node/commands/runner";
@@ -122,12 +123,20 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   const writable = (values.writable ?? []).map((p) => realOrResolved(resolve(cwd, p)));
   // --writes: the decision's confine.writes (a command allowed for the writes the gate listed).
   const writes = values.writes?.map((p) => resolve(cwd, p));
+  const line = commandLineFromArgv(command);
+  // git submodule add/update…: the same door a session's gate opens (core/protected-paths.ts).
+  const submodule = !values["read-only-workspace"] && isGitLinkedWork(line);
   const confine =
-    values["read-only-workspace"] || writable.length || writes
-      ? { ...(values["read-only-workspace"] ? { readOnly: true } : {}), ...(writable.length ? { writable } : {}), ...(writes ? { writes } : {}) }
+    values["read-only-workspace"] || writable.length || writes || submodule
+      ? {
+          ...(values["read-only-workspace"] ? { readOnly: true } : {}),
+          ...(writable.length ? { writable } : {}),
+          ...(writes ? { writes } : {}),
+          ...(submodule ? { gitLinked: true } : {}),
+        }
       : undefined;
   const cmd = runner.start({
-    command: commandLineFromArgv(command),
+    command: line,
     cwd,
     background: false,
     network,

@@ -33,6 +33,14 @@ export interface CommandConfinement {
    * one without the user being asked.
    */
   unreviewed?: boolean;
+  /**
+   * The command line is exactly one `git submodule add|init|update|sync|deinit|…` or `git worktree
+   * add|remove|move|prune|repair` (isGitLinkedWork in core/protected-paths.ts): the sandbox lets it
+   * write the repository's `.git/config` and `.gitmodules` (put back as they were when anything but
+   * the `submodule.<name>.*` entries git writes changed) and the `.git` files of its submodules' and
+   * linked worktrees' folders (checked as new repositories when it ends).
+   */
+  gitLinked?: boolean;
 }
 
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */

@@ -34,6 +34,7 @@ import { analyseCommand } from "./shell/extract";
 import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
 import { literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
+import { isGitLinkedWork } from "../protected-paths";
 
 export { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
@@ -92,6 +93,24 @@ type TouchTarget =
     };
 
 export async function evaluateBash(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
+  const d = await evaluateLine(command, mode, gateCtx);
+  // git submodule add/update… writes .git/config and .gitmodules: the sandbox lets exactly such a
+  // line write them and checks what it wrote (protected-paths.ts, isGitLinkedWork). Not a
+  // read-only decision (that mounts nothing writable), nor a refusal.
+  if (d.decision !== "deny" && !d.confine?.readOnly && isGitLinkedWork(command) && !(await submoduleFilesDenied(gateCtx))) d.confine = { ...d.confine, gitLinked: true };
+  return d;
+}
+
+/** Does a deny rule keep `.git/config` or `.gitmodules` from being written (then the sandbox keeps them read-only for git submodule too)? */
+async function submoduleFilesDenied(ctx: EvalContext): Promise<boolean> {
+  for (const rel of [".git/config", ".gitmodules"]) {
+    const p = await checkCommandPath(ctx, ctx.cwd, rel);
+    if (matchPathRule(ctx, "deny", "Write", p) || matchPathRule(ctx, "deny", "Edit", p)) return true;
+  }
+  return false;
+}
+
+async function evaluateLine(command: string, mode: PermissionMode, gateCtx: EvalContext): Promise<PermissionDecision> {
   const ctx = scopedToOneCheck(gateCtx);
   if (!ctx.parser) return decide("ask", "mode", `Yoke's shell parser is not available (${ctx.parserError ?? "not loaded"}), so every command needs approval.`);
   if (command.length > MAX_COMMAND_LENGTH)

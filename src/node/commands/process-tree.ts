@@ -257,6 +257,16 @@ export function countTasks(root: number, max = Infinity, opts: { group?: boolean
   return n;
 }
 
+/** Tells a reaper to kill `pid`'s process group too when it wakes (`alive`), or no longer (the process ended). */
+export function tellReaper(reaper: ChildProcess | undefined | null, pid: number | undefined, alive: boolean): void {
+  if (!reaper?.stdin || !pid || reaper.stdin.destroyed) return;
+  try {
+    reaper.stdin.write(`${alive ? "" : "-"}${pid}\n`);
+  } catch {
+    // The reaper is gone: nothing to tell.
+  }
+}
+
 /**
  * Starts the reaper of a runner: a small shell process, detached, that waits for its standard
  * input to close (Node closed it on dispose, or died) and then kills every process still
@@ -270,8 +280,14 @@ export function startReaper(runnerMarker: string, cgroupPrefix?: string): ChildP
     ? `for d in '${cgroupPrefix.replace(/'/g, "'\\''")}'*; do [ -d "$d" ] || continue; echo 0 > "$d/pids.max" 2>/dev/null; ` +
       'j=0; while [ $j -lt 20 ] && [ -s "$d/cgroup.procs" ]; do kill -KILL $(cat "$d/cgroup.procs") 2>/dev/null; sleep 0.1; j=$((j+1)); done; rmdir "$d" 2>/dev/null; done; '
     : "";
+  // Its input: nothing but "PID" / "-PID" lines (tellReaper) until it closes. Then the process
+  // groups of the pids still listed are killed first: a process that went through a setuid program
+  // (firejail) hides its environment from its own user, so the marker does not find it (sbx18: a
+  // confined hook outlived a SIGKILLed `yoke run` as a user with firejail); killing firejail's own
+  // process ends its PID namespace, and everything in it.
   const script =
-    "read -r _ignored; " +
+    'pids=" "; while read -r l; do case "$l" in -[0-9]*) pids=$(printf "%s" "$pids" | sed "s/ ${l#-} / /");; [0-9]*) pids="$pids$l ";; esac; done; ' +
+    'for p in $pids; do kill -KILL -"$p" "$p" 2>/dev/null; done; ' +
     cgroups +
     "i=0; while [ $i -lt 20 ]; do " +
     `pids=$(grep -lsaF '${needle}' /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p'); ` +

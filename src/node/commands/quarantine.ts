@@ -29,6 +29,7 @@ import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
 import { rememberRepositories, scanNewRepositories } from "./new-repositories";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
+import { gitConfigProblems, restoreGitConfig } from "./git-config-guard";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
 
@@ -51,6 +52,7 @@ export function guardTripped(g: GuardedPath): boolean {
     return replaceLines(g.path).some((l) => !before.includes(l));
   }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
+  if (g.before.kind === "git-config") return gitConfigProblems(g.path, g.before.file, g.before.snapshot).length > 0;
   if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
   try {
     const st = lstatSync(g.path);
@@ -295,6 +297,23 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       try {
         const hit = stripNewReplaceLines(g.path, g.before.replaceLines, dir);
         if (hit) out.push({ path: g.path, root: g.root, why: `${g.why} (the line${hit.removed.length > 1 ? "s" : ""} ${hit.removed.join(", ")} taken out)`, movedTo: hit.keptAt });
+      } catch (err) {
+        out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
+      }
+      continue;
+    }
+    if (g.before.kind === "git-config") {
+      // While the command runs (the user's git, VS Code's among them, reads .git/config on the host) and when it ends.
+      const problems = gitConfigProblems(g.path, g.before.file, g.before.snapshot);
+      if (!problems.length) continue;
+      try {
+        const keptAt = restoreGitConfig(g.path, g.before.snapshot, dir);
+        out.push({
+          path: g.path,
+          root: g.root,
+          why: `${g.why}: it set ${problems.slice(0, 5).join(", ")}${problems.length > 5 ? ` and ${problems.length - 5} more` : ""}; the file was put back as it was`,
+          movedTo: keptAt,
+        });
       } catch (err) {
         out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
       }

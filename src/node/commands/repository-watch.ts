@@ -13,7 +13,7 @@
  * (deep, large trees), in folders fs.watch cannot watch, and for a change it does not report, the
  * 1 s walk and the check when the command ends remain.
  */
-import { lstatSync, readdirSync, watch, type FSWatcher } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, watch, type FSWatcher } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { checkRepositoryAt, type RepositoryFinding } from "./new-repositories";
 
@@ -23,8 +23,30 @@ export const WATCH_MAX_FOLDERS = 512;
 const SETUP_CHUNK = 32;
 /** Folders not descended into when the command starts: the workspace's own git folder and package trees (a folder the command creates there is still watched when its parent is). */
 const SKIP = new Set([".git", "node_modules"]);
-/** Folders watched in all (those the command creates included). */
+/** Folders watched in all per command (those the command creates included). */
 const WATCH_MAX_TOTAL = 8192;
+/** Yoke's share of the user's inotify watches (`max_user_watches`), for every command of this process together. */
+export const WATCH_SHARE = 8;
+
+/**
+ * How many inotify watches this process's repository watches may hold together: an eighth of
+ * /proc/sys/fs/inotify/max_user_watches (the kernel's limit for all of the user's programs — VS
+ * Code's own file watcher, language servers — whose old default was 8,192). Past it the 1 s walk and
+ * the check when the command ends remain (sbx18: one command could take 8,192 watches, all of the
+ * old default). Read each time a command starts (the limit can change).
+ */
+export function inotifyWatchBudget(file = "/proc/sys/fs/inotify/max_user_watches"): number {
+  try {
+    const n = Number(readFileSync(file, "utf8").trim());
+    if (Number.isInteger(n) && n > 0) return Math.floor(n / WATCH_SHARE);
+  } catch {
+    // Not Linux, or /proc not readable: fs.watch is not inotify there, or nothing tells the limit.
+  }
+  return WATCH_MAX_TOTAL;
+}
+
+/** Watches held by every RepositoryWatch of this process. */
+let held = 0;
 /** Names that make a folder a repository (a `.git`) or a bare layout. */
 const MARKERS = new Set([".git", "HEAD", "commondir"]);
 
@@ -40,6 +62,8 @@ export class RepositoryWatch {
   private readonly pending = new Map<string, RepositoryWatchTarget>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** The process's share of inotify watches, when this command started. */
+  private readonly budget = inotifyWatchBudget();
 
   constructor(
     private readonly targets: readonly RepositoryWatchTarget[],
@@ -85,11 +109,12 @@ export class RepositoryWatch {
 
   /** Watches `dir` for `t`; false when it cannot. */
   private add(dir: string, t: RepositoryWatchTarget): boolean {
-    if (this.closed || this.watchers.has(dir) || this.watchers.size >= WATCH_MAX_TOTAL) return this.watchers.has(dir);
+    if (this.closed || this.watchers.has(dir) || this.full()) return this.watchers.has(dir);
     try {
       const w = watch(dir, { persistent: false }, (_event, name) => this.event(dir, name ? String(name) : undefined, t));
       w.on("error", () => undefined);
       this.watchers.set(dir, w);
+      held++;
       return true;
     } catch {
       return false;
@@ -114,7 +139,7 @@ export class RepositoryWatch {
     }
     if (MARKERS.has(name)) return this.schedule(dir, t);
     // Past the cap nothing more is watched: nor walked (a prepared tree moved into place is not read on the host thread).
-    if (this.watchers.size >= WATCH_MAX_TOTAL) return;
+    if (this.full()) return;
     // A folder the command creates: watched too (a repository is usually made in a new folder: `git init x`, `git clone u x`).
     // One lstat, not a read of the parent: reading it on every event cost O(n²) on the host thread
     // (red18g: 2,000 folders made in one folder held the event loop 6.1 s).
@@ -143,11 +168,22 @@ export class RepositoryWatch {
     }
   }
 
+  /** No more watches: this command's cap, or the process's share of the user's inotify watches. */
+  private full(): boolean {
+    return this.watchers.size >= WATCH_MAX_TOTAL || held >= this.budget;
+  }
+
+  /** How many folders it watches now. */
+  get watching(): number {
+    return this.watchers.size;
+  }
+
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.setup) clearImmediate(this.setup);
     for (const w of this.watchers.values()) w.close();
+    held -= this.watchers.size;
     this.watchers.clear();
   }
 }

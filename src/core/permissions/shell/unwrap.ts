@@ -11,6 +11,7 @@ import { checkoutOperand, discardReading } from "./git-discard";
 import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
 import { tokenize } from "../bash-spec";
+import { shellQuote } from "../../commands/shell-quote";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -1095,14 +1096,22 @@ function gitSubcommandCommands(part: CommandPart, rest: Word[], out: Unwrapped):
   };
   for (let j = 0; j < opts.length; j++) {
     const v = opts[j]!.value;
-    const glued = (name: string) => (v.startsWith(`${name}=`) ? { ...opts[j]!, value: v.slice(name.length + 1) } : undefined);
     if (v === "--") break;
-    if ((sub === "rebase" && (v === "-x" || v === "--exec")) || (sub === "difftool" && (v === "-x" || v === "--extcmd"))) script(`git ${sub} ${v}`, opts[++j]);
-    else if (sub === "rebase" && glued("--exec")) script(`git rebase --exec`, glued("--exec"));
-    else if (sub === "difftool" && glued("--extcmd")) script(`git difftool --extcmd`, glued("--extcmd"));
+    const cluster = sub === "rebase" ? shortExec(opts, j, "sSXC") : sub === "difftool" ? shortExec(opts, j, "t") : undefined;
+    if (cluster) {
+      // `git rebase -xrm`, `-x'rm -rf src'`, `-ix 'rm y'` (sbx18: allowed under Bash(git:*) and Bash(rm:*)).
+      script(`git ${sub} -x`, cluster.word);
+      j += cluster.used - 1;
+    } else if ((sub === "rebase" && (v === "-x" || /^--exe?c?$/.test(v))) || (sub === "difftool" && (v === "-x" || /^--e(x(t(c(m(d)?)?)?)?)?$/.test(v))))
+      // Long options by any unambiguous prefix, as parse-options takes them (`git rebase --exe 'rm y'`).
+      script(`git ${sub} ${v}`, opts[++j]);
+    else if (sub === "rebase" && /^--exe?c?=/.test(v)) script(`git rebase --exec`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
+    else if (sub === "difftool" && /^--e(x(t(c(m(d)?)?)?)?)?=/.test(v)) script(`git difftool --extcmd`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
     else if (/^--(upload-pack|receive-pack|exec)$/.test(v) || (sub === "clone" && v === "-u")) script(`git ${sub} ${v}`, opts[++j]);
     else if (/^--(upload-pack|receive-pack|exec)=/.test(v)) script(`git ${sub} ${v.split("=")[0]}`, { ...opts[j]!, value: v.slice(v.indexOf("=") + 1) });
-    else if (sub === "filter-branch" && /^--[a-z-]+-filter$/.test(v)) script(`git filter-branch ${v}`, opts[++j]);
+    // --subdirectory-filter takes a folder, not code; --setup is code run before the filters.
+    else if (sub === "filter-branch" && v === "--subdirectory-filter") j++;
+    else if (sub === "filter-branch" && (/^--[a-z-]+-filter$/.test(v) || v === "--setup")) script(`git filter-branch ${v}`, opts[++j]);
     else if (sub === "grep" && (v === "-O" || v === "--open-files-in-pager")) part.hidden.push("git grep -O opens the files in a pager");
     else if (sub === "grep" && (v.startsWith("-O") || v.startsWith("--open-files-in-pager=")))
       script("git grep -O", { ...opts[j]!, value: v.startsWith("-O") ? v.slice(2) : v.slice(v.indexOf("=") + 1) });
@@ -1118,9 +1127,43 @@ function gitSubcommandCommands(part: CommandPart, rest: Word[], out: Unwrapped):
     if (cmd.length) script("git submodule foreach", joinWords(cmd));
   }
   if (sub === "bisect" && opts[0]?.value === "run" && opts[1]) {
-    part.runsUnknown = true;
-    part.views.push({ words: opts.slice(1), allowable: false, denyOnly: true });
+    // git runs the words as run_command(use_shell) does: the first word is shell code (`sh -c
+    // 'FIRST "$@"'` when it holds a shell character, else the program), the rest its arguments. A
+    // script of its own, so wrappers in it are followed (sbx18: `git bisect run sh -c 'rm -rf src'`
+    // and `git bisect run env rm y` were allowed under Bash(rm:*) in bypassPermissions, as only
+    // the first word was checked, for deny rules).
+    const [first, ...args] = opts.slice(1);
+    if (first!.value === "--") part.problems.push("git bisect run -- runs a program named --");
+    else
+      script("git bisect run", {
+        value: [first!.value, ...args.map((a) => shellQuote(a.value))].join(" "),
+        raw: opts
+          .slice(1)
+          .map((w) => w.raw)
+          .join(" "),
+        dynamic: [first!, ...args].some((w) => w.dynamic),
+        glob: false,
+      });
   }
+}
+
+/**
+ * A cluster of short options (`-ix cmd`, `-xcmd`, `-ixcmd`) holding `-x`, git's parse-options
+ * reading: flags first; `-x` takes the rest of the word, or the next word. `valued` are the
+ * subcommand's other short options that take a value (then the rest of the word is theirs).
+ * Returns the script word and how many words were used, or undefined.
+ */
+function shortExec(words: Word[], j: number, valued: string): { word: Word | undefined; used: number } | undefined {
+  const w = words[j]!;
+  if (!/^-[A-Za-z]/.test(w.value) || w.value === "-x") return undefined;
+  for (let k = 1; k < w.value.length; k++) {
+    const c = w.value[k]!;
+    if (!/[A-Za-z]/.test(c) || valued.includes(c)) return undefined;
+    if (c !== "x") continue;
+    const rest = w.value.slice(k + 1);
+    return rest ? { word: { ...w, value: rest }, used: 1 } : { word: words[j + 1], used: 2 };
+  }
+  return undefined;
 }
 
 function skipFlags(args: Word[], flags: Set<string>): Word[] {

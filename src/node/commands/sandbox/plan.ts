@@ -19,13 +19,14 @@ import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKS
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
-import { replaceLines } from "../packed-refs";
+import { readRegular, replaceLines } from "../packed-refs";
 import { copiesOf } from "./program-copies";
 import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 import { knownRepositories } from "../new-repositories";
 import { pluginStoreSecrets } from "./clone-secrets";
+import { snapshotGitConfig } from "../git-config-guard";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -416,10 +417,15 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const approved = (input.confine?.writable ?? []).map(realOrSelf).filter((a) => writable.some((w) => isWithin(a, w) && a !== w));
   const ancestors = new Set<string>();
   const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
+  const doors = new Set<string>();
   for (const root of writable) {
+    // git submodule add/update…: .git/config and .gitmodules writable, checked while and after it runs.
+    const door = input.confine?.gitLinked ? submoduleDoor(b, root) : undefined;
+    if (door) guards.push(...door);
+    for (const g of door ?? []) doors.add(g.path);
     // .git/worktrees and .git/modules: written by git worktree / git submodule, checked when the command ends (gitAllowList).
-    for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter) protect(root, e.path, e.why);
-    gitAllowList(b, guards, ancestors, approved, root, protect);
+    for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter && !(door && (e.path === ".gitmodules" || e.path === ".git/config"))) protect(root, e.path, e.why);
+    gitAllowList(b, guards, ancestors, approved, root, protect, !!door);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
   const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
@@ -448,6 +454,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   for (const root of writable) guards.push({ path: root, root, why: NEW_REPOSITORY_WHY, before: { kind: "repositories", since, known: knownRepositories(root), approved } });
   for (const ro of input.protection?.readOnly ?? []) {
     const abs = resolve(ro);
+    // The protected-path list, which the rules' view repeats; a deny rule on these files shuts the door at the gate.
+    if (doors.has(abs)) continue;
+    // A submodule's or linked worktree's `.git` file naming this repository's own git folder: git
+    // submodule deinit and git worktree remove/move delete or rewrite it (a `.git` file left naming
+    // anything else is checked as a new repository when the command ends: new-repositories.ts).
+    if (input.confine?.gitLinked && ownLinkFile(abs, writable)) continue;
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
     if (!root || abs === root) {
       // Outside the writable folders it is read-only already; a whole writable folder made read-only:
@@ -515,7 +527,45 @@ const GIT_LINKED_ENTRIES: readonly string[] = ["worktrees", "modules"];
  * that exists is a read-only mount point, and what appears besides is quarantined (a `commondir`,
  * a `config.worktree`, a `worktrees/`). `.git` itself becomes a mount point (it cannot be renamed).
  */
-function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<string>, approved: string[], root: string, protect: (root: string, rel: string, why: string) => void): void {
+/**
+ * The guards that let a git submodule command (confine.gitLinked) write `root`'s `.git/config`
+ * and `.gitmodules`; undefined when the door stays shut (no `.git` folder there, or either file is
+ * not a regular file git can read — a link, say — so nothing checkable was there before).
+ */
+function submoduleDoor(b: PlanBuilder, root: string): GuardedPath[] | undefined {
+  const git = join(root, ".git");
+  if (look(git).kind !== "dir" || !b.writableHost(git)) return undefined;
+  const config = snapshotGitConfig(join(git, "config"));
+  const modules = snapshotGitConfig(join(root, ".gitmodules"));
+  if (!config || modules === undefined) return undefined;
+  return [
+    { path: join(git, "config"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "config", snapshot: config } },
+    { path: join(root, ".gitmodules"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "gitmodules", snapshot: modules } },
+  ];
+}
+
+/** Is `abs` a `.git` file (`gitdir: …`) naming `<root>/.git/worktrees/…` or `<root>/.git/modules/…` of a writable root? */
+function ownLinkFile(abs: string, roots: readonly string[]): boolean {
+  if (basename(abs) !== ".git" || look(abs).kind !== "file") return false;
+  const text = readRegular(abs, 4096);
+  const m = text === undefined ? null : /^gitdir: ?(.+?)\s*$/m.exec(text.split("\n")[0] ?? "");
+  if (!m) return false;
+  const target = resolve(dirname(abs), m[1]!);
+  return roots.some((r) => isWithin(target, join(r, ".git", "worktrees")) || isWithin(target, join(r, ".git", "modules")));
+}
+
+const SUBMODULE_CONFIG_WHY =
+  "a git submodule command may change only the submodule entries of .git/config and .gitmodules (git configuration can run programs: core.fsmonitor, core.hooksPath, aliases)";
+
+function gitAllowList(
+  b: PlanBuilder,
+  guards: GuardedPath[],
+  ancestors: Set<string>,
+  approved: string[],
+  root: string,
+  protect: (root: string, rel: string, why: string) => void,
+  configDoor = false,
+): void {
   const git = join(root, ".git");
   if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
   const names = list(git);
@@ -523,7 +573,7 @@ function gitAllowList(b: PlanBuilder, guards: GuardedPath[], ancestors: Set<stri
   // worktrees/ and modules/ (git worktree, git submodule) are written, and checked when the command
   // ends against what those commands write (new-repositories.ts, checkOwnLinked: a planted
   // commondir, config.worktree or submodule config goes to quarantine).
-  const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n);
+  const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n) || (configDoor && n === "config");
   for (const name of names) if (!writable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
   ancestors.add(git);
   pinAncestors(ancestors, root, git);

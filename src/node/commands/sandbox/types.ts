@@ -73,6 +73,7 @@ export interface WrapRequest {
  * link, which a mount would follow): the runner checks it while and after the command runs,
  * and moves what appeared there to quarantine.
  */ import type { ObjectFileStat } from "../git-objects";
+import type { GitConfigFile, GitConfigSnapshot } from "../git-config-guard";
 
 export interface GuardedPath {
   /** Absolute path of the protected entry. */
@@ -87,7 +88,18 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard;
+}
+
+/**
+ * `.git/config` or `.gitmodules` (`path`) under a git submodule command (confine.gitLinked):
+ * writable for it; what it held before. Any change but the `submodule.<name>.*` entries git writes
+ * puts the file back (git-config-guard.ts), while the command runs and when it ends.
+ */
+export interface GitConfigGuard {
+  kind: "git-config";
+  file: GitConfigFile;
+  snapshot: GitConfigSnapshot | null;
 }
 
 /**
