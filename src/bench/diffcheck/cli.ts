@@ -22,6 +22,8 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
       "corpus-filter": { type: "string" },
       concurrency: { type: "string", default: "2" },
       command: { type: "string" },
+      // With --command: a script run in the scratch workspace first (files an earlier command made).
+      plant: { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       backend: { type: "string", default: "bwrap" },
@@ -35,9 +37,10 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
     const { spec, standard } = loadAttackFixture();
     const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), backend, identity });
     try {
-      const r = await checker.check(values.command, "cmd");
+      const r = await checker.check(values.command, "cmd", values.plant);
       if (values.json) process.stdout.write(`${JSON.stringify(r, null, 1)}\n`);
       else {
+        if (r.plant) process.stdout.write(`planted first: ${JSON.stringify(r.plant)}\n`);
         process.stdout.write(`command: ${JSON.stringify(r.command)}\n`);
         process.stdout.write(`predicted programs: ${r.prediction?.programs.join(", ") || "(none)"}\n`);
         process.stdout.write(`traced: ${r.execs} programs executed, ${r.writes} writes${r.error ? `; ${r.error}` : ""}\n`);
