@@ -242,7 +242,7 @@ function planted(r: Rng): Generated16 {
     ],
     sort: [
       ["mkdir q && echo b > q/a.txt && : > q/-opwned", "cd q && sort *"],
-      ["mkdir q && echo b > q/a.txt && : > q/-o../README.md", "cd q && sort *"],
+      ["mkdir q && echo b > q/a.txt && : > q/-oa.txt", "cd q && sort *"],
       ["mkdir q && echo b > q/a.txt && : > q/-opwned.txt", "cd q && sort *.txt"],
     ],
     sed: [
