@@ -6,7 +6,9 @@
  * or asks where that effect is forbidden (no bypass-class disagreement):
  * - `{NAME}` before a redirection is a descriptor variable, not an argument (`chmod {fd}>/dev/null -R 777 src`);
  * - a shell escape in ed's literal input reads files no Read rule was checked against (`!\cat .env`);
- * - a wrapper's earlier reading of its command reads a file list (`setsid tar -cf- README.md -Tl2`);
+ * - a wrapper's earlier reading of its command reads a file list (`setsid tar -cf- README.md -Tl2`), or xargs
+ *   under a wrapper names files at run time (`nsenter -- xargs -0a l cat`);
+ * - a long option's file value taken for grep's pattern (`grep --exclude-fro .env -r x .`);
  * - and the checker's own false positive: git's `!` alias runs through `sh -c`, which the analysis parsed.
  */
 import { execFileSync } from "node:child_process";
@@ -54,6 +56,18 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
         expect(seen(list, "read of denied path", "tar read .env")).toBe(true);
         expect(verdict(list, "deny rm + .env", "bypassPermissions")).toBe("ask");
         expect(bypasses(list)).toEqual([]);
+
+        const grep = await checker.check("nohup grep --exclude-fro .env -r x .", "grep-exclude-from");
+        expect(grep.error).toBeUndefined();
+        expect(seen(grep, "read of denied path", "grep read .env")).toBe(true);
+        expect(verdict(grep, "deny rm + .env", "bypassPermissions")).toBe("deny");
+        expect(bypasses(grep)).toEqual([]);
+
+        const xargs = await checker.check("nsenter -- xargs -0a l cat", "wrapper-xargs", "printf '.env\\0' > l");
+        expect(xargs.error).toBeUndefined();
+        expect(seen(xargs, "read of denied path", "cat read .env")).toBe(true);
+        expect(verdict(xargs, "deny rm + .env", "bypassPermissions")).toBe("ask");
+        expect(bypasses(xargs)).toEqual([]);
 
         const alias = await checker.check("git -c alias.x='!touch pwned' x", "git-alias");
         expect(alias.error).toBeUndefined();

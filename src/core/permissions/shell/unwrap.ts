@@ -747,6 +747,12 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
   for (const why of [...sub.hidden, ...sub.problems]) if (!part.hidden.includes(why)) part.hidden.push(why);
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
+  // The candidate gives its command file names at run time (`nsenter -- xargs -0a l cat` read the .env that l
+  // names: differential checker, session 16): any file, for the read deny rules.
+  if (sub.extraArgs && !part.extraArgs) {
+    const named = { value: `$(the files ${words[0]!.value} names at run time)`, raw: `the files ${words[0]!.value} names at run time`, dynamic: true, glob: false };
+    if (!part.reads?.some((r) => r.value === named.value)) (part.reads ??= []).push(named);
+  }
   if (sub.writes?.length) (part.writes ??= []).push(...sub.writes);
   if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
