@@ -1,7 +1,7 @@
 /**
  * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora [--corpus-filter RE]] [--concurrency C] [--json]
- * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs --command 'CMD'` (one input,
- * every verdict and difference shown). `--user`: the traced commands run as the unprivileged test
+ * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs [--plant 'SETUP'] --command 'CMD'` (one input,
+ * every verdict and difference shown; SETUP runs in the scratch workspace before the gate looks). `--user`: the traced commands run as the unprivileged test
  * user (yoke-sectest, created when run as root).
  * Exits 1 when a bypass-class disagreement was found.
  */
