@@ -4,6 +4,8 @@
 //   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora [--corpus-filter ordinary]] [--concurrency 2] [--json]
 //                              [--backend bwrap|firejail] [--user]
 //   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"' [--backend firejail] [--user]
+//   node scripts/diffcheck.mjs --plant ': > -fprint' --command 'find . *'   (--plant: a script run in the
+//   scratch workspace before the gate looks — files an earlier command made)
 // --backend: the sandbox of the traced runs (bwrap: strace outside, following bwrap in; firejail:
 // strace inside, with --allow-debuggers). --user: the traced commands run as the unprivileged
 // yoke-sectest (created with useradd when run as root).

@@ -42,6 +42,8 @@ export function defaultRuleSets(standard: RuleSet["permissions"]): RuleSet[] {
 export interface CheckResult {
   id: string;
   command: string;
+  /** The files planted before the gate looked (a setup script), if any. */
+  plant?: string;
   prediction?: BashPrediction;
   verdicts: Array<{ ruleSet: string; mode: PermissionMode; decision: PermissionDecision["decision"]; readOnly: boolean; reason: string }>;
   disagreements: Disagreement[];
@@ -55,7 +57,8 @@ export interface CheckResult {
 }
 
 export interface Checker {
-  check(command: string, id?: string): Promise<CheckResult>;
+  /** `plant`: a script run in the copy before the gate looks (files an earlier command made). */
+  check(command: string, id?: string, plant?: string): Promise<CheckResult>;
   /**
    * Plants a wrong gate (the controls that show the checker catches a wrong analysis): replaces the
    * prediction or a verdict before the comparison.
@@ -95,10 +98,18 @@ export function createChecker(opts: CheckerOptions): Checker {
     });
   const checker: Checker = {
     timing,
-    async check(command, id = String(n)) {
+    async check(command, id = String(n), plant) {
       n++;
       const t0 = performance.now();
       const s = runner.scratch(id);
+      if (plant) {
+        try {
+          runner.prepare(s, plant);
+        } catch (err) {
+          runner.discard(s);
+          return { id, command, plant, verdicts: [], disagreements: [], execs: 0, writes: 0, timedOut: false, unparsed: 0, error: err instanceof Error ? err.message : String(err) };
+        }
+      }
       timing.scratch += performance.now() - t0;
       const tg = performance.now();
       const gates = opts.ruleSets.map((rs) => ({ rs, gate: gateFor(s, rs) }));
@@ -133,6 +144,7 @@ export function createChecker(opts: CheckerOptions): Checker {
       const result: CheckResult = {
         id,
         command,
+        ...(plant ? { plant } : {}),
         prediction,
         verdicts: verdicts.map((v) => ({ ruleSet: v.ruleSet, mode: v.mode, decision: v.decision.decision, readOnly: !!v.decision.confine?.readOnly, reason: v.decision.reason })),
         disagreements: [],
@@ -172,8 +184,8 @@ export function createChecker(opts: CheckerOptions): Checker {
 }
 
 /** A line that reproduces one input: `node scripts/diffcheck.mjs --command '…'`. */
-export function reproLine(command: string): string {
-  return `node scripts/diffcheck.mjs --command ${shellQuote(command)}`;
+export function reproLine(command: string, plant?: string): string {
+  return `node scripts/diffcheck.mjs${plant ? ` --plant ${shellQuote(plant)}` : ""} --command ${shellQuote(command)}`;
 }
 
 export function shellQuote(s: string): string {

@@ -1,7 +1,7 @@
 /**
  * `node scripts/diffcheck.mjs [--count N] [--seed S] [--corpora [--corpus-filter RE]] [--concurrency C] [--json]
- * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs --command 'CMD'` (one input,
- * every verdict and difference shown). `--user`: the traced commands run as the unprivileged test
+ * [--backend bwrap|firejail] [--user]` and `node scripts/diffcheck.mjs [--plant 'SETUP'] --command 'CMD'` (one input,
+ * every verdict and difference shown; SETUP runs in the scratch workspace before the gate looks). `--user`: the traced commands run as the unprivileged test
  * user (yoke-sectest, created when run as root).
  * Exits 1 when a bypass-class disagreement was found.
  */
@@ -22,6 +22,8 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
       "corpus-filter": { type: "string" },
       concurrency: { type: "string", default: "2" },
       command: { type: "string" },
+      // With --command: a script run in the scratch workspace first (files an earlier command made).
+      plant: { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       backend: { type: "string", default: "bwrap" },
@@ -35,9 +37,10 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
     const { spec, standard } = loadAttackFixture();
     const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), backend, identity });
     try {
-      const r = await checker.check(values.command, "cmd");
+      const r = await checker.check(values.command, "cmd", values.plant);
       if (values.json) process.stdout.write(`${JSON.stringify(r, null, 1)}\n`);
       else {
+        if (r.plant) process.stdout.write(`planted first: ${JSON.stringify(r.plant)}\n`);
         process.stdout.write(`command: ${JSON.stringify(r.command)}\n`);
         process.stdout.write(`predicted programs: ${r.prediction?.programs.join(", ") || "(none)"}\n`);
         process.stdout.write(`traced: ${r.execs} programs executed, ${r.writes} writes${r.error ? `; ${r.error}` : ""}\n`);

@@ -69,7 +69,9 @@ const SCRIPT_WRAPPERS: Record<string, string[]> = { egrep: ["grep"], fgrep: ["gr
 
 /** Programs that run their own helpers (not a prediction failure when the helper is theirs). */
 function impliedHelper(parentProgram: string, exec: ExecEvent): boolean {
-  if (parentProgram === "git") return exec.path.startsWith("/usr/lib/git-core/") || basename(exec.path) === "git";
+  // git runs a `!` alias and a command-valued setting (core.pager, diff.external…) with `sh -c`; the analysis parsed
+  // that script (shell/unwrap.ts gitStep), and what the shell runs is still compared (session 16: `git -c alias.x='!touch pwned' x`).
+  if (parentProgram === "git") return exec.path.startsWith("/usr/lib/git-core/") || basename(exec.path) === "git" || SHELLS.has(basename(exec.path));
   // watch runs its command line with `sh -c`; the analysis parsed that line into parts of their own.
   if (parentProgram === "watch") return SHELLS.has(basename(exec.path));
   // Debian's egrep, fgrep, zcat, gunzip, bzcat and xzcat are scripts that exec the real tool.

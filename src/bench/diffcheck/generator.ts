@@ -9,6 +9,7 @@
  * seed gives the same inputs.
  */
 import { generate14 } from "./grammar14";
+import { generate16 } from "./grammar16";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -16,6 +17,8 @@ export interface GeneratedInput {
   command: string;
   /** The grammar productions used (for the report's classes). */
   shape: string[];
+  /** A script run in the scratch workspace before the gate looks: files an earlier command made (planted files). */
+  plant?: string;
 }
 
 /** mulberry32: a small, well-known 32-bit PRNG. */
@@ -307,6 +310,8 @@ const TOOLS: ReadonlyArray<readonly [string, (r: Rng) => string]> = [
 const WRAPPED_TOOLS_RATE = 0.35;
 /** Share of inputs from the session-14 productions (grammar14.ts: construct × wrapper × deny-covered payload, long options, bundles). */
 const GRAMMAR14_RATE = 0.5;
+/** Share of inputs from the session-16 productions (grammar16.ts: patterns in options drawn from the gate's tables, planted files). */
+const GRAMMAR16_RATE = 0.4;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -316,7 +321,13 @@ export function generate(seed: number, count: number): GeneratedInput[] {
   for (let i = 0; out.length < count && i < count * 20; i++) {
     const shape: string[] = [];
     let cmd: string;
-    if (r() < GRAMMAR14_RATE) {
+    let plant: string | undefined;
+    if (r() < GRAMMAR16_RATE) {
+      const g = generate16(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR14_RATE) {
       const g = generate14(r);
       shape.push(...g.shape);
       cmd = g.command;
@@ -340,9 +351,10 @@ export function generate(seed: number, count: number): GeneratedInput[] {
         cmd = wrap(cmd, r);
       }
     }
-    if (seen.has(cmd)) continue;
-    seen.add(cmd);
-    out.push({ id: `g${seed}-${out.length}`, command: cmd, shape });
+    const key = `${plant ?? ""}\0${cmd}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ id: `g${seed}-${out.length}`, command: cmd, shape, ...(plant ? { plant } : {}) });
   }
   return out;
 }

@@ -46,7 +46,7 @@ export interface DiffcheckReport {
   allowedSomewhere: number;
   execs: number;
   writes: number;
-  bypasses: Array<{ id: string; command: string; shape: string[]; found: Disagreement[]; repro: string }>;
+  bypasses: Array<{ id: string; command: string; plant?: string; shape: string[]; found: Disagreement[]; repro: string }>;
   /** Disagreements where the gate asked or denied (counted, not failures). */
   informational: number;
   /** Bypass-class disagreements per class (inputs, not rule-set × mode pairs). */
@@ -106,7 +106,7 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
   const worker = async () => {
     while (next < inputs.length) {
       const input = inputs[next++]!;
-      const r = await checker.check(input.command, input.id);
+      const r = await checker.check(input.command, input.id, input.plant);
       report.inputs++;
       report.execs += r.execs;
       report.writes += r.writes;
@@ -115,7 +115,7 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
       const bypass = r.disagreements.filter((d) => d.severity === "bypass");
       report.informational += r.disagreements.length - bypass.length;
       if (bypass.length) {
-        report.bypasses.push({ id: input.id, command: input.command, shape: input.shape, found: bypass, repro: reproLine(input.command) });
+        report.bypasses.push({ id: input.id, command: input.command, ...(input.plant ? { plant: input.plant } : {}), shape: input.shape, found: bypass, repro: reproLine(input.command, input.plant) });
         for (const cls of new Set(bypass.map((d) => d.class))) report.classes[cls] = (report.classes[cls] ?? 0) + 1;
       }
       opts.progress?.(report.inputs, inputs.length, r);
@@ -132,7 +132,7 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
 
 /** One bypass as lines: each difference once, with the rule sets and modes that allowed it. */
 export function formatBypass(b: DiffcheckReport["bypasses"][number]): string[] {
-  const lines = [`[${b.id}] ${JSON.stringify(b.command)} (${b.shape.join(" / ")})`];
+  const lines = [`[${b.id}] ${JSON.stringify(b.command)}${b.plant ? ` after planting ${JSON.stringify(b.plant)}` : ""} (${b.shape.join(" / ")})`];
   const byKey = new Map<string, string[]>();
   for (const d of b.found) {
     const key = `${d.class}: ${d.detail}`;

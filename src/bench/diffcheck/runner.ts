@@ -7,7 +7,7 @@
  * bwrap into it; under firejail (set-user-ID) it runs inside. Only the events of the traced bash
  * and its descendants are kept.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseStrace, TRACED_CALLS, type ParsedTrace, type TraceEvent } from "./trace";
@@ -50,6 +50,8 @@ export interface DiffRunner {
   /** A fresh copy of the fixture. */
   scratch(id: string): Scratch;
   run(command: string, s: Scratch, timeoutMs?: number): Promise<TracedRun>;
+  /** Runs a setup script in the copy's workspace, untraced, as the runs' user (files an earlier command made). */
+  prepare(s: Scratch, script: string): void;
   /** Removes one copy. */
   discard(s: Scratch): void;
   dispose(): void;
@@ -232,6 +234,16 @@ export function createDiffRunner(spec: FixtureSpec, baseDir: string, opts: Runne
           resolve({ trace, events, rootPid, exitCode: code, timedOut, stdout, stderr });
         });
       });
+    },
+    prepare(s, script) {
+      const r = spawnSync("/bin/bash", ["--norc", "--noprofile", "-c", script], {
+        cwd: s.ws,
+        env: { PATH: `${binDir}:/usr/local/bin:/usr/bin:/bin`, HOME: s.home, LANG: "C.UTF-8", GIT_CONFIG_NOSYSTEM: "1" },
+        encoding: "utf8",
+        timeout: 10_000,
+        ...(identity ? { uid: identity.uid, gid: identity.gid } : {}),
+      });
+      if (r.status !== 0) throw new Error(`planting files failed (${r.status ?? r.signal}): ${script}: ${r.stderr}`);
     },
     discard(s) {
       rmSync(s.root, { recursive: true, force: true });

@@ -389,6 +389,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
         const vfx = commandEffects(v.words, part.extraArgs, false, part.inputUnseen);
         for (const h of vfx.hidden) if (!fx.hidden.includes(h)) fx.hidden.push(h);
         for (const o of vfx.execOptions) if (o.runs && !fx.execOptions.some((x) => x.option === o.option)) fx.execOptions.push(o);
+        // What a candidate reads meets the read deny rules too, not only the last candidate's reads (differential
+        // checker, session 16: `unshare -U tar -cf- README.md -Tl2` read the listed .env; the last reading was `README.md -Tl2`).
+        for (const r of vfx.reads) if (!fx.reads.some((x) => x.value === r.value)) fx.reads.push(r);
       }
       out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
     }
@@ -398,6 +401,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
 
 /** The reasons a bound on the work gives (unknownProgramRuns below, candidate in shell/unwrap.ts). */
 const OVERFLOW = /too many to search for a command it might run|more words than Yoke follows as that command/;
+
+/** A shell escape in the input of a program that reads commands (command-input.ts): `!cmd`, `\\! cmd`, `syscmd(`, `system`, `.shell`. */
+const SHELL_ESCAPE = /(^|\s)!|\\!|\b(e?syscmd|system|shell)\b/;
 
 /** Words of an unknown program searched for a command it might run (see unknownProgramRuns). */
 const MAX_SEARCHED_WORDS = 256;
@@ -430,6 +436,13 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
     const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
+    // What a command its escape runs reads or writes meets no Read or Edit rule here (differential checker,
+    // session 16: `printf '%s\n' '!cat .env' q | ed -s f` read .env under Read(**/.env) in bypassPermissions):
+    // code Yoke cannot see, which asks where a deny rule exists.
+    if (readsCommandInput(name) && data.some((d) => SHELL_ESCAPE.test(d))) {
+      const why = `${name} runs the commands its input gives its shell escape, and what they read or write is not checked`;
+      if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
+    }
     // A leading newline: data that starts with `-` (`echo -e …`) is not an option.
     // Each word may start a command, seen through and matched against every rule: past a bound the
     // rest is code Yoke does not search (asks where a deny rule exists), so the check stays fast.

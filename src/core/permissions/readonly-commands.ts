@@ -343,8 +343,24 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
   if ((name === "grep" || name === "egrep" || name === "fgrep" || name === "rg") && !args.some((a) => /^-[a-zA-Z]*[ef]|^--(regexp|file)/.test(a.value))) files = paths.slice(1);
   // `grep -rFf.env .`: a pattern file attached to a cluster of short options is read too.
   if (name === "grep" || name === "egrep" || name === "fgrep") for (const w of clustered(args, "f", GREP_VALUED)) if (!files.some((f) => f.value === w.value)) files = [...files, w];
+  // Long options whose value is a file the program reads, any abbreviation (`grep --exclude-fro .env`: the
+  // differential checker, session 16 — the value was taken for the pattern and dropped).
+  for (const [full, exact] of PATH_VALUED_LONG[name] ?? []) for (const w of optionValues(args, full, undefined, exact)) if (!files.some((f) => f.value === w.value)) files = [...files, w];
   return { ok: true, paths: files, readsCwd: (READS_CWD.has(name) || recursive) && files.length === 0 };
 }
+
+/** Long options whose value names a file the program reads, with the other options an abbreviation must not be. */
+const PATH_VALUED_LONG: Record<string, Array<[string, string[]]>> = {
+  grep: [
+    ["--exclude-from", ["--exclude", "--exclude-dir"]],
+    ["--file", ["--files-with-matches", "--files-without-match"]],
+  ],
+  rg: [
+    ["--ignore-file", ["--ignore-file-case-insensitive"]],
+    ["--file", ["--files", "--files-with-matches", "--files-without-match"]],
+  ],
+};
+PATH_VALUED_LONG.egrep = PATH_VALUED_LONG.fgrep = PATH_VALUED_LONG.grep!;
 
 /** Short options of date and grep that take a value (a letter among them ends a cluster: `-uf.env`, `-rFf.env`). */
 const DATE_VALUED = "dfrsI";

@@ -665,7 +665,12 @@ class Walker {
         ownRedirects,
       );
     const args = [...node.childrenForFieldName("argument"), ...strays, ...node.namedChildren.flatMap((c) => (c && c.type !== "file_redirect" && /_redirect$/.test(c.type) ? strayArguments(c) : []))];
-    for (const arg of args.filter((a): a is Node => !!a).sort((a, b) => a.startIndex - b.startIndex)) words.push(wordOf(arg));
+    // `{NAME}` right before a redirection is bash's descriptor variable (`chmod {fd}>/dev/null -R 777 src` runs
+    // `chmod -R 777 src`), not an argument: tree-sitter files it as one (differential checker, session 16).
+    const outer = node.parent?.type === "redirected_statement" ? node.parent.childrenForFieldName("redirect") : [];
+    const redirectStarts = new Set([...ownRedirects, ...outer].filter((r): r is Node => !!r).map((r) => r.startIndex));
+    const namedFd = (a: Node) => redirectStarts.has(a.endIndex) && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(a.text);
+    for (const arg of args.filter((a): a is Node => !!a && !namedFd(a)).sort((a, b) => a.startIndex - b.startIndex)) words.push(wordOf(arg));
     // Substitutions anywhere inside (arguments, assignments, redirections) are commands too.
     for (const child of node.namedChildren) {
       if (child?.type === "variable_assignment") this.walkChildren(child, [], cwd);

@@ -12,6 +12,8 @@ import { literalWord, type Word } from "./words";
 import { isDangerousVariable } from "./variables";
 import { tokenize } from "../bash-spec";
 import { shellQuote } from "../../commands/shell-quote";
+import { globAsCodeOption } from "./glob-options";
+import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -73,7 +75,7 @@ const ELSEWHERE: Record<string, string[] | true> = {
  * Programs that run another command given after their own options and arguments. Their views are
  * only used for deny and ask rules: every later word that is not an option starts a candidate.
  */
-const RUNS_A_COMMAND = new Set([
+export const RUNS_A_COMMAND: ReadonlySet<string> = new Set([
   "npx",
   "uvx",
   "setarch",
@@ -331,6 +333,12 @@ function unwrapViews(part: CommandPart): Unwrapped {
       expandsToMany(part, words[0]!.value, early);
       return out;
     }
+    // A pattern that could match a file named like the option that runs code or writes (a planted `-fprint` and `find . *`).
+    const planted = globAsCodeOption(words);
+    if (planted) {
+      const why = `${words[0]!.value} is given ${planted.word.raw}, a pattern that could match a file named like its option ${planted.option} (which runs a program or writes a file)`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+    }
     const wrapperBefore = part.wrapper;
     const next = step(part, words, out);
     // A program that is not the standard one (`/tmp/x/bash -c …`) needs allowing itself.
@@ -407,11 +415,10 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
     // differential checker's `timeout --sig=TERM 5 date -uf.env` was read as the program `5`). An option
     // Yoke does not know makes the command one it cannot place (asks where a rule could apply).
     case "nice":
-      return gnuWrapper(part, name, args, { flags: "", valued: "n", long: ["--help", "--version"], longValued: ["--adjustment"], number: true });
     case "stdbuf":
-      return gnuWrapper(part, name, args, { flags: "", valued: "ioe", long: ["--help", "--version"], longValued: ["--input", "--output", "--error"] });
+      return gnuWrapper(part, name, args, WRAPPER_OPTIONS[name]!);
     case "timeout": {
-      const r = gnuWrapper(part, name, args, { flags: "v", valued: "sk", long: ["--preserve-status", "--foreground", "--verbose", "--help", "--version"], longValued: ["--signal", "--kill-after"] });
+      const r = gnuWrapper(part, name, args, WRAPPER_OPTIONS.timeout!);
       // The duration is one word only if the shell does not expand it into more (`{5,rm}` is `5 rm`).
       if (r && r.words[0]?.glob) return expandsToMany(part, name, r.words[0]);
       return r && { words: r.words.slice(1) };
@@ -430,28 +437,8 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return envStep(part, args);
     case "sudo":
     case "doas": {
-      const valued = new Set([
-        "-u",
-        "-g",
-        "-p",
-        "-C",
-        "-D",
-        "-r",
-        "-t",
-        "-U",
-        "-T",
-        "-h",
-        "--user",
-        "--group",
-        "--chdir",
-        "--prompt",
-        "--role",
-        "--type",
-        "--other-user",
-        "--host",
-        "--close-from",
-        "--command-timeout",
-      ]);
+      const table = WRAPPER_OPTIONS.sudo!;
+      const valued = new Set([...[...table.valued].map((c) => `-${c}`), ...table.longValued]);
       const rest = skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/);
       const shell = args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*[is]$/.test(a.value) || a.value === "--login" || a.value === "--shell");
       if (shell) {
@@ -761,6 +748,12 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
   for (const why of [...sub.hidden, ...sub.problems]) if (!part.hidden.includes(why)) part.hidden.push(why);
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
+  // The candidate gives its command file names at run time (`nsenter -- xargs -0a l cat` read the .env that l
+  // names: differential checker, session 16): any file, for the read deny rules.
+  if (sub.extraArgs && !part.extraArgs) {
+    const named = { value: `$(the files ${words[0]!.value} names at run time)`, raw: `the files ${words[0]!.value} names at run time`, dynamic: true, glob: false };
+    if (!part.reads?.some((r) => r.value === named.value)) (part.reads ??= []).push(named);
+  }
   if (sub.writes?.length) (part.writes ??= []).push(...sub.writes);
   if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
@@ -1173,17 +1166,7 @@ function skipFlags(args: Word[], flags: Set<string>): Word[] {
   return args.slice(i);
 }
 
-/** Skips leading options: `valued` take the next word; `flag` matches self-contained ones. */
-interface GnuOptions {
-  /** Short options without a value, and with one (`-s9`, `-s 9`). */
-  flags: string;
-  valued: string;
-  /** Long options without a value, and with one (`--signal=9`, `--signal 9`); unambiguous prefixes count. */
-  long: readonly string[];
-  longValued: readonly string[];
-  /** `-N` is a number (nice's old form). */
-  number?: boolean;
-}
+type GnuOptions = WrapperOptions;
 
 /**
  * The words after a wrapper's options, read as getopt_long with a leading `+` reads them (options
