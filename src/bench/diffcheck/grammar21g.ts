@@ -40,6 +40,8 @@ export const CONSTRUCTS21G: ReadonlyArray<readonly [string, (c: string, r: Rng) 
         `python3 -qi /dev/null <<< ${sq(`import os; os.system(${cstr(c)})`)}`,
         `node --import=${sq(`data:text/javascript,import cp from "child_process"; cp.execSync(${cstr(c)})`)} /dev/null`,
         `perl ${sq(`-MPOSIX;system(${cstr(c)});`)} /dev/null`,
+        `awk -W posix_space ${sq(`BEGIN{system(${cstr(c)})}`)}`,
+        `mawk -W exec /dev/stdin <<< ${sq(`BEGIN{system(${cstr(c)})}`)}`,
       ]),
   ],
   [

@@ -200,13 +200,18 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
   }
 
   if (AWKS.has(name)) {
-    const program = firstOperand(args, /^(-F|-v|--field-separator|--assign)$/);
-    const programFiles = valueAfter(/^(-f|--file|-E|--exec)$/, /^(?:-f|--file=)(.+)$/);
-    if (programFiles.some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} runs a program read from its input`);
-    else if (program?.dynamic) fx.hidden.push(`${name} runs a program only known when it runs`);
-    else if (program && !args.some((a) => /^(-f|--file)/.test(a.value))) {
-      const problem = awkProgramProblem(program.value);
-      if (problem) fx.hidden.push(`the ${name} program ${problem}`);
+    const { texts, files } = awkPrograms(args);
+    if (files.some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} runs a program read from its input`);
+    for (const t of texts) {
+      if (t.dynamic) {
+        fx.hidden.push(`${name} runs a program only known when it runs`);
+        break;
+      }
+      const problem = awkProgramProblem(t.value);
+      if (problem) {
+        fx.hidden.push(`the ${name} program ${problem}`);
+        break;
+      }
     }
     return fx;
   }
@@ -622,6 +627,74 @@ function makeDefinitionCode(a: Word): string | undefined {
   if (op && op.startsWith(":") && value!.includes("$")) return `expands ${varName}${op}= as it reads the command line, which can run commands`;
   if (/\$[({]\s*(shell|eval|call|file|guile)\b/.test(value!)) return `is given ${varName}, whose value runs commands wherever the makefile uses it`;
   return undefined;
+}
+
+/**
+ * The words awk may take as its program (`texts`) and the program files (`files`), as mawk and gawk
+ * read their options (red team 21): `-W VALUE` takes a value (`mawk -W interactive 'BEGIN{system(…)}'`
+ * ran the program while the gate took `interactive` for it), `-W exec FILE` names the program file,
+ * `-e`/`--source` give program text; an option Yoke does not know may take the next word as its
+ * value, so that word and the next operand are both possible programs.
+ */
+function awkPrograms(args: Word[]): { texts: Word[]; files: Word[] } {
+  const texts: Word[] = [];
+  const files: Word[] = [];
+  const sources: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (a.dynamic) {
+      texts.push(a);
+      break;
+    }
+    if (v === "--") {
+      if (args[i + 1]) texts.push(args[i + 1]!);
+      break;
+    }
+    if (!v.startsWith("-") || v === "-") {
+      texts.push(a);
+      break;
+    }
+    let m = /^(?:-f|--file|-E|--exec)(?:=(.*))?$/.exec(v) ?? /^-f(.+)$/.exec(v);
+    if (m) {
+      const f = m[1] !== undefined ? { ...a, value: m[1] } : args[++i];
+      if (f) files.push(f);
+      continue;
+    }
+    m = /^(?:-e|--source)(?:=(.*))?$/.exec(v);
+    if (m) {
+      const t = m[1] !== undefined ? { ...a, value: m[1] } : args[++i];
+      if (t) sources.push(t);
+      continue;
+    }
+    m = /^-W(.*)$/.exec(v);
+    if (m) {
+      const w = m[1] ? { ...a, value: m[1] } : args[++i];
+      if (!w) break;
+      if (w.dynamic) {
+        texts.push(w);
+        break;
+      }
+      // mawk's `-W exec FILE` (any abbreviation): the program file, and the last option.
+      const ex = /^e[a-z]*(?:=(.*))?$/.exec(w.value);
+      if (ex) {
+        const f = ex[1] !== undefined ? { ...w, value: ex[1] } : args[i + 1];
+        if (f) files.push(f);
+        break;
+      }
+      continue;
+    }
+    if (/^(-F|-v|--field-separator|--assign|-i|--include|-l|--load)$/.test(v)) {
+      i++;
+      continue;
+    }
+    if (/^(-F|-v).|^--[a-z-]+=/.test(v)) continue;
+    // An option Yoke does not know: its value may be the next word, which may also be the program.
+    const next = args[i + 1];
+    if (next && !next.value.startsWith("-")) texts.push(next);
+  }
+  // With a program file or `-e` text, the operands are data.
+  return { texts: files.length || sources.length ? sources : texts, files };
 }
 
 function firstOperand(args: Word[], valued?: RegExp): Word | undefined {
