@@ -9,6 +9,7 @@
  * values, and files that name the files a tool reads.
  */
 import { MARKER } from "./runner";
+import { CONSTRUCTS21G } from "./grammar21g";
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -317,6 +318,8 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ],
   // Red team 17-gate: xargs's input as awk's program after an option that takes a value.
   ["xargs awk after a valued option", (c, r) => `printf %s ${sq(`BEGIN{system(${cstr(c)})}`)} | xargs -0 ${pick(r, ["mawk -W interactive", "mawk -W posix_space", "awk -v x=1", "awk -F:"])}`],
+  // Red team 21-gate (grammar21g.ts).
+  ...CONSTRUCTS21G,
 ];
 
 /** A long option of a tool with a dangerous effect, its value, and the rest of the line. */

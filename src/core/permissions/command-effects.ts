@@ -8,6 +8,7 @@
  */
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { commandInputHidden, commandInputName } from "./command-input";
+import { namesDescriptor } from "./posix-path";
 import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
@@ -39,7 +40,8 @@ const INTERPRETERS: Array<{ name: RegExp; inline: RegExp; label: string; stdinWh
   },
   { name: /^bun$/, inline: /^(-e|-p|--eval|--print)(=|$)/, label: "bun", stdinWhenBare: false },
   { name: /^deno$/, inline: /^eval$/, label: "deno", stdinWhenBare: false },
-  { name: /^perl(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z0-9:]*[eE]/, label: "perl", stdinWhenBare: true, valued: /^-[IMm]$/ },
+  // `-e`/`-E` alone or after flag letters (`-ne`, `-wle`, `-0777ne`); not inside a value (`-MData::Dumper`, `-Ilib/e`, `-F:e`: red team 21 found `perl -MData::Dumper x.pl` read as `-e`).
+  { name: /^perl(\d+(\.\d+)*)?$/, inline: /^-(?:C[0-9IOESioDALa]*|[abcfhilnpsStTuUvwWX0-9])*[eE]/, label: "perl", stdinWhenBare: true, valued: /^-[IMm]$/ },
   { name: /^ruby(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*e/, label: "ruby", stdinWhenBare: true, valued: /^-[Ir]$/ },
   { name: /^php(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*[rRBE]/, label: "php", stdinWhenBare: true, valued: /^-[cdz]$/ },
   { name: /^(lua|luajit)(\d+(\.\d+)*)?$/, inline: /^-[a-zA-Z]*e/, label: "lua", stdinWhenBare: true, valued: /^-l$/ },
@@ -171,6 +173,10 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     if (args.some((a) => /^(--version|-V|-v|--help|-h|-\?|--v8-options)$/.test(a.value)) && !args.some((a) => it.inline.test(a.value))) return fx;
     const inline = has(it.inline);
     if (inline) fx.hidden.push(`${name} ${inline.value.split("=")[0]} runs code given on the command line`);
+    // Code carried by an option or a module rather than `-c`/`-e` (red team 21): `python -m timeit CODE`,
+    // `python -i FILE <<< CODE`, `node --import=data:…`, `perl '-MPOSIX;system(…)'`.
+    const carried = interpreterOptionCode(it.label, name, args);
+    if (carried && !inline) fx.hidden.push(carried);
     else if (extraArgs) fx.hidden.push(`${name} is given arguments at run time (xargs)`);
     else {
       const operand = firstOperand(args, it.valued);
@@ -179,7 +185,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if (module) return fx;
       // `node --test` runs the test files it finds (code from files, like a script), not its input.
       if (it.label === "node" && operand === undefined && args.some((a) => a.value === "--test")) return fx;
-      if ((operand === undefined && it.stdinWhenBare) || operand?.value === "-" || operand?.value === "/dev/stdin" || operand?.dynamic)
+      if ((operand === undefined && it.stdinWhenBare) || (operand && !operand.dynamic && namesDescriptor(operand.value)) || operand?.dynamic)
         fx.hidden.push(`${name} runs code read from ${operand?.dynamic ? operand.raw : "its input"}${stdinLiteral ? " (a here-document Yoke does not parse)" : ""}`);
     }
     return fx;
@@ -189,19 +195,23 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     const file = args[0]?.value === "--" ? args[1] : args[0];
     // With no file bash runs nothing ("filename argument required"): `.` is then a wrapper's
     // operand (`npx eslint .`), not code Yoke cannot see.
-    if (file && (file.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(file.value)))
-      fx.hidden.push(`${name} runs a script from ${file.raw}, which Yoke cannot read`);
+    if (file && (file.dynamic || namesDescriptor(file.value))) fx.hidden.push(`${name} runs a script from ${file.raw}, which Yoke cannot read`);
     return fx;
   }
 
   if (AWKS.has(name)) {
-    const program = firstOperand(args, /^(-F|-v|--field-separator|--assign)$/);
-    const programFiles = valueAfter(/^(-f|--file|-E|--exec)$/, /^(?:-f|--file=)(.+)$/);
-    if (programFiles.some((f) => f.dynamic || f.value === "-" || f.value === "/dev/stdin" || f.value.startsWith("/dev/fd/"))) fx.hidden.push(`${name} runs a program read from its input`);
-    else if (program?.dynamic) fx.hidden.push(`${name} runs a program only known when it runs`);
-    else if (program && !args.some((a) => /^(-f|--file)/.test(a.value))) {
-      const problem = awkProgramProblem(program.value);
-      if (problem) fx.hidden.push(`the ${name} program ${problem}`);
+    const { texts, files } = awkPrograms(args);
+    if (files.some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} runs a program read from its input`);
+    for (const t of texts) {
+      if (t.dynamic) {
+        fx.hidden.push(`${name} runs a program only known when it runs`);
+        break;
+      }
+      const problem = awkProgramProblem(t.value);
+      if (problem) {
+        fx.hidden.push(`the ${name} program ${problem}`);
+        break;
+      }
     }
     return fx;
   }
@@ -213,7 +223,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     // `sed -f <(echo '1e rm …')`, `sed -f /dev/stdin <<< …`, `sed --file=-`: the script is data of the
     // line that Yoke does not read as sed (differential checker, session 14).
     const scriptFiles = [...optionValues(args, "--file", undefined, ["--follow-symlinks"]), ...shortOptionUses(args, "f", "efl").flatMap((u) => (u.value ? [u.value] : []))];
-    const fromInput = scriptFiles.find((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/.test(f.value));
+    const fromInput = scriptFiles.find((f) => f.dynamic || namesDescriptor(f.value));
     if (fromInput) fx.hidden.push(`sed runs a script read from ${fromInput.dynamic ? fromInput.raw : "its input"}, which Yoke cannot read`);
     if (!scripts.length) {
       const op = firstOperand(args, /^(-l|--line-length|-f|--file)$/);
@@ -406,12 +416,15 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "make":
     case "gmake":
       if (has(/^(--eval|-E)(=|$)/)) fx.hidden.push(`${name} --eval runs make code given on the command line`);
-      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || /^(-|\/dev\/stdin|\/dev\/fd\/\d+)$/.test(f.value)))
-        fx.hidden.push(`${name} reads a makefile from its input`);
+      if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
       if (args.some((a) => isLongOption(a.value, "--eval"))) fx.hidden.push(`${name} --eval runs make code given on the command line`);
       exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`, ["--file", "--makefile", "--directory", "--include-dir"]);
-      for (const a of args)
-        if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value)) fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
+      for (const a of args) {
+        const def = makeDefinitionCode(a);
+        if (def) fx.hidden.push(`${name} ${def}`);
+        else if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?]?=/.test(a.value))
+          fx.execOptions.push({ option: a.value.split("=")[0]!, why: `${name} variables on the command line can replace the commands it runs` });
+      }
       return fx;
     case "cargo":
       exec(/^(--config|-Z)(=|$)/, "cargo configuration on the command line can run programs");
@@ -520,6 +533,170 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
 }
 
 /** The first argument that is not an option (or an option's value). */
+/**
+ * Python standard modules whose `__main__` runs Python code given on the command line or read from
+ * the input (`python -m timeit -s CODE`, `python -m code <<< CODE`, the REPLs, the debugger), and
+ * the modules that run a module named after them (`python -m cProfile -m code`, `-m trace --module code`).
+ */
+const PYTHON_CODE_MODULES = /^(timeit|code|asyncio|pdb|_pyrepl|idlelib)(\..*)?$/;
+/** A dotted name a module resolves and calls at run time (`python -m unittest code.interact`). */
+const PYTHON_CODE_NAME = /^(code|pdb|asyncio|timeit|pty|os|subprocess|_pyrepl|idlelib|builtins|runpy|importlib|webbrowser)\.\w/;
+/** A perl module name with an import list, as `-M`/`-m`/`-d:` turn it into `use NAME LIST;` — anything else is code. */
+const PERL_MODULE = /^-?[A-Za-z_][\w:]*(=[\w.,:/+-]*)?$/;
+/** A module specifier that is its own source (`data:text/javascript,…`) or fetched (`https:`). */
+const NODE_CODE_SPECIFIER = /^(data|https?|blob):/i;
+
+/**
+ * Code an interpreter runs from an option or module that is not its `-c`/`-e` (red team 21): every
+ * one of these ran `git reset --hard` under `Bash(git reset:*)` in bypassPermissions while the gate
+ * took the command for a script from a file.
+ */
+export function interpreterOptionCode(label: string, name: string, args: Word[]): string | undefined {
+  if (label === "python") {
+    let interactive = false;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      const v = a.value;
+      if (v === "--" || v === "-" || !v.startsWith("-")) break;
+      if (v.startsWith("--")) {
+        if (v === "--check-hash-based-pycs") i++;
+        continue;
+      }
+      for (let k = 1; k < v.length; k++) {
+        const ch = v[k]!;
+        if (ch === "i") interactive = true;
+        if (!"cmWXQ".includes(ch)) continue;
+        const glued = v.slice(k + 1);
+        const value = glued ? { ...a, value: glued } : args[i + 1];
+        if (!glued) i++;
+        if (ch === "c") return undefined;
+        if (ch === "m") {
+          if (!value) return undefined;
+          if (value.dynamic) return `${name} -m runs a module only known when it runs`;
+          if (PYTHON_CODE_MODULES.test(value.value)) return `${name} -m ${value.value} runs Python code given on its command line or read from its input`;
+          // The module's own words: a module it runs in turn (`-m cProfile -m code`), a name it calls (`unittest code.interact`).
+          const later = args.slice(i + 1);
+          const inner = later.find((w, j) => w.dynamic || (/^(-m|--module)$/.test(later[j - 1]?.value ?? "") && PYTHON_CODE_MODULES.test(w.value)) || PYTHON_CODE_NAME.test(w.value));
+          if (inner && !inner.dynamic) return `${name} -m ${value.value} is given ${inner.value}, which runs Python code read from its input or command line`;
+          return interactive ? `${name} -i reads Python code from its input once the module ends` : undefined;
+        }
+        break;
+      }
+    }
+    return interactive ? `${name} -i reads Python code from its input once the script ends` : undefined;
+  }
+  if (label === "node") {
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.value;
+      if (!v.startsWith("-")) break;
+      const m = /^(--import|--loader|--experimental-loader|--require|-r|--test-reporter)(=(.*))?$/.exec(v);
+      if (!m) continue;
+      const value = m[2] ? { ...args[i]!, value: m[3]! } : args[++i];
+      if (value && (value.dynamic || NODE_CODE_SPECIFIER.test(value.value))) return `${name} ${m[1]} loads code given on the command line (${value.dynamic ? value.raw : value.value.slice(0, 40)})`;
+    }
+    return undefined;
+  }
+  if (label === "perl") {
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.value;
+      if (v === "--" || !v.startsWith("-") || v === "-") break;
+      const m = /^-[a-zA-Z]*?([Mm]|d[t]?:)(.*)$/s.exec(v);
+      if (!m || /^-[a-zA-Z]*[eE]/.test(v.slice(0, v.length - m[2]!.length - m[1]!.length))) continue;
+      const value = m[2] ? { ...args[i]!, value: m[2] } : m[1]!.startsWith("d") ? undefined : args[++i];
+      if (value && (value.dynamic || !PERL_MODULE.test(value.value)))
+        return `${name} -${m[1]!.replace(/:$/, "")} turns ${value.dynamic ? value.raw : "its value"} into code (\`use ${value.dynamic ? "…" : value.value.slice(0, 40)}\`)`;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A make variable definition on the command line that runs code as make reads it, before any
+ * makefile (red team 21): the name is expanded (`'a$(shell rm -rf src)=1'`), `!=` runs its value in
+ * the shell, `:=`/`::=`/`:::=` expand theirs at once; a recursive value calling `$(shell …)` runs
+ * wherever the makefile uses it. Each ran `git reset --hard` under `Bash(git reset:*)`, no makefile needed.
+ */
+function makeDefinitionCode(a: Word): string | undefined {
+  if (a.dynamic || a.value.startsWith("-")) return undefined;
+  const m = /^([^=]*?)(:::|::|:|!|\+|\?)?=(.*)$/s.exec(a.value);
+  if (!m) return undefined;
+  const [, varName, op, value] = m;
+  if (varName!.includes("$")) return `expands the variable name ${varName} as it reads the command line, which can run commands`;
+  if (op === "!") return `runs the value of ${varName}!= in the shell`;
+  if (op && op.startsWith(":") && value!.includes("$")) return `expands ${varName}${op}= as it reads the command line, which can run commands`;
+  if (/\$[({]\s*(shell|eval|call|file|guile)\b/.test(value!)) return `is given ${varName}, whose value runs commands wherever the makefile uses it`;
+  return undefined;
+}
+
+/**
+ * The words awk may take as its program (`texts`) and the program files (`files`), as mawk and gawk
+ * read their options (red team 21): `-W VALUE` takes a value (`mawk -W interactive 'BEGIN{system(…)}'`
+ * ran the program while the gate took `interactive` for it), `-W exec FILE` names the program file,
+ * `-e`/`--source` give program text; an option Yoke does not know may take the next word as its
+ * value, so that word and the next operand are both possible programs.
+ */
+function awkPrograms(args: Word[]): { texts: Word[]; files: Word[] } {
+  const texts: Word[] = [];
+  const files: Word[] = [];
+  const sources: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (a.dynamic) {
+      texts.push(a);
+      break;
+    }
+    if (v === "--") {
+      if (args[i + 1]) texts.push(args[i + 1]!);
+      break;
+    }
+    if (!v.startsWith("-") || v === "-") {
+      texts.push(a);
+      break;
+    }
+    let m = /^(?:-f|--file|-E|--exec)(?:=(.*))?$/.exec(v) ?? /^-f(.+)$/.exec(v);
+    if (m) {
+      const f = m[1] !== undefined ? { ...a, value: m[1] } : args[++i];
+      if (f) files.push(f);
+      continue;
+    }
+    m = /^(?:-e|--source)(?:=(.*))?$/.exec(v);
+    if (m) {
+      const t = m[1] !== undefined ? { ...a, value: m[1] } : args[++i];
+      if (t) sources.push(t);
+      continue;
+    }
+    m = /^-W(.*)$/.exec(v);
+    if (m) {
+      const w = m[1] ? { ...a, value: m[1] } : args[++i];
+      if (!w) break;
+      if (w.dynamic) {
+        texts.push(w);
+        break;
+      }
+      // mawk's `-W exec FILE` (any abbreviation): the program file, and the last option.
+      const ex = /^e[a-z]*(?:=(.*))?$/.exec(w.value);
+      if (ex) {
+        const f = ex[1] !== undefined ? { ...w, value: ex[1] } : args[i + 1];
+        if (f) files.push(f);
+        break;
+      }
+      continue;
+    }
+    if (/^(-F|-v|--field-separator|--assign|-i|--include|-l|--load)$/.test(v)) {
+      i++;
+      continue;
+    }
+    if (/^(-F|-v).|^--[a-z-]+=/.test(v)) continue;
+    // An option Yoke does not know: its value may be the next word, which may also be the program.
+    const next = args[i + 1];
+    if (next && !next.value.startsWith("-")) texts.push(next);
+  }
+  // With a program file or `-e` text, the operands are data.
+  return { texts: files.length || sources.length ? sources : texts, files };
+}
+
 function firstOperand(args: Word[], valued?: RegExp): Word | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;

@@ -13,6 +13,7 @@
  * their input; Yoke's commands have none.
  */
 import type { Word } from "./shell/words";
+import { namesStdin } from "./posix-path";
 
 interface Reader {
   /** What its escape is, for the reason the user and the model read. */
@@ -92,8 +93,6 @@ export function readsCommandInput(name: string): boolean {
   return COMMAND_INPUT[commandInputName(name)]?.stdin === true;
 }
 
-const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self)\/fd\/0)$/;
-
 /**
  * Why the command runs commands from a script file or an input Yoke cannot read, or undefined.
  * `inputUnseen`: its standard input comes from a file, a pipe or a substitution (CommandPart.inputUnseen).
@@ -120,7 +119,7 @@ export function commandInputHidden(words: Word[], inputUnseen: boolean): string 
     if (cluster !== undefined) {
       const value = cluster ? { ...w, value: cluster, raw: cluster } : args[++i];
       if (!value) continue;
-      if (!value.dynamic && STDIN_FILE.test(value.value)) {
+      if (!value.dynamic && namesStdin(value.value)) {
         fromStdin = true;
         inline = true;
         continue;
@@ -134,7 +133,7 @@ export function commandInputHidden(words: Word[], inputUnseen: boolean): string 
       const value = glued !== undefined ? { ...w, value: glued } : args[++i];
       if (!value) continue;
       if (reader.noScript?.test(value.value)) continue;
-      if (!value.dynamic && STDIN_FILE.test(value.value)) {
+      if (!value.dynamic && namesStdin(value.value)) {
         fromStdin = true;
         inline = true;
         continue;
@@ -154,7 +153,7 @@ export function commandInputHidden(words: Word[], inputUnseen: boolean): string 
   }
   if (reader.operandsAreScripts) {
     for (const op of operands) {
-      if (!op.dynamic && STDIN_FILE.test(op.value)) fromStdin = true;
+      if (!op.dynamic && namesStdin(op.value)) fromStdin = true;
       else return `${name} runs the script ${op.raw}, which Yoke does not read (${reader.escape})`;
     }
     if (operands.length && !fromStdin) return undefined;

@@ -17,6 +17,50 @@ export function normalizeAbs(p: string): string {
   return "/" + out.join("/");
 }
 
+/** A descriptor of the process by a path: its input or output, or any open descriptor. */
+const DESCRIPTOR = /^\/(dev\/(stdin|stdout|stderr)|dev\/fd\/\d+|proc\/(self|thread-self|\d+)(\/task\/\d+)?\/fd\/\d+)$/;
+const STDIN = /^\/(dev\/stdin|dev\/fd\/0|proc\/(self|thread-self|\d+)(\/task\/\d+)?\/fd\/0)$/;
+
+/**
+ * The path as the kernel would read it, for the descriptor names: absolute ones normalised
+ * (`/dev//stdin`, `/dev/./fd/0`, `/proc/self/../self/fd/0`); a relative one that climbs (`../../dev/stdin`)
+ * may reach `/` from the folder it runs in, so only its last components count. Undefined: an
+ * ordinary relative name (`dev/stdin` in the workspace).
+ */
+function asKernelPath(v: string): string | undefined {
+  if (v.startsWith("/")) return normalizeAbs(v);
+  const segs = v.split("/");
+  if (!segs.includes("..")) return undefined;
+  const tail = normalizeAbs("/" + segs.filter((x) => x !== "..").join("/"));
+  return tail;
+}
+
+/**
+ * Does this file operand name a descriptor — the input a here-string, a pipe or a process
+ * substitution feeds — so that what the program reads as its script is only known when it runs?
+ * One test for every reader (red team 21: `python3 /dev/fd/0`, `bash /dev//stdin`, `source
+ * /dev/./stdin`, `awk -f /proc/self/fd/0` ran code from a here-string the gate took for a file).
+ */
+export function namesDescriptor(v: string): boolean {
+  if (v === "-") return true;
+  const k = asKernelPath(v);
+  if (!k) return false;
+  if (DESCRIPTOR.test(k)) return true;
+  // `../../dev/stdin`: any suffix that is such a path.
+  if (!v.startsWith("/")) return /(^|\/)(dev\/(stdin|fd\/\d+)|proc\/(self|thread-self|\d+)(\/task\/\d+)?\/fd\/\d+)$/.test(k);
+  return false;
+}
+
+/** Does this file operand name the standard input (`-`, `/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`, in any spelling)? */
+export function namesStdin(v: string): boolean {
+  if (v === "-") return true;
+  const k = asKernelPath(v);
+  if (!k) return false;
+  if (STDIN.test(k)) return true;
+  if (!v.startsWith("/")) return /(^|\/)(dev\/(stdin|fd\/0)|proc\/(self|thread-self|\d+)(\/task\/\d+)?\/fd\/0)$/.test(k);
+  return false;
+}
+
 /** Absolute, normalised path of `p` taken relative to `base`, with `~` meaning `home`. */
 export function resolveFrom(base: string, p: string, home: string): string {
   if (p === "~") return normalizeAbs(home);

@@ -728,8 +728,8 @@ class Walker {
   private nestedInto(part: CommandPart, script: string, how: string, cwd: CwdSet, elevated: boolean): void {
     const sub = analyseCommand(this.parser, script, {
       // git runs these in another folder: each submodule, the top of the work tree (red18g: `git submodule
-      // foreach git checkout x` was checked against the repository here).
-      cwd: /^git (submodule foreach|rebase)/.test(how) ? null : cwd,
+      // foreach git checkout x` was checked against the repository here); `npm explore` in the package's folder.
+      cwd: /^(git (submodule foreach|rebase)|npm explore)/.test(how) ? null : cwd,
       home: this.opts.home,
       depth: this.opts.depth + 1,
       via: [...this.opts.via, how],

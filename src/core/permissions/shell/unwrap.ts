@@ -14,6 +14,7 @@ import { tokenize } from "../bash-spec";
 import { shellQuote } from "../../commands/shell-quote";
 import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
+import { namesDescriptor } from "../posix-path";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -22,7 +23,10 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash
 const OTHER_SHELLS = new Set(["fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "powershell.exe", "pwsh.exe", "cmd.exe", "cmd"]);
 /** Package-manager subcommands that run another program (`npm exec -- git push`, `uv run git push`); deny and ask rules only. */
 const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
-  npm: ["exec", "x"],
+  // `npm explore PKG -- CMD…` joins CMD into a shell command line (red team 21).
+  npm: ["exec", "x", "explore"],
+  // `rustup run TOOLCHAIN CMD…` (red team 21).
+  rustup: ["run"],
   pnpm: ["exec", "dlx"],
   yarn: ["exec", "dlx"],
   bun: ["x", "run"],
@@ -45,7 +49,6 @@ const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
   pipx: ["run"],
   // `cmake -E env|chdir|time CMD…` runs CMD (red team round 12); its own `rm`/`remove` are read as `rm`.
   cmake: ["-E"],
-  perf: ["stat", "record", "trace", "top", "sched", "lock", "mem", "kmem", "c2c", "kvm", "ftrace"],
   guix: ["shell", "environment"],
   apptainer: ["exec", "run"],
   singularity: ["exec", "run"],
@@ -60,9 +63,9 @@ const RUNNER_SUBCOMMANDS: Record<string, string[]> = {
  */
 const ELSEWHERE: Record<string, string[] | true> = {
   ssh: true,
-  docker: ["run", "exec"],
-  podman: ["run", "exec"],
-  nerdctl: ["run", "exec"],
+  docker: ["run", "exec", "container", "compose"],
+  podman: ["run", "exec", "container", "compose"],
+  nerdctl: ["run", "exec", "container", "compose"],
   kubectl: ["exec", "run", "debug"],
   lxc: ["exec"],
   incus: ["exec"],
@@ -76,6 +79,9 @@ const ELSEWHERE: Record<string, string[] | true> = {
  * only used for deny and ask rules: every later word that is not an option starts a candidate.
  */
 export const RUNS_A_COMMAND: ReadonlySet<string> = new Set([
+  // Most of perf's subcommands take a command to run, some after a second word (`perf timechart record CMD`,
+  // `perf kwork record CMD`; red team 21): every later word is a candidate.
+  "perf",
   "npx",
   "uvx",
   "setarch",
@@ -545,8 +551,10 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         return undefined;
       }
       const elsewhere = ELSEWHERE[name];
-      if (elsewhere && (elsewhere === true || elsewhere.includes(args[0]?.value ?? ""))) {
-        const rest = elsewhere === true ? args : args.slice(1);
+      // After global options too (`docker --context x run …`, `kubectl -n ns exec …`; red team 21).
+      const where = elsewhere && elsewhere !== true ? runnerSubcommand(part, name, args, elsewhere) : undefined;
+      if (elsewhere === true || where) {
+        const rest = where ? args.slice(where.index + 1) : args;
         for (let i = 0; i < rest.length; i++) {
           const w = rest[i]!;
           if (w.dynamic) dynamicCandidate(part, name, w);
@@ -561,9 +569,76 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         return undefined;
       }
       if (RUNS_A_COMMAND.has(name)) runsACommand(part, args, name, out);
-      else if (RUNNER_SUBCOMMANDS[name]?.includes(args[0]?.value ?? "")) runsACommand(part, args.slice(1), `${name} ${args[0]!.value}`, out);
+      else if (RUNNER_SUBCOMMANDS[name]) {
+        const at = runnerSubcommand(part, name, args, RUNNER_SUBCOMMANDS[name]!);
+        if (at?.sub === "explore") npmExplore(part, args.slice(at.index + 1), out);
+        else if (at) runsACommand(part, args.slice(at.index + 1), `${name} ${at.sub}`, out);
+      }
       return undefined;
     }
+  }
+}
+
+/**
+ * Where a package manager's subcommand that runs a command is (red team 21): not only the first word
+ * — global options come first (`npm -w pkg exec -- CMD`, `npm --silent exec`), and an option Yoke
+ * does not know may take the next word as its value — and, for npm, in any abbreviation it accepts
+ * (`npm exe`, `npm explor`). The first operand that is not possibly an option's value ends the search.
+ */
+function runnerSubcommand(part: CommandPart, name: string, args: Word[], subs: readonly string[]): { sub: string; index: number } | undefined {
+  let maybeValue = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (w.dynamic) {
+      // The subcommand itself may be only known at run time (`npm $X -- CMD`).
+      dynamicCandidate(part, name, w);
+      return undefined;
+    }
+    const v = w.value;
+    // npm's option parser ends its options at `--`; the command still follows (`npm -- exec CMD`).
+    if (v === "--") {
+      const next = args[i + 1];
+      const sub = next && !next.dynamic ? subs.find((s) => s === next.value) : undefined;
+      return name === "npm" && sub ? { sub, index: i + 1 } : undefined;
+    }
+    // (cmake's is an option itself: `cmake -E env CMD`.)
+    const sub = subs.find((s) => s === v || (name === "npm" && v.length >= 2 && !v.startsWith("-") && s.startsWith(v)));
+    if (sub) return { sub, index: i };
+    if (v.startsWith("-") && v !== "-") {
+      maybeValue = !v.includes("=");
+      continue;
+    }
+    if (!maybeValue) return undefined;
+    maybeValue = false;
+  }
+  return undefined;
+}
+
+/**
+ * `npm explore PKG [-- CMD…]`: npm joins CMD's words with spaces and runs the line in a shell in the
+ * package's folder; with no CMD the shell reads its commands from the input (red team 21).
+ */
+function npmExplore(part: CommandPart, args: Word[], out: Unwrapped): void {
+  part.runsUnknown = true;
+  // npm's parser takes options out (before `--`) and keeps every other word in order: the first is the package.
+  const dashdash = args.findIndex((a) => a.value === "--");
+  const head = dashdash < 0 ? args : args.slice(0, dashdash);
+  const positional = [...head.filter((a) => a.dynamic || !a.value.startsWith("-") || a.value === "-"), ...(dashdash < 0 ? [] : args.slice(dashdash + 1))];
+  const unknown = positional.find((w) => w.dynamic);
+  if (unknown) {
+    dynamicCandidate(part, "npm explore", unknown);
+    return;
+  }
+  // An option npm does not know may take the next word as its value: the package may be the second word.
+  const valued = head.some((a) => a.value.startsWith("-") && !a.value.includes("="));
+  for (const skip of valued ? [1, 2] : [1]) {
+    const words = positional.slice(skip);
+    if (!words.length) {
+      part.hidden.push("npm explore without a command runs a shell that reads its commands from the input");
+      return;
+    }
+    const line = words.map((w) => w.value).join(" ");
+    out.scripts.push({ how: "npm explore", script: { ...words[0]!, ...literalWord(line) }, elevated: part.elevated });
   }
 }
 
@@ -602,9 +677,6 @@ function envStep(part: CommandPart, args: Word[]): Step | undefined {
   const rest = args.slice(i);
   return rest.length ? { words: rest } : undefined;
 }
-
-/** Script operands that are really the shell's input or a run-time file descriptor. */
-const INPUT_LIKE = /^(-|\/dev\/stdin|\/dev\/fd\/\d+|\/proc\/(self|thread-self|\d+)\/fd\/\d+)$/;
 
 function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped): Step | undefined {
   let readsInput = false;
@@ -646,7 +718,7 @@ function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped
 
 function scriptOperand(part: CommandPart, name: string, script: Word | undefined, readsInput: boolean, out: Unwrapped): undefined {
   if (script && !readsInput) {
-    if (script.dynamic || INPUT_LIKE.test(script.value)) part.hidden.push(`${name} runs a script from ${script.raw}, which Yoke cannot read`);
+    if (script.dynamic || namesDescriptor(script.value)) part.hidden.push(`${name} runs a script from ${script.raw}, which Yoke cannot read`);
     else if (part.extraArgs) part.hidden.push(`${name} runs scripts named at run time`);
     // A script file: its code is the repository's, not the command line's (the sandbox confines it).
     return undefined;
