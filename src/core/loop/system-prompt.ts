@@ -20,6 +20,11 @@ export interface SystemPromptInput {
    * instructions unless it keeps them, and its instructions end the prompt.
    */
   outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
+  /**
+   * The tools the session offers, when not Yoke's whole set (`yoke run --tools`): "How to work"
+   * names only these, so a session with `run_command` alone is not told to call read_file.
+   */
+  tools?: readonly string[];
 }
 
 /** How tools show and address lines: harness knowledge a prompt that replaces Yoke's prose keeps. */
@@ -38,19 +43,7 @@ export function harnessParts(system: string): string[] {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const style = input.outputStyle;
   const parts = ["You are Yoke, a coding agent working in the user's workspace through tools.", workspaceLine(input)];
-  if (!style || style.keepCodingInstructions) {
-    parts.push(
-      [
-        "How to work:",
-        "- Read before you change: use grep/glob to find code, then read_file with offset/limit for the lines you need.",
-        `- ${HASHLINE_NOTE}`,
-        "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
-        "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
-        "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
-        "- For multi-step tasks, keep a todo list with todo_write.",
-      ].join("\n"),
-    );
-  }
+  if (!style || style.keepCodingInstructions) parts.push(howToWork(input.tools));
   if (!input.trusted) {
     const hint = input.restrictedHint ? `; ${input.restrictedHint}` : "";
     parts.push(
@@ -64,6 +57,24 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   }
   if (style) parts.push(`Output style "${style.name}" (chosen by the user; follow it in every answer):\n${style.text.trim()}`);
   return parts.join("\n\n");
+}
+
+/** The coding instructions, naming only tools the session has (all of Yoke's when `tools` is undefined). */
+function howToWork(tools: readonly string[] | undefined): string {
+  const has = (name: string) => tools === undefined || tools.includes(name);
+  const finders = ["grep", "glob"].filter(has);
+  const lines = ["How to work:"];
+  if (has("read_file")) lines.push(`- Read before you change: ${finders.length ? `use ${finders.join("/")} to find code, then ` : ""}read_file with offset/limit for the lines you need.`);
+  else lines.push("- Read before you change: find the code first, then look at only the lines you need.");
+  if (has("edit_file") && (has("read_file") || has("grep"))) lines.push(`- ${HASHLINE_NOTE}`);
+  if (has("edit_file")) lines.push(`- Prefer small, targeted edits (edit_file) over rewriting whole files${has("write_file") ? " (write_file)" : ""}.`);
+  else lines.push("- Prefer small, targeted edits over rewriting whole files.");
+  lines.push(
+    "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
+    "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
+  );
+  if (has("todo_write")) lines.push("- For multi-step tasks, keep a todo list with todo_write.");
+  return lines.join("\n");
 }
 
 function workspaceLine(input: SystemPromptInput): string {
