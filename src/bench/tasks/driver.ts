@@ -12,7 +12,7 @@ import { readExchange } from "../../demo/wire-conversation";
 import type { Goal } from "./goal";
 import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
 import { cpuNow, cpuSince } from "./cpu";
-import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens } from "./tokens";
+import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens, writtenTokens } from "./tokens";
 
 export interface TaskRun {
   task: string;
@@ -80,7 +80,7 @@ class PolicyBridge {
   private lastCalls = 0;
   private previous?: string[];
   policyError?: string;
-  readonly stats = { requests: 0, input: 0, cached: 0, shared: 0, output: 0, modelMs: 0, firstInput: 0 };
+  readonly stats = { requests: 0, input: 0, cached: 0, shared: 0, written: 0, output: 0, modelMs: 0, firstInput: 0 };
   readonly perRequest: RequestFigures[] = [];
   /** The first request by part, and what the later requests added to their predecessors' prefix, by kind. */
   readonly parts = { first: new Map<string, number>(), fresh: new Map<string, number>() };
@@ -147,6 +147,7 @@ class PolicyBridge {
     this.stats.input += tokens.input;
     this.stats.cached += tokens.cached;
     this.stats.shared += tokens.shared;
+    this.stats.written += writtenTokens(tokens);
     this.perRequest.push({ input: tokens.input, cached: tokens.cached, shared: tokens.shared, output });
     this.stats.output += output;
     this.stats.modelMs += performance.now() - t0;
@@ -317,7 +318,7 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
       perRequest: bridge.perRequest,
       firstInputTokens: s.firstInput,
       outputTokens: s.output,
-      costUsd: costUsd(s.input - s.cached, s.cached, s.output),
+      costUsd: costUsd(s.input - s.cached, s.cached, s.output, s.written),
       wallMs,
       modelMs: s.modelMs,
       ...(detail ? { detail } : {}),

@@ -255,7 +255,7 @@ export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary)
   };
   const base = totals["claude-code-style"];
   const lines = [
-    `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
+    `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cache writes $${PRICES.cacheWritePerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
     "",
     ...(summary ? [summaryLine(runs, summary), ""] : []),
     "| policy | passed | requests | input tokens | of them cached | cached after the 1st request | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
@@ -396,7 +396,7 @@ export async function bench(): Promise<BenchSection> {
       "(tests run with node and python3, file contents, nothing else changed). Tokens: js-tiktoken o200k_base over the text of each request (tool definitions, system prompt, " +
       "messages) plus 3 per message; cached = the leading segments equal to the previous request's, when they reach the priced model's shortest cacheable prefix " +
       `(${fmt(MIN_CACHEABLE_TOKENS)} tokens; below it a prompt cache serves nothing). Cost at ` +
-      `${PRICES.name} ($${PRICES.inputPerM}/M input, $${PRICES.cachedInputPerM}/M cached, $${PRICES.outputPerM}/M output).`,
+      `${PRICES.name} ($${PRICES.inputPerM}/M input, $${PRICES.cacheWritePerM}/M written to the cache: every fresh token of a prompt of ${fmt(MIN_CACHEABLE_TOKENS)} tokens or more; $${PRICES.cachedInputPerM}/M cached, $${PRICES.outputPerM}/M output).`,
     metrics,
     details: table,
     document,

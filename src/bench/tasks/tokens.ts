@@ -103,10 +103,22 @@ export function answerTokens(text: string | undefined, calls: Array<{ name: stri
 }
 
 /** The stated price table (USD per million tokens). */
-export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cachedInputPerM: 0.3, outputPerM: 15 };
+export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cacheWritePerM: 3.75, cachedInputPerM: 0.3, outputPerM: 15 };
 
-export function costUsd(fresh: number, cached: number, output: number): number {
-  return (fresh * PRICES.inputPerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
+/**
+ * The price of a run's tokens: `fresh` input (not served from the cache), of which `written` went
+ * into the cache (5-minute cache writes cost 1.25x input), `cached` input read from it, and output.
+ */
+export function costUsd(fresh: number, cached: number, output: number, written = 0): number {
+  return ((fresh - written) * PRICES.inputPerM + written * PRICES.cacheWritePerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
+}
+
+/**
+ * What a request writes to the cache: Yoke marks its newest message (Anthropic's cache_control),
+ * so every fresh token is written, once the prompt reaches MIN_CACHEABLE_TOKENS (shorter: nothing).
+ */
+export function writtenTokens(t: Pick<RequestTokens, "input" | "cached">, minCacheable = MIN_CACHEABLE_TOKENS): number {
+  return t.input >= minCacheable ? t.input - t.cached : 0;
 }
 
 /**

@@ -7,7 +7,7 @@ import { grepTool } from "../../../src/core/tools/grep";
 import { readFileTool } from "../../../src/core/tools/read-file";
 import { locate } from "../../../src/bench/tasks/goal";
 import { parseGrep, parseView } from "../../../src/bench/tasks/policies";
-import { answerTokens, costUsd, countTokens, freshParts, MIN_CACHEABLE_TOKENS, requestParts, requestSegments, requestTokens } from "../../../src/bench/tasks/tokens";
+import { answerTokens, costUsd, countTokens, freshParts, MIN_CACHEABLE_TOKENS, requestParts, requestSegments, requestTokens, writtenTokens } from "../../../src/bench/tasks/tokens";
 import { cacheBreaksOf, type TaskRun } from "../../../src/bench/tasks/driver";
 import { perRequestReport } from "../../../src/bench/tasks/index";
 import type { RecordedRequest } from "../../../src/demo/types";
@@ -174,6 +174,10 @@ describe("token accounting", () => {
     expect(answerTokens("Done.", [])).toBe(countTokens("Done."));
     expect(answerTokens(undefined, [{ name: "grep", input: { pattern: "x" } }])).toBe(countTokens('grep {"pattern":"x"}'));
     expect(costUsd(1_000_000, 1_000_000, 1_000_000)).toBeCloseTo(3 + 0.3 + 15, 6);
+    // Fresh input written to the cache costs 1.25x: a prompt of 1,024 tokens or more writes all its fresh tokens, a shorter one nothing.
+    expect(costUsd(1_000_000, 0, 0, 1_000_000)).toBeCloseTo(3.75, 6);
+    expect(writtenTokens({ input: 1500, cached: 1200 })).toBe(300);
+    expect(writtenTokens({ input: 1023, cached: 0 })).toBe(0);
   });
 });
 
