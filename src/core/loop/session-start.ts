@@ -21,7 +21,7 @@ export function newSystemPrompt(opts: AgentSessionOptions, services: SessionServ
     permissionMode: opts.permissionMode ?? "default",
     instructions: opts.instructions,
     ...(opts.outputStyle ? { outputStyle: opts.outputStyle } : {}),
-    ...(opts.onlyTools ? { tools: opts.onlyTools } : {}),
+    tools: opts.onlyTools ?? opts.tools.map((t) => t.name),
   });
 }
 

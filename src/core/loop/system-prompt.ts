@@ -21,8 +21,9 @@ export interface SystemPromptInput {
    */
   outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
   /**
-   * The tools the session offers, when not Yoke's whole set (`yoke run --tools`): "How to work"
-   * names only these, so a session with `run_command` alone is not told to call read_file.
+   * The tools the session offers (its built-in tools, or what `yoke run --tools` kept); undefined:
+   * Yoke's default set. "How to work" names only these, so a session with `run_command` alone is
+   * not told to call read_file, nor one with apply_patch to use edit_file's anchors.
    */
   tools?: readonly string[];
 }
@@ -66,9 +67,12 @@ function howToWork(tools: readonly string[] | undefined): string {
   const lines = ["How to work:"];
   if (has("read_file")) lines.push(`- Read before you change: ${finders.length ? `use ${finders.join("/")} to find code, then ` : ""}read_file with offset/limit for the lines you need.`);
   else lines.push("- Read before you change: find the code first, then look at only the lines you need.");
-  if (has("edit_file") && (has("read_file") || has("grep"))) lines.push(`- ${HASHLINE_NOTE}`);
-  if (has("edit_file")) lines.push(`- Prefer small, targeted edits (edit_file) over rewriting whole files${has("write_file") ? " (write_file)" : ""}.`);
-  else lines.push("- Prefer small, targeted edits over rewriting whole files.");
+  const readers = ["read_file", "grep"].filter(has);
+  if (has("edit_file") && readers.length) lines.push(`- ${HASHLINE_NOTE}`);
+  // Another edit tool (apply_patch): the prefix is shown, but nothing takes the anchors.
+  else if (readers.length) lines.push(`- ${readers.join(" and ")} show${readers.length === 1 ? "s" : ""} each line as \`LINE#HH|text\`; the \`LINE#HH|\` prefix is not part of the line.`);
+  const editTool = ["edit_file", "apply_patch"].find(has);
+  lines.push(`- Prefer small, targeted edits${editTool ? ` (${editTool})` : ""} over rewriting whole files${has("write_file") ? " (write_file)" : ""}.`);
   lines.push(
     "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
     "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",

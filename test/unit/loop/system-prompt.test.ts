@@ -50,3 +50,16 @@ describe("system prompt: How to work", () => {
     expect(howToWork(buildSystemPrompt({ ...base, tools: ["run_command", "todo_write", "load_tools"] }))).toContain("- For multi-step tasks, keep a todo list with todo_write.");
   });
 });
+
+describe("system prompt: a session whose edit tool is apply_patch (GPT models)", () => {
+  it("names apply_patch, and says what the line prefix is without sending the model to edit_file", () => {
+    const tools = ["read_file", "list_files", "glob", "grep", "apply_patch", "write_file", "run_command", "command_output", "kill_command", "todo_write"];
+    const text = howToWork(buildSystemPrompt({ ...base, tools }));
+    expect(text).toContain("- read_file and grep show each line as `LINE#HH|text`; the `LINE#HH|` prefix is not part of the line.");
+    expect(text).toContain("- Prefer small, targeted edits (apply_patch) over rewriting whole files (write_file).");
+    expect(text).not.toContain("edit_file");
+    expect(text).not.toContain(HASHLINE_NOTE);
+    // One reader only: the verb agrees.
+    expect(howToWork(buildSystemPrompt({ ...base, tools: ["grep", "apply_patch"] }))).toContain("- grep shows each line as `LINE#HH|text`; the `LINE#HH|` prefix is not part of the line.");
+  });
+});
