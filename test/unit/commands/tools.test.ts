@@ -209,3 +209,23 @@ describe("run_command's texts under `yoke run --tools`", () => {
     expect(background(whole)).toBe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command.");
   });
 });
+
+describe("the built-in tools beside apply_patch (GPT-5 models)", () => {
+  it("name no edit_file in their definitions; with edit_file they are the tools as defined", () => {
+    const specs = new ToolRegistry(createBuiltinTools("apply_patch")).specs();
+    expect(specs.map((s) => s.name)).toContain("apply_patch");
+    for (const s of specs) expect(JSON.stringify(s), s.name).not.toContain("edit_file");
+    expect(specs.find((s) => s.name === "read_file")!.description.startsWith("Read a text file, each line shown as LINE#HASH|text. At most")).toBe(true);
+    expect(specs.find((s) => s.name === "grep")!.description).toContain("Matching lines are shown as LINE#HASH|text, grouped by file;");
+    expect(specs.find((s) => s.name === "write_file")!.description).toBe(
+      "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use apply_patch).",
+    );
+    expect(createBuiltinTools().find((t) => t.name === "write_file")!.description).toBe(
+      "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use edit_file).",
+    );
+    const defaults = createBuiltinTools();
+    expect(defaults.find((t) => t.name === "run_command")).toBe(runCommandTool);
+    expect(defaults.find((t) => t.name === "read_file")!.description).toContain("LINE#HASH|text (the anchors edit_file takes).");
+    expect(defaults.find((t) => t.name === "grep")!.description).toContain("LINE#HASH|text (the anchors edit_file takes), grouped by file;");
+  });
+});
