@@ -3,6 +3,7 @@
  * turn (and a resumed session) sends the same prefix and provider prompt caches keep hitting.
  */
 import type { WorkspaceFolder } from "../ports";
+import { howToWork } from "../tools/how-to-work";
 
 export interface SystemPromptInput {
   workspaceRoot: string;
@@ -22,15 +23,13 @@ export interface SystemPromptInput {
   outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
   /**
    * The tools the session offers (its built-in tools, or what `yoke run --tools` kept); undefined:
-   * Yoke's default set. "How to work" names only these, so a session with `run_command` alone is
-   * not told to call read_file, nor one with apply_patch to use edit_file's anchors.
+   * Yoke's default set. "How to work" (src/core/tools/how-to-work.ts) names only these, so a
+   * one-tool session is not told to call file tools it lacks.
    */
   tools?: readonly string[];
 }
 
-/** How tools show and address lines: harness knowledge a prompt that replaces Yoke's prose keeps. */
-export const HASHLINE_NOTE =
-  "read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.";
+export { HASHLINE_NOTE } from "../tools/how-to-work";
 
 /**
  * The parts of a built system prompt the harness needs whatever prose replaces Yoke's (a custom
@@ -58,27 +57,6 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   }
   if (style) parts.push(`Output style "${style.name}" (chosen by the user; follow it in every answer):\n${style.text.trim()}`);
   return parts.join("\n\n");
-}
-
-/** The coding instructions, naming only tools the session has (all of Yoke's when `tools` is undefined). */
-function howToWork(tools: readonly string[] | undefined): string {
-  const has = (name: string) => tools === undefined || tools.includes(name);
-  const finders = ["grep", "glob"].filter(has);
-  const lines = ["How to work:"];
-  if (has("read_file")) lines.push(`- Read before you change: ${finders.length ? `use ${finders.join("/")} to find code, then ` : ""}read_file with offset/limit for the lines you need.`);
-  else lines.push("- Read before you change: find the code first, then look at only the lines you need.");
-  const readers = ["read_file", "grep"].filter(has);
-  if (has("edit_file") && readers.length) lines.push(`- ${HASHLINE_NOTE}`);
-  // Another edit tool (apply_patch): the prefix is shown, but nothing takes the anchors.
-  else if (readers.length) lines.push(`- ${readers.join(" and ")} show${readers.length === 1 ? "s" : ""} each line as \`LINE#HH|text\`; the \`LINE#HH|\` prefix is not part of the line.`);
-  const editTool = ["edit_file", "apply_patch"].find(has);
-  lines.push(`- Prefer small, targeted edits${editTool ? ` (${editTool})` : ""} over rewriting whole files${has("write_file") ? " (write_file)" : ""}.`);
-  lines.push(
-    "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
-    "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
-  );
-  if (has("todo_write")) lines.push("- For multi-step tasks, keep a todo list with todo_write.");
-  return lines.join("\n");
 }
 
 function workspaceLine(input: SystemPromptInput): string {
