@@ -142,6 +142,12 @@ describe("apply_patch through yoke run", () => {
     expect(r2.code, r2.stderr).toBe(0);
     expect(toolNames(1)).toContain("apply_patch");
     expect(toolNames(1)).not.toContain("edit_file");
+    // The system prompt names the session's edit tool: edit_file's anchors only where edit_file is offered.
+    const system = (n: number) => body(n).messages.find((m) => m.role === "system")!.content;
+    expect(system(0)).toContain("edit_file's hashline ops");
+    expect(system(1)).not.toContain("edit_file");
+    expect(system(1)).toContain("- Prefer small, targeted edits (apply_patch) over rewriting whole files (write_file).");
+    expect(system(1)).toContain("the `LINE#HH|` prefix is not part of the line.");
   });
 });
 

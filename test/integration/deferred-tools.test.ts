@@ -85,6 +85,14 @@ describe("tool definitions in the requests of a yoke run session", () => {
     const b = bodies();
     expect(b).toHaveLength(3);
     for (const x of b) expect(names(x)).toEqual(["run_command"]);
+    // Neither the system prompt nor run_command's definition tells the model to call a tool it does not have.
+    for (const x of b) {
+      for (const other of ["read_file", "grep", "glob", "edit_file", "write_file", "todo_write", "command_output", "kill_command", "load_tools"]) {
+        expect(JSON.stringify(x.system)).not.toContain(other);
+        expect(JSON.stringify(x.tools)).not.toContain(other);
+      }
+    }
+    expect(JSON.stringify(b[0]!.system)).toContain("Read before you change: find the code first, then look at only the lines you need.");
     expect(lastResult(b[1]!)).toBe('Unknown tool "read_file". Available tools: run_command. Call one of these by its exact name.');
     expect(lastResult(b[2]!)).toContain("one-tool");
   }, 120_000);

@@ -8,7 +8,12 @@ beforeAll(() => ensureBuilt(), 120_000);
 
 const POLICIES = ["yoke", "claude-code-style", "aider-style", "bash-only"];
 const TASKS = ["csv-quoted-fields", "rename-subtotal"];
-const ROW_KEYS = ["task", "policy", "passed", "requests", "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "wallMs"];
+const ROW_KEYS = ["task", "policy", "passed", "requests", "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "wallMs", "perRequest"];
+const TOTAL_KEYS = ["passed", "requests", "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "wallMs"];
+/** The priced model's shortest cacheable prompt (src/bench/tasks/tokens.ts). */
+const MIN_CACHEABLE = 1024;
+
+type Req = { input: number; cached: number; shared: number; output: number };
 
 interface Doc {
   tasks: Array<Record<string, unknown>>;
@@ -28,6 +33,13 @@ describe("yoke bench --only tasks", () => {
     // bash-only is a one-tool harness (yoke run --tools run_command); yoke's deferred tools are behind load_tools.
     expect(stderr).toMatch(/\nbash-only: .*First request \(mean\): tool definitions \d+ \(run_command \d+, list \(separators\) \d+\), system/);
     expect(stderr).toMatch(/\nyoke: .*tool definitions [\d,]+ \([^)]*load_tools \d+/);
+    // Request by request, with the cache breaks Yoke's own watch recorded (none: nothing rewrites the prefix).
+    expect(stderr).toMatch(
+      /\nyoke, request by request \(means over the runs\): #1 \(2 runs\): input [\d,]+, cached 0, shared 0, fresh [\d,]+, output \d+; #2 .* Cache breaks recorded by Yoke's prompt-cache watch: 0\./,
+    );
+    // The one-tool harness is not told about tools it lacks: its system prompt is shorter than yoke's.
+    const systemOf = (p: string) => Number(new RegExp(`\\n${p}: .*\\), system (\\d+), messages`).exec(stderr)?.[1]);
+    expect(systemOf("bash-only")).toBeLessThan(systemOf("yoke"));
     expect(stderr).not.toMatch(/\nyoke: .*tool definitions [\d,]+ \([^)]*(kill_command|command_output|recall|load_skill|task) \d+/);
     expect(doc.tasks).toHaveLength(TASKS.length * POLICIES.length);
     for (const row of doc.tasks) {
@@ -35,8 +47,21 @@ describe("yoke bench --only tasks", () => {
       expect(row.passed, `${String(row.task)} / ${String(row.policy)}: ${stderr}`).toBe(true);
       expect(row.requests).toBeGreaterThanOrEqual(2);
       expect(row.inputTokens).toBeGreaterThan(row.cachedInputTokens as number);
-      expect(row.cachedInputTokens).toBeGreaterThan(0);
       expect(row.outputTokens).toBeGreaterThan(0);
+      // Request by request: the figures add up to the row's; every later request shares a prefix with
+      // the one before, which the cache serves only from the priced model's minimum on.
+      const per = row.perRequest as Req[];
+      expect(per).toHaveLength(row.requests as number);
+      expect(per.reduce((n, x) => n + x.input, 0)).toBe(row.inputTokens);
+      expect(per.reduce((n, x) => n + x.cached, 0)).toBe(row.cachedInputTokens);
+      expect(per.reduce((n, x) => n + x.output, 0)).toBe(row.outputTokens);
+      expect(per[0]!.shared).toBe(0);
+      for (const x of per.slice(1)) {
+        expect(x.shared).toBeGreaterThan(0);
+        expect(x.cached).toBe(x.shared >= MIN_CACHEABLE ? x.shared : 0);
+      }
+      // Yoke's first request (tool definitions and system prompt) is above the minimum: all it shares is served.
+      if (row.policy !== "bash-only") expect(row.cachedInputTokens).toBe(per.reduce((n, x) => n + x.shared, 0));
       expect(row.costUsd).toBeGreaterThan(0);
       expect(row.wallMs).toBeGreaterThan(0);
     }
@@ -44,7 +69,7 @@ describe("yoke bench --only tasks", () => {
     expect(Object.keys(doc.totals)).toEqual(POLICIES);
     for (const p of POLICIES) {
       const t = doc.totals[p]!;
-      expect(Object.keys(t)).toEqual(["passed", ...ROW_KEYS.slice(3)]);
+      expect(Object.keys(t)).toEqual(TOTAL_KEYS);
       expect(t.passed).toBe(TASKS.length);
       const rows = doc.tasks.filter((r) => r.policy === p);
       expect(t.inputTokens).toBe(rows.reduce((n, r) => n + (r.inputTokens as number), 0));

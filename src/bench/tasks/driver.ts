@@ -12,7 +12,7 @@ import { readExchange } from "../../demo/wire-conversation";
 import type { Goal } from "./goal";
 import type { ModelIO, Policy, ToolCall, ToolResult } from "./policies";
 import { cpuNow, cpuSince } from "./cpu";
-import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens } from "./tokens";
+import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens, writtenTokens } from "./tokens";
 
 export interface TaskRun {
   task: string;
@@ -21,7 +21,10 @@ export interface TaskRun {
   requests: number;
   /** Every input token of every request (fresh + cached). */
   inputTokens: number;
+  /** What the priced model's prompt cache serves (a shared prefix shorter than MIN_CACHEABLE_TOKENS is not cached). */
   cachedInputTokens: number;
+  /** The prefix each request shares with the previous one, whatever its length (an ideal cache's hit). */
+  sharedInputTokens: number;
   /** Input tokens of the first request (nothing can be cached yet). */
   firstInputTokens: number;
   outputTokens: number;
@@ -31,10 +34,21 @@ export interface TaskRun {
   modelMs: number;
   /** Why it failed: the check's message, the policy's error, or the CLI's. */
   detail?: string;
+  /** Each request in order: its input, what the cache served, the prefix it shared with the previous one, and the answer's tokens. */
+  perRequest: RequestFigures[];
+  /** Cache breaks Yoke's own prompt-cache watch recorded in the session (`yoke run --json`'s cost.total), when it printed them. */
+  cacheBreaks?: number;
   /** Where the input went (not part of the JSON rows): the first request by part, and the fresh part of the later ones by kind (tokens.ts). */
   parts: { first: Map<string, number>; fresh: Map<string, number> };
   /** Where the time went (not part of the JSON rows). */
   phases: TaskPhases;
+}
+
+export interface RequestFigures {
+  input: number;
+  cached: number;
+  shared: number;
+  output: number;
 }
 
 /** Wall ms of each phase of one run, and CPU ms where it can be told apart. */
@@ -66,7 +80,8 @@ class PolicyBridge {
   private lastCalls = 0;
   private previous?: string[];
   policyError?: string;
-  readonly stats = { requests: 0, input: 0, cached: 0, output: 0, modelMs: 0, firstInput: 0 };
+  readonly stats = { requests: 0, input: 0, cached: 0, shared: 0, written: 0, output: 0, modelMs: 0, firstInput: 0 };
+  readonly perRequest: RequestFigures[] = [];
   /** The first request by part, and what the later requests added to their predecessors' prefix, by kind. */
   readonly parts = { first: new Map<string, number>(), fresh: new Map<string, number>() };
   /** When each request arrived (performance.now()). */
@@ -100,7 +115,7 @@ class PolicyBridge {
     this.arrivals.push(t0);
     const segments = requestSegments(req);
     const tokens = requestTokens(segments, this.previous);
-    if (process.env.YOKE_BENCH_TASK_FRESH && this.previous) traceFresh(`${this.policyName} ${this.goal.prompt.slice(0, 30)}`, segments, this.previous);
+    if (process.env.YOKE_BENCH_TASK_FRESH) traceFresh(`${this.policyName} ${this.goal.prompt.slice(0, 30)}`, segments, this.previous ?? []);
     if (this.previous) freshParts(segments, this.previous, this.parts.fresh);
     else for (const [k, n] of requestParts(req)) this.parts.first.set(k, n);
     this.previous = segments;
@@ -131,6 +146,9 @@ class PolicyBridge {
     this.stats.requests++;
     this.stats.input += tokens.input;
     this.stats.cached += tokens.cached;
+    this.stats.shared += tokens.shared;
+    this.stats.written += writtenTokens(tokens);
+    this.perRequest.push({ input: tokens.input, cached: tokens.cached, shared: tokens.shared, output });
     this.stats.output += output;
     this.stats.modelMs += performance.now() - t0;
     return { ...turn, usage: { input: tokens.input - tokens.cached, output, cacheRead: tokens.cached } };
@@ -287,16 +305,20 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
           `CPU yoke run ${r(phases.cliCpuMs)}, check ${r(phases.checkCpuMs)}, bench ${r(phases.benchCpuMs)} ms\n`,
       );
     }
+    const breaks = cacheBreaksOf(cli.stdout);
     return {
       task: o.task,
       policy: o.policyName,
+      ...(breaks === undefined ? {} : { cacheBreaks: breaks }),
       passed: failed === undefined,
       requests: s.requests,
       inputTokens: s.input,
       cachedInputTokens: s.cached,
+      sharedInputTokens: s.shared,
+      perRequest: bridge.perRequest,
       firstInputTokens: s.firstInput,
       outputTokens: s.output,
-      costUsd: costUsd(s.input - s.cached, s.cached, s.output),
+      costUsd: costUsd(s.input - s.cached, s.cached, s.output, s.written),
       wallMs,
       modelMs: s.modelMs,
       ...(detail ? { detail } : {}),
@@ -306,6 +328,16 @@ export async function runTask(o: RunOptions): Promise<TaskRun> {
   } finally {
     await server.close();
     ws.dispose();
+  }
+}
+
+/** The cache breaks `yoke run --json` reports for the session (its cost.total), or undefined when it printed none. */
+export function cacheBreaksOf(stdout: string): number | undefined {
+  try {
+    const n = (JSON.parse(stdout) as { cost?: { total?: { cacheBreaks?: unknown } } }).cost?.total?.cacheBreaks;
+    return typeof n === "number" ? n : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -19,13 +19,13 @@ import { cpuNow, cpuSince } from "./cpu";
 import { runTask, type TaskPhases, type TaskRun } from "./driver";
 import { POLICIES, POLICY_TOOLS, TEST_POLICIES, type Policy } from "./policies";
 import { createTasks, type Task } from "./tasks";
-import { countTokens, PRICES } from "./tokens";
+import { countTokens, MIN_CACHEABLE_TOKENS, PRICES } from "./tokens";
 
 export const POLICY_NAMES = Object.keys(POLICIES);
 
 /** The fields of one row of the JSON document, in order. */
-export type TaskRow = Pick<TaskRun, "task" | "policy" | "passed" | "requests" | "inputTokens" | "cachedInputTokens" | "outputTokens" | "costUsd" | "wallMs">;
-export type PolicyTotals = Omit<TaskRow, "task" | "policy" | "passed"> & { passed: number; tasks: number; firstInputTokens: number };
+export type TaskRow = Pick<TaskRun, "task" | "policy" | "passed" | "requests" | "inputTokens" | "cachedInputTokens" | "outputTokens" | "costUsd" | "wallMs" | "perRequest">;
+export type PolicyTotals = Omit<TaskRow, "task" | "policy" | "passed" | "perRequest"> & { passed: number; tasks: number; firstInputTokens: number; sharedInputTokens: number };
 
 /** Share of the input of the requests after each run's first that a prompt cache serves (the first has nothing to reuse). */
 export const laterCachedShare = (t: Pick<PolicyTotals, "inputTokens" | "cachedInputTokens" | "firstInputTokens">): number =>
@@ -115,12 +115,13 @@ const round = (n: number, digits = 0) => Number(n.toFixed(digits));
 export function totalsOf(runs: TaskRun[]): Record<string, PolicyTotals> {
   const totals: Record<string, PolicyTotals> = {};
   for (const r of runs) {
-    const t = (totals[r.policy] ??= { passed: 0, tasks: 0, requests: 0, inputTokens: 0, cachedInputTokens: 0, firstInputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 });
+    const t = (totals[r.policy] ??= { passed: 0, tasks: 0, requests: 0, inputTokens: 0, cachedInputTokens: 0, sharedInputTokens: 0, firstInputTokens: 0, outputTokens: 0, costUsd: 0, wallMs: 0 });
     t.tasks++;
     if (r.passed) t.passed++;
     t.requests += r.requests;
     t.inputTokens += r.inputTokens;
     t.cachedInputTokens += r.cachedInputTokens;
+    t.sharedInputTokens += r.sharedInputTokens;
     t.firstInputTokens += r.firstInputTokens;
     t.outputTokens += r.outputTokens;
     t.costUsd += r.costUsd;
@@ -210,6 +211,40 @@ export function partsReport(runs: TaskRun[]): string {
   return lines.join("\n");
 }
 
+/**
+ * Request by request (YOKE_BENCH_TASK_PARTS=1, on stderr): for the n-th request of the runs, per
+ * policy, the mean input, what the cache served, the prefix shared with the request before (an
+ * ideal cache), and the fresh rest; then, for the requests after each run's first, the share the
+ * cache served and what 95 % would allow fresh.
+ */
+export function perRequestReport(runs: TaskRun[]): string {
+  const lines: string[] = [];
+  for (const policy of [...new Set(runs.map((r) => r.policy))]) {
+    const mine = runs.filter((r) => r.policy === policy);
+    const longest = Math.max(0, ...mine.map((r) => r.perRequest.length));
+    const rows: string[] = [];
+    for (let i = 0; i < longest; i++) {
+      const at = mine.map((r) => r.perRequest[i]).filter((x) => x !== undefined);
+      const mean = (k: "input" | "cached" | "shared" | "output") => Math.round(at.reduce((n, x) => n + x[k], 0) / at.length);
+      rows.push(
+        `#${i + 1} (${at.length} runs): input ${fmt(mean("input"))}, cached ${fmt(mean("cached"))}, shared ${fmt(mean("shared"))}, fresh ${fmt(mean("input") - mean("shared"))}, output ${fmt(mean("output"))}`,
+      );
+    }
+    const later = mine.flatMap((r) => r.perRequest.slice(1));
+    const input = later.reduce((n, x) => n + x.input, 0);
+    const cached = later.reduce((n, x) => n + x.cached, 0);
+    const shared = later.reduce((n, x) => n + x.shared, 0);
+    const pct = (n: number) => `${((100 * n) / Math.max(1, input)).toFixed(1)} %`;
+    lines.push(
+      `${policy}, request by request (means over the runs): ${rows.join("; ")}. ` +
+        `Requests after each run's first: ${later.length}, input ${fmt(input)}, cached ${fmt(cached)} (${pct(cached)}; shared with the request before, whatever its length: ${fmt(shared)}, ${pct(shared)}), ` +
+        `fresh ${fmt(input - shared)}; 95 % cached would allow ${fmt(Math.floor(input * 0.05))} fresh. ` +
+        `Cache breaks recorded by Yoke's prompt-cache watch: ${mine.some((r) => r.cacheBreaks !== undefined) ? fmt(mine.reduce((n, r) => n + (r.cacheBreaks ?? 0), 0)) : "not reported"}.`,
+    );
+  }
+  return lines.join("\n");
+}
+
 /** The Markdown tables: totals per policy, then every task. */
 export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary): string {
   const totals = totalsOf(runs);
@@ -220,7 +255,7 @@ export function markdown(runs: TaskRun[], machine: string, summary?: RunSummary)
   };
   const base = totals["claude-code-style"];
   const lines = [
-    `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
+    `Machine: ${machine}. Prices: ${PRICES.name} — input $${PRICES.inputPerM}/M, cache writes $${PRICES.cacheWritePerM}/M, cached input $${PRICES.cachedInputPerM}/M, output $${PRICES.outputPerM}/M.`,
     "",
     ...(summary ? [summaryLine(runs, summary), ""] : []),
     "| policy | passed | requests | input tokens | of them cached | cached after the 1st request | output tokens | whole-task tokens | vs claude-code-style | cost (USD) | wall (s) | harness ms/turn |",
@@ -299,7 +334,7 @@ export async function bench(): Promise<BenchSection> {
   const cpu = cpuSince(cpuStart);
   const summary: RunSummary = { jobs, wallMs: totalMs, benchCpuMs: cpu.selfMs, childCpuMs: cpu.childrenMs, ...(loadBefore ? { loadBefore, loadAfter: loadAverage() } : {}) };
   process.stderr.write(`[bench] tasks: ${summaryLine(runs, summary)}\n`);
-  if (process.env.YOKE_BENCH_TASK_PARTS) process.stderr.write(`[bench] tasks: where the input went\n${partsReport(runs)}\n`);
+  if (process.env.YOKE_BENCH_TASK_PARTS) process.stderr.write(`[bench] tasks: where the input went\n${partsReport(runs)}\n${perRequestReport(runs)}\n`);
   const machine = `${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${jobs} runs at once`;
   const table = markdown(runs, machine, summary);
   const full = !onlyTasks && !onlyPolicies;
@@ -318,6 +353,7 @@ export async function bench(): Promise<BenchSection> {
       outputTokens: r.outputTokens,
       costUsd: round(r.costUsd, 6),
       wallMs: round(r.wallMs),
+      perRequest: r.perRequest,
     })),
     totals: Object.fromEntries(
       Object.entries(totals).map(([p, t]) => [
@@ -358,8 +394,9 @@ export async function bench(): Promise<BenchSection> {
       `${tasks.length} tasks over the sample repository test/fixtures/task-repo (TypeScript, Python, shell; 3,400 lines), each run through the real \`yoke run\` CLI ` +
       "(anthropic provider against the scripted LLM server on 127.0.0.1, bypassPermissions, default sandbox) by each policy model; success is the task's machine check " +
       "(tests run with node and python3, file contents, nothing else changed). Tokens: js-tiktoken o200k_base over the text of each request (tool definitions, system prompt, " +
-      "messages) plus 3 per message; cached = the leading segments equal to the previous request's. Cost at " +
-      `${PRICES.name} ($${PRICES.inputPerM}/M input, $${PRICES.cachedInputPerM}/M cached, $${PRICES.outputPerM}/M output).`,
+      "messages) plus 3 per message; cached = the leading segments equal to the previous request's, when they reach the priced model's shortest cacheable prefix " +
+      `(${fmt(MIN_CACHEABLE_TOKENS)} tokens; below it a prompt cache serves nothing). Cost at ` +
+      `${PRICES.name} ($${PRICES.inputPerM}/M input, $${PRICES.cacheWritePerM}/M written to the cache: every fresh token of a prompt of ${fmt(MIN_CACHEABLE_TOKENS)} tokens or more; $${PRICES.cachedInputPerM}/M cached, $${PRICES.outputPerM}/M output).`,
     metrics,
     details: table,
     document,

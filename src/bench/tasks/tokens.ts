@@ -68,24 +68,33 @@ export function requestSegments(req: RecordedRequest): string[] {
   return segments;
 }
 
+/**
+ * The shortest prefix the priced model's prompt cache keeps (Claude Sonnet 4.5: 1,024 tokens, per
+ * Anthropic's prompt-caching documentation; OpenAI's automatic caching starts at 1,024 too): a
+ * request whose shared prefix is shorter is served nothing from the cache and pays it all as fresh.
+ */
+export const MIN_CACHEABLE_TOKENS = 1024;
+
 export interface RequestTokens {
   input: number;
-  /** Tokens of the leading segments equal to the previous request's: a prompt cache's hit. */
+  /** Tokens of the leading segments equal to the previous request's: what an ideal prompt cache would serve. */
+  shared: number;
+  /** What the priced model's cache serves of it: `shared`, or 0 when it is shorter than MIN_CACHEABLE_TOKENS. */
   cached: number;
 }
 
 /** Input tokens of a request, and how many of them the previous request of the same run already had as its prefix. */
-export function requestTokens(segments: string[], previous: string[] | undefined): RequestTokens {
+export function requestTokens(segments: string[], previous: string[] | undefined, minCacheable = MIN_CACHEABLE_TOKENS): RequestTokens {
   let input = 0;
-  let cached = 0;
+  let shared = 0;
   let prefix = previous !== undefined;
   segments.forEach((s, i) => {
     const n = countTokens(s) + (i === 0 ? 0 : TOKENS_PER_MESSAGE);
     input += n;
-    if (prefix && previous![i] === s) cached += n;
+    if (prefix && previous![i] === s) shared += n;
     else prefix = false;
   });
-  return { input, cached };
+  return { input, shared, cached: shared >= minCacheable ? shared : 0 };
 }
 
 /** Output tokens of an answer: its text and each tool call's name and JSON arguments. */
@@ -94,10 +103,22 @@ export function answerTokens(text: string | undefined, calls: Array<{ name: stri
 }
 
 /** The stated price table (USD per million tokens). */
-export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cachedInputPerM: 0.3, outputPerM: 15 };
+export const PRICES = { name: "Claude Sonnet 4.5 list prices", inputPerM: 3, cacheWritePerM: 3.75, cachedInputPerM: 0.3, outputPerM: 15 };
 
-export function costUsd(fresh: number, cached: number, output: number): number {
-  return (fresh * PRICES.inputPerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
+/**
+ * The price of a run's tokens: `fresh` input (not served from the cache), of which `written` went
+ * into the cache (5-minute cache writes cost 1.25x input), `cached` input read from it, and output.
+ */
+export function costUsd(fresh: number, cached: number, output: number, written = 0): number {
+  return ((fresh - written) * PRICES.inputPerM + written * PRICES.cacheWritePerM + cached * PRICES.cachedInputPerM + output * PRICES.outputPerM) / 1e6;
+}
+
+/**
+ * What a request writes to the cache: Yoke marks its newest message (Anthropic's cache_control),
+ * so every fresh token is written, once the prompt reaches MIN_CACHEABLE_TOKENS (shorter: nothing).
+ */
+export function writtenTokens(t: Pick<RequestTokens, "input" | "cached">, minCacheable = MIN_CACHEABLE_TOKENS): number {
+  return t.input >= minCacheable ? t.input - t.cached : 0;
 }
 
 /**

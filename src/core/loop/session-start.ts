@@ -21,6 +21,7 @@ export function newSystemPrompt(opts: AgentSessionOptions, services: SessionServ
     permissionMode: opts.permissionMode ?? "default",
     instructions: opts.instructions,
     ...(opts.outputStyle ? { outputStyle: opts.outputStyle } : {}),
+    tools: opts.onlyTools ?? opts.tools.map((t) => t.name),
   });
 }
 

@@ -3,6 +3,7 @@
  * turn (and a resumed session) sends the same prefix and provider prompt caches keep hitting.
  */
 import type { WorkspaceFolder } from "../ports";
+import { howToWork } from "../tools/how-to-work";
 
 export interface SystemPromptInput {
   workspaceRoot: string;
@@ -20,11 +21,15 @@ export interface SystemPromptInput {
    * instructions unless it keeps them, and its instructions end the prompt.
    */
   outputStyle?: { name: string; text: string; keepCodingInstructions: boolean };
+  /**
+   * The tools the session offers (its built-in tools, or what `yoke run --tools` kept); undefined:
+   * Yoke's default set. "How to work" (src/core/tools/how-to-work.ts) names only these, so a
+   * one-tool session is not told to call file tools it lacks.
+   */
+  tools?: readonly string[];
 }
 
-/** How tools show and address lines: harness knowledge a prompt that replaces Yoke's prose keeps. */
-export const HASHLINE_NOTE =
-  "read_file and grep show each line as `LINE#HH|text`. The `LINE#HH` anchors are what edit_file's hashline ops refer to; a stale anchor is refused with the current lines, so retry from those.";
+export { HASHLINE_NOTE } from "../tools/how-to-work";
 
 /**
  * The parts of a built system prompt the harness needs whatever prose replaces Yoke's (a custom
@@ -38,19 +43,7 @@ export function harnessParts(system: string): string[] {
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const style = input.outputStyle;
   const parts = ["You are Yoke, a coding agent working in the user's workspace through tools.", workspaceLine(input)];
-  if (!style || style.keepCodingInstructions) {
-    parts.push(
-      [
-        "How to work:",
-        "- Read before you change: use grep/glob to find code, then read_file with offset/limit for the lines you need.",
-        `- ${HASHLINE_NOTE}`,
-        "- Prefer small, targeted edits (edit_file) over rewriting whole files (write_file).",
-        "- When a tool returns an error, read it: it says what was wrong and how to fix it. Do not repeat the same failing call.",
-        "- Keep answers short and concrete. Use markdown; put code in fenced blocks.",
-        "- For multi-step tasks, keep a todo list with todo_write.",
-      ].join("\n"),
-    );
-  }
+  if (!style || style.keepCodingInstructions) parts.push(howToWork(input.tools));
   if (!input.trusted) {
     const hint = input.restrictedHint ? `; ${input.restrictedHint}` : "";
     parts.push(

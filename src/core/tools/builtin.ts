@@ -10,7 +10,7 @@ import { listFilesTool } from "./list-files";
 import { readFileTool } from "./read-file";
 import { runCommandTool } from "./run-command";
 import { todoWriteTool } from "./todo-write";
-import type { ToolDefinition } from "./types";
+import { trimTools, type ToolDefinition } from "./types";
 import { writeFileTool } from "./write-file";
 
 /**
@@ -21,5 +21,6 @@ import { writeFileTool } from "./write-file";
  */
 export function createBuiltinTools(edit: EditToolName = "edit_file", freeform: FreeformSetting = "auto"): ToolDefinition[] {
   const editTool = edit === "apply_patch" ? withFreeformSetting(applyPatchTool as ToolDefinition, freeform) : editFileTool;
-  return [readFileTool, listFilesTool, globTool, grepTool, editTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool];
+  // Each tool's texts name only tools of this set (ToolDefinition.trimmed): beside apply_patch, none names edit_file.
+  return trimTools([readFileTool, listFilesTool, globTool, grepTool, editTool, writeFileTool, runCommandTool, commandOutputTool, killCommandTool, todoWriteTool]);
 }

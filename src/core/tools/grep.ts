@@ -6,7 +6,7 @@ import { isPathChanged, type GrepLine, type WorkspaceFs } from "../ports";
 import { hiddenNote, pathChangedText, readablePaths, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
 import { searchSummary } from "./cards";
-import { defineTool, ToolError } from "./types";
+import { defineTool, ToolError, type ToolDefinition } from "./types";
 
 export const MAX_GREP_MATCHES = 200;
 /** The search stops here and answers with what it found (the tool's own timeout is 60 s). */
@@ -95,11 +95,15 @@ function changedNote(n: number): string {
   return `${plural(n, "file")} left out: ${n === 1 ? "it" : "they"} changed while grep searched (a symbolic link appeared at the name, or the content changed), so the lines found are not known to be the file's. Search again when no command is changing ${n === 1 ? "it" : "them"}.`;
 }
 
+/** What the model is told; edit_file, which takes the anchors, is named only where the session has it (not beside apply_patch). */
+const describe = (edit = true) =>
+  "Search file contents with a regular expression (ripgrep), honouring .gitignore. Matching lines are shown as " +
+  `LINE#HASH|text${edit ? " (the anchors edit_file takes)" : ""}, grouped by file; the result says when it stopped at a limit.`;
+
 export const grepTool = defineTool({
   name: "grep",
-  description:
-    "Search file contents with a regular expression (ripgrep), honouring .gitignore. Matching lines are shown as " +
-    "LINE#HASH|text (the anchors edit_file takes), grouped by file; the result says when it stopped at a limit.",
+  description: describe(),
+  trimmed: (kept): ToolDefinition => (kept.some((t) => t.name === "edit_file") ? grepTool : { ...grepTool, description: describe(false) }),
   schema,
   permission: "Grep",
   permissionClass: "path",

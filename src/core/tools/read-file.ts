@@ -4,7 +4,7 @@ import { formatHashline, hashlineReady, splitLines } from "../edit/hashline";
 import { resolveWorkspacePath } from "../paths";
 import { decodeText, readChecked, readStamp, similarFiles, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
-import { defineTool, field, ToolError, type ToolContext } from "./types";
+import { defineTool, field, ToolError, type ToolContext, type ToolDefinition } from "./types";
 
 export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are not loaded; grep finds lines in them. */
@@ -54,12 +54,16 @@ async function missing(ctx: ToolContext, path: string, abs: string): Promise<Too
   return new ToolError(`File not found: "${path}".${hint}`);
 }
 
+/** What the model is told; edit_file, which takes the anchors, is named only where the session has it (not beside apply_patch). */
+const describe = (edit = true) =>
+  `Read a text file, each line shown as LINE#HASH|text${edit ? " (the anchors edit_file takes)" : ""}. ` +
+  `At most ${DEFAULT_READ_LIMIT} lines per call: use offset/limit for long files, and prefer grep to find the part you need. ` +
+  "A range already read is not sent again while the file is unchanged (force: true sends it).";
+
 export const readFileTool = defineTool({
   name: "read_file",
-  description:
-    "Read a text file, each line shown as LINE#HASH|text (the anchors edit_file takes). " +
-    `At most ${DEFAULT_READ_LIMIT} lines per call: use offset/limit for long files, and prefer grep to find the part you need. ` +
-    "A range already read is not sent again while the file is unchanged (force: true sends it).",
+  description: describe(),
+  trimmed: (kept): ToolDefinition => (kept.some((t) => t.name === "edit_file") ? readFileTool : { ...readFileTool, description: describe(false) }),
   schema,
   permission: "Read",
   permissionClass: "path",

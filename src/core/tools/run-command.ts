@@ -5,16 +5,35 @@ import { formatBoundedOutput } from "../commands/output";
 import { formatCommandReport } from "../commands/result-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { commandCard } from "./cards";
-import { defineTool, field, ToolError, type ToolContext } from "./types";
+import { defineTool, field, ToolError, type ToolContext, type ToolDefinition } from "./types";
 
 /** How long a background start waits to report a command that fails at once. */
 export const BACKGROUND_SETTLE_MS = 500;
 
-const schema = z.object({
-  command: z.string().min(1),
-  timeout_s: z.number().positive().optional().describe("Seconds before a foreground command is killed (default 120)."),
-  background: z.boolean().optional().describe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command."),
-});
+const backgroundHow = (output: boolean, kill: boolean) => {
+  const how = [output ? "read its output with command_output" : "", kill ? "stop it with kill_command" : ""].filter(Boolean).join(", ");
+  return how ? `; ${how}` : "";
+};
+
+/** The arguments, the background flag described with the tools the session has to read and stop such a command. */
+const schemaFor = (output = true, kill = true) =>
+  z.object({
+    command: z.string().min(1),
+    timeout_s: z.number().positive().optional().describe("Seconds before a foreground command is killed (default 120)."),
+    background: z
+      .boolean()
+      .optional()
+      .describe(`Start it and return at once (servers, watchers, long jobs)${backgroundHow(output, kill)}.`),
+  });
+const schema = schemaFor();
+
+/** What the model is told of the sandbox and the output; edit_file and command_output are named only where the session has them. */
+const describe = (edit = true, output = true) =>
+  "Run a shell command (bash) in the workspace root, in a sandbox: only the workspace is writable, and not its files that run code later " +
+  `(.git/config, .git/hooks, .vscode…${edit ? ": change those with edit_file" : ""}); home folders and files the permission rules deny are hidden; ` +
+  "the network is off unless the user allowed it; no credentials in the environment. " +
+  `Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines${output ? " and says how to read the rest" : ""}). ` +
+  "Commands get no input: pass flags like --yes.";
 
 export function requireRunner(ctx: ToolContext): CommandRunner {
   if (!ctx.commands) throw new ToolError(ctx.commandsUnavailable ?? "Running commands is not available in this host (no command runner). Tell the user.");
@@ -39,13 +58,14 @@ export function commandMeta(cmd: RunningCommand, sandbox: string): Record<string
 
 export const runCommandTool = defineTool({
   name: "run_command",
-  description:
-    "Run a shell command (bash) in the workspace root, in a sandbox: only the workspace is writable, and not its files that run code later " +
-    "(.git/config, .git/hooks, .vscode…: change those with edit_file); home folders and files the permission rules deny are hidden; " +
-    "the network is off unless the user allowed it; no credentials in the environment. " +
-    "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines and says how to read the rest). " +
-    "Commands get no input: pass flags like --yes.",
+  description: describe(),
   schema,
+  // `yoke run --tools` without edit_file, command_output or kill_command: the texts name only the tools the session has.
+  trimmed: (kept): ToolDefinition => {
+    const has = new Set(kept.map((t) => t.name));
+    if (has.has("edit_file") && has.has("command_output") && has.has("kill_command")) return runCommandTool;
+    return { ...runCommandTool, description: describe(has.has("edit_file"), has.has("command_output")), schema: schemaFor(has.has("command_output"), has.has("kill_command")) };
+  },
   permission: "Bash",
   permissionClass: "command",
   capabilities: { reads: true, writes: true, runs: true },

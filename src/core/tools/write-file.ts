@@ -5,7 +5,10 @@ import { resolveWorkspacePath } from "../paths";
 import { decodeText, readChecked, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { diffCard, metaChanges } from "./cards";
-import { defineTool, field, ToolError } from "./types";
+import { defineTool, field, ToolError, type ToolDefinition } from "./types";
+
+/** What the model is told; the edit tool for part of a file is the session's own. */
+const describe = (edit: string | undefined) => `Create a file, or replace the whole of a file you have read with read_file in this session${edit ? ` (for part of a file use ${edit})` : ""}.`;
 import { structuredPatch } from "../hooks/claude-shapes";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
@@ -41,7 +44,12 @@ function withStyle(content: string, style: { bom: boolean; crlf: boolean; lf?: b
 
 export const writeFileTool = defineTool({
   name: "write_file",
-  description: "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use edit_file).",
+  description: describe("edit_file"),
+  // For part of a file: the session's edit tool (apply_patch for GPT-5 models), or none named.
+  trimmed: (kept): ToolDefinition => {
+    const edit = ["edit_file", "apply_patch"].find((n) => kept.some((t) => t.name === n));
+    return edit === "edit_file" ? writeFileTool : { ...writeFileTool, description: describe(edit) };
+  },
   schema,
   permission: "Write",
   permissionClass: "path",

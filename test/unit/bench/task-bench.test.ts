@@ -7,7 +7,9 @@ import { grepTool } from "../../../src/core/tools/grep";
 import { readFileTool } from "../../../src/core/tools/read-file";
 import { locate } from "../../../src/bench/tasks/goal";
 import { parseGrep, parseView } from "../../../src/bench/tasks/policies";
-import { answerTokens, costUsd, countTokens, freshParts, requestParts, requestSegments, requestTokens } from "../../../src/bench/tasks/tokens";
+import { answerTokens, costUsd, countTokens, freshParts, MIN_CACHEABLE_TOKENS, requestParts, requestSegments, requestTokens, writtenTokens } from "../../../src/bench/tasks/tokens";
+import { cacheBreaksOf, type TaskRun } from "../../../src/bench/tasks/driver";
+import { perRequestReport } from "../../../src/bench/tasks/index";
 import type { RecordedRequest } from "../../../src/demo/types";
 import { callTool, createTempWorkspace, type TempWorkspace } from "../../support/workspace";
 
@@ -119,11 +121,31 @@ describe("token accounting", () => {
     const t1 = requestTokens(s1, undefined);
     const t2 = requestTokens(s2, s1);
     expect(t1.cached).toBe(0);
-    expect(t2.cached).toBe(t1.input);
+    expect(t2.shared).toBe(t1.input);
+    // A prefix shorter than the priced model's cache minimum (1,024 tokens) is not served from the cache.
+    expect(t2.cached).toBe(0);
+    expect(requestTokens(s2, s1, 0).cached).toBe(t1.input);
     expect(t2.input).toBeGreaterThan(t1.input);
     // A changed system prompt breaks the prefix from there on.
     const changed = requestSegments({ ...second, body: { ...second.body, system: "Other." } });
-    expect(requestTokens(changed, s2).cached).toBe(countTokens(s2[0]!));
+    expect(requestTokens(changed, s2).shared).toBe(countTokens(s2[0]!));
+  });
+
+  it("serves a shared prefix from the cache from MIN_CACHEABLE_TOKENS on, and all of it", () => {
+    expect(MIN_CACHEABLE_TOKENS).toBe(1024);
+    const long = "word ".repeat(1100);
+    const first = req([{ role: "user", content: long }]);
+    const second = req([
+      { role: "user", content: long },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: "more" },
+    ]);
+    const s1 = requestSegments(first);
+    const t1 = requestTokens(s1, undefined);
+    expect(t1.input).toBeGreaterThanOrEqual(1024);
+    const t2 = requestTokens(requestSegments(second), s1);
+    expect(t2.cached).toBe(t1.input);
+    expect(t2.shared).toBe(t1.input);
   });
 
   it("tells where a request's input goes: each tool definition, the system prompt, the messages; and the fresh part by tool", () => {
@@ -145,12 +167,57 @@ describe("token accounting", () => {
     const s2 = requestSegments(second);
     freshParts(s2, s1, fresh);
     expect([...fresh.keys()]).toEqual(["call run_command:grep", "result run_command:grep", "call read_file", "result read_file"]);
-    expect([...fresh.values()].reduce((a, b) => a + b, 0)).toBe(requestTokens(s2, s1).input - requestTokens(s2, s1).cached);
+    expect([...fresh.values()].reduce((a, b) => a + b, 0)).toBe(requestTokens(s2, s1).input - requestTokens(s2, s1).shared);
   });
 
   it("counts answers and prices them with the stated table", () => {
     expect(answerTokens("Done.", [])).toBe(countTokens("Done."));
     expect(answerTokens(undefined, [{ name: "grep", input: { pattern: "x" } }])).toBe(countTokens('grep {"pattern":"x"}'));
     expect(costUsd(1_000_000, 1_000_000, 1_000_000)).toBeCloseTo(3 + 0.3 + 15, 6);
+    // Fresh input written to the cache costs 1.25x: a prompt of 1,024 tokens or more writes all its fresh tokens, a shorter one nothing.
+    expect(costUsd(1_000_000, 0, 0, 1_000_000)).toBeCloseTo(3.75, 6);
+    expect(writtenTokens({ input: 1500, cached: 1200 })).toBe(300);
+    expect(writtenTokens({ input: 1023, cached: 0 })).toBe(0);
+  });
+});
+
+describe("request by request", () => {
+  const run = (policy: string, perRequest: TaskRun["perRequest"], cacheBreaks?: number) =>
+    ({ task: "t", policy, perRequest, ...(cacheBreaks === undefined ? {} : { cacheBreaks }) }) as unknown as TaskRun;
+
+  it("means each request's figures over the runs that had it, and the later requests' share against 95 %", () => {
+    const text = perRequestReport([
+      run(
+        "yoke",
+        [
+          { input: 2000, cached: 0, shared: 0, output: 10 },
+          { input: 2200, cached: 2000, shared: 2000, output: 5 },
+        ],
+        0,
+      ),
+      run(
+        "yoke",
+        [
+          { input: 1000, cached: 0, shared: 0, output: 20 },
+          { input: 1400, cached: 0, shared: 1000, output: 5 },
+          { input: 1500, cached: 1400, shared: 1400, output: 1 },
+        ],
+        0,
+      ),
+    ]);
+    expect(text).toContain("#1 (2 runs): input 1,500, cached 0, shared 0, fresh 1,500, output 15");
+    expect(text).toContain("#2 (2 runs): input 1,800, cached 1,000, shared 1,500, fresh 300, output 5");
+    expect(text).toContain("#3 (1 runs): input 1,500, cached 1,400, shared 1,400, fresh 100, output 1");
+    // Later requests: 2,200 + 1,400 + 1,500 = 5,100 input; cached 3,400; shared 4,400.
+    expect(text).toContain(
+      "Requests after each run's first: 3, input 5,100, cached 3,400 (66.7 %; shared with the request before, whatever its length: 4,400, 86.3 %), fresh 700; 95 % cached would allow 255 fresh.",
+    );
+    expect(text).toContain("Cache breaks recorded by Yoke's prompt-cache watch: 0.");
+  });
+
+  it("reads the cache breaks from yoke run --json, and says when there are none to read", () => {
+    expect(cacheBreaksOf(JSON.stringify({ answer: "Done.", cost: { total: { cacheBreaks: 2 } } }))).toBe(2);
+    expect(cacheBreaksOf("Done.")).toBeUndefined();
+    expect(perRequestReport([run("x", [{ input: 1, cached: 0, shared: 0, output: 1 }])])).toContain("prompt-cache watch: not reported.");
   });
 });

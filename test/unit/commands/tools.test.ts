@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { READ_ONLY_HINT } from "../../../src/core/commands/result-text";
 import { commandOutputTool } from "../../../src/core/tools/command-output";
 import { killCommandTool } from "../../../src/core/tools/kill-command";
+import { createBuiltinTools } from "../../../src/core/tools/builtin";
+import { ToolRegistry } from "../../../src/core/tools/registry";
 import { runCommandTool } from "../../../src/core/tools/run-command";
 import { isReadOnly, ToolError } from "../../../src/core/tools/types";
 import { createNodeCommandRunner, type NodeCommandRunner } from "../../../src/node/commands/runner";
@@ -171,5 +173,59 @@ describe("background commands", () => {
     await runCommandTool.run({ command: "echo one" }, ctx());
     const out = await commandOutputTool.run({ id: "c1", since: 9 }, ctx());
     expect(out.text).toMatch(/^\$ echo one\n\(Line 9 is past the end: the output has 1 line\.\)\n\[Command c1 exited with code 0 after /);
+  });
+});
+
+describe("run_command's texts under `yoke run --tools`", () => {
+  const spec = (names: string[]) => {
+    const r = new ToolRegistry(createBuiltinTools());
+    r.keepOnly(names);
+    return r.specs().find((s) => s.name === "run_command")!;
+  };
+  const background = (s: { inputSchema: Record<string, unknown> }) => (s.inputSchema.properties as Record<string, { description?: string }>).background!.description;
+
+  it("alone: names no tool the session lacks (edit_file, command_output, kill_command)", () => {
+    const s = spec(["run_command"]);
+    for (const name of ["edit_file", "command_output", "kill_command"]) expect(JSON.stringify(s)).not.toContain(name);
+    expect(s.description).toBe(
+      "Run a shell command (bash) in the workspace root, in a sandbox: only the workspace is writable, and not its files that run code later " +
+        "(.git/config, .git/hooks, .vscode…); home folders and files the permission rules deny are hidden; " +
+        "the network is off unless the user allowed it; no credentials in the environment. " +
+        "Returns the exit code and the output (stdout and stderr merged; long output keeps the first and last lines). " +
+        "Commands get no input: pass flags like --yes.",
+    );
+    expect(background(s)).toBe("Start it and return at once (servers, watchers, long jobs).");
+  });
+
+  it("with some of them: names those; with all of them: the whole definition, unchanged", () => {
+    const some = spec(["run_command", "kill_command"]);
+    expect(background(some)).toBe("Start it and return at once (servers, watchers, long jobs); stop it with kill_command.");
+    expect(some.description).not.toContain("edit_file");
+    const all = spec(["run_command", "edit_file", "command_output", "kill_command"]);
+    const whole = new ToolRegistry(createBuiltinTools()).specs().find((s) => s.name === "run_command")!;
+    expect(all).toEqual(whole);
+    expect(whole.description).toContain(".vscode…: change those with edit_file)");
+    expect(whole.description).toContain("long output keeps the first and last lines and says how to read the rest");
+    expect(background(whole)).toBe("Start it and return at once (servers, watchers, long jobs); read its output with command_output, stop it with kill_command.");
+  });
+});
+
+describe("the built-in tools beside apply_patch (GPT-5 models)", () => {
+  it("name no edit_file in their definitions; with edit_file they are the tools as defined", () => {
+    const specs = new ToolRegistry(createBuiltinTools("apply_patch")).specs();
+    expect(specs.map((s) => s.name)).toContain("apply_patch");
+    for (const s of specs) expect(JSON.stringify(s), s.name).not.toContain("edit_file");
+    expect(specs.find((s) => s.name === "read_file")!.description.startsWith("Read a text file, each line shown as LINE#HASH|text. At most")).toBe(true);
+    expect(specs.find((s) => s.name === "grep")!.description).toContain("Matching lines are shown as LINE#HASH|text, grouped by file;");
+    expect(specs.find((s) => s.name === "write_file")!.description).toBe(
+      "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use apply_patch).",
+    );
+    expect(createBuiltinTools().find((t) => t.name === "write_file")!.description).toBe(
+      "Create a file, or replace the whole of a file you have read with read_file in this session (for part of a file use edit_file).",
+    );
+    const defaults = createBuiltinTools();
+    expect(defaults.find((t) => t.name === "run_command")).toBe(runCommandTool);
+    expect(defaults.find((t) => t.name === "read_file")!.description).toContain("LINE#HASH|text (the anchors edit_file takes).");
+    expect(defaults.find((t) => t.name === "grep")!.description).toContain("LINE#HASH|text (the anchors edit_file takes), grouped by file;");
   });
 });
