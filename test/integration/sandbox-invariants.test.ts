@@ -205,7 +205,8 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
       expect(r.err).toMatch(/\.git\/commondir.*it was moved to/);
       // The agent's own repository (a bare layout it made, with an fsmonitor) goes too (new repositories hold only what git init and clone write).
       expect(existsSync(join(ws, "evil")), r.err).toBe(false);
-      expect(r.err).toMatch(/git\/evil, a protected path \(a git repository the command created.*core\.fsmonitor.*it was moved to/);
+      // Why it names: the fsmonitor in its config, or — when the repository watch caught it while the attack was still writing — mon.sh, the file git init never writes.
+      expect(r.err).toMatch(/git\/evil, a protected path \(a git repository the command created.*(core\.fsmonitor|mon\.sh).*it was moved to/);
       // The user's next plain git status, on the host.
       const st = git("status", "--short");
       expect(st.status, st.stderr).toBe(0);
