@@ -75,6 +75,11 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
 
       api.on("prompt.expand", async ({ text }) => {
         await end();
+        // Slash commands are the user's: a sub-agent's prompt was written by the model (`task`), so
+        // it is sent as text — else the model could run the user's command, its `!` lines and its
+        // allowed-tools as grants, or have a project command's question put to the user in its name
+        // (red team 22-merged).
+        if (api.session.parentId !== undefined) return undefined;
         const call = parseInvocation(text);
         if (!call) return undefined;
         const loaded = await opts.load();
