@@ -13,6 +13,10 @@
  * resolved in full and kept inside the workspace, never a secret or a Read-denied file, and read
  * by descriptor without following a link; what is not read is a problem naming why. A link inside
  * the workspace (a monorepo's shared rules) still works (control).
+ *
+ * Also: a `.roomodes` alias bomb (20 lines expanding into 10^20 nodes) made the yaml library throw,
+ * and the throw took every agent with it — `task` was not offered at all, the user's own agents
+ * gone, nothing said. Now it is a problem of that file and the other agents run.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -58,5 +62,22 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     // The user is told why those two were not read.
     expect(r.stderr).toMatch(/mode "rev": \.roorules-rev: not read: it resolves to \/proc\/\d+\/environ, outside the workspace/);
     expect(r.stderr).toContain('mode "env": .roorules-env: not read: reading it is denied by Read(**/.env)');
+  });
+
+  it("a .roomodes alias bomb is a problem of that file: the user's own agent still runs, and the user is told", async () => {
+    const { base, home } = cellFolder("yoke-red22m-roo-bomb-", id, temps, {});
+    const lines = ["a0: &a0 [x,x,x,x,x,x,x,x,x,x]"];
+    for (let i = 1; i < 20; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(",")}]`,
+      );
+    lines.push("customModes:", "  - slug: bomb", "    roleDefinition: *a19");
+    const ws = committedWorkspace(join(base, "ws"), { ".roomodes": lines.join("\n"), ".claude/agents/ok.md": `---\nname: okagent\ndescription: ok\n---\nok-agent-body-${tag}\n` }, id);
+    const r = await sessionAs(id, home, ws, join(base, "sessions"), [agent("okagent"), { text: "ok done" }], { mode: "default" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.all).toContain(`ok-agent-body-${tag}`);
+    expect(r.stderr).toMatch(/\.roomodes:1: not read as modes: .*alias/i);
   });
 });

@@ -52,7 +52,14 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
   const problems: string[] = [];
   const doc = parseDocument(input.text, { prettyErrors: false });
   if (doc.errors.length) return { files: [], problems: [`${input.display}:${doc.errors[0]!.linePos?.[0]?.line ?? 1}: not valid YAML or JSON: ${doc.errors[0]!.message.split("\n")[0]}`] };
-  const data = doc.toJS() as unknown;
+  // The yaml library refuses an alias bomb (a few lines that expand into millions of nodes) with an
+  // exception: a problem of this file, never a failure of every agent (red team 22-merged).
+  let data: unknown;
+  try {
+    data = doc.toJS() as unknown;
+  } catch (err) {
+    return { files: [], problems: [`${input.display}:1: not read as modes: ${err instanceof Error ? err.message : String(err)}`] };
+  }
   const modes = data && typeof data === "object" ? (data as { customModes?: unknown }).customModes : undefined;
   if (!Array.isArray(modes)) return { files: [], problems: [`${input.display}:1: no customModes list: Roo Code reads its modes from "customModes"`] };
   const files: RooAgentFile[] = [];
