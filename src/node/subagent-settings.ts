@@ -104,7 +104,7 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
       : {}),
     agents: async (session) => {
       // The workspace's through its file system; the user's and the plugins' from this machine.
-      const files = [...(await workspaceAgentFiles(session.services.fs)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
+      const files = [...(await workspaceAgentFiles(session.services.fs, session.services.access)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
       const { agents, problems: agentProblems } = loadAgents(files);
       if (warn) for (const p of agentProblems) warn(`agents: ${p.message}`);
       return agents;

@@ -8,7 +8,8 @@
  */
 import type { Extension, ExtensionApi } from "../extensions/types";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
-import { isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
+import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
+import { isPathChanged } from "../ports";
 import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
 import { copilotToolLimit } from "./copilot-tools";
@@ -75,6 +76,11 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
 
       api.on("prompt.expand", async ({ text }) => {
         await end();
+        // Slash commands are the user's: a sub-agent's prompt was written by the model (`task`), so
+        // it is sent as text — else the model could run the user's command, its `!` lines and its
+        // allowed-tools as grants, or have a project command's question put to the user in its name
+        // (red team 22-merged).
+        if (api.session.parentId !== undefined) return undefined;
         const call = parseInvocation(text);
         if (!call) return undefined;
         const loaded = await opts.load();
@@ -328,10 +334,20 @@ async function attachFile(
   mode: PermissionMode,
 ): Promise<{ path: string; text: string } | { error: string }> {
   const fs = api.session.services.fs;
-  const abs = normalizePath(isAbsolutePath(ref) ? ref : joinPath(base, ref));
+  const given = normalizePath(isAbsolutePath(ref) ? ref : joinPath(base, ref));
   const folders = fs.folders?.length ? fs.folders.map((f) => f.root) : [fs.root];
-  const root = folders.find((r) => isInside(r, abs));
+  const root = folders.find((r) => isInside(r, given));
   if (!root) return { error: "outside the workspace, not attached" };
+  if (!(await fs.stat(given).catch(() => undefined))) return { error: NO_SUCH_FILE };
+  // The path the file tools act on (every link below the root resolved, inside the workspace): the
+  // gate checks it and it is read by descriptor without following a link, so a link swapped in after
+  // the check is refused, not followed (red team 22-merged: a background command swapping `d/` for
+  // a folder of links to the Read-denied .env put it into the request when the user typed /rev).
+  const abs = await canonicalWorkspacePath(fs, given).then(
+    (c) => c.abs,
+    () => undefined,
+  );
+  if (!abs) return { error: "outside the workspace (a link on the way leads out), not attached" };
   const st = await fs.stat(abs).catch(() => undefined);
   if (!st || st.type !== "file") return { error: NO_SUCH_FILE };
   const read: PermissionCheck = { tool: "read_file", permission: "Read", input: { file_path: abs }, mutates: false };
@@ -340,6 +356,13 @@ async function attachFile(
     .catch(() => undefined);
   if (!d || d.decision !== "allow") return { error: `not attached: reading it ${d?.decision === "deny" ? "is denied" : "needs approval"}${d ? ` (${d.reason})` : ""}` };
   if (st.size > MAX_ATTACHED_BYTES) return { error: `larger than ${MAX_ATTACHED_BYTES / 1024} KB, not attached; read it with read_file` };
-  const text = new TextDecoder().decode(await fs.readFile(abs));
-  return { path: relativePath(fs.root, abs).startsWith("..") ? abs : relativePath(fs.root, abs), text };
+  let data: Uint8Array;
+  try {
+    data = (await fs.readChecked(abs)).data;
+  } catch (err) {
+    if (isPathChanged(err)) return { error: `not attached: it changed while it was being read (${err.detail}); a link that appears after the check is not followed` };
+    return { error: NO_SUCH_FILE };
+  }
+  const text = new TextDecoder().decode(data);
+  return { path: relativePath(fs.root, given).startsWith("..") ? given : relativePath(fs.root, given), text };
 }

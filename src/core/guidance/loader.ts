@@ -96,6 +96,21 @@ async function readReal(fs: WorkspaceFs, path: string, access?: FileAccessPolicy
   }
 }
 
+/**
+ * A workspace file that goes to the model unasked (guidance, a Roo mode's rules), read as guidance
+ * is (readReal): resolved in full and inside the workspace, never a secret or a Read-denied file,
+ * read by descriptor without following a link. Its text; undefined when absent or not a file;
+ * `{ problem }` saying why it was not read.
+ */
+export async function readWorkspaceText(fs: WorkspaceFs, path: string, access?: FileAccessPolicy): Promise<string | { problem: string } | undefined> {
+  try {
+    return (await readReal(fs, path, access))?.text;
+  } catch (err) {
+    if (err instanceof NotRead) return { problem: err.message };
+    throw err;
+  }
+}
+
 /** `real` (a resolved path inside a workspace folder) under that folder's root as configured: the form WorkspaceFs.readChecked verifies. */
 async function checkedPathOf(fs: WorkspaceFs, real: string): Promise<string> {
   for (const f of workspaceFolders(fs)) {

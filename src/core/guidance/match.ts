@@ -6,7 +6,7 @@ import picomatch from "picomatch";
 import { stemmer } from "stemmer";
 import { folderOf, isInside, normalizePath, relativePath } from "../paths";
 import type { WorkspaceFs } from "../ports";
-import { stripInlineFlags } from "./parse";
+import { costlyGlob, stripInlineFlags } from "./parse";
 import type { GuidanceEntry, MatchSignals, ScoredEntry } from "./types";
 
 /** Weights of one hit; a lesson's score is their sum times its priority. */
@@ -101,6 +101,8 @@ function escape(s: string): string {
 
 export function globTester(glob: string): (rel: string) => boolean {
   const g = glob.replace(/^\.\//, "").replace(/^\//, "");
+  // Never compiled: its match could hang the session (parse.ts reports it where it is written).
+  if (costlyGlob(g)) return () => false;
   const m = picomatch(g, { dot: true, windows: false, basename: !g.includes("/") });
   return (rel) => m(rel);
 }

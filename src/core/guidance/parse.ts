@@ -190,7 +190,26 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
     }
   }
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
+  for (const g of globs.filter(costlyGlob)) problems.push({ path: f.path, line: ["globs", "applyTo", "paths"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: costlyGlobMessage(g) });
+  globs = globs.filter((g) => !costlyGlob(g));
   return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };
+}
+
+/** The most single-`*` wildcards one path part of a guidance glob may have. */
+const MAX_STARS_PER_PART = 3;
+
+/**
+ * A glob whose match can take hours: picomatch turns each `*` of a path part into a backtracking
+ * `[^/]*?`, so `*a*a*a*a*X` against a long file name of `a`s costs its length to the power of the
+ * stars (4 stars, 200 characters: 28 s; 8: the session never answers again — red team 22-merged).
+ * Globs are matched against every file the model touches, so such a glob is not used.
+ */
+export function costlyGlob(glob: string): boolean {
+  return glob.split("/").some((part) => part !== "**" && (part.replace(/\*\*+/g, "*").match(/\*/g)?.length ?? 0) > MAX_STARS_PER_PART);
+}
+
+export function costlyGlobMessage(glob: string): string {
+  return `glob ${JSON.stringify(glob)} not used: more than ${MAX_STARS_PER_PART} "*" in one path part can take hours to match a long file name (write fewer, e.g. "*foo*")`;
 }
 
 /** Project memory (AGENTS.md, CLAUDE.md…): no frontmatter expected; a leading one is dropped. */

@@ -19,7 +19,7 @@
 import { keyLine, parseFrontmatter } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
-import type { WorkspaceFs } from "../ports";
+import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
 import { workspaceRooModes } from "./roo-modes";
 
@@ -511,7 +511,7 @@ export function agentStem(fileName: string): string {
 }
 
 /** The agent files of the workspace, read through the workspace's file system (Remote-SSH too). Claude Code's folder is read with its sub-folders. */
-export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]> {
+export async function workspaceAgentFiles(fs: WorkspaceFs, access?: FileAccessPolicy): Promise<AgentFile[]> {
   const out: AgentFile[] = [];
   const decoder = new TextDecoder();
   const walk = async (rel: string, spec: (typeof WORKSPACE_AGENT_DIRS)[number], depth: number): Promise<void> => {
@@ -538,7 +538,7 @@ export async function workspaceAgentFiles(fs: WorkspaceFs): Promise<AgentFile[]>
   };
   for (const spec of WORKSPACE_AGENT_DIRS) await walk(spec.dir, spec, 0);
   // Roo Code's custom modes (.roomodes): each an agent (src/core/subagents/roo-modes.ts).
-  const roo = await workspaceRooModes(fs);
+  const roo = await workspaceRooModes(fs, access);
   out.push(...roo.files);
   if (roo.problems.length) out.push({ display: ".roomodes", text: "", origin: "project", format: "claude", stem: ".roomodes", notes: roo.problems, skip: true });
   return out;

@@ -11,7 +11,8 @@
  *   the agent is told to edit only matching files, and the listing says it is not enforced.
  */
 import { parseDocument } from "yaml";
-import type { WorkspaceFs } from "../ports";
+import { readWorkspaceText } from "../guidance/loader";
+import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 
 /** An agent file as the agents reader takes it (AgentFile of agents.ts, which imports this file). */
 export interface RooAgentFile {
@@ -42,8 +43,8 @@ export interface RooModeInput {
   /** Shown in problems (`.roomodes`). */
   display: string;
   path?: string;
-  /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from. */
-  rules(slug: string): Promise<Array<{ display: string; text: string }>>;
+  /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from; a file that may not be read, with why. */
+  rules(slug: string): Promise<Array<{ display: string; text: string } | { display: string; problem: string }>>;
 }
 
 /** Every custom mode of a `.roomodes` file as an agent file (Claude Code's shape), with what could not be applied. */
@@ -51,7 +52,14 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
   const problems: string[] = [];
   const doc = parseDocument(input.text, { prettyErrors: false });
   if (doc.errors.length) return { files: [], problems: [`${input.display}:${doc.errors[0]!.linePos?.[0]?.line ?? 1}: not valid YAML or JSON: ${doc.errors[0]!.message.split("\n")[0]}`] };
-  const data = doc.toJS() as unknown;
+  // The yaml library refuses an alias bomb (a few lines that expand into millions of nodes) with an
+  // exception: a problem of this file, never a failure of every agent (red team 22-merged).
+  let data: unknown;
+  try {
+    data = doc.toJS() as unknown;
+  } catch (err) {
+    return { files: [], problems: [`${input.display}:1: not read as modes: ${err instanceof Error ? err.message : String(err)}`] };
+  }
   const modes = data && typeof data === "object" ? (data as { customModes?: unknown }).customModes : undefined;
   if (!Array.isArray(modes)) return { files: [], problems: [`${input.display}:1: no customModes list: Roo Code reads its modes from "customModes"`] };
   const files: RooAgentFile[] = [];
@@ -89,7 +97,11 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
         note(`not enforced: the edit group's fileRegex ${re} — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply`);
       }
     }
-    const rules = await input.rules(slug);
+    const rules: Array<{ display: string; text: string }> = [];
+    for (const r of await input.rules(slug)) {
+      if ("problem" in r) note(`${r.display}: ${r.problem}`);
+      else rules.push(r);
+    }
     const body = [
       role,
       str(m.customInstructions),
@@ -114,19 +126,24 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
   return { files, problems };
 }
 
-/** The workspace's `.roomodes` (if any) through its file system: its modes as agent files, and the problems. */
-export async function workspaceRooModes(fs: WorkspaceFs): Promise<{ files: RooAgentFile[]; problems: string[] }> {
-  const decoder = new TextDecoder();
-  const read = async (rel: string) => {
-    try {
-      const bytes = await fs.readFile(`${fs.root}/${rel}`);
-      return bytes.byteLength > MAX_RULE_BYTES ? undefined : decoder.decode(bytes);
-    } catch {
-      return undefined;
-    }
+/**
+ * The workspace's `.roomodes` (if any) through its file system: its modes as agent files, and the
+ * problems. Its files reach the model unasked (an agent's system prompt), so they are read as
+ * guidance is (readWorkspaceText): inside the workspace, never a secret or a Read-denied file, no
+ * link followed after the check (red team 22-merged: `.roorules-rev -> /proc/self/environ` put the
+ * provider key into the request).
+ */
+export async function workspaceRooModes(fs: WorkspaceFs, access?: FileAccessPolicy): Promise<{ files: RooAgentFile[]; problems: string[] }> {
+  const read = async (rel: string): Promise<string | { problem: string } | undefined> => {
+    const path = `${fs.root}/${rel}`;
+    const st = await fs.stat(path).catch(() => undefined);
+    if (st && st.type === "file" && st.size > MAX_RULE_BYTES) return { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` };
+    const text = await readWorkspaceText(fs, path, access).catch((err: unknown) => ({ problem: `not read: ${err instanceof Error ? err.message : String(err)}` }));
+    return typeof text === "string" && text.length > MAX_RULE_BYTES ? { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` } : text;
   };
   const text = await read(".roomodes");
   if (text === undefined) return { files: [], problems: [] };
+  if (typeof text !== "string") return { files: [], problems: [`.roomodes:1: ${text.problem}`] };
   return rooModeAgentFiles({
     text,
     display: ".roomodes",
@@ -134,15 +151,18 @@ export async function workspaceRooModes(fs: WorkspaceFs): Promise<{ files: RooAg
     rules: async (slug) => {
       const dir = `.roo/rules-${slug}`;
       const entries: Array<[string, string]> = await fs.readDir(`${fs.root}/${dir}`).catch(() => []);
-      const out: Array<{ display: string; text: string }> = [];
+      const out: Array<{ display: string; text: string } | { display: string; problem: string }> = [];
       for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-        if (type !== "file" || !/\.(md|mdc|txt)$/i.test(name)) continue;
+        if ((type !== "file" && type !== "symlink") || !/\.(md|mdc|txt)$/i.test(name)) continue;
         const t = await read(`${dir}/${name}`);
-        if (t !== undefined && !t.startsWith("#!")) out.push({ display: `${dir}/${name}`, text: t });
+        if (t === undefined) continue;
+        if (typeof t !== "string") out.push({ display: `${dir}/${name}`, problem: t.problem });
+        else if (!t.startsWith("#!")) out.push({ display: `${dir}/${name}`, text: t });
       }
-      if (out.length) return out;
+      if (out.some((r) => "text" in r)) return out;
       const single = await read(`.roorules-${slug}`);
-      return single !== undefined ? [{ display: `.roorules-${slug}`, text: single }] : [];
+      if (single === undefined) return out;
+      return [...out, typeof single === "string" ? { display: `.roorules-${slug}`, text: single } : { display: `.roorules-${slug}`, problem: single.problem }];
     },
   });
 }
