@@ -11,6 +11,7 @@
  * ignored (`.ENV` is `.env` on a case-insensitive file system). Allow rules keep the narrow reading.
  */
 import picomatch from "picomatch";
+import { costlyGlob, linearGlob } from "./glob-linear";
 import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
 import type { RuleList } from "./types";
 
@@ -37,12 +38,29 @@ export function matcher(pattern: string, nocase = false): (p: string) => boolean
   const key = `${nocase ? "i" : "s"}:${pattern}`;
   let m = cache.get(key);
   if (!m) {
-    const a = picomatch(pattern, { dot: true, windows: false, nocase });
-    const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false, nocase });
-    m = (p: string) => a(p) || b(p);
+    m = costlyGlob(pattern) ? linearMatcher(pattern, nocase) : picomatchMatcher(pattern, nocase);
     cache.set(key, m);
   }
   return m;
+}
+
+function picomatchMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
+  const a = picomatch(pattern, { dot: true, windows: false, nocase });
+  const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false, nocase });
+  return (p: string) => a(p) || b(p);
+}
+
+/**
+ * A pattern picomatch's expression would take exponential time on (glob-linear.ts): matched
+ * without backtracking. Syntax that matcher does not read is read the safe way instead of slowly:
+ * deny and ask rules (`nocase`, the strict reading) match every path below their anchor; allow
+ * rules match nothing.
+ */
+function linearMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
+  const a = linearGlob(pattern, nocase);
+  const b = linearGlob(pattern.replace(/\/+$/, "") + "/**", nocase);
+  if (!a || !b) return () => nocase;
+  return (p: string) => a(p) || b(p);
 }
 
 /** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */

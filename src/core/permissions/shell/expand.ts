@@ -5,6 +5,7 @@
  *
  * Patterns use the escaping of shell/words.ts: a backslash makes the next character literal.
  */
+import { MAX_STARS_PER_PART } from "../glob-linear";
 
 export interface ExpandBudget {
   /** Directory listings left for this check. */
@@ -309,29 +310,82 @@ const POSIX_CLASSES: Record<string, string> = {
 
 /** A matcher for one path segment of a bash pattern (`*`, `?`, `[...]`, escapes; leading dots explicit). */
 export function segmentMatcher(seg: string): (name: string) => boolean {
-  const re = new RegExp(`^${segmentRegex(seg)}$`, "s");
+  const pieces = segmentPieces(seg);
+  const test = pieces.filter((p) => p === STAR).length > MAX_STARS_PER_PART ? walkMatcher(pieces) : regexMatcher(pieces);
   const explicitDot = seg.startsWith(".") || seg.startsWith("\\.");
-  return (name) => (explicitDot || !name.startsWith(".")) && (name !== "." && name !== ".." ? true : explicitDot) && re.test(name);
+  return (name) => (explicitDot || !name.startsWith(".")) && (name !== "." && name !== ".." ? true : explicitDot) && test(name);
 }
 
 export function segmentRegex(seg: string): string {
-  let out = "";
+  return segmentPieces(seg)
+    .map((p) => (p === STAR ? "[^/]*" : p))
+    .join("");
+}
+
+/** A `*` among a segment's pieces; every other piece is a regular expression for exactly one character. */
+const STAR = Symbol("star");
+type Piece = string | typeof STAR;
+
+function segmentPieces(seg: string): Piece[] {
+  const out: Piece[] = [];
   for (let i = 0; i < seg.length; i++) {
     const c = seg[i]!;
     if (c === "\\") {
-      out += escapeRe(seg[i + 1] ?? "\\");
+      out.push(escapeRe(seg[i + 1] ?? "\\"));
       i++;
-    } else if (c === "*") out += "[^/]*";
-    else if (c === "?") out += "[^/]";
+    } else if (c === "*") out.push(STAR);
+    else if (c === "?") out.push("[^/]");
     else if (c === "[") {
       const parsed = bracket(seg, i);
       if (parsed) {
-        out += parsed.re;
+        out.push(parsed.re);
         i = parsed.end;
-      } else out += "\\[";
-    } else out += escapeRe(c);
+      } else out.push("\\[");
+    } else out.push(escapeRe(c));
   }
   return out;
+}
+
+function regexMatcher(pieces: Piece[]): (name: string) => boolean {
+  const re = new RegExp(`^${pieces.map((p) => (p === STAR ? "[^/]*" : p)).join("")}$`, "s");
+  return (name) => re.test(name);
+}
+
+/**
+ * Many `*` in one segment (`*a*a*a*a*a*a*a*a*X`) make the regular expression backtrack
+ * exponentially on a long name: a model's `cat *a*a*a*a*a*a*a*a*X` beside a 60-character file name
+ * held the permission check over a minute of CPU (found while fixing red team 22's rule-glob hang).
+ * The wildcard walk instead: on a mismatch go back to the last `*` and let it take one more
+ * character — O(name × pattern), the same answers (each other piece matches exactly one character).
+ */
+function walkMatcher(pieces: Piece[]): (name: string) => boolean {
+  const tokens: Array<RegExp | typeof STAR> = [];
+  for (const p of pieces) {
+    if (p !== STAR) tokens.push(new RegExp(`^${p}$`, "s"));
+    else if (tokens.at(-1) !== STAR) tokens.push(STAR);
+  }
+  return (name) => {
+    const chars = [...name];
+    let t = 0;
+    let n = 0;
+    let star = -1;
+    let mark = 0;
+    while (n < chars.length) {
+      const tok = tokens[t];
+      if (tok !== undefined && tok !== STAR && chars[n] !== "/" && tok.test(chars[n]!)) {
+        t++;
+        n++;
+      } else if (tok === STAR) {
+        star = t++;
+        mark = n;
+      } else if (star >= 0 && chars[mark] !== "/") {
+        t = star + 1;
+        n = ++mark;
+      } else return false;
+    }
+    while (tokens[t] === STAR) t++;
+    return t === tokens.length;
+  };
 }
 
 function bracket(seg: string, open: number): { re: string; end: number } | undefined {

@@ -1,0 +1,221 @@
+/**
+ * Glob matching without backtracking, for the rule patterns picomatch cannot match in bounded time.
+ *
+ * picomatch compiles a glob to a regular expression; a path part with several `*` (`*a*a*a*a*X`)
+ * becomes `[^/]*?a[^/]*?a…X`, which JavaScript's backtracking engine takes exponential time to
+ * refuse on a long name: a repository's deny rule `Read(**\/*a*a*a*a*a*a*a*a*X)` held a permission
+ * check past 30 s on a 200-character file name (red team 22). Such patterns are matched here
+ * instead: each path part by the classic wildcard walk (one remembered `*`, O(name × pattern)),
+ * `**` parts over the path's parts by a memoised walk. Supported: literals, `\x`, `?`, `*`,
+ * `[…]` classes (ranges, `^` negation — a leading `!` is a character of the class, as picomatch reads it), `**` as a whole part, and `{a,b}` alternatives
+ * (expanded, at most 64). Anything else (extglobs, numeric ranges) returns undefined: the caller
+ * decides the safe reading.
+ */
+
+/** More `*` runs than this in one path part makes picomatch's expression backtrack badly on long names. */
+export const MAX_STARS_PER_PART = 3;
+
+/** Whether picomatch could take exponential time on this pattern (some part holds more than MAX_STARS_PER_PART `*` runs). */
+export function costlyGlob(pattern: string): boolean {
+  return pattern.split("/").some((part) => part !== "**" && (part.match(/\*+/g)?.length ?? 0) > MAX_STARS_PER_PART);
+}
+
+type Token = { kind: "star" } | { kind: "one"; test: (c: string) => boolean };
+
+const MAX_ALTERNATIVES = 64;
+
+/** `{a,b}` alternatives expanded (nested too); undefined when there are too many or the braces do not close. */
+function expandBraces(pattern: string): string[] | undefined {
+  let out = [pattern];
+  for (let round = 0; round < 16; round++) {
+    const next: string[] = [];
+    let changed = false;
+    for (const p of out) {
+      const open = findBrace(p);
+      if (open < 0) {
+        next.push(p);
+        continue;
+      }
+      const close = matchingBrace(p, open);
+      if (close < 0) return undefined;
+      const alts = splitTopLevel(p.slice(open + 1, close));
+      if (alts.length < 2) return undefined; // `{1..3}` and `{x}`: not read here
+      for (const a of alts) next.push(p.slice(0, open) + a + p.slice(close + 1));
+      changed = true;
+      if (next.length > MAX_ALTERNATIVES) return undefined;
+    }
+    out = next;
+    if (!changed) return out;
+  }
+  return undefined;
+}
+
+function findBrace(p: string): number {
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === "\\") i++;
+    else if (p[i] === "{") return i;
+  }
+  return -1;
+}
+
+function matchingBrace(p: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < p.length; i++) {
+    if (p[i] === "\\") i++;
+    else if (p[i] === "{") depth++;
+    else if (p[i] === "}" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function splitTopLevel(body: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] === "\\") i++;
+    else if (body[i] === "{") depth++;
+    else if (body[i] === "}") depth--;
+    else if (body[i] === "," && depth === 0) {
+      parts.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(body.slice(start));
+  return parts;
+}
+
+/** One path part's tokens, or undefined for syntax not read here. */
+function tokenize(part: string, nocase: boolean): Token[] | undefined {
+  const tokens: Token[] = [];
+  const fold = (c: string) => (nocase ? c.toLowerCase() : c);
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]!;
+    if (c === "\\") {
+      const lit = fold(part[++i] ?? "\\");
+      tokens.push({ kind: "one", test: (x) => x === lit });
+    } else if (c === "*") {
+      while (part[i + 1] === "*") i++;
+      if (tokens.at(-1)?.kind !== "star") tokens.push({ kind: "star" });
+    } else if (c === "?") {
+      if (part[i + 1] === "(") return undefined;
+      tokens.push({ kind: "one", test: () => true });
+    } else if (c === "[") {
+      const cls = readClass(part, i, nocase);
+      if (!cls) {
+        tokens.push({ kind: "one", test: (x) => x === "[" });
+        continue;
+      }
+      tokens.push({ kind: "one", test: cls.test });
+      i = cls.end;
+    } else if ((c === "!" || c === "+" || c === "@") && part[i + 1] === "(") return undefined;
+    else if (c === "(" || c === ")" || c === "|") return undefined;
+    else {
+      const lit = fold(c);
+      tokens.push({ kind: "one", test: (x) => x === lit });
+    }
+  }
+  return tokens;
+}
+
+function readClass(part: string, start: number, nocase: boolean): { test: (c: string) => boolean; end: number } | undefined {
+  let i = start + 1;
+  // As picomatch reads classes: `^` negates; a leading `!` is one of the class's characters.
+  const negate = part[i] === "^";
+  if (negate) i++;
+  const ranges: Array<[string, string]> = [];
+  let first = true;
+  for (; i < part.length; i++) {
+    let c = part[i]!;
+    if (c === "]" && !first) {
+      const test = (x: string) => {
+        const hit = ranges.some(([lo, hi]) => (x >= lo && x <= hi) || (nocase && ((x.toUpperCase() >= lo && x.toUpperCase() <= hi) || (x.toLowerCase() >= lo && x.toLowerCase() <= hi))));
+        return negate ? !hit : hit;
+      };
+      return { test, end: i };
+    }
+    if (c === "[" && part[i + 1] === ":") return undefined; // POSIX classes: not read here
+    if (c === "\\") c = part[++i] ?? "\\";
+    first = false;
+    if (part[i + 1] === "-" && part[i + 2] !== undefined && part[i + 2] !== "]") {
+      ranges.push([c, part[i + 2]!]);
+      i += 2;
+    } else ranges.push([c, c]);
+  }
+  return undefined;
+}
+
+/** The wildcard walk: on a mismatch, go back to the last `*` and let it take one more character. O(name × tokens). */
+function partMatches(tokens: Token[], name: string): boolean {
+  let t = 0;
+  let n = 0;
+  let star = -1;
+  let mark = 0;
+  while (n < name.length) {
+    const tok = tokens[t];
+    if (tok?.kind === "one" && tok.test(name[n]!)) {
+      t++;
+      n++;
+    } else if (tok?.kind === "star") {
+      star = t++;
+      mark = n;
+    } else if (star >= 0) {
+      t = star + 1;
+      n = ++mark;
+    } else return false;
+  }
+  while (tokens[t]?.kind === "star") t++;
+  return t === tokens.length;
+}
+
+type Part = "**" | Token[];
+
+function pathMatches(parts: Part[], names: string[]): boolean {
+  const memo = new Map<number, boolean>();
+  const walk = (p: number, n: number): boolean => {
+    const key = p * (names.length + 1) + n;
+    const seen = memo.get(key);
+    if (seen !== undefined) return seen;
+    let r: boolean;
+    if (p === parts.length) r = n === names.length;
+    else if (parts[p] === "**") r = walk(p + 1, n) || (n < names.length && walk(p, n + 1));
+    else r = n < names.length && partMatches(parts[p] as Token[], names[n]!) && walk(p + 1, n + 1);
+    memo.set(key, r);
+    return r;
+  };
+  return walk(0, 0);
+}
+
+/**
+ * A matcher for a whole relative path (parts split on `/`), or undefined when the pattern uses
+ * syntax not read here. `nocase`: letters compare without case.
+ */
+export function linearGlob(pattern: string, nocase = false): ((path: string) => boolean) | undefined {
+  const alternatives = expandBraces(pattern);
+  if (!alternatives) return undefined;
+  const compiled: Part[][] = [];
+  for (const alt of alternatives) {
+    const parts: Part[] = [];
+    for (const part of alt.split("/")) {
+      if (part === "**") {
+        if (parts.at(-1) !== "**") parts.push("**");
+        continue;
+      }
+      // `**` inside a part (`**a`) crosses `/` in picomatch: not read here.
+      if (part.includes("**")) return undefined;
+      const tokens = tokenize(part, nocase);
+      if (!tokens) return undefined;
+      parts.push(tokens);
+    }
+    compiled.push(parts);
+  }
+  return (path: string) => {
+    const names = path.split("/").map((n) => (nocase ? n.toLowerCase() : n));
+    return compiled.some((parts) => pathMatches(parts, names));
+  };
+}
+
+/** A matcher for one path part (no `/` in the pattern), or undefined as linearGlob. */
+export function linearPartGlob(part: string, nocase = false): ((name: string) => boolean) | undefined {
+  return linearGlob(part, nocase);
+}
