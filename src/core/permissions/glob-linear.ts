@@ -7,13 +7,11 @@
  * check past 30 s on a 200-character file name (red team 22). Such patterns are matched here
  * instead: each path part by the classic wildcard walk (one remembered `*`, O(name × pattern)),
  * `**` parts over the path's parts by a memoised walk. Supported: literals, `\x`, `?`, `*`,
- * `[…]` classes (ranges, `^` negation — a leading `!` is a character of the class, as picomatch reads it), `**` as a whole part, and `{a,b}` alternatives
- * (expanded, at most 64). Anything else (extglobs, numeric ranges) returns undefined: the caller
+ * `[…]` classes (ranges, `^` negation — a leading `!` is a character of the class, as picomatch reads it), `**` as a whole part, and braces
+ * (expanded as the shell analysis expands them, at most 64 alternatives). Anything else (extglobs, numeric ranges) returns undefined: the caller
  * decides the safe reading.
  */
-
-/** More `*` runs than this in one path part makes picomatch's expression backtrack badly on long names. */
-export const MAX_STARS_PER_PART = 3;
+import { braceExpand, MAX_STARS_PER_PART } from "./shell/expand";
 
 /** Whether picomatch could take exponential time on this pattern (some part holds more than MAX_STARS_PER_PART `*` runs). */
 export function costlyGlob(pattern: string): boolean {
@@ -23,67 +21,6 @@ export function costlyGlob(pattern: string): boolean {
 type Token = { kind: "star" } | { kind: "one"; test: (c: string) => boolean };
 
 const MAX_ALTERNATIVES = 64;
-
-/** `{a,b}` alternatives expanded (nested too); undefined when there are too many or the braces do not close. */
-function expandBraces(pattern: string): string[] | undefined {
-  let out = [pattern];
-  for (let round = 0; round < 16; round++) {
-    const next: string[] = [];
-    let changed = false;
-    for (const p of out) {
-      const open = findBrace(p);
-      if (open < 0) {
-        next.push(p);
-        continue;
-      }
-      const close = matchingBrace(p, open);
-      if (close < 0) return undefined;
-      const alts = splitTopLevel(p.slice(open + 1, close));
-      if (alts.length < 2) return undefined; // `{1..3}` and `{x}`: not read here
-      for (const a of alts) next.push(p.slice(0, open) + a + p.slice(close + 1));
-      changed = true;
-      if (next.length > MAX_ALTERNATIVES) return undefined;
-    }
-    out = next;
-    if (!changed) return out;
-  }
-  return undefined;
-}
-
-function findBrace(p: string): number {
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === "\\") i++;
-    else if (p[i] === "{") return i;
-  }
-  return -1;
-}
-
-function matchingBrace(p: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < p.length; i++) {
-    if (p[i] === "\\") i++;
-    else if (p[i] === "{") depth++;
-    else if (p[i] === "}" && --depth === 0) return i;
-  }
-  return -1;
-}
-
-function splitTopLevel(body: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < body.length; i++) {
-    if (body[i] === "\\") i++;
-    else if (body[i] === "{") depth++;
-    else if (body[i] === "}") depth--;
-    else if (body[i] === "," && depth === 0) {
-      parts.push(body.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(body.slice(start));
-  return parts;
-}
 
 /** One path part's tokens, or undefined for syntax not read here. */
 function tokenize(part: string, nocase: boolean): Token[] | undefined {
@@ -191,7 +128,8 @@ function pathMatches(parts: Part[], names: string[]): boolean {
  * syntax not read here. `nocase`: letters compare without case.
  */
 export function linearGlob(pattern: string, nocase = false): ((path: string) => boolean) | undefined {
-  const alternatives = expandBraces(pattern);
+  // Braces as the shell analysis expands them (lists, sequences, nested), at most MAX_ALTERNATIVES.
+  const alternatives = braceExpand(pattern, MAX_ALTERNATIVES);
   if (!alternatives) return undefined;
   const compiled: Part[][] = [];
   for (const alt of alternatives) {

@@ -5,7 +5,6 @@
  *
  * Patterns use the escaping of shell/words.ts: a backslash makes the next character literal.
  */
-import { MAX_STARS_PER_PART } from "../glob-linear";
 
 export interface ExpandBudget {
   /** Directory listings left for this check. */
@@ -309,6 +308,9 @@ const POSIX_CLASSES: Record<string, string> = {
 };
 
 /** A matcher for one path segment of a bash pattern (`*`, `?`, `[...]`, escapes; leading dots explicit). */
+/** More `*` runs than this in one path part make a glob's regular expression backtrack badly on long names. */
+export const MAX_STARS_PER_PART = 3;
+
 export function segmentMatcher(seg: string): (name: string) => boolean {
   const pieces = segmentPieces(seg);
   const test = pieces.filter((p) => p === STAR).length > MAX_STARS_PER_PART ? walkMatcher(pieces) : regexMatcher(pieces);
