@@ -795,7 +795,7 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
  * what the inner unwrapping finds hard to read is code Yoke cannot see (a guess must not refuse
  * ordinary work where no deny rule could apply).
  */
-function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
+function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = false): void {
   // Each candidate is a suffix of the words: n candidates of n words each is quadratic work in every
   // later step (630 × `rm -rf src` after `setsid` took a second). Past a budget of words over all
   // readings, which command runs is not followed further: code Yoke cannot see (asks where a deny
@@ -807,7 +807,16 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
     return;
   }
   part.views.push({ words, allowable: false, denyOnly: true });
-  if (nestedCandidates > 0) return;
+  // A candidate made of new words (a compiler's `-wrapper sh,-c,CODE` split on commas, start-stop-daemon's
+  // program) is no later word of the outer wrapper: it is seen through even inside a candidate — under
+  // `flock /dev/null gcc -wrapper 'sh,-c,cat .env,x' …` the script's reads were lost (differential
+  // checker, session 16). Past MAX_NESTED such levels, what it runs is code Yoke cannot see.
+  if (nestedCandidates > 0 && !derived) return;
+  if (nestedCandidates >= MAX_NESTED) {
+    const why = `it nests programs that run commands more than ${MAX_NESTED} deep`;
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+    return;
+  }
   const sub = probePart(part, words, part.extraArgs);
   nestedCandidates++;
   let nested: Unwrapped;
@@ -833,6 +842,8 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped): void {
 }
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
+/** Levels of derived candidates seen through inside a candidate. */
+const MAX_NESTED = 4;
 /** Words in the candidates of the command being unwrapped (reset for each command a line holds). */
 let candidateWords = 0;
 const MAX_CANDIDATE_WORDS = 8192;
@@ -991,7 +1002,7 @@ function startStopDaemon(part: CommandPart, args: Word[], out: Unwrapped): void 
   }
   for (const p of programs) {
     if (p.dynamic) dynamicCandidate(part, "start-stop-daemon", p);
-    else candidate(part, [p, ...rest], out);
+    else candidate(part, [p, ...rest], out, true);
   }
 }
 
@@ -1003,7 +1014,7 @@ function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void 
     const value = args[i + 1];
     if (!value) continue;
     if (value.dynamic) dynamicCandidate(part, args[i]!.value, value);
-    else candidate(part, value.value.split(",").filter(Boolean).map(literalWord), out);
+    else candidate(part, value.value.split(",").filter(Boolean).map(literalWord), out, true);
   }
 }
 
