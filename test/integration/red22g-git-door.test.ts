@@ -17,7 +17,7 @@
  * `git -c protocol.file.allow=always submodule add` still goes through the door.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,6 +67,37 @@ describe("plain control (no Yoke)", () => {
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("%s", (backend, unusable) => {
+    it.skipIf(!!unusable)("a git the agent planted in a folder on PATH (direnv's PATH_add bin) cannot race the door: the user's polling git status runs nothing", async () => {
+      const { base, home } = cellFolder(`yoke-red22g-path-${backend}-`, id, temps, { sandbox: { backend } });
+      const marker = join(base, "fsmonitor-ran");
+      const ws = committedWorkspace(join(base, "ws"), { "README.md": "r\n" }, id);
+      const src = committedWorkspace(join(ws, "vendor-src", "lib"), { "lib.txt": "lib\n" }, id);
+      mkdirSync(join(ws, "bin"));
+      // The planted git: the race loop, then the real git (the line is exactly `git submodule add …`).
+      const evil = evilScript(ws, marker);
+      writeFileSync(join(ws, "bin", "git"), `${evil.slice(0, evil.lastIndexOf("exit 1\n"))}exec /usr/bin/git "$@"\n`);
+      chmodSync(join(ws, "bin", "git"), 0o755);
+      chownTree(base, id);
+      const stop = join(base, "stop-polling");
+      const poller = hostPoller(id, home, ws, stop);
+      let r: Awaited<ReturnType<typeof sessionAs>>;
+      try {
+        r = await sessionAs(id, home, ws, join(base, "sessions"), [bash(`git -c protocol.file.allow=always submodule add ${src} libs/lib`)], {
+          env: { PATH: `${join(ws, "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+        });
+      } finally {
+        writeFileSync(stop, "");
+        await poller;
+      }
+      expect(r.code, r.stderr).toBe(0);
+      console.log("DEBUG", r.told.slice(0, 2500), readFileSync(join(ws, ".git", "config"), "utf8"));
+      expect(existsSync(join(ws, "evil-ran")), r.told).toBe(true);
+      expect(existsSync(marker), "core.fsmonitor ran on the host").toBe(false);
+      expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toMatch(/fsmonitor/);
+      spawnSync("git", ["status"], { cwd: ws, ...spawnAs(id, { HOME: home }) });
+      expect(existsSync(marker), "core.fsmonitor ran on the host").toBe(false);
+    });
+
     it.skipIf(!!unusable)("an ext:: program run by the one git submodule line cannot race the door: the user's polling git status runs nothing; file:// submodule add still works", async () => {
       const { base, home } = cellFolder(`yoke-red22g-door-${backend}-`, id, temps, { sandbox: { backend } });
       const marker = join(base, "fsmonitor-ran");
@@ -98,7 +129,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(config).not.toMatch(/fsmonitor/);
       // The ordinary submodule add still went through the door: only its entries were added.
       expect(config.startsWith(configBefore.trimEnd().split("\n")[0]!)).toBe(true);
-      expect(config).toContain('[submodule "libs/lib"]');
+      expect(config, r.told.slice(-1500)).toContain('[submodule "libs/lib"]');
       expect(readFileSync(join(ws, ".gitmodules"), "utf8")).toContain("path = libs/lib");
       expect(readFileSync(join(ws, "libs", "lib", "lib.txt"), "utf8")).toBe("lib\n");
       spawnSync("git", ["status"], { cwd: ws, ...spawnAs(id, { HOME: home }) });

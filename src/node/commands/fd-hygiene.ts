@@ -13,6 +13,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { which } from "./sandbox/paths";
+import { findHostProgram } from "../host-programs";
 
 /** Closes every descriptor above 2 (listed in /proc/$$/fd), then runs "$@". */
 export const CLOSE_FDS_SCRIPT = 'for f in /proc/$$/fd/*; do f=${f##*/}; if ((f > 2)) && [[ -L /proc/$$/fd/$f ]]; then exec {f}>&-; fi; done; unset f; exec "$@"';
@@ -21,7 +22,7 @@ let bash: string | null | undefined;
 
 /** The absolute bash the close step runs with (null: none on this machine). */
 export function closerShell(): string | null {
-  if (bash === undefined) bash = which("bash") ?? null;
+  if (bash === undefined) bash = findHostProgram("bash") ?? null;
   return bash;
 }
 

@@ -13,6 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, constants as C, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { hostProgram } from "../host-programs";
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -51,7 +52,7 @@ function readBytes(path: string): Buffer | "absent" | "other" {
 /** The entries of a configuration text as git reads it (no includes), or undefined when git cannot read it. */
 function entriesOf(bytes: Buffer): string[] | undefined {
   try {
-    const out = execFileSync("git", ["config", "--file", "-", "--no-includes", "--list", "--null"], {
+    const out = execFileSync(hostProgram("git"), ["config", "--file", "-", "--no-includes", "--list", "--null"], {
       cwd: "/",
       input: bytes,
       encoding: "utf8",

@@ -10,6 +10,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { hostProgram } from "../host-programs";
 
 interface ProcInfo {
   ppid: number;
@@ -38,7 +39,7 @@ function readProcTable(): Map<number, ProcInfo> {
     return table;
   }
   try {
-    const out = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,comm="], { encoding: "utf8" });
+    const out = execFileSync(hostProgram("ps"), ["-A", "-o", "pid=,ppid=,pgid=,stat=,comm="], { encoding: "utf8" });
     for (const line of out.split("\n")) {
       const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
       if (m) {

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readRegular } from "./packed-refs";
 import { dirname, join } from "node:path";
+import { hostProgram } from "../host-programs";
 
 const LINE = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -30,7 +31,7 @@ export function falseShallowLines(path: string, before: readonly string[]): stri
   if (!added.length) return [];
   const gitDir = dirname(path);
   const git = (args: string[], input?: string) =>
-    spawnSync("git", ["--git-dir", gitDir, ...args], {
+    spawnSync(hostProgram("git"), ["--git-dir", gitDir, ...args], {
       cwd: "/",
       input,
       encoding: "utf8",
