@@ -87,6 +87,20 @@ export function findHostProgram(name: string): string | undefined {
   return hit;
 }
 
+/**
+ * `name` (a bare program name) on `path`'s trusted entries, uncached: for programs the user's own
+ * configuration names (an MCP server's `npx`), which would otherwise be found in a workspace folder
+ * on PATH first — a `bin/npx` the agent wrote ran on the host when the user's MCP server started
+ * (red team 22-gate). Undefined when no trusted entry holds it.
+ */
+export function findOnTrustedPath(name: string, path: string): string | undefined {
+  for (const dir of hostSearchDirs(path)) {
+    const full = join(dir, name);
+    if (executableFile(full)) return full;
+  }
+  return undefined;
+}
+
 /** What to spawn for host program `name`: its absolute path, or a path that does not exist (never a PATH lookup). */
 export function hostProgram(name: string): string {
   return findHostProgram(name) ?? join("/nonexistent-host-program", name);

@@ -14,11 +14,11 @@
  * user's PATH (the planted programs run — inside the sandbox).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bash, cellFolder, committedWorkspace, securityMatrix, sessionAs } from "../support/sandbox-matrix";
-import { chownTree, type Identity } from "../support/identities";
+import { chownTree, runCliAs, type Identity } from "../support/identities";
 
 const { who, backends, temps } = securityMatrix();
 
@@ -41,6 +41,29 @@ describe("plain control (no Yoke)", () => {
     spawnSync("git", ["--version"], { env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ""}` } });
     expect(readFileSync(log, "utf8")).toContain(`git ${HOST_NS}`);
     spawnSync("rm", ["-rf", dir, log]);
+  });
+});
+
+describe.each(who.map((w) => [w.label, w] as const))("as %s (no sandbox involved)", (_label, id: Identity) => {
+  it("the user's own MCP server command is not taken from a workspace folder on PATH (yoke mcp list starts it)", async () => {
+    const { base, home } = cellFolder(`yoke-red22g-mcp-`, id, temps, { mcpServers: { tools: { command: "red22g-mcp-tool", args: [] } } });
+    const ws = committedWorkspace(join(base, "ws"), { "README.md": "r\n" }, id);
+    const log = join(base, "which-ran");
+    // The user's program, in a folder of theirs on PATH; the agent's copy in the workspace's bin, first.
+    for (const [dir, who] of [
+      [join(base, "userbin"), "user's"],
+      [join(ws, "bin"), "planted"],
+    ] as const) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "red22g-mcp-tool"), `#!/bin/sh\necho "${who}" >> '${log}'\nexit 1\n`);
+      chmodSync(join(dir, "red22g-mcp-tool"), 0o755);
+    }
+    chownTree(base, id);
+    const r = await runCliAs(id, ["mcp", "list"], { cwd: ws, env: { HOME: home, PATH: `${join(ws, "bin")}:${join(base, "userbin")}:${process.env.PATH ?? "/usr/bin:/bin"}` } });
+    expect(r.stdout + r.stderr).toContain("tools");
+    const ran = existsSync(log) ? readFileSync(log, "utf8") : "";
+    expect(ran).toContain("user's");
+    expect(ran, "the agent's planted program ran on the host").not.toContain("planted");
   });
 });
 
