@@ -9,7 +9,7 @@
  * `bin/git` the agent wrote in one command ran on the HOST when the same command made a
  * repository, and a `bin/bash` it wrote ran on the host before every command of the next session
  * (both checked by hand with `yoke sandbox exec`: the planted program's mount namespace was the
- * host's). Now host programs are looked up only in absolute PATH entries outside every folder a
+ * host's), and the process reaper ran a planted `bin/sed` and `bin/grep` on the host when Yoke exited. Now host programs are looked up only in absolute PATH entries outside every folder a
  * sandbox policy makes writable (src/node/host-programs.ts). The commands themselves still see the
  * user's PATH (the planted programs run — inside the sandbox).
  */
@@ -89,7 +89,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           writeTool("bin/git", planted("git", "/usr/bin/git", log, `echo git >> '${inside}'\n`)),
           bash("chmod +x bin/git && mkdir n && cd n && git init -q . && git config core.editor vi"),
           writeTool("bin/bash", planted("bash", "/bin/bash", log)),
-          bash("chmod +x bin/bash"),
+          // The process reaper's own tools (it runs when Yoke exits).
+          writeTool("bin/sed", planted("sed", "/bin/sed", log)),
+          writeTool("bin/grep", planted("grep", "/bin/grep", log)),
+          bash("chmod +x bin/bash bin/sed bin/grep"),
         ],
         { env },
       );
@@ -98,6 +101,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const r2 = await sessionAs(id, home, ws, join(base, "sessions"), [bash("echo second > second.txt")], { env });
       expect(r2.code, r2.stderr).toBe(0);
       expect(readFileSync(join(ws, "second.txt"), "utf8")).toBe("second\n");
+      // The reaper wakes when each yoke process has exited: give it time to have run (stop early if a planted program did).
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && !(existsSync(log) && readFileSync(log, "utf8").includes(HOST_NS))) await new Promise((r) => setTimeout(r, 200));
       const ran = existsSync(log) ? readFileSync(log, "utf8") : "";
       expect(ran, "a planted program ran on the host").not.toContain(HOST_NS);
       expect(ran).toBe("");

@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, constants as C, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { hostProgram } from "../host-programs";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -59,7 +59,7 @@ function entriesOf(bytes: Buffer): string[] | undefined {
       timeout: 10_000,
       maxBuffer: 8 * MAX_BYTES,
       stdio: ["pipe", "pipe", "ignore"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
+      env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
     });
     return out
       .split("\0")

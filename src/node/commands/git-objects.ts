@@ -17,7 +17,7 @@ import { closeSync, constants as C, fstatSync, lstatSync, openSync, readdirSync,
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
-import { hostProgram } from "../host-programs";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 export interface ObjectFileStat {
   ino: number;
@@ -161,7 +161,7 @@ function verifyPack(fd: number, size: number, name: string, kind: "pack" | "idx"
 function verifyPackObjects(idx: string): string | undefined {
   const r = spawnSync(hostProgram("git"), ["verify-pack", idx], {
     cwd: "/",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
+    env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
     encoding: "utf8",
     timeout: VERIFY_PACK_TIMEOUT_MS,
     maxBuffer: 1 << 20,
