@@ -18,7 +18,7 @@ export interface PermissionCase {
   mode?: string;
   settings?: unknown;
   sources?: Record<string, unknown>;
-  expect: { decision: string; rule: string | null; confine?: { readOnly?: boolean; writable?: string[] } };
+  expect: { decision: string; rule: string | null; confine?: { readOnly?: boolean; writable?: string[]; gitLinked?: boolean } };
   note?: string;
 }
 
@@ -103,7 +103,10 @@ export function createCorpusRunner(corpus: PermissionCorpus) {
         const expected = substitute(c.expect, ws);
         const confineAgrees =
           expected.confine === undefined ||
-          (!!expected.confine.readOnly === !!got.confine?.readOnly && JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()));
+          (!!expected.confine.readOnly === !!got.confine?.readOnly &&
+            JSON.stringify([...(expected.confine.writable ?? [])].sort()) === JSON.stringify([...(got.confine?.writable ?? [])].sort()) &&
+            // The git door (confine.gitLinked), where the case names it.
+            (expected.confine.gitLinked === undefined || expected.confine.gitLinked === !!got.confine?.gitLinked));
         return { ...got, stderr, exitCode, expected, agrees: got.decision === expected.decision && got.rule === expected.rule && confineAgrees };
       } finally {
         for (const f of homeFiles) rmSync(f, { force: true });

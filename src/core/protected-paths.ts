@@ -241,7 +241,7 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
  * worktree's folder (read-only mount points otherwise, so those folders could not be removed). They
  * failed in the sandbox. A command line that is exactly one of them — one simple command, every word
  * made only of characters the shell gives no meaning to (no quotes, `$`, globs, braces, operators),
- * no global option but `-c protocol.<name>.allow=…` — gets `confine.gitLinked`: the sandbox lets it
+ * no global option but `-c protocol.<file|git|http|https|ssh>.allow=…` — gets `confine.gitLinked`: the sandbox lets it
  * write those, and checks them while and when it ends: in `.git/config` and `.gitmodules` only the
  * `submodule.<name>.*` entries git writes may change (anything else puts the file back as it was,
  * node/commands/git-config-guard.ts); a `.git` file left naming another folder is checked as a new
@@ -252,6 +252,16 @@ export const GIT_LINKED_WORK: Readonly<Record<string, readonly string[]>> = {
   worktree: ["add", "remove", "move", "prune", "repair"],
 };
 
+/**
+ * The one global option the door takes: `-c protocol.<name>.allow=…` for a transport that fetches
+ * (file, git, http, https, ssh), or `never` for any. Not `protocol.ext.allow=always|user`: git then
+ * runs the URL as a command (`ext::/ws/evil.sh`, no quote or space needed) inside the one command
+ * the door is open for, and that program rewrote `.git/config` in a loop faster than the check put
+ * it back — the user's own `git status` on the host ran core.fsmonitor 106 times (red team 22-gate).
+ * Likewise any other name (`foo::url` runs a `git-remote-foo` helper).
+ */
+const DOOR_PROTOCOL = /^protocol\.(?:(?:file|git|http|https|ssh)\.allow=(?:always|never|user)|[a-z]+\.allow=never)$/;
+
 const INERT_WORD = /^[A-Za-z0-9_./:@%+=,^-][A-Za-z0-9_./:@%+=,~^-]*$/;
 
 /** Is `command` exactly one git command of GIT_LINKED_WORK? */
@@ -261,7 +271,7 @@ export function isGitLinkedWork(command: string): boolean {
   if (words[0] !== "git") return false;
   if (!words.every((w) => INERT_WORD.test(w))) return false;
   let i = 1;
-  while (words[i] === "-c" && /^protocol\.[a-z]+\.allow=(always|never|user)$/.test(words[i + 1] ?? "")) i += 2;
+  while (words[i] === "-c" && DOOR_PROTOCOL.test(words[i + 1] ?? "")) i += 2;
   const subs = Object.hasOwn(GIT_LINKED_WORK, words[i] ?? "") ? GIT_LINKED_WORK[words[i]!] : undefined;
   if (!subs) return false;
   // `git submodule [--quiet] SUB …`: the subcommand comes first (git-submodule.sh takes -q/--quiet before it).

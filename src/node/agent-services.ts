@@ -32,6 +32,7 @@ import { commandLogDir, createSessionCommandRunner, protectionView, SandboxSetti
 import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
 import { pluginHookSources } from "./plugins";
+import { registerAgentWritable } from "./host-programs";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -94,6 +95,9 @@ export function readUserSandboxSettings(home: string): SandboxSettings {
 export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const cwd = resolve(opts.cwd);
   const home = opts.home ?? homedir();
+  // Yoke's own host programs are never taken from the workspace folders (host-programs.ts), from
+  // the start — settings are read with git before any sandbox exists.
+  for (const f of [cwd, ...(opts.folders ?? [])]) registerAgentWritable(f);
   const gate = createPermissionGate({
     cwd,
     home,

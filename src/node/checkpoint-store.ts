@@ -47,6 +47,7 @@ import {
   type SkippedPath,
   type SnapshotRequest,
 } from "../core/checkpoints/types";
+import { hostProgram } from "./host-programs";
 
 export interface GitCheckpointStoreOptions {
   /** Where the shadow repositories live (the session folder's `checkpoints/`). */
@@ -102,7 +103,7 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
   const maxFolderFiles = opts.maxFolderFiles ?? CHECKPOINT_DEFAULTS.maxFolderFiles;
   const maxDiffChars = opts.maxDiffChars ?? 200_000;
   const gitBudgetMs = opts.gitBudgetMs ?? CHECKPOINT_DEFAULTS.gitBudgetMs;
-  const gitBin = opts.git ?? "git";
+  const gitBin = opts.git ?? hostProgram("git");
 
   const shadowDir = (root: string) => join(opts.storageDir, `${basename(root).replace(/[^\w.-]/g, "_") || "root"}-${createHash("sha256").update(root).digest("hex").slice(0, 16)}.git`);
 

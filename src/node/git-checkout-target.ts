@@ -10,6 +10,7 @@
 import { execFile } from "node:child_process";
 import type { GitCheckoutTarget } from "../core/permissions/context";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
+import { hostProgram } from "./host-programs";
 
 const TIME_LIMIT_MS = 10_000;
 
@@ -18,7 +19,7 @@ function git(dir: string, args: string[]): Promise<{ code: number; stdout: strin
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
   Object.assign(env, { ...HOST_GIT_READ_ENV, GIT_NO_REPLACE_OBJECTS: "1", LC_ALL: "C" });
   return new Promise((resolve) => {
-    execFile("git", [...HOST_GIT_READ_ARGS, "-C", dir, ...args], { env, timeout: TIME_LIMIT_MS, maxBuffer: 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
+    execFile(hostProgram("git"), [...HOST_GIT_READ_ARGS, "-C", dir, ...args], { env, timeout: TIME_LIMIT_MS, maxBuffer: 1024 * 1024, encoding: "utf8" }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : -1) : 0;
       resolve({ code, stdout: String(stdout ?? ""), stderr: String(stderr ?? "") });
     });

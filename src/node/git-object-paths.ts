@@ -13,6 +13,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitObjectPaths } from "../core/permissions/context";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
+import { hostProgram } from "./host-programs";
 
 /** Longest a listing may take. */
 const TIME_LIMIT_MS = 15_000;
@@ -27,7 +28,7 @@ function git(dir: string, args: string[]): Promise<{ code: number; stdout: strin
   Object.assign(env, { ...HOST_GIT_READ_ENV, GIT_NO_REPLACE_OBJECTS: "1", LC_ALL: "C" });
   return new Promise((resolve) => {
     execFile(
-      "git",
+      hostProgram("git"),
       [...HOST_GIT_READ_ARGS, "-c", "core.untrackedCache=false", "-c", "log.showSignature=false", "-C", dir, ...args],
       { env, timeout: TIME_LIMIT_MS, maxBuffer: MAX_OUTPUT, encoding: "utf8" },
       (err, stdout, stderr) => {

@@ -13,6 +13,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { GlobResult, TrackedOptions } from "../core/ports";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "./host-git";
+import { hostProgram } from "./host-programs";
 
 type End = { code: number | null } | { error: true };
 
@@ -44,7 +45,7 @@ function start(args: string[]): Listing {
     l.sink?.end(e);
   };
   try {
-    l.child = spawn("git", args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...HOST_GIT_READ_ENV } });
+    l.child = spawn(hostProgram("git"), args, { stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, ...HOST_GIT_READ_ENV } });
   } catch {
     l.end = { error: true };
     return l;

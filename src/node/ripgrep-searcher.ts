@@ -9,6 +9,7 @@ import { PathChangedError, type GlobOptions, type GlobResult, type GrepLine, typ
 import { createNodeWorkspaceFs, toPosix } from "./node-fs";
 import { createSafeFiles } from "./safe-open";
 import { gitTracked } from "./git-tracked";
+import { hostSearchDirs } from "./host-programs";
 
 /** Options of createRipgrepSearcher. */
 export interface RipgrepSearcherOptions {
@@ -40,7 +41,8 @@ export function findRipgrep(opts: RipgrepSearcherOptions = {}): string | undefin
       candidates.push(nodePath.join(opts.vscodeAppRoot, nm, "@vscode", "ripgrep", "bin", EXE));
     }
   }
-  for (const dir of (process.env.PATH ?? "").split(nodePath.delimiter)) if (dir) candidates.push(nodePath.join(dir, EXE));
+  // Never a folder the agent can write (host-programs.ts): a planted rg would run on the host.
+  for (const dir of hostSearchDirs()) candidates.push(nodePath.join(dir, EXE));
   return candidates.find(executable);
 }
 

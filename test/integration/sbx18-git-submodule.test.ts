@@ -114,8 +114,10 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         env: { PATH: `${join(ws, "bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` },
       });
       expect(r.code, r.stderr).toBe(0);
-      // The planted git ran (the door was open to it): its writes were seen and put back.
-      expect(r.told).toMatch(/put back as it was/);
+      // The planted git ran, inside the sandbox: a folder on PATH the command can write keeps the
+      // door shut (red team 22-gate: it could rewrite .git/config faster than the check put it back),
+      // so its writes failed on the read-only .git/config.
+      expect(r.told).not.toMatch(/put back as it was/);
       const config = readFileSync(join(ws, ".git", "config"), "utf8");
       expect(config).not.toMatch(/fsmonitor|alias|include|!touch/);
       // What git itself wrote for the submodule may stay only when the whole file was clean: here it was not, so the file is as before.

@@ -1,5 +1,6 @@
 /** Runs real git for the background agents' worktrees (no shell; output captured). */
 import { execFile } from "node:child_process";
+import { hostProgram } from "../host-programs";
 
 export interface GitOutput {
   code: number;
@@ -11,7 +12,7 @@ export interface GitOutput {
 export function git(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string; maxBuffer?: number } = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     const child = execFile(
-      "git",
+      hostProgram("git"),
       // fsmonitor off: a worktree's configuration names a program that reading its index would run.
       ["-c", "core.fsmonitor=false", ...args],
       { cwd, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: opts.maxBuffer ?? 256 * 1024 * 1024, encoding: "utf8" },

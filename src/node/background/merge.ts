@@ -34,6 +34,7 @@ import { protectedEntry, protectedName } from "../../core/protected-paths";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
 import { changedFiles, worktreeTree } from "./worktree";
+import { hostProgram } from "../host-programs";
 
 export interface MergeTarget {
   /** The user's repository top level. */
@@ -63,7 +64,7 @@ async function blob(cwd: string, rev: string, path: string): Promise<Buffer | nu
   const r = await git(cwd, ["cat-file", "-e", `${rev}:${path}`]);
   if (r.code !== 0) return null;
   return new Promise((resolve, reject) => {
-    execFile("git", ["-c", "core.fsmonitor=false", "cat-file", "blob", `${rev}:${path}`], { cwd, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) =>
+    execFile(hostProgram("git"), ["-c", "core.fsmonitor=false", "cat-file", "blob", `${rev}:${path}`], { cwd, encoding: "buffer", maxBuffer: 1024 * 1024 * 1024 }, (err, stdout) =>
       err ? reject(err) : resolve(stdout),
     );
   });

@@ -11,8 +11,9 @@
  * Nothing of the launch chain needs another descriptor (bwrap's own --info-fd/--args are not used).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { which } from "./sandbox/paths";
+import { findHostProgram, findOnTrustedPath, registerAgentWritable, trustedSearchDir } from "../host-programs";
 
 /** Closes every descriptor above 2 (listed in /proc/$$/fd), then runs "$@". */
 export const CLOSE_FDS_SCRIPT = 'for f in /proc/$$/fd/*; do f=${f##*/}; if ((f > 2)) && [[ -L /proc/$$/fd/$f ]]; then exec {f}>&-; fi; done; unset f; exec "$@"';
@@ -21,7 +22,7 @@ let bash: string | null | undefined;
 
 /** The absolute bash the close step runs with (null: none on this machine). */
 export function closerShell(): string | null {
-  if (bash === undefined) bash = which("bash") ?? null;
+  if (bash === undefined) bash = findHostProgram("bash") ?? null;
   return bash;
 }
 
@@ -62,6 +63,15 @@ const SHELL_ADDED = ["PWD", "SHLVL", "_", "SHELLOPTS", "BASHOPTS", "PS4", "IFS"]
  */
 export function hostLaunchWithClosedFds(file: string, args: string[], env: Readonly<Record<string, string | undefined>>, cwd: string): { file: string; args: string[] } {
   if (process.platform === "win32") return { file, args };
+  // A bare name from a trusted PATH entry first (host-programs.ts): a workspace folder on PATH
+  // would otherwise supply a planted program of the same name, run here on the host.
+  // The launch's folder (the workspace, for an MCP server or a hook) counts as the agent's.
+  registerAgentWritable(cwd);
+  if (!file.includes("/") && !file.startsWith("-") && !file.includes("=")) {
+    // Only when the name would be found in such a folder first (otherwise it starts as the user wrote it).
+    const first = which(file, env.PATH ?? "");
+    if (first && !trustedSearchDir(dirname(first))) file = findOnTrustedPath(file, env.PATH ?? "") ?? file;
+  }
   const found = file.includes("/") ? existsSync(resolve(cwd, file)) : which(file, env.PATH ?? "") !== undefined;
   const envBin = which("env", "/usr/bin:/bin");
   // A name env would read as an option or an assignment: started as it is.

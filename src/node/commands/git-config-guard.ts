@@ -13,6 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { closeSync, constants as C, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -51,14 +52,14 @@ function readBytes(path: string): Buffer | "absent" | "other" {
 /** The entries of a configuration text as git reads it (no includes), or undefined when git cannot read it. */
 function entriesOf(bytes: Buffer): string[] | undefined {
   try {
-    const out = execFileSync("git", ["config", "--file", "-", "--no-includes", "--list", "--null"], {
+    const out = execFileSync(hostProgram("git"), ["config", "--file", "-", "--no-includes", "--list", "--null"], {
       cwd: "/",
       input: bytes,
       encoding: "utf8",
       timeout: 10_000,
       maxBuffer: 8 * MAX_BYTES,
       stdio: ["pipe", "pipe", "ignore"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
+      env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
     });
     return out
       .split("\0")

@@ -9,6 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { HOST_GIT_READ_ARGS, HOST_GIT_READ_ENV } from "../host-git";
+import { hostProgram } from "../host-programs";
 
 const TTL_MS = 5_000;
 const seen = new Map<string, { at: number; set: boolean }>();
@@ -17,7 +18,7 @@ export function externalDiffConfigured(cwd: string, env: Readonly<Record<string,
   const now = Date.now();
   const hit = seen.get(cwd);
   if (hit && now - hit.at < TTL_MS) return hit.set;
-  const r = spawnSync("git", [...HOST_GIT_READ_ARGS, "config", "--get", "diff.external"], {
+  const r = spawnSync(hostProgram("git"), [...HOST_GIT_READ_ARGS, "config", "--get", "diff.external"], {
     cwd,
     env: { ...env, ...HOST_GIT_READ_ENV, GIT_EXTERNAL_DIFF: "" },
     encoding: "utf8",

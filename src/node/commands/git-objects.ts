@@ -17,6 +17,7 @@ import { closeSync, constants as C, fstatSync, lstatSync, openSync, readdirSync,
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 export interface ObjectFileStat {
   ino: number;
@@ -158,9 +159,9 @@ function verifyPack(fd: number, size: number, name: string, kind: "pack" | "idx"
  * that cannot finish (git missing, too slow) is not a failure: the pack is kept and said so.
  */
 function verifyPackObjects(idx: string): string | undefined {
-  const r = spawnSync("git", ["verify-pack", idx], {
+  const r = spawnSync(hostProgram("git"), ["verify-pack", idx], {
     cwd: "/",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
+    env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
     encoding: "utf8",
     timeout: VERIFY_PACK_TIMEOUT_MS,
     maxBuffer: 1 << 20,

@@ -21,6 +21,7 @@ import { execFileSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { newRepositoryEntryAllowed, newRepositoryHookAllowed, newRepositoryKeyAllowed } from "../../core/commands/new-repository";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 /** Folders walked per writable folder at most; past it the rest is not checked (and the model is told). */
 export const NEW_REPOSITORIES_MAX_DIRS = 200_000;
@@ -424,13 +425,13 @@ function disallowedKeys(file: string, submodule: boolean): string[] {
   if (!st || st.size > CONFIG_MAX_BYTES) return ["(a configuration file over 1 MB)"];
   let out: string;
   try {
-    out = execFileSync("git", ["config", "--file", file, "--no-includes", "--list", "--null"], {
+    out = execFileSync(hostProgram("git"), ["config", "--file", file, "--no-includes", "--list", "--null"], {
       cwd: "/",
       encoding: "utf8",
       timeout: 10_000,
       maxBuffer: 4 * CONFIG_MAX_BYTES,
       stdio: ["ignore", "pipe", "ignore"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
+      env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" },
     });
   } catch {
     return ["(a configuration git cannot read)"];

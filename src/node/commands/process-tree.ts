@@ -10,6 +10,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 interface ProcInfo {
   ppid: number;
@@ -38,7 +39,7 @@ function readProcTable(): Map<number, ProcInfo> {
     return table;
   }
   try {
-    const out = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,comm="], { encoding: "utf8" });
+    const out = execFileSync(hostProgram("ps"), ["-A", "-o", "pid=,ppid=,pgid=,stat=,comm="], { encoding: "utf8" });
     for (const line of out.split("\n")) {
       const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
       if (m) {
@@ -296,7 +297,9 @@ export function startReaper(runnerMarker: string, cgroupPrefix?: string): ChildP
     const child = spawn("/bin/sh", ["-c", script], {
       detached: true,
       stdio: ["pipe", "ignore", "ignore"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      // Not a folder the agent writes (host-programs.ts): sed, grep, cat and sleep here ran a
+      // planted copy on the host when Yoke exited (red team 22-gate, workspace bin on PATH).
+      env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin" },
     });
     child.on("error", () => undefined);
     child.stdin!.on("error", () => undefined);

@@ -163,7 +163,14 @@ export class NodeRunningCommand implements RunningCommand {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     // On pipes, stderr is sent into the stdout pipe first thing, so that the two stay in the order written.
     const script = `${spec.prelude ?? ""}${spec.usePty ? req.command : `exec 2>&1; ${req.command}`}`;
-    this.wrapReq = { argv: [spec.shell, "-c", script], cwd: req.cwd, network: req.network, id: spec.id, ...(req.confine ? { confine: req.confine } : {}) };
+    this.wrapReq = {
+      argv: [spec.shell, "-c", script],
+      cwd: req.cwd,
+      network: req.network,
+      id: spec.id,
+      ...(req.confine ? { confine: req.confine } : {}),
+      ...(spec.env.PATH !== undefined ? { searchPath: spec.env.PATH } : {}),
+    };
     this.mode = spec.usePty ? "pty" : "pipe";
     this.guards = [];
     let wrapped;

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readRegular } from "./packed-refs";
 import { dirname, join } from "node:path";
+import { hostProgram, hostSearchDirs } from "../host-programs";
 
 const LINE = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -30,13 +31,13 @@ export function falseShallowLines(path: string, before: readonly string[]): stri
   if (!added.length) return [];
   const gitDir = dirname(path);
   const git = (args: string[], input?: string) =>
-    spawnSync("git", ["--git-dir", gitDir, ...args], {
+    spawnSync(hostProgram("git"), ["--git-dir", gitDir, ...args], {
       cwd: "/",
       input,
       encoding: "utf8",
       timeout: 60_000,
       maxBuffer: 64 << 20,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
+      env: { PATH: hostSearchDirs().join(":") || "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
     });
   const out: string[] = [];
   for (const sha of added) {

@@ -11,6 +11,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { hostProgram } from "../host-programs";
 
 export interface ProcessIdentity {
   pid: number;
@@ -41,7 +42,7 @@ export function processIdentity(pid: number): ProcessIdentity | undefined {
     }
   }
   try {
-    const out = execFileSync("ps", ["-o", "lstart=,command=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const out = execFileSync(hostProgram("ps"), ["-o", "lstart=,command=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     if (!out) return undefined;
     // lstart is a fixed 24-character date: "Tue Dec  1 13:25:51 2026".
     return { pid, start: out.slice(0, 24), cmdline: out.slice(24).trim() };

@@ -20,6 +20,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
 import { parseJsonc } from "../../core/settings/jsonc";
 import { entryComponents, MARKETPLACE_ENTRY_FILE, readPluginFolder, type PluginFolder } from "./manifest";
+import { hostProgram } from "../host-programs";
 
 export type MarketplaceSource = { source: "directory"; path: string } | { source: "git"; url: string; ref?: string };
 
@@ -95,7 +96,7 @@ function saveInstalled(home: string, plugins: Record<string, InstalledPlugin>): 
 /** Runs real git with nothing of the caller's or the repository's configuration able to run a program, and no prompt. */
 function git(args: string[], cwd?: string): void {
   try {
-    execFileSync("git", ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never", ...args], {
+    execFileSync(hostProgram("git"), ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "protocol.ext.allow=never", ...args], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" },

@@ -13,6 +13,7 @@ import type { SettingsWriter } from "../../core/permissions/gate";
 import { parseJsonc } from "../../core/settings/jsonc";
 import type { DirEntry } from "../../core/permissions/sandbox-view";
 import type { LoadedSource, RuleList, SettingsSourceInfo } from "../../core/permissions/types";
+import { hostProgram } from "../host-programs";
 
 export interface SettingsFileOptions {
   /** Workspace root. */
@@ -122,7 +123,7 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
     return { info, text: read.text, error };
   });
   const workspace = fileSources.filter((s) => WORKSPACE_FILE_KINDS.has(s.info.kind) && (s.text !== undefined || s.error !== undefined));
-  if (workspace.length) await markTracked(cwd, workspace, opts.git ?? "git", opts.home);
+  if (workspace.length) await markTracked(cwd, workspace, opts.git ?? hostProgram("git"), opts.home);
   const vscodeWorkspace: LoadedSource[] =
     opts.vscodeWorkspacePermissions !== undefined || opts.vscodeWorkspaceHooks !== undefined
       ? [
@@ -474,7 +475,7 @@ export function createSettingsWriter(cwd: string, opts: { git?: string } = {}): 
 export async function localFileOrigin(cwd: string, path: string, git?: string): Promise<{ origin: "project" | "project-local"; why?: string }> {
   const root = resolve(cwd);
   const info: SettingsSourceInfo = { kind: "claude-local", label: relative(root, path), path, baseDir: root };
-  await markTracked(root, [{ info, text: "{}" }], git ?? "git");
+  await markTracked(root, [{ info, text: "{}" }], git ?? hostProgram("git"));
   return info.checkedIn === false ? { origin: "project-local" } : { origin: "project", why: info.checkedInWhy ?? "Yoke could not confirm that git does not track it" };
 }
 
@@ -482,6 +483,6 @@ export async function localFileOrigin(cwd: string, path: string, git?: string): 
 async function loadTracking(cwd: string, git?: string): Promise<LoadedSource[]> {
   const info: SettingsSourceInfo = { kind: "project-local", label: ".yoke/settings.local.json", path: join(cwd, ".yoke", "settings.local.json"), baseDir: cwd };
   const source: LoadedSource = { info, text: "{}" };
-  await markTracked(cwd, [source], git ?? "git");
+  await markTracked(cwd, [source], git ?? hostProgram("git"));
   return [source];
 }

@@ -12,8 +12,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, 
 import { homedir, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
-import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
+import { resolvePolicy, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
+import { findHostProgram } from "../../host-programs";
 
 /** What this bwrap supports (older versions lack some options). */
 export interface BwrapFeatures {
@@ -79,13 +80,19 @@ export function bwrapMountArgs(plan: MountPlan, f: BwrapFeatures = FULL_FEATURES
 /** The bwrap arguments (before the command's argv) for a policy and a request. */
 export function bwrapArgs(
   p: ResolvedPolicy,
-  req: Pick<WrapRequest, "cwd" | "network" | "confine">,
+  req: Pick<WrapRequest, "cwd" | "network" | "confine" | "searchPath">,
   facts: HostFacts,
   opts: { features?: BwrapFeatures; protection?: SandboxPolicy["protection"]; tmpMb?: number } = {},
 ): { args: string[]; plan: MountPlan } {
   const f = opts.features ?? FULL_FEATURES;
   const plan = buildMountPlan(
-    { policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(opts.protection ? { protection: opts.protection() } : {}), ...(opts.tmpMb === undefined ? {} : { tmpMb: opts.tmpMb }) },
+    {
+      policy: p,
+      ...(req.confine ? { confine: req.confine } : {}),
+      ...(req.searchPath !== undefined ? { searchPath: req.searchPath } : {}),
+      ...(opts.protection ? { protection: opts.protection() } : {}),
+      ...(opts.tmpMb === undefined ? {} : { tmpMb: opts.tmpMb }),
+    },
     facts,
   );
   return { args: [...bwrapHardening(f, req.network), ...bwrapMountArgs(plan, f), "--chdir", req.cwd], plan };
@@ -187,7 +194,7 @@ function storeProbe(key: string, value: Probed): void {
  * session's start-up usually reads a file instead. A failure is never cached.
  */
 export function probeBwrap(): Probed {
-  const bin = which("bwrap");
+  const bin = findHostProgram("bwrap");
   if (!bin) {
     throw new SandboxUnavailableError(
       "The bwrap sandbox is not available: bubblewrap is not installed. Install it (Debian/Ubuntu: sudo apt-get install bubblewrap; " +
@@ -239,8 +246,9 @@ export function probeBwrap(): Probed {
 }
 
 export function createBwrapBackend(policy: SandboxPolicy): SandboxBackend {
-  const { bin, features, degraded } = probeBwrap();
+  // The policy first: its writable folders are never searched for bwrap (host-programs.ts).
   const p = resolvePolicy(policy);
+  const { bin, features, degraded } = probeBwrap();
   let facts: HostFacts | undefined;
   return {
     name: "bwrap",

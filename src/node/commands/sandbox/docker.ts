@@ -6,8 +6,9 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { buildMountPlan, type HostFacts, type MountPlan } from "./plan";
-import { resolvePolicy, which, type ResolvedPolicy } from "./paths";
+import { resolvePolicy, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxLimits, type SandboxPolicy, type WrapRequest } from "./types";
+import { findHostProgram } from "../../host-programs";
 
 export const DEFAULT_DOCKER_IMAGE = "node:20-bookworm-slim";
 
@@ -38,7 +39,7 @@ export function dockerArgs(p: ResolvedPolicy, req: WrapRequest, image: string, p
 }
 
 export function probeDocker(): string {
-  const bin = which("docker");
+  const bin = findHostProgram("docker");
   if (!bin) {
     throw new SandboxUnavailableError("The docker sandbox is not available: the docker command is not installed. Install Docker Engine, or choose bwrap.");
   }
@@ -54,8 +55,8 @@ export function probeDocker(): string {
 }
 
 export function createDockerBackend(policy: SandboxPolicy, image = DEFAULT_DOCKER_IMAGE): SandboxBackend {
-  const bin = probeDocker();
   const p = resolvePolicy(policy);
+  const bin = probeDocker();
   return {
     name: "docker",
     networkToggle: true,

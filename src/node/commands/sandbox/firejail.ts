@@ -16,8 +16,9 @@ import { readdirSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { buildMountPlan, hostFacts, type HostFacts, type MountPlan } from "./plan";
-import { isWithin, real, resolvePolicy, which, type ResolvedPolicy } from "./paths";
+import { isWithin, real, resolvePolicy, type ResolvedPolicy } from "./paths";
 import { SandboxUnavailableError, type SandboxBackend, type SandboxPolicy, type WrapRequest } from "./types";
+import { findHostProgram } from "../../host-programs";
 
 /**
  * Outside home, only /tmp and /var/tmp are whitelisted (each becomes a tmpfs holding just those
@@ -126,7 +127,7 @@ const HARDENING = ["--quiet", "--noprofile", "--caps.drop=all", "--nonewprivs", 
  * the process limit per command): where user namespaces are off, firejail warns and goes on without.
  */
 export function probeFirejail(): { bin: string; ownUserNamespace: boolean } {
-  const bin = which("firejail");
+  const bin = findHostProgram("firejail");
   if (!bin) {
     throw new SandboxUnavailableError("The firejail sandbox is not available: firejail is not installed. Install it (Debian/Ubuntu: sudo apt-get install firejail), or choose bwrap.");
   }
@@ -148,8 +149,9 @@ export function probeFirejail(): { bin: string; ownUserNamespace: boolean } {
 }
 
 export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
-  const { bin, ownUserNamespace } = probeFirejail();
+  // The policy first: its writable folders are never searched for firejail (host-programs.ts).
   const p = resolvePolicy(policy);
+  const { bin, ownUserNamespace } = probeFirejail();
   const root = process.getuid?.() === 0;
   let userHome: string;
   try {
@@ -174,6 +176,7 @@ export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
         {
           policy: p,
           ...(req.confine ? { confine: req.confine } : {}),
+          ...(req.searchPath !== undefined ? { searchPath: req.searchPath } : {}),
           ...(policy.protection ? { protection: policy.protection() } : {}),
         },
         facts,

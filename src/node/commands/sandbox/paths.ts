@@ -3,6 +3,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import type { SandboxPath, SandboxPolicy } from "./types";
+import { registerAgentWritable } from "../../host-programs";
 
 /** The real path when it exists, else the path resolved. */
 export function real(p: string): string {
@@ -26,11 +27,15 @@ export interface ResolvedPolicy {
 
 export function resolvePolicy(policy: SandboxPolicy): ResolvedPolicy {
   const home = real(policy.home ?? homedir());
-  return {
+  const resolved: ResolvedPolicy = {
     workspace: real(policy.workspace),
     home,
     paths: (policy.paths ?? []).map((p) => ({ path: real(expandHome(p.path, home)), mode: p.mode })),
   };
+  // Yoke's own host programs are never looked up in folders the agent can write (host-programs.ts).
+  registerAgentWritable(resolved.workspace);
+  for (const p of resolved.paths) if (p.mode === "rw") registerAgentWritable(p.path);
+  return resolved;
 }
 
 /** Is `child` equal to or inside `parent`? */

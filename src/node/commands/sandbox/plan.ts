@@ -14,7 +14,7 @@
  * folder, so it is guarded instead: the runner moves whatever appears there to quarantine.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
@@ -365,6 +365,8 @@ export interface PlanInput {
   confine?: CommandConfinement;
   protection?: SandboxProtection;
   tmpMb?: number;
+  /** The command's PATH (WrapRequest.searchPath; default: this process's). */
+  searchPath?: string;
 }
 
 /** The mounts and guards of one command. */
@@ -418,9 +420,14 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const ancestors = new Set<string>();
   const protect = (root: string, rel: string, why: string) => protectPath(b, guards, ancestors, approved, root, rel, why);
   const doors = new Set<string>();
+  // A folder on PATH the command can write (or a relative one): a git planted there would run
+  // instead of git while the door is open, and rewrite .git/config faster than the check puts it
+  // back — the user's own git status on the host ran its core.fsmonitor (red team 22-gate). The
+  // door stays shut (git submodule then fails on the read-only .git/config, as without the door).
+  const doorOpen = input.confine?.gitLinked === true && !searchPathWritable(input.searchPath ?? process.env.PATH ?? "", writable);
   for (const root of writable) {
     // git submodule add/update…: .git/config and .gitmodules writable, checked while and after it runs.
-    const door = input.confine?.gitLinked ? submoduleDoor(b, root) : undefined;
+    const door = doorOpen ? submoduleDoor(b, root) : undefined;
     if (door) guards.push(...door);
     for (const g of door ?? []) doors.add(g.path);
     // .git/worktrees and .git/modules: written by git worktree / git submodule, checked when the command ends (gitAllowList).
@@ -459,7 +466,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     // A submodule's or linked worktree's `.git` file naming this repository's own git folder: git
     // submodule deinit and git worktree remove/move delete or rewrite it (a `.git` file left naming
     // anything else is checked as a new repository when the command ends: new-repositories.ts).
-    if (input.confine?.gitLinked && ownLinkFile(abs, writable)) continue;
+    if (doorOpen && ownLinkFile(abs, writable)) continue;
     const root = writable.filter((w) => isWithin(abs, w)).sort((x, y) => y.length - x.length)[0];
     if (!root || abs === root) {
       // Outside the writable folders it is read-only already; a whole writable folder made read-only:
@@ -542,6 +549,11 @@ function submoduleDoor(b: PlanBuilder, root: string): GuardedPath[] | undefined 
     { path: join(git, "config"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "config", snapshot: config } },
     { path: join(root, ".gitmodules"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "gitmodules", snapshot: modules } },
   ];
+}
+
+/** Does PATH name a folder inside a writable folder, or a relative one (the command's folder, in the workspace)? */
+function searchPathWritable(searchPath: string, writable: readonly string[]): boolean {
+  return searchPath.split(":").some((dir) => !isAbsolute(dir) || writable.some((w) => isWithin(realOrSelf(dir), w) || isWithin(resolve(dir), w)));
 }
 
 /** Is `abs` a `.git` file (`gitdir: …`) naming `<root>/.git/worktrees/…` or `<root>/.git/modules/…` of a writable root? */

@@ -66,6 +66,12 @@ export interface WrapRequest {
   id: string;
   /** What the permission decision requires (default: workspace writable, protected paths read-only). */
   confine?: CommandConfinement;
+  /**
+   * The command's PATH (default: this process's). The git door (confine.gitLinked) stays shut when
+   * a folder on it is writable by the command or relative: a `git` planted there runs instead of
+   * git while `.git/config` is writable (red team 22-gate).
+   */
+  searchPath?: string;
 }
 
 /**
