@@ -16,7 +16,10 @@ describe("costly guidance globs", () => {
   });
 
   it("the rule says which glob is not used, and keeps its others", () => {
-    const r = parseRule({ path: "/w/.windsurf/rules/x.md", source: ".windsurf/rules/x.md", origin: "workspace", text: '---\ntrigger: glob\nglobs: "**/*.ts, **/*a*a*a*a*X"\n---\nBody.\n' }, "windsurf");
+    const r = parseRule(
+      { path: "/w/.windsurf/rules/x.md", source: ".windsurf/rules/x.md", origin: "workspace", text: '---\ntrigger: glob\nglobs: "**/*.ts, **/*a*a*a*a*X"\n---\nBody.\n' },
+      "windsurf",
+    );
     expect(r.entry?.match.globs).toEqual(["**/*.ts"]);
     expect(r.problems).toEqual([{ path: "/w/.windsurf/rules/x.md", line: 3, message: expect.stringContaining('glob "**/*a*a*a*a*X" not used: more than 3 "*" in one path part') }]);
   });
