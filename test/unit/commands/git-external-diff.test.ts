@@ -42,6 +42,7 @@ it("git diff with a change works under the read-only environment where nothing s
   }
 });
 
-it("without git (or when it cannot tell), the override stays", () => {
-  expect(externalDiffConfigured(tmpdir(), { PATH: "/nonexistent" })).toBe(true);
+it("when git cannot tell (it cannot start there), the override stays", () => {
+  // Yoke's own git is found from its own safe PATH (host-programs.ts), not the command's: a folder git cannot start in stands for "cannot tell".
+  expect(externalDiffConfigured(join(tmpdir(), "yoke-no-such-folder-for-git"), { PATH: "/nonexistent" })).toBe(true);
 });
