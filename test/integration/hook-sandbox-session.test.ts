@@ -46,7 +46,10 @@ const ATTACK = (out: string) =>
     `ls -a ~/.local/share ~/.local/share/hooks ~ >> "$out" 2>&1`,
     `echo "pwned-${out}" >> ~/.bashrc 2>/dev/null`,
     // The descriptors of the hook's shell, and the attack through the CLI's inherited ones.
-    `ls -l /proc/$$/fd | sed 's/^/HOOKFD /' >> "$out"`,
+    // Listed a second after the pipeline starts: while the shell sets a pipeline up it holds the pipe's read end
+    // for a moment, and an immediate `ls` listed it ("3 -> pipe:" about one run in eight as user × bwrap, on the
+    // code of before session 16 too); a redirection instead makes the shell keep a saved copy of stdout.
+    `(sleep 1; ls -l /proc/$$/fd) | sed 's/^/HOOKFD /' >> "$out"`,
     `for k in 3 4 5 9 40 41; do cat /proc/self/fd/$k/.ssh/id_ed25519 /proc/1/fd/$k/.ssh/id_ed25519 >> "$out" 2>/dev/null; echo pwned > /proc/self/fd/$k/pwned-$k 2>/dev/null; done`,
     `echo "ran ${out}" >> "$out"`,
     "exit 0",
