@@ -71,6 +71,13 @@ describe("glob matching without backtracking", () => {
     expect(matcher("**/*a*b*c*d?.env", true)("sub/xaybzcwdİ.env")).toBe(true);
   });
 
+  it("a bash glob's ? and [!…] match a character past U+FFFF as bash does in a UTF-8 locale, by the expression and the walk (red team 23)", () => {
+    for (const seg of ["xaybzcwd?.env", "xaybzcwd[!x].env", "*a*d?.env", "*a*b*c*d?.env", "*a*b*c*d[!x].env"]) {
+      expect(segmentMatcher(seg)("xaybzcwd😀.env"), seg).toBe(true);
+      expect(segmentMatcher(seg)("xaybzcwdx.env"), seg).toBe(!seg.includes("[!x]"));
+    }
+  });
+
   it("a bash glob segment: the walk answers as the regular expression does (randomized: 20,000 pairs)", () => {
     const r = rng(7);
     const pieces = ["a", "b", "*", "?", "[ab]", "[!a]", "x", "\\*", "[[:digit:]]", "1"];
