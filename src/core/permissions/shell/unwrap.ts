@@ -1019,6 +1019,13 @@ function isCompilerDriver(name: string): boolean {
 }
 function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void {
   for (let i = 0; i < args.length; i++) {
+    // `@FILE` reads more options from FILE when it runs, a `-wrapper` among them (`gcc @o …` ran the
+    // wrapper's `sh -c 'cat .env'` under Read(**/.env) in bypassPermissions: red team 23).
+    if (args[i]!.value.startsWith("@") && args[i]!.value.length > 1) {
+      const why = `the compiler reads more options from ${args[i]!.raw} when it runs, and a -wrapper there would run a command Yoke cannot see`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+      continue;
+    }
     if (args[i]!.value !== "-wrapper" && args[i]!.value !== "--wrapper") continue;
     const value = args[i + 1];
     if (!value) continue;
