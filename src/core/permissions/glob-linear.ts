@@ -18,6 +18,25 @@ export function costlyGlob(pattern: string): boolean {
   return pattern.split("/").some((part) => part !== "**" && (part.match(/\*+/g)?.length ?? 0) > MAX_STARS_PER_PART);
 }
 
+/**
+ * One UTF-16 unit folded as picomatch's case-insensitive expression folds it (the `i` flag without `u`:
+ * upper case, unless that changes the length or maps a non-ASCII unit into ASCII). Folding each unit
+ * keeps a name's length: `"İ".toLowerCase()` is two units, and a `?` or literal after it missed a
+ * deny rule's file (red team 23).
+ */
+function foldUnit(c: string): string {
+  const u = c.toUpperCase();
+  if (u.length !== 1) return c;
+  if (c.charCodeAt(0) >= 128 && u.charCodeAt(0) < 128) return c;
+  return u;
+}
+
+function foldName(name: string): string {
+  let out = "";
+  for (let i = 0; i < name.length; i++) out += foldUnit(name[i]!);
+  return out;
+}
+
 type Token = { kind: "star" } | { kind: "one"; test: (c: string) => boolean };
 
 const MAX_ALTERNATIVES = 64;
@@ -25,7 +44,7 @@ const MAX_ALTERNATIVES = 64;
 /** One path part's tokens, or undefined for syntax not read here. */
 function tokenize(part: string, nocase: boolean): Token[] | undefined {
   const tokens: Token[] = [];
-  const fold = (c: string) => (nocase ? c.toLowerCase() : c);
+  const fold = (c: string) => (nocase ? foldUnit(c) : c);
   for (let i = 0; i < part.length; i++) {
     const c = part[i]!;
     if (c === "\\") {
@@ -66,7 +85,10 @@ function readClass(part: string, start: number, nocase: boolean): { test: (c: st
     let c = part[i]!;
     if (c === "]" && !first) {
       const test = (x: string) => {
-        const hit = ranges.some(([lo, hi]) => (x >= lo && x <= hi) || (nocase && ((x.toUpperCase() >= lo && x.toUpperCase() <= hi) || (x.toLowerCase() >= lo && x.toLowerCase() <= hi))));
+        const hit = ranges.some(
+          ([lo, hi]) =>
+            (x >= lo && x <= hi) || (nocase && ((x.toUpperCase() >= lo && x.toUpperCase() <= hi) || (x.toLowerCase() >= lo && x.toLowerCase() <= hi) || (foldUnit(x) >= lo && foldUnit(x) <= hi))),
+        );
         return negate ? !hit : hit;
       };
       return { test, end: i };
@@ -148,7 +170,7 @@ export function linearGlob(pattern: string, nocase = false): ((path: string) => 
     compiled.push(parts);
   }
   return (path: string) => {
-    const names = path.split("/").map((n) => (nocase ? n.toLowerCase() : n));
+    const names = path.split("/").map((n) => (nocase ? foldName(n) : n));
     return compiled.some((parts) => pathMatches(parts, names));
   };
 }

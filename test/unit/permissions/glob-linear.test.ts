@@ -58,6 +58,26 @@ describe("glob matching without backtracking", () => {
     expect(broader).toBeLessThan(200);
   });
 
+  it("case-insensitive (deny) matching is never narrower than picomatch on non-ASCII names whose case changes length (red team 23)", () => {
+    // "İ".toLowerCase() is two UTF-16 units, "ß".toUpperCase() is two: folding the whole name shifted every `?` and literal after it.
+    const chars = ["İ", "ı", "ß", "ŉ", "ǰ", "K", "ſ", "Σ", "ς", "ﬀ", "a", "A"];
+    for (const c of chars) {
+      for (const pattern of ["*a*b*c*d?.env", `*a*b*c*d${c}.env`, "*a*b*c*d[^x].env", `*a*b*c*?${c}?.env`]) {
+        for (const name of [`xaybzcwd${c}.env`, `xaybzcw${c}${c}${c}.env`, `xaybzcwd${c.toUpperCase()}.env`, `xaybzcwd${c.toLowerCase()}.env`]) {
+          if (picomatch(pattern, { dot: true, windows: false, nocase: true })(name)) expect(linearGlob(pattern, true)!(name), `${pattern} ~ ${name}`).toBe(true);
+        }
+      }
+    }
+    expect(matcher("**/*a*b*c*d?.env", true)("sub/xaybzcwdİ.env")).toBe(true);
+  });
+
+  it("a bash glob's ? and [!…] match a character past U+FFFF as bash does in a UTF-8 locale, by the expression and the walk (red team 23)", () => {
+    for (const seg of ["xaybzcwd?.env", "xaybzcwd[!x].env", "*a*d?.env", "*a*b*c*d?.env", "*a*b*c*d[!x].env"]) {
+      expect(segmentMatcher(seg)("xaybzcwd😀.env"), seg).toBe(true);
+      expect(segmentMatcher(seg)("xaybzcwdx.env"), seg).toBe(!seg.includes("[!x]"));
+    }
+  });
+
   it("a bash glob segment: the walk answers as the regular expression does (randomized: 20,000 pairs)", () => {
     const r = rng(7);
     const pieces = ["a", "b", "*", "?", "[ab]", "[!a]", "x", "\\*", "[[:digit:]]", "1"];

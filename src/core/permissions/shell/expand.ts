@@ -324,6 +324,13 @@ export function segmentRegex(seg: string): string {
     .join("");
 }
 
+/**
+ * One character past U+FFFF (two UTF-16 units): bash's `?` and `[!…]` match it as one character in a
+ * UTF-8 locale, the expressions here read units, so `cat xaybzcwd?.env` hid xaybzcwd😀.env from a deny
+ * rule naming that file (red team 23).
+ */
+const ASTRAL = "[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]";
+
 /** A `*` among a segment's pieces; every other piece is a regular expression for exactly one character. */
 const STAR = Symbol("star");
 type Piece = string | typeof STAR;
@@ -336,7 +343,7 @@ function segmentPieces(seg: string): Piece[] {
       out.push(escapeRe(seg[i + 1] ?? "\\"));
       i++;
     } else if (c === "*") out.push(STAR);
-    else if (c === "?") out.push("[^/]");
+    else if (c === "?") out.push(`(?:${ASTRAL}|[^/])`);
     else if (c === "[") {
       const parsed = bracket(seg, i);
       if (parsed) {
@@ -401,7 +408,7 @@ function bracket(seg: string, open: number): { re: string; end: number } | undef
   let firstChar = true;
   for (; i < seg.length; i++) {
     const c = seg[i]!;
-    if (c === "]" && !firstChar) return { re: `[${negate ? "^" : ""}${body}]`, end: i };
+    if (c === "]" && !firstChar) return { re: negate ? `(?:${ASTRAL}|[^${body}])` : `[${body}]`, end: i };
     firstChar = false;
     if (c === "[" && seg[i + 1] === ":") {
       const close = seg.indexOf(":]", i + 2);

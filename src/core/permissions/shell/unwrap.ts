@@ -536,7 +536,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       // (red team round 12: `/usr/lib/git-core/git-reset --hard` under Bash(git reset:*)).
       const sub = gitProgramCommand(name);
       if (sub !== undefined) return { words: [{ ...words[0]!, value: "git" }, literalWord(sub), ...args] };
-      if (COMPILERS.has(name)) compilerWrapper(part, args, out);
+      if (isCompilerDriver(name)) compilerWrapper(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -1008,8 +1008,24 @@ function startStopDaemon(part: CommandPart, args: Word[], out: Unwrapped): void 
 
 /** C compilers' drivers: `-wrapper PROG,ARG…` runs each compiler stage through PROG. */
 const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++", "gfortran", "cpp"]);
+/**
+ * A compiler driver by any of its installed names: versioned (`gcc-12`, `clang-15`) or with a target or
+ * standard before it (`x86_64-linux-gnu-gcc-12`, `c99-gcc`). `setsid gcc-12 -wrapper sh,-c,'cat .env',x …`
+ * ran cat on .env under Read(**\/.env) in bypassPermissions (red team 23): only the plain names were read.
+ */
+function isCompilerDriver(name: string): boolean {
+  const m = /^(?:[A-Za-z0-9_.]+-)*([a-z+]+?)(?:-\d+(?:\.\d+)*)?$/.exec(name);
+  return COMPILERS.has(name) || (m !== null && COMPILERS.has(m[1]!));
+}
 function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void {
   for (let i = 0; i < args.length; i++) {
+    // `@FILE` reads more options from FILE when it runs, a `-wrapper` among them (`gcc @o …` ran the
+    // wrapper's `sh -c 'cat .env'` under Read(**/.env) in bypassPermissions: red team 23).
+    if (args[i]!.value.startsWith("@") && args[i]!.value.length > 1) {
+      const why = `the compiler reads more options from ${args[i]!.raw} when it runs, and a -wrapper there would run a command Yoke cannot see`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+      continue;
+    }
     if (args[i]!.value !== "-wrapper" && args[i]!.value !== "--wrapper") continue;
     const value = args[i + 1];
     if (!value) continue;
