@@ -8,7 +8,7 @@
  * instead: each path part by the classic wildcard walk (one remembered `*`, O(name × pattern)),
  * `**` parts over the path's parts by a memoised walk. Supported: literals, `\x`, `?`, `*`,
  * `[…]` classes (ranges, `^` negation — a leading `!` is a character of the class, as picomatch reads it), `**` as a whole part, and braces
- * (expanded as the shell analysis expands them, at most 64 alternatives). Anything else (extglobs, numeric ranges) returns undefined: the caller
+ * (expanded as the shell analysis expands them, at most 64 alternatives). Anything else (extglobs, `**` inside a part) returns undefined: the caller
  * decides the safe reading.
  */
 import { braceExpand, MAX_STARS_PER_PART } from "./shell/expand";
@@ -129,20 +129,24 @@ function partMatches(tokens: Token[], name: string): boolean {
 
 type Part = "**" | Token[];
 
+/**
+ * Whether the parts match the names, `**` taking any number of names: filled from the last part back,
+ * one row of names at a time (no recursion: a path may have tens of thousands of parts).
+ */
 function pathMatches(parts: Part[], names: string[]): boolean {
-  const memo = new Map<number, boolean>();
-  const walk = (p: number, n: number): boolean => {
-    const key = p * (names.length + 1) + n;
-    const seen = memo.get(key);
-    if (seen !== undefined) return seen;
-    let r: boolean;
-    if (p === parts.length) r = n === names.length;
-    else if (parts[p] === "**") r = walk(p + 1, n) || (n < names.length && walk(p, n + 1));
-    else r = n < names.length && partMatches(parts[p] as Token[], names[n]!) && walk(p + 1, n + 1);
-    memo.set(key, r);
-    return r;
-  };
-  return walk(0, 0);
+  const n = names.length;
+  let next = new Uint8Array(n + 1);
+  next[n] = 1;
+  for (let p = parts.length - 1; p >= 0; p--) {
+    const row = new Uint8Array(n + 1);
+    const part = parts[p]!;
+    for (let i = n; i >= 0; i--) {
+      if (part === "**") row[i] = next[i] || (i < n ? row[i + 1]! : 0);
+      else row[i] = i < n && next[i + 1] && partMatches(part, names[i]!) ? 1 : 0;
+    }
+    next = row;
+  }
+  return next[0] === 1;
 }
 
 /**
@@ -173,9 +177,4 @@ export function linearGlob(pattern: string, nocase = false): ((path: string) => 
     const names = path.split("/").map((n) => (nocase ? foldName(n) : n));
     return compiled.some((parts) => pathMatches(parts, names));
   };
-}
-
-/** A matcher for one path part (no `/` in the pattern), or undefined as linearGlob. */
-export function linearPartGlob(part: string, nocase = false): ((name: string) => boolean) | undefined {
-  return linearGlob(part, nocase);
 }

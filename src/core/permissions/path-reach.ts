@@ -6,7 +6,7 @@
  * "could apply", which asks; it never allows anything.
  */
 import picomatch from "picomatch";
-import { costlyGlob, linearPartGlob } from "./glob-linear";
+import { costlyGlob, linearGlob } from "./glob-linear";
 import { PROTECTED_WORKSPACE_PATHS, type ProtectedPath } from "../protected-paths";
 import { rulesFor, type EvalContext } from "./context";
 import { anchorsOf, type PathSpecContext } from "./path-spec";
@@ -90,7 +90,7 @@ function segMatches(glob: { glob: string; rule?: boolean }, name: string): boole
   if (!m) {
     // A part picomatch would backtrack on (glob-linear.ts) is matched without backtracking; syntax that
     // matcher does not read could match (the conservative answer here: the rule may reach the path).
-    m = costlyGlob(glob.glob) ? (linearPartGlob(glob.glob) ?? (() => true)) : picomatch(glob.glob, { dot: true, windows: false });
+    m = costlyGlob(glob.glob) ? (linearGlob(glob.glob) ?? (() => true)) : picomatch(glob.glob, { dot: true, windows: false });
     ruleGlobCache.set(glob.glob, m);
   }
   return m(name);
