@@ -11,7 +11,7 @@
  * (expanded as the shell analysis expands them, at most 64 alternatives). Anything else (extglobs, `**` inside a part) returns undefined: the caller
  * decides the safe reading.
  */
-import { braceExpand, MAX_STARS_PER_PART } from "./shell/expand";
+import { braceExpand, MAX_STARS_PER_PART, STAR, wildcardWalk, type WalkToken } from "./shell/expand";
 
 /** Whether picomatch could take exponential time on this pattern (some part holds more than MAX_STARS_PER_PART `*` runs). */
 export function costlyGlob(pattern: string): boolean {
@@ -37,7 +37,7 @@ function foldName(name: string): string {
   return out;
 }
 
-type Token = { kind: "star" } | { kind: "one"; test: (c: string) => boolean };
+type Token = WalkToken;
 
 const MAX_ALTERNATIVES = 64;
 
@@ -49,26 +49,26 @@ function tokenize(part: string, nocase: boolean): Token[] | undefined {
     const c = part[i]!;
     if (c === "\\") {
       const lit = fold(part[++i] ?? "\\");
-      tokens.push({ kind: "one", test: (x) => x === lit });
+      tokens.push((x) => x === lit);
     } else if (c === "*") {
       while (part[i + 1] === "*") i++;
-      if (tokens.at(-1)?.kind !== "star") tokens.push({ kind: "star" });
+      if (tokens.at(-1) !== STAR) tokens.push(STAR);
     } else if (c === "?") {
       if (part[i + 1] === "(") return undefined;
-      tokens.push({ kind: "one", test: () => true });
+      tokens.push(() => true);
     } else if (c === "[") {
       const cls = readClass(part, i, nocase);
       if (!cls) {
-        tokens.push({ kind: "one", test: (x) => x === "[" });
+        tokens.push((x) => x === "[");
         continue;
       }
-      tokens.push({ kind: "one", test: cls.test });
+      tokens.push(cls.test);
       i = cls.end;
     } else if ((c === "!" || c === "+" || c === "@") && part[i + 1] === "(") return undefined;
     else if (c === "(" || c === ")" || c === "|") return undefined;
     else {
       const lit = fold(c);
-      tokens.push({ kind: "one", test: (x) => x === lit });
+      tokens.push((x) => x === lit);
     }
   }
   return tokens;
@@ -104,29 +104,6 @@ function readClass(part: string, start: number, nocase: boolean): { test: (c: st
   return undefined;
 }
 
-/** The wildcard walk: on a mismatch, go back to the last `*` and let it take one more character. O(name × tokens). */
-function partMatches(tokens: Token[], name: string): boolean {
-  let t = 0;
-  let n = 0;
-  let star = -1;
-  let mark = 0;
-  while (n < name.length) {
-    const tok = tokens[t];
-    if (tok?.kind === "one" && tok.test(name[n]!)) {
-      t++;
-      n++;
-    } else if (tok?.kind === "star") {
-      star = t++;
-      mark = n;
-    } else if (star >= 0) {
-      t = star + 1;
-      n = ++mark;
-    } else return false;
-  }
-  while (tokens[t]?.kind === "star") t++;
-  return t === tokens.length;
-}
-
 type Part = "**" | Token[];
 
 /**
@@ -142,7 +119,7 @@ function pathMatches(parts: Part[], names: string[]): boolean {
     const part = parts[p]!;
     for (let i = n; i >= 0; i--) {
       if (part === "**") row[i] = next[i] || (i < n ? row[i + 1]! : 0);
-      else row[i] = i < n && next[i + 1] && partMatches(part, names[i]!) ? 1 : 0;
+      else row[i] = i < n && next[i + 1] && wildcardWalk(part, names[i]!) ? 1 : 0;
     }
     next = row;
   }

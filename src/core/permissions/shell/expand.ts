@@ -332,7 +332,7 @@ export function segmentRegex(seg: string): string {
 const ASTRAL = "[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]";
 
 /** A `*` among a segment's pieces; every other piece is a regular expression for exactly one character. */
-const STAR = Symbol("star");
+export const STAR = Symbol("star");
 type Piece = string | typeof STAR;
 
 function segmentPieces(seg: string): Piece[] {
@@ -368,33 +368,45 @@ function regexMatcher(pieces: Piece[]): (name: string) => boolean {
  * character — O(name × pattern), the same answers (each other piece matches exactly one character).
  */
 function walkMatcher(pieces: Piece[]): (name: string) => boolean {
-  const tokens: Array<RegExp | typeof STAR> = [];
+  const tokens: WalkToken[] = [];
   for (const p of pieces) {
-    if (p !== STAR) tokens.push(new RegExp(`^${p}$`, "s"));
-    else if (tokens.at(-1) !== STAR) tokens.push(STAR);
-  }
-  return (name) => {
-    const chars = [...name];
-    let t = 0;
-    let n = 0;
-    let star = -1;
-    let mark = 0;
-    while (n < chars.length) {
-      const tok = tokens[t];
-      if (tok !== undefined && tok !== STAR && chars[n] !== "/" && tok.test(chars[n]!)) {
-        t++;
-        n++;
-      } else if (tok === STAR) {
-        star = t++;
-        mark = n;
-      } else if (star >= 0 && chars[mark] !== "/") {
-        t = star + 1;
-        n = ++mark;
-      } else return false;
+    if (p === STAR) tokens.push(STAR);
+    else {
+      const re = new RegExp(`^${p}$`, "s");
+      tokens.push((c) => re.test(c));
     }
-    while (tokens[t] === STAR) t++;
-    return t === tokens.length;
-  };
+  }
+  // By character, as bash counts them in a UTF-8 locale (a character past U+FFFF is one).
+  return (name) => wildcardWalk(tokens, [...name]);
+}
+
+/** A `*`, or a test of exactly one character. */
+export type WalkToken = typeof STAR | ((c: string) => boolean);
+
+/**
+ * The wildcard walk: on a mismatch go back to the last `*` and let it take one more character —
+ * O(name × tokens), no backtracking blow-up. Also glob-linear.ts's, for rule patterns.
+ */
+export function wildcardWalk(tokens: readonly WalkToken[], chars: ArrayLike<string>): boolean {
+  let t = 0;
+  let n = 0;
+  let star = -1;
+  let mark = 0;
+  while (n < chars.length) {
+    const tok = tokens[t];
+    if (tok === STAR) {
+      star = t++;
+      mark = n;
+    } else if (tok !== undefined && tok(chars[n]!)) {
+      t++;
+      n++;
+    } else if (star >= 0) {
+      t = star + 1;
+      n = ++mark;
+    } else return false;
+  }
+  while (tokens[t] === STAR) t++;
+  return t === tokens.length;
 }
 
 function bracket(seg: string, open: number): { re: string; end: number } | undefined {
