@@ -14,7 +14,7 @@ import { isShell } from "./shell/unwrap";
 import type { Word } from "./shell/words";
 
 interface ScriptRunner {
-  part: { hidden: string[] };
+  part: { hidden: string[]; views?: ReadonlyArray<{ words: Word[] }> };
   cwd: string | null;
   innermost: { words: Word[] };
 }
@@ -67,7 +67,10 @@ export function markScriptsTheLineWrites(instances: readonly ScriptRunner[], tou
   if (!written.size) return;
   for (const inst of instances) {
     if (inst.cwd === null) continue;
-    for (const op of scriptOperands(inst.innermost.words)) {
+    // Each command a wrapper may run is read too: `ln -s /bin/sh s && setsid ./s -c 'cat .env'` read .env
+    // under Read(**/.env) in bypassPermissions (red team 24, diffcheck): only the innermost command was.
+    const runs = [inst.innermost.words, ...(inst.part.views ?? []).map((v) => v.words)];
+    for (const op of runs.flatMap(scriptOperands)) {
       if (op.dynamic) continue;
       const abs = normalizeAbs(resolveFrom(inst.cwd, op.value, home));
       if (!written.has(abs)) continue;

@@ -537,6 +537,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       const sub = gitProgramCommand(name);
       if (sub !== undefined) return { words: [{ ...words[0]!, value: "git" }, literalWord(sub), ...args] };
       if (isCompilerDriver(name)) compilerWrapper(part, args, out);
+      if (JAVA_LAUNCHERS.has(name)) javaOnError(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -1031,6 +1032,22 @@ function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void 
     if (!value) continue;
     if (value.dynamic) dynamicCandidate(part, args[i]!.value, value);
     else candidate(part, value.value.split(",").filter(Boolean).map(literalWord), out, true);
+  }
+}
+
+/** The JDK's programs: `-XX:OnOutOfMemoryError=CMD` and `-XX:OnError=CMD` (`-J-XX:…` through javac and its kin). */
+const JAVA_LAUNCHERS = new Set(["java", "javac", "javadoc", "jar", "jshell", "jlink", "jpackage", "kotlinc", "scalac"]);
+/**
+ * The JVM runs these values with `sh -c` when memory runs out or it crashes. With them unread,
+ * `printf '…' > A.java && java -Xmx16m -XX:OnOutOfMemoryError='cat .env' A.java` read .env under
+ * Read(**\/.env) in bypassPermissions (red team 24, real bash via diffcheck).
+ */
+function javaOnError(part: CommandPart, args: Word[], out: Unwrapped): void {
+  for (const a of args) {
+    const m = /^(?:-J)?-XX:(OnOutOfMemoryError|OnError)=([\s\S]*)$/.exec(a.value);
+    if (!m) continue;
+    if (a.dynamic) dynamicCandidate(part, `-XX:${m[1]}`, a);
+    else out.scripts.push({ how: `${part.views[0]?.words[0]?.value ?? "java"} -XX:${m[1]}`, script: { ...a, value: m[2]! }, elevated: part.elevated });
   }
 }
 
