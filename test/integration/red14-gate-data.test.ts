@@ -95,16 +95,28 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         const settings = join(base, "deny.json");
         writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash(rm -rf:*)", "Bash(git reset:*)", "Edit(secrets/**)"] } }));
         chownTree(settings, id);
-        const commands = [...DISCARDS, ...ATTACKS.map((a) => a.command), "chmod -R 777 d", "echo '!ls > listed.txt' | ed -s f.txt", "git restore --staged f.txt", "echo ran > control.txt"];
+        const commands = [
+          ...DISCARDS,
+          ...ATTACKS.map((a) => a.command),
+          "chmod -R 777 d",
+          "printf '1s/text/edited/\\nw\\nq\\n' | ed -s f.txt",
+          "echo '!ls > listed.txt' | ed -s f.txt",
+          "git restore --staged f.txt",
+          "echo ran > control.txt",
+        ];
         const r = await session(ws, commands.map(bash), settings);
         expect(r.code, r.stderr).toBe(0);
         expect(readFileSync(join(ws, "control.txt"), "utf8")).toBe("ran\n");
         const lost = ATTACKS.filter((a) => !existsSync(join(ws, a.victim)) || readFileSync(join(ws, a.victim), "utf8") !== a.keep).map((a) => a.command);
         expect(lost, `destroyed by: ${lost.join(" | ")}\n${r.told.slice(0, 4000)}`).toEqual([]);
         expect(readFileSync(join(ws, "a.txt"), "utf8"), r.told.slice(0, 4000)).toBe(WORK);
-        // Ordinary work still runs: chmod's mode is not a path, ed without a rule-covered command, restore --staged.
+        // Ordinary work still runs: chmod's mode is not a path, ed editing its file, restore --staged.
         expect(statSync(join(ws, "d")).mode & 0o777).toBe(0o777);
-        expect(existsSync(join(ws, "listed.txt"))).toBe(true);
+        expect(readFileSync(join(ws, "f.txt"), "utf8")).toBe("edited\n");
+        // ed's shell escape runs a command whose reads and writes no rule sees (session 16, differential checker:
+        // `!cat .env` printed .env under Read(**/.env)), so with deny rules it is asked — and no one answers here.
+        expect(existsSync(join(ws, "listed.txt"))).toBe(false);
+        expect(r.told).toMatch(/ed runs the commands its input gives its shell escape/);
         expect(r.told).toMatch(/Bash\(git reset:\*\)/);
         expect(r.told).toMatch(/Bash\(rm -rf:\*\)/);
       },
