@@ -154,6 +154,8 @@ export interface ListOptions {
   events?: readonly SessionEvent[];
   /** The built-in lessons folder (null: none; default: the installed package's). */
   builtinDir?: string | null;
+  /** Read the workspace's files with synchronous calls (the CLI; never the extension host): createNodeWorkspaceFs's `syncReads`. */
+  syncReads?: boolean;
 }
 
 const posix = (p: string) => p.split(sep).join("/");
@@ -202,7 +204,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
 
   // --- guidance: memory, rules, skills, lessons (and the files left out on purpose) ---
   const gate = folderGate({ cwd, home, trusted: o.trusted });
-  const fs = createNodeWorkspaceFs(cwd, o.folders ? { folders: o.folders.map((root) => ({ root })) } : {});
+  const fs = createNodeWorkspaceFs(cwd, { ...(o.folders ? { folders: o.folders.map((root) => ({ root })) } : {}), ...(o.syncReads ? { syncReads: true } : {}) });
   const set = await loadGuidance({
     fs,
     files: createNodeGuidanceFiles({ home, skillDirs: pluginSkillFolders(scope), ...(o.builtinDir !== undefined ? { builtinDir: o.builtinDir } : {}) }),

@@ -1,6 +1,6 @@
 /** WorkspaceFs over node:fs/promises, with atomic writes. */
 import { randomBytes } from "node:crypto";
-import { watch as fsWatch, type FSWatcher } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as nodePath from "node:path";
 import type { Disposable, FileStat, FileType, WorkspaceFs } from "../core/ports";
@@ -51,27 +51,31 @@ async function atomicWrite(target: string, data: Uint8Array): Promise<void> {
 
 /**
  * The workspace file system for `root`; with `folders`, a multi-root workspace whose first folder
- * is `root` (names default to the folders' base names).
+ * is `root` (names default to the folders' base names). `syncReads`: stat, realPath, readDir,
+ * readFile and readChecked make synchronous system calls (the same answers; SafeFilesOptions
+ * says when: a CLI command reading many small files, never the extension host).
  */
-export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyArray<{ root: string; name?: string }> } = {}): WorkspaceFs {
+export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyArray<{ root: string; name?: string }>; syncReads?: boolean } = {}): WorkspaceFs {
   const rootPosix = toPosix(nodePath.resolve(root));
   const folders = more.folders?.map((f) => {
     const r = toPosix(nodePath.resolve(f.root));
     return { root: r, name: f.name ?? nodePath.basename(r) };
   });
-  const safe = createSafeFiles([rootPosix, ...(folders?.map((f) => f.root) ?? [])]);
+  const safe = createSafeFiles([rootPosix, ...(folders?.map((f) => f.root) ?? [])], { syncReads: more.syncReads });
+  const now = more.syncReads === true;
   return {
     root: rootPosix,
     ...(folders && folders.length > 1 ? { folders } : {}),
     async readFile(path) {
-      return new Uint8Array(await fsp.readFile(path));
+      return new Uint8Array(now ? readFileSync(path) : await fsp.readFile(path));
     },
     writeFile: atomicWrite,
     readChecked: (path) => safe.read(path),
     writeChecked: (path, data) => safe.write(path, data),
     async stat(path): Promise<FileStat | undefined> {
       try {
-        const st = await fsp.lstat(path);
+        const st = now ? lstatSync(path, { throwIfNoEntry: false }) : await fsp.lstat(path);
+        if (!st) return undefined;
         return { type: typeOf(st), size: st.size, mtimeMs: st.mtimeMs };
       } catch (e) {
         if (isMissing(e)) return undefined;
@@ -79,12 +83,12 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
       }
     },
     async readDir(path) {
-      const entries = await fsp.readdir(path, { withFileTypes: true });
+      const entries = now ? readdirSync(path, { withFileTypes: true }) : await fsp.readdir(path, { withFileTypes: true });
       return entries.map((d) => [d.name, typeOf(d)] as [string, FileType]);
     },
     async realPath(path) {
       try {
-        return toPosix(await fsp.realpath(path));
+        return toPosix(now ? realpathSync.native(path) : await fsp.realpath(path));
       } catch (e) {
         if (isMissing(e) || (e as NodeJS.ErrnoException).code === "ELOOP") return undefined;
         throw e;

@@ -15,7 +15,7 @@
  * open. A link swapped in and back out between two of these steps is not seen: best effort.
  */
 import { randomBytes } from "node:crypto";
-import { constants as C, existsSync, type Stats } from "node:fs";
+import { closeSync, constants as C, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { PathChangedError, type CheckedRead, type FileStat } from "../core/ports";
 
@@ -26,6 +26,14 @@ const NOFOLLOW = C.O_NOFOLLOW ?? 0;
 const DIRECTORY = C.O_DIRECTORY ?? 0;
 const NONBLOCK = C.O_NONBLOCK ?? 0;
 const NOCTTY = C.O_NOCTTY ?? 0;
+
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
@@ -60,14 +68,37 @@ export interface SafeFiles {
   readonly viaProc: boolean;
 }
 
+/** A read's descriptor is not a regular file: the error the read gives (a folder: EISDIR, as fs's own; else a PathChangedError). */
+function notAFile(path: string, st: Stats): Error | undefined {
+  if (st.isDirectory()) {
+    const e = new Error(`EISDIR: illegal operation on a directory, read '${path}'`) as NodeJS.ErrnoException;
+    e.code = "EISDIR";
+    return e;
+  }
+  if (!st.isFile()) return new PathChangedError(path, "it is not a regular file (a device, pipe or socket)");
+  return undefined;
+}
+
+export interface SafeFilesOptions {
+  useProc?: boolean;
+  /**
+   * Reads with synchronous system calls (same checks, same answers): for a process Yoke owns that
+   * reads many small files and has nothing else to do meanwhile (`yoke lessons list` at a million
+   * files: each asynchronous call is a trip through libuv's thread pool, ~7× the CPU of the call
+   * itself). Never in the extension host. Only where descriptors show their path (/proc).
+   */
+  syncReads?: boolean;
+}
+
 /**
  * Safe opens for the folders `roots`. A root itself may be reached through links (the user chose
  * it); below it, nothing may be a link. A path under no root must have no link at all.
  */
-export function createSafeFiles(roots: readonly string[], opts: { useProc?: boolean } = {}): SafeFiles {
+export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions = {}): SafeFiles {
   const useProc = opts.useProc ?? PROC_FD;
   const sorted = [...roots].sort((a, b) => b.length - a.length);
   const realRoots = new Map<string, Promise<string>>();
+  const realRootsNow = new Map<string, string>();
 
   function rootOf(path: string): string {
     return sorted.find((r) => path === r || path.startsWith(r === "/" ? "/" : `${r}/`)) ?? "/";
@@ -144,16 +175,38 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
     try {
       const st = await fh.stat();
       await verify(fh, path, st);
-      if (st.isDirectory()) {
-        const e = new Error(`EISDIR: illegal operation on a directory, read '${path}'`) as NodeJS.ErrnoException;
-        e.code = "EISDIR";
-        throw e;
-      }
-      if (!st.isFile()) throw new PathChangedError(path, "it is not a regular file (a device, pipe or socket)");
+      const bad = notAFile(path, st);
+      if (bad) throw bad;
       const data = new Uint8Array(await fh.readFile());
       return { data, stat: fileStat(st) };
     } finally {
       await fh.close();
+    }
+  }
+
+  /** `read` with synchronous calls (SafeFilesOptions.syncReads; /proc only): the same opens, checks and errors. */
+  function readNow(path: string): CheckedRead {
+    let fd: number;
+    try {
+      fd = openSync(path, C.O_RDONLY | NONBLOCK | NOCTTY | NOFOLLOW);
+    } catch (e) {
+      if (code(e) === "ELOOP") throw new PathChangedError(path, "the file is now a symbolic link");
+      if (code(e) === "ENOTDIR" && lstatOrUndefined(path)?.isSymbolicLink()) throw new PathChangedError(path, "the file is now a symbolic link");
+      throw e;
+    }
+    try {
+      const st = fstatSync(fd);
+      const root = rootOf(path);
+      let real = realRootsNow.get(root);
+      if (real === undefined) realRootsNow.set(root, (real = realpathSync.native(root).replace(/\\/g, "/")));
+      const want = path === root ? real : join(real, root === "/" ? path.slice(1) : path.slice(root.length + 1));
+      const actual = readlinkSync(`/proc/self/fd/${fd}`);
+      if (actual !== want) throw new PathChangedError(path, `a symbolic link on the way now leads to ${actual.replace(/ \(deleted\)$/, "")}`);
+      const bad = notAFile(path, st);
+      if (bad) throw bad;
+      return { data: new Uint8Array(readFileSync(fd)), stat: fileStat(st) };
+    } finally {
+      closeSync(fd);
     }
   }
 
@@ -240,5 +293,6 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
     }
   }
 
-  return { read, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
+  const readSyncly = async (path: string) => readNow(path);
+  return { read: opts.syncReads && useProc ? readSyncly : read, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }

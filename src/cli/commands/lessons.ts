@@ -25,7 +25,7 @@ async function load(cwd: string): Promise<GuidanceSet> {
   if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
   const gate = folderGate({ cwd });
   return loadGuidance({
-    fs: createNodeWorkspaceFs(cwd),
+    fs: createNodeWorkspaceFs(cwd, { syncReads: true }), // a command of its own process: no event loop to keep free
     files: createNodeGuidanceFiles(),
     nestedMemory: true,
     search: createRipgrepSearcher(),
@@ -47,7 +47,8 @@ async function list(argv: string[]): Promise<number> {
   const cwd = resolve(values.cwd ?? ".");
   if (!existsSync(cwd)) throw new UsageError(`--cwd ${cwd}: no such folder`);
   // The one listing the panel's Customizations view shows too (src/node/customizations.ts).
-  const listing = await listCustomizations({ cwd, home: process.env.HOME || homedir(), trusted: await isTrusted(cwd) });
+  // Synchronous reads: this process has nothing else to do meanwhile (each asynchronous call costs a trip through libuv's threads).
+  const listing = await listCustomizations({ cwd, home: process.env.HOME || homedir(), trusted: await isTrusted(cwd), syncReads: true });
   const set = listing.guidance;
   const effective = new Set(effectiveEntries(set.entries));
   const entries = set.entries.map((e) => ({

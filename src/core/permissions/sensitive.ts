@@ -10,7 +10,7 @@
  *   a nested repository's `.git/hooks`, a sub-project's `.envrc` or `.gitattributes` run code too.
  */
 import { PROTECTED_WORKSPACE_PATHS, protectedEntry, protectedName } from "../protected-paths";
-import { basenameOf, isWithin } from "./posix-path";
+import { basenameOf } from "./posix-path";
 
 export interface Sensitivity {
   /**
@@ -54,14 +54,22 @@ const SECRET_NAMES =
 const CONFIG_FILES = /(^|\/)(\.yoke\/settings(\.local)?\.json|\.claude\/settings(\.local)?\.json|\.vscode\/settings\.json|\.vscode\/mcp\.json|\.mcp\.json)$/;
 const AGENT_SETTINGS = "it holds agent settings, which decide what Yoke may do";
 
+/** `rest` is `name` or inside it (`name/…`). */
+const under = (rest: string, name: string) => rest.startsWith(name) && (rest.length === name.length || rest.charCodeAt(name.length) === 47);
+
 /** Why `abs` (absolute, resolved) is sensitive, or undefined. */
 export function sensitivity(abs: string, home: string): Sensitivity | undefined {
-  for (const dir of SECRET_HOME_DIRS) {
-    if (isWithin(abs, `${home}/${dir}`)) return { kind: "secret", why: `inside ~/${dir}`, protected: `~/${dir} holds credentials and configuration` };
-  }
-  if (isWithin(abs, `${home}/.yoke`) || isWithin(abs, `${home}/.claude`)) return { kind: "config", why: "user agent settings", protected: AGENT_SETTINGS };
-  for (const f of HOME_STARTUP) {
-    if (isWithin(abs, `${home}/${f}`)) return { kind: "config", why: `~/${f}`, protected: `~/${f} is read by shells, git or the desktop and can run programs` };
+  // Each home entry is `${home}/NAME`: within one only below `${home}/`, and then where the rest is
+  // NAME or NAME/… (compared in place: this runs for every path a tool or guidance touches).
+  if (abs.startsWith(`${home}/`)) {
+    const rest = abs.slice(home.length + 1);
+    for (const dir of SECRET_HOME_DIRS) {
+      if (under(rest, dir)) return { kind: "secret", why: `inside ~/${dir}`, protected: `~/${dir} holds credentials and configuration` };
+    }
+    if (under(rest, ".yoke") || under(rest, ".claude")) return { kind: "config", why: "user agent settings", protected: AGENT_SETTINGS };
+    for (const f of HOME_STARTUP) {
+      if (under(rest, f)) return { kind: "config", why: `~/${f}`, protected: `~/${f} is read by shells, git or the desktop and can run programs` };
+    }
   }
   const segments = abs.split("/");
   const name = basenameOf(abs);

@@ -7,12 +7,13 @@ import { createNodeWorkspaceFs } from "../../../src/node/node-fs";
 
 const enc = new TextEncoder();
 
-describe("createNodeWorkspaceFs", () => {
+// syncReads (the CLI's `lessons` commands): the same answers from synchronous calls.
+describe.each([{ syncReads: false }, { syncReads: true }])("createNodeWorkspaceFs (syncReads: $syncReads)", ({ syncReads }) => {
   let root: string;
   let wfs: WorkspaceFs;
   beforeEach(() => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "yoke-nodefs-")));
-    wfs = createNodeWorkspaceFs(root);
+    wfs = createNodeWorkspaceFs(root, { syncReads });
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -65,7 +66,24 @@ describe("createNodeWorkspaceFs", () => {
     ]);
     expect(await wfs.realPath(`${root}/s`)).toBe(`${root}/sub`);
     expect(await wfs.realPath(`${root}/missing`)).toBeUndefined();
+    fs.symlinkSync("loop", path.join(root, "loop"));
+    expect(await wfs.realPath(`${root}/loop`)).toBeUndefined();
     expect(wfs.root).toBe(root);
+  });
+
+  it("reads files (readFile, readChecked) and rejects what is missing or not a file", async () => {
+    fs.writeFileSync(path.join(root, "f.txt"), "body\n");
+    expect(new TextDecoder().decode(await wfs.readFile(`${root}/f.txt`))).toBe("body\n");
+    const checked = await wfs.readChecked(`${root}/f.txt`);
+    expect(new TextDecoder().decode(checked.data)).toBe("body\n");
+    expect(checked.stat).toMatchObject({ type: "file", size: 5 });
+    await expect(wfs.readFile(`${root}/nope`)).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(wfs.readChecked(`${root}/nope`)).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(wfs.readDir(`${root}/nope`)).rejects.toMatchObject({ code: "ENOENT" });
+    // A sync failure is a rejected promise, not a throw from the call itself.
+    const pending = wfs.readChecked(`${root}/f.txt/below`);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toMatchObject({ code: "ENOTDIR" });
   });
 
   it("deletes files and folders", async () => {

@@ -31,9 +31,11 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 const hasProc = fs.existsSync("/proc/self/fd");
 
 describe.each([
-  { label: "/proc/self/fd", useProc: true },
-  { label: "lstat + dev/ino fallback", useProc: false },
-])("safe opens ($label)", ({ useProc }) => {
+  { label: "/proc/self/fd", useProc: true, syncReads: false },
+  // `yoke lessons`: the same checks with synchronous calls (SafeFilesOptions.syncReads).
+  { label: "/proc/self/fd, synchronous reads", useProc: true, syncReads: true },
+  { label: "lstat + dev/ino fallback", useProc: false, syncReads: false },
+])("safe opens ($label)", ({ useProc, syncReads }) => {
   let base: string;
   let root: string;
   let outside: string;
@@ -49,7 +51,7 @@ describe.each([
     fs.writeFileSync(path.join(outside, "t.txt"), "outside\n");
   });
   afterEach(() => fs.rmSync(base, { recursive: true, force: true }));
-  const safe = () => createSafeFiles([root], { useProc });
+  const safe = () => createSafeFiles([root], { useProc, syncReads });
 
   it.runIf(useProc ? hasProc : true)("reads a plain file with its stat from the same descriptor", async () => {
     const r = await safe().read(`${root}/dir/a.txt`);
@@ -104,7 +106,7 @@ describe.each([
   it.runIf(useProc ? hasProc : true)("a workspace root reached through a link works (the user chose it); below it links are refused", async () => {
     const alias = path.join(base, "alias");
     fs.symlinkSync(root, alias);
-    const s = createSafeFiles([alias], { useProc });
+    const s = createSafeFiles([alias], { useProc, syncReads });
     expect(dec((await s.read(`${alias}/dir/a.txt`)).data)).toBe("ok\n");
     await s.write(`${alias}/dir/b.txt`, enc("b"));
     expect(fs.readFileSync(path.join(root, "dir/b.txt"), "utf8")).toBe("b");
