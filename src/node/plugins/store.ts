@@ -396,6 +396,9 @@ export interface ActivePlugin {
 /** The installed plugins that are enabled for the folder `cwd`. */
 export function activePlugins(home: string, cwd: string | undefined, trusted: boolean): ActivePlugin[] {
   const installed = installedPlugins(home);
+  // None installed (most users): none active, whatever the settings say — their files are not read
+  // (a session asks this about eight times before its first request).
+  if (Object.keys(installed).length === 0) return [];
   const state = enabledState(home, cwd, trusted);
   const approvals = readApprovals(home);
   const out: ActivePlugin[] = [];
