@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, protectedLinks, type EvalContext, type GitCheckoutTarget, type GitObjectPaths } from "./context";
+import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths } from "./context";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -182,6 +182,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     },
     async deniedBy(permission, path) {
       const ctx = await context();
+      // No deny rule for this permission (most settings): none can match, so the path is not
+      // resolved (guidance asks this for every memory file it reads: 1,000 at a million files).
+      if (rulesFor(ctx, "deny", permission).length === 0) return null;
       const checked = await checkPath(ctx, ctx.cwd, path);
       return matchPathRule(ctx, "deny", permission, checked)?.raw ?? null;
     },

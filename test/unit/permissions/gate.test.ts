@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, createPermissionWorkspace } from "../../support/permission-workspace";
+import { createPermissionGate } from "../../../src/core/permissions/gate";
+import { loadSettingsSources, nodeRealPath } from "../../../src/node/settings/files";
 
 const bash = (command: string) => call("run_command", { command });
 
@@ -246,5 +248,25 @@ describe("deniedBy", () => {
     expect(await gate.deniedBy("Grep", join(w.ws, ".env"))).toBe("Read(./.env)");
     expect(await gate.deniedBy("Read", "src/a.ts")).toBeNull();
     expect(await gate.deniedBy("Write", "docs/guide.md")).toBe("Edit(docs/**)");
+  });
+
+  it("resolves no path when no deny rule applies to the permission, and still finds one reached through a link when one does", async () => {
+    const resolved: string[] = [];
+    const counting = (p: string) => (resolved.push(p), nodeRealPath(p));
+    const none = createPermissionWorkspace({ permissions: { allow: ["Read(**)"], deny: ["Bash(rm:*)"] } });
+    const gate = createPermissionGate({ cwd: none.ws, home: none.home, realPath: counting, loadSources: async () => loadSettingsSources({ cwd: none.ws, home: none.home, managedDir: null }) });
+    expect(await gate.deniedBy("Read", join(none.ws, "packages/a/AGENTS.md"))).toBeNull();
+    const before = resolved.length;
+    for (let i = 0; i < 20; i++) expect(await gate.deniedBy("Read", join(none.ws, `p${i}/AGENTS.md`))).toBeNull();
+    expect(resolved.length).toBe(before);
+
+    const w = createPermissionWorkspace({ permissions: { deny: ["Read(./secret/**)"] } });
+    w.write("secret/k.txt", "k");
+    w.link("visible", "secret");
+    const denying = createPermissionGate({ cwd: w.ws, home: w.home, realPath: counting, loadSources: async () => loadSettingsSources({ cwd: w.ws, home: w.home, managedDir: null }) });
+    const n = resolved.length;
+    expect(await denying.deniedBy("Read", join(w.ws, "visible/k.txt"))).toBe("Read(./secret/**)");
+    expect(resolved.length).toBeGreaterThan(n);
+    expect(await denying.deniedBy("Read", join(w.ws, "other.txt"))).toBeNull();
   });
 });
