@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { call, createPermissionWorkspace } from "../../support/permission-workspace";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
 import { loadSettingsSources, nodeRealPath } from "../../../src/node/settings/files";
+import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 
 const bash = (command: string) => call("run_command", { command });
 
@@ -254,7 +255,13 @@ describe("deniedBy", () => {
     const resolved: string[] = [];
     const counting = (p: string) => (resolved.push(p), nodeRealPath(p));
     const none = createPermissionWorkspace({ permissions: { allow: ["Read(**)"], deny: ["Bash(rm:*)"] } });
-    const gate = createPermissionGate({ cwd: none.ws, home: none.home, realPath: counting, loadSources: async () => loadSettingsSources({ cwd: none.ws, home: none.home, managedDir: null }) });
+    const gate = createPermissionGate({
+      cwd: none.ws,
+      home: none.home,
+      realPath: counting,
+      shellWasm: () => loadShellWasm(),
+      loadSources: async () => loadSettingsSources({ cwd: none.ws, home: none.home, managedDir: null }),
+    });
     expect(await gate.deniedBy("Read", join(none.ws, "packages/a/AGENTS.md"))).toBeNull();
     const before = resolved.length;
     for (let i = 0; i < 20; i++) expect(await gate.deniedBy("Read", join(none.ws, `p${i}/AGENTS.md`))).toBeNull();
@@ -263,7 +270,13 @@ describe("deniedBy", () => {
     const w = createPermissionWorkspace({ permissions: { deny: ["Read(./secret/**)"] } });
     w.write("secret/k.txt", "k");
     w.link("visible", "secret");
-    const denying = createPermissionGate({ cwd: w.ws, home: w.home, realPath: counting, loadSources: async () => loadSettingsSources({ cwd: w.ws, home: w.home, managedDir: null }) });
+    const denying = createPermissionGate({
+      cwd: w.ws,
+      home: w.home,
+      realPath: counting,
+      shellWasm: () => loadShellWasm(),
+      loadSources: async () => loadSettingsSources({ cwd: w.ws, home: w.home, managedDir: null }),
+    });
     const n = resolved.length;
     expect(await denying.deniedBy("Read", join(w.ws, "visible/k.txt"))).toBe("Read(./secret/**)");
     expect(resolved.length).toBeGreaterThan(n);
