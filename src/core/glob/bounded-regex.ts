@@ -8,8 +8,10 @@
  * without the `u` flag, Annex B, as far as picomatch emits it or a glob can pass it through) into
  * a Thompson automaton and simulated over the input's UTF-16 units with the set of live states,
  * never more than once per state and position. Lookarounds (picomatch's dot rules and `!(…)`) are
- * position tests: each is computed once per input for every position by one scan of its own
- * automaton (right to left for a lookahead, left to right for a lookbehind), inner ones first.
+ * position tests, answered when first asked: one of bounded length (`(?!\.{1,2}(?:\/|$))`) by
+ * running its automaton from that position (at most its length), a longer one for every position
+ * at once by one scan of its own automaton (right to left for a lookahead, left to right for a
+ * lookbehind). An expression starting with `^` is started once, and its scan stops when no state is left.
  * Without back-references (refused here), a match exists in this reading exactly when the
  * backtracking engine finds one (lazy and greedy quantifiers differ only in which match it finds).
  *
@@ -291,8 +293,39 @@ const MATCH = 3;
 interface Look {
   behind: boolean;
   negate: boolean;
+  /** Of bounded length: tested at a position when asked, by running its automaton from there (else: one scan of the whole input). */
+  lazy: boolean;
   automaton: Automaton;
 }
+
+/** The longest input a node can match (Infinity when unbounded). */
+function maxLength(node: Node): number {
+  switch (node.k) {
+    case "set":
+      return 1;
+    case "seq":
+      return node.items.reduce((a, n) => a + maxLength(n), 0);
+    case "alt":
+      return Math.max(...node.alts.map(maxLength));
+    case "rep": {
+      const body = maxLength(node.body);
+      return body === 0 ? 0 : node.max === Infinity ? Infinity : node.max * body;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** Whether every match must start at the input's start (a leading `^`): the scan then starts once, not at every position. */
+function startsAnchored(node: Node): boolean {
+  if (node.k === "bol") return true;
+  if (node.k === "seq") return node.items.length > 0 && startsAnchored(node.items[0]!);
+  if (node.k === "alt") return node.alts.every(startsAnchored);
+  return false;
+}
+
+/** Lookarounds matching at most this many characters are tested lazily, per position asked. */
+const LAZY_LOOK = 64;
 
 class Program {
   kind: number[] = [];
@@ -319,9 +352,10 @@ class Program {
     return this.kind.length - 1;
   }
 
-  automaton(node: Node, reverse: boolean): Automaton {
+  /** `restart`: a match may start at every position (false: only where the scan starts). */
+  automaton(node: Node, reverse: boolean, restart: boolean): Automaton {
     const match = this.add(MATCH);
-    return new Automaton(this, this.compile(node, match, reverse));
+    return new Automaton(this, this.compile(node, match, reverse), restart);
   }
 
   /** States for `node` followed by `next` (read right to left when `reverse`). */
@@ -366,10 +400,12 @@ class Program {
         const key = `${node.behind ? "<" : ">"}${node.key}`;
         let k = this.lookIndex.get(key);
         if (k === undefined) {
-          // A lookahead's positions are found right to left (its automaton reversed), a lookbehind's left to right.
-          const automaton = this.automaton(node.body, !node.behind);
+          // A short lookaround is run from the position asked, in its own direction; a long one's
+          // positions are found by one scan (a lookahead's right to left, its automaton reversed).
+          const lazy = maxLength(node.body) <= LAZY_LOOK;
+          const automaton = lazy ? this.automaton(node.body, node.behind, false) : this.automaton(node.body, !node.behind, true);
           k = this.looks.length;
-          this.looks.push({ behind: node.behind, negate: node.negate, automaton });
+          this.looks.push({ behind: node.behind, negate: node.negate, lazy, automaton });
           this.lookIndex.set(key, k);
         }
         return this.add(ASSERT, next, undefined, k);
@@ -401,11 +437,15 @@ class Automaton {
   private closedMatch: boolean[] = [];
   /** Per pre-closure set: mask → closed set. Per closed set: character → next set. */
   private closeCache: Array<Map<number, number>> = [];
+  /** Per closed set: the next set after an ASCII unit (-1: not met yet); other units in stepCache. */
+  private asciiSteps: Int32Array[] = [];
   private stepCache: Array<Map<number, number>> = [];
+  private startPre = -1;
 
   constructor(
     private readonly p: Program,
     readonly start: number,
+    private readonly restart: boolean,
   ) {
     const seen = new Set<number>();
     const asserts = new Set<number>();
@@ -431,7 +471,9 @@ class Automaton {
     this.closedChars = [];
     this.closedMatch = [];
     this.closeCache = [];
+    this.asciiSteps = [];
     this.stepCache = [];
+    this.startPre = -1;
   }
 
   private internPre(states: number[]): number {
@@ -454,6 +496,7 @@ class Automaton {
       this.closedChars.push(chars);
       this.closedMatch.push(matched);
       this.stepCache.push(new Map());
+      this.asciiSteps.push(new Int32Array(128).fill(-1));
       this.closedIds.set(key, id);
     }
     return id;
@@ -485,7 +528,7 @@ class Automaton {
   /** The states after `c` from the character states, with a new start (sorted, no repeats). */
   private step(run: Run, chars: number[], c: number): number[] {
     const p = this.p;
-    const out = new Set<number>([this.start]);
+    const out = new Set<number>(this.restart ? [this.start] : []);
     for (const st of chars) {
       run.steps++;
       if (p.tests[st]!(c)) out.add(p.next[st]!);
@@ -494,27 +537,29 @@ class Automaton {
   }
 
   private mask(run: Run, pos: number): number {
+    if (this.asserts.length === 0) return 0;
     let mask = 0;
     for (let k = 0; k < this.asserts.length; k++) if (run.holds(this.asserts[k]!, pos)) mask |= 1 << k;
     return mask;
   }
 
   /**
-   * Every position where some match, started anywhere before it, ends (`forward`), or where some
-   * match starting there ends anywhere after it (`forward` false: the automaton was compiled
-   * reversed). `stopAtFirst`: return as soon as one is found.
+   * Runs from position `from` to the input's end (`forward`) or start: with `found`, marks every
+   * position where a match ends (a match started at `from`, or anywhere on the way when the
+   * automaton restarts) and returns -1; without, returns the first such position (-1: none).
+   * A reversed automaton read right to left finds where matches start.
    */
-  scan(run: Run, forward: boolean, stopAtFirst: boolean): Uint8Array {
+  scan(run: Run, forward: boolean, from: number, found?: Uint8Array): number {
     const s = run.s;
-    const n = s.length;
-    const found = new Uint8Array(n + 1);
-    if (!this.cacheable) return this.scanUncached(run, forward, stopAtFirst, found, 0, [this.start]);
+    const last = forward ? s.length - from : from;
+    if (!this.cacheable) return this.scanUncached(run, forward, from, found, 0, [this.start]);
     if (this.pres.length > MAX_CACHED_SETS) this.reset();
-    let pre = this.internPre([this.start]);
-    for (let step = 0; step <= n; step++) {
+    if (this.startPre < 0) this.startPre = this.internPre([this.start]);
+    let pre = this.startPre;
+    for (let step = 0; step <= last; step++) {
       // A long input may meet too many sets to keep: the rest is simulated without the cache.
-      if (this.pres.length > MAX_CACHED_SETS * 2) return this.scanUncached(run, forward, stopAtFirst, found, step, this.pres[pre]!);
-      const pos = forward ? step : n - step;
+      if (this.pres.length > MAX_CACHED_SETS * 2) return this.scanUncached(run, forward, from, found, step, this.pres[pre]!);
+      const pos = forward ? from + step : from - step;
       const mask = this.mask(run, pos);
       const closes = this.closeCache[pre]!;
       let closed = closes.get(mask);
@@ -525,56 +570,59 @@ class Automaton {
         closes.set(mask, closed);
       }
       if (this.closedMatch[closed]) {
+        if (!found) return pos;
         found[pos] = 1;
-        if (stopAtFirst) return found;
       }
-      if (step === n) break;
+      const chars = this.closedChars[closed]!;
+      if (step === last || (chars.length === 0 && !this.restart)) break;
       const c = s.charCodeAt(forward ? pos : pos - 1);
-      const steps = this.stepCache[closed]!;
-      let next = steps.get(c);
-      if (next === undefined) {
-        next = this.internPre(this.step(run, this.closedChars[closed]!, c));
-        steps.set(c, next);
+      if (c < 128) {
+        const ascii = this.asciiSteps[closed]!;
+        pre = ascii[c]!;
+        if (pre < 0) pre = ascii[c] = this.internPre(this.step(run, chars, c));
+      } else {
+        const steps = this.stepCache[closed]!;
+        let next = steps.get(c);
+        if (next === undefined) {
+          next = this.internPre(this.step(run, chars, c));
+          steps.set(c, next);
+        }
+        pre = next;
       }
-      pre = next;
     }
-    return found;
+    return -1;
   }
 
-  private scanUncached(run: Run, forward: boolean, stopAtFirst: boolean, found: Uint8Array, from: number, states: number[]): Uint8Array {
+  private scanUncached(run: Run, forward: boolean, from: number, found: Uint8Array | undefined, first: number, states: number[]): number {
     const s = run.s;
-    const n = s.length;
+    const last = forward ? s.length - from : from;
     let pre = states;
-    for (let step = from; step <= n; step++) {
-      const pos = forward ? step : n - step;
+    for (let step = first; step <= last; step++) {
+      const pos = forward ? from + step : from - step;
       const { chars, matched } = this.closure(run, pre, this.mask(run, pos));
       if (matched) {
+        if (!found) return pos;
         found[pos] = 1;
-        if (stopAtFirst) return found;
       }
-      if (step === n) break;
+      if (step === last || (chars.length === 0 && !this.restart)) break;
       pre = this.step(run, chars, s.charCodeAt(forward ? pos : pos - 1));
     }
-    return found;
+    return -1;
   }
 }
 
-/** One input's match: the lookarounds' positions, then the expression's scan. */
+/** One input's match: the lookarounds' answers, found when first asked. */
 class Run {
   steps = 0;
-  private readonly looks: Uint8Array[] = [];
+  /** Long lookarounds: every position's answer, from one scan. */
+  private readonly full: Array<Uint8Array | undefined> = [];
+  /** Short lookarounds: 1 holds, 0 does not, -1 not asked yet. */
+  private readonly memo: Array<Int8Array | undefined> = [];
 
   constructor(
-    p: Program,
+    private readonly p: Program,
     readonly s: string,
-  ) {
-    // Inner lookarounds were registered first: each one's positions may use the earlier ones'.
-    for (const look of p.looks) {
-      const at = look.automaton.scan(this, look.behind, false);
-      if (look.negate) for (let i = 0; i < at.length; i++) at[i] = at[i] ? 0 : 1;
-      this.looks.push(at);
-    }
-  }
+  ) {}
 
   holds(a: number, pos: number): boolean {
     const s = this.s;
@@ -585,7 +633,22 @@ class Run {
       const after = pos < s.length && WORD(s.charCodeAt(pos));
       return (before !== after) === (a === -3);
     }
-    return this.looks[a]![pos] === 1;
+    const look = this.p.looks[a]!;
+    if (look.lazy) {
+      let memo = this.memo[a];
+      if (!memo) memo = this.memo[a] = new Int8Array(s.length + 1).fill(-1);
+      if (memo[pos] === -1) memo[pos] = look.automaton.scan(this, !look.behind, pos) >= 0 !== look.negate ? 1 : 0;
+      return memo[pos] === 1;
+    }
+    let at = this.full[a];
+    if (!at) {
+      at = new Uint8Array(s.length + 1);
+      // A lookahead: its reversed automaton read right to left marks where matches start; a lookbehind's, left to right, where they end.
+      look.automaton.scan(this, look.behind, look.behind ? 0 : s.length, at);
+      if (look.negate) for (let i = 0; i < at.length; i++) at[i] = at[i] ? 0 : 1;
+      this.full[a] = at;
+    }
+    return at[pos] === 1;
   }
 }
 
@@ -597,7 +660,7 @@ export function boundedRegExp(source: string, flags = ""): BoundedRegExp | undef
   try {
     const node = new Parser(source, flags.includes("s")).parse();
     program = new Program(flags.includes("i"));
-    main = program.automaton(node, false);
+    main = program.automaton(node, false, !startsAnchored(node));
     program.mark = new Int32Array(program.kind.length);
   } catch (err) {
     if (err instanceof Refused) return undefined;
@@ -606,7 +669,7 @@ export function boundedRegExp(source: string, flags = ""): BoundedRegExp | undef
   let lastSteps = 0;
   const test = (input: string): boolean => {
     const run = new Run(program, input);
-    const found = main.scan(run, true, true).includes(1);
+    const found = main.scan(run, true, 0) >= 0;
     lastSteps = run.steps;
     return found;
   };
