@@ -324,6 +324,14 @@ function startsAnchored(node: Node): boolean {
   return false;
 }
 
+/** Whether every match must end at the input's end (a trailing `$`). */
+function endsAnchored(node: Node): boolean {
+  if (node.k === "eol") return true;
+  if (node.k === "seq") return node.items.length > 0 && endsAnchored(node.items[node.items.length - 1]!);
+  if (node.k === "alt") return node.alts.every(endsAnchored);
+  return false;
+}
+
 /** Lookarounds matching at most this many characters are tested lazily, per position asked. */
 const LAZY_LOOK = 64;
 
@@ -416,6 +424,8 @@ class Program {
 
 /** Interned state sets past this (per automaton) are forgotten; within one long input, no more are kept. */
 const MAX_CACHED_SETS = 20_000;
+/** Assertions up to this in one automaton: its closures are kept in arrays indexed by the mask. */
+const SMALL_MASK_BITS = 6;
 /** Assertions past this in one automaton: its sets are not cached (a position's assertions are a bit mask). */
 const MAX_CACHED_ASSERTIONS = 24;
 
@@ -441,11 +451,14 @@ class Automaton {
   private asciiSteps: Int32Array[] = [];
   private stepCache: Array<Map<number, number>> = [];
   private startPre = -1;
+  /** At most SMALL_MASK_BITS assertions: a pre-closure set's closed sets in an array by mask. */
+  private readonly smallMasks: boolean;
+  private closeRows: Int32Array[] = [];
 
   constructor(
     private readonly p: Program,
     readonly start: number,
-    private readonly restart: boolean,
+    readonly restart: boolean,
   ) {
     const seen = new Set<number>();
     const asserts = new Set<number>();
@@ -462,6 +475,7 @@ class Automaton {
     this.asserts = [...asserts];
     this.asserts.forEach((a, k) => this.bit.set(a, k));
     this.cacheable = this.asserts.length <= MAX_CACHED_ASSERTIONS;
+    this.smallMasks = this.asserts.length <= SMALL_MASK_BITS;
   }
 
   private reset(): void {
@@ -471,6 +485,7 @@ class Automaton {
     this.closedChars = [];
     this.closedMatch = [];
     this.closeCache = [];
+    this.closeRows = [];
     this.asciiSteps = [];
     this.stepCache = [];
     this.startPre = -1;
@@ -483,6 +498,7 @@ class Automaton {
       id = this.pres.length;
       this.pres.push(states);
       this.closeCache.push(new Map());
+      if (this.smallMasks) this.closeRows.push(new Int32Array(1 << this.asserts.length).fill(-1));
       this.preIds.set(key, id);
     }
     return id;
@@ -550,64 +566,162 @@ class Automaton {
    * A reversed automaton read right to left finds where matches start.
    */
   scan(run: Run, forward: boolean, from: number, found?: Uint8Array): number {
+    if (found || !this.cacheable || this.restart) return new Cursor(this, run, forward, from).advance(Infinity, found);
+    // The common case (a short lookaround asked at a position): the cached sets, no cursor.
     const s = run.s;
     const last = forward ? s.length - from : from;
-    if (!this.cacheable) return this.scanUncached(run, forward, from, found, 0, [this.start]);
-    if (this.pres.length > MAX_CACHED_SETS) this.reset();
-    if (this.startPre < 0) this.startPre = this.internPre([this.start]);
-    let pre = this.startPre;
+    let pre = this.startSet();
     for (let step = 0; step <= last; step++) {
-      // A long input may meet too many sets to keep: the rest is simulated without the cache.
-      if (this.pres.length > MAX_CACHED_SETS * 2) return this.scanUncached(run, forward, from, found, step, this.pres[pre]!);
+      if (this.full()) return new Cursor(this, run, forward, from).advance(Infinity);
       const pos = forward ? from + step : from - step;
-      const mask = this.mask(run, pos);
-      const closes = this.closeCache[pre]!;
-      let closed = closes.get(mask);
       run.steps++;
-      if (closed === undefined) {
-        const { chars, matched } = this.closure(run, this.pres[pre]!, mask);
-        closed = this.internClosed(chars, matched);
-        closes.set(mask, closed);
-      }
-      if (this.closedMatch[closed]) {
-        if (!found) return pos;
-        found[pos] = 1;
-      }
-      const chars = this.closedChars[closed]!;
-      if (step === last || (chars.length === 0 && !this.restart)) break;
-      const c = s.charCodeAt(forward ? pos : pos - 1);
-      if (c < 128) {
-        const ascii = this.asciiSteps[closed]!;
-        pre = ascii[c]!;
-        if (pre < 0) pre = ascii[c] = this.internPre(this.step(run, chars, c));
-      } else {
-        const steps = this.stepCache[closed]!;
-        let next = steps.get(c);
-        if (next === undefined) {
-          next = this.internPre(this.step(run, chars, c));
-          steps.set(c, next);
-        }
-        pre = next;
-      }
+      const closed = this.closedOf(run, pre, this.mask(run, pos));
+      if (this.closedMatch[closed]) return pos;
+      if (step === last || this.closedChars[closed]!.length === 0) return -1;
+      pre = this.nextOf(run, closed, s.charCodeAt(forward ? pos : pos - 1));
     }
     return -1;
   }
 
-  private scanUncached(run: Run, forward: boolean, from: number, found: Uint8Array | undefined, first: number, states: number[]): number {
+  /** The closed set (interned) of pre-closure set `pre` at a position whose assertions give `mask`. */
+  closedOf(run: Run, pre: number, mask: number): number {
+    if (this.smallMasks) {
+      const row = this.closeRows[pre]!;
+      let closed = row[mask]!;
+      if (closed < 0) {
+        const { chars, matched } = this.closure(run, this.pres[pre]!, mask);
+        closed = row[mask] = this.internClosed(chars, matched);
+      }
+      return closed;
+    }
+    let closes = this.closeCache[pre]!;
+    let closed = closes.get(mask);
+    if (closed === undefined) {
+      const { chars, matched } = this.closure(run, this.pres[pre]!, mask);
+      closed = this.internClosed(chars, matched);
+      closes = this.closeCache[pre]!;
+      closes.set(mask, closed);
+    }
+    return closed;
+  }
+
+  /** The pre-closure set (interned) after unit `c` from closed set `closed`. */
+  nextOf(run: Run, closed: number, c: number): number {
+    if (c < 128) {
+      const ascii = this.asciiSteps[closed]!;
+      let pre = ascii[c]!;
+      if (pre < 0) pre = ascii[c] = this.internPre(this.step(run, this.closedChars[closed]!, c));
+      return pre;
+    }
+    const steps = this.stepCache[closed]!;
+    let next = steps.get(c);
+    if (next === undefined) {
+      next = this.internPre(this.step(run, this.closedChars[closed]!, c));
+      steps.set(c, next);
+    }
+    return next;
+  }
+
+  /** Where a scan starts: the interned start set, or -1 when sets are not cached (too many assertions, too many sets). */
+  startSet(): number {
+    if (!this.cacheable) return -1;
+    if (this.pres.length > MAX_CACHED_SETS) this.reset();
+    if (this.startPre < 0) this.startPre = this.internPre([this.start]);
+    return this.startPre;
+  }
+
+  /** Too many sets met in this scan to keep more. */
+  full(): boolean {
+    return this.pres.length > MAX_CACHED_SETS * 2;
+  }
+
+  setOf(pre: number): number[] {
+    return this.pres[pre]!;
+  }
+
+  matches(closed: number): boolean {
+    return this.closedMatch[closed]!;
+  }
+
+  charsOf(closed: number): number[] {
+    return this.closedChars[closed]!;
+  }
+
+  /** Uncached: the closure at a position. */
+  closeStates(run: Run, states: number[], pos: number): { chars: number[]; matched: boolean } {
+    return this.closure(run, states, this.mask(run, pos));
+  }
+
+  /** Uncached: the states after unit `c`. */
+  stepStates(run: Run, chars: number[], c: number): number[] {
+    return this.step(run, chars, c);
+  }
+
+  maskAt(run: Run, pos: number): number {
+    return this.mask(run, pos);
+  }
+}
+
+/** A scan that can stop after some steps and go on later (the two directions of a match run in turns). */
+class Cursor {
+  private step = 0;
+  private readonly last: number;
+  /** The interned set before the closure at the current position (cached mode). */
+  private pre: number;
+  /** The states before the closure (uncached mode). */
+  private states: number[] | undefined;
+  private done = false;
+
+  constructor(
+    private readonly a: Automaton,
+    private readonly run: Run,
+    private readonly forward: boolean,
+    private readonly from: number,
+  ) {
+    this.last = forward ? run.s.length - from : from;
+    this.pre = a.startSet();
+    if (this.pre < 0) this.states = [a.start];
+  }
+
+  /**
+   * At most `budget` positions more: -2 when the budget ran out first; else as Automaton.scan
+   * (with `found`: every match end marked, -1; without: the first match's position, -1 for none).
+   */
+  advance(budget: number, found?: Uint8Array): number {
+    if (this.done) return -1;
+    const { a, run, forward, from, last } = this;
     const s = run.s;
-    const last = forward ? s.length - from : from;
-    let pre = states;
-    for (let step = first; step <= last; step++) {
+    for (let n = 0; n < budget; n++, this.step++) {
+      const step = this.step;
       const pos = forward ? from + step : from - step;
-      const { chars, matched } = this.closure(run, pre, this.mask(run, pos));
+      run.steps++;
+      if (!this.states && a.full()) this.states = a.setOf(this.pre);
+      let chars: number[];
+      let matched: boolean;
+      let closed = -1;
+      if (this.states) {
+        ({ chars, matched } = a.closeStates(run, this.states, pos));
+      } else {
+        closed = a.closedOf(run, this.pre, a.maskAt(run, pos));
+        chars = a.charsOf(closed);
+        matched = a.matches(closed);
+      }
       if (matched) {
-        if (!found) return pos;
+        if (!found) {
+          this.done = true;
+          return pos;
+        }
         found[pos] = 1;
       }
-      if (step === last || (chars.length === 0 && !this.restart)) break;
-      pre = this.step(run, chars, s.charCodeAt(forward ? pos : pos - 1));
+      if (step === last || (chars.length === 0 && !a.restart)) {
+        this.done = true;
+        return -1;
+      }
+      const c = s.charCodeAt(forward ? pos : pos - 1);
+      if (this.states) this.states = a.stepStates(run, chars, c);
+      else this.pre = a.nextOf(run, closed, c);
     }
-    return -1;
+    return -2;
   }
 }
 
@@ -657,10 +771,15 @@ export function boundedRegExp(source: string, flags = ""): BoundedRegExp | undef
   if (/[^is]/.test(flags)) return undefined;
   let program: Program;
   let main: Automaton;
+  let back: Automaton | undefined;
   try {
     const node = new Parser(source, flags.includes("s")).parse();
     program = new Program(flags.includes("i"));
     main = program.automaton(node, false, !startsAnchored(node));
+    // Anchored at both ends (every glob's expression): also read from the end, right to left. The
+    // two run in turns and the first to finish answers — `**/.env` against a long path that does
+    // not end so is refused at its last character, `src/**` at its first.
+    if (startsAnchored(node) && endsAnchored(node)) back = program.automaton(node, true, false);
     program.mark = new Int32Array(program.kind.length);
   } catch (err) {
     if (err instanceof Refused) return undefined;
@@ -669,7 +788,24 @@ export function boundedRegExp(source: string, flags = ""): BoundedRegExp | undef
   let lastSteps = 0;
   const test = (input: string): boolean => {
     const run = new Run(program, input);
-    const found = main.scan(run, true, 0) >= 0;
+    let found: boolean;
+    if (!back) found = main.scan(run, true, 0) >= 0;
+    else {
+      const ahead = new Cursor(main, run, true, 0);
+      const behind = new Cursor(back, run, false, input.length);
+      for (let budget = 16; ; budget *= 2) {
+        const f = ahead.advance(budget);
+        if (f !== -2) {
+          found = f >= 0;
+          break;
+        }
+        const b = behind.advance(budget);
+        if (b !== -2) {
+          found = b >= 0;
+          break;
+        }
+      }
+    }
     lastSteps = run.steps;
     return found;
   };

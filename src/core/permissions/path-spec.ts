@@ -54,8 +54,16 @@ function boundedMatcher(pattern: string, nocase: boolean): (p: string) => boolea
   const a = globMatcher(pattern, { dot: true, nocase });
   const b = globMatcher(pattern.replace(/\/+$/, "") + "/**", { dot: true, nocase });
   if (!a || !b) return () => nocase;
-  return (p: string) => a(p) || b(p);
+  return (p: string) => (p.length > MAX_MATCHED_PATH ? nocase : a(p) || b(p));
 }
+
+/**
+ * Paths longer than this are not matched but read the safe way (deny and ask rules match, allow
+ * rules do not): no file is opened by such a path (Linux refuses a path past PATH_MAX, 4,096
+ * bytes, in one call), and the bounded matcher's time is linear in the path — a 1 MB path took
+ * about a second per `**` rule on this machine (docs/benchmarks.md, session 17 ext18).
+ */
+export const MAX_MATCHED_PATH = 16_384;
 
 /** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */
 export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {

@@ -8,6 +8,7 @@
 import picomatch from "picomatch/posix";
 import { describe, expect, it } from "vitest";
 import { boundedRegExp, globMatcher } from "../../../src/core/glob";
+import { MAX_MATCHED_PATH, matcher } from "../../../src/core/permissions/path-spec";
 import { segmentMatcher, segmentRegex } from "../../../src/core/permissions/shell/expand";
 
 function rng(seed: number): () => number {
@@ -278,5 +279,17 @@ describe("segmentMatcher (the shell analysis's own globs) runs without backtrack
     expect(segmentMatcher("*a*a*a*a*a*a*a*a*X")(long)).toBe(false);
     expect(segmentMatcher("*a*a*a*a*a*a*a*a*X")(`${long}X`)).toBe(true);
     expect(segmentMatcher("xaybzcwd?.env")("xaybzcwd😀.env")).toBe(true);
+  });
+});
+
+describe("rule paths past MAX_MATCHED_PATH are read the safe way", () => {
+  it("deny/ask readings match a path no call can open; allow readings do not; shorter paths are matched", () => {
+    const long = `${"a/".repeat(MAX_MATCHED_PATH / 2)}x`;
+    expect(matcher("**/.env", true)(long)).toBe(true);
+    expect(matcher("**/.env", false)(long)).toBe(false);
+    const under = `${"a/".repeat(MAX_MATCHED_PATH / 2 - 8)}.env`;
+    expect(under.length).toBeLessThanOrEqual(MAX_MATCHED_PATH);
+    expect(matcher("**/.env", false)(under)).toBe(true);
+    expect(matcher("**/.env", true)(`${under}x`)).toBe(false);
   });
 });
