@@ -422,8 +422,8 @@ class Program {
   }
 }
 
-/** Interned state sets past this (per automaton) are forgotten; within one long input, no more are kept. */
-const MAX_CACHED_SETS = 20_000;
+/** Interned state sets past this (per automaton) are forgotten; within one long input, no more are kept (each set holds a few hundred bytes of tables: a glob keeps at most a few MB). */
+const MAX_CACHED_SETS = 2_000;
 /** Assertions up to this in one automaton: its closures are kept in arrays indexed by the mask. */
 const SMALL_MASK_BITS = 6;
 /** Assertions past this in one automaton: its sets are not cached (a position's assertions are a bit mask). */

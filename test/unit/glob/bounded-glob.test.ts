@@ -152,6 +152,19 @@ describe("globMatcher: picomatch's answers in bounded time", () => {
     }
   });
 
+  it("agrees with RegExp where the sets met outgrow the cache (the uncached walk takes over)", () => {
+    // `a` then 14 of a/b then X, read left to right only (no `$`): up to 2^15 sets on a random a/b name.
+    const source = "^(?:a|b)*a[ab]{14}X";
+    const reference = new RegExp(source);
+    const ours = boundedRegExp(source)!;
+    const r = rng(20261221);
+    for (let k = 0; k < 4; k++) {
+      let name = "";
+      for (let i = 0; i < 6000; i++) name += r() < 0.5 ? "a" : "b";
+      for (const tail of ["", "X", "aX", `a${"b".repeat(14)}X`]) expect(ours.test(name + tail), `${k}${tail}`).toBe(reference.test(name + tail));
+    }
+  });
+
   it("a 98 KB path of 49,000 parts is answered without recursion", () => {
     const m = globMatcher("**/+(*a)X", { dot: true, nocase: true })!;
     expect(m(`${"a/".repeat(49_000)}b`)).toBe(false);
