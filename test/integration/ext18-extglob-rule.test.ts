@@ -10,7 +10,10 @@
  * FULL SESSIONS (the built CLI's `yoke run --trust`, scripted model over HTTP), root and user ×
  * bwrap and firejail, default mode, the rules in the repository's committed .claude/settings.json:
  * the session answers; the long-named files the rules do not match are read (by read_file and
- * `cat`), the one they match is denied both ways and its text never reaches a request.
+ * `cat`), the one they match is denied both ways and its text never reaches a request. And in
+ * bypassPermissions, a .env in a folder whose name holds a newline: picomatch's `**` is `.`
+ * repeated, which does not take a newline, so `Read(**\/.env)` did not cover it and read_file put
+ * the secret in the request on the old build (checked with `yoke permissions check`: allow).
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -62,5 +65,27 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       expect(r.told.match(/denied by the rule Read\(\*\*\/\+\(\*a\)X\)|Denied by the rule Read\(\*\*\/\+\(\*a\)X\)/gi)?.length ?? 0).toBeGreaterThanOrEqual(3);
       expect(r.all).not.toContain(SECRET);
     });
+
+    it.skipIf(!!unusable)(
+      "bypassPermissions under Read(**/.env): a .env in a folder with a newline in its name is denied (picomatch's globstar did not cross it) and stays out of every request",
+      async () => {
+        const { base, home } = cellFolder(`yoke-ext18-nl-${backend}-`, id, temps, { sandbox: { backend } });
+        const ws = committedWorkspace(
+          join(base, "ws"),
+          { "README.md": "# app\n", ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Read(**/.env)"] } }), "a\nb/.env": `API_KEY=${SECRET}\n`, "a\nb/notes.txt": `notes ${tag}\n` },
+          id,
+        );
+        chownTree(ws, id);
+        const r = await sessionAs(id, home, ws, join(base, "sessions"), [
+          { toolCalls: [{ name: "read_file", input: { path: "a\nb/.env" } }] },
+          { toolCalls: [{ name: "read_file", input: { path: "a\nb/notes.txt" } }] },
+        ]);
+        expect(r.code, r.stderr.slice(-500)).toBe(0);
+        // Control: the file beside it is read.
+        expect(r.told).toContain(`notes ${tag}`);
+        expect(r.told).toMatch(/denied by the rule Read\(\*\*\/\.env\)/i);
+        expect(r.all).not.toContain(SECRET);
+      },
+    );
   });
 });

@@ -17,6 +17,13 @@ export interface GlobOptions {
   nocase?: boolean;
   /** A glob without `/` is matched against the last path part (picomatch's `basename`). */
   basename?: boolean;
+  /**
+   * `.` in picomatch's expression (its globstar) also takes line terminators: picomatch's own
+   * reading of a globstar rule for `.env` does not match `a\nb/.env`, and a deny rule read so let a
+   * file in a folder with a newline in its name be read in bypassPermissions. For the strict
+   * (deny/ask) reading: broader, never narrower.
+   */
+  dotAll?: boolean;
 }
 
 const cache = new Map<string, ((input: string) => boolean) | undefined>();
@@ -28,11 +35,11 @@ const CACHE_LIMIT = 2000;
  * the caller decides the safe reading. A glob picomatch refuses (empty, too long) throws as picomatch does.
  */
 export function globMatcher(glob: string, options: GlobOptions = {}): ((input: string) => boolean) | undefined {
-  const key = `${options.dot ? "d" : "-"}${options.nocase ? "i" : "-"}${options.basename ? "b" : "-"}:${glob}`;
+  const key = `${options.dot ? "d" : "-"}${options.nocase ? "i" : "-"}${options.basename ? "b" : "-"}${options.dotAll ? "s" : "-"}:${glob}`;
   if (cache.has(key)) return cache.get(key);
   const opts = { dot: options.dot, nocase: options.nocase, basename: options.basename, windows: false };
   const regex = picomatch.makeRe(glob, opts);
-  const bounded = boundedRegExp(regex.source, regex.flags);
+  const bounded = boundedRegExp(regex.source, options.dotAll ? `${regex.flags}s` : regex.flags);
   const m =
     bounded &&
     ((input: string) => {

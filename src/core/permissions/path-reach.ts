@@ -89,7 +89,7 @@ function segMatches(glob: { glob: string; rule?: boolean }, name: string): boole
   if (!m) {
     // picomatch's reading in bounded time (src/core/glob); syntax the bounded matcher does not read
     // could match (the conservative answer here: the rule may reach the path).
-    m = globMatcher(glob.glob, { dot: true }) ?? (() => true);
+    m = globMatcher(glob.glob, { dot: true, dotAll: true }) ?? (() => true);
     ruleGlobCache.set(glob.glob, m);
   }
   return m(name);

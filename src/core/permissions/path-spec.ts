@@ -51,8 +51,9 @@ export function matcher(pattern: string, nocase = false): (p: string) => boolean
  * reading) match every path below their anchor; allow rules match nothing.
  */
 function boundedMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
-  const a = globMatcher(pattern, { dot: true, nocase });
-  const b = globMatcher(pattern.replace(/\/+$/, "") + "/**", { dot: true, nocase });
+  // The strict reading also lets `**` cross names holding a line terminator (picomatch's does not).
+  const a = globMatcher(pattern, { dot: true, nocase, dotAll: nocase });
+  const b = globMatcher(pattern.replace(/\/+$/, "") + "/**", { dot: true, nocase, dotAll: nocase });
   if (!a || !b) return () => nocase;
   return (p: string) => (p.length > MAX_MATCHED_PATH ? nocase : a(p) || b(p));
 }

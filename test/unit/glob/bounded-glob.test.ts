@@ -125,6 +125,31 @@ describe("globMatcher: picomatch's answers in bounded time", () => {
     expect(refused).toBeLessThan(globs / 10);
   });
 
+  it("the strict reading (dotAll) is never narrower than picomatch, and crosses names holding a newline", () => {
+    const r = rng(20261222);
+    for (let k = 0; k < 800; k++) {
+      let glob = "";
+      for (let i = 1 + Math.floor(r() * 5); i > 0; i--) glob += pick(r, GLOB_ATOMS);
+      let reference: (s: string) => boolean;
+      try {
+        reference = picomatch(glob, { dot: true, nocase: true, windows: false });
+      } catch {
+        continue;
+      }
+      const strict = globMatcher(glob, { dot: true, nocase: true, dotAll: true });
+      if (!strict) continue;
+      for (let j = 0; j < 6; j++) {
+        let path = "";
+        for (let i = Math.floor(r() * 8); i > 0; i--) path += pick(r, [...PATH_CHARS, "\n", "\u2028"]);
+        if (reference(path)) expect(strict(path), `${glob} ~ ${JSON.stringify(path)}`).toBe(true);
+      }
+    }
+    // picomatch's globstar does not cross a name with a newline; the strict reading does.
+    expect(picomatch("**/.env", { dot: true, windows: false })("a\nb/.env")).toBe(false);
+    expect(globMatcher("**/.env", { dot: true, nocase: true, dotAll: true })!("a\nb/.env")).toBe(true);
+    expect(globMatcher("**/.env", { dot: true, nocase: true, dotAll: true })!("a\u2028b/x/.env")).toBe(true);
+  });
+
   it("refuses only what it does not read: a back-reference the glob passes through", () => {
     expect(globMatcher("x\\1y", { dot: true })).toBeUndefined();
     expect(globMatcher("(a)\\1", { dot: true })).toBeUndefined();
