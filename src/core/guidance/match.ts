@@ -2,11 +2,10 @@
  * Scoring: how relevant each entry is to what is happening (the user's message, the tools used,
  * what they printed, the files touched), with the reasons a person can read.
  */
-import picomatch from "picomatch";
 import { stemmer } from "stemmer";
 import { folderOf, isInside, normalizePath, relativePath } from "../paths";
 import type { WorkspaceFs } from "../ports";
-import { costlyGlob, stripInlineFlags } from "./parse";
+import { globTester as parsedGlobTester, stripInlineFlags } from "./parse";
 import type { GuidanceEntry, MatchSignals, ScoredEntry } from "./types";
 
 /** Weights of one hit; a lesson's score is their sum times its priority. */
@@ -99,12 +98,15 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** A guidance glob's matcher (bounded time; one parse.ts cannot match was reported there and matches nothing). */
 export function globTester(glob: string): (rel: string) => boolean {
-  const g = glob.replace(/^\.\//, "").replace(/^\//, "");
-  // Never compiled: its match could hang the session (parse.ts reports it where it is written).
-  if (costlyGlob(g)) return () => false;
-  const m = picomatch(g, { dot: true, windows: false, basename: !g.includes("/") });
-  return (rel) => m(rel);
+  let m: ((rel: string) => boolean) | undefined;
+  try {
+    m = parsedGlobTester(glob);
+  } catch {
+    m = undefined;
+  }
+  return m ?? (() => false);
 }
 
 function compiled(e: GuidanceEntry): Compiled {

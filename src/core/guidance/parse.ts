@@ -1,4 +1,5 @@
 /** One file → one guidance entry (or a problem), for each format the loader reads. */
+import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
 import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
@@ -190,26 +191,34 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
     }
   }
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
-  for (const g of globs.filter(costlyGlob)) problems.push({ path: f.path, line: ["globs", "applyTo", "paths"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: costlyGlobMessage(g) });
-  globs = globs.filter((g) => !costlyGlob(g));
+  for (const g of globs.filter(unmatchableGlob))
+    problems.push({ path: f.path, line: ["globs", "applyTo", "paths"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: unmatchableGlobMessage(g) });
+  globs = globs.filter((g) => !unmatchableGlob(g));
   return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };
 }
 
-/** The most single-`*` wildcards one path part of a guidance glob may have. */
-const MAX_STARS_PER_PART = 3;
-
 /**
- * A glob whose match can take hours: picomatch turns each `*` of a path part into a backtracking
- * `[^/]*?`, so `*a*a*a*a*X` against a long file name of `a`s costs its length to the power of the
- * stars (4 stars, 200 characters: 28 s; 8: the session never answers again — red team 22-merged).
- * Globs are matched against every file the model touches, so such a glob is not used.
+ * A glob Yoke cannot match in bounded time: globs are matched without backtracking (src/core/glob),
+ * so `*a*a*a*a*X` or `+(*a)X` are fine; only what picomatch passes through as regular-expression
+ * syntax the bounded matcher does not read (a back-reference `\\1`, an octal escape) is left out —
+ * matched by JavaScript's engine it could hold the session for hours (red team 22-merged).
  */
-export function costlyGlob(glob: string): boolean {
-  return glob.split("/").some((part) => part !== "**" && (part.replace(/\*\*+/g, "*").match(/\*/g)?.length ?? 0) > MAX_STARS_PER_PART);
+export function unmatchableGlob(glob: string): boolean {
+  try {
+    return globTester(glob) === undefined;
+  } catch {
+    return true;
+  }
 }
 
-export function costlyGlobMessage(glob: string): string {
-  return `glob ${JSON.stringify(glob)} not used: more than ${MAX_STARS_PER_PART} "*" in one path part can take hours to match a long file name (write fewer, e.g. "*foo*")`;
+export function unmatchableGlobMessage(glob: string): string {
+  return `glob ${JSON.stringify(glob)} not used: it passes regular-expression syntax (a back-reference or octal escape such as \\1) that Yoke does not match, to keep every match fast (write it as a plain glob)`;
+}
+
+/** A matcher for a guidance glob (relative path; no `/`: any folder), or undefined when it cannot be matched in bounded time. */
+export function globTester(glob: string): ((rel: string) => boolean) | undefined {
+  const g = glob.replace(/^\.\//, "").replace(/^\//, "");
+  return globMatcher(g, { dot: true, basename: !g.includes("/") });
 }
 
 /** Project memory (AGENTS.md, CLAUDE.md…): no frontmatter expected; a leading one is dropped. */

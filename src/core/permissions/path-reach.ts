@@ -5,8 +5,7 @@
  * whether any path they stand for could be covered by a rule or a protected path. A yes means
  * "could apply", which asks; it never allows anything.
  */
-import picomatch from "picomatch";
-import { costlyGlob, linearGlob } from "./glob-linear";
+import { globMatcher } from "../glob";
 import { PROTECTED_WORKSPACE_PATHS, type ProtectedPath } from "../protected-paths";
 import { rulesFor, type EvalContext } from "./context";
 import { anchorsOf, type PathSpecContext } from "./path-spec";
@@ -88,9 +87,9 @@ function segMatches(glob: { glob: string; rule?: boolean }, name: string): boole
   if (!glob.rule) return segmentMatcher(glob.glob)(name);
   let m = ruleGlobCache.get(glob.glob);
   if (!m) {
-    // A part picomatch would backtrack on (glob-linear.ts) is matched without backtracking; syntax that
-    // matcher does not read could match (the conservative answer here: the rule may reach the path).
-    m = costlyGlob(glob.glob) ? (linearGlob(glob.glob) ?? (() => true)) : picomatch(glob.glob, { dot: true, windows: false });
+    // picomatch's reading in bounded time (src/core/glob); syntax the bounded matcher does not read
+    // could match (the conservative answer here: the rule may reach the path).
+    m = globMatcher(glob.glob, { dot: true, dotAll: true }) ?? (() => true);
     ruleGlobCache.set(glob.glob, m);
   }
   return m(name);

@@ -10,8 +10,7 @@
  * any depth (a `secrets` folder anywhere) unless it starts with `./`, and case is
  * ignored (`.ENV` is `.env` on a case-insensitive file system). Allow rules keep the narrow reading.
  */
-import picomatch from "picomatch";
-import { costlyGlob, linearGlob } from "./glob-linear";
+import { globMatcher } from "../glob";
 import { dirnameOf, normalizeAbs, relativeTo } from "./posix-path";
 import type { RuleList } from "./types";
 
@@ -38,30 +37,34 @@ export function matcher(pattern: string, nocase = false): (p: string) => boolean
   const key = `${nocase ? "i" : "s"}:${pattern}`;
   let m = cache.get(key);
   if (!m) {
-    m = costlyGlob(pattern) ? linearMatcher(pattern, nocase) : picomatchMatcher(pattern, nocase);
+    m = boundedMatcher(pattern, nocase);
     cache.set(key, m);
   }
   return m;
 }
 
-function picomatchMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
-  const a = picomatch(pattern, { dot: true, windows: false, nocase });
-  const b = picomatch(pattern.replace(/\/+$/, "") + "/**", { dot: true, windows: false, nocase });
-  return (p: string) => a(p) || b(p);
+/**
+ * picomatch's reading of the pattern, matched in bounded time (src/core/glob: an extglob such as
+ * `+(*a)X` in a repository's rule held the check past 20 s on a 40-character name with picomatch's
+ * own expression). Regular-expression syntax the glob passes through and the bounded matcher does
+ * not read (a back-reference) is read the safe way: deny and ask rules (`nocase`, the strict
+ * reading) match every path below their anchor; allow rules match nothing.
+ */
+function boundedMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
+  // The strict reading also lets `**` cross names holding a line terminator (picomatch's does not).
+  const a = globMatcher(pattern, { dot: true, nocase, dotAll: nocase });
+  const b = globMatcher(pattern.replace(/\/+$/, "") + "/**", { dot: true, nocase, dotAll: nocase });
+  if (!a || !b) return () => nocase;
+  return (p: string) => (p.length > MAX_MATCHED_PATH ? nocase : a(p) || b(p));
 }
 
 /**
- * A pattern picomatch's expression would take exponential time on (glob-linear.ts): matched
- * without backtracking. Syntax that matcher does not read is read the safe way instead of slowly:
- * deny and ask rules (`nocase`, the strict reading) match every path below their anchor; allow
- * rules match nothing.
+ * Paths longer than this are not matched but read the safe way (deny and ask rules match, allow
+ * rules do not): no file is opened by such a path (Linux refuses a path past PATH_MAX, 4,096
+ * bytes, in one call), and the bounded matcher's time is linear in the path — a 1 MB path took
+ * about a second per `**` rule on this machine (docs/benchmarks.md, session 17 ext18).
  */
-function linearMatcher(pattern: string, nocase: boolean): (p: string) => boolean {
-  const a = linearGlob(pattern, nocase);
-  const b = linearGlob(pattern.replace(/\/+$/, "") + "/**", nocase);
-  if (!a || !b) return () => nocase;
-  return (p: string) => a(p) || b(p);
-}
+export const MAX_MATCHED_PATH = 16_384;
 
 /** Every (base, pattern) reading of a specifier. `/path` in deny and ask rules is also read as absolute. */
 export function anchorsOf(spec: string, ctx: PathSpecContext): Anchored[] {

@@ -4,7 +4,7 @@
  * honoured, .git skipped, symlinks not followed, files with NUL bytes skipped, a `glob` whitelists
  * files (even ignored ones) and is matched gitignore-style relative to the searched folder.
  */
-import picomatch from "picomatch/posix";
+import { globMatcher } from "../glob";
 import { baseName, joinPath, normalizePath, relativePath } from "../paths";
 import type { GlobOptions, GlobResult, GrepLine, GrepOptions, GrepResult, Searcher, WorkspaceFs } from "../ports";
 import { fsRuleSource } from "./file-access";
@@ -26,7 +26,9 @@ function compileOverride(glob: string | undefined): Override {
   }
   const anchored = p.includes("/");
   if (p.startsWith("/")) p = p.slice(1);
-  const match = picomatch(anchored ? p : `**/${p}`, { dot: true });
+  // Matched in bounded time: a model's `+(a|aa)+X` against long names cannot hold the host (src/core/glob).
+  const match = globMatcher(anchored ? p : `**/${p}`, { dot: true });
+  if (!match) throw new Error(`glob ${JSON.stringify(glob)} uses regular-expression syntax (a back-reference or octal escape) that is not matched here; write it as a plain glob`);
   return (rel, isDir) => {
     if (baseName(rel) === ".git") return "exclude";
     const hit = (!dirOnly || isDir) && match(rel);

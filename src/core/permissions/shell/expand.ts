@@ -5,6 +5,7 @@
  *
  * Patterns use the escaping of shell/words.ts: a backslash makes the next character literal.
  */
+import { boundedRegExp } from "../../glob/bounded-regex";
 
 export interface ExpandBudget {
   /** Directory listings left for this check. */
@@ -307,13 +308,17 @@ const POSIX_CLASSES: Record<string, string> = {
   graph: "\\x21-\\x7e",
 };
 
-/** A matcher for one path segment of a bash pattern (`*`, `?`, `[...]`, escapes; leading dots explicit). */
-/** More `*` runs than this in one path part make a glob's regular expression backtrack badly on long names. */
-export const MAX_STARS_PER_PART = 3;
-
+/**
+ * A matcher for one path segment of a bash pattern (`*`, `?`, `[...]`, escapes; leading dots explicit).
+ * Its expression runs without backtracking (src/core/glob): a model's `cat *a*a*a*a*a*a*a*a*X` beside
+ * a 60-character name held the check over a minute of CPU with JavaScript's engine.
+ */
 export function segmentMatcher(seg: string): (name: string) => boolean {
-  const pieces = segmentPieces(seg);
-  const test = pieces.filter((p) => p === STAR).length > MAX_STARS_PER_PART ? walkMatcher(pieces) : regexMatcher(pieces);
+  const re = boundedRegExp(`^${segmentRegex(seg)}$`, "s");
+  // Every piece segmentPieces writes is read by the bounded matcher (a unit test draws them); were
+  // one not, the check fails closed rather than guess bash's words.
+  if (!re) throw new Error(`the pattern ${seg} cannot be matched here`);
+  const test = (name: string) => re.test(name);
   const explicitDot = seg.startsWith(".") || seg.startsWith("\\.");
   return (name) => (explicitDot || !name.startsWith(".")) && (name !== "." && name !== ".." ? true : explicitDot) && test(name);
 }
@@ -332,7 +337,7 @@ export function segmentRegex(seg: string): string {
 const ASTRAL = "[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]";
 
 /** A `*` among a segment's pieces; every other piece is a regular expression for exactly one character. */
-export const STAR = Symbol("star");
+const STAR = Symbol("star");
 type Piece = string | typeof STAR;
 
 function segmentPieces(seg: string): Piece[] {
@@ -353,60 +358,6 @@ function segmentPieces(seg: string): Piece[] {
     } else out.push(escapeRe(c));
   }
   return out;
-}
-
-function regexMatcher(pieces: Piece[]): (name: string) => boolean {
-  const re = new RegExp(`^${pieces.map((p) => (p === STAR ? "[^/]*" : p)).join("")}$`, "s");
-  return (name) => re.test(name);
-}
-
-/**
- * Many `*` in one segment (`*a*a*a*a*a*a*a*a*X`) make the regular expression backtrack
- * exponentially on a long name: a model's `cat *a*a*a*a*a*a*a*a*X` beside a 60-character file name
- * held the permission check over a minute of CPU (found while fixing red team 22's rule-glob hang).
- * The wildcard walk instead: on a mismatch go back to the last `*` and let it take one more
- * character — O(name × pattern), the same answers (each other piece matches exactly one character).
- */
-function walkMatcher(pieces: Piece[]): (name: string) => boolean {
-  const tokens: WalkToken[] = [];
-  for (const p of pieces) {
-    if (p === STAR) tokens.push(STAR);
-    else {
-      const re = new RegExp(`^${p}$`, "s");
-      tokens.push((c) => re.test(c));
-    }
-  }
-  // By character, as bash counts them in a UTF-8 locale (a character past U+FFFF is one).
-  return (name) => wildcardWalk(tokens, [...name]);
-}
-
-/** A `*`, or a test of exactly one character. */
-export type WalkToken = typeof STAR | ((c: string) => boolean);
-
-/**
- * The wildcard walk: on a mismatch go back to the last `*` and let it take one more character —
- * O(name × tokens), no backtracking blow-up. Also glob-linear.ts's, for rule patterns.
- */
-export function wildcardWalk(tokens: readonly WalkToken[], chars: ArrayLike<string>): boolean {
-  let t = 0;
-  let n = 0;
-  let star = -1;
-  let mark = 0;
-  while (n < chars.length) {
-    const tok = tokens[t];
-    if (tok === STAR) {
-      star = t++;
-      mark = n;
-    } else if (tok !== undefined && tok(chars[n]!)) {
-      t++;
-      n++;
-    } else if (star >= 0) {
-      t = star + 1;
-      n = ++mark;
-    } else return false;
-  }
-  while (tokens[t] === STAR) t++;
-  return t === tokens.length;
 }
 
 function bracket(seg: string, open: number): { re: string; end: number } | undefined {
