@@ -520,6 +520,8 @@ export const AgentItemView = z.object({
   spend: z.string(),
   changedFiles: z.array(z.object({ path: z.string(), status: z.string() })),
   lastMessage: z.nullable(z.string()),
+  /** A permission question it waits on (its tool and summary): answered in the panel's card. */
+  asking: z.optional(z.nullable(z.string())),
   merged: z.boolean(),
 });
 export type AgentItemView = z.infer<typeof AgentItemView>;

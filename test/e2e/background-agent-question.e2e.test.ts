@@ -67,6 +67,10 @@ describe("a background agent's question", () => {
     expect(await asker.getAttribute("title")).toBe(`Works in ${record.worktree}`);
     expect(await card.locator(".permission-summary").textContent()).toContain("touch asked.txt");
     const callId = await card.getAttribute("data-call-id");
+    // The Agents view says the agent waits on it.
+    const agent = frame.locator("[data-testid=agent]", { has: frame.locator("[data-testid=agent-task]", { hasText: "Touch asked.txt." }) });
+    const asking = agent.locator("[data-testid=agent-asking]");
+    await expect.poll(() => asking.textContent(), { timeout: 30_000 }).toBe("Waiting for your answer (in the card below): run_command touch asked.txt");
     await shot("agent-question-named");
 
     // New Session, and a message answered in it: the agent's question is still open, the same one, not answered.
@@ -76,8 +80,8 @@ describe("a background agent's question", () => {
     await waitForState(frame, "done");
     expect(await card.getAttribute("data-call-id")).toBe(callId);
     expect(await asker.textContent()).toContain("bg-asker");
-    const agent = frame.locator("[data-testid=agent]", { has: frame.locator("[data-testid=agent-task]", { hasText: "Touch asked.txt." }) });
     expect(await agent.getAttribute("data-state")).toBe("running");
+    expect(await asking.textContent()).toBe("Waiting for your answer (in the card below): run_command touch asked.txt");
     // The agent's model was not told anything meanwhile (no denial, no "stopped").
     expect(vs.llm.requests.filter(isAgent)).toHaveLength(1);
     expect(existsSync(join(record.worktree, "asked.txt"))).toBe(false);
@@ -95,6 +99,7 @@ describe("a background agent's question", () => {
     expect(told).not.toContain("replaced this one");
     expect(told).not.toContain("denied");
     expect(await frame.locator("[data-testid=permission-card]").count()).toBe(0);
+    expect(await asking.isHidden()).toBe(true);
     await shot("agent-finished-after-allow");
   }, 420_000);
 });
