@@ -188,6 +188,24 @@ describe("yoke acp: config options, session info, usage, reject_always, session/
     expect(byId(fresh.configOptions, "model")!.currentValue).toBe("local-model");
   }, 180_000);
 
+  it("a loaded session whose mode the permission settings now turn off goes on in the settings' default mode, and says so on stderr", async () => {
+    const { ws, sessions } = workspace();
+    const { c } = await start([{ text: "first" }], ws, sessions, {}, ["--model", "local-model"]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await c.agent.request("session/set_mode", { sessionId, modeId: "bypassPermissions" });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] })).stopReason).toBe("end_turn");
+    await c.close();
+    clients.splice(clients.indexOf(c), 1);
+    // Since then the user turned bypassPermissions off.
+    const off = join(ws, "..", "no-bypass.json");
+    writeFileSync(off, JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }));
+    const second = await start([], ws, sessions, {}, ["--model", "local-model", "--settings", off]);
+    const loaded = await second.c.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    expect(loaded.modes!.currentModeId).toBe("default");
+    expect(loaded.modes!.availableModes.map((m) => m.id)).not.toContain("bypassPermissions");
+    expect(second.c.stderr()).toContain("the session was in the mode bypassPermissions, which the permission settings now turn off");
+  }, 180_000);
+
   it("session_info_update names the session from the user's first message; usage_update carries the request's tokens, the model's window and the session's cost", async () => {
     const { ws, sessions } = workspace();
     const usage = { input: 12_000, output: 800, cacheRead: 3_000, cacheWrite: 0 };
