@@ -346,7 +346,7 @@ export class SessionController implements vscode.Disposable {
 
   dispose(): void {
     this.store.stop();
-    if ((this.approver.current || this.review?.reviewer.pending().length) && this.live.current) {
+    if ((this.approver.waitingOwn || this.review?.reviewer.pending().length) && this.live.current) {
       // The window closes (or reloads) while a question is open or a change waits for review: leave
       // it unanswered in the log, so the next window asks it again (the review re-attaches to the
       // editor VS Code restores). Commands die with the extension host.
