@@ -7,7 +7,10 @@ import { resolve } from "node:path";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import { shellQuote } from "../core/commands/shell-quote";
 import type { PermissionMode } from "../core/loop/types";
+import type { NewEvent } from "../core/events";
+import { PERMISSION_MODES } from "../core/permissions/merge-settings";
 import { createProvider } from "../core/providers/create";
+import { listModels, type ListedModels } from "../core/providers/list-models";
 import { parseLog } from "../core/session/session-log";
 import { switchableProvider } from "../core/custom-commands/model-switch";
 import { createNodeWorkspaceFs } from "../node/node-fs";
@@ -69,6 +72,13 @@ export interface CliSessionFlags {
   tools?: string[];
   /** The command never calls the model (`yoke compact` with an extractive summary): no provider key is needed. */
   offline?: boolean;
+  /**
+   * On resume, the session goes on in the permission mode and on the model it had (its log's last
+   * `mode_change` / `model_change`), before `permissionMode` and the settings' default mode
+   * (`yoke acp`'s session/load: the flag is the mode NEW sessions start in). A mode the permission
+   * settings now turn off is not restored.
+   */
+  restoreChoices?: boolean;
 }
 
 /**
@@ -112,12 +122,15 @@ export interface CliSessionHost {
   composer?: () => Extension;
 }
 
-/** The session's model, and the models it may switch to (its own and its fallback models of the same provider). */
+/** The session's model, and the models it may switch to. */
 export interface SessionModels {
   provider: string;
+  /** The session's own model and its fallback models of the same provider. */
   choices: string[];
   current(): string;
-  /** Requests go to this model from now on (one of choices). */
+  /** What the provider's server lists (bounded, cached; none where it cannot list: see listModels). */
+  listed(): Promise<ListedModels>;
+  /** Requests go to this model from now on; recorded in the log (model_change), so a resumed session starts on it. */
   use(model: string): Promise<void>;
 }
 
@@ -125,7 +138,16 @@ export async function buildCliSession(
   flags: CliSessionFlags,
   resumeId?: string,
   host: CliSessionHost = {},
-): Promise<{ options: AgentSessionOptions; sessionDir: string; store: FileSessionStore; services: NodeServices; trusted: boolean; models: SessionModels; dispose(): Promise<void> }> {
+): Promise<{
+  options: AgentSessionOptions;
+  sessionDir: string;
+  store: FileSessionStore;
+  services: NodeServices;
+  trusted: boolean;
+  models: SessionModels;
+  recordModelChanges(session: { appendFromHost(e: NewEvent, o: { whileRunning: boolean }): unknown }): void;
+  dispose(): Promise<void>;
+}> {
   if (!existsSync(flags.cwd)) throw new UsageError(`--cwd ${flags.cwd}: no such folder`);
   for (const d of flags.addDirs ?? []) if (!existsSync(d)) throw new UsageError(`--add-dir ${d}: no such folder`);
   const sessionDir = flags.sessionDir ? resolve(flags.sessionDir) : cliSessionDir(flags.cwd);
@@ -133,6 +155,8 @@ export async function buildCliSession(
   const store = createFileSessionStore(sessionDir, { owner: host.owner ?? (resumeId ? "yoke resume" : "yoke run") });
   let providerFlags = { provider: flags.provider, baseUrl: flags.baseUrl, model: flags.model, apiKeyEnv: flags.apiKeyEnv, stream: flags.stream };
   let label: string | undefined;
+  /** The session's own mode and model choice, from its log (restoreChoices). */
+  let restored: { mode?: string; model?: { provider: string; model: string } } = {};
   if (resumeId) {
     if (!store.exists(resumeId)) throw new UsageError(`no session "${resumeId}" in ${sessionDir} (see \`yoke sessions --session-dir ${sessionDir}\`)`);
     // Held until this process exits: nobody else appends to the log meanwhile.
@@ -142,10 +166,19 @@ export async function buildCliSession(
         `session ${resumeId} is in use by ${describeHolder(lock.holder)}, which is writing to it. ` + `Wait until it is done there, or continue a copy of it: yoke fork ${resumeId}${dirFlag}`,
       );
     }
-    const start = parseLog(store.read(resumeId)).events.find((e) => e.type === "session_start");
+    const events = parseLog(store.read(resumeId)).events;
+    const start = events.find((e) => e.type === "session_start");
     if (start?.type === "session_start" && !flags.provider) {
       providerFlags = { ...providerFlags, provider: start.provider, model: flags.model ?? start.model, baseUrl: flags.baseUrl ?? start.baseUrl };
       label = start.label;
+    }
+    if (flags.restoreChoices) {
+      const mode = events.findLast((e) => e.type === "mode_change");
+      const model = events.findLast((e) => e.type === "model_change");
+      restored = {
+        ...(mode?.type === "mode_change" ? { mode: mode.mode } : start?.type === "session_start" && start.permissionMode ? { mode: start.permissionMode } : {}),
+        ...(model?.type === "model_change" ? { model: { provider: model.provider, model: model.model } } : {}),
+      };
     }
   }
   const config = flags.offline
@@ -167,7 +200,10 @@ export async function buildCliSession(
     throw err instanceof SessionSettingsError ? new UsageError(err.message) : err;
   });
   const node = nodeServicesFor(settings, host.launcher ? { launcher: host.launcher } : {});
-  const permissionMode = flags.permissionMode ?? (await node.gate.defaultMode());
+  const own = PERMISSION_MODES.find((m) => m === restored.mode);
+  const ownAllowed = own !== undefined && (await node.gate.modeAllowed(own));
+  if (own && !ownAllowed) process.stderr.write(`yoke: the session was in the mode ${own}, which the permission settings now turn off; it goes on in another mode\n`);
+  const permissionMode = (ownAllowed ? own : undefined) ?? flags.permissionMode ?? (await node.gate.defaultMode());
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
   }
@@ -184,15 +220,22 @@ export async function buildCliSession(
   // The session's own model, switchable while it runs (`yoke acp`'s model option); its fallback models stay behind it.
   const primary = switchableProvider(flags.offline ? offlineProvider(config) : createProvider(config), "the model chosen for the session");
   const choices = [config.model, ...settings.fallbackModels.filter((f) => !f.provider || f.provider === config.provider).map((f) => f.model)].filter((m, i, all) => m && all.indexOf(m) === i);
+  const switchTo = async (model: string) => primary.use(model === config.model ? undefined : await make(undefined, model));
+  let record: ((from: string, model: string) => void) | undefined;
   const models: SessionModels = {
     provider: config.provider,
     choices,
     current: () => primary.provider.model,
+    listed: () => (flags.offline ? Promise.resolve({ ids: [], problem: "this command does not call the model" }) : listModels(config)),
     async use(model) {
-      if (!choices.includes(model)) throw new Error(`unknown model ${model}: one of ${choices.join(", ")}`);
-      primary.use(model === config.model ? undefined : await make(undefined, model));
+      if (!model.trim()) throw new Error("no model named");
+      const from = primary.provider.model;
+      await switchTo(model);
+      if (from !== model) record?.(from, model);
     },
   };
+  // The model the session had chosen (same provider): requests go to it again.
+  if (restored.model && restored.model.provider === config.provider && restored.model.model !== config.model && !flags.offline) await switchTo(restored.model.model);
   const askInput = host.approver ? undefined : createTerminalInput(); // a prompt file's ${input:name}
   const recipe = await sessionRecipe(settings, {
     store,
@@ -210,5 +253,17 @@ export async function buildCliSession(
     ...(host.onMcpHub ? { onMcpHub: host.onMcpHub } : {}),
   });
   const options = flags.tools ? { ...recipe.options, onlyTools: flags.tools } : recipe.options;
-  return { sessionDir, store, services: recipe.services, trusted: trust.trusted, models, dispose: () => recipe.dispose(), options };
+  return {
+    sessionDir,
+    store,
+    services: recipe.services,
+    trusted: trust.trusted,
+    models,
+    /** The session the choices are recorded in (a model_change event each). */
+    recordModelChanges(session: { appendFromHost(e: NewEvent, o: { whileRunning: boolean }): unknown }) {
+      record = (from, model) => void session.appendFromHost({ type: "model_change", provider: config.provider, model, from, by: "user" }, { whileRunning: true });
+    },
+    dispose: () => recipe.dispose(),
+    options,
+  };
 }

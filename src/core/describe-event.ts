@@ -17,6 +17,7 @@ import { describe as extension } from "./extensions/describe";
 import { describe as fallback } from "./fallback/describe";
 import { describe as mcpServer, describeProgress as mcpProgress, describeRequest as mcpRequest } from "./mcp/describe";
 import { describe as modeChange } from "./permissions/describe";
+import { describeModelChange as modelChange } from "./providers/describe";
 import { describe as review } from "./review-describe";
 import { describe as stuck } from "./stuck/describe";
 import { describe as turnTime } from "./turn-time/describe";
@@ -48,6 +49,7 @@ const DESCRIBE: { [K in SessionEventType]: Describe<K> | null } = {
   review_proposed: review,
   review_decision: review,
   mode_change: modeChange,
+  model_change: modelChange,
   extension,
   cache_break: cacheBreak,
   breaker,

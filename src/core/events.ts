@@ -182,6 +182,8 @@ export const SessionEvent = z.discriminatedUnion("type", [
   }),
   /** The permission mode changed during the session. */
   z.object({ ...base, type: z.literal("mode_change"), mode: z.string(), from: z.string(), by: z.enum(["user", "host", "extension"]) }),
+  /** The model requests go to changed during the session (the editor's model option): the provider's model name, and the one before. A resumed session starts on it. */
+  z.object({ ...base, type: z.literal("model_change"), provider: z.string(), model: z.string(), from: z.string(), by: z.enum(["user", "host"]) }),
   /** An extension changed the course of the loop, or failed (it is contained; the session goes on). */
   z.object({
     ...base,

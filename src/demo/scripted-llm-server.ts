@@ -78,6 +78,7 @@ export async function startScriptedLlmServer(opts: ScriptedServerOptions): Promi
   const requests: RecordedRequest[] = [];
   const queue = Array.isArray(opts.script) ? [...opts.script] : undefined;
   let served = 0;
+  let modelLists = 0;
 
   const nextTurn = async (rec: RecordedRequest): Promise<ScriptedTurn> => {
     if (queue) return queue.shift() ?? { text: NO_MORE_TURNS };
@@ -135,12 +136,15 @@ export async function startScriptedLlmServer(opts: ScriptedServerOptions): Promi
     if (route === "POST /v1/chat/completions") return done(answer("openai", req, res, path));
     if (route === "POST /v1/messages") return done(answer("anthropic", req, res, path));
     if (route === "GET /v1/models") {
+      modelLists++;
+      // One list both wire formats read: OpenAI's {object, data} and Anthropic's {data, has_more, first_id, last_id}.
+      const ids = opts.models ?? ["scripted-model"];
       return sendJson(res, 200, {
         object: "list",
-        data: [{ id: "scripted-model", object: "model", type: "model", display_name: "Scripted model", created: 1_700_000_000, created_at: "2023-11-14T22:13:20Z", owned_by: "yoke" }],
+        data: ids.map((id) => ({ id, object: "model", type: "model", display_name: id, created: 1_700_000_000, created_at: "2023-11-14T22:13:20Z", owned_by: "yoke" })),
         has_more: false,
-        first_id: "scripted-model",
-        last_id: "scripted-model",
+        first_id: ids[0] ?? null,
+        last_id: ids.at(-1) ?? null,
       });
     }
     req.resume();
@@ -159,6 +163,7 @@ export async function startScriptedLlmServer(opts: ScriptedServerOptions): Promi
     anthropicBaseUrl: url,
     port,
     requests,
+    modelLists: () => modelLists,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

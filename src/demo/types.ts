@@ -52,6 +52,8 @@ export interface ScriptedServerOptions {
   script: Script;
   /** When set, requests must carry this key (Bearer or x-api-key), else 401. */
   apiKey?: string;
+  /** The models GET /v1/models lists (default: ["scripted-model"]). */
+  models?: string[];
 }
 
 export interface ScriptedServer {
@@ -63,6 +65,8 @@ export interface ScriptedServer {
   anthropicBaseUrl: string;
   port: number;
   requests: RecordedRequest[];
+  /** How many times GET /v1/models was asked (not in `requests`: it is no model request). */
+  modelLists(): number;
   close(): Promise<void>;
 }
 

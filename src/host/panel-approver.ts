@@ -1,5 +1,8 @@
 // The Approver of the extension: a question becomes a permission card in the panel and, when the
-// panel is hidden, also a notification. Whichever answers first wins.
+// panel is hidden, also a notification. Whichever answers first wins. Questions wait in order, the
+// first one shown; a background agent's question (a `background: true` custom agent, which outlives
+// the turn and the session that started it) names the agent, its worktree and branch, and is never
+// answered for the person: Stop and New Session withdraw only the shown session's own question.
 import * as vscode from "vscode";
 import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
 import type { PermissionView } from "../protocol/messages";
@@ -13,24 +16,44 @@ interface Pending {
 /** The rule "Always allow" would write for a question, or null when no rule is safe. */
 export type RuleProposer = (req: PermissionCheck) => Promise<string | null>;
 
+const REPLACED = "Another permission question replaced this one.";
+
+/** Who asks, in words: "the background agent "x" (ID, branch B)". */
+export function askerWords(a: NonNullable<PermissionView["asker"]>): string {
+  const where = [a.id, a.branch ? `branch ${a.branch}` : undefined].filter(Boolean).join(", ");
+  return `the ${a.background ? "background " : ""}agent "${a.agent}"${where ? ` (${where})` : ""}`;
+}
+
 export class PanelApprover implements Approver {
-  private pending: Pending | undefined;
+  private pending: Pending[] = [];
   /** Set by the host once the permission gate exists. */
   proposeRule: RuleProposer | undefined;
   /** "Always allow" from the notification: writes the rule, then allows (set by the host). */
   alwaysAllow: ((callId: string, rule: string) => Promise<void>) | undefined;
   private readonly changed = new vscode.EventEmitter<PermissionView | null>();
-  /** Fires with the question to show, or null when it was answered or withdrawn. */
+  /** Fires with the question to show, or null when none is left. */
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly isPanelVisible: () => boolean) {}
 
+  /** The shown session's own question waits (not only a background agent's). */
+  get waitingOwn(): boolean {
+    return this.pending.some((p) => !p.view.asker?.background);
+  }
+
+  /** The question shown (the first waiting). */
   get current(): PermissionView | null {
-    return this.pending?.view ?? null;
+    return this.pending[0]?.view ?? null;
+  }
+
+  /** The session's own questions (not a background agent's): one at a time, a new one replaces it. */
+  private replaceOwn(q: PermissionQuestion): void {
+    if (q.asker?.background) return;
+    for (const p of this.pending.filter((p) => !p.view.asker?.background)) p.settle({ decision: "deny", message: REPLACED });
   }
 
   async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
-    this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
+    this.replaceOwn(q);
     let rule: string | null;
     try {
       rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
@@ -38,7 +61,7 @@ export class PanelApprover implements Approver {
       rule = null; // no proposal: the card offers Allow once and Deny only
     }
     if (signal.aborted) return { decision: "deny", message: "The run was stopped." };
-    this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
+    this.replaceOwn(q);
     const view: PermissionView = {
       callId: q.callId,
       tool: q.tool,
@@ -47,47 +70,55 @@ export class PanelApprover implements Approver {
       detail: formatInput(q.input),
       reason: q.reason,
       ...(rule ? { rule } : {}),
+      ...(q.asker ? { asker: { ...q.asker } } : {}),
     };
     return new Promise<PermissionAnswer>((resolve) => {
       const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
       const entry: Pending = {
         view,
         settle: (answer) => {
-          if (this.pending !== entry) return;
-          this.pending = undefined;
+          const at = this.pending.indexOf(entry);
+          if (at < 0) return;
+          this.pending.splice(at, 1);
           signal.removeEventListener("abort", onAbort);
-          this.changed.fire(null);
+          if (at === 0) this.changed.fire(this.current);
           resolve(answer);
         },
       };
-      this.pending = entry;
+      this.pending.push(entry);
       signal.addEventListener("abort", onAbort, { once: true });
-      this.changed.fire(view);
+      if (this.pending[0] === entry) this.changed.fire(view);
       if (!this.isPanelVisible()) void this.notify(entry);
     });
   }
 
-  /** An answer from the panel; ignored when it is not about the open question. */
+  /** An answer from the panel; ignored when no waiting question has that call id. */
   answer(callId: string, answer: PermissionAnswer): boolean {
-    if (this.pending?.view.callId !== callId) return false;
-    this.pending.settle(answer);
+    const entry = this.pending.find((p) => p.view.callId === callId);
+    if (!entry) return false;
+    entry.settle(answer);
     return true;
   }
 
-  /** Denies the open question (the run is being stopped). */
+  /**
+   * Denies the shown session's open question (the run is being stopped: Stop, New Session). A
+   * background agent's question stays: it is not part of that run, and nobody answered it.
+   */
   cancel(message = "The run was stopped."): void {
-    this.pending?.settle({ decision: "deny", message });
+    for (const p of this.pending.filter((p) => !p.view.asker?.background)) p.settle({ decision: "deny", message });
   }
 
   dispose(): void {
-    this.cancel("VS Code closed the session.");
+    // The window closes: every question goes (the agents asking them end with the extension host).
+    for (const p of [...this.pending]) p.settle({ decision: "deny", message: "VS Code closed the session." });
     this.changed.dispose();
   }
 
   private async notify(entry: Pending): Promise<void> {
     const v = entry.view;
     const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
-    const choice = await vscode.window.showWarningMessage(`Yoke wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
+    const who = v.asker ? `Yoke's ${askerWords(v.asker).replace(/^the /, "")}` : "Yoke";
+    const choice = await vscode.window.showWarningMessage(`${who} wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
     if (choice === "Allow") entry.settle({ decision: "allow" });
     else if (always && choice === always && v.rule) void this.alwaysAllow?.(v.callId, v.rule);
     else if (choice === "Deny") entry.settle({ decision: "deny", message: "The user denied this in VS Code." });

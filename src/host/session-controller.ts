@@ -33,6 +33,7 @@ import { PanelSnapshots } from "./session/snapshot";
 import { PanelState } from "./session/state";
 import { StoreLink } from "./session/store";
 import { OtherWriters } from "./session/other-writers";
+import { HandBacks } from "./session/hand-back";
 import { HostAgents } from "./agents"; // background agents (issue 24)
 export { parseWebviewToHost } from "../protocol/messages"; // for the panel: the check of webview messages loads with this bundle, not at activation
 export class SessionController implements vscode.Disposable {
@@ -43,6 +44,8 @@ export class SessionController implements vscode.Disposable {
   private readonly firstRun: FirstRunProbe;
   private readonly live: LiveLink;
   private readonly opener: SessionOpener;
+  /** Background agents' results for ended sessions, kept until they are opened again (session/hand-back.ts). */
+  private readonly handBacks: HandBacks;
   private readonly others: OtherWriters;
   private readonly shown: ShownSession;
   private readonly snapshots: PanelSnapshots;
@@ -100,6 +103,7 @@ export class SessionController implements vscode.Disposable {
     this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? []);
     this.guidance.onShow(() => this.customizations.sessionChanged());
     this.live = new LiveLink({ state, store: this.store, services: this.services, composer: this.composer, guidance: this.guidance, approver: this.approver, log, pushState });
+    this.handBacks = new HandBacks({ state, dir: () => this.store.dir(), run: (act) => this.run(act), log });
     this.opener = new SessionOpener({
       state,
       store: this.store,
@@ -151,7 +155,8 @@ export class SessionController implements vscode.Disposable {
       mode: () => this.permissions.mode,
       extensions: (settingsFiles, client) => this.mcp.extensions(settingsFiles, client),
       composer: () => this.composer.extension(),
-      deliver: async (info, text) => this.live.deliver(info.id, text, (act) => this.run(act)), // a background agent's result: a turn of its own
+      // A background agent's result: a turn of its own; for a session that has ended, kept until it is opened again.
+      deliver: async (info, text, when) => (when?.ended ? this.handBacks.keep(info.id, text) : this.live.deliver(info.id, text, (act) => this.run(act))),
     });
     this.snapshots = new PanelSnapshots({
       state,
@@ -275,6 +280,8 @@ export class SessionController implements vscode.Disposable {
       this.live.releaseIdle();
       this.historyList.post(true);
       this.composed.afterRun();
+      // A background agent's result kept for this session while it ran (or was not shown).
+      setTimeout(() => this.handBacks.deliverShown(), 0);
     }
   }
 
@@ -319,6 +326,7 @@ export class SessionController implements vscode.Disposable {
     void this.live.detach(true);
     if ((await this.opener.show(id)) === "superseded") return;
     await this.pushState();
+    this.handBacks.deliverShown();
   }
 
   /** Sessions of this workspace, newest first, for the history list and the quick pick (session/history.ts). */
@@ -338,7 +346,7 @@ export class SessionController implements vscode.Disposable {
 
   dispose(): void {
     this.store.stop();
-    if ((this.approver.current || this.review?.reviewer.pending().length) && this.live.current) {
+    if ((this.approver.waitingOwn || this.review?.reviewer.pending().length) && this.live.current) {
       // The window closes (or reloads) while a question is open or a change waits for review: leave
       // it unanswered in the log, so the next window asks it again (the review re-attaches to the
       // editor VS Code restores). Commands die with the extension host.
@@ -361,7 +369,8 @@ export class SessionController implements vscode.Disposable {
 
   /** After a window reload: the last session shown again (session/open.ts). */
   restoreOnce(): Promise<void> {
-    return this.opener.restoreOnce();
+    // Then a background agent's result kept for it (after a question left open is asked again, which starts first).
+    return this.opener.restoreOnce().then(() => void setTimeout(() => this.handBacks.deliverShown(), 0));
   }
 
   private settingsChanged(): void {

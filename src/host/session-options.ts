@@ -46,7 +46,7 @@ export interface SessionOptionsDeps {
   /** The composer of each new session (@-mentions, steering, the queue: src/host/composer.ts). */
   composer?: () => Extension;
   /** Starts a turn delivering a finished background agent's result (SessionHost.deliver). */
-  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
+  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
 }
 
 export class SessionOptionsBuilder {

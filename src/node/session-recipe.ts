@@ -84,7 +84,7 @@ export interface SessionHost {
   /** Pinned and muted guidance (the panel's list). */
   guidancePrefs?: () => GuidancePrefs;
   /** Starts a turn of the session that delivers a finished background agent's result; false when a turn runs (SubagentOptions.deliver). Without: the turn waits for them. */
-  deliver?(session: SessionInfo, text: string): Promise<boolean>;
+  deliver?(session: SessionInfo, text: string, when?: { ended: boolean }): Promise<boolean>;
   /** The editor's active file and selection (the panel): a Copilot prompt file's `${file}`, `${selection}`, … */
   editor?(): Promise<EditorContext | undefined>;
   /** Asks the user for a Copilot prompt's `${input:name}` (the panel's input box, the terminal); without: the message is refused, saying how to give it. */

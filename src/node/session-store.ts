@@ -288,6 +288,8 @@ export function createFileSessionStore(dir: string, opts: FileSessionStoreOption
         closeFd(id);
         fs.rmSync(file(id), { force: true });
         fs.rmSync(blobDir(id), { recursive: true, force: true });
+        // Background agents' results kept for it (src/node/background/hand-back.ts).
+        fs.rmSync(nodePath.join(dir, `${id}.handback`), { recursive: true, force: true });
         known.delete(id);
       } finally {
         store.unlock(id);

@@ -137,5 +137,5 @@ export interface CustomAgentOptions {
   /** Makes the worktree and the services of an agent with `isolation: worktree`; without it, such an agent is refused. */
   isolation?: IsolationHost;
   /** The host delivers a finished background agent's result as a turn of its own (SubagentOptions.deliver); without it, the parent's turn waits. */
-  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
+  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
 }

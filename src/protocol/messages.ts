@@ -101,6 +101,8 @@ export const PermissionView = z.object({
   reason: z.string(),
   /** The rule "Always allow" writes (e.g. `Bash(npm run test:*)`); absent when no rule is safe. */
   rule: z.optional(z.string()),
+  /** Who asks when it is a custom agent, not the session shown: its name, and its background agent id, worktree and branch. */
+  asker: z.optional(z.object({ agent: z.string(), background: z.boolean(), id: z.optional(z.string()), worktree: z.optional(z.string()), branch: z.optional(z.string()) })),
 });
 export type PermissionView = z.infer<typeof PermissionView>;
 
@@ -518,6 +520,8 @@ export const AgentItemView = z.object({
   spend: z.string(),
   changedFiles: z.array(z.object({ path: z.string(), status: z.string() })),
   lastMessage: z.nullable(z.string()),
+  /** A permission question it waits on (its tool and summary): answered in the panel's card. */
+  asking: z.optional(z.nullable(z.string())),
   merged: z.boolean(),
 });
 export type AgentItemView = z.infer<typeof AgentItemView>;

@@ -3,9 +3,13 @@
 // with the scripted model over HTTP: the parent starts the agent and hands back; the agent waits,
 // listed as running; the person starts a New Session and chats in it; the agent is still running,
 // then finishes — its file on disk in its worktree, the Agents view says finished — and the new
-// session never received the old one's result.
+// session never received the old one's result. The result is kept on disk for the old session (not
+// offered again and again in memory, lost with the window): after a window reload, opening the old
+// session from the history delivers it once, as a turn of its own; reloaded and opened again, it is
+// not delivered a second time.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { defaultSessionDir } from "../../src/node/session-store";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/scripted-llm-server";
@@ -32,6 +36,7 @@ async function script(req: RecordedRequest): Promise<ScriptedTurn> {
     return { text: "AGENT-DONE: wrote log.txt." };
   }
   if (convo(req).includes("SECOND-SESSION")) return { text: "NEW-SESSION-ANSWER" };
+  if (convo(req).includes("AGENT-DONE")) return { text: "OLD-SESSION-GOT-THE-RESULT" };
   if (toolResults(req) === 0) return { toolCalls: [{ name: "task", input: { description: "Write the log", prompt: "Write log.txt.", subagent_type: "bg-writer" } }] };
   return { text: "The writer is working in the background; back to you." };
 }
@@ -92,5 +97,48 @@ describe("a background agent and a new panel session", () => {
     const second = vs.llm.requests.filter((r) => !isAgent(r) && convo(r).includes("SECOND-SESSION"));
     expect(second.length).toBeGreaterThan(0);
     for (const r of second) expect(convo(r)).not.toContain("AGENT-DONE");
-  }, 420_000);
+
+    // The result waits on disk for the old session (beside its log), and no session was handed it.
+    const store = defaultSessionDir(vs.workspace, vs.server.home);
+    const kept = () => readdirSync(store).filter((f) => f.endsWith(".handback"));
+    const notes = (id: string) => (existsSync(join(store, `${id}.handback`)) ? readdirSync(join(store, `${id}.handback`)).filter((f) => f.endsWith(".note")) : []);
+    await expect.poll(() => kept().length, { timeout: 60_000 }).toBe(1);
+    const oldId = kept()[0]!.replace(/\.handback$/, "");
+    expect(readFileSync(join(store, `${oldId}.jsonl`), "utf8")).toContain("Write the log in the background.");
+    expect(notes(oldId)).toHaveLength(1);
+    const withResult = () => vs.llm.requests.filter((r) => !isAgent(r) && convo(r).includes("AGENT-DONE"));
+    expect(withResult()).toHaveLength(0);
+
+    // The window reloads (the extension host, and anything it held in memory, is gone); the old session is opened from the history.
+    let reloaded = await vs.reloadWindow();
+    const item = reloaded.locator(`[data-testid=session-item][data-session-id="${oldId}"]`);
+    await item.waitFor({ state: "attached", timeout: 60_000 });
+    const history = reloaded.locator("[data-testid=history]");
+    if ((await history.getAttribute("open")) === null) await history.locator("summary").click();
+    await item.click();
+    await waitForAssistantText(reloaded, "OLD-SESSION-GOT-THE-RESULT", 120_000);
+    await waitForState(reloaded, "done");
+    await shot("result-delivered-after-reload");
+    // Delivered once, to the old session, as a context event and the model's answer; nothing left on disk.
+    expect(withResult()).toHaveLength(1);
+    expect(convo(withResult()[0]!)).toContain("Write the log in the background.");
+    expect(convo(withResult()[0]!)).not.toContain("SECOND-SESSION");
+    expect(notes(oldId)).toHaveLength(0);
+    const contexts = () =>
+      readFileSync(join(store, `${oldId}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; source?: string; text?: string })
+        .filter((e) => e.type === "context" && e.source === "subagents" && e.text?.includes("AGENT-DONE"));
+    expect(contexts()).toHaveLength(1);
+
+    // Reloaded again, the old session shown again: its answer is there, and the result is not delivered twice.
+    const requests = vs.llm.requests.length;
+    reloaded = await vs.reloadWindow();
+    await reloaded.locator("[data-testid=message-assistant]", { hasText: "OLD-SESSION-GOT-THE-RESULT" }).waitFor({ timeout: 60_000 });
+    await waitForState(reloaded, "done").catch(() => undefined);
+    expect(vs.llm.requests.length).toBe(requests);
+    expect(contexts()).toHaveLength(1);
+    expect(withResult()).toHaveLength(1);
+  }, 600_000);
 });

@@ -8,7 +8,7 @@
  * CLI's stdio, with the scripted model over real HTTP; asserts what the client received, what
  * reached the model and what is on disk.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -33,8 +33,8 @@ function workspace(): { ws: string; sessions: string } {
   return { ws, sessions: join(dir, "sessions") };
 }
 
-async function start(script: ScriptedTurn[], ws: string, sessions: string, handlers: AcpClientHandlers = {}, extra: string[] = [], caps: acp.ClientCapabilities = {}) {
-  server ??= await startScriptedLlmServer({ script });
+async function start(script: ScriptedTurn[], ws: string, sessions: string, handlers: AcpClientHandlers = {}, extra: string[] = [], caps: acp.ClientCapabilities = {}, models?: string[]) {
+  server ??= await startScriptedLlmServer({ script, ...(models ? { models } : {}) });
   const c = startAcpClient(["--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--session-dir", sessions, ...extra], handlers, {
     cwd: ws,
     env: { HOME: join(ws, "..") },
@@ -79,7 +79,9 @@ describe("yoke acp: config options, session info, usage, reject_always, session/
     expect(byId(created.configOptions, "mode")).toMatchObject({ category: "mode", type: "select", currentValue: "default" });
     expect(byId(created.configOptions, "mode")!.options).toEqual(expect.arrayContaining([expect.objectContaining({ value: "acceptEdits" }), expect.objectContaining({ value: "plan" })]));
     expect(byId(created.configOptions, "model")).toMatchObject({ category: "model", type: "select", currentValue: "local-model" });
+    // The session's model first, then its fallback; the provider's list (here: the scripted server's one model) follows in an update.
     expect((byId(created.configOptions, "model")!.options as acp.SessionConfigSelectOption[]).map((o) => o.value)).toEqual(["local-model", "local-small"]);
+    await until(() => (updatesOf(c.updates, "config_option_update").some((u) => byId(u.configOptions, "model")?.options.length === 3) ? true : undefined));
 
     const prompt = async (text: string) => (await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })).stopReason;
     expect(await prompt("one")).toBe("end_turn");
@@ -114,13 +116,94 @@ describe("yoke acp: config options, session info, usage, reject_always, session/
     expect(await prompt("three")).toBe("end_turn");
     expect(modelOf(2)).toBe("local-small");
 
-    // Loaded in another process: the options again, in step with its modes (the model is the session's own: the choice is per connection).
+    // Loaded in another process: the options again, in step with its modes; the session goes on in its mode and on its model (the log's).
     await c.close();
     clients.splice(clients.indexOf(c), 1);
     const second = await start([], ws, sessions, {}, ["--model", "local-model"]);
     const loaded = await second.c.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
     expect(byId(loaded.configOptions, "mode")!.currentValue).toBe(loaded.modes!.currentModeId);
-    expect(byId(loaded.configOptions, "model")!.currentValue).toBe("local-model");
+    expect(loaded.modes!.currentModeId).toBe("acceptEdits");
+    expect(byId(loaded.configOptions, "model")!.currentValue).toBe("local-small");
+  }, 180_000);
+
+  it("the model chosen (one the provider lists, too) and the mode are written to the log; session/load in a new process goes on with both, whatever --permission-mode says; the provider's list is asked once per process", async () => {
+    const { ws, sessions } = workspace();
+    const script: ScriptedTurn[] = [
+      { text: "first" },
+      // After the load: a file edit, which acceptEdits writes without asking.
+      { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "kept\n" } }] },
+      { text: "written" },
+    ];
+    const listed = ["local-model", "big-model", "tiny-model"];
+    const { c } = await start(script, ws, sessions, {}, ["--model", "local-model", "--permission-mode", "default"], {}, listed);
+    const byId = (opts: acp.SessionConfigOption[] | null | undefined, id: string) => opts?.find((o) => o.id === id) as (acp.SessionConfigOption & { type: "select" }) | undefined;
+    const values = (o: acp.SessionConfigOption | undefined) => ((o as { options?: acp.SessionConfigSelectOption[] } | undefined)?.options ?? []).map((x) => x.value);
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    // A model only the provider lists: chosen before its list came in, it is waited for (not refused).
+    const chosen = await c.agent.request("session/set_config_option", { sessionId, configId: "model", value: "big-model" });
+    expect(byId(chosen.configOptions, "model")!.currentValue).toBe("big-model");
+    // The one in use first, then the session's own, then the rest of the provider's list, each once.
+    expect(values(byId(chosen.configOptions, "model"))).toEqual(["big-model", "local-model", "tiny-model"]);
+    await c.agent.request("session/set_config_option", { sessionId, configId: "mode", value: "acceptEdits" });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] })).stopReason).toBe("end_turn");
+    expect(modelOf(0)).toBe("big-model");
+    // A second session of the same process: the list is not asked again.
+    const other = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await until(() => (updatesOf(c.updates, "config_option_update").some((u) => values(byId(u.configOptions, "model")).includes("tiny-model")) ? true : undefined));
+    expect(other.sessionId).not.toBe(sessionId);
+    expect(server!.modelLists()).toBe(1);
+
+    // The log has both choices.
+    const log = readFileSync(join(sessions, `${sessionId}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; model?: string; mode?: string; from?: string; provider?: string });
+    expect(log.filter((e) => e.type === "model_change")).toEqual([expect.objectContaining({ provider: "openai-compatible", model: "big-model", from: "local-model", by: "user" })]);
+    expect(log.filter((e) => e.type === "mode_change").at(-1)).toMatchObject({ mode: "acceptEdits", from: "default" });
+    await c.close();
+    clients.splice(clients.indexOf(c), 1);
+
+    // A new process, told to start new sessions in "default": the loaded one is in acceptEdits, on big-model.
+    let asked = 0;
+    const second = await start([], ws, sessions, { permission: () => (asked++, { outcome: { outcome: "selected", optionId: "reject_once" } }) }, [
+      "--model",
+      "local-model",
+      "--permission-mode",
+      "default",
+    ]);
+    const loaded = await second.c.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    expect(loaded.modes!.currentModeId).toBe("acceptEdits");
+    expect(byId(loaded.configOptions, "mode")!.currentValue).toBe("acceptEdits");
+    expect(byId(loaded.configOptions, "model")!.currentValue).toBe("big-model");
+    expect(values(byId(loaded.configOptions, "model"))[0]).toBe("big-model");
+    expect((await second.c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write notes" }] })).stopReason).toBe("end_turn");
+    // The requests went to the chosen model, and the edit was written without a question (acceptEdits).
+    expect(modelOf(1)).toBe("big-model");
+    expect(modelOf(2)).toBe("big-model");
+    expect(asked).toBe(0);
+    expect(readFileSync(join(ws, "notes.txt"), "utf8")).toBe("kept\n");
+    // A new session of that process starts as its flags say.
+    const fresh = await second.c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    expect(fresh.modes!.currentModeId).toBe("default");
+    expect(byId(fresh.configOptions, "model")!.currentValue).toBe("local-model");
+  }, 180_000);
+
+  it("a loaded session whose mode the permission settings now turn off goes on in the settings' default mode, and says so on stderr", async () => {
+    const { ws, sessions } = workspace();
+    const { c } = await start([{ text: "first" }], ws, sessions, {}, ["--model", "local-model"]);
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await c.agent.request("session/set_mode", { sessionId, modeId: "bypassPermissions" });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] })).stopReason).toBe("end_turn");
+    await c.close();
+    clients.splice(clients.indexOf(c), 1);
+    // Since then the user turned bypassPermissions off.
+    const off = join(ws, "..", "no-bypass.json");
+    writeFileSync(off, JSON.stringify({ permissions: { disableBypassPermissionsMode: "disable" } }));
+    const second = await start([], ws, sessions, {}, ["--model", "local-model", "--settings", off]);
+    const loaded = await second.c.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    expect(loaded.modes!.currentModeId).toBe("default");
+    expect(loaded.modes!.availableModes.map((m) => m.id)).not.toContain("bypassPermissions");
+    expect(second.c.stderr()).toContain("the session was in the mode bypassPermissions, which the permission settings now turn off");
   }, 180_000);
 
   it("session_info_update names the session from the user's first message; usage_update carries the request's tokens, the model's window and the session's cost", async () => {

@@ -14,6 +14,7 @@ import { AgentSession } from "../../src/core/loop/agent-session";
 import { OpenAiProvider } from "../../src/core/providers/openai";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { AgentRegistry } from "../../src/node/background/registry";
+import { handBackInbox } from "../../src/node/background/hand-back";
 import { agentViewOf } from "../../src/node/background/view";
 import { createNodeWorkspaceFs } from "../../src/node/node-fs";
 import { createRipgrepSearcher } from "../../src/node/ripgrep-searcher";
@@ -282,8 +283,15 @@ describe("background: true in a host that hands back", () => {
     const store = createFileSessionStore(sessionDir);
     const live: { session?: AgentSession } = {};
     const delivered: Array<{ id: string; text: string }> = [];
-    // As the panel's LiveLink.deliver: only into the live session, when it is the one the result is for.
-    const deliver = async (info: SessionInfo, text: string): Promise<boolean> => {
+    const kept: Array<{ id: string; text: string }> = [];
+    // As the panel's: into the live session, when it is the one the result is for; for a session that
+    // has ended, kept on disk beside its log (session/hand-back.ts) until it is opened again.
+    const deliver = async (info: SessionInfo, text: string, when?: { ended: boolean }): Promise<boolean> => {
+      if (when?.ended) {
+        handBackInbox(sessionDir, info.id).post(text);
+        kept.push({ id: info.id, text });
+        return true;
+      }
       const session = live.session;
       if (!session || session.id !== info.id || session.state === "thinking" || session.state === "waiting_tool") return false;
       session.appendFromHost({ type: "context", source: "subagents", text });
@@ -343,16 +351,28 @@ describe("background: true in a host that hands back", () => {
     expect(server.requests.filter((q) => subagentDepthOf(q) === 1)).toHaveLength(3);
     expect(delivered).toEqual([]);
     expect(fresh.events().some((e) => e.type === "context" && e.source === "subagents")).toBe(false);
+    // Handed to the host once, for the old session, and kept on disk (not offered again and again in memory).
+    await until("the result kept", () => kept.length === 1);
+    expect(kept[0]!.id).toBe(old.id);
+    expect(kept[0]!.text).toContain("Wrote log.txt after the new session started.");
+    expect(handBackInbox(sessionDir, old.id).waiting()).toHaveLength(1);
+    expect(handBackInbox(sessionDir, fresh.id).waiting()).toHaveLength(0);
 
-    // The old session opened again (the history list): the result it was waiting for arrives as a turn of its own.
+    // The old session opened again (the history list): the result it was waiting for arrives as a turn of its
+    // own, taken from the disk as the panel's HandBacks.deliverShown takes it — once.
     await fresh.end("clear");
     live.session = undefined;
     const third = await build();
     const reopened = await AgentSession.resume(old.id, third.options);
     live.session = reopened;
     ends.push(() => third.dispose());
+    const texts = handBackInbox(sessionDir, old.id).take();
+    expect(texts).toHaveLength(1);
+    expect(handBackInbox(sessionDir, old.id).take()).toEqual([]);
+    await deliver({ id: old.id } as SessionInfo, texts[0]!);
     await until("the result delivered to the reopened session", () => delivered.length === 1 && reopened.state !== "thinking" && reopened.state !== "waiting_tool");
     await reopened.idle();
+    expect(kept).toHaveLength(1);
     expect(delivered[0]!.id).toBe(old.id);
     expect(delivered[0]!.text).toContain("Wrote log.txt after the new session started.");
     expect(

@@ -16,6 +16,7 @@ interface SummaryParts {
   files: HTMLElement;
   branch: HTMLElement;
   last: HTMLElement;
+  asking: HTMLElement;
   buttons: HTMLElement;
   /** The key the buttons were drawn for (they depend on the state only). */
   buttonsFor: string;
@@ -159,6 +160,8 @@ export class AgentsPanel {
     setText(p.branch, a.branch);
     setText(p.last, a.lastMessage ?? "");
     if (p.last.hidden !== !a.lastMessage) p.last.hidden = !a.lastMessage;
+    setText(p.asking, a.asking ? `Waiting for your answer (in the card below): ${a.asking}` : "");
+    if (p.asking.hidden !== !a.asking) p.asking.hidden = !a.asking;
     const active = ACTIVE.has(a.state);
     if (p.buttonsFor !== String(active)) {
       p.buttonsFor = String(active);
@@ -175,10 +178,11 @@ export class AgentsPanel {
       files: el("span", { "data-testid": "agent-files" }),
       branch: el("span", { class: "agent-branch" }),
       last: el("div", { class: "agent-last", "data-testid": "agent-last", hidden: true }),
+      asking: el("div", { class: "agent-asking", "data-testid": "agent-asking", hidden: true }),
       buttons: el("div", { class: "agent-buttons" }),
       buttonsFor: "",
     };
-    append(e.summary, [el("div", { class: "agent-head" }, [p.state, p.task]), el("div", { class: "agent-meta" }, [p.spend, " · ", p.files, " · ", p.branch]), p.last, p.buttons]);
+    append(e.summary, [el("div", { class: "agent-head" }, [p.state, p.task]), el("div", { class: "agent-meta" }, [p.spend, " · ", p.files, " · ", p.branch]), p.asking, p.last, p.buttons]);
     return p;
   }
 

@@ -5,6 +5,16 @@ import { el, clear } from "../ui/dom";
 
 export type PermissionChoice = { decision: "allow" | "deny"; always?: boolean; message?: string };
 
+/** Who asks, when it is a custom agent (a background agent's question outlives the session that started it). */
+function askerLine(a: NonNullable<PermissionView["asker"]>): HTMLElement {
+  const where = [a.id ? `agent ${a.id}` : undefined, a.branch ? `branch ${a.branch}` : undefined].filter((x): x is string => Boolean(x));
+  return el(
+    "div",
+    { class: "permission-asker", "data-testid": "permission-asker", "data-agent": a.agent, ...(a.id ? { "data-agent-id": a.id } : {}), ...(a.worktree ? { title: `Works in ${a.worktree}` } : {}) },
+    [a.background ? "The background agent " : "The agent ", el("strong", {}, [a.agent]), where.length ? ` (${where.join(", ")})` : "", " asks:"],
+  );
+}
+
 export class PermissionCard {
   readonly root = el("div", { class: "permission-slot" });
   private callId: string | undefined;
@@ -36,6 +46,7 @@ export class PermissionCard {
         "div",
         { class: "permission-card", "data-testid": "permission-card", "data-call-id": request.callId, "data-tool": request.tool, role: "alertdialog", "aria-label": `Permission for ${request.tool}` },
         [
+          request.asker ? askerLine(request.asker) : null,
           el("div", { class: "permission-title" }, ["Allow ", el("strong", {}, [request.tool]), ` (${request.permission})?`]),
           el("pre", { class: "permission-summary" }, [request.summary]),
           el("div", { class: "permission-reason" }, [request.reason]),

@@ -80,6 +80,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
           settings: [...(values.settings ?? []), ...settings],
           trust: Boolean(values.trust),
           json: false,
+          // A loaded session goes on in its own mode and model; --permission-mode is the mode new sessions start in.
+          restoreChoices: Boolean(resumeId),
         },
         resumeId,
         { approver, owner: "yoke acp", ...(launcher ? { launcher: () => launcher } : {}), ...(onMcpHub ? { onMcpHub } : {}) },

@@ -248,6 +248,7 @@ async function listCommand(argv: string[]): Promise<number> {
     const state = v.resumable ? "interrupted (resumable)" : v.state;
     say(`${v.id}  ${state.padEnd(11)}  ${spend.padEnd(9)}  ${v.changedFiles.length} file(s)  ${v.task.replace(/\s+/g, " ").slice(0, 60)}\n`);
     if (v.changedFiles.length) say(`    changed: ${v.changedFiles.map((f) => `${f.status} ${f.path}`).join(", ")}\n`);
+    if (v.asking) say(`    waiting for an answer in the editor's panel: ${v.asking}\n`);
     if (v.lastMessage) say(`    last: ${v.lastMessage.replace(/\s+/g, " ").slice(0, 100)}\n`);
     if (v.resumable) say(`    continue it: yoke agents resume ${v.id}\n`);
   }

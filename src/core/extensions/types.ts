@@ -10,7 +10,7 @@
  */
 import type { CommandConfinement } from "../commands/types";
 import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../events";
-import type { PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
+import type { Asker, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
 import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
@@ -69,6 +69,8 @@ export interface ChildSessionSpec {
   provider?: Provider;
   /** The custom agent it runs (hooks' `agent_type`; default general-purpose). */
   agentType?: string;
+  /** Its permission questions say who asks (a custom agent: its name, and its worktree and branch). */
+  asker?: Asker;
   /** Hook groups the child runs besides the settings' (a custom agent's own `hooks`, already checked for trust). */
   hooks?: readonly HookGroupConfig[];
   /**

@@ -6,7 +6,7 @@
 import type { ChildSessionSpec } from "../extensions/types";
 import type { ExtensionRegistry } from "../extensions/registry";
 import type { AgentSessionOptions } from "./options";
-import type { Approver, PermissionMode } from "./types";
+import type { Approver, Asker, PermissionMode } from "./types";
 import type { HookGroupConfig } from "../permissions/types";
 
 export interface ParentFacts {
@@ -22,6 +22,10 @@ export interface ParentFacts {
   baseSystem: string;
   /** The parent's workspace root (a child with a workspace of its own names its root instead). */
   root: string;
+}
+
+function askingAs(approver: Approver, asker: Asker): Approver {
+  return { ask: (q, signal) => approver.ask({ ...q, asker: q.asker ?? asker }, signal) };
 }
 
 export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): AgentSessionOptions {
@@ -52,7 +56,8 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     // The spec's tools are already from the parent's kept ones (`--tools`); the child's own extensions' tools stay.
     onlyTools: undefined,
     extensions,
-    approver: parent.approver,
+    // A custom agent's questions name it (and where it works).
+    approver: spec.asker ? askingAs(parent.approver, spec.asker) : parent.approver,
     permissionMode: spec.permissionMode ?? parent.mode,
     trusted: parent.trusted,
     systemPrompt: spec.systemPrompt ? spec.systemPrompt(baseSystem) : spec.instructions ? `${baseSystem}\n\n${spec.instructions}` : baseSystem,

@@ -17,6 +17,20 @@ export interface PermissionQuestion {
   summary: string;
   /** The tool changes nothing (its capabilities), e.g. for the rule "Always allow" proposes. */
   readOnly: boolean;
+  /** Who asks, when it is a custom agent rather than the session the user talks to (the question names it). */
+  asker?: Asker;
+}
+
+/** A custom agent asking through its parent's approver: which agent, and where it works. */
+export interface Asker {
+  /** The agent's name (its definition's `name`). */
+  agent: string;
+  /** A `background: true` agent: its question outlives the parent's turn (a Stop or a New Session does not answer it). */
+  background: boolean;
+  /** Its background agent id (the Agents view's, `yoke agents`), worktree and branch, when it works in one. */
+  id?: string;
+  worktree?: string;
+  branch?: string;
 }
 
 export interface PermissionAnswer {

@@ -54,6 +54,16 @@ export class AnthropicProvider implements Provider {
     };
   }
 
+  /** The models the Models API lists (GET /v1/models), at most `limit`. */
+  async listModels(limit: number, signal?: AbortSignal): Promise<string[]> {
+    const out: string[] = [];
+    for await (const m of (await this.api()).models.list({ limit: Math.min(limit, 1000) }, { signal, maxRetries: 0 })) {
+      if (typeof m.id === "string" && m.id) out.push(m.id);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   private async api(): Promise<Anthropic> {
     if (!this.client) {
       const Sdk = await loadSdk();

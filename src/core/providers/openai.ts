@@ -164,6 +164,16 @@ export class OpenAiProvider implements Provider {
     };
   }
 
+  /** The models the server lists (GET {baseUrl}/models), at most `limit`. */
+  async listModels(limit: number, signal?: AbortSignal): Promise<string[]> {
+    const out: string[] = [];
+    for await (const m of (await this.api()).models.list({ signal, maxRetries: 0 })) {
+      if (typeof m.id === "string" && m.id) out.push(m.id);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   private async api(): Promise<OpenAI> {
     if (!this.client) {
       const Sdk = await loadSdk();

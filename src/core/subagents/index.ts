@@ -72,8 +72,11 @@ export interface SubagentOptions {
    * message), and says true; false when it cannot now (a turn runs: the result comes at that turn's
    * next request, or it is offered again). Undefined (a one-shot `yoke run`, whose process would
    * end with the turn): a parent about to finish waits for its background agents.
+   * `ended`: the parent session has ended (a New Session, another one opened): the host keeps the
+   * result durably and delivers it once when that session is opened again (true), or false to be
+   * offered again.
    */
-  deliver?: (session: SessionInfo, text: string) => Promise<boolean>;
+  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
   /**
    * The only agent types this session may start (its agent's `Agent(a, b)` / `Task(a, b)` in its
    * `tools`, as Claude Code restricts spawnable sub-agents); undefined: any, and general-purpose ones.
@@ -96,6 +99,8 @@ export interface IsolatedRun {
    * `stop` cancels its run (its turn and commands), for a stop asked from outside (`yoke agents stop`).
    */
   started?(childId: string, stop: () => void): void;
+  /** Where it works: its background agent id, worktree and branch (its questions name them). */
+  where?: { id: string; worktree: string; branch: string };
 }
 
 /** The instructions a child gets after its parent's system prompt. */
@@ -165,6 +170,8 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
       // later as a turn of its own; without one, the turn waits for them and goes on with their results.
       const deliver = opts.deliver;
       let working = false;
+      /** The session ended: what finishes from now on is handed to the host to keep for it. */
+      let ended = false;
       if (deliver)
         api.onEvent((e) => {
           if (e.type === "status") working = e.state === "thinking" || e.state === "waiting_tool";
@@ -176,9 +183,9 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
         if (offering || !deliver || !background.pending) return;
         offering = true;
         try {
-          if (!working) {
+          if (!working || ended) {
             const done = background.take();
-            if (done.length && !(await deliver(session, done.join("\n\n")).catch(() => false))) background.putBack(done);
+            if (done.length && !(await deliver(session, done.join("\n\n"), { ended }).catch(() => false))) background.putBack(done);
           }
         } finally {
           offering = false;
@@ -207,7 +214,12 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
         // outlives the one that started it (a new panel session, a reopened one, a settings change
         // must not stop it). It still ends at the task time limit or by `yoke agents stop`; its
         // result is offered to the parent's id (the same session opened again takes it).
-        if (deliver) return background.size ? { outlive: background.settled() } : undefined;
+        // What finished and was not yet taken is kept by the host too.
+        if (deliver) {
+          ended = true;
+          if (background.pending) void offer();
+          return background.size ? { outlive: background.settled() } : undefined;
+        }
         // A one-shot run (the process ends with its session): they stop with it.
         background.cancelAll();
         await background.settled();
@@ -459,7 +471,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
       ...(d.mode ? { permissionMode: d.mode } : {}),
       callId: ctx.callId,
-      ...(d.agent ? { agentType: d.agent.name } : {}),
+      ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.isolated?.where ?? {}) } } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
       ...(turns.limit ? { maxTurns: turns.limit } : {}),
       ...(d.hooks ? { hooks: d.hooks } : {}),

@@ -394,6 +394,7 @@ function itemOf(v: AgentView): AgentItemView {
     spend,
     changedFiles: v.changedFiles,
     lastMessage: v.lastMessage && v.lastMessage.length > 400 ? v.lastMessage.slice(0, 400) + "…" : v.lastMessage,
+    asking: v.asking,
     merged: v.merged,
   };
 }

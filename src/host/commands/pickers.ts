@@ -4,6 +4,7 @@ import type { PermissionMode } from "../../core/loop/types";
 import type { SessionController } from "../session-controller";
 import { ApiKeys, readSettings, vscodeSettings, writeSetting, type HostSettings } from "../settings";
 import { modelChoices, type ModelChoice } from "./models";
+import { listModels } from "../../core/providers/list-models";
 
 export async function openSessionPick(controller: SessionController, reveal: () => Promise<void>): Promise<void> {
   const sessions = controller.history(true);
@@ -41,33 +42,15 @@ export async function permissionModePick(controller: SessionController): Promise
   if (pick) await controller.setMode(pick.mode);
 }
 
-/** GET <server>/models: the models an OpenAI-compatible (or Anthropic) server offers. Never throws. */
+/** The models the provider's server lists (src/core/providers/list-models.ts: the SDK's list, bounded and cached). Never throws. */
 async function serverModels(s: HostSettings, keys: ApiKeys, log: vscode.LogOutputChannel): Promise<{ ids: string[]; problem?: string }> {
   const key = await keys.get(s.provider);
-  let url: string;
-  const headers: Record<string, string> = {};
-  if (s.provider === "anthropic") {
-    if (!key) return { ids: [] };
-    url = `${(s.baseUrl || "https://api.anthropic.com").replace(/\/+$/, "")}/v1/models`;
-    headers["x-api-key"] = key;
-    headers["anthropic-version"] = "2023-06-01";
-  } else if (s.provider === "openai" || s.provider === "openai-compatible") {
-    const base = s.baseUrl || (s.provider === "openai" ? "https://api.openai.com/v1" : "");
-    if (!base || (s.provider === "openai" && !key)) return { ids: [] };
-    url = `${base.replace(/\/+$/, "")}/models`;
-    if (key) headers.authorization = `Bearer ${key}`;
-  } else {
-    return { ids: [] };
-  }
-  try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(4_000) });
-    if (!res.ok) return { ids: [], problem: `the server answered ${res.status} for its model list` };
-    const body = (await res.json()) as { data?: Array<{ id?: unknown }> };
-    return { ids: (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string" && id.length > 0 && id.length < 300) };
-  } catch (err) {
-    log.info(`listing the models of ${url} failed: ${(err as Error).message}`);
-    return { ids: [], problem: "the server's model list could not be read" };
-  }
+  // Anthropic's and OpenAI's lists need a key: without one there is nothing to ask.
+  if ((s.provider === "anthropic" || s.provider === "openai") && !key) return { ids: [] };
+  if (s.provider !== "anthropic" && s.provider !== "openai" && s.provider !== "openai-compatible") return { ids: [] };
+  const listed = await listModels({ provider: s.provider, baseUrl: s.baseUrl || undefined, apiKey: key || undefined });
+  if (listed.problem) log.info(`listing the models of ${s.provider} failed: ${listed.problem}`);
+  return listed;
 }
 
 async function languageModels(): Promise<string[]> {

@@ -116,7 +116,7 @@ export class LiveLink {
   }
 
   releaseIdle(): void {
-    if (this.d.state.running || this.d.approver.current || !this.current) return;
+    if (this.d.state.running || this.d.approver.waitingOwn || !this.current) return;
     this.d.store.unlock(this.current.session.id);
   }
 

@@ -35,7 +35,17 @@ export interface AcpSessionSetup {
   store: FileSessionStore;
   services: NodeServices;
   /** The session's model and the ones it may switch to (the `model` config option); absent: not switchable. */
-  models?: { provider: string; choices: string[]; current(): string; use(model: string): Promise<void> };
+  models?: {
+    provider: string;
+    /** The session's own model and its fallback models. */
+    choices: string[];
+    current(): string;
+    /** What the provider's server lists (bounded, cached). */
+    listed(): Promise<{ ids: string[]; problem?: string }>;
+    use(model: string): Promise<void>;
+  };
+  /** From now on each model choice is recorded in this session's log (a model_change event: a loaded session starts on it). */
+  recordModelChanges?(session: AgentSession): void;
   dispose(): Promise<void>;
 }
 
@@ -89,6 +99,9 @@ interface Live {
   terminals: { waiting: string[]; byCall: Map<string, string> };
   /** The title and time last told the editor (session_info_update). */
   info: { title?: string; updatedAt?: string };
+  /** The models the provider lists, once asked (the model option offers them too). */
+  listed?: string[];
+  listing?: Promise<void>;
 }
 
 /** Why a prompt turn ended, from the events it appended. */
@@ -348,6 +361,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     }
     ref.id = session.id;
     ref.session = session;
+    setup.recordModelChanges?.(session);
     const live: Live = {
       session,
       setup,
@@ -433,10 +447,37 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         category: "model",
         type: "select",
         currentValue: m.current(),
-        options: m.choices.map((c, i) => ({ value: c, name: c, description: i === 0 ? "the session's model" : "a fallback model of the session" })),
+        options: modelChoices(live).map((c) => ({ value: c.model, name: c.model, description: c.why })),
       });
     }
     return out;
+  }
+
+  /** The models the option offers: the one in use first, the session's own and its fallbacks, then what the provider lists. */
+  function modelChoices(live: Live): Array<{ model: string; why: string }> {
+    const m = live.setup.models;
+    if (!m) return [];
+    const out = new Map<string, string>();
+    const add = (model: string, why: string) => void (model && !out.has(model) && out.set(model, why));
+    add(m.current(), m.current() === m.choices[0] ? "the session's model" : "the model in use now");
+    m.choices.forEach((c, i) => add(c, i === 0 ? "the session's model" : "a fallback model of the session"));
+    for (const id of live.listed ?? []) add(id, `listed by the provider (${m.provider})`);
+    return [...out].map(([model, why]) => ({ model, why }));
+  }
+
+  /** Asks the provider for its models once per session (cached across sessions); the editor gets the longer list when it comes. */
+  function listModelsFor(live: Live): Promise<void> {
+    const m = live.setup.models;
+    if (!m) return Promise.resolve();
+    live.listing ??= (async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      const r = await m.listed();
+      if (r.problem) deps.warn(`model list: ${r.problem}`);
+      const before = modelChoices(live).length;
+      live.listed = r.ids;
+      if (modelChoices(live).length !== before && sessions.has(live.session.id)) send(live, { sessionUpdate: "config_option_update", configOptions: await configOptions(live) });
+    })().catch((err: unknown) => deps.warn(`model list: ${String(err)}`));
+    return live.listing;
   }
 
   /** A mode the editor chose (session/set_mode, the `mode` config option), checked against the permission settings. */
@@ -513,6 +554,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       sessions.set(live.session.id, live);
       listen(live);
       announceCommands(live);
+      void listModelsFor(live);
       return { sessionId: live.session.id, modes: await modeState(live), configOptions: await configOptions(live) };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
@@ -529,6 +571,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       await live.queue;
       if (!live.listening) listen(live);
       announceCommands(live);
+      void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };
     })
     // Like session/load without the history replayed: the editor has it.
@@ -541,6 +584,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       }
       if (!live.listening) listen(live);
       announceCommands(live);
+      void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };
     })
     // The session ends (its log complete, its commands and MCP servers stopped); the store keeps it for session/load.
@@ -598,7 +642,13 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       if (params.configId === "mode") await setMode(live, value);
       else if (params.configId === "model" && live.setup.models) {
         const m = live.setup.models;
-        if (!m.choices.includes(value)) throw acp.RequestError.invalidParams(undefined, `unknown model ${value}: one of ${m.choices.join(", ")}`);
+        const offered = () => modelChoices(live).some((c) => c.model === value);
+        // Not among the known ones: the provider's list, once it is in (bounded by its timeout).
+        if (!offered()) await listModelsFor(live);
+        if (!offered()) {
+          const all = modelChoices(live).map((c) => c.model);
+          throw acp.RequestError.invalidParams(undefined, `unknown model ${value}: one of ${all.slice(0, 20).join(", ")}${all.length > 20 ? ` (and ${all.length - 20} more)` : ""}`);
+        }
         try {
           await m.use(value);
         } catch (err) {

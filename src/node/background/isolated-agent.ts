@@ -95,6 +95,7 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
     workspace,
     // A background agent is listed in the Agents view (and `yoke agents`) while it runs.
     ...(task.background ? { started } : {}),
+    where: { id, worktree, branch },
     instructions: [
       `You work in a git worktree of your own: ${worktree} (branch ${branch}, from the commit ${baseCommit.slice(0, 12)} of ${top}; uncommitted changes there are not in it).`,
       "Your file tools and commands act in this worktree only. Leave your change there, uncommitted: the user reviews it and merges it into their workspace. Do not copy it into " + top + ".",

@@ -25,6 +25,8 @@ export interface LogSummary {
   usage: { inputTokens: number; outputTokens: number };
   /** The last assistant message with text, trimmed. */
   lastMessage: string | null;
+  /** A permission question of the agent nobody answered yet (its tool and summary), while it waits. */
+  asking: string | null;
 }
 
 interface Tail {
@@ -42,6 +44,8 @@ interface SummaryTail extends Tail {
   /** The usage, sub-agent and rewind events (what the spend is summed from, rewinds applied). */
   counted: SessionEvent[];
   lastMessage: string | null;
+  /** The questions asked and not answered yet (call id → what is asked). */
+  open: Map<string, string>;
   cached?: LogSummary;
 }
 
@@ -52,6 +56,8 @@ interface SummaryTail extends Tail {
  */
 const COUNTED = ['"type":"usage"', '"type":"subagent"', '"type":"rewind"'].map((t) => Buffer.from(t));
 const ASSISTANT = Buffer.from('"type":"assistant_message"');
+/** A question, its answer, and the run's end (a question left open by a stop or a crash is no longer waited on). */
+const ASKING = ['"type":"permission_request"', '"type":"permission_decision"', '"type":"status"'].map((t) => Buffer.from(t));
 const NL = 0x0a;
 
 function parseEvent(line: string): SessionEvent | undefined {
@@ -158,6 +164,17 @@ function foldLines(t: SummaryTail, b: Buffer): boolean {
     }
     at = a > 0 ? b.lastIndexOf(ASSISTANT, a - 1) : -1;
   }
+  // Questions asked and not answered, in order.
+  const asked = new Set<number>();
+  for (const pattern of ASKING) for (let at = b.indexOf(pattern); at >= 0; at = b.indexOf(pattern, lineAt(at)[1])) asked.add(lineAt(at)[0]);
+  for (const a of [...asked].sort((x, y) => x - y)) {
+    const e = parseEvent(b.toString("utf8", a, lineAt(a)[1]));
+    if (e?.type === "permission_request") t.open.set(e.callId, askingText(e));
+    else if (e?.type === "permission_decision") t.open.delete(e.callId);
+    else if (e?.type === "status" && e.state !== "waiting_user" && e.state !== "waiting_tool" && e.state !== "thinking") t.open.clear();
+    else continue;
+    changed = true;
+  }
   // The spend's events, in order: only their lines are decoded and parsed.
   const starts = new Set<number>();
   for (const pattern of COUNTED) for (let at = b.indexOf(pattern); at >= 0; at = b.indexOf(pattern, lineAt(at)[1])) starts.add(lineAt(at)[0]);
@@ -169,6 +186,22 @@ function foldLines(t: SummaryTail, b: Buffer): boolean {
     }
   }
   return changed;
+}
+
+/** What a question asks, in one line: "run_command touch a.txt". */
+export function askingText(e: Extract<SessionEvent, { type: "permission_request" }>): string {
+  return `${e.tool} ${(e.summary ?? "").replace(/\s+/g, " ").slice(0, 200)}`.trim();
+}
+
+/** The question an agent's log leaves open (asked, not answered, the run not ended since). */
+export function openQuestion(events: readonly SessionEvent[]): string | null {
+  const open = new Map<string, string>();
+  for (const e of events) {
+    if (e.type === "permission_request") open.set(e.callId, askingText(e));
+    else if (e.type === "permission_decision") open.delete(e.callId);
+    else if (e.type === "status" && e.state !== "waiting_user" && e.state !== "waiting_tool" && e.state !== "thinking") open.clear();
+  }
+  return [...open.values()].at(-1) ?? null;
 }
 
 export class AgentLogs {
@@ -209,13 +242,13 @@ export class AgentLogs {
       fh = await open(file, "r");
     } catch {
       this.summaries.delete(file);
-      return { any: false, costUsd: undefined, usage: { inputTokens: 0, outputTokens: 0 }, lastMessage: null };
+      return { any: false, costUsd: undefined, usage: { inputTokens: 0, outputTokens: 0 }, lastMessage: null, asking: null };
     }
     try {
       const st = await fh.stat();
       let t = this.summaries.get(file);
       if (!t || t.ino !== st.ino || st.size < t.offset) {
-        t = { ino: st.ino, offset: 0, any: false, counted: [], lastMessage: null };
+        t = { ino: st.ino, offset: 0, any: false, counted: [], lastMessage: null, open: new Map() };
         this.summaries.set(file, t);
       }
       let changed = !t.cached;
@@ -238,7 +271,13 @@ export class AgentLogs {
       }
       if (changed || !t.cached) {
         const s = summarizeSession(t.counted);
-        t.cached = { any: t.any, costUsd: s.costUsd, usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens }, lastMessage: t.lastMessage };
+        t.cached = {
+          any: t.any,
+          costUsd: s.costUsd,
+          usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens },
+          lastMessage: t.lastMessage,
+          asking: [...t.open.values()].at(-1) ?? null,
+        };
       }
       return t.cached;
     } finally {

@@ -10,7 +10,7 @@ import type { Hunk } from "../../core/review-hunks";
 import { summarizeSession } from "../../core/session/projection";
 import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore, sessionLogPath } from "../session-store";
-import type { AgentLogs, LogSummary } from "./log-tail";
+import { openQuestion, type AgentLogs, type LogSummary } from "./log-tail";
 import { fileHunks, readBlob } from "./merge";
 import { agentAlive } from "./registry";
 import { changedFiles, worktreeTree } from "./worktree";
@@ -28,6 +28,8 @@ export interface AgentView {
   usage: { inputTokens: number; outputTokens: number } | null;
   changedFiles: Array<{ path: string; status: string }>;
   lastMessage: string | null;
+  /** While it runs: a permission question it waits on (its tool and summary), asked through the editor's panel. */
+  asking: string | null;
   createdAt: string;
   merged: boolean;
   /** The agent's process while it is queued or running (the leader of its process group). */
@@ -55,6 +57,7 @@ async function agentLogSummary(r: AgentRecord, logs?: AgentLogs): Promise<LogSum
     costUsd: s.costUsd,
     usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens },
     lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+    asking: openQuestion(events),
   };
 }
 
@@ -83,6 +86,7 @@ export async function agentViewOf(r: AgentRecord, files?: Array<{ path: string; 
     usage: shown.any ? shown.usage : null,
     changedFiles: files ?? (await agentChangedFiles(r)),
     lastMessage: shown.lastMessage,
+    asking: state === "running" ? shown.asking : null,
     createdAt: r.createdAt,
     merged: Boolean(r.mergedAt),
     pid: state === "running" || state === "queued" ? (r.pid ?? null) : null,

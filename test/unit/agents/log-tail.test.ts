@@ -1,12 +1,12 @@
 // The Agents view's reading of a growing session log (src/node/background/log-tail.ts): after
 // every append, what it holds is what parsing the whole file gives.
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseLog } from "../../../src/core/session/session-log";
 import { longSessionLines } from "../../../src/bench/long-session/fixture";
-import { AgentLogs } from "../../../src/node/background/log-tail";
+import { AgentLogs, openQuestion } from "../../../src/node/background/log-tail";
 import { summarizeSession } from "../../../src/core/session/projection";
 import type { SessionEvent } from "../../../src/core/events";
 
@@ -19,6 +19,7 @@ function shown(events: SessionEvent[]) {
     costUsd: s.costUsd,
     usage: { inputTokens: s.usage.inputTokens, outputTokens: s.usage.outputTokens },
     lastMessage: last?.type === "assistant_message" ? last.text.trim() : null,
+    asking: openQuestion(events),
   };
 }
 
@@ -86,7 +87,7 @@ describe("AgentLogs", () => {
       return JSON.stringify(o);
     });
     const logs = new AgentLogs();
-    expect(await logs.summary(file)).toEqual({ any: false, costUsd: undefined, usage: { inputTokens: 0, outputTokens: 0 }, lastMessage: null });
+    expect(await logs.summary(file)).toEqual({ any: false, costUsd: undefined, usage: { inputTokens: 0, outputTokens: 0 }, lastMessage: null, asking: null });
     let text = "";
     const add = (chunk: string) => {
       appendFileSync(file, chunk);
@@ -142,5 +143,31 @@ describe("AgentLogs", () => {
     expect(a).toBe(b);
     expect(a).toEqual(shown(whole(text)));
     expect(a.costUsd).toBeCloseTo(0.001 * lines.filter((l) => l.includes('"type":"usage"')).length, 6);
+  });
+
+  it("an open question: asked, not answered, while the run goes on; answered, or the run ended, it is gone — read as the log grows and whole alike", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "yoke-logtail-ask-"));
+    dirs.push(dir);
+    const file = join(dir, "s.jsonl");
+    const ts = "2026-12-05T00:00:00Z";
+    let seq = 0;
+    const line = (e: Record<string, unknown>) => JSON.stringify({ seq: seq++, ts, ...e }) + "\n";
+    const logs = new AgentLogs();
+    writeFileSync(
+      file,
+      line({ type: "status", state: "thinking" }) + line({ type: "permission_request", callId: "c1", tool: "run_command", permission: "Bash", input: {}, reason: "r", summary: "touch  a.txt" }),
+    );
+    expect((await logs.summary(file)).asking).toBe("run_command touch a.txt");
+    appendFileSync(file, line({ type: "status", state: "waiting_user" }));
+    expect((await logs.summary(file)).asking).toBe("run_command touch a.txt");
+    appendFileSync(file, line({ type: "permission_decision", callId: "c1", decision: "allow", by: "user" }));
+    expect((await logs.summary(file)).asking).toBeNull();
+    // Asked again, then the run is cancelled (a stop): nothing is waited on any more.
+    appendFileSync(file, line({ type: "permission_request", callId: "c2", tool: "run_command", permission: "Bash", input: {}, reason: "r", summary: "rm b" }));
+    expect((await logs.summary(file)).asking).toBe("run_command rm b");
+    appendFileSync(file, line({ type: "status", state: "cancelled" }));
+    const last = await logs.summary(file);
+    expect(last.asking).toBeNull();
+    expect(last).toEqual(shown(whole(readFileSync(file, "utf8"))));
   });
 });

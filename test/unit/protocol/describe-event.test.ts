@@ -32,6 +32,7 @@ const described: NewEvent[] = [
   { type: "verification", kind: "check", status: "failed", source: "verification.command", command: "npm test", exitCode: 1, durationMs: 1200, attempt: 1, maxReflections: 2 },
   { type: "cache_break", kind: "tools", detail: "the tool list changed", keptMessages: 3 },
   { type: "mode_change", mode: "plan", from: "default", by: "user" },
+  { type: "model_change", provider: "openai-compatible", model: "big-model", from: "local-model", by: "user" },
   { type: "extension", name: "hooks", point: "beforeTool", outcome: "error", detail: "boom" },
   { type: "review_decision", editId: "e1", path: "src/a.ts", status: "rejected", by: "user", message: "not like this" },
   { type: "mcp_server", server: "files", state: "failed", detail: "spawn files-mcp ENOENT" },
