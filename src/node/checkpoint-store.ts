@@ -23,12 +23,9 @@ import {
   utimesSync,
   mkdirSync,
   readFileSync,
-  readdirSync,
   realpathSync,
   renameSync,
-  rmdirSync,
   rmSync,
-  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { copyFile, open as openFile, writeFile } from "node:fs/promises";
@@ -48,6 +45,7 @@ import {
   type SnapshotRequest,
 } from "../core/checkpoints/types";
 import { hostProgram } from "./host-programs";
+import { createSafeFiles, type SafeFiles } from "./safe-open";
 
 export interface GitCheckpointStoreOptions {
   /** Where the shadow repositories live (the session folder's `checkpoints/`). */
@@ -957,26 +955,18 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     bump();
     const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
     const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
-    const realRoot = realpathSync(root);
-    // Deleted first, so a file that became a folder (or back) can be written again.
+    // Deleted first, so a file that became a folder (or back) can be written again. Each file, and
+    // each folder the deletes empty, is removed by its name inside its checked folder's descriptor
+    // (src/node/safe-open.ts): a folder on the way that is — or is swapped for, after any check —
+    // a symbolic link is never followed (a command exchanging `d` with a link to `.git` in a loop
+    // made the restore delete `.git/config`, red team 25).
+    const safe = createSafeFiles([root]);
     for (const path of deletes) {
-      const abs = join(root, path);
-      // Never through a symlinked folder: the parent must be the real folder inside the root.
-      const parent = dirname(abs);
-      let realParent: string;
       try {
-        realParent = realpathSync(parent);
+        if (await safe.remove(join(root, path))) await removeEmptyParents(safe, root, dirname(path));
       } catch {
-        continue;
+        continue; // a link on the way, a folder where the file was: left as it is
       }
-      if (realParent !== join(realRoot, dirname(path))) continue;
-      try {
-        const st = lstatSync(abs);
-        if (st.isFile() || st.isSymbolicLink()) unlinkSync(abs);
-      } catch {
-        continue;
-      }
-      removeEmptyParents(realRoot, dirname(path));
     }
     if (writes.length) {
       // From an index of only the files to write, as the checkpoint has them (no stat data: every
@@ -1109,14 +1099,12 @@ async function copyWithTime(from: string, to: string): Promise<void> {
   utimesSync(to, st.atime, st.mtime);
 }
 
-/** Removes folders a restore emptied, up to (not including) the root. */
-function removeEmptyParents(realRoot: string, rel: string): void {
+/** Removes folders a restore emptied, up to (not including) the root, each inside its checked parent's descriptor. */
+async function removeEmptyParents(safe: SafeFiles, root: string, rel: string): Promise<void> {
   let dir = rel;
   while (dir && dir !== ".") {
-    const abs = join(realRoot, dir);
     try {
-      if (readdirSync(abs).length > 0) return;
-      rmdirSync(abs);
+      if (!(await safe.removeEmptyFolder(join(root, dir)))) return;
     } catch {
       return;
     }

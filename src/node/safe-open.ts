@@ -59,7 +59,21 @@ function join(dir: string, name: string): string {
 /** The file operations of the file tools, for paths under `roots` (absolute, POSIX, no trailing slash). */
 export interface SafeFiles {
   read(path: string): Promise<CheckedRead>;
-  write(path: string, data: Uint8Array): Promise<FileStat>;
+  /**
+   * Writes `data` as the file `path` (renamed into place inside the checked folder). `mode`, when
+   * given, decides the new file's permission bits from the old file's (undefined: there was none);
+   * otherwise an old file keeps its bits and a new one gets 0o666 less the umask.
+   */
+  write(path: string, data: Uint8Array, mode?: (old: number | undefined) => number | undefined): Promise<FileStat>;
+  /**
+   * Removes the file (or link) `path` by its name inside its checked folder: a link on the way is
+   * never followed. False when nothing is there; a folder is an EISDIR error.
+   */
+  remove(path: string): Promise<boolean>;
+  /** Removes the folder `path` when it is empty (by its name inside its checked parent); false when it is not empty, not a folder, or not there. */
+  removeEmptyFolder(path: string): Promise<boolean>;
+  /** Sets the permission bits of the file `path` (never through a link): `mode` from the current bits. False when it is not a regular file. */
+  chmod(path: string, mode: (now: number) => number): Promise<boolean>;
   /** Where `path` must really be: its folder's real root + the rest as written. */
   expectedReal(path: string): Promise<string>;
   /** The existing folder `dir`, opened and checked like a file's folder (the caller closes it). */
@@ -165,6 +179,8 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
       if (code(e) === "ENOTDIR") {
         const st = await fsp.lstat(path).catch(() => undefined);
         if (st?.isSymbolicLink()) throw new PathChangedError(path, `${what} is now a symbolic link`);
+        // A folder again by now: something swapped it (for a link) while it was opened.
+        if (st?.isDirectory() && flags & DIRECTORY) throw new PathChangedError(path, `${what} was swapped for something else while it was opened`);
       }
       throw e;
     }
@@ -250,7 +266,7 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
     }
   }
 
-  async function write(path: string, data: Uint8Array): Promise<FileStat> {
+  async function write(path: string, data: Uint8Array, modeOf?: (old: number | undefined) => number | undefined): Promise<FileStat> {
     const name = nameOf(path);
     const dirPath = parentOf(path);
     const dir = await openDir(dirPath, true);
@@ -268,7 +284,8 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
         throw e;
       }
       if (old && !old.isFile()) throw new PathChangedError(path, "it is not a regular file (a device, pipe or socket)");
-      const mode = old ? old.mode & 0o7777 : undefined;
+      const was = old ? old.mode & 0o7777 : undefined;
+      const mode = modeOf ? (modeOf(was) ?? was) : was;
       const tmp = `.${name.slice(0, 100)}.${process.pid}.${randomBytes(4).toString("hex")}.yoke-tmp`;
       const fh = await fsp.open(at(tmp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, mode ?? 0o666);
       let st: Stats;
@@ -293,6 +310,82 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
     }
   }
 
+  /** The folder of `path` opened and checked, and a function naming an entry inside it (Linux: by the descriptor). */
+  async function inFolder<T>(path: string, act: (at: (name: string) => string, name: string) => Promise<T>): Promise<T | undefined> {
+    const dirPath = parentOf(path);
+    let dir: Handle;
+    try {
+      dir = await openDir(dirPath, false);
+    } catch (e) {
+      if (code(e) === "ENOENT") return undefined;
+      throw e;
+    }
+    try {
+      const at = (n: string) => (useProc ? `/proc/self/fd/${dir.fd}/${n}` : join(dirPath, n));
+      if (!useProc) await walkNoLinks(dirPath, true);
+      return await act(at, nameOf(path));
+    } finally {
+      await dir.close();
+    }
+  }
+
+  async function remove(path: string): Promise<boolean> {
+    const done = await inFolder(path, async (at, name) => {
+      const st = await fsp.lstat(at(name)).catch((e: unknown) => {
+        if (code(e) === "ENOENT") return undefined;
+        throw e;
+      });
+      if (!st) return false;
+      if (st.isDirectory()) {
+        const e = new Error(`EISDIR: illegal operation on a directory, unlink '${path}'`) as NodeJS.ErrnoException;
+        e.code = "EISDIR";
+        throw e;
+      }
+      await fsp.unlink(at(name));
+      return true;
+    });
+    return done ?? false;
+  }
+
+  async function removeEmptyFolder(path: string): Promise<boolean> {
+    const done = await inFolder(path, async (at, name) => {
+      const st = await fsp.lstat(at(name)).catch(() => undefined);
+      if (!st?.isDirectory()) return false;
+      try {
+        await fsp.rmdir(at(name));
+        return true;
+      } catch (e) {
+        if (code(e) === "ENOTEMPTY" || code(e) === "EEXIST" || code(e) === "ENOENT" || code(e) === "ENOTDIR") return false;
+        throw e;
+      }
+    });
+    return done ?? false;
+  }
+
+  async function chmod(path: string, modeOf: (now: number) => number): Promise<boolean> {
+    const done = await inFolder(path, async (at, name) => {
+      let fh: Handle;
+      try {
+        fh = await fsp.open(at(name), C.O_RDONLY | NOFOLLOW | NONBLOCK | NOCTTY);
+      } catch (e) {
+        if (code(e) === "ELOOP") throw new PathChangedError(path, "the file is now a symbolic link");
+        if (code(e) === "ENOENT") return false;
+        throw e;
+      }
+      try {
+        const st = await fh.stat();
+        if (!st.isFile()) return false;
+        const now = st.mode & 0o7777;
+        const want = modeOf(now);
+        if (want !== now) await fh.chmod(want);
+        return true;
+      } finally {
+        await fh.close();
+      }
+    });
+    return done ?? false;
+  }
+
   const readSyncly = async (path: string) => readNow(path);
-  return { read: opts.syncReads && useProc ? readSyncly : read, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
+  return { read: opts.syncReads && useProc ? readSyncly : read, write, remove, removeEmptyFolder, chmod, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }

@@ -265,22 +265,23 @@ export class HostAgents implements vscode.Disposable {
       if (result.error) return fail(`Not merged: ${result.error}`);
       // What the editor's review wrote keeps the agent's executable bit; the files taken whole are written byte-exact.
       const modeProblems: string[] = [];
-      const taken = files.flatMap((f, k) => {
+      const taken: string[] = [];
+      for (const [k, f] of files.entries()) {
         const o = result.files[k];
-        if (!o || o.status === "rejected") return [];
+        if (!o || o.status === "rejected") continue;
         const plannedFile = text[k]!;
         if (plannedFile.content !== null) {
           try {
-            applyMode(top, plannedFile.path, plannedFile.mode);
+            await applyMode(top, plannedFile.path, plannedFile.mode);
           } catch (err) {
             modeProblems.push(`${plannedFile.path}: its mode was not set (${err instanceof Error ? err.message : String(err)})`);
           }
         }
         const h = o.hunks;
-        return [h && h.rejected ? `${f.relPath} (${h.accepted} of ${h.accepted + h.rejected} hunks)` : f.relPath];
-      });
+        taken.push(h && h.rejected ? `${f.relPath} (${h.accepted} of ${h.accepted + h.rejected} hunks)` : f.relPath);
+      }
       if (wholeTaken.length) {
-        writePlan(top, wholeTaken);
+        await writePlan(top, wholeTaken);
         taken.push(...wholeTaken.map((p) => (p.modeOnly ? `${p.path} (mode)` : p.path)));
       }
       for (const m of modeProblems) this.deps.log.warn(`agent ${id}: ${m}`);

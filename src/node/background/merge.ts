@@ -11,23 +11,7 @@
  * after `git merge-tree` showed it merges cleanly and no file it touches has uncommitted changes.
  */
 import { execFile } from "node:child_process";
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { protectedEntry, protectedName } from "../../core/protected-paths";
@@ -35,6 +19,8 @@ import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
 import { changedFiles, worktreeTree } from "./worktree";
 import { hostProgram } from "../host-programs";
+import { isPathChanged } from "../../core/ports";
+import { createSafeFiles, type SafeFiles } from "../safe-open";
 
 export interface MergeTarget {
   /** The user's repository top level. */
@@ -122,9 +108,29 @@ export function unsafeDestination(top: string, rel: string): string | undefined 
     } catch {
       return undefined; // nothing there yet: the rest is created
     }
-    if (st.isSymbolicLink()) return `${nodePath.relative(top, at)} is a symbolic link in your tree (to ${readlinkSync(at)}); Yoke does not write through it`;
+    if (st.isSymbolicLink()) {
+      let to: string;
+      try {
+        to = `to ${readlinkSync(at)}`;
+      } catch {
+        to = "swapped while Yoke looked at it";
+      }
+      return `${nodePath.relative(top, at)} is a symbolic link in your tree (${to}); Yoke does not write through it`;
+    }
   }
   return undefined;
+}
+
+/** The user's file as it is now (null: none), read without following a link; undefined when a link is found on the way. */
+async function readUserFile(safe: SafeFiles, path: string): Promise<Buffer | null | undefined> {
+  try {
+    return Buffer.from((await safe.read(path)).data);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (isPathChanged(err)) return undefined;
+    throw err;
+  }
 }
 
 /** One file of a merge: the user's file as it is now, and what it becomes (null: removed). */
@@ -156,7 +162,7 @@ export type MergePlan = { ok: true; plan: PlannedFile[] } | { ok: false; conflic
 export async function applyAgentChange(t: MergeTarget, select?: HunkSelection): Promise<MergeResult> {
   const planned = await planAgentChange(t, select);
   if (!planned.ok) return planned;
-  writePlan(t.top, planned.plan);
+  await writePlan(t.top, planned.plan);
   return { ok: true, files: planned.plan.map((p) => p.path), strategy: "apply" };
 }
 
@@ -174,6 +180,7 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
   const refused: Conflict[] = [];
   const unknown = new Set(select ? [...select.keys()] : []);
   const tmp = mkdtempSync(nodePath.join(tmpdir(), "yoke-merge-"));
+  const safe = createSafeFiles([t.top]);
   try {
     for (const f of files) {
       unknown.delete(f.path);
@@ -200,7 +207,12 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
         refused.push({ path: f.path, detail: unsafe });
         continue;
       }
-      const user = existsSync(userPath) ? readFileSync(userPath) : null;
+      // Read by descriptor, no link followed (the folder may be swapped for one after the check above).
+      const user = await readUserFile(safe, userPath);
+      if (user === undefined) {
+        refused.push({ path: f.path, detail: "a folder on the way became a symbolic link while Yoke read it; Yoke does not read or write through one" });
+        continue;
+      }
       const mode = await modeOf(t.worktree, tree, f.path);
       const binary = isBinary(user) || isBinary(agent) || isBinary(base) ? { binary: true } : {};
       if (same(user, agent)) {
@@ -250,48 +262,45 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
 }
 
 /**
- * Writes a plan into the user's tree, byte-exact and with the agent's executable bit (never through
- * a link, re-checked right before each write). The editor's review writes the binary files and the
- * mode changes it accepted through it.
+ * Writes a plan into the user's tree, byte-exact and with the agent's executable bit. Never through
+ * a link: each destination is checked again right before its write, and the write itself goes
+ * through the checked folder's descriptor (src/node/safe-open.ts) — a folder on the way swapped for
+ * a link between that check and the write (a command of a session exchanging `d` with a link to
+ * `.git/hooks` in a loop, red team 25) makes it fail instead of writing where the link points. The
+ * editor's review writes the binary files and the mode changes it accepted through it.
  */
-export function writePlan(top: string, plan: readonly PlannedFile[]): void {
+export async function writePlan(top: string, plan: readonly PlannedFile[]): Promise<void> {
+  const safe = createSafeFiles([top]);
   for (const p of plan) {
     const dest = nodePath.join(top, p.path);
-    // Checked again right before the write (a link made since the check is not followed either).
     const unsafe = unsafeDestination(top, p.path);
     if (unsafe) throw new Error(`${p.path}: ${unsafe}; the files before it were written`);
-    if (p.content === null) {
-      if (existsSync(dest)) unlinkSync(dest);
-      continue;
-    }
-    mkdirSync(nodePath.dirname(dest), { recursive: true });
-    const fd = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, p.mode === "100755" ? 0o755 : 0o644);
     try {
-      writeSync(fd, p.content);
-      setMode(fd, p.mode);
-    } finally {
-      closeSync(fd);
+      if (p.content === null) {
+        await safe.remove(dest);
+        continue;
+      }
+      await safe.write(dest, p.content);
+      await safe.chmod(dest, (now) => modeBits(now, p.mode));
+    } catch (err) {
+      if (isPathChanged(err)) throw new Error(`${p.path}: ${err.message}; Yoke does not write through a symbolic link; the files before it were written`, { cause: err });
+      throw err;
     }
   }
 }
 
-/** The agent's executable bit on an open file: set (as git checks out 100755) or cleared, the other bits kept. */
-function setMode(fd: number, mode: string | undefined): void {
-  const now = fstatSync(fd).mode & 0o7777;
-  if (mode === "100755" && (now & 0o111) !== 0o111) fchmodSync(fd, now | ((now & 0o444) >> 2));
-  else if (mode === "100644" && now & 0o111) fchmodSync(fd, now & ~0o111);
+/** A file's permission bits with the agent's executable bit: set (as git checks out 100755) or cleared, the other bits kept. */
+function modeBits(now: number, mode: string | undefined): number {
+  if (mode === "100755" && (now & 0o111) !== 0o111) return now | ((now & 0o444) >> 2);
+  if (mode === "100644" && now & 0o111) return now & ~0o111;
+  return now;
 }
 
 /** Sets the agent's executable bit on a file of the user's tree (the editor's review wrote its text; never through a link). */
-export function applyMode(top: string, path: string, mode: string | undefined): void {
+export async function applyMode(top: string, path: string, mode: string | undefined): Promise<void> {
   if (mode !== "100755" && mode !== "100644") return;
   if (unsafeDestination(top, path)) return;
-  const fd = openSync(nodePath.join(top, path), constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    setMode(fd, mode);
-  } finally {
-    closeSync(fd);
-  }
+  await createSafeFiles([top]).chmod(nodePath.join(top, path), (now) => modeBits(now, mode));
 }
 
 /**

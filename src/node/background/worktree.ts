@@ -4,7 +4,10 @@
  * the agent's whole change as git sees it, and the worktree's removal. Everything goes through
  * real git: `git worktree add/remove/list`, `git branch`, `git diff`, `git apply`.
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import * as fsp from "node:fs/promises";
+import { isPathChanged } from "../../core/ports";
+import { createSafeFiles, type SafeFiles } from "../safe-open";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { agentBranch, checkCopyPath } from "../../core/background/agents";
@@ -61,7 +64,7 @@ export async function createAgentWorktree(o: CreateWorktreeOptions): Promise<Cre
   await gitOk(top, ["worktree", "add", "--quiet", "-b", branch, worktree, head]);
   try {
     if (o.carry !== "none") await carryChanges(top, worktree, o.carry);
-    const { skipped, placed } = placeIgnored(top, worktree, o.copy ?? [], o.link ?? []);
+    const { skipped, placed } = await placeIgnored(top, worktree, o.copy ?? [], o.link ?? []);
     // What git ignores needs no exclusion (and git add refuses to be told about it).
     const notIgnored: string[] = [];
     for (const p of placed) if ((await git(worktree, ["check-ignore", "-q", "--", p])).code !== 0) notIgnored.push(p);
@@ -97,7 +100,7 @@ async function carryChanges(top: string, worktree: string, carry: "tracked" | "a
 }
 
 /** Copies (or symlinks) the configured paths from the repository into the worktree; returns what was skipped. */
-function placeIgnored(top: string, worktree: string, copy: readonly string[], link: readonly string[]): { skipped: string[]; placed: string[] } {
+async function placeIgnored(top: string, worktree: string, copy: readonly string[], link: readonly string[]): Promise<{ skipped: string[]; placed: string[] }> {
   const skipped: string[] = [];
   const placed: string[] = [];
   const realTop = realpathSync(top);
@@ -128,12 +131,55 @@ function placeIgnored(top: string, worktree: string, copy: readonly string[], li
         skipped.push(`${checked.path}: ${refused}`);
         continue;
       }
-      if (how === "copy") cpSync(real, to, { recursive: true, preserveTimestamps: true });
-      else symlinkSync(real, to);
+      if (how === "copy") {
+        try {
+          await copyChecked(createSafeFiles([realTop]), real, to);
+        } catch (err) {
+          rmSync(to, { recursive: true, force: true });
+          // A name that vanished or stopped being a folder mid-copy changed on the way as much as a link did.
+          const code = (err as NodeJS.ErrnoException).code;
+          if (!isPathChanged(err) && code !== "ENOENT" && code !== "ENOTDIR" && code !== "ELOOP") throw err;
+          skipped.push(`${checked.path}: it changed while Yoke copied it (${err instanceof Error ? err.message : String(err)}); Yoke does not copy through a symbolic link`);
+          continue;
+        }
+      } else symlinkSync(real, to);
       placed.push(checked.path);
     }
   }
   return { skipped, placed };
+}
+
+/**
+ * Copies `from` (a file or folder of the user's tree, under the safe files' root) to `to` in the
+ * fresh worktree. Every file and folder is opened by descriptor, no link below the repository's
+ * top followed (src/node/safe-open.ts): a command of a session may exchange a folder on the way
+ * with a link to the home while the copy runs (`x` ↔ `xl → ~` with `worktrees.copy: ["x/.ssh"]`
+ * copied `~/.ssh` into the worktree, where the agent read the key — red team 25). A link inside
+ * what is copied is copied as a link (as `cp -R` does); a FIFO or device is left out.
+ */
+async function copyChecked(safe: SafeFiles, from: string, to: string): Promise<void> {
+  const st = await fsp.lstat(from);
+  if (st.isSymbolicLink()) {
+    symlinkSync(await fsp.readlink(from), to);
+    return;
+  }
+  if (st.isFile()) {
+    const r = await safe.read(from);
+    writeFileSync(to, r.data, { mode: st.mode & 0o777 });
+    await fsp.utimes(to, st.atime, st.mtime);
+    return;
+  }
+  if (!st.isDirectory()) return;
+  const dir = await safe.openDir(from);
+  let names: string[];
+  try {
+    names = await fsp.readdir(safe.viaProc ? `/proc/self/fd/${dir.fd}` : from);
+  } finally {
+    await dir.close();
+  }
+  mkdirSync(to, { mode: st.mode & 0o777 });
+  for (const name of names) await copyChecked(safe, `${from}/${name}`, nodePath.join(to, name));
+  await fsp.utimes(to, st.atime, st.mtime);
 }
 
 /**

@@ -120,6 +120,36 @@ describe.each([
     await expect(safe().read(`${root}/nope.txt`)).rejects.toMatchObject({ code: "ENOENT" });
     await expect(safe().read(`${root}/dir`)).rejects.toMatchObject({ code: "EISDIR" });
   });
+  it.runIf(useProc ? hasProc : true)("remove, removeEmptyFolder and chmod act inside the checked folder and never through a link on the way (red team 25)", async () => {
+    const s = safe();
+    fs.symlinkSync(outside, path.join(root, "via"));
+    fs.mkdirSync(path.join(outside, "empty"));
+    // Through a link as a middle component: refused, the outside file and folder stay.
+    expect(await refusal(s.remove(`${root}/via/t.txt`))).toMatch(/symbolic link/);
+    expect(await refusal(s.removeEmptyFolder(`${root}/via/empty`))).toMatch(/symbolic link/);
+    expect(await refusal(s.chmod(`${root}/via/t.txt`, () => 0o777))).toMatch(/symbolic link/);
+    expect(fs.readFileSync(path.join(outside, "t.txt"), "utf8")).toBe("outside\n");
+    expect(fs.existsSync(path.join(outside, "empty"))).toBe(true);
+    expect(fs.statSync(path.join(outside, "t.txt")).mode & 0o777).not.toBe(0o777);
+    // A link as the last component is removed itself (its target stays); chmod refuses it.
+    fs.symlinkSync(path.join(outside, "t.txt"), path.join(root, "dir/l"));
+    expect(await refusal(s.chmod(`${root}/dir/l`, () => 0o777))).toMatch(/symbolic link/);
+    expect(await s.remove(`${root}/dir/l`)).toBe(true);
+    expect(fs.existsSync(path.join(outside, "t.txt"))).toBe(true);
+    // Plain use: a file's bits, a file removed, nothing there, a folder emptied then removed.
+    expect(await s.chmod(`${root}/dir/a.txt`, (now) => now | 0o100)).toBe(true);
+    expect(fs.statSync(path.join(root, "dir/a.txt")).mode & 0o100).toBe(0o100);
+    expect(await s.removeEmptyFolder(`${root}/dir`)).toBe(false);
+    expect(await s.remove(`${root}/dir/a.txt`)).toBe(true);
+    expect(await s.remove(`${root}/dir/a.txt`)).toBe(false);
+    expect(await s.remove(`${root}/nope/a.txt`)).toBe(false);
+    await expect(s.remove(`${root}/secretdir`)).rejects.toMatchObject({ code: "EISDIR" });
+    expect(await s.removeEmptyFolder(`${root}/dir`)).toBe(true);
+    expect(fs.existsSync(path.join(root, "dir"))).toBe(false);
+    // write with a mode decided from the old bits.
+    await s.write(`${root}/new/x.sh`, enc("#!/bin/sh\n"), () => 0o750);
+    expect(fs.statSync(path.join(root, "new/x.sh")).mode & 0o777).toBe(0o750);
+  });
 });
 
 describe("what the model is told when a path changed after the check", () => {
