@@ -2,7 +2,7 @@
 // panel is hidden, also a notification. Whichever answers first wins.
 import * as vscode from "vscode";
 import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
-import type { PermissionView } from "../protocol/messages";
+import { FOR_RUN_CHOICES, type PermissionView } from "../protocol/messages";
 import { formatInput } from "../node/panel/view-model";
 
 interface Pending {
@@ -31,11 +31,14 @@ export class PanelApprover implements Approver {
 
   async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
     this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
-    let rule: string | null;
-    try {
-      rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
-    } catch {
-      rule = null; // no proposal: the card offers Allow once and Deny only
+    let rule: string | null = null;
+    // A question for the whole run (a project command's allowed-tools) proposes no rule: "Always allow" would write one for this call's tool.
+    if (!q.forRun) {
+      try {
+        rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
+      } catch {
+        rule = null; // no proposal: the card offers Allow once and Deny only
+      }
     }
     if (signal.aborted) return { decision: "deny", message: "The run was stopped." };
     this.pending?.settle({ decision: "deny", message: "Another permission question replaced this one." });
@@ -47,6 +50,7 @@ export class PanelApprover implements Approver {
       detail: formatInput(q.input),
       reason: q.reason,
       ...(rule ? { rule } : {}),
+      ...(q.forRun ? { forRun: [...q.forRun.grants] } : {}),
     };
     return new Promise<PermissionAnswer>((resolve) => {
       const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
@@ -86,6 +90,14 @@ export class PanelApprover implements Approver {
 
   private async notify(entry: Pending): Promise<void> {
     const v = entry.view;
+    if (v.forRun) {
+      // What is clicked is what happens: allowed for the rest of the run, or each call asked as usual.
+      const choice = await vscode.window.showWarningMessage(`Yoke: ${v.summary}`, { detail: v.reason }, FOR_RUN_CHOICES.allow, FOR_RUN_CHOICES.ask, "Show");
+      if (choice === FOR_RUN_CHOICES.allow) entry.settle({ decision: "allow" });
+      else if (choice === FOR_RUN_CHOICES.ask) entry.settle({ decision: "deny" });
+      else if (choice === "Show") void vscode.commands.executeCommand("yoke.focus");
+      return;
+    }
     const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
     const choice = await vscode.window.showWarningMessage(`Yoke wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
     if (choice === "Allow") entry.settle({ decision: "allow" });

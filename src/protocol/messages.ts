@@ -101,8 +101,13 @@ export const PermissionView = z.object({
   reason: z.string(),
   /** The rule "Always allow" writes (e.g. `Bash(npm run test:*)`); absent when no rule is safe. */
   rule: z.optional(z.string()),
+  /** The answer holds for the rest of the run (PermissionQuestion.forRun): allowing grants these. */
+  forRun: z.optional(z.array(z.string())),
 });
 export type PermissionView = z.infer<typeof PermissionView>;
+
+/** The two answers of a question for the whole run (`forRun`), as every host labels them (panel, notification, terminal, ACP). */
+export const FOR_RUN_CHOICES = { allow: "Allow for this run", ask: "Ask each time" } as const;
 
 export const UsageView = z.object({
   inputTokens: z.number(),

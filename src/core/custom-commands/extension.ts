@@ -242,9 +242,10 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
           tool: req.tool,
           permission: req.permission,
           input: req.input,
-          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; refused, each call is asked as usual.)`,
+          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; if not, each call is asked as usual.)`,
           summary: `this command asks for: ${requested.join(", ")}`,
           readOnly: !req.mutates,
+          forRun: { grants: requested },
         },
         new AbortController().signal,
       )
