@@ -14,7 +14,7 @@ import { agentMcpRegistry } from "./mcp/agent-hubs";
 import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
-import { folderAgentFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
 import { isolatedAgentRun, type IsolationHost } from "./background/isolated-agent";
 import type { Extension } from "../core/extensions/types";
 import { effectiveEntries, loadGuidance } from "../core/guidance";
@@ -104,7 +104,12 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
       : {}),
     agents: async (session) => {
       // The workspace's through its file system; the user's and the plugins' from this machine.
-      const files = [...(await workspaceAgentFiles(session.services.fs, session.services.access)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
+      // Roo Code's global custom modes are the user's (a .roomodes mode of the same slug wins).
+      const files = [
+        ...(await workspaceAgentFiles(session.services.fs, session.services.access)),
+        ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])]),
+        ...(await globalRooModeFiles({ ...(opts.home ? { home: opts.home } : {}) })),
+      ];
       const { agents, problems: agentProblems } = loadAgents(files);
       if (warn) for (const p of agentProblems) warn(`agents: ${p.message}`);
       return agents;

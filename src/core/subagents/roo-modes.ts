@@ -20,7 +20,7 @@ import { boundedFileRegex, fileRegexLabel, type FileRegex } from "./file-regex";
 export interface RooAgentFile {
   display: string;
   text: string;
-  origin: "project";
+  origin: "project" | "user";
   format: "claude";
   stem: string;
   path?: string;
@@ -46,6 +46,8 @@ export interface RooModeInput {
   /** Shown in problems (`.roomodes`). */
   display: string;
   path?: string;
+  /** Whose modes: the workspace's `.roomodes` ("project", the default) or Roo's global custom_modes file ("user"). */
+  origin?: "project" | "user";
   /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from; a file that may not be read, with why. */
   rules(slug: string): Promise<Array<{ display: string; text: string } | { display: string; problem: string }>>;
 }
@@ -124,7 +126,7 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
     files.push({
       display: `${input.display} (mode ${slug})`,
       text,
-      origin: "project",
+      origin: input.origin ?? "project",
       format: "claude",
       stem: slug,
       ...(input.path ? { path: input.path } : {}),
