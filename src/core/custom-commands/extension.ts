@@ -403,5 +403,5 @@ function agentLimit(agent: AgentDefinition, tools: readonly string[] | undefined
   if (tools?.length) return copilotToolLimit(undefined, tools, session);
   const own = agentTools(agent, session);
   // No list: every tool of the session (as the agent would have them); `task` only when its list allows sub-agents.
-  return { allowed: new Set([...own.tools.map((t) => t.name), ...(own.task && session.some((t) => t.name === "task") ? ["task"] : [])]), unknown: [] };
+  return { allowed: new Set([...own.tools.map((t) => t.name), ...(own.task ? session.filter((t) => t.permission === "Task").map((t) => t.name) : [])]), unknown: [] };
 }
