@@ -1,6 +1,7 @@
 /** Permission questions in a terminal: asked on stderr when there is a TTY, refused otherwise. */
 import { createInterface } from "node:readline/promises";
 import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
+import { FOR_RUN_CHOICES } from "../protocol/messages";
 import { printable } from "./printable";
 
 export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Approver {
@@ -15,6 +16,15 @@ export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin,
       }
       const rl = createInterface({ input, output });
       try {
+        if (q.forRun) {
+          // A question for the whole run (a project command's allowed-tools): the keys say what
+          // happens — granted until the run ends, or each call asked as usual (nothing is denied).
+          const answer = await rl.question(
+            `\n? ${printable(q.reason, { keepNewlines: false })}\n  y = ${FOR_RUN_CHOICES.allow.toLowerCase()} (${printable(q.forRun.grants.join(", "), { keepNewlines: false })}), N = ${FOR_RUN_CHOICES.ask.toLowerCase()} [y/N] `,
+            { signal },
+          );
+          return /^y(es)?$/i.test(answer.trim()) ? { decision: "allow" } : { decision: "deny" };
+        }
         // A multi-line summary (an MCP server's sampling request: its messages) is shown whole first.
         // Nothing of it reaches the terminal as a control character (printable.ts): the question
         // the user answers is the one asked.

@@ -5,7 +5,7 @@
 // answered for the person: Stop and New Session withdraw only the shown session's own question.
 import * as vscode from "vscode";
 import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
-import type { PermissionView } from "../protocol/messages";
+import { FOR_RUN_CHOICES, type PermissionView } from "../protocol/messages";
 import { formatInput } from "../node/panel/view-model";
 
 interface Pending {
@@ -54,11 +54,14 @@ export class PanelApprover implements Approver {
 
   async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
     this.replaceOwn(q);
-    let rule: string | null;
-    try {
-      rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
-    } catch {
-      rule = null; // no proposal: the card offers Allow once and Deny only
+    let rule: string | null = null;
+    // A question for the whole run (a project command's allowed-tools) proposes no rule: "Always allow" would write one for this call's tool.
+    if (!q.forRun) {
+      try {
+        rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
+      } catch {
+        rule = null; // no proposal: the card offers Allow once and Deny only
+      }
     }
     if (signal.aborted) return { decision: "deny", message: "The run was stopped." };
     this.replaceOwn(q);
@@ -71,6 +74,7 @@ export class PanelApprover implements Approver {
       reason: q.reason,
       ...(rule ? { rule } : {}),
       ...(q.asker ? { asker: { ...q.asker } } : {}),
+      ...(q.forRun ? { forRun: [...q.forRun.grants] } : {}),
     };
     return new Promise<PermissionAnswer>((resolve) => {
       const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
@@ -116,6 +120,14 @@ export class PanelApprover implements Approver {
 
   private async notify(entry: Pending): Promise<void> {
     const v = entry.view;
+    if (v.forRun) {
+      // What is clicked is what happens: allowed for the rest of the run, or each call asked as usual.
+      const choice = await vscode.window.showWarningMessage(`Yoke: ${v.summary}`, { detail: v.reason }, FOR_RUN_CHOICES.allow, FOR_RUN_CHOICES.ask, "Show");
+      if (choice === FOR_RUN_CHOICES.allow) entry.settle({ decision: "allow" });
+      else if (choice === FOR_RUN_CHOICES.ask) entry.settle({ decision: "deny" });
+      else if (choice === "Show") void vscode.commands.executeCommand("yoke.focus");
+      return;
+    }
     const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
     const who = v.asker ? `Yoke's ${askerWords(v.asker).replace(/^the /, "")}` : "Yoke";
     const choice = await vscode.window.showWarningMessage(`${who} wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");

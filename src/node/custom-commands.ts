@@ -161,7 +161,7 @@ export function nodeCustomCommandsExtension(
     check(req: PermissionCheck, mode: PermissionMode): Promise<PermissionDecision>;
     useModel?(model: string | undefined): Promise<string | undefined>;
     warn(message: string): void;
-  } & Pick<CustomCommandsOptions, "editor" | "askInput">,
+  } & Pick<CustomCommandsOptions, "editor" | "askInput" | "agents">,
 ): Extension {
   let reported = new Set<string>();
   return customCommandsExtension({
@@ -170,6 +170,7 @@ export function nodeCustomCommandsExtension(
     ...(deps.useModel ? { useModel: deps.useModel } : {}),
     ...(deps.editor ? { editor: deps.editor } : {}),
     ...(deps.askInput ? { askInput: deps.askInput } : {}),
+    ...(deps.agents ? { agents: deps.agents } : {}),
     load: async () => {
       const loaded = await loadNodeCommands(p, p.extraSources);
       // Each problem once per session.

@@ -20,7 +20,7 @@ import type { HookGroupConfig, LoadedSource } from "../core/permissions/types";
 import { loadAgents, workspaceAgentFiles } from "../core/subagents/agents";
 import { findStyle } from "../core/output-styles";
 import { loadNodeCommands, loadNodeOutputStyles, outputStyleSetting } from "./custom-commands";
-import { folderAgentFiles, userAgentFolders } from "./custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders } from "./custom-agents";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { loadMcpConfig } from "./mcp/config-files";
 import { createNodeWorkspaceFs } from "./node-fs";
@@ -300,7 +300,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
   for (const p of styles.problems) problem(p.path, p.message, p.line);
 
   // --- custom agents ---
-  const agentFiles = [...(await workspaceAgentFiles(fs)), ...folderAgentFiles([...userAgentFolders(home), ...pluginAgentFolders(scope)])];
+  const agentFiles = [...(await workspaceAgentFiles(fs)), ...folderAgentFiles([...userAgentFolders(home), ...pluginAgentFolders(scope)]), ...(await globalRooModeFiles({ home }))];
   const loaded = loadAgents(agentFiles);
   const agentPaths = new Map(agentFiles.map((f) => [f.display, f.path]));
   for (const a of loaded.agents) {

@@ -41,7 +41,7 @@ import type { McpOAuthOptions } from "./mcp/oauth";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
 import type { McpHub } from "../core/mcp/types";
 import type { SessionSettings, WorkspaceSettings } from "./session-settings";
-import { nodeSubagentsExtension } from "./subagent-settings";
+import { nodeSubagentsExtension, sessionAgents } from "./subagent-settings";
 import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
@@ -206,6 +206,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         warn: host.warn,
         ...(host.editor ? { editor: host.editor } : {}),
         ...(host.askInput ? { askInput: host.askInput } : {}),
+        agents: async (session) => (await sessionAgents(session, s.home, pluginAgentFolders(plugins))).agents, // a prompt file's `agent`
       },
     ), // custom slash commands
     nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session

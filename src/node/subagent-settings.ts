@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { AgentDefinition } from "../core/subagents/agents";
+import type { AgentDefinition, AgentProblem } from "../core/subagents/agents";
 import type { SessionInfo } from "../core/extensions/types";
 import { describeDefinition, type McpSourceFile } from "../core/mcp/config";
 import { ApprovalStore } from "./mcp/approvals";
@@ -14,7 +14,7 @@ import { agentMcpRegistry } from "./mcp/agent-hubs";
 import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
-import { folderAgentFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
 import { isolatedAgentRun, type IsolationHost } from "./background/isolated-agent";
 import type { Extension } from "../core/extensions/types";
 import { effectiveEntries, loadGuidance } from "../core/guidance";
@@ -103,13 +103,25 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
         }
       : {}),
     agents: async (session) => {
-      // The workspace's through its file system; the user's and the plugins' from this machine.
-      const files = [...(await workspaceAgentFiles(session.services.fs, session.services.access)), ...folderAgentFiles([...userAgentFolders(opts.home), ...(agentFolders ?? [])])];
-      const { agents, problems: agentProblems } = loadAgents(files);
+      const { agents, problems: agentProblems } = await sessionAgents(session, opts.home, agentFolders);
       if (warn) for (const p of agentProblems) warn(`agents: ${p.message}`);
       return agents;
     },
   });
+}
+
+/**
+ * The custom agents of a session: the workspace's through its file system; the user's and the
+ * plugins' from this machine; Roo Code's global custom modes are the user's (a .roomodes mode of
+ * the same slug wins). The task tool and a Copilot prompt file's `agent` both read them here.
+ */
+export async function sessionAgents(session: Pick<SessionInfo, "services">, home?: string, agentFolders?: readonly AgentFolder[]): Promise<{ agents: AgentDefinition[]; problems: AgentProblem[] }> {
+  const files = [
+    ...(await workspaceAgentFiles(session.services.fs, session.services.access)),
+    ...folderAgentFiles([...userAgentFolders(home), ...(agentFolders ?? [])]),
+    ...(await globalRooModeFiles({ ...(home ? { home } : {}) })),
+  ];
+  return loadAgents(files);
 }
 
 /**

@@ -103,8 +103,13 @@ export const PermissionView = z.object({
   rule: z.optional(z.string()),
   /** Who asks when it is a custom agent, not the session shown: its name, and its background agent id, worktree and branch. */
   asker: z.optional(z.object({ agent: z.string(), background: z.boolean(), id: z.optional(z.string()), worktree: z.optional(z.string()), branch: z.optional(z.string()) })),
+  /** The answer holds for the rest of the run (PermissionQuestion.forRun): allowing grants these. */
+  forRun: z.optional(z.array(z.string())),
 });
 export type PermissionView = z.infer<typeof PermissionView>;
+
+/** The two answers of a question for the whole run (`forRun`), as every host labels them (panel, notification, terminal, ACP). */
+export const FOR_RUN_CHOICES = { allow: "Allow for this run", ask: "Ask each time" } as const;
 
 export const UsageView = z.object({
   inputTokens: z.number(),

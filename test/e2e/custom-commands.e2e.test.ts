@@ -14,6 +14,12 @@ const COMMAND = ["---", "description: Tell the tide of a day", "argument-hint: <
 const allText = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
 async function script(req: RecordedRequest): Promise<ScriptedTurn> {
+  // The project command with allowed-tools: two writes, then the answer (checked first: later tests' sessions carry earlier messages).
+  if (allText(req).includes("NOTES-RUN-MARKER")) {
+    if (allText(req).includes("run-b.md")) return { text: "Both notes written." };
+    if (allText(req).includes("run-a.md")) return { toolCalls: [{ name: "run_command", input: { command: "touch run-b.md" } }] };
+    return { toolCalls: [{ name: "run_command", input: { command: "touch run-a.md" } }] };
+  }
   // The second test's session carries the first one's messages: its own marker first.
   if (allText(req).includes("FORM-PROMPT-MARKER")) return { text: "The form prompt ran." };
   if (allText(req).includes("STAMP-OUTPUT-77")) return { text: "The stamp line ran." };
@@ -31,6 +37,8 @@ describe("custom slash commands in code-server", () => {
       ".claude/commands/other.md": "Another command.",
       ".claude/commands/stamp.md": "Stamped: !`touch stamped-by-command.txt && echo STAMP-OUTPUT-77`",
       // A Copilot prompt file: the panel asks for its ${input:…} in an input box.
+      // A project command whose allowed-tools the user is asked about once for the run.
+      ".claude/commands/notes.md": "---\nallowed-tools: Bash(touch:*)\n---\nMake the two notes. NOTES-RUN-MARKER",
       ".github/prompts/form.prompt.md":
         "---\ndescription: Plan a form\nmode: ask\n---\nPlan a form with the fields ${input:fields:a comma-separated list}. Selection: ${selection}. FORM-PROMPT-MARKER",
     },
@@ -108,5 +116,30 @@ describe("custom slash commands in code-server", () => {
     expect(allText(req!)).toContain("Plan a form with the fields email, password.");
     expect(allText(req!)).not.toContain("not given");
     expect(allText(req!)).toContain("for this request use only these tools:");
+  });
+
+  it("a project command's allowed-tools: the card offers Allow for this run / Ask each time (no Allow once); allowed, both commands of the run run with no other card", async () => {
+    const shot = vs.screenshots("custom-commands-for-run");
+    const frame = await vs.openPanel();
+    const input = frame.locator("[data-testid=prompt-input]");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.fill("/notes");
+    await input.press("Enter");
+    const card = frame.locator("[data-testid=permission-card]");
+    await card.waitFor({ state: "visible", timeout: 60_000 });
+    expect(await card.getAttribute("data-scope")).toBe("run");
+    expect(await card.textContent()).toContain("this command asks for: Bash(touch:*)");
+    const buttons = await card.locator(".permission-actions > vscode-button").evaluateAll((bs) => bs.map((b) => b.textContent?.trim()));
+    expect(buttons).toEqual(["Allow for this run", "Ask each time"]);
+    expect(await frame.locator("[data-testid=allow-once]").count()).toBe(0);
+    expect(existsSync(join(vs.workspace, "run-a.md"))).toBe(false);
+    await shot("card");
+    await card.locator("[data-testid=allow-run]").click();
+    await waitForAssistantText(frame, "Both notes written.", 90_000);
+    await waitForState(frame, "done");
+    // What was clicked is what happened: both commands of the run, one question.
+    expect(existsSync(join(vs.workspace, "run-a.md"))).toBe(true);
+    expect(existsSync(join(vs.workspace, "run-b.md"))).toBe(true);
+    expect(await frame.locator("[data-testid=permission-card]").count()).toBe(0);
   });
 });

@@ -174,6 +174,52 @@ describe("a note to a running background agent", () => {
     expect(attach.stdout).toContain("> LIVE-NOTE: also write tides.md");
   }, 120_000);
 
+  it("a note that is a slash command is refused, running or ended, saying why and what to do; other text starting with / is sent as it is", async () => {
+    const env = setup();
+    mkdirSync(join(env.ws, ".claude/commands"), { recursive: true });
+    writeFileSync(join(env.ws, ".claude/commands/fix-issue.md"), "---\ndescription: Fix an issue\n---\nFix issue $ARGUMENTS. CMD-EXPANDED-MARKER\n");
+    git(env.ws, "add", "-A");
+    git(env.ws, "commit", "-qm", "a command");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    server = await startScriptedLlmServer({
+      script: async (req): Promise<ScriptedTurn> => {
+        if (toolResults(req) === 0) {
+          await Promise.race([gate, new Promise((r) => setTimeout(r, 60_000))]);
+          return { toolCalls: [{ name: "read_file", input: { path: "guide.md" } }] };
+        }
+        return { text: "Noted." };
+      },
+    });
+    const id = await start(env, "SLASH-TASK: look at the guide");
+    await until("the agent's first request", () => (server!.requests.length > 0 ? true : undefined));
+    const refused = await cli(env, ["agents", "note", id, "/fix-issue 123", "--json", "--cwd", env.ws]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'note not sent: /fix-issue is a slash command, and a note reaches the agent as plain text (its model would read "/fix-issue 123", not the command). Write what you want in words, or run the command as an agent of its own: yoke run --background "/fix-issue 123"',
+    );
+    // Text that names no command is a note like any other.
+    const plain = await cli(env, ["agents", "note", id, "/tmp is full: clean it first", "--json", "--cwd", env.ws]);
+    expect(plain.code, plain.stderr).toBe(0);
+    release();
+    const done = await until("the agent to finish", async () => {
+      const v = await agentView(env, id);
+      return v.state === "finished" ? v : undefined;
+    });
+    const all = server.requests.flatMap(userTexts).join("\n");
+    expect(all).toContain("/tmp is full: clean it first");
+    expect(all).not.toContain("/fix-issue");
+    expect(all).not.toContain("CMD-EXPANDED-MARKER");
+    // Ended: refused too, and the agent is not continued.
+    const before = server.requests.length;
+    const ended = await cli(env, ["agents", "note", id, "/fix-issue 7", "--cwd", env.ws]);
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toContain("note not sent: /fix-issue is a slash command");
+    expect((await agentView(env, id)).state).toBe("finished");
+    expect(server.requests.length).toBe(before);
+    expect(done.lastMessage).toBe("Noted.");
+  }, 120_000);
+
   it("a note that arrives during the agent's last answer is sent after it, in the same session", async () => {
     const env = setup();
     let release!: () => void;

@@ -162,4 +162,53 @@ describe("Copilot prompt files from the CLI", () => {
     const logs = readdirSync(w.sessions).filter((n) => n.endsWith(".jsonl"));
     expect(logs.length).toBeGreaterThan(0);
   });
+
+  it("a prompt file whose agent names a custom agent (.github/agents/*.agent.md) runs under it: its instructions before the prompt, its tools only — a write it has no tool for is refused and never lands", async () => {
+    ensureBuilt();
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "write_file", input: { path: "review.md", content: "findings\n" } }] }, { text: "Reviewed without writing." }],
+    });
+    const w = workspace({
+      ".github/agents/reviewer.agent.md": [
+        "---",
+        "name: Code Reviewer",
+        "description: Reviews changes for correctness and missing tests",
+        "tools: ['read', 'search']",
+        "---",
+        "Review the change for bugs and missing tests. Report findings; never edit files. AGENT-REVIEWER-INSTRUCTIONS",
+        "",
+      ].join("\n"),
+      ".github/prompts/review-pr.prompt.md": ["---", "description: Review the current change", "agent: reviewer", "---", "Review the change in src/. PROMPT-BODY-MARKER", ""].join("\n"),
+      "src/a.ts": "export const a = 1;\n",
+    });
+    const r = await runCli(
+      [
+        "run",
+        "--trust",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "scripted",
+        "--cwd",
+        w.ws,
+        "--session-dir",
+        w.sessions,
+        "--permission-mode",
+        "acceptEdits",
+        "/review-pr",
+      ],
+      { env: { HOME: w.home } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const sent = userTexts(0).join("\n");
+    expect(sent).toContain('[/review-pr is a prompt file that runs as the "reviewer" agent (.github/agents/reviewer.agent.md). Its instructions for this request:]');
+    expect(sent.indexOf("AGENT-REVIEWER-INSTRUCTIONS")).toBeLessThan(sent.indexOf("PROMPT-BODY-MARKER"));
+    expect(sent).toContain("[/review-pr is a prompt file (agent: reviewer): for this request use only these tools: glob, grep, list_files, read_file, recall.");
+    // acceptEdits would write it: the agent's tool list alone refused it.
+    expect(existsSync(join(w.ws, "review.md"))).toBe(false);
+    expect(toolTexts(1).join("\n")).toContain("/review-pr (a prompt file) limits this request to glob, grep, list_files, read_file, recall; write_file is not one of them");
+    expect(r.stdout).toContain("Reviewed without writing.");
+  });
 });

@@ -130,6 +130,8 @@ describe("custom commands in a session with a user who answers", () => {
     await s.send("/notes");
     expect(questions.map((q) => q.summary)).toEqual(["this command asks for: Write, Bash(echo:*)"]);
     expect(questions[0]!.reason).toContain("/notes (project) asks for: Write, Bash(echo:*). A repository's command cannot grant tools itself, so you are asked once for this run");
+    // A question for the whole run: hosts offer "Allow for this run" / "Ask each time", not "Allow once" (panel-dom, red15-printable).
+    expect(questions[0]!.forRun).toEqual({ grants: ["Write", "Bash(echo:*)"] });
     // The `!` line ran (echo needs no question), and both writes landed after the one question.
     expect(userTexts(0).find((t) => t.startsWith("Write the notes."))).toMatch(/Stamp: [^\n]*stamped/);
     expect(readFileSync(join(w.ws, "a.md"), "utf8")).toBe("a\n");
@@ -138,6 +140,7 @@ describe("custom commands in a session with a user who answers", () => {
     expect(existsSync(join(w.ws, "later.md"))).toBe(false);
     expect(questions.map((q) => q.summary)).toHaveLength(2);
     expect(questions[1]!.summary).not.toContain("this command asks for");
+    expect(questions[1]!.forRun).toBeUndefined();
 
     // Refused: the rules decide, and each call is asked as usual (here refused too): nothing written, the line not run.
     const w2 = workspace({ ".claude/commands/notes.md": cmd });

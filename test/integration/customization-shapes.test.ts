@@ -10,7 +10,7 @@
 // namespaces, 0-based `$0`/`$1`, named `arguments`, `!` lines, `disable-model-invocation`.
 // Checked three ways: the listing (what each file is, and whether and when it comes into force),
 // the commands' expansion, and full `yoke run` sessions with the scripted model (what reached it).
-import { cpSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -172,9 +172,8 @@ describe("the listing: each file is what its own tool makes of it", () => {
     expect(problems).toContain('.claude/agents/no-name.md:1: a sub-agent needs a "name" in its frontmatter (Claude Code skips the file without one); skipped');
     expect(problems.filter((p) => p.includes("invalid YAML"))).toEqual([]);
     expect(problems).toContain('.roomodes:2: mode "security-review": not applied: the "browser" group (Yoke has no browser tool)');
-    expect(problems).toContain(
-      `.roomodes:2: mode "security-review": not enforced: the edit group's fileRegex \\.md$ — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply`,
-    );
+    // Its fileRegex is enforced now (edit-paths.ts): nothing to report.
+    expect(problems.filter((p) => p.includes("fileRegex"))).toEqual([]);
   });
 
   it("the plugin's hook and MCP server wait for approval, with ${CLAUDE_PLUGIN_ROOT} resolved; the output style is chosen by name", () => {
@@ -325,22 +324,41 @@ describe("full sessions: what reaches the model", () => {
     expect(all(reqs[2]!)).toContain("WINDSURF-GLOB");
   }, 180_000);
 
-  it("a Roo custom mode runs as its agent: its role, custom instructions, its rules-{slug} folder and the fileRegex limit in its prompt; its groups' tools only", async () => {
+  it("a Roo custom mode runs as its agent: its role, custom instructions, its rules-{slug} folder and the fileRegex limit in its prompt; its groups' tools only; an edit outside its fileRegex is refused, one inside lands", async () => {
     const s = setup();
     server = await startScriptedLlmServer({
       script: async (r: RecordedRequest) =>
         subagentDepthOf(r) === 1
-          ? { text: "No findings." }
+          ? toldOf([r])
+            ? { text: "No findings." }
+            : {
+                // One write outside the mode's fileRegex (\.md$), one inside it.
+                toolCalls: [
+                  { name: "write_file", input: { path: "src/api/patched.ts", content: "export const fixed = true;\n" } },
+                  { name: "write_file", input: { path: "docs/security-report.md", content: "# Findings\n" } },
+                ],
+              }
           : toldOf([r])
             ? { text: "Reviewed." }
             : { toolCalls: [{ name: "task", input: { description: "Security review", prompt: "Review src/api.", subagent_type: "security-review" } }] },
     });
-    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions-roo")), "review src/api for security problems"], { env: { HOME: s.home } });
+    // acceptEdits: the mode's writes need no question, so what refuses one is its fileRegex alone.
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions-roo")), "--permission-mode", "acceptEdits", "review src/api for security problems"], {
+      env: { HOME: s.home },
+    });
     expect(r.code, r.stderr).toBe(0);
     const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
     expect(child.length).toBeGreaterThan(0);
     const system = text((child[0]!.body as Body).messages[0]!.content);
-    for (const m of ["ROO-MODE-ROLE", "ROO-MODE-CUSTOM", "ROO-MODE-RULE", "Edit only files whose path matches /\\.md$/ (Markdown reports only)."]) expect(system, m).toContain(m);
+    for (const m of ["ROO-MODE-ROLE", "ROO-MODE-CUSTOM", "ROO-MODE-RULE", "Edit only files whose path matches /\\.md$/ (Markdown reports only); other edits are refused."])
+      expect(system, m).toContain(m);
+    // The outcome: the .ts file was never written, the report was; the model was told why.
+    expect(existsSync(join(s.ws, "src/api/patched.ts"))).toBe(false);
+    expect(readFileSync(join(s.ws, "docs/security-report.md"), "utf8")).toBe("# Findings\n");
+    const told = toldOf([child.at(-1)!]);
+    expect(told).toContain(
+      'the "security-review" agent (.roomodes (mode security-review)) may edit only files whose path matches /\\.md$/ (Markdown reports only): src/api/patched.ts does not match /\\.md$/ (Markdown reports only). Edit a matching file, or say in your answer what should change there.',
+    );
     const tools = ((child[0]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
     for (const t of ["read_file", "grep", "glob", "edit_file", "write_file", "run_command"]) expect(tools, t).toContain(t);
     for (const t of ["task", "load_skill"]) expect(tools, t).not.toContain(t);

@@ -259,6 +259,40 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expectAppendOnly(requests);
   });
 
+  it("a sub-folder's .windsurf/rules (Windsurf finds them below the root too) come with their trigger for its files, from the first file read there; no trigger = manual, as Windsurf", async () => {
+    const ws = tree({
+      "AGENTS.md": "ROOT\n",
+      "api/.windsurf/rules/always.md": "---\ntrigger: always_on\n---\nWS-NESTED-ALWAYS\n",
+      "api/.windsurf/rules/go.md": "---\ntrigger: glob\nglobs: handlers/*.go\n---\nWS-NESTED-GLOB\n",
+      "api/.windsurf/rules/decide.md": "---\ntrigger: model_decision\ndescription: API versioning policy\n---\nWS-NESTED-REQ\n",
+      "api/.windsurf/rules/plain.md": "WS-NESTED-NO-TRIGGER\n",
+      "api/README.md": "api\n",
+      "api/handlers/user.go": "package handlers\n",
+      "src/b.ts": "export {};\n",
+    });
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "src/b.ts" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "api/README.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "api/handlers/user.go" } }] },
+      { text: "done" },
+    ]);
+    expect(convo(requests[0]!)).not.toContain("WS-NESTED-");
+    expect(added(requests, 1)).not.toContain("WS-NESTED-");
+    const second = added(requests, 2);
+    expect(second).toContain("WS-NESTED-ALWAYS");
+    expect(second).toContain("- decide: API versioning policy");
+    expect(second).not.toContain("WS-NESTED-GLOB");
+    expect(added(requests, 3)).toContain("WS-NESTED-GLOB");
+    // No trigger: Windsurf applies it only when named with @ — never on its own.
+    for (const r of requests) expect(convo(r)).not.toContain("WS-NESTED-NO-TRIGGER");
+    expectAppendOnly(requests);
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"]);
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; state: string; why: string }> };
+    expect(out.entries.find((e) => e.source === "api/.windsurf/rules/always.md")).toMatchObject({ why: expect.stringContaining("under api/") });
+    expect(out.entries.find((e) => e.source === "api/.windsurf/rules/plain.md")).toMatchObject({ state: "manual" });
+  });
+
   it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {
     const ws = tree({
       ".claude/rules/general.md": "CLAUDE-RULE-ALWAYS\n",

@@ -40,6 +40,41 @@ describe("the terminal's permission question", () => {
     expect(shown).toContain("\\x1b[3A");
   });
 
+  it("a question for the whole run (a project command's allowed-tools) says what y and N do: allowed for this run, or each call asked", async () => {
+    const ask = async (reply: string) => {
+      const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream;
+      let shown = "";
+      const output = new PassThrough() as unknown as NodeJS.WriteStream;
+      (output as unknown as PassThrough).on("data", (d: Buffer) => {
+        shown += d.toString();
+        if (shown.includes("[y/N]")) (input as unknown as PassThrough).write(`${reply}\n`);
+      });
+      const answer = await createTerminalApprover(input, output).ask(
+        {
+          callId: "c1",
+          tool: "write_file",
+          permission: "Write",
+          input: { file_path: "/w/a.md" },
+          reason: `/commit (project) asks for: Write, Bash(git add:*). Allow them until it ends?${ESC}[2K`,
+          summary: "this command asks for: Write, Bash(git add:*)",
+          readOnly: false,
+          forRun: { grants: ["Write", "Bash(git add:*)"] },
+        },
+        new AbortController().signal,
+      );
+      return { answer, shown };
+    };
+    const yes = await ask("y");
+    expect(yes.answer).toEqual({ decision: "allow" });
+    expect(yes.shown).toContain("y = allow for this run (Write, Bash(git add:*)), N = ask each time [y/N]");
+    // Not the per-call question ("Allow write_file …?"), and no message answer (nothing is denied).
+    expect(yes.shown).not.toContain("Allow write_file");
+    expect(yes.shown).not.toContain("[y/N/message]");
+    expect(yes.shown).not.toContain(ESC);
+    expect((await ask("")).answer).toEqual({ decision: "deny" });
+    expect((await ask("no thanks")).answer).toEqual({ decision: "deny" });
+  });
+
   it("the session's lines (tool calls, notes, the model's text) carry no control character either", () => {
     let out = "";
     let err = "";

@@ -1,5 +1,5 @@
 // The open permission question, pinned above the prompt: allow once, always allow, or deny with a message.
-import type { PermissionView } from "../../src/protocol/messages";
+import { FOR_RUN_CHOICES, type PermissionView } from "../../src/protocol/messages";
 import { button } from "../ui/components";
 import { el, clear } from "../ui/dom";
 
@@ -41,6 +41,46 @@ export class PermissionCard {
     message.addEventListener("keydown", (e) => {
       if (e.key === "Enter") answer({ decision: "deny", message: message.value.trim() || undefined });
     });
+    if (request.forRun) {
+      // A question for the whole run (a project command's allowed-tools): the buttons say what
+      // happens — allowed until the run ends, or each call asked as usual. No message: nothing is denied.
+      this.root.appendChild(
+        el(
+          "div",
+          {
+            class: "permission-card",
+            "data-testid": "permission-card",
+            "data-call-id": request.callId,
+            "data-tool": request.tool,
+            "data-scope": "run",
+            role: "alertdialog",
+            "aria-label": `Permission for this run: ${request.forRun.join(", ")}`,
+          },
+          [
+            el("div", { class: "permission-title" }, ["Allow for the rest of this run: ", el("strong", {}, [request.forRun.join(", ")]), "?"]),
+            el("pre", { class: "permission-summary" }, [request.summary]),
+            el("div", { class: "permission-reason" }, [request.reason]),
+            el("details", { class: "permission-detail" }, [el("summary", {}, [`The call that asked first: ${request.tool}`]), el("pre", {}, [request.detail])]),
+            el("div", { class: "permission-actions" }, [
+              button({
+                label: FOR_RUN_CHOICES.allow,
+                title: `Allow ${request.forRun.join(", ")} until this run ends (deny rules, protected paths and the mode still apply)`,
+                testid: "allow-run",
+                onClick: () => answer({ decision: "allow" }),
+              }),
+              button({
+                label: FOR_RUN_CHOICES.ask,
+                title: "Grant nothing: the permission rules decide each call, asking as usual",
+                appearance: "secondary",
+                testid: "ask-each-time",
+                onClick: () => answer({ decision: "deny" }),
+              }),
+            ]),
+          ],
+        ),
+      );
+      return;
+    }
     this.root.appendChild(
       el(
         "div",

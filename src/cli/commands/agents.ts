@@ -8,7 +8,10 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { findCommand, parseInvocation } from "../../core/custom-commands";
+import { loadNodeCommands } from "../../node/custom-commands";
 import { agentState, type AgentRecord } from "../../core/background/agents";
 import { AgentInbox, agentNotes } from "../../node/background/inbox";
 import { applyAgentChange, mergeAgentBranch, type HunkSelection } from "../../node/background/merge";
@@ -491,6 +494,7 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
   const { values, rest, registry, record } = await target(argv);
   let text = rest.join(" ").trim();
   if (needsText && !text) throw new UsageError("a note is required: yoke agents note ID TEXT");
+  if (needsText) await refuseCommandNote(text, record.worktree);
   const inbox = new AgentInbox(registry.notesPath(record.id));
   const live = (s: string) => s === "running" || s === "queued";
   if (needsText && live(registry.state(record))) {
@@ -516,6 +520,26 @@ async function continueCommand(argv: string[], needsText: boolean): Promise<numb
   if (values.json) printJson({ agentId: record.id, sessionId: fresh.sessionId, pid, delivered: "continued" });
   else say(`agent ${record.id} continues in ${fresh.worktree} (yoke agents attach ${record.id})\n`);
   return 0;
+}
+
+/**
+ * A note that is a slash command (`/fix-issue 123`, an MCP prompt, `/output-style`) is refused: a
+ * note reaches the agent as the user's words — steered into its running turn, which is past the
+ * point where a message is expanded — so its model would read "/fix-issue 123", not the command,
+ * and a headless agent has no one to ask a command's `!` lines or allowed-tools question. Other
+ * text that starts with a slash ("/tmp is full") names no command and is sent as it is.
+ */
+async function refuseCommandNote(text: string, worktree: string): Promise<void> {
+  const call = parseInvocation(text);
+  if (!call) return;
+  const known =
+    call.name.startsWith("mcp__") ||
+    call.name === "output-style" ||
+    findCommand((await loadNodeCommands({ cwd: existsSync(worktree) ? worktree : process.cwd(), home: homedir() }).catch(() => ({ commands: [] }))).commands, call.name) !== undefined;
+  if (!known) return;
+  throw new Error(
+    `note not sent: /${call.name} is a slash command, and a note reaches the agent as plain text (its model would read "${text.length > 80 ? `${text.slice(0, 79)}…` : text}", not the command). Write what you want in words, or run the command as an agent of its own: yoke run --background ${JSON.stringify(text)}`,
+  );
 }
 
 /** What the agent's process gives its run (run.ts RunHooks): its session recorded, the notes left while it runs. */

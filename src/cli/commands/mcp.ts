@@ -11,7 +11,7 @@ import { describeDefinition, describeServer, type McpServerConfig } from "../../
 import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { agentMcpSource } from "../../node/subagent-settings";
-import { folderAgentFiles, userAgentFolders } from "../../node/custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders } from "../../node/custom-agents";
 import { buildMcpTools, DEFAULT_MCP_BUDGET } from "../../core/mcp/extension";
 import { assignServerParts } from "../../core/mcp/names";
 import { createBuiltinTools } from "../../core/tools/builtin";
@@ -177,7 +177,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
 async function agentServerRows(
   cwd: string,
 ): Promise<Array<{ agent: string; source: string; servers: Array<{ name: string; transport: string; target: string; definition: string; workspace: boolean; state: string }>; problems: string[] }>> {
-  const { agents } = loadAgents([...(await workspaceAgentFiles(createNodeWorkspaceFs(cwd))), ...folderAgentFiles(userAgentFolders())]);
+  const { agents } = loadAgents([...(await workspaceAgentFiles(createNodeWorkspaceFs(cwd))), ...folderAgentFiles(userAgentFolders()), ...(await globalRooModeFiles())]);
   const approvals = new ApprovalStore(join(homedir(), ".yoke", "mcp-approvals.json"));
   const out = [];
   for (const agent of agents) {

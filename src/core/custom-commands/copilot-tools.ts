@@ -72,7 +72,7 @@ export function copilotToolLimit(mode: string | undefined, tools: readonly strin
   const m = mode?.trim().toLowerCase();
   if (m === "ask") byMode = new Set(session.filter((t) => isReadOnly(t.capabilities) && t.name !== "task").map((t) => t.name));
   else if (m === "edit") byMode = new Set([...session.filter((t) => isReadOnly(t.capabilities) && t.name !== "task").map((t) => t.name), ...EDIT.filter((n) => names.has(n))]);
-  else if (m && m !== "agent") unknown.push(`mode "${mode}" (Yoke runs it with the session's tools; a custom agent named here is not started)`);
+  else if (m && m !== "agent") unknown.push(`mode "${mode}" (no custom agent has that name; Yoke runs it with the session's tools)`);
   let byTools: Set<string> | undefined;
   if (tools?.length) {
     byTools = new Set();

@@ -6,7 +6,8 @@
  * through the permission gate, the user's answer and the sandbox, as run_command does: a command
  * that is denied or refused does not run, and the model is told so in its place.
  */
-import type { Extension, ExtensionApi } from "../extensions/types";
+import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
+import { agentTools, type AgentDefinition } from "../subagents/agents";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import { isPathChanged } from "../ports";
@@ -42,6 +43,8 @@ export interface CustomCommandsOptions {
    * (headless): the message is not sent, and the user is told how to give it (`name=value`).
    */
   askInput?(q: { command: string; name: string; placeholder?: string }): Promise<string | undefined>;
+  /** The session's custom agents: a Copilot prompt file whose `agent` (or `mode`) names one runs under it. */
+  agents?(session: SessionInfo): Promise<readonly AgentDefinition[]>;
 }
 
 interface Active {
@@ -57,6 +60,8 @@ interface Active {
   question?: Promise<boolean>;
   /** A Copilot prompt's `mode` / `tools`: the only tools this run may use. */
   onlyTools?: ReadonlySet<string>;
+  /** The model this run switched to (the command's, or the agent's its prompt file runs under). */
+  model?: string;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -68,7 +73,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       const end = async () => {
         const had = active;
         active = undefined;
-        if (had?.command.model && opts.useModel) await opts.useModel(undefined);
+        if (had?.model && opts.useModel) await opts.useModel(undefined);
       };
       api.onEvent((e) => {
         if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) void end();
@@ -108,6 +113,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         let answers: Map<string, string> | undefined;
         let editor: EditorContext | undefined;
         let limit: ReturnType<typeof copilotToolLimit> | undefined;
+        let underAgent: AgentDefinition | undefined;
         if (cmd.format === "copilot") {
           const { missing } = copilotInputs(cmd, call.args);
           if (missing.length) {
@@ -127,7 +133,11 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             }
           }
           editor = await opts.editor?.().catch(() => undefined);
-          limit = copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
+          // `agent: NAME` (or `mode`, its older name) naming a custom agent: the prompt runs under it —
+          // its instructions before the prompt, its tools (unless the prompt file lists its own: VS
+          // Code's order is the prompt's tools, then the agent's), its model (unless the prompt's).
+          underAgent = await promptAgent(api, opts, cmd.mode);
+          limit = underAgent ? agentLimit(underAgent, cmd.tools, api.session.tools()) : copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
           if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
           if (limit.unknown.length)
             api.record({
@@ -145,8 +155,18 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           ...(editor ? { editor } : {}),
           ...(answers ? { answers } : {}),
         });
+        if (underAgent) {
+          expanded = `[/${cmd.name} is a prompt file that runs as the "${underAgent.name}" agent (${underAgent.source}). Its instructions for this request:]\n${underAgent.prompt.trim()}\n\n[The prompt:]\n${expanded}`;
+          api.record({
+            type: "extension",
+            name: CUSTOM_COMMANDS_EXTENSION,
+            point: "prompt.expand",
+            outcome: "decided",
+            detail: `/${cmd.name} ${originLabel(cmd)}: runs as the "${underAgent.name}" agent (${underAgent.source})`,
+          });
+        }
         if (limit?.allowed) {
-          const why = [cmd.mode ? `mode: ${cmd.mode}` : "", cmd.tools?.length ? `tools: ${cmd.tools.join(", ")}` : ""].filter(Boolean).join("; ");
+          const why = [cmd.mode ? `${underAgent ? "agent" : "mode"}: ${cmd.mode}` : "", cmd.tools?.length ? `tools: ${cmd.tools.join(", ")}` : ""].filter(Boolean).join("; ");
           const names = [...limit.allowed].sort();
           expanded += `\n\n[/${cmd.name} is a prompt file (${why}): for this request use only these tools: ${names.join(", ") || "none — answer from what you know and what is above"}. Calls to any other tool are refused until the user's next message.]`;
           api.record({
@@ -157,14 +177,16 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
             detail: `/${cmd.name} ${originLabel(cmd)}: this run may use only ${names.join(", ") || "no tools"} (${why})`,
           });
         }
-        if (cmd.model && opts.useModel) {
-          const why = await opts.useModel(cmd.model);
+        const model = cmd.model ?? underAgent?.model;
+        if (model && opts.useModel) {
+          if (active) active.model = model;
+          const why = await opts.useModel(model);
           api.record({
             type: "extension",
             name: CUSTOM_COMMANDS_EXTENSION,
             point: "prompt.expand",
             outcome: "decided",
-            detail: why ? `/${cmd.name}: model ${cmd.model} not used: ${why}` : `/${cmd.name}: model ${cmd.model} for this turn`,
+            detail: why ? `/${cmd.name}: model ${model} not used: ${why}` : `/${cmd.name}: model ${model} for this turn`,
           });
         }
         if (grants.length) {
@@ -242,9 +264,10 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
           tool: req.tool,
           permission: req.permission,
           input: req.input,
-          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; refused, each call is asked as usual.)`,
+          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; if not, each call is asked as usual.)`,
           summary: `this command asks for: ${requested.join(", ")}`,
           readOnly: !req.mutates,
+          forRun: { grants: requested },
         },
         new AbortController().signal,
       )
@@ -365,4 +388,20 @@ async function attachFile(
   }
   const text = new TextDecoder().decode(data);
   return { path: relativePath(fs.root, given).startsWith("..") ? given : relativePath(fs.root, given), text };
+}
+
+/** The custom agent a prompt file's `agent`/`mode` names (not ask, edit or agent), by name or display name. */
+async function promptAgent(api: ExtensionApi, opts: CustomCommandsOptions, mode: string | undefined): Promise<AgentDefinition | undefined> {
+  const m = mode?.trim().toLowerCase();
+  if (!m || m === "ask" || m === "edit" || m === "agent" || !opts.agents) return undefined;
+  const agents = await opts.agents(api.session).catch(() => []);
+  return agents.find((a) => a.name.toLowerCase() === m) ?? agents.find((a) => a.displayName?.toLowerCase() === m);
+}
+
+/** The tools a prompt file running under an agent may use: its own `tools` when it lists them, else the agent's. */
+function agentLimit(agent: AgentDefinition, tools: readonly string[] | undefined, session: Parameters<typeof copilotToolLimit>[2]): ReturnType<typeof copilotToolLimit> {
+  if (tools?.length) return copilotToolLimit(undefined, tools, session);
+  const own = agentTools(agent, session);
+  // No list: every tool of the session (as the agent would have them); `task` only when its list allows sub-agents.
+  return { allowed: new Set([...own.tools.map((t) => t.name), ...(own.task ? session.filter((t) => t.permission === "Task").map((t) => t.name) : [])]), unknown: [] };
 }

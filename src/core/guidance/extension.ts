@@ -253,7 +253,7 @@ class GuidanceState {
         if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && (e.kind === "memory" || !e.dir) && fresh(e) && !has(e)) cands.push({ e, reasons: ["always"] });
       }
     }
-    // Nested project memory and a sub-project's .cursor/rules: folders of files touched for the first time, nearest first.
+    // Nested project memory and a sub-project's .cursor/rules and .windsurf/rules: folders of files touched for the first time, nearest first.
     for (const file of signals.files ?? []) {
       for (const dir of foldersDownTo(fs, file)) {
         if (this.seenDirs.has(dir)) continue;
@@ -493,7 +493,7 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
 /** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
 export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
   // The folder as people read it: the source up to its rules folder (nested rules) or file name (nested memory).
-  const shown = e.kind === "rule" ? e.source.split("/.cursor/rules/")[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
+  const shown = e.kind === "rule" ? e.source.split(/\/\.(?:cursor|windsurf)\/rules\//)[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
   const under = e.dir && e.kind === "rule" ? ` under ${shown}/` : "";
   const globs = e.match.globs.join(", ");
   if (e.kind === "lesson") {

@@ -8,7 +8,7 @@ import { isPathChanged, type FileAccessPolicy, type GlobResult, type Searcher, t
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
-import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, RULE_FILES_GLOB } from "./nested-globs";
+import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
 
@@ -240,10 +240,16 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       // Read 32 folders at a time (one after another, a thousand files take a thousand round trips
       // through the event loop: seconds on a loaded machine), added in path order.
       for (const got of await inOrder(nested.dirs, 32, (dir) => loadFolderMemory(fs, dir, opts.files, opts.access))) for (const p of got) c.add(p);
-      const rules =
-        tracked ??
-        (await search.glob({ pattern: RULE_FILES_GLOB, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => ({ paths: [] as string[] })));
-      for (const dir of nestedRuleDirs(root, rules.paths)) for (const p of await loadFolderRules(fs, dir, opts.access)) c.add(p);
+      const rulePaths = tracked
+        ? tracked.paths
+        : (
+            await Promise.all(
+              [RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB].map((pattern) =>
+                search.glob({ pattern, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => ({ paths: [] as string[] })),
+              ),
+            )
+          ).flatMap((r) => r.paths);
+      for (const dir of nestedRuleDirs(root, rulePaths)) for (const p of await loadFolderRules(fs, dir, opts.access)) c.add(p);
       if (nested.problem) c.problems.push(nested.problem);
     }
   }
@@ -268,7 +274,7 @@ export const ROO_MODE = "code";
 
 /**
  * Every rule file of one folder: the root of a workspace folder, or (nested) a sub-project with its
- * own `.cursor/rules`. Cline's `.clinerules/workflows/` (commands) and `.clinerules/hooks/` (hook
+ * own `.cursor/rules` or `.windsurf/rules`. Cline's `.clinerules/workflows/` (commands) and `.clinerules/hooks/` (hook
  * scripts) are not rules; neither is any file starting with `#!` or holding a NUL byte. Roo: `.roo/rules/` (or the
  * `.roorules` file when that folder has none), and the rules of Roo's code mode only.
  */
@@ -290,13 +296,14 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   };
   const coll = (rel: string) => displayPath(fs, joinPath(dir, rel));
   for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, "mdc", coll(".cursor/rules"));
+  // Windsurf: `.windsurf/rules/*.md` say how with `trigger` (found in every sub-folder too, as Windsurf finds them).
+  for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   if (nested) return out;
   for (const abs of await walk(fs, joinPath(dir, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, "instructions", coll(".github/instructions"));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
-  // Windsurf: the legacy single file is always on; `.windsurf/rules/*.md` say how with `trigger`.
+  // Windsurf's legacy single file (at the root only): always on.
   await file(joinPath(dir, ".windsurfrules"), "always", coll(".windsurfrules"));
-  for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   for (const abs of await walk(fs, joinPath(dir, ".claude/rules"), (n) => /\.md$/i.test(n))) await file(abs, "claude", coll(".claude/rules"));
   const cline = joinPath(dir, ".clinerules");
   const clineType = (await fs.stat(cline).catch(() => undefined))?.type;
@@ -344,14 +351,14 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   return out;
 }
 
-/** A sub-project's own `.cursor/rules` (Cursor's nested rules): they apply to files under `dir`. */
+/** A sub-project's own `.cursor/rules` and `.windsurf/rules` (nested rules): they apply to files under `dir`. */
 export async function loadFolderRules(fs: WorkspaceFs, dir: string, access?: FileAccessPolicy): Promise<Parsed[]> {
   const folder = folderOf(fs, dir);
   if (!folder) return [];
   return loadRuleFiles(fs, normalizePath(folder.root), dir, access, []);
 }
 
-/** Folders below a root with a `.cursor/rules` folder of their own (for listing; a session finds them as files are touched). */
+/** Folders below a root with a `.cursor/rules` or `.windsurf/rules` folder of their own (for listing; a session finds them as files are touched). */
 /** `fn` over `items`, at most `limit` at a time; the results in the items' order. */
 async function inOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -370,7 +377,7 @@ function nestedRuleDirs(root: string, paths: readonly string[]): string[] {
   const dirs = new Set<string>();
   for (const p of paths) {
     const n = normalizePath(p);
-    const i = n.lastIndexOf("/.cursor/rules/");
+    const i = Math.max(...NESTED_RULE_FOLDERS.map((f) => n.lastIndexOf(f)));
     if (i <= root.length) continue;
     const dir = n.slice(0, i);
     if (

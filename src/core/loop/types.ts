@@ -17,6 +17,13 @@ export interface PermissionQuestion {
   summary: string;
   /** The tool changes nothing (its capabilities), e.g. for the rule "Always allow" proposes. */
   readOnly: boolean;
+  /**
+   * The answer is not about this one call: it holds until the run ends. "allow" grants these
+   * (a project command's allowed-tools) for the rest of the run; "deny" leaves each call to the
+   * permission rules (asked as usual). Hosts offer "Allow for this run" and "Ask each time" — no
+   * "Allow once" (it would allow more than one call) and no "Always allow" rule.
+   */
+  forRun?: { grants: readonly string[] };
   /** Who asks, when it is a custom agent rather than the session the user talks to (the question names it). */
   asker?: Asker;
 }

@@ -21,6 +21,7 @@ import { readHooks } from "../hooks/config";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
+import type { FileRegex } from "./file-regex";
 import { workspaceRooModes } from "./roo-modes";
 
 export type AgentOrigin = "project" | "user" | "plugin";
@@ -76,6 +77,11 @@ export interface AgentDefinition {
    * a background agent always works in a worktree of its own (as every background agent does).
    */
   background?: boolean;
+  /**
+   * Roo Code's edit group `fileRegex`: the agent may edit only files whose workspace-relative path
+   * matches one of these (edit-paths.ts enforces it; a refused pattern lets it edit none).
+   */
+  editPaths?: readonly FileRegex[];
 }
 
 export interface AgentFile {
@@ -94,6 +100,8 @@ export interface AgentFile {
   notes?: string[];
   /** Not an agent: only `notes` to report (a `.roomodes` that cannot be read as modes). */
   skip?: boolean;
+  /** The files it may edit (a Roo mode's edit group fileRegex), as AgentDefinition.editPaths. */
+  editPaths?: readonly FileRegex[];
 }
 
 export interface AgentProblem {
@@ -230,6 +238,7 @@ export function parseAgentFile(file: AgentFile): { agent?: AgentDefinition; prob
       ...(maxTurns ? { maxTurns } : {}),
       ...(isolation ? { isolation } : {}),
       ...(background ? { background } : {}),
+      ...(file.editPaths?.length ? { editPaths: file.editPaths } : {}),
     },
     problems,
   };

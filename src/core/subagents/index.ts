@@ -16,6 +16,7 @@ import type { Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
+import { editPathsExtension } from "./edit-paths";
 import { childFacts, childOutcome, resultText, type SubagentResult } from "./result";
 import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from "./settings";
 
@@ -457,7 +458,13 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
   try {
     child = await d.session.spawn({
       tools: d.tools,
-      extensions: (inherited) => [...inherited.filter((e) => e !== d.self), ...(d.child ? [d.child] : []), ...(d.servers ? [d.servers.extension] : [])],
+      extensions: (inherited) => [
+        ...inherited.filter((e) => e !== d.self),
+        ...(d.child ? [d.child] : []),
+        ...(d.servers ? [d.servers.extension] : []),
+        // A Roo mode's fileRegex: its edits outside the matching files are refused.
+        ...(d.agent?.editPaths?.length ? [editPathsExtension({ name: d.agent.name, source: d.agent.source, editPaths: d.agent.editPaths })] : []),
+      ],
       ...(d.agent
         ? {
             systemPrompt: (parent: string) =>

@@ -7,22 +7,25 @@
  *   `.roo/rules-{slug}/` (each file, in name order) or, when that folder has none, `.roorules-{slug}`;
  * - its tools come from `groups`: `read` → Read, Grep, Glob; `edit` → Edit, Write; `command` →
  *   Bash; TodoWrite always (Roo's todo list is in every mode). `browser` and `mcp` have no Yoke
- *   tool set (reported). An edit group's `fileRegex` cannot be expressed by an agent's allow-list:
- *   the agent is told to edit only matching files, and the listing says it is not enforced.
+ *   tool set (reported). An edit group's `fileRegex` limits the files the agent may edit
+ *   (`editPaths`, enforced by edit-paths.ts; read with a bound on its work, file-regex.ts), and the
+ *   agent is told so.
  */
 import { parseDocument } from "yaml";
 import { readWorkspaceText } from "../guidance/loader";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
+import { boundedFileRegex, fileRegexLabel, type FileRegex } from "./file-regex";
 
 /** An agent file as the agents reader takes it (AgentFile of agents.ts, which imports this file). */
 export interface RooAgentFile {
   display: string;
   text: string;
-  origin: "project";
+  origin: "project" | "user";
   format: "claude";
   stem: string;
   path?: string;
   notes?: string[];
+  editPaths?: FileRegex[];
 }
 
 const GROUP_TOOLS: Record<string, string[]> = { read: ["Read", "Grep", "Glob"], edit: ["Edit", "Write"], command: ["Bash"] };
@@ -43,6 +46,8 @@ export interface RooModeInput {
   /** Shown in problems (`.roomodes`). */
   display: string;
   path?: string;
+  /** Whose modes: the workspace's `.roomodes` ("project", the default) or Roo's global custom_modes file ("user"). */
+  origin?: "project" | "user";
   /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from; a file that may not be read, with why. */
   rules(slug: string): Promise<Array<{ display: string; text: string } | { display: string; problem: string }>>;
 }
@@ -81,7 +86,8 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
     const notes: string[] = [];
     const note = (message: string) => notes.push(`${input.display}:${slugLine}: mode "${slug}": ${message}`);
     const tools = new Set<string>(["TodoWrite"]);
-    const editLimits: string[] = [];
+    const editLimits: FileRegex[] = [];
+    let unlimitedEdit = false;
     const groups = Array.isArray(m.groups) ? m.groups : [];
     for (const g of groups) {
       const [name, opts] = Array.isArray(g) ? [String(g[0]), (g[1] ?? {}) as Record<string, unknown>] : [String(g), {} as Record<string, unknown>];
@@ -92,9 +98,13 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
       }
       mapped.forEach((t) => tools.add(t));
       const re = str(opts.fileRegex);
-      if (name === "edit" && re) {
-        editLimits.push(`${re}${str(opts.description) ? ` (${str(opts.description)})` : ""}`);
-        note(`not enforced: the edit group's fileRegex ${re} — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply`);
+      if (name === "edit") {
+        if (!re) unlimitedEdit = true;
+        else {
+          const limit = boundedFileRegex(re, str(opts.description));
+          editLimits.push(limit);
+          if ("problem" in limit) note(`the edit group's fileRegex ${re} is refused: ${limit.problem}; the mode may edit no file with it`);
+        }
       }
     }
     const rules: Array<{ display: string; text: string }> = [];
@@ -105,7 +115,7 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
     const body = [
       role,
       str(m.customInstructions),
-      editLimits.length ? `Edit only files whose path matches ${editLimits.map((e) => `/${e.replace(/ \(.*$/, "")}/${/ \(/.test(e) ? e.slice(e.indexOf(" (")) : ""}`).join(" or ")}.` : undefined,
+      editLimits.length && !unlimitedEdit ? `Edit only files whose path matches ${editLimits.map(fileRegexLabel).join(" or ")}; other edits are refused.` : undefined,
       ...rules.map((r) => `Rules of this mode (${r.display}):\n${r.text.trim()}`),
     ]
       .filter(Boolean)
@@ -116,11 +126,12 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
     files.push({
       display: `${input.display} (mode ${slug})`,
       text,
-      origin: "project",
+      origin: input.origin ?? "project",
       format: "claude",
       stem: slug,
       ...(input.path ? { path: input.path } : {}),
       ...(notes.length ? { notes } : {}),
+      ...(editLimits.length && !unlimitedEdit ? { editPaths: editLimits } : {}),
     });
   }
   return { files, problems };

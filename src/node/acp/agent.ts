@@ -27,6 +27,7 @@ import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
 import type { McpHub } from "../../core/mcp/types";
 import { availableCommands } from "./commands";
+import { FOR_RUN_CHOICES } from "../../protocol/messages";
 
 export interface AcpSessionSetup {
   options: AgentSessionOptions;
@@ -160,12 +161,36 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     live.queue = live.queue.then(() => c.notify(acp.methods.client.session.update, { sessionId: live.session.id, update })).catch((err: unknown) => deps.warn(`session/update failed: ${String(err)}`));
   }
 
+  /** A question for the whole run (PermissionQuestion.forRun): "Allow for this run" or "Ask each time" — no allow-once, no rule. */
+  async function askForRun(q: PermissionQuestion, sessionId: string, signal: AbortSignal): Promise<PermissionAnswer> {
+    if (!client) return { decision: "deny", message: "no editor to ask" };
+    try {
+      const res = await client.request(
+        acp.methods.client.session.requestPermission,
+        {
+          sessionId,
+          toolCall: { toolCallId: q.callId, title: q.summary, kind: "other", status: "pending", rawInput: q.input, content: [{ type: "content", content: { type: "text", text: q.reason } }] },
+          options: [
+            { optionId: "allow_run", name: FOR_RUN_CHOICES.allow, kind: "allow_always" },
+            { optionId: "ask_each_time", name: FOR_RUN_CHOICES.ask, kind: "reject_once" },
+          ],
+        },
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      );
+      return res.outcome.outcome === "selected" && res.outcome.optionId === "allow_run" ? { decision: "allow" } : { decision: "deny" };
+    } catch (err) {
+      return { decision: "deny", message: signal.aborted ? "cancelled" : `the editor did not answer: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
   /** The editor's permission question: allow once, always (a rule Yoke proposes, saved as the panel saves it), or deny. */
   function approverFor(ref: { id?: string; services?: NodeServices; session?: AgentSession }): Approver {
     return {
       async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
         if (!client || !ref.id) return { decision: "deny", message: "no editor to ask" };
         const gate = ref.services?.gate;
+        // A question for the whole run (a project command's allowed-tools): the options say what happens, and no rule is proposed.
+        if (q.forRun) return askForRun(q, ref.id, signal);
         const rule = (await gate?.proposeRule({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly }).catch(() => null)) ?? null;
         const options: acp.PermissionOption[] = [
           { optionId: "allow_once", name: "Allow", kind: "allow_once" },

@@ -76,7 +76,7 @@ describe("mode and tools → the tools a run may use", () => {
   });
   it("mode and tools together: what both allow; an unknown mode (a custom agent's name) is reported and not applied", () => {
     expect([...copilotToolLimit("ask", ["codebase", "editFiles"], tools).allowed!].sort()).toEqual(["glob", "grep", "list_files", "read_file"]);
-    expect(copilotToolLimit("my-planner", undefined, tools)).toEqual({ unknown: ['mode "my-planner" (Yoke runs it with the session\'s tools; a custom agent named here is not started)'] });
+    expect(copilotToolLimit("my-planner", undefined, tools)).toEqual({ unknown: ['mode "my-planner" (no custom agent has that name; Yoke runs it with the session\'s tools)'] });
   });
   it("`agent:` is read as `mode:` (VS Code's newer name); `tools` as a YAML list", async () => {
     const { commands } = await loadCustomCommands(

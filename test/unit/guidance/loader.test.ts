@@ -137,6 +137,7 @@ describe("loadGuidance", () => {
       "packages/a/AGENTS.md": "A.\n",
       "packages/b/deep/er/CLAUDE.md": "B.\n",
       "packages/c/.cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nC style.\n",
+      "packages/d/.windsurf/rules/d.md": "---\ntrigger: always_on\n---\nD style.\n",
       "node_modules/dep/AGENTS.md": "No.\n",
       ".cache/y/AGENTS.md": "No.\n",
     });
@@ -156,9 +157,11 @@ describe("loadGuidance", () => {
     };
     const set = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true, search });
     expect(set.problems).toEqual([]);
-    expect(asked).toEqual([["**/AGENTS.md", "**/CLAUDE.md", "**/.cursor/rules/**/*.mdc"]]);
+    expect(asked).toEqual([["**/AGENTS.md", "**/CLAUDE.md", "**/.cursor/rules/**/*.mdc", "**/.windsurf/rules/**/*.md"]]);
     expect(set.entries.filter((e) => e.kind === "memory" && e.activation === "folder").map((e) => e.source)).toEqual(["packages/a/AGENTS.md", "packages/b/deep/er/CLAUDE.md"]);
     expect(set.entries.some((e) => e.source === "packages/c/.cursor/rules/style.mdc")).toBe(true);
+    // A sub-folder's .windsurf/rules (Windsurf finds them in every sub-folder): scoped to it.
+    expect(set.entries.find((e) => e.source === "packages/d/.windsurf/rules/d.md")).toMatchObject({ activation: "always", dir: join(ws.root, "packages/d") });
     // Outside a work tree git has no answer, and the loader searches instead.
     expect(await rg.tracked!({ path: noGit(), globs: ["**/AGENTS.md"], maxResults: 10 })).toBeUndefined();
   });

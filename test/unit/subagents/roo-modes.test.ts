@@ -33,12 +33,11 @@ describe(".roomodes", () => {
     expect(agents).toHaveLength(1);
     expect(agents[0]).toMatchObject({ name: "reviewer", description: "Short description", tools: ["TodoWrite", "Read", "Grep", "Glob", "Edit", "Write"], origin: "project" });
     expect(agents[0]!.prompt).toBe(
-      "You review code. You are strict.\n\nCite lines.\n\nEdit only files whose path matches /\\.(md|txt)$/ (Docs).\n\nRules of this mode (.roo/rules-reviewer/a.md):\nCheck inputs. RULE-A",
+      "You review code. You are strict.\n\nCite lines.\n\nEdit only files whose path matches /\\.(md|txt)$/ (Docs); other edits are refused.\n\nRules of this mode (.roo/rules-reviewer/a.md):\nCheck inputs. RULE-A",
     );
-    expect(agentProblems.map((p) => p.message)).toEqual([
-      ".roomodes:1: mode \"reviewer\": not enforced: the edit group's fileRegex \\.(md|txt)$ — Yoke's agent tool lists cannot limit paths; the agent is told to edit only matching files, and the permission rules still apply",
-      '.roomodes:1: mode "reviewer": not applied: the "mcp" group (name the MCP tools in a Claude Code agent instead)',
-    ]);
+    // The fileRegex is enforced (edit-paths.ts): carried with the agent, not reported as left out.
+    expect(agents[0]!.editPaths).toEqual([expect.objectContaining({ source: "\\.(md|txt)$", description: "Docs", maxPath: expect.any(Number) })]);
+    expect(agentProblems.map((p) => p.message)).toEqual(['.roomodes:1: mode "reviewer": not applied: the "mcp" group (name the MCP tools in a Claude Code agent instead)']);
   });
 
   it("YAML: whenToUse describes it; no whenToUse or description: the role's first sentence; a read-only mode gets read tools only", async () => {
@@ -50,6 +49,19 @@ describe(".roomodes", () => {
       ["doer", "Use to do things.", ["TodoWrite", "Read", "Grep", "Glob", "Bash"]],
       ["planner", "You plan work.", ["TodoWrite", "Read", "Grep", "Glob"]],
     ]);
+  });
+
+  it("a fileRegex that could take exponential time to test is refused: reported, and the mode may edit no file; an edit group without one is not limited", async () => {
+    const yaml =
+      "customModes:\n  - slug: risky\n    roleDefinition: You edit.\n    groups:\n      - read\n      - - edit\n        - fileRegex: ^(a+)+$\n  - slug: free\n    roleDefinition: You edit anything.\n    groups: [read, edit]\n";
+    const { files } = await rooModeAgentFiles({ text: yaml, display: ".roomodes", rules });
+    const { agents, problems } = loadAgents(files as AgentFile[]);
+    expect(problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^\.roomodes:2: mode "risky": the edit group's fileRegex \^\(a\+\)\+\$ is refused: a repeated group .*; the mode may edit no file with it$/),
+    ]);
+    const risky = agents.find((a) => a.name === "risky")!;
+    expect(risky.editPaths).toEqual([expect.objectContaining({ source: "^(a+)+$", problem: expect.any(String) })]);
+    expect(agents.find((a) => a.name === "free")!.editPaths).toBeUndefined();
   });
 
   it("a file that is not YAML, or has no customModes, is one problem and no agent", async () => {

@@ -315,6 +315,33 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "c9", decision: "deny", message: "use pnpm instead" });
   });
 
+  it("a question for the whole run (a project command's allowed-tools) offers what happens: Allow for this run / Ask each time — no Allow once, no rule, no deny message", async () => {
+    const request = {
+      callId: "r1",
+      tool: "write_file",
+      permission: "Write",
+      summary: "this command asks for: Write, Bash(git add:*)",
+      detail: '{"file_path":"a.md"}',
+      reason: "/commit (project) asks for: Write, Bash(git add:*). … allow them until it ends?",
+      forRun: ["Write", "Bash(git add:*)"],
+    };
+    await post({ type: "permission", request });
+    const card = page.locator("[data-testid=permission-card]");
+    expect(await card.getAttribute("data-scope")).toBe("run");
+    expect(await card.locator(".permission-title").textContent()).toBe("Allow for the rest of this run: Write, Bash(git add:*)?");
+    expect(await page.locator("[data-testid=allow-once]").count()).toBe(0);
+    expect(await page.locator("[data-testid=always-allow]").count()).toBe(0);
+    expect(await page.locator(".deny-message").count()).toBe(0);
+    const buttons = await card.locator(".permission-actions > vscode-button").evaluateAll((bs) => bs.map((b) => b.textContent?.trim()));
+    expect(buttons).toEqual(["Allow for this run", "Ask each time"]);
+    await page.locator("[data-testid=allow-run]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "r1", decision: "allow" });
+    expect(await card.count()).toBe(0);
+    await post({ type: "permission", request: { ...request, callId: "r2" } });
+    await page.locator("[data-testid=ask-each-time]").click();
+    expect((await sent()).at(-1)).toEqual({ type: "permissionAnswer", callId: "r2", decision: "deny" });
+  });
+
   it("offers a found local server on the first-run screen", async () => {
     await post({ type: "state", snapshot: baseSnapshot({ sessionId: null, firstRun: { servers: [], probing: true } }) });
     expect(await page.locator("[data-testid=first-run]").isVisible()).toBe(true);
