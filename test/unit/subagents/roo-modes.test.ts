@@ -36,7 +36,7 @@ describe(".roomodes", () => {
       "You review code. You are strict.\n\nCite lines.\n\nEdit only files whose path matches /\\.(md|txt)$/ (Docs); other edits are refused.\n\nRules of this mode (.roo/rules-reviewer/a.md):\nCheck inputs. RULE-A",
     );
     // The fileRegex is enforced (edit-paths.ts): carried with the agent, not reported as left out.
-    expect(agents[0]!.editPaths).toEqual([expect.objectContaining({ source: "\\.(md|txt)$", description: "Docs", maxPath: expect.any(Number) })]);
+    expect(agents[0]!.editPaths).toEqual([expect.objectContaining({ source: "\\.(md|txt)$", description: "Docs", regex: expect.anything() })]);
     expect(agentProblems.map((p) => p.message)).toEqual(['.roomodes:1: mode "reviewer": not applied: the "mcp" group (name the MCP tools in a Claude Code agent instead)']);
   });
 
@@ -51,16 +51,16 @@ describe(".roomodes", () => {
     ]);
   });
 
-  it("a fileRegex that could take exponential time to test is refused: reported, and the mode may edit no file; an edit group without one is not limited", async () => {
+  it("a fileRegex Yoke cannot test in bounded time (a back-reference) is refused: reported, and the mode may edit no file; an edit group without one is not limited", async () => {
     const yaml =
-      "customModes:\n  - slug: risky\n    roleDefinition: You edit.\n    groups:\n      - read\n      - - edit\n        - fileRegex: ^(a+)+$\n  - slug: free\n    roleDefinition: You edit anything.\n    groups: [read, edit]\n";
+      "customModes:\n  - slug: risky\n    roleDefinition: You edit.\n    groups:\n      - read\n      - - edit\n        - fileRegex: ^(a)\\1$\n  - slug: free\n    roleDefinition: You edit anything.\n    groups: [read, edit]\n";
     const { files } = await rooModeAgentFiles({ text: yaml, display: ".roomodes", rules });
     const { agents, problems } = loadAgents(files as AgentFile[]);
     expect(problems.map((p) => p.message)).toEqual([
-      expect.stringMatching(/^\.roomodes:2: mode "risky": the edit group's fileRegex \^\(a\+\)\+\$ is refused: a repeated group .*; the mode may edit no file with it$/),
+      expect.stringMatching(/^\.roomodes:2: mode "risky": the edit group's fileRegex \^\(a\)\\1\$ is refused: it uses a back-reference .*; the mode may edit no file with it$/),
     ]);
     const risky = agents.find((a) => a.name === "risky")!;
-    expect(risky.editPaths).toEqual([expect.objectContaining({ source: "^(a+)+$", problem: expect.any(String) })]);
+    expect(risky.editPaths).toEqual([expect.objectContaining({ source: "^(a)\\1$", problem: expect.any(String) })]);
     expect(agents.find((a) => a.name === "free")!.editPaths).toBeUndefined();
   });
 
