@@ -16,7 +16,7 @@ import type { SessionSettings } from "../node/session-settings";
 import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
-import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver } from "./mcp-oauth";
+import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver, sharedRedirects } from "./mcp-oauth";
 import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 import { vscodeUserDirOf } from "../node/mcp/config-files";
 import { agentMcpRegistry } from "../node/mcp/agent-hubs";
@@ -161,7 +161,7 @@ export class HostMcp {
         // A remote window: the browser's answer comes through the URI handler, not 127.0.0.1.
         ...(() => {
           const receiver = windowReceiver(YOKE_EXTENSION_ID);
-          return receiver ? { receiver } : {};
+          return { ...(receiver ? { receiver } : {}), alsoRegister: sharedRedirects(YOKE_EXTENSION_ID) };
         })(),
         howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
       },

@@ -88,6 +88,18 @@ export interface NodeMcpHubOptions {
 /** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
 class SignInRefused extends Error {}
 
+/**
+ * Whether an error (or one it was caused by) is the authorization server refusing a client's
+ * redirect URIs at registration (RFC 7591 §3.2.2: invalid_redirect_uri, invalid_client_metadata).
+ */
+function refusedRedirects(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { errorCode?: unknown }).errorCode;
+    if (code === "invalid_redirect_uri" || code === "invalid_client_metadata") return true;
+  }
+  return false;
+}
+
 /** How long the user has to sign in in the browser, by default. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
@@ -556,14 +568,27 @@ export class NodeMcpHub implements McpHub {
       this.set(slot, "starting");
       try {
         let running: Running;
+        const connect = () => timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
         try {
-          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+          try {
+            running = await connect();
+          } catch (err) {
+            // The authorization server refused a client registered with the other windows' redirect
+            // URIs too (src/node/mcp/oauth.ts, clientMetadata): registered with this window's alone.
+            if (!slot.oauth?.widened || slot.oauth.narrow || !refusedRedirects(err)) throw err;
+            slot.oauth.narrow = true;
+            this.opts.log?.(`the authorization server of "${slot.config.name}" refused one client for all your windows' redirect URIs: registered for this window alone`);
+            running = await connect();
+          }
         } catch (err) {
           // The server wants a sign-in (OAuth): the user signs in in the browser (not bounded by
           // the start's timeout: by the sign-in's own), then the connection is tried once more.
           if (!slot.oauth?.pending) throw err;
           await this.signIn(slot, slot.oauth);
-          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+          running = await connect();
+        } finally {
+          // A redirect URI held for a sign-in that was not needed goes back (signIn spends its own).
+          slot.oauth?.settleRedirect(false);
         }
         slot.abandon = () => running.close();
         const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
@@ -734,7 +759,7 @@ export class NodeMcpHub implements McpHub {
     // OAuth, unless the definition carries its own Authorization header (a token the user manages).
     const oauth =
       this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization")
-        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver))
+        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister))
         : undefined;
     if (oauth) {
       await oauth.load();
@@ -801,16 +826,21 @@ export class NodeMcpHub implements McpHub {
     }
     const ac = new AbortController();
     const stop = this.onDispose(() => ac.abort());
+    let opened = false;
     try {
       const { code } = await oauth.listen(ac.signal, o.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
       this.set(slot, "starting", `waiting for you to sign in${again} in the browser`);
       // Shown to the user (a question left unanswered is bounded by the listener's time).
-      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).catch((err: unknown) => {
-        throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      });
+      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).then(
+        () => void (opened = true),
+        (err: unknown) => {
+          throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        },
+      );
       let answer: string;
       try {
         answer = await Promise.race([shown.then(() => code), code]);
+        opened = true;
       } catch (err) {
         if (err instanceof SignInRefused) throw err;
         throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -830,6 +860,8 @@ export class NodeMcpHub implements McpHub {
     } finally {
       ac.abort();
       stop();
+      // The redirect URI went to the browser once the page was opened (or answered): never handed out again.
+      oauth.settleRedirect(opened);
     }
   }
 
@@ -858,8 +890,9 @@ export class NodeMcpHub implements McpHub {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
-    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver));
+    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister));
     await p.load();
+    p.settleRedirect(false);
     const had = !!p.tokens() || !!p.clientInformation();
     await p.forget();
     return had;
