@@ -5,11 +5,12 @@
 // of that redirect URI, PKCE, the code exchange). The test plays the browser and VS Code: it
 // follows the authorization URL, and hands the redirect's query to the URI handler's code
 // (PendingRedirects.deliver), as VS Code does when the OS opens the vscode:// link.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeMcpHub } from "../../src/node/mcp/hub";
+import { createNodeMcp } from "../../src/node/mcp/setup";
 import { FileCredentialStore, type McpAuthorizeRequest } from "../../src/node/mcp/oauth";
 import { oauthRedirects, OAUTH_URI_PATH, PendingRedirects, redirectUriBatch, YOKE_EXTENSION_ID, type McpRedirectReceiver } from "../../src/node/mcp/oauth-redirect";
 import type { McpServerConfig } from "../../src/core/mcp/config";
@@ -381,6 +382,29 @@ describe("one registration for a local and a remote window (one secret storage: 
       await srv.close();
     }
   }, 120_000);
+
+  it("the host's way in (createNodeMcp's oauth.alsoRegister, as src/host/mcp.ts passes it) registers the link too", async () => {
+    const srv = await startOAuthMcpServer();
+    const settings = join(dir, "host-settings.json");
+    writeFileSync(settings, JSON.stringify({ mcpServers: { secure: { type: "http", url: srv.url } } }));
+    const mcp = createNodeMcp({
+      cwd: dir,
+      home: dir,
+      storageDir: join(dir, "store-host"),
+      trusted: true,
+      extraSettings: [settings],
+      oauth: { store: new FileCredentialStore(join(dir, "host.json")), authorize: loopbackBrowser, alsoRegister: [LINK] },
+    });
+    try {
+      expect((await mcp.hub.login("secure")).state).toBe("running");
+      expect(srv.events.filter((e) => e.startsWith("register"))).toEqual([
+        expect.stringMatching(new RegExp(`^register client-1 http://127\\.0\\.0\\.1:\\d+/callback,${LINK.replace(/[.]/g, "\\.")}$`)),
+      ]);
+    } finally {
+      await mcp.dispose();
+      await srv.close();
+    }
+  }, 60_000);
 
   it("an authorization server that refuses the link (http redirect URIs only) registers for the window alone, and the sign-in still works", async () => {
     const srv = await startOAuthMcpServer({ acceptsRedirect: (u) => u.startsWith("http://127.0.0.1:") });

@@ -116,6 +116,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
       ...(opts.oauth?.receiver ? { receiver: opts.oauth.receiver } : {}),
+      ...(opts.oauth?.alsoRegister?.length ? { alsoRegister: opts.oauth.alsoRegister } : {}),
     },
   });
   live.add(hub);
