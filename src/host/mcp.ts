@@ -154,6 +154,14 @@ export class HostMcp {
       input: editorInputs(this.inputs, this.commandInputs ?? new Map()),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
+      // A server's own log messages go to Yoke's output channel at their level.
+      serverLog: (server, e) => {
+        const line = `MCP server "${server}" [${e.level}]: ${e.text}`;
+        if (e.level === "debug") this.log.debug(line);
+        else if (e.level === "info" || e.level === "notice") this.log.info(line);
+        else if (e.level === "warning") this.log.warn(line);
+        else this.log.error(line);
+      },
       // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
       oauth: {
         ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),

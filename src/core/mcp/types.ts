@@ -43,6 +43,34 @@ export interface McpServerStatus {
   startMs?: number;
   /** The last failure of this server in this session (kept after it runs again), with when it happened. */
   lastError?: { message: string; at: string };
+  /** The server's last log messages in this session (MCP `notifications/message`), oldest first, at most MCP_LOG_KEPT. */
+  logs?: McpLogEntry[];
+}
+
+/** One log message a server sent (MCP logging: RFC 5424 levels, `data` made text and bounded). */
+export interface McpLogEntry {
+  level: string;
+  text: string;
+  at: string;
+}
+
+/** How many log messages are kept per server, and how long each may be. */
+export const MCP_LOG_KEPT = 20;
+export const MCP_LOG_CHARS = 2_000;
+
+/** A server's log message as text: `data` (any JSON) written out, after its logger's name, cut to MCP_LOG_CHARS. */
+export function mcpLogText(params: { data?: unknown; logger?: string }): string {
+  let data: string;
+  if (typeof params.data === "string") data = params.data;
+  else {
+    try {
+      data = JSON.stringify(params.data) ?? String(params.data);
+    } catch {
+      data = String(params.data);
+    }
+  }
+  const text = params.logger ? `${params.logger}: ${data}` : data;
+  return text.length > MCP_LOG_CHARS ? `${text.slice(0, MCP_LOG_CHARS)}… (${text.length - MCP_LOG_CHARS} more characters)` : text;
 }
 
 /** What the MCP extension needs from the harness. */

@@ -27,7 +27,9 @@ import type {
   McpServerState,
   McpServerStatus,
   McpToolInfo,
+  McpLogEntry,
 } from "../../core/mcp/types";
+import { MCP_LOG_KEPT, mcpLogText } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
@@ -78,12 +80,17 @@ export interface NodeMcpHubOptions {
    */
   roots?: readonly string[];
   log?: (message: string) => void;
+  /** A server's log message (MCP `notifications/message`), for the host's own log; also kept in the server's status (`logs`). */
+  serverLog?: (server: string, entry: McpLogEntry) => void;
   /**
    * OAuth for remote servers (src/node/mcp/oauth.ts): where tokens are kept and how the user is
    * asked to sign in. Undefined: no OAuth (a server answering 401 fails).
    */
   oauth?: McpOAuthOptions;
 }
+
+/** Per connection, the tools that must be called as tasks (MCP tasks: `execution.taskSupport: "required"`). */
+const taskRequired = new WeakMap<Client, Set<string>>();
 
 /** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
 class SignInRefused extends Error {}
@@ -127,6 +134,8 @@ interface ServerSlot {
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
   oauth?: McpOAuthProvider;
+  /** Its last log messages (notifications/message), at most MCP_LOG_KEPT. */
+  logs?: McpLogEntry[];
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -383,14 +392,25 @@ export class NodeMcpHub implements McpHub {
     try {
       // Progress: `onprogress` makes the SDK send a progressToken; each progress notification
       // restarts the call's timeout (bounded overall at ten times it) and is passed on.
-      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, {
+      const options = {
         signal: opts.signal,
         timeout: opts.timeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: opts.timeoutMs * 10,
-        onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
-      });
-      return result as McpCallResult;
+        onprogress: (p: { progress: number; total?: number; message?: string }) =>
+          opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
+      };
+      if (!taskRequired.get(running.client)?.has(tool)) return (await running.client.callTool({ name: tool, arguments: args }, undefined, options)) as McpCallResult;
+      // A tool that must run as a task (MCP tasks, `execution.taskSupport: "required"`): the SDK
+      // creates the task, asks tasks/get until it ends and then tasks/result; each status it
+      // reports is shown as progress (never sent to the model), the result is the call's.
+      let statuses = 0;
+      for await (const m of running.client.experimental.tasks.callToolStream({ name: tool, arguments: args }, undefined, options)) {
+        if (m.type === "taskStatus") opts.onProgress?.({ progress: ++statuses, message: m.task.statusMessage ?? m.task.status });
+        else if (m.type === "result") return m.result as McpCallResult;
+        else if (m.type === "error") throw m.error;
+      }
+      throw new Error("the task ended without a result");
     } catch (err) {
       if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
         // The token was refused mid-session and could not be renewed: the connection is closed,
@@ -516,7 +536,16 @@ export class NodeMcpHub implements McpHub {
   }
 
   private view(s: ServerSlot): McpServerStatus {
-    return { config: s.config, state: s.state, detail: s.detail, tools: s.tools, fromCache: s.fromCache, startMs: s.startMs, ...(s.lastError ? { lastError: s.lastError } : {}) };
+    return {
+      config: s.config,
+      state: s.state,
+      detail: s.detail,
+      tools: s.tools,
+      fromCache: s.fromCache,
+      startMs: s.startMs,
+      ...(s.lastError ? { lastError: s.lastError } : {}),
+      ...(s.logs?.length ? { logs: [...s.logs] } : {}),
+    };
   }
 
   private set(slot: ServerSlot, state: McpServerState, detail?: string): void {
@@ -648,12 +677,17 @@ export class NodeMcpHub implements McpHub {
 
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
+    const tasks = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools) tools.push(toolInfo(t));
+      for (const t of page.tools) {
+        tools.push(toolInfo(t));
+        if (t.execution?.taskSupport === "required") tasks.add(t.name);
+      }
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
+    taskRequired.set(client, tasks);
     return tools;
   }
 
@@ -667,6 +701,7 @@ export class NodeMcpHub implements McpHub {
       ElicitRequestSchema,
       GroupStdioTransport,
       ListRootsRequestSchema,
+      LoggingMessageNotificationSchema,
       SSEClientTransport,
       StreamableHTTPClientTransport,
       UnauthorizedError,
@@ -688,7 +723,13 @@ export class NodeMcpHub implements McpHub {
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
           // composer's completion), never kept, so the next listing is the new one.
           listChanged: {
-            tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) },
+            tools: {
+              onChanged: (err, tools) => {
+                if (err || !tools) return;
+                taskRequired.set(client, new Set(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name)));
+                this.toolsChanged(slot, tools.map(toolInfo));
+              },
+            },
             prompts: { onChanged: (err, prompts) => (err || !prompts ? undefined : this.listChanged(slot, "prompts", prompts.map(promptInfo))) },
             resources: { autoRefresh: false, onChanged: () => this.listChanged(slot, "resources") },
           },
@@ -703,6 +744,14 @@ export class NodeMcpHub implements McpHub {
         const p = req.params;
         const result = await handlers.sample(c.name, samplingRequest(p), extra.signal);
         return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
+      });
+      // Logging: the server's messages are kept (the last MCP_LOG_KEPT, in its status) and given to
+      // the host's log; never to the model. The level is the server's choice (no logging/setLevel).
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        const entry: McpLogEntry = { level: n.params.level, text: mcpLogText(n.params), at: new Date().toISOString() };
+        (slot.logs ??= []).push(entry);
+        if (slot.logs.length > MCP_LOG_KEPT) slot.logs.splice(0, slot.logs.length - MCP_LOG_KEPT);
+        this.opts.serverLog?.(c.name, entry);
       });
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.elicitationCompleted(c.name, n.params.elicitationId));
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
