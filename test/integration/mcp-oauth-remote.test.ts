@@ -406,14 +406,18 @@ describe("one registration for a local and a remote window (one secret storage: 
     }
   }, 60_000);
 
-  it("an authorization server that refuses the link (http redirect URIs only) registers for the window alone, and the sign-in still works", async () => {
-    const srv = await startOAuthMcpServer({ acceptsRedirect: (u) => u.startsWith("http://127.0.0.1:") });
-    const store = new FileCredentialStore(join(dir, "strict.json"));
-    try {
-      expect(await window(srv, store, false)).toContain("protected answer for client-1");
-      expect(srv.events.filter((e) => e.startsWith("re"))).toEqual([expect.stringMatching(/^refuse vscode:/), expect.stringMatching(/^register client-1 http:\/\/127\.0\.0\.1:\d+\/callback$/)]);
-    } finally {
-      await srv.close();
-    }
-  }, 60_000);
+  it.each(["invalid_client_metadata", "invalid_redirect_uri"] as const)(
+    "an authorization server that refuses the link (http redirect URIs only, %s) registers for the window alone, and the sign-in still works",
+    async (refusalCode) => {
+      const srv = await startOAuthMcpServer({ acceptsRedirect: (u) => u.startsWith("http://127.0.0.1:"), refusalCode });
+      const store = new FileCredentialStore(join(dir, `strict-${refusalCode}.json`));
+      try {
+        expect(await window(srv, store, false)).toContain("protected answer for client-1");
+        expect(srv.events.filter((e) => e.startsWith("re"))).toEqual([expect.stringMatching(/^refuse vscode:/), expect.stringMatching(/^register client-1 http:\/\/127\.0\.0\.1:\d+\/callback$/)]);
+      } finally {
+        await srv.close();
+      }
+    },
+    60_000,
+  );
 });

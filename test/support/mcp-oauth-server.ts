@@ -15,7 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { InvalidClientMetadataError, InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { CustomOAuthError, InvalidClientMetadataError, InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
@@ -75,9 +75,12 @@ const secret = () => randomBytes(24).toString("base64url");
  */
 /**
  * `acceptsRedirect`: a strict authorization server's rule for the redirect URIs a client may
- * register (default: any); a registration with one it refuses is answered invalid_client_metadata.
+ * register (default: any); a registration with one it refuses is answered `refusalCode`
+ * (default invalid_client_metadata; RFC 7591 also has invalid_redirect_uri).
  */
-export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse"; host?: string; acceptsRedirect?: (uri: string) => boolean } = {}): Promise<OAuthMcpServer> {
+export async function startOAuthMcpServer(
+  o: { transport?: "streamable" | "sse"; host?: string; acceptsRedirect?: (uri: string) => boolean; refusalCode?: "invalid_client_metadata" | "invalid_redirect_uri" } = {},
+): Promise<OAuthMcpServer> {
   const events: string[] = [];
   const bearers: string[] = [];
   const accessTokens: string[] = [];
@@ -94,7 +97,8 @@ export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse";
       const refused = c.redirect_uris.filter((u) => o.acceptsRedirect && !o.acceptsRedirect(u));
       if (refused.length) {
         events.push(`refuse ${refused.join(",")}`);
-        throw new InvalidClientMetadataError(`redirect URI not allowed: ${refused.join(", ")}`);
+        const why = `redirect URI not allowed: ${refused.join(", ")}`;
+        throw o.refusalCode === "invalid_redirect_uri" ? new CustomOAuthError("invalid_redirect_uri", why) : new InvalidClientMetadataError(why);
       }
       const full = { ...c, client_id: `client-${clients.size + 1}`, client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
       clients.set(full.client_id, full);

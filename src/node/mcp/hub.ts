@@ -98,6 +98,8 @@ class SignInRefused extends Error {}
 /**
  * Whether an error (or one it was caused by) is the authorization server refusing a client's
  * redirect URIs at registration (RFC 7591 §3.2.2: invalid_redirect_uri, invalid_client_metadata).
+ * The SDK keeps the codes it knows (invalid_client_metadata) and makes any other a server_error,
+ * so a failure while the provider is registering (McpOAuthProvider.registering) counts too.
  */
 function refusedRedirects(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
@@ -604,7 +606,7 @@ export class NodeMcpHub implements McpHub {
           } catch (err) {
             // The authorization server refused a client registered with the other windows' redirect
             // URIs too (src/node/mcp/oauth.ts, clientMetadata): registered with this window's alone.
-            if (!slot.oauth?.widened || slot.oauth.narrow || !refusedRedirects(err)) throw err;
+            if (!slot.oauth?.widened || slot.oauth.narrow || !(slot.oauth.registering || refusedRedirects(err))) throw err;
             slot.oauth.narrow = true;
             this.opts.log?.(`the authorization server of "${slot.config.name}" refused one client for all your windows' redirect URIs: registered for this window alone`);
             running = await connect();

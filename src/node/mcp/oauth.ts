@@ -166,6 +166,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   narrow = false;
   /** The last registration asked for more redirect URIs than this window's own. */
   widened = false;
+  /**
+   * The SDK found no usable client and is registering one (set when clientInformation() gives
+   * none, cleared when the registration is saved): an error while it is set is the registration's.
+   */
+  registering = false;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
   pending: URL | undefined;
   /** Tokens were kept when this connection began (a new sign-in means they were refused). */
@@ -197,6 +202,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.hadTokens = !!parsed.tokens;
     this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
     this.settleRedirect(false);
+    this.registering = false;
     // The loopback port is chosen (and kept) in every window: the loopback redirect URI is registered in a remote window too.
     this.port = parsed.port ?? (this.port || (await freePort()));
     if (this.via?.hold) {
@@ -264,11 +270,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // redirect URIs (clientMetadata registers both), so this happens only for a client registered
     // before that, by a web window, or where the authorization server allowed one URI (`narrow`).
     const tokens = this.record.tokens as OAuthTokens | undefined;
-    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token) return undefined;
-    return client;
+    const usable = client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token ? undefined : client;
+    this.registering = !usable;
+    return usable;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    this.registering = false;
     await this.save({ client: info as StoredRecord["client"] });
   }
 
