@@ -89,6 +89,13 @@ export interface McpHub {
   resources?(server: string, signal: AbortSignal): Promise<McpResourceList | undefined>;
   /** Reads one resource (MCP `resources/read`). */
   readResource?(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]>;
+  /**
+   * Asks to be told when a resource changes (MCP `resources/subscribe`), where the server offers
+   * subscriptions; false where it does not. Changes come to `onResourceUpdated`.
+   */
+  subscribeResource?(server: string, uri: string): Promise<boolean>;
+  /** A subscribed resource changed (MCP `notifications/resources/updated`). */
+  onResourceUpdated?(listener: (server: string, uri: string) => void): { dispose(): void };
   /** The prompts a server offers (MCP `prompts/list`), starting it first if needed; undefined when it offers none. */
   prompts?(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined>;
   /** One prompt with its arguments (MCP `prompts/get`). */

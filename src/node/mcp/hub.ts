@@ -464,6 +464,32 @@ export class NodeMcpHub implements McpHub {
     }
   }
 
+  /** The resources subscribed to, per connection (a server started again has none: not subscribed anew). */
+  private readonly subscribed = new WeakMap<Client, Set<string>>();
+  private readonly updatedListeners = new Set<(server: string, uri: string) => void>();
+
+  async subscribeResource(server: string, uri: string): Promise<boolean> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.resources?.subscribe) return false;
+    const uris = this.subscribed.get(running.client) ?? new Set<string>();
+    this.subscribed.set(running.client, uris);
+    if (uris.has(uri)) return true;
+    await running.client.subscribeResource({ uri }, { timeout: RESOURCE_TIMEOUT_MS });
+    uris.add(uri);
+    return true;
+  }
+
+  onResourceUpdated(listener: (server: string, uri: string) => void): { dispose(): void } {
+    this.updatedListeners.add(listener);
+    return { dispose: () => this.updatedListeners.delete(listener) };
+  }
+
+  private resourceUpdated(client: Client, server: string, uri: string): void {
+    // Only what was subscribed to through this connection (a server may send others).
+    if (!this.subscribed.get(client)?.has(uri)) return;
+    for (const l of this.updatedListeners) l(server, uri);
+  }
+
   async prompts(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined> {
     const slot = this.slots.get(server);
     const running = await this.runningFor(server);
@@ -704,6 +730,7 @@ export class NodeMcpHub implements McpHub {
       GroupStdioTransport,
       ListRootsRequestSchema,
       LoggingMessageNotificationSchema,
+      ResourceUpdatedNotificationSchema,
       SSEClientTransport,
       StreamableHTTPClientTransport,
       UnauthorizedError,
@@ -755,6 +782,7 @@ export class NodeMcpHub implements McpHub {
         if (slot.logs.length > MCP_LOG_KEPT) slot.logs.splice(0, slot.logs.length - MCP_LOG_KEPT);
         this.opts.serverLog?.(c.name, entry);
       });
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.resourceUpdated(client, c.name, n.params.uri));
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.elicitationCompleted(c.name, n.params.elicitationId));
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
         const handlers = this.handlers;

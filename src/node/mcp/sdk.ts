@@ -14,6 +14,8 @@ export { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 export { ElicitationCompleteNotificationSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 // A server's log messages (notifications/message): kept per server, passed to the host's log.
 export { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+// Resource subscriptions: a subscribed resource's change (notifications/resources/updated).
+export { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the
