@@ -57,6 +57,8 @@ export interface McpLogEntry {
 /** How many log messages are kept per server, and how long each may be. */
 export const MCP_LOG_KEPT = 20;
 export const MCP_LOG_CHARS = 2_000;
+/** How many of a server's log messages a minute go to the host's log. */
+export const MCP_LOG_PER_MINUTE = 100;
 
 /** A server's log message as text: `data` (any JSON) written out, after its logger's name, cut to MCP_LOG_CHARS. */
 export function mcpLogText(params: { data?: unknown; logger?: string }): string {

@@ -29,7 +29,7 @@ import type {
   McpToolInfo,
   McpLogEntry,
 } from "../../core/mcp/types";
-import { MCP_LOG_KEPT, mcpLogText } from "../../core/mcp/types";
+import { MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogText } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
@@ -138,6 +138,8 @@ interface ServerSlot {
   oauth?: McpOAuthProvider;
   /** Its last log messages (notifications/message), at most MCP_LOG_KEPT. */
   logs?: McpLogEntry[];
+  /** The log messages given to the host's log in the current minute. */
+  logWindow?: { start: number; count: number };
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -780,7 +782,17 @@ export class NodeMcpHub implements McpHub {
         const entry: McpLogEntry = { level: n.params.level, text: mcpLogText(n.params), at: new Date().toISOString() };
         (slot.logs ??= []).push(entry);
         if (slot.logs.length > MCP_LOG_KEPT) slot.logs.splice(0, slot.logs.length - MCP_LOG_KEPT);
-        this.opts.serverLog?.(c.name, entry);
+        // At most MCP_LOG_PER_MINUTE lines a minute to the host's log (a server flooding it is cut, said once).
+        const now = Date.now();
+        if (!slot.logWindow || now - slot.logWindow.start >= 60_000) slot.logWindow = { start: now, count: 0 };
+        slot.logWindow.count++;
+        if (slot.logWindow.count <= MCP_LOG_PER_MINUTE) this.opts.serverLog?.(c.name, entry);
+        else if (slot.logWindow.count === MCP_LOG_PER_MINUTE + 1)
+          this.opts.serverLog?.(c.name, {
+            level: "warning",
+            text: `more than ${MCP_LOG_PER_MINUTE} log messages in a minute: the rest of this minute's are not written here (the last ${MCP_LOG_KEPT} are in its status)`,
+            at: entry.at,
+          });
       });
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.resourceUpdated(client, c.name, n.params.uri));
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.elicitationCompleted(c.name, n.params.elicitationId));
