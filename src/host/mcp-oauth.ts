@@ -53,26 +53,39 @@ export async function openExactly(url: string): Promise<boolean> {
 
 /**
  * The sign-in's way back in a remote window (src/node/mcp/oauth-redirect.ts): the redirect URI is
- * `<uri scheme>://<extension id>/mcp-oauth` passed through `env.asExternalUri` (in VS Code for
- * the web it becomes the web page's own callback), and the answer comes to the URI handler
- * registered at activation (`mcpOAuthUriHandler`), which hands it to the waiting sign-in.
+ * the extension's link `<uri scheme>://<extension id>/mcp-oauth`, and the answer comes to the URI
+ * handler registered at activation (`mcpOAuthUriHandler`), which hands it to the waiting sign-in.
+ * In VS Code for the web the link goes through `env.asExternalUri` and becomes the web page's own
+ * one-shot callback (a batch of them, one held by each connection: redirectUriBatch). In a desktop
+ * window it is used as written: `asExternalUri` would add `windowId=N`, a number of this window
+ * alone, and a client registered with it would be of no use to the user's other windows (see
+ * `alsoRegister`); without it VS Code hands the link to the last active window — the one whose
+ * notification the user just clicked.
  */
-export function uriHandlerReceiver(extensionId: string, o: { loopbackForMappedHosts: boolean }): McpRedirectReceiver {
+export function uriHandlerReceiver(extensionId: string, o: { loopbackForMappedHosts: boolean; web: boolean }): McpRedirectReceiver {
+  const uris = () => windowRedirectUris(extensionId, o.web);
   return {
     appliesTo: (serverUrl) => receiverAppliesTo({ web: o.loopbackForMappedHosts, serverUrl }),
-    redirectUri: () => windowRedirectUris(extensionId).current(),
-    redirectUris: () => windowRedirectUris(extensionId).all(),
+    redirectUri: async () => (await uris().all())[0]!,
+    redirectUris: () => uris().all(),
+    hold: () => uris().take(),
     wait: (state, signal, timeoutMs) => oauthRedirects().wait(state, signal, timeoutMs),
   };
 }
 
+/** The extension's link for sign-in answers, as a desktop window registers it (no window id). */
+export function extensionLink(extensionId: string): string {
+  return `${vscode.env.uriScheme}://${extensionId}${OAUTH_URI_PATH}`;
+}
+
 const windowUris = new Map<string, ReturnType<typeof redirectUriBatch>>();
-/** The window's redirect URIs through the URI handler, a batch asked of VS Code at once and a new one only when all are spent (redirectUriBatch). */
-function windowRedirectUris(extensionId: string): ReturnType<typeof redirectUriBatch> {
+/** The window's redirect URIs through the URI handler, a batch asked of VS Code at once and a new one only when all are spent or held (redirectUriBatch). */
+function windowRedirectUris(extensionId: string, web: boolean): ReturnType<typeof redirectUriBatch> {
   let uris = windowUris.get(extensionId);
   if (!uris) {
     uris = redirectUriBatch(async () => {
-      const own = vscode.Uri.parse(`${vscode.env.uriScheme}://${extensionId}${OAUTH_URI_PATH}`);
+      if (!web) return extensionLink(extensionId);
+      const own = vscode.Uri.parse(extensionLink(extensionId));
       return (await vscode.env.asExternalUri(own)).toString(true);
     });
     windowUris.set(extensionId, uris);
@@ -86,5 +99,16 @@ export function windowReceiver(extensionId: string): McpRedirectReceiver | undef
   const setting = yokeSetting<string>("mcp.oauthRedirect").value;
   const mode = chooseRedirect({ setting, remoteName: vscode.env.remoteName, web });
   // `uriHandler` set by hand serves every server; `auto` leaves a web window's port-mapped servers to the loopback.
-  return mode === "uriHandler" ? uriHandlerReceiver(extensionId, { loopbackForMappedHosts: web && setting !== "uriHandler" }) : undefined;
+  return mode === "uriHandler" ? uriHandlerReceiver(extensionId, { loopbackForMappedHosts: web && setting !== "uriHandler", web }) : undefined;
+}
+
+/**
+ * The redirect URIs of the user's other windows, registered with a client besides this window's
+ * (McpOAuthOptions.alsoRegister): in a desktop window (local or remote) the extension link, so a
+ * local window (loopback) and a Remote-SSH window (the link) share one registration and its tokens
+ * (VS Code keeps both windows' secrets in one place, on the local machine). A web window's
+ * secrets are its own: nothing more.
+ */
+export function sharedRedirects(extensionId: string): string[] {
+  return vscode.env.uiKind === vscode.UIKind.Web ? [] : [extensionLink(extensionId)];
 }

@@ -16,7 +16,7 @@ import type { SessionSettings } from "../node/session-settings";
 import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
-import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver } from "./mcp-oauth";
+import { askToSignIn, openExactly, SecretCredentialStore, windowReceiver, sharedRedirects } from "./mcp-oauth";
 import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 import { vscodeUserDirOf } from "../node/mcp/config-files";
 import { agentMcpRegistry } from "../node/mcp/agent-hubs";
@@ -154,6 +154,14 @@ export class HostMcp {
       input: editorInputs(this.inputs, this.commandInputs ?? new Map()),
       approve: (req) => this.approve(req),
       log: (m) => this.log.warn(`MCP: ${m}`),
+      // A server's own log messages go to Yoke's output channel at their level.
+      serverLog: (server, e) => {
+        const line = `MCP server "${server}" [${e.level}]: ${e.text}`;
+        if (e.level === "debug") this.log.debug(line);
+        else if (e.level === "info" || e.level === "notice") this.log.info(line);
+        else if (e.level === "warning") this.log.warn(line);
+        else this.log.error(line);
+      },
       // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
       oauth: {
         ...(this.secrets ? { store: new SecretCredentialStore(this.secrets) } : {}),
@@ -161,7 +169,7 @@ export class HostMcp {
         // A remote window: the browser's answer comes through the URI handler, not 127.0.0.1.
         ...(() => {
           const receiver = windowReceiver(YOKE_EXTENSION_ID);
-          return receiver ? { receiver } : {};
+          return { ...(receiver ? { receiver } : {}), alsoRegister: sharedRedirects(YOKE_EXTENSION_ID) };
         })(),
         howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
       },

@@ -135,9 +135,13 @@ describe("MCP OAuth sign-in and URL elicitation in code-server", () => {
       while (!server.events.some((e) => e.startsWith("exchange")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
       await browserTab.screenshot({ path: join("test-results", "e2e", "mcp-oauth-browser-tab.png") }).catch(() => undefined);
       expect(server.events.filter((e) => !e.startsWith("call"))).toEqual([expect.stringMatching(/^register client-1 /), "authorize client-1", "exchange client-1"]);
-      // The client is registered with a batch of the page's callbacks (8, asked at once), so a later sign-in in this page keeps it.
-      const batch = server.events[0]!.split(" ")[2]!.split(",");
-      expect(batch).toHaveLength(8);
+      // The client is registered with a batch of the page's callbacks (8, asked at once), so a later
+      // sign-in in this page keeps it, and the loopback listener's (a window sharing the store).
+      const uris = server.events[0]!.split(" ")[2]!.split(",");
+      expect(uris).toHaveLength(9);
+      expect(uris.at(-1)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      const batch = uris.slice(0, 8);
+      expect(batch.every((u) => new URL(u).searchParams.has("vscode-reqid"))).toBe(true);
       const registered = batch[0]!;
       // The redirect URI is the web page's callback for Yoke's URI handler (asExternalUri of
       // code-oss://yoke-dev.yoke/mcp-oauth), and the handler received the answer.

@@ -5,12 +5,11 @@
 // vscode.lm.selectChatModels + sendRequest: the answer streams into the panel, and a tool call the
 // model makes goes through Yoke's permission gate (the card, Allow once), runs, and its result
 // reaches the model as a LanguageModelToolResultPart.
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./support/paths";
+import { packageFixture } from "./support/fixture-extension";
 import { sendPrompt, waitForAssistantText, waitForState } from "./support/yoke-panel";
 import { useYokeVscode } from "./support/yoke-vscode";
 
@@ -21,17 +20,6 @@ interface LoggedRequest {
   messages: Array<{ role: string; parts: Array<{ type: string; value?: string; name?: string; input?: unknown; callId?: string; text?: string }> }>;
   tools: string[];
   toolMode?: number;
-}
-
-/** Packages the fixture extension with vsce (no network) into a temp dir. */
-function packageFixture(dir: string): string {
-  const src = join(dir, "lm-provider");
-  cpSync(join(ROOT, "test", "e2e", "fixtures", "lm-provider"), src, { recursive: true });
-  const out = join(dir, "yoke-test-lm.vsix");
-  const vsce = join(ROOT, "node_modules", "@vscode", "vsce", "vsce");
-  const r = spawnSync(process.execPath, [vsce, "package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", out], { cwd: src, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`packaging the test LM extension failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return out;
 }
 
 describe("vscode-lm provider through the real Language Model API", () => {
@@ -47,7 +35,7 @@ describe("vscode-lm provider through the real Language Model API", () => {
   const vs = useYokeVscode({
     name: "vscode-lm",
     workspaceSettings: { "yoke.provider": "vscode-lm", "yoke.model": "yoke-test-model", "yoke.permissionMode": "default" },
-    launch: () => ({ env: { YOKE_LM_FIXTURE_LOG: requestLog }, extensions: [packageFixture(dir)] }),
+    launch: () => ({ env: { YOKE_LM_FIXTURE_LOG: requestLog }, extensions: [packageFixture("lm-provider", dir)] }),
   });
 
   it("answers through the registered model, and its tool call goes through the permission gate", async () => {

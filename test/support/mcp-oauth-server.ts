@@ -15,7 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { CustomOAuthError, InvalidClientMetadataError, InvalidGrantError, InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { OAuthRegisteredClientsStore } from "@modelcontextprotocol/sdk/server/auth/clients.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
@@ -73,7 +73,14 @@ const secret = () => randomBytes(24).toString("base64url");
  * host VS Code does not port-map (as a real authorization server); the SDK's router accepts an
  * http issuer there only with MCP_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL=1 set before it loads.
  */
-export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse"; host?: string } = {}): Promise<OAuthMcpServer> {
+/**
+ * `acceptsRedirect`: a strict authorization server's rule for the redirect URIs a client may
+ * register (default: any); a registration with one it refuses is answered `refusalCode`
+ * (default invalid_client_metadata; RFC 7591 also has invalid_redirect_uri).
+ */
+export async function startOAuthMcpServer(
+  o: { transport?: "streamable" | "sse"; host?: string; acceptsRedirect?: (uri: string) => boolean; refusalCode?: "invalid_client_metadata" | "invalid_redirect_uri" } = {},
+): Promise<OAuthMcpServer> {
   const events: string[] = [];
   const bearers: string[] = [];
   const accessTokens: string[] = [];
@@ -87,6 +94,12 @@ export async function startOAuthMcpServer(o: { transport?: "streamable" | "sse";
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: (id) => clients.get(id),
     registerClient: (c) => {
+      const refused = c.redirect_uris.filter((u) => o.acceptsRedirect && !o.acceptsRedirect(u));
+      if (refused.length) {
+        events.push(`refuse ${refused.join(",")}`);
+        const why = `redirect URI not allowed: ${refused.join(", ")}`;
+        throw o.refusalCode === "invalid_redirect_uri" ? new CustomOAuthError("invalid_redirect_uri", why) : new InvalidClientMetadataError(why);
+      }
       const full = { ...c, client_id: `client-${clients.size + 1}`, client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
       clients.set(full.client_id, full);
       events.push(`register ${full.client_id} ${full.redirect_uris.join(",")}`);

@@ -123,6 +123,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       state: s.state,
       detail: s.detail ?? null,
       lastError: s.lastError?.message ?? null,
+      logs: s.logs ?? [],
       startMs: s.startMs ?? null,
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),

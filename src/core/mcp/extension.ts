@@ -9,7 +9,7 @@
  */
 import type { ContextMessage, Extension } from "../extensions/types";
 import { parseInvocation } from "../custom-commands/expand";
-import { parseResourceMentions, resolveResourceMentions, RESOURCE_MENTIONS_SOURCE } from "./mentions";
+import { parseResourceMentions, resolveResourceMentions, resourcesChangedNote, RESOURCE_MENTIONS_SOURCE } from "./mentions";
 import { expandPromptCommand } from "./prompts";
 import { describeServer } from "./config";
 import { adaptMcpTool } from "./adapter";
@@ -121,12 +121,27 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       const attached: ContextMessage[] = [];
       // Only in what the user typed: a custom command's or an MCP prompt's body (the repository's or a
       // server's words) would otherwise read a resource past the ReadMcpResourceTool rules (red9).
+      // Subscriptions: a mentioned resource is subscribed to where its server offers that, and a
+      // change it reports is told to the model once, before its next request (appended, like
+      // the attachment itself: the cached prefix stays as it was); the new content is not sent
+      // by itself (the model reads it with read_mcp_resource when it matters).
+      const changed = new Set<string>();
       api.on("prompt.submit", async ({ text, typed }) => {
         const mentions = parseResourceMentions(typed ?? text, usable);
-        if (mentions.length) attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: await resolveResourceMentions(hub, mentions, new AbortController().signal) });
+        if (mentions.length) {
+          attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: await resolveResourceMentions(hub, mentions, new AbortController().signal) });
+          for (const m of mentions) void hub.subscribeResource?.(m.server, m.uri).catch(() => false);
+        }
         return undefined;
       });
-      api.on("request.prepare", () => (attached.length ? { append: attached.splice(0) } : undefined));
+      const updated = hub.onResourceUpdated?.((server, uri) => changed.add(`@${server}:${uri}`));
+      api.on("request.prepare", () => {
+        if (changed.size) {
+          attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: resourcesChangedNote([...changed]) });
+          changed.clear();
+        }
+        return attached.length ? { append: attached.splice(0) } : undefined;
+      });
       const sub = hub.onChange((s) => {
         // A running server reports a change with a detail (its tool list changed).
         if (s.state === "failed" || s.state === "stopped" || (s.state === "running" && s.detail))
@@ -135,6 +150,7 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       return {
         dispose: () => {
           sub.dispose();
+          updated?.dispose();
           if (opts.client) hub.serve?.(undefined);
           if (opts.ownsHub !== false) void hub.dispose();
         },

@@ -61,3 +61,8 @@ export async function resolveResourceMentions(hub: McpHub, mentions: readonly Re
   }
   return `The user mentioned ${mentions.length === 1 ? "this MCP resource" : "these MCP resources"}:\n${blocks.join("\n")}`;
 }
+
+/** What the model is told when resources the user mentioned changed since (their servers said so). */
+export function resourcesChangedNote(mentions: readonly string[]): string {
+  return `${mentions.length === 1 ? "An MCP resource the user mentioned earlier has" : "MCP resources the user mentioned earlier have"} changed since (the server said so): ${mentions.join(", ")}. What you were given may be out of date; read it again with read_mcp_resource if it matters.`;
+}

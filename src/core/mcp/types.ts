@@ -43,6 +43,36 @@ export interface McpServerStatus {
   startMs?: number;
   /** The last failure of this server in this session (kept after it runs again), with when it happened. */
   lastError?: { message: string; at: string };
+  /** The server's last log messages in this session (MCP `notifications/message`), oldest first, at most MCP_LOG_KEPT. */
+  logs?: McpLogEntry[];
+}
+
+/** One log message a server sent (MCP logging: RFC 5424 levels, `data` made text and bounded). */
+export interface McpLogEntry {
+  level: string;
+  text: string;
+  at: string;
+}
+
+/** How many log messages are kept per server, and how long each may be. */
+export const MCP_LOG_KEPT = 20;
+export const MCP_LOG_CHARS = 2_000;
+/** How many of a server's log messages a minute go to the host's log. */
+export const MCP_LOG_PER_MINUTE = 100;
+
+/** A server's log message as text: `data` (any JSON) written out, after its logger's name, cut to MCP_LOG_CHARS. */
+export function mcpLogText(params: { data?: unknown; logger?: string }): string {
+  let data: string;
+  if (typeof params.data === "string") data = params.data;
+  else {
+    try {
+      data = JSON.stringify(params.data) ?? String(params.data);
+    } catch {
+      data = String(params.data);
+    }
+  }
+  const text = params.logger ? `${params.logger}: ${data}` : data;
+  return text.length > MCP_LOG_CHARS ? `${text.slice(0, MCP_LOG_CHARS)}… (${text.length - MCP_LOG_CHARS} more characters)` : text;
 }
 
 /** What the MCP extension needs from the harness. */
@@ -61,6 +91,13 @@ export interface McpHub {
   resources?(server: string, signal: AbortSignal): Promise<McpResourceList | undefined>;
   /** Reads one resource (MCP `resources/read`). */
   readResource?(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]>;
+  /**
+   * Asks to be told when a resource changes (MCP `resources/subscribe`), where the server offers
+   * subscriptions; false where it does not. Changes come to `onResourceUpdated`.
+   */
+  subscribeResource?(server: string, uri: string): Promise<boolean>;
+  /** A subscribed resource changed (MCP `notifications/resources/updated`). */
+  onResourceUpdated?(listener: (server: string, uri: string) => void): { dispose(): void };
   /** The prompts a server offers (MCP `prompts/list`), starting it first if needed; undefined when it offers none. */
   prompts?(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined>;
   /** One prompt with its arguments (MCP `prompts/get`). */

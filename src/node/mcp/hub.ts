@@ -27,7 +27,9 @@ import type {
   McpServerState,
   McpServerStatus,
   McpToolInfo,
+  McpLogEntry,
 } from "../../core/mcp/types";
+import { MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogText } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
@@ -78,6 +80,8 @@ export interface NodeMcpHubOptions {
    */
   roots?: readonly string[];
   log?: (message: string) => void;
+  /** A server's log message (MCP `notifications/message`), for the host's own log; also kept in the server's status (`logs`). */
+  serverLog?: (server: string, entry: McpLogEntry) => void;
   /**
    * OAuth for remote servers (src/node/mcp/oauth.ts): where tokens are kept and how the user is
    * asked to sign in. Undefined: no OAuth (a server answering 401 fails).
@@ -85,8 +89,25 @@ export interface NodeMcpHubOptions {
   oauth?: McpOAuthOptions;
 }
 
+/** Per connection, the tools that must be called as tasks (MCP tasks: `execution.taskSupport: "required"`). */
+const taskRequired = new WeakMap<Client, Set<string>>();
+
 /** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
 class SignInRefused extends Error {}
+
+/**
+ * Whether an error (or one it was caused by) is the authorization server refusing a client's
+ * redirect URIs at registration (RFC 7591 §3.2.2: invalid_redirect_uri, invalid_client_metadata).
+ * The SDK keeps the codes it knows (invalid_client_metadata) and makes any other a server_error,
+ * so a failure while the provider is registering (McpOAuthProvider.registering) counts too.
+ */
+function refusedRedirects(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { errorCode?: unknown }).errorCode;
+    if (code === "invalid_redirect_uri" || code === "invalid_client_metadata") return true;
+  }
+  return false;
+}
 
 /** How long the user has to sign in in the browser, by default. */
 const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
@@ -115,6 +136,10 @@ interface ServerSlot {
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
   oauth?: McpOAuthProvider;
+  /** Its last log messages (notifications/message), at most MCP_LOG_KEPT. */
+  logs?: McpLogEntry[];
+  /** The log messages given to the host's log in the current minute. */
+  logWindow?: { start: number; count: number };
 }
 
 function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -371,14 +396,25 @@ export class NodeMcpHub implements McpHub {
     try {
       // Progress: `onprogress` makes the SDK send a progressToken; each progress notification
       // restarts the call's timeout (bounded overall at ten times it) and is passed on.
-      const result = await running.client.callTool({ name: tool, arguments: args }, undefined, {
+      const options = {
         signal: opts.signal,
         timeout: opts.timeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: opts.timeoutMs * 10,
-        onprogress: (p) => opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
-      });
-      return result as McpCallResult;
+        onprogress: (p: { progress: number; total?: number; message?: string }) =>
+          opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
+      };
+      if (!taskRequired.get(running.client)?.has(tool)) return (await running.client.callTool({ name: tool, arguments: args }, undefined, options)) as McpCallResult;
+      // A tool that must run as a task (MCP tasks, `execution.taskSupport: "required"`): the SDK
+      // creates the task, asks tasks/get until it ends and then tasks/result; each status it
+      // reports is shown as progress (never sent to the model), the result is the call's.
+      let statuses = 0;
+      for await (const m of running.client.experimental.tasks.callToolStream({ name: tool, arguments: args }, undefined, options)) {
+        if (m.type === "taskStatus") opts.onProgress?.({ progress: ++statuses, message: m.task.statusMessage ?? m.task.status });
+        else if (m.type === "result") return m.result as McpCallResult;
+        else if (m.type === "error") throw m.error;
+      }
+      throw new Error("the task ended without a result");
     } catch (err) {
       if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
         // The token was refused mid-session and could not be renewed: the connection is closed,
@@ -428,6 +464,32 @@ export class NodeMcpHub implements McpHub {
     } catch (err) {
       throw new Error(`the MCP server "${server}" did not read ${uri}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
+  }
+
+  /** The resources subscribed to, per connection (a server started again has none: not subscribed anew). */
+  private readonly subscribed = new WeakMap<Client, Set<string>>();
+  private readonly updatedListeners = new Set<(server: string, uri: string) => void>();
+
+  async subscribeResource(server: string, uri: string): Promise<boolean> {
+    const running = await this.runningFor(server);
+    if (!running.client.getServerCapabilities()?.resources?.subscribe) return false;
+    const uris = this.subscribed.get(running.client) ?? new Set<string>();
+    this.subscribed.set(running.client, uris);
+    if (uris.has(uri)) return true;
+    await running.client.subscribeResource({ uri }, { timeout: RESOURCE_TIMEOUT_MS });
+    uris.add(uri);
+    return true;
+  }
+
+  onResourceUpdated(listener: (server: string, uri: string) => void): { dispose(): void } {
+    this.updatedListeners.add(listener);
+    return { dispose: () => this.updatedListeners.delete(listener) };
+  }
+
+  private resourceUpdated(client: Client, server: string, uri: string): void {
+    // Only what was subscribed to through this connection (a server may send others).
+    if (!this.subscribed.get(client)?.has(uri)) return;
+    for (const l of this.updatedListeners) l(server, uri);
   }
 
   async prompts(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined> {
@@ -504,7 +566,16 @@ export class NodeMcpHub implements McpHub {
   }
 
   private view(s: ServerSlot): McpServerStatus {
-    return { config: s.config, state: s.state, detail: s.detail, tools: s.tools, fromCache: s.fromCache, startMs: s.startMs, ...(s.lastError ? { lastError: s.lastError } : {}) };
+    return {
+      config: s.config,
+      state: s.state,
+      detail: s.detail,
+      tools: s.tools,
+      fromCache: s.fromCache,
+      startMs: s.startMs,
+      ...(s.lastError ? { lastError: s.lastError } : {}),
+      ...(s.logs?.length ? { logs: [...s.logs] } : {}),
+    };
   }
 
   private set(slot: ServerSlot, state: McpServerState, detail?: string): void {
@@ -556,14 +627,27 @@ export class NodeMcpHub implements McpHub {
       this.set(slot, "starting");
       try {
         let running: Running;
+        const connect = () => timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
         try {
-          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+          try {
+            running = await connect();
+          } catch (err) {
+            // The authorization server refused a client registered with the other windows' redirect
+            // URIs too (src/node/mcp/oauth.ts, clientMetadata): registered with this window's alone.
+            if (!slot.oauth?.widened || slot.oauth.narrow || !(slot.oauth.registering || refusedRedirects(err))) throw err;
+            slot.oauth.narrow = true;
+            this.opts.log?.(`the authorization server of "${slot.config.name}" refused one client for all your windows' redirect URIs: registered for this window alone`);
+            running = await connect();
+          }
         } catch (err) {
           // The server wants a sign-in (OAuth): the user signs in in the browser (not bounded by
           // the start's timeout: by the sign-in's own), then the connection is tried once more.
           if (!slot.oauth?.pending) throw err;
           await this.signIn(slot, slot.oauth);
-          running = await timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+          running = await connect();
+        } finally {
+          // A redirect URI held for a sign-in that was not needed goes back (signIn spends its own).
+          slot.oauth?.settleRedirect(false);
         }
         slot.abandon = () => running.close();
         const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
@@ -623,12 +707,17 @@ export class NodeMcpHub implements McpHub {
 
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
+    const tasks = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools) tools.push(toolInfo(t));
+      for (const t of page.tools) {
+        tools.push(toolInfo(t));
+        if (t.execution?.taskSupport === "required") tasks.add(t.name);
+      }
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
+    taskRequired.set(client, tasks);
     return tools;
   }
 
@@ -642,6 +731,8 @@ export class NodeMcpHub implements McpHub {
       ElicitRequestSchema,
       GroupStdioTransport,
       ListRootsRequestSchema,
+      LoggingMessageNotificationSchema,
+      ResourceUpdatedNotificationSchema,
       SSEClientTransport,
       StreamableHTTPClientTransport,
       UnauthorizedError,
@@ -663,7 +754,13 @@ export class NodeMcpHub implements McpHub {
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
           // composer's completion), never kept, so the next listing is the new one.
           listChanged: {
-            tools: { onChanged: (err, tools) => (err || !tools ? undefined : this.toolsChanged(slot, tools.map(toolInfo))) },
+            tools: {
+              onChanged: (err, tools) => {
+                if (err || !tools) return;
+                taskRequired.set(client, new Set(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name)));
+                this.toolsChanged(slot, tools.map(toolInfo));
+              },
+            },
             prompts: { onChanged: (err, prompts) => (err || !prompts ? undefined : this.listChanged(slot, "prompts", prompts.map(promptInfo))) },
             resources: { autoRefresh: false, onChanged: () => this.listChanged(slot, "resources") },
           },
@@ -679,6 +776,25 @@ export class NodeMcpHub implements McpHub {
         const result = await handlers.sample(c.name, samplingRequest(p), extra.signal);
         return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
       });
+      // Logging: the server's messages are kept (the last MCP_LOG_KEPT, in its status) and given to
+      // the host's log; never to the model. The level is the server's choice (no logging/setLevel).
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        const entry: McpLogEntry = { level: n.params.level, text: mcpLogText(n.params), at: new Date().toISOString() };
+        (slot.logs ??= []).push(entry);
+        if (slot.logs.length > MCP_LOG_KEPT) slot.logs.splice(0, slot.logs.length - MCP_LOG_KEPT);
+        // At most MCP_LOG_PER_MINUTE lines a minute to the host's log (a server flooding it is cut, said once).
+        const now = Date.now();
+        if (!slot.logWindow || now - slot.logWindow.start >= 60_000) slot.logWindow = { start: now, count: 0 };
+        slot.logWindow.count++;
+        if (slot.logWindow.count <= MCP_LOG_PER_MINUTE) this.opts.serverLog?.(c.name, entry);
+        else if (slot.logWindow.count === MCP_LOG_PER_MINUTE + 1)
+          this.opts.serverLog?.(c.name, {
+            level: "warning",
+            text: `more than ${MCP_LOG_PER_MINUTE} log messages in a minute: the rest of this minute's are not written here (the last ${MCP_LOG_KEPT} are in its status)`,
+            at: entry.at,
+          });
+      });
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.resourceUpdated(client, c.name, n.params.uri));
       client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => this.elicitationCompleted(c.name, n.params.elicitationId));
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
         const handlers = this.handlers;
@@ -734,7 +850,7 @@ export class NodeMcpHub implements McpHub {
     // OAuth, unless the definition carries its own Authorization header (a token the user manages).
     const oauth =
       this.opts.oauth && !Object.keys(c.headers).some((h) => h.toLowerCase() === "authorization")
-        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver))
+        ? (slot.oauth ??= new McpOAuthProvider(c.name, c.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister))
         : undefined;
     if (oauth) {
       await oauth.load();
@@ -801,16 +917,21 @@ export class NodeMcpHub implements McpHub {
     }
     const ac = new AbortController();
     const stop = this.onDispose(() => ac.abort());
+    let opened = false;
     try {
       const { code } = await oauth.listen(ac.signal, o.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
       this.set(slot, "starting", `waiting for you to sign in${again} in the browser`);
       // Shown to the user (a question left unanswered is bounded by the listener's time).
-      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).catch((err: unknown) => {
-        throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      });
+      const shown = o.authorize({ server: c.name, url: url.href, signal: ac.signal }).then(
+        () => void (opened = true),
+        (err: unknown) => {
+          throw new SignInRefused(`the MCP server "${c.name}" needs you to sign in (OAuth)${again}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        },
+      );
       let answer: string;
       try {
         answer = await Promise.race([shown.then(() => code), code]);
+        opened = true;
       } catch (err) {
         if (err instanceof SignInRefused) throw err;
         throw new Error(`signing in to the MCP server "${c.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -830,6 +951,8 @@ export class NodeMcpHub implements McpHub {
     } finally {
       ac.abort();
       stop();
+      // The redirect URI went to the browser once the page was opened (or answered): never handed out again.
+      oauth.settleRedirect(opened);
     }
   }
 
@@ -858,8 +981,9 @@ export class NodeMcpHub implements McpHub {
     const slot = this.slots.get(server);
     if (!slot) throw new Error(`no MCP server "${server}" is configured`);
     if (slot.config.transport === "stdio" || !this.opts.oauth) return false;
-    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver));
+    const p = (slot.oauth ??= new McpOAuthProvider(server, slot.config.url, this.opts.oauth.store, this.opts.oauth.receiver, this.opts.oauth.alsoRegister));
     await p.load();
+    p.settleRedirect(false);
     const had = !!p.tokens() || !!p.clientInformation();
     await p.forget();
     return had;

@@ -81,6 +81,11 @@ export interface McpRedirectReceiver {
    * whose URI is one of them keep the client. Absent: the current one alone.
    */
   redirectUris?(): Promise<string[]>;
+  /**
+   * Holds a redirect URI of its own for one connection (RedirectLease: a web page's callbacks are
+   * one-shot, so sign-ins at the same moment must not share one). Absent: `redirectUri` serves all.
+   */
+  hold?(): Promise<RedirectLease>;
   /** The code of the sign-in with this state (rejects on an error answer, the time running out, or the abort). */
   wait(state: string, signal: AbortSignal, timeoutMs: number): Promise<string>;
   /** Whether this way back serves the server at this URL (absent: every server); when not, the loopback listener does. */
@@ -136,9 +141,6 @@ export class PendingRedirects {
     });
   }
 
-  /** How many answers were handed to a sign-in (each one spends the redirect URI it came through, in a web window). */
-  answered = 0;
-
   /**
    * An answer arrived (the URI's query). "delivered": the sign-in with its state has it;
    * "unknown-state": no sign-in in progress has that state (ignored); "not-an-answer".
@@ -148,7 +150,6 @@ export class PendingRedirects {
     if (a.kind === "invalid") return "not-an-answer";
     const w = a.state !== undefined ? this.waiting.get(a.state) : undefined;
     if (!w) return "unknown-state";
-    this.answered++;
     if (a.kind === "code") w.resolve(a.code);
     else w.reject(new Error(`the authorization server answered ${a.error}${a.description ? ` (${a.description})` : ""}`));
     return "delivered";
@@ -170,30 +171,46 @@ export function oauthRedirects(): PendingRedirects {
 /** How many redirect URIs a web window asks for at once (a client is registered with all of them). */
 export const REDIRECT_BATCH = 8;
 
+/** One redirect URI held for one connection's sign-in (redirectUriBatch). */
+export interface RedirectLease {
+  uri: string;
+  /** Every URI of the batch it is from: a client is registered with all of them. */
+  batch: string[];
+  /** The sign-in sent it to the browser: never handed out again (the page answers each URI once). */
+  spend(): void;
+  /** It was not sent (no sign-in was needed, or the user did not open the page): free for another connection. */
+  release(): void;
+}
+
 /**
  * The redirect URIs of the URI handler's way back, asked of VS Code (`make`: `env.asExternalUri`).
  * In a web window each call gives a new one-shot callback (`…/callback?vscode-reqid=N…`, N counted
  * up by the page; the page listens for every one it gave until an answer came through it, then
  * forgets it). One URI, asked again after each answer, meant a new URI at every sign-in, and the
  * authorization server's registration (whose redirect URIs must match exactly) was made anew at
- * every sign-in of the page. So `size` URIs are asked at once: a client is registered with all of
- * them (`all`), each sign-in uses the next one not spent (`current`: one answer spends one), and
- * a second, third… sign-in in the same page keeps the client; only when all are spent is a new
- * batch asked (and a new client registered). A reloaded page counts from 1 again: its first batch
- * is the registered one when nothing else asked the page for a callback URI first. Where the URI
- * does not change (a desktop remote window: `vscode://…`), the batch is that one URI.
+ * every sign-in of the page. So `size` URIs are asked at once and a client is registered with all
+ * of them (`all`, `RedirectLease.batch`).
+ *
+ * Each connection holds a URI of its own (`take`) until it knows whether it signs in: two servers
+ * signing in at the same moment in one page used to share the one current URI, and the second
+ * answer came through a callback the page had already forgotten (lost). A held URI is spent when
+ * its sign-in's page was opened (the browser may answer through it, once) and released otherwise;
+ * only when every URI of the batch is spent or held is a new batch asked (and a new client
+ * registered). A reloaded page counts from 1 again: its first batch is the registered one when
+ * nothing else asked the page for a callback URI first. Where the URI does not change (a desktop
+ * window's `vscode://…`), every URI of the batch is that one URI.
  */
-export function redirectUriBatch(make: () => Promise<string>, redirects: PendingRedirects = oauthRedirects(), size = REDIRECT_BATCH): { current(): Promise<string>; all(): Promise<string[]> } {
-  let batch: { uris: Promise<string[]>; base: number } | undefined;
-  const ensure = (): { uris: Promise<string[]>; base: number } => {
-    if (batch && redirects.answered - batch.base < size) return batch;
+export function redirectUriBatch(make: () => Promise<string>, size = REDIRECT_BATCH): { take(): Promise<RedirectLease>; all(): Promise<string[]> } {
+  type Batch = { uris: Promise<string[]>; slots: Array<"free" | "held" | "spent"> };
+  let batch: Batch | undefined;
+  const fresh = (): Batch => {
     const uris = (async () => {
       const out: string[] = [];
       // One after the other: the page numbers them in order.
       for (let i = 0; i < size; i++) out.push(await make());
       return out;
     })();
-    const b = { uris, base: redirects.answered };
+    const b: Batch = { uris, slots: Array.from({ length: size }, () => "free" as const) };
     batch = b;
     // A failed ask is not kept.
     uris.catch(() => {
@@ -202,22 +219,23 @@ export function redirectUriBatch(make: () => Promise<string>, redirects: Pending
     return b;
   };
   return {
-    async current() {
-      const b = ensure();
+    async take() {
+      const b = batch && batch.slots.includes("free") ? batch : fresh();
+      // Claimed before any await: two connections starting together never get the same one.
+      const i = b.slots.indexOf("free");
+      b.slots[i] = "held";
       const uris = await b.uris;
-      return uris[Math.min(Math.max(0, redirects.answered - b.base), uris.length - 1)]!;
+      return {
+        uri: uris[i]!,
+        batch: [...new Set(uris)],
+        spend: () => void (b.slots[i] = "spent"),
+        release: () => {
+          if (b.slots[i] === "held") b.slots[i] = "free";
+        },
+      };
     },
     async all() {
-      return [...new Set(await ensure().uris)];
+      return [...new Set(await (batch ?? fresh()).uris)];
     },
   };
-}
-
-/**
- * One redirect URI at a time (a batch of one, redirectUriBatch): asked of VS Code again only once
- * an answer spent it, so connections without a sign-in keep the client registered with it.
- */
-export function reusedRedirectUri(make: () => Promise<string>, redirects: PendingRedirects = oauthRedirects()): () => Promise<string> {
-  const one = redirectUriBatch(make, redirects, 1);
-  return () => one.current();
 }

@@ -17,7 +17,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { readRedirectAnswer, type McpRedirectReceiver } from "./oauth-redirect";
+import { readRedirectAnswer, type McpRedirectReceiver, type RedirectLease } from "./oauth-redirect";
 
 /** Where a server's OAuth registration and tokens are kept, as one JSON text per key. */
 export interface McpCredentialStore {
@@ -52,6 +52,13 @@ export interface McpOAuthOptions {
    * in a remote window (src/node/mcp/oauth-redirect.ts). Undefined: the loopback listener.
    */
   receiver?: McpRedirectReceiver;
+  /**
+   * The ways back of the user's other windows that share this store, registered with the client
+   * too (besides this window's and the loopback listener's): VS Code keeps a remote window's
+   * secrets on the local machine, so a local and a Remote-SSH window read one record, and a client
+   * registered with both their redirect URIs serves both (see McpOAuthProvider.clientMetadata).
+   */
+  alsoRegister?: readonly string[];
 }
 
 /**
@@ -153,6 +160,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private redirect: string | undefined;
   /** The redirect URIs a new client is registered with (the receiver's batch; undefined: the current one alone). */
   private registerUris: string[] | undefined;
+  /** The redirect URI this connection holds (a web page's one-shot callback), until it knows whether it signs in. */
+  private lease: RedirectLease | undefined;
+  /** The authorization server refused a client registered with more redirect URIs than this window's: only this window's from now on. */
+  narrow = false;
+  /** The last registration asked for more redirect URIs than this window's own. */
+  widened = false;
+  /**
+   * The SDK found no usable client and is registering one (set when clientInformation() gives
+   * none, cleared when the registration is saved): an error while it is set is the registration's.
+   */
+  registering = false;
   /** The authorization URL the SDK asked to open (undefined: no sign-in pending). */
   pending: URL | undefined;
   /** Tokens were kept when this connection began (a new sign-in means they were refused). */
@@ -163,6 +181,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     private readonly serverUrl: string,
     private readonly store: McpCredentialStore,
     private readonly receiver?: McpRedirectReceiver,
+    private readonly alsoRegister: readonly string[] = [],
   ) {}
 
   private get key(): string {
@@ -182,10 +201,28 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.record = parsed;
     this.hadTokens = !!parsed.tokens;
     this.via = this.receiver && (this.receiver.appliesTo?.(this.serverUrl) ?? true) ? this.receiver : undefined;
-    if (this.via) {
+    this.settleRedirect(false);
+    this.registering = false;
+    // The loopback port is chosen (and kept) in every window: the loopback redirect URI is registered in a remote window too.
+    this.port = parsed.port ?? (this.port || (await freePort()));
+    if (this.via?.hold) {
+      this.lease = await this.via.hold();
+      this.redirect = this.lease.uri;
+      this.registerUris = this.lease.batch;
+    } else if (this.via) {
       this.redirect = await this.via.redirectUri();
       this.registerUris = await this.via.redirectUris?.();
-    } else this.port = parsed.port ?? (this.port || (await freePort()));
+    }
+  }
+
+  /**
+   * This connection is done with the redirect URI it holds: `spent` when its sign-in's page was
+   * opened (the browser may answer through it), else it is free for another connection.
+   */
+  settleRedirect(spent: boolean): void {
+    if (spent) this.lease?.spend();
+    else this.lease?.release();
+    this.lease = undefined;
   }
 
   private async save(change: Partial<StoredRecord>): Promise<void> {
@@ -197,10 +234,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.redirect ?? `http://127.0.0.1:${this.port}/callback`;
   }
 
+  /**
+   * A new client is registered with this window's redirect URIs (a web page's batch) and, unless
+   * the authorization server refused that before (`narrow`), those of the user's other windows
+   * sharing the store: the loopback listener's (a local window, the port kept in the record) and
+   * `alsoRegister` (a desktop window's extension link). A local and a remote window then share one
+   * registration and its tokens: switching between them signs in with the client already there.
+   */
   get clientMetadata(): OAuthClientMetadata {
+    const own = this.registerUris?.includes(this.redirectUrl) ? this.registerUris : [this.redirectUrl];
+    const all = this.narrow ? own : [...new Set([...own, `http://127.0.0.1:${this.port}/callback`, ...this.alsoRegister])];
+    this.widened = all.length > own.length;
     return {
       client_name: "Yoke",
-      redirect_uris: this.registerUris?.includes(this.redirectUrl) ? this.registerUris : [this.redirectUrl],
+      redirect_uris: all,
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       // A public client (a native app): PKCE, no secret.
@@ -215,18 +262,21 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     const client = this.record.client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
-    // A client registered with another redirect URI (a sign-in from a local window, now in a
-    // remote one, or the other way round) would be refused it: registered anew — except while a
-    // refresh token of that client is kept: the SDK refreshes before it asks for a sign-in, and a
-    // refresh needs no redirect URI, so the sign-in carries over (VS Code keeps a remote window's
-    // secrets on the local machine too). A refused refresh forgets the tokens (the SDK's
-    // invalidateCredentials("tokens")), and the next attempt registers anew.
+    // A client registered without this window's redirect URI would be refused it: registered anew
+    // — except while a refresh token of that client is kept: the SDK refreshes before it asks for
+    // a sign-in, and a refresh needs no redirect URI, so the sign-in carries over. A refused
+    // refresh forgets the tokens (the SDK's invalidateCredentials("tokens")), and the next attempt
+    // registers anew. A local and a remote desktop window each find their own among a client's
+    // redirect URIs (clientMetadata registers both), so this happens only for a client registered
+    // before that, by a web window, or where the authorization server allowed one URI (`narrow`).
     const tokens = this.record.tokens as OAuthTokens | undefined;
-    if (client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token) return undefined;
-    return client;
+    const usable = client && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.redirectUrl) && !tokens?.refresh_token ? undefined : client;
+    this.registering = !usable;
+    return usable;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    this.registering = false;
     await this.save({ client: info as StoredRecord["client"] });
   }
 

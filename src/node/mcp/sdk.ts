@@ -12,6 +12,10 @@ export { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 // URL elicitation required (-32042, MCP 2025-11-25): a call answered with URLs for the user to
 // open first, and the server's word that one was completed (notifications/elicitation/complete).
 export { ElicitationCompleteNotificationSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+// A server's log messages (notifications/message): kept per server, passed to the host's log.
+export { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+// Resource subscriptions: a subscribed resource's change (notifications/resources/updated).
+export { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the

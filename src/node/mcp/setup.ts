@@ -10,7 +10,7 @@ import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
 import { loadMcpConfig } from "./config-files";
 import { withoutProviderSecrets } from "../settings/secret-env";
-import { NodeMcpHub, type ApprovalRequest } from "./hub";
+import { NodeMcpHub, type ApprovalRequest, type NodeMcpHubOptions } from "./hub";
 import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
 import type { McpClientDeps } from "../../core/mcp/client-requests";
@@ -38,6 +38,8 @@ export interface NodeMcpOptions {
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
   budget?: Partial<McpBudget>;
   log?(message: string): void;
+  /** A server's log message (MCP logging), for the host's own log (NodeMcpHubOptions.serverLog). */
+  serverLog?: NodeMcpHubOptions["serverLog"];
   /** How the session answers servers' sampling and elicitation requests (src/core/mcp/client-requests.ts). */
   client?: McpClientDeps;
   /** Only these definitions (a custom agent's own servers), instead of the settings files'. */
@@ -110,12 +112,14 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     env,
     ...(opts.roots ? { roots: opts.roots } : {}),
     log: opts.log,
+    ...(opts.serverLog ? { serverLog: opts.serverLog } : {}),
     oauth: {
       store: opts.oauth?.store ?? new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")),
       howToSignIn: opts.oauth?.howToSignIn ?? CLI_SIGN_IN_HINT,
       ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
       ...(opts.oauth?.receiver ? { receiver: opts.oauth.receiver } : {}),
+      ...(opts.oauth?.alsoRegister?.length ? { alsoRegister: opts.oauth.alsoRegister } : {}),
     },
   });
   live.add(hub);

@@ -24,6 +24,8 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   /** Files written into the workspace (path relative to it → content) after the sample is copied. */
   files?: Record<string, string>;
+  /** Files written into the profile's User folder (path relative to it → content), e.g. the user's own `mcp.json`. */
+  userFiles?: Record<string, string>;
   /** More .vsix files installed next to Yoke (e.g. the test-only runner extension). */
   extensions?: string[];
   /**
@@ -90,6 +92,7 @@ export async function launchCodeServer(opts: LaunchOptions): Promise<E2eCodeServ
   }
   const workspaceFile = opts.folders ? join(tmp, `${opts.name}.code-workspace`) : undefined;
   installVsix(setup, { vsix, extensionsDir, userDataDir });
+  writeFiles(join(userDataDir, "User"), opts.userFiles ?? {});
   for (const extra of opts.extensions ?? []) installVsix(setup, { vsix: extra, extensionsDir, userDataDir });
   mergeJsonFile(join(userDataDir, "User", "settings.json"), {
     ...DEFAULT_USER_SETTINGS,

@@ -44,6 +44,8 @@ export interface YokeVscodeOptions {
   userSettings?: Record<string, unknown>;
   /** Files written into the workspace (relative path → content) before VS Code starts. */
   files?: Record<string, string>;
+  /** Files written into the profile's User folder (relative path → content) before VS Code starts: the user's own `mcp.json`. */
+  userFiles?: Record<string, string>;
   /**
    * More root folders (name → files): a multi-root workspace of the sample workspace and these.
    * workspaceSettings (and the model's settings) then go to the .code-workspace file.
@@ -146,6 +148,7 @@ export function useYokeVscode(opts: YokeVscodeOptions): YokeVscode {
       workspaceSettings,
       userSettings,
       files: opts.files,
+      userFiles: opts.userFiles,
       folders: opts.folders,
       // Each extension host (one per window, again after a reload) writes its watchdog report here.
       env: { YOKE_WATCHDOG_DIR: watchdogDir(opts.name), ...extra.env },

@@ -14,7 +14,7 @@ import {
   oauthRedirects,
   PendingRedirects,
   readRedirectAnswer,
-  reusedRedirectUri,
+  redirectUriBatch,
   YOKE_EXTENSION_ID,
   type McpRedirectReceiver,
 } from "../../../src/node/mcp/oauth-redirect";
@@ -111,7 +111,8 @@ describe("McpOAuthProvider with a receiver (a remote window)", () => {
     const prov = new McpOAuthProvider("s", "https://s.example/mcp", new FileCredentialStore(join(dir, "r1.json")), receiver(uri, pending));
     await prov.load();
     expect(prov.redirectUrl).toBe(uri);
-    expect(prov.clientMetadata.redirect_uris).toEqual([uri]);
+    // With the loopback listener's (a local window reading the same store shares the client).
+    expect(prov.clientMetadata.redirect_uris).toEqual([uri, expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)]);
     const state = prov.state();
     const { code } = await prov.listen(new AbortController().signal, 10_000);
     expect(pending.deliver(`code=c9&state=${state}x`)).toBe("unknown-state");
@@ -142,50 +143,61 @@ describe("McpOAuthProvider with a receiver (a remote window)", () => {
   });
 });
 
-describe("a web window's one-shot redirect URI (asExternalUri counts vscode-reqid up at each call)", () => {
-  it("is asked again only after an answer spent it, so connections without a sign-in keep the client registered with it", async () => {
-    const pending = new PendingRedirects();
+describe("a web window's one-shot redirect URIs (asExternalUri counts vscode-reqid up at each call)", () => {
+  const pageOf = () => {
     let reqid = 0;
     const asks: string[] = [];
-    const page = () => {
+    const make = () => {
       const uri = `https://cs.example/callback?vscode-reqid=${++reqid}&vscode-scheme=code-oss&vscode-authority=yoke-dev.yoke&vscode-path=%2Fmcp-oauth`;
       asks.push(uri);
       return Promise.resolve(uri);
     };
-    const get = reusedRedirectUri(page, pending);
-    const receiver: McpRedirectReceiver = { redirectUri: get, wait: (s, sig, ms) => pending.wait(s, sig, ms) };
-    const store = new FileCredentialStore(join(dir, "web.json"));
-    // First connection: signs in (registers a client with reqid 1; the answer comes back through it).
+    return { make, asks };
+  };
+  const id = (u: string) => new URL(u).searchParams.get("vscode-reqid");
+
+  it("each connection holds one of its own; one not sent goes back; one sent to the browser is never handed out again; a new batch only when all are spent or held", async () => {
+    const page = pageOf();
+    const uris = redirectUriBatch(page.make, 3);
+    // Two connections at the same moment: two callbacks.
+    const [a, b] = await Promise.all([uris.take(), uris.take()]);
+    expect([id(a.uri), id(b.uri)]).toEqual(["1", "2"]);
+    expect(a.batch.map(id)).toEqual(["1", "2", "3"]);
+    a.release(); // a needed no sign-in
+    const c = await uris.take();
+    expect(id(c.uri)).toBe("1");
+    c.spend(); // its page was opened
+    c.release(); // (too late: spent stays spent)
+    b.release();
+    expect(id((await uris.take()).uri)).toBe("2");
+    expect(id((await uris.take()).uri)).toBe("3");
+    expect(page.asks).toHaveLength(3);
+    // All held or spent: a new batch (a new client will be registered with it).
+    const d = await uris.take();
+    expect(id(d.uri)).toBe("4");
+    expect(d.batch.map(id)).toEqual(["4", "5", "6"]);
+    expect((await uris.all()).map(id)).toEqual(["4", "5", "6"]);
+  });
+
+  it("two providers loading at once hold different callbacks, both of the batch the client was registered with", async () => {
+    const pending = new PendingRedirects();
+    const uris = redirectUriBatch(pageOf().make);
+    const receiver: McpRedirectReceiver = { redirectUri: async () => (await uris.all())[0]!, hold: () => uris.take(), wait: (s, sig, ms) => pending.wait(s, sig, ms) };
+    const store = new FileCredentialStore(join(dir, "web-hold.json"));
     const first = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
-    await first.load();
-    expect(first.redirectUrl).toContain("vscode-reqid=1");
-    await first.saveClientInformation({ client_id: "c-web", redirect_uris: [first.redirectUrl] } as never);
-    // Connections before the sign-in finished (another session, a restart) get the same URI and the same client.
     const second = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
+    await Promise.all([first.load(), second.load()]);
+    expect(first.redirectUrl).not.toBe(second.redirectUrl);
+    expect(first.clientMetadata.redirect_uris).toEqual(expect.arrayContaining(await uris.all()));
+    await first.saveClientInformation({ client_id: "c-web", redirect_uris: first.clientMetadata.redirect_uris } as never);
     await second.load();
-    expect(second.redirectUrl).toBe(first.redirectUrl);
     expect(second.clientInformation()).toMatchObject({ client_id: "c-web" });
-    expect(asks).toHaveLength(1);
-    // The answer spends reqid 1: the next sign-in asks for a new one (the page would ignore a second answer to 1).
-    const state = first.state();
-    const { code } = await first.listen(new AbortController().signal, 10_000);
-    expect(pending.deliver(`code=k&state=${state}`)).toBe("delivered");
-    await code;
-    const third = new McpOAuthProvider("s", "https://s.example/mcp", store, receiver);
-    await third.load();
-    expect(third.redirectUrl).toContain("vscode-reqid=2");
-    expect(asks).toHaveLength(2);
-    // A page reload counts from 1 again: its first sign-in's URI is the registered one, and the client is kept.
-    const reloaded = reusedRedirectUri(() => Promise.resolve(asks[0]!), new PendingRedirects());
-    const fourth = new McpOAuthProvider("s", "https://s.example/mcp", store, { redirectUri: reloaded, wait: (s, sig, ms) => pending.wait(s, sig, ms) });
-    await fourth.load();
-    expect(fourth.clientInformation()).toMatchObject({ client_id: "c-web" });
   });
 
   it("an ask that failed is not kept", async () => {
     let calls = 0;
-    const get = reusedRedirectUri(() => (++calls === 1 ? Promise.reject(new Error("no window")) : Promise.resolve("https://cs.example/callback?vscode-reqid=1")), new PendingRedirects());
-    await expect(get()).rejects.toThrow("no window");
-    await expect(get()).resolves.toContain("vscode-reqid=1");
+    const uris = redirectUriBatch(() => (++calls === 1 ? Promise.reject(new Error("no window")) : Promise.resolve("https://cs.example/callback?vscode-reqid=1")), 1);
+    await expect(uris.take()).rejects.toThrow("no window");
+    await expect(uris.take()).resolves.toMatchObject({ uri: expect.stringContaining("vscode-reqid=1") });
   });
 });
