@@ -36,14 +36,16 @@ export function edEscapes(text: string, file: string | undefined): EdEscapes {
   let previous: string | undefined;
   const escape = (raw: string): void => {
     let cmd = raw;
+    // The previous escape's command as it ran (its `%` already replaced), then the rest of this line.
+    let built = "";
     if (cmd.startsWith("!")) {
       if (previous === undefined) {
         out.unknown.push("ed's `!!` repeats an escape Yoke cannot place");
         return;
       }
-      cmd = previous + cmd.slice(1);
+      built = previous;
+      cmd = cmd.slice(1);
     }
-    let built = "";
     for (let i = 0; i < cmd.length; i++) {
       const c = cmd[i]!;
       if (c === "\\" && cmd[i + 1] === "%") {
