@@ -13,7 +13,7 @@ const sq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** An installed package for `npm edit` (npm needs one in node_modules). */
 const NPM_PKG = `mkdir -p node_modules/p && echo '{"name":"p","version":"1.0.0"}' > node_modules/p/package.json && `;
 /** A makefile whose recipe runs $(CC) and $(CFLAGS), as ordinary ones do. */
-const MAKEFILE = `printf 'all:\\n\\t$(CC) $(CFLAGS) -c a.c\\n' > Mk && `;
+const MAKEFILE = `printf 'all:\\n\\t$(CC) $(CFLAGS) -c a.c\\n' > Makefile && `;
 const WRAPPERS = ["setsid", "flock /dev/null", "nohup", "nice -n 1", "timeout 20", "setsid -w"];
 
 export const CONSTRUCTS18G: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]> = [
@@ -40,9 +40,9 @@ export const CONSTRUCTS18G: ReadonlyArray<readonly [string, (c: string, r: Rng) 
     (c, r) => {
       const [first, ...rest] = c.split(" ");
       return pick(r, [
-        `printf 'int x;' > a.c && ${MAKEFILE}make -s -f Mk CC=${sq(`${c} #`)}`,
-        `printf 'int x;' > a.c && ${MAKEFILE}make -s -f Mk CFLAGS=${sq(`; ${c} #`)}`,
-        `printf 'int x;' > a.c && ${MAKEFILE}make -s -f Mk CC=${sq(first!)} CFLAGS=${sq(rest.join(" "))}`,
+        `printf 'int x;' > a.c && ${MAKEFILE}make -s CC=${sq(`${c} #`)}`,
+        `printf 'int x;' > a.c && ${MAKEFILE}make -s CFLAGS=${sq(`; ${c} #`)}`,
+        `printf 'int x;' > a.c && ${MAKEFILE}make -s CC=${sq(first!)} CFLAGS=${sq(rest.join(" "))}`,
       ]);
     },
   ],

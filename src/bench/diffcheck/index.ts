@@ -85,7 +85,7 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
   opts.setup?.(checker);
   // With a shape filter: only generated inputs one of whose productions matches (a focused run), up to count.
   const generated = opts.shapeFilter
-    ? generate(opts.seed, opts.count * 40)
+    ? generate(opts.seed, opts.count * 400)
         .filter((g) => g.shape.some((x) => opts.shapeFilter!.test(x)))
         .slice(0, opts.count)
     : generate(opts.seed, opts.count);

@@ -546,7 +546,12 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       if (isCompilerDriver(name)) compilerLoads(part, args);
       if (isJavaLauncher(name)) javaOnError(part, args, out);
       if (name === "ed") edStep(part, args, out);
-      if (name === "make" || name === "gmake") makeDefinitions(part, name, args, out);
+      if (MAKES.test(name)) makeDefinitions(part, name, args, out);
+      // `cmake --build DIR -- ARGS` hands ARGS to the build tool (make reads `CC=…` there too).
+      if (name === "cmake" && args.some((a) => a.value === "--build")) {
+        const at = args.findIndex((a) => a.value === "--");
+        if (at >= 0) makeDefinitions(part, "cmake --build --", args.slice(at + 1), out);
+      }
       if (name === "npm" || name === "npx") npmProgramOptions(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
@@ -1196,6 +1201,8 @@ function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
  * make reference is code Yoke cannot see (asks where a deny rule exists). Session 16's note; confirmed with
  * real make under strace (scripts/diffcheck.mjs).
  */
+/** make by its implementations' names (GNU, BSD, and packaged spellings: `gmake`, `bmake`, `pmake`, `remake`, `mingw32-make`, `make-4.3`). */
+const MAKES = /^(?:[A-Za-z0-9_]+-)?(?:g|b|p|re|color)?make(?:-?\d[\d.]*)?$/;
 function makeDefinitions(part: CommandPart, name: string, args: Word[], out: Unwrapped): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
