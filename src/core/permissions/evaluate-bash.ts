@@ -387,6 +387,12 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
         // programs must be named by that rule (`npm run test --script-shell=./x.sh` under Bash(npm run test:*)).
         const all = !!innermost.view.denyOnly;
         fx.execOptions.push(...outerFx.execOptions.filter((o) => (all || o.runs) && !fx.execOptions.some((x) => x.option === o.option)));
+        // And what the command itself reads and writes (`npm config edit --editor=vim` writes ~/.npmrc).
+        if (all) {
+          for (const w of outerFx.writes) if (!fx.writes.some((x) => x.value === w.value)) fx.writes.push(w);
+          for (const w of outerFx.writeRegions) if (!fx.writeRegions.some((x) => x.value === w.value)) fx.writeRegions.push(w);
+          for (const r of outerFx.reads) if (!fx.reads.some((x) => x.value === r.value)) fx.reads.push(r);
+        }
       }
       for (const v of expanded) {
         if (v === innermost || v === effective || !v.view.denyOnly) continue;
@@ -396,6 +402,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
         // What a candidate reads meets the read deny rules too, not only the last candidate's reads (differential
         // checker, session 16: `unshare -U tar -cf- README.md -Tl2` read the listed .env; the last reading was `README.md -Tl2`).
         for (const r of vfx.reads) if (!fx.reads.some((x) => x.value === r.value)) fx.reads.push(r);
+        // And what its options write (`flock /dev/null sort -o .git/hooks/pre-commit a.c`: session 17, gate18).
+        for (const w of vfx.writes) if (!fx.writes.some((x) => x.value === w.value)) fx.writes.push(w);
+        for (const w of vfx.writeRegions) if (!fx.writeRegions.some((x) => x.value === w.value)) fx.writeRegions.push(w);
       }
       out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
     }
@@ -702,18 +711,44 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     // what each candidate inner command reads, so read deny rules apply in every mode.
     // The candidates are suffixes of one word list: a word is checked once, not once per candidate
     // (`setsid` and 600 words was 600² path checks, 20–40 s — red team round 12).
+    // What each candidate writes too (`flock /dev/null sort -o .git/hooks/pre-commit a.c` wrote the hook in
+    // bypassPermissions while only the last candidate, `a.c`, was read for its paths: session 17, gate18),
+    // so protected paths and Edit deny rules meet it; and, when the last reading is only a candidate (a
+    // compiler's `-wrapper`, npm's `--editor`), what the command itself names.
+    const candidateWrites: Word[] = [];
+    const candidateRegions: Word[] = [];
     if (inst.part.runsUnknown) {
       const seen = new Set<Word>();
+      const seenWrite = new Set<Word>();
       for (const v of inst.expanded) {
         if (!v.view.denyOnly || !v.words.length || v.words[0]!.dynamic) continue;
         const c = classifyReadOnly(v.words);
-        for (const w of c.ok ? c.paths : namedPaths(v.words).reads) {
+        const n = c.ok ? undefined : namedPaths(v.words);
+        for (const w of c.ok ? c.paths : n!.reads) {
           if (w.dynamic || seen.has(w)) continue;
           seen.add(w);
           await add("read", w as XWord);
         }
+        for (const [list, into] of [
+          [[...(n?.writes ?? []), ...(n?.copies ? [n.copies.target] : [])], candidateWrites],
+          [n?.regions ?? [], candidateRegions],
+        ] as const) {
+          for (const w of list) {
+            if (seenWrite.has(w)) continue;
+            seenWrite.add(w);
+            into.push(w);
+          }
+        }
       }
     }
+    if (!inst.part.runsUnknown && !inst.cls.ok && inst.innermost.view.denyOnly && inst.effective.words !== inst.innermost.words) {
+      const own = namedPaths(inst.effective.words);
+      for (const w of own.reads) await add("read", w as XWord);
+      candidateWrites.push(...own.writes);
+      candidateRegions.push(...(own.regions ?? []));
+    }
+    for (const w of candidateWrites) await add("write", w as XWord);
+    for (const w of candidateRegions) await add("write", w as XWord, { region: true });
     for (const w of named.writes) await add("write", w as XWord);
     // `rm -r coverage`, `chmod -R u+w build`: what is below an existing folder now, when it is small
     // and nothing earlier in the line changes files; else anything below it (a region).
