@@ -2,7 +2,7 @@
 // The differential checker (src/bench/diffcheck): generated command lines and the corpora's Bash
 // cases, run with real bash under strace in a throwaway sandbox and compared with the gate.
 //   node scripts/diffcheck.mjs --count 2000 --seed 7 [--corpora [--corpus-filter ordinary]] [--concurrency 2] [--json]
-//                              [--backend bwrap|firejail] [--user]
+//                              [--backend bwrap|firejail] [--user] [--shape REGEX (only generated inputs of matching productions)]
 //   node scripts/diffcheck.mjs --command 'test -v "a[$(yoke-marker)]"' [--backend firejail] [--user]
 //   node scripts/diffcheck.mjs --plant ': > -fprint' --command 'find . *'   (--plant: a script run in the
 //   scratch workspace before the gate looks — files an earlier command made)

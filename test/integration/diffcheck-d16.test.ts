@@ -48,7 +48,8 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
         const ed = await checker.check("printf '%s\\n' '!\\cat .env' q | ed -s README.md", "ed-escape");
         expect(ed.error).toBeUndefined();
         expect(seen(ed, "read of denied path", "cat read .env")).toBe(true);
-        expect(verdict(ed, "deny rm + .env", "bypassPermissions")).toBe("ask");
+        // Session 17 (gate18): the escape is read as the command it runs (`\cat .env`), which the rule denies.
+        expect(verdict(ed, "deny rm + .env", "bypassPermissions")).toBe("deny");
         expect(bypasses(ed)).toEqual([]);
 
         const list = await checker.check("setsid tar -cf- README.md -Tl2 | cat", "wrapper-list", "printf '.env\\n' > l2");

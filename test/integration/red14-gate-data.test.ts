@@ -113,10 +113,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         // Ordinary work still runs: chmod's mode is not a path, ed editing its file, restore --staged.
         expect(statSync(join(ws, "d")).mode & 0o777).toBe(0o777);
         expect(readFileSync(join(ws, "f.txt"), "utf8")).toBe("edited\n");
-        // ed's shell escape runs a command whose reads and writes no rule sees (session 16, differential checker:
-        // `!cat .env` printed .env under Read(**/.env)), so with deny rules it is asked — and no one answers here.
-        expect(existsSync(join(ws, "listed.txt"))).toBe(false);
-        expect(r.told).toMatch(/ed runs the commands its input gives its shell escape/);
+        // ed's shell escape is read as the command it runs (session 17, gate18: its reads, writes and rules; session
+        // 16 asked wherever a deny rule existed): `!ls > listed.txt` touches nothing the rules deny, so it runs.
+        expect(readFileSync(join(ws, "listed.txt"), "utf8")).toMatch(/f\.txt/);
         expect(r.told).toMatch(/Bash\(git reset:\*\)/);
         expect(r.told).toMatch(/Bash\(rm -rf:\*\)/);
       },

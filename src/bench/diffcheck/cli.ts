@@ -20,6 +20,8 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
       corpora: { type: "boolean", default: false },
       // Only the corpus cases whose shape (`corpus: ordinary git`, `corpus: wrappers`…) matches.
       "corpus-filter": { type: "string" },
+      // Only generated inputs whose shape (a production's name) matches: a focused run.
+      shape: { type: "string" },
       concurrency: { type: "string", default: "2" },
       command: { type: "string" },
       // With --command: a script run in the scratch workspace first (files an earlier command made).
@@ -64,6 +66,7 @@ export async function diffcheckMain(argv: string[]): Promise<number> {
             (re) => (c: { shape: string[] }) =>
               c.shape.some((x) => re.test(x))
           )(new RegExp(values["corpus-filter"])),
+    shapeFilter: values.shape === undefined ? undefined : new RegExp(values.shape),
     concurrency: Number(values.concurrency),
     backend,
     identity,

@@ -10,6 +10,7 @@
  */
 import { MARKER } from "./runner";
 import { CONSTRUCTS21G } from "./grammar21g";
+import { CONSTRUCTS18G } from "./grammar18g";
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -320,6 +321,8 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ["xargs awk after a valued option", (c, r) => `printf %s ${sq(`BEGIN{system(${cstr(c)})}`)} | xargs -0 ${pick(r, ["mawk -W interactive", "mawk -W posix_space", "awk -v x=1", "awk -F:"])}`],
   // Red team 21-gate (grammar21g.ts).
   ...CONSTRUCTS21G,
+  // Session 17, gate18 (grammar18g.ts).
+  ...CONSTRUCTS18G,
 ];
 
 /** A long option of a tool with a dangerous effect, its value, and the rest of the line. */

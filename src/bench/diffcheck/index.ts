@@ -20,6 +20,8 @@ export interface DiffcheckOptions {
   corpora?: boolean;
   /** Which corpus cases to run (default: all). */
   corpusFilter?: (c: GeneratedInput) => boolean;
+  /** Only generated inputs whose shape (a production's name) matches (`--shape`). */
+  shapeFilter?: RegExp;
   /** Inputs checked at the same time. */
   concurrency?: number;
   repoRoot?: string;
@@ -81,7 +83,12 @@ export async function runDiffcheck(opts: DiffcheckOptions): Promise<DiffcheckRep
   const { spec, standard } = loadAttackFixture(repoRoot);
   const checker = createChecker({ spec, ruleSets: defaultRuleSets(standard), timeoutMs: opts.timeoutMs, backend: opts.backend, identity: opts.identity });
   opts.setup?.(checker);
-  const generated = generate(opts.seed, opts.count);
+  // With a shape filter: only generated inputs one of whose productions matches (a focused run), up to count.
+  const generated = opts.shapeFilter
+    ? generate(opts.seed, opts.count * 400)
+        .filter((g) => g.shape.some((x) => opts.shapeFilter!.test(x)))
+        .slice(0, opts.count)
+    : generate(opts.seed, opts.count);
   const corpus = opts.corpora ? corpusInputs(repoRoot).filter(opts.corpusFilter ?? (() => true)) : [];
   const inputs = [...generated, ...corpus];
   const report: DiffcheckReport = {

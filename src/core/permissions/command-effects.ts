@@ -253,6 +253,14 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
         fx.execOptions.push({ option: v.split("=")[0]!, why: "npm reads unknown options as configuration, which can change what it runs" });
     }
     if (name === "npm" && (values[0] === "exec" || values[0] === "x") && has(/^(-c|--call)(=|$)/)) fx.hidden.push("npm exec --call runs a command string");
+    // `npm config set|edit|delete|fix` and `npm set` write the user's ~/.npmrc (or the project's with
+    // `--location=project`, the global one with `-g`): configuration that runs programs (`script-shell`…).
+    // The differential checker saw `npm config edit --editor=vim` write ~/.npmrc unpredicted (session 17, gate18).
+    const sub = values[0] === "config" || values[0] === "c" ? values[1] : values[0] === "set" ? "set" : undefined;
+    if (name === "npm" && sub !== undefined && /^(set|edit|delete|rm|fix)$/.test(sub)) {
+      const project = args.some((a) => /^--location(=|$)/.test(a.value) && (a.value.endsWith("=project") || args[args.indexOf(a) + 1]?.value === "project"));
+      fx.writes.push({ value: project ? ".npmrc" : "~/.npmrc", raw: `npm ${values[0]} ${sub}`, dynamic: false, glob: false });
+    }
     return fx;
   }
 

@@ -381,8 +381,18 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
       if (inner !== words) {
         const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen);
         fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
-        // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too.
-        fx.execOptions.push(...outerFx.execOptions.filter((o) => o.runs && !fx.execOptions.some((x) => x.option === o.option)));
+        // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too. When the
+        // last reading is only a candidate of what it runs (deny and ask rules: a compiler's `-wrapper`, npm's
+        // `--editor`), the command an allow rule matches is the effective one, and every option of it that runs
+        // programs must be named by that rule (`npm run test --script-shell=./x.sh` under Bash(npm run test:*)).
+        const all = !!innermost.view.denyOnly;
+        fx.execOptions.push(...outerFx.execOptions.filter((o) => (all || o.runs) && !fx.execOptions.some((x) => x.option === o.option)));
+        // And what the command itself reads and writes (`npm config edit --editor=vim` writes ~/.npmrc).
+        if (all) {
+          for (const w of outerFx.writes) if (!fx.writes.some((x) => x.value === w.value)) fx.writes.push(w);
+          for (const w of outerFx.writeRegions) if (!fx.writeRegions.some((x) => x.value === w.value)) fx.writeRegions.push(w);
+          for (const r of outerFx.reads) if (!fx.reads.some((x) => x.value === r.value)) fx.reads.push(r);
+        }
       }
       for (const v of expanded) {
         if (v === innermost || v === effective || !v.view.denyOnly) continue;
@@ -392,6 +402,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
         // What a candidate reads meets the read deny rules too, not only the last candidate's reads (differential
         // checker, session 16: `unshare -U tar -cf- README.md -Tl2` read the listed .env; the last reading was `README.md -Tl2`).
         for (const r of vfx.reads) if (!fx.reads.some((x) => x.value === r.value)) fx.reads.push(r);
+        // And what its options write (`flock /dev/null sort -o .git/hooks/pre-commit a.c`: session 17, gate18).
+        for (const w of vfx.writes) if (!fx.writes.some((x) => x.value === w.value)) fx.writes.push(w);
+        for (const w of vfx.writeRegions) if (!fx.writeRegions.some((x) => x.value === w.value)) fx.writeRegions.push(w);
       }
       out.push({ part, cwd, expanded, effective: { view: effective.view, words }, innermost: { view: innermost.view, words: inner }, redirects, unstable, effects: fx, cls: classifyReadOnly(words) });
     }
@@ -426,20 +439,26 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
   // A command found in the data starts with a name a rule covers, or with a wrapper around one
   // (`!timeout 5 rm -fr src`, `!git -C . reset --hard`): it is seen through as a command line's own is.
   const wanted = (n: string) => anyFirst || firsts.has(n) || isKnownRunner(n);
-  for (const inst of instances) {
-    const words = inst.innermost.words;
+  for (const inst of instances) for (const run of programsItRuns(inst)) searchUnknown(inst, run.words, run.candidate);
+  return out;
+
+  /**
+   * `candidate`: the words are one reading of what a wrapper runs. Each of its later whole words is then a
+   * candidate of that wrapper already (seen through and matched on its own): only commands packed inside a
+   * word (`-wrapper sh,-c,CODE`, `--shell=bash`, data on its input) are new (`taskset 1 bash -c …` is not
+   * the unknown program `1` handed a shell).
+   */
+  function searchUnknown(inst: Instance, words: XWord[], candidate: boolean): void {
     const program = words[0];
-    if (!program || program.dynamic || inst.part.wrapper) continue;
+    if (!program || program.dynamic) return;
     const name = program.value.slice(program.value.lastIndexOf("/") + 1);
-    // Known programs are analysed by their own tables; those whose input is commands (dc) are searched too.
-    if (isKnownProgram(name) && !readsCommandInput(name)) continue;
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
     const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
     // What a command its escape runs reads or writes meets no Read or Edit rule here (differential checker,
     // session 16: `printf '%s\n' '!cat .env' q | ed -s f` read .env under Read(**/.env) in bypassPermissions):
     // code Yoke cannot see, which asks where a deny rule exists.
-    if (readsCommandInput(name) && data.some((d) => SHELL_ESCAPE.test(d))) {
+    if (readsCommandInput(name) && !inst.part.escapesRead && data.some((d) => SHELL_ESCAPE.test(d))) {
       const why = `${name} runs the commands its input gives its shell escape, and what they read or write is not checked`;
       if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
     }
@@ -452,17 +471,21 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     }
     const args = [...words.slice(1, MAX_SEARCHED_WORDS + 1), ...data.map((d) => literalWord(`\n${d}`))];
     const who = isKnownProgram(name) ? `${name} runs the commands in its input` : `${name} is not a program Yoke knows`;
+    const whole = (c: Word[]) => candidate && words.some((w) => !w.dynamic && w.raw === c[0]!.raw && w.value.slice(w.value.lastIndexOf("/") + 1) === c[0]!.value);
     for (const c of candidateCommands(args, (n) => isShell(n) || isInterpreter(n) || isKnownRunner(n), 16)) {
+      if (whole(c)) continue;
       const seen = seeThrough(inst.part, c);
       if (!namesCodeRunner(c[0]!) && !seen.runsCode && !seen.views.some((v) => v[0] !== undefined && namesCodeRunner(v[0]))) continue;
       const why = `${who}, and it is given ${c[0]!.value}, which it might run with code Yoke cannot see`;
       if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
       break;
     }
-    if (!rules.length) continue;
+    if (!rules.length) return;
     for (const c of candidateCommands(args, wanted, 64, true)) {
+      if (whole(c)) continue;
       const views = seeThrough(inst.part, c).views;
       for (const rule of rules) {
+        if (out.some((o) => o.inst === inst && o.rule === rule)) continue;
         // Every reading (wrappers and git's options seen through), with every spelling of the rule's
         // options, as for the command itself (`rm -rf` under `Bash(rm -f:*)`).
         const m = views.some((v) => matchBashSpec(rule.specifier, v, inst.part.extraArgs) !== "no" || matchOptionSpellings(rule.specifier, v) !== "no");
@@ -477,6 +500,30 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
         });
       }
     }
+  }
+}
+
+/**
+ * Every program a part may run: the command itself (its innermost reading) and each candidate a wrapper
+ * may run (`setsid gccgo -wrapper sh,-c,CODE …`: the unknown gccgo was never searched for the command it
+ * runs, as it was without setsid — session 16's note). A candidate that is a suffix of one already listed
+ * unknown program is searched with it (its words are among the earlier one's), so the work stays linear
+ * in the words.
+ */
+function programsItRuns(inst: Instance): Array<{ words: XWord[]; candidate: boolean }> {
+  const out: Array<{ words: XWord[]; candidate: boolean }> = [];
+  const lists = [
+    ...(inst.part.wrapper ? [] : [{ words: inst.innermost.words, candidate: !!inst.innermost.view.denyOnly }]),
+    ...inst.expanded.filter((v) => v.view.denyOnly).map((v) => ({ words: v.words, candidate: true })),
+  ];
+  for (const { words, candidate } of lists) {
+    const program = words[0];
+    if (!program || program.dynamic) continue;
+    const name = program.value.slice(program.value.lastIndexOf("/") + 1);
+    // Known programs are analysed by their own tables; those whose input is commands (dc) are searched too.
+    if (isKnownProgram(name) && !readsCommandInput(name)) continue;
+    const within = out.some(({ words: o }) => o.length >= words.length && o[o.length - 1] === words[words.length - 1] && o[o.length - words.length] === words[0]);
+    if (!within) out.push({ words, candidate });
   }
   return out;
 }
@@ -664,18 +711,44 @@ export async function collectTouches(instances: Instance[], ctx: EvalContext, ch
     // what each candidate inner command reads, so read deny rules apply in every mode.
     // The candidates are suffixes of one word list: a word is checked once, not once per candidate
     // (`setsid` and 600 words was 600² path checks, 20–40 s — red team round 12).
+    // What each candidate writes too (`flock /dev/null sort -o .git/hooks/pre-commit a.c` wrote the hook in
+    // bypassPermissions while only the last candidate, `a.c`, was read for its paths: session 17, gate18),
+    // so protected paths and Edit deny rules meet it; and, when the last reading is only a candidate (a
+    // compiler's `-wrapper`, npm's `--editor`), what the command itself names.
+    const candidateWrites: Word[] = [];
+    const candidateRegions: Word[] = [];
     if (inst.part.runsUnknown) {
       const seen = new Set<Word>();
+      const seenWrite = new Set<Word>();
       for (const v of inst.expanded) {
         if (!v.view.denyOnly || !v.words.length || v.words[0]!.dynamic) continue;
         const c = classifyReadOnly(v.words);
-        for (const w of c.ok ? c.paths : namedPaths(v.words).reads) {
+        const n = c.ok ? undefined : namedPaths(v.words);
+        for (const w of c.ok ? c.paths : n!.reads) {
           if (w.dynamic || seen.has(w)) continue;
           seen.add(w);
           await add("read", w as XWord);
         }
+        for (const [list, into] of [
+          [[...(n?.writes ?? []), ...(n?.copies ? [n.copies.target] : [])], candidateWrites],
+          [n?.regions ?? [], candidateRegions],
+        ] as const) {
+          for (const w of list) {
+            if (seenWrite.has(w)) continue;
+            seenWrite.add(w);
+            into.push(w);
+          }
+        }
       }
     }
+    if (!inst.part.runsUnknown && !inst.cls.ok && inst.innermost.view.denyOnly && inst.effective.words !== inst.innermost.words) {
+      const own = namedPaths(inst.effective.words);
+      for (const w of own.reads) await add("read", w as XWord);
+      candidateWrites.push(...own.writes);
+      candidateRegions.push(...(own.regions ?? []));
+    }
+    for (const w of candidateWrites) await add("write", w as XWord);
+    for (const w of candidateRegions) await add("write", w as XWord, { region: true });
     for (const w of named.writes) await add("write", w as XWord);
     // `rm -r coverage`, `chmod -R u+w build`: what is below an existing folder now, when it is small
     // and nothing earlier in the line changes files; else anything below it (a region).
@@ -934,7 +1007,7 @@ interface Check {
 /** Why a part is not a read-only command on allowed paths, or nothing when it is (`touches`: at least the part's own). */
 async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContext): Promise<Check> {
   const { part } = inst;
-  if (part.elevated) return { why: "it runs with sudo" };
+  if (part.elevated) return { why: elevation(part) };
   const env = part.assignments.find((a) => !SAFE_ENV.test(a.name));
   if (env) return { why: `it sets ${env.name} for the command` };
   if (!inst.cls.ok) return { why: inst.cls.why };
@@ -951,6 +1024,17 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
     rule ??= c.rule;
   }
   return { rule };
+}
+
+/**
+ * What raised the part's privileges, for the reason shown: the program that did (`sudo`, `doas`, `su -c`,
+ * `runuser`…) as the part shows it, among its readings or the wrappers it was reached through. Only those
+ * elevate (session 16's note: `flock /dev/null gcc -c a.c` was told "it runs with sudo").
+ */
+function elevation(part: CommandPart): string {
+  const names = [...part.views.map((v) => v.words[0]?.value), ...part.via.map((h) => h.split(" ")[0])].filter((n): n is string => !!n).map((n) => n.slice(n.lastIndexOf("/") + 1));
+  const by = names.find((n) => /^(sudo|doas|su|runuser|sg|capsh|pkexec)$/.test(n));
+  return by ? `it runs with ${by}` : "it runs as another user or with more privileges";
 }
 
 /** Commands acceptEdits allows when every path they touch is an ordinary workspace file. */

@@ -62,8 +62,17 @@ function scriptOperands(words: Word[]): Word[] {
 
 /** Marks each part that runs, as code, a file another part of the same line writes. */
 export function markScriptsTheLineWrites(instances: readonly ScriptRunner[], touches: readonly LineTouch[], home: string): void {
-  const written = new Set<string>();
-  for (const t of touches) if (t.kind === "write" && t.exact) written.add(normalizeAbs(t.exact.lexical));
+  // Who writes each file: a wrapper's candidates are read for what they write too (session 17, gate18), and
+  // the file one candidate writes is not run by another candidate of the same command (`setsid rm -f build/x.o`
+  // runs rm, which removes x.o; it does not run it).
+  const written = new Map<string, Set<unknown>>();
+  for (const t of touches) {
+    if (t.kind !== "write" || !t.exact) continue;
+    const abs = normalizeAbs(t.exact.lexical);
+    const by = written.get(abs) ?? new Set<unknown>();
+    by.add(t.inst);
+    written.set(abs, by);
+  }
   if (!written.size) return;
   for (const inst of instances) {
     if (inst.cwd === null) continue;
@@ -73,7 +82,8 @@ export function markScriptsTheLineWrites(instances: readonly ScriptRunner[], tou
     for (const op of runs.flatMap(scriptOperands)) {
       if (op.dynamic) continue;
       const abs = normalizeAbs(resolveFrom(inst.cwd, op.value, home));
-      if (!written.has(abs)) continue;
+      const by = written.get(abs);
+      if (!by || (by.size === 1 && by.has(inst))) continue;
       // The part that writes the file is another part (a script that rewrites itself is still data).
       const why = `it runs ${op.value} as code, a file this command line writes, so the code it runs is data Yoke does not analyse`;
       if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);

@@ -42,6 +42,13 @@ const HOME_STARTUP = [
   ".config/fish",
   ".gitconfig",
   ".config/git",
+  // Package managers' user configuration: `script-shell`, `node-options`, `onload-script`, `yarnPath`… run
+  // programs in every later install or script (npm config edit/set write ~/.npmrc: session 17, gate18).
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".bunfig.toml",
+  ".config/pnpm",
   ".config/systemd",
   ".config/autostart",
   ".config/environment.d",

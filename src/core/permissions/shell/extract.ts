@@ -290,6 +290,8 @@ class Walker {
         if (strays.length && body?.type !== "command") this.problem(`a word after a redirection (${strays[0]!.text}) belongs to a command Yoke cannot place, so Yoke cannot tell what runs`);
         const piped = this.pendingPiped;
         this.pendingPiped = undefined;
+        const exactPiped = this.pendingExact;
+        this.pendingExact = undefined;
         for (const r of node.childrenForFieldName("redirect")) if (r) this.walkChildren(r, [], cwd);
         if (body) {
           this.pendingStdin = body.type === "command" ? stdin : undefined;
@@ -297,6 +299,8 @@ class Walker {
           // A here-document with expansions: its text as written is a hint of the input too (see CommandPart.pipedData).
           const hints = [piped, hint].filter((d): d is string => d !== undefined);
           this.pendingPiped = body.type === "command" && hints.length ? hints.join("\n") : undefined;
+          // Its own input redirection replaces the pipe.
+          this.pendingExact = body.type === "command" && stdin === undefined && hint === undefined && !own.some(readsInput) ? exactPiped : undefined;
           // Input from a file, or a here-string/document with expansions: every command inside reads what Yoke cannot see.
           const unseenBefore = this.unseenInput;
           if (hint !== undefined || own.some(readsInput)) this.unseenInput = true;
@@ -305,6 +309,7 @@ class Walker {
           this.pendingStdin = undefined;
           this.pendingStrays = undefined;
           this.pendingPiped = undefined;
+          this.pendingExact = undefined;
         } else this.out.parts.push(this.pseudoPart(node.text, [...redirects, ...own], cwd));
         return;
       }
@@ -312,16 +317,21 @@ class Walker {
         // What a literal `echo`/`printf` pipes into the next command is a hint of its input
         // (`echo 'syscmd(rm -rf src)' | m4`), never taken as its exact text (see CommandPart.pipedData).
         let piped: string | undefined;
+        // The exact output of the stage just before, when it is an echo/printf Yoke can print itself.
+        let exact: string | undefined;
         // A stage after one that is not a literal echo/printf reads what Yoke cannot see (`cat cmds | ed f`).
         let unseen = false;
         const unseenBefore = this.unseenInput;
         for (const child of node.namedChildren) {
           if (!child) continue;
           if (piped !== undefined) this.pendingPiped = piped;
+          this.pendingExact = exact;
           this.unseenInput = unseenBefore || unseen;
           this.walk(child, redirects, cwd);
           this.unseenInput = unseenBefore;
           this.pendingPiped = undefined;
+          this.pendingExact = undefined;
+          exact = exactEcho(child);
           if (literalEcho(child) === undefined) unseen = true;
           // Any earlier stage's text is a hint too (`{ echo …; } | ed`, `cat <<< … | tee x | ed`, `echo "… $X" | ed`).
           piped = [piped, literalEcho(child), child.text].filter((d) => d !== undefined).join("\n");
@@ -433,6 +443,8 @@ class Walker {
   /** Words after a redirection of the statement the next command is the body of (see strayArguments). */
   private pendingStrays: Node[] | undefined;
   private pendingPiped: string | undefined;
+  /** The exact text piped into the next command (see CommandPart.pipedExact). */
+  private pendingExact: string | undefined;
   /** The commands walked now read input Yoke cannot see (see CommandPart.inputUnseen). */
   private unseenInput = false;
 
@@ -643,6 +655,8 @@ class Walker {
     this.pendingStrays = undefined;
     const pipedData = this.pendingPiped;
     this.pendingPiped = undefined;
+    const pipedExact = this.pendingExact;
+    this.pendingExact = undefined;
     const nameNode = node.childForFieldName("name");
     if (nameNode) words.push(wordOf(nameNode));
     let literalStdin = stdin;
@@ -695,6 +709,8 @@ class Walker {
       stdin: literalStdin,
       ...(this.unseenInput || inputHint !== undefined || own.some(readsInput) ? { inputUnseen: true } : {}),
       ...(pipedData !== undefined || inputHint !== undefined ? { pipedData: [pipedData, inputHint].filter((d) => d !== undefined).join("\n") } : {}),
+      // Its own input redirection (a file, a here-string) replaces the pipe.
+      ...(pipedExact !== undefined && !own.some(readsInput) ? { pipedExact } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
     const nested = unwrapCommand(part);
@@ -818,6 +834,56 @@ function literalEcho(node: Node): string | undefined {
     .replace(/\\0?([0-7]{1,3})/g, (_a, o: string) => String.fromCharCode(parseInt(o, 8)))
     .replace(/%[-+ #0-9.]*[a-zA-Z]/g, "");
   return decoded === text ? `${text}\n` : `${text}\n${decoded}\n`;
+}
+
+/**
+ * The exact output of an `echo` or `printf` whose output Yoke can print itself, or undefined: echo
+ * with literal words, no option and no backslash (bash's echo then prints the words joined, and a
+ * newline); printf with a literal format of plain text, `%s`, `%%` and the escapes `\n`, `\t`, `\\`,
+ * and literal arguments (the format is reused until they run out, as printf does).
+ */
+export function exactEcho(node: Node): string | undefined {
+  // (With a redirection, its output may go elsewhere: not placed.)
+  if (node.type !== "command") return undefined;
+  const name = node.childForFieldName("name");
+  if (!name || !/^(echo|printf)$/.test(name.text)) return undefined;
+  if (node.namedChildren.some((c) => !!c && /redirect$/.test(c.type))) return undefined;
+  const words: string[] = [];
+  for (const arg of node.childrenForFieldName("argument")) {
+    if (!arg) continue;
+    const w = wordOf(arg);
+    if (w.dynamic || w.glob) return undefined;
+    words.push(w.value);
+  }
+  if (name.text === "echo") {
+    if (words.some((w) => w.includes("\\")) || (words[0] !== undefined && /^-[neE]+$/.test(words[0]))) return undefined;
+    return `${words.join(" ")}\n`;
+  }
+  const [format, ...args] = words;
+  if (format === undefined || format.startsWith("-")) return undefined;
+  const pieces: Array<string | null> = [];
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!;
+    if (c === "\\") {
+      const e = format[++i];
+      if (e === "n") pieces.push("\n");
+      else if (e === "t") pieces.push("\t");
+      else if (e === "\\") pieces.push("\\");
+      else return undefined;
+    } else if (c === "%") {
+      const f = format[++i];
+      if (f === "s") pieces.push(null);
+      else if (f === "%") pieces.push("%");
+      else return undefined;
+    } else pieces.push(c);
+  }
+  const slots = pieces.filter((p) => p === null).length;
+  let out = "";
+  let k = 0;
+  do {
+    for (const p of pieces) out += p === null ? (args[k++] ?? "") : p;
+  } while (slots > 0 && k < args.length);
+  return out;
 }
 
 /** The text of a here-string or here-document with expansions, as written: a hint of the input, never its exact text. */

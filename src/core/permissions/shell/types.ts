@@ -76,6 +76,16 @@ export interface CommandPart {
    */
   pipedData?: string;
   /**
+   * The exact text piped into it by the stage just before, where that stage is an echo or printf whose
+   * output Yoke prints itself (shell/extract.ts exactEcho). Read only for ed's escapes.
+   */
+  pipedExact?: string;
+  /**
+   * The commands its input hands to a shell escape were read as scripts of their own (ed's `!`:
+   * shell/ed-escapes.ts), so its input is not code Yoke cannot see for that reason alone.
+   */
+  escapesRead?: boolean;
+  /**
    * Its standard input is something Yoke cannot read: a file (`< script`), another descriptor, a
    * pipe from a command that is not a literal echo/printf (`cat cmds | ed f`), or a here-string or
    * here-document with expansions. A program that reads commands from its input then runs code Yoke

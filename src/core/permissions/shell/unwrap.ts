@@ -15,6 +15,7 @@ import { shellQuote } from "../../commands/shell-quote";
 import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
 import { namesDescriptor } from "../posix-path";
+import { edEscapes } from "./ed-escapes";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -174,6 +175,8 @@ export const RUNS_A_COMMAND: ReadonlySet<string> = new Set([
 ]);
 /** Programs whose `-c STRING` is a shell command. */
 const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
+/** Of those, the ones that run the script as another user or group, or with other capabilities. */
+const OTHER_USER = new Set(["su", "runuser", "sg", "capsh"]);
 /** Programs whose option takes a shell command string (`nix-shell --run CMD`, `hyperfine CMD`). */
 const SCRIPT_OPTIONS: Record<string, RegExp> = {
   // npm reads unique prefixes of long options (nopt): `--cal` is `--call` (red team round 12: `npx -c 'rm -rf src'`).
@@ -536,8 +539,20 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       // (red team round 12: `/usr/lib/git-core/git-reset --hard` under Bash(git reset:*)).
       const sub = gitProgramCommand(name);
       if (sub !== undefined) return { words: [{ ...words[0]!, value: "git" }, literalWord(sub), ...args] };
-      if (isCompilerDriver(name)) compilerWrapper(part, args, out);
-      if (JAVA_LAUNCHERS.has(name)) javaOnError(part, args, out);
+      // A compiler driver's `-wrapper PROG,ARG…` under any program's name: gcc's drivers go by many names
+      // (`gccgo`, `gdc`, `x86_64-w64-mingw32-gcc`, `g++-mp-12`), and the option is read wherever it is given
+      // (deny and ask rules only: the candidate cannot make anything allowed).
+      compilerWrapper(part, args, out);
+      if (isCompilerDriver(name)) compilerLoads(part, args);
+      if (isJavaLauncher(name)) javaOnError(part, args, out);
+      if (name === "ed") edStep(part, args, out);
+      if (MAKES.test(name)) makeDefinitions(part, name, args, out);
+      // `cmake --build DIR -- ARGS` hands ARGS to the build tool (make reads `CC=…` there too).
+      if (name === "cmake" && args.some((a) => a.value === "--build")) {
+        const at = args.findIndex((a) => a.value === "--");
+        if (at >= 0) makeDefinitions(part, "cmake --build --", args.slice(at + 1), out);
+      }
+      if (name === "npm" || name === "npx") npmProgramOptions(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -768,16 +783,25 @@ function watchStep(part: CommandPart, args: Word[], out: Unwrapped): Step | unde
 function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrapped): void {
   part.runsUnknown = true;
   const program = name.split(" ")[0]!;
+  // flock reads its options up to its first operand, the lock file (getopt's `+`), and then `-c CMD` right
+  // after it: a later `-c` is its command's (`flock /dev/null gcc -c a.c` compiles a.c; session 16's note
+  // read `a.c` as a script run with sudo).
+  let lockFile = -1;
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
+    if (program === "flock" && lockFile < 0 && !args[i]!.dynamic && (!v.startsWith("-") || v === "-") && !/^(-[a-zA-Z]*[wE]|--timeout|--conflict-exit-code)$/.test(args[i - 1]?.value ?? ""))
+      lockFile = i;
+    const operands = lockFile >= 0 && i > lockFile + 1;
     const scriptOption = SCRIPT_OPTIONS[program];
     if (scriptOption && (scriptOption.test(v) || scriptOption.test(v.split("=")[0]!)) && (args[i + 1] || v.includes("="))) {
       const script = v.includes("=") ? { ...args[i]!, value: v.slice(v.indexOf("=") + 1) } : args[++i]!;
       out.scripts.push({ how: `${name} ${v.split("=")[0]}`, script, elevated: part.elevated });
       continue;
     }
-    if (DASH_C_SCRIPT.has(program) && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
-      out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: true });
+    if (DASH_C_SCRIPT.has(program) && !operands && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
+      // Only the programs that run it as another user raise its privileges (`flock f -c …` and `script -c …`
+      // run it as the same user: session 16's note found `flock /dev/null gcc -c a.c` read as run with sudo).
+      out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: part.elevated || OTHER_USER.has(program) });
       i++;
       continue;
     }
@@ -1007,26 +1031,21 @@ function startStopDaemon(part: CommandPart, args: Word[], out: Unwrapped): void 
   }
 }
 
-/** C compilers' drivers: `-wrapper PROG,ARG…` runs each compiler stage through PROG. */
-const COMPILERS = new Set(["gcc", "g++", "cc", "c++", "clang", "clang++", "gfortran", "cpp"]);
 /**
- * A compiler driver by any of its installed names: versioned (`gcc-12`, `clang-15`) or with a target or
- * standard before it (`x86_64-linux-gnu-gcc-12`, `c99-gcc`). `setsid gcc-12 -wrapper sh,-c,'cat .env',x …`
- * ran cat on .env under Read(**\/.env) in bypassPermissions (red team 23): only the plain names were read.
+ * C compilers' drivers, by family: each dash-separated part of the name is tried, a version glued or
+ * after it (`gcc-12`, `clang++-17`, `g++-mp-12`, `x86_64-w64-mingw32-gcc`, `c99-gcc`, `gcc12`), so a
+ * target, vendor or packager's prefix or suffix does not hide the driver (`setsid gcc-12 -wrapper …`
+ * ran cat on .env under Read(**\/.env) in bypassPermissions: red team 23; gccgo, gdc, mingw names:
+ * session 16's note). The families: GCC's and LLVM's drivers and the C compilers that read GCC's options.
  */
-function isCompilerDriver(name: string): boolean {
-  const m = /^(?:[A-Za-z0-9_.]+-)*([a-z+]+?)(?:-\d+(?:\.\d+)*)?$/.exec(name);
-  return COMPILERS.has(name) || (m !== null && COMPILERS.has(m[1]!));
+const COMPILER_FAMILY =
+  /^(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|clang-cl|gfortran|gccgo|gdc|gnat[a-z]*|gm2|gccrs|tcc|icc|icpc|icx|icpx|nvcc|mpicc|mpicxx|mpic\+\+|c89|c99|c11|emcc|em\+\+)(\d[\d.]*)?$/;
+export function isCompilerDriver(name: string): boolean {
+  return name.split("-").some((p) => COMPILER_FAMILY.test(p));
 }
+/** `-wrapper PROG,ARG…` (gcc's drivers) runs each compiler stage through PROG: a candidate of any program given it. */
 function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void {
   for (let i = 0; i < args.length; i++) {
-    // `@FILE` reads more options from FILE when it runs, a `-wrapper` among them (`gcc @o …` ran the
-    // wrapper's `sh -c 'cat .env'` under Read(**/.env) in bypassPermissions: red team 23).
-    if (args[i]!.value.startsWith("@") && args[i]!.value.length > 1) {
-      const why = `the compiler reads more options from ${args[i]!.raw} when it runs, and a -wrapper there would run a command Yoke cannot see`;
-      if (!part.hidden.includes(why)) part.hidden.push(why);
-      continue;
-    }
     if (args[i]!.value !== "-wrapper" && args[i]!.value !== "--wrapper") continue;
     const value = args[i + 1];
     if (!value) continue;
@@ -1035,8 +1054,74 @@ function compilerWrapper(part: CommandPart, args: Word[], out: Unwrapped): void 
   }
 }
 
+/** Where a value names system files a driver may load (anything else may be a file the line or the repository made). */
+const SYSTEM_FILES = /^\/(usr|lib|lib32|lib64|opt|etc|nix\/store)\//;
+
+/**
+ * What a compiler driver reads or loads when it runs and then runs as code (session 16's note): `@FILE`
+ * (more options, a `-wrapper` among them: `gcc @o …` ran the wrapper's `sh -c` under Read(**\/.env),
+ * red team 23), `-specs=FILE` (spec strings name the programs each stage runs), `-B DIR`/`--prefix`
+ * (`cc1`, `as`, `collect2`, `ld` are looked for there first), `-fplugin=FILE` and `-fpass-plugin=`,
+ * `-Xclang -load` (shared objects loaded into the compiler), `-fuse-ld=PATH`/`--ld-path=` (the linker
+ * run), `-Wl,-plugin`. Each is code Yoke cannot see (asks where a deny rule exists), unless it names a
+ * system file; a plugin by bare name is looked up in the compiler's own folder.
+ */
+function compilerLoads(part: CommandPart, args: Word[]): void {
+  const hide = (a: Word, what: string, value?: Word) => {
+    const why = `the compiler ${what} (${a.raw}${value && value !== a ? ` ${value.raw}` : ""}) when it runs, code Yoke cannot see`;
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+  };
+  const outside = (w: Word | undefined) => w !== undefined && (w.dynamic || !SYSTEM_FILES.test(w.value));
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const v = a.value;
+    if (a.dynamic) continue;
+    if (v.startsWith("@") && v.length > 1) hide(a, "reads more options from a file, where a -wrapper would run a command");
+    let m: RegExpExecArray | null;
+    if ((m = /^--?specs(?:=(.*))?$/.exec(v))) {
+      const file = m[1] !== undefined ? a : args[i + 1];
+      if (outside(m[1] !== undefined ? { ...a, value: m[1] } : file)) hide(a, "reads spec strings, which name the programs it runs, from a file", file);
+    } else if ((m = /^(?:-B|--prefix(?:=|$))(.*)$/.exec(v))) {
+      const dir = m[1] ? a : args[i + 1];
+      if (outside(m[1] ? { ...a, value: m[1] } : dir)) hide(a, "runs its stages (cc1, as, ld) from another folder", dir);
+    } else if ((m = /^-f(?:plugin|pass-plugin)=(.*)$/.exec(v))) {
+      if (!/^[A-Za-z0-9_]+$/.test(m[1]!) && outside({ ...a, value: m[1]! })) hide(a, "loads a plugin file");
+    } else if ((m = /^(?:-fuse-ld=|--ld-path=)(.*)$/.exec(v))) {
+      if (m[1]!.includes("/") && outside({ ...a, value: m[1]! })) hide(a, "runs a linker from a file");
+    } else if (v === "-Xclang" && /^-(load|plugin|load-pass-plugin)/.test(args[i + 1]?.value ?? "")) hide(a, "loads a plugin file", args[i + 1]);
+    else if (/^-Wl,.*plugin/.test(v) || (v === "-Xlinker" && /plugin/.test(args[i + 1]?.value ?? ""))) hide(a, "has the linker load a plugin");
+  }
+}
+
 /** The JDK's programs: `-XX:OnOutOfMemoryError=CMD` and `-XX:OnError=CMD` (`-J-XX:…` through javac and its kin). */
-const JAVA_LAUNCHERS = new Set(["java", "javac", "javadoc", "jar", "jshell", "jlink", "jpackage", "kotlinc", "scalac"]);
+const JAVA_LAUNCHERS = new Set([
+  "java",
+  "javac",
+  "javadoc",
+  "jar",
+  "jshell",
+  "jlink",
+  "jpackage",
+  "kotlinc",
+  "scalac",
+  "javap",
+  "jdeps",
+  "jarsigner",
+  "keytool",
+  "jcmd",
+  "jdb",
+  "serialver",
+  "jmod",
+  "jdeprscan",
+  "jhsdb",
+  "jstat",
+  "jconsole",
+  "jwebserver",
+]);
+/** A JDK launcher by any installed name (`java-17`, `/usr/lib/jvm/…/bin/java` is seen by its base name). */
+function isJavaLauncher(name: string): boolean {
+  return JAVA_LAUNCHERS.has(name.replace(/-?\d[\d.]*$/, ""));
+}
 /**
  * The JVM runs these values with `sh -c` when memory runs out or it crashes. With them unread,
  * `printf '…' > A.java && java -Xmx16m -XX:OnOutOfMemoryError='cat .env' A.java` read .env under
@@ -1044,10 +1129,126 @@ const JAVA_LAUNCHERS = new Set(["java", "javac", "javadoc", "jar", "jshell", "jl
  */
 function javaOnError(part: CommandPart, args: Word[], out: Unwrapped): void {
   for (const a of args) {
+    // Options the launcher reads from a file when it runs (`java @F`, `javac @F`, `-J@F`, `-XX:Flags=F`,
+    // `-XX:VMOptionsFile=F`): an `-XX:OnError=CMD` there runs CMD (session 16's note).
+    const file = a.dynamic ? undefined : (/^(?:-J)?@(.+)$/.exec(a.value) ?? /^(?:-J)?-XX:(?:Flags|VMOptionsFile)=(.+)$/.exec(a.value));
+    if (file) {
+      const why = `${part.views[0]?.words[0]?.value ?? "java"} reads more options from ${a.raw} when it runs, and an -XX:OnError there would run a command Yoke cannot see`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+      continue;
+    }
     const m = /^(?:-J)?-XX:(OnOutOfMemoryError|OnError)=([\s\S]*)$/.exec(a.value);
     if (!m) continue;
     if (a.dynamic) dynamicCandidate(part, `-XX:${m[1]}`, a);
     else out.scripts.push({ how: `${part.views[0]?.words[0]?.value ?? "java"} -XX:${m[1]}`, script: { ...a, value: m[2]! }, elevated: part.elevated });
+  }
+}
+
+/**
+ * ed's shell escapes in its input (`echo '!ls > listed.txt' | ed -s f`), each read as a script of its own
+ * (its reads, writes and rules) instead of code Yoke cannot see (session 16 asked wherever a deny rule
+ * existed). The input is the literal text (a here-document, a here-string) or the exact output of an
+ * echo/printf before it, every line of which is read: more commands than run, never fewer. Any other
+ * input stays code Yoke cannot see (command-input.ts, evaluate-bash.ts). A file operand `!CMD` reads
+ * CMD's output as the buffer.
+ */
+function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
+  let file: Word | undefined;
+  let restricted = false;
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (args[i]!.dynamic) return;
+    if (v === "--") {
+      file = args[i + 1];
+      break;
+    }
+    if (v === "-p" || v === "--prompt") i++;
+    else if (/^-[a-zA-Z]*r|^--restricted$/.test(v) && !v.startsWith("--p")) restricted = true;
+    else if (!v.startsWith("-") || v === "-") {
+      file = args[i];
+      break;
+    }
+  }
+  // Its exact input only: a here-document or here-string, or what an echo/printf Yoke can print pipes in
+  // (the rough hint of other pipes may break or join lines: `printf '!cat %s\n' .env`). Otherwise the input
+  // stays code Yoke cannot see.
+  const data = [part.stdin, part.pipedExact].filter((d): d is string => d !== undefined);
+  // Restricted ed (`-r`) runs no escape.
+  if (restricted) {
+    part.escapesRead = true;
+    return;
+  }
+  if (file?.dynamic || part.inputUnseen || (part.stdin === undefined && part.pipedData !== undefined && part.pipedExact === undefined)) return;
+  const scripts: string[] = [];
+  if (file?.value.startsWith("!")) scripts.push(file.value.slice(1));
+  const name = file === undefined || file.value.startsWith("!") ? undefined : file.value;
+  for (const d of data) {
+    const found = edEscapes(d, name);
+    scripts.push(...found.commands);
+    for (const why of found.unknown) if (!part.hidden.includes(why)) part.hidden.push(why);
+  }
+  for (const sc of [...new Set(scripts)]) out.scripts.push({ how: "ed !", script: literalWord(sc), elevated: part.elevated });
+  part.escapesRead = true;
+}
+
+/**
+ * make's variable definitions on the command line (`make CC='sh -c "cat .env" #'`) replace the makefile's,
+ * and any of them may be a command, or part of one, in a recipe (`$(CC) $(CFLAGS) -c a.c`): the gate's
+ * reading of make is that it runs the repository's recipes (confined by the sandbox), but these values are
+ * the command line's own. Each value is read as the start of a command (a script: its programs and the files
+ * it names meet the rules), each of its words as a file some other value's program may read
+ * (`make CC=cat CFLAGS=.env` ran `cat .env -c a.c`), and a value with more than one word, shell syntax or a
+ * make reference is code Yoke cannot see (asks where a deny rule exists). Session 16's note; confirmed with
+ * real make under strace (scripts/diffcheck.mjs).
+ */
+/** make by its implementations' names (GNU, BSD, and packaged spellings: `gmake`, `bmake`, `pmake`, `remake`, `mingw32-make`, `make-4.3`). */
+const MAKES = /^(?:[A-Za-z0-9_]+-)?(?:g|b|p|re|color)?make(?:-?\d[\d.]*)?$/;
+function makeDefinitions(part: CommandPart, name: string, args: Word[], out: Unwrapped): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    // Options that take the next word as their value (`-f FILE`, `-C DIR`, `-o FILE`…).
+    if (/^-[fCIoWj]$|^--(file|makefile|directory|include-dir|old-file|assume-old|new-file|assume-new|what-if|jobs|eval)$/.test(a.value)) {
+      i++;
+      continue;
+    }
+    if (a.dynamic || a.value.startsWith("-")) continue;
+    const m = /^([A-Za-z_][A-Za-z0-9_.-]*)\s*(?::::|::|:|!|\+|\?)?=([\s\S]*)$/.exec(a.value);
+    if (!m) continue;
+    const value = m[2]!.replace(/\$\$/g, "$");
+    if (!value.trim()) continue;
+    if (/\s|[;&|<>()`'"\\#*?[\]{}~]/.test(value) || m[2]!.replace(/\$\$/g, "").includes("$")) {
+      const why = `${name} is given ${m[1]}=${value.length > 40 ? `${value.slice(0, 40)}…` : value}, which a recipe may run as (part of) a command`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+    }
+    out.scripts.push({ how: `${name} ${m[1]}=`, script: { ...a, value }, elevated: part.elevated });
+    for (const w of tokenize(value)) if (w && !w.startsWith("-")) (part.reads ??= []).push({ ...literalWord(w), raw: a.raw });
+  }
+}
+
+/** npm's settings whose value is a program it runs (`npm edit x --editor='cat .env'` ran `cat .env DIR`), by any prefix npm accepts. */
+const NPM_PROGRAM_SETTINGS = ["editor", "browser", "shell", "script-shell", "git", "node-gyp", "viewer"];
+/**
+ * The program an npm setting names, given on the command line: npm splits `editor` on spaces and runs it
+ * with the package's folder (`npm edit`, `npm config edit`); `browser` (`npm docs`, `npm repo`), `shell`,
+ * `script-shell`, `git`, `node-gyp` likewise run what they name. Each value is a candidate command (deny
+ * and ask rules; command-effects.ts reads the option itself as code Yoke cannot see).
+ */
+function npmProgramOptions(part: CommandPart, args: Word[], out: Unwrapped): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.value === "--") break;
+    const m = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(a.value);
+    if (!m || a.dynamic) continue;
+    const full = NPM_PROGRAM_SETTINGS.find((s) => s === m[1] || (m[1]!.length >= 2 && s.startsWith(m[1]!)));
+    if (!full) continue;
+    const value = m[2] !== undefined ? { ...a, value: m[2] } : args[i + 1];
+    if (m[2] === undefined) i++;
+    if (!value) continue;
+    if (value.dynamic) dynamicCandidate(part, `npm --${full}`, value);
+    else {
+      const words = tokenize(value.value).filter(Boolean).map(literalWord);
+      if (words.length) candidate(part, words, out, true);
+    }
   }
 }
 
