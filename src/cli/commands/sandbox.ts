@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { constants } from "node:os";
 import { formatBoundedOutput } from "../../core/commands/output";
 import { commandLineFromArgv } from "../../core/commands/shell-quote";
-import { isGitLinkedWork } from "../../core/protected-paths";
+import { gitLinkedCommand } from "../../core/protected-paths";
 import type { CommandResult, NetworkMode } from "../../core/commands/types";
 import { readUserSandboxSettings } from "../../node/agent-services";
 import { createNodeCommandRunner } from "../../node/commands/runner";
@@ -125,7 +125,8 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   const writes = values.writes?.map((p) => resolve(cwd, p));
   const line = commandLineFromArgv(command);
   // git submodule add/update…: the same door a session's gate opens (core/protected-paths.ts).
-  const submodule = !values["read-only-workspace"] && isGitLinkedWork(line);
+  const linked = values["read-only-workspace"] ? undefined : gitLinkedCommand(line);
+  const submodule = linked !== undefined;
   const confine =
     values["read-only-workspace"] || writable.length || writes || submodule
       ? {
@@ -133,6 +134,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
           ...(writable.length ? { writable } : {}),
           ...(writes ? { writes } : {}),
           ...(submodule ? { gitLinked: true } : {}),
+          ...(linked === "submodule" ? { gitSubmodule: true } : {}),
         }
       : undefined;
   const cmd = runner.start({
