@@ -22,6 +22,7 @@ import { SANDBOX_CHOICES, type SandboxChoice } from "../../node/commands/sandbox
 import { SandboxUnavailableError, type SandboxBackend, type SandboxProtection } from "../../node/commands/sandbox/types";
 import { runnerOptionsFromSettings, sandboxFromSettings, type SandboxSettings } from "../../node/commands/session-runner";
 import { parse, printJson, UsageError } from "../args";
+import { warn } from "../printable";
 
 /** Exit status for a timeout, as coreutils `timeout` uses. */
 export const TIMEOUT_STATUS = 124;
@@ -78,7 +79,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   }
   const cwd = resolve(values.cwd ?? process.cwd());
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    process.stderr.write(`yoke sandbox: --cwd ${cwd} is not a folder\n`);
+    warn(`yoke sandbox: --cwd ${cwd} is not a folder\n`);
     return 1;
   }
 
@@ -104,10 +105,10 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   } catch (err) {
     if (!(err instanceof SandboxUnavailableError)) throw err;
     if (values.json) printJson({ ok: false, error: err.message, backend: backend ?? "auto" });
-    process.stderr.write(`yoke sandbox: ${err.message}\n`);
+    warn(`yoke sandbox: ${err.message}\n`);
     return 1;
   }
-  if (sandbox.warning) process.stderr.write(`yoke sandbox: warning: ${sandbox.warning}\n`);
+  if (sandbox.warning) warn(`yoke sandbox: warning: ${sandbox.warning}\n`);
 
   const logDir = mkdtempSync(join(tmpdir(), "yoke-sandbox-"));
   const runner = createNodeCommandRunner({
@@ -155,7 +156,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     const result = await cmd.wait();
     const status = exitStatusOf(result);
     for (const q of result.quarantined ?? []) {
-      process.stderr.write(
+      warn(
         q.error
           ? `yoke sandbox: the command created ${q.path}, a protected path (${q.why}); it could NOT be moved and is still there: ${q.error}\n`
           : q.movedTo
@@ -164,7 +165,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
       );
     }
     if (result.limitExceeded) {
-      process.stderr.write(`yoke sandbox: stopped: the command reached ${result.limitExceeded.max} processes (sandbox.limits.processes)\n`);
+      warn(`yoke sandbox: stopped: the command reached ${result.limitExceeded.max} processes (sandbox.limits.processes)\n`);
     }
     if (values.json) {
       printJson({
@@ -182,9 +183,9 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
         logPath: cmd.logPath,
       });
     } else if (result.error) {
-      process.stderr.write(`yoke sandbox: the command could not be started: ${result.error}\n`);
+      warn(`yoke sandbox: the command could not be started: ${result.error}\n`);
     } else if (result.timedOut) {
-      process.stderr.write(`yoke sandbox: killed after ${Math.round(timeoutMs! / 1000)} s (timeout)\n`);
+      warn(`yoke sandbox: killed after ${Math.round(timeoutMs! / 1000)} s (timeout)\n`);
     }
     return status;
   } finally {
