@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { constants as C, existsSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
-import { PathChangedError, type CheckedRead, type FileStat } from "../core/ports";
+import { PathChangedError, type ByteRange, type CheckedRead, type FileStat } from "../core/ports";
 
 type Handle = fsp.FileHandle;
 
@@ -51,6 +51,8 @@ function join(dir: string, name: string): string {
 /** The file operations of the file tools, for paths under `roots` (absolute, POSIX, no trailing slash). */
 export interface SafeFiles {
   read(path: string): Promise<CheckedRead>;
+  /** Byte ranges of the file, opened and checked as `read` does (shorter past its end). */
+  readRanges(path: string, ranges: readonly ByteRange[]): Promise<{ chunks: Uint8Array[]; stat: FileStat }>;
   write(path: string, data: Uint8Array): Promise<FileStat>;
   /** Where `path` must really be: its folder's real root + the rest as written. */
   expectedReal(path: string): Promise<string>;
@@ -139,7 +141,8 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
     }
   }
 
-  async function read(path: string): Promise<CheckedRead> {
+  /** `path` opened without following links and checked: a regular file's handle and stat (the caller closes it). */
+  async function openFile(path: string): Promise<{ fh: Handle; st: Stats }> {
     const fh = await openNoFollow(path, C.O_RDONLY | NONBLOCK | NOCTTY, "the file");
     try {
       const st = await fh.stat();
@@ -150,8 +153,39 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
         throw e;
       }
       if (!st.isFile()) throw new PathChangedError(path, "it is not a regular file (a device, pipe or socket)");
+      return { fh, st };
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+  }
+
+  async function read(path: string): Promise<CheckedRead> {
+    const { fh, st } = await openFile(path);
+    try {
       const data = new Uint8Array(await fh.readFile());
       return { data, stat: fileStat(st) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async function readRanges(path: string, ranges: readonly ByteRange[]): Promise<{ chunks: Uint8Array[]; stat: FileStat }> {
+    const { fh, st } = await openFile(path);
+    try {
+      const chunks: Uint8Array[] = [];
+      for (const r of ranges) {
+        const want = Math.max(0, Math.min(r.length, st.size - r.offset));
+        const buf = new Uint8Array(want);
+        let got = 0;
+        while (got < want) {
+          const { bytesRead } = await fh.read(buf, got, want - got, r.offset + got);
+          if (bytesRead <= 0) break;
+          got += bytesRead;
+        }
+        chunks.push(buf.subarray(0, got));
+      }
+      return { chunks, stat: fileStat(st) };
     } finally {
       await fh.close();
     }
@@ -240,5 +274,5 @@ export function createSafeFiles(roots: readonly string[], opts: { useProc?: bool
     }
   }
 
-  return { read, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
+  return { read, readRanges, write, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }
