@@ -139,5 +139,51 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect(existsSync(marker), "core.fsmonitor ran on the host").toBe(false);
       },
     );
+
+    it.skipIf(!!unusable)(
+      "an ordinary command rewriting a submodule's .git/modules/…/config in a loop: the user's polling git status (which runs git in each submodule) runs nothing; the file is unchanged",
+      async () => {
+        const { base, home } = cellFolder(`yoke-door18-mod-${backend}-`, id, temps, { sandbox: { backend } });
+        const marker = join(base, "fsmonitor-ran");
+        const ws = committedWorkspace(join(base, "ws"), { "README.md": "r\n" }, id);
+        const src = committedWorkspace(join(ws, "vendor-src", "lib"), { "lib.txt": "lib\n" }, id);
+        expect(hostGit(id, home, ws, ["-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "libs/lib"]).status).toBe(0);
+        expect(hostGit(id, home, ws, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sub"]).status).toBe(0);
+        const modConfig = join(ws, ".git", "modules", "libs", "lib", "config");
+        const before = readFileSync(modConfig, "utf8");
+        writeFileSync(
+          join(ws, "loop.sh"),
+          [
+            "c=.git/modules/libs/lib/config",
+            'orig=$(cat "$c")',
+            "end=$(( $(date +%s) + 4 ))",
+            'while [ "$(date +%s)" -lt "$end" ]; do',
+            `  printf '%s\\n[core]\\n\\tfsmonitor = "echo pwned >> ${marker}; false"\\n' "$orig" > "$c.x" 2>/dev/null && mv -f "$c.x" "$c" 2>/dev/null`,
+            "  sleep 0.005",
+            "done",
+            "echo loop-ended",
+            "",
+          ].join("\n"),
+        );
+        chownTree(base, id);
+        const stop = join(base, "stop-polling");
+        const polls = join(base, "polls");
+        const poller = hostPoller(id, home, ws, stop, polls);
+        let r: Awaited<ReturnType<typeof sessionAs>>;
+        try {
+          r = await sessionAs(id, home, ws, join(base, "sessions"), [bash("bash loop.sh"), bash("git -C libs/lib log --oneline | wc -l")]);
+        } finally {
+          writeFileSync(stop, "");
+          await poller;
+        }
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.told).toContain("loop-ended");
+        expect(readFileSync(polls, "utf8").length).toBeGreaterThan(10);
+        expect(existsSync(marker), "a submodule's core.fsmonitor ran on the host").toBe(false);
+        expect(readFileSync(modConfig, "utf8")).toBe(before);
+        hostGit(id, home, ws, ["status"]);
+        expect(existsSync(marker), "a submodule's core.fsmonitor ran on the host").toBe(false);
+      },
+    );
   });
 });

@@ -442,7 +442,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     }
     // .git/worktrees and .git/modules: written by git worktree / git submodule, checked when the command ends (gitAllowList).
     for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter && !(door && e.path === ".gitmodules")) protect(root, e.path, e.why);
-    gitAllowList(b, guards, ancestors, approved, root, protect, door ? basename(door.copy.dir) : undefined);
+    gitAllowList(b, guards, ancestors, approved, root, protect, door ? basename(door.copy.dir) : undefined, doorOpen);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
   const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
@@ -605,6 +605,7 @@ function gitAllowList(
   root: string,
   protect: (root: string, rel: string, why: string) => void,
   doorDir?: string,
+  linkedDoor = false,
 ): void {
   const git = join(root, ".git");
   if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
@@ -615,6 +616,13 @@ function gitAllowList(
   // commondir, config.worktree or submodule config goes to quarantine).
   const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n) || n === doorDir;
   for (const name of names) if (!writable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
+  // The git folders of existing submodules and linked worktrees: the user's git reads their
+  // configuration too (git status runs one in each submodule, with that submodule's core.fsmonitor),
+  // so it is read-only like `.git/config` — checked only when the command ended, a command rewriting
+  // `.git/modules/lib/config` in a loop made the user's polling git status run its fsmonitor 138
+  // times in 4 s (door18). A git submodule or worktree line (the door) may still write them: git
+  // sets a submodule's core.worktree and remote there, and removes a worktree's folder.
+  if (!linkedDoor) for (const rel of linkedGitConfigs(git)) protect(root, `.git/${rel}`, LINKED_CONFIG_WHY);
   ancestors.add(git);
   pinAncestors(ancestors, root, git);
   guards.push({
@@ -647,6 +655,40 @@ function gitAllowList(
     why: GIT_STATE_WHY,
     before: { kind: "entries", names, accept: (n) => !GIT_COMMAND_STATE.includes(n) || isApproved(n), links: links(git, names), endOnly: true },
   });
+}
+
+const LINKED_CONFIG_WHY =
+  "the configuration of a submodule's or linked worktree's git folder: the user's git reads it (git status runs git in each submodule), and it can run programs (core.fsmonitor, core.hooksPath)";
+
+/** At most this many git folders below `.git/modules` are looked at (nested submodules), this deep. */
+const MAX_LINKED_DIRS = 256;
+const MAX_LINKED_DEPTH = 8;
+
+/**
+ * Of `git` (a repository's `.git` folder): the files that hold configuration of its submodules' git
+ * folders (`modules/<name>/config`, nested submodules' too) and linked worktrees (`worktrees/<id>/
+ * commondir` and `config.worktree`), relative to `git`, those that exist.
+ */
+function linkedGitConfigs(git: string): string[] {
+  const out: string[] = [];
+  let seen = 0;
+  const walk = (rel: string, depth: number): void => {
+    if (depth > MAX_LINKED_DEPTH || seen >= MAX_LINKED_DIRS) return;
+    for (const name of list(join(git, rel))) {
+      const sub = `${rel}/${name}`;
+      if (look(join(git, sub)).kind !== "dir" || ++seen > MAX_LINKED_DIRS) continue;
+      // A git folder (HEAD beside objects): its config, and the submodules below its own modules/.
+      if (look(join(git, sub, "HEAD")).kind === "file" && look(join(git, sub, "objects")).kind === "dir") {
+        if (look(join(git, sub, "config")).kind === "file") out.push(`${sub}/config`);
+        if (look(join(git, sub, "modules")).kind === "dir") walk(`${sub}/modules`, depth + 1);
+      } else walk(sub, depth + 1); // a name with a slash (modules/libs/lib)
+    }
+  };
+  if (look(join(git, "modules")).kind === "dir") walk("modules", 0);
+  for (const id of list(join(git, "worktrees"))) {
+    for (const f of ["commondir", "config.worktree"]) if (look(join(git, "worktrees", id, f)).kind === "file") out.push(`worktrees/${id}/${f}`);
+  }
+  return out;
 }
 
 /**
