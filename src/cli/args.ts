@@ -1,5 +1,6 @@
 /** Argument parsing shared by the subcommands (node:util parseArgs, strict). */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { printableJson } from "../core/printable";
 
 /** Bad usage: reported on stderr, exit status 2. */
 export class UsageError extends Error {
@@ -17,5 +18,5 @@ export function parse<T extends NonNullable<ParseArgsConfig["options"]>>(argv: s
 
 /** Writes one JSON document to stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  process.stdout.write(printableJson(value, 2) + "\n");
 }

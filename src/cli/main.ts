@@ -8,6 +8,7 @@ import { prefetchTracked } from "../node/git-tracked";
 import { keepWasmAtBaselineTier } from "../node/tree-sitter-wasm";
 import { UsageError } from "./args";
 import { enableCompileCache } from "./compile-cache";
+import { warn } from "./printable";
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -103,7 +104,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!load) {
-    process.stderr.write(`yoke: unknown command "${name}"\n\n${USAGE}\n`);
+    warn(`yoke: unknown command "${name}"\n\n${USAGE}\n`);
     return 2;
   }
   if (name === "lessons" && rest[0] === "list") prefetchLessons(rest.slice(1));
@@ -114,10 +115,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // The command runs from its own bundle (esbuild.mjs), whose UsageError is another class: known by name.
     if (err instanceof UsageError || (err instanceof Error && err.name === "UsageError")) {
-      process.stderr.write(`yoke ${name}: ${err.message}\n`);
+      warn(`yoke ${name}: ${err.message}\n`);
       return 2;
     }
-    process.stderr.write(`yoke ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    warn(`yoke ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
 }
@@ -182,7 +183,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`yoke: ${err instanceof Error ? err.stack : String(err)}\n`);
+      warn(`yoke: ${err instanceof Error ? err.stack : String(err)}\n`);
       process.exitCode = 1;
     },
   );

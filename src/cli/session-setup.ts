@@ -32,6 +32,7 @@ import type { Provider, ProviderConfig } from "../core/providers/types";
 import type { Approver } from "../core/loop/types";
 import type { Extension } from "../core/extensions/types";
 import type { NodeServices, NodeServicesOptions } from "../node/agent-services";
+import { warn } from "./printable";
 
 /** A provider for commands that must not call the model: says so if anything tries. */
 function offlineProvider(config: Pick<ProviderConfig, "provider" | "model">): Provider {
@@ -95,8 +96,8 @@ export function cliSessionDir(cwd: string): string {
   const migrated = migrateLegacySessions(legacy, dir);
   if (migrated) {
     const { moved, skipped } = migrated;
-    if (moved.length) process.stderr.write(`yoke: moved ${moved.length} session(s) from ${legacy} to ${dir}\n`);
-    for (const s of skipped) process.stderr.write(`yoke: left session ${s.id} in ${legacy}: ${s.reason}\n`);
+    if (moved.length) warn(`yoke: moved ${moved.length} session(s) from ${legacy} to ${dir}\n`);
+    for (const s of skipped) warn(`yoke: left session ${s.id} in ${legacy}: ${s.reason}\n`);
   }
   return dir;
 }
@@ -207,7 +208,7 @@ export async function buildCliSession(
   if (!(await node.gate.modeAllowed(permissionMode))) {
     throw new Error(`--permission-mode ${permissionMode} is turned off by the permission settings (disableBypassPermissionsMode); choose another mode.`);
   }
-  for (const p of await node.gate.problems()) process.stderr.write(`yoke: settings: ${p.message}\n`);
+  for (const p of await node.gate.problems()) warn(`yoke: settings: ${p.message}\n`);
   // A command that must not call the model (yoke compact) gets a provider that says so if anything tries.
   const make = async (provider: string | undefined, model: string): Promise<Provider> => {
     if (flags.offline) return offlineProvider({ provider: config.provider, model });
@@ -241,7 +242,7 @@ export async function buildCliSession(
     store,
     fs: createNodeWorkspaceFs(flags.cwd, addDirs.length ? { folders: [{ root: flags.cwd }, ...addDirs.map((root) => ({ root }))] } : {}),
     search: createRipgrepSearcher(),
-    warn: (m) => process.stderr.write(`yoke: ${m}\n`),
+    warn: (m) => warn(`yoke: ${m}\n`),
     models: { primary: primary.provider, make, label, baseUrl: config.baseUrl },
     approver: host.approver ?? createTerminalApprover(),
     ...(elicitor ? { elicitor } : {}),

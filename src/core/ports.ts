@@ -51,6 +51,12 @@ export interface CheckedRead {
   range?: { from: number; total: number };
 }
 
+/** Bytes a reader wants: `length` bytes from `offset` (fewer at the end of the file). */
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
 /** Lines a reader wants (1-based first line, how many): a file system may read just those. */
 export interface ReadRange {
   line: number;
@@ -96,6 +102,12 @@ export interface WorkspaceFs {
    */
   readChecked(path: string, range?: ReadRange): Promise<CheckedRead>;
   /**
+   * Byte ranges of a file, opened as readChecked opens it (no link followed, checked to be the
+   * file at that path): what it holds there (shorter past its end). Optional: without it a caller
+   * reads the whole file with readChecked.
+   */
+  readCheckedBytes?(path: string, ranges: readonly ByteRange[]): Promise<{ chunks: Uint8Array[]; stat: FileStat }>;
+  /**
    * The file tools' write: like writeFile (temp file + rename, mode of the replaced file kept,
    * missing parent folders created), but inside the parent folder opened without following links
    * and checked to be the canonical one; the name is never resolved again. Refuses (PathChangedError)
@@ -136,6 +148,11 @@ export interface GrepLine {
   text: string;
   /** false for a context line. */
   match: boolean;
+  /**
+   * Where the line is in the file as the searcher read it: its first byte's offset and its length in
+   * bytes (without the newline). A UTF-8 byte order mark the searcher dropped is not counted.
+   */
+  bytes?: { offset: number; length: number };
 }
 
 export interface GrepResult {

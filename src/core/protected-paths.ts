@@ -241,11 +241,12 @@ export function protectedEntry(rel: string): ProtectedPath | undefined {
  * worktree's folder (read-only mount points otherwise, so those folders could not be removed). They
  * failed in the sandbox. A command line that is exactly one of them — one simple command, every word
  * made only of characters the shell gives no meaning to (no quotes, `$`, globs, braces, operators),
- * no global option but `-c protocol.<file|git|http|https|ssh>.allow=…` — gets `confine.gitLinked`: the sandbox lets it
- * write those, and checks them while and when it ends: in `.git/config` and `.gitmodules` only the
- * `submodule.<name>.*` entries git writes may change (anything else puts the file back as it was,
- * node/commands/git-config-guard.ts); a `.git` file left naming another folder is checked as a new
- * repository (node/commands/new-repositories.ts).
+ * no global option but `-c protocol.<file|git|http|https|ssh>.allow=…` — gets `confine.gitLinked`
+ * (and a submodule line `confine.gitSubmodule`): the repository's own `.git/config` stays read-only;
+ * a submodule line works on a private copy of it, checked when the line has ended and renamed into
+ * place only when git's `submodule.<name>.*` entries are all that changed, and may write
+ * `.gitmodules` (checked while and when it ends; node/commands/git-config-guard.ts); a `.git` file
+ * left naming another folder is checked as a new repository (node/commands/new-repositories.ts).
  */
 export const GIT_LINKED_WORK: Readonly<Record<string, readonly string[]>> = {
   submodule: ["add", "init", "update", "sync", "deinit", "set-url", "set-branch", "absorbgitdirs"],
@@ -266,16 +267,22 @@ const INERT_WORD = /^[A-Za-z0-9_./:@%+=,^-][A-Za-z0-9_./:@%+=,~^-]*$/;
 
 /** Is `command` exactly one git command of GIT_LINKED_WORK? */
 export function isGitLinkedWork(command: string): boolean {
-  if (command.length > 4096 || /[\n\r]/.test(command)) return false;
+  return gitLinkedCommand(command) !== undefined;
+}
+
+/** Of a command line that is exactly one git command of GIT_LINKED_WORK: which (`submodule` or `worktree`); else undefined. */
+export function gitLinkedCommand(command: string): "submodule" | "worktree" | undefined {
+  if (command.length > 4096 || /[\n\r]/.test(command)) return undefined;
   const words = command.trim().split(/[ \t]+/);
-  if (words[0] !== "git") return false;
-  if (!words.every((w) => INERT_WORD.test(w))) return false;
+  if (words[0] !== "git") return undefined;
+  if (!words.every((w) => INERT_WORD.test(w))) return undefined;
   let i = 1;
   while (words[i] === "-c" && DOOR_PROTOCOL.test(words[i + 1] ?? "")) i += 2;
-  const subs = Object.hasOwn(GIT_LINKED_WORK, words[i] ?? "") ? GIT_LINKED_WORK[words[i]!] : undefined;
-  if (!subs) return false;
+  const which = words[i];
+  const subs = which !== undefined && Object.hasOwn(GIT_LINKED_WORK, which) ? GIT_LINKED_WORK[which] : undefined;
+  if (!subs) return undefined;
   // `git submodule [--quiet] SUB …`: the subcommand comes first (git-submodule.sh takes -q/--quiet before it).
   i++;
   while (words[i] === "-q" || words[i] === "--quiet") i++;
-  return subs.includes(words[i] ?? "");
+  return subs.includes(words[i] ?? "") ? (which as "submodule" | "worktree") : undefined;
 }

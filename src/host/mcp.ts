@@ -21,6 +21,7 @@ import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 import { vscodeUserDirOf } from "../node/mcp/config-files";
 import { agentMcpRegistry } from "../node/mcp/agent-hubs";
 import { serverViews, type McpServerView } from "../node/mcp/server-views";
+import { printable } from "../core/printable";
 
 export type { McpServerView } from "../node/mcp/server-views";
 
@@ -182,7 +183,7 @@ export class HostMcp {
       })(),
     });
     // Notes about keys Yoke does not apply (the server loaded) stay in the log and the Customizations view, not a warning each session.
-    for (const p of mcp.problems) if (!p.loaded) void vscode.window.showWarningMessage(`Yoke: ${p.message}`);
+    for (const p of mcp.problems) if (!p.loaded) void vscode.window.showWarningMessage(printable(`Yoke: ${p.message}`));
     this.current = mcp;
     // The finished agents of the previous session leave the view.
     agentMcpRegistry().clearFinished();

@@ -71,6 +71,7 @@ export function createNodeWorkspaceFs(root: string, more: { folders?: ReadonlyAr
     },
     writeFile: atomicWrite,
     readChecked: (path) => safe.read(path),
+    readCheckedBytes: (path, ranges) => safe.readRanges(path, ranges),
     writeChecked: (path, data) => safe.write(path, data),
     async stat(path): Promise<FileStat | undefined> {
       try {

@@ -206,6 +206,12 @@ function rgText(t: RgText | undefined): string {
   return t.bytes ? decoder.decode(Buffer.from(t.bytes, "base64")) : "";
 }
 
+/** The raw bytes of an rg text (UTF-8 text, or base64 bytes where it was not UTF-8). */
+function rgBytes(t: RgText | undefined): Buffer {
+  if (!t) return Buffer.alloc(0);
+  return t.text !== undefined ? Buffer.from(t.text, "utf8") : Buffer.from(t.bytes ?? "", "base64");
+}
+
 /** Folder to run rg in and the target to pass: the folder itself, or a file's folder and name. */
 async function target(path: string): Promise<[string, string]> {
   const st = await stat(path);
@@ -268,7 +274,7 @@ function rgSearcher(rg: string): Searcher {
       runIn,
       o,
       (raw) => {
-        let ev: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number } };
+        let ev: { type: string; data: { path?: RgText; lines?: RgText; line_number?: number; absolute_offset?: number } };
         try {
           ev = JSON.parse(raw);
         } catch {
@@ -287,7 +293,17 @@ function rgSearcher(rg: string): Searcher {
         }
         const path = checked?.data ? absolute(cwd, tgt) : absolute(cwd, rgText(ev.data.path));
         const text = rgText(ev.data.lines).replace(/\n$/, "").split("\n");
-        text.forEach((t, i) => lines.push({ path, line: ev.data.line_number! + i, text: t, match: isMatch }));
+        // Each line's bytes in the file (as rg read it): where grep's race check reads it again (tools/grep.ts).
+        const offset = ev.data.absolute_offset;
+        const rawLines = rgBytes(ev.data.lines);
+        let from = 0;
+        text.forEach((t, i) => {
+          const end = rawLines.indexOf(0x0a, from);
+          const length = (end < 0 ? rawLines.length : end) - from;
+          const bytes = typeof offset === "number" ? { offset: offset + from, length } : undefined;
+          lines.push({ path, line: ev.data.line_number! + i, text: t, match: isMatch, ...(bytes ? { bytes } : {}) });
+          from += length + 1;
+        });
         if (isMatch) {
           matches++;
           last = lines[lines.length - 1];

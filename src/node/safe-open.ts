@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants as C, existsSync, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
-import { PathChangedError, type CheckedRead, type FileStat } from "../core/ports";
+import { PathChangedError, type ByteRange, type CheckedRead, type FileStat } from "../core/ports";
 
 type Handle = fsp.FileHandle;
 
@@ -59,6 +59,8 @@ function join(dir: string, name: string): string {
 /** The file operations of the file tools, for paths under `roots` (absolute, POSIX, no trailing slash). */
 export interface SafeFiles {
   read(path: string): Promise<CheckedRead>;
+  /** Byte ranges of the file, opened and checked as `read` does (shorter past its end). */
+  readRanges(path: string, ranges: readonly ByteRange[]): Promise<{ chunks: Uint8Array[]; stat: FileStat }>;
   /**
    * Writes `data` as the file `path` (renamed into place inside the checked folder). `mode`, when
    * given, decides the new file's permission bits from the old file's (undefined: there was none);
@@ -186,15 +188,47 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
     }
   }
 
-  async function read(path: string): Promise<CheckedRead> {
+  /** `path` opened without following links and checked: a regular file's handle and stat (the caller closes it). */
+  async function openFile(path: string): Promise<{ fh: Handle; st: Stats }> {
     const fh = await openNoFollow(path, C.O_RDONLY | NONBLOCK | NOCTTY, "the file");
     try {
       const st = await fh.stat();
       await verify(fh, path, st);
       const bad = notAFile(path, st);
       if (bad) throw bad;
+      return { fh, st };
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+  }
+
+  async function read(path: string): Promise<CheckedRead> {
+    const { fh, st } = await openFile(path);
+    try {
       const data = new Uint8Array(await fh.readFile());
       return { data, stat: fileStat(st) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async function readRanges(path: string, ranges: readonly ByteRange[]): Promise<{ chunks: Uint8Array[]; stat: FileStat }> {
+    const { fh, st } = await openFile(path);
+    try {
+      const chunks: Uint8Array[] = [];
+      for (const r of ranges) {
+        const want = Math.max(0, Math.min(r.length, st.size - r.offset));
+        const buf = new Uint8Array(want);
+        let got = 0;
+        while (got < want) {
+          const { bytesRead } = await fh.read(buf, got, want - got, r.offset + got);
+          if (bytesRead <= 0) break;
+          got += bytesRead;
+        }
+        chunks.push(buf.subarray(0, got));
+      }
+      return { chunks, stat: fileStat(st) };
     } finally {
       await fh.close();
     }
@@ -387,5 +421,5 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
   }
 
   const readSyncly = async (path: string) => readNow(path);
-  return { read: opts.syncReads && useProc ? readSyncly : read, write, remove, removeEmptyFolder, chmod, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
+  return { read: opts.syncReads && useProc ? readSyncly : read, readRanges, write, remove, removeEmptyFolder, chmod, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }

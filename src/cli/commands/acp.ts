@@ -11,6 +11,7 @@ import type { PermissionMode } from "../../core/loop/types";
 import { createAcpAgent } from "../../node/acp/agent";
 import { parse, UsageError } from "../args";
 import { buildCliSession, cliSessionDir } from "../session-setup";
+import { warn as printWarning } from "../printable";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 
@@ -55,7 +56,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const maxCostUsd = positive("max-cost");
   const maxTimeS = positive("max-time");
   const sessionDir = values["session-dir"] ? resolve(values["session-dir"]) : undefined;
-  const warn = (m: string) => process.stderr.write(`yoke acp: ${m}\n`);
+  const warn = (m: string) => printWarning(`yoke acp: ${m}\n`);
   const { app, closeAll } = createAcpAgent({
     version: YOKE_VERSION,
     defaultCwd: process.cwd(),

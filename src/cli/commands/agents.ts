@@ -26,7 +26,8 @@ import type { Extension } from "../../core/extensions/types";
 import { createConsoleRenderer } from "../render";
 import { cliSessionDir } from "../session-setup";
 import { decideTrust } from "../trust";
-import { printable, say } from "../printable";
+import { printable, say, warn } from "../printable";
+import { printableJson } from "../../core/printable";
 
 const CARRY = ["none", "tracked", "all"] as const;
 
@@ -77,7 +78,7 @@ export async function startAgent(argv: string[], values: Record<string, unknown>
   const settings = await agentSettings(top, trust.trusted);
   const id = newAgentId();
   const wt = await createAgentWorktree({ workspace: top, id, task: prompt, carry: carry as AgentRecord["carried"], copy: settings.copy, link: settings.link });
-  for (const s of wt.skipped) process.stderr.write(`yoke: worktrees: not placed: ${s}\n`);
+  for (const s of wt.skipped) warn(`yoke: worktrees: not placed: ${s}\n`);
   const registry = new AgentRegistry(top);
   const now = new Date().toISOString();
   const record: AgentRecord = {
@@ -102,11 +103,11 @@ export async function startAgent(argv: string[], values: Record<string, unknown>
     registry.update(id, () => ({ pid }));
     if (values.json) printJson({ agentId: id, worktree: wt.worktree, branch: wt.branch, baseCommit: wt.baseCommit, sessionDir: record.sessionDir });
     else say(`${id}\n`);
-    process.stderr.write(`yoke: agent ${id} started in ${wt.worktree} (branch ${wt.branch}); yoke agents attach ${id} follows it\n`);
+    warn(`yoke: agent ${id} started in ${wt.worktree} (branch ${wt.branch}); yoke agents attach ${id} follows it\n`);
     return 0;
   }
   // --worktree: the same process, in the foreground, on this terminal.
-  process.stderr.write(`yoke: agent ${id} in ${wt.worktree} (branch ${wt.branch})\n`);
+  warn(`yoke: agent ${id} in ${wt.worktree} (branch ${wt.branch})\n`);
   void argv;
   return foregroundWorker(registry, id, [prompt], Boolean(values.json));
 }
@@ -154,7 +155,7 @@ async function workerCommand(argv: string[], runner: AgentRunner): Promise<numbe
     stopping = true;
   };
   process.on("SIGTERM", onTerm);
-  const release = await registry.acquireSlot(id!, settings.maxConcurrent, () => process.stderr.write(`yoke: agent ${id} queued (agents.maxConcurrent ${settings.maxConcurrent})\n`));
+  const release = await registry.acquireSlot(id!, settings.maxConcurrent, () => warn(`yoke: agent ${id} queued (agents.maxConcurrent ${settings.maxConcurrent})\n`));
   process.off("SIGTERM", onTerm);
   if (stopping) {
     release();
@@ -183,7 +184,7 @@ async function workerCommand(argv: string[], runner: AgentRunner): Promise<numbe
         code = await runCommand([...record.runArgs, ...where, text], { ...hooks, onSession: (sessionId) => registry.update(id!, () => ({ sessionId })) });
       }
     } catch (err) {
-      process.stderr.write(`yoke agent ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
+      warn(`yoke agent ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
       code = 1;
     } finally {
       releaseSlot?.();
@@ -223,10 +224,10 @@ function runSetup(record: AgentRecord, command: string): NonNullable<AgentRecord
   }
   if (decision.decision !== "allow") {
     const detail = `not run: the permission rules ${decision.decision === "deny" ? "deny" : "do not allow"} it (${decision.reason ?? check.stderr.trim()}); a background agent cannot ask — add an allow rule such as Bash(${command}) to run it`;
-    process.stderr.write(`yoke: worktrees.setup ${detail}\n`);
+    warn(`yoke: worktrees.setup ${detail}\n`);
     return { command, outcome: "skipped", detail };
   }
-  process.stderr.write(`yoke: worktrees.setup: ${command}\n`);
+  warn(`yoke: worktrees.setup: ${command}\n`);
   const run = spawnSync(process.execPath, [cliEntry(), "sandbox", "exec", "--cwd", record.worktree, "--timeout", "1800", "--", "bash", "-c", command], { stdio: ["ignore", "inherit", "inherit"] });
   const ok = run.status === 0;
   return { command, outcome: ok ? "ran" : "failed", detail: ok ? "exit status 0" : `exit status ${run.status ?? run.signal}` };
@@ -278,7 +279,7 @@ async function attachCommand(argv: string[]): Promise<number> {
   const print = (r: AgentRecord) => {
     const events = agentSessionEvents(r);
     for (const e of events.slice(printed)) {
-      if (values.json) say(JSON.stringify(e) + "\n");
+      if (values.json) process.stdout.write(printableJson(e) + "\n");
       else {
         if (e.type === "user_message") say(`\n> ${e.text}\n`);
         if (e.type === "assistant_message" && e.text) say(e.text.endsWith("\n") ? e.text : e.text + "\n");
@@ -296,7 +297,7 @@ async function attachCommand(argv: string[]): Promise<number> {
   }
   print(registry.get(r.id));
   const state = agentState(registry.get(r.id), agentAlive(r));
-  if (!values.json) process.stderr.write(`yoke: agent ${r.id} ${state}\n`);
+  if (!values.json) warn(`yoke: agent ${r.id} ${state}\n`);
   return 0;
 }
 
@@ -315,7 +316,7 @@ async function stopInProcess(json: boolean, registry: AgentRegistry, record: Age
       break;
     }
     if (Date.now() > deadline) {
-      process.stderr.write(`yoke agents stop: agent ${record.id} runs inside process ${record.host}, which has not stopped it after ${IN_PROCESS_STOP_MS / 1000} s; it is marked to stop\n`);
+      warn(`yoke agents stop: agent ${record.id} runs inside process ${record.host}, which has not stopped it after ${IN_PROCESS_STOP_MS / 1000} s; it is marked to stop\n`);
       return 1;
     }
     await new Promise((r) => setTimeout(r, 200));
@@ -335,7 +336,7 @@ async function stopCommand(argv: string[]): Promise<number> {
   if (!record.pid && record.host !== undefined) return stopInProcess(values.json === true, registry, record);
   const left = await stopAgentProcess(record);
   if (left.length) {
-    process.stderr.write(`yoke agents stop: processes still alive: ${left.join(", ")}\n`);
+    warn(`yoke agents stop: processes still alive: ${left.join(", ")}\n`);
     return 1;
   }
   // A process killed before it could record its end.
@@ -411,7 +412,7 @@ async function mergeCommand(argv: string[]): Promise<number> {
   if (values.json) printJson({ agentId: record.id, ...result });
   if (!result.ok) {
     const lines = [`yoke agents merge: ${result.reason}`, ...result.conflicts.map((c) => `  ${c.path}: ${c.detail}`)];
-    process.stderr.write(lines.join("\n") + "\n");
+    warn(lines.join("\n") + "\n");
     return 1;
   }
   registry.update(record.id, () => ({ mergedAt: new Date().toISOString() }));

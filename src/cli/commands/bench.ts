@@ -2,6 +2,7 @@
 import { cpus, totalmem } from "node:os";
 import { parse, printJson } from "../args";
 import type { BenchFn, BenchSection } from "../../bench/types";
+import { warn } from "../printable";
 
 /** Sections register here; each module exports `bench`. */
 const sections: Record<string, () => Promise<BenchFn>> = {};
@@ -20,7 +21,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
   const machine = { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "?", memGiB: Math.round(totalmem() / 2 ** 30) };
   const results: BenchSection[] = [];
   for (const name of names) {
-    if (!values.json) process.stderr.write(`[bench] ${name}...\n`);
+    if (!values.json) warn(`[bench] ${name}...\n`);
     results.push(await (await sections[name]!())());
   }
   if (values.json && results.length === 1 && results[0]!.document !== undefined) {

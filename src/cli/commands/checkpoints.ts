@@ -16,7 +16,7 @@ import { nodeCheckpointStore } from "../../node/checkpoints";
 import { createFileSessionStore, describeHolder, type FileSessionStore } from "../../node/session-store";
 import { parse, printJson, UsageError } from "../args";
 import { cliSessionDir } from "../session-setup";
-import { say } from "../printable";
+import { say, warn } from "../printable";
 
 const USAGE = "yoke checkpoints list SESSION [--json] | yoke checkpoints restore SESSION TURN [--files|--conversation|--both]";
 
@@ -116,13 +116,13 @@ async function restoreCommand(argv: string[]): Promise<number> {
     const turn = Number(turnText);
     if (!/^\d+$/.test(turnText!) || turn > turns) throw new UsageError(`TURN must be a turn of the session, 0 to ${turns} (got "${turnText}")`);
     const printPlan = (plan: RestorePlan) => {
-      process.stderr.write(`${plan.root}: ${plan.changes.length} file(s) to restore${plan.kept.length ? `, ${plan.kept.length} left as they are` : ""}\n`);
-      for (const c of plan.changes) process.stderr.write(`  ${c.action === "delete" ? "delete " : "restore"} ${c.path}\n`);
-      if (plan.diff) process.stderr.write(plan.diff + (plan.diffTruncated ? "\n… (diff cut)\n" : ""));
+      warn(`${plan.root}: ${plan.changes.length} file(s) to restore${plan.kept.length ? `, ${plan.kept.length} left as they are` : ""}\n`);
+      for (const c of plan.changes) warn(`  ${c.action === "delete" ? "delete " : "restore"} ${c.path}\n`);
+      if (plan.diff) warn(plan.diff + (plan.diffTruncated ? "\n… (diff cut)\n" : ""));
     };
     if (what !== "conversation" && values["dry-run"]) {
       const preview = await previewRestore(ctx.store, log.events, turn);
-      for (const p of preview.problems) process.stderr.write(`yoke checkpoints: ${p}\n`);
+      for (const p of preview.problems) warn(`yoke checkpoints: ${p}\n`);
       for (const plan of preview.plans) printPlan(plan);
       if (values.json) printJson({ sessionId: id, turn, dryRun: true, plans: preview.plans, problems: preview.problems });
       return 0;
@@ -130,17 +130,17 @@ async function restoreCommand(argv: string[]): Promise<number> {
       // A real restore prints the same preview, planned against the snapshot it takes first (its
       // undo point): one look at the folder, not a look for the preview and another for the snapshot.
       ctx.preview = (plan, problem) => {
-        if (problem) process.stderr.write(`yoke checkpoints: ${problem}\n`);
+        if (problem) warn(`yoke checkpoints: ${problem}\n`);
         printPlan(plan);
       };
     } else if (values["dry-run"]) {
-      process.stderr.write(`would rewind the conversation to the end of turn ${turn}\n`);
+      warn(`would rewind the conversation to the end of turn ${turn}\n`);
       return 0;
     }
     const r = await restoreTo(ctx, turn, what);
     log.sync();
     report(values.json, r.rewind, r.lines);
-    if (!values.json) process.stderr.write(`undo it with: yoke checkpoints restore ${id} --undo\n`);
+    if (!values.json) warn(`undo it with: yoke checkpoints restore ${id} --undo\n`);
     return 0;
   } finally {
     store.dispose();

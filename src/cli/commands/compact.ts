@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { AgentSession } from "../../core/loop/agent-session";
 import { parse, printJson, UsageError } from "../args";
 import { buildCliSession } from "../session-setup";
+import { warn } from "../printable";
 
 export async function compactCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { "dry-run": { type: "boolean" }, json: { type: "boolean" }, cwd: { type: "string" }, "session-dir": { type: "string" }, trust: { type: "boolean" } });
@@ -39,13 +40,13 @@ export async function compactCommand(argv: string[]): Promise<number> {
         });
       } else {
         process.stdout.write(`${e.tokensBefore} -> ${e.tokensAfter} tokens${out.dryRun ? " (dry run: nothing appended)" : ""}\n`);
-        for (const p of e.phases) process.stderr.write(`  ${p.name}: ${p.savedTokens} tokens saved — ${p.detail}\n`);
+        for (const p of e.phases) warn(`  ${p.name}: ${p.savedTokens} tokens saved — ${p.detail}\n`);
       }
       return 0;
     }
     const reason = out.status === "not_needed" ? "nothing to compact" : out.reason;
     if (values.json) printJson({ sessionId: id, compacted: false, dryRun: Boolean(values["dry-run"]), status: out.status, reason });
-    else process.stderr.write(`yoke compact: not compacted: ${reason}\n`);
+    else warn(`yoke compact: not compacted: ${reason}\n`);
     return 1;
   } finally {
     store.dispose();

@@ -19,6 +19,7 @@ import { decodeDoc, docFromString, docLines } from "../../core/edit/text-doc";
 import type { EditInput } from "../../core/edit/types";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
 import { parse, printJson, UsageError } from "../args";
+import { warn } from "../printable";
 
 const FORMATS = ["auto", "search_replace", "hashline", "apply_patch", "unified_diff"] as const;
 type Format = (typeof FORMATS)[number];
@@ -39,7 +40,7 @@ function onePath(positionals: string[], what: string): string {
 }
 
 function fail(message: string, json: boolean | undefined, extra: Record<string, unknown> = {}): number {
-  process.stderr.write(`yoke edit: ${message}\n`);
+  warn(`yoke edit: ${message}\n`);
   if (json) printJson({ ok: false, error: message, ...extra });
   return 1;
 }
@@ -144,7 +145,7 @@ async function apply(argv: string[]): Promise<number> {
       process.stdout.write(`${bytes ? "Edited" : "Created"} ${abs}: +${s.added} -${s.removed} lines\n${s.compactDiff}\n`);
       for (const n of r.notes) process.stdout.write(`note: ${n}\n`);
     }
-    if (dry && !values.json) for (const n of r.notes) process.stderr.write(`note: ${n}\n`);
+    if (dry && !values.json) for (const n of r.notes) warn(`note: ${n}\n`);
     return 0;
   } catch (e) {
     if (e instanceof Refused) return fail(e.message, values.json);

@@ -17,6 +17,7 @@ import { parseLog } from "../../core/session/session-log";
 import { createFileSessionStore } from "../../node/session-store";
 import { parse, printJson, UsageError } from "../args";
 import { cliSessionDir } from "../session-setup";
+import { warn } from "../printable";
 
 export async function forkCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { "session-dir": { type: "string" }, cwd: { type: "string" }, json: { type: "boolean" } });
@@ -54,8 +55,8 @@ export async function forkCommand(argv: string[]): Promise<number> {
     } else {
       const dirFlag = values["session-dir"] ? ` --session-dir ${shellQuote(dir)}` : "";
       process.stdout.write(`${fork.id}\n`);
-      for (const l of restored) process.stderr.write(`yoke: ${l}\n`);
-      process.stderr.write(`yoke: forked ${id} (${turn ?? turns} turn${(turn ?? turns) === 1 ? "" : "s"}) as ${fork.id}; continue it with: yoke resume ${fork.id}${dirFlag} "…"\n`);
+      for (const l of restored) warn(`yoke: ${l}\n`);
+      warn(`yoke: forked ${id} (${turn ?? turns} turn${(turn ?? turns) === 1 ? "" : "s"}) as ${fork.id}; continue it with: yoke resume ${fork.id}${dirFlag} "…"\n`);
     }
     return 0;
   } finally {

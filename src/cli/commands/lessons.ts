@@ -18,7 +18,7 @@ import { parse, printJson, UsageError } from "../args";
 import { folderGate } from "../../node/permission-check";
 import { listCustomizations } from "../../node/customizations";
 import { TrustedFolders, trustedFoldersFile } from "../../node/settings/trusted-folders";
-import { say } from "../printable";
+import { say, warn } from "../printable";
 
 /** What a session in `cwd` would load: the same Read deny rules apply (a denied file is not read). */
 async function load(cwd: string): Promise<GuidanceSet> {
@@ -130,7 +130,7 @@ async function match(argv: string[]): Promise<number> {
     score: s.score,
     reasons: s.reasons,
   }));
-  for (const p of set.problems) process.stderr.write(`yoke lessons: ${at(p)}: ${p.message}\n`);
+  for (const p of set.problems) warn(`yoke lessons: ${at(p)}: ${p.message}\n`);
   if (values.json) {
     printJson({ matches });
     return 0;

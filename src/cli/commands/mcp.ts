@@ -6,7 +6,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { printable } from "../printable";
+import { printable, warn } from "../printable";
 import { describeDefinition, describeServer, type McpServerConfig } from "../../core/mcp/config";
 import { loadAgents, workspaceAgentFiles } from "../../core/subagents/agents";
 import { createNodeWorkspaceFs } from "../../node/node-fs";
@@ -78,7 +78,7 @@ async function login(cwd: string, name: string, settings: string[] | undefined):
     process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs.\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`yoke: ${err instanceof Error ? err.message : String(err)}\n`);
+    warn(`yoke: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
     stopQuitting();

@@ -8,9 +8,11 @@ import { PERMISSION_MODES } from "../../core/permissions/merge-settings";
 import type { PermissionMode } from "../../core/loop/types";
 import { checkPermission, decisionJson } from "../../node/permission-check";
 import { parse, UsageError } from "../args";
+import { warn } from "../printable";
+import { printable, printableJson } from "../../core/printable";
 
 type Out = { out: (s: string) => void; err: (s: string) => void };
-const stdio: Out = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+const stdio: Out = { out: (s) => process.stdout.write(s), err: (s) => warn(s) };
 
 export async function permissionsCommand(argv: string[], io: Out = stdio): Promise<number> {
   const [sub, ...rest] = argv;
@@ -55,9 +57,10 @@ export async function permissionsCommand(argv: string[], io: Out = stdio): Promi
     trusted: !values.untrusted,
     managedDir: values["managed-dir"] === undefined ? undefined : values["managed-dir"] === "" ? null : resolve(values["managed-dir"]),
   });
-  for (const p of result.problems) io.err(`warning: ${p}\n`);
+  // Problems and the decision quote the repository's settings and the command: every control character shown.
+  for (const p of result.problems) io.err(printable(`warning: ${p}\n`));
   const { decision } = result;
-  if (values.json) io.out(JSON.stringify(decisionJson(result), null, 2) + "\n");
-  else io.out(`${decision.decision}${decision.rule ? ` (rule ${decision.rule})` : ""}: ${decision.reason}\n`);
+  if (values.json) io.out(printableJson(decisionJson(result), 2) + "\n");
+  else io.out(printable(`${decision.decision}${decision.rule ? ` (rule ${decision.rule})` : ""}: ${decision.reason}\n`));
   return 0;
 }

@@ -29,6 +29,7 @@ import {
 } from "../../node/plugins";
 import { TrustedFolders, trustedFoldersFile } from "../../node/settings/trusted-folders";
 import { parse, printJson, UsageError } from "../args";
+import { warn } from "../printable";
 
 const options = {
   cwd: { type: "string" },
@@ -82,7 +83,7 @@ export async function pluginsCommand(argv: string[]): Promise<number> {
           version: folder.manifest.version,
           problems: folder.problems,
         });
-        for (const p of folder.problems) process.stderr.write(`yoke plugins: ${id}: ${p}\n`);
+        for (const p of folder.problems) warn(`yoke plugins: ${id}: ${p}\n`);
         return 0;
       }
       case "enable":
@@ -119,7 +120,7 @@ export async function pluginsCommand(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof PluginError) {
-      process.stderr.write(`yoke plugins: ${err.message}\n`);
+      warn(`yoke plugins: ${err.message}\n`);
       return 1;
     }
     throw err;

@@ -12,6 +12,7 @@ import { parse, printJson, UsageError } from "../args";
 import type { FileSessionStore } from "../../node/session-store";
 import { buildCliSession, type CliSessionFlags } from "../session-setup";
 import { createConsoleRenderer } from "../render";
+import { warn } from "../printable";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 
@@ -107,7 +108,7 @@ function trapSignals() {
   const on = (sig: NodeJS.Signals) => () => {
     if (state.signal || !graceful) process.exit(code(state.signal ?? sig));
     state.signal = sig;
-    process.stderr.write(`\nstopping… (${sig === "SIGINT" ? "Ctrl+C" : "the signal"} again to quit at once)\n`);
+    warn(`\nstopping… (${sig === "SIGINT" ? "Ctrl+C" : "the signal"} again to quit at once)\n`);
     graceful();
   };
   const onInt = on("SIGINT");

@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { constants } from "node:os";
 import { formatBoundedOutput } from "../../core/commands/output";
 import { commandLineFromArgv } from "../../core/commands/shell-quote";
-import { isGitLinkedWork } from "../../core/protected-paths";
+import { gitLinkedCommand } from "../../core/protected-paths";
 import type { CommandResult, NetworkMode } from "../../core/commands/types";
 import { readUserSandboxSettings } from "../../node/agent-services";
 import { createNodeCommandRunner } from "../../node/commands/runner";
@@ -22,6 +22,7 @@ import { SANDBOX_CHOICES, type SandboxChoice } from "../../node/commands/sandbox
 import { SandboxUnavailableError, type SandboxBackend, type SandboxProtection } from "../../node/commands/sandbox/types";
 import { runnerOptionsFromSettings, sandboxFromSettings, type SandboxSettings } from "../../node/commands/session-runner";
 import { parse, printJson, UsageError } from "../args";
+import { warn } from "../printable";
 
 /** Exit status for a timeout, as coreutils `timeout` uses. */
 export const TIMEOUT_STATUS = 124;
@@ -78,7 +79,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   }
   const cwd = resolve(values.cwd ?? process.cwd());
   if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-    process.stderr.write(`yoke sandbox: --cwd ${cwd} is not a folder\n`);
+    warn(`yoke sandbox: --cwd ${cwd} is not a folder\n`);
     return 1;
   }
 
@@ -104,10 +105,10 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   } catch (err) {
     if (!(err instanceof SandboxUnavailableError)) throw err;
     if (values.json) printJson({ ok: false, error: err.message, backend: backend ?? "auto" });
-    process.stderr.write(`yoke sandbox: ${err.message}\n`);
+    warn(`yoke sandbox: ${err.message}\n`);
     return 1;
   }
-  if (sandbox.warning) process.stderr.write(`yoke sandbox: warning: ${sandbox.warning}\n`);
+  if (sandbox.warning) warn(`yoke sandbox: warning: ${sandbox.warning}\n`);
 
   const logDir = mkdtempSync(join(tmpdir(), "yoke-sandbox-"));
   const runner = createNodeCommandRunner({
@@ -125,7 +126,8 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
   const writes = values.writes?.map((p) => resolve(cwd, p));
   const line = commandLineFromArgv(command);
   // git submodule add/update…: the same door a session's gate opens (core/protected-paths.ts).
-  const submodule = !values["read-only-workspace"] && isGitLinkedWork(line);
+  const linked = values["read-only-workspace"] ? undefined : gitLinkedCommand(line);
+  const submodule = linked !== undefined;
   const confine =
     values["read-only-workspace"] || writable.length || writes || submodule
       ? {
@@ -133,6 +135,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
           ...(writable.length ? { writable } : {}),
           ...(writes ? { writes } : {}),
           ...(submodule ? { gitLinked: true } : {}),
+          ...(linked === "submodule" ? { gitSubmodule: true } : {}),
         }
       : undefined;
   const cmd = runner.start({
@@ -153,7 +156,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
     const result = await cmd.wait();
     const status = exitStatusOf(result);
     for (const q of result.quarantined ?? []) {
-      process.stderr.write(
+      warn(
         q.error
           ? `yoke sandbox: the command created ${q.path}, a protected path (${q.why}); it could NOT be moved and is still there: ${q.error}\n`
           : q.movedTo
@@ -162,7 +165,7 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
       );
     }
     if (result.limitExceeded) {
-      process.stderr.write(`yoke sandbox: stopped: the command reached ${result.limitExceeded.max} processes (sandbox.limits.processes)\n`);
+      warn(`yoke sandbox: stopped: the command reached ${result.limitExceeded.max} processes (sandbox.limits.processes)\n`);
     }
     if (values.json) {
       printJson({
@@ -180,9 +183,9 @@ export async function sandboxCommand(argv: string[], deps: SandboxExecDeps = {})
         logPath: cmd.logPath,
       });
     } else if (result.error) {
-      process.stderr.write(`yoke sandbox: the command could not be started: ${result.error}\n`);
+      warn(`yoke sandbox: the command could not be started: ${result.error}\n`);
     } else if (result.timedOut) {
-      process.stderr.write(`yoke sandbox: killed after ${Math.round(timeoutMs! / 1000)} s (timeout)\n`);
+      warn(`yoke sandbox: killed after ${Math.round(timeoutMs! / 1000)} s (timeout)\n`);
     }
     return status;
   } finally {

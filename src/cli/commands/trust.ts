@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse, printJson, UsageError } from "../args";
 import { TrustedFolders } from "../../node/settings/trusted-folders";
+import { warn } from "../printable";
 
 const options = {
   list: { type: "boolean" },
@@ -20,7 +21,7 @@ export async function trustCommand(argv: string[], store = new TrustedFolders())
   if (values.list) {
     if (positionals.length || values.revoke !== undefined) throw new UsageError("--list takes no folder");
     const { folders, problem } = store.read();
-    if (problem) process.stderr.write(`yoke trust: ${problem}\n`);
+    if (problem) warn(`yoke trust: ${problem}\n`);
     if (values.json) printJson({ file: store.file, folders });
     else if (folders.length === 0) process.stdout.write(`No trusted folders (${store.file}).\n`);
     else for (const f of folders) process.stdout.write(`${f.path}${f.at ? `  (since ${f.at})` : ""}\n`);

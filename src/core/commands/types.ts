@@ -36,11 +36,17 @@ export interface CommandConfinement {
   /**
    * The command line is exactly one `git submodule add|init|update|sync|deinit|…` or `git worktree
    * add|remove|move|prune|repair` (isGitLinkedWork in core/protected-paths.ts): the sandbox lets it
-   * write the repository's `.git/config` and `.gitmodules` (put back as they were when anything but
-   * the `submodule.<name>.*` entries git writes changed) and the `.git` files of its submodules' and
-   * linked worktrees' folders (checked as new repositories when it ends).
+   * remove or rewrite the `.git` files of its submodules' and linked worktrees' folders (checked as
+   * new repositories when it ends); a submodule line also gets gitSubmodule.
    */
   gitLinked?: boolean;
+  /**
+   * With gitLinked: the line is a `git submodule …` command, which writes `.git/config` and
+   * `.gitmodules`. `.git/config` stays read-only: the command works on a private copy, checked and
+   * renamed into place only when it has ended (node/commands/git-config-guard.ts). (A `git worktree`
+   * line writes neither: both stay read-only for it.)
+   */
+  gitSubmodule?: boolean;
 }
 
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */

@@ -34,7 +34,7 @@ import { analyseCommand } from "./shell/extract";
 import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
 import { literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
-import { isGitLinkedWork } from "../protected-paths";
+import { gitLinkedCommand } from "../protected-paths";
 
 export { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 /** Variables a read-only command may be given without asking (others could change what it reads or runs). */
@@ -97,7 +97,8 @@ export async function evaluateBash(command: string, mode: PermissionMode, gateCt
   // git submodule add/update… writes .git/config and .gitmodules: the sandbox lets exactly such a
   // line write them and checks what it wrote (protected-paths.ts, isGitLinkedWork). Not a
   // read-only decision (that mounts nothing writable), nor a refusal.
-  if (d.decision !== "deny" && !d.confine?.readOnly && isGitLinkedWork(command) && !(await submoduleFilesDenied(gateCtx))) d.confine = { ...d.confine, gitLinked: true };
+  const linked = d.decision !== "deny" && !d.confine?.readOnly ? gitLinkedCommand(command) : undefined;
+  if (linked && !(await submoduleFilesDenied(gateCtx))) d.confine = { ...d.confine, gitLinked: true, ...(linked === "submodule" ? { gitSubmodule: true } : {}) };
   return d;
 }
 

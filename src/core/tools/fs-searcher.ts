@@ -90,6 +90,19 @@ export interface FsSearcherOptions {
   ignoreRoot?: string;
 }
 
+/** Where each line of `bytes` is (its offset less `skip`, its length without the newline). */
+function lineBytes(bytes: Uint8Array, skip: number): Array<{ offset: number; length: number }> {
+  const out: Array<{ offset: number; length: number }> = [];
+  let start = skip;
+  for (;;) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    out.push({ offset: start - skip, length: end - start });
+    if (nl < 0) return out;
+    start = nl + 1;
+  }
+}
+
 export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}): Searcher {
   const read = fsRuleSource(fs);
   const ignoreRoot = normalizePath(opts.ignoreRoot ?? fs.root);
@@ -107,13 +120,15 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
     yield* walk(fs, abs, abs, rules, compileOverride(glob), signal);
   }
 
-  /** The file's text when it is searchable (no NUL byte) and the prefilter hits. */
-  async function readCandidate(file: string, anyLine: RegExp): Promise<string | undefined> {
+  /** The file's text and bytes when it is searchable (no NUL byte) and the prefilter hits; `bom`: a UTF-8 byte order mark was dropped. */
+  async function readCandidate(file: string, anyLine: RegExp): Promise<{ text: string; bytes: Uint8Array; bom: boolean } | undefined> {
     const bytes = await fs.readFile(file).catch(() => undefined);
     if (!bytes || bytes.includes(0)) return undefined;
     let text = decoder.decode(bytes);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    return anyLine.test(text) ? text : undefined;
+    // (The decoder drops a byte order mark itself.)
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    return anyLine.test(text) ? { text, bytes, bom } : undefined;
   }
 
   return {
@@ -138,10 +153,13 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
         const texts = await Promise.all(batch.map((f) => readCandidate(f, anyLine)));
         for (let f = 0; f < batch.length; f++) {
           aborted(o.signal);
-          const text = texts[f];
-          if (text === undefined) continue;
+          const read = texts[f];
+          if (read === undefined) continue;
           const file = batch[f]!;
-          const all = text.split("\n");
+          const all = read.text.split("\n");
+          // Each line's bytes, counted as ripgrep counts them (after a dropped byte order mark): a newline ends each.
+          const at = lineBytes(read.bytes, read.bom ? 3 : 0);
+          const line = (j: number, match: boolean): GrepLine => ({ path: file, line: j + 1, text: all[j]!, match, ...(at[j] ? { bytes: at[j] } : {}) });
           if (all[all.length - 1] === "") all.pop();
           const hits = all.map((l) => re.test(l));
           let lastShown = -1;
@@ -149,11 +167,11 @@ export function createFsSearcher(fs: WorkspaceFs, opts: FsSearcherOptions = {}):
             if (!hits[i]) continue;
             if (matches === o.maxMatches) return { lines, truncated: true, stopped: "limit" };
             matches++;
-            for (let j = Math.max(lastShown + 1, i - ctx); j < i; j++) lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
-            lines.push({ path: file, line: i + 1, text: all[i]!, match: true });
+            for (let j = Math.max(lastShown + 1, i - ctx); j < i; j++) lines.push(line(j, false));
+            lines.push(line(i, true));
             lastShown = i;
             for (let j = i + 1; j <= Math.min(all.length - 1, i + ctx) && !hits[j]; j++) {
-              lines.push({ path: file, line: j + 1, text: all[j]!, match: false });
+              lines.push(line(j, false));
               lastShown = j;
             }
           }

@@ -55,29 +55,67 @@ const CHECK_PARALLEL = 8;
  * only what the checked file says at that line.
  */
 async function checkedLines(fs: WorkspaceFs, lines: readonly GrepLine[]): Promise<{ lines: GrepLine[]; changed: number }> {
-  const paths = [...new Set(lines.map((l) => normalizePath(l.path)))];
-  const texts = new Map<string, string[] | null>();
+  const byPath = new Map<string, GrepLine[]>();
+  for (const l of lines) {
+    const p = normalizePath(l.path);
+    const have = byPath.get(p);
+    if (have) have.push(l);
+    else byPath.set(p, [l]);
+  }
+  const paths = [...byPath.keys()];
+  const bad = new Set<string>();
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {
       const p = paths[next++]!;
-      texts.set(
-        p,
-        await fs.readChecked(p).then(
-          (r) => fileLines(r.data),
-          () => null,
-        ),
-      );
+      if (!(await fileHolds(fs, p, byPath.get(p)!))) bad.add(p);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CHECK_PARALLEL, paths.length) }, worker));
-  const bad = new Set<string>();
-  for (const l of lines) {
-    const p = normalizePath(l.path);
-    if (texts.get(p)?.[l.line - 1] !== l.text) bad.add(p);
-  }
   return { lines: bad.size ? lines.filter((l) => !bad.has(normalizePath(l.path))) : [...lines], changed: bad.size };
 }
+
+/**
+ * Does the file at `path` hold each of `lines`? Only the lines' own bytes are read where the
+ * searcher said where they are (a multi-GB file with one match is not read whole): each at its
+ * offset, a whole line (a newline or the file's edge on either side), decoded as ripgrep decodes.
+ * Else — or where those bytes do not say it (a UTF-16 file: ripgrep's offsets are of its UTF-8
+ * transcoding) — the whole file, as read_file reads it.
+ */
+async function fileHolds(fs: WorkspaceFs, path: string, lines: readonly GrepLine[]): Promise<boolean> {
+  if (fs.readCheckedBytes && lines.every((l) => l.bytes)) {
+    // From the byte before each line to past its newline, for the offsets as given and 3 bytes on
+    // (ripgrep drops a UTF-8 byte order mark and counts from after it), and the file's first 3 bytes.
+    const ranges = [{ offset: 0, length: 3 }, ...lines.map((l) => ({ offset: Math.max(0, l.bytes!.offset - 1), length: l.bytes!.length + 5 }))];
+    const got = await fs.readCheckedBytes(path, ranges).then(
+      (r) => r,
+      () => null,
+    );
+    if (!got) return false;
+    const head = got.chunks[0]!;
+    const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+    if (!utf16) {
+      const shift = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+      const ok = lines.every((l, i) => {
+        const { offset, length } = l.bytes!;
+        const chunk = got.chunks[i + 1]!;
+        const start = offset + shift - Math.max(0, offset - 1);
+        const at = offset + shift;
+        const whole = (at === shift || chunk[start - 1] === 0x0a) && (chunk[start + length] === 0x0a || at + length === got.stat.size);
+        return whole && start + length <= chunk.length && LINE_DECODER.decode(chunk.subarray(start, start + length)) === l.text;
+      });
+      if (ok) return true;
+    }
+  }
+  const text = await fs.readChecked(path).then(
+    (r) => fileLines(r.data),
+    () => null,
+  );
+  return !!text && lines.every((l) => text[l.line - 1] === l.text);
+}
+
+/** One line's bytes decoded as the whole file's are (a U+FEFF inside the file is kept). */
+const LINE_DECODER = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** A file's lines as ripgrep reports them: decoded as it decodes (a UTF-8 BOM dropped, UTF-16 by its BOM), split on newlines. */
 function fileLines(data: Uint8Array): string[] {

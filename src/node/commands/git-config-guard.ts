@@ -11,7 +11,8 @@
  * the command left is kept in the quarantine folder.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, constants as C, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants as C, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { hostProgram, hostSearchDirs } from "../host-programs";
 
@@ -103,12 +104,15 @@ function entryProblem(file: GitConfigFile, entry: string): string | undefined {
 
 /** What changed in the file that git's submodule commands do not write; [] when nothing did. */
 export function gitConfigProblems(path: string, file: GitConfigFile, before: GitConfigSnapshot | null): string[] {
-  const bytes = readBytes(path);
+  return problemsOf(readBytes(path), basename(path), file, before);
+}
+
+function problemsOf(bytes: Buffer | "absent" | "other", name: string, file: GitConfigFile, before: GitConfigSnapshot | null): string[] {
   if (bytes === "absent") return [];
-  if (bytes === "other") return [`${basename(path)} is not a regular file of at most 1 MB`];
+  if (bytes === "other") return [`${name} is not a regular file of at most 1 MB`];
   if (before && bytes.equals(before.bytes)) return [];
   const after = entriesOf(bytes);
-  if (!after) return [`git cannot read ${basename(path)} as written`];
+  if (!after) return [`git cannot read ${name} as written`];
   const was = [...(before?.entries ?? [])];
   const changed: string[] = [];
   for (const e of after) {
@@ -149,4 +153,98 @@ export function restoreGitConfig(path: string, before: GitConfigSnapshot | null,
     renameSync(tmp, path);
   } else rmSync(path, { recursive: true, force: true });
   return keptAt;
+}
+
+/**
+ * The private copy of `.git/config` a git submodule command works on (the git door,
+ * confine.gitSubmodule). The command never writes the repository's own `.git/config` (a read-only
+ * mount point, as for any other command): it runs with `GIT_COMMON_DIR` naming a scratch folder in
+ * `.git` that holds a copy of the file and a link to every other entry of `.git` (objects, refs,
+ * modules, hooks…, so git finds the repository's own), and git writes its `config.lock` there and
+ * renames it onto the copy. When the command has ended (nothing of it runs any more), the copy is
+ * checked — read by git itself, as for the door before — and only a copy whose changes are
+ * `submodule.<name>.*` entries git's submodule commands write is renamed into place. The user's own
+ * git (VS Code's polls `git status`) never reads a state nobody checked; a wrong guess about what
+ * can run inside the door (a hook of a submodule, a planted program) can do no harm there.
+ */
+export interface GitConfigCopy {
+  /** The scratch folder (`.git/yoke-door-XXXXXX`), the command's `GIT_COMMON_DIR`. */
+  dir: string;
+  /** The copy the command sees and writes (`<dir>/config`). */
+  copy: string;
+}
+
+/** Names a scratch folder of the door takes in `.git` (left behind only if Yoke itself was killed). */
+export const DOOR_DIR_PREFIX = "yoke-door-";
+
+/**
+ * Entries of `.git` the copy's folder links to although they may not exist yet (git creates them
+ * through the link, in the repository's own `.git`): submodules' git folders, packed refs, shallow.
+ */
+const LINK_EVEN_IF_MISSING = ["modules", "packed-refs", "shallow", "objects", "refs"];
+/** Entries that are the working tree's own (read from the command's `.git`, not GIT_COMMON_DIR) or the copy. */
+const NOT_LINKED = new Set(["config", "HEAD", "index"]);
+
+/** Makes the scratch folder holding the private copy of `<git>/config` (its bytes: `snapshot`). */
+export function makeGitConfigCopy(git: string, snapshot: GitConfigSnapshot): GitConfigCopy {
+  const dir = mkdtempSync(join(git, DOOR_DIR_PREFIX));
+  try {
+    const copy = join(dir, "config");
+    writeFileSync(copy, snapshot.bytes, { flag: "wx", mode: 0o644 });
+    const names = new Set([...readdirSync(git), ...LINK_EVEN_IF_MISSING]);
+    for (const name of names) {
+      if (NOT_LINKED.has(name) || name.startsWith(DOOR_DIR_PREFIX)) continue;
+      symlinkSync(join(git, name), join(dir, name));
+    }
+    return { dir, copy };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** What publishing the copy did: nothing changed, written into place, or kept out (why, and where the copy was kept). */
+export type GitConfigPublished = { kind: "unchanged" } | { kind: "written" } | { kind: "refused"; why: string; keptAt?: string };
+
+/**
+ * When the command has ended: checks the copy and renames it into place (`path`, the repository's
+ * `.git/config`), or keeps it out. Refused: anything but submodule entries changed, the copy is not
+ * a regular file git can read, or the repository's own file changed meanwhile (the user's own
+ * `git config`: never overwritten). A refused copy is kept at `keepDir/.git/config`. The scratch
+ * folder is removed either way.
+ */
+export function publishGitConfigCopy(path: string, before: GitConfigSnapshot, c: GitConfigCopy, keepDir: string): GitConfigPublished {
+  try {
+    const bytes = readBytes(c.copy);
+    if (bytes instanceof Buffer && bytes.equals(before.bytes)) return { kind: "unchanged" };
+    const keep = (): string | undefined => {
+      if (!(bytes instanceof Buffer)) return undefined;
+      const keptAt = join(keepDir, ".git", "config");
+      mkdirSync(dirname(keptAt), { recursive: true });
+      writeFileSync(keptAt, bytes);
+      return keptAt;
+    };
+    const problems = bytes === "absent" ? ["the command removed config"] : problemsOf(bytes, "config", "config", before);
+    if (problems.length) {
+      const keptAt = keep();
+      return { kind: "refused", why: `it set ${problems.slice(0, 5).join(", ")}${problems.length > 5 ? ` and ${problems.length - 5} more` : ""}`, ...(keptAt ? { keptAt } : {}) };
+    }
+    const now = readBytes(path);
+    if (!(now instanceof Buffer) || !now.equals(before.bytes)) {
+      const keptAt = keep();
+      return { kind: "refused", why: "the repository's .git/config changed while the command ran (it was not overwritten)", ...(keptAt ? { keptAt } : {}) };
+    }
+    // Written beside it under a name nobody can guess, and renamed into place: git reads the old file or the checked one.
+    const tmp = join(dirname(path), `.config.yoke-${randomBytes(8).toString("hex")}`);
+    writeFileSync(tmp, bytes as Buffer, { flag: "wx", mode: 0o644 });
+    try {
+      renameSync(tmp, path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+    return { kind: "written" };
+  } finally {
+    rmSync(c.dir, { recursive: true, force: true });
+  }
 }

@@ -29,7 +29,7 @@ import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
 import { rememberRepositories, scanNewRepositories } from "./new-repositories";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
-import { gitConfigProblems, restoreGitConfig } from "./git-config-guard";
+import { gitConfigProblems, publishGitConfigCopy, restoreGitConfig } from "./git-config-guard";
 import { falseShallowLines, stripShallowLines } from "./shallow";
 import type { GuardedPath } from "./sandbox/types";
 
@@ -53,6 +53,8 @@ export function guardTripped(g: GuardedPath): boolean {
   }
   if (g.before.kind === "entries") return folderChanges(g).length > 0;
   if (g.before.kind === "git-config") return gitConfigProblems(g.path, g.before.file, g.before.snapshot).length > 0;
+  // The command never writes the file itself (a read-only mount point): its copy is checked when it ends.
+  if (g.before.kind === "git-config-copy") return false;
   if (g.before.kind === "repositories") return scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved).findings.length > 0;
   try {
     const st = lstatSync(g.path);
@@ -314,6 +316,18 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
           why: `${g.why}: it set ${problems.slice(0, 5).join(", ")}${problems.length > 5 ? ` and ${problems.length - 5} more` : ""}; the file was put back as it was`,
           movedTo: keptAt,
         });
+      } catch (err) {
+        out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
+      }
+      continue;
+    }
+    if (g.before.kind === "git-config-copy") {
+      // When the command has ended, and only then: nothing of it runs any more, and the user's git
+      // never read anything but the file as it was or as checked (git-config-guard.ts).
+      if (!final) continue;
+      try {
+        const done = publishGitConfigCopy(g.path, g.before.snapshot, g.before.copy, dir);
+        if (done.kind === "refused") out.push({ path: g.path, root: g.root, why: `${g.why}: ${done.why}; .git/config was left as it was`, ...(done.keptAt ? { movedTo: done.keptAt } : {}) });
       } catch (err) {
         out.push({ path: g.path, root: g.root, why: g.why, error: (err as Error).message });
       }

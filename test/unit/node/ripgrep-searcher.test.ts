@@ -57,7 +57,7 @@ describe("ripgrep searcher and JS fallback", () => {
     const res = await grepBoth({ pattern: "needle" });
     const files = [...new Set(rel(res.lines.map((l) => l.path)))];
     expect(files).toEqual([".hidden/h.ts", "a-b.ts", "a.ts", "b/c/deep.ts", "b/needle.md", "b/top-only.txt", "bom.txt", "crlf.txt", "keep.log", "latin1.txt"]);
-    expect(res.lines.find((l) => l.path.endsWith("bom.txt"))).toEqual({ path: `${root}/bom.txt`, line: 1, text: "needle bom", match: true });
+    expect(res.lines.find((l) => l.path.endsWith("bom.txt"))).toEqual({ path: `${root}/bom.txt`, line: 1, text: "needle bom", match: true, bytes: { offset: 0, length: 10 } });
     expect(res.lines.find((l) => l.path.endsWith("latin1.txt"))!.text).toBe("caf\uFFFD needle");
     expect(res.truncated).toBe(false);
   });
@@ -116,7 +116,7 @@ describe("ripgrep searcher and JS fallback", () => {
 
   it("grep: searches one explicit file even when it is ignored", async () => {
     const res = await grepBoth({ pattern: "needle", path: `${root}/debug.log` });
-    expect(res.lines).toEqual([{ path: `${root}/debug.log`, line: 1, text: "needle log", match: true }]);
+    expect(res.lines).toEqual([{ path: `${root}/debug.log`, line: 1, text: "needle log", match: true, bytes: { offset: 0, length: 10 } }]);
   });
 
   it("grep: both reject an invalid regex", async () => {
@@ -225,7 +225,7 @@ describe("findRipgrep", () => {
       createRipgrepSearcher({ log });
       fs.writeFileSync(path.join(dir, "x.txt"), "hello\n");
       const r = await s.grep({ pattern: "hel+o", path: dir, maxMatches: 5 });
-      expect(r.lines).toEqual([{ path: `${dir}/x.txt`, line: 1, text: "hello", match: true }]);
+      expect(r.lines).toEqual([{ path: `${dir}/x.txt`, line: 1, text: "hello", match: true, bytes: { offset: 0, length: 5 } }]);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain("ripgrep (rg) not found; using the slower built-in search");
     } finally {

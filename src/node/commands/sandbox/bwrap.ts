@@ -90,6 +90,7 @@ export function bwrapArgs(
       policy: p,
       ...(req.confine ? { confine: req.confine } : {}),
       ...(req.searchPath !== undefined ? { searchPath: req.searchPath } : {}),
+      cwd: req.cwd,
       ...(opts.protection ? { protection: opts.protection() } : {}),
       ...(opts.tmpMb === undefined ? {} : { tmpMb: opts.tmpMb }),
     },
@@ -264,7 +265,7 @@ export function createBwrapBackend(policy: SandboxPolicy): SandboxBackend {
         ...(policy.protection ? { protection: policy.protection } : {}),
         ...(policy.limits?.tmpMb === undefined ? {} : { tmpMb: policy.limits.tmpMb }),
       });
-      return { file: bin, args: [...args, "--", ...req.argv], guards: plan.guards, env: { TMPDIR: "/tmp" } };
+      return { file: bin, args: [...args, "--", ...req.argv], guards: plan.guards, env: { TMPDIR: "/tmp", ...plan.env } };
     },
   };
 }

@@ -20,7 +20,7 @@ export function containerName(id: string): string {
 const CONTAINER_FACTS: HostFacts = { homes: [], runtime: [], secrets: [], needed: [], sockets: () => [] };
 
 export function dockerArgs(p: ResolvedPolicy, req: WrapRequest, image: string, plan?: MountPlan, limits: SandboxLimits = {}): string[] {
-  const mplan = plan ?? buildMountPlan({ policy: p, ...(req.confine ? { confine: req.confine } : {}) }, CONTAINER_FACTS);
+  const mplan = plan ?? buildMountPlan({ policy: p, cwd: req.cwd, ...(req.confine ? { confine: req.confine } : {}) }, CONTAINER_FACTS);
   const args = ["run", "--rm", "--init", "--name", containerName(req.id), "--network", req.network === "off" ? "none" : "bridge"];
   args.push("--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only", "--tmpfs", `/tmp${limits.tmpMb ? `:size=${limits.tmpMb}m` : ""}`);
   if (limits.processes) args.push("--pids-limit", String(limits.processes));
@@ -34,6 +34,8 @@ export function dockerArgs(p: ResolvedPolicy, req: WrapRequest, image: string, p
     else if (m.op === "hide") args.push(...(m.dir ? ["--tmpfs", `${m.path}:ro`] : ["-v", `/dev/null:${m.path}:ro`]));
   }
   if (typeof process.getuid === "function") args.push("--user", `${process.getuid()}:${process.getgid!()}`);
+  // The plan's environment (the git door's GIT_COMMON_DIR: the workspace is mounted at its own path).
+  for (const [k, v] of Object.entries(mplan.env ?? {})) args.push("-e", `${k}=${v}`);
   args.push("-w", req.cwd, "-e", "HOME=/tmp", image);
   return args;
 }
@@ -64,7 +66,7 @@ export function createDockerBackend(policy: SandboxPolicy, image = DEFAULT_DOCKE
     pidNamespace: true,
     degraded: ["the programs deny rules forbid (Bash(rm:*)) are not removed from the container image: the permission gate alone keeps commands from running them"],
     wrap: (req) => {
-      const plan = buildMountPlan({ policy: p, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) }, CONTAINER_FACTS);
+      const plan = buildMountPlan({ policy: p, cwd: req.cwd, ...(req.confine ? { confine: req.confine } : {}), ...(policy.protection ? { protection: policy.protection() } : {}) }, CONTAINER_FACTS);
       return { file: bin, args: [...dockerArgs(p, req, image, plan, policy.limits), ...req.argv], guards: plan.guards };
     },
     stop: (req) =>

@@ -177,6 +177,7 @@ export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
           policy: p,
           ...(req.confine ? { confine: req.confine } : {}),
           ...(req.searchPath !== undefined ? { searchPath: req.searchPath } : {}),
+          cwd: req.cwd,
           ...(policy.protection ? { protection: policy.protection() } : {}),
         },
         facts,
@@ -185,7 +186,7 @@ export function createFirejailBackend(policy: SandboxPolicy): SandboxBackend {
         file: bin,
         args: [...firejailArgs(p, plan, req, { userHome, root }), `--private-cwd=${req.cwd}`, "--", ...req.argv],
         guards: plan.guards,
-        env: { TMPDIR: "/tmp" },
+        env: { TMPDIR: "/tmp", ...plan.env },
       };
     },
   };

@@ -26,7 +26,7 @@ import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 import { knownRepositories } from "../new-repositories";
 import { pluginStoreSecrets } from "./clone-secrets";
-import { snapshotGitConfig } from "../git-config-guard";
+import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 
 export type MountTag =
   | "tmp" // the private /tmp, /var/tmp, /dev/shm
@@ -63,6 +63,8 @@ export interface MountPlan {
   /** Folders the command may write (empty when the decision made it read-only). */
   writable: string[];
   readOnly: boolean;
+  /** Environment the command needs for the plan (the git door's GIT_COMMON_DIR). */
+  env?: Record<string, string>;
 }
 
 /** The facts of the machine the plan depends on (injected by tests). */
@@ -367,6 +369,8 @@ export interface PlanInput {
   tmpMb?: number;
   /** The command's PATH (WrapRequest.searchPath; default: this process's). */
   searchPath?: string;
+  /** The command's working folder (the git door opens on the repository git finds from there). */
+  cwd?: string;
 }
 
 /** The mounts and guards of one command. */
@@ -425,14 +429,20 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   // back — the user's own git status on the host ran its core.fsmonitor (red team 22-gate). The
   // door stays shut (git submodule then fails on the read-only .git/config, as without the door).
   const doorOpen = input.confine?.gitLinked === true && !searchPathWritable(input.searchPath ?? process.env.PATH ?? "", writable);
+  let env: Record<string, string> | undefined;
   for (const root of writable) {
-    // git submodule add/update…: .git/config and .gitmodules writable, checked while and after it runs.
-    const door = doorOpen ? submoduleDoor(b, root) : undefined;
-    if (door) guards.push(...door);
-    for (const g of door ?? []) doors.add(g.path);
+    // git submodule add/update…: a private copy of .git/config (checked and renamed into place when
+    // it ends), .gitmodules writable and checked while and after it runs.
+    const door = doorOpen && input.confine?.gitSubmodule === true && input.cwd ? submoduleDoor(b, root, input.cwd) : undefined;
+    if (door) {
+      guards.push(...door.guards);
+      doors.add(join(root, ".gitmodules"));
+      env = { GIT_COMMON_DIR: door.copy.dir };
+      ancestors.add(door.copy.dir);
+    }
     // .git/worktrees and .git/modules: written by git worktree / git submodule, checked when the command ends (gitAllowList).
-    for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter && !(door && (e.path === ".gitmodules" || e.path === ".git/config"))) protect(root, e.path, e.why);
-    gitAllowList(b, guards, ancestors, approved, root, protect, !!door);
+    for (const e of PROTECTED_WORKSPACE_PATHS) if (!e.checkedAfter && !(door && e.path === ".gitmodules")) protect(root, e.path, e.why);
+    gitAllowList(b, guards, ancestors, approved, root, protect, door ? basename(door.copy.dir) : undefined, doorOpen);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
   const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
@@ -504,7 +514,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   }
 
   for (const a of ancestors) if (b.writableHost(a)) b.add({ op: "rw", path: a, tag: "ancestor" });
-  return { mounts: b.ordered(), guards: dedupeGuards(guards), writable, readOnly };
+  return { mounts: b.ordered(), guards: dedupeGuards(guards), writable, readOnly, ...(env ? { env } : {}) };
 }
 
 function list(dir: string): string[] {
@@ -535,20 +545,38 @@ const GIT_LINKED_ENTRIES: readonly string[] = ["worktrees", "modules"];
  * a `config.worktree`, a `worktrees/`). `.git` itself becomes a mount point (it cannot be renamed).
  */
 /**
- * The guards that let a git submodule command (confine.gitLinked) write `root`'s `.git/config`
- * and `.gitmodules`; undefined when the door stays shut (no `.git` folder there, or either file is
- * not a regular file git can read — a link, say — so nothing checkable was there before).
+ * The git door of a git submodule command (confine.gitSubmodule) on `root`'s repository: the
+ * private copy of `.git/config` the command works on (its GIT_COMMON_DIR; the repository's own file
+ * stays a read-only mount point, and the copy is checked and renamed into place when the command
+ * has ended: git-config-guard.ts) and the guard that lets it write `.gitmodules` (checked while and
+ * when it ends). Undefined when the door stays shut: `cwd` is not in this repository (git would
+ * find another one there: a nested repository, a submodule's folder, a listed path), there is no
+ * `.git` folder, or either file is not a regular file git can read (a link, say).
  */
-function submoduleDoor(b: PlanBuilder, root: string): GuardedPath[] | undefined {
+function submoduleDoor(b: PlanBuilder, root: string, cwd: string): { guards: GuardedPath[]; copy: GitConfigCopy } | undefined {
   const git = join(root, ".git");
-  if (look(git).kind !== "dir" || !b.writableHost(git)) return undefined;
+  if (look(git).kind !== "dir" || !b.writableHost(git) || !gitFindsRoot(realOrSelf(cwd), root)) return undefined;
   const config = snapshotGitConfig(join(git, "config"));
   const modules = snapshotGitConfig(join(root, ".gitmodules"));
   if (!config || modules === undefined) return undefined;
-  return [
-    { path: join(git, "config"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "config", snapshot: config } },
-    { path: join(root, ".gitmodules"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "gitmodules", snapshot: modules } },
-  ];
+  const copy = makeGitConfigCopy(git, config);
+  return {
+    copy,
+    guards: [
+      { path: join(git, "config"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config-copy", snapshot: config, copy } },
+      { path: join(root, ".gitmodules"), root, why: SUBMODULE_CONFIG_WHY, before: { kind: "git-config", file: "gitmodules", snapshot: modules } },
+    ],
+  };
+}
+
+/** Does git, started in `cwd`, find `root`'s `.git` (no `.git` entry in a folder between them)? */
+function gitFindsRoot(cwd: string, root: string): boolean {
+  if (!isWithin(cwd, root)) return false;
+  for (let d = cwd; d !== root; d = dirname(d)) {
+    if (look(join(d, ".git")).kind !== "none") return false;
+    if (dirname(d) === d) return false;
+  }
+  return true;
 }
 
 /** Does PATH name a folder inside a writable folder, or a relative one (the command's folder, in the workspace)? */
@@ -576,7 +604,8 @@ function gitAllowList(
   approved: string[],
   root: string,
   protect: (root: string, rel: string, why: string) => void,
-  configDoor = false,
+  doorDir?: string,
+  linkedDoor = false,
 ): void {
   const git = join(root, ".git");
   if (look(git).kind !== "dir" || !b.writableHost(git) || approved.some((a) => isWithin(git, a))) return;
@@ -585,8 +614,15 @@ function gitAllowList(
   // worktrees/ and modules/ (git worktree, git submodule) are written, and checked when the command
   // ends against what those commands write (new-repositories.ts, checkOwnLinked: a planted
   // commondir, config.worktree or submodule config goes to quarantine).
-  const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n) || (configDoor && n === "config");
+  const writable = (n: string) => gitEntryWritable(n) || GIT_LINKED_ENTRIES.includes(n) || n === doorDir;
   for (const name of names) if (!writable(name) || (GIT_COMMAND_STATE.includes(name) && !isApproved(name))) protect(root, `.git/${name}`, GIT_WHY);
+  // The git folders of existing submodules and linked worktrees: the user's git reads their
+  // configuration too (git status runs one in each submodule, with that submodule's core.fsmonitor),
+  // so it is read-only like `.git/config` — checked only when the command ended, a command rewriting
+  // `.git/modules/lib/config` in a loop made the user's polling git status run its fsmonitor 138
+  // times in 4 s (door18). A git submodule or worktree line (the door) may still write them: git
+  // sets a submodule's core.worktree and remote there, and removes a worktree's folder.
+  if (!linkedDoor) for (const rel of linkedGitConfigs(git)) protect(root, `.git/${rel}`, LINKED_CONFIG_WHY);
   ancestors.add(git);
   pinAncestors(ancestors, root, git);
   guards.push({
@@ -619,6 +655,40 @@ function gitAllowList(
     why: GIT_STATE_WHY,
     before: { kind: "entries", names, accept: (n) => !GIT_COMMAND_STATE.includes(n) || isApproved(n), links: links(git, names), endOnly: true },
   });
+}
+
+const LINKED_CONFIG_WHY =
+  "the configuration of a submodule's or linked worktree's git folder: the user's git reads it (git status runs git in each submodule), and it can run programs (core.fsmonitor, core.hooksPath)";
+
+/** At most this many git folders below `.git/modules` are looked at (nested submodules), this deep. */
+const MAX_LINKED_DIRS = 256;
+const MAX_LINKED_DEPTH = 8;
+
+/**
+ * Of `git` (a repository's `.git` folder): the files that hold configuration of its submodules' git
+ * folders (`modules/<name>/config`, nested submodules' too) and linked worktrees (`worktrees/<id>/
+ * commondir` and `config.worktree`), relative to `git`, those that exist.
+ */
+function linkedGitConfigs(git: string): string[] {
+  const out: string[] = [];
+  let seen = 0;
+  const walk = (rel: string, depth: number): void => {
+    if (depth > MAX_LINKED_DEPTH || seen >= MAX_LINKED_DIRS) return;
+    for (const name of list(join(git, rel))) {
+      const sub = `${rel}/${name}`;
+      if (look(join(git, sub)).kind !== "dir" || ++seen > MAX_LINKED_DIRS) continue;
+      // A git folder (HEAD beside objects): its config, and the submodules below its own modules/.
+      if (look(join(git, sub, "HEAD")).kind === "file" && look(join(git, sub, "objects")).kind === "dir") {
+        if (look(join(git, sub, "config")).kind === "file") out.push(`${sub}/config`);
+        if (look(join(git, sub, "modules")).kind === "dir") walk(`${sub}/modules`, depth + 1);
+      } else walk(sub, depth + 1); // a name with a slash (modules/libs/lib)
+    }
+  };
+  if (look(join(git, "modules")).kind === "dir") walk("modules", 0);
+  for (const id of list(join(git, "worktrees"))) {
+    for (const f of ["commondir", "config.worktree"]) if (look(join(git, "worktrees", id, f)).kind === "file") out.push(`worktrees/${id}/${f}`);
+  }
+  return out;
 }
 
 /**

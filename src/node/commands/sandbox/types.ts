@@ -79,7 +79,7 @@ export interface WrapRequest {
  * link, which a mount would follow): the runner checks it while and after the command runs,
  * and moves what appeared there to quarantine.
  */ import type { ObjectFileStat } from "../git-objects";
-import type { GitConfigFile, GitConfigSnapshot } from "../git-config-guard";
+import type { GitConfigCopy, GitConfigFile, GitConfigSnapshot } from "../git-config-guard";
 
 export interface GuardedPath {
   /** Absolute path of the protected entry. */
@@ -94,7 +94,7 @@ export interface GuardedPath {
    * appears that `accept` does not accept is quarantined, and a symbolic link of `links` that was
    * changed or removed is put back.
    */
-  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard;
+  before: { kind: "none" } | { kind: "symlink"; target: string } | FolderGuard | ObjectsGuard | PackedRefsGuard | ShallowGuard | RepositoriesGuard | GitConfigGuard | GitConfigCopyGuard;
 }
 
 /**
@@ -106,6 +106,17 @@ export interface GitConfigGuard {
   kind: "git-config";
   file: GitConfigFile;
   snapshot: GitConfigSnapshot | null;
+}
+
+/**
+ * `.git/config` (`path`) under a git submodule command (confine.gitSubmodule): read-only to the
+ * command, which works on a private copy (`copy`, its GIT_COMMON_DIR); when it has ended, the copy
+ * is checked and renamed into place, or kept out (git-config-guard.ts, publishGitConfigCopy).
+ */
+export interface GitConfigCopyGuard {
+  kind: "git-config-copy";
+  snapshot: GitConfigSnapshot;
+  copy: GitConfigCopy;
 }
 
 /**
