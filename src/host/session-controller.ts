@@ -44,8 +44,7 @@ export class SessionController implements vscode.Disposable {
   private readonly firstRun: FirstRunProbe;
   private readonly live: LiveLink;
   private readonly opener: SessionOpener;
-  /** Background agents' results for ended sessions, kept until they are opened again (session/hand-back.ts). */
-  private readonly handBacks: HandBacks;
+  private readonly handBacks: HandBacks; // background agents' results for ended sessions, kept until they are shown again
   private readonly others: OtherWriters;
   private readonly shown: ShownSession;
   private readonly snapshots: PanelSnapshots;
@@ -330,13 +329,9 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Sessions of this workspace, newest first, for the history list and the quick pick (session/history.ts). */
-  history(fresh = false): SessionItemView[] {
-    return this.historyList.list(fresh);
-  }
+  readonly history = (fresh = false): SessionItemView[] => this.historyList.list(fresh);
 
-  async snapshot(): Promise<Snapshot> {
-    return this.snapshots.take();
-  }
+  readonly snapshot = (): Promise<Snapshot> => this.snapshots.take();
 
   // --- checkpoints (src/host/checkpoints.ts, session/shown.ts): restore / fork per turn, "Yoke: Restore Checkpoint…" ---
   restoreCheckpoint(): Promise<void> {
@@ -347,9 +342,8 @@ export class SessionController implements vscode.Disposable {
   dispose(): void {
     this.store.stop();
     if ((this.approver.waitingOwn || this.review?.reviewer.pending().length) && this.live.current) {
-      // The window closes (or reloads) while a question is open or a change waits for review: leave
-      // it unanswered in the log, so the next window asks it again (the review re-attaches to the
-      // editor VS Code restores). Commands die with the extension host.
+      // The window closes (or reloads) while a question is open or a change waits for review: leave it unanswered in
+      // the log, so the next window asks it again (the review re-attaches to the editor VS Code restores).
       this.live.abandon();
     } else {
       void this.live.detach(true);
@@ -363,13 +357,10 @@ export class SessionController implements vscode.Disposable {
     this.store.dispose();
   }
 
-  private pushState(): Promise<void> {
-    return this.snapshots.push();
-  }
+  private readonly pushState = (): Promise<void> => this.snapshots.push();
 
-  /** After a window reload: the last session shown again (session/open.ts). */
+  /** After a window reload: the last session shown again (session/open.ts), then a background agent's result kept for it. */
   restoreOnce(): Promise<void> {
-    // Then a background agent's result kept for it (after a question left open is asked again, which starts first).
     return this.opener.restoreOnce().then(() => void setTimeout(() => this.handBacks.deliverShown(), 0));
   }
 

@@ -386,16 +386,7 @@ const chomp = (l: string) => l.replace(/\r?\n$/, "");
 
 function itemOf(v: AgentView): AgentItemView {
   const spend = v.costUsd !== null ? `$${v.costUsd.toFixed(4)}` : v.usage ? `${v.usage.inputTokens + v.usage.outputTokens} tok` : "";
-  return {
-    id: v.id,
-    task: v.task,
-    state: v.state,
-    resumable: v.resumable,
-    branch: v.branch,
-    spend,
-    changedFiles: v.changedFiles,
-    lastMessage: v.lastMessage && v.lastMessage.length > 400 ? v.lastMessage.slice(0, 400) + "…" : v.lastMessage,
-    asking: v.asking,
-    merged: v.merged,
-  };
+  const { id, task, state, resumable, branch, changedFiles, asking, merged } = v;
+  const lastMessage = v.lastMessage && v.lastMessage.length > 400 ? v.lastMessage.slice(0, 400) + "…" : v.lastMessage;
+  return { id, task, state, resumable, branch, spend, changedFiles, lastMessage, asking, merged };
 }
