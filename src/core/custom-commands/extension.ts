@@ -8,6 +8,7 @@
  */
 import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { agentTools, type AgentDefinition } from "../subagents/agents";
+import { editOutsideLimit, type EditLimit } from "../subagents/edit-paths";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import { isPathChanged } from "../ports";
@@ -62,6 +63,8 @@ interface Active {
   onlyTools?: ReadonlySet<string>;
   /** The model this run switched to (the command's, or the agent's its prompt file runs under). */
   model?: string;
+  /** The agent a prompt file runs under, when it limits the files it edits (a Roo mode's fileRegex). */
+  editLimit?: EditLimit;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -139,6 +142,9 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           underAgent = await promptAgent(api, opts, cmd.mode);
           limit = underAgent ? agentLimit(underAgent, cmd.tools, api.session.tools()) : copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
           if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
+          // The agent's edit limit holds whatever tools the prompt file lists: they choose the
+          // tools, not which files the agent may change.
+          if (underAgent?.editPaths?.length) active = { ...active, editLimit: { name: underAgent.name, source: underAgent.source, editPaths: underAgent.editPaths } };
           if (limit.unknown.length)
             api.record({
               type: "extension",
@@ -200,6 +206,19 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         }
         return { text: expanded };
       });
+
+      // A prompt file under an agent that may edit only some files: its edits elsewhere are refused,
+      // as the agent's are through `task` (edit-paths.ts) — after the hooks, just before the gate.
+      api.on(
+        "tool.before",
+        async ({ tool, args }) => {
+          const limit = active?.editLimit;
+          if (!limit) return undefined;
+          const decision = await editOutsideLimit(limit, tool, args, api.session.services.fs);
+          return decision ? { decision } : undefined;
+        },
+        { priority: -90, failClosed: true },
+      );
 
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
       api.on("tool.before", async ({ tool, args, call }) => {
