@@ -1,6 +1,8 @@
 // Red team B (session 17): a Copilot prompt file whose `agent:` names a Roo mode limited by its
 // edit group's fileRegex. The prompt runs under the agent (b58612e) — does the agent's edit limit
-// hold, as it does when the same mode runs through `task`?
+// hold, as it does when the same mode runs through `task`? And an agent whose permissionMode is
+// stricter than the session's (a read-only reviewer in plan)? On the session-17 build every case
+// here wrote src/api/patched.ts in acceptEdits.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -75,4 +77,21 @@ describe("a prompt file running under a Roo mode keeps the mode's fileRegex", ()
       120_000,
     );
   }
+
+  it("a prompt file under an agent whose permissionMode is plan changes nothing (as the agent through task)", async () => {
+    const s = setup({ ".github/prompts/audit.prompt.md": "---\nagent: reviewer\n---\nAudit src/api.\n" });
+    mkdirSync(join(s.home, ".claude", "agents"), { recursive: true });
+    writeFileSync(
+      join(s.home, ".claude", "agents", "reviewer.md"),
+      "---\nname: reviewer\ndescription: Reviews code; never changes it.\npermissionMode: plan\n---\nYou review code and report findings. REVIEWER-ROLE\n",
+    );
+    server = await startScriptedLlmServer({
+      script: [{ toolCalls: [{ name: "write_file", input: { path: "src/api/patched.ts", content: "export const owned = true;\n" } }] }, { text: "done" }],
+    });
+    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions")), "--permission-mode", "acceptEdits", "/audit"], { env: { HOME: s.home } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(server.requests[0]!.body)).toContain("REVIEWER-ROLE");
+    expect(existsSync(join(s.ws, "src/api/patched.ts")), toldOf(server.requests)).toBe(false);
+    expect(toldOf(server.requests)).toContain('/audit runs as the "reviewer" agent, in its permission mode (plan): ');
+  }, 120_000);
 });
