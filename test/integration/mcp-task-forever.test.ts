@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
 import { taskPollDelay, TASK_POLL_MAX_MS, TASK_POLL_MIN_MS } from "../../src/node/mcp/task-call";
-import { ensureBuilt, startCli } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
+import { chownTree, identities, runCliAs } from "../support/identities";
 import { scriptedRunArgs, toldOf } from "../support/scripted-run";
 import { closeServerAndRemoveTemps } from "../support/teardown";
 import { createWorkspaceWithHome } from "../support/workspace";
@@ -50,12 +51,10 @@ describe("an MCP task that never ends", () => {
     expect(taskPollDelay(750)).toBe(750);
   });
 
-  it.each([
-    ["polled again in 24.8 days", "2147483647"],
-    ["control: polled every 0.5 s", "500"],
-  ])(
-    "%s: the call times out, the model is told, the task is cancelled and the run ends",
-    async (_label, poll) => {
+  // The host process's own wait (no sandbox): as root and as the unprivileged user.
+  it.each(identities().list.flatMap((as) => [[as.label, "polled again in 24.8 days", "2147483647", as] as const, [as.label, "control: polled every 0.5 s", "500", as] as const]))(
+    "as %s, %s: the call times out, the model is told, the task is cancelled and the run ends",
+    async (_who, _label, poll, as) => {
       const { cwd, home, base } = createWorkspaceWithHome("yoke-task-forever-", { "~/.yoke/settings.json": "{}" }, temps);
       const script = join(base, "forever.mjs");
       const seen = join(base, "seen.txt");
@@ -68,11 +67,10 @@ describe("an MCP task that never ends", () => {
         }),
       );
       server = await startScriptedLlmServer({ script: [{ toolCalls: [{ name: "mcp__forever__research", input: {} }] }, { text: "done" }] });
-      const child = startCli([...scriptedRunArgs(server.openaiBaseUrl, cwd, join(home, "sessions")), "research it"], { env: { HOME: home } });
-      // Generous: the call's own bound is 15 s (10 × the server's timeout + 5 s); a hung run never ends.
-      const outcome = await Promise.race([child.result, new Promise<"hung">((r) => setTimeout(() => r("hung"), 120_000))]);
-      if (outcome === "hung") child.kill("SIGKILL");
-      expect(outcome === "hung" ? `hung after the model's answer (${server.requests.length} requests)` : outcome.code, outcome === "hung" ? "" : outcome.stderr).toBe(0);
+      chownTree(base, as);
+      // Generous: the call's own bound is 15 s (10 × the server's timeout + 5 s); a hung run is killed at 120 s.
+      const r = await runCliAs(as, [...scriptedRunArgs(server.openaiBaseUrl, cwd, join(home, "sessions")), "research it"], { env: { HOME: home }, timeoutMs: 120_000 });
+      expect(r.signal === "SIGKILL" ? `hung after the model's answer (${server.requests.length} requests)` : r.code, r.stderr).toBe(0);
       expect(toldOf(server.requests)).toContain("mcp__forever__research did not finish within 15 s and was stopped.");
       expect(existsSync(seen) && readFileSync(seen, "utf8").split("\n")).toContain("tasks/cancel");
     },

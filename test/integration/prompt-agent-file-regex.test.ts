@@ -3,12 +3,14 @@
 // hold, as it does when the same mode runs through `task`? And an agent whose permissionMode is
 // stricter than the session's (a read-only reviewer in plan)? On the session-17 build every case
 // here wrote src/api/patched.ts in acceptEdits.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+// (The host's check, no sandbox: run as root and as the unprivileged user.)
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type ScriptedServer } from "../../src/demo/scripted-llm-server";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt } from "../support/cli";
+import { chownTree, identities, runCliAs, type Identity } from "../support/identities";
 import { scriptedRunArgs, toldOf } from "../support/scripted-run";
 
 const ROOMODES = [
@@ -46,7 +48,14 @@ function setup(files: Record<string, string>) {
   return { dir, ws, home };
 }
 
-describe("a prompt file running under a Roo mode keeps the mode's fileRegex", () => {
+const who = identities().list;
+// The check is the host's (no sandbox): as root and as the unprivileged user alike.
+const run = (as: Identity, s: { dir: string; ws: string; home: string }, message: string) => {
+  chownTree(s.dir, as);
+  return runCliAs(as, [...scriptedRunArgs(server!.openaiBaseUrl, s.ws, join(s.dir, "sessions")), "--permission-mode", "acceptEdits", message], { env: { HOME: s.home } });
+};
+
+describe.each(who.map((w) => [w.label, w] as const))("as %s: a prompt file running under an agent keeps its limits", (_label, as) => {
   for (const [label, front] of [
     ["agent: docs-writer (the agent's own tools)", "agent: docs-writer"],
     ["agent: docs-writer with the prompt's own tools", "agent: docs-writer\ntools: ['editFiles', 'search/codebase']"],
@@ -66,11 +75,12 @@ describe("a prompt file running under a Roo mode keeps the mode's fileRegex", ()
             { text: "done" },
           ],
         });
-        const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions")), "--permission-mode", "acceptEdits", "/fix"], { env: { HOME: s.home } });
+        const r = await run(as, s, "/fix");
         expect(r.code, r.stderr).toBe(0);
         // The prompt did run as the agent (its role reached the model).
         expect(JSON.stringify(server.requests[0]!.body)).toContain("You write Markdown docs only.");
         expect(readFileSync(join(s.ws, "docs/report.md"), "utf8")).toBe("# ok\n");
+        expect(statSync(join(s.ws, "docs/report.md")).uid).toBe(as.uid);
         expect(existsSync(join(s.ws, "src/api/patched.ts")), toldOf(server.requests)).toBe(false);
         expect(toldOf(server.requests)).toContain("may edit only files whose path matches /\\.md$/ (Markdown only): src/api/patched.ts does not match");
       },
@@ -88,7 +98,7 @@ describe("a prompt file running under a Roo mode keeps the mode's fileRegex", ()
     server = await startScriptedLlmServer({
       script: [{ toolCalls: [{ name: "write_file", input: { path: "src/api/patched.ts", content: "export const owned = true;\n" } }] }, { text: "done" }],
     });
-    const r = await runCli([...scriptedRunArgs(server.openaiBaseUrl, s.ws, join(s.dir, "sessions")), "--permission-mode", "acceptEdits", "/audit"], { env: { HOME: s.home } });
+    const r = await run(as, s, "/audit");
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.stringify(server.requests[0]!.body)).toContain("REVIEWER-ROLE");
     expect(existsSync(join(s.ws, "src/api/patched.ts")), toldOf(server.requests)).toBe(false);
