@@ -7,7 +7,8 @@
  * that is denied or refused does not run, and the model is told so in its place.
  */
 import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
-import { agentTools, type AgentDefinition } from "../subagents/agents";
+import { agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
+import { editOutsideLimit, type EditLimit } from "../subagents/edit-paths";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
 import { canonicalWorkspacePath, isAbsolutePath, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import { isPathChanged } from "../ports";
@@ -62,6 +63,10 @@ interface Active {
   onlyTools?: ReadonlySet<string>;
   /** The model this run switched to (the command's, or the agent's its prompt file runs under). */
   model?: string;
+  /** The agent a prompt file runs under, when it limits the files it edits (a Roo mode's fileRegex). */
+  editLimit?: EditLimit;
+  /** That agent's permissionMode, where it is stricter than the session's: each call is also checked in it. */
+  agentMode?: { agent: string; mode: PermissionMode };
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -139,6 +144,12 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           underAgent = await promptAgent(api, opts, cmd.mode);
           limit = underAgent ? agentLimit(underAgent, cmd.tools, api.session.tools()) : copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
           if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
+          // The agent's edit limit holds whatever tools the prompt file lists: they choose the
+          // tools, not which files the agent may change.
+          if (underAgent?.editPaths?.length) active = { ...active, editLimit: { name: underAgent.name, source: underAgent.source, editPaths: underAgent.editPaths } };
+          // Its permissionMode too where stricter (a read-only reviewer in plan): as through `task`, never looser.
+          const stricter = underAgent ? stricterAgentMode(underAgent, mode) : undefined;
+          if (stricter) active = { ...active, agentMode: { agent: underAgent!.name, mode: stricter } };
           if (limit.unknown.length)
             api.record({
               type: "extension",
@@ -200,6 +211,38 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         }
         return { text: expanded };
       });
+
+      // A prompt file under an agent that may edit only some files: its edits elsewhere are refused,
+      // as the agent's are through `task` (edit-paths.ts) — after the hooks, just before the gate.
+      api.on(
+        "tool.before",
+        async ({ tool, args }) => {
+          const a = active;
+          if (a?.editLimit) {
+            const decision = await editOutsideLimit(a.editLimit, tool, args, api.session.services.fs);
+            if (decision) return { decision };
+          }
+          if (a?.agentMode) {
+            // The gate's answer in the agent's mode (with the call's touched files, as the grants' check below).
+            const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !isReadOnly(tool.capabilities) };
+            const touched = await resolveTouches(tool, args, api.session.services.fs);
+            const reqs = touched.length ? touched.map((t) => ({ ...first, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [first];
+            const ds = await Promise.all(reqs.map((r) => opts.check(r, a.agentMode!.mode)));
+            const d = ds.find((x) => x.decision === "deny") ?? ds.find((x) => x.decision === "ask");
+            if (d)
+              return {
+                decision: {
+                  decision: d.decision,
+                  by: "extension",
+                  rule: d.rule,
+                  reason: `/${a.command.name} runs as the "${a.agentMode.agent}" agent, in its permission mode (${a.agentMode.mode}): ${d.reason}`,
+                },
+              };
+          }
+          return undefined;
+        },
+        { priority: -90, failClosed: true },
+      );
 
       // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
       api.on("tool.before", async ({ tool, args, call }) => {

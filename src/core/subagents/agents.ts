@@ -579,3 +579,12 @@ export function agentPermissionMode(agent: Pick<AgentDefinition, "permissionMode
     };
   return wanted === parent ? {} : { mode: wanted as AgentMode };
 }
+
+/**
+ * The agent's permissionMode where it is stricter than `parent` (never a looser one): what a
+ * prompt file running under the agent (src/core/custom-commands) is also held to.
+ */
+export function stricterAgentMode(agent: Pick<AgentDefinition, "permissionMode" | "origin" | "source" | "name">, parent: string): AgentMode | undefined {
+  const { mode } = agentPermissionMode(agent, parent);
+  return mode && MODE_RANK[mode]! < (MODE_RANK[parent] ?? 1) ? mode : undefined;
+}

@@ -405,16 +405,13 @@ export class NodeMcpHub implements McpHub {
           opts.onProgress?.({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) }),
       };
       if (!taskRequired.get(running.client)?.has(tool)) return (await running.client.callTool({ name: tool, arguments: args }, undefined, options)) as McpCallResult;
-      // A tool that must run as a task (MCP tasks, `execution.taskSupport: "required"`): the SDK
-      // creates the task, asks tasks/get until it ends and then tasks/result; each status it
-      // reports is shown as progress (never sent to the model), the result is the call's.
+      // A tool that must run as a task (MCP tasks, `execution.taskSupport: "required"`): the task is
+      // created, asked about (tasks/get, bounded waits that a Stop ends) until it ends, then its
+      // result (tasks/result) is the call's (src/node/mcp/task-call.ts); each status it reports is
+      // shown as progress (never sent to the model).
       let statuses = 0;
-      for await (const m of running.client.experimental.tasks.callToolStream({ name: tool, arguments: args }, undefined, options)) {
-        if (m.type === "taskStatus") opts.onProgress?.({ progress: ++statuses, message: m.task.statusMessage ?? m.task.status });
-        else if (m.type === "result") return m.result as McpCallResult;
-        else if (m.type === "error") throw m.error;
-      }
-      throw new Error("the task ended without a result");
+      const { callToolAsTask } = await loadMcpSdk();
+      return await callToolAsTask(running.client, tool, args, options, (task) => opts.onProgress?.({ progress: ++statuses, message: task.statusMessage ?? task.status }));
     } catch (err) {
       if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
         // The token was refused mid-session and could not be renewed: the connection is closed,
