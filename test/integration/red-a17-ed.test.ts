@@ -4,7 +4,7 @@
  * as root and as the unprivileged yoke-sectest, under bwrap and firejail. Each case asserts the attack's
  * effect in the trace (`cat` read the Read-denied .env: the escape really ran) and that the gate now denies
  * or asks in bypassPermissions (no bypass-class disagreement). On the build before the fix every one of them
- * was allowed there (docs/security.md, "Red team A on gate18").
+ * was allowed there (docs/security.md, "Red team A on gate18"). Also make's GNUMAKEFLAGS, read as MAKEFLAGS is.
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -58,6 +58,13 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
           expect(verdict(r, "deny rm + .env", "bypassPermissions"), command).toBe(expected);
           expect(bypasses(r), command).toEqual([]);
         }
+        // GNU make reads GNUMAKEFLAGS as it reads MAKEFLAGS (`--eval` there ran `$(shell cat .env)` with no
+        // makefile). The traced run shows the read under firejail; under bwrap the checker saw make run nothing.
+        const gnu = await checker.check("GNUMAKEFLAGS='--eval=x:=$(shell cat .env >&2)' make -n", "red-a17-gnumakeflags");
+        expect(gnu.error).toBeUndefined();
+        if (backend === "firejail") expect(seen(gnu, "read of denied path", "cat read .env")).toBe(true);
+        expect(verdict(gnu, "deny rm + .env", "bypassPermissions")).toBe("ask");
+        expect(bypasses(gnu)).toEqual([]);
         // Controls: ordinary ed work stays allowed (a text line with `!`, a search with a bracket, the
         // session-16 escape that writes a listing) and really ran.
         const text = await checker.check("printf '%s\\n' a 'Hello!' . w q | ed -s README.md", "red-a17-ed-ordinary");
