@@ -4,7 +4,8 @@
  * as root and as the unprivileged yoke-sectest, under bwrap and firejail. Each case asserts the attack's
  * effect in the trace (`cat` read the Read-denied .env: the escape really ran) and that the gate now denies
  * or asks in bypassPermissions (no bypass-class disagreement). On the build before the fix every one of them
- * was allowed there (docs/security.md, "Red team A on gate18"). Also make's GNUMAKEFLAGS, read as MAKEFLAGS is.
+ * was allowed there (docs/security.md, "Red team A on gate18"). Also make's GNUMAKEFLAGS, read as MAKEFLAGS is,
+ * and npm's editor named by a committed .npmrc.
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -65,6 +66,13 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
         if (backend === "firejail") expect(seen(gnu, "read of denied path", "cat read .env")).toBe(true);
         expect(verdict(gnu, "deny rm + .env", "bypassPermissions")).toBe("ask");
         expect(bypasses(gnu)).toEqual([]);
+        // A committed .npmrc names npm's editor: `npm edit x` ran `cat .env node_modules/x`.
+        const npmrc = 'mkdir -p node_modules/x && echo \'{"name":"x","version":"1.0.0"}\' > node_modules/x/package.json && printf \'editor=cat .env\\n\' > .npmrc';
+        const edit = await checker.check("npm edit x", "red-a17-npmrc", npmrc);
+        expect(edit.error).toBeUndefined();
+        expect(seen(edit, "read of denied path", "cat read .env")).toBe(true);
+        expect(verdict(edit, "deny rm + .env", "bypassPermissions")).toBe("ask");
+        expect(bypasses(edit)).toEqual([]);
         // Controls: ordinary ed work stays allowed (a text line with `!`, a search with a bracket, the
         // session-16 escape that writes a listing) and really ran.
         const text = await checker.check("printf '%s\\n' a 'Hello!' . w q | ed -s README.md", "red-a17-ed-ordinary");

@@ -256,6 +256,27 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     // `npm config set|edit|delete|fix` and `npm set` write the user's ~/.npmrc (or the project's with
     // `--location=project`, the global one with `-g`): configuration that runs programs (`script-shell`…).
     // The differential checker saw `npm config edit --editor=vim` write ~/.npmrc unpredicted (session 17, gate18).
+    // `npm edit`, `npm config edit`, `npm explore` and `npm docs|home|bugs|issues|repo` run the program a
+    // setting names (editor, shell, browser), which a .npmrc in the project — repository content — or
+    // npm_config_* sets: red team A (session 17) — a committed `.npmrc` with `editor=cat .env` made
+    // `npm edit x` read .env under Read(**/.env) in bypassPermissions (diffcheck, real npm).
+    const verbs = values.filter((v) => !v.startsWith("-"));
+    const configured =
+      verbs[0] === "edit" || ((verbs[0] === "config" || verbs[0] === "c") && verbs[1] === "edit")
+        ? "editor"
+        : verbs[0] === "explore"
+          ? "shell"
+          : /^(docs|home|bugs|issues|repo)$/.test(verbs[0] ?? "")
+            ? "browser"
+            : undefined;
+    // (A value on the command line wins over every .npmrc: npmProgramOptions reads it as a candidate.)
+    const onLine = (setting: string) =>
+      values.some((v) => {
+        const o = /^--([a-z-]+)/.exec(v)?.[1];
+        return !!o && o.length >= 2 && setting.startsWith(o);
+      });
+    if (name === "npm" && configured && !onLine(configured))
+      fx.hidden.push(`npm ${verbs[0]} runs the program its ${configured} setting names (a .npmrc in the project, npm_config_${configured}), which Yoke cannot see`);
     const sub = values[0] === "config" || values[0] === "c" ? values[1] : values[0] === "set" ? "set" : undefined;
     if (name === "npm" && sub !== undefined && /^(set|edit|delete|rm|fix)$/.test(sub)) {
       const project = args.some((a) => /^--location(=|$)/.test(a.value) && (a.value.endsWith("=project") || args[args.indexOf(a) + 1]?.value === "project"));
