@@ -133,12 +133,14 @@ export function edEscapes(text: string, file: string | undefined): EdEscapes {
   };
   const line = (text: string, at: number, depth: number): void => {
     const r = rest(text);
-    // An address Yoke cannot read, or a command letter ed does not have after it: where the line holds a
-    // `!`, what ed makes of it is not known (a text line after `a` may be such a line: asks, never allows).
-    if (r === undefined || !COMMANDS.test(r)) {
+    // An address Yoke cannot read, or one followed by a letter that is no ed command: where the line holds a
+    // `!`, what ed makes of it is not known (asks, never allows). A line starting with neither an address
+    // nor a command (`Note: hi!`, text after `a`) is an error to ed as a command: nothing runs.
+    if (r === undefined || (!COMMANDS.test(r) && r.length < text.length)) {
       if (text.includes("!")) unknown("an ed line holds a `!` Yoke cannot place as a command or as text");
       return;
     }
+    if (!COMMANDS.test(r)) return;
     const m = /^(?:!|[rwWeE]q?[ \t]*!)([\s\S]*)$/.exec(r);
     if (m) return escape(m[1]!, at);
     // A global command: its command list, after the pattern's closing delimiter.
