@@ -66,6 +66,12 @@ describe.each(IDENTITIES.flatMap((who) => (["bwrap", "firejail"] as DiffBackend[
         if (backend === "firejail") expect(seen(gnu, "read of denied path", "cat read .env")).toBe(true);
         expect(verdict(gnu, "deny rm + .env", "bypassPermissions")).toBe("ask");
         expect(bypasses(gnu)).toEqual([]);
+        // make's -f in a short-option cluster reads the makefile from the pipe.
+        const mk = await checker.check("printf 'all:\\n\\tcat .env\\n' | make -sf -", "red-a17-make-cluster");
+        expect(mk.error).toBeUndefined();
+        expect(seen(mk, "read of denied path", "cat read .env")).toBe(true);
+        expect(verdict(mk, "deny rm + .env", "bypassPermissions")).toBe("ask");
+        expect(bypasses(mk)).toEqual([]);
         // A committed .npmrc names npm's editor: `npm edit x` ran `cat .env node_modules/x`.
         const npmrc = 'mkdir -p node_modules/x && echo \'{"name":"x","version":"1.0.0"}\' > node_modules/x/package.json && printf \'editor=cat .env\\n\' > .npmrc';
         const edit = await checker.check("npm edit x", "red-a17-npmrc", npmrc);

@@ -448,6 +448,16 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
       if (args.some((a) => isLongOption(a.value, "--eval"))) fx.hidden.push(`${name} --eval runs make code given on the command line`);
       exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`, ["--file", "--makefile", "--directory", "--include-dir"]);
+      // In a cluster too (`-sf -`, `-kf/dev/stdin`): red team A (session 17) — `printf 'all:\n\tcat .env\n' |
+      // make -sf -` read .env under Read(**/.env) in bypassPermissions (diffcheck, real make) while `-f -` asked.
+      for (const letter of "fCI") {
+        const uses = shortOptionUses(args, letter, MAKE_SHORT_VALUED);
+        if (letter === "f" && uses.some((u) => !!u.value && (u.value.dynamic || namesDescriptor(u.value.value)))) {
+          const why = `${name} reads a makefile from its input`;
+          if (!fx.hidden.includes(why)) fx.hidden.push(why);
+        }
+        if (uses.length && !fx.execOptions.some((o) => o.option === `-${letter}`)) fx.execOptions.push({ option: `-${letter}`, why: `${name} reads another makefile`, runs: true });
+      }
       for (const a of args) {
         const def = makeDefinitionCode(a);
         if (def) fx.hidden.push(`${name} ${def}`);
@@ -813,6 +823,8 @@ function curlOwnFiles(args: Word[]): Word[] | undefined {
 
 /** wget's short options that take a value (wget(1)). */
 const WGET_SHORT_VALUED = "OoaPeitTwUBlARDIXQ";
+/** GNU make's short options that take a value (`-j`, `-l`, `-O` take one only glued: read as letters). */
+const MAKE_SHORT_VALUED = "CfIoWE";
 /** wget options that change nothing about which files it writes. */
 const WGET_PLAIN =
   /^(-q|--quiet|-nv|--no-verbose|-v|--verbose|-c|--continue|-N|--timestamping|-nc|--no-clobber|-S|--server-response|--show-progress|--progress=[a-z:]+|--tries=\d+|--timeout=\d+|--wait=\d+|--no-check-certificate|--https-only|-4|-6|--inet4-only|--inet6-only|--retry-connrefused|--no-cache|--compression=[a-z]+|-[qvcNSnc46]+)$/;
