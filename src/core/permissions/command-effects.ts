@@ -256,6 +256,27 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     // `npm config set|edit|delete|fix` and `npm set` write the user's ~/.npmrc (or the project's with
     // `--location=project`, the global one with `-g`): configuration that runs programs (`script-shell`…).
     // The differential checker saw `npm config edit --editor=vim` write ~/.npmrc unpredicted (session 17, gate18).
+    // `npm edit`, `npm config edit`, `npm explore` and `npm docs|home|bugs|issues|repo` run the program a
+    // setting names (editor, shell, browser), which a .npmrc in the project — repository content — or
+    // npm_config_* sets: red team A (session 17) — a committed `.npmrc` with `editor=cat .env` made
+    // `npm edit x` read .env under Read(**/.env) in bypassPermissions (diffcheck, real npm).
+    const verbs = values.filter((v) => !v.startsWith("-"));
+    const configured =
+      verbs[0] === "edit" || ((verbs[0] === "config" || verbs[0] === "c") && verbs[1] === "edit")
+        ? "editor"
+        : verbs[0] === "explore"
+          ? "shell"
+          : /^(docs|home|bugs|issues|repo)$/.test(verbs[0] ?? "")
+            ? "browser"
+            : undefined;
+    // (A value on the command line wins over every .npmrc: npmProgramOptions reads it as a candidate.)
+    const onLine = (setting: string) =>
+      values.some((v) => {
+        const o = /^--([a-z-]+)/.exec(v)?.[1];
+        return !!o && o.length >= 2 && setting.startsWith(o);
+      });
+    if (name === "npm" && configured && !onLine(configured))
+      fx.hidden.push(`npm ${verbs[0]} runs the program its ${configured} setting names (a .npmrc in the project, npm_config_${configured}), which Yoke cannot see`);
     const sub = values[0] === "config" || values[0] === "c" ? values[1] : values[0] === "set" ? "set" : undefined;
     if (name === "npm" && sub !== undefined && /^(set|edit|delete|rm|fix)$/.test(sub)) {
       const project = args.some((a) => /^--location(=|$)/.test(a.value) && (a.value.endsWith("=project") || args[args.indexOf(a) + 1]?.value === "project"));
@@ -427,6 +448,16 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       if (valueAfter(/^(-f|--file|--makefile)$/, /^(?:-f|--file=|--makefile=)(.+)$/).some((f) => f.dynamic || namesDescriptor(f.value))) fx.hidden.push(`${name} reads a makefile from its input`);
       if (args.some((a) => isLongOption(a.value, "--eval"))) fx.hidden.push(`${name} --eval runs make code given on the command line`);
       exec(/^(-f|--file|--makefile|-C|--directory|-I|--include-dir)(=|$)/, `${name} reads another makefile`, ["--file", "--makefile", "--directory", "--include-dir"]);
+      // In a cluster too (`-sf -`, `-kf/dev/stdin`): red team A (session 17) — `printf 'all:\n\tcat .env\n' |
+      // make -sf -` read .env under Read(**/.env) in bypassPermissions (diffcheck, real make) while `-f -` asked.
+      for (const letter of "fCI") {
+        const uses = shortOptionUses(args, letter, MAKE_SHORT_VALUED);
+        if (letter === "f" && uses.some((u) => !!u.value && (u.value.dynamic || namesDescriptor(u.value.value)))) {
+          const why = `${name} reads a makefile from its input`;
+          if (!fx.hidden.includes(why)) fx.hidden.push(why);
+        }
+        if (uses.length && !fx.execOptions.some((o) => o.option === `-${letter}`)) fx.execOptions.push({ option: `-${letter}`, why: `${name} reads another makefile`, runs: true });
+      }
       for (const a of args) {
         const def = makeDefinitionCode(a);
         if (def) fx.hidden.push(`${name} ${def}`);
@@ -792,6 +823,8 @@ function curlOwnFiles(args: Word[]): Word[] | undefined {
 
 /** wget's short options that take a value (wget(1)). */
 const WGET_SHORT_VALUED = "OoaPeitTwUBlARDIXQ";
+/** GNU make's short options that take a value (`-j`, `-l`, `-O` take one only glued: read as letters). */
+const MAKE_SHORT_VALUED = "CfIoWE";
 /** wget options that change nothing about which files it writes. */
 const WGET_PLAIN =
   /^(-q|--quiet|-nv|--no-verbose|-v|--verbose|-c|--continue|-N|--timestamping|-nc|--no-clobber|-S|--server-response|--show-progress|--progress=[a-z:]+|--tries=\d+|--timeout=\d+|--wait=\d+|--no-check-certificate|--https-only|-4|-6|--inet4-only|--inet6-only|--retry-connrefused|--no-cache|--compression=[a-z]+|-[qvcNSnc46]+)$/;

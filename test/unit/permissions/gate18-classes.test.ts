@@ -94,7 +94,8 @@ describe("ordinary forms stay allowed", () => {
       "java -Xmx2g -jar app.jar",
       "make CC=clang -j4",
       "make test V=1",
-      "npm edit lodash",
+      // (`npm edit lodash` asks since red team A: a committed .npmrc may name the editor; with --editor given it is read.)
+      "npm edit lodash --editor=vim",
       "echo '!ls > listed.txt' | ed -s README.md",
       "printf '%s\\n' 1d w q | ed -s README.md",
       "taskset 1 bash -c 'cat README.md'",

@@ -1155,19 +1155,42 @@ function javaOnError(part: CommandPart, args: Word[], out: Unwrapped): void {
 function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
   let file: Word | undefined;
   let restricted = false;
+  let informational = false;
+  // GNU ed's options as its argument parser reads them (carg_parser): a short cluster's `p` takes the rest
+  // of the word or the next one (`-pr` is the prompt `r`, not restricted: red-team A, session 17 — `ed -pr`
+  // ran `!cat .env` while Yoke read no escape), long options by any unambiguous prefix (`--pro X`,
+  // `--res`), options also after the file; the first operand is the file.
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (args[i]!.dynamic) return;
     if (v === "--") {
-      file = args[i + 1];
+      file ??= args[i + 1];
       break;
     }
-    if (v === "-p" || v === "--prompt") i++;
-    else if (/^-[a-zA-Z]*r|^--restricted$/.test(v) && !v.startsWith("--p")) restricted = true;
-    else if (!v.startsWith("-") || v === "-") {
-      file = args[i];
-      break;
+    if (v.startsWith("--")) {
+      const opt = v.slice(2).split("=")[0]!;
+      if (opt.length && "prompt".startsWith(opt) && !v.includes("=")) i++;
+      else if (opt.length >= 2 && "restricted".startsWith(opt)) restricted = true;
+      else if ((opt.length >= 4 && "version".startsWith(opt)) || (opt.length && "help".startsWith(opt))) informational = true;
+      continue;
     }
+    if (v.startsWith("-") && v !== "-") {
+      for (let k = 1; k < v.length; k++) {
+        const c = v[k]!;
+        if (c === "p") {
+          if (k === v.length - 1) i++;
+          break;
+        }
+        if (c === "r") restricted = true;
+        if (c === "V" || c === "h") informational = true;
+      }
+      continue;
+    }
+    file ??= args[i];
+  }
+  if (informational) {
+    part.escapesRead = true;
+    return;
   }
   // Its exact input only: a here-document or here-string, or what an echo/printf Yoke can print pipes in
   // (the rough hint of other pipes may break or join lines: `printf '!cat %s\n' .env`). Otherwise the input
@@ -1186,6 +1209,13 @@ function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
     const found = edEscapes(d, name);
     scripts.push(...found.commands);
     for (const why of found.unknown) if (!part.hidden.includes(why)) part.hidden.push(why);
+  }
+  // No input Yoke can read: ed reads whatever its standard input is — inside `{ true; ed f; }`, `( … )`, a
+  // loop, `sh -c`, `eval` after a pipe, or after `exec < FILE` (red-team A, session 17: each ran the piped
+  // `!cat .env` while Yoke read ed's input as empty). Code Yoke cannot see, as for `sh` with no script.
+  if (!data.length) {
+    const why = "ed runs the commands on its input, which Yoke cannot see (`!` runs programs)";
+    if (!part.hidden.includes(why)) part.hidden.push(why);
   }
   for (const sc of [...new Set(scripts)]) out.scripts.push({ how: "ed !", script: literalWord(sc), elevated: part.elevated });
   part.escapesRead = true;
