@@ -26,9 +26,10 @@ export interface Sensitivity {
   protected?: string;
 }
 
-const SECRET_HOME_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store"];
+/** Home folders that hold secrets (reading them asks or is denied). */
+export const SECRET_HOME_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store"];
 /** Home files a shell, git or the desktop runs or reads for commands later. */
-const HOME_STARTUP = [
+export const HOME_STARTUP = [
   ".bashrc",
   ".bash_profile",
   ".bash_login",

@@ -6,30 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { isWithin } from "../../../src/core/permissions/posix-path";
-import { sensitivity } from "../../../src/core/permissions/sensitive";
+import { HOME_STARTUP, SECRET_HOME_DIRS, sensitivity } from "../../../src/core/permissions/sensitive";
 
-const SECRET_DIRS = [".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker", ".password-store"];
-const STARTUP = [
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".profile",
-  ".zshrc",
-  ".zshenv",
-  ".zprofile",
-  ".zlogin",
-  ".zlogout",
-  ".config/fish",
-  ".gitconfig",
-  ".config/git",
-  ".config/systemd",
-  ".config/autostart",
-  ".config/environment.d",
-  ".pam_environment",
-  ".xprofile",
-  ".xinitrc",
-];
+// The lists themselves (sensitive.ts): every entry, including those added later, is checked both ways.
+const SECRET_DIRS = SECRET_HOME_DIRS;
+const STARTUP = HOME_STARTUP;
 
 /** The home part of the answer, written as the checks read before (one string per entry). */
 function homeReference(abs: string, home: string): { kind: string; why: string } | undefined {
