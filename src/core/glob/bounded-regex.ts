@@ -16,7 +16,7 @@
  * backtracking engine finds one (lazy and greedy quantifiers differ only in which match it finds).
  *
  * Refused (undefined: the caller decides the safe reading): back-references and octal escapes,
- * `\c`, `\k`, quantified assertions, the `u`/`v`/`m`/`y` flags, counted repetitions past
+ * `\c` not followed by a letter (or, in a class, a digit or `_`), `\k`, quantified assertions, the `u`/`v`/`m`/`y` flags, counted repetitions past
  * MAX_REPEAT, automata past MAX_STATES.
  */
 
@@ -116,7 +116,7 @@ class Parser {
     else if (c === "+") q = { min: 1, max: Infinity };
     else if (c === "?") q = { min: 0, max: 1 };
     else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i, this.i + 40));
+      const m = this.bracedQuantifier();
       if (!m) return undefined; // Annex B: a lone `{` is a literal (read by the next atom)
       const min = Number(m[1]);
       const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
@@ -128,6 +128,13 @@ class Parser {
     this.i++;
     if (this.src[this.i] === "?") this.i++; // lazy: the same set of matches
     return q;
+  }
+
+  /** `{n}`, `{n,}` or `{n,m}` at the current position (digits of any length: `a{0000…2}` is `a{2}`). */
+  private bracedQuantifier(): RegExpExecArray | null {
+    const re = /\{(\d+)(,(\d*))?\}/y;
+    re.lastIndex = this.i;
+    return re.exec(this.src);
   }
 
   private atom(): Node {
@@ -151,6 +158,12 @@ class Parser {
       case "?":
       case "|":
         throw new Refused();
+      case "{":
+        // A braced quantifier with nothing to repeat (`{2}`, `a{2}{3}`) is a syntax error, not a literal.
+        this.i--;
+        if (this.bracedQuantifier()) throw new Refused();
+        this.i++;
+        return { k: "set", test: (x) => x === 123, negate: false };
       default: {
         const code = c.charCodeAt(0);
         return { k: "set", test: (x) => x === code, negate: false };
@@ -200,6 +213,8 @@ class Parser {
     if (CONTROL[c] !== undefined) return CONTROL[c];
     if (inClass && c === "b") return 8;
     if (c === "0" && !/[0-9]/.test(this.src[this.i] ?? "")) return 0;
+    // Annex B: `\cX` is X's code modulo 32 for a letter (and, in a class, a digit or `_`); other forms are not read here.
+    if (c === "c" && (inClass ? /[A-Za-z0-9_]/ : /[A-Za-z]/).test(this.src[this.i] ?? "")) return this.src.charCodeAt(this.i++) % 32;
     if (c === "x" || c === "u") {
       const len = c === "x" ? 2 : 4;
       const hex = this.src.slice(this.i, this.i + len);
@@ -230,8 +245,12 @@ class Parser {
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
         this.i++;
         const hi = this.classAtom();
-        // A range with a class escape at either end (Annex B reads `-` literally): not read here.
-        if (typeof lo !== "number" || typeof hi !== "number" || lo > hi) throw new Refused();
+        if (typeof lo !== "number" || typeof hi !== "number") {
+          // Annex B: a class escape at either end (`[\d-z]`) is no range: both ends and `-` itself.
+          for (const t of [lo, 45, hi]) tests.push(typeof t === "number" ? (x) => x === t : t);
+          continue;
+        }
+        if (lo > hi) throw new Refused();
         tests.push(range(lo, hi));
       } else tests.push(typeof lo === "number" ? (x) => x === lo : lo);
     }
