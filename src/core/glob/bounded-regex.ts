@@ -17,7 +17,7 @@
  *
  * Refused (undefined: the caller decides the safe reading): back-references and octal escapes,
  * `\c` not followed by a letter (or, in a class, a digit or `_`), `\k`, quantified assertions, the `u`/`v`/`m`/`y` flags, counted repetitions past
- * MAX_REPEAT, automata past MAX_STATES.
+ * MAX_REPEAT, groups nested past MAX_NESTING, automata past MAX_STATES.
  */
 
 /** A compiled expression: `test`/`exec` as RegExp's (picomatch.test calls `exec`, matchBase `test`). */
@@ -37,6 +37,8 @@ export interface BoundedRegExp {
 export const MAX_REPEAT = 1000;
 /** Automata (all lookarounds together) past this many states are refused. */
 export const MAX_STATES = 100_000;
+/** Groups nested deeper than this are refused (parsing and compiling recurse per level: 2,000 nested lookaheads overflowed the stack). */
+export const MAX_NESTING = 256;
 
 type CharTest = (c: number) => boolean;
 
@@ -75,6 +77,7 @@ const CLASS_ESCAPES: Record<string, CharTest> = { d: DIGIT, D: not(DIGIT), w: WO
 
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(
     private readonly src: string,
     private readonly dotAll: boolean,
@@ -172,6 +175,7 @@ class Parser {
   }
 
   private group(): Node {
+    if (++this.depth > MAX_NESTING) throw new Refused();
     const start = this.i;
     let look: { behind: boolean; negate: boolean } | undefined;
     if (this.src.startsWith("?:", this.i)) this.i += 2;
@@ -191,6 +195,7 @@ class Parser {
     if (this.src[this.i] !== ")") throw new Refused();
     const key = `${this.src.slice(start, bodyStart)}${this.src.slice(bodyStart, this.i)}`;
     this.i++;
+    this.depth--;
     return look ? { k: "look", ...look, body, key } : body;
   }
 

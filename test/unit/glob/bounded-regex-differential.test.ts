@@ -335,6 +335,14 @@ describe("boundedRegExp against RegExp (red team, session 17)", () => {
       } else expect("regex" in limit, source).toBe(true);
     }
     expect(refused).toBeGreaterThan(0);
+    // Found here: 2,000 nested lookaheads overflowed the stack (RangeError thrown, not a refusal);
+    // a glob rule nested as deep reached it through picomatch. Now refused past MAX_NESTING.
+    for (const open of ["(", "(?:", "(?=", "(?<!", "(?:a|"]) {
+      const deep = `${open.repeat(5000)}a${")".repeat(5000)}`;
+      expect(() => new RegExp(deep)).not.toThrow();
+      expect(boundedRegExp(deep), open).toBeUndefined();
+      expect(boundedRegExp(`${open.repeat(200)}a${")".repeat(200)}`)?.test("a"), open).toBe(true);
+    }
     for (const source of ["(a)\\1", "\\c1", "(?=a)*", "\\08", "\\k<n>(?<n>a)", "(?<n>a)\\k<n>"]) {
       const limit = boundedFileRegex(source);
       expect("problem" in limit, source).toBe(true);
