@@ -542,8 +542,12 @@ class Automaton {
     return id;
   }
 
-  /** The character states (sorted) reached from `states` through empty moves whose assertions `mask` allows. */
-  private closure(run: Run, states: number[], mask: number): { chars: number[]; matched: boolean } {
+  /**
+   * The character states (sorted) reached from `states` through empty moves whose assertions `mask`
+   * allows (bit k for asserts[k]), or, without a mask, those holding at `pos` (more than 31
+   * assertions do not fit a mask: the 33rd read the 1st's bit, and a failing lookahead passed).
+   */
+  private closure(run: Run, states: number[], mask: number | undefined, pos = 0): { chars: number[]; matched: boolean } {
     const p = this.p;
     const gen = ++p.gen;
     const chars: number[] = [];
@@ -558,7 +562,8 @@ class Automaton {
       if (kind === CHAR) chars.push(st);
       else if (kind === EPS) for (const o of p.outs[st]!) stack.push(o);
       else if (kind === ASSERT) {
-        if ((mask >>> this.bit.get(p.assertion[st]!)!) & 1) stack.push(p.next[st]!);
+        const a = p.assertion[st]!;
+        if (mask === undefined ? run.holds(a, pos) : (mask >>> this.bit.get(a)!) & 1) stack.push(p.next[st]!);
       } else matched = true;
     }
     chars.sort((x, y) => x - y);
@@ -673,7 +678,7 @@ class Automaton {
 
   /** Uncached: the closure at a position. */
   closeStates(run: Run, states: number[], pos: number): { chars: number[]; matched: boolean } {
-    return this.closure(run, states, this.mask(run, pos));
+    return this.closure(run, states, undefined, pos);
   }
 
   /** Uncached: the states after unit `c`. */

@@ -297,6 +297,35 @@ describe("boundedRegExp against RegExp (red team, session 17)", () => {
     for (const source of ["^[\\d-z]$", "\\cJ", "[\\c_]", `^x{${zeros}}$`]) expect(boundedRegExp(source), source).toBeDefined();
   });
 
+  it("answers expressions with more than 31 assertions (an exclusion list) as RegExp does", () => {
+    // Found here: past 31 assertions in one automaton the position's bit mask wrapped (1 << 32 is 1),
+    // so the 33rd lookahead read the 1st's answer: a mode limited to "anything but these 40 paths"
+    // could edit one of them (RegExp false, bounded true).
+    const excluded = Array.from({ length: 40 }, (_, k) => `secret${k}\\.txt$`);
+    const source = `^${excluded.map((e) => `(?!${e})`).join("")}.*`;
+    const limit = boundedFileRegex(source, "anything but the secrets");
+    expect("regex" in limit).toBe(true);
+    for (let k = 0; k < 40; k++) {
+      expect(new RegExp(source).test(`secret${k}.txt`)).toBe(false);
+      expect(editAllowed([limit], `secret${k}.txt`).ok, `secret${k}.txt`).toBe(false);
+    }
+    expect(editAllowed([limit], "src/a.ts").ok).toBe(true);
+    const found: Divergence[] = [];
+    for (const n of [31, 32, 33, 70]) {
+      let unanchored = "";
+      for (let k = 0; k < n; k++) unanchored += `(?=[^${String.fromCharCode(0x4e00 + k)}])`;
+      const inputs = Array.from({ length: n }, (_, k) => `${String.fromCharCode(0x4e00 + k)}x`);
+      compare(`${unanchored}x$`, "", [...inputs, "x", "yx"], found);
+      compare(
+        `^${Array.from({ length: n }, (_, k) => `(?!a{${k}}b)`).join("")}.*`,
+        "",
+        Array.from({ length: n + 2 }, (_, k) => `${"a".repeat(k)}b`),
+        found,
+      );
+    }
+    expect(found).toEqual([]);
+  });
+
   it("refuses what RegExp rejects (a braced quantifier with nothing to repeat is no literal)", () => {
     for (const source of ["{2}", "a{2}{3}", "x|{1,}", "(?:{0,2})"]) {
       expect(() => new RegExp(source), source).toThrow();
