@@ -326,6 +326,23 @@ describe("boundedRegExp against RegExp (red team, session 17)", () => {
     expect(found).toEqual([]);
   });
 
+  it("gives RegExp's answer with many lookarounds in one expression (the uncached walk), on longer inputs (seeded)", () => {
+    const r = rng(2317);
+    const bits = ["a", "b", "\\w", "\\d", ".", "[^a]", "\\b", "$", "^", "a*", "(?:ab|b)+", ".{0,3}", "[ab]{2}", "\\n", "(?=b)", "(?<!a)", "\\B"];
+    const found: Divergence[] = [];
+    let compared = 0;
+    for (let k = 0; k < 250; k++) {
+      const parts: string[] = [];
+      for (let j = 20 + Math.floor(r() * 30); j > 0; j--)
+        parts.push(`${pick(r, ["(?=", "(?!", "(?<=", "(?<!"])}${pick(r, bits)}${pick(r, bits)}${r() < 0.5 ? pick(r, bits) : ""})${r() < 0.3 ? pick(r, bits) : ""}`);
+      const source = `${r() < 0.5 ? "^" : ""}${parts.join(r() < 0.5 ? "" : "|")}${pick(r, ["", "$", ".*", "b"])}`;
+      const inputs = Array.from({ length: 16 }, () => Array.from({ length: Math.floor(r() * 30) }, () => pick(r, ["a", "b", "1", " ", "\n", "_"])).join(""));
+      if (compare(source, "", inputs, found) === "compared") compared++;
+    }
+    expect(found.slice(0, 10)).toEqual([]);
+    expect(compared).toBeGreaterThan(200);
+  });
+
   it("refuses what RegExp rejects (a braced quantifier with nothing to repeat is no literal)", () => {
     for (const source of ["{2}", "a{2}{3}", "x|{1,}", "(?:{0,2})"]) {
       expect(() => new RegExp(source), source).toThrow();
