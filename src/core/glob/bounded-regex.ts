@@ -16,8 +16,8 @@
  * backtracking engine finds one (lazy and greedy quantifiers differ only in which match it finds).
  *
  * Refused (undefined: the caller decides the safe reading): back-references and octal escapes,
- * `\c` not followed by a letter (or, in a class, a digit or `_`), `\k`, quantified assertions, the `u`/`v`/`m`/`y` flags, counted repetitions past
- * MAX_REPEAT, groups nested past MAX_NESTING, automata past MAX_STATES.
+ * `\c` not followed by a letter (or, in a class, a digit or `_`), `\k`, the `u`/`v`/`m`/`y` flags, counted repetitions past
+ * MAX_REPEAT, a group name used twice, groups nested past MAX_NESTING, automata past MAX_STATES.
  */
 
 /** A compiled expression: `test`/`exec` as RegExp's (picomatch.test calls `exec`, matchBase `test`). */
@@ -78,6 +78,7 @@ const CLASS_ESCAPES: Record<string, CharTest> = { d: DIGIT, D: not(DIGIT), w: WO
 class Parser {
   private i = 0;
   private depth = 0;
+  private readonly names = new Set<string>();
   constructor(
     private readonly src: string,
     private readonly dotAll: boolean,
@@ -105,10 +106,17 @@ class Parser {
   }
 
   private term(): Node {
+    const start = this.i;
     const atom = this.atom();
     const q = this.quantifier();
     if (!q) return atom;
-    if (atom.k === "bol" || atom.k === "eol" || atom.k === "wordb" || atom.k === "look") throw new Refused();
+    if (atom.k === "bol" || atom.k === "eol" || atom.k === "wordb" || atom.k === "look") {
+      // `^*`, `\b+`, `(?<=a)?` are syntax errors; a lookahead (Annex B) or a group holding one
+      // assertion may be quantified. An assertion matches empty, and ECMAScript refuses an empty
+      // iteration past the minimum: with a minimum of 0 it is never tested, else tested once.
+      if (this.src[start] !== "(" || /^\(\?<[=!]/.test(this.src.slice(start, start + 4))) throw new Refused();
+      return q.min === 0 ? { k: "seq", items: [] } : atom;
+    }
     return { k: "rep", body: atom, min: q.min, max: q.max };
   }
 
@@ -187,7 +195,9 @@ class Parser {
       this.i += 3;
     } else if (this.src.startsWith("?<", this.i)) {
       const m = /^\?<[A-Za-z_$][\w$]*>/.exec(this.src.slice(this.i, this.i + 200));
-      if (!m) throw new Refused();
+      // A name used twice (RegExp allows it only in different alternatives): not read here.
+      if (!m || this.names.has(m[0])) throw new Refused();
+      this.names.add(m[0]);
       this.i += m[0].length;
     } else if (this.src[this.i] === "?") throw new Refused();
     const bodyStart = this.i;
