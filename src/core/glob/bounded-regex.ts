@@ -16,7 +16,7 @@
  * backtracking engine finds one (lazy and greedy quantifiers differ only in which match it finds).
  *
  * Refused (undefined: the caller decides the safe reading): back-references and octal escapes,
- * `\c` not followed by a letter (or, in a class, a digit or `_`), `\k`, the `u`/`v`/`m`/`y` flags, counted repetitions past
+ * `\k` in an expression with named groups, the `u`/`v`/`m`/`y` flags, counted repetitions past
  * MAX_REPEAT, a group name used twice, groups nested past MAX_NESTING, automata past MAX_STATES.
  */
 
@@ -229,7 +229,14 @@ class Parser {
     if (inClass && c === "b") return 8;
     if (c === "0" && !/[0-9]/.test(this.src[this.i] ?? "")) return 0;
     // Annex B: `\cX` is X's code modulo 32 for a letter (and, in a class, a digit or `_`); other forms are not read here.
-    if (c === "c" && (inClass ? /[A-Za-z0-9_]/ : /[A-Za-z]/).test(this.src[this.i] ?? "")) return this.src.charCodeAt(this.i++) % 32;
+    if (c === "c") {
+      if ((inClass ? /[A-Za-z0-9_]/ : /[A-Za-z]/).test(this.src[this.i] ?? "")) return this.src.charCodeAt(this.i++) % 32;
+      // Any other `\c` is a backslash, and the `c` is read next as itself.
+      this.i--;
+      return 92;
+    }
+    // Annex B: without named groups anywhere in the expression, `\k` is the letter k.
+    if (c === "k" && !/\(\?<(?![=!])/.test(this.src)) return 107;
     if (c === "x" || c === "u") {
       const len = c === "x" ? 2 : 4;
       const hex = this.src.slice(this.i, this.i + len);

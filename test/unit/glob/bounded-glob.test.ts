@@ -283,7 +283,7 @@ describe("boundedRegExp: RegExp's answers without backtracking", () => {
       ["(a)\\1", ""],
       ["\\k<x>(?<x>a)", ""],
       ["\\07", ""],
-      ["\\c1", ""],
+      ["\\08", ""],
       ["a", "u"],
       ["a", "m"],
       ["a{1001}", ""],
