@@ -16,8 +16,8 @@
  * backtracking engine finds one (lazy and greedy quantifiers differ only in which match it finds).
  *
  * Refused (undefined: the caller decides the safe reading): back-references and octal escapes,
- * `\c`, `\k`, quantified assertions, the `u`/`v`/`m`/`y` flags, counted repetitions past
- * MAX_REPEAT, automata past MAX_STATES.
+ * `\k` in an expression with named groups, the `u`/`v`/`m`/`y` flags, counted repetitions past
+ * MAX_REPEAT, a group name used twice, groups nested past MAX_NESTING, automata past MAX_STATES.
  */
 
 /** A compiled expression: `test`/`exec` as RegExp's (picomatch.test calls `exec`, matchBase `test`). */
@@ -37,6 +37,8 @@ export interface BoundedRegExp {
 export const MAX_REPEAT = 1000;
 /** Automata (all lookarounds together) past this many states are refused. */
 export const MAX_STATES = 100_000;
+/** Groups nested deeper than this are refused (parsing and compiling recurse per level: 2,000 nested lookaheads overflowed the stack). */
+export const MAX_NESTING = 256;
 
 type CharTest = (c: number) => boolean;
 
@@ -75,6 +77,8 @@ const CLASS_ESCAPES: Record<string, CharTest> = { d: DIGIT, D: not(DIGIT), w: WO
 
 class Parser {
   private i = 0;
+  private depth = 0;
+  private readonly names = new Set<string>();
   constructor(
     private readonly src: string,
     private readonly dotAll: boolean,
@@ -102,10 +106,17 @@ class Parser {
   }
 
   private term(): Node {
+    const start = this.i;
     const atom = this.atom();
     const q = this.quantifier();
     if (!q) return atom;
-    if (atom.k === "bol" || atom.k === "eol" || atom.k === "wordb" || atom.k === "look") throw new Refused();
+    if (atom.k === "bol" || atom.k === "eol" || atom.k === "wordb" || atom.k === "look") {
+      // `^*`, `\b+`, `(?<=a)?` are syntax errors; a lookahead (Annex B) or a group holding one
+      // assertion may be quantified. An assertion matches empty, and ECMAScript refuses an empty
+      // iteration past the minimum: with a minimum of 0 it is never tested, else tested once.
+      if (this.src[start] !== "(" || /^\(\?<[=!]/.test(this.src.slice(start, start + 4))) throw new Refused();
+      return q.min === 0 ? { k: "seq", items: [] } : atom;
+    }
     return { k: "rep", body: atom, min: q.min, max: q.max };
   }
 
@@ -116,7 +127,7 @@ class Parser {
     else if (c === "+") q = { min: 1, max: Infinity };
     else if (c === "?") q = { min: 0, max: 1 };
     else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i, this.i + 40));
+      const m = this.bracedQuantifier();
       if (!m) return undefined; // Annex B: a lone `{` is a literal (read by the next atom)
       const min = Number(m[1]);
       const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
@@ -128,6 +139,13 @@ class Parser {
     this.i++;
     if (this.src[this.i] === "?") this.i++; // lazy: the same set of matches
     return q;
+  }
+
+  /** `{n}`, `{n,}` or `{n,m}` at the current position (digits of any length: `a{0000…2}` is `a{2}`). */
+  private bracedQuantifier(): RegExpExecArray | null {
+    const re = /\{(\d+)(,(\d*))?\}/y;
+    re.lastIndex = this.i;
+    return re.exec(this.src);
   }
 
   private atom(): Node {
@@ -151,6 +169,12 @@ class Parser {
       case "?":
       case "|":
         throw new Refused();
+      case "{":
+        // A braced quantifier with nothing to repeat (`{2}`, `a{2}{3}`) is a syntax error, not a literal.
+        this.i--;
+        if (this.bracedQuantifier()) throw new Refused();
+        this.i++;
+        return { k: "set", test: (x) => x === 123, negate: false };
       default: {
         const code = c.charCodeAt(0);
         return { k: "set", test: (x) => x === code, negate: false };
@@ -159,6 +183,7 @@ class Parser {
   }
 
   private group(): Node {
+    if (++this.depth > MAX_NESTING) throw new Refused();
     const start = this.i;
     let look: { behind: boolean; negate: boolean } | undefined;
     if (this.src.startsWith("?:", this.i)) this.i += 2;
@@ -170,7 +195,9 @@ class Parser {
       this.i += 3;
     } else if (this.src.startsWith("?<", this.i)) {
       const m = /^\?<[A-Za-z_$][\w$]*>/.exec(this.src.slice(this.i, this.i + 200));
-      if (!m) throw new Refused();
+      // A name used twice (RegExp allows it only in different alternatives): not read here.
+      if (!m || this.names.has(m[0])) throw new Refused();
+      this.names.add(m[0]);
       this.i += m[0].length;
     } else if (this.src[this.i] === "?") throw new Refused();
     const bodyStart = this.i;
@@ -178,6 +205,7 @@ class Parser {
     if (this.src[this.i] !== ")") throw new Refused();
     const key = `${this.src.slice(start, bodyStart)}${this.src.slice(bodyStart, this.i)}`;
     this.i++;
+    this.depth--;
     return look ? { k: "look", ...look, body, key } : body;
   }
 
@@ -200,6 +228,15 @@ class Parser {
     if (CONTROL[c] !== undefined) return CONTROL[c];
     if (inClass && c === "b") return 8;
     if (c === "0" && !/[0-9]/.test(this.src[this.i] ?? "")) return 0;
+    // Annex B: `\cX` is X's code modulo 32 for a letter (and, in a class, a digit or `_`); other forms are not read here.
+    if (c === "c") {
+      if ((inClass ? /[A-Za-z0-9_]/ : /[A-Za-z]/).test(this.src[this.i] ?? "")) return this.src.charCodeAt(this.i++) % 32;
+      // Any other `\c` is a backslash, and the `c` is read next as itself.
+      this.i--;
+      return 92;
+    }
+    // Annex B: without named groups anywhere in the expression, `\k` is the letter k.
+    if (c === "k" && !/\(\?<(?![=!])/.test(this.src)) return 107;
     if (c === "x" || c === "u") {
       const len = c === "x" ? 2 : 4;
       const hex = this.src.slice(this.i, this.i + len);
@@ -230,8 +267,12 @@ class Parser {
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
         this.i++;
         const hi = this.classAtom();
-        // A range with a class escape at either end (Annex B reads `-` literally): not read here.
-        if (typeof lo !== "number" || typeof hi !== "number" || lo > hi) throw new Refused();
+        if (typeof lo !== "number" || typeof hi !== "number") {
+          // Annex B: a class escape at either end (`[\d-z]`) is no range: both ends and `-` itself.
+          for (const t of [lo, 45, hi]) tests.push(typeof t === "number" ? (x) => x === t : t);
+          continue;
+        }
+        if (lo > hi) throw new Refused();
         tests.push(range(lo, hi));
       } else tests.push(typeof lo === "number" ? (x) => x === lo : lo);
     }
@@ -518,8 +559,12 @@ class Automaton {
     return id;
   }
 
-  /** The character states (sorted) reached from `states` through empty moves whose assertions `mask` allows. */
-  private closure(run: Run, states: number[], mask: number): { chars: number[]; matched: boolean } {
+  /**
+   * The character states (sorted) reached from `states` through empty moves whose assertions `mask`
+   * allows (bit k for asserts[k]), or, without a mask, those holding at `pos` (more than 31
+   * assertions do not fit a mask: the 33rd read the 1st's bit, and a failing lookahead passed).
+   */
+  private closure(run: Run, states: number[], mask: number | undefined, pos = 0): { chars: number[]; matched: boolean } {
     const p = this.p;
     const gen = ++p.gen;
     const chars: number[] = [];
@@ -534,7 +579,8 @@ class Automaton {
       if (kind === CHAR) chars.push(st);
       else if (kind === EPS) for (const o of p.outs[st]!) stack.push(o);
       else if (kind === ASSERT) {
-        if ((mask >>> this.bit.get(p.assertion[st]!)!) & 1) stack.push(p.next[st]!);
+        const a = p.assertion[st]!;
+        if (mask === undefined ? run.holds(a, pos) : (mask >>> this.bit.get(a)!) & 1) stack.push(p.next[st]!);
       } else matched = true;
     }
     chars.sort((x, y) => x - y);
@@ -649,7 +695,7 @@ class Automaton {
 
   /** Uncached: the closure at a position. */
   closeStates(run: Run, states: number[], pos: number): { chars: number[]; matched: boolean } {
-    return this.closure(run, states, this.mask(run, pos));
+    return this.closure(run, states, undefined, pos);
   }
 
   /** Uncached: the states after unit `c`. */

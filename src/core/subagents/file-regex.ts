@@ -6,7 +6,7 @@
  * the path for any pattern it accepts; `new RegExp` still checks the syntax, so a pattern Roo
  * would reject is rejected here with JavaScript's own message. Refused (the mode then edits no
  * file, the safe side, and the listing says why): back-references and the few constructs the
- * automaton does not read (octal escapes, `\c`, quantified assertions), and patterns past
+ * automaton does not read (octal escapes, `\k` beside named groups), and patterns past
  * MAX_PATTERN characters.
  */
 import { boundedRegExp, type BoundedRegExp } from "../glob";
