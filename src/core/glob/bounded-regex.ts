@@ -671,14 +671,16 @@ class Automaton {
   /** Where a scan starts: the interned start set, or -1 when sets are not cached (too many assertions, too many sets). */
   startSet(): number {
     if (!this.cacheable) return -1;
-    if (this.pres.length > MAX_CACHED_SETS) this.reset();
+    // Closed sets count too: one pre-closure set meets a closed set per mask of assertions (up to 2^24), so they
+    // could grow across calls while the pre-closure sets stay few (red team D, session 17).
+    if (this.pres.length > MAX_CACHED_SETS || this.closedChars.length > MAX_CACHED_SETS * 4) this.reset();
     if (this.startPre < 0) this.startPre = this.internPre([this.start]);
     return this.startPre;
   }
 
   /** Too many sets met in this scan to keep more. */
   full(): boolean {
-    return this.pres.length > MAX_CACHED_SETS * 2;
+    return this.pres.length > MAX_CACHED_SETS * 2 || this.closedChars.length > MAX_CACHED_SETS * 8;
   }
 
   setOf(pre: number): number[] {
