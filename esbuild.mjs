@@ -12,10 +12,29 @@ const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
 const outdir = process.argv.find((a) => a.startsWith("--outdir="))?.slice("--outdir=".length) || "dist";
 
+// The built-in tools' JSON Schemas, converted from their zod schemas now, by the same code a
+// session runs (src/core/tools/schema-table-build.ts): a session then reads them from this table
+// (src/core/tools/schema-table.ts) instead of building zod schemas and converting them at start-up.
+// Defined as one string: esbuild inlines a string where it is used (an object define becomes a
+// module every lazily initialised module of the bundle would initialise first).
+async function builtinToolSchemas() {
+  const built = await esbuild.build({
+    entryPoints: ["src/core/tools/schema-table-build.ts"],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    write: false,
+    logLevel: "warning",
+  });
+  const mod = { exports: {} };
+  new Function("module", "exports", "require", built.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
+  return mod.exports.builtinSchemaTable();
+}
+
 /** @type {import('esbuild').BuildOptions} */
 const version = JSON.parse(readFileSync("package.json", "utf8")).version;
 const common = {
-  define: { YOKE_VERSION: JSON.stringify(version) },
+  define: { YOKE_VERSION: JSON.stringify(version), YOKE_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(await builtinToolSchemas())) },
   bundle: true,
   sourcemap: production ? false : "linked",
   minify: production,

@@ -16,6 +16,7 @@ import { z } from "zod";
 import type { Extension } from "../extensions/types";
 import { plural } from "../tools/output";
 import { toolJsonSchema } from "../tools/registry";
+import { builtinSchema } from "../tools/schema-table";
 import { defineTool, type ToolDefinition, type ToolIdentity } from "../tools/types";
 
 /** The loader, as the permission engine knows it: Claude Code's name for its tool search; changes nothing, allowed in every mode (rules may still deny it). */
@@ -35,6 +36,8 @@ function definitionText(t: ToolDefinition): string {
   return `${t.name}: ${t.description}\nArguments (JSON Schema): ${JSON.stringify(toolJsonSchema(t))}`;
 }
 
+const loadToolsSchema = builtinSchema("load_tools", () => z.object({ names: z.array(z.string().min(1)).min(1).describe("Names of the tools above") }));
+
 export function createLoadToolsTool(deferred: readonly ToolDefinition[], listed: () => readonly ToolDefinition[]): ToolDefinition {
   const byName = new Map(deferred.map((t) => [t.name, t]));
   return defineTool({
@@ -42,7 +45,7 @@ export function createLoadToolsTool(deferred: readonly ToolDefinition[], listed:
     kind: "other",
     description: loadToolsDescription(deferred),
     loads: deferred.map((t) => t.name),
-    schema: z.object({ names: z.array(z.string().min(1)).min(1).describe("Names of the tools above") }),
+    schema: loadToolsSchema,
     timeoutMs: 10_000,
     summarize: (input) => (Array.isArray(input.names) ? input.names.join(", ") : ""),
     hookInput: (args) => ({ names: args.names }),

@@ -22,13 +22,7 @@ import { commitChanges, type FileChangeToCommit } from "./commit-change";
 import { readChecked, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { defineTool, ToolError, type ToolIdentity } from "./types";
-
-const canonical = z.object({
-  input: z
-    .string()
-    .min(1)
-    .describe("The whole patch: *** Begin Patch, then *** Add File: / *** Update File: (optionally *** Move to:) / *** Delete File: sections, then *** End Patch. A unified diff is also read."),
-});
+import { builtinSchema } from "./schema-table";
 
 /** `patch`, `diff` or `content` for `input`: other harnesses' spellings. */
 function aliases(value: unknown): unknown {
@@ -40,10 +34,20 @@ function aliases(value: unknown): unknown {
   return o;
 }
 
-const schema = z.preprocess(aliases, canonical).superRefine((a, ctx) => {
-  const r = parsePatch(a.input);
-  if (!r.ok) ctx.addIssue({ code: "custom", message: `the patch cannot be read: ${r.message}`, path: ["input"] });
-});
+const canonical = () =>
+  z.object({
+    input: z
+      .string()
+      .min(1)
+      .describe("The whole patch: *** Begin Patch, then *** Add File: / *** Update File: (optionally *** Move to:) / *** Delete File: sections, then *** End Patch. A unified diff is also read."),
+  });
+
+const schema = builtinSchema("apply_patch", () =>
+  z.preprocess(aliases, canonical()).superRefine((a, ctx) => {
+    const r = parsePatch(a.input);
+    if (!r.ok) ctx.addIssue({ code: "custom", message: `the patch cannot be read: ${r.message}`, path: ["input"] });
+  }),
+);
 
 /** The files a patch touches, with the permission each needs: Edit to change or delete a file, Write to create one. */
 export function patchTouches(files: readonly FilePatch[]): Array<{ path: string; permission: string }> {

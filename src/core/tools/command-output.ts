@@ -6,16 +6,19 @@ import { renderTerminalText } from "../commands/terminal-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { commandMeta, requireRunner } from "./run-command";
 import { defineTool, field, ToolError } from "./types";
+import { builtinSchema } from "./schema-table";
 
 export const PAGE_LINES = 400;
 export const PAGE_BYTES = 30_000;
 /** Without `since`, at most this many of the newest lines are shown when there are more. */
 export const NEW_LINES_SHOWN = 200;
 
-const schema = z.object({
-  id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
-  since: z.number().int().min(1).optional().describe("First line to show (1-based). Default: the lines after those already shown by command_output."),
-});
+const schema = builtinSchema("command_output", () =>
+  z.object({
+    id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
+    since: z.number().int().min(1).optional().describe("First line to show (1-based). Default: the lines after those already shown by command_output."),
+  }),
+);
 
 /** Where the next command_output without `since` starts, per command. */
 const nextLine = new WeakMap<RunningCommand, number>();

@@ -12,30 +12,9 @@ import { resolveWorkspacePath } from "../paths";
 import { readChecked, readStamp, statFollow } from "./file-access";
 import { diffCard, metaChanges } from "./cards";
 import { defineTool, field, ToolError } from "./types";
+import { builtinSchema } from "./schema-table";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 import { changedHookFields, claudeEditInput, claudeEditWithText, editsFromHookInput, structuredPatch } from "../hooks/claude-shapes";
-
-const hashlineOp = z.object({
-  op: z.enum(["replace", "append", "prepend"]),
-  pos: z.string().optional().describe("Anchor. replace: first line; append: insert after; prepend: insert before. Omit for end/start of file."),
-  end: z.string().optional().describe("replace: anchor of the last line replaced (inclusive). Omit to replace one line."),
-  lines: z
-    .union([z.string(), z.array(z.string()), z.null()])
-    .optional()
-    .describe("The new lines, without LINE#HASH| prefixes. null or [] deletes."),
-});
-
-const searchReplace = z.object({
-  old_string: z.string().describe("Text copied from the file (without LINE#HASH| prefixes); must match one place unless replace_all."),
-  new_string: z.string(),
-  replace_all: z.boolean().optional(),
-  expected_replacements: z.number().int().min(1).optional().describe("With replace_all: how many places must match."),
-});
-
-const canonical = z.object({
-  path: z.string().min(1),
-  edits: z.array(z.union([hashlineOp, searchReplace])).min(1),
-});
 
 /**
  * The argument shapes other harnesses' models send (core/edit/edit-input.ts), turned into
@@ -65,7 +44,32 @@ function canonicalArgs(value: unknown, ctx: { addIssue(issue: { code: "custom"; 
   return { ...o, path: p.path ?? o.path };
 }
 
-const schema = z.preprocess(canonicalArgs, canonical);
+/** The canonical arguments, {path, edits}: what the model is offered. */
+function canonicalSchema() {
+  const hashlineOp = z.object({
+    op: z.enum(["replace", "append", "prepend"]),
+    pos: z.string().optional().describe("Anchor. replace: first line; append: insert after; prepend: insert before. Omit for end/start of file."),
+    end: z.string().optional().describe("replace: anchor of the last line replaced (inclusive). Omit to replace one line."),
+    lines: z
+      .union([z.string(), z.array(z.string()), z.null()])
+      .optional()
+      .describe("The new lines, without LINE#HASH| prefixes. null or [] deletes."),
+  });
+
+  const searchReplace = z.object({
+    old_string: z.string().describe("Text copied from the file (without LINE#HASH| prefixes); must match one place unless replace_all."),
+    new_string: z.string(),
+    replace_all: z.boolean().optional(),
+    expected_replacements: z.number().int().min(1).optional().describe("With replace_all: how many places must match."),
+  });
+
+  return z.object({
+    path: z.string().min(1),
+    edits: z.array(z.union([hashlineOp, searchReplace])).min(1),
+  });
+}
+
+const schema = builtinSchema("edit_file", () => z.preprocess(canonicalArgs, canonicalSchema()));
 
 function when(ms: number): string {
   return new Date(ms).toISOString();

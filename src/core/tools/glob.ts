@@ -6,6 +6,7 @@ import { hiddenNote, readablePaths, statFollow } from "./file-access";
 import { note } from "./output";
 import { searchSummary } from "./cards";
 import { defineTool, ToolError } from "./types";
+import { builtinSchema } from "./schema-table";
 
 export const MAX_GLOB_RESULTS = 200;
 /** Matches ranked by modification time at most: the search stops at the next one (the first ones found are ranked). */
@@ -13,10 +14,12 @@ export const MAX_GLOB_RANKED = 2_000;
 /** The search stops here and answers with what it found (the tool's own timeout is 30 s). */
 export const GLOB_TIME_LIMIT_MS = 20_000;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe('Relative to `path`; without a "/" it matches file names at any depth.'),
-  path: z.string().optional().describe("Folder to search (default: the workspace)."),
-});
+const schema = builtinSchema("glob", () =>
+  z.object({
+    pattern: z.string().min(1).describe('Relative to `path`; without a "/" it matches file names at any depth.'),
+    path: z.string().optional().describe("Folder to search (default: the workspace)."),
+  }),
+);
 
 /** Strips a leading "./" or an absolute prefix equal to the search folder from a pattern. */
 function relativePattern(pattern: string, base: string): string {

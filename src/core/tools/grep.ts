@@ -7,18 +7,21 @@ import { hiddenNote, pathChangedText, readablePaths, statFollow } from "./file-a
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note, plural } from "./output";
 import { searchSummary } from "./cards";
 import { defineTool, ToolError, type ToolDefinition } from "./types";
+import { builtinSchema } from "./schema-table";
 
 export const MAX_GREP_MATCHES = 200;
 /** The search stops here and answers with what it found (the tool's own timeout is 60 s). */
 export const GREP_TIME_LIMIT_MS = 45_000;
 
-const schema = z.object({
-  pattern: z.string().min(1),
-  path: z.string().optional().describe("File or folder to search (default: the workspace)."),
-  glob: z.string().optional().describe('Only search files matching this glob, relative to `path`: "*.ts" matches at any depth, "src/**/*.tsx" only under src.'),
-  ignore_case: z.boolean().optional(),
-  context: z.number().int().min(0).max(10).optional().describe("Lines shown before and after each match."),
-});
+const schema = builtinSchema("grep", () =>
+  z.object({
+    pattern: z.string().min(1),
+    path: z.string().optional().describe("File or folder to search (default: the workspace)."),
+    glob: z.string().optional().describe('Only search files matching this glob, relative to `path`: "*.ts" matches at any depth, "src/**/*.tsx" only under src.'),
+    ignore_case: z.boolean().optional(),
+    context: z.number().int().min(0).max(10).optional().describe("Lines shown before and after each match."),
+  }),
+);
 
 function render(lines: GrepLine[], show: (abs: string) => string): { blocks: string[]; files: number; matches: number } {
   const blocks: string[] = [];

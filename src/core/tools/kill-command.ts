@@ -5,10 +5,13 @@ import { endedText } from "../commands/result-text";
 import { findCommand } from "./command-output";
 import { commandMeta, requireRunner } from "./run-command";
 import { defineTool, field } from "./types";
+import { builtinSchema } from "./schema-table";
 
-const schema = z.object({
-  id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
-});
+const schema = builtinSchema("kill_command", () =>
+  z.object({
+    id: z.string().min(1).describe('The command id run_command gave (e.g. "c2").'),
+  }),
+);
 
 export const killCommandTool = defineTool({
   name: "kill_command",

@@ -6,14 +6,17 @@ import { IgnoreRules } from "./ignore-rules";
 import { note } from "./output";
 import { fsRuleSource, hiddenNote, readablePaths, statFollow } from "./file-access";
 import { defineTool, field, ToolError, type ToolContext } from "./types";
+import { builtinSchema } from "./schema-table";
 
 export const MAX_LIST_ENTRIES = 500;
 const SKIPPED = new Set([".git", "node_modules"]);
 
-const schema = z.object({
-  path: z.string().optional().describe("Folder to list (default: the workspace)."),
-  depth: z.number().int().min(1).max(10).optional().describe("Folder levels to show (default 2)."),
-});
+const schema = builtinSchema("list_files", () =>
+  z.object({
+    path: z.string().optional().describe("Folder to list (default: the workspace)."),
+    depth: z.number().int().min(1).max(10).optional().describe("Folder levels to show (default 2)."),
+  }),
+);
 
 function byName(a: [string, FileType], b: [string, FileType]): number {
   const da = a[1] === "directory" ? 0 : 1;

@@ -5,6 +5,7 @@ import { resolveWorkspacePath } from "../paths";
 import { decodeText, readChecked, readStamp, similarFiles, statFollow } from "./file-access";
 import { MAX_OUTPUT_BYTES, byteLength, cutLine, note } from "./output";
 import { defineTool, field, ToolError, type ToolContext, type ToolDefinition } from "./types";
+import { builtinSchema } from "./schema-table";
 
 export const DEFAULT_READ_LIMIT = 2000;
 /** Files larger than this are not loaded; grep finds lines in them. */
@@ -15,12 +16,14 @@ export const MAX_READ_BYTES = 50_000_000;
  */
 export const READ_PAGE_BYTES = MAX_OUTPUT_BYTES - 1_000;
 
-const schema = z.object({
-  path: z.string().min(1),
-  offset: z.number().int().min(1).optional().describe("First line to show (1-based)."),
-  limit: z.number().int().min(1).optional(),
-  force: z.boolean().optional(),
-});
+const schema = builtinSchema("read_file", () =>
+  z.object({
+    path: z.string().min(1),
+    offset: z.number().int().min(1).optional().describe("First line to show (1-based)."),
+    limit: z.number().int().min(1).optional(),
+    force: z.boolean().optional(),
+  }),
+);
 
 type Stamp = { mtimeMs: number; size: number };
 

@@ -7,18 +7,22 @@ import { canonicalWorkspacePath, displayPath, isAbsolutePath, WORKSPACE } from "
 import type { WorkspaceFs } from "../ports";
 import type { ToolSpec } from "../providers/types";
 import { describeArguments, describeIssues } from "./arg-errors";
+import { tabledJsonSchema } from "./schema-table";
 import { trimTools, type ToolDefinition } from "./types";
 
 type Json = Record<string, unknown>;
 type Validation = { ok: true; args: unknown } | { ok: false; error: string };
 
-/** JSON Schema of a tool's arguments as the provider gets it (its own, or from its zod schema). */
+/**
+ * JSON Schema of a tool's arguments as the provider gets it: its own, a built-in tool's from the
+ * build's table (schema-table.ts), or converted from its zod schema.
+ */
 export function toolJsonSchema(tool: Pick<ToolDefinition, "schema" | "inputJsonSchema">): Json {
-  return tool.inputJsonSchema ?? toJsonSchema(tool.schema);
+  return tool.inputJsonSchema ?? tabledJsonSchema(tool.schema) ?? zodJsonSchema(tool.schema);
 }
 
 /** JSON Schema of a zod schema, without `$schema` and zod's safe-integer bounds. */
-function toJsonSchema(schema: z.ZodType): Json {
+export function zodJsonSchema(schema: z.ZodType): Json {
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Json;
   const clean = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(clean);

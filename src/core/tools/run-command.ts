@@ -6,6 +6,7 @@ import { formatCommandReport } from "../commands/result-text";
 import type { CommandRunner, RunningCommand } from "../commands/types";
 import { commandCard } from "./cards";
 import { defineTool, field, ToolError, type ToolContext, type ToolDefinition } from "./types";
+import { builtinSchema } from "./schema-table";
 
 /** How long a background start waits to report a command that fails at once. */
 export const BACKGROUND_SETTLE_MS = 500;
@@ -16,7 +17,7 @@ const backgroundHow = (output: boolean, kill: boolean) => {
 };
 
 /** The arguments, the background flag described with the tools the session has to read and stop such a command. */
-const schemaFor = (output = true, kill = true) =>
+const argsFor = (output: boolean, kill: boolean) =>
   z.object({
     command: z.string().min(1),
     timeout_s: z.number().positive().optional().describe("Seconds before a foreground command is killed (default 120)."),
@@ -25,6 +26,14 @@ const schemaFor = (output = true, kill = true) =>
       .optional()
       .describe(`Start it and return at once (servers, watchers, long jobs)${backgroundHow(output, kill)}.`),
   });
+/** One schema per variant (the build's table has each: schema-table.ts), the same object each time it is asked for. */
+const variants = new Map<string, z.ZodLazy<ReturnType<typeof argsFor>>>();
+const schemaFor = (output = true, kill = true) => {
+  const key = `run_command/${[output ? "output" : "", kill ? "kill" : ""].filter(Boolean).join(",")}`;
+  let s = variants.get(key);
+  if (!s) variants.set(key, (s = builtinSchema(key, () => argsFor(output, kill))));
+  return s;
+};
 const schema = schemaFor();
 
 /** What the model is told of the sandbox and the output; edit_file and command_output are named only where the session has them. */

@@ -1,6 +1,7 @@
 /** todo_write: replaces the session's todo list. */
 import { z } from "zod";
 import { defineTool } from "./types";
+import { builtinSchema } from "./schema-table";
 
 const Todo = z.object({
   content: z.string().min(1).describe("What to do, as a short imperative sentence."),
@@ -11,11 +12,13 @@ const Todo = z.object({
 /** One item of the todo list. */
 export type Todo = z.infer<typeof Todo>;
 
-const schema = z.object({
-  todos: z.array(Todo).refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
-    message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
+const schema = builtinSchema("todo_write", () =>
+  z.object({
+    todos: z.array(Todo).refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
+      message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
+    }),
   }),
-});
+);
 
 const MARK: Record<Todo["status"], string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
 

@@ -6,16 +6,19 @@ import { decodeText, readChecked, readStamp, statFollow } from "./file-access";
 import { plural } from "./output";
 import { diffCard, metaChanges } from "./cards";
 import { defineTool, field, ToolError, type ToolDefinition } from "./types";
+import { builtinSchema } from "./schema-table";
 
 /** What the model is told; the edit tool for part of a file is the session's own. */
 const describe = (edit: string | undefined) => `Create a file, or replace the whole of a file you have read with read_file in this session${edit ? ` (for part of a file use ${edit})` : ""}.`;
 import { structuredPatch } from "../hooks/claude-shapes";
 import { commitChange, pendingProposal, resumeReview } from "./commit-change";
 
-const schema = z.object({
-  path: z.string().min(1).describe("Parent folders are created."),
-  content: z.string(),
-});
+const schema = builtinSchema("write_file", () =>
+  z.object({
+    path: z.string().min(1).describe("Parent folders are created."),
+    content: z.string(),
+  }),
+);
 
 const encoder = new TextEncoder();
 
