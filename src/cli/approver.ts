@@ -1,7 +1,7 @@
 /** Permission questions in a terminal: asked on stderr when there is a TTY, refused otherwise. */
 import { createInterface } from "node:readline/promises";
 import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
-import { FOR_RUN_CHOICES } from "../protocol/messages";
+import { FOR_RUN_CHOICES } from "../protocol/choices";
 import { printable } from "./printable";
 
 export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Approver {

@@ -108,8 +108,7 @@ export const PermissionView = z.object({
 });
 export type PermissionView = z.infer<typeof PermissionView>;
 
-/** The two answers of a question for the whole run (`forRun`), as every host labels them (panel, notification, terminal, ACP). */
-export const FOR_RUN_CHOICES = { allow: "Allow for this run", ask: "Ask each time" } as const;
+export { FOR_RUN_CHOICES } from "./choices";
 
 export const UsageView = z.object({
   inputTokens: z.number(),

@@ -27,7 +27,7 @@ import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
 import type { McpHub } from "../../core/mcp/types";
 import { availableCommands } from "./commands";
-import { FOR_RUN_CHOICES } from "../../protocol/messages";
+import { FOR_RUN_CHOICES } from "../../protocol/choices";
 
 export interface AcpSessionSetup {
   options: AgentSessionOptions;

@@ -27,6 +27,16 @@ describe("the CLI's bundles", () => {
     expect(readFileSync(join(out, "cli-run.js"), "utf8")).toContain("nothing is a multiple of zero - the number branch");
   });
 
+  it("carry neither the panel protocol's schemas (the CLI prints its question labels from src/protocol/choices.ts) nor a tool's zod-to-JSON conversion at start-up", () => {
+    for (const f of ["cli-run.js", "cli-acp.js"]) {
+      const text = readFileSync(join(out, f), "utf8");
+      expect(text, f).not.toContain("// src/protocol/messages.ts");
+      expect(text, f).toContain("// src/protocol/choices.ts");
+    }
+    // The built-in tools' JSON Schemas are in the bundle as the build's table (src/core/tools/schema-table.ts).
+    expect(readFileSync(join(out, "cli-run.js"), "utf8")).toContain(String.raw`JSON.parse('{"read_file":"{\\"type\\":\\"object\\"`);
+  });
+
   it("carry zod's English messages only", () => {
     const text = readFileSync(join(out, "cli-run.js"), "utf8");
     expect(text).toContain("zod/v4/locales/en.js");
