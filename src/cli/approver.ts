@@ -3,11 +3,14 @@ import { createInterface } from "node:readline/promises";
 import type { Approver, PermissionAnswer, PermissionQuestion } from "../core/loop/types";
 import { FOR_RUN_CHOICES } from "../protocol/choices";
 import { printable } from "./printable";
+import { terminalStdin } from "./terminal";
 
-export function createTerminalApprover(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Approver {
+/** `input`: the terminal (default: stdin when it is one, looked at when a question comes). */
+export function createTerminalApprover(given?: NodeJS.ReadStream, output: NodeJS.WriteStream = process.stderr): Approver {
   return {
     async ask(q: PermissionQuestion, signal: AbortSignal): Promise<PermissionAnswer> {
-      if (!input.isTTY) {
+      const input = given ?? terminalStdin();
+      if (!input?.isTTY) {
         return {
           decision: "deny",
           // (The mode may already be bypassPermissions, whose questions no mode answers: name both ways, promise neither.)

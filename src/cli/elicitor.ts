@@ -7,6 +7,7 @@ import { createInterface } from "node:readline/promises";
 import type { McpElicitor } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitField } from "../core/mcp/elicitation";
 import { printable } from "./printable";
+import { terminalStdin } from "./terminal";
 
 /** A server's words on one line, with no control character (printable.ts). */
 const oneLine = (text: string) => printable(text, { keepNewlines: false });
@@ -32,8 +33,8 @@ function prompt(f: ElicitField): string {
 }
 
 /** The terminal's elicitor, or undefined when stdin is not a terminal (forms are then declined). */
-export function createTerminalElicitor(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): McpElicitor | undefined {
-  if (!input.isTTY) return undefined;
+export function createTerminalElicitor(input: NodeJS.ReadStream | undefined = terminalStdin(), output: NodeJS.WriteStream = process.stderr): McpElicitor | undefined {
+  if (!input?.isTTY) return undefined;
   return {
     async elicit(req, signal): Promise<ElicitAnswer> {
       const rl = createInterface({ input, output });

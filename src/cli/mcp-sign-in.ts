@@ -5,6 +5,7 @@
  * that server with how to sign in (`yoke mcp login NAME`).
  */
 import type { McpAuthorizeRequest } from "../node/mcp/oauth";
+import { terminalStdin } from "./terminal";
 
 export function printSignIn(req: McpAuthorizeRequest, output: NodeJS.WritableStream = process.stderr): Promise<void> {
   output.write(`\n? The MCP server "${req.server}" needs you to sign in (OAuth). Open this URL in your browser; Yoke waits for its answer on 127.0.0.1:\n  ${req.url}\n`);
@@ -12,7 +13,10 @@ export function printSignIn(req: McpAuthorizeRequest, output: NodeJS.WritableStr
 }
 
 /** The terminal's sign-in, or undefined when stdin is not a terminal (headless). */
-export function createTerminalSignIn(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WritableStream = process.stderr): ((req: McpAuthorizeRequest) => Promise<void>) | undefined {
-  if (!input.isTTY) return undefined;
+export function createTerminalSignIn(
+  input: NodeJS.ReadStream | undefined = terminalStdin(),
+  output: NodeJS.WritableStream = process.stderr,
+): ((req: McpAuthorizeRequest) => Promise<void>) | undefined {
+  if (!input?.isTTY) return undefined;
   return (req) => printSignIn(req, output);
 }

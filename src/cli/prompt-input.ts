@@ -5,12 +5,13 @@
  */
 import { createInterface } from "node:readline/promises";
 import { printable } from "./printable";
+import { terminalStdin } from "./terminal";
 
 export function createTerminalInput(
-  input: NodeJS.ReadStream = process.stdin,
+  input: NodeJS.ReadStream | undefined = terminalStdin(),
   output: NodeJS.WriteStream = process.stderr,
 ): ((q: { command: string; name: string; placeholder?: string }) => Promise<string | undefined>) | undefined {
-  if (!input.isTTY) return undefined;
+  if (!input?.isTTY) return undefined;
   return async (q) => {
     const rl = createInterface({ input, output });
     try {

@@ -94,6 +94,36 @@ describe("the CLI's start-up", () => {
     }
   }, 120_000);
 
+  it("does not make process.stdin before the first request when stdin is not a terminal (no question can be asked there)", async () => {
+    // A preload (NODE_OPTIONS) notes whether process.stdin was made when the first request starts.
+    const dir = temp("yoke-startup-stdin-");
+    const hook = join(dir, "hook.cjs");
+    writeFileSync(
+      hook,
+      `const d = Object.getOwnPropertyDescriptor(process, "stdin");
+       let made = false;
+       Object.defineProperty(process, "stdin", { configurable: true, enumerable: d.enumerable, get() { made = true; return d.get.call(this); } });
+       let first = true;
+       require("node:diagnostics_channel").subscribe("undici:request:create", () => {
+         if (first) require("node:fs").writeFileSync(process.env.YOKE_TEST_STDIN, JSON.stringify({ made }));
+         first = false;
+       });\n`,
+    );
+    const server = await startScriptedLlmServer({ script: [{ text: "Answer." }] });
+    try {
+      const work = temp("yoke-startup-work-");
+      const out = join(dir, "stdin.json");
+      const r = await runCli(["run", "--trust", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--cwd", work, "--session-dir", join(work, ".s"), "hi"], {
+        env: { HOME: temp("yoke-startup-home-"), ANTHROPIC_API_KEY: "test-key", NODE_OPTIONS: `--require ${hook}`, YOKE_TEST_STDIN: out },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("Answer.");
+      expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ made: false });
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it("keeps the bad-usage status (2) when the error comes from a command's own bundle", async () => {
     const r = await runCli(["run", "--no-such-option"], { env: { HOME: temp("yoke-startup-home-") } });
     expect(r.code).toBe(2);
