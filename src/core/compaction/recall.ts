@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { SessionEvent } from "../events";
 import type { SessionStore } from "../ports";
+import { builtinSchema } from "../tools/schema-table";
 import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
 import { RECALL_PAGE, RECALL_PAGE_TEXT, refOf } from "./render";
 
@@ -30,10 +31,12 @@ export function recallText(src: RecallSource, ref: string): string | undefined {
   return undefined;
 }
 
-const schema = z.object({
-  ref: z.string().min(1).describe("The ref a compacted or spilled tool result names (ref=…)."),
-  offset: z.number().int().nonnegative().optional().describe(`Character offset for the next page of a result longer than ${RECALL_PAGE_TEXT} characters.`),
-});
+const schema = builtinSchema("recall", () =>
+  z.object({
+    ref: z.string().min(1).describe("The ref a compacted or spilled tool result names (ref=…)."),
+    offset: z.number().int().nonnegative().optional().describe(`Character offset for the next page of a result longer than ${RECALL_PAGE_TEXT} characters.`),
+  }),
+);
 
 /** The recall tool, as the permission engine knows it: a Read (Read rules apply) of nothing but the session's own results. */
 export const RECALL_TOOL: ToolIdentity = { name: "recall", permission: "Read", permissionClass: "path", capabilities: {} };

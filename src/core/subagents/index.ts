@@ -12,6 +12,7 @@ import { ConcurrencyGate } from "../concurrency";
 import type { SessionEvent } from "../events";
 import type { ChildSession, ChildWorkspace, Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
+import { builtinSchema } from "../tools/schema-table";
 import type { Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
@@ -31,12 +32,18 @@ export const SUBAGENT_EXTENSION = "subagents";
 /** A sub-agent may work this long before its call times out (the user's Stop ends it any time). */
 export const TASK_TIMEOUT_MS = 30 * 60_000;
 
-const taskArgs = z.object({
-  description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
-  prompt: z.string().trim().min(1).describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
-  tools: z.array(z.string().min(1)).optional().describe('Names of more of your tools to give it (e.g. ["edit_file"]) beyond its read-only ones; its calls pass the same permission rules as yours.'),
-  subagent_type: z.string().trim().min(1).optional().describe("The custom agent to start, by its name from this tool's description; omit it for a general-purpose sub-agent."),
-});
+const taskArgs = builtinSchema("task", () =>
+  z.object({
+    description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
+    prompt: z
+      .string()
+      .trim()
+      .min(1)
+      .describe("The complete task for the sub-agent: it does not see this conversation, so say the goal, the files or names involved, and what its answer must contain."),
+    tools: z.array(z.string().min(1)).optional().describe('Names of more of your tools to give it (e.g. ["edit_file"]) beyond its read-only ones; its calls pass the same permission rules as yours.'),
+    subagent_type: z.string().trim().min(1).optional().describe("The custom agent to start, by its name from this tool's description; omit it for a general-purpose sub-agent."),
+  }),
+);
 type TaskArgs = z.infer<typeof taskArgs>;
 
 export interface SubagentOptions {

@@ -3,18 +3,19 @@ import { z } from "zod";
 import { defineTool } from "./types";
 import { builtinSchema } from "./schema-table";
 
-const Todo = z.object({
-  content: z.string().min(1).describe("What to do, as a short imperative sentence."),
-  status: z.enum(["pending", "in_progress", "completed"]),
-  activeForm: z.string().optional().describe("Present-continuous form shown while in progress."),
-});
+const todoItem = () =>
+  z.object({
+    content: z.string().min(1).describe("What to do, as a short imperative sentence."),
+    status: z.enum(["pending", "in_progress", "completed"]),
+    activeForm: z.string().optional().describe("Present-continuous form shown while in progress."),
+  });
 
 /** One item of the todo list. */
-export type Todo = z.infer<typeof Todo>;
+export type Todo = z.infer<ReturnType<typeof todoItem>>;
 
 const schema = builtinSchema("todo_write", () =>
   z.object({
-    todos: z.array(Todo).refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
+    todos: z.array(todoItem()).refine((todos) => todos.filter((t) => t.status === "in_progress").length <= 1, {
       message: 'at most one item may have status "in_progress" at a time. Mark the others "pending" (not started) or "completed" (done)',
     }),
   }),

@@ -86,6 +86,10 @@ describe("the built-in tools' schema table", () => {
     const specs = reg.specs();
     expect(specs.map((s) => s.name)).toContain("run_command");
     expect(specs.find((s) => s.name === "grep")!.inputSchema).toEqual(JSON.parse(table.grep!));
+    // The deferred recall tool's schema is made on first use too (not in the table: it is sent only when loaded).
+    const { recallTool } = await import("../../../src/core/compaction/recall");
+    const recall = recallTool({ sessionId: () => "s", events: () => [], store: {} as never });
+    expect(tableMod.builtinSchemaKey(recall.schema)).toBe("recall");
     expect([...tableMod.madeBuiltinSchemas()]).toEqual([]);
     // Validation builds the schema on first use and still refuses bad arguments with the usual message.
     const bad = reg.validate("read_file", { path: "" });
