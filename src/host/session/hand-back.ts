@@ -5,7 +5,7 @@
 // restored after a reload), as soon as no turn runs.
 import type * as vscode from "vscode";
 import type { AgentSession } from "../../core/loop/agent-session";
-import { handBackInbox } from "../../node/background/hand-back";
+import { handBackInbox, takeHandBacks } from "../../node/background/hand-back";
 import type { PanelState } from "./state";
 
 export interface HandBackDeps {
@@ -46,14 +46,7 @@ export class HandBacks {
       .run(async (session) => {
         if (session.id !== id) return;
         // Taken now (a rename: another window cannot take it too); put back if the log refuses it.
-        const texts = inbox.take();
-        if (!texts.length) return;
-        try {
-          session.appendFromHost({ type: "context", source: "subagents", text: texts.join("\n\n") });
-        } catch (err) {
-          for (const t of texts) inbox.post(t);
-          throw err;
-        }
+        if (!takeHandBacks(this.d.dir(), session)) return;
         await session.continue();
       })
       .finally(() => (this.delivering = false));
