@@ -38,7 +38,8 @@ const USAGE = `yoke — a coding agent (VS Code extension and command line)
 
 Usage:
   yoke run [options] PROMPT            run the agent on a task in --cwd (default: .)
-  yoke resume SESSION [options]        continue a session from its event log
+  yoke resume SESSION [options]        continue a session from its event log (in its own mode and model unless
+                    --permission-mode / --model say otherwise; results its background agents kept for it are delivered)
   yoke run --background|--worktree [--carry none|tracked|all] [options] PROMPT
                     a background agent: its own git worktree and branch (--background: detached, prints its id)
   yoke agents [list] [--cwd DIR] [--json]   background agents: task, state, spend, changed files, last message

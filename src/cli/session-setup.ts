@@ -77,9 +77,10 @@ export interface CliSessionFlags {
    * On resume, the session goes on in the permission mode and on the model it had (its log's last
    * `mode_change` / `model_change`), before `permissionMode` and the settings' default mode
    * (`yoke acp`'s session/load: the flag is the mode NEW sessions start in). A mode the permission
-   * settings now turn off is not restored.
+   * settings now turn off is not restored. `"unflagged"` (`yoke resume`): only what no flag names —
+   * `--permission-mode` and `--model` given for this run win.
    */
-  restoreChoices?: boolean;
+  restoreChoices?: boolean | "unflagged";
 }
 
 /**
@@ -174,10 +175,11 @@ export async function buildCliSession(
       label = start.label;
     }
     if (flags.restoreChoices) {
-      const mode = events.findLast((e) => e.type === "mode_change");
-      const model = events.findLast((e) => e.type === "model_change");
+      const unflagged = flags.restoreChoices === "unflagged";
+      const mode = unflagged && flags.permissionMode ? undefined : events.findLast((e) => e.type === "mode_change");
+      const model = unflagged && flags.model ? undefined : events.findLast((e) => e.type === "model_change");
       restored = {
-        ...(mode?.type === "mode_change" ? { mode: mode.mode } : start?.type === "session_start" && start.permissionMode ? { mode: start.permissionMode } : {}),
+        ...(mode?.type === "mode_change" ? { mode: mode.mode } : !(unflagged && flags.permissionMode) && start?.type === "session_start" && start.permissionMode ? { mode: start.permissionMode } : {}),
         ...(model?.type === "model_change" ? { model: { provider: model.provider, model: model.model } } : {}),
       };
     }

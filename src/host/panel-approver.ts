@@ -4,12 +4,14 @@
 // the turn and the session that started it) names the agent, its worktree and branch, and is never
 // answered for the person: Stop and New Session withdraw only the shown session's own question.
 import * as vscode from "vscode";
-import type { Approver, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
+import type { Approver, AskerRules, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
 import { FOR_RUN_CHOICES, type PermissionView } from "../protocol/messages";
 import { formatInput } from "../node/panel/view-model";
 
 interface Pending {
   view: PermissionView;
+  /** The asker's own rules (an agent in a worktree), which "Always allow" extends too. */
+  rules?: AskerRules;
   settle(answer: PermissionAnswer): void;
 }
 
@@ -41,6 +43,11 @@ export class PanelApprover implements Approver {
     return this.pending.some((p) => !p.view.asker?.background);
   }
 
+  /** The own rules of the agent asking the waiting question `callId`, when it has some (PermissionQuestion.rules). */
+  rulesOf(callId: string): AskerRules | undefined {
+    return this.pending.find((p) => p.view.callId === callId)?.rules;
+  }
+
   /** The question shown (the first waiting). */
   get current(): PermissionView | null {
     return this.pending[0]?.view ?? null;
@@ -58,7 +65,9 @@ export class PanelApprover implements Approver {
     // A question for the whole run (a project command's allowed-tools) proposes no rule: "Always allow" would write one for this call's tool.
     if (!q.forRun) {
       try {
-        rule = (await this.proposeRule?.({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly })) ?? null;
+        // An agent with rules of its own (a worktree's) gets the rule of its own folder; the host saves it for the workspace too.
+        const req = { tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly };
+        rule = (q.rules ? await q.rules.propose(req) : await this.proposeRule?.(req)) ?? null;
       } catch {
         rule = null; // no proposal: the card offers Allow once and Deny only
       }
@@ -80,6 +89,7 @@ export class PanelApprover implements Approver {
       const onAbort = () => entry.settle({ decision: "deny", message: "The run was stopped." });
       const entry: Pending = {
         view,
+        ...(q.rules ? { rules: q.rules } : {}),
         settle: (answer) => {
           const at = this.pending.indexOf(entry);
           if (at < 0) return;

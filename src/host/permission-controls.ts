@@ -6,7 +6,7 @@ import { PERMISSION_MODES } from "../core/permissions/merge-settings";
 import type { PermissionMode } from "../core/loop/types";
 import type { HostInfoView, HostToWebview, WebviewToHost } from "../protocol/messages";
 import type { HostServices } from "./host-services";
-import type { PanelApprover } from "./panel-approver";
+import { askerWords, type PanelApprover } from "./panel-approver";
 import { NO_SANDBOX_WARNING } from "../node/commands/sandbox/none";
 
 export interface PermissionControlsDeps {
@@ -67,16 +67,23 @@ export class PermissionControls {
     approver.answer(msg.callId, { decision: msg.decision, ...(msg.message ? { message: msg.message } : {}) });
   }
 
-  /** "Always allow": writes the rule to .yoke/settings.local.json, then allows the call. */
+  /**
+   * "Always allow": writes the rule to .yoke/settings.local.json, then allows the call. An agent
+   * that works under rules of its own (a background agent in its worktree, which does not read the
+   * workspace's file) gets the rule too, for the rest of its session.
+   */
   async alwaysAllow(callId: string, rule: string): Promise<void> {
     const { approver, log } = this.deps;
     const gate = this.deps.services.gate;
     if (approver.current?.callId !== callId || !gate) return;
+    const asker = approver.current.asker;
     try {
       const { path } = await gate.addLocalRule(rule);
+      approver.rulesOf(callId)?.add(rule, "allow");
       const rel = vscode.workspace.asRelativePath ? vscode.workspace.asRelativePath(path) : path;
-      log.info(`always allow: added ${rule} to ${path}`);
-      this.deps.notice(`rule-${callId}`, "info", `Always allowed: added ${rule} to ${rel}.`);
+      const also = asker && approver.rulesOf(callId) ? ` It also holds for ${askerWords(asker)} in its worktree from now on.` : "";
+      log.info(`always allow: added ${rule} to ${path}${also ? ` and to the rules of ${askerWords(asker!)}` : ""}`);
+      this.deps.notice(`rule-${callId}`, "info", `Always allowed: added ${rule} to ${rel}.${also}`);
       approver.answer(callId, { decision: "allow" });
     } catch (err) {
       // The card stays: the user can still allow once or deny.

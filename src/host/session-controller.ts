@@ -102,7 +102,7 @@ export class SessionController implements vscode.Disposable {
     this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? []);
     this.guidance.onShow(() => this.customizations.sessionChanged());
     this.live = new LiveLink({ state, store: this.store, services: this.services, composer: this.composer, guidance: this.guidance, approver: this.approver, log, pushState });
-    this.handBacks = new HandBacks({ state, dir: () => this.store.dir(), run: (act) => this.run(act), log });
+    this.handBacks = new HandBacks({ state, dir: () => this.store.dir(), run: (act) => this.run(act), log, open: (id) => this.openSession(id), history: () => this.historyList.list() });
     this.opener = new SessionOpener({
       state,
       store: this.store,
@@ -155,7 +155,7 @@ export class SessionController implements vscode.Disposable {
       extensions: (settingsFiles, client) => this.mcp.extensions(settingsFiles, client),
       composer: () => this.composer.extension(),
       // A background agent's result: a turn of its own; for a session that has ended, kept until it is opened again.
-      deliver: async (info, text, when) => (when?.ended ? this.handBacks.keep(info.id, text) : this.live.deliver(info.id, text, (act) => this.run(act))),
+      deliver: async (info, text, when) => (when?.ended ? this.handBacks.keep(info.id, text, when.agents) : this.live.deliver(info.id, text, (act) => this.run(act))),
     });
     this.snapshots = new PanelSnapshots({
       state,

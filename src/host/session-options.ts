@@ -4,8 +4,9 @@
 // composer, MCP dialogs and guidance pins, and the terminal mirror (host-services.ts).
 import * as vscode from "vscode";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
-import type { Extension, SessionInfo } from "../core/extensions/types";
+import type { Extension } from "../core/extensions/types";
 import type { McpClientDeps } from "../core/mcp/client-requests";
+import type { SubagentOptions } from "../core/subagents";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { Approver, PermissionMode } from "../core/loop/types";
 import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from "../core/ports";
@@ -46,7 +47,7 @@ export interface SessionOptionsDeps {
   /** The composer of each new session (@-mentions, steering, the queue: src/host/composer.ts). */
   composer?: () => Extension;
   /** Starts a turn delivering a finished background agent's result (SessionHost.deliver). */
-  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
+  deliver?: SubagentOptions["deliver"];
 }
 
 export class SessionOptionsBuilder {

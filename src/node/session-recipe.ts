@@ -265,6 +265,8 @@ function worktreeWorkspace(s: SessionSettings, host: SessionHost, root: string):
   return {
     root,
     sessionOptions: node.sessionOptions,
+    // "Always allow" on the agent's question: proposed from this folder's rules and added to them (the host saves it for the workspace).
+    rules: { propose: (req) => node.gate.proposeRule(req), add: (rule, list) => node.gate.addSessionRule(rule, list) },
     services: (session) => {
       const commands = node.commands(session);
       host.onCommands?.(session.id, commands);

@@ -11,7 +11,7 @@ import { ApprovalStore } from "./mcp/approvals";
 import type { McpClientDeps } from "../core/mcp/client-requests";
 import { createNodeMcp } from "./mcp/setup";
 import { agentMcpRegistry } from "./mcp/agent-hubs";
-import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentSettings } from "../core/subagents";
+import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentOptions, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
 import { folderAgentFiles, globalRooModeFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
@@ -149,5 +149,5 @@ export interface CustomAgentOptions {
   /** Makes the worktree and the services of an agent with `isolation: worktree`; without it, such an agent is refused. */
   isolation?: IsolationHost;
   /** The host delivers a finished background agent's result as a turn of its own (SubagentOptions.deliver); without it, the parent's turn waits. */
-  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
+  deliver?: SubagentOptions["deliver"];
 }

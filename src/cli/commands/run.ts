@@ -13,6 +13,8 @@ import type { FileSessionStore } from "../../node/session-store";
 import { buildCliSession, type CliSessionFlags } from "../session-setup";
 import { createConsoleRenderer } from "../render";
 import { warn } from "../printable";
+import { takeHandBacks } from "../../node/background/hand-back";
+import { plural } from "../../core/tools/output";
 
 const MODES: readonly PermissionMode[] = ["default", "acceptEdits", "plan", "bypassPermissions"];
 
@@ -156,14 +158,25 @@ export async function resumeCommand(argv: string[], hooks: RunHooks = {}): Promi
   const flags = flagsFrom(values);
   const signals = trapSignals();
   try {
-    const setup = await buildCliSession(flags, id, hooks.composer ? { composer: hooks.composer } : {});
+    // The session goes on in the mode and on the model it had chosen (its log), unless a flag names another for this run.
+    const setup = await buildCliSession({ ...flags, restoreChoices: "unflagged" }, id, hooks.composer ? { composer: hooks.composer } : {});
     const session = await AgentSession.resume(id, setup.options);
     const prompt = rest.join(" ").trim();
     return await drive(
       session,
       setup,
       flags,
-      withFollowUps((s) => (prompt ? s.send(prompt) : s.continue()), hooks, signals),
+      withFollowUps(
+        async (s) => {
+          // Results its background agents handed back after it ended (kept for it; the panel delivers them the same way):
+          // given to the model with the prompt, or as a turn of their own.
+          const kept = takeHandBacks(setup.sessionDir, s);
+          if (kept) warn(`yoke: ${plural(kept, "result")} of background agents kept for this session, given to the model now\n`);
+          await (prompt ? s.send(prompt) : s.continue());
+        },
+        hooks,
+        signals,
+      ),
       signals,
     );
   } finally {

@@ -10,7 +10,7 @@
  */
 import type { CommandConfinement } from "../commands/types";
 import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../events";
-import type { Asker, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
+import type { Asker, AskerRules, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
 import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
@@ -87,6 +87,8 @@ export interface ChildWorkspace {
   services: SessionServicesFactory;
   /** The permission engine and hooks of that folder (its settings files, its hooks' cwd). */
   sessionOptions: { gate?: PermissionGate; hooks?: (session: { id: string; extraHooks?: readonly HookGroupConfig[] }) => HookRunner };
+  /** That gate's rules as its questions carry them (PermissionQuestion.rules): "Always allow" then governs the child too. */
+  rules?: AskerRules;
 }
 
 /** A running child session, as its parent's extension drives it. */

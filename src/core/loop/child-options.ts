@@ -6,7 +6,7 @@
 import type { ChildSessionSpec } from "../extensions/types";
 import type { ExtensionRegistry } from "../extensions/registry";
 import type { AgentSessionOptions } from "./options";
-import type { Approver, Asker, PermissionMode } from "./types";
+import type { Approver, Asker, AskerRules, PermissionMode } from "./types";
 import type { HookGroupConfig } from "../permissions/types";
 
 export interface ParentFacts {
@@ -24,8 +24,15 @@ export interface ParentFacts {
   root: string;
 }
 
-function askingAs(approver: Approver, asker: Asker): Approver {
-  return { ask: (q, signal) => approver.ask({ ...q, asker: q.asker ?? asker }, signal) };
+/** The child's questions name it, and carry its own rules when it has a gate of its own (a nested child's own come first). */
+function askingAs(approver: Approver, asker: Asker | undefined, rules: AskerRules | undefined): Approver {
+  return {
+    ask: (q, signal) => {
+      const who = q.asker ?? asker;
+      const own = q.rules ?? rules;
+      return approver.ask({ ...q, ...(who ? { asker: who } : {}), ...(own ? { rules: own } : {}) }, signal);
+    },
+  };
 }
 
 export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): AgentSessionOptions {
@@ -57,7 +64,7 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     onlyTools: undefined,
     extensions,
     // A custom agent's questions name it (and where it works).
-    approver: spec.asker ? askingAs(parent.approver, spec.asker) : parent.approver,
+    approver: spec.asker || own?.rules ? askingAs(parent.approver, spec.asker, own?.rules) : parent.approver,
     permissionMode: spec.permissionMode ?? parent.mode,
     trusted: parent.trusted,
     systemPrompt: spec.systemPrompt ? spec.systemPrompt(baseSystem) : spec.instructions ? `${baseSystem}\n\n${spec.instructions}` : baseSystem,

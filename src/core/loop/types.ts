@@ -26,6 +26,21 @@ export interface PermissionQuestion {
   forRun?: { grants: readonly string[] };
   /** Who asks, when it is a custom agent rather than the session the user talks to (the question names it). */
   asker?: Asker;
+  /**
+   * The asker's own permission rules, when it works under rules of its own (a custom agent in a
+   * git worktree: that folder's gate). "Always allow" proposes its rule from these (the paths of
+   * the agent's folder) and adds it here too, so it governs the asker's later calls, besides being
+   * saved in the workspace's settings file; "Always deny" (ACP) likewise.
+   */
+  rules?: AskerRules;
+}
+
+/** An asker's own rules (PermissionQuestion.rules). */
+export interface AskerRules {
+  /** The rule "Always allow" offers for a call, from the asker's own settings and folder; null when none is safe. */
+  propose(req: PermissionCheck): Promise<string | null>;
+  /** Adds a rule to the asker's rules for the rest of its session (the workspace's file is written by the host). */
+  add(rule: string, list: "allow" | "deny"): void;
 }
 
 /** A custom agent asking through its parent's approver: which agent, and where it works. */

@@ -84,7 +84,7 @@ export interface SubagentOptions {
    * result durably and delivers it once when that session is opened again (true), or false to be
    * offered again.
    */
-  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean }) => Promise<boolean>;
+  deliver?: (session: SessionInfo, text: string, when?: { ended: boolean; agents?: readonly FinishedAgent[] }) => Promise<boolean>;
   /**
    * The only agent types this session may start (its agent's `Agent(a, b)` / `Task(a, b)` in its
    * `tools`, as Claude Code restricts spawnable sub-agents); undefined: any, and general-purpose ones.
@@ -192,8 +192,9 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
         offering = true;
         try {
           if (!working || ended) {
-            const done = background.take();
-            if (done.length && !(await deliver(session, done.join("\n\n"), { ended }).catch(() => false))) background.putBack(done);
+            const done = background.takeRuns();
+            const text = done.map((d) => d.text).join("\n\n");
+            if (done.length && !(await deliver(session, text, { ended, agents: done.map(({ agent, task, failed }) => ({ agent, task, failed })) }).catch(() => false))) background.putBack(done);
           }
         } finally {
           offering = false;
@@ -564,9 +565,21 @@ async function isolatedOutcome(run: IsolatedRun, facts: Parameters<IsolatedRun["
  * of the call that started it); what
  * each ends with waits in `take()` for the parent's model.
  */
+/** Which background agent a result handed back is from (SubagentOptions.deliver): its name, its task's description, whether it failed. */
+export interface FinishedAgent {
+  agent: string;
+  task: string;
+  failed: boolean;
+}
+
+interface FinishedRun extends FinishedAgent {
+  /** What the parent's model is told. */
+  text: string;
+}
+
 class BackgroundRuns {
   private readonly running = new Map<string, { promise: Promise<void>; controller: AbortController }>();
-  private done: string[] = [];
+  private done: FinishedRun[] = [];
 
   /** `finished`: called when a run's result is waiting; `handsBack`: the parent's turn does not wait for them. */
   constructor(
@@ -583,8 +596,8 @@ class BackgroundRuns {
   }
 
   /** Results a delivery could not take, kept for the next. */
-  putBack(texts: string[]): void {
-    this.done = [...texts, ...this.done];
+  putBack(runs: FinishedRun[]): void {
+    this.done = [...runs, ...this.done];
   }
 
   start(agent: AgentDefinition, args: TaskArgs, ctx: ToolContext, deps: RunDeps): ToolOutput {
@@ -593,10 +606,10 @@ class BackgroundRuns {
     const label = `The background agent "${agent.name}" (task call ${ctx.callId}: ${args.description})`;
     const promise = runTask(args, { ...ctx, signal }, deps).then(
       (out) => {
-        this.done.push(`${label} has finished.\n${out.text}`);
+        this.done.push({ agent: agent.name, task: args.description, failed: false, text: `${label} has finished.\n${out.text}` });
       },
       (err: unknown) => {
-        this.done.push(`${label} failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.done.push({ agent: agent.name, task: args.description, failed: true, text: `${label} failed: ${err instanceof Error ? err.message : String(err)}` });
       },
     );
     const entry = {
@@ -619,6 +632,11 @@ class BackgroundRuns {
 
   /** What finished since the last look. */
   take(): string[] {
+    return this.takeRuns().map((r) => r.text);
+  }
+
+  /** The same, with which agent each result is from. */
+  takeRuns(): FinishedRun[] {
     const out = this.done;
     this.done = [];
     return out;

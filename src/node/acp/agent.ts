@@ -191,7 +191,9 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         const gate = ref.services?.gate;
         // A question for the whole run (a project command's allowed-tools): the options say what happens, and no rule is proposed.
         if (q.forRun) return askForRun(q, ref.id, signal);
-        const rule = (await gate?.proposeRule({ tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly }).catch(() => null)) ?? null;
+        // An agent with rules of its own (a custom agent in its worktree): its folder's rule, added to its rules as well as saved.
+        const req = { tool: q.tool, permission: q.permission, input: q.input, mutates: !q.readOnly };
+        const rule = (await (q.rules ? q.rules.propose(req) : gate?.proposeRule(req))?.catch(() => null)) ?? null;
         const options: acp.PermissionOption[] = [
           { optionId: "allow_once", name: "Allow", kind: "allow_once" },
           ...(rule ? [{ optionId: "allow_always", name: `Always allow ${rule}`, kind: "allow_always" as const }] : []),
@@ -224,6 +226,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         if (res.outcome.optionId === "allow_always" && rule && gate) {
           try {
             await gate.addLocalRule(rule);
+            q.rules?.add(rule, "allow");
           } catch (err) {
             deps.warn(`could not save the rule ${rule}: ${String(err)}`);
           }
@@ -234,6 +237,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         if (res.outcome.optionId === "reject_always" && rule && gate) {
           try {
             gate.addSessionRule(rule, "deny");
+            q.rules?.add(rule, "deny");
             return { decision: "deny", message: `The user denied this in the editor, and denied ${rule} for the rest of this session.` };
           } catch (err) {
             deps.warn(`could not add the deny rule ${rule}: ${String(err)}`);

@@ -84,4 +84,26 @@ describe("PanelApprover with background agents' questions", () => {
     expect(askerWords(agent)).toBe('the background agent "bg-asker" (a1b2c3, branch yoke/bg-asker-a1b2c3)');
     expect(askerWords({ agent: "reviewer", background: false })).toBe('the agent "reviewer"');
   });
+
+  it("an agent with rules of its own: the card's rule is proposed from them, not the workspace's, and rulesOf hands them to Always allow", async () => {
+    const a = new PanelApprover(() => true);
+    const workspaceProposals: string[] = [];
+    a.proposeRule = async (req) => (workspaceProposals.push(String(req.input.command)), "Bash(workspace:*)");
+    const added: string[] = [];
+    const rules = { propose: async () => "Bash(touch:*)", add: (rule: string, list: "allow" | "deny") => void added.push(`${list} ${rule}`) };
+    const asked = a.ask({ ...question("agent-call", agent), rules }, new AbortController().signal);
+    await vi.waitFor(() => expect(a.current?.callId).toBe("agent-call"));
+    expect(a.current?.rule).toBe("Bash(touch:*)");
+    expect(workspaceProposals).toEqual([]);
+    expect(a.rulesOf("agent-call")).toBe(rules);
+    // The session's own question: the workspace's proposal, no rules of its own.
+    const own = a.ask(question("own-call"), new AbortController().signal);
+    await vi.waitFor(() => expect(workspaceProposals).toEqual(["touch own-call"]));
+    expect(a.rulesOf("own-call")).toBeUndefined();
+    a.cancel();
+    await own;
+    a.answer("agent-call", { decision: "allow" });
+    await asked;
+    expect(added).toEqual([]);
+  });
 });
