@@ -129,6 +129,14 @@ describe("quick picks, labels and editor titles", () => {
     expect(shownLabel("模型 🤖")).toBe("模型 🤖");
     expect(shownTitle("a\u2066b.ts (original ↔ Yoke's change)")).toBe("a\\u2066b.ts (original ↔ Yoke's change)");
   });
+
+  it("the status bar names a model from the settings with escapes and no icon of its own", async () => {
+    const { statusBarView } = await import("../../../src/host/status-view");
+    const view = statusBarView({ state: "idle", mode: "default", model: "gpt\u202e$(alert)\n5", asking: false, reviewing: 0 });
+    expect(view.text).toContain("gpt\\u202e\\$(alert)\\n5");
+    expect(view.tooltip).not.toContain("\u202e");
+    expect(statusBarView({ state: "idle", mode: "default", model: "qwen2.5-coder:7b 模型", asking: false, reviewing: 0 }).text).toContain("qwen2.5-coder:7b 模型");
+  });
 });
 
 describe("the host shows notifications and makes its output channel only through shown.ts", () => {
