@@ -36,8 +36,6 @@ export interface PrintableOptions {
 const CANDIDATE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\u2028\u2029\ufff9-\ufffb\p{Cs}]/gu;
 // eslint-disable-next-line no-control-regex
 const CANDIDATE_KEEP_NL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\u2028\u2029\ufff9-\ufffb\p{Cs}]/gu;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /^[\u0000-\u001f\u007f-\u009f]$/;
 const INVISIBLE = /^[\p{Default_Ignorable_Code_Point}\u2028\u2029\ufff9-\ufffb\p{Cs}]$/u;
 
 const ZWNJ = 0x200c;
@@ -77,60 +75,75 @@ function codePointBefore(text: string, index: number): number | undefined {
   return low;
 }
 
+/** What printableParts and printable remember while they scan one text. */
+interface ScanState {
+  keepNewlines: boolean;
+  /** The end index of the last invisible character kept (a selector may follow a kept joiner's target, a joiner a kept selector). */
+  keptEnd: number;
+  /** The run of tag characters being read. */
+  tagRun?: { end: number; kept: boolean };
+}
+
+/** Whether the candidate `ch` at `at` is shown as it is (true) or as its escape. */
+function keptAt(text: string, at: number, ch: string, st: ScanState): boolean {
+  const c = ch.codePointAt(0)!;
+  const end = at + ch.length;
+  let keep = false;
+  if (c <= 0x9f) return c === 0x0a && st.keepNewlines;
+  if (c === ZWJ || c === ZWNJ) {
+    // Between two non-ASCII characters (emoji sequences, Indic and Persian words); never beside ASCII, where it only hides.
+    // The character before counts only if it is shown: visible, or an invisible one kept just before.
+    keep = (st.keptEnd === at || visibleNonAscii(codePointBefore(text, at))) && visibleNonAscii(text.codePointAt(end));
+  } else if (isVariationSelector(c)) {
+    // One selector after an emoji, a symbol or an ideograph; after 0-9 # * only in a keycap (1️⃣). A run of them hides data.
+    const prev = codePointBefore(text, at);
+    const afterSelector = prev !== undefined && isVariationSelector(prev);
+    keep = !afterSelector && (visibleNonAscii(prev) || (c <= 0xfe0f && prev !== undefined && isKeycapBase(prev) && text.codePointAt(end) === KEYCAP));
+  } else if (isMongolianSelector(c)) {
+    const prev = codePointBefore(text, at);
+    keep = prev !== undefined && isMongolianLetter(prev);
+  } else if (isTag(c) || c === CANCEL_TAG) {
+    // An emoji flag of a region (🏴 + tag letters + cancel tag): its tags are kept only when the sequence is whole.
+    if (!st.tagRun || at >= st.tagRun.end) {
+      let j = at;
+      while (j < text.length && isTag(text.codePointAt(j)!)) j += 2;
+      const whole = codePointBefore(text, at) === BLACK_FLAG && j > at && text.codePointAt(j) === CANCEL_TAG;
+      st.tagRun = { end: whole ? j + 2 : j, kept: whole };
+    }
+    keep = st.tagRun.kept;
+  }
+  if (keep) st.keptEnd = end;
+  return keep;
+}
+
 /** `text` as pieces: runs shown as they are, and each character shown as its escape. */
 export function printableParts(text: string, opts: PrintableOptions = {}): PrintablePart[] {
   const keepNewlines = opts.keepNewlines !== false;
   if (keepNewlines) text = text.replace(/\r\n/g, "\n");
   const candidates = keepNewlines ? CANDIDATE_KEEP_NL : CANDIDATE;
+  const st: ScanState = { keepNewlines, keptEnd: -1 };
   const parts: PrintablePart[] = [];
   let from = 0; // text before this index is in `parts`
-  let keptEnd = -1; // the end index of the last invisible character kept (a selector may follow a kept joiner's target, a joiner a kept selector)
-  let tagRun: { end: number; kept: boolean } | undefined; // the run of tag characters being read
   candidates.lastIndex = 0;
   for (let m = candidates.exec(text); m; m = candidates.exec(text)) {
     const at = m.index;
+    if (keptAt(text, at, m[0], st)) continue;
     const c = m[0].codePointAt(0)!;
-    const end = at + m[0].length;
-    let keep = false;
-    if (!CONTROL.test(m[0])) {
-      const prev = codePointBefore(text, at);
-      // The character before counts only if it is shown: visible, or an invisible one kept just before.
-      const prevShown = visibleNonAscii(prev) || keptEnd === at;
-      if (c === ZWJ || c === ZWNJ) {
-        // Between two non-ASCII characters (emoji sequences, Indic and Persian words); never beside ASCII, where it only hides.
-        keep = prevShown && visibleNonAscii(text.codePointAt(end));
-      } else if (isVariationSelector(c)) {
-        // One selector after an emoji, a symbol or an ideograph; after 0-9 # * only in a keycap (1️⃣). A run of them hides data.
-        const afterSelector = prev !== undefined && isVariationSelector(prev);
-        keep = !afterSelector && (visibleNonAscii(prev) || (c <= 0xfe0f && prev !== undefined && isKeycapBase(prev) && text.codePointAt(end) === KEYCAP));
-      } else if (isMongolianSelector(c)) {
-        keep = prev !== undefined && isMongolianLetter(prev);
-      } else if (isTag(c) || c === CANCEL_TAG) {
-        // An emoji flag of a region (🏴 + tag letters + cancel tag): its tags are kept only when the sequence is whole.
-        if (!tagRun || at >= tagRun.end) {
-          let j = at;
-          while (j < text.length && isTag(text.codePointAt(j)!)) j += 2;
-          const whole = prev === BLACK_FLAG && j > at && text.codePointAt(j) === CANCEL_TAG;
-          tagRun = { end: whole ? j + 2 : j, kept: whole };
-        }
-        keep = tagRun.kept;
-      }
-    } else if (c === 0x0a && keepNewlines) keep = true;
-    if (keep) {
-      keptEnd = end;
-      continue;
-    }
     if (at > from) parts.push({ text: text.slice(from, at) });
     parts.push({ escape: escapeOf(c), codePoint: c });
-    from = end;
+    from = at + m[0].length;
   }
   if (from < text.length) parts.push({ text: text.slice(from) });
   return parts;
 }
 
+/** `text` with every character printableParts escapes written as its escape. */
 export function printable(text: string, opts: PrintableOptions = {}): string {
-  const parts = printableParts(text, opts);
-  return parts.length === 1 && "text" in parts[0]! ? parts[0].text : parts.map((p) => ("text" in p ? p.text : p.escape)).join("");
+  const keepNewlines = opts.keepNewlines !== false;
+  if (keepNewlines) text = text.replace(/\r\n/g, "\n");
+  const st: ScanState = { keepNewlines, keptEnd: -1 };
+  const source = text;
+  return text.replace(keepNewlines ? CANDIDATE_KEEP_NL : CANDIDATE, (ch: string, at: number) => (keptAt(source, at, ch, st) ? ch : escapeOf(ch.codePointAt(0)!)));
 }
 
 /**

@@ -54,12 +54,11 @@ export function shownText(text: string): Node {
 
 /** Replaces `node`'s content with `text` as shownText draws it (nothing done when it is already shown). */
 export function setText(node: Element, text: string): void {
-  if (drawn.get(node) === text) return;
+  // What shownText draws reads back as printable(text): the text with its escapes.
+  if (node.textContent === printable(text)) return;
   clear(node);
   node.appendChild(shownText(text));
-  drawn.set(node, text);
 }
-const drawn = new WeakMap<Element, string>();
 
 /** Text already on the page (sanitised markdown): each text node with such a character redrawn with escapes. */
 export function escapeTextNodes(root: Node): void {
