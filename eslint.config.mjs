@@ -178,6 +178,32 @@ export default defineConfig(
           ],
         },
       ],
+      // Notifications and the output channel quote repository, model and MCP text: shown only
+      // through src/host/shown.ts (escapes; link syntax as text; one entry per message).
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]",
+          message: "Show notifications with notify() from src/host/shown.ts: it shows the text honestly (escapes, link syntax as text).",
+        },
+        {
+          selector: "MemberExpression[property.name='createOutputChannel']",
+          message: "Yoke has one output channel, made in extension.ts and wrapped by shownLog (src/host/shown.ts).",
+        },
+      ],
+    },
+  },
+  { files: ["src/host/shown.ts"], rules: { "no-restricted-syntax": "off" } },
+  {
+    files: ["src/host/extension.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]",
+          message: "Show notifications with notify() from src/host/shown.ts: it shows the text honestly (escapes, link syntax as text).",
+        },
+      ],
     },
   },
   {

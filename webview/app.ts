@@ -5,7 +5,7 @@ import { PROTOCOL_VERSION, type DemoView, type HostToWebview, type Snapshot, typ
 import { RUNNING_STATES } from "./format";
 import type { HostApi } from "./host-api";
 import { button } from "./ui/components";
-import { el, clear } from "./ui/dom";
+import { el, clear, setText } from "./ui/dom";
 import { Composer } from "./views/composer";
 import { FirstRun } from "./views/first-run";
 import { Header } from "./views/header";
@@ -272,7 +272,7 @@ export class App {
     this.firstRun.show(s.firstRun);
     this.restricted.hidden = !s.restricted;
     this.readOnly.hidden = !s.readOnly;
-    this.readOnlyText.textContent = s.readOnly ? `Read-only: ${s.readOnly.by} is working on this session. It updates here as it goes; continue it there, or here in a copy.` : "";
+    setText(this.readOnlyText, s.readOnly ? `Read-only: ${s.readOnly.by} is working on this session. It updates here as it goes; continue it there, or here in a copy.` : "");
     this.composer.setReadOnly(Boolean(s.readOnly));
     this.resumed.hidden = !s.resumed || s.items.length === 0 || Boolean(s.readOnly);
     const interrupted = s.state === "interrupted";

@@ -31,6 +31,7 @@ import { SessionLog } from "../core/session/session-log";
 import { nodeCheckpointStore } from "../node/checkpoints";
 import type { FileSessionStore } from "../node/session-store";
 import type { CheckpointPreviewView, CheckpointUndoView, HostToWebview, WebviewToHost } from "../protocol/messages";
+import { notify, shownItem, shownTitle } from "./shown";
 
 export const CHECKPOINT_SCHEME = "yoke-checkpoint";
 
@@ -239,7 +240,7 @@ export class CheckpointControls implements vscode.Disposable {
     }
     const then = checkpointUri(root, folder.commit, path);
     const empty = checkpointUri(root, "", path);
-    await vscode.commands.executeCommand("vscode.diff", exists ? now : empty, thenExists ? then : empty, `${path} (now ↔ after turn ${turn})`, { preview: true });
+    await vscode.commands.executeCommand("vscode.diff", exists ? now : empty, thenExists ? then : empty, shownTitle(`${path} (now ↔ after turn ${turn})`), { preview: true });
   }
 
   private async content(uri: vscode.Uri): Promise<string> {
@@ -259,13 +260,13 @@ export class CheckpointControls implements vscode.Disposable {
     try {
       const shown = this.access.shown();
       if (!shown) {
-        void vscode.window.showInformationMessage("Yoke: no session is shown. Open one (Yoke: Open Session…) first.");
+        void notify("info", "Yoke: no session is shown. Open one (Yoke: Open Session…) first.");
         return;
       }
       this.refuseWhileRunning("restore");
       const turns = turnsOf(shown.events);
       if (!turns.length) {
-        void vscode.window.showInformationMessage("Yoke: this session has no turns to restore to yet.");
+        void notify("info", "Yoke: this session has no turns to restore to yet.");
         return;
       }
       const turnPick = await vscode.window.showQuickPick(
@@ -282,7 +283,7 @@ export class CheckpointControls implements vscode.Disposable {
       if (preview.filesAvailable) options.push({ label: "Files only", detail: preview.filesNote, what: "files" });
       if (preview.conversationAvailable) options.push({ label: "Conversation only", detail: preview.conversationNote, what: "conversation" });
       if (!options.length) {
-        void vscode.window.showInformationMessage(`Yoke: nothing to restore to the end of turn ${turnPick.turn}. ${preview.filesNote} ${preview.conversationNote}`);
+        void notify("info", `Yoke: nothing to restore to the end of turn ${turnPick.turn}. ${preview.filesNote} ${preview.conversationNote}`);
         return;
       }
       const whatPick = await vscode.window.showQuickPick(options, { title: `Yoke: Restore to the end of turn ${turnPick.turn}`, placeHolder: "What to restore?" });
@@ -291,7 +292,7 @@ export class CheckpointControls implements vscode.Disposable {
       const result = await this.restore(turnPick.turn, turnPick.userSeq, whatPick.what);
       void this.offerUndo(result.lines.join(" "));
     } catch (err) {
-      void vscode.window.showErrorMessage(`Yoke: ${err instanceof Error ? err.message : String(err)}`);
+      void notify("error", `Yoke: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
@@ -319,7 +320,7 @@ export class CheckpointControls implements vscode.Disposable {
       const qp = vscode.window.createQuickPick<Item>();
       qp.title = `Yoke: Restore Checkpoint — preview (turn ${preview.turn})`;
       qp.placeholder = "Select a file to see its diff; then Restore, or Cancel";
-      qp.items = items;
+      qp.items = items.map(shownItem);
       qp.ignoreFocusOut = true;
       let done = false;
       const finish = (ok: boolean) => {
@@ -329,7 +330,7 @@ export class CheckpointControls implements vscode.Disposable {
         qp.dispose();
       };
       const diff = (item: Item) =>
-        void this.openDiff(preview.turn, preview.userSeq || undefined, item.root!, item.path!).catch((err: unknown) => void vscode.window.showErrorMessage(`Yoke: ${(err as Error).message}`));
+        void this.openDiff(preview.turn, preview.userSeq || undefined, item.root!, item.path!).catch((err: unknown) => void notify("error", `Yoke: ${(err as Error).message}`));
       qp.onDidTriggerItemButton((e) => diff(e.item));
       qp.onDidAccept(() => {
         const item = qp.selectedItems[0];
@@ -343,12 +344,12 @@ export class CheckpointControls implements vscode.Disposable {
   }
 
   private async offerUndo(text: string): Promise<void> {
-    const pick = await vscode.window.showInformationMessage(`Yoke: ${text}`, "Undo Restore");
+    const pick = await notify("info", `Yoke: ${text}`, "Undo Restore");
     if (pick !== "Undo Restore") return;
     try {
       await this.undo();
     } catch (err) {
-      void vscode.window.showErrorMessage(`Yoke: ${err instanceof Error ? err.message : String(err)}`);
+      void notify("error", `Yoke: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 }

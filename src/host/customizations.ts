@@ -9,6 +9,7 @@ import type { SessionEvent } from "../core/events";
 import { listCustomizations, type CustomizationListing } from "../node/customizations";
 import { approvePlugin, installedPlugins, installPlugin, pluginDigest, PluginError, removePlugin, setUserEnabled, settingsMarketplaces } from "../node/plugins";
 import type { HostToWebview, PluginView, WebviewToHost } from "../protocol/messages";
+import { notify } from "./shown";
 
 type PluginAction = Extract<WebviewToHost, { type: "plugins.action" }>;
 
@@ -116,7 +117,7 @@ export class HostCustomizations {
         case "install": {
           const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
           installPlugin(this.home, id, settingsMarketplaces(this.home, cwd, vscode.workspace.isTrusted));
-          void vscode.window.showInformationMessage(`Installed and enabled ${id}. New sessions get it.`);
+          void notify("info", `Installed and enabled ${id}. New sessions get it.`);
           break;
         }
         case "enable":
@@ -131,11 +132,11 @@ export class HostCustomizations {
         case "approve": {
           const path = this.installed(id);
           if (!msg.digest || msg.digest !== digestOf(path)) {
-            void vscode.window.showWarningMessage(`${id} changed since it was shown: look at what it runs again before approving.`);
+            void notify("warning", `${id} changed since it was shown: look at what it runs again before approving.`);
             break;
           }
           approvePlugin(this.home, id, true);
-          void vscode.window.showInformationMessage(`${id}: its hooks and MCP servers run in new sessions, as installed now.`);
+          void notify("info", `${id}: its hooks and MCP servers run in new sessions, as installed now.`);
           break;
         }
         case "deny":

@@ -13,6 +13,7 @@ import { registerPalette } from "./commands"; // palette and editor commands, st
 
 /** The session shown last in this window (written by the session controller). */
 const LAST_SESSION_KEY = "yoke.lastSession";
+import { notify, shownLog } from "./shown";
 
 /** What activate() returns: used by tests running inside VS Code. */
 export interface YokeExtensionApi {
@@ -22,7 +23,8 @@ export interface YokeExtensionApi {
 
 export function activate(context: vscode.ExtensionContext): YokeExtensionApi {
   const started = performance.now();
-  const log = vscode.window.createOutputChannel("Yoke", { log: true });
+  // Every line of the output channel is shown honestly (shown.ts): escapes, continuation lines indented.
+  const log = shownLog(vscode.window.createOutputChannel("Yoke", { log: true }));
   const keys = new ApiKeys(context.secrets);
   context.subscriptions.push(startHostWatchdog(context, log));
   const review = registerReview(context, log); // change review: diff, CodeLens, commands
@@ -111,18 +113,18 @@ async function setApiKey(keys: ApiKeys): Promise<void> {
   if (!key?.trim()) return;
   await keys.set(provider, key.trim());
   if (!s.explicit) await writeUserSettings({ provider });
-  void vscode.window.showInformationMessage(`Yoke: API key for ${provider} saved.`);
+  void notify("info", `Yoke: API key for ${provider} saved.`);
 }
 
 async function clearApiKey(keys: ApiKeys): Promise<void> {
   const stored: string[] = [];
   for (const p of PROVIDERS) if (await keys.get(p)) stored.push(p);
   if (!stored.length) {
-    void vscode.window.showInformationMessage("Yoke: no API keys are stored.");
+    void notify("info", "Yoke: no API keys are stored.");
     return;
   }
   const pick = await vscode.window.showQuickPick(stored, { title: "Yoke: Clear API Key", placeHolder: "Remove the key of which provider?" });
   if (!pick) return;
   await keys.clear(pick);
-  void vscode.window.showInformationMessage(`Yoke: API key for ${pick} removed.`);
+  void notify("info", `Yoke: API key for ${pick} removed.`);
 }

@@ -5,6 +5,7 @@ import type { SessionEvent } from "../core/events";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { GuidanceItemView, HostToWebview, WebviewToHost } from "../protocol/messages";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
+import { notify } from "./shown";
 
 const PREFS_KEY = "yoke.guidance.prefs";
 
@@ -101,7 +102,7 @@ export async function addToProjectMemory(): Promise<void> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   const folder = folders[0];
   if (!folder) {
-    void vscode.window.showErrorMessage("Open a folder first: project memory is the AGENTS.md of a workspace folder.");
+    void notify("error", "Open a folder first: project memory is the AGENTS.md of a workspace folder.");
     return;
   }
   const editor = vscode.window.activeTextEditor;
@@ -113,11 +114,11 @@ export async function addToProjectMemory(): Promise<void> {
   const path = `${fs.root}/AGENTS.md`;
   const st = await fs.stat(path);
   if (st && st.type !== "file") {
-    void vscode.window.showErrorMessage(`${path} is not a file: nothing was written.`);
+    void notify("error", `${path} is not a file: nothing was written.`);
     return;
   }
   const before = st ? new TextDecoder().decode(await fs.readFile(path)) : "";
   const sep = before === "" ? "" : before.endsWith("\n\n") ? "" : before.endsWith("\n") ? "\n" : "\n\n";
   await fs.writeFile(path, new TextEncoder().encode(`${before}${sep}${text}\n`));
-  void vscode.window.showInformationMessage("Added to AGENTS.md: new sessions start with it.");
+  void notify("info", "Added to AGENTS.md: new sessions start with it.");
 }

@@ -6,6 +6,7 @@
  */
 import * as vscode from "vscode";
 import { OAUTH_URI_PATH, oauthRedirects } from "../node/mcp/oauth-redirect";
+import { notify } from "./shown";
 
 export function mcpOAuthUriHandler(log: vscode.LogOutputChannel): vscode.UriHandler {
   return {
@@ -17,8 +18,8 @@ export function mcpOAuthUriHandler(log: vscode.LogOutputChannel): vscode.UriHand
       const outcome = oauthRedirects().deliver(uri.query);
       // The query carries the one-time code: never logged.
       log.info(`MCP sign-in answer through the URI handler: ${outcome}`);
-      if (outcome === "unknown-state") void vscode.window.showWarningMessage("Yoke: a sign-in answer arrived that no MCP sign-in in progress is waiting for; it was ignored.");
-      else if (outcome === "not-an-answer") void vscode.window.showWarningMessage("Yoke: a sign-in link without an answer was ignored.");
+      if (outcome === "unknown-state") void notify("warning", "Yoke: a sign-in answer arrived that no MCP sign-in in progress is waiting for; it was ignored.");
+      else if (outcome === "not-an-answer") void notify("warning", "Yoke: a sign-in link without an answer was ignored.");
     },
   };
 }

@@ -9,6 +9,7 @@ import * as vscode from "vscode";
 import type { McpAuthorizeRequest, McpCredentialStore } from "../node/mcp/oauth";
 import { yokeSetting } from "./settings";
 import { chooseRedirect, OAUTH_URI_PATH, oauthRedirects, receiverAppliesTo, redirectUriBatch, type McpRedirectReceiver } from "../node/mcp/oauth-redirect";
+import { notify } from "./shown";
 
 const PREFIX = "yoke.mcp.oauth:";
 
@@ -29,7 +30,7 @@ export class SecretCredentialStore implements McpCredentialStore {
 /** Asks to open the sign-in page; resolves once the browser was opened, rejects when the user does not. */
 export async function askToSignIn(req: McpAuthorizeRequest): Promise<void> {
   const host = new URL(req.url).host;
-  const choice = await vscode.window.showInformationMessage(`Yoke: the MCP server "${req.server}" needs you to sign in (OAuth) at ${host}. Open the sign-in page in your browser?`, "Open", "Not now");
+  const choice = await notify("info", `Yoke: the MCP server "${req.server}" needs you to sign in (OAuth) at ${host}. Open the sign-in page in your browser?`, "Open", "Not now");
   if (choice !== "Open") throw new Error("you did not open the sign-in page");
   if (!(await openExactly(req.url))) throw new Error("the browser could not be opened");
 }

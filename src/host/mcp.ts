@@ -21,7 +21,7 @@ import { YOKE_EXTENSION_ID } from "../node/mcp/oauth-redirect";
 import { vscodeUserDirOf } from "../node/mcp/config-files";
 import { agentMcpRegistry } from "../node/mcp/agent-hubs";
 import { serverViews, type McpServerView } from "../node/mcp/server-views";
-import { printable } from "../core/printable";
+import { mcpLogLine, notify } from "./shown";
 
 export type { McpServerView } from "../node/mcp/server-views";
 
@@ -76,7 +76,7 @@ export class HostMcp {
         this.form = entry;
         signal.addEventListener("abort", onAbort, { once: true });
         this.formChanged.fire(entry.view);
-        void vscode.window.showInformationMessage(`Yoke: the MCP server "${req.server}" asks you to fill in a form in the Yoke panel.`, "Show").then((c) => {
+        void notify("info", `Yoke: the MCP server "${req.server}" asks you to fill in a form in the Yoke panel.`, "Show").then((c) => {
           if (c === "Show") void vscode.commands.executeCommand("yoke.focus");
         });
       });
@@ -88,23 +88,16 @@ export class HostMcp {
       new Promise<void>((resolve, reject) => {
         const onAbort = () => reject(new Error("the wait ended"));
         signal.addEventListener("abort", onAbort, { once: true });
-        void vscode.window
-          .showInformationMessage(`Yoke: waiting for the MCP server "${req.server}" to hear that you finished at ${req.where}. Press Done when you have finished in the browser.`, "Done")
-          .then((c) => {
-            signal.removeEventListener("abort", onAbort);
-            if (c === "Done") resolve();
-          });
+        void notify("info", `Yoke: waiting for the MCP server "${req.server}" to hear that you finished at ${req.where}. Press Done when you have finished in the browser.`, "Done").then((c) => {
+          signal.removeEventListener("abort", onAbort);
+          if (c === "Done") resolve();
+        });
       }),
   };
 
   /** URL mode: a modal shows the server and the URL; Open opens the browser (nothing is opened without it). */
   private async openUrl(req: McpUrlElicitRequest): Promise<"accept" | "decline" | "cancel"> {
-    const choice = await vscode.window.showInformationMessage(
-      `Yoke: the MCP server "${req.server}" asks you to open a URL`,
-      { modal: true, detail: `${req.message}\n\n${req.url}` },
-      "Open",
-      "Decline",
-    );
+    const choice = await notify("info", `Yoke: the MCP server "${req.server}" asks you to open a URL`, { modal: true, detail: `${req.message}\n\n${req.url}` }, "Open", "Decline");
     if (choice === "Decline") return "decline";
     if (choice !== "Open") return "cancel";
     return (await openExactly(req.url)) ? "accept" : "cancel";
@@ -157,7 +150,8 @@ export class HostMcp {
       log: (m) => this.log.warn(`MCP: ${m}`),
       // A server's own log messages go to Yoke's output channel at their level.
       serverLog: (server, e) => {
-        const line = `MCP server "${server}" [${e.level}]: ${e.text}`;
+        // One server message is one entry: each of its continuation lines names the server (shown.ts mcpLogLine).
+        const line = mcpLogLine(server, e.level, e.text);
         if (e.level === "debug") this.log.debug(line);
         else if (e.level === "info" || e.level === "notice") this.log.info(line);
         else if (e.level === "warning") this.log.warn(line);
@@ -183,7 +177,7 @@ export class HostMcp {
       })(),
     });
     // Notes about keys Yoke does not apply (the server loaded) stay in the log and the Customizations view, not a warning each session.
-    for (const p of mcp.problems) if (!p.loaded) void vscode.window.showWarningMessage(printable(`Yoke: ${p.message}`));
+    for (const p of mcp.problems) if (!p.loaded) void notify("warning", `Yoke: ${p.message}`);
     this.current = mcp;
     // The finished agents of the previous session leave the view.
     agentMcpRegistry().clearFinished();
@@ -266,7 +260,8 @@ export class HostMcp {
   private async approve(req: ApprovalRequest): Promise<"allow" | "deny" | undefined> {
     const start = "Start Server";
     const never = "Don't Start";
-    const pick = await vscode.window.showWarningMessage(
+    const pick = await notify(
+      "warning",
       `Start the MCP server "${req.server.name}" defined by this workspace?`,
       {
         modal: true,

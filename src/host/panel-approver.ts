@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import type { Approver, AskerRules, PermissionAnswer, PermissionCheck, PermissionQuestion } from "../core/loop/types";
 import { FOR_RUN_CHOICES, type PermissionView } from "../protocol/messages";
 import { formatInput } from "../node/panel/view-model";
+import { notify } from "./shown";
 
 interface Pending {
   view: PermissionView;
@@ -132,7 +133,7 @@ export class PanelApprover implements Approver {
     const v = entry.view;
     if (v.forRun) {
       // What is clicked is what happens: allowed for the rest of the run, or each call asked as usual.
-      const choice = await vscode.window.showWarningMessage(`Yoke: ${v.summary}`, { detail: v.reason }, FOR_RUN_CHOICES.allow, FOR_RUN_CHOICES.ask, "Show");
+      const choice = await notify("warning", `Yoke: ${v.summary}`, { detail: v.reason }, FOR_RUN_CHOICES.allow, FOR_RUN_CHOICES.ask, "Show");
       if (choice === FOR_RUN_CHOICES.allow) entry.settle({ decision: "allow" });
       else if (choice === FOR_RUN_CHOICES.ask) entry.settle({ decision: "deny" });
       else if (choice === "Show") void vscode.commands.executeCommand("yoke.focus");
@@ -140,7 +141,7 @@ export class PanelApprover implements Approver {
     }
     const always = v.rule && this.alwaysAllow ? `Always Allow ${v.rule}` : undefined;
     const who = v.asker ? `Yoke's ${askerWords(v.asker).replace(/^the /, "")}` : "Yoke";
-    const choice = await vscode.window.showWarningMessage(`${who} wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
+    const choice = await notify("warning", `${who} wants to use ${v.tool}: ${v.summary}`, { detail: v.reason }, "Allow", ...(always ? [always] : []), "Deny", "Show");
     if (choice === "Allow") entry.settle({ decision: "allow" });
     else if (always && choice === always && v.rule) void this.alwaysAllow?.(v.callId, v.rule);
     else if (choice === "Deny") entry.settle({ decision: "deny", message: "The user denied this in VS Code." });

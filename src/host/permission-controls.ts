@@ -8,6 +8,7 @@ import type { HostInfoView, HostToWebview, WebviewToHost } from "../protocol/mes
 import type { HostServices } from "./host-services";
 import { askerWords, type PanelApprover } from "./panel-approver";
 import { NO_SANDBOX_WARNING } from "../node/commands/sandbox/none";
+import { notify } from "./shown";
 
 export interface PermissionControlsDeps {
   services: HostServices;
@@ -49,7 +50,7 @@ export class PermissionControls {
       const message = `The ${mode} mode is turned off by the permission settings (disableBypassPermissionsMode); the mode stays ${this.mode}.`;
       this.deps.log.warn(message);
       this.deps.post({ type: "error", message });
-      void vscode.window.showWarningMessage(message);
+      void notify("warning", message);
       await this.pushInfo();
       return;
     }

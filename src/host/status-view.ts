@@ -1,6 +1,7 @@
 // What the status-bar item says (pure: see src/host/status-bar.ts for the item itself and
 // test/unit/palette/status-view.test.ts): Yoke's state, the permission mode and the model.
 import type { ViewState } from "../protocol/messages";
+import { shownLabel } from "./shown-text";
 
 /** The three states a person cares about in the status bar. */
 export type StatusBarState = "idle" | "working" | "waiting";
@@ -39,7 +40,8 @@ export function statusBarView(f: StatusBarFacts): { state: StatusBarState; text:
   const state = statusBarState(f);
   const s = STATE_TEXT[state];
   const mode = MODE_LABELS[f.mode] ?? f.mode;
-  const model = f.model || "no model";
+  // The model's name comes from settings a repository can commit: one line, escapes, no $(icon) (shown-text.ts).
+  const model = shownLabel(f.model || "no model");
   const why = state === "waiting" ? (f.asking || f.state === "waiting_user" ? "a permission question is open" : `${f.reviewing} change${f.reviewing === 1 ? "" : "s"} to review`) : "";
   return {
     state,

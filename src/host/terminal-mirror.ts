@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import type { CommandResult, RunningCommand } from "../core/commands/types";
 import type { Disposable } from "../core/ports";
+import { printable } from "../core/printable";
 
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
@@ -58,7 +59,10 @@ class MirrorTerminal {
     this.detach();
     this.cmd = cmd;
     if (this.dims) cmd.resize(this.dims.columns, this.dims.rows);
-    this.out(`${DIM}$ ${cmd.command.replace(/\r?\n/g, "\r\n  ")}${RESET}\r\n`);
+    // The command line is the model's text: its ESC sequences would act on the terminal (erase the line, set
+    // the clipboard, draw a link) and a bidi override reorder it — shown with escapes (core/printable.ts).
+    // What the command prints is the program's own, shown as a terminal shows it when the person runs it.
+    this.out(`${DIM}$ ${printable(cmd.command).replace(/\n/g, "\r\n  ")}${RESET}\r\n`);
     const crlf = cmd.mode === "pipe";
     this.subs.push(
       cmd.onData((chunk) => this.out(crlf ? chunk.replace(/\r?\n/g, "\r\n") : chunk), { replay: true }),
@@ -133,6 +137,6 @@ export class TerminalMirror implements vscode.Disposable {
 }
 
 function title(command: string): string {
-  const flat = command.replace(/\s+/g, " ").trim();
+  const flat = printable(command.replace(/\s+/g, " ").trim(), { keepNewlines: false });
   return flat.length > MAX_TITLE ? `${flat.slice(0, MAX_TITLE - 1)}…` : flat;
 }

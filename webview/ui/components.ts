@@ -1,7 +1,7 @@
 // Our thin wrapper over @vscode/webview-ui-toolkit (archived): the views use only these functions,
 // so the toolkit can be swapped for native elements in one place.
 import { provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing } from "@vscode/webview-ui-toolkit";
-import { el, icon } from "./dom";
+import { el, icon, shownText } from "./dom";
 
 let registered = false;
 
@@ -33,7 +33,7 @@ export function button(opts: ButtonOptions): HTMLElement {
     if (opts.label) i.setAttribute("slot", "start");
     b.appendChild(i);
   }
-  if (opts.label) b.appendChild(document.createTextNode(opts.label));
+  if (opts.label) b.appendChild(shownText(opts.label));
   b.addEventListener("click", () => {
     if (!b.hasAttribute("disabled")) opts.onClick();
   });

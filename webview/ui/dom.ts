@@ -1,4 +1,8 @@
-// A tiny element builder: the panel is plain DOM, no framework.
+// A tiny element builder: the panel is plain DOM, no framework. Every string it puts on the page
+// (a text child, a tooltip, an accessible name) is shown honestly: a control, bidi or invisible
+// character of it is drawn as its escape (`\u202e`) in a marked span, so repository, model or MCP
+// text cannot reorder or hide what the person reads (src/core/printable.ts decides which characters).
+import { printable, printableParts } from "../../src/protocol/printable";
 
 type Child = Node | string | null | undefined | false;
 
@@ -9,17 +13,69 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
   return node;
 }
 
+/** Attributes whose value the person reads (a tooltip, what a screen reader says): shown with escapes too. */
+const SHOWN_ATTRIBUTES = new Set(["title", "aria-label", "aria-description", "placeholder", "alt"]);
+
 export function setAttrs(node: Element, attrs: Record<string, string | boolean | undefined>): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) node.removeAttribute(k);
-    else node.setAttribute(k, v === true ? "" : v);
+    else node.setAttribute(k, v === true ? "" : SHOWN_ATTRIBUTES.has(k) ? printable(v) : v);
   }
+}
+
+/** Sets an attribute the person reads (title, aria-label…), with escapes. */
+export function setShownAttr(node: Element, name: string, value: string): void {
+  const shown = printable(value);
+  if (node.getAttribute(name) !== shown) node.setAttribute(name, shown);
+}
+
+/**
+ * `text` as nodes: a text node, or — when it holds a control, bidi or invisible character — text
+ * nodes with a `span.shown-escape` for each such character, whose text is the escape (`\u202e`).
+ */
+export function shownText(text: string): Node {
+  const parts = printableParts(text);
+  if (parts.length <= 1 && (parts.length === 0 || "text" in parts[0]!)) return document.createTextNode(text.replace(/\r\n/g, "\n"));
+  const frag = document.createDocumentFragment();
+  for (const p of parts) {
+    if ("text" in p) frag.appendChild(document.createTextNode(p.text));
+    else {
+      const code = `U+${p.codePoint.toString(16).toUpperCase().padStart(4, "0")}`;
+      const span = document.createElement("span");
+      span.className = "shown-escape";
+      span.setAttribute("data-testid", "shown-escape");
+      span.setAttribute("title", `${code}: a control, bidi or invisible character, shown as its code`);
+      span.textContent = p.escape;
+      frag.appendChild(span);
+    }
+  }
+  return frag;
+}
+
+/** Replaces `node`'s content with `text` as shownText draws it (nothing done when it is already shown). */
+export function setText(node: Element, text: string): void {
+  // What shownText draws reads back as printable(text): the text with its escapes.
+  if (node.textContent === printable(text)) return;
+  clear(node);
+  node.appendChild(shownText(text));
+}
+
+/** Text already on the page (sanitised markdown): each text node with such a character redrawn with escapes. */
+export function escapeTextNodes(root: Node): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const found: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const t = n as Text;
+    if (t.parentElement?.classList.contains("shown-escape")) continue;
+    if (printable(t.data) !== t.data) found.push(t);
+  }
+  for (const t of found) t.replaceWith(shownText(t.data));
 }
 
 export function append(node: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    node.appendChild(typeof c === "string" ? shownText(c) : c);
   }
 }
 

@@ -4,7 +4,7 @@
 // (src/host/agents): this view renders it and keeps only the hunk decisions being made.
 import type { AgentFileDiffView, AgentItemView, AgentOutcomeView, WebviewToHost } from "../../src/protocol/messages";
 import { button, setDisabled } from "../ui/components";
-import { append, clear, el } from "../ui/dom";
+import { append, clear, el, setShownAttr, setText } from "../ui/dom";
 
 type Send = (msg: WebviewToHost) => void;
 
@@ -288,11 +288,5 @@ export class AgentsPanel {
   }
 }
 
-/** Writes text only when it differs: an unchanged post costs no style or layout work. */
-function setText(node: HTMLElement, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
-}
-
-function setAttr(node: HTMLElement, name: string, value: string): void {
-  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
-}
+// Text and tooltips are written only when they differ (dom.ts setText, setShownAttr): an unchanged post costs no style or layout work.
+const setAttr = setShownAttr;

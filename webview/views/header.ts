@@ -3,7 +3,7 @@
 import { PERMISSION_MODES, type HostInfoView, type UsageView, type ViewState } from "../../src/protocol/messages";
 import { formatUsage, RUNNING_STATES, stateHint } from "../format";
 import { button, progressRing } from "../ui/components";
-import { el } from "../ui/dom";
+import { el, setShownAttr, setText } from "../ui/dom";
 
 export class Header {
   readonly root: HTMLElement;
@@ -25,8 +25,8 @@ export class Header {
   }
 
   setModel(label: string, mode: string): void {
-    this.model.textContent = label || "no model";
-    this.model.title = `Model: ${label || "not configured"} · permission mode: ${mode}`;
+    setText(this.model, label || "no model");
+    setShownAttr(this.model, "title", `Model: ${label || "not configured"} · permission mode: ${mode}`);
   }
 
   /** The permission mode and the sandbox badge ("bwrap · network off"). */
@@ -41,16 +41,16 @@ export class Header {
     const sb = info.sandbox;
     this.sandbox.hidden = !sb;
     if (!sb) return;
-    this.sandbox.textContent = sb.name === "none" || sb.name === "unavailable" ? `no sandbox` : `${sb.name}${sb.network ? ` · network ${sb.network}` : ""}`;
+    setText(this.sandbox, sb.name === "none" || sb.name === "unavailable" ? `no sandbox` : `${sb.name}${sb.network ? ` · network ${sb.network}` : ""}`);
     this.sandbox.dataset.sandbox = sb.name;
     this.sandbox.classList.toggle("warning", Boolean(sb.warning) || sb.name === "none" || sb.name === "unavailable");
-    this.sandbox.title = sb.warning ?? `Commands run in the ${sb.name} sandbox${sb.network ? `, network ${sb.network}` : ""}.`;
+    setShownAttr(this.sandbox, "title", sb.warning ?? `Commands run in the ${sb.name} sandbox${sb.network ? `, network ${sb.network}` : ""}.`);
   }
 
   setStatus(state: ViewState, detail?: string): void {
     this.status.textContent = state;
     this.status.dataset.state = state;
-    this.status.title = detail ? `${stateHint(state)} (${detail})` : stateHint(state);
+    setShownAttr(this.status, "title", detail ? `${stateHint(state)} (${detail})` : stateHint(state));
     this.ring.hidden = !RUNNING_STATES.has(state);
   }
 

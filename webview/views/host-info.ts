@@ -2,7 +2,7 @@
 // the session with a stop button each. Shown for as long as they apply.
 import type { HostInfoView } from "../../src/protocol/messages";
 import { button } from "../ui/components";
-import { el, clear, icon } from "../ui/dom";
+import { el, clear, icon, setText } from "../ui/dom";
 
 export class HostInfoPanel {
   readonly root = el("div", { class: "host-info" });
@@ -24,7 +24,7 @@ export class HostInfoPanel {
     const sb = info.sandbox;
     const warning = sb ? (sb.warning ?? (sb.name === "none" ? "Sandbox off: commands run with your full user rights." : undefined)) : undefined;
     this.sandboxWarning.hidden = !warning;
-    this.sandboxWarning.textContent = warning ?? "";
+    setText(this.sandboxWarning, warning ?? "");
     clear(this.background);
     this.background.hidden = info.background.length === 0;
     if (info.background.length) this.background.append(el("div", { class: "background-title" }, ["Background commands"]));

@@ -1,6 +1,7 @@
 // Markdown -> sanitised HTML for assistant messages (marked + DOMPurify).
 import DOMPurify from "dompurify";
 import { Marked, type Token, type TokensList } from "marked";
+import { escapeTextNodes } from "../ui/dom";
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
@@ -10,11 +11,17 @@ const PURIFY = {
   ALLOW_DATA_ATTR: false,
 };
 
-/** Renders markdown to sanitised HTML; each code block gets a copy button. */
+/**
+ * Renders markdown to sanitised HTML; each code block gets a copy button. Control, bidi and
+ * invisible characters of the text are drawn as escapes (dom.ts escapeTextNodes), as everywhere in the panel.
+ */
 export function renderMarkdown(text: string): string {
   const html = marked.parse(text) as string;
-  const clean = DOMPurify.sanitize(html, PURIFY) as string;
-  return clean.replace(/<pre>/g, '<pre class="code-block"><button class="copy-code codicon codicon-copy" title="Copy" aria-label="Copy code"></button>');
+  const frag = DOMPurify.sanitize(html, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
+  escapeTextNodes(frag);
+  const box = document.createElement("div");
+  box.append(frag);
+  return box.innerHTML.replace(/<pre>/g, '<pre class="code-block"><button class="copy-code codicon codicon-copy" title="Copy" aria-label="Copy code"></button>');
 }
 
 /** Markdown's top-level blocks, as the renderer sees them (for drawing a streamed message block by block). */
@@ -29,6 +36,7 @@ export function lexMarkdown(text: string): TokensList {
  */
 export function renderMarkdownBlocks(blocks: Token[]): DocumentFragment {
   const frag = DOMPurify.sanitize(marked.parser(blocks) as string, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
+  escapeTextNodes(frag);
   for (const pre of frag.querySelectorAll("pre")) {
     if (pre.attributes.length) continue;
     pre.className = "code-block";

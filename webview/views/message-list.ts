@@ -7,6 +7,7 @@
 // kept from scroll events rather than measured before each change (no forced layout on the way).
 // How each item kind is drawn lives in item-views.ts.
 import { MAX_ITEMS_PER_LOAD, type HostToWebview, type ViewItem, type WebviewToHost } from "../../src/protocol/messages";
+import { printable } from "../../src/protocol/printable";
 import { button } from "../ui/components";
 import { el, clear } from "../ui/dom";
 import { renderItem, renderStreamedAssistant, updateItem } from "./item-views";
@@ -376,7 +377,8 @@ export class MessageList {
         live.reasoning = document.createTextNode("");
         live.node.insertBefore(el("details", { class: "reasoning", open: true }, [el("summary", {}, ["Reasoning"]), el("pre", { class: "reasoning-text" }, [live.reasoning])]), live.node.firstChild);
       }
-      live.reasoning.appendData(live.reasoningText.slice(live.drawnReasoning));
+      // Streamed reasoning is appended as text: its control, bidi and invisible characters as plain escapes (dom.ts draws marked ones where it can).
+      live.reasoning.appendData(printable(live.reasoningText.slice(live.drawnReasoning)));
       live.drawnReasoning = live.reasoningText.length;
     }
     if (live.text.length > live.drawnText) {

@@ -2,7 +2,7 @@
 // after the task. Each can be edited (Enter saves, Escape cancels) or removed before it is sent.
 import type { QueuedView } from "../../src/protocol/messages";
 import { button } from "../ui/components";
-import { clear, el } from "../ui/dom";
+import { clear, el, setText } from "../ui/dom";
 
 export class QueueList {
   readonly root = el("div", { class: "queue-list", "data-testid": "queue-list", hidden: true });
@@ -61,7 +61,7 @@ export class QueueList {
       else text.hidden = false;
       box.remove();
       if (!save || !value || value === item.text) return;
-      text.textContent = value;
+      setText(text, value);
       text.hidden = false;
     };
     box.addEventListener("keydown", (e) => {

@@ -2,7 +2,7 @@
 // a match and marks it; Enter / ↓ goes to the next (older) match, Shift+Enter / ↑ to the newer one.
 import type { HostToWebview, TranscriptMatchView, WebviewToHost } from "../../src/protocol/messages";
 import { button } from "../ui/components";
-import { el } from "../ui/dom";
+import { el, setText } from "../ui/dom";
 
 type Results = Extract<HostToWebview, { type: "searchResults" }>;
 
@@ -76,7 +76,7 @@ export class TranscriptSearch {
     const m = this.matches[this.current];
     this.count.textContent = m ? `${this.matches.length - this.current} of ${this.matches.length}${truncated ? "+" : ""}` : "No matches";
     this.snippet.hidden = !m;
-    this.snippet.textContent = m?.snippet ?? "";
+    setText(this.snippet, m?.snippet ?? "");
     if (m) this.jump(m);
   }
 

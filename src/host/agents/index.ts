@@ -17,6 +17,7 @@ import { agentChangedFiles, agentDiff, agentSessionEvents, agentViewOf, transcri
 import { repositoryOf } from "../../node/background/worktree";
 import { readSettings, type ApiKeys } from "../settings";
 import { jsonOf, problemOf, runYoke, type CliOutcome } from "./cli";
+import { notify } from "../shown";
 
 type AgentMessage = Extract<WebviewToHost, { type: `agents.${string}` }>;
 type Carry = "none" | "tracked" | "all";
@@ -101,14 +102,14 @@ export class HostAgents implements vscode.Disposable {
     );
     if (!carry) return;
     const id = await this.start(text.trim(), carry.label as Carry);
-    if (id) void vscode.window.showInformationMessage(`Yoke: background agent ${id} started. The Agents list in the Yoke panel follows it.`);
+    if (id) void notify("info", `Yoke: background agent ${id} started. The Agents list in the Yoke panel follows it.`);
   }
 
   /** Starts an agent (`yoke run --background`); its id, or undefined with the reason shown. */
   async start(text: string, carry: Carry): Promise<string | undefined> {
     const fail = (why: string) => {
       this.deps.post({ type: "agents.outcome", outcome: { id: null, action: "start", ok: false, text: why, conflicts: [] } });
-      void vscode.window.showErrorMessage(`Yoke: the background agent did not start: ${why}`);
+      void notify("error", `Yoke: the background agent did not start: ${why}`);
       return undefined;
     };
     const folder = vscode.workspace.workspaceFolders?.[0];

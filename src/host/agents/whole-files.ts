@@ -1,7 +1,7 @@
 // A finished background agent's binary files and mode-only changes have no hunks to show in the
 // editor's review: each is asked whole (Accept / Reject; a dismissed question rejects it).
-import * as vscode from "vscode";
 import type { PlannedFile } from "../../node/background/merge";
+import { notify } from "../shown";
 
 /** What the agent did to one file taken whole, for the question. */
 export function wholeFileChange(p: PlannedFile): string {
@@ -16,7 +16,7 @@ export async function askWholeFiles(agent: string, whole: readonly PlannedFile[]
   const taken: PlannedFile[] = [];
   for (const p of whole) {
     if (signal.aborted) return undefined;
-    const answer = await vscode.window.showInformationMessage(`Yoke: background agent ${agent} ${wholeFileChange(p)}. Take this whole file?`, "Accept", "Reject");
+    const answer = await notify("info", `Yoke: background agent ${agent} ${wholeFileChange(p)}. Take this whole file?`, "Accept", "Reject");
     if (answer === "Accept") taken.push(p);
   }
   return taken;

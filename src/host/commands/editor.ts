@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import type { DiagnosticSeverity } from "../../core/verification/types";
 import type { FileProblem, SelectionExcerpt } from "./prompts";
+import { notify } from "../shown";
 
 /** A path as the model and the tools name it: workspace-relative (`folder/…` in a multi-root workspace), else absolute. */
 export function modelPath(uri: vscode.Uri): string {
@@ -66,19 +67,19 @@ export function fileProblems(uri: vscode.Uri): FileProblem[] {
  */
 export async function readyForEdit(doc: vscode.TextDocument, what: string): Promise<boolean> {
   if (doc.isUntitled) {
-    void vscode.window.showWarningMessage(`Yoke: save this editor to a file in the workspace first; ${what} edits files on disk.`);
+    void notify("warning", `Yoke: save this editor to a file in the workspace first; ${what} edits files on disk.`);
     return false;
   }
   if (!vscode.workspace.getWorkspaceFolder(doc.uri)) {
-    void vscode.window.showWarningMessage(`Yoke: ${modelPath(doc.uri)} is outside the workspace; ${what} edits files of the workspace only.`);
+    void notify("warning", `Yoke: ${modelPath(doc.uri)} is outside the workspace; ${what} edits files of the workspace only.`);
     return false;
   }
   if (!doc.isDirty) return true;
   const save = "Save and Continue";
-  const pick = await vscode.window.showWarningMessage(`${modelPath(doc.uri)} has unsaved changes. Yoke edits the file on disk, so it must be saved first.`, { modal: true }, save);
+  const pick = await notify("warning", `${modelPath(doc.uri)} has unsaved changes. Yoke edits the file on disk, so it must be saved first.`, { modal: true }, save);
   if (pick !== save) return false;
   if (!(await doc.save())) {
-    void vscode.window.showErrorMessage(`Yoke: ${modelPath(doc.uri)} could not be saved; nothing was sent.`);
+    void notify("error", `Yoke: ${modelPath(doc.uri)} could not be saved; nothing was sent.`);
     return false;
   }
   return true;

@@ -15,6 +15,7 @@ import { YokeStatusBar } from "../status-bar";
 import { documentLines, fileProblems, modelPath, readyForEdit, selectionExcerpt } from "./editor";
 import { openSessionPick, permissionModePick, switchModelPick } from "./pickers";
 import { editSelectionPrompt, explainSelectionPrompt, fixProblemsPrompt, problemsToFix, rangeLabel } from "./prompts";
+import { notify } from "../shown";
 
 /** Longest text a selection chip carries (the protocol's bound): a longer selection, or unsaved editor text, is not attached as shown. */
 const MAX_UNSAVED_CHARS = 200_000;
@@ -80,7 +81,7 @@ class PaletteCommands {
     const controller = this.deps.controller();
     if (controller.isRunning) {
       const stop = "Stop It and Start a New Task";
-      const pick = await vscode.window.showWarningMessage("Yoke is working on a task. Stop it and start a new one?", { modal: true }, stop);
+      const pick = await notify("warning", "Yoke is working on a task. Stop it and start a new one?", { modal: true }, stop);
       if (pick !== stop) return;
     }
     await this.deps.reveal();
@@ -125,7 +126,7 @@ class PaletteCommands {
   async fixProblems(uri?: vscode.Uri): Promise<void> {
     const target = uri ?? vscode.window.activeTextEditor?.document.uri;
     if (!target) {
-      void vscode.window.showInformationMessage("Yoke: open the file whose problems should be fixed first.");
+      void notify("info", "Yoke: open the file whose problems should be fixed first.");
       return;
     }
     if (!this.idle()) return;
@@ -142,7 +143,7 @@ class PaletteCommands {
     }
     const problems = problemsToFix(fileProblems(doc.uri));
     if (!problems.length) {
-      void vscode.window.showInformationMessage(`Yoke: VS Code reports no errors, warnings or infos in ${modelPath(doc.uri)}.`);
+      void notify("info", `Yoke: VS Code reports no errors, warnings or infos in ${modelPath(doc.uri)}.`);
       return;
     }
     await hashlineReady();
@@ -157,9 +158,7 @@ class PaletteCommands {
     const item = controller.composer.selection();
     if (!item) return this.selectFirst("Add Selection to Chat");
     if (item.kind === "selection" && item.text.length > MAX_UNSAVED_CHARS) {
-      void vscode.window.showInformationMessage(
-        `Yoke: the selection has ${item.text.length} characters, more than a chip carries (${MAX_UNSAVED_CHARS}); save the file and run Add File to Chat instead.`,
-      );
+      void notify("info", `Yoke: the selection has ${item.text.length} characters, more than a chip carries (${MAX_UNSAVED_CHARS}); save the file and run Add File to Chat instead.`);
       return;
     }
     await this.addChips(controller, [item]);
@@ -173,7 +172,7 @@ class PaletteCommands {
   async addFiles(uris?: vscode.Uri[]): Promise<void> {
     const targets = uris ?? (vscode.window.activeTextEditor ? [vscode.window.activeTextEditor.document.uri] : []);
     if (!targets.length) {
-      void vscode.window.showInformationMessage("Yoke: open a file (or pick one in the Explorer) to add it to the chat.");
+      void notify("info", "Yoke: open a file (or pick one in the Explorer) to add it to the chat.");
       return;
     }
     const items: ContextItemView[] = [];
@@ -181,7 +180,7 @@ class PaletteCommands {
       const path = modelPath(uri);
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       if (open?.isUntitled) {
-        void vscode.window.showInformationMessage(`Yoke: save ${path} first, or select its text and run Add Selection to Chat.`);
+        void notify("info", `Yoke: save ${path} first, or select its text and run Add Selection to Chat.`);
         continue;
       }
       if (open?.isDirty && open.getText().length <= MAX_UNSAVED_CHARS) {
@@ -192,7 +191,7 @@ class PaletteCommands {
         const folder = (await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory;
         items.push(folder ? { kind: "folder", path } : { kind: "file", path });
       } catch (err) {
-        void vscode.window.showErrorMessage(`Yoke: cannot add ${path}: ${(err as Error).message}`);
+        void notify("error", `Yoke: cannot add ${path}: ${(err as Error).message}`);
       }
     }
     if (items.length) await this.addChips(this.deps.controller(), items);
@@ -200,12 +199,12 @@ class PaletteCommands {
 
   private editor(what: string): vscode.TextEditor | undefined {
     const editor = vscode.window.activeTextEditor;
-    if (!editor) void vscode.window.showInformationMessage(`Yoke: ${what} works on the code selected in an editor; open one first.`);
+    if (!editor) void notify("info", `Yoke: ${what} works on the code selected in an editor; open one first.`);
     return editor;
   }
 
   private selectFirst(what: string): void {
-    void vscode.window.showInformationMessage(`Yoke: select some code first, then run ${what}.`);
+    void notify("info", `Yoke: select some code first, then run ${what}.`);
   }
 
   /** Not while a task runs (one run at a time): says so, with a way to stop it. */
@@ -213,7 +212,7 @@ class PaletteCommands {
     const controller = this.deps.existing();
     if (!controller?.isRunning) return true;
     const stop = "Stop";
-    void vscode.window.showWarningMessage("Yoke is still working on a task. Wait for it, or stop it first.", stop).then((pick) => {
+    void notify("warning", "Yoke is still working on a task. Wait for it, or stop it first.", stop).then((pick) => {
       if (pick === stop) controller.stop();
     });
     return false;

@@ -5,20 +5,23 @@ import type { SessionController } from "../session-controller";
 import { ApiKeys, readSettings, vscodeSettings, writeSetting, type HostSettings } from "../settings";
 import { modelChoices, type ModelChoice } from "./models";
 import { listModels } from "../../core/providers/list-models";
+import { notify, shownItem } from "../shown";
 
 export async function openSessionPick(controller: SessionController, reveal: () => Promise<void>): Promise<void> {
   const sessions = controller.history(true);
   if (!sessions.length) {
-    void vscode.window.showInformationMessage("Yoke: no sessions in this workspace yet.");
+    void notify("info", "Yoke: no sessions in this workspace yet.");
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({
-      label: s.title,
-      description: `${s.status} · ${s.modelLabel}${s.active ? " · shown" : ""}`,
-      detail: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : undefined,
-      id: s.id,
-    })),
+    sessions.map((s) =>
+      shownItem({
+        label: s.title,
+        description: `${s.status} · ${s.modelLabel}${s.active ? " · shown" : ""}`,
+        detail: s.updatedAt ? new Date(s.updatedAt).toLocaleString() : undefined,
+        id: s.id,
+      }),
+    ),
     { title: "Yoke: Open Session", placeHolder: "Sessions of this workspace, newest first", matchOnDescription: true },
   );
   if (!pick) return;

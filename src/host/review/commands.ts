@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import type { ReviewEntry } from "./review-entry";
 import type { VscodeChangeReviewer } from "./vscode-reviewer";
+import { notify } from "../shown";
 
 /** The change a command applies to: an editId, a file URI (editor title), or the active editor's. */
 function target(reviewer: VscodeChangeReviewer, arg: unknown): ReviewEntry | undefined {
@@ -18,7 +19,7 @@ function target(reviewer: VscodeChangeReviewer, arg: unknown): ReviewEntry | und
 }
 
 function noChange(): void {
-  void vscode.window.showInformationMessage("Yoke: no change is waiting for review here.");
+  void notify("info", "Yoke: no change is waiting for review here.");
 }
 
 /** Hunk given by the CodeLens arguments, or the one at the cursor. */
@@ -91,7 +92,7 @@ export function registerReviewCommands(reviewer: VscodeChangeReviewer): vscode.D
     vscode.commands.registerCommand("yoke.revertChange", async (editId?: unknown) => {
       if (typeof editId !== "string") return;
       const problem = await reviewer.revert(editId);
-      if (problem) void vscode.window.showWarningMessage(`Yoke: ${problem}`);
+      if (problem) void notify("warning", `Yoke: ${problem}`);
     }),
   ];
 }

@@ -10,6 +10,7 @@ import type { AutoSaveMove } from "./inline";
 import type { OwnWrites } from "./own-writes";
 import type { ReviewEntry } from "./review-entry";
 import type { SerialQueue } from "./serial-queue";
+import { notify } from "../shown";
 
 export interface DocumentEventsHost {
   own: OwnWrites;
@@ -78,7 +79,7 @@ export function watchDocuments(h: DocumentEventsHost): vscode.Disposable[] {
     // The user saved what the review shows. (Inline, a save without onWillSave — "Save without
     // Formatting" skips it — wrote the proposal all the same: it is accepted too.)
     h.log.info(`review ${entry.editId}: ${entry.change.relPath} saved by the user: the hunks still open are accepted`);
-    void vscode.window.showInformationMessage(`Yoke: you saved ${entry.change.relPath}, so the change under review is accepted as shown.`);
+    void notify("info", `Yoke: you saved ${entry.change.relPath}, so the change under review is accepted as shown.`);
     void h.decide(entry.editId, "all", "accepted");
   };
   return [

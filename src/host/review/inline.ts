@@ -11,6 +11,7 @@ import { lineSpan } from "./document-ranges";
 import { adopt, type PlacementContext } from "./placement";
 import { findProposal } from "./reattach";
 import { ReviewEntry } from "./review-entry";
+import { notify } from "../shown";
 
 /** The proposal goes into the file's own document. */
 export async function startInline(
@@ -137,9 +138,7 @@ export class AutoSaveMove {
     }
     if (!this.noticeShown) {
       this.noticeShown = true;
-      void vscode.window.showInformationMessage(
-        `Yoke: auto save is on, so the change to ${entry.change.relPath} that waits for your review moved to its own editor. The file keeps its own text until you accept.`,
-      );
+      void notify("info", `Yoke: auto save is on, so the change to ${entry.change.relPath} that waits for your review moved to its own editor. The file keeps its own text until you accept.`);
     }
   }
 

@@ -12,6 +12,7 @@ import { exists, type OwnWrites } from "./own-writes";
 import type { PlacementContext } from "./placement";
 import { ReviewEntry, type EntryGroup, type ReviewListItem } from "./review-entry";
 import { closeProposal } from "./staged";
+import { notify } from "../shown";
 
 /** What a review stopped by the agent's stop tells the model. */
 export const STOPPED_MESSAGE = "the agent was stopped";
@@ -124,7 +125,7 @@ export class SetReviews {
     group.finishing = true;
     const entries = group.files.flatMap((f) => group.entries.filter((e) => e.editId === f.editId));
     const result = await writeSet(this.host.placement, entries);
-    if (result.error) void vscode.window.showWarningMessage(`Yoke: ${result.error}`);
+    if (result.error) void notify("warning", `Yoke: ${result.error}`);
     for (const e of entries) {
       this.host.entries.delete(e.editId);
       this.host.originals.delete(e.editId);

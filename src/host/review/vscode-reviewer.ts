@@ -30,6 +30,7 @@ import { ReviewEntry, type ReviewListItem } from "./review-entry";
 import { SerialQueue } from "./serial-queue";
 import { showProposal } from "./show-proposal";
 import { closeProposal, startStaged, writeStaged } from "./staged";
+import { notify, shownTitle } from "../shown";
 
 export type { ReviewerOptions } from "./placement";
 
@@ -251,7 +252,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     const entry = this.entries.get(editId);
     if (!entry) return;
     const left = this.opts.originals.uriFor(editId, entry.uri);
-    const title = `${entry.change.relPath} (original ↔ Yoke's change)`;
+    const title = shownTitle(`${entry.change.relPath} (original ↔ Yoke's change)`);
     await vscode.commands.executeCommand("vscode.diff", left, entry.docUri, title, options);
   }
 
@@ -355,7 +356,7 @@ export class VscodeChangeReviewer implements ChangeReviewer, vscode.Disposable {
     this.emitter.fire();
     if (written.error) {
       this.opts.log.warn(`review ${entry.editId}: ${written.error}`);
-      void vscode.window.showWarningMessage(`Yoke: ${written.error}`);
+      void notify("warning", `Yoke: ${written.error}`);
       entry.settle({ status: "rejected", finalContent, error: written.error });
       return;
     }

@@ -112,4 +112,20 @@ describe("TerminalMirror", () => {
     expect(terminals.map((t) => t.name)).toEqual(["Yoke: npm run dev", "Yoke", "Yoke"]);
     mirror.dispose();
   });
+
+  it("issue 18: the command line's ESC sequences and bidi controls are shown as escapes (the terminal would act on them); the output is the program's own", () => {
+    terminals.length = 0;
+    const mirror = new TerminalMirror();
+    // Raw, this erases the line, sets the clipboard (OSC 52) and reverses "crs".
+    const command = "rm -rf \u202ecrs/ \x1b[2K\r\x1b]52;c;cm0gLXJmIH4=\x07echo ok\nls";
+    const a = fakeCommand(command, { background: true, output: "\x1b[32mok\x1b[0m\r\n" });
+    mirror.mirror(a.cmd);
+    const term = terminals[0]!;
+    term.pty.open({ columns: 100, rows: 30 });
+    expect(term.text).toBe("\x1b[2m$ rm -rf \\u202ecrs/ \\x1b[2K\\r\\x1b]52;c;cm0gLXJmIH4=\\x07echo ok\r\n  ls\x1b[0m\r\n\x1b[32mok\x1b[0m\r\n");
+    expect(term.name.startsWith("Yoke: rm -rf \\u202ecrs/ \\x1b[2K \\x1b]52;c;")).toBe(true); // one line, cut with "…"
+    // eslint-disable-next-line no-control-regex
+    expect(term.name).not.toMatch(/[\u001b\u0007\u202e\r\n]/);
+    mirror.dispose();
+  });
 });

@@ -435,6 +435,40 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await page.locator("[data-testid=tool-badge]").allTextContents()).toEqual(["exit 1", "bwrap"]);
   });
 
+  it("issue 18: draws bidi controls and invisible characters as marked escapes everywhere it shows them; ordinary text of every script as it is", async () => {
+    const RLO = "\u202e";
+    const ordinary = "café 日本語 한국어 עברית فارسی: می‌خواهم 👩‍💻 ❤️‍🔥 1️⃣ 🏴󠁧󠁢󠁳󠁣󠁴󠁿";
+    await post({
+      type: "state",
+      snapshot: baseSnapshot({
+        items: [
+          { kind: "tool", id: "c1", name: "run_command", summary: `rm -rf ${RLO}crs/`, status: "done", input: `{"command":"rm -rf ${RLO}crs/"}`, output: `removed .e\u200bnv\u0007` },
+          { kind: "notice", id: "n1", level: "warning", text: `MCP server "srv\u2066x\u2069" said: ${ordinary}` },
+          { kind: "assistant", id: "a1", text: `Run \`cat ${RLO}txt.a\` or read **x\u200by**.\n\n${ordinary}` },
+        ],
+      }),
+    });
+    const header = page.locator("[data-testid=tool-card] .tool-summary");
+    await header.waitFor();
+    expect(await header.innerText()).toBe("rm -rf \\u202ecrs/");
+    expect(await header.getAttribute("title")).toBe("rm -rf \\u202ecrs/");
+    expect(await header.locator("[data-testid=shown-escape]").count()).toBe(1);
+    await page.locator("[data-testid=tool-card] summary").click();
+    expect(await page.locator("[data-testid=tool-output]").innerText()).toBe("removed .e\\u200bnv\\x07");
+    const notice = page.locator("[data-testid=notice]");
+    expect(await notice.innerText()).toBe(`MCP server "srv\\u2066x\\u2069" said: ${ordinary}`);
+    const answer = page.locator("[data-testid=message-assistant]");
+    expect(await answer.locator("code").innerText()).toBe("cat \\u202etxt.a");
+    expect(await answer.innerText()).toContain("x\\u200by");
+    expect(await answer.innerText()).toContain(ordinary);
+    // Nothing raw anywhere in the panel, and every escape is a marked box.
+    const all = await page.locator("#yoke-root").innerText();
+    // eslint-disable-next-line no-control-regex
+    expect(all).not.toMatch(/[\u202e\u2066\u2069\u200b\u0007]/);
+    expect(await page.locator("#yoke-root [data-testid=shown-escape]").count()).toBeGreaterThanOrEqual(6);
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
+  });
+
   it("drops invalid host messages and keeps working", async () => {
     await post({ type: "event", view: { kind: "html", id: "x", html: "<b>bad</b>" } });
     await post({ type: "status", state: "exploded" });
