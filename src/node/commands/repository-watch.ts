@@ -50,6 +50,8 @@ export function inotifyWatchBudget(file = "/proc/sys/fs/inotify/max_user_watches
 let held = 0;
 /** Folders climbed at most from a git folder not made yet to the nearest one that exists. */
 const FOLLOW_MAX_UP = 64;
+/** Repositories per command whose `.git` file's folder is followed. */
+export const FOLLOW_MAX_HOLDERS = 256;
 /** Names that make a folder a repository (a `.git`) or a bare layout. */
 const MARKERS = new Set([".git", "HEAD", "commondir"]);
 
@@ -65,6 +67,7 @@ export class RepositoryWatch {
   /** Git folders `.git` files name (or the nearest folder above one not made yet), and the repositories to check again when they change. */
   private readonly followers = new Map<string, FSWatcher>();
   private readonly followed = new Map<string, Map<string, RepositoryWatchTarget>>();
+  private readonly followedHolders = new Set<string>();
   private readonly pending = new Map<string, RepositoryWatchTarget>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -180,9 +183,19 @@ export class RepositoryWatch {
    * first), the nearest folder above it that does: any change there checks `holder` again.
    */
   private follow(gitDir: string, holder: string, t: RepositoryWatchTarget): void {
+    // Bounded: each change in a followed folder checks its repositories again (a command making
+    // thousands of `.git` files naming nothing would otherwise cost the host thread a check of each
+    // on every change). Past the bound, the walks and the check when the command ends remain.
+    if (!this.followedHolders.has(holder) && this.followedHolders.size >= FOLLOW_MAX_HOLDERS) return;
     let dir = gitDir;
-    for (let i = 0; i < FOLLOW_MAX_UP && !isDir(dir) && dirname(dir) !== dir; i++) dir = dirname(dir);
+    // A folder not made yet: the nearest one above it inside the writable folder (outside it the
+    // command cannot make it; the walks and the end check look at it there).
+    if (!isDir(dir)) {
+      if (!dir.startsWith(t.root + "/")) return;
+      for (let i = 0; i < FOLLOW_MAX_UP && !isDir(dir) && dir.startsWith(t.root + "/"); i++) dir = dirname(dir);
+    }
     if (!isDir(dir) || dirname(dir) === dir) return;
+    this.followedHolders.add(holder);
     const dirs = dir === gitDir && isDir(join(dir, "hooks")) ? [dir, join(dir, "hooks")] : [dir];
     for (const d of dirs) {
       let holders = this.followed.get(d);
@@ -212,6 +225,11 @@ export class RepositoryWatch {
     return this.watchers.size + this.followers.size >= WATCH_MAX_TOTAL || held >= this.budget;
   }
 
+  /** How many repositories' `.git`-named folders it follows now. */
+  get following(): number {
+    return this.followedHolders.size;
+  }
+
   /** How many folders it watches now. */
   get watching(): number {
     return this.watchers.size;
@@ -226,6 +244,7 @@ export class RepositoryWatch {
     this.watchers.clear();
     this.followers.clear();
     this.followed.clear();
+    this.followedHolders.clear();
   }
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { repositoryMarkers, type RepositoryFinding } from "../../../src/node/commands/new-repositories";
-import { RepositoryWatch } from "../../../src/node/commands/repository-watch";
+import { FOLLOW_MAX_HOLDERS, RepositoryWatch } from "../../../src/node/commands/repository-watch";
 import { buildSlowMkdir } from "../../support/slow-mkdir";
 
 const temps: string[] = [];
@@ -131,4 +131,17 @@ describe("RepositoryWatch", () => {
     expect(await until(() => found.some((x) => x.f.path === join(root, "z/.git")))).toBe(true);
     expect(found.map((x) => x.f.why).join("\n")).toMatch(/hooks\/post-checkout/);
   });
+
+  it("door18b: 400 .git files naming nothing follow at most FOLLOW_MAX_HOLDERS folders (each change there checks them all again)", async () => {
+    const { root, found } = setup();
+    const w = watches[watches.length - 1]!;
+    for (let i = 0; i < 400; i++) {
+      mkdirSync(join(root, `p${i}`));
+      writeFileSync(join(root, `p${i}/.git`), `gitdir: ../nothing/p${i}\n`);
+    }
+    expect(await until(() => w.following >= FOLLOW_MAX_HOLDERS, 20_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(w.following).toBe(FOLLOW_MAX_HOLDERS);
+    expect(found).toEqual([]);
+  }, 30_000);
 });
