@@ -46,6 +46,7 @@ import {
 } from "../core/checkpoints/types";
 import { hostProgram } from "./host-programs";
 import { createSafeFiles, type SafeFiles } from "./safe-open";
+import { PathChangedError } from "../core/ports";
 
 export interface GitCheckpointStoreOptions {
   /** Where the shadow repositories live (the session folder's `checkpoints/`). */
@@ -897,6 +898,30 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     },
   };
 
+  /** The content of each blob of `group` whose object is there and hashes to its name (read with one `git cat-file --batch`). */
+  async function verifiedBlobs(repo: Repo, group: ReadonlyArray<{ sha: string }>): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    const buf = await run(repo, ["cat-file", "--batch"], { input: group.map((e) => e.sha).join("\n") + "\n" });
+    let at = 0;
+    for (const e of group) {
+      const nl = buf.indexOf(10, at);
+      const m = /^(\S+) (\S+) (\d+)$/.exec(buf.subarray(at, nl < 0 ? buf.length : nl).toString("utf8"));
+      if (!m) {
+        at = nl < 0 ? buf.length : nl + 1;
+        continue;
+      }
+      const size = Number(m[3]);
+      const body = buf.subarray(nl + 1, nl + 1 + size);
+      at = nl + 1 + size + 1;
+      const hash = createHash(e.sha.length === 64 ? "sha256" : "sha1")
+        .update(`${m[2]} ${size}\0`)
+        .update(body)
+        .digest("hex");
+      if (hash === e.sha && m[2] === "blob") out.set(e.sha, Buffer.from(body));
+    }
+    return out;
+  }
+
   /**
    * The entries (`MODE SHA\tPATH`, as update-index --index-info takes them) whose object is missing or
    * whose content does not hash to its name, read with `git cat-file --batch` in bounded groups.
@@ -953,7 +978,6 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const bump = () => writeFileSync(generation(repo), `${process.pid}-${Date.now()}-${Math.random()}`);
     fresh.delete(root);
     bump();
-    const writes = p.changes.filter((c) => c.action === "write").map((c) => c.path);
     const deletes = p.changes.filter((c) => c.action === "delete").map((c) => c.path);
     // Deleted first, so a file that became a folder (or back) can be written again. Each file, and
     // each folder the deletes empty, is removed by its name inside its checked folder's descriptor
@@ -968,21 +992,44 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
         continue; // a link on the way, a folder where the file was: left as it is
       }
     }
-    if (writes.length) {
-      // From an index of only the files to write, as the checkpoint has them (no stat data: every
-      // file is written, never judged up to date by a timestamp); the checkpoints' own index is
-      // left as it is, and the cost is that of the files written, not of the tree.
-      const tmp = join(repo.gitDir, `yoke-index-restore-${process.pid}-${scratchCount++}`);
-      try {
-        await run(repo, ["update-index", "-z", "--index-info"], { index: tmp, input: p.writeInfo.join("\0") + "\0" });
-        await run(repo, ["checkout-index", "-f", "-z", "--stdin"], { index: tmp, input: writes.join("\0") + "\0" });
-      } finally {
-        rmSync(tmp, { force: true });
-        rmSync(`${tmp}.lock`, { force: true });
-        bump();
+    // Written the same way (session 18, door18b): each file renamed into place inside its checked
+    // folder's descriptor, never through a link. git checkout-index checks a path's folders and then
+    // opens the file by name, so a command exchanging `d` with a link to `.git` in a loop made a
+    // restore of `d/hooks/pre-commit` write an executable `.git/hooks/pre-commit` on the host (21st
+    // try, plain git; door18b-restore-write-race.test.ts through the CLI). The content is the blob's,
+    // read with `git cat-file --batch` and hashed again right before it is written.
+    const notWritten: string[] = [];
+    let written = 0;
+    try {
+      const entries = p.writeInfo.map((line) => /^(\d+) ([0-9a-f]{40}|[0-9a-f]{64})\t(.*)$/s.exec(line)).filter((m): m is RegExpExecArray => !!m);
+      for (let i = 0; i < entries.length; i += 64) {
+        const group = entries.slice(i, i + 64).map((m) => ({ mode: m[1]!, sha: m[2]!, path: m[3]! }));
+        const blobs = await verifiedBlobs(repo, group);
+        for (const e of group) {
+          const data = blobs.get(e.sha);
+          const abs = join(root, e.path);
+          try {
+            if (!data) throw new Error("its saved content no longer matches its hash");
+            if (e.mode === "120000") await safe.symlink(abs, data.toString("utf8"));
+            else {
+              const mode =
+                e.mode === "100755" ? (old: number | undefined) => (old ?? 0o644) | (((old ?? 0o644) & 0o444) >> 2) : (old: number | undefined) => (old === undefined ? undefined : old & ~0o111);
+              // A link where the file was (the file tools refuse to write through one): the link itself is removed, by its name in the checked folder.
+              await safe.write(abs, data, mode).catch(async (err: unknown) => {
+                if (!(err instanceof PathChangedError) || !(await safe.remove(abs))) throw err;
+                await safe.write(abs, data, mode);
+              });
+            }
+            written++;
+          } catch {
+            notWritten.push(e.path); // a link on the way, a folder where the file was: left as it is
+          }
+        }
       }
+    } finally {
+      bump();
     }
-    return { root, written: writes.length, deleted: deletes.length, kept: p.kept };
+    return { root, written, deleted: deletes.length, kept: [...p.kept, ...notWritten] };
   }
 }
 

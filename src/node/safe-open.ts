@@ -68,6 +68,11 @@ export interface SafeFiles {
    */
   write(path: string, data: Uint8Array, mode?: (old: number | undefined) => number | undefined): Promise<FileStat>;
   /**
+   * Makes `path` a symbolic link to `target` (made under a temporary name inside the checked folder,
+   * then renamed over what is there: a file or a link, never a folder). The link is never followed.
+   */
+  symlink(path: string, target: string): Promise<void>;
+  /**
    * Removes the file (or link) `path` by its name inside its checked folder: a link on the way is
    * never followed. False when nothing is there; a folder is an EISDIR error.
    */
@@ -344,6 +349,35 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
     }
   }
 
+  async function symlink(path: string, target: string): Promise<void> {
+    const name = nameOf(path);
+    const dirPath = parentOf(path);
+    const dir = await openDir(dirPath, true);
+    try {
+      const at = (n: string) => (useProc ? `/proc/self/fd/${dir.fd}/${n}` : join(dirPath, n));
+      const old = await fsp.lstat(at(name)).catch((e: unknown) => {
+        if (code(e) === "ENOENT") return undefined;
+        throw e;
+      });
+      if (old?.isDirectory()) {
+        const e = new Error(`EISDIR: illegal operation on a directory, symlink '${path}'`) as NodeJS.ErrnoException;
+        e.code = "EISDIR";
+        throw e;
+      }
+      const tmp = `.${name.slice(0, 100)}.${process.pid}.${randomBytes(4).toString("hex")}.yoke-tmp`;
+      await fsp.symlink(target, at(tmp));
+      try {
+        if (!useProc) await walkNoLinks(path);
+        await fsp.rename(at(tmp), at(name));
+      } catch (e) {
+        await fsp.rm(at(tmp), { force: true }).catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      await dir.close();
+    }
+  }
+
   /** The folder of `path` opened and checked, and a function naming an entry inside it (Linux: by the descriptor). */
   async function inFolder<T>(path: string, act: (at: (name: string) => string, name: string) => Promise<T>): Promise<T | undefined> {
     const dirPath = parentOf(path);
@@ -421,5 +455,5 @@ export function createSafeFiles(roots: readonly string[], opts: SafeFilesOptions
   }
 
   const readSyncly = async (path: string) => readNow(path);
-  return { read: opts.syncReads && useProc ? readSyncly : read, readRanges, write, remove, removeEmptyFolder, chmod, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
+  return { read: opts.syncReads && useProc ? readSyncly : read, readRanges, write, symlink, remove, removeEmptyFolder, chmod, expectedReal, openDir: (dir) => openDir(dir, false), viaProc: useProc };
 }

@@ -86,8 +86,34 @@ export function rememberRepositories(root: string, markers: ReadonlyMap<string, 
  * protects) against the allow-list. `known`: the markers there were before the command (the
  * session's baseline); `since`: when the command started (ms since the epoch, with a margin).
  */
-export function scanNewRepositories(root: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = [], maxDirs = NEW_REPOSITORIES_MAX_DIRS): RepositoryScan {
-  return walk(root, maxDirs, { since, known, approved });
+export function scanNewRepositories(
+  root: string,
+  since: number,
+  known: ReadonlyMap<string, number>,
+  approved: readonly string[] = [],
+  maxDirs = NEW_REPOSITORIES_MAX_DIRS,
+  running?: WhileRunning,
+): RepositoryScan {
+  return walk(root, maxDirs, { since, known, approved, ...(running ? { running } : {}) });
+}
+
+/**
+ * A check made while the command still runs (the watch between the walks, the walks themselves),
+ * not when it has ended. git's own work passes through states that run nothing but are not what
+ * it leaves: `git clone --separate-git-dir` — which git submodule add and update run — writes the
+ * new `.git` file ("gitdir: …/.git/modules/<name>") before it makes the folder that file names
+ * (git's init_db: separate_git_dir, then safe_create_dir), and a `.git` file is empty between its
+ * creation and its write. Judged then, such a `.git` names nothing, and moving it to quarantine
+ * broke the very `git submodule add` that was writing it (door18b: "fatal: could not get submodule
+ * directory", once in five runs at load, every time with git slowed between the two steps). A `.git`
+ * naming nothing runs nothing (git stops there: "not a git repository"), so while the command runs
+ * it is not judged: `follow` is told the folder it names, and the caller re-checks the repository
+ * as soon as that folder (or what is nearest to it) changes; the check when the command ends
+ * judges it as before. Of a `.git` file naming a folder that exists, `follow` is told that folder
+ * too (a configuration written there later is checked as it lands, not at the next walk).
+ */
+export interface WhileRunning {
+  follow(gitDir: string): void;
 }
 
 /**
@@ -95,9 +121,9 @@ export function scanNewRepositories(root: string, since: number, known: Readonly
  * checks as a walk: for the watch that looks at a folder as soon as a `.git` appears there or a
  * file in it changes (repository-watch.ts), between the walks.
  */
-export function checkRepositoryAt(root: string, holder: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = []): RepositoryFinding[] {
+export function checkRepositoryAt(root: string, holder: string, since: number, known: ReadonlyMap<string, number>, approved: readonly string[] = [], running?: WhileRunning): RepositoryFinding[] {
   if (holder === root || !holder.startsWith(root + "/")) return [];
-  const c: Check = { since, known, approved };
+  const c: Check = { since, known, approved, ...(running ? { running } : {}) };
   const knows = (p: string) => known.get(p) !== undefined && known.get(p) === lst(p)?.ino;
   const marker = join(holder, ".git");
   if (lst(marker)) return checkDotGit(holder, marker, c, knows(marker));
@@ -111,6 +137,8 @@ interface Check {
   known: ReadonlyMap<string, number>;
   /** Paths the user approved writing for this command (confine.writable): what is below them is the user's choice. */
   approved: readonly string[];
+  /** Set while the command runs (WhileRunning); unset when it has ended. */
+  running?: WhileRunning;
 }
 
 const isApproved = (c: Check, p: string) => c.approved.some((a) => p === a || p.startsWith(a + "/"));
@@ -201,9 +229,16 @@ function checkDotGit(holder: string, marker: string, c: Check, known: boolean): 
   if (target?.isDirectory()) gitDir = marker;
   else if (target?.isFile()) gitDir = gitfileTarget(holder, marker);
   if (!gitDir || !lst(gitDir)) {
-    // Names nothing git can use: nothing runs now, but what it names could appear later.
+    // Names nothing git can use: nothing runs now, but what it names could appear later. While the
+    // command runs that may be git's own work half done (WhileRunning): looked at again when the
+    // folder it names appears (an unreadable or empty `.git` file is watched itself) and when it ends.
+    if (c.running) {
+      if (gitDir) c.running.follow(gitDir);
+      return [];
+    }
     return born ? [{ path: marker, why: whyBorn(marker, ["a .git that names no git folder"]) }] : [];
   }
+  if (gitDir !== marker) c.running?.follow(gitDir);
   if (isApproved(c, marker)) return [];
   const problems = checkGitDir(gitDir, born, c, isModuleDir(gitDir));
   if (problems.length === 0) return [];

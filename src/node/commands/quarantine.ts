@@ -27,7 +27,7 @@ import {
 import { dirname, join } from "node:path";
 import type { QuarantinedPath } from "../../core/commands/types";
 import { alteredObjectFiles } from "./git-objects";
-import { rememberRepositories, scanNewRepositories } from "./new-repositories";
+import { rememberRepositories, scanNewRepositories, type WhileRunning } from "./new-repositories";
 import { replaceLines, stripNewReplaceLines } from "./packed-refs";
 import { gitConfigProblems, publishGitConfigCopy, restoreGitConfig } from "./git-config-guard";
 import { falseShallowLines, stripShallowLines } from "./shallow";
@@ -344,7 +344,8 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
       // When the command has ended, and on the running command's own schedule (`repositoriesNow`):
       // a walk of the whole folder, not on every change the watch reports.
       if (!final && !repositoriesNow) continue;
-      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved);
+      // While it runs, a `.git` naming nothing is git's own work half done, looked at by the next walk and when it ends (WhileRunning).
+      const scan = scanNewRepositories(g.path, g.before.since, g.before.known, g.before.approved, undefined, final ? undefined : WALK_RUNNING);
       for (const f of scan.findings) out.push(...sweepOne({ ...g, path: f.path, why: f.why, before: { kind: "none" } }, dir, already));
       if (!final) continue;
       if (scan.unchecked) out.push({ path: g.path, root: g.root, why: g.why, error: scan.unchecked });
@@ -364,6 +365,9 @@ export function sweepGuards(guards: readonly GuardedPath[], dir: string, already
   }
   return out;
 }
+
+/** The walks while a command runs: what a `.git` names is looked at again by the next walk (the watch follows it sooner: repository-watch.ts). */
+const WALK_RUNNING: WhileRunning = { follow: () => undefined };
 
 type PathGuard = Omit<GuardedPath, "before"> & { before: { kind: "none" } | { kind: "symlink"; target: string } };
 

@@ -8,8 +8,9 @@
  * the folders of each writable folder — the first WATCH_MAX_FOLDERS of them,
  * breadth first, and every folder created while the command runs — and as soon as a `.git`, a
  * `HEAD` or a `commondir` appears in one, it checks that repository alone (checkRepositoryAt, the
- * walk's own rules) and watches its git folder and `hooks/`: a configuration or hook written a
- * moment later is checked as it lands. What it finds goes to quarantine at once. Past the cap
+ * walk's own rules) and watches its git folder and `hooks/` — for a `.git` file, the folder it
+ * names (or, not made yet, the nearest folder above it: follow) — so a configuration or hook written
+ * a moment later is checked as it lands. What it finds goes to quarantine at once. Past the cap
  * (deep, large trees), in folders fs.watch cannot watch, and for a change it does not report, the
  * 1 s walk and the check when the command ends remain.
  */
@@ -47,6 +48,10 @@ export function inotifyWatchBudget(file = "/proc/sys/fs/inotify/max_user_watches
 
 /** Watches held by every RepositoryWatch of this process. */
 let held = 0;
+/** Folders climbed at most from a git folder not made yet to the nearest one that exists. */
+const FOLLOW_MAX_UP = 64;
+/** Repositories per command whose `.git` file's folder is followed. */
+export const FOLLOW_MAX_HOLDERS = 256;
 /** Names that make a folder a repository (a `.git`) or a bare layout. */
 const MARKERS = new Set([".git", "HEAD", "commondir"]);
 
@@ -59,6 +64,10 @@ export interface RepositoryWatchTarget {
 
 export class RepositoryWatch {
   private readonly watchers = new Map<string, FSWatcher>();
+  /** Git folders `.git` files name (or the nearest folder above one not made yet), and the repositories to check again when they change. */
+  private readonly followers = new Map<string, FSWatcher>();
+  private readonly followed = new Map<string, Map<string, RepositoryWatchTarget>>();
+  private readonly followedHolders = new Set<string>();
   private readonly pending = new Map<string, RepositoryWatchTarget>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -163,14 +172,62 @@ export class RepositoryWatch {
     const batch = [...this.pending];
     this.pending.clear();
     for (const [holder, t] of batch) {
-      const findings = checkRepositoryAt(t.root, holder, t.since, t.known, t.approved);
+      const findings = checkRepositoryAt(t.root, holder, t.since, t.known, t.approved, { follow: (gitDir) => this.follow(gitDir, holder, t) });
       if (findings.length) this.onFindings(t, findings);
+    }
+  }
+
+  /**
+   * The git folder a `.git` file at `holder` names (WhileRunning, new-repositories.ts): watched with
+   * its `hooks/`, and when it does not exist yet (git clone --separate-git-dir writes the `.git` file
+   * first), the nearest folder above it that does: any change there checks `holder` again.
+   */
+  private follow(gitDir: string, holder: string, t: RepositoryWatchTarget): void {
+    // Bounded: each change in a followed folder checks its repositories again (a command making
+    // thousands of `.git` files naming nothing would otherwise cost the host thread a check of each
+    // on every change). Past the bound, the walks and the check when the command ends remain.
+    if (!this.followedHolders.has(holder) && this.followedHolders.size >= FOLLOW_MAX_HOLDERS) return;
+    let dir = gitDir;
+    // A folder not made yet: the nearest one above it inside the writable folder (outside it the
+    // command cannot make it; the walks and the end check look at it there).
+    if (!isDir(dir)) {
+      if (!dir.startsWith(t.root + "/")) return;
+      for (let i = 0; i < FOLLOW_MAX_UP && !isDir(dir) && dir.startsWith(t.root + "/"); i++) dir = dirname(dir);
+    }
+    if (!isDir(dir) || dirname(dir) === dir) return;
+    this.followedHolders.add(holder);
+    const dirs = dir === gitDir && isDir(join(dir, "hooks")) ? [dir, join(dir, "hooks")] : [dir];
+    for (const d of dirs) {
+      let holders = this.followed.get(d);
+      if (!holders) {
+        if (this.closed || this.full()) return;
+        const mine = new Map<string, RepositoryWatchTarget>();
+        try {
+          const w = watch(d, { persistent: false }, () => {
+            if (this.closed) return;
+            for (const [h, ht] of mine) this.schedule(h, ht);
+          });
+          w.on("error", () => undefined);
+          this.followers.set(d, w);
+          held++;
+        } catch {
+          continue;
+        }
+        holders = mine;
+        this.followed.set(d, holders);
+      }
+      holders.set(holder, t);
     }
   }
 
   /** No more watches: this command's cap, or the process's share of the user's inotify watches. */
   private full(): boolean {
-    return this.watchers.size >= WATCH_MAX_TOTAL || held >= this.budget;
+    return this.watchers.size + this.followers.size >= WATCH_MAX_TOTAL || held >= this.budget;
+  }
+
+  /** How many repositories' `.git`-named folders it follows now. */
+  get following(): number {
+    return this.followedHolders.size;
   }
 
   /** How many folders it watches now. */
@@ -182,9 +239,12 @@ export class RepositoryWatch {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.setup) clearImmediate(this.setup);
-    for (const w of this.watchers.values()) w.close();
-    held -= this.watchers.size;
+    for (const w of [...this.watchers.values(), ...this.followers.values()]) w.close();
+    held -= this.watchers.size + this.followers.size;
     this.watchers.clear();
+    this.followers.clear();
+    this.followed.clear();
+    this.followedHolders.clear();
   }
 }
 

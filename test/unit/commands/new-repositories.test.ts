@@ -152,6 +152,36 @@ describe("repositories a command creates", () => {
   });
 });
 
+// door18b: git clone --separate-git-dir (git submodule add) writes the `.git` file before the folder
+// it names; a walk while the command runs judged that moment and moved the `.git` of a submodule
+// git was still adding. A `.git` naming nothing runs nothing: judged when the command has ended.
+describe("a .git naming nothing", () => {
+  it("while the command runs (the 1 s walk): not moved; when it has ended: moved, as before", () => {
+    const g = startCommand();
+    mkdirSync(join(ws, "libs/lib"), { recursive: true });
+    writeFileSync(join(ws, "libs/lib/.git"), "gitdir: ../../.git/modules/libs/lib\n");
+    const running = sweepGuards([g], q, new Set(), false, true);
+    expect(running).toEqual([]);
+    expect(existsSync(join(ws, "libs/lib/.git"))).toBe(true);
+    const ended = sweepGuards([g], q, new Set(), true);
+    expect(ended.map((x) => [x.path.slice(ws.length + 1), x.why])).toEqual([["libs/lib/.git", expect.stringMatching(/names no git folder/)]]);
+    expect(existsSync(join(ws, "libs/lib/.git"))).toBe(false);
+  });
+
+  it("while the command runs: once the folder it names holds a core.fsmonitor, moved at once", () => {
+    const g = startCommand();
+    mkdirSync(join(ws, "y"));
+    writeFileSync(join(ws, "y/.git"), "gitdir: ../.git/modules/y\n");
+    expect(sweepGuards([g], q, new Set(), false, true)).toEqual([]);
+    git(ws, "init", "-q", "--bare", ".git/modules/y");
+    plantFsmonitor(join(ws, ".git/modules/y"), "y");
+    const out = sweepGuards([g], q, new Set(), false, true);
+    expect(out.map((x) => x.path.slice(ws.length + 1))).toContain("y/.git");
+    userStatus(join(ws, "y"));
+    expect(existsSync(marker("y"))).toBe(false);
+  });
+});
+
 // Red team 11 leftover: `.git/worktrees` and `.git/modules` of the workspace's own repository were
 // read-only in the sandbox, so git worktree add and git submodule add failed. They are written now,
 // and what git worktree / git submodule would not write there is quarantined when the command ends.

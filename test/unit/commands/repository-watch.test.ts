@@ -3,13 +3,14 @@
  * appears below a writable folder, or a known nested one whose hooks or configuration change, is
  * checked as the change lands — not at the next walk, 1 s later. Real git, real inotify.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { repositoryMarkers, type RepositoryFinding } from "../../../src/node/commands/new-repositories";
-import { RepositoryWatch } from "../../../src/node/commands/repository-watch";
+import { FOLLOW_MAX_HOLDERS, RepositoryWatch } from "../../../src/node/commands/repository-watch";
+import { buildSlowMkdir } from "../../support/slow-mkdir";
 
 const temps: string[] = [];
 const watches: RepositoryWatch[] = [];
@@ -83,4 +84,64 @@ describe("RepositoryWatch", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(found).toEqual([]);
   });
+
+  it("door18b: git init --separate-git-dir held 2 s between writing the .git file and making the folder it names (git's own order): nothing found while it runs, nothing when it is done", async () => {
+    const { root, found } = setup((r) => mkdirSync(join(r, "gitdirs")));
+    const so = buildSlowMkdir(join(root, "lib"));
+    const env = { ...process.env, LD_PRELOAD: so, SLOW_MKDIR_SUFFIX: "/gitdirs/x", SLOW_MKDIR_SECONDS: "2" };
+    // A control: the .git file does name nothing for those 2 s (looked at from here while git waits).
+    let namedNothing = false;
+    const git = new Promise<void>((resolve, reject) =>
+      execFile("git", ["init", "-q", "--separate-git-dir", join(root, "gitdirs/x"), join(root, "x")], { env }, (err) => (err ? reject(err) : resolve())),
+    );
+    const seen = until(() => {
+      try {
+        namedNothing ||= readFileSync(join(root, "x/.git"), "utf8").startsWith("gitdir: ") && !existsSync(join(root, "gitdirs/x"));
+      } catch {
+        // not written yet
+      }
+      return namedNothing;
+    }, 10_000);
+    await git;
+    expect(await seen).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(found).toEqual([]);
+    expect(readFileSync(join(root, "x/.git"), "utf8")).toContain(join(root, "gitdirs/x"));
+  }, 30_000);
+
+  it("door18b: a .git file naming nothing, then the folder it names made with a core.fsmonitor: found as it lands (the folder is followed, not the next walk)", async () => {
+    const { root, found } = setup();
+    mkdirSync(join(root, "y"));
+    mkdirSync(join(root, "gitdirs"));
+    writeFileSync(join(root, "y/.git"), "gitdir: ../gitdirs/y\n");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(found).toEqual([]);
+    execFileSync("git", ["init", "-q", "--bare", join(root, "gitdirs/y")]);
+    execFileSync("git", ["config", "-f", join(root, "gitdirs/y/config"), "core.fsmonitor", "touch /tmp/x"]);
+    expect(await until(() => found.some((x) => x.f.path === join(root, "y/.git")))).toBe(true);
+    expect(found.map((x) => x.f.why).join("\n")).toMatch(/core\.fsmonitor/);
+  });
+
+  it("door18b: a .git file naming a clean git folder, then a hook written there: found as it lands", async () => {
+    const { root, found } = setup((r) => mkdirSync(join(r, "gitdirs")));
+    execFileSync("git", ["init", "-q", "--separate-git-dir", join(root, "gitdirs/z"), join(root, "z")]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(found).toEqual([]);
+    writeFileSync(join(root, "gitdirs/z/hooks/post-checkout"), "#!/bin/sh\necho x\n", { mode: 0o755 });
+    expect(await until(() => found.some((x) => x.f.path === join(root, "z/.git")))).toBe(true);
+    expect(found.map((x) => x.f.why).join("\n")).toMatch(/hooks\/post-checkout/);
+  });
+
+  it("door18b: 400 .git files naming nothing follow at most FOLLOW_MAX_HOLDERS folders (each change there checks them all again)", async () => {
+    const { root, found } = setup();
+    const w = watches[watches.length - 1]!;
+    for (let i = 0; i < 400; i++) {
+      mkdirSync(join(root, `p${i}`));
+      writeFileSync(join(root, `p${i}/.git`), `gitdir: ../nothing/p${i}\n`);
+    }
+    expect(await until(() => w.following >= FOLLOW_MAX_HOLDERS, 20_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(w.following).toBe(FOLLOW_MAX_HOLDERS);
+    expect(found).toEqual([]);
+  }, 30_000);
 });
