@@ -33,6 +33,7 @@ import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
 import { pluginHookSources } from "./plugins";
 import { registerAgentWritable } from "./host-programs";
+import { agentWorkspaceOf } from "./background/registry";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -53,6 +54,8 @@ export interface NodeServicesOptions {
   vscodeSandbox?: SandboxSettings;
   /** Extra settings files (`--settings`). */
   extraSettings?: string[];
+  /** Another checkout whose local settings files apply here too (an isolated agent's worktree: the workspace's). */
+  localSettingsFrom?: string;
   /** Folders where the bundled tree-sitter wasm files may be (the extension's dist/). */
   wasmDirs?: string[];
   bus?: HookBus;
@@ -95,6 +98,8 @@ export function readUserSandboxSettings(home: string): SandboxSettings {
 export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const cwd = resolve(opts.cwd);
   const home = opts.home ?? homedir();
+  // In an agent's worktree, the person's local settings files of its workspace (untracked: not in the worktree) apply too.
+  const localFrom = opts.localSettingsFrom ?? agentWorkspaceOf(cwd, home);
   // Yoke's own host programs are never taken from the workspace folders (host-programs.ts), from
   // the start — settings are read with git before any sandbox exists.
   for (const f of [cwd, ...(opts.folders ?? [])]) registerAgentWritable(f);
@@ -117,6 +122,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
         vscodeWorkspacePermissions: opts.vscodeWorkspacePermissions,
         vscodeWorkspaceHooks: opts.vscodeWorkspaceHooks,
         extraFiles: opts.extraSettings,
+        ...(localFrom !== undefined ? { localFrom } : {}),
       })),
     ],
     listDir: nodeListDir,

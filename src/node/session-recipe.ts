@@ -116,7 +116,7 @@ const gates = defaultGates();
 const breakers = toolBreakersExtension();
 
 /** The Node services of these settings (the panel caches them per window; the CLI makes them per run). */
-export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "log" | "wasmDirs" | "env" | "launcher"> = {}): NodeServices {
+export function nodeServicesFor(s: WorkspaceSettings & { localSettingsFrom?: string }, more: Pick<SessionHost, "log" | "wasmDirs" | "env" | "launcher"> = {}): NodeServices {
   return createNodeServices({
     cwd: s.cwd,
     folders: s.folders,
@@ -125,6 +125,7 @@ export function nodeServicesFor(s: WorkspaceSettings, more: Pick<SessionHost, "l
     home: s.home,
     ...(s.restrictedHint ? { restrictedHint: s.restrictedHint } : {}),
     extraSettings: s.extraFiles,
+    ...(s.localSettingsFrom !== undefined ? { localSettingsFrom: s.localSettingsFrom } : {}),
     vscodePermissions: s.vscode?.permissions?.user,
     vscodeWorkspacePermissions: s.vscode?.permissions?.workspace,
     vscodeHooks: s.vscode?.hooks?.user,
@@ -259,7 +260,8 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
  * No change review: the worktree's change is reviewed as a whole, as a background agent's.
  */
 function worktreeWorkspace(s: SessionSettings, host: SessionHost, root: string): ChildWorkspace {
-  const node = nodeServicesFor({ ...s, cwd: root, folders: [] }, host);
+  // The workspace's local settings files (untracked, so not in the worktree) govern the agent too.
+  const node = nodeServicesFor({ ...s, cwd: root, folders: [], localSettingsFrom: s.cwd }, host);
   const fs = createNodeWorkspaceFs(root);
   const log = host.log ?? silentLogger;
   return {

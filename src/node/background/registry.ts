@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, u
 import * as nodePath from "node:path";
 import { agentState, type AgentRecord, type AgentState } from "../../core/background/agents";
 import { descendants, groupAlive, isAlive, killTree } from "../commands/process-tree";
-import { agentsDir } from "./paths";
+import { agentsDir, agentWorktreeOf } from "./paths";
+import { canonicalFolder } from "../session-location";
 
 /** The environment variable every agent process carries: its id (so a reused pid is not taken for it). */
 export const AGENT_MARKER = "YOKE_AGENT";
@@ -226,4 +227,18 @@ function send(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/**
+ * The workspace whose agent works in `folder` (one of Yoke's agent worktrees), from the agent's
+ * record in the user's own storage — never from the worktree's `.git`, which its commands may
+ * rewrite. Undefined for any other folder.
+ */
+export function agentWorkspaceOf(folder: string, home?: string): string | undefined {
+  const owner = agentWorktreeOf(folder, home);
+  if (!owner) return undefined;
+  const wanted = canonicalFolder(owner.worktree);
+  return AgentRegistry.inDir(owner.agentsDir)
+    .list()
+    .find((r) => canonicalFolder(r.worktree) === wanted)?.workspace;
 }

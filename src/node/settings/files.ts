@@ -35,6 +35,13 @@ export interface SettingsFileOptions {
   managedDir?: string | null;
   /** The git program (default `git` on PATH). */
   git?: string;
+  /**
+   * Another checkout's root whose local files (`.yoke/settings.local.json`, `.claude/settings.local.json`)
+   * also apply here, their relative rules relative to `cwd`: an isolated agent's worktree has none of the
+   * workspace's untracked files, yet the person's local rules (their "Always allow" answers, their
+   * own deny rules) must govern the agent working there.
+   */
+  localFrom?: string;
 }
 
 export function defaultManagedDir(): string | null {
@@ -141,8 +148,26 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
       : [];
   const at = fileSources.findIndex((s) => s.info.kind === "extra" || s.info.kind === "managed");
   const split = at < 0 ? fileSources.length : at;
-  sources.push(...fileSources.slice(0, split), ...vscodeWorkspace, ...fileSources.slice(split));
+  sources.push(...fileSources.slice(0, split), ...(await localFilesOf(opts, cwd)), ...vscodeWorkspace, ...fileSources.slice(split));
   return sources;
+}
+
+/** `localFrom`'s local settings files, read with their own checkout's git, their rules relative to `cwd`. */
+async function localFilesOf(opts: SettingsFileOptions, cwd: string): Promise<LoadedSource[]> {
+  if (opts.localFrom === undefined) return [];
+  const from = resolve(opts.localFrom);
+  if (from === cwd) return [];
+  const infos: SettingsSourceInfo[] = [
+    { kind: "project-local", label: `${join(from, ".yoke", "settings.local.json")} (the workspace's)`, path: join(from, ".yoke", "settings.local.json"), baseDir: cwd },
+    { kind: "claude-local", label: `${join(from, ".claude", "settings.local.json")} (the workspace's)`, path: join(from, ".claude", "settings.local.json"), baseDir: cwd },
+  ];
+  const loaded: LoadedSource[] = infos.map((info) => {
+    const read = readSettingsText(info.path!);
+    return { info, text: read.text, error: read.error };
+  });
+  const present = loaded.filter((s) => s.text !== undefined || s.error !== undefined);
+  if (present.length) await markTracked(from, present, opts.git ?? hostProgram("git"), opts.home);
+  return present;
 }
 
 /**
