@@ -11,6 +11,7 @@
  *   `$"…"`, `read -e`, `fc -s`, `history -s` + `fc -s`, `printf %()T`, `caller`, `wait -n`, named
  *   descriptors holding a here-string read by an interpreter, `PROMPT_COMMAND`, `ENV` for `sh -i`,
  *   `complete -C`/`compgen -C`, `enable -f`, `hash -p`, `${x@P}`.
+ * - A runner's `-c` spelled as getopt_long reads it: `script --comm CMD`, `--command=CMD`, `-qcCMD`, `flock F --com CMD`.
  * - Program tables: git `--config-env`, `GIT_CONFIG_*` pairs, `rsync -e`/`--rsh`, `LESSOPEN`, `man -P`,
  *   `parallel`, `busybox` applets, `dash`/`zsh`/`ksh`/`mksh -c`, awk pipes, `find -fprintf`, `sort
  *   --compress-program`, `zip -TT`, `tar --to-command`, `xargs -I`, `watch`, `timeout`, `env -S`.
@@ -151,11 +152,26 @@ function programTable(r: Rng, c: string): string {
   ]);
 }
 
+/** A runner's `-c` spelled as getopt_long reads it (prefixes of `--command`, `=VALUE`, a glued `-cCMD`). */
+function runnerCommandSpelled(r: Rng, c: string): string {
+  return pick(r, [
+    `script --comm ${sq(c)} /dev/null`,
+    `script -q --co ${sq(c)} /dev/null`,
+    `script --command=${sq(c)} /dev/null`,
+    `script -qc${sq(c)} /dev/null`,
+    `script -c${sq(c)} -q /dev/null`,
+    `flock /dev/null --com ${sq(c)}`,
+    `flock /dev/null --command=${sq(c)}`,
+    `flock -w1 /dev/null -c${sq(c)}`,
+  ]);
+}
+
 export const CONSTRUCTS18E: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]> = [
   ["wrapper option value names a known program", (c, r) => valueNamesAProgram(r, c)],
   ["env word not an identifier", (c, r) => envNotIdentifier(r, c)],
   ["bash feature (red team E)", (c, r) => bashFeature(r, c)],
   ["program table (red team E)", (c, r) => programTable(r, c)],
+  ["runner -c spelled as getopt reads it", (c, r) => runnerCommandSpelled(r, c)],
 ];
 
 /** Payloads a deny rule of the checker's rule sets covers, or that leave evidence. */
