@@ -698,42 +698,63 @@ function envAssignments(part: CommandPart, name: string, args: Word[]): Word[] |
   return args.slice(i);
 }
 
+/**
+ * A shell's arguments as bash (and dash, zsh, ksh, mksh) read them: options first — long ones, then
+ * clusters of `-` or `+` letters where each `o`/`O` takes the next word — up to `--`, `-` or the first
+ * operand. With `c` anywhere in them (`-c`, `+c`, `-xc`, `-co NAME`, `-c -o NAME`, `-c --`) the first operand
+ * is the script, the rest `$0 $1…`. Red team E: `bash -co errexit 'rm …'`, `bash -c -- 'rm …'`, `bash +c 'rm …'`
+ * and `bash -oo errexit pipefail -c 'rm …'` ran rm while the word after `-c` was read as the script.
+ */
 function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped): Step | undefined {
   let readsInput = false;
-  for (let i = 0; i < args.length; i++) {
+  let command = false;
+  let i = 0;
+  for (; i < args.length; i++) {
     const v = args[i]!;
     if (v.dynamic) {
       part.hidden.push(`${name} is given ${v.raw}, only known when it runs`);
       return undefined;
     }
-    if (v.value === "--") {
-      const script = args[i + 1];
-      return scriptOperand(part, name, script, readsInput, out);
-    }
-    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O") {
+    const s = v.value;
+    if (s === "--" || s === "-") {
       i++;
-      continue;
+      break;
     }
     // An interactive bash (`-i`, anywhere on the line) runs this file's code before the -c script
     // (red team round 10: `bash --rcfile <(echo 'git clean -fd') -i -c :` passed as the read-only `:`).
-    if (v.value === "--rcfile" || v.value === "--init-file") {
+    if (s === "--rcfile" || s === "--init-file") {
       const file = args[i + 1];
-      part.hidden.push(`${name} ${v.value} runs the code of ${file ? file.raw : "a file"} in an interactive shell, which Yoke cannot see`);
+      part.hidden.push(`${name} ${s} runs the code of ${file ? file.raw : "a file"} in an interactive shell, which Yoke cannot see`);
       return undefined;
     }
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(v.value)) {
-      const script = args[i + 1];
-      part.wrapper = true;
-      if (!script) {
-        if (part.extraArgs) part.hidden.push(`${name} -c runs a script it is given at run time`);
-        else part.problems.push(`${name} -c has no script`);
-      } else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
-      return undefined;
+    if (s.startsWith("--")) continue;
+    if (!/^[-+]/.test(s)) break;
+    let values = 0;
+    for (const ch of s.slice(1)) {
+      if (ch === "c") command = true;
+      else if (ch === "s") readsInput = true;
+      else if (ch === "o" || ch === "O") values++;
     }
-    if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(v.value)) readsInput = true;
-    if (!v.value.startsWith("-") && !v.value.startsWith("+")) return scriptOperand(part, name, readsInput ? undefined : v, readsInput, out);
+    // Each `o`/`O` of the cluster takes the next word (`-oo errexit pipefail`).
+    for (let k = 0; k < values && i + 1 < args.length; k++) {
+      i++;
+      if (args[i]!.dynamic) {
+        part.hidden.push(`${name} is given ${args[i]!.raw}, only known when it runs`);
+        return undefined;
+      }
+    }
   }
-  return scriptOperand(part, name, undefined, true, out);
+  if (command) {
+    const script = args[i];
+    part.wrapper = true;
+    if (!script) {
+      if (part.extraArgs) part.hidden.push(`${name} -c runs a script it is given at run time`);
+      else part.problems.push(`${name} -c has no script`);
+    } else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
+    return undefined;
+  }
+  const operand = args[i];
+  return scriptOperand(part, name, operand && !readsInput ? operand : undefined, readsInput || !operand, out);
 }
 
 function scriptOperand(part: CommandPart, name: string, script: Word | undefined, readsInput: boolean, out: Unwrapped): undefined {
