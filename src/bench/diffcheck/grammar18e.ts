@@ -12,6 +12,7 @@
  *   descriptors holding a here-string read by an interpreter, `PROMPT_COMMAND`, `ENV` for `sh -i`,
  *   `complete -C`/`compgen -C`, `enable -f`, `hash -p`, `${x@P}`.
  * - A runner's `-c` spelled as getopt_long reads it: `script --comm CMD`, `--command=CMD`, `-qcCMD`, `flock F --com CMD`.
+ * - A shell's own options around `-c` (`bash -co errexit CMD`, `-c -- CMD`, `+c CMD`, `-oo A B -c CMD`; sh, dash, zsh, ksh, mksh).
  * - Program tables: git `--config-env`, `GIT_CONFIG_*` pairs, `rsync -e`/`--rsh`, `LESSOPEN`, `man -P`,
  *   `parallel`, `busybox` applets, `dash`/`zsh`/`ksh`/`mksh -c`, awk pipes, `find -fprintf`, `sort
  *   --compress-program`, `zip -TT`, `tar --to-command`, `xargs -I`, `watch`, `timeout`, `env -S`.
@@ -166,12 +167,30 @@ function runnerCommandSpelled(r: Rng, c: string): string {
   ]);
 }
 
+/** A shell's own options around `-c`: the script is the first operand after all of them (`-co NAME CMD`, `-c -- CMD`, `+c CMD`). */
+function shellOptionsAroundC(r: Rng, c: string): string {
+  const sh = pick(r, ["bash", "bash", "sh", "dash", "zsh", "mksh", "ksh"]);
+  const line = pick(r, [
+    `${sh} -co errexit ${sq(c)}`,
+    `${sh} -c -o errexit ${sq(c)}`,
+    `${sh} -c -- ${sq(c)}`,
+    `${sh} +c ${sq(c)}`,
+    `${sh} -ec -- ${sq(c)} x`,
+    `bash -Oc extglob ${sq(c)}`,
+    `bash -oo errexit pipefail -c ${sq(c)}`,
+    `bash -c - ${sq(c)}`,
+    `bash -xco pipefail ${sq(c)} 2>/dev/null`,
+  ]);
+  return pick(r, ["", "", "nice ", "env ", "timeout 9 ", "setsid -w "]) + line;
+}
+
 export const CONSTRUCTS18E: ReadonlyArray<readonly [string, (c: string, r: Rng) => string]> = [
   ["wrapper option value names a known program", (c, r) => valueNamesAProgram(r, c)],
   ["env word not an identifier", (c, r) => envNotIdentifier(r, c)],
   ["bash feature (red team E)", (c, r) => bashFeature(r, c)],
   ["program table (red team E)", (c, r) => programTable(r, c)],
   ["runner -c spelled as getopt reads it", (c, r) => runnerCommandSpelled(r, c)],
+  ["shell options around -c", (c, r) => shellOptionsAroundC(r, c)],
 ];
 
 /** Payloads a deny rule of the checker's rule sets covers, or that leave evidence. */
