@@ -711,6 +711,8 @@ function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped
   let i = 0;
   for (; i < args.length; i++) {
     const v = args[i]!;
+    // After `-c`, a word only known at run time is read as the script (code Yoke cannot analyse).
+    if (v.dynamic && command) break;
     if (v.dynamic) {
       part.hidden.push(`${name} is given ${v.raw}, only known when it runs`);
       return undefined;
