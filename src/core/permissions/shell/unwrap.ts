@@ -708,6 +708,7 @@ function envAssignments(part: CommandPart, name: string, args: Word[]): Word[] |
 function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped): Step | undefined {
   let readsInput = false;
   let command = false;
+  const bashLike = /^(ba|rba|da|)sh$/.test(name.replace(/^.*\//, ""));
   let i = 0;
   for (; i < args.length; i++) {
     const v = args[i]!;
@@ -732,10 +733,15 @@ function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped
     if (s.startsWith("--")) continue;
     if (!/^[-+]/.test(s)) break;
     let values = 0;
-    for (const ch of s.slice(1)) {
-      if (ch === "c") command = true;
+    for (let k = 1; k < s.length; k++) {
+      const ch = s[k];
+      if (ch === "o" || ch === "O") {
+        // zsh, ksh and mksh take `-oNAME` glued (the rest of the cluster is the name); bash and dash the next
+        // word (dash fails on a glued one). Read the way each shell does (a wrong guess here only asks more).
+        if (!bashLike && k < s.length - 1) break;
+        values++;
+      } else if (ch === "c") command = true;
       else if (ch === "s") readsInput = true;
-      else if (ch === "o" || ch === "O") values++;
     }
     // Each `o`/`O` of the cluster takes the next word (`-oo errexit pipefail`).
     for (let k = 0; k < values && i + 1 < args.length; k++) {
