@@ -180,6 +180,8 @@ function shellOptionsAroundC(r: Rng, c: string): string {
     `bash -oo errexit pipefail -c ${sq(c)}`,
     `bash -c - ${sq(c)}`,
     `bash -xco pipefail ${sq(c)} 2>/dev/null`,
+    `${sh} -oerrexit -c ${sq(c)}`,
+    `bash -oerrexit pipefail -c ${sq(c)} 2>/dev/null`,
   ]);
   return pick(r, ["", "", "nice ", "env ", "timeout 9 ", "setsid -w "]) + line;
 }
