@@ -10,6 +10,7 @@
  */
 import { generate14 } from "./grammar14";
 import { generate16 } from "./grammar16";
+import { generate18e } from "./grammar18e";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -312,6 +313,8 @@ const WRAPPED_TOOLS_RATE = 0.35;
 const GRAMMAR14_RATE = 0.5;
 /** Share of inputs from the session-16 productions (grammar16.ts: patterns in options drawn from the gate's tables, planted files). */
 const GRAMMAR16_RATE = 0.4;
+/** Share of inputs from the session-18 red team E productions (grammar18e.ts: wrapper option values naming a program, env words that are not identifiers, bash features and program tables not produced before). */
+const GRAMMAR18E_RATE = 0.2;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -322,7 +325,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR16_RATE) {
+    if (r() < GRAMMAR18E_RATE) {
+      const g = generate18e(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < GRAMMAR16_RATE) {
       const g = generate16(r);
       shape.push(...g.shape);
       cmd = g.command;

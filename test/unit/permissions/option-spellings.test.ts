@@ -200,13 +200,15 @@ describe("deny and ask rules under any spelling of their values", () => {
       "git config --add remote.origin.push +main:main && git push origin",
       "git config set remote.origin.mirror true; git push",
       "git remote add --mirror=push backup ../b.git; git push backup",
+      // env's assignments are read like the shell's (red team E, session 18: env's words are NAME=VALUE pairs for any name).
+      "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+x:x git push",
     ])
       expect(await decision(c)).toEqual({ c, d: "deny" });
     // The value is only known when it runs, or the configuration comes from where Yoke cannot read: asked.
     for (const c of [
       'git config remote.origin.push "$R"; git push',
       "git -c remote.origin.push=$R push",
-      "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+x:x git push",
+      'env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0="$R" git push',
     ])
       expect(await decision(c)).toEqual({ c, d: "ask" });
     for (const c of [

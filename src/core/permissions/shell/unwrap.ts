@@ -404,16 +404,12 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
     case "builtin":
       return { words: args[0]?.value === "--" ? args.slice(1) : args };
     case "time": {
-      // The bash keyword takes -p; GNU time also -o FILE (writes it), -a, -f FORMAT, -v, -q.
-      let i = 0;
-      while (i < args.length && args[i]!.value.startsWith("-") && args[i]!.value !== "--") {
-        const v = args[i]!.value;
-        if (v === "-o" || v === "--output") (part.writes ??= []).push(...(args[i + 1] ? [args[i + 1]!] : []));
-        else if (v.startsWith("--output=")) (part.writes ??= []).push({ ...args[i]!, value: v.slice(9) });
-        i += v === "-o" || v === "-f" || v === "--output" || v === "--format" ? 2 : 1;
-      }
-      if (args[i]?.value === "--") i++;
-      return { words: args.slice(i) };
+      // The bash keyword takes -p; GNU time also -o FILE (writes it), -a, -f FORMAT, -v, -q — read as
+      // getopt_long reads them (red team E: `time --f ls rm -f x`, `time -qo ls rm …` ran rm while `ls` was read as the program).
+      const r = readGetopt(part, name, args, WRAPPER_OPTIONS.time!);
+      if (!r) return undefined;
+      for (const o of r.options) if ((o.name === "o" || o.name === "--output") && o.value) (part.writes ??= []).push(o.value);
+      return { words: r.rest };
     }
     case "command":
       if (args.some((a) => a.value === "-v" || a.value === "-V")) return undefined;
@@ -446,10 +442,13 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       return envStep(part, args);
     case "sudo":
     case "doas": {
-      const table = WRAPPER_OPTIONS.sudo!;
-      const valued = new Set([...[...table.valued].map((c) => `-${c}`), ...table.longValued]);
-      const rest = skipOptions(args, valued, /^-[a-zA-Z]+$|^--[a-z-]+(=.*)?$/);
-      const shell = args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*[is]$/.test(a.value) || a.value === "--login" || a.value === "--shell");
+      // getopt_long as sudo reads it (red team E: `sudo -np ls rm …` is `-n -p ls`, then rm), then
+      // `NAME=VALUE` words, which sudo puts in the command's environment.
+      const r = readGetopt(part, name, args, WRAPPER_OPTIONS.sudo!);
+      if (!r) return undefined;
+      const shell = r.options.some((o) => /^(i|s|--login|--shell)$/.test(o.name));
+      const rest = envAssignments(part, name, r.rest);
+      if (!rest) return undefined;
       if (shell) {
         if (rest.length === 0) part.problems.push(`${name} opens a root shell`);
         else out.scripts.push({ how: `${name} -s`, script: joinWords(rest), elevated: true });
@@ -659,77 +658,111 @@ function npmExplore(part: CommandPart, args: Word[], out: Unwrapped): void {
 }
 
 function envStep(part: CommandPart, args: Word[]): Step | undefined {
-  let i = 0;
-  while (i < args.length) {
-    const v = args[i]!.value;
-    if (args[i]!.dynamic) {
-      part.problems.push(`env is given ${args[i]!.raw}, only known when it runs`);
-      return undefined;
-    }
-    if (v === "--") {
-      i++;
-      break;
-    }
-    // GNU env takes any unique prefix of a long option (`--s`, `--spl=` are --split-string).
-    if (v === "-S" || /^--s(p(l(i(t(-(s(t(r(i(ng?)?)?)?)?)?)?)?)?)?)?(=|$)/.test(v) || /^-[a-zA-Z]*S/.test(v)) {
+  // getopt_long as GNU env reads it: clusters with a value (`-iu X`), abbreviations (`--uns X`), optional
+  // values only glued (`--block-signal=INT`). Red team E: `env --uns ls rm -f x` and `env -iu ls rm …` ran rm
+  // while `ls` was read as the program.
+  const r = readGetopt(part, "env", args, WRAPPER_OPTIONS.env!);
+  if (!r) return undefined;
+  for (const o of r.options) {
+    if (o.name === "S" || o.name === "--split-string") {
       part.problems.push("env -S splits a string into a command Yoke cannot check");
       return undefined;
     }
-    if (v === "-C" || /^--c(h(d(ir?)?)?)?(=|$)/.test(v) || /^-[a-zA-Z]*C/.test(v)) {
-      part.problems.push("env -C runs the command in another folder");
-      i += v === "-C" ? 2 : 1;
-      continue;
-    }
-    if (v === "-u" || v === "--unset") i += 2;
-    else if (v.startsWith("-") && v !== "-") i++;
-    else break;
+    if (o.name === "C" || o.name === "--chdir") part.problems.push("env -C runs the command in another folder");
   }
-  while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!.value)) {
-    const name = args[i]!.value.slice(0, args[i]!.value.indexOf("="));
-    part.assignments.push({ name, value: args[i]! });
-    if (isDangerousVariable(name)) part.problems.push(`it sets ${name} for the command, which changes what runs`);
-    i++;
-  }
-  const rest = args.slice(i);
-  return rest.length ? { words: rest } : undefined;
+  // A lone `-` after the options is `-i`.
+  const rest = envAssignments(part, "env", r.rest[0]?.value === "-" && !r.rest[0].dynamic ? r.rest.slice(1) : r.rest);
+  return rest?.length ? { words: rest } : undefined;
 }
 
+/**
+ * The `NAME=VALUE` words before the command of env and sudo: every word with a `=` is one, whatever
+ * the name (`env 'BASH_FUNC_ls%%=() { rm -f x; }' bash -c ls` exports a function bash runs for `ls` —
+ * red team E: the word was read as the program's name, and `rm` in it was never seen). Undefined with
+ * a problem when a word is only known when the line runs.
+ */
+function envAssignments(part: CommandPart, name: string, args: Word[]): Word[] | undefined {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.dynamic) {
+      part.problems.push(`${name} is given ${a.raw}, only known when it runs`);
+      return undefined;
+    }
+    const eq = a.value.indexOf("=");
+    if (eq < 0) break;
+    const v = a.value.slice(0, eq);
+    part.assignments.push({ name: v, value: { ...a, value: a.value.slice(eq + 1) } });
+    if (isDangerousVariable(v) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) part.problems.push(`it sets ${v} for the command, which changes what runs`);
+  }
+  return args.slice(i);
+}
+
+/**
+ * A shell's arguments as bash (and dash, zsh, ksh, mksh) read them: options first — long ones, then
+ * clusters of `-` or `+` letters where each `o`/`O` takes the next word — up to `--`, `-` or the first
+ * operand. With `c` anywhere in them (`-c`, `+c`, `-xc`, `-co NAME`, `-c -o NAME`, `-c --`) the first operand
+ * is the script, the rest `$0 $1…`. Red team E: `bash -co errexit 'rm …'`, `bash -c -- 'rm …'`, `bash +c 'rm …'`
+ * and `bash -oo errexit pipefail -c 'rm …'` ran rm while the word after `-c` was read as the script.
+ */
 function shellStep(part: CommandPart, args: Word[], name: string, out: Unwrapped): Step | undefined {
   let readsInput = false;
-  for (let i = 0; i < args.length; i++) {
+  let command = false;
+  const bashLike = /^(ba|rba|da|)sh$/.test(name.replace(/^.*\//, ""));
+  let i = 0;
+  for (; i < args.length; i++) {
     const v = args[i]!;
+    // After `-c`, a word only known at run time is read as the script (code Yoke cannot analyse).
+    if (v.dynamic && command) break;
     if (v.dynamic) {
       part.hidden.push(`${name} is given ${v.raw}, only known when it runs`);
       return undefined;
     }
-    if (v.value === "--") {
-      const script = args[i + 1];
-      return scriptOperand(part, name, script, readsInput, out);
-    }
-    if (v.value === "-o" || v.value === "+o" || v.value === "-O" || v.value === "+O") {
+    const s = v.value;
+    if (s === "--" || s === "-") {
       i++;
-      continue;
+      break;
     }
     // An interactive bash (`-i`, anywhere on the line) runs this file's code before the -c script
     // (red team round 10: `bash --rcfile <(echo 'git clean -fd') -i -c :` passed as the read-only `:`).
-    if (v.value === "--rcfile" || v.value === "--init-file") {
+    if (s === "--rcfile" || s === "--init-file") {
       const file = args[i + 1];
-      part.hidden.push(`${name} ${v.value} runs the code of ${file ? file.raw : "a file"} in an interactive shell, which Yoke cannot see`);
+      part.hidden.push(`${name} ${s} runs the code of ${file ? file.raw : "a file"} in an interactive shell, which Yoke cannot see`);
       return undefined;
     }
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(v.value)) {
-      const script = args[i + 1];
-      part.wrapper = true;
-      if (!script) {
-        if (part.extraArgs) part.hidden.push(`${name} -c runs a script it is given at run time`);
-        else part.problems.push(`${name} -c has no script`);
-      } else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
-      return undefined;
+    if (s.startsWith("--")) continue;
+    if (!/^[-+]/.test(s)) break;
+    let values = 0;
+    for (let k = 1; k < s.length; k++) {
+      const ch = s[k];
+      if (ch === "o" || ch === "O") {
+        // zsh, ksh and mksh take `-oNAME` glued (the rest of the cluster is the name); bash and dash the next
+        // word (dash fails on a glued one). Read the way each shell does (a wrong guess here only asks more).
+        if (!bashLike && k < s.length - 1) break;
+        values++;
+      } else if (ch === "c") command = true;
+      else if (ch === "s") readsInput = true;
     }
-    if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(v.value)) readsInput = true;
-    if (!v.value.startsWith("-") && !v.value.startsWith("+")) return scriptOperand(part, name, readsInput ? undefined : v, readsInput, out);
+    // Each `o`/`O` of the cluster takes the next word (`-oo errexit pipefail`).
+    for (let k = 0; k < values && i + 1 < args.length; k++) {
+      i++;
+      if (args[i]!.dynamic) {
+        part.hidden.push(`${name} is given ${args[i]!.raw}, only known when it runs`);
+        return undefined;
+      }
+    }
   }
-  return scriptOperand(part, name, undefined, true, out);
+  if (command) {
+    const script = args[i];
+    part.wrapper = true;
+    if (!script) {
+      if (part.extraArgs) part.hidden.push(`${name} -c runs a script it is given at run time`);
+      else part.problems.push(`${name} -c has no script`);
+    } else out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated });
+    return undefined;
+  }
+  const operand = args[i];
+  return scriptOperand(part, name, operand && !readsInput ? operand : undefined, readsInput || !operand, out);
 }
 
 function scriptOperand(part: CommandPart, name: string, script: Word | undefined, readsInput: boolean, out: Unwrapped): undefined {
@@ -798,11 +831,18 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
       out.scripts.push({ how: `${name} ${v.split("=")[0]}`, script, elevated: part.elevated });
       continue;
     }
-    if (DASH_C_SCRIPT.has(program) && !operands && (/^-[a-zA-Z]*c$/.test(v) || v === "--command") && args[i + 1]) {
+    // `-c CMD`, in a cluster (`-qc CMD`), glued (`-cCMD`, `-qcCMD`), and `--command` as getopt_long reads it:
+    // `--command=CMD` and any prefix down to `--c` (red team E: `script --comm 'rm …' /dev/null` and
+    // `script --command='rm …'` ran rm under Bash(rm:*); a prefix other long options share makes the program
+    // fail, so reading it as the command too only asks more).
+    const dashC = DASH_C_SCRIPT.has(program) && !operands && !args[i]!.dynamic ? (/^-[a-bd-zA-Z]*c([\s\S]*)$/.exec(v) ?? /^--c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?(?:=([\s\S]*))?$/.exec(v)) : null;
+    if (dashC && (dashC[1] !== undefined && dashC[1] !== "" ? true : !!args[i + 1])) {
       // Only the programs that run it as another user raise its privileges (`flock f -c …` and `script -c …`
       // run it as the same user: session 16's note found `flock /dev/null gcc -c a.c` read as run with sudo).
-      out.scripts.push({ how: `${name} -c`, script: args[i + 1]!, elevated: part.elevated || OTHER_USER.has(program) });
-      i++;
+      const glued = v.startsWith("--") ? v.includes("=") : dashC[1] !== "";
+      const script = glued ? { ...args[i]!, value: dashC[1] ?? "" } : args[i + 1]!;
+      out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated || OTHER_USER.has(program) });
+      if (!glued) i++;
       continue;
     }
     if (!v.startsWith("-") && !args[i]!.dynamic) candidate(part, args.slice(i), out);
@@ -1515,16 +1555,24 @@ function skipFlags(args: Word[], flags: Set<string>): Word[] {
 
 type GnuOptions = WrapperOptions;
 
+/** One option as getopt_long read it: `-n`/`--adjustment` (the full long name), and its value word. */
+interface ReadOption {
+  name: string;
+  value?: Word;
+}
+
 /**
- * The words after a wrapper's options, read as getopt_long with a leading `+` reads them (options
- * end at the first operand), or undefined with a problem when an option is not one the program has,
- * is ambiguous, or is only known when the line runs.
+ * A wrapper's options read as getopt_long with a leading `+` reads them (options end at the first
+ * operand; clusters, glued values, unambiguous prefixes of long options, optional values only after
+ * `=`), or undefined with a problem when an option is not one the program has, is ambiguous, or is
+ * only known when the line runs, or a pattern could expand into options.
  */
-function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions): { words: Word[] } | undefined {
+function readGetopt(part: CommandPart, name: string, args: Word[], o: GnuOptions): { options: ReadOption[]; rest: Word[] } | undefined {
   const unknown = (w: Word) => {
     part.hidden.push(`${name} is given ${w.raw}, an option Yoke cannot read (which command it runs is unknown)`);
     return undefined;
   };
+  const options: ReadOption[] = [];
   let i = 0;
   while (i < args.length) {
     const w = args[i]!;
@@ -1536,21 +1584,32 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
     }
     if (w.dynamic) return unknown(w);
     if (w.glob) return expandsToMany(part, name, w);
-    if (v === "--") return { words: args.slice(i + 1) };
+    if (v === "--") return { options, rest: args.slice(i + 1) };
     if (v.startsWith("--")) {
       const eq = v.indexOf("=");
       const n = eq < 0 ? v : v.slice(0, eq);
-      const all = [...o.long, ...o.longValued];
+      const optional = o.longOptional ?? [];
+      const all = [...o.long, ...o.longValued, ...optional];
       const hits = all.includes(n) ? [n] : all.filter((l) => l.startsWith(n));
       if (hits.length !== 1) return unknown(w);
-      if (o.longValued.includes(hits[0]!)) {
+      const full = hits[0]!;
+      if (o.longValued.includes(full)) {
         if (eq < 0 && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
+        if (eq < 0 && !args[i + 1]) return unknown(w);
+        options.push({ name: full, value: eq < 0 ? args[i + 1] : { ...w, value: v.slice(eq + 1) } });
         i += eq < 0 ? 2 : 1;
+      } else if (optional.includes(full)) {
+        options.push({ name: full, ...(eq < 0 ? {} : { value: { ...w, value: v.slice(eq + 1) } }) });
+        i++;
       } else if (eq >= 0) return unknown(w);
-      else i++;
+      else {
+        options.push({ name: full });
+        i++;
+      }
       continue;
     }
     if (o.number && /^-\d+$/.test(v)) {
+      options.push({ name: "n", value: { ...w, value: v.slice(1) } });
       i++;
       continue;
     }
@@ -1559,11 +1618,23 @@ function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions
       const c = v[j]!;
       if (o.valued.includes(c)) break;
       if (!o.flags.includes(c)) return unknown(w);
+      options.push({ name: c });
     }
-    if (j < v.length && j === v.length - 1 && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
-    i += j < v.length && j === v.length - 1 ? 2 : 1;
+    if (j < v.length) {
+      const glued = j < v.length - 1;
+      if (!glued && args[i + 1]?.glob) return expandsToMany(part, name, args[i + 1]!);
+      if (!glued && !args[i + 1]) return unknown(w);
+      options.push({ name: v[j]!, value: glued ? { ...w, value: v.slice(j + 1) } : args[i + 1] });
+      i += glued ? 1 : 2;
+    } else i++;
   }
-  return { words: args.slice(i) };
+  return { options, rest: args.slice(i) };
+}
+
+/** The words after a wrapper's options (see readGetopt). */
+function gnuWrapper(part: CommandPart, name: string, args: Word[], o: GnuOptions): { words: Word[] } | undefined {
+  const r = readGetopt(part, name, args, o);
+  return r && { words: r.rest };
 }
 
 /** A word the wrapper reads as one (an option's value, timeout's duration) that the shell may expand into several. */

@@ -13,6 +13,8 @@ export interface WrapperOptions {
   long: readonly string[];
   /** Long options with a value (`--signal=9`, `--signal 9`, `--sig=9`). */
   longValued: readonly string[];
+  /** Long options whose value is optional: only `--opt=VALUE` gives one (`--block-signal`, `--block-signal=INT`). */
+  longOptional?: readonly string[];
   /** `-N` is a number (nice's old form). */
   number?: boolean;
   /** A value the option takes in an ordinary command (for the generator). */
@@ -35,33 +37,48 @@ export const WRAPPER_OPTIONS: Readonly<Record<string, WrapperOptions>> = {
     longValued: ["--signal", "--kill-after"],
     sample: { s: "TERM", k: "1", "--signal": "KILL", "--kill-after": "1" },
   },
+  // sudo 1.9's getopt_long string `+Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv` (`-h` read as taking a value:
+  // `-hHOST` is one, a lone `-h` prints help and runs nothing).
   sudo: {
-    flags: "AbEeHiKklnPSsVv",
-    valued: "ugpCDrtUTh",
+    flags: "ABbEeHiKklNnPSsVv",
+    valued: "acugpCDrtUThR",
     long: [
       "--askpass",
       "--background",
-      "--preserve-env",
+      "--bell",
       "--edit",
       "--set-home",
       "--login",
       "--remove-timestamp",
       "--reset-timestamp",
+      "--list",
       "--non-interactive",
       "--preserve-groups",
       "--stdin",
       "--shell",
       "--validate",
+      "--help",
+      "--version",
     ],
-    longValued: ["--user", "--group", "--chdir", "--prompt", "--role", "--type", "--other-user", "--host", "--close-from", "--command-timeout"],
+    longValued: ["--auth-type", "--login-class", "--user", "--group", "--chdir", "--chroot", "--prompt", "--role", "--type", "--other-user", "--host", "--close-from", "--command-timeout"],
+    longOptional: ["--preserve-env"],
     sample: { u: "root", g: "root", p: "x", C: "3", D: ".", "--user": "root", "--group": "root", "--chdir": ".", "--prompt": "x" },
   },
   exec: { flags: "cl", valued: "a", long: [], longValued: [], sample: { a: "x" } },
-  env: { flags: "i0v", valued: "uC", long: ["--ignore-environment", "--null", "--debug"], longValued: ["--unset", "--chdir"], sample: { u: "X", C: ".", "--unset": "X", "--chdir": "." } },
+  // GNU env (coreutils 9.1; `-a`/`--argv0` from 9.5 read too): `-S`/`-C` are read by the env step itself.
+  env: {
+    flags: "i0v",
+    valued: "uCSa",
+    long: ["--ignore-environment", "--null", "--debug", "--list-signal-handling", "--help", "--version"],
+    longValued: ["--unset", "--chdir", "--split-string", "--argv0"],
+    longOptional: ["--block-signal", "--default-signal", "--ignore-signal"],
+    sample: { u: "X", C: ".", S: "true", a: "x", "--unset": "X", "--chdir": ".", "--argv0": "x" },
+  },
+  // GNU time (and bash's `time -p`); `-o FILE` is written.
   time: {
-    flags: "pavq",
+    flags: "pavqV",
     valued: "of",
-    long: ["--append", "--verbose", "--quiet", "--portability"],
+    long: ["--append", "--verbose", "--quiet", "--portability", "--help", "--version"],
     longValued: ["--output", "--format"],
     sample: { o: "/dev/null", f: "%e", "--output": "/dev/null", "--format": "%e" },
   },
