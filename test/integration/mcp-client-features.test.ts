@@ -8,7 +8,9 @@
 //   sampling and elicitation run as tasks Yoke keeps (full `yoke run` session for sampling).
 // - A task's result is checked against its tool's outputSchema (like a plain call's).
 // - Sampling with `tools` is refused with a clear error (Yoke does not declare sampling.tools).
+import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +19,7 @@ import type { McpLogEntry } from "../../src/core/mcp/types";
 import { createNodeMcp } from "../../src/node/mcp/setup";
 import { ClientTaskStore } from "../../src/node/mcp/task-call";
 import { ensureBuilt } from "../support/cli";
-import { everythingArgv, everythingSettings } from "../support/mcp-fixtures";
+import { EVERYTHING, everythingArgv, everythingSettings } from "../support/mcp-fixtures";
 import { pidsOf } from "../support/processes";
 import { runScriptedSession, toldOf } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
@@ -328,4 +330,60 @@ describe("an SDK server", () => {
       await mcp.dispose();
     }
   }, 90_000);
+});
+
+/** A free port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe("over Streamable HTTP", () => {
+  it("server-everything (streamableHttp): tasks listed and run, subscriptions renewed after a restart (a new HTTP session) and ended", async () => {
+    const port = await freePort();
+    const server = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    server.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    const { cwd, home } = createWorkspaceWithHome(
+      "yoke-mcp-client-http-",
+      { "~/.yoke/settings.json": JSON.stringify({ mcpServers: { everything: { type: "http", url: `http://127.0.0.1:${port}/mcp` } } }) },
+      temps,
+    );
+    const logs: McpLogEntry[] = [];
+    const mcp = createNodeMcp({ cwd, home, trusted: true, env: { PATH: process.env.PATH, HOME: home }, serverLog: (_s, e) => logs.push(e) });
+    const handlers = answering();
+    mcp.hub.serve(handlers);
+    const updates: string[] = [];
+    const sub = mcp.hub.onResourceUpdated((_s, uri) => updates.push(uri));
+    const said = (what: string) => logs.filter((l) => l.text.includes(what)).length;
+    try {
+      await until("the server to listen", () => stderr.includes("listening"));
+      const [s] = await mcp.hub.catalog();
+      expect(s?.state, s?.detail).toBe("running");
+      expect((s?.tools ?? []).map((t) => t.name)).toContain("trigger-sampling-request-async");
+      const sampled = JSON.stringify((await mcp.hub.call("everything", "trigger-sampling-request-async", { prompt: "over http", maxTokens: 30 }, { ...call(), timeoutMs: 90_000 })).content);
+      expect(sampled).toContain("[COMPLETED] Async sampling completed!");
+      expect(sampled).toContain("SAMPLED-AS-A-TASK");
+
+      expect(await mcp.hub.subscribeResource("everything", URI)).toBe(true);
+      await until("the subscription", () => said(`Received Subscribe Resource request for URI: ${URI}`) === 1);
+      await mcp.hub.restart("everything");
+      // A new HTTP session: subscribed anew.
+      await until("the renewed subscription", () => said(`Received Subscribe Resource request for URI: ${URI}`) === 2);
+      await mcp.hub.call("everything", "toggle-subscriber-updates", {}, call());
+      await until("an update through the new session", () => updates.includes(URI));
+      await mcp.hub.unsubscribeResource("everything", URI);
+      await until("the unsubscribe", () => said(`Received Unsubscribe Resource request: ${URI}`) === 1);
+    } finally {
+      sub.dispose();
+      await mcp.dispose();
+      server.kill("SIGTERM");
+    }
+  }, 150_000);
 });
