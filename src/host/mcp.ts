@@ -156,6 +156,8 @@ export class HostMcp {
         else if (e.level === "info" || e.level === "notice") this.log.info(line);
         else if (e.level === "warning") this.log.warn(line);
         else this.log.error(line);
+        // The MCP view shows the last ones (the hub passes at most MCP_LOG_PER_MINUTE a minute here).
+        this.changed.fire(this.views());
       },
       // OAuth: tokens in the secret storage; a sign-in asked with a notification that opens the browser.
       oauth: {

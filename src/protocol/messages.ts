@@ -348,6 +348,8 @@ export const McpServerItemView = z.object({
   agent: z.optional(z.string()),
   /** That agent's run goes on (false: it finished, its servers stopped with it). */
   agentRunning: z.optional(z.boolean()),
+  /** Its last log messages (MCP logging), oldest first. */
+  logs: z.optional(z.array(z.string())),
 });
 export type McpServerItemView = z.infer<typeof McpServerItemView>;
 export const McpServersMessage = z.object({ type: z.literal("mcpServers"), servers: z.array(McpServerItemView) });

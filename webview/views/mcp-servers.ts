@@ -1,5 +1,5 @@
 // The session's MCP servers: one collapsible row per server with its state, why (when it is not
-// running), its last error, its tools, and its actions: Restart (an approved server), Approve /
+// running), its last error, its last log messages, its tools, and its actions: Restart (an approved server), Approve /
 // Deny (a workspace server waiting for approval). Fed by the host's `mcpServers` message
 // (src/host/mcp.ts); actions go back as `mcpServerAction`.
 import type { McpServerItemView } from "../../src/protocol/messages";
@@ -64,6 +64,17 @@ export class McpServersPanel {
         s.detail ? el("div", { class: "mcp-detail" }, [s.detail]) : null,
         s.lastError && s.lastError !== s.detail ? el("div", { class: "mcp-last-error", "data-testid": "mcp-last-error" }, [`Last error: ${s.lastError}`]) : null,
         this.actions(s),
+        // The server's last log messages (MCP logging; its level: `logLevel` in its definition).
+        s.logs?.length
+          ? el("div", { class: "mcp-logs", "data-testid": "mcp-logs" }, [
+              el("div", { class: "mcp-logs-title" }, [`Log (last ${s.logs.length})`]),
+              el(
+                "ul",
+                {},
+                s.logs.map((l) => el("li", { "data-testid": "mcp-log" }, [l])),
+              ),
+            ])
+          : null,
         s.tools.length
           ? el(
               "ul",

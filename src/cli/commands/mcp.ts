@@ -124,6 +124,7 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
       detail: s.detail ?? null,
       lastError: s.lastError?.message ?? null,
       logs: s.logs ?? [],
+      logLevel: s.config.logLevel ?? null,
       startMs: s.startMs ?? null,
       toolsFromCache: s.fromCache ?? false,
       tools: tools.filter((t) => t.group === `mcp:${parts.get(s.config.name)}`).map((t) => ({ name: t.name, deferred: t.deferred === true })),
@@ -149,6 +150,8 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
         // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
         if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${printable(r.definition)}\n`);
         if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
+        if (r.logLevel) process.stdout.write(`  log level: ${r.logLevel} (logLevel in its definition)\n`);
+        for (const l of r.logs.slice(-5)) process.stdout.write(`  log ${l.at.slice(11, 19)} ${l.level}: ${printable(l.text)}\n`);
         if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
       for (const a of agents) {

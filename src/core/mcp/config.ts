@@ -53,7 +53,16 @@ interface McpServerBase {
   startAtSessionStart: boolean;
   /** Tools per call timeout (ms). */
   timeoutMs?: number;
+  /**
+   * `logLevel`: the least severe log message the server is asked to send (MCP `logging/setLevel`,
+   * sent when it starts, where it offers logging). Absent: not sent (the server's own default).
+   */
+  logLevel?: McpLogLevel;
 }
+
+/** MCP's log levels (RFC 5424), least severe first. */
+export const MCP_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
 
 export interface McpStdioServer extends McpServerBase {
   transport: "stdio";
@@ -232,6 +241,7 @@ function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: Expand
     workspace: WORKSPACE_KINDS.has(file.kind),
     startAtSessionStart: raw.startOnSessionStart === true || raw.autoStart === true,
     timeoutMs: typeof raw.timeout === "number" && raw.timeout > 0 ? raw.timeout : undefined,
+    ...(typeof raw.logLevel === "string" && (MCP_LOG_LEVELS as readonly string[]).includes(raw.logLevel.toLowerCase()) ? { logLevel: raw.logLevel.toLowerCase() as McpLogLevel } : {}),
   };
   const hasUrl = typeof raw.url === "string" || typeof raw.serverUrl === "string";
   const stdio = kind === "stdio" || (kind === undefined && !hasUrl);
@@ -326,6 +336,7 @@ const READ_KEYS = new Set([
   "serverUrl",
   "headers",
   "timeout",
+  "logLevel",
   "startOnSessionStart",
   "autoStart",
   "disabled",
@@ -343,6 +354,8 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
       if (stdio && key === "headers") notes.push(`"headers" is not used: it applies to HTTP and SSE servers, and this one runs a command`);
       if (!stdio && (key === "env" || key === "envFile" || key === "cwd" || key === "args"))
         notes.push(`"${key}" is not used: it applies to servers that run a command, and this one is reached by URL`);
+      if (key === "logLevel" && !(typeof raw.logLevel === "string" && (MCP_LOG_LEVELS as readonly string[]).includes(raw.logLevel.toLowerCase())))
+        notes.push(`"logLevel" is not used: it must be one of ${MCP_LOG_LEVELS.join(", ")} (the server's own level applies)`);
       if (key === "timeout" && (typeof raw.timeout !== "number" || raw.timeout <= 0)) notes.push(`"timeout" is not used: it must be a positive number of milliseconds (the default, 120 s, applies)`);
       else if (key === "timeout" && (raw.timeout as number) < 1000)
         notes.push(

@@ -125,16 +125,45 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       // change it reports is told to the model once, before its next request (appended, like
       // the attachment itself: the cached prefix stays as it was); the new content is not sent
       // by itself (the model reads it with read_mcp_resource when it matters).
+      // The subscription ends (resources/unsubscribe) when the resource leaves the context (a
+      // compaction replaces the messages that carried it: mentioning it again subscribes again)
+      // and when the session ends.
       const changed = new Set<string>();
+      const watched = new Map<string, { server: string; uri: string; subscribed: Promise<boolean> }>();
+      const unwatch = async () => {
+        const all = [...watched.values()];
+        watched.clear();
+        changed.clear();
+        // A subscription still on its way is ended once it is made.
+        await Promise.all(all.map(async (m) => ((await m.subscribed) ? hub.unsubscribeResource?.(m.server, m.uri).catch(() => undefined) : undefined)));
+      };
       api.on("prompt.submit", async ({ text, typed }) => {
         const mentions = parseResourceMentions(typed ?? text, usable);
         if (mentions.length) {
           attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: await resolveResourceMentions(hub, mentions, new AbortController().signal) });
-          for (const m of mentions) void hub.subscribeResource?.(m.server, m.uri).catch(() => false);
+          for (const m of mentions) {
+            if (watched.has(m.raw)) continue;
+            const subscribed = (hub.subscribeResource?.(m.server, m.uri) ?? Promise.resolve(false)).catch(() => false);
+            watched.set(m.raw, { server: m.server, uri: m.uri, subscribed });
+            void subscribed.then((ok) => {
+              if (!ok && watched.get(m.raw)?.subscribed === subscribed) watched.delete(m.raw);
+            });
+          }
         }
         return undefined;
       });
-      const updated = hub.onResourceUpdated?.((server, uri) => changed.add(`@${server}:${uri}`));
+      api.on("compaction.after", async () => {
+        await unwatch();
+        return undefined;
+      });
+      api.on("session.end", async () => {
+        await unwatch();
+        return undefined;
+      });
+      const updated = hub.onResourceUpdated?.((server, uri) => {
+        const raw = `@${server}:${uri}`;
+        if (watched.has(raw)) changed.add(raw);
+      });
       api.on("request.prepare", () => {
         if (changed.size) {
           attached.push({ source: RESOURCE_MENTIONS_SOURCE, text: resourcesChangedNote([...changed]) });

@@ -96,6 +96,11 @@ export interface McpHub {
    * subscriptions; false where it does not. Changes come to `onResourceUpdated`.
    */
   subscribeResource?(server: string, uri: string): Promise<boolean>;
+  /**
+   * Undoes one subscribeResource (counted per server and URI: the last one sends MCP
+   * `resources/unsubscribe`). Subscriptions are renewed when a server starts again.
+   */
+  unsubscribeResource?(server: string, uri: string): Promise<void>;
   /** A subscribed resource changed (MCP `notifications/resources/updated`). */
   onResourceUpdated?(listener: (server: string, uri: string) => void): { dispose(): void };
   /** The prompts a server offers (MCP `prompts/list`), starting it first if needed; undefined when it offers none. */

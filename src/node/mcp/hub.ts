@@ -43,6 +43,10 @@ export const MAX_RESTARTS = 3;
 const START_TIMEOUT_MS = 30_000;
 /** Listing or reading resources: at most this long per request. */
 const RESOURCE_TIMEOUT_MS = 60_000;
+/** `resources/unsubscribe`: at most this long (at the end of a session it holds up the servers' stop). */
+const UNSUBSCRIBE_TIMEOUT_MS = 2_000;
+/** `logging/setLevel` at a start: at most this long (the start waits for it). */
+const LOG_LEVEL_TIMEOUT_MS = 10_000;
 /** Resources (and templates) listed per server, at most. */
 const MAX_RESOURCES = 2_000;
 
@@ -89,8 +93,16 @@ export interface NodeMcpHubOptions {
   oauth?: McpOAuthOptions;
 }
 
-/** Per connection, the tools that must be called as tasks (MCP tasks: `execution.taskSupport: "required"`). */
-const taskRequired = new WeakMap<Client, Set<string>>();
+/**
+ * Per connection, the tools that must be called as tasks (MCP tasks: `execution.taskSupport:
+ * "required"`), with their `outputSchema` (a task's result is checked against it, as the SDK's
+ * callTool checks a plain call's).
+ */
+const taskRequired = new WeakMap<Client, Map<string, object | undefined>>();
+/** A listed tool's task tools and their output schemas. */
+function taskTools(tools: ReadonlyArray<{ name: string; outputSchema?: object; execution?: { taskSupport?: string } }>): Map<string, object | undefined> {
+  return new Map(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => [t.name, t.outputSchema]));
+}
 
 /** The user did not open the sign-in page (said as it is, not as a failed sign-in). */
 class SignInRefused extends Error {}
@@ -136,6 +148,8 @@ interface ServerSlot {
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
   oauth?: McpOAuthProvider;
+  /** The resources subscribed to (resources/subscribe), with how many subscribers each; renewed when the server starts again. */
+  subscriptions?: Map<string, number>;
   /** Its last log messages (notifications/message), at most MCP_LOG_KEPT. */
   logs?: McpLogEntry[];
   /** The log messages given to the host's log in the current minute. */
@@ -411,7 +425,8 @@ export class NodeMcpHub implements McpHub {
       // shown as progress (never sent to the model).
       let statuses = 0;
       const { callToolAsTask } = await loadMcpSdk();
-      return await callToolAsTask(running.client, tool, args, options, (task) => opts.onProgress?.({ progress: ++statuses, message: task.statusMessage ?? task.status }));
+      const outputSchema = taskRequired.get(running.client)?.get(tool);
+      return await callToolAsTask(running.client, tool, args, options, (task) => opts.onProgress?.({ progress: ++statuses, message: task.statusMessage ?? task.status }), outputSchema);
     } catch (err) {
       if (err instanceof (await loadMcpSdk()).UnauthorizedError && slot.running === running) {
         // The token was refused mid-session and could not be renewed: the connection is closed,
@@ -463,19 +478,104 @@ export class NodeMcpHub implements McpHub {
     }
   }
 
-  /** The resources subscribed to, per connection (a server started again has none: not subscribed anew). */
+  /** The resources subscribed to, per connection (what the server was told on that connection). */
   private readonly subscribed = new WeakMap<Client, Set<string>>();
   private readonly updatedListeners = new Set<(server: string, uri: string) => void>();
 
+  /**
+   * Subscribes to a resource (counted: each subscribeResource is undone by one unsubscribeResource).
+   * The subscriptions are the slot's, not the connection's: a server started again (a crash, the
+   * panel's Restart) is subscribed anew to each (resubscribe).
+   */
   async subscribeResource(server: string, uri: string): Promise<boolean> {
+    const slot = this.slots.get(server);
     const running = await this.runningFor(server);
-    if (!running.client.getServerCapabilities()?.resources?.subscribe) return false;
-    const uris = this.subscribed.get(running.client) ?? new Set<string>();
-    this.subscribed.set(running.client, uris);
-    if (uris.has(uri)) return true;
-    await running.client.subscribeResource({ uri }, { timeout: RESOURCE_TIMEOUT_MS });
-    uris.add(uri);
+    if (!running.client.getServerCapabilities()?.resources?.subscribe || !slot) return false;
+    const wanted = (slot.subscriptions ??= new Map());
+    wanted.set(uri, (wanted.get(uri) ?? 0) + 1);
+    try {
+      await this.tellSubscribed(running.client, uri);
+    } catch (err) {
+      this.dropSubscription(slot, uri);
+      throw err;
+    }
     return true;
+  }
+
+  /**
+   * Undoes one subscribeResource; the last one sends `resources/unsubscribe` (to a running server
+   * only: one that is not running has no subscription to end, and is not started for it).
+   */
+  async unsubscribeResource(server: string, uri: string): Promise<void> {
+    const slot = this.slots.get(server);
+    if (!slot || !this.dropSubscription(slot, uri)) return;
+    const client = slot.running?.client;
+    if (!client || !this.subscribed.get(client)?.delete(uri)) return;
+    await client.unsubscribeResource({ uri }, { timeout: UNSUBSCRIBE_TIMEOUT_MS });
+  }
+
+  /** One subscriber fewer; true when it was the last. */
+  private dropSubscription(slot: ServerSlot, uri: string): boolean {
+    const n = slot.subscriptions?.get(uri);
+    if (n === undefined) return false;
+    if (n > 1) {
+      slot.subscriptions!.set(uri, n - 1);
+      return false;
+    }
+    slot.subscriptions!.delete(uri);
+    return true;
+  }
+
+  private async tellSubscribed(client: Client, uri: string): Promise<void> {
+    const uris = this.subscribed.get(client) ?? new Set<string>();
+    this.subscribed.set(client, uris);
+    if (uris.has(uri)) return;
+    await client.subscribeResource({ uri }, { timeout: RESOURCE_TIMEOUT_MS });
+    uris.add(uri);
+  }
+
+  /** A server (re)started: subscribed again to what its slot holds (a failure is logged, the others go on). */
+  private resubscribe(slot: ServerSlot, running: Running): void {
+    const uris = [...(slot.subscriptions?.keys() ?? [])];
+    if (!uris.length) return;
+    if (!running.client.getServerCapabilities()?.resources?.subscribe) {
+      this.opts.log?.(`MCP: "${slot.config.name}" no longer offers resource subscriptions: ${uris.length} resource(s) not watched any more`);
+      return;
+    }
+    for (const uri of uris)
+      void this.tellSubscribed(running.client, uri).catch((err: unknown) =>
+        this.opts.log?.(`MCP: could not subscribe again to ${uri} of "${slot.config.name}": ${err instanceof Error ? err.message : String(err)}`),
+      );
+  }
+
+  /**
+   * The definition's `logLevel`, sent at each start (MCP `logging/setLevel`) to a server that offers
+   * logging (before its first call; a failure is logged, the server still runs); one that does
+   * not is said in the log.
+   */
+  private async sendLogLevel(slot: ServerSlot, running: Running): Promise<void> {
+    const level = slot.config.logLevel;
+    if (!level) return;
+    const name = slot.config.name;
+    if (!running.client.getServerCapabilities()?.logging) {
+      this.opts.log?.(`MCP: "${name}" offers no logging: its "logLevel" (${level}) is not sent`);
+      return;
+    }
+    await running.client
+      .setLoggingLevel(level, { timeout: LOG_LEVEL_TIMEOUT_MS })
+      .catch((err: unknown) => this.opts.log?.(`MCP: "${name}" did not take the log level ${level}: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  /** Before the connections close: every subscription still held is ended on its server (bounded). */
+  private async unsubscribeAll(): Promise<void> {
+    await Promise.all(
+      [...this.slots.values()].flatMap((slot) => {
+        const client = slot.running?.client;
+        const uris = client ? [...(this.subscribed.get(client) ?? [])] : [];
+        slot.subscriptions?.clear();
+        return uris.map((uri) => client!.unsubscribeResource({ uri }, { timeout: UNSUBSCRIBE_TIMEOUT_MS }).catch(() => undefined));
+      }),
+    );
   }
 
   onResourceUpdated(listener: (server: string, uri: string) => void): { dispose(): void } {
@@ -550,6 +650,7 @@ export class NodeMcpHub implements McpHub {
   dispose(): Promise<void> {
     this.disposed ??= (async () => {
       for (const f of this.disposeListeners) f();
+      await this.unsubscribeAll();
       await Promise.all(
         [...this.slots.values()].map(async (slot) => {
           const r = slot.running ?? (await slot.starting?.catch(() => undefined));
@@ -654,7 +755,9 @@ export class NodeMcpHub implements McpHub {
         slot.fromCache = false;
         slot.startMs = Date.now() - began;
         this.writeCache(slot.config, listed);
+        await this.sendLogLevel(slot, running);
         this.set(slot, "running");
+        this.resubscribe(slot, running);
         if (this.disposed) await running.close();
         return running;
       } catch (err) {
@@ -704,14 +807,12 @@ export class NodeMcpHub implements McpHub {
 
   private async listTools(client: Client): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
-    const tasks = new Set<string>();
+    const tasks = new Map<string, object | undefined>();
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : undefined);
-      for (const t of page.tools) {
-        tools.push(toolInfo(t));
-        if (t.execution?.taskSupport === "required") tasks.add(t.name);
-      }
+      for (const t of page.tools) tools.push(toolInfo(t));
+      for (const [name, schema] of taskTools(page.tools)) tasks.set(name, schema);
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     taskRequired.set(client, tasks);
@@ -722,6 +823,7 @@ export class NodeMcpHub implements McpHub {
     const c = slot.config;
     const {
       Client,
+      ClientTaskStore,
       CreateMessageRequestSchema,
       DEFAULT_INHERITED_ENV_VARS,
       ElicitationCompleteNotificationSchema,
@@ -733,8 +835,16 @@ export class NodeMcpHub implements McpHub {
       SSEClientTransport,
       StreamableHTTPClientTransport,
       UnauthorizedError,
+      McpError,
     } = await loadMcpSdk();
+    // Tasks Yoke runs for the server (sampling and elicitation asked as tasks), per connection.
+    const taskStores: InstanceType<typeof ClientTaskStore>[] = [];
+    const dropTasks = () => {
+      for (const t of taskStores.splice(0)) t.dispose();
+    };
     const newClient = () => {
+      const taskStore = new ClientTaskStore();
+      taskStores.push(taskStore);
       // Roots: the workspace folders, asked for by the server (`roots/list`), changes notified.
       // tools/list_changed: the SDK lists the tools again; the new list is cached for the next
       // session and reported, while this session keeps the tool list it started with (the tool
@@ -745,7 +855,15 @@ export class NodeMcpHub implements McpHub {
           // Sampling and elicitation (form mode) are declared always, so a server lists the same
           // tools to a session and to \`yoke mcp list\` (whose hub has no session: it refuses them).
           // URL mode (MCP 2025-11-25): the user is shown the URL and asked; never opened without a yes.
-          capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: { applyDefaults: true }, url: {} } },
+          // Tasks (MCP 2025-11-25): a server may ask for a sampling or an elicitation as a task
+          // (ClientTaskStore); not `sampling.tools`: Yoke answers sampling with text, without tools.
+          capabilities: {
+            roots: { listChanged: true },
+            sampling: {},
+            elicitation: { form: { applyDefaults: true }, url: {} },
+            tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+          },
+          taskStore,
           // prompts/list_changed: the new list replaces the one kept for slash commands and their
           // completion (prompts are not part of the request's prefix: nothing sent before changes).
           // resources/list_changed: resources are listed when asked for (list_mcp_resources, the
@@ -754,7 +872,7 @@ export class NodeMcpHub implements McpHub {
             tools: {
               onChanged: (err, tools) => {
                 if (err || !tools) return;
-                taskRequired.set(client, new Set(tools.filter((t) => t.execution?.taskSupport === "required").map((t) => t.name)));
+                taskRequired.set(client, taskTools(tools));
                 this.toolsChanged(slot, tools.map(toolInfo));
               },
             },
@@ -766,15 +884,26 @@ export class NodeMcpHub implements McpHub {
       client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.rootList() }));
       // The SDK validates the request and our answer against the protocol's schemas; what the
       // session answers is decided in src/core/mcp/client-requests.ts.
+      // A request the server asks to run as a task (`params.task`) answers `{ task }` at once and runs in the background.
+      const maybeTask = <R extends object>(asTask: boolean, extra: Parameters<InstanceType<typeof ClientTaskStore>["start"]>[0] & { signal: AbortSignal }, run: (signal: AbortSignal) => Promise<R>) =>
+        asTask ? taskStore.start(extra, run as (signal: AbortSignal) => Promise<R & Record<string, unknown>>) : run(extra.signal);
       client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
         const handlers = this.handlers;
         if (!handlers) throw new Error("no session is running to answer a sampling request");
         const p = req.params;
-        const result = await handlers.sample(c.name, samplingRequest(p), extra.signal);
-        return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
+        // Sampling with tools (MCP 2025-11-25): not declared (no `sampling.tools`), refused as such.
+        if (p.tools?.length || p.toolChoice)
+          throw new McpError(
+            -32602,
+            "Yoke does not offer tools in sampling (the client did not declare sampling.tools): ask again without `tools` and `toolChoice`, and Yoke's model answers with text",
+          );
+        return maybeTask(!!p.task, extra, async (signal) => {
+          const result = await handlers.sample(c.name, samplingRequest(p), signal);
+          return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
+        });
       });
       // Logging: the server's messages are kept (the last MCP_LOG_KEPT, in its status) and given to
-      // the host's log; never to the model. The level is the server's choice (no logging/setLevel).
+      // the host's log; never to the model. The level is the definition's `logLevel` (sendLogLevel), else the server's own.
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
         const entry: McpLogEntry = { level: n.params.level, text: mcpLogText(n.params), at: new Date().toISOString() };
         (slot.logs ??= []).push(entry);
@@ -796,13 +925,16 @@ export class NodeMcpHub implements McpHub {
       client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
         const handlers = this.handlers;
         const p = req.params;
-        if (!handlers) return { action: "decline" as const };
-        if (p.mode === "url") return handlers.elicitUrl(c.name, { message: p.message, url: p.url, elicitationId: p.elicitationId }, extra.signal);
-        return handlers.elicit(c.name, { message: p.message, schema: p.requestedSchema }, extra.signal);
+        return maybeTask(!!p.task, extra, async (signal) => {
+          if (!handlers) return { action: "decline" as const };
+          if (p.mode === "url") return handlers.elicitUrl(c.name, { message: p.message, url: p.url, elicitationId: p.elicitationId }, signal);
+          return handlers.elicit(c.name, { message: p.message, schema: p.requestedSchema }, signal);
+        });
       });
       return client;
     };
     const onDied = (why: string) => {
+      dropTasks();
       if (this.disposed || !slot.running) return;
       slot.running = undefined;
       slot.restarts++;
@@ -840,7 +972,14 @@ export class NodeMcpHub implements McpHub {
         const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
         throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
       }
-      return { client, pid, close: () => client.close() };
+      return {
+        client,
+        pid,
+        close: () => {
+          dropTasks();
+          return client.close();
+        },
+      };
     }
     const url = new URL(c.url);
     const requestInit = { headers: c.headers };
@@ -890,7 +1029,13 @@ export class NodeMcpHub implements McpHub {
       }
     }
     client.onclose = () => onDied("the connection closed");
-    return { client, close: () => client.close() };
+    return {
+      client,
+      close: () => {
+        dropTasks();
+        return client.close();
+      },
+    };
   }
 
   /**

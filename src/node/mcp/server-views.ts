@@ -19,7 +19,12 @@ export interface McpServerView {
   agent?: string;
   /** That agent's run goes on (false: it finished, and its servers stopped with it). */
   agentRunning?: boolean;
+  /** Its last log messages (MCP logging), oldest first: "HH:MM:SS level text". */
+  logs?: string[];
 }
+
+/** Log messages the view shows per server, at most (the status keeps MCP_LOG_KEPT). */
+export const VIEW_LOGS = 10;
 
 export function serverView(s: McpServerStatus): McpServerView {
   return {
@@ -30,6 +35,7 @@ export function serverView(s: McpServerStatus): McpServerView {
     tools: (s.tools ?? []).map((t) => t.name),
     ...(s.lastError ? { lastError: `${s.lastError.message} (${s.lastError.at.slice(11, 19)} UTC)` } : {}),
     ...(s.config.workspace ? { workspace: true } : {}),
+    ...(s.logs?.length ? { logs: s.logs.slice(-VIEW_LOGS).map((l) => `${l.at.slice(11, 19)} ${l.level} ${l.text}`) } : {}),
   };
 }
 

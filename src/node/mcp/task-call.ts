@@ -8,7 +8,11 @@
  * call's task is cancelled on the server (tasks/cancel, not waited for).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema, CreateTaskResultSchema, type GetTaskResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CreateTaskResult, type GetTaskResult, type Result, type Task } from "@modelcontextprotocol/sdk/types.js";
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
+import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { McpCallResult } from "../../core/mcp/types";
 
 /** The longest a poll waits, whatever the server's `pollInterval` (and the shortest, so a server cannot have it spin). */
@@ -48,7 +52,43 @@ export function taskPollDelay(pollInterval: number | undefined): number {
   return Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, asked));
 }
 
-export async function callToolAsTask(client: Client, tool: string, args: Record<string, unknown>, options: TaskCallOptions, onStatus: (task: GetTaskResult) => void): Promise<McpCallResult> {
+/** The validators of the output schemas seen (compiled once per listed schema). */
+let ajv: AjvJsonSchemaValidator | undefined;
+const validators = new WeakMap<object, JsonSchemaValidator<unknown>>();
+
+/**
+ * A task's result checked against its tool's `outputSchema` as the SDK's callTool checks a plain
+ * call's (the SDK's task calls check nothing): structured content is required unless the result is
+ * an error, and must match; the same errors (McpError, the same messages).
+ */
+export function checkOutput(tool: string, result: McpCallResult, outputSchema: object | undefined): McpCallResult {
+  if (!outputSchema) return result;
+  if (!result.structuredContent && !result.isError) throw new McpError(ErrorCode.InvalidRequest, `Tool ${tool} has an output schema but did not return structured content`);
+  if (!result.structuredContent) return result;
+  let validate = validators.get(outputSchema);
+  if (!validate) {
+    ajv ??= new AjvJsonSchemaValidator();
+    validate = ajv.getValidator(outputSchema as JsonSchemaType);
+    validators.set(outputSchema, validate);
+  }
+  let verdict: ReturnType<JsonSchemaValidator<unknown>>;
+  try {
+    verdict = validate(result.structuredContent);
+  } catch (err) {
+    throw new McpError(ErrorCode.InvalidParams, `Failed to validate structured content: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!verdict.valid) throw new McpError(ErrorCode.InvalidParams, `Structured content does not match the tool's output schema: ${verdict.errorMessage}`);
+  return result;
+}
+
+export async function callToolAsTask(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+  options: TaskCallOptions,
+  onStatus: (task: GetTaskResult) => void,
+  outputSchema?: object,
+): Promise<McpCallResult> {
   const created = await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CreateTaskResultSchema, { ...options, task: {} });
   const taskId = created.task.taskId;
   let task: GetTaskResult = created.task;
@@ -56,7 +96,7 @@ export async function callToolAsTask(client: Client, tool: string, args: Record<
     for (;;) {
       if (TERMINAL.has(task.status)) break;
       // input_required: tasks/result carries the server's requests (elicitation, sampling) and waits for the end.
-      if (task.status === "input_required") return (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult;
+      if (task.status === "input_required") return checkOutput(tool, (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult, outputSchema);
       await pause(taskPollDelay(task.pollInterval), options.signal);
       task = await client.experimental.tasks.getTask(taskId, options);
       onStatus(task);
@@ -65,6 +105,64 @@ export async function callToolAsTask(client: Client, tool: string, args: Record<
     if (options.signal.aborted) void client.experimental.tasks.cancelTask(taskId, { timeout: TASK_POLL_MAX_MS }).catch(() => undefined);
     throw err;
   }
-  if (task.status === "completed") return (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult;
+  if (task.status === "completed") return checkOutput(tool, (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult, outputSchema);
   throw new Error(`the task ${task.status === "failed" ? "failed" : "was cancelled"}${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+}
+
+/** How long a task Yoke runs for a server is kept, at most (the server asks for its `ttl`). */
+export const CLIENT_TASK_TTL_MAX_MS = 60 * 60_000;
+
+/**
+ * The client side of MCP tasks: a server may ask for a sampling or an elicitation to run as a
+ * task (`params.task`; server-everything's trigger-*-async tools). The SDK answers tasks/get,
+ * tasks/result, tasks/list and tasks/cancel from this store; Yoke runs the request's own handler
+ * (the same approval, form and model as a plain request) in the background, answers `{ task }` at
+ * once, and stores the result when it ends. A task the server cancels stops its work (the
+ * question is withdrawn); a failed one is stored as failed with the reason, which tasks/result
+ * says as an error. Dropped (timers cleared, work stopped) when the connection closes.
+ */
+export class ClientTaskStore extends InMemoryTaskStore {
+  private readonly work = new Map<string, AbortController>();
+  private readonly failures = new Map<string, string>();
+
+  override async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string, sessionId?: string): Promise<void> {
+    await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
+    if (status === "cancelled") this.work.get(taskId)?.abort(new Error("the server cancelled the task"));
+  }
+
+  override async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
+    const failed = this.failures.get(taskId);
+    if (failed !== undefined) throw new McpError(ErrorCode.InternalError, failed);
+    return super.getTaskResult(taskId, sessionId);
+  }
+
+  /** Starts `run` as a task of the request (`extra`): its `{ task }` now, its result stored when it ends. */
+  async start(extra: { taskStore?: RequestTaskStore; taskRequestedTtl?: number }, run: (signal: AbortSignal) => Promise<Result>): Promise<CreateTaskResult> {
+    const store = extra.taskStore;
+    if (!store) throw new McpError(ErrorCode.InvalidRequest, "this client keeps no tasks for this request");
+    const asked = extra.taskRequestedTtl;
+    const task = await store.createTask({ ttl: typeof asked === "number" && asked > 0 ? Math.min(asked, CLIENT_TASK_TTL_MAX_MS) : CLIENT_TASK_TTL_MAX_MS });
+    const ac = new AbortController();
+    this.work.set(task.taskId, ac);
+    void run(ac.signal)
+      .then(
+        (result) => store.storeTaskResult(task.taskId, "completed", result),
+        (err: unknown) => {
+          const why = err instanceof Error ? err.message : String(err);
+          this.failures.set(task.taskId, why);
+          return store.updateTaskStatus(task.taskId, "failed", why);
+        },
+      )
+      // A task cancelled (or dropped) meanwhile takes no result: nothing to store.
+      .catch(() => undefined)
+      .finally(() => this.work.delete(task.taskId));
+    return { task };
+  }
+
+  /** The connection closed: work still running stops, the tasks' timers are cleared. */
+  dispose(): void {
+    for (const ac of this.work.values()) ac.abort(new Error("the connection to the server closed"));
+    this.work.clear();
+    this.cleanup();
+  }
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { McpHub, McpServerStatus } from "../../../src/core/mcp/types";
 import { AgentMcpRegistry } from "../../../src/node/mcp/agent-hubs";
-import { serverViews } from "../../../src/node/mcp/server-views";
+import { serverViews, VIEW_LOGS } from "../../../src/node/mcp/server-views";
 
 function status(name: string, state: McpServerStatus["state"], o: { workspace?: boolean; tools?: string[]; source?: string } = {}): McpServerStatus {
   return {
@@ -85,5 +85,13 @@ describe("AgentMcpRegistry", () => {
     expect(names).toHaveLength(20);
     expect(names[0]).toBe("a5");
     expect(names[19]).toBe("a24");
+  });
+  it("a server's last log messages (at most VIEW_LOGS, oldest first) go to its row", () => {
+    const logs = Array.from({ length: 14 }, (_, i) => ({ level: i % 2 ? "error" : "info", text: `line ${i}`, at: `2026-12-05T21:40:${String(i).padStart(2, "0")}.000Z` }));
+    const [row] = serverViews([{ ...status("everything", "running"), logs }], []);
+    expect(row?.logs).toHaveLength(VIEW_LOGS);
+    expect(row?.logs?.[0]).toBe("21:40:04 info line 4");
+    expect(row?.logs?.at(-1)).toBe("21:40:13 error line 13");
+    expect(serverViews([status("quiet", "running")], [])[0]).not.toHaveProperty("logs");
   });
 });

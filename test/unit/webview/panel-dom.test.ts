@@ -548,4 +548,22 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     expect(await page.locator(".messages > .transcript-item").count()).toBeLessThanOrEqual(300);
     expect(await page.locator("[data-testid=tool-card]").count()).toBeGreaterThan(0);
   });
+  it("shows an MCP server's last log messages in its row of the MCP view, as text", async () => {
+    await post({ type: "state", snapshot: baseSnapshot() });
+    const logs = ["21:40:01 info Received Subscribe Resource request", '21:40:02 error <img src=x onerror="window.__pwnedLog=1">'];
+    await post({
+      type: "mcpServers",
+      servers: [
+        { name: "everything", state: "running", source: ".mcp.json", tools: ["echo"], logs },
+        { name: "quiet", state: "running", source: ".mcp.json", tools: [] },
+      ],
+    });
+    const row = page.locator("[data-testid=mcp-server][data-name=everything]");
+    await page.locator("[data-testid=mcp-servers] > summary").click();
+    await row.locator("summary").click();
+    expect(await row.locator("[data-testid=mcp-log]").allTextContents()).toEqual(logs);
+    expect(await page.locator("[data-testid=mcp-server][data-name=quiet] [data-testid=mcp-logs]").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwnedLog?: number }).__pwnedLog)).toBeUndefined();
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
+  });
 });
