@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import type { FinishedAgent } from "../../core/subagents";
 import type { AgentSession } from "../../core/loop/agent-session";
 import { handBackInbox, takeHandBacks } from "../../node/background/hand-back";
+import { notify } from "../shown";
 import type { PanelState } from "./state";
 
 export interface HandBackDeps {
@@ -55,7 +56,7 @@ export class HandBacks {
   }
 
   private async notify(sessionId: string, agents: readonly FinishedAgent[]): Promise<void> {
-    const choice = await vscode.window.showInformationMessage(finishedWords(agents, this.d.history().find((s) => s.id === sessionId)?.title), OPEN_RESULT);
+    const choice = await notify("info", finishedWords(agents, this.d.history().find((s) => s.id === sessionId)?.title), OPEN_RESULT);
     if (choice !== OPEN_RESULT) return;
     await vscode.commands.executeCommand("yoke.focus");
     await this.d.open(sessionId);
