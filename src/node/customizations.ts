@@ -223,7 +223,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       : { state: "overridden" as const, why: "another entry of the same kind and name (the workspace's over the user's over the built-in one) is used instead" };
     let state: CustomizationState = base.state;
     let why = base.why;
-    let inForce = ALWAYS_IN_FORCE.has(base.state) && !e.dir;
+    let inForce = ALWAYS_IN_FORCE.has(base.state) && (!e.dir || !!e.above);
     const sent = session.sent.get(e.id);
     if (o.events && effective.has(e)) {
       if (sent && !sent.listed) {
@@ -237,7 +237,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       } else if (sent?.listed) {
         inForce = true;
         why = `listed to the model in this session (${sent.reasons.join("; ")}); ${base.why}`;
-      } else if (base.state === "always" && !e.dir) {
+      } else if (base.state === "always" && (!e.dir || e.above)) {
         inForce = false;
         why = `not sent yet in this session; ${base.why}`;
       }
