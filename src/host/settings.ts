@@ -7,7 +7,7 @@ import type { ProviderConfig } from "../core/providers/types";
 import { DEFAULT_MODELS as CORE_DEFAULT_MODELS } from "../core/providers/defaults";
 import { mergeLayers, nestVscodeKeys, type MergedSettings, type SettingsLayer } from "../core/settings/keys";
 import { readSettings as readAllSettings, type ReadSettings } from "../node/settings/reader";
-import { rooStorageBeside, type RooStorage } from "../node/custom-agents";
+import { rooStorageBeside, type RooStorage } from "../node/roo-storage";
 
 export type HostProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm";
 export const PROVIDERS: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];

@@ -5,7 +5,8 @@
  */
 import { accessSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir, platform as osPlatform } from "node:os";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
+import { ROO_EXTENSION, type RooStorage } from "./roo-storage";
 import type { AgentFile, AgentOrigin } from "../core/subagents/agents";
 import { agentStem } from "../core/subagents/agents";
 import { modeRules, rooModeAgentFiles, type ModeRule, type ProjectModeRules } from "../core/subagents/roo-modes";
@@ -92,28 +93,9 @@ export function userAgentFolders(home = homedir()): AgentFolder[] {
   return [{ path: join(home, ".claude", "agents"), origin: "user", label: "~/.claude/agents" }];
 }
 
-/** Roo Code's extension id: its global storage folder in VS Code's user data. */
-export const ROO_EXTENSION = "rooveterinaryinc.roo-cline";
+export { ROO_EXTENSION, rooStorageBeside, type RooStorage } from "./roo-storage";
 /** VS Code builds whose user data Roo may keep its settings in. */
 const VSCODE_BUILDS = ["Code", "Code - Insiders", "VSCodium"];
-
-/**
- * Where the running VS Code's Roo Code keeps its settings (the extension host knows it): Roo's
- * global storage folder — the sibling of Yoke's own (`ExtensionContext.globalStorageUri`), so
- * `--user-data-dir`, profiles and a remote's user data are followed — and Roo's
- * `roo-cline.customStoragePath` setting, which replaces that folder when it is set and usable.
- */
-export interface RooStorage {
-  /** `…/User/globalStorage/rooveterinaryinc.roo-cline` of the running VS Code. */
-  globalStorage?: string;
-  /** `roo-cline.customStoragePath` (empty: not set). */
-  customStoragePath?: string;
-}
-
-/** Roo's own storage folder for `globalStorageUri` (Yoke's): the sibling folder of Roo's extension id. */
-export function rooStorageBeside(yokeGlobalStorage: string): string {
-  return join(dirname(yokeGlobalStorage), ROO_EXTENSION);
-}
 
 /**
  * Roo Code's storage base as Roo picks it: the custom storage path when it is set and Roo could

@@ -23,7 +23,7 @@ import { parseTelemetrySettings, type TelemetrySettings } from "../core/telemetr
 import type { SandboxSettings } from "./commands/session-runner";
 import { invalidKey } from "./settings/key-options";
 import { problemLines, readSettings, readUserSettings } from "./settings/reader";
-import type { RooStorage } from "./custom-agents";
+import type { RooStorage } from "./roo-storage";
 
 /** A setting that cannot work (a bad fallback model, budget, architect value): the message says what to fix. */
 export class SessionSettingsError extends Error {}
