@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import * as vscode from "vscode";
 import type { SessionEvent } from "../core/events";
 import { listCustomizations, type CustomizationListing } from "../node/customizations";
+import { rooStorageOf } from "./settings";
 import { approvePlugin, installedPlugins, installPlugin, pluginDigest, PluginError, removePlugin, setUserEnabled, settingsMarketplaces } from "../node/plugins";
 import type { HostToWebview, PluginView, WebviewToHost } from "../protocol/messages";
 import { notify } from "./shown";
@@ -24,6 +25,8 @@ export class HostCustomizations {
     private readonly log: vscode.LogOutputChannel,
     private readonly post: (msg: HostToWebview) => void,
     private readonly events: () => readonly SessionEvent[],
+    /** Yoke's global storage folder: Roo Code's global modes are beside it (rooStorageOf). */
+    private readonly globalStorage?: vscode.Uri,
     private readonly home: string = process.env.HOME || homedir(),
   ) {}
 
@@ -32,7 +35,14 @@ export class HostCustomizations {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file" || f.uri.scheme === "vscode-remote").map((f) => f.uri.fsPath);
     if (!folders.length) return undefined;
     const events = this.events();
-    return listCustomizations({ cwd: folders[0]!, folders: folders.slice(1), home: this.home, trusted: vscode.workspace.isTrusted, ...(events.length ? { events } : {}) });
+    return listCustomizations({
+      cwd: folders[0]!,
+      folders: folders.slice(1),
+      home: this.home,
+      trusted: vscode.workspace.isTrusted,
+      ...(events.length ? { events } : {}),
+      ...rooStorageOf(this.globalStorage),
+    });
   }
 
   /** Lists everything and posts it (one listing at a time; a request during one runs after it). */

@@ -123,12 +123,14 @@ export class HostServices implements vscode.Disposable {
    * What the session recipe takes from this window: its Node services (the watched gate) and the
    * session folder; each session's command runner is mirrored into a terminal and listed.
    */
-  sessionParts(): { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined {
+  sessionParts():
+    { services: NodeServices; sessionDir: string; globalStorage: vscode.Uri; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined {
     const services = this.services();
     if (!services) return undefined;
     return {
       services,
       sessionDir: this.sessionDir(),
+      globalStorage: this.ctx.globalStorageUri,
       onCommands: (id, commands) => {
         if (commands.commands) this.adopt(id, commands.commands);
         else if (commands.commandsUnavailable) this.log.warn(`session ${id}: ${commands.commandsUnavailable}`);

@@ -99,7 +99,7 @@ export class SessionController implements vscode.Disposable {
     this.mcp = new HostMcp(log, ctx.secrets, ctx.globalStorageUri);
     this.composer = new HostComposer(log, post, () => this.mcp.hub());
     this.guidance = new GuidanceControls(ctx.workspaceState, post);
-    this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? []);
+    this.customizations = new HostCustomizations(log, post, () => this.live.session?.events() ?? [], ctx.globalStorageUri);
     this.guidance.onShow(() => this.customizations.sessionChanged());
     this.live = new LiveLink({ state, store: this.store, services: this.services, composer: this.composer, guidance: this.guidance, approver: this.approver, log, pushState });
     this.handBacks = new HandBacks({ state, dir: () => this.store.dir(), run: (act) => this.run(act), log, open: (id) => this.openSession(id), history: () => this.historyList.list() });

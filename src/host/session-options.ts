@@ -17,7 +17,7 @@ import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { sessionRecipe } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError, type SessionSettings } from "../node/session-settings";
 import { vscodeSessionValues } from "./host-services";
-import { type ApiKeys, needsKey, providerConfig, readSettings, type HostSettings } from "./settings";
+import { type ApiKeys, needsKey, providerConfig, readSettings, rooStorageOf, type HostSettings } from "./settings";
 import { withTiming } from "./timed-provider";
 import { createVscodeLmProvider } from "./vscode-lm-provider";
 import { createVscodeWorkspaceFs } from "./workspace-fs";
@@ -37,7 +37,8 @@ export interface SessionOptionsDeps {
   /** Whether the user is typing (a file shown for its language server then goes beside that editor). */
   typing?: TypingWatch;
   /** The window's Node services (the watched permission engine, hooks, command runners), its session folder and terminal mirror (host-services.ts). */
-  services?: () => { services: NodeServices; sessionDir: string; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
+  services?: () =>
+    { services: NodeServices; sessionDir: string; globalStorage?: vscode.Uri; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
   /** Extensions of each new session (MCP servers' tools, from the settings files the session's settings reader read). */
   extensions?: (settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps) => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
@@ -73,7 +74,7 @@ export class SessionOptionsBuilder {
       sessionDir: parts.sessionDir,
       trusted,
       localFiles: folder.uri.scheme === "file",
-      vscode: { ...vscodeSessionValues(), maxTurns: s.maxTurns },
+      vscode: { ...vscodeSessionValues(), maxTurns: s.maxTurns, ...rooStorageOf(parts.globalStorage) },
     }).catch((err: unknown) => {
       throw err instanceof SessionSettingsError ? new UserFacingError(err.message) : err;
     });

@@ -7,6 +7,7 @@ import type { ProviderConfig } from "../core/providers/types";
 import { DEFAULT_MODELS as CORE_DEFAULT_MODELS } from "../core/providers/defaults";
 import { mergeLayers, nestVscodeKeys, type MergedSettings, type SettingsLayer } from "../core/settings/keys";
 import { readSettings as readAllSettings, type ReadSettings } from "../node/settings/reader";
+import { rooStorageBeside, type RooStorage } from "../node/roo-storage";
 
 export type HostProviderId = "anthropic" | "openai" | "openai-compatible" | "vscode-lm";
 export const PROVIDERS: readonly HostProviderId[] = ["anthropic", "openai", "openai-compatible", "vscode-lm"];
@@ -57,6 +58,18 @@ const KEYS = [
 ] as const;
 /** Restricted Mode ignores a workspace's values of these (package.json capabilities.untrustedWorkspaces). */
 const RESTRICTED = new Set<string>(["provider", "baseUrl"]);
+
+/**
+ * Where this VS Code's Roo Code keeps its global custom modes: Roo's global storage folder (the
+ * sibling of Yoke's own, so `--user-data-dir`, profiles and a remote's user data are followed) and
+ * Roo's `roo-cline.customStoragePath` — the user's own value only: a workspace's could point the
+ * user's modes (and their hooks and servers, trusted as the user's) at a folder of the repository.
+ */
+export function rooStorageOf(yokeGlobalStorage: vscode.Uri | undefined): { rooStorage: RooStorage } | undefined {
+  if (yokeGlobalStorage?.scheme !== "file") return undefined;
+  const custom = vscode.workspace.getConfiguration("roo-cline").inspect<string>("customStoragePath")?.globalValue;
+  return { rooStorage: { globalStorage: rooStorageBeside(yokeGlobalStorage.fsPath), ...(typeof custom === "string" && custom.trim() ? { customStoragePath: custom } : {}) } };
+}
 
 /**
  * The yoke.* configuration, the user's scope and the workspace's (workspace and folder values,

@@ -3,12 +3,14 @@
  * reads them) and the enabled plugins' `agents/` folders; the workspace's own folders are read
  * through the workspace file system by the core (workspaceAgentFiles), so Remote-SSH works.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants as fsConstants, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir, platform as osPlatform } from "node:os";
 import { basename, join, relative, sep } from "node:path";
+import { ROO_EXTENSION, type RooStorage } from "./roo-storage";
 import type { AgentFile, AgentOrigin } from "../core/subagents/agents";
 import { agentStem } from "../core/subagents/agents";
-import { rooModeAgentFiles } from "../core/subagents/roo-modes";
+import { modeRules, rooModeAgentFiles, type ModeRule, type ProjectModeRules } from "../core/subagents/roo-modes";
+import { parseJsonc } from "../core/settings/jsonc";
 import { readOwnedFile } from "./owned-file";
 
 const MAX_FILES = 500;
@@ -91,39 +93,129 @@ export function userAgentFolders(home = homedir()): AgentFolder[] {
   return [{ path: join(home, ".claude", "agents"), origin: "user", label: "~/.claude/agents" }];
 }
 
-/** Roo Code's extension id: its global storage folder in VS Code's user data. */
-const ROO_EXTENSION = "rooveterinaryinc.roo-cline";
+export { ROO_EXTENSION, rooStorageBeside, type RooStorage } from "./roo-storage";
 /** VS Code builds whose user data Roo may keep its settings in. */
 const VSCODE_BUILDS = ["Code", "Code - Insiders", "VSCodium"];
 
 /**
- * Where Roo Code keeps its global custom modes: `settings/custom_modes.yaml` (older versions:
- * `custom_modes.json`) in its VS Code global storage folder — `~/.config/Code/User/globalStorage/
- * rooveterinaryinc.roo-cline` on Linux ($XDG_CONFIG_HOME when set), `~/Library/Application
- * Support/Code/User/globalStorage/…` on macOS, `%APPDATA%\Code\User\globalStorage\…` on
- * Windows; Insiders and VSCodium the same under their own names. `userData` (the panel: the
- * running VS Code's user data folder) is looked in first.
+ * Roo Code's storage base as Roo picks it: the custom storage path when it is set and Roo could
+ * write there (Roo makes the folder and tries a write, and falls back to its global storage
+ * otherwise — read-only here: an existing folder this user may write to), else the default.
  */
-export function rooGlobalModesCandidates(opts: { home?: string; platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; userData?: string } = {}): string[] {
+function rooBase(defaultPath: string, custom: string | undefined): string {
+  if (!custom?.trim()) return defaultPath;
+  try {
+    if (statSync(custom).isDirectory()) {
+      accessSync(custom, fsConstants.W_OK);
+      return custom;
+    }
+  } catch {
+    // not usable: Roo falls back to its global storage
+  }
+  return defaultPath;
+}
+
+/** `roo-cline.customStoragePath` from a VS Code user settings.json (the CLI: no VS Code to ask). */
+function customStorageIn(settingsJson: string): string | undefined {
+  try {
+    const r = parseJsonc(readFileSync(settingsJson, "utf8"));
+    const v = r.ok && r.value && typeof r.value === "object" ? (r.value as Record<string, unknown>)["roo-cline.customStoragePath"] : undefined;
+    return typeof v === "string" && v.trim() ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RooModesOptions {
+  home?: string;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  /** The running VS Code's Roo storage (the extension host): only it is read. */
+  storage?: RooStorage;
+}
+
+/**
+ * Where Roo Code keeps its global custom modes: `settings/custom_modes.yaml` (older versions:
+ * `custom_modes.json`) in its storage base (rooBase). The extension host knows the running VS
+ * Code's (`storage`): only that one. The CLI looks where each VS Code build keeps it —
+ * `~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline` on Linux ($XDG_CONFIG_HOME when
+ * set), `~/Library/Application Support/Code/User/globalStorage/…` on macOS,
+ * `%APPDATA%\Code\User\globalStorage\…` on Windows, Insiders and VSCodium the same under their
+ * own names — each with the `roo-cline.customStoragePath` of that build's user settings.json.
+ */
+export function rooGlobalModesCandidates(opts: RooModesOptions = {}): string[] {
   const home = opts.home ?? homedir();
   const env = opts.env ?? process.env;
   const plat = opts.platform ?? osPlatform();
-  const base = plat === "darwin" ? join(home, "Library", "Application Support") : plat === "win32" ? env.APPDATA || join(home, "AppData", "Roaming") : env.XDG_CONFIG_HOME || join(home, ".config");
-  const dataDirs = [...(opts.userData ? [opts.userData] : []), ...VSCODE_BUILDS.map((b) => join(base, b))];
+  const bases: string[] = [];
+  if (opts.storage?.globalStorage || opts.storage?.customStoragePath) {
+    const def = opts.storage.globalStorage;
+    const base = def ? rooBase(def, opts.storage.customStoragePath) : opts.storage.customStoragePath!;
+    bases.push(base);
+  } else {
+    const root = plat === "darwin" ? join(home, "Library", "Application Support") : plat === "win32" ? env.APPDATA || join(home, "AppData", "Roaming") : env.XDG_CONFIG_HOME || join(home, ".config");
+    for (const b of VSCODE_BUILDS) {
+      const user = join(root, b, "User");
+      bases.push(rooBase(join(user, "globalStorage", ROO_EXTENSION), customStorageIn(join(user, "settings.json"))));
+    }
+  }
   const out: string[] = [];
-  for (const d of dataDirs) for (const f of ["custom_modes.yaml", "custom_modes.json"]) out.push(join(d, "User", "globalStorage", ROO_EXTENSION, "settings", f));
+  for (const d of bases) for (const f of ["custom_modes.yaml", "custom_modes.json"]) out.push(join(d, "settings", f));
   return [...new Set(out)];
 }
 
 const tilde = (abs: string, home: string) => (abs.startsWith(home + sep) ? `~/${relative(home, abs).split(sep).join("/")}` : abs);
 
+/** The files of `dir` and its sub-folders (bounded), in name order, as Roo reads a rules folder. */
+function ruleFilesIn(dir: string, depth = 0, out: string[] = []): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    if (out.length >= MAX_FILES) break;
+    const f = join(dir, n);
+    let st;
+    try {
+      st = statSync(f);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory() && depth < 4) ruleFilesIn(f, depth + 1, out);
+    else if (st.isFile() && /\.(md|mdc|txt)$/i.test(n)) out.push(f);
+  }
+  return out;
+}
+
+/** A mode's rules in `~/.roo/rules-{slug}/` (Roo's global rules folder for the mode). */
+export function userModeRules(home = homedir()): (slug: string) => Promise<ModeRule[]> {
+  return async (slug) => {
+    const rules: ModeRule[] = [];
+    for (const f of ruleFilesIn(join(home, ".roo", `rules-${slug}`))) {
+      try {
+        if (statSync(f).size > MAX_BYTES) rules.push({ display: tilde(f, home), problem: `not read: larger than ${MAX_BYTES / 1024} KB` });
+        else {
+          const text = readFileSync(f, "utf8");
+          if (!text.startsWith("#!")) rules.push({ display: tilde(f, home), text });
+        }
+      } catch {
+        // unreadable: left out
+      }
+    }
+    return rules;
+  };
+}
+
 /**
- * Roo Code's global custom modes (every VS Code build's file found; within one, the YAML file, else
- * the JSON one) as the user's agents: a project's `.roomodes` mode of the same slug wins (Roo's
- * order: project, then global), as a project agent wins over a user agent. Each global mode's rules
- * are `~/.roo/rules-{slug}/` (Roo's global rules folder for the mode).
+ * Roo Code's global custom modes (within one storage base, the YAML file, else the JSON one) as the
+ * user's agents: a project's `.roomodes` mode of the same slug wins (Roo's order: project, then
+ * global), as a project agent wins over a user agent. Each mode's rules are Roo's for a mode
+ * (modeRules): `~/.roo/rules-{slug}/`, then the project's `.roo/rules-{slug}/` (read through the
+ * workspace, as guidance is), else the project's `.roorules-{slug}`.
  */
-export async function globalRooModeFiles(opts: { home?: string; platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; userData?: string } = {}): Promise<AgentFile[]> {
+export async function globalRooModeFiles(opts: RooModesOptions & { project?: ProjectModeRules } = {}): Promise<AgentFile[]> {
   const home = opts.home ?? homedir();
   const out: AgentFile[] = [];
   const doneDirs = new Set<string>();
@@ -151,34 +243,8 @@ export async function globalRooModeFiles(opts: { home?: string; platform?: NodeJ
     }
     doneDirs.add(dir);
     const display = tilde(abs, home);
-    const { files, problems } = await rooModeAgentFiles({
-      text,
-      display,
-      path: abs,
-      origin: "user",
-      rules: async (slug) => {
-        const rulesDir = join(home, ".roo", `rules-${slug}`);
-        let names: string[];
-        try {
-          names = readdirSync(rulesDir).sort();
-        } catch {
-          return [];
-        }
-        const rules: Array<{ display: string; text: string } | { display: string; problem: string }> = [];
-        for (const n of names) {
-          if (!/\.(md|mdc|txt)$/i.test(n)) continue;
-          const f = join(rulesDir, n);
-          try {
-            if (!statSync(f).isFile()) continue;
-            if (statSync(f).size > MAX_BYTES) rules.push({ display: tilde(f, home), problem: `not read: larger than ${MAX_BYTES / 1024} KB` });
-            else rules.push({ display: tilde(f, home), text: readFileSync(f, "utf8") });
-          } catch {
-            // unreadable: left out
-          }
-        }
-        return rules;
-      },
-    });
+    const user = userModeRules(home);
+    const { files, problems } = await rooModeAgentFiles({ text, display, path: abs, origin: "user", rules: (slug) => modeRules(slug, user, opts.project) });
     out.push(...files);
     if (problems.length) out.push({ display, text: "", origin: "user", format: "claude", stem: basename(abs), notes: problems, skip: true });
   }

@@ -20,7 +20,8 @@ import type { HookGroupConfig, LoadedSource } from "../core/permissions/types";
 import { loadAgents, workspaceAgentFiles } from "../core/subagents/agents";
 import { findStyle } from "../core/output-styles";
 import { loadNodeCommands, loadNodeOutputStyles, outputStyleSetting } from "./custom-commands";
-import { folderAgentFiles, globalRooModeFiles, userAgentFolders } from "./custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders, userModeRules, type RooStorage } from "./custom-agents";
+import { projectModeRules } from "../core/subagents/roo-modes";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { loadMcpConfig } from "./mcp/config-files";
 import { createNodeWorkspaceFs } from "./node-fs";
@@ -156,6 +157,8 @@ export interface ListOptions {
   builtinDir?: string | null;
   /** Read the workspace's files with synchronous calls (the CLI; never the extension host): createNodeWorkspaceFs's `syncReads`. */
   syncReads?: boolean;
+  /** Where the running VS Code's Roo Code keeps its global modes (the panel); the CLI looks in the usual places. */
+  rooStorage?: RooStorage;
 }
 
 const posix = (p: string) => p.split(sep).join("/");
@@ -220,7 +223,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       : { state: "overridden" as const, why: "another entry of the same kind and name (the workspace's over the user's over the built-in one) is used instead" };
     let state: CustomizationState = base.state;
     let why = base.why;
-    let inForce = ALWAYS_IN_FORCE.has(base.state) && !e.dir;
+    let inForce = ALWAYS_IN_FORCE.has(base.state) && (!e.dir || !!e.above);
     const sent = session.sent.get(e.id);
     if (o.events && effective.has(e)) {
       if (sent && !sent.listed) {
@@ -234,7 +237,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       } else if (sent?.listed) {
         inForce = true;
         why = `listed to the model in this session (${sent.reasons.join("; ")}); ${base.why}`;
-      } else if (base.state === "always" && !e.dir) {
+      } else if (base.state === "always" && (!e.dir || e.above)) {
         inForce = false;
         why = `not sent yet in this session; ${base.why}`;
       }
@@ -300,7 +303,11 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
   for (const p of styles.problems) problem(p.path, p.message, p.line);
 
   // --- custom agents ---
-  const agentFiles = [...(await workspaceAgentFiles(fs)), ...folderAgentFiles([...userAgentFolders(home), ...pluginAgentFolders(scope)]), ...(await globalRooModeFiles({ home }))];
+  const agentFiles = [
+    ...(await workspaceAgentFiles(fs, undefined, userModeRules(home))),
+    ...folderAgentFiles([...userAgentFolders(home), ...pluginAgentFolders(scope)]),
+    ...(await globalRooModeFiles({ home, ...(o.rooStorage ? { storage: o.rooStorage } : {}), project: projectModeRules(fs) })),
+  ];
   const loaded = loadAgents(agentFiles);
   const agentPaths = new Map(agentFiles.map((f) => [f.display, f.path]));
   for (const a of loaded.agents) {

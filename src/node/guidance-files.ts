@@ -3,11 +3,11 @@
  * also in Remote-SSH): the built-in lessons shipped with Yoke and the user's own lessons, skills
  * and memory files under the home folder.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { addKnownFrontmatter } from "../core/guidance/frontmatter";
-import type { GuidanceFile, GuidanceFiles } from "../core/guidance/types";
+import type { GuidanceFile, GuidanceFiles, RuleAbove } from "../core/guidance/types";
 import { NotOwnedFile, readOwnedFile } from "./owned-file";
 
 const MAX_DEPTH = 6;
@@ -85,6 +85,9 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
     async read(path) {
       return read(path);
     },
+    async rulesAbove(root) {
+      return windsurfRulesAbove(root, home);
+    },
     async list() {
       const out: GuidanceFile[] = [];
       // `owner`: a plugin's folder, which its files must not leave (a link out of it is a problem, not a read).
@@ -142,4 +145,57 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       return out;
     },
   };
+}
+
+/** Largest rule file read above the workspace (Windsurf truncates a rule at a few thousand characters). */
+const MAX_RULE_BYTES = 64 * 1024;
+
+/**
+ * The top of the git repository `dir` is in, found as git finds it (the nearest folder up with a
+ * `.git` folder or file); undefined outside a repository.
+ */
+export function gitTopOf(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * Windsurf's `.windsurf/rules/**\/*.md` of the folders above `root` up to its repository's top
+ * (the repository's top first). Each is read as a plugin's file is (readOwnedFile): a regular file
+ * whose real path stays inside the repository, never a secret; a file that is not is a problem.
+ */
+export function windsurfRulesAbove(root: string, home: string = homedir()): RuleAbove[] {
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch {
+    return [];
+  }
+  const top = gitTopOf(real);
+  if (!top || top === real) return [];
+  const dirs: string[] = [];
+  for (let d = dirname(real); ; d = dirname(d)) {
+    dirs.unshift(d);
+    if (d === top || dirname(d) === d) break;
+  }
+  const out: RuleAbove[] = [];
+  for (const dir of dirs) {
+    for (const abs of walk(join(dir, ".windsurf", "rules"), (n) => /\.md$/i.test(n))) {
+      const display = posix(relative(real, abs));
+      const base = { path: posix(abs), dir: posix(dir), display };
+      try {
+        if (statSync(abs).size > MAX_RULE_BYTES) {
+          out.push({ ...base, real: posix(abs), text: "", problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` });
+          continue;
+        }
+        const text = readOwnedFile(abs, top, home);
+        if (text !== undefined) out.push({ ...base, real: posix(realpathSync(abs)), text });
+      } catch (err) {
+        out.push({ ...base, real: posix(abs), text: "", problem: err instanceof NotOwnedFile ? err.message : `could not be read: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    }
+  }
+  return out;
 }

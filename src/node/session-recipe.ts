@@ -197,6 +197,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient }, // an agent's own `mcpServers`
       isolation: { sessionDir: s.sessionDir, home: s.home, workspace: (root) => worktreeWorkspace(s, host, root) }, // an agent's `isolation: worktree`
       ...(host.deliver ? { deliver: host.deliver } : {}), // `background: true` agents hand back (the panel)
+      ...(s.rooStorage ? { rooStorage: s.rooStorage } : {}), // Roo Code's global modes: this VS Code's storage
     }),
     nodeCustomCommandsExtension(
       { ...s, extraSources: pluginCommandSources(plugins) },
@@ -207,7 +208,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         warn: host.warn,
         ...(host.editor ? { editor: host.editor } : {}),
         ...(host.askInput ? { askInput: host.askInput } : {}),
-        agents: async (session) => (await sessionAgents(session, s.home, pluginAgentFolders(plugins))).agents, // a prompt file's `agent`
+        agents: async (session) => (await sessionAgents(session, s.home, pluginAgentFolders(plugins), s.rooStorage)).agents, // a prompt file's `agent`
       },
     ), // custom slash commands
     nodeOutputStylesExtension(s, outputStyle), // /output-style NAME during a session

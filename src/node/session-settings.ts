@@ -23,6 +23,7 @@ import { parseTelemetrySettings, type TelemetrySettings } from "../core/telemetr
 import type { SandboxSettings } from "./commands/session-runner";
 import { invalidKey } from "./settings/key-options";
 import { problemLines, readSettings, readUserSettings } from "./settings/reader";
+import type { RooStorage } from "./roo-storage";
 
 /** A setting that cannot work (a bad fallback model, budget, architect value): the message says what to fix. */
 export class SessionSettingsError extends Error {}
@@ -49,6 +50,8 @@ export interface VscodeSessionValues {
    */
   config?: { user: Record<string, unknown>; workspace: Record<string, unknown> };
   maxTurns?: number;
+  /** Where this VS Code's Roo Code keeps its global custom modes (its storage folder, `roo-cline.customStoragePath`). */
+  rooStorage?: RooStorage;
 }
 
 /** What the CLI's flags set (they win over the settings files). */
@@ -118,6 +121,8 @@ export interface SessionSettings {
   settingsFiles: readonly LoadedSource[];
   /** The output style chosen for the session (--output-style); else the settings files' `outputStyle` applies. */
   outputStyle?: string;
+  /** Where the running VS Code's Roo Code keeps its global custom modes (the panel); the CLI looks in the usual places. */
+  rooStorage?: RooStorage;
 }
 
 function asSettingsError<T>(f: () => T): T {
@@ -192,6 +197,7 @@ export async function readSessionSettings(inputs: SessionSettingsInputs): Promis
     problems,
     settingsFiles: r.files,
     ...(flags.outputStyle ? { outputStyle: flags.outputStyle } : {}),
+    ...(v?.rooStorage ? { rooStorage: v.rooStorage } : {}),
   };
   const budgets = plain(r.budgets);
   if (inputs.offline) return { ...base, maxTurns: flags.maxTurns ?? v?.maxTurns, fallbackModels: [], budgets: {} };

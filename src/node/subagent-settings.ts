@@ -14,7 +14,8 @@ import { agentMcpRegistry } from "./mcp/agent-hubs";
 import { DEFAULT_SUBAGENT_SETTINGS, loadAgents, subagentsExtension, type SubagentOptions, type SubagentSettings } from "../core/subagents";
 import { workspaceAgentFiles } from "../core/subagents/agents";
 import type { Provider } from "../core/providers/types";
-import { folderAgentFiles, globalRooModeFiles, userAgentFolders, type AgentFolder } from "./custom-agents";
+import { folderAgentFiles, globalRooModeFiles, userAgentFolders, userModeRules, type AgentFolder, type RooStorage } from "./custom-agents";
+import { projectModeRules } from "../core/subagents/roo-modes";
 import { isolatedAgentRun, type IsolationHost } from "./background/isolated-agent";
 import type { Extension } from "../core/extensions/types";
 import { effectiveEntries, loadGuidance } from "../core/guidance";
@@ -36,7 +37,7 @@ export async function readSubagentSettings(cwd: string, opts: string | KeyReadOp
 
 /** The subagents extension with the settings of the folder `cwd`; its problems go to `warn` when given (the CLI prints every settings problem in one place). */
 export async function nodeSubagentsExtension(cwd: string, warn?: (message: string) => void, opts: KeyReadOptions & CustomAgentOptions = {}): Promise<Extension> {
-  const { agentFolders, model, skillDirs, mcp, isolation, deliver, ...keyOpts } = opts;
+  const { agentFolders, model, skillDirs, mcp, isolation, deliver, rooStorage, ...keyOpts } = opts;
   const { settings, problems } = await readSubagentSettings(cwd, keyOpts);
   if (warn) for (const p of problems) warn(`settings: ${p}`);
   return subagentsExtension({
@@ -103,7 +104,7 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
         }
       : {}),
     agents: async (session) => {
-      const { agents, problems: agentProblems } = await sessionAgents(session, opts.home, agentFolders);
+      const { agents, problems: agentProblems } = await sessionAgents(session, opts.home, agentFolders, rooStorage);
       if (warn) for (const p of agentProblems) warn(`agents: ${p.message}`);
       return agents;
     },
@@ -115,11 +116,18 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
  * plugins' from this machine; Roo Code's global custom modes are the user's (a .roomodes mode of
  * the same slug wins). The task tool and a Copilot prompt file's `agent` both read them here.
  */
-export async function sessionAgents(session: Pick<SessionInfo, "services">, home?: string, agentFolders?: readonly AgentFolder[]): Promise<{ agents: AgentDefinition[]; problems: AgentProblem[] }> {
+export async function sessionAgents(
+  session: Pick<SessionInfo, "services">,
+  home?: string,
+  agentFolders?: readonly AgentFolder[],
+  rooStorage?: RooStorage,
+): Promise<{ agents: AgentDefinition[]; problems: AgentProblem[] }> {
+  const { fs, access } = session.services;
+  // A Roo mode's rules: ~/.roo/rules-{slug}/ and the project's .roo/rules-{slug}/ (modeRules), for a .roomodes mode and a global one alike.
   const files = [
-    ...(await workspaceAgentFiles(session.services.fs, session.services.access)),
+    ...(await workspaceAgentFiles(fs, access, userModeRules(home))),
     ...folderAgentFiles([...userAgentFolders(home), ...(agentFolders ?? [])]),
-    ...(await globalRooModeFiles({ ...(home ? { home } : {}) })),
+    ...(await globalRooModeFiles({ ...(home ? { home } : {}), ...(rooStorage ? { storage: rooStorage } : {}), project: projectModeRules(fs, access) })),
   ];
   return loadAgents(files);
 }
@@ -150,4 +158,6 @@ export interface CustomAgentOptions {
   isolation?: IsolationHost;
   /** The host delivers a finished background agent's result as a turn of its own (SubagentOptions.deliver); without it, the parent's turn waits. */
   deliver?: SubagentOptions["deliver"];
+  /** Where the running VS Code's Roo Code keeps its global modes (the extension host); the CLI looks in the usual places. */
+  rooStorage?: RooStorage;
 }

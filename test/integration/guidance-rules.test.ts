@@ -2,7 +2,8 @@
 // model over real HTTP): what reached the model (the request bodies) and when. Issue 23's "Wrong"
 // list: listed rules reach the model, @name injects, Cline workflows/hooks are not rules, each file
 // once per session, a total guidance budget, nested .cursor/rules, .claude/rules and Roo's rules.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -291,6 +292,54 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; state: string; why: string }> };
     expect(out.entries.find((e) => e.source === "api/.windsurf/rules/always.md")).toMatchObject({ why: expect.stringContaining("under api/") });
     expect(out.entries.find((e) => e.source === "api/.windsurf/rules/plain.md")).toMatchObject({ state: "manual" });
+  });
+
+  it("Windsurf's rules of the folders above the workspace, up to the git root (Windsurf's discovery): in force for the workspace with their trigger, globs relative to their folder; nothing past the git root, of a sibling folder, or through a link out", async () => {
+    const outer = tree({
+      ".windsurf/rules/outside.md": "---\ntrigger: always_on\n---\nWS-PAST-GIT-ROOT\n",
+      "secret.txt": "WS-LINKED-OUT\n",
+      "repo/.windsurf/rules/always.md": "---\ntrigger: always_on\n---\nWS-ABOVE-ALWAYS\n",
+      "repo/.windsurf/rules/ts.md": "---\ntrigger: glob\nglobs: packages/web/src/**/*.ts\n---\nWS-ABOVE-GLOB\n",
+      "repo/.windsurf/rules/decide.md": "---\ntrigger: model_decision\ndescription: Monorepo release policy\n---\nWS-ABOVE-REQ\n",
+      "repo/.windsurf/rules/plain.md": "WS-ABOVE-NO-TRIGGER\n",
+      "repo/.windsurf/rules/run.md": "#!/bin/sh\necho WS-ABOVE-SCRIPT\n",
+      "repo/packages/.windsurf/rules/mid.md": "---\ntrigger: always_on\n---\nWS-MID-ALWAYS\n",
+      "repo/other/.windsurf/rules/sibling.md": "---\ntrigger: always_on\n---\nWS-SIBLING\n",
+      "repo/packages/web/AGENTS.md": "WEB\n",
+      "repo/packages/web/src/a.ts": "export const a = 1;\n",
+      "repo/packages/web/README.md": "web\n",
+    });
+    symlinkSync(join(outer, "secret.txt"), join(outer, "repo/.windsurf/rules/linked.md"));
+    execFileSync("git", ["init", "-q", join(outer, "repo")]);
+    const ws = join(outer, "repo/packages/web");
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] },
+      { text: "done" },
+    ]);
+    const first = convo(requests[0]!);
+    expect(first).toContain("WS-ABOVE-ALWAYS");
+    expect(first).toContain("WS-MID-ALWAYS");
+    expect(first).toContain("- decide: Monorepo release policy");
+    expect(first).not.toContain("WS-ABOVE-GLOB");
+    // The glob is relative to the folder of the rules (the repository's top): it fires on src/a.ts, not on README.md.
+    expect(added(requests, 1)).not.toContain("WS-ABOVE-GLOB");
+    expect(added(requests, 2)).toContain("WS-ABOVE-GLOB");
+    const all = requests.map(convo).join("\n");
+    for (const never of ["WS-PAST-GIT-ROOT", "WS-SIBLING", "WS-LINKED-OUT", "WS-ABOVE-NO-TRIGGER", "WS-ABOVE-SCRIPT"]) expect(all).not.toContain(never);
+    expect(count(convo(requests.at(-1)!), "WS-ABOVE-ALWAYS")).toBe(1);
+    expectAppendOnly(requests);
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"]);
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; state: string; why: string }> };
+    expect(out.entries.find((e) => e.source === "../../.windsurf/rules/always.md")).toMatchObject({ state: "always", why: expect.stringContaining("first request") });
+    expect(out.entries.find((e) => e.source === "../../.windsurf/rules/plain.md")).toMatchObject({ state: "manual" });
+    expect(out.entries.some((e) => e.source.includes("outside.md") || e.source.includes("sibling.md"))).toBe(false);
+
+    // Not in a git repository: Windsurf searches no parent folder, nor does Yoke.
+    rmSync(join(outer, "repo/.git"), { recursive: true });
+    const plain = await session(ws, "hello", [{ text: "done" }]);
+    expect(convo(plain.requests[0]!)).not.toContain("WS-ABOVE-ALWAYS");
   });
 
   it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {

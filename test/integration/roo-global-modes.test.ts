@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer } from "../../src/demo/scripted-llm-server";
-import { globalRooModeFiles, rooGlobalModesCandidates } from "../../src/node/custom-agents";
+import { globalRooModeFiles, rooGlobalModesCandidates, rooStorageBeside } from "../../src/node/custom-agents";
 import { listCustomizations } from "../../src/node/customizations";
 import { ensureBuilt, runCli } from "../support/cli";
 import { scriptedRunArgs, subagentDepthOf, systemPromptOf, toldOf } from "../support/scripted-run";
@@ -61,11 +61,24 @@ const PROJECT_MODES = [
 ].join("\n");
 
 function setup() {
-  const w = createWorkspaceWithHome("yoke-roo-global-", { ".roomodes": PROJECT_MODES, "locales/en.json": '{"hi":"Hello"}\n' }, temps, { realpath: true });
+  const w = createWorkspaceWithHome(
+    "yoke-roo-global-",
+    {
+      ".roomodes": PROJECT_MODES,
+      "locales/en.json": '{"hi":"Hello"}\n',
+      // The project's rules for the global mode (Roo reads .roo/rules-{slug}/ of the workspace for every mode, sub-folders too).
+      ".roo/rules-translator/style/02-glossary.md": "Translate 'tide' as 'marée'. PROJECT-TRANSLATOR-RULE\n",
+    },
+    temps,
+    { realpath: true },
+  );
   mkdirSync(join(w.home, SETTINGS), { recursive: true });
   writeFileSync(join(w.home, SETTINGS, "custom_modes.yaml"), GLOBAL_MODES);
   mkdirSync(join(w.home, ".roo/rules-translator"), { recursive: true });
   writeFileSync(join(w.home, ".roo/rules-translator/01-tone.md"), "Keep the tone informal. GLOBAL-TRANSLATOR-RULE\n");
+  // The user's rules for the project's mode (~/.roo/rules-{slug}/ applies to a .roomodes mode too).
+  mkdirSync(join(w.home, ".roo/rules-security-review"), { recursive: true });
+  writeFileSync(join(w.home, ".roo/rules-security-review/01-owasp.md"), "Check the OWASP top ten. USER-REVIEW-RULE\n");
   return w;
 }
 
@@ -135,6 +148,10 @@ describe("Roo Code's global custom modes", () => {
     const children = server.requests.filter((q) => subagentDepthOf(q) === 1);
     const translator = systemPromptOf(children.find((q) => systemPromptOf(q).includes("GLOBAL-TRANSLATOR-ROLE"))!);
     expect(translator).toContain("GLOBAL-TRANSLATOR-RULE");
+    // Roo's order for a mode's rules: the user's folder, then the project's.
+    expect(translator).toContain("PROJECT-TRANSLATOR-RULE");
+    expect(translator.indexOf("GLOBAL-TRANSLATOR-RULE")).toBeLessThan(translator.indexOf("PROJECT-TRANSLATOR-RULE"));
+    expect(translator).toContain("Rules of this mode (.roo/rules-translator/style/02-glossary.md)");
     expect(translator).toContain("Edit only files whose path matches /^locales/.*\\.json$/ (Locale files); other edits are refused.");
     // Its fileRegex holds: the locale file landed, the source file did not.
     expect(readFileSync(join(w.cwd, "locales/fr.json"), "utf8")).toBe('{"hi":"Salut"}\n');
@@ -142,5 +159,35 @@ describe("Roo Code's global custom modes", () => {
     // The reviewer that ran is the project's.
     expect(children.some((q) => systemPromptOf(q).includes("PROJECT-REVIEW-ROLE"))).toBe(true);
     expect(children.some((q) => systemPromptOf(q).includes("GLOBAL-REVIEW-ROLE"))).toBe(false);
+    expect(systemPromptOf(children.find((q) => systemPromptOf(q).includes("PROJECT-REVIEW-ROLE"))!)).toContain("USER-REVIEW-RULE");
   }, 180_000);
+
+  it("the running VS Code's storage (the panel): a --user-data-dir's Roo folder beside Yoke's, and roo-cline.customStoragePath when Roo could use it — and only those", async () => {
+    const w = setup();
+    // A VS Code started with --user-data-dir: Yoke's global storage is inside it, Roo's beside it.
+    const udd = join(w.base, "udd");
+    const yokeStorage = join(udd, "User/globalStorage/yoke.yoke");
+    const rooStorage = rooStorageBeside(yokeStorage);
+    expect(rooStorage).toBe(join(udd, "User/globalStorage/rooveterinaryinc.roo-cline"));
+    mkdirSync(join(rooStorage, "settings"), { recursive: true });
+    writeFileSync(join(rooStorage, "settings/custom_modes.yaml"), "customModes:\n  - slug: udd-mode\n    roleDefinition: From the user data dir. UDD-ROLE\n    groups: [read]\n");
+    const stems = async (storage: Parameters<typeof globalRooModeFiles>[0]) => (await globalRooModeFiles({ home: w.home, env: {}, ...storage })).map((f) => f.stem);
+    // Only the running VS Code's file: not ~/.config/Code's (another VS Code's Roo).
+    expect(await stems({ storage: { globalStorage: rooStorage } })).toEqual(["udd-mode"]);
+    // A custom storage path Roo can use replaces the folder.
+    const custom = join(w.base, "roo-custom");
+    mkdirSync(join(custom, "settings"), { recursive: true });
+    writeFileSync(join(custom, "settings/custom_modes.yaml"), "customModes:\n  - slug: custom-mode\n    roleDefinition: From the custom storage path.\n    groups: [read]\n");
+    expect(await stems({ storage: { globalStorage: rooStorage, customStoragePath: custom } })).toEqual(["custom-mode"]);
+    // One Roo cannot use (no such folder): Roo falls back to its global storage, and so does Yoke.
+    expect(await stems({ storage: { globalStorage: rooStorage, customStoragePath: join(w.base, "missing") } })).toEqual(["udd-mode"]);
+    // The CLI (no VS Code to ask): each build's user settings.json names its custom path (JSONC, as VS Code writes it).
+    writeFileSync(join(w.home, ".config/Code/User/settings.json"), `{\n  // Roo keeps its data here\n  "roo-cline.customStoragePath": ${JSON.stringify(custom)},\n}\n`);
+    expect(rooGlobalModesCandidates({ home: w.home, platform: "linux", env: {} })[0]).toBe(join(custom, "settings/custom_modes.yaml"));
+    expect(await stems({})).toEqual(["custom-mode"]);
+    // The listing the panel shows, with the panel's storage.
+    const l = await listCustomizations({ cwd: w.cwd, home: w.home, trusted: true, builtinDir: null, rooStorage: { globalStorage: rooStorage } });
+    expect(l.items.filter((i) => i.kind === "agent").map((a) => a.name)).toContain("udd-mode");
+    expect(l.items.filter((i) => i.kind === "agent").map((a) => a.name)).not.toContain("translator");
+  });
 });

@@ -67,6 +67,8 @@ interface Active {
   editLimit?: EditLimit;
   /** That agent's permissionMode, where it is stricter than the session's: each call is also checked in it. */
   agentMode?: { agent: string; mode: PermissionMode };
+  /** That agent's own hooks run with the session's for this run (SessionInfo.scopeHooks): cleared when it ends. */
+  hooks?: boolean;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -78,6 +80,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
       const end = async () => {
         const had = active;
         active = undefined;
+        if (had?.hooks) api.session.scopeHooks?.(undefined);
         if (had?.model && opts.useModel) await opts.useModel(undefined);
       };
       api.onEvent((e) => {
@@ -142,6 +145,34 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           // its instructions before the prompt, its tools (unless the prompt file lists its own: VS
           // Code's order is the prompt's tools, then the agent's), its model (unless the prompt's).
           underAgent = await promptAgent(api, opts, cmd.mode);
+          // The agent's own MCP servers start for a run of their own (task): this conversation's tool
+          // list is its cached prefix and cannot take them. Refused, saying so, rather than run without them.
+          const inline = Object.keys(underAgent?.mcpServers?.inline ?? {});
+          if (underAgent && inline.length) {
+            active = undefined;
+            return {
+              block: `/${cmd.name} runs as the "${underAgent.name}" agent (${underAgent.source}), which has MCP servers of its own (${inline.join(", ")}); they start only when the agent runs as a sub-agent, never inside this conversation, so /${cmd.name} was not run. Ask for the agent instead ("use the ${underAgent.name} agent to …"), or remove \`agent: ${cmd.mode}\` from ${relativePath(api.session.services.fs.root, cmd.path)}.`,
+            };
+          }
+          // Its own hooks run with the session's for this run, as through task — a repository agent's only in a trusted workspace.
+          if (underAgent?.hooks?.length) {
+            const allowed = underAgent.origin !== "project" || api.session.trusted;
+            if (allowed && api.session.scopeHooks) {
+              api.session.scopeHooks(underAgent.hooks);
+              active = { ...active, hooks: true };
+            }
+            api.record({
+              type: "extension",
+              name: CUSTOM_COMMANDS_EXTENSION,
+              point: "prompt.expand",
+              outcome: "decided",
+              detail: !allowed
+                ? `/${cmd.name}: not applied: the "${underAgent.name}" agent's hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`
+                : api.session.scopeHooks
+                  ? `/${cmd.name}: the "${underAgent.name}" agent's hooks run for this run`
+                  : `/${cmd.name}: not applied: the "${underAgent.name}" agent's hooks (this session has no hook engine)`,
+            });
+          }
           limit = underAgent ? agentLimit(underAgent, cmd.tools, api.session.tools()) : copilotToolLimit(cmd.mode, cmd.tools, api.session.tools());
           if (limit.allowed) active = { ...active, onlyTools: limit.allowed };
           // The agent's edit limit holds whatever tools the prompt file lists: they choose the

@@ -41,6 +41,12 @@ export interface SessionInfo {
    * approver, one at a time.
    */
   spawn(spec: ChildSessionSpec): Promise<ChildSession>;
+  /**
+   * Runs these Claude Code hook groups with the session's own hooks, through the same engine, until
+   * called again (undefined: none) — a Copilot prompt file's agent's `hooks` for its run. Absent
+   * when the session has no hook engine.
+   */
+  scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
 }
 
 /** What a child session gets besides what it inherits from its parent. */

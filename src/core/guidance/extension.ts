@@ -250,7 +250,7 @@ class GuidanceState {
     for (const e of this.entries) if (prefs.pinned.includes(e.id) && fresh(e)) cands.push({ e, reasons: ["pinned"], explicit: true });
     if (first) {
       for (const e of this.entries) {
-        if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && (e.kind === "memory" || !e.dir) && fresh(e) && !has(e)) cands.push({ e, reasons: ["always"] });
+        if ((e.kind === "memory" || e.kind === "rule") && e.activation === "always" && (e.kind === "memory" || !scopedBelow(e)) && fresh(e) && !has(e)) cands.push({ e, reasons: ["always"] });
       }
     }
     // Nested project memory and a sub-project's .cursor/rules and .windsurf/rules: folders of files touched for the first time, nearest first.
@@ -295,9 +295,7 @@ class GuidanceState {
     const records: InjectedRecord[] = [];
     const persisted: string[] = [];
     // The skill list first (it is how everything else is reached), within its own limit.
-    const catalog = first
-      ? this.entries.filter((e) => listable(e) && !(e.kind === "rule" && e.dir) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length))
-      : [];
+    const catalog = first ? this.entries.filter((e) => listable(e) && !scopedBelow(e) && !muted.has(e.id) && !this.listedSkills.has(e.id) && (e.kind !== "skill" || !e.match.globs.length)) : [];
     // What is sent in full now (named with @name, pinned) is not listed besides.
     const listed = [...catalog.map((e) => ({ e, reason: "listed" })), ...newListed.filter((x) => !muted.has(x.e.id) && !this.listedSkills.has(x.e.id))].filter((x) => !has(x.e));
     let catalogText: string | undefined;
@@ -490,11 +488,20 @@ export function renderCatalog(entries: GuidanceEntry[], budgetTokens: number, si
   return { text: [head, ...lines].join("\n"), shown };
 }
 
+/**
+ * A rule of a sub-folder's own rules folder (a sub-project's `.cursor/rules`, `.windsurf/rules`): it
+ * applies under that folder, from the first file touched there. A rule of a folder above the
+ * workspace folder (`above`) holds the whole folder: in force as a root rule is.
+ */
+function scopedBelow(e: GuidanceEntry): boolean {
+  return e.kind === "rule" && !!e.dir && !e.above;
+}
+
 /** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
 export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
   // The folder as people read it: the source up to its rules folder (nested rules) or file name (nested memory).
   const shown = e.kind === "rule" ? e.source.split(/\/\.(?:cursor|windsurf)\/rules\//)[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
-  const under = e.dir && e.kind === "rule" ? ` under ${shown}/` : "";
+  const under = scopedBelow(e) ? ` under ${shown}/` : "";
   const globs = e.match.globs.join(", ");
   if (e.kind === "lesson") {
     if (e.status !== "active") return { state: "inactive", why: `its status is ${e.status}: never sent` };
@@ -509,7 +516,7 @@ export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "gl
       : { state: "listed", why: `listed by description from the first request; the model loads it with ${LOAD_SKILL}, the user with @${e.name}` };
   switch (e.activation) {
     case "always":
-      return e.dir && e.kind === "rule"
+      return scopedBelow(e)
         ? { state: "always", why: `sent when a file${under} is first read or edited` }
         : { state: "always", why: "sent with the first request (within the guidance budget; left out ones are named to the model)" };
     case "folder":

@@ -10,7 +10,7 @@ import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
 import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
-import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet } from "./types";
+import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
 export const LESSON_DIR = ".yoke/lessons";
@@ -230,6 +230,12 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     }
     // Rules.
     for (const p of await loadRuleFiles(fs, root, root, opts.access, c.excluded)) c.add(p);
+    // Windsurf's rules of the folders above this one, up to the git repository's top (Windsurf's discovery).
+    const above = await (opts.files?.rulesAbove?.(root) ?? Promise.resolve([])).catch((err: unknown) => {
+      c.fail(`${root}/..`, err);
+      return [];
+    });
+    for (const r of above) c.add(await ruleAbove(r, opts.access, c.excluded));
     if (search) {
       const tracked = await trackedIn.get(root);
       const nested = nestedDirs(
@@ -263,6 +269,30 @@ function withReal(p: Parsed, real: string, collection?: string): Parsed {
     if (collection !== undefined && p.entry.kind === "rule") p.entry.collection = collection;
     if (p.entry.parts?.[0]) p.entry.parts[0].path = real;
   }
+  return p;
+}
+
+/**
+ * A Windsurf rule of a folder above the workspace folder (GuidanceFiles.rulesAbove): the
+ * repository's, so read as the workspace's rules are — never a Read-denied file or a secret, a script
+ * left out — and scoped to its folder (its globs relative to it), which holds the whole workspace
+ * folder: an always-on one is in force from the first request.
+ */
+async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed> {
+  if (r.problem) return { problems: [{ path: r.path, message: r.problem }] };
+  for (const p of new Set([r.path, r.real])) {
+    const denied = await access?.deniedBy("Read", p).catch(() => null);
+    if (denied) return { problems: [{ path: r.path, message: `not read: reading it is denied by ${denied}` }] };
+    const secret = secretToRead(p);
+    if (secret) return { problems: [{ path: r.path, message: `not read: it is a secret (${secret}); guidance never brings one into the conversation` }] };
+  }
+  if (isScript(r.text)) {
+    excluded.push({ path: r.path, source: r.display, why: "an executable script (it starts with #!) or a binary file, not a rule: never sent to the model" });
+    return { problems: [] };
+  }
+  const collection = r.display.replace(/\/\.windsurf\/rules\/.*$/, "/.windsurf/rules");
+  const p = withReal(parseRule({ path: r.path, source: r.display, origin: "workspace", text: r.text }, "windsurf", r.dir), r.real, collection);
+  if (p.entry) p.entry.above = true;
   return p;
 }
 

@@ -60,6 +60,8 @@ export interface GuidanceEntry {
   includes?: string[];
   /** Rules: the folder (or file) of the collection it came from, for ranking under the budget (`.cursor/rules`). */
   collection?: string;
+  /** A rule of a folder above the workspace folder (Windsurf's, up to the git root): its `dir` holds the whole folder. */
+  above?: boolean;
 }
 
 /** A file found where guidance lives that is not guidance (a Cline workflow or hook, a Roo rule of another mode). */
@@ -112,6 +114,27 @@ export interface GuidanceFiles {
   read?(path: string): Promise<string | undefined>;
   /** The user's home folder (absolute), for `@~/` imports and `~` in sources. */
   home?: string;
+  /**
+   * Windsurf's rules of the folders above a workspace folder, up to the top of its git repository
+   * (Windsurf searches up to the git root): each `.windsurf/rules` file of those folders, with the
+   * folder it belongs to. None when the folder is the repository's top or in no repository.
+   */
+  rulesAbove?(root: string): Promise<RuleAbove[]>;
+}
+
+/** A rule file of a folder above a workspace folder (GuidanceFiles.rulesAbove). */
+export interface RuleAbove {
+  /** Absolute, POSIX separators. */
+  path: string;
+  /** Its real path (links resolved; inside the repository). */
+  real: string;
+  /** The folder holding its `.windsurf/rules` (the rule's globs are relative to it). */
+  dir: string;
+  /** Shown as the source: relative to the workspace folder (`../.windsurf/rules/ts.md`). */
+  display: string;
+  text: string;
+  /** Why it was not read (a link out of the repository, a secret): a problem, and no rule. */
+  problem?: string;
 }
 
 /** What the matcher looks at. */

@@ -10,6 +10,7 @@ import type { ChildSession, ChildSessionSpec, Extension } from "../extensions/ty
 import { cacheWatchExtension } from "../cost";
 import { deferredToolsExtension } from "../deferred-tools";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
+import type { HookGroupConfig } from "../permissions/types";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
 import { NOT_RUN_TEXT, projectConversation } from "../session/projection";
@@ -39,6 +40,8 @@ export class AgentSession implements AgentSessionApi {
   private mode: PermissionMode;
   private readonly log: Logger;
   private readonly ctx: LoopContext;
+  /** Hook groups run with the session's own for a while (a prompt file's agent's: SessionInfo.scopeHooks). */
+  private scopedHooks: HookGroupConfig[] = [];
   /** What the host gave this session. */
   readonly services: SessionServices;
   /** Context from session.start, given to the model with the next user message. */
@@ -89,6 +92,7 @@ export class AgentSession implements AgentSessionApi {
       ...(parentOf(opts, sessionLog) ? { parentId: parentOf(opts, sessionLog) } : {}),
       ...(opts.parent?.agentType ? { agentType: opts.parent.agentType } : {}),
       spawn: (spec) => this.spawn(spec),
+      ...(opts.hooks ? { scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []) } : {}),
     });
     this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});
   }
@@ -271,7 +275,19 @@ export class AgentSession implements AgentSessionApi {
 
   private async start(source: "startup" | "resume"): Promise<void> {
     const builtin: Extension[] = [permissionExtension({ gate: this.opts.gate, restrictedHint: this.opts.restrictedHint })];
-    if (this.opts.hooks) builtin.push(claudeHooksExtension(this.opts.hooks({ id: this.id })));
+    // The engine reads extraHooks at each event: hook groups scoped for a while (SessionInfo.scopeHooks) run with the settings' own.
+    const scoped = () => this.scopedHooks;
+    if (this.opts.hooks)
+      builtin.push(
+        claudeHooksExtension(
+          this.opts.hooks({
+            id: this.id,
+            get extraHooks() {
+              return scoped();
+            },
+          }),
+        ),
+      );
     if (this.compaction) builtin.push(this.compaction.extension);
     builtin.push(cacheWatchExtension());
     // Last, so it lists what is left of every tool the others added once `--tools` has trimmed

@@ -1,4 +1,5 @@
 /** What every step of the loop works over: one object per session, built by AgentSession. */
+import type { HookGroupConfig } from "../permissions/types";
 import type { LoopState, NewEvent, SessionEvent } from "../events";
 import { ExtensionRegistry } from "../extensions/registry";
 import type { ChildSession, ChildSessionSpec, SessionInfo } from "../extensions/types";
@@ -60,6 +61,8 @@ export interface LoopContextParts {
   /** A sub-agent's type (a custom agent's name; hooks' `agent_type`). */
   agentType?: string;
   spawn(spec: ChildSessionSpec): Promise<ChildSession>;
+  /** SessionInfo.scopeHooks (absent: no hook engine). */
+  scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
 }
 
 /** The context of one session: its tools, its extension registry and what extensions may know of it. */
@@ -78,6 +81,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     ...(p.agentType ? { agentType: p.agentType } : {}),
     tools: () => registry.names().map((n) => registry.get(n)!),
     spawn: (spec) => p.spawn(spec),
+    ...(p.scopeHooks ? { scopeHooks: p.scopeHooks } : {}),
   };
   const registry = new ToolRegistry(p.tools);
   return {

@@ -22,7 +22,7 @@ import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
 import type { FileAccessPolicy, WorkspaceFs } from "../ports";
 import { trimTools, type ToolDefinition } from "../tools/types";
 import type { FileRegex } from "./file-regex";
-import { workspaceRooModes } from "./roo-modes";
+import { workspaceRooModes, type ModeRule } from "./roo-modes";
 
 export type AgentOrigin = "project" | "user" | "plugin";
 export type AgentFormat = "claude" | "copilot";
@@ -520,7 +520,7 @@ export function agentStem(fileName: string): string {
 }
 
 /** The agent files of the workspace, read through the workspace's file system (Remote-SSH too). Claude Code's folder is read with its sub-folders. */
-export async function workspaceAgentFiles(fs: WorkspaceFs, access?: FileAccessPolicy): Promise<AgentFile[]> {
+export async function workspaceAgentFiles(fs: WorkspaceFs, access?: FileAccessPolicy, userModeRules?: (slug: string) => Promise<ModeRule[]>): Promise<AgentFile[]> {
   const out: AgentFile[] = [];
   const decoder = new TextDecoder();
   const walk = async (rel: string, spec: (typeof WORKSPACE_AGENT_DIRS)[number], depth: number): Promise<void> => {
@@ -547,7 +547,7 @@ export async function workspaceAgentFiles(fs: WorkspaceFs, access?: FileAccessPo
   };
   for (const spec of WORKSPACE_AGENT_DIRS) await walk(spec.dir, spec, 0);
   // Roo Code's custom modes (.roomodes): each an agent (src/core/subagents/roo-modes.ts).
-  const roo = await workspaceRooModes(fs, access);
+  const roo = await workspaceRooModes(fs, access, userModeRules);
   out.push(...roo.files);
   if (roo.problems.length) out.push({ display: ".roomodes", text: "", origin: "project", format: "claude", stem: ".roomodes", notes: roo.problems, skip: true });
   return out;

@@ -4,7 +4,8 @@
  * - `whenToUse` (else `description`, else the first sentence of `roleDefinition`) is what the model
  *   picks it by;
  * - its system prompt is `roleDefinition`, then `customInstructions`, then the mode's own rules —
- *   `.roo/rules-{slug}/` (each file, in name order) or, when that folder has none, `.roorules-{slug}`;
+ *   `~/.roo/rules-{slug}/` and `.roo/rules-{slug}/` (each file, in name order) or, when neither has
+ *   one, `.roorules-{slug}` (modeRules);
  * - its tools come from `groups`: `read` → Read, Grep, Glob; `edit` → Edit, Write; `command` →
  *   Bash; TodoWrite always (Roo's todo list is in every mode). `browser` and `mcp` have no Yoke
  *   tool set (reported). An edit group's `fileRegex` limits the files the agent may edit
@@ -49,7 +50,7 @@ export interface RooModeInput {
   /** Whose modes: the workspace's `.roomodes` ("project", the default) or Roo's global custom_modes file ("user"). */
   origin?: "project" | "user";
   /** The mode's own rules (`.roo/rules-{slug}/…`), in order, with where each came from; a file that may not be read, with why. */
-  rules(slug: string): Promise<Array<{ display: string; text: string } | { display: string; problem: string }>>;
+  rules(slug: string): Promise<ModeRule[]>;
 }
 
 /** Every custom mode of a `.roomodes` file as an agent file (Claude Code's shape), with what could not be applied. */
@@ -137,43 +138,87 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
   return { files, problems };
 }
 
+/** One rule file of a mode as read: its text, or why it was not read. */
+export type ModeRule = { display: string; text: string } | { display: string; problem: string };
+
+/**
+ * A mode's rules as Roo Code gathers them (its custom instructions for a mode): the files of
+ * `~/.roo/rules-{slug}/` (the user's, `user`), then of the project's `.roo/rules-{slug}/` — each
+ * folder read with its sub-folders, in name order; only when neither has a file, the project's
+ * single `.roorules-{slug}`. The same for a `.roomodes` mode and a global one.
+ */
+export async function modeRules(slug: string, user: ((slug: string) => Promise<ModeRule[]>) | undefined, project: ProjectModeRules | undefined): Promise<ModeRule[]> {
+  const out = [...((await user?.(slug)) ?? []), ...((await project?.folder(slug)) ?? [])];
+  if (out.some((r) => "text" in r) || !project) return out;
+  const single = await project.single(slug);
+  return single ? [...out, single] : out;
+}
+
+/** The project's side of a mode's rules: `.roo/rules-{slug}/` and the single `.roorules-{slug}`. */
+export interface ProjectModeRules {
+  folder(slug: string): Promise<ModeRule[]>;
+  single(slug: string): Promise<ModeRule | undefined>;
+}
+
+const MAX_RULE_FILES = 200;
+
+/**
+ * The project's rules of a mode through the workspace's file system, read as guidance is
+ * (readWorkspaceText): inside the workspace, never a secret or a Read-denied file, no link followed
+ * after the check (red team 22-merged: `.roorules-rev -> /proc/self/environ` put the provider key
+ * into the request). A script (`#!`) is not a rule.
+ */
+export function projectModeRules(fs: WorkspaceFs, access?: FileAccessPolicy): ProjectModeRules {
+  const read = (rel: string) => readBounded(fs, rel, access);
+  return {
+    async folder(slug) {
+      const out: ModeRule[] = [];
+      const walk = async (dir: string, depth: number): Promise<void> => {
+        const entries: Array<[string, string]> = await fs.readDir(`${fs.root}/${dir}`).catch(() => []);
+        for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+          if (out.length >= MAX_RULE_FILES) return;
+          if (type === "directory" && depth < 4) await walk(`${dir}/${name}`, depth + 1);
+          if ((type !== "file" && type !== "symlink") || !/\.(md|mdc|txt)$/i.test(name)) continue;
+          const t = await read(`${dir}/${name}`);
+          if (t === undefined) continue;
+          if (typeof t !== "string") out.push({ display: `${dir}/${name}`, problem: t.problem });
+          else if (!t.startsWith("#!")) out.push({ display: `${dir}/${name}`, text: t });
+        }
+      };
+      await walk(`.roo/rules-${slug}`, 0);
+      return out;
+    },
+    async single(slug) {
+      const t = await read(`.roorules-${slug}`);
+      if (t === undefined) return undefined;
+      return typeof t === "string" ? { display: `.roorules-${slug}`, text: t } : { display: `.roorules-${slug}`, problem: t.problem };
+    },
+  };
+}
+
+async function readBounded(fs: WorkspaceFs, rel: string, access?: FileAccessPolicy): Promise<string | { problem: string } | undefined> {
+  const path = `${fs.root}/${rel}`;
+  const st = await fs.stat(path).catch(() => undefined);
+  if (st && st.type === "file" && st.size > MAX_RULE_BYTES) return { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` };
+  const text = await readWorkspaceText(fs, path, access).catch((err: unknown) => ({ problem: `not read: ${err instanceof Error ? err.message : String(err)}` }));
+  return typeof text === "string" && text.length > MAX_RULE_BYTES ? { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` } : text;
+}
+
 /**
  * The workspace's `.roomodes` (if any) through its file system: its modes as agent files, and the
  * problems. Its files reach the model unasked (an agent's system prompt), so they are read as
- * guidance is (readWorkspaceText): inside the workspace, never a secret or a Read-denied file, no
- * link followed after the check (red team 22-merged: `.roorules-rev -> /proc/self/environ` put the
- * provider key into the request).
+ * guidance is (projectModeRules). A mode's rules: the user's `~/.roo/rules-{slug}/` (`userRules`,
+ * from the host) and the project's (modeRules).
  */
-export async function workspaceRooModes(fs: WorkspaceFs, access?: FileAccessPolicy): Promise<{ files: RooAgentFile[]; problems: string[] }> {
-  const read = async (rel: string): Promise<string | { problem: string } | undefined> => {
-    const path = `${fs.root}/${rel}`;
-    const st = await fs.stat(path).catch(() => undefined);
-    if (st && st.type === "file" && st.size > MAX_RULE_BYTES) return { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` };
-    const text = await readWorkspaceText(fs, path, access).catch((err: unknown) => ({ problem: `not read: ${err instanceof Error ? err.message : String(err)}` }));
-    return typeof text === "string" && text.length > MAX_RULE_BYTES ? { problem: `not read: larger than ${MAX_RULE_BYTES / 1024} KB` } : text;
-  };
-  const text = await read(".roomodes");
+export async function workspaceRooModes(fs: WorkspaceFs, access?: FileAccessPolicy, userRules?: (slug: string) => Promise<ModeRule[]>): Promise<{ files: RooAgentFile[]; problems: string[] }> {
+  const text = await readBounded(fs, ".roomodes", access);
   if (text === undefined) return { files: [], problems: [] };
   if (typeof text !== "string") return { files: [], problems: [`.roomodes:1: ${text.problem}`] };
+  const project = projectModeRules(fs, access);
   return rooModeAgentFiles({
     text,
     display: ".roomodes",
     path: `${fs.root}/.roomodes`,
-    rules: async (slug) => {
-      const dir = `.roo/rules-${slug}`;
-      const entries: Array<[string, string]> = await fs.readDir(`${fs.root}/${dir}`).catch(() => []);
-      const out: Array<{ display: string; text: string } | { display: string; problem: string }> = [];
-      for (const [name, type] of entries.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-        if ((type !== "file" && type !== "symlink") || !/\.(md|mdc|txt)$/i.test(name)) continue;
-        const t = await read(`${dir}/${name}`);
-        if (t === undefined) continue;
-        if (typeof t !== "string") out.push({ display: `${dir}/${name}`, problem: t.problem });
-        else if (!t.startsWith("#!")) out.push({ display: `${dir}/${name}`, text: t });
-      }
-      if (out.some((r) => "text" in r)) return out;
-      const single = await read(`.roorules-${slug}`);
-      if (single === undefined) return out;
-      return [...out, typeof single === "string" ? { display: `.roorules-${slug}`, text: single } : { display: `.roorules-${slug}`, problem: single.problem }];
-    },
+    rules: (slug) => modeRules(slug, userRules, project),
   });
 }

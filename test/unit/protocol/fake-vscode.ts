@@ -77,6 +77,10 @@ export interface FakeVscodeState {
   warnings: string[];
   /** The button the next showWarningMessage "clicks". */
   warningAnswer: string | undefined;
+  /** When set, picks the button instead (from the message and the buttons offered). */
+  warningPick?: (message: string, buttons: string[]) => string | undefined;
+  /** Every warning notification with the buttons it offered. */
+  notifications: Array<{ message: string; buttons: string[] }>;
   commands: unknown[][];
   writes: string[];
   grantTrust(): void;
@@ -103,6 +107,7 @@ export function createFakeVscode() {
     config: new Map(),
     warnings: [],
     warningAnswer: undefined,
+    notifications: [],
     commands: [],
     writes: [],
     grantTrust() {
@@ -131,9 +136,11 @@ export function createFakeVscode() {
       },
     },
     window: {
-      showWarningMessage: async (message: string) => {
+      showWarningMessage: async (message: string, ...rest: unknown[]) => {
         state.warnings.push(message);
-        return state.warningAnswer;
+        const buttons = rest.filter((r): r is string => typeof r === "string");
+        state.notifications.push({ message, buttons });
+        return state.warningPick ? state.warningPick(message, buttons) : state.warningAnswer;
       },
       showInformationMessage: async () => undefined,
     },
