@@ -16,6 +16,8 @@ import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
 import { namesDescriptor } from "../posix-path";
 import { edEscapes } from "./ed-escapes";
+import { readsCommandInput } from "../command-input";
+import type { NpmSettingValues } from "../npm-config";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -553,6 +555,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         if (at >= 0) makeDefinitions(part, "cmake --build --", args.slice(at + 1), out);
       }
       if (name === "npm" || name === "npx") npmProgramOptions(part, args, out);
+      if (name === "npm") npmConfiguredPrograms(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -782,6 +785,7 @@ function watchStep(part: CommandPart, args: Word[], out: Unwrapped): Step | unde
 /** `flock f git push`, `su -c 'git push'`, `ionice -c 3 cmd`: candidate inner commands for deny rules. */
 function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrapped): void {
   part.runsUnknown = true;
+  let edRead = false;
   const program = name.split(" ")[0]!;
   // flock reads its options up to its first operand, the lock file (getopt's `+`), and then `-c CMD` right
   // after it: a later `-c` is its command's (`flock /dev/null gcc -c a.c` compiles a.c; session 16's note
@@ -805,11 +809,72 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
       i++;
       continue;
     }
-    if (!v.startsWith("-") && !args[i]!.dynamic) candidate(part, args.slice(i), out);
+    if (!v.startsWith("-") && !args[i]!.dynamic) {
+      if (candidate(part, args.slice(i), out, false, passesInput(program, args, i, lockFile))) edRead = true;
+    }
     // Every later word could start the command it runs (the candidates above): one only known at
     // run time (`setsid $(echo rm) -rf src`) could be the program itself, which no rule can see.
     else if (args[i]!.dynamic) dynamicCandidate(part, name, args[i]!);
   }
+  // An ed candidate's escapes were read from the input it is handed (`flock f ed x <<EOF`): its input is
+  // no longer code Yoke cannot see — unless another reading's program also reads commands from it
+  // (`flock f psql ed`), which the one flag on the part would then silence.
+  if (edRead && !part.views.some((pv) => pv.words[0] && !pv.words[0].dynamic && baseName(pv.words[0].value) !== "ed" && readsCommandInput(baseName(pv.words[0].value)))) part.escapesRead = true;
+}
+
+const baseName = (v: string): string => v.slice(v.lastIndexOf("/") + 1);
+
+/**
+ * Wrappers that hand their own standard input, untouched, to the command they run (they read none of it
+ * and redirect none of it): what a candidate of theirs reads on its input is the line's.
+ */
+const PASSES_INPUT = new Set([
+  "flock",
+  "setsid",
+  "ionice",
+  "chrt",
+  "taskset",
+  "nocache",
+  "eatmydata",
+  "setarch",
+  "linux32",
+  "linux64",
+  "i386",
+  "x86_64",
+  "prlimit",
+  "numactl",
+  "faketime",
+  "strace",
+  "ltrace",
+  "catchsegv",
+  "unshare",
+  "setpriv",
+  "tini",
+  "dumb-init",
+  "fakeroot",
+  "chpst",
+  "gosu",
+  "su-exec",
+  "s6-setuidgid",
+  "runcon",
+]);
+
+/**
+ * Does the candidate at `i` read the line's own input? Only if the wrapper passes it on, and no word before
+ * the candidate could be a program that gives it another input: each is an option, flock's lock file, a
+ * number or CPU mask (`taskset 3`, `ionice -c 3`, `chrt 5`), or itself a wrapper that passes it on
+ * (`setsid nice ed`). Anything else (`setsid runner --stdin=cmds ed f`) leaves the candidate's input unseen.
+ */
+function passesInput(program: string, args: Word[], i: number, lockFile: number): boolean {
+  if (!PASSES_INPUT.has(program)) return false;
+  for (let k = 0; k < i; k++) {
+    const w = args[k]!;
+    if (w.dynamic) return false;
+    if (w.value.startsWith("-") || k === lockFile || /^(?:0x)?[0-9a-fA-F,:-]+$/.test(w.value)) continue;
+    if (PASSES_INPUT.has(w.value) || w.value === "nice" || w.value === "nohup") continue;
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -820,7 +885,11 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
  * what the inner unwrapping finds hard to read is code Yoke cannot see (a guess must not refuse
  * ordinary work where no deny rule could apply).
  */
-function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = false): void {
+/**
+ * `input`: the candidate reads the line's own standard input (see passesInput), so a program on it that
+ * reads commands there (ed) is read as a direct one is. Returns whether ed's escapes were read from it.
+ */
+function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = false, input = false): boolean {
   // Each candidate is a suffix of the words: n candidates of n words each is quadratic work in every
   // later step (630 × `rm -rf src` after `setsid` took a second). Past a budget of words over all
   // readings, which command runs is not followed further: code Yoke cannot see (asks where a deny
@@ -829,20 +898,23 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   if (candidateWords > MAX_CANDIDATE_WORDS) {
     const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
     if (!part.hidden.includes(why)) part.hidden.push(why);
-    return;
+    return false;
   }
   part.views.push({ words, allowable: false, denyOnly: true });
   // A candidate made of new words (a compiler's `-wrapper sh,-c,CODE` split on commas, start-stop-daemon's
   // program) is no later word of the outer wrapper: it is seen through even inside a candidate — under
   // `flock /dev/null gcc -wrapper 'sh,-c,cat .env,x' …` the script's reads were lost (differential
   // checker, session 16). Past MAX_NESTED such levels, what it runs is code Yoke cannot see.
-  if (nestedCandidates > 0 && !derived) return;
+  if (nestedCandidates > 0 && !derived) return false;
   if (nestedCandidates >= MAX_NESTED) {
     const why = `it nests programs that run commands more than ${MAX_NESTED} deep`;
     if (!part.hidden.includes(why)) part.hidden.push(why);
-    return;
+    return false;
   }
   const sub = probePart(part, words, part.extraArgs);
+  if (input) {
+    for (const k of ["stdin", "pipedData", "pipedExact", "inputUnseen"] as const) if (part[k] !== undefined) (sub as unknown as Record<string, unknown>)[k] = part[k];
+  }
   nestedCandidates++;
   let nested: Unwrapped;
   try {
@@ -850,7 +922,18 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   } finally {
     nestedCandidates--;
   }
-  for (const v of sub.views.slice(1)) part.views.push({ words: v.words, allowable: false, denyOnly: true });
+  // Each reading the candidate is seen through into is one more list of words every later step walks, and a
+  // chain of wrappers makes one per wrapper: `setsid` + 1,420 × `nice` made 260 readings of ~1,400 words each
+  // (0.35 s CPU; 1,990 × took 0.8 s: session 17's note). They count toward the same budget.
+  for (const v of sub.views.slice(1)) {
+    candidateWords += v.words.length;
+    if (candidateWords > MAX_CANDIDATE_WORDS) {
+      const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+      break;
+    }
+    part.views.push({ words: v.words, allowable: false, denyOnly: true });
+  }
   for (const why of [...sub.hidden, ...sub.problems]) if (!part.hidden.includes(why)) part.hidden.push(why);
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
@@ -864,6 +947,7 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
   out.scripts.push(...nested.scripts.map((sc) => ({ ...sc, elevated: sc.elevated || part.elevated })));
+  return input && sub.escapesRead === true;
 }
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
@@ -1253,6 +1337,83 @@ function makeDefinitions(part: CommandPart, name: string, args: Word[], out: Unw
     out.scripts.push({ how: `${name} ${m[1]}=`, script: { ...a, value }, elevated: part.elevated });
     for (const w of tokenize(value)) if (w && !w.startsWith("-")) (part.reads ??= []).push({ ...literalWord(w), raw: a.raw });
   }
+}
+
+/**
+ * The values of npm's settings the gate read for this line (evaluate-bash.ts reads them through the gate's
+ * port and analyses the line again with them); undefined while they are not read.
+ */
+export type NpmSettingsLookup = (cwd: string, userconfig: string | undefined) => NpmSettingValues | undefined;
+let npmLookup: NpmSettingsLookup | undefined;
+/** Runs `fn` (an analysis of a line) with npm's settings known. */
+export function withNpmSettings<T>(lookup: NpmSettingsLookup, fn: () => T): T {
+  const before = npmLookup;
+  npmLookup = lookup;
+  try {
+    return fn();
+  } finally {
+    npmLookup = before;
+  }
+}
+
+/**
+ * `npm edit`, `npm config edit` and `npm explore` run the program a setting names, from the command line
+ * (npmProgramOptions) or else from npm's configuration: a `.npmrc` in the project — repository content —,
+ * the user's, `npm_config_*` (red team A, session 17: a committed `.npmrc` with `editor=cat .env` made `npm
+ * edit x` read .env). The settings not on the line are asked for (part.npmSettings); once the gate has read
+ * them, each value is evaluated as the command npm makes of it: `editor` split on blanks (npm's
+ * `split(/\s+/)`, no shell) with the folder after it; `shell` (explore with no command) a line
+ * `script-shell` runs with `-c`; `script-shell` the program given `-c LINE`. Until then, or when a value is
+ * not known, the command stays code Yoke cannot see (command-effects.ts).
+ */
+function npmConfiguredPrograms(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const before = args.findIndex((a) => a.value === "--");
+  const head = before < 0 ? args : args.slice(0, before);
+  const verbs = head.filter((a) => !a.value.startsWith("-")).map((a) => a.value);
+  const explore = verbs[0] === "explore" || (verbs[0] !== undefined && verbs[0].length >= 5 && "explore".startsWith(verbs[0]));
+  const edit = verbs[0] === "edit" || ((verbs[0] === "config" || verbs[0] === "c") && verbs[1] === "edit");
+  if (!explore && !edit) return;
+  const onLine = (setting: string) =>
+    head.some((a) => {
+      const o = /^--([a-z-]+)/.exec(a.value)?.[1];
+      return !!o && o.length >= 2 && setting.startsWith(o);
+    });
+  // The command explore runs: the words after the package (npm joins them with spaces), or else the shell setting.
+  const command = explore ? [...head.filter((a) => !a.value.startsWith("-")).slice(2), ...(before < 0 ? [] : args.slice(before + 1))] : [];
+  const settings = (explore ? [...(command.length ? [] : ["shell"]), "script-shell"] : ["editor"]).filter((s) => !onLine(s));
+  if (!settings.length) return;
+  // Options that move npm's configuration files: `--userconfig F` is read; another (`--globalc`, `--prefix`,
+  // an abbreviation of them) or a value only known at run time leaves the settings unknown.
+  let userconfig: string | undefined;
+  for (let i = 0; i < head.length; i++) {
+    const a = head[i]!;
+    const m = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(a.value);
+    if (!m) continue;
+    const moves = ["userconfig", "globalconfig", "prefix"].some((o) => m[1]!.length >= 2 && o.startsWith(m[1]!));
+    if (!moves) continue;
+    const value = m[2] !== undefined ? a : head[i + 1];
+    if (m[1] !== "userconfig" || a.dynamic || !value || value.dynamic) return;
+    userconfig = m[2] !== undefined ? m[2] : value.value;
+  }
+  part.npmSettings = { settings, userconfig };
+  if (!npmLookup || !part.cwd) return;
+  const found = part.cwd.map((cwd) => npmLookup!(cwd, userconfig));
+  if (found.some((f) => f === undefined)) return;
+  const unknown = found.flatMap((f) => f!.unknown);
+  if (unknown.length) {
+    for (const why of unknown) if (!part.hidden.includes(why)) part.hidden.push(why);
+    return;
+  }
+  const line = command.map((w) => w.value).join(" ");
+  // Each value is a candidate of its own: what every one of them reads and writes is collected (evaluate-bash.ts).
+  part.runsUnknown = true;
+  const values = (setting: string, f: NpmSettingValues) => (settings.includes(setting) ? (f.values[setting] ?? []) : []);
+  for (const f of found) {
+    for (const v of values("editor", f!)) candidate(part, v.split(/\s+/).filter(Boolean).map(literalWord), out, true);
+    for (const v of values("shell", f!)) out.scripts.push({ how: "npm explore (its shell setting)", script: literalWord(v), elevated: part.elevated });
+    for (const v of values("script-shell", f!)) candidate(part, [...v.split(/\s+/).filter(Boolean).map(literalWord), literalWord("-c"), literalWord(line || "sh")], out, true);
+  }
+  part.npmSettingsRead = true;
 }
 
 /** npm's settings whose value is a program it runs (`npm edit x --editor='cat .env'` ran `cat .env DIR`), by any prefix npm accepts. */
