@@ -10,6 +10,7 @@
  */
 import { generate14 } from "./grammar14";
 import { generate16 } from "./grammar16";
+import { generate18b } from "./grammar18b";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -312,6 +313,8 @@ const WRAPPED_TOOLS_RATE = 0.35;
 const GRAMMAR14_RATE = 0.5;
 /** Share of inputs from the session-16 productions (grammar16.ts: patterns in options drawn from the gate's tables, planted files). */
 const GRAMMAR16_RATE = 0.4;
+/** Share of inputs from the session-18 gate18b productions (grammar18b.ts: npm settings from planted configuration). */
+const GRAMMAR18B_RATE = 0.05;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -322,7 +325,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR16_RATE) {
+    if (r() < GRAMMAR18B_RATE) {
+      const g = generate18b(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR16_RATE) {
       const g = generate16(r);
       shape.push(...g.shape);
       cmd = g.command;

@@ -1343,6 +1343,10 @@ function makeDefinitions(part: CommandPart, name: string, args: Word[], out: Unw
  * The values of npm's settings the gate read for this line (evaluate-bash.ts reads them through the gate's
  * port and analyses the line again with them); undefined while they are not read.
  */
+/** npm's spellings of the commands whose program a setting names (npm 11's deref: abbreviations and aliases). */
+const NPM_EDIT = new Set(["ed", "edi", "edit"]);
+const NPM_EXPLORE = new Set(["explo", "explor", "explore"]);
+const NPM_CONFIG = new Set(["c", "con", "conf", "confi", "config"]);
 export type NpmSettingsLookup = (cwd: string, userconfig: string | undefined) => NpmSettingValues | undefined;
 let npmLookup: NpmSettingsLookup | undefined;
 /** Runs `fn` (an analysis of a line) with npm's settings known. */
@@ -1369,39 +1373,71 @@ export function withNpmSettings<T>(lookup: NpmSettingsLookup, fn: () => T): T {
 function npmConfiguredPrograms(part: CommandPart, args: Word[], out: Unwrapped): void {
   const before = args.findIndex((a) => a.value === "--");
   const head = before < 0 ? args : args.slice(0, before);
-  const verbs = head.filter((a) => !a.value.startsWith("-")).map((a) => a.value);
-  const explore = verbs[0] === "explore" || (verbs[0] !== undefined && verbs[0].length >= 5 && "explore".startsWith(verbs[0]));
-  const edit = verbs[0] === "edit" || ((verbs[0] === "config" || verbs[0] === "c") && verbs[1] === "edit");
-  if (!explore && !edit) return;
+  // npm's command by any spelling it accepts (its deref: `npm ed`, `npm explo`, `npm c edit`), after its
+  // options: a word after an option without `=` may be that option's value (`-C DIR edit`, `--prefix DIR
+  // edit`, an option npm does not know), so the next word may be the command too (more readings than npm
+  // makes, never fewer); the first word that cannot be a value is the command.
+  const words = head.map((a) => (a.dynamic ? "" : a.value));
+  let at = -1;
+  let maybeValue = false;
+  for (let i = 0; i < words.length; i++) {
+    const v = words[i]!;
+    if (v.startsWith("-") && v !== "-") {
+      maybeValue = !v.includes("=");
+      continue;
+    }
+    if (NPM_EDIT.has(v) || NPM_EXPLORE.has(v) || (NPM_CONFIG.has(v) && words[i + 1] === "edit")) {
+      at = i;
+      break;
+    }
+    if (!maybeValue) break;
+    maybeValue = false;
+  }
+  if (at < 0) return;
+  const explore = NPM_EXPLORE.has(words[at]!);
   const onLine = (setting: string) =>
     head.some((a) => {
       const o = /^--([a-z-]+)/.exec(a.value)?.[1];
       return !!o && o.length >= 2 && setting.startsWith(o);
     });
   // The command explore runs: the words after the package (npm joins them with spaces), or else the shell setting.
-  const command = explore ? [...head.filter((a) => !a.value.startsWith("-")).slice(2), ...(before < 0 ? [] : args.slice(before + 1))] : [];
+  const command = explore
+    ? [
+        ...head
+          .slice(at + 1)
+          .filter((a) => !a.value.startsWith("-"))
+          .slice(1),
+        ...(before < 0 ? [] : args.slice(before + 1)),
+      ]
+    : [];
   const settings = (explore ? [...(command.length ? [] : ["shell"]), "script-shell"] : ["editor"]).filter((s) => !onLine(s));
   if (!settings.length) return;
-  // Options that move npm's configuration files: `--userconfig F` is read; another (`--globalc`, `--prefix`,
-  // an abbreviation of them) or a value only known at run time leaves the settings unknown.
+  const verb = explore ? "explore" : "edit";
+  const unseen = (why: string) => {
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+  };
+  const generic = `npm ${verb} runs the program its ${settings.join(" and ")} setting names (a .npmrc, npm_config_*), which Yoke cannot see`;
+  // Options that move npm's configuration files: `--userconfig F` is read; another (`-C`, `--prefix`,
+  // `--globalconfig`, an abbreviation of them) or a value only known at run time leaves the settings unknown.
   let userconfig: string | undefined;
   for (let i = 0; i < head.length; i++) {
     const a = head[i]!;
+    if (a.dynamic) return unseen(generic);
+    if (/^-[a-zA-Z]*C/.test(a.value)) return unseen(`npm is given ${a.value}, which moves the configuration it reads: ${generic}`);
     const m = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(a.value);
     if (!m) continue;
     const moves = ["userconfig", "globalconfig", "prefix"].some((o) => m[1]!.length >= 2 && o.startsWith(m[1]!));
     if (!moves) continue;
     const value = m[2] !== undefined ? a : head[i + 1];
-    if (m[1] !== "userconfig" || a.dynamic || !value || value.dynamic) return;
+    if (m[1] !== "userconfig" || !value || value.dynamic) return unseen(`npm is given ${a.value}, which moves the configuration it reads: ${generic}`);
     userconfig = m[2] !== undefined ? m[2] : value.value;
   }
   part.npmSettings = { settings, userconfig };
-  if (!npmLookup || !part.cwd) return;
-  const found = part.cwd.map((cwd) => npmLookup!(cwd, userconfig));
-  if (found.some((f) => f === undefined)) return;
+  const found = npmLookup && part.cwd ? part.cwd.map((cwd) => npmLookup!(cwd, userconfig)) : [undefined];
+  if (found.some((f) => f === undefined)) return unseen(generic);
   const unknown = found.flatMap((f) => f!.unknown);
   if (unknown.length) {
-    for (const why of unknown) if (!part.hidden.includes(why)) part.hidden.push(why);
+    for (const why of unknown) unseen(why);
     return;
   }
   const line = command.map((w) => w.value).join(" ");
