@@ -2,6 +2,7 @@
  * Where the permission gate reads npm's configuration (core/permissions/npm-config.ts): small text files,
  * the host's environment, and npm's global configuration files for the Node.js Yoke runs on.
  */
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { NpmConfigPort } from "../core/permissions/context";
@@ -15,7 +16,9 @@ export async function readSmallText(path: string): Promise<string | null | undef
   if (path === "/dev/null") return "";
   let handle;
   try {
-    handle = await open(path, "r");
+    // Non-blocking: a FIFO named .npmrc (an earlier command's mkfifo) would otherwise hang the check; it is
+    // then no regular file (null) below.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return code === "ENOENT" || code === "ENOTDIR" ? undefined : null;

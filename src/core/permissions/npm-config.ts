@@ -11,7 +11,8 @@
  * `[section]` headers, quoted values (`"…"` is JSON), `;`/`#` after a value start a comment unless
  * escaped. Keys are matched in any case. `${NAME}` in a value is the variable's value. Anything this
  * reader is not sure of (a file it cannot read, a value it cannot unquote, a `${…}` whose variable is not
- * known) is returned as a reason instead, and the command asks where a deny rule exists, as before.
+ * known) is returned as a reason instead, and the command asks where a deny rule exists, as before. The
+ * reasons name the file and the setting, never a value (a `.npmrc` may be a link to a secret).
  */
 
 /** Reads a small text file: undefined when it does not exist, null when it exists but cannot be read. */
@@ -69,7 +70,7 @@ export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConf
     const key = norm(line.slice(0, eq).replace(/\[\]$/, ""));
     // Keys may hold `${VAR}` too; a key npm could expand into one of ours is not known.
     if (key.includes("${")) {
-      unknown.push(`a key of it is given by a variable (${line.slice(0, eq).trim()})`);
+      unknown.push("a key of it is given by a variable");
       continue;
     }
     if (!keys.has(key)) continue;
@@ -89,7 +90,7 @@ export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConf
       if (typeof parsed === "string") readings.push(parsed);
       else if (typeof parsed === "number" || typeof parsed === "boolean") readings.push(String(parsed));
       else {
-        unknown.push(`its ${key} value ${value} is not a string`);
+        unknown.push(`its ${key} value is not a string`);
         continue;
       }
     } else {
@@ -114,7 +115,7 @@ export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConf
     }
     for (value of readings) {
       const expanded = expandEnv(value, env);
-      if (expanded === undefined) unknown.push(`its ${key} value ${value} names a variable Yoke does not know`);
+      if (expanded === undefined) unknown.push(`its ${key} value names a variable Yoke does not know`);
       else if (expanded.trim()) add(key, expanded.trim());
     }
   }

@@ -49,7 +49,7 @@ function gateWith(s: Setup) {
   write(ws, { "package.json": '{"name":"app"}\n', "node_modules/foo/package.json": '{"name":"foo"}\n', ".env": "SECRET=1\n", "src/a.js": "x\n", "f.txt": "text\n", ...s.files });
   write(home, s.homeFiles ?? {});
   const npmConfig: NpmConfigPort = { readText: readSmallText, env: s.env ?? {}, globalFiles: [join(root, "global/etc/npmrc")] };
-  return createPermissionGate({
+  const gate = createPermissionGate({
     cwd: ws,
     home,
     realPath: nodeRealPath,
@@ -58,6 +58,7 @@ function gateWith(s: Setup) {
     shellWasm: () => loadShellWasm(),
     ...(s.port === false ? {} : { npmConfig }),
   });
+  return Object.assign(gate, { ws });
 }
 
 const DENY = { deny: ["Bash(rm -rf:*)", "Read(**/.env)"] };
@@ -113,6 +114,13 @@ describe("npm's program settings read from its configuration", () => {
       const d = await gateWith(setup).check(bash(command), "bypassPermissions");
       expect(d.decision, command).toBe("ask");
       expect(d.reason, command).toMatch(why);
+    }
+    // A FIFO named .npmrc (an earlier command's mkfifo) is no file: asked, and the check does not hang.
+    const fifo = gateWith({ rules: DENY });
+    if (spawnSync("mkfifo", [join(fifo.ws, ".npmrc")]).status === 0) {
+      const f = await fifo.check(bash("npm edit foo"), "bypassPermissions");
+      expect(f.decision).toBe("ask");
+      expect(f.reason).toMatch(/which Yoke cannot read/);
     }
     // An unreadable .npmrc (a folder by that name).
     const gate = gateWith({ rules: DENY, files: { ".npmrc/x": "" } });
