@@ -90,6 +90,11 @@ export function adversarialShapes(): Shape[] {
     // Every later word of a wrapper is a candidate command: 630 × `rm -rf src` after setsid (7 KB) took ~1 s (issue 18).
     bash((k) => `setsid ${"rm -rf src ".repeat(k)}`, "wrapper given a repeated command"),
     bash((k) => `setsid ${"setsid rm -rf src ".repeat(k)}`, "wrapper given repeated wrappers"),
+    // A wrapper's candidate is seen through, and each wrapper it nests was one more reading of the whole rest:
+    // `setsid` + 1,990 × `nice` took ~0.8 s (session 17's note).
+    bash((k) => `setsid ${"nice ".repeat(k)}ls`, "wrapper given a wrapper chain"),
+    bash((k) => `flock f ${"nice ".repeat(k)}ls`, "flock given a wrapper chain"),
+    bash((k) => `${"nice ".repeat(k)}ls`, "nice chain"),
     bash((k) => `bash -c ${JSON.stringify("ls; ".repeat(k))}`, "long bash -c"),
     bash((k) => `${"bash -c '".repeat(1)}${"eval ".repeat(k)}ls'`, "eval chain"),
     bash((k) => `python3 -c '${"print(1)\n".repeat(k)}'`, "long python -c"),

@@ -6,6 +6,7 @@
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
 import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeNpmConfig } from "./npm-config";
 import type { ProcessLauncher } from "./commands/launcher";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -134,6 +135,7 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
+    npmConfig: nodeNpmConfig(),
   });
   let sandboxProblem: string | undefined;
   let fromFile: SandboxSettings = {};

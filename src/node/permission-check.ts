@@ -5,6 +5,7 @@
  */
 import { nodeGitObjectPaths } from "./git-object-paths";
 import { nodeGitCheckoutTarget } from "./git-checkout-target";
+import { nodeNpmConfig } from "./npm-config";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { createPermissionGate, type YokePermissionGate } from "../core/permissions/gate";
@@ -50,6 +51,7 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     caseInsensitive: async () => probeCaseInsensitive(cwd),
     gitObjectPaths: nodeGitObjectPaths,
     gitCheckoutTarget: nodeGitCheckoutTarget,
+    npmConfig: nodeNpmConfig(),
   });
 }
 

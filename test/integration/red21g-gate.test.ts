@@ -15,7 +15,8 @@
  *
  * Before the fix each attack deleted its folder in every cell (the plain-bash control below shows the
  * lines do it); after it the gate denies or asks (no one answers in `yoke run`, so nothing runs), while
- * the ordinary forms next to them (`python3 -m json.tool`, `make -s`) still run; `npm explore PKG -- ls` asks since session 17 (npm's `shell` setting may come from a committed .npmrc).
+ * the ordinary forms next to them (`python3 -m json.tool`, `make -s`) still run, `npm explore PKG -- ls` too (it asked in session 17: npm's settings may come from a committed .npmrc, which
+ * the gate reads since session 18, gate18b).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -55,7 +56,7 @@ const ATTACKS = [
   `python3 /dev/fd/0 <<< 'import os; os.system("rm -rf v9")'`,
 ];
 
-/** The ordinary forms next to them (each writes its file; npm explore is asked since session 17 and writes nothing). */
+/** The ordinary forms next to them (each writes its file). */
 const ORDINARY = ["python3 -m json.tool data.json > json.txt", "npm explore foo -- 'ls package.json > listed.txt'", "make -s", "perl -MPOSIX -Mstrict print.pl"];
 
 function workspace(base: string, id: Identity): string {
@@ -72,7 +73,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     });
 
     it.skipIf(!!unusable)(
-      "bypassPermissions under Bash(rm -rf:*): npm explore, npm -- exec, python -m timeit / -i, node --import=data:, perl -M, make X!= and /dev//stdin delete nothing; the ordinary forms still run (npm explore asks: its shell setting)",
+      "bypassPermissions under Bash(rm -rf:*): npm explore, npm -- exec, python -m timeit / -i, node --import=data:, perl -M, make X!= and /dev//stdin delete nothing; the ordinary forms still run",
       async () => {
         const ws = workspace(base, id);
         const settings = join(base, `deny-${Math.random().toString(36).slice(2, 8)}.json`);
@@ -86,10 +87,9 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect(lost, r.told.slice(0, 6000)).toEqual([]);
         // The ordinary forms ran.
         expect(readFileSync(join(ws, "json.txt"), "utf8")).toMatch(/"a": 1/);
-        // `npm explore` runs its command with npm's `shell` setting, which a committed .npmrc can set (session 17,
-        // red team A): with a deny rule it is asked (no one answers here), so it did not run.
-        expect(existsSync(join(ws, "node_modules/foo/listed.txt"))).toBe(false);
-        expect(r.told).toMatch(/npm explore runs the program its shell setting names/);
+        // `npm explore` runs its command with npm's `script-shell` setting, which a committed .npmrc can set (session
+        // 17, red team A): the gate reads npm's configuration (session 18, gate18b) and none names a program here.
+        expect(readFileSync(join(ws, "node_modules/foo/listed.txt"), "utf8")).toMatch(/package\.json/);
         expect(readFileSync(join(ws, "made.txt"), "utf8")).toBe("made\n");
         expect(readFileSync(join(ws, "perl.txt"), "utf8")).toBe("perl\n");
         expect(r.told).toMatch(/Bash\(rm -rf:\*\)/);

@@ -11,6 +11,7 @@
 import { generate14 } from "./grammar14";
 import { generate16 } from "./grammar16";
 import { generate18e } from "./grammar18e";
+import { generate18b } from "./grammar18b";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -315,6 +316,8 @@ const GRAMMAR14_RATE = 0.5;
 const GRAMMAR16_RATE = 0.4;
 /** Share of inputs from the session-18 red team E productions (grammar18e.ts: wrapper option values naming a program, env words that are not identifiers, bash features and program tables not produced before). */
 const GRAMMAR18E_RATE = 0.2;
+/** Share of inputs from the session-18 gate18b productions (grammar18b.ts: npm settings from planted configuration). */
+const GRAMMAR18B_RATE = 0.05;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -325,7 +328,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR18E_RATE) {
+    if (r() < GRAMMAR18B_RATE) {
+      const g = generate18b(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR18E_RATE) {
       const g = generate18e(r);
       shape.push(...g.shape);
       cmd = g.command;

@@ -11,6 +11,7 @@
 import { MARKER } from "./runner";
 import { CONSTRUCTS21G } from "./grammar21g";
 import { CONSTRUCTS18G } from "./grammar18g";
+import { CONSTRUCTS18B } from "./grammar18b";
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -323,6 +324,8 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ...CONSTRUCTS21G,
   // Session 17, gate18 (grammar18g.ts).
   ...CONSTRUCTS18G,
+  // Session 18, gate18b (grammar18b.ts).
+  ...CONSTRUCTS18B,
 ];
 
 /** A long option of a tool with a dangerous effect, its value, and the rest of the line. */

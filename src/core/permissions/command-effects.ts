@@ -135,7 +135,8 @@ const NPM_EXEC =
 const NPM_SAFE =
   /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
 
-export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean, inputUnseen = false): CommandEffects {
+/** `npmSettingsRead`: npm's settings that name programs were read and evaluated (CommandPart.npmSettingsRead). */
+export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean, inputUnseen = false, npmSettingsRead = false): CommandEffects {
   const fx: CommandEffects = { hidden: [], execOptions: [], writes: [], writeRegions: [], reads: [] };
   const first = words[0];
   if (!first || first.dynamic) return fx;
@@ -275,7 +276,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
         const o = /^--([a-z-]+)/.exec(v)?.[1];
         return !!o && o.length >= 2 && setting.startsWith(o);
       });
-    if (name === "npm" && configured && !onLine(configured))
+    if (name === "npm" && configured && !onLine(configured) && !npmSettingsRead)
       fx.hidden.push(`npm ${verbs[0]} runs the program its ${configured} setting names (a .npmrc in the project, npm_config_${configured}), which Yoke cannot see`);
     const sub = values[0] === "config" || values[0] === "c" ? values[1] : values[0] === "set" ? "set" : undefined;
     if (name === "npm" && sub !== undefined && /^(set|edit|delete|rm|fix)$/.test(sub)) {

@@ -7,6 +7,7 @@ import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resol
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
 import type { MergedSettings, PermissionRule, RuleList } from "./types";
+import type { NpmConfigSources } from "./npm-config";
 
 export interface EvalContext {
   /** Workspace root: absolute, normalised. */
@@ -38,7 +39,12 @@ export interface EvalContext {
   gitObjectPaths?: GitObjectPaths;
   /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
   gitCheckoutTarget?: GitCheckoutTarget;
+  /** Where npm's configuration is read from (npm-config.ts); undefined: npm's settings are code Yoke cannot see. */
+  npmConfig?: NpmConfigPort;
 }
+
+/** npm's configuration files and variables, for the settings that name programs (npm-config.ts). */
+export type NpmConfigPort = Omit<NpmConfigSources, "home">;
 
 /**
  * For `git checkout X` run in `dir`: does X name a commit (`git rev-parse --verify X^{commit}`), and

@@ -22,7 +22,8 @@ import { ANY, dynamicSegs, globSegs, litSegs, protectedCouldMatch, regionPattern
 import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
-import { isKnownRunner, isShell, seeThrough } from "./shell/unwrap";
+import { isKnownRunner, isShell, seeThrough, withNpmSettings, type NpmSettingsLookup } from "./shell/unwrap";
+import { npmSettingValues, type NpmSettingValues } from "./npm-config";
 import { markScriptsTheLineWrites } from "./line-scripts";
 import { readsCommandInput } from "./command-input";
 import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
@@ -123,7 +124,11 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
       "mode",
       `The command is too large to analyse (more than ${size.statements > MAX_COMMAND_STATEMENTS ? `${MAX_COMMAND_STATEMENTS} commands` : `${MAX_COMMAND_TOKENS} words`}), so it needs approval.`,
     );
-  const analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
+  let analysis = analyseCommand(ctx.parser, command, { cwd: [ctx.cwd], home: ctx.home });
+  // npm commands that run the program a setting names (npm-config.ts): the settings are read, and the line
+  // analysed again with them known.
+  const npmLookup = await readNpmSettings(analysis, command, ctx);
+  if (npmLookup) analysis = withNpmSettings(npmLookup, () => analyseCommand(ctx.parser!, command, { cwd: [ctx.cwd], home: ctx.home }));
   if (analysis.tooLarge)
     return decide(
       "ask",
@@ -330,6 +335,32 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
 }
 
 /** Allowed by bypassPermissions mode alone: the sandbox keeps the programs ask rules name from starting (confine.unreviewed). */
+/**
+ * The npm settings the line's npm commands need (CommandPart.npmSettings), read through the gate's port
+ * for each folder they run in; undefined when none is needed or they cannot be read. Not read (the
+ * command keeps asking where a deny rule exists) when another command of the line may change files (it
+ * may write a .npmrc npm then reads) or the line names npm's variables or the ones its defaults come from
+ * (`export npm_config_editor=…`, `EDITOR=… npm edit x`).
+ */
+async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: EvalContext): Promise<NpmSettingsLookup | undefined> {
+  const wanting = analysis.parts.filter((p) => p.npmSettings);
+  if (!wanting.length || !ctx.npmConfig || analysis.problems.length) return undefined;
+  if (/npm_config_/i.test(command) || /\b(EDITOR|VISUAL|SHELL)\b/.test(command)) return undefined;
+  // (What the one npm explore of a line runs comes after npm has read its settings.)
+  const after = (p: CommandPart) => wanting.length === 1 && p.via.some((v) => v.startsWith("npm explore"));
+  if (analysis.parts.some((p) => !p.npmSettings && !after(p) && mayChangeFiles(p))) return undefined;
+  const found = new Map<string, NpmSettingValues>();
+  const key = (cwd: string, userconfig: string | undefined) => `${cwd}\0${userconfig ?? ""}`;
+  for (const p of wanting) {
+    for (const cwd of p.cwd ?? []) {
+      const k = key(cwd, p.npmSettings!.userconfig);
+      if (found.has(k)) continue;
+      found.set(k, await npmSettingValues(["editor", "shell", "script-shell"], cwd, { ...ctx.npmConfig, home: ctx.home }, { lineUserconfig: p.npmSettings!.userconfig }));
+    }
+  }
+  return (cwd, userconfig) => found.get(key(cwd, userconfig));
+}
+
 function unreviewed(d: PermissionDecision): PermissionDecision {
   d.confine = { ...d.confine, unreviewed: true };
   return d;
@@ -378,9 +409,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
       for (const r of part.redirects) redirects.push({ redirect: r, targets: r.kind === "dup" ? [] : await expand([r.target]) });
       const words = effective.words.length ? effective.words : [literalWord(":")];
       const inner = innermost.words.length ? innermost.words : words;
-      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined, part.inputUnseen);
+      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead);
       if (inner !== words) {
-        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen);
+        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead);
         fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
         // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too. When the
         // last reading is only a candidate of what it runs (deny and ask rules: a compiler's `-wrapper`, npm's

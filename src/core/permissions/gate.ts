@@ -5,7 +5,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
-import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths } from "./context";
+import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -53,6 +53,11 @@ export interface PermissionGateOptions {
   gitObjectPaths?: GitObjectPaths;
   /** Tells a branch from a path for `git checkout X` (evaluate-bash.ts); without it, such a command is read as a discard. */
   gitCheckoutTarget?: GitCheckoutTarget;
+  /**
+   * Reads npm's configuration (`.npmrc` files, `npm_config_*`) for `npm edit`/`config edit`/`explore`, whose
+   * program a setting names; without it, those commands ask where a deny rule exists.
+   */
+  npmConfig?: NpmConfigPort;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -159,6 +164,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       protectedLinks: links,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
+      npmConfig: opts.npmConfig,
     };
   };
   const context = () => {

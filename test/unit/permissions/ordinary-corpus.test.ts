@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../../src/core/loop/types";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
+import { nodeNpmConfig } from "../../../src/node/npm-config";
 import { nodeListDir, nodeRealPath } from "../../../src/node/settings-files";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 import { nodeGitObjectPaths } from "../../../src/node/git-object-paths";
@@ -81,6 +82,8 @@ const gates = Object.fromEntries(
       realPath: nodeRealPath,
       listDir: nodeListDir,
       gitObjectPaths: nodeGitObjectPaths,
+      // npm's configuration as the CLI reads it (an empty environment: no $EDITOR of the person running the tests).
+      npmConfig: nodeNpmConfig({}),
       loadSources: async () => [{ info: { kind: "extra", label: `ordinary: ${name}`, baseDir: ws }, value: { permissions } }],
       shellWasm: () => loadShellWasm(),
     }),

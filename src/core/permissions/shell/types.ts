@@ -86,6 +86,14 @@ export interface CommandPart {
    */
   escapesRead?: boolean;
   /**
+   * npm's settings that name the program this npm command runs (`editor` for `npm edit`, `shell` and
+   * `script-shell` for `npm explore`) and are not on its line: what the gate must read from npm's
+   * configuration (npm-config.ts) before the line is analysed again. `userconfig`: `--userconfig F` on the line.
+   */
+  npmSettings?: { settings: string[]; userconfig?: string };
+  /** Those settings were read and each value evaluated as the command it is (no longer code Yoke cannot see). */
+  npmSettingsRead?: boolean;
+  /**
    * Its standard input is something Yoke cannot read: a file (`< script`), another descriptor, a
    * pipe from a command that is not a literal echo/printf (`cat cmds | ed f`), or a here-string or
    * here-document with expansions. A program that reads commands from its input then runs code Yoke

@@ -16,6 +16,8 @@ import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
 import { namesDescriptor } from "../posix-path";
 import { edEscapes } from "./ed-escapes";
+import { readsCommandInput } from "../command-input";
+import type { NpmSettingValues } from "../npm-config";
 
 /** Directories whose programs are the standard ones: `/usr/bin/git push` may be allowed as `git push`. */
 const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$/;
@@ -552,6 +554,7 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
         if (at >= 0) makeDefinitions(part, "cmake --build --", args.slice(at + 1), out);
       }
       if (name === "npm" || name === "npx") npmProgramOptions(part, args, out);
+      if (name === "npm") npmConfiguredPrograms(part, args, out);
       if (SHELLS.has(name)) return shellStep(part, args, name, out);
       if (OTHER_SHELLS.has(name)) {
         part.hidden.push(`${name} runs a script Yoke cannot read (not bash syntax)`);
@@ -815,7 +818,11 @@ function watchStep(part: CommandPart, args: Word[], out: Unwrapped): Step | unde
 /** `flock f git push`, `su -c 'git push'`, `ionice -c 3 cmd`: candidate inner commands for deny rules. */
 function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrapped): void {
   part.runsUnknown = true;
+  let edRead = false;
   const program = name.split(" ")[0]!;
+  // Does the candidate at the current word read the line's own input (see handsInputOn)? Kept as the loop
+  // goes (a check per candidate over the words before it was quadratic: setsid + 1,420 words, 37 → 120 ms).
+  let passes = PASSES_INPUT.has(program);
   // flock reads its options up to its first operand, the lock file (getopt's `+`), and then `-c CMD` right
   // after it: a later `-c` is its command's (`flock /dev/null gcc -c a.c` compiles a.c; session 16's note
   // read `a.c` as a script run with sudo).
@@ -829,6 +836,7 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
     if (scriptOption && (scriptOption.test(v) || scriptOption.test(v.split("=")[0]!)) && (args[i + 1] || v.includes("="))) {
       const script = v.includes("=") ? { ...args[i]!, value: v.slice(v.indexOf("=") + 1) } : args[++i]!;
       out.scripts.push({ how: `${name} ${v.split("=")[0]}`, script, elevated: part.elevated });
+      passes = false;
       continue;
     }
     // `-c CMD`, in a cluster (`-qc CMD`), glued (`-cCMD`, `-qcCMD`), and `--command` as getopt_long reads it:
@@ -843,13 +851,69 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
       const script = glued ? { ...args[i]!, value: dashC[1] ?? "" } : args[i + 1]!;
       out.scripts.push({ how: `${name} -c`, script, elevated: part.elevated || OTHER_USER.has(program) });
       if (!glued) i++;
+      passes = false;
       continue;
     }
-    if (!v.startsWith("-") && !args[i]!.dynamic) candidate(part, args.slice(i), out);
+    if (!v.startsWith("-") && !args[i]!.dynamic) {
+      if (candidate(part, args.slice(i), out, false, passes)) edRead = true;
+    }
     // Every later word could start the command it runs (the candidates above): one only known at
     // run time (`setsid $(echo rm) -rf src`) could be the program itself, which no rule can see.
     else if (args[i]!.dynamic) dynamicCandidate(part, name, args[i]!);
+    passes &&= handsInputOn(args[i]!, i === lockFile);
   }
+  // An ed candidate's escapes were read from the input it is handed (`flock f ed x <<EOF`): its input is
+  // no longer code Yoke cannot see — unless another reading's program also reads commands from it
+  // (`flock f psql ed`), which the one flag on the part would then silence.
+  if (edRead && !part.views.some((pv) => pv.words[0] && !pv.words[0].dynamic && baseName(pv.words[0].value) !== "ed" && readsCommandInput(baseName(pv.words[0].value)))) part.escapesRead = true;
+}
+
+const baseName = (v: string): string => v.slice(v.lastIndexOf("/") + 1);
+
+/**
+ * Wrappers that hand their own standard input, untouched, to the command they run (they read none of it
+ * and redirect none of it): what a candidate of theirs reads on its input is the line's.
+ */
+const PASSES_INPUT = new Set([
+  "flock",
+  "setsid",
+  "ionice",
+  "chrt",
+  "taskset",
+  "nocache",
+  "eatmydata",
+  "setarch",
+  "linux32",
+  "linux64",
+  "i386",
+  "x86_64",
+  "prlimit",
+  "numactl",
+  "faketime",
+  "strace",
+  "ltrace",
+  "catchsegv",
+  "unshare",
+  "setpriv",
+  "tini",
+  "dumb-init",
+  "fakeroot",
+  "chpst",
+  "gosu",
+  "su-exec",
+  "s6-setuidgid",
+  "runcon",
+]);
+
+/**
+ * A candidate reads the line's own input only if the wrapper passes it on and no word before the candidate
+ * could be a program that gives it another input: each is an option, flock's lock file, a number or CPU
+ * mask (`taskset 3`, `ionice -c 3`, `chrt 5`), or itself a wrapper that passes it on (`setsid nice ed`).
+ * Anything else (`setsid runner --stdin=cmds ed f`) leaves the later candidates' input unseen.
+ */
+function handsInputOn(w: Word, lockFile: boolean): boolean {
+  if (w.dynamic) return false;
+  return w.value.startsWith("-") || lockFile || /^(?:0x)?[0-9a-fA-F,:-]+$/.test(w.value) || PASSES_INPUT.has(w.value) || w.value === "nice" || w.value === "nohup";
 }
 
 /**
@@ -860,7 +924,11 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
  * what the inner unwrapping finds hard to read is code Yoke cannot see (a guess must not refuse
  * ordinary work where no deny rule could apply).
  */
-function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = false): void {
+/**
+ * `input`: the candidate reads the line's own standard input (see handsInputOn), so a program on it that
+ * reads commands there (ed) is read as a direct one is. Returns whether ed's escapes were read from it.
+ */
+function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = false, input = false): boolean {
   // Each candidate is a suffix of the words: n candidates of n words each is quadratic work in every
   // later step (630 × `rm -rf src` after `setsid` took a second). Past a budget of words over all
   // readings, which command runs is not followed further: code Yoke cannot see (asks where a deny
@@ -869,20 +937,23 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   if (candidateWords > MAX_CANDIDATE_WORDS) {
     const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
     if (!part.hidden.includes(why)) part.hidden.push(why);
-    return;
+    return false;
   }
   part.views.push({ words, allowable: false, denyOnly: true });
   // A candidate made of new words (a compiler's `-wrapper sh,-c,CODE` split on commas, start-stop-daemon's
   // program) is no later word of the outer wrapper: it is seen through even inside a candidate — under
   // `flock /dev/null gcc -wrapper 'sh,-c,cat .env,x' …` the script's reads were lost (differential
   // checker, session 16). Past MAX_NESTED such levels, what it runs is code Yoke cannot see.
-  if (nestedCandidates > 0 && !derived) return;
+  if (nestedCandidates > 0 && !derived) return false;
   if (nestedCandidates >= MAX_NESTED) {
     const why = `it nests programs that run commands more than ${MAX_NESTED} deep`;
     if (!part.hidden.includes(why)) part.hidden.push(why);
-    return;
+    return false;
   }
   const sub = probePart(part, words, part.extraArgs);
+  if (input) {
+    for (const k of ["stdin", "pipedData", "pipedExact", "inputUnseen"] as const) if (part[k] !== undefined) (sub as unknown as Record<string, unknown>)[k] = part[k];
+  }
   nestedCandidates++;
   let nested: Unwrapped;
   try {
@@ -890,7 +961,18 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   } finally {
     nestedCandidates--;
   }
-  for (const v of sub.views.slice(1)) part.views.push({ words: v.words, allowable: false, denyOnly: true });
+  // Each reading the candidate is seen through into is one more list of words every later step walks, and a
+  // chain of wrappers makes one per wrapper: `setsid` + 1,420 × `nice` made 260 readings of ~1,400 words each
+  // (0.35 s CPU; 1,990 × took 0.8 s: session 17's note). They count toward the same budget.
+  for (const v of sub.views.slice(1)) {
+    candidateWords += v.words.length;
+    if (candidateWords > MAX_CANDIDATE_WORDS) {
+      const why = `it gives a program that runs a command more words than Yoke follows as that command (${MAX_CANDIDATE_WORDS} over all readings)`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+      break;
+    }
+    part.views.push({ words: v.words, allowable: false, denyOnly: true });
+  }
   for (const why of [...sub.hidden, ...sub.problems]) if (!part.hidden.includes(why)) part.hidden.push(why);
   if (sub.elevated) part.elevated = true;
   if (sub.reads?.length) (part.reads ??= []).push(...sub.reads);
@@ -904,6 +986,7 @@ function candidate(part: CommandPart, words: Word[], out: Unwrapped, derived = f
   if (sub.readings?.length) (part.readings ??= []).push(...sub.readings);
   out.parts.push(...nested.parts);
   out.scripts.push(...nested.scripts.map((sc) => ({ ...sc, elevated: sc.elevated || part.elevated })));
+  return input && sub.escapesRead === true;
 }
 /** Set while a candidate is being seen through (candidates of candidates are candidates of the outer wrapper already). */
 let nestedCandidates = 0;
@@ -1241,7 +1324,16 @@ function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
     part.escapesRead = true;
     return;
   }
-  if (file?.dynamic || part.inputUnseen || (part.stdin === undefined && part.pipedData !== undefined && part.pipedExact === undefined)) return;
+  if (file?.dynamic || part.inputUnseen || (part.stdin === undefined && part.pipedData !== undefined && part.pipedExact === undefined)) {
+    // Said here too, not only by the search of the programs a part runs (evaluate-bash.ts), which reads a
+    // wrapper's later candidates with the first one (`echo 'r !\cat .env' | flock f ed -s x` was searched as
+    // the program `f`: the differential checker, session 18, ran cat under Read(**/.env)).
+    if (part.inputUnseen || /!/.test(part.pipedData ?? "")) {
+      const why = "ed runs the commands its input gives its shell escape, which Yoke cannot read exactly";
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+    }
+    return;
+  }
   const scripts: string[] = [];
   if (file?.value.startsWith("!")) scripts.push(file.value.slice(1));
   const name = file === undefined || file.value.startsWith("!") ? undefined : file.value;
@@ -1293,6 +1385,119 @@ function makeDefinitions(part: CommandPart, name: string, args: Word[], out: Unw
     out.scripts.push({ how: `${name} ${m[1]}=`, script: { ...a, value }, elevated: part.elevated });
     for (const w of tokenize(value)) if (w && !w.startsWith("-")) (part.reads ??= []).push({ ...literalWord(w), raw: a.raw });
   }
+}
+
+/**
+ * The values of npm's settings the gate read for this line (evaluate-bash.ts reads them through the gate's
+ * port and analyses the line again with them); undefined while they are not read.
+ */
+/** npm's spellings of the commands whose program a setting names (npm 11's deref: abbreviations and aliases). */
+const NPM_EDIT = new Set(["ed", "edi", "edit"]);
+const NPM_EXPLORE = new Set(["explo", "explor", "explore"]);
+const NPM_CONFIG = new Set(["c", "con", "conf", "confi", "config"]);
+export type NpmSettingsLookup = (cwd: string, userconfig: string | undefined) => NpmSettingValues | undefined;
+let npmLookup: NpmSettingsLookup | undefined;
+/** Runs `fn` (an analysis of a line) with npm's settings known. */
+export function withNpmSettings<T>(lookup: NpmSettingsLookup, fn: () => T): T {
+  const before = npmLookup;
+  npmLookup = lookup;
+  try {
+    return fn();
+  } finally {
+    npmLookup = before;
+  }
+}
+
+/**
+ * `npm edit`, `npm config edit` and `npm explore` run the program a setting names, from the command line
+ * (npmProgramOptions) or else from npm's configuration: a `.npmrc` in the project — repository content —,
+ * the user's, `npm_config_*` (red team A, session 17: a committed `.npmrc` with `editor=cat .env` made `npm
+ * edit x` read .env). The settings not on the line are asked for (part.npmSettings); once the gate has read
+ * them, each value is evaluated as the command npm makes of it: `editor` split on blanks (npm's
+ * `split(/\s+/)`, no shell) with the folder after it; `shell` (explore with no command) a line
+ * `script-shell` runs with `-c`; `script-shell` the program given `-c LINE`. Until then, or when a value is
+ * not known, the command stays code Yoke cannot see (command-effects.ts).
+ */
+function npmConfiguredPrograms(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const before = args.findIndex((a) => a.value === "--");
+  const head = before < 0 ? args : args.slice(0, before);
+  // npm's command by any spelling it accepts (its deref: `npm ed`, `npm explo`, `npm c edit`), after its
+  // options: a word after an option without `=` may be that option's value (`-C DIR edit`, `--prefix DIR
+  // edit`, an option npm does not know), so the next word may be the command too (more readings than npm
+  // makes, never fewer); the first word that cannot be a value is the command.
+  const words = head.map((a) => (a.dynamic ? "" : a.value));
+  let at = -1;
+  let maybeValue = false;
+  for (let i = 0; i < words.length; i++) {
+    const v = words[i]!;
+    if (v.startsWith("-") && v !== "-") {
+      maybeValue = !v.includes("=");
+      continue;
+    }
+    if (NPM_EDIT.has(v) || NPM_EXPLORE.has(v) || (NPM_CONFIG.has(v) && words[i + 1] === "edit")) {
+      at = i;
+      break;
+    }
+    if (!maybeValue) break;
+    maybeValue = false;
+  }
+  if (at < 0) return;
+  const explore = NPM_EXPLORE.has(words[at]!);
+  const onLine = (setting: string) =>
+    head.some((a) => {
+      const o = /^--([a-z-]+)/.exec(a.value)?.[1];
+      return !!o && o.length >= 2 && setting.startsWith(o);
+    });
+  // The command explore runs: the words after the package (npm joins them with spaces), or else the shell setting.
+  const command = explore
+    ? [
+        ...head
+          .slice(at + 1)
+          .filter((a) => !a.value.startsWith("-"))
+          .slice(1),
+        ...(before < 0 ? [] : args.slice(before + 1)),
+      ]
+    : [];
+  const settings = (explore ? [...(command.length ? [] : ["shell"]), "script-shell"] : ["editor"]).filter((s) => !onLine(s));
+  if (!settings.length) return;
+  const verb = explore ? "explore" : "edit";
+  const unseen = (why: string) => {
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+  };
+  const generic = `npm ${verb} runs the program its ${settings.join(" and ")} setting names (a .npmrc, npm_config_*), which Yoke cannot see`;
+  // Options that move npm's configuration files: `--userconfig F` is read; another (`-C`, `--prefix`,
+  // `--globalconfig`, an abbreviation of them) or a value only known at run time leaves the settings unknown.
+  let userconfig: string | undefined;
+  for (let i = 0; i < head.length; i++) {
+    const a = head[i]!;
+    if (a.dynamic) return unseen(generic);
+    if (/^-[a-zA-Z]*C/.test(a.value)) return unseen(`npm is given ${a.value}, which moves the configuration it reads: ${generic}`);
+    const m = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(a.value);
+    if (!m) continue;
+    const moves = ["userconfig", "globalconfig", "prefix"].some((o) => m[1]!.length >= 2 && o.startsWith(m[1]!));
+    if (!moves) continue;
+    const value = m[2] !== undefined ? a : head[i + 1];
+    if (m[1] !== "userconfig" || !value || value.dynamic) return unseen(`npm is given ${a.value}, which moves the configuration it reads: ${generic}`);
+    userconfig = m[2] !== undefined ? m[2] : value.value;
+  }
+  part.npmSettings = { settings, userconfig };
+  const found = npmLookup && part.cwd ? part.cwd.map((cwd) => npmLookup!(cwd, userconfig)) : [undefined];
+  if (found.some((f) => f === undefined)) return unseen(generic);
+  const unknown = found.flatMap((f) => f!.unknown);
+  if (unknown.length) {
+    for (const why of unknown) unseen(why);
+    return;
+  }
+  const line = command.map((w) => w.value).join(" ");
+  // Each value is a candidate of its own: what every one of them reads and writes is collected (evaluate-bash.ts).
+  part.runsUnknown = true;
+  const values = (setting: string, f: NpmSettingValues) => (settings.includes(setting) ? (f.values[setting] ?? []) : []);
+  for (const f of found) {
+    for (const v of values("editor", f!)) candidate(part, v.split(/\s+/).filter(Boolean).map(literalWord), out, true);
+    for (const v of values("shell", f!)) out.scripts.push({ how: "npm explore (its shell setting)", script: literalWord(v), elevated: part.elevated });
+    for (const v of values("script-shell", f!)) candidate(part, [...v.split(/\s+/).filter(Boolean).map(literalWord), literalWord("-c"), literalWord(line || "sh")], out, true);
+  }
+  part.npmSettingsRead = true;
 }
 
 /** npm's settings whose value is a program it runs (`npm edit x --editor='cat .env'` ran `cat .env DIR`), by any prefix npm accepts. */

@@ -1,0 +1,201 @@
+/**
+ * npm's settings that name a program it runs (`editor` for `npm edit` and `npm config edit`, `shell` and
+ * `script-shell` for `npm explore`), read from npm's configuration layers as npm reads them (npm 11,
+ * @npmcli/config): `npm_config_*` variables (names in any case, `_` for `-`), the project's `.npmrc`, the
+ * user's (`--userconfig` on the line, `npm_config_userconfig`, `~/.npmrc`), the global one, and the
+ * defaults (`$EDITOR`, `$VISUAL`, `vi`; `$SHELL`, `sh`). Every value any layer gives is returned, not only
+ * the one npm picks: more programs than run, never fewer (the layers npm would pick between depend on the
+ * environment the command runs in and on folders Yoke does not walk as npm does).
+ *
+ * A `.npmrc` is ini as npm's `ini` package reads it: `key = value` lines, `;` and `#` comment lines,
+ * `[section]` headers, quoted values (`"…"` is JSON), `;`/`#` after a value start a comment unless
+ * escaped. Keys are matched in any case. `${NAME}` in a value is the variable's value. Anything this
+ * reader is not sure of (a file it cannot read, a value it cannot unquote, a `${…}` whose variable is not
+ * known) is returned as a reason instead, and the command asks where a deny rule exists, as before. The
+ * reasons name the file and the setting, never a value (a `.npmrc` may be a link to a secret).
+ */
+
+/** Reads a small text file: undefined when it does not exist, null when it exists but cannot be read. */
+export type ReadText = (absPath: string) => Promise<string | null | undefined>;
+
+export interface NpmConfigSources {
+  readText: ReadText;
+  /** The environment commands run with (the host's). */
+  env: Readonly<Record<string, string | undefined>>;
+  home: string;
+  /** npm's global configuration files (`$PREFIX/etc/npmrc`, npm's own `npmrc`), absolute. */
+  globalFiles: readonly string[];
+}
+
+export interface NpmSettingValues {
+  /** Every value of each setting asked for, from every layer (defaults included). */
+  values: Record<string, string[]>;
+  /** Why some layer's value is not known. */
+  unknown: string[];
+}
+
+/** A setting's name as npm compares names: lower case, `_` as `-`. */
+const norm = (key: string): string => key.trim().toLowerCase().replace(/_/g, "-");
+
+/** `${NAME}` (not after an odd number of backslashes) with the variable's value, as @npmcli/config's envReplace. */
+function expandEnv(value: string, env: NpmConfigSources["env"]): string | undefined {
+  let unknown = false;
+  const out = value.replace(/(\\*)\$\{([^${}?]+)(\?)?\}/g, (whole, slashes: string, name: string, optional: string | undefined) => {
+    if (slashes.length % 2 === 1) return whole.slice(1);
+    const v = env[name];
+    if (v === undefined && !optional) unknown = true;
+    return `${slashes.slice(slashes.length / 2)}${v ?? ""}`;
+  });
+  return unknown ? undefined : out;
+}
+
+/**
+ * The values of a `.npmrc`'s text for the given (normalised) keys; a value that may be read in two ways
+ * gives both. `unknown`: a value of such a key this reader cannot place.
+ */
+export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConfigSources["env"]): { values: Map<string, string[]>; unknown: string[] } {
+  const values = new Map<string, string[]>();
+  const unknown: string[] = [];
+  const add = (k: string, v: string) => {
+    const list = values.get(k) ?? [];
+    if (!list.includes(v)) list.push(v);
+    values.set(k, list);
+  };
+  for (const raw of text.split(/\r\n|[\r\n]/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith(";") || line.startsWith("#") || /^\[[^\]]*\]$/.test(line)) continue;
+    const eq = line.indexOf("=");
+    // A key with no `=` is `true` (no program).
+    if (eq < 0) continue;
+    const key = norm(line.slice(0, eq).replace(/\[\]$/, ""));
+    // Keys may hold `${VAR}` too; a key npm could expand into one of ours is not known.
+    if (key.includes("${")) {
+      unknown.push("a key of it is given by a variable");
+      continue;
+    }
+    if (!keys.has(key)) continue;
+    let value = line.slice(eq + 1).trim();
+    const readings: string[] = [];
+    // ini's unsafe(): a value in double quotes is JSON (as written when that fails); in single quotes, the
+    // text inside (or its JSON, when that parses).
+    const quoted = (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
+    if (quoted) {
+      const inner = value.startsWith("'") ? value.slice(1, -1) : value;
+      let parsed: unknown = inner;
+      try {
+        parsed = JSON.parse(inner);
+      } catch {
+        // as written
+      }
+      if (typeof parsed === "string") readings.push(parsed);
+      else if (typeof parsed === "number" || typeof parsed === "boolean") readings.push(String(parsed));
+      else {
+        unknown.push(`its ${key} value is not a string`);
+        continue;
+      }
+    } else {
+      // ini: an unescaped `;` or `#` starts a comment; `\;`, `\#` and `\\` are the characters. The value as
+      // written is read too.
+      let cut = "";
+      let escaped = false;
+      for (const c of value) {
+        if (escaped) {
+          cut += "\\;#".includes(c) ? c : `\\${c}`;
+          escaped = false;
+        } else if (c === "\\") escaped = true;
+        else if (c === ";" || c === "#") break;
+        else cut += c;
+      }
+      if (escaped) cut += "\\";
+      readings.push(cut.trim());
+      if (value !== cut.trim()) readings.push(value);
+      // (A quoted value followed by a comment keeps its quotes in npm; read without them too.)
+      const q = /^(["'])([\s\S]*)\1$/.exec(cut.trim());
+      if (q) readings.push(q[2]!);
+    }
+    for (value of readings) {
+      const expanded = expandEnv(value, env);
+      if (expanded === undefined) unknown.push(`its ${key} value names a variable Yoke does not know`);
+      else if (expanded.trim()) add(key, expanded.trim());
+    }
+  }
+  return { values, unknown };
+}
+
+/** The folder's ancestors, itself first. */
+function ancestors(dir: string): string[] {
+  const out: string[] = [];
+  let d = dir.replace(/\/+$/, "") || "/";
+  for (;;) {
+    out.push(d);
+    if (d === "/") return out;
+    d = d.slice(0, d.lastIndexOf("/")) || "/";
+  }
+}
+
+/** `~/x` and relative paths as npm resolves them (against the folder npm runs in). */
+function resolvePath(p: string, cwd: string, home: string): string {
+  if (p === "~" || p.startsWith("~/")) return `${home.replace(/\/+$/, "")}${p.slice(1)}`;
+  if (p.startsWith("/")) return p;
+  return `${cwd.replace(/\/+$/, "")}/${p}`;
+}
+
+/**
+ * Every value of `settings` npm may use for a command run in `cwd`. `lineUserconfig`: `--userconfig FILE`
+ * from the command line. `assigned`: variables the command line sets for npm (`EDITOR=… npm edit x`).
+ */
+export async function npmSettingValues(
+  settings: readonly string[],
+  cwd: string,
+  src: NpmConfigSources,
+  opts: { lineUserconfig?: string; assigned?: Readonly<Record<string, string>> } = {},
+): Promise<NpmSettingValues> {
+  const env: Record<string, string | undefined> = { ...src.env, ...opts.assigned };
+  // userconfig, globalconfig and prefix change which files are read: their values are read from every layer too.
+  const keys = new Set([...settings.map(norm), "userconfig", "globalconfig", "prefix"]);
+  const values: Record<string, string[]> = Object.fromEntries(settings.map((s) => [norm(s), [] as string[]]));
+  const unknown: string[] = [];
+  const found = new Map<string, string[]>();
+  const take = (k: string, v: string) => {
+    const list = found.get(k) ?? [];
+    if (!list.includes(v)) list.push(v);
+    found.set(k, list);
+  };
+  // Environment: npm_config_NAME in any case.
+  for (const [name, v] of Object.entries(env)) {
+    const m = /^npm_config_(.+)$/i.exec(name);
+    if (!m || v === undefined) continue;
+    const k = norm(m[1]!);
+    if (keys.has(k) && v.trim()) take(k, v.trim());
+  }
+  const read = async (file: string, what: string) => {
+    const text = await src.readText(file);
+    if (text === undefined) return;
+    if (text === null) {
+      unknown.push(`npm reads ${what} ${file}, which Yoke cannot read`);
+      return;
+    }
+    const parsed = parseNpmrc(text, keys, env);
+    for (const why of parsed.unknown) unknown.push(`${what} ${file}: ${why}`);
+    for (const [k, list] of parsed.values) for (const v of list) take(k, v);
+  };
+  // The project's .npmrc: npm's project folder is the nearest one up with a package.json or node_modules
+  // (or a workspace root above it); every folder up to the root is read.
+  for (const d of ancestors(cwd)) await read(`${d === "/" ? "" : d}/.npmrc`, "the project configuration");
+  // The user's: the command line's, npm_config_userconfig's, any userconfig a file read so far names, ~/.npmrc.
+  const userFiles = new Set<string>();
+  if (opts.lineUserconfig !== undefined) userFiles.add(resolvePath(opts.lineUserconfig, cwd, src.home));
+  for (const u of found.get("userconfig") ?? []) userFiles.add(resolvePath(u, cwd, src.home));
+  userFiles.add(resolvePath("~/.npmrc", cwd, src.home));
+  for (const f of userFiles) await read(f, "the user configuration");
+  // Global: the default files, any globalconfig, `PREFIX/etc/npmrc` for any prefix.
+  const globalFiles = new Set(src.globalFiles);
+  for (const g of found.get("globalconfig") ?? []) globalFiles.add(resolvePath(g, cwd, src.home));
+  for (const p of found.get("prefix") ?? []) globalFiles.add(`${resolvePath(p, cwd, src.home).replace(/\/+$/, "")}/etc/npmrc`);
+  for (const f of globalFiles) await read(f, "the global configuration");
+  for (const s of Object.keys(values)) values[s]!.push(...(found.get(s) ?? []));
+  // Defaults (npm's definitions): editor $EDITOR, $VISUAL or vi; shell $SHELL or sh.
+  const defaults: Record<string, Array<string | undefined>> = { editor: [env.EDITOR, env.VISUAL, "vi"], shell: [env.SHELL, "sh"] };
+  for (const s of Object.keys(values)) for (const d of defaults[s] ?? []) if (d?.trim() && !values[s]!.includes(d.trim())) values[s]!.push(d.trim());
+  return { values, unknown: [...new Set(unknown)] };
+}
