@@ -898,27 +898,45 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     },
   };
 
-  /** The content of each blob of `group` whose object is there and hashes to its name (read with one `git cat-file --batch`). */
-  async function verifiedBlobs(repo: Repo, group: ReadonlyArray<{ sha: string }>): Promise<Map<string, Buffer>> {
-    const out = new Map<string, Buffer>();
-    const buf = await run(repo, ["cat-file", "--batch"], { input: group.map((e) => e.sha).join("\n") + "\n" });
+  /**
+   * Each of `shas` as one `git cat-file --batch` gives it: missing (no header), or its type, its
+   * content and whether that content hashes to its name as a blob.
+   */
+  async function batchObjects(repo: Repo, shas: readonly string[]): Promise<Array<{ missing: true } | { missing: false; body: Buffer; intactBlob: boolean }>> {
+    const buf = await run(repo, ["cat-file", "--batch"], { input: shas.join("\n") + "\n" });
+    const out: Array<{ missing: true } | { missing: false; body: Buffer; intactBlob: boolean }> = [];
     let at = 0;
-    for (const e of group) {
+    for (const sha of shas) {
       const nl = buf.indexOf(10, at);
       const m = /^(\S+) (\S+) (\d+)$/.exec(buf.subarray(at, nl < 0 ? buf.length : nl).toString("utf8"));
       if (!m) {
+        out.push({ missing: true });
         at = nl < 0 ? buf.length : nl + 1;
         continue;
       }
       const size = Number(m[3]);
       const body = buf.subarray(nl + 1, nl + 1 + size);
       at = nl + 1 + size + 1;
-      const hash = createHash(e.sha.length === 64 ? "sha256" : "sha1")
+      const hash = createHash(sha.length === 64 ? "sha256" : "sha1")
         .update(`${m[2]} ${size}\0`)
         .update(body)
         .digest("hex");
-      if (hash === e.sha && m[2] === "blob") out.set(e.sha, Buffer.from(body));
+      out.push({ missing: false, body, intactBlob: hash === sha && m[2] === "blob" });
     }
+    return out;
+  }
+
+  /** The content of each blob of `group` whose object is there and hashes to its name (read with one `git cat-file --batch`). */
+  async function verifiedBlobs(repo: Repo, group: ReadonlyArray<{ sha: string }>): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    const objects = await batchObjects(
+      repo,
+      group.map((e) => e.sha),
+    );
+    group.forEach((e, k) => {
+      const o = objects[k]!;
+      if (!o.missing && o.intactBlob) out.set(e.sha, Buffer.from(o.body));
+    });
     return out;
   }
 
@@ -934,26 +952,15 @@ export function createGitCheckpointStore(opts: GitCheckpointStoreOptions): Check
     const out: Array<{ path: string; why: string }> = [];
     for (let i = 0; i < entries.length; i += 256) {
       const group = entries.slice(i, i + 256);
-      const buf = await run(repo, ["cat-file", "--batch"], { input: group.map((e) => e.sha).join("\n") + "\n" });
-      let at = 0;
-      for (const e of group) {
-        const nl = buf.indexOf(10, at);
-        const header = buf.subarray(at, nl < 0 ? buf.length : nl).toString("utf8");
-        const m = /^(\S+) (\S+) (\d+)$/.exec(header);
-        if (!m) {
-          out.push({ path: e.path, why: `its object ${e.sha.slice(0, 12)} is missing` });
-          at = nl < 0 ? buf.length : nl + 1;
-          continue;
-        }
-        const size = Number(m[3]);
-        const body = buf.subarray(nl + 1, nl + 1 + size);
-        at = nl + 1 + size + 1;
-        const hash = createHash(e.sha.length === 64 ? "sha256" : "sha1")
-          .update(`${m[2]} ${size}\0`)
-          .update(body)
-          .digest("hex");
-        if (hash !== e.sha || m[2] !== "blob") out.push({ path: e.path, why: `the object ${e.sha.slice(0, 12)} of ${e.path} now holds other content` });
-      }
+      const objects = await batchObjects(
+        repo,
+        group.map((e) => e.sha),
+      );
+      group.forEach((e, k) => {
+        const o = objects[k]!;
+        if (o.missing) out.push({ path: e.path, why: `its object ${e.sha.slice(0, 12)} is missing` });
+        else if (!o.intactBlob) out.push({ path: e.path, why: `the object ${e.sha.slice(0, 12)} of ${e.path} now holds other content` });
+      });
     }
     return out;
   }
