@@ -46,6 +46,9 @@ const delegate = { toolCalls: [{ name: "task", input: { description: "Look", pro
 
 const worktreeRun = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), READS, { extra: ["--worktree"] });
 const isolatedAgent = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [delegate, ...READS, { text: "read" }]);
+// Nested (red team G): the agent of `yoke run --worktree` works in its worktree (W1) and delegates to an isolation: worktree
+// agent, whose worktree (W2) is made from W1; W1 has none of the person's local files either.
+const nestedAgent = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [delegate, ...READS, { text: "read" }], { extra: ["--worktree"] });
 
 describe.each(cells)("as %s", (_label, id, backend, unusable) => {
   it.skipIf(unusable)("yoke run --worktree: the workspace's local deny rule keeps the secret from the model", async () => {
@@ -63,6 +66,14 @@ describe.each(cells)("as %s", (_label, id, backend, unusable) => {
     expect(r.all.includes(SECRET), r.told).toBe(false);
     expect(r.all).toMatch(/Read\(\.\/secret\.txt\)/);
   });
+
+  it.skipIf(unusable)("an isolation: worktree agent started by a --worktree agent (a worktree of a worktree): the workspace's local deny rule keeps the secret from the model", async () => {
+    const c = cell(id, backend, true);
+    const r = await nestedAgent(id, c);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.all.includes(SECRET), r.told).toBe(false);
+    expect(r.all).toMatch(/Read\(\.\/secret\.txt\)/);
+  });
 });
 
 describe("control: without the local file", () => {
@@ -75,5 +86,8 @@ describe("control: without the local file", () => {
     const b = await isolatedAgent(id, cell(id, backend, false));
     expect(b.code, b.stderr).toBe(0);
     expect(b.all.includes(SECRET)).toBe(true);
+    const n = await nestedAgent(id, cell(id, backend, false));
+    expect(n.code, n.stderr).toBe(0);
+    expect(n.all.includes(SECRET)).toBe(true);
   });
 });
