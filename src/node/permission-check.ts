@@ -14,6 +14,7 @@ import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import { probeCaseInsensitive } from "./fs-probes";
 import { loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
+import { agentWorkspaceOf } from "./background/registry";
 
 export interface CheckOptions {
   tool: string;
@@ -44,7 +45,11 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     home,
     realPath: nodeRealPath,
     readLink: nodeReadLink,
-    loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
+    // In an agent's worktree, the person's local files of its workspace apply too, as in the agent's own sessions (agent-services.ts).
+    loadSources: async () => {
+      const localFrom = agentWorkspaceOf(cwd, home);
+      return loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir, ...(localFrom !== undefined ? { localFrom } : {}) });
+    },
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,
     listDir: nodeListDir,

@@ -45,6 +45,7 @@ import { nodeSubagentsExtension, sessionAgents } from "./subagent-settings";
 import { pluginAgentFolders, pluginCommandSources, pluginsAwaitingApproval, pluginSkillFolders } from "./plugins";
 import { nodeTelemetry } from "./telemetry";
 import { loadVerificationSettings } from "./verification-settings";
+import { agentWorkspaceOf } from "./background/registry";
 
 /** What differs between the hosts that build sessions. Everything else comes from the settings. */
 export interface SessionHost {
@@ -261,8 +262,9 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
  * No change review: the worktree's change is reviewed as a whole, as a background agent's.
  */
 function worktreeWorkspace(s: SessionSettings, host: SessionHost, root: string): ChildWorkspace {
-  // The workspace's local settings files (untracked, so not in the worktree) govern the agent too.
-  const node = nodeServicesFor({ ...s, cwd: root, folders: [], localSettingsFrom: s.cwd }, host);
+  // The workspace's local settings files (untracked, so not in the worktree) govern the agent too — the
+  // person's workspace, also when this session itself works in an agent's worktree (a worktree of a worktree).
+  const node = nodeServicesFor({ ...s, cwd: root, folders: [], localSettingsFrom: agentWorkspaceOf(s.cwd, s.home) ?? s.cwd }, host);
   const fs = createNodeWorkspaceFs(root);
   const log = host.log ?? silentLogger;
   return {

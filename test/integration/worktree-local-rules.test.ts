@@ -14,7 +14,7 @@
  * as root and as an unprivileged user, with bwrap and firejail; a control without the local file
  * shows the read really reaches the model from the worktree.
  */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chownTree, type Identity } from "../support/identities";
@@ -46,6 +46,23 @@ const delegate = { toolCalls: [{ name: "task", input: { description: "Look", pro
 
 const worktreeRun = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), READS, { extra: ["--worktree"] });
 const isolatedAgent = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [delegate, ...READS, { text: "read" }]);
+// Nested (red team G): the agent of `yoke run --worktree` works in its worktree (W1) and delegates to an isolation: worktree
+// agent, whose worktree (W2) is made from W1; W1 has none of the person's local files either.
+const nestedAgent = (id: Identity, c: ReturnType<typeof cell>) => sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [delegate, ...READS, { text: "read" }], { extra: ["--worktree"] });
+
+/**
+ * `yoke run --worktree` started in an agent's kept worktree (W1): its own worktree (W2) is made from W1 and recorded with W1
+ * as its workspace, which has none of the person's local files; the gate must follow the records to the person's workspace.
+ */
+async function worktreeOfKeptWorktree(id: Identity, c: ReturnType<typeof cell>) {
+  const first = await sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [bash("echo kept > kept.txt")], { extra: ["--worktree"] });
+  expect(first.code, first.stderr).toBe(0);
+  const root = join(c.home, ".local/share/yoke/worktrees");
+  const [key] = readdirSync(root);
+  const [name] = readdirSync(join(root, key!));
+  const w1 = join(root, key!, name!);
+  return sessionAs(id, c.home, w1, join(c.base, "sessions"), READS, { extra: ["--worktree"] });
+}
 
 describe.each(cells)("as %s", (_label, id, backend, unusable) => {
   it.skipIf(unusable)("yoke run --worktree: the workspace's local deny rule keeps the secret from the model", async () => {
@@ -63,6 +80,22 @@ describe.each(cells)("as %s", (_label, id, backend, unusable) => {
     expect(r.all.includes(SECRET), r.told).toBe(false);
     expect(r.all).toMatch(/Read\(\.\/secret\.txt\)/);
   });
+
+  it.skipIf(unusable)("yoke run --worktree in an agent's kept worktree: the workspace's local deny rule keeps the secret from the model", async () => {
+    const c = cell(id, backend, true);
+    const r = await worktreeOfKeptWorktree(id, c);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.all.includes(SECRET), r.told).toBe(false);
+    expect(r.told).toMatch(/Read\(\.\/secret\.txt\)/);
+  });
+
+  it.skipIf(unusable)("an isolation: worktree agent started by a --worktree agent (a worktree of a worktree): the workspace's local deny rule keeps the secret from the model", async () => {
+    const c = cell(id, backend, true);
+    const r = await nestedAgent(id, c);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.all.includes(SECRET), r.told).toBe(false);
+    expect(r.all).toMatch(/Read\(\.\/secret\.txt\)/);
+  });
 });
 
 describe("control: without the local file", () => {
@@ -75,5 +108,11 @@ describe("control: without the local file", () => {
     const b = await isolatedAgent(id, cell(id, backend, false));
     expect(b.code, b.stderr).toBe(0);
     expect(b.all.includes(SECRET)).toBe(true);
+    const n = await nestedAgent(id, cell(id, backend, false));
+    expect(n.code, n.stderr).toBe(0);
+    expect(n.all.includes(SECRET)).toBe(true);
+    const k = await worktreeOfKeptWorktree(id, cell(id, backend, false));
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.all.includes(SECRET)).toBe(true);
   });
 });

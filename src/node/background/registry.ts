@@ -229,16 +229,32 @@ function send(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** How many agent worktrees deep a chain of agents started inside agents' worktrees is followed. */
+const MAX_AGENT_NESTING = 32;
+
 /**
- * The workspace whose agent works in `folder` (one of Yoke's agent worktrees), from the agent's
- * record in the user's own storage — never from the worktree's `.git`, which its commands may
- * rewrite. Undefined for any other folder.
+ * The person's workspace whose agent works in `folder` (one of Yoke's agent worktrees), from the
+ * agent's record in the user's own storage — never from the worktree's `.git`, which its commands
+ * may rewrite. An agent started inside another agent's worktree (a `task` with `isolation: worktree`
+ * from a background agent, `yoke run --worktree --cwd` in a worktree) is recorded with that worktree
+ * as its workspace, which has none of the person's untracked files either: the chain is followed
+ * to the first folder that is no agent's worktree. Undefined for any other folder, or when a
+ * record on the way is missing (or the chain loops or runs deeper than MAX_AGENT_NESTING).
  */
 export function agentWorkspaceOf(folder: string, home?: string): string | undefined {
-  const owner = agentWorktreeOf(folder, home);
-  if (!owner) return undefined;
-  const wanted = canonicalFolder(owner.worktree);
-  return AgentRegistry.inDir(owner.agentsDir)
-    .list()
-    .find((r) => canonicalFolder(r.worktree) === wanted)?.workspace;
+  let at = folder;
+  const seen = new Set<string>();
+  for (let depth = 0; depth < MAX_AGENT_NESTING; depth++) {
+    const owner = agentWorktreeOf(at, home);
+    if (!owner) return depth === 0 ? undefined : at;
+    const wanted = canonicalFolder(owner.worktree);
+    if (seen.has(wanted)) return undefined;
+    seen.add(wanted);
+    const workspace = AgentRegistry.inDir(owner.agentsDir)
+      .list()
+      .find((r) => canonicalFolder(r.worktree) === wanted)?.workspace;
+    if (workspace === undefined) return undefined;
+    at = workspace;
+  }
+  return undefined;
 }
