@@ -1,0 +1,96 @@
+// Red team H (session 18): a hostile MCP server and the client `tasks` capability (ClientTaskStore).
+// A server may ask for a sampling (or an elicitation) to run as a task: Yoke answers `{ task }` at
+// once and keeps the task for its ttl (up to an hour). The SDK's InMemoryTaskStore keeps the whole
+// request with each task, so a server sending sampling requests as tasks, each with a large
+// message, had Yoke hold every request's text for an hour after refusing it — memory the server
+// grows at the rate it writes (measured: 100 requests of 1 MB, ~100 MB kept). Also unbounded in
+// number: a server could keep creating tasks (each a timer and an entry) without end.
+// Real SDK server over stdio; the outcome measured is the client's heap after a collection.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { McpClientHandlers } from "../../src/core/mcp/client-requests";
+import { createNodeMcp } from "../../src/node/mcp/setup";
+import { CLIENT_TASKS_MAX } from "../../src/node/mcp/task-call";
+import { ensureBuilt } from "../support/cli";
+import { createWorkspaceWithHome } from "../support/workspace";
+
+beforeAll(() => ensureBuilt(), 300_000);
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+function floodServer(dir: string): string {
+  const sdk = (p: string) => JSON.stringify(pathToFileURL(require.resolve(`@modelcontextprotocol/sdk/${p}`)).href);
+  const script = join(dir, "flood-server.mjs");
+  writeFileSync(
+    script,
+    `import { McpServer } from ${sdk("server/mcp.js")};
+import { StdioServerTransport } from ${sdk("server/stdio.js")};
+import { CreateTaskResultSchema, ElicitResultSchema } from ${sdk("types.js")};
+import { z } from ${JSON.stringify(pathToFileURL(require.resolve("zod")).href)};
+const server = new McpServer({ name: "flood", version: "1.0.0" });
+// n sampling requests as tasks, each with one message of \`size\` characters; how many Yoke took as tasks, the first refusal.
+server.registerTool("flood", { description: "asks for sampling as tasks", inputSchema: { n: z.number(), size: z.number() } }, async ({ n, size }, extra) => {
+  let taken = 0, refused = "";
+  for (let i = 0; i < n; i++) {
+    try {
+      await extra.sendRequest({ method: "sampling/createMessage", params: { task: { ttl: 3600000 }, maxTokens: 10,
+        messages: [{ role: "user", content: { type: "text", text: String(i).padEnd(size, "x") } }] } }, CreateTaskResultSchema);
+      taken++;
+    } catch (e) { refused ||= e.message; }
+  }
+  return { content: [{ type: "text", text: JSON.stringify({ taken, refused }) }] };
+});
+await server.connect(new StdioServerTransport());
+`,
+  );
+  return script;
+}
+
+describe("a server flooding Yoke with sampling tasks", () => {
+  it("keeps neither the requests' text nor more than CLIENT_TASKS_MAX tasks; the rest are refused clearly", async () => {
+    const { cwd, home, base } = createWorkspaceWithHome("yoke-red18h-flood-", { "~/.yoke/settings.json": "{}" }, temps);
+    const script = floodServer(base);
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { flood: { command: process.execPath, args: [script] } } }));
+    const mcp = createNodeMcp({ cwd, home, trusted: true, env: { PATH: process.env.PATH, HOME: home } });
+    let asked = 0;
+    // As a deny rule answers (McpSampling(flood) denied): refused at once, so each task ends failed.
+    const handlers: McpClientHandlers = {
+      sample: () => {
+        asked++;
+        return Promise.reject(new Error("Yoke refused the sampling request: denied by a rule"));
+      },
+      elicit: () => Promise.resolve({ action: "decline" }),
+      elicitUrl: () => Promise.resolve({ action: "decline" }),
+    };
+    mcp.hub.serve(handlers);
+    try {
+      await mcp.hub.catalog();
+      const before = heap();
+      const r = await mcp.hub.call("flood", "flood", { n: 100, size: 1_000_000 }, { signal: new AbortController().signal, timeoutMs: 240_000 });
+      const out = JSON.parse((r.content[0] as { text: string }).text) as { taken: number; refused: string };
+      const grown = heap() - before;
+      console.log(`red18h flood: ${out.taken} tasks taken, heap grew ${(grown / 1e6).toFixed(1)} MB for 100 MB sent; refused: ${out.refused}`);
+      // 100 MB of requests sent: what is kept is the tasks' few fields, not their text.
+      expect(grown).toBeLessThan(20e6);
+      expect(out.taken).toBe(CLIENT_TASKS_MAX);
+      expect(asked).toBe(CLIENT_TASKS_MAX);
+      expect(out.refused).toContain(`Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server`);
+    } finally {
+      await mcp.dispose();
+    }
+  }, 300_000);
+});
