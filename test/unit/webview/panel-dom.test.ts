@@ -487,6 +487,13 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     const output = page.locator("[data-testid=tool-output]");
     expect(await output.evaluate((n) => n.textContent)).toBe(shown);
     expect(await output.locator("[data-testid=shown-escape]").count()).toBe(MAX_ESCAPE_SPANS);
+    // A markdown message is many text nodes (here 1,000 paragraphs): one budget for the message.
+    const paragraphs = Array.from({ length: 1_000 }, () => "a\u200b".repeat(250)).join("\n\n");
+    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "assistant", id: "a1", text: paragraphs }] }) });
+    const answer = page.locator("[data-testid=message-assistant]");
+    await answer.waitFor();
+    expect(await answer.locator("[data-testid=shown-escape]").count()).toBe(MAX_ESCAPE_SPANS);
+    expect(await answer.evaluate((n) => (n.textContent ?? "").split("\\u200b").length - 1)).toBe(250_000);
     // Nothing raw: not one zero-width space or bidi control in the panel's text.
     expect(await page.locator("#yoke-root").evaluate((n) => /[\u200b\u202e]/.test(n.textContent ?? ""))).toBe(false);
     expect(pageErrors, pageErrors.join("\n")).toEqual([]);
