@@ -12,10 +12,11 @@ import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { McpClientHandlers } from "../../src/core/mcp/client-requests";
+import { describeSampling, type McpClientHandlers } from "../../src/core/mcp/client-requests";
 import { createNodeMcp } from "../../src/node/mcp/setup";
 import { CLIENT_TASKS_MAX } from "../../src/node/mcp/task-call";
 import { ensureBuilt } from "../support/cli";
+import { runScriptedSession, toldOf } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
 
 beforeAll(() => ensureBuilt(), 300_000);
@@ -39,7 +40,7 @@ function floodServer(dir: string): string {
     script,
     `import { McpServer } from ${sdk("server/mcp.js")};
 import { StdioServerTransport } from ${sdk("server/stdio.js")};
-import { CreateTaskResultSchema, ElicitResultSchema } from ${sdk("types.js")};
+import { CreateMessageResultSchema, CreateTaskResultSchema } from ${sdk("types.js")};
 import { z } from ${JSON.stringify(pathToFileURL(require.resolve("zod")).href)};
 const server = new McpServer({ name: "flood", version: "1.0.0" });
 // n sampling requests as tasks, each with one message of \`size\` characters; how many Yoke took as tasks, the first refusal.
@@ -53,6 +54,14 @@ server.registerTool("flood", { description: "asks for sampling as tasks", inputS
     } catch (e) { refused ||= e.message; }
   }
   return { content: [{ type: "text", text: JSON.stringify({ taken, refused }) }] };
+});
+// One sampling request whose system prompt is \`size\` characters (its one message is short).
+server.registerTool("system", { description: "asks for sampling with a long system prompt", inputSchema: { size: z.number() } }, async ({ size }, extra) => {
+  try {
+    const r = await extra.sendRequest({ method: "sampling/createMessage", params: { maxTokens: 10, systemPrompt: "Be brief. ".padEnd(size, "y"),
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }] } }, CreateMessageResultSchema);
+    return { content: [{ type: "text", text: "answered: " + r.content.text }] };
+  } catch (e) { return { content: [{ type: "text", text: "refused: " + e.message }] }; }
 });
 await server.connect(new StdioServerTransport());
 `,
@@ -93,4 +102,27 @@ describe("a server flooding Yoke with sampling tasks", () => {
       await mcp.dispose();
     }
   }, 300_000);
+});
+
+describe("a sampling request's system prompt", () => {
+  it("is bounded like its messages: 3 MB is refused clearly, the session's model never receives it (allowed by McpSampling)", async () => {
+    const { cwd, home, base } = createWorkspaceWithHome("yoke-red18h-system-", { "~/.yoke/settings.json": "{}" }, temps);
+    const script = floodServer(base);
+    writeFileSync(
+      join(home, ".yoke", "settings.json"),
+      JSON.stringify({ mcpServers: { flood: { command: process.execPath, args: [script] } }, permissions: { allow: ["mcp__flood", "McpSampling(flood)"] } }),
+    );
+    const r = await runScriptedSession(cwd, home, [{ toolCalls: [{ name: "mcp__flood__system", input: { size: 3_000_000 } }] }, { text: "done" }]);
+    expect(r.code, r.stderr).toBe(0);
+    // Two requests: the turn and the one after the tool's result; no sampling request between them.
+    expect(r.requests).toHaveLength(2);
+    expect(JSON.stringify(r.requests.map((q) => q.body)).length).toBeLessThan(100_000);
+    expect(toldOf(r.requests)).toContain("refused: MCP error -32603: a sampling request's system prompt may have at most 100000 characters (it had 3000000)");
+  }, 180_000);
+
+  it("is cut in the approval card's text like a message (its length said)", () => {
+    const text = describeSampling("flood", { systemPrompt: "Be brief. ".padEnd(5_000, "y"), messages: [{ role: "user", text: "hi" }], maxTokens: 10 }, 10, "m");
+    expect(text).toContain(`System prompt: Be brief. ${"y".repeat(1_990)}… (5000 characters)`);
+    expect(text.length).toBeLessThan(2_300);
+  });
 });
