@@ -14,7 +14,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeSampling, type McpClientHandlers } from "../../src/core/mcp/client-requests";
 import { createNodeMcp } from "../../src/node/mcp/setup";
-import { CLIENT_TASKS_MAX } from "../../src/node/mcp/task-call";
+import { CLIENT_TASKS_MAX, CLIENT_TASKS_WORKING_MAX } from "../../src/node/mcp/task-call";
 import { ensureBuilt } from "../support/cli";
 import { runScriptedSession, toldOf } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
@@ -69,35 +69,58 @@ await server.connect(new StdioServerTransport());
   return script;
 }
 
+function floodHub(sample: McpClientHandlers["sample"]) {
+  const { cwd, home, base } = createWorkspaceWithHome("yoke-red18h-flood-", { "~/.yoke/settings.json": "{}" }, temps);
+  const script = floodServer(base);
+  writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { flood: { command: process.execPath, args: [script] } } }));
+  const mcp = createNodeMcp({ cwd, home, trusted: true, env: { PATH: process.env.PATH, HOME: home } });
+  mcp.hub.serve({ sample, elicit: () => Promise.resolve({ action: "decline" }), elicitUrl: () => Promise.resolve({ action: "decline" }) });
+  const flood = async (n: number, size: number) => {
+    const r = await mcp.hub.call("flood", "flood", { n, size }, { signal: new AbortController().signal, timeoutMs: 240_000 });
+    return JSON.parse((r.content[0] as { text: string }).text) as { taken: number; refused: string };
+  };
+  return { mcp, flood };
+}
+
 describe("a server flooding Yoke with sampling tasks", () => {
   it("keeps neither the requests' text nor more than CLIENT_TASKS_MAX tasks; the rest are refused clearly", async () => {
-    const { cwd, home, base } = createWorkspaceWithHome("yoke-red18h-flood-", { "~/.yoke/settings.json": "{}" }, temps);
-    const script = floodServer(base);
-    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { flood: { command: process.execPath, args: [script] } } }));
-    const mcp = createNodeMcp({ cwd, home, trusted: true, env: { PATH: process.env.PATH, HOME: home } });
     let asked = 0;
     // As a deny rule answers (McpSampling(flood) denied): refused at once, so each task ends failed.
-    const handlers: McpClientHandlers = {
-      sample: () => {
-        asked++;
-        return Promise.reject(new Error("Yoke refused the sampling request: denied by a rule"));
-      },
-      elicit: () => Promise.resolve({ action: "decline" }),
-      elicitUrl: () => Promise.resolve({ action: "decline" }),
-    };
-    mcp.hub.serve(handlers);
+    const { mcp, flood } = floodHub(() => {
+      asked++;
+      return Promise.reject(new Error("Yoke refused the sampling request: denied by a rule"));
+    });
     try {
       await mcp.hub.catalog();
       const before = heap();
-      const r = await mcp.hub.call("flood", "flood", { n: 100, size: 1_000_000 }, { signal: new AbortController().signal, timeoutMs: 240_000 });
-      const out = JSON.parse((r.content[0] as { text: string }).text) as { taken: number; refused: string };
+      const out = await flood(CLIENT_TASKS_MAX + 44, 400_000);
       const grown = heap() - before;
-      console.log(`red18h flood: ${out.taken} tasks taken, heap grew ${(grown / 1e6).toFixed(1)} MB for 100 MB sent; refused: ${out.refused}`);
-      // 100 MB of requests sent: what is kept is the tasks' few fields, not their text.
+      console.log(`red18h flood: ${out.taken} tasks taken, heap grew ${(grown / 1e6).toFixed(1)} MB for 120 MB sent; refused: ${out.refused}`);
+      // 120 MB of requests sent: what is kept is the tasks' few fields, not their text.
       expect(grown).toBeLessThan(20e6);
       expect(out.taken).toBe(CLIENT_TASKS_MAX);
       expect(asked).toBe(CLIENT_TASKS_MAX);
-      expect(out.refused).toContain(`Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server`);
+      expect(out.refused).toContain(`Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server at once`);
+    } finally {
+      await mcp.dispose();
+    }
+  }, 300_000);
+
+  it("runs at most CLIENT_TASKS_WORKING_MAX at once (each a question waiting for the person)", async () => {
+    let asked = 0;
+    const { mcp, flood } = floodHub(
+      (_s, _r, signal) =>
+        new Promise((_, reject) => {
+          asked++;
+          signal.addEventListener("abort", () => reject(new Error("withdrawn")));
+        }),
+    );
+    try {
+      await mcp.hub.catalog();
+      const out = await flood(CLIENT_TASKS_WORKING_MAX + 8, 10);
+      expect(out.taken).toBe(CLIENT_TASKS_WORKING_MAX);
+      expect(asked).toBe(CLIENT_TASKS_WORKING_MAX);
+      expect(out.refused).toContain(`Yoke runs at most ${CLIENT_TASKS_WORKING_MAX} tasks for a server at once and ${CLIENT_TASKS_WORKING_MAX} of this server's are still working`);
     } finally {
       await mcp.dispose();
     }

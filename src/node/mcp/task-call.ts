@@ -123,10 +123,12 @@ export async function callToolAsTask(
 /** How long a task Yoke runs for a server is kept, at most (the server asks for its `ttl`). */
 export const CLIENT_TASK_TTL_MAX_MS = 60 * 60_000;
 /**
- * The most tasks Yoke keeps for one connection at once (working or ended, until their ttl or
- * the connection's end); a server asking for more is refused until some expire.
+ * The most tasks Yoke keeps for one connection at once (working or ended, until their ttl or the
+ * connection's end), and the most of them still working (each a question to the person or a
+ * model request); a server asking for more is refused until some end or expire.
  */
-export const CLIENT_TASKS_MAX = 32;
+export const CLIENT_TASKS_MAX = 256;
+export const CLIENT_TASKS_WORKING_MAX = 32;
 
 /**
  * The client side of MCP tasks: a server may ask for a sampling or an elicitation to run as a
@@ -140,7 +142,8 @@ export const CLIENT_TASKS_MAX = 32;
  * Bounded (red team H, session 18): the SDK's store keeps each task's whole request for its ttl, so
  * a server sending sampling requests as tasks with large messages had Yoke hold them for an hour
  * after answering (100 requests of 1 MB: 100 MB kept) — a task keeps only its method here; and at
- * most CLIENT_TASKS_MAX tasks are kept per connection, more are refused with a clear error.
+ * most CLIENT_TASKS_MAX tasks are kept per connection (CLIENT_TASKS_WORKING_MAX of them working),
+ * more are refused with a clear error.
  */
 export class ClientTaskStore extends InMemoryTaskStore {
   private readonly work = new Map<string, AbortController>();
@@ -156,7 +159,13 @@ export class ClientTaskStore extends InMemoryTaskStore {
     if (kept.length >= CLIENT_TASKS_MAX)
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server at once and has ${kept.length} of this server's: ask without \`task\`, or again when some have expired (ask a shorter \`ttl\`)`,
+        `Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server at once and has ${kept.length} of this server's: ask again when some have expired (ask a shorter \`ttl\`)`,
+      );
+    const working = kept.filter((t) => t.status === "working" || t.status === "input_required").length;
+    if (working >= CLIENT_TASKS_WORKING_MAX)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Yoke runs at most ${CLIENT_TASKS_WORKING_MAX} tasks for a server at once and ${working} of this server's are still working: ask again when some have ended`,
       );
     // Only the method: the request's params (a sampling request's messages) are not kept for the task's ttl.
     return super.createTask(taskParams, requestId, { method: request.method }, sessionId);
