@@ -13,6 +13,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeSampling, type McpClientHandlers } from "../../src/core/mcp/client-requests";
+import { MCP_CLIENT_REQUESTS_AT_ONCE } from "../../src/core/mcp/types";
 import { createNodeMcp } from "../../src/node/mcp/setup";
 import { CLIENT_TASKS_MAX, CLIENT_TASKS_WORKING_MAX } from "../../src/node/mcp/task-call";
 import { ensureBuilt } from "../support/cli";
@@ -54,6 +55,16 @@ server.registerTool("flood", { description: "asks for sampling as tasks", inputS
     } catch (e) { refused ||= e.message; }
   }
   return { content: [{ type: "text", text: JSON.stringify({ taken, refused }) }] };
+});
+// n plain sampling requests at once (no task); returns when \`refusals\` of them were refused (the rest wait for the person).
+server.registerTool("plain", { description: "asks for sampling n times at once", inputSchema: { n: z.number(), refusals: z.number() } }, async ({ n, refusals }, extra) => {
+  let refused = 0, first = "";
+  await new Promise((done) => {
+    for (let i = 0; i < n; i++)
+      extra.sendRequest({ method: "sampling/createMessage", params: { maxTokens: 10, messages: [{ role: "user", content: { type: "text", text: "q" + i } }] } }, CreateMessageResultSchema, { timeout: 2 ** 30 })
+        .catch((e) => { if (e.message.includes("at once")) { refused++; first ||= e.message; if (refused === refusals) done(); } });
+  });
+  return { content: [{ type: "text", text: JSON.stringify({ refused, first }) }] };
 });
 // One sampling request whose system prompt is \`size\` characters (its one message is short).
 server.registerTool("system", { description: "asks for sampling with a long system prompt", inputSchema: { size: z.number() } }, async ({ size }, extra) => {
@@ -121,6 +132,29 @@ describe("a server flooding Yoke with sampling tasks", () => {
       expect(out.taken).toBe(CLIENT_TASKS_WORKING_MAX);
       expect(asked).toBe(CLIENT_TASKS_WORKING_MAX);
       expect(out.refused).toContain(`Yoke runs at most ${CLIENT_TASKS_WORKING_MAX} tasks for a server at once and ${CLIENT_TASKS_WORKING_MAX} of this server's are still working`);
+    } finally {
+      await mcp.dispose();
+    }
+  }, 300_000);
+});
+
+describe("a server flooding Yoke with plain sampling requests", () => {
+  it("answers at most MCP_CLIENT_REQUESTS_AT_ONCE at once; the rest are refused clearly, never asked", async () => {
+    let asked = 0;
+    const { mcp } = floodHub(
+      (_s, _r, signal) =>
+        new Promise((_, reject) => {
+          asked++;
+          signal.addEventListener("abort", () => reject(new Error("withdrawn")));
+        }),
+    );
+    try {
+      await mcp.hub.catalog();
+      const r = await mcp.hub.call("flood", "plain", { n: 200, refusals: 200 - MCP_CLIENT_REQUESTS_AT_ONCE }, { signal: new AbortController().signal, timeoutMs: 120_000 });
+      const out = JSON.parse((r.content[0] as { text: string }).text) as { refused: number; first: string };
+      expect(out.refused).toBe(200 - MCP_CLIENT_REQUESTS_AT_ONCE);
+      expect(asked).toBe(MCP_CLIENT_REQUESTS_AT_ONCE);
+      expect(out.first).toContain(`Yoke answers at most ${MCP_CLIENT_REQUESTS_AT_ONCE} sampling and elicitation requests of a server at once`);
     } finally {
       await mcp.dispose();
     }

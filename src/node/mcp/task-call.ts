@@ -24,7 +24,7 @@ import { InMemoryTaskStore, type CreateTaskOptions } from "@modelcontextprotocol
 import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import type { McpCallResult } from "../../core/mcp/types";
+import { MCP_CLIENT_REQUESTS_AT_ONCE, type McpCallResult } from "../../core/mcp/types";
 
 /** The longest a poll waits, whatever the server's `pollInterval` (and the shortest, so a server cannot have it spin). */
 export const TASK_POLL_MAX_MS = 5_000;
@@ -128,7 +128,7 @@ export const CLIENT_TASK_TTL_MAX_MS = 60 * 60_000;
  * model request); a server asking for more is refused until some end or expire.
  */
 export const CLIENT_TASKS_MAX = 256;
-export const CLIENT_TASKS_WORKING_MAX = 32;
+export const CLIENT_TASKS_WORKING_MAX = MCP_CLIENT_REQUESTS_AT_ONCE;
 
 /**
  * The client side of MCP tasks: a server may ask for a sampling or an elicitation to run as a
