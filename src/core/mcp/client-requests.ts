@@ -25,7 +25,7 @@ import { z } from "zod";
 
 /** Output tokens a server's sampling request may ask for, at most (its `maxTokens` is cut to this). */
 export const MAX_SAMPLING_TOKENS = 4096;
-/** Messages of a sampling request shown and sent, at most; characters of text per message. */
+/** Messages of a sampling request shown and sent, at most; characters of text per message (and of its system prompt). */
 const MAX_SAMPLING_MESSAGES = 50;
 const MAX_SAMPLING_TEXT = 100_000;
 
@@ -128,8 +128,9 @@ const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTok
 export function describeSampling(server: string, req: McpSamplingRequest, maxTokens: number, model: string): string {
   const lines = [`The MCP server "${server}" asks ${model} to answer (at most ${maxTokens} tokens${req.maxTokens > maxTokens ? `; it asked for ${req.maxTokens}` : ""}).`];
   if (req.modelHints?.length) lines.push(`Model hints: ${req.modelHints.join(", ")} (the session's model answers).`);
-  lines.push(`System prompt: ${req.systemPrompt ? req.systemPrompt : "(none)"}`);
-  for (const m of req.messages) lines.push(`${m.role}: ${m.text.length > 2000 ? `${m.text.slice(0, 2000)}… (${m.text.length} characters)` : m.text}`);
+  const cut = (t: string) => (t.length > 2000 ? `${t.slice(0, 2000)}… (${t.length} characters)` : t);
+  lines.push(`System prompt: ${req.systemPrompt ? cut(req.systemPrompt) : "(none)"}`);
+  for (const m of req.messages) lines.push(`${m.role}: ${cut(m.text)}`);
   return lines.join("\n");
 }
 
@@ -143,6 +144,9 @@ export function mcpClientHandlers(api: ExtensionApi, deps: McpClientDeps): McpCl
       if (req.messages.length === 0) throw new Error("a sampling request needs at least one message");
       if (req.messages.length > MAX_SAMPLING_MESSAGES) throw new Error(`a sampling request may have at most ${MAX_SAMPLING_MESSAGES} messages (it had ${req.messages.length})`);
       if (req.messages.some((m) => m.text.length > MAX_SAMPLING_TEXT)) throw new Error(`a sampling message may have at most ${MAX_SAMPLING_TEXT} characters`);
+      // The system prompt too (red team H, session 18: 3 MB of it reached the model under an allow rule).
+      if (req.systemPrompt && req.systemPrompt.length > MAX_SAMPLING_TEXT)
+        throw new Error(`a sampling request's system prompt may have at most ${MAX_SAMPLING_TEXT} characters (it had ${req.systemPrompt.length})`);
       const maxTokens = Math.max(1, Math.min(Math.floor(req.maxTokens) || 1, MAX_SAMPLING_TOKENS));
       const provider = deps.provider;
       const text = describeSampling(server, req, maxTokens, provider.model);

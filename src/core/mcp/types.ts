@@ -55,6 +55,8 @@ export interface McpLogEntry {
 }
 
 /** How many log messages are kept per server, and how long each may be. */
+/** A server's sampling and elicitation requests Yoke answers at once (plain, and again as tasks): each is a question or a model request. */
+export const MCP_CLIENT_REQUESTS_AT_ONCE = 32;
 export const MCP_LOG_KEPT = 20;
 export const MCP_LOG_CHARS = 2_000;
 /** How many of a server's log messages a minute go to the host's log. */

@@ -29,7 +29,7 @@ import type {
   McpToolInfo,
   McpLogEntry,
 } from "../../core/mcp/types";
-import { MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogText } from "../../core/mcp/types";
+import { MCP_CLIENT_REQUESTS_AT_ONCE, MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogText } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
@@ -885,8 +885,21 @@ export class NodeMcpHub implements McpHub {
       // The SDK validates the request and our answer against the protocol's schemas; what the
       // session answers is decided in src/core/mcp/client-requests.ts.
       // A request the server asks to run as a task (`params.task`) answers `{ task }` at once and runs in the background.
+      // A plain request is answered while the server waits: at most MCP_CLIENT_REQUESTS_AT_ONCE at once, as for tasks
+      // (ClientTaskStore) — each is a question to the person or a model request, and holds its messages meanwhile.
+      let plainAtOnce = 0;
+      const plain = async <R>(run: () => Promise<R>): Promise<R> => {
+        if (plainAtOnce >= MCP_CLIENT_REQUESTS_AT_ONCE)
+          throw new McpError(-32600, `Yoke answers at most ${MCP_CLIENT_REQUESTS_AT_ONCE} sampling and elicitation requests of a server at once: ask again when one has been answered`);
+        plainAtOnce++;
+        try {
+          return await run();
+        } finally {
+          plainAtOnce--;
+        }
+      };
       const maybeTask = <R extends object>(asTask: boolean, extra: Parameters<InstanceType<typeof ClientTaskStore>["start"]>[0] & { signal: AbortSignal }, run: (signal: AbortSignal) => Promise<R>) =>
-        asTask ? taskStore.start(extra, run as (signal: AbortSignal) => Promise<R & Record<string, unknown>>) : run(extra.signal);
+        asTask ? taskStore.start(extra, run as (signal: AbortSignal) => Promise<R & Record<string, unknown>>) : plain(() => run(extra.signal));
       client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
         const handlers = this.handlers;
         if (!handlers) throw new Error("no session is running to answer a sampling request");

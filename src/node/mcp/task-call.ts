@@ -8,12 +8,23 @@
  * call's task is cancelled on the server (tasks/cancel, not waited for).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CreateTaskResult, type GetTaskResult, type Result, type Task } from "@modelcontextprotocol/sdk/types.js";
-import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ErrorCode,
+  McpError,
+  type CreateTaskResult,
+  type GetTaskResult,
+  type Request,
+  type RequestId,
+  type Result,
+  type Task,
+} from "@modelcontextprotocol/sdk/types.js";
+import { InMemoryTaskStore, type CreateTaskOptions } from "@modelcontextprotocol/sdk/experimental/tasks";
 import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import type { McpCallResult } from "../../core/mcp/types";
+import { MCP_CLIENT_REQUESTS_AT_ONCE, type McpCallResult } from "../../core/mcp/types";
 
 /** The longest a poll waits, whatever the server's `pollInterval` (and the shortest, so a server cannot have it spin). */
 export const TASK_POLL_MAX_MS = 5_000;
@@ -111,6 +122,13 @@ export async function callToolAsTask(
 
 /** How long a task Yoke runs for a server is kept, at most (the server asks for its `ttl`). */
 export const CLIENT_TASK_TTL_MAX_MS = 60 * 60_000;
+/**
+ * The most tasks Yoke keeps for one connection at once (working or ended, until their ttl or the
+ * connection's end), and the most of them still working (each a question to the person or a
+ * model request); a server asking for more is refused until some end or expire.
+ */
+export const CLIENT_TASKS_MAX = 256;
+export const CLIENT_TASKS_WORKING_MAX = MCP_CLIENT_REQUESTS_AT_ONCE;
 
 /**
  * The client side of MCP tasks: a server may ask for a sampling or an elicitation to run as a
@@ -120,10 +138,38 @@ export const CLIENT_TASK_TTL_MAX_MS = 60 * 60_000;
  * once, and stores the result when it ends. A task the server cancels stops its work (the
  * question is withdrawn); a failed one is stored as failed with the reason, which tasks/result
  * says as an error. Dropped (timers cleared, work stopped) when the connection closes.
+ *
+ * Bounded (red team H, session 18): the SDK's store keeps each task's whole request for its ttl, so
+ * a server sending sampling requests as tasks with large messages had Yoke hold them for an hour
+ * after answering (100 requests of 1 MB: 100 MB kept) — a task keeps only its method here; and at
+ * most CLIENT_TASKS_MAX tasks are kept per connection (CLIENT_TASKS_WORKING_MAX of them working),
+ * more are refused with a clear error.
  */
 export class ClientTaskStore extends InMemoryTaskStore {
   private readonly work = new Map<string, AbortController>();
   private readonly failures = new Map<string, string>();
+
+  override async createTask(taskParams: CreateTaskOptions, requestId: RequestId, request: Request, sessionId?: string): Promise<Task> {
+    const kept = this.getAllTasks();
+    // Failures of tasks the store has let go (their ttl ended) are let go too.
+    if (this.failures.size) {
+      const live = new Set(kept.map((t) => t.taskId));
+      for (const id of this.failures.keys()) if (!live.has(id)) this.failures.delete(id);
+    }
+    if (kept.length >= CLIENT_TASKS_MAX)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Yoke keeps at most ${CLIENT_TASKS_MAX} tasks for a server at once and has ${kept.length} of this server's: ask again when some have expired (ask a shorter \`ttl\`)`,
+      );
+    const working = kept.filter((t) => t.status === "working" || t.status === "input_required").length;
+    if (working >= CLIENT_TASKS_WORKING_MAX)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Yoke runs at most ${CLIENT_TASKS_WORKING_MAX} tasks for a server at once and ${working} of this server's are still working: ask again when some have ended`,
+      );
+    // Only the method: the request's params (a sampling request's messages) are not kept for the task's ttl.
+    return super.createTask(taskParams, requestId, { method: request.method }, sessionId);
+  }
 
   override async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string, sessionId?: string): Promise<void> {
     await super.updateTaskStatus(taskId, status, statusMessage, sessionId);

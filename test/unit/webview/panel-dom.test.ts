@@ -10,6 +10,8 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renderPanelHtml } from "../../../src/node/panel/html";
 import { PROTOCOL_VERSION, type HostToWebview, type Snapshot } from "../../../src/protocol/messages";
+import { printable } from "../../../src/protocol/printable";
+import { MAX_ESCAPE_SPANS } from "../../../webview/ui/dom";
 
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
 
@@ -466,6 +468,34 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     // eslint-disable-next-line no-control-regex
     expect(all).not.toMatch(/[\u202e\u2066\u2069\u200b\u0007]/);
     expect(await page.locator("#yoke-root [data-testid=shown-escape]").count()).toBeGreaterThanOrEqual(6);
+    expect(pageErrors, pageErrors.join("\n")).toEqual([]);
+  });
+
+  it("red team H (session 18): a megabyte of invisible characters in an approval card and a tool card is drawn with a bounded number of marked escapes, every one still shown", async () => {
+    // A span per escape made 999,000 characters of "a\u200b" 500,000 elements: 17 s of frozen panel in Chromium.
+    const flood = `rm -rf ${"\u202e"}crs/ ` + "a\u200b".repeat(499_000);
+    const shown = printable(flood);
+    await post({ type: "permission", request: { callId: "big", tool: "run_command", permission: "Bash", summary: flood, detail: flood, reason: "commands need approval" } });
+    const summary = page.locator("[data-testid=permission-card] .permission-summary");
+    await summary.waitFor();
+    // The card reads as what runs: the bidi control first (marked), every invisible character written out.
+    expect(await summary.evaluate((n) => n.textContent)).toBe(shown);
+    expect(await summary.locator("[data-testid=shown-escape]").first().innerText()).toBe("\\u202e");
+    expect(await summary.locator("[data-testid=shown-escape]").count()).toBe(MAX_ESCAPE_SPANS);
+    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "tool", id: "c1", name: "run_command", summary: "x", status: "done", input: flood, output: flood }] }) });
+    await page.locator("[data-testid=tool-card] summary").click();
+    const output = page.locator("[data-testid=tool-output]");
+    expect(await output.evaluate((n) => n.textContent)).toBe(shown);
+    expect(await output.locator("[data-testid=shown-escape]").count()).toBe(MAX_ESCAPE_SPANS);
+    // A markdown message is many text nodes (here 1,000 paragraphs): one budget for the message.
+    const paragraphs = Array.from({ length: 1_000 }, () => "a\u200b".repeat(250)).join("\n\n");
+    await post({ type: "state", snapshot: baseSnapshot({ items: [{ kind: "assistant", id: "a1", text: paragraphs }] }) });
+    const answer = page.locator("[data-testid=message-assistant]");
+    await answer.waitFor();
+    expect(await answer.locator("[data-testid=shown-escape]").count()).toBe(MAX_ESCAPE_SPANS);
+    expect(await answer.evaluate((n) => (n.textContent ?? "").split("\\u200b").length - 1)).toBe(250_000);
+    // Nothing raw: not one zero-width space or bidi control in the panel's text.
+    expect(await page.locator("#yoke-root").evaluate((n) => /[\u200b\u202e]/.test(n.textContent ?? ""))).toBe(false);
     expect(pageErrors, pageErrors.join("\n")).toEqual([]);
   });
 
