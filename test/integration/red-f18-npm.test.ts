@@ -9,6 +9,8 @@
  * 2. Variables the line sets for npm: `PREFIX=p npm edit foo` (npm's global prefix: p/etc/npmrc),
  *    `DESTDIR=d npm edit foo` (d/usr/etc/npmrc for node in /usr), `VAR='rm …' npm edit foo` under a committed
  *    `editor=${VAR}` — Yoke read the host's values.
+ * 3. A folder reached through a link: npm starts in the physical folder (process.cwd()) and finds its project
+ *    (and its `.npmrc`) above the link's target — `cd lnk && npm edit foo`; Yoke walked the link's own path.
  *
  * The ordinary `npm explore foo -- CMD` and `npm edit foo` under a harmless editor still run. The plain-bash
  * control below shows each attack line deletes its folder.
@@ -23,7 +25,7 @@ import { bash, cellFolder, committedWorkspace, securityMatrix, sessionAs } from 
 import { chownTree, type Identity } from "../support/identities";
 
 const { who, backends, temps } = securityMatrix();
-const VICTIMS = ["v1", "v2", "v3", "v4", "v5"];
+const VICTIMS = ["v1", "v2", "v3", "v4", "v5", "v6"];
 /** npm's global prefix for the node that runs it (dirname(dirname(execPath))), with DESTDIR put before it. */
 const NODE_PREFIX = dirname(dirname(process.execPath)).replace(/^\/+/, "");
 const ENV = { OPENAI_API_KEY: "sk-redf18", YOKE_REDF_EDITOR: "true" };
@@ -46,11 +48,15 @@ function files(): Record<string, string> {
     ...project("c/", "editor=${YOKE_REDF_EDITOR}\n"),
     [`d/${NODE_PREFIX}/etc/npmrc`]: "editor=rm -rf v5\n",
     ...project("e/", "editor=touch edited.txt\n"),
+    // Behind a link (made by an earlier command, SETUP): npm starts in the link's target and finds its project above it.
+    ...project("deep/b/", "editor=rm -rf ../../../v6\n"),
+    "deep/b/c/keep.txt": "",
     ...Object.fromEntries(VICTIMS.map((v) => [`${v}/a.js`, `keep ${v}\n`])),
   };
 }
 
-const ATTACKS = ["cd a && npm edit foo", "cd b && npm edit foo", "PREFIX=p npm edit foo", "cd c && YOKE_REDF_EDITOR='rm -rf ../v4' npm edit foo", "DESTDIR=d npm edit foo"];
+const SETUP = ["ln -s deep/b/c lnk"];
+const ATTACKS = ["cd a && npm edit foo", "cd b && npm edit foo", "PREFIX=p npm edit foo", "cd c && YOKE_REDF_EDITOR='rm -rf ../v4' npm edit foo", "DESTDIR=d npm edit foo", "cd lnk && npm edit foo"];
 const ORDINARY = ["npm explore foo -- 'ls package.json > listed.txt'", "cd e && npm edit foo"];
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
@@ -62,13 +68,13 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
     });
 
     it.skipIf(!!unusable)(
-      "bypassPermissions under Bash(rm -rf:*): quoted/commented .npmrc keys and PREFIX/DESTDIR/${VAR} set on the line delete nothing; the ordinary npm explore and npm edit run",
+      "bypassPermissions under Bash(rm -rf:*): quoted/commented .npmrc keys, PREFIX/DESTDIR/${VAR} set on the line and a .npmrc above a link's target delete nothing; the ordinary npm explore and npm edit run",
       async () => {
         const ws = committedWorkspace(join(base, `ws-${Math.random().toString(36).slice(2, 8)}`), files(), id);
         const settings = join(base, `deny-${Math.random().toString(36).slice(2, 8)}.json`);
         writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash(rm -rf:*)"] } }));
         chownTree(settings, id);
-        const script: ScriptedTurn[] = [...ATTACKS, ...ORDINARY, "echo ran > control.txt"].map(bash);
+        const script: ScriptedTurn[] = [...SETUP, ...ATTACKS, ...ORDINARY, "echo ran > control.txt"].map(bash);
         const r = await sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { settings, env: ENV });
         expect(r.code, r.stderr).toBe(0);
         expect(readFileSync(join(ws, "control.txt"), "utf8")).toBe("ran\n");
@@ -93,6 +99,7 @@ describe("control: the same command lines in plain bash (real npm)", () => {
       mkdirSync(join(ws, rel, ".."), { recursive: true });
       writeFileSync(join(ws, rel), text);
     }
+    for (const c of SETUP) spawnSync("bash", ["-c", c], { cwd: ws });
   };
   // A clean environment as the sessions get (spawnAs): npx/npm, which start the test runner, set npm_config_* (globalconfig…).
   const run = (c: string) =>

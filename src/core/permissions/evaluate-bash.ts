@@ -355,7 +355,7 @@ async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: 
     for (const cwd of p.cwd ?? []) {
       const k = key(cwd, p.npmSettings!.userconfig);
       if (found.has(k)) continue;
-      found.set(k, await npmSettingValues(["editor", "shell", "script-shell"], cwd, { ...ctx.npmConfig, home: ctx.home }, { lineUserconfig: p.npmSettings!.userconfig }));
+      found.set(k, await npmSettingValues(["editor", "shell", "script-shell"], cwd, { ...ctx.npmConfig, home: ctx.home, realPath: ctx.realPath }, { lineUserconfig: p.npmSettings!.userconfig }));
     }
   }
   // The line names a variable the values depend on (npm's own — EDITOR, HOME, PREFIX, DESTDIR… — or one a

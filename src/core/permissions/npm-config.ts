@@ -25,6 +25,8 @@ export interface NpmConfigSources {
   home: string;
   /** npm's global configuration files (`$PREFIX/etc/npmrc`, npm's own `npmrc`), absolute. */
   globalFiles: readonly string[];
+  /** The physical path of a folder (links resolved), undefined when it cannot be resolved. */
+  realPath?: (absPath: string) => Promise<string | undefined>;
 }
 
 export interface NpmSettingValues {
@@ -178,6 +180,24 @@ export async function npmSettingValues(
   cwd: string,
   src: NpmConfigSources,
   opts: { lineUserconfig?: string; assigned?: Readonly<Record<string, string>> } = {},
+): Promise<NpmSettingValues> {
+  // npm starts in the physical folder (process.cwd()): it looks for its project, and resolves relative
+  // paths (`--userconfig ../u.rc`), from there — `cd link && npm edit x` read the `.npmrc` above the link's
+  // target (red team F, session 18). Both folders are read when they differ.
+  const real = await src.realPath?.(cwd).catch(() => undefined);
+  const logical = await settingValuesIn(settings, cwd, src, opts);
+  if (!real || real === cwd) return logical;
+  const physical = await settingValuesIn(settings, real, src, opts);
+  const values: Record<string, string[]> = {};
+  for (const s of Object.keys(logical.values)) values[s] = [...new Set([...logical.values[s]!, ...(physical.values[s] ?? [])])];
+  return { values, unknown: [...new Set([...logical.unknown, ...physical.unknown])], variables: [...new Set([...logical.variables, ...physical.variables])] };
+}
+
+async function settingValuesIn(
+  settings: readonly string[],
+  cwd: string,
+  src: NpmConfigSources,
+  opts: { lineUserconfig?: string; assigned?: Readonly<Record<string, string>> },
 ): Promise<NpmSettingValues> {
   const env: Record<string, string | undefined> = { ...src.env, ...opts.assigned };
   // userconfig, globalconfig and prefix change which files are read: their values are read from every layer too.

@@ -6,7 +6,7 @@
  * test/integration/red-f18-npm.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 const bash = (command: string) => ({ tool: "run_command", permission: "Bash", input: { command }, mutates: true });
 const HOST_ENV = { PATH: "/usr/bin:/bin", USER: "root", LANG: "C.UTF-8" };
 
-function gateWith(files: Record<string, string>, env: Record<string, string> = {}) {
+function gateWith(files: Record<string, string>, env: Record<string, string> = {}, links: Record<string, string> = {}) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-redf18-")));
   const ws = join(root, "ws");
   const home = join(root, "home");
@@ -27,6 +27,7 @@ function gateWith(files: Record<string, string>, env: Record<string, string> = {
     mkdirSync(dirname(join(ws, rel)), { recursive: true });
     writeFileSync(join(ws, rel), text);
   }
+  for (const [link, target] of Object.entries(links)) symlinkSync(target, join(ws, link));
   mkdirSync(home, { recursive: true });
   return createPermissionGate({
     cwd: ws,
@@ -102,5 +103,21 @@ describe("variables the line sets for npm", () => {
     expect((await npmSettingValues(["editor"], dir, { ...src, env: { PREFIX: join(dir, "p") } })).values.editor).toContain("from-prefix");
     expect((await npmSettingValues(["editor"], dir, { ...src, env: { DESTDIR: "d" } })).values.editor).toContain("from-destdir");
     expect((await npmSettingValues(["editor"], dir, { ...src, env: {} })).variables).toEqual(expect.arrayContaining(["PREFIX", "DESTDIR", "HOME", "EDITOR"]));
+  });
+});
+
+describe("a folder reached through a link", () => {
+  it("reads the configuration npm reads from the physical folder (its project above the link's target, relative --userconfig)", async () => {
+    const project = { "deep/b/package.json": "{}\n", "deep/b/node_modules/foo/package.json": "{}\n", "deep/b/c/keep.txt": "" };
+    const links = { lnk: "deep/b/c" };
+    for (const c of ["cd lnk && npm edit foo", "cd -P lnk && npm edit foo", "cd lnk; npm edit foo"]) {
+      const d = await gateWith({ ...project, "deep/b/.npmrc": "editor=rm -rf ../../../src\n" }, {}, links).check(bash(c), "bypassPermissions");
+      expect(d, c).toMatchObject({ decision: "deny", rule: "Bash(rm -rf:*)" });
+    }
+    const u = await gateWith({ ...project, "deep/b/u.rc": "editor=rm -rf src\n" }, {}, links).check(bash("cd lnk && npm edit foo --userconfig ../u.rc"), "bypassPermissions");
+    expect(u).toMatchObject({ decision: "deny", rule: "Bash(rm -rf:*)" });
+    // The same folders with a harmless editor: the edit runs.
+    const ok = await gateWith({ ...project, "deep/b/.npmrc": "editor=vim\n" }, {}, links).check(bash("cd lnk && npm edit foo"), "bypassPermissions");
+    expect(ok).toMatchObject({ decision: "allow" });
   });
 });
