@@ -219,6 +219,12 @@ async function settingValuesIn(
     if (keys.has(k) && v.trim()) take(k, v.trim());
   }
   const read = async (file: string, what: string) => {
+    // A per-process file (`--userconfig /dev/stdin`, `/proc/self/fd/N`) is npm's own input, not the one
+    // Yoke would open (red team F, session 18: the real npm reads the piped text as its user configuration).
+    if (/^\/(dev|proc)\//.test(file) && file !== "/dev/null") {
+      unknown.push(`npm reads ${what} ${file}, a file of its own process Yoke cannot read`);
+      return;
+    }
     const text = await src.readText(file);
     if (text === undefined) return;
     if (text === null) {

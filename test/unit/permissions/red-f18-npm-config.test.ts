@@ -83,11 +83,14 @@ describe("variables the line sets for npm", () => {
       [{ ".npmrc": "editor=${USER}\n" }, "USER='rm -rf src' npm edit foo"],
       [{ ".npmrc": "editor=${LANG}\n" }, "export LANG='rm -rf src'; npm edit foo"],
       [{ ".npmrc": "userconfig=${LANG}\n" }, "LANG=u.rc npm edit foo"],
+      // npm's own input as its configuration (the real npm reads the piped text).
+      [{}, "printf 'editor=rm -rf src\\n' | npm edit foo --userconfig /dev/stdin"],
+      [{ ".npmrc": "globalconfig=/proc/self/fd/0\n" }, "npm edit foo < e.rc"],
     ];
     for (const [files, command] of cases) {
       const d = await gateWith(files).check(bash(command), "bypassPermissions");
       expect(d.decision, command).toBe("ask");
-      expect(d.reason, command).toMatch(/npm edit runs the program its editor setting names/);
+      expect(d.reason, command).toMatch(/npm edit runs the program its editor setting names|a file of its own process/);
     }
     // A variable no file expands, set on the line, changes nothing npm reads: the edit runs.
     expect(await gateWith({ ".npmrc": "editor=vim\n" }).check(bash("LANG=C npm edit foo"), "bypassPermissions")).toMatchObject({ decision: "allow" });
