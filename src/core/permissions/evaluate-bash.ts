@@ -23,7 +23,7 @@ import { dirnameOf, isWithin, relativeTo } from "./posix-path";
 import { candidateCommands, isKnownProgram, namesCodeRunner } from "./known-programs";
 import { classifyReadOnly, GIT_DUMPS_CONTENT, type ReadOnlyClass } from "./readonly-commands";
 import { isKnownRunner, isShell, seeThrough, withNpmSettings, type NpmSettingsLookup } from "./shell/unwrap";
-import { npmSettingValues, type NpmSettingValues } from "./npm-config";
+import { NPM_CONFIG_VARIABLES, npmSettingValues, type NpmSettingValues } from "./npm-config";
 import { markScriptsTheLineWrites } from "./line-scripts";
 import { readsCommandInput } from "./command-input";
 import { pushOptionsFromEnv, pushOptionsSetBy } from "./shell/git-push";
@@ -339,13 +339,13 @@ async function evaluateLine(command: string, mode: PermissionMode, gateCtx: Eval
  * The npm settings the line's npm commands need (CommandPart.npmSettings), read through the gate's port
  * for each folder they run in; undefined when none is needed or they cannot be read. Not read (the
  * command keeps asking where a deny rule exists) when another command of the line may change files (it
- * may write a .npmrc npm then reads) or the line names npm's variables or the ones its defaults come from
- * (`export npm_config_editor=…`, `EDITOR=… npm edit x`).
+ * may write a .npmrc npm then reads) or the line names npm's variables, the ones npm reads itself or one a
+ * .npmrc read expands (`export npm_config_editor=…`, `EDITOR=… npm edit x`, `PREFIX=dir npm edit x`).
  */
 async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: EvalContext): Promise<NpmSettingsLookup | undefined> {
   const wanting = analysis.parts.filter((p) => p.npmSettings);
   if (!wanting.length || !ctx.npmConfig || analysis.problems.length) return undefined;
-  if (/npm_config_/i.test(command) || /\b(EDITOR|VISUAL|SHELL)\b/.test(command)) return undefined;
+  if (/npm_config_/i.test(command)) return undefined;
   // (What the one npm explore of a line runs comes after npm has read its settings.)
   const after = (p: CommandPart) => wanting.length === 1 && p.via.some((v) => v.startsWith("npm explore"));
   if (analysis.parts.some((p) => !p.npmSettings && !after(p) && mayChangeFiles(p))) return undefined;
@@ -355,9 +355,13 @@ async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: 
     for (const cwd of p.cwd ?? []) {
       const k = key(cwd, p.npmSettings!.userconfig);
       if (found.has(k)) continue;
-      found.set(k, await npmSettingValues(["editor", "shell", "script-shell"], cwd, { ...ctx.npmConfig, home: ctx.home }, { lineUserconfig: p.npmSettings!.userconfig }));
+      found.set(k, await npmSettingValues(["editor", "shell", "script-shell"], cwd, { ...ctx.npmConfig, home: ctx.home, realPath: ctx.realPath }, { lineUserconfig: p.npmSettings!.userconfig }));
     }
   }
+  // The line names a variable the values depend on (npm's own — EDITOR, HOME, PREFIX, DESTDIR… — or one a
+  // .npmrc expands): it may set it for npm (`PREFIX=dir npm edit x`, `export USER=…; npm edit x`).
+  const names = new Set([...NPM_CONFIG_VARIABLES, ...[...found.values()].flatMap((f) => f.variables)]);
+  for (const name of names) if (new RegExp(`(^|[^A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, "\\$&")}([^A-Za-z0-9_]|$)`).test(command)) return undefined;
   return (cwd, userconfig) => found.get(key(cwd, userconfig));
 }
 

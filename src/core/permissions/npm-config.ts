@@ -25,6 +25,8 @@ export interface NpmConfigSources {
   home: string;
   /** npm's global configuration files (`$PREFIX/etc/npmrc`, npm's own `npmrc`), absolute. */
   globalFiles: readonly string[];
+  /** The physical path of a folder (links resolved), undefined when it cannot be resolved. */
+  realPath?: (absPath: string) => Promise<string | undefined>;
 }
 
 export interface NpmSettingValues {
@@ -32,7 +34,17 @@ export interface NpmSettingValues {
   values: Record<string, string[]>;
   /** Why some layer's value is not known. */
   unknown: string[];
+  /**
+   * The variables the values depend on besides `npm_config_*`: npm's own (`EDITOR`, `VISUAL`, `SHELL`,
+   * `HOME`, `PREFIX`, `DESTDIR`) and every `${NAME}` a file read names. A command line that sets one of
+   * them (`PREFIX=dir npm edit x`, `export USER=…; npm edit x` under `editor=${USER}`) makes npm read other
+   * values than these (red team F, session 18).
+   */
+  variables: string[];
 }
+
+/** The variables npm's configuration reads itself (@npmcli/config: homedir, the global prefix, the defaults). */
+export const NPM_CONFIG_VARIABLES = ["EDITOR", "VISUAL", "SHELL", "HOME", "PREFIX", "DESTDIR"] as const;
 
 /** A setting's name as npm compares names: lower case, `_` as `-`. */
 const norm = (key: string): string => key.trim().toLowerCase().replace(/_/g, "-");
@@ -50,12 +62,61 @@ function expandEnv(value: string, env: NpmConfigSources["env"]): string | undefi
 }
 
 /**
+ * The readings of a key's or a value's text as ini's unsafe() makes them, more than one where the text may
+ * be read in two ways; null when a quoted text is JSON that is no string (nor number nor boolean). In double
+ * quotes the text is JSON (as written when that fails); in single quotes, the text inside (or its JSON,
+ * when that parses). Otherwise an unescaped `;` or `#` starts a comment and `\;`, `\#`, `\\` are the
+ * characters; the text as written is read too, and a quoted text before a comment without its quotes.
+ */
+function unsafeReadings(raw: string): string[] | null {
+  const text = raw.trim();
+  const readings: string[] = [];
+  const quoted = (text.startsWith('"') && text.endsWith('"')) || (text.startsWith("'") && text.endsWith("'"));
+  if (quoted) {
+    const inner = text.startsWith("'") ? text.slice(1, -1) : text;
+    let parsed: unknown = inner;
+    try {
+      parsed = JSON.parse(inner);
+    } catch {
+      // as written
+    }
+    if (typeof parsed === "string") readings.push(parsed);
+    else if (typeof parsed === "number" || typeof parsed === "boolean") readings.push(String(parsed));
+    else return null;
+    return readings;
+  }
+  let cut = "";
+  let escaped = false;
+  for (const c of text) {
+    if (escaped) {
+      cut += "\\;#".includes(c) ? c : `\\${c}`;
+      escaped = false;
+    } else if (c === "\\") escaped = true;
+    else if (c === ";" || c === "#") break;
+    else cut += c;
+  }
+  if (escaped) cut += "\\";
+  readings.push(cut.trim());
+  if (text !== cut.trim()) readings.push(text);
+  // (A quoted value followed by a comment keeps its quotes in npm; read without them too.)
+  const q = /^(["'])([\s\S]*)\1$/.exec(cut.trim());
+  if (q) readings.push(q[2]!);
+  return readings;
+}
+
+/** The variables a text names as `${NAME}` (whatever npm then makes of it). */
+function variablesNamed(text: string): string[] {
+  return [...text.matchAll(/\$\{([^${}?]+)\??\}/g)].map((m) => m[1]!);
+}
+
+/**
  * The values of a `.npmrc`'s text for the given (normalised) keys; a value that may be read in two ways
  * gives both. `unknown`: a value of such a key this reader cannot place.
  */
-export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConfigSources["env"]): { values: Map<string, string[]>; unknown: string[] } {
+export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConfigSources["env"]): { values: Map<string, string[]>; unknown: string[]; variables: string[] } {
   const values = new Map<string, string[]>();
   const unknown: string[] = [];
+  const named: string[] = [];
   const add = (k: string, v: string) => {
     const list = values.get(k) ?? [];
     if (!list.includes(v)) list.push(v);
@@ -67,59 +128,29 @@ export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConf
     const eq = line.indexOf("=");
     // A key with no `=` is `true` (no program).
     if (eq < 0) continue;
-    const key = norm(line.slice(0, eq).replace(/\[\]$/, ""));
+    // The key is read as ini reads it too (its unsafe(): `"editor"=…`, `editor ;x=…`, `"\u0065ditor"=…` are
+    // npm's editor — red team F, session 18), then `key[]` as the key; a reading that is no string is no key.
+    const keyReadings = (unsafeReadings(line.slice(0, eq)) ?? []).map((k) => norm(k.replace(/\[\]$/, "")));
     // Keys may hold `${VAR}` too; a key npm could expand into one of ours is not known.
-    if (key.includes("${")) {
+    if (keyReadings.some((k) => k.includes("${"))) {
       unknown.push("a key of it is given by a variable");
       continue;
     }
-    if (!keys.has(key)) continue;
-    let value = line.slice(eq + 1).trim();
-    const readings: string[] = [];
-    // ini's unsafe(): a value in double quotes is JSON (as written when that fails); in single quotes, the
-    // text inside (or its JSON, when that parses).
-    const quoted = (value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"));
-    if (quoted) {
-      const inner = value.startsWith("'") ? value.slice(1, -1) : value;
-      let parsed: unknown = inner;
-      try {
-        parsed = JSON.parse(inner);
-      } catch {
-        // as written
-      }
-      if (typeof parsed === "string") readings.push(parsed);
-      else if (typeof parsed === "number" || typeof parsed === "boolean") readings.push(String(parsed));
-      else {
-        unknown.push(`its ${key} value is not a string`);
-        continue;
-      }
-    } else {
-      // ini: an unescaped `;` or `#` starts a comment; `\;`, `\#` and `\\` are the characters. The value as
-      // written is read too.
-      let cut = "";
-      let escaped = false;
-      for (const c of value) {
-        if (escaped) {
-          cut += "\\;#".includes(c) ? c : `\\${c}`;
-          escaped = false;
-        } else if (c === "\\") escaped = true;
-        else if (c === ";" || c === "#") break;
-        else cut += c;
-      }
-      if (escaped) cut += "\\";
-      readings.push(cut.trim());
-      if (value !== cut.trim()) readings.push(value);
-      // (A quoted value followed by a comment keeps its quotes in npm; read without them too.)
-      const q = /^(["'])([\s\S]*)\1$/.exec(cut.trim());
-      if (q) readings.push(q[2]!);
+    const key = keyReadings.find((k) => keys.has(k));
+    if (key === undefined) continue;
+    const readings = unsafeReadings(line.slice(eq + 1));
+    if (!readings) {
+      unknown.push(`its ${key} value is not a string`);
+      continue;
     }
-    for (value of readings) {
+    for (const value of readings) {
+      for (const name of variablesNamed(value)) if (!named.includes(name)) named.push(name);
       const expanded = expandEnv(value, env);
       if (expanded === undefined) unknown.push(`its ${key} value names a variable Yoke does not know`);
       else if (expanded.trim()) add(key, expanded.trim());
     }
   }
-  return { values, unknown };
+  return { values, unknown, variables: named };
 }
 
 /** The folder's ancestors, itself first. */
@@ -150,11 +181,30 @@ export async function npmSettingValues(
   src: NpmConfigSources,
   opts: { lineUserconfig?: string; assigned?: Readonly<Record<string, string>> } = {},
 ): Promise<NpmSettingValues> {
+  // npm starts in the physical folder (process.cwd()): it looks for its project, and resolves relative
+  // paths (`--userconfig ../u.rc`), from there — `cd link && npm edit x` read the `.npmrc` above the link's
+  // target (red team F, session 18). Both folders are read when they differ.
+  const real = await src.realPath?.(cwd).catch(() => undefined);
+  const logical = await settingValuesIn(settings, cwd, src, opts);
+  if (!real || real === cwd) return logical;
+  const physical = await settingValuesIn(settings, real, src, opts);
+  const values: Record<string, string[]> = {};
+  for (const s of Object.keys(logical.values)) values[s] = [...new Set([...logical.values[s]!, ...(physical.values[s] ?? [])])];
+  return { values, unknown: [...new Set([...logical.unknown, ...physical.unknown])], variables: [...new Set([...logical.variables, ...physical.variables])] };
+}
+
+async function settingValuesIn(
+  settings: readonly string[],
+  cwd: string,
+  src: NpmConfigSources,
+  opts: { lineUserconfig?: string; assigned?: Readonly<Record<string, string>> },
+): Promise<NpmSettingValues> {
   const env: Record<string, string | undefined> = { ...src.env, ...opts.assigned };
   // userconfig, globalconfig and prefix change which files are read: their values are read from every layer too.
   const keys = new Set([...settings.map(norm), "userconfig", "globalconfig", "prefix"]);
   const values: Record<string, string[]> = Object.fromEntries(settings.map((s) => [norm(s), [] as string[]]));
   const unknown: string[] = [];
+  const variables = new Set<string>(NPM_CONFIG_VARIABLES);
   const found = new Map<string, string[]>();
   const take = (k: string, v: string) => {
     const list = found.get(k) ?? [];
@@ -169,6 +219,12 @@ export async function npmSettingValues(
     if (keys.has(k) && v.trim()) take(k, v.trim());
   }
   const read = async (file: string, what: string) => {
+    // A per-process file (`--userconfig /dev/stdin`, `/proc/self/fd/N`) is npm's own input, not the one
+    // Yoke would open (red team F, session 18: the real npm reads the piped text as its user configuration).
+    if (/^\/(dev|proc)\//.test(file) && file !== "/dev/null") {
+      unknown.push(`npm reads ${what} ${file}, a file of its own process Yoke cannot read`);
+      return;
+    }
     const text = await src.readText(file);
     if (text === undefined) return;
     if (text === null) {
@@ -177,6 +233,7 @@ export async function npmSettingValues(
     }
     const parsed = parseNpmrc(text, keys, env);
     for (const why of parsed.unknown) unknown.push(`${what} ${file}: ${why}`);
+    for (const name of parsed.variables) variables.add(name);
     for (const [k, list] of parsed.values) for (const v of list) take(k, v);
   };
   // The project's .npmrc: npm's project folder is the nearest one up with a package.json or node_modules
@@ -188,8 +245,11 @@ export async function npmSettingValues(
   for (const u of found.get("userconfig") ?? []) userFiles.add(resolvePath(u, cwd, src.home));
   userFiles.add(resolvePath("~/.npmrc", cwd, src.home));
   for (const f of userFiles) await read(f, "the user configuration");
-  // Global: the default files, any globalconfig, `PREFIX/etc/npmrc` for any prefix.
+  // Global: the default files, any globalconfig, `PREFIX/etc/npmrc` for any prefix — npm's global prefix is
+  // `$PREFIX` when set, and `$DESTDIR` is put before it (@npmcli/config's loadGlobalPrefix).
   const globalFiles = new Set(src.globalFiles);
+  if (env.PREFIX?.trim()) globalFiles.add(`${resolvePath(env.PREFIX.trim(), cwd, src.home).replace(/\/+$/, "")}/etc/npmrc`);
+  if (env.DESTDIR) for (const f of [...globalFiles]) globalFiles.add(resolvePath(`${env.DESTDIR.replace(/\/+$/, "")}/${f.replace(/^\/+/, "")}`, cwd, src.home));
   for (const g of found.get("globalconfig") ?? []) globalFiles.add(resolvePath(g, cwd, src.home));
   for (const p of found.get("prefix") ?? []) globalFiles.add(`${resolvePath(p, cwd, src.home).replace(/\/+$/, "")}/etc/npmrc`);
   for (const f of globalFiles) await read(f, "the global configuration");
@@ -197,5 +257,5 @@ export async function npmSettingValues(
   // Defaults (npm's definitions): editor $EDITOR, $VISUAL or vi; shell $SHELL or sh.
   const defaults: Record<string, Array<string | undefined>> = { editor: [env.EDITOR, env.VISUAL, "vi"], shell: [env.SHELL, "sh"] };
   for (const s of Object.keys(values)) for (const d of defaults[s] ?? []) if (d?.trim() && !values[s]!.includes(d.trim())) values[s]!.push(d.trim());
-  return { values, unknown: [...new Set(unknown)] };
+  return { values, unknown: [...new Set(unknown)], variables: [...variables] };
 }
