@@ -511,11 +511,11 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
           "--delimiter",
           "--max-args",
           "--max-procs",
-          "--max-lines",
           "--max-chars",
-          "--eof",
-          "--replace",
           "--process-slot-var",
+          // (`--replace`, `--eof` and `--max-lines` take their value only as `--opt=VALUE`: getopt_long's
+          // optional arguments — red team I, session 18: `xargs --replace rm -rf {}` ran rm -rf while
+          // Yoke read `rm` as the replace string and allowed.)
         ]),
         /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/,
       );
