@@ -33,7 +33,7 @@ import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmen
 import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 import { analyseCommand } from "./shell/extract";
 import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
-import { literalWord, type Word } from "./shell/words";
+import { hasBraceList, literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
 import { gitLinkedCommand } from "../protected-paths";
 
@@ -361,7 +361,25 @@ async function readNpmSettings(analysis: CommandAnalysis, command: string, ctx: 
   // The line names a variable the values depend on (npm's own — EDITOR, HOME, PREFIX, DESTDIR… — or one a
   // .npmrc expands): it may set it for npm (`PREFIX=dir npm edit x`, `export USER=…; npm edit x`).
   const names = new Set([...NPM_CONFIG_VARIABLES, ...[...found.values()].flatMap((f) => f.variables)]);
-  for (const name of names) if (new RegExp(`(^|[^A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, "\\$&")}([^A-Za-z0-9_]|$)`).test(command)) return undefined;
+  // Read in the text as written and as bash may make its words — quotes and escapes removed, braces expanded
+  // (red team I, session 18: `export EDIT""OR='rm -rf'; npm edit x`, `export EDIT{OR,}=…`, `export
+  // {EDITO,VISUA}R=…` set npm's editor, and npm ran it, while the text named no EDITOR). More readings than
+  // bash makes, never fewer: the settings then stay unknown (ask where a deny rule exists).
+  const dequoted = command
+    .replace(/\\\n/g, "")
+    .replace(/\$(?=["'])/g, "")
+    .replace(/["'\\]/g, "");
+  const texts = [command, dequoted];
+  for (const token of dequoted.split(/[\s;&|()<>`]+/)) {
+    if (!hasBraceList(token)) continue;
+    const expanded = braceExpand(token);
+    if (!expanded) return undefined;
+    texts.push(...expanded);
+  }
+  for (const name of names) {
+    const named = new RegExp(`(^|[^A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, "\\$&")}([^A-Za-z0-9_]|$)`);
+    if (texts.some((t) => named.test(t))) return undefined;
+  }
   return (cwd, userconfig) => found.get(key(cwd, userconfig));
 }
 

@@ -177,6 +177,19 @@ export const RUNS_A_COMMAND: ReadonlySet<string> = new Set([
 ]);
 /** Programs whose `-c STRING` is a shell command. */
 const DASH_C_SCRIPT = new Set(["su", "runuser", "flock", "script", "sg", "capsh"]);
+/** Of those, the ones that also read `--session-command CMD` (util-linux su and runuser). */
+const SESSION_COMMAND = new Set(["su", "runuser"]);
+/**
+ * `--command` (and with `session`, `--session-command`) as getopt_long reads it: `--opt=CMD` or `--opt CMD`,
+ * with any unambiguous prefix (`--c`, `--se`). The match's group 1 is the glued command, if any.
+ */
+function longCommandOption(v: string, session: boolean): readonly (string | undefined)[] | null {
+  const m = /^(--[^=]*)(?:=([\s\S]*))?$/.exec(v);
+  if (!m) return null;
+  const name = m[1]!;
+  const ok = (name.length >= 3 && "--command".startsWith(name)) || (session && name.length >= 4 && "--session-command".startsWith(name));
+  return ok ? [m[0], m[2]] : null;
+}
 /** Of those, the ones that run the script as another user or group, or with other capabilities. */
 const OTHER_USER = new Set(["su", "runuser", "sg", "capsh"]);
 /** Programs whose option takes a shell command string (`nix-shell --run CMD`, `hyperfine CMD`). */
@@ -498,11 +511,11 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
           "--delimiter",
           "--max-args",
           "--max-procs",
-          "--max-lines",
           "--max-chars",
-          "--eof",
-          "--replace",
           "--process-slot-var",
+          // (`--replace`, `--eof` and `--max-lines` take their value only as `--opt=VALUE`: getopt_long's
+          // optional arguments — red team I, session 18: `xargs --replace rm -rf {}` ran rm -rf while
+          // Yoke read `rm` as the replace string and allowed.)
         ]),
         /^(-[0rtpxo]+|-[iIlLnPsdeEa].+|--[a-z-]+(=.*)?)$/,
       );
@@ -843,7 +856,10 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
     // `--command=CMD` and any prefix down to `--c` (red team E: `script --comm 'rm …' /dev/null` and
     // `script --command='rm …'` ran rm under Bash(rm:*); a prefix other long options share makes the program
     // fail, so reading it as the command too only asks more).
-    const dashC = DASH_C_SCRIPT.has(program) && !operands && !args[i]!.dynamic ? (/^-[a-bd-zA-Z]*c([\s\S]*)$/.exec(v) ?? /^--c(?:o(?:m(?:m(?:a(?:n(?:d)?)?)?)?)?)?(?:=([\s\S]*))?$/.exec(v)) : null;
+    // su and runuser also read `--session-command CMD` (any prefix down to `--se`): red team I, session 18 —
+    // `su --sess 'rm -rf x'` ran rm under Bash(rm -rf:*) while the gate allowed.
+    const dashC: readonly (string | undefined)[] | null =
+      DASH_C_SCRIPT.has(program) && !operands && !args[i]!.dynamic ? (/^-[a-bd-zA-Z]*c([\s\S]*)$/.exec(v) ?? longCommandOption(v, SESSION_COMMAND.has(program))) : null;
     if (dashC && (dashC[1] !== undefined && dashC[1] !== "" ? true : !!args[i + 1])) {
       // Only the programs that run it as another user raise its privileges (`flock f -c …` and `script -c …`
       // run it as the same user: session 16's note found `flock /dev/null gcc -c a.c` read as run with sudo).

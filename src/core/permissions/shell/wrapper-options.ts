@@ -86,7 +86,9 @@ export const WRAPPER_OPTIONS: Readonly<Record<string, WrapperOptions>> = {
     flags: "0rtpx",
     valued: "ILnPsdEa",
     long: ["--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit"],
-    longValued: ["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines", "--eof", "--replace", "--process-slot-var"],
+    longValued: ["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"],
+    // findutils' optional_argument: `--replace rm` is -I {} then the program rm.
+    longOptional: ["--max-lines", "--eof", "--replace"],
     sample: { I: "{}", L: "1", n: "1", P: "1", s: "4096", d: "x", E: "END", a: "/dev/null", "--max-args": "1", "--max-procs": "1", "--delimiter": "x", "--arg-file": "/dev/null" },
   },
   watch: {
