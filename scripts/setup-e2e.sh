@@ -2,7 +2,8 @@
 # Installs what the end-to-end tests and `npm start` need, idempotently and cached:
 #   Debian: chromium (Playwright drives it), libkrb5-dev (code-server native build),
 #           bubblewrap + firejail (sandbox backends), ripgrep (grep tool in the CLI), strace (differential checker),
-#           ed + m4 + vim (shell escapes attacked in the invariants session).
+#           ed + m4 + vim (shell escapes attacked in the invariants session),
+#           libsecret-tools + gnome-keyring + dbus (the system keychain for the CLI's MCP sign-ins).
 #   npm (into a cache folder outside the checkout): node@24 and code-server (a real VS Code).
 # Prints progress; safe to run again (each step is skipped when done).
 set -euo pipefail
@@ -26,6 +27,10 @@ command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 command -v ed >/dev/null 2>&1 || need_apt+=(ed)
 command -v m4 >/dev/null 2>&1 || need_apt+=(m4)
 command -v ex >/dev/null 2>&1 || need_apt+=(vim)
+# libsecret-tools, gnome-keyring, dbus: a real Secret Service for the CLI's MCP sign-ins (test/integration/mcp-oauth-keychain.test.ts).
+command -v secret-tool >/dev/null 2>&1 || need_apt+=(libsecret-tools)
+command -v gnome-keyring-daemon >/dev/null 2>&1 || need_apt+=(gnome-keyring)
+command -v dbus-daemon >/dev/null 2>&1 || need_apt+=(dbus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step "installing Debian packages: ${need_apt[*]} (apt-get)"

@@ -56,7 +56,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
 /**
  * `yoke mcp login NAME`: connects to a remote server and, when it asks for a sign-in (OAuth),
  * prints the authorization URL and waits for the browser's answer on 127.0.0.1 (terminal or not:
- * you asked for it). The tokens are kept in ~/.yoke/mcp-oauth.json (mode 0600) for later runs.
+ * you asked for it). The tokens are kept in the system keychain (Secret Service) where one answers,
+ * else in ~/.yoke/mcp-oauth.json (mode 0600), for later runs.
  */
 /** Ctrl+C or SIGTERM quits at once (130, 143); the exit hook SIGKILLs the servers' process groups. Returns the undo. */
 function quitOnSignals(): () => void {
@@ -75,7 +76,7 @@ async function login(cwd: string, name: string, settings: string[] | undefined):
   const stopQuitting = quitOnSignals();
   try {
     const s = await mcp.hub.login(name);
-    process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs.\n`);
+    process.stdout.write(`${name}: connected (${s.tools?.length ?? 0} tools); its sign-in, if it asked for one, is kept for the next runs in ${mcp.credentials.where}.\n`);
     return 0;
   } catch (err) {
     warn(`yoke: ${err instanceof Error ? err.message : String(err)}\n`);

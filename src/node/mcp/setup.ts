@@ -14,7 +14,8 @@ import { NodeMcpHub, type ApprovalRequest, type NodeMcpHubOptions } from "./hub"
 import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
 import type { McpClientDeps } from "../../core/mcp/client-requests";
-import { FileCredentialStore, type McpOAuthOptions } from "./oauth";
+import { CliCredentialStore } from "./keychain";
+import { FileCredentialStore, type McpCredentialStore, type McpOAuthOptions } from "./oauth";
 
 export interface NodeMcpOptions {
   cwd: string;
@@ -45,8 +46,8 @@ export interface NodeMcpOptions {
   /** Only these definitions (a custom agent's own servers), instead of the settings files'. */
   sources?: McpSourceFile[];
   /**
-   * OAuth for remote servers: where tokens are kept (default: \`<storage>/mcp-oauth.json\`, mode
-   * 0600) and how the user is shown the sign-in URL (default: nobody; the start fails saying
+   * OAuth for remote servers: where tokens are kept (default: the system keychain where one answers,
+   * else \`<storage>/mcp-oauth.json\`, mode 0600 — `CliCredentialStore`) and how the user is shown the sign-in URL (default: nobody; the start fails saying
    * to run \`yoke mcp login NAME\`).
    */
   oauth?: Partial<McpOAuthOptions>;
@@ -66,6 +67,8 @@ export interface NodeMcp {
   hub: NodeMcpHub;
   servers: McpServerConfig[];
   problems: McpConfigProblem[];
+  /** Where remote servers' sign-ins are kept (its `where` names the place once it was used). */
+  credentials: McpCredentialStore;
   /** The loop extension that offers the servers' tools (pass the names of the session's other tools). */
   extension(takenNames: Iterable<string>): Extension;
   dispose(): Promise<void>;
@@ -102,6 +105,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     ? parseMcpConfig(opts.sources, { ...ctx, workspaceFolder: opts.cwd, home, workspaceEnv: withoutProviderSecrets(env) })
     : loadMcpConfig(opts.cwd, home, ctx, opts.extraSettings, opts.settingsFiles, opts.vscodeUserDir ? { vscodeUserDir: opts.vscodeUserDir } : {});
   for (const p of config.problems) opts.log?.(p.message);
+  const credentials = opts.oauth?.store ?? new CliCredentialStore(new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")), env);
   const hub = new NodeMcpHub({
     cwd: opts.cwd,
     home,
@@ -114,7 +118,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     log: opts.log,
     ...(opts.serverLog ? { serverLog: opts.serverLog } : {}),
     oauth: {
-      store: opts.oauth?.store ?? new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")),
+      store: credentials,
       howToSignIn: opts.oauth?.howToSignIn ?? CLI_SIGN_IN_HINT,
       ...(opts.oauth?.authorize ? { authorize: opts.oauth.authorize } : {}),
       ...(opts.oauth?.timeoutMs ? { timeoutMs: opts.oauth.timeoutMs } : {}),
@@ -128,6 +132,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     hub,
     servers: config.servers,
     problems: config.problems,
+    credentials,
     extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true, ...(opts.client ? { client: opts.client } : {}) }),
     dispose: async () => {
       await hub.dispose();
