@@ -34,17 +34,34 @@ const children: ChildProcess[] = [];
 let server: OAuthMcpServer;
 let base: string;
 let bus: { env: Record<string, string>; pid: number };
+const buses: number[] = [];
 
-async function startKeychain(home: string): Promise<{ env: Record<string, string>; pid: number }> {
-  const runtime = join(base, "runtime");
+async function startKeychain(home: string, name = "runtime", unlock = true): Promise<{ env: Record<string, string>; pid: number }> {
+  const runtime = join(base, name);
   mkdirSync(runtime, { recursive: true, mode: 0o700 });
   chmodSync(runtime, 0o700);
   const env = { HOME: home, XDG_RUNTIME_DIR: runtime, PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const out = execFileSync("dbus-daemon", ["--session", "--fork", "--print-address=1", "--print-pid=1"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  // The bus where a systemd user session has it ($XDG_RUNTIME_DIR/bus), so both ways of finding it
+  // are tried. No service folders: nothing is started by D-Bus activation, so the Secret Service on
+  // this bus is the unlocked GNOME Keyring below and not a locked one a lookup would start first.
+  const config = join(base, `${name}.conf`);
+  writeFileSync(
+    config,
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path=${join(runtime, "bus")}</listen>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`,
+  );
+  const out = execFileSync("dbus-daemon", [`--config-file=${config}`, "--fork", "--print-address=1", "--print-pid=1"], {
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   const [address, pid] = out.trim().split("\n");
   const busEnv = { ...env, DBUS_SESSION_BUS_ADDRESS: address! };
-  const keyring = spawn("gnome-keyring-daemon", ["--foreground", "--replace", "--unlock", "--components=secrets"], { env: busEnv, stdio: ["pipe", "ignore", "ignore"] });
-  keyring.stdin!.end("test-password");
+  // --unlock with a password creates and unlocks the "login" collection; without it there is none,
+  // and storing fails (GNOME Keyring would prompt, and there is no display).
+  const keyring = spawn("gnome-keyring-daemon", ["--foreground", "--replace", ...(unlock ? ["--unlock"] : []), "--components=secrets"], { env: busEnv, stdio: ["pipe", "ignore", "ignore"] });
+  keyring.stdin!.end(unlock ? "test-password" : "");
   children.push(keyring);
   // Ready when the Secret Service answers a lookup (exit 1, nothing said: no such item).
   for (let i = 0; i < 200; i++) {
@@ -66,14 +83,15 @@ beforeAll(async () => {
   temps.push(base);
   mkdirSync(join(base, "home"), { recursive: true });
   bus = await startKeychain(join(base, "home"));
+  buses.push(bus.pid);
   server = await startOAuthMcpServer();
 }, 60_000);
 afterAll(async () => {
   await server?.close();
   for (const c of children) c.kill("SIGKILL");
-  if (bus?.pid) {
+  for (const pid of buses) {
     try {
-      process.kill(bus.pid, "SIGKILL");
+      process.kill(pid, "SIGKILL");
     } catch {
       // already gone
     }
@@ -155,7 +173,8 @@ describe.skipIf(missing.length > 0)(`MCP sign-ins in the system keychain (Secret
   it("keeps the tokens in the keychain, not in a file; a later run uses them; logout removes them", async () => {
     const home = join(base, "home");
     const cwd = workspace(home, "ws1");
-    const env = { ...bus.env };
+    // No DBUS_SESSION_BUS_ADDRESS: the bus is found at $XDG_RUNTIME_DIR/bus, as in a systemd user session.
+    const env = { ...bus.env, DBUS_SESSION_BUS_ADDRESS: undefined };
     const done = await login(cwd, env);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain("secure: connected (1 tools)");
@@ -207,16 +226,44 @@ describe.skipIf(missing.length > 0)(`MCP sign-ins in the system keychain (Secret
     expect(readFileSync(file, "utf8")).not.toContain("access_token");
   }, 120_000);
 
-  it("with no Secret Service answering (a dead bus), the sign-in is kept in the 0600 file as before", async () => {
-    const home = join(base, "home3");
+  it("with no Secret Service answering (a dead bus, or no bus at all), the sign-in is kept in the 0600 file as before", async () => {
+    execFileSync("secret-tool", ["clear", "service", "yoke-mcp-oauth", "key", new URL(server.url).href], { env: bus.env });
+    expect(keychainItem(bus.env).code).toBe(1);
+    const noBus = join(base, "runtime-without-bus");
+    mkdirSync(noBus, { recursive: true, mode: 0o700 });
+    for (const [name, busEnv] of [
+      ["home3", { DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(base, "no-bus")}` }],
+      ["home4", { DBUS_SESSION_BUS_ADDRESS: undefined, XDG_RUNTIME_DIR: noBus }],
+    ] as const) {
+      const home = join(base, name);
+      mkdirSync(home, { recursive: true });
+      const cwd = workspace(home, `ws-${name}`);
+      const done = await login(cwd, { ...bus.env, HOME: home, ...busEnv });
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toContain(`kept for the next runs in ${join(home, ".yoke", "mcp-oauth.json")}`);
+      const file = join(home, ".yoke", "mcp-oauth.json");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readFileSync(file, "utf8")).toContain("access_token");
+    }
+    expect(keychainItem(bus.env).code).toBe(1);
+  }, 120_000);
+
+  it("a keychain that answers but refuses to store (no login collection) does not lose the sign-in: it is kept in the 0600 file, and said so", async () => {
+    const home = join(base, "home5");
     mkdirSync(home, { recursive: true });
-    const cwd = workspace(home, "ws3");
-    const env = { ...bus.env, HOME: home, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(base, "no-bus")}` };
-    const done = await login(cwd, env);
+    const locked = await startKeychain(home, "runtime-locked", false);
+    buses.push(locked.pid);
+    const cwd = workspace(home, "ws5");
+    const done = await login(cwd, { ...locked.env });
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stdout).toContain(`kept for the next runs in ${join(home, ".yoke", "mcp-oauth.json")}`);
+    expect(done.stdout).toContain(`kept for the next runs in ${join(home, ".yoke", "mcp-oauth.json")} (the system keychain refused it: could not keep the MCP sign-in in the system keychain:`);
     const file = join(home, ".yoke", "mcp-oauth.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, "utf8")).toContain("access_token");
+    // The next run finds it there (the keychain's lookup says "no such item"), with no browser.
+    const before = server.events.length;
+    const again = await run(cwd, { ...locked.env });
+    expect(again.tool).toMatch(/protected answer for client-\d+/);
+    expect(server.events.slice(before).filter((e) => /^(register|authorize|exchange)/.test(e))).toEqual([]);
   }, 120_000);
 });

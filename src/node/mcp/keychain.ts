@@ -11,6 +11,8 @@
  * for now (their keychain tools take the secret in argv, visible to `ps`).
  */
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { FileCredentialStore, type McpCredentialStore } from "./oauth";
 
 /** The Secret Service attributes Yoke's items carry: `service` names Yoke, `key` the server's URL. */
@@ -88,6 +90,14 @@ export class SecretServiceCredentialStore implements McpCredentialStore {
   }
 }
 
+function isSocket(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 function oneLine(s: string): string {
   return s.trim().replace(/\s+/g, " ").slice(0, 300) || "no reason given";
 }
@@ -118,7 +128,12 @@ export class CliCredentialStore implements McpCredentialStore {
     this.chosen ??= (async () => {
       const choice = (this.env.YOKE_MCP_CREDENTIALS ?? "auto").trim().toLowerCase();
       if (choice === "file" || (choice !== "keychain" && !["linux", "freebsd", "openbsd"].includes(this.platform))) return this.file;
-      const keychain = new SecretServiceCredentialStore(this.file, this.env);
+      // Only a session bus that exists: without one, libdbus may "autolaunch" a bus of its own
+      // (with $DISPLAY set) that outlives Yoke. The systemd user bus is at $XDG_RUNTIME_DIR/bus.
+      const userBus = this.env.XDG_RUNTIME_DIR ? join(this.env.XDG_RUNTIME_DIR, "bus") : undefined;
+      const address = this.env.DBUS_SESSION_BUS_ADDRESS?.trim() || (userBus && isSocket(userBus) ? `unix:path=${userBus}` : undefined);
+      if (!address && choice !== "keychain") return this.file;
+      const keychain = new SecretServiceCredentialStore(this.file, address ? { ...this.env, DBUS_SESSION_BUS_ADDRESS: address } : this.env);
       if (choice === "keychain") return keychain;
       const probe = await secretTool(["lookup", "service", KEYCHAIN_SERVICE, "key", "yoke:probe"], this.env, undefined, 5_000);
       return probe.code === 0 || (probe.code === 1 && !probe.stderr.trim()) ? keychain : this.file;
@@ -129,8 +144,25 @@ export class CliCredentialStore implements McpCredentialStore {
   async get(key: string): Promise<string | undefined> {
     return (await this.choose()).get(key);
   }
+  /**
+   * A keychain that answers lookups but refuses to store (no default collection, a locked one
+   * whose prompt was dismissed) does not lose the sign-in: it goes to the file, which later reads
+   * find (`get` falls back to it), unless `YOKE_MCP_CREDENTIALS=keychain` asked for the keychain only.
+   */
   async set(key: string, value: string): Promise<void> {
-    return (await this.choose()).set(key, value);
+    const store = await this.choose();
+    try {
+      await store.set(key, value);
+    } catch (err) {
+      if (store === this.file || (this.env.YOKE_MCP_CREDENTIALS ?? "").trim().toLowerCase() === "keychain") throw err;
+      await this.file.set(key, value);
+      this.current = {
+        where: `${this.file.where} (the system keychain refused it: ${err instanceof Error ? err.message : String(err)})`,
+        get: this.file.get.bind(this.file),
+        set: this.file.set.bind(this.file),
+        delete: this.file.delete.bind(this.file),
+      };
+    }
   }
   async delete(key: string): Promise<void> {
     return (await this.choose()).delete(key);
