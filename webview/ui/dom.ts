@@ -72,6 +72,52 @@ export function shownText(text: string, budget: { spans: number } = { spans: MAX
   return frag;
 }
 
+/** A run of characters outside printable ASCII (letters of other scripts, look-alikes, RTL letters). */
+const NON_ASCII = /[^\x20-\x7e\n\t]+/gu;
+
+/**
+ * Text the person approves as code — a command, a path, a rule, a tool's arguments: drawn as
+ * shownText draws it, and each run of characters outside printable ASCII in a marked span whose
+ * tooltip names its code points. A look-alike letter (Cyrillic `а`, Armenian `ս` in `githսb.com`)
+ * is then seen for what it is, and an RTL letter cannot pass unnoticed (the element is also drawn
+ * left to right in memory order, `.code-text` in styles.css, so it reorders nothing around it).
+ */
+export function codeText(text: string, budget: { spans: number } = { spans: MAX_ESCAPE_SPANS }): Node {
+  const frag = document.createDocumentFragment();
+  const drawn = shownText(text, budget);
+  const nodes = drawn.nodeType === Node.DOCUMENT_FRAGMENT_NODE ? [...drawn.childNodes] : [drawn];
+  for (const n of nodes) {
+    if (n.nodeType !== Node.TEXT_NODE) {
+      frag.appendChild(n);
+      continue;
+    }
+    const t = (n as Text).data;
+    let at = 0;
+    for (const m of t.matchAll(NON_ASCII)) {
+      if (budget.spans <= 0) break;
+      budget.spans--;
+      if (m.index > at) frag.appendChild(document.createTextNode(t.slice(at, m.index)));
+      const codes = [...m[0]].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+      const span = document.createElement("span");
+      span.className = "shown-nonascii";
+      span.setAttribute("data-testid", "shown-nonascii");
+      span.setAttribute("title", `${codes.slice(0, 16).join(" ")}${codes.length > 16 ? " …" : ""}: not plain ASCII (a letter of another script may look like a Latin one)`);
+      span.textContent = m[0];
+      frag.appendChild(span);
+      at = m.index + m[0].length;
+    }
+    if (at < t.length) frag.appendChild(document.createTextNode(t.slice(at)));
+  }
+  return frag;
+}
+
+/** An element of code text (codeText), drawn left to right in memory order. */
+export function codeEl<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined>, text: string): HTMLElementTagNameMap[K] {
+  const node = el(tag, { ...attrs, class: `${attrs.class ? `${String(attrs.class)} ` : ""}code-text`, dir: "ltr" });
+  node.appendChild(codeText(text));
+  return node;
+}
+
 /** Replaces `node`'s content with `text` as shownText draws it (nothing done when it is already shown). */
 export function setText(node: Element, text: string): void {
   // What shownText draws reads back as printable(text): the text with its escapes.

@@ -1,7 +1,7 @@
 // The open permission question, pinned above the prompt: allow once, always allow, or deny with a message.
 import { FOR_RUN_CHOICES, type PermissionView } from "../../src/protocol/messages";
 import { button } from "../ui/components";
-import { el, clear } from "../ui/dom";
+import { el, clear, codeEl } from "../ui/dom";
 
 export type PermissionChoice = { decision: "allow" | "deny"; always?: boolean; message?: string };
 
@@ -58,9 +58,9 @@ export class PermissionCard {
           },
           [
             el("div", { class: "permission-title" }, ["Allow for the rest of this run: ", el("strong", {}, [request.forRun.join(", ")]), "?"]),
-            el("pre", { class: "permission-summary" }, [request.summary]),
+            codeEl("pre", { class: "permission-summary" }, request.summary),
             el("div", { class: "permission-reason" }, [request.reason]),
-            el("details", { class: "permission-detail" }, [el("summary", {}, [`The call that asked first: ${request.tool}`]), el("pre", {}, [request.detail])]),
+            el("details", { class: "permission-detail" }, [el("summary", {}, [`The call that asked first: ${request.tool}`]), codeEl("pre", {}, request.detail)]),
             el("div", { class: "permission-actions" }, [
               button({
                 label: FOR_RUN_CHOICES.allow,
@@ -88,9 +88,9 @@ export class PermissionCard {
         [
           request.asker ? askerLine(request.asker) : null,
           el("div", { class: "permission-title" }, ["Allow ", el("strong", {}, [request.tool]), ` (${request.permission})?`]),
-          el("pre", { class: "permission-summary" }, [request.summary]),
+          codeEl("pre", { class: "permission-summary" }, request.summary),
           el("div", { class: "permission-reason" }, [request.reason]),
-          el("details", { class: "permission-detail" }, [el("summary", {}, ["Arguments"]), el("pre", {}, [request.detail])]),
+          el("details", { class: "permission-detail" }, [el("summary", {}, ["Arguments"]), codeEl("pre", {}, request.detail)]),
           message,
           el("div", { class: "permission-actions" }, [
             button({ label: "Allow once", testid: "allow-once", onClick: () => answer({ decision: "allow" }) }),
