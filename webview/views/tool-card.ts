@@ -2,7 +2,7 @@
 // (arguments and result) built only when opened, so long sessions keep a small DOM.
 import type { ViewItem } from "../../src/protocol/messages";
 import { formatDuration } from "../format";
-import { el, icon, clear } from "../ui/dom";
+import { el, icon, clear, codeEl } from "../ui/dom";
 
 type ToolItem = Extract<ViewItem, { kind: "tool" }>;
 
@@ -22,7 +22,7 @@ function renderBody(card: HTMLDetailsElement, item: ToolItem): void {
   const body = card.querySelector(".tool-body")!;
   clear(body);
   body.appendChild(el("div", { class: "tool-label" }, ["Arguments"]));
-  body.appendChild(el("pre", { class: "tool-input" }, [item.input]));
+  body.appendChild(codeEl("pre", { class: "tool-input" }, item.input));
   if (item.note) body.appendChild(el("div", { class: "tool-note" }, [item.note]));
   if (item.output !== undefined) {
     body.appendChild(el("div", { class: "tool-label" }, [item.status === "error" ? "Error" : "Result"]));
@@ -40,7 +40,7 @@ export function renderToolCard(item: ToolItem, existing?: HTMLElement): HTMLElem
   const summary = el("summary", { class: "tool-header" }, [
     icon(STATUS_ICON[item.status], item.status === "running" ? "codicon-modifier-spin" : ""),
     el("span", { class: "tool-name" }, [item.name]),
-    el("span", { class: "tool-summary", title: item.summary }, [item.summary]),
+    codeEl("span", { class: "tool-summary", title: item.summary }, item.summary),
     el("span", { class: "tool-status", "data-testid": "tool-status" }, [item.status]),
     ...(item.badges ?? []).map((b) => el("span", { class: "tool-badge", "data-testid": "tool-badge" }, [b])),
     item.decision ? el("span", { class: "tool-decision", "data-testid": "tool-decision", title: item.decision }, [item.decision]) : null,

@@ -353,6 +353,16 @@ describe.skipIf(!CHROMIUM)("webview panel in Chromium", () => {
     });
     expect(xs[0]).toBeLessThan(xs[1]!);
     expect(xs[1]).toBeLessThan(xs[2]!);
+    // The transcript's tool card of the same command: marked in its header and its arguments too.
+    await post({
+      type: "state",
+      snapshot: baseSnapshot({ items: [{ kind: "tool", id: "t1", name: "run_command", summary, status: "done", input: JSON.stringify({ command: summary }), output: "ok" }] }),
+    });
+    const header = page.locator("[data-testid=tool-card] .tool-summary");
+    await header.waitFor();
+    expect(await header.locator("[data-testid=shown-nonascii]").allTextContents()).toEqual(["ս", "א", "ב"]);
+    await page.locator("[data-testid=tool-card] summary").click();
+    expect(await page.locator("[data-testid=tool-card] .tool-input [data-testid=shown-nonascii]").count()).toBe(3);
   });
 
   it("a question for the whole run (a project command's allowed-tools) offers what happens: Allow for this run / Ask each time — no Allow once, no rule, no deny message", async () => {
