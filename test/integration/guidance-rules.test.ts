@@ -367,4 +367,40 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expect(out.entries.find((e) => e.source === ".claude/rules/frontend/react.md")).toMatchObject({ state: "glob", why: expect.stringContaining("src/**/*.tsx") });
     expect(out.entries.find((e) => e.source === "~/.claude/rules/mine.md")).toMatchObject({ state: "always" });
   });
+  it("Roo's legacy names: .clinerules-code when no rules-code folder or .roorules-code; ~/.roo/rules shadows the project's .roorules; a mode's .clinerules-{slug} reaches its agent", async () => {
+    // Only legacy files: .clinerules-code is the code mode's rules (Roo's last fallback); .clinerules is Cline's (always).
+    const legacy = tree({
+      ".clinerules": "CLINE-FILE\n",
+      ".clinerules-code": "LEGACY-CODE-MODE\n",
+      ".clinerules-architect": "LEGACY-ARCHITECT-MODE\n",
+      ".roomodes": "customModes:\n  - slug: rev\n    name: Reviewer\n    roleDefinition: You review (REV-ROLE).\n    groups: [read]\n",
+      ".clinerules-rev": "LEGACY-REV-MODE\n",
+    });
+    const sub = (r: RecordedRequest) => /You are a sub-agent/.test(JSON.stringify(messagesOf(r)[0]));
+    const a = await session(legacy, "review", [{ toolCalls: [{ name: "task", input: { description: "Review", prompt: "Review.", subagent_type: "rev" } }] }, { text: "reviewed" }, { text: "done" }]);
+    const top = a.requests.filter((r) => !sub(r));
+    const child = a.requests.filter(sub);
+    for (const m of ["CLINE-FILE", "LEGACY-CODE-MODE"]) expect(convo(top[0]!), m).toContain(m);
+    for (const m of ["LEGACY-ARCHITECT-MODE", "LEGACY-REV-MODE"]) expect(JSON.stringify(top.map((r) => r.body.messages)), m).not.toContain(m);
+    expect(child.length).toBeGreaterThan(0);
+    expect(JSON.stringify(messagesOf(child[0]!)[0])).toContain("REV-ROLE");
+    expect(JSON.stringify(messagesOf(child[0]!)[0])).toContain("LEGACY-REV-MODE");
+    const l1 = JSON.parse((await runCli(["lessons", "list", "--cwd", legacy, "--json"], { env: { HOME: tree({}) } })).stdout) as { excluded: Array<{ source: string; why: string }> };
+    expect(l1.excluded.find((x) => x.source === ".clinerules-architect")?.why).toMatch(/Roo's "architect" mode/);
+
+    // The user's ~/.roo/rules has a file: Roo reads no .roorules of the project; .roorules-code comes before .clinerules-code.
+    const ws = tree({ ".roorules": "ROORULES-SHADOWED\n", ".roorules-code": "ROORULES-CODE\n", ".clinerules-code": "CLINE-CODE-SHADOWED\n" });
+    const home = tree({ ".roo/rules/mine.md": "USER-ROO-RULE\n" });
+    const b = await session(ws, "hello", [{ text: "done" }], home);
+    const first = convo(b.requests[0]!);
+    for (const m of ["USER-ROO-RULE", "ROORULES-CODE"]) expect(first, m).toContain(m);
+    for (const m of ["ROORULES-SHADOWED", "CLINE-CODE-SHADOWED"]) expect(first, m).not.toContain(m);
+    const l2 = JSON.parse((await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } })).stdout) as { excluded: Array<{ source: string; why: string }> };
+    expect(l2.excluded.find((x) => x.source === ".roorules")?.why).toContain("yours, ~/.roo/rules/, has files: not sent");
+    expect(l2.excluded.find((x) => x.source === ".clinerules-code")?.why).toContain(".roorules-code comes first and is used: not sent");
+
+    // Without the user's folder the project's .roorules is read (the control).
+    const c = await session(ws, "hello", [{ text: "done" }]);
+    expect(convo(c.requests[0]!)).toContain("ROORULES-SHADOWED");
+  });
 });
