@@ -342,6 +342,34 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expect(convo(plain.requests[0]!)).not.toContain("WS-ABOVE-ALWAYS");
   });
 
+  it("a Windsurf glob rule above a workspace folder opened through a symbolic link fires on the linked paths (matched by their real paths, as the repository's top is found)", async () => {
+    const outer = tree({
+      "repo/.windsurf/rules/always.md": "---\ntrigger: always_on\n---\nLINK-ABOVE-ALWAYS\n",
+      "repo/.windsurf/rules/ts.md": "---\ntrigger: glob\nglobs: packages/web/src/**/*.ts\n---\nLINK-ABOVE-GLOB\n",
+      "repo/.windsurf/rules/md.md": '---\ntrigger: glob\nglobs: "**/docs/*.md"\n---\nLINK-ABOVE-DOCS\n',
+      "repo/packages/web/src/a.ts": "export const a = 1;\n",
+      "repo/packages/web/README.md": "web\n",
+      "repo/packages/web/notes/x.md": "x\n",
+    });
+    execFileSync("git", ["init", "-q", join(outer, "repo")]);
+    // The workspace is opened at a link to the package, outside the repository.
+    const ws = join(outer, "web-link");
+    symlinkSync(join(outer, "repo/packages/web"), ws);
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "notes/x.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] },
+      { text: "done" },
+    ]);
+    expect(convo(requests[0]!)).toContain("LINK-ABOVE-ALWAYS");
+    expect(added(requests, 1)).not.toContain("LINK-ABOVE-GLOB");
+    expect(added(requests, 2)).not.toContain("LINK-ABOVE-GLOB");
+    expect(added(requests, 3)).toContain("LINK-ABOVE-GLOB");
+    // A glob the package's files do not meet stays out (notes/x.md is not under a docs/ folder).
+    expect(requests.map(convo).join("\n")).not.toContain("LINK-ABOVE-DOCS");
+    expectAppendOnly(requests);
+  });
+
   it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {
     const ws = tree({
       ".claude/rules/general.md": "CLAUDE-RULE-ALWAYS\n",

@@ -239,7 +239,15 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       c.fail(`${root}/..`, err);
       return [];
     });
-    for (const r of above) c.add(await ruleAbove(r, opts.access, c.excluded));
+    // A folder opened through a link: the rules' globs see its files by their real paths (linked).
+    const realRoot = above.length
+      ? await fs.realPath(root).then(
+          (p) => (p ? normalizePath(p) : root),
+          () => root,
+        )
+      : root;
+    const linked = realRoot !== root ? { root, real: realRoot } : undefined;
+    for (const r of above) c.add(await ruleAbove(r, opts.access, c.excluded, linked));
     if (search) {
       const tracked = await trackedIn.get(root);
       const nested = nestedDirs(
@@ -282,7 +290,7 @@ function withReal(p: Parsed, real: string, collection?: string): Parsed {
  * left out — and scoped to its folder (its globs relative to it), which holds the whole workspace
  * folder: an always-on one is in force from the first request.
  */
-async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed> {
+async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, excluded: ExcludedFile[], linked?: { root: string; real: string }): Promise<Parsed> {
   if (r.problem) return { problems: [{ path: r.path, message: r.problem }] };
   for (const p of new Set([r.path, r.real])) {
     const denied = await access?.deniedBy("Read", p).catch(() => null);
@@ -297,6 +305,7 @@ async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, exc
   const collection = r.display.replace(/\/\.windsurf\/rules\/.*$/, "/.windsurf/rules");
   const p = withReal(parseRule({ path: r.path, source: r.display, origin: "workspace", text: r.text }, "windsurf", r.dir), r.real, collection);
   if (p.entry) p.entry.above = true;
+  if (p.entry && linked) p.entry.linked = linked;
   return p;
 }
 
