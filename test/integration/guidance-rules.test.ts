@@ -370,6 +370,44 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expectAppendOnly(requests);
   });
 
+  it("Windsurf's limits as Windsurf applies them: a rule file's first 6,000 characters; 12,000 for the always-on global and workspace rules together, global first; what was cut said in the listing; other tools' rules untouched", async () => {
+    // `n` characters of filler (lines of plain words).
+    const fill = (n: number) => "lorem ipsum dolor sit amet\n".repeat(Math.ceil(n / 27)).slice(0, n);
+    const home = tree({ ".codeium/windsurf/memories/global_rules.md": `GLOBAL-START\n${fill(4_970)}\nGLOBAL-END\n` });
+    const ws = tree({
+      // 5,800 + 1,200: cut to its first 6,000 characters.
+      ".windsurf/rules/big.md": `---\ntrigger: always_on\n---\nBIG-START\n${fill(5_780)}\nBIG-KEPT\n${fill(400)}\nBIG-CUT-TAIL\n${fill(800)}`,
+      // A glob rule is cut to 6,000 (it is not in every request, so not counted in the 12,000).
+      ".windsurf/rules/glob.md": `---\ntrigger: glob\nglobs: "**/*.ts"\n---\nGLOB-START\n${fill(6_100)}\nGLOB-CUT-TAIL\n${fill(600)}`,
+      // What is left of 12,000 after the global rules (≈5,000) and big.md (6,000): ≈1,000 characters.
+      ".windsurf/rules/zz-third.md": `---\ntrigger: always_on\n---\nTHIRD-START\n${fill(500)}\nTHIRD-KEPT\n${fill(1_000)}\nTHIRD-CUT\n`,
+      // Nothing left for the legacy file: not sent, listed as excluded.
+      ".windsurfrules": "LEGACY-NOTHING-LEFT\n",
+      // Another tool's rule of 8,000 characters is Yoke's budget's, not Windsurf's limits'.
+      ".cursor/rules/long.mdc": `---\nalwaysApply: true\n---\nCURSOR-START\n${fill(7_900)}\nCURSOR-TAIL\n`,
+      "src/a.ts": "export const a = 1;\n",
+    });
+    const { requests } = await session(ws, "hello", [{ toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] }, { text: "done" }], home);
+    const first = convo(requests[0]!);
+    for (const m of ["GLOBAL-START", "GLOBAL-END", "BIG-START", "BIG-KEPT", "THIRD-START", "THIRD-KEPT", "CURSOR-START", "CURSOR-TAIL"]) expect(first, m).toContain(m);
+    for (const m of ["BIG-CUT-TAIL", "THIRD-CUT", "LEGACY-NOTHING-LEFT", "GLOB-START"]) expect(first, m).not.toContain(m);
+    // The model is told where a rule was cut and why.
+    expect(first).toContain("[… the rest of this Windsurf rule is not used: cut to its first 6,000 of 7,");
+    expect(added(requests, 1)).toContain("GLOB-START");
+    expect(requests.map(convo).join("\n")).not.toContain("GLOB-CUT-TAIL");
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } });
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; why: string }>; excluded: Array<{ source: string; why: string }> };
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/big.md")?.why).toMatch(/Windsurf's limits: cut to its first 6,000 of 7,\d{3} characters/);
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/zz-third.md")?.why).toMatch(
+      /cut to [\d,]+ characters: the rest is past the 12,000 characters Windsurf gives its global and workspace rules together/,
+    );
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/glob.md")?.why).toContain("cut to its first 6,000 of 6,");
+    expect(out.entries.find((e) => e.source === ".cursor/rules/long.mdc")?.why).not.toContain("Windsurf");
+    expect(out.entries.find((e) => e.source === "~/.codeium/windsurf/memories/global_rules.md")?.why).not.toContain("Windsurf's limits");
+    expect(out.excluded.find((x) => x.source === ".windsurfrules")?.why).toContain("a Windsurf rule with nothing left under Windsurf's limits: not sent: the 12,000 characters");
+  });
+
   it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {
     const ws = tree({
       ".claude/rules/general.md": "CLAUDE-RULE-ALWAYS\n",

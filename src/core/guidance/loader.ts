@@ -11,6 +11,7 @@ import { parseFrontmatter } from "./frontmatter";
 import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
+import { applyWindsurfLimits } from "./windsurf-limits";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
 export const LESSON_DIR = ".yoke/lessons";
@@ -271,7 +272,8 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       if (nested.problem) c.problems.push(nested.problem);
     }
   }
-  return { entries: c.entries, problems: c.problems, excluded: c.excluded };
+  // Windsurf's own limits on its rule files (6,000 characters each, 12,000 with the global rules).
+  return { entries: applyWindsurfLimits(c.entries, c.excluded), problems: c.problems, excluded: c.excluded };
 }
 
 function withReal(p: Parsed, real: string, collection?: string): Parsed {

@@ -68,6 +68,8 @@ export interface GuidanceEntry {
    * from the real path), so a touched file under `root` is matched as the same file under `real`.
    */
   linked?: { root: string; real: string };
+  /** What of the file's text is not used, and why (Windsurf's limits on its rules: windsurf-limits.ts). */
+  cut?: string;
 }
 
 /** A file found where guidance lives that is not guidance (a Cline workflow or hook, a Roo rule of another mode). */
