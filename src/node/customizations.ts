@@ -241,6 +241,7 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
         inForce = false;
         why = `not sent yet in this session; ${base.why}`;
       }
+      if (e.cut && !why.includes(e.cut)) why = `${why}; ${e.cut}`;
     }
     items.push({
       kind: e.kind,

@@ -46,6 +46,8 @@ describe("the Customizations view in code-server", () => {
       ".cursor/rules/house-style.mdc": "---\nalwaysApply: false\n---\nWrite in the house style. HOUSE-STYLE-MARKER\n",
       ".claude/commands/tide.md": "---\ndescription: Tell the tide of a day\nargument-hint: <day>\n---\nGive the high water of $1.\n",
       ".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews a diff for mistakes\ntools: Read, Grep\n---\nYou review diffs.\n",
+      // 7,800 characters: Windsurf reads a rule file's first 6,000, and the view says so.
+      ".windsurf/rules/tide-tables.md": `---\ntrigger: manual\n---\n${"Tide tables. ".repeat(600)}`,
     },
   });
 
@@ -72,6 +74,8 @@ describe("the Customizations view in code-server", () => {
     expect(await rule.getAttribute("data-origin")).toBe("project");
     expect(await rule.getAttribute("data-state")).toBe("manual");
     expect(await rule.locator("[data-testid=customization-why]").textContent()).toContain("@house-style");
+    // Windsurf's limits: what Yoke cut of a Windsurf rule, said on its line.
+    expect(await row("rule", "tide-tables").locator("[data-testid=customization-why]").textContent()).toMatch(/Windsurf's limits: cut to its first 6,000 of 7,\d{3} characters/);
     const command = row("command", "/tide");
     expect(await command.getAttribute("data-origin")).toBe("project");
     expect(await command.locator("[data-testid=customization-why]").textContent()).toContain("Tell the tide of a day");

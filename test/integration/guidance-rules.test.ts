@@ -342,6 +342,72 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expect(convo(plain.requests[0]!)).not.toContain("WS-ABOVE-ALWAYS");
   });
 
+  it("a Windsurf glob rule above a workspace folder opened through a symbolic link fires on the linked paths (matched by their real paths, as the repository's top is found)", async () => {
+    const outer = tree({
+      "repo/.windsurf/rules/always.md": "---\ntrigger: always_on\n---\nLINK-ABOVE-ALWAYS\n",
+      "repo/.windsurf/rules/ts.md": "---\ntrigger: glob\nglobs: packages/web/src/**/*.ts\n---\nLINK-ABOVE-GLOB\n",
+      "repo/.windsurf/rules/md.md": '---\ntrigger: glob\nglobs: "**/docs/*.md"\n---\nLINK-ABOVE-DOCS\n',
+      "repo/packages/web/src/a.ts": "export const a = 1;\n",
+      "repo/packages/web/README.md": "web\n",
+      "repo/packages/web/notes/x.md": "x\n",
+    });
+    execFileSync("git", ["init", "-q", join(outer, "repo")]);
+    // The workspace is opened at a link to the package, outside the repository.
+    const ws = join(outer, "web-link");
+    symlinkSync(join(outer, "repo/packages/web"), ws);
+    const { requests } = await session(ws, "hello", [
+      { toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "notes/x.md" } }] },
+      { toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] },
+      { text: "done" },
+    ]);
+    expect(convo(requests[0]!)).toContain("LINK-ABOVE-ALWAYS");
+    expect(added(requests, 1)).not.toContain("LINK-ABOVE-GLOB");
+    expect(added(requests, 2)).not.toContain("LINK-ABOVE-GLOB");
+    expect(added(requests, 3)).toContain("LINK-ABOVE-GLOB");
+    // A glob the package's files do not meet stays out (notes/x.md is not under a docs/ folder).
+    expect(requests.map(convo).join("\n")).not.toContain("LINK-ABOVE-DOCS");
+    expectAppendOnly(requests);
+  });
+
+  it("Windsurf's limits as Windsurf applies them: a rule file's first 6,000 characters; 12,000 for the always-on global and workspace rules together, global first; what was cut said in the listing; other tools' rules untouched", async () => {
+    // `n` characters of filler (lines of plain words).
+    const fill = (n: number) => "lorem ipsum dolor sit amet\n".repeat(Math.ceil(n / 27)).slice(0, n);
+    const home = tree({ ".codeium/windsurf/memories/global_rules.md": `GLOBAL-START\n${fill(4_970)}\nGLOBAL-END\n` });
+    const ws = tree({
+      // 5,800 + 1,200: cut to its first 6,000 characters.
+      ".windsurf/rules/big.md": `---\ntrigger: always_on\n---\nBIG-START\n${fill(5_780)}\nBIG-KEPT\n${fill(400)}\nBIG-CUT-TAIL\n${fill(800)}`,
+      // A glob rule is cut to 6,000 (it is not in every request, so not counted in the 12,000).
+      ".windsurf/rules/glob.md": `---\ntrigger: glob\nglobs: "**/*.ts"\n---\nGLOB-START\n${fill(6_100)}\nGLOB-CUT-TAIL\n${fill(600)}`,
+      // What is left of 12,000 after the global rules (≈5,000) and big.md (6,000): ≈1,000 characters.
+      ".windsurf/rules/zz-third.md": `---\ntrigger: always_on\n---\nTHIRD-START\n${fill(500)}\nTHIRD-KEPT\n${fill(1_000)}\nTHIRD-CUT\n`,
+      // Nothing left for the legacy file: not sent, listed as excluded.
+      ".windsurfrules": "LEGACY-NOTHING-LEFT\n",
+      // Another tool's rule of 8,000 characters is Yoke's budget's, not Windsurf's limits'.
+      ".cursor/rules/long.mdc": `---\nalwaysApply: true\n---\nCURSOR-START\n${fill(7_900)}\nCURSOR-TAIL\n`,
+      "src/a.ts": "export const a = 1;\n",
+    });
+    const { requests } = await session(ws, "hello", [{ toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] }, { text: "done" }], home);
+    const first = convo(requests[0]!);
+    for (const m of ["GLOBAL-START", "GLOBAL-END", "BIG-START", "BIG-KEPT", "THIRD-START", "THIRD-KEPT", "CURSOR-START", "CURSOR-TAIL"]) expect(first, m).toContain(m);
+    for (const m of ["BIG-CUT-TAIL", "THIRD-CUT", "LEGACY-NOTHING-LEFT", "GLOB-START"]) expect(first, m).not.toContain(m);
+    // The model is told where a rule was cut and why.
+    expect(first).toContain("[… the rest of this Windsurf rule is not used: cut to its first 6,000 of 7,");
+    expect(added(requests, 1)).toContain("GLOB-START");
+    expect(requests.map(convo).join("\n")).not.toContain("GLOB-CUT-TAIL");
+
+    const list = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } });
+    const out = JSON.parse(list.stdout) as { entries: Array<{ source: string; why: string }>; excluded: Array<{ source: string; why: string }> };
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/big.md")?.why).toMatch(/Windsurf's limits: cut to its first 6,000 of 7,\d{3} characters/);
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/zz-third.md")?.why).toMatch(
+      /cut to [\d,]+ characters: the rest is past the 12,000 characters Windsurf gives its global and workspace rules together/,
+    );
+    expect(out.entries.find((e) => e.source === ".windsurf/rules/glob.md")?.why).toContain("cut to its first 6,000 of 6,");
+    expect(out.entries.find((e) => e.source === ".cursor/rules/long.mdc")?.why).not.toContain("Windsurf");
+    expect(out.entries.find((e) => e.source === "~/.codeium/windsurf/memories/global_rules.md")?.why).not.toContain("Windsurf's limits");
+    expect(out.excluded.find((x) => x.source === ".windsurfrules")?.why).toContain("a Windsurf rule with nothing left under Windsurf's limits: not sent: the 12,000 characters");
+  });
+
   it(".claude/rules: no paths = always, paths = when a matching file is touched; ~/.claude/rules too; Roo's rules-code and .roorules fallback, other modes left out", async () => {
     const ws = tree({
       ".claude/rules/general.md": "CLAUDE-RULE-ALWAYS\n",
@@ -366,5 +432,41 @@ describe("rules by folder: nested .cursor/rules, .claude/rules, Roo", () => {
     expect(out.excluded.find((x) => x.source === ".roorules-ask")?.why).toMatch(/Roo's "ask" mode/);
     expect(out.entries.find((e) => e.source === ".claude/rules/frontend/react.md")).toMatchObject({ state: "glob", why: expect.stringContaining("src/**/*.tsx") });
     expect(out.entries.find((e) => e.source === "~/.claude/rules/mine.md")).toMatchObject({ state: "always" });
+  });
+  it("Roo's legacy names: .clinerules-code when no rules-code folder or .roorules-code; ~/.roo/rules shadows the project's .roorules; a mode's .clinerules-{slug} reaches its agent", async () => {
+    // Only legacy files: .clinerules-code is the code mode's rules (Roo's last fallback); .clinerules is Cline's (always).
+    const legacy = tree({
+      ".clinerules": "CLINE-FILE\n",
+      ".clinerules-code": "LEGACY-CODE-MODE\n",
+      ".clinerules-architect": "LEGACY-ARCHITECT-MODE\n",
+      ".roomodes": "customModes:\n  - slug: rev\n    name: Reviewer\n    roleDefinition: You review (REV-ROLE).\n    groups: [read]\n",
+      ".clinerules-rev": "LEGACY-REV-MODE\n",
+    });
+    const sub = (r: RecordedRequest) => /You are a sub-agent/.test(JSON.stringify(messagesOf(r)[0]));
+    const a = await session(legacy, "review", [{ toolCalls: [{ name: "task", input: { description: "Review", prompt: "Review.", subagent_type: "rev" } }] }, { text: "reviewed" }, { text: "done" }]);
+    const top = a.requests.filter((r) => !sub(r));
+    const child = a.requests.filter(sub);
+    for (const m of ["CLINE-FILE", "LEGACY-CODE-MODE"]) expect(convo(top[0]!), m).toContain(m);
+    for (const m of ["LEGACY-ARCHITECT-MODE", "LEGACY-REV-MODE"]) expect(JSON.stringify(top.map((r) => r.body.messages)), m).not.toContain(m);
+    expect(child.length).toBeGreaterThan(0);
+    expect(JSON.stringify(messagesOf(child[0]!)[0])).toContain("REV-ROLE");
+    expect(JSON.stringify(messagesOf(child[0]!)[0])).toContain("LEGACY-REV-MODE");
+    const l1 = JSON.parse((await runCli(["lessons", "list", "--cwd", legacy, "--json"], { env: { HOME: tree({}) } })).stdout) as { excluded: Array<{ source: string; why: string }> };
+    expect(l1.excluded.find((x) => x.source === ".clinerules-architect")?.why).toMatch(/Roo's "architect" mode/);
+
+    // The user's ~/.roo/rules has a file: Roo reads no .roorules of the project; .roorules-code comes before .clinerules-code.
+    const ws = tree({ ".roorules": "ROORULES-SHADOWED\n", ".roorules-code": "ROORULES-CODE\n", ".clinerules-code": "CLINE-CODE-SHADOWED\n" });
+    const home = tree({ ".roo/rules/mine.md": "USER-ROO-RULE\n" });
+    const b = await session(ws, "hello", [{ text: "done" }], home);
+    const first = convo(b.requests[0]!);
+    for (const m of ["USER-ROO-RULE", "ROORULES-CODE"]) expect(first, m).toContain(m);
+    for (const m of ["ROORULES-SHADOWED", "CLINE-CODE-SHADOWED"]) expect(first, m).not.toContain(m);
+    const l2 = JSON.parse((await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: home } })).stdout) as { excluded: Array<{ source: string; why: string }> };
+    expect(l2.excluded.find((x) => x.source === ".roorules")?.why).toContain("yours, ~/.roo/rules/, has files: not sent");
+    expect(l2.excluded.find((x) => x.source === ".clinerules-code")?.why).toContain(".roorules-code comes first and is used: not sent");
+
+    // Without the user's folder the project's .roorules is read (the control).
+    const c = await session(ws, "hello", [{ text: "done" }]);
+    expect(convo(c.requests[0]!)).toContain("ROORULES-SHADOWED");
   });
 });

@@ -95,6 +95,54 @@ describe("a prompt file under an agent", () => {
     expect(readFileSync(s.log, "utf8")).toBe(logged);
   }, 180_000);
 
+  it("its agent's hooks govern the whole run: a sub-agent the run starts (task) is held by the agent's PreToolUse hook; without the prompt the same sub-agent writes", async () => {
+    const s = setup();
+    write(
+      join(s.home, ".claude/agents/guard.md"),
+      [
+        "---",
+        "name: guard",
+        "description: Writes nothing",
+        "hooks:",
+        "  PreToolUse:",
+        "    - matcher: Write",
+        "      hooks:",
+        "        - type: command",
+        `          command: "cat >> '${s.log}'; echo 'GUARD-HOOK: no writes in this run' >&2; exit 2"`,
+        "---",
+        "You delegate (GUARD-PROMPT).",
+        "",
+      ].join("\n"),
+    );
+    write(join(s.ws, ".github/prompts/delegate.prompt.md"), ["---", "description: Delegate a write", "agent: guard", "---", "Have a sub-agent write src/sub.ts.", ""].join("\n"));
+    const depthOf = (r: RecordedRequest) => Number(/You are a sub-agent \(depth (\d+)\)/.exec(JSON.stringify(r.body.messages))?.[1] ?? 0);
+    const script = () => {
+      const queues: Record<number, Array<{ text?: string; toolCalls?: Array<{ name: string; input: Record<string, unknown> }> }>> = {
+        0: [{ toolCalls: [{ name: "task", input: { description: "Write", prompt: "Write src/sub.ts.", tools: ["write_file"] } }] }, { text: "Done." }],
+        1: [{ toolCalls: [{ name: "write_file", input: { path: "src/sub.ts", content: "export const sub = 1;\n" } }] }, { text: "Tried." }],
+      };
+      return async (r: RecordedRequest) => queues[depthOf(r)]?.shift() ?? { text: "(no more turns)" };
+    };
+    server = await startScriptedLlmServer({ script: script() });
+    const r = await run(s, server.openaiBaseUrl, ["run", "--trust", "/delegate"]);
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => depthOf(q) === 1);
+    expect(child.length).toBeGreaterThanOrEqual(2);
+    // The sub-agent's write met the agent's hook (its payload logged) and was held: nothing on disk, the sub-agent told why.
+    expect(readFileSync(s.log, "utf8")).toContain('"tool_name":"Write"');
+    expect(toolResults(child[1]!).join("\n")).toContain("GUARD-HOOK: no writes in this run");
+    expect(existsSync(join(s.ws, "src/sub.ts"))).toBe(false);
+
+    // The control: the same delegation from a plain message (no prompt file, no agent) writes the file.
+    await server.close();
+    server = await startScriptedLlmServer({ script: script() });
+    const logged = readFileSync(s.log, "utf8");
+    const c = await run(s, server.openaiBaseUrl, ["run", "--trust", "have a sub-agent write src/sub.ts"]);
+    expect(c.code, c.stderr).toBe(0);
+    expect(readFileSync(join(s.ws, "src/sub.ts"), "utf8")).toBe("export const sub = 1;\n");
+    expect(readFileSync(s.log, "utf8")).toBe(logged);
+  }, 180_000);
+
   it("whose agent has MCP servers of its own is refused, saying why and what to do; no request reaches the model", async () => {
     const s = setup();
     write(

@@ -12,7 +12,8 @@ import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from ".
 import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
 import { bounded } from "./parse";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
-import type { GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
+import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidancePrefs, GuidanceSet, MatchSignals, ScoredEntry } from "./types";
+import { applyWindsurfLimits, windsurfCharsUsed } from "./windsurf-limits";
 import { resolveTouches } from "../tools/touches";
 
 export const GUIDANCE_SOURCE = "guidance";
@@ -259,10 +260,14 @@ class GuidanceState {
         if (this.seenDirs.has(dir)) continue;
         this.seenDirs.add(dir);
         const found = [...(await loadFolderMemory(fs, dir, this.opts.files, this.api.session.services.access)), ...(await loadFolderRules(fs, dir, this.api.session.services.access))];
-        for (const p of found) {
-          if (p.problems.length) this.api.session.services.log.warn(`guidance: ${p.problems.map((x) => `${x.path}${x.line ? `:${x.line}` : ""}: ${x.message}`).join("; ")}`);
-          const e = p.entry;
-          if (!e || this.entries.some((x) => x.id === e.id)) continue;
+        for (const p of found) if (p.problems.length) this.api.session.services.log.warn(`guidance: ${p.problems.map((x) => `${x.path}${x.line ? `:${x.line}` : ""}: ${x.message}`).join("; ")}`);
+        // A sub-folder's Windsurf rules take what is left of Windsurf's total after the rules already found.
+        const cut: ExcludedFile[] = [];
+        const newEntries = found.flatMap((p) => (p.entry && !this.entries.some((x) => x.id === p.entry!.id) ? [p.entry] : []));
+        const kept = applyWindsurfLimits(newEntries, cut, windsurfCharsUsed(this.entries));
+        for (const x of cut) this.api.session.services.log.warn(`guidance: ${x.source}: ${x.why}`);
+        for (const e of kept) {
+          if (this.entries.some((x) => x.id === e.id)) continue;
           this.entries.push(e);
           if (!fresh(e)) continue;
           const why = `file ${displayRel(this.score, file)} in its folder`;
@@ -499,6 +504,11 @@ function scopedBelow(e: GuidanceEntry): boolean {
 
 /** How an entry comes into force, for people (`yoke lessons list`): a state and why. */
 export function entryState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
+  const s = activationState(e);
+  return e.cut ? { state: s.state, why: `${s.why}; ${e.cut}` } : s;
+}
+
+function activationState(e: GuidanceEntry): { state: "always" | "folder" | "glob" | "listed" | "manual" | "match" | "inactive"; why: string } {
   // The folder as people read it: the source up to its rules folder (nested rules) or file name (nested memory).
   const shown = e.kind === "rule" ? e.source.split(/\/\.(?:cursor|windsurf)\/rules\//)[0]! : e.source.includes("/") ? e.source.replace(/\/[^/]*$/, "") : (e.dir ?? ".");
   const under = scopedBelow(e) ? ` under ${shown}/` : "";

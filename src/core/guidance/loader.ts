@@ -11,6 +11,7 @@ import { parseFrontmatter } from "./frontmatter";
 import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
+import { applyWindsurfLimits } from "./windsurf-limits";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
 export const LESSON_DIR = ".yoke/lessons";
@@ -203,6 +204,10 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" ? "claude" : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
     else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
   }
+  const userRoo: UserRoo = {
+    rules: userFiles.some((f) => !f.problem && f.format === "roo" && f.display.startsWith("~/.roo/rules/")),
+    code: userFiles.some((f) => !f.problem && f.format === "roo" && f.display.startsWith(`~/.roo/rules-${ROO_MODE}/`)),
+  };
   for (const folder of workspaceFolders(fs)) {
     const root = normalizePath(folder.root);
     const file = async (abs: string, parse: (f: FileInput) => Parsed | Promise<Parsed>) => {
@@ -229,13 +234,21 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       }
     }
     // Rules.
-    for (const p of await loadRuleFiles(fs, root, root, opts.access, c.excluded)) c.add(p);
+    for (const p of await loadRuleFiles(fs, root, root, opts.access, c.excluded, userRoo)) c.add(p);
     // Windsurf's rules of the folders above this one, up to the git repository's top (Windsurf's discovery).
     const above = await (opts.files?.rulesAbove?.(root) ?? Promise.resolve([])).catch((err: unknown) => {
       c.fail(`${root}/..`, err);
       return [];
     });
-    for (const r of above) c.add(await ruleAbove(r, opts.access, c.excluded));
+    // A folder opened through a link: the rules' globs see its files by their real paths (linked).
+    const realRoot = above.length
+      ? await fs.realPath(root).then(
+          (p) => (p ? normalizePath(p) : root),
+          () => root,
+        )
+      : root;
+    const linked = realRoot !== root ? { root, real: realRoot } : undefined;
+    for (const r of above) c.add(await ruleAbove(r, opts.access, c.excluded, linked));
     if (search) {
       const tracked = await trackedIn.get(root);
       const nested = nestedDirs(
@@ -259,7 +272,8 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       if (nested.problem) c.problems.push(nested.problem);
     }
   }
-  return { entries: c.entries, problems: c.problems, excluded: c.excluded };
+  // Windsurf's own limits on its rule files (6,000 characters each, 12,000 with the global rules).
+  return { entries: applyWindsurfLimits(c.entries, c.excluded), problems: c.problems, excluded: c.excluded };
 }
 
 function withReal(p: Parsed, real: string, collection?: string): Parsed {
@@ -278,7 +292,7 @@ function withReal(p: Parsed, real: string, collection?: string): Parsed {
  * left out — and scoped to its folder (its globs relative to it), which holds the whole workspace
  * folder: an always-on one is in force from the first request.
  */
-async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed> {
+async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, excluded: ExcludedFile[], linked?: { root: string; real: string }): Promise<Parsed> {
   if (r.problem) return { problems: [{ path: r.path, message: r.problem }] };
   for (const p of new Set([r.path, r.real])) {
     const denied = await access?.deniedBy("Read", p).catch(() => null);
@@ -293,11 +307,18 @@ async function ruleAbove(r: RuleAbove, access: FileAccessPolicy | undefined, exc
   const collection = r.display.replace(/\/\.windsurf\/rules\/.*$/, "/.windsurf/rules");
   const p = withReal(parseRule({ path: r.path, source: r.display, origin: "workspace", text: r.text }, "windsurf", r.dir), r.real, collection);
   if (p.entry) p.entry.above = true;
+  if (p.entry && linked) p.entry.linked = linked;
   return p;
 }
 
 /** A script (`#!`) or a binary file (a NUL byte) found among rules: never text for the model. */
 const isScript = (text: string) => text.startsWith("#!") || text.includes("\0");
+
+/** Whether the user's own Roo folders (`~/.roo/rules/`, `~/.roo/rules-code/`) have a file: then Roo reads no single-file fallback of the project. */
+interface UserRoo {
+  rules: boolean;
+  code: boolean;
+}
 
 /** The Roo mode Yoke's sessions run as: Roo's `code` mode is its default, full-tool mode, which is what a Yoke session is. */
 export const ROO_MODE = "code";
@@ -308,7 +329,7 @@ export const ROO_MODE = "code";
  * scripts) are not rules; neither is any file starting with `#!` or holding a NUL byte. Roo: `.roo/rules/` (or the
  * `.roorules` file when that folder has none), and the rules of Roo's code mode only.
  */
-async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access: FileAccessPolicy | undefined, excluded: ExcludedFile[]): Promise<Parsed[]> {
+async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access: FileAccessPolicy | undefined, excluded: ExcludedFile[], roo?: UserRoo): Promise<Parsed[]> {
   const out: Parsed[] = [];
   const nested = dir !== root;
   const file = async (abs: string, format: RuleFormat, collection: string) => {
@@ -350,14 +371,30 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
       for (const f of files) await file(f, "cline", coll(".clinerules"));
     }
   }
-  // Roo Code: the folder if it has files, else the single file; the same for the code mode's rules.
-  for (const [folder, single] of [
-    [".roo/rules", ".roorules"],
-    [`.roo/rules-${ROO_MODE}`, `.roorules-${ROO_MODE}`],
+  // Roo Code (its custom instructions): `.roo/rules/` — the user's `~/.roo/rules/` and the project's —
+  // when either has a file, else the first of `.roorules` and `.clinerules` that has text; the same
+  // for the code mode's rules: `.roo/rules-code/` (the user's and the project's), else `.roorules-code`,
+  // else the legacy `.clinerules-code`. (`.clinerules` itself is Cline's rules too, read above.)
+  for (const [folder, singles, userHas] of [
+    [".roo/rules", [".roorules", ".clinerules"], roo?.rules ?? false],
+    [`.roo/rules-${ROO_MODE}`, [`.roorules-${ROO_MODE}`, `.clinerules-${ROO_MODE}`], roo?.code ?? false],
   ] as const) {
     const files = await walk(fs, joinPath(dir, folder), isRuleText);
-    if (files.length) for (const f of files) await file(f, "cline", coll(folder));
-    else await file(joinPath(dir, single), "always", coll(single));
+    for (const f of files) await file(f, "cline", coll(folder));
+    let used = files.length > 0 || userHas;
+    for (const single of singles) {
+      const abs = joinPath(dir, single);
+      if ((await fs.stat(abs).catch(() => undefined))?.type !== "file") continue;
+      if (single === ".clinerules") break; // Cline's own file: read as Cline's rules above, whatever Roo does
+      if (used) {
+        const where = files.length ? `the project's ${folder}/ has files` : userHas ? `yours, ~/${folder}/, has files` : `${singles[0]} comes first and is used`;
+        excluded.push({ path: abs, source: displayPath(fs, abs), why: `Roo Code reads ${single} only when no ${folder}/ folder has a file and no file before it has text; ${where}: not sent` });
+        continue;
+      }
+      const before = out.length;
+      await file(abs, "always", coll(single));
+      used = out.slice(before).some((p) => p.entry && p.entry.body.trim());
+    }
   }
   for (const [name, type] of await entriesOf(fs, joinPath(dir, ".roo"))) {
     const mode = /^rules-(.+)$/.exec(name)?.[1];
@@ -370,7 +407,7 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
       });
   }
   for (const [name, type] of await entriesOf(fs, dir)) {
-    const mode = /^\.roorules-(.+)$/.exec(name)?.[1];
+    const mode = /^\.(?:roorules|clinerules)-(.+)$/.exec(name)?.[1];
     if (type === "file" && mode && mode !== ROO_MODE)
       excluded.push({
         path: joinPath(dir, name),

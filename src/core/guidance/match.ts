@@ -3,7 +3,7 @@
  * what they printed, the files touched), with the reasons a person can read.
  */
 import { stemmer } from "stemmer";
-import { folderOf, isInside, normalizePath, relativePath } from "../paths";
+import { folderOf, isInside, joinPath, normalizePath, relativePath } from "../paths";
 import type { WorkspaceFs } from "../ports";
 import { globTester as parsedGlobTester, stripInlineFlags } from "./parse";
 import type { GuidanceEntry, MatchSignals, ScoredEntry } from "./types";
@@ -183,7 +183,9 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
   const { message, outputs, files } = p;
   // A nested rule folder's globs are relative to its project, and it applies only under it.
   const scoped = e.kind === "rule" && e.dir ? normalizePath(e.dir) : undefined;
-  const globFiles = scoped ? files.filter((f) => isInside(scoped, f.abs) && f.abs !== scoped).map((f) => ({ ...f, rel: relativePath(scoped, f.abs) })) : files;
+  // A rule above a workspace folder opened through a link sees that folder's files by their real paths.
+  const seen = e.linked ? files.map((f) => ({ ...f, abs: realOf(e.linked!, f.abs) })) : files;
+  const globFiles = scoped ? seen.filter((f) => isInside(scoped, f.abs) && f.abs !== scoped).map((f) => ({ ...f, rel: relativePath(scoped, f.abs) })) : files;
   const globHits = () => {
     for (const g of c.globs) {
       const hit = globFiles.find((f) => g.test(f.rel));
@@ -278,6 +280,13 @@ function score(e: GuidanceEntry, p: Prepared): ScoredEntry {
     reasons.push(`named @${e.name}`);
   }
   return { entry: e, score: Math.round(score * 100) / 100, reasons };
+}
+
+/** `abs` under the linked folder's real path when it is under the folder as configured. */
+function realOf(linked: { root: string; real: string }, abs: string): string {
+  const root = normalizePath(linked.root);
+  if (abs === root) return normalizePath(linked.real);
+  return isInside(root, abs) ? joinPath(normalizePath(linked.real), relativePath(root, abs)) : abs;
 }
 
 const KIND_ORDER = { memory: 0, rule: 1, lesson: 2, skill: 3 } as const;

@@ -62,6 +62,14 @@ export interface GuidanceEntry {
   collection?: string;
   /** A rule of a folder above the workspace folder (Windsurf's, up to the git root): its `dir` holds the whole folder. */
   above?: boolean;
+  /**
+   * A rule above a workspace folder opened through a symbolic link: that folder as configured and
+   * its real path. The rule's folder is on the real side (git and Windsurf find the repository's top
+   * from the real path), so a touched file under `root` is matched as the same file under `real`.
+   */
+  linked?: { root: string; real: string };
+  /** What of the file's text is not used, and why (Windsurf's limits on its rules: windsurf-limits.ts). */
+  cut?: string;
 }
 
 /** A file found where guidance lives that is not guidance (a Cline workflow or hook, a Roo rule of another mode). */

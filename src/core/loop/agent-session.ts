@@ -265,6 +265,8 @@ export class AgentSession implements AgentSessionApi {
         trusted: this.ctx.info.trusted,
         baseSystem: this.baseSystem,
         root: this.services.fs.root,
+        // What is scoped to the run now (a prompt file's agent's hooks) holds for the sub-agents it starts.
+        scopedHooks: [...this.scopedHooks],
       }),
     );
     // A child in a workspace of its own (isolation: worktree) names that root to its own sub-agents too.

@@ -22,6 +22,11 @@ export interface ParentFacts {
   baseSystem: string;
   /** The parent's workspace root (a child with a workspace of its own names its root instead). */
   root: string;
+  /**
+   * Hook groups scoped to the parent's current run (SessionInfo.scopeHooks: a Copilot prompt file's
+   * agent's own hooks): they govern the whole run, so a sub-agent the run starts runs them too.
+   */
+  scopedHooks?: readonly HookGroupConfig[];
 }
 
 /** The child's questions name it, and carry its own rules when it has a gate of its own (a nested child's own come first). */
@@ -50,7 +55,8 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
   // A workspace of its own (isolation: worktree): that folder's services, rules and hooks.
   const own = spec.workspace;
   const base = own ? own.sessionOptions.hooks : parent.opts.hooks;
-  const extra = spec.hooks;
+  // The parent's run-scoped hooks first (they govern the whole run, its sub-agents too), then the agent's own.
+  const extra = [...(parent.scopedHooks ?? []), ...(spec.hooks ?? [])];
   const hooks =
     base && extra?.length ? { hooks: (s: { id: string; extraHooks?: readonly HookGroupConfig[] }) => base({ ...s, extraHooks: [...extra, ...(s.extraHooks ?? [])] }) } : own ? { hooks: base } : {};
   const baseSystem = own && parent.root ? parent.baseSystem.split(parent.root).join(own.root) : parent.baseSystem;

@@ -5,7 +5,7 @@
  *   picks it by;
  * - its system prompt is `roleDefinition`, then `customInstructions`, then the mode's own rules —
  *   `~/.roo/rules-{slug}/` and `.roo/rules-{slug}/` (each file, in name order) or, when neither has
- *   one, `.roorules-{slug}` (modeRules);
+ *   one, `.roorules-{slug}`, else its legacy name `.clinerules-{slug}` (modeRules);
  * - its tools come from `groups`: `read` → Read, Grep, Glob; `edit` → Edit, Write; `command` →
  *   Bash; TodoWrite always (Roo's todo list is in every mode). `browser` and `mcp` have no Yoke
  *   tool set (reported). An edit group's `fileRegex` limits the files the agent may edit
@@ -145,7 +145,8 @@ export type ModeRule = { display: string; text: string } | { display: string; pr
  * A mode's rules as Roo Code gathers them (its custom instructions for a mode): the files of
  * `~/.roo/rules-{slug}/` (the user's, `user`), then of the project's `.roo/rules-{slug}/` — each
  * folder read with its sub-folders, in name order; only when neither has a file, the project's
- * single `.roorules-{slug}`. The same for a `.roomodes` mode and a global one.
+ * single `.roorules-{slug}`, else (empty or absent) the legacy `.clinerules-{slug}` — Roo's
+ * addCustomInstructions order. The same for a `.roomodes` mode and a global one.
  */
 export async function modeRules(slug: string, user: ((slug: string) => Promise<ModeRule[]>) | undefined, project: ProjectModeRules | undefined): Promise<ModeRule[]> {
   const out = [...((await user?.(slug)) ?? []), ...((await project?.folder(slug)) ?? [])];
@@ -154,7 +155,7 @@ export async function modeRules(slug: string, user: ((slug: string) => Promise<M
   return single ? [...out, single] : out;
 }
 
-/** The project's side of a mode's rules: `.roo/rules-{slug}/` and the single `.roorules-{slug}`. */
+/** The project's side of a mode's rules: `.roo/rules-{slug}/` and the single `.roorules-{slug}` (or `.clinerules-{slug}`). */
 export interface ProjectModeRules {
   folder(slug: string): Promise<ModeRule[]>;
   single(slug: string): Promise<ModeRule | undefined>;
@@ -189,9 +190,13 @@ export function projectModeRules(fs: WorkspaceFs, access?: FileAccessPolicy): Pr
       return out;
     },
     async single(slug) {
-      const t = await read(`.roorules-${slug}`);
-      if (t === undefined) return undefined;
-      return typeof t === "string" ? { display: `.roorules-${slug}`, text: t } : { display: `.roorules-${slug}`, problem: t.problem };
+      // Roo's order: `.roorules-{slug}`, else (empty or absent) its legacy name `.clinerules-{slug}`.
+      for (const name of [`.roorules-${slug}`, `.clinerules-${slug}`]) {
+        const t = await read(name);
+        if (t === undefined || (typeof t === "string" && !t.trim())) continue;
+        return typeof t === "string" ? { display: name, text: t } : { display: name, problem: t.problem };
+      }
+      return undefined;
     },
   };
 }
