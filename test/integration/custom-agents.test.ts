@@ -159,4 +159,24 @@ describe("custom sub-agents through the task tool", () => {
     for (const t of ["run_command", "grep", "glob", "task"]) expect(names).not.toContain(t);
     expect(r.stderr).toContain("Claude Sonnet 4.5");
   }, 90_000);
+  it('subagent_type "general-purpose" (Claude Code\'s built-in type, which Claude models send by habit) starts a plain sub-agent, not a refusal', async () => {
+    const s = setup();
+    server = await startScriptedLlmServer({
+      script: byDepth({
+        0: [{ toolCalls: [{ name: "task", input: { description: "Count", prompt: "Count the exports in src/config.ts", subagent_type: "general-purpose" } }] }, { text: "done" }],
+        1: [{ text: "GP-CHILD-ANSWER: 2 exports." }],
+      }),
+    });
+    const r = await cli(s, server.openaiBaseUrl, "count the exports");
+    expect(r.code, r.stderr).toBe(0);
+    const parent = server.requests.filter((q) => depthOf(q) === 0);
+    const child = server.requests.filter((q) => depthOf(q) === 1);
+    expect(child).toHaveLength(1);
+    // A plain sub-agent: none of the custom agents' prompts, the session's general tools.
+    for (const p of ["DOCS-WRITER-PROMPT"]) expect(system(child[0]!)).not.toContain(p);
+    expect(toolNames(child[0]!)).toEqual(expect.arrayContaining(["read_file", "grep"]));
+    const result = (parent[1]!.body.messages as Json[]).filter((m) => m.role === "tool").pop() as { content: string };
+    expect(result.content).toContain("GP-CHILD-ANSWER: 2 exports.");
+    expect(result.content).not.toContain("there is no agent named");
+  }, 90_000);
 });

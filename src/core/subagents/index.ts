@@ -32,6 +32,9 @@ export const SUBAGENT_EXTENSION = "subagents";
 /** A sub-agent may work this long before its call times out (the user's Stop ends it any time). */
 export const TASK_TIMEOUT_MS = 30 * 60_000;
 
+/** Claude Code's name for a plain sub-agent (`subagent_type: "general-purpose"`). */
+const GENERAL_PURPOSE = /^general[-_ ]?purpose$/i;
+
 const taskArgs = builtinSchema("task", () =>
   z.object({
     description: z.string().trim().min(1).max(120).describe("A short (3-6 word) label for the task, shown to the user."),
@@ -289,6 +292,13 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           return { badges };
         },
         run: async (args, ctx) => {
+          // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
+          // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
+          // restricts this agent and does not name it: refused below as any other type).
+          if (args.subagent_type && GENERAL_PURPOSE.test(args.subagent_type) && !agents.some((a) => a.name.toLowerCase() === args.subagent_type!.toLowerCase())) {
+            const listed = opts.allowedTypes?.some((t) => GENERAL_PURPOSE.test(t));
+            if (!opts.allowedTypes || listed) args = { ...args, subagent_type: undefined };
+          }
           if (opts.allowedTypes && !args.subagent_type)
             throw new ToolError(
               `task: you may start only these agents (Agent(…) in your definition's tools): ${startable.map((a) => a.name).join(", ") || "none of them is defined"}; a general-purpose sub-agent is not available to you. Call task again with one of them as subagent_type.`,
