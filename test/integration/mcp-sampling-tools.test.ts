@@ -257,6 +257,32 @@ describe("sampling with tools, through full sessions", () => {
   }, 180_000);
 });
 
+describe("toolChoice none", () => {
+  for (const wire of ["openai", "anthropic"] as const)
+    it(`${wire} wire: the tools are offered with the choice "none" in the wire's words; the text answer goes back as one block`, async () => {
+      const { base } = createWorkspaceWithHome("yoke-mcp-sampling-tools-srv-", {}, temps);
+      const script = toolServer(base);
+      const params = {
+        maxTokens: 20,
+        messages: [{ role: "user", content: { type: "text", text: "say hi, no tools" } }],
+        tools: [{ name: "get_weather", inputSchema: { type: "object", properties: {} } }],
+        toolChoice: { mode: "none" },
+      };
+      const r = await run(
+        wire,
+        { command: process.execPath, args: [script] },
+        ["mcp__tools", "McpSampling(tools)"],
+        [{ toolCalls: [{ name: "mcp__tools__raw", input: { params: JSON.stringify(params) } }] }, { text: "hi without tools" }, { text: "done" }],
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.requests).toHaveLength(3);
+      expect(toolNames(r.requests[1]!.body)).toEqual(["get_weather"]);
+      expect(r.requests[1]!.body.tool_choice).toEqual(wire === "openai" ? "none" : { type: "none" });
+      const answer = toolTexts(r.requests[2]!.body).join("\n");
+      expect(JSON.parse(answer.slice(answer.indexOf("{")))).toEqual({ model: "m", stopReason: "endTurn", role: "assistant", content: { type: "text", text: "hi without tools" } });
+    }, 180_000);
+});
+
 describe("bad sampling-with-tools requests are refused before the model is asked", () => {
   const tool = (name: string) => ({ name, inputSchema: { type: "object", properties: {} } });
   const user = (text: string) => ({ role: "user", content: { type: "text", text } });
