@@ -11,6 +11,9 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCliSession } from "../../src/cli/session-setup";
+import { AgentSession } from "../../src/core/loop/agent-session";
+import type { PermissionQuestion } from "../../src/core/loop/types";
 import { describeSampling } from "../../src/core/mcp/client-requests";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { ensureBuilt, runCli } from "../support/cli";
@@ -387,4 +390,49 @@ describe("what the user is shown before approving", () => {
       "user: (result of call c1) SUNNY",
     ]);
   });
+});
+
+describe("with someone to ask (as the panel's card): each sampling request is asked", () => {
+  it("the first (tools offered, the choice) is allowed; the second (the calls and the server's results) is denied with a message: the server stops there", async () => {
+    const { cwd, home, base } = createWorkspaceWithHome("yoke-mcp-sampling-tools-ask-", { "~/.yoke/settings.json": "{}" }, temps);
+    const script = toolServer(base);
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { tools: { command: process.execPath, args: [script] } }, permissions: { allow: ["mcp__tools"] } }));
+    const llm = await startScriptedLlmServer({
+      script: forecastScript()
+        .slice(0, 2)
+        .concat([{ text: "done" }]),
+    });
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    const asked: PermissionQuestion[] = [];
+    try {
+      const setup = await buildCliSession({ cwd, provider: "openai-compatible", baseUrl: llm.openaiBaseUrl, model: "m", sessionDir: join(home, "sessions"), json: false, trust: true }, undefined, {
+        approver: {
+          ask: async (q) => {
+            asked.push(q);
+            return asked.length === 1 ? { decision: "allow" } : { decision: "deny", message: "enough weather" };
+          },
+        },
+      });
+      const s = await AgentSession.create(setup.options);
+      await s.send("use the tool");
+      await setup.dispose();
+    } finally {
+      process.env.HOME = saved;
+      await llm.close();
+    }
+    expect(asked.map((q) => q.permission)).toEqual(["McpSampling(tools)", "McpSampling(tools)"]);
+    expect(asked[0]!.summary).toContain("Tools offered (the model must call one; the server runs the calls, not Yoke): get_weather, geo.lookup");
+    expect(asked[0]!.summary).toContain("user: What is the weather in Lima?");
+    expect(asked[1]!.summary).toContain("Tools offered (the model may call them; the server runs the calls, not Yoke)");
+    expect(asked[1]!.summary).toContain('assistant: (calls geo.lookup) {"city":"Lima"}');
+    expect(asked[1]!.summary).toMatch(/user: \(result of call [^)]+\) SUNNY-IN-Lima/);
+    // The model: the session's turn, the allowed sampling request, the session's next turn (the denied one never sent).
+    expect(llm.requests).toHaveLength(3);
+    expect(toolNames(llm.requests[1]!.body)).toEqual(["get_weather", "geo_lookup"]);
+    const report = toolTexts(llm.requests[2]!.body).join("\n");
+    expect(report).toContain("SERVER REFUSED");
+    expect(report).toContain("the user declined the sampling request: enough weather");
+    expect(pidsOf([process.execPath, script])).toEqual([]);
+  }, 120_000);
 });
