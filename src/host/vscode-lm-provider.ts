@@ -121,8 +121,9 @@ export function createVscodeLmProvider(model: string): Provider {
           sent,
           {
             justification: "Yoke uses this model to answer in its chat panel.",
-            tools: req.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-            toolMode: vscode.LanguageModelChatToolMode.Auto,
+            // toolChoice (an MCP server's sampling request): "none" offers no tools, "required" asks for a call.
+            tools: req.toolChoice === "none" ? [] : req.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+            toolMode: req.toolChoice === "required" ? vscode.LanguageModelChatToolMode.Required : vscode.LanguageModelChatToolMode.Auto,
           },
           cts.token,
         );

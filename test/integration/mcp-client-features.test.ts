@@ -7,7 +7,8 @@
 // - The client `tasks` capability: server-everything lists its trigger-*-async tools, and their
 //   sampling and elicitation run as tasks Yoke keeps (full `yoke run` session for sampling).
 // - A task's result is checked against its tool's outputSchema (like a plain call's).
-// - Sampling with `tools` is refused with a clear error (Yoke does not declare sampling.tools).
+// - Sampling with `tools` reaches the session's handler with the tools (Yoke declares sampling.tools;
+//   full sessions in mcp-sampling-tools.test.ts).
 import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -311,7 +312,7 @@ describe("an SDK server", () => {
     }
   }, 90_000);
 
-  it("sampling with tools is refused with a clear error; the session's model is never asked", async () => {
+  it("sampling with tools reaches the session's handler with its tools, sent raw and through the SDK's createMessage (which checks sampling.tools)", async () => {
     const { cwd, home, base } = createWorkspaceWithHome("yoke-mcp-client-sdk-", { "~/.yoke/settings.json": "{}" }, temps);
     const script = sdkServer(base);
     writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { sdk: { command: process.execPath, args: [script] } } }));
@@ -321,11 +322,15 @@ describe("an SDK server", () => {
     try {
       await mcp.hub.catalog();
       const raw = JSON.stringify((await mcp.hub.call("sdk", "sample-with-tools", {}, call())).content);
-      expect(raw).toContain("refused: MCP error -32602");
-      expect(raw).toContain("Yoke does not offer tools in sampling (the client did not declare sampling.tools): ask again without `tools` and `toolChoice`");
+      expect(raw).toContain("answered: ");
+      expect(raw).toContain("SAMPLED-AS-A-TASK");
       const viaSdk = JSON.stringify((await mcp.hub.call("sdk", "sdk-sample-with-tools", {}, call())).content);
-      expect(viaSdk).toContain("refused: Client does not support sampling tools capability.");
-      expect(handlers.sampled).toEqual([]);
+      expect(viaSdk).toContain("answered");
+      expect(viaSdk).not.toContain("refused");
+      expect(handlers.sampled.map((r) => [r.messages[0]?.text, r.tools])).toEqual([
+        ["weather?", [{ name: "get_weather", inputSchema: { type: "object", properties: {} } }]],
+        ["weather?", [{ name: "get_weather", inputSchema: { type: "object", properties: {} } }]],
+      ]);
     } finally {
       await mcp.dispose();
     }

@@ -138,30 +138,32 @@ async function list(cwd: string, json: boolean, settings: string[] | undefined):
         problems: mcp.problems.map((p) => ({ server: p.server ?? null, source: p.sourcePath, message: p.message, loaded: p.loaded === true })),
       });
     else {
+      const line = (text: string) => printable(text, { keepNewlines: false });
       if (rows.length === 0 && mcp.problems.length === 0)
         process.stdout.write(
           "No MCP servers are configured (.mcp.json, .vscode/mcp.json, .cursor/mcp.json, .yoke/settings.json, ~/.yoke/settings.json, ~/.claude.json, ~/.cursor/mcp.json, VS Code's user mcp.json).\n",
         );
       for (const r of rows) {
-        // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts), so no line can hide the next.
+        // A repository names its servers and writes what they print: shown with control characters escaped (src/cli/printable.ts),
+        // newlines too (`\n`), so each detail stays on its own line and no line can hide the next or pass for another server's.
         process.stdout.write(
-          `${printable(r.name)}  ${r.state}${r.detail ? ` — ${printable(r.detail)}` : ""}\n  ${printable(r.target)}\n  from ${printable(r.source)}${r.line ? `:${r.line}` : ""}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
+          `${line(r.name)}  ${r.state}${r.detail ? ` — ${line(r.detail)}` : ""}\n  ${line(r.target)}\n  from ${line(r.source)}${r.line ? `:${r.line}` : ""}${r.scope === "claude-local" ? ` (project ${cwd})` : ""}\n`,
         );
-        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${printable(r.lastError)}\n`);
+        if (r.lastError && r.lastError !== r.detail) process.stdout.write(`  last error: ${line(r.lastError)}\n`);
         // What an approval approves: the environment and folder too (they decide what runs as much as the command line).
-        if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${printable(r.definition)}\n`);
-        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
+        if (r.state === "not_approved" && r.definition !== r.target) process.stdout.write(`  runs: ${line(r.definition)}\n`);
+        if (r.state === "not_approved") process.stdout.write(`  approve: yoke mcp approve ${line(r.name)}   deny: yoke mcp approve ${line(r.name)} --deny\n`);
         if (r.logLevel) process.stdout.write(`  log level: ${r.logLevel} (logLevel in its definition)\n`);
-        for (const l of r.logs.slice(-5)) process.stdout.write(`  log ${l.at.slice(11, 19)} ${l.level}: ${printable(l.text)}\n`);
-        if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => t.name + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
+        for (const l of r.logs.slice(-5)) process.stdout.write(`  log ${l.at.slice(11, 19)} ${l.level}: ${line(l.text)}\n`);
+        if (r.tools.length) process.stdout.write(`  tools${r.toolsFromCache ? " (cached)" : ""}: ${r.tools.map((t) => line(t.name) + (t.deferred ? " (deferred)" : "")).join(", ")}\n`);
       }
       for (const a of agents) {
-        process.stdout.write(`agent ${printable(a.agent)} (${printable(a.source)}): its own servers, started while it runs\n`);
+        process.stdout.write(`agent ${line(a.agent)} (${line(a.source)}): its own servers, started while it runs\n`);
         for (const r of a.servers) {
-          process.stdout.write(`  ${printable(r.name)}  ${r.state}${r.state === "own" ? " — your agent's: no approval needed" : ""}\n    ${printable(r.definition)}\n`);
-          if (r.state === "not_approved") process.stdout.write(`    approve: yoke mcp approve ${printable(r.name)}   deny: yoke mcp approve ${printable(r.name)} --deny\n`);
+          process.stdout.write(`  ${line(r.name)}  ${r.state}${r.state === "own" ? " — your agent's: no approval needed" : ""}\n    ${line(r.definition)}\n`);
+          if (r.state === "not_approved") process.stdout.write(`    approve: yoke mcp approve ${line(r.name)}   deny: yoke mcp approve ${line(r.name)} --deny\n`);
         }
-        for (const m of a.problems) process.stdout.write(`  problem: ${printable(m)}\n`);
+        for (const m of a.problems) process.stdout.write(`  problem: ${line(m)}\n`);
       }
       // A note is about a key Yoke does not apply; its server loaded (it does not fail the listing).
       for (const p of mcp.problems) process.stdout.write(`${p.loaded ? "note" : "problem"}: ${printable(p.message)}\n`);

@@ -87,6 +87,7 @@ export class AnthropicProvider implements Provider {
       messages: toAnthropicMessages(req),
       ...(system ? { system } : {}),
       ...(req.tools.length ? { tools: toAnthropicTools(req.tools) } : {}),
+      ...(req.tools.length && req.toolChoice ? { tool_choice: { type: req.toolChoice === "required" ? ("any" as const) : req.toolChoice } } : {}),
     };
   }
 

@@ -220,6 +220,7 @@ export class OpenAiProvider implements Provider {
             ),
           }
         : {}),
+      ...(req.tools.length && req.toolChoice ? { tool_choice: req.toolChoice } : {}),
       // OpenAI's reasoning models refuse max_tokens; most compatible servers only know it.
       ...(max ? (this.id === "openai" ? { max_completion_tokens: max } : { max_tokens: max }) : {}),
     };

@@ -30,6 +30,11 @@ export interface ChatRequest {
   messages: ModelMessage[];
   /** Stable for the whole session (same order, same text). */
   tools: ToolSpec[];
+  /**
+   * Whether the model must, may or must not call one of `tools` (default: may). Only an MCP server's
+   * sampling request sets it (its `toolChoice`); the session's own requests leave it unset.
+   */
+  toolChoice?: "auto" | "required" | "none";
   maxOutputTokens?: number;
   signal?: AbortSignal;
 }

@@ -31,7 +31,7 @@ import type {
 } from "../../core/mcp/types";
 import { MCP_CLIENT_REQUESTS_AT_ONCE, MCP_LOG_KEPT, MCP_LOG_PER_MINUTE, mcpLogText } from "../../core/mcp/types";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { McpClientHandlers, McpSamplingRequest } from "../../core/mcp/client-requests";
+import type { McpClientHandlers, McpSamplingMessage, McpSamplingRequest } from "../../core/mcp/client-requests";
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
@@ -856,10 +856,11 @@ export class NodeMcpHub implements McpHub {
           // tools to a session and to \`yoke mcp list\` (whose hub has no session: it refuses them).
           // URL mode (MCP 2025-11-25): the user is shown the URL and asked; never opened without a yes.
           // Tasks (MCP 2025-11-25): a server may ask for a sampling or an elicitation as a task
-          // (ClientTaskStore); not `sampling.tools`: Yoke answers sampling with text, without tools.
+          // (ClientTaskStore). `sampling.tools`: a server may offer its tools to the model; the
+          // model's calls are returned to it unexecuted (src/core/mcp/client-requests.ts).
           capabilities: {
             roots: { listChanged: true },
-            sampling: {},
+            sampling: { tools: {} },
             elicitation: { form: { applyDefaults: true }, url: {} },
             tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
           },
@@ -904,15 +905,14 @@ export class NodeMcpHub implements McpHub {
         const handlers = this.handlers;
         if (!handlers) throw new Error("no session is running to answer a sampling request");
         const p = req.params;
-        // Sampling with tools (MCP 2025-11-25): not declared (no `sampling.tools`), refused as such.
-        if (p.tools?.length || p.toolChoice)
-          throw new McpError(
-            -32602,
-            "Yoke does not offer tools in sampling (the client did not declare sampling.tools): ask again without `tools` and `toolChoice`, and Yoke's model answers with text",
-          );
         return maybeTask(!!p.task, extra, async (signal) => {
           const result = await handlers.sample(c.name, samplingRequest(p), signal);
-          return { model: result.model, role: "assistant" as const, content: { type: "text" as const, text: result.text }, stopReason: result.stopReason };
+          // With tools (the SDK then checks the answer as CreateMessageResultWithTools): the text and
+          // the model's calls, which the server runs; without: one text block, as before.
+          const text = { type: "text" as const, text: result.text };
+          const uses = (result.toolUses ?? []).map((u) => ({ type: "tool_use" as const, id: u.id, name: u.name, input: u.input }));
+          const content = uses.length ? [...(result.text ? [text] : []), ...uses] : text;
+          return { model: result.model, role: "assistant" as const, content, stopReason: result.stopReason };
         });
       });
       // Logging: the server's messages are kept (the last MCP_LOG_KEPT, in its status) and given to
@@ -1236,24 +1236,62 @@ function origins(es: UrlElicitation[]): string {
   return [...new Set(out)].join(", ");
 }
 
+type SamplingBlock = {
+  type?: string;
+  text?: string;
+  mimeType?: string;
+  id?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  toolUseId?: string;
+  content?: unknown;
+  isError?: boolean;
+};
 type SamplingParams = {
   messages: Array<{ role: string; content: unknown }>;
   systemPrompt?: string;
   maxTokens: number;
   modelPreferences?: { hints?: Array<{ name?: string }> };
+  tools?: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>;
+  toolChoice?: { mode?: "auto" | "required" | "none" };
 };
 
-/** A sampling request's text: text blocks as they are; an image or audio block as a note (not passed to the model). */
+/**
+ * A sampling request as the session is given it: text blocks as they are; an image or audio block as
+ * a note (not passed to the model); tool calls and tool results (MCP 2025-11-25) as such, a result's
+ * content as text (its structured content as JSON when it has no text).
+ */
 function samplingRequest(p: SamplingParams): McpSamplingRequest {
-  const textOf = (content: unknown): string => {
-    const blocks = (Array.isArray(content) ? content : [content]) as Array<{ type?: string; text?: string; mimeType?: string }>;
-    return blocks.map((b) => (b?.type === "text" ? (b.text ?? "") : `[${b?.type ?? "content"}${b?.mimeType ? ` (${b.mimeType})` : ""} from the server: not passed to the model]`)).join("\n");
-  };
+  const textOf = (blocks: SamplingBlock[]): string =>
+    blocks.map((b) => (b?.type === "text" ? (b.text ?? "") : `[${b?.type ?? "content"}${b?.mimeType ? ` (${b.mimeType})` : ""} from the server: not passed to the model]`)).join("\n");
   const hints = (p.modelPreferences?.hints ?? []).map((h) => h.name).filter((n): n is string => !!n);
+  const messages = p.messages.map((m): McpSamplingMessage => {
+    const blocks = (Array.isArray(m.content) ? m.content : [m.content]) as SamplingBlock[];
+    const uses = blocks.filter((b) => b?.type === "tool_use");
+    const results = blocks.filter((b) => b?.type === "tool_result");
+    const rest = blocks.filter((b) => b?.type !== "tool_use" && b?.type !== "tool_result");
+    return {
+      role: m.role === "assistant" ? "assistant" : "user",
+      text: textOf(rest),
+      ...(uses.length ? { toolUses: uses.map((b) => ({ id: b.id ?? "", name: b.name ?? "", input: b.input ?? {} })) } : {}),
+      ...(results.length
+        ? {
+            toolResults: results.map((b) => {
+              const content = (Array.isArray(b.content) ? b.content : []) as SamplingBlock[];
+              const structured = (b as { structuredContent?: unknown }).structuredContent;
+              const text = content.length ? textOf(content) : structured !== undefined ? JSON.stringify(structured) : "";
+              return { toolUseId: b.toolUseId ?? "", text, isError: b.isError === true };
+            }),
+          }
+        : {}),
+    };
+  });
   return {
-    messages: p.messages.map((m) => ({ role: m.role === "assistant" ? "assistant" : "user", text: textOf(m.content) })),
+    messages,
     ...(p.systemPrompt ? { systemPrompt: p.systemPrompt } : {}),
     maxTokens: p.maxTokens,
     ...(hints.length ? { modelHints: hints } : {}),
+    ...(p.tools?.length ? { tools: p.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema })) } : {}),
+    ...(p.toolChoice?.mode ? { toolChoice: p.toolChoice.mode } : {}),
   };
 }

@@ -1,0 +1,63 @@
+// `yoke mcp list`'s server lines: what a server (or a repository's definition) wrote — its name, its
+// error (its stderr), its log messages — shown on the line it belongs to, newlines and control
+// characters escaped (`\n`, `\x1b`, `\u202e`) as `printable` writes them. Before, a newline in a
+// server's error or log text started a new line of the listing, so a server could write lines that
+// passed for another server's ("fake  running"). Real servers over stdio: a node program that
+// crashes with such a stderr, and one made of the MCP SDK's McpServer that logs such a message.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ensureBuilt, runCli } from "../support/cli";
+import { createWorkspaceWithHome } from "../support/workspace";
+
+beforeAll(() => ensureBuilt(), 300_000);
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const FORGED = "fake  running — all good\n  tools: read_secrets";
+const ESCAPES = "\x1b[2K\u202eevil";
+
+it("a server's error, log and name with newlines, an ANSI escape and a bidi control stay on their own lines, escaped", async () => {
+  const { cwd, home, base } = createWorkspaceWithHome("yoke-mcp-list-escaped-", { "~/.yoke/settings.json": "{}" }, temps);
+  const crash = join(base, "crash.mjs");
+  writeFileSync(crash, `process.stderr.write(${JSON.stringify(`boom\n${FORGED}\n${ESCAPES}\n`)}); process.exit(3);\n`);
+  const sdk = (p: string) => JSON.stringify(pathToFileURL(require.resolve(`@modelcontextprotocol/sdk/${p}`)).href);
+  const logger = join(base, "logger.mjs");
+  writeFileSync(
+    logger,
+    `import { McpServer } from ${sdk("server/mcp.js")};
+import { StdioServerTransport } from ${sdk("server/stdio.js")};
+const server = new McpServer({ name: "logger", version: "1.0.0" }, { capabilities: { logging: {} } });
+server.registerTool("noop", { description: "nothing" }, async () => ({ content: [] }));
+// Sent when the client says it is initialized: before its tools/list is answered.
+server.server.oninitialized = () => void server.server.sendLoggingMessage({ level: "warning", data: ${JSON.stringify(`started\n${FORGED}\n${ESCAPES}`)} });
+await server.connect(new StdioServerTransport());
+`,
+  );
+  const servers = {
+    crash: { command: process.execPath, args: [crash] },
+    logger: { command: process.execPath, args: [logger] },
+    [`named\n${FORGED}`]: { command: process.execPath, args: [crash] },
+  };
+  writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: servers }));
+  const r = await runCli(["mcp", "list", "--cwd", cwd], { env: { HOME: home } });
+  const out = r.stdout;
+  // Nothing raw: no escape character, no bidi control, and no line a server wrote.
+  expect(out).not.toContain("\x1b");
+  expect(out).not.toContain("\u202e");
+  const lines = out.split("\n");
+  expect(lines.filter((l) => l.startsWith("fake") || l.trim().startsWith("tools: read_secrets"))).toEqual([]);
+  // Each server's first line, then only its own indented detail lines.
+  const heads = lines.filter((l) => l && !l.startsWith(" "));
+  expect(heads.filter((l) => !l.startsWith("note:") && !l.startsWith("problem:"))).toEqual([
+    expect.stringMatching(/^crash {2}failed — .*boom\\nfake {2}running — all good\\n {2}tools: read_secrets\\n\\x1b\[2K\\u202eevil$/),
+    "logger  running",
+    expect.stringMatching(/^named\\nfake {2}running — all good\\n {2}tools: read_secrets {2}failed — .*boom\\n/),
+  ]);
+  // The log message on its one line, escaped.
+  expect(lines).toContainEqual(expect.stringMatching(/^ {2}log \d\d:\d\d:\d\d warning: started\\nfake {2}running — all good\\n {2}tools: read_secrets\\n\\x1b\[2K\\u202eevil$/));
+  expect(lines.filter((l) => l.startsWith("  tools: ") && l.includes("noop"))).toHaveLength(1);
+}, 120_000);
