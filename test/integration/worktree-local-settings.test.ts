@@ -24,7 +24,12 @@ const { who, backends, temps } = securityMatrix();
 const cells = who.flatMap((w) => backends.map(([b, why]) => [`${w.label}, ${b}`, w, b, why] as const));
 const TAG = `VERIFIED-${Math.random().toString(36).slice(2, 8)}`;
 
-function cell(id: Identity, backend: string, local: Record<string, unknown> | undefined): { base: string; home: string; ws: string } {
+function cell(
+  id: Identity,
+  backend: string,
+  local: Record<string, unknown> | undefined,
+  more: { committed?: Record<string, string>; claudeLocal?: Record<string, unknown> } = {},
+): { base: string; home: string; ws: string } {
   // Not under /tmp: the sandbox's /tmp is private, and the agent's worktree needs the repository.
   const base = mkdtempSync(join("/var/lib", "yoke-wt-settings-"));
   temps.push(base);
@@ -32,10 +37,14 @@ function cell(id: Identity, backend: string, local: Record<string, unknown> | un
   const home = join(base, "home");
   mkdirSync(join(home, ".yoke"), { recursive: true });
   writeFileSync(join(home, ".yoke/settings.json"), JSON.stringify({ sandbox: { backend } }));
-  const ws = committedWorkspace(join(base, "ws"), { "a.txt": "a\n" }, id);
+  const ws = committedWorkspace(join(base, "ws"), { "a.txt": "a\n", ...more.committed }, id);
   if (local) {
     mkdirSync(join(ws, ".yoke"), { recursive: true });
     writeFileSync(join(ws, ".yoke/settings.local.json"), JSON.stringify(local));
+  }
+  if (more.claudeLocal) {
+    mkdirSync(join(ws, ".claude"), { recursive: true });
+    writeFileSync(join(ws, ".claude/settings.local.json"), JSON.stringify(more.claudeLocal));
   }
   chownTree(base, id);
   return { base, home, ws };
@@ -69,6 +78,18 @@ async function budgetRun(id: Identity, c: ReturnType<typeof cell>) {
   return { ...r, wt: worktreeOf(c.home) };
 }
 
+/** The repository's own MCP server (committed .mcp.json): it leaves a file outside the repository when it starts. */
+const mcpJson = (marker: string) => JSON.stringify({ mcpServers: { "repo-tools": { command: "/bin/sh", args: ["-c", `echo started > ${marker}`] } } });
+const mcpCell = (id: Identity, backend: string, approve: boolean) => {
+  // A folder of its own the identity may write (outside the repository and its worktrees).
+  const dir = mkdtempSync(join("/var/lib", "yoke-wt-settings-mcp-"));
+  temps.push(dir);
+  chmodSync(dir, 0o777);
+  const marker = join(dir, "MCP_RAN");
+  const c = cell(id, backend, undefined, { committed: { ".mcp.json": mcpJson(marker) }, ...(approve ? { claudeLocal: { enabledMcpjsonServers: ["repo-tools"] } } : {}) });
+  return { ...c, marker };
+};
+
 describe.each(cells)("as %s", (_label, id, backend, unusable) => {
   it.skipIf(unusable)("yoke run --worktree: the verification.command of the workspace's .yoke/settings.local.json runs in the worktree", async () => {
     const c = cell(id, backend, verification);
@@ -87,7 +108,25 @@ describe.each(cells)("as %s", (_label, id, backend, unusable) => {
   });
 });
 
+describe.each(cells)("MCP approvals, as %s", (_label, id, backend, unusable) => {
+  it.skipIf(unusable)("yoke run --worktree: the workspace's .claude/settings.local.json approves the repository's MCP server there, as in the workspace", async () => {
+    const c = mcpCell(id, backend, true);
+    const r = await sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [], { extra: ["--worktree"] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(c.marker), r.stderr).toBe(true);
+  });
+});
+
 describe("control: the settings in no file", () => {
+  it("the repository's MCP server is not approved in the worktree", async () => {
+    const id = who[0]!;
+    const [backend] = backends.find(([, why]) => !why)!;
+    const c = mcpCell(id, backend, false);
+    const r = await sessionAs(id, c.home, c.ws, join(c.base, "sessions"), [], { extra: ["--worktree"] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(c.marker)).toBe(false);
+  });
+
   it("no verification runs and the agent takes every turn", async () => {
     const id = who[0]!;
     const [backend] = backends.find(([, why]) => !why)!;
