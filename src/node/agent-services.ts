@@ -34,7 +34,6 @@ import { SandboxUnavailableError } from "./commands/sandbox/types";
 import { readUserSettings } from "./settings/reader";
 import { pluginHookSources } from "./plugins";
 import { registerAgentWritable } from "./host-programs";
-import { agentWorkspaceOf } from "./background/registry";
 
 export interface NodeServicesOptions {
   cwd: string;
@@ -99,8 +98,6 @@ export function readUserSandboxSettings(home: string): SandboxSettings {
 export function createNodeServices(opts: NodeServicesOptions): NodeServices {
   const cwd = resolve(opts.cwd);
   const home = opts.home ?? homedir();
-  // In an agent's worktree, the person's local settings files of its workspace (untracked: not in the worktree) apply too.
-  const localFrom = opts.localSettingsFrom ?? agentWorkspaceOf(cwd, home);
   // Yoke's own host programs are never taken from the workspace folders (host-programs.ts), from
   // the start — settings are read with git before any sandbox exists.
   for (const f of [cwd, ...(opts.folders ?? [])]) registerAgentWritable(f);
@@ -123,7 +120,9 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
         vscodeWorkspacePermissions: opts.vscodeWorkspacePermissions,
         vscodeWorkspaceHooks: opts.vscodeWorkspaceHooks,
         extraFiles: opts.extraSettings,
-        ...(localFrom !== undefined ? { localFrom } : {}),
+        // In an agent's worktree, the person's local settings files of its workspace (untracked: not in the worktree) apply too:
+        // the ones named here, else those loadSettingsSources finds from the agent's record.
+        ...(opts.localSettingsFrom !== undefined ? { localFrom: opts.localSettingsFrom } : {}),
       })),
     ],
     listDir: nodeListDir,

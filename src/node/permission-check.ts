@@ -14,7 +14,6 @@ import { YOKE_TOOL_NAMES } from "../core/permissions/rule-syntax";
 import { probeCaseInsensitive } from "./fs-probes";
 import { loadSettingsSources, nodeListDir, nodeReadLink, nodeRealPath } from "./settings/files";
 import { loadShellWasm } from "./tree-sitter-wasm";
-import { agentWorkspaceOf } from "./background/registry";
 
 export interface CheckOptions {
   tool: string;
@@ -45,11 +44,8 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     home,
     realPath: nodeRealPath,
     readLink: nodeReadLink,
-    // In an agent's worktree, the person's local files of its workspace apply too, as in the agent's own sessions (agent-services.ts).
-    loadSources: async () => {
-      const localFrom = agentWorkspaceOf(cwd, home);
-      return loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir, ...(localFrom !== undefined ? { localFrom } : {}) });
-    },
+    // In an agent's worktree, the person's local files of its workspace apply too (loadSettingsSources finds them), as in the agent's own sessions.
+    loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),
     trusted: opts.trusted,
     listDir: nodeListDir,

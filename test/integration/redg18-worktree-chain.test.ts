@@ -89,6 +89,22 @@ describe("agents' worktrees inside agents' worktrees", () => {
     expect(agentWorkspaceOf(c.w2, c.home)).toBeUndefined();
   });
 
+  it("a record naming the person's workspace (userWorkspace) needs no chain: the parent's record may be gone (discarded)", () => {
+    const c = chain(true);
+    new AgentRegistry(c.w1, c.home).write({ ...record("22222222", c.w1, c.w2), userWorkspace: c.ws });
+    new AgentRegistry(c.ws, c.home).remove("11111111");
+    expect(agentWorkspaceOf(c.w2, c.home)).toBe(c.ws);
+    expect(agentWorkspaceOf(join(c.w2, "sub"), c.home)).toBe(c.ws);
+  });
+
+  it("a userWorkspace that is itself an agent's worktree is not taken: the records are followed instead", () => {
+    const c = chain(true);
+    new AgentRegistry(c.w1, c.home).write({ ...record("22222222", c.w1, c.w2), userWorkspace: c.w1 });
+    expect(agentWorkspaceOf(c.w2, c.home)).toBe(c.ws);
+    new AgentRegistry(c.ws, c.home).remove("11111111");
+    expect(agentWorkspaceOf(c.w2, c.home)).toBeUndefined();
+  });
+
   it("yoke permissions check in the nested worktree applies the person's local deny rule", async () => {
     const c = chain(true);
     const r = await readSecret(c.w2, c.home);

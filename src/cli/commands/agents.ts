@@ -16,7 +16,7 @@ import { agentState, type AgentRecord } from "../../core/background/agents";
 import { AgentInbox, agentNotes } from "../../node/background/inbox";
 import { applyAgentChange, mergeAgentBranch, type HunkSelection } from "../../node/background/merge";
 import { agentWorktreeOf } from "../../node/background/paths";
-import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess } from "../../node/background/registry";
+import { AGENT_MARKER, AgentRegistry, agentAlive, newAgentId, stopAgentProcess, userWorkspaceFor } from "../../node/background/registry";
 import { agentDiff, agentSessionEvents, agentViewOf } from "../../node/background/view";
 import { agentPatch, createAgentWorktree, removeAgentWorktree, repositoryOf, worktreeTree } from "../../node/background/worktree";
 import { readSettings } from "../../node/settings/reader";
@@ -85,6 +85,7 @@ export async function startAgent(argv: string[], values: Record<string, unknown>
     id,
     task: prompt,
     workspace: top,
+    userWorkspace: userWorkspaceFor(top),
     worktree: wt.worktree,
     branch: wt.branch,
     baseCommit: wt.baseCommit,

@@ -16,6 +16,13 @@ export interface AgentRecord {
   task: string;
   /** The user's workspace folder (the repository's top level) the agent started from. */
   workspace: string;
+  /**
+   * The person's own workspace: `workspace` itself, or — for an agent started inside another agent's
+   * worktree — the workspace at the root of that chain, decided when the record is made. Its untracked
+   * local settings files govern the agent (src/node/background/registry.ts agentWorkspaceOf), also
+   * after the agents between them were discarded. Absent in records made before session 19.
+   */
+  userWorkspace?: string;
   /** The agent's worktree (outside the repository). */
   worktree: string;
   /** Its branch: `yoke/<slug>-<id>`. */

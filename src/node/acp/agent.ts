@@ -23,6 +23,7 @@ import { createClientWorkspaceFs } from "./client-fs";
 import { mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
+import { takeHandBacks } from "../background/hand-back";
 import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
 import type { McpHub } from "../../core/mcp/types";
@@ -433,6 +434,21 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     });
   }
 
+  /**
+   * Results its background agents handed back after the session ended (kept beside its log, as the
+   * panel and `yoke resume` find them, src/node/background/hand-back.ts): taken into the log — a rename
+   * only one process wins, so they are delivered once — after the history was replayed; the session's
+   * listener streams them to the editor (updates.ts), and the model has them with the next prompt.
+   */
+  function deliverKept(live: Live): void {
+    if (live.running) return;
+    try {
+      takeHandBacks(live.setup.store.dir, live.session);
+    } catch (err) {
+      deps.warn(`results kept for session ${live.session.id} not delivered (they stay kept): ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
   /** Tells the editor the session's title and last activity when they changed (session_info_update). */
   function announceInfo(live: Live): void {
     const s = summarizeSession(live.session.events(), live.session.id);
@@ -599,6 +615,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       announceInfo(live);
       await live.queue;
       if (!live.listening) listen(live);
+      deliverKept(live);
       announceCommands(live);
       void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };
@@ -612,6 +629,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         sessions.set(live.session.id, live);
       }
       if (!live.listening) listen(live);
+      deliverKept(live);
       announceCommands(live);
       void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };

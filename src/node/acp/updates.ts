@@ -33,6 +33,14 @@ export function kindOf(def: ToolDefinition | undefined): AcpToolKind {
   return def ? toolKind(def) : "other";
 }
 
+/** The source of the context events that carry background agents' results (src/core/subagents, src/node/background/hand-back.ts). */
+const HANDED_BACK = "subagents";
+
+/** A handed-back result as the editor shows it: set apart from the model's own words before and after it. */
+export function handedBackText(text: string): string {
+  return `\n\n${text.trim()}\n\n`;
+}
+
 /** The updates one event makes (none for most). `streamed`: the text and reasoning already went out as chunks. */
 export function updatesFor(e: SessionEvent, ctx: UpdateContext, opts: { streamed?: { text: boolean; reasoning: boolean } } = {}): SessionUpdate[] {
   switch (e.type) {
@@ -69,6 +77,10 @@ export function updatesFor(e: SessionEvent, ctx: UpdateContext, opts: { streamed
       return [{ sessionUpdate: "plan", entries: e.todos.map((t) => ({ content: t.content, status: t.status, priority: "medium" })) }];
     case "mode_change":
       return [{ sessionUpdate: "current_mode_update", currentModeId: e.mode }];
+    case "context":
+      // What background agents handed back (while the session ran, or kept for it and delivered when it was opened again):
+      // the editor shows it as the panel does. Other context (guidance, hooks' additions) is the model's only.
+      return e.source === HANDED_BACK ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: handedBackText(e.text) } }] : [];
     default:
       return [];
   }

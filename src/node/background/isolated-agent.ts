@@ -15,7 +15,7 @@ import type { IsolatedRun } from "../../core/subagents";
 import { plural } from "../../core/tools/output";
 import { readSettings } from "../settings/reader";
 import { agentWorktreeOf } from "./paths";
-import { AgentRegistry, newAgentId } from "./registry";
+import { AgentRegistry, newAgentId, userWorkspaceFor } from "./registry";
 import { changedFiles, createAgentWorktree, removeAgentWorktree, worktreeTree } from "./worktree";
 
 export interface IsolationHost {
@@ -59,10 +59,12 @@ export async function isolatedAgentRun(host: IsolationHost, agent: AgentDefiniti
   // the Agents view and `yoke agents` look; its change still belongs to (is merged into) the tree it started from.
   const owner = agentWorktreeOf(top, host.home);
   const registry = owner ? AgentRegistry.inDir(owner.agentsDir) : new AgentRegistry(top, host.home);
+  const userWorkspace = userWorkspaceFor(top, host.home);
   const recordOf = (childId: string | undefined): AgentRecord => ({
     id,
     task: task.prompt,
     workspace: top,
+    userWorkspace,
     worktree,
     branch,
     baseCommit,

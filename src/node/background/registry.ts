@@ -238,8 +238,11 @@ const MAX_AGENT_NESTING = 32;
  * may rewrite. An agent started inside another agent's worktree (a `task` with `isolation: worktree`
  * from a background agent, `yoke run --worktree --cwd` in a worktree) is recorded with that worktree
  * as its workspace, which has none of the person's untracked files either: the chain is followed
- * to the first folder that is no agent's worktree. Undefined for any other folder, or when a
- * record on the way is missing (or the chain loops or runs deeper than MAX_AGENT_NESTING).
+ * to the first folder that is no agent's worktree. A record names that folder itself
+ * (`userWorkspace`, written when the agent is made), so the chain is not needed and survives the
+ * discard of the agents between; records made before it are followed as before. Undefined for any
+ * other folder, or when a record on the way is missing (or the chain loops or runs deeper than
+ * MAX_AGENT_NESTING).
  */
 export function agentWorkspaceOf(folder: string, home?: string): string | undefined {
   let at = folder;
@@ -250,11 +253,18 @@ export function agentWorkspaceOf(folder: string, home?: string): string | undefi
     const wanted = canonicalFolder(owner.worktree);
     if (seen.has(wanted)) return undefined;
     seen.add(wanted);
-    const workspace = AgentRegistry.inDir(owner.agentsDir)
+    const record = AgentRegistry.inDir(owner.agentsDir)
       .list()
-      .find((r) => canonicalFolder(r.worktree) === wanted)?.workspace;
-    if (workspace === undefined) return undefined;
-    at = workspace;
+      .find((r) => canonicalFolder(r.worktree) === wanted);
+    if (record === undefined) return undefined;
+    // The person's workspace as recorded at the start — unless it is itself one of Yoke's agent worktrees (a forged or broken record): then the walk.
+    if (record.userWorkspace !== undefined && !agentWorktreeOf(record.userWorkspace, home)) return record.userWorkspace;
+    at = record.workspace;
   }
   return undefined;
+}
+
+/** The person's own workspace for an agent whose record names `workspace` (the tree it starts from): that tree, or the root of its chain. */
+export function userWorkspaceFor(workspace: string, home?: string): string {
+  return agentWorkspaceOf(workspace, home) ?? workspace;
 }

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { definitionKey, parseJsonc, type McpServerConfig } from "../../core/mcp/config";
-import { localFileOrigin } from "../settings/files";
+import { localFileOrigin, localSettingsFiles } from "../settings/files";
 
 export type Approval = "allow" | "deny";
 
@@ -57,13 +57,18 @@ const APPROVING_KEYS = ["enableAllProjectMcpServers", "enabledMcpjsonServers"] a
  */
 export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: string } = {}): Promise<ClaudeMcpChoices> {
   const root = resolve(cwd);
-  const localPath = join(root, ".claude", "settings.local.json");
-  const local = { where: localPath, value: readJson(localPath) };
   const full: { where: string; value: Record<string, unknown> | undefined }[] = [{ where: join(home, ".claude", "settings.json"), value: readJson(join(home, ".claude", "settings.json")) }];
   const shared: { where: string; value: Record<string, unknown> | undefined }[] = [{ where: join(root, ".claude", "settings.json"), value: readJson(join(root, ".claude", "settings.json")) }];
   const ignored: string[] = [];
-  if (local.value) {
-    const origin = await localFileOrigin(root, localPath, opts.git);
+  // The folder's own .claude/settings.local.json and — in an agent's worktree — the person's workspace's (the one list of
+  // local files every settings reader takes, files.ts localSettingsFiles), each judged by its own checkout's git.
+  const workspace = localSettingsFiles({ cwd: root, home });
+  const theirs = workspace?.files.find((f) => f.kind === "claude-local")?.path;
+  const locals = [{ checkout: root, path: join(root, ".claude", "settings.local.json") }, ...(workspace && theirs ? [{ checkout: workspace.from, path: theirs }] : [])];
+  for (const { checkout, path: localPath } of locals) {
+    const local = { where: localPath, value: readJson(localPath) };
+    if (!local.value) continue;
+    const origin = await localFileOrigin(checkout, localPath, opts.git);
     if (origin.origin === "project-local") full.push(local);
     else {
       shared.push(local);
@@ -77,8 +82,11 @@ export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: 
   const claudeJson = readJson(join(home, ".claude.json"));
   const projects = claudeJson?.projects;
   if (projects && typeof projects === "object") {
-    const entry = (projects as Record<string, unknown>)[root];
-    if (entry && typeof entry === "object") full.push({ where: `${join(home, ".claude.json")} (project ${root})`, value: entry as Record<string, unknown> });
+    // This folder's entry, and in an agent's worktree the person's workspace's (Claude Code's local scope is the person's too).
+    for (const project of [root, ...(workspace ? [workspace.from] : [])]) {
+      const entry = (projects as Record<string, unknown>)[project];
+      if (entry && typeof entry === "object") full.push({ where: `${join(home, ".claude.json")} (project ${project})`, value: entry as Record<string, unknown> });
+    }
   }
   return {
     ignored,

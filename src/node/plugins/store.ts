@@ -21,6 +21,7 @@ import { applyEdits, modify } from "jsonc-parser/lib/esm/main.js";
 import { parseJsonc } from "../../core/settings/jsonc";
 import { entryComponents, MARKETPLACE_ENTRY_FILE, readPluginFolder, type PluginFolder } from "./manifest";
 import { hostProgram } from "../host-programs";
+import { localSettingsFiles } from "../settings/files";
 
 export type MarketplaceSource = { source: "directory"; path: string } | { source: "git"; url: string; ref?: string };
 
@@ -350,6 +351,8 @@ function settingsFiles(home: string, cwd: string | undefined, trusted: boolean):
   ];
   if (cwd && trusted) {
     for (const f of [".claude/settings.json", ".yoke/settings.json", ".claude/settings.local.json", ".yoke/settings.local.json"]) files.push([join(cwd, f), false]);
+    // In an agent's worktree, the person's workspace's local files too (the one list every settings reader takes).
+    for (const f of localSettingsFiles({ cwd, home })?.files ?? []) files.push([f.path!, false]);
   }
   const out: SettingsRead[] = [];
   for (const [path, user] of files) {

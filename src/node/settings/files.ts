@@ -14,6 +14,7 @@ import { parseJsonc } from "../../core/settings/jsonc";
 import type { DirEntry } from "../../core/permissions/sandbox-view";
 import type { LoadedSource, RuleList, SettingsSourceInfo } from "../../core/permissions/types";
 import { hostProgram } from "../host-programs";
+import { agentWorkspaceOf } from "../background/registry";
 
 export interface SettingsFileOptions {
   /** Workspace root. */
@@ -38,8 +39,10 @@ export interface SettingsFileOptions {
   /**
    * Another checkout's root whose local files (`.yoke/settings.local.json`, `.claude/settings.local.json`)
    * also apply here, their relative rules relative to `cwd`: an isolated agent's worktree has none of the
-   * workspace's untracked files, yet the person's local rules (their "Always allow" answers, their
-   * own deny rules) must govern the agent working there.
+   * workspace's untracked files, yet the person's local settings (their "Always allow" answers, their
+   * own deny rules, their verification command…) must govern the agent working there. Default
+   * (undefined): the person's workspace when `cwd` is one of Yoke's agent worktrees (agentWorkspaceOf),
+   * else none — so every reader of the settings files reads the same local files (localSettingsFiles).
    */
   localFrom?: string;
 }
@@ -148,25 +151,50 @@ export async function loadSettingsSources(opts: SettingsFileOptions): Promise<Lo
       : [];
   const at = fileSources.findIndex((s) => s.info.kind === "extra" || s.info.kind === "managed");
   const split = at < 0 ? fileSources.length : at;
-  sources.push(...fileSources.slice(0, split), ...(await localFilesOf(opts, cwd)), ...vscodeWorkspace, ...fileSources.slice(split));
+  sources.push(...fileSources.slice(0, split), ...(await localFilesOf(opts)), ...vscodeWorkspace, ...fileSources.slice(split));
   return sources;
 }
 
-/** `localFrom`'s local settings files, read with their own checkout's git, their rules relative to `cwd`. */
-async function localFilesOf(opts: SettingsFileOptions, cwd: string): Promise<LoadedSource[]> {
-  if (opts.localFrom === undefined) return [];
-  const from = resolve(opts.localFrom);
-  if (from === cwd) return [];
-  const infos: SettingsSourceInfo[] = [
-    { kind: "project-local", label: `${join(from, ".yoke", "settings.local.json")} (the workspace's)`, path: join(from, ".yoke", "settings.local.json"), baseDir: cwd },
-    { kind: "claude-local", label: `${join(from, ".claude", "settings.local.json")} (the workspace's)`, path: join(from, ".claude", "settings.local.json"), baseDir: cwd },
-  ];
-  const loaded: LoadedSource[] = infos.map((info) => {
+/**
+ * The checkout whose local settings files apply in `cwd` besides its own: `localFrom` when given,
+ * else — `cwd` being one of Yoke's agent worktrees — the person's workspace the agent's record names
+ * (registry.ts agentWorkspaceOf; never the worktree's `.git`, which its commands may rewrite).
+ */
+export function localSettingsFolder(opts: Pick<SettingsFileOptions, "cwd" | "home" | "localFrom">): string | undefined {
+  const cwd = resolve(opts.cwd);
+  const from = opts.localFrom ?? agentWorkspaceOf(cwd, opts.home);
+  return from === undefined || resolve(from) === cwd ? undefined : resolve(from);
+}
+
+/**
+ * The one list of the other checkout's local settings files that apply in `cwd` (localSettingsFolder),
+ * their relative rules relative to `cwd`; none when there is no such checkout. Every reader of the
+ * settings files — the gate and hooks (loadSettingsSources), the settings reader (verification,
+ * compaction, budgets…, reader.ts) — reads these.
+ */
+export function localSettingsFiles(opts: Pick<SettingsFileOptions, "cwd" | "home" | "localFrom">): { from: string; files: SettingsSourceInfo[] } | undefined {
+  const from = localSettingsFolder(opts);
+  if (from === undefined) return undefined;
+  const cwd = resolve(opts.cwd);
+  return {
+    from,
+    files: [
+      { kind: "project-local", label: `${join(from, ".yoke", "settings.local.json")} (the workspace's)`, path: join(from, ".yoke", "settings.local.json"), baseDir: cwd },
+      { kind: "claude-local", label: `${join(from, ".claude", "settings.local.json")} (the workspace's)`, path: join(from, ".claude", "settings.local.json"), baseDir: cwd },
+    ],
+  };
+}
+
+/** The local settings files of localSettingsFiles, read with their own checkout's git. */
+async function localFilesOf(opts: SettingsFileOptions): Promise<LoadedSource[]> {
+  const local = localSettingsFiles(opts);
+  if (local === undefined) return [];
+  const loaded: LoadedSource[] = local.files.map((info) => {
     const read = readSettingsText(info.path!);
     return { info, text: read.text, error: read.error };
   });
   const present = loaded.filter((s) => s.text !== undefined || s.error !== undefined);
-  if (present.length) await markTracked(from, present, opts.git ?? hostProgram("git"), opts.home);
+  if (present.length) await markTracked(local.from, present, opts.git ?? hostProgram("git"), opts.home);
   return present;
 }
 

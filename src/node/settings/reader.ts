@@ -15,11 +15,11 @@ import { parseJsonc } from "../../core/settings/jsonc";
 import { mergeLayers, nestVscodeKeys, type MergedSettings, type SettingsLayer, type SettingsProblem } from "../../core/settings/keys";
 import { originOf } from "../../core/settings/origin";
 import type { LoadedSource, SettingsSourceInfo } from "../../core/permissions/types";
-import { defaultManagedDir, loadSettingsSources, readSettingsText, settingsFileList, type SettingsFileOptions } from "./files";
+import { defaultManagedDir, loadSettingsSources, localSettingsFiles, localSettingsFolder, readSettingsText, settingsFileList, type SettingsFileOptions } from "./files";
 
 export type { SettingsLayer, SettingsProblem, MergedSettings } from "../../core/settings/keys";
 
-export interface ReadSettingsOptions extends Pick<SettingsFileOptions, "cwd" | "home" | "extraFiles" | "managedDir" | "git"> {
+export interface ReadSettingsOptions extends Pick<SettingsFileOptions, "cwd" | "home" | "extraFiles" | "managedDir" | "git" | "localFrom"> {
   /** The folder is trusted (default true): untracked local files count as the user's only then. */
   trusted?: boolean;
   /**
@@ -100,10 +100,13 @@ function layersOf(sources: readonly LoadedSource[], vscode: ReadSettingsOptions[
 const cache = new Map<string, { signature: string; result: ReadSettings }>();
 
 /** What a read depends on: the settings files and folders, and git's index (which files are tracked). */
-function signature(opts: ReadSettingsOptions, cwd: string, home: string): string {
+function signature(opts: ReadSettingsOptions, cwd: string, home: string, localFrom: string | undefined): string {
   const managedDir = opts.managedDir === undefined ? defaultManagedDir() : opts.managedDir;
+  const local = localSettingsFiles({ cwd, home, localFrom: localFrom ?? cwd });
   const paths = [
     ...settingsFileList({ cwd, home, extraFiles: opts.extraFiles, managedDir }).map((f) => f.path!),
+    // The other checkout's local files (an agent's worktree: the person's workspace's), and what decides whether its git tracks them.
+    ...(local ? [...local.files.map((f) => f.path!), join(local.from, ".git", "index"), join(local.from, ".git"), join(local.from, ".yoke"), join(local.from, ".claude")] : []),
     ...(managedDir ? [join(managedDir, "managed-settings.d")] : []),
     join(cwd, ".git", "index"),
     join(cwd, ".git", "HEAD"),
@@ -137,8 +140,10 @@ export async function readSettings(opts: ReadSettingsOptions): Promise<ReadSetti
   const cwd = resolve(opts.cwd);
   const home = opts.home ?? homedir();
   const trusted = opts.trusted ?? true;
-  const key = JSON.stringify([cwd, home, opts.extraFiles ?? [], opts.managedDir === undefined ? "default" : opts.managedDir, opts.git ?? "git", trusted, opts.vscode ?? null]);
-  const sig = signature(opts, cwd, home);
+  // In an agent's worktree the person's workspace's local files too (the same files the gate reads).
+  const localFrom = localSettingsFolder({ cwd, home, ...(opts.localFrom !== undefined ? { localFrom: opts.localFrom } : {}) });
+  const key = JSON.stringify([cwd, home, opts.extraFiles ?? [], opts.managedDir === undefined ? "default" : opts.managedDir, opts.git ?? "git", trusted, opts.vscode ?? null, localFrom ?? null]);
+  const sig = signature(opts, cwd, home, localFrom);
   const hit = cache.get(key);
   if (hit && hit.signature === sig) return structuredClone(hit.result);
   const sources = await loadSettingsSources({
@@ -147,6 +152,8 @@ export async function readSettings(opts: ReadSettingsOptions): Promise<ReadSetti
     extraFiles: opts.extraFiles,
     ...(opts.managedDir !== undefined ? { managedDir: opts.managedDir } : {}),
     ...(opts.git ? { git: opts.git } : {}),
+    // Decided above: the files read are the ones the signature watches (cwd itself: none).
+    localFrom: localFrom ?? cwd,
   });
   const { layers, problems } = layersOf(sources, opts.vscode);
   const merged = mergeLayers(layers, { trusted });

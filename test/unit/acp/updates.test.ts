@@ -86,6 +86,14 @@ describe("updatesFor", () => {
     ).toEqual([{ sessionId: "s1", update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "q" } } }]);
   });
 
+  it("background agents' handed-back results are shown as the agent's message; other context (guidance, hooks) is the model's only", () => {
+    const handed: SessionEvent = { ...base, type: "context", source: "subagents", text: "The background agent x finished: done." };
+    expect(updatesFor(handed, ctx)).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\nThe background agent x finished: done.\n\n" } }]);
+    expect(updatesFor({ ...base, type: "context", source: "guidance", text: "rules" }, ctx)).toEqual([]);
+    expect(updatesFor({ ...base, type: "context", source: "hooks", text: "hook said" }, ctx)).toEqual([]);
+    expect(replay([handed], ctx, "s1")).toHaveLength(1);
+  });
+
   it("the stop reason of a turn", () => {
     const status = (state: "done" | "cancelled" | "error"): SessionEvent => ({ ...base, type: "status", state });
     expect(stopReasonOf([status("done")])).toBe("end_turn");

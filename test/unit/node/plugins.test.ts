@@ -86,6 +86,36 @@ describe("enabled plugins", () => {
     expect(activePlugins(home, ws, true)).toEqual([]);
   });
 
+  it("in an agent's worktree, the person's workspace's local enabledPlugins count too (trusted only)", async () => {
+    const { home, ws } = installed();
+    const { workspaceWorktreesDir } = await import("../../../src/node/background/paths");
+    const { AgentRegistry } = await import("../../../src/node/background/registry");
+    const wt = join(workspaceWorktreesDir(ws, home), "go-0a0b0c0d");
+    mkdirSync(wt, { recursive: true });
+    const now = new Date().toISOString();
+    new AgentRegistry(ws, home).write({
+      id: "0a0b0c0d",
+      task: "go",
+      workspace: ws,
+      userWorkspace: ws,
+      worktree: wt,
+      branch: "yoke/go-0a0b0c0d",
+      baseCommit: "0",
+      carried: "none",
+      sessionDir: join(home, "s"),
+      runArgs: [],
+      trusted: true,
+      phase: "running",
+      createdAt: now,
+      updatedAt: now,
+    });
+    write(join(ws, ".claude", "settings.local.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));
+    expect(activePlugins(home, wt, true).map((p) => p.id)).toEqual(["kit@m"]);
+    expect(activePlugins(home, wt, false)).toEqual([]);
+    // A folder that is no agent's worktree reads its own files only.
+    expect(activePlugins(home, tmp(), true)).toEqual([]);
+  });
+
   it("commands folders carry the plugin's namespace; hooks are a source only once approved, and a changed file takes the approval back", () => {
     const { home, ws, root } = installed();
     write(join(home, ".yoke", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));

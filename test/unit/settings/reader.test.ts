@@ -257,3 +257,54 @@ describe("the one settings reader", () => {
     expect(r.telemetry?.value).toEqual({ otlpEndpoint: "http://127.0.0.1:4318" });
   });
 });
+
+describe("the one settings reader in an agent's worktree (session 19)", () => {
+  /** A repository with a worktree under Yoke's worktrees folder and the agent's record naming the workspace. */
+  async function agentWorktree(local: Record<string, unknown>, committed = false) {
+    const { home, ws } = setup({ "a.txt": "a\n", ".yoke/settings.local.json": JSON.stringify(local) }, { repo: true, commit: committed ? ["a.txt", ".yoke/settings.local.json"] : ["a.txt"] });
+    const { workspaceWorktreesDir } = await import("../../../src/node/background/paths");
+    const { AgentRegistry } = await import("../../../src/node/background/registry");
+    const wt = join(workspaceWorktreesDir(ws, home), "go-0a0b0c0d");
+    mkdirSync(dirname(wt), { recursive: true });
+    git(ws, "worktree", "add", "-q", "-b", "yoke/go-0a0b0c0d", wt);
+    const now = new Date().toISOString();
+    new AgentRegistry(ws, home).write({
+      id: "0a0b0c0d",
+      task: "go",
+      workspace: ws,
+      userWorkspace: ws,
+      worktree: wt,
+      branch: "yoke/go-0a0b0c0d",
+      baseCommit: "0",
+      carried: "none",
+      sessionDir: join(home, "sessions"),
+      runArgs: [],
+      trusted: true,
+      phase: "running",
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { home, ws, wt };
+  }
+
+  it("reads the workspace's untracked local file there, as the user's, and sees it change (the cache watches it)", async () => {
+    const { home, ws, wt } = await agentWorktree({ verification: { command: "npm test" }, budgets: { maxTurns: 7 } });
+    const r = await readSettings({ cwd: wt, home, managedDir: null });
+    expect(r.budgets.maxTurns?.value).toBe(7);
+    expect(r.budgets.maxTurns?.origin).toBe("project-local");
+    const v = await loadVerificationSettings({ cwd: wt, home, managedDir: null });
+    expect(v.settings.command).toBe("npm test");
+    writeFileSync(join(ws, ".yoke/settings.local.json"), JSON.stringify({ budgets: { maxTurns: 3 } }));
+    expect((await readSettings({ cwd: wt, home, managedDir: null })).budgets.maxTurns?.value).toBe(3);
+    // The workspace itself reads its own file once, not twice.
+    expect((await readSettings({ cwd: ws, home, managedDir: null })).layers.filter((l) => l.path === join(ws, ".yoke/settings.local.json"))).toHaveLength(1);
+  });
+
+  it("a local file the workspace's git tracks is the repository's there too: it may not loosen", async () => {
+    const { home, wt } = await agentWorktree({ budgets: { maxTurns: 7 }, architect: { editorModel: "m" } }, true);
+    // Committed: the worktree has its own copy as well; both are the repository's.
+    const r = await readSettings({ cwd: wt, home, managedDir: null });
+    expect(r.architect).toBeUndefined();
+    expect(r.layers.filter((l) => l.kind === "project-local").every((l) => l.origin === "project")).toBe(true);
+  });
+});
