@@ -461,6 +461,13 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       // `NAME=VALUE` words, which sudo puts in the command's environment.
       const r = readGetopt(part, name, args, WRAPPER_OPTIONS.sudo!);
       if (!r) return undefined;
+      // `-D DIR`/`--chdir` and `-R DIR`/`--chroot` move where the command's relative paths land (red team J, session
+      // 19: `sudo -D sub cat ../.env` was read as `../.env` from the workspace, outside it, and allowed under
+      // Read(./.env) in bypassPermissions; sudo runs it where a sudoers `runcwd=*`/`runchroot=*` lets it): as env -C.
+      for (const o of r.options) {
+        if (/^(D|--chdir)$/.test(o.name)) part.problems.push(`${name} ${o.name.length === 1 ? `-${o.name}` : o.name} runs the command in another folder`);
+        if (/^(R|--chroot)$/.test(o.name)) part.problems.push(`${name} ${o.name.length === 1 ? `-${o.name}` : o.name} runs the command under another root folder`);
+      }
       const shell = r.options.some((o) => /^(i|s|--login|--shell)$/.test(o.name));
       const rest = envAssignments(part, name, r.rest);
       if (!rest) return undefined;
