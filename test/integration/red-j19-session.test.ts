@@ -52,14 +52,15 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       const settings = join(base, `deny-${Math.random().toString(36).slice(2, 8)}.json`);
       writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Read(**/.env)"] } }));
       chownTree(settings, id);
-      const script: ScriptedTurn[] = [...READS, ...ORDINARY].map(bash);
+      // Each read after an ordinary command (the ordinary ones must still run between refusals).
+      const script: ScriptedTurn[] = READS.flatMap((c, i) => [ORDINARY[i % ORDINARY.length]!, c]).map(bash);
       const r = await sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { mode: "default", settings, env: { OPENAI_API_KEY: "sk-redj19" } });
       expect(r.code, r.stderr).toBe(0);
       // od prints the characters apart (`T   O   K …`): the requests without spaces must not hold it either.
       expect(r.all.includes(SECRET) || r.all.replace(/ +/g, "").includes(SECRET), r.told.slice(0, 8000)).toBe(false);
       // The ordinary forms ran: README's line came back (grep, column), and od's character dump of it.
-      expect(r.told.match(/readme-marker-j19\s+keep/g)?.length ?? 0, r.told.slice(0, 8000)).toBeGreaterThanOrEqual(2);
-      expect(r.told, r.told.slice(0, 8000)).toMatch(/r\s+e\s+a\s+d\s+m\s+e/);
+      expect(r.all.match(/readme-marker-j19\s+keep/g)?.length ?? 0, r.told.slice(0, 8000)).toBeGreaterThanOrEqual(3);
+      expect(r.all, r.told.slice(0, 8000)).toMatch(/r\s+e\s+a\s+d\s+m\s+e/);
     });
 
     it.skipIf(!!unusable || !hasSudo)(`bypassPermissions under Bash(rm:*): sudo's editor variables delete nothing${hasSudo ? "" : " (skipped: sudo is not installed here)"}`, async () => {
