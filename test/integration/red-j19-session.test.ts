@@ -9,7 +9,10 @@
  *    On the build before the fix these cells held too, but only because the sandbox hid `.env` from the
  *    command the gate had allowed as read-only ("grep: .env: Permission denied" in every cell): the
  *    second layer contained the gate's wrong reading. The test keeps both layers honest.
- * 2. sudo's editor (`SUDO_EDITOR`/`VISUAL`/`EDITOR` with `sudo -e`/`sudoedit`) runs a command the line
+ * 2. su's and runuser's `-s PROGRAM`/`--shell=PROGRAM` run PROGRAM with the words after the user:
+ *    `su --shell=/usr/bin/rm root -- -rf v2` deleted v2 as root on the host while the gate allowed it under
+ *    `Bash(rm:*)` (the glued value was never read as a program). Now it asks.
+ * 3. sudo's editor (`SUDO_EDITOR`/`VISUAL`/`EDITOR` with `sudo -e`/`sudoedit`) runs a command the line
  *    names only in a variable: under `Bash(rm:*)` in bypassPermissions nothing may be deleted. These
  *    cells need sudo (CI does not install it): they are skipped, saying so, when it is absent.
  */
@@ -37,6 +40,8 @@ function files(): Record<string, string> {
 const READS = ["grep --color T .env", "grep --colour TOKEN .env", "od -c -w .env", "od --width -c .env", "column -t .env"];
 /** Ordinary forms that must still run (their output reaches the model). */
 const ORDINARY: readonly string[] = ["grep --color=never readme-marker README.md", "od -w16 -c README.md", "column -t README.md"];
+/** su/runuser run `-s PROGRAM` with the words after the user as its arguments (as root: no password). */
+const SU = ["su -s /usr/bin/rm root -- -rf v1", "su --shell=/usr/bin/rm root -- -rf v2", "runuser -s/usr/bin/rm root -- -rf v3"];
 const SUDO = ["SUDO_EDITOR='rm -rf v1' sudo -e README.md", "export VISUAL='rm -rf v2'; sudo --edit README.md", "EDITOR='rm -rf v3' sudoedit README.md"];
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
@@ -61,6 +66,21 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
       // The ordinary forms ran: README's line came back (grep, column), and od's character dump of it.
       expect(r.all.match(/readme-marker-j19\s+keep/g)?.length ?? 0, r.told.slice(0, 8000)).toBeGreaterThanOrEqual(3);
       expect(r.all, r.told.slice(0, 8000)).toMatch(/r\s+e\s+a\s+d\s+m\s+e/);
+    });
+
+    it.skipIf(!!unusable)("bypassPermissions under Bash(rm:*): su/runuser -s PROGRAM deletes nothing", async () => {
+      const ws = committedWorkspace(join(base, `ws-${Math.random().toString(36).slice(2, 8)}`), files(), id);
+      const settings = join(base, `deny-${Math.random().toString(36).slice(2, 8)}.json`);
+      writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Bash(rm:*)"] } }));
+      chownTree(settings, id);
+      const r = await sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), [...SU, "echo ran > control.txt"].map(bash), {
+        settings,
+        env: { OPENAI_API_KEY: "sk-redj19" },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(ws, "control.txt"), "utf8")).toBe("ran\n");
+      const lost = ["v1", "v2", "v3"].filter((v) => !existsSync(join(ws, v, "a.js")));
+      expect(lost, r.told.slice(0, 6000)).toEqual([]);
     });
 
     it.skipIf(!!unusable || !hasSudo)(`bypassPermissions under Bash(rm:*): sudo's editor variables delete nothing${hasSudo ? "" : " (skipped: sudo is not installed here)"}`, async () => {
@@ -100,6 +120,16 @@ describe("control: the same command lines in plain bash", () => {
       if (!out.includes(SECRET) && !flat.includes(SECRET)) silent.push(`${c}: ${out.slice(0, 300)}`);
     }
     expect(silent).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("as root, each su/runuser -s line deletes its folder (root needs no password)", () => {
+    const kept: string[] = [];
+    for (const [i, c] of SU.entries()) {
+      fresh();
+      run(c);
+      if (existsSync(join(ws, `v${i + 1}`, "a.js"))) kept.push(c);
+    }
+    expect(kept).toEqual([]);
   });
 
   it.skipIf(!hasSudo || process.getuid?.() !== 0)(`as root, each sudo editor line deletes its folder${hasSudo ? "" : " (skipped: sudo is not installed here)"}`, () => {

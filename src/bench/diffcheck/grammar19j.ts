@@ -12,8 +12,9 @@
  * - `--` ending the options; options after operands (GNU permutes them) and the same under
  *   `POSIXLY_CORRECT=1` (then they are operands);
  * - sudo's options (`-u`, `-g`, `-i`, `-s`, `-E`, `--preserve-env=`, `-D`, `-R`, `-T`, `-e`/sudoedit
- *   with SUDO_EDITOR/VISUAL/EDITOR) — sudo cannot raise privileges inside the checker's sandboxes (a user
- *   namespace; firejail's no_new_privs), so these inputs exercise the gate's reading only;
+ *   with SUDO_EDITOR/VISUAL/EDITOR) and su/runuser `-s PROGRAM` — sudo and su cannot switch users inside the
+ *   checker's sandboxes (a user namespace; firejail's no_new_privs), so these inputs exercise the gate's
+ *   reading only;
  * - words built at run time: `$(printf …)`, `${x:-rm}`, arithmetic making option letters, `"${arr[@]}"`,
  *   `eval`, `source <(…)`, a process substitution as the program or the script.
  */
@@ -210,6 +211,12 @@ function sudoLine(r: Rng): { command: string; shape: string[] } {
     `export ${editor}=${sq(p)}; sudo -e README.md`,
     `sudo -u root env ${p}`,
     `sudo -s -- -c ${sq(p)}`,
+    // su/runuser run `-s PROGRAM` with the words after the user (red team J: `su --shell=/usr/bin/rm root -- -f x`).
+    `su -s $(command -v ${p.split(" ")[0]}) root -- ${p.split(" ").slice(1).join(" ")}`,
+    `su --shell=/usr/bin/${p.split(" ")[0]} root -- ${p.split(" ").slice(1).join(" ")}`,
+    `runuser -s/usr/bin/${p.split(" ")[0]} root -- ${p.split(" ").slice(1).join(" ")}`,
+    `su -ls /usr/bin/${p.split(" ")[0]} root ${p.split(" ").slice(1).join(" ")}`,
+    `su root -c ${sq(p)}`,
   ]);
   return { command: line, shape: ["sudo options (gate only)"] };
 }
