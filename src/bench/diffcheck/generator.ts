@@ -12,6 +12,7 @@ import { generate14 } from "./grammar14";
 import { generate16 } from "./grammar16";
 import { generate18e } from "./grammar18e";
 import { generate18b } from "./grammar18b";
+import { generate19j } from "./grammar19j";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -319,6 +320,9 @@ const GRAMMAR18E_RATE = 0.2;
 /** Share of inputs from the session-18 gate18b productions (grammar18b.ts: npm settings from planted configuration). */
 const GRAMMAR18B_RATE = 0.05;
 
+/** Share of inputs from the session-19 red team J productions (grammar19j.ts: every installed program's real getopt table — optional values without `=`, unique prefixes, clusters, `--`, POSIXLY_CORRECT — sudo's options, words built at run time). */
+const GRAMMAR19J_RATE = 0.2;
+
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
   const r = prng(seed);
@@ -328,7 +332,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR18B_RATE) {
+    if (r() < GRAMMAR19J_RATE) {
+      const g = generate19j(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+    } else if (r() < GRAMMAR18B_RATE) {
       const g = generate18b(r);
       shape.push(...g.shape);
       cmd = g.command;

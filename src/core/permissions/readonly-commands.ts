@@ -189,7 +189,14 @@ const FORBIDDEN_LONG: Record<string, { options: string[]; exact?: string[] }> = 
 };
 
 /** Value-taking options whose value is not a file name (grep -e PATTERN, head -n 5…). */
-const NON_PATH_VALUES: Record<string, Set<string>> = {
+/**
+ * Value-taking options whose value is not a file name, per program. An entry ending in `=` takes its value only
+ * glued (getopt_long's optional argument: `--color=always`; `--color .env` is `--color` then the file `.env` —
+ * red team J, session 19: `grep --color x .env` and `od -w .env` printed a denied file while the gate took
+ * `.env` for the option's value). test/unit/permissions/option-kinds-drift.test.ts sets every entry against the
+ * installed program's own getopt table.
+ */
+export const NON_PATH_VALUES: Record<string, Set<string>> = {
   grep: new Set([
     "-e",
     "--regexp",
@@ -204,8 +211,8 @@ const NON_PATH_VALUES: Record<string, Set<string>> = {
     "--include",
     "--exclude",
     "--exclude-dir",
-    "--color",
-    "--colour",
+    "--color=",
+    "--colour=",
     "--label",
     "--binary-files",
     "-d",
@@ -287,15 +294,15 @@ const NON_PATH_VALUES: Record<string, Set<string>> = {
     "-used",
     "-context",
   ]),
-  ls: new Set(["--color", "--format", "--sort", "--time", "--time-style", "-I", "--ignore", "--hide", "-w", "--width", "-T", "--tabsize", "--block-size", "--indicator-style", "--quoting-style"]),
+  ls: new Set(["--color=", "--format", "--sort", "--time", "--time-style", "-I", "--ignore", "--hide", "-w", "--width", "-T", "--tabsize", "--block-size", "--indicator-style", "--quoting-style"]),
   du: new Set(["-d", "--max-depth", "--exclude", "-B", "--block-size", "-t", "--threshold", "--time-style"]),
   tree: new Set(["-L", "-P", "-I", "--charset", "--filelimit", "--sort", "--timefmt"]),
   wc: new Set(),
   cat: new Set(),
-  od: new Set(["-t", "-A", "-j", "-N", "-w", "--format", "--address-radix", "--skip-bytes", "--read-bytes", "--width"]),
+  od: new Set(["-t", "-A", "-j", "-N", "-w=", "--format", "--address-radix", "--skip-bytes", "--read-bytes", "--width="]),
   xxd: new Set(["-c", "-g", "-l", "-s", "-o", "-cols", "-len", "-seek"]),
   hexdump: new Set(["-n", "-s", "-e"]),
-  column: new Set(["-s", "-t", "-c", "-o", "-N", "--separator", "--output-separator"]),
+  column: new Set(["-s", "-c", "-o", "-N", "--separator", "--output-separator"]),
   fold: new Set(["-w", "--width"]),
   nl: new Set(["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"]),
   strings: new Set(["-n", "-t", "-e", "--bytes", "--radix", "--encoding"]),
@@ -389,7 +396,7 @@ export function pathArguments(args: Word[], nonPathValues?: Set<string>): Word[]
         continue;
       }
       const eq = a.value.indexOf("=");
-      if (eq > 0 && nonPathValues?.has(a.value.slice(0, eq))) continue;
+      if (eq > 0 && (nonPathValues?.has(a.value.slice(0, eq)) || nonPathValues?.has(a.value.slice(0, eq + 1)))) continue;
       const glued = gluedValue(a.value);
       if (glued !== undefined) out.push({ ...a, value: glued });
       continue;

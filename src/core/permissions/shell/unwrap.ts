@@ -461,6 +461,13 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       // `NAME=VALUE` words, which sudo puts in the command's environment.
       const r = readGetopt(part, name, args, WRAPPER_OPTIONS.sudo!);
       if (!r) return undefined;
+      // `-D DIR`/`--chdir` and `-R DIR`/`--chroot` move where the command's relative paths land (red team J, session
+      // 19: `sudo -D sub cat ../.env` was read as `../.env` from the workspace, outside it, and allowed under
+      // Read(./.env) in bypassPermissions; sudo runs it where a sudoers `runcwd=*`/`runchroot=*` lets it): as env -C.
+      for (const o of r.options) {
+        if (/^(D|--chdir)$/.test(o.name)) part.problems.push(`${name} ${o.name.length === 1 ? `-${o.name}` : o.name} runs the command in another folder`);
+        if (/^(R|--chroot)$/.test(o.name)) part.problems.push(`${name} ${o.name.length === 1 ? `-${o.name}` : o.name} runs the command under another root folder`);
+      }
       const shell = r.options.some((o) => /^(i|s|--login|--shell)$/.test(o.name));
       const rest = envAssignments(part, name, r.rest);
       if (!rest) return undefined;
@@ -858,6 +865,15 @@ function runsACommand(part: CommandPart, args: Word[], name: string, out: Unwrap
     // fail, so reading it as the command too only asks more).
     // su and runuser also read `--session-command CMD` (any prefix down to `--se`): red team I, session 18 —
     // `su --sess 'rm -rf x'` ran rm under Bash(rm -rf:*) while the gate allowed.
+    // su and runuser run `-s SHELL`/`--shell=SHELL` (`-sSHELL`, `-ls SHELL`, `--sh SHELL`) as the program, with the
+    // words after the user as its arguments: `su -s /usr/bin/rm root -- -rf src` is `rm -rf src` (red team J,
+    // session 19: `su --shell=/usr/bin/rm root -- -f x` and `su -s/usr/bin/rm …` ran rm as root while Yoke allowed
+    // them under Bash(rm:*)). Which words reach it (options are permuted, `--` ends them) is the program's own
+    // reading: the line is one Yoke cannot place.
+    if (SESSION_COMMAND.has(program) && !args[i]!.dynamic && (/^-[fhlmpPV]*s/.test(v) || /^--sh(e(ll?)?)?(=|$)/.test(v))) {
+      part.problems.push(`${program} ${v.startsWith("--") ? "--shell" : "-s"} runs the program it names with the words after the user as its arguments`);
+      return;
+    }
     const dashC: readonly (string | undefined)[] | null =
       DASH_C_SCRIPT.has(program) && !operands && !args[i]!.dynamic ? (/^-[a-bd-zA-Z]*c([\s\S]*)$/.exec(v) ?? longCommandOption(v, SESSION_COMMAND.has(program))) : null;
     if (dashC && (dashC[1] !== undefined && dashC[1] !== "" ? true : !!args[i + 1])) {
