@@ -31,6 +31,8 @@ command -v ex >/dev/null 2>&1 || need_apt+=(vim)
 command -v secret-tool >/dev/null 2>&1 || need_apt+=(libsecret-tools)
 command -v gnome-keyring-daemon >/dev/null 2>&1 || need_apt+=(gnome-keyring)
 command -v dbus-daemon >/dev/null 2>&1 || need_apt+=(dbus)
+# sudo: the gate's sudo readings are attacked with the real program (test/integration/red-j19-session.test.ts).
+command -v sudo >/dev/null 2>&1 || need_apt+=(sudo)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     step "installing Debian packages: ${need_apt[*]} (apt-get)"
