@@ -16,6 +16,9 @@ import { lsFilesWith, take, toPosix, trackedPathspecs, type End } from "./git-ls
  */
 export function globKeeper(globs: readonly string[]): (path: string) => boolean {
   const tests = globs.map((g) => {
+    // `**/NAME`: NAME as the last part (the memory files' globs; no automaton per path).
+    const name = /^\*\*\/([^*/]+)$/.exec(g)?.[1];
+    if (name !== undefined) return (path: string) => path === name || path.endsWith(`/${name}`) || path === g || path.startsWith(`${g}/`);
     const re = boundedRegExp(globRegExpSource(g), "s");
     if (!re) throw new Error(`glob not read: ${g}`);
     return (path: string) => path === g || path.startsWith(`${g}/`) || re.test(path);
