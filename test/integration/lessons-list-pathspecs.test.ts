@@ -9,7 +9,7 @@
  * a sub-folder, and in a folder that is not a git work tree. Real git, real rg, the real loader.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,10 +64,20 @@ beforeAll(() => {
   writeFileSync(join(dir, "outside.md"), "# outside the workspace\n");
   symlinkSync("real", join(ws, "linked"));
   put("pkg/g/AGENTS.md", "# tracked, then deleted\n");
+  put("pkg/h/AGENTS.md", "# tracked, its folder then made a link inside\n");
+  put("pkg/i/AGENTS.md", "# tracked, its folder then made a link outside\n");
+  put("other/h2/AGENTS.md", "# what pkg/h leads to\n");
   git(ws, "init", "-q");
   git(ws, "add", "-A");
   git(ws, "commit", "-qm", "base");
   unlinkSync(join(ws, "pkg/g/AGENTS.md"));
+  rmSync(join(ws, "pkg/h"), { recursive: true });
+  symlinkSync("../other/h2", join(ws, "pkg/h"));
+  rmSync(join(ws, "pkg/i"), { recursive: true });
+  mkdirSync(join(dir, "elsewhere"));
+  writeFileSync(join(dir, "elsewhere/AGENTS.md"), "# outside\n");
+  symlinkSync(join(dir, "elsewhere"), join(ws, "pkg/i"));
+  symlinkSync("ws", join(dir, "wslink"));
   put("pkg/untracked/AGENTS.md", "# untracked nested\n");
   put("web2/.cursor/rules/u.mdc", "untracked rule\n");
   put("pkg/a/extra/CLAUDE.md", "# untracked claude\n");
@@ -104,20 +114,22 @@ function globSearcher(): Searcher {
 async function listing(cwd: string, search: Searcher) {
   const set = await loadGuidance({ fs: createNodeWorkspaceFs(cwd, { syncReads: true }), nestedMemory: true, search });
   return {
-    entries: set.entries.map((e) => ({ id: e.id, kind: e.kind, source: e.source, activation: e.activation, dir: e.dir, body: e.body, realPath: e.realPath })),
+    entries: set.entries.map((e) => ({ id: e.id, kind: e.kind, source: e.source, activation: e.activation, dir: e.dir, body: e.body, path: e.path, realPath: e.realPath })),
     problems: set.problems,
     excluded: set.excluded,
   };
 }
 
 describe("guidance listing: plain pathspecs against :(glob) pathspecs", () => {
-  for (const where of ["ws", "ws/pkg", "ws/web", "plain"]) {
+  for (const where of ["ws", "ws/pkg", "ws/web", "plain", "wslink", "wslink/pkg"]) {
     it(`the same listing in ${where}`, async () => {
       const cwd = join(dir, where);
       const now = await listing(cwd, createRipgrepSearcher());
       const before = await listing(cwd, globSearcher());
       expect(now).toEqual(before);
       expect(now.entries.length).toBeGreaterThan(0);
+      // Each file's real path is what the system's realpath says (folders resolved once per listing).
+      for (const e of now.entries) if (e.realPath) expect(e.realPath, e.source).toBe(realpathSync(e.path));
     });
   }
 
@@ -131,6 +143,7 @@ describe("guidance listing: plain pathspecs against :(glob) pathspecs", () => {
         "pkg/b/CLAUDE.md",
         "pkg/c/deep/er/AGENTS.md",
         "pkg/e/AGENTS.md",
+        "pkg/h/AGENTS.md",
         "real/AGENTS.md",
         "web/.cursor/rules/web.mdc",
         "web/.cursor/rules/sub/deeper.mdc",
@@ -154,6 +167,7 @@ describe("guidance listing: plain pathspecs against :(glob) pathspecs", () => {
       "pkg/XAGENTS.md",
     ])
       expect(sources).not.toContain(not);
-    expect(now.problems.map((p) => p.message).join("\n")).toMatch(/outside the workspace/);
+    expect(now.problems.map((p) => `${p.path}: ${p.message}`).join("\n")).toMatch(/pkg\/i\/AGENTS\.md: not read: it resolves to .*elsewhere\/AGENTS\.md, outside the workspace/);
+    expect(now.entries.find((e) => e.source === "pkg/h/AGENTS.md")?.realPath).toBe(join(realpathSync(ws), "other/h2/AGENTS.md"));
   });
 });
