@@ -47,9 +47,14 @@ export const toPosix = (p: string) => p.replace(/\\/g, "/");
  */
 export function trackedPathspecs(globs: readonly string[]): { pathspecs: string[]; exact: boolean } {
   const plain = globs.map(plainPathspec);
-  if (plain.some((p) => p === undefined)) return { pathspecs: globs.map((g) => `:(glob)${g}`), exact: true };
-  const start = commonStart(globs);
-  return { pathspecs: [...(plain as string[]), ...(start ? [start] : globs).map((g) => `:(literal)${g}`)], exact: false };
+  // No glob (git then lists everything) or one that is not plain: asked as `:(glob)` and kept as git answers.
+  if (!globs.length || plain.some((p) => p === undefined)) return { pathspecs: globs.map((g) => `:(glob)${g}`), exact: true };
+  // A plain pathspec lists what lies below its own text as git's literal reading would; one whose text differs (`**` became
+  // `*`) needs the glob's text asked literally: once for all when they share a start like `**/` (only names that begin so).
+  const changed = globs.filter((g, i) => plain[i] !== g);
+  const start = commonStart(changed).replace(/[^/]*$/, "");
+  const literal = start.includes("*") ? [start] : changed;
+  return { pathspecs: [...(plain as string[]), ...literal.map((g) => `:(literal)${g}`)], exact: false };
 }
 
 /** A glob of `**` folders, literal text and `*` as a plain (fnmatch) pathspec matching a superset of it; undefined for any other glob. */

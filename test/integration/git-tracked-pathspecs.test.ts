@@ -71,6 +71,11 @@ const FILES = [
   "src/deep/index.ts",
   "src/x.tsx",
   "src/a.ts/b.js",
+  "src/*.tsx/inner.txt",
+  "src/*.ts/inner.txt",
+  "a/**/x/AGENTS.md",
+  "a/**/AGENTS.md/z.txt",
+  "**/AGENTS.mdx/q.txt",
   "README.md",
 ];
 
@@ -101,6 +106,10 @@ const GLOB_SETS: ReadonlyArray<readonly string[]> = [
   ["**/AGENTS.md"],
   ["**/.cursor/rules/**/*.mdc"],
   ["src/*.ts", "**/*.tsx"],
+  ["src/*.ts", "src/*.tsx"],
+  ["a/**/AGENTS.md", "a/b/CLAUDE.md"],
+  ["a/**/AGENTS.md", "**/b/**/CLAUDE.md"],
+  ["**/AGENTS.md", "**/AGENTS.mdx"],
   ["**/src/**/index.ts"],
   ["*.md"],
   ["AGENTS.md"],
@@ -117,6 +126,10 @@ describe("gitTracked: plain pathspecs, kept as the :(glob) ones list", () => {
     expect(exact).toBe(false);
     expect(pathspecs).toEqual(["*AGENTS.md", "*CLAUDE.md", "*.cursor/rules/*.mdc", "*.windsurf/rules/*.md", ":(literal)**/"]);
     expect(trackedPathspecs(["**/?GENTS.md"])).toEqual({ pathspecs: [":(glob)**/?GENTS.md"], exact: true });
+    expect(trackedPathspecs([])).toEqual({ pathspecs: [], exact: true });
+    // No shared start like `**/`: the changed glob's own text, asked literally (not all of `a/`).
+    expect(trackedPathspecs(["a/**/AGENTS.md", "b/**/CLAUDE.md"]).pathspecs).toEqual(["a/*AGENTS.md", "b/*CLAUDE.md", ":(literal)a/**/AGENTS.md", ":(literal)b/**/CLAUDE.md"]);
+    expect(trackedPathspecs(["a/**/AGENTS.md", "a/b/CLAUDE.md"]).pathspecs).toEqual(["a/*AGENTS.md", "a/b/CLAUDE.md", ":(literal)a/**/"]);
   });
 
   for (const globs of GLOB_SETS) {
