@@ -27,8 +27,7 @@ import type { ToolContext } from "../core/tools/types";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createNodeWorkspaceFs } from "../node/node-fs";
 import { createRipgrepSearcher, findRipgrep, rgGlobArgs, rgGrepArgs } from "../node/ripgrep-searcher";
-import { lsFilesArgs } from "../node/git-tracked";
-import { HOST_GIT_READ_ENV } from "../node/host-git";
+import { globLsFilesArgs, lsFilesArgs, LS_FILES_ENV } from "../node/git-ls-files";
 import { NESTED_GUIDANCE_GLOBS } from "../core/guidance/nested-globs";
 import type { Row } from "./scale-repo";
 import type { BenchMetric } from "./types";
@@ -212,7 +211,20 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
     note: `p99 ${round(loop.percentile(99) / 1e6)} ms; the walk and the search run in rg, the tool parses its output a chunk at a time and stats files asynchronously`,
   });
 
-  // lessons list: every nested memory file, against listing them with rg.
+  return out;
+}
+
+/**
+ * `yoke lessons list` (whole CLI process) against git listing the same guidance files: the
+ * `:(glob)` pathspecs as a person types them (the baseline), the plain pathspecs Yoke asks
+ * (git-ls-files.ts), and the same command in an empty folder; the Node process's own peak RSS
+ * (VmHWM, read at its exit by a preload: git's reading of the index is git's), and how many of
+ * the tree's nested memory files it listed.
+ */
+export async function lessonsListMetrics(root: string, label: string, opts: { cli: string; rounds: number }): Promise<BenchMetric[]> {
+  const out: BenchMetric[] = [];
+  const rg = findRipgrep();
+  if (!rg) return [{ name: `${label}: lessons list`, value: null, unit: "ms", note: "no rg on this machine" }];
   const want = spawnSync(rg, rgGlobArgs("**/{AGENTS,CLAUDE}.md"), { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 })
     .stdout.split("\n")
     .map((l) => l.replace(/^\.\//, ""))
@@ -222,7 +234,8 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
   const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-bench-scale-empty-"));
   const lessons = await versus(opts.rounds, {
     tool: async () => timeSync(() => lessonsList()),
-    "git ls-files": async () => timeSync(() => spawnSync("git", lsFilesArgs(root, NESTED_GUIDANCE_GLOBS), { env: { ...process.env, ...HOST_GIT_READ_ENV }, maxBuffer: 1 << 28 })),
+    "git ls-files": async () => timeSync(() => spawnSync("git", globLsFilesArgs(root, NESTED_GUIDANCE_GLOBS), { env: { ...process.env, ...LS_FILES_ENV }, maxBuffer: 1 << 28 })),
+    "git ls-files as yoke asks": async () => timeSync(() => spawnSync("git", lsFilesArgs(root, NESTED_GUIDANCE_GLOBS), { env: { ...process.env, ...LS_FILES_ENV }, maxBuffer: 1 << 28 })),
     "empty folder": async () => timeSync(() => spawnSync(process.execPath, [opts.cli, "lessons", "list", "--json", "--cwd", emptyDir], { env: { ...process.env, HOME: home } })),
   });
   fs.rmSync(emptyDir, { recursive: true, force: true });
@@ -230,9 +243,15 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
     entries: Array<{ kind: string; activation: string }>;
     problems: unknown[];
   };
-  fs.rmSync(home, { recursive: true, force: true });
   const found = listed.entries.filter((e) => e.kind === "memory" && e.activation === "folder").length;
-  out.push(...rows(`${label}: yoke lessons list`, lessons, "git ls-files", "whole CLI process; baseline: the git ls-files it runs (same pathspecs and -c options), whole process"));
+  out.push(
+    ...rows(
+      `${label}: yoke lessons list`,
+      lessons,
+      "git ls-files",
+      "whole CLI process; baseline: git ls-files with the :(glob) pathspecs as one types them (the -c options and environment Yoke gives git), whole process; 'git ls-files as yoke asks': the plain pathspecs Yoke runs (git-ls-files.ts)",
+    ),
+  );
   out.push({
     name: `${label}: lessons list, nested AGENTS.md/CLAUDE.md listed`,
     value: found,
@@ -241,7 +260,28 @@ export async function searchScaleMetrics(root: string, label: string, opts: { cl
     ratio: want.length ? round(found / want.length, 3) : undefined,
     note: "baseline: the files in the tree",
   });
+  const hwm = peakRssOf(process.execPath, [opts.cli, "lessons", "list", "--json", "--cwd", root], { ...process.env, HOME: home });
+  fs.rmSync(home, { recursive: true, force: true });
+  if (hwm !== undefined)
+    out.push({ name: `${label}: lessons list, peak RSS of the Node process`, value: hwm, unit: "MiB", note: "VmHWM at exit (git's reading of the index is in git's own process)" });
   return out;
+}
+
+/** The peak RSS (VmHWM, MiB) of a Node process, read at its exit by a preload. */
+function peakRssOf(node: string, args: string[], env: NodeJS.ProcessEnv): number | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "yoke-bench-hwm-"));
+  try {
+    const preload = path.join(dir, "hwm.js");
+    const outFile = path.join(dir, "hwm.txt");
+    fs.writeFileSync(
+      preload,
+      `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(outFile)}, /VmHWM:\\s+(\\d+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1]));\n`,
+    );
+    spawnSync(node, ["--require", preload, ...args], { env, stdio: "ignore", maxBuffer: 1 << 28 });
+    return fs.existsSync(outFile) ? round(Number(fs.readFileSync(outFile, "utf8")) / 1024) : undefined;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export interface SessionProbe {
@@ -325,6 +365,9 @@ function medianProbe(ps: SessionProbe[]): SessionProbe {
 
 /** Search and guidance rows of one size. */
 export const searchRows: Row = (ctx) => searchScaleMetrics(ctx.repo.root, ctx.label, { cli: cliPath(), rounds: ctx.rounds, rare: ABSENT });
+
+/** `yoke lessons list` of one size, against git's listing of the same files. */
+export const lessonsRows: Row = (ctx) => lessonsListMetrics(ctx.repo.root, ctx.label, { cli: cliPath(), rounds: ctx.rounds });
 
 /** Session rows: start-up, the tools as a session sees them, peak RSS, against the same session in an empty folder. */
 export const sessionSearchRows: Row = async (ctx) => {

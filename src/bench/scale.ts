@@ -17,7 +17,7 @@ import { startScriptedLlmServer } from "../demo/scripted-llm-server";
 import { createGitCheckpointStore } from "../node/checkpoint-store";
 import { CHECKPOINT_DEFAULTS } from "../core/checkpoints/types";
 import { generateScaleRepo, SCALE_GIT_ENV, type Row, type ScaleContext, type ScaleRepo } from "./scale-repo";
-import { searchRows, sessionSearchRows } from "./scale-search";
+import { lessonsRows, searchRows, sessionSearchRows } from "./scale-search";
 import type { BenchFn, BenchMetric } from "./types";
 
 const gitEnv = { ...process.env, ...SCALE_GIT_ENV };
@@ -318,7 +318,7 @@ export const sessionRow: Row = async (ctx) => {
 };
 
 /** The rows, in order. Other sections' rows (grep, glob, start-up) are added here. */
-export const ROWS: Row[] = [firstCheckpoint, laterCheckpoint, restoreRows, sessionRow, searchRows, sessionSearchRows];
+export const ROWS: Row[] = [firstCheckpoint, laterCheckpoint, restoreRows, sessionRow, searchRows, lessonsRows, sessionSearchRows];
 
 export function parseSizes(spec: string): Array<{ label: string; files: number }> {
   return spec

@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import { NESTED_GUIDANCE_GLOBS } from "../core/guidance/nested-globs";
-import { prefetchTracked } from "../node/git-tracked";
+import { prefetchTracked } from "../node/git-ls-files";
 import { keepWasmAtBaselineTier } from "../node/tree-sitter-wasm";
 import { UsageError } from "./args";
 import { enableCompileCache } from "./compile-cache";

@@ -12,8 +12,13 @@ export function isAbsolutePath(p: string): boolean {
   return p.startsWith("/") || DRIVE.test(p);
 }
 
+/** Something normalizePath would change: a `\`, `//`, a `.` or `..` part, a drive. */
+const NOT_NORMAL = /\\|\/\/|(?:^|\/)\.\.?(?:\/|$)|^[A-Za-z]:(?:\/|$)/;
+
 /** Collapses `//`, `.` and `..`; keeps a leading `/` (or drive); never ends with `/` except the root. */
 export function normalizePath(p: string): string {
+  // Most paths are normal already (this runs several times per file the guidance loader reads): as they are.
+  if (p !== "" && (p === "/" || !p.endsWith("/")) && !NOT_NORMAL.test(p)) return p;
   const slashed = p.replace(/\\/g, "/");
   let prefix = "";
   let rest = slashed;

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NESTED_GUIDANCE_GLOBS } from "../../src/core/guidance/nested-globs";
-import { gitTracked, prefetchTracked } from "../../src/node/git-tracked";
+import { gitTracked } from "../../src/node/git-tracked";
+import { prefetchTracked } from "../../src/node/git-ls-files";
 import { ensureBuilt, runCli } from "../support/cli";
 
 beforeAll(() => ensureBuilt(), 120_000);

@@ -15,6 +15,41 @@ describe("normalizePath", () => {
     expect(normalizePath("c:\\Users\\me\\..\\x")).toBe("C:/Users/x");
   });
 
+  it("returns a path that is already normal as it is, and any other as the full walk does (random paths)", () => {
+    // The walk normalizePath made of every path before its fast path, kept here as the reference.
+    const walk = (p: string): string => {
+      const slashed = p.replace(/\\/g, "/");
+      let prefix = "";
+      let rest = slashed;
+      if (/^[A-Za-z]:(\/|$)/.test(slashed)) {
+        prefix = slashed.slice(0, 2).toUpperCase() + "/";
+        rest = slashed.slice(2);
+      } else if (slashed.startsWith("/")) prefix = "/";
+      const out: string[] = [];
+      for (const seg of rest.split("/")) {
+        if (seg === "" || seg === ".") continue;
+        if (seg === "..") {
+          if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+          else if (!prefix) out.push("..");
+          continue;
+        }
+        out.push(seg);
+      }
+      const body = out.join("/");
+      return prefix ? prefix + body : body === "" ? "." : body;
+    };
+    const alphabet = ["a", "b", ".", "..", "/", "//", "\\", "c:", "C:", ":", " ", "\n", "é", "x.y"];
+    let seed = 19;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 20_000; i++) {
+      let p = "";
+      const n = Math.floor(next() * 8);
+      for (let k = 0; k < n; k++) p += alphabet[Math.floor(next() * alphabet.length)];
+      expect(normalizePath(p), JSON.stringify(p)).toBe(walk(p));
+    }
+    for (const p of ["/", "/a/b", "a", ".a", "...", "a/...", "/w/AGENTS.md", "C:/x", "c:/x", "c:", "C:", "c:x", "./a", "a/.", "a/..", "/.."]) expect(normalizePath(p), p).toBe(walk(p));
+  });
+
   it("tells inside from a sibling with a common prefix", () => {
     expect(isInside("/w/proj", "/w/proj/a")).toBe(true);
     expect(isInside("/w/proj", "/w/proj")).toBe(true);
