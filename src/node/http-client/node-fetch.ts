@@ -4,9 +4,9 @@
  * Why: Node's built-in `fetch` (undici) costs a process ~190 ms of CPU for its first POST against
  * 60–70 ms with `http.request` (docs/benchmarks.md, "HTTP client"); a `yoke run` makes one model
  * request before anything else, so that difference is most of what separates it from the issue's
- * 150 ms. The SDKs take any fetch-compatible function (their `fetch` option); this one returns a
- * real WHATWG `Response` (the SDKs' own `new Headers()` loads that part of undici anyway, so it
- * costs nothing more: measured) whose body is a `ReadableStream` fed chunk by chunk as the socket
+ * 150 ms. The SDKs take any fetch-compatible function (their `fetch` option); this one answers
+ * with a `Response` of its own (response.ts, headers.ts: building undici's classes would load all
+ * of undici again, measured) whose body is a `ReadableStream` fed chunk by chunk as the socket
  * delivers it — a server-sent event reaches the SDK when it arrives.
  *
  * What it does as `fetch` does (Node 20's undici), so the SDKs see no difference:
@@ -37,6 +37,8 @@ import * as http from "node:http";
 import * as https from "node:https";
 import type { Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
+import { FetchHeaders } from "./headers";
+import { FetchResponse } from "./response";
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -135,7 +137,11 @@ function decoders(encoding: string | undefined): Transform[] {
   const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
   const out: Transform[] = [];
   // Codings are listed in the order they were applied: undo them from the last.
-  for (const coding of encoding.toLowerCase().split(",").map((c) => c.trim()).reverse()) {
+  for (const coding of encoding
+    .toLowerCase()
+    .split(",")
+    .map((c) => c.trim())
+    .reverse()) {
     if (coding === "gzip" || coding === "x-gzip") out.push(zlib.createGunzip(flush));
     else if (coding === "deflate") out.push(zlib.createInflate(flush));
     else if (coding === "br") {
@@ -304,7 +310,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
       sent.finish();
       throw fetchFailed(new Error(`invalid HTTP status ${status}`));
     }
-    const headers = new Headers();
+    const headers = new FetchHeaders();
     const raw = res.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) {
       try {
@@ -319,16 +325,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
       res.once("end", sent.finish);
       res.once("close", sent.finish);
     } else body = bodyStream(sent, signal);
-    let response: Response;
-    const init = { status, statusText: res.statusMessage ?? "", headers };
-    try {
-      response = new Response(body, init);
-    } catch {
-      response = new Response(body, { ...init, statusText: "" }); // a reason phrase Response refuses
-    }
-    Object.defineProperty(response, "url", { value: target.url.href });
-    if (redirected) Object.defineProperty(response, "redirected", { value: true });
-    return response;
+    // The SDKs type it as a Response; it has every member they read (response.ts).
+    return new FetchResponse(body, { status, statusText: res.statusMessage ?? "", headers, url: target.url.href, redirected }) as unknown as Response;
   }
 
   function bodyStream(sent: Sent, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
