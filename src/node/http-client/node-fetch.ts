@@ -233,6 +233,11 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
   /** Sends one request and resolves on its response headers; retries once on a reused socket the server had closed. */
   function send(target: Target, signal: AbortSignal | undefined, retried = false): Promise<Sent> {
     return new Promise<Sent>((resolve, reject) => {
+      // Aborted while a redirect or a retry was being prepared: its 'abort' event has passed.
+      if (signal?.aborted) {
+        reject(abortReason(signal));
+        return;
+      }
       const { url, method, headers, body } = target;
       const mod = url.protocol === "https:" ? https : http;
       let req: http.ClientRequest;
