@@ -98,6 +98,18 @@ describe.each(FORMATS)("Yoke's HTTP client under the %s SDK", (format) => {
     const headers = s.requests[0]!.headers;
     expect(headers["x-api-key"]).toBeUndefined();
     expect(headers.authorization).toBeUndefined();
+    if (format === "anthropic") {
+      // The same redirect with Node's fetch: it does not send the key on either (parity, measured).
+      const other = await startScriptedLlmServer({ script: [{ text: "elsewhere" }] });
+      try {
+        const f2 = await front("redirect-away", { away: other.url });
+        const viaFetch = createProvider({ provider: "anthropic", model: "claude-sonnet-4-6", baseUrl: f2.url, apiKey: "sk-ant-test" });
+        expect(textOf(await collectEvents(viaFetch, userRequest("x")))).toBe("elsewhere");
+        expect(other.requests[0]!.headers["x-api-key"]).toBeUndefined();
+      } finally {
+        await other.close();
+      }
+    }
   });
 
   it("retries 429, 529 and 500 with their retry-after through Yoke's retries", async () => {
