@@ -35,7 +35,7 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import type { Readable, Transform } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import * as zlib from "node:zlib";
 import { FetchHeaders } from "./headers";
 import { FetchResponse } from "./response";
@@ -131,6 +131,31 @@ interface RequestLike {
   redirect?: string;
 }
 
+/**
+ * `deflate` as servers send it: zlib-wrapped as the specification says, or raw (as fetch accepts
+ * too): the first byte tells (a zlib header's low nibble is 8, deflate's method).
+ */
+class AnyInflate extends Transform {
+  #inner: Transform | undefined;
+  constructor(private readonly options: zlib.ZlibOptions) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    if (!this.#inner) {
+      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib.createInflate(this.options) : zlib.createInflateRaw(this.options);
+      inner.on("data", (d: Buffer) => this.push(d));
+      inner.once("error", (err) => this.destroy(err));
+      this.#inner = inner;
+    }
+    this.#inner.write(chunk, () => done());
+  }
+  override _flush(done: (err?: Error | null) => void): void {
+    if (!this.#inner) return done();
+    this.#inner.once("end", () => done());
+    this.#inner.end();
+  }
+}
+
 /** The decoders that undo a `content-encoding`, in the order the body goes through them. */
 function decoders(encoding: string | undefined): Transform[] {
   if (!encoding) return [];
@@ -143,7 +168,7 @@ function decoders(encoding: string | undefined): Transform[] {
     .map((c) => c.trim())
     .reverse()) {
     if (coding === "gzip" || coding === "x-gzip") out.push(zlib.createGunzip(flush));
-    else if (coding === "deflate") out.push(zlib.createInflate(flush));
+    else if (coding === "deflate") out.push(new AnyInflate(flush));
     else if (coding === "br") {
       out.push(zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
     } else if (coding !== "identity" && coding !== "") return []; // unknown: the body as it came (as undici)

@@ -226,6 +226,33 @@ describe("the client at the fetch level", () => {
     await expect(nodeFetch("http://127.0.0.1/", { method: "GET", body: "x" })).rejects.toThrow(/GET\/HEAD/);
   });
 
+  it("decodes deflate zlib-wrapped and raw, and several codings in order; a body that is not what it says is an error", async () => {
+    const { createServer } = await import("node:http");
+    const zlib = await import("node:zlib");
+    const bodies: Record<string, [string, Buffer]> = {
+      "/zlib": ["deflate", zlib.deflateSync("wrapped")],
+      "/raw": ["deflate", zlib.deflateRawSync("raw")],
+      "/both": ["deflate, gzip", zlib.gzipSync(zlib.deflateSync("both"))],
+      "/bad": ["gzip", Buffer.from("not gzip at all")],
+    };
+    const http = createServer((req, res) => {
+      const [coding, bytes] = bodies[req.url ?? ""]!;
+      res.writeHead(200, { "content-encoding": coding });
+      res.end(bytes);
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    try {
+      expect(await (await nodeFetch(`${base}/zlib`)).text()).toBe("wrapped");
+      expect(await (await nodeFetch(`${base}/raw`)).text()).toBe("raw");
+      expect(await (await nodeFetch(`${base}/both`)).text()).toBe("both");
+      await expect((await nodeFetch(`${base}/bad`)).text()).rejects.toMatchObject({ message: "terminated", cause: { code: "Z_DATA_ERROR" } });
+    } finally {
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
   it("a redirect with a streamed body is refused, as fetch refuses it", async () => {
     await scripted([{ text: "x" }]);
     const f = await front("redirect");
