@@ -165,6 +165,8 @@ const targets = [
     entryPoints: { "anthropic-sdk": "src/core/providers/anthropic-sdk-entry.ts", "openai-sdk": resolveFromHere("openai") },
     outdir,
     ...nodeCjs,
+    // Their `Headers` and `FormData` without Node's undici (src/node/http-client/sdk-globals.ts).
+    inject: ["src/node/http-client/sdk-globals.ts"],
   },
   {
     ...common,

@@ -5,6 +5,7 @@
 import { createProvider } from "../core/providers/create";
 import type { ChatRequest, Provider, ProviderConfig } from "../core/providers/types";
 import { startScriptedLlmServer } from "../demo/scripted-llm-server";
+import { providerFetch } from "../node/http-client/provider-fetch";
 import type { ScriptedTurn } from "../demo/types";
 import type { BenchMetric, BenchSection } from "./types";
 
@@ -45,8 +46,12 @@ async function cancelMs(provider: Provider): Promise<number> {
 
 async function measure(format: "openai" | "anthropic"): Promise<BenchMetric[]> {
   const server = await startScriptedLlmServer({ script: (): ScriptedTurn => ({ text: "hello there" }) });
+  // The HTTP client a `yoke` process would use here (src/node/http-client/provider-fetch.ts).
+  const fetch = providerFetch();
   const config = (s: { openaiBaseUrl: string; anthropicBaseUrl: string }): ProviderConfig =>
-    format === "openai" ? { provider: "openai-compatible", model: "bench", baseUrl: s.openaiBaseUrl } : { provider: "anthropic", model: "bench", baseUrl: s.anthropicBaseUrl, apiKey: "bench" };
+    format === "openai"
+      ? { provider: "openai-compatible", model: "bench", baseUrl: s.openaiBaseUrl, fetch }
+      : { provider: "anthropic", model: "bench", baseUrl: s.anthropicBaseUrl, apiKey: "bench", fetch };
   try {
     const provider = createProvider(config(server));
     await firstDeltaMs(provider); // warm-up

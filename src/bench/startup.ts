@@ -7,7 +7,10 @@
  *   against the scripted model server): the process's CPU (user + system, from /proc/PID/stat,
  *   read when the request arrives) and wall time from spawn to the first model request. Baseline:
  *   a bare `node -e` that sends one POST with `fetch` to the same server, measured the same way
- *   (Node's own start-up and its HTTP client: the floor of any CLI that calls a model).
+ *   (Node's own start-up and its HTTP client: the floor of any CLI that calls a model); a second
+ *   bare process that POSTs with `http.request` (the floor with Node's plain client, which Yoke's
+ *   own HTTP client is built on: src/node/http-client); and the same `yoke run` with
+ *   `YOKE_HTTP_CLIENT=fetch` (the SDKs on Node's fetch), which isolates what the client saves.
  * - `yoke --version` and `node -e 0`, whole processes (/usr/bin/time): the CLI entry's own cost.
  * - the extension's activation: a fresh Node process requires dist/extension.js and calls
  *   activate() with a stand-in `vscode` module (every API a no-op) and an ExtensionContext of
@@ -82,7 +85,7 @@ function wholeProcessCpuMs(args: string[]): number {
  * of one build, as a user's is: what Yoke caches there (the sandbox probe, V8's compiled code)
  * was written by the warm-up run.
  */
-async function yokeRun(cli: string, scratch: string, home: string): Promise<FirstRequest> {
+async function yokeRun(cli: string, scratch: string, home: string, env: NodeJS.ProcessEnv = {}): Promise<FirstRequest> {
   const dir = fs.mkdtempSync(path.join(scratch, "run-"));
   const cwd = path.join(dir, "work");
   fs.mkdirSync(home, { recursive: true });
@@ -90,7 +93,7 @@ async function yokeRun(cli: string, scratch: string, home: string): Promise<Firs
   try {
     return await firstRequest(
       (url) => [cli, "run", "--trust", "--provider", "anthropic", "--base-url", url, "--cwd", cwd, "--session-dir", path.join(dir, "sessions"), "--max-turns", "2", "Say hello."],
-      { ...process.env, HOME: home, ANTHROPIC_API_KEY: "bench" },
+      { ...process.env, HOME: home, ANTHROPIC_API_KEY: "bench", ...env },
       cwd,
     );
   } finally {
@@ -101,6 +104,12 @@ async function yokeRun(cli: string, scratch: string, home: string): Promise<Firs
 /** A bare Node process that POSTs once to the server with fetch: the floor of a CLI that calls a model. */
 function bareFetch(scratch: string): Promise<FirstRequest> {
   const code = `fetch(process.argv[1] + "/v1/messages", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "hi" }] }) }).then((r) => r.text(), () => {});`;
+  return firstRequest((url) => ["-e", code, url], process.env, scratch);
+}
+
+/** The same POST with `http.request`: the floor of a CLI on Node's plain HTTP client. */
+function bareHttp(scratch: string): Promise<FirstRequest> {
+  const code = `require("node:http").request(process.argv[1] + "/v1/messages", { method: "POST", headers: { "content-type": "application/json" } }, (r) => r.resume()).on("error", () => {}).end(JSON.stringify({ model: "m", max_tokens: 1, messages: [{ role: "user", content: "hi" }] }));`;
   return firstRequest((url) => ["-e", code, url], process.env, scratch);
 }
 
@@ -203,6 +212,8 @@ export const bench: BenchFn = async () => {
   fs.writeFileSync(empty, "exports.activate = () => ({});\n");
   const runs: FirstRequest[] = [];
   const bare: FirstRequest[] = [];
+  const bareNodeHttp: FirstRequest[] = [];
+  const onFetch: FirstRequest[] = [];
   const others: FirstRequest[] = [];
   const version: number[] = [];
   const nodeZero: number[] = [];
@@ -214,10 +225,14 @@ export const bench: BenchFn = async () => {
     const otherHome = path.join(scratch, "home-other");
     await yokeRun(cli, scratch, home);
     await bareFetch(scratch);
+    await bareHttp(scratch);
+    await yokeRun(cli, scratch, home, { YOKE_HTTP_CLIENT: "fetch" });
     if (other) await yokeRun(other, scratch, otherHome);
     for (let r = 0; r < rounds; r++) {
       runs.push(await yokeRun(cli, scratch, home));
       bare.push(await bareFetch(scratch));
+      bareNodeHttp.push(await bareHttp(scratch));
+      onFetch.push(await yokeRun(cli, scratch, home, { YOKE_HTTP_CLIENT: "fetch" }));
       if (other) others.push(await yokeRun(other, scratch, otherHome));
       version.push(wholeProcessCpuMs([cli, "--version"]));
       nodeZero.push(wholeProcessCpuMs(["-e", "0"]));
@@ -233,6 +248,14 @@ export const bench: BenchFn = async () => {
   const metrics: BenchMetric[] = [
     row("yoke run: spawn → first request, CPU", m(runs, "cpuMs"), "ms", m(bare, "cpuMs"), "baseline: node -e 'fetch(…)' to the same server; target ≤ 150 ms"),
     row("yoke run: spawn → first request, wall", m(runs, "wallMs"), "ms", m(bare, "wallMs"), "baseline: node -e 'fetch(…)' to the same server"),
+    row("yoke run: spawn → first request, CPU, vs node -e 'http.request(…)'", m(runs, "cpuMs"), "ms", m(bareNodeHttp, "cpuMs"), "baseline: the same POST with Node's plain HTTP client"),
+    row(
+      "yoke run: spawn → first request, CPU, vs YOKE_HTTP_CLIENT=fetch",
+      m(runs, "cpuMs"),
+      "ms",
+      m(onFetch, "cpuMs"),
+      "baseline: the same build with the SDKs on Node's fetch (src/node/http-client), interleaved",
+    ),
     row("yoke --version, whole process, CPU", median(version), "ms", median(nodeZero), "baseline: node -e 0"),
     row("activate(): require + activate, CPU", a(act, "cpuMs"), "ms", a(actBase, "cpuMs"), "stand-in vscode module; baseline: an empty extension in the same harness; target ≤ 50 ms"),
     row("activate(): require + activate, wall", a(act, "wallMs"), "ms", a(actBase, "wallMs"), "baseline: an empty extension in the same harness"),

@@ -1,6 +1,7 @@
 /** Turns CLI flags (and the environment) into a ProviderConfig; finds a model on keyless local servers. */
 import { registerProviderSecret } from "../node/settings/secret-env";
-import type { ProviderConfig, ProviderId } from "../core/providers/types";
+import { HttpClientChoiceError, providerFetch } from "../node/http-client/provider-fetch";
+import type { ProviderConfig, ProviderFetch, ProviderId } from "../core/providers/types";
 import { DEFAULT_MODELS } from "../core/providers/defaults";
 import { UsageError } from "./args";
 
@@ -33,12 +34,22 @@ export async function providerConfigFromFlags(flags: ProviderFlags, env: NodeJS.
   if (!apiKey && provider !== "openai-compatible" && !flags.baseUrl) {
     throw new UsageError(`no API key for ${provider}: set ${keyEnv} (or name another variable with --api-key-env)`);
   }
-  const model = flags.model ?? DEFAULT_MODELS[provider] ?? (await firstServerModel(flags.baseUrl!, apiKey));
-  return { provider, model, baseUrl: flags.baseUrl, apiKey, apiKeyEnv: keyEnv, stream: flags.stream ?? true };
+  const fetch = httpClient(env);
+  const model = flags.model ?? DEFAULT_MODELS[provider] ?? (await firstServerModel(flags.baseUrl!, apiKey, fetch ?? globalThis.fetch));
+  return { provider, model, baseUrl: flags.baseUrl, apiKey, apiKeyEnv: keyEnv, stream: flags.stream ?? true, ...(fetch ? { fetch } : {}) };
+}
+
+/** The SDKs' HTTP client (src/node/http-client/provider-fetch.ts); a bad YOKE_HTTP_CLIENT is a usage error. */
+function httpClient(env: NodeJS.ProcessEnv): ProviderFetch | undefined {
+  try {
+    return providerFetch(env);
+  } catch (err) {
+    throw err instanceof HttpClientChoiceError ? new UsageError(err.message) : err;
+  }
 }
 
 /** Asks an OpenAI-compatible server for its models (GET /models) and takes the first. */
-async function firstServerModel(baseUrl: string, apiKey?: string): Promise<string> {
+async function firstServerModel(baseUrl: string, apiKey: string | undefined, fetch: ProviderFetch): Promise<string> {
   const url = baseUrl.replace(/\/+$/, "") + "/models";
   try {
     const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(5000) });

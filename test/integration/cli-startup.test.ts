@@ -104,10 +104,13 @@ describe("the CLI's start-up", () => {
        let made = false;
        Object.defineProperty(process, "stdin", { configurable: true, enumerable: d.enumerable, get() { made = true; return d.get.call(this); } });
        let first = true;
-       require("node:diagnostics_channel").subscribe("undici:request:create", () => {
+       const note = () => {
          if (first) require("node:fs").writeFileSync(process.env.YOKE_TEST_STDIN, JSON.stringify({ made }));
          first = false;
-       });\n`,
+       };
+       // Node's fetch (undici) or node:http (Yoke's own client, src/node/http-client).
+       require("node:diagnostics_channel").subscribe("undici:request:create", note);
+       require("node:diagnostics_channel").subscribe("http.client.request.start", note);\n`,
     );
     const server = await startScriptedLlmServer({ script: [{ text: "Answer." }] });
     try {

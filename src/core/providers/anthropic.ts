@@ -73,6 +73,7 @@ export class AnthropicProvider implements Provider {
         maxRetries: 0,
         timeout: this.config.timeoutMs ?? 600_000,
         defaultHeaders: this.config.headers,
+        ...(this.config.fetch ? { fetch: this.config.fetch } : {}),
       });
       this.client ??= { api, sdk: Sdk };
     }

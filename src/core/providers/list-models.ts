@@ -23,7 +23,7 @@ const TTL_MS = 5 * 60_000;
 const cache = new Map<string, { at: number; listed: Promise<ListedModels> }>();
 
 /** The provider's listed models (cached); `now` for tests. */
-export function listModels(config: Pick<ProviderConfig, "provider" | "baseUrl" | "apiKey" | "headers">, opts: { limit?: number; now?: () => number } = {}): Promise<ListedModels> {
+export function listModels(config: Pick<ProviderConfig, "provider" | "baseUrl" | "apiKey" | "headers" | "fetch">, opts: { limit?: number; now?: () => number } = {}): Promise<ListedModels> {
   const now = (opts.now ?? Date.now)();
   const limit = Math.max(1, Math.min(opts.limit ?? LIST_MODELS_LIMIT, LIST_MODELS_LIMIT));
   const key = JSON.stringify([config.provider, config.baseUrl ?? "", config.apiKey ?? "", config.headers ?? {}, limit]);
@@ -38,9 +38,9 @@ export function listModels(config: Pick<ProviderConfig, "provider" | "baseUrl" |
   return listed;
 }
 
-async function fetchList(config: Pick<ProviderConfig, "provider" | "baseUrl" | "apiKey" | "headers">, limit: number): Promise<ListedModels> {
+async function fetchList(config: Pick<ProviderConfig, "provider" | "baseUrl" | "apiKey" | "headers" | "fetch">, limit: number): Promise<ListedModels> {
   const signal = AbortSignal.timeout(TIMEOUT_MS);
-  const full: ProviderConfig = { provider: config.provider, model: "-", baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers, timeoutMs: TIMEOUT_MS };
+  const full: ProviderConfig = { provider: config.provider, model: "-", baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers, timeoutMs: TIMEOUT_MS, fetch: config.fetch };
   let provider: AnthropicProvider | OpenAiProvider;
   if (config.provider === "anthropic") provider = new AnthropicProvider(full);
   else if (config.provider === "openai" || (config.provider === "openai-compatible" && config.baseUrl)) provider = new OpenAiProvider(full);

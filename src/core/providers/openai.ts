@@ -185,6 +185,7 @@ export class OpenAiProvider implements Provider {
         maxRetries: 0,
         timeout: this.config.timeoutMs ?? 600_000,
         defaultHeaders: this.config.headers,
+        ...(this.config.fetch ? { fetch: this.config.fetch } : {}),
       });
       this.client ??= { api, sdk: Sdk };
     }

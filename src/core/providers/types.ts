@@ -79,6 +79,12 @@ export interface Provider {
   stream(req: ChatRequest): AsyncIterable<ProviderEvent>;
 }
 
+/**
+ * A fetch-compatible function the provider SDKs send their requests with (their `fetch` option).
+ * Undefined: the SDKs' default, the global `fetch`. The Node hosts choose it (src/node/http-client).
+ */
+export type ProviderFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 export interface ProviderConfig {
   provider: ProviderId;
   model: string;
@@ -92,4 +98,6 @@ export interface ProviderConfig {
   timeoutMs?: number;
   /** Name of the environment variable the key comes from, quoted in "key rejected" messages. */
   apiKeyEnv?: string;
+  /** The HTTP client the SDK uses (absent: the global `fetch`). */
+  fetch?: ProviderFetch;
 }
