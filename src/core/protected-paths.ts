@@ -103,6 +103,38 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
 ];
 
 /**
+ * In a home folder inside a workspace (the workspace is the home, or holds it), the top-level entries
+ * that may be written: everything that
+ * is not a dot entry (projects, documents) but `bin`, and of the dot entries only histories and
+ * the package managers' download caches. Every other dot entry (`.config`, `.local`, `.bashrc`,
+ * `.bash_aliases`, `.vscode-server`, and any new one) is read-only, or quarantined when created:
+ * programs read their configuration, plugins and code from there later, outside any sandbox. One
+ * rule for the command sandbox (read-only mounts, src/node/commands/sandbox/plan.ts) and the gate (a
+ * file tool's or a redirection's write there asks in every mode, src/core/permissions/context.ts):
+ * before session 19 the gate let write_file plant `~/.claude.json` MCP servers and `~/.bash_aliases`.
+ */
+const HOME_WRITABLE_DOT = new Set([
+  ".cache",
+  ".npm",
+  ".pnpm-store",
+  ".yarn",
+  ".bash_history",
+  ".zsh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".lesshst",
+  ".wget-hsts",
+  ".sqlite_history",
+  ".psql_history",
+  ".mysql_history",
+  ".viminfo",
+]);
+export function homeEntryWritable(name: string): boolean {
+  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : name !== "bin";
+}
+export const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
+
+/**
  * Top-level names that are protected by pattern: a VS Code multi-root workspace file carries
  * `settings` and `tasks` (a `runOn: folderOpen` task runs when the user opens it) and `launch`
  * configurations like `.vscode/` does.

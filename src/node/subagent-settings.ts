@@ -134,12 +134,13 @@ export async function sessionAgents(
 
 /**
  * An agent's inline servers as a definitions file of its origin: a repository agent's are the
- * workspace's (as .mcp.json: trust and approval), the user's agent's are the user's own.
+ * workspace's (trust, then the user's approval of that definition — never Claude Code's approvals of
+ * `.mcp.json` servers by name), the user's agent's are the user's own.
  */
 export function agentMcpSource(cwd: string, agent: AgentDefinition): McpSourceFile {
   const project = agent.origin === "project";
   return {
-    kind: project ? "workspace-mcp-json" : "claude-user",
+    kind: project ? "workspace-agent" : "claude-user",
     path: project ? join(cwd, agent.source) : agent.source,
     text: JSON.stringify({ mcpServers: agent.mcpServers?.inline ?? {} }),
   };

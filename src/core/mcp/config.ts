@@ -15,6 +15,14 @@ export type McpTransportKind = "stdio" | "http" | "sse";
 /** Where a definition comes from. Workspace sources need trust and the user's approval. */
 export type McpSourceKind =
   | "workspace-mcp-json"
+  /**
+   * A repository custom agent's own servers (its inline `mcpServers`/`mcp-servers`, from
+   * `.claude/agents`, `.github/agents`, `.github/chatmodes`): the repository's, approved only by the
+   * user's approval of that very definition. Not a `.mcp.json` server: Claude Code's approvals by
+   * name (`enableAllProjectMcpServers`, `enabledMcpjsonServers`) do not reach it — an agent file the
+   * model wrote (`.github/agents/` is no protected path) would otherwise start a program on the host.
+   */
+  | "workspace-agent"
   | "vscode-mcp-json"
   | "workspace-settings"
   | "user-settings"
@@ -136,7 +144,7 @@ export interface McpConfig {
   problems: McpConfigProblem[];
 }
 
-const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "vscode-mcp-json", "workspace-settings", "cursor-mcp-json"]);
+const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json", "workspace-agent", "vscode-mcp-json", "workspace-settings", "cursor-mcp-json"]);
 
 /** The kinds whose server map is VS Code's `servers` (with `inputs`). */
 const VSCODE_SHAPED: ReadonlySet<McpSourceKind> = new Set(["vscode-mcp-json", "vscode-user-mcp-json"]);

@@ -2,7 +2,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
-import { PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
+import { HOME_WHY, homeEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
@@ -122,7 +122,38 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
   const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
   const inside = ctx.roots.some((r) => isWithin(fold(real), fold(r)));
   const sensitive = sensitivity(fold(real), fold(ctx.realHome)) ?? sensitivity(fold(real), fold(ctx.home)) ?? sensitivity(fold(lexical), fold(ctx.home));
-  return { written, lexical, real, inside, sensitive, protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) ?? protectedThroughLink(ctx, real) };
+  return {
+    written,
+    lexical,
+    real,
+    inside,
+    sensitive,
+    protected: protectedAt(ctx, lexical) ?? protectedAt(ctx, real) ?? protectedThroughLink(ctx, real) ?? protectedInHome(ctx, real) ?? protectedInHome(ctx, lexical),
+  };
+}
+
+/**
+ * In a workspace that is the home folder or holds it, the home's entries the command sandbox keeps
+ * read-only (its dot entries but caches and histories, and `bin`: homeEntryWritable) are protected
+ * for the gate too — the same rule, so a file tool cannot write what a command may not (red team K:
+ * `~/.claude.json`'s MCP servers and `~/.bash_aliases` written by write_file in acceptEdits ran on the
+ * host). A workspace inside one of those entries (`~/.config/nvim`) is the person's choice: its files
+ * are ordinary there, as the sandbox leaves them writable.
+ */
+function protectedInHome(ctx: EvalContext, abs: string): ProtectedPath | undefined {
+  const fold = (p: string) => (ctx.caseInsensitive ? p.toLowerCase() : p);
+  for (const home of new Set([ctx.home, ctx.realHome])) {
+    if (!home || home === "/") continue;
+    const rel = relativeTo(fold(abs), fold(home));
+    if (!rel) continue;
+    const top = rel.split("/")[0]!;
+    if (homeEntryWritable(top)) continue;
+    const entry = `${home}/${top}`;
+    // Only where the home lies in a workspace folder, and that folder is not inside the entry itself.
+    if (!ctx.roots.some((r) => isWithin(fold(home), fold(r)) && !isWithin(fold(r), fold(entry)))) continue;
+    return { path: `~/${top}`, kind: "dir", why: HOME_WHY };
+  }
+  return undefined;
 }
 
 /** A path under the target of a protected name that is a symlink is that protected path too. */

@@ -12,9 +12,9 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import * as nodePath from "node:path";
-import { protectedEntry, protectedName } from "../../core/protected-paths";
+import { HOME_WHY, homeEntryWritable, protectedEntry, protectedName } from "../../core/protected-paths";
 import { applyHunks, computeHunks, type Hunk } from "../../core/review-hunks";
 import { git, gitOk } from "./git";
 import { changedFiles, worktreeTree } from "./worktree";
@@ -94,11 +94,24 @@ function explain(path: string, base: string, user: string, agent: string): strin
  * `.git/hooks` file, a file outside the repository), or a protected path (code or configuration
  * something runs later: src/core/protected-paths.ts), which only the user writes.
  */
-export function unsafeDestination(top: string, rel: string): string | undefined {
+export function unsafeDestination(top: string, rel: string, home = homedir()): string | undefined {
   const parts = rel.split("/");
   if (parts.includes(".git")) return "it is inside .git, which only git writes";
   const entry = protectedEntry(rel) ?? protectedName(parts[parts.length - 1]!, false);
   if (entry) return `it is a protected path (${entry.why}); Yoke does not merge it: copy it by hand if you want it`;
+  // A repository that holds the home folder (dotfiles kept in git): the home's entries the sandbox
+  // and the gate keep from the agent (homeEntryWritable) are the person's to write, not a merge's —
+  // an agent writes them freely in its worktree, which is no home (red team K: .bash_aliases,
+  // .claude.json, .local/bin merged into the home and run by the person's next shell).
+  const within = (p: string, dir: string) => {
+    const r = nodePath.relative(dir, p);
+    return r === "" || (!r.startsWith("..") && !nodePath.isAbsolute(r));
+  };
+  const dest = nodePath.join(top, rel);
+  if (home && home !== nodePath.sep && within(home, top) && within(dest, home) && dest !== home) {
+    const first = nodePath.relative(home, dest).split(nodePath.sep)[0]!;
+    if (!homeEntryWritable(first)) return `it is ~/${first} of your home folder (${HOME_WHY}); Yoke does not merge it: copy it by hand if you want it`;
+  }
   let at = top;
   for (const part of parts) {
     at = nodePath.join(at, part);
@@ -248,7 +261,7 @@ export async function planAgentChange(t: MergeTarget, select?: HunkSelection): P
     return {
       ok: false,
       conflicts: [...refused, ...conflicts],
-      reason: `not merged: ${refused.length} file(s) of the agent's change cannot be written by Yoke (a symbolic link in your tree, a protected path); nothing was written. Leave them out (--hunks for the other files) or copy them by hand.`,
+      reason: `not merged: ${refused.length} file(s) of the agent's change cannot be written by Yoke (a symbolic link in your tree, a protected path, a dot file of your home folder); nothing was written. Leave them out (--hunks for the other files) or copy them by hand.`,
     };
   }
   if (conflicts.length) {

@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
+import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, HOME_WHY, homeEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -199,33 +199,6 @@ export const HOME_SECRETS = [
   ".gem/credentials",
   ".claude/.credentials.json",
 ];
-/**
- * In a home folder that stays visible, the top-level entries commands may write: everything that
- * is not a dot entry (projects, documents) but `bin`, and of the dot entries only histories and
- * the package managers' download caches. Every other dot entry (`.config`, `.local`, `.bashrc`,
- * `.bash_aliases`, `.vscode-server`, and any new one) is read-only, or quarantined when created:
- * programs read their configuration, plugins and code from there later, outside any sandbox.
- */
-const HOME_WRITABLE_DOT = new Set([
-  ".cache",
-  ".npm",
-  ".pnpm-store",
-  ".yarn",
-  ".bash_history",
-  ".zsh_history",
-  ".python_history",
-  ".node_repl_history",
-  ".lesshst",
-  ".wget-hsts",
-  ".sqlite_history",
-  ".psql_history",
-  ".mysql_history",
-  ".viminfo",
-]);
-export function homeEntryWritable(name: string): boolean {
-  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : name !== "bin";
-}
-const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 const GIT_STATE_WHY = "a rebase or cherry-pick left in progress: git runs the exec lines of its todo list when the user continues it, outside any sandbox";
 const SHALLOW_WHY =
   "a line of .git/shallow naming a commit whose parents are in the repository: git takes it as having no parents, so the user's next git revert or show of it would undo or show the whole tree";

@@ -1,0 +1,73 @@
+// A workspace that is (or holds) the home folder: the gate asks for the home entries the command
+// sandbox keeps read-only (homeEntryWritable: dot entries but caches and histories, and bin), in every
+// mode, for file tools and for the writes the shell analysis names — and only there (red team K,
+// session 19; the full sessions are test/integration/redk-home-workspace-files.test.ts).
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { rmSync } from "node:fs";
+import { createPermissionGate } from "../../../src/core/permissions/gate";
+import { homeEntryWritable } from "../../../src/core/protected-paths";
+import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../../src/node/settings/files";
+import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
+import { call } from "../../support/permission-workspace";
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "yoke-homews-")));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+const home = join(base, "home");
+mkdirSync(join(home, ".config", "nvim"), { recursive: true });
+mkdirSync(join(home, "proj"), { recursive: true });
+symlinkSync(join(home, ".config"), join(home, "cfg"));
+symlinkSync(home, join(base, "linked-home"));
+
+const gateAt = (cwd: string, homeDir = home) =>
+  createPermissionGate({
+    cwd,
+    home: homeDir,
+    realPath: nodeRealPath,
+    loadSources: async () => loadSettingsSources({ cwd, home: homeDir, managedDir: null }),
+    listDir: nodeListDir,
+    shellWasm: () => loadShellWasm(),
+    writer: createSettingsWriter(cwd),
+  });
+const write = (file_path: string) => call("write_file", { file_path, content: "x" });
+const bash = (command: string) => call("run_command", { command });
+
+describe("a home-folder workspace", () => {
+  it("asks for the entries the sandbox keeps read-only, in every mode, also through a link, another case or a linked home", async () => {
+    const gate = gateAt(home);
+    for (const f of [
+      ".claude.json",
+      ".config/Code/User/mcp.json",
+      ".bash_aliases",
+      ".local/bin/git",
+      "bin/ls",
+      ".gemini/settings.json",
+      ".roo/commands/x.md",
+      ".newtool-rc",
+      "cfg/Code/User/settings.json",
+      ".CLAUDE.json",
+    ])
+      for (const mode of ["acceptEdits", "bypassPermissions"] as const) expect((await gate.check(write(f), mode)).decision, `${f} ${mode}`).toBe("ask");
+    for (const c of ["echo x > .bash_aliases", "echo {} | tee .claude.json", "cp /bin/true .local/bin/git"]) expect((await gate.check(bash(c), "bypassPermissions")).decision, c).toBe("ask");
+    expect((await gateAt(home, join(base, "linked-home")).check(write(".claude.json"), "acceptEdits")).decision).toBe("ask");
+    // A folder holding the home: the same entries below it.
+    expect((await gateAt(base).check(write("home/.bash_aliases"), "bypassPermissions")).decision).toBe("ask");
+  });
+
+  it("leaves ordinary files, caches and a workspace inside a dot entry alone", async () => {
+    const gate = gateAt(home);
+    for (const f of ["notes.txt", "proj/a.js", ".cache/x/y", "Documents/x.md"]) expect((await gate.check(write(f), "acceptEdits")).decision, f).toBe("allow");
+    expect((await gate.check(bash("echo x > proj.txt && mkdir -p .cache/a"), "bypassPermissions")).decision).toBe("allow");
+    // The person's dotfiles opened as the workspace: ordinary there, as the sandbox leaves it writable.
+    expect((await gateAt(join(home, ".config", "nvim")).check(write("init.lua"), "acceptEdits")).decision).toBe("allow");
+    // A project in the home folder: nothing changes.
+    expect((await gateAt(join(home, "proj")).check(write("b.js"), "acceptEdits")).decision).toBe("allow");
+  });
+
+  it("is the sandbox's own rule", () => {
+    expect([".cache", ".npm", ".bash_history", "proj", "Documents"].every(homeEntryWritable)).toBe(true);
+    expect([".config", ".local", ".claude.json", ".bash_aliases", "bin", ".anything-new"].some(homeEntryWritable)).toBe(false);
+  });
+});
