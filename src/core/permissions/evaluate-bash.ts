@@ -508,7 +508,9 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     const name = program.value.slice(program.value.lastIndexOf("/") + 1);
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
-    const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
+    // (Not where the program's own reader read its escapes in that text exactly: m4, psql — their commands are
+    // the line's scripts already, and the rest of the text is no command: `m4 <<< 'eval(2+3)'` runs no eval.)
+    const data = inst.part.escapesReadFor?.includes(name) ? [] : [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
     // What a command its escape runs reads or writes meets no Read or Edit rule here (differential checker,
     // session 16: `printf '%s\n' '!cat .env' q | ed -s f` read .env under Read(**/.env) in bypassPermissions):
     // code Yoke cannot see, which asks where a deny rule exists.
