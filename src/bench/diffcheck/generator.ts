@@ -12,6 +12,7 @@ import { generate14 } from "./grammar14";
 import { generate16 } from "./grammar16";
 import { generate18e } from "./grammar18e";
 import { generate18b } from "./grammar18b";
+import { generate19 } from "./grammar19";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -318,6 +319,8 @@ const GRAMMAR16_RATE = 0.4;
 const GRAMMAR18E_RATE = 0.2;
 /** Share of inputs from the session-18 gate18b productions (grammar18b.ts: npm settings from planted configuration). */
 const GRAMMAR18B_RATE = 0.05;
+/** Share of inputs from the session-19 gate19 .npmrc productions (grammar19.ts: ini's quirks read by npm's own ini). */
+const GRAMMAR19_RATE = 0.03;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -328,7 +331,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR18B_RATE) {
+    if (r() < GRAMMAR19_RATE) {
+      const g = generate19(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR18B_RATE) {
       const g = generate18b(r);
       shape.push(...g.shape);
       cmd = g.command;
