@@ -121,6 +121,8 @@ describe("psql's escapes read", () => {
       ["psql -c '\\setenv A b'", "ask"],
       ["psql -o out.txt -c 'select 1'", "ask"],
       ["cat x.sql | psql", "ask"],
+      ["PSQLRC=rc.sql psql -c 'select 1'", "ask"],
+      ["PSQLRC=rc.sql psql -X -c 'select 1'", "allow"],
       ["psql -c 'select 1'", "allow"],
       ["psql -v x=1 --set=y=2 -c 'select :x'", "allow"],
       ["psql -c '\\! ls'", "allow"],

@@ -1640,6 +1640,12 @@ function psqlStep(part: CommandPart, args: Word[], out: Unwrapped): void {
       }
     }
   }
+  // A startup file the line names (`PSQLRC=f psql …`) runs its meta-commands first, unless `-X`.
+  const noRc = args.some((a) => a.value === "--no-psqlrc" || /^-[a-zA-Z]*X/.test(a.value));
+  if (!noRc && part.assignments.some((a) => a.name === "PSQLRC")) {
+    const why = "psql runs the startup file PSQLRC names, which Yoke does not read";
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+  }
   for (const t of texts) escapeScripts(part, out, "psql \\!", psqlEscapes(t));
   if (file) return;
   if (!stdin) {
