@@ -13,6 +13,7 @@ import { generate16 } from "./grammar16";
 import { generate18e } from "./grammar18e";
 import { generate18b } from "./grammar18b";
 import { generate19j } from "./grammar19j";
+import { generate19 } from "./grammar19";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -319,6 +320,8 @@ const GRAMMAR16_RATE = 0.4;
 const GRAMMAR18E_RATE = 0.2;
 /** Share of inputs from the session-18 gate18b productions (grammar18b.ts: npm settings from planted configuration). */
 const GRAMMAR18B_RATE = 0.05;
+/** Share of inputs from the session-19 gate19 .npmrc productions (grammar19.ts: ini's quirks read by npm's own ini). */
+const GRAMMAR19_RATE = 0.03;
 
 /** Share of inputs from the session-19 red team J productions (grammar19j.ts: every installed program's real getopt table — optional values without `=`, unique prefixes, clusters, `--`, POSIXLY_CORRECT — sudo's options, words built at run time). */
 const GRAMMAR19J_RATE = 0.2;
@@ -336,6 +339,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
       const g = generate19j(r);
       shape.push(...g.shape);
       cmd = g.command;
+    } else if (r() < GRAMMAR19_RATE) {
+      const g = generate19(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
     } else if (r() < GRAMMAR18B_RATE) {
       const g = generate18b(r);
       shape.push(...g.shape);

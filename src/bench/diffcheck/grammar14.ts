@@ -12,6 +12,7 @@ import { MARKER } from "./runner";
 import { CONSTRUCTS21G } from "./grammar21g";
 import { CONSTRUCTS18G } from "./grammar18g";
 import { CONSTRUCTS18B } from "./grammar18b";
+import { CONSTRUCTS19 } from "./grammar19";
 
 type Rng = () => number;
 const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -326,6 +327,8 @@ export const CONSTRUCTS14: ReadonlyArray<readonly [string, (c: string, r: Rng) =
   ...CONSTRUCTS18G,
   // Session 18, gate18b (grammar18b.ts).
   ...CONSTRUCTS18B,
+  // Session 19, gate19 (grammar19.ts).
+  ...CONSTRUCTS19,
 ];
 
 /** A long option of a tool with a dangerous effect, its value, and the rest of the line. */

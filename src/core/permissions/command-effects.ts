@@ -135,8 +135,11 @@ const NPM_EXEC =
 const NPM_SAFE =
   /^--(silent|quiet|loglevel|verbose|color|no-color|if-present|ignore-scripts|json|parseable|long|yes|no-audit|no-fund|audit|fund|progress|no-progress|save|save-dev|save-exact|save-optional|save-peer|save-prod|no-save|dry-run|production|omit|include|legacy-peer-deps|strict-peer-deps|force|offline|prefer-offline|prefer-online|foreground-scripts|no-optional|package-lock-only|no-package-lock|workspace|workspaces|include-workspace-root|watch|coverage|ci|fix|frozen-lockfile|immutable|filter|recursive|parallel|stream|reporter|testNamePattern|runInBand|updateSnapshot|no-bail|bail|depth|all|global-style|install-links|no-install-links|engine-strict|timing|no-update-notifier|update-notifier|no-package-json|package|prod|dev|optional|peer|exact|tilde|caret|lockfile-only|reporter=.*|ignore-engines|pure-lockfile|check-files|network-timeout|mutex)(=.*)?$|^-(s|q|d|dd|ddd|y|D|E|O|P|S|B|w|g|f|r)$/;
 
-/** `npmSettingsRead`: npm's settings that name programs were read and evaluated (CommandPart.npmSettingsRead). */
-export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean, inputUnseen = false, npmSettingsRead = false): CommandEffects {
+/**
+ * `npmSettingsRead`: npm's settings that name programs were read and evaluated (CommandPart.npmSettingsRead).
+ * `escapesReadFor`: the programs whose escapes in the input were read (CommandPart.escapesReadFor).
+ */
+export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: boolean, inputUnseen = false, npmSettingsRead = false, escapesReadFor: readonly string[] = []): CommandEffects {
   const fx: CommandEffects = { hidden: [], execOptions: [], writes: [], writeRegions: [], reads: [] };
   const first = words[0];
   if (!first || first.dynamic) return fx;
@@ -490,9 +493,10 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
     case "split":
       exec(/^--filter(=|$)/, "split --filter runs a shell command", ["--filter"]);
       return fx;
-    // m4's syscmd/esyscmd run shell commands named in its input or files.
+    // m4's syscmd/esyscmd run shell commands named in its input or files (read where Yoke has the input:
+    // shell/m4-escapes.ts).
     case "m4":
-      if (!args.some((a) => /^(--version|--help)$/.test(a.value))) fx.hidden.push("m4 runs the shell commands its input names (syscmd, esyscmd)");
+      if (!escapesReadFor.includes("m4")) fx.hidden.push("m4 runs the shell commands its input names (syscmd, esyscmd)");
       return fx;
     case "zip":
       exec(/^(-TT|--unzip-command)(=|$)/, "zip runs another program", ["--unzip-command"]);

@@ -431,9 +431,9 @@ export async function buildInstances(analysis: CommandAnalysis, ctx: EvalContext
       for (const r of part.redirects) redirects.push({ redirect: r, targets: r.kind === "dup" ? [] : await expand([r.target]) });
       const words = effective.words.length ? effective.words : [literalWord(":")];
       const inner = innermost.words.length ? innermost.words : words;
-      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead);
+      const fx = commandEffects(inner, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead, part.escapesReadFor);
       if (inner !== words) {
-        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead);
+        const outerFx = commandEffects(words, part.extraArgs, part.stdin !== undefined, part.inputUnseen, part.npmSettingsRead, part.escapesReadFor);
         fx.hidden.push(...outerFx.hidden.filter((h) => !fx.hidden.includes(h)));
         // The wrapper's own options that run programs (`ssh -o ProxyCommand=…`) run on this machine too. When the
         // last reading is only a candidate of what it runs (deny and ask rules: a compiler's `-wrapper`, npm's
@@ -508,11 +508,13 @@ function unknownProgramRuns(instances: Instance[], rules: PermissionRule[]): Arr
     const name = program.value.slice(program.value.lastIndexOf("/") + 1);
     // Its data may be commands in its own language (`psql -c '\\! rm …'`, `m4 <<< 'syscmd(rm …)'`,
     // `echo '!rm …' | ed`): the literal text on its input counts as one more word it is given.
-    const data = [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
+    // (Not where the program's own reader read its escapes in that text exactly: m4, psql — their commands are
+    // the line's scripts already, and the rest of the text is no command: `m4 <<< 'eval(2+3)'` runs no eval.)
+    const data = inst.part.escapesReadFor?.includes(name) ? [] : [inst.part.stdin, inst.part.pipedData].filter((d): d is string => d !== undefined);
     // What a command its escape runs reads or writes meets no Read or Edit rule here (differential checker,
     // session 16: `printf '%s\n' '!cat .env' q | ed -s f` read .env under Read(**/.env) in bypassPermissions):
     // code Yoke cannot see, which asks where a deny rule exists.
-    if (readsCommandInput(name) && !inst.part.escapesRead && data.some((d) => SHELL_ESCAPE.test(d))) {
+    if (readsCommandInput(name) && !inst.part.escapesRead && !inst.part.escapesReadFor?.includes(name) && data.some((d) => SHELL_ESCAPE.test(d))) {
       const why = `${name} runs the commands its input gives its shell escape, and what they read or write is not checked`;
       if (!inst.part.hidden.includes(why)) inst.part.hidden.push(why);
     }

@@ -7,13 +7,14 @@
  * the one npm picks: more programs than run, never fewer (the layers npm would pick between depend on the
  * environment the command runs in and on folders Yoke does not walk as npm does).
  *
- * A `.npmrc` is ini as npm's `ini` package reads it: `key = value` lines, `;` and `#` comment lines,
- * `[section]` headers, quoted values (`"…"` is JSON), `;`/`#` after a value start a comment unless
- * escaped. Keys are matched in any case. `${NAME}` in a value is the variable's value. Anything this
- * reader is not sure of (a file it cannot read, a value it cannot unquote, a `${…}` whose variable is not
- * known) is returned as a reason instead, and the command asks where a deny rule exists, as before. The
+ * A `.npmrc` is read with npm's own `ini` package (the version npm 11 ships), keys and values then through
+ * npm's `${NAME}` replacement — no copy of its rules here (red team F, session 18, found a key class in the
+ * copy that was). Anything this reader is not sure of (a file it cannot read, a value that is no text, a
+ * `${…}` whose variable is not set) is returned as a reason instead, and the command asks where a deny rule exists, as before. The
  * reasons name the file and the setting, never a value (a `.npmrc` may be a link to a secret).
  */
+
+import { parse as parseIni } from "ini";
 
 /** Reads a small text file: undefined when it does not exist, null when it exists but cannot be read. */
 export type ReadText = (absPath: string) => Promise<string | null | undefined>;
@@ -49,59 +50,19 @@ export const NPM_CONFIG_VARIABLES = ["EDITOR", "VISUAL", "SHELL", "HOME", "PREFI
 /** A setting's name as npm compares names: lower case, `_` as `-`. */
 const norm = (key: string): string => key.trim().toLowerCase().replace(/_/g, "-");
 
-/** `${NAME}` (not after an odd number of backslashes) with the variable's value, as @npmcli/config's envReplace. */
-function expandEnv(value: string, env: NpmConfigSources["env"]): string | undefined {
-  let unknown = false;
-  const out = value.replace(/(\\*)\$\{([^${}?]+)(\?)?\}/g, (whole, slashes: string, name: string, optional: string | undefined) => {
-    if (slashes.length % 2 === 1) return whole.slice(1);
-    const v = env[name];
-    if (v === undefined && !optional) unknown = true;
-    return `${slashes.slice(slashes.length / 2)}${v ?? ""}`;
-  });
-  return unknown ? undefined : out;
-}
-
 /**
- * The readings of a key's or a value's text as ini's unsafe() makes them, more than one where the text may
- * be read in two ways; null when a quoted text is JSON that is no string (nor number nor boolean). In double
- * quotes the text is JSON (as written when that fails); in single quotes, the text inside (or its JSON,
- * when that parses). Otherwise an unescaped `;` or `#` starts a comment and `\;`, `\#`, `\\` are the
- * characters; the text as written is read too, and a quoted text before a comment without its quotes.
+ * `${NAME}` and `${NAME?}` (not after an odd number of backslashes) as @npmcli/config's envReplace: the
+ * variable's value; an unset `${NAME?}` is empty, an unset `${NAME}` stays as written.
  */
-function unsafeReadings(raw: string): string[] | null {
-  const text = raw.trim();
-  const readings: string[] = [];
-  const quoted = (text.startsWith('"') && text.endsWith('"')) || (text.startsWith("'") && text.endsWith("'"));
-  if (quoted) {
-    const inner = text.startsWith("'") ? text.slice(1, -1) : text;
-    let parsed: unknown = inner;
-    try {
-      parsed = JSON.parse(inner);
-    } catch {
-      // as written
-    }
-    if (typeof parsed === "string") readings.push(parsed);
-    else if (typeof parsed === "number" || typeof parsed === "boolean") readings.push(String(parsed));
-    else return null;
-    return readings;
-  }
-  let cut = "";
-  let escaped = false;
-  for (const c of text) {
-    if (escaped) {
-      cut += "\\;#".includes(c) ? c : `\\${c}`;
-      escaped = false;
-    } else if (c === "\\") escaped = true;
-    else if (c === ";" || c === "#") break;
-    else cut += c;
-  }
-  if (escaped) cut += "\\";
-  readings.push(cut.trim());
-  if (text !== cut.trim()) readings.push(text);
-  // (A quoted value followed by a comment keeps its quotes in npm; read without them too.)
-  const q = /^(["'])([\s\S]*)\1$/.exec(cut.trim());
-  if (q) readings.push(q[2]!);
-  return readings;
+function envReplace(text: string, env: NpmConfigSources["env"]): { text: string; unset: boolean } {
+  let unset = false;
+  const out = text.replace(/(?<!\\)(\\*)\$\{([^${}?]+)(\?)?\}/g, (whole, slashes: string, name: string, optional: string | undefined) => {
+    if (slashes.length % 2 === 1) return whole.slice((slashes.length + 1) / 2);
+    const v = env[name];
+    if (v === undefined && !optional) unset = true;
+    return `${slashes.slice(slashes.length / 2)}${v ?? (optional ? "" : `\${${name}}`)}`;
+  });
+  return { text: out, unset };
 }
 
 /** The variables a text names as `${NAME}` (whatever npm then makes of it). */
@@ -110,47 +71,52 @@ function variablesNamed(text: string): string[] {
 }
 
 /**
- * The values of a `.npmrc`'s text for the given (normalised) keys; a value that may be read in two ways
- * gives both. `unknown`: a value of such a key this reader cannot place.
+ * The values of a `.npmrc`'s text for the given keys, read as npm 11 reads the file: `ini.parse` (the `ini`
+ * package npm ships — quoted and escaped keys and values, comments, sections, `key[]` arrays, the last of
+ * duplicate keys), then each top-level key and each string value through npm's `${VAR}` replacement
+ * (@npmcli/config's loadObject and parseField). Keys are compared as npm compares them (exactly: `EDITOR=`
+ * in a file is no setting of npm's). An array value gives each element and the text npm prints for it.
+ * `unknown`: a value of such a key that is no text (a section by that name), or that names an unset
+ * variable without `?` (npm would hand `${NAME}` on as written; a shell it runs would expand it).
  */
 export function parseNpmrc(text: string, keys: ReadonlySet<string>, env: NpmConfigSources["env"]): { values: Map<string, string[]>; unknown: string[]; variables: string[] } {
   const values = new Map<string, string[]>();
   const unknown: string[] = [];
-  const named: string[] = [];
+  const named = new Set<string>();
   const add = (k: string, v: string) => {
     const list = values.get(k) ?? [];
     if (!list.includes(v)) list.push(v);
     values.set(k, list);
   };
-  for (const raw of text.split(/\r\n|[\r\n]/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith(";") || line.startsWith("#") || /^\[[^\]]*\]$/.test(line)) continue;
-    const eq = line.indexOf("=");
-    // A key with no `=` is `true` (no program).
-    if (eq < 0) continue;
-    // The key is read as ini reads it too (its unsafe(): `"editor"=…`, `editor ;x=…`, `"\u0065ditor"=…` are
-    // npm's editor — red team F, session 18), then `key[]` as the key; a reading that is no string is no key.
-    const keyReadings = (unsafeReadings(line.slice(0, eq)) ?? []).map((k) => norm(k.replace(/\[\]$/, "")));
-    // Keys may hold `${VAR}` too; a key npm could expand into one of ours is not known.
-    if (keyReadings.some((k) => k.includes("${"))) {
-      unknown.push("a key of it is given by a variable");
-      continue;
-    }
-    const key = keyReadings.find((k) => keys.has(k));
-    if (key === undefined) continue;
-    const readings = unsafeReadings(line.slice(eq + 1));
-    if (!readings) {
-      unknown.push(`its ${key} value is not a string`);
-      continue;
-    }
-    for (const value of readings) {
-      for (const name of variablesNamed(value)) if (!named.includes(name)) named.push(name);
-      const expanded = expandEnv(value, env);
-      if (expanded === undefined) unknown.push(`its ${key} value names a variable Yoke does not know`);
-      else if (expanded.trim()) add(key, expanded.trim());
-    }
+  const take = (key: string, value: string) => {
+    for (const name of variablesNamed(value)) named.add(name);
+    const expanded = envReplace(value.trim(), env);
+    if (expanded.unset) unknown.push(`its ${key} value names a variable Yoke does not know`);
+    else if (expanded.text.trim()) add(key, expanded.text.trim());
+  };
+  // npm sets its settings in the order of the parsed object's keys: a later key naming the same setting
+  // (`${K}=…` then `editor=…`) replaces the earlier one's value.
+  const last = new Map<string, unknown>();
+  for (const [rawKey, value] of Object.entries(parseIni(text) as Record<string, unknown>)) {
+    // npm replaces variables in keys too (`${K}=…` is its editor when K=editor); the line may set them.
+    for (const name of variablesNamed(rawKey)) named.add(name);
+    const key = envReplace(rawKey, env).text;
+    if (keys.has(key)) last.set(key, value);
   }
-  return { values, unknown, variables: named };
+  for (const [key, value] of last) {
+    if (typeof value === "string") take(key, value);
+    else if (Array.isArray(value)) {
+      // npm keeps an array for a text setting (`editor[]=a`) as ini gave it (no `${…}` replaced):
+      // `npm config get` prints it joined with `,`. Its items are read too.
+      const items = value.map((v) => (v === null || v === undefined ? "" : String(v)));
+      for (const v of [items.join(","), ...items]) {
+        for (const name of variablesNamed(v)) named.add(name);
+        if (v.trim()) add(key, v.trim());
+      }
+    } else if (value !== null && typeof value === "object") unknown.push(`its ${key} value is not a string`);
+    // true, false, null: no program.
+  }
+  return { values, unknown, variables: [...named] };
 }
 
 /** The folder's ancestors, itself first. */

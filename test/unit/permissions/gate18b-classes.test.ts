@@ -80,11 +80,12 @@ describe("npm's program settings read from its configuration", () => {
     const cases: Array<[Setup, string, string]> = [
       [{ rules: DENY, files: { ".npmrc": "script-shell=cat .env #\n" } }, "npm explore foo -- ls", "Read(**/.env)"],
       [{ rules: DENY, files: { ".npmrc": "editor = cat .env #\n" } }, "npm edit foo", "Read(**/.env)"],
-      [{ rules: DENY, files: { ".npmrc": "EDITOR=rm -rf src\n" } }, "npm edit foo", "Bash(rm -rf:*)"],
+      [{ rules: DENY, files: { ".npmrc": "editor=vim\r\neditor=rm -rf src\r\n" } }, "npm edit foo", "Bash(rm -rf:*)"],
       [{ rules: DENY, files: { ".npmrc": 'editor = "rm -rf src"\n' } }, "npm edit foo", "Bash(rm -rf:*)"],
-      [{ rules: DENY, files: { ".npmrc": "editor = 'rm -rf src' ; a comment\n" } }, "npm edit foo", "Bash(rm -rf:*)"],
+      [{ rules: DENY, files: { ".npmrc": "editor = rm -rf src ; a comment\n" } }, "npm edit foo", "Bash(rm -rf:*)"],
       [{ rules: DENY, files: { ".npmrc": "editor='\"cat .env\"'\n" } }, "npm edit foo", "Read(**/.env)"],
-      [{ rules: DENY, files: { ".npmrc": "[section]\neditor = cat .env\n" } }, "npm edit foo", "Read(**/.env)"],
+      [{ rules: DENY, files: { ".npmrc": "\ufeffeditor = cat .env\n" } }, "npm edit foo", "Read(**/.env)"],
+      [{ rules: DENY, files: { ".npmrc": "editor[]=cat .env\n" } }, "npm edit foo", "Read(**/.env)"],
       [{ rules: DENY, homeFiles: { ".npmrc": "editor=cat .env\n" } }, "npm edit foo", "Read(**/.env)"],
       [{ rules: DENY, files: { "u.rc": "editor=cat .env\n" } }, "npm edit foo --userconfig u.rc", "Read(**/.env)"],
       [{ rules: DENY, files: { ".npmrc": "userconfig=u.rc\n", "u.rc": "editor=cat .env\n" } }, "npm edit foo", "Read(**/.env)"],
@@ -103,7 +104,7 @@ describe("npm's program settings read from its configuration", () => {
   it("asks where it cannot be sure, saying why", async () => {
     const unsure: Array<[Setup, string, RegExp]> = [
       [{ rules: DENY, files: { ".npmrc": "editor=${NOT_SET}\n" } }, "npm edit foo", /names a variable Yoke does not know/],
-      [{ rules: DENY, files: { ".npmrc": "editor='[1]'\n" } }, "npm edit foo", /is not a string/],
+      [{ rules: DENY, files: { ".npmrc": "[editor]\nx=1\n" } }, "npm edit foo", /is not a string/],
       [{ rules: DENY }, "echo 'editor=cat .env' > .npmrc && npm edit foo", /setting names/],
       [{ rules: DENY }, "npm_config_editor='cat .env' npm edit foo", /setting names/],
       [{ rules: DENY }, "EDITOR='cat .env' npm edit foo", /setting names/],
@@ -129,11 +130,26 @@ describe("npm's program settings read from its configuration", () => {
     expect(d.reason).toMatch(/which Yoke cannot read/);
   });
 
-  it("reads ini as npm's ini does: comments, quotes, escapes, sections, keys in any case", () => {
+  it("reads ini with npm's ini: comments, quotes, escapes, the last of duplicate keys; sections and other cases are no setting", () => {
     const keys = new Set(["editor"]);
-    const r = parseNpmrc(["; c", "# c", "[s]", "Editor = a ; b", "editor='q r'", 'editor="x\\u0079"', "editor = p\\;q", "editor", 'editor="bad\\q"'].join("\n"), keys, {});
-    expect(r.values.get("editor")).toEqual(["a", "a ; b", "q r", "xy", "p;q", "p\\;q", '"bad\\q"']);
-    expect(r.unknown).toEqual([]);
+    const read = (...lines: string[]) => parseNpmrc(lines.join("\n"), keys, {});
+    expect(read("; c", "# c", "Editor = a ; b", "editor = p\\;q").values.get("editor")).toEqual(["p;q"]);
+    expect(read("editor='q r'").values.get("editor")).toEqual(["q r"]);
+    expect(read('editor="x\\u0079"').values.get("editor")).toEqual(["xy"]);
+    expect(read('editor="bad\\q"').values.get("editor")).toEqual(['"bad\\q"']);
+    // npm 11 compares keys exactly and ignores sections: these set no editor (npm config get says vi).
+    expect(read("EDITOR=a", "[s]", "editor=b").values.get("editor")).toBeUndefined();
+    // A key alone is `true`: no program.
+    expect(read("editor").values.get("editor")).toBeUndefined();
+    expect(read("editor=a", "editor").unknown).toEqual([]);
+  });
+
+  it("allows the edit where npm reads no program from the file (checked against npm 11 in npm-ini-differential)", async () => {
+    // (`'rm -rf src' ; …`: ini keeps the quotes before a comment, npm edit spawns the program `'rm`.)
+    for (const text of ["EDITOR=rm -rf src\n", "[section]\neditor = rm -rf src\n", "editor=rm -rf src\neditor=vim\n", "editor = 'rm -rf src' ; a comment\n"]) {
+      const d = await gateWith({ rules: DENY, files: { ".npmrc": text } }).check(bash("npm edit foo"), "bypassPermissions");
+      expect(d.decision, text).toBe("allow");
+    }
   });
 
   const haveNpm = spawnSync("npm", ["--version"], { encoding: "utf8" }).status === 0;

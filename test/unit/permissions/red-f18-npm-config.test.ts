@@ -40,7 +40,7 @@ function gateWith(files: Record<string, string>, env: Record<string, string> = {
   });
 }
 
-const KEYS = ['"editor"', "'editor'", "editor ;c", "editor#c", '"\\u0065ditor"', '  "Editor"  ', "editor[]"];
+const KEYS = ['"editor"', "'editor'", "editor ;c", "editor#c", '"\\u0065ditor"', '  "editor"  ', "editor[]"];
 
 describe(".npmrc keys as npm's ini reads them", () => {
   it("denies what a quoted, escaped or commented key names", async () => {
@@ -49,7 +49,7 @@ describe(".npmrc keys as npm's ini reads them", () => {
       expect(d, k).toMatchObject({ decision: "deny", rule: "Bash(rm -rf:*)" });
     }
     // Another key (a section's, a longer name) names no program; the ordinary edit runs.
-    for (const text of ["editors=rm -rf src\n", "[x]editor=rm -rf src\n", "editor=vim\n"])
+    for (const text of ["editors=rm -rf src\n", "[x]editor=rm -rf src\n", "editor=vim\n", '"Editor"=rm -rf src\n'])
       expect(await gateWith({ ".npmrc": text }).check(bash("npm edit foo"), "bypassPermissions"), text).toMatchObject({ decision: "allow" });
   });
 
@@ -57,7 +57,7 @@ describe(".npmrc keys as npm's ini reads them", () => {
   it.skipIf(!haveNpm)(
     "agrees with the real npm: the editor npm config get reports is among the values read",
     async () => {
-      // (npm matches keys in their case; Yoke in any case — more readings, never fewer.)
+      // (npm matches keys in their case; so does Yoke since it reads with npm's ini — session 19.)
       for (const k of KEYS.filter((key) => !key.endsWith("[]") && key === key.toLowerCase())) {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), "yoke-redf18-npm-")));
         writeFileSync(join(dir, "package.json"), "{}\n");

@@ -86,6 +86,12 @@ export interface CommandPart {
    */
   escapesRead?: boolean;
   /**
+   * The programs whose escapes on this part's input (and `-c` text) were read as scripts of their own (m4's
+   * `syscmd`, psql's `\!`: shell/m4-escapes.ts, shell/psql-escapes.ts): only that program's input is no
+   * longer code Yoke cannot see.
+   */
+  escapesReadFor?: string[];
+  /**
    * npm's settings that name the program this npm command runs (`editor` for `npm edit`, `shell` and
    * `script-shell` for `npm explore`) and are not on its line: what the gate must read from npm's
    * configuration (npm-config.ts) before the line is analysed again. `userconfig`: `--userconfig F` on the line.

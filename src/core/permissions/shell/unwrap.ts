@@ -15,7 +15,9 @@ import { shellQuote } from "../../commands/shell-quote";
 import { globAsCodeOption } from "./glob-options";
 import { WRAPPER_OPTIONS, type WrapperOptions } from "./wrapper-options";
 import { namesDescriptor } from "../posix-path";
-import { edEscapes } from "./ed-escapes";
+import { edEscapes, type EdEscapes } from "./ed-escapes";
+import { m4Escapes } from "./m4-escapes";
+import { psqlEscapes } from "./psql-escapes";
 import { readsCommandInput } from "../command-input";
 import type { NpmSettingValues } from "../npm-config";
 
@@ -567,6 +569,8 @@ function step(part: CommandPart, words: Word[], out: Unwrapped): Step | undefine
       if (isCompilerDriver(name)) compilerLoads(part, args);
       if (isJavaLauncher(name)) javaOnError(part, args, out);
       if (name === "ed") edStep(part, args, out);
+      if (name === "m4") m4Step(part, args, out);
+      if (name === "psql") psqlStep(part, args, out);
       if (MAKES.test(name)) makeDefinitions(part, name, args, out);
       // `cmake --build DIR -- ARGS` hands ARGS to the build tool (make reads `CC=…` there too).
       if (name === "cmake" && args.some((a) => a.value === "--build")) {
@@ -1383,6 +1387,291 @@ function edStep(part: CommandPart, args: Word[], out: Unwrapped): void {
   }
   for (const sc of [...new Set(scripts)]) out.scripts.push({ how: "ed !", script: literalWord(sc), elevated: part.elevated });
   part.escapesRead = true;
+}
+
+/**
+ * The text a program reading commands from its standard input is handed, where Yoke has it exactly (a
+ * here-document or here-string, what a literal echo/printf pipes in); undefined when its input is a file,
+ * another command's output or a substitution (code Yoke cannot see), `[]` when it has none Yoke knows of.
+ */
+function literalInput(part: CommandPart): string[] | undefined {
+  if (part.inputUnseen || (part.stdin === undefined && part.pipedData !== undefined && part.pipedExact === undefined)) return undefined;
+  return [part.stdin, part.pipedExact].filter((d): d is string => d !== undefined);
+}
+
+/**
+ * This program's escapes on the part's input were read (CommandPart.escapesReadFor): by name, so that another
+ * reading of the same part (`flock f mysql m4 <<<…`: mysql or m4) keeps its own reasons.
+ */
+function readFor(part: CommandPart, name: string): void {
+  if (!(part.escapesReadFor ??= []).includes(name)) part.escapesReadFor.push(name);
+}
+
+/** A reader's commands as scripts of the line (`how`), its reasons as code Yoke cannot see. */
+function escapeScripts(part: CommandPart, out: Unwrapped, how: string, found: EdEscapes): void {
+  for (const why of found.unknown) if (!part.hidden.includes(why)) part.hidden.push(why);
+  for (const sc of found.commands) out.scripts.push({ how, script: literalWord(sc), elevated: part.elevated });
+}
+
+/** A GNU long option's full name from an unambiguous prefix (`--def` → `define`), undefined when none or several match. */
+function longOption(v: string, names: readonly string[]): string | undefined {
+  const given = v.slice(2).split("=")[0]!;
+  if (names.includes(given)) return given;
+  const matches = names.filter((n) => n.startsWith(given));
+  return given && matches.length === 1 ? matches[0] : undefined;
+}
+
+const M4_LONG = [
+  "batch",
+  "debug",
+  "debugfile",
+  "define",
+  "discard-comments",
+  "error-output",
+  "fatal-warnings",
+  "freeze-state",
+  "gnu",
+  "hashsize",
+  "help",
+  "import-environment",
+  "include",
+  "interactive",
+  "nesting-limit",
+  "prefix-builtins",
+  "quiet",
+  "reload-state",
+  "safer",
+  "silent",
+  "synclines",
+  "trace",
+  "traditional",
+  "undefine",
+  "version",
+  "warn-macro-sequence",
+  "word-regexp",
+  "arglength",
+];
+/** m4's options that take a value, by their long names and letters. */
+const M4_VALUED = new Set([
+  "define",
+  "undefine",
+  "include",
+  "error-output",
+  "freeze-state",
+  "reload-state",
+  "hashsize",
+  "nesting-limit",
+  "trace",
+  "arglength",
+  "word-regexp",
+  "D",
+  "U",
+  "I",
+  "o",
+  "F",
+  "R",
+  "H",
+  "L",
+  "t",
+  "l",
+  "W",
+]);
+
+/**
+ * GNU m4's `syscmd`/`esyscmd` commands read from the input Yoke has (shell/m4-escapes.ts), as ed's escapes
+ * are: its options as getopt_long reads them (clusters, glued values, long options by unambiguous prefix,
+ * options after operands). `-D NAME=TEXT` is text m4 reads again (not followed unless a number); options
+ * writing or loading files (`-o`, `-F`, `-R`, `--debugfile`) and `--word-regexp` are not read. A file
+ * operand is input Yoke does not read (command-input.ts says so); `-` is the standard input.
+ */
+function m4Step(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const notes: string[] = [];
+  let operands = 0;
+  let stdin = false;
+  const value = (opt: string, v: string | undefined) => {
+    if (v === undefined) return;
+    if (opt === "define" || opt === "D") {
+      const text = v.slice(v.indexOf("=") + 1);
+      if (v.includes("=") && !/^[\d.+\-\s]*$/.test(text)) notes.push(`m4 -D ${v.split("=")[0]} is text m4 reads again, which Yoke does not follow`);
+    } else if (["error-output", "freeze-state", "reload-state", "word-regexp", "o", "F", "R", "W"].includes(opt))
+      notes.push(`m4's ${opt.length > 1 ? `--${opt}` : `-${opt}`} reads or writes a file or changes m4's syntax`);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (w.dynamic) return;
+    const v = w.value;
+    if (v === "--") {
+      for (const op of args.slice(i + 1)) {
+        if (op.value === "-") stdin = true;
+        else operands++;
+      }
+      break;
+    }
+    if (v.startsWith("--")) {
+      const name = longOption(v, M4_LONG);
+      if (name === undefined) return;
+      if (name === "version" || name === "help") {
+        readFor(part, "m4");
+        return;
+      }
+      if (name === "debugfile") notes.push("m4's --debugfile writes a file");
+      if (M4_VALUED.has(name)) value(name, v.includes("=") ? v.slice(v.indexOf("=") + 1) : args[++i]?.value);
+      continue;
+    }
+    if (v.startsWith("-") && v !== "-") {
+      for (let k = 1; k < v.length; k++) {
+        const c = v[k]!;
+        if (c === "d") break; // -dFLAGS: the rest of the word is its value
+        if (M4_VALUED.has(c)) {
+          value(c, k < v.length - 1 ? v.slice(k + 1) : args[++i]?.value);
+          break;
+        }
+        if (!"PsEeiQqGgbc".includes(c)) return;
+      }
+      continue;
+    }
+    if (v === "-") stdin = true;
+    else operands++;
+  }
+  for (const why of notes) if (!part.hidden.includes(why)) part.hidden.push(why);
+  // Input files: not read (command-input.ts asks for them); with none, or with `-`, the standard input.
+  if (operands && !stdin) return;
+  const data = literalInput(part);
+  if (!data?.length) return;
+  for (const d of data) escapeScripts(part, out, "m4 syscmd", m4Escapes(d));
+  if (!operands) readFor(part, "m4");
+}
+
+const PSQL_LONG = [
+  "echo-all",
+  "no-align",
+  "command",
+  "dbname",
+  "echo-queries",
+  "echo-errors",
+  "echo-hidden",
+  "file",
+  "field-separator",
+  "field-separator-zero",
+  "host",
+  "html",
+  "list",
+  "log-file",
+  "no-readline",
+  "single-transaction",
+  "output",
+  "port",
+  "pset",
+  "quiet",
+  "record-separator",
+  "record-separator-zero",
+  "single-step",
+  "single-line",
+  "tuples-only",
+  "table-attr",
+  "username",
+  "set",
+  "variable",
+  "version",
+  "no-password",
+  "password",
+  "expanded",
+  "no-psqlrc",
+  "help",
+  "csv",
+];
+const PSQL_VALUED = new Set([
+  "command",
+  "dbname",
+  "file",
+  "field-separator",
+  "host",
+  "log-file",
+  "output",
+  "port",
+  "pset",
+  "record-separator",
+  "table-attr",
+  "username",
+  "set",
+  "variable",
+  "c",
+  "d",
+  "f",
+  "F",
+  "h",
+  "L",
+  "o",
+  "p",
+  "P",
+  "R",
+  "T",
+  "U",
+  "v",
+]);
+
+/**
+ * psql's meta-commands that run programs, read from `-c`'s values and from the input Yoke has
+ * (shell/psql-escapes.ts), as ed's escapes are; its options as getopt_long reads them. `-f FILE` is a file
+ * Yoke does not read (command-input.ts asks for it), `-f -` the standard input; `-o`/`-L` write a file.
+ */
+function psqlStep(part: CommandPart, args: Word[], out: Unwrapped): void {
+  const texts: string[] = [];
+  let stdin = true;
+  let file = false;
+  const value = (opt: string, v: Word | undefined) => {
+    if (!v) return;
+    if (opt === "command" || opt === "c") {
+      stdin = false;
+      if (v.dynamic) part.hidden.push("psql -c is given a command only known when it runs");
+      else texts.push(v.value);
+    } else if (opt === "file" || opt === "f") {
+      if (v.value === "-") stdin = true;
+      else [file, stdin] = [true, false];
+    } else if (["output", "log-file", "o", "L"].includes(opt)) {
+      const why = `psql's ${opt.length > 1 ? `--${opt}` : `-${opt}`} writes a file Yoke does not check`;
+      if (!part.hidden.includes(why)) part.hidden.push(why);
+    }
+  };
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const v = w.value;
+    if (w.dynamic && v.startsWith("-")) return;
+    if (v === "--") break;
+    if (v.startsWith("--")) {
+      const name = longOption(v, PSQL_LONG);
+      if (name === undefined) return;
+      if (name === "version" || name === "help" || name === "list") stdin = false;
+      if (PSQL_VALUED.has(name)) value(name, v.includes("=") ? { ...w, value: v.slice(v.indexOf("=") + 1) } : args[++i]);
+      continue;
+    }
+    if (v.startsWith("-") && v.length > 1) {
+      for (let k = 1; k < v.length; k++) {
+        const c = v[k]!;
+        if (PSQL_VALUED.has(c)) {
+          value(c, k < v.length - 1 ? { ...w, value: v.slice(k + 1) } : args[++i]);
+          break;
+        }
+        if (c === "V" || c === "?" || c === "l") stdin = false;
+      }
+    }
+  }
+  // A startup file the line names (`PSQLRC=f psql …`) runs its meta-commands first, unless `-X`.
+  const noRc = args.some((a) => a.value === "--no-psqlrc" || /^-[a-zA-Z]*X/.test(a.value));
+  if (!noRc && part.assignments.some((a) => a.name === "PSQLRC")) {
+    const why = "psql runs the startup file PSQLRC names, which Yoke does not read";
+    if (!part.hidden.includes(why)) part.hidden.push(why);
+  }
+  for (const t of texts) escapeScripts(part, out, "psql \\!", psqlEscapes(t));
+  if (file) return;
+  if (!stdin) {
+    readFor(part, "psql");
+    return;
+  }
+  const data = literalInput(part);
+  if (!data?.length) return;
+  for (const d of data) escapeScripts(part, out, "psql \\!", psqlEscapes(d));
+  readFor(part, "psql");
 }
 
 /**
