@@ -77,5 +77,5 @@ describe("yoke permissions check", () => {
     expect(JSON.parse(out)).toMatchObject({ decision: "deny", rule: "Bash(git push:*)" });
     const bad = spawnSync(process.execPath, [join(dir, "dist", "cli.js"), "check"], { cwd: dir, encoding: "utf8" });
     expect(bad.stderr).toMatch(/--tool is required/);
-  });
+  }, 120_000);
 });
