@@ -3,8 +3,8 @@
  * tool does it:
  * - Claude Code: `$ARGUMENTS` (all, as typed), `$ARGUMENTS[N]` and `$N` (0-based positional: `$0` is
  *   the first; quotes group words), `$name` for the frontmatter's `arguments` names; without any
- *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` runs the command first and puts
- *   its output there; `@path` attaches the file.
+ *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` (and a ```` ```! ```` fenced
+ *   block, as a script) runs the command first and puts its output there; `@path` attaches the file.
  * - Copilot prompt files: `${input:name}` / `${input:name:placeholder}` take `name=value` from the
  *   message (`/prompt: name=value`), else what the user answered when asked (`answers`);
  *   `${workspaceFolder}`, `${workspaceFolderBasename}`, `${selection}` / `${selectedText}`, `${file}`,
@@ -80,7 +80,12 @@ export function splitArgs(args: string): string[] {
 /** The error ExpandEnv.file gives for a reference that names no file: it is left as text. */
 export const NO_SUCH_FILE = "no such file";
 
-const SHELL_LINE = /!`([^`\n]+)`/g;
+/**
+ * A `` !`cmd` `` line, or Claude Code's multi-line form: a fenced block opened with ```` ```! ````,
+ * a script run the same way (through the gate), its output in the block's place. One pass over the
+ * file's text: an output is never read again for more commands.
+ */
+const SHELL = /^[ \t]*```![ \t]*\n([\s\S]*?)\n?^[ \t]*```[ \t]*$|!`([^`\n]+)`/gm;
 
 export async function expandCommand(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
   const dir = cmd.path.slice(0, cmd.path.lastIndexOf("/")) || "/";
@@ -109,7 +114,10 @@ async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise
   body = body.replace(/\$(\d+)(?!\w)/g, (_m, n: string) => words[Number(n)] ?? "");
   body = body.replace(/\$ARGUMENTS/g, () => args);
   if (body === original && args) body = `${body}\n\nARGUMENTS: ${args}`;
-  body = await replaceAsync(body, SHELL_LINE, (_m, command: string) => env.shell(command));
+  body = await replaceAsync(body, SHELL, (_m, script?: string, line?: string) => {
+    const command = script ?? line ?? "";
+    return command.trim() ? env.shell(command) : Promise.resolve("");
+  });
   const files = await attach(body, /(?:^|\s)@([^\s`'"]+)/g, env, env.workspaceRoot);
   return files.length ? `${body}\n\n${files.join("\n\n")}` : body;
 }
@@ -172,11 +180,11 @@ async function attach(body: string, re: RegExp, env: ExpandEnv, base: string): P
   return out;
 }
 
-async function replaceAsync(text: string, re: RegExp, fn: (match: string, ...groups: string[]) => Promise<string>): Promise<string> {
+async function replaceAsync(text: string, re: RegExp, fn: (match: string, ...groups: Array<string | undefined>) => Promise<string>): Promise<string> {
   const parts: string[] = [];
   let last = 0;
   for (const m of text.matchAll(re)) {
-    parts.push(text.slice(last, m.index), await fn(m[0], ...(m.slice(1) as string[])));
+    parts.push(text.slice(last, m.index), await fn(m[0], ...m.slice(1)));
     last = m.index! + m[0].length;
   }
   parts.push(text.slice(last));
