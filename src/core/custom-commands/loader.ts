@@ -60,6 +60,31 @@ function hintText(v: unknown, raw: string): string | undefined {
   return items.length ? items.map((x) => `[${x}]`).join(" ") : undefined;
 }
 
+/**
+ * `allowed-tools` as Claude Code reads it: a YAML list (each item one rule), or one string of rules
+ * separated by commas or — as the Agent Skills format writes them (`allowed-tools: Read Grep
+ * Bash(git diff *)`) — by spaces; a space or comma inside a rule's parentheses belongs to the rule
+ * (before, `Read Grep Bash(git diff *)` was one rule that matched nothing, and
+ * `Bash(git log --format=%H,%s)` was cut in two at its comma).
+ */
+function toolRules(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === "string" && x.trim() ? [x.trim()] : []));
+  if (typeof v !== "string") return [];
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of v) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && /[\s,]/.test(ch)) {
+      if (cur) out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
 /** Claude's `arguments`: `[issue, branch]` or `issue branch`; names as `$name` can be written. */
 function argNames(v: unknown): string[] {
   const raw = Array.isArray(v) ? v.map(String) : typeof v === "string" ? v.split(/[\s,]+/) : [];
@@ -107,7 +132,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   }
   if (named.namespace) aliases.push(`${named.namespace}:${name}`);
   if (/\s/.test(name)) return { problem: { path, message: `the command name "${name}" has spaces, so it cannot be typed after /` } };
-  const allowed = source.format === "claude" ? stringList(d["allowed-tools"]) : [];
+  const allowed = source.format === "claude" ? toolRules(d["allowed-tools"]) : [];
   const tools = source.format === "copilot" ? stringList(d.tools) : [];
   const argumentNames = source.format === "claude" ? argNames(d.arguments) : [];
   const notes: CommandProblem[] = [];

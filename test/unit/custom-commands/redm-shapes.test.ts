@@ -4,7 +4,9 @@
 //   was dropped, so the composer, `yoke lessons list` and ACP showed no hint;
 // - a ```` ```! ```` fenced block (Claude Code's multi-line `` !`cmd` ``) was sent to the model as
 //   text instead of being run (through the gate) with its output in its place;
-// - `context: fork`, `agent`, `hooks` and `effort` were ignored without a word.
+// - `context: fork`, `agent`, `hooks` and `effort` were ignored without a word;
+// - `allowed-tools: Read Grep Bash(git diff *)` (space-separated, the Agent Skills form) was one rule
+//   matching nothing, and a comma inside a rule's parentheses cut it in two.
 import { describe, expect, it } from "vitest";
 import { expandCommand, loadCustomCommands, type CommandFiles, type CustomCommand, type ExpandEnv } from "../../../src/core/custom-commands";
 
@@ -40,6 +42,24 @@ describe("argument-hint as its author wrote it", () => {
     expect(hint("e")).toBe("add [tagId] | remove [tagId] | list");
     expect(hint("f")).toBe("[one] [two]");
     expect(l.problems).toEqual([]);
+  });
+});
+
+describe("allowed-tools as Claude Code reads them", () => {
+  it("commas, spaces (the Agent Skills form) or a YAML list; a comma or space inside a rule's parentheses stays in the rule", async () => {
+    const l = await load({
+      "/ws/.claude/commands/a.md": "---\nallowed-tools: Read, Grep, Glob\n---\nx",
+      "/ws/.claude/commands/b.md": "---\nallowed-tools: Read Grep Bash(git diff *)\n---\nx",
+      "/ws/.claude/commands/c.md": "---\nallowed-tools: Bash(git log --format=%H,%s), Read\n---\nx",
+      "/ws/.claude/commands/d.md": '---\nallowed-tools:\n  - Bash(npm run test:*)\n  - "Bash(git commit -m *)"\n---\nx',
+      "/ws/.claude/commands/e.md": "---\nallowed-tools: [Read, Bash(npx twd-cli run *)]\n---\nx",
+    });
+    const tools = (n: string) => l.commands.find((c) => c.name === n)?.allowedTools;
+    expect(tools("a")).toEqual(["Read", "Grep", "Glob"]);
+    expect(tools("b")).toEqual(["Read", "Grep", "Bash(git diff *)"]);
+    expect(tools("c")).toEqual(["Bash(git log --format=%H,%s)", "Read"]);
+    expect(tools("d")).toEqual(["Bash(npm run test:*)", "Bash(git commit -m *)"]);
+    expect(tools("e")).toEqual(["Read", "Bash(npx twd-cli run *)"]);
   });
 });
 
