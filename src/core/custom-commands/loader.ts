@@ -158,9 +158,14 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       disableModelInvocation: bool(d["disable-model-invocation"]),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
-      body: withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined),
+      body: withPluginRoot(withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined), source.pluginRoot),
     },
   };
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` (and `$CLAUDE_PLUGIN_ROOT`) in a plugin's command or skill: the plugin's folder. */
+function withPluginRoot(body: string, root: string | undefined): string {
+  return root ? body.replace(/\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g, () => root) : body;
 }
 
 /** `${CLAUDE_SKILL_DIR}` in a skill run as a command: the skill's folder. */

@@ -6,7 +6,9 @@
 //   text instead of being run (through the gate) with its output in its place;
 // - `context: fork`, `agent`, `hooks` and `effort` were ignored without a word;
 // - `allowed-tools: Read Grep Bash(git diff *)` (space-separated, the Agent Skills form) was one rule
-//   matching nothing, and a comma inside a rule's parentheses cut it in two.
+//   matching nothing, and a comma inside a rule's parentheses cut it in two;
+// - `${CLAUDE_PLUGIN_ROOT}` in a plugin's command or skill reached the model (and its `!` lines)
+//   as written, where Claude Code puts the plugin's folder.
 import { describe, expect, it } from "vitest";
 import { expandCommand, loadCustomCommands, type CommandFiles, type CustomCommand, type ExpandEnv } from "../../../src/core/custom-commands";
 
@@ -114,5 +116,31 @@ describe("```! blocks run like !`cmd` lines", () => {
     const c = { ...cmd("```!\necho x\n```"), format: "cline" as const };
     expect(await expandCommand(c, "", env(ran))).toBe("```!\necho x\n```");
     expect(ran).toEqual([]);
+  });
+});
+
+describe("${CLAUDE_PLUGIN_ROOT} in a plugin's commands and skills", () => {
+  it("is the plugin's folder in the text and its ! lines; a project command keeps the text as written", async () => {
+    const files = filesOf({
+      "/h/.yoke/plugins/cache/m/p/commands/run.md": "---\ndescription: d\n---\nSee ${CLAUDE_PLUGIN_ROOT}/ref.md and $CLAUDE_PLUGIN_ROOT/x.\n!`node ${CLAUDE_PLUGIN_ROOT}/scripts/a.js`",
+      "/h/.yoke/plugins/cache/m/p/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\nRun ${CLAUDE_PLUGIN_ROOT}/bin/tool in ${CLAUDE_SKILL_DIR}.",
+      "/ws/.claude/commands/local.md": "Keep ${CLAUDE_PLUGIN_ROOT} as written.",
+    });
+    const l = await loadCustomCommands(files, [
+      { dir: "/ws/.claude/commands", format: "claude", origin: "project" },
+      { dir: "/h/.yoke/plugins/cache/m/p/skills", format: "claude", origin: "plugin:p@m", namespace: "p", layout: "skills", pluginRoot: "/h/.yoke/plugins/cache/m/p" },
+      { dir: "/h/.yoke/plugins/cache/m/p/commands", format: "claude", origin: "plugin:p@m", namespace: "p", pluginRoot: "/h/.yoke/plugins/cache/m/p" },
+    ]);
+    const body = (n: string) => l.commands.find((c) => c.name === n)!.body;
+    expect(body("run")).toBe("See /h/.yoke/plugins/cache/m/p/ref.md and /h/.yoke/plugins/cache/m/p/x.\n!`node /h/.yoke/plugins/cache/m/p/scripts/a.js`");
+    expect(body("s")).toBe("Run /h/.yoke/plugins/cache/m/p/bin/tool in /h/.yoke/plugins/cache/m/p/skills/s.");
+    expect(body("local")).toBe("Keep ${CLAUDE_PLUGIN_ROOT} as written.");
+    const ran: string[] = [];
+    await expandCommand(
+      l.commands.find((c) => c.name === "run")!,
+      "",
+      { workspaceRoot: "/ws", shell: async (c) => (ran.push(c), ""), file: async () => ({ error: "no such file" }) },
+    );
+    expect(ran).toEqual(["node /h/.yoke/plugins/cache/m/p/scripts/a.js"]);
   });
 });
