@@ -80,12 +80,52 @@ export function splitArgs(args: string): string[] {
 /** The error ExpandEnv.file gives for a reference that names no file: it is left as text. */
 export const NO_SUCH_FILE = "no such file";
 
+const SHELL_LINE = /!`([^`\n]+)`/g;
+const OPEN_BLOCK = /^[ \t]*```![ \t]*$/;
+const CLOSE_BLOCK = /^[ \t]*```[ \t]*$/;
+
 /**
- * A `` !`cmd` `` line, or Claude Code's multi-line form: a fenced block opened with ```` ```! ````,
- * a script run the same way (through the gate), its output in the block's place. One pass over the
- * file's text: an output is never read again for more commands.
+ * The text in reading order as runs of plain lines and Claude Code's ```` ```! ```` blocks (a script
+ * run like a `` !`cmd` `` line), each block taking the place of its lines from fence to fence. Lines are scanned once: a block's closing fence is searched from its opening
+ * on, and when none is left no later opening can close either (a regular expression for blocks was
+ * quadratic — 80 KB of unclosed openings took 12 s).
  */
-const SHELL = /^[ \t]*```![ \t]*\n([\s\S]*?)\n?^[ \t]*```[ \t]*$|!`([^`\n]+)`/gm;
+function shellSegments(text: string): Array<{ text: string } | { script: string }> {
+  const lines = text.split("\n");
+  const out: Array<{ text: string } | { script: string }> = [];
+  let plain: string[] = [];
+  let closable = true;
+  for (let i = 0; i < lines.length; i++) {
+    if (closable && OPEN_BLOCK.test(lines[i]!)) {
+      let j = i + 1;
+      while (j < lines.length && !CLOSE_BLOCK.test(lines[j]!)) j++;
+      if (j < lines.length) {
+        if (plain.length) out.push({ text: plain.join("\n") });
+        plain = [];
+        out.push({ script: lines.slice(i + 1, j).join("\n") });
+        i = j;
+        continue;
+      }
+      closable = false;
+    }
+    plain.push(lines[i]!);
+  }
+  if (plain.length || !out.length) out.push({ text: plain.join("\n") });
+  return out;
+}
+
+/**
+ * `` !`cmd` `` lines and ```` ```! ```` blocks run in reading order through `env.shell`, each output in
+ * its place; the file's text is read once, so an output holding `` !`…` `` or a block stays text.
+ */
+async function runShell(body: string, env: ExpandEnv): Promise<string> {
+  const parts: string[] = [];
+  for (const seg of shellSegments(body)) {
+    if ("script" in seg) parts.push(seg.script.trim() ? await env.shell(seg.script) : "");
+    else parts.push(await replaceAsync(seg.text, SHELL_LINE, (_m, command) => env.shell(command ?? "")));
+  }
+  return parts.join("\n");
+}
 
 export async function expandCommand(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
   const dir = cmd.path.slice(0, cmd.path.lastIndexOf("/")) || "/";
@@ -114,10 +154,7 @@ async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise
   body = body.replace(/\$(\d+)(?!\w)/g, (_m, n: string) => words[Number(n)] ?? "");
   body = body.replace(/\$ARGUMENTS/g, () => args);
   if (body === original && args) body = `${body}\n\nARGUMENTS: ${args}`;
-  body = await replaceAsync(body, SHELL, (_m, script?: string, line?: string) => {
-    const command = script ?? line ?? "";
-    return command.trim() ? env.shell(command) : Promise.resolve("");
-  });
+  body = await runShell(body, env);
   const files = await attach(body, /(?:^|\s)@([^\s`'"]+)/g, env, env.workspaceRoot);
   return files.length ? `${body}\n\n${files.join("\n\n")}` : body;
 }

@@ -111,6 +111,21 @@ describe("```! blocks run like !`cmd` lines", () => {
     expect(text).toContain("evil !`rm -rf x`");
   });
 
+  it("openings never closed stay text, and a later !`cmd` line still runs once (the scan is linear: a regular expression took 12 s on 80 KB of these)", async () => {
+    const ran: string[] = [];
+    const body = "```!\n".repeat(16000) + "last: !`date`";
+    const text = await expandCommand(cmd(body), "", env(ran));
+    expect(ran).toEqual(["date"]);
+    expect(text).toBe("```!\n".repeat(16000) + "last: OUT(date)");
+  });
+
+  it("indented fences count; ````! (four backticks) does not open a block", async () => {
+    const ran: string[] = [];
+    const text = await expandCommand(cmd("  ```!\n  echo a\n  ```\n````!\necho b\n````"), "", env(ran));
+    expect(ran).toEqual(["  echo a"]);
+    expect(text).toBe("OUT(  echo a)\n````!\necho b\n````");
+  });
+
   it("Cline and Roo files keep ```! as text (only Claude Code runs them)", async () => {
     const ran: string[] = [];
     const c = { ...cmd("```!\necho x\n```"), format: "cline" as const };
