@@ -176,6 +176,32 @@ describe("each guidance file once per session", () => {
   });
 });
 
+describe("AGENTS.md's own imports when CLAUDE.md imports it (red team M)", () => {
+  it("CLAUDE.md → @AGENTS.md → @docs/conventions.md: AGENTS.md once, and the file AGENTS.md imports arrives too (as Claude Code follows it); a second level once", async () => {
+    // Before: AGENTS.md was sent as itself (no imports: no tool but Claude Code reads them), and
+    // CLAUDE.md's import block for it — which carried conventions.md inside — was named "already
+    // given" as a whole, so conventions.md never reached the model.
+    const ws = tree({
+      "AGENTS.md": "# Agents\nAGENTS-OWN-TEXT\nConventions: @docs/conventions.md\n",
+      "CLAUDE.md": "@AGENTS.md\nCLAUDE-OWN-TEXT\n",
+      "docs/conventions.md": "CONVENTIONS-TEXT\nStyle: @style.md\n",
+      "docs/style.md": "STYLE-TEXT\n",
+    });
+    const { requests } = await session(ws, "hello", [{ text: "done" }]);
+    const all = convo(requests[0]!);
+    expect(count(all, "AGENTS-OWN-TEXT")).toBe(1);
+    expect(count(all, "CONVENTIONS-TEXT")).toBe(1);
+    expect(count(all, "STYLE-TEXT")).toBe(1);
+    expect(all).toMatch(/imported from AGENTS\.md \(@AGENTS\.md\): already given earlier in this conversation/);
+    expect(all).toMatch(/imported from docs\/conventions\.md \(@docs\/conventions\.md\) ---\nCONVENTIONS-TEXT/);
+    // AGENTS.md alone (no CLAUDE.md): no tool reading AGENTS.md follows @ imports, so neither does Yoke.
+    const alone = tree({ "AGENTS.md": "AGENTS-ALONE\n@docs/conventions.md\n", "docs/conventions.md": "NOT-IMPORTED\n" });
+    const second = await session(alone, "hello", [{ text: "done" }]);
+    expect(convo(second.requests[0]!)).toContain("AGENTS-ALONE");
+    expect(convo(second.requests[0]!)).not.toContain("NOT-IMPORTED");
+  });
+});
+
 describe("the guidance budget", () => {
   const body = (tag: string, n: number) => `${tag}\n${`${tag.toLowerCase()} detail line that a large rule collection repeats. `.repeat(Math.ceil(n / 60))}\n`;
   const files: Record<string, string> = {

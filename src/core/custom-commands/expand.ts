@@ -3,8 +3,8 @@
  * tool does it:
  * - Claude Code: `$ARGUMENTS` (all, as typed), `$ARGUMENTS[N]` and `$N` (0-based positional: `$0` is
  *   the first; quotes group words), `$name` for the frontmatter's `arguments` names; without any
- *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` runs the command first and puts
- *   its output there; `@path` attaches the file.
+ *   placeholder, the arguments follow as `ARGUMENTS: …`. `` !`cmd` `` (and a ```` ```! ```` fenced
+ *   block, as a script) runs the command first and puts its output there; `@path` attaches the file.
  * - Copilot prompt files: `${input:name}` / `${input:name:placeholder}` take `name=value` from the
  *   message (`/prompt: name=value`), else what the user answered when asked (`answers`);
  *   `${workspaceFolder}`, `${workspaceFolderBasename}`, `${selection}` / `${selectedText}`, `${file}`,
@@ -81,6 +81,51 @@ export function splitArgs(args: string): string[] {
 export const NO_SUCH_FILE = "no such file";
 
 const SHELL_LINE = /!`([^`\n]+)`/g;
+const OPEN_BLOCK = /^[ \t]*```![ \t]*$/;
+const CLOSE_BLOCK = /^[ \t]*```[ \t]*$/;
+
+/**
+ * The text in reading order as runs of plain lines and Claude Code's ```` ```! ```` blocks (a script
+ * run like a `` !`cmd` `` line), each block taking the place of its lines from fence to fence. Lines are scanned once: a block's closing fence is searched from its opening
+ * on, and when none is left no later opening can close either (a regular expression for blocks was
+ * quadratic — 80 KB of unclosed openings took 12 s).
+ */
+function shellSegments(text: string): Array<{ text: string } | { script: string }> {
+  const lines = text.split("\n");
+  const out: Array<{ text: string } | { script: string }> = [];
+  let plain: string[] = [];
+  let closable = true;
+  for (let i = 0; i < lines.length; i++) {
+    if (closable && OPEN_BLOCK.test(lines[i]!)) {
+      let j = i + 1;
+      while (j < lines.length && !CLOSE_BLOCK.test(lines[j]!)) j++;
+      if (j < lines.length) {
+        if (plain.length) out.push({ text: plain.join("\n") });
+        plain = [];
+        out.push({ script: lines.slice(i + 1, j).join("\n") });
+        i = j;
+        continue;
+      }
+      closable = false;
+    }
+    plain.push(lines[i]!);
+  }
+  if (plain.length || !out.length) out.push({ text: plain.join("\n") });
+  return out;
+}
+
+/**
+ * `` !`cmd` `` lines and ```` ```! ```` blocks run in reading order through `env.shell`, each output in
+ * its place; the file's text is read once, so an output holding `` !`…` `` or a block stays text.
+ */
+async function runShell(body: string, env: ExpandEnv): Promise<string> {
+  const parts: string[] = [];
+  for (const seg of shellSegments(body)) {
+    if ("script" in seg) parts.push(seg.script.trim() ? await env.shell(seg.script) : "");
+    else parts.push(await replaceAsync(seg.text, SHELL_LINE, (_m, command) => env.shell(command ?? "")));
+  }
+  return parts.join("\n");
+}
 
 export async function expandCommand(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {
   const dir = cmd.path.slice(0, cmd.path.lastIndexOf("/")) || "/";
@@ -109,7 +154,7 @@ async function claude(cmd: CustomCommand, args: string, env: ExpandEnv): Promise
   body = body.replace(/\$(\d+)(?!\w)/g, (_m, n: string) => words[Number(n)] ?? "");
   body = body.replace(/\$ARGUMENTS/g, () => args);
   if (body === original && args) body = `${body}\n\nARGUMENTS: ${args}`;
-  body = await replaceAsync(body, SHELL_LINE, (_m, command: string) => env.shell(command));
+  body = await runShell(body, env);
   const files = await attach(body, /(?:^|\s)@([^\s`'"]+)/g, env, env.workspaceRoot);
   return files.length ? `${body}\n\n${files.join("\n\n")}` : body;
 }
@@ -172,11 +217,11 @@ async function attach(body: string, re: RegExp, env: ExpandEnv, base: string): P
   return out;
 }
 
-async function replaceAsync(text: string, re: RegExp, fn: (match: string, ...groups: string[]) => Promise<string>): Promise<string> {
+async function replaceAsync(text: string, re: RegExp, fn: (match: string, ...groups: Array<string | undefined>) => Promise<string>): Promise<string> {
   const parts: string[] = [];
   let last = 0;
   for (const m of text.matchAll(re)) {
-    parts.push(text.slice(last, m.index), await fn(m[0], ...(m.slice(1) as string[])));
+    parts.push(text.slice(last, m.index), await fn(m[0], ...m.slice(1)));
     last = m.index! + m[0].length;
   }
   parts.push(text.slice(last));

@@ -13,7 +13,7 @@
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
-import { parseFrontmatter, stringList } from "../guidance/frontmatter";
+import { keyLine, normalizeText, parseFrontmatter, stringList } from "../guidance/frontmatter";
 import { joinPath } from "../paths";
 import type { CommandFiles, CommandFormat, CommandProblem, CommandSource, CustomCommand, LoadedCommands } from "./types";
 
@@ -46,6 +46,45 @@ function text(v: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * `argument-hint` as the author wrote it. Unquoted brackets make YAML read a list —
+ * `argument-hint: [message]`, `argument-hint: ["run all tests", "test login page"]` — which Claude
+ * Code still shows (it renders the list's text); so is it here: the value's own text from the file
+ * when it sits on the key's line, else the items in brackets.
+ */
+function hintText(v: unknown, raw: string): string | undefined {
+  if (!Array.isArray(v)) return text(v);
+  const line = /^argument-hint[ \t]*:[ \t]*(\[.*\])[ \t]*$/m.exec(normalizeText(raw).split(/\n(?:---|\.\.\.)[ \t]*(?:\n|$)/)[0] ?? "");
+  if (line) return line[1]!.trim();
+  const items = v.map((x) => (typeof x === "string" || typeof x === "number" ? String(x).trim() : "")).filter(Boolean);
+  return items.length ? items.map((x) => `[${x}]`).join(" ") : undefined;
+}
+
+/**
+ * `allowed-tools` as Claude Code reads it: a YAML list (each item one rule), or one string of rules
+ * separated by commas or — as the Agent Skills format writes them (`allowed-tools: Read Grep
+ * Bash(git diff *)`) — by spaces; a space or comma inside a rule's parentheses belongs to the rule
+ * (before, `Read Grep Bash(git diff *)` was one rule that matched nothing, and
+ * `Bash(git log --format=%H,%s)` was cut in two at its comma).
+ */
+function toolRules(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === "string" && x.trim() ? [x.trim()] : []));
+  if (typeof v !== "string") return [];
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of v) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && /[\s,]/.test(ch)) {
+      if (cur) out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
 /** Claude's `arguments`: `[issue, branch]` or `issue branch`; names as `$name` can be written. */
 function argNames(v: unknown): string[] {
   const raw = Array.isArray(v) ? v.map(String) : typeof v === "string" ? v.split(/[\s,]+/) : [];
@@ -56,8 +95,21 @@ function bool(v: unknown): boolean {
   return v === true || v === "true";
 }
 
-/** One command file, or a problem. */
-export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem } {
+/**
+ * Claude Code command and skill keys with an effect Yoke does not give them: each is a note on the
+ * file ("not applied: …"), never silently ignored — a skill written to run in a sub-agent
+ * (`context: fork`) runs in this conversation here, its hooks do not run.
+ */
+const CLAUDE_NOT_APPLIED: Record<string, (v: unknown) => string | undefined> = {
+  context: (v) =>
+    text(v) === "fork" ? `"context: fork" (Claude Code runs the command in a forked sub-agent and gives this conversation only its result): Yoke runs it in this conversation` : undefined,
+  agent: (v) => (text(v) ? `"agent: ${text(v)}" (the sub-agent a forked command runs as): Yoke runs the command in this conversation` : undefined),
+  hooks: () => `"hooks" (hooks scoped to the command while it runs): they do not run`,
+  effort: () => `"effort" (the model's reasoning effort for the command): the session's setting is used`,
+};
+
+/** One command file, or a problem (and notes on keys not applied). */
+export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem; notes?: CommandProblem[] } {
   const found = commandName(source.format, rel, source.layout);
   if (!found) return {};
   const ns = [source.namespace, found.namespace].filter(Boolean).join(":");
@@ -80,10 +132,17 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
   }
   if (named.namespace) aliases.push(`${named.namespace}:${name}`);
   if (/\s/.test(name)) return { problem: { path, message: `the command name "${name}" has spaces, so it cannot be typed after /` } };
-  const allowed = source.format === "claude" ? stringList(d["allowed-tools"]) : [];
+  const allowed = source.format === "claude" ? toolRules(d["allowed-tools"]) : [];
   const tools = source.format === "copilot" ? stringList(d.tools) : [];
   const argumentNames = source.format === "claude" ? argNames(d.arguments) : [];
+  const notes: CommandProblem[] = [];
+  if (source.format === "claude")
+    for (const [key, why] of Object.entries(CLAUDE_NOT_APPLIED)) {
+      const message = d[key] === undefined || d[key] === null ? undefined : why(d[key]);
+      if (message) notes.push({ path, line: keyLine(raw, key), message: `not applied: ${message}` });
+    }
   return {
+    ...(notes.length ? { notes } : {}),
     command: {
       name,
       aliases,
@@ -92,16 +151,21 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       ...(named.namespace ? { namespace: named.namespace } : {}),
       path,
       ...(text(d.description) ? { description: text(d.description) } : {}),
-      ...(text(d["argument-hint"]) ? { argumentHint: text(d["argument-hint"]) } : {}),
+      ...(hintText(d["argument-hint"], raw) ? { argumentHint: hintText(d["argument-hint"], raw) } : {}),
       ...(argumentNames.length ? { argumentNames } : {}),
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),
       ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
       disableModelInvocation: bool(d["disable-model-invocation"]),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
-      body: withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined),
+      body: withPluginRoot(withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined), source.pluginRoot),
     },
   };
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` (and `$CLAUDE_PLUGIN_ROOT`) in a plugin's command or skill: the plugin's folder. */
+function withPluginRoot(body: string, root: string | undefined): string {
+  return root ? body.replace(/\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g, () => root) : body;
 }
 
 /** `${CLAUDE_SKILL_DIR}` in a skill run as a command: the skill's folder. */
@@ -139,6 +203,7 @@ export async function loadCustomCommands(files: CommandFiles, sources: readonly 
       }
       const r = parseCommandFile(source, rel, raw);
       if (r.problem) problems.push(r.problem);
+      if (r.notes) problems.push(...r.notes);
       if (r.command) commands.push(r.command);
     }
   }

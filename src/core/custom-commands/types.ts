@@ -26,6 +26,11 @@ export interface CommandSource {
    * frontmatter `name`, else the folder's), unless it says `user-invocable: false`.
    */
   layout?: "skills";
+  /**
+   * A plugin's installed folder: `${CLAUDE_PLUGIN_ROOT}` in its commands' and skills' text is that
+   * folder, as Claude Code substitutes it (`` !`node ${CLAUDE_PLUGIN_ROOT}/scripts/x.js` ``).
+   */
+  pluginRoot?: string;
 }
 
 /** Reads command folders (Node: src/node/custom-commands.ts). */

@@ -545,8 +545,9 @@ async function memoryWithImports(f: FileInput, activation: "always" | "folder", 
 const IMPORT = /(^|[\s(])@((?:~\/|\.{1,2}\/|\/)?[\w.\-/]*[\w/])/g;
 
 /**
- * The text with its imports appended. `blocks` gets the top-level import blocks (with the real
- * path of the file each came from), `includes` the real path of every file imported at any depth.
+ * The text with its imports appended. `blocks` gets one block per imported file at any depth, in
+ * reading order, with its own text only (and the real path of the file it came from); `includes`
+ * the real path of every file imported at any depth.
  */
 async function expandImports(
   text: string,
@@ -605,10 +606,14 @@ async function expandImports(
         continue;
       }
       includes.push(real);
-      const nested = await expandImports(parseFrontmatter(content).body, target, env, depth + 1, seen, problems, [], includes);
-      const block = `\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n${nested.trim()}`;
-      parts.push(block);
-      blocks.push({ path: real, text: block });
+      const own = parseFrontmatter(content).body;
+      const header = `\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n`;
+      // Each imported file is a part of its own, at whatever depth, in reading order: one already
+      // sent in the session (AGENTS.md, sent as itself when CLAUDE.md imports it) is named instead
+      // of repeated, and the files IT imports still arrive (Claude Code follows AGENTS.md's imports).
+      blocks.push({ path: real, text: `${header}${own.trim()}` });
+      const nested = await expandImports(own, target, env, depth + 1, seen, problems, blocks, includes);
+      parts.push(`${header}${nested.trim()}`);
     }
   }
   return parts.join("\n");

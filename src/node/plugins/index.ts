@@ -40,8 +40,8 @@ export function pluginSkillFolders(s: PluginScope): Array<{ dir: string; label: 
  * with the plugin's name (Claude Code shows plugin commands as `/plugin-name:command`) and a label
  * saying where it came from.
  */
-export function pluginCommandFolders(s: PluginScope): Array<{ path: string; plugin: string; namespace: string; origin: string }> {
-  return active(s).flatMap((p) => p.folder.components.commands.map((path) => ({ path, plugin: p.id, namespace: p.folder.manifest.name, origin: label(p, path) })));
+export function pluginCommandFolders(s: PluginScope): Array<{ path: string; plugin: string; namespace: string; origin: string; root: string }> {
+  return active(s).flatMap((p) => p.folder.components.commands.map((path) => ({ path, plugin: p.id, namespace: p.folder.manifest.name, origin: label(p, path), root: p.folder.root })));
 }
 
 /** The enabled plugins' commands, as sources of the custom command loader (`/plugin:command`): folders, and single files a plugin.json names; and their skills (`/plugin:skill`, as Claude Code runs them). */
@@ -49,7 +49,7 @@ export function pluginCommandSources(s: PluginScope): CommandSource[] {
   const skills = active(s).flatMap((p) =>
     p.folder.components.skills.map((dir): CommandSource => {
       const path = dir.replace(/\\/g, "/");
-      const base = { format: "claude" as const, origin: `plugin:${p.id}`, namespace: p.folder.manifest.name, layout: "skills" as const };
+      const base = { format: "claude" as const, origin: `plugin:${p.id}`, namespace: p.folder.manifest.name, layout: "skills" as const, pluginRoot: p.folder.root.replace(/\\/g, "/") };
       // A skill folder itself (`"skills": ["./skills/xlsx"]`): its parent, with only that skill.
       if (existsSync(join(dir, "SKILL.md"))) {
         const at = path.lastIndexOf("/");
@@ -60,7 +60,7 @@ export function pluginCommandSources(s: PluginScope): CommandSource[] {
   );
   const commands = pluginCommandFolders(s).map((f) => {
     const path = f.path.replace(/\\/g, "/");
-    const base = { format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace };
+    const base = { format: "claude" as const, origin: `plugin:${f.plugin}`, namespace: f.namespace, pluginRoot: f.root.replace(/\\/g, "/") };
     if (!/\.md$/i.test(path)) return { dir: path, ...base };
     const at = path.lastIndexOf("/");
     return { dir: path.slice(0, at), files: [path.slice(at + 1)], ...base };
