@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
+import { keychainKey } from "../../src/node/mcp/keychain";
 import { ensureBuilt, runCli, startCli } from "../support/cli";
 import { startOAuthMcpServer, type OAuthMcpServer } from "../support/mcp-oauth-server";
 
@@ -152,7 +153,10 @@ async function run(cwd: string, env: Record<string, string | undefined>) {
 
 function keychainItem(env: Record<string, string>): { code: number; text: string } {
   try {
-    return { code: 0, text: execFileSync("secret-tool", ["lookup", "service", "yoke-mcp-oauth", "key", new URL(server.url).href], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }) };
+    return {
+      code: 0,
+      text: execFileSync("secret-tool", ["lookup", "service", "yoke-mcp-oauth", "key", keychainKey(new URL(server.url).href)], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+    };
   } catch (e) {
     return { code: (e as { status: number }).status, text: "" };
   }
@@ -227,7 +231,7 @@ describe.skipIf(missing.length > 0)(`MCP sign-ins in the system keychain (Secret
   }, 120_000);
 
   it("with no Secret Service answering (a dead bus, or no bus at all), the sign-in is kept in the 0600 file as before", async () => {
-    execFileSync("secret-tool", ["clear", "service", "yoke-mcp-oauth", "key", new URL(server.url).href], { env: bus.env });
+    execFileSync("secret-tool", ["clear", "service", "yoke-mcp-oauth", "key", keychainKey(new URL(server.url).href)], { env: bus.env });
     expect(keychainItem(bus.env).code).toBe(1);
     const noBus = join(base, "runtime-without-bus");
     mkdirSync(noBus, { recursive: true, mode: 0o700 });
@@ -265,5 +269,36 @@ describe.skipIf(missing.length > 0)(`MCP sign-ins in the system keychain (Secret
     const again = await run(cwd, { ...locked.env });
     expect(again.tool).toMatch(/protected answer for client-\d+/);
     expect(server.events.slice(before).filter((e) => /^(register|authorize|exchange)/.test(e))).toEqual([]);
+  }, 120_000);
+
+  // Red team O (session 19): a server's URL may itself be a secret (a token in its path or query,
+  // as hosted MCP servers hand out). The keychain is asked through `secret-tool`, whose argv any
+  // user of the machine reads in /proc/PID/cmdline (ps). The URL was the item's `key` attribute and
+  // in its label, so every run put it there; now the attribute is a hash of it, the label its origin.
+  it("a server URL holding a secret never reaches secret-tool's argv; its sign-in is still found by that URL", async () => {
+    const home = join(base, "home6");
+    mkdirSync(home, { recursive: true });
+    const shim = join(base, "shim");
+    mkdirSync(shim, { recursive: true });
+    const log = join(base, "secret-tool-argv.log");
+    const real = execFileSync("sh", ["-c", "command -v secret-tool"], { encoding: "utf8" }).trim();
+    writeFileSync(join(shim, "secret-tool"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const secretUrl = `${server.url}?api_key=URL-SECRET-4711`;
+    const cwd = join(base, "ws6");
+    mkdirSync(join(home, ".yoke"), { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    writeFileSync(join(home, ".yoke", "settings.json"), JSON.stringify({ mcpServers: { secure: { type: "http", url: secretUrl } }, permissions: { allow: ["mcp__secure"] } }));
+    const env = { ...bus.env, HOME: home, PATH: `${shim}:${bus.env.PATH}` };
+    const done = await login(cwd, env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain("kept for the next runs in the system keychain (Secret Service)");
+    const again = await run(cwd, env);
+    expect(again.tool).toMatch(/protected answer for client-\d+/);
+    const argv = readFileSync(log, "utf8");
+    expect(argv).toMatch(/^store /m);
+    expect(argv).toMatch(/^lookup /m);
+    expect(argv).not.toContain("URL-SECRET-4711");
+    expect(argv).not.toContain(new URL(server.url).pathname);
+    expect(argv).toContain(`Yoke MCP sign-in: ${new URL(server.url).origin}`);
   }, 120_000);
 });

@@ -74,6 +74,7 @@ export function shownText(text: string, budget: { spans: number } = { spans: MAX
 
 /** A run of characters outside printable ASCII (letters of other scripts, look-alikes, RTL letters). */
 const NON_ASCII = /[^\x20-\x7e\n\t]+/gu;
+const HAS_NON_ASCII = /[^\x20-\x7e\n\t]/u;
 
 /**
  * Text the person approves as code — a command, a path, a rule, a tool's arguments: drawn as
@@ -106,7 +107,24 @@ export function codeText(text: string, budget: { spans: number } = { spans: MAX_
       frag.appendChild(span);
       at = m.index + m[0].length;
     }
-    if (at < t.length) frag.appendChild(document.createTextNode(t.slice(at)));
+    if (at >= t.length) continue;
+    const rest = t.slice(at);
+    if (budget.spans > 0 || !HAS_NON_ASCII.test(rest)) {
+      frag.appendChild(document.createTextNode(rest));
+      continue;
+    }
+    // The budget is spent and the rest still holds such characters: the whole rest marked as one,
+    // so a look-alike after a thousand decoys (`echo é é é …; curl githսb.com`) is not drawn as
+    // plain text (red team O, session 19). One element, whatever the length.
+    const span = document.createElement("span");
+    span.className = "shown-nonascii shown-nonascii-rest";
+    span.setAttribute("data-testid", "shown-nonascii");
+    span.setAttribute(
+      "title",
+      `This text holds more characters outside plain ASCII than are marked one by one (${MAX_ESCAPE_SPANS}); all of it from here is marked (a letter of another script may look like a Latin one)`,
+    );
+    span.textContent = rest;
+    frag.appendChild(span);
   }
   return frag;
 }

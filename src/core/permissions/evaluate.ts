@@ -71,7 +71,8 @@ function evaluateOther(req: PermissionCheck, mode: PermissionMode, ctx: EvalCont
         const value = req.input[param.param];
         return (typeof value === "string" || typeof value === "number" || typeof value === "boolean") && globMatch(param.value, String(value));
       }
-      return name !== undefined && globMatch(r.specifier, name);
+      // A sub-agent's or skill's name in any case for deny and ask (the task tool finds agents so; red team O).
+      return name !== undefined && nameGlob(r.specifier, list !== "allow").test(name);
     });
   const deny = matches("deny");
   if (deny) return decide("deny", "rule", `Permission to use ${perm} is denied by the rule ${ruleLabel(deny)}.`, deny);

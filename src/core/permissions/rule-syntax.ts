@@ -151,17 +151,19 @@ export function paramSpecifier(spec: string): { param: string; value: string } |
 }
 
 const globCache = new Map<string, RegExp>();
-/** `*` matches any run of characters; everything else literally. */
-export function nameGlob(pattern: string): RegExp {
-  let re = globCache.get(pattern);
+/** `*` matches any run of characters; everything else literally (`ignoreCase`: in any case). */
+export function nameGlob(pattern: string, ignoreCase = false): RegExp {
+  const key = ignoreCase ? `i:${pattern}` : `s:${pattern}`;
+  let re = globCache.get(key);
   if (!re) {
     re = new RegExp(
       `^${pattern
         .split("*")
         .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
         .join(".*")}$`,
+      ignoreCase ? "i" : "",
     );
-    globCache.set(pattern, re);
+    globCache.set(key, re);
   }
   return re;
 }

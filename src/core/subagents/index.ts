@@ -277,10 +277,14 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
         timeoutMs: TASK_TIMEOUT_MS,
         concurrent: true,
         summarize: (input) => (typeof input.description === "string" ? input.description : typeof input.prompt === "string" ? input.prompt : ""),
+        // The agent type as the call resolves it (rules and hooks see the agent that would start):
+        // a custom agent's own name whatever case or display name the model sent, and
+        // "general-purpose" for a plain sub-agent, named or not (red team O: `Task(helper)` let
+        // "Helper" start helper, `Task(general-purpose)` let a call without a type start one).
         hookInput: (args) => ({
           description: args.description,
           prompt: args.prompt,
-          ...(args.subagent_type ? { subagent_type: args.subagent_type } : {}),
+          subagent_type: resolvedType(args.subagent_type, agents),
           ...(args.tools ? { tools: args.tools } : {}),
         }),
         card: (out) => {
@@ -411,8 +415,19 @@ function grant(args: TaskArgs, available: readonly ToolDefinition[], readOnly: r
 }
 
 /** The agent `subagent_type` names (exact name first, then without case), or a refusal listing the agents. */
+function agentNamed(name: string, agents: readonly AgentDefinition[]): AgentDefinition | undefined {
+  return agents.find((a) => a.name === name) ?? agents.find((a) => a.name.toLowerCase() === name.toLowerCase() || a.displayName?.toLowerCase() === name.toLowerCase());
+}
+
+/** The type a task call starts: the custom agent's name, "general-purpose" (a plain sub-agent), or the unknown name as sent. */
+function resolvedType(sent: string | undefined, agents: readonly AgentDefinition[]): string {
+  // As run() decides: Claude Code's built-in name is a plain sub-agent unless a custom agent has that name.
+  if (!sent || (GENERAL_PURPOSE.test(sent) && !agents.some((a) => a.name.toLowerCase() === sent.toLowerCase()))) return "general-purpose";
+  return agentNamed(sent, agents)?.name ?? sent;
+}
+
 function findAgent(name: string, agents: readonly AgentDefinition[]): AgentDefinition {
-  const found = agents.find((a) => a.name === name) ?? agents.find((a) => a.name.toLowerCase() === name.toLowerCase() || a.displayName?.toLowerCase() === name.toLowerCase());
+  const found = agentNamed(name, agents);
   if (found) return found;
   throw new ToolError(
     agents.length

@@ -22,7 +22,9 @@
  *   (`x-api-key`, `api-key`; Node 20's fetch does not send `x-api-key` on either: tested). A body
  *   that cannot be sent again (a stream) ends a 307/308 with an error, as in fetch;
  * - `gzip`/`x-gzip`, `deflate` and `br` bodies are decoded with node:zlib (flushed as they come, so
- *   a compressed event stream still streams); the `content-encoding` header stays;
+ *   a compressed event stream still streams); the `content-encoding` header stays. More than 5
+ *   codings are refused as undici refuses them (a 93 KB body gzipped 3,000 times cost 84 s of CPU
+ *   before: red team O, docs/security.md);
  * - timeouts: 10 s to connect (TCP and TLS), 300 s without a byte while waiting for the headers or
  *   between body chunks (undici's connect, headers and body timeouts; their messages say
  *   "Timeout", which the SDKs read as a timeout). The SDKs' own `timeout` option aborts the signal;
@@ -61,6 +63,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([101, 204, 205, 304]);
 /** Dropped when a redirect leaves the origin: the spec's list, and the API key headers of the SDKs. */
 const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie", "host", "x-api-key", "api-key"];
+/** undici's limit on a response's content codings (more: "fetch failed", each one is a zlib stream to run). */
+const MAX_CONTENT_ENCODINGS = 5;
 const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location"];
 
 type Body = { bytes: Buffer } | { stream: AsyncIterable<Uint8Array> } | undefined;
@@ -340,6 +344,13 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
       sent.finish();
       throw fetchFailed(new Error(`invalid HTTP status ${status}`));
     }
+    const hasBody = target.method !== "HEAD" && !NULL_BODY.has(status);
+    const codings = hasBody ? (res.headers["content-encoding"]?.split(",").length ?? 0) : 0;
+    if (codings > MAX_CONTENT_ENCODINGS) {
+      res.destroy();
+      sent.finish();
+      throw fetchFailed(new Error(`too many content-encodings in response: ${codings}, maximum allowed is ${MAX_CONTENT_ENCODINGS}`));
+    }
     const headers = new FetchHeaders();
     const raw = res.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -350,7 +361,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
       }
     }
     let body: ReadableStream<Uint8Array> | null = null;
-    if (target.method === "HEAD" || NULL_BODY.has(status)) {
+    if (!hasBody) {
       res.resume();
       res.once("end", sent.finish);
       res.once("close", sent.finish);

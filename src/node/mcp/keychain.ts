@@ -11,12 +11,33 @@
  * for now (their keychain tools take the secret in argv, visible to `ps`).
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { FileCredentialStore, type McpCredentialStore } from "./oauth";
 
-/** The Secret Service attributes Yoke's items carry: `service` names Yoke, `key` the server's URL. */
+/** The Secret Service attributes Yoke's items carry: `service` names Yoke, `key` the server's URL (hashed: keychainKey). */
 export const KEYCHAIN_SERVICE = "yoke-mcp-oauth";
+
+/**
+ * The item's `key` attribute for a credential key (the server's URL): its SHA-256. `secret-tool`
+ * takes attributes in argv, which every user of the machine reads (/proc/PID/cmdline, `ps`), and a
+ * server's URL may itself be a secret (a token in its path or query, as hosted servers hand out;
+ * red team O, session 19). Equal URLs still find the same item.
+ */
+export function keychainKey(key: string): string {
+  return `sha256:${createHash("sha256").update(key, "utf8").digest("hex")}`;
+}
+
+/** The item's label, shown in the keychain's window and in argv: the server's origin, never its path or query. */
+function keychainLabel(key: string): string {
+  try {
+    const origin = new URL(key).origin;
+    return `Yoke MCP sign-in: ${origin === "null" ? "an MCP server" : origin}`;
+  } catch {
+    return "Yoke MCP sign-in";
+  }
+}
 
 interface ToolResult {
   code: number | null;
@@ -65,7 +86,7 @@ export class SecretServiceCredentialStore implements McpCredentialStore {
   ) {}
 
   private attrs(key: string): string[] {
-    return ["service", KEYCHAIN_SERVICE, "key", key];
+    return ["service", KEYCHAIN_SERVICE, "key", keychainKey(key)];
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -77,7 +98,7 @@ export class SecretServiceCredentialStore implements McpCredentialStore {
   }
 
   async set(key: string, value: string): Promise<void> {
-    const r = await secretTool(["store", `--label=Yoke MCP sign-in: ${key}`, ...this.attrs(key)], this.env, value, this.timeoutMs);
+    const r = await secretTool(["store", `--label=${keychainLabel(key)}`, ...this.attrs(key)], this.env, value, this.timeoutMs);
     if (r.code !== 0) throw new Error(`could not keep the MCP sign-in in the system keychain: ${oneLine(r.stderr)}`);
     await this.legacy.delete(key);
   }

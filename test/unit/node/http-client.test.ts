@@ -253,6 +253,40 @@ describe("the client at the fetch level", () => {
     }
   });
 
+  it("refuses more than 5 content codings as Node's fetch does (red team O: 2,500 gzip layers of 80 KB cost 84 s of CPU)", async () => {
+    const { createServer } = await import("node:http");
+    const zlib = await import("node:zlib");
+    const layered = (n: number) => {
+      let b = Buffer.from('{"ok":1}');
+      for (let i = 0; i < n; i++) b = zlib.gzipSync(b, { level: 1 });
+      return b;
+    };
+    const bodies: Record<string, [number, Buffer]> = { "/five": [5, layered(5)], "/six": [6, layered(6)], "/many": [2500, layered(2500)] };
+    let served = 0;
+    const http = createServer((req, res) => {
+      const [n, bytes] = bodies[req.url ?? ""]!;
+      served++;
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": Array(n).fill("gzip").join(",") });
+      res.end(bytes);
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    try {
+      for (const client of [nodeFetch, globalThis.fetch]) {
+        expect(await (await client(`${base}/five`)).json()).toEqual({ ok: 1 });
+        for (const path of ["/six", "/many"])
+          await expect(client(`${base}${path}`)).rejects.toMatchObject({
+            message: "fetch failed",
+            cause: { message: expect.stringMatching(/^too many content-encodings in response: \d+, maximum allowed is 5$/) },
+          });
+      }
+      expect(served).toBe(6);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
   it("a redirect with a streamed body is refused, as fetch refuses it", async () => {
     await scripted([{ text: "x" }]);
     const f = await front("redirect");
