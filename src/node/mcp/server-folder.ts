@@ -14,13 +14,13 @@
  * `~/.yoke/settings.json`, `~/.claude.json`, VS Code's user `mcp.json`, plugins, `--settings`) with
  * no `cwd` of its own starts in your home folder — as VS Code starts the servers of its user
  * `mcp.json` — and nothing it resolves from its folder comes from the workspace. Where the home
- * folder is a workspace folder or inside one (the home opened as the workspace), it starts at the
- * file system's root instead. `${workspaceFolder}` in its `args` still names the workspace, and its
- * MCP roots still list it. A definition that wants the workspace as its folder says so
+ * folder is a workspace folder or inside one (the home opened as the workspace), or is no folder,
+ * it starts at the file system's root instead. `${workspaceFolder}` in its `args` still names the
+ * workspace, and its MCP roots still list it. A definition that wants the workspace as its folder says so
  * (`"cwd": "${workspaceFolder}"`, or a relative `cwd`, which is relative to the workspace).
  * A server the workspace defined (approved by you) keeps the workspace, as before.
  */
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, parse, relative, resolve, sep } from "node:path";
 import type { McpStdioServer } from "../../core/mcp/config";
 
@@ -30,6 +30,14 @@ function real(path: string): string {
     return realpathSync(path);
   } catch {
     return resolve(path);
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -46,7 +54,8 @@ function within(child: string, parent: string): boolean {
 export function neutralServerFolder(home: string, workspaceFolders: readonly string[]): string {
   const h = real(home);
   const inWorkspace = workspaceFolders.some((w) => within(h, real(w)) || within(resolve(home), resolve(w)));
-  return inWorkspace ? parse(h).root : h;
+  // A home that is no folder (HOME unset or gone in a container) cannot be started in: the root, not a failed spawn.
+  return inWorkspace || !isFolder(h) ? parse(h).root : h;
 }
 
 /**

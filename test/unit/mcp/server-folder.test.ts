@@ -43,6 +43,9 @@ describe("stdioServerFolder", () => {
     symlinkSync(home, linkWs);
     expect(neutralServerFolder(home, [linkWs])).toBe("/");
   });
+  it("a home that does not exist (HOME unset or gone) gives the root, not a folder a spawn fails in", () => {
+    expect(neutralServerFolder(join(base, "no-such-home"), [ws])).toBe("/");
+  });
   it("a sibling whose name starts like the home's is not the home", () => {
     const sibling = `${home}2`;
     mkdirSync(sibling, { recursive: true });
