@@ -329,6 +329,21 @@ function misplacedKey(file: McpSourceFile, value: Record<string, unknown>): { ke
   return undefined;
 }
 
+/**
+ * The words of a command line that name a path relative to the folder the server starts in: `.`,
+ * `..`, `./x`, `../x` (also as an option's value, `--repository=.`), and a relative script
+ * (`server.js`, `tools/mcp.py`). Said in a note for a server the person defined without a `cwd`,
+ * which starts in their home folder (src/node/mcp/server-folder.ts).
+ */
+export function relativePathsOf(command: string, args: readonly string[]): string[] {
+  const rel = (w: string): boolean => {
+    const v = /^--?[\w-]+=(.*)$/.exec(w)?.[1] ?? w;
+    if (v === "." || v === ".." || /^\.\.?[\\/]/.test(v)) return true;
+    return !/^([\\/]|[A-Za-z]:|[\w+.-]+:)/.test(v) && /\.(m?js|cjs|ts|py|sh|rb|jar)$/i.test(v) && !v.startsWith("-");
+  };
+  return [command, ...args].filter(rel);
+}
+
 /** Keys of an entry Yoke reads (the rest is said in a note: `unappliedKeys`). */
 const READ_KEYS = new Set([
   "type",
@@ -423,6 +438,11 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
         byName.delete(name);
         const server = parseEntry(name, raw, file, { ...ctx, source: file.kind, ...(WORKSPACE_KINDS.has(file.kind) && ctx.workspaceEnv ? { env: ctx.workspaceEnv } : {}) }, inputs, notes);
         byName.set(name, line ? { ...server, sourceLine: line } : server);
+        const relative = server.transport === "stdio" && !server.workspace && server.cwd === undefined ? relativePathsOf(server.command, server.args) : [];
+        if (relative.length)
+          notes.push(
+            `starts in your home folder, not the workspace (it names no "cwd"; a server you define never runs what the workspace supplies, such as node_modules/.bin, unless it says so), so ${relative.map((r) => JSON.stringify(r)).join(", ")} ${relative.length > 1 ? "are" : "is"} read from there; to start it in the workspace add "cwd": "\${workspaceFolder}" (docs/mcp.md, "The folder a server starts in")`,
+          );
         for (const n of notes) problems.push({ server: name, sourcePath: file.path, message: `${where}: ${n}`, loaded: true });
       } catch (err) {
         let message = (err as Error).message;

@@ -11,9 +11,9 @@
  * modules for lazy initialisation in an order that broke the minified session bundle at load.)
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { basename, delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeDefinition, type McpServerConfig } from "../../core/mcp/config";
+import { describeDefinition, type McpServerConfig, type McpStdioServer } from "../../core/mcp/config";
 import type {
   McpCallOptions,
   McpCallResult,
@@ -35,6 +35,7 @@ import type { McpClientHandlers, McpSamplingMessage, McpSamplingRequest } from "
 import { loadMcpSdk } from "./load-sdk";
 import { ApprovalStore, claudeMcpChoices, type Approval, type ClaudeMcpChoices } from "./approvals";
 import { ProcessRegistry } from "./processes";
+import { stdioServerFolder } from "./server-folder";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { McpOAuthProvider, type McpOAuthOptions } from "./oauth";
 import { z } from "zod";
@@ -954,7 +955,7 @@ export class NodeMcpHub implements McpHub {
       this.set(slot, "failed", `${why}${slot.restarts <= MAX_RESTARTS ? "; it is restarted on its next use" : ""}`);
     };
     if (c.transport === "stdio") {
-      const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
+      const cwd = this.serverFolder(c);
       let pid: number | undefined;
       const transport = new GroupStdioTransport({
         command: c.command,
@@ -1144,6 +1145,11 @@ export class NodeMcpHub implements McpHub {
     return had;
   }
 
+  /** The folder a stdio server starts in (src/node/mcp/server-folder.ts: the person's own servers never in the workspace unless they say so). */
+  private serverFolder(c: McpStdioServer): string {
+    return stdioServerFolder(c, this.opts.cwd, this.opts.home, this.roots);
+  }
+
   private cacheFile(c: McpServerConfig): string {
     return join(this.opts.storageDir, "mcp-tools", `${ApprovalStore.key(this.opts.cwd, c).slice(0, 32)}.json`);
   }
@@ -1157,7 +1163,7 @@ export class NodeMcpHub implements McpHub {
    */
   private fingerprint(c: McpServerConfig): string {
     if (c.transport !== "stdio") return "";
-    const cwd = c.cwd ? (isAbsolute(c.cwd) ? c.cwd : resolve(this.opts.cwd, c.cwd)) : this.opts.cwd;
+    const cwd = this.serverFolder(c);
     const env = this.opts.env ?? process.env;
     const stamp = (path: string): string | undefined => {
       try {
