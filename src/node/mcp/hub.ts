@@ -58,6 +58,8 @@ function pick<T>(o: object, keys: ReadonlyArray<keyof T & string>): T {
 }
 /** How long a remote server has to answer `initialize` over one transport. */
 const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
+/** How long the end of a streamable HTTP session (DELETE) may take when a server stops. */
+const REMOTE_TERMINATE_TIMEOUT_MS = 2_000;
 
 declare const YOKE_VERSION: string;
 const VERSION = typeof YOKE_VERSION === "string" ? YOKE_VERSION : "0.0.0";
@@ -1042,10 +1044,17 @@ export class NodeMcpHub implements McpHub {
       }
     }
     client.onclose = () => onDied("the connection closed");
+    const transport = client.transport;
     return {
       client,
-      close: () => {
+      close: async () => {
         dropTasks();
+        // Streamable HTTP: the server is told the session is over (DELETE with its Mcp-Session-Id,
+        // the spec's "SHOULD"), or it keeps the session and what it holds for it until it decides to
+        // drop it. The SDK's client.close() only closes the connection. Bounded: a server that does not
+        // answer does not hold up the end of a session; a 405 (the server keeps no sessions) is fine.
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+          await timeout(transport.terminateSession(), REMOTE_TERMINATE_TIMEOUT_MS, "ending the session").catch(() => undefined);
         return client.close();
       },
     };

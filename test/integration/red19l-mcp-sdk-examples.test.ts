@@ -1,0 +1,190 @@
+// Red team L (session 19), issue 22's held-out run played before it happens: the MCP SDK's own
+// example servers (node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server, the project's
+// dependency — nothing new installed), which no other test runs, configured the way users write
+// their files, through full `yoke run` sessions with the scripted model:
+// - Streamable HTTP (simpleStreamableHttp): tools, notifications during a call, resource links
+//   read back with read_mcp_resource, a form elicitation declined in a headless run; and, when the
+//   session ends, the server is told so (HTTP DELETE with the session id — the spec's SHOULD): before,
+//   Yoke only dropped the connection and the server kept every session (and its McpServer) for good.
+// - The server closing its SSE stream mid-call (ssePollingExample, resumability with Last-Event-ID).
+// - The old HTTP+SSE transport (`"type": "sse"`, simpleSseServer) from ~/.claude.json's local scope.
+// - A server that fails at session start is said in `yoke run`'s output: before, the failure was
+//   recorded in the log only (before the CLI listened), and the model got "Unknown tool" while the
+//   user saw nothing at all.
+import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
+import type { ScriptedTurn } from "../../src/demo/types";
+import { ensureBuilt, repoRoot, runCli } from "../support/cli";
+import { scriptedRunArgs } from "../support/scripted-run";
+import { createWorkspaceWithHome } from "../support/workspace";
+
+const EXAMPLES = join(repoRoot, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server");
+const PORT_ZERO = join(repoRoot, "test/support/port-zero.cjs");
+
+interface Example {
+  proc: ChildProcess;
+  port: number;
+  /** What it printed so far (stdout and stderr). */
+  out: () => string;
+}
+const examples = new Map<string, Example>();
+const temps: string[] = [];
+
+/** Starts an example server on a free port (it listens on a fixed one: port-zero.cjs moves it). */
+function startExample(file: string): Promise<Example> {
+  const proc = spawn(process.execPath, ["-r", PORT_ZERO, join(EXAMPLES, file)], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file} did not listen: ${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /PORT_ZERO=(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(m[1]), out: () => out });
+      }
+    };
+    proc.stdout!.on("data", onData);
+    proc.stderr!.on("data", onData);
+    proc.once("exit", (code) => reject(new Error(`${file} exited (${code}): ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  for (const name of ["simpleStreamableHttp", "ssePollingExample", "simpleSseServer"]) examples.set(name, await startExample(`${name}.js`));
+}, 120_000);
+
+afterAll(() => {
+  for (const e of examples.values()) {
+    try {
+      process.kill(-e.proc.pid!, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
+});
+
+const port = (name: string) => examples.get(name)!.port;
+type Msg = { role: string; content?: unknown };
+const toolTexts = (body: Record<string, unknown>) => (body.messages as Msg[]).filter((m) => m.role === "tool").map((m) => String(m.content));
+
+async function session(files: (cwd: string) => Record<string, string>, script: ScriptedTurn[], env: Record<string, string> = {}) {
+  const { cwd, home } = createWorkspaceWithHome("yoke-red19l-", {}, temps, { realpath: true });
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const { dirname } = await import("node:path");
+  for (const [rel, text] of Object.entries(files(cwd))) {
+    const abs = rel.startsWith("~/") ? join(home, rel.slice(2)) : join(cwd, rel);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, text);
+  }
+  const llm = await startScriptedLlmServer({ script });
+  try {
+    const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "go"], { env: { HOME: home, XDG_CONFIG_HOME: undefined, ...env } });
+    return { ...r, cwd, home, requests: llm.requests };
+  } finally {
+    await llm.close();
+  }
+}
+
+const terminations = (name: string) => examples.get(name)!.out().split("Received session termination request for session").length - 1;
+
+describe("red team L: the MCP SDK's example servers, configured as users write it", () => {
+  it("Streamable HTTP from VS Code's user mcp.json (comments, trailing commas, a password input in a header): tools, notifications, resource links read back, elicitation declined headless, resumed SSE stream; the server's session ended with DELETE", async () => {
+    const mcpJson = `// MCP: Open User Configuration
+{
+  "inputs": [
+    { "type": "promptString", "id": "demo-key", "description": "Demo key", "password": true },
+  ],
+  "servers": {
+    "demo": {
+      "type": "http",
+      "url": "http://127.0.0.1:${port("simpleStreamableHttp")}/mcp",
+      "headers": { "Authorization": "Bearer \${input:demo-key}" },
+    },
+    /* the server that closes its stream mid-call */
+    "poll": { "type": "http", "url": "http://localhost:${port("ssePollingExample")}/mcp" },
+    // "old": { "command": "npx", "args": ["-y", "gone"] },
+  },
+}
+`;
+    const before = terminations("simpleStreamableHttp");
+    const r = await session(
+      () => ({
+        "~/.config/Code/User/mcp.json": mcpJson,
+        "~/.yoke/settings.json": JSON.stringify({ permissions: { allow: ["mcp__demo", "mcp__poll", "ReadMcpResourceTool"] } }),
+      }),
+      [
+        {
+          toolCalls: [
+            { name: "mcp__demo__greet", input: { name: "Ada" } },
+            { name: "mcp__demo__multi-greet", input: { name: "Bo" } },
+            { name: "mcp__demo__list-files", input: {} },
+            { name: "mcp__demo__collect-user-info", input: { infoType: "contact" } },
+            { name: "mcp__poll__long-task", input: {} },
+          ],
+        },
+        { toolCalls: [{ name: "read_mcp_resource", input: { server: "demo", uri: "file:///example/file1.txt" } }] },
+        { text: "done" },
+      ],
+      { YOKE_MCP_INPUT_DEMO_KEY: "k-123" },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [greet, multi, links, info, long] = toolTexts(r.requests[1]!.body);
+    expect(greet).toBe("Hello, Ada!");
+    expect(multi).toBe("Good morning, Bo!");
+    expect(links).toContain('[resource link "Example File 1" file:///example/file1.txt (text/plain): First example file for ResourceLink demonstration — read it with read_mcp_resource]');
+    // No one to ask in a headless run: declined, and the server says so.
+    expect(info).toBe("No information was collected. User declined contact information request.");
+    expect(r.stdout).toContain("MCP server demo asked you for input (elicitation): declined — no one to ask (not an interactive session)");
+    // The server closed its SSE stream mid-call; the client reconnected and got the result.
+    expect(long).toBe("Long task completed successfully!");
+    expect(examples.get("ssePollingExample")!.out()).toContain("Closing SSE stream to trigger client polling");
+    expect(toolTexts(r.requests[2]!.body).at(-1)).toBe("This is the content of file 1");
+    // The session's end reached the server: DELETE with its session id (before: never sent).
+    expect(terminations("simpleStreamableHttp")).toBe(before + 1);
+  }, 120_000);
+
+  it("`yoke mcp list` ends the session it opened to list the tools (DELETE)", async () => {
+    const before = terminations("simpleStreamableHttp");
+    const { cwd, home } = createWorkspaceWithHome(
+      "yoke-red19l-list-",
+      { "~/.claude.json": JSON.stringify({ mcpServers: { demo: { type: "http", url: `http://127.0.0.1:${port("simpleStreamableHttp")}/mcp` } } }) },
+      temps,
+      { realpath: true },
+    );
+    const r = await runCli(["mcp", "list"], { cwd, env: { HOME: home, XDG_CONFIG_HOME: undefined } });
+    expect(r.stdout).toContain("mcp__demo__greet");
+    expect(terminations("simpleStreamableHttp")).toBe(before + 1);
+  }, 60_000);
+
+  it('HTTP+SSE ("type": "sse") from ~/.claude.json\'s local scope works; a server that fails at session start is said in the output, not only in the log', async () => {
+    const r = await session(
+      (cwd) => ({
+        "~/.claude.json": JSON.stringify({
+          projects: {
+            [cwd]: {
+              mcpServers: {
+                legacy: { type: "sse", url: `http://127.0.0.1:${port("simpleSseServer")}/mcp` },
+                // The example's SSE endpoint is /mcp: /sse answers 404.
+                wrongpath: { type: "sse", url: `http://127.0.0.1:${port("simpleSseServer")}/sse` },
+              },
+            },
+          },
+        }),
+        "~/.yoke/settings.json": JSON.stringify({ permissions: { allow: ["mcp__legacy", "mcp__wrongpath"] } }),
+      }),
+      [{ toolCalls: [{ name: "mcp__legacy__start-notification-stream", input: { interval: 20, count: 3 } }] }, { text: "done" }],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolTexts(r.requests[1]!.body)).toEqual(["Completed sending 3 notifications every 20ms"]);
+    expect(r.stdout).toContain("⚠ MCP server wrongpath failed: SSE error: Non-200 status code (404). Its tools are not available.");
+    // Said once, before the answer.
+    expect(r.stdout.split("MCP server wrongpath failed").length).toBe(2);
+    expect(r.stdout.indexOf("MCP server wrongpath failed")).toBeLessThan(r.stdout.indexOf("done"));
+  }, 120_000);
+});
