@@ -11,8 +11,11 @@
 // - A server that fails at session start is said in `yoke run`'s output: before, the failure was
 //   recorded in the log only (before the CLI listened), and the model got "Unknown tool" while the
 //   user saw nothing at all.
+// - ~/.claude.json as Claude Code writes it: a server turned off for the project with Claude Code's
+//   /mcp "Disable" (`disabledMcpServers` in the project's entry, keyed with a trailing slash) is not
+//   started — before, Yoke started it and offered its tools.
 import { spawn, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
@@ -21,6 +24,7 @@ import { ensureBuilt, repoRoot, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
 
+const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 const EXAMPLES = join(repoRoot, "node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server");
 const PORT_ZERO = join(repoRoot, "test/support/port-zero.cjs");
 
@@ -186,5 +190,55 @@ describe("red team L: the MCP SDK's example servers, configured as users write i
     // Said once, before the answer.
     expect(r.stdout.split("MCP server wrongpath failed").length).toBe(2);
     expect(r.stdout.indexOf("MCP server wrongpath failed")).toBeLessThan(r.stdout.indexOf("done"));
+  }, 120_000);
+
+  it('~/.claude.json as Claude Code writes it: a server turned off with /mcp "Disable" (disabledMcpServers) is not started, in yoke run and yoke mcp list; the project\'s other servers are', async () => {
+    const marker = `red19l-off-${process.pid}-${Date.now()}`;
+    const claudeJson = (cwd: string) =>
+      JSON.stringify({
+        numStartups: 12,
+        mcpServers: {
+          everything: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio", marker], env: {} },
+          kept: { type: "stdio", command: process.execPath, args: [EVERYTHING, "stdio"], env: {} },
+        },
+        projects: {
+          [`${cwd}/`]: { allowedTools: [], mcpServers: {}, disabledMcpServers: ["everything"], enabledMcpjsonServers: [], disabledMcpjsonServers: [], hasTrustDialogAccepted: true },
+          "/some/other/project": { disabledMcpServers: ["kept"] },
+        },
+      });
+    const running = () =>
+      readdirSync("/proc").filter((p) => {
+        try {
+          return /^\d+$/.test(p) && readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    const r = await session(
+      (cwd) => ({ "~/.claude.json": claudeJson(cwd), "~/.yoke/settings.json": JSON.stringify({ permissions: { allow: ["mcp__everything", "mcp__kept"] } }) }),
+      [
+        {
+          toolCalls: [
+            { name: "mcp__everything__echo", input: { message: "hi" } },
+            { name: "mcp__kept__echo", input: { message: "kept" } },
+          ],
+        },
+        { text: "done" },
+      ],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const names = ((r.requests[0]!.body.tools as { function: { name: string } }[]) ?? []).map((t) => t.function.name);
+    expect(names).toContain("mcp__kept__echo");
+    expect(names.filter((n) => n.startsWith("mcp__everything__"))).toEqual([]);
+    const [off, kept] = toolTexts(r.requests[1]!.body);
+    expect(off).toContain('Unknown tool "mcp__everything__echo"');
+    expect(kept).toBe("Echo: kept");
+    expect(running()).toEqual([]);
+    const list = await runCli(["mcp", "list", "--json", "--cwd", r.cwd], { env: { HOME: r.home, XDG_CONFIG_HOME: undefined } });
+    const rows = (JSON.parse(list.stdout) as { servers: { name: string; state: string; detail?: string }[] }).servers;
+    expect(rows.find((x) => x.name === "everything")).toMatchObject({ state: "disabled", detail: expect.stringContaining("disabledMcpServers") });
+    // The other server is listed as usual (running, or offered from the tool cache the run wrote).
+    expect(rows.find((x) => x.name === "kept")!.state).not.toBe("disabled");
+    expect(running()).toEqual([]);
   }, 120_000);
 });

@@ -142,7 +142,8 @@ const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json
 const VSCODE_SHAPED: ReadonlySet<McpSourceKind> = new Set(["vscode-mcp-json", "vscode-user-mcp-json"]);
 
 /** `projects` keys as Claude Code writes them may differ from ours only in separators and a trailing slash. */
-function sameProject(a: string, b: string): boolean {
+/** Whether two spellings of a project's folder (a key of ~/.claude.json's `projects`) are the same folder: trailing slashes and `\\` do not matter. */
+export function sameProject(a: string, b: string): boolean {
   const norm = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "") || "/";
   return norm(a) === norm(b);
 }

@@ -687,6 +687,14 @@ export class NodeMcpHub implements McpHub {
 
   private async decideApproval(slot: ServerSlot): Promise<void> {
     const c = slot.config;
+    // Turned off for this project in Claude Code (its /mcp list's "Disable": `disabledMcpServers` in
+    // ~/.claude.json), whatever the server's scope, as in Claude Code: not started, said why.
+    const off = (await this.claudeChoices()).turnedOff(c.name);
+    if (off) {
+      slot.approved = false;
+      this.set(slot, "disabled", `turned off for this project by disabledMcpServers in ${off} (Claude Code's /mcp "Disable"); remove it from that list to use the server`);
+      return;
+    }
     if (!c.workspace) {
       slot.approved = true;
       return;
@@ -696,11 +704,7 @@ export class NodeMcpHub implements McpHub {
       return;
     }
     if (c.source === "workspace-mcp-json") {
-      this.claude ??= claudeMcpChoices(this.opts.cwd, this.opts.home).then((choices) => {
-        for (const m of choices.ignored) this.opts.log?.(m);
-        return choices;
-      });
-      const choice = (await this.claude).choice(c.name);
+      const choice = (await this.claudeChoices()).choice(c.name);
       if (choice) {
         slot.approved = choice.decision === "allow";
         if (!slot.approved) this.set(slot, "disabled", `turned off by disabledMcpjsonServers in ${choice.where}`);
@@ -716,6 +720,15 @@ export class NodeMcpHub implements McpHub {
     if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
     else if (!decision)
       this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
+  }
+
+  /** Claude Code's choices about this project's MCP servers, read once. */
+  private claudeChoices(): Promise<ClaudeMcpChoices> {
+    this.claude ??= claudeMcpChoices(this.opts.cwd, this.opts.home).then((choices) => {
+      for (const m of choices.ignored) this.opts.log?.(m);
+      return choices;
+    });
+    return this.claude;
   }
 
   private ensureStarted(slot: ServerSlot): Promise<Running> {
