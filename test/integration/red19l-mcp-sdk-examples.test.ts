@@ -11,6 +11,9 @@
 // - A server that fails at session start is said in `yoke run`'s output: before, the failure was
 //   recorded in the log only (before the CLI listened), and the model got "Unknown tool" while the
 //   user saw nothing at all.
+// - The ACP agent with the editor's servers (`session/new` `mcpServers`): values are literal in ACP;
+//   a `${` in a header or an environment value was read as one of Yoke's variables and the server
+//   refused (silently: the model got "Unknown tool") — now they reach the server as sent.
 // - ~/.claude.json as Claude Code writes it: a server turned off for the project with Claude Code's
 //   /mcp "Disable" (`disabledMcpServers` in the project's entry, keyed with a trailing slash) is not
 //   started — before, Yoke started it and offered its tools.
@@ -20,6 +23,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
 import type { ScriptedTurn } from "../../src/demo/types";
+import { startAcpClient } from "../support/acp-client";
 import { ensureBuilt, repoRoot, runCli } from "../support/cli";
 import { scriptedRunArgs } from "../support/scripted-run";
 import { createWorkspaceWithHome } from "../support/workspace";
@@ -240,5 +244,42 @@ describe("red team L: the MCP SDK's example servers, configured as users write i
     // The other server is listed as usual (running, or offered from the tool cache the run wrote).
     expect(rows.find((x) => x.name === "kept")!.state).not.toBe("disabled");
     expect(running()).toEqual([]);
+  }, 120_000);
+
+  it("the ACP agent: the editor's servers keep their values as sent — a `${` in a header and in an environment value is not read as a variable", async () => {
+    const { cwd, home } = createWorkspaceWithHome("yoke-red19l-acp-", {}, temps, { realpath: true });
+    const llm = await startScriptedLlmServer({
+      script: [
+        {
+          toolCalls: [
+            { name: "mcp__demo__greet", input: { name: "Zed" } },
+            { name: "mcp__env__get-env", input: {} },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    const c = startAcpClient(
+      ["--trust", "--provider", "openai-compatible", "--base-url", llm.openaiBaseUrl, "--model", "m", "--session-dir", join(home, "sessions"), "--permission-mode", "bypassPermissions"],
+      {},
+      { cwd, env: { HOME: home, XDG_CONFIG_HOME: undefined } },
+    );
+    try {
+      await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await c.agent.request("session/new", {
+        cwd,
+        mcpServers: [
+          { type: "http", name: "demo", url: `http://127.0.0.1:${port("simpleStreamableHttp")}/mcp`, headers: [{ name: "X-Token", value: "tok${en}" }] },
+          { name: "env", command: process.execPath, args: [EVERYTHING, "stdio"], env: [{ name: "DB_PASSWORD", value: "p$w${x}d" }] },
+        ],
+      });
+      expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+      const [greet, env] = toolTexts(llm.requests[1]!.body);
+      expect(greet).toBe("Hello, Zed!");
+      expect((JSON.parse(env!) as Record<string, string>).DB_PASSWORD).toBe("p$w${x}d");
+    } finally {
+      await c.close();
+      await llm.close();
+    }
   }, 120_000);
 });

@@ -231,7 +231,10 @@ function parseInputs(raw: unknown): Map<string, McpInputSpec> {
 /** One entry of a file's server map to a definition (throws ExpandError with a clear message). */
 function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>, notes: string[] = []): McpServerConfig {
   if (!isObject(raw)) throw new ExpandError("the definition must be an object");
-  const x = (v: string) => expandVariables(v, ctx, inputs);
+  // `"expandVariables": false` (Yoke's key): every value as written. The ACP agent writes it on the
+  // servers an editor gives `session/new`, whose values are literal (ACP has no variables): a `${`
+  // in a token or an argument was read as a variable, and the server was refused.
+  const x = raw.expandVariables === false ? (v: string) => v : (v: string) => expandVariables(v, ctx, inputs);
   const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type !== undefined && typeof type !== "string") throw new ExpandError(`"type" must be a string`);
   const kind = typeof type === "string" ? type.toLowerCase().replace(/_/g, "-") : undefined;
@@ -338,6 +341,7 @@ const READ_KEYS = new Set([
   "headers",
   "timeout",
   "logLevel",
+  "expandVariables",
   "startOnSessionStart",
   "autoStart",
   "disabled",
