@@ -11,6 +11,9 @@
 // - A server that fails at session start is said in `yoke run`'s output: before, the failure was
 //   recorded in the log only (before the CLI listened), and the model got "Unknown tool" while the
 //   user saw nothing at all.
+// - A Streamable HTTP server restarted while the session runs (its sessions gone: HTTP 404 "Session
+//   not found"): a new session is started and the call made again — before, every later call of
+//   the session failed.
 // - The ACP agent with the editor's servers (`session/new` `mcpServers`): values are literal in ACP;
 //   a `${` in a header or an environment value was read as one of Yoke's variables and the server
 //   refused (silently: the model got "Unknown tool") — now they reach the server as sent.
@@ -19,6 +22,7 @@
 //   started — before, Yoke started it and offered its tools.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer } from "../../src/demo/scripted-llm-server";
@@ -280,6 +284,76 @@ describe("red team L: the MCP SDK's example servers, configured as users write i
     } finally {
       await c.close();
       await llm.close();
+    }
+  }, 120_000);
+
+  it("a Streamable HTTP server restarted mid-session (HTTP 404 to the old session): a new session is started and the calls go on", async () => {
+    // A free port the restarted server takes again (simpleStreamableHttp reads MCP_PORT).
+    const free = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    let out = "";
+    const startOne = () =>
+      new Promise<ChildProcess>((resolve, reject) => {
+        const proc = spawn(process.execPath, [join(EXAMPLES, "simpleStreamableHttp.js")], {
+          cwd: repoRoot,
+          env: { ...process.env, MCP_PORT: String(free) },
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true,
+        });
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          if (out.includes(`listening on port ${free}`)) resolve(proc);
+        };
+        proc.stdout!.on("data", onData);
+        proc.stderr!.on("data", onData);
+        proc.once("exit", (code) => reject(new Error(`simpleStreamableHttp exited (${code}): ${out}`)));
+      });
+    let srv = await startOne();
+    const stop = (p: ChildProcess) =>
+      new Promise<void>((r) => {
+        p.removeAllListeners("exit");
+        p.once("exit", () => r());
+        process.kill(-p.pid!, "SIGKILL");
+      });
+    try {
+      let turn = 0;
+      const { cwd, home } = createWorkspaceWithHome(
+        "yoke-red19l-restart-",
+        {
+          "~/.claude.json": JSON.stringify({ mcpServers: { demo: { type: "http", url: `http://127.0.0.1:${free}/mcp` } } }),
+          "~/.yoke/settings.json": JSON.stringify({ permissions: { allow: ["mcp__demo"] } }),
+        },
+        temps,
+        { realpath: true },
+      );
+      const llm = await startScriptedLlmServer({
+        script: async () => {
+          turn++;
+          if (turn === 1) return { toolCalls: [{ name: "mcp__demo__greet", input: { name: "before" } }] };
+          if (turn === 2) {
+            // The server restarts between the two calls: every session it had is gone.
+            await stop(srv);
+            out = "";
+            srv = await startOne();
+            return { toolCalls: [{ name: "mcp__demo__greet", input: { name: "after" } }] };
+          }
+          if (turn === 3) return { toolCalls: [{ name: "mcp__demo__greet", input: { name: "again" } }] };
+          return { text: "done" };
+        },
+      });
+      try {
+        const r = await runCli([...scriptedRunArgs(llm.openaiBaseUrl, cwd, join(home, "sessions")), "go"], { env: { HOME: home, XDG_CONFIG_HOME: undefined } });
+        expect(r.code, r.stderr).toBe(0);
+        expect(toolTexts(llm.requests[3]!.body)).toEqual(["Hello, before!", "Hello, after!", "Hello, again!"]);
+      } finally {
+        await llm.close();
+      }
+    } finally {
+      await stop(srv);
     }
   }, 120_000);
 });

@@ -331,7 +331,7 @@ export class NodeMcpHub implements McpHub {
     if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
     const running = await this.ensureStarted(slot);
     try {
-      return await this.callOnce(slot, running, tool, args, opts);
+      return await this.callRenewing(slot, running, tool, args, opts);
     } catch (err) {
       // URL elicitation required (-32042): the server answered that the user must first complete
       // something at a URL (a sign-in, a consent…). The user is asked as for a URL-mode
@@ -342,7 +342,7 @@ export class NodeMcpHub implements McpHub {
       await this.completeUrlElicitations(slot, required, opts);
       const again = slot.running ?? (await this.ensureStarted(slot));
       try {
-        return await this.callOnce(slot, again, tool, args, opts);
+        return await this.callRenewing(slot, again, tool, args, opts);
       } catch (err2) {
         if (await urlElicitationsRequired(err2))
           throw new Error(`the MCP server "${server}" still needs the user to finish at ${origins(required)} before ${tool} can run (asked once for this call; the user may not have finished yet)`, {
@@ -405,6 +405,35 @@ export class NodeMcpHub implements McpHub {
     const w = this.completions.get(key);
     if (w) w.resolve();
     else if (this.completedEarly.size < 100) this.completedEarly.add(key);
+  }
+
+  /**
+   * One call; when a Streamable HTTP server answers it 404 (it no longer knows the session: it
+   * restarted, or ended the session itself), a new session is started and the call made once more,
+   * as the specification has a client do ("MUST start a new session by sending a new
+   * InitializeRequest"). The server did not run the call (it did not know the session). Before,
+   * every later call of the session failed with "Session not found".
+   */
+  private async callRenewing(slot: ServerSlot, running: Running, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
+    try {
+      return await this.callOnce(slot, running, tool, args, opts);
+    } catch (err) {
+      if (!(await this.sessionEnded(slot, running, err))) throw err;
+      return await this.callOnce(slot, await this.ensureStarted(slot), tool, args, opts);
+    }
+  }
+
+  /** Whether `err` says the server ended this connection's Streamable HTTP session (HTTP 404); if so the connection is dropped, for the next use to start a new one. */
+  private async sessionEnded(slot: ServerSlot, running: Running, err: unknown): Promise<boolean> {
+    const { StreamableHTTPClientTransport, StreamableHTTPError } = await loadMcpSdk();
+    const e = err instanceof Error && err.cause !== undefined ? err.cause : err;
+    if (!(e instanceof StreamableHTTPError) || e.code !== 404 || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    if (slot.running === running) {
+      slot.running = undefined;
+      await running.close().catch(() => undefined);
+    }
+    this.opts.log?.(`MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`);
+    return true;
   }
 
   private async callOnce(slot: ServerSlot, running: Running, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
