@@ -7,6 +7,7 @@ import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-se
 import type { Extension } from "../../core/extensions/types";
 import type { PermissionMode } from "../../core/loop/types";
 import { sessionCost } from "../../core/cost";
+import { describeEvent } from "../../core/describe-event";
 import { summarizeSession } from "../../core/session/projection";
 import { parse, printJson, UsageError } from "../args";
 import type { FileSessionStore } from "../../node/session-store";
@@ -135,6 +136,7 @@ export async function runCommand(argv: string[], hooks: RunHooks = {}): Promise<
   const signals = trapSignals();
   try {
     const setup = await buildCliSession(flags, undefined, hooks.composer ? { composer: hooks.composer } : {});
+    const since = new Date().toISOString();
     const session = await AgentSession.create(setup.options);
     hooks.onSession?.(session.id);
     return await drive(
@@ -143,6 +145,7 @@ export async function runCommand(argv: string[], hooks: RunHooks = {}): Promise<
       flags,
       withFollowUps((s) => s.send(prompt), hooks, signals),
       signals,
+      since,
     );
   } finally {
     signals.dispose();
@@ -160,6 +163,7 @@ export async function resumeCommand(argv: string[], hooks: RunHooks = {}): Promi
   try {
     // The session goes on in the mode and on the model it had chosen (its log), unless a flag names another for this run.
     const setup = await buildCliSession({ ...flags, restoreChoices: "unflagged" }, id, hooks.composer ? { composer: hooks.composer } : {});
+    const since = new Date().toISOString();
     const session = await AgentSession.resume(id, setup.options);
     const prompt = rest.join(" ").trim();
     return await drive(
@@ -178,6 +182,7 @@ export async function resumeCommand(argv: string[], hooks: RunHooks = {}): Promi
         signals,
       ),
       signals,
+      since,
     );
   } finally {
     signals.dispose();
@@ -199,10 +204,19 @@ async function drive(
   flags: CliSessionFlags,
   act: (s: AgentSession) => Promise<void>,
   signals: Signals,
+  since: string,
 ): Promise<number> {
   const { options: opts, sessionDir } = setup;
   const renderer = flags.json ? undefined : createConsoleRenderer(process.stdout, process.stderr);
   renderer?.header(session.id, opts.provider, opts.providerLabel);
+  // The problems this run recorded while the session was being made, before anything listened: an
+  // MCP server that failed to start (its tools are missing; the model would only be told "Unknown
+  // tool"), a server left unstarted. The panel shows them from the log; here they were lost.
+  if (renderer)
+    for (const e of session.events()) {
+      const level = e.ts >= since ? describeEvent(e)?.level : undefined;
+      if (level === "warning" || level === "error") renderer.event(e);
+    }
   const subscriptions = renderer ? [session.onEvent((e) => renderer.event(e)), session.onDelta((d) => renderer.delta(d))] : [];
   signals.graceful(() => session.cancel());
   try {

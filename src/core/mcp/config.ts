@@ -150,7 +150,8 @@ const WORKSPACE_KINDS: ReadonlySet<McpSourceKind> = new Set(["workspace-mcp-json
 const VSCODE_SHAPED: ReadonlySet<McpSourceKind> = new Set(["vscode-mcp-json", "vscode-user-mcp-json"]);
 
 /** `projects` keys as Claude Code writes them may differ from ours only in separators and a trailing slash. */
-function sameProject(a: string, b: string): boolean {
+/** Whether two spellings of a project's folder (a key of ~/.claude.json's `projects`) are the same folder: trailing slashes and `\\` do not matter. */
+export function sameProject(a: string, b: string): boolean {
   const norm = (p: string) => p.replace(/\\/g, "/").replace(/\/+$/, "") || "/";
   return norm(a) === norm(b);
 }
@@ -238,7 +239,10 @@ function parseInputs(raw: unknown): Map<string, McpInputSpec> {
 /** One entry of a file's server map to a definition (throws ExpandError with a clear message). */
 function parseEntry(name: string, raw: unknown, file: McpSourceFile, ctx: ExpandContext, inputs: ReadonlyMap<string, McpInputSpec>, notes: string[] = []): McpServerConfig {
   if (!isObject(raw)) throw new ExpandError("the definition must be an object");
-  const x = (v: string) => expandVariables(v, ctx, inputs);
+  // `"expandVariables": false` (Yoke's key): every value as written. The ACP agent writes it on the
+  // servers an editor gives `session/new`, whose values are literal (ACP has no variables): a `${`
+  // in a token or an argument was read as a variable, and the server was refused.
+  const x = raw.expandVariables === false ? (v: string) => v : (v: string) => expandVariables(v, ctx, inputs);
   const type = raw.type ?? raw.transport ?? raw.transportType;
   if (type !== undefined && typeof type !== "string") throw new ExpandError(`"type" must be a string`);
   const kind = typeof type === "string" ? type.toLowerCase().replace(/_/g, "-") : undefined;
@@ -360,6 +364,7 @@ const READ_KEYS = new Set([
   "headers",
   "timeout",
   "logLevel",
+  "expandVariables",
   "startOnSessionStart",
   "autoStart",
   "disabled",

@@ -9,14 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
-/** The settings entries (`mcpServers`) of the editor's servers. */
+/**
+ * The settings entries (`mcpServers`) of the editor's servers. ACP's values are literal (the
+ * protocol has no variables): `"expandVariables": false` keeps a `${…}` in a token, a password or
+ * an argument as the editor sent it instead of reading it as one of Yoke's variables.
+ */
 export function mcpSettings(servers: readonly McpServer[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of servers) {
     if ("type" in s && (s.type === "http" || s.type === "sse")) {
-      out[s.name] = { type: s.type, url: s.url, headers: Object.fromEntries(s.headers.map((h) => [h.name, h.value])) };
+      out[s.name] = { type: s.type, url: s.url, headers: Object.fromEntries(s.headers.map((h) => [h.name, h.value])), expandVariables: false };
     } else if ("command" in s) {
-      out[s.name] = { command: s.command, args: s.args, env: Object.fromEntries(s.env.map((e) => [e.name, e.value])) };
+      out[s.name] = { command: s.command, args: s.args, env: Object.fromEntries(s.env.map((e) => [e.name, e.value])), expandVariables: false };
     }
   }
   return out;

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { definitionKey, parseJsonc, type McpServerConfig } from "../../core/mcp/config";
+import { definitionKey, parseJsonc, sameProject, type McpServerConfig } from "../../core/mcp/config";
 import { localFileOrigin, localSettingsFiles } from "../settings/files";
 
 export type Approval = "allow" | "deny";
@@ -41,6 +41,12 @@ export interface ClaudeMcpChoice {
 
 export interface ClaudeMcpChoices {
   choice(server: string): ClaudeMcpChoice | undefined;
+  /**
+   * Where a server of any scope is turned off for this project in Claude Code: its `/mcp` list's
+   * "Disable" writes the name into `disabledMcpServers` of the project's entry in ~/.claude.json.
+   * Undefined: not turned off.
+   */
+  turnedOff(server: string): string | undefined;
   /** Approvals that were not used because the repository wrote them (shown to the user). */
   ignored: string[];
 }
@@ -81,15 +87,28 @@ export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: 
   }
   const claudeJson = readJson(join(home, ".claude.json"));
   const projects = claudeJson?.projects;
-  if (projects && typeof projects === "object") {
+  let off: string[] = [];
+  let offWhere = "";
+  if (projects && typeof projects === "object" && !Array.isArray(projects)) {
     // This folder's entry, and in an agent's worktree the person's workspace's (Claude Code's local scope is the person's too).
+    // The same project key as the local scope's servers (config.ts): a trailing slash or `\` separators do not matter.
     for (const project of [root, ...(workspace ? [workspace.from] : [])]) {
-      const entry = (projects as Record<string, unknown>)[project];
-      if (entry && typeof entry === "object") full.push({ where: `${join(home, ".claude.json")} (project ${project})`, value: entry as Record<string, unknown> });
+      const found = Object.entries(projects as Record<string, unknown>).find(([k]) => sameProject(k, project));
+      const entry = found?.[1];
+      if (entry && typeof entry === "object" && !Array.isArray(entry)) {
+        const where = `${join(home, ".claude.json")} (project ${found[0]})`;
+        full.push({ where, value: entry as Record<string, unknown> });
+        const disabled = names((entry as Record<string, unknown>).disabledMcpServers);
+        if (disabled.length) {
+          off = [...off, ...disabled];
+          offWhere ||= where;
+        }
+      }
     }
   }
   return {
     ignored,
+    turnedOff: (server) => (off.includes(server) ? offWhere : undefined),
     choice: (server) => {
       // A "disabled" anywhere wins over an "enabled" (as in Claude Code).
       for (const s of [...full, ...shared]) if (names(s.value?.disabledMcpjsonServers).includes(server)) return { decision: "deny", where: s.where };

@@ -59,6 +59,8 @@ function pick<T>(o: object, keys: ReadonlyArray<keyof T & string>): T {
 }
 /** How long a remote server has to answer `initialize` over one transport. */
 const REMOTE_CONNECT_TIMEOUT_MS = 10_000;
+/** How long the end of a streamable HTTP session (DELETE) may take when a server stops. */
+const REMOTE_TERMINATE_TIMEOUT_MS = 2_000;
 
 declare const YOKE_VERSION: string;
 const VERSION = typeof YOKE_VERSION === "string" ? YOKE_VERSION : "0.0.0";
@@ -330,7 +332,7 @@ export class NodeMcpHub implements McpHub {
     if (!slot.approved) throw new Error(`the MCP server "${server}" is not started: ${slot.detail ?? "not approved"}`);
     const running = await this.ensureStarted(slot);
     try {
-      return await this.callOnce(slot, running, tool, args, opts);
+      return await this.callRenewing(slot, running, tool, args, opts);
     } catch (err) {
       // URL elicitation required (-32042): the server answered that the user must first complete
       // something at a URL (a sign-in, a consent…). The user is asked as for a URL-mode
@@ -341,7 +343,7 @@ export class NodeMcpHub implements McpHub {
       await this.completeUrlElicitations(slot, required, opts);
       const again = slot.running ?? (await this.ensureStarted(slot));
       try {
-        return await this.callOnce(slot, again, tool, args, opts);
+        return await this.callRenewing(slot, again, tool, args, opts);
       } catch (err2) {
         if (await urlElicitationsRequired(err2))
           throw new Error(`the MCP server "${server}" still needs the user to finish at ${origins(required)} before ${tool} can run (asked once for this call; the user may not have finished yet)`, {
@@ -404,6 +406,35 @@ export class NodeMcpHub implements McpHub {
     const w = this.completions.get(key);
     if (w) w.resolve();
     else if (this.completedEarly.size < 100) this.completedEarly.add(key);
+  }
+
+  /**
+   * One call; when a Streamable HTTP server answers it 404 (it no longer knows the session: it
+   * restarted, or ended the session itself), a new session is started and the call made once more,
+   * as the specification has a client do ("MUST start a new session by sending a new
+   * InitializeRequest"). The server did not run the call (it did not know the session). Before,
+   * every later call of the session failed with "Session not found".
+   */
+  private async callRenewing(slot: ServerSlot, running: Running, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
+    try {
+      return await this.callOnce(slot, running, tool, args, opts);
+    } catch (err) {
+      if (!(await this.sessionEnded(slot, running, err))) throw err;
+      return await this.callOnce(slot, await this.ensureStarted(slot), tool, args, opts);
+    }
+  }
+
+  /** Whether `err` says the server ended this connection's Streamable HTTP session (HTTP 404); if so the connection is dropped, for the next use to start a new one. */
+  private async sessionEnded(slot: ServerSlot, running: Running, err: unknown): Promise<boolean> {
+    const { StreamableHTTPClientTransport, StreamableHTTPError } = await loadMcpSdk();
+    const e = err instanceof Error && err.cause !== undefined ? err.cause : err;
+    if (!(e instanceof StreamableHTTPError) || e.code !== 404 || !(running.client.transport instanceof StreamableHTTPClientTransport)) return false;
+    if (slot.running === running) {
+      slot.running = undefined;
+      await running.close().catch(() => undefined);
+    }
+    this.opts.log?.(`MCP server "${slot.config.name}": the server no longer knows its session (HTTP 404: it restarted, or ended the session): a new session is started`);
+    return true;
   }
 
   private async callOnce(slot: ServerSlot, running: Running, tool: string, args: Record<string, unknown>, opts: McpCallOptions): Promise<McpCallResult> {
@@ -686,6 +717,14 @@ export class NodeMcpHub implements McpHub {
 
   private async decideApproval(slot: ServerSlot): Promise<void> {
     const c = slot.config;
+    // Turned off for this project in Claude Code (its /mcp list's "Disable": `disabledMcpServers` in
+    // ~/.claude.json), whatever the server's scope, as in Claude Code: not started, said why.
+    const off = (await this.claudeChoices()).turnedOff(c.name);
+    if (off) {
+      slot.approved = false;
+      this.set(slot, "disabled", `turned off for this project by disabledMcpServers in ${off} (Claude Code's /mcp "Disable"); remove it from that list to use the server`);
+      return;
+    }
     if (!c.workspace) {
       slot.approved = true;
       return;
@@ -695,11 +734,7 @@ export class NodeMcpHub implements McpHub {
       return;
     }
     if (c.source === "workspace-mcp-json") {
-      this.claude ??= claudeMcpChoices(this.opts.cwd, this.opts.home).then((choices) => {
-        for (const m of choices.ignored) this.opts.log?.(m);
-        return choices;
-      });
-      const choice = (await this.claude).choice(c.name);
+      const choice = (await this.claudeChoices()).choice(c.name);
       if (choice) {
         slot.approved = choice.decision === "allow";
         if (!slot.approved) this.set(slot, "disabled", `turned off by disabledMcpjsonServers in ${choice.where}`);
@@ -715,6 +750,15 @@ export class NodeMcpHub implements McpHub {
     if (decision === "deny") this.set(slot, "disabled", "you declined to start this server (its definition changed? then you are asked again)");
     else if (!decision)
       this.set(slot, "not_approved", `a new server defined by the workspace (${c.sourcePath}) that you have not approved yet: run \`yoke mcp approve ${c.name}\` or approve it in VS Code`);
+  }
+
+  /** Claude Code's choices about this project's MCP servers, read once. */
+  private claudeChoices(): Promise<ClaudeMcpChoices> {
+    this.claude ??= claudeMcpChoices(this.opts.cwd, this.opts.home).then((choices) => {
+      for (const m of choices.ignored) this.opts.log?.(m);
+      return choices;
+    });
+    return this.claude;
   }
 
   private ensureStarted(slot: ServerSlot): Promise<Running> {
@@ -1043,10 +1087,17 @@ export class NodeMcpHub implements McpHub {
       }
     }
     client.onclose = () => onDied("the connection closed");
+    const transport = client.transport;
     return {
       client,
-      close: () => {
+      close: async () => {
         dropTasks();
+        // Streamable HTTP: the server is told the session is over (DELETE with its Mcp-Session-Id,
+        // the spec's "SHOULD"), or it keeps the session and what it holds for it until it decides to
+        // drop it. The SDK's client.close() only closes the connection. Bounded: a server that does not
+        // answer does not hold up the end of a session; a 405 (the server keeps no sessions) is fine.
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+          await timeout(transport.terminateSession(), REMOTE_TERMINATE_TIMEOUT_MS, "ending the session").catch(() => undefined);
         return client.close();
       },
     };

@@ -16,7 +16,8 @@ export { ElicitationCompleteNotificationSchema, McpError } from "@modelcontextpr
 export { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 // Resource subscriptions: a subscribed resource's change (notifications/resources/updated).
 export { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// StreamableHTTPError: its `code` is the HTTP status (404 to a request with a session id: the server ended the session).
+export { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 export { GroupStdioTransport } from "./stdio-transport";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the
 // user must sign in (src/node/mcp/oauth.ts keeps the tokens and receives the browser's answer).

@@ -131,6 +131,9 @@ describe("prompt and MCP servers from the editor", () => {
         { name: "files", command: "node", args: ["srv.js"], env: [{ name: "TOKEN", value: "t" }] },
         { type: "http", name: "web", url: "https://example.test/mcp", headers: [{ name: "Authorization", value: "Bearer x" }] },
       ]),
-    ).toEqual({ files: { command: "node", args: ["srv.js"], env: { TOKEN: "t" } }, web: { type: "http", url: "https://example.test/mcp", headers: { Authorization: "Bearer x" } } });
+    ).toEqual({
+      files: { command: "node", args: ["srv.js"], env: { TOKEN: "t" }, expandVariables: false },
+      web: { type: "http", url: "https://example.test/mcp", headers: { Authorization: "Bearer x" }, expandVariables: false },
+    });
   });
 });
