@@ -7,6 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
@@ -224,6 +225,12 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           return { decision: "deny", message: signal.aborted ? "cancelled" : `the editor did not answer: ${err instanceof Error ? err.message : String(err)}` };
         }
         if (res.outcome.outcome !== "selected") return { decision: "deny", message: "cancelled by the user" };
+        // An answer naming none of the options offered (a client's bug, or "allow_always" where no rule was offered): a denial.
+        const chosen = res.outcome.optionId;
+        if (!options.some((o) => o.optionId === chosen)) {
+          deps.warn(`permission for ${q.tool}: the editor answered with an option not offered (${JSON.stringify(chosen).slice(0, 80)}); denied`);
+          return { decision: "deny", message: "The editor answered with an option Yoke did not offer; treated as a denial." };
+        }
         if (res.outcome.optionId === "allow_always" && rule && gate) {
           try {
             await gate.addLocalRule(rule);
@@ -297,10 +304,20 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
               { cancellationSignal: signal, stopWaitingOnCancel: true },
             )
             .catch((): acp.RequestPermissionResponse => ({ outcome: { outcome: "cancelled" } }));
-          if (res.outcome.outcome !== "selected" || res.outcome.optionId === "reject_once") {
-            return { status: "rejected", finalContent: change.before, message: res.outcome.outcome === "selected" ? "The user rejected this change in the editor." : "cancelled" };
+          // Only an option offered to allow writes: a reject, a cancel, or an answer naming none of the options (a client's bug) writes nothing.
+          const chosen = res.outcome.outcome === "selected" ? res.outcome.optionId : undefined;
+          if (chosen !== "allow_once" && chosen !== "allow_always") {
+            const message =
+              chosen === undefined
+                ? "cancelled"
+                : chosen === "reject_once"
+                  ? "The user rejected this change in the editor."
+                  : `The editor answered with an option Yoke did not offer (${JSON.stringify(chosen).slice(0, 80)}): the change was not written.`;
+            if (chosen !== undefined && chosen !== "reject_once")
+              deps.warn(`edit review of ${change.relPath}: the editor answered with an option not offered (${JSON.stringify(chosen).slice(0, 80)}); not written`);
+            return { status: "rejected", finalContent: change.before, message };
           }
-          if (res.outcome.optionId === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
+          if (chosen === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
           await write(change);
           return { status: "accepted", finalContent: change.after };
         } catch (err) {
@@ -664,14 +681,20 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       }
       return {};
     })
+    // The sessions of the folder's store (the agent's own folder's when the client names none), each with the folder it was
+    // started in (its session_start); a cwd given filters by it, as the schema defines — one --session-dir may hold several folders'.
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       const cwd = params.cwd ?? deps.defaultCwd;
       cwds.add(cwd);
       const store = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
       try {
         const list = store.list().flatMap((id) => {
-          const s = summarizeSession(parseLog(store.read(id)).events, id);
-          return s.parentId ? [] : [{ sessionId: id, cwd, title: s.title, updatedAt: s.updatedAt }];
+          const events = parseLog(store.read(id)).events;
+          const start = events.find((e) => e.type === "session_start");
+          const own = start?.type === "session_start" ? start.cwd : cwd;
+          if (params.cwd && resolve(own) !== resolve(params.cwd)) return [];
+          const s = summarizeSession(events, id);
+          return s.parentId ? [] : [{ sessionId: id, cwd: own, title: s.title, updatedAt: s.updatedAt }];
         });
         return { sessions: list };
       } finally {
