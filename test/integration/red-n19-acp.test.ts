@@ -7,14 +7,16 @@
  * paths — with every message Yoke writes checked against the SDK's zod schema (acp-wire.ts).
  * The SDK's own client app over the built `yoke acp`'s stdio, the scripted model over HTTP.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type * as acp from "@agentclientprotocol/sdk";
 import { startScriptedLlmServer, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
-import { ensureBuilt } from "../support/cli";
+import { ensureBuilt, runCli } from "../support/cli";
+import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp-http-server";
 import { chownTree, identities } from "../support/identities";
 import { chunkText, startAcpClient, updatesOf, type AcpClientHandlers, type AcpTestClient } from "../support/acp-client";
 import { tapWire, type WireTap } from "../support/acp-wire";
@@ -24,6 +26,7 @@ const { list } = identities();
 let server: ScriptedServer | undefined;
 const clients: AcpTestClient[] = [];
 const temps: string[] = [];
+const mcps: RecordingMcpServer[] = [];
 
 function workspace(): { dir: string; ws: string; sessions: string } {
   const dir = mkdtempSync(join(tmpdir(), "yoke-red-n19-"));
@@ -86,6 +89,7 @@ function toolResults(): string[] {
 beforeAll(() => ensureBuilt(), 180_000);
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
+  for (const m of mcps.splice(0)) await m.close();
   server = await closeServerAndRemoveTemps(server, temps);
 });
 
@@ -367,7 +371,8 @@ describe("red team N: sessions across clients", () => {
     const bad = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(ok).toHaveLength(1);
     expect(bad).toHaveLength(1);
-    expect(String((bad[0]!.reason as { message?: string }).message ?? bad[0]!.reason)).toMatch(/\S/);
+    // The reason, in the message the editor shows (not a bare "Internal error").
+    expect((bad[0]!.reason as { message: string }).message).toMatch(/in use by yoke acp/);
     const winner = results[0]!.status === "fulfilled" ? x : y;
     expect((await winner.c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and now?" }] })).stopReason).toBe("end_turn");
     const lines = readFileSync(join(sessions, `${sessionId}.jsonl`), "utf8")
@@ -375,6 +380,10 @@ describe("red team N: sessions across clients", () => {
       .filter(Boolean);
     for (const l of lines) expect(() => JSON.parse(l) as unknown).not.toThrow();
     expect(lines.filter((l) => l.includes('"user_message"'))).toHaveLength(2);
+    // A session no store has: the protocol's "resource not found"; an id that is a path: refused, nothing read.
+    expect(await rpcError(y.c.agent.request("session/load", { sessionId: "no-such-session", cwd: ws, mcpServers: [] }))).toMatchObject({ code: -32002 });
+    expect(await rpcError(y.c.agent.request("session/load", { sessionId: "../../../etc/passwd", cwd: ws, mcpServers: [] }))).toMatchObject({ code: expect.any(Number) });
+    expect(await rpcError(y.c.agent.request("session/resume", { sessionId: "no-such-session", cwd: ws }))).toMatchObject({ code: -32002 });
     for (const s of [first, x, y]) expect(s.wire.deviations).toEqual([]);
   });
 });
@@ -410,4 +419,101 @@ describe("red team N: prompt content a client may send", () => {
     expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: big }] })).stopReason).toBe("end_turn");
     expect(wire.deviations).toEqual([]);
   });
+});
+
+describe("red team N: the editor's MCP servers", () => {
+  it("http and sse servers with a secret header, an unreachable one and a broken command: the session starts, the good servers' tools work and are asked for, the secret reaches only its server", async () => {
+    const { ws, sessions } = workspace();
+    const http = await startRecordingMcpServer("streamable");
+    const sse = await startRecordingMcpServer("sse");
+    mcps.push(http, sse);
+    const secret = `SECRET-HEADER-${process.pid}-${Date.now()}`;
+    const { c, wire } = await start({
+      ws,
+      sessions,
+      handlers: { permission: (q) => ({ outcome: { outcome: "selected", optionId: q.toolCall.title?.includes("delete_everything") ? "reject_once" : "allow_once" } }) },
+      script: [
+        { toolCalls: [{ name: "mcp__web__add", input: { a: 2, b: 3 } }] },
+        { toolCalls: [{ name: "mcp__old__add", input: { a: 4, b: 5 } }] },
+        { toolCalls: [{ name: "mcp__web__delete_everything", input: { confirm: true } }] },
+        { text: "done" },
+      ],
+    });
+    const { sessionId } = await c.agent.request("session/new", {
+      cwd: ws,
+      mcpServers: [
+        { type: "http", name: "web", url: http.url, headers: [{ name: "Authorization", value: `Bearer ${secret}` }] },
+        { type: "sse", name: "old", url: sse.url, headers: [] },
+        { type: "http", name: "gone", url: "http://127.0.0.1:9/mcp", headers: [] },
+        { name: "broken", command: "/nonexistent/mcp-server", args: [], env: [{ name: "TOKEN", value: secret }] },
+      ],
+    });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "add" }] })).stopReason).toBe("end_turn");
+    expect(http.calls.map((x) => [x.tool, x.args])).toEqual([["add", { a: 2, b: 3 }]]);
+    expect(http.calls[0]!.headers.authorization).toBe(`Bearer ${secret}`);
+    expect(sse.calls.map((x) => [x.tool, x.args])).toEqual([["add", { a: 4, b: 5 }]]);
+    // Asked each time (default mode); the denied one never reached its server.
+    expect(c.permissions.map((p) => p.toolCall.title?.split(" ")[0])).toEqual(["mcp__web__add", "mcp__old__add", "mcp__web__delete_everything"]);
+    // The secret went to its server only: not to the model, the editor, the log or stderr.
+    expect(JSON.stringify(server!.requests)).not.toContain(secret);
+    expect(JSON.stringify(wire.messages)).not.toContain(secret);
+    expect(readFileSync(join(sessions, `${sessionId}.jsonl`), "utf8")).not.toContain(secret);
+    expect(c.stderr()).not.toContain(secret);
+    expect(wire.deviations).toEqual([]);
+  });
+});
+
+describe("red team N: a background agent's session seen from an editor", () => {
+  const GIT = ["-c", "user.name=Test", "-c", "user.email=test@example.com"];
+  it("listed with its own folder while it runs and after; loading it while its worker holds it is refused clearly, after it finished it replays", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "yoke-red-n19-bg-")));
+    temps.push(root);
+    const home = join(root, "home");
+    const ws = join(root, "repo");
+    mkdirSync(home);
+    mkdirSync(ws);
+    writeFileSync(join(ws, "guide.md"), "# Demo\n");
+    execFileSync("git", [...GIT, "init", "-q", "-b", "main"], { cwd: ws });
+    execFileSync("git", [...GIT, "add", "-A"], { cwd: ws });
+    execFileSync("git", [...GIT, "commit", "-qm", "initial"], { cwd: ws });
+    server = await startScriptedLlmServer({
+      script: (r) => {
+        const tools = ((r.body as { messages?: Array<{ role: string }> }).messages ?? []).filter((m) => m.role === "tool").length;
+        if (JSON.stringify(r.body).includes("BG-TASK"))
+          return tools === 0 ? { toolCalls: [{ name: "run_command", input: { command: "while [ ! -e go.flag ]; do sleep 0.2; done", timeout_s: 170 } }] } : { text: "AGENT-DONE" };
+        return { text: "editor answer" };
+      },
+    });
+    const env = { HOME: home, XDG_DATA_HOME: undefined };
+    const started = await runCli(
+      ["run", "--background", "--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m", "--permission-mode", "bypassPermissions", "--cwd", ws, "BG-TASK"],
+      { cwd: ws, env },
+    );
+    expect(started.code, started.stderr).toBe(0);
+    const agentsList = async () =>
+      JSON.parse((await runCli(["agents", "list", "--json", "--cwd", ws], { cwd: ws, env })).stdout) as { agents: Array<{ sessionId: string | null; worktree: string; state: string }> };
+    let agent = (await agentsList()).agents[0];
+    const end = Date.now() + 60_000;
+    while (!agent?.sessionId && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      agent = (await agentsList()).agents[0];
+    }
+    const sessionId = agent!.sessionId!;
+    const c = startAcpClient(["--trust", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "m"], {}, { cwd: ws, env });
+    const wire = tapWire(c);
+    clients.push(c);
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const listed = await c.agent.request("session/list", { cwd: ws });
+    expect(listed.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[sessionId, agent!.worktree]]);
+    const refused = await rpcError(c.agent.request("session/load", { sessionId, cwd: agent!.worktree, mcpServers: [] }));
+    expect(refused?.message).toMatch(/in use by yoke run/);
+    // The worker goes on (the file it waits for, in its worktree) and finishes.
+    writeFileSync(join(agent!.worktree, "go.flag"), "");
+    const done = Date.now() + 90_000;
+    while ((await agentsList()).agents[0]?.state === "running" && Date.now() < done) await new Promise((r) => setTimeout(r, 300));
+    expect((await agentsList()).agents[0]?.state).not.toBe("running");
+    await c.agent.request("session/load", { sessionId, cwd: agent!.worktree, mcpServers: [] });
+    expect(chunkText(c.updates, "agent_message_chunk")).toContain("AGENT-DONE");
+    expect(wire.deviations).toEqual([]);
+  }, 180_000);
 });

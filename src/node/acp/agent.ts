@@ -25,6 +25,7 @@ import { mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
 import { takeHandBacks } from "../background/hand-back";
+import { agentWorktreeOf } from "../background/paths";
 import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
 import type { McpHub } from "../../core/mcp/types";
@@ -363,6 +364,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
+    // A session the folder's store does not have: the protocol's "resource not found", before anything is started.
+    if (resumeId) {
+      const view = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
+      try {
+        if (!view.exists(resumeId)) throw acp.RequestError.sessionNotFound(resumeId);
+      } finally {
+        view.dispose();
+      }
+    }
     const ref: { id?: string; services?: NodeServices; session?: AgentSession } = { id: resumeId };
     const terminals: Live["terminals"] = { waiting: [], byCall: new Map() };
     // The editor's terminal runs the commands when it offers one (client-terminal.ts: the same
@@ -387,7 +397,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       });
     } catch (err) {
       mcp.dispose();
-      throw err;
+      throw clientError(err);
     }
     const setup: AcpSessionSetup = {
       ...built,
@@ -404,7 +414,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     } catch (err) {
       await setup.dispose();
       setup.store.dispose();
-      throw err;
+      throw clientError(err);
     }
     ref.id = session.id;
     ref.session = session;
@@ -686,13 +696,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       const cwd = params.cwd ?? deps.defaultCwd;
       cwds.add(cwd);
-      const store = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
+      const dir = deps.sessionDir(cwd);
+      const store = createFileSessionStore(dir, { readOnly: true });
       try {
         const list = store.list().flatMap((id) => {
           const events = parseLog(store.read(id)).events;
           const start = events.find((e) => e.type === "session_start");
           const own = start?.type === "session_start" ? start.cwd : cwd;
-          if (params.cwd && resolve(own) !== resolve(params.cwd)) return [];
+          // A background agent of this workspace (its worktree's sessions are kept in the workspace's store) is listed with it, under its own folder.
+          if (params.cwd && resolve(own) !== resolve(params.cwd) && !(agentWorktreeOf(own) && deps.sessionDir(own) === dir)) return [];
           const s = summarizeSession(events, id);
           return s.parentId ? [] : [{ sessionId: id, cwd: own, title: s.title, updatedAt: s.updatedAt }];
         });
@@ -752,6 +764,16 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       sessions.get(params.sessionId)?.session.cancel();
     });
   return { app, closeAll };
+}
+
+/**
+ * A session that could not be opened, as the editor shows it: the reason in the error's message
+ * (the SDK's default for a thrown Error is a bare "Internal error", the reason hidden in its data) —
+ * e.g. the session is in use by another process (a background agent's worker, another editor).
+ */
+function clientError(err: unknown): acp.RequestError {
+  if (err instanceof acp.RequestError) return err;
+  return acp.RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
 }
 
 /** Deletes a session and, first, the sub-agents' sessions it started (linked by their parentId). */
