@@ -20,6 +20,7 @@ import { startRecordingMcpServer, type RecordingMcpServer } from "../support/mcp
 import { chownTree, identities } from "../support/identities";
 import { chunkText, startAcpClient, updatesOf, type AcpClientHandlers, type AcpTestClient } from "../support/acp-client";
 import { tapWire, type WireTap } from "../support/acp-wire";
+import { testTerminalHost } from "../support/acp-terminal";
 import { closeServerAndRemoveTemps } from "../support/teardown";
 
 const { list } = identities();
@@ -514,6 +515,55 @@ describe("red team N: a background agent's session seen from an editor", () => {
     expect((await agentsList()).agents[0]?.state).not.toBe("running");
     await c.agent.request("session/load", { sessionId, cwd: agent!.worktree, mcpServers: [] });
     expect(chunkText(c.updates, "agent_message_chunk")).toContain("AGENT-DONE");
+    expect(wire.deviations).toEqual([]);
+  }, 180_000);
+});
+
+describe.each(list)("red team N as $label: terminal without fs, huge and binary files", (who) => {
+  it("a client offering a terminal and no fs, default mode: a command denied is never sent to the terminal, an allowed one is; a 2 MB write's diff is exact; a binary file is not edited; every message is the schema's", async () => {
+    const w = workspace();
+    writeFileSync(join(w.ws, "blob.bin"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe, 10, 0x41]));
+    chownTree(w.dir, who);
+    const { ws, sessions } = w;
+    const host = testTerminalHost({ ...process.env }, { uid: who.uid, gid: who.gid });
+    const big = Array.from({ length: 40_000 }, (_, i) => `line ${i} ${"é".repeat(20)}`).join("\n") + "\n";
+    const { c, wire } = await start({
+      ws,
+      sessions,
+      who: { uid: who.uid, gid: who.gid, home: who.home },
+      caps: { terminal: true },
+      handlers: {
+        terminal: host,
+        permission: (q) => {
+          const deny = JSON.stringify(q.toolCall.rawInput ?? "").includes("denied.txt");
+          return { outcome: { outcome: "selected", optionId: q.options.find((o) => o.kind === (deny ? "reject_once" : "allow_once"))!.optionId } };
+        },
+      },
+      script: [
+        { toolCalls: [{ name: "run_command", input: { command: "touch denied.txt" } }] },
+        { text: "one" },
+        { toolCalls: [{ name: "run_command", input: { command: "touch allowed.txt" } }] },
+        { text: "two" },
+        { toolCalls: [{ name: "write_file", input: { path: "big.txt", content: big } }] },
+        { text: "three" },
+        { toolCalls: [{ name: "edit_file", input: { path: "blob.bin", edits: [{ old_string: "A", new_string: "B" }] } }] },
+        { text: "four" },
+      ],
+    });
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    for (const text of ["one", "two", "three", "four"]) expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })).stopReason).toBe("end_turn");
+    expect(existsSync(join(ws, "denied.txt"))).toBe(false);
+    expect(existsSync(join(ws, "allowed.txt"))).toBe(true);
+    expect(host.created.map((t) => t.args?.join(" ") ?? "").filter((a) => a.includes("denied.txt"))).toEqual([]);
+    expect(host.created.filter((t) => (t.args?.join(" ") ?? "").includes("allowed.txt"))).toHaveLength(1);
+    expect(readFileSync(join(ws, "big.txt"), "utf8")).toBe(big);
+    const diffs = updatesOf(c.updates, "tool_call_update").flatMap((u) => (u.content ?? []).filter((x) => x.type === "diff"));
+    const bigDiff = diffs.find((d) => d.path === join(ws, "big.txt"));
+    // The review showed the exact new text (the edit was asked), and the result's diff too.
+    expect(c.permissions.find((p) => p.toolCall.kind === "edit")?.toolCall.content?.find((x) => x.type === "diff")).toMatchObject({ oldText: null, newText: big });
+    expect(bigDiff).toEqual({ type: "diff", path: join(ws, "big.txt"), oldText: null, newText: big });
+    expect(readFileSync(join(ws, "blob.bin"))).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe, 10, 0x41]));
+    expect(diffs.some((d) => d.path.endsWith("blob.bin"))).toBe(false);
     expect(wire.deviations).toEqual([]);
   }, 180_000);
 });
