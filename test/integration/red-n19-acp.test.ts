@@ -567,3 +567,40 @@ describe.each(list)("red team N as $label: terminal without fs, huge and binary 
     expect(wire.deviations).toEqual([]);
   }, 180_000);
 });
+
+describe("red team N: cancel between tool calls", () => {
+  it("a cancel sent when one command finished, while the model is being asked for the next: the next command never runs, the prompt ends cancelled, the session goes on", async () => {
+    const { ws, sessions } = workspace();
+    const holder: { c?: AcpTestClient; sessionId?: string } = {};
+    let sent = false;
+    const { c, wire } = await start({
+      ws,
+      sessions,
+      extra: ["--permission-mode", "bypassPermissions"],
+      handlers: {
+        onUpdate: (n) => {
+          if (!sent && n.update.sessionUpdate === "tool_call_update" && n.update.status === "completed") {
+            sent = true;
+            void holder.c!.agent.notify("session/cancel", { sessionId: holder.sessionId! });
+          }
+        },
+      },
+      script: [
+        { toolCalls: [{ name: "run_command", input: { command: "touch first.txt" } }] },
+        { delayMs: 3000, toolCalls: [{ name: "run_command", input: { command: "touch second.txt" } }] },
+        { text: "not reached" },
+        { text: "next turn" },
+      ],
+    });
+    holder.c = c;
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    holder.sessionId = sessionId;
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two commands" }] })).stopReason).toBe("cancelled");
+    expect(existsSync(join(ws, "first.txt"))).toBe(true);
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(existsSync(join(ws, "second.txt"))).toBe(false);
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] })).stopReason).toBe("end_turn");
+    expect(existsSync(join(ws, "second.txt"))).toBe(false);
+    expect(wire.deviations).toEqual([]);
+  });
+});
