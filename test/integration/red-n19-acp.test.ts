@@ -464,6 +464,36 @@ describe("red team N: the editor's MCP servers", () => {
   });
 });
 
+describe("red team N: the editor's MCP servers, two of one name", () => {
+  it("session/new refuses the list with a clear invalid-params error instead of dropping one unseen; a list with distinct names works", async () => {
+    const { ws, sessions } = workspace();
+    const a = await startRecordingMcpServer("streamable");
+    const b = await startRecordingMcpServer("streamable");
+    mcps.push(a, b);
+    const { c, wire } = await start({ ws, sessions, extra: ["--permission-mode", "bypassPermissions"], script: [{ toolCalls: [{ name: "mcp__web__add", input: { a: 1, b: 2 } }] }, { text: "ok" }] });
+    const err = await rpcError(
+      c.agent.request("session/new", {
+        cwd: ws,
+        mcpServers: [
+          { type: "http", name: "web", url: a.url, headers: [] },
+          { type: "http", name: "web", url: b.url, headers: [] },
+        ],
+      }),
+    );
+    expect(err).toMatchObject({ code: -32602, message: expect.stringContaining('two MCP servers are named "web"') });
+    const { sessionId } = await c.agent.request("session/new", {
+      cwd: ws,
+      mcpServers: [
+        { type: "http", name: "web", url: a.url, headers: [] },
+        { type: "http", name: "web2", url: b.url, headers: [] },
+      ],
+    });
+    expect((await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "add" }] })).stopReason).toBe("end_turn");
+    expect([a.calls.length, b.calls.length]).toEqual([1, 0]);
+    expect(wire.deviations).toEqual([]);
+  });
+});
+
 describe("red team N: a background agent's session seen from an editor", () => {
   const GIT = ["-c", "user.name=Test", "-c", "user.email=test@example.com"];
   it("listed with its own folder while it runs and after; loading it while its worker holds it is refused clearly, after it finished it replays", async () => {

@@ -21,7 +21,7 @@ import type { WorkspaceFs } from "../../core/ports";
 import type { NodeServices } from "../agent-services";
 import { createFileSessionStore, type FileSessionStore } from "../session-store";
 import { createClientWorkspaceFs } from "./client-fs";
-import { mcpSettingsFile } from "./mcp-servers";
+import { mcpServersProblem, mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
 import { takeHandBacks } from "../background/hand-back";
@@ -382,6 +382,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         ? clientTerminalLauncher(terminalClient(client), { sessionId: () => ref.id ?? "", onTerminal: (id) => attachTerminal(ref.id, terminals, id), warn: deps.warn })
         : undefined;
     // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
+    const problem = mcpServersProblem(mcpServers);
+    if (problem) throw acp.RequestError.invalidParams(undefined, problem);
     const mcp = mcpSettingsFile(mcpServers);
     let hub: McpHub | undefined;
     let built: AcpSessionSetup;
