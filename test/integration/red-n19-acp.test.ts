@@ -23,7 +23,7 @@ import { tapWire, type WireTap } from "../support/acp-wire";
 import { testTerminalHost } from "../support/acp-terminal";
 import { closeServerAndRemoveTemps } from "../support/teardown";
 
-const { list } = identities();
+const { list, missing } = identities();
 let server: ScriptedServer | undefined;
 const clients: AcpTestClient[] = [];
 const temps: string[] = [];
@@ -633,4 +633,8 @@ describe("red team N: cancel between tool calls", () => {
     expect(existsSync(join(ws, "second.txt"))).toBe(false);
     expect(wire.deviations).toEqual([]);
   });
+});
+
+it.runIf(missing !== undefined)("reports why the unprivileged-user cells cannot run here", () => {
+  expect(missing).toMatch(/not run as root/);
 });
