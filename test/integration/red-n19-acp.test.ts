@@ -422,6 +422,22 @@ describe("red team N: prompt content a client may send", () => {
   });
 });
 
+describe("red team N: a message over the SDK's size limit", () => {
+  it("a 40 MB prompt (over the 32 MB ndjson limit) closes the connection: yoke acp says why on stderr, ends its sessions (their locks released) and exits non-zero", async () => {
+    const { ws, sessions } = workspace();
+    const { c } = await start({ ws, sessions, script: [{ text: "never" }] });
+    const { sessionId } = await c.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    const err = await rpcError(c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x".repeat(40 * 1024 * 1024) }] }));
+    expect(err).toBeDefined();
+    const exit = await until(() => (c.child.exitCode !== null ? c.child.exitCode : undefined));
+    expect(exit).toBe(1);
+    expect(c.stderr()).toContain("yoke acp: the connection closed: Incoming ACP data exceeds");
+    // Its session ended: the lock released, another process may load it.
+    expect(existsSync(join(sessions, `${sessionId}.lock`))).toBe(false);
+    expect(server!.requests.filter((r) => r.path.endsWith("/chat/completions"))).toHaveLength(0);
+  });
+});
+
 describe("red team N: the editor's MCP servers", () => {
   it("http and sse servers with a secret header, an unreachable one and a broken command: the session starts, the good servers' tools work and are asked for, the secret reaches only its server", async () => {
     const { ws, sessions } = workspace();
