@@ -92,8 +92,12 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const connection = app.connect(stream);
   // The editor closes stdin to stop the agent: the sessions end (their logs complete, commands stopped).
   await connection.closed;
+  // Closed by an error rather than by the editor (e.g. a message over the SDK's size limit): said, as the editor shows the agent's stderr.
+  const why: unknown = connection.signal.reason;
+  const broken = why instanceof Error && /exceeds|too large|parse/i.test(why.message);
+  if (broken) process.stderr.write(`yoke acp: the connection closed: ${why.message}\n`);
   await closeAll();
-  return 0;
+  return broken ? 1 : 0;
 }
 
 declare const YOKE_VERSION: string;

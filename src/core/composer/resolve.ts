@@ -176,13 +176,13 @@ function bounded(text: string, how: string): { text: string; truncated?: boolean
 }
 
 /** An attribute value as it may stand between quotes. */
-function attr(v: string): string {
+export function attr(v: string): string {
   return v.replace(/[\r\n]+/g, " ").replace(/"/g, "'");
 }
 
-/** Content that cannot close its block early. */
-function body(text: string): string {
-  return text.replace(/<\/attachment/gi, "<\\/attachment");
+/** Content that cannot close its block (`<tag>…</tag>`) early. */
+export function blockBody(text: string, tag = "attachment"): string {
+  return text.replace(new RegExp(`</${tag}`, "gi"), `<\\/${tag}`);
 }
 
 /**
@@ -201,7 +201,7 @@ export function attachmentsText(resolved: readonly ResolvedMention[]): string {
     if (r.error) block = `<attachment ${attrs} error="${attr(r.error)}"/>`;
     else if (used + r.text.length > MAX_ATTACHMENTS_CHARS) block = `<attachment ${attrs} omitted="the attachments of this message reached ${MAX_ATTACHMENTS_CHARS} characters"/>`;
     else {
-      block = `<attachment ${attrs}>\n${body(r.text)}\n</attachment>`;
+      block = `<attachment ${attrs}>\n${blockBody(r.text)}\n</attachment>`;
       used += r.text.length;
     }
     blocks.push(block);

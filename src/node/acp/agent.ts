@@ -7,6 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { AgentSession, type AgentSessionOptions } from "../../core/loop/agent-session";
 import type { Approver, PermissionAnswer, PermissionMode, PermissionQuestion } from "../../core/loop/types";
@@ -20,10 +21,11 @@ import type { WorkspaceFs } from "../../core/ports";
 import type { NodeServices } from "../agent-services";
 import { createFileSessionStore, type FileSessionStore } from "../session-store";
 import { createClientWorkspaceFs } from "./client-fs";
-import { mcpSettingsFile } from "./mcp-servers";
+import { mcpServersProblem, mcpSettingsFile } from "./mcp-servers";
 import { promptText } from "./prompt";
 import { kindOf, replay, updatesFor, type UpdateContext } from "./updates";
 import { takeHandBacks } from "../background/hand-back";
+import { agentWorktreeOf } from "../background/paths";
 import { clientTerminalLauncher, type TerminalClient } from "./client-terminal";
 import type { ProcessLauncher } from "../commands/launcher";
 import type { McpHub } from "../../core/mcp/types";
@@ -224,6 +226,12 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
           return { decision: "deny", message: signal.aborted ? "cancelled" : `the editor did not answer: ${err instanceof Error ? err.message : String(err)}` };
         }
         if (res.outcome.outcome !== "selected") return { decision: "deny", message: "cancelled by the user" };
+        // An answer naming none of the options offered (a client's bug, or "allow_always" where no rule was offered): a denial.
+        const chosen = res.outcome.optionId;
+        if (!options.some((o) => o.optionId === chosen)) {
+          deps.warn(`permission for ${q.tool}: the editor answered with an option not offered (${JSON.stringify(chosen).slice(0, 80)}); denied`);
+          return { decision: "deny", message: "The editor answered with an option Yoke did not offer; treated as a denial." };
+        }
         if (res.outcome.optionId === "allow_always" && rule && gate) {
           try {
             await gate.addLocalRule(rule);
@@ -297,10 +305,20 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
               { cancellationSignal: signal, stopWaitingOnCancel: true },
             )
             .catch((): acp.RequestPermissionResponse => ({ outcome: { outcome: "cancelled" } }));
-          if (res.outcome.outcome !== "selected" || res.outcome.optionId === "reject_once") {
-            return { status: "rejected", finalContent: change.before, message: res.outcome.outcome === "selected" ? "The user rejected this change in the editor." : "cancelled" };
+          // Only an option offered to allow writes: a reject, a cancel, or an answer naming none of the options (a client's bug) writes nothing.
+          const chosen = res.outcome.outcome === "selected" ? res.outcome.optionId : undefined;
+          if (chosen !== "allow_once" && chosen !== "allow_always") {
+            const message =
+              chosen === undefined
+                ? "cancelled"
+                : chosen === "reject_once"
+                  ? "The user rejected this change in the editor."
+                  : `The editor answered with an option Yoke did not offer (${JSON.stringify(chosen).slice(0, 80)}): the change was not written.`;
+            if (chosen !== undefined && chosen !== "reject_once")
+              deps.warn(`edit review of ${change.relPath}: the editor answered with an option not offered (${JSON.stringify(chosen).slice(0, 80)}); not written`);
+            return { status: "rejected", finalContent: change.before, message };
           }
-          if (res.outcome.optionId === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
+          if (chosen === "allow_always") sessions.get(sessionId)?.session.setPermissionMode("acceptEdits", "user");
           await write(change);
           return { status: "accepted", finalContent: change.after };
         } catch (err) {
@@ -346,6 +364,15 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
+    // A session the folder's store does not have: the protocol's "resource not found", before anything is started.
+    if (resumeId) {
+      const view = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
+      try {
+        if (!view.exists(resumeId)) throw acp.RequestError.sessionNotFound(resumeId);
+      } finally {
+        view.dispose();
+      }
+    }
     const ref: { id?: string; services?: NodeServices; session?: AgentSession } = { id: resumeId };
     const terminals: Live["terminals"] = { waiting: [], byCall: new Map() };
     // The editor's terminal runs the commands when it offers one (client-terminal.ts: the same
@@ -355,6 +382,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
         ? clientTerminalLauncher(terminalClient(client), { sessionId: () => ref.id ?? "", onTerminal: (id) => attachTerminal(ref.id, terminals, id), warn: deps.warn })
         : undefined;
     // The editor's MCP servers: an extra settings file of this session, for Yoke's MCP mechanism.
+    const problem = mcpServersProblem(mcpServers);
+    if (problem) throw acp.RequestError.invalidParams(undefined, problem);
     const mcp = mcpSettingsFile(mcpServers);
     let hub: McpHub | undefined;
     let built: AcpSessionSetup;
@@ -370,7 +399,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       });
     } catch (err) {
       mcp.dispose();
-      throw err;
+      throw clientError(err);
     }
     const setup: AcpSessionSetup = {
       ...built,
@@ -387,7 +416,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     } catch (err) {
       await setup.dispose();
       setup.store.dispose();
-      throw err;
+      throw clientError(err);
     }
     ref.id = session.id;
     ref.session = session;
@@ -664,14 +693,22 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       }
       return {};
     })
+    // The sessions of the folder's store (the agent's own folder's when the client names none), each with the folder it was
+    // started in (its session_start); a cwd given filters by it, as the schema defines — one --session-dir may hold several folders'.
     .onRequest(acp.methods.agent.session.list, ({ params }) => {
       const cwd = params.cwd ?? deps.defaultCwd;
       cwds.add(cwd);
-      const store = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
+      const dir = deps.sessionDir(cwd);
+      const store = createFileSessionStore(dir, { readOnly: true });
       try {
         const list = store.list().flatMap((id) => {
-          const s = summarizeSession(parseLog(store.read(id)).events, id);
-          return s.parentId ? [] : [{ sessionId: id, cwd, title: s.title, updatedAt: s.updatedAt }];
+          const events = parseLog(store.read(id)).events;
+          const start = events.find((e) => e.type === "session_start");
+          const own = start?.type === "session_start" ? start.cwd : cwd;
+          // A background agent of this workspace (its worktree's sessions are kept in the workspace's store) is listed with it, under its own folder.
+          if (params.cwd && resolve(own) !== resolve(params.cwd) && !(agentWorktreeOf(own) && deps.sessionDir(own) === dir)) return [];
+          const s = summarizeSession(events, id);
+          return s.parentId ? [] : [{ sessionId: id, cwd: own, title: s.title, updatedAt: s.updatedAt }];
         });
         return { sessions: list };
       } finally {
@@ -729,6 +766,16 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       sessions.get(params.sessionId)?.session.cancel();
     });
   return { app, closeAll };
+}
+
+/**
+ * A session that could not be opened, as the editor shows it: the reason in the error's message
+ * (the SDK's default for a thrown Error is a bare "Internal error", the reason hidden in its data) —
+ * e.g. the session is in use by another process (a background agent's worker, another editor).
+ */
+function clientError(err: unknown): acp.RequestError {
+  if (err instanceof acp.RequestError) return err;
+  return acp.RequestError.internalError(undefined, err instanceof Error ? err.message : String(err));
 }
 
 /** Deletes a session and, first, the sub-agents' sessions it started (linked by their parentId). */

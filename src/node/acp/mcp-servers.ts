@@ -9,6 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk";
 
+/** Why the editor's list cannot be used as it is (undefined: it can): two servers of one name would leave one out unseen. */
+export function mcpServersProblem(servers: readonly McpServer[]): string | undefined {
+  const seen = new Set<string>();
+  for (const s of servers) {
+    if (seen.has(s.name)) return `two MCP servers are named ${JSON.stringify(s.name)}: each needs a name of its own (its tools are mcp__${s.name}__…, and its permission rules name it)`;
+    seen.add(s.name);
+  }
+  return undefined;
+}
+
 /**
  * The settings entries (`mcpServers`) of the editor's servers. ACP's values are literal (the
  * protocol has no variables): `"expandVariables": false` keeps a `${…}` in a token, a password or

@@ -5,6 +5,7 @@
  */
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { fileURLToPath } from "node:url";
+import { attr, blockBody } from "../../core/composer/resolve";
 
 function pathOf(uri: string): string {
   if (!uri.startsWith("file:")) return uri;
@@ -27,7 +28,8 @@ export function promptText(blocks: readonly ContentBlock[]): string {
         break;
       case "resource": {
         const r = b.resource;
-        if ("text" in r) parts.push(`<attached-file path="${pathOf(r.uri)}">\n${r.text}\n</attached-file>`);
+        // As the panel's attachments (src/core/composer): the text cannot close its block early, nor the path its attribute.
+        if ("text" in r) parts.push(`<attached-file path="${attr(pathOf(r.uri))}">\n${blockBody(r.text, "attached-file")}\n</attached-file>`);
         else parts.push(`[The user attached ${pathOf(r.uri)} (${r.mimeType ?? "binary data"}), which cannot be shown as text.]`);
         break;
       }
