@@ -7,11 +7,13 @@
 // The third is merged with "Merge branch" (git merge of its branch): its commit is on the person's
 // branch, and their uncommitted edit is untouched. At the end no worktree, branch or agent process is left.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { Frame } from "playwright-core";
+import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/scripted-llm-server";
 import { hunkLens } from "./support/review";
+import { agentProcesses } from "./support/agent-processes";
 import { useYokeVscode } from "./support/yoke-vscode";
 
 const TIDES = "high water 06:10\nlow water 12:20\nhigh water 18:30\nlow water 00:40\nmoon: waxing\nwind: west\nswell: 1m\nvisibility: good\nharbour: open\nnotes: none\n";
@@ -46,26 +48,6 @@ async function script(req: RecordedRequest): Promise<ScriptedTurn> {
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, encoding: "utf8" });
-
-/** Live (not zombie) processes carrying a background agent's marker, or running yoke's agents. */
-function agentProcesses(): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0/g, " ");
-      const marked = readFileSync(`/proc/${name}/environ`, "utf8")
-        .split("\0")
-        .some((v) => v.startsWith("YOKE_AGENT="));
-      if (marked || cmd.includes("agents __run")) out.push(`${name}: ${cmd}`);
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return out;
-}
 
 describe("background agents reviewed in the editor, steered and merged as a branch", () => {
   const vs = useYokeVscode({
@@ -163,7 +145,7 @@ describe("background agents reviewed in the editor, steered and merged as a bran
     }
     expect(git(vs.workspace, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
     expect(git(vs.workspace, "branch", "--list", "yoke/*").trim()).toBe("");
-    expect(agentProcesses()).toEqual([]);
+    expect(agentProcesses(dirname(vs.server.home))).toEqual([]);
   }, 600_000);
 });
 
@@ -241,6 +223,6 @@ describe("background agents: binary files and mode changes reviewed in notificat
     await w.locator("[data-testid=agent-discard]").click();
     await expect.poll(() => w.count(), { timeout: 30_000 }).toBe(0);
     expect(git(vs.workspace, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
-    expect(agentProcesses()).toEqual([]);
+    expect(agentProcesses(dirname(vs.server.home))).toEqual([]);
   }, 600_000);
 });

@@ -6,10 +6,12 @@
 // refused with the explanation shown in the panel, their edit untouched. At the end no worktree,
 // branch or agent process is left.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Frame } from "playwright-core";
+import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, ScriptedTurn } from "../../src/demo/scripted-llm-server";
+import { agentProcesses } from "./support/agent-processes";
 import { useYokeVscode } from "./support/yoke-vscode";
 
 const TIDES = "high water 06:10\nlow water 12:20\nhigh water 18:30\nlow water 00:40\nmoon: waxing\nwind: west\nswell: 1m\nvisibility: good\nharbour: open\nnotes: none\n";
@@ -46,26 +48,6 @@ async function script(req: RecordedRequest): Promise<ScriptedTurn> {
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, encoding: "utf8" });
-
-/** Live (not zombie) processes whose environment carries a background agent's marker, or whose command line runs yoke's agents. */
-function agentProcesses(): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0/g, " ");
-      const marked = readFileSync(`/proc/${name}/environ`, "utf8")
-        .split("\0")
-        .some((v) => v.startsWith("YOKE_AGENT="));
-      if (marked || cmd.includes("agents __run")) out.push(`${name}: ${cmd}`);
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return out;
-}
 
 describe("background agents from the panel", () => {
   const vs = useYokeVscode({
@@ -169,7 +151,7 @@ describe("background agents from the panel", () => {
     }
     expect(worktrees()).toHaveLength(1);
     expect(branches()).toEqual([]);
-    expect(agentProcesses()).toEqual([]);
+    expect(agentProcesses(dirname(vs.server.home))).toEqual([]);
     // The merge left the person's tree with the accepted hunk and their own edit, uncommitted.
     expect(
       git(vs.workspace, "status", "--porcelain")
