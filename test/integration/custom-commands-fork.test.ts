@@ -139,4 +139,28 @@ describe("context: fork on a command", () => {
     expect(server.requests.map((q) => JSON.stringify(q.body)).join("\n")).not.toContain("GHOST-BODY");
     expect(r.stdout + r.stderr).toMatch(/no agent named "nobody"/);
   }, 240_000);
+
+  it("a skill with context: fork loaded by the model (load_skill): its text is the named agent's task; the model gets only the answer", async () => {
+    const s = setup({
+      ".claude/skills/probe/SKILL.md": "---\nname: probe\ndescription: Probe the tree\ncontext: fork\nagent: reviewer\n---\nPROBE-SKILL-BODY: list the files.\n",
+      ".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\ntools: Read\n---\nYou are the REVIEWER-PROMPT agent.\n",
+    });
+    server = await startScriptedLlmServer({
+      script: byDepth({
+        0: [{ toolCalls: [{ name: "load_skill", input: { name: "probe" } }] }, { text: "Parent done." }],
+        1: [{ text: "PROBE-ANSWER-9" }],
+      }),
+    });
+    const r = await run(s, server.openaiBaseUrl, "probe the tree");
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    const parent = server.requests.filter((q) => subagentDepthOf(q) === 0);
+    expect(child.length).toBe(1);
+    expect(systemPromptOf(child[0]!)).toContain("REVIEWER-PROMPT");
+    expect(userText(child[0]!)).toContain("PROBE-SKILL-BODY");
+    expect(toolNamesOf(child[0]!)).not.toContain("run_command");
+    const last = JSON.stringify(parent.at(-1)!.body);
+    expect(last).toContain("PROBE-ANSWER-9");
+    expect(last).not.toContain("PROBE-SKILL-BODY");
+  }, 240_000);
 });
