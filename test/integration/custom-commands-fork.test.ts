@@ -163,4 +163,15 @@ describe("context: fork on a command", () => {
     expect(last).toContain("PROBE-ANSWER-9");
     expect(last).not.toContain("PROBE-SKILL-BODY");
   }, 240_000);
+
+  it("a repository's forked command grants nothing by itself: its allowed-tools are asked in the child (refused headless), the file is not made", async () => {
+    const s = setup({ ".claude/commands/pfork.md": "---\ncontext: fork\nallowed-tools: Bash(touch p-*)\n---\nPFORK-BODY\n" });
+    server = await startScriptedLlmServer({ script: byDepth({ 0: [{ text: "ok" }], 1: [bash("touch p-1"), { text: "PFORK-ANSWER" }] }) });
+    const r = await run(s, server.openaiBaseUrl, "/pfork");
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(s.ws, "p-1")), "a repository's command granted its own allowed-tools in the fork").toBe(false);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    expect(JSON.stringify(child[1]!.body)).toMatch(/no one to ask/);
+    expect(JSON.stringify(server.requests.filter((q) => subagentDepthOf(q) === 0)[0]!.body)).toContain("PFORK-ANSWER");
+  }, 240_000);
 });
