@@ -4,12 +4,12 @@
 // custom agent `agent:` names (its system prompt) or a general-purpose one — with the command's
 // allowed-tools as grants in the child (a call outside them asked, so refused headless: the file is
 // not made); this conversation's model gets only the sub-agent's answer.
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedLlmServer, type RecordedRequest, type ScriptedServer, type ScriptedTurn } from "../../src/demo/scripted-llm-server";
-import { ensureBuilt, runCli } from "../support/cli";
+import { ensureBuilt, runCli, startCli } from "../support/cli";
 import { subagentDepthOf, systemPromptOf, toolNamesOf } from "../support/scripted-run";
 
 let server: ScriptedServer | undefined;
@@ -173,5 +173,46 @@ describe("context: fork on a command", () => {
     const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
     expect(JSON.stringify(child[1]!.body)).toMatch(/no one to ask/);
     expect(JSON.stringify(server.requests.filter((q) => subagentDepthOf(q) === 0)[0]!.body)).toContain("PFORK-ANSWER");
+  }, 240_000);
+
+  it("Stop (Ctrl+C) while a forked command's sub-agent works: the sub-agent is cancelled and nothing reaches the parent's model", async () => {
+    const s = setup({ "~/.claude/commands/slow.md": "---\ncontext: fork\n---\nSLOW-BODY\n" });
+    server = await startScriptedLlmServer({ script: byDepth({ 0: [{ text: "PARENT-SHOULD-NOT-ANSWER" }], 1: [bash("sleep 120 && touch slept"), { text: "late" }] }) });
+    const cli = startCli(
+      [
+        "run",
+        "--trust",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "m",
+        "--cwd",
+        s.ws,
+        "--session-dir",
+        s.sessions,
+        "--permission-mode",
+        "bypassPermissions",
+        "/slow",
+      ],
+      { env: { HOME: s.home } },
+    );
+    // Once the sub-agent has asked for its command (and it has had time to start), stop the run.
+    const deadline = Date.now() + 120_000;
+    while (!server.requests.some((q) => subagentDepthOf(q) === 1) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+    expect(server.requests.some((q) => subagentDepthOf(q) === 1)).toBe(true);
+    await new Promise((res) => setTimeout(res, 1500));
+    cli.kill("SIGINT");
+    const r = await cli.result;
+    expect(r.code, r.stderr).toBe(130);
+    expect(server.requests.filter((q) => subagentDepthOf(q) === 0)).toHaveLength(0);
+    expect(existsSync(join(s.ws, "slept"))).toBe(false);
+    // The stop reached the expansion: the sub-agent's command was cancelled by the user (not just killed with the process).
+    const logs = readdirSync(s.sessions)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => readFileSync(join(s.sessions, f), "utf8"))
+      .join("\n");
+    expect(logs).toMatch(/"type":"tool_result"[^\n]*"name":"run_command","output":"Cancelled by the user/);
   }, 240_000);
 });

@@ -88,7 +88,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) void end();
       });
 
-      api.on("prompt.expand", async ({ text }) => {
+      api.on("prompt.expand", async ({ text }, hctx) => {
         await end();
         // Slash commands are the user's: a sub-agent's prompt was written by the model (`task`), so
         // it is sent as text — else the model could run the user's command, its `!` lines and its
@@ -200,7 +200,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         });
         if (cmd.fork) {
           // The parent's turn only answers with the result: the command's grants and model are the child's.
-          const forked = await runForked(api, opts, run, expanded);
+          const forked = await runForked(api, opts, run, expanded, hctx.signal);
           active = undefined;
           return forked;
         }
@@ -334,7 +334,7 @@ function onGrants(api: ExtensionApi, opts: CustomCommandsOptions, current: () =>
  * tools), with the command's allowed-tools as grants in the child — a project command's asked once
  * for the run, as in this conversation — and its model; this conversation gets only the answer.
  */
-async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Active, expanded: string): Promise<{ text: string } | { block: string }> {
+async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Active, expanded: string, signal: AbortSignal): Promise<{ text: string } | { block: string }> {
   const cmd = run.command;
   const agent = cmd.fork?.agent;
   const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
@@ -357,7 +357,7 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
       },
       {
         ...api.session.services,
-        signal: new AbortController().signal,
+        signal,
         sessionId: api.session.id,
         callId: `fork-${cmd.name}-${Date.now()}`,
         readState: new Map(),
@@ -368,6 +368,8 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
     .catch((err: unknown) => new Error(err instanceof Error ? err.message : String(err)));
   // Not started (no such agent, no worktree for it): nothing is sent; the user is told why.
   if (out instanceof Error) return { block: `/${cmd.name} (context: fork) was not run: ${out.message}` };
+  // Stopped by the user while it ran: nothing is sent (the sub-agent's progress stays in the log).
+  if (signal.aborted) return { block: `/${cmd.name} (context: fork) was stopped while its sub-agent ran; nothing was sent.` };
   if (out.isError) note(`/${cmd.name}: the sub-agent did not finish: ${out.text.slice(0, 200)}`);
   return {
     text: `[/${cmd.name} ran in ${who} (context: fork in ${relativePath(api.session.services.fs.root, cmd.path)}), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:]\n${out.text}`,
