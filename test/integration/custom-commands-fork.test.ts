@@ -215,4 +215,15 @@ describe("context: fork on a command", () => {
       .join("\n");
     expect(logs).toMatch(/"type":"tool_result"[^\n]*"name":"run_command","output":"Cancelled by the user/);
   }, 240_000);
+
+  it("the command's model answers in the sub-agent; the parent keeps the session's", async () => {
+    const s = setup({ "~/.claude/commands/cheap.md": "---\ncontext: fork\nmodel: small-model\n---\nCHEAP-BODY\n" });
+    server = await startScriptedLlmServer({ script: byDepth({ 0: [{ text: "ok" }], 1: [{ text: "CHEAP-ANSWER" }] }) });
+    const r = await run(s, server.openaiBaseUrl, "/cheap");
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    const parent = server.requests.filter((q) => subagentDepthOf(q) === 0);
+    expect(child.map((q) => q.body.model)).toEqual(["small-model"]);
+    expect(parent.map((q) => q.body.model)).toEqual(["m"]);
+  }, 240_000);
 });
