@@ -77,9 +77,10 @@ export function sessionFolder(path: string, id: Identity): string {
   return path;
 }
 
-/** How `sessionAs` runs: the permission mode (bypassPermissions unless given; null: no flag), a settings file, more argv before the message, more environment. */
+/** How `sessionAs` runs: the permission mode (bypassPermissions unless given; null: no flag), a settings file, more argv before the message, more environment, the message ("go" unless given). */
 export interface SessionOptions {
   mode?: string | null;
+  message?: string;
   settings?: string;
   extra?: string[];
   env?: Record<string, string>;
@@ -103,7 +104,7 @@ export async function sessionAs(
   try {
     const args = [cliPath, ...scriptedRunArgs(server.openaiBaseUrl, ws, sessions)];
     if (options.mode !== null) args.push("--permission-mode", options.mode ?? "bypassPermissions");
-    args.push(...(options.settings ? ["--settings", options.settings] : []), ...(options.extra ?? []), "go");
+    args.push(...(options.settings ? ["--settings", options.settings] : []), ...(options.extra ?? []), options.message ?? "go");
     const child = spawn(process.execPath, args, { cwd: ws, stdio: ["pipe", "pipe", "pipe"], ...spawnAs(id, { HOME: home, ...options.env }) });
     let stderr = "";
     child.stdout!.on("data", () => undefined);

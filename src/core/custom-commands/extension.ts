@@ -7,6 +7,7 @@
  * that is denied or refused does not run, and the model is told so in its place.
  */
 import type { Extension, ExtensionApi, SessionInfo } from "../extensions/types";
+import { forkRunner } from "../subagents/index";
 import { agentTools, stricterAgentMode, type AgentDefinition } from "../subagents/agents";
 import { editOutsideLimit, type EditLimit } from "../subagents/edit-paths";
 import type { Approver, PermissionCheck, PermissionDecision, PermissionMode } from "../loop/types";
@@ -87,7 +88,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         if (e.type === "status" && (e.state === "done" || e.state === "error" || e.state === "cancelled")) void end();
       });
 
-      api.on("prompt.expand", async ({ text }) => {
+      api.on("prompt.expand", async ({ text }, hctx) => {
         await end();
         // Slash commands are the user's: a sub-agent's prompt was written by the model (`task`), so
         // it is sent as text — else the model could run the user's command, its `!` lines and its
@@ -197,6 +198,12 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           ...(editor ? { editor } : {}),
           ...(answers ? { answers } : {}),
         });
+        if (cmd.fork) {
+          // The parent's turn only answers with the result: the command's grants and model are the child's.
+          const forked = await runForked(api, opts, run, expanded, hctx.signal);
+          active = undefined;
+          return forked;
+        }
         if (underAgent) {
           expanded = `[/${cmd.name} is a prompt file that runs as the "${underAgent.name}" agent (${underAgent.source}). Its instructions for this request:]\n${underAgent.prompt.trim()}\n\n[The prompt:]\n${expanded}`;
           api.record({
@@ -275,40 +282,97 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         { priority: -90, failClosed: true },
       );
 
-      // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
-      api.on("tool.before", async ({ tool, args, call }) => {
+      // A prompt file's mode / tools: a tool outside them is refused for this run (the tool list itself stays: it is the cached prefix).
+      api.on("tool.before", async ({ tool }) => {
         const a = active;
-        // A prompt file's mode / tools: a tool outside them is refused for this run (the tool list itself stays: it is the cached prefix).
         if (a?.onlyTools && !a.onlyTools.has(tool.name)) {
           const names = [...a.onlyTools].sort().join(", ") || "no tools";
           return {
             decision: { decision: "deny", by: "extension", rule: null, reason: `/${a.command.name} (a prompt file) limits this request to ${names}; ${tool.name} is not one of them` },
           };
         }
-        if (!a || (!a.grants.length && !a.requested)) return undefined;
-        const readOnly = isReadOnly(tool.capabilities);
-        const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
-        const touched = await resolveTouches(tool, args, api.session.services.fs);
-        if (touched.some((t) => "error" in t)) return undefined;
-        const asked = touched.length ? { ...first, permission: touched[0]!.permission, input: { file_path: "abs" in touched[0]! ? touched[0]!.abs : touched[0]!.path } } : first;
-        const grants = await runGrants(api, opts, a, asked, call.id);
-        if (!grants.length) return undefined;
-        const base: PermissionCheck = { ...first, grants };
-        const reqs = touched.length ? touched.map((t) => ({ ...base, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [base];
-        const ds = await Promise.all(reqs.map((r) => opts.check(r, api.session.mode)));
-        if (!ds.every((d) => d.decision === "allow")) return undefined;
-        const rule = ds.find((d) => d.rule)?.rule ?? null;
-        return {
-          decision: {
-            decision: "allow",
-            by: "extension",
-            rule,
-            reason: `allowed by /${a.command.name}'s allowed-tools${a.requested ? " (you allowed them for this run)" : ""}${rule ? ` (${rule})` : ""}`,
-            ...(ds[0]!.confine ? { confine: ds[0]!.confine } : {}),
-          },
-        };
+        return undefined;
       });
+      // The command's allowed-tools: the engine's answer with them as allow rules (never past a deny or ask rule).
+      onGrants(api, opts, () => active);
     },
+  };
+}
+
+/** A command's allowed-tools as allow rules of the engine's answer for each call (never past a deny or ask rule), while `current()` runs. */
+function onGrants(api: ExtensionApi, opts: CustomCommandsOptions, current: () => Active | undefined): void {
+  api.on("tool.before", async ({ tool, args, call }) => {
+    const a = current();
+    if (!a || (!a.grants.length && !a.requested)) return undefined;
+    const readOnly = isReadOnly(tool.capabilities);
+    const first: PermissionCheck = { tool: tool.name, permission: tool.permission, input: tool.hookInput(args), mutates: !readOnly };
+    const touched = await resolveTouches(tool, args, api.session.services.fs);
+    if (touched.some((t) => "error" in t)) return undefined;
+    const asked = touched.length ? { ...first, permission: touched[0]!.permission, input: { file_path: "abs" in touched[0]! ? touched[0]!.abs : touched[0]!.path } } : first;
+    const grants = await runGrants(api, opts, a, asked, call.id);
+    if (!grants.length) return undefined;
+    const base: PermissionCheck = { ...first, grants };
+    const reqs = touched.length ? touched.map((t) => ({ ...base, permission: t.permission, input: { file_path: "abs" in t ? t.abs : t.path } })) : [base];
+    const ds = await Promise.all(reqs.map((r) => opts.check(r, api.session.mode)));
+    if (!ds.every((d) => d.decision === "allow")) return undefined;
+    const rule = ds.find((d) => d.rule)?.rule ?? null;
+    return {
+      decision: {
+        decision: "allow",
+        by: "extension",
+        rule,
+        reason: `allowed by /${a.command.name}'s allowed-tools${a.requested ? " (you allowed them for this run)" : ""}${rule ? ` (${rule})` : ""}`,
+        ...(ds[0]!.confine ? { confine: ds[0]!.confine } : {}),
+      },
+    };
+  });
+}
+
+/**
+ * A forked command (`context: fork`): its expanded text is the task of a sub-agent started through
+ * the task tool's own run (the agent `agent:` names, else general-purpose with the session's
+ * tools), with the command's allowed-tools as grants in the child — a project command's asked once
+ * for the run, as in this conversation — and its model; this conversation gets only the answer.
+ */
+async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Active, expanded: string, signal: AbortSignal): Promise<{ text: string } | { block: string }> {
+  const cmd = run.command;
+  const agent = cmd.fork?.agent;
+  const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
+  const runner = forkRunner(api.session.tools());
+  if (!runner)
+    return { block: `/${cmd.name} runs in a sub-agent (context: fork in ${cmd.path}), and this session cannot start sub-agents (the subagents settings allow none here), so it was not run.` };
+  const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
+  note(`/${cmd.name} ${originLabel(cmd)}: runs in ${who} (context: fork); this conversation gets only its answer`);
+  // The grants hold in the child for its whole run (a fresh copy: the question, once answered, holds for the run).
+  const childRun: Active = { command: cmd, grants: run.grants, ...(run.requested ? { requested: run.requested } : {}) };
+  const grants: Extension = { name: `${CUSTOM_COMMANDS_EXTENSION}-fork`, setup: (child) => onGrants(child, opts, () => childRun) };
+  const out = await runner
+    .fork(
+      {
+        description: `/${cmd.name}`,
+        prompt: expanded,
+        ...(agent ? { agent } : {}),
+        ...(run.grants.length || run.requested ? { extensions: [grants] } : {}),
+        ...(cmd.model ? { model: cmd.model } : {}),
+      },
+      {
+        ...api.session.services,
+        signal,
+        sessionId: api.session.id,
+        callId: `fork-${cmd.name}-${Date.now()}`,
+        readState: new Map(),
+        reviewMode: "auto",
+        record: (event) => api.record(event),
+      },
+    )
+    .catch((err: unknown) => new Error(err instanceof Error ? err.message : String(err)));
+  // Not started (no such agent, no worktree for it): nothing is sent; the user is told why.
+  if (out instanceof Error) return { block: `/${cmd.name} (context: fork) was not run: ${out.message}` };
+  // Stopped by the user while it ran: nothing is sent (the sub-agent's progress stays in the log).
+  if (signal.aborted) return { block: `/${cmd.name} (context: fork) was stopped while its sub-agent ran; nothing was sent.` };
+  if (out.isError) note(`/${cmd.name}: the sub-agent did not finish: ${out.text.slice(0, 200)}`);
+  return {
+    text: `[/${cmd.name} ran in ${who} (context: fork in ${relativePath(api.session.services.fs.root, cmd.path)}), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:]\n${out.text}`,
   };
 }
 

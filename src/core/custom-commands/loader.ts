@@ -97,13 +97,11 @@ function bool(v: unknown): boolean {
 
 /**
  * Claude Code command and skill keys with an effect Yoke does not give them: each is a note on the
- * file ("not applied: …"), never silently ignored — a skill written to run in a sub-agent
- * (`context: fork`) runs in this conversation here, its hooks do not run.
+ * file ("not applied: …"), never silently ignored — its hooks do not run. (`context: fork` and
+ * `agent` are applied: the command runs in a sub-agent, CustomCommand.fork.)
  */
 const CLAUDE_NOT_APPLIED: Record<string, (v: unknown) => string | undefined> = {
-  context: (v) =>
-    text(v) === "fork" ? `"context: fork" (Claude Code runs the command in a forked sub-agent and gives this conversation only its result): Yoke runs it in this conversation` : undefined,
-  agent: (v) => (text(v) ? `"agent: ${text(v)}" (the sub-agent a forked command runs as): Yoke runs the command in this conversation` : undefined),
+  context: (v) => (text(v) && text(v) !== "fork" && text(v) !== "inherit" ? `"context: ${text(v)}" (Claude Code knows only "fork"): the command runs in this conversation` : undefined),
   hooks: () => `"hooks" (hooks scoped to the command while it runs): they do not run`,
   effort: () => `"effort" (the model's reasoning effort for the command): the session's setting is used`,
 };
@@ -141,6 +139,12 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       const message = d[key] === undefined || d[key] === null ? undefined : why(d[key]);
       if (message) notes.push({ path, line: keyLine(raw, key), message: `not applied: ${message}` });
     }
+  if (source.format === "claude" && text(d.agent) && text(d.context) !== "fork")
+    notes.push({
+      path,
+      line: keyLine(raw, "agent"),
+      message: `not applied: "agent: ${text(d.agent)}" is the sub-agent a command runs as with "context: fork", which this file does not set: it runs in this conversation`,
+    });
   return {
     ...(notes.length ? { notes } : {}),
     command: {
@@ -156,6 +160,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       allowedTools: allowed.map((t) => t.trim()).filter(Boolean),
       ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
       disableModelInvocation: bool(d["disable-model-invocation"]),
+      ...(source.format === "claude" && text(d.context) === "fork" ? { fork: text(d.agent) ? { agent: text(d.agent)! } : {} } : {}),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
       body: withPluginRoot(withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined), source.pluginRoot),

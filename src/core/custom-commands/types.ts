@@ -61,6 +61,11 @@ export interface CustomCommand {
   model?: string;
   /** Claude `disable-model-invocation`: the model may not run it itself (Yoke's model never runs commands; kept for the listing). */
   disableModelInvocation: boolean;
+  /**
+   * Claude Code's `context: fork`: the command runs in a sub-agent (the custom agent `agent:` names,
+   * else a general-purpose one) and this conversation gets only its answer.
+   */
+  fork?: { agent?: string };
   /** Copilot `mode` (ask, edit, agent) and `tools`, for the listing. */
   mode?: string;
   tools?: string[];

@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { EventOf } from "../events";
 import type { ContextMessage, Extension, ExtensionApi } from "../extensions/types";
 import { normalizePath } from "../paths";
-import { defineTool, ToolError, type ToolDefinition, type ToolIdentity } from "../tools/types";
+import { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
+import { forkRunner, TASK_TIMEOUT_MS } from "../subagents/index";
 import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
 import { bounded } from "./parse";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
@@ -190,6 +191,7 @@ class GuidanceState {
 
   loadSkillTool(): ToolDefinition {
     const names = () => this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name);
+    const entries = () => this.entries;
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
@@ -197,10 +199,13 @@ class GuidanceState {
       deferred: true,
       brief: "load a skill's or rule's instructions by name",
       schema: z.object({ name: z.string().min(1).describe("The skill's or rule's name, as listed") }),
-      timeoutMs: 10_000,
+      // A skill with `context: fork` runs a sub-agent: the task tool's time limit then, not a load's.
+      get timeoutMs() {
+        return entries().some((e) => e.fork) ? TASK_TIMEOUT_MS : 10_000;
+      },
       summarize: (i) => String(i.name ?? ""),
       hookInput: (a) => ({ skill: a.name }),
-      run: async ({ name }) => {
+      run: async ({ name }, ctx) => {
         const wanted = name.trim().toLowerCase();
         const ok = (x: GuidanceEntry) => loadable(x, this.withheld);
         const dash = (t: string) => t.replace(/[\s_]+/g, "-");
@@ -215,11 +220,27 @@ class GuidanceState {
         // "Already loaded" only when its text really was sent (listing it is not loading it).
         if (this.injected.has(e.id) || this.pendingSkills.includes(e) || this.alreadySent(e))
           return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
+        if (e.fork) return this.forkSkill(e, ctx);
         this.pendingSkills.push(e);
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
     }) as ToolDefinition;
+  }
+
+  /**
+   * A skill with `context: fork`: its text is the task of a sub-agent started through the task
+   * tool's own run (the agent `agent:` names, else general-purpose); the model gets only the answer.
+   * Its allowed-tools grant nothing here, as for any skill the model loads.
+   */
+  private async forkSkill(e: GuidanceEntry, ctx: ToolContext): Promise<ToolOutput> {
+    const runner = forkRunner(this.api.session.tools());
+    if (!runner) throw new ToolError(`The skill "${e.name}" runs in a sub-agent (context: fork in ${e.source}), and this session cannot start sub-agents; it was not run.`);
+    const agent = e.fork?.agent;
+    const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
+    const files = e.files?.length && e.dir ? `\n\n[Files that come with it, in ${e.dir}: ${e.files.join(", ")}]` : "";
+    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${e.body}${files}`, ...(agent ? { agent } : {}) }, ctx);
+    return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
   }
 
   private prefs(): GuidancePrefs {

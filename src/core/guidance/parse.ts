@@ -127,7 +127,15 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
   const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";
   return {
-    entry: entry("skill", f, name, fm.body, userOnly ? "manual" : "requested", { description, title: heading(fm.body), match: { ...emptyMatch(), globs }, dir: dirName(f.path), files }),
+    entry: entry("skill", f, name, fm.body, userOnly ? "manual" : "requested", {
+      description,
+      title: heading(fm.body),
+      match: { ...emptyMatch(), globs },
+      dir: dirName(f.path),
+      files,
+      // Claude Code's `context: fork` (with `agent`): loaded, the skill runs in a sub-agent.
+      ...(text(fm.data.context) === "fork" ? { fork: text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {} } : {}),
+    }),
     problems,
   };
 }

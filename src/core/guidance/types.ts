@@ -47,6 +47,8 @@ export interface GuidanceEntry {
   match: GuidanceMatch;
   /** Project memory and file rules: the folder they apply to (absolute). */
   dir?: string;
+  /** Skills with Claude Code's `context: fork`: loaded, it runs in a sub-agent (`agent:` names it) and the model gets only its answer. */
+  fork?: { agent?: string };
   /** Skills: names of the files next to SKILL.md (relative to its folder). */
   files?: string[];
   /** The file's real path (symlinks resolved): a file is sent once per session, whatever names lead to it. */

@@ -35,6 +35,8 @@ export class AgentSession implements AgentSessionApi {
   private readonly eventListeners = new Listeners<SessionEvent>();
   private readonly deltaListeners = new Listeners<StreamDelta>();
   private current: AbortController | undefined;
+  /** The message being expanded (prompt.expand), for Stop. */
+  private expanding: AbortController | undefined;
   private running: Promise<void> | undefined;
   private loopState: LoopState = "idle";
   private mode: PermissionMode;
@@ -193,7 +195,16 @@ export class AgentSession implements AgentSessionApi {
     if (this.running) throw new Error("the agent is still working on the previous message: stop it first");
     // Calls left unstarted by a crash are superseded by the new message: record that they did not run.
     closeUnanswered(this.ctx, NOT_RUN_TEXT);
-    if (!(await submitPrompt(this.ctx, text, this.pendingContext))) return;
+    // Stop reaches the expansion too (a forked command's sub-agent runs during it).
+    const expanding = new AbortController();
+    this.expanding = expanding;
+    let sent: boolean;
+    try {
+      sent = await submitPrompt(this.ctx, text, this.pendingContext, { signal: expanding.signal });
+    } finally {
+      if (this.expanding === expanding) this.expanding = undefined;
+    }
+    if (!sent) return;
     this.pendingContext = [];
     await this.run(false);
   }
@@ -228,6 +239,7 @@ export class AgentSession implements AgentSessionApi {
   }
 
   cancel(): void {
+    this.expanding?.abort(new DOMException("cancelled by the user", "AbortError"));
     this.current?.abort(new DOMException("cancelled by the user", "AbortError"));
   }
 

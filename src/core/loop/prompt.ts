@@ -7,7 +7,7 @@ import type { LoopContext } from "./context";
  * context, given to the model with it (with `pending`, e.g. from session.start). False when blocked.
  * `running`: delivered while the loop runs (request.prepare's `user`), so a block leaves the state alone.
  */
-export async function submitPrompt(ctx: LoopContext, typedText: string, pending: readonly string[], opts: { running?: boolean } = {}): Promise<boolean> {
+export async function submitPrompt(ctx: LoopContext, typedText: string, pending: readonly string[], opts: { running?: boolean; signal?: AbortSignal } = {}): Promise<boolean> {
   const context = [...pending];
   const expanded = await expandPrompt(ctx, typedText, opts);
   if (expanded === undefined) return false;
@@ -33,9 +33,22 @@ export async function submitPrompt(ctx: LoopContext, typedText: string, pending:
  * prompt.expand: the first handler that answers expands the message (a custom slash command), handles
  * it without a model turn, or blocks it. The text to send, or undefined when nothing is sent.
  */
-async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: boolean }): Promise<{ text: string; images?: ImagePart[] } | undefined> {
+async function expandPrompt(ctx: LoopContext, text: string, opts: { running?: boolean; signal?: AbortSignal }): Promise<{ text: string; images?: ImagePart[] } | undefined> {
   if (!ctx.extensions.has("prompt.expand")) return { text };
-  for (const o of await ctx.extensions.run("prompt.expand", { text }, { signal: new AbortController().signal })) {
+  const signal = opts.signal ?? new AbortController().signal;
+  let outcomes;
+  try {
+    outcomes = await ctx.extensions.run("prompt.expand", { text }, { signal });
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    // Stopped while a handler worked (a forked command's sub-agent): nothing is sent.
+    ctx.append({ type: "extension", name: "prompt", point: "prompt.expand", outcome: "blocked", detail: "stopped by the user while the message was being expanded" });
+    ctx.append({ type: "error", message: "Your message was not sent: you stopped it while it was being expanded.", code: "command_refused" });
+    if (!opts.running) ctx.setState("idle", "prompt stopped");
+    ctx.sessionLog.sync();
+    return undefined;
+  }
+  for (const o of outcomes) {
     const r = o.result;
     if (!r) continue;
     const stop = (detail: string, outcome: "handled" | "blocked") => {

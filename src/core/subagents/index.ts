@@ -34,6 +34,8 @@ export const TASK_TIMEOUT_MS = 30 * 60_000;
 
 /** Claude Code's name for a plain sub-agent (`subagent_type: "general-purpose"`). */
 const GENERAL_PURPOSE = /^general[-_ ]?purpose$/i;
+/** Claude Code's built-in read-only agents (a forked command's `agent: Explore`): a sub-agent with the read-only tools here. */
+const READ_ONLY_BUILTIN = /^(explore|plan)$/i;
 
 const taskArgs = builtinSchema("task", () =>
   z.object({
@@ -295,105 +297,142 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           if (r.costUsd !== undefined) badges.push(`$${r.costUsd.toFixed(4)}`);
           return { badges };
         },
-        run: async (args, ctx) => {
-          // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
-          // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
-          // restricts this agent and does not name it: refused below as any other type).
-          if (args.subagent_type && GENERAL_PURPOSE.test(args.subagent_type) && !agents.some((a) => a.name.toLowerCase() === args.subagent_type!.toLowerCase())) {
-            const listed = opts.allowedTypes?.some((t) => GENERAL_PURPOSE.test(t));
-            if (!opts.allowedTypes || listed) args = { ...args, subagent_type: undefined };
-          }
-          if (opts.allowedTypes && !args.subagent_type)
-            throw new ToolError(
-              `task: you may start only these agents (Agent(…) in your definition's tools): ${startable.map((a) => a.name).join(", ") || "none of them is defined"}; a general-purpose sub-agent is not available to you. Call task again with one of them as subagent_type.`,
-            );
-          if (args.subagent_type) {
-            const agent = findAgent(args.subagent_type, agents);
-            if (!mayStart(agent))
-              throw new ToolError(
-                `task: you may not start the "${agent.name}" agent: your definition's tools allow only Agent(${(opts.allowedTypes ?? []).join(", ")}). Call task again with one of ${startable.map((a) => a.name).join(", ") || "those (none is defined)"}.`,
-              );
-            const { tools, task, unknown, agentTypes } = agentTools(agent, available());
-            if (agentTypes) {
-              const known = new Set(agents.map((a) => a.name.toLowerCase()));
-              const missing = agentTypes.filter((t) => !known.has(t.toLowerCase()));
-              if (missing.length) opts.warn?.(`${agent.source}: Agent(${missing.join(", ")}) names no agent of this session; the agent cannot start ${missing.length > 1 ? "them" : "it"}`);
-            }
-            if (args.tools?.length) {
-              const own = new Set(tools.map((t) => t.name));
-              const extra = args.tools.filter((n) => !own.has(n));
-              if (extra.length)
-                throw new ToolError(
-                  `task: the "${agent.name}" agent's tools are fixed by its definition (${tools.map((t) => t.name).join(", ") || "none"}); ${extra.join(", ")} cannot be added. Call task again without "tools", or without subagent_type for a general-purpose sub-agent.`,
-                );
-            }
-            if (unknown.length) opts.warn?.(`${agent.source}: tools ${unknown.map((u) => `"${u}"`).join(", ")} name no tool of this session; the agent runs without them`);
-            const chosen = agentModel(agent.model, session.provider);
-            if (chosen.note) opts.warn?.(`${agent.source}: ${chosen.note}`);
-            const provider = chosen.model && chosen.model !== session.model && opts.model ? await opts.model(chosen.model) : undefined;
-            const mode = agentPermissionMode(agent, session.mode);
-            if (mode.note) opts.warn?.(mode.note);
-            const skills: string[] = [];
-            for (const name of agent.skills ?? []) {
-              const text = opts.skill ? await opts.skill(session, name) : undefined;
-              if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
-              else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
-            }
-            // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
-            const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
-            if (agent.hooks?.length && !hooks)
-              opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
-            // Its own MCP servers, for this run only (approval as the workspace's .mcp.json servers: the host's hub decides).
-            const inline = Object.keys(agent.mcpServers?.inline ?? {});
-            const servers =
-              inline.length && opts.agentServers
-                ? await opts.agentServers(
-                    agent,
-                    session,
-                    available().map((t) => t.name),
-                  )
-                : undefined;
-            if (inline.length && !opts.agentServers) opts.warn?.(`${agent.source}: not applied: its MCP servers (${inline.join(", ")}) are not started by this host`);
-            // isolation: worktree (and background: true, which always works in a worktree) — never in
-            // the user's tree: without a worktree the call is refused.
-            let isolated: IsolatedRun | undefined;
-            if (agent.isolation === "worktree" || agent.background) {
-              const field = agent.background ? "background: true" : "isolation: worktree";
-              if (!opts.isolate) {
-                await servers?.dispose().catch(() => undefined);
-                throw new ToolError(`task: the "${agent.name}" agent runs in a git worktree of its own (${field} in ${agent.source}), and this host cannot make one; it was not started.`);
-              }
-              try {
-                isolated = await opts.isolate(agent, session, { description: args.description, prompt: args.prompt, ...(agent.background ? { background: true } : {}) });
-              } catch (err) {
-                await servers?.dispose().catch(() => undefined);
-                throw new ToolError(`task: the "${agent.name}" agent was not started: ${err instanceof Error ? err.message : String(err)}`);
-              }
-            }
-            const deps: RunDeps = {
-              session,
-              gate,
-              settings,
-              depth: depth + 1,
-              self,
-              child: task ? (agentTypes ? childFor(agentTypes) : child) : undefined,
-              tools,
-              agent,
-              skills,
-              // Its own servers' tools obey its `tools` / `disallowedTools` as every other tool does.
-              ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
-              ...(isolated ? { isolated } : {}),
-              ...(mode.mode ? { mode: mode.mode } : {}),
-              ...(provider ? { provider } : {}),
-              ...(hooks ? { hooks } : {}),
-            };
-            if (agent.background) return background.start(agent, args, ctx, deps);
-            return runTask(args, ctx, deps);
-          }
-          return runTask(args, ctx, { session, gate, settings, depth: depth + 1, self, child, tools: grant(args, available(), readOnly()) });
-        },
+        run: (args, ctx) => start(args, ctx),
       });
-      api.addTools([tool]);
+      /**
+       * One run of the task tool: the model's call (run), or a forked command or skill (fork: its
+       * extra extensions in the child — its allowed-tools — and its model).
+       */
+      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string } = {}): Promise<ToolOutput> => {
+        // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
+        // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
+        // restricts this agent and does not name it: refused below as any other type).
+        if (args.subagent_type && GENERAL_PURPOSE.test(args.subagent_type) && !agents.some((a) => a.name.toLowerCase() === args.subagent_type!.toLowerCase())) {
+          const listed = opts.allowedTypes?.some((t) => GENERAL_PURPOSE.test(t));
+          if (!opts.allowedTypes || listed) args = { ...args, subagent_type: undefined };
+        }
+        if (opts.allowedTypes && !args.subagent_type)
+          throw new ToolError(
+            `task: you may start only these agents (Agent(…) in your definition's tools): ${startable.map((a) => a.name).join(", ") || "none of them is defined"}; a general-purpose sub-agent is not available to you. Call task again with one of them as subagent_type.`,
+          );
+        if (args.subagent_type) {
+          const agent = findAgent(args.subagent_type, agents);
+          if (!mayStart(agent))
+            throw new ToolError(
+              `task: you may not start the "${agent.name}" agent: your definition's tools allow only Agent(${(opts.allowedTypes ?? []).join(", ")}). Call task again with one of ${startable.map((a) => a.name).join(", ") || "those (none is defined)"}.`,
+            );
+          const { tools, task, unknown, agentTypes } = agentTools(agent, available());
+          if (agentTypes) {
+            const known = new Set(agents.map((a) => a.name.toLowerCase()));
+            const missing = agentTypes.filter((t) => !known.has(t.toLowerCase()));
+            if (missing.length) opts.warn?.(`${agent.source}: Agent(${missing.join(", ")}) names no agent of this session; the agent cannot start ${missing.length > 1 ? "them" : "it"}`);
+          }
+          if (args.tools?.length) {
+            const own = new Set(tools.map((t) => t.name));
+            const extra = args.tools.filter((n) => !own.has(n));
+            if (extra.length)
+              throw new ToolError(
+                `task: the "${agent.name}" agent's tools are fixed by its definition (${tools.map((t) => t.name).join(", ") || "none"}); ${extra.join(", ")} cannot be added. Call task again without "tools", or without subagent_type for a general-purpose sub-agent.`,
+              );
+          }
+          if (unknown.length) opts.warn?.(`${agent.source}: tools ${unknown.map((u) => `"${u}"`).join(", ")} name no tool of this session; the agent runs without them`);
+          const chosen = agentModel(extra.model ?? agent.model, session.provider);
+          if (chosen.note) opts.warn?.(`${agent.source}: ${chosen.note}`);
+          const provider = chosen.model && chosen.model !== session.model && opts.model ? await opts.model(chosen.model) : undefined;
+          const mode = agentPermissionMode(agent, session.mode);
+          if (mode.note) opts.warn?.(mode.note);
+          const skills: string[] = [];
+          for (const name of agent.skills ?? []) {
+            const text = opts.skill ? await opts.skill(session, name) : undefined;
+            if (text === undefined) opts.warn?.(`${agent.source}: skill "${name}" was not found; the agent starts without it`);
+            else skills.push(`Skill "${name}" (preloaded for this agent):\n${text.trim()}`);
+          }
+          // Its own hooks: as the workspace's hooks, a repository agent's run only in a trusted workspace (and may block, never allow: parseAgentFile marks them checked in).
+          const hooks = agent.hooks?.length && (agent.origin !== "project" || session.trusted) ? agent.hooks : undefined;
+          if (agent.hooks?.length && !hooks)
+            opts.warn?.(`${agent.source}: not applied: its hooks do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
+          // Its own MCP servers, for this run only (approval as the workspace's .mcp.json servers: the host's hub decides).
+          const inline = Object.keys(agent.mcpServers?.inline ?? {});
+          const servers =
+            inline.length && opts.agentServers
+              ? await opts.agentServers(
+                  agent,
+                  session,
+                  available().map((t) => t.name),
+                )
+              : undefined;
+          if (inline.length && !opts.agentServers) opts.warn?.(`${agent.source}: not applied: its MCP servers (${inline.join(", ")}) are not started by this host`);
+          // isolation: worktree (and background: true, which always works in a worktree) — never in
+          // the user's tree: without a worktree the call is refused.
+          let isolated: IsolatedRun | undefined;
+          if (agent.isolation === "worktree" || agent.background) {
+            const field = agent.background ? "background: true" : "isolation: worktree";
+            if (!opts.isolate) {
+              await servers?.dispose().catch(() => undefined);
+              throw new ToolError(`task: the "${agent.name}" agent runs in a git worktree of its own (${field} in ${agent.source}), and this host cannot make one; it was not started.`);
+            }
+            try {
+              isolated = await opts.isolate(agent, session, { description: args.description, prompt: args.prompt, ...(agent.background ? { background: true } : {}) });
+            } catch (err) {
+              await servers?.dispose().catch(() => undefined);
+              throw new ToolError(`task: the "${agent.name}" agent was not started: ${err instanceof Error ? err.message : String(err)}`);
+            }
+          }
+          const deps: RunDeps = {
+            session,
+            gate,
+            settings,
+            depth: depth + 1,
+            self,
+            child: task ? (agentTypes ? childFor(agentTypes) : child) : undefined,
+            tools,
+            agent,
+            skills,
+            // Its own servers' tools obey its `tools` / `disallowedTools` as every other tool does.
+            ...(servers ? { servers: { ...servers, extension: allowListed(servers.extension, agent) } } : {}),
+            ...(isolated ? { isolated } : {}),
+            ...(mode.mode ? { mode: mode.mode } : {}),
+            ...(provider ? { provider } : {}),
+            ...(hooks ? { hooks } : {}),
+            ...(extra.extensions ? { extensions: extra.extensions } : {}),
+          };
+          if (agent.background) return background.start(agent, args, ctx, deps);
+          return runTask(args, ctx, deps);
+        }
+        const chosen = extra.model ? agentModel(extra.model, session.provider) : undefined;
+        if (chosen?.note) opts.warn?.(`${args.description}: ${chosen.note}`);
+        const provider = chosen?.model && chosen.model !== session.model && opts.model ? await opts.model(chosen.model) : undefined;
+        return runTask(args, ctx, {
+          session,
+          gate,
+          settings,
+          depth: depth + 1,
+          self,
+          child,
+          tools: grant(args, available(), readOnly()),
+          ...(provider ? { provider } : {}),
+          ...(extra.extensions ? { extensions: extra.extensions } : {}),
+        });
+      };
+      const forked: ForkRunner = {
+        fork: (req, ctx) =>
+          start(
+            {
+              description: req.description,
+              prompt: req.prompt,
+              // A general-purpose fork has every tool of the session (as Claude Code's general-purpose agent), each call gated as the session's;
+              // Claude Code's built-in read-only Explore and Plan (unless a custom agent has the name): the read-only tools.
+              ...(req.agent && !GENERAL_PURPOSE.test(req.agent) && (!READ_ONLY_BUILTIN.test(req.agent) || agents.some((a) => a.name.toLowerCase() === req.agent!.toLowerCase()))
+                ? { subagent_type: req.agent }
+                : req.agent && READ_ONLY_BUILTIN.test(req.agent)
+                  ? {}
+                  : { tools: available().map((t) => t.name) }),
+            },
+            ctx,
+            { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}) },
+          ),
+      };
+      api.addTools([Object.assign(tool, { [FORK]: forked })]);
     },
   };
   return self;
@@ -452,7 +491,38 @@ export function agentSystemPrompt(parentSystem: string, framing: string, agent: 
   return [agentInstructions(agent), ...harnessParts(parentSystem), HASHLINE_NOTE, framing, ...skills].join("\n\n");
 }
 
+const FORK = Symbol("yoke.subagents.fork");
+
+/** A forked command or skill (Claude Code's `context: fork`): run as a sub-agent through the task tool's own run. */
+export interface ForkRequest {
+  /** Shown to the user (the command's name). */
+  description: string;
+  /** The expanded command or skill: the sub-agent's task. */
+  prompt: string;
+  /** The custom agent it runs as (`agent:`); absent or general-purpose: a general-purpose sub-agent with the session's tools. */
+  agent?: string;
+  /** Set up in the child besides its inherited ones (the command's allowed-tools as grants). */
+  extensions?: readonly Extension[];
+  /** The command's `model` (over its agent's). */
+  model?: string;
+}
+
+export interface ForkRunner {
+  fork(req: ForkRequest, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** The fork runner of a session's task tool (undefined: the session cannot start sub-agents). */
+export function forkRunner(tools: readonly ToolDefinition[]): ForkRunner | undefined {
+  for (const t of tools) {
+    const f = (t as { [FORK]?: ForkRunner })[FORK];
+    if (f) return f;
+  }
+  return undefined;
+}
+
 interface RunDeps {
+  /** Extensions set up in the child besides the inherited ones (a forked command's grants). */
+  extensions?: readonly Extension[];
   session: SessionInfo;
   gate: ConcurrencyGate;
   settings: SubagentSettings;
@@ -494,6 +564,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
       extensions: (inherited) => [
         ...inherited.filter((e) => e !== d.self),
         ...(d.child ? [d.child] : []),
+        ...(d.extensions ?? []),
         ...(d.servers ? [d.servers.extension] : []),
         // A Roo mode's fileRegex: its edits outside the matching files are refused.
         ...(d.agent?.editPaths?.length ? [editPathsExtension({ name: d.agent.name, source: d.agent.source, editPaths: d.agent.editPaths })] : []),

@@ -66,19 +66,23 @@ describe("allowed-tools as Claude Code reads them", () => {
 });
 
 describe("keys Claude Code applies and Yoke does not are named, not ignored", () => {
-  it("context: fork, agent, hooks and effort: a note each, with its line; context: inherit is no note", async () => {
+  it("hooks and effort: a note each, with its line; context: fork and agent are applied (CustomCommand.fork), no note; context: inherit is no note", async () => {
     const l = await load({
       "/ws/.claude/commands/fork.md":
         "---\ndescription: d\ncontext: fork\nagent: Explore\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo hi\neffort: high\n---\nbody",
       "/ws/.claude/commands/plain.md": "---\ncontext: inherit\n---\nbody",
+      "/ws/.claude/commands/stray.md": "---\nagent: reviewer\n---\nbody",
     });
-    expect(l.commands.map((c) => c.name).sort()).toEqual(["fork", "plain"]);
-    const notes = l.problems.map((p) => `${p.line} ${p.message}`);
-    expect(notes).toHaveLength(4);
-    expect(notes[0]).toMatch(/^3 not applied: "context: fork" .*Yoke runs it in this conversation/);
-    expect(notes[1]).toMatch(/^4 not applied: "agent: Explore"/);
-    expect(notes[2]).toMatch(/^5 not applied: "hooks" .*they do not run/);
-    expect(notes[3]).toMatch(/^11 not applied: "effort"/);
+    expect(l.commands.map((c) => c.name).sort()).toEqual(["fork", "plain", "stray"]);
+    expect(l.commands.find((c) => c.name === "fork")!.fork).toEqual({ agent: "Explore" });
+    expect(l.commands.find((c) => c.name === "plain")!.fork).toBeUndefined();
+    expect(l.commands.find((c) => c.name === "stray")!.fork).toBeUndefined();
+    const notes = l.problems.map((p) => `${p.path.split("/").pop()}:${p.line} ${p.message}`);
+    expect(notes).toHaveLength(3);
+    expect(notes[0]).toMatch(/^fork.md:5 not applied: "hooks" .*they do not run/);
+    expect(notes[1]).toMatch(/^fork.md:11 not applied: "effort"/);
+    // `agent` without `context: fork`: Claude Code runs it in the conversation; said so.
+    expect(notes[2]).toMatch(/^stray.md:2 not applied: "agent: reviewer" .*does not set: it runs in this conversation/);
   });
 });
 
