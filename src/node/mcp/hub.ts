@@ -421,6 +421,12 @@ export class NodeMcpHub implements McpHub {
     try {
       return await this.callOnce(slot, running, tool, args, opts);
     } catch (err) {
+      const { TaskTakenError } = await loadMcpSdk();
+      // A task the server took: the connection is renewed on a 404, the call is not made again (it may have run).
+      if (err instanceof TaskTakenError) {
+        await this.sessionEnded(slot, running, err.cause);
+        throw err;
+      }
       if (!(await this.sessionEnded(slot, running, err))) throw err;
       return await this.callOnce(slot, await this.ensureStarted(slot), tool, args, opts);
     }
