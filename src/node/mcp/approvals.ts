@@ -92,16 +92,18 @@ export async function claudeMcpChoices(cwd: string, home: string, opts: { git?: 
   if (projects && typeof projects === "object" && !Array.isArray(projects)) {
     // This folder's entry, and in an agent's worktree the person's workspace's (Claude Code's local scope is the person's too).
     // The same project key as the local scope's servers (config.ts): a trailing slash or `\` separators do not matter.
+    // Every entry naming the folder (`/ws` and `/ws/` may both be there): a server one of them turns off is off (red team P).
     for (const project of [root, ...(workspace ? [workspace.from] : [])]) {
-      const found = Object.entries(projects as Record<string, unknown>).find(([k]) => sameProject(k, project));
-      const entry = found?.[1];
-      if (entry && typeof entry === "object" && !Array.isArray(entry)) {
-        const where = `${join(home, ".claude.json")} (project ${found[0]})`;
-        full.push({ where, value: entry as Record<string, unknown> });
-        const disabled = names((entry as Record<string, unknown>).disabledMcpServers);
-        if (disabled.length) {
-          off = [...off, ...disabled];
-          offWhere ||= where;
+      for (const found of Object.entries(projects as Record<string, unknown>).filter(([k]) => sameProject(k, project))) {
+        const entry = found[1];
+        if (entry && typeof entry === "object" && !Array.isArray(entry)) {
+          const where = `${join(home, ".claude.json")} (project ${found[0]})`;
+          full.push({ where, value: entry as Record<string, unknown> });
+          const disabled = names((entry as Record<string, unknown>).disabledMcpServers);
+          if (disabled.length) {
+            off = [...off, ...disabled];
+            offWhere ||= where;
+          }
         }
       }
     }

@@ -70,6 +70,11 @@ function readOwnSettingsFiles(cwd: string, home: string, extra: readonly string[
     .map((info) => ({ info, text: readSettingsText(info.path!).text }));
 }
 
+/** Every settings file of the reader's list (all kinds but managed), read: for the merge of permissions.additionalDirectories. */
+export function settingsFilesForMerge(cwd: string, home: string, extra: readonly string[]): LoadedSource[] {
+  return settingsFileList({ cwd, home, extraFiles: extra.map((p) => resolve(p)), managedDir: null }).map((info) => ({ info, text: readSettingsText(info.path!).text }));
+}
+
 /** Where the files other tools keep are looked for (tests and the extension host pass their own). */
 export interface ForeignMcpFiles {
   env?: Record<string, string | undefined>;

@@ -86,6 +86,8 @@ export interface NodeMcpHubOptions {
    * `setRoots` changes them for the running servers (a `roots/list_changed` notification).
    */
   roots?: readonly string[];
+  /** Folders the agent may write besides the roots (permissions.additionalDirectories): never a neutral folder for the person's own servers. */
+  workFolders?: readonly string[];
   log?: (message: string) => void;
   /** A server's log message (MCP `notifications/message`), for the host's own log; also kept in the server's status (`logs`). */
   serverLog?: (server: string, entry: McpLogEntry) => void;
@@ -419,6 +421,12 @@ export class NodeMcpHub implements McpHub {
     try {
       return await this.callOnce(slot, running, tool, args, opts);
     } catch (err) {
+      const { TaskTakenError } = await loadMcpSdk();
+      // A task the server took: the connection is renewed on a 404, the call is not made again (it may have run).
+      if (err instanceof TaskTakenError) {
+        await this.sessionEnded(slot, running, err.cause);
+        throw err;
+      }
       if (!(await this.sessionEnded(slot, running, err))) throw err;
       return await this.callOnce(slot, await this.ensureStarted(slot), tool, args, opts);
     }
@@ -1198,7 +1206,7 @@ export class NodeMcpHub implements McpHub {
 
   /** The folder a stdio server starts in (src/node/mcp/server-folder.ts: the person's own servers never in the workspace unless they say so). */
   private serverFolder(c: McpStdioServer): string {
-    return stdioServerFolder(c, this.opts.cwd, this.opts.home, this.roots);
+    return stdioServerFolder(c, this.opts.cwd, this.opts.home, [...this.roots, ...(this.opts.workFolders ?? [])]);
   }
 
   private cacheFile(c: McpServerConfig): string {

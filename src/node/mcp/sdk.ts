@@ -22,4 +22,4 @@ export { GroupStdioTransport } from "./stdio-transport";
 // OAuth for remote servers: the transports call the SDK's auth() on a 401 and throw this when the
 // user must sign in (src/node/mcp/oauth.ts keeps the tokens and receives the browser's answer).
 export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-export { callToolAsTask, ClientTaskStore } from "./task-call";
+export { callToolAsTask, ClientTaskStore, TaskTakenError } from "./task-call";

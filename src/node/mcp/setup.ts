@@ -8,7 +8,9 @@ import { parseMcpConfig, type McpConfigProblem, type McpInputAnswer, type McpInp
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
 import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
-import { loadMcpConfig } from "./config-files";
+import { loadMcpConfig, settingsFilesForMerge } from "./config-files";
+import { mergeSettings } from "../../core/permissions/merge-settings";
+import { resolveFrom } from "../../core/permissions/posix-path";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { NodeMcpHub, type ApprovalRequest, type NodeMcpHubOptions } from "./hub";
 import type { Approval } from "./approvals";
@@ -115,6 +117,9 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     approve: opts.approve,
     env,
     ...(opts.roots ? { roots: opts.roots } : {}),
+    // The folders the agent may write besides the workspace (permissions.additionalDirectories, as the
+    // gate merges them): a home inside one is no neutral folder for the person's servers (red team P).
+    workFolders: workFoldersOf(opts, home),
     log: opts.log,
     ...(opts.serverLog ? { serverLog: opts.serverLog } : {}),
     oauth: {
@@ -139,4 +144,14 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       live.delete(hub);
     },
   };
+}
+
+/** The permission working folders besides the workspace (permissions.additionalDirectories, merged as the gate merges them). */
+function workFoldersOf(opts: NodeMcpOptions, home: string): string[] {
+  try {
+    const sources = opts.settingsFiles ? [...opts.settingsFiles] : settingsFilesForMerge(opts.cwd, home, opts.extraSettings ?? []);
+    return mergeSettings(sources, { trusted: opts.trusted }).additionalDirectories.map((d) => resolveFrom(opts.cwd, d, home));
+  } catch {
+    return [];
+  }
 }

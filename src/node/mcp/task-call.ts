@@ -103,21 +103,40 @@ export async function callToolAsTask(
   const created = await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CreateTaskResultSchema, { ...options, task: {} });
   const taskId = created.task.taskId;
   let task: GetTaskResult = created.task;
+  let result: McpCallResult | undefined;
   try {
     for (;;) {
       if (TERMINAL.has(task.status)) break;
       // input_required: tasks/result carries the server's requests (elicitation, sampling) and waits for the end.
-      if (task.status === "input_required") return checkOutput(tool, (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult, outputSchema);
+      if (task.status === "input_required") break;
       await pause(taskPollDelay(task.pollInterval), options.signal);
       task = await client.experimental.tasks.getTask(taskId, options);
       onStatus(task);
     }
+    if (task.status !== "completed" && task.status !== "input_required") result = undefined;
+    else result = (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult;
   } catch (err) {
-    if (options.signal.aborted) void client.experimental.tasks.cancelTask(taskId, { timeout: TASK_POLL_MAX_MS }).catch(() => undefined);
-    throw err;
+    if (options.signal.aborted) {
+      void client.experimental.tasks.cancelTask(taskId, { timeout: TASK_POLL_MAX_MS }).catch(() => undefined);
+      throw err;
+    }
+    throw new TaskTakenError(taskId, err);
   }
-  if (task.status === "completed") return checkOutput(tool, (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options)) as McpCallResult, outputSchema);
-  throw new Error(`the task ${task.status === "failed" ? "failed" : "was cancelled"}${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+  if (!result) throw new Error(`the task ${task.status === "failed" ? "failed" : "was cancelled"}${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+  return checkOutput(tool, result, outputSchema);
+}
+
+/**
+ * The server took the call (it made a task of it) and a later request about the task failed: the
+ * call may have run, so it is not made again — not even when the failure is the 404 after which a
+ * call that never reached the server is sent once more (red team P: a poll's 404 sent the call a
+ * second time, and the tool ran twice).
+ */
+export class TaskTakenError extends Error {
+  constructor(taskId: string, cause: unknown) {
+    const msg = cause instanceof Error ? cause.message : String(cause);
+    super(`${msg} (the server had taken the call as task ${taskId}: whether it ran is unknown, so it is not sent again)`, { cause });
+  }
 }
 
 /** How long a task Yoke runs for a server is kept, at most (the server asks for its `ttl`). */
