@@ -81,10 +81,14 @@ export function startAcpClient(args: string[], handlers: AcpClientHandlers = {},
     updates,
     permissions,
     stderr: () => stderr,
+    // As an editor closes: the end of the agent's input first, then wait for it to exit, reading
+    // what it still writes; only then the connection. Closing the connection first cancels the
+    // reading side of the agent's stdout, and a last notification then met a broken pipe (exit 141).
     close: async () => {
-      connection.close();
       child.stdin!.end();
-      return exited;
+      const done = await exited;
+      connection.close();
+      return done;
     },
   };
 }
