@@ -133,6 +133,8 @@ export type CredentialChoice = "auto" | "keychain" | "file";
 export class CliCredentialStore implements McpCredentialStore {
   private chosen: Promise<McpCredentialStore> | undefined;
   private current: McpCredentialStore;
+  /** Why the keychain refused the last write (kept in the file instead), for `where`. */
+  private refused: string | undefined;
   constructor(
     private readonly file: FileCredentialStore,
     private readonly env: NodeJS.ProcessEnv = process.env,
@@ -142,7 +144,7 @@ export class CliCredentialStore implements McpCredentialStore {
   }
 
   get where(): string {
-    return this.current.where;
+    return this.refused ? `${this.file.where} (the system keychain refused it: ${this.refused})` : this.current.where;
   }
 
   private choose(): Promise<McpCredentialStore> {
@@ -154,9 +156,11 @@ export class CliCredentialStore implements McpCredentialStore {
       const userBus = this.env.XDG_RUNTIME_DIR ? join(this.env.XDG_RUNTIME_DIR, "bus") : undefined;
       const address = this.env.DBUS_SESSION_BUS_ADDRESS?.trim() || (userBus && isSocket(userBus) ? `unix:path=${userBus}` : undefined);
       if (!address && choice !== "keychain") return this.file;
-      const keychain = new SecretServiceCredentialStore(this.file, address ? { ...this.env, DBUS_SESSION_BUS_ADDRESS: address } : this.env);
+      const busEnv = address ? { ...this.env, DBUS_SESSION_BUS_ADDRESS: address } : this.env;
+      const keychain = new SecretServiceCredentialStore(this.file, busEnv);
       if (choice === "keychain") return keychain;
-      const probe = await secretTool(["lookup", "service", KEYCHAIN_SERVICE, "key", "yoke:probe"], this.env, undefined, 5_000);
+      // The probe asks the same bus the store will use.
+      const probe = await secretTool(["lookup", "service", KEYCHAIN_SERVICE, "key", "yoke:probe"], busEnv, undefined, 5_000);
       return probe.code === 0 || (probe.code === 1 && !probe.stderr.trim()) ? keychain : this.file;
     })().then((s) => (this.current = s));
     return this.chosen;
@@ -177,12 +181,7 @@ export class CliCredentialStore implements McpCredentialStore {
     } catch (err) {
       if (store === this.file || (this.env.YOKE_MCP_CREDENTIALS ?? "").trim().toLowerCase() === "keychain") throw err;
       await this.file.set(key, value);
-      this.current = {
-        where: `${this.file.where} (the system keychain refused it: ${err instanceof Error ? err.message : String(err)})`,
-        get: this.file.get.bind(this.file),
-        set: this.file.set.bind(this.file),
-        delete: this.file.delete.bind(this.file),
-      };
+      this.refused = err instanceof Error ? err.message : String(err);
     }
   }
   async delete(key: string): Promise<void> {
