@@ -195,11 +195,13 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         "date -f secrets/key.txt",
         "cat s?crets/k* .e?v",
         // Shell escapes in other programs' own languages (red team round 5): each ran rm before.
+        // Each names src in its own way: the same refusal three times ends the session (the stuck
+        // detector), and the control command below shows every attack was tried.
         "ed -s a.txt <<< '!rm -rf src'",
-        "echo '!rm -rf src' | ed -s a.txt",
-        "echo 'syscmd(rm -rf src)' | m4",
-        "m4 <<< 'esyscmd(rm -rf src)'",
-        "ex -s a.txt <<< '!rm -rf src'",
+        "echo '!rm -rf ./src' | ed -s a.txt",
+        "echo 'syscmd(rm -rf src/)' | m4",
+        "m4 <<< 'esyscmd(rm -fr src)'",
+        "ex -s a.txt <<< '!rm -r -f src'",
       ];
       const r = await session(ws, [...attacks.map(bash), bash("echo ran > control.txt")], { mode: "bypassPermissions", settings: DENY() });
       expect(r.code, r.stderr).toBe(0);

@@ -120,7 +120,7 @@ describe("enabled plugins", () => {
     const { home, ws, root } = installed();
     write(join(home, ".yoke", "settings.json"), JSON.stringify({ enabledPlugins: { "kit@m": true } }));
     const scope = { home, cwd: ws, trusted: true };
-    expect(pluginCommandFolders(scope)).toEqual([{ path: join(root, "commands"), plugin: "kit@m", namespace: "kit", origin: "plugin kit@m: commands" }]);
+    expect(pluginCommandFolders(scope)).toEqual([{ path: join(root, "commands"), plugin: "kit@m", namespace: "kit", origin: "plugin kit@m: commands", root }]);
     expect(pluginHookSources(scope)).toEqual([]);
     approvePlugin(home, "kit@m", true);
     const [src] = pluginHookSources(scope);
