@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Two files at a time even on a 2-core machine (vitest's default there is one): most files
+    // wait on processes they start (sandboxes, the CLI, git, servers), not on the processor.
+    maxWorkers: 2,
   },
 });

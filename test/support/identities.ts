@@ -41,9 +41,19 @@ export function unprivilegedUser(): Identity {
   }
   let user = lookup(TEST_USER);
   if (!user) {
-    execFileSync("useradd", ["--create-home", "--shell", "/bin/bash", "--user-group", TEST_USER], { stdio: "pipe" });
-    user = lookup(TEST_USER);
-    if (!user) throw new Error(`useradd ${TEST_USER} did not create the user`);
+    // Test files run two at a time: another one may be creating the user (useradd then says it
+    // exists, or that /etc/passwd is locked). What counts is that the user is there afterwards.
+    let why = "";
+    for (let i = 0; i < 50 && !user; i++) {
+      try {
+        execFileSync("useradd", ["--create-home", "--shell", "/bin/bash", "--user-group", TEST_USER], { stdio: "pipe" });
+      } catch (err) {
+        why = String((err as { stderr?: Buffer }).stderr ?? err);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      }
+      user = lookup(TEST_USER);
+    }
+    if (!user) throw new Error(`useradd ${TEST_USER} did not create the user: ${why}`);
   }
   if (!existsSync(user.home)) {
     mkdirSync(user.home, { recursive: true });
