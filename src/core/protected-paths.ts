@@ -104,20 +104,20 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
 
 /**
  * In a home folder inside a workspace (the workspace is the home, or holds it), the top-level entries
- * that may be written: everything that
- * is not a dot entry (projects, documents) but `bin`, and of the dot entries only histories and
- * the package managers' download caches. Every other dot entry (`.config`, `.local`, `.bashrc`,
- * `.bash_aliases`, `.vscode-server`, and any new one) is read-only, or quarantined when created:
- * programs read their configuration, plugins and code from there later, outside any sandbox. One
- * rule for the command sandbox (read-only mounts, src/node/commands/sandbox/plan.ts) and the gate (a
- * file tool's or a redirection's write there asks in every mode, src/core/permissions/context.ts):
- * before session 19 the gate let write_file plant `~/.claude.json` MCP servers and `~/.bash_aliases`.
+ * that may be written: everything that is not a dot entry (projects, documents) but `bin` and `go`
+ * (GOPATH: `~/go/bin` is on PATH and holds the gopls VS Code's Go extension starts), and of the dot
+ * entries only histories (read as text, never run). Every other dot entry (`.config`, `.local`,
+ * `.bashrc`, `.vscode-server`, the package managers' caches, and any new one) is read-only, or
+ * quarantined when created: programs read their configuration, plugins and code from there later,
+ * outside any sandbox. One rule for the command sandbox (read-only mounts,
+ * src/node/commands/sandbox/plan.ts) and the gate (a file tool's or a redirection's write there asks
+ * in every mode, src/core/permissions/context.ts): before session 19 the gate let write_file plant
+ * `~/.claude.json` MCP servers and `~/.bash_aliases`. Session 20 (home20): the caches are no longer
+ * writable — a sandboxed command rewrote `~/.npm/_npx/<hash>/node_modules/PKG/cli.js` and the
+ * person's next `npx -y PKG` on the host ran it; sandboxed commands get private caches instead
+ * (PRIVATE_CACHE_ENV).
  */
 const HOME_WRITABLE_DOT = new Set([
-  ".cache",
-  ".npm",
-  ".pnpm-store",
-  ".yarn",
   ".bash_history",
   ".zsh_history",
   ".python_history",
@@ -129,9 +129,30 @@ const HOME_WRITABLE_DOT = new Set([
   ".mysql_history",
   ".viminfo",
 ]);
+/** Top-level names without a dot that hold programs run later on the host. */
+const HOME_PROGRAM_FOLDERS = new Set(["bin", "go"]);
 export function homeEntryWritable(name: string): boolean {
-  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : name !== "bin";
+  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : !HOME_PROGRAM_FOLDERS.has(name);
 }
+
+/**
+ * Where a sandboxed command's package managers keep their caches when a home folder is writable in
+ * the sandbox (a home-folder workspace): the home's own caches are read-only there (above), so these
+ * point into the command's private temporary folder (relative to it: `/tmp` inside the sandbox).
+ * `npm install`, `npx`, `pip`, `uv`, `pnpm`, `yarn`, `bun`, `go` keep working; nothing they cache
+ * reaches the person's caches, from which the person's own tools later run code on the host.
+ */
+export const PRIVATE_CACHE_ENV: Readonly<Record<string, string>> = {
+  XDG_CACHE_HOME: "xdg",
+  npm_config_cache: "npm",
+  PIP_CACHE_DIR: "pip",
+  UV_CACHE_DIR: "uv",
+  YARN_CACHE_FOLDER: "yarn",
+  YARN_GLOBAL_FOLDER: "yarn-berry",
+  BUN_INSTALL_CACHE_DIR: "bun",
+  GOMODCACHE: "gomod",
+  GRADLE_USER_HOME: "gradle",
+};
 export const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 
 /**

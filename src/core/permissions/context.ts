@@ -134,7 +134,7 @@ function describe(ctx: EvalContext, written: string, lexical: string, real: stri
 
 /**
  * In a workspace that is the home folder or holds it, the home's entries the command sandbox keeps
- * read-only (its dot entries but caches and histories, and `bin`: homeEntryWritable) are protected
+ * read-only (its dot entries but histories, and `bin` and `go`: homeEntryWritable) are protected
  * for the gate too — the same rule, so a file tool cannot write what a command may not (red team K:
  * `~/.claude.json`'s MCP servers and `~/.bash_aliases` written by write_file in acceptEdits ran on the
  * host). A workspace inside one of those entries (`~/.config/nvim`) is the person's choice: its files

@@ -261,16 +261,34 @@ describe("buildMountPlan: every assumption of the gate enforced (issue 18)", () 
     expect(docsGuard.before.kind === "entries" && docsGuard.before.accept("new")).toBe(true);
   });
 
-  it("a workspace that is a home folder: its dot entries and bin read-only (but histories and caches), new ones guarded", () => {
+  it("a workspace that is a home folder: its dot entries (caches too), bin and go read-only (but histories), new ones guarded; private caches", () => {
     const home = ws;
-    for (const d of [".config", ".local", "bin", ".cache", "projects"]) mkdirSync(join(home, d), { recursive: true });
+    for (const d of [".config", ".local", "bin", "go", ".cache", ".npm", "projects"]) mkdirSync(join(home, d), { recursive: true });
     for (const f of [".bashrc", ".bash_history"]) writeFileSync(join(home, f), "");
     const plan = buildMountPlan({ policy: { ...policy(), home } }, facts({ homes: [home] }));
-    for (const ro of [".config", ".local", "bin", ".bashrc"]) expect(find(plan, join(home, ro))).toMatchObject({ op: "ro", tag: "protected" });
-    for (const rw of [".cache", ".bash_history", "projects"]) expect(find(plan, join(home, rw))).toBeUndefined();
+    for (const ro of [".config", ".local", "bin", "go", ".bashrc", ".cache", ".npm"]) expect(find(plan, join(home, ro)), ro).toMatchObject({ op: "ro", tag: "protected" });
+    for (const rw of [".bash_history", "projects"]) expect(find(plan, join(home, rw))).toBeUndefined();
     const g = plan.guards.find((x) => x.path === home && x.before.kind === "entries")!;
-    expect(g.before.kind === "entries" && !g.before.accept(".bash_aliases") && !g.before.accept(".vscode-server") && g.before.accept("notes.txt")).toBe(true);
+    expect(g.before.kind === "entries" && !g.before.accept(".bash_aliases") && !g.before.accept(".vscode-server") && !g.before.accept(".pnpm-store") && g.before.accept("notes.txt")).toBe(true);
     expect(plan.guards.map((x) => x.path)).toEqual(expect.arrayContaining([join(home, ".bash_aliases"), join(home, ".bash_logout")]));
+    // The package managers' caches are the command's own, in its private /tmp.
+    expect(plan.env).toMatchObject({ npm_config_cache: "/tmp/yoke-caches/npm", XDG_CACHE_HOME: "/tmp/yoke-caches/xdg", UV_CACHE_DIR: "/tmp/yoke-caches/uv" });
+    // A read-only command writes nothing: no private caches needed, none set.
+    expect(buildMountPlan({ policy: { ...policy(), home }, confine: { readOnly: true } }, facts({ homes: [home] })).env).toBeUndefined();
+  });
+
+  it("a home made writable by the sandbox settings (`~` rw) gets the same allow-list and private caches; a hidden home none", () => {
+    const home = join(base, "home");
+    for (const d of [".config", ".npm", "projects"]) mkdirSync(join(home, d), { recursive: true });
+    writeFileSync(join(home, ".bashrc"), "");
+    const plan = buildMountPlan({ policy: { ...policy(), home, paths: [{ path: home, mode: "rw" as const }] } }, facts({ homes: [home] }));
+    expect(find(plan, home)).toMatchObject({ op: "rw", tag: "path" });
+    for (const ro of [".config", ".npm", ".bashrc"]) expect(find(plan, join(home, ro)), ro).toMatchObject({ op: "ro", tag: "protected" });
+    expect(find(plan, join(home, "projects"))).toBeUndefined();
+    expect(plan.env?.npm_config_cache).toBe("/tmp/yoke-caches/npm");
+    const hidden = buildMountPlan({ policy: { ...policy(), home } }, facts({ homes: [home] }));
+    expect(find(hidden, home)).toMatchObject({ op: "tmpfs", tag: "home" });
+    expect(hidden.env).toBeUndefined();
   });
 });
 

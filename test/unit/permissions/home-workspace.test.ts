@@ -1,5 +1,5 @@
 // A workspace that is (or holds) the home folder: the gate asks for the home entries the command
-// sandbox keeps read-only (homeEntryWritable: dot entries but caches and histories, and bin), in every
+// sandbox keeps read-only (homeEntryWritable: dot entries but histories, and bin and go), in every
 // mode, for file tools and for the writes the shell analysis names — and only there (red team K,
 // session 19; the full sessions are test/integration/redk-home-workspace-files.test.ts).
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync } from "node:fs";
@@ -48,6 +48,12 @@ describe("a home-folder workspace", () => {
       ".newtool-rc",
       "cfg/Code/User/settings.json",
       ".CLAUDE.json",
+      // The package managers' caches: the person's own npx, uvx, pnpm dlx run code from them (home20).
+      ".npm/_npx/0123456789abcdef/node_modules/pkg/cli.js",
+      ".cache/uv/archive-v0/x/bin/tool",
+      ".pnpm-store/v3/x",
+      ".yarn/berry/cache/x.zip",
+      "go/bin/gopls",
     ])
       for (const mode of ["acceptEdits", "bypassPermissions"] as const) expect((await gate.check(write(f), mode)).decision, `${f} ${mode}`).toBe("ask");
     for (const c of ["echo x > .bash_aliases", "echo {} | tee .claude.json", "cp /bin/true .local/bin/git"]) expect((await gate.check(bash(c), "bypassPermissions")).decision, c).toBe("ask");
@@ -56,10 +62,10 @@ describe("a home-folder workspace", () => {
     expect((await gateAt(base).check(write("home/.bash_aliases"), "bypassPermissions")).decision).toBe("ask");
   });
 
-  it("leaves ordinary files, caches and a workspace inside a dot entry alone", async () => {
+  it("leaves ordinary files, histories and a workspace inside a dot entry alone", async () => {
     const gate = gateAt(home);
-    for (const f of ["notes.txt", "proj/a.js", ".cache/x/y", "Documents/x.md"]) expect((await gate.check(write(f), "acceptEdits")).decision, f).toBe("allow");
-    expect((await gate.check(bash("echo x > proj.txt && mkdir -p .cache/a"), "bypassPermissions")).decision).toBe("allow");
+    for (const f of ["notes.txt", "proj/a.js", ".bash_history", "Documents/x.md", "gopher/x.go"]) expect((await gate.check(write(f), "acceptEdits")).decision, f).toBe("allow");
+    expect((await gate.check(bash("echo x > proj.txt && mkdir -p proj/.cache/a"), "bypassPermissions")).decision).toBe("allow");
     // The person's dotfiles opened as the workspace: ordinary there, as the sandbox leaves it writable.
     expect((await gateAt(join(home, ".config", "nvim")).check(write("init.lua"), "acceptEdits")).decision).toBe("allow");
     // A project in the home folder: nothing changes.
@@ -67,7 +73,9 @@ describe("a home-folder workspace", () => {
   });
 
   it("is the sandbox's own rule", () => {
-    expect([".cache", ".npm", ".bash_history", "proj", "Documents"].every(homeEntryWritable)).toBe(true);
-    expect([".config", ".local", ".claude.json", ".bash_aliases", "bin", ".anything-new"].some(homeEntryWritable)).toBe(false);
+    expect([".bash_history", ".viminfo", "proj", "Documents", "gopher"].every(homeEntryWritable)).toBe(true);
+    expect([".config", ".local", ".claude.json", ".bash_aliases", "bin", "go", ".anything-new", ".cache", ".npm", ".pnpm-store", ".yarn", ".bun", ".m2", ".gradle"].some(homeEntryWritable)).toBe(
+      false,
+    );
   });
 });

@@ -15,7 +15,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, HOME_WHY, homeEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
+import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, HOME_WHY, homeEntryWritable, PRIVATE_CACHE_ENV, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -56,6 +56,9 @@ export interface Mount {
   /** A program's file made impossible to start: its name and the rule (for the message a backend prints in its place). */
   denied?: { name: string; rule: string; list: "deny" | "ask" };
 }
+
+/** The private caches of a command that can write a home folder (PRIVATE_CACHE_ENV), in its private /tmp. */
+const PRIVATE_CACHES: Record<string, string> = Object.fromEntries(Object.entries(PRIVATE_CACHE_ENV).map(([k, v]) => [k, `/tmp/yoke-caches/${v}`]));
 
 export interface MountPlan {
   mounts: Mount[];
@@ -418,7 +421,9 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     gitAllowList(b, guards, ancestors, approved, root, protect, door ? basename(door.copy.dir) : undefined, doorOpen);
   }
   // A home that stays visible inside a writable folder: its startup files protected, its credentials hidden.
-  const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace));
+  // The workspace, or a folder the sandbox settings make writable (`{"path": "~", "mode": "rw"}` put
+  // the whole home back, dot entries and caches writable: home20).
+  const visibleHomes = facts.homes.filter((h) => isWithin(h, p.workspace) || writable.some((w) => isWithin(h, w)));
   for (const h of visibleHomes) {
     const root = writable.filter((w) => isWithin(h, w)).sort((x, y) => y.length - x.length)[0];
     if (!root) continue;
@@ -426,6 +431,9 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     for (const [rel, why] of HOME_STARTUP) protect(root, prefix + rel, why);
     // An allow-list of the home's top-level entries: the rest read-only, new ones quarantined.
     if (!b.writableHost(h)) continue;
+    // Its caches among them (the person's next `npx` ran a plant from ~/.npm/_npx): the package
+    // managers get private ones in the command's own /tmp.
+    env = { ...PRIVATE_CACHES, ...env };
     const names = list(h);
     for (const name of names) {
       const abs = join(h, name);
