@@ -13,6 +13,7 @@ import { createBuiltinTools } from "../core/tools/builtin";
 import type { ApprovalRequest } from "../node/mcp/hub";
 import { createNodeMcp, type NodeMcp } from "../node/mcp/setup";
 import type { SessionSettings } from "../node/session-settings";
+import type { SandboxSettings } from "../node/commands/session-runner";
 import type { McpClientDeps, McpElicitor, McpUrlElicitRequest } from "../core/mcp/client-requests";
 import { validateElicitation, type ElicitAnswer, type ElicitRequest } from "../core/mcp/elicitation";
 import type { McpElicitationView } from "../protocol/messages";
@@ -132,7 +133,7 @@ export class HostMcp {
   }
 
   /** The extension of a new session (its hub stops every server when the session ends). */
-  async extensions(settingsFiles?: SessionSettings["settingsFiles"], client?: McpClientDeps): Promise<Extension[]> {
+  async extensions(settingsFiles?: SessionSettings["settingsFiles"], client?: McpClientDeps, sandboxPaths?: SandboxSettings["paths"]): Promise<Extension[]> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder || folder.uri.scheme !== "file") return [];
     const cwd = folder.uri.fsPath;
@@ -171,6 +172,8 @@ export class HostMcp {
         howToSignIn: () => "Restart the server from the MCP servers view to be asked again.",
       },
       ...(settingsFiles ? { settingsFiles } : {}),
+      // The sandbox's writable folders of this session: no neutral start folder for the person's servers.
+      ...(sandboxPaths ? { sandboxPaths } : {}),
       ...(client ? { client: { ...client, elicitor: this.elicitor } } : {}),
       // VS Code's user-profile mcp.json: the profile of this window (a named profile's own folder).
       ...(() => {

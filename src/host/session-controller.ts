@@ -152,7 +152,7 @@ export class SessionController implements vscode.Disposable {
       ...(review ? { reviewer: review.reviewer, typing: review.reviewer.typing } : {}),
       services: () => this.services.sessionParts(),
       mode: () => this.permissions.mode,
-      extensions: (settingsFiles, client) => this.mcp.extensions(settingsFiles, client),
+      extensions: (settingsFiles, client, sandboxPaths) => this.mcp.extensions(settingsFiles, client, sandboxPaths),
       composer: () => this.composer.extension(),
       // A background agent's result: a turn of its own; for a session that has ended, kept until it is opened again.
       deliver: async (info, text, when) => (when?.ended ? this.handBacks.keep(info.id, text, when.agents) : this.live.deliver(info.id, text, (act) => this.run(act))),

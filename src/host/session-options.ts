@@ -13,6 +13,7 @@ import type { ChangeReviewer, SessionServices, SessionStore, WorkspaceFs } from 
 import { createProvider } from "../core/providers/create";
 import type { Provider } from "../core/providers/types";
 import type { NodeServices } from "../node/agent-services";
+import type { SandboxSettings } from "../node/commands/session-runner";
 import { createRipgrepSearcher } from "../node/ripgrep-searcher";
 import { sessionRecipe } from "../node/session-recipe";
 import { readSessionSettings, SessionSettingsError, type SessionSettings } from "../node/session-settings";
@@ -40,7 +41,7 @@ export interface SessionOptionsDeps {
   services?: () =>
     { services: NodeServices; sessionDir: string; globalStorage?: vscode.Uri; onCommands(sessionId: string, commands: Pick<SessionServices, "commands" | "commandsUnavailable">): void } | undefined;
   /** Extensions of each new session (MCP servers' tools, from the settings files the session's settings reader read). */
-  extensions?: (settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps) => Promise<Extension[]>;
+  extensions?: (settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps, sandboxPaths: SandboxSettings["paths"]) => Promise<Extension[]>;
   /** The permission mode sessions start (or resume) in; default: the yoke.permissionMode setting. */
   mode?: () => PermissionMode;
   /** Pinned and muted guidance of this workspace (the panel's list). */
@@ -98,7 +99,7 @@ export class SessionOptionsBuilder {
       diagnostics: this.diagnostics,
       services: parts.services,
       onCommands: (id, commands) => parts.onCommands(id, commands),
-      ...(extensions ? { mcp: (_tools, settingsFiles, client) => extensions(settingsFiles, client) } : {}),
+      ...(extensions ? { mcp: (_tools, settingsFiles, client, sandboxPaths) => extensions(settingsFiles, client, sandboxPaths) } : {}),
       guidancePrefs: this.deps.guidancePrefs,
       ...(composer ? { composer } : {}),
       ...(this.deps.deliver ? { deliver: this.deps.deliver } : {}),

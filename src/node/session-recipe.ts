@@ -36,6 +36,7 @@ import type { EditorContext } from "../core/custom-commands";
 import { commandModels, initialOutputStyle, nodeCustomCommandsExtension, nodeOutputStylesExtension, outputStyleSetting } from "./custom-commands";
 import { createNodeGuidanceFiles } from "./guidance-files";
 import { createNodeMcp } from "./mcp/setup";
+import type { SandboxSettings } from "./commands/session-runner";
 import { createNodeWorkspaceFs } from "./node-fs";
 import type { McpOAuthOptions } from "./mcp/oauth";
 import type { McpClientDeps, McpElicitor } from "../core/mcp/client-requests";
@@ -75,7 +76,8 @@ export interface SessionHost {
    * The MCP servers' tools with the host's approval dialogs (the panel), given the settings files
    * as the settings reader read them (their `mcpServers`); default: the settings files' servers, started for this process.
    */
-  mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps): Promise<Extension[]>;
+  /** `sandboxPaths`: the session's sandbox paths (its `rw` ones are no neutral start folder for the person's servers). */
+  mcp?(toolNames: string[], settingsFiles: SessionSettings["settingsFiles"], client: McpClientDeps, sandboxPaths: SandboxSettings["paths"]): Promise<Extension[]>;
   /** The MCP hub of the settings files' servers when the recipe starts them (no `mcp` above): `yoke acp` lists their prompts as slash commands. */
   onMcpHub?(hub: McpHub): void;
   /** MCP elicitation forms (the panel's form, the terminal's prompts); without: servers' forms are declined. */
@@ -169,8 +171,9 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
         tools.map((t) => t.name),
         s.settingsFiles,
         mcpClient,
+        node.sandboxSettings.paths,
       )
-    : nodeMcp(s, tools, host, cleanup, mcpClient);
+    : nodeMcp(s, tools, host, cleanup, mcpClient, node.sandboxSettings.paths);
 
   // The enabled Claude Code plugins (src/node/plugins): their agents and skills below; their hooks
   // (the permission engine's sources) and MCP servers (the MCP files) only once approved.
@@ -281,9 +284,11 @@ function worktreeWorkspace(s: SessionSettings, host: SessionHost, root: string):
 }
 
 /** The MCP servers of the settings files, for hosts without their own approval dialogs (the CLI). */
-function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>, client: McpClientDeps): Extension[] {
+function nodeMcp(s: SessionSettings, tools: ToolDefinition[], host: SessionHost, cleanup: Array<() => Promise<void>>, client: McpClientDeps, sandboxPaths: SandboxSettings["paths"]): Extension[] {
   const mcp = createNodeMcp({
     client,
+    // The sandbox's own list of writable folders (the session's: user settings, VS Code's, other folders).
+    sandboxPaths: sandboxPaths ?? [],
     cwd: s.cwd,
     home: s.home,
     trusted: s.trusted,

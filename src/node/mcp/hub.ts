@@ -86,7 +86,7 @@ export interface NodeMcpHubOptions {
    * `setRoots` changes them for the running servers (a `roots/list_changed` notification).
    */
   roots?: readonly string[];
-  /** Folders the agent may write besides the roots (permissions.additionalDirectories): never a neutral folder for the person's own servers. */
+  /** Folders the agent may write besides the roots (permissions.additionalDirectories, the sandbox's `rw` paths): never a neutral folder for the person's own servers. */
   workFolders?: readonly string[];
   log?: (message: string) => void;
   /** A server's log message (MCP `notifications/message`), for the host's own log; also kept in the server's status (`logs`). */

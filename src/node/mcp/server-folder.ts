@@ -14,8 +14,9 @@
  * `~/.yoke/settings.json`, `~/.claude.json`, VS Code's user `mcp.json`, plugins, `--settings`) with
  * no `cwd` of its own starts in your home folder — as VS Code starts the servers of its user
  * `mcp.json` — and nothing it resolves from its folder comes from the workspace. Where the home
- * folder is a workspace folder or inside one (the home opened as the workspace), or is no folder,
- * it starts at the file system's root instead. `${workspaceFolder}` in its `args` still names the
+ * folder is a workspace folder or inside one (the home opened as the workspace) — or inside any other
+ * folder the agent can write: `permissions.additionalDirectories`, the sandbox settings' `rw` paths
+ * (setup.ts) — or is no folder, it starts at the file system's root instead. `${workspaceFolder}` in its `args` still names the
  * workspace, and its MCP roots still list it. A definition that wants the workspace as its folder says so
  * (`"cwd": "${workspaceFolder}"`, or a relative `cwd`, which is relative to the workspace).
  * A server the workspace defined (approved by you) keeps the workspace, as before.

@@ -17,6 +17,9 @@ import type { Approval } from "./approvals";
 import { signalGroup } from "./processes";
 import type { McpClientDeps } from "../../core/mcp/client-requests";
 import { CliCredentialStore } from "./keychain";
+import { sandboxWritablePaths } from "../commands/sandbox/paths";
+import type { SandboxPath } from "../commands/sandbox/types";
+import { readUserSandboxSettings } from "../agent-services";
 import { FileCredentialStore, type McpCredentialStore, type McpOAuthOptions } from "./oauth";
 
 export interface NodeMcpOptions {
@@ -36,6 +39,12 @@ export interface NodeMcpOptions {
    * reader's origins, and the files are not read again. Without them they are read here.
    */
   settingsFiles?: readonly LoadedSource[];
+  /**
+   * The sandbox settings' paths (the session's: user file, VS Code's user setting, other workspace
+   * folders); default: those of ~/.yoke/settings.json. Their `rw` folders are, like the workspace,
+   * no neutral start folder for the person's own servers.
+   */
+  sandboxPaths?: readonly SandboxPath[];
   /** Answers `${input:id}` of .vscode/mcp.json (VS Code: an input box, asked before the session starts). */
   input?(spec: McpInputSpec, source: McpSourceKind): McpInputAnswer;
   approve?(req: ApprovalRequest): Promise<Approval | undefined>;
@@ -118,8 +127,8 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     env,
     ...(opts.roots ? { roots: opts.roots } : {}),
     // The folders the agent may write besides the workspace (permissions.additionalDirectories, as the
-    // gate merges them): a home inside one is no neutral folder for the person's servers (red team P).
-    workFolders: workFoldersOf(opts, home),
+    // gate merges them; the sandbox's `rw` paths): a home inside one is no neutral folder for the person's servers (red team P).
+    workFolders: [...workFoldersOf(opts, home), ...sandboxFoldersOf(opts, home)],
     log: opts.log,
     ...(opts.serverLog ? { serverLog: opts.serverLog } : {}),
     oauth: {
@@ -144,6 +153,19 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
       live.delete(hub);
     },
   };
+}
+
+/**
+ * The folders the sandbox lets commands write besides the workspace (home20): a sandbox setting that
+ * makes the home (or a folder holding it) writable lets a command plant what a server started there
+ * runs. Settings that cannot be read: the home counts as writable (the root is always safe).
+ */
+function sandboxFoldersOf(opts: NodeMcpOptions, home: string): string[] {
+  try {
+    return sandboxWritablePaths(opts.sandboxPaths ?? readUserSandboxSettings(home).paths, home);
+  } catch {
+    return [home];
+  }
 }
 
 /** The permission working folders besides the workspace (permissions.additionalDirectories, merged as the gate merges them). */

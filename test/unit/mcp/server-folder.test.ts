@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseMcpConfig, relativePathsOf, type McpSourceFile } from "../../../src/core/mcp/config";
 import { neutralServerFolder, stdioServerFolder } from "../../../src/node/mcp/server-folder";
+import { sandboxWritablePaths } from "../../../src/node/commands/sandbox/paths";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "yoke-server-folder-")));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -42,6 +43,20 @@ describe("stdioServerFolder", () => {
     const linkWs = join(base, "linkws");
     symlinkSync(home, linkWs);
     expect(neutralServerFolder(home, [linkWs])).toBe("/");
+  });
+  it("counts the sandbox settings' rw paths, `~` expanded as the sandbox expands it, and not ro ones (home20)", () => {
+    const rw = sandboxWritablePaths(
+      [
+        { path: "~", mode: "rw" },
+        { path: join(base, "projects"), mode: "ro" },
+      ],
+      home,
+    );
+    expect(rw).toEqual([home]);
+    expect(neutralServerFolder(home, [ws, ...rw])).toBe("/");
+    expect(neutralServerFolder(home, [ws, ...sandboxWritablePaths([{ path: "~", mode: "ro" }], home)])).toBe(home);
+    // A folder holding the home, given by its absolute path.
+    expect(neutralServerFolder(home, [ws, ...sandboxWritablePaths([{ path: base, mode: "rw" }], home)])).toBe("/");
   });
   it("a home that does not exist (HOME unset or gone) gives the root, not a folder a spawn fails in", () => {
     expect(neutralServerFolder(join(base, "no-such-home"), [ws])).toBe("/");

@@ -30,12 +30,27 @@ export function resolvePolicy(policy: SandboxPolicy): ResolvedPolicy {
   const resolved: ResolvedPolicy = {
     workspace: real(policy.workspace),
     home,
-    paths: (policy.paths ?? []).map((p) => ({ path: real(expandHome(p.path, home)), mode: p.mode })),
+    paths: resolvePaths(policy.paths, home),
   };
   // Yoke's own host programs are never looked up in folders the agent can write (host-programs.ts).
   registerAgentWritable(resolved.workspace);
   for (const p of resolved.paths) if (p.mode === "rw") registerAgentWritable(p.path);
   return resolved;
+}
+
+function resolvePaths(paths: readonly SandboxPath[] | undefined, home: string): SandboxPath[] {
+  return (paths ?? []).map((p) => ({ path: real(expandHome(p.path, home)), mode: p.mode }));
+}
+
+/**
+ * The folders the sandbox settings make writable for commands besides the workspace (their `rw`
+ * paths, resolved as the sandbox resolves them): what else decides where nothing of the agent's
+ * may be picked up on the host (the person's MCP servers' start folder, src/node/mcp/setup.ts).
+ */
+export function sandboxWritablePaths(paths: readonly SandboxPath[] | undefined, home: string = homedir()): string[] {
+  return resolvePaths(paths, real(home))
+    .filter((p) => p.mode === "rw")
+    .map((p) => p.path);
 }
 
 /** Is `child` equal to or inside `parent`? */
