@@ -104,8 +104,8 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
 
 /**
  * In a home folder inside a workspace (the workspace is the home, or holds it), the top-level entries
- * that may be written: everything that is not a dot entry (projects, documents) but `bin` and `go`
- * (GOPATH: `~/go/bin` is on PATH and holds the gopls VS Code's Go extension starts), and of the dot
+ * that may be written: everything that is not a dot entry (projects, documents) but the program
+ * folders below (`bin`, `go`, `node_modules`, …), and of the dot
  * entries only histories (read as text, never run). Every other dot entry (`.config`, `.local`,
  * `.bashrc`, `.vscode-server`, the package managers' caches, and any new one) is read-only, or
  * quarantined when created: programs read their configuration, plugins and code from there later,
@@ -129,10 +129,17 @@ const HOME_WRITABLE_DOT = new Set([
   ".mysql_history",
   ".viminfo",
 ]);
-/** Top-level names without a dot that hold programs run later on the host. */
-const HOME_PROGRAM_FOLDERS = new Set(["bin", "go"]);
+/**
+ * Top-level names without a dot that hold what programs run later on the host: `bin` (on PATH),
+ * `go` (GOPATH: `bin` on PATH, the module cache builds use), `node_modules` (npm takes the home for
+ * the package root of any folder below it without its own: the person's `npx -y PKG@V` in
+ * `~/Downloads` ran a planted `~/node_modules/PKG`, tried in session 20), `snap` (strict snaps'
+ * settings and profiles), `Library` (macOS: LaunchAgents, editors' user settings), `AppData`
+ * (Windows). Any case (case-insensitive file systems).
+ */
+const HOME_PROGRAM_FOLDERS = new Set(["bin", "go", "node_modules", "snap", "library", "appdata"]);
 export function homeEntryWritable(name: string): boolean {
-  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : !HOME_PROGRAM_FOLDERS.has(name);
+  return name.startsWith(".") ? HOME_WRITABLE_DOT.has(name) : !HOME_PROGRAM_FOLDERS.has(name.toLowerCase());
 }
 
 /**

@@ -3,7 +3,9 @@
 // it fetched in `~/.npm/_npx/<hash>/node_modules/` and runs it again from there: a sandboxed command
 // rewrote the cached package's bin, and the person's next `npx -y …` ON THE HOST (their own MCP
 // server, their terminal) ran the planted code. Now a home's dot entries are read-only in the
-// sandbox but for histories (one allow-list, homeEntryWritable), `go` joins `bin`, and sandboxed
+// sandbox but for histories (one allow-list, homeEntryWritable), `go` and `node_modules` join `bin`
+// (npm takes the home for the package root of `~/Downloads`: the person's `npx` there ran a planted
+// `~/node_modules/PKG`), and sandboxed
 // commands get private caches in their own /tmp (PRIVATE_CACHE_ENV), so npm install and npx still
 // work there.
 //
@@ -78,7 +80,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           // Control: npm install, the installed bin and npx, inside the sandbox, offline.
           bash(`cd proj && npm install --offline --no-audit --no-fund ${tgz} >/dev/null && ./node_modules/.bin/${NAME} && npx -y --offline --package=${tgz} ${NAME} && echo CONTROL-OK`),
           // The plant, from a script (its contents are outside the gate: the sandbox is the layer that holds): the cached bin
-          // rewritten, a fresh npx folder, the XDG cache (uvx, pnpm dlx, pip wheels), GOPATH's bin. Each tried on its own.
+          // rewritten, a fresh npx folder, the XDG cache (uvx, pnpm dlx, pip wheels), GOPATH's bin, ~/node_modules. Each tried on its own.
           {
             toolCalls: [
               {
@@ -90,6 +92,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
                     "mkdir -p ~/.npm/_npx/0123456789abcdef",
                     "mkdir -p ~/.cache/uv && echo x > ~/.cache/uv/planted",
                     "mkdir -p ~/go/bin && echo x > ~/go/bin/gopls",
+                    "mkdir -p ~/node_modules/.bin && echo x > ~/node_modules/.bin/create-vite",
                     "echo PLANT-END",
                     "",
                   ].join("\n"),
@@ -110,6 +113,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect.soft(existsSync(join(home, ".npm", "_npx", "0123456789abcdef"))).toBe(false);
         expect.soft(existsSync(join(home, ".cache", "uv", "planted"))).toBe(false);
         expect.soft(existsSync(join(home, "go", "bin", "gopls"))).toBe(false);
+        expect.soft(existsSync(join(home, "node_modules"))).toBe(false);
         // The person's next npx on the host runs the package's own code, not the plant.
         const next = hostNpx(id, home, tgz);
         expect(next.stdout, next.stderr).toContain("tiny ok");

@@ -54,6 +54,8 @@ describe("a home-folder workspace", () => {
       ".pnpm-store/v3/x",
       ".yarn/berry/cache/x.zip",
       "go/bin/gopls",
+      "node_modules/.bin/create-vite",
+      "Library/LaunchAgents/x.plist",
     ])
       for (const mode of ["acceptEdits", "bypassPermissions"] as const) expect((await gate.check(write(f), mode)).decision, `${f} ${mode}`).toBe("ask");
     for (const c of ["echo x > .bash_aliases", "echo {} | tee .claude.json", "cp /bin/true .local/bin/git"]) expect((await gate.check(bash(c), "bypassPermissions")).decision, c).toBe("ask");
@@ -74,8 +76,28 @@ describe("a home-folder workspace", () => {
 
   it("is the sandbox's own rule", () => {
     expect([".bash_history", ".viminfo", "proj", "Documents", "gopher"].every(homeEntryWritable)).toBe(true);
-    expect([".config", ".local", ".claude.json", ".bash_aliases", "bin", "go", ".anything-new", ".cache", ".npm", ".pnpm-store", ".yarn", ".bun", ".m2", ".gradle"].some(homeEntryWritable)).toBe(
-      false,
-    );
+    expect(
+      [
+        ".config",
+        ".local",
+        ".claude.json",
+        ".bash_aliases",
+        "bin",
+        "go",
+        "node_modules",
+        "snap",
+        "Library",
+        "AppData",
+        "BIN",
+        ".anything-new",
+        ".cache",
+        ".npm",
+        ".pnpm-store",
+        ".yarn",
+        ".bun",
+        ".m2",
+        ".gradle",
+      ].some(homeEntryWritable),
+    ).toBe(false);
   });
 });
