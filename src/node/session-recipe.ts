@@ -198,7 +198,7 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       model: (m) => host.models.make(undefined, m), // a custom agent's model, on the session's provider
       agentFolders: pluginAgentFolders(plugins),
       skillDirs: pluginSkillFolders(plugins), // an agent's `skills`
-      mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient }, // an agent's own `mcpServers`
+      mcp: { ...(host.env ? { env: host.env } : {}), client: mcpClient, sandboxPaths: node.sandboxSettings.paths ?? [] }, // an agent's own `mcpServers`
       isolation: { sessionDir: s.sessionDir, home: s.home, workspace: (root) => worktreeWorkspace(s, host, root) }, // an agent's `isolation: worktree`
       ...(host.deliver ? { deliver: host.deliver } : {}), // `background: true` agents hand back (the panel)
       ...(s.rooStorage ? { rooStorage: s.rooStorage } : {}), // Roo Code's global modes: this VS Code's storage

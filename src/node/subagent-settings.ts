@@ -2,6 +2,7 @@
  * The `subagents` key (proposed for contract section 4), through the one settings reader
  * (src/node/settings/reader.ts): a workspace may only lower the limits.
  */
+import type { SandboxPath } from "./commands/sandbox/types";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { AgentDefinition, AgentProblem } from "../core/subagents/agents";
@@ -70,6 +71,7 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
               trusted: session.trusted,
               ...(mcp.env ? { env: mcp.env } : {}),
               ...(mcp.client ? { client: mcp.client } : {}),
+              ...(mcp.sandboxPaths ? { sandboxPaths: mcp.sandboxPaths } : {}),
               sources: [agentMcpSource(cwd, agent)],
               log: (m) => warn?.(`agents: ${agent.source}: ${m}`),
             });
@@ -148,7 +150,8 @@ export function agentMcpSource(cwd: string, agent: AgentDefinition): McpSourceFi
 
 export interface CustomAgentOptions {
   /** Starts custom agents' own MCP servers (their inline `mcpServers`) with this environment and client. */
-  mcp?: { env?: Record<string, string | undefined>; client?: McpClientDeps };
+  /** `sandboxPaths`: the session's sandbox paths (their `rw` folders are no start folder for the person's servers). */
+  mcp?: { env?: Record<string, string | undefined>; client?: McpClientDeps; sandboxPaths?: readonly SandboxPath[] };
   /** More agent folders: the enabled plugins' (src/node/plugins). */
   agentFolders?: AgentFolder[];
   /** More skill folders an agent's `skills` may name (the enabled plugins'). */
