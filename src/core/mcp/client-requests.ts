@@ -127,7 +127,16 @@ export const ElicitUrl = (): z.ZodType<string> =>
   (elicitUrl ??= z
     .string()
     .url()
-    .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: "only http and https URLs are opened" }));
+    .refine((u) => /^https?:$/.test(protocolOf(u)), { message: "only http and https URLs are opened" }));
+
+/** The URL's scheme, or "" when it is not a URL (zod runs this check after a failed `.url()` too). */
+function protocolOf(u: string): string {
+  try {
+    return new URL(u).protocol;
+  } catch {
+    return "";
+  }
+}
 
 /** What the hub calls when a running server asks something of the session. */
 export interface McpClientHandlers {
