@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { copyFile, open as openFile, writeFile } from "node:fs/promises";
-import { deflateSync } from "node:zlib";
+import type * as Zlib from "node:zlib";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
   CHECKPOINT_DEFAULTS,
@@ -47,6 +47,11 @@ import {
 import { hostProgram } from "./host-programs";
 import { createSafeFiles, type SafeFiles } from "./safe-open";
 import { PathChangedError } from "../core/ports";
+
+// node:zlib is loaded on first use (not by every process that loads this module: `yoke run` before
+// its first request; docs/benchmarks.md, "Session 20: start20").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const deflateSync = (...args: Parameters<typeof Zlib.deflateSync>): Buffer => (require("node:zlib") as typeof Zlib).deflateSync(...args);
 
 export interface GitCheckpointStoreOptions {
   /** Where the shadow repositories live (the session folder's `checkpoints/`). */

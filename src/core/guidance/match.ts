@@ -68,8 +68,9 @@ interface Compiled {
   patterns: Array<{ text: string; re: RegExp }>;
   globs: Array<{ text: string; test: (rel: string) => boolean }>;
   tools: Set<string>;
-  words: Set<string>;
-  nameTerms: Set<string>;
+  /** The terms of the name and description (made when first asked: only skills' scores and ties among scored entries read them). */
+  readonly words: Set<string>;
+  readonly nameTerms: Set<string>;
 }
 
 const cache = new WeakMap<GuidanceEntry, Compiled>();
@@ -112,6 +113,10 @@ export function globTester(glob: string): (rel: string) => boolean {
 function compiled(e: GuidanceEntry): Compiled {
   let c = cache.get(e);
   if (!c) {
+    // Stemming every entry's name and description cost ~1.5 ms of a session's start-up for
+    // lessons whose score never reads them (docs/benchmarks.md, "Session 20: start20").
+    let words: Set<string> | undefined;
+    let nameTerms: Set<string> | undefined;
     c = {
       keywords: e.match.keywords
         .filter((k) => k.trim())
@@ -119,8 +124,12 @@ function compiled(e: GuidanceEntry): Compiled {
       patterns: e.match.patterns.map((p) => ({ text: p, re: new RegExp(stripInlineFlags(p), "im") })),
       globs: e.match.globs.map((g) => ({ text: g, test: globTester(g) })),
       tools: new Set(e.match.tools.map((t) => t.toLowerCase())),
-      words: termsOf(`${e.name.replace(/[-_]+/g, " ")} ${e.name} ${e.description ?? ""}`),
-      nameTerms: termsOf(e.name.replace(/[-_]+/g, " ")),
+      get words() {
+        return (words ??= termsOf(`${e.name.replace(/[-_]+/g, " ")} ${e.name} ${e.description ?? ""}`));
+      },
+      get nameTerms() {
+        return (nameTerms ??= termsOf(e.name.replace(/[-_]+/g, " ")));
+      },
     };
     cache.set(e, c);
   }

@@ -118,11 +118,25 @@ export interface McpUrlDoneRequest {
   timeoutMs: number;
 }
 
-/** A URL a server may ask the user to open: http or https, nothing else (no file:, javascript:, vscode:…). */
-export const ElicitUrl = z
-  .string()
-  .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: "only http and https URLs are opened" });
+/**
+ * A URL a server may ask the user to open: http or https, nothing else (no file:, javascript:,
+ * vscode:…). Built on first use, not when the module loads (docs/benchmarks.md, "Session 20: start20").
+ */
+let elicitUrl: z.ZodType<string> | undefined;
+export const ElicitUrl = (): z.ZodType<string> =>
+  (elicitUrl ??= z
+    .string()
+    .url()
+    .refine((u) => /^https?:$/.test(protocolOf(u)), { message: "only http and https URLs are opened" }));
+
+/** The URL's scheme, or "" when it is not a URL (zod runs this check after a failed `.url()` too). */
+function protocolOf(u: string): string {
+  try {
+    return new URL(u).protocol;
+  } catch {
+    return "";
+  }
+}
 
 /** What the hub calls when a running server asks something of the session. */
 export interface McpClientHandlers {
@@ -297,7 +311,7 @@ export function mcpClientHandlers(api: ExtensionApi, deps: McpClientDeps): McpCl
     },
 
     async elicitUrl(server, req, signal) {
-      const url = ElicitUrl.safeParse(req.url);
+      const url = ElicitUrl().safeParse(req.url);
       if (!url.success) {
         const why = `a URL Yoke does not open (${url.error.issues[0]?.message ?? "not a URL"})`;
         record(server, "elicitation", "failed", why);

@@ -16,8 +16,13 @@ import { spawnSync } from "node:child_process";
 import { closeSync, constants as C, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { inflateSync } from "node:zlib";
+import type * as Zlib from "node:zlib";
 import { hostProgram, hostSearchDirs } from "../host-programs";
+
+// node:zlib is loaded on first use (not by every process that loads this module: `yoke run` before
+// its first request; docs/benchmarks.md, "Session 20: start20").
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const inflateSync = (...args: Parameters<typeof Zlib.inflateSync>): Buffer => (require("node:zlib") as typeof Zlib).inflateSync(...args);
 
 export interface ObjectFileStat {
   ino: number;

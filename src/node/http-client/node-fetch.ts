@@ -36,9 +36,9 @@
  * No proxy support: src/node/http-client/provider-fetch.ts keeps Node's fetch when one is configured.
  */
 import * as http from "node:http";
-import * as https from "node:https";
+import type * as Https from "node:https";
 import { type Readable, Transform } from "node:stream";
-import * as zlib from "node:zlib";
+import type * as Zlib from "node:zlib";
 import { FetchHeaders } from "./headers";
 import { FetchResponse } from "./response";
 
@@ -66,6 +66,17 @@ const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie", "h
 /** undici's limit on a response's content codings (more: "fetch failed", each one is a zlib stream to run). */
 const MAX_CONTENT_ENCODINGS = 5;
 const CONTENT_HEADERS = ["content-type", "content-length", "content-encoding", "content-language", "content-location"];
+
+// node:https (with node:tls) and node:zlib are loaded when a request first needs them: an http:
+// URL (a local model server) never loads TLS, a body sent without a content coding never loads
+// zlib. Loaded up front they cost ~2.5 ms of CPU on every start (docs/benchmarks.md, "Session 20:
+// start20").
+let httpsModule: typeof Https | undefined;
+let zlibModule: typeof Zlib | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const https = (): typeof Https => (httpsModule ??= require("node:https") as typeof Https);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const zlib = (): typeof Zlib => (zlibModule ??= require("node:zlib") as typeof Zlib);
 
 type Body = { bytes: Buffer } | { stream: AsyncIterable<Uint8Array> } | undefined;
 
@@ -141,12 +152,12 @@ interface RequestLike {
  */
 class AnyInflate extends Transform {
   #inner: Transform | undefined;
-  constructor(private readonly options: zlib.ZlibOptions) {
+  constructor(private readonly options: Zlib.ZlibOptions) {
     super();
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
     if (!this.#inner) {
-      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib.createInflate(this.options) : zlib.createInflateRaw(this.options);
+      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib().createInflate(this.options) : zlib().createInflateRaw(this.options);
       inner.on("data", (d: Buffer) => this.push(d));
       inner.once("error", (err) => this.destroy(err));
       this.#inner = inner;
@@ -163,7 +174,8 @@ class AnyInflate extends Transform {
 /** The decoders that undo a `content-encoding`, in the order the body goes through them. */
 function decoders(encoding: string | undefined): Transform[] {
   if (!encoding) return [];
-  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const z = zlib();
+  const flush = { flush: z.constants.Z_SYNC_FLUSH, finishFlush: z.constants.Z_SYNC_FLUSH };
   const out: Transform[] = [];
   // Codings are listed in the order they were applied: undo them from the last.
   for (const coding of encoding
@@ -171,10 +183,10 @@ function decoders(encoding: string | undefined): Transform[] {
     .split(",")
     .map((c) => c.trim())
     .reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") out.push(zlib.createGunzip(flush));
+    if (coding === "gzip" || coding === "x-gzip") out.push(z.createGunzip(flush));
     else if (coding === "deflate") out.push(new AnyInflate(flush));
     else if (coding === "br") {
-      out.push(zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
+      out.push(z.createBrotliDecompress({ flush: z.constants.BROTLI_OPERATION_FLUSH, finishFlush: z.constants.BROTLI_OPERATION_FLUSH }));
     } else if (coding !== "identity" && coding !== "") return []; // unknown: the body as it came (as undici)
   }
   return out;
@@ -185,11 +197,9 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
   const idleTimeoutMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? MAX_REDIRECTS;
   const agentOptions = { keepAlive: true, timeout: KEEP_ALIVE_MS, scheduling: "lifo" as const };
-  let agents: { "http:": http.Agent; "https:": https.Agent } | undefined;
-  const agentFor = (protocol: string) => {
-    agents ??= { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
-    return protocol === "https:" ? agents["https:"] : agents["http:"];
-  };
+  let httpAgent: http.Agent | undefined;
+  let httpsAgent: Https.Agent | undefined;
+  const agentFor = (protocol: string) => (protocol === "https:" ? (httpsAgent ??= new (https().Agent)(agentOptions)) : (httpAgent ??= new http.Agent(agentOptions)));
 
   return async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
     const like: Partial<RequestLike> = typeof input === "object" && input !== null && !(input instanceof URL) ? (input as unknown as RequestLike) : {};
@@ -268,7 +278,7 @@ export function createNodeFetch(options: NodeFetchOptions = {}): FetchFunction {
         return;
       }
       const { url, method, headers, body } = target;
-      const mod = url.protocol === "https:" ? https : http;
+      const mod = url.protocol === "https:" ? https() : http;
       let req: http.ClientRequest;
       let sent: Sent | undefined;
       let settled = false;

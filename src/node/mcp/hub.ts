@@ -1269,8 +1269,10 @@ export class NodeMcpHub implements McpHub {
 }
 
 /** One URL elicitation a -32042 error carries (MCP 2025-11-25 `URLElicitationRequiredError`). */
-const UrlElicitation = z.object({ mode: z.literal("url"), message: z.string(), url: z.string(), elicitationId: z.string().min(1) });
-type UrlElicitation = z.infer<typeof UrlElicitation>;
+const urlElicitationSchema = () => z.object({ mode: z.literal("url"), message: z.string(), url: z.string(), elicitationId: z.string().min(1) });
+type UrlElicitation = z.infer<ReturnType<typeof urlElicitationSchema>>;
+// Built when a call first fails for want of one, not when the module loads (docs/benchmarks.md, "Session 20: start20").
+let urlElicitation: ReturnType<typeof urlElicitationSchema> | undefined;
 /** At most this many URLs are asked for one call (a server cannot queue questions without end). */
 const MAX_URL_ELICITATIONS = 3;
 
@@ -1281,7 +1283,7 @@ async function urlElicitationsRequired(err: unknown): Promise<UrlElicitation[] |
   const data = z.object({ elicitations: z.array(z.unknown()) }).safeParse(err.data);
   if (!data.success) return undefined;
   const urls = data.data.elicitations.flatMap((e) => {
-    const p = UrlElicitation.safeParse(e);
+    const p = (urlElicitation ??= urlElicitationSchema()).safeParse(e);
     return p.success ? [p.data] : [];
   });
   return urls.length ? urls.slice(0, MAX_URL_ELICITATIONS) : undefined;

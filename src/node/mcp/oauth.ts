@@ -66,21 +66,25 @@ export interface McpOAuthOptions {
  * loose schemas (the SDK validates what it receives from the server; a store edited by hand or
  * from an older Yoke is dropped rather than sent).
  */
-const StoredRecord = z.object({
-  client: z
-    .object({ client_id: z.string().min(1) })
-    .passthrough()
-    .optional(),
-  tokens: z
-    .object({ access_token: z.string().min(1), token_type: z.string() })
-    .passthrough()
-    .optional(),
-  discovery: z.object({ authorizationServerUrl: z.string() }).passthrough().optional(),
-  /** The loopback port the client was registered with (reused so a strict server's exact redirect check holds). */
-  port: z.number().int().positive().optional(),
-  savedAt: z.string().optional(),
-});
-type StoredRecord = z.infer<typeof StoredRecord>;
+const storedRecordSchema = () =>
+  z.object({
+    client: z
+      .object({ client_id: z.string().min(1) })
+      .passthrough()
+      .optional(),
+    tokens: z
+      .object({ access_token: z.string().min(1), token_type: z.string() })
+      .passthrough()
+      .optional(),
+    discovery: z.object({ authorizationServerUrl: z.string() }).passthrough().optional(),
+    /** The loopback port the client was registered with (reused so a strict server's exact redirect check holds). */
+    port: z.number().int().positive().optional(),
+    savedAt: z.string().optional(),
+  });
+type StoredRecord = z.infer<ReturnType<typeof storedRecordSchema>>;
+// Built on the first read of a store, not when the module loads (every `yoke run` loads it before
+// its first request and most never read a store: docs/benchmarks.md, "Session 20: start20").
+let storedRecord: ReturnType<typeof storedRecordSchema> | undefined;
 
 /** The key of a server's credentials: its URL without the fragment (tokens are per resource). */
 export function credentialKey(url: string): string {
@@ -193,7 +197,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     let parsed: StoredRecord = {};
     if (text) {
       try {
-        parsed = StoredRecord.catch({}).parse(JSON.parse(text));
+        parsed = (storedRecord ??= storedRecordSchema()).catch({}).parse(JSON.parse(text));
       } catch {
         parsed = {};
       }

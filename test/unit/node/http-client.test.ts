@@ -226,6 +226,30 @@ describe("the client at the fetch level", () => {
     await expect(nodeFetch("http://127.0.0.1/", { method: "GET", body: "x" })).rejects.toThrow(/GET\/HEAD/);
   });
 
+  it("follows a redirect from http: to https: over TLS (node:https is loaded when first needed)", async () => {
+    const { createServer } = await import("node:http");
+    const { selfSignedCert } = await import("../../support/http-front");
+    const s = await scripted([{ text: "never read" }]);
+    const secure = await front("plain", { tls: selfSignedCert() });
+    const mover = createServer((_req, res) => {
+      res.writeHead(307, { location: `${secure.url}/v1/messages` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => mover.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = mover.address() as import("node:net").AddressInfo;
+      // Over TLS the self-signed certificate is refused, as fetch refuses it: no request gets through.
+      await expect(createNodeFetch()(`http://127.0.0.1:${port}/v1/messages`, { method: "POST", body: "{}" })).rejects.toMatchObject({
+        name: "TypeError",
+        message: "fetch failed",
+        cause: { code: expect.stringMatching(/SELF_SIGNED/) },
+      });
+      expect(s.requests).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => mover.close(resolve));
+    }
+  });
+
   it("decodes deflate zlib-wrapped and raw, and several codings in order; a body that is not what it says is an error", async () => {
     const { createServer } = await import("node:http");
     const zlib = await import("node:zlib");
