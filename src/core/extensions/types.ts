@@ -13,7 +13,7 @@ import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../event
 import type { Asker, AskerRules, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
-import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
+import type { Effort, ModelMessage, Provider, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
 import type { HookGroupConfig } from "../permissions/types";
 
@@ -47,6 +47,12 @@ export interface SessionInfo {
    * when the session has no hook engine.
    */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
+  /**
+   * The reasoning effort of this session's model requests (ChatRequest.effort) until called again
+   * (undefined: the provider's default) — a custom command's or skill's `effort` for its run. The
+   * sub-agents the run starts inherit it.
+   */
+  useEffort?(effort: Effort | undefined): void;
 }
 
 /** What a child session gets besides what it inherits from its parent. */
