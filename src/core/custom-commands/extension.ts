@@ -359,6 +359,7 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
       {
         description: `/${cmd.name}`,
         prompt: expanded,
+        asCall: true,
         ...(agent ? { agent } : {}),
         ...(run.grants.length || run.requested ? { extensions: [grants] } : {}),
         ...(cmd.model ? { model: cmd.model } : {}),

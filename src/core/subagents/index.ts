@@ -414,24 +414,43 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           ...(extra.extensions ? { extensions: extra.extensions } : {}),
         });
       };
+      // A fork asCall is recorded as a call of this tool (tool_call, then tool_result with the tool's own
+      // card), so the panel and the CLI show it as they show the model's task calls: a card the
+      // sub-agent's progress nests under, then its outcome. The model's conversation does not carry
+      // it (no assistant message names the call); the parent's turn gets the answer as text.
       const forked: ForkRunner = {
-        fork: (req, ctx) =>
-          start(
-            {
-              description: req.description,
-              prompt: req.prompt,
-              // A general-purpose fork has every tool of the session (as Claude Code's general-purpose agent), each call gated as the session's;
-              // Claude Code's built-in read-only Explore and Plan (unless a custom agent has the name): the read-only tools.
-              ...(req.agent && !GENERAL_PURPOSE.test(req.agent) && (!READ_ONLY_BUILTIN.test(req.agent) || agents.some((a) => a.name.toLowerCase() === req.agent!.toLowerCase()))
-                ? { subagent_type: req.agent }
-                : req.agent && READ_ONLY_BUILTIN.test(req.agent)
-                  ? {}
-                  : { tools: available().map((t) => t.name) }),
-            },
-            ctx,
-            { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}) },
-          ),
+        fork: async (req, ctx) => {
+          if (!req.asCall) return forkStart(req, ctx);
+          const input = { description: req.description, prompt: req.prompt, ...(req.agent ? { subagent_type: req.agent } : {}) };
+          ctx.record({ type: "tool_call", callId: ctx.callId, name: tool.name, input });
+          const began = Date.now();
+          const done = (out: ToolOutput) => {
+            const card = tool.card?.(out);
+            ctx.record({ type: "tool_result", callId: ctx.callId, name: tool.name, output: out.text, isError: out.isError === true, durationMs: Date.now() - began, ...(card ? { card } : {}) });
+            return out;
+          };
+          return forkStart(req, ctx).then(done, (err: unknown) => {
+            done({ text: err instanceof Error ? err.message : String(err), isError: true });
+            throw err;
+          });
+        },
       };
+      const forkStart = (req: ForkRequest, ctx: ToolContext) =>
+        start(
+          {
+            description: req.description,
+            prompt: req.prompt,
+            // A general-purpose fork has every tool of the session (as Claude Code's general-purpose agent), each call gated as the session's;
+            // Claude Code's built-in read-only Explore and Plan (unless a custom agent has the name): the read-only tools.
+            ...(req.agent && !GENERAL_PURPOSE.test(req.agent) && (!READ_ONLY_BUILTIN.test(req.agent) || agents.some((a) => a.name.toLowerCase() === req.agent!.toLowerCase()))
+              ? { subagent_type: req.agent }
+              : req.agent && READ_ONLY_BUILTIN.test(req.agent)
+                ? {}
+                : { tools: available().map((t) => t.name) }),
+          },
+          ctx,
+          { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}) },
+        );
       api.addTools([Object.assign(tool, { [FORK]: forked })]);
     },
   };
@@ -505,6 +524,12 @@ export interface ForkRequest {
   extensions?: readonly Extension[];
   /** The command's `model` (over its agent's). */
   model?: string;
+  /**
+   * Record the fork as a call of the task tool of its own (tool_call, tool_result with the tool's
+   * card): for a fork that is not already inside a tool call (a typed command; a skill the model
+   * loads runs inside its load_skill call, whose card it nests under).
+   */
+  asCall?: boolean;
 }
 
 export interface ForkRunner {
