@@ -118,6 +118,12 @@ describe("a command's own hooks and effort", () => {
     expect(toolResults(server.requests[1]!).join("\n")).toContain("A-CONTENT");
     expect(existsSync(s.log)).toBe(false);
     expect(sessionLog(s.sessions)).toContain("its hooks (PreToolUse) do not run, because the workspace is not trusted (Restricted Mode)");
+    // The listing says the same, per hook, and that it would run only during /guard once trusted.
+    const listed = await runCli(["lessons", "list", "--cwd", s.ws], { env: { HOME: s.home } });
+    expect(listed.stdout).toMatch(/PreToolUse \(Read\|Write\)\s+not-trusted project\s+\.claude\/commands\/guard\.md — the \/guard command's hook: does not run, the folder is not trusted/);
+    const trusted = await runCli(["trust", s.ws], { env: { HOME: s.home } });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect((await runCli(["lessons", "list", "--cwd", s.ws], { env: { HOME: s.home } })).stdout).toContain("runs only while /guard runs, on PreToolUse: cat >>");
   }, 120_000);
 
   it("of a forked skill hold in its sub-agent: its effort in the sub-agent's requests only, its Stop hook run as SubagentStop when the sub-agent ends", async () => {
@@ -156,5 +162,34 @@ describe("a command's own hooks and effort", () => {
     const hook = readFileSync(s.log, "utf8");
     expect(hook).toContain('"hook_event_name":"SubagentStop"');
     expect(hook).not.toContain('"hook_event_name":"Stop"');
+  }, 180_000);
+
+  it("effort on Anthropic is output_config.effort; a server that refuses reasoning_effort answers without it, once asked, and the log says so", async () => {
+    const s = setup();
+    write(join(s.home, ".claude/commands/think.md"), "---\ndescription: Think hard\neffort: high\n---\nTHINK-BODY\n");
+    server = await startScriptedLlmServer({ script: [{ text: "Thought." }] });
+    const a = await runCli(["run", "/think", "--provider", "anthropic", "--base-url", server.anthropicBaseUrl, "--model", "claude-x", "--cwd", s.ws, "--session-dir", s.sessions], {
+      env: { HOME: s.home, ANTHROPIC_API_KEY: "k" },
+    });
+    expect(a.code, a.stderr).toBe(0);
+    expect(server.requests[0]!.body.output_config).toEqual({ effort: "high" });
+    await server.close();
+
+    // A server without reasoning levels: 400 naming the field; the same run answers without it, and the next request does not send it.
+    let n = 0;
+    server = await startScriptedLlmServer({
+      script: async (r: RecordedRequest) => {
+        n++;
+        if (r.body.reasoning_effort !== undefined)
+          return { error: { status: 400, body: { error: { message: "Unrecognized request argument supplied: reasoning_effort", type: "invalid_request_error" } } } };
+        return n === 2 ? { toolCalls: [{ name: "read_file", input: { path: "src/a.ts" } }] } : { text: "Answered without effort." };
+      },
+    });
+    write(join(s.ws, "src/a.ts"), "export const a = 1;\n");
+    const o = await run(s, server.openaiBaseUrl, ["run", "--trust", "/think"]);
+    expect(o.code, o.stderr).toBe(0);
+    expect(server.requests.map((r) => r.body.reasoning_effort)).toEqual(["high", undefined, undefined]);
+    expect(o.stdout).toContain("Answered without effort.");
+    expect(sessionLog(s.sessions)).toContain("effort high not applied: m refused it");
   }, 180_000);
 });
