@@ -159,6 +159,16 @@ describe("a command's own hooks and effort", () => {
     expect(parent.length).toBe(1);
     expect(JSON.stringify(parent[0]!.body.messages)).toContain("SURVEY-ANSWER");
     expect(parent[0]!.body.reasoning_effort).toBeUndefined();
+    // The fork is in the log as a task call (what the panel and the CLI draw a card from), with its outcome and card.
+    const events = sessionLog(s.sessions)
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; name?: string; callId?: string; input?: { description?: string }; output?: string; card?: { badges?: string[] } });
+    const call = events.find((e) => e.type === "tool_call" && e.name === "task");
+    expect(call?.input?.description).toBe("/survey");
+    const result = events.find((e) => e.type === "tool_result" && e.callId === call?.callId);
+    expect(result?.output).toContain("SURVEY-ANSWER");
+    expect(result?.card?.badges).toContain("completed");
     const hook = readFileSync(s.log, "utf8");
     expect(hook).toContain('"hook_event_name":"SubagentStop"');
     expect(hook).not.toContain('"hook_event_name":"Stop"');
