@@ -202,4 +202,24 @@ describe("a command's own hooks and effort", () => {
     expect(o.stdout).toContain("Answered without effort.");
     expect(sessionLog(s.sessions)).toContain("effort high not applied: m refused it");
   }, 180_000);
+
+  it("of a forked skill the model loads (load_skill): its effort in the sub-agent's requests only", async () => {
+    const s = setup();
+    write(join(s.home, ".claude/skills/deep/SKILL.md"), "---\nname: deep\ndescription: Think deeply in a sub-agent\ncontext: fork\neffort: Medium\n---\nDEEP-BODY\n");
+    const queues: Record<number, Array<{ text?: string; toolCalls?: Array<{ name: string; input: Record<string, unknown> }> }>> = {
+      0: [{ toolCalls: [{ name: "load_skill", input: { name: "deep" } }] }, { text: "Parent done." }],
+      1: [{ text: "DEEP-ANSWER" }],
+    };
+    server = await startScriptedLlmServer({ script: async (q: RecordedRequest) => queues[subagentDepthOf(q)]?.shift() ?? { text: "(no more turns)" } });
+    const r = await run(s, server.openaiBaseUrl, ["run", "--trust", "think deeply"]);
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    expect(child.length).toBe(1);
+    expect(JSON.stringify(child[0]!.body.messages)).toContain("DEEP-BODY");
+    expect(child[0]!.body.reasoning_effort).toBe("medium");
+    const parent = server.requests.filter((q) => subagentDepthOf(q) === 0);
+    expect(parent.length).toBe(2);
+    for (const p of parent) expect(p.body.reasoning_effort).toBeUndefined();
+    expect(toolResults(parent[1]!).join("\n")).toContain("DEEP-ANSWER");
+  }, 120_000);
 });

@@ -79,6 +79,8 @@ export interface ChildSessionSpec {
   callId?: string;
   /** The model the child runs on (a custom agent's `model`; default: the parent's provider). */
   provider?: Provider;
+  /** The child's reasoning effort (a forked skill's `effort`; default: the parent's now). */
+  effort?: Effort;
   /** The custom agent it runs (hooks' `agent_type`; default general-purpose). */
   agentType?: string;
   /** Its permission questions say who asks (a custom agent: its name, and its worktree and branch). */

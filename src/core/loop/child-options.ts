@@ -78,7 +78,7 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     trusted: parent.trusted,
     systemPrompt: spec.systemPrompt ? spec.systemPrompt(baseSystem) : spec.instructions ? `${baseSystem}\n\n${spec.instructions}` : baseSystem,
     maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
-    effort: parent.effort,
+    effort: spec.effort ?? parent.effort,
     parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}), ...(spec.agentType ? { agentType: spec.agentType } : {}) },
   };
 }

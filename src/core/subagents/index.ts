@@ -13,7 +13,7 @@ import type { SessionEvent } from "../events";
 import type { ChildSession, ChildWorkspace, Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { builtinSchema } from "../tools/schema-table";
-import type { Provider } from "../providers/types";
+import type { Effort, Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
@@ -303,7 +303,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
        * One run of the task tool: the model's call (run), or a forked command or skill (fork: its
        * extra extensions in the child — its allowed-tools — and its model).
        */
-      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string } = {}): Promise<ToolOutput> => {
+      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string; effort?: Effort } = {}): Promise<ToolOutput> => {
         // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
         // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
         // restricts this agent and does not name it: refused below as any other type).
@@ -395,6 +395,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             ...(provider ? { provider } : {}),
             ...(hooks ? { hooks } : {}),
             ...(extra.extensions ? { extensions: extra.extensions } : {}),
+            ...(extra.effort ? { effort: extra.effort } : {}),
           };
           if (agent.background) return background.start(agent, args, ctx, deps);
           return runTask(args, ctx, deps);
@@ -412,6 +413,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           tools: grant(args, available(), readOnly()),
           ...(provider ? { provider } : {}),
           ...(extra.extensions ? { extensions: extra.extensions } : {}),
+          ...(extra.effort ? { effort: extra.effort } : {}),
         });
       };
       // A fork asCall is recorded as a call of this tool (tool_call, then tool_result with the tool's own
@@ -449,7 +451,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
                 : { tools: available().map((t) => t.name) }),
           },
           ctx,
-          { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}) },
+          { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}), ...(req.effort ? { effort: req.effort } : {}) },
         );
       api.addTools([Object.assign(tool, { [FORK]: forked })]);
     },
@@ -524,6 +526,8 @@ export interface ForkRequest {
   extensions?: readonly Extension[];
   /** The command's `model` (over its agent's). */
   model?: string;
+  /** The skill's `effort`: the sub-agent's reasoning effort (default: the parent's now). */
+  effort?: Effort;
   /**
    * Record the fork as a call of the task tool of its own (tool_call, tool_result with the tool's
    * card): for a fork that is not already inside a tool call (a typed command; a skill the model
@@ -548,6 +552,8 @@ export function forkRunner(tools: readonly ToolDefinition[]): ForkRunner | undef
 interface RunDeps {
   /** Extensions set up in the child besides the inherited ones (a forked command's grants). */
   extensions?: readonly Extension[];
+  /** The child's reasoning effort (a forked skill's `effort`; default: the parent's). */
+  effort?: Effort;
   session: SessionInfo;
   gate: ConcurrencyGate;
   settings: SubagentSettings;
@@ -606,6 +612,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
           }
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
       ...(d.mode ? { permissionMode: d.mode } : {}),
+      ...(d.effort ? { effort: d.effort } : {}),
       callId: ctx.callId,
       ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.isolated?.where ?? {}) } } : {}),
       ...(d.provider ? { provider: d.provider } : {}),
