@@ -277,6 +277,26 @@ export async function listCustomizations(o: ListOptions): Promise<CustomizationL
       why: `runs when you type /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""} ${originLabel(c)}${c.allowedTools.length && c.origin === "project" ? "; its allowed-tools are ignored (a repository's command cannot grant tools)" : ""}`,
       ...(c.description ? { description: c.description } : {}),
     });
+    // Its own hooks: in force only while it runs, a repository's only in a trusted folder (as the agents' above).
+    const repo = c.origin === "project";
+    for (const h of c.hooks ?? []) {
+      const event = c.fork && h.event === "Stop" ? "SubagentStop" : h.event;
+      for (const cmd of h.hooks) {
+        items.push({
+          kind: "hook",
+          name: `${event}${h.matcher ? ` (${h.matcher})` : ""}`,
+          origin: repo ? "project" : "user",
+          source: tilde(c.path),
+          path: c.path,
+          state: repo && !o.trusted ? "not-trusted" : "active",
+          inForce: !repo || o.trusted,
+          why:
+            repo && !o.trusted
+              ? `the /${c.name} command's hook: does not run, the folder is not trusted (Restricted Mode)`
+              : `runs only while /${c.name} runs${c.fork ? " (in its sub-agent)" : ""}, on ${event}: ${[cmd.command, ...(cmd.args ?? [])].join(" ")}${repo ? " (it may block, never allow)" : ""}`,
+        });
+      }
+    }
   }
   for (const p of cmds.problems) problem(p.path, p.message, p.line);
 

@@ -70,6 +70,8 @@ interface Active {
   agentMode?: { agent: string; mode: PermissionMode };
   /** That agent's own hooks run with the session's for this run (SessionInfo.scopeHooks): cleared when it ends. */
   hooks?: boolean;
+  /** The command's `effort` holds for this run (SessionInfo.useEffort): cleared when it ends. */
+  effort?: boolean;
 }
 
 export function customCommandsExtension(opts: CustomCommandsOptions): Extension {
@@ -82,6 +84,7 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
         const had = active;
         active = undefined;
         if (had?.hooks) api.session.scopeHooks?.(undefined);
+        if (had?.effort) api.session.useEffort?.(undefined);
         if (had?.model && opts.useModel) await opts.useModel(undefined);
       };
       api.onEvent((e) => {
@@ -198,12 +201,17 @@ export function customCommandsExtension(opts: CustomCommandsOptions): Extension 
           ...(editor ? { editor } : {}),
           ...(answers ? { answers } : {}),
         });
+        // The command's own `hooks` and `effort` hold for its run (a forked one's: its sub-agent's, which inherits them).
+        const scoped = commandScope(api, cmd);
         if (cmd.fork) {
-          // The parent's turn only answers with the result: the command's grants and model are the child's.
+          // The parent's turn only answers with the result: the command's grants, model, hooks and effort are the child's.
           const forked = await runForked(api, opts, run, expanded, hctx.signal);
+          if (scoped.hooks) api.session.scopeHooks?.(undefined);
+          if (scoped.effort) api.session.useEffort?.(undefined);
           active = undefined;
           return forked;
         }
+        if (active) active = { ...active, ...scoped };
         if (underAgent) {
           expanded = `[/${cmd.name} is a prompt file that runs as the "${underAgent.name}" agent (${underAgent.source}). Its instructions for this request:]\n${underAgent.prompt.trim()}\n\n[The prompt:]\n${expanded}`;
           api.record({
@@ -351,6 +359,7 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
       {
         description: `/${cmd.name}`,
         prompt: expanded,
+        asCall: true,
         ...(agent ? { agent } : {}),
         ...(run.grants.length || run.requested ? { extensions: [grants] } : {}),
         ...(cmd.model ? { model: cmd.model } : {}),
@@ -374,6 +383,42 @@ async function runForked(api: ExtensionApi, opts: CustomCommandsOptions, run: Ac
   return {
     text: `[/${cmd.name} ran in ${who} (context: fork in ${relativePath(api.session.services.fs.root, cmd.path)}), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:]\n${out.text}`,
   };
+}
+
+/**
+ * A Claude command's or skill's own `hooks` and `effort`, set for its run (cleared by the caller when
+ * it ends). Hooks: a repository command's only in a trusted workspace (as the repository's other
+ * hooks: Restricted Mode runs none); a forked
+ * command's `Stop` is its sub-agent's SubagentStop (the sub-agent's end, as Claude Code converts an
+ * agent's). Effort: the model's reasoning level for the run's requests (a provider without one
+ * is said in the log). Each is said in the log.
+ */
+function commandScope(api: ExtensionApi, cmd: CustomCommand): { hooks?: boolean; effort?: boolean } {
+  const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
+  const out: { hooks?: boolean; effort?: boolean } = {};
+  if (cmd.hooks?.length) {
+    const groups = cmd.fork ? cmd.hooks.map((g) => (g.event === "Stop" ? { ...g, event: "SubagentStop" } : g)) : cmd.hooks;
+    const events = [...new Set(groups.map((g) => g.event))].join(", ");
+    if (cmd.origin === "project" && !api.session.trusted)
+      note(`/${cmd.name} ${originLabel(cmd)}: not applied: its hooks (${events}) do not run, because the workspace is not trusted (Restricted Mode), as the repository's other hooks do not`);
+    else if (!api.session.scopeHooks) note(`/${cmd.name} ${originLabel(cmd)}: not applied: its hooks (${events}) — this session has no hook engine`);
+    else {
+      // (Only Claude's format has them; a prompt file's agent's hooks are Copilot's: the two never meet.)
+      api.session.scopeHooks(groups);
+      out.hooks = true;
+      note(`/${cmd.name} ${originLabel(cmd)}: its hooks (${events}) run ${cmd.fork ? "in its sub-agent" : "until this run ends"}`);
+    }
+  }
+  if (cmd.effort) {
+    if (!api.session.useEffort) note(`/${cmd.name}: not applied: effort ${cmd.effort} (this session cannot set it)`);
+    else if (api.session.provider === "vscode-lm") note(`/${cmd.name}: not applied: effort ${cmd.effort} (the VS Code language model API has no reasoning setting)`);
+    else {
+      api.session.useEffort(cmd.effort);
+      out.effort = true;
+      note(`/${cmd.name}: effort ${cmd.effort} for this run${cmd.fork ? " (its sub-agent)" : ""}`);
+    }
+  }
+  return out;
 }
 
 /** One `!` line: the gate (with the command's grants), the user when it asks, then run_command's own runner and sandbox. */

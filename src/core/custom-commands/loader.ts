@@ -14,7 +14,10 @@
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
 import { keyLine, normalizeText, parseFrontmatter, stringList } from "../guidance/frontmatter";
+import { readHooks } from "../hooks/config";
 import { joinPath } from "../paths";
+import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
+import { EFFORT_LEVELS, type Effort } from "../providers/types";
 import type { CommandFiles, CommandFormat, CommandProblem, CommandSource, CustomCommand, LoadedCommands } from "./types";
 
 const MAX_FILES_PER_SOURCE = 500;
@@ -97,14 +100,49 @@ function bool(v: unknown): boolean {
 
 /**
  * Claude Code command and skill keys with an effect Yoke does not give them: each is a note on the
- * file ("not applied: …"), never silently ignored — its hooks do not run. (`context: fork` and
- * `agent` are applied: the command runs in a sub-agent, CustomCommand.fork.)
+ * file ("not applied: …"), never silently ignored. (`context: fork` and `agent` are applied: the
+ * command runs in a sub-agent, CustomCommand.fork; `hooks` and `effort` hold for the run.)
  */
 const CLAUDE_NOT_APPLIED: Record<string, (v: unknown) => string | undefined> = {
   context: (v) => (text(v) && text(v) !== "fork" && text(v) !== "inherit" ? `"context: ${text(v)}" (Claude Code knows only "fork"): the command runs in this conversation` : undefined),
-  hooks: () => `"hooks" (hooks scoped to the command while it runs): they do not run`,
-  effort: () => `"effort" (the model's reasoning effort for the command): the session's setting is used`,
 };
+
+/** Claude Code's `effort`: one of its levels, or a note saying the file's value is not one. */
+function effortOf(v: unknown, at: (message: string) => void): Effort | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  const e = String(v).trim().toLowerCase();
+  if ((EFFORT_LEVELS as readonly string[]).includes(e)) return e as Effort;
+  at(`not applied: "effort: ${String(v)}" is not one of ${EFFORT_LEVELS.join(", ")}: the run uses the model's default effort`);
+  return undefined;
+}
+
+/**
+ * Claude Code's `hooks` of a command or skill (the settings shape), read by the hook engine's own
+ * reader: a project file's count as the repository's (checked in: they may block, never allow; they
+ * run only in a trusted workspace, as the repository's other hooks), the user's as the user's. A
+ * plugin's do not run: a plugin's programs run only from its hooks.json once the user approved it.
+ */
+function commandHooks(raw: unknown, source: CommandSource, display: string, at: (message: string) => void): HookGroupConfig[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (source.origin.startsWith("plugin")) {
+    at(`not applied: "hooks" of a plugin's ${source.layout === "skills" ? "skill" : "command"} do not run (a plugin's hooks run from its hooks/hooks.json, once you approve the plugin)`);
+    return undefined;
+  }
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    at(`"hooks" must be a mapping of hook events to lists of {matcher, hooks} (as in settings.json); the command runs without them`);
+    return undefined;
+  }
+  const project = source.origin === "project";
+  const problems: SettingsProblem[] = [];
+  const label = `${display} (command hooks)`;
+  const groups = readHooks(
+    raw as Record<string, unknown>,
+    { kind: project ? "claude" : "claude-user", label, baseDir: "", ...(project ? { checkedIn: true, checkedInWhy: "it is a command file of the repository" } : {}) },
+    problems,
+  );
+  for (const p of problems) at(p.message.replace(/^.*? \(command hooks\): /, ""));
+  return groups.length ? groups : undefined;
+}
 
 /** One command file, or a problem (and notes on keys not applied). */
 export function parseCommandFile(source: CommandSource, rel: string, raw: string): { command?: CustomCommand; problem?: CommandProblem; notes?: CommandProblem[] } {
@@ -139,6 +177,8 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       const message = d[key] === undefined || d[key] === null ? undefined : why(d[key]);
       if (message) notes.push({ path, line: keyLine(raw, key), message: `not applied: ${message}` });
     }
+  const effort = source.format === "claude" ? effortOf(d.effort, (message) => notes.push({ path, line: keyLine(raw, "effort"), message })) : undefined;
+  const hooks = source.format === "claude" ? commandHooks(d.hooks, source, path, (message) => notes.push({ path, line: keyLine(raw, "hooks"), message })) : undefined;
   if (source.format === "claude" && text(d.agent) && text(d.context) !== "fork")
     notes.push({
       path,
@@ -161,6 +201,8 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       ...(source.format === "claude" || source.format === "copilot" ? (text(d.model) ? { model: text(d.model) } : {}) : {}),
       disableModelInvocation: bool(d["disable-model-invocation"]),
       ...(source.format === "claude" && text(d.context) === "fork" ? { fork: text(d.agent) ? { agent: text(d.agent)! } : {} } : {}),
+      ...(effort ? { effort } : {}),
+      ...(hooks ? { hooks } : {}),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
       body: withPluginRoot(withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined), source.pluginRoot),

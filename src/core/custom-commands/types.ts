@@ -1,4 +1,6 @@
 /** Custom slash commands (issue 23): what a command file means, whichever tool's format it is in. */
+import type { HookGroupConfig } from "../permissions/types";
+import type { Effort } from "../providers/types";
 
 /** The tool whose format a folder of commands is in; each is read as its own tool reads it. */
 export type CommandFormat = "claude" | "copilot" | "cline" | "roo";
@@ -66,6 +68,14 @@ export interface CustomCommand {
    * else a general-purpose one) and this conversation gets only its answer.
    */
   fork?: { agent?: string };
+  /** Claude Code's `effort`: the model's reasoning effort while the command runs (its sub-agent's, when forked). */
+  effort?: Effort;
+  /**
+   * Claude Code's `hooks`: run with the session's while the command runs (its sub-agent's run, when
+   * forked; a `Stop` hook is then the sub-agent's SubagentStop). A project command's only in a
+   * trusted workspace, and they may block, never allow.
+   */
+  hooks?: HookGroupConfig[];
   /** Copilot `mode` (ask, edit, agent) and `tools`, for the listing. */
   mode?: string;
   tools?: string[];

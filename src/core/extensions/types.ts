@@ -13,7 +13,7 @@ import type { ImagePart, NewEvent, SessionEvent, ToolCallRecord } from "../event
 import type { Asker, AskerRules, PermissionDecision, PermissionGate, PermissionMode, StreamDelta } from "../loop/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { Disposable, SessionServices, SessionServicesFactory } from "../ports";
-import type { ModelMessage, Provider, ToolSpec } from "../providers/types";
+import type { Effort, ModelMessage, Provider, ToolSpec } from "../providers/types";
 import type { ToolDefinition, ToolOutput } from "../tools/types";
 import type { HookGroupConfig } from "../permissions/types";
 
@@ -47,6 +47,12 @@ export interface SessionInfo {
    * when the session has no hook engine.
    */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
+  /**
+   * The reasoning effort of this session's model requests (ChatRequest.effort) until called again
+   * (undefined: the provider's default) — a custom command's or skill's `effort` for its run. The
+   * sub-agents the run starts inherit it.
+   */
+  useEffort?(effort: Effort | undefined): void;
 }
 
 /** What a child session gets besides what it inherits from its parent. */
@@ -73,6 +79,8 @@ export interface ChildSessionSpec {
   callId?: string;
   /** The model the child runs on (a custom agent's `model`; default: the parent's provider). */
   provider?: Provider;
+  /** The child's reasoning effort (a forked skill's `effort`; default: the parent's now). */
+  effort?: Effort;
   /** The custom agent it runs (hooks' `agent_type`; default general-purpose). */
   agentType?: string;
   /** Its permission questions say who asks (a custom agent: its name, and its worktree and branch). */

@@ -239,7 +239,7 @@ class GuidanceState {
     const agent = e.fork?.agent;
     const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
     const files = e.files?.length && e.dir ? `\n\n[Files that come with it, in ${e.dir}: ${e.files.join(", ")}]` : "";
-    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${e.body}${files}`, ...(agent ? { agent } : {}) }, ctx);
+    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${e.body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}) }, ctx);
     return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
   }
 

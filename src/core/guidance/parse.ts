@@ -3,6 +3,7 @@ import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
 import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
+import { EFFORT_LEVELS, type Effort } from "../providers/types";
 
 export interface FileInput {
   path: string;
@@ -134,7 +135,10 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
       dir: dirName(f.path),
       files,
       // Claude Code's `context: fork` (with `agent`): loaded, the skill runs in a sub-agent.
-      ...(text(fm.data.context) === "fork" ? { fork: text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {} } : {}),
+      // Its `effort` is the sub-agent's reasoning effort (an inline skill's is not applied when the model loads it).
+      ...(text(fm.data.context) === "fork"
+        ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effortLevel(fm.data.effort) ? { effort: effortLevel(fm.data.effort)! } : {}) } }
+        : {}),
     }),
     problems,
   };
@@ -234,4 +238,10 @@ export function parseMemory(f: FileInput, activation: Activation, dir: string, b
   const fm = parseFrontmatter(f.text);
   const problems: GuidanceProblem[] = fm.problem ? [{ path: f.path, ...fm.problem }] : [];
   return { entry: entry("memory", f, f.source, body ?? (fm.problem ? f.text : fm.body), activation, { dir }), problems };
+}
+
+/** Claude Code's `effort`, when it is one of its levels (any case). */
+function effortLevel(v: unknown): Effort | undefined {
+  const e = typeof v === "string" ? v.trim().toLowerCase() : "";
+  return (EFFORT_LEVELS as readonly string[]).includes(e) ? (e as Effort) : undefined;
 }

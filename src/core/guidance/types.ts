@@ -4,6 +4,7 @@
  * (AGENTS.md, CLAUDE.md). One loader reads them all (loader.ts), one matcher scores them
  * (match.ts), one extension injects them into a session (extension.ts).
  */
+import type { Effort } from "../providers/types";
 
 export type GuidanceKind = "lesson" | "skill" | "rule" | "memory";
 export type GuidanceOrigin = "builtin" | "user" | "workspace";
@@ -48,7 +49,7 @@ export interface GuidanceEntry {
   /** Project memory and file rules: the folder they apply to (absolute). */
   dir?: string;
   /** Skills with Claude Code's `context: fork`: loaded, it runs in a sub-agent (`agent:` names it) and the model gets only its answer. */
-  fork?: { agent?: string };
+  fork?: { agent?: string; effort?: Effort };
   /** Skills: names of the files next to SKILL.md (relative to its folder). */
   files?: string[];
   /** The file's real path (symlinks resolved): a file is sent once per session, whatever names lead to it. */

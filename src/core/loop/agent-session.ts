@@ -11,6 +11,7 @@ import { cacheWatchExtension } from "../cost";
 import { deferredToolsExtension } from "../deferred-tools";
 import { claudeHooksExtension } from "../hooks/loop-adapter";
 import type { HookGroupConfig } from "../permissions/types";
+import type { Effort } from "../providers/types";
 import { permissionExtension } from "../permissions/extension";
 import { silentLogger, type Disposable, type Logger, type SessionServices } from "../ports";
 import { NOT_RUN_TEXT, projectConversation } from "../session/projection";
@@ -44,6 +45,8 @@ export class AgentSession implements AgentSessionApi {
   private readonly ctx: LoopContext;
   /** Hook groups run with the session's own for a while (a prompt file's agent's: SessionInfo.scopeHooks). */
   private scopedHooks: HookGroupConfig[] = [];
+  /** The reasoning effort of this session's requests now (SessionInfo.useEffort; a child starts with its parent's). */
+  private effort: Effort | undefined;
   /** What the host gave this session. */
   readonly services: SessionServices;
   /** Context from session.start, given to the model with the next user message. */
@@ -67,6 +70,7 @@ export class AgentSession implements AgentSessionApi {
     trusted: boolean,
   ) {
     this.mode = opts.permissionMode ?? "default";
+    this.effort = opts.effort;
     this.services = services;
     this.log = opts.log ?? services.log ?? silentLogger;
     this.approver = serialApprover(opts.approver);
@@ -95,6 +99,8 @@ export class AgentSession implements AgentSessionApi {
       ...(opts.parent?.agentType ? { agentType: opts.parent.agentType } : {}),
       spawn: (spec) => this.spawn(spec),
       ...(opts.hooks ? { scopeHooks: (groups: readonly HookGroupConfig[] | undefined) => void (this.scopedHooks = groups ? [...groups] : []) } : {}),
+      effort: () => this.effort,
+      useEffort: (effort) => void (this.effort = effort),
     });
     this.compaction = opts.compaction === false ? undefined : sessionCompaction(() => this.ctx, { store: opts.store, model: opts.provider.model, system }, opts.compaction ?? {});
   }
@@ -279,6 +285,7 @@ export class AgentSession implements AgentSessionApi {
         root: this.services.fs.root,
         // What is scoped to the run now (a prompt file's agent's hooks) holds for the sub-agents it starts.
         scopedHooks: [...this.scopedHooks],
+        effort: this.effort,
       }),
     );
     // A child in a workspace of its own (isolation: worktree) names that root to its own sub-agents too.

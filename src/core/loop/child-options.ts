@@ -8,6 +8,7 @@ import type { ExtensionRegistry } from "../extensions/registry";
 import type { AgentSessionOptions } from "./options";
 import type { Approver, Asker, AskerRules, PermissionMode } from "./types";
 import type { HookGroupConfig } from "../permissions/types";
+import type { Effort } from "../providers/types";
 
 export interface ParentFacts {
   id: string;
@@ -27,6 +28,8 @@ export interface ParentFacts {
    * agent's own hooks): they govern the whole run, so a sub-agent the run starts runs them too.
    */
   scopedHooks?: readonly HookGroupConfig[];
+  /** The parent's reasoning effort now (a command's `effort` holds for the sub-agents its run starts). */
+  effort?: Effort;
 }
 
 /** The child's questions name it, and carry its own rules when it has a gate of its own (a nested child's own come first). */
@@ -75,6 +78,7 @@ export function childOptions(spec: ChildSessionSpec, parent: ParentFacts): Agent
     trusted: parent.trusted,
     systemPrompt: spec.systemPrompt ? spec.systemPrompt(baseSystem) : spec.instructions ? `${baseSystem}\n\n${spec.instructions}` : baseSystem,
     maxTurns: spec.maxTurns ?? parent.opts.maxTurns,
+    effort: spec.effort ?? parent.effort,
     parent: { id: parent.id, ...(spec.callId ? { callId: spec.callId } : {}), ...(spec.agentType ? { agentType: spec.agentType } : {}) },
   };
 }

@@ -4,7 +4,7 @@ import type { LoopState, NewEvent, SessionEvent } from "../events";
 import { ExtensionRegistry } from "../extensions/registry";
 import type { ChildSession, ChildSessionSpec, SessionInfo } from "../extensions/types";
 import type { Logger, SessionServices } from "../ports";
-import type { Provider } from "../providers/types";
+import type { Effort, Provider } from "../providers/types";
 import type { SessionLog } from "../session/session-log";
 import { ToolRegistry } from "../tools/registry";
 import type { ToolContext, ToolDefinition } from "../tools/types";
@@ -34,6 +34,8 @@ export interface LoopContext {
   readonly limits: LoopLimits;
   readonly info: SessionInfo;
   mode(): PermissionMode;
+  /** The reasoning effort of the next request (SessionInfo.useEffort; undefined: the provider's default). */
+  effort(): Effort | undefined;
   /** Appends to the log and tells the listeners. */
   append(event: NewEvent): SessionEvent;
   setState(state: LoopState, detail?: string): void;
@@ -63,6 +65,9 @@ export interface LoopContextParts {
   spawn(spec: ChildSessionSpec): Promise<ChildSession>;
   /** SessionInfo.scopeHooks (absent: no hook engine). */
   scopeHooks?(groups: readonly HookGroupConfig[] | undefined): void;
+  /** SessionInfo.useEffort and its current value. */
+  effort(): Effort | undefined;
+  useEffort(effort: Effort | undefined): void;
 }
 
 /** The context of one session: its tools, its extension registry and what extensions may know of it. */
@@ -82,6 +87,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     tools: () => registry.names().map((n) => registry.get(n)!),
     spawn: (spec) => p.spawn(spec),
     ...(p.scopeHooks ? { scopeHooks: p.scopeHooks } : {}),
+    useEffort: (e) => p.useEffort(e),
   };
   const registry = new ToolRegistry(p.tools);
   return {
@@ -98,6 +104,7 @@ export function createLoopContext(p: LoopContextParts): LoopContext {
     limits: p.limits,
     info,
     mode: p.mode,
+    effort: p.effort,
     append: p.append,
     setState: p.setState,
     emitDelta: p.emitDelta,

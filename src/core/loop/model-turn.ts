@@ -73,9 +73,10 @@ async function request(ctx: LoopContext, signal: AbortSignal): Promise<ModelRepl
   armIdle();
   const messages = projectConversation(ctx.sessionLog.events);
   const tools = ctx.registry.specs();
+  const effort = ctx.effort();
   if (ctx.extensions.has("request.sent")) await ctx.extensions.run("request.sent", { model: ctx.provider.model, system: ctx.system, tools, messages }, { signal });
   try {
-    for await (const ev of provider.stream({ system: ctx.system, messages, tools, signal: request.signal })) {
+    for await (const ev of provider.stream({ system: ctx.system, messages, tools, ...(effort ? { effort } : {}), signal: request.signal })) {
       armIdle();
       switch (ev.type) {
         case "text_delta":

@@ -4,7 +4,7 @@ import type { Extension } from "../extensions/types";
 import type { HookRunner } from "../hooks/run-hooks";
 import type { HookGroupConfig } from "../permissions/types";
 import type { Logger, SessionServices, SessionServicesFactory, SessionStore } from "../ports";
-import type { Provider } from "../providers/types";
+import type { Effort, Provider } from "../providers/types";
 import type { ToolDefinition } from "../tools/types";
 import type { LoopLimits } from "./context";
 import type { Approver, PermissionGate, PermissionMode } from "./types";
@@ -48,6 +48,8 @@ export interface AgentSessionOptions {
   log?: Logger;
   /** Assistant turns per send() before the loop stops (default 50). */
   maxTurns?: number;
+  /** The reasoning effort the session's requests start with (a sub-agent: its parent's now); unset: the provider's default. */
+  effort?: Effort;
   timeouts?: {
     /** No event from the provider for this long aborts the request (default 120 s). */
     thinkingIdleMs?: number;

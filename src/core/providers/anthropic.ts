@@ -4,7 +4,7 @@ import type { Usage } from "../events";
 import { toAnthropicMessages, toAnthropicSystem, toAnthropicTools } from "./anthropic-messages";
 import { parseArguments } from "./conversation";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
+import { type ChatRequest, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, effortRefusedNote } from "./types";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 const DEFAULT_MAX_TOKENS = 16_000;
@@ -40,6 +40,8 @@ export class AnthropicProvider implements Provider {
   private readonly ctx: FailureContext;
   /** Lowered when the server names the model's output limit. */
   private maxTokensCap = Number.POSITIVE_INFINITY;
+  /** The model refused `output_config.effort` once: it is not sent again. */
+  private effortRefused = false;
 
   constructor(private readonly config: ProviderConfig) {
     this.model = config.model;
@@ -89,6 +91,7 @@ export class AnthropicProvider implements Provider {
       ...(system ? { system } : {}),
       ...(req.tools.length ? { tools: toAnthropicTools(req.tools) } : {}),
       ...(req.tools.length && req.toolChoice ? { tool_choice: { type: req.toolChoice === "required" ? ("any" as const) : req.toolChoice } } : {}),
+      ...(req.effort && !this.effortRefused ? { output_config: { effort: req.effort } } : {}),
     };
   }
 
@@ -106,6 +109,13 @@ export class AnthropicProvider implements Provider {
       const limit = /max_tokens: \d+ > (\d+)/.exec(failure.message);
       if (!yielded && failure.kind === "bad_request" && limit && Number(limit[1]) < this.maxTokensCap) {
         this.maxTokensCap = Number(limit[1]);
+        yield* this.stream(req);
+        return;
+      }
+      // A model without effort levels: it answers without one (said in the log), and is not sent one again.
+      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && /effort|output_config/i.test(failure.message)) {
+        this.effortRefused = true;
+        yield effortRefusedNote(this.model, req.effort, failure.message);
         yield* this.stream(req);
         return;
       }

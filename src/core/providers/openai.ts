@@ -9,7 +9,7 @@ import type { Usage } from "../events";
 import { inputString, pairToolResults, parseArguments } from "./conversation";
 import { createThinkSplitter } from "./think-tags";
 import { classifyFailure, type FailureContext, sdkFailureInfo } from "./errors";
-import { type ChatRequest, type ImagePart, type Provider, type ProviderConfig, type ProviderEvent, ProviderError } from "./types";
+import { type ChatRequest, type ImagePart, type Provider, type ProviderConfig, type ProviderEvent, ProviderError, effortRefusedNote } from "./types";
 
 type Msg = OpenAI.Chat.ChatCompletionMessageParam;
 type RawUsage = OpenAI.CompletionUsage | null | undefined;
@@ -149,6 +149,8 @@ export class OpenAiProvider implements Provider {
   private readonly ctx: FailureContext;
   /** Cleared when the server rejects `stream_options`. */
   private usageOption = true;
+  /** The server refused `reasoning_effort` once: it is not sent again. */
+  private effortRefused = false;
 
   constructor(private readonly config: ProviderConfig) {
     this.id = config.provider === "openai" ? "openai" : "openai-compatible";
@@ -224,6 +226,8 @@ export class OpenAiProvider implements Provider {
       ...(req.tools.length && req.toolChoice ? { tool_choice: req.toolChoice } : {}),
       // OpenAI's reasoning models refuse max_tokens; most compatible servers only know it.
       ...(max ? (this.id === "openai" ? { max_completion_tokens: max } : { max_tokens: max }) : {}),
+      // OpenAI's levels stop at xhigh: Claude Code's max is the deepest there is.
+      ...(req.effort && !this.effortRefused ? { reasoning_effort: req.effort === "max" ? ("xhigh" as const) : req.effort } : {}),
     };
   }
 
@@ -240,6 +244,13 @@ export class OpenAiProvider implements Provider {
       // Some servers refuse stream_options: ask once more without it, and never again.
       if (!yielded && this.usageOption && failure.kind === "bad_request" && /stream_options/.test(failure.message)) {
         this.usageOption = false;
+        yield* this.stream(req);
+        return;
+      }
+      // A model or server without reasoning levels: it answers without one (said in the log), and is not sent one again.
+      if (!yielded && failure.kind === "bad_request" && req.effort && !this.effortRefused && /reasoning|effort/i.test(failure.message)) {
+        this.effortRefused = true;
+        yield effortRefusedNote(this.model, req.effort, failure.message);
         yield* this.stream(req);
         return;
       }

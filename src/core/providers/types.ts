@@ -36,8 +36,20 @@ export interface ChatRequest {
    */
   toolChoice?: "auto" | "required" | "none";
   maxOutputTokens?: number;
+  /**
+   * How much reasoning the model puts into its answer (a custom command's or skill's `effort`, as
+   * Claude Code's levels). Anthropic: `output_config.effort`; OpenAI and compatible servers:
+   * `reasoning_effort` (`max` as `xhigh`); the VS Code language model API has no such setting. A
+   * model that refuses it answers without it (once refused, it is not sent again). Unset: the
+   * provider's default.
+   */
+  effort?: Effort;
   signal?: AbortSignal;
 }
+
+/** Claude Code's effort levels (the models offer some of them). */
+export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
+export type Effort = (typeof EFFORT_LEVELS)[number];
 
 export type ProviderEvent =
   | { type: "text_delta"; text: string }
@@ -100,4 +112,18 @@ export interface ProviderConfig {
   apiKeyEnv?: string;
   /** The HTTP client the SDK uses (absent: the global `fetch`). */
   fetch?: ProviderFetch;
+}
+
+/** The log's note when a model refused the request's effort level (it answers without one). */
+export function effortRefusedNote(model: string, effort: Effort, why: string): ProviderEvent {
+  return {
+    type: "log",
+    event: {
+      type: "extension",
+      name: "provider",
+      point: "request",
+      outcome: "decided",
+      detail: `effort ${effort} not applied: ${model} refused it (${why.slice(0, 200)}); it answers at its default level`,
+    },
+  };
 }

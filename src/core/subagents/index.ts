@@ -13,7 +13,7 @@ import type { SessionEvent } from "../events";
 import type { ChildSession, ChildWorkspace, Extension, ExtensionApi, SessionInfo } from "../extensions/types";
 import { defineTool, isReadOnly, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { builtinSchema } from "../tools/schema-table";
-import type { Provider } from "../providers/types";
+import type { Effort, Provider } from "../providers/types";
 import type { HookGroupConfig } from "../permissions/types";
 import { HASHLINE_NOTE, harnessParts } from "../loop/system-prompt";
 import { agentModel, agentPermissionMode, agentTools, mentionedAgents, type AgentDefinition, type AgentMode } from "./agents";
@@ -303,7 +303,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
        * One run of the task tool: the model's call (run), or a forked command or skill (fork: its
        * extra extensions in the child — its allowed-tools — and its model).
        */
-      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string } = {}): Promise<ToolOutput> => {
+      const start = async (args: TaskArgs, ctx: ToolContext, extra: { extensions?: readonly Extension[]; model?: string; effort?: Effort } = {}): Promise<ToolOutput> => {
         // Claude Code's built-in type: models trained on it send "general-purpose" for a plain
         // sub-agent. It is that here too, unless a custom agent has the name (or an Agent(…) list
         // restricts this agent and does not name it: refused below as any other type).
@@ -395,6 +395,7 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
             ...(provider ? { provider } : {}),
             ...(hooks ? { hooks } : {}),
             ...(extra.extensions ? { extensions: extra.extensions } : {}),
+            ...(extra.effort ? { effort: extra.effort } : {}),
           };
           if (agent.background) return background.start(agent, args, ctx, deps);
           return runTask(args, ctx, deps);
@@ -412,26 +413,46 @@ export function subagentsExtension(opts: SubagentOptions = {}): Extension {
           tools: grant(args, available(), readOnly()),
           ...(provider ? { provider } : {}),
           ...(extra.extensions ? { extensions: extra.extensions } : {}),
+          ...(extra.effort ? { effort: extra.effort } : {}),
         });
       };
+      // A fork asCall is recorded as a call of this tool (tool_call, then tool_result with the tool's own
+      // card), so the panel and the CLI show it as they show the model's task calls: a card the
+      // sub-agent's progress nests under, then its outcome. The model's conversation does not carry
+      // it (no assistant message names the call); the parent's turn gets the answer as text.
       const forked: ForkRunner = {
-        fork: (req, ctx) =>
-          start(
-            {
-              description: req.description,
-              prompt: req.prompt,
-              // A general-purpose fork has every tool of the session (as Claude Code's general-purpose agent), each call gated as the session's;
-              // Claude Code's built-in read-only Explore and Plan (unless a custom agent has the name): the read-only tools.
-              ...(req.agent && !GENERAL_PURPOSE.test(req.agent) && (!READ_ONLY_BUILTIN.test(req.agent) || agents.some((a) => a.name.toLowerCase() === req.agent!.toLowerCase()))
-                ? { subagent_type: req.agent }
-                : req.agent && READ_ONLY_BUILTIN.test(req.agent)
-                  ? {}
-                  : { tools: available().map((t) => t.name) }),
-            },
-            ctx,
-            { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}) },
-          ),
+        fork: async (req, ctx) => {
+          if (!req.asCall) return forkStart(req, ctx);
+          const input = { description: req.description, prompt: req.prompt, ...(req.agent ? { subagent_type: req.agent } : {}) };
+          ctx.record({ type: "tool_call", callId: ctx.callId, name: tool.name, input });
+          const began = Date.now();
+          const done = (out: ToolOutput) => {
+            const card = tool.card?.(out);
+            ctx.record({ type: "tool_result", callId: ctx.callId, name: tool.name, output: out.text, isError: out.isError === true, durationMs: Date.now() - began, ...(card ? { card } : {}) });
+            return out;
+          };
+          return forkStart(req, ctx).then(done, (err: unknown) => {
+            done({ text: err instanceof Error ? err.message : String(err), isError: true });
+            throw err;
+          });
+        },
       };
+      const forkStart = (req: ForkRequest, ctx: ToolContext) =>
+        start(
+          {
+            description: req.description,
+            prompt: req.prompt,
+            // A general-purpose fork has every tool of the session (as Claude Code's general-purpose agent), each call gated as the session's;
+            // Claude Code's built-in read-only Explore and Plan (unless a custom agent has the name): the read-only tools.
+            ...(req.agent && !GENERAL_PURPOSE.test(req.agent) && (!READ_ONLY_BUILTIN.test(req.agent) || agents.some((a) => a.name.toLowerCase() === req.agent!.toLowerCase()))
+              ? { subagent_type: req.agent }
+              : req.agent && READ_ONLY_BUILTIN.test(req.agent)
+                ? {}
+                : { tools: available().map((t) => t.name) }),
+          },
+          ctx,
+          { ...(req.extensions ? { extensions: req.extensions } : {}), ...(req.model ? { model: req.model } : {}), ...(req.effort ? { effort: req.effort } : {}) },
+        );
       api.addTools([Object.assign(tool, { [FORK]: forked })]);
     },
   };
@@ -505,6 +526,14 @@ export interface ForkRequest {
   extensions?: readonly Extension[];
   /** The command's `model` (over its agent's). */
   model?: string;
+  /** The skill's `effort`: the sub-agent's reasoning effort (default: the parent's now). */
+  effort?: Effort;
+  /**
+   * Record the fork as a call of the task tool of its own (tool_call, tool_result with the tool's
+   * card): for a fork that is not already inside a tool call (a typed command; a skill the model
+   * loads runs inside its load_skill call, whose card it nests under).
+   */
+  asCall?: boolean;
 }
 
 export interface ForkRunner {
@@ -523,6 +552,8 @@ export function forkRunner(tools: readonly ToolDefinition[]): ForkRunner | undef
 interface RunDeps {
   /** Extensions set up in the child besides the inherited ones (a forked command's grants). */
   extensions?: readonly Extension[];
+  /** The child's reasoning effort (a forked skill's `effort`; default: the parent's). */
+  effort?: Effort;
   session: SessionInfo;
   gate: ConcurrencyGate;
   settings: SubagentSettings;
@@ -581,6 +612,7 @@ async function runTask(args: TaskArgs, ctx: ToolContext, d: RunDeps): Promise<To
           }
         : { instructions: childInstructions(d.depth, d.settings, d.tools) }),
       ...(d.mode ? { permissionMode: d.mode } : {}),
+      ...(d.effort ? { effort: d.effort } : {}),
       callId: ctx.callId,
       ...(d.agent ? { agentType: d.agent.name, asker: { agent: d.agent.name, background: d.agent.background === true, ...(d.isolated?.where ?? {}) } } : {}),
       ...(d.provider ? { provider: d.provider } : {}),

@@ -1,5 +1,5 @@
 /**
- * Roo Code's custom modes (`.roomodes` at the workspace root, YAML or JSON: `customModes: [...]`)
+ * Roo Code's custom modes (`.roomodes` at the workspace root, YAML or JSON: `customModes: [...]`, or a mapping keyed by slug)
  * as Yoke custom agents. Each mode is an agent named by its `slug`:
  * - `whenToUse` (else `description`, else the first sentence of `roleDefinition`) is what the model
  *   picks it by;
@@ -53,6 +53,27 @@ export interface RooModeInput {
   rules(slug: string): Promise<ModeRule[]>;
 }
 
+/**
+ * The modes of `customModes`: Roo Code's list, or a mapping keyed by slug (each entry's own `slug`,
+ * else its key) — the same modes either way. [index, mode, key] each; undefined: neither shape.
+ */
+function modeEntries(v: unknown): Array<[number, unknown, string | undefined]> | undefined {
+  if (Array.isArray(v)) return v.map((m, i) => [i, m, undefined]);
+  if (v && typeof v === "object") return Object.entries(v as Record<string, unknown>).map(([k, m], i) => [i, m, k]);
+  return undefined;
+}
+
+/**
+ * One entry of a mode's `groups`, in each shape Roo Code accepts: `"read"`, the tuple
+ * `["edit", {fileRegex, description}]`, and the object `{group: "edit", options: {fileRegex, description}}`.
+ */
+function groupEntry(g: unknown): [string, Record<string, unknown>] {
+  const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  if (Array.isArray(g)) return [String(g[0]), obj(g[1])];
+  if (g && typeof g === "object" && typeof (g as { group?: unknown }).group === "string") return [(g as { group: string }).group, obj((g as { options?: unknown }).options)];
+  return [typeof g === "string" ? g : JSON.stringify(g), {}];
+}
+
 /** Every custom mode of a `.roomodes` file as an agent file (Claude Code's shape), with what could not be applied. */
 export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: RooAgentFile[]; problems: string[] }> {
   const problems: string[] = [];
@@ -66,13 +87,14 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
   } catch (err) {
     return { files: [], problems: [`${input.display}:1: not read as modes: ${err instanceof Error ? err.message : String(err)}`] };
   }
-  const modes = data && typeof data === "object" ? (data as { customModes?: unknown }).customModes : undefined;
-  if (!Array.isArray(modes)) return { files: [], problems: [`${input.display}:1: no customModes list: Roo Code reads its modes from "customModes"`] };
+  const listed = data && typeof data === "object" ? (data as { customModes?: unknown }).customModes : undefined;
+  const modes = modeEntries(listed);
+  if (!modes) return { files: [], problems: [`${input.display}:1: no customModes list: Roo Code reads its modes from "customModes"`] };
   const files: RooAgentFile[] = [];
-  for (const [i, raw] of modes.entries()) {
+  for (const [i, raw, key] of modes) {
     const m = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
-    const slug = str(m.slug);
-    const where = `${input.display}:1: customModes[${i}]${slug ? ` (${slug})` : ""}`;
+    const slug = str(m.slug) ?? key;
+    const where = `${input.display}:1: customModes${key === undefined ? `[${i}]` : `.${key}`}${slug ? ` (${slug})` : ""}`;
     if (!slug || !SLUG_RE.test(slug)) {
       problems.push(`${where}: a mode needs a slug of letters, digits, - and _; skipped`);
       continue;
@@ -91,7 +113,7 @@ export async function rooModeAgentFiles(input: RooModeInput): Promise<{ files: R
     let unlimitedEdit = false;
     const groups = Array.isArray(m.groups) ? m.groups : [];
     for (const g of groups) {
-      const [name, opts] = Array.isArray(g) ? [String(g[0]), (g[1] ?? {}) as Record<string, unknown>] : [String(g), {} as Record<string, unknown>];
+      const [name, opts] = groupEntry(g);
       const mapped = GROUP_TOOLS[name];
       if (!mapped) {
         note(`not applied: the "${name}" group${name === "browser" ? " (Yoke has no browser tool)" : name === "mcp" ? " (name the MCP tools in a Claude Code agent instead)" : ""}`);

@@ -66,23 +66,40 @@ describe("allowed-tools as Claude Code reads them", () => {
 });
 
 describe("keys Claude Code applies and Yoke does not are named, not ignored", () => {
-  it("hooks and effort: a note each, with its line; context: fork and agent are applied (CustomCommand.fork), no note; context: inherit is no note", async () => {
+  it("hooks and effort are read (a repository command's hooks as checked in); a bad effort, bad hooks and a plugin's hooks are a note each, with its line; context: fork and agent are applied, no note", async () => {
     const l = await load({
       "/ws/.claude/commands/fork.md":
-        "---\ndescription: d\ncontext: fork\nagent: Explore\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo hi\neffort: high\n---\nbody",
-      "/ws/.claude/commands/plain.md": "---\ncontext: inherit\n---\nbody",
+        "---\ndescription: d\ncontext: fork\nagent: Explore\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo hi\neffort: High\n---\nbody",
+      "/ws/.claude/commands/plain.md": "---\ncontext: inherit\neffort: turbo\nhooks: [1]\n---\nbody",
       "/ws/.claude/commands/stray.md": "---\nagent: reviewer\n---\nbody",
     });
     expect(l.commands.map((c) => c.name).sort()).toEqual(["fork", "plain", "stray"]);
-    expect(l.commands.find((c) => c.name === "fork")!.fork).toEqual({ agent: "Explore" });
-    expect(l.commands.find((c) => c.name === "plain")!.fork).toBeUndefined();
+    const fork = l.commands.find((c) => c.name === "fork")!;
+    expect(fork.fork).toEqual({ agent: "Explore" });
+    expect(fork.effort).toBe("high");
+    expect(fork.hooks).toEqual([{ event: "PreToolUse", matcher: "Bash", hooks: [{ type: "command", command: "echo hi" }], source: expect.objectContaining({ kind: "claude", checkedIn: true }) }]);
+    const plain = l.commands.find((c) => c.name === "plain")!;
+    expect(plain.fork).toBeUndefined();
+    expect(plain.effort).toBeUndefined();
+    expect(plain.hooks).toBeUndefined();
     expect(l.commands.find((c) => c.name === "stray")!.fork).toBeUndefined();
     const notes = l.problems.map((p) => `${p.path.split("/").pop()}:${p.line} ${p.message}`);
     expect(notes).toHaveLength(3);
-    expect(notes[0]).toMatch(/^fork.md:5 not applied: "hooks" .*they do not run/);
-    expect(notes[1]).toMatch(/^fork.md:11 not applied: "effort"/);
+    expect(notes[0]).toMatch(/^plain.md:3 not applied: "effort: turbo" is not one of low, medium, high, xhigh, max/);
+    expect(notes[1]).toMatch(/^plain.md:4 "hooks" must be a mapping of hook events/);
     // `agent` without `context: fork`: Claude Code runs it in the conversation; said so.
     expect(notes[2]).toMatch(/^stray.md:2 not applied: "agent: reviewer" .*does not set: it runs in this conversation/);
+    // The user's own: theirs (not checked in); a plugin's skill: not run, said so.
+    const user = await loadCustomCommands(filesOf({ "/h/.claude/commands/u.md": "---\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo u\n---\nbody" }), [
+      { dir: "/h/.claude/commands", format: "claude", origin: "user" },
+    ]);
+    expect(user.commands[0]!.hooks?.[0]).toMatchObject({ event: "Stop", source: { kind: "claude-user" } });
+    expect(user.commands[0]!.hooks?.[0]!.source.checkedIn).toBeUndefined();
+    const plugin = await loadCustomCommands(filesOf({ "/p/skills/s/SKILL.md": "---\nname: s\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo p\n---\nbody" }), [
+      { dir: "/p/skills", format: "claude", origin: "plugin:p@m", layout: "skills" },
+    ]);
+    expect(plugin.commands[0]!.hooks).toBeUndefined();
+    expect(plugin.problems.map((p) => `${p.line} ${p.message}`)).toEqual([expect.stringMatching(/^3 not applied: "hooks" of a plugin's skill do not run/)]);
   });
 });
 
