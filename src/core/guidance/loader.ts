@@ -201,7 +201,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
-    else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" ? "claude" : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
+    else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" || f.format === "kiro" ? f.format : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
     else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
   }
   const userRoo: UserRoo = {
@@ -351,6 +351,9 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
   for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   if (nested) return out;
   for (const abs of await walk(fs, joinPath(dir, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, "instructions", coll(".github/instructions"));
+  // Kiro: `.kiro/steering/*.md` (the folder itself, as Kiro lists it), each with its `inclusion`.
+  for (const [name, type] of await entriesOf(fs, joinPath(dir, ".kiro/steering")))
+    if ((type === "file" || type === "symlink") && /\.md$/i.test(name)) await file(joinPath(dir, ".kiro/steering", name), "kiro", coll(".kiro/steering"));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
   // Windsurf's legacy single file (at the root only): always on.
