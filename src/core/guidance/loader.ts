@@ -11,6 +11,7 @@ import { parseFrontmatter } from "./frontmatter";
 import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
+import { stripBlockComments } from "./html-comments";
 import { applyWindsurfLimits } from "./windsurf-limits";
 
 export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
@@ -533,7 +534,8 @@ async function memoryWithImports(f: FileInput, activation: "always" | "folder", 
   if (!/CLAUDE(\.local)?\.md$/.test(f.path)) return parseMemory(f, activation, dir);
   const problems: GuidanceProblem[] = [];
   const seen = new Set<string>([f.path]);
-  const body = parseFrontmatter(f.text).body;
+  // Claude Code leaves block-level HTML comments out (an import inside one is not followed either).
+  const body = stripBlockComments(parseFrontmatter(f.text).body);
   const blocks: Array<{ path: string; text: string }> = [];
   const includes: string[] = [];
   const imported = await expandImports(body, f.path, env, 1, seen, problems, blocks, includes);
@@ -609,7 +611,7 @@ async function expandImports(
         continue;
       }
       includes.push(real);
-      const own = parseFrontmatter(content).body;
+      const own = stripBlockComments(parseFrontmatter(content).body);
       const header = `\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n`;
       // Each imported file is a part of its own, at whatever depth, in reading order: one already
       // sent in the session (AGENTS.md, sent as itself when CLAUDE.md imports it) is named instead

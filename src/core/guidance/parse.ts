@@ -2,6 +2,7 @@
 import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
 import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
+import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 
 export interface FileInput {
@@ -224,7 +225,9 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
   for (const g of globs.filter(unmatchableGlob))
     problems.push({ path: f.path, line: ["globs", "applyTo", "paths", "fileMatchPattern"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: unmatchableGlobMessage(g) });
   globs = globs.filter((g) => !unmatchableGlob(g));
-  return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };
+  // Claude Code's rules are memory: its block-level HTML comments never reach the model.
+  const body = format === "claude" ? stripBlockComments(fm.body) : fm.body;
+  return { entry: entry("rule", f, name, body, activation, { description: description ?? heading(body), match: { ...emptyMatch(), globs }, dir }), problems };
 }
 
 /**
