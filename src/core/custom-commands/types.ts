@@ -1,7 +1,7 @@
 /** Custom slash commands (issue 23): what a command file means, whichever tool's format it is in. */
 
 /** The tool whose format a folder of commands is in; each is read as its own tool reads it. */
-export type CommandFormat = "claude" | "copilot" | "cline" | "roo";
+export type CommandFormat = "claude" | "copilot" | "cline" | "roo" | "cursor" | "windsurf";
 
 /** One folder of command files. */
 export interface CommandSource {
