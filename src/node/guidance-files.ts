@@ -107,6 +107,10 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       const skillRoots = [
         { dir: join(home, ".claude", "skills"), label: undefined as string | undefined },
         { dir: join(home, ".yoke", "skills"), label: undefined as string | undefined },
+        // The user's skills of the tools that read the same SKILL.md (Cursor, Codex, the open standard's folder).
+        { dir: join(home, ".cursor", "skills"), label: undefined as string | undefined },
+        { dir: join(home, ".codex", "skills"), label: undefined as string | undefined },
+        { dir: join(home, ".agents", "skills"), label: undefined as string | undefined },
         ...(opts.skillDirs ?? []),
       ];
       for (const { dir: skills, label } of skillRoots) {

@@ -14,7 +14,8 @@ import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, Guida
 import { stripBlockComments } from "./html-comments";
 import { applyWindsurfLimits } from "./windsurf-limits";
 
-export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
+/** Skill folders of a workspace: Yoke's, Claude Code's, the open standard's, Copilot's, Cursor's and Codex's. */
+export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills", ".cursor/skills", ".codex/skills"];
 export const LESSON_DIR = ".yoke/lessons";
 export { MEMORY_NAMES };
 /** Only at the root of a workspace folder. */
