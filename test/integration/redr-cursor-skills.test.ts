@@ -51,4 +51,24 @@ describe("Cursor and Codex skill folders", () => {
     expect(listed("notes")).toEqual(["~/.agents/skills/notes/SKILL.md"]);
     expect(listed("shared")).toHaveLength(1);
   }, 60_000);
+
+  it("Cursor rules written as .md (Cursor reads .md and .mdc in .cursor/rules, sub-folders too): the same activation as .mdc; a plain file is manual, as Cursor makes it", async () => {
+    const ws = tree({
+      ".cursor/rules/api-guidelines.md": "# API\nPLAIN-MD-RULE\n",
+      ".cursor/rules/always.md": "---\nalwaysApply: true\n---\nALWAYS-MD-RULE\n",
+      ".cursor/rules/frontend/components.md": "---\nglobs: src/**/*.tsx\nalwaysApply: false\n---\nGLOB-MD-RULE\n",
+      ".cursor/rules/db.md": "---\ndescription: Database migrations\nalwaysApply: false\n---\nREQ-MD-RULE\n",
+      "web/.cursor/rules/web.md": "---\nalwaysApply: true\n---\nNESTED-MD-RULE\n",
+      "web/index.ts": "export {};\n",
+    });
+    const r = await runCli(["lessons", "list", "--cwd", ws, "--json"], { env: { HOME: tree({}) } });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { entries: Array<{ source: string; state: string; why: string }> };
+    const state = (source: string) => out.entries.find((e) => e.source === source)?.state;
+    expect(state(".cursor/rules/api-guidelines.md")).toBe("manual");
+    expect(state(".cursor/rules/always.md")).toBe("always");
+    expect(state(".cursor/rules/frontend/components.md")).toBe("glob");
+    expect(state(".cursor/rules/db.md")).toBe("listed");
+    expect(out.entries.find((e) => e.source === "web/.cursor/rules/web.md")).toMatchObject({ why: expect.stringContaining("under web/") });
+  }, 60_000);
 });

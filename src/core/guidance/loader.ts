@@ -8,7 +8,7 @@ import { isPathChanged, type FileAccessPolicy, type GlobResult, type Searcher, t
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
-import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
+import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, RULE_MD_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
 import { stripBlockComments } from "./html-comments";
@@ -265,7 +265,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
         ? tracked.paths
         : (
             await Promise.all(
-              [RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB].map((pattern) =>
+              [RULE_FILES_GLOB, RULE_MD_FILES_GLOB, WINDSURF_RULE_FILES_GLOB].map((pattern) =>
                 search.glob({ pattern, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => ({ paths: [] as string[] })),
               ),
             )
@@ -348,7 +348,8 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
     }
   };
   const coll = (rel: string) => displayPath(fs, joinPath(dir, rel));
-  for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, "mdc", coll(".cursor/rules"));
+  // Cursor: `.cursor/rules/**/*.mdc` and `.md` ("Cursor supports .md and .mdc extensions"), the same frontmatter.
+  for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => /\.mdc?$/i.test(n))) await file(abs, "mdc", coll(".cursor/rules"));
   // Windsurf: `.windsurf/rules/*.md` say how with `trigger` (found in every sub-folder too, as Windsurf finds them).
   for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   if (nested) return out;
