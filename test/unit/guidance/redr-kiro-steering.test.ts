@@ -2,6 +2,7 @@
 // real repositories write: fileMatchPattern as a YAML list, a brace glob, a comma-separated string;
 // an inclusion that cannot work is manual (@name), with the reason.
 import { describe, expect, it } from "vitest";
+import { parseFrontmatter } from "../../../src/core/guidance/frontmatter";
 import { parseRule } from "../../../src/core/guidance/parse";
 
 const rule = (text: string) => parseRule({ path: "/ws/.kiro/steering/r.md", source: ".kiro/steering/r.md", origin: "workspace", text }, "kiro");
@@ -38,5 +39,11 @@ describe("Kiro steering inclusion", () => {
       ).toEqual([message]);
       expect(r.problems[0]!.line, text).toBe(2);
     }
+  });
+  it("an unquoted glob starting with * (a YAML alias to YAML) is the glob, as Kiro reads it; any other value YAML reads as an unresolved alias is plain text, never a crash", () => {
+    expect(rule("---\ninclusion: fileMatch\nfileMatchPattern: **/*.py\n---\nX").entry!.match.globs).toEqual(["**/*.py"]);
+    const fm = parseFrontmatter("---\ndescription: *Important* rules for the API\nname: *\n---\nbody\n");
+    expect(fm.problem).toBeUndefined();
+    expect(fm.data).toEqual({ description: "*Important* rules for the API", name: "*" });
   });
 });
