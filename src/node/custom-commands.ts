@@ -104,6 +104,8 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
       { dir: `${root}/.github/prompts`, format: "copilot", origin: "project" },
       { dir: `${root}/.clinerules/workflows`, format: "cline", origin: "project" },
       { dir: `${root}/.roo/commands`, format: "roo", origin: "project" },
+      { dir: `${root}/.cursor/commands`, format: "cursor", origin: "project" },
+      { dir: `${root}/.windsurf/workflows`, format: "windsurf", origin: "project" },
     );
   }
   const home = posix(p.home);
@@ -112,6 +114,8 @@ export function commandSources(p: CommandPlaces, extra: readonly CommandSource[]
     { dir: `${home}/.claude/commands`, format: "claude", origin: "user" },
     { dir: `${home}/.roo/commands`, format: "roo", origin: "user" },
     { dir: `${home}/Documents/Cline/Workflows`, format: "cline", origin: "user" },
+    { dir: `${home}/.cursor/commands`, format: "cursor", origin: "user" },
+    { dir: `${home}/.codeium/windsurf/global_workflows`, format: "windsurf", origin: "user" },
   );
   return [...out, ...extra];
 }

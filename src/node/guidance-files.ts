@@ -107,6 +107,10 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       const skillRoots = [
         { dir: join(home, ".claude", "skills"), label: undefined as string | undefined },
         { dir: join(home, ".yoke", "skills"), label: undefined as string | undefined },
+        // The user's skills of the tools that read the same SKILL.md (Cursor, Codex, the open standard's folder).
+        { dir: join(home, ".cursor", "skills"), label: undefined as string | undefined },
+        { dir: join(home, ".codex", "skills"), label: undefined as string | undefined },
+        { dir: join(home, ".agents", "skills"), label: undefined as string | undefined },
         ...(opts.skillDirs ?? []),
       ];
       for (const { dir: skills, label } of skillRoots) {
@@ -139,6 +143,17 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
       // The user's own rules: Claude Code's ~/.claude/rules (`paths:` globs), Roo's ~/.roo/rules and its code mode's (see ROO_MODE).
       for (const abs of walk(join(home, ".claude", "rules"), (n) => /\.md$/i.test(n))) add(abs, "user", "rule", tilde(abs), undefined, "claude");
       for (const dir of [join(home, ".roo", "rules"), join(home, ".roo", "rules-code")]) for (const abs of walk(dir, isRoo)) add(abs, "user", "rule", tilde(abs), undefined, "roo");
+      // Kiro's global steering (~/.kiro/steering/*.md, each with its `inclusion`).
+      let kiro: string[] = [];
+      try {
+        kiro = readdirSync(join(home, ".kiro", "steering"), { withFileTypes: true })
+          .filter((d) => (d.isFile() || d.isSymbolicLink()) && /\.md$/i.test(d.name))
+          .map((d) => d.name)
+          .sort();
+      } catch {
+        // no such folder
+      }
+      for (const n of kiro) add(join(home, ".kiro", "steering", n), "user", "rule", `~/.kiro/steering/${n}`, undefined, "kiro");
       // Windsurf's global rules (always on in every workspace).
       add(join(home, ".codeium", "windsurf", "memories", "global_rules.md"), "user", "rule", "~/.codeium/windsurf/memories/global_rules.md");
       add(join(home, ".yoke", "AGENTS.md"), "user", "memory", "~/.yoke/AGENTS.md");

@@ -124,7 +124,7 @@ describe("gitTracked: plain pathspecs, kept as the :(glob) ones list", () => {
   it("every memory glob and both rule globs are asked without wildmatch on the memory names", () => {
     const { pathspecs, exact } = trackedPathspecs(NESTED_GUIDANCE_GLOBS);
     expect(exact).toBe(false);
-    expect(pathspecs).toEqual(["*AGENTS.md", "*CLAUDE.md", "*.cursor/rules/*.mdc", "*.windsurf/rules/*.md", ":(literal)**/"]);
+    expect(pathspecs).toEqual(["*AGENTS.md", "*CLAUDE.md", "*.cursor/rules/*.mdc", "*.cursor/rules/*.md", "*.windsurf/rules/*.md", ":(literal)**/"]);
     expect(trackedPathspecs(["**/?GENTS.md"])).toEqual({ pathspecs: [":(glob)**/?GENTS.md"], exact: true });
     expect(trackedPathspecs([])).toEqual({ pathspecs: [], exact: true });
     // No shared start like `**/`: the changed glob's own text, asked literally (not all of `a/`).

@@ -136,6 +136,8 @@ export async function expandCommand(cmd: CustomCommand, args: string, env: Expan
       return copilot(cmd, args, env, dir);
     case "cline":
     case "roo":
+    case "cursor":
+    case "windsurf":
       return withRest(cmd.body, args);
   }
 }

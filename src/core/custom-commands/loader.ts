@@ -8,6 +8,8 @@
  *   frontmatter description, mode, model, tools, argument-hint.
  * - Cline `.clinerules/workflows/*.md`: invoked as `/name.md` (as Cline does), and `/name`.
  * - Roo Code `.roo/commands/*.md`: the file name; frontmatter description, argument-hint.
+ * - Cursor `.cursor/commands/*.md` and Windsurf workflows `.windsurf/workflows/*.md`: the file name;
+ *   the text is sent with what follows `/name` (frontmatter description, if any).
  * - Claude Code skills (`.claude/skills/NAME/SKILL.md`): `/NAME` runs the skill's text as a command
  *   (Claude Code merged commands into skills), before a command file of the same name.
  * Sources come highest priority first: a project command overrides a user command of the same name
@@ -38,6 +40,8 @@ function commandName(format: CommandFormat, rel: string, layout?: "skills"): { n
       return file.endsWith(".prompt.md") && file !== ".prompt.md" ? { name: file.slice(0, -".prompt.md".length) } : undefined;
     case "cline":
     case "roo":
+    case "cursor":
+    case "windsurf":
       // Flat folders: only the top level holds commands.
       return parts.length === 1 && file.endsWith(".md") && file !== ".md" ? { name: file.slice(0, -3) } : undefined;
   }

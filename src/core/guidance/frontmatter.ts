@@ -16,8 +16,8 @@ export interface Frontmatter {
   problem?: { line: number; message: string };
 }
 
-/** Keys whose values are globs: an unquoted scalar is taken as a string, as Cursor and Copilot do. */
-const GLOB_KEYS = /^(\s*)(globs|applyTo|paths|files)(\s*:\s*)(?![\s"'[{|>])(.*\S)\s*$/;
+/** Keys whose values are globs: an unquoted scalar is taken as a string, as Cursor, Copilot and Kiro (`fileMatchPattern`) do. */
+const GLOB_KEYS = /^(\s*)(globs|applyTo|paths|files|fileMatchPattern)(\s*:\s*)(?![\s"'[{|>])(.*\S)\s*$/;
 
 export function normalizeText(text: string): string {
   return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, "\n");
@@ -72,17 +72,17 @@ export function parseFrontmatter(raw: string): Frontmatter {
   const seen = known.get(yamlText);
   if (seen !== undefined) return { data: JSON.parse(seen) as Record<string, unknown>, body, bodyLine };
   let doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
-  const err = doc.errors[0];
+  const err = doc.errors[0] ?? aliasError(doc);
   if (err) {
     // Claude Code (and the other tools) read a value YAML rejects as the plain text it is:
     // `argument-hint: [pr-number] [priority]`, `description: Use this agent when: <example>…`.
     const lenient = quoteUnparsable(yamlText);
     if (lenient !== yamlText) {
       const retry = parseDocument(lenient, { prettyErrors: false, uniqueKeys: true });
-      if (!retry.errors.length) doc = retry;
+      if (!retry.errors.length && !aliasError(retry)) doc = retry;
     }
   }
-  if (doc.errors.length && err) {
+  if ((doc.errors.length || aliasError(doc)) && err) {
     // The error's offset in the YAML, as a line of the file (the opening --- is line 1).
     const line = yamlText.slice(0, Math.min(err.pos[0], yamlText.length)).split("\n").length + 1;
     return { data: {}, body, bodyLine, problem: { line, message: `invalid YAML frontmatter: ${firstLine(err.message)}` } };
@@ -103,10 +103,25 @@ function quoteUnparsable(yamlText: string): string {
     .map((line) => {
       const m = /^([A-Za-z_][\w.-]*)(\s*:[ \t]+)(\S.*?)\s*$/.exec(line);
       if (!m || /^["']/.test(m[3]!) || /^[|>]/.test(m[3]!)) return line;
-      if (!parseDocument(line, { prettyErrors: false }).errors.length) return line;
+      const one = parseDocument(line, { prettyErrors: false });
+      if (!one.errors.length && !aliasError(one)) return line;
       return `${m[1]}${m[2]}${JSON.stringify(m[3])}`;
     })
     .join("\n");
+}
+
+/**
+ * What `toJS` would throw for the document: a `*name` YAML reads as an alias with no anchor
+ * (`description: *Important* rules`, `fileMatchPattern: **\/*.py`) parses without errors and
+ * throws only when read — which took `yoke lessons list` down whole (red team R).
+ */
+function aliasError(doc: ReturnType<typeof parseDocument>): { pos: [number, number]; message: string } | undefined {
+  try {
+    doc.toJS();
+    return undefined;
+  } catch (e) {
+    return { pos: [0, 0], message: e instanceof Error ? e.message : String(e) };
+  }
 }
 
 function firstLine(s: string): string {

@@ -8,12 +8,14 @@ import { isPathChanged, type FileAccessPolicy, type GlobResult, type Searcher, t
 import { secretToRead } from "../permissions/sensitive";
 import { createFsSearcher } from "../tools/fs-searcher";
 import { parseFrontmatter } from "./frontmatter";
-import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
+import { MEMORY_NAMES, NESTED_GUIDANCE_GLOBS, NESTED_RULE_FOLDERS, RULE_FILES_GLOB, RULE_MD_FILES_GLOB, WINDSURF_RULE_FILES_GLOB } from "./nested-globs";
 import { parseLesson, parseMemory, parseRule, parseSkill, type FileInput, type Parsed, type RuleFormat } from "./parse";
 import type { ExcludedFile, GuidanceEntry, GuidanceFiles, GuidanceProblem, GuidanceSet, RuleAbove } from "./types";
+import { stripBlockComments } from "./html-comments";
 import { applyWindsurfLimits } from "./windsurf-limits";
 
-export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills"];
+/** Skill folders of a workspace: Yoke's, Claude Code's, the open standard's, Copilot's, Cursor's and Codex's. */
+export const SKILL_DIRS = [".yoke/skills", ".claude/skills", ".agents/skills", ".github/skills", ".cursor/skills", ".codex/skills"];
 export const LESSON_DIR = ".yoke/lessons";
 export { MEMORY_NAMES };
 /** Only at the root of a workspace folder. */
@@ -201,7 +203,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
     const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
-    else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" ? "claude" : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
+    else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" || f.format === "kiro" ? f.format : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));
     else c.add(await memoryWithImports(input, "always", dirName(f.path), { fs, files: opts.files, home, access: opts.access }));
   }
   const userRoo: UserRoo = {
@@ -263,7 +265,7 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
         ? tracked.paths
         : (
             await Promise.all(
-              [RULE_FILES_GLOB, WINDSURF_RULE_FILES_GLOB].map((pattern) =>
+              [RULE_FILES_GLOB, RULE_MD_FILES_GLOB, WINDSURF_RULE_FILES_GLOB].map((pattern) =>
                 search.glob({ pattern, path: root, order: "path", maxResults: MAX_NESTED_MEMORY, timeLimitMs: NESTED_MEMORY_TIME_MS }).catch(() => ({ paths: [] as string[] })),
               ),
             )
@@ -346,11 +348,15 @@ async function loadRuleFiles(fs: WorkspaceFs, root: string, dir: string, access:
     }
   };
   const coll = (rel: string) => displayPath(fs, joinPath(dir, rel));
-  for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => n.endsWith(".mdc"))) await file(abs, "mdc", coll(".cursor/rules"));
+  // Cursor: `.cursor/rules/**/*.mdc` and `.md` ("Cursor supports .md and .mdc extensions"), the same frontmatter.
+  for (const abs of await walk(fs, joinPath(dir, ".cursor/rules"), (n) => /\.mdc?$/i.test(n))) await file(abs, "mdc", coll(".cursor/rules"));
   // Windsurf: `.windsurf/rules/*.md` say how with `trigger` (found in every sub-folder too, as Windsurf finds them).
   for (const abs of await walk(fs, joinPath(dir, ".windsurf/rules"), (n) => /\.md$/i.test(n))) await file(abs, "windsurf", coll(".windsurf/rules"));
   if (nested) return out;
   for (const abs of await walk(fs, joinPath(dir, ".github/instructions"), (n) => n.endsWith(".instructions.md"))) await file(abs, "instructions", coll(".github/instructions"));
+  // Kiro: `.kiro/steering/*.md` (the folder itself, as Kiro lists it), each with its `inclusion`.
+  for (const [name, type] of await entriesOf(fs, joinPath(dir, ".kiro/steering")))
+    if ((type === "file" || type === "symlink") && /\.md$/i.test(name)) await file(joinPath(dir, ".kiro/steering", name), "kiro", coll(".kiro/steering"));
   await file(joinPath(dir, ".github/copilot-instructions.md"), "always", coll(".github/copilot-instructions.md"));
   await file(joinPath(dir, ".cursorrules"), "always", coll(".cursorrules"));
   // Windsurf's legacy single file (at the root only): always on.
@@ -530,7 +536,8 @@ async function memoryWithImports(f: FileInput, activation: "always" | "folder", 
   if (!/CLAUDE(\.local)?\.md$/.test(f.path)) return parseMemory(f, activation, dir);
   const problems: GuidanceProblem[] = [];
   const seen = new Set<string>([f.path]);
-  const body = parseFrontmatter(f.text).body;
+  // Claude Code leaves block-level HTML comments out (an import inside one is not followed either).
+  const body = stripBlockComments(parseFrontmatter(f.text).body);
   const blocks: Array<{ path: string; text: string }> = [];
   const includes: string[] = [];
   const imported = await expandImports(body, f.path, env, 1, seen, problems, blocks, includes);
@@ -606,7 +613,7 @@ async function expandImports(
         continue;
       }
       includes.push(real);
-      const own = parseFrontmatter(content).body;
+      const own = stripBlockComments(parseFrontmatter(content).body);
       const header = `\n--- imported from ${folderOf(env.fs, target) ? displayPath(env.fs, target) : target} (@${spec}) ---\n`;
       // Each imported file is a part of its own, at whatever depth, in reading order: one already
       // sent in the session (AGENTS.md, sent as itself when CLAUDE.md imports it) is named instead

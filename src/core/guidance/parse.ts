@@ -2,6 +2,7 @@
 import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
 import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
+import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
 
@@ -144,14 +145,16 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   };
 }
 
-export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf";
+export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf" | "kiro";
 
 /**
  * A rule. Cursor .mdc: alwaysApply → always; globs → auto-attached; a description alone →
  * agent-requested; nothing → manual. Copilot .instructions.md: applyTo globs (`**` = always).
  * Cline/Roo rule files: always unless `paths` globs say where. Claude Code `.claude/rules/*.md`:
  * `paths` globs → when a matching file is touched, none → always. Windsurf `.windsurf/rules/*.md`:
- * `trigger` always_on → always, glob → auto-attached, model_decision → requested, manual → manual. The rest (.cursorrules, .windsurfrules,
+ * `trigger` always_on → always, glob → auto-attached, model_decision → requested, manual → manual. Kiro
+ * `.kiro/steering/*.md`: `inclusion` always (or none) → always, fileMatch + `fileMatchPattern` → auto-attached,
+ * auto + `description` → requested (named by its `name`), manual → manual. The rest (.cursorrules, .windsurfrules,
  * copilot-instructions.md, .roorules): always. `dir`: a nested rule folder's project (its globs
  * are relative to it, and it applies only to files under it).
  */
@@ -161,7 +164,7 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
   const d = fm.data;
   const problems: GuidanceProblem[] = [];
   const description = text(d.description);
-  const name = stem(f.path) || baseName(f.path);
+  const name = (format === "kiro" && text(d.inclusion)?.toLowerCase() === "auto" ? text(d.name) : undefined) ?? (stem(f.path) || baseName(f.path));
   let activation: Activation = "always";
   let globs: string[] = [];
   if (format === "mdc") {
@@ -201,12 +204,34 @@ export function parseRule(f: FileInput, format: RuleFormat, dir?: string): Parse
             : "no trigger: it applies only when named with @ (set trigger: always_on to apply it always)",
         );
     }
+  } else if (format === "kiro") {
+    // Kiro steering: `inclusion` always (the default) | fileMatch (+ `fileMatchPattern`, one glob or a
+    // list) | manual (`#name` in Kiro's chat, `@name` here) | auto (+ `name`, `description`: Kiro
+    // includes it when the request matches the description — the model chooses, as with Cursor's
+    // agent-requested rules).
+    const inclusion = text(d.inclusion);
+    const at = (message: string) => problems.push({ path: f.path, line: keyLine(f.text, "inclusion") ?? 1, message });
+    const mode = inclusion?.toLowerCase();
+    if (mode === undefined || mode === "always") activation = "always";
+    else if (mode === "filematch") {
+      globs = stringList(d.fileMatchPattern);
+      activation = globs.length ? "glob" : "manual";
+      if (!globs.length) at("inclusion: fileMatch without a fileMatchPattern: it applies only when named with @");
+    } else if (mode === "auto") {
+      activation = description ? "requested" : "manual";
+      if (!description) at("inclusion: auto without a description: the model cannot choose it, so it applies only when named with @");
+    } else {
+      activation = "manual";
+      if (mode !== "manual") at(`inclusion "${inclusion}" is not always, fileMatch, auto or manual: it applies only when named with @`);
+    }
   }
   if (!fm.body.trim()) problems.push({ path: f.path, line: fm.bodyLine, message: "the rule is empty" });
   for (const g of globs.filter(unmatchableGlob))
-    problems.push({ path: f.path, line: ["globs", "applyTo", "paths"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: unmatchableGlobMessage(g) });
+    problems.push({ path: f.path, line: ["globs", "applyTo", "paths", "fileMatchPattern"].map((k) => keyLine(f.text, k)).find((n) => n > 1) ?? 1, message: unmatchableGlobMessage(g) });
   globs = globs.filter((g) => !unmatchableGlob(g));
-  return { entry: entry("rule", f, name, fm.body, activation, { description: description ?? heading(fm.body), match: { ...emptyMatch(), globs }, dir }), problems };
+  // Claude Code's rules are memory: its block-level HTML comments never reach the model.
+  const body = format === "claude" ? stripBlockComments(fm.body) : fm.body;
+  return { entry: entry("rule", f, name, body, activation, { description: description ?? heading(body), match: { ...emptyMatch(), globs }, dir }), problems };
 }
 
 /**

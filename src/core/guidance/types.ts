@@ -105,8 +105,8 @@ export interface GuidanceFile {
   origin: "builtin" | "user";
   /** What it is: a lesson, a skill's SKILL.md, a memory file (~/.claude/CLAUDE.md, ~/.yoke/AGENTS.md), or a rule (~/.claude/rules, ~/.roo/rules). */
   role: "lesson" | "skill" | "memory" | "rule";
-  /** Rules: whose format (Claude Code's `paths:` frontmatter, or Roo's plain files). */
-  format?: "claude" | "roo";
+  /** Rules: whose format (Claude Code's `paths:` frontmatter, Roo's plain files, Kiro's steering `inclusion`). */
+  format?: "claude" | "roo" | "kiro";
   /** Shown as the source (e.g. `~/.yoke/lessons/x.md`, `lessons/python/traceback.md`). */
   display: string;
   /** Skills: the files next to SKILL.md, relative to its folder. */

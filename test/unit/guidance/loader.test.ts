@@ -157,7 +157,7 @@ describe("loadGuidance", () => {
     };
     const set = await loadGuidance({ fs: ws.fs, files: noHome(), nestedMemory: true, search });
     expect(set.problems).toEqual([]);
-    expect(asked).toEqual([["**/AGENTS.md", "**/CLAUDE.md", "**/.cursor/rules/**/*.mdc", "**/.windsurf/rules/**/*.md"]]);
+    expect(asked).toEqual([["**/AGENTS.md", "**/CLAUDE.md", "**/.cursor/rules/**/*.mdc", "**/.cursor/rules/**/*.md", "**/.windsurf/rules/**/*.md"]]);
     expect(set.entries.filter((e) => e.kind === "memory" && e.activation === "folder").map((e) => e.source)).toEqual(["packages/a/AGENTS.md", "packages/b/deep/er/CLAUDE.md"]);
     expect(set.entries.some((e) => e.source === "packages/c/.cursor/rules/style.mdc")).toBe(true);
     // A sub-folder's .windsurf/rules (Windsurf finds them in every sub-folder): scoped to it.
