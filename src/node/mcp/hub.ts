@@ -215,6 +215,9 @@ export class NodeMcpHub implements McpHub {
   private catalogued: Promise<McpServerStatus[]> | undefined;
   private roots: readonly string[];
   private readonly spawned = new Set<number>();
+  /** Each started server's marker (processes.ts SERVER_MARKER), by pid; then kept for a process exiting at once. */
+  private readonly markers = new Map<number, string>();
+  private readonly leftMarkers = new Set<string>();
   private handlers: McpClientHandlers | undefined;
 
   constructor(private readonly opts: NodeMcpHubOptions) {
@@ -232,6 +235,11 @@ export class NodeMcpHub implements McpHub {
   /** Process ids (= process groups) of the stdio servers started and not yet exited (running or still starting). */
   pids(): number[] {
     return [...this.spawned];
+  }
+
+  /** The markers of every server started (what left a server's group carries one). */
+  serverMarkers(): string[] {
+    return [...this.markers.values(), ...this.leftMarkers];
   }
 
   /** The workspace folders changed: running servers are notified and ask for the new list (`roots/list`). */
@@ -1017,13 +1025,18 @@ export class NodeMcpHub implements McpHub {
         onSpawn: (p) => {
           pid = p;
           this.spawned.add(p);
-          this.registry.add(c.name, p);
+          this.markers.set(p, transport.marker);
+          this.registry.add(c.name, p, transport.marker);
         },
         onExit: (code, signal) => {
           slot.abandon = undefined;
           if (pid) {
             this.registry.remove(pid);
             this.spawned.delete(pid);
+            // Its marker stays known until what carries it is gone (the transport stops it after the exit).
+            const marker = this.markers.get(pid);
+            this.markers.delete(pid);
+            if (marker) this.leftMarkers.add(marker);
           }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
           onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
