@@ -117,6 +117,27 @@ describe.each(identities().list)("a server's setsid grandchild does not outlive 
     expect(pidsOf(sleeperArgv(t))).toEqual([]);
   }, 150_000);
 
+  it("SIGKILL of yoke run (no code of Yoke's runs): the grandchild lives on; the next start (yoke mcp list) stops it by the marker on record", async () => {
+    const t = uniqueTestArg("kill");
+    const w = workspace(t, who);
+    const llm = await startScriptedLlmServer({ script: [{ hang: true }] });
+    try {
+      const cli = startCli(who, [...scriptedRunArgs(llm.openaiBaseUrl, w.cwd, join(w.home, "sessions")), "go"], { HOME: w.home });
+      expect(await until(() => llm.requests.length === 1 && pidsOf(sleeperArgv(t)).length === 1, 60_000)).toBe(true);
+      cli.kill("SIGKILL");
+      await cli.result;
+      // The server reads the end of its input and exits; its setsid grandchild is nobody's now.
+      expect(await until(() => pidsOf([process.execPath, SERVER, t]).length === 0, 10_000)).toBe(true);
+      expect(pidsOf(sleeperArgv(t))).toHaveLength(1);
+    } finally {
+      await llm.close();
+    }
+    const list = startCli(who, ["mcp", "list", "--cwd", w.cwd, "--json"], { HOME: w.home });
+    expect((await list.result).code).toBe(0);
+    // (mcp list starts the server again, and stops it with its own grandchild at its end.)
+    expect(await until(() => pidsOf(sleeperArgv(t)).length === 0, 10_000)).toBe(true);
+  }, 120_000);
+
   for (const [sig, code] of [
     ["SIGTERM", 143],
     ["SIGINT", 130],
