@@ -77,6 +77,22 @@ describe("an MCP server's log in the panel's MCP view", () => {
 
     // The second: one entry of the list (its newline does not make a row of its own).
     expect(await lines.nth(1).textContent()).toMatch(/^\d\d:\d\d:\d\d info first line\nsecond line$/);
+    // Its second line is drawn indented past where every entry starts (a hanging indent): a logged
+    // "\n12:00:00 error …" cannot pass for an entry of its own.
+    const starts = await lines.nth(1).evaluate((li) => {
+      const left = (node: Node, k: number) => {
+        const r = document.createRange();
+        r.setStart(node, k);
+        r.setEnd(node, k + 1);
+        return r.getBoundingClientRect().left;
+      };
+      const walker = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+      const nodes: Text[] = [];
+      while (walker.nextNode()) nodes.push(walker.currentNode as Text);
+      const withBreak = nodes.find((n) => n.data.includes("\n"))!;
+      return { entry: left(nodes[0]!, 0), continued: left(withBreak, withBreak.data.indexOf("\n") + 1) };
+    });
+    expect(starts.continued).toBeGreaterThan(starts.entry + 4);
     // Nothing raw anywhere in the view.
     expect(raw(await panel.innerText())).toBe(false);
     expect(raw(await panel.textContent())).toBe(false);

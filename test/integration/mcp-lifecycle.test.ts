@@ -139,6 +139,8 @@ describe.each(ids.list)("a stdio server gets only what its definition names, as 
       A_NAMED: "named-value",
       FROM_FILE: "file-value",
       QUOTED: "two words",
+      // Yoke's marker of this start (what the server starts carries it: stopped with the server).
+      YOKE_MCP_SERVER: expect.stringMatching(/^[0-9a-f]{24}$/),
     });
     const all = JSON.stringify(r.requests.map((q) => q.body));
     for (const secret of [ANTHROPIC_SECRET, OPENAI_SECRET, "b-secret-value", "not-for-servers"]) expect(all).not.toContain(secret);

@@ -106,7 +106,8 @@ export interface McpConfigProblem {
   message: string;
   /**
    * The server was loaded all the same: the message is a note about a key of its entry that Yoke
-   * does not apply (VS Code's `dev`, Cline's `autoApprove`…), said so nothing is dropped silently.
+   * does not apply (VS Code's `dev`, Cline's `autoApprove`…), said so nothing is dropped silently;
+   * or a note that an entry turned off hides a lower scope's server of its name (as its entry asks).
    */
   loaded?: boolean;
 }
@@ -435,9 +436,22 @@ export function parseMcpConfig(files: readonly McpSourceFile[], ctx: ExpandConte
     }
     const lines = map ? keyLines(file.text, mapPath) : new Map<string, number>();
     for (const [name, raw] of Object.entries(map ?? {})) {
-      if (isObject(raw) && (raw.disabled === true || raw.enabled === false)) continue;
+      // Turned off here: a lower scope's server of the same name is hidden too (Claude Code's rule:
+      // the highest scope's entry of a name is the whole definition, and this one is off).
       const line = lines.get(name);
       const where = `${file.path}${line ? `:${line}` : ""}: MCP server "${name}"`;
+      if (isObject(raw) && (raw.disabled === true || raw.enabled === false)) {
+        const hidden = byName.get(name);
+        if (hidden)
+          problems.push({
+            server: name,
+            sourcePath: file.path,
+            message: `${where}: turned off here, so the server of that name in ${hidden.sourcePath} (${hidden.source}) is not started either (the highest scope's entry of a name is the one used)`,
+            loaded: true,
+          });
+        byName.delete(name);
+        continue;
+      }
       const notes: string[] = [];
       try {
         byName.delete(name);

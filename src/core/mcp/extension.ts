@@ -119,6 +119,11 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
 
       // `@server:uri`: the resource's content goes to the model right after the message (a context message).
       const attached: ContextMessage[] = [];
+      // A server that failed to start: the model is told with its next request (appended: the cached
+      // prefix stays), or it would only meet "Unknown tool". Its name only: the reason (its stderr)
+      // is the user's to read, in the log and the setup warnings.
+      const failed = catalog.filter((s) => s.state === "failed").map((s) => JSON.stringify(s.config.name));
+      if (failed.length) attached.push({ source: "mcp-servers", text: failedServersNote(failed) });
       // Only in what the user typed: a custom command's or an MCP prompt's body (the repository's or a
       // server's words) would otherwise read a resource past the ReadMcpResourceTool rules (red9).
       // Subscriptions: a mentioned resource is subscribed to where its server offers that, and a
@@ -186,4 +191,10 @@ export function mcpExtension(opts: McpExtensionOptions): Extension {
       };
     },
   };
+}
+
+/** What the model is told of the servers that failed to start (names already quoted). */
+export function failedServersNote(quotedNames: readonly string[]): string {
+  const one = quotedNames.length === 1;
+  return `The MCP server${one ? "" : "s"} ${quotedNames.join(", ")} failed to start: ${one ? "its" : "their"} tools are not available in this session (the user has been shown why).`;
 }

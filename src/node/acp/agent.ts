@@ -16,6 +16,7 @@ import { sessionCost } from "../../core/cost";
 import { contextWindowOf } from "../../core/providers/context-windows";
 import { parseLog } from "../../core/session/session-log";
 import type { SessionEvent } from "../../core/events";
+import { describeEvent } from "../../core/describe-event";
 import type { ChangeReviewer, ProposedChange, ReviewOutcome } from "../../core/review";
 import type { WorkspaceFs } from "../../core/ports";
 import type { NodeServices } from "../agent-services";
@@ -106,6 +107,8 @@ interface Live {
   /** The models the provider lists, once asked (the model option offers them too). */
   listed?: string[];
   listing?: Promise<void>;
+  /** When open() began: the events since are this start's (an MCP server that failed to start). */
+  openedAt: string;
 }
 
 /** Why a prompt turn ended, from the events it appended. */
@@ -364,6 +367,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   async function open(cwd: string, additionalDirectories: string[], mcpServers: readonly acp.McpServer[], resumeId?: string): Promise<Live> {
+    const openedAt = new Date().toISOString();
     // A session the folder's store does not have: the protocol's "resource not found", before anything is started.
     if (resumeId) {
       const view = createFileSessionStore(deps.sessionDir(cwd), { readOnly: true });
@@ -432,6 +436,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       updates: { tool: (n) => session.tool(n), root: session.services.fs.root },
       terminals,
       info: {},
+      openedAt,
     };
     return live;
   }
@@ -563,6 +568,27 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
   }
 
   /** Tells the editor the session's slash commands (after session/new, load and resume; again when the MCP servers change). */
+  /**
+   * The warnings of this start (an MCP server — the editor's or the settings' — that failed to
+   * start: its tools are missing), told the editor as an agent message once it knows the session,
+   * as `yoke run` prints them: ACP has no other update for a warning (the schema's session updates
+   * are messages, tool calls, plans, commands, modes and info). The model is told by the MCP
+   * mechanism itself (src/core/mcp/extension.ts).
+   */
+  function announceSetupWarnings(live: Live): void {
+    const lines = live.session
+      .events()
+      .filter((e) => e.ts >= live.openedAt && e.type === "mcp_server")
+      .map((e) => describeEvent(e))
+      .filter((n) => n?.level === "warning" || n?.level === "error")
+      .map((n) => `⚠ ${n!.text}`);
+    if (!lines.length) return;
+    void (async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      send(live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${lines.join("\n")}\n` } });
+    })();
+  }
+
   function announceCommands(live: Live): void {
     void (async () => {
       // After the answer to session/new (or load, resume) is on its way: the editor knows the session first.
@@ -627,6 +653,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       const live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers);
       sessions.set(live.session.id, live);
       listen(live);
+      announceSetupWarnings(live);
       announceCommands(live);
       void listModelsFor(live);
       return { sessionId: live.session.id, modes: await modeState(live), configOptions: await configOptions(live) };
@@ -634,6 +661,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
       cwds.add(params.cwd);
       let live = sessions.get(params.sessionId);
+      const fresh = !live;
       if (!live) {
         live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers, params.sessionId);
         sessions.set(live.session.id, live);
@@ -645,6 +673,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
       await live.queue;
       if (!live.listening) listen(live);
       deliverKept(live);
+      if (fresh) announceSetupWarnings(live);
       announceCommands(live);
       void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };
@@ -653,12 +682,14 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; closeAl
     .onRequest(acp.methods.agent.session.resume, async ({ params }) => {
       cwds.add(params.cwd);
       let live = sessions.get(params.sessionId);
+      const fresh = !live;
       if (!live) {
         live = await open(params.cwd, params.additionalDirectories ?? [], params.mcpServers ?? [], params.sessionId);
         sessions.set(live.session.id, live);
       }
       if (!live.listening) listen(live);
       deliverKept(live);
+      if (fresh) announceSetupWarnings(live);
       announceCommands(live);
       void listModelsFor(live);
       return { modes: await modeState(live), configOptions: await configOptions(live) };

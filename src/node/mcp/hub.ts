@@ -215,6 +215,9 @@ export class NodeMcpHub implements McpHub {
   private catalogued: Promise<McpServerStatus[]> | undefined;
   private roots: readonly string[];
   private readonly spawned = new Set<number>();
+  /** Each started server's marker (processes.ts SERVER_MARKER), by pid; then kept for a process exiting at once. */
+  private readonly markers = new Map<number, string>();
+  private readonly leftMarkers = new Set<string>();
   private handlers: McpClientHandlers | undefined;
 
   constructor(private readonly opts: NodeMcpHubOptions) {
@@ -232,6 +235,11 @@ export class NodeMcpHub implements McpHub {
   /** Process ids (= process groups) of the stdio servers started and not yet exited (running or still starting). */
   pids(): number[] {
     return [...this.spawned];
+  }
+
+  /** The markers of every server started (what left a server's group carries one). */
+  serverMarkers(): string[] {
+    return [...this.markers.values(), ...this.leftMarkers];
   }
 
   /** The workspace folders changed: running servers are notified and ask for the new list (`roots/list`). */
@@ -481,7 +489,10 @@ export class NodeMcpHub implements McpHub {
   }
 
   async resources(server: string, signal: AbortSignal): Promise<McpResourceList | undefined> {
-    const running = await this.runningFor(server);
+    return this.withSession(server, (running) => this.resourcesOn(server, running, signal));
+  }
+
+  private async resourcesOn(server: string, running: Running, signal: AbortSignal): Promise<McpResourceList | undefined> {
     if (!running.client.getServerCapabilities()?.resources) return undefined;
     const out: McpResourceList = { resources: [], templates: [] };
     try {
@@ -508,14 +519,15 @@ export class NodeMcpHub implements McpHub {
   }
 
   async readResource(server: string, uri: string, signal: AbortSignal): Promise<McpResourceContents[]> {
-    const running = await this.runningFor(server);
-    if (!running.client.getServerCapabilities()?.resources) throw new Error(`the MCP server "${server}" offers no resources`);
-    try {
-      const r = await running.client.readResource({ uri }, { signal, timeout: RESOURCE_TIMEOUT_MS });
-      return r.contents.map((c) => pick<McpResourceContents>(c, ["uri", "mimeType", "text", "blob"]));
-    } catch (err) {
-      throw new Error(`the MCP server "${server}" did not read ${uri}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
+    return this.withSession(server, async (running) => {
+      if (!running.client.getServerCapabilities()?.resources) throw new Error(`the MCP server "${server}" offers no resources`);
+      try {
+        const r = await running.client.readResource({ uri }, { signal, timeout: RESOURCE_TIMEOUT_MS });
+        return r.contents.map((c) => pick<McpResourceContents>(c, ["uri", "mimeType", "text", "blob"]));
+      } catch (err) {
+        throw new Error(`the MCP server "${server}" did not read ${uri}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    });
   }
 
   /** The resources subscribed to, per connection (what the server was told on that connection). */
@@ -630,8 +642,11 @@ export class NodeMcpHub implements McpHub {
   }
 
   async prompts(server: string, signal: AbortSignal): Promise<McpPromptInfo[] | undefined> {
+    return this.withSession(server, (running) => this.promptsOn(server, running, signal));
+  }
+
+  private async promptsOn(server: string, running: Running, signal: AbortSignal): Promise<McpPromptInfo[] | undefined> {
     const slot = this.slots.get(server);
-    const running = await this.runningFor(server);
     if (!running.client.getServerCapabilities()?.prompts) return undefined;
     if (slot?.prompts) return slot.prompts;
     const out: McpPromptInfo[] = [];
@@ -650,34 +665,54 @@ export class NodeMcpHub implements McpHub {
   }
 
   async getPrompt(server: string, name: string, args: Record<string, string>, signal: AbortSignal): Promise<McpPromptResult> {
-    const running = await this.runningFor(server);
-    try {
-      const r = await running.client.getPrompt({ name, arguments: args }, { signal, timeout: RESOURCE_TIMEOUT_MS });
-      return { ...(r.description ? { description: r.description } : {}), messages: r.messages.map((m) => ({ role: m.role, content: m.content as McpPromptResult["messages"][number]["content"] })) };
-    } catch (err) {
-      throw new Error(`the MCP server "${server}" did not give the prompt "${name}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
+    return this.withSession(server, async (running) => {
+      try {
+        const r = await running.client.getPrompt({ name, arguments: args }, { signal, timeout: RESOURCE_TIMEOUT_MS });
+        return { ...(r.description ? { description: r.description } : {}), messages: r.messages.map((m) => ({ role: m.role, content: m.content as McpPromptResult["messages"][number]["content"] })) };
+      } catch (err) {
+        throw new Error(`the MCP server "${server}" did not give the prompt "${name}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    });
   }
 
   async complete(server: string, prompt: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]> {
-    const running = await this.runningFor(server);
-    // The server declares `completions` when it completes arguments; otherwise there is nothing to ask.
-    if (!running.client.getServerCapabilities()?.completions) return [];
-    const r = await running.client.complete(
-      { ref: { type: "ref/prompt", name: prompt }, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) },
-      { signal, timeout: 10_000 },
-    );
-    return r.completion.values.slice(0, 100);
+    return this.completeRef(server, { type: "ref/prompt", name: prompt }, argument, context, signal);
   }
 
   async completeResource(server: string, uriTemplate: string, argument: { name: string; value: string }, context: Record<string, string>, signal: AbortSignal): Promise<string[]> {
+    return this.completeRef(server, { type: "ref/resource", uri: uriTemplate }, argument, context, signal);
+  }
+
+  private completeRef(
+    server: string,
+    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+    argument: { name: string; value: string },
+    context: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    return this.withSession(server, async (running) => {
+      // The server declares `completions` when it completes arguments; otherwise there is nothing to ask.
+      if (!running.client.getServerCapabilities()?.completions) return [];
+      const r = await running.client.complete({ ref, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) }, { signal, timeout: 10_000 });
+      return r.completion.values.slice(0, 100);
+    });
+  }
+
+  /**
+   * A request through the server's connection; when a Streamable HTTP server answers it 404 (it no
+   * longer knows the session: it restarted, or ended it) a new session is started and the request
+   * made once more — as callRenewing does for tool calls. Only for requests that change nothing on
+   * the server (lists, reads, prompts, completions): it did not run the first one anyway.
+   */
+  private async withSession<T>(server: string, op: (running: Running) => Promise<T>): Promise<T> {
     const running = await this.runningFor(server);
-    if (!running.client.getServerCapabilities()?.completions) return [];
-    const r = await running.client.complete(
-      { ref: { type: "ref/resource", uri: uriTemplate }, argument, ...(Object.keys(context).length ? { context: { arguments: context } } : {}) },
-      { signal, timeout: 10_000 },
-    );
-    return r.completion.values.slice(0, 100);
+    try {
+      return await op(running);
+    } catch (err) {
+      const slot = this.slots.get(server);
+      if (!slot || !(await this.sessionEnded(slot, running, err))) throw err;
+      return await op(await this.ensureStarted(slot));
+    }
   }
 
   private async runningFor(server: string): Promise<Running> {
@@ -1017,13 +1052,18 @@ export class NodeMcpHub implements McpHub {
         onSpawn: (p) => {
           pid = p;
           this.spawned.add(p);
-          this.registry.add(c.name, p);
+          this.markers.set(p, transport.marker);
+          this.registry.add(c.name, p, transport.marker);
         },
         onExit: (code, signal) => {
           slot.abandon = undefined;
           if (pid) {
             this.registry.remove(pid);
             this.spawned.delete(pid);
+            // Its marker stays known until what carries it is gone (the transport stops it after the exit).
+            const marker = this.markers.get(pid);
+            this.markers.delete(pid);
+            if (marker) this.leftMarkers.add(marker);
           }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
           onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);

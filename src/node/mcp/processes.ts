@@ -9,7 +9,8 @@
  * never touched.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { hostProgram } from "../host-programs";
 
@@ -24,6 +25,86 @@ export interface RegistryEntry {
   server: string;
   child: ProcessIdentity;
   owner: ProcessIdentity;
+  /** The server's marker (SERVER_MARKER's value in its environment): what left its group carries it too. */
+  marker?: string;
+}
+
+/**
+ * Every stdio server starts with `YOKE_MCP_SERVER=<random per start>` in its environment, and
+ * everything it starts inherits it — also what leaves its process group (`setsid`, a double-fork
+ * daemon, `nohup … &` under setsid), which the group's signals never reach. Stopping a server
+ * stops the processes carrying its marker too (Linux: /proc/PID/environ, processes of Yoke's own
+ * uid only), as background agents do with YOKE_AGENT (src/node/background/registry.ts).
+ *
+ * What escapes it: a process started with an environment that drops the marker (`env -i`,
+ * `sudo`, a service manager's fresh environment), one that overwrites its own environment block,
+ * one that changed its uid. cgroups would hold those too, but need root or a delegated cgroup
+ * (systemd user slices); without /proc (macOS, Windows) only the group is stopped.
+ */
+export const SERVER_MARKER = "YOKE_MCP_SERVER";
+
+export function newServerMarker(): string {
+  return randomBytes(12).toString("hex");
+}
+
+/** Linux: live processes of this uid whose environment carries `SERVER_MARKER=marker` (never this process). */
+export function markedProcesses(marker: string): number[] {
+  if (process.platform !== "linux" || !/^[0-9a-f]{8,}$/.test(marker)) return [];
+  const want = `${SERVER_MARKER}=${marker}`;
+  const uid = process.getuid?.();
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (uid !== undefined && statSync(`/proc/${name}`).uid !== uid) continue;
+      if (!readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(want)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") out.push(Number(name));
+    } catch {
+      /* gone, or not readable */
+    }
+  }
+  return out;
+}
+
+function signalEach(pids: number[], signal: NodeJS.Signals): void {
+  for (const p of pids) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/** SIGTERM to every process carrying the marker, wait, then SIGKILL until none is left (a dying one may have started another). */
+export async function stopMarked(marker: string | undefined, graceMs = 1000): Promise<void> {
+  if (!marker) return;
+  const first = markedProcesses(marker);
+  if (first.length === 0) return;
+  signalEach(first, "SIGTERM");
+  if (await waitFor(() => markedProcesses(marker).length === 0, graceMs)) return;
+  for (let i = 0; i < 20; i++) {
+    const left = markedProcesses(marker);
+    if (left.length === 0) return;
+    signalEach(left, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The same at once, for a process that is exiting: SIGKILL, a few rounds. */
+export function killMarkedNow(marker: string): void {
+  for (let i = 0; i < 5; i++) {
+    const left = markedProcesses(marker);
+    if (left.length === 0) return;
+    signalEach(left, "SIGKILL");
+  }
 }
 
 /** Identity of a live process, or undefined when there is none (or it cannot be read). */
@@ -168,10 +249,10 @@ export class ProcessRegistry {
   }
 
   /** Records a server this process started (call right after spawn). */
-  add(server: string, pid: number): void {
+  add(server: string, pid: number, marker?: string): void {
     const child = processIdentity(pid);
     if (!child) return;
-    this.write([...this.read().filter((e) => e.child.pid !== pid), { server, child, owner: this.self }]);
+    this.write([...this.read().filter((e) => e.child.pid !== pid), { server, child, owner: this.self, ...(marker ? { marker } : {}) }]);
   }
 
   remove(pid: number): void {
@@ -198,13 +279,17 @@ export class ProcessRegistry {
         continue;
       }
       // The server is gone (its input closed when its owner died), or its pid is another process now.
-      if (child) continue;
-      // What it started may live on in its group: stopped too once the owner is gone; kept on record while the owner lives.
-      if (groupMembersSince(e.child.pid, e.child.start).length === 0) continue;
+      // What it started may live on in its group or, having left it, carry its marker: stopped too
+      // once the owner is gone; kept on record while the owner lives.
+      const marked = e.marker ? markedProcesses(e.marker).length > 0 : false;
+      if (child && !marked) continue;
+      if (!child && !marked && groupMembersSince(e.child.pid, e.child.start).length === 0) continue;
       if (ownerAlive) keep.push(e);
       else orphans.push(e);
     }
-    await Promise.all(orphans.map((e) => stopGroup(e.child.pid, 1000)));
+    // A pid that is another process now is not signalled (its group may be that process's): only what carries the marker.
+    await Promise.all(orphans.map(async (e) => (same(processIdentity(e.child.pid), e.child, true) || !processIdentity(e.child.pid) ? stopGroup(e.child.pid, 1000) : undefined)));
+    await Promise.all(orphans.map((e) => stopMarked(e.marker, 1000)));
     this.write([...keep, ...this.read().filter((e) => !entries.some((o) => o.child.pid === e.child.pid && o.child.start === e.child.start))]);
     return orphans;
   }

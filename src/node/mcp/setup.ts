@@ -14,7 +14,7 @@ import { resolveFrom } from "../../core/permissions/posix-path";
 import { withoutProviderSecrets } from "../settings/secret-env";
 import { NodeMcpHub, type ApprovalRequest, type NodeMcpHubOptions } from "./hub";
 import type { Approval } from "./approvals";
-import { signalGroup } from "./processes";
+import { killMarkedNow, signalGroup } from "./processes";
 import type { McpClientDeps } from "../../core/mcp/client-requests";
 import { CliCredentialStore } from "./keychain";
 import { sandboxWritablePaths } from "../commands/sandbox/paths";
@@ -99,12 +99,13 @@ export function inputFromEnv(env: Record<string, string | undefined>): (spec: Mc
 const live = new Set<NodeMcpHub>();
 let exitHook = false;
 
-/** A process that exits at once (a second Ctrl+C) still takes its servers' process groups with it. */
+/** A process that exits at once (a second Ctrl+C, the VS Code host after deactivate) still takes its servers' process groups, and what carries their markers, with it. */
 function killOnExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.once("exit", () => {
     for (const hub of live) for (const pid of hub.pids()) signalGroup(pid, "SIGKILL");
+    for (const hub of live) for (const marker of hub.serverMarkers()) killMarkedNow(marker);
   });
 }
 

@@ -6,14 +6,15 @@
  * Why not the SDK's StdioClientTransport: it spawns with no `detached` option (the server shares
  * Yoke's process group, so there is no group to signal), and its close() signals the server
  * process alone — a grandchild of the server survives it, and nothing stops the group of a server
- * that crashed. The framing (ReadBuffer, serializeMessage) and the minimal environment are the SDK's.
+ * that crashed. What leaves the group (`setsid`, a daemon) is found by the marker in its
+ * environment (processes.ts: SERVER_MARKER), new for every start. The framing (ReadBuffer, serializeMessage) and the minimal environment are the SDK's.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { hostLaunchWithClosedFds } from "../commands/fd-hygiene";
-import { stopGroup } from "./processes";
+import { newServerMarker, SERVER_MARKER, stopGroup, stopMarked } from "./processes";
 
 export interface StdioOptions {
   command: string;
@@ -36,6 +37,8 @@ export class GroupStdioTransport implements Transport {
   private stderrTail = "";
   private closed = false;
   private stopping = false;
+  /** SERVER_MARKER's value in this start's environment (processes.ts). */
+  readonly marker = newServerMarker();
 
   constructor(private readonly opts: StdioOptions) {}
 
@@ -51,10 +54,11 @@ export class GroupStdioTransport implements Transport {
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
       // Only stdin, stdout and stderr reach the server, not a descriptor Yoke inherited (fd-hygiene.ts); its environment is exactly opts.env.
-      const line = hostLaunchWithClosedFds(this.opts.command, this.opts.args, this.opts.env, this.opts.cwd);
+      const env = { ...this.opts.env, [SERVER_MARKER]: this.marker };
+      const line = hostLaunchWithClosedFds(this.opts.command, this.opts.args, env, this.opts.cwd);
       const child = spawn(line.file, line.args, {
         cwd: this.opts.cwd,
-        env: this.opts.env,
+        env,
         stdio: ["pipe", "pipe", "pipe"],
         detached: process.platform !== "win32",
         windowsHide: true,
@@ -72,8 +76,8 @@ export class GroupStdioTransport implements Transport {
         resolve();
       });
       child.once("exit", (code, signal) => {
-        // The server is gone (a crash, or it stopped by itself): what it started in its group goes too.
-        if (!this.stopping && child.pid) void stopGroup(child.pid, 1000);
+        // The server is gone (a crash, or it stopped by itself): what it started goes too, in its group or not.
+        if (!this.stopping && child.pid) void stopGroup(child.pid, 1000).then(() => stopMarked(this.marker, 1000));
         this.opts.onExit?.(code, signal);
         this.finish();
       });
@@ -113,6 +117,7 @@ export class GroupStdioTransport implements Transport {
     if (child?.pid && !this.stopping) {
       this.stopping = true;
       await stopGroup(child.pid, 2000, () => child.stdin?.end());
+      await stopMarked(this.marker, 1000);
     }
     this.finish();
   }
