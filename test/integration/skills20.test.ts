@@ -134,6 +134,13 @@ describe("skills as Claude Code runs them", () => {
     expect(after(2)).toContain("PROJECT-DEPLOY-BODY");
     // An unknown name lists both.
     expect(after(3)).toMatch(/No skill named \\"nosuch\\"\. Available: [^"]*\bdeploy\b[^"]*shipkit:deploy|No skill named \\"nosuch\\"\. Available: [^"]*shipkit:deploy[^"]*\bdeploy\b/);
+    // `@shipkit:deploy` in a message sends the plugin's skill (not the project's).
+    await server.close();
+    server = await startScriptedLlmServer({ script: [{ text: "ok" }] });
+    const named = await run(s, "deploy it as @shipkit:deploy says");
+    expect(named.code, named.stderr).toBe(0);
+    expect(bodyOf(server.requests[0]!)).toContain("PLUGIN-DEPLOY-BODY");
+    expect(bodyOf(server.requests[0]!)).not.toContain("PROJECT-DEPLOY-BODY");
   }, 240_000);
 });
 

@@ -201,6 +201,14 @@ class GuidanceState {
   loadSkillTool(): ToolDefinition {
     const names = () => this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name);
     const entries = () => this.entries;
+    // Whether a skill has `!` lines, read once per entry (the getter below is asked for every call).
+    const seen = new WeakMap<GuidanceEntry, boolean>();
+    const shellLines = (e: GuidanceEntry) => {
+      if (e.kind !== "skill") return false;
+      let has = seen.get(e);
+      if (has === undefined) seen.set(e, (has = hasShellLines(e.body)));
+      return has;
+    };
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
@@ -211,7 +219,7 @@ class GuidanceState {
       // A skill with `context: fork` runs a sub-agent: the task tool's time limit then, not a load's.
       // So does one whose `!` lines may ask the user first.
       get timeoutMs() {
-        return entries().some((e) => e.fork || (e.kind === "skill" && hasShellLines(e.body))) ? TASK_TIMEOUT_MS : 10_000;
+        return entries().some((e) => e.fork || shellLines(e)) ? TASK_TIMEOUT_MS : 10_000;
       },
       summarize: (i) => String(i.name ?? ""),
       hookInput: (a) => ({ skill: a.name }),
