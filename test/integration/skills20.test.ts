@@ -114,7 +114,11 @@ describe("skills as Claude Code runs them", () => {
     const market = join(s.dir, "market");
     const kit = join(market, "plugins", "shipkit");
     write(join(kit, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "shipkit", version: "1.0.0", description: "Shipping helpers" }));
-    write(join(kit, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy with the shipkit pipeline\n---\nPLUGIN-DEPLOY-BODY from ${CLAUDE_PLUGIN_ROOT}/bin\n");
+    write(
+      join(kit, "skills", "deploy", "SKILL.md"),
+      "---\nname: deploy\ndescription: Deploy with the shipkit pipeline\nallowed-tools: Bash(bash:*)\n---\nPLUGIN-DEPLOY-BODY from ${CLAUDE_PLUGIN_ROOT}/bin\nPipeline: !`bash ${CLAUDE_PLUGIN_ROOT}/bin/hello.sh`\n",
+    );
+    write(join(kit, "bin", "hello.sh"), 'echo "PLUGIN-HELLO-$((5*5))"\n');
     write(join(market, ".claude-plugin", "marketplace.json"), JSON.stringify({ name: "ship-market", owner: { name: "Team" }, plugins: [{ name: "shipkit", source: "./plugins/shipkit" }] }));
     expect((await yoke(s, ["plugins", "marketplace", "add", market])).code).toBe(0);
     const inst = await yoke(s, ["plugins", "install", "shipkit@ship-market"]);
@@ -131,6 +135,8 @@ describe("skills as Claude Code runs them", () => {
     expect(after(1)).toContain(`shipkit`);
     expect(after(1)).not.toContain("${CLAUDE_PLUGIN_ROOT}");
     expect(after(1)).not.toContain("PROJECT-DEPLOY-BODY");
+    // Its ! line ran the plugin's own script, in the sandbox (the plugin's folder read-only there), granted by the plugin's allowed-tools.
+    expect(after(1)).toContain("PLUGIN-HELLO-25");
     expect(after(2)).toContain("PROJECT-DEPLOY-BODY");
     // An unknown name lists both.
     expect(after(3)).toMatch(/No skill named \\"nosuch\\"\. Available: [^"]*\bdeploy\b[^"]*shipkit:deploy|No skill named \\"nosuch\\"\. Available: [^"]*shipkit:deploy[^"]*\bdeploy\b/);
