@@ -109,6 +109,32 @@ describe("skills as Claude Code runs them", () => {
     expect(last).toMatch(/The command `touch project-stamped\.txt[^`]*` was not run/);
   }, 240_000);
 
+  it("a skill a sub-agent loads reaches that sub-agent (as load_skill's result; before, only the main conversation got it), its ! lines unrun", async () => {
+    const s = setup({
+      "~/.claude/skills/stamp/SKILL.md":
+        "---\nname: stamp\ndescription: Stamp the tree\nallowed-tools: Bash(touch:*)\n---\nSTAMP-BODY\nStamp: !`touch child-stamped.txt && echo CHILD-STAMP-$((6*7))`\n",
+    });
+    server = await startScriptedLlmServer({
+      script: async (r) => {
+        const child = subagentDepthOf(r) === 1;
+        const n = server!.requests.filter((q) => (subagentDepthOf(q) === 1) === child).length;
+        if (child) return n === 1 ? load("stamp") : { text: "CHILD-DONE" };
+        return n === 1 ? { toolCalls: [{ name: "task", input: { description: "stamp", prompt: "Load the stamp skill." } }] } : { text: "done" };
+      },
+    });
+    const r = await run(s, "delegate the stamp");
+    expect(r.code, r.stderr).toBe(0);
+    const child = server.requests.filter((q) => subagentDepthOf(q) === 1);
+    expect(child.length).toBe(2);
+    expect(bodyOf(child[1]!)).toContain("STAMP-BODY");
+    expect(bodyOf(child[1]!)).toContain("a sub-agent loaded this skill");
+    expect(bodyOf(child[1]!)).not.toContain("CHILD-STAMP-42");
+    expect(existsSync(join(s.ws, "child-stamped.txt"))).toBe(false);
+    // The main conversation did not get the sub-agent's skill.
+    const parent = server.requests.filter((q) => subagentDepthOf(q) === 0);
+    expect(bodyOf(parent.at(-1)!)).not.toContain("STAMP-BODY");
+  }, 240_000);
+
   it("a plugin's skill is PLUGIN:NAME: a project skill of the same name does not hide it; both are listed and both load", async () => {
     const s = setup({ ".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy the project the repository's way\n---\nPROJECT-DEPLOY-BODY\n" });
     const market = join(s.dir, "market");

@@ -10,7 +10,7 @@ import type { ContextMessage, Extension, ExtensionApi } from "../extensions/type
 import { normalizePath } from "../paths";
 import { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { forkRunner, TASK_TIMEOUT_MS } from "../subagents/index";
-import { hasShellLines } from "../custom-commands/expand";
+import { hasShellLines, runShellLines } from "../custom-commands/expand";
 import type { LoadedSkill } from "../custom-commands/extension";
 import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
 import { bounded } from "./parse";
@@ -239,11 +239,19 @@ class GuidanceState {
         }
         if (this.muted(e)) throw new ToolError(`The ${e.kind} "${e.name}" is muted by the user in this workspace.`);
         // "Already loaded" only when its text really was sent (listing it is not loading it).
+        // A sub-agent's load (load_skill is shared with sub-agents, this state is the main
+        // conversation's): the text comes back as the result, since what this session appends
+        // reaches only its own requests (before, the sub-agent was told "follows" and never got it,
+        // and the main conversation got it instead).
+        if (ctx.sessionId !== this.api.session.id && !e.fork) {
+          const loaded = await this.preprocessed(e, ctx.callId, ctx.sessionId);
+          return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}):\n\n${render(loaded, ["loaded with load_skill"])}` };
+        }
         // A forked skill is run, not sent: it runs again each time it is loaded.
         if (!e.fork && (this.injected.has(e.id) || this.pendingSkills.some((x) => x.id === e.id) || this.alreadySent(e)))
           return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
         if (e.fork) return this.forkSkill(e, ctx);
-        this.pendingSkills.push(await this.preprocessed(e, ctx.callId));
+        this.pendingSkills.push(await this.preprocessed(e, ctx.callId, ctx.sessionId));
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
@@ -261,14 +269,21 @@ class GuidanceState {
     const agent = e.fork?.agent;
     const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
     const files = e.files?.length && e.dir ? `\n\n[Files that come with it, in ${e.dir}: ${e.files.join(", ")}]` : "";
-    const body = (await this.preprocessed(e, ctx.callId)).body;
+    const body = (await this.preprocessed(e, ctx.callId, ctx.sessionId)).body;
     const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${body}${files}`, ...(agent ? { agent } : {}) }, ctx);
     return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
   }
 
   /** The skill with its `!` lines run (through the options' preprocessor: the permission gate, the user, the sandbox). */
-  private async preprocessed(e: GuidanceEntry, callId: string): Promise<GuidanceEntry> {
+  private async preprocessed(e: GuidanceEntry, callId: string, sessionId = this.api.session.id): Promise<GuidanceEntry> {
     if (e.kind !== "skill" || !this.opts.preprocess || !hasShellLines(e.body)) return e;
+    // load_skill is shared with sub-agents, whose mode, tools and approvals are their own: a skill one
+    // of them loads keeps its lines unrun (this session's gate would judge them in the wrong mode).
+    if (sessionId !== this.api.session.id)
+      return {
+        ...e,
+        body: bounded(await runShellLines(e.body, async (c) => `[The command \`${c}\` was not run: a sub-agent loaded this skill, and a skill's ! lines run only in the main conversation.]`)),
+      };
     const body = await this.opts.preprocess(
       this.api,
       {
