@@ -18,10 +18,18 @@ export interface NodeGuidanceOptions {
   /** The built-in lessons folder (default: `lessons/` of the installed package). */
   builtinDir?: string | null;
   /** More skill folders (each holding skill folders with a SKILL.md): the enabled plugins' `skills/`. */
-  skillDirs?: Array<{ dir: string; label: string }>;
+  skillDirs?: SkillFolder[];
 }
 
 const posix = (p: string) => p.split(sep).join("/");
+
+/** A folder of skills from elsewhere: a plugin's (`label` says which; `namespace`: the plugin's name, its skills are `PLUGIN:NAME`; `root`: its installed folder). */
+export interface SkillFolder {
+  dir: string;
+  label: string;
+  namespace?: string;
+  root?: string;
+}
 
 /**
  * The built-in lessons' front matter, parsed when Yoke was built (esbuild.mjs writes
@@ -91,7 +99,16 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
     async list() {
       const out: GuidanceFile[] = [];
       // `owner`: a plugin's folder, which its files must not leave (a link out of it is a problem, not a read).
-      const add = (abs: string, origin: GuidanceFile["origin"], role: GuidanceFile["role"], display: string, files?: string[], format?: GuidanceFile["format"], owner?: string) => {
+      const add = (
+        abs: string,
+        origin: GuidanceFile["origin"],
+        role: GuidanceFile["role"],
+        display: string,
+        files?: string[],
+        format?: GuidanceFile["format"],
+        owner?: string,
+        plugin?: { namespace?: string; root?: string },
+      ) => {
         let text: string | undefined;
         try {
           text = owner ? readOwnedFile(abs, owner, home) : read(abs);
@@ -100,7 +117,17 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
           out.push({ path: posix(abs), text: "", origin, role, display, problem: err.message });
           return;
         }
-        if (text !== undefined) out.push({ path: posix(abs), text, origin, role, display, ...(files ? { files } : {}), ...(format ? { format } : {}) });
+        if (text !== undefined)
+          out.push({
+            path: posix(abs),
+            text,
+            origin,
+            role,
+            display,
+            ...(files ? { files } : {}),
+            ...(format ? { format } : {}),
+            ...(plugin?.namespace ? { namespace: plugin.namespace, ...(plugin.root ? { pluginRoot: posix(plugin.root) } : {}) } : {}),
+          });
       };
       if (builtin) for (const abs of walk(builtin, isLesson)) add(abs, "builtin", "lesson", `lessons/${posix(relative(builtin, abs))}`);
       for (const abs of walk(join(home, ".yoke", "lessons"), isLesson)) add(abs, "user", "lesson", tilde(abs));
@@ -113,13 +140,15 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
         { dir: join(home, ".agents", "skills"), label: undefined as string | undefined },
         ...(opts.skillDirs ?? []),
       ];
-      for (const { dir: skills, label } of skillRoots) {
+      for (const root of skillRoots) {
+        const { dir: skills, label } = root;
+        const plugin = "namespace" in root ? { namespace: root.namespace, root: root.root } : undefined;
         // A plugin may point at one skill folder itself (its SKILL.md right there).
         if (label && existsSync(join(skills, "SKILL.md"))) {
           const files = walk(skills, () => true)
             .map((f) => posix(relative(skills, f)))
             .filter((f) => f !== "SKILL.md");
-          add(join(skills, "SKILL.md"), "user", "skill", `${label}/SKILL.md`, files, undefined, skills);
+          add(join(skills, "SKILL.md"), "user", "skill", `${label}/SKILL.md`, files, undefined, skills, plugin);
           continue;
         }
         let dirs: string[];
@@ -136,7 +165,7 @@ export function createNodeGuidanceFiles(opts: NodeGuidanceOptions = {}): Guidanc
           const files = walk(dir, () => true)
             .map((f) => posix(relative(dir, f)))
             .filter((f) => f !== "SKILL.md");
-          add(join(dir, "SKILL.md"), "user", "skill", label ? `${label}/${d}/SKILL.md` : tilde(join(dir, "SKILL.md")), files, undefined, label ? skills : undefined);
+          add(join(dir, "SKILL.md"), "user", "skill", label ? `${label}/${d}/SKILL.md` : tilde(join(dir, "SKILL.md")), files, undefined, label ? skills : undefined, plugin);
         }
       }
       add(join(home, ".claude", "CLAUDE.md"), "user", "memory", "~/.claude/CLAUDE.md");

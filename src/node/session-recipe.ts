@@ -18,6 +18,7 @@ import { defaultGates, withConcurrencyGates } from "../core/concurrency";
 import type { ChildWorkspace, Extension, SessionInfo } from "../core/extensions/types";
 import { fallbackChain } from "../core/fallback";
 import { guidanceExtension } from "../core/guidance";
+import { skillPreprocessor } from "../core/custom-commands";
 import type { GuidancePrefs } from "../core/guidance/types";
 import type { AgentSessionOptions } from "../core/loop/agent-session";
 import type { Approver, PermissionMode } from "../core/loop/types";
@@ -188,7 +189,12 @@ export async function sessionRecipe(s: SessionSettings, host: SessionHost): Prom
       authorize: (command, mode) => node.gate.check({ tool: "run_command", permission: "Bash", input: { command }, mutates: true }, mode),
     }),
     nodeCheckpointsExtension(s.sessionDir),
-    guidanceExtension({ files: createNodeGuidanceFiles({ home: s.home, skillDirs: pluginSkillFolders(plugins) }), prefs: host.guidancePrefs, budget: s.guidanceBudget }),
+    guidanceExtension({
+      files: createNodeGuidanceFiles({ home: s.home, skillDirs: pluginSkillFolders(plugins) }),
+      prefs: host.guidancePrefs,
+      budget: s.guidanceBudget,
+      preprocess: skillPreprocessor({ approver: host.approver, check: (req, mode) => node.gate.check(req, mode) }), // a loaded skill's `!` lines: the commands' gate
+    }),
     ...mcp,
     await nodeSubagentsExtension(s.cwd, (m) => host.warn(m), {
       home: s.home,

@@ -57,7 +57,10 @@ export async function nodeSubagentsExtension(cwd: string, warn?: (message: strin
         files: createNodeGuidanceFiles({ ...(opts.home ? { home: opts.home } : {}), ...(skillDirs ? { skillDirs } : {}) }),
         access: session.services.access,
       });
-      return effectiveEntries(set.entries).find((e) => e.kind === "skill" && e.name === name)?.body;
+      const skills = effectiveEntries(set.entries).filter((e) => e.kind === "skill");
+      // A plugin's skill is `PLUGIN:NAME`; a bare name that only one plugin's skill has still finds it.
+      const plugin = skills.filter((e) => e.name.endsWith(`:${name}`));
+      return (skills.find((e) => e.name === name) ?? (plugin.length === 1 ? plugin[0] : undefined))?.body;
     },
     // An agent's own MCP servers (inline `mcpServers`): a hub for its run, with the approval rules of
     // the workspace's .mcp.json servers for a repository agent (trust, then your approval of that
@@ -155,7 +158,7 @@ export interface CustomAgentOptions {
   /** More agent folders: the enabled plugins' (src/node/plugins). */
   agentFolders?: AgentFolder[];
   /** More skill folders an agent's `skills` may name (the enabled plugins'). */
-  skillDirs?: Array<{ dir: string; label: string }>;
+  skillDirs?: import("./guidance-files").SkillFolder[];
   /** Makes the provider of a custom agent's model (a model id of the session's provider). */
   model?: (model: string) => Promise<Provider>;
   /** Makes the worktree and the services of an agent with `isolation: worktree`; without it, such an agent is refused. */

@@ -104,8 +104,9 @@ describe("the listing: each file is what its own tool makes of it", () => {
   it("skills: listed by description, except one that disables model invocation; a strict:false marketplace entry gives only the skills it names", () => {
     expect(row("skill", "pdf-tools")).toBe("project listed");
     expect(row("skill", "deploy")).toBe("project manual");
-    expect(row("skill", "xlsx")).toBe("plugin listed");
-    expect(l.items.some((i) => i.name === "pptx")).toBe(false);
+    // A plugin's skill is PLUGIN:NAME, as Claude Code names it (session 20).
+    expect(row("skill", "doc-kit:xlsx")).toBe("plugin listed");
+    expect(l.items.some((i) => i.name === "pptx" || i.name === "doc-kit:pptx")).toBe(false);
     expect(l.plugins.find((p) => p.id === "doc-kit@shapes-market")!.components).toEqual({ commands: 0, agents: 0, skills: 1 });
   });
 
@@ -285,8 +286,8 @@ describe("full sessions: what reaches the model", () => {
     ])
       expect(sent, m).not.toContain(m);
     // Listed by description for load_skill: skills and agent-requested rules, never a disable-model-invocation skill or another plugin's skill.
-    for (const n of ["- pdf-tools:", "- xlsx:", "- db-requested:", "- migrations:", "- db-migrations:"]) expect(sent, n).toContain(n);
-    for (const n of ["- deploy:", "- pptx:", "- manual:", "- release-checklist:"]) expect(sent, n).not.toContain(n);
+    for (const n of ["- pdf-tools:", "- doc-kit:xlsx:", "- db-requested:", "- migrations:", "- db-migrations:"]) expect(sent, n).toContain(n);
+    for (const n of ["- deploy:", "- pptx:", "- doc-kit:pptx:", "- manual:", "- release-checklist:"]) expect(sent, n).not.toContain(n);
     const task = taskDescriptionOf(first!);
     for (const a of ["code-reviewer", "debugger", "test-runner", "docs-writer", "researcher", "lint-kit:linter", "Planner", "architect", "security-review", "test-writer"])
       expect(task, a).toContain(a);

@@ -47,6 +47,12 @@ export interface CommandConfinement {
    * line writes neither: both stay read-only for it.)
    */
   gitSubmodule?: boolean;
+  /**
+   * A plugin's own command or skill (its `!` lines): the plugin's installed folder, which the
+   * sandbox shows read-only (the home stays hidden), so `${CLAUDE_PLUGIN_ROOT}/scripts/x.sh` runs.
+   * Honoured only for a folder inside a home's plugin store.
+   */
+  pluginRoot?: string;
 }
 
 /** Names of the sandbox backends (contract section 3, `yoke sandbox exec --backend`). */

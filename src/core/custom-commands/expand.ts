@@ -118,13 +118,23 @@ function shellSegments(text: string): Array<{ text: string } | { script: string 
  * `` !`cmd` `` lines and ```` ```! ```` blocks run in reading order through `env.shell`, each output in
  * its place; the file's text is read once, so an output holding `` !`…` `` or a block stays text.
  */
-async function runShell(body: string, env: ExpandEnv): Promise<string> {
+async function runShell(body: string, env: Pick<ExpandEnv, "shell">): Promise<string> {
   const parts: string[] = [];
   for (const seg of shellSegments(body)) {
     if ("script" in seg) parts.push(seg.script.trim() ? await env.shell(seg.script) : "");
     else parts.push(await replaceAsync(seg.text, SHELL_LINE, (_m, command) => env.shell(command ?? "")));
   }
   return parts.join("\n");
+}
+
+/** Does the text hold a `` !`cmd` `` line or a ```` ```! ```` block (Claude Code's preprocessing)? */
+export function hasShellLines(body: string): boolean {
+  return new RegExp(SHELL_LINE.source).test(body) || shellSegments(body).some((s) => "script" in s);
+}
+
+/** A skill's text with its `` !`cmd` `` lines and ```` ```! ```` blocks run through `shell` (a skill loaded by the model: no arguments, no `@file`). */
+export function runShellLines(body: string, shell: ExpandEnv["shell"]): Promise<string> {
+  return runShell(body, { shell });
 }
 
 export async function expandCommand(cmd: CustomCommand, args: string, env: ExpandEnv): Promise<string> {

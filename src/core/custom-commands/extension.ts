@@ -16,7 +16,7 @@ import { isPathChanged } from "../ports";
 import { resolveTouches } from "../tools/touches";
 import { isReadOnly } from "../tools/types";
 import { copilotToolLimit } from "./copilot-tools";
-import { copilotInputs, expandCommand, NO_SUCH_FILE, parseInvocation, type EditorContext } from "./expand";
+import { copilotInputs, expandCommand, hasShellLines, NO_SUCH_FILE, parseInvocation, runShellLines, type EditorContext } from "./expand";
 import { findCommand, originLabel } from "./loader";
 import type { CustomCommand, LoadedCommands } from "./types";
 
@@ -51,6 +51,8 @@ export interface CustomCommandsOptions {
 
 interface Active {
   command: CustomCommand;
+  /** How the user is told who asks (a skill the model loaded: `the skill "x" (project)`); default `/name (origin)`. */
+  label?: string;
   grants: string[];
   /**
    * A project command's `allowed-tools`: not granted by the file (a repository may not grant
@@ -430,7 +432,7 @@ type GrantsFor = (req: PermissionCheck, callId: string) => Promise<string[]>;
  * an allow, never past a deny rule — with a line naming what the command asks for; the answer holds
  * for the rest of the run.
  */
-async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Active, req: PermissionCheck, callId: string): Promise<string[]> {
+async function runGrants(api: ExtensionApi, opts: Pick<CustomCommandsOptions, "check" | "approver">, a: Active, req: PermissionCheck, callId: string): Promise<string[]> {
   if (a.grants.length || !a.requested) return a.grants;
   if (!a.question) {
     const mode = api.session.mode;
@@ -439,7 +441,8 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
     const withThem = await opts.check({ ...req, grants: a.requested }, mode).catch(() => undefined);
     if (withThem?.decision !== "allow") return [];
     const requested = a.requested;
-    const name = `/${a.command.name} ${originLabel(a.command)}`;
+    const name = a.label ?? `/${a.command.name} ${originLabel(a.command)}`;
+    const what = a.label ? "skill" : "command";
     a.question = opts.approver
       .ask(
         {
@@ -447,8 +450,8 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
           tool: req.tool,
           permission: req.permission,
           input: req.input,
-          reason: `${name} asks for: ${requested.join(", ")}. A repository's command cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; if not, each call is asked as usual.)`,
-          summary: `this command asks for: ${requested.join(", ")}`,
+          reason: `${name} asks for: ${requested.join(", ")}. A repository's ${what} cannot grant tools itself, so you are asked once for this run: allow them until it ends? (Deny rules, protected paths and the mode still apply; if not, each call is asked as usual.)`,
+          summary: `this ${what} asks for: ${requested.join(", ")}`,
           readOnly: !req.mutates,
           forRun: { grants: requested },
         },
@@ -475,11 +478,20 @@ async function runGrants(api: ExtensionApi, opts: CustomCommandsOptions, a: Acti
   return (await a.question) ? a.grants : [];
 }
 
-async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd: CustomCommand, command: string, grantsFor: GrantsFor, mode: PermissionMode, callId: string): Promise<string> {
+async function runShellLine(
+  api: ExtensionApi,
+  opts: Pick<CustomCommandsOptions, "check" | "approver">,
+  cmd: CustomCommand,
+  command: string,
+  grantsFor: GrantsFor,
+  mode: PermissionMode,
+  callId: string,
+  who = `/${cmd.name}`,
+): Promise<string> {
   const note = (detail: string) => api.record({ type: "extension", name: CUSTOM_COMMANDS_EXTENSION, point: "prompt.expand", outcome: "decided", detail });
   const tool = api.session.tools().find((t) => t.name === "run_command");
   if (!tool) {
-    note(`/${cmd.name}: !\`${command}\` not run: this session cannot run commands`);
+    note(`${who}: !\`${command}\` not run: this session cannot run commands`);
     return `[The command \`${command}\` was not run: this session cannot run commands.]`;
   }
   const input = { command };
@@ -490,7 +502,7 @@ async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd:
       .then((grants) => opts.check({ tool: tool.name, permission: tool.permission, input, mutates: true, grants }, mode))
       .catch((err: unknown) => ({ decision: "ask" as const, by: "mode" as const, rule: null, reason: `the permission check failed (${err instanceof Error ? err.message : String(err)})` }));
   if (d.decision === "deny") {
-    note(`/${cmd.name}: !\`${command}\` denied: ${d.reason}`);
+    note(`${who}: !\`${command}\` denied: ${d.reason}`);
     return `[The command \`${command}\` was not run: the permission rules deny it (${d.reason}).]`;
   }
   if (d.decision === "ask") {
@@ -502,19 +514,19 @@ async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd:
           tool: tool.name,
           permission: tool.permission,
           input: tool.hookInput(input),
-          reason: `/${cmd.name} runs this before it is sent. ${d.reason}`,
-          summary: `/${cmd.name}: ${command}`,
+          reason: `${who} runs this before it is sent. ${d.reason}`,
+          summary: `${who}: ${command}`,
           readOnly: false,
         },
         signal,
       )
       .catch((err: unknown) => ({ decision: "deny" as const, message: err instanceof Error ? err.message : String(err) }));
     if (answer.decision !== "allow") {
-      note(`/${cmd.name}: !\`${command}\` refused by the user${answer.message ? `: ${answer.message}` : ""}`);
+      note(`${who}: !\`${command}\` refused by the user${answer.message ? `: ${answer.message}` : ""}`);
       return `[The command \`${command}\` was not run: the user refused it${answer.message ? ` ("${answer.message}")` : ""}.]`;
     }
   }
-  note(`/${cmd.name}: !\`${command}\` run (${d.decision === "allow" ? `allowed: ${d.reason}` : "the user allowed it"})`);
+  note(`${who}: !\`${command}\` run (${d.decision === "allow" ? `allowed: ${d.reason}` : "the user allowed it"})`);
   const prepared = await tool
     .run(input, {
       ...api.session.services,
@@ -523,7 +535,8 @@ async function runShellLine(api: ExtensionApi, opts: CustomCommandsOptions, cmd:
       callId,
       readState: new Map(),
       reviewMode: "auto",
-      ...(d.confine ? { confine: d.confine } : {}),
+      // A plugin's command: its own folder readable (read-only) in the sandbox, for its scripts.
+      ...(d.confine || cmd.pluginRoot ? { confine: { ...d.confine, ...(cmd.pluginRoot ? { pluginRoot: cmd.pluginRoot } : {}) } } : {}),
       record: (event) => api.record(event),
     })
     .catch((err: unknown) => ({ text: err instanceof Error ? err.message : String(err), isError: true }));
@@ -587,4 +600,50 @@ function agentLimit(agent: AgentDefinition, tools: readonly string[] | undefined
   const own = agentTools(agent, session);
   // No list: every tool of the session (as the agent would have them); `task` only when its list allows sub-agents.
   return { allowed: new Set([...own.tools.map((t) => t.name), ...(own.task ? session.filter((t) => t.permission === "Task").map((t) => t.name) : [])]), unknown: [] };
+}
+
+/** A skill the model loads (load_skill) or the user names (`@name`), as the skill preprocessor sees it. */
+export interface LoadedSkill {
+  name: string;
+  /** Its SKILL.md (absolute). */
+  path: string;
+  /** Its text, `${CLAUDE_SKILL_DIR}` and `${CLAUDE_PLUGIN_ROOT}` already substituted. */
+  body: string;
+  /** The workspace's (a repository's), or the user's own / a plugin's. */
+  fromRepository: boolean;
+  /** Its `allowed-tools`. */
+  allowedTools?: readonly string[];
+  /** A plugin's skill: the plugin's installed folder (read-only to its `!` lines in the sandbox). */
+  pluginRoot?: string;
+}
+
+/**
+ * Claude Code's preprocessing of a skill it loads: each `` !`cmd` `` line and ```` ```! ```` block
+ * runs before the text reaches the model, through the same gate as a command's `!` lines — the
+ * permission rules, the user's answer where they ask, the sandbox — with the skill's
+ * `allowed-tools` as grants (a repository's skill cannot grant itself tools: they are asked once
+ * for the load, as a project command's are for its run). Restricted Mode runs none. What did not
+ * run is said in its place.
+ */
+export function skillPreprocessor(opts: Pick<CustomCommandsOptions, "check" | "approver">): (api: ExtensionApi, skill: LoadedSkill, callId: string) => Promise<string> {
+  return async (api, skill, callId) => {
+    if (!hasShellLines(skill.body)) return skill.body;
+    const allowed = [...(skill.allowedTools ?? [])];
+    const who = `the skill "${skill.name}"${skill.fromRepository ? " (project)" : ""}`;
+    const cmd: CustomCommand = {
+      name: skill.name,
+      aliases: [],
+      format: "claude",
+      origin: skill.fromRepository ? "project" : "user",
+      path: skill.path,
+      allowedTools: allowed,
+      disableModelInvocation: false,
+      body: skill.body,
+      ...(skill.pluginRoot ? { pluginRoot: skill.pluginRoot } : {}),
+    };
+    const run: Active = { command: cmd, label: who, grants: skill.fromRepository ? [] : allowed, ...(skill.fromRepository && allowed.length ? { requested: allowed } : {}) };
+    let n = 0;
+    const mode = api.session.mode;
+    return runShellLines(skill.body, (command) => runShellLine(api, opts, cmd, command, (req, id) => runGrants(api, opts, run, req, id), mode, `${callId}-sh${++n}`, who));
+  };
 }

@@ -15,7 +15,7 @@
  * Sources come highest priority first: a project command overrides a user command of the same name
  * (Claude Code's rule); a name two formats claim is reported, the first keeps it.
  */
-import { keyLine, normalizeText, parseFrontmatter, stringList } from "../guidance/frontmatter";
+import { keyLine, normalizeText, parseFrontmatter, stringList, toolRules } from "../guidance/frontmatter";
 import { readHooks } from "../hooks/config";
 import { joinPath } from "../paths";
 import type { HookGroupConfig, SettingsProblem } from "../permissions/types";
@@ -65,31 +65,6 @@ function hintText(v: unknown, raw: string): string | undefined {
   if (line) return line[1]!.trim();
   const items = v.map((x) => (typeof x === "string" || typeof x === "number" ? String(x).trim() : "")).filter(Boolean);
   return items.length ? items.map((x) => `[${x}]`).join(" ") : undefined;
-}
-
-/**
- * `allowed-tools` as Claude Code reads it: a YAML list (each item one rule), or one string of rules
- * separated by commas or — as the Agent Skills format writes them (`allowed-tools: Read Grep
- * Bash(git diff *)`) — by spaces; a space or comma inside a rule's parentheses belongs to the rule
- * (before, `Read Grep Bash(git diff *)` was one rule that matched nothing, and
- * `Bash(git log --format=%H,%s)` was cut in two at its comma).
- */
-function toolRules(v: unknown): string[] {
-  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === "string" && x.trim() ? [x.trim()] : []));
-  if (typeof v !== "string") return [];
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of v) {
-    if (ch === "(") depth++;
-    else if (ch === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && /[\s,]/.test(ch)) {
-      if (cur) out.push(cur);
-      cur = "";
-    } else cur += ch;
-  }
-  if (cur) out.push(cur);
-  return out;
 }
 
 /** Claude's `arguments`: `[issue, branch]` or `issue branch`; names as `$name` can be written. */
@@ -209,6 +184,7 @@ export function parseCommandFile(source: CommandSource, rel: string, raw: string
       ...(hooks ? { hooks } : {}),
       ...(source.format === "copilot" && text(d.mode ?? d.agent) ? { mode: text(d.mode ?? d.agent) } : {}),
       ...(tools.length ? { tools } : {}),
+      ...(source.pluginRoot ? { pluginRoot: source.pluginRoot } : {}),
       body: withPluginRoot(withSkillDir(fm.body.replace(/^\n+/, "").replace(/\s+$/, ""), source.layout ? path.slice(0, path.lastIndexOf("/")) : undefined), source.pluginRoot),
     },
   };

@@ -81,6 +81,8 @@ export interface CustomCommand {
   tools?: string[];
   /** The prompt text (after the frontmatter). */
   body: string;
+  /** A plugin's command or skill: the plugin's installed folder (its `!` lines may read it, read-only, in the sandbox). */
+  pluginRoot?: string;
 }
 
 /** A file that could not be read as a command, or a name two commands claim. */

@@ -10,6 +10,8 @@ import type { ContextMessage, Extension, ExtensionApi } from "../extensions/type
 import { normalizePath } from "../paths";
 import { defineTool, ToolError, type ToolContext, type ToolDefinition, type ToolIdentity, type ToolOutput } from "../tools/types";
 import { forkRunner, TASK_TIMEOUT_MS } from "../subagents/index";
+import { hasShellLines, runShellLines } from "../custom-commands/expand";
+import type { LoadedSkill } from "../custom-commands/extension";
 import { foldersDownTo, loadFolderMemory, loadFolderRules, loadGuidance } from "./loader";
 import { bounded } from "./parse";
 import { estimateTokens, rank, relForGlob, scoreEntry, type ScoreContext } from "./match";
@@ -48,6 +50,12 @@ export interface GuidanceExtensionOptions {
   budget?: Partial<GuidanceBudget>;
   /** Loads the set instead of reading the workspace (tests, benches). */
   load?: () => Promise<GuidanceSet>;
+  /**
+   * Runs a skill's `` !`cmd` `` lines before its text is sent, as Claude Code does for every skill it
+   * loads (custom-commands' skillPreprocessor: the same gate as a command's `!` lines). Absent: the
+   * lines stay text.
+   */
+  preprocess?: (api: ExtensionApi, skill: LoadedSkill, callId: string) => Promise<string>;
 }
 
 type InjectedRecord = EventOf<"guidance">["injected"][number];
@@ -94,7 +102,7 @@ export function guidanceExtension(opts: GuidanceExtensionOptions = {}): Extensio
         await state.observe(tool, args, output.text);
         return undefined;
       });
-      api.on("request.prepare", async () => ({ append: await state.prepare() }));
+      api.on("request.prepare", async (_input, hctx) => ({ append: await state.prepare(hctx.signal) }));
     },
   };
 }
@@ -117,6 +125,7 @@ class GuidanceState {
   /** Entries the budget left out (the model was told their names and how to load them). */
   private readonly withheld = new Set<string>();
   private readonly seenDirs = new Set<string>();
+  /** Skills load_skill loaded, to send with the next request (their `!` lines already run). */
   private readonly pendingSkills: GuidanceEntry[] = [];
   private tools: string[] = [];
   private outputs: string[] = [];
@@ -192,6 +201,14 @@ class GuidanceState {
   loadSkillTool(): ToolDefinition {
     const names = () => this.entries.filter((e) => listable(e) || this.withheld.has(e.id)).map((e) => e.name);
     const entries = () => this.entries;
+    // Whether a skill has `!` lines, read once per entry (the getter below is asked for every call).
+    const seen = new WeakMap<GuidanceEntry, boolean>();
+    const shellLines = (e: GuidanceEntry) => {
+      if (e.kind !== "skill") return false;
+      let has = seen.get(e);
+      if (has === undefined) seen.set(e, (has = hasShellLines(e.body)));
+      return has;
+    };
     return defineTool({
       ...LOAD_SKILL_TOOL,
       description:
@@ -200,8 +217,9 @@ class GuidanceState {
       brief: "load a skill's or rule's instructions by name",
       schema: z.object({ name: z.string().min(1).describe("The skill's or rule's name, as listed") }),
       // A skill with `context: fork` runs a sub-agent: the task tool's time limit then, not a load's.
+      // So does one whose `!` lines may ask the user first.
       get timeoutMs() {
-        return entries().some((e) => e.fork) ? TASK_TIMEOUT_MS : 10_000;
+        return entries().some((e) => e.fork || shellLines(e)) ? TASK_TIMEOUT_MS : 10_000;
       },
       summarize: (i) => String(i.name ?? ""),
       hookInput: (a) => ({ skill: a.name }),
@@ -211,17 +229,29 @@ class GuidanceState {
         const dash = (t: string) => t.replace(/[\s_]+/g, "-");
         // Listed ones first (a skill and a rule may share a name), then any other.
         const candidates = [...this.entries.filter((x) => ok(x) && (this.listedSkills.has(x.id) || this.withheld.has(x.id))), ...this.entries.filter(ok)];
-        const e = candidates.find((x) => x.name.toLowerCase() === wanted) ?? candidates.find((x) => dash(x.name.toLowerCase()) === dash(wanted));
+        // A plugin's skill is `PLUGIN:NAME` (Claude Code's namespace); a bare NAME no other skill has and one plugin's skill has finds it too.
+        const bare = (x: GuidanceEntry) => x.kind === "skill" && x.name.includes(":") && dash(x.name.toLowerCase().slice(x.name.indexOf(":") + 1)) === dash(wanted);
+        const plugin = [...new Set(candidates.filter(bare))];
+        const e = candidates.find((x) => x.name.toLowerCase() === wanted) ?? candidates.find((x) => dash(x.name.toLowerCase()) === dash(wanted)) ?? (plugin.length === 1 ? plugin[0] : undefined);
         if (!e) {
           const all = names();
           throw new ToolError(all.length ? `No skill named "${name}". Available: ${all.join(", ")}.` : `No skill named "${name}": this workspace has no skills.`);
         }
         if (this.muted(e)) throw new ToolError(`The ${e.kind} "${e.name}" is muted by the user in this workspace.`);
         // "Already loaded" only when its text really was sent (listing it is not loading it).
-        if (this.injected.has(e.id) || this.pendingSkills.includes(e) || this.alreadySent(e))
+        // A sub-agent's load (load_skill is shared with sub-agents, this state is the main
+        // conversation's): the text comes back as the result, since what this session appends
+        // reaches only its own requests (before, the sub-agent was told "follows" and never got it,
+        // and the main conversation got it instead).
+        if (ctx.sessionId !== this.api.session.id && !e.fork) {
+          const loaded = await this.preprocessed(e, ctx.callId, ctx.sessionId);
+          return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}):\n\n${render(loaded, ["loaded with load_skill"])}` };
+        }
+        // A forked skill is run, not sent: it runs again each time it is loaded.
+        if (!e.fork && (this.injected.has(e.id) || this.pendingSkills.some((x) => x.id === e.id) || this.alreadySent(e)))
           return { text: `The ${e.kind} "${e.name}" is already loaded: its instructions are in the conversation above.` };
         if (e.fork) return this.forkSkill(e, ctx);
-        this.pendingSkills.push(e);
+        this.pendingSkills.push(await this.preprocessed(e, ctx.callId, ctx.sessionId));
         const files = e.files?.length ? ` It comes with ${e.files.length} file(s), listed with it.` : "";
         return { text: `Loaded the ${e.kind} "${e.name}" (${e.source}). Its full instructions follow in the next guidance message.${files}` };
       },
@@ -239,8 +269,57 @@ class GuidanceState {
     const agent = e.fork?.agent;
     const who = agent && !/^general[-_ ]?purpose$/i.test(agent) ? `the "${agent}" agent` : "a general-purpose sub-agent";
     const files = e.files?.length && e.dir ? `\n\n[Files that come with it, in ${e.dir}: ${e.files.join(", ")}]` : "";
-    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${e.body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}) }, ctx);
+    const body = (await this.preprocessed(e, ctx.callId, ctx.sessionId)).body;
+    const out = await runner.fork({ description: `skill ${e.name}`, prompt: `${body}${files}`, ...(agent ? { agent } : {}), ...(e.fork?.effort ? { effort: e.fork.effort } : {}) }, ctx);
     return { ...out, text: `The skill "${e.name}" (${e.source}) ran in ${who} (context: fork), which did not see this conversation. Its ${out.isError ? "outcome" : "answer"}:\n${out.text}` };
+  }
+
+  /** The skill with its `!` lines run (through the options' preprocessor: the permission gate, the user, the sandbox). */
+  private async preprocessed(e: GuidanceEntry, callId: string, sessionId = this.api.session.id): Promise<GuidanceEntry> {
+    if (e.kind !== "skill" || !this.opts.preprocess || !hasShellLines(e.body)) return e;
+    // load_skill is shared with sub-agents, whose mode, tools and approvals are their own: a skill one
+    // of them loads keeps its lines unrun (this session's gate would judge them in the wrong mode).
+    if (sessionId !== this.api.session.id)
+      return {
+        ...e,
+        body: bounded(await runShellLines(e.body, async (c) => `[The command \`${c}\` was not run: a sub-agent loaded this skill, and a skill's ! lines run only in the main conversation.]`)),
+      };
+    const body = await this.opts.preprocess(
+      this.api,
+      {
+        name: e.name,
+        path: e.path,
+        body: e.body,
+        fromRepository: e.origin === "workspace",
+        ...(e.allowedTools ? { allowedTools: e.allowedTools } : {}),
+        ...(e.pluginRoot ? { pluginRoot: e.pluginRoot } : {}),
+      },
+      callId,
+    );
+    return { ...e, body: bounded(body) };
+  }
+
+  /**
+   * A skill with `context: fork` the user named with `@name`: it runs as `/name` would (Claude
+   * Code's user invocation of a forked skill), in a sub-agent, and the model is given its answer —
+   * never its text, which is the sub-agent's task, not instructions for this conversation.
+   */
+  private async forkNamed(e: GuidanceEntry, signal: AbortSignal): Promise<string> {
+    const callId = `skill-${e.name}-${this.api.session.events().length}`;
+    const ctx: ToolContext = {
+      ...this.api.session.services,
+      signal,
+      sessionId: this.api.session.id,
+      callId,
+      readState: new Map(),
+      reviewMode: "auto",
+      record: (event) => this.api.record(event),
+    };
+    const out = await this.forkSkill(e, ctx).catch((err: unknown) => ({
+      text: `The skill "${e.name}" (context: fork in ${e.source}) was not run: ${err instanceof Error ? err.message : String(err)}`,
+      isError: true,
+    }));
+    return `## Skill: ${e.name} (${e.source} — named @${e.name} in the message)\n${out.text}`;
   }
 
   private prefs(): GuidancePrefs {
@@ -256,13 +335,15 @@ class GuidanceState {
   }
 
   /** What to append before this request. */
-  async prepare(): Promise<ContextMessage[]> {
+  async prepare(signal: AbortSignal = new AbortController().signal): Promise<ContextMessage[]> {
     const prefs = this.prefs();
     const muted = new Set(prefs.muted);
     const signals = this.takeSignals();
     const cands: Candidate[] = [];
     const lessons: ScoredEntry[] = [];
     const newListed: Array<{ e: GuidanceEntry; reason: string }> = [];
+    /** Forked skills named with @name: run, not sent. */
+    const forks: GuidanceEntry[] = [];
     const first = !this.started;
     this.started = true;
     const fresh = (e: GuidanceEntry) => !this.injected.has(e.id) && !muted.has(e.id);
@@ -307,13 +388,18 @@ class GuidanceState {
         already.reasons.push(`${named[0]} in the message`);
       }
       if (muted.has(e.id) || already) continue;
-      if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
+      // A forked skill runs each time a message names it (as /name does), not once per session.
+      if (named.length && e.kind === "skill" && e.fork) forks.push(e);
+      else if (named.length && e.kind !== "memory" && fresh(e)) cands.push({ e, reasons: [`${named[0]} in the message`], explicit: true });
       else if (e.kind === "rule" && e.activation === "glob" && fresh(e)) cands.push({ e, reasons: s.reasons });
       else if (e.kind === "lesson" && fresh(e)) lessons.push(s);
       else if (e.kind === "skill" && e.activation !== "manual" && e.match.globs.length && !this.listedSkills.has(e.id) && s.reasons.some((r) => r.startsWith("glob ")))
         newListed.push({ e, reason: s.reasons[0] ?? "listed" });
     }
     for (const e of this.pendingSkills.splice(0)) if (!this.injected.has(e.id)) cands.push({ e, reasons: ["loaded with load_skill"], explicit: true });
+    // A skill named with @name: its `!` lines run first, as when it is loaded.
+    for (const c of cands)
+      if (c.explicit && c.e.kind === "skill" && !c.reasons.includes("loaded with load_skill")) c.e = await this.preprocessed(c.e, `skill-${c.e.name}-${this.api.session.events().length}`);
 
     // The budget: what Yoke adds on its own, within the first request's and the session's limits.
     let room = Math.max(0, this.budget.totalTokens - this.used);
@@ -371,6 +457,11 @@ class GuidanceState {
       records.push(record(e, reasons, text));
       this.injected.add(e.id);
       this.markSent(e);
+    }
+    for (const e of forks) {
+      const text = await this.forkNamed(e, signal);
+      persisted.push(text);
+      records.push(record(e, [`named @${e.name} in the message: ran in a sub-agent (context: fork)`], text));
     }
     if (catalogText) persisted.push(catalogText);
     if (left.length) persisted.push(withheldNote(left, this.budget, first));

@@ -163,3 +163,28 @@ export function stringList(v: unknown, split = true): string[] {
 function unquote(s: string): string {
   return /^(["']).*\1$/.test(s) ? s.slice(1, -1) : s;
 }
+
+/**
+ * `allowed-tools` as Claude Code reads it: a YAML list (each item one rule), or one string of rules
+ * separated by commas or — as the Agent Skills format writes them (`allowed-tools: Read Grep
+ * Bash(git diff *)`) — by spaces; a space or comma inside a rule's parentheses belongs to the rule
+ * (before, `Read Grep Bash(git diff *)` was one rule that matched nothing, and
+ * `Bash(git log --format=%H,%s)` was cut in two at its comma).
+ */
+export function toolRules(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap((x) => (typeof x === "string" && x.trim() ? [x.trim()] : []));
+  if (typeof v !== "string") return [];
+  const out: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of v) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && /[\s,]/.test(ch)) {
+      if (cur) out.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  if (cur) out.push(cur);
+  return out;
+}

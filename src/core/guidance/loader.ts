@@ -200,7 +200,13 @@ export async function loadGuidance(opts: LoadOptions): Promise<GuidanceSet> {
       c.problems.push({ path: f.path, message: f.problem });
       continue;
     }
-    const input: FileInput = { path: f.path, source: f.display, origin: f.origin, text: f.text };
+    const input: FileInput = {
+      path: f.path,
+      source: f.display,
+      origin: f.origin,
+      text: f.text,
+      ...(f.namespace ? { plugin: { namespace: f.namespace, ...(f.pluginRoot ? { root: f.pluginRoot } : {}) } } : {}),
+    };
     if (f.role === "lesson") c.add(parseLesson(input));
     else if (f.role === "skill") c.add(parseSkill(input, f.files ?? []));
     else if (f.role === "rule") c.add(withReal(parseRule(input, f.format === "claude" || f.format === "kiro" ? f.format : "always"), f.path, f.display.replace(/\/[^/]*$/, "")));

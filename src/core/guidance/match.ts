@@ -176,7 +176,8 @@ function prepare(s: MatchSignals, ctx: ScoreContext, entries?: readonly Guidance
     words: termsOf(message),
     ...(entries ? { idf: idfOf(entries) } : {}),
     // `@name`, without the sentence's punctuation after it ("follow @release-checklist.").
-    mentions: new Set([...message.matchAll(/(?:^|[\s(])@([\w.-]*\w)/g)].map((m) => m[1]!.toLowerCase())),
+    // `:` inside a name: a plugin's skill is `@PLUGIN:NAME`.
+    mentions: new Set([...message.matchAll(/(?:^|[\s(])@([\w.:-]*\w)/g)].map((m) => m[1]!.toLowerCase())),
   };
 }
 

@@ -1,7 +1,7 @@
 /** One file → one guidance entry (or a problem), for each format the loader reads. */
 import { globMatcher } from "../glob";
 import { baseName, dirName } from "../paths";
-import { keyLine, parseFrontmatter, stringList } from "./frontmatter";
+import { keyLine, parseFrontmatter, stringList, toolRules } from "./frontmatter";
 import { stripBlockComments } from "./html-comments";
 import type { Activation, GuidanceEntry, GuidanceKind, GuidanceMatch, GuidanceOrigin, GuidanceProblem, LessonStatus } from "./types";
 import { EFFORT_LEVELS, type Effort } from "../providers/types";
@@ -11,6 +11,8 @@ export interface FileInput {
   source: string;
   origin: GuidanceOrigin;
   text: string;
+  /** A plugin's skill: the plugin's name (the skill is `PLUGIN:NAME`) and its installed folder. */
+  plugin?: { namespace: string; root?: string };
 }
 
 export interface Parsed {
@@ -121,15 +123,17 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
   if (fm.problem) return { problems: [{ path: f.path, ...fm.problem }] };
   const problems: GuidanceProblem[] = [];
   const folder = baseName(dirName(f.path));
-  const name = text(fm.data.name) ?? folder;
+  // A plugin's skill is `PLUGIN:NAME`, as Claude Code names it: a project or personal skill of the same name does not hide it.
+  const name = `${f.plugin ? `${f.plugin.namespace}:` : ""}${text(fm.data.name) ?? folder}`;
   if (!text(fm.data.name)) problems.push({ path: f.path, line: 1, message: `the skill has no \`name\` in its frontmatter; called "${folder}" after its folder` });
   const description = text(fm.data.description);
   if (!description) problems.push({ path: f.path, line: 1, message: "the skill has no `description`: the model is told only its name" });
   const globs = stringList(fm.data.paths);
   // Claude Code's `disable-model-invocation: true`: the model is not told of it and cannot load it; only the user invokes it.
   const userOnly = fm.data["disable-model-invocation"] === true || fm.data["disable-model-invocation"] === "true";
+  const allowed = toolRules(fm.data["allowed-tools"]);
   return {
-    entry: entry("skill", f, name, fm.body, userOnly ? "manual" : "requested", {
+    entry: entry("skill", f, name, skillText(fm.body, dirName(f.path), f.plugin?.root), userOnly ? "manual" : "requested", {
       description,
       title: heading(fm.body),
       match: { ...emptyMatch(), globs },
@@ -140,9 +144,17 @@ export function parseSkill(f: FileInput, files: string[] = []): Parsed {
       ...(text(fm.data.context) === "fork"
         ? { fork: { ...(text(fm.data.agent) ? { agent: text(fm.data.agent)! } : {}), ...(effortLevel(fm.data.effort) ? { effort: effortLevel(fm.data.effort)! } : {}) } }
         : {}),
+      ...(allowed.length ? { allowedTools: allowed } : {}),
+      ...(f.plugin?.root ? { pluginRoot: f.plugin.root } : {}),
     }),
     problems,
   };
+}
+
+/** Claude Code's substitutions in a skill's text: `${CLAUDE_SKILL_DIR}` (its folder) and, in a plugin's, `${CLAUDE_PLUGIN_ROOT}`. */
+function skillText(body: string, dir: string, pluginRoot: string | undefined): string {
+  const withDir = body.replace(/\$\{CLAUDE_SKILL_DIR\}/g, () => dir);
+  return pluginRoot ? withDir.replace(/\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b/g, () => pluginRoot) : withDir;
 }
 
 export type RuleFormat = "mdc" | "instructions" | "always" | "cline" | "claude" | "windsurf" | "kiro";

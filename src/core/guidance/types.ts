@@ -50,6 +50,10 @@ export interface GuidanceEntry {
   dir?: string;
   /** Skills with Claude Code's `context: fork`: loaded, it runs in a sub-agent (`agent:` names it) and the model gets only its answer. */
   fork?: { agent?: string; effort?: Effort };
+  /** Skills: Claude Code's `allowed-tools` — grants for the skill's own `!` lines when it is loaded (a repository skill's asked once). */
+  allowedTools?: string[];
+  /** A plugin's skill: the plugin's installed folder. */
+  pluginRoot?: string;
   /** Skills: names of the files next to SKILL.md (relative to its folder). */
   files?: string[];
   /** The file's real path (symlinks resolved): a file is sent once per session, whatever names lead to it. */
@@ -113,6 +117,10 @@ export interface GuidanceFile {
   files?: string[];
   /** Why it was not read (a plugin's file that leads out of the plugin, a secret): a problem, and no entry. */
   problem?: string;
+  /** A plugin's skill: the plugin's name, which names the skill `PLUGIN:NAME` (Claude Code's namespace for plugin skills). */
+  namespace?: string;
+  /** A plugin's skill: the plugin's installed folder (`${CLAUDE_PLUGIN_ROOT}` in its text). */
+  pluginRoot?: string;
 }
 
 /**

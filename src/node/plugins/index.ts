@@ -10,6 +10,7 @@ import type { CommandSource } from "../../core/custom-commands/types";
 import type { McpSourceFile } from "../../core/mcp/config";
 import type { LoadedSource } from "../../core/permissions/types";
 import type { AgentFolder } from "../custom-agents";
+import type { SkillFolder } from "../guidance-files";
 import { activePlugins, type ActivePlugin } from "./store";
 
 export * from "./store";
@@ -30,9 +31,9 @@ export function pluginAgentFolders(s: PluginScope): AgentFolder[] {
   return active(s).flatMap((p) => p.folder.components.agents.map((path) => ({ path, origin: "plugin" as const, label: label(p, path), namespace: p.folder.manifest.name })));
 }
 
-/** The enabled plugins' skill folders (each holding skill folders with a SKILL.md). */
-export function pluginSkillFolders(s: PluginScope): Array<{ dir: string; label: string }> {
-  return active(s).flatMap((p) => p.folder.components.skills.map((dir) => ({ dir, label: label(p, dir) })));
+/** The enabled plugins' skill folders (each holding skill folders with a SKILL.md); their skills are `PLUGIN:NAME`, as in Claude Code. */
+export function pluginSkillFolders(s: PluginScope): SkillFolder[] {
+  return active(s).flatMap((p) => p.folder.components.skills.map((dir) => ({ dir, label: label(p, dir), namespace: p.folder.manifest.name, root: p.folder.root })));
 }
 
 /**

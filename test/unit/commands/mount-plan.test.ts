@@ -374,3 +374,22 @@ describe("buildMountPlan: programs the deny rules forbid", () => {
     expect(programFiles("rbash", d)).toEqual([]);
   });
 });
+
+describe("buildMountPlan: a plugin's own folder (confine.pluginRoot, session 20)", () => {
+  it("shows a folder inside a home's plugin store read-only (its clone's .git hidden); never the store, the home, a link out, or a folder elsewhere", () => {
+    const home = join(base, "home");
+    const store = join(home, ".yoke", "plugins");
+    const root = join(store, "cache", "m", "kit");
+    mkdirSync(join(root, "scripts"), { recursive: true });
+    mkdirSync(join(root, ".git"), { recursive: true });
+    mkdirSync(join(base, "elsewhere"), { recursive: true });
+    symlinkSync(join(base, "elsewhere"), join(store, "cache", "m", "out"));
+    const plan = (pluginRoot: string) => buildMountPlan({ policy: policy(), confine: { pluginRoot } }, facts({ homes: [home] }));
+    const shown = (p: MountPlan) => p.mounts.filter((m) => m.tag === "plugin");
+    const good = plan(root);
+    expect(shown(good)).toEqual([expect.objectContaining({ op: "ro", path: root })]);
+    expect(find(good, join(root, ".git"))).toMatchObject({ op: "hide" });
+    for (const bad of [store, home, join(base, "elsewhere"), join(store, "cache", "m", "out"), join(root, "..", "..", "..", "..", ".."), "relative/kit", join(root, "missing")])
+      expect(shown(plan(bad)), bad).toEqual([]);
+  });
+});

@@ -25,7 +25,7 @@ import { programNameMatches } from "../../../core/permissions/sandbox-view";
 import { shallowLines } from "../shallow";
 import type { GuardedPath, SandboxProtection } from "./types";
 import { knownRepositories } from "../new-repositories";
-import { pluginStoreSecrets } from "./clone-secrets";
+import { PLUGIN_STORES, pluginStoreSecrets } from "./clone-secrets";
 import { makeGitConfigCopy, snapshotGitConfig, type GitConfigCopy } from "../git-config-guard";
 
 export type MountTag =
@@ -37,6 +37,7 @@ export type MountTag =
   | "rule" // hidden by a permission rule
   | "needed" // a file exposed again inside a hidden folder
   | "path" // a path the user listed (or a toolchain)
+  | "plugin" // the installed folder of the plugin whose command this is (confine.pluginRoot), read-only
   | "workspace"
   | "protected" // a protected path, read-only
   | "approved" // a protected path the decision made writable
@@ -349,6 +350,19 @@ export interface PlanInput {
   cwd?: string;
 }
 
+/**
+ * confine.pluginRoot as a folder the sandbox may show: its real path when that is a folder strictly
+ * inside a plugin store of one of the homes (`~/.yoke/plugins/…`, `~/.claude/plugins/…`) holding no
+ * store list; otherwise nothing.
+ */
+function pluginFolder(root: string | undefined, homes: readonly string[]): string | undefined {
+  if (!root || !isAbsolute(root)) return undefined;
+  const abs = realOrSelf(resolve(root));
+  if (look(abs).kind !== "dir") return undefined;
+  const inStore = homes.some((h) => PLUGIN_STORES.some((st) => [join(h, st), realOrSelf(join(h, st))].some((store) => isWithin(abs, store) && abs !== store)));
+  return inStore ? abs : undefined;
+}
+
 /** The mounts and guards of one command. */
 export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const { policy: p } = input;
@@ -378,6 +392,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     b.add({ op: rw ? "rw" : "ro", path: v.path, tag: "path" });
     if (rw) writable.push(v.path);
   }
+  // A plugin's own command (its `!` lines, run for the user before the text is sent): the plugin's
+  // installed folder, read-only, so `${CLAUDE_PLUGIN_ROOT}/scripts/x.sh` is found. Only a folder
+  // inside a home's plugin store (never the store itself, the home, or another folder); its clones'
+  // credentials stay hidden (below).
+  const pluginRoot = pluginFolder(input.confine?.pluginRoot, facts.homes);
+  if (pluginRoot) b.add({ op: "ro", path: pluginRoot, tag: "plugin" });
   b.add({ op: readOnly || writes ? "ro" : "rw", path: p.workspace, tag: "workspace" });
   // (In writes mode the workspace stays a root whose protected paths are protected wherever a write makes it writable.)
   if (!readOnly) writable.unshift(p.workspace);
