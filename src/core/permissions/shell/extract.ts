@@ -11,6 +11,7 @@ import { analyseFlow } from "./flow";
 import type { CommandAnalysis, CommandPart, CwdSet, Redirect } from "./types";
 import { unwrapCommand } from "./unwrap";
 import { isDangerousVariable } from "./variables";
+import { exportsOf, type Exported } from "./exports";
 import { literalWord, wordOf, type Word } from "./words";
 
 /** bash -c inside bash -c… deeper than this is not analysed. */
@@ -32,6 +33,8 @@ export interface AnalyseOptions {
   spent?: { statements: number; tokens: number };
   /** The line's standard input is something Yoke cannot read (a file, a pipe from another command): see CommandPart.inputUnseen. */
   inputUnseen?: boolean;
+  /** Variables exported to this line by the line that runs it (shell/exports.ts); an `eval` shares its parent's list. */
+  exports?: Exported[];
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -199,6 +202,11 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
     if (flow.tooComplex) result.problems.push("its control flow is too large to follow (which folder each command runs in)");
+    // What the line exports reaches every command it runs, as a prefix assignment would (shell/exports.ts).
+    const exports = opts.exports ?? [];
+    const own = exportsOf(root);
+    result.problems.push(...own.problems);
+    for (const e of own.exported) if (!exports.some((x) => x.name === e.name)) exports.push(e);
     const walker = new Walker(
       parser,
       {
@@ -209,11 +217,14 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
         data: opts.data ?? new DataState(),
         spent: opts.spent ?? { statements: 0, tokens: 0 },
         inputUnseen: opts.inputUnseen ?? false,
+        exports,
       },
       flow.cwdAt,
       result,
     );
     walker.walk(root, [], flow.tooComplex ? null : initial);
+    // Parts made before an `eval` exported more, and parts a wrapper runs (`find -exec`, `xargs`), get them too.
+    for (const part of result.parts) for (const e of exports) if (!part.assignments.some((a) => a.name === e.name)) part.assignments.push({ ...e, exported: true });
   } finally {
     tree.delete();
   }
@@ -228,6 +239,7 @@ interface WalkerOptions {
   data: DataState;
   spent: { statements: number; tokens: number };
   inputUnseen: boolean;
+  exports: Exported[];
 }
 
 class Walker {
@@ -490,8 +502,22 @@ class Walker {
     for (const child of node.namedChildren) if (child) this.walk(child, [], cwd);
   }
 
+  /** A string run in this shell (`eval`, a trap, an alias) shares its exports; a child shell (`bash -c`, `` `…` ``) gets a copy. */
+  private exportsFor(how: string): Exported[] {
+    return /^(eval|trap|alias|source|\.)$/.test(how) ? this.opts.exports : [...this.opts.exports];
+  }
+
   private nested(script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data, spent: this.opts.spent });
+    const sub = analyseCommand(this.parser, script, {
+      cwd,
+      home: this.opts.home,
+      depth: this.opts.depth + 1,
+      via: [...this.opts.via, how],
+      elevated,
+      data: this.opts.data,
+      spent: this.opts.spent,
+      exports: this.exportsFor(how),
+    });
     this.out.parts.push(...sub.parts);
     for (const p of sub.problems) this.problem(`inside ${how}: ${p}`);
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -713,6 +739,8 @@ class Walker {
       ...(pipedExact !== undefined && !own.some(readsInput) ? { pipedExact } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
+    // Exported earlier on the line (`export PSQLRC=f; psql …`): the program gets it as it would `PSQLRC=f psql …`.
+    for (const e of this.opts.exports) if (!part.assignments.some((a) => a.name === e.name)) part.assignments.push({ ...e, exported: true });
     const nested = unwrapCommand(part);
     this.out.parts.push(part, ...nested.parts);
     const inner = part.views[part.views.length - 1]!.words;
@@ -725,7 +753,7 @@ class Walker {
           .map((w) => w.value)
           .join(" "),
       );
-    for (const a of part.assignments) this.opts.data.assign(a.name, a.value.value.startsWith(`${a.name}=`) ? a.value.value.slice(a.name.length + 1) : a.value.value, a.value.dynamic);
+    for (const a of part.assignments) if (!a.exported) this.opts.data.assign(a.name, a.value.value.startsWith(`${a.name}=`) ? a.value.value.slice(a.name.length + 1) : a.value.value, a.value.dynamic);
     for (const view of part.views) evaluatedOperands(view.words, this.opts.data);
     if (name && LOOKUP_CHANGERS[name]) {
       const why = LOOKUP_CHANGERS[name]!(inner.slice(1));
@@ -754,6 +782,7 @@ class Walker {
       spent: this.opts.spent,
       // `bash -c 'ed f' < cmds`: the script's commands read the wrapper's input.
       inputUnseen: part.inputUnseen === true,
+      exports: this.exportsFor(how),
     });
     this.out.parts.push(...sub.parts);
     part.problems.push(...sub.problems.map((p) => `inside ${how}: ${p}`));
