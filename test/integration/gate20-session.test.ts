@@ -4,9 +4,10 @@
  * - POSIXLY_CORRECT in Yoke's own environment, and allowed by the person's `sandbox.allowEnv`, never
  *   reaches a command: the gate reads `cat README.md -n` as GNU does (-n an option), and a file named
  *   `-n` (a link to `.env`) is not read — the secret is in no request; cat numbers its line as predicted.
- * - A variable exported earlier on the line (`export`, `declare -x`, `set -a`) reaches the later command
- *   as a prefix assignment does: BASH_ENV exported so, with a committed script that deletes a folder,
- *   deletes nothing; an ordinary export before an ordinary command still runs.
+ * - A variable exported earlier on the line (`export`, `declare -x`, `set -a`, `\\export`, `builtin export`,
+ *   names from braces, `set -k`) reaches the later command as a prefix assignment does: BASH_ENV exported
+ *   so, with a committed script that deletes a folder, deletes nothing; an ordinary export before an
+ *   ordinary command still runs.
  * A plain bash (with POSIXLY_CORRECT set) shows each attack does its harm.
  */
 import { spawnSync } from "node:child_process";
@@ -20,7 +21,7 @@ import { bash, cellFolder, committedWorkspace, securityMatrix, sessionAs } from 
 
 const { who, backends, temps } = securityMatrix();
 const SECRET = "gate20-secret-7f3a";
-const VICTIMS = ["v1", "v2", "v3"];
+const VICTIMS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"];
 
 function files(): Record<string, string> {
   return {
@@ -34,7 +35,16 @@ function files(): Record<string, string> {
 const plantLink = (ws: string) => symlinkSync(".env", join(ws, "-n"));
 
 const POSIX = ["cat README.md -n > numbered.txt", 'echo "[${POSIXLY_CORRECT-unset}]" > posix.txt'];
-const ATTACKS = ["export BASH_ENV=./v1.sh; bash -c true", "declare -x BASH_ENV=./v2.sh && bash -c 'echo x'", "set -a; BASH_ENV=./v3.sh; bash -c true"];
+const ATTACKS = [
+  "export BASH_ENV=./v1.sh; bash -c true",
+  "declare -x BASH_ENV=./v2.sh && bash -c 'echo x'",
+  "set -a; BASH_ENV=./v3.sh; bash -c true",
+  // Allowed before (session 20, found attacking this change): the builtin as a command, names from braces, set -k.
+  "\\export BASH_ENV=./v4.sh; bash -c true",
+  "builtin export BASH_ENV=./v5.sh; bash -c true",
+  "export BASH_{ENV=./v6.sh,X=1}; bash -c true",
+  "set -k; bash -c true BASH_ENV=./v7.sh",
+];
 const ORDINARY = ["export NODE_ENV=test; echo made > made.txt"];
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {

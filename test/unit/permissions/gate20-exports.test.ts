@@ -47,12 +47,30 @@ describe("what a line exports", () => {
       ["set -a; A=1; B[2]=x", ["A", "B"]],
       ["set -eo allexport; A=1", ["A"]],
       ["set -euxa; A=1", ["A"]],
+      // The builtin run as a command (tree-sitter reads only a plain first `export` as the keyword).
+      ["\\export A=1", ["A"]],
+      ["'declare' -x A=1", ["A"]],
+      ["builtin export A=1", ["A"]],
+      ["command -p declare -x A=1", ["A"]],
+      ["builtin set -a; A=1", ["A"]],
     ] as const)
       expect(exported(line).names, line).toEqual(names);
   });
 
   it("does not take what exports nothing for an export", () => {
-    for (const line of ["declare A=1", "declare -r A=1", "local A=1", "export -n A", "export -f f", "A=1 psql", "readonly A=1", "set -e; A=1", "set -o errexit; A=1", "echo export A=1"])
+    for (const line of [
+      "declare A=1",
+      "declare -r A=1",
+      "local A=1",
+      "export -n A",
+      "export -f f",
+      "A=1 psql",
+      "readonly A=1",
+      "set -e; A=1",
+      "set -o errexit; A=1",
+      "echo export A=1",
+      "command -v export A",
+    ])
       expect(exported(line).names, line).toEqual([]);
   });
 

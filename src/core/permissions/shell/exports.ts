@@ -28,6 +28,11 @@ export interface LineExports {
 
 const ALLEXPORT_SETTERS = /^(read|readarray|mapfile|getopts|printf|let)$/;
 
+/** Does this declaration builtin with these flags export what it declares? */
+function exporting(keyword: string, flags: string[]): boolean {
+  return keyword === "export" ? !flags.some((f) => /^-[a-zA-Z]*[nf]/.test(f)) : /^(declare|typeset|local)$/.test(keyword) && flags.some((f) => /^-[a-zA-Z]*x/.test(f));
+}
+
 /** The exports of a parsed line (see the file comment). */
 export function exportsOf(root: Node): LineExports {
   const exported: Exported[] = [];
@@ -38,23 +43,41 @@ export function exportsOf(root: Node): LineExports {
   };
   const unknownValue = (name: string): Word => ({ value: `$${name}`, raw: `$${name}`, dynamic: true, glob: false });
   let allexport = false;
+  const declared = (keyword: string, args: Word[]) => {
+    if (
+      !exporting(
+        keyword,
+        args.filter((w) => /^[-+]/.test(w.value)).map((w) => w.value),
+      )
+    )
+      return;
+    for (const w of args) {
+      if (w.dynamic || /^[-+]/.test(w.value)) continue;
+      const eq = w.value.indexOf("=");
+      const name = eq < 0 ? w.value : w.value.slice(0, eq);
+      add(name, eq < 0 ? unknownValue(name) : { ...w, value: w.value.slice(eq + 1) });
+    }
+  };
   for (const node of root.descendantsOfType(["declaration_command", "command"])) {
     if (!node) continue;
     if (node.type === "command") {
       const name = node.childForFieldName("name");
-      if (!name || wordOf(name).value !== "set") continue;
-      const args = node
-        .childrenForFieldName("argument")
-        .filter((a): a is Node => !!a)
-        .map((a) => wordOf(a).value);
+      // `\export A=1`, `builtin export A=1`, `command declare -x A=1`: the builtin run as a command.
+      const all = [name, ...node.childrenForFieldName("argument")].filter((a): a is Node => !!a).map((a) => wordOf(a));
+      while (all.length && !all[0]!.dynamic && /^(builtin|command)$/.test(all[0]!.value)) {
+        all.shift();
+        while (all.length && /^-p+$/.test(all[0]!.value)) all.shift();
+      }
+      if (all.length && !all[0]!.dynamic && /^(export|declare|typeset|local)$/.test(all[0]!.value)) declared(all[0]!.value, all.slice(1));
+      if (all[0]?.dynamic || all[0]?.value !== "set") continue;
+      const args = all.slice(1).map((w) => w.value);
       if (args.some((a, i) => /^-[a-zA-Z]*a/.test(a) || (a === "allexport" && /^-[a-zA-Z]*o$/.test(args[i - 1] ?? "")))) allexport = true;
       continue;
     }
     const keyword = node.children[0]?.text ?? "";
     const words = node.namedChildren.filter((c): c is Node => !!c);
     const flags = words.filter((c) => c.type !== "variable_assignment" && c.type !== "variable_name" && /^[-+]/.test(wordOf(c).value)).map((c) => wordOf(c).value);
-    const exports = keyword === "export" ? !flags.some((f) => /^-[a-zA-Z]*[nf]/.test(f)) : /^(declare|typeset|local)$/.test(keyword) && flags.some((f) => /^-[a-zA-Z]*x/.test(f));
-    if (!exports) continue;
+    if (!exporting(keyword, flags)) continue;
     for (const c of words) {
       if (c.type === "variable_assignment") {
         const nameNode = c.childForFieldName("name");

@@ -126,6 +126,19 @@ function valueOf(args: Word[], option: string): Word[] {
   return out;
 }
 
+/** Builtins that declare variables (tree-sitter reads them as keywords only when spelled plainly first). */
+const DECLARATION_BUILTINS = /^(export|declare|typeset|local|readonly)$/;
+
+/** The words without a leading `builtin`/`command` (and command's -p): the builtin they run. */
+function builtinWords(words: Word[]): Word[] {
+  let i = 0;
+  while (i < words.length && !words[i]!.dynamic && /^(builtin|command)$/.test(words[i]!.value)) {
+    i++;
+    while (i < words.length && /^-p+$/.test(words[i]!.value)) i++;
+  }
+  return i ? words.slice(i) : words;
+}
+
 /** Builtins that change how later commands are found or expanded. */
 const LOOKUP_CHANGERS: Record<string, (args: Word[]) => string | undefined> = {
   alias: (args) => (args.some((w) => w.value.includes("=")) ? "it defines aliases, which change what later commands run" : undefined),
@@ -634,6 +647,8 @@ class Walker {
         const w = wordOf(child);
         if (/^-[a-zA-Z]*f/.test(w.value)) this.problem("it declares shell functions");
         else if (w.dynamic) this.problem(`${keyword} is given a name only known when it runs (${w.raw})`);
+        // `export BASH_{ENV=./x.sh,X=1}`: brace or pathname expansion makes the names (session 20).
+        else if (w.glob && /[{*?[]/.test(w.value.split("=")[0]!)) this.problem(`${keyword} is given names made by expansion (${w.raw}), which Yoke does not follow`);
         else if (!w.value.startsWith("-") && !w.value.startsWith("+")) {
           const name = w.value.split("=")[0]!.replace(/\[.*$/, "");
           if (isDangerousVariable(name)) this.problem(`it changes ${name}, which changes what later commands run`);
@@ -649,6 +664,22 @@ class Walker {
       }
     }
     if (redirects.length) this.out.parts.push(this.pseudoPart(node.text, redirects, cwd));
+  }
+
+  /** A declaration builtin run as a command (`\export`, `builtin declare`): its arguments as the keyword's would be read. */
+  private declarationArgs(keyword: string, args: Word[], part: CommandPart): void {
+    for (const w of args) {
+      if (w.dynamic) part.problems.push(`${keyword} is given a name only known when it runs (${w.raw})`);
+      else if (/^-[a-zA-Z]*f/.test(w.value)) part.problems.push("it declares shell functions");
+      else if (/^[-+]/.test(w.value)) continue;
+      else {
+        const name = w.value.split("=")[0]!.replace(/\[.*$/, "").replace(/\+$/, "");
+        if (w.glob && /[{*?[]/.test(name)) part.problems.push(`${keyword} is given names made by expansion (${w.raw}), which Yoke does not follow`);
+        else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) part.problems.push(`${keyword} is given ${w.raw}, which Yoke does not follow`);
+        else if (isDangerousVariable(name)) part.problems.push(`it changes ${name}, which changes what later commands run`);
+        else this.opts.data.name({ ...w, value: w.value.includes("=") ? w.value.slice(0, w.value.indexOf("=")) : w.value }, keyword);
+      }
+    }
   }
 
   /** `(( PATH = 1 ))`, `let IFS=x`: an assignment inside arithmetic. */
@@ -739,6 +770,17 @@ class Walker {
       ...(pipedExact !== undefined && !own.some(readsInput) ? { pipedExact } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
+    // `\export`, `'declare'`, `builtin export`, `command declare`: the builtin as a command, not the keyword
+    // tree-sitter reads (session 20: `\export BASH_ENV=./x.sh; bash -c true` ran x.sh unasked).
+    const declared = part.views.map((v) => builtinWords(v.words)).find((ws) => !ws[0]?.dynamic && DECLARATION_BUILTINS.test(ws[0]?.value ?? ""));
+    if (declared) this.declarationArgs(declared[0]!.value, declared.slice(1), part);
+    // `set -k`: every NAME=value argument of every later command is put in its environment.
+    if (
+      part.views
+        .map((v) => builtinWords(v.words))
+        .some((ws) => ws[0]?.value === "set" && ws.slice(1).some((w, i, a) => /^[-+]?-[a-zA-Z]*k/.test(w.value) || (w.value === "keyword" && /^-[a-zA-Z]*o$/.test(a[i - 1]?.value ?? ""))))
+    )
+      part.problems.push("set -k puts every NAME=value argument of later commands in their environment, which Yoke does not follow");
     // Exported earlier on the line (`export PSQLRC=f; psql …`): the program gets it as it would `PSQLRC=f psql …`.
     for (const e of this.opts.exports) if (!part.assignments.some((a) => a.name === e.name)) part.assignments.push({ ...e, exported: true });
     const nested = unwrapCommand(part);
