@@ -52,6 +52,12 @@ function exportForm(r: Rng, name: string, value: string, then: string): { comman
     { command: `for i in 1 2; do if [ $i = 2 ]; then ${then}; fi; export ${name}=${value}; done`, shape: "loop later" },
     { command: `(export ${name}=${value}; ${then})`, shape: "subshell export" },
     { command: `export ${name}=${value}; bash -c ${JSON.stringify(then)}`, shape: "export into bash -c" },
+    { command: `\\export ${name}=${value}; ${then}`, shape: "quoted export" },
+    { command: `'declare' -x ${name}=${value}; ${then}`, shape: "quoted declare" },
+    { command: `builtin export ${name}=${value}; ${then}`, shape: "builtin export" },
+    { command: `command -p declare -x ${name}=${value}; ${then}`, shape: "command declare" },
+    { command: `export ${name.slice(0, 2)}{${name.slice(2)}=${value},ZZ=1}; ${then}`, shape: "brace export" },
+    { command: `set -k; ${then} ${name}=${value}`, shape: "set -k" },
   ]);
 }
 
