@@ -53,6 +53,9 @@ describe("what a line exports", () => {
       ["builtin export A=1", ["A"]],
       ["command -p declare -x A=1", ["A"]],
       ["builtin set -a; A=1", ["A"]],
+      // A reference exports its target.
+      ["declare -n r=PSQLRC; export r=f", ["r", "PSQLRC"]],
+      ["declare -n r=PSQLRC; r=f; export r", ["r", "PSQLRC"]],
     ] as const)
       expect(exported(line).names, line).toEqual(names);
   });

@@ -37,9 +37,24 @@ function exporting(keyword: string, flags: string[]): boolean {
 export function exportsOf(root: Node): LineExports {
   const exported: Exported[] = [];
   const problems: string[] = [];
+  // `declare -n r=PSQLRC; export r=f` exports PSQLRC: a name's reference targets are exported with it.
+  const refs = new Map<string, string>();
+  for (const node of root.descendantsOfType("declaration_command")) {
+    if (!node || !node.namedChildren.some((c) => !!c && /^-[a-zA-Z]*n/.test(wordOf(c).value))) continue;
+    for (const c of node.namedChildren) {
+      if (c?.type !== "variable_assignment") continue;
+      const target = c.childForFieldName("value");
+      if (target) refs.set(c.childForFieldName("name")?.text ?? "", wordOf(target).value.replace(/\[[\s\S]*$/, ""));
+    }
+  }
   const add = (name: string, value: Word) => {
-    const base = name.replace(/\[[\s\S]*$/, "").replace(/\+$/, "");
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(base) && !exported.some((e) => e.name === base)) exported.push({ name: base, value });
+    let base = name.replace(/\[[\s\S]*$/, "").replace(/\+$/, "");
+    for (let hops = 0; hops < 8 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(base); hops++) {
+      if (!exported.some((e) => e.name === base)) exported.push({ name: base, value });
+      const next = refs.get(base);
+      if (next === undefined) break;
+      base = next;
+    }
   };
   const unknownValue = (name: string): Word => ({ value: `$${name}`, raw: `$${name}`, dynamic: true, glob: false });
   let allexport = false;
