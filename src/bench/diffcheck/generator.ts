@@ -13,6 +13,7 @@ import { generate16 } from "./grammar16";
 import { generate18e } from "./grammar18e";
 import { generate18b } from "./grammar18b";
 import { generate19j } from "./grammar19j";
+import { generate20 } from "./grammar20";
 import { generate19 } from "./grammar19";
 import { MARKER } from "./runner";
 
@@ -326,6 +327,9 @@ const GRAMMAR19_RATE = 0.03;
 /** Share of inputs from the session-19 red team J productions (grammar19j.ts: every installed program's real getopt table — optional values without `=`, unique prefixes, clusters, `--`, POSIXLY_CORRECT — sudo's options, words built at run time). */
 const GRAMMAR19J_RATE = 0.2;
 
+/** Share of inputs from the session-20 gate20 productions (grammar20.ts: a variable exported earlier on the line, in every spelling bash has, before a program that reads it; POSIXLY_CORRECT on the line). */
+const GRAMMAR20_RATE = 0.1;
+
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
   const r = prng(seed);
@@ -335,7 +339,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR19J_RATE) {
+    if (r() < GRAMMAR20_RATE) {
+      const g = generate20(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR19J_RATE) {
       const g = generate19j(r);
       shape.push(...g.shape);
       cmd = g.command;

@@ -279,8 +279,19 @@ export interface ScrubbedEnv {
 }
 
 /**
+ * Variables commands never get, even when the user allows or sets them: the permission gate reads
+ * command lines as GNU programs parse them by default (options after operands are still options),
+ * and `POSIXLY_CORRECT` makes GNU getopt stop at the first operand (`cat src/a.js -n` would read a
+ * file named `-n`). Dropping it keeps the gate's reading true; the only cost of dropping it when
+ * the person wanted it is GNU's usual parsing (issue 18, session 20). A command line that sets it
+ * itself (`POSIXLY_CORRECT=1 cmd`, `export POSIXLY_CORRECT`) asks at the gate.
+ */
+export const NEVER_PASSED_ENV: readonly string[] = ["POSIXLY_CORRECT"];
+
+/**
  * The environment commands start from: the allowlisted variables of `env`, those the user allows
- * by name, and those the user sets. Everything else is dropped and listed in `removed`.
+ * by name, and those the user sets. Everything else is dropped and listed in `removed`; so are
+ * NEVER_PASSED_ENV, whoever names them.
  */
 export function filterEnv(env: Record<string, string | undefined>, opts: EnvFilterOptions = {}): ScrubbedEnv {
   const allowed = (opts.allow ?? []).map(globToRegExp);
@@ -288,12 +299,21 @@ export function filterEnv(env: Record<string, string | undefined>, opts: EnvFilt
   const removed: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
+    if (NEVER_PASSED_ENV.includes(name)) {
+      removed.push(name);
+      continue;
+    }
     if (opts.set && Object.prototype.hasOwnProperty.call(opts.set, name)) continue;
     const userAllowed = allowed.some((re) => re.test(name));
     if (userAllowed || (isAllowedEnvName(name) && !valueHasCredential(value))) out[name] = value;
     else removed.push(name);
   }
-  for (const [name, value] of Object.entries(opts.set ?? {})) if (typeof value === "string") out[name] = value;
+  for (const [name, value] of Object.entries(opts.set ?? {})) {
+    if (typeof value !== "string") continue;
+    if (NEVER_PASSED_ENV.includes(name)) {
+      if (!removed.includes(name)) removed.push(name);
+    } else out[name] = value;
+  }
   return { env: out, removed: removed.sort() };
 }
 

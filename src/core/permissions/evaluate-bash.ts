@@ -1065,7 +1065,7 @@ async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContex
   const { part } = inst;
   if (part.elevated) return { why: elevation(part) };
   const env = part.assignments.find((a) => !SAFE_ENV.test(a.name));
-  if (env) return { why: `it sets ${env.name} for the command` };
+  if (env) return { why: env.exported ? `it gets ${env.name}, exported earlier on the line` : `it sets ${env.name} for the command` };
   if (!inst.cls.ok) return { why: inst.cls.why };
   const hidden = [...part.hidden, ...inst.effects.hidden][0];
   if (hidden) return { why: hidden };

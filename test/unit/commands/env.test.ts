@@ -98,6 +98,15 @@ describe("filterEnv (environment by allowlist)", () => {
     expect(removed).toEqual([]);
   });
 
+  it("never passes POSIXLY_CORRECT, even when the user allows or sets it (the gate reads GNU option order; issue 18, session 20)", () => {
+    const inherited = filterEnv({ PATH: "/usr/bin", POSIXLY_CORRECT: "1" }, { allow: ["*"] });
+    expect(inherited.env).toEqual({ PATH: "/usr/bin" });
+    expect(inherited.removed).toEqual(["POSIXLY_CORRECT"]);
+    const set = filterEnv({ PATH: "/usr/bin" }, { allow: ["POSIXLY_*"], set: { POSIXLY_CORRECT: "y", FOO: "1" } });
+    expect(set.env).toEqual({ PATH: "/usr/bin", FOO: "1" });
+    expect(set.removed).toEqual(["POSIXLY_CORRECT"]);
+  });
+
   it("does not treat an allowed name as a prefix", () => {
     const { env: out } = filterEnv({ GH_TOKEN: "a", GH_TOKEN_2: "b", PATHX: "c" }, { allow: ["GH_TOKEN"] });
     expect(out).toEqual({ GH_TOKEN: "a" });

@@ -11,6 +11,7 @@ import { analyseFlow } from "./flow";
 import type { CommandAnalysis, CommandPart, CwdSet, Redirect } from "./types";
 import { unwrapCommand } from "./unwrap";
 import { isDangerousVariable } from "./variables";
+import { exportsOf, type Exported } from "./exports";
 import { literalWord, wordOf, type Word } from "./words";
 
 /** bash -c inside bash -c… deeper than this is not analysed. */
@@ -32,6 +33,8 @@ export interface AnalyseOptions {
   spent?: { statements: number; tokens: number };
   /** The line's standard input is something Yoke cannot read (a file, a pipe from another command): see CommandPart.inputUnseen. */
   inputUnseen?: boolean;
+  /** Variables exported to this line by the line that runs it (shell/exports.ts); an `eval` shares its parent's list. */
+  exports?: Exported[];
 }
 
 /** Node types whose contents the walker understands (anything else is a problem). */
@@ -123,6 +126,19 @@ function valueOf(args: Word[], option: string): Word[] {
   return out;
 }
 
+/** Builtins that declare variables (tree-sitter reads them as keywords only when spelled plainly first). */
+const DECLARATION_BUILTINS = /^(export|declare|typeset|local|readonly)$/;
+
+/** The words without a leading `builtin`/`command` (and command's -p): the builtin they run. */
+function builtinWords(words: Word[]): Word[] {
+  let i = 0;
+  while (i < words.length && !words[i]!.dynamic && /^(builtin|command)$/.test(words[i]!.value)) {
+    i++;
+    while (i < words.length && /^-p+$/.test(words[i]!.value)) i++;
+  }
+  return i ? words.slice(i) : words;
+}
+
 /** Builtins that change how later commands are found or expanded. */
 const LOOKUP_CHANGERS: Record<string, (args: Word[]) => string | undefined> = {
   alias: (args) => (args.some((w) => w.value.includes("=")) ? "it defines aliases, which change what later commands run" : undefined),
@@ -199,6 +215,11 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
     const initial = opts.cwd === undefined ? null : opts.cwd;
     const flow = analyseFlow(root, initial, home);
     if (flow.tooComplex) result.problems.push("its control flow is too large to follow (which folder each command runs in)");
+    // What the line exports reaches every command it runs, as a prefix assignment would (shell/exports.ts).
+    const exports = opts.exports ?? [];
+    const own = exportsOf(root);
+    result.problems.push(...own.problems);
+    for (const e of own.exported) if (!exports.some((x) => x.name === e.name)) exports.push(e);
     const walker = new Walker(
       parser,
       {
@@ -209,11 +230,14 @@ function analyseOne(parser: Parser, source: string, opts: AnalyseOptions): Comma
         data: opts.data ?? new DataState(),
         spent: opts.spent ?? { statements: 0, tokens: 0 },
         inputUnseen: opts.inputUnseen ?? false,
+        exports,
       },
       flow.cwdAt,
       result,
     );
     walker.walk(root, [], flow.tooComplex ? null : initial);
+    // Parts made before an `eval` exported more, and parts a wrapper runs (`find -exec`, `xargs`), get them too.
+    for (const part of result.parts) for (const e of exports) if (!part.assignments.some((a) => a.name === e.name)) part.assignments.push({ ...e, exported: true });
   } finally {
     tree.delete();
   }
@@ -228,6 +252,7 @@ interface WalkerOptions {
   data: DataState;
   spent: { statements: number; tokens: number };
   inputUnseen: boolean;
+  exports: Exported[];
 }
 
 class Walker {
@@ -490,8 +515,22 @@ class Walker {
     for (const child of node.namedChildren) if (child) this.walk(child, [], cwd);
   }
 
+  /** A string run in this shell (`eval`, a trap, an alias) shares its exports; a child shell (`bash -c`, `` `…` ``) gets a copy. */
+  private exportsFor(how: string): Exported[] {
+    return /^(eval|trap|alias|source|\.)$/.test(how) ? this.opts.exports : [...this.opts.exports];
+  }
+
   private nested(script: string, how: string, cwd: CwdSet, elevated: boolean): void {
-    const sub = analyseCommand(this.parser, script, { cwd, home: this.opts.home, depth: this.opts.depth + 1, via: [...this.opts.via, how], elevated, data: this.opts.data, spent: this.opts.spent });
+    const sub = analyseCommand(this.parser, script, {
+      cwd,
+      home: this.opts.home,
+      depth: this.opts.depth + 1,
+      via: [...this.opts.via, how],
+      elevated,
+      data: this.opts.data,
+      spent: this.opts.spent,
+      exports: this.exportsFor(how),
+    });
     this.out.parts.push(...sub.parts);
     for (const p of sub.problems) this.problem(`inside ${how}: ${p}`);
     if (sub.globOptionsChanged) this.out.globOptionsChanged = true;
@@ -608,6 +647,8 @@ class Walker {
         const w = wordOf(child);
         if (/^-[a-zA-Z]*f/.test(w.value)) this.problem("it declares shell functions");
         else if (w.dynamic) this.problem(`${keyword} is given a name only known when it runs (${w.raw})`);
+        // `export BASH_{ENV=./x.sh,X=1}`: brace or pathname expansion makes the names (session 20).
+        else if (w.glob && /[{*?[]/.test(w.value.split("=")[0]!)) this.problem(`${keyword} is given names made by expansion (${w.raw}), which Yoke does not follow`);
         else if (!w.value.startsWith("-") && !w.value.startsWith("+")) {
           const name = w.value.split("=")[0]!.replace(/\[.*$/, "");
           if (isDangerousVariable(name)) this.problem(`it changes ${name}, which changes what later commands run`);
@@ -623,6 +664,22 @@ class Walker {
       }
     }
     if (redirects.length) this.out.parts.push(this.pseudoPart(node.text, redirects, cwd));
+  }
+
+  /** A declaration builtin run as a command (`\export`, `builtin declare`): its arguments as the keyword's would be read. */
+  private declarationArgs(keyword: string, args: Word[], part: CommandPart): void {
+    for (const w of args) {
+      if (w.dynamic) part.problems.push(`${keyword} is given a name only known when it runs (${w.raw})`);
+      else if (/^-[a-zA-Z]*f/.test(w.value)) part.problems.push("it declares shell functions");
+      else if (/^[-+]/.test(w.value)) continue;
+      else {
+        const name = w.value.split("=")[0]!.replace(/\[.*$/, "").replace(/\+$/, "");
+        if (w.glob && /[{*?[]/.test(name)) part.problems.push(`${keyword} is given names made by expansion (${w.raw}), which Yoke does not follow`);
+        else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) part.problems.push(`${keyword} is given ${w.raw}, which Yoke does not follow`);
+        else if (isDangerousVariable(name)) part.problems.push(`it changes ${name}, which changes what later commands run`);
+        else this.opts.data.name({ ...w, value: w.value.includes("=") ? w.value.slice(0, w.value.indexOf("=")) : w.value }, keyword);
+      }
+    }
   }
 
   /** `(( PATH = 1 ))`, `let IFS=x`: an assignment inside arithmetic. */
@@ -713,6 +770,19 @@ class Walker {
       ...(pipedExact !== undefined && !own.some(readsInput) ? { pipedExact } : {}),
     };
     for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
+    // `\export`, `'declare'`, `builtin export`, `command declare`: the builtin as a command, not the keyword
+    // tree-sitter reads (session 20: `\export BASH_ENV=./x.sh; bash -c true` ran x.sh unasked).
+    const declared = part.views.map((v) => builtinWords(v.words)).find((ws) => !ws[0]?.dynamic && DECLARATION_BUILTINS.test(ws[0]?.value ?? ""));
+    if (declared) this.declarationArgs(declared[0]!.value, declared.slice(1), part);
+    // `set -k`: every NAME=value argument of every later command is put in its environment.
+    if (
+      part.views
+        .map((v) => builtinWords(v.words))
+        .some((ws) => ws[0]?.value === "set" && ws.slice(1).some((w, i, a) => /^[-+]?-[a-zA-Z]*k/.test(w.value) || (w.value === "keyword" && /^-[a-zA-Z]*o$/.test(a[i - 1]?.value ?? ""))))
+    )
+      part.problems.push("set -k puts every NAME=value argument of later commands in their environment, which Yoke does not follow");
+    // Exported earlier on the line (`export PSQLRC=f; psql …`): the program gets it as it would `PSQLRC=f psql …`.
+    for (const e of this.opts.exports) if (!part.assignments.some((a) => a.name === e.name)) part.assignments.push({ ...e, exported: true });
     const nested = unwrapCommand(part);
     this.out.parts.push(part, ...nested.parts);
     const inner = part.views[part.views.length - 1]!.words;
@@ -725,7 +795,7 @@ class Walker {
           .map((w) => w.value)
           .join(" "),
       );
-    for (const a of part.assignments) this.opts.data.assign(a.name, a.value.value.startsWith(`${a.name}=`) ? a.value.value.slice(a.name.length + 1) : a.value.value, a.value.dynamic);
+    for (const a of part.assignments) if (!a.exported) this.opts.data.assign(a.name, a.value.value.startsWith(`${a.name}=`) ? a.value.value.slice(a.name.length + 1) : a.value.value, a.value.dynamic);
     for (const view of part.views) evaluatedOperands(view.words, this.opts.data);
     if (name && LOOKUP_CHANGERS[name]) {
       const why = LOOKUP_CHANGERS[name]!(inner.slice(1));
@@ -754,6 +824,7 @@ class Walker {
       spent: this.opts.spent,
       // `bash -c 'ed f' < cmds`: the script's commands read the wrapper's input.
       inputUnseen: part.inputUnseen === true,
+      exports: this.exportsFor(how),
     });
     this.out.parts.push(...sub.parts);
     part.problems.push(...sub.problems.map((p) => `inside ${how}: ${p}`));

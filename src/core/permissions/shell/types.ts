@@ -35,8 +35,8 @@ export interface CommandPart {
   text: string;
   /** Outermost first; the last allowable view is the command that actually runs. */
   views: CommandView[];
-  /** Environment prefixes (`FOO=1 cmd`) and `env NAME=VALUE` assignments. */
-  assignments: Array<{ name: string; value: Word }>;
+  /** Environment prefixes (`FOO=1 cmd`) and `env NAME=VALUE` assignments; `exported`: exported earlier on the line (`export FOO=1; cmd`, shell/exports.ts). */
+  assignments: Array<{ name: string; value: Word; exported?: boolean }>;
   redirects: Redirect[];
   /** Runs under sudo/doas. */
   elevated: boolean;
