@@ -14,6 +14,7 @@ import { generate18e } from "./grammar18e";
 import { generate18b } from "./grammar18b";
 import { generate19j } from "./grammar19j";
 import { generate19 } from "./grammar19";
+import { generate20q } from "./grammar20q";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -325,6 +326,8 @@ const GRAMMAR19_RATE = 0.03;
 
 /** Share of inputs from the session-19 red team J productions (grammar19j.ts: every installed program's real getopt table — optional values without `=`, unique prefixes, clusters, `--`, POSIXLY_CORRECT — sudo's options, words built at run time). */
 const GRAMMAR19J_RATE = 0.2;
+/** Share of inputs from the session-20 red team Q productions (grammar20q.ts: jq's program file, wherever -f stands, importing a denied module). */
+const GRAMMAR20Q_RATE = 0.03;
 
 /** One input: a payload in 1–2 constructs, a tool with an option spelling, or both chained. */
 export function generate(seed: number, count: number): GeneratedInput[] {
@@ -335,7 +338,12 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     const shape: string[] = [];
     let cmd: string;
     let plant: string | undefined;
-    if (r() < GRAMMAR19J_RATE) {
+    if (r() < GRAMMAR20Q_RATE) {
+      const g = generate20q(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR19J_RATE) {
       const g = generate19j(r);
       shape.push(...g.shape);
       cmd = g.command;
