@@ -8,7 +8,11 @@
  *   as `.`); an inline `import` was a plain question, which bypassPermissions allows.
  * Before the fix the gate allowed all three, and the sandbox held (the denied file is unreadable in it:
  * jq said "Permission denied"); now the gate asks, so nothing runs. Plain jq filters still run.
- * A plain bash with the real jq shows each attack prints the secret.
+ * - mise's configuration (`mise.toml`, `.mise.<env>.toml`, `mise.local.toml`, `.mise/`, `.config/mise/`)
+ *   runs hooks and sourced scripts when a shell enters the folder and at every prompt, and mise trusts a
+ *   file by its path: acceptEdits wrote it (file tool and command). Now protected like `.envrc`.
+ * A plain bash with the real jq shows each jq attack prints the secret; the mise harm was shown with
+ * the real mise by hand (docs/security.md: not installed here at test time).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -39,6 +43,19 @@ const ORDINARY: Array<[string, string]> = [
   ["jq -c . data.json > jq-c.txt", '{"a":1}\n'],
 ];
 
+/** mise's configuration: the person trusted mise.toml once (by path); a changed file runs its hook at the next prompt (real mise, by hand: docs/security.md). */
+const MISE_TOML = '[env]\nFOO = "bar"\n';
+const HOOK = '[hooks]\nenter = "touch /tmp/pwned"\n';
+const write = (path: string, content: string): ScriptedTurn => ({ toolCalls: [{ name: "write_file", input: { path, content } }] });
+const MISE_ATTACKS: ScriptedTurn[] = [
+  write("mise.toml", MISE_TOML + HOOK),
+  write(".mise.dev.toml", HOOK),
+  write(".config/mise/config.toml", HOOK),
+  bash(`printf '${HOOK.replaceAll("\n", "\\n")}' >> mise.toml`),
+  bash(`printf '${HOOK.replaceAll("\n", "\\n")}' > mise.local.toml`),
+  bash("mkdir -p .mise && cp mise.toml .mise/config.toml"),
+];
+
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("%s", (backend, unusable) => {
     let base: string;
@@ -58,6 +75,18 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         const f = /> (\S+)$/.exec(c)![1]!;
         expect(existsSync(join(ws, f)) ? readFileSync(join(ws, f), "utf8") : `(${f} missing)\n${r.told.slice(0, 4000)}`, c).toBe(out);
       }
+    });
+
+    it.skipIf(!!unusable)("acceptEdits: mise's configuration is not written (file tool or command); ordinary edits are", async () => {
+      const ws = committedWorkspace(join(base, `ws-${Math.random().toString(36).slice(2, 8)}`), { "README.md": "hi\n", "mise.toml": MISE_TOML }, id);
+      const script: ScriptedTurn[] = [...MISE_ATTACKS, write("src/new.js", "ok\n"), bash("echo ran > control.txt")];
+      const r = await sessionAs(id, home, ws, join(base, `sessions-${Math.random().toString(36).slice(2, 8)}`), script, { mode: "acceptEdits", env: { OPENAI_API_KEY: "sk-redq20" } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(ws, "control.txt")) ? "ran\n" : r.told.slice(0, 8000)).toBe("ran\n");
+      expect(readFileSync(join(ws, "src/new.js"), "utf8")).toBe("ok\n");
+      expect(readFileSync(join(ws, "mise.toml"), "utf8"), r.told.slice(0, 6000)).toBe(MISE_TOML);
+      const planted = [".mise.dev.toml", ".config/mise/config.toml", "mise.local.toml", ".mise/config.toml"].filter((f) => existsSync(join(ws, f)));
+      expect(planted, r.told.slice(0, 6000)).toEqual([]);
     });
   });
 });
