@@ -9,7 +9,7 @@
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { commandInputHidden, commandInputName } from "./command-input";
 import { namesDescriptor } from "./posix-path";
-import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
+import { awkProgramProblem, JQ_READS_OUTSIDE, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
 export interface CommandEffects {
@@ -270,8 +270,7 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       } else if (!v.startsWith("-") || v === "-") program = program ?? args[i];
     }
     if (program?.dynamic) fx.hidden.push(`the jq program ${program.raw} is only known when it runs`);
-    else if (program && /\$ENV\b|\benv\b|\$__loc__|\binput_filename\b|\bimport\b|\binclude\b|\bmodulemeta\b|\bget_search_list\b/.test(program.value))
-      fx.hidden.push("the jq program reads other files or the environment (import, include, $ENV)");
+    else if (program && JQ_READS_OUTSIDE.test(program.value)) fx.hidden.push("the jq program reads other files or the environment (import, include, $ENV)");
     return fx;
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Word } from "./shell/words";
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
-import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
+import { awkProgramProblem, JQ_READS_OUTSIDE, sedScriptEffects } from "./script-scanners";
 
 export type ReadOnlyClass =
   | {
@@ -512,7 +512,7 @@ function classifyJq(args: Word[]): ReadOnlyClass {
     else files.push(a);
   }
   if (program?.dynamic) return { ok: false, why: `the jq program ${program.raw} is only known when it runs` };
-  if (program && /\$ENV\b|\benv\b|\$__loc__|\binput_filename\b|\bimport\b|\binclude\b/.test(program.value)) return { ok: false, why: "the jq program reads the environment or other files" };
+  if (program && JQ_READS_OUTSIDE.test(program.value)) return { ok: false, why: "the jq program reads the environment or other files" };
   return { ok: true, paths: files };
 }
 
