@@ -19,6 +19,8 @@ export interface ProtectedPath {
   checkedAfter?: true;
 }
 
+const MISE =
+  "mise runs the hooks, sourced scripts and exec() templates of its configuration when a shell enters the folder and at every prompt, and trusts a file by its path (a change is not asked about again)";
 const HOOK_MANAGER = "a git hook manager (pre-commit, lefthook, lint-staged, commitlint, overcommit, simple-git-hooks) runs the commands it names at the next git commit";
 
 export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
@@ -41,6 +43,15 @@ export const PROTECTED_WORKSPACE_PATHS: readonly ProtectedPath[] = [
   { path: ".mcp.json", kind: "file", why: "MCP server definitions start programs" },
   { path: ".cursor", kind: "dir", why: "Cursor settings and MCP server definitions" },
   { path: ".envrc", kind: "file", why: "direnv runs it when a shell enters the folder" },
+  // mise (and rtx, its old name) reads these when a shell with `mise activate` enters the folder and at
+  // every prompt: `[hooks] enter`, `[env] _.source` and `exec()` templates run programs. mise trusts a
+  // config file by its PATH, not its content: after the person's one `mise trust`, a changed file runs
+  // without a question (red team Q, session 20: real mise 2026.9.15 ran an edited file's hook and
+  // sourced script at the next `mise hook-env`). `mise.<env>.toml` and `.mise.toml` by pattern below.
+  { path: ".mise", kind: "dir", why: MISE },
+  { path: ".config/mise", kind: "dir", why: MISE },
+  { path: ".config/mise.toml", kind: "file", why: MISE },
+  { path: "mise/config.toml", kind: "file", why: MISE },
   { path: ".npmrc", kind: "file", why: "npm configuration can choose the shell and Node options later npm commands run with" },
   { path: ".yarnrc", kind: "file", why: "yarn configuration can run programs" },
   { path: ".yarnrc.yml", kind: "file", why: "yarn configuration can name the program yarn runs (yarnPath) and its plugins" },
@@ -173,6 +184,7 @@ export const PROTECTED_NAME_PATTERNS: ReadonlyArray<{ pattern: RegExp; why: stri
   // repository — a bare one — and every git command run below that folder (the user's shell prompt,
   // an editor) reads the folder's `config`, whose core.fsmonitor runs on the host. The name is
   // the one marker without which the folder is never a repository; inside `.git` it is git's own.
+  { pattern: /^\.?(mise|rtx)(\.[A-Za-z0-9_-]+)*\.toml$/i, why: MISE },
   {
     pattern: /^(HEAD|commondir)$/i,
     why: "a file named HEAD or commondir makes git take its folder for a repository (with objects/ and refs/ beside it) and read that folder's config, which can run programs (core.fsmonitor), for every git command below it",

@@ -15,6 +15,7 @@ import { generate18b } from "./grammar18b";
 import { generate19j } from "./grammar19j";
 import { generate20 } from "./grammar20";
 import { generate19 } from "./grammar19";
+import { generate20q } from "./grammar20q";
 import { MARKER } from "./runner";
 
 export interface GeneratedInput {
@@ -326,6 +327,8 @@ const GRAMMAR19_RATE = 0.03;
 
 /** Share of inputs from the session-19 red team J productions (grammar19j.ts: every installed program's real getopt table — optional values without `=`, unique prefixes, clusters, `--`, POSIXLY_CORRECT — sudo's options, words built at run time). */
 const GRAMMAR19J_RATE = 0.2;
+/** Share of inputs from the session-20 red team Q productions (grammar20q.ts: jq's program file, wherever -f stands, importing a denied module). */
+const GRAMMAR20Q_RATE = 0.03;
 
 /** Share of inputs from the session-20 gate20 productions (grammar20.ts: a variable exported earlier on the line, in every spelling bash has, before a program that reads it; POSIXLY_CORRECT on the line). */
 const GRAMMAR20_RATE = 0.1;
@@ -341,6 +344,11 @@ export function generate(seed: number, count: number): GeneratedInput[] {
     let plant: string | undefined;
     if (r() < GRAMMAR20_RATE) {
       const g = generate20(r);
+      shape.push(...g.shape);
+      cmd = g.command;
+      plant = g.plant;
+    } else if (r() < GRAMMAR20Q_RATE) {
+      const g = generate20q(r);
       shape.push(...g.shape);
       cmd = g.command;
       plant = g.plant;

@@ -9,7 +9,7 @@
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
 import { commandInputHidden, commandInputName } from "./command-input";
 import { namesDescriptor } from "./posix-path";
-import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
+import { awkProgramProblem, JQ_READS_OUTSIDE, sedScriptEffects } from "./script-scanners";
 import type { Word } from "./shell/words";
 
 export interface CommandEffects {
@@ -244,6 +244,33 @@ export function commandEffects(words: Word[], extraArgs: boolean, stdinLiteral: 
       for (const w of e.writes) fx.writes.push({ ...s, value: w, glob: false, pattern: undefined });
       for (const r of e.reads) fx.reads.push({ ...s, value: r, glob: false, pattern: undefined });
     }
+    return fx;
+  }
+
+  // jq's program file (`-f`/`--from-file`; jq takes the FIRST operand as that file wherever the flag
+  // stands, and in a cluster `-nf`) is code Yoke does not read, and a program's `import "P" as $x` reads
+  // P.json, `include` P.jq, `-L` adds a folder of modules, `$ENV`/`env` read the environment: red team Q
+  // (session 20) — a planted q.jq imported `.env/k.json` under Read(**/.env), allowed as read-only; an
+  // inline import was only a question, so bypassPermissions ran it. Code Yoke cannot see: asks under a deny rule in every mode.
+  if (name === "jq") {
+    let restAreArgs = false;
+    let program: Word | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.value;
+      if (restAreArgs) break;
+      if (v === "--args" || v === "--jsonargs") restAreArgs = true;
+      else if (v === "--arg" || v === "--argjson" || v === "--slurpfile" || v === "--rawfile") i += 2;
+      else if (v === "--indent") i++;
+      else if (v === "--from-file" || (/^-[^-]/.test(v) && v.includes("f"))) {
+        fx.hidden.push("jq runs a program file Yoke does not read (its import and include read other files)");
+        return fx;
+      } else if (/^-L/.test(v) || v === "--library-path") {
+        fx.hidden.push("jq -L loads modules from a folder Yoke does not read");
+        return fx;
+      } else if (!v.startsWith("-") || v === "-") program = program ?? args[i];
+    }
+    if (program?.dynamic) fx.hidden.push(`the jq program ${program.raw} is only known when it runs`);
+    else if (program && JQ_READS_OUTSIDE.test(program.value)) fx.hidden.push("the jq program reads other files or the environment (import, include, $ENV)");
     return fx;
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Word } from "./shell/words";
 import { isLongOption, longOptionOf, optionValues, shortOptionUses } from "./long-options";
-import { awkProgramProblem, sedScriptEffects } from "./script-scanners";
+import { awkProgramProblem, JQ_READS_OUTSIDE, sedScriptEffects } from "./script-scanners";
 
 export type ReadOnlyClass =
   | {
@@ -498,11 +498,10 @@ function classifyJq(args: Word[]): ReadOnlyClass {
       i += 2;
       continue;
     }
-    if (v === "-f" || v === "--from-file") {
-      if (args[i + 1]) files.push(args[++i]!);
-      program = program ?? { ...a, value: "." };
-      continue;
-    }
+    // jq's program file is code the repository wrote (its `import`/`include` read other files, `$ENV`
+    // the environment), and jq takes the FIRST operand as that file wherever -f stands (`jq q.jq -n -f`,
+    // `jq -f -n q.jq`, a cluster `-nf`): Yoke does not read it, so any -f asks, as awk -f and sed -f do.
+    if (v === "--from-file" || (/^-[^-]/.test(v) && v.includes("f"))) return { ok: false, why: "jq -f runs a program file Yoke does not read (its import and include read other files)" };
     if (v === "-L" || v.startsWith("-L")) return { ok: false, why: "jq -L loads modules from a folder" };
     if (v === "--indent") {
       i++;
@@ -513,7 +512,7 @@ function classifyJq(args: Word[]): ReadOnlyClass {
     else files.push(a);
   }
   if (program?.dynamic) return { ok: false, why: `the jq program ${program.raw} is only known when it runs` };
-  if (program && /\$ENV\b|\benv\b|\$__loc__|\binput_filename\b|\bimport\b|\binclude\b/.test(program.value)) return { ok: false, why: "the jq program reads the environment or other files" };
+  if (program && JQ_READS_OUTSIDE.test(program.value)) return { ok: false, why: "the jq program reads the environment or other files" };
   return { ok: true, paths: files };
 }
 

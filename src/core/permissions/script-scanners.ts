@@ -151,3 +151,10 @@ export function awkProgramProblem(program: string): string | undefined {
   if (/@(load|include|namespace)\b/.test(code)) return "loads extensions";
   return undefined;
 }
+
+/**
+ * A jq program that reads the environment or other files: `$ENV`, `$__loc__`, and the builtins `env`,
+ * `input_filename`, `import`, `include`, `modulemeta`, `get_search_list` — not a field of that name
+ * (`.env`, `.a.env`: one dot before it; `..env` is recursion then the builtin, so it counts).
+ */
+export const JQ_READS_OUTSIDE = /\$ENV\b|\$__loc__|(?<![^.]\.|^\.)\b(env|input_filename|import|include|modulemeta|get_search_list)\b/;
