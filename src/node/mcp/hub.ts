@@ -149,6 +149,8 @@ interface ServerSlot {
   lastError?: { message: string; at: string };
   /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
   abandon?: () => Promise<void>;
+  /** What a stdio server in its start wrote on stdout that is not MCP (said when the start fails), if any. */
+  stdoutNoise?: () => string;
   /** The prompts listed (for completion), until the server says its list changed. */
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
@@ -814,7 +816,9 @@ export class NodeMcpHub implements McpHub {
         if (this.disposed) await running.close();
         return running;
       } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
+        const noise = slot.stdoutNoise?.() ?? "";
+        const base = err instanceof Error ? err.message : String(err);
+        const msg = noise && !base.includes(noise) ? `${base}${noise}` : base;
         slot.restarts++;
         await slot.abandon?.().catch(() => undefined);
         if (slot.state === "starting") this.set(slot, "failed", msg);
@@ -822,6 +826,7 @@ export class NodeMcpHub implements McpHub {
       } finally {
         slot.starting = undefined;
         slot.abandon = undefined;
+        slot.stdoutNoise = undefined;
       }
     })();
     return slot.starting;
@@ -1031,12 +1036,15 @@ export class NodeMcpHub implements McpHub {
       });
       const client = newClient();
       slot.abandon = () => transport.close();
+      // What it wrote on stdout that is not MCP (a log line, a usage text) is often why it never answered.
+      slot.stdoutNoise = () =>
+        transport.stdoutNoise.length ? ` — it wrote on stdout what is not an MCP message (stdout is for MCP messages only; logs go to stderr): ${transport.stdoutNoise.join("\n")}` : "";
       try {
         await client.connect(transport);
       } catch (err) {
         await transport.close().catch(() => undefined);
         const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
-        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
+        throw new Error(`${err instanceof Error ? err.message : String(err)}${slot.stdoutNoise()}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
       }
       return {
         client,

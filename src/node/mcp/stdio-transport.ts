@@ -6,12 +6,17 @@
  * Why not the SDK's StdioClientTransport: it spawns with no `detached` option (the server shares
  * Yoke's process group, so there is no group to signal), and its close() signals the server
  * process alone — a grandchild of the server survives it, and nothing stops the group of a server
- * that crashed. The framing (ReadBuffer, serializeMessage) and the minimal environment are the SDK's.
+ * that crashed. The message format (deserializeMessage, serializeMessage) and the minimal environment
+ * are the SDK's; the line reading is ours for two things the SDK's ReadBuffer cannot do: a line that
+ * is a JSON-RPC **batch** (an array, which MCP 2025-03-26 clients MUST accept and the SDK's stdio
+ * transport rejects — its Streamable HTTP transport accepts one) gives each of its messages, and a
+ * line that is not an MCP message (a server's `print()` on stdout) is kept, bounded, to explain a
+ * start that never answers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { hostLaunchWithClosedFds } from "../commands/fd-hygiene";
 import { stopGroup } from "./processes";
 
@@ -26,14 +31,30 @@ export interface StdioOptions {
 }
 
 const STDERR_KEEP = 4000;
+/** The first lines a server wrote on stdout that are not MCP messages: how many are kept, and how much of each. */
+const NOISE_LINES = 3;
+const NOISE_LINE_CHARS = 200;
+
+/**
+ * The messages of one line of a server's stdout: one message, or each message of a JSON-RPC batch
+ * (an array). Throws for a line that is not an MCP message (or a batch holding one).
+ */
+export function messagesOfLine(line: string): JSONRPCMessage[] {
+  if (line.trimStart().startsWith("[")) {
+    const parsed: unknown = JSON.parse(line);
+    if (Array.isArray(parsed) && parsed.length > 0) return parsed.map((m) => JSONRPCMessageSchema.parse(m));
+  }
+  return [deserializeMessage(line)];
+}
 
 export class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private pending: Buffer | undefined;
   private stderrTail = "";
+  private readonly noise: string[] = [];
   private closed = false;
   private stopping = false;
 
@@ -41,6 +62,11 @@ export class GroupStdioTransport implements Transport {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** The first lines the server wrote on stdout that are not MCP messages (at most NOISE_LINES, each cut). */
+  get stdoutNoise(): readonly string[] {
+    return this.noise;
   }
 
   /** The server's last stderr output (bounded). */
@@ -77,25 +103,31 @@ export class GroupStdioTransport implements Transport {
         this.opts.onExit?.(code, signal);
         this.finish();
       });
-      child.stdout!.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let msg: JSONRPCMessage | null;
-          try {
-            msg = this.buffer.readMessage();
-          } catch (err) {
-            this.onerror?.(err as Error);
-            continue;
-          }
-          if (!msg) break;
-          this.onmessage?.(msg);
-        }
-      });
+      child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
       child.stderr!.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
       });
       child.stdin!.on("error", (err) => this.onerror?.(err));
     });
+  }
+
+  /** Newline-delimited messages, as the SDK's ReadBuffer frames them (a trailing `\r` dropped). */
+  private read(chunk: Buffer): void {
+    let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (let nl = buf.indexOf(10); nl !== -1 && !this.closed; nl = buf.indexOf(10)) {
+      const line = buf.toString("utf8", 0, nl).replace(/\r$/, "");
+      buf = buf.subarray(nl + 1);
+      let messages: JSONRPCMessage[];
+      try {
+        messages = messagesOfLine(line);
+      } catch (err) {
+        if (this.noise.length < NOISE_LINES && line.trim()) this.noise.push(line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line);
+        this.onerror?.(err as Error);
+        continue;
+      }
+      for (const m of messages) this.onmessage?.(m);
+    }
+    this.pending = buf.length ? buf : undefined;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -120,7 +152,7 @@ export class GroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffer.clear();
+    this.pending = undefined;
     this.onclose?.();
   }
 }
