@@ -60,6 +60,17 @@ const s = new McpServer({ name: "noisy", version: "1" });
 s.registerTool("ping", { description: "ping" }, async () => ({ content: [{ type: "text", text: "noisy pong" }] }));
 await s.connect(new StdioServerTransport());
 `,
+  // A 40 MB result (one 40 MB line) and a tool whose answer never ends (bytes without a newline).
+  "large.mjs": `${HEAD}const s = new McpServer({ name: "large", version: "1" });
+s.registerTool("big", { description: "big" }, async () => ({ content: [{ type: "text", text: "line of text\\n".repeat(3_200_000) + "THE END" }] }));
+s.registerTool("endless", { description: "endless" }, async () => {
+  const chunk = "x".repeat(1 << 20);
+  const go = () => (process.stdout.write(chunk) ? setImmediate(go) : process.stdout.once("drain", go));
+  go();
+  return new Promise(() => {});
+});
+await s.connect(new StdioServerTransport());
+`,
   "usage.mjs": `process.stdout.write("Usage: server --config FILE\\nerror: missing --config\\n");
 process.stdin.once("data", () => process.exit(2));
 `,
@@ -89,6 +100,24 @@ it("batches, noise before the first message, 2,000 tools, a 5 MB description and
   // The 5 MB description is in no request (the tool is deferred: its size is over the budget).
   for (const q of r.requests) expect(JSON.stringify(q.body).length).toBeLessThan(200_000);
   for (const f of files) expect(pidsOf([process.execPath, f])).toEqual([]);
+}, 240_000);
+
+it("a 40 MB result is read (Yoke crashed over the SDK's 10 MiB); a message that never ends stops its server with the reason, and the session goes on", async () => {
+  const { cwd, home, files } = workspace(["large"]);
+  const r = await runScriptedSession(
+    cwd,
+    home,
+    [{ toolCalls: [{ name: "mcp__large__big", input: {} }] }, { toolCalls: [{ name: "mcp__large__endless", input: {} }] }, { text: "done" }],
+    ["--permission-mode", "bypassPermissions"],
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const told = toldOf(r.requests);
+  expect(told).toMatch(/This result is 4\d,\d{3},\d{3} characters/);
+  expect(told).toContain("THE END");
+  expect(told).toMatch(/mcp__large__endless: the MCP server "large" did not answer the call/);
+  expect(r.stdout + r.stderr).toContain("MCP server large failed: the server sent a message over 64 MiB");
+  expect(r.stdout).toContain("done");
+  expect(pidsOf([process.execPath, files[0]!])).toEqual([]);
 }, 240_000);
 
 it("a server that writes a usage text on stdout and exits: the listing says what it wrote", async () => {

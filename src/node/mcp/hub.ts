@@ -1031,7 +1031,7 @@ export class NodeMcpHub implements McpHub {
             this.spawned.delete(pid);
           }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
-          onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
+          onDied(transport.fatal ? `${transport.fatal}: Yoke stopped it` : `the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
         },
       });
       const client = newClient();
