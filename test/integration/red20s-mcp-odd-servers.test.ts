@@ -114,7 +114,7 @@ it("a 40 MB result is read (Yoke crashed over the SDK's 10 MiB); a message that 
   const told = toldOf(r.requests);
   expect(told).toMatch(/This result is 4\d,\d{3},\d{3} characters/);
   expect(told).toContain("THE END");
-  expect(told).toMatch(/mcp__large__endless: the MCP server "large" did not answer the call/);
+  expect(told).toMatch(/mcp__large__endless: the MCP server "large" did not answer the call: the server sent a message over 64 MiB .*, so Yoke stopped it/);
   expect(r.stdout + r.stderr).toContain("MCP server large failed: the server sent a message over 64 MiB");
   expect(r.stdout).toContain("done");
   expect(pidsOf([process.execPath, files[0]!])).toEqual([]);

@@ -133,6 +133,8 @@ interface Running {
   client: Client;
   close(): Promise<void>;
   pid?: number;
+  /** Why Yoke itself stopped the server (a stdio message too large), if it did: told to the model instead of "Connection closed". */
+  stoppedBecause?(): string | undefined;
 }
 
 interface ServerSlot {
@@ -478,7 +480,8 @@ export class NodeMcpHub implements McpHub {
         throw new Error(`the MCP server "${server}" no longer accepts the sign-in (OAuth): its next use signs in again`, { cause: err });
       }
       if (await urlElicitationsRequired(err)) throw err;
-      throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      const why = running.stoppedBecause?.();
+      throw new Error(`the MCP server "${server}" did not answer the call: ${why ? `${why}, so Yoke stopped it` : err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 
@@ -1053,6 +1056,7 @@ export class NodeMcpHub implements McpHub {
           dropTasks();
           return client.close();
         },
+        stoppedBecause: () => transport.fatal,
       };
     }
     const url = new URL(c.url);
