@@ -401,6 +401,10 @@ function unappliedKeys(name: string, raw: Record<string, unknown>, stdio: boolea
           `"${key}" is not applied: Yoke asks before MCP tools by its permission rules; to run them without asking, allow them in your own settings: "permissions": { "allow": ${JSON.stringify(tools.length ? tools.map((t) => mcpToolName(name, t)) : [`mcp__${sanitizeServerName(name)}`])} }`,
         );
     } else if (key === "auth" || key === "oauth") notes.push(`"${key}" is not applied: Yoke signs in to a server with OAuth through discovery and dynamic client registration, not a preset client`);
+    else if (key === "headersHelper")
+      notes.push(
+        `"headersHelper" is not run: Yoke does not run a command to make a server's headers (Claude Code's key); write them in "headers", with \${env:VAR} for a secret, or sign in with OAuth (yoke mcp login)`,
+      );
     else if (key === "sandbox") notes.push(`"sandbox" is not used: Yoke runs MCP servers outside any sandbox (docs/mcp.md)`);
     else notes.push(`"${key}" is not a key Yoke reads (ignored)`);
   }

@@ -133,6 +133,8 @@ interface Running {
   client: Client;
   close(): Promise<void>;
   pid?: number;
+  /** Why Yoke itself stopped the server (a stdio message too large), if it did: told to the model instead of "Connection closed". */
+  stoppedBecause?(): string | undefined;
 }
 
 interface ServerSlot {
@@ -149,6 +151,8 @@ interface ServerSlot {
   lastError?: { message: string; at: string };
   /** Closes what a start in progress has opened (a start that timed out leaves nothing behind). */
   abandon?: () => Promise<void>;
+  /** What a stdio server in its start wrote on stdout that is not MCP (said when the start fails), if any. */
+  stdoutNoise?: () => string;
   /** The prompts listed (for completion), until the server says its list changed. */
   prompts?: McpPromptInfo[];
   /** A remote server's OAuth client (kept for the slot: a sign-in spans two connection attempts). */
@@ -484,7 +488,8 @@ export class NodeMcpHub implements McpHub {
         throw new Error(`the MCP server "${server}" no longer accepts the sign-in (OAuth): its next use signs in again`, { cause: err });
       }
       if (await urlElicitationsRequired(err)) throw err;
-      throw new Error(`the MCP server "${server}" did not answer the call: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      const why = running.stoppedBecause?.();
+      throw new Error(`the MCP server "${server}" did not answer the call: ${why ? `${why}, so Yoke stopped it` : err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 
@@ -849,7 +854,9 @@ export class NodeMcpHub implements McpHub {
         if (this.disposed) await running.close();
         return running;
       } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
+        const noise = slot.stdoutNoise?.() ?? "";
+        const base = err instanceof Error ? err.message : String(err);
+        const msg = noise && !base.includes(noise) ? `${base}${noise}` : base;
         slot.restarts++;
         await slot.abandon?.().catch(() => undefined);
         if (slot.state === "starting") this.set(slot, "failed", msg);
@@ -857,6 +864,7 @@ export class NodeMcpHub implements McpHub {
       } finally {
         slot.starting = undefined;
         slot.abandon = undefined;
+        slot.stdoutNoise = undefined;
       }
     })();
     return slot.starting;
@@ -1066,17 +1074,20 @@ export class NodeMcpHub implements McpHub {
             if (marker) this.leftMarkers.add(marker);
           }
           const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
-          onDied(`the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
+          onDied(transport.fatal ? `${transport.fatal}: Yoke stopped it` : `the server exited (${signal ?? `code ${code}`})${tail ? `: ${tail}` : ""}`);
         },
       });
       const client = newClient();
       slot.abandon = () => transport.close();
+      // What it wrote on stdout that is not MCP (a log line, a usage text) is often why it never answered.
+      slot.stdoutNoise = () =>
+        transport.stdoutNoise.length ? ` — it wrote on stdout what is not an MCP message (stdout is for MCP messages only; logs go to stderr): ${transport.stdoutNoise.join("\n")}` : "";
       try {
         await client.connect(transport);
       } catch (err) {
         await transport.close().catch(() => undefined);
         const tail = transport.stderr.trim().split("\n").slice(-5).join("\n");
-        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
+        throw new Error(`${err instanceof Error ? err.message : String(err)}${slot.stdoutNoise()}${tail ? ` — its stderr: ${tail}` : ""}`, { cause: err });
       }
       return {
         client,
@@ -1085,6 +1096,7 @@ export class NodeMcpHub implements McpHub {
           dropTasks();
           return client.close();
         },
+        stoppedBecause: () => transport.fatal,
       };
     }
     const url = new URL(c.url);

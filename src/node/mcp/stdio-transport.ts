@@ -7,12 +7,17 @@
  * Yoke's process group, so there is no group to signal), and its close() signals the server
  * process alone — a grandchild of the server survives it, and nothing stops the group of a server
  * that crashed. What leaves the group (`setsid`, a daemon) is found by the marker in its
- * environment (processes.ts: SERVER_MARKER), new for every start. The framing (ReadBuffer, serializeMessage) and the minimal environment are the SDK's.
+ * environment (processes.ts: SERVER_MARKER), new for every start. The message format
+ * (deserializeMessage, serializeMessage) and the minimal environment are the SDK's; the line reading
+ * is ours for two things the SDK's ReadBuffer cannot do: a line that is a JSON-RPC **batch** (an
+ * array, which MCP 2025-03-26 clients MUST accept and the SDK's stdio transport rejects — its
+ * Streamable HTTP transport accepts one) gives each of its messages, and a line that is not an MCP
+ * message (a server's `print()` on stdout) is kept, bounded, to explain a start that never answers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { hostLaunchWithClosedFds } from "../commands/fd-hygiene";
 import { newServerMarker, SERVER_MARKER, stopGroup, stopMarked } from "./processes";
 
@@ -27,14 +32,81 @@ export interface StdioOptions {
 }
 
 const STDERR_KEEP = 4000;
+/** The first lines a server wrote on stdout that are not MCP messages: how many are kept, and how much of each. */
+const NOISE_LINES = 3;
+const NOISE_LINE_CHARS = 200;
+/**
+ * The largest message (one line) read from a server: beyond it the server is stopped, so a server
+ * cannot make Yoke hold what it sends without end. The SDK's own stdio client stops at 10 MiB (its
+ * ReadBuffer); Yoke takes more, since a big tool result is kept whole (spilled) and shown bounded.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The messages of one line of a server's stdout: one message, or each message of a JSON-RPC batch
+ * (an array). Throws for a line that is not an MCP message (or a batch holding one).
+ */
+export function messagesOfLine(line: string): JSONRPCMessage[] {
+  if (line.trimStart().startsWith("[")) {
+    const parsed: unknown = JSON.parse(line);
+    if (Array.isArray(parsed) && parsed.length > 0) return parsed.map((m) => JSONRPCMessageSchema.parse(m));
+  }
+  return [deserializeMessage(line)];
+}
+
+/**
+ * Newline-delimited lines, as the SDK's ReadBuffer frames them (a trailing `\r` dropped). The part
+ * of a line not yet ended is kept as chunks and joined once, when its newline comes: the ReadBuffer
+ * joins and searches everything it holds on every chunk, so a 40 MB answer (a big tool result or
+ * resource) arriving in 64 KB chunks cost Yoke a minute of CPU (docs/benchmarks.md, red team S).
+ */
+export class StdoutLines {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  /** `maxLine`: the longest line kept, in bytes; a longer one throws (what is held is dropped). */
+  constructor(private readonly maxLine = MAX_MESSAGE_BYTES) {}
+
+  /** The lines this chunk ends, in order. Throws when a line grows past `maxLine`. */
+  push(chunk: Buffer): string[] {
+    const out: string[] = [];
+    let rest = chunk;
+    for (let nl = rest.indexOf(10); nl !== -1; nl = rest.indexOf(10)) {
+      const head = rest.subarray(0, nl);
+      this.check(head.length);
+      out.push((this.pending.length ? Buffer.concat([...this.pending, head]) : head).toString("utf8").replace(/\r$/, ""));
+      this.clear();
+      rest = rest.subarray(nl + 1);
+    }
+    if (rest.length) {
+      this.check(rest.length);
+      this.pending.push(rest);
+      this.pendingBytes += rest.length;
+    }
+    return out;
+  }
+
+  private check(more: number): void {
+    if (this.pendingBytes + more <= this.maxLine) return;
+    this.clear();
+    throw new Error(`the server sent a message over ${Math.round(this.maxLine / 1024 / 1024)} MiB (MCP messages are one line each; Yoke keeps one line up to that size)`);
+  }
+
+  clear(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
 
 export class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = new StdoutLines();
   private stderrTail = "";
+  private readonly noise: string[] = [];
+  private fatalReason: string | undefined;
   private closed = false;
   private stopping = false;
   /** SERVER_MARKER's value in this start's environment (processes.ts). */
@@ -44,6 +116,16 @@ export class GroupStdioTransport implements Transport {
 
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** Why Yoke stopped the server itself (a message too large), if it did. */
+  get fatal(): string | undefined {
+    return this.fatalReason;
+  }
+
+  /** The first lines the server wrote on stdout that are not MCP messages (at most NOISE_LINES, each cut). */
+  get stdoutNoise(): readonly string[] {
+    return this.noise;
   }
 
   /** The server's last stderr output (bounded). */
@@ -81,25 +163,42 @@ export class GroupStdioTransport implements Transport {
         this.opts.onExit?.(code, signal);
         this.finish();
       });
-      child.stdout!.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let msg: JSONRPCMessage | null;
-          try {
-            msg = this.buffer.readMessage();
-          } catch (err) {
-            this.onerror?.(err as Error);
-            continue;
-          }
-          if (!msg) break;
-          this.onmessage?.(msg);
-        }
-      });
+      child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
       child.stderr!.on("data", (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_KEEP);
       });
       child.stdin!.on("error", (err) => this.onerror?.(err));
     });
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.fatalReason) return;
+    let lines: string[];
+    try {
+      lines = this.lines.push(chunk);
+    } catch (err) {
+      // Said when the server is gone (fatal), and the server stopped: as the SDK's client does.
+      this.fatalReason = (err as Error).message;
+      this.onerror?.(err as Error);
+      void this.close();
+      return;
+    }
+    for (const line of lines) {
+      if (this.closed) return;
+      this.handleLine(line);
+    }
+  }
+
+  private handleLine(line: string): void {
+    let messages: JSONRPCMessage[];
+    try {
+      messages = messagesOfLine(line);
+    } catch (err) {
+      if (this.noise.length < NOISE_LINES && line.trim()) this.noise.push(line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line);
+      this.onerror?.(err as Error);
+      return;
+    }
+    for (const m of messages) this.onmessage?.(m);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -125,7 +224,7 @@ export class GroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.buffer.clear();
+    this.lines.clear();
     this.onclose?.();
   }
 }

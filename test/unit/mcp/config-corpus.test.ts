@@ -379,6 +379,14 @@ describe("Yoke's settings and keys that belong to other transports or tools", ()
     expect(messages(c)).toEqual([expect.stringMatching(/:1: MCP server "g": "trust" is not a key Yoke reads \(ignored\)$/)]);
   });
 
+  it("35b. Claude Code's `headersHelper` (red team S): a note that says it is not run and what to write instead, the server loads", () => {
+    const { c } = load({ ".mcp.json": `{"mcpServers":{"h":{"type":"http","url":"https://h.example/mcp","headersHelper":"/opt/bin/get-headers.sh"}}}` });
+    expect(byName(c).h).toBeDefined();
+    expect(messages(c)).toEqual([
+      expect.stringMatching(/:1: MCP server "h": "headersHelper" is not run: Yoke does not run a command to make a server's headers .*write them in "headers", with \$\{env:VAR\}/),
+    ]);
+  });
+
   it("36. a missing envFile: that server's problem at its line", () => {
     const { c, at } = load({ ".vscode/mcp.json": `{"servers":{\n"e":{"command":"node","envFile":".env.local"}}}` });
     expect(c.servers).toEqual([]);
