@@ -535,3 +535,22 @@ export function describeServer(s: McpServerConfig): string {
   if (s.transport === "stdio") return [s.command, ...s.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");
   return `${s.transport === "sse" ? "SSE" : "HTTP"} ${s.url}`;
 }
+
+/**
+ * Claude Code's environment variables for MCP time limits, in milliseconds: `MCP_TIMEOUT` (a server's
+ * start) and `MCP_TOOL_TIMEOUT` (a tool call, where the server's own `timeout` does not say). Anything
+ * but a positive whole number is not a limit (a problem says so).
+ */
+export function mcpTimeoutsFromEnv(env: Readonly<Record<string, string | undefined>>): { startMs?: number; toolMs?: number; problems: string[] } {
+  const problems: string[] = [];
+  const read = (name: string): number | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    if (/^[1-9][0-9]{0,9}$/.test(raw)) return Number(raw);
+    problems.push(`${name}=${JSON.stringify(raw).slice(0, 40)} is not a number of milliseconds: ignored`);
+    return undefined;
+  };
+  const startMs = read("MCP_TIMEOUT");
+  const toolMs = read("MCP_TOOL_TIMEOUT");
+  return { ...(startMs ? { startMs } : {}), ...(toolMs ? { toolMs } : {}), problems };
+}

@@ -96,6 +96,8 @@ export interface NodeMcpHubOptions {
    * asked to sign in. Undefined: no OAuth (a server answering 401 fails).
    */
   oauth?: McpOAuthOptions;
+  /** How long a server may take to start and list its tools (ms; default 30 s; Claude Code's `MCP_TIMEOUT`). */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -170,7 +172,7 @@ function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`}`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }
@@ -818,7 +820,7 @@ export class NodeMcpHub implements McpHub {
       this.set(slot, "starting");
       try {
         let running: Running;
-        const connect = () => timeout(this.connect(slot), START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
+        const connect = () => timeout(this.connect(slot), this.opts.startTimeoutMs ?? START_TIMEOUT_MS, `starting the MCP server "${slot.config.name}"`);
         try {
           try {
             running = await connect();
@@ -841,7 +843,7 @@ export class NodeMcpHub implements McpHub {
           slot.oauth?.settleRedirect(false);
         }
         slot.abandon = () => running.close();
-        const listed = await timeout(this.listTools(running.client), START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
+        const listed = await timeout(this.listTools(running.client), this.opts.startTimeoutMs ?? START_TIMEOUT_MS, `listing the tools of "${slot.config.name}"`);
         slot.running = running;
         slot.prompts = undefined;
         slot.tools = listed;

@@ -4,7 +4,7 @@
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { parseMcpConfig, type McpConfigProblem, type McpInputAnswer, type McpInputSpec, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
+import { mcpTimeoutsFromEnv, parseMcpConfig, type McpConfigProblem, type McpInputAnswer, type McpInputSpec, type McpServerConfig, type McpSourceFile, type McpSourceKind } from "../../core/mcp/config";
 import { mcpExtension, type McpBudget } from "../../core/mcp/extension";
 import type { Extension } from "../../core/extensions/types";
 import type { LoadedSource } from "../../core/permissions/types";
@@ -117,13 +117,18 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
     ? parseMcpConfig(opts.sources, { ...ctx, workspaceFolder: opts.cwd, home, workspaceEnv: withoutProviderSecrets(env) })
     : loadMcpConfig(opts.cwd, home, ctx, opts.extraSettings, opts.settingsFiles, opts.vscodeUserDir ? { vscodeUserDir: opts.vscodeUserDir } : {});
   for (const p of config.problems) opts.log?.(p.message);
+  // Claude Code's MCP_TIMEOUT / MCP_TOOL_TIMEOUT: a server's start, and its calls where its own `timeout` does not say.
+  const limits = mcpTimeoutsFromEnv(env);
+  for (const p of limits.problems) opts.log?.(p);
+  const servers = limits.toolMs ? config.servers.map((s) => (s.timeoutMs === undefined ? { ...s, timeoutMs: limits.toolMs } : s)) : config.servers;
   const credentials = opts.oauth?.store ?? new CliCredentialStore(new FileCredentialStore(join(opts.storageDir ?? join(home, ".yoke"), "mcp-oauth.json")), env);
   const hub = new NodeMcpHub({
     cwd: opts.cwd,
     home,
     storageDir: opts.storageDir ?? join(home, ".yoke"),
-    servers: config.servers,
+    servers,
     trusted: opts.trusted,
+    ...(limits.startMs ? { startTimeoutMs: limits.startMs } : {}),
     approve: opts.approve,
     env,
     ...(opts.roots ? { roots: opts.roots } : {}),
@@ -145,7 +150,7 @@ export function createNodeMcp(opts: NodeMcpOptions): NodeMcp {
   killOnExit();
   return {
     hub,
-    servers: config.servers,
+    servers,
     problems: config.problems,
     credentials,
     extension: (takenNames) => mcpExtension({ hub, takenNames, budget: opts.budget, ownsHub: true, ...(opts.client ? { client: opts.client } : {}) }),
