@@ -39,6 +39,8 @@ import type { PermissionRule } from "./types";
 import { gitLinkedCommand } from "../protected-paths";
 
 export { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
+/** Builtins that run nothing and read no variable of their environment (red team U: `export MY_VAR=1; echo $MY_VAR` asked). */
+const ENV_BLIND_BUILTINS = new Set(["echo", "printf", "true", "false", ":", "test", "[", "pwd"]);
 /** A variable a read-only command may be given without asking (others could change what it reads or runs). */
 const quiet = (a: CommandPart["assignments"][number]): boolean => QUIET_VARIABLE.test(a.name) || isHarmlessSetting(a.name, a.value);
 const HARMLESS_TARGETS = /^\/dev\/(null|stdin|stdout|stderr|tty|zero|full|random|urandom|fd\/\d+)$/;
@@ -1065,7 +1067,9 @@ interface Check {
 async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContext): Promise<Check> {
   const { part } = inst;
   if (part.elevated) return { why: elevation(part) };
-  const env = part.assignments.find((a) => !quiet(a));
+  // bash's own echo/printf/test/pwd/true run no program: no variable of their environment changes them.
+  const builtin = !part.wrapper && inst.effective.words.length > 0 && !inst.effective.words[0]!.dynamic && ENV_BLIND_BUILTINS.has(inst.effective.words[0]!.value);
+  const env = builtin ? undefined : part.assignments.find((a) => !quiet(a));
   if (env) return { why: env.exported ? `it gets ${env.name}, exported earlier on the line` : `it sets ${env.name} for the command` };
   if (!inst.cls.ok) return { why: inst.cls.why };
   const hidden = [...part.hidden, ...inst.effects.hidden][0];

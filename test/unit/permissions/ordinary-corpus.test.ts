@@ -217,6 +217,10 @@ describe("the forms next to the ordinary ones still ask", () => {
     ["NODE_ENV=test cat .env", "user rules", "bypassPermissions", "deny"],
     ["export CI=1; cat config/.env", "user rules", "default", "deny"],
     ["export SOME_VAR=1; ls", "no rules", "default", "ask"],
+    ["export BASH_ENV=./scripts/build.sh; echo hi", "no rules", "default", "ask"],
+    ["BASH_ENV=./scripts/build.sh env echo hi", "no rules", "default", "ask"],
+    ["export SOME_VAR=1; echo hi | xargs cat", "no rules", "default", "ask"],
+    ["echo() { touch hit; }; export X=1; echo hi", "no rules", "default", "ask"],
     // set: only the options that stop, trace or refuse to overwrite; globs are still expanded and checked.
     ["set -euo pipefail; cat .e*", "user rules", "default", "deny"],
     ["set -a; GIT_PAGER='touch hit'; git log", "no rules", "default", "ask"],
