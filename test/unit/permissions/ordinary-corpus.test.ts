@@ -237,6 +237,9 @@ describe("the forms next to the ordinary ones still ask", () => {
     ["set -euo pipefail; rm -rf src", "user rules", "bypassPermissions", "deny"],
     ["set -euo pipefail; npm run test", "user rules", "plan", "deny"],
     // git worktree: only list; git --version: only alone.
+    // Why `mkdir -p out && cp data/*.json out/` still asks in acceptEdits: the same shape reaches a protected folder.
+    ["mkdir -p .vscode && cp README.md .vsc*/tasks.json", "no rules", "acceptEdits", "ask"],
+    ["mkdir -p .vscode && cp README.md .vsc*/tasks.json", "no rules", "bypassPermissions", "ask"],
     ["git worktree add ../x", "no rules", "default", "ask"],
     ["git worktree prune", "no rules", "default", "ask"],
     ["git worktree remove ../x", "no rules", "plan", "deny"],
