@@ -32,14 +32,17 @@ import { SENSITIVE_PROBES } from "./sensitive";
 import { braceExpand, DEFAULT_BUDGET, escapeLiteral, globExpand, hasGlob, segmentMatcher, tildeExpand, unescapePattern, type ExpandEnv } from "./shell/expand";
 import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
 import { analyseCommand } from "./shell/extract";
+import { isHarmlessSetting, QUIET_VARIABLE } from "./shell/variables";
 import type { CommandAnalysis, CommandPart, CommandView, Redirect } from "./shell/types";
 import { hasBraceList, literalWord, type Word } from "./shell/words";
 import type { PermissionRule } from "./types";
 import { gitLinkedCommand } from "../protected-paths";
 
 export { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_TOKENS } from "./shell/bounds";
-/** Variables a read-only command may be given without asking (others could change what it reads or runs). */
-const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLUMNS|LINES)$/;
+/** Builtins that run nothing and read no variable of their environment (red team U: `export MY_VAR=1; echo $MY_VAR` asked). */
+const ENV_BLIND_BUILTINS = new Set(["echo", "printf", "true", "false", ":", "test", "[", "pwd"]);
+/** A variable a read-only command may be given without asking (others could change what it reads or runs). */
+const quiet = (a: CommandPart["assignments"][number]): boolean => QUIET_VARIABLE.test(a.name) || isHarmlessSetting(a.name, a.value);
 const HARMLESS_TARGETS = /^\/dev\/(null|stdin|stdout|stderr|tty|zero|full|random|urandom|fd\/\d+)$/;
 /** Commands whose run-time arguments are not files. */
 const NO_RUNTIME_FILES = new Set(["echo", "printf", "true", ":", "false", "kill", "sleep"]);
@@ -1064,7 +1067,9 @@ interface Check {
 async function readOnlyProblem(inst: Instance, touches: Touch[], ctx: EvalContext): Promise<Check> {
   const { part } = inst;
   if (part.elevated) return { why: elevation(part) };
-  const env = part.assignments.find((a) => !SAFE_ENV.test(a.name));
+  // bash's own echo/printf/test/pwd/true run no program: no variable of their environment changes them.
+  const builtin = !part.wrapper && inst.effective.words.length > 0 && !inst.effective.words[0]!.dynamic && ENV_BLIND_BUILTINS.has(inst.effective.words[0]!.value);
+  const env = builtin ? undefined : part.assignments.find((a) => !quiet(a));
   if (env) return { why: env.exported ? `it gets ${env.name}, exported earlier on the line` : `it sets ${env.name} for the command` };
   if (!inst.cls.ok) return { why: inst.cls.why };
   const hidden = [...part.hidden, ...inst.effects.hidden][0];
@@ -1103,7 +1108,7 @@ function workspaceEditProblem(inst: Instance, touches: Touch[], ctx: EvalContext
   if (!EDIT_COMMANDS.has(name) || inst.effective.words[0]?.dynamic) return "not a file command";
   if (inst.innermost.words !== inst.effective.words) return "it runs another command";
   if (part.elevated || part.extraArgs || part.runsUnknown || part.wrapper) return "not a plain command";
-  if (part.assignments.some((a) => !SAFE_ENV.test(a.name))) return "it sets variables";
+  if (part.assignments.some((a) => !quiet(a))) return "it sets variables";
   if (part.hidden.length || inst.effects.hidden.length || inst.effects.execOptions.length) return "it runs code";
   if (inst.effective.words.some((w) => w.dynamic)) return "a word is only known when it runs";
   for (const t of touches) {

@@ -161,6 +161,8 @@ export const GIT_READ_SUBCOMMANDS = [
   "check-ignore",
   "version",
   "help",
+  // `list` only (classifyGit).
+  "worktree",
 ];
 
 const NO_PATH = new Set(NO_PATH_COMMANDS);
@@ -329,6 +331,7 @@ export function classifyReadOnly(words: Word[]): ReadOnlyClass {
     return { ok: true, paths: [] };
   }
   if (name === "git") return classifyGit(args);
+  if (name === "set") return shellOptionsOnly(args) ? { ok: true, paths: [] } : { ok: false, why: "set with these arguments changes how later commands are read or run" };
   if (!WITH_PATHS.has(name)) return { ok: false, why: `${name} is not a known read-only command` };
   const forbidden = FORBIDDEN_OPTIONS[name];
   const longForbidden = FORBIDDEN_LONG[name];
@@ -582,6 +585,28 @@ function gitTagLists(rest: Word[]): boolean {
   );
 }
 
+/**
+ * `set -euo pipefail`, `set -x`, `set +e`: shell options that only make the line stop earlier, trace it or
+ * refuse to overwrite files (red team U, session 20: every `set -euo pipefail; …` asked). Each `o` of a
+ * cluster takes the next word, which must be one of those options too. Anything else — `-a`/allexport,
+ * `-k`, `-f`/noglob, `-B`, `-P`, `posix`, `--`, operands (the positional parameters), bare `set` (prints
+ * every variable), a word only known at run time — is not this.
+ */
+export function shellOptionsOnly(args: Word[]): boolean {
+  if (args.length === 0) return false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const m = /^[-+]([euxvCno]+)$/.exec(w.value);
+    if (w.dynamic || !m) return false;
+    for (const letter of m[1]!) {
+      if (letter !== "o") continue;
+      const next = args[++i];
+      if (!next || next.dynamic || !/^(errexit|nounset|pipefail|xtrace|verbose|noclobber|noexec)$/.test(next.value)) return false;
+    }
+  }
+  return true;
+}
+
 function classifyGit(args: Word[]): ReadOnlyClass {
   const paths: Word[] = [];
   const repoPaths: Word[] = [];
@@ -594,6 +619,8 @@ function classifyGit(args: Word[]): ReadOnlyClass {
       if (args[i + 1]) gitDirs.push(args[i + 1]!);
       i += 2;
     } else if (GIT_SAFE_GLOBAL.test(v)) i++;
+    // `git --version` (alone) is `git version`.
+    else if (v === "--version" && i === args.length - 1) return { ok: true, paths: [] };
     else return { ok: false, why: `git ${v} may change how git runs` };
   }
   const subWord = args[i];
@@ -618,6 +645,8 @@ function classifyGit(args: Word[]): ReadOnlyClass {
   if (sub === "tag" && !gitTagLists(rest)) return { ok: false, why: "git tag with arguments can create or delete tags" };
   if (sub === "stash" && !(rest.length >= 1 && (rest[0]!.value === "list" || rest[0]!.value === "show")))
     return { ok: false, why: "git stash changes the working tree (only stash list/show are read-only)" };
+  if (sub === "worktree" && !(rest[0]?.value === "list" && rest.slice(1).every((a) => /^(--porcelain|-v|--verbose|-z)$/.test(a.value))))
+    return { ok: false, why: "git worktree changes work trees (only git worktree list is read-only)" };
   if (sub === "reflog" && rest.length && !/^(show|-)/.test(rest[0]!.value)) return { ok: false, why: "git reflog with a subcommand can change the reflog" };
   // Revisions and paths look alike; every argument is checked as a path, and `rev:path` by its path.
   const dashdash = rest.findIndex((a) => a.value === "--");

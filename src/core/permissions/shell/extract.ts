@@ -10,7 +10,8 @@ import { estimateSize, MAX_COMMAND_LENGTH, MAX_COMMAND_STATEMENTS, MAX_COMMAND_T
 import { analyseFlow } from "./flow";
 import type { CommandAnalysis, CommandPart, CwdSet, Redirect } from "./types";
 import { unwrapCommand } from "./unwrap";
-import { isDangerousVariable } from "./variables";
+import { isDangerousVariable, isHarmlessSetting } from "./variables";
+import { shellOptionsOnly } from "../readonly-commands";
 import { exportsOf, type Exported } from "./exports";
 import { literalWord, wordOf, type Word } from "./words";
 
@@ -574,7 +575,9 @@ class Walker {
 
   private assignment(node: Node, redirects: Redirect[], cwd: CwdSet): void {
     const name = node.childForFieldName("name")?.text ?? "";
-    if (isDangerousVariable(name.replace(/\[.*$/, ""))) this.problem(`it sets ${name}, which changes what later commands run`);
+    const value = node.childForFieldName("value");
+    if (isDangerousVariable(name.replace(/\[.*$/, "")) && !isHarmlessSetting(name, value ? wordOf(value) : undefined, node.text.startsWith(`${name}+=`)))
+      this.problem(`it sets ${name}, which changes what later commands run`);
     this.recordAssignment(node);
     this.walkChildren(node, redirects, cwd);
   }
@@ -721,7 +724,11 @@ class Walker {
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === "variable_assignment") {
-        assignments.push({ name: child.childForFieldName("name")?.text ?? "", value: wordOf(child.childForFieldName("value") ?? child) });
+        const name = child.childForFieldName("name")?.text ?? "";
+        const value = child.childForFieldName("value");
+        // `X+=v cmd` appends to the value X already has: only known when it runs.
+        const word = value ? wordOf(value) : literalWord("");
+        assignments.push({ name, value: child.text.startsWith(`${name}+=`) ? { ...word, dynamic: true } : word });
       } else if (child.type === "file_redirect" || child.type === "herestring_redirect" || child.type === "heredoc_redirect") {
         this.collectRedirects(child, own);
         const literal = literalInput(child);
@@ -769,7 +776,7 @@ class Walker {
       // Its own input redirection (a file, a here-string) replaces the pipe.
       ...(pipedExact !== undefined && !own.some(readsInput) ? { pipedExact } : {}),
     };
-    for (const a of assignments) if (isDangerousVariable(a.name)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
+    for (const a of assignments) if (isDangerousVariable(a.name) && !isHarmlessSetting(a.name, a.value)) part.problems.push(`it sets ${a.name} for the command, which changes what runs`);
     // `\export`, `'declare'`, `builtin export`, `command declare`: the builtin as a command, not the keyword
     // tree-sitter reads (session 20: `\export BASH_ENV=./x.sh; bash -c true` ran x.sh unasked).
     const declared = part.views.map((v) => builtinWords(v.words)).find((ws) => !ws[0]?.dynamic && DECLARATION_BUILTINS.test(ws[0]?.value ?? ""));
@@ -787,7 +794,7 @@ class Walker {
     this.out.parts.push(part, ...nested.parts);
     const inner = part.views[part.views.length - 1]!.words;
     const name = inner[0]?.dynamic ? undefined : inner[0]?.value;
-    if (name === "shopt" || (name === "set" && inner.slice(1).some((w) => /^[-+][a-zA-Z]*f|^[-+]o$/.test(w.value)))) this.out.globOptionsChanged = true;
+    if (name === "shopt" || (name === "set" && !shellOptionsOnly(inner.slice(1)) && inner.slice(1).some((w) => /^[-+][a-zA-Z]*[fo]/.test(w.value)))) this.out.globOptionsChanged = true;
     if (name === "let")
       this.arithmetic(
         inner

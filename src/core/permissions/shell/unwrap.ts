@@ -9,7 +9,7 @@ import { isPushConfigKey, pushOptionsOf } from "./git-push";
 import type { CommandPart, CommandView } from "./types";
 import { checkoutOperand, discardReading } from "./git-discard";
 import { literalWord, type Word } from "./words";
-import { isDangerousVariable } from "./variables";
+import { isDangerousVariable, isHarmlessSetting } from "./variables";
 import { tokenize } from "../bash-spec";
 import { shellQuote } from "../../commands/shell-quote";
 import { globAsCodeOption } from "./glob-options";
@@ -720,7 +720,8 @@ function envAssignments(part: CommandPart, name: string, args: Word[]): Word[] |
     if (eq < 0) break;
     const v = a.value.slice(0, eq);
     part.assignments.push({ name: v, value: { ...a, value: a.value.slice(eq + 1) } });
-    if (isDangerousVariable(v) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) part.problems.push(`it sets ${v} for the command, which changes what runs`);
+    if ((isDangerousVariable(v) && !isHarmlessSetting(v, { ...a, value: a.value.slice(eq + 1) })) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v))
+      part.problems.push(`it sets ${v} for the command, which changes what runs`);
   }
   return args.slice(i);
 }

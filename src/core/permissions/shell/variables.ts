@@ -13,3 +13,22 @@ export function isDangerousVariable(name: string): boolean {
     /_(COMMAND|CMD|EDITOR|PAGER|PROGRAM|SHELL|WRAPPER|RUNNER|HOOK|OPTIONS|OPTS|PRELOAD|PLUGINS?|LAUNCHER)$/.test(name)
   );
 }
+
+/**
+ * A pager variable set to `cat` or to nothing changes nothing that runs: git runs no pager at all for
+ * either (pager.c), other programs run `cat` from the same PATH (agents write `GIT_PAGER=cat git log`,
+ * `PAGER=cat git diff`). Only a literal value set with `=` (not `+=`, which appends to the value the
+ * variable already has, and not an array element).
+ */
+export function isHarmlessSetting(name: string, value: { value: string; dynamic: boolean } | undefined, appends = false): boolean {
+  return !appends && /^(PAGER|GIT_PAGER)$/.test(name) && (value === undefined || (!value.dynamic && (value.value === "" || value.value === "cat")));
+}
+
+/**
+ * Variables a read-only command (or a workspace file command) may be given without asking: locale,
+ * time zone, terminal and colour settings, and the names projects set for their own tools that no
+ * read-only program reads (`CI=1`, `NODE_ENV=test`, `RUST_BACKTRACE=1`, `GOOS=linux`… — red team U,
+ * session 20: `export CI=true; git status` asked). None of them is one isDangerousVariable names.
+ */
+export const QUIET_VARIABLE =
+  /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|TERM|COLORTERM|COLUMNS|LINES|LS_COLORS|GREP_COLORS?|TIME_STYLE|QUOTING_STYLE|JQ_COLORS|CI|NODE_ENV|DEBUG|NODE_NO_WARNINGS|RUST_LOG|RUST_BACKTRACE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|PYTHONIOENCODING|GOOS|GOARCH|CGO_ENABLED)$/;
