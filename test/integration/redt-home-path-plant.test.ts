@@ -10,7 +10,8 @@
 // Full sessions of the built CLI against the scripted model (bypassPermissions), root and the
 // unprivileged user × bwrap and firejail. The person's python: a real venv (`python3 -m venv`) at
 // `~/miniconda3`. Outcome: its site-packages hold no new file, `etc/profile.d` was not made, the
-// person's `python3` on the host prints its own line and the marker is absent; control in the same
+// person's `python3` on the host prints its own line and the marker is absent (a write_file there is
+// refused too: the gate protects the same installs); control in the same
 // session: a project folder of the home (`~/proj`) is written.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -60,11 +61,15 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
               ],
             },
             bash("sh proj/plant.sh"),
+            // The file tool's way to the same place: protected for the gate too (asks in every mode; headless: refused).
+            { toolCalls: [{ name: "write_file", input: { path: `${site.slice(home.length + 1)}/zz-tool.pth`, content: `import os; open(${JSON.stringify(marker)}, "w").write("ran")\n` } }] },
           ],
           { env: { PATH } },
         );
         expect(r.code, r.stderr).toBe(0);
         expect(r.told).toContain("PLANT-END");
+        // The write_file was refused by the gate, with the reason.
+        expect(r.told).toContain("a program on the person's PATH is installed there");
         // Control: the home's project folder is the person's workspace, written.
         expect(readFileSync(join(home, "proj", "made.txt"), "utf8")).toBe("made\n");
         expect.soft(readdirSync(site)).toEqual(before);
