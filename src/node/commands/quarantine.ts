@@ -81,7 +81,11 @@ function folderChanges(g: GuardedPath): Array<{ name: string; link?: string }> {
     return [];
   }
   const out: Array<{ name: string; link?: string }> = [];
-  for (const name of now) if (!before.names.includes(name) && !before.accept(name)) out.push({ name });
+  for (const name of now) {
+    if (!before.names.includes(name) && !before.accept(name)) out.push({ name });
+    // An accepted name that is now a link it was not (`~/.bash_history -> .bashrc`: red team T).
+    else if (before.noNewLink?.(name) && !before.links?.has(name) && isLink(join(g.path, name))) out.push({ name });
+  }
   for (const [name, target] of before.links ?? []) {
     let same: boolean;
     try {

@@ -487,7 +487,12 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
       if (!p.paths.some((v) => v.path === install)) protect(root, prefix + install.slice(h.length + 1), PATH_INSTALL_WHY);
     pinAncestors(ancestors, root, join(h, "x"));
     if (h !== root) ancestors.add(h);
-    guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
+    guards.push({
+      path: h,
+      root,
+      why: HOME_WHY,
+      before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names), noNewLink: (n) => n.startsWith(".") },
+    });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
   // Repositories below the writable folders: one born during the command, or a git file it wrote,

@@ -170,6 +170,11 @@ export interface FolderGuard {
   accept: (name: string) => boolean;
   /** Symbolic links of the folder to keep as they are (name -> target). */
   links?: ReadonlyMap<string, string>;
+  /**
+   * Names under which a link the command made is a change even where the name is accepted (a home's
+   * histories: host programs append to them, through a link to `.bashrc` too).
+   */
+  noNewLink?: (name: string) => boolean;
   /** Checked only when the command has ended (programs write temporary files there and rename them into place). */
   endOnly?: boolean;
 }
