@@ -3,8 +3,9 @@
 // command the model ran in the sandbox, stayed after it; the person's next interactive bash on the host
 // appended the lines the person typed (and its `exit`) to `~/.bashrc`, which every later shell runs: a
 // protected startup file written through a history, and a terminal that closes as it opens. Now a
-// link the command left under a dot name of the home it did not find there is taken away (quarantined)
-// when the command ends, as a new entry outside the allow-list is.
+// link (or FIFO, socket, device) the command left under a dot name of the home is taken away
+// (quarantined) when the command ends, as a new entry outside the allow-list is: a FIFO named
+// `.bash_history` made every new interactive bash of the person's wait forever.
 //
 // Full sessions of the built CLI against the scripted model (bypassPermissions), root and the
 // unprivileged user × bwrap and firejail. Outcome: no link under the history's name, and the person's
@@ -42,6 +43,14 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
           /* gone: no link */
         }
         expect.soft(linked, "the link stayed in the home").toBe(false);
+        // A FIFO under a history's name (an interactive program reading it waits forever): gone too.
+        let fifo = false;
+        try {
+          fifo = lstatSync(join(home, ".psql_history")).isFIFO();
+        } catch {
+          /* gone */
+        }
+        expect.soft(fifo, "the FIFO stayed in the home").toBe(false);
         // The person's next interactive bash on the host, a line typed and exit.
         const next = spawnSync("bash", ["-i"], { cwd: home, input: "echo typed-by-person\nexit\n", encoding: "utf8", timeout: 60_000, ...spawnAs(id, { HOME: home }) });
         expect(next.stdout, next.stderr).toContain("typed-by-person");

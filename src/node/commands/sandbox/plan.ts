@@ -491,7 +491,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
       path: h,
       root,
       why: HOME_WHY,
-      before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names), noNewLink: (n) => n.startsWith(".") },
+      before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names), plainOnly: (n) => n.startsWith(".") },
     });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);

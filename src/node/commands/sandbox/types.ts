@@ -171,10 +171,11 @@ export interface FolderGuard {
   /** Symbolic links of the folder to keep as they are (name -> target). */
   links?: ReadonlyMap<string, string>;
   /**
-   * Names under which a link the command made is a change even where the name is accepted (a home's
-   * histories: host programs append to them, through a link to `.bashrc` too).
+   * Names under which anything but a regular file or a folder is a change even where the name is
+   * accepted, unless it was that link before (a home's histories: host programs append to them, through
+   * a link to `.bashrc` too, and an interactive bash waits forever reading one that is a FIFO).
    */
-  noNewLink?: (name: string) => boolean;
+  plainOnly?: (name: string) => boolean;
   /** Checked only when the command has ended (programs write temporary files there and rename them into place). */
   endOnly?: boolean;
 }
