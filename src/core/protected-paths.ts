@@ -171,6 +171,31 @@ export const PRIVATE_CACHE_ENV: Readonly<Record<string, string>> = {
   GOMODCACHE: "gomod",
   GRADLE_USER_HOME: "gradle",
 };
+/**
+ * The installs inside `home` of the folders of a command path (`PATH`'s text; give real paths where
+ * links matter): a `bin` or `sbin` folder's parent — an install prefix, `~/miniconda3` for
+ * `~/miniconda3/bin`, `~/google-cloud-sdk`, `~/flutter` — any other folder itself, never the home
+ * itself (`~/bin` is its own entry, above). A program there runs what lies beside it: a python's
+ * `lib/python3.X/site-packages/*.pth` at every start, conda's `etc/profile.d/conda.sh` sourced by the
+ * person's .bashrc (red team T, session 20: the sandbox kept only the PATH folder read-only, and the
+ * person's next python3 on the host ran a planted `.pth`). One rule for the command sandbox (plan.ts)
+ * and the gate (context.ts), in a home that lies in a workspace as homeEntryWritable's.
+ */
+export function pathInstalls(searchPath: string, home: string): string[] {
+  const out = new Set<string>();
+  const h = home.replace(/\/+$/, "");
+  if (!h) return [];
+  for (const raw of searchPath.split(":")) {
+    const dir = raw.replace(/\/+$/, "");
+    if (!dir.startsWith(`${h}/`) || dir.split("/").some((s) => s === "." || s === "..")) continue;
+    const cut = dir.lastIndexOf("/");
+    const parent = dir.slice(0, cut);
+    out.add(/^s?bin$/.test(dir.slice(cut + 1)) && parent !== h ? parent : dir);
+  }
+  return [...out];
+}
+export const PATH_INSTALL_WHY = "a program on the person's PATH is installed there: what lies beside it (its libraries, its startup scripts) runs on the host";
+
 export const HOME_WHY = "a home folder's dot entries and bin hold what programs and shells run later (configuration, plugins, user settings of editors, scripts on PATH)";
 
 /**

@@ -106,6 +106,8 @@ export function createNodeServices(opts: NodeServicesOptions): NodeServices {
     home,
     realPath: nodeRealPath,
     readLink: nodeReadLink,
+    // The command path commands get: a home's installs on it are protected as the sandbox keeps them.
+    searchPath: process.env.PATH ?? "",
     loadSources: async () => [
       // Lowest priority first: the approved plugins' hooks (src/node/plugins; they may block, never allow), the other workspace folders (as additional directories, and their own
       // settings files), then the settings files of the first folder and the user's.

@@ -44,6 +44,8 @@ export function folderGate(opts: Pick<CheckOptions, "cwd" | "home" | "settings" 
     home,
     realPath: nodeRealPath,
     readLink: nodeReadLink,
+    // The command path commands get: a home's installs on it are protected as the sandbox keeps them.
+    searchPath: process.env.PATH ?? "",
     // In an agent's worktree, the person's local files of its workspace apply too (loadSettingsSources finds them), as in the agent's own sessions.
     loadSources: async () => loadSettingsSources({ cwd, home, extraFiles: opts.settings, managedDir: opts.managedDir }),
     shellWasm: () => loadShellWasm(),

@@ -2,7 +2,7 @@
 import type { Parser } from "web-tree-sitter";
 import type { PermissionDecision, PermissionMode } from "../loop/types";
 import { pathSpecMatches } from "./path-spec";
-import { HOME_WHY, homeEntryWritable, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
+import { HOME_WHY, homeEntryWritable, PATH_INSTALL_WHY, PROTECTED_WORKSPACE_PATHS, protectedEntry, type ProtectedPath } from "../protected-paths";
 import { isWithin, normalizeAbs, relativeTo, resolveFrom, resolvePhysical, resolveReal } from "./posix-path";
 import { ruleAppliesTo } from "./rule-syntax";
 import { sensitivity, type Sensitivity } from "./sensitive";
@@ -35,6 +35,8 @@ export interface EvalContext {
    * lead: a path under the target is written through its other name too (protectedLinks()).
    */
   protectedLinks?: ProtectedLink[];
+  /** The installs in the home of the command path's folders (pathInstalls): protected as the home's read-only entries. */
+  homeInstalls?: string[];
   /** Every file git holds content for in a folder's repository (git-objects.ts); undefined: Yoke assumes a Read rule covers one. */
   gitObjectPaths?: GitObjectPaths;
   /** What `git checkout X` would take X for in a folder's repository (evaluate-bash.ts); undefined: Yoke reads it as a discard. */
@@ -147,11 +149,13 @@ function protectedInHome(ctx: EvalContext, abs: string): ProtectedPath | undefin
     const rel = relativeTo(fold(abs), fold(home));
     if (!rel) continue;
     const top = rel.split("/")[0]!;
-    if (homeEntryWritable(top)) continue;
-    const entry = `${home}/${top}`;
+    // A read-only entry, or an install of a program on PATH (`~/miniconda3` for `~/miniconda3/bin`).
+    const install = homeEntryWritable(top) ? ctx.homeInstalls?.find((i) => isWithin(fold(abs), fold(i)) && isWithin(fold(i), fold(home))) : undefined;
+    if (homeEntryWritable(top) && !install) continue;
+    const entry = install ?? `${home}/${top}`;
     // Only where the home lies in a workspace folder, and that folder is not inside the entry itself.
     if (!ctx.roots.some((r) => isWithin(fold(home), fold(r)) && !isWithin(fold(r), fold(entry)))) continue;
-    return { path: `~/${top}`, kind: "dir", why: HOME_WHY };
+    return install ? { path: `~/${install.slice(home.length + 1)}`, kind: "dir", why: PATH_INSTALL_WHY } : { path: `~/${top}`, kind: "dir", why: HOME_WHY };
   }
   return undefined;
 }

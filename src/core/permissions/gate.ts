@@ -6,6 +6,7 @@ import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
 import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
+import { pathInstalls } from "../protected-paths";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -58,6 +59,11 @@ export interface PermissionGateOptions {
    * program a setting names; without it, those commands ask where a deny rule exists.
    */
   npmConfig?: NpmConfigPort;
+  /**
+   * The command path (`PATH`) the session's commands get: in a workspace that holds the home, the
+   * installs of its folders inside the home are protected as the sandbox keeps them (pathInstalls).
+   */
+  searchPath?: string;
 }
 
 export interface YokePermissionGate extends PermissionGate {
@@ -150,6 +156,11 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const listDir = opts.listDir;
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
     const links = await protectedLinks([...new Set(roots)], opts.realPath, opts.readLink);
+    // The home's installs on PATH, by the written and the real folder (a link on PATH to ~/x/bin).
+    const pathDirs = (opts.searchPath ?? "").split(":").filter((d) => d.startsWith("/"));
+    const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
+    const search = [...pathDirs, ...realDirs].join(":");
+    const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];
     return {
       cwd,
       home,
@@ -162,6 +173,7 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
       listDir: names,
       caseInsensitive,
       protectedLinks: links,
+      homeInstalls,
       gitObjectPaths: opts.gitObjectPaths,
       gitCheckoutTarget: opts.gitCheckoutTarget,
       npmConfig: opts.npmConfig,

@@ -81,7 +81,11 @@ function folderChanges(g: GuardedPath): Array<{ name: string; link?: string }> {
     return [];
   }
   const out: Array<{ name: string; link?: string }> = [];
-  for (const name of now) if (!before.names.includes(name) && !before.accept(name)) out.push({ name });
+  for (const name of now) {
+    if (!before.names.includes(name) && !before.accept(name)) out.push({ name });
+    // An accepted name that is now a link it was not (`~/.bash_history -> .bashrc`), a FIFO, a socket or a device (red team T).
+    else if (before.plainOnly?.(name) && !before.links?.has(name) && !plainEntry(join(g.path, name))) out.push({ name });
+  }
   for (const [name, target] of before.links ?? []) {
     let same: boolean;
     try {
@@ -92,6 +96,16 @@ function folderChanges(g: GuardedPath): Array<{ name: string; link?: string }> {
     if (!same) out.push({ name, link: target });
   }
   return out;
+}
+
+/** A regular file or a folder (not a link, FIFO, socket or device); gone counts as plain. */
+function plainEntry(p: string): boolean {
+  try {
+    const st = lstatSync(p);
+    return st.isFile() || st.isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 function isLink(p: string): boolean {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { createPermissionGate } from "../../../src/core/permissions/gate";
-import { homeEntryWritable } from "../../../src/core/protected-paths";
+import { homeEntryWritable, pathInstalls } from "../../../src/core/protected-paths";
 import { createSettingsWriter, loadSettingsSources, nodeListDir, nodeRealPath } from "../../../src/node/settings/files";
 import { loadShellWasm } from "../../../src/node/tree-sitter-wasm";
 import { call } from "../../support/permission-workspace";
@@ -99,5 +99,37 @@ describe("a home-folder workspace", () => {
         ".gradle",
       ].some(homeEntryWritable),
     ).toBe(false);
+  });
+});
+
+describe("a home-folder workspace's installs on PATH (red team T, session 20)", () => {
+  const pathGate = (cwd: string, searchPath: string) =>
+    createPermissionGate({
+      cwd,
+      home,
+      realPath: nodeRealPath,
+      loadSources: async () => loadSettingsSources({ cwd, home, managedDir: null }),
+      listDir: nodeListDir,
+      shellWasm: () => loadShellWasm(),
+      searchPath,
+    });
+
+  it("names a bin folder's install prefix, another folder itself, never the home or a relative folder", () => {
+    expect(pathInstalls(`${home}/miniconda3/bin:${home}/Android/Sdk/platform-tools:${home}/bin:/usr/bin:bin:${home}/x/../y/bin:${home}/flutter/bin/`, home)).toEqual([
+      `${home}/miniconda3`,
+      `${home}/Android/Sdk/platform-tools`,
+      `${home}/bin`,
+      `${home}/flutter`,
+    ]);
+  });
+
+  it("asks for a write beside a program on PATH in the home (a python's .pth), in every mode; a project's own venv stays the project's", async () => {
+    const gate = pathGate(home, `${home}/miniconda3/bin:/usr/bin`);
+    for (const f of ["miniconda3/lib/python3.11/site-packages/zz.pth", "miniconda3/etc/profile.d/conda.sh", "miniconda3/bin/python3"])
+      for (const mode of ["acceptEdits", "bypassPermissions"] as const) expect((await gate.check(write(f), mode)).decision, `${f} ${mode}`).toBe("ask");
+    expect((await gate.check(bash("echo 'import os' > miniconda3/lib/python3.11/site-packages/zz.pth"), "bypassPermissions")).decision).toBe("ask");
+    expect((await gate.check(write("proj/a.js"), "acceptEdits")).decision).toBe("allow");
+    // A project opened as the workspace with its venv activated: nothing changes there.
+    expect((await pathGate(join(home, "proj"), `${home}/proj/.venv/bin:/usr/bin`).check(write(".venv/lib/python3.11/site-packages/x.pth"), "acceptEdits")).decision).toBe("allow");
   });
 });

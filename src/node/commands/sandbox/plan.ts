@@ -15,7 +15,18 @@
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { GIT_COMMAND_STATE, GIT_TRUSTED_READS, gitEntryWritable, HOME_WHY, homeEntryWritable, PRIVATE_CACHE_ENV, PROTECTED_WORKSPACE_PATHS, protectedName } from "../../../core/protected-paths";
+import {
+  GIT_COMMAND_STATE,
+  GIT_TRUSTED_READS,
+  gitEntryWritable,
+  HOME_WHY,
+  homeEntryWritable,
+  PATH_INSTALL_WHY,
+  pathInstalls,
+  PRIVATE_CACHE_ENV,
+  PROTECTED_WORKSPACE_PATHS,
+  protectedName,
+} from "../../../core/protected-paths";
 import type { CommandConfinement } from "../../../core/commands/types";
 import { homeFolders, hostSockets, neededFiles, runtimeFolders, systemSecrets, type SecretPath } from "./host";
 import { isWithin, type ResolvedPolicy } from "./paths";
@@ -363,6 +374,14 @@ function pluginFolder(root: string | undefined, homes: readonly string[]): strin
   return inStore ? abs : undefined;
 }
 
+/** A command path with its absolute folders' links resolved (what pathInstalls compares with a real home). */
+function realSearchPath(searchPath: string): string {
+  return searchPath
+    .split(":")
+    .map((d) => (d.startsWith("/") ? realOrSelf(d) : d))
+    .join(":");
+}
+
 /** The mounts and guards of one command. */
 export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
   const { policy: p } = input;
@@ -461,9 +480,19 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
       if (homeEntryWritable(name) || p.paths.some((v) => v.path === abs)) continue;
       protect(root, prefix + name, HOME_WHY);
     }
+    // The installs of the person's PATH inside it (red team T): `~/miniconda3/bin` on PATH was
+    // read-only (toolchainPaths), its `lib/python3.X/site-packages/*.pth` (run by every python start)
+    // and `etc/profile.d/conda.sh` (sourced by .bashrc) were not — the person's next python3 ran a plant.
+    for (const install of pathInstalls(realSearchPath(input.searchPath ?? process.env.PATH ?? ""), h))
+      if (!p.paths.some((v) => v.path === install)) protect(root, prefix + install.slice(h.length + 1), PATH_INSTALL_WHY);
     pinAncestors(ancestors, root, join(h, "x"));
     if (h !== root) ancestors.add(h);
-    guards.push({ path: h, root, why: HOME_WHY, before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names) } });
+    guards.push({
+      path: h,
+      root,
+      why: HOME_WHY,
+      before: { kind: "entries", names, accept: (n) => homeEntryWritable(n) || approved.some((a) => isWithin(a, join(h, n))), links: links(h, names), plainOnly: (n) => n.startsWith(".") },
+    });
   }
   for (const root of writable) protectedNames(guards, approved, root, protect);
   // Repositories below the writable folders: one born during the command, or a git file it wrote,

@@ -170,6 +170,12 @@ export interface FolderGuard {
   accept: (name: string) => boolean;
   /** Symbolic links of the folder to keep as they are (name -> target). */
   links?: ReadonlyMap<string, string>;
+  /**
+   * Names under which anything but a regular file or a folder is a change even where the name is
+   * accepted, unless it was that link before (a home's histories: host programs append to them, through
+   * a link to `.bashrc` too, and an interactive bash waits forever reading one that is a FIFO).
+   */
+  plainOnly?: (name: string) => boolean;
   /** Checked only when the command has ended (programs write temporary files there and rename them into place). */
   endOnly?: boolean;
 }
