@@ -301,16 +301,17 @@ echo "$PWD/evil" > .git/commondir; echo '[core]' > .git/config.worktree; mkdir -
         "echo evil > .local/bin/tool; echo evil > .local/bin/new",
         "echo evil > bin/tool; echo evil > bin/new",
         "echo evil > .newtool-rc",
-        "echo ok > project.txt; mkdir -p .cache/x && echo ok > .cache/x/y; echo end",
+        // A cache is where a host tool later runs code from (home20: npx's _npx): read-only like any dot folder.
+        "mkdir -p .cache/x && echo evil > .cache/x/y",
+        "echo ok > project.txt; echo end",
       ].join("; ");
       const r = await exec(h, attack, [], { HOME: h });
       expect(r.out).toContain("end");
       const after = snapshot(h);
       for (const [k, v] of Object.entries(before)) expect(after[k], k).toEqual(v);
-      for (const gone of [".bash_aliases", ".bash_logout", ".config/Code", ".config/Code - OSS", ".vscode-server", ".local/share", ".local/bin/new", "bin/new", ".newtool-rc"])
+      for (const gone of [".bash_aliases", ".bash_logout", ".config/Code", ".config/Code - OSS", ".vscode-server", ".local/share", ".local/bin/new", "bin/new", ".newtool-rc", ".cache/x/y"])
         expect(existsSync(join(h, gone)), gone).toBe(false);
       expect(readFileSync(join(h, "project.txt"), "utf8")).toBe("ok\n");
-      expect(readFileSync(join(h, ".cache/x/y"), "utf8")).toBe("ok\n");
     });
 
     /** The probe run inside the sandbox: the shell's descriptors, PID 1's, and the attack through them. */
