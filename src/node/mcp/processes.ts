@@ -43,6 +43,15 @@ export interface RegistryEntry {
  */
 export const SERVER_MARKER = "YOKE_MCP_SERVER";
 
+/** The process ids in /proc, as names (none where /proc cannot be read). */
+function procNames(): string[] {
+  try {
+    return readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+}
+
 export function newServerMarker(): string {
   return randomBytes(12).toString("hex");
 }
@@ -53,14 +62,8 @@ export function markedProcesses(marker: string): number[] {
   const want = `${SERVER_MARKER}=${marker}`;
   const uid = process.getuid?.();
   const out: number[] = [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  for (const name of procNames()) {
+    if (Number(name) === process.pid) continue;
     try {
       if (uid !== undefined && statSync(`/proc/${name}`).uid !== uid) continue;
       if (!readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(want)) continue;
@@ -205,14 +208,7 @@ export async function stopGroup(pid: number, graceMs = 2000, endInput?: () => vo
 function groupMembersSince(pgid: number, since: string): number[] {
   if (process.platform !== "linux" || !/^\d+$/.test(since)) return [];
   const out: number[] = [];
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
+  for (const name of procNames()) {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
