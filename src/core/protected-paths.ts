@@ -181,11 +181,31 @@ export const PRIVATE_CACHE_ENV: Readonly<Record<string, string>> = {
  * person's next python3 on the host ran a planted `.pth`). One rule for the command sandbox (plan.ts)
  * and the gate (context.ts), in a home that lies in a workspace as homeEntryWritable's.
  */
+/**
+ * A command path with its elements' leading tilde written out: bash expands `~`, `~/x` and `~NAME/x`
+ * of a PATH element when it looks a program up (`export PATH="~/miniconda3/bin:$PATH"`, quoted, leaves
+ * the tilde in the value and the person's shell still runs `~/miniconda3/bin/python3`). `~NAME` is
+ * taken for this home when NAME is the home's last folder name (`/home/NAME`, `/root`); other forms
+ * (`~+`, `~-`, another person's `~NAME`) are left as written (red team V, session 20).
+ */
+export function expandPathTilde(searchPath: string, home: string): string {
+  const h = home.replace(/\/+$/, "");
+  if (!h) return searchPath;
+  const name = h.slice(h.lastIndexOf("/") + 1);
+  return searchPath
+    .split(":")
+    .map((d) => {
+      const m = /^~([^/]*)(\/.*)?$/.exec(d);
+      return m && (m[1] === "" || m[1] === name) ? h + (m[2] ?? "") : d;
+    })
+    .join(":");
+}
+
 export function pathInstalls(searchPath: string, home: string): string[] {
   const out = new Set<string>();
   const h = home.replace(/\/+$/, "");
   if (!h) return [];
-  for (const raw of searchPath.split(":")) {
+  for (const raw of expandPathTilde(searchPath, h).split(":")) {
     const dir = raw.replace(/\/+$/, "");
     if (!dir.startsWith(`${h}/`) || dir.split("/").some((s) => s === "." || s === "..")) continue;
     const cut = dir.lastIndexOf("/");

@@ -6,7 +6,7 @@ import type { Parser } from "web-tree-sitter";
 import type { Logger } from "../ports";
 import type { PermissionCheck, PermissionDecision, PermissionGate, PermissionMode } from "../loop/types";
 import { checkPath, matchPathRule, protectedLinks, rulesFor, type EvalContext, type GitCheckoutTarget, type GitObjectPaths, type NpmConfigPort } from "./context";
-import { pathInstalls } from "../protected-paths";
+import { expandPathTilde, pathInstalls } from "../protected-paths";
 import { evaluate } from "./evaluate";
 import { predictBash, type BashPrediction } from "./bash-prediction";
 import { mergeSettings } from "./merge-settings";
@@ -157,7 +157,9 @@ export function createPermissionGate(opts: PermissionGateOptions): YokePermissio
     const names = listDir ? async (abs: string) => (await listDir(abs))?.map((e) => e.name) : undefined;
     const links = await protectedLinks([...new Set(roots)], opts.realPath, opts.readLink);
     // The home's installs on PATH, by the written and the real folder (a link on PATH to ~/x/bin).
-    const pathDirs = (opts.searchPath ?? "").split(":").filter((d) => d.startsWith("/"));
+    const pathDirs = expandPathTilde(opts.searchPath ?? "", home)
+      .split(":")
+      .filter((d) => d.startsWith("/"));
     const realDirs = await Promise.all(pathDirs.map((d) => resolveReal(d, opts.realPath)));
     const search = [...pathDirs, ...realDirs].join(":");
     const homeInstalls = [...new Set([...pathInstalls(search, home), ...pathInstalls(search, realHome)])];

@@ -123,6 +123,13 @@ describe("a home-folder workspace's installs on PATH (red team T, session 20)", 
     ]);
   });
 
+  it("reads a PATH element's leading tilde as bash does when it looks a program up (red team V): ~/x, ~, ~NAME of this home; not ~+ or another's", async () => {
+    const name = home.slice(home.lastIndexOf("/") + 1);
+    expect(pathInstalls(`~/miniconda3/bin:~/.local/bin/:~${name}/flutter/bin:~:~+/bin:~other/sdk/bin:~x`, home)).toEqual([`${home}/miniconda3`, `${home}/.local`, `${home}/flutter`]);
+    const gate = pathGate(home, "~/miniconda3/bin:/usr/bin");
+    for (const mode of ["acceptEdits", "bypassPermissions"] as const) expect((await gate.check(write("miniconda3/lib/python3.11/site-packages/zz.pth"), mode)).decision, mode).toBe("ask");
+  });
+
   it("asks for a write beside a program on PATH in the home (a python's .pth), in every mode; a project's own venv stays the project's", async () => {
     const gate = pathGate(home, `${home}/miniconda3/bin:/usr/bin`);
     for (const f of ["miniconda3/lib/python3.11/site-packages/zz.pth", "miniconda3/etc/profile.d/conda.sh", "miniconda3/bin/python3"])

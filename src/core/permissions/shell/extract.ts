@@ -576,7 +576,7 @@ class Walker {
   private assignment(node: Node, redirects: Redirect[], cwd: CwdSet): void {
     const name = node.childForFieldName("name")?.text ?? "";
     const value = node.childForFieldName("value");
-    if (isDangerousVariable(name.replace(/\[.*$/, "")) && !isHarmlessSetting(name, value ? wordOf(value) : undefined, node.text.startsWith(`${name}+=`)))
+    if (isDangerousVariable(name.replace(/\[.*$/, "")) && !(plainDeclaration(node) && isHarmlessSetting(name, value ? wordOf(value) : undefined, node.text.startsWith(`${name}+=`))))
       this.problem(`it sets ${name}, which changes what later commands run`);
     this.recordAssignment(node);
     this.walkChildren(node, redirects, cwd);
@@ -1148,4 +1148,20 @@ function evaluatedOperands(words: Word[], data: DataState): void {
     default:
       return;
   }
+}
+
+/**
+ * Is an assignment's value stored as written? Inside `declare`/`typeset`/`local`/`export`/`readonly`
+ * only when the options are `-x`, `-g`, `-r` (export, global, read-only): `declare -ux GIT_PAGER=cat`
+ * exports `CAT` (git runs a program of that name from PATH), `-l`/`-i`/`-n`/`-a` change or reinterpret
+ * the value too, and an option known only at run time could be any of them (red team V, session 20).
+ */
+function plainDeclaration(node: Node): boolean {
+  const parent = node.parent;
+  if (parent?.type !== "declaration_command") return true;
+  for (const child of parent.namedChildren) {
+    if (!child || child.type === "variable_assignment" || child.type === "variable_name") continue;
+    if (child.type !== "word" || !/^[-+][xgr]+$/.test(child.text)) return false;
+  }
+  return true;
 }

@@ -22,6 +22,7 @@ import {
   HOME_WHY,
   homeEntryWritable,
   PATH_INSTALL_WHY,
+  expandPathTilde,
   pathInstalls,
   PRIVATE_CACHE_ENV,
   PROTECTED_WORKSPACE_PATHS,
@@ -483,7 +484,7 @@ export function buildMountPlan(input: PlanInput, facts: HostFacts): MountPlan {
     // The installs of the person's PATH inside it (red team T): `~/miniconda3/bin` on PATH was
     // read-only (toolchainPaths), its `lib/python3.X/site-packages/*.pth` (run by every python start)
     // and `etc/profile.d/conda.sh` (sourced by .bashrc) were not — the person's next python3 ran a plant.
-    for (const install of pathInstalls(realSearchPath(input.searchPath ?? process.env.PATH ?? ""), h))
+    for (const install of pathInstalls(realSearchPath(expandPathTilde(input.searchPath ?? process.env.PATH ?? "", h)), h))
       if (!p.paths.some((v) => v.path === install)) protect(root, prefix + install.slice(h.length + 1), PATH_INSTALL_WHY);
     pinAncestors(ancestors, root, join(h, "x"));
     if (h !== root) ancestors.add(h);
