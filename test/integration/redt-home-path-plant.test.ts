@@ -13,6 +13,12 @@
 // person's `python3` on the host prints its own line and the marker is absent (a write_file there is
 // refused too: the gate protects the same installs); control in the same
 // session: a project folder of the home (`~/proj`) is written.
+//
+// Red team V: the same plant with the person's PATH naming the install `~/miniconda3/bin` — a literal
+// tilde, as `export PATH="~/miniconda3/bin:$PATH"` (quoted) leaves it. bash expands a leading `~` of a
+// PATH element when it looks a program up, so the person's shell runs that python; pathInstalls
+// compared only absolute entries and skipped it (expandPathTilde now reads it as bash does). There the
+// person's next `python3` is run by bash, which expands the tilde.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,10 +30,10 @@ const { who, backends, temps } = securityMatrix();
 
 describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Identity) => {
   describe.each(backends)("a home-folder workspace under %s", (backend, unusable) => {
-    it.skipIf(!!unusable)(
-      "a sandboxed command cannot plant code in the install of a program on the person's PATH",
-      async () => {
-        const { base, home } = cellFolder(`yoke-redt-path-${backend}-`, id, temps, { sandbox: { backend } });
+    it.skipIf(!!unusable).each(["absolute", "tilde"] as const)(
+      "a sandboxed command cannot plant code in the install of a program on the person's PATH (PATH entry %s)",
+      async (spelling) => {
+        const { base, home } = cellFolder(`yoke-redt-path-${spelling}-${backend}-`, id, temps, { sandbox: { backend } });
         const prefix = join(home, "miniconda3");
         // The system's python (the venv's link must be readable by the unprivileged user too).
         execFileSync("/usr/bin/python3", ["-m", "venv", "--without-pip", prefix], { stdio: "pipe" });
@@ -36,7 +42,7 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         mkdirSync(join(home, "proj"));
         chownTree(base, id);
         const marker = join(base, "HOST-RAN");
-        const PATH = `${join(prefix, "bin")}:/usr/local/bin:/usr/bin:/bin`;
+        const PATH = `${spelling === "tilde" ? "~/miniconda3/bin" : join(prefix, "bin")}:/usr/local/bin:/usr/bin:/bin`;
         const r = await sessionAs(
           id,
           home,
@@ -75,7 +81,8 @@ describe.each(who.map((w) => [w.label, w] as const))("as %s", (_label, id: Ident
         expect.soft(readdirSync(site)).toEqual(before);
         expect.soft(existsSync(join(prefix, "etc"))).toBe(false);
         // The person's next python3 on the host.
-        const next = spawnSync("python3", ["-c", "print('py-own')"], { cwd: home, encoding: "utf8", timeout: 60_000, ...spawnAs(id, { HOME: home, PATH }) });
+        const next = spawnSync("bash", ["-c", "type -p python3 && python3 -c \"print('py-own')\""], { cwd: home, encoding: "utf8", timeout: 60_000, ...spawnAs(id, { HOME: home, PATH }) });
+        expect(next.stdout, next.stderr).toContain(join(prefix, "bin", "python3"));
         expect(next.stdout, next.stderr).toContain("py-own");
         expect.soft(existsSync(marker), "the planted code ran on the host").toBe(false);
       },
